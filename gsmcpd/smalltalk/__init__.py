@@ -1,0 +1,45 @@
+"""
+Parsing GemStone Smalltalk: to check the selectors our templates send, and
+to let the simulated stone evaluate a small subset of the language.
+"""
+
+from .ast import (
+    Assignment,
+    Block,
+    BraceArray,
+    Cascade,
+    Literal,
+    Message,
+    Method,
+    Node,
+    Return,
+    Sequence,
+    Variable,
+)
+from .parser import (
+    SmalltalkSyntaxError,
+    leading_comment,
+    parse_expression,
+    parse_method,
+)
+from .walk import iter_nodes, sent_selectors
+
+__all__ = [
+    "Assignment",
+    "Block",
+    "BraceArray",
+    "Cascade",
+    "Literal",
+    "Message",
+    "Method",
+    "Node",
+    "Return",
+    "Sequence",
+    "SmalltalkSyntaxError",
+    "Variable",
+    "iter_nodes",
+    "leading_comment",
+    "parse_expression",
+    "parse_method",
+    "sent_selectors",
+]
