@@ -1,0 +1,131 @@
+"""
+JSON-RPC 2.0 as MCP uses it: parsing a body, and the envelopes we answer.
+
+A body is UTF-8 JSON holding one message.  Malformed UTF-8 is refused with
+the byte offset where it goes wrong, rather than repaired into stored text;
+batches are refused (MCP dropped them in 2025-06-18).
+"""
+
+import json
+
+import attr
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+SERVER_ERROR = -32001
+"""Implementation-defined: session limit, session gone, request ended."""
+
+
+@attr.s(auto_exc=True, auto_attribs=True)
+class JsonRpcError(Exception):
+    """
+    A JSON-RPC error to answer in place of a result.
+    """
+
+    code: int
+    message: str
+    data: object = None
+
+    def asResponse(self, id):
+        error = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return {"jsonrpc": "2.0", "id": id, "error": error}
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Message:
+    """
+    One parsed JSON-RPC message.
+
+    @ivar kind: C{"request"}, C{"notification"} or C{"response"} (a client
+        answering a request the server sent it).
+    """
+
+    kind: str
+    method: str | None
+    id: object
+    params: dict
+    raw: dict
+
+
+def _refuseLoneSurrogates(value):
+    # json.loads turns a lone \ud800 escape into a str no UTF-8 can carry.
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise JsonRpcError(
+                PARSE_ERROR, f"Parse error: a lone surrogate escape "
+                f"(\\u{ord(value[e.start]):04x}) is not a character")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuseLoneSurrogates(key)
+            _refuseLoneSurrogates(item)
+    elif isinstance(value, list):
+        for item in value:
+            _refuseLoneSurrogates(item)
+
+
+def parseMessage(body):
+    """
+    Parse one JSON-RPC message from a request body.
+
+    @param body: the raw bytes.
+    @raise JsonRpcError: -32700 for bad UTF-8 or JSON, -32600 for a batch or
+        anything that is not a JSON-RPC 2.0 message.
+    """
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise JsonRpcError(
+            PARSE_ERROR, f"Parse error: malformed UTF-8 at byte offset "
+            f"{e.start} ({e.reason})")
+    try:
+        document = json.loads(text)
+    except ValueError as e:
+        raise JsonRpcError(PARSE_ERROR, f"Parse error: {e}")
+    _refuseLoneSurrogates(document)
+    if isinstance(document, list):
+        raise JsonRpcError(
+            INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not "
+            "supported (MCP removed them in 2025-06-18)")
+    if not isinstance(document, dict) or document.get("jsonrpc") != "2.0":
+        raise JsonRpcError(
+            INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message '
+            '(an object with "jsonrpc": "2.0")')
+    messageId = document.get("id")
+    if "id" in document and (isinstance(messageId, bool) or not isinstance(
+            messageId, (str, int))):
+        raise JsonRpcError(
+            INVALID_REQUEST, "Invalid Request: id must be a string or an "
+            "integer")
+    method = document.get("method")
+    if method is None:
+        if "id" not in document or not ("result" in document or
+                                         "error" in document):
+            raise JsonRpcError(
+                INVALID_REQUEST, "Invalid Request: no method, and not a "
+                "response")
+        return Message("response", None, messageId, {}, document)
+    if not isinstance(method, str):
+        raise JsonRpcError(INVALID_REQUEST,
+                           "Invalid Request: method must be a string")
+    params = document.get("params", {})
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise JsonRpcError(
+            INVALID_PARAMS, "Invalid params: params must be an object")
+    kind = "request" if "id" in document else "notification"
+    return Message(kind, method, messageId, params, document)
+
+
+def result(id, value):
+    """
+    A success response.
+    """
+    return {"jsonrpc": "2.0", "id": id, "result": value}

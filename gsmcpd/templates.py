@@ -1,0 +1,113 @@
+"""
+Smalltalk templates: how a tool's arguments become the source a stone runs.
+
+Every tool's Smalltalk is one ``.st`` file in ``tools/templates``.  A file is
+the body of a block: its own temporaries, then statements, the last of which
+answers the tool's result (no ``^``).  Rendering wraps it in the shared
+envelope (``_envelope.st``), which runs it under ``on: Error do:`` and answers
+one UTF-8 JSON document::
+
+    {"result": ..., "needsCommit": true}
+    {"error": {"number": 2010, "class": "MessageNotUnderstood",
+               "message": "..."}, "needsCommit": false}
+
+so one GCI round trip brings back the result, the Smalltalk error if any, and
+the state the ``[session]`` note needs.  Arguments arrive as temporaries
+assigned from literals at the top; user text reaches Smalltalk only through
+L{stringLiteral}.
+"""
+
+from importlib import resources
+import re
+
+import attr
+
+TEMPLATE_PACKAGE = "gsmcpd.tools.templates"
+
+_IDENTIFIER = re.compile(r"\A[A-Za-z][A-Za-z0-9_]*\Z")
+_ENVELOPE_TEMPS = ("gsmcpMaxBytes", "gsmcpBody", "gsmcpOutcome", "gsmcpOut",
+                   "gsmcpJson", "gsmcpBytes")
+
+
+def stringLiteral(text):
+    """
+    Quote C{text} as a Smalltalk String literal.
+
+    The only way user text enters Smalltalk source: inside a literal a quote
+    is written twice and nothing else is special, so no input can end it.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"a string literal needs str, not {type(text).__name__}")
+    return "'" + text.replace("'", "''") + "'"
+
+
+def literal(value):
+    """
+    Write a JSON-shaped argument value as a Smalltalk literal.
+    """
+    if value is None:
+        return "nil"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return stringLiteral(value)
+    if isinstance(value, (list, tuple)):
+        return "#(" + " ".join(literal(each) for each in value) + ")"
+    raise TypeError(f"no Smalltalk literal for {type(value).__name__}")
+
+
+def loadTemplateText(name):
+    """
+    Read one template file shipped in the package.
+    """
+    return (resources.files(TEMPLATE_PACKAGE) / f"{name}.st").read_text("utf-8")
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Template:
+    """
+    One tool's Smalltalk, ready to be filled with arguments.
+
+    @ivar name: the template's name, written as the tag on the first line of
+        what it renders (C{"gsmcp:<name>"}) so logs and the simulated stone
+        can tell which template a source is.
+    @ivar body: the block body read from C{<name>.st}.
+    @ivar envelope: the shared envelope's statements.
+    """
+
+    name: str
+    body: str
+    envelope: str
+
+    @classmethod
+    def named(cls, name):
+        """
+        Load the template C{name} and the shared envelope.
+        """
+        return cls(name, loadTemplateText(name), loadTemplateText("_envelope"))
+
+    def render(self, arguments, maxBytes):
+        """
+        The complete source to execute.
+
+        @param arguments: argument name to JSON-shaped value; each becomes a
+            temporary assigned from a literal.
+        @param maxBytes: the largest UTF-8 result the caller will fetch; the
+            envelope answers an error document instead of a larger one.
+        """
+        for name in arguments:
+            if not _IDENTIFIER.match(name) or name.startswith("gsmcp"):
+                raise ValueError(f"{name!r} cannot name a template argument")
+        temps = " ".join((*arguments, *_ENVELOPE_TEMPS))
+        assignments = "".join(f"{name} := {literal(value)}.\n"
+                              for name, value in arguments.items())
+        return (f'"gsmcp:{self.name}"\n'
+                f"| {temps} |\n"
+                f"{assignments}"
+                f"gsmcpMaxBytes := {int(maxBytes)}.\n"
+                f"gsmcpBody := [\n{self.body.rstrip()}].\n"
+                f"{self.envelope}")

@@ -1,0 +1,58 @@
+"""
+The Execution toolset: run Smalltalk.
+"""
+
+from twisted.internet.defer import inlineCallbacks, returnValue
+
+from gsmcpd.tools.base import (
+    Tool, ToolResult, Toolset, annotations, closedSchema)
+
+MAX_VALUE_CHARACTERS = 50_000
+"""A single-value result is capped here, with a marker naming the cut."""
+
+
+def capped(text, total, limit=MAX_VALUE_CHARACTERS):
+    """
+    C{text} with the truncation marker when C{total} exceeds what it holds.
+    """
+    if total <= limit:
+        return text
+    return f"{text}...[truncated: showing {limit} of {total} characters]"
+
+
+class ExecutionToolset(Toolset):
+    name = "execution"
+    description = "Evaluate Smalltalk in this session (execute_code)."
+
+    def tools(self):
+        return [Tool(
+            name="execute_code",
+            title="Execute Smalltalk",
+            description=(
+                "Evaluate Smalltalk source in this client's GemStone session "
+                "and answer the printString of its value. Runs in the "
+                "session's transaction: changes stay uncommitted until "
+                "commit. Results over 50,000 characters are truncated with "
+                "a marker."),
+            inputSchema=closedSchema(
+                {"code": {"type": "string",
+                          "description": "Smalltalk statements to evaluate"}},
+                required=["code"]),
+            outputSchema=closedSchema({
+                "printString": {"type": "string"},
+                "totalCharacters": {"type": "integer"},
+                "truncated": {"type": "boolean"}},
+                required=["printString", "totalCharacters", "truncated"]),
+            annotations=annotations(readOnly=False, destructive=True),
+            run=self.executeCode)]
+
+    @inlineCallbacks
+    def executeCode(self, call, arguments):
+        value = yield call.runTemplate(
+            "execute_code",
+            {"code": arguments["code"], "limit": MAX_VALUE_CHARACTERS})
+        total = value["total"]
+        returnValue(ToolResult(capped(value["text"], total), {
+            "printString": value["text"],
+            "totalCharacters": total,
+            "truncated": total > MAX_VALUE_CHARACTERS}))

@@ -1,0 +1,107 @@
+"""
+The Session toolset: the client's transaction, moved only by the client.
+
+No other tool commits, aborts or refreshes: the view is the only record the
+stone keeps of what this client has seen, so moving it behind the client's
+back would turn a refused stale write into a silent overwrite.
+"""
+
+from twisted.internet.defer import inlineCallbacks, returnValue
+
+from gsmcpd.tools.base import (
+    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
+
+
+class SessionToolset(Toolset):
+    name = "session"
+    description = "The session's transaction: status, commit, abort, refresh."
+
+    def tools(self):
+        return [
+            Tool("abort", "Abort transaction",
+                 "Discard every uncommitted change in this session (code "
+                 "and data, class redefinitions and symbol-list changes "
+                 "included) and refresh the view to the newest commit.",
+                 closedSchema(), annotations(False, destructive=True,
+                                             idempotent=True),
+                 self.abort,
+                 closedSchema({"aborted": {"type": "boolean"}},
+                              required=["aborted"])),
+            Tool("commit", "Commit transaction",
+                 "Persist this session's uncommitted changes. The only tool "
+                 "that commits. A conflict with another session's commit "
+                 "is reported as a failure; abort to start again from the "
+                 "newest view.",
+                 closedSchema(), annotations(False), self.commit,
+                 closedSchema({"committed": {"type": "boolean"},
+                               "conflicts": {"type": "object"}},
+                              required=["committed", "conflicts"])),
+            Tool("refresh", "Refresh view",
+                 "Move this session's view to the newest commit so it sees "
+                 "other sessions' work, keeping its own uncommitted "
+                 "changes. Re-read anything you are about to change.",
+                 closedSchema(), annotations(False, idempotent=True),
+                 self.refresh,
+                 closedSchema({"refreshed": {"type": "boolean"}},
+                              required=["refreshed"])),
+            Tool("status", "Session status",
+                 "This session's GemStone user, session number, stone, "
+                 "version and whether it holds uncommitted changes.",
+                 closedSchema(), annotations(True, idempotent=True),
+                 self.status,
+                 closedSchema({
+                     "user": {"type": "string"},
+                     "session": {"type": "integer"},
+                     "stone": {"type": "string"},
+                     "version": {"type": "string"},
+                     "inTransaction": {"type": "boolean"},
+                     "uncommittedChanges": {"type": "boolean"}},
+                     required=["user", "session", "stone", "version",
+                               "inTransaction", "uncommittedChanges"])),
+        ]
+
+    @inlineCallbacks
+    def abort(self, call, arguments):
+        value = yield call.runTemplate("abort", {})
+        returnValue(ToolResult(
+            "Aborted: uncommitted changes discarded; the view is now the "
+            "newest commit.", value))
+
+    @inlineCallbacks
+    def commit(self, call, arguments):
+        value = yield call.runTemplate("commit", {})
+        if not value["committed"]:
+            conflicts = value["conflicts"]
+            detail = "; ".join(f"{kind}: {_listed(objects)}"
+                               for kind, objects in sorted(conflicts.items()))
+            raise ToolError(
+                "refused", "Commit failed: another session committed a "
+                "conflicting change" + (f" ({detail})" if detail else "")
+                + ". Nothing was committed and your changes are still "
+                "uncommitted; abort discards them and moves to the newest "
+                "view, where you can redo the change.",
+                {"conflicts": conflicts})
+        returnValue(ToolResult("Committed.", value))
+
+    @inlineCallbacks
+    def refresh(self, call, arguments):
+        value = yield call.runTemplate("refresh", {})
+        returnValue(ToolResult(
+            "Refreshed: the view is now the newest commit; uncommitted "
+            "changes are kept. Re-read anything you are about to change.",
+            value))
+
+    @inlineCallbacks
+    def status(self, call, arguments):
+        value = yield call.runTemplate("status", {})
+        state = dict(value, uncommittedChanges=call.needsCommit)
+        text = (f"user: {state['user']}\nsession: {state['session']}\n"
+                f"stone: {state['stone']}\nversion: {state['version']}\n"
+                f"uncommitted changes: "
+                f"{'yes' if call.needsCommit else 'no'}")
+        returnValue(ToolResult(text, state))
+
+
+def _listed(objects):
+    return ", ".join(map(str, objects)) if isinstance(objects, list) \
+        else str(objects)
