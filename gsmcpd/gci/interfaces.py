@@ -1,0 +1,53 @@
+"""
+The seams between the MCP layer and GemStone sessions.
+"""
+
+from zope.interface import Attribute, Interface
+
+
+class IGemSession(Interface):
+    """
+    One GemStone session whose calls run off the reactor thread.
+    """
+
+    name = Attribute("How logs name this session.")
+    busy = Attribute("Whether a call is queued or running.")
+    gone = Attribute("The fatal GciError that ended the session, or None.")
+
+    def execute(source, maxBytes):
+        """
+        Execute Smalltalk source (a str); a Deferred firing with the
+        byte-format result, or failing with a GciError.
+        """
+
+    def interrupt(hard):
+        """
+        Break the call running now, if any; callable on the reactor thread.
+        """
+
+    def logout():
+        """
+        Log out after every queued call; a Deferred firing with None.
+        """
+
+
+class ISessionPool(Interface):
+    """
+    Where GemStone sessions come from, and the cap on how many.
+    """
+
+    def open(name):
+        """
+        A Deferred firing with a logged-in IGemSession; raises
+        SessionLimitReached synchronously, without a login, when full.
+        """
+
+    def close(gem):
+        """
+        Log C{gem} out and free its slot; a Deferred.
+        """
+
+    def closeAll():
+        """
+        Log every session out; a Deferred.
+        """

@@ -1,0 +1,235 @@
+"""
+A ctypes binding to libgcits: only the functions gsmcpd calls.
+
+Prototypes and the C{GciErrSType} layout are those of the GemStone/S 64 3.7
+C{gcits.hf}/C{gci.ht} headers.  The library is bound with C{ctypes.CDLL}, so
+a call releases the GIL while it blocks in C (C{PyDLL} would freeze the
+reactor for the whole call).  Every function but L{GciLibrary.breakSession}
+blocks on the stone and must only be called on a session's own thread: L{GciLibrary} refuses a blocking call from the
+reactor thread.
+"""
+
+import ctypes
+import glob
+import os
+
+from twisted.python.threadable import isInIOThread
+
+from gsmcpd.gci.errors import GciError
+
+OopType = ctypes.c_uint64
+BoolType = ctypes.c_int
+GciSession = ctypes.c_void_p
+
+OOP_ILLEGAL = 0x01
+OOP_NIL = 0x14
+OOP_CLASS_UTF8 = 154113
+
+GCI_ERR_STR_SIZE = 1024
+GCI_MAX_ERR_ARGS = 10
+
+SUPPORTED_VERSIONS = ("3.7",)
+"""GemStone releases whose libgcits this binding's prototypes match."""
+
+
+class GciErrSType(ctypes.Structure):
+    """
+    GemStone's error report, filled in by every GciTs function that fails.
+    """
+
+    _fields_ = [
+        ("category", OopType),
+        ("context", OopType),
+        ("exceptionObj", OopType),
+        ("args", OopType * GCI_MAX_ERR_ARGS),
+        ("number", ctypes.c_int),
+        ("argCount", ctypes.c_int),
+        ("fatal", ctypes.c_ubyte),
+        ("message", ctypes.c_char * (GCI_ERR_STR_SIZE + 1)),
+        ("reason", ctypes.c_char * (GCI_ERR_STR_SIZE + 1)),
+    ]
+
+    def asError(self):
+        """
+        The L{GciError} this report describes.
+        """
+        return GciError(
+            number=self.number,
+            message=self.message.decode("utf-8", "replace"),
+            fatal=bool(self.fatal),
+            reason=self.reason.decode("utf-8", "replace"),
+            context=self.context,
+        )
+
+
+assert ctypes.sizeof(GciErrSType) == 2168, "GciErrSType layout drifted"
+
+_PROTOTYPES = {
+    "GciTsVersion": (ctypes.c_uint, [ctypes.c_char_p, ctypes.c_size_t]),
+    "GciTsLogin": (GciSession, [
+        ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, BoolType,
+        ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint,
+        ctypes.c_int, ctypes.POINTER(BoolType), ctypes.POINTER(GciErrSType)]),
+    "GciTsLogout": (BoolType, [GciSession, ctypes.POINTER(GciErrSType)]),
+    "GciTsExecuteFetchBytes": (ctypes.c_ssize_t, [
+        GciSession, ctypes.c_char_p, ctypes.c_ssize_t, OopType, OopType,
+        OopType, ctypes.c_char_p, ctypes.c_ssize_t,
+        ctypes.POINTER(GciErrSType)]),
+    "GciTsBreak": (BoolType, [GciSession, BoolType,
+                              ctypes.POINTER(GciErrSType)]),
+    "GciTsClearStack": (BoolType, [GciSession, OopType,
+                                   ctypes.POINTER(GciErrSType)]),
+}
+
+
+class GciLibraryError(Exception):
+    """
+    The library cannot be found, loaded, or is not a release we support.
+    """
+
+
+class BlockingCallOnReactorThread(AssertionError):
+    """
+    A blocking GemStone call was attempted on the reactor thread.
+    """
+
+
+def findLibrary(gemstoneDir):
+    """
+    Find libnetldi and libgcits under C{$GEMSTONE/lib}.
+
+    @return: C{(netldiPath or None, gcitsPath)}
+    @raise GciLibraryError: when no libgcits is there.
+    """
+    lib = os.path.join(gemstoneDir, "lib")
+    found = sorted(glob.glob(os.path.join(lib, "libgcits-*-64.so")) +
+                   glob.glob(os.path.join(lib, "libgcits-*-64.dylib")))
+    if not found:
+        raise GciLibraryError(
+            f"no libgcits-<version>-64.so under {lib}: set --gci-library "
+            "or GEMSTONE to a GemStone/S 64 3.7 product directory")
+    gcits = found[-1]
+    netldi = gcits.replace("libgcits-", "libnetldi-")
+    return (netldi if os.path.exists(netldi) else None), gcits
+
+
+class GciLibrary:
+    """
+    A loaded libgcits.
+
+    @ivar version: the release string the library reports.
+    """
+
+    def __init__(self, cdll, path):
+        self._lib = cdll
+        self.path = path
+        for name, (restype, argtypes) in _PROTOTYPES.items():
+            try:
+                function = getattr(cdll, name)
+            except AttributeError:
+                raise GciLibraryError(f"{path} does not export {name}")
+            function.restype = restype
+            function.argtypes = argtypes
+        self.version = self._readVersion()
+
+    @classmethod
+    def load(cls, path, netldi=None):
+        """
+        Load libgcits from C{path}.
+
+        On Linux libgcits leaves C{HostCreateThread} to libnetldi, which must
+        be loaded first with C{RTLD_GLOBAL}.
+
+        @raise GciLibraryError: on failure, or for an unsupported release.
+        """
+        try:
+            if netldi is not None:
+                ctypes.CDLL(netldi, mode=ctypes.RTLD_GLOBAL)
+            cdll = ctypes.CDLL(path)
+        except OSError as e:
+            raise GciLibraryError(f"cannot load {path}: {e}")
+        return cls(cdll, path)
+
+    def _readVersion(self):
+        buffer = ctypes.create_string_buffer(256)
+        product = self._lib.GciTsVersion(buffer, len(buffer))
+        version = buffer.value.decode("utf-8", "replace")
+        if product != 3 or not version.startswith(
+                tuple(v + "." for v in SUPPORTED_VERSIONS)):
+            raise GciLibraryError(
+                f"{self.path} is GemStone {version!r} (product {product}); "
+                f"gsmcpd supports GemStone/S 64 "
+                f"{', '.join(SUPPORTED_VERSIONS)}.x")
+        return version
+
+    def _blocking(self):
+        if isInIOThread():
+            raise BlockingCallOnReactorThread(
+                "a blocking GemStone call must run on its session's thread")
+        return GciErrSType()
+
+    def login(self, stoneNrs, gemNrs, hostUser, hostPassword, user, password,
+              flags=0):
+        """
+        Log in; the C{GciSession} handle on success.
+
+        @raise GciError: when the login fails.
+        """
+        err = self._blocking()
+        executedInit = BoolType(0)
+        session = self._lib.GciTsLogin(
+            _bytes(stoneNrs), _bytes(hostUser), _bytes(hostPassword), 0,
+            _bytes(gemNrs), _bytes(user), _bytes(password), flags, 0,
+            ctypes.byref(executedInit), ctypes.byref(err))
+        if not session:
+            raise err.asError()
+        return session
+
+    def logout(self, session):
+        """
+        Log out, releasing the gem.
+        """
+        err = self._blocking()
+        if not self._lib.GciTsLogout(session, ctypes.byref(err)):
+            raise err.asError()
+
+    def executeFetchBytes(self, session, source, maxBytes):
+        """
+        Execute Smalltalk source and fetch its byte-format result.
+
+        @param source: UTF-8 source as L{bytes}; its exact length is passed,
+            since C{-1} does not work over RPC.
+        @return: the result bytes.
+        """
+        err = self._blocking()
+        result = ctypes.create_string_buffer(maxBytes)
+        size = self._lib.GciTsExecuteFetchBytes(
+            session, source, len(source), OOP_CLASS_UTF8, OOP_ILLEGAL,
+            OOP_NIL, result, maxBytes, ctypes.byref(err))
+        if size < 0:
+            raise err.asError()
+        return result.raw[:size]
+
+    def clearStack(self, session, process):
+        """
+        Discard the GsProcess a failed execution left suspended.
+        """
+        err = self._blocking()
+        if not self._lib.GciTsClearStack(session, process, ctypes.byref(err)):
+            raise err.asError()
+
+    def breakSession(self, session, hard):
+        """
+        Interrupt the call in progress on C{session}, from any thread.
+
+        GemStone documents GciTsBreak as callable while another thread is
+        inside a call on the same session; with none running it does nothing.
+        """
+        err = GciErrSType()
+        if not self._lib.GciTsBreak(session, int(bool(hard)),
+                                    ctypes.byref(err)):
+            raise err.asError()
+
+
+def _bytes(text):
+    return None if text is None else text.encode("utf-8")

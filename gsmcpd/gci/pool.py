@@ -1,0 +1,98 @@
+"""
+The GCI session pool: every GemStone login the daemon holds, and its cap.
+
+A session is a GemStone login, and a stone has a finite number of them: the
+login that exhausts a stone fails for every gem on it, topaz included.  So
+the pool refuses past its cap before attempting a login, and gives a slot
+back whether the session was closed or its login failed.
+"""
+
+from twisted.internet.defer import DeferredList, succeed
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from gsmcpd.gci.interfaces import ISessionPool
+from gsmcpd.gci.session import GemSession
+
+
+class SessionLimitReached(Exception):
+    """
+    The pool already holds as many sessions as it may.
+    """
+
+    def __init__(self, limit):
+        super().__init__(
+            f"this server already has its maximum of {limit} GemStone "
+            f"session{'s' if limit != 1 else ''} open; close one (or raise "
+            "--max-sessions) and try again")
+        self.limit = limit
+
+
+@implementer(ISessionPool)
+class GemSessionPool:
+    """
+    Opens, counts and closes L{GemSession}s.
+
+    @ivar maxSessions: the cap, or L{None} for none.
+    """
+
+    log = Logger()
+
+    def __init__(self, library, login, reactor, maxSessions):
+        self._library = library
+        self._login = login
+        self._reactor = reactor
+        self.maxSessions = maxSessions
+        self._sessions = set()
+        self._closing = set()
+
+    def __len__(self):
+        return len(self._sessions)
+
+    def open(self, name):
+        """
+        Log a new session in.
+
+        @return: a L{Deferred} firing with the logged-in L{GemSession}.
+        @raise SessionLimitReached: synchronously, with no login attempted,
+            when the pool is full.
+        """
+        if self.maxSessions is not None and \
+                len(self._sessions) >= self.maxSessions:
+            raise SessionLimitReached(self.maxSessions)
+        gem = GemSession(self._library, self._login, self._reactor, name)
+        self._sessions.add(gem)
+
+        def failed(failure):
+            self._sessions.discard(gem)
+            gem.logout()
+            return failure
+
+        return gem.login().addCallbacks(lambda _: gem, failed)
+
+    def close(self, gem):
+        """
+        Log C{gem} out; its slot comes back once the stone has it back.
+        """
+        if gem not in self._sessions or gem in self._closing:
+            return succeed(None)
+        self._closing.add(gem)
+
+        def released(result):
+            self._sessions.discard(gem)
+            self._closing.discard(gem)
+            return result
+
+        return gem.logout().addBoth(released)
+
+    def closeAll(self):
+        """
+        Log every session out, breaking what runs so the logout is not kept
+        waiting behind it.
+        """
+        closing = []
+        for gem in list(self._sessions):
+            if gem.busy:
+                gem.interrupt(hard=True)
+            closing.append(self.close(gem))
+        return DeferredList(closing, consumeErrors=True)

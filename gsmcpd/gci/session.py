@@ -1,0 +1,186 @@
+"""
+One GemStone session, its own thread, and a FIFO of calls.
+
+GCI allows one call in flight per session, and a GemStone call can block
+for as long as the Smalltalk runs.  So each L{GemSession} owns a thread that
+makes every blocking call on its session in turn; the reactor thread only
+enqueues work and receives results as L{Deferred}s.  Two requests from one
+client queue here; two clients never wait for each other.
+"""
+
+import queue
+import threading
+
+import attr
+from twisted.internet.defer import Deferred
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+from zope.interface import implementer
+
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.interfaces import IGemSession
+
+
+@attr.s(frozen=True, auto_attribs=True, repr=False)
+class LoginParameters:
+    """
+    What GciTsLogin needs.  C{repr} leaves the passwords out.
+    """
+
+    stoneNrs: str
+    gemNrs: str | None
+    user: str
+    password: str
+    hostUser: str | None = None
+    hostPassword: str | None = None
+    flags: int = 0
+
+    def __repr__(self):
+        return (f"LoginParameters(stoneNrs={self.stoneNrs!r}, "
+                f"gemNrs={self.gemNrs!r}, user={self.user!r})")
+
+
+class SessionGone(GciError):
+    """
+    A call was made on a session whose gem already died or logged out.
+    """
+
+
+_STOP = object()
+
+
+@implementer(IGemSession)
+class GemSession:
+    """
+    A GciTs session driven from its own thread.
+
+    @ivar name: how logs and the thread name this session.
+    @ivar inFlight: how many calls are queued or running (reactor side).
+    """
+
+    log = Logger()
+
+    def __init__(self, library, login, reactor, name):
+        self._library = library
+        self._login = login
+        self._reactor = reactor
+        self.name = name
+        self.inFlight = 0
+        self._handle = None
+        self._gone = None
+        self._calls = queue.SimpleQueue()
+        self._thread = threading.Thread(
+            target=self._serve, name=f"gem {name}", daemon=True)
+        self._thread.start()
+
+    @property
+    def busy(self):
+        """
+        Whether a call is queued or running on this session.
+        """
+        return self.inFlight > 0
+
+    @property
+    def gone(self):
+        """
+        The fatal L{GciError} that ended this session, or L{None}.
+        """
+        return self._gone
+
+    def login(self):
+        """
+        Log the session in; fires with L{None}.
+        """
+        return self._submit(self._doLogin)
+
+    def execute(self, source, maxBytes):
+        """
+        Execute Smalltalk source; fires with the byte-format result.
+
+        @param source: the Smalltalk source as L{str}.
+        """
+        encoded = source.encode("utf-8")
+        return self._submit(
+            lambda: self._library.executeFetchBytes(
+                self._handle, encoded, maxBytes))
+
+    def logout(self):
+        """
+        Log out after every queued call, then end the thread.
+
+        Fires with L{None} whether or not the stone accepted the logout: the
+        session is over either way.
+        """
+        d = self._submit(self._doLogout)
+        self._calls.put(_STOP)
+        return d
+
+    def interrupt(self, hard):
+        """
+        Break the call running now; a no-op when none is.
+
+        Safe from the reactor thread: GciTsBreak is the one GemStone call
+        documented as callable while another thread is inside a call.
+        """
+        if self._handle is not None and self._gone is None:
+            self._library.breakSession(self._handle, hard)
+
+    def _submit(self, call):
+        d = Deferred()
+        self.inFlight += 1
+
+        def delivered(result):
+            self.inFlight -= 1
+            return result
+
+        d.addBoth(delivered)
+        self._calls.put((call, d))
+        return d
+
+    def _serve(self):
+        while True:
+            item = self._calls.get()
+            if item is _STOP:
+                return
+            call, d = item
+            try:
+                if self._gone is not None:
+                    raise SessionGone(
+                        number=self._gone.number, message=self._gone.message,
+                        fatal=True)
+                result = call()
+            except GciError as e:
+                self._afterError(e)
+                self._reactor.callFromThread(d.errback, Failure())
+            except BaseException:
+                self._reactor.callFromThread(d.errback, Failure())
+            else:
+                self._reactor.callFromThread(d.callback, result)
+
+    def _afterError(self, error):
+        if error.fatal:
+            self._gone = error
+        elif error.context and self._handle is not None:
+            # Execution runs with debugging enabled, so a failed call leaves
+            # its GsProcess suspended in the gem until it is cleared.
+            try:
+                self._library.clearStack(self._handle, error.context)
+            except GciError as e:
+                self.log.warn("{session}: clearing a failed call's stack: "
+                              "{error}", session=self.name, error=e)
+
+    def _doLogin(self):
+        self._handle = self._library.login(
+            self._login.stoneNrs, self._login.gemNrs, self._login.hostUser,
+            self._login.hostPassword, self._login.user, self._login.password,
+            self._login.flags)
+
+    def _doLogout(self):
+        handle, self._handle = self._handle, None
+        if handle is None or self._gone is not None:
+            return
+        try:
+            self._library.logout(handle)
+        except GciError as e:
+            self.log.warn("{session}: logout: {error}", session=self.name,
+                          error=e)

@@ -1,0 +1,211 @@
+"""
+The Streamable HTTP transport: C{POST}, C{GET} and C{DELETE /mcp}.
+
+This module owns everything HTTP: the gates (Origin, protocol version,
+session id, body size), status codes, and the C{MCP-Session-Id} header that
+maps a 2025-revision client onto a session handle.
+"""
+
+import json
+from urllib.parse import urlsplit
+
+from klein import Klein
+from twisted.internet.defer import inlineCallbacks
+from twisted.logger import Logger
+from twisted.web.server import Request
+
+from gsmcpd.dispatch import SUPPORTED_PROTOCOL_VERSIONS, SessionGoneError
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.jsonrpc import (
+    INVALID_REQUEST, SERVER_ERROR, JsonRpcError, parseMessage, result)
+from gsmcpd.sse import EventStream
+
+MAX_BODY_BYTES = 4 << 20
+"""The largest request body accepted; a larger one is answered 413."""
+
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+SESSION_HEADER = b"mcp-session-id"
+VERSION_HEADER = b"mcp-protocol-version"
+
+
+class CappedRequest(Request):
+    """
+    A request that stops storing its body one byte past L{MAX_BODY_BYTES},
+    so an oversized body costs no memory before it is answered 413.
+    """
+
+    def handleContentChunk(self, data):
+        room = MAX_BODY_BYTES + 1 - self.content.tell()
+        if room > 0:
+            self.content.write(data[:room])
+
+
+def originHost(origin):
+    """
+    The lowercased host of an C{Origin} header value, or L{None}.
+    """
+    try:
+        return urlsplit(origin).hostname
+    except ValueError:
+        return None
+
+
+class McpApp:
+    """
+    The C{/mcp} endpoint.
+
+    @ivar allowedOriginHosts: hosts a browser page may call from, besides
+        loopback.
+    """
+
+    app = Klein()
+    log = Logger()
+
+    def __init__(self, sessions, dispatcher, clock, allowedOriginHosts=()):
+        self.sessions = sessions
+        self.dispatcher = dispatcher
+        self.clock = clock
+        self.allowedOriginHosts = LOOPBACK_HOSTS | {
+            originHost(host) or host.lower() for host in allowedOriginHosts}
+
+    def resource(self):
+        return self.app.resource()
+
+    # Gates, in the order the routes apply them.
+
+    def _refusal(self, request, status, message, code=INVALID_REQUEST):
+        request.setResponseCode(status)
+        return self._json(request, JsonRpcError(code, message).asResponse(None))
+
+    def _json(self, request, document):
+        request.setHeader(b"content-type", b"application/json")
+        return json.dumps(document, ensure_ascii=False).encode("utf-8")
+
+    def _gate(self, request):
+        """
+        The refusal common to every verb, or L{None}.
+        """
+        origin = request.getHeader(b"origin")
+        if origin is not None and originHost(
+                origin.decode("latin-1")) not in self.allowedOriginHosts:
+            return self._refusal(
+                request, 403, f"Forbidden: Origin {origin.decode('latin-1')!r} "
+                "is not allowed")
+        version = request.getHeader(VERSION_HEADER)
+        if version is not None and \
+                version.decode("latin-1") not in SUPPORTED_PROTOCOL_VERSIONS:
+            return self._refusal(
+                request, 400, f"Bad Request: unsupported MCP-Protocol-Version "
+                f"{version.decode('latin-1')!r}; this server speaks "
+                f"{', '.join(SUPPORTED_PROTOCOL_VERSIONS)}")
+        return None
+
+    def _session(self, request):
+        """
+        C{(session, None)} for the session the request names, or
+        C{(None, refusal)}.
+        """
+        handle = request.getHeader(SESSION_HEADER)
+        if handle is None:
+            return None, self._refusal(
+                request, 400, "Bad Request: MCP-Session-Id header is required")
+        session = self.sessions.get(handle.decode("latin-1"))
+        if session is None:
+            return None, self._refusal(
+                request, 404, "Not Found: no such session (it ended or never "
+                "existed); initialize a new one")
+        return session, None
+
+    # Routes.
+
+    @app.route("/mcp", methods=["POST"])
+    @inlineCallbacks
+    def post(self, request):
+        refusal = self._gate(request)
+        if refusal is not None:
+            return refusal
+        body = request.content.read(MAX_BODY_BYTES + 1)
+        if len(body) > MAX_BODY_BYTES:
+            return self._refusal(
+                request, 413, f"Payload Too Large: request bodies are capped "
+                f"at {MAX_BODY_BYTES} bytes")
+        try:
+            message = parseMessage(body)
+        except JsonRpcError as e:
+            request.setResponseCode(400)
+            return self._json(request, e.asResponse(None))
+        if message.kind == "request" and message.method == "initialize":
+            answer = yield self._initialize(request, message)
+            return answer
+        session, refusal = self._session(request)
+        if refusal is not None:
+            return refusal
+        if message.kind != "request":
+            request.setResponseCode(202)
+            return b""
+        try:
+            response = yield self.dispatcher.handle(session, message)
+        except SessionGoneError as e:
+            self.log.error(
+                "session {handle}: its gem died ({error}; reason: {reason})",
+                handle=session.handle, error=e.gciError,
+                reason=e.gciError.reason)
+            yield self.sessions.close(session.handle, "its gem died")
+            response = e.asResponse(message.id)
+        return self._json(request, response)
+
+    @inlineCallbacks
+    def _initialize(self, request, message):
+        params = message.params
+        try:
+            opening = self.sessions.open(
+                params.get("protocolVersion"), params.get("clientInfo"))
+        except SessionLimitReached as e:
+            return self._json(request, JsonRpcError(
+                SERVER_ERROR, str(e), {"kind": "sessionLimit",
+                                       "limit": e.limit}
+            ).asResponse(message.id))
+        try:
+            session = yield opening
+        except GciError as e:
+            self.log.error("GemStone login failed: {error} ({reason})",
+                           error=e, reason=e.reason)
+            return self._json(request, JsonRpcError(
+                SERVER_ERROR, f"The GemStone login failed (GemStone error "
+                f"{e.number}); the server log has the details.",
+                {"kind": "loginFailed", "number": e.number}
+            ).asResponse(message.id))
+        request.setHeader(SESSION_HEADER, session.handle.encode("ascii"))
+        return self._json(request, result(
+            message.id, self.dispatcher.initializeResult(params)))
+
+    @app.route("/mcp", methods=["GET"])
+    def get(self, request):
+        if request.method == b"HEAD":
+            request.setResponseCode(405)
+            request.setHeader(b"allow", b"GET, POST, DELETE")
+            return b""
+        refusal = self._gate(request)
+        if refusal is not None:
+            return refusal
+        session, refusal = self._session(request)
+        if refusal is not None:
+            return refusal
+        stream = EventStream(request, self.clock)
+        session.attachStream(stream)
+        return stream.done.addCallback(
+            lambda _: session.detachStream(stream))
+
+    @app.route("/mcp", methods=["DELETE"])
+    @inlineCallbacks
+    def delete(self, request):
+        refusal = self._gate(request)
+        if refusal is not None:
+            return refusal
+        session, refusal = self._session(request)
+        if refusal is not None:
+            return refusal
+        yield self.sessions.close(session.handle, "the client deleted it")
+        return b""

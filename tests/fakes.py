@@ -1,0 +1,150 @@
+"""
+In-memory test doubles for the GemStone seam (L{IGemSession},
+L{ISessionPool}): synchronous, no threads, no stone.
+
+They answer each rendered template the way the envelope would, from a table
+of canned results keyed by the template's tag, so HTTP and dispatch tests
+run entirely in memory.
+"""
+
+import json
+
+from twisted.internet.defer import Deferred, fail, succeed
+from zope.interface import implementer
+
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.interfaces import IGemSession, ISessionPool
+from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.smalltalk import Assignment, Literal, leading_comment, \
+    parse_expression
+
+DEFAULT_RESULTS = {
+    "execute_code": lambda args: {"total": 1, "text": "7"},
+    "status": lambda args: {"user": "DataCurator", "session": 5,
+                            "stone": "gs64stone", "version": "3.7.4",
+                            "inTransaction": True},
+    "commit": lambda args: {"committed": True, "conflicts": {}},
+    "abort": lambda args: {"aborted": True},
+    "refresh": lambda args: {"refreshed": True},
+}
+
+
+def templateCall(source):
+    """
+    The tag and the literal arguments of a rendered template.
+    """
+    tag = leading_comment(source).removeprefix("gsmcp:")
+    arguments = {}
+    for statement in parse_expression(source).statements:
+        if isinstance(statement, Assignment) and \
+                isinstance(statement.value, Literal) and \
+                not statement.name.startswith("gsmcp"):
+            arguments[statement.name] = statement.value.value
+    return tag, arguments
+
+
+@implementer(IGemSession)
+class FakeGem:
+    """
+    A GemStone session answering from L{results}.
+
+    @ivar results: tag to a function of the arguments answering the body's
+        value, or raising L{GciError} (a GCI-level failure) or L{SmalltalkRaised}.
+    @ivar needsCommit: what every answer reports.
+    @ivar calls: C{(tag, arguments)} of every call, in order.
+    @ivar held: when true, calls wait in L{pending} until released.
+    """
+
+    def __init__(self, name="fake"):
+        self.name = name
+        self.results = dict(DEFAULT_RESULTS)
+        self.needsCommit = False
+        self.calls = []
+        self.held = False
+        self.pending = []
+        self.interrupts = []
+        self.loggedOut = False
+        self.gone = None
+
+    @property
+    def busy(self):
+        return bool(self.pending)
+
+    def execute(self, source, maxBytes):
+        tag, arguments = templateCall(source)
+        self.calls.append((tag, arguments))
+        if self.held:
+            d = Deferred()
+            self.pending.append((d, tag, arguments))
+            return d
+        return self._answer(tag, arguments)
+
+    def release(self):
+        d, tag, arguments = self.pending.pop(0)
+        self._answer(tag, arguments).chainDeferred(d)
+
+    def _answer(self, tag, arguments):
+        try:
+            value = self.results[tag](arguments)
+        except GciError as e:
+            if e.fatal:
+                self.gone = e
+            return fail(e)
+        except SmalltalkRaised as e:
+            document = {"error": e.error, "needsCommit": self.needsCommit}
+        else:
+            document = {"result": value, "needsCommit": self.needsCommit}
+        return succeed(json.dumps(document).encode("utf-8"))
+
+    def interrupt(self, hard):
+        self.interrupts.append(hard)
+
+    def logout(self):
+        self.loggedOut = True
+        return succeed(None)
+
+
+class SmalltalkRaised(Exception):
+    """
+    Raised by a fake result: the envelope caught a Smalltalk Error.
+    """
+
+    def __init__(self, number, className, message):
+        self.error = {"number": number, "class": className,
+                      "message": message}
+
+
+@implementer(ISessionPool)
+class FakePool:
+    """
+    A pool of L{FakeGem}s with a cap.
+
+    @ivar opened: every gem opened, in order.
+    @ivar loginError: when set, logins fail with it.
+    """
+
+    def __init__(self, maxSessions=3):
+        self.maxSessions = maxSessions
+        self.opened = []
+        self.open_ = set()
+        self.loginError = None
+
+    def open(self, name):
+        if self.maxSessions is not None and \
+                len(self.open_) >= self.maxSessions:
+            raise SessionLimitReached(self.maxSessions)
+        if self.loginError is not None:
+            return fail(self.loginError)
+        gem = FakeGem(name)
+        self.opened.append(gem)
+        self.open_.add(gem)
+        return succeed(gem)
+
+    def close(self, gem):
+        self.open_.discard(gem)
+        return gem.logout()
+
+    def closeAll(self):
+        for gem in list(self.open_):
+            self.close(gem)
+        return succeed(None)
