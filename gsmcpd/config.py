@@ -1,0 +1,251 @@
+"""
+The daemon's settings: twistd options, each with an environment variable of
+the same meaning for systemd's C{EnvironmentFile=}.
+
+The command line wins over the environment, which wins over the default.
+Everything is checked before the daemon starts; a contradictory or
+incomplete configuration is refused with one line naming the setting.
+"""
+
+import os
+
+import attr
+from twisted.python import usage
+
+DEFAULT_PORT = "tcp:8000:interface=127.0.0.1"
+DEFAULT_MAX_SESSIONS = 3
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
+
+
+class ConfigError(Exception):
+    """
+    The configuration cannot work; the message names the setting.
+    """
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Setting:
+    """
+    One option and the environment variable that means the same.
+    """
+
+    option: str
+    environ: str
+    help: str
+    default: object = None
+    flag: bool = False
+    repeatable: bool = False
+
+    @property
+    def key(self):
+        return self.option.replace("-", "_")
+
+
+SETTINGS = (
+    Setting("port", "GSMCP_PORT",
+            "Twisted endpoint to listen on", DEFAULT_PORT),
+    Setting("stone", "GSMCP_STONE",
+            "stone name or full stone NRS (e.g. !tcp@host#server!gs64stone)",
+            "gs64stone"),
+    Setting("host", "GSMCP_HOST",
+            "host the stone and NetLDI run on, for NRS built from names"),
+    Setting("netldi", "GSMCP_NETLDI",
+            "NetLDI name or port that starts each session's gem"),
+    Setting("gem-nrs", "GSMCP_GEM_NRS",
+            "full gem service NRS; instead of --host/--netldi"),
+    Setting("user", "GSMCP_USER", "GemStone user to log in as",
+            "DataCurator"),
+    Setting("password-file", "GSMCP_PASSWORD_FILE",
+            "file holding the GemStone password (never on the command line)"),
+    Setting("host-user", "GSMCP_HOST_USER",
+            "OS user the NetLDI runs gems as (when it requires one)"),
+    Setting("host-password-file", "GSMCP_HOST_PASSWORD_FILE",
+            "file holding that OS user's password"),
+    Setting("gci-library", "GSMCP_GCI_LIBRARY",
+            "path of libgcits; default: found under $GEMSTONE/lib"),
+    Setting("simulated", "GSMCP_SIMULATED",
+            "start and use the simulated stone (a test double, not GemStone)",
+            flag=True),
+    Setting("max-sessions", "GSMCP_MAX_SESSIONS",
+            "most GemStone sessions open at once, or 'none'",
+            str(DEFAULT_MAX_SESSIONS)),
+    Setting("allowed-origin", "GSMCP_ALLOWED_ORIGINS",
+            "a browser Origin host allowed besides loopback (repeatable; "
+            "the variable takes a space-separated list)", repeatable=True),
+)
+
+
+class Options(usage.Options):
+    """
+    C{twistd gsmcp} options.
+    """
+
+    optFlags = [[s.option, None, f"{s.help} [{s.environ}]"]
+                for s in SETTINGS if s.flag]
+    optParameters = [[s.option, None, None,
+                      f"{s.help} [{s.environ}]"
+                      + (f" (default: {s.default})" if s.default else "")]
+                     for s in SETTINGS if not s.flag and not s.repeatable]
+
+    def __init__(self):
+        super().__init__()
+        for setting in SETTINGS:
+            if setting.repeatable:
+                self[setting.option] = []
+
+    def opt_allowed_origin(self, host):
+        """
+        A browser Origin host allowed besides loopback (repeatable)
+        [GSMCP_ALLOWED_ORIGINS].
+        """
+        self["allowed-origin"].append(host)
+
+    def settings(self, environ=None):
+        """
+        Every setting, from the command line, else the environment, else
+        its default.
+        """
+        environ = os.environ if environ is None else environ
+        values = {}
+        for setting in SETTINGS:
+            given = self.get(setting.option)
+            fromEnviron = environ.get(setting.environ)
+            if setting.flag:
+                values[setting.key] = bool(given) or _flag(
+                    setting.environ, fromEnviron)
+            elif setting.repeatable:
+                values[setting.key] = tuple(given) or tuple(
+                    (fromEnviron or "").split())
+            else:
+                values[setting.key] = given if given is not None else (
+                    fromEnviron if fromEnviron is not None
+                    else setting.default)
+        return values
+
+
+def _flag(name, text):
+    if text is None or text.strip().lower() in FALSE_WORDS:
+        return False
+    if text.strip().lower() in TRUE_WORDS:
+        return True
+    raise ConfigError(f"{name}={text!r}: expected one of 1/0, true/false, "
+                      "yes/no, on/off")
+
+
+def parseMaxSessions(text):
+    """
+    C{--max-sessions}: a positive count, or C{none} for no cap.
+    """
+    if text.strip().lower() == "none":
+        return None
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise ConfigError(f"--max-sessions {text!r}: expected a positive "
+                          "count or 'none'")
+    return count
+
+
+def readSecret(option, path):
+    """
+    The first line of a password file, so the password never appears on a
+    command line or in the process table.
+    """
+    try:
+        with open(path, encoding="utf-8") as f:
+            secret = f.readline().rstrip("\r\n")
+    except OSError as e:
+        raise ConfigError(f"--{option} {path!r}: {e.strerror}")
+    if not secret:
+        raise ConfigError(f"--{option} {path!r}: the file is empty")
+    return secret
+
+
+@attr.s(frozen=True, auto_attribs=True, repr=False)
+class Config:
+    """
+    A validated configuration.
+    """
+
+    port: str
+    simulated: bool
+    stoneNrs: str | None
+    gemNrs: str | None
+    user: str
+    password: str | None
+    hostUser: str | None
+    hostPassword: str | None
+    gciLibrary: str | None
+    maxSessions: int | None
+    allowedOrigins: tuple
+
+    def __repr__(self):
+        return (f"Config(port={self.port!r}, simulated={self.simulated}, "
+                f"stoneNrs={self.stoneNrs!r}, user={self.user!r})")
+
+    @classmethod
+    def fromSettings(cls, values):
+        """
+        Check C{values} (as L{Options.settings} answers them) together.
+
+        @raise ConfigError: naming the setting at fault.
+        """
+        simulated = values["simulated"]
+        if simulated:
+            for real in ("gci_library", "password_file", "host", "netldi",
+                         "gem_nrs", "host_user", "host_password_file"):
+                if values[real]:
+                    raise ConfigError(
+                        f"--simulated starts its own stone, so "
+                        f"--{real.replace('_', '-')} cannot apply")
+        elif not values["password_file"]:
+            raise ConfigError(
+                "--password-file (GSMCP_PASSWORD_FILE) is required to log in "
+                "to GemStone (or pass --simulated for the simulated stone)")
+        if values["gem_nrs"] and (values["host"] or values["netldi"]):
+            raise ConfigError("--gem-nrs is a full NRS, so --host/--netldi "
+                              "cannot also apply")
+        if values["host_password_file"] and not values["host_user"]:
+            raise ConfigError("--host-password-file needs --host-user")
+        return cls(
+            port=values["port"],
+            simulated=simulated,
+            stoneNrs=None if simulated else stoneNrs(values),
+            gemNrs=None if simulated else gemNrs(values),
+            user=values["user"],
+            password=None if simulated else readSecret(
+                "password-file", values["password_file"]),
+            hostUser=values["host_user"],
+            hostPassword=values["host_password_file"] and readSecret(
+                "host-password-file", values["host_password_file"]),
+            gciLibrary=values["gci_library"],
+            maxSessions=parseMaxSessions(values["max_sessions"]),
+            allowedOrigins=values["allowed_origin"],
+        )
+
+
+def stoneNrs(values):
+    """
+    The stone NRS: given whole, or built from the stone name and host.
+    """
+    stone = values["stone"]
+    if stone.startswith("!") or not values["host"]:
+        return stone
+    return f"!tcp@{values['host']}#server!{stone}"
+
+
+def gemNrs(values):
+    """
+    The gem service NRS, or L{None} for GemStone's default (a gem started by
+    the local NetLDI).
+    """
+    if values["gem_nrs"]:
+        return values["gem_nrs"]
+    if not (values["host"] or values["netldi"]):
+        return None
+    host = values["host"] or "localhost"
+    netldi = f"#netldi:{values['netldi']}" if values["netldi"] else ""
+    return f"!tcp@{host}{netldi}#task!gemnetobject"

@@ -1,0 +1,106 @@
+"""
+Tests for L{gsmcpd.config}: options, environment, and refusals.
+"""
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.config import Config, ConfigError, Options, parseMaxSessions
+
+
+class ConfigTests(SynchronousTestCase):
+
+    def configure(self, argv, environ=None):
+        options = Options()
+        options.parseOptions(argv)
+        return Config.fromSettings(options.settings(environ or {}))
+
+    def refusal(self, argv, environ=None):
+        return str(self.assertRaises(ConfigError, self.configure, argv,
+                                     environ))
+
+    def passwordFile(self, text="swordfish\n"):
+        path = self.mktemp()
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_defaults(self):
+        config = self.configure(["--simulated"])
+        self.assertEqual(config.port, "tcp:8000:interface=127.0.0.1")
+        self.assertEqual(config.maxSessions, 3)
+        self.assertEqual(config.allowedOrigins, ())
+
+    def test_environmentMeansTheSame(self):
+        config = self.configure([], {
+            "GSMCP_SIMULATED": "yes", "GSMCP_PORT": "tcp:9000",
+            "GSMCP_MAX_SESSIONS": "none",
+            "GSMCP_ALLOWED_ORIGINS": "a.example b.example"})
+        self.assertEqual((config.simulated, config.port, config.maxSessions,
+                          config.allowedOrigins),
+                         (True, "tcp:9000", None, ("a.example", "b.example")))
+
+    def test_commandLineWins(self):
+        config = self.configure(["--simulated", "--port", "tcp:1"],
+                                {"GSMCP_PORT": "tcp:2"})
+        self.assertEqual(config.port, "tcp:1")
+
+    def test_repeatableOrigin(self):
+        config = self.configure(["--simulated", "--allowed-origin", "a",
+                                 "--allowed-origin", "b"])
+        self.assertEqual(config.allowedOrigins, ("a", "b"))
+
+    def test_realStoneNeedsPasswordFile(self):
+        self.assertIn("--password-file", self.refusal([]))
+
+    def test_passwordReadFromFile(self):
+        config = self.configure(["--password-file", self.passwordFile(),
+                                 "--host", "db1", "--netldi", "50377"])
+        self.assertEqual(config.password, "swordfish")
+        self.assertEqual(config.stoneNrs, "!tcp@db1#server!gs64stone")
+        self.assertEqual(config.gemNrs,
+                         "!tcp@db1#netldi:50377#task!gemnetobject")
+        self.assertNotIn("swordfish", repr(config))
+
+    def test_fullNrsKept(self):
+        config = self.configure(["--password-file", self.passwordFile(),
+                                 "--stone", "!@db2!devstone"])
+        self.assertEqual((config.stoneNrs, config.gemNrs),
+                         ("!@db2!devstone", None))
+
+    def test_emptyPasswordFile(self):
+        self.assertIn("empty", self.refusal(
+            ["--password-file", self.passwordFile("")]))
+
+    def test_missingPasswordFile(self):
+        self.assertIn("--password-file", self.refusal(
+            ["--password-file", "/nonexistent/pw"]))
+
+    def test_simulatedContradictsRealStone(self):
+        self.assertIn("--gci-library", self.refusal(
+            ["--simulated", "--gci-library", "/x.so"]))
+
+    def test_gemNrsContradictsNetldi(self):
+        self.assertIn("--gem-nrs", self.refusal(
+            ["--password-file", self.passwordFile(), "--gem-nrs", "!x",
+             "--netldi", "ldi"]))
+
+    def test_hostPasswordNeedsHostUser(self):
+        self.assertIn("--host-user", self.refusal(
+            ["--password-file", self.passwordFile(),
+             "--host-password-file", self.passwordFile()]))
+
+    def test_badFlagWord(self):
+        self.assertIn("GSMCP_SIMULATED", self.refusal(
+            [], {"GSMCP_SIMULATED": "maybe"}))
+
+    def test_maxSessions(self):
+        self.assertEqual(parseMaxSessions("5"), 5)
+        self.assertIsNone(parseMaxSessions("None"))
+        for bad in ("0", "-1", "many"):
+            self.assertRaises(ConfigError, parseMaxSessions, bad)
+
+    def test_noPasswordOption(self):
+        """
+        There is no way to pass a password on the command line.
+        """
+        self.assertNotIn("password", [p[0] for p in Options.optParameters])
