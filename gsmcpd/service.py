@@ -8,7 +8,7 @@ import shutil
 import tempfile
 
 from twisted.application.service import Service
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.internet.endpoints import serverFromString
 from twisted.internet.threads import deferToThread
 from twisted.logger import Logger
@@ -71,6 +71,19 @@ class GsmcpService(Service):
         self.simulator = None
         self.sessions = None
         self._listening = None
+
+    def whenListening(self):
+        """
+        Once started: a L{Deferred} firing with the listening port.
+        """
+        d = Deferred()
+
+        def fire(port):
+            d.callback(port)
+            return port
+
+        self._listening.addBoth(fire)
+        return d
 
     def startService(self):
         super().startService()

@@ -8,7 +8,7 @@ back whether the session was closed or its login failed.
 """
 
 from twisted.internet.defer import DeferredList, succeed
-from twisted.logger import Logger
+from twisted.internet.task import LoopingCall
 from zope.interface import implementer
 
 from gsmcpd.gci.interfaces import ISessionPool
@@ -36,7 +36,9 @@ class GemSessionPool:
     @ivar maxSessions: the cap, or L{None} for none.
     """
 
-    log = Logger()
+    breakInterval = 1.0
+    """Seconds between the hard breaks that clear a busy session's way out;
+    well over the 300 ms GemStone needs between two breaks."""
 
     def __init__(self, library, login, reactor, maxSessions):
         self._library = library
@@ -87,12 +89,17 @@ class GemSessionPool:
 
     def closeAll(self):
         """
-        Log every session out, breaking what runs so the logout is not kept
-        waiting behind it.
+        Log every session out, hard-breaking what runs (again each
+        L{breakInterval}, since a break sent before a queued call starts is
+        lost) so no logout waits behind a call that never ends.
         """
         closing = []
         for gem in list(self._sessions):
+            breaking = LoopingCall(gem.interrupt, hard=True)
+            breaking.clock = self._reactor
             if gem.busy:
-                gem.interrupt(hard=True)
-            closing.append(self.close(gem))
+                breaking.start(self.breakInterval)
+            d = self.close(gem)
+            d.addBoth(lambda result, b=breaking: b.running and b.stop())
+            closing.append(d)
         return DeferredList(closing, consumeErrors=True)

@@ -111,7 +111,7 @@ class GemSession:
         Fires with L{None} whether or not the stone accepted the logout: the
         session is over either way.
         """
-        d = self._submit(self._doLogout)
+        d = self._submit(self._doLogout, evenIfGone=True)
         self._calls.put(_STOP)
         return d
 
@@ -122,10 +122,16 @@ class GemSession:
         Safe from the reactor thread: GciTsBreak is the one GemStone call
         documented as callable while another thread is inside a call.
         """
-        if self._handle is not None and self._gone is None:
+        if self._handle is None or self._gone is not None:
+            return
+        try:
             self._library.breakSession(self._handle, hard)
+        except GciError as e:
+            # The call, or the session, may have ended since we looked.
+            self.log.debug("{session}: break not delivered: {error}",
+                           session=self.name, error=e)
 
-    def _submit(self, call):
+    def _submit(self, call, evenIfGone=False):
         d = Deferred()
         self.inFlight += 1
 
@@ -134,7 +140,7 @@ class GemSession:
             return result
 
         d.addBoth(delivered)
-        self._calls.put((call, d))
+        self._calls.put((call, evenIfGone, d))
         return d
 
     def _serve(self):
@@ -142,9 +148,9 @@ class GemSession:
             item = self._calls.get()
             if item is _STOP:
                 return
-            call, d = item
+            call, evenIfGone, d = item
             try:
-                if self._gone is not None:
+                if self._gone is not None and not evenIfGone:
                     raise SessionGone(
                         number=self._gone.number, message=self._gone.message,
                         fatal=True)
