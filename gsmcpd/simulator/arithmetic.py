@@ -1,0 +1,245 @@
+"""
+Numbers and Characters for the simulated stone's kernel.
+
+Arithmetic follows GemStone: C{/} on Integers answers a Fraction (an Integer
+when exact), dividing by zero signals ZeroDivide, and a non-number argument
+is refused by not understanding C{#_generality}.
+"""
+
+from fractions import Fraction
+import math
+
+from gsmcpd.simulator import errors
+from gsmcpd.simulator.kernel import classOf, method
+from gsmcpd.simulator.objects import (
+    Character, String, isNumber, normalize, printString)
+
+
+# ------------------------------------------------------------------ Number
+
+def _operand(argument):
+    """
+    A numeric argument; anything else is refused as GemStone refuses it.
+    """
+    if not isNumber(argument):
+        raise errors.messageNotUnderstood(classOf(argument).name, "_generality")
+    return argument
+
+
+def _arithmetic(selector, operation):
+    @method("Number", selector)
+    def arithmetic(ev, receiver, argument):
+        return normalize(operation(receiver, _operand(argument)))
+    return arithmetic
+
+
+_arithmetic("+", lambda a, b: a + b)
+_arithmetic("-", lambda a, b: a - b)
+_arithmetic("*", lambda a, b: a * b)
+_arithmetic("max:", max)
+_arithmetic("min:", min)
+_arithmetic("<", lambda a, b: a < b)
+_arithmetic(">", lambda a, b: a > b)
+_arithmetic("<=", lambda a, b: a <= b)
+_arithmetic(">=", lambda a, b: a >= b)
+
+
+def _nonZero(receiver, divisor):
+    if _operand(divisor) == 0:
+        raise errors.zeroDivide(printString(receiver))
+    return divisor
+
+
+@method("Number", "/")
+def _divide(ev, receiver, divisor):
+    _nonZero(receiver, divisor)
+    if isinstance(receiver, float) or isinstance(divisor, float):
+        return receiver / divisor
+    return normalize(Fraction(receiver) / Fraction(divisor))
+
+
+@method("Number", "//")
+def _floorDivide(ev, receiver, divisor):
+    return math.floor(receiver / _nonZero(receiver, divisor)) \
+        if isinstance(receiver, float) or isinstance(divisor, float) \
+        else receiver // divisor
+
+
+@method("Number", "\\\\")
+def _modulo(ev, receiver, divisor):
+    return normalize(receiver % _nonZero(receiver, divisor))
+
+
+@method("Number", "rem:")
+def _rem(ev, receiver, divisor):
+    _nonZero(receiver, divisor)
+    return normalize(math.fmod(receiver, divisor) if isinstance(receiver, float)
+                     else receiver - divisor * int(Fraction(receiver) / Fraction(divisor)))
+
+
+@method("Number", "quo:")
+def _quo(ev, receiver, divisor):
+    _nonZero(receiver, divisor)
+    return int(Fraction(receiver) / Fraction(divisor))
+
+
+def _unary(selector, operation):
+    @method("Number", selector)
+    def unary(ev, receiver):
+        return normalize(operation(receiver))
+    return unary
+
+
+_unary("negated", lambda n: -n)
+_unary("abs", abs)
+_unary("squared", lambda n: n * n)
+_unary("sqrt", lambda n: math.sqrt(n) if n >= 0 else math.nan)
+_unary("asFloat", float)
+_unary("truncated", int)
+_unary("asInteger", int)
+_unary("rounded", lambda n: math.floor(n + Fraction(1, 2)) if n >= 0 else -math.floor(-n + Fraction(1, 2)))
+_unary("floor", math.floor)
+_unary("ceiling", math.ceil)
+_unary("isZero", lambda n: n == 0)
+_unary("sign", lambda n: (n > 0) - (n < 0))
+_unary("negative", lambda n: n < 0)
+_unary("positive", lambda n: n >= 0)
+
+
+@method("Number", "reciprocal")
+def _reciprocal(ev, receiver):
+    return _divide(ev, 1, receiver)
+
+
+@method("Number", "raisedTo:")
+def _raisedTo(ev, receiver, exponent):
+    _operand(exponent)
+    if isinstance(exponent, int) and exponent < 0 and not isinstance(receiver, float):
+        return normalize(Fraction(1) / Fraction(receiver) ** -exponent)
+    return normalize(receiver ** exponent)
+
+
+@method("Number", "between:and:")
+def _between(ev, receiver, low, high):
+    return _operand(low) <= receiver <= _operand(high)
+
+
+@method("Number", "to:do:")
+def _toDo(ev, receiver, stop, block):
+    return _toByDo(ev, receiver, stop, 1, block)
+
+
+@method("Number", "to:by:do:")
+def _toByDo(ev, receiver, stop, step, block):
+    if _operand(step) == 0:
+        raise errors.zeroDivide(printString(receiver))
+    i = receiver
+    while (i <= stop) if step > 0 else (i >= stop):
+        ev.value(block, i)
+        i += step
+    return receiver
+
+
+@method("Number", "printString:")
+def _printStringRadix(ev, receiver, radix):
+    digits, n, text = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", abs(receiver), ""
+    while True:
+        n, digit = divmod(n, radix)
+        text = digits[digit] + text
+        if not n:
+            break
+    return String(("-" if receiver < 0 else "") + text)
+
+
+@method("Integer", "timesRepeat:")
+def _timesRepeat(ev, receiver, block):
+    for _ in range(receiver):
+        ev.value(block)
+    return receiver
+
+
+@method("Integer", "even")
+def _even(ev, receiver):
+    return receiver % 2 == 0
+
+
+@method("Integer", "odd")
+def _odd(ev, receiver):
+    return receiver % 2 == 1
+
+
+@method("Integer", "factorial")
+def _factorial(ev, receiver):
+    return math.factorial(receiver)
+
+
+@method("Integer", "gcd:")
+def _gcd(ev, receiver, other):
+    return math.gcd(receiver, other)
+
+
+@method("Integer", "isPrime")
+def _isPrime(ev, receiver):
+    return receiver > 1 and all(receiver % d for d in range(2, math.isqrt(receiver) + 1))
+
+
+@method("Integer", "asCharacter")
+def _asCharacter(ev, receiver):
+    return Character(chr(receiver))
+
+
+@method("Fraction", "numerator")
+def _numerator(ev, receiver):
+    return receiver.numerator
+
+
+@method("Fraction", "denominator")
+def _denominator(ev, receiver):
+    return receiver.denominator
+
+
+# --------------------------------------------------------------- Character
+
+@method("Character", "asInteger", "codePoint", "value")
+def _codePoint(ev, receiver):
+    return ord(receiver.char)
+
+
+@method("Character", "asUppercase")
+def _charUpper(ev, receiver):
+    return Character(receiver.char.upper())
+
+
+@method("Character", "asLowercase")
+def _charLower(ev, receiver):
+    return Character(receiver.char.lower())
+
+
+@method("Character", "isVowel")
+def _isVowel(ev, receiver):
+    return receiver.char.lower() in "aeiou"
+
+
+@method("Character", "isLetter")
+def _isLetter(ev, receiver):
+    return receiver.char.isalpha()
+
+
+@method("Character", "isDigit")
+def _isDigit(ev, receiver):
+    return receiver.char.isdigit()
+
+
+def _compareCharacters(selector, operation):
+    @method("Character", selector)
+    def compare(ev, receiver, other):
+        if not isinstance(other, Character):
+            raise errors.messageNotUnderstood(classOf(other).name, "asInteger")
+        return operation(receiver.char, other.char)
+    return compare
+
+
+_compareCharacters("<", lambda a, b: a < b)
+_compareCharacters(">", lambda a, b: a > b)
+_compareCharacters("<=", lambda a, b: a <= b)
+_compareCharacters(">=", lambda a, b: a >= b)

@@ -1,0 +1,143 @@
+"""
+The errors the simulated stone raises, with GemStone's numbers and wording.
+
+Sources (the keys of the project's GemStone facts, gci-facts.md): MCP = GemTalk's
+mcp_server docs, measured on 3.7.x; JADE = Jade's error classes; RP =
+reahl-parseltongue's tests against a live stone; GJS = GciForJavaScript
+tests; MAGLEV = MagLev's documented topaz output.  A number marked
+I{inferred} was not found in a public source; its wording follows GemStone's
+"a <Class> occurred (error <n>), <detail>" form.
+"""
+
+import attr
+
+# Login (GCI level, fatal).
+LOGIN_DENIED = 4051          # RP GciLibrary doctest: invalid user/password
+MAX_SESSIONS = 4039          # MCP session-lifetime.md, measured on 3.7.5
+NO_SERVER = 4065             # MCP README: "could not find server"
+SESSION_GONE = 4100          # JADE: invalid or dead session
+
+# Compiling (GCI level when a template does not compile; inside the
+# envelope as CompileError when user code given to #evaluate does not).
+COMPILE_ERROR = 1001         # RP, GJS, VSC tests: "a CompileError occurred (error 1001)"
+
+# Run time: Errors, which the envelope's on: Error do: catches.
+MESSAGE_NOT_UNDERSTOOD = 2010  # JADE, VSC, MAGLEV
+OFFSET_ERROR = 2003          # public GemStone test logs: objErrBadOffsetIncomplete
+ZERO_DIVIDE = 2026           # MAGLEV: numErrIntDivisionByZero
+KEY_NOT_FOUND = 2023         # inferred (rtErrKeyNotFound)
+NOT_FOUND = 2024             # inferred (an element not found)
+APPLICATION_ERROR = 2318     # JADE: application error (Object>>error:)
+ARGUMENT_TYPE_ERROR = 2094   # MCP/JADE: ArgumentTypeError
+TRANSACTION_ERROR = 2409     # MCP: continueTransaction after a failed commit
+
+# Events: not Errors, so they pass the envelope and end the GCI call.
+SOFT_BREAK = 6003            # JADE, MCP: "a Break occurred"
+HARD_BREAK = 6004            # JADE
+
+# Not a GemStone number: GemStone's for a second concurrent call on one
+# session is not known (facts file section 6); fakegcits.c uses it.
+CALL_IN_PROGRESS = 4200
+
+
+def describe(className, number, detail):
+    """
+    GemStone's C{Exception>>description} form.
+    """
+    return f"a {className} occurred (error {number}), {detail}"
+
+
+@attr.s(auto_exc=True, auto_attribs=True)
+class GciError(Exception):
+    """
+    An error that ends a GCI call: the daemon sees it in its GciErrSType.
+
+    @ivar context: the OOP of the suspended GsProcess, or 0x14 (nil).
+    """
+
+    number: int
+    message: str
+    fatal: bool = False
+    reason: str = ""
+    context: int = 0x14
+
+
+@attr.s(auto_exc=True, auto_attribs=True)
+class SmalltalkError(Exception):
+    """
+    An Error signalled by running Smalltalk; template envelopes catch it.
+
+    @ivar className: the exception's class name, e.g. C{"ZeroDivide"}.
+    @ivar description: what C{ex description} answers.
+    """
+
+    number: int
+    className: str
+    description: str
+
+
+def compileError(detail, source, offset):
+    """
+    A CompileError naming where in C{source} compiling stopped.
+    """
+    line = source.count("\n", 0, offset) + 1
+    return SmalltalkError(
+        COMPILE_ERROR, "CompileError",
+        describe("CompileError", COMPILE_ERROR,
+                 f"{detail}, near source character {offset + 1} (line {line})"))
+
+
+def messageNotUnderstood(className, selector):
+    return SmalltalkError(
+        MESSAGE_NOT_UNDERSTOOD, "MessageNotUnderstood",
+        describe("MessageNotUnderstood", MESSAGE_NOT_UNDERSTOOD,
+                 f"a {className} does not understand  #'{selector}'"))
+
+
+def zeroDivide(dividend):
+    return SmalltalkError(
+        ZERO_DIVIDE, "ZeroDivide",
+        describe("ZeroDivide", ZERO_DIVIDE,
+                 f"reason:numErrIntDivisionByZero, attempt to divide {dividend} by zero"))
+
+
+def offsetError(size, index):
+    return SmalltalkError(
+        OFFSET_ERROR, "OffsetError",
+        describe("OffsetError", OFFSET_ERROR,
+                 f"reason:objErrBadOffsetIncomplete, max:{size} actual:{index}"))
+
+
+def keyNotFound(keyPrinted):
+    return SmalltalkError(
+        KEY_NOT_FOUND, "KeyNotFound",
+        describe("KeyNotFound", KEY_NOT_FOUND, f"key {keyPrinted} not found"))
+
+
+def argumentTypeError(selector):
+    return SmalltalkError(
+        ARGUMENT_TYPE_ERROR, "ArgumentTypeError",
+        describe("ArgumentTypeError", ARGUMENT_TYPE_ERROR, f"an argument of #'{selector}' "
+                 "has the wrong class or is out of range"))
+
+
+def notFound(detail):
+    return SmalltalkError(NOT_FOUND, "NotFoundError", describe("NotFoundError", NOT_FOUND, detail))
+
+
+def continueAfterFailedCommit():
+    return SmalltalkError(
+        TRANSACTION_ERROR, "TransactionError",
+        describe("TransactionError", TRANSACTION_ERROR,
+                 "continueTransaction is not allowed after a failed commit; "
+                 "abort the transaction first"))
+
+
+def breakError(hard, context):
+    """
+    The GCI error a break leaves the interrupted call with.
+    """
+    number = HARD_BREAK if hard else SOFT_BREAK
+    kind = "hard" if hard else "soft"
+    return GciError(number, describe("Break", number, f"A {kind} break was received."),
+                    reason="break", context=context)

@@ -1,0 +1,622 @@
+/*
+ * fakegcits.c -- the simulated stone's libgcits.  A TEST DOUBLE, NOT GEMSTONE.
+ *
+ * Exports the GciTs functions gsmcpd uses, with GemStone/S 64 3.7's
+ * prototypes, so the daemon's ctypes binding loads it exactly as it loads the
+ * real library.  Each call becomes a request to the simulator process over a
+ * Unix stream socket whose path is the StoneNameNrs given to GciTsLogin; the
+ * wire format is documented in gsmcpd/simulator/wire.py.  A call blocks in a
+ * socket read the way a real one blocks on its gem.
+ *
+ * One connection per session (the connection is the "gem").  Only the thread
+ * making a call reads from it; GciTsBreak may write a break frame from another
+ * thread, so writes are guarded by a per-session mutex.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+typedef uint64_t OopType;
+typedef unsigned char ByteType;
+typedef int BoolType;
+typedef void *GciSession;
+
+#define GCI_MAX_ERR_ARGS 10
+#define GCI_ERR_STR_SIZE 1024
+#define GCI_ERR_reasonSize 1024
+
+typedef struct {
+    OopType category;
+    OopType context;
+    OopType exceptionObj;
+    OopType args[GCI_MAX_ERR_ARGS];
+    int number;
+    int argCount;
+    unsigned char fatal;
+    char message[GCI_ERR_STR_SIZE + 1];
+    char reason[GCI_ERR_reasonSize + 1];
+} GciErrSType;
+
+_Static_assert(sizeof(GciErrSType) == 2168, "GciErrSType size");
+_Static_assert(offsetof(GciErrSType, context) == 8, "context offset");
+_Static_assert(offsetof(GciErrSType, exceptionObj) == 16, "exceptionObj offset");
+_Static_assert(offsetof(GciErrSType, args) == 24, "args offset");
+_Static_assert(offsetof(GciErrSType, number) == 104, "number offset");
+_Static_assert(offsetof(GciErrSType, argCount) == 108, "argCount offset");
+_Static_assert(offsetof(GciErrSType, fatal) == 112, "fatal offset");
+_Static_assert(offsetof(GciErrSType, message) == 113, "message offset");
+_Static_assert(offsetof(GciErrSType, reason) == 1138, "reason offset");
+
+#define OOP_NIL ((OopType)0x14)
+#define OOP_GEMSTONE_ERROR_CAT ((OopType)231169)
+
+/* Error numbers; see gsmcpd/simulator/errors.py for their sources. */
+#define ERR_SESSION_GONE 4100
+#define ERR_NO_SERVER 4065
+#define ERR_CALL_IN_PROGRESS 4200
+
+/* Opcodes and statuses (wire.py). */
+enum { OP_LOGIN = 1, OP_LOGOUT = 2, OP_EXECUTE = 3, OP_BREAK = 4, OP_CLEARSTACK = 5 };
+enum { ST_OK = 0, ST_ERROR = 1 };
+
+#define MAX_FIELDS 8
+#define MAX_FRAME (256u * 1024u * 1024u)
+
+static const char VERSION[] =
+    "3.7.4 build 0 (simulated stone: gsmcpd test double, not GemStone)";
+
+typedef struct FakeSession {
+    int fd;
+    int dead;                 /* the gem is gone: every call fails fatally */
+    int inProgress;           /* a call is running (read by CallInProgress) */
+    pthread_mutex_t callLock; /* one call at a time */
+    pthread_mutex_t writeLock;/* a break may write while a call waits to read */
+    struct FakeSession *next;
+} FakeSession;
+
+/* Live sessions, so a stale or foreign pointer is refused, not followed. */
+static FakeSession *liveSessions;
+static pthread_mutex_t liveLock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct {
+    unsigned char *payload;
+    size_t count;
+    const unsigned char *data[MAX_FIELDS];
+    uint32_t size[MAX_FIELDS];
+} Reply;
+
+/* ---------------------------------------------------------------- errors */
+
+static void copyText(char *dest, const void *src, size_t size)
+{
+    size_t n = size > GCI_ERR_STR_SIZE ? GCI_ERR_STR_SIZE : size;
+    /* never cut a UTF-8 sequence in half */
+    if (n < size)
+        while (n > 0 && (((const unsigned char *)src)[n] & 0xC0) == 0x80)
+            n--;
+    memcpy(dest, src, n);
+    dest[n] = '\0';
+}
+
+static void setError(GciErrSType *err, int number, int fatal, const char *message,
+                     const char *reason)
+{
+    if (err == NULL)
+        return;
+    memset(err, 0, sizeof(*err));
+    err->category = OOP_GEMSTONE_ERROR_CAT;
+    err->context = OOP_NIL;
+    err->exceptionObj = OOP_NIL;
+    err->number = number;
+    err->fatal = (unsigned char)(fatal ? 1 : 0);
+    copyText(err->message, message, strlen(message));
+    copyText(err->reason, reason, strlen(reason));
+}
+
+static void clearError(GciErrSType *err)
+{
+    if (err != NULL)
+        memset(err, 0, sizeof(*err));
+}
+
+static void setGoneError(GciErrSType *err)
+{
+    setError(err, ERR_SESSION_GONE, 1,
+             "the session's gem is gone (simulated stone: the gem was stopped or "
+             "the stone exited); log in again",
+             "gemGone");
+}
+
+static unsigned long long parseNumber(const unsigned char *data, uint32_t size)
+{
+    char text[32];
+    size_t n = size < sizeof(text) - 1 ? size : sizeof(text) - 1;
+    memcpy(text, data, n);
+    text[n] = '\0';
+    return strtoull(text, NULL, 10);
+}
+
+/* Fill err from an error reply: number fatal message reason [contextOop]. */
+static void setReplyError(GciErrSType *err, const Reply *reply)
+{
+    if (err == NULL)
+        return;
+    memset(err, 0, sizeof(*err));
+    err->category = OOP_GEMSTONE_ERROR_CAT;
+    err->context = OOP_NIL;
+    err->exceptionObj = OOP_NIL;
+    if (reply->count < 4) {
+        setError(err, ERR_SESSION_GONE, 1, "malformed error reply from the simulated stone",
+                 "protocol");
+        return;
+    }
+    err->number = (int)parseNumber(reply->data[0], reply->size[0]);
+    err->fatal = (unsigned char)(parseNumber(reply->data[1], reply->size[1]) ? 1 : 0);
+    copyText(err->message, reply->data[2], reply->size[2]);
+    copyText(err->reason, reply->data[3], reply->size[3]);
+    if (reply->count >= 5)
+        err->context = (OopType)parseNumber(reply->data[4], reply->size[4]);
+}
+
+/* --------------------------------------------------------------- framing */
+
+static int writeAll(int fd, const unsigned char *data, size_t size)
+{
+    while (size > 0) {
+        ssize_t n = send(fd, data, size, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        data += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+static int readAll(int fd, unsigned char *data, size_t size)
+{
+    while (size > 0) {
+        ssize_t n = recv(fd, data, size, 0);
+        if (n == 0)
+            return -1;
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        data += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+static void putLength(unsigned char *at, uint32_t value)
+{
+    at[0] = (unsigned char)(value >> 24);
+    at[1] = (unsigned char)(value >> 16);
+    at[2] = (unsigned char)(value >> 8);
+    at[3] = (unsigned char)value;
+}
+
+static uint32_t getLength(const unsigned char *at)
+{
+    return ((uint32_t)at[0] << 24) | ((uint32_t)at[1] << 16) | ((uint32_t)at[2] << 8) | at[3];
+}
+
+/* Send one request frame: opcode, then count fields. */
+static int sendRequest(int fd, int opcode, size_t count, const void *const *fields,
+                       const size_t *sizes)
+{
+    size_t total = 1, i, at;
+    unsigned char *frame;
+    int result;
+    for (i = 0; i < count; i++)
+        total += 4 + sizes[i];
+    if (total > MAX_FRAME)
+        return -1;
+    frame = malloc(4 + total);
+    if (frame == NULL)
+        return -1;
+    putLength(frame, (uint32_t)total);
+    frame[4] = (unsigned char)opcode;
+    at = 5;
+    for (i = 0; i < count; i++) {
+        putLength(frame + at, (uint32_t)sizes[i]);
+        memcpy(frame + at + 4, fields[i], sizes[i]);
+        at += 4 + sizes[i];
+    }
+    result = writeAll(fd, frame, 4 + total);
+    free(frame);
+    return result;
+}
+
+/* Read one reply frame; 0 on success (free with freeReply), -1 if the gem is gone. */
+static int readReply(int fd, Reply *reply)
+{
+    unsigned char header[4];
+    uint32_t size;
+    size_t at = 1;
+    memset(reply, 0, sizeof(*reply));
+    if (readAll(fd, header, 4) < 0)
+        return -1;
+    size = getLength(header);
+    if (size == 0 || size > MAX_FRAME)
+        return -1;
+    reply->payload = malloc(size + 1);
+    if (reply->payload == NULL || readAll(fd, reply->payload, size) < 0)
+        goto fail;
+    reply->payload[size] = '\0';
+    while (at < size && reply->count < MAX_FIELDS) {
+        uint32_t fieldSize;
+        if (at + 4 > size)
+            goto fail;
+        fieldSize = getLength(reply->payload + at);
+        at += 4;
+        if (fieldSize > size - at)
+            goto fail;
+        reply->data[reply->count] = reply->payload + at;
+        reply->size[reply->count] = fieldSize;
+        reply->count++;
+        at += fieldSize;
+    }
+    return 0;
+fail:
+    free(reply->payload);
+    reply->payload = NULL;
+    return -1;
+}
+
+static void freeReply(Reply *reply)
+{
+    free(reply->payload);
+    reply->payload = NULL;
+}
+
+/* ------------------------------------------------------------- sessions */
+
+static void registerSession(FakeSession *s)
+{
+    pthread_mutex_lock(&liveLock);
+    s->next = liveSessions;
+    liveSessions = s;
+    pthread_mutex_unlock(&liveLock);
+}
+
+static int isLive(FakeSession *s)
+{
+    FakeSession *each;
+    int found = 0;
+    pthread_mutex_lock(&liveLock);
+    for (each = liveSessions; each != NULL; each = each->next)
+        if (each == s) {
+            found = 1;
+            break;
+        }
+    pthread_mutex_unlock(&liveLock);
+    return found;
+}
+
+static void unregisterSession(FakeSession *s)
+{
+    FakeSession **link;
+    pthread_mutex_lock(&liveLock);
+    for (link = &liveSessions; *link != NULL; link = &(*link)->next)
+        if (*link == s) {
+            *link = s->next;
+            break;
+        }
+    pthread_mutex_unlock(&liveLock);
+}
+
+static FakeSession *checkSession(GciSession sess, GciErrSType *err)
+{
+    FakeSession *s = (FakeSession *)sess;
+    if (s == NULL || !isLive(s)) {
+        setError(err, ERR_SESSION_GONE, 1, "argument is not a valid GciSession pointer",
+                 "invalidSession");
+        return NULL;
+    }
+    return s;
+}
+
+/*
+ * Begin a call: take the session's call lock (refusing a second concurrent
+ * call, as the real library does) and mark it in progress.
+ */
+static int beginCall(FakeSession *s, GciErrSType *err)
+{
+    if (pthread_mutex_trylock(&s->callLock) != 0) {
+        setError(err, ERR_CALL_IN_PROGRESS, 0,
+                 "session has call in progress by another C thread", "callInProgress");
+        return -1;
+    }
+    if (__atomic_load_n(&s->dead, __ATOMIC_SEQ_CST)) {
+        pthread_mutex_unlock(&s->callLock);
+        setGoneError(err);
+        return -1;
+    }
+    __atomic_store_n(&s->inProgress, 1, __ATOMIC_SEQ_CST);
+    return 0;
+}
+
+static void endCall(FakeSession *s)
+{
+    __atomic_store_n(&s->inProgress, 0, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&s->callLock);
+}
+
+/* Send a request and read its reply; on a dead connection mark the gem gone. */
+static int roundTrip(FakeSession *s, int opcode, size_t count, const void *const *fields,
+                     const size_t *sizes, Reply *reply, GciErrSType *err)
+{
+    int sent;
+    memset(reply, 0, sizeof(*reply));
+    pthread_mutex_lock(&s->writeLock);
+    sent = sendRequest(s->fd, opcode, count, fields, sizes);
+    pthread_mutex_unlock(&s->writeLock);
+    if (sent < 0 || readReply(s->fd, reply) < 0) {
+        __atomic_store_n(&s->dead, 1, __ATOMIC_SEQ_CST);
+        setGoneError(err);
+        return -1;
+    }
+    if (reply->payload[0] != ST_OK) {
+        setReplyError(err, reply);
+        return 1;
+    }
+    return 0;
+}
+
+/* The reply's status byte (its fields start after it). */
+static int replyStatus(Reply *reply)
+{
+    return reply->payload[0];
+}
+
+/* ---------------------------------------------------------------- exports */
+
+unsigned int GciTsVersion(char *buf, size_t bufSize)
+{
+    if (buf != NULL && bufSize > 0) {
+        size_t n = strlen(VERSION);
+        if (n >= bufSize)
+            n = bufSize - 1;
+        memcpy(buf, VERSION, n);
+        buf[n] = '\0';
+    }
+    return 3;
+}
+
+static int connectTo(const char *path, GciErrSType *err)
+{
+    struct sockaddr_un address;
+    int fd;
+    char message[GCI_ERR_STR_SIZE];
+    if (path == NULL || strlen(path) >= sizeof(address.sun_path)) {
+        setError(err, ERR_NO_SERVER, 1,
+                 "Login failed: could not find server: the simulated stone's NRS must be "
+                 "the path of its Unix socket",
+                 "noServer");
+        return -1;
+    }
+    memset(&address, 0, sizeof(address));
+    address.sun_family = AF_UNIX;
+    strcpy(address.sun_path, path);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&address, sizeof(address)) == 0)
+        return fd;
+    snprintf(message, sizeof(message),
+             "Login failed: could not find server: no simulated stone listening at %s (%s)",
+             path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    setError(err, ERR_NO_SERVER, 1, message, "noServer");
+    return -1;
+}
+
+GciSession GciTsLogin(const char *StoneNameNrs, const char *HostUserId, const char *HostPassword,
+                      BoolType hostPwIsEncrypted, const char *GemServiceNrs,
+                      const char *gemstoneUsername, const char *gemstonePassword,
+                      unsigned int loginFlags, int haltOnErrNum, BoolType *executedSessionInit,
+                      GciErrSType *err)
+{
+    const char *texts[5] = {HostUserId, HostPassword, GemServiceNrs, gemstoneUsername,
+                            gemstonePassword};
+    const void *fields[6];
+    size_t sizes[6], i;
+    char flags[16];
+    Reply reply;
+    FakeSession *s;
+    int fd;
+    (void)hostPwIsEncrypted;
+    (void)haltOnErrNum;
+    if (executedSessionInit != NULL)
+        *executedSessionInit = 0;
+    fd = connectTo(StoneNameNrs, err);
+    if (fd < 0)
+        return NULL;
+    for (i = 0; i < 5; i++) {
+        fields[i] = texts[i] != NULL ? texts[i] : "";
+        sizes[i] = strlen(fields[i]);
+    }
+    snprintf(flags, sizeof(flags), "%u", loginFlags);
+    fields[5] = flags;
+    sizes[5] = strlen(flags);
+    if (sendRequest(fd, OP_LOGIN, 6, fields, sizes) < 0 || readReply(fd, &reply) < 0) {
+        close(fd);
+        setError(err, ERR_SESSION_GONE, 1,
+                 "Login failed: the simulated stone closed the connection", "gemGone");
+        return NULL;
+    }
+    if (replyStatus(&reply) != ST_OK) {
+        setReplyError(err, &reply);
+        freeReply(&reply);
+        close(fd);
+        return NULL;
+    }
+    freeReply(&reply);
+    s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        close(fd);
+        setError(err, ERR_SESSION_GONE, 1, "Login failed: out of memory", "noMemory");
+        return NULL;
+    }
+    s->fd = fd;
+    pthread_mutex_init(&s->callLock, NULL);
+    pthread_mutex_init(&s->writeLock, NULL);
+    registerSession(s);
+    clearError(err);
+    return s;
+}
+
+/*
+ * Log out and free the session.  The session is freed even when its gem was
+ * already gone (then the answer is FALSE with error 4100, fatal).
+ */
+BoolType GciTsLogout(GciSession sess, GciErrSType *err)
+{
+    FakeSession *s = checkSession(sess, err);
+    Reply reply;
+    int outcome;
+    if (s == NULL)
+        return 0;
+    if (beginCall(s, err) < 0) {
+        if (!__atomic_load_n(&s->dead, __ATOMIC_SEQ_CST))
+            return 0;
+        outcome = -1;
+    } else {
+        outcome = roundTrip(s, OP_LOGOUT, 0, NULL, NULL, &reply, err);
+        if (outcome >= 0)
+            freeReply(&reply);
+        endCall(s);
+    }
+    unregisterSession(s);
+    close(s->fd);
+    pthread_mutex_destroy(&s->callLock);
+    pthread_mutex_destroy(&s->writeLock);
+    free(s);
+    if (outcome != 0)
+        return 0;
+    clearError(err);
+    return 1;
+}
+
+/*
+ * Execute sourceStr and copy the bytes of its result (a byte object) into
+ * result.  Answers the number of bytes copied: min(result size, maxResultSize);
+ * the caller learns of a larger result only from its own protocol (gsmcpd's
+ * envelope caps the result itself).  -1 on error, with err filled.
+ */
+ssize_t GciTsExecuteFetchBytes(GciSession sess, const char *sourceStr, ssize_t sourceSize,
+                               OopType sourceOop, OopType contextObject, OopType symbolList,
+                               ByteType *result, ssize_t maxResultSize, GciErrSType *err)
+{
+    FakeSession *s = checkSession(sess, err);
+    const void *fields[1];
+    size_t sizes[1];
+    Reply reply;
+    ssize_t copied = -1;
+    (void)sourceOop;
+    (void)contextObject;
+    (void)symbolList;
+    if (s == NULL)
+        return -1;
+    if (sourceStr == NULL) {
+        setError(err, 2094, 0, "the simulated stone needs sourceStr (sourceOop is not supported)",
+                 "argumentType");
+        return -1;
+    }
+    if (beginCall(s, err) < 0)
+        return -1;
+    fields[0] = sourceStr;
+    sizes[0] = sourceSize < 0 ? strlen(sourceStr) : (size_t)sourceSize;
+    if (roundTrip(s, OP_EXECUTE, 1, fields, sizes, &reply, err) == 0) {
+        size_t size = reply.count > 0 ? reply.size[0] : 0;
+        if (maxResultSize >= 0 && size > (size_t)maxResultSize)
+            size = (size_t)maxResultSize;
+        if (size > 0)
+            memcpy(result, reply.data[0], size);
+        copied = (ssize_t)size;
+        clearError(err);
+    }
+    if (reply.payload != NULL)
+        freeReply(&reply);
+    endCall(s);
+    return copied;
+}
+
+/*
+ * Interrupt the call in progress on sess, from any thread.  No call in
+ * progress: no effect (the simulator also ignores a break between calls).
+ */
+BoolType GciTsBreak(GciSession sess, BoolType hard, GciErrSType *err)
+{
+    FakeSession *s = checkSession(sess, err);
+    const void *fields[1];
+    size_t sizes[1] = {1};
+    int sent;
+    if (s == NULL)
+        return 0;
+    if (__atomic_load_n(&s->dead, __ATOMIC_SEQ_CST)) {
+        setGoneError(err);
+        return 0;
+    }
+    if (!__atomic_load_n(&s->inProgress, __ATOMIC_SEQ_CST)) {
+        clearError(err);
+        return 1;
+    }
+    fields[0] = hard ? "1" : "0";
+    pthread_mutex_lock(&s->writeLock);
+    sent = sendRequest(s->fd, OP_BREAK, 1, fields, sizes);
+    pthread_mutex_unlock(&s->writeLock);
+    if (sent < 0) {
+        setGoneError(err);
+        return 0;
+    }
+    clearError(err);
+    return 1;
+}
+
+int GciTsCallInProgress(GciSession sess, GciErrSType *err)
+{
+    FakeSession *s = checkSession(sess, err);
+    if (s == NULL)
+        return -1;
+    clearError(err);
+    return __atomic_load_n(&s->inProgress, __ATOMIC_SEQ_CST) ? 1 : 0;
+}
+
+BoolType GciTsClearStack(GciSession sess, OopType gsProcess, GciErrSType *err)
+{
+    FakeSession *s = checkSession(sess, err);
+    const void *fields[1];
+    size_t sizes[1];
+    char oop[24];
+    Reply reply;
+    int outcome;
+    if (s == NULL)
+        return 0;
+    if (beginCall(s, err) < 0)
+        return 0;
+    snprintf(oop, sizeof(oop), "%llu", (unsigned long long)gsProcess);
+    fields[0] = oop;
+    sizes[0] = strlen(oop);
+    outcome = roundTrip(s, OP_CLEARSTACK, 1, fields, sizes, &reply, err);
+    if (outcome >= 0)
+        freeReply(&reply);
+    endCall(s);
+    if (outcome != 0)
+        return 0;
+    clearError(err);
+    return 1;
+}

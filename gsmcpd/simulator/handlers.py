@@ -1,0 +1,159 @@
+"""
+Answer gsmcpd's templates the way their envelope would on a real stone.
+
+Every source the daemon sends is a rendered template (L{gsmcpd.templates}):
+a tag comment C{"gsmcp:<name>"}, the arguments as temporaries assigned from
+literals, then the template body and the shared envelope.  The simulated
+stone does not run the envelope; it reads the tag and the arguments, calls
+the template's handler from L{HANDLERS}, and writes the envelope's answer
+itself: C{{"result": ..., "needsCommit": ...}}, or C{{"error": {...},
+"needsCommit": ...}} when the handler signalled an Error.  A handler is a
+function C{(evaluator, arguments) -> JSON-shaped value}; adding a template
+to the model is adding one.
+"""
+
+from gsmcpd import smalltalk
+from gsmcpd.simulator import errors
+from gsmcpd.simulator.evaluator import Evaluator, fromLiteral
+from gsmcpd.simulator.objects import String, printString
+from gsmcpd.simulator.system import describeKey
+
+HANDLERS = {}
+
+_TAG_PREFIX = "gsmcp:"
+
+
+def handler(name):
+    """
+    Register the decorated function as the handler of template C{name}.
+    """
+    def register(function):
+        HANDLERS[name] = function
+        return function
+    return register
+
+
+def _sourceError(detail, source, offset):
+    """
+    A template that does not compile fails the GCI call itself (no envelope
+    runs to catch it).
+    """
+    error = errors.compileError(detail, source, offset)
+    return errors.GciError(error.number, error.description, reason="compileError")
+
+
+def arguments(tree):
+    """
+    The template's arguments: its top-level temporaries assigned from
+    literals, as Python values (Strings as C{str}).
+    """
+    found = {}
+    for statement in tree.statements:
+        if isinstance(statement, smalltalk.Assignment) \
+                and isinstance(statement.value, smalltalk.Literal):
+            value = fromLiteral(statement.value)
+            found[statement.name] = value.text if isinstance(value, String) else value
+    return found
+
+
+def answer(session, source):
+    """
+    The bytes the envelope would answer for C{source}, run in C{session}.
+
+    @raise errors.GciError: the source is not a known template (a compile
+        error, as a real stone would report one), or a break ended the call.
+    """
+    try:
+        tree = smalltalk.parse_expression(source)
+        tag = smalltalk.leading_comment(source)
+    except smalltalk.SmalltalkSyntaxError as e:
+        raise _sourceError(e.message, source, e.offset) from None
+    name = tag[len(_TAG_PREFIX):] if tag and tag.startswith(_TAG_PREFIX) else None
+    if name not in HANDLERS:
+        raise _sourceError(
+            "the simulated stone answers only gsmcpd's templates, and this source "
+            f"has no known tag (found {tag!r})", source, 0)
+    args = arguments(tree)
+    evaluator = Evaluator(session)
+    outcome = {}
+    try:
+        outcome["result"] = HANDLERS[name](evaluator, args)
+    except errors.SmalltalkError as e:
+        outcome["error"] = {"number": e.number, "class": e.className, "message": e.description}
+    outcome["needsCommit"] = session.transaction.needsCommit
+    encoded = toJson(outcome).encode("utf-8")
+    maxBytes = args.get("gsmcpMaxBytes")
+    if isinstance(maxBytes, int) and len(encoded) > maxBytes:
+        encoded = toJson({
+            "error": {"number": 0, "class": "gsmcpd",
+                      "message": f"the result is {len(encoded)} bytes, over the "
+                                 f"daemon's limit of {maxBytes}"},
+            "needsCommit": outcome["needsCommit"]}).encode("utf-8")
+    return encoded
+
+
+def toJson(value):
+    """
+    JSON exactly as the envelope's writer produces it: compact, only C{"}
+    and C{\\} and control characters escaped, non-strings that are not
+    numbers, Booleans, nil, dictionaries or lists written as their
+    printString in quotes.
+    """
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{toJson(str(k))}:{toJson(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(toJson(each) for each in value) + "]"
+    text = value if isinstance(value, str) else printString(value)
+    out = []
+    for c in text:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif ord(c) < 32:
+            out.append(f"\\u00{ord(c):02x}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+# ---------------------------------------------------------------- templates
+
+@handler("execute_code")
+def executeCode(ev, args):
+    printed = printString(ev.evaluate(args["code"]))
+    return {"total": len(printed), "text": printed[:max(args["limit"], 0)]}
+
+
+@handler("status")
+def status(ev, args):
+    session = ev.session
+    return {"user": session.user, "session": session.number, "stone": session.stone.name,
+            "version": session.stone.version, "inTransaction": True}
+
+
+@handler("commit")
+def commit(ev, args):
+    transaction = ev.session.transaction
+    committed = transaction.commit()
+    conflicts = {} if committed else {
+        kind: [describeKey(key).text for key in keys]
+        for kind, keys in transaction.conflicts.items()}
+    return {"committed": committed, "conflicts": conflicts}
+
+
+@handler("abort")
+def abort(ev, args):
+    ev.session.transaction.abort()
+    return {"aborted": True}
+
+
+@handler("refresh")
+def refresh(ev, args):
+    if not ev.session.transaction.continueTransaction():
+        raise errors.continueAfterFailedCommit()
+    return {"refreshed": True}

@@ -1,0 +1,332 @@
+"""
+The simulated stone's kernel classes: a class table and the methods a small
+Smalltalk subset needs.
+
+A method is a Python function C{(ev, receiver, *args)}, where C{ev} is the
+running L{gsmcpd.simulator.evaluator.Evaluator}; it is registered under a
+class name and selectors with L{method} (or L{classMethod} for the class
+side), so the model grows by adding functions.  Lookup follows superclasses
+as Smalltalk's does.
+"""
+
+from fractions import Fraction
+import math
+
+import attr
+
+from gsmcpd.simulator import errors
+from gsmcpd.simulator.objects import (
+    Array, BlockClosure, Character, Delay, Dictionary, OrderedCollection,
+    String, Symbol, SymbolDictionaryRef, UserProfile, SMALLINT_MAX,
+    SMALLINT_MIN, displayString, equal, isNumber, printString)
+
+
+@attr.s(eq=False, repr=False)
+class StClass:
+    """
+    A class: its name, superclass, methods, and (for a class that is not
+    itself a metaclass) its metaclass holding the class-side methods.
+    """
+
+    name = attr.ib()
+    superclass = attr.ib()
+    methods = attr.ib(factory=dict)
+    metaclass = attr.ib(default=None)
+
+    def __repr__(self):
+        return f"<StClass {self.name}>"
+
+    def __reduce__(self):
+        # Classes are kernel objects, shared by every view: copying or
+        # pickling one answers the same class.
+        return (CLASSES.__getitem__, (self.name,))
+
+    def lookup(self, selector):
+        cls = self
+        while cls is not None:
+            if selector in cls.methods:
+                return cls.methods[selector]
+            cls = cls.superclass
+        return None
+
+    def includesBehavior(self, other):
+        cls = self
+        while cls is not None:
+            if cls is other:
+                return True
+            cls = cls.superclass
+        return False
+
+
+CLASSES = {}
+
+
+def _define(name, superclassName):
+    superclass = CLASSES.get(superclassName)
+    meta = StClass(f"{name} class",
+                   superclass.metaclass if superclass else None)
+    cls = CLASSES[name] = StClass(name, superclass, metaclass=meta)
+    return cls
+
+
+for _name, _super in [
+        ("Object", None), ("UndefinedObject", "Object"), ("Boolean", "Object"),
+        ("Magnitude", "Object"), ("Character", "Magnitude"), ("Number", "Magnitude"),
+        ("Integer", "Number"), ("SmallInteger", "Integer"), ("LargeInteger", "Integer"),
+        ("BinaryFloat", "Number"), ("SmallDouble", "BinaryFloat"), ("Float", "BinaryFloat"),
+        ("Fraction", "Number"), ("Collection", "Object"),
+        ("SequenceableCollection", "Collection"), ("Array", "SequenceableCollection"),
+        ("OrderedCollection", "SequenceableCollection"),
+        ("CharacterCollection", "SequenceableCollection"), ("String", "CharacterCollection"),
+        ("Symbol", "String"), ("AbstractDictionary", "Collection"),
+        ("Dictionary", "AbstractDictionary"), ("SymbolDictionary", "AbstractDictionary"),
+        ("ExecBlock", "Object"), ("Delay", "Object"), ("System", "Object"),
+        ("UserProfile", "Object"), ("AbstractException", "Object"),
+        ("Exception", "AbstractException"), ("Error", "Exception"),
+        ("ZeroDivide", "Error"), ("MessageNotUnderstood", "Error"),
+        ("OffsetError", "Error"), ("KeyNotFound", "Error"), ("CompileError", "Error"),
+        ("TransactionError", "Error")]:
+    _define(_name, _super)
+# The metaclass chain ends in Object, so classes answer Object's messages.
+CLASSES["Object"].metaclass.superclass = CLASSES["Object"]
+
+_PYTHON_CLASSES = {
+    String: "String", Symbol: "Symbol", Character: "Character", Array: "Array",
+    OrderedCollection: "OrderedCollection", Dictionary: "Dictionary",
+    BlockClosure: "ExecBlock", Delay: "Delay", SymbolDictionaryRef: "SymbolDictionary",
+    UserProfile: "UserProfile", Fraction: "Fraction", type(None): "UndefinedObject",
+    bool: "Boolean",
+}
+
+
+@attr.s(eq=False)
+class SignalledError:
+    """
+    The exception object an C{on:do:} handler block receives.
+    """
+
+    error = attr.ib()
+
+
+
+def classOf(value):
+    if isinstance(value, StClass):
+        return value.metaclass or CLASSES["Object"]
+    if isinstance(value, SignalledError):
+        return CLASSES.get(value.error.className, CLASSES["Error"])
+    if isinstance(value, int) and not isinstance(value, bool):
+        small = SMALLINT_MIN <= value <= SMALLINT_MAX
+        return CLASSES["SmallInteger" if small else "LargeInteger"]
+    if isinstance(value, float):
+        return CLASSES["SmallDouble" if math.isfinite(value) else "Float"]
+    return CLASSES[_PYTHON_CLASSES[type(value)]]
+
+
+def method(className, *selectors, side="instance"):
+    """
+    Register the decorated function as C{className}'s method for each of
+    C{selectors}.
+    """
+    def register(function):
+        cls = CLASSES[className]
+        table = cls.metaclass.methods if side == "class" else cls.methods
+        for selector in selectors:
+            table[selector] = function
+        return function
+    return register
+
+
+def classMethod(className, *selectors):
+    return method(className, *selectors, side="class")
+
+
+def text(value):
+    """
+    The text of a String or Symbol argument; other arguments are refused the
+    way GemStone refuses them, by not understanding a conversion.
+    """
+    if isinstance(value, (String, Symbol)):
+        return value.text
+    raise errors.messageNotUnderstood(classOf(value).name, "asString")
+
+
+def index(value, size):
+    """
+    The 0-based position of the 1-based Smalltalk index C{value}.
+    """
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise errors.messageNotUnderstood(classOf(value).name, "_isSmallInteger")
+    if not 1 <= value <= size:
+        raise errors.offsetError(size, value)
+    return value - 1
+
+
+# ------------------------------------------------------------------ Object
+
+@method("Object", "==")
+def _identical(ev, receiver, other):
+    return receiver is other or (isinstance(receiver, (int, float, Character, Symbol))
+                                 and not isinstance(receiver, bool)
+                                 and type(receiver) is type(other) and receiver == other)
+
+
+@method("Object", "~~")
+def _notIdentical(ev, receiver, other):
+    return not _identical(ev, receiver, other)
+
+
+@method("Object", "=")
+def _equal(ev, receiver, other):
+    return equal(receiver, other)
+
+
+@method("Object", "~=")
+def _notEqual(ev, receiver, other):
+    return not equal(receiver, other)
+
+
+@method("Object", "printString")
+def _printString(ev, receiver):
+    return String(printString(receiver))
+
+
+@method("Object", "displayString", "asString")
+def _displayString(ev, receiver):
+    return String(displayString(receiver))
+
+
+@method("Object", "yourself")
+def _yourself(ev, receiver):
+    return receiver
+
+
+@method("Object", "class")
+def _class(ev, receiver):
+    return classOf(receiver)
+
+
+@method("Object", "name")
+def _className(ev, receiver):
+    if isinstance(receiver, StClass):
+        return Symbol(receiver.name)
+    if isinstance(receiver, SymbolDictionaryRef):
+        return Symbol(receiver.name)
+    raise errors.messageNotUnderstood(classOf(receiver).name, "name")
+
+
+@method("Object", "isNil")
+def _isNil(ev, receiver):
+    return receiver is None
+
+
+@method("Object", "notNil")
+def _notNil(ev, receiver):
+    return receiver is not None
+
+
+@method("Object", "ifNil:")
+def _ifNil(ev, receiver, block):
+    return ev.value(block) if receiver is None else receiver
+
+
+@method("Object", "ifNotNil:")
+def _ifNotNil(ev, receiver, block):
+    return None if receiver is None else ev.value(block, receiver)
+
+
+@method("Object", "ifNil:ifNotNil:")
+def _ifNilIfNotNil(ev, receiver, nilBlock, notNilBlock):
+    return ev.value(nilBlock) if receiver is None else ev.value(notNilBlock, receiver)
+
+
+@method("Object", "isKindOf:")
+def _isKindOf(ev, receiver, cls):
+    return isinstance(cls, StClass) and classOf(receiver).includesBehavior(cls)
+
+
+@method("Object", "respondsTo:")
+def _respondsTo(ev, receiver, selector):
+    return classOf(receiver).lookup(text(selector)) is not None
+
+
+@method("Object", "isString")
+def _isString(ev, receiver):
+    return isinstance(receiver, (String, Symbol))
+
+
+@method("Object", "isSymbol")
+def _isSymbol(ev, receiver):
+    return isinstance(receiver, Symbol)
+
+
+@method("Object", "isNumber")
+def _isNumber(ev, receiver):
+    return isNumber(receiver)
+
+
+@method("Object", "copy")
+def _copy(ev, receiver):
+    if isinstance(receiver, String):
+        return String(receiver.text)
+    if isinstance(receiver, (Array, OrderedCollection)):
+        return type(receiver)(list(receiver.items))
+    if isinstance(receiver, Dictionary):
+        return Dictionary(dict(receiver.entries))
+    return receiver
+
+
+@method("Object", "error:")
+def _error(ev, receiver, message):
+    raise errors.SmalltalkError(errors.APPLICATION_ERROR, "Error", text(message))
+
+
+# ----------------------------------------------------------------- Boolean
+
+@method("Boolean", "not")
+def _not(ev, receiver):
+    return not receiver
+
+
+@method("Boolean", "&")
+def _and(ev, receiver, other):
+    return receiver and other is True
+
+
+@method("Boolean", "|")
+def _or(ev, receiver, other):
+    return receiver or other is True
+
+
+@method("Boolean", "and:")
+def _andBlock(ev, receiver, block):
+    return ev.value(block) if receiver else False
+
+
+@method("Boolean", "or:")
+def _orBlock(ev, receiver, block):
+    return True if receiver else ev.value(block)
+
+
+@method("Boolean", "xor:")
+def _xor(ev, receiver, other):
+    return receiver is not other
+
+
+@method("Boolean", "ifTrue:")
+def _ifTrue(ev, receiver, block):
+    return ev.value(block) if receiver else None
+
+
+@method("Boolean", "ifFalse:")
+def _ifFalse(ev, receiver, block):
+    return None if receiver else ev.value(block)
+
+
+@method("Boolean", "ifTrue:ifFalse:")
+def _ifTrueIfFalse(ev, receiver, trueBlock, falseBlock):
+    return ev.value(trueBlock if receiver else falseBlock)
+
+
+@method("Boolean", "ifFalse:ifTrue:")
+def _ifFalseIfTrue(ev, receiver, falseBlock, trueBlock):
+    return ev.value(trueBlock if receiver else falseBlock)

@@ -1,0 +1,217 @@
+"""
+Smalltalk values as the simulated stone holds them, and how GemStone prints
+them.
+
+Numbers, C{nil}, C{true} and C{false} are Python's own (C{int},
+C{float}, L{fractions.Fraction}, L{None}, L{True}, L{False}); the rest are
+the small classes below.  They compare by identity, as Smalltalk's C{==}
+does; C{=} is L{equal}.
+"""
+
+from fractions import Fraction
+import re
+
+import attr
+
+SMALLINT_MIN = -(1 << 60)
+SMALLINT_MAX = (1 << 60) - 1
+
+_PLAIN_SYMBOL = re.compile(r"\A(?:[A-Za-z_][A-Za-z0-9_]*:?)+\Z|\A[-+*/\\<>=~@%|&?,]+\Z")
+
+
+@attr.s(eq=False)
+class String:
+    """
+    A String: mutable, so C{at:put:} works; C{text} is replaced, not shared.
+    """
+
+    text = attr.ib()
+
+
+@attr.s(frozen=True)
+class Symbol:
+    """
+    A Symbol: equal text means the same object, as in GemStone.
+    """
+
+    text = attr.ib()
+
+
+@attr.s(frozen=True)
+class Character:
+    char = attr.ib()
+
+
+@attr.s(eq=False)
+class Array:
+    items = attr.ib(factory=list)
+
+
+@attr.s(eq=False)
+class OrderedCollection:
+    items = attr.ib(factory=list)
+
+
+@attr.s(eq=False)
+class Dictionary:
+    """
+    A Dictionary; keys are held by L{keyOf} so equal Strings find each other.
+    """
+
+    entries = attr.ib(factory=dict)     # keyOf(key) -> (key, value)
+
+
+@attr.s(eq=False)
+class Delay:
+    seconds = attr.ib()
+
+
+@attr.s(frozen=True)
+class SymbolDictionaryRef:
+    """
+    A symbol dictionary of the repository (C{UserGlobals}, C{Globals}); its
+    contents live in the transaction model, not in this object.
+    """
+
+    name = attr.ib()
+
+
+@attr.s(frozen=True)
+class UserProfile:
+    userId = attr.ib()
+
+
+@attr.s(eq=False)
+class BlockClosure:
+    """
+    A block and the frame it closes over.
+    """
+
+    node = attr.ib()
+    frame = attr.ib()
+
+    @property
+    def numArgs(self):
+        return len(self.node.params)
+
+
+def keyOf(value):
+    """
+    A hashable stand-in for C{value} as a dictionary key (Strings and
+    Symbols with the same text are the same key).
+    """
+    if isinstance(value, (String, Symbol)):
+        return ("text", value.text)
+    if isinstance(value, (bool, int, float, Fraction, Character)) or value is None:
+        return ("value", type(value).__name__ == "bool", value)
+    return ("identity", id(value))
+
+
+def equal(a, b):
+    """
+    Smalltalk C{=}.
+    """
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isNumber(a) and isNumber(b):
+        return a == b
+    if isinstance(a, String) and isinstance(b, (String, Symbol)):
+        return a.text == b.text
+    if isinstance(a, Symbol):
+        return a == b
+    if isinstance(a, Character):
+        return a == b
+    if type(a) is type(b) and isinstance(a, (Array, OrderedCollection)):
+        return (len(a.items) == len(b.items)
+                and all(equal(x, y) for x, y in zip(a.items, b.items)))
+    return a is b
+
+
+def isNumber(value):
+    return isinstance(value, (int, float, Fraction)) and not isinstance(value, bool)
+
+
+def normalize(number):
+    """
+    A Fraction with denominator 1 is an Integer in Smalltalk.
+    """
+    if isinstance(number, Fraction) and number.denominator == 1:
+        return number.numerator
+    return number
+
+
+def className(value):
+    """
+    The name of C{value}'s class, as GemStone 3.7 names it.
+    """
+    from gsmcpd.simulator.kernel import classOf
+    return classOf(value).name
+
+
+def article(name):
+    return "an" if name[:1] in "AEIOU" else "a"
+
+
+def printString(value):
+    """
+    What C{value printString} answers on GemStone 3.7.
+    """
+    from gsmcpd.simulator.kernel import StClass
+    if value is None:
+        return "nil"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _printFloat(value)
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}"
+    if isinstance(value, String):
+        return "'" + value.text.replace("'", "''") + "'"
+    if isinstance(value, Symbol):
+        if _PLAIN_SYMBOL.match(value.text):
+            return "#" + value.text
+        return "#'" + value.text.replace("'", "''") + "'"
+    if isinstance(value, Character):
+        return "$" + value.char
+    if isinstance(value, (Array, OrderedCollection)):
+        name = className(value)
+        inner = "".join(" " + printString(each) + ("," if i < len(value.items) - 1 else "")
+                        for i, each in enumerate(value.items))
+        return f"{article(name)}{name}({inner or ' '})"
+    if isinstance(value, Dictionary):
+        inner = ", ".join(f"{printString(k)}->{printString(v)}"
+                          for k, v in value.entries.values())
+        return f"aDictionary( {inner})" if inner else "aDictionary( )"
+    if isinstance(value, StClass):
+        return value.name
+    name = className(value)
+    return f"{article(name)}{name}"
+
+
+def displayString(value):
+    """
+    What C{value displayString} answers: Strings and Symbols without quotes.
+    """
+    if isinstance(value, (String, Symbol)):
+        return value.text
+    if isinstance(value, Character):
+        return value.char
+    return printString(value)
+
+
+def _printFloat(value):
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "PlusInfinity" if value > 0 else "MinusInfinity"
+    text = repr(value)
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        if "." not in mantissa:
+            mantissa += ".0"
+        return f"{mantissa}e{int(exponent)}"
+    return text

@@ -1,0 +1,163 @@
+"""
+The simulated stone's repository: versioned objects and per-session views.
+
+Objects are keyed by path tuples, e.g. C{('global', 'UserGlobals', 'Foo')};
+later models (classes, methods, test results) add their own key shapes.  The
+repository keeps every committed version, so a session reading at the commit
+its view was taken sees exactly what a GemStone session would.
+"""
+
+import copy
+import pickle
+import threading
+
+import attr
+
+ABSENT = object()
+"""The value of a key that does not exist (or was removed) at some commit."""
+
+
+@attr.s
+class Repository:
+    """
+    The committed state: a commit counter and each key's version history.
+    """
+
+    commitNumber = attr.ib(default=0)
+    _history = attr.ib(factory=dict)     # key -> [(commitNumber, value), ...]
+    _lock = attr.ib(factory=threading.Lock)
+
+    def read(self, key, view):
+        """
+        The value C{key} had at commit C{view}, or L{ABSENT}.
+        """
+        with self._lock:
+            for number, value in reversed(self._history.get(key, ())):
+                if number <= view:
+                    return value
+        return ABSENT
+
+    def keys(self, view, prefix):
+        """
+        The keys starting with C{prefix} that exist at commit C{view}.
+        """
+        with self._lock:
+            candidates = [k for k in self._history if k[:len(prefix)] == prefix]
+        return [k for k in candidates if self.read(k, view) is not ABSENT]
+
+    def commit(self, writes, view):
+        """
+        Apply C{writes} (key to value or L{ABSENT}) made on a view taken at
+        commit C{view}.
+
+        @return: C{(True, newCommitNumber)}, or C{(False, conflictingKeys)}
+            when another commit since C{view} wrote one of the same keys.
+        """
+        with self._lock:
+            conflicts = [key for key in writes
+                         if any(number > view for number, _ in self._history.get(key, ()))]
+            if conflicts:
+                return False, conflicts
+            if writes:
+                self.commitNumber += 1
+                for key, value in writes.items():
+                    self._history.setdefault(key, []).append(
+                        (self.commitNumber, copy.deepcopy(value)))
+            return True, self.commitNumber
+
+
+@attr.s
+class Transaction:
+    """
+    One session's view of the repository and its uncommitted writes.
+
+    Reads see the write set over the view.  A committed value read through
+    the view is a private copy, kept for the life of the view so identity
+    holds; changing it in place counts as a write, as it does in GemStone.
+    A failed commit leaves the session stuck (GemStone refuses
+    C{continueTransaction}) until it aborts.
+    """
+
+    repository = attr.ib()
+    view = attr.ib()
+    writes = attr.ib(factory=dict)
+    conflicts = attr.ib(factory=dict)
+    commitFailed = attr.ib(default=False)
+    _copies = attr.ib(factory=dict)      # key -> (private copy, its pickle when read)
+
+    def read(self, key):
+        """
+        The value this session sees for C{key}, or L{ABSENT}.
+        """
+        if key in self.writes:
+            return self.writes[key]
+        if key not in self._copies:
+            value = self.repository.read(key, self.view)
+            if value is ABSENT:
+                return ABSENT
+            value = copy.deepcopy(value)
+            self._copies[key] = (value, _snapshot(value))
+        return self._copies[key][0]
+
+    def write(self, key, value):
+        self.writes[key] = value
+
+    def keys(self, prefix):
+        """
+        The keys under C{prefix} this session sees.
+        """
+        present = set(self.repository.keys(self.view, prefix))
+        for key, value in self.writes.items():
+            if key[:len(prefix)] == prefix:
+                (present.discard if value is ABSENT else present.add)(key)
+        return sorted(present)
+
+    def _changes(self):
+        changes = {key: value for key, (value, before) in self._copies.items()
+                   if _snapshot(value) != before}
+        changes.update(self.writes)
+        return changes
+
+    @property
+    def needsCommit(self):
+        return bool(self._changes())
+
+    def commit(self):
+        """
+        Commit the write set: C{True}, or C{False} with C{conflicts} set.
+        """
+        ok, detail = self.repository.commit(self._changes(), self.view)
+        if not ok:
+            self.commitFailed = True
+            self.conflicts = {"Write-Write": detail}
+            return False
+        self.abort()
+        return True
+
+    def abort(self):
+        self.writes.clear()
+        self._copies.clear()
+        self.conflicts = {}
+        self.commitFailed = False
+        self.view = self.repository.commitNumber
+
+    def continueTransaction(self):
+        """
+        Move the view to the newest commit, keeping the write set.
+
+        @return: L{False} if a failed commit forbids it.
+        """
+        if self.commitFailed:
+            return False
+        self.writes.update(self._changes())
+        self._copies.clear()
+        self.view = self.repository.commitNumber
+        return True
+
+    @property
+    def commitsBehind(self):
+        return self.repository.commitNumber - self.view
+
+
+def _snapshot(value):
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)

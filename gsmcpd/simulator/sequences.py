@@ -1,0 +1,466 @@
+"""
+Collections for the simulated stone's kernel: Array, OrderedCollection,
+String, Symbol and Dictionary.
+
+Sequenceable collections share one protocol written against L{elements}
+and L{like}, so a String answers C{select:} with a String and an Array with
+an Array, as GemStone's C{species} arranges.
+"""
+
+from gsmcpd.simulator import errors
+from gsmcpd.simulator.kernel import classOf, classMethod, index, method, text
+from gsmcpd.simulator.objects import (
+    Array, Character, Dictionary, OrderedCollection, String, Symbol, equal,
+    keyOf, printString)
+
+
+def elements(collection):
+    """
+    The elements of a sequenceable collection, as a Python list (a copy for
+    Strings and Symbols).
+    """
+    if isinstance(collection, (String, Symbol)):
+        return [Character(c) for c in collection.text]
+    return collection.items
+
+
+def like(collection, items):
+    """
+    A new collection of C{collection}'s species holding C{items}; a String
+    holds only Characters, so anything else makes an Array.
+    """
+    if isinstance(collection, (String, Symbol)):
+        if all(isinstance(each, Character) for each in items):
+            return String("".join(each.char for each in items))
+        return Array(list(items))
+    return type(collection)(list(items))
+
+
+def _sequence(*selectors):
+    return method("SequenceableCollection", *selectors)
+
+
+@_sequence("size")
+def _size(ev, receiver):
+    return len(elements(receiver))
+
+
+@_sequence("isEmpty")
+def _isEmpty(ev, receiver):
+    return not elements(receiver)
+
+
+@_sequence("notEmpty")
+def _notEmpty(ev, receiver):
+    return bool(elements(receiver))
+
+
+@_sequence("at:")
+def _at(ev, receiver, position):
+    items = elements(receiver)
+    return items[index(position, len(items))]
+
+
+@_sequence("first")
+def _first(ev, receiver):
+    return _at(ev, receiver, 1)
+
+
+@_sequence("last")
+def _last(ev, receiver):
+    return _at(ev, receiver, len(elements(receiver)))
+
+
+@_sequence("at:put:")
+def _atPut(ev, receiver, position, value):
+    if isinstance(receiver, Symbol):
+        raise errors.messageNotUnderstood("Symbol", "at:put:")
+    if isinstance(receiver, String):
+        if not isinstance(value, Character):
+            raise errors.messageNotUnderstood(classOf(value).name, "asCharacter")
+        i = index(position, len(receiver.text))
+        receiver.text = receiver.text[:i] + value.char + receiver.text[i + 1:]
+    else:
+        receiver.items[index(position, len(receiver.items))] = value
+    return value
+
+
+@_sequence("includes:")
+def _includes(ev, receiver, value):
+    return any(equal(each, value) for each in elements(receiver))
+
+
+@_sequence("indexOf:")
+def _indexOf(ev, receiver, value):
+    return next((i + 1 for i, each in enumerate(elements(receiver)) if equal(each, value)), 0)
+
+
+@_sequence("occurrencesOf:")
+def _occurrencesOf(ev, receiver, value):
+    return sum(1 for each in elements(receiver) if equal(each, value))
+
+
+@_sequence(",")
+def _concatenate(ev, receiver, other):
+    if isinstance(receiver, (String, Symbol)):
+        return String(receiver.text + text(other))
+    return like(receiver, elements(receiver) + elements(other))
+
+
+@_sequence("reversed", "reverse")
+def _reversed(ev, receiver):
+    return like(receiver, elements(receiver)[::-1])
+
+
+@_sequence("copyFrom:to:")
+def _copyFromTo(ev, receiver, start, stop):
+    items = elements(receiver)
+    if stop < start:
+        return like(receiver, [])
+    index(start, len(items))
+    index(stop, len(items))
+    return like(receiver, items[start - 1:stop])
+
+
+@_sequence("copyWith:")
+def _copyWith(ev, receiver, value):
+    return like(receiver, elements(receiver) + [value])
+
+
+@_sequence("do:")
+def _do(ev, receiver, block):
+    for each in list(elements(receiver)):
+        ev.value(block, each)
+    return receiver
+
+
+@_sequence("doWithIndex:")
+def _doWithIndex(ev, receiver, block):
+    for i, each in enumerate(list(elements(receiver))):
+        ev.value(block, each, i + 1)
+    return receiver
+
+
+@_sequence("keysAndValuesDo:")
+def _keysAndValuesDo(ev, receiver, block):
+    for i, each in enumerate(list(elements(receiver))):
+        ev.value(block, i + 1, each)
+    return receiver
+
+
+@_sequence("do:separatedBy:")
+def _doSeparatedBy(ev, receiver, block, separator):
+    for i, each in enumerate(list(elements(receiver))):
+        if i:
+            ev.value(separator)
+        ev.value(block, each)
+    return receiver
+
+
+@_sequence("collect:")
+def _collect(ev, receiver, block):
+    return like(receiver, [ev.value(block, each) for each in list(elements(receiver))])
+
+
+@_sequence("select:")
+def _select(ev, receiver, block):
+    return like(receiver, [each for each in list(elements(receiver))
+                           if ev.value(block, each) is True])
+
+
+@_sequence("reject:")
+def _reject(ev, receiver, block):
+    return like(receiver, [each for each in list(elements(receiver))
+                           if ev.value(block, each) is not True])
+
+
+@_sequence("detect:ifNone:")
+def _detectIfNone(ev, receiver, block, noneBlock):
+    for each in list(elements(receiver)):
+        if ev.value(block, each) is True:
+            return each
+    return ev.value(noneBlock)
+
+
+@_sequence("detect:")
+def _detect(ev, receiver, block):
+    for each in list(elements(receiver)):
+        if ev.value(block, each) is True:
+            return each
+    raise errors.notFound("no element satisfies the block")
+
+
+@_sequence("inject:into:")
+def _injectInto(ev, receiver, initial, block):
+    accumulator = initial
+    for each in list(elements(receiver)):
+        accumulator = ev.value(block, accumulator, each)
+    return accumulator
+
+
+@_sequence("anySatisfy:")
+def _anySatisfy(ev, receiver, block):
+    return any(ev.value(block, each) is True for each in list(elements(receiver)))
+
+
+@_sequence("allSatisfy:")
+def _allSatisfy(ev, receiver, block):
+    return all(ev.value(block, each) is True for each in list(elements(receiver)))
+
+
+@_sequence("with:collect:")
+def _withCollect(ev, receiver, other, block):
+    mine, theirs = elements(receiver), elements(other)
+    if len(mine) != len(theirs):
+        raise errors.offsetError(len(mine), len(theirs))
+    return like(receiver, [ev.value(block, a, b) for a, b in zip(mine, theirs)])
+
+
+@_sequence("asArray")
+def _asArray(ev, receiver):
+    return Array(list(elements(receiver)))
+
+
+@_sequence("asOrderedCollection")
+def _asOrderedCollection(ev, receiver):
+    return OrderedCollection(list(elements(receiver)))
+
+
+# -------------------------------------------------------- Array, OrderedCollection
+
+def _new(cls):
+    def new(ev, receiver, size=0):
+        return cls([None] * size if cls is Array else [])
+    return new
+
+
+def _with(cls):
+    def withAll(ev, receiver, *items):
+        return cls(list(items))
+    return withAll
+
+
+for _cls, _name in [(Array, "Array"), (OrderedCollection, "OrderedCollection")]:
+    classMethod(_name, "new", "new:")(_new(_cls))
+    classMethod(_name, "with:", "with:with:", "with:with:with:",
+                "with:with:with:with:", "with:with:with:with:with:")(_with(_cls))
+
+
+@classMethod("Array", "withAll:")
+def _arrayWithAll(ev, receiver, collection):
+    return Array(list(elements(collection)))
+
+
+@method("OrderedCollection", "add:", "addLast:")
+def _add(ev, receiver, value):
+    receiver.items.append(value)
+    return value
+
+
+@method("OrderedCollection", "addFirst:")
+def _addFirst(ev, receiver, value):
+    receiver.items.insert(0, value)
+    return value
+
+
+@method("OrderedCollection", "addAll:")
+def _addAll(ev, receiver, collection):
+    receiver.items.extend(elements(collection))
+    return collection
+
+
+@method("OrderedCollection", "removeFirst")
+def _removeFirst(ev, receiver):
+    index(1, len(receiver.items))
+    return receiver.items.pop(0)
+
+
+@method("OrderedCollection", "removeLast")
+def _removeLast(ev, receiver):
+    index(1, len(receiver.items))
+    return receiver.items.pop()
+
+
+@method("OrderedCollection", "remove:ifAbsent:")
+def _removeIfAbsent(ev, receiver, value, block):
+    for i, each in enumerate(receiver.items):
+        if equal(each, value):
+            return receiver.items.pop(i)
+    return ev.value(block)
+
+
+@method("OrderedCollection", "remove:")
+def _remove(ev, receiver, value):
+    for i, each in enumerate(receiver.items):
+        if equal(each, value):
+            return receiver.items.pop(i)
+    raise errors.notFound(f"{printString(value)} not found")
+
+
+# ----------------------------------------------------------- String, Symbol
+
+@classMethod("String", "new", "new:")
+def _stringNew(ev, receiver, size=0):
+    return String(" " * size)
+
+
+@classMethod("String", "with:")
+def _stringWith(ev, receiver, character):
+    return String(character.char)
+
+
+@method("CharacterCollection", "asUppercase")
+def _asUppercase(ev, receiver):
+    return type(receiver)(receiver.text.upper())
+
+
+@method("CharacterCollection", "asLowercase")
+def _asLowercase(ev, receiver):
+    return type(receiver)(receiver.text.lower())
+
+
+@method("CharacterCollection", "asSymbol")
+def _asSymbol(ev, receiver):
+    return Symbol(receiver.text)
+
+
+@method("CharacterCollection", "asString")
+def _asString(ev, receiver):
+    return String(receiver.text)
+
+
+@method("CharacterCollection", "asNumber", "asInteger")
+def _asNumber(ev, receiver):
+    try:
+        return int(receiver.text.strip())
+    except ValueError:
+        try:
+            return float(receiver.text.strip())
+        except ValueError:
+            return None
+
+
+@method("CharacterCollection", "trimSeparators")
+def _trimSeparators(ev, receiver):
+    return String(receiver.text.strip())
+
+
+@method("CharacterCollection", "includesSubstring:")
+def _includesSubstring(ev, receiver, other):
+    return text(other) in receiver.text
+
+
+@method("CharacterCollection", "subStrings", "substrings")
+def _subStrings(ev, receiver):
+    return Array([String(part) for part in receiver.text.split()])
+
+
+@method("CharacterCollection", "copyReplaceAll:with:")
+def _copyReplaceAll(ev, receiver, old, new):
+    return String(receiver.text.replace(text(old), text(new)))
+
+
+@method("CharacterCollection", "evaluate")
+def _evaluate(ev, receiver):
+    return ev.evaluate(receiver.text)
+
+
+def _compareText(selector, operation):
+    @method("CharacterCollection", selector)
+    def compare(ev, receiver, other):
+        return operation(receiver.text, text(other))
+    return compare
+
+
+_compareText("<", lambda a, b: a < b)
+_compareText(">", lambda a, b: a > b)
+_compareText("<=", lambda a, b: a <= b)
+_compareText(">=", lambda a, b: a >= b)
+
+
+# -------------------------------------------------------------- Dictionary
+
+@classMethod("Dictionary", "new", "new:")
+def _dictionaryNew(ev, receiver, size=0):
+    return Dictionary()
+
+
+@method("Dictionary", "at:put:")
+def _dictAtPut(ev, receiver, key, value):
+    receiver.entries[keyOf(key)] = (key, value)
+    return value
+
+
+@method("Dictionary", "at:ifAbsent:")
+def _dictAtIfAbsent(ev, receiver, key, block):
+    entry = receiver.entries.get(keyOf(key))
+    return ev.value(block) if entry is None else entry[1]
+
+
+@method("Dictionary", "at:")
+def _dictAt(ev, receiver, key):
+    entry = receiver.entries.get(keyOf(key))
+    if entry is None:
+        raise errors.keyNotFound(printString(key))
+    return entry[1]
+
+
+@method("Dictionary", "at:ifAbsentPut:")
+def _dictAtIfAbsentPut(ev, receiver, key, block):
+    entry = receiver.entries.get(keyOf(key))
+    if entry is None:
+        return _dictAtPut(ev, receiver, key, ev.value(block))
+    return entry[1]
+
+
+@method("Dictionary", "removeKey:ifAbsent:")
+def _dictRemoveKeyIfAbsent(ev, receiver, key, block):
+    entry = receiver.entries.pop(keyOf(key), None)
+    return ev.value(block) if entry is None else entry[1]
+
+
+@method("Dictionary", "removeKey:")
+def _dictRemoveKey(ev, receiver, key):
+    entry = receiver.entries.pop(keyOf(key), None)
+    if entry is None:
+        raise errors.keyNotFound(printString(key))
+    return entry[1]
+
+
+@method("Dictionary", "includesKey:")
+def _dictIncludesKey(ev, receiver, key):
+    return keyOf(key) in receiver.entries
+
+
+@method("Dictionary", "size")
+def _dictSize(ev, receiver):
+    return len(receiver.entries)
+
+
+@method("Dictionary", "isEmpty")
+def _dictIsEmpty(ev, receiver):
+    return not receiver.entries
+
+
+@method("Dictionary", "keys")
+def _dictKeys(ev, receiver):
+    return Array([key for key, _ in receiver.entries.values()])
+
+
+@method("Dictionary", "values")
+def _dictValues(ev, receiver):
+    return Array([value for _, value in receiver.entries.values()])
+
+
+@method("Dictionary", "keysAndValuesDo:")
+def _dictKeysAndValuesDo(ev, receiver, block):
+    for key, value in list(receiver.entries.values()):
+        ev.value(block, key, value)
+    return receiver
+
+
+@method("Dictionary", "do:")
+def _dictDo(ev, receiver, block):
+    for _, value in list(receiver.entries.values()):
+        ev.value(block, value)
+    return receiver

@@ -1,0 +1,234 @@
+"""
+The simulated stone's socket side: accept connections from the fake
+libgcits, turn each logged-in connection into a session's gem, and serve
+the tests' CONTROL requests.  The wire format is in L{gsmcpd.simulator.wire}.
+"""
+
+import json
+import os
+import socket
+import sys
+import threading
+import traceback
+
+import attr
+
+from gsmcpd.simulator import errors, handlers, wire
+from gsmcpd.simulator.objects import Array, String
+from gsmcpd.simulator.stone import GemKilled
+from gsmcpd.simulator.system import USER_GLOBALS, globalKey
+
+
+def _errorReply(error):
+    return wire.encodeFields(wire.ERROR, [
+        error.number, int(error.fatal), error.message, error.reason, error.context])
+
+
+@attr.s(eq=False)
+class Gem:
+    """
+    One session's connection: reads its requests, runs each EXECUTE on a
+    worker thread so a BREAK can arrive meanwhile, writes the replies.
+    """
+
+    server = attr.ib()
+    sock = attr.ib()
+    session = attr.ib()
+    _writeLock = attr.ib(factory=threading.Lock)
+
+    def send(self, frame):
+        with self._writeLock:
+            try:
+                self.sock.sendall(frame)
+            except OSError:
+                pass
+
+    def serve(self):
+        try:
+            while True:
+                opcode, fields = wire.readFrame(self.sock)
+                if opcode == wire.EXECUTE:
+                    self.session.interrupt.begin()
+                    threading.Thread(target=self._execute, args=(fields[0],),
+                                     daemon=True).start()
+                elif opcode == wire.BREAK:
+                    self.session.interrupt.breakCall(fields[:1] == [b"1"])
+                elif opcode == wire.CLEARSTACK:
+                    self.send(wire.encodeFields(wire.OK, []))
+                elif opcode == wire.LOGOUT:
+                    self.send(wire.encodeFields(wire.OK, []))
+                    return
+                else:
+                    return
+        except wire.ConnectionClosed:
+            pass
+        finally:
+            self.close()
+
+    def _execute(self, source):
+        try:
+            reply = wire.encodeFields(wire.OK, [
+                handlers.answer(self.session, source.decode("utf-8", "replace"))])
+        except errors.GciError as e:
+            reply = _errorReply(e)
+        except GemKilled:
+            return
+        except RecursionError:
+            reply = _errorReply(errors.GciError(
+                0, "simulated stone: the evaluation recursed deeper than the simulator "
+                   "allows", reason="simulatorLimit"))
+        except Exception as e:
+            traceback.print_exc(file=sys.stderr)
+            reply = _errorReply(errors.GciError(
+                0, f"simulated stone internal error: {e!r}", reason="simulatorBug"))
+        finally:
+            self.session.interrupt.end()
+        self.send(reply)
+
+    def close(self):
+        """
+        End the gem: its session is logged out and its call, if any, stops.
+        """
+        self.session.interrupt.kill()
+        self.server.forget(self)
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+def jsonToSmalltalk(value):
+    """
+    A CONTROL request's JSON value as a Smalltalk value.
+    """
+    if isinstance(value, str):
+        return String(value)
+    if isinstance(value, list):
+        return Array([jsonToSmalltalk(each) for each in value])
+    return value
+
+
+@attr.s(eq=False)
+class StoneServer:
+    """
+    Listens on a Unix socket for the fake libgcits and for CONTROL clients.
+    """
+
+    stone = attr.ib()
+    path = attr.ib()
+    _gems = attr.ib(factory=dict)          # session number -> Gem
+    _lock = attr.ib(factory=threading.Lock)
+    _listener = attr.ib(default=None)
+
+    def listen(self):
+        """
+        Bind the socket, replacing a stale one but never a live stone's.
+        """
+        if os.path.exists(self.path):
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                if probe.connect_ex(self.path) == 0:
+                    raise OSError(f"a simulated stone is already listening on {self.path}")
+            os.unlink(self.path)
+        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._listener.bind(self.path)
+        self._listener.listen(64)
+
+    def serveForever(self):
+        """
+        Accept connections until interrupted; then close everything and
+        remove the socket.
+        """
+        try:
+            while True:
+                sock, _ = self._listener.accept()
+                threading.Thread(target=self._greet, args=(sock,), daemon=True).start()
+        finally:
+            self._listener.close()
+            with self._lock:
+                gems = list(self._gems.values())
+            for gem in gems:
+                gem.close()
+            if os.path.exists(self.path):
+                os.unlink(self.path)
+
+    def forget(self, gem):
+        with self._lock:
+            if self._gems.get(gem.session.number) is gem:
+                del self._gems[gem.session.number]
+        self.stone.logout(gem.session)
+
+    def _greet(self, sock):
+        try:
+            opcode, fields = wire.readFrame(sock)
+        except wire.ConnectionClosed:
+            sock.close()
+            return
+        if opcode == wire.LOGIN:
+            self._login(sock, fields)
+        elif opcode == wire.CONTROL:
+            self._control(sock, fields)
+        else:
+            sock.close()
+
+    def _login(self, sock, fields):
+        texts = [field.decode("utf-8", "replace") for field in fields]
+        user, password = (texts[3:5] + ["", ""])[:2]
+        try:
+            session = self.stone.login(user, password)
+        except errors.GciError as e:
+            sock.sendall(_errorReply(e))
+            sock.close()
+            return
+        gem = Gem(self, sock, session)
+        with self._lock:
+            self._gems[session.number] = gem
+        gem.send(wire.encodeFields(wire.OK, [session.number]))
+        gem.serve()
+
+    def _control(self, sock, fields):
+        try:
+            while True:
+                try:
+                    answer = self.control(json.loads(fields[0]))
+                    reply = wire.encodeFields(wire.OK, [json.dumps(answer)])
+                except (KeyError, TypeError, ValueError) as e:
+                    reply = wire.encodeFields(wire.ERROR, [0, 0, f"bad CONTROL request: {e!r}", ""])
+                sock.sendall(reply)
+                opcode, fields = wire.readFrame(sock)
+                if opcode != wire.CONTROL:
+                    break
+        except (wire.ConnectionClosed, OSError):
+            pass
+        finally:
+            sock.close()
+
+    def control(self, request):
+        """
+        Carry out one CONTROL request (test-only): see L{CONTROL_OPS}.
+        """
+        op = request["op"]
+        if op == "sessions":
+            return {"sessions": self.stone.describeSessions()}
+        if op == "kill":
+            with self._lock:
+                gem = self._gems.get(request["session"])
+            if gem is not None:
+                gem.close()
+            return {"killed": gem is not None}
+        if op == "maxLogins":
+            self.stone.maxLogins = int(request["value"])
+            return {"maxLogins": self.stone.maxLogins}
+        if op == "commitFromOutside":
+            key = globalKey(USER_GLOBALS, request["key"])
+            commit = self.stone.commitFromOutside(key, jsonToSmalltalk(request["value"]))
+            return {"commit": commit}
+        raise ValueError(f"unknown op {op!r}; known: {', '.join(CONTROL_OPS)}")
+
+
+CONTROL_OPS = {
+    "sessions": "the logged-in sessions: number, user, commits behind",
+    "kill": "stop session N's gem (its connection closes; calls fail fatally)",
+    "maxLogins": "set the login cap",
+    "commitFromOutside": "commit UserGlobals at: key put: value as another session",
+}

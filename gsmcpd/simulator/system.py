@@ -1,0 +1,320 @@
+"""
+The simulated stone's System, symbol dictionaries, blocks, Delay and
+exception handling: the kernel parts that reach the session (its
+transaction, its identity, its interrupts).
+
+Globals live in the transaction model under keys
+C{('global', dictionaryName, name)}; kernel classes are Globals that no
+commit can remove.
+"""
+
+from gsmcpd.simulator import errors
+from gsmcpd.simulator.kernel import (
+    CLASSES, SignalledError, StClass, classMethod, classOf, method, text)
+from gsmcpd.simulator.objects import (
+    Array, Delay, Dictionary, String, Symbol, SymbolDictionaryRef, UserProfile,
+    isNumber, keyOf, printString)
+from gsmcpd.simulator.repository import ABSENT
+
+USER_GLOBALS = SymbolDictionaryRef("UserGlobals")
+GLOBALS = SymbolDictionaryRef("Globals")
+SYMBOL_LIST = (USER_GLOBALS, GLOBALS)
+
+KERNEL_GLOBALS = {**CLASSES, "UserGlobals": USER_GLOBALS, "Globals": GLOBALS}
+
+
+def globalKey(dictionary, name):
+    return ("global", dictionary.name, name)
+
+
+def readGlobal(session, dictionary, name):
+    """
+    What C{dictionary at: name} answers in C{session}'s view, or L{ABSENT}.
+    """
+    value = session.transaction.read(globalKey(dictionary, name))
+    if value is ABSENT and dictionary is GLOBALS:
+        return KERNEL_GLOBALS.get(name, ABSENT)
+    return value
+
+
+def resolve(session, name):
+    """
+    The dictionary of the symbol list that defines C{name} first, or
+    L{None}.
+    """
+    for dictionary in SYMBOL_LIST:
+        if readGlobal(session, dictionary, name) is not ABSENT:
+            return dictionary
+    return None
+
+
+# -------------------------------------------------------- SymbolDictionary
+
+@method("SymbolDictionary", "at:put:")
+def _globalAtPut(ev, receiver, key, value):
+    ev.session.transaction.write(globalKey(receiver, text(key)), value)
+    return value
+
+
+@method("SymbolDictionary", "at:ifAbsent:")
+def _globalAtIfAbsent(ev, receiver, key, block):
+    value = readGlobal(ev.session, receiver, text(key))
+    return ev.value(block) if value is ABSENT else value
+
+
+@method("SymbolDictionary", "at:")
+def _globalAt(ev, receiver, key):
+    value = readGlobal(ev.session, receiver, text(key))
+    if value is ABSENT:
+        raise errors.keyNotFound(printString(key))
+    return value
+
+
+@method("SymbolDictionary", "includesKey:")
+def _globalIncludesKey(ev, receiver, key):
+    return readGlobal(ev.session, receiver, text(key)) is not ABSENT
+
+
+@method("SymbolDictionary", "removeKey:ifAbsent:")
+def _globalRemoveKeyIfAbsent(ev, receiver, key, block):
+    value = readGlobal(ev.session, receiver, text(key))
+    if value is ABSENT:
+        return ev.value(block)
+    ev.session.transaction.write(globalKey(receiver, text(key)), ABSENT)
+    return value
+
+
+@method("SymbolDictionary", "removeKey:")
+def _globalRemoveKey(ev, receiver, key):
+    value = readGlobal(ev.session, receiver, text(key))
+    if value is ABSENT:
+        raise errors.keyNotFound(printString(key))
+    ev.session.transaction.write(globalKey(receiver, text(key)), ABSENT)
+    return value
+
+
+@method("SymbolDictionary", "keys")
+def _globalKeys(ev, receiver):
+    names = [key[2] for key in ev.session.transaction.keys(("global", receiver.name))]
+    if receiver is GLOBALS:
+        names = sorted(set(names) | set(KERNEL_GLOBALS))
+    return Array([Symbol(name) for name in names])
+
+
+# ------------------------------------------------------------------ System
+
+@classMethod("System", "commitTransaction")
+def _commit(ev, receiver):
+    return ev.session.transaction.commit()
+
+
+@classMethod("System", "abortTransaction")
+def _abort(ev, receiver):
+    ev.session.transaction.abort()
+    return receiver
+
+
+@classMethod("System", "continueTransaction")
+def _continue(ev, receiver):
+    if not ev.session.transaction.continueTransaction():
+        raise errors.continueAfterFailedCommit()
+    return True
+
+
+@classMethod("System", "needsCommit")
+def _needsCommit(ev, receiver):
+    return ev.session.transaction.needsCommit
+
+
+@classMethod("System", "inTransaction")
+def _inTransaction(ev, receiver):
+    # Sessions run in GemStone's default #autoBegin mode: always in one.
+    return True
+
+
+@classMethod("System", "transactionConflicts")
+def _transactionConflicts(ev, receiver):
+    conflicts = Dictionary()
+    for kind, keys in ev.session.transaction.conflicts.items():
+        conflicts.entries[keyOf(Symbol(kind))] = (
+            Symbol(kind), Array([describeKey(key) for key in keys]))
+    return conflicts
+
+
+@classMethod("System", "session")
+def _session(ev, receiver):
+    return ev.session.number
+
+
+@classMethod("System", "myUserProfile")
+def _myUserProfile(ev, receiver):
+    return UserProfile(ev.session.user)
+
+
+@classMethod("System", "stoneName")
+def _stoneName(ev, receiver):
+    return String(ev.session.stone.name)
+
+
+@classMethod("System", "stoneVersionAt:", "gemVersionAt:")
+def _versionAt(ev, receiver, key):
+    if text(key) == "gsVersion":
+        return String(ev.session.stone.version)
+    return None
+
+
+@method("UserProfile", "userId")
+def _userId(ev, receiver):
+    return String(receiver.userId)
+
+
+def describeKey(key):
+    """
+    How a conflicting repository key is reported.
+    """
+    if key[0] == "global":
+        return String(f"{key[1]} at: #{key[2]}")
+    return String(" ".join(map(str, key)))
+
+
+# -------------------------------------------------------------- ExecBlock
+
+def _blockValue(ev, receiver, *args):
+    return ev.value(receiver, *args)
+
+
+method("ExecBlock", "value", "value:", "value:value:", "value:value:value:",
+       "value:value:value:value:")(_blockValue)
+
+
+@method("ExecBlock", "valueWithArguments:")
+def _valueWithArguments(ev, receiver, arguments):
+    return ev.value(receiver, *arguments.items)
+
+
+@method("ExecBlock", "numArgs")
+def _numArgs(ev, receiver):
+    return receiver.numArgs
+
+
+@method("ExecBlock", "whileTrue:")
+def _whileTrueDo(ev, receiver, body):
+    while ev.value(receiver) is True:
+        ev.value(body)
+    return None
+
+
+@method("ExecBlock", "whileFalse:")
+def _whileFalseDo(ev, receiver, body):
+    while ev.value(receiver) is False:
+        ev.value(body)
+    return None
+
+
+@method("ExecBlock", "whileTrue")
+def _whileTrue(ev, receiver):
+    while ev.value(receiver) is True:
+        pass
+    return None
+
+
+@method("ExecBlock", "whileFalse")
+def _whileFalse(ev, receiver):
+    while ev.value(receiver) is False:
+        pass
+    return None
+
+
+@method("ExecBlock", "repeat")
+def _repeat(ev, receiver):
+    while True:
+        ev.value(receiver)
+
+
+@method("ExecBlock", "ensure:")
+def _ensure(ev, receiver, cleanup):
+    try:
+        return ev.value(receiver)
+    finally:
+        ev.value(cleanup)
+
+
+@method("ExecBlock", "on:do:")
+def _onDo(ev, receiver, exceptionClass, handler):
+    """
+    Run the receiver, handing a signalled Error of C{exceptionClass} to
+    C{handler}; breaks and other GCI-level events pass untouched.
+    """
+    try:
+        return ev.value(receiver)
+    except errors.SmalltalkError as e:
+        signalled = CLASSES.get(e.className, CLASSES["Error"])
+        if not (isinstance(exceptionClass, StClass) and signalled.includesBehavior(exceptionClass)):
+            raise
+        exception = SignalledError(e)
+        try:
+            return ev.value(handler, exception) if handler.numArgs else ev.value(handler)
+        except _HandlerReturn as returned:
+            if returned.exception is not exception:
+                raise
+            return returned.value
+
+
+class _HandlerReturn(Exception):
+    """
+    C{ex return: value} unwinding to its C{on:do:}.
+    """
+
+    def __init__(self, exception, value):
+        super().__init__()
+        self.exception = exception
+        self.value = value
+
+
+@method("Error", "messageText", "description")
+def _messageText(ev, receiver):
+    return String(receiver.error.description)
+
+
+@method("Error", "number")
+def _errorNumber(ev, receiver):
+    return receiver.error.number
+
+
+@method("Error", "return:")
+def _return(ev, receiver, value):
+    raise _HandlerReturn(receiver, value)
+
+
+@method("Error", "return")
+def _returnNil(ev, receiver):
+    raise _HandlerReturn(receiver, None)
+
+
+@method("Error", "signal")
+def _signal(ev, receiver):
+    raise receiver.error
+
+
+# ------------------------------------------------------------------ Delay
+
+@classMethod("Delay", "forSeconds:")
+def _forSeconds(ev, receiver, seconds):
+    return Delay(_duration(seconds))
+
+
+@classMethod("Delay", "forMilliseconds:")
+def _forMilliseconds(ev, receiver, milliseconds):
+    return Delay(_duration(milliseconds) / 1000)
+
+
+def _duration(value):
+    if not isNumber(value):
+        raise errors.messageNotUnderstood(classOf(value).name, "_generality")
+    return max(float(value), 0.0)
+
+
+@method("Delay", "wait")
+def _wait(ev, receiver):
+    ev.sleep(receiver.seconds)
+    return receiver

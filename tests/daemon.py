@@ -1,0 +1,74 @@
+"""
+A real C{twistd -n gsmcp} process on a free loopback port, for tests that
+drive the daemon as a client would.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+TWISTD = ("from twisted.scripts.twistd import run; run()",)
+
+
+def freePort():
+    """
+    A loopback port nothing listens on right now.
+    """
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Daemon:
+    """
+    C{twistd -n gsmcp --simulated ...} as a child process.
+
+    @ivar url: the daemon's C{/mcp} URL.
+    @ivar logPath: where its log goes.
+    """
+
+    def __init__(self, directory, *arguments):
+        self.port = freePort()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.logPath = os.path.join(directory, "twistd.log")
+        self._log = open(self.logPath, "wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", *TWISTD, "--nodaemon", "--pidfile=",
+             "gsmcp", "--simulated",
+             "--port", f"tcp:{self.port}:interface=127.0.0.1", *arguments],
+            stdout=self._log, stderr=subprocess.STDOUT, cwd=directory)
+        self._waitForPort(timeout=30)
+
+    def _waitForPort(self, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"twistd exited:\n{self.log()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"twistd did not listen in {timeout}s:\n"
+                           f"{self.log()}")
+
+    def log(self):
+        with open(self.logPath, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def stop(self):
+        """
+        Stop it as systemd would (SIGTERM) and wait.
+        """
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+        return self.process.returncode

@@ -1,0 +1,238 @@
+"""
+The GCI layer against the simulated stone: the real ctypes path, threads,
+FIFO order, errors, the pool's cap.
+"""
+
+import ctypes
+import json
+import os
+import threading
+
+from twisted.internet import reactor
+from twisted.internet.defer import gatherResults, inlineCallbacks
+from twisted.python.threadable import isInIOThread
+from twisted.trial.unittest import SynchronousTestCase, TestCase
+
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.library import (
+    BlockingCallOnReactorThread, GciErrSType, GciLibrary, GciLibraryError)
+from gsmcpd.gci.pool import GemSessionPool, SessionLimitReached
+from gsmcpd.gci.session import GemSession, LoginParameters, SessionGone
+from gsmcpd.simulator.build import libraryPath
+from gsmcpd.simulator.control import SimulatorControl
+from gsmcpd.simulator.launch import launch
+from gsmcpd.templates import Template
+
+
+def executeCode(code):
+    return Template.named("execute_code").render(
+        {"code": code, "limit": 50000}, 1 << 20)
+
+
+class SimulatedStoneMixin:
+    """
+    A simulated stone for the test, and a login to it.
+    """
+
+    maxLogins = 10
+
+    def startStone(self):
+        directory = self.mktemp()
+        os.makedirs(directory)
+        socket = os.path.join(directory, "stone")
+        self.stone = launch(socket, maxLogins=self.maxLogins)
+        self.addCleanup(self.stone.stop)
+        self.control = SimulatorControl(socket)
+        self.library = GciLibrary.load(libraryPath())
+        self.login = LoginParameters(stoneNrs=socket, gemNrs=None,
+                                     user="DataCurator", password="swordfish")
+
+
+class LibraryTests(SynchronousTestCase):
+
+    def test_simulatedVersion(self):
+        library = GciLibrary.load(libraryPath())
+        self.assertTrue(library.version.startswith("3.7."))
+        self.assertIn("simulated", library.version)
+
+    def test_errorLayout(self):
+        self.assertEqual(ctypes.sizeof(GciErrSType), 2168)
+        self.assertEqual(GciErrSType.number.offset, 104)
+        self.assertEqual(GciErrSType.fatal.offset, 112)
+        self.assertEqual(GciErrSType.message.offset, 113)
+        self.assertEqual(GciErrSType.reason.offset, 1138)
+
+    def test_unsupportedVersionRefused(self):
+        cdll = _FakeCDLL(b"3.6.2 build 1")
+        error = self.assertRaises(GciLibraryError, GciLibrary, cdll, "x.so")
+        self.assertIn("3.6.2", str(error))
+
+    def test_missingFunctionRefused(self):
+        cdll = _FakeCDLL(b"3.7.4", missing="GciTsBreak")
+        error = self.assertRaises(GciLibraryError, GciLibrary, cdll, "x.so")
+        self.assertIn("GciTsBreak", str(error))
+
+    def test_unloadable(self):
+        self.assertRaises(GciLibraryError, GciLibrary.load, "/nonexistent.so")
+
+
+class _FakeFunction:
+    def __init__(self, call=None):
+        self.call = call
+
+    def __call__(self, *args):
+        return self.call(*args)
+
+
+class _FakeCDLL:
+    def __init__(self, version, missing=None):
+        def writeVersion(buffer, size):
+            ctypes.memmove(buffer, version + b"\0", len(version) + 1)
+            return 3
+
+        for name in ("GciTsVersion", "GciTsLogin", "GciTsLogout",
+                     "GciTsExecuteFetchBytes", "GciTsBreak",
+                     "GciTsClearStack"):
+            if name != missing:
+                setattr(self, name, _FakeFunction())
+        self.GciTsVersion.call = writeVersion
+
+
+class ReactorThreadTests(SimulatedStoneMixin, TestCase):
+
+    def test_blockingCallRefusedOnReactorThread(self):
+        """
+        The reactor thread never enters a blocking GemStone call: the
+        binding refuses it before calling C.
+        """
+        self.startStone()
+        self.assertTrue(isInIOThread())
+        self.assertRaises(BlockingCallOnReactorThread, self.library.login,
+                          self.login.stoneNrs, None, None, None,
+                          "DataCurator", "swordfish")
+        self.assertEqual(self.control.call({"op": "sessions"})["sessions"],
+                         [])
+
+
+class GemSessionTests(SimulatedStoneMixin, TestCase):
+
+    def setUp(self):
+        self.startStone()
+
+    @inlineCallbacks
+    def loggedIn(self):
+        gem = GemSession(self.library, self.login, reactor, "test")
+        yield gem.login()
+        self.addCleanup(gem.logout)
+        return gem
+
+    @inlineCallbacks
+    def test_executeOnItsOwnThread(self):
+        gem = yield self.loggedIn()
+        answer = yield gem.execute(executeCode("3 + 4"), 1 << 20)
+        self.assertEqual(json.loads(answer), {
+            "result": {"total": 1, "text": "7"}, "needsCommit": False})
+        self.assertFalse(gem.busy)
+
+    @inlineCallbacks
+    def test_callsRunInOrder(self):
+        gem = yield self.loggedIn()
+        answers = yield gatherResults([
+            gem.execute(executeCode(f"{n} * 10"), 4096) for n in range(5)])
+        self.assertEqual([json.loads(a)["result"]["text"] for a in answers],
+                         ["0", "10", "20", "30", "40"])
+
+    @inlineCallbacks
+    def test_gciErrorCarriesNumberAndMessage(self):
+        gem = yield self.loggedIn()
+        error = yield self.assertFailure(
+            gem.execute('"gsmcp:no-such-template"\n1', 4096), GciError)
+        self.assertEqual(error.number, 1001)
+        self.assertFalse(error.fatal)
+        answer = yield gem.execute(executeCode("1 + 1"), 4096)
+        self.assertEqual(json.loads(answer)["result"]["text"], "2")
+
+    @inlineCallbacks
+    def test_fatalErrorEndsTheSession(self):
+        gem = yield self.loggedIn()
+        [number] = [s["session"]
+                    for s in self.control.call({"op": "sessions"})["sessions"]]
+        self.control.call({"op": "kill", "session": number})
+        error = yield self.assertFailure(
+            gem.execute(executeCode("1"), 4096), GciError)
+        self.assertTrue(error.fatal)
+        self.assertIs(gem.gone, error)
+        again = yield self.assertFailure(
+            gem.execute(executeCode("1"), 4096), SessionGone)
+        self.assertTrue(again.fatal)
+
+    @inlineCallbacks
+    def test_breakInterruptsARunningCall(self):
+        gem = yield self.loggedIn()
+        running = gem.execute(executeCode("(Delay forSeconds: 30) wait"), 4096)
+        started = threading.Event()
+        reactor.callLater(0.2, lambda: (gem.interrupt(hard=False),
+                                        started.set()))
+        error = yield self.assertFailure(running, GciError)
+        self.assertEqual(error.number, 6003)
+        self.assertTrue(error.isBreak)
+        answer = yield gem.execute(executeCode("2 + 2"), 4096)
+        self.assertEqual(json.loads(answer)["result"]["text"], "4")
+
+    @inlineCallbacks
+    def test_loginFailure(self):
+        bad = LoginParameters(stoneNrs=self.login.stoneNrs, gemNrs=None,
+                              user="DataCurator", password="wrong")
+        gem = GemSession(self.library, bad, reactor, "bad")
+        self.addCleanup(gem.logout)
+        error = yield self.assertFailure(gem.login(), GciError)
+        self.assertNotEqual(error.number, 0)
+
+
+class PoolTests(SimulatedStoneMixin, TestCase):
+
+    def setUp(self):
+        self.startStone()
+
+    def loggedInNumbers(self):
+        return [s["session"]
+                for s in self.control.call({"op": "sessions"})["sessions"]]
+
+    @inlineCallbacks
+    def test_capRefusesWithoutLogin(self):
+        pool = GemSessionPool(self.library, self.login, reactor, 2)
+        self.addCleanup(pool.closeAll)
+        yield pool.open("a")
+        yield pool.open("b")
+        error = self.assertRaises(SessionLimitReached, pool.open, "c")
+        self.assertEqual(error.limit, 2)
+        self.assertEqual(len(self.loggedInNumbers()), 2)
+
+    @inlineCallbacks
+    def test_closeGivesTheSlotBack(self):
+        pool = GemSessionPool(self.library, self.login, reactor, 1)
+        self.addCleanup(pool.closeAll)
+        gem = yield pool.open("a")
+        yield pool.close(gem)
+        self.assertEqual(self.loggedInNumbers(), [])
+        yield pool.open("b")
+
+    @inlineCallbacks
+    def test_failedLoginGivesTheSlotBack(self):
+        self.control.call({"op": "maxLogins", "value": 0})
+        pool = GemSessionPool(self.library, self.login, reactor, 1)
+        yield self.assertFailure(pool.open("a"), GciError)
+        self.assertEqual(len(pool), 0)
+        self.control.call({"op": "maxLogins", "value": 10})
+        yield pool.open("b")
+        yield pool.closeAll()
+
+    @inlineCallbacks
+    def test_closeAllLogsEveryoneOut(self):
+        pool = GemSessionPool(self.library, self.login, reactor, None)
+        gems = yield gatherResults([pool.open(str(n)) for n in range(4)])
+        busy = gems[0].execute(executeCode("[true] whileTrue"), 4096)
+        busy.addErrback(lambda f: f.trap(GciError))
+        yield pool.closeAll()
+        self.assertEqual(self.loggedInNumbers(), [])
+        self.assertEqual(len(pool), 0)

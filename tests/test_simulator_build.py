@@ -1,0 +1,53 @@
+"""
+Tests for building the simulated stone's libgcits and for its wire format.
+"""
+
+import os
+from pathlib import Path
+import socket
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.simulator import build, wire
+
+
+class BuildTests(SynchronousTestCase):
+
+    def test_cacheDirectory(self):
+        self.assertEqual(build.cacheDirectory({"GSMCP_CACHE_DIR": "/c", "XDG_CACHE_HOME": "/x"}),
+                         Path("/c"))
+        self.assertEqual(build.cacheDirectory({"XDG_CACHE_HOME": "/x"}), Path("/x/gsmcpd"))
+        self.assertEqual(build.cacheDirectory({}), Path.home() / ".cache" / "gsmcpd")
+
+    def test_noCompiler(self):
+        e = self.assertRaises(build.SimulatorBuildError, build.findCompiler,
+                              {"CC": "no-such-cc-here", "PATH": ""})
+        self.assertIn("needs a C compiler", str(e))
+        self.assertNotIn("\n", str(e))
+
+    def test_buildsOnceIntoCache(self):
+        directory = self.mktemp()
+        environ = {**os.environ, "GSMCP_CACHE_DIR": directory}
+        path = build.libraryPath(environ)
+        self.assertTrue(Path(path).name.startswith("libgcits-simulated-"))
+        self.assertEqual(os.listdir(directory), [Path(path).name])
+        before = os.stat(path).st_mtime_ns
+        self.assertEqual(build.libraryPath(environ), path)
+        self.assertEqual(os.stat(path).st_mtime_ns, before)
+
+
+class WireTests(SynchronousTestCase):
+
+    def test_roundTrip(self):
+        left, right = socket.socketpair()
+        self.addCleanup(left.close)
+        self.addCleanup(right.close)
+        left.sendall(wire.encodeFields(wire.EXECUTE, ["3 + 4", b"\x00\xff", 12]))
+        self.assertEqual(wire.readFrame(right), (wire.EXECUTE, [b"3 + 4", b"\x00\xff", b"12"]))
+
+    def test_closed(self):
+        left, right = socket.socketpair()
+        self.addCleanup(right.close)
+        left.sendall(b"\x00\x00")
+        left.close()
+        self.assertRaises(wire.ConnectionClosed, wire.readFrame, right)

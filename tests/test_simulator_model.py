@@ -1,0 +1,146 @@
+"""
+Tests for the simulated stone's model (a test double, not GemStone), in
+process: transactions, the evaluator and the template answers, without a
+socket or the C library.
+"""
+
+import json
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.simulator import errors, handlers
+from gsmcpd.simulator.evaluator import Evaluator
+from gsmcpd.simulator.objects import printString
+from gsmcpd.simulator.repository import ABSENT, Repository, Transaction
+from gsmcpd.simulator.stone import Stone
+from gsmcpd.templates import Template
+
+
+class TransactionTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.repository = Repository()
+        self.key = ("global", "UserGlobals", "X")
+
+    def transaction(self):
+        return Transaction(self.repository, self.repository.commitNumber)
+
+    def test_readsSeeWritesOverView(self):
+        t = self.transaction()
+        self.assertIs(t.read(self.key), ABSENT)
+        t.write(self.key, 1)
+        self.assertEqual(t.read(self.key), 1)
+        self.assertTrue(t.needsCommit)
+        self.assertIs(self.transaction().read(self.key), ABSENT)
+
+    def test_conflictIsSticky(self):
+        first, second = self.transaction(), self.transaction()
+        first.write(self.key, 1)
+        second.write(self.key, 2)
+        self.assertTrue(first.commit())
+        self.assertFalse(second.commit())
+        self.assertEqual(second.conflicts, {"Write-Write": [self.key]})
+        self.assertFalse(second.continueTransaction())
+        second.abort()
+        self.assertTrue(second.continueTransaction())
+        self.assertEqual(second.read(self.key), 1)
+
+    def test_continueKeepsWrites(self):
+        mine, other = self.transaction(), self.transaction()
+        mine.write(self.key, 1)
+        other.write(("global", "UserGlobals", "Y"), 2)
+        other.commit()
+        self.assertEqual(mine.commitsBehind, 1)
+        self.assertTrue(mine.continueTransaction())
+        self.assertEqual((mine.commitsBehind, mine.read(self.key)), (0, 1))
+        self.assertEqual(mine.read(("global", "UserGlobals", "Y")), 2)
+
+    def test_readingIsNotWriting(self):
+        writer = self.transaction()
+        writer.write(self.key, [1])
+        writer.commit()
+        reader = self.transaction()
+        reader.read(self.key)
+        self.assertFalse(reader.needsCommit)
+        reader.read(self.key).append(2)
+        self.assertTrue(reader.needsCommit)
+
+
+class EvaluatorTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.stone = Stone()
+        self.session = self.stone.login("DataCurator", "swordfish")
+
+    def printed(self, code, session=None):
+        return printString(Evaluator(session or self.session).evaluate(code))
+
+    def test_globalsCompileAgainstTheView(self):
+        """
+        A global defined by a statement is not visible to the compiler of
+        that same doit, as in GemStone: the doit does not compile, so none
+        of it runs.
+        """
+        e = self.assertRaises(errors.SmalltalkError, self.printed,
+                              "UserGlobals at: #Later put: 1. Later")
+        self.assertIn("undefined symbol  Later", e.description)
+        self.assertEqual(self.printed("UserGlobals includesKey: #Later"), "false")
+        self.printed("UserGlobals at: #Later put: 1")
+        self.assertEqual(self.printed("Later"), "1")
+
+    def test_inPlaceChangeCommits(self):
+        self.printed("UserGlobals at: #Items put: OrderedCollection new. "
+                     "System commitTransaction")
+        other = self.stone.login("DataCurator", "swordfish")
+        self.printed("Items add: 3. System commitTransaction", other)
+        self.printed("System abortTransaction")
+        self.assertEqual(self.printed("Items"), "anOrderedCollection( 3)")
+
+    def test_loginRefusals(self):
+        e = self.assertRaises(errors.GciError, self.stone.login, "DataCurator", "nope")
+        self.assertEqual((e.number, e.fatal), (errors.LOGIN_DENIED, True))
+        self.stone.maxLogins = 1
+        e = self.assertRaises(errors.GciError, self.stone.login, "DataCurator", "swordfish")
+        self.assertEqual(e.number, errors.MAX_SESSIONS)
+
+    def test_softBreak(self):
+        self.session.interrupt.begin()
+        self.session.interrupt.breakCall(False)
+        e = self.assertRaises(errors.GciError, self.printed, "[true] whileTrue")
+        self.assertEqual(e.number, errors.SOFT_BREAK)
+
+    def test_breakOutsideCallIgnored(self):
+        self.session.interrupt.breakCall(True)
+        self.session.interrupt.begin()
+        self.assertEqual(self.printed("3 + 4"), "7")
+
+
+class TemplateAnswerTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.session = Stone().login("DataCurator", "swordfish")
+
+    def answer(self, name, maxBytes=1 << 20, **arguments):
+        source = Template.named(name).render(arguments, maxBytes)
+        return handlers.answer(self.session, source)
+
+    def test_jsonEscapesLikeTheEnvelope(self):
+        self.assertEqual(handlers.toJson({"a": 'q"\\\n\u00e9', "b": [1, None, True]}),
+                         '{"a":"q\\"\\\\\\u000a\u00e9","b":[1,null,true]}')
+
+    def test_resultOverLimit(self):
+        outcome = json.loads(self.answer("execute_code", maxBytes=60,
+                                         code="'x' , (String new: 100)", limit=200))
+        self.assertEqual(outcome["error"]["class"], "gsmcpd")
+        self.assertIn("over the daemon's limit of 60", outcome["error"]["message"])
+
+    def test_status(self):
+        outcome = json.loads(self.answer("status"))
+        self.assertEqual(outcome["result"]["version"], "3.7.4")
+        self.assertFalse(outcome["needsCommit"])
+
+    def test_templateSyntaxError(self):
+        e = self.assertRaises(errors.GciError, handlers.answer, self.session,
+                              '"gsmcp:status"\n| a |\na := (3 + .')
+        self.assertEqual(e.number, errors.COMPILE_ERROR)
+        self.assertIn("(line 3)", e.message)
