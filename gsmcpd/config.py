@@ -7,13 +7,20 @@ Everything is checked before the daemon starts; a contradictory or
 incomplete configuration is refused with one line naming the setting.
 """
 
+import json
 import os
 
 import attr
 from twisted.python import usage
 
+from gsmcpd import __version__
+from gsmcpd.dispatch import ServerIdentity
+from gsmcpd.instructions import readInstructions, stockInstructions
+from gsmcpd.tools.registry import CORE_TOOLSETS, ToolsetError, buildToolsets
+
 DEFAULT_PORT = "tcp:8000:interface=127.0.0.1"
 DEFAULT_MAX_SESSIONS = 3
+SIMULATED_TITLE = "gsmcpd on a simulated stone (a test double, not GemStone)"
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
 
@@ -70,6 +77,20 @@ SETTINGS = (
     Setting("max-sessions", "GSMCP_MAX_SESSIONS",
             "most GemStone sessions open at once, or 'none'",
             str(DEFAULT_MAX_SESSIONS)),
+    Setting("toolsets", "GSMCP_TOOLSETS",
+            "toolsets to serve, space-separated: core names (browsing "
+            "execution listing mutation search session testing) or "
+            "package.module:Class (default: all seven core toolsets)"),
+    Setting("toolset-options", "GSMCP_TOOLSET_OPTIONS",
+            'per-toolset options as JSON, e.g. {"search": {"limit": 100}}'),
+    Setting("server-name", "GSMCP_SERVER_NAME",
+            "serverInfo.name: which software this is", "gsmcpd"),
+    Setting("server-version", "GSMCP_SERVER_VERSION",
+            "serverInfo.version: which release"),
+    Setting("server-title", "GSMCP_SERVER_TITLE",
+            "serverInfo.title: which instance, for a human (no default)"),
+    Setting("instructions-file", "GSMCP_INSTRUCTIONS_FILE",
+            "UTF-8 file replacing the stock instructions; empty sends none"),
     Setting("allowed-origin", "GSMCP_ALLOWED_ORIGINS",
             "a browser Origin host allowed besides loopback (repeatable; "
             "the variable takes a space-separated list)", repeatable=True),
@@ -181,6 +202,8 @@ class Config:
     gciLibrary: str | None
     maxSessions: int | None
     allowedOrigins: tuple
+    toolsets: tuple = ()
+    identity: object = None
 
     def __repr__(self):
         return (f"Config(port={self.port!r}, simulated={self.simulated}, "
@@ -210,7 +233,10 @@ class Config:
                               "cannot also apply")
         if values["host_password_file"] and not values["host_user"]:
             raise ConfigError("--host-password-file needs --host-user")
+        toolsets = parseToolsets(values)
         return cls(
+            toolsets=toolsets,
+            identity=parseIdentity(values, toolsets),
             port=values["port"],
             simulated=simulated,
             stoneNrs=None if simulated else stoneNrs(values),
@@ -225,6 +251,49 @@ class Config:
             maxSessions=parseMaxSessions(values["max_sessions"]),
             allowedOrigins=values["allowed_origin"],
         )
+
+
+def parseToolsets(values):
+    """
+    The served toolsets, built with their options: every name resolves,
+    every option is declared by a toolset that is served.
+    """
+    text = values["toolsets"]
+    names = tuple(CORE_TOOLSETS) if text is None \
+        else tuple(text.replace(",", " ").split())
+    if not names:
+        raise ConfigError("--toolsets names no toolset")
+    try:
+        options = json.loads(values["toolset_options"] or "{}")
+    except ValueError as e:
+        raise ConfigError(f"--toolset-options is not JSON: {e}")
+    if not isinstance(options, dict) or not all(
+            isinstance(each, dict) for each in options.values()):
+        raise ConfigError('--toolset-options must be an object of objects, '
+                          'e.g. {"search": {"limit": 100}}')
+    try:
+        return tuple(buildToolsets(names, options))
+    except ToolsetError as e:
+        raise ConfigError(f"--toolsets: {e}")
+
+
+def parseIdentity(values, toolsets):
+    """
+    What C{initialize} says this server is, and its instructions.
+    """
+    instructions = stockInstructions(toolsets)
+    if values["instructions_file"]:
+        try:
+            instructions = readInstructions(values["instructions_file"])
+        except ValueError as e:
+            raise ConfigError(f"--instructions-file {e}")
+    title = values["server_title"]
+    if values["simulated"]:
+        title = f"{title} (simulated stone)" if title else SIMULATED_TITLE
+    return ServerIdentity(
+        name=values["server_name"],
+        version=values["server_version"] or __version__,
+        title=title, instructions=instructions)
 
 
 def stoneNrs(values):

@@ -148,7 +148,7 @@ class Dispatcher:
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
-        call = ToolCall(session.gem)
+        call = ToolCall(session.gem, session.ledger)
         try:
             if not isinstance(arguments, dict):
                 raise ToolError("invalidParams",

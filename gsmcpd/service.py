@@ -15,7 +15,7 @@ from twisted.logger import Logger
 from twisted.web.server import Site
 
 from gsmcpd.config import ConfigError
-from gsmcpd.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.dispatch import Dispatcher
 from gsmcpd.gci.library import GciLibrary, GciLibraryError, findLibrary
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import LoginParameters
@@ -23,7 +23,6 @@ from gsmcpd.sessions import SessionRegistry
 from gsmcpd.tools.registry import ToolRegistry
 from gsmcpd.web import CappedRequest, McpApp
 
-SIMULATED_TITLE = "gsmcpd on a simulated stone (a test double, not GemStone)"
 SIMULATED_USER = "DataCurator"
 SIMULATED_PASSWORD = "swordfish"
 
@@ -91,11 +90,10 @@ class GsmcpService(Service):
         pool = GemSessionPool(self.library, login, self.reactor,
                               self.config.maxSessions)
         self.sessions = SessionRegistry(pool)
-        identity = ServerIdentity(
-            title=SIMULATED_TITLE if self.config.simulated else None)
-        app = McpApp(self.sessions, Dispatcher(ToolRegistry.default(),
-                                               identity),
-                     self.reactor, self.config.allowedOrigins)
+        dispatcher = Dispatcher(ToolRegistry(self.config.toolsets),
+                                self.config.identity)
+        app = McpApp(self.sessions, dispatcher, self.reactor,
+                     self.config.allowedOrigins)
         site = Site(app.resource())
         site.requestFactory = CappedRequest
         self._listening = serverFromString(

@@ -10,6 +10,8 @@ import secrets
 from twisted.internet.defer import DeferredList, succeed
 from twisted.logger import Logger
 
+from gsmcpd.tools.ledger import ReadLedger
+
 
 def newHandle():
     """
@@ -27,6 +29,8 @@ class McpSession:
     @ivar protocolVersion: the revision negotiated at C{initialize}.
     @ivar clientInfo: what the client said it is.
     @ivar stream: the open server-to-client event stream, or L{None}.
+    @ivar ledger: what this client has read in its present view, for the
+        blind-write guardrail; it lives here, in the daemon, not the stone.
     """
 
     def __init__(self, handle, gem, protocolVersion, clientInfo):
@@ -35,6 +39,7 @@ class McpSession:
         self.protocolVersion = protocolVersion
         self.clientInfo = clientInfo
         self.stream = None
+        self.ledger = ReadLedger()
 
     def attachStream(self, stream):
         """

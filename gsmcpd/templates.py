@@ -60,11 +60,11 @@ def literal(value):
     raise TypeError(f"no Smalltalk literal for {type(value).__name__}")
 
 
-def loadTemplateText(name):
+def loadTemplateText(name, package=TEMPLATE_PACKAGE):
     """
-    Read one template file shipped in the package.
+    Read one template file shipped in C{package}.
     """
-    return (resources.files(TEMPLATE_PACKAGE) / f"{name}.st").read_text("utf-8")
+    return (resources.files(package) / f"{name}.st").read_text("utf-8")
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -84,11 +84,14 @@ class Template:
     envelope: str
 
     @classmethod
-    def named(cls, name):
+    def named(cls, name, package=TEMPLATE_PACKAGE):
         """
-        Load the template C{name} and the shared envelope.
+        Load the template C{name} from C{package} (a toolset of one's own
+        ships its templates in a package of its own) and the shared
+        envelope.
         """
-        return cls(name, loadTemplateText(name), loadTemplateText("_envelope"))
+        return cls(name, loadTemplateText(name, package),
+                   loadTemplateText("_envelope"))
 
     def render(self, arguments, maxBytes):
         """

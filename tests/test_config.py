@@ -99,6 +99,94 @@ class ConfigTests(SynchronousTestCase):
         for bad in ("0", "-1", "many"):
             self.assertRaises(ConfigError, parseMaxSessions, bad)
 
+    def test_toolsetsChosen(self):
+        config = self.configure(["--simulated", "--toolsets",
+                                 "execution,session"])
+        self.assertEqual([t.name for t in config.toolsets],
+                         ["execution", "session"])
+
+    def test_unknownToolsetRefused(self):
+        self.assertIn("unknown toolset 'browse'", self.refusal(
+            ["--simulated", "--toolsets", "browse"]))
+
+    def test_thirdPartyToolset(self):
+        config = self.configure(
+            ["--simulated", "--toolsets",
+             "execution tests.example_toolset:GreetingToolset",
+             "--toolset-options",
+             '{"tests.example_toolset:GreetingToolset": {"greeting": "Hi"}}'])
+        self.assertEqual(config.toolsets[1].optionNamed("greeting", None),
+                         "Hi")
+
+    def test_undeclaredOptionRefused(self):
+        message = self.refusal(
+            ["--simulated", "--toolsets",
+             "tests.example_toolset:GreetingToolset", "--toolset-options",
+             '{"tests.example_toolset:GreetingToolset": {"greting": "x"}}'])
+        self.assertIn("'greting'", message)
+        self.assertIn("accepts: greeting", message)
+
+    def test_optionsForUnservedToolsetRefused(self):
+        self.assertIn("not served", self.refusal(
+            ["--simulated", "--toolsets", "execution", "--toolset-options",
+             '{"session": {}}']))
+
+    def test_toolsetOptionsMustBeJsonObjects(self):
+        for text in ("{", "[]", '{"execution": 1}'):
+            self.assertIn("--toolset-options", self.refusal(
+                ["--simulated", "--toolsets", "execution",
+                 "--toolset-options", text]))
+
+    def test_identity(self):
+        config = self.configure(
+            ["--password-file", self.passwordFile(), "--toolsets",
+             "execution", "--server-name", "acme-db", "--server-version",
+             "2.5.0", "--server-title", "Acme sandbox"])
+        identity = config.identity
+        self.assertEqual((identity.name, identity.version, identity.title),
+                         ("acme-db", "2.5.0", "Acme sandbox"))
+
+    def test_noDefaultTitle(self):
+        config = self.configure(["--password-file", self.passwordFile(),
+                                 "--toolsets", "execution"])
+        self.assertIsNone(config.identity.title)
+
+    def test_simulatedTitleSaysSo(self):
+        self.assertIn("simulated", self.configure(
+            ["--simulated", "--toolsets", "execution"]).identity.title)
+        self.assertIn("simulated", self.configure(
+            ["--simulated", "--toolsets", "execution", "--server-title",
+             "demo"]).identity.title)
+
+    def test_stockInstructionsFollowTheSurface(self):
+        """
+        The stock instructions name commit only when the session toolset
+        is served.
+        """
+        narrow = self.configure(["--simulated", "--toolsets", "execution"])
+        wide = self.configure(["--simulated", "--toolsets",
+                               "execution session"])
+        self.assertNotIn("call commit", narrow.identity.instructions)
+        self.assertIn("call commit", wide.identity.instructions)
+
+    def test_instructionsFile(self):
+        path = self.passwordFile("Acme labels. Read-only.")
+        config = self.configure(["--simulated", "--toolsets", "execution",
+                                 "--instructions-file", path])
+        self.assertEqual(config.identity.instructions,
+                         "Acme labels. Read-only.")
+
+    def test_emptyInstructionsFileSendsNone(self):
+        config = self.configure(["--simulated", "--toolsets", "execution",
+                                 "--instructions-file",
+                                 self.passwordFile("")])
+        self.assertIsNone(config.identity.instructions)
+
+    def test_oversizedInstructionsRefused(self):
+        self.assertIn("32768", self.refusal(
+            ["--simulated", "--toolsets", "execution", "--instructions-file",
+             self.passwordFile("x" * 32_769)]))
+
     def test_noPasswordOption(self):
         """
         There is no way to pass a password on the command line.

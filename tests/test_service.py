@@ -14,7 +14,8 @@ from twisted.trial.unittest import TestCase
 from twisted.web.client import HTTPConnectionPool
 
 from gsmcpd.config import Config, Options
-from gsmcpd.service import SIMULATED_TITLE, GsmcpService, loadLibrary
+from gsmcpd.config import SIMULATED_TITLE
+from gsmcpd.service import GsmcpService, loadLibrary
 from gsmcpd.simulator.control import SimulatorControl
 
 
@@ -24,7 +25,8 @@ class ServiceTestCase(TestCase):
     def setUp(self):
         options = Options()
         options.parseOptions(["--simulated", "--port",
-                              "tcp:0:interface=127.0.0.1"])
+                              "tcp:0:interface=127.0.0.1",
+                              "--toolsets", "execution session"])
         config = Config.fromSettings(options.settings({}))
         self.service = GsmcpService(config, loadLibrary(config), reactor)
         self.service.startService()

@@ -36,7 +36,8 @@ class TransportTestCase(TestCase):
         self.clock = Clock()
         self.pool = FakePool(self.maxSessions)
         self.sessions = SessionRegistry(self.pool)
-        self.dispatcher = Dispatcher(ToolRegistry.default(), ServerIdentity())
+        self.dispatcher = Dispatcher(
+            ToolRegistry.named(("execution", "session")), ServerIdentity())
         self.app = McpApp(self.sessions, self.dispatcher, self.clock,
                           allowedOriginHosts=["app.example"])
         self.treq = StubTreq(self.app.resource())

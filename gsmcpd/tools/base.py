@@ -13,7 +13,8 @@ import attr
 import jsonschema
 from twisted.internet.defer import inlineCallbacks, returnValue
 
-from gsmcpd.templates import Template
+from gsmcpd.templates import TEMPLATE_PACKAGE, Template
+from gsmcpd.tools.ledger import ReadLedger, describeKey
 
 MAX_RESULT_BYTES = 1 << 20
 """The largest UTF-8 result a template may answer."""
@@ -123,25 +124,34 @@ class Tool:
 
 class ToolCall:
     """
-    What a running tool may use: its session's GemStone session.
+    What a running tool may use: its session's GemStone session and the
+    session's read ledger.
 
     @ivar needsCommit: whether the session held uncommitted changes after
         the last template this call ran, failed or not; L{None} before one.
     """
 
-    def __init__(self, gem):
+    def __init__(self, gem, ledger=None):
         self.gem = gem
+        self.ledger = ReadLedger() if ledger is None else ledger
         self.needsCommit = None
 
     @inlineCallbacks
-    def runTemplate(self, name, arguments):
+    def runTemplate(self, name, arguments, package=TEMPLATE_PACKAGE):
         """
-        Render template C{name} with C{arguments} and run it.
+        Render template C{name} (from C{package}) with C{arguments} and run
+        it.
+
+        A template that refuses or cannot find what it was asked for answers
+        a dictionary holding C{gsmcpRefused} or C{gsmcpNotFound} (a
+        message); those become tool errors here, in one place.
 
         @return: a L{Deferred} firing with the template body's value.
-        @raise ToolError: when the Smalltalk raised an Error.
+        @raise ToolError: when the Smalltalk raised an Error, refused, or
+            did not find its subject.
         """
-        source = Template.named(name).render(arguments, MAX_RESULT_BYTES)
+        source = Template.named(name, package).render(arguments,
+                                                      MAX_RESULT_BYTES)
         answer = yield self.gem.execute(source, MAX_RESULT_BYTES)
         document = json.loads(answer.decode("utf-8"))
         self.needsCommit = document["needsCommit"]
@@ -153,18 +163,67 @@ class ToolCall:
                 f"{error.get('class')} (GemStone error {number}): "
                 f"{error.get('message')}",
                 {"number": number})
-        returnValue(document["result"])
+        value = document["result"]
+        if isinstance(value, dict):
+            for marker, kind in _MARKERS.items():
+                if marker in value:
+                    raise ToolError(kind, value[marker])
+        returnValue(value)
+
+    def requireRead(self, key, readTool):
+        """
+        The text this session last read of C{key} in its present view, for
+        the write template to compare with the current one.
+
+        @raise ToolError: C{refused}, naming the read to make, when there is
+            none.
+        """
+        text = self.ledger.lastRead(key)
+        if text is None:
+            raise ToolError(
+                "refused",
+                f"{describeKey(key)} exists and this session has not read it "
+                f"in its present view, so changing it now would be a blind "
+                f"write; call {readTool} first, then retry.")
+        return text
+
+
+_MARKERS = {"gsmcpRefused": "refused", "gsmcpNotFound": "notFound"}
 
 
 class Toolset:
     """
     A named pack of tools; a deployment chooses which toolsets it serves.
 
-    Subclasses set L{name} and L{description} and implement L{tools}.
+    Subclasses set L{name}, L{title} and L{instructions} and implement
+    L{tools}.  A toolset that can be configured lists its option names in
+    L{declaredOptionNames}: an allow-list, so a mistyped option refuses to
+    start instead of being silently ignored.
+
+    @cvar instructions: what the model should know about these tools, one
+        paragraph of the server's stock instructions.
     """
 
     name = None
-    description = ""
+    title = ""
+    instructions = ""
+    declaredOptionNames = ()
+
+    def __init__(self, options=None):
+        self._options = dict(options or {})
+        undeclared = sorted(set(self._options) - set(self.declaredOptionNames))
+        if undeclared:
+            accepted = ", ".join(self.declaredOptionNames) or "none"
+            raise ValueError(
+                f"toolset {self.name!r} has no option "
+                f"{', '.join(map(repr, undeclared))} (it accepts: {accepted})")
+
+    def optionNamed(self, name, default):
+        """
+        An option's value, or C{default}: every option is optional, so the
+        reader says what it does without one.
+        """
+        return self._options.get(name, default)
 
     def tools(self):
         """

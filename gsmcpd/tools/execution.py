@@ -22,7 +22,12 @@ def capped(text, total, limit=MAX_VALUE_CHARACTERS):
 
 class ExecutionToolset(Toolset):
     name = "execution"
-    description = "Evaluate Smalltalk in this session (execute_code)."
+    title = "Execution"
+    instructions = (
+        "execute_code evaluates Smalltalk and answers the printString of its "
+        "value. On a production repository avoid expressions that scan every "
+        "object (allInstances, a loop over a large collection): they can run "
+        "for hours. Prefer the search tools, which use the class organizer.")
 
     def tools(self):
         return [Tool(

@@ -1,12 +1,72 @@
 """
 The served tool surface: the tools of the toolsets a deployment names.
+
+Nothing is served that the deployment did not name: a toolset being
+importable is not a toolset being exposed.  Core toolsets are named by
+their short names; a toolset of one's own by C{package.module:ClassName}.
 """
 
-from gsmcpd.tools.execution import ExecutionToolset
-from gsmcpd.tools.session import SessionToolset
+from importlib import import_module
 
-CORE_TOOLSETS = (ExecutionToolset, SessionToolset)
-"""The toolsets served when a deployment names none."""
+CORE_TOOLSETS = {
+    "browsing": "gsmcpd.tools.browsing:BrowsingToolset",
+    "execution": "gsmcpd.tools.execution:ExecutionToolset",
+    "listing": "gsmcpd.tools.listing:ListingToolset",
+    "mutation": "gsmcpd.tools.mutation:MutationToolset",
+    "search": "gsmcpd.tools.search:SearchToolset",
+    "session": "gsmcpd.tools.session:SessionToolset",
+    "testing": "gsmcpd.tools.testing:TestingToolset",
+}
+"""The seven core toolsets, served when a deployment names none."""
+
+
+class ToolsetError(ValueError):
+    """
+    A toolset name or its options cannot be served; the message says why.
+    """
+
+
+def toolsetClass(name):
+    """
+    The L{Toolset} class C{name} stands for.
+
+    @raise ToolsetError: for an unknown name or an import path that does
+        not lead to a toolset.
+    """
+    path = CORE_TOOLSETS.get(name, name)
+    if ":" not in path:
+        raise ToolsetError(
+            f"unknown toolset {name!r}: name one of "
+            f"{', '.join(CORE_TOOLSETS)}, or package.module:ClassName")
+    moduleName, _, className = path.partition(":")
+    try:
+        return getattr(import_module(moduleName), className)
+    except (ImportError, AttributeError) as e:
+        raise ToolsetError(f"toolset {name!r} cannot be loaded: {e}")
+
+
+def buildToolsets(names, options=None):
+    """
+    Instantiate the toolsets C{names}, each with its own options.
+
+    @param options: toolset name to option name to value.
+    @raise ToolsetError: for an unknown toolset, options for a toolset that
+        is not served, or an option a toolset does not declare.
+    """
+    options = dict(options or {})
+    unserved = sorted(set(options) - set(names))
+    if unserved:
+        raise ToolsetError(
+            f"options are set for {', '.join(map(repr, unserved))}, which "
+            f"{'is' if len(unserved) == 1 else 'are'} not served "
+            f"(--toolsets names {', '.join(names)})")
+    toolsets = []
+    for name in names:
+        try:
+            toolsets.append(toolsetClass(name)(options.get(name)))
+        except ValueError as e:
+            raise ToolsetError(str(e))
+    return toolsets
 
 
 class ToolRegistry:
@@ -20,13 +80,16 @@ class ToolRegistry:
         for toolset in self.toolsets:
             for tool in toolset.tools():
                 if tool.name in self._tools:
-                    raise ValueError(
+                    raise ToolsetError(
                         f"tool {tool.name!r} is served by two toolsets")
                 self._tools[tool.name] = tool
 
     @classmethod
-    def default(cls):
-        return cls(toolset() for toolset in CORE_TOOLSETS)
+    def named(cls, names=tuple(CORE_TOOLSETS), options=None):
+        """
+        The registry of the toolsets C{names} (default: the core seven).
+        """
+        return cls(buildToolsets(names, options))
 
     def get(self, name):
         return self._tools.get(name)

@@ -14,7 +14,16 @@ from gsmcpd.tools.base import (
 
 class SessionToolset(Toolset):
     name = "session"
-    description = "The session's transaction: status, commit, abort, refresh."
+    title = "Session and transaction"
+    instructions = (
+        "Nothing commits on your behalf: changes stay uncommitted until you "
+        "call commit, and every result carries a one-line [session] note "
+        "while the session holds uncommitted changes. abort throws them "
+        "away. No tool moves your view of the repository as a side effect; "
+        "refresh moves it to the newest commit keeping your changes, so "
+        "re-read anything you are about to change afterwards. A commit that "
+        "conflicts with another session's is reported as a failure; abort, "
+        "redo the change, and commit again.")
 
     def tools(self):
         return [
@@ -63,6 +72,7 @@ class SessionToolset(Toolset):
     @inlineCallbacks
     def abort(self, call, arguments):
         value = yield call.runTemplate("abort", {})
+        call.ledger.viewMoved()
         returnValue(ToolResult(
             "Aborted: uncommitted changes discarded; the view is now the "
             "newest commit.", value))
@@ -81,11 +91,13 @@ class SessionToolset(Toolset):
                 "uncommitted; abort discards them and moves to the newest "
                 "view, where you can redo the change.",
                 {"conflicts": conflicts})
+        call.ledger.viewMoved()
         returnValue(ToolResult("Committed.", value))
 
     @inlineCallbacks
     def refresh(self, call, arguments):
         value = yield call.runTemplate("refresh", {})
+        call.ledger.viewMoved()
         returnValue(ToolResult(
             "Refreshed: the view is now the newest commit; uncommitted "
             "changes are kept. Re-read anything you are about to change.",

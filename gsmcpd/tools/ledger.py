@@ -1,0 +1,62 @@
+"""
+The blind-write guardrail's ledger: what one session has read, in its
+present view.
+
+GemStone's conflict check is write-write against the view and does not
+track what a session read, so without this a client could overwrite a
+method it never looked at, or one that changed since it looked.  A tool that
+overwrites or deletes a method or class definition asks the ledger for the
+text this session last read of it, and the template refuses in the stone
+unless that is still the current text.  A read recorded before the view
+moved does not count.
+"""
+
+
+def methodKey(className, selector, meta=False):
+    return ("method", className, bool(meta), selector)
+
+
+def classKey(className):
+    return ("class", className)
+
+
+def describeKey(key):
+    """
+    How a message names what a key stands for: C{Account>>deposit:},
+    C{Account class>>new}, C{the class Account}.
+    """
+    if key[0] == "method":
+        _, className, meta, selector = key
+        return f"{className}{' class' if meta else ''}>>{selector}"
+    return f"the class {key[1]}"
+
+
+class ReadLedger:
+    """
+    Key to the text this session last read (or wrote) in its present view.
+    """
+
+    def __init__(self):
+        self._texts = {}
+
+    def recordRead(self, key, text):
+        self._texts[key] = text
+
+    def lastRead(self, key):
+        """
+        The text last read of C{key} in this view, or L{None}.
+        """
+        return self._texts.get(key)
+
+    def forget(self, key):
+        self._texts.pop(key, None)
+
+    def viewMoved(self):
+        """
+        The view moved: nothing read before counts any more.
+
+        @return: the keys whose reads went stale, sorted.
+        """
+        stale = sorted(self._texts)
+        self._texts.clear()
+        return stale

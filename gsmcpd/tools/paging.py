@@ -1,0 +1,120 @@
+"""
+Paging for list-shaped tools.
+
+A tool result has no cursor in the protocol, so list-shaped tools page with
+arguments of their own, C{limit} and C{offset}, and say in a header line
+which window this is, of how many, and which offset fetches the next page.
+Truncation stays the client's choice: with no limit a tool answers
+everything (unless it declares a default, as the searches do).
+"""
+
+import attr
+
+
+def pagingProperties(defaultLimit=None):
+    """
+    The C{limit} and C{offset} input-schema properties.
+    """
+    limitText = ("how many to answer; 0 answers only the count"
+                 + (f" (default {defaultLimit})" if defaultLimit is not None
+                    else " (default: all)"))
+    return {
+        "limit": {"type": "integer", "minimum": 0,
+                  "description": limitText},
+        "offset": {"type": "integer", "minimum": 0,
+                   "description": "how many to skip (default 0)"},
+    }
+
+
+PAGE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "offset": {"type": "integer"},
+        "limit": {"type": ["integer", "null"]},
+        "total": {"type": ["integer", "null"],
+                  "description": "null when the total is not known"},
+        "atLeast": {"type": ["integer", "null"],
+                    "description": "when the total is not known: how many "
+                                   "there are at least"},
+        "nextOffset": {"type": ["integer", "null"]},
+    },
+    "required": ["offset", "limit", "total", "nextOffset"],
+    "additionalProperties": False,
+}
+"""The C{page} member of a paged tool's structured result."""
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Page:
+    """
+    One window onto a list.
+
+    @ivar items: the items in the window.
+    @ivar total: how many there are in all, or L{None} when a scan stopped
+        early and cannot know (then there is at least one past the window).
+    """
+
+    items: list
+    offset: int
+    limit: int | None
+    total: int | None
+
+    @property
+    def nextOffset(self):
+        end = self.offset + len(self.items)
+        if self.total is None:
+            return end
+        if self.limit == 0 or end >= self.total:
+            return None
+        return end
+
+    def header(self):
+        """
+        The line that names the window, the total, and the next offset.
+        """
+        if self.limit == 0:
+            return f"({self.total} in all; pass a limit to list them)"
+        if not self.items:
+            return ("(none)" if not self.offset else
+                    f"(none at offset {self.offset}; there are {self.total})")
+        first, last = self.offset + 1, self.offset + len(self.items)
+        if self.total is None:
+            return (f"(showing {first}-{last} of at least {last + 1}; the "
+                    f"total is not known; pass offset: {last} for the next "
+                    f"page)")
+        more = "" if self.nextOffset is None else \
+            f"; pass offset: {self.nextOffset} for the next page"
+        return f"(showing {first}-{last} of {self.total}{more})"
+
+    def structured(self):
+        return {"offset": self.offset, "limit": self.limit,
+                "total": self.total, "nextOffset": self.nextOffset,
+                "atLeast": (self.offset + len(self.items) + 1
+                            if self.total is None else None)}
+
+
+def window(arguments, defaultLimit=None):
+    """
+    C{(offset, limit)} from a tool's arguments.
+    """
+    return arguments.get("offset", 0), arguments.get("limit", defaultLimit)
+
+
+def page(items, arguments, defaultLimit=None):
+    """
+    The page of a fully known list that C{arguments} ask for.
+    """
+    offset, limit = window(arguments, defaultLimit)
+    end = None if limit is None else offset + limit
+    return Page(list(items[offset:end]), offset, limit, len(items))
+
+
+def scanned(items, arguments, defaultLimit=None):
+    """
+    The page of a scan that stopped one item past the window (so it cannot
+    know the total): C{items} are the window plus at most one more.
+    """
+    offset, limit = window(arguments, defaultLimit)
+    if limit is not None and len(items) > limit:
+        return Page(list(items[:limit]), offset, limit, None)
+    return Page(list(items), offset, limit, offset + len(items))

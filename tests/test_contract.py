@@ -1,0 +1,123 @@
+"""
+Contract tests over the served tool surface: whatever a toolset declares,
+these hold for every tool.
+"""
+
+import jsonschema
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.tools.registry import CORE_TOOLSETS, ToolRegistry, toolsetClass
+
+REFERENCE_TOOLS = {
+    "execution": {"execute_code"},
+    "session": {"abort", "commit", "refresh", "status"},
+    "listing": {"list_all_classes", "list_classes", "list_dictionaries",
+                "list_dictionary_entries"},
+    "browsing": {"describe_class", "export_class_source",
+                 "get_class_definition", "get_class_hierarchy",
+                 "get_method_source", "list_methods"},
+    "search": {"find_implementors", "find_references_to", "find_senders",
+               "search_method_source"},
+    "mutation": {"add_dictionary", "compile_class_definition",
+                 "compile_method", "delete_class", "delete_method",
+                 "remove_dictionary", "set_class_comment"},
+    "testing": {"describe_test_failure", "list_failing_tests",
+                "list_test_classes", "run_test_class", "run_test_method"},
+}
+"""The reference design's 31 tools, by toolset."""
+
+ANNOTATIONS = ("readOnlyHint", "destructiveHint", "idempotentHint",
+               "openWorldHint")
+
+
+def closedEverywhere(schema, path="$"):
+    """
+    The paths of object schemas in C{schema} that are not closed.
+    """
+    problems = []
+    if schema.get("type") == "object" and "properties" in schema and \
+            schema.get("additionalProperties") is not False:
+        problems.append(path)
+    for name, sub in schema.get("properties", {}).items():
+        problems += closedEverywhere(sub, f"{path}.{name}")
+    if isinstance(schema.get("items"), dict):
+        problems += closedEverywhere(schema["items"], f"{path}[]")
+    return problems
+
+
+class SurfaceTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.registry = ToolRegistry.named()
+
+    def test_thirtyOneTools(self):
+        self.assertEqual(
+            {tool.name for tool in self.registry},
+            set().union(*REFERENCE_TOOLS.values()))
+        self.assertEqual(len(self.registry), 31)
+
+    def test_toolsetsDeclareTheirTools(self):
+        for name, tools in REFERENCE_TOOLS.items():
+            toolset = toolsetClass(name)()
+            self.assertEqual(toolset.name, name)
+            self.assertEqual({tool.name for tool in toolset.tools()}, tools,
+                             name)
+            self.assertTrue(toolset.title and toolset.instructions, name)
+
+    def test_toolsListIsTheRegistry(self):
+        dispatcher = Dispatcher(self.registry, ServerIdentity())
+        listed = dispatcher._toolsList(None, {})["tools"]
+        self.assertEqual([tool["name"] for tool in listed],
+                         sorted(tool.name for tool in self.registry))
+
+    def test_inputSchemasClosed(self):
+        for tool in self.registry:
+            schema = tool.inputSchema
+            jsonschema.Draft202012Validator.check_schema(schema)
+            self.assertEqual(schema["type"], "object", tool.name)
+            self.assertIs(schema["additionalProperties"], False, tool.name)
+            self.assertTrue(set(schema["required"]) <=
+                            set(schema["properties"]), tool.name)
+
+    def test_outputSchemasValid(self):
+        for tool in self.registry:
+            self.assertIsNotNone(tool.outputSchema, tool.name)
+            jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
+            self.assertEqual(tool.outputSchema["type"], "object", tool.name)
+            self.assertEqual(closedEverywhere(tool.outputSchema), [],
+                             tool.name)
+
+    def test_annotationsAndTitle(self):
+        for tool in self.registry:
+            descriptor = tool.descriptor()
+            self.assertTrue(descriptor["title"], tool.name)
+            self.assertTrue(descriptor["description"], tool.name)
+            for hint in ANNOTATIONS:
+                self.assertIsInstance(descriptor["annotations"][hint], bool,
+                                      f"{tool.name} {hint}")
+            self.assertIs(descriptor["annotations"]["openWorldHint"], False)
+            if descriptor["annotations"]["readOnlyHint"]:
+                self.assertIs(descriptor["annotations"]["destructiveHint"],
+                              False, tool.name)
+
+    def test_destructiveToolsSaySo(self):
+        for name in ("abort", "delete_class", "delete_method",
+                     "remove_dictionary", "compile_method",
+                     "compile_class_definition"):
+            self.assertIs(
+                self.registry.get(name).annotations["destructiveHint"], True,
+                name)
+
+    def test_readsAreReadOnly(self):
+        for family in ("listing", "browsing", "search"):
+            for name in REFERENCE_TOOLS[family]:
+                self.assertIs(
+                    self.registry.get(name).annotations["readOnlyHint"], True,
+                    name)
+
+    def test_oneToolsetServesOnlyItsTools(self):
+        for name in CORE_TOOLSETS:
+            registry = ToolRegistry.named([name])
+            self.assertEqual({tool.name for tool in registry},
+                             REFERENCE_TOOLS[name])

@@ -1,0 +1,107 @@
+"""
+Tools end to end through the real dispatcher and the simulated stone's
+real template handlers, in memory: no threads, no sockets, no C.
+
+The in-process gem hands each rendered template straight to the
+simulator's handlers (as the simulator process would after the C library
+and the socket), so a tool test runs the daemon's tool code, its template
+and the model's answer in one synchronous call.
+"""
+
+from twisted.internet.defer import fail, inlineCallbacks, succeed
+from zope.interface import implementer
+
+from gsmcpd.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.interfaces import IGemSession
+from gsmcpd.jsonrpc import Message
+from gsmcpd.sessions import McpSession
+from gsmcpd.simulator import errors as simulated
+from gsmcpd.simulator.handlers import answer
+from gsmcpd.simulator.stone import Stone
+from gsmcpd.tools.registry import ToolRegistry
+
+
+@implementer(IGemSession)
+class InProcessGem:
+    """
+    A GemStone session of an in-process simulated stone.
+    """
+
+    busy = False
+    gone = None
+
+    def __init__(self, stone, name="test"):
+        self.name = name
+        self.stone = stone
+        self.session = stone.login("DataCurator", "swordfish")
+        self.sources = []
+
+    def execute(self, source, maxBytes):
+        self.sources.append(source)
+        try:
+            return succeed(answer(self.session, source)[:maxBytes])
+        except simulated.GciError as e:
+            return fail(GciError(e.number, e.message, e.fatal))
+
+    def interrupt(self, hard):
+        pass
+
+    def logout(self):
+        self.stone.logout(self.session)
+        return succeed(None)
+
+
+class ToolHarness:
+    """
+    One client of a simulated stone, calling tools through the dispatcher.
+
+    @ivar stone: shared by every client made with L{newClient}.
+    """
+
+    def __init__(self, toolsetNames, stone=None, registry=None):
+        self.stone = Stone() if stone is None else stone
+        self.registry = registry or ToolRegistry.named(toolsetNames)
+        self.toolsetNames = toolsetNames
+        self.gem = InProcessGem(self.stone)
+        self.session = McpSession("0" * 32, self.gem, "2025-11-25", {})
+        self.dispatcher = Dispatcher(self.registry, ServerIdentity())
+        self._ids = iter(range(1, 10**6))
+
+    def newClient(self):
+        """
+        Another client (its own session and view) of the same stone.
+        """
+        return ToolHarness(self.toolsetNames, self.stone, self.registry)
+
+    @inlineCallbacks
+    def call(self, name, **arguments):
+        """
+        C{tools/call}; the result, or the JSON-RPC error.
+        """
+        message = Message("request", "tools/call", next(self._ids),
+                          {"name": name, "arguments": arguments}, {})
+        response = yield self.dispatcher.handle(self.session, message)
+        return response.get("result", response.get("error"))
+
+    @inlineCallbacks
+    def text(self, name, **arguments):
+        """
+        The first text block of a successful call (fails the test if the
+        call was an error).
+        """
+        result = yield self.call(name, **arguments)
+        if result.get("isError"):
+            raise AssertionError(f"{name} failed: {result['content']}")
+        return result["content"][0]["text"]
+
+    @inlineCallbacks
+    def error(self, name, **arguments):
+        """
+        C{(kind, message)} of a call that must fail as a tool error.
+        """
+        result = yield self.call(name, **arguments)
+        if not result.get("isError"):
+            raise AssertionError(f"{name} succeeded: {result['content']}")
+        return (result["structuredContent"]["error"]["kind"],
+                result["content"][0]["text"])
