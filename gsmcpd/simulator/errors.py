@@ -125,6 +125,22 @@ def notFound(detail):
     return SmalltalkError(NOT_FOUND, "NotFoundError", describe("NotFoundError", NOT_FOUND, detail))
 
 
+def refused(detail):
+    """
+    An Error a class-definition or method-dictionary change signals (the
+    number is that of application errors; GemStone's own is inferred).
+    """
+    return SmalltalkError(APPLICATION_ERROR, "Error", describe("Error", APPLICATION_ERROR, detail))
+
+
+def testFailure(detail):
+    """
+    What a failed SUnit assertion signals: a TestFailure, an Exception but
+    not an Error, whose description is the assertion's message.
+    """
+    return SmalltalkError(APPLICATION_ERROR, "TestFailure", detail)
+
+
 def continueAfterFailedCommit():
     return SmalltalkError(
         TRANSACTION_ERROR, "TransactionError",

@@ -6,6 +6,11 @@ Like GemStone's compiler, an evaluation first checks that every variable
 is declared (a temporary, or a global the session can see) and refuses the
 source with a CompileError otherwise; then it runs.  Every message send and
 block activation is a step at which a break can interrupt it.
+
+A send finds its method along the receiver's class chain: user classes'
+compiled methods (L{gsmcpd.simulator.model}), run by walking their trees
+like a doit, then the kernel's Python methods, and last the methods a user
+compiled into kernel classes.
 """
 
 from fractions import Fraction
@@ -13,26 +18,41 @@ from fractions import Fraction
 import attr
 
 from gsmcpd import smalltalk
-from gsmcpd.simulator import arithmetic, errors, sequences, system
-from gsmcpd.simulator.kernel import classOf
+from gsmcpd.simulator import (
+    arithmetic, behavior, compiler, errors, sequences, sunit, system)
+from gsmcpd.simulator.kernel import CLASSES, StClass, classOf
+from gsmcpd.simulator.model import CodeModel, MethodInfo
 from gsmcpd.simulator.objects import (
-    Array, BlockClosure, Character, String, Symbol)
+    Array, BlockClosure, Character, String, Symbol, UserClass)
+from gsmcpd.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
-KERNEL_MODULES = (arithmetic, sequences, system)
+KERNEL_MODULES = (arithmetic, behavior, sequences, sunit, system)
 
-_PSEUDO = {"nil": None, "true": True, "false": False, "self": None,
-           "super": None, "thisContext": None}
+_CONSTANTS = {"nil": None, "true": True, "false": False, "thisContext": None}
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}
 
 
 @attr.s(eq=False)
+class Activation:
+    """
+    A running doit or method: what C{self} is, the method (None for a
+    doit), and the instance and class variables it can name
+    (L{CodeModel.variablesOf}).  A C{^} returns from it.
+    """
+
+    receiver = attr.ib(default=None)
+    method = attr.ib(default=None)
+    variables = attr.ib(factory=dict)
+
+
+@attr.s(eq=False)
 class Frame:
     """
     One activation's variables; blocks chain to the frame they close over,
-    and C{home} is the doit a C{^} returns from.
+    and C{home} is the L{Activation} a C{^} returns from.
     """
 
     names = attr.ib()
@@ -85,6 +105,7 @@ class Evaluator:
     """
 
     session = attr.ib()
+    code = attr.ib(default=attr.Factory(lambda self: CodeModel(self.session), takes_self=True))
 
     def evaluate(self, source):
         """
@@ -95,46 +116,89 @@ class Evaluator:
             signalled.
         @raise errors.GciError: a break interrupted it.
         """
+        tree = compiler.parseExpression(source)
+        compiler.checkDeclared(self.session, tree.statements,
+                               set(tree.temps) | compiler.PSEUDO_VARIABLES, source)
+        return self._activate(Activation(), tree, {})
+
+    def _activate(self, home, tree, arguments):
+        """
+        Run a doit's or method's statements: what C{^} returned, else the
+        last statement's value (a method answers C{self} instead).
+        """
+        names = {**arguments, **dict.fromkeys(tree.temps)}
         try:
-            tree = smalltalk.parse_expression(source)
-        except smalltalk.SmalltalkSyntaxError as e:
-            raise errors.compileError(e.message, source, e.offset) from None
-        self._checkDeclared(tree.statements, set(tree.temps) | set(_PSEUDO), source)
-        home = object()
-        frame = Frame(dict.fromkeys(tree.temps), home=home)
-        try:
-            return self._statements(tree.statements, frame)
+            last = self._statements(tree.statements, Frame(names, home=home))
         except _NonLocalReturn as returned:
             if returned.home is not home:
                 raise
             return returned.value
-
-    def _checkDeclared(self, nodes, scope, source):
-        for node in nodes:
-            if isinstance(node, smalltalk.Block):
-                self._checkDeclared(node.statements, scope | set(node.params) | set(node.temps),
-                                    source)
-                continue
-            name = getattr(node, "name", None) if isinstance(
-                node, (smalltalk.Variable, smalltalk.Assignment)) else None
-            if name is not None and name not in scope \
-                    and system.resolve(self.session, name) is None:
-                raise errors.compileError(f"undefined symbol  {name}", source, node.offset)
-            self._checkDeclared(_children(node), scope, source)
+        return last if home.method is None else home.receiver
 
     # ----------------------------------------------------------- messages
 
-    def send(self, receiver, selector, args):
+    def send(self, receiver, selector, args, startAt=None):
+        """
+        Send C{selector} to C{receiver}; C{startAt} is where lookup begins
+        for a send to C{super}.
+        """
         self.session.interrupt.check()
-        function = classOf(receiver).lookup(selector)
-        if function is None:
+        found = self.lookup(startAt or classOf(receiver), selector)
+        if found is None:
             raise errors.messageNotUnderstood(classOf(receiver).name, selector)
+        if isinstance(found, MethodInfo):
+            return self.invoke(found, receiver, args)
         try:
-            return function(self, receiver, *args)
+            return found(self, receiver, *args)
         except (TypeError, ValueError, ArithmeticError):
             # A primitive given arguments it cannot use: GemStone's
             # primitives fail with an ArgumentTypeError.
             raise errors.argumentTypeError(selector) from None
+
+    def lookup(self, behavior, selector):
+        """
+        The method C{behavior}'s instances run for C{selector}: a
+        L{MethodInfo}, a kernel Python function, or None.
+        """
+        for each in self.behaviors(behavior):
+            if isinstance(each, StClass):
+                found = each.lookup(selector)
+                if found is not None:
+                    return found
+                break
+            found = self.code.method(each.className, selector, each.meta)
+            if found is not None:
+                return found
+        for each in self.behaviors(behavior):
+            if isinstance(each, StClass):
+                name = each.name.removesuffix(" class")
+                found = self.code.method(name, selector, name != each.name)
+                if found is not None:
+                    return found
+        return None
+
+    def behaviors(self, behavior):
+        """
+        C{behavior} and its superclasses, user (L{UserClass}) and kernel.
+        """
+        while behavior is not None:
+            yield behavior
+            behavior = self.code.superclassOf(behavior)
+
+    def inherits(self, behavior, other):
+        """
+        Whether C{behavior} is C{other} or one of its subclasses.
+        """
+        return any(each == other if isinstance(each, UserClass) else each is other
+                   for each in self.behaviors(behavior))
+
+    def invoke(self, method, receiver, args):
+        """
+        Run a compiled method for C{receiver}.
+        """
+        tree = compiler.parseMethod(method.source)
+        home = Activation(receiver, method, self.code.variablesOf(method.className, method.meta))
+        return self._activate(home, tree, dict(zip(tree.params, args)))
 
     def value(self, block, *args):
         """
@@ -172,35 +236,65 @@ class Evaluator:
         return fromLiteral(node)
 
     def _variable(self, node, frame):
-        holder = frame.holder(node.name)
+        name = node.name
+        holder = frame.holder(name)
         if holder is not None:
-            return holder.names[node.name]
-        if node.name in _PSEUDO:
-            return _PSEUDO[node.name]
-        dictionary = system.resolve(self.session, node.name)
-        return None if dictionary is None else system.readGlobal(
-            self.session, dictionary, node.name)
+            return holder.names[name]
+        home = frame.home
+        if name in ("self", "super"):
+            return home.receiver
+        if name in _CONSTANTS:
+            return _CONSTANTS[name]
+        binding = home.variables.get(name)
+        if binding == ("slot",):
+            return home.receiver.slots.get(name)
+        if binding is not None:
+            value = self.session.transaction.read(_variableKey(home, name, binding))
+            return None if value is ABSENT else value
+        dictionary = system.resolve(self.session, name)
+        return None if dictionary is None else system.readGlobal(self.session, dictionary, name)
 
     def _assignment(self, node, frame):
         value = self._run(node.value, frame)
-        holder = frame.holder(node.name)
+        name = node.name
+        holder = frame.holder(name)
+        binding = frame.home.variables.get(name)
         if holder is not None:
-            holder.names[node.name] = value
+            holder.names[name] = value
+        elif binding == ("slot",):
+            frame.home.receiver.slots[name] = value
+        elif binding is not None:
+            self.session.transaction.write(_variableKey(frame.home, name, binding), value)
         else:
-            dictionary = system.resolve(self.session, node.name) or system.USER_GLOBALS
-            self.session.transaction.write(system.globalKey(dictionary, node.name), value)
+            dictionary = system.resolve(self.session, name) or system.USER_GLOBALS
+            self.session.transaction.write(system.globalKey(dictionary, name), value)
         return value
+
+    def _startAt(self, node, frame):
+        """
+        Where lookup starts for a send to C{node}: above the running
+        method's class for C{super}, else (None) at the receiver's class.
+        """
+        method = frame.home.method
+        if method is None or not (isinstance(node, smalltalk.Variable) and node.name == "super"):
+            return None
+        if method.className in CLASSES:
+            kernel = CLASSES[method.className]
+            return (kernel.metaclass if method.meta else kernel).superclass
+        return self.code.superclassOf(UserClass(method.className, method.meta))
 
     def _message(self, node, frame):
         receiver = self._run(node.receiver, frame)
         args = [self._run(arg, frame) for arg in node.args]
-        return self.send(receiver, node.selector, args)
+        return self.send(receiver, node.selector, args, self._startAt(node.receiver, frame))
 
     def _cascade(self, node, frame):
         receiver = self._run(node.receiver, frame)
+        startAt = self._startAt(node.receiver, frame)
         result = receiver
         for selector, args in node.messages:
-            result = self.send(receiver, selector, [self._run(arg, frame) for arg in args])
+            result = self.send(receiver, selector, [self._run(arg, frame) for arg in args],
+                               startAt)
         return result
 
     def _block(self, node, frame):
@@ -225,16 +319,11 @@ _RUNNERS = {
 }
 
 
-def _children(node):
+def _variableKey(home, name, binding):
     """
-    The nodes directly inside C{node}.
+    Where a class variable (shared by the class that declares it) or a
+    class-instance variable (one per class) is stored.
     """
-    if isinstance(node, smalltalk.Message):
-        return (node.receiver, *node.args)
-    if isinstance(node, smalltalk.Cascade):
-        return (node.receiver, *(arg for _, args in node.messages for arg in args))
-    if isinstance(node, (smalltalk.Assignment, smalltalk.Return)):
-        return (node.value,)
-    if isinstance(node, smalltalk.BraceArray):
-        return node.elements
-    return ()
+    if binding[0] == "classVar":
+        return ("classVar", binding[1], name)
+    return ("classInstVar", home.receiver.className, name)

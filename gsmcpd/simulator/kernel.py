@@ -16,9 +16,10 @@ import attr
 
 from gsmcpd.simulator import errors
 from gsmcpd.simulator.objects import (
-    Array, BlockClosure, Character, Delay, Dictionary, OrderedCollection,
-    String, Symbol, SymbolDictionaryRef, UserProfile, SMALLINT_MAX,
-    SMALLINT_MIN, displayString, equal, isNumber, printString)
+    Array, BlockClosure, Character, Delay, Dictionary, Instance,
+    OrderedCollection, String, Symbol, SymbolDictionaryRef, UserClass,
+    UserProfile, SMALLINT_MAX, SMALLINT_MIN, displayString, equal, isNumber,
+    printString)
 
 
 @attr.s(eq=False, repr=False)
@@ -85,7 +86,7 @@ for _name, _super in [
         ("Exception", "AbstractException"), ("Error", "Exception"),
         ("ZeroDivide", "Error"), ("MessageNotUnderstood", "Error"),
         ("OffsetError", "Error"), ("KeyNotFound", "Error"), ("CompileError", "Error"),
-        ("TransactionError", "Error")]:
+        ("TransactionError", "Error"), ("TestCase", "Object"), ("TestFailure", "Exception")]:
     _define(_name, _super)
 # The metaclass chain ends in Object, so classes answer Object's messages.
 CLASSES["Object"].metaclass.superclass = CLASSES["Object"]
@@ -108,10 +109,17 @@ class SignalledError:
     error = attr.ib()
 
 
-
 def classOf(value):
+    """
+    The class of C{value}: a kernel L{StClass}, or a L{UserClass} for user
+    instances and classes (whose methods only the session's view knows).
+    """
     if isinstance(value, StClass):
         return value.metaclass or CLASSES["Object"]
+    if isinstance(value, Instance):
+        return value.cls
+    if isinstance(value, UserClass):
+        return UserClass(value.className, meta=True)
     if isinstance(value, SignalledError):
         return CLASSES.get(value.error.className, CLASSES["Error"])
     if isinstance(value, int) and not isinstance(value, bool):
@@ -165,7 +173,7 @@ def index(value, size):
 
 @method("Object", "==")
 def _identical(ev, receiver, other):
-    return receiver is other or (isinstance(receiver, (int, float, Character, Symbol))
+    return receiver is other or (isinstance(receiver, (int, float, Character, Symbol, UserClass))
                                  and not isinstance(receiver, bool)
                                  and type(receiver) is type(other) and receiver == other)
 
@@ -207,9 +215,7 @@ def _class(ev, receiver):
 
 @method("Object", "name")
 def _className(ev, receiver):
-    if isinstance(receiver, StClass):
-        return Symbol(receiver.name)
-    if isinstance(receiver, SymbolDictionaryRef):
+    if isinstance(receiver, (StClass, UserClass, SymbolDictionaryRef)):
         return Symbol(receiver.name)
     raise errors.messageNotUnderstood(classOf(receiver).name, "name")
 
@@ -241,12 +247,12 @@ def _ifNilIfNotNil(ev, receiver, nilBlock, notNilBlock):
 
 @method("Object", "isKindOf:")
 def _isKindOf(ev, receiver, cls):
-    return isinstance(cls, StClass) and classOf(receiver).includesBehavior(cls)
+    return ev.inherits(classOf(receiver), cls)
 
 
 @method("Object", "respondsTo:")
 def _respondsTo(ev, receiver, selector):
-    return classOf(receiver).lookup(text(selector)) is not None
+    return ev.lookup(classOf(receiver), text(selector)) is not None
 
 
 @method("Object", "isString")

@@ -9,11 +9,25 @@ contract between them and the model.  Errors a real stone would signal are
 raised as L{gsmcpd.simulator.errors.SmalltalkError} (so the envelope answers
 them as C{{"error": ...}}).
 
-THIS FILE IS A CONTRACT STUB: every method below must be implemented with
-the behaviour its docstring gives; more may be added.
+Storage keys (each a separate object, so two sessions conflict only when
+they change the same one): C{('symbolList',)} the dictionary names;
+C{('global', dictionary, name)} a global; C{('class', name)} the class's
+history, a tuple of L{ClassInfo} oldest first (its dictionary is in the
+newest); C{('method', className, meta, selector)} a L{MethodInfo};
+C{('classVar', className, name)} and C{('classInstVar', className, name)}
+the values of class and class-instance variables.
 """
 
 import attr
+
+from gsmcpd import smalltalk
+from gsmcpd.simulator import compiler, errors, fileout, system
+from gsmcpd.simulator.kernel import CLASSES, StClass
+from gsmcpd.simulator.objects import SymbolDictionaryRef, UserClass, printString
+from gsmcpd.simulator.repository import ABSENT
+
+DEFAULT_CATEGORY = "as yet unclassified"
+KERNEL_CATEGORY = "Kernel"
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -71,6 +85,25 @@ class TestOutcome:
     description: str | None = None
 
 
+
+def _methodKey(className, meta, selector):
+    return ("method", className, meta, selector)
+
+
+def _kernelInfo(cls):
+    superclass = cls.superclass.name if cls.superclass else None
+    return ClassInfo(cls.name, superclass, (), (), (), (), KERNEL_CATEGORY,
+                     "A kernel class of the simulated stone; its methods are "
+                     "the simulator's own.", system.GLOBALS.name, (), 1)
+
+
+KERNEL_CLASSES = {name: _kernelInfo(cls) for name, cls in CLASSES.items()}
+
+
+def _isIdentifier(name):
+    return isinstance(name, str) and name.isidentifier() and name.isascii()
+
+
 class CodeModel:
     """
     The code repository seen through one session's transaction.
@@ -81,7 +114,15 @@ class CodeModel:
     """
 
     def __init__(self, session):
-        raise NotImplementedError()
+        self.session = session
+
+    @property
+    def _transaction(self):
+        return self.session.transaction
+
+    def _read(self, key):
+        value = self._transaction.read(key)
+        return None if value is ABSENT else value
 
     # The symbol list (System myUserProfile symbolList)
 
@@ -90,41 +131,132 @@ class CodeModel:
         Dictionary names in lookup order: C{UserGlobals}, C{Globals},
         C{Published}, then those added.
         """
+        return [dictionary.name for dictionary in system.symbolList(self.session)]
 
     def dictionaryEntries(self, dictionaryName):
         """
         C{{name: ClassInfo or printString}} of one dictionary, or None if no
         dictionary of that name is in the symbol list.
         """
+        if dictionaryName not in self.symbolList():
+            return None
+        dictionary = SymbolDictionaryRef(dictionaryName)
+        entries = {}
+        for name in system.globalNames(self.session, dictionary):
+            value = system.readGlobal(self.session, dictionary, name)
+            entries[name] = self._info(value) or printString(value)
+        return entries
 
-    def addDictionary(self, name):
+    def addDictionary(self, name, index=None):
         """
         Create a SymbolDictionary and append it to the symbol list
-        (uncommitted, undone by abort).  Error if the name is taken.
+        (uncommitted, undone by abort), or insert it at the 1-based
+        C{index}, as C{insertDictionary:at:} does.  Error if the name is taken.
         """
+        if not _isIdentifier(name):
+            raise errors.refused(f"{name!r} is not a valid dictionary name")
+        if system.resolve(self.session, name) is not None:
+            raise errors.refused(f"the name {name} is already defined in the symbol list")
+        names = self.symbolList()
+        names.insert(len(names) if index is None else index - 1, name)
+        self._transaction.write(system.SYMBOL_LIST_KEY, tuple(names))
 
     def removeDictionary(self, name):
         """
         Remove it from the symbol list (uncommitted).  Error if absent.
+
+        Its globals and classes go with it: the simulator names objects by
+        their dictionary, and nothing could reach them by name again.
         """
+        names = self.symbolList()
+        if name not in names:
+            raise errors.notFound(f"no dictionary named {name} in the symbol list")
+        if name == system.GLOBALS.name:
+            raise errors.refused("Globals holds the kernel and cannot be removed")
+        for info in self._userClasses():
+            if info.dictionary == name:
+                self.removeClass(info.name)
+        for key in self._transaction.keys(("global", name)):
+            self._transaction.write(key, ABSENT)
+        names.remove(name)
+        self._transaction.write(system.SYMBOL_LIST_KEY, tuple(names))
 
     # Classes
+
+    def _history(self, name):
+        return self._read(system.classKey(name)) or ()
+
+    def _current(self, name):
+        history = self._history(name)
+        return history[-1] if history else None
+
+    def _userClasses(self):
+        return [self._read(key)[-1] for key in self._transaction.keys(("class",))]
+
+    def _info(self, value):
+        if isinstance(value, UserClass) and not value.meta:
+            return self._current(value.className)
+        if isinstance(value, StClass):
+            return KERNEL_CLASSES.get(value.name)
+        return None
 
     def classNamed(self, name):
         """
         The ClassInfo the name resolves to through the symbol list, or None.
         """
+        dictionary = system.resolve(self.session, name)
+        if dictionary is None:
+            return None
+        return self._info(system.readGlobal(self.session, dictionary, name))
+
+    def classHistory(self, name):
+        """
+        Every version of the user class C{name}, oldest first (GemStone's
+        C{classHistory}); empty for kernel and unknown classes.
+        """
+        return list(self._history(name))
 
     def allClasses(self):
         """
         Every class in every dictionary: a list of ClassInfo, in symbol-list
         order then name order.
         """
+        byDictionary = {}
+        for info in self._userClasses():
+            byDictionary.setdefault(info.dictionary, []).append(info)
+        byDictionary.setdefault(system.GLOBALS.name, []).extend(KERNEL_CLASSES.values())
+        return [info for name in self.symbolList()
+                for info in sorted(byDictionary.get(name, ()), key=lambda i: i.name)]
 
     def subclassesOf(self, name):
         """
         Names of the direct subclasses, sorted.
         """
+        return sorted(info.name for info in self.allClasses() if info.superclassName == name)
+
+    def allSubclassesOf(self, name):
+        """
+        Names of every class below C{name}, sorted.
+        """
+        found, pending = set(), [name]
+        while pending:
+            below = self.subclassesOf(pending.pop())
+            found.update(below)
+            pending.extend(below)
+        return sorted(found)
+
+    def _userClass(self, name):
+        """
+        The current ClassInfo of the user class C{name}, or an Error: kernel
+        classes are not the repository's to change.
+        """
+        if name in CLASSES:
+            raise errors.refused(f"{name} is a kernel class of the simulated stone "
+                                 "and cannot be changed")
+        info = self._current(name)
+        if info is None:
+            raise errors.notFound(f"no class named {name}")
+        return info
 
     def defineClass(self, name, superclassName, instVarNames=(), classVars=(),
                     classInstVars=(), poolDictionaries=(), dictionary=None,
@@ -136,23 +268,82 @@ class CodeModel:
         A redefinition that changes the shape (instance variables, class
         variables, class-instance variables or superclass) makes a new
         version with no methods; otherwise the class is updated in place.
+        The dictionary and category default to the old version's, else
+        the first of the symbol list and C{""}.
 
-        @return: C{(ClassInfo, shapeChanged)}
+        @return: C{(ClassInfo, shapeChanged)}; C{shapeChanged} is False for
+            a class that did not exist.
         """
+        if not _isIdentifier(name) or not name[:1].isupper():
+            raise errors.refused(f"{name!r} is not a valid class name")
+        if name in CLASSES:
+            raise errors.refused(f"{name} is a kernel class of the simulated stone "
+                                 "and cannot be redefined")
+        if superclassName is not None and self.classNamed(superclassName) is None:
+            raise errors.notFound(f"no class named {superclassName} for the superclass")
+        if superclassName is not None and name in (
+                superclassName, *self._superclassNames(superclassName)):
+            raise errors.refused(f"{name} cannot be its own superclass")
+        old = self._current(name)
+        dictionary = dictionary or (old.dictionary if old else self.symbolList()[0])
+        if dictionary not in self.symbolList():
+            raise errors.notFound(f"no dictionary named {dictionary} in the symbol list")
+        for each in (*instVarNames, *classVars, *classInstVars):
+            if not _isIdentifier(each):
+                raise errors.refused(f"{each!r} is not a valid variable name")
+        seen = self._instVarNames(superclassName) if superclassName else []
+        for each in instVarNames:
+            if each in seen:
+                raise errors.refused(f"instance variable {each} is already defined "
+                                     f"in {name} or a superclass")
+            seen.append(each)
+        info = ClassInfo(
+            name, superclassName, tuple(instVarNames), tuple(classVars),
+            tuple(classInstVars), tuple(poolDictionaries),
+            category if category is not None else (old.category if old else ""),
+            old.comment if old else "", dictionary, tuple(options),
+            old.version if old else 1)
+        history = self._history(name)
+        shapeChanged = old is not None and self._shape(old) != self._shape(info)
+        if shapeChanged:
+            for key in self._methodKeys(name):
+                self._transaction.write(key, ABSENT)
+            info = attr.evolve(info, version=old.version + 1)
+            history += (info,)
+        else:
+            history = history[:-1] + (info,)
+        self._transaction.write(system.classKey(name), history)
+        return info, shapeChanged
+
+    @staticmethod
+    def _shape(info):
+        return (info.superclassName, info.instVarNames, info.classVars, info.classInstVars)
 
     def removeClass(self, name):
         """
-        Remove the class from its dictionary (uncommitted).
+        Remove the class from its dictionary (uncommitted), with its methods
+        and the values of its class variables.
         """
+        self._userClass(name)
+        for key in (*self._methodKeys(name),
+                    *self._transaction.keys(("classVar", name)),
+                    *self._transaction.keys(("classInstVar", name)),
+                    system.classKey(name)):
+            self._transaction.write(key, ABSENT)
 
     def setComment(self, name, comment):
-        ...
+        """
+        Replace the class comment (uncommitted), as C{comment:} does.
+        """
+        info = attr.evolve(self._userClass(name), comment=comment)
+        self._transaction.write(system.classKey(name), self._history(name)[:-1] + (info,))
 
     def definition(self, name):
         """
         The class-definition expression GemStone's C{Class>>definition}
         answers (3.7 form).
         """
+        return fileout.definition(self._described(name))
 
     def fileOut(self, name):
         """
@@ -160,20 +351,91 @@ class CodeModel:
         definition, C{removeallmethods}/C{removeallclassmethods}, then each
         method as C{category:} + C{method:}/C{classmethod:} ... C{%}.
         """
+        return fileout.fileOut(self._described(name), self.methods(name, meta=True).values(),
+                               self.methods(name).values())
+
+    def _described(self, name):
+        info = self.classNamed(name)
+        if info is None:
+            raise errors.notFound(f"no class named {name}")
+        return info
+
+    def superclassOf(self, behavior):
+        """
+        The superclass of a running class: a L{UserClass} (either side) or
+        a kernel L{StClass}.  A user class whose superclass was removed
+        inherits from Object.
+        """
+        if isinstance(behavior, StClass):
+            return behavior.superclass
+        info = self._current(behavior.className)
+        name = info.superclassName if info else "Object"
+        if name is None:
+            return None
+        if self._current(name) is not None:
+            return UserClass(name, behavior.meta)
+        kernel = CLASSES.get(name, CLASSES["Object"])
+        return kernel.metaclass if behavior.meta else kernel
+
+    # Variables a class's methods can name
+
+    def _chain(self, name):
+        """
+        The ClassInfos of C{name} and its superclasses, user and kernel.
+        """
+        while name is not None:
+            info = self._current(name) or KERNEL_CLASSES.get(name)
+            if info is None:
+                return
+            yield info
+            name = info.superclassName
+
+    def _superclassNames(self, name):
+        return [info.name for info in self._chain(name)][1:]
+
+    def _instVarNames(self, name):
+        return [v for info in reversed(list(self._chain(name))) for v in info.instVarNames]
+
+    def instVarNamesOf(self, name):
+        """
+        The instance variables of an instance of C{name}, inherited first.
+        """
+        return self._instVarNames(name)
+
+    def variablesOf(self, className, meta):
+        """
+        The variables a method of the class (or its class side) can name
+        besides its own: C{{name: binding}}, where a binding is
+        C{("slot",)} for an instance variable, C{("classVar", owner)} or
+        C{("classInstVar",)}.  Nearer classes win.
+        """
+        variables = {}
+        for info in self._chain(className):
+            for name in info.classVars:
+                variables.setdefault(name, ("classVar", info.name))
+            for name in (info.classInstVars if meta else info.instVarNames):
+                variables.setdefault(name, ("classInstVar",) if meta else ("slot",))
+        return variables
 
     # Methods
+
+    def _methodKeys(self, className, meta=None):
+        prefix = ("method", className) if meta is None else ("method", className, meta)
+        return self._transaction.keys(prefix)
 
     def methods(self, className, meta=False):
         """
         C{{selector: MethodInfo}} defined in the class itself (not inherited).
         """
+        return {key[3]: self._read(key) for key in self._methodKeys(className, meta)}
 
     def method(self, className, selector, meta=False):
         """
         The MethodInfo, or None.
         """
+        return self._read(_methodKey(className, meta, selector))
 
-    def compileMethod(self, className, source, category="as yet unclassified",
+    def compileMethod(self, className, source, category=DEFAULT_CATEGORY,
                       meta=False):
         """
         Compile C{source} into the class (replacing a method of the same
@@ -181,11 +443,29 @@ class CodeModel:
         raises CompileError (number 1001) whose description names the line
         and what the compiler said.
 
+        Kernel classes take methods too (extensions); they run when the
+        kernel itself does not implement the selector.
+
         @return: the MethodInfo.
         """
+        if self.classNamed(className) is None:
+            raise errors.notFound(f"no class named {className}")
+        tree = compiler.parseMethod(source)
+        scope = (compiler.PSEUDO_VARIABLES | set(tree.params) | set(tree.temps)
+                 | set(self.variablesOf(className, meta)))
+        compiler.checkDeclared(self.session, tree.statements, scope, source)
+        info = MethodInfo(className, meta, tree.selector, category, source)
+        self._transaction.write(_methodKey(className, meta, tree.selector), info)
+        return info
 
     def removeMethod(self, className, selector, meta=False):
-        ...
+        """
+        Remove the method (uncommitted); an Error if the class does not
+        define it, as C{removeSelector:} signals.
+        """
+        if self.method(className, selector, meta) is None:
+            raise errors.keyNotFound(f"#{selector}")
+        self._transaction.write(_methodKey(className, meta, selector), ABSENT)
 
     # Search (over every method of every class in the symbol list)
 
@@ -193,22 +473,46 @@ class CodeModel:
         """
         MethodInfos whose selector is C{selector}.
         """
+        return [m for m in self.scanMethods() if m.selector == selector]
 
     def sendersOf(self, selector):
         """
         MethodInfos whose source sends C{selector} (parsed, not grepped).
         """
+        return [m for m in self.scanMethods()
+                if selector in smalltalk.sent_selectors(compiler.parseMethod(m.source))]
 
     def referencesTo(self, globalName):
         """
-        MethodInfos whose source refers to the global C{globalName}.
+        MethodInfos whose source refers to the global C{globalName}: names
+        it where no argument, temporary or class variable of that name
+        hides it.
         """
+        found = []
+        for m in self.scanMethods():
+            tree = compiler.parseMethod(m.source)
+            local = set(tree.params) | set(tree.temps) | set(self.variablesOf(m.className, m.meta))
+            local.update(name for node in smalltalk.iter_nodes(tree)
+                         if isinstance(node, smalltalk.Block)
+                         for name in (*node.params, *node.temps))
+            if globalName not in local and any(
+                    isinstance(node, (smalltalk.Variable, smalltalk.Assignment))
+                    and node.name == globalName for node in smalltalk.iter_nodes(tree)):
+                found.append(m)
+        return found
 
     def scanMethods(self, dictionaryName=None):
         """
         Every MethodInfo, lazily, in scan order (dictionary, class, side,
         selector), optionally only classes of one dictionary.
         """
+        keys = {}
+        for key in self._transaction.keys(("method",)):
+            keys.setdefault(key[1], []).append(key)
+        for info in self.allClasses():
+            if dictionaryName in (None, info.dictionary):
+                for key in sorted(keys.get(info.name, ()), key=lambda k: (k[2], k[3])):
+                    yield self._read(key)
 
     # SUnit
 
@@ -216,15 +520,22 @@ class CodeModel:
         """
         Names of the TestCase subclasses, sorted.
         """
+        return self.allSubclassesOf("TestCase")
 
     def testSelectors(self, className):
         """
         The test selectors (unary, starting with C{test}), sorted, including
         inherited ones.
         """
+        return sorted({selector for info in self._chain(className)
+                       for selector in self.methods(info.name)
+                       if selector.startswith("test") and selector.isidentifier()})
 
     def runTest(self, className, selector):
         """
         Run one test method (setUp, the test, tearDown) with the evaluator
         on this session's view: a TestOutcome.
         """
+        # Imported here: running code needs the evaluator, which needs this.
+        from gsmcpd.simulator import evaluator, sunit
+        return sunit.runTest(evaluator.Evaluator(self.session, self), className, selector)

@@ -81,6 +81,33 @@ class UserProfile:
     userId = attr.ib()
 
 
+@attr.s(frozen=True)
+class UserClass:
+    """
+    A class defined in the repository (or its metaclass, when C{meta}),
+    named rather than held: its definition and methods live in the
+    session's view, so the same name means the same class, as a Symbol does.
+    """
+
+    className = attr.ib()
+    meta = attr.ib(default=False)
+
+    @property
+    def name(self):
+        return f"{self.className} class" if self.meta else self.className
+
+
+@attr.s(eq=False)
+class Instance:
+    """
+    An instance of a user class: its class (a L{UserClass}, or a kernel
+    class for C{Object new}) and its named instance variables.
+    """
+
+    cls = attr.ib()
+    slots = attr.ib(factory=dict)
+
+
 @attr.s(eq=False)
 class BlockClosure:
     """
@@ -102,7 +129,7 @@ def keyOf(value):
     """
     if isinstance(value, (String, Symbol)):
         return ("text", value.text)
-    if isinstance(value, (bool, int, float, Fraction, Character)) or value is None:
+    if isinstance(value, (bool, int, float, Fraction, Character, UserClass)) or value is None:
         return ("value", type(value).__name__ == "bool", value)
     return ("identity", id(value))
 
@@ -119,7 +146,7 @@ def equal(a, b):
         return a.text == b.text
     if isinstance(a, Symbol):
         return a == b
-    if isinstance(a, Character):
+    if isinstance(a, (Character, UserClass)):
         return a == b
     if type(a) is type(b) and isinstance(a, (Array, OrderedCollection)):
         return (len(a.items) == len(b.items)
@@ -186,7 +213,7 @@ def printString(value):
         inner = ", ".join(f"{printString(k)}->{printString(v)}"
                           for k, v in value.entries.values())
         return f"aDictionary( {inner})" if inner else "aDictionary( )"
-    if isinstance(value, StClass):
+    if isinstance(value, (StClass, UserClass)):
         return value.name
     name = className(value)
     return f"{article(name)}{name}"

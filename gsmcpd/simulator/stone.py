@@ -11,7 +11,7 @@ import threading
 
 import attr
 
-from gsmcpd.simulator import errors
+from gsmcpd.simulator import errors, seed
 from gsmcpd.simulator.repository import Repository, Transaction
 
 DEFAULT_USER = "DataCurator"
@@ -101,6 +101,15 @@ class Session:
     interrupt = attr.ib()
 
 
+def seededRepository():
+    """
+    A repository holding the code a stone starts with (L{seed}).
+    """
+    repository = Repository()
+    seed.install(repository)
+    return repository
+
+
 @attr.s(eq=False)
 class Stone:
     """
@@ -111,7 +120,7 @@ class Stone:
     users = attr.ib(factory=lambda: {DEFAULT_USER: DEFAULT_PASSWORD})
     maxLogins = attr.ib(default=10)
     version = attr.ib(default=VERSION)
-    repository = attr.ib(factory=Repository)
+    repository = attr.ib(factory=seededRepository)
     sessions = attr.ib(factory=dict)
     _numbers = attr.ib(factory=lambda: itertools.count(1))
     _lock = attr.ib(factory=threading.Lock)

@@ -4,21 +4,25 @@ exception handling: the kernel parts that reach the session (its
 transaction, its identity, its interrupts).
 
 Globals live in the transaction model under keys
-C{('global', dictionaryName, name)}; kernel classes are Globals that no
-commit can remove.
+C{('global', dictionaryName, name)}, the symbol list under C{('symbolList',)}
+and user classes under C{('class', name)} (see L{gsmcpd.simulator.model});
+kernel classes are Globals that no commit can remove.
 """
 
 from gsmcpd.simulator import errors
 from gsmcpd.simulator.kernel import (
     CLASSES, SignalledError, StClass, classMethod, classOf, method, text)
 from gsmcpd.simulator.objects import (
-    Array, Delay, Dictionary, String, Symbol, SymbolDictionaryRef, UserProfile,
-    isNumber, keyOf, printString)
+    Array, Delay, Dictionary, String, Symbol, SymbolDictionaryRef, UserClass,
+    UserProfile, isNumber, keyOf, printString)
 from gsmcpd.simulator.repository import ABSENT
 
 USER_GLOBALS = SymbolDictionaryRef("UserGlobals")
 GLOBALS = SymbolDictionaryRef("Globals")
-SYMBOL_LIST = (USER_GLOBALS, GLOBALS)
+PUBLISHED = SymbolDictionaryRef("Published")
+
+SYMBOL_LIST_KEY = ("symbolList",)
+DEFAULT_SYMBOL_LIST = (USER_GLOBALS.name, GLOBALS.name, PUBLISHED.name)
 
 KERNEL_GLOBALS = {**CLASSES, "UserGlobals": USER_GLOBALS, "Globals": GLOBALS}
 
@@ -27,14 +31,36 @@ def globalKey(dictionary, name):
     return ("global", dictionary.name, name)
 
 
+def classKey(name):
+    return ("class", name)
+
+
+def symbolList(session):
+    """
+    The dictionaries of the session's symbol list, in lookup order.
+    """
+    names = session.transaction.read(SYMBOL_LIST_KEY)
+    return [SymbolDictionaryRef(name)
+            for name in (DEFAULT_SYMBOL_LIST if names is ABSENT else names)]
+
+
 def readGlobal(session, dictionary, name):
     """
-    What C{dictionary at: name} answers in C{session}'s view, or L{ABSENT}.
+    What C{dictionary at: name} answers in C{session}'s view, or L{ABSENT}:
+    a global, else a user class defined in it, else (for Globals) a kernel
+    global; every dictionary holds itself under its own name.
     """
     value = session.transaction.read(globalKey(dictionary, name))
-    if value is ABSENT and dictionary is GLOBALS:
+    if value is not ABSENT:
+        return value
+    history = session.transaction.read(classKey(name))
+    if history is not ABSENT and history[-1].dictionary == dictionary.name:
+        return UserClass(name)
+    if name == dictionary.name:
+        return dictionary
+    if dictionary == GLOBALS:
         return KERNEL_GLOBALS.get(name, ABSENT)
-    return value
+    return ABSENT
 
 
 def resolve(session, name):
@@ -42,7 +68,7 @@ def resolve(session, name):
     The dictionary of the symbol list that defines C{name} first, or
     L{None}.
     """
-    for dictionary in SYMBOL_LIST:
+    for dictionary in symbolList(session):
         if readGlobal(session, dictionary, name) is not ABSENT:
             return dictionary
     return None
@@ -95,10 +121,26 @@ def _globalRemoveKey(ev, receiver, key):
 
 @method("SymbolDictionary", "keys")
 def _globalKeys(ev, receiver):
-    names = [key[2] for key in ev.session.transaction.keys(("global", receiver.name))]
-    if receiver is GLOBALS:
-        names = sorted(set(names) | set(KERNEL_GLOBALS))
-    return Array([Symbol(name) for name in names])
+    return Array([Symbol(name) for name in globalNames(ev.session, receiver)])
+
+
+def globalNames(session, dictionary):
+    """
+    The names C{dictionary} holds in C{session}'s view, sorted.
+    """
+    transaction = session.transaction
+    names = {key[2] for key in transaction.keys(("global", dictionary.name))}
+    names.update(key[1] for key in transaction.keys(("class",))
+                 if transaction.read(key)[-1].dictionary == dictionary.name)
+    names.add(dictionary.name)
+    if dictionary == GLOBALS:
+        names.update(KERNEL_GLOBALS)
+    return sorted(names)
+
+
+@method("UserProfile", "symbolList")
+def _symbolList(ev, receiver):
+    return Array(symbolList(ev.session))
 
 
 # ------------------------------------------------------------------ System
@@ -172,8 +214,16 @@ def describeKey(key):
     """
     How a conflicting repository key is reported.
     """
-    if key[0] == "global":
+    kind = key[0]
+    if kind == "global":
         return String(f"{key[1]} at: #{key[2]}")
+    if kind == "class":
+        return String(f"class {key[1]}")
+    if kind == "method":
+        className, meta, selector = key[1:]
+        return String(f"{className}{' class' if meta else ''}>>{selector}")
+    if kind == "symbolList":
+        return String("System myUserProfile symbolList")
     return String(" ".join(map(str, key)))
 
 
@@ -248,8 +298,7 @@ def _onDo(ev, receiver, exceptionClass, handler):
     try:
         return ev.value(receiver)
     except errors.SmalltalkError as e:
-        signalled = CLASSES.get(e.className, CLASSES["Error"])
-        if not (isinstance(exceptionClass, StClass) and signalled.includesBehavior(exceptionClass)):
+        if not signalledIsKindOf(e, exceptionClass):
             raise
         exception = SignalledError(e)
         try:
@@ -258,6 +307,15 @@ def _onDo(ev, receiver, exceptionClass, handler):
             if returned.exception is not exception:
                 raise
             return returned.value
+
+
+def signalledIsKindOf(error, exceptionClass):
+    """
+    Whether the signalled C{error} is an instance of C{exceptionClass}, so a
+    handler for it catches it.
+    """
+    signalled = CLASSES.get(error.className, CLASSES["Error"])
+    return isinstance(exceptionClass, StClass) and signalled.includesBehavior(exceptionClass)
 
 
 class _HandlerReturn(Exception):

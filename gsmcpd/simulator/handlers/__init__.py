@@ -8,15 +8,24 @@ stone does not run the envelope; it reads the tag and the arguments, calls
 the template's handler from L{HANDLERS}, and writes the envelope's answer
 itself: C{{"result": ..., "needsCommit": ...}}, or C{{"error": {...},
 "needsCommit": ...}} when the handler signalled an Error.  A handler is a
-function C{(evaluator, arguments) -> JSON-shaped value}; adding a template
-to the model is adding one.
+function C{(evaluator, arguments) -> JSON-shaped value}, registered with
+L{handler}; adding a template to the model is adding one, in a module of
+this package (each family of tools has its own: C{session}, C{listing},
+C{browsing}, ...), which is imported here so that it registers by existing.
+
+A handler that refuses, or cannot find what it was asked for, returns a
+dict holding the key C{"gsmcpRefused"} or C{"gsmcpNotFound"} with a message
+as its result, as the template would; the daemon makes those tool errors.
+Code handlers read and write the repository through L{codeModel}.
 """
+
+import importlib
+import pkgutil
 
 from gsmcpd import smalltalk
 from gsmcpd.simulator import errors
 from gsmcpd.simulator.evaluator import Evaluator, fromLiteral
 from gsmcpd.simulator.objects import String, printString
-from gsmcpd.simulator.system import describeKey
 
 HANDLERS = {}
 
@@ -59,6 +68,8 @@ def arguments(tree):
 def answer(session, source):
     """
     The bytes the envelope would answer for C{source}, run in C{session}.
+    A handler's C{gsmcpRefused}/C{gsmcpNotFound} dict is an ordinary result
+    here; only the daemon reads it.
 
     @raise errors.GciError: the source is not a known template (a compile
         error, as a real stone would report one), or a break ended the call.
@@ -121,39 +132,13 @@ def toJson(value):
     return '"' + "".join(out) + '"'
 
 
-# ---------------------------------------------------------------- templates
-
-@handler("execute_code")
-def executeCode(ev, args):
-    printed = printString(ev.evaluate(args["code"]))
-    return {"total": len(printed), "text": printed[:max(args["limit"], 0)]}
-
-
-@handler("status")
-def status(ev, args):
-    session = ev.session
-    return {"user": session.user, "session": session.number, "stone": session.stone.name,
-            "version": session.stone.version, "inTransaction": True}
+def codeModel(evaluator):
+    """
+    The code repository as the evaluator's session sees it (the one the
+    evaluator runs compiled methods from).
+    """
+    return evaluator.code
 
 
-@handler("commit")
-def commit(ev, args):
-    transaction = ev.session.transaction
-    committed = transaction.commit()
-    conflicts = {} if committed else {
-        kind: [describeKey(key).text for key in keys]
-        for kind, keys in transaction.conflicts.items()}
-    return {"committed": committed, "conflicts": conflicts}
-
-
-@handler("abort")
-def abort(ev, args):
-    ev.session.transaction.abort()
-    return {"aborted": True}
-
-
-@handler("refresh")
-def refresh(ev, args):
-    if not ev.session.transaction.continueTransaction():
-        raise errors.continueAfterFailedCommit()
-    return {"refreshed": True}
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")

@@ -1,0 +1,44 @@
+"""
+The session templates: run code, report the session, end transactions.
+"""
+
+from gsmcpd.simulator import errors
+from gsmcpd.simulator.handlers import handler
+from gsmcpd.simulator.objects import printString
+from gsmcpd.simulator.system import describeKey
+
+
+@handler("execute_code")
+def executeCode(ev, args):
+    printed = printString(ev.evaluate(args["code"]))
+    return {"total": len(printed), "text": printed[:max(args["limit"], 0)]}
+
+
+@handler("status")
+def status(ev, args):
+    session = ev.session
+    return {"user": session.user, "session": session.number, "stone": session.stone.name,
+            "version": session.stone.version, "inTransaction": True}
+
+
+@handler("commit")
+def commit(ev, args):
+    transaction = ev.session.transaction
+    committed = transaction.commit()
+    conflicts = {} if committed else {
+        kind: [describeKey(key).text for key in keys]
+        for kind, keys in transaction.conflicts.items()}
+    return {"committed": committed, "conflicts": conflicts}
+
+
+@handler("abort")
+def abort(ev, args):
+    ev.session.transaction.abort()
+    return {"aborted": True}
+
+
+@handler("refresh")
+def refresh(ev, args):
+    if not ev.session.transaction.continueTransaction():
+        raise errors.continueAfterFailedCommit()
+    return {"refreshed": True}
