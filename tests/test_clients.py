@@ -10,6 +10,7 @@ import sys
 from twisted.trial.unittest import SynchronousTestCase
 
 from tests.daemon import Daemon
+from tests.test_contract import REFERENCE_TOOLS
 
 CLIENTS = os.path.join(os.path.dirname(__file__), "clients")
 
@@ -22,21 +23,28 @@ class PythonSdkClientTests(SynchronousTestCase):
         self.daemon = Daemon(directory)
         self.addCleanup(self.daemon.stop)
 
-    def test_initializeListCallTerminate(self):
-        """
-        The official Python SDK client initializes, lists the tools, gets
-        C{7} for C{3 + 4}, and terminates its session on exit.
-        """
+    def client(self, *arguments):
         finished = subprocess.run(
             [sys.executable, os.path.join(CLIENTS, "python_sdk_client.py"),
-             self.daemon.url, "3 + 4"],
+             self.daemon.url, *arguments],
             capture_output=True, text=True, timeout=60)
         self.assertEqual(finished.returncode, 0, finished.stderr)
-        seen = json.loads(finished.stdout.splitlines()[-1])
+        return json.loads(finished.stdout.splitlines()[-1])
+
+    def test_initializeListCallTerminate(self):
+        """
+        The official Python SDK client initializes, lists the 31 tools
+        (each with an output schema and annotations), gets C{7} for
+        C{3 + 4}, and terminates its session on exit.
+        """
+        seen = self.client("basic", "3 + 4")
         self.assertEqual(seen["protocolVersion"], "2025-11-25")
         self.assertIn("simulated", seen["serverInfo"]["title"])
-        self.assertEqual(seen["tools"], ["abort", "commit", "execute_code",
-                                         "refresh", "status"])
+        allTools = sorted(set().union(*REFERENCE_TOOLS.values()))
+        self.assertEqual(len(allTools), 31)
+        self.assertEqual(seen["tools"], allTools)
+        self.assertEqual(seen["withOutputSchema"], allTools)
+        self.assertEqual(seen["withAnnotations"], allTools)
         self.assertEqual((seen["isError"], seen["text"]), (False, ["7"]))
         self.assertEqual(seen["structured"]["printString"], "7")
         # twistd ends by re-raising the SIGTERM it shut down for.
@@ -45,6 +53,24 @@ class PythonSdkClientTests(SynchronousTestCase):
         self.assertIn("closed: the client deleted it", log)
         self.assertIn("stopped the simulated stone", log)
         self.assertIn("Server Shut Down.", log)
+
+    def test_browseCompileTestCommit(self):
+        """
+        A compile_method over a method this session has not read is
+        refused; after reading it, the fix compiles, the test class passes,
+        and the commit lands.
+        """
+        steps = self.client("roundtrip")
+        blind = steps["blindWrite"]
+        self.assertTrue(blind["isError"])
+        self.assertEqual(blind["structured"]["error"]["kind"], "refused")
+        self.assertIn("get_method_source", blind["text"][0])
+        self.assertEqual(steps["before"]["structured"]["failures"], 1)
+        self.assertFalse(steps["read"]["isError"])
+        self.assertFalse(steps["compile"]["isError"], steps["compile"])
+        after = steps["after"]["structured"]
+        self.assertEqual((after["failures"], after["passed"]), (0, 2))
+        self.assertFalse(steps["commit"]["isError"])
 
     def test_refusesBadConfigurationInOneLine(self):
         directory = self.mktemp()

@@ -7,6 +7,7 @@ import jsonschema
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.jsonrpc import Message
 from gsmcpd.tools.registry import CORE_TOOLSETS, ToolRegistry, toolsetClass
 
 REFERENCE_TOOLS = {
@@ -67,7 +68,9 @@ class SurfaceTests(SynchronousTestCase):
 
     def test_toolsListIsTheRegistry(self):
         dispatcher = Dispatcher(self.registry, ServerIdentity())
-        listed = dispatcher._toolsList(None, {})["tools"]
+        response = self.successResultOf(dispatcher.handle(
+            None, Message("request", "tools/list", 1, {}, {})))
+        listed = response["result"]["tools"]
         self.assertEqual([tool["name"] for tool in listed],
                          sorted(tool.name for tool in self.registry))
 

@@ -13,7 +13,6 @@ from gsmcpd.sessions import McpSession
 from gsmcpd.smalltalk.check import loadKnownNames, unknownNames
 from gsmcpd.templates import Template
 from gsmcpd.tools.registry import ToolRegistry, buildToolsets
-from tests.example_toolset import GreetingToolset
 from tests.fakes import FakeGem
 from tests.test_template_selectors import KNOWN_NAMES
 

@@ -1,6 +1,6 @@
 """
 Every template sends only selectors, and names only globals, that were read
-in a public GemStone 3.7 source (C{tests/gemstone-selectors.tsv}).
+in a public GemStone 3.7 source (C{tests/selectors/*.tsv}).
 
 A wrong selector in a template is otherwise found by the first user whose
 stone answers C{doesNotUnderstand}; this finds it in the test suite.
@@ -14,7 +14,8 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.smalltalk.check import loadKnownNames, readEntries, unknownNames
 from gsmcpd.templates import TEMPLATE_PACKAGE, Template, loadTemplateText
 
-KNOWN_NAMES = Path(__file__).with_name("gemstone-selectors.tsv")
+KNOWN_NAMES = sorted(Path(__file__).with_name("selectors").glob("*.tsv"))
+"""One file per toolset family, so each family's list has one owner."""
 
 
 def templateNames():
@@ -37,13 +38,13 @@ def unknownInTemplate(template):
     would declare are undeclared lowercase variables here, which the check
     takes for arguments.
     """
-    selectors, globals_ = loadKnownNames(KNOWN_NAMES)
+    selectors, globals_ = loadKnownNames(*KNOWN_NAMES)
     badSelectors, badGlobals = unknownNames(
         template.render({}, 1000), selectors, globals_)
     if not (badSelectors or badGlobals):
         return None
     return (f"template {template.name!r}: selectors not in"
-            f" {KNOWN_NAMES.name}: {sorted(badSelectors)};"
+            f" tests/selectors: {sorted(badSelectors)};"
             f" globals: {sorted(badGlobals)}")
 
 
@@ -114,7 +115,7 @@ class KnownNamesFileTests(SynchronousTestCase):
         Every line has four fields, a known kind, and a source naming a
         repository (C{owner/repo}) and a path in it.
         """
-        entries = list(readEntries(KNOWN_NAMES))
+        entries = [e for path in KNOWN_NAMES for e in readEntries(path)]
         self.assertTrue(entries)
         for entry in entries:
             repository, _, path = entry.source.partition(" ")
@@ -125,7 +126,8 @@ class KnownNamesFileTests(SynchronousTestCase):
         """
         A name is listed once for each place it lives.
         """
-        entries = [(e.kind, e.name, e.where) for e in readEntries(KNOWN_NAMES)]
+        entries = [(e.kind, e.name, e.where)
+                   for path in KNOWN_NAMES for e in readEntries(path)]
         self.assertEqual(len(entries), len(set(entries)))
 
     def test_malformedLineRefused(self):

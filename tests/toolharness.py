@@ -75,7 +75,7 @@ class ToolHarness:
         return ToolHarness(self.toolsetNames, self.stone, self.registry)
 
     @inlineCallbacks
-    def call(self, name, **arguments):
+    def call(self, name, /, **arguments):
         """
         C{tools/call}; the result, or the JSON-RPC error.
         """
@@ -85,7 +85,7 @@ class ToolHarness:
         return response.get("result", response.get("error"))
 
     @inlineCallbacks
-    def text(self, name, **arguments):
+    def text(self, name, /, **arguments):
         """
         The first text block of a successful call (fails the test if the
         call was an error).
@@ -96,7 +96,7 @@ class ToolHarness:
         return result["content"][0]["text"]
 
     @inlineCallbacks
-    def error(self, name, **arguments):
+    def error(self, name, /, **arguments):
         """
         C{(kind, message)} of a call that must fail as a tool error.
         """

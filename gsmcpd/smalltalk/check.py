@@ -3,7 +3,7 @@ Checking Smalltalk source against the names a real stone is known to have.
 
 The daemon's templates run on GemStone 3.7, where a misspelt or Pharo-only
 selector is a C{doesNotUnderstand} at run time, and nothing before that
-notices.  C{tests/gemstone-selectors.tsv} lists the selectors and globals
+notices.  C{tests/selectors/*.tsv} list the selectors and globals
 read in public GemStone sources; these functions compare a source with it.
 """
 
@@ -53,12 +53,12 @@ def readEntries(path: str | Path) -> Iterator[KnownName]:
         yield KnownName(*fields)
 
 
-def loadKnownNames(path: str | Path) -> tuple[frozenset[str], frozenset[str]]:
+def loadKnownNames(*paths: str | Path) -> tuple[frozenset[str], frozenset[str]]:
     """
-    The known selectors and the known globals listed in C{path}.
+    The known selectors and the known globals listed in C{paths}.
     """
     selectors, globals_ = set(), set()
-    for entry in readEntries(path):
+    for entry in (e for path in paths for e in readEntries(path)):
         (selectors if entry.kind == "selector" else globals_).add(entry.name)
     return frozenset(selectors), frozenset(globals_)
 

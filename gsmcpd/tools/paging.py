@@ -109,12 +109,16 @@ def page(items, arguments, defaultLimit=None):
     return Page(list(items[offset:end]), offset, limit, len(items))
 
 
-def scanned(items, arguments, defaultLimit=None):
+def scanned(items, arguments, seen, defaultLimit=None):
     """
-    The page of a scan that stopped one item past the window (so it cannot
-    know the total): C{items} are the window plus at most one more.
+    The page of a scan that skips C{offset} hits and stops one past the
+    window, so it cannot know the total.
+
+    @param items: the window plus at most one more.
+    @param seen: how many hits the scan saw in all (skipped ones included);
+        when it did not stop early, that is the total.
     """
     offset, limit = window(arguments, defaultLimit)
     if limit is not None and len(items) > limit:
         return Page(list(items[:limit]), offset, limit, None)
-    return Page(list(items), offset, limit, offset + len(items))
+    return Page(list(items), offset, limit, seen)

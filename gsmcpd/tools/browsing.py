@@ -1,0 +1,238 @@
+"""
+The Browsing toolset: read one class, its definition, hierarchy and methods.
+
+The reads that show a method's source or a class's definition record what
+they showed in the session's read ledger (L{gsmcpd.tools.ledger}): that is
+what licenses a later write to replace it.  They record the text exactly
+as the stone answered it, keyed by the name the class resolved to, because
+the write tools compare that text with the stone's current one.
+"""
+
+from itertools import groupby
+
+from twisted.internet.defer import inlineCallbacks, returnValue
+
+from gsmcpd.tools.base import (
+    Tool, ToolResult, Toolset, annotations, closedSchema)
+from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS, capped
+from gsmcpd.tools.ledger import classKey, methodKey
+
+CLASS_NAME = {"type": "string", "minLength": 1,
+              "description": "the class's name, as it resolves in this "
+                             "session's symbol list (e.g. OrderedCollection)"}
+
+STRING = {"type": "string"}
+OPTIONAL_STRING = {"type": ["string", "null"]}
+NAMES = {"type": "array", "items": STRING}
+
+BOOLEAN = {"type": "boolean"}
+
+
+def resultSchema(**properties):
+    """
+    An output schema: closed, every property always present.
+    """
+    return closedSchema(properties, required=sorted(properties))
+
+
+def singleValueResult(key, **more):
+    """
+    The output schema of a L{singleValue} result.
+    """
+    return resultSchema(totalCharacters={"type": "integer"}, truncated=BOOLEAN,
+                  **{key: STRING}, **more)
+
+
+METHOD_ITEM = resultSchema(className=STRING, meta=BOOLEAN, selector=STRING,
+                     category=OPTIONAL_STRING)
+
+
+def singleValue(key, text, heading=None, **more):
+    """
+    A one-value result: the text capped at L{MAX_VALUE_CHARACTERS} with the
+    marker (after a C{heading} line, if any), and the same capped value as
+    data under C{key}, with C{more}.
+    """
+    total = len(text)
+    shown = text[:MAX_VALUE_CHARACTERS]
+    cut = capped(shown, total)
+    return ToolResult(cut if heading is None else f"{heading}\n{cut}", dict(
+        more, totalCharacters=total, truncated=total > MAX_VALUE_CHARACTERS,
+        **{key: shown}))
+
+
+def joined(names):
+    return " ".join(names) if names else "(none)"
+
+
+class BrowsingToolset(Toolset):
+    name = "browsing"
+    title = "Browsing"
+    instructions = (
+        "describe_class, get_class_hierarchy and list_methods show a class; "
+        "get_method_source and get_class_definition show source, and "
+        "export_class_source the whole class as a topaz file-in. Read a "
+        "method with get_method_source (or the class with "
+        "export_class_source) before you change or delete it, and a class "
+        "definition with get_class_definition before you redefine it: a "
+        "write to something this session has not read in its present view "
+        "is refused.")
+
+    def tools(self):
+        readOnly = annotations(readOnly=True, idempotent=True)
+        classOnly = closedSchema({"className": CLASS_NAME},
+                                 required=["className"])
+        return [
+            Tool("describe_class", "Describe a class",
+                 "A class's superclass, instance, class and class-instance "
+                 "variables, category, comment, and the selectors it "
+                 "defines on each side (not inherited ones).",
+                 classOnly, readOnly, self.describeClass,
+                 resultSchema(className=STRING, superclass=OPTIONAL_STRING,
+                        category=OPTIONAL_STRING, comment=OPTIONAL_STRING,
+                        instVarNames=NAMES, classVarNames=NAMES,
+                        classInstVarNames=NAMES, instanceSelectors=NAMES,
+                        classSelectors=NAMES)),
+            Tool("export_class_source", "Export class source",
+                 "The class as a topaz file-in (fileOutClass): its "
+                 "definition, comment and category, then every method on "
+                 "both sides. Counts as reading the definition and every "
+                 "method shown. Over 50,000 characters the text is "
+                 "truncated with a marker.",
+                 classOnly, readOnly, self.exportClassSource,
+                 singleValueResult("fileOut", className=STRING)),
+            Tool("get_class_definition", "Get class definition",
+                 "The expression that defines the class (its definition: "
+                 "superclass, variables, pools, dictionary, options). "
+                 "Counts as reading the definition.",
+                 classOnly, readOnly, self.getClassDefinition,
+                 singleValueResult("definition", className=STRING)),
+            Tool("get_class_hierarchy", "Get class hierarchy",
+                 "The superclass chain from the root down to the class, "
+                 "and its direct subclasses.",
+                 classOnly, readOnly, self.getClassHierarchy,
+                 resultSchema(className=STRING, superclasses=NAMES,
+                        subclasses=NAMES)),
+            Tool("get_method_source", "Get method source",
+                 "The source of one method, after a line naming it and its "
+                 "category; meta: true reads the class-side method. Counts "
+                 "as reading the method. Over 50,000 characters the text "
+                 "is truncated with a marker.",
+                 closedSchema({
+                     "className": CLASS_NAME,
+                     "selector": {"type": "string", "minLength": 1,
+                                  "description": "e.g. printOn: or "
+                                                 "at:put:"},
+                     "meta": dict(BOOLEAN, description="true for the "
+                                  "class-side method (default false)")},
+                     required=["className", "selector"]),
+                 readOnly, self.getMethodSource,
+                 singleValueResult("source", className=STRING, meta=BOOLEAN,
+                                   selector=STRING,
+                                   category=OPTIONAL_STRING)),
+            Tool("list_methods", "List methods",
+                 "The selectors a class defines on the instance and the "
+                 "class side, grouped by category.",
+                 classOnly, readOnly, self.listMethods,
+                 resultSchema(className=STRING, methods={"type": "array",
+                                                   "items": METHOD_ITEM})),
+        ]
+
+    @inlineCallbacks
+    def describeClass(self, call, arguments):
+        found = yield call.runTemplate("describe_class", arguments)
+        described = {key: found[key] for key in (
+            "className", "superclass", "category", "comment",
+            "instVarNames", "classVarNames", "classInstVarNames")}
+        described["instanceSelectors"] = sorted(found["instanceSelectors"])
+        described["classSelectors"] = sorted(found["classSelectors"])
+        text = "\n".join([
+            described["className"],
+            f"superclass: {described['superclass'] or 'nil'}",
+            f"category: {described['category'] or '(none)'}",
+            f"instance variables: {joined(described['instVarNames'])}",
+            f"class variables: {joined(described['classVarNames'])}",
+            "class-instance variables: "
+            f"{joined(described['classInstVarNames'])}",
+            f"instance selectors: {joined(described['instanceSelectors'])}",
+            f"class selectors: {joined(described['classSelectors'])}",
+            f"comment: {described['comment'] or '(none)'}"])
+        returnValue(ToolResult(text, described))
+
+    @inlineCallbacks
+    def exportClassSource(self, call, arguments):
+        found = yield call.runTemplate("export_class_source", arguments)
+        className = found["className"]
+        exported = singleValue("fileOut", found["fileOut"],
+                               className=className)
+        call.ledger.recordRead(classKey(className), found["definition"])
+        shown = exported.structured["fileOut"]
+        for method in found["methods"]:
+            # A truncated export showed only the methods before the cut.
+            if not exported.structured["truncated"] \
+                    or method["source"].rstrip() in shown:
+                call.ledger.recordRead(
+                    methodKey(className, method["selector"], method["meta"]),
+                    method["source"])
+        returnValue(exported)
+
+    @inlineCallbacks
+    def getClassDefinition(self, call, arguments):
+        found = yield call.runTemplate("get_class_definition", arguments)
+        call.ledger.recordRead(classKey(found["className"]),
+                               found["definition"])
+        returnValue(singleValue("definition", found["definition"],
+                                className=found["className"]))
+
+    @inlineCallbacks
+    def getClassHierarchy(self, call, arguments):
+        found = yield call.runTemplate("get_class_hierarchy", arguments)
+        superclasses = list(reversed(found["superclasses"]))
+        subclasses = sorted(set(found["subclasses"]))
+        chain = superclasses + [found["className"]]
+        lines = [f"{'  ' * depth}{name}" for depth, name in enumerate(chain)]
+        lines.append("direct subclasses:")
+        lines.extend(f"  {name}" for name in subclasses or ["(none)"])
+        returnValue(ToolResult("\n".join(lines), {
+            "className": found["className"], "superclasses": superclasses,
+            "subclasses": subclasses}))
+
+    @inlineCallbacks
+    def getMethodSource(self, call, arguments):
+        meta = arguments.get("meta", False)
+        selector = arguments["selector"]
+        found = yield call.runTemplate("get_method_source", {
+            "className": arguments["className"], "selector": selector,
+            "meta": meta})
+        className = found["className"]
+        call.ledger.recordRead(methodKey(className, selector, meta),
+                               found["source"])
+        behavior = f"{className} class" if meta else className
+        returnValue(singleValue(
+            "source", found["source"],
+            f"{behavior}>>{selector} (category: "
+            f"{found['category'] or '(none)'})",
+            className=className, meta=meta, selector=selector,
+            category=found["category"]))
+
+    @inlineCallbacks
+    def listMethods(self, call, arguments):
+        found = yield call.runTemplate("list_methods", arguments)
+        className = found["className"]
+        methods = sorted(
+            ({"className": className, "meta": each["meta"],
+              "selector": each["selector"], "category": each["category"]}
+             for each in found["methods"]),
+            key=lambda m: (m["meta"], m["category"] or "", m["selector"]))
+        lines = [className]
+        for meta in (False, True):
+            lines.append("class side:" if meta else "instance side:")
+            onSide = [m for m in methods if m["meta"] == meta]
+            for category, inCategory in groupby(
+                    onSide, key=lambda m: m["category"]):
+                lines.append(f"  {category or '(uncategorized)'}")
+                lines.extend(f"    {m['selector']}" for m in inCategory)
+            if not onSide:
+                lines.append("  (none)")
+        returnValue(ToolResult("\n".join(lines),
+                               {"className": className, "methods": methods}))

@@ -1,0 +1,164 @@
+"""
+The Listing toolset: which dictionaries, classes and globals there are.
+
+Each template answers its whole list unsorted; sorting and paging happen
+here, so the page a client asks for is a window onto one sorted list and the
+header's total is the true one.  No tool here pages by default: a listing a
+model reads to find a name is worse truncated than long.
+"""
+
+from twisted.internet.defer import inlineCallbacks, returnValue
+
+from gsmcpd.tools.base import (
+    Tool, ToolResult, Toolset, annotations, closedSchema)
+from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties
+
+DICTIONARY_NAME = {"type": "string", "minLength": 1,
+                   "description": "the symbol dictionary's name, as "
+                                  "list_dictionaries shows it"}
+
+UNNAMED = "(unnamed)"
+"""How text shows a dictionary that has no name (it does not hold itself)."""
+
+CLASS_ITEM = closedSchema({"className": {"type": "string"},
+                           "dictionary": {"type": ["string", "null"]}},
+                          required=["className", "dictionary"])
+
+
+def nameOrder(name):
+    """
+    The sort key of a name: case-insensitive, ties broken by case, so the
+    order does not hide C{Foo} far from C{foo}.
+    """
+    return (name.lower(), name)
+
+
+def pagedResult(items, arguments, listKey, line, extra=None):
+    """
+    The page of C{items} (already sorted) that C{arguments} ask for: the
+    header line first, then one line per item.
+
+    @param line: renders one item as its line of text.
+    @param extra: members of the structured result besides the list and
+        the page.
+    """
+    window = page(items, arguments)
+    lines = [window.header()] + [line(item) for item in window.items]
+    structured = dict(extra or {}, page=window.structured())
+    structured[listKey] = window.items
+    return ToolResult("\n".join(lines), structured)
+
+
+def pagedSchema(listKey, itemSchema, extra=None):
+    """
+    The output schema of a result L{pagedResult} builds.
+    """
+    properties = dict(extra or {}, page=PAGE_SCHEMA)
+    properties[listKey] = {"type": "array", "items": itemSchema}
+    return closedSchema(properties, required=sorted(properties))
+
+
+class ListingToolset(Toolset):
+    name = "listing"
+    title = "Listing"
+    instructions = (
+        "list_dictionaries shows the symbol dictionaries of your symbol list "
+        "in lookup order (a name resolves to the first dictionary that "
+        "defines it); list_classes and list_dictionary_entries show one "
+        "dictionary, list_all_classes every class with its dictionary. "
+        "They answer everything unless you pass limit (and offset for the "
+        "next page); limit: 0 answers the count alone.")
+
+    def tools(self):
+        readOnly = annotations(readOnly=True, idempotent=True)
+        dictionaryArgument = {"dictionaryName": DICTIONARY_NAME}
+        return [
+            Tool("list_all_classes", "List all classes",
+                 "Every class in every dictionary of this session's symbol "
+                 "list, sorted by name, each with the dictionary that holds "
+                 "it. Answers all of them unless limit is passed.",
+                 closedSchema(pagingProperties()), readOnly,
+                 self.listAllClasses, pagedSchema("classes", CLASS_ITEM)),
+            Tool("list_classes", "List classes in a dictionary",
+                 "The classes a symbol dictionary holds, sorted by name. "
+                 "Answers all of them unless limit is passed.",
+                 closedSchema(dict(dictionaryArgument, **pagingProperties()),
+                              required=["dictionaryName"]),
+                 readOnly, self.listClasses,
+                 pagedSchema("classes", CLASS_ITEM)),
+            Tool("list_dictionaries", "List symbol dictionaries",
+                 "The symbol dictionaries of this session's symbol list, in "
+                 "lookup order (a name resolves to the first that defines "
+                 "it), each with how many entries it holds.",
+                 closedSchema(), readOnly, self.listDictionaries,
+                 closedSchema({"dictionaries": {
+                     "type": "array",
+                     "items": closedSchema(
+                         {"name": {"type": ["string", "null"]},
+                          "entries": {"type": "integer"}},
+                         required=["name", "entries"])}},
+                     required=["dictionaries"])),
+            Tool("list_dictionary_entries", "List dictionary entries",
+                 "Every entry of a symbol dictionary, sorted by name and "
+                 "tagged (class) or (global). Answers all of them unless "
+                 "limit is passed.",
+                 closedSchema(dict(dictionaryArgument, **pagingProperties()),
+                              required=["dictionaryName"]),
+                 readOnly, self.listDictionaryEntries,
+                 pagedSchema("entries", closedSchema(
+                     {"name": {"type": "string"},
+                      "kind": {"enum": ["class", "global"]}},
+                     required=["name", "kind"]),
+                     {"dictionary": {"type": "string"}})),
+        ]
+
+    @inlineCallbacks
+    def listAllClasses(self, call, arguments):
+        found = yield call.runTemplate("list_all_classes", {})
+        classes = sorted(
+            {(name, dictionary["dictionary"])
+             for dictionary in found for name in dictionary["classes"]},
+            key=lambda pair: (nameOrder(pair[0]), pair[1] or ""))
+        returnValue(pagedResult(
+            [{"className": name, "dictionary": dictionary}
+             for name, dictionary in classes],
+            arguments, "classes",
+            lambda item:
+                f"{item['className']}  ({item['dictionary'] or UNNAMED})"))
+
+    @inlineCallbacks
+    def listClasses(self, call, arguments):
+        dictionary = arguments["dictionaryName"]
+        names = yield call.runTemplate("list_classes",
+                                       {"dictionaryName": dictionary})
+        returnValue(pagedResult(
+            [{"className": name, "dictionary": dictionary}
+             for name in sorted(set(names), key=nameOrder)],
+            arguments, "classes", lambda item: item["className"]))
+
+    @inlineCallbacks
+    def listDictionaries(self, call, arguments):
+        found = yield call.runTemplate("list_dictionaries", {})
+        dictionaries = [{"name": each["name"], "entries": each["size"]}
+                        for each in found]
+        text = "\n".join(
+            f"{each['name'] or UNNAMED}  ({each['entries']} "
+            f"{'entry' if each['entries'] == 1 else 'entries'})"
+            for each in dictionaries)
+        returnValue(ToolResult(text or "(none)",
+                               {"dictionaries": dictionaries}))
+
+    @inlineCallbacks
+    def listDictionaryEntries(self, call, arguments):
+        dictionary = arguments["dictionaryName"]
+        found = yield call.runTemplate("list_dictionary_entries",
+                                       {"dictionaryName": dictionary})
+        entries = sorted(
+            ({"name": each["name"],
+              "kind": "class" if each["isClass"] else "global"}
+             for each in found),
+            key=lambda entry: nameOrder(entry["name"]))
+        returnValue(pagedResult(
+            entries, arguments, "entries",
+            lambda entry: f"{entry['name']}  ({entry['kind']})",
+            {"dictionary": dictionary}))

@@ -1,0 +1,164 @@
+"""
+The Search toolset: implementors, senders, references, and source text.
+
+The three cross-reference searches ask a C{ClassOrganizer} built from the
+session's symbol list, sort in the stone and answer one page with the true
+total, because senders of a common selector can number in the thousands.
+The source search cannot know its total without reading every method, so
+it stops one hit past the page and says the total is not known.
+"""
+
+from twisted.internet.defer import inlineCallbacks, returnValue
+
+from gsmcpd.tools.base import (
+    Tool, ToolResult, Toolset, annotations, closedSchema)
+from gsmcpd.tools.paging import PAGE_SCHEMA, Page, pagingProperties, scanned
+
+SEARCH_LIMIT = 200
+"""The default page of the searches that can be long (the reference's)."""
+
+METHOD_SCHEMA = closedSchema({
+    "className": {"type": "string"},
+    "meta": {"type": "boolean", "description": "a class-side method"},
+    "selector": {"type": "string"},
+    "category": {"type": ["string", "null"]}},
+    required=["className", "meta", "selector", "category"])
+
+OUTPUT_SCHEMA = closedSchema({
+    "methods": {"type": "array", "items": METHOD_SCHEMA},
+    "page": PAGE_SCHEMA}, required=["methods", "page"])
+
+
+def methodEntry(row):
+    """
+    A template's C{[className, meta, selector, category]} row as an object.
+    """
+    className, meta, selector, category = row
+    return {"className": className, "meta": meta, "selector": selector,
+            "category": category}
+
+
+def methodLine(entry):
+    """
+    C{Account class>>new  [instance creation]}.
+    """
+    side = " class" if entry["meta"] else ""
+    category = "" if entry["category"] is None else f"  [{entry['category']}]"
+    return f"{entry['className']}{side}>>{entry['selector']}{category}"
+
+
+def methodsResult(page):
+    """
+    The text (header, then one method a line) and structure of a page.
+    """
+    text = "\n".join([page.header(), *map(methodLine, page.items)])
+    return ToolResult(text, {"methods": page.items,
+                             "page": page.structured()})
+
+
+def _nonEmpty(description):
+    return {"type": "string", "minLength": 1, "description": description}
+
+
+class SearchToolset(Toolset):
+    name = "search"
+    title = "Search"
+    instructions = (
+        "find_implementors, find_senders and find_references_to use the "
+        "class organizer and answer every match sorted by class, with the "
+        "true total; find_senders answers 200 at a time unless you pass a "
+        "limit. search_method_source reads method source, which is slow "
+        "over the whole symbol list: pass dictionaryName when you can. It "
+        "answers hits in scan order and stops one past the page, so its "
+        "header says when the total is not known; pass the offset it names "
+        "for the next page.")
+
+    def tools(self):
+        return [
+            self._finder(
+                "find_implementors", "Find implementors",
+                "Methods that implement a selector, in every class in the "
+                "symbol list, sorted by class then selector.",
+                "selector", _nonEmpty("the selector, e.g. printOn:"),
+                None, self.findImplementors),
+            self._finder(
+                "find_references_to", "Find references",
+                "Methods that refer to a global (a class or another "
+                "symbol-list entry) by name, sorted by class then "
+                "selector. A name that is not in the symbol list is "
+                "notFound.",
+                "name", _nonEmpty("the global's name, e.g. Account"),
+                None, self.findReferencesTo),
+            self._finder(
+                "find_senders", "Find senders",
+                f"Methods that send a selector, sorted by class then "
+                f"selector, {SEARCH_LIMIT} at a time by default, with the "
+                f"true total.",
+                "selector", _nonEmpty("the selector, e.g. deposit:"),
+                SEARCH_LIMIT, self.findSenders),
+            Tool(
+                "search_method_source", "Search method source",
+                f"Methods whose source contains a substring (case-"
+                f"sensitive), {SEARCH_LIMIT} at a time by default, in scan "
+                f"order: dictionaries in symbol-list order, classes by "
+                f"name, instance side first, selectors sorted. The scan "
+                f"stops one hit past the page, so the total is not known "
+                f"unless the scan ran to the end; limit: 0 scans everything "
+                f"to count. Scanning the kernel is slow: pass "
+                f"dictionaryName where you can.",
+                closedSchema({
+                    "pattern": _nonEmpty("the substring to find"),
+                    "dictionaryName": _nonEmpty(
+                        "only the classes of this symbol dictionary"),
+                    **pagingProperties(SEARCH_LIMIT)},
+                    required=["pattern"]),
+                annotations(True, idempotent=True),
+                self.searchMethodSource,
+                OUTPUT_SCHEMA),
+        ]
+
+    def _finder(self, name, title, description, argument, argumentSchema,
+                defaultLimit, run):
+        """
+        A cross-reference search: one required argument, paged.
+        """
+        return Tool(
+            name, title, description,
+            closedSchema({argument: argumentSchema,
+                          **pagingProperties(defaultLimit)},
+                         required=[argument]),
+            annotations(True, idempotent=True), run, OUTPUT_SCHEMA)
+
+    @inlineCallbacks
+    def _find(self, call, template, arguments, argument, defaultLimit=None):
+        offset = arguments.get("offset", 0)
+        limit = arguments.get("limit", defaultLimit)
+        value = yield call.runTemplate(template, {
+            argument: arguments[argument], "offset": offset, "limit": limit})
+        returnValue(methodsResult(Page(
+            [methodEntry(row) for row in value["methods"]],
+            offset, limit, value["total"])))
+
+    def findImplementors(self, call, arguments):
+        return self._find(call, "find_implementors", arguments, "selector")
+
+    def findReferencesTo(self, call, arguments):
+        return self._find(call, "find_references_to", arguments, "name")
+
+    def findSenders(self, call, arguments):
+        return self._find(call, "find_senders", arguments, "selector",
+                          SEARCH_LIMIT)
+
+    @inlineCallbacks
+    def searchMethodSource(self, call, arguments):
+        offset = arguments.get("offset", 0)
+        limit = arguments.get("limit", SEARCH_LIMIT)
+        value = yield call.runTemplate("search_method_source", {
+            "pattern": arguments["pattern"],
+            "dictionaryName": arguments.get("dictionaryName"),
+            "offset": offset,
+            # No limit is a count: the scan runs to the end, keeping no hit.
+            "limit": limit or None})
+        hits = [methodEntry(row) for row in value["hits"]]
+        returnValue(methodsResult(
+            scanned(hits, arguments, value["seen"], SEARCH_LIMIT)))

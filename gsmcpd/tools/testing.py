@@ -1,0 +1,216 @@
+"""
+The Testing toolset: SUnit, run in the client's own session.
+
+Tests run in the session's transaction, so they see its uncommitted code:
+compile, run the tests, then commit.  Every run goes through one template
+that answers one entry per test (class, selector, status and, for a test
+that did not pass, the exception's class and description), so each tool is
+a view of those entries.
+"""
+
+from twisted.internet.defer import inlineCallbacks, returnValue
+
+from gsmcpd.tools.base import (
+    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
+from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties
+
+STATUSES = ("passed", "failed", "error")
+
+TEST_SCHEMA = closedSchema({
+    "className": {"type": "string"},
+    "selector": {"type": "string"},
+    "status": {"enum": list(STATUSES)},
+    "exceptionClass": {"type": "string"},
+    "description": {"type": "string"}},
+    required=["className", "selector", "status"])
+
+SUMMARY_PROPERTIES = {
+    "run": {"type": "integer"},
+    "passed": {"type": "integer"},
+    "failures": {"type": "integer"},
+    "errors": {"type": "integer"},
+    "tests": {"type": "array", "items": TEST_SCHEMA},
+}
+
+_CLASS_NAME = {"type": "string", "minLength": 1,
+               "description": "the TestCase subclass, e.g. AccountTest"}
+_SELECTOR = {"type": "string", "minLength": 1,
+             "description": "the test method's selector, e.g. testDeposit"}
+_LABELS = {"failed": "FAIL ", "error": "ERROR"}
+
+
+def testName(entry):
+    return f"{entry['className']}>>{entry['selector']}"
+
+
+def outcome(entry):
+    """
+    C{failed: TestFailure: Assertion failed}, or C{passed}.
+    """
+    if entry["status"] == "passed":
+        return "passed"
+    return (f"{entry['status']}: {entry['exceptionClass']}: "
+            f"{entry['description']}")
+
+
+def summary(entries, run):
+    """
+    The counts of a run of C{run} tests whose non-passing ones are among
+    C{entries}.
+    """
+    failures = sum(e["status"] == "failed" for e in entries)
+    errors = sum(e["status"] == "error" for e in entries)
+    return {"run": run, "passed": run - failures - errors,
+            "failures": failures, "errors": errors}
+
+
+def summaryText(counts, entries):
+    """
+    C{3 run, 1 passed, 1 failed, 1 errors}, then a line per test that did
+    not pass.
+    """
+    lines = [f"{counts['run']} run, {counts['passed']} passed, "
+             f"{counts['failures']} failed, {counts['errors']} errors"]
+    lines += [f"  {_LABELS[e['status']]} {testName(e)}: "
+              f"{e['exceptionClass']}: {e['description']}"
+              for e in entries if e["status"] != "passed"]
+    return "\n".join(lines)
+
+
+class TestingToolset(Toolset):
+    name = "testing"
+    title = "Testing (SUnit)"
+    instructions = (
+        "The SUnit tools run tests in your own session, so they see your "
+        "uncommitted changes: compile, run the tests, then commit. "
+        "run_test_class reports each failing or erroring test with its "
+        "exception; describe_test_failure re-runs one test alone for its "
+        "detail. list_failing_tests with no classNames runs every test "
+        "class in the symbol list, which can take long: name the classes "
+        "when you can.")
+
+    def tools(self):
+        oneTest = closedSchema({"className": _CLASS_NAME,
+                                "selector": _SELECTOR},
+                               required=["className", "selector"])
+        run = annotations(False)
+        return [
+            Tool("describe_test_failure", "Describe test failure",
+                 "Re-run one test method in isolation and answer how it "
+                 "ended: passed, or the failure or error with the "
+                 "exception's class and description.",
+                 oneTest, run, self.describeTestFailure, TEST_SCHEMA),
+            Tool("list_failing_tests", "List failing tests",
+                 "Run the given TestCase subclasses (default: every "
+                 "concrete one in the symbol list) and list only the tests "
+                 "that failed or raised an error, with their exceptions.",
+                 closedSchema({"classNames": {
+                     "type": "array", "minItems": 1,
+                     "items": _CLASS_NAME,
+                     "description": "the TestCase subclasses to run "
+                                    "(default: all)"}}),
+                 run, self.listFailingTests,
+                 closedSchema(SUMMARY_PROPERTIES,
+                              required=list(SUMMARY_PROPERTIES))),
+            Tool("list_test_classes", "List test classes",
+                 "Every TestCase subclass in the symbol list, sorted.",
+                 closedSchema(pagingProperties()),
+                 annotations(True, idempotent=True), self.listTestClasses,
+                 closedSchema({
+                     "classNames": {"type": "array",
+                                    "items": {"type": "string"}},
+                     "page": PAGE_SCHEMA},
+                     required=["classNames", "page"])),
+            Tool("run_test_class", "Run test class",
+                 "Run every test of a TestCase subclass: the counts, and "
+                 "each failing or erroring test with its exception.",
+                 closedSchema({"className": _CLASS_NAME},
+                              required=["className"]),
+                 run, self.runTestClass,
+                 closedSchema({"className": {"type": "string"},
+                               **SUMMARY_PROPERTIES},
+                              required=["className",
+                                        *SUMMARY_PROPERTIES])),
+            Tool("run_test_method", "Run test method",
+                 "Run one test method: passed, failed or error, with the "
+                 "exception when it did not pass.",
+                 oneTest, run, self.runTestMethod, TEST_SCHEMA),
+        ]
+
+    @inlineCallbacks
+    def _run(self, call, classNames, selector=None, failingOnly=False):
+        """
+        Run tests in the stone: C{(entries, how many ran)}.
+
+        @raise ToolError: C{notFound} for a class or test method that does
+            not exist, C{refused} for a class that is not a TestCase
+            subclass; then nothing ran.
+        """
+        value = yield call.runTemplate("run_test_class", {
+            "classNames": classNames, "selector": selector,
+            "failingOnly": failingOnly})
+        missing = [f"{kind} not found: {', '.join(names)}"
+                   for kind, names in (("Class", value["unknownClasses"]),
+                                       ("Method", value["unknownMethods"]))
+                   if names]
+        if missing:
+            raise ToolError("notFound", "; ".join(missing) + (
+                " (not in this session's symbol list; list_test_classes "
+                "lists the test classes)"))
+        if value["notTestCases"]:
+            raise ToolError(
+                "refused", f"Not a TestCase subclass: "
+                f"{', '.join(value['notTestCases'])}. list_test_classes "
+                f"lists the test classes.")
+        returnValue((value["tests"], value["run"]))
+
+    @inlineCallbacks
+    def _runOne(self, call, arguments):
+        entries, _ = yield self._run(call, [arguments["className"]],
+                                     arguments["selector"])
+        returnValue(entries[0])
+
+    @inlineCallbacks
+    def runTestMethod(self, call, arguments):
+        entry = yield self._runOne(call, arguments)
+        returnValue(ToolResult(f"{testName(entry)}: {outcome(entry)}",
+                               entry))
+
+    @inlineCallbacks
+    def describeTestFailure(self, call, arguments):
+        entry = yield self._runOne(call, arguments)
+        text = (f"{testName(entry)} passed (no failure)."
+                if entry["status"] == "passed" else
+                f"{testName(entry)} {entry['status']}\n"
+                f"exception: {entry['exceptionClass']}\n"
+                f"description: {entry['description']}")
+        returnValue(ToolResult(text, entry))
+
+    @inlineCallbacks
+    def runTestClass(self, call, arguments):
+        className = arguments["className"]
+        entries, run = yield self._run(call, [className])
+        entries.sort(key=lambda e: (e["className"], e["selector"]))
+        counts = summary(entries, run)
+        returnValue(ToolResult(
+            f"{className}: {summaryText(counts, entries)}",
+            dict(counts, className=className, tests=entries)))
+
+    @inlineCallbacks
+    def listFailingTests(self, call, arguments):
+        entries, run = yield self._run(call, arguments.get("classNames"),
+                                       failingOnly=True)
+        entries.sort(key=lambda e: (e["className"], e["selector"]))
+        counts = summary(entries, run)
+        text = summaryText(counts, entries)
+        if not entries:
+            text = f"(no failing tests) {text}"
+        returnValue(ToolResult(text, dict(counts, tests=entries)))
+
+    @inlineCallbacks
+    def listTestClasses(self, call, arguments):
+        names = yield call.runTemplate("list_test_classes", {})
+        window = page(sorted(names), arguments)
+        returnValue(ToolResult(
+            "\n".join([window.header(), *window.items]),
+            {"classNames": window.items, "page": window.structured()}))

@@ -1,0 +1,344 @@
+"""
+The SUnit tools, end to end on the simulated stone's seeded repository
+(L{gsmcpd.simulator.seed}): C{AccountTest}, whose C{testDeposit} passes,
+C{testWithdrawTooMuch} fails and C{testBroken} is an error.
+"""
+
+import jsonschema
+from twisted.internet.defer import inlineCallbacks
+from twisted.trial.unittest import TestCase
+
+from tests.test_tools_listing import codeModel
+from tests.test_tools_search import checked, failed
+from tests.toolharness import ToolHarness
+
+TESTING_TOOLS = ("describe_test_failure", "list_failing_tests",
+                 "list_test_classes", "run_test_class", "run_test_method")
+
+ZERO_DIVIDE = ("a ZeroDivide occurred (error 2026), "
+               "reason:numErrIntDivisionByZero, attempt to divide 0 by zero")
+OVERDRAWN = "Expected 10 but was -15."
+
+BROKEN = {"className": "AccountTest", "selector": "testBroken",
+          "status": "error", "exceptionClass": "ZeroDivide",
+          "description": ZERO_DIVIDE}
+DEPOSIT = {"className": "AccountTest", "selector": "testDeposit",
+           "status": "passed"}
+OVERDRAFT = {"className": "AccountTest", "selector": "testWithdrawTooMuch",
+             "status": "failed", "exceptionClass": "TestFailure",
+             "description": OVERDRAWN}
+
+SUMMARY = [
+    "3 run, 1 passed, 1 failed, 1 errors",
+    f"  ERROR AccountTest>>testBroken: ZeroDivide: {ZERO_DIVIDE}",
+    f"  FAIL  AccountTest>>testWithdrawTooMuch: TestFailure: {OVERDRAWN}"]
+
+
+class TestingTestCase(TestCase):
+
+    def setUp(self):
+        self.harness = ToolHarness(("testing",))
+        self.model = codeModel(self.harness)
+
+    def fixWithdraw(self):
+        """
+        Make C{Account>>withdraw:} refuse overdrafts, uncommitted.
+        """
+        self.model.compileMethod(
+            "Account", "withdraw: amount\n\tamount > balance ifTrue: [^self]."
+            "\n\tbalance := balance - amount", "operations")
+
+
+class SchemaTests(TestingTestCase):
+
+    def test_toolsDeclared(self):
+        """
+        Five tools with closed input schemas and valid output schemas; the
+        ones that run tests are not read-only, as a test runs any code.
+        """
+        registry = self.harness.registry
+        self.assertEqual(sorted(tool.name for tool in registry),
+                         sorted(TESTING_TOOLS))
+        for tool in registry:
+            self.assertFalse(tool.inputSchema["additionalProperties"])
+            self.assertEqual(tool.annotations["readOnlyHint"],
+                             tool.name == "list_test_classes")
+            self.assertFalse(tool.annotations["destructiveHint"])
+            self.assertTrue(tool.title)
+            jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
+
+    @inlineCallbacks
+    def test_invalidParams(self):
+        """
+        Empty names, missing or unknown arguments, an empty class list and
+        a negative limit are invalidParams, before anything runs.
+        """
+        for tool, arguments in (
+                ("run_test_class", {"className": ""}),
+                ("run_test_class", {}),
+                ("run_test_class", {"className": "AccountTest",
+                                    "selector": "testDeposit"}),
+                ("run_test_method", {"className": "AccountTest"}),
+                ("run_test_method", {"className": "AccountTest",
+                                     "selector": ""}),
+                ("describe_test_failure", {"className": "",
+                                           "selector": "testDeposit"}),
+                ("list_failing_tests", {"classNames": []}),
+                ("list_failing_tests", {"classNames": [""]}),
+                ("list_failing_tests", {"classNames": "AccountTest"}),
+                ("list_test_classes", {"limit": -1}),
+                ("list_test_classes", {"offset": -1})):
+            kind, _ = yield failed(self.harness, tool, **arguments)
+            self.assertEqual(kind, "invalidParams", (tool, arguments))
+        self.assertEqual(self.harness.gem.sources, [])
+
+
+class ListTestClassesTests(TestingTestCase):
+
+    @inlineCallbacks
+    def test_sortedAndPaged(self):
+        """
+        Every TestCase subclass, sorted, however deep; paged on request.
+        """
+        self.model.defineClass("BankTest", "TestCase", dictionary="Banking")
+        self.model.defineClass("ZSavingsTest", "AccountTest",
+                               dictionary="UserGlobals")
+        lines, structured = yield checked(self.harness, "list_test_classes")
+        self.assertEqual(lines, ["(showing 1-3 of 3)", "AccountTest",
+                                 "BankTest", "ZSavingsTest"])
+        self.assertEqual(structured["classNames"],
+                         ["AccountTest", "BankTest", "ZSavingsTest"])
+        lines, structured = yield checked(self.harness, "list_test_classes",
+                                          offset=1, limit=1)
+        self.assertEqual(lines, [
+            "(showing 2-2 of 3; pass offset: 2 for the next page)",
+            "BankTest"])
+        lines, _ = yield checked(self.harness, "list_test_classes", limit=0)
+        self.assertEqual(lines, ["(3 in all; pass a limit to list them)"])
+
+
+class RunTestClassTests(TestingTestCase):
+
+    @inlineCallbacks
+    def test_run(self):
+        """
+        The counts, a line per test that did not pass with its exception,
+        and every test as data.
+        """
+        lines, structured = yield checked(self.harness, "run_test_class",
+                                          className="AccountTest")
+        self.assertEqual(lines, [f"AccountTest: {SUMMARY[0]}", *SUMMARY[1:]])
+        self.assertEqual(structured, {
+            "className": "AccountTest", "run": 3, "passed": 1,
+            "failures": 1, "errors": 1,
+            "tests": [BROKEN, DEPOSIT, OVERDRAFT]})
+
+    @inlineCallbacks
+    def test_uncommittedCode(self):
+        """
+        Tests run in the session's view: its uncommitted fix makes the
+        failure pass there, and only there.
+        """
+        self.fixWithdraw()
+        _, structured = yield checked(self.harness, "run_test_class",
+                                      className="AccountTest")
+        self.assertEqual((structured["passed"], structured["failures"]),
+                         (2, 0))
+        _, structured = yield checked(self.harness.newClient(),
+                                      "run_test_class",
+                                      className="AccountTest")
+        self.assertEqual(structured["failures"], 1)
+
+    @inlineCallbacks
+    def test_inherited(self):
+        """
+        A subclass runs the tests it inherits, under its own name.
+        """
+        self.model.defineClass("SubAccountTest", "AccountTest",
+                               dictionary="Banking")
+        _, structured = yield checked(self.harness, "run_test_class",
+                                      className="SubAccountTest")
+        self.assertEqual(
+            [(t["className"], t["selector"]) for t in structured["tests"]],
+            [("SubAccountTest", "testBroken"), ("SubAccountTest", "testDeposit"),
+             ("SubAccountTest", "testWithdrawTooMuch")])
+
+    @inlineCallbacks
+    def test_noTests(self):
+        self.model.defineClass("EmptyTest", "TestCase", dictionary="Banking")
+        lines, structured = yield checked(self.harness, "run_test_class",
+                                          className="EmptyTest")
+        self.assertEqual(lines, ["EmptyTest: 0 run, 0 passed, 0 failed, "
+                                 "0 errors"])
+        self.assertEqual(structured["tests"], [])
+
+    @inlineCallbacks
+    def test_notATestCase(self):
+        """
+        A class that is not a TestCase subclass is refused, naming it.
+        """
+        result = yield failed(self.harness, "run_test_class",
+                              className="Account")
+        self.assertEqual(result, (
+            "refused", "Not a TestCase subclass: Account. list_test_classes "
+            "lists the test classes."))
+
+    @inlineCallbacks
+    def test_unknownClass(self):
+        """
+        A name that is not a class, or not bound at all, is notFound.
+        """
+        for name in ("NoSuchTest", "AppName"):
+            result = yield failed(self.harness, "run_test_class",
+                                  className=name)
+            self.assertEqual(result, (
+                "notFound", f"Class not found: {name} (not in this "
+                "session's symbol list; list_test_classes lists the test "
+                "classes)"))
+
+
+class RunTestMethodTests(TestingTestCase):
+
+    @inlineCallbacks
+    def test_outcomes(self):
+        """
+        One test: passed, failed or error, with its exception.
+        """
+        for entry, line in (
+                (DEPOSIT, "AccountTest>>testDeposit: passed"),
+                (OVERDRAFT, "AccountTest>>testWithdrawTooMuch: failed: "
+                            f"TestFailure: {OVERDRAWN}"),
+                (BROKEN, f"AccountTest>>testBroken: error: ZeroDivide: "
+                         f"{ZERO_DIVIDE}")):
+            lines, structured = yield checked(
+                self.harness, "run_test_method", className="AccountTest",
+                selector=entry["selector"])
+            self.assertEqual((lines, structured), ([line], entry))
+
+    @inlineCallbacks
+    def test_unknownSelector(self):
+        result = yield failed(self.harness, "run_test_method",
+                              className="AccountTest", selector="testNothing")
+        self.assertEqual(result, (
+            "notFound", "Method not found: AccountTest>>testNothing (not in "
+            "this session's symbol list; list_test_classes lists the test "
+            "classes)"))
+
+    @inlineCallbacks
+    def test_notATestCase(self):
+        kind, _ = yield failed(self.harness, "run_test_method",
+                               className="Account", selector="balance")
+        self.assertEqual(kind, "refused")
+
+    @inlineCallbacks
+    def test_quotedSelector(self):
+        """
+        A selector holding quotes reaches the stone as text only.
+        """
+        kind, message = yield failed(self.harness, "run_test_method",
+                                     className="AccountTest",
+                                     selector="x' , 'y")
+        self.assertEqual(kind, "notFound")
+        self.assertIn("AccountTest>>x' , 'y", message)
+
+
+class DescribeTestFailureTests(TestingTestCase):
+
+    @inlineCallbacks
+    def test_failure(self):
+        lines, structured = yield checked(
+            self.harness, "describe_test_failure", className="AccountTest",
+            selector="testWithdrawTooMuch")
+        self.assertEqual(lines, ["AccountTest>>testWithdrawTooMuch failed",
+                                 "exception: TestFailure",
+                                 f"description: {OVERDRAWN}"])
+        self.assertEqual(structured, OVERDRAFT)
+
+    @inlineCallbacks
+    def test_error(self):
+        lines, structured = yield checked(
+            self.harness, "describe_test_failure", className="AccountTest",
+            selector="testBroken")
+        self.assertEqual(lines, ["AccountTest>>testBroken error",
+                                 "exception: ZeroDivide",
+                                 f"description: {ZERO_DIVIDE}"])
+        self.assertEqual(structured, BROKEN)
+
+    @inlineCallbacks
+    def test_passed(self):
+        lines, structured = yield checked(
+            self.harness, "describe_test_failure", className="AccountTest",
+            selector="testDeposit")
+        self.assertEqual(lines, ["AccountTest>>testDeposit passed (no "
+                                 "failure)."])
+        self.assertEqual(structured, DEPOSIT)
+
+    @inlineCallbacks
+    def test_errors(self):
+        """
+        An unknown class or selector is notFound; a class that is not a
+        TestCase subclass is refused.
+        """
+        for className, selector, kind in (
+                ("NoSuchTest", "testDeposit", "notFound"),
+                ("AccountTest", "testNothing", "notFound"),
+                ("Account", "balance", "refused")):
+            result = yield failed(self.harness, "describe_test_failure",
+                                  className=className, selector=selector)
+            self.assertEqual(result[0], kind, className)
+
+
+class ListFailingTestsTests(TestingTestCase):
+
+    @inlineCallbacks
+    def test_all(self):
+        """
+        With no class names, every test class runs and only the tests that
+        did not pass are listed; the counts cover every test run.
+        """
+        self.model.defineClass("GreenTest", "TestCase", dictionary="Banking")
+        self.model.compileMethod("GreenTest", "testTrue\n\tself assert: true")
+        lines, structured = yield checked(self.harness, "list_failing_tests")
+        self.assertEqual(lines, ["4 run, 2 passed, 1 failed, 1 errors",
+                                 *SUMMARY[1:]])
+        self.assertEqual(structured, {
+            "run": 4, "passed": 2, "failures": 1, "errors": 1,
+            "tests": [BROKEN, OVERDRAFT]})
+
+    @inlineCallbacks
+    def test_named(self):
+        self.model.defineClass("GreenTest", "TestCase", dictionary="Banking")
+        self.model.compileMethod("GreenTest", "testTrue\n\tself assert: true")
+        lines, structured = yield checked(self.harness, "list_failing_tests",
+                                          classNames=["GreenTest"])
+        self.assertEqual(lines, ["(no failing tests) 1 run, 1 passed, "
+                                 "0 failed, 0 errors"])
+        self.assertEqual(structured["tests"], [])
+
+    @inlineCallbacks
+    def test_fixed(self):
+        self.fixWithdraw()
+        _, structured = yield checked(self.harness, "list_failing_tests",
+                                      classNames=["AccountTest"])
+        self.assertEqual(structured["tests"], [BROKEN])
+
+    @inlineCallbacks
+    def test_unknownNamed(self):
+        """
+        Every unknown name is reported and nothing runs.
+        """
+        result = yield failed(self.harness, "list_failing_tests",
+                              classNames=["AccountTest", "NoSuchTest",
+                                          "Account", "OtherTest"])
+        self.assertEqual(result, (
+            "notFound", "Class not found: NoSuchTest, OtherTest (not in "
+            "this session's symbol list; list_test_classes lists the test "
+            "classes)"))
+
+    @inlineCallbacks
+    def test_notATestCase(self):
+        result = yield failed(self.harness, "list_failing_tests",
+                              classNames=["AccountTest", "Account", "Greeter"])
+        self.assertEqual(result, (
+            "refused", "Not a TestCase subclass: Account, Greeter. "
+            "list_test_classes lists the test classes."))
