@@ -16,6 +16,7 @@ from twisted.python import usage
 from gsmcpd import __version__
 from gsmcpd.dispatch import ServerIdentity
 from gsmcpd.instructions import readInstructions, stockInstructions
+from gsmcpd.lifetime import LifetimePolicy, PolicyError
 from gsmcpd.tools.registry import CORE_TOOLSETS, ToolsetError, buildToolsets
 
 DEFAULT_PORT = "tcp:8000:interface=127.0.0.1"
@@ -91,6 +92,23 @@ SETTINGS = (
             "serverInfo.title: which instance, for a human (no default)"),
     Setting("instructions-file", "GSMCP_INSTRUCTIONS_FILE",
             "UTF-8 file replacing the stock instructions; empty sends none"),
+    Setting("idle-timeout", "GSMCP_IDLE_TIMEOUT",
+            "seconds after its last request a session with an event stream "
+            "is released, or 'none'", "1800"),
+    Setting("probe-after", "GSMCP_PROBE_AFTER",
+            "seconds idle before a session with a stream is pinged; no "
+            "answer releases it early; or 'none'", "1500"),
+    Setting("streamless-idle-timeout", "GSMCP_STREAMLESS_IDLE_TIMEOUT",
+            "seconds after its last request a session with no event stream "
+            "is released", "60"),
+    Setting("stream-loss-grace", "GSMCP_STREAM_LOSS_GRACE",
+            "seconds a session whose client hung up its stream waits for it "
+            "to come back (0: release at once)", "10"),
+    Setting("max-lifetime", "GSMCP_MAX_LIFETIME",
+            "absolute cap on a session's life in seconds, or 'none'", "none"),
+    Setting("request-timeout", "GSMCP_REQUEST_TIMEOUT",
+            "per-request deadline in seconds (soft break, hard break, then "
+            "a new GemStone session), or 'none'", "none"),
     Setting("allowed-origin", "GSMCP_ALLOWED_ORIGINS",
             "a browser Origin host allowed besides loopback (repeatable; "
             "the variable takes a space-separated list)", repeatable=True),
@@ -170,6 +188,23 @@ def parseMaxSessions(text):
     return count
 
 
+def parseSeconds(option, values, allowNone=True):
+    """
+    A duration option: seconds, or C{none} where that turns it off.
+    """
+    text = str(values[option.replace("-", "_")]).strip()
+    if allowNone and text.lower() == "none":
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if seconds < 0:
+        raise ConfigError(f"--{option} {text!r}: expected seconds"
+                          + (" or 'none'" if allowNone else ""))
+    return seconds
+
+
 def readSecret(option, path):
     """
     The first line of a password file, so the password never appears on a
@@ -204,6 +239,8 @@ class Config:
     allowedOrigins: tuple
     toolsets: tuple = ()
     identity: object = None
+    lifetime: object = None
+    requestTimeout: float | None = None
 
     def __repr__(self):
         return (f"Config(port={self.port!r}, simulated={self.simulated}, "
@@ -234,7 +271,24 @@ class Config:
         if values["host_password_file"] and not values["host_user"]:
             raise ConfigError("--host-password-file needs --host-user")
         toolsets = parseToolsets(values)
+        try:
+            lifetime = LifetimePolicy(
+                idleTimeout=parseSeconds("idle-timeout", values),
+                probeAfter=parseSeconds("probe-after", values),
+                streamlessIdleTimeout=parseSeconds(
+                    "streamless-idle-timeout", values, allowNone=False),
+                streamLossGrace=parseSeconds("stream-loss-grace", values,
+                                             allowNone=False),
+                maxLifetime=parseSeconds("max-lifetime", values),
+            ).validate()
+        except PolicyError as e:
+            raise ConfigError(str(e))
+        requestTimeout = parseSeconds("request-timeout", values)
+        if requestTimeout is not None and requestTimeout <= 0:
+            raise ConfigError("--request-timeout must be positive or none")
         return cls(
+            lifetime=lifetime,
+            requestTimeout=requestTimeout,
             toolsets=toolsets,
             identity=parseIdentity(values, toolsets),
             port=values["port"],

@@ -12,6 +12,7 @@ from twisted.logger import Logger
 
 from gsmcpd import __version__
 from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.jsonrpc import (
     INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, SERVER_ERROR,
     JsonRpcError, result)
@@ -94,9 +95,12 @@ class Dispatcher:
         return answer
 
     @inlineCallbacks
-    def handle(self, session, message):
+    def handle(self, session, message, run=None):
         """
         Answer one request or notification on C{session}.
+
+        @param run: the request's L{gsmcpd.escalation.RunningCall}, through
+            which it can be ended and report progress.
 
         @return: a L{Deferred} firing with the response, or with L{None} for
             a notification.  A L{SessionGoneError} fails it.
@@ -113,22 +117,22 @@ class Dispatcher:
             if handler is None:
                 raise JsonRpcError(METHOD_NOT_FOUND,
                                    f"Method not found: {message.method}")
-            value = yield handler(session, message.params)
+            value = yield handler(session, message.params, run)
         except SessionGoneError:
             raise
         except JsonRpcError as e:
             return e.asResponse(message.id)
         return result(message.id, value)
 
-    def _ping(self, session, params):
+    def _ping(self, session, params, run):
         return {}
 
-    def _reinitialize(self, session, params):
+    def _reinitialize(self, session, params, run):
         raise JsonRpcError(INVALID_REQUEST,
                            "Invalid Request: this session is already "
                            "initialized")
 
-    def _toolsList(self, session, params):
+    def _toolsList(self, session, params, run):
         if params.get("cursor") is not None:
             raise JsonRpcError(
                 INVALID_PARAMS, "Invalid params: tools/list answers in one "
@@ -136,7 +140,7 @@ class Dispatcher:
         return {"tools": [tool.descriptor() for tool in self.registry]}
 
     @inlineCallbacks
-    def _toolsCall(self, session, params):
+    def _toolsCall(self, session, params, run):
         name = params.get("name")
         if not isinstance(name, str):
             raise JsonRpcError(INVALID_PARAMS,
@@ -148,7 +152,7 @@ class Dispatcher:
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
-        call = ToolCall(session.gem, session.ledger)
+        call = ToolCall(session.gem, session.ledger, run)
         try:
             if not isinstance(arguments, dict):
                 raise ToolError("invalidParams",
@@ -162,6 +166,9 @@ class Dispatcher:
                 raise SessionGoneError(e)
             answer = ToolResult.fromError(ToolError("other", str(e),
                                                     {"number": e.number}))
+        except CallWithdrawn:
+            answer = ToolResult.fromError(ToolError(
+                "other", "the call was ended before it started"))
         return self._render(answer, call.needsCommit)
 
     def _render(self, answer, needsCommit):

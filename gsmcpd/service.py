@@ -19,6 +19,8 @@ from gsmcpd.dispatch import Dispatcher
 from gsmcpd.gci.library import GciLibrary, GciLibraryError, findLibrary
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import LoginParameters
+from gsmcpd.lifetime import Reaper
+from gsmcpd.outbound import PendingRequests
 from gsmcpd.sessions import SessionRegistry
 from gsmcpd.tools.registry import ToolRegistry
 from gsmcpd.web import CappedRequest, McpApp
@@ -89,11 +91,18 @@ class GsmcpService(Service):
         login = self._startStone()
         pool = GemSessionPool(self.library, login, self.reactor,
                               self.config.maxSessions)
-        self.sessions = SessionRegistry(pool)
+        lifetime = self.config.lifetime
+        self.sessions = SessionRegistry(pool, self.reactor,
+                                        lifetime.streamLossGrace)
+        pending = PendingRequests(self.reactor)
+        self.sessions.onClose.append(pending.forget)
+        self.reaper = Reaper(self.sessions, pending, lifetime, self.reactor)
+        self.reaper.start()
         dispatcher = Dispatcher(ToolRegistry(self.config.toolsets),
                                 self.config.identity)
         app = McpApp(self.sessions, dispatcher, self.reactor,
-                     self.config.allowedOrigins)
+                     self.config.allowedOrigins, pending,
+                     self.config.requestTimeout)
         site = Site(app.resource())
         site.requestFactory = CappedRequest
         self._listening = serverFromString(
@@ -138,6 +147,7 @@ class GsmcpService(Service):
             if port is not None:
                 yield port.stopListening()
         if self.sessions is not None:
+            self.reaper.stop()
             yield self.sessions.closeAll("the server is stopping")
         if self.simulator is not None:
             yield deferToThread(self.simulator.stop)

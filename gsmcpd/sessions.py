@@ -1,5 +1,6 @@
 """
-MCP sessions: one client's GemStone session and its server-to-client stream.
+MCP sessions: one client's GemStone session, its server-to-client stream,
+and the registry that maps handles to them.
 
 The registry is keyed by an opaque handle.  The 2025 transport hands it out
 as C{MCP-Session-Id}; nothing below the transport knows that header.
@@ -10,6 +11,7 @@ import secrets
 from twisted.internet.defer import DeferredList, succeed
 from twisted.logger import Logger
 
+from gsmcpd.sse import EventStream, Outbox
 from gsmcpd.tools.ledger import ReadLedger
 
 
@@ -25,49 +27,90 @@ class McpSession:
     One client's session.
 
     @ivar handle: the opaque id the client sends back.
-    @ivar gem: the L{GemSession} every call of this client runs on.
+    @ivar gem: the L{IGemSession} every call of this client runs on.
     @ivar protocolVersion: the revision negotiated at C{initialize}.
     @ivar clientInfo: what the client said it is.
-    @ivar stream: the open server-to-client event stream, or L{None}.
     @ivar ledger: what this client has read in its present view, for the
         blind-write guardrail; it lives here, in the daemon, not the stone.
+    @ivar outbox: server-to-client messages waiting for the stream.
+    @ivar stream: the open event stream, or L{None}.
+    @ivar streamGeneration: how many streams this session has opened; the
+        newest wins.
+    @ivar createdAt: when it opened; C{lastActivity}: its last request.
+    @ivar probeGeneration: the stream generation an unanswered liveness ping
+        went down, or L{None}.
+    @ivar answeredProbeAt: when the client last answered one; it proves the
+        client live without counting as activity.
+    @ivar running: request id to the L{gsmcpd.escalation.RunningCall} of
+        each call in flight, so a cancellation or deadline can end it.
     """
 
-    def __init__(self, handle, gem, protocolVersion, clientInfo):
+    def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0):
         self.handle = handle
         self.gem = gem
         self.protocolVersion = protocolVersion
         self.clientInfo = clientInfo
-        self.stream = None
         self.ledger = ReadLedger()
+        self.outbox = Outbox(handle)
+        self.stream = None
+        self.streamGeneration = 0
+        self.createdAt = self.lastActivity = now
+        self.probeGeneration = None
+        self.answeredProbeAt = now
+        self.running = {}
 
-    def attachStream(self, stream):
+    @property
+    def busy(self):
         """
-        Make C{stream} this session's event stream; the newest GET wins, so
-        the previous stream ends.
+        Whether a call of this session is queued or running.
         """
-        previous, self.stream = self.stream, stream
+        return self.gem.busy
+
+    def post(self, message):
+        """
+        Queue a server-to-client message, and send it if a stream is open.
+        """
+        self.outbox.put(message)
+        if self.stream is not None:
+            self.stream.flush()
+
+    def openStream(self, request, clock, onLost):
+        """
+        Answer C{request} as this session's event stream; the newest GET
+        wins, so the previous stream ends.
+        """
+        self.streamGeneration += 1
+        previous = self.stream
+        self.stream = EventStream(request, clock, self.outbox,
+                                  self.streamGeneration, onLost)
         if previous is not None:
-            previous.end()
-
-    def detachStream(self, stream):
-        if self.stream is stream:
-            self.stream = None
+            previous.end("superseded")
+        return self.stream
 
 
 class SessionRegistry:
     """
     The live MCP sessions, each holding a GemStone session from the pool.
+
+    @ivar streamLossGrace: seconds a session whose client hung up its stream
+        keeps its GemStone session, in case the client reattaches.
     """
 
     log = Logger()
 
-    def __init__(self, pool):
+    def __init__(self, pool, clock, streamLossGrace=10.0):
         self._pool = pool
+        self._clock = clock
+        self.streamLossGrace = streamLossGrace
         self._sessions = {}
+        self._graceTimers = {}
+        self.onClose = []
 
     def __len__(self):
         return len(self._sessions)
+
+    def __iter__(self):
+        return iter(list(self._sessions.values()))
 
     def open(self, protocolVersion, clientInfo):
         """
@@ -81,7 +124,8 @@ class SessionRegistry:
         d = self._pool.open(name=handle[:8])
 
         def opened(gem):
-            session = McpSession(handle, gem, protocolVersion, clientInfo)
+            session = McpSession(handle, gem, protocolVersion, clientInfo,
+                                 self._clock.seconds())
             self._sessions[handle] = session
             self.log.info("session {handle} opened for {client}",
                           handle=handle, client=clientInfo)
@@ -95,18 +139,95 @@ class SessionRegistry:
         """
         return self._sessions.get(handle)
 
+    def touch(self, session):
+        """
+        The client did something: it is active, and any verdict pending on
+        a lost stream is retracted.
+        """
+        session.lastActivity = self._clock.seconds()
+        self._retract(session)
+
+    def _retract(self, session):
+        timer = self._graceTimers.pop(session.handle, None)
+        if timer is not None:
+            timer.cancel()
+
+    def openStream(self, session, request):
+        """
+        Answer C{request} as C{session}'s event stream.  A client reopens
+        its stream on its own, so this retracts a stream-loss verdict but
+        is not activity.
+        """
+        self._retract(session)
+        return session.openStream(request, self._clock, self._streamLost)
+
+    def _streamLost(self, stream):
+        for session in self._sessions.values():
+            if session.stream is stream:
+                break
+        else:
+            return
+        session.stream = None
+        self.log.info("session {handle}: its client {how} the event stream",
+                      handle=session.handle,
+                      how="stopped reading" if stream.endedBy == "slow"
+                      else "closed")
+        if self.streamLossGrace == 0:
+            self._graceOver(session)
+        else:
+            self._graceTimers[session.handle] = self._clock.callLater(
+                self.streamLossGrace, self._graceOver, session)
+
+    def _graceOver(self, session):
+        self._graceTimers.pop(session.handle, None)
+        if session.stream is None and not session.busy:
+            self.close(session.handle, f"its client closed its event stream "
+                       f"and did not come back within "
+                       f"{self.streamLossGrace:g}s")
+
     def close(self, handle, reason):
         """
-        Unmap the session and log its GemStone session out.
+        Unmap the session and log its GemStone session out.  The client is
+        told nothing: its next request gets 404.
         """
         session = self._sessions.pop(handle, None)
         if session is None:
             return succeed(None)
+        timer = self._graceTimers.pop(handle, None)
+        if timer is not None:
+            timer.cancel()
         self.log.info("session {handle} closed: {reason}", handle=handle,
                       reason=reason)
         if session.stream is not None:
             session.stream.end()
+        for observer in self.onClose:
+            observer(session)
         return self._pool.close(session.gem)
+
+    def replaceGem(self, session, reason):
+        """
+        Give C{session} a fresh GemStone session in place of one that had to
+        be abandoned (a call that took no break).
+
+        @return: a L{Deferred} firing when the new one is logged in; if that
+            fails the session is closed.
+        """
+        old = session.gem
+        self.log.warn("session {handle}: replacing its GemStone session: "
+                      "{reason}", handle=session.handle, reason=reason)
+        d = self._pool.replace(old, name=session.handle[:8])
+
+        def replaced(gem):
+            session.gem = gem
+            session.ledger.viewMoved()
+
+        def failed(failure):
+            self.log.failure("session {handle}: no replacement GemStone "
+                             "session", failure, handle=session.handle)
+            return self.close(session.handle, "its GemStone session could "
+                              "not be replaced")
+
+        return d.addCallbacks(replaced, failed)
 
     def closeAll(self, reason):
         """

@@ -1,16 +1,73 @@
 """
-The standalone server-to-client stream (C{GET /mcp}) as Server-Sent Events.
+The standalone server-to-client stream (C{GET /mcp}) as Server-Sent Events,
+and the per-session outbox that feeds it.
+
+A stream never blocks the reactor and never grows without bound: it is a
+push producer on its connection, so when the client stops reading the
+transport pauses it and messages wait in the session's outbox (bounded,
+dropping the oldest, with a log line that admits the gap); a stream whose
+writes stay paused past L{WRITE_BLOCKED_LIMIT} is dropped.
 """
 
+import collections
 import json
 
 from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IPushProducer
 from twisted.internet.task import LoopingCall
+from twisted.logger import Logger
+from zope.interface import implementer
 
 KEEPALIVE_INTERVAL = 15.0
 """Seconds between keepalive comments: sized to proxy and NAT idle timeouts."""
+OUTBOX_LIMIT = 256
+WRITE_BLOCKED_LIMIT = 5.0
+"""Seconds a stream's writes may stay blocked before it is dropped."""
 
 
+def eventBytes(message):
+    """
+    One JSON-RPC message as an SSE event.
+    """
+    return (b"event: message\ndata: "
+            + json.dumps(message, ensure_ascii=False).encode("utf-8")
+            + b"\n\n")
+
+
+class Outbox:
+    """
+    One session's server-to-client messages waiting for its stream.
+
+    @ivar dropped: how many messages were dropped because it was full.
+    """
+
+    log = Logger()
+
+    def __init__(self, owner, limit=OUTBOX_LIMIT):
+        self._owner = owner
+        self._messages = collections.deque()
+        self._limit = limit
+        self.dropped = 0
+
+    def __len__(self):
+        return len(self._messages)
+
+    def put(self, message):
+        if len(self._messages) >= self._limit:
+            self._messages.popleft()
+            self.dropped += 1
+            self.log.warn(
+                "session {session}: outbox full ({limit} messages waiting for "
+                "a stream that is not reading); dropped the oldest, so the "
+                "client will see a gap ({dropped} dropped so far)",
+                session=self._owner, limit=self._limit, dropped=self.dropped)
+        self._messages.append(message)
+
+    def take(self):
+        return self._messages.popleft()
+
+
+@implementer(IPushProducer)
 class EventStream:
     """
     One open C{text/event-stream} response.
@@ -18,47 +75,154 @@ class EventStream:
     @ivar done: fires when the stream has ended, from either side; the
         route returns it, so Klein finishes the response when it fires and
         cancels it when the client goes away.
+    @ivar generation: which of its session's streams this is; a newer GET
+        supersedes it.
+    @ivar endedBy: why it ended: C{"client"} (hung up), C{"slow"} (stopped
+        reading), C{"superseded"} or C{"server"}; L{None} while open.
     """
 
-    def __init__(self, request, clock):
+    log = Logger()
+
+    def __init__(self, request, clock, outbox, generation=0,
+                 onLost=lambda stream: None):
         self._request = request
-        self._open = True
-        self.done = Deferred(lambda _: self._closed())
-        request.notifyFinish().addBoth(lambda _: self._closed())
+        self._clock = clock
+        self._outbox = outbox
+        self._onLost = onLost
+        self._paused = False
+        self._blocked = None
+        self.generation = generation
+        self.endedBy = None
+        self.done = Deferred(lambda _: self._closed("client"))
+        request.notifyFinish().addBoth(lambda _: self._closed("client"))
         request.setHeader(b"content-type", b"text/event-stream")
         request.setHeader(b"cache-control", b"no-cache")
+        request.registerProducer(self, True)
         request.write(b": stream open\n\n")
-        self._keepalive = LoopingCall(self._write, b": keepalive\n\n")
+        self._keepalive = LoopingCall(self._writeIfReading, b": keepalive\n\n")
         self._keepalive.clock = clock
         self._keepalive.start(KEEPALIVE_INTERVAL, now=False)
+        self.flush()
 
     @property
     def open(self):
-        return self._open
+        return self.endedBy is None
 
-    def send(self, message):
+    def flush(self):
         """
-        Write one JSON-RPC message as an event.
+        Write what waits in the outbox, as far as the client is reading.
         """
-        self._write(b"event: message\ndata: "
-                    + json.dumps(message, ensure_ascii=False).encode("utf-8")
-                    + b"\n\n")
+        while self.open and not self._paused and len(self._outbox):
+            self._request.write(eventBytes(self._outbox.take()))
 
-    def end(self):
+    def end(self, reason="server"):
         """
         End the stream from the server side.
         """
-        self._closed()
+        self._closed(reason)
 
-    def _write(self, data):
-        if self._open:
+    # IPushProducer: the transport's backpressure.
+
+    def pauseProducing(self):
+        self._paused = True
+        if self._blocked is None:
+            self._blocked = self._clock.callLater(WRITE_BLOCKED_LIMIT,
+                                                  self._tooSlow)
+
+    def resumeProducing(self):
+        self._paused = False
+        if self._blocked is not None:
+            self._blocked.cancel()
+            self._blocked = None
+        self.flush()
+
+    def stopProducing(self):
+        self._closed("client")
+
+    def _tooSlow(self):
+        self._blocked = None
+        self.log.warn("dropping an event stream whose client has not read "
+                      "for {limit} seconds", limit=WRITE_BLOCKED_LIMIT)
+        transport = self._request.transport
+        self._closed("slow")
+        getattr(transport, "abortConnection", transport.loseConnection)()
+
+    def _writeIfReading(self, data):
+        if self.open and not self._paused:
             self._request.write(data)
 
-    def _closed(self):
-        if not self._open:
+    def _closed(self, reason):
+        if not self.open:
             return
-        self._open = False
+        self.endedBy = reason
         if self._keepalive.running:
             self._keepalive.stop()
+        if self._blocked is not None:
+            self._blocked.cancel()
+            self._blocked = None
+        if self._request.channel is not None:
+            self._request.unregisterProducer()
+        if reason in ("client", "slow"):
+            self._onLost(self)
         if not self.done.called:
             self.done.callback(None)
+
+
+PROGRESS_INTERVAL = 5.0
+"""Seconds between elapsed-time reports on a long call that reports none of
+its own, so clients that reset their timeout on progress keep waiting."""
+
+
+class CallStream:
+    """
+    A C{POST} answered as an event stream: C{notifications/progress} while
+    the call runs, then its response.
+    """
+
+    def __init__(self, request, clock, token, run):
+        self._request = request
+        self._clock = clock
+        self._token = token
+        self._started = clock.seconds()
+        request.setHeader(b"content-type", b"text/event-stream")
+        request.setHeader(b"cache-control", b"no-cache")
+        self._ticker = LoopingCall(self._elapsed)
+        self._ticker.clock = clock
+        self._ticker.start(PROGRESS_INTERVAL, now=False)
+        run.progress = self.report
+
+    def report(self, progress, total=None, message=None):
+        """
+        The tool's own progress; it replaces the elapsed-time reports, so
+        the numbers a client sees only ever increase.
+        """
+        self._stopTicker()
+        self._progress(progress, total, message)
+
+    def _elapsed(self):
+        elapsed = self._clock.seconds() - self._started
+        self._progress(round(elapsed), None,
+                       f"still running after {elapsed:.0f}s")
+
+    def _progress(self, progress, total, message):
+        params = {"progressToken": self._token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        self._request.write(eventBytes({
+            "jsonrpc": "2.0", "method": "notifications/progress",
+            "params": params}))
+
+    def finish(self, response):
+        """
+        Write the response, if any; Klein then ends the stream.
+        """
+        self._stopTicker()
+        if response is not None:
+            self._request.write(eventBytes(response))
+        return b""
+
+    def _stopTicker(self):
+        if self._ticker.running:
+            self._ticker.stop()

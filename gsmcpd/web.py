@@ -10,7 +10,7 @@ import json
 from urllib.parse import urlsplit
 
 from klein import Klein
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import DeferredList, FirstError, inlineCallbacks
 from twisted.logger import Logger
 from twisted.web.server import Request
 
@@ -19,7 +19,9 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.jsonrpc import (
     INVALID_REQUEST, SERVER_ERROR, JsonRpcError, parseMessage, result)
-from gsmcpd.sse import EventStream
+from gsmcpd.escalation import RunningCall
+from gsmcpd.outbound import PendingRequests
+from gsmcpd.sse import CallStream
 
 MAX_BODY_BYTES = 4 << 20
 """The largest request body accepted; a larger one is answered 413."""
@@ -58,15 +60,20 @@ class McpApp:
 
     @ivar allowedOriginHosts: hosts a browser page may call from, besides
         loopback.
+    @ivar pending: the server's outstanding requests to clients.
+    @ivar requestTimeout: the per-request deadline in seconds, or L{None}.
     """
 
     app = Klein()
     log = Logger()
 
-    def __init__(self, sessions, dispatcher, clock, allowedOriginHosts=()):
+    def __init__(self, sessions, dispatcher, clock, allowedOriginHosts=(),
+                 pending=None, requestTimeout=None):
         self.sessions = sessions
         self.dispatcher = dispatcher
         self.clock = clock
+        self.pending = PendingRequests(clock) if pending is None else pending
+        self.requestTimeout = requestTimeout
         self.allowedOriginHosts = LOOPBACK_HOSTS | {
             originHost(host) or host.lower() for host in allowedOriginHosts}
 
@@ -107,6 +114,9 @@ class McpApp:
         C{(session, None)} for the session the request names, or
         C{(None, refusal)}.
         """
+        refusal = self._gate(request)
+        if refusal is not None:
+            return None, refusal
         handle = request.getHeader(SESSION_HEADER)
         if handle is None:
             return None, self._refusal(
@@ -142,19 +152,86 @@ class McpApp:
         session, refusal = self._session(request)
         if refusal is not None:
             return refusal
-        if message.kind != "request":
+        if message.kind == "response":
+            # An answer proves the client is listening, not that it is
+            # working: it does not count as activity.
+            self.pending.answer(session, message)
             request.setResponseCode(202)
             return b""
+        self.sessions.touch(session)
+        if message.kind == "notification":
+            if message.method == "notifications/cancelled":
+                self._cancel(session, message.params)
+            request.setResponseCode(202)
+            return b""
+        response = yield self._call(request, session, message)
+        return response
+
+    def _cancel(self, session, params):
+        run = session.running.get(params.get("requestId"))
+        if run is not None:
+            self.log.info("session {handle}: the client cancelled request "
+                          "{id!r}: {reason}", handle=session.handle,
+                          id=run.requestId, reason=params.get("reason"))
+            run.end("cancelled")
+
+    @inlineCallbacks
+    def _call(self, request, session, message):
+        """
+        Run one request on the session's GemStone session, answering it as
+        JSON, or as an event stream carrying progress when the client asked
+        for progress and accepts one.
+        """
+        run = RunningCall(session, message.id, self.sessions, self.clock)
+        session.running[message.id] = run
+        if self.requestTimeout is not None:
+            run.setDeadline(self.requestTimeout)
+        stream = None
+        token = (message.params.get("_meta") or {}).get("progressToken")
+        if token is not None and message.method == "tools/call" and \
+                b"text/event-stream" in (request.getHeader(b"accept") or b""):
+            stream = CallStream(request, self.clock, token, run)
+        answered = self.dispatcher.handle(session, message, run)
+
+        def callOver(result):
+            run.finished()
+            return result
+
+        answered.addBoth(callOver)
         try:
-            response = yield self.dispatcher.handle(session, message)
-        except SessionGoneError as e:
-            self.log.error(
-                "session {handle}: its gem died ({error}; reason: {reason})",
-                handle=session.handle, error=e.gciError,
-                reason=e.gciError.reason)
-            yield self.sessions.close(session.handle, "its gem died")
-            response = e.asResponse(message.id)
+            response, _ = yield DeferredList(
+                [answered, run.abandoned, run.cancelled],
+                fireOnOneCallback=True, fireOnOneErrback=True,
+                consumeErrors=True)
+        except FirstError as e:
+            failure = e.subFailure
+            failure.trap(SessionGoneError)
+            response = yield self._sessionGone(session, message,
+                                               failure.value)
+        finally:
+            session.running.pop(message.id, None)
+        if run.why == "cancelled":
+            if stream is not None:
+                return stream.finish(None)
+            request.setResponseCode(202)
+            return b""
+        if run.why == "deadline":
+            response = JsonRpcError(
+                SERVER_ERROR, run.endedMessage(self.requestTimeout),
+                {"kind": "deadline", "step": run.step}
+            ).asResponse(message.id)
+        if stream is not None:
+            return stream.finish(response)
         return self._json(request, response)
+
+    @inlineCallbacks
+    def _sessionGone(self, session, message, error):
+        self.log.error(
+            "session {handle}: its gem died ({error}; reason: {reason})",
+            handle=session.handle, error=error.gciError,
+            reason=error.gciError.reason)
+        yield self.sessions.close(session.handle, "its gem died")
+        return error.asResponse(message.id)
 
     @inlineCallbacks
     def _initialize(self, request, message):
@@ -187,23 +264,14 @@ class McpApp:
             request.setResponseCode(405)
             request.setHeader(b"allow", b"GET, POST, DELETE")
             return b""
-        refusal = self._gate(request)
-        if refusal is not None:
-            return refusal
         session, refusal = self._session(request)
         if refusal is not None:
             return refusal
-        stream = EventStream(request, self.clock)
-        session.attachStream(stream)
-        return stream.done.addCallback(
-            lambda _: session.detachStream(stream))
+        return self.sessions.openStream(session, request).done
 
     @app.route("/mcp", methods=["DELETE"])
     @inlineCallbacks
     def delete(self, request):
-        refusal = self._gate(request)
-        if refusal is not None:
-            return refusal
         session, refusal = self._session(request)
         if refusal is not None:
             return refusal

@@ -15,6 +15,7 @@ from zope.interface import implementer
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession, ISessionPool
 from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.smalltalk import Assignment, Literal, leading_comment, \
     parse_expression
 
@@ -53,6 +54,8 @@ class FakeGem:
     @ivar needsCommit: what every answer reports.
     @ivar calls: C{(tag, arguments)} of every call, in order.
     @ivar held: when true, calls wait in L{pending} until released.
+    @ivar ignores: which breaks (C{"soft"}, C{"hard"}) a held call ignores;
+        a break it takes fails it with GemStone's break error.
     """
 
     def __init__(self, name="fake"):
@@ -63,7 +66,9 @@ class FakeGem:
         self.held = False
         self.pending = []
         self.interrupts = []
+        self.ignores = set()
         self.loggedOut = False
+        self.abandoned = None
         self.gone = None
 
     @property
@@ -98,6 +103,34 @@ class FakeGem:
 
     def interrupt(self, hard):
         self.interrupts.append(hard)
+
+    def callState(self, d):
+        deferreds = [p[0] for p in self.pending]
+        if d not in deferreds:
+            return None
+        return "running" if deferreds.index(d) == 0 else "queued"
+
+    def endCall(self, d, hard):
+        position = [p[0] for p in self.pending].index(d) \
+            if d in [p[0] for p in self.pending] else None
+        if position is None:
+            return None
+        if position > 0:
+            del self.pending[position]
+            d.errback(CallWithdrawn())
+            return "withdrawn"
+        self.interrupts.append(hard)
+        if ("hard" if hard else "soft") not in self.ignores:
+            self.pending.pop(0)
+            d.errback(GciError(6004 if hard else 6003, "a Break occurred"))
+        return "broken"
+
+    def abandon(self, reason):
+        self.abandoned = reason
+        self.pending.pop(0)
+        while self.pending:
+            d, _, _ = self.pending.pop(0)
+            d.errback(CallWithdrawn(reason))
 
     def logout(self):
         self.loggedOut = True
@@ -143,6 +176,14 @@ class FakePool:
     def close(self, gem):
         self.open_.discard(gem)
         return gem.logout()
+
+    def replace(self, gem, name):
+        gem.abandon("replaced")
+        self.open_.discard(gem)
+        fresh = FakeGem(name)
+        self.opened.append(fresh)
+        self.open_.add(fresh)
+        return succeed(fresh)
 
     def closeAll(self):
         for gem in list(self.open_):

@@ -35,7 +35,7 @@ class TransportTestCase(TestCase):
     def setUp(self):
         self.clock = Clock()
         self.pool = FakePool(self.maxSessions)
-        self.sessions = SessionRegistry(self.pool)
+        self.sessions = SessionRegistry(self.pool, self.clock)
         self.dispatcher = Dispatcher(
             ToolRegistry.named(("execution", "session")), ServerIdentity())
         self.app = McpApp(self.sessions, self.dispatcher, self.clock,
@@ -459,7 +459,7 @@ class StreamTests(TransportTestCase):
         self.assertEqual(response.headers.getRawHeaders("content-type"),
                          ["text/event-stream"])
         received = []
-        response.deliverBody(_Collector(received))
+        response.deliverBody(Collector(received))
         self.treq.flush()
         self.clock.advance(15)
         self.treq.flush()
@@ -484,7 +484,11 @@ class StreamTests(TransportTestCase):
         self.assertTrue(self.sessions.get(handle).stream.open)
 
 
-class _Collector:
+class Collector:
+    """
+    A body protocol keeping what a streamed response delivers.
+    """
+
     def __init__(self, received):
         self.received = received
 

@@ -25,6 +25,24 @@ class IGemSession(Interface):
         Break the call running now, if any; callable on the reactor thread.
         """
 
+    def callState(d):
+        """
+        "running" or "queued" for the call whose result is C{d}, or None
+        when it is over.
+        """
+
+    def endCall(d, hard):
+        """
+        End the call whose result is C{d}: break it if it runs, withdraw it
+        if it is queued.  Answers "broken", "withdrawn" or None.
+        """
+
+    def abandon(reason):
+        """
+        Give up on the session: withdraw every queued call now; log out
+        whenever the stuck call returns.
+        """
+
     def logout():
         """
         Log out after every queued call; a Deferred firing with None.
@@ -45,6 +63,12 @@ class ISessionPool(Interface):
     def close(gem):
         """
         Log C{gem} out and free its slot; a Deferred.
+        """
+
+    def replace(gem, name):
+        """
+        Abandon C{gem} and log a new session in, in its slot; a Deferred
+        firing with the new IGemSession.
         """
 
     def closeAll():

@@ -72,6 +72,26 @@ class GemSessionPool:
 
         return gem.login().addCallbacks(lambda _: gem, failed)
 
+    def replace(self, gem, name):
+        """
+        Abandon C{gem} (its call took no break) and log a new session in
+        for its owner, in its slot.
+
+        @return: a L{Deferred} firing with the new L{GemSession}.
+        """
+        gem.abandon("replaced after its call took neither break")
+        self._sessions.discard(gem)
+        self._closing.discard(gem)
+        fresh = GemSession(self._library, self._login, self._reactor, name)
+        self._sessions.add(fresh)
+
+        def failed(failure):
+            self._sessions.discard(fresh)
+            fresh.logout()
+            return failure
+
+        return fresh.login().addCallbacks(lambda _: fresh, failed)
+
     def close(self, gem):
         """
         Log C{gem} out; its slot comes back once the stone has it back.

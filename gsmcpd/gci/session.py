@@ -8,11 +8,11 @@ enqueues work and receives results as L{Deferred}s.  Two requests from one
 client queue here; two clients never wait for each other.
 """
 
-import queue
+import collections
 import threading
 
 import attr
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
@@ -42,8 +42,22 @@ class LoginParameters:
 
 class SessionGone(GciError):
     """
-    A call was made on a session whose gem already died or logged out.
+    A call was made on a session whose gem already died, logged out, or was
+    abandoned.
     """
+
+
+class CallWithdrawn(Exception):
+    """
+    A queued call was withdrawn before it started.
+    """
+
+
+@attr.s(eq=False, auto_attribs=True)
+class _Call:
+    work: object
+    deferred: Deferred
+    evenIfGone: bool = False
 
 
 _STOP = object()
@@ -68,7 +82,10 @@ class GemSession:
         self.inFlight = 0
         self._handle = None
         self._gone = None
-        self._calls = queue.SimpleQueue()
+        self._abandoned = False
+        self._lock = threading.Condition()
+        self._queue = collections.deque()
+        self._running = None
         self._thread = threading.Thread(
             target=self._serve, name=f"gem {name}", daemon=True)
         self._thread.start()
@@ -109,10 +126,15 @@ class GemSession:
         Log out after every queued call, then end the thread.
 
         Fires with L{None} whether or not the stone accepted the logout: the
-        session is over either way.
+        session is over either way.  An abandoned session logs out whenever
+        its stuck call returns; nobody waits for that.
         """
+        if self._abandoned:
+            return succeed(None)
         d = self._submit(self._doLogout, evenIfGone=True)
-        self._calls.put(_STOP)
+        with self._lock:
+            self._queue.append(_STOP)
+            self._lock.notify()
         return d
 
     def interrupt(self, hard):
@@ -131,37 +153,105 @@ class GemSession:
             self.log.debug("{session}: break not delivered: {error}",
                            session=self.name, error=e)
 
-    def _submit(self, call, evenIfGone=False):
+    def callState(self, d):
+        """
+        C{"running"} or C{"queued"} for the call whose result C{d} is, or
+        L{None} when it is over.
+        """
+        with self._lock:
+            if self._running is not None and self._running.deferred is d:
+                return "running"
+            if any(c is not _STOP and c.deferred is d for c in self._queue):
+                return "queued"
+        return None
+
+    def endCall(self, d, hard):
+        """
+        End the call whose result C{d} is: break it if it is running,
+        withdraw it if it is still queued (it fails with L{CallWithdrawn}).
+
+        @return: C{"broken"}, C{"withdrawn"}, or L{None} when it is over.
+        """
+        with self._lock:
+            if self._running is not None and self._running.deferred is d:
+                running = True
+            else:
+                running = False
+                queued = [c for c in self._queue
+                          if c is not _STOP and c.deferred is d]
+                for call in queued:
+                    self._queue.remove(call)
+        if running:
+            self.interrupt(hard)
+            return "broken"
+        if queued:
+            d.errback(CallWithdrawn())
+            return "withdrawn"
+        return None
+
+    def abandon(self, reason):
+        """
+        Give up on this session: its running call took no break.  Every
+        queued call is withdrawn now; the thread logs out and ends whenever
+        the stuck call returns.
+        """
+        error = SessionGone(number=0, message=reason, fatal=True)
+        with self._lock:
+            self._abandoned = True
+            self._gone = self._gone or error
+            withdrawn = [c for c in self._queue if c is not _STOP]
+            self._queue.clear()
+            self._queue.append(_Call(self._doLogout, Deferred(), True))
+            self._queue.append(_STOP)
+            self._lock.notify()
+        for call in withdrawn:
+            call.deferred.errback(CallWithdrawn(reason))
+
+    def _submit(self, work, evenIfGone=False):
         d = Deferred()
+        if self._abandoned:
+            self.inFlight += 1
+            d.addBoth(self._delivered)
+            d.errback(SessionGone(number=0, message="abandoned", fatal=True))
+            return d
         self.inFlight += 1
-
-        def delivered(result):
-            self.inFlight -= 1
-            return result
-
-        d.addBoth(delivered)
-        self._calls.put((call, evenIfGone, d))
+        d.addBoth(self._delivered)
+        with self._lock:
+            self._queue.append(_Call(work, d, evenIfGone))
+            self._lock.notify()
         return d
+
+    def _delivered(self, result):
+        self.inFlight -= 1
+        return result
 
     def _serve(self):
         while True:
-            item = self._calls.get()
-            if item is _STOP:
-                return
-            call, evenIfGone, d = item
+            with self._lock:
+                while not self._queue:
+                    self._lock.wait()
+                call = self._queue.popleft()
+                if call is _STOP:
+                    return
+                self._running = call
             try:
-                if self._gone is not None and not evenIfGone:
+                if self._gone is not None and not call.evenIfGone:
                     raise SessionGone(
                         number=self._gone.number, message=self._gone.message,
                         fatal=True)
-                result = call()
+                result = call.work()
             except GciError as e:
                 self._afterError(e)
-                self._reactor.callFromThread(d.errback, Failure())
+                outcome = Failure()
             except BaseException:
-                self._reactor.callFromThread(d.errback, Failure())
+                outcome = Failure()
             else:
-                self._reactor.callFromThread(d.callback, result)
+                outcome = result
+            with self._lock:
+                self._running = None
+            fire = call.deferred.errback if isinstance(outcome, Failure) \
+                else call.deferred.callback
+            self._reactor.callFromThread(fire, outcome)
 
     def _afterError(self, error):
         if error.fatal:
@@ -183,7 +273,7 @@ class GemSession:
 
     def _doLogout(self):
         handle, self._handle = self._handle, None
-        if handle is None or self._gone is not None:
+        if handle is None or (self._gone is not None and not self._abandoned):
             return
         try:
             self._library.logout(handle)

@@ -13,6 +13,7 @@ import attr
 import jsonschema
 from twisted.internet.defer import inlineCallbacks, returnValue
 
+from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.templates import TEMPLATE_PACKAGE, Template
 from gsmcpd.tools.ledger import ReadLedger, describeKey
 
@@ -131,10 +132,19 @@ class ToolCall:
         the last template this call ran, failed or not; L{None} before one.
     """
 
-    def __init__(self, gem, ledger=None):
+    def __init__(self, gem, ledger=None, run=None):
         self.gem = gem
         self.ledger = ReadLedger() if ledger is None else ledger
         self.needsCommit = None
+        self._run = run
+
+    def reportProgress(self, progress, total=None, message=None):
+        """
+        Tell a client that asked for progress how far this call has got
+        (e.g. tests run of tests to run).
+        """
+        if self._run is not None:
+            self._run.progress(progress, total, message)
 
     @inlineCallbacks
     def runTemplate(self, name, arguments, package=TEMPLATE_PACKAGE):
@@ -152,7 +162,16 @@ class ToolCall:
         """
         source = Template.named(name, package).render(arguments,
                                                       MAX_RESULT_BYTES)
-        answer = yield self.gem.execute(source, MAX_RESULT_BYTES)
+        if self._run is not None and self._run.why is not None:
+            raise CallWithdrawn()
+        running = self.gem.execute(source, MAX_RESULT_BYTES)
+        if self._run is not None:
+            self._run.current = running
+        try:
+            answer = yield running
+        finally:
+            if self._run is not None:
+                self._run.current = None
         document = json.loads(answer.decode("utf-8"))
         self.needsCommit = document["needsCommit"]
         error = document.get("error")

@@ -1,0 +1,186 @@
+"""
+How long a session lives: the idle deadline, the liveness probe, the
+streamless timeout, the absolute cap.
+
+A session is a GemStone login holding a transaction view, so ending it
+throws its uncommitted work away, and a stone has few logins to spare.  The
+problem is telling a client that has gone from one that is merely quiet:
+a session with an open stream is probed with a ping before it is reaped; a
+session that never opened a stream is released soon after its last request;
+a session whose client hangs up its stream gets a short grace to come back
+(L{gsmcpd.sessions.SessionRegistry}).  A session with a call in flight is
+never reaped as idle, and a maintenance pass that runs wildly late (the host
+was suspended) forgives rather than reaping everyone at once.
+"""
+
+import attr
+from twisted.internet.task import LoopingCall
+from twisted.logger import Logger
+
+from gsmcpd.outbound import ClientAnsweredError, ClientDidNotAnswer
+
+MAINTENANCE_INTERVAL = 10.0
+"""Seconds between passes; mechanism, not policy."""
+SUSPEND_LATENESS = 60.0
+"""A pass this much later than scheduled means the host was suspended."""
+
+
+class PolicyError(ValueError):
+    """
+    The lifetime settings cannot work together; the message names them.
+    """
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class LifetimePolicy:
+    """
+    The lifetime settings, in seconds; L{None} turns one off.
+
+    @ivar idleTimeout: a session with a stream is reaped this long after its
+        last request (unless a probe found it gone sooner).
+    @ivar probeAfter: a session with a stream idle this long is sent a ping;
+        no answer on its current stream releases it early.
+    @ivar streamlessIdleTimeout: a session that has no stream is reaped
+        this long after its last request.
+    @ivar streamLossGrace: a session whose client hung up its stream is
+        released this long after, unless the client comes back.
+    @ivar maxLifetime: an absolute cap on a session's life.
+    """
+
+    idleTimeout: float | None = 1800.0
+    probeAfter: float | None = 1500.0
+    streamlessIdleTimeout: float = 60.0
+    streamLossGrace: float = 10.0
+    maxLifetime: float | None = None
+
+    def validate(self):
+        """
+        @raise PolicyError: naming the settings at odds.
+        """
+        for name in ("idleTimeout", "probeAfter", "maxLifetime"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise PolicyError(f"{_option(name)} must be positive or none")
+        if self.streamlessIdleTimeout <= 0:
+            raise PolicyError(f"{_option('streamlessIdleTimeout')} must be "
+                              "positive: it is the floor for clients that "
+                              "open no stream")
+        if self.streamLossGrace < 0:
+            raise PolicyError(f"{_option('streamLossGrace')} cannot be "
+                              "negative")
+        if self.idleTimeout is None and self.probeAfter is None:
+            raise PolicyError(
+                f"with {_option('idleTimeout')} none, {_option('probeAfter')}"
+                " is what ends a session whose client has gone; it cannot "
+                "be none too")
+        if self.idleTimeout is not None:
+            if self.probeAfter is not None and \
+                    self.probeAfter >= self.idleTimeout:
+                raise PolicyError(
+                    f"{_option('probeAfter')} ({self.probeAfter:g}s) must be "
+                    f"less than {_option('idleTimeout')} "
+                    f"({self.idleTimeout:g}s), or the probe never runs")
+            if self.streamlessIdleTimeout > self.idleTimeout:
+                raise PolicyError(
+                    f"{_option('streamlessIdleTimeout')} cannot exceed "
+                    f"{_option('idleTimeout')}")
+        return self
+
+
+def _option(name):
+    return "--" + "".join("-" + c.lower() if c.isupper() else c
+                          for c in name)
+
+
+class Reaper:
+    """
+    The maintenance pass: probes idle sessions and releases gone ones.
+    """
+
+    log = Logger()
+
+    def __init__(self, registry, pending, policy, clock,
+                 interval=MAINTENANCE_INTERVAL):
+        self._registry = registry
+        self._pending = pending
+        self._policy = policy
+        self._clock = clock
+        self._interval = interval
+        self._lastPass = None
+        self._loop = LoopingCall(self.maintain)
+        self._loop.clock = clock
+
+    def start(self):
+        self._lastPass = self._clock.seconds()
+        self._loop.start(self._interval, now=False)
+
+    def stop(self):
+        if self._loop.running:
+            self._loop.stop()
+
+    def maintain(self):
+        """
+        One pass over every session.
+        """
+        now = self._clock.seconds()
+        late = now - self._lastPass - self._interval
+        self._lastPass = now
+        if late > SUSPEND_LATENESS:
+            self.log.warn("maintenance ran {late:.0f}s late (host suspended?)"
+                          "; forgiving every session that much idle time",
+                          late=late)
+            for session in self._registry:
+                session.lastActivity = min(now, session.lastActivity + late)
+            return
+        for session in self._registry:
+            if session.busy:
+                continue
+            reason = self._verdict(session, now)
+            if reason is not None:
+                self._registry.close(session.handle, reason)
+
+    def _verdict(self, session, now):
+        policy = self._policy
+        idle = now - session.lastActivity
+        if policy.maxLifetime is not None and \
+                now - session.createdAt >= policy.maxLifetime:
+            return f"it reached the {policy.maxLifetime:g}s lifetime cap"
+        if session.stream is None:
+            if idle >= policy.streamlessIdleTimeout:
+                return (f"idle {idle:.0f}s with no event stream (limit "
+                        f"{policy.streamlessIdleTimeout:g}s)")
+            return None
+        if policy.idleTimeout is not None and idle >= policy.idleTimeout:
+            return f"idle {idle:.0f}s (limit {policy.idleTimeout:g}s)"
+        quiet = now - max(session.lastActivity, session.answeredProbeAt)
+        if policy.probeAfter is not None and quiet >= policy.probeAfter and \
+                session.probeGeneration is None:
+            self._probe(session)
+        return None
+
+    def _probe(self, session):
+        generation = session.stream.generation
+        session.probeGeneration = generation
+
+        def answered(result):
+            session.probeGeneration = None
+            session.answeredProbeAt = self._clock.seconds()
+
+        def unanswered(failure):
+            failure.trap(ClientDidNotAnswer)
+            session.probeGeneration = None
+            stream = session.stream
+            if self._registry.get(session.handle) is not session:
+                return
+            if stream is not None and stream.generation == generation:
+                self._registry.close(
+                    session.handle, "it did not answer a ping on its "
+                    "current event stream")
+            else:
+                self.log.info("session {handle}: a ping lost to a stream "
+                              "handover was discarded; the next pass sends "
+                              "another", handle=session.handle)
+
+        d = self._pending.send(session, "ping")
+        d.addErrback(lambda f: f.trap(ClientAnsweredError))
+        d.addCallbacks(answered, unanswered)

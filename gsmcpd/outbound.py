@@ -1,0 +1,93 @@
+"""
+Requests the server sends the client, and the answers it POSTs back.
+
+A server-sent request gets an id in its own namespace (C{srv-N}, so it can
+never collide with a client's ids) and a timeout: an unanswered request
+must decide something, never hang a session.
+"""
+
+import itertools
+
+from twisted.internet.defer import Deferred
+from twisted.logger import Logger
+
+REQUEST_TIMEOUT = 30.0
+
+
+class ClientDidNotAnswer(Exception):
+    """
+    The client did not answer a server-sent request in time.
+    """
+
+
+class ClientAnsweredError(Exception):
+    """
+    The client answered a server-sent request with a JSON-RPC error.
+    """
+
+
+class PendingRequests:
+    """
+    The server's outstanding requests to clients, by id.
+    """
+
+    log = Logger()
+
+    def __init__(self, clock, timeout=REQUEST_TIMEOUT):
+        self._clock = clock
+        self._timeout = timeout
+        self._ids = itertools.count(1)
+        self._pending = {}
+
+    def __len__(self):
+        return len(self._pending)
+
+    def send(self, session, method, params=None):
+        """
+        Post a request on C{session}'s stream.
+
+        @return: a L{Deferred} firing with the client's result, or failing
+            with L{ClientDidNotAnswer} or L{ClientAnsweredError}.
+        """
+        requestId = f"srv-{next(self._ids)}"
+        d = Deferred()
+        timer = self._clock.callLater(self._timeout, self._expire, requestId)
+        self._pending[requestId] = (session.handle, d, timer)
+        message = {"jsonrpc": "2.0", "id": requestId, "method": method}
+        if params is not None:
+            message["params"] = params
+        session.post(message)
+        return d
+
+    def answer(self, session, message):
+        """
+        Match a response the client POSTed to the request it answers.
+
+        @return: whether it answered one of ours.
+        """
+        entry = self._pending.get(message.id)
+        if entry is None or entry[0] != session.handle:
+            self.log.info("session {session}: a response to unknown request "
+                          "{id!r}", session=session.handle, id=message.id)
+            return False
+        del self._pending[message.id]
+        _, d, timer = entry
+        timer.cancel()
+        if "error" in message.raw:
+            d.errback(ClientAnsweredError(message.raw["error"]))
+        else:
+            d.callback(message.raw.get("result"))
+        return True
+
+    def forget(self, session):
+        """
+        Drop a closed session's outstanding requests, silently.
+        """
+        for requestId, (handle, d, timer) in list(self._pending.items()):
+            if handle == session.handle:
+                del self._pending[requestId]
+                timer.cancel()
+
+    def _expire(self, requestId):
+        _, d, _ = self._pending.pop(requestId)
+        d.errback(ClientDidNotAnswer(requestId))
