@@ -109,6 +109,18 @@ SETTINGS = (
     Setting("request-timeout", "GSMCP_REQUEST_TIMEOUT",
             "per-request deadline in seconds (soft break, hard break, then "
             "a new GemStone session), or 'none'", "none"),
+    Setting("max-commits-behind", "GSMCP_MAX_COMMITS_BEHIND",
+            "refresh an idle session's view (keeping its changes) once it "
+            "is this many commits behind, or 'none'", "20"),
+    Setting("stuck-view-grace", "GSMCP_STUCK_VIEW_GRACE",
+            "seconds a session whose view cannot be moved may stay too far "
+            "behind before it is released", "600"),
+    Setting("pinned-view-grace", "GSMCP_PINNED_VIEW_GRACE",
+            "seconds a call may hold the oldest commit record under real "
+            "backlog before it is ended", "600"),
+    Setting("worker-user", "GSMCP_WORKER_USER",
+            "GemStone user every session logs in as, with a one-time "
+            "password minted by the daemon's own session"),
     Setting("allowed-origin", "GSMCP_ALLOWED_ORIGINS",
             "a browser Origin host allowed besides loopback (repeatable; "
             "the variable takes a space-separated list)", repeatable=True),
@@ -172,10 +184,11 @@ def _flag(name, text):
                       "yes/no, on/off")
 
 
-def parseMaxSessions(text):
+def parseCount(option, values):
     """
-    C{--max-sessions}: a positive count, or C{none} for no cap.
+    A count option: a positive integer, or C{none}.
     """
+    text = str(values[option.replace("-", "_")])
     if text.strip().lower() == "none":
         return None
     try:
@@ -183,7 +196,7 @@ def parseMaxSessions(text):
     except ValueError:
         count = 0
     if count < 1:
-        raise ConfigError(f"--max-sessions {text!r}: expected a positive "
+        raise ConfigError(f"--{option} {text!r}: expected a positive "
                           "count or 'none'")
     return count
 
@@ -241,6 +254,10 @@ class Config:
     identity: object = None
     lifetime: object = None
     requestTimeout: float | None = None
+    maxCommitsBehind: int | None = 20
+    stuckViewGrace: float = 600.0
+    pinnedViewGrace: float = 600.0
+    workerUser: str | None = None
 
     def __repr__(self):
         return (f"Config(port={self.port!r}, simulated={self.simulated}, "
@@ -287,6 +304,12 @@ class Config:
         if requestTimeout is not None and requestTimeout <= 0:
             raise ConfigError("--request-timeout must be positive or none")
         return cls(
+            maxCommitsBehind=parseCount("max-commits-behind", values),
+            stuckViewGrace=parseSeconds("stuck-view-grace", values,
+                                        allowNone=False),
+            pinnedViewGrace=parseSeconds("pinned-view-grace", values,
+                                         allowNone=False),
+            workerUser=values["worker_user"],
             lifetime=lifetime,
             requestTimeout=requestTimeout,
             toolsets=toolsets,
@@ -302,7 +325,7 @@ class Config:
             hostPassword=values["host_password_file"] and readSecret(
                 "host-password-file", values["host_password_file"]),
             gciLibrary=values["gci_library"],
-            maxSessions=parseMaxSessions(values["max_sessions"]),
+            maxSessions=parseCount("max-sessions", values),
             allowedOrigins=values["allowed_origin"],
         )
 

@@ -169,12 +169,15 @@ class Dispatcher:
         except CallWithdrawn:
             answer = ToolResult.fromError(ToolError(
                 "other", "the call was ended before it started"))
-        return self._render(answer, call.needsCommit)
+        return self._render(answer, call.needsCommit, session)
 
-    def _render(self, answer, needsCommit):
+    def _render(self, answer, needsCommit, session):
         content = [{"type": "text", "text": answer.text}]
         if needsCommit:
             content.append({"type": "text", "text": SESSION_NOTE})
+        notices, session.notices = session.notices, []
+        content.extend({"type": "text", "text": notice}
+                       for notice in notices)
         rendered = {"content": content, "isError": answer.isError}
         if answer.structured is not None:
             rendered["structuredContent"] = answer.structured

@@ -34,7 +34,8 @@ class RunningCall:
 
     @ivar current: the result L{Deferred} of the GemStone call the request
         is making now, or L{None} between calls.
-    @ivar why: C{"deadline"} or C{"cancelled"} once ending began.
+    @ivar why: C{"deadline"}, C{"cancelled"} or C{"pinned"} (it held the
+        oldest commit record too long) once ending began.
     @ivar step: the furthest escalation step taken: C{"soft"}, C{"hard"},
         C{"replaced"}, or C{"withdrawn"} (it had not started).
     @ivar abandoned: fires if the session had to be replaced, since the
@@ -57,9 +58,11 @@ class RunningCall:
         self.current = None
         self.why = None
         self.step = None
+        self.pinnedBacklog = None
         self.abandoned = Deferred()
         self.cancelled = Deferred()
         self.progress = lambda progress, total=None, message=None: None
+        self.wantsProgress = False
 
     def setDeadline(self, seconds):
         """
@@ -69,7 +72,7 @@ class RunningCall:
 
     def end(self, why):
         """
-        Begin ending the call: C{why} is C{"deadline"} or C{"cancelled"}.
+        Begin ending the call, for C{why}.
         """
         if self.why is not None:
             return
@@ -123,10 +126,15 @@ class RunningCall:
             self._timer.cancel()
         self._timer = None
 
-    def endedMessage(self, deadline):
+    def endedMessage(self, deadline, pinnedGrace):
         """
-        What the client is told when a deadline ended its request.
+        What the client is told when the server ended its request.
         """
         how = STEPS.get(self.step, "withdrawing it before it started")
+        if self.why == "pinned":
+            return (f"The request held the repository's oldest commit "
+                    f"record for over {pinnedGrace:g}s while "
+                    f"{self.pinnedBacklog} commit records waited on it, "
+                    f"and was ended by {how}.")
         return (f"The request ran past its {deadline:g}s deadline and was "
                 f"ended by {how}.")

@@ -18,7 +18,11 @@ from gsmcpd.config import ConfigError
 from gsmcpd.dispatch import Dispatcher
 from gsmcpd.gci.library import GciLibrary, GciLibraryError, findLibrary
 from gsmcpd.gci.pool import GemSessionPool
-from gsmcpd.gci.session import LoginParameters
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.session import GemSession, LoginParameters
+from gsmcpd.hygiene import ViewHygiene
+from gsmcpd.identity import WorkerLogins, grantNeeded
+from gsmcpd.tools.base import ToolError
 from gsmcpd.lifetime import Reaper
 from gsmcpd.outbound import PendingRequests
 from gsmcpd.sessions import SessionRegistry
@@ -56,6 +60,12 @@ def loadLibrary(config, environ=None):
         raise ConfigError(f"--gci-library: {e}")
 
 
+class StartupRefused(Exception):
+    """
+    The stone cannot be served as configured; the message says why.
+    """
+
+
 class GsmcpService(Service):
     """
     Everything C{twistd gsmcp} runs, started and stopped in order: the
@@ -71,7 +81,9 @@ class GsmcpService(Service):
         self.reactor = reactor
         self.simulator = None
         self.sessions = None
+        self.control = None
         self._listening = None
+        self._port = None
 
     def whenListening(self):
         """
@@ -89,27 +101,77 @@ class GsmcpService(Service):
     def startService(self):
         super().startService()
         login = self._startStone()
+        config = self.config
+        self.control = GemSession(self.library, login, self.reactor,
+                                  "control")
+        credentials = config.workerUser and WorkerLogins(
+            self.control, login, config.workerUser)
         pool = GemSessionPool(self.library, login, self.reactor,
-                              self.config.maxSessions)
-        lifetime = self.config.lifetime
+                              config.maxSessions, credentials)
         self.sessions = SessionRegistry(pool, self.reactor,
-                                        lifetime.streamLossGrace)
+                                        config.lifetime.streamLossGrace)
         pending = PendingRequests(self.reactor)
         self.sessions.onClose.append(pending.forget)
-        self.reaper = Reaper(self.sessions, pending, lifetime, self.reactor)
-        self.reaper.start()
-        dispatcher = Dispatcher(ToolRegistry(self.config.toolsets),
-                                self.config.identity)
+        self.reaper = Reaper(self.sessions, pending, config.lifetime,
+                             self.reactor)
+        self.hygiene = ViewHygiene(
+            self.sessions, self.reactor, config.maxCommitsBehind,
+            config.stuckViewGrace, config.pinnedViewGrace, self._portLabel,
+            self.control)
+        self.sessions.prepare = self.hygiene.prepare
+        dispatcher = Dispatcher(ToolRegistry(config.toolsets),
+                                config.identity)
         app = McpApp(self.sessions, dispatcher, self.reactor,
-                     self.config.allowedOrigins, pending,
-                     self.config.requestTimeout)
+                     config.allowedOrigins, pending, config.requestTimeout,
+                     config.pinnedViewGrace)
         site = Site(app.resource())
         site.requestFactory = CappedRequest
-        self._listening = serverFromString(
-            self.reactor, self.config.port).listen(site)
-        self._listening.addCallbacks(self._listened, self._cannotListen)
+        self._listening = self._checkStone(credentials)
+        self._listening.addCallback(
+            lambda _: serverFromString(self.reactor, config.port).listen(site))
+        self._listening.addCallbacks(self._listened, self._refuse)
+
+    @inlineCallbacks
+    def _checkStone(self, credentials):
+        """
+        Log the daemon's own session in and, with --worker-user, prove a
+        worker can log in, before serving anyone.
+        """
+        try:
+            yield self.control.login()
+        except GciError as e:
+            raise StartupRefused(
+                f"cannot log in to GemStone as {self.config.user!r}: "
+                f"GemStone error {e.number}: {e.message}")
+        if credentials is None:
+            return
+        try:
+            parameters = yield credentials()
+        except ToolError as e:
+            raise StartupRefused(
+                f"--worker-user {self.config.workerUser!r}: "
+                f"{self.config.user!r} cannot mint one-time passwords for it "
+                f"({e.message}); "
+                + grantNeeded(self.config.user, self.config.workerUser))
+        probe = GemSession(self.library, parameters, self.reactor, "probe")
+        try:
+            yield probe.login()
+        except GciError as e:
+            raise StartupRefused(
+                f"--worker-user {self.config.workerUser!r} cannot log in "
+                f"with a one-time password: GemStone error {e.number}: "
+                f"{e.message}")
+        finally:
+            yield probe.logout()
+
+    def _portLabel(self):
+        port = self._port
+        return str(port.getHost().port) if port is not None else "0"
 
     def _listened(self, port):
+        self._port = port
+        self.reaper.start()
+        self.hygiene.start()
         self.log.info("gsmcpd serving MCP on {endpoint} (libgcits "
                       "{version}{simulated})", endpoint=self.config.port,
                       version=self.library.version,
@@ -117,9 +179,13 @@ class GsmcpService(Service):
                       else "")
         return port
 
-    def _cannotListen(self, failure):
-        self.log.failure("cannot listen on {endpoint}", failure,
-                         endpoint=self.config.port)
+    def _refuse(self, failure):
+        if failure.check(StartupRefused):
+            self.log.critical("gsmcpd: refusing to start: {why}",
+                              why=failure.value)
+        else:
+            self.log.failure("cannot listen on {endpoint}", failure,
+                             endpoint=self.config.port)
         self.reactor.stop()
 
     def _startStone(self):
@@ -141,14 +207,16 @@ class GsmcpService(Service):
 
     @inlineCallbacks
     def stopService(self):
+        if not self.running:
+            return
         super().stopService()
-        if self._listening is not None:
-            port = yield self._listening
-            if port is not None:
-                yield port.stopListening()
+        if self._port is not None:
+            yield self._port.stopListening()
         if self.sessions is not None:
             self.reaper.stop()
+            self.hygiene.stop()
             yield self.sessions.closeAll("the server is stopping")
+            yield self.control.logout()
         if self.simulator is not None:
             yield deferToThread(self.simulator.stop)
             shutil.rmtree(self._simulatorDir, ignore_errors=True)

@@ -8,7 +8,7 @@ as C{MCP-Session-Id}; nothing below the transport knows that header.
 
 import secrets
 
-from twisted.internet.defer import DeferredList, succeed
+from twisted.internet.defer import DeferredList, maybeDeferred, succeed
 from twisted.logger import Logger
 
 from gsmcpd.sse import EventStream, Outbox
@@ -43,6 +43,12 @@ class McpSession:
         client live without counting as activity.
     @ivar running: request id to the L{gsmcpd.escalation.RunningCall} of
         each call in flight, so a cancellation or deadline can end it.
+    @ivar notices: lines for the client's next tool result (e.g. that the
+        server refreshed its view).
+    @ivar stoneSession: the GemStone session number; C{signalAbortBacklog}:
+        the stone's own backlog limit; C{stuckSince}: when its view was
+        found unmovable; C{pinnedSince}: since when a call in flight has
+        held the oldest commit record under backlog.
     """
 
     def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0):
@@ -58,6 +64,11 @@ class McpSession:
         self.probeGeneration = None
         self.answeredProbeAt = now
         self.running = {}
+        self.notices = []
+        self.stoneSession = None
+        self.signalAbortBacklog = None
+        self.stuckSince = None
+        self.pinnedSince = None
 
     @property
     def busy(self):
@@ -94,6 +105,9 @@ class SessionRegistry:
 
     @ivar streamLossGrace: seconds a session whose client hung up its stream
         keeps its GemStone session, in case the client reattaches.
+    @ivar prepare: called with each new L{McpSession} before it is
+        registered (to name its gem, say); may answer a L{Deferred}.
+    @ivar onClose: called with each session as it is closed.
     """
 
     log = Logger()
@@ -105,6 +119,7 @@ class SessionRegistry:
         self._sessions = {}
         self._graceTimers = {}
         self.onClose = []
+        self.prepare = None
 
     def __len__(self):
         return len(self._sessions)
@@ -126,9 +141,13 @@ class SessionRegistry:
         def opened(gem):
             session = McpSession(handle, gem, protocolVersion, clientInfo,
                                  self._clock.seconds())
+            prepared = maybeDeferred(self.prepare or (lambda s: None), session)
+            return prepared.addCallback(lambda _: register(session))
+
+        def register(session):
             self._sessions[handle] = session
             self.log.info("session {handle} opened for {client}",
-                          handle=handle, client=clientInfo)
+                          handle=handle, client=session.clientInfo)
             return session
 
         return d.addCallback(opened)

@@ -190,6 +190,7 @@ class CallStream:
         self._ticker.clock = clock
         self._ticker.start(PROGRESS_INTERVAL, now=False)
         run.progress = self.report
+        run.wantsProgress = True
 
     def report(self, progress, total=None, message=None):
         """

@@ -68,12 +68,13 @@ class McpApp:
     log = Logger()
 
     def __init__(self, sessions, dispatcher, clock, allowedOriginHosts=(),
-                 pending=None, requestTimeout=None):
+                 pending=None, requestTimeout=None, pinnedViewGrace=600.0):
         self.sessions = sessions
         self.dispatcher = dispatcher
         self.clock = clock
         self.pending = PendingRequests(clock) if pending is None else pending
         self.requestTimeout = requestTimeout
+        self.pinnedViewGrace = pinnedViewGrace
         self.allowedOriginHosts = LOOPBACK_HOSTS | {
             originHost(host) or host.lower() for host in allowedOriginHosts}
 
@@ -215,10 +216,11 @@ class McpApp:
                 return stream.finish(None)
             request.setResponseCode(202)
             return b""
-        if run.why == "deadline":
+        if run.why in ("deadline", "pinned"):
             response = JsonRpcError(
-                SERVER_ERROR, run.endedMessage(self.requestTimeout),
-                {"kind": "deadline", "step": run.step}
+                SERVER_ERROR,
+                run.endedMessage(self.requestTimeout, self.pinnedViewGrace),
+                {"kind": run.why, "step": run.step}
             ).asResponse(message.id)
         if stream is not None:
             return stream.finish(response)

@@ -3,7 +3,10 @@ A real C{twistd -n gsmcp} process on a free loopback port, for tests that
 drive the daemon as a client would.
 """
 
+import http.client
+import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -54,6 +57,46 @@ class Daemon:
         self.stop()
         raise RuntimeError(f"twistd did not listen in {timeout}s:\n"
                            f"{self.log()}")
+
+    def stoneSocket(self):
+        """
+        The simulated stone's socket, as the daemon logged it.
+        """
+        found = re.search(r"started the simulated stone .* at (\S+)",
+                          self.log())
+        return found.group(1)
+
+    def rpc(self, method, session=None, id=1, **params):
+        """
+        One JSON-RPC request over a fresh connection: C{(status, headers,
+        parsed body or None)}.
+        """
+        headers = {"content-type": "application/json",
+                   "accept": "application/json, text/event-stream"}
+        if session is not None:
+            headers["mcp-session-id"] = session
+        connection = http.client.HTTPConnection("127.0.0.1", self.port,
+                                                timeout=60)
+        try:
+            connection.request("POST", "/mcp", json.dumps(
+                {"jsonrpc": "2.0", "id": id, "method": method,
+                 "params": params}), headers)
+            response = connection.getresponse()
+            body = response.read()
+        finally:
+            connection.close()
+        return (response.status, dict(response.getheaders()),
+                json.loads(body) if body else None)
+
+    def initialize(self):
+        """
+        A new session's id.
+        """
+        status, headers, body = self.rpc("initialize",
+                                         protocolVersion="2025-11-25")
+        if status != 200 or "error" in body:
+            raise RuntimeError(f"initialize failed: {status} {body}")
+        return headers["Mcp-Session-Id"]
 
     def log(self):
         with open(self.logPath, encoding="utf-8", errors="replace") as f:

@@ -154,6 +154,7 @@ class FakePool:
 
     @ivar opened: every gem opened, in order.
     @ivar loginError: when set, logins fail with it.
+    @ivar configure: called with each new gem, to set its results.
     """
 
     def __init__(self, maxSessions=3):
@@ -161,6 +162,7 @@ class FakePool:
         self.opened = []
         self.open_ = set()
         self.loginError = None
+        self.configure = lambda gem: None
 
     def open(self, name):
         if self.maxSessions is not None and \
@@ -169,6 +171,7 @@ class FakePool:
         if self.loginError is not None:
             return fail(self.loginError)
         gem = FakeGem(name)
+        self.configure(gem)
         self.opened.append(gem)
         self.open_.add(gem)
         return succeed(gem)

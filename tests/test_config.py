@@ -4,7 +4,7 @@ Tests for L{gsmcpd.config}: options, environment, and refusals.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.config import Config, ConfigError, Options, parseMaxSessions
+from gsmcpd.config import Config, ConfigError, Options, parseCount
 
 
 class ConfigTests(SynchronousTestCase):
@@ -93,11 +93,34 @@ class ConfigTests(SynchronousTestCase):
         self.assertIn("GSMCP_SIMULATED", self.refusal(
             [], {"GSMCP_SIMULATED": "maybe"}))
 
-    def test_maxSessions(self):
-        self.assertEqual(parseMaxSessions("5"), 5)
-        self.assertIsNone(parseMaxSessions("None"))
+    def test_counts(self):
+        self.assertEqual(parseCount("max-sessions", {"max_sessions": "5"}), 5)
+        self.assertIsNone(parseCount("max-sessions", {"max_sessions": "None"}))
         for bad in ("0", "-1", "many"):
-            self.assertRaises(ConfigError, parseMaxSessions, bad)
+            self.assertRaises(ConfigError, parseCount, "max-sessions",
+                              {"max_sessions": bad})
+
+    def test_lifetimeSettings(self):
+        config = self.configure(
+            ["--simulated", "--toolsets", "execution", "--idle-timeout",
+             "none", "--probe-after", "600", "--request-timeout", "2",
+             "--max-commits-behind", "none", "--worker-user", "McpReadOnly"])
+        self.assertEqual(
+            (config.lifetime.idleTimeout, config.lifetime.probeAfter,
+             config.requestTimeout, config.maxCommitsBehind,
+             config.workerUser),
+            (None, 600, 2, None, "McpReadOnly"))
+
+    def test_unworkableLifetimeRefused(self):
+        self.assertIn("--probe-after", self.refusal(
+            ["--simulated", "--toolsets", "execution", "--idle-timeout",
+             "100", "--probe-after", "200"]))
+        self.assertIn("--request-timeout", self.refusal(
+            ["--simulated", "--toolsets", "execution", "--request-timeout",
+             "soon"]))
+        self.assertIn("--max-commits-behind", self.refusal(
+            ["--simulated", "--toolsets", "execution",
+             "--max-commits-behind", "0"]))
 
     def test_toolsetsChosen(self):
         config = self.configure(["--simulated", "--toolsets",

@@ -136,6 +136,12 @@ class ServiceTests(ServiceTestCase):
         yield self.initialize()
         yield self.initialize()
         control = SimulatorControl(self.service.simulator.socketPath)
-        self.assertEqual(len(control.call({"op": "sessions"})["sessions"]), 2)
-        yield self.service.sessions.closeAll("test")
-        self.assertEqual(control.call({"op": "sessions"})["sessions"], [])
+
+        def loggedIn():
+            return len(control.call({"op": "sessions"})["sessions"])
+
+        # Two clients' sessions and the daemon's own, which stopping logs
+        # out last, just before it stops the stone.
+        self.assertEqual(loggedIn(), 3)
+        yield self.service.sessions.closeAll("the server is stopping")
+        self.assertEqual(loggedIn(), 1)

@@ -342,3 +342,31 @@ class ListFailingTestsTests(TestingTestCase):
         self.assertEqual(result, (
             "refused", "Not a TestCase subclass: Account, Greeter. "
             "list_test_classes lists the test classes."))
+
+
+class ProgressTests(TestCase):
+    """
+    A client that asks for progress hears about every test as it runs.
+    """
+
+    @inlineCallbacks
+    def test_runTestClassReportsEachTest(self):
+        harness = ToolHarness(("testing",))
+        result, reports = yield harness.callWithProgress(
+            "run_test_class", className="AccountTest")
+        self.assertEqual([(done, total) for done, total, _ in reports],
+                         [(1, 3), (2, 3), (3, 3)])
+        self.assertIn("AccountTest>>", reports[0][2])
+        self.assertEqual(result["structuredContent"]["run"], 3)
+        self.assertEqual(result["structuredContent"]["failures"], 1)
+
+    @inlineCallbacks
+    def test_listFailingTestsReportsEachTest(self):
+        harness = ToolHarness(("testing",))
+        result, reports = yield harness.callWithProgress(
+            "list_failing_tests", classNames=["AccountTest"])
+        self.assertEqual(len(reports), 3)
+        self.assertEqual(
+            sorted(e["selector"]
+                   for e in result["structuredContent"]["tests"]),
+            ["testBroken", "testWithdrawTooMuch"])

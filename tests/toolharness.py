@@ -12,6 +12,7 @@ from twisted.internet.defer import fail, inlineCallbacks, succeed
 from zope.interface import implementer
 
 from gsmcpd.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.escalation import RunningCall
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.jsonrpc import Message
@@ -83,6 +84,21 @@ class ToolHarness:
                           {"name": name, "arguments": arguments}, {})
         response = yield self.dispatcher.handle(self.session, message)
         return response.get("result", response.get("error"))
+
+    @inlineCallbacks
+    def callWithProgress(self, name, /, **arguments):
+        """
+        C{tools/call} from a client that asked for progress: the result and
+        the C{(progress, total, message)} reports, in order.
+        """
+        reports = []
+        run = RunningCall(self.session, 0, None, None)
+        run.wantsProgress = True
+        run.progress = lambda *report: reports.append(report)
+        message = Message("request", "tools/call", next(self._ids),
+                          {"name": name, "arguments": arguments}, {})
+        response = yield self.dispatcher.handle(self.session, message, run)
+        return response.get("result", response.get("error")), reports
 
     @inlineCallbacks
     def text(self, name, /, **arguments):

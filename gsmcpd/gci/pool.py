@@ -7,7 +7,7 @@ the pool refuses past its cap before attempting a login, and gives a slot
 back whether the session was closed or its login failed.
 """
 
-from twisted.internet.defer import DeferredList, succeed
+from twisted.internet.defer import DeferredList, maybeDeferred, succeed
 from twisted.internet.task import LoopingCall
 from zope.interface import implementer
 
@@ -34,22 +34,26 @@ class GemSessionPool:
     Opens, counts and closes L{GemSession}s.
 
     @ivar maxSessions: the cap, or L{None} for none.
+    @param credentials: called before each login for its
+        L{LoginParameters} (or a L{Deferred} of them); by default the
+        daemon's own C{login}.
     """
 
     breakInterval = 1.0
     """Seconds between the hard breaks that clear a busy session's way out;
     well over the 300 ms GemStone needs between two breaks."""
 
-    def __init__(self, library, login, reactor, maxSessions):
+    def __init__(self, library, login, reactor, maxSessions, credentials=None):
         self._library = library
-        self._login = login
         self._reactor = reactor
         self.maxSessions = maxSessions
+        self._credentials = credentials or (lambda: login)
         self._sessions = set()
         self._closing = set()
+        self._opening = 0
 
     def __len__(self):
-        return len(self._sessions)
+        return len(self._sessions) + self._opening
 
     def open(self, name):
         """
@@ -59,18 +63,33 @@ class GemSessionPool:
         @raise SessionLimitReached: synchronously, with no login attempted,
             when the pool is full.
         """
-        if self.maxSessions is not None and \
-                len(self._sessions) >= self.maxSessions:
+        if self.maxSessions is not None and len(self) >= self.maxSessions:
             raise SessionLimitReached(self.maxSessions)
-        gem = GemSession(self._library, self._login, self._reactor, name)
-        self._sessions.add(gem)
+        self._opening += 1
 
-        def failed(failure):
-            self._sessions.discard(gem)
-            gem.logout()
-            return failure
+        def opened(result):
+            self._opening -= 1
+            return result
 
-        return gem.login().addCallbacks(lambda _: gem, failed)
+        return self._loggedIn(name).addBoth(opened)
+
+    def _loggedIn(self, name):
+        """
+        A new logged-in session, with fresh credentials (a worker user's
+        one-time password, say).
+        """
+        def login(parameters):
+            gem = GemSession(self._library, parameters, self._reactor, name)
+            self._sessions.add(gem)
+
+            def failed(failure):
+                self._sessions.discard(gem)
+                gem.logout()
+                return failure
+
+            return gem.login().addCallbacks(lambda _: gem, failed)
+
+        return maybeDeferred(self._credentials).addCallback(login)
 
     def replace(self, gem, name):
         """
@@ -82,15 +101,7 @@ class GemSessionPool:
         gem.abandon("replaced after its call took neither break")
         self._sessions.discard(gem)
         self._closing.discard(gem)
-        fresh = GemSession(self._library, self._login, self._reactor, name)
-        self._sessions.add(fresh)
-
-        def failed(failure):
-            self._sessions.discard(fresh)
-            fresh.logout()
-            return failure
-
-        return fresh.login().addCallbacks(lambda _: fresh, failed)
+        return self._loggedIn(name)
 
     def close(self, gem):
         """

@@ -138,6 +138,14 @@ class ToolCall:
         self.needsCommit = None
         self._run = run
 
+    @property
+    def wantsProgress(self):
+        """
+        Whether the client asked to hear how far this call has got, so a
+        tool may do its work in steps it can report.
+        """
+        return self._run is not None and self._run.wantsProgress
+
     def reportProgress(self, progress, total=None, message=None):
         """
         Tell a client that asked for progress how far this call has got

@@ -142,13 +142,34 @@ class TestingToolset(Toolset):
         """
         Run tests in the stone: C{(entries, how many ran)}.
 
+        All in one call, or, when the client asked for progress, one call
+        per test after one that lists them, reporting after each.
+
         @raise ToolError: C{notFound} for a class or test method that does
             not exist, C{refused} for a class that is not a TestCase
             subclass; then nothing ran.
         """
+        if selector is None and call.wantsProgress:
+            listed = yield self._cases(call, classNames, None, listOnly=True)
+            entries = []
+            for done, case in enumerate(listed["tests"], 1):
+                ran = yield self._cases(call, [case["className"]],
+                                        case["selector"])
+                entry = ran["tests"][0]
+                if not (failingOnly and entry["status"] == "passed"):
+                    entries.append(entry)
+                call.reportProgress(done, len(listed["tests"]),
+                                    f"{testName(entry)}: {entry['status']}")
+            returnValue((entries, len(listed["tests"])))
+        value = yield self._cases(call, classNames, selector, failingOnly)
+        returnValue((value["tests"], value["run"]))
+
+    @inlineCallbacks
+    def _cases(self, call, classNames, selector, failingOnly=False,
+               listOnly=False):
         value = yield call.runTemplate("run_test_class", {
             "classNames": classNames, "selector": selector,
-            "failingOnly": failingOnly})
+            "failingOnly": failingOnly, "listOnly": listOnly})
         missing = [f"{kind} not found: {', '.join(names)}"
                    for kind, names in (("Class", value["unknownClasses"]),
                                        ("Method", value["unknownMethods"]))
@@ -162,7 +183,7 @@ class TestingToolset(Toolset):
                 "refused", f"Not a TestCase subclass: "
                 f"{', '.join(value['notTestCases'])}. list_test_classes "
                 f"lists the test classes.")
-        returnValue((value["tests"], value["run"]))
+        returnValue(value)
 
     @inlineCallbacks
     def _runOne(self, call, arguments):

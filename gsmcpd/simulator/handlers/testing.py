@@ -53,7 +53,10 @@ def runTestClass(ev, args):
         else:
             unknownMethods.append(f"{name}>>{selector}")
     run, tests = 0, []
-    if not (unknownClasses or unknownMethods or notTestCases):
+    if args["listOnly"]:
+        tests = [{"className": className, "selector": each}
+                 for className, each in cases]
+    elif not (unknownClasses or unknownMethods or notTestCases):
         for className, each in cases:
             entry = _entry(model.runTest(className, each))
             run += 1

@@ -1,0 +1,206 @@
+"""
+View hygiene: keeping each session's view from pinning the repository.
+
+A view is also a commit record the stone cannot dispose of, so a session
+that never moves its view holds the whole repository's backlog open.  No
+tool moves the view behind the client's back, with one exception, made
+here: between calls, never with one in flight, a session at least
+C{maxCommitsBehind} commits behind (or the stone's own
+C{StnSignalAbortCrBacklog}, if lower) gets one C{continueTransaction}, which
+keeps its uncommitted work; its next result says so and names the reads
+that went stale, so the blind-write guardrail makes them be read again.
+
+Two views no refresh reaches end the session's work instead: a view that
+cannot be moved (after a failed commit) is released once it has stayed too
+far behind for C{stuckViewGrace}; a call that holds the repository's oldest
+commit record while the backlog is real is ended after
+C{pinnedViewGrace}.  Neither is a time limit on a quiet stone.
+"""
+
+from twisted.internet.defer import inlineCallbacks
+from twisted.internet.task import LoopingCall
+from twisted.logger import Logger
+
+from gsmcpd.gci.errors import GciError
+from gsmcpd.tools.base import ToolCall, ToolError
+from gsmcpd.tools.ledger import describeKey
+
+HYGIENE_INTERVAL = 60.0
+CACHE_NAME_LIMIT = 31
+"""The shared cache takes names of 1 to 31 characters."""
+
+
+def gemName(port, handle, prefix="gsmcp"):
+    """
+    C{gsmcp:<port>:<first 8 of the session id>}, cut to the cache's limit
+    by shortening the prefix, never the identifying fields.
+    """
+    fields = f":{port}:{handle[:8]}"
+    room = CACHE_NAME_LIMIT - len(fields)
+    return (prefix[:max(room, 0)] + fields)[-CACHE_NAME_LIMIT:]
+
+
+def refreshNotice(behind, stale):
+    """
+    What the client is told on its next result after a refresh.
+    """
+    notice = (f"[session] The server moved this session's view to the newest "
+              f"commit between your calls: it was {behind} commits behind, "
+              f"which holds old commit records open for the whole stone. "
+              f"Your uncommitted changes are kept.")
+    if stale:
+        notice += (" These reads are now stale; read them again before "
+                   "changing them: "
+                   + ", ".join(describeKey(key) for key in stale) + ".")
+    return notice
+
+
+class ViewHygiene:
+    """
+    Names each session's gem as it opens, and keeps views moving.
+
+    @ivar maxCommitsBehind: the configured limit, or L{None} for no
+        refreshes.
+    """
+
+    log = Logger()
+
+    def __init__(self, registry, clock, maxCommitsBehind=20,
+                 stuckViewGrace=600.0, pinnedViewGrace=600.0,
+                 port=lambda: "0", control=None):
+        self._registry = registry
+        self._control = control
+        self._clock = clock
+        self.maxCommitsBehind = maxCommitsBehind
+        self.stuckViewGrace = stuckViewGrace
+        self.pinnedViewGrace = pinnedViewGrace
+        self._port = port
+        self._loop = LoopingCall(self.maintain)
+        self._loop.clock = clock
+
+    def start(self):
+        self._loop.start(HYGIENE_INTERVAL, now=False)
+
+    def stop(self):
+        if self._loop.running:
+            self._loop.stop()
+
+    @inlineCallbacks
+    def prepare(self, session):
+        """
+        A new session: name its gem in the shared cache and learn the
+        stone's own backlog limit.
+        """
+        call = ToolCall(session.gem)
+        name = gemName(self._port(), session.handle)
+        try:
+            named = yield call.runTemplate("name_gem", {"name": name})
+            self.log.info("session {handle}: gem named {name!r} in the "
+                          "shared cache", handle=session.handle,
+                          name=named["name"])
+            state = yield call.runTemplate("session_state", {})
+        except (ToolError, GciError) as e:
+            self.log.warn("session {handle}: preparing its gem: {error}",
+                          handle=session.handle, error=e)
+            return
+        session.stoneSession = state["session"]
+        session.signalAbortBacklog = state["signalAbortBacklog"]
+
+    def limitFor(self, session):
+        """
+        The effective limit: the lower of ours and the stone's.
+        """
+        if self.maxCommitsBehind is None:
+            return None
+        return min(limit for limit in (self.maxCommitsBehind,
+                                       session.signalAbortBacklog)
+                   if limit is not None)
+
+    def maintain(self):
+        """
+        One pass: check every session with no call in flight, and whether a
+        call in flight pins the oldest commit record.
+        """
+        if self.maxCommitsBehind is None:
+            return
+        busy = []
+        for session in self._registry:
+            if session.busy:
+                busy.append(session)
+            else:
+                self.check(session)
+        if busy and self._control is not None:
+            self.checkPinned(busy)
+
+    @inlineCallbacks
+    def checkPinned(self, busy):
+        """
+        Ask, from the daemon's own session (a busy one cannot be asked),
+        who holds the oldest commit record; end a call that has held it
+        under real backlog for C{pinnedViewGrace}.
+        """
+        try:
+            state = yield ToolCall(self._control).runTemplate(
+                "backlog_state", {})
+        except (ToolError, GciError) as e:
+            self.log.warn("reading the commit-record backlog: {error}",
+                          error=e)
+            return
+        now = self._clock.seconds()
+        backlog, pinners = state["backlog"], state["oldestPinnedBy"]
+        for session in busy:
+            limit = self.limitFor(session)
+            if backlog is None or pinners is None or limit is None or \
+                    backlog < limit or session.stoneSession not in pinners:
+                session.pinnedSince = None
+                continue
+            if session.pinnedSince is None:
+                session.pinnedSince = now
+            elif now - session.pinnedSince >= self.pinnedViewGrace:
+                for run in list(session.running.values()):
+                    run.pinnedBacklog = backlog
+                    run.end("pinned")
+
+    @inlineCallbacks
+    def check(self, session):
+        """
+        Refresh C{session}'s view if it is too far behind.
+        """
+        call = ToolCall(session.gem, session.ledger)
+        try:
+            state = yield call.runTemplate("session_state", {})
+        except (ToolError, GciError) as e:
+            self.log.warn("session {handle}: reading its view: {error}",
+                          handle=session.handle, error=e)
+            return
+        session.pinnedSince = None
+        behind, limit = state["commitsBehind"], self.limitFor(session)
+        if behind is None or limit is None or behind < limit:
+            session.stuckSince = None
+            return
+        if session.busy:
+            return
+        try:
+            yield call.runTemplate("continue_transaction", {})
+        except ToolError as e:
+            self._stuck(session, behind, e)
+            return
+        session.stuckSince = None
+        stale = session.ledger.viewMoved()
+        session.notices.append(refreshNotice(behind, stale))
+        self.log.info("session {handle}: view refreshed ({behind} commits "
+                      "behind)", handle=session.handle, behind=behind)
+
+    def _stuck(self, session, behind, error):
+        now = self._clock.seconds()
+        if session.stuckSince is None:
+            session.stuckSince = now
+            self.log.warn("session {handle}: its view cannot be moved "
+                          "({error}); it is {behind} commits behind",
+                          handle=session.handle, error=error.message,
+                          behind=behind)
+        elif now - session.stuckSince >= self.stuckViewGrace:
+            self._registry.close(
+                session.handle, f"its view could not be moved (after a "
+                f"failed commit) and stayed {behind} commits behind for "
+                f"{now - session.stuckSince:.0f}s")

@@ -1,0 +1,52 @@
+"""
+Worker identity: every session logged in as a restricted GemStone user,
+with no second password held by the daemon.
+
+The daemon's own session mints a one-time password for the worker user
+before each login (GemStone 3.7's C{createOnetimePasswordForUserId:
+validForSeconds:}); the worker logs in with it and the
+C{GCI_ONETIME_PASSWORD} flag.  Minting for another user needs that user on
+the minting user's allow-list, granted once.
+"""
+
+import attr
+from twisted.internet.defer import inlineCallbacks
+
+from gsmcpd.tools.base import ToolCall
+
+GCI_ONETIME_PASSWORD = 0x400
+ONETIME_VALIDITY = 60
+"""Seconds a minted password is good for; the login follows at once."""
+
+
+def grantNeeded(minter, worker):
+    """
+    The one-time grant that lets C{minter} mint for C{worker}.
+    """
+    return (f"grant it once, as a user with the OtherPassword privilege: "
+            f"(AllUsers userWithId: '{minter}') addOnetimePasswordUserId: "
+            f"'{worker}'. System commitTransaction.")
+
+
+@attr.s
+class WorkerLogins:
+    """
+    Login parameters for each worker session, with a fresh password.
+
+    @ivar control: the daemon's own logged-in L{GemSession}.
+    @ivar base: the daemon's own login parameters.
+    @ivar workerUser: the GemStone user every worker logs in as.
+    """
+
+    control = attr.ib()
+    base = attr.ib()
+    workerUser = attr.ib()
+
+    @inlineCallbacks
+    def __call__(self):
+        minted = yield ToolCall(self.control).runTemplate(
+            "mint_onetime_password",
+            {"userId": self.workerUser, "seconds": ONETIME_VALIDITY})
+        return attr.evolve(self.base, user=self.workerUser,
+                           password=minted["password"],
+                           flags=self.base.flags | GCI_ONETIME_PASSWORD)
