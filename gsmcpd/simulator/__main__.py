@@ -28,6 +28,11 @@ def parseArguments(argv):
                         help=f"the GemStone user name (default {DEFAULT_USER})")
     parser.add_argument("--password-file",
                         help=f"a file holding the user's password (default {DEFAULT_PASSWORD})")
+    parser.add_argument("--worker-user", action="append", default=[], metavar="NAME",
+                        help="seed a restricted user NAME (commit-locked, no privileges "
+                             "but compiling, a password nobody is told) that the main "
+                             "user may mint one-time passwords for; McpReadOnly is "
+                             "always seeded (repeatable)")
     parser.add_argument("--exit-on-stdin-eof", action="store_true",
                         help="stop when standard input closes (so a launcher that dies "
                              "takes its stone with it)")
@@ -67,7 +72,8 @@ def main(argv=None):
         with open(options.password_file, encoding="utf-8") as f:
             password = f.read().strip()
     _allowDeepRecursion()
-    stone = Stone(users={options.user: password}, maxLogins=options.max_logins)
+    stone = Stone(users={options.user: password}, maxLogins=options.max_logins,
+                  restrictedUsers=tuple(options.worker_user))
     server = StoneServer(stone, options.socket)
     try:
         server.listen()
@@ -79,12 +85,16 @@ def main(argv=None):
     signal.signal(signal.SIGINT, _stop)
     if options.exit_on_stdin_eof:
         _stopAtEndOfInput()
-    print(f"gsmcpd simulated stone {stone.name} (a test double, not GemStone "
-          f"{stone.version}) listening on {options.socket}", flush=True)
     try:
+        # Inside the try: a launcher that stops us the moment it reads this
+        # line can land its SIGTERM while the line is still being written.
+        print(f"gsmcpd simulated stone {stone.name} (a test double, not GemStone "
+              f"{stone.version}) listening on {options.socket}", flush=True)
         server.serveForever()
     except SystemExit:
         pass
+    finally:
+        server.close()
     return 0
 
 

@@ -30,6 +30,10 @@ NOT_FOUND = 2024             # inferred (an element not found)
 APPLICATION_ERROR = 2318     # JADE: application error (Object>>error:)
 ARGUMENT_TYPE_ERROR = 2094   # MCP/JADE: ArgumentTypeError
 TRANSACTION_ERROR = 2409     # MCP: continueTransaction after a failed commit
+COMMITS_DISABLED = 2249      # MCP read-only-user.md: commit by a commit-locked user
+NO_PRIVILEGE = 2151          # MCP: stopSession:, one-time passwords, GsFile... without
+                             # the privilege or grant (the wording here is inferred)
+OUT_OF_RANGE = 2061          # MCP: System cacheName: with 0 or 32+ characters
 
 # Events: not Errors, so they pass the envelope and end the GCI call.
 SOFT_BREAK = 6003            # JADE, MCP: "a Break occurred"
@@ -147,6 +151,37 @@ def continueAfterFailedCommit():
         describe("TransactionError", TRANSACTION_ERROR,
                  "continueTransaction is not allowed after a failed commit; "
                  "abort the transaction first"))
+
+
+def commitsDisabled(user):
+    return SmalltalkError(
+        COMMITS_DISABLED, "TransactionError",
+        describe("TransactionError", COMMITS_DISABLED,
+                 f"Further commits have been disabled for this session because the "
+                 f"UserProfile of {user} disables commits. This session must logout."))
+
+
+def noPrivilege(detail):
+    """
+    A SecurityError for an operation the session's user may not do; the
+    number is GemStone's (MCP), the wording inferred.
+    """
+    return SmalltalkError(NO_PRIVILEGE, "SecurityError",
+                          describe("SecurityError", NO_PRIVILEGE, f"reason:rtErrNoPriv, {detail}"))
+
+
+def outOfRange(detail):
+    return SmalltalkError(OUT_OF_RANGE, "OutOfRange",
+                          describe("OutOfRange", OUT_OF_RANGE, detail))
+
+
+def notResumable(className):
+    """
+    C{resume} sent to an exception that cannot be resumed (an Error); the
+    number is that of application errors, GemStone's own is inferred.
+    """
+    return SmalltalkError(APPLICATION_ERROR, "Error", describe(
+        "Error", APPLICATION_ERROR, f"a {className} is not resumable"))
 
 
 def breakError(hard, context):

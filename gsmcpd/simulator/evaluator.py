@@ -14,6 +14,7 @@ compiled into kernel classes.
 """
 
 from fractions import Fraction
+import time
 
 import attr
 
@@ -106,6 +107,9 @@ class Evaluator:
 
     session = attr.ib()
     code = attr.ib(default=attr.Factory(lambda self: CodeModel(self.session), takes_self=True))
+    handlers = attr.ib(factory=list)
+    """The active C{on:do:} handlers, innermost last (see
+    L{gsmcpd.simulator.system.signalBreak})."""
 
     def evaluate(self, source):
         """
@@ -142,7 +146,7 @@ class Evaluator:
         Send C{selector} to C{receiver}; C{startAt} is where lookup begins
         for a send to C{super}.
         """
-        self.session.interrupt.check()
+        self.checkInterrupt()
         found = self.lookup(startAt or classOf(receiver), selector)
         if found is None:
             raise errors.messageNotUnderstood(classOf(receiver).name, selector)
@@ -209,17 +213,39 @@ class Evaluator:
             if isinstance(block, BlockClosure):
                 raise errors.messageNotUnderstood(classOf(block).name, selector)
             return self.send(block, selector, args)
-        self.session.interrupt.check()
+        self.checkInterrupt()
         node = block.node
         names = dict(zip(node.params, args))
         names.update(dict.fromkeys(node.temps))
         return self._statements(node.statements, Frame(names, block.frame, block.frame.home))
 
+    def checkInterrupt(self):
+        """
+        Act on a break or kill that arrived since the last step: a soft
+        break signals C{Break}, which a handler may resume; a hard break
+        ends the call whatever the code handles.
+
+        @raise errors.GciError: a break ended the call.
+        """
+        interrupt = self.session.interrupt
+        kind = interrupt.poll()
+        if kind == "soft":
+            system.signalBreak(self)
+        elif kind == "hard":
+            raise errors.breakError(True, interrupt.context)
+
     def sleep(self, seconds):
         """
-        Wait C{seconds}, as C{Delay>>wait} does; a break ends the wait.
+        Wait C{seconds}, as C{Delay>>wait} does; a break ends the wait
+        unless a handler resumes it, when the wait goes on.
         """
-        self.session.interrupt.sleep(seconds)
+        deadline = time.monotonic() + seconds
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            if self.session.interrupt.wait(remaining):
+                self.checkInterrupt()
 
     # -------------------------------------------------------------- nodes
 

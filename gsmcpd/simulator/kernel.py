@@ -86,7 +86,9 @@ for _name, _super in [
         ("Exception", "AbstractException"), ("Error", "Exception"),
         ("ZeroDivide", "Error"), ("MessageNotUnderstood", "Error"),
         ("OffsetError", "Error"), ("KeyNotFound", "Error"), ("CompileError", "Error"),
-        ("TransactionError", "Error"), ("TestCase", "Object"), ("TestFailure", "Exception")]:
+        ("TransactionError", "Error"), ("SecurityError", "Error"), ("OutOfRange", "Error"),
+        ("ControlInterrupt", "Exception"), ("Break", "ControlInterrupt"),
+        ("TestCase", "Object"), ("TestFailure", "Exception")]:
     _define(_name, _super)
 # The metaclass chain ends in Object, so classes answer Object's messages.
 CLASSES["Object"].metaclass.superclass = CLASSES["Object"]
@@ -104,9 +106,16 @@ _PYTHON_CLASSES = {
 class SignalledError:
     """
     The exception object an C{on:do:} handler block receives.
+
+    @ivar handler: the C{on:do:} whose handler has it.
+    @ivar resumable: whether C{resume} may go back to where it was
+        signalled (a Break; never an Error).
     """
 
     error = attr.ib()
+    handler = attr.ib(default=None)
+    resumable = attr.ib(default=False)
+    handlerIndex = attr.ib(default=0)
 
 
 def classOf(value):

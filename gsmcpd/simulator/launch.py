@@ -53,10 +53,11 @@ class SimulatorProcess:
 
 
 def launch(socketPath, maxLogins=10, user=None, passwordFile=None,
-           timeout=READY_TIMEOUT):
+           timeout=READY_TIMEOUT, workerUsers=()):
     """
     Start C{python -m gsmcpd.simulator} on C{socketPath} and wait for its
-    ready line.
+    ready line.  C{workerUsers} are restricted users to seed besides
+    McpReadOnly (C{--worker-user}).
 
     @raise SimulatorStartError: it exited or stayed silent for C{timeout}
         seconds.
@@ -67,6 +68,8 @@ def launch(socketPath, maxLogins=10, user=None, passwordFile=None,
         command += ["--user", user]
     if passwordFile is not None:
         command += ["--password-file", os.fspath(passwordFile)]
+    for each in workerUsers:
+        command += ["--worker-user", each]
     # Only the ready line comes on stdout; the stone's error output is ours,
     # so nothing it writes later can fill a pipe nobody reads.  Its own
     # session keeps a terminal's Ctrl-C for us (we stop it in order); the

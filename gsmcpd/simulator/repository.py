@@ -13,6 +13,8 @@ import threading
 
 import attr
 
+from gsmcpd.simulator import errors
+
 ABSENT = object()
 """The value of a key that does not exist (or was removed) at some commit."""
 
@@ -75,11 +77,14 @@ class Transaction:
     the view is a private copy, kept for the life of the view so identity
     holds; changing it in place counts as a write, as it does in GemStone.
     A failed commit leaves the session stuck (GemStone refuses
-    C{continueTransaction}) until it aborts.
+    C{continueTransaction}) until it aborts.  A commit-locked user's
+    session (C{commitsDisabledFor} names the user) may change objects but
+    never commit them.
     """
 
     repository = attr.ib()
     view = attr.ib()
+    commitsDisabledFor = attr.ib(default=None, kw_only=True)
     writes = attr.ib(factory=dict)
     conflicts = attr.ib(factory=dict)
     commitFailed = attr.ib(default=False)
@@ -125,7 +130,12 @@ class Transaction:
     def commit(self):
         """
         Commit the write set: C{True}, or C{False} with C{conflicts} set.
+
+        @raise errors.SmalltalkError: the session's user is commit-locked
+            (TransactionError 2249).
         """
+        if self.commitsDisabledFor is not None:
+            raise errors.commitsDisabled(self.commitsDisabledFor)
         ok, detail = self.repository.commit(self._changes(), self.view)
         if not ok:
             self.commitFailed = True

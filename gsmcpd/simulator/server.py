@@ -15,7 +15,7 @@ import attr
 
 from gsmcpd.simulator import errors, handlers, wire
 from gsmcpd.simulator.objects import Array, String
-from gsmcpd.simulator.stone import GemKilled
+from gsmcpd.simulator.stone import FULL_PRIVILEGES, GemKilled
 from gsmcpd.simulator.system import USER_GLOBALS, globalKey
 
 
@@ -121,6 +121,20 @@ class StoneServer:
     _lock = attr.ib(factory=threading.Lock)
     _listener = attr.ib(default=None)
 
+    def __attrs_post_init__(self):
+        self.stone.stopGem = self.stopGem
+
+    def stopGem(self, number):
+        """
+        Stop session C{number}'s gem: its connection closes, its session
+        logs out, and a call it has in flight fails fatally.
+        """
+        with self._lock:
+            gem = self._gems.get(number)
+        if gem is not None:
+            gem.close()
+        return gem is not None
+
     def listen(self):
         """
         Bind the socket, replacing a stale one but never a live stone's.
@@ -144,13 +158,21 @@ class StoneServer:
                 sock, _ = self._listener.accept()
                 threading.Thread(target=self._greet, args=(sock,), daemon=True).start()
         finally:
+            self.close()
+
+    def close(self):
+        """
+        Stop listening, end every gem and remove the socket (more than once
+        is harmless).
+        """
+        if self._listener is not None:
             self._listener.close()
-            with self._lock:
-                gems = list(self._gems.values())
-            for gem in gems:
-                gem.close()
-            if os.path.exists(self.path):
-                os.unlink(self.path)
+        with self._lock:
+            gems = list(self._gems.values())
+        for gem in gems:
+            gem.close()
+        if os.path.exists(self.path):
+            os.unlink(self.path)
 
     def forget(self, gem):
         with self._lock:
@@ -173,9 +195,13 @@ class StoneServer:
 
     def _login(self, sock, fields):
         texts = [field.decode("utf-8", "replace") for field in fields]
-        user, password = (texts[3:5] + ["", ""])[:2]
+        user, password, flags = (texts[3:6] + ["", "", "0"])[:3]
         try:
-            session = self.stone.login(user, password)
+            flags = int(flags or "0")
+        except ValueError:
+            flags = 0
+        try:
+            session = self.stone.login(user, password, flags)
         except errors.GciError as e:
             sock.sendall(_errorReply(e))
             sock.close()
@@ -211,11 +237,7 @@ class StoneServer:
         if op == "sessions":
             return {"sessions": self.stone.describeSessions()}
         if op == "kill":
-            with self._lock:
-                gem = self._gems.get(request["session"])
-            if gem is not None:
-                gem.close()
-            return {"killed": gem is not None}
+            return {"killed": self.stopGem(request["session"])}
         if op == "maxLogins":
             self.stone.maxLogins = int(request["value"])
             return {"maxLogins": self.stone.maxLogins}
@@ -223,12 +245,49 @@ class StoneServer:
             key = globalKey(USER_GLOBALS, request["key"])
             commit = self.stone.commitFromOutside(key, jsonToSmalltalk(request["value"]))
             return {"commit": commit}
+        if op == "signalAbortBacklog":
+            value = request["value"]
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                raise ValueError("value must be an integer or null")
+            self.stone.signalAbortBacklog = value
+            return {"signalAbortBacklog": value}
+        if op == "grantOnetime":
+            self.stone.grantOnetime(request["minter"], request["userId"])
+            return {"granted": True}
+        if op == "addUser":
+            privileges = request.get("privileges")
+            self.stone.addUser(
+                request["user"], request["password"],
+                FULL_PRIVILEGES if privileges is None else frozenset(privileges),
+                commitsDisabled=bool(request.get("commitsDisabled", False)))
+            return {"user": request["user"]}
+        if op == "ignoreBreaks":
+            session = self.stone.sessions.get(request["session"])
+            if session is None:
+                return {"ignoring": None}
+            session.interrupt.ignoreBreaks(request["which"])
+            return {"ignoring": request["which"]}
+        if op == "backlog":
+            backlog, pinned = self.stone.backlogState()
+            return {"backlog": backlog, "oldestPinnedBy": pinned}
+        if op == "advanceClock":
+            self.stone.advanceClock(request["seconds"])
+            return {"advanced": request["seconds"]}
         raise ValueError(f"unknown op {op!r}; known: {', '.join(CONTROL_OPS)}")
 
 
 CONTROL_OPS = {
-    "sessions": "the logged-in sessions: number, user, commits behind",
+    "sessions": "the logged-in sessions: number, user, commits behind, view, cache name",
     "kill": "stop session N's gem (its connection closes; calls fail fatally)",
     "maxLogins": "set the login cap",
     "commitFromOutside": "commit UserGlobals at: key put: value as another session",
+    "signalAbortBacklog": "set the stone's STN_SIGNAL_ABORT_CR_BACKLOG (value; null or <= 0 "
+                          "reads back as nil)",
+    "grantOnetime": "let user minter mint one-time passwords for user userId",
+    "addUser": "add a user: user, password, privileges (list; default full), "
+               "commitsDisabled (bool)",
+    "ignoreBreaks": "make session N's running (or next) call ignore breaks: which = "
+                    "'soft' or 'both' (then only stopping its gem ends it)",
+    "backlog": "the commit-record backlog and the sessions on the oldest view",
+    "advanceClock": "move the stone's clock on by seconds (one-time passwords expire by it)",
 }

@@ -9,6 +9,8 @@ and user classes under C{('class', name)} (see L{gsmcpd.simulator.model});
 kernel classes are Globals that no commit can remove.
 """
 
+import attr
+
 from gsmcpd.simulator import errors
 from gsmcpd.simulator.kernel import (
     CLASSES, SignalledError, StClass, classMethod, classOf, method, text)
@@ -205,6 +207,67 @@ def _versionAt(ev, receiver, key):
     return None
 
 
+@classMethod("System", "cacheName:")
+def _cacheName(ev, receiver, name):
+    if not isinstance(name, (String, Symbol)):
+        raise errors.argumentTypeError("cacheName:")
+    ev.session.stone.nameGem(ev.session, name.text)
+    return receiver
+
+
+@classMethod("System", "gemCacheStatisticsForSessionId:")
+def _gemCacheStatistics(ev, receiver, number):
+    """
+    The session's row of cache statistics: only its first field, the
+    name, is modelled.
+    """
+    name = ev.session.stone.cacheNameOf(number)
+    return None if name is None else Array([String(name)])
+
+
+@classMethod("System", "stopSession:")
+def _stopSession(ev, receiver, number):
+    ev.session.stone.stopSession(ev.session, number)
+    return receiver
+
+
+@classMethod("System", "sessionsReferencingOldestCr")
+def _sessionsReferencingOldestCr(ev, receiver):
+    return Array(ev.session.stone.backlogState()[1])
+
+
+@classMethod("System", "stoneCacheStatisticWithName:")
+def _stoneCacheStatistic(ev, receiver, name):
+    if text(name) == "CommitRecordCount":
+        return ev.session.stone.backlogState()[0]
+    return None
+
+
+@classMethod("System", "stoneConfigurationAt:")
+def _stoneConfigurationAt(ev, receiver, name):
+    return ev.session.stone.configurationAt(text(name))
+
+
+@classMethod("System", "descriptionOfSession:")
+def _descriptionOfSession(ev, receiver, number):
+    """
+    The fields the simulator models (1 UserProfile, 8 holds the oldest
+    commit record, 16 commits behind); the rest are nil.  Another
+    session's needs SessionAccess.
+    """
+    stone = ev.session.stone
+    if number != ev.session.number:
+        stone.requirePrivilege(ev.session, "SessionAccess", "System descriptionOfSession:")
+    target = stone.sessions.get(number)
+    if target is None:
+        return None
+    fields = [None] * 24
+    fields[0] = UserProfile(target.user)
+    fields[7] = number in stone.backlogState()[1]
+    fields[15] = target.transaction.commitsBehind
+    return Array(fields)
+
+
 @method("UserProfile", "userId")
 def _userId(ev, receiver):
     return String(receiver.userId)
@@ -289,24 +352,93 @@ def _ensure(ev, receiver, cleanup):
         ev.value(cleanup)
 
 
+@attr.s(eq=False)
+class _Handler:
+    """
+    One active C{on:do:}: what it catches and its handler block.
+    """
+
+    exceptionClass = attr.ib()
+    block = attr.ib()
+
+
 @method("ExecBlock", "on:do:")
 def _onDo(ev, receiver, exceptionClass, handler):
     """
     Run the receiver, handing a signalled Error of C{exceptionClass} to
-    C{handler}; breaks and other GCI-level events pass untouched.
+    C{handler} once the stack has unwound to here, and a soft break
+    (C{Break}, which is not an Error) to it at the point the break arrived,
+    where the handler may resume it (L{signalBreak}); hard breaks and other
+    GCI-level events pass untouched.
     """
+    entry = _Handler(exceptionClass, handler)
+    ev.handlers.append(entry)
     try:
-        return ev.value(receiver)
+        try:
+            return ev.value(receiver)
+        finally:
+            ev.handlers.pop()
     except errors.SmalltalkError as e:
         if not signalledIsKindOf(e, exceptionClass):
             raise
         exception = SignalledError(e)
+        exception.handler = entry
         try:
-            return ev.value(handler, exception) if handler.numArgs else ev.value(handler)
+            return _runHandler(ev, handler, exception)
         except _HandlerReturn as returned:
             if returned.exception is not exception:
                 raise
             return returned.value
+    except _HandlerReturn as returned:
+        if returned.exception.handler is not entry:
+            raise
+        return returned.value
+
+
+def _runHandler(ev, handler, exception):
+    return ev.value(handler, exception) if handler.numArgs else ev.value(handler)
+
+
+def signalBreak(ev):
+    """
+    Signal C{Break} (what a soft break is) where the running code is: the
+    innermost active handler for it runs right here, on top of the running
+    code.  If it resumes, the code goes on as if nothing happened; if it
+    returns (or falls off its end) the stack unwinds to its C{on:do:}.  With
+    no handler the break ends the call (GCI error 6003).
+    """
+    exception = SignalledError(errors.SmalltalkError(
+        errors.SOFT_BREAK, "Break",
+        errors.describe("Break", errors.SOFT_BREAK, "A soft break was received.")))
+    exception.resumable = True
+    return _dispatch(ev, exception, len(ev.handlers))
+
+
+def _dispatch(ev, exception, below):
+    """
+    Hand a resumable C{exception} to the innermost handler for it among the
+    first C{below} active handlers.
+    """
+    signalled = CLASSES[exception.error.className]
+    for index in range(below - 1, -1, -1):
+        entry = ev.handlers[index]
+        if not (isinstance(entry.exceptionClass, StClass)
+                and signalled.includesBehavior(entry.exceptionClass)):
+            continue
+        exception.handler = entry
+        exception.handlerIndex = index
+        saved = ev.handlers
+        ev.handlers = saved[:index]
+        try:
+            value = _runHandler(ev, entry.block, exception)
+        except _Resume as resumed:
+            if resumed.exception is not exception:
+                raise
+            return resumed.value
+        finally:
+            ev.handlers = saved
+        raise _HandlerReturn(exception, value)
+    raise errors.breakError(False, ev.session.interrupt.context)
 
 
 def signalledIsKindOf(error, exceptionClass):
@@ -329,28 +461,59 @@ class _HandlerReturn(Exception):
         self.value = value
 
 
-@method("Error", "messageText", "description")
+class _Resume(Exception):
+    """
+    C{ex resume: value} going back to where a resumable exception was
+    signalled.
+    """
+
+    def __init__(self, exception, value):
+        super().__init__()
+        self.exception = exception
+        self.value = value
+
+
+@method("AbstractException", "messageText", "description")
 def _messageText(ev, receiver):
     return String(receiver.error.description)
 
 
-@method("Error", "number")
+@method("AbstractException", "number")
 def _errorNumber(ev, receiver):
     return receiver.error.number
 
 
-@method("Error", "return:")
+@method("AbstractException", "return:")
 def _return(ev, receiver, value):
     raise _HandlerReturn(receiver, value)
 
 
-@method("Error", "return")
+@method("AbstractException", "return")
 def _returnNil(ev, receiver):
     raise _HandlerReturn(receiver, None)
 
 
-@method("Error", "signal")
-def _signal(ev, receiver):
+@method("AbstractException", "resume:")
+def _resume(ev, receiver, value):
+    if not getattr(receiver, "resumable", False):
+        raise errors.notResumable(receiver.error.className)
+    raise _Resume(receiver, value)
+
+
+@method("AbstractException", "resume")
+def _resumeNil(ev, receiver):
+    return _resume(ev, receiver, None)
+
+
+@method("AbstractException", "pass", "outer", "signal")
+def _pass(ev, receiver):
+    """
+    Hand the exception to the next handler out (for a break, from where it
+    was signalled; for an Error, by unwinding further).
+    """
+    if getattr(receiver, "resumable", False):
+        index = getattr(receiver, "handlerIndex", 0)
+        return _dispatch(ev, receiver, min(index, len(ev.handlers)))
     raise receiver.error
 
 

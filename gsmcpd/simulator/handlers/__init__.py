@@ -19,6 +19,7 @@ as its result, as the template would; the daemon makes those tool errors.
 Code handlers read and write the repository through L{codeModel}.
 """
 
+import functools
 import importlib
 import pkgutil
 
@@ -65,6 +66,24 @@ def arguments(tree):
     return found
 
 
+_BODY_MARKER = "gsmcpBody := ["
+
+
+@functools.lru_cache(maxsize=256)
+def _checkBody(body, offset):
+    """
+    Check that a template's body and envelope compile, once per template
+    (the body holds no argument values, so it is the same every call).
+    Only the prologue, which holds the arguments, is parsed every time.
+    """
+    temps = "| gsmcpBody gsmcpOutcome gsmcpOut gsmcpJson gsmcpBytes |\n"
+    try:
+        smalltalk.parse_expression(temps + body)
+    except smalltalk.SmalltalkSyntaxError as e:
+        raise smalltalk.SmalltalkSyntaxError(
+            e.message, e.offset - len(temps) + offset, e.line)
+
+
 def answer(session, source):
     """
     The bytes the envelope would answer for C{source}, run in C{session}.
@@ -74,9 +93,11 @@ def answer(session, source):
     @raise errors.GciError: the source is not a known template (a compile
         error, as a real stone would report one), or a break ended the call.
     """
+    prologue, marker, body = source.partition(_BODY_MARKER)
     try:
-        tree = smalltalk.parse_expression(source)
+        tree = smalltalk.parse_expression(prologue)
         tag = smalltalk.leading_comment(source)
+        _checkBody(marker + body, len(prologue))
     except smalltalk.SmalltalkSyntaxError as e:
         raise _sourceError(e.message, source, e.offset) from None
     name = tag[len(_TAG_PREFIX):] if tag and tag.startswith(_TAG_PREFIX) else None
