@@ -121,6 +121,9 @@ SETTINGS = (
     Setting("worker-user", "GSMCP_WORKER_USER",
             "GemStone user every session logs in as, with a one-time "
             "password minted by the daemon's own session"),
+    Setting("access-log", "GSMCP_ACCESS_LOG",
+            "log a line per HTTP request (costs about a quarter of the "
+            "throughput)", flag=True),
     Setting("allowed-origin", "GSMCP_ALLOWED_ORIGINS",
             "a browser Origin host allowed besides loopback (repeatable; "
             "the variable takes a space-separated list)", repeatable=True),
@@ -258,6 +261,7 @@ class Config:
     stuckViewGrace: float = 600.0
     pinnedViewGrace: float = 600.0
     workerUser: str | None = None
+    accessLog: bool = False
 
     def __repr__(self):
         return (f"Config(port={self.port!r}, simulated={self.simulated}, "
@@ -310,6 +314,7 @@ class Config:
             pinnedViewGrace=parseSeconds("pinned-view-grace", values,
                                          allowNone=False),
             workerUser=values["worker_user"],
+            accessLog=values["access_log"],
             lifetime=lifetime,
             requestTimeout=requestTimeout,
             toolsets=toolsets,

@@ -14,8 +14,9 @@ from gsmcpd import __version__
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.jsonrpc import (
-    INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, SERVER_ERROR,
-    JsonRpcError, result)
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    SERVER_ERROR, JsonRpcError, result)
+from gsmcpd.surface import LOG_LEVELS, Surface
 from gsmcpd.tools.base import ToolCall, ToolError, ToolResult
 
 SUPPORTED_PROTOCOL_VERSIONS = ("2025-06-18", "2025-11-25")
@@ -53,6 +54,26 @@ def negotiateVersion(requested):
     return LATEST_PROTOCOL_VERSION
 
 
+RESOURCE_NOT_FOUND = -32002
+
+
+def _refuseCursor(params, method):
+    """
+    Lists answer in one page, so a cursor cannot have come from us.
+    """
+    if params.get("cursor") is not None:
+        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {method} "
+                           "answers in one page; this server issued no cursor")
+
+
+def _required(params, name):
+    value = params.get(name)
+    if not isinstance(value, str) or not value:
+        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name} is "
+                           "required")
+    return value
+
+
 class SessionGoneError(JsonRpcError):
     """
     The session's gem died; the session must be unmapped as this is sent.
@@ -77,6 +98,28 @@ class Dispatcher:
     def __init__(self, registry, identity):
         self.registry = registry
         self.identity = identity
+        self.surface = Surface(registry.toolsets)
+        self._methods = {
+            "ping": self._ping,
+            "tools/list": self._toolsList,
+            "tools/call": self._toolsCall,
+            "initialize": self._reinitialize,
+        }
+        capabilities = self.surface.capabilities()
+        if "resources" in capabilities:
+            self._methods.update({
+                "resources/list": self._resourcesList,
+                "resources/templates/list": self._templatesList,
+                "resources/read": self._resourcesRead,
+                "resources/subscribe": self._subscribe,
+                "resources/unsubscribe": self._unsubscribe})
+        if "prompts" in capabilities:
+            self._methods.update({"prompts/list": self._promptsList,
+                                  "prompts/get": self._promptsGet})
+        if "completions" in capabilities:
+            self._methods["completion/complete"] = self._complete
+        if "logging" in capabilities:
+            self._methods["logging/setLevel"] = self._setLevel
 
     def initializeResult(self, params):
         """
@@ -87,7 +130,8 @@ class Dispatcher:
             info["title"] = self.identity.title
         answer = {
             "protocolVersion": negotiateVersion(params.get("protocolVersion")),
-            "capabilities": {"tools": {"listChanged": False}},
+            "capabilities": {"tools": {"listChanged": False},
+                             **self.surface.capabilities()},
             "serverInfo": info,
         }
         if self.identity.instructions:
@@ -107,12 +151,7 @@ class Dispatcher:
         """
         if message.kind == "notification":
             return None
-        handler = {
-            "ping": self._ping,
-            "tools/list": self._toolsList,
-            "tools/call": self._toolsCall,
-            "initialize": self._reinitialize,
-        }.get(message.method)
+        handler = self._methods.get(message.method)
         try:
             if handler is None:
                 raise JsonRpcError(METHOD_NOT_FOUND,
@@ -127,16 +166,102 @@ class Dispatcher:
     def _ping(self, session, params, run):
         return {}
 
+    def _resourcesList(self, session, params, run):
+        _refuseCursor(params, "resources/list")
+        return {"resources": [r.descriptor()
+                              for r in self.surface.resources.values()]}
+
+    def _templatesList(self, session, params, run):
+        _refuseCursor(params, "resources/templates/list")
+        return {"resourceTemplates": [t.descriptor()
+                                      for t in self.surface.templates]}
+
+    @inlineCallbacks
+    def _resourcesRead(self, session, params, run):
+        uri = _required(params, "uri")
+        found = self.surface.resolve(uri)
+        if found is None:
+            raise JsonRpcError(RESOURCE_NOT_FOUND,
+                               f"Resource not found: {uri}", {"uri": uri})
+        read, variables = found
+        call = ToolCall(session.gem, session.ledger, run)
+        try:
+            contents = yield read(call, uri, **variables)
+        except ToolError as e:
+            code = RESOURCE_NOT_FOUND if e.kind == "notFound" \
+                else INTERNAL_ERROR
+            raise JsonRpcError(code, e.message, {"uri": uri})
+        return {"contents": contents}
+
+    def _subscribe(self, session, params, run):
+        session.subscriptions.add(_required(params, "uri"))
+        return {}
+
+    def _unsubscribe(self, session, params, run):
+        session.subscriptions.discard(_required(params, "uri"))
+        return {}
+
+    def _promptsList(self, session, params, run):
+        _refuseCursor(params, "prompts/list")
+        return {"prompts": [p.descriptor()
+                            for p in self.surface.prompts.values()]}
+
+    @inlineCallbacks
+    def _promptsGet(self, session, params, run):
+        name = _required(params, "name")
+        prompt = self.surface.prompts.get(name)
+        if prompt is None:
+            raise JsonRpcError(INVALID_PARAMS,
+                               f"Invalid params: unknown prompt {name!r}")
+        arguments = params.get("arguments") or {}
+        missing = [a["name"] for a in prompt.arguments
+                   if a.get("required") and a["name"] not in arguments]
+        if missing:
+            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: prompt "
+                               f"{name!r} needs {', '.join(missing)}")
+        messages = yield prompt.get(arguments)
+        answer = {"messages": messages}
+        if prompt.description:
+            answer["description"] = prompt.description
+        return answer
+
+    @inlineCallbacks
+    def _complete(self, session, params, run):
+        ref = params.get("ref") or {}
+        argument = params.get("argument") or {}
+        if ref.get("type") == "ref/prompt":
+            target = self.surface.prompts.get(ref.get("name"))
+        elif ref.get("type") == "ref/resource":
+            target = next((t for t in self.surface.templates
+                           if t.uriTemplate == ref.get("uri")), None)
+        else:
+            target = None
+        if target is None:
+            raise JsonRpcError(INVALID_PARAMS, "Invalid params: nothing to "
+                               f"complete for {ref!r}")
+        values = []
+        if target.complete is not None:
+            values = yield target.complete(argument.get("name"),
+                                           argument.get("value", ""))
+        values = list(values or [])
+        return {"completion": {"values": values[:100], "total": len(values),
+                               "hasMore": len(values) > 100}}
+
+    def _setLevel(self, session, params, run):
+        level = params.get("level")
+        if level not in LOG_LEVELS:
+            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: level must "
+                               f"be one of {', '.join(LOG_LEVELS)}")
+        session.logLevel = level
+        return {}
+
     def _reinitialize(self, session, params, run):
         raise JsonRpcError(INVALID_REQUEST,
                            "Invalid Request: this session is already "
                            "initialized")
 
     def _toolsList(self, session, params, run):
-        if params.get("cursor") is not None:
-            raise JsonRpcError(
-                INVALID_PARAMS, "Invalid params: tools/list answers in one "
-                "page; this server issued no cursor")
+        _refuseCursor(params, "tools/list")
         return {"tools": [tool.descriptor() for tool in self.registry]}
 
     @inlineCallbacks
@@ -172,7 +297,8 @@ class Dispatcher:
         return self._render(answer, call.needsCommit, session)
 
     def _render(self, answer, needsCommit, session):
-        content = [{"type": "text", "text": answer.text}]
+        content = list(answer.content or [{"type": "text",
+                                           "text": answer.text}])
         if needsCommit:
             content.append({"type": "text", "text": SESSION_NOTE})
         notices, session.notices = session.notices, []

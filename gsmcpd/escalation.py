@@ -45,6 +45,9 @@ class RunningCall:
     @ivar progress: called as C{progress(progress, total, message)} by a
         tool that can say how far it has got; a no-op unless the client
         asked for progress.
+    @ivar sink: the call's own event stream (see L{gsmcpd.sse.CallStream})
+        when the request is answered as one, else L{None}.
+    @ivar pending: the server's outstanding requests to clients.
     """
 
     log = Logger()
@@ -63,6 +66,27 @@ class RunningCall:
         self.cancelled = Deferred()
         self.progress = lambda progress, total=None, message=None: None
         self.wantsProgress = False
+        self.sink = None
+        self.pending = None
+
+    def logToClient(self, level, data, logger=None):
+        """
+        A log message for the client, on this call's stream.
+        """
+        if self.sink is None or not self.session.wantsLog(level):
+            return
+        params = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        self.sink.post({"jsonrpc": "2.0", "method": "notifications/message",
+                        "params": params})
+
+    def request(self, method, params):
+        """
+        A request to the client on this call's stream; fires with its
+        result.
+        """
+        return self.pending.send(self.session, method, params, via=self.sink)
 
     def setDeadline(self, seconds):
         """

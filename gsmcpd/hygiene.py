@@ -116,10 +116,12 @@ class ViewHygiene:
                                        session.signalAbortBacklog)
                    if limit is not None)
 
+    @inlineCallbacks
     def maintain(self):
         """
-        One pass: check every session with no call in flight, and whether a
-        call in flight pins the oldest commit record.
+        One pass: check every session with no call in flight, one at a time
+        so a thousand sessions cost the stone a trickle rather than a burst,
+        then whether a call in flight pins the oldest commit record.
         """
         if self.maxCommitsBehind is None:
             return
@@ -127,10 +129,10 @@ class ViewHygiene:
         for session in self._registry:
             if session.busy:
                 busy.append(session)
-            else:
-                self.check(session)
+            elif self._registry.get(session.handle) is session:
+                yield self.check(session)
         if busy and self._control is not None:
-            self.checkPinned(busy)
+            yield self.checkPinned(busy)
 
     @inlineCallbacks
     def checkPinned(self, busy):
@@ -139,9 +141,11 @@ class ViewHygiene:
         who holds the oldest commit record; end a call that has held it
         under real backlog for C{pinnedViewGrace}.
         """
+        control = ToolCall(self._control)
         try:
-            state = yield ToolCall(self._control).runTemplate(
-                "backlog_state", {})
+            # Our own session must not be the one holding the oldest record.
+            yield control.runTemplate("continue_transaction", {})
+            state = yield control.runTemplate("backlog_state", {})
         except (ToolError, GciError) as e:
             self.log.warn("reading the commit-record backlog: {error}",
                           error=e)

@@ -42,9 +42,10 @@ class PendingRequests:
     def __len__(self):
         return len(self._pending)
 
-    def send(self, session, method, params=None):
+    def send(self, session, method, params=None, via=None):
         """
-        Post a request on C{session}'s stream.
+        Post a request on C{session}'s stream, or on C{via} (a call's own
+        stream).
 
         @return: a L{Deferred} firing with the client's result, or failing
             with L{ClientDidNotAnswer} or L{ClientAnsweredError}.
@@ -56,7 +57,7 @@ class PendingRequests:
         message = {"jsonrpc": "2.0", "id": requestId, "method": method}
         if params is not None:
             message["params"] = params
-        session.post(message)
+        (via or session).post(message)
         return d
 
     def answer(self, session, message):

@@ -12,7 +12,6 @@ from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.internet.endpoints import serverFromString
 from twisted.internet.threads import deferToThread
 from twisted.logger import Logger
-from twisted.web.server import Site
 
 from gsmcpd.config import ConfigError
 from gsmcpd.dispatch import Dispatcher
@@ -27,9 +26,11 @@ from gsmcpd.lifetime import Reaper
 from gsmcpd.outbound import PendingRequests
 from gsmcpd.sessions import SessionRegistry
 from gsmcpd.tools.registry import ToolRegistry
-from gsmcpd.web import CappedRequest, McpApp
+from gsmcpd.web import McpApp, McpSite
 
 SIMULATED_USER = "DataCurator"
+SIMULATED_UNCAPPED = 10_000
+"""The simulated stone's login cap when --max-sessions is none."""
 SIMULATED_PASSWORD = "swordfish"
 
 
@@ -124,8 +125,7 @@ class GsmcpService(Service):
         app = McpApp(self.sessions, dispatcher, self.reactor,
                      config.allowedOrigins, pending, config.requestTimeout,
                      config.pinnedViewGrace)
-        site = Site(app.resource())
-        site.requestFactory = CappedRequest
+        site = McpSite(app.resource(), config.accessLog)
         self._listening = self._checkStone(credentials)
         self._listening.addCallback(
             lambda _: serverFromString(self.reactor, config.port).listen(site))
@@ -198,7 +198,10 @@ class GsmcpService(Service):
         from gsmcpd.simulator.launch import launch
         self._simulatorDir = tempfile.mkdtemp(prefix="gsmcpd-sim-")
         socket = os.path.join(self._simulatorDir, "stone")
-        self.simulator = launch(socket)
+        # Room for every session the daemon may open, its own, and a
+        # worker login being proved at startup.
+        self.simulator = launch(socket, maxLogins=(
+            self.config.maxSessions or SIMULATED_UNCAPPED) + 2)
         self.log.info("started the simulated stone (a test double, not "
                       "GemStone) at {socket}", socket=socket)
         return LoginParameters(stoneNrs=socket, gemNrs=None,

@@ -7,12 +7,42 @@ as C{MCP-Session-Id}; nothing below the transport knows that header.
 """
 
 import secrets
+import time
 
 from twisted.internet.defer import DeferredList, maybeDeferred, succeed
 from twisted.logger import Logger
 
-from gsmcpd.sse import EventStream, Outbox
+from gsmcpd.sse import EventSequence, EventStream, Outbox
+from gsmcpd.surface import LOG_LEVELS
 from gsmcpd.tools.ledger import ReadLedger
+
+
+KEPT_SEQUENCES = 16
+"""Streams per session whose recent events are kept for resumption."""
+
+
+class LogBudget:
+    """
+    A token bucket for log messages to one client: a burst of 50, then 20
+    a second, so a chatty tool cannot flood a stream.
+    """
+
+    def __init__(self, seconds, rate=20.0, burst=50.0):
+        self._rate = rate
+        self._burst = burst
+        self._seconds = seconds
+        self._tokens = burst
+        self._last = seconds()
+
+    def spend(self):
+        now = self._seconds()
+        self._tokens = min(self._burst,
+                           self._tokens + (now - self._last) * self._rate)
+        self._last = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
 
 
 def newHandle():
@@ -51,7 +81,8 @@ class McpSession:
         held the oldest commit record under backlog.
     """
 
-    def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0):
+    def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0,
+                 seconds=time.monotonic):
         self.handle = handle
         self.gem = gem
         self.protocolVersion = protocolVersion
@@ -69,6 +100,20 @@ class McpSession:
         self.signalAbortBacklog = None
         self.stuckSince = None
         self.pinnedSince = None
+        self.logLevel = "info"
+        self.sequences = {}
+        self._calls = 0
+        self.subscriptions = set()
+        self._logBudget = LogBudget(seconds)
+
+    def wantsLog(self, level):
+        """
+        Whether to send a log message of C{level}: at or above the level
+        the client set, and within the rate limit.
+        """
+        if LOG_LEVELS.index(level) < LOG_LEVELS.index(self.logLevel):
+            return False
+        return self._logBudget.spend()
 
     @property
     def busy(self):
@@ -85,18 +130,37 @@ class McpSession:
         if self.stream is not None:
             self.stream.flush()
 
-    def openStream(self, request, clock, onLost):
+    def openStream(self, request, clock, onLost, replay=()):
         """
         Answer C{request} as this session's event stream; the newest GET
         wins, so the previous stream ends.
+
+        @param replay: events of a previous stream to send first, for a
+            client that resumed it.
         """
         self.streamGeneration += 1
         previous = self.stream
         self.stream = EventStream(request, clock, self.outbox,
-                                  self.streamGeneration, onLost)
+                                  self.streamGeneration, onLost,
+                                  replay=replay)
+        self._keep(self.stream.sequence)
         if previous is not None:
             previous.end("superseded")
         return self.stream
+
+    def callSequence(self, owner):
+        """
+        Numbered events for a call answered as a stream.
+        """
+        self._calls += 1
+        sequence = EventSequence(f"c{self._calls}", owner)
+        self._keep(sequence)
+        return sequence
+
+    def _keep(self, sequence):
+        self.sequences[sequence.key] = sequence
+        while len(self.sequences) > KEPT_SEQUENCES:
+            del self.sequences[next(iter(self.sequences))]
 
 
 class SessionRegistry:
@@ -140,7 +204,7 @@ class SessionRegistry:
 
         def opened(gem):
             session = McpSession(handle, gem, protocolVersion, clientInfo,
-                                 self._clock.seconds())
+                                 self._clock.seconds(), self._clock.seconds)
             prepared = maybeDeferred(self.prepare or (lambda s: None), session)
             return prepared.addCallback(lambda _: register(session))
 
@@ -171,14 +235,15 @@ class SessionRegistry:
         if timer is not None:
             timer.cancel()
 
-    def openStream(self, session, request):
+    def openStream(self, session, request, replay=()):
         """
         Answer C{request} as C{session}'s event stream.  A client reopens
         its stream on its own, so this retracts a stream-loss verdict but
         is not activity.
         """
         self._retract(session)
-        return session.openStream(request, self._clock, self._streamLost)
+        return session.openStream(request, self._clock, self._streamLost,
+                                  replay)
 
     def _streamLost(self, stream):
         for session in self._sessions.values():

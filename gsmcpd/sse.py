@@ -12,7 +12,7 @@ writes stay paused past L{WRITE_BLOCKED_LIMIT} is dropped.
 import collections
 import json
 
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import IPushProducer
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
@@ -79,15 +79,17 @@ class EventStream:
         supersedes it.
     @ivar endedBy: why it ended: C{"client"} (hung up), C{"slow"} (stopped
         reading), C{"superseded"} or C{"server"}; L{None} while open.
+    @ivar sequence: its numbered events, kept for a client that resumes.
     """
 
     log = Logger()
 
     def __init__(self, request, clock, outbox, generation=0,
-                 onLost=lambda stream: None):
+                 onLost=lambda stream: None, sequence=None, replay=()):
         self._request = request
         self._clock = clock
         self._outbox = outbox
+        self.sequence = sequence or EventSequence(f"g{generation}", self)
         self._onLost = onLost
         self._paused = False
         self._blocked = None
@@ -99,6 +101,8 @@ class EventStream:
         request.setHeader(b"cache-control", b"no-cache")
         request.registerProducer(self, True)
         request.write(b": stream open\n\n")
+        for data in replay:
+            request.write(data)
         self._keepalive = LoopingCall(self._writeIfReading, b": keepalive\n\n")
         self._keepalive.clock = clock
         self._keepalive.start(KEEPALIVE_INTERVAL, now=False)
@@ -113,7 +117,7 @@ class EventStream:
         Write what waits in the outbox, as far as the client is reading.
         """
         while self.open and not self._paused and len(self._outbox):
-            self._request.write(eventBytes(self._outbox.take()))
+            self._request.write(self.sequence.frame(self._outbox.take()))
 
     def end(self, reason="server"):
         """
@@ -171,26 +175,101 @@ class EventStream:
 PROGRESS_INTERVAL = 5.0
 """Seconds between elapsed-time reports on a long call that reports none of
 its own, so clients that reset their timeout on progress keep waiting."""
+REPLAY_LIMIT = 64
+"""Events each stream keeps for a client that resumes with Last-Event-ID."""
+RETRY_MILLISECONDS = 500
+"""What a call's stream tells the client to wait before resuming it."""
+
+
+class EventSequence:
+    """
+    One stream's numbered events, the last L{REPLAY_LIMIT} of them kept so
+    a client that lost the connection can resume with C{Last-Event-ID}.
+
+    @ivar key: names the stream within its session, e.g. C{c4} (the fourth
+        call answered as a stream) or C{g2} (the second GET).
+    @ivar owner: the stream object, so a resumption can find it.
+    """
+
+    def __init__(self, key, owner):
+        self.key = key
+        self.owner = owner
+        self._next = 1
+        self._kept = collections.deque(maxlen=REPLAY_LIMIT)
+
+    def frame(self, message):
+        """
+        C{message} as an event with this stream's next id, kept for replay.
+        """
+        data = (f"id: {self.key}:{self._next}\n".encode("ascii")
+                + eventBytes(message))
+        self._kept.append((self._next, data))
+        self._next += 1
+        return data
+
+    def since(self, number):
+        """
+        The kept events after event C{number}.
+        """
+        return [data for n, data in self._kept if n > number]
+
+    def priming(self):
+        """
+        The event that opens a stream: an id and no data, and how long to
+        wait before resuming, so a client can resume even a stream that has
+        sent nothing yet.
+        """
+        return (f"id: {self.key}:0\nretry: {RETRY_MILLISECONDS}\n"
+                f"data: \n\n").encode("ascii")
+
+
+def parseEventId(text):
+    """
+    C{(key, number)} from a C{Last-Event-ID}, or L{None}.
+    """
+    key, _, number = (text or "").partition(":")
+    return (key, int(number)) if key and number.isdigit() else None
 
 
 class CallStream:
     """
-    A C{POST} answered as an event stream: C{notifications/progress} while
-    the call runs, then its response.
+    A C{POST} answered as an event stream: what the call sends the client
+    while it runs (progress, log messages, requests), then its response.
+
+    The server may end the connection before the response (a client then
+    resumes with C{GET} and C{Last-Event-ID}); the stream goes on buffering
+    until the call is over.
     """
 
-    def __init__(self, request, clock, token, run):
+    def __init__(self, request, clock, sequence, run, token=None,
+                 prime=False):
         self._request = request
         self._clock = clock
         self._token = token
         self._started = clock.seconds()
+        self.sequence = sequence
+        sequence.owner = self
+        self.finished = False
+        self._resumed = None
         request.setHeader(b"content-type", b"text/event-stream")
         request.setHeader(b"cache-control", b"no-cache")
+        if prime:
+            request.write(sequence.priming())
         self._ticker = LoopingCall(self._elapsed)
         self._ticker.clock = clock
-        self._ticker.start(PROGRESS_INTERVAL, now=False)
-        run.progress = self.report
-        run.wantsProgress = True
+        run.sink = self
+        if token is not None:
+            self._ticker.start(PROGRESS_INTERVAL, now=False)
+            run.progress = self.report
+            run.wantsProgress = True
+
+    def post(self, message):
+        """
+        Send the client C{message} on this stream.
+        """
+        data = self.sequence.frame(message)
+        if self._request is not None:
+            self._request.write(data)
 
     def report(self, progress, total=None, message=None):
         """
@@ -211,18 +290,58 @@ class CallStream:
             params["total"] = total
         if message is not None:
             params["message"] = message
-        self._request.write(eventBytes({
-            "jsonrpc": "2.0", "method": "notifications/progress",
-            "params": params}))
+        self.post({"jsonrpc": "2.0", "method": "notifications/progress",
+                   "params": params})
+
+    def closeEarly(self):
+        """
+        End the connection now; the client resumes the stream with
+        C{Last-Event-ID}.
+        """
+        if self._request is not None:
+            request, self._request = self._request, None
+            request.finish()
+
+    def resume(self, request, after):
+        """
+        Continue this stream on C{request} (a C{GET} carrying
+        C{Last-Event-ID}) from event C{after}.
+
+        @return: a L{Deferred} firing when the stream is over.
+        """
+        self.closeEarly()
+        request.setHeader(b"content-type", b"text/event-stream")
+        request.setHeader(b"cache-control", b"no-cache")
+        request.write(b": resumed\n\n")
+        for data in self.sequence.since(after):
+            request.write(data)
+        if self.finished:
+            return succeed(None)
+        self._request = request
+        self._resumed = Deferred(lambda _: self._detach(request))
+        request.notifyFinish().addBoth(lambda _: self._detach(request))
+        return self._resumed
+
+    def _detach(self, request):
+        if self._request is request:
+            self._request = None
 
     def finish(self, response):
         """
-        Write the response, if any; Klein then ends the stream.
+        Send the response, if any.
+
+        @return: what the C{POST} route answers: C{b""} for Klein to end its
+            response, or L{None} when that connection was already ended.
         """
         self._stopTicker()
+        closedEarly = self._request is None or self._resumed is not None
         if response is not None:
-            self._request.write(eventBytes(response))
-        return b""
+            self.post(response)
+        self.finished = True
+        if self._resumed is not None and not self._resumed.called:
+            self._request = None
+            self._resumed.callback(None)
+        return None if closedEarly else b""
 
     def _stopTicker(self):
         if self._ticker.running:

@@ -17,8 +17,9 @@ assigned from literals at the top; user text reaches Smalltalk only through
 L{stringLiteral}.
 """
 
-from importlib import resources
+import functools
 import re
+from importlib import resources
 
 import attr
 
@@ -60,9 +61,11 @@ def literal(value):
     raise TypeError(f"no Smalltalk literal for {type(value).__name__}")
 
 
+@functools.lru_cache(maxsize=None)
 def loadTemplateText(name, package=TEMPLATE_PACKAGE):
     """
-    Read one template file shipped in C{package}.
+    Read one template file shipped in C{package}, once: templates are part
+    of the installed code, not configuration.
     """
     return (resources.files(package) / f"{name}.st").read_text("utf-8")
 

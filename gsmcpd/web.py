@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from klein import Klein
 from twisted.internet.defer import DeferredList, FirstError, inlineCallbacks
 from twisted.logger import Logger
-from twisted.web.server import Request
+from twisted.web.server import Request, Site
 
 from gsmcpd.dispatch import SUPPORTED_PROTOCOL_VERSIONS, SessionGoneError
 from gsmcpd.gci.errors import GciError
@@ -21,12 +21,17 @@ from gsmcpd.jsonrpc import (
     INVALID_REQUEST, SERVER_ERROR, JsonRpcError, parseMessage, result)
 from gsmcpd.escalation import RunningCall
 from gsmcpd.outbound import PendingRequests
-from gsmcpd.sse import CallStream
+from gsmcpd.sse import CallStream, parseEventId
 
 MAX_BODY_BYTES = 4 << 20
 """The largest request body accepted; a larger one is answered 413."""
 
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+TOLERATED_VERSION_HEADERS = ("2025-03-26",)
+"""Revisions never negotiated here but accepted in the header of a request
+inside a session: the conformance suite's raw requests and older SDK
+transports send them, and the body's meaning does not change."""
 
 SESSION_HEADER = b"mcp-session-id"
 VERSION_HEADER = b"mcp-protocol-version"
@@ -42,6 +47,24 @@ class CappedRequest(Request):
         room = MAX_BODY_BYTES + 1 - self.content.tell()
         if room > 0:
             self.content.write(data[:room])
+
+
+class McpSite(Site):
+    """
+    The daemon's site: requests capped in size, and an access log only when
+    asked for (a line per request costs about a quarter of the throughput,
+    and the daemon logs what matters itself).
+    """
+
+    requestFactory = CappedRequest
+
+    def __init__(self, resource, accessLog=False):
+        super().__init__(resource)
+        self._accessLog = accessLog
+
+    def log(self, request):
+        if self._accessLog:
+            super().log(request)
 
 
 def originHost(origin):
@@ -102,8 +125,8 @@ class McpApp:
                 request, 403, f"Forbidden: Origin {origin.decode('latin-1')!r} "
                 "is not allowed")
         version = request.getHeader(VERSION_HEADER)
-        if version is not None and \
-                version.decode("latin-1") not in SUPPORTED_PROTOCOL_VERSIONS:
+        if version is not None and version.decode("latin-1") not in \
+                SUPPORTED_PROTOCOL_VERSIONS + TOLERATED_VERSION_HEADERS:
             return self._refusal(
                 request, 400, f"Bad Request: unsupported MCP-Protocol-Version "
                 f"{version.decode('latin-1')!r}; this server speaks "
@@ -187,11 +210,17 @@ class McpApp:
         session.running[message.id] = run
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
+        run.pending = self.pending
         stream = None
         token = (message.params.get("_meta") or {}).get("progressToken")
-        if token is not None and message.method == "tools/call" and \
+        tool = self.dispatcher.registry.get(message.params.get("name")) \
+            if message.method == "tools/call" else None
+        if (token is not None or getattr(tool, "streams", False)) and \
+                message.method == "tools/call" and \
                 b"text/event-stream" in (request.getHeader(b"accept") or b""):
-            stream = CallStream(request, self.clock, token, run)
+            stream = CallStream(
+                request, self.clock, session.callSequence(None), run, token,
+                prime=session.protocolVersion >= "2025-11-25")
         answered = self.dispatcher.handle(session, message, run)
 
         def callOver(result):
@@ -269,7 +298,14 @@ class McpApp:
         session, refusal = self._session(request)
         if refusal is not None:
             return refusal
-        return self.sessions.openStream(session, request).done
+        resumed = parseEventId(
+            (request.getHeader(b"last-event-id") or b"").decode("latin-1"))
+        sequence = resumed and session.sequences.get(resumed[0])
+        if sequence and isinstance(sequence.owner, CallStream):
+            self.sessions.touch(session)
+            return sequence.owner.resume(request, resumed[1])
+        replay = sequence.since(resumed[1]) if sequence else ()
+        return self.sessions.openStream(session, request, replay).done
 
     @app.route("/mcp", methods=["DELETE"])
     @inlineCallbacks

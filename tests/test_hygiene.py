@@ -46,6 +46,8 @@ class HygieneTestCase(TestCase):
                       "session": 7}
         self.backlog = {"backlog": 0, "oldestPinnedBy": []}
         self.control.results["backlog_state"] = lambda args: self.backlog
+        self.control.results["continue_transaction"] = lambda args: {
+            "continued": True}
         self.pool.configure = self.configure
         self.session = yield self.open()
         self.gem = self.session.gem

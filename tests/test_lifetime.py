@@ -64,7 +64,7 @@ def events(received):
     """
     return [json.loads(line[len(b"data: "):])
             for line in b"".join(received).split(b"\n")
-            if line.startswith(b"data: ")]
+            if line.startswith(b"data: ") and line.strip() != b"data:"]
 
 
 class StreamlessTests(LifetimeTestCase):

@@ -11,6 +11,7 @@ reactor thread.
 
 import ctypes
 import glob
+import mmap
 import os
 
 from twisted.python.threadable import isInIOThread
@@ -202,13 +203,21 @@ class GciLibrary:
         @return: the result bytes.
         """
         err = self._blocking()
-        result = ctypes.create_string_buffer(maxBytes)
-        size = self._lib.GciTsExecuteFetchBytes(
-            session, source, len(source), OOP_CLASS_UTF8, OOP_ILLEGAL,
-            OOP_NIL, result, maxBytes, ctypes.byref(err))
-        if size < 0:
-            raise err.asError()
-        return result.raw[:size]
+        # An anonymous mapping: its pages cost memory only as the result
+        # fills them, and go back to the system when it closes (a 1 MiB
+        # malloc per call stays in each gem thread's arena).
+        with mmap.mmap(-1, maxBytes) as mapped:
+            result = (ctypes.c_char * maxBytes).from_buffer(mapped)
+            try:
+                size = self._lib.GciTsExecuteFetchBytes(
+                    session, source, len(source), OOP_CLASS_UTF8,
+                    OOP_ILLEGAL, OOP_NIL, result, maxBytes,
+                    ctypes.byref(err))
+                if size < 0:
+                    raise err.asError()
+                return mapped[:size]
+            finally:
+                del result
 
     def clearStack(self, session, process):
         """

@@ -46,6 +46,9 @@ class ToolResult:
     text: str
     structured: dict | None = None
     isError: bool = False
+    content: list | None = None
+    """Content blocks to answer instead of the one text block (images,
+    audio, embedded resources)."""
 
     @classmethod
     def fromError(cls, error):
@@ -94,6 +97,10 @@ class Tool:
     annotations: dict
     run: object
     outputSchema: dict | None = None
+    streams: bool = False
+    """Whether the tool sends the client messages while it runs (log
+    messages, sampling or elicitation requests), so a client that accepts
+    an event stream gets its answer as one."""
 
     def descriptor(self):
         """
@@ -145,6 +152,35 @@ class ToolCall:
         tool may do its work in steps it can report.
         """
         return self._run is not None and self._run.wantsProgress
+
+    def log(self, level, data, logger=None):
+        """
+        Send the client a log message on this call's stream, if it accepts
+        one and wants messages of C{level}.
+        """
+        if self._run is not None:
+            self._run.logToClient(level, data, logger)
+
+    def request(self, method, params):
+        """
+        Ask the client something (sampling, elicitation) on this call's
+        stream.
+
+        @return: a L{Deferred} firing with the client's result.
+        @raise ToolError: when the client cannot be asked (no stream).
+        """
+        if self._run is None or self._run.sink is None:
+            raise ToolError("refused", f"{method} needs a client that "
+                            "accepts an event stream for this call")
+        return self._run.request(method, params)
+
+    def closeStream(self):
+        """
+        End this call's stream before the result, as the 2025-11-25
+        revision allows: the client resumes it with C{Last-Event-ID}.
+        """
+        if self._run is not None and self._run.sink is not None:
+            self._run.sink.closeEarly()
 
     def reportProgress(self, progress, total=None, message=None):
         """
@@ -235,6 +271,7 @@ class Toolset:
     title = ""
     instructions = ""
     declaredOptionNames = ()
+    usesLogging = False
 
     def __init__(self, options=None):
         self._options = dict(options or {})
@@ -257,3 +294,21 @@ class Toolset:
         The tools this toolset serves, as L{Tool}s.
         """
         raise NotImplementedError()
+
+    def resources(self):
+        """
+        The L{gsmcpd.surface.Resource}s this toolset serves.
+        """
+        return []
+
+    def resourceTemplates(self):
+        """
+        The L{gsmcpd.surface.ResourceTemplate}s this toolset serves.
+        """
+        return []
+
+    def prompts(self):
+        """
+        The L{gsmcpd.surface.Prompt}s this toolset serves.
+        """
+        return []

@@ -19,6 +19,11 @@ CORE_TOOLSETS = {
 }
 """The seven core toolsets, served when a deployment names none."""
 
+OTHER_TOOLSETS = {
+    "conformance": "gsmcpd.tools.conformance:ConformanceToolset",
+}
+"""Toolsets shipped but served only when named."""
+
 
 class ToolsetError(ValueError):
     """
@@ -33,11 +38,12 @@ def toolsetClass(name):
     @raise ToolsetError: for an unknown name or an import path that does
         not lead to a toolset.
     """
-    path = CORE_TOOLSETS.get(name, name)
+    path = CORE_TOOLSETS.get(name) or OTHER_TOOLSETS.get(name, name)
     if ":" not in path:
         raise ToolsetError(
             f"unknown toolset {name!r}: name one of "
-            f"{', '.join(CORE_TOOLSETS)}, or package.module:ClassName")
+            f"{', '.join([*CORE_TOOLSETS, *OTHER_TOOLSETS])}, or "
+            "package.module:ClassName")
     moduleName, _, className = path.partition(":")
     try:
         return getattr(import_module(moduleName), className)

@@ -1,0 +1,139 @@
+"""
+What a server offers besides tools: resources, resource templates, prompts,
+argument completion and log messages.
+
+Toolsets provide them (L{gsmcpd.tools.base.Toolset.resources} and friends);
+a capability is declared only when something served provides it.
+"""
+
+import re
+
+import attr
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical",
+              "alert", "emergency")
+"""RFC 5424 severities, least severe first, as MCP names them."""
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Resource:
+    """
+    A resource at a fixed URI.
+
+    @ivar read: called with a L{gsmcpd.tools.base.ToolCall} and the URI;
+        answers (or fires with) a list of MCP resource contents.
+    """
+
+    uri: str
+    name: str
+    read: object
+    title: str | None = None
+    description: str | None = None
+    mimeType: str | None = None
+
+    def descriptor(self):
+        return _described(self, uri=self.uri)
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class ResourceTemplate:
+    """
+    Resources at URIs matching an RFC 6570 level-1 template, e.g.
+    C{gemstone://class/{className}/definition}.
+
+    @ivar read: called with a ToolCall, the URI and the template's
+        variables.
+    @ivar complete: called with a variable's name and its partial value;
+        answers candidate values (or fires with them), or L{None}.
+    """
+
+    uriTemplate: str
+    name: str
+    read: object
+    title: str | None = None
+    description: str | None = None
+    mimeType: str | None = None
+    complete: object = None
+
+    def match(self, uri):
+        """
+        The template's variables for C{uri}, or L{None} if it does not fit.
+        """
+        pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)",
+                         re.escape(self.uriTemplate))
+        found = re.fullmatch(pattern, uri)
+        return found.groupdict() if found else None
+
+    def descriptor(self):
+        return _described(self, uriTemplate=self.uriTemplate)
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Prompt:
+    """
+    A prompt template a user picks.
+
+    @ivar arguments: C{({"name", "description", "required"}, ...)}.
+    @ivar get: called with the arguments; answers the messages (or fires
+        with them).
+    @ivar complete: as for L{ResourceTemplate.complete}.
+    """
+
+    name: str
+    get: object
+    arguments: tuple = ()
+    title: str | None = None
+    description: str | None = None
+    complete: object = None
+
+    def descriptor(self):
+        return _described(self, arguments=[dict(a) for a in self.arguments])
+
+
+def _described(item, **fields):
+    described = {"name": item.name, **fields}
+    for key in ("title", "description", "mimeType"):
+        value = getattr(item, key, None)
+        if value is not None:
+            described[key] = value
+    return described
+
+
+class Surface:
+    """
+    Everything the served toolsets offer besides tools.
+    """
+
+    def __init__(self, toolsets):
+        self.resources = {r.uri: r for t in toolsets for r in t.resources()}
+        self.templates = [r for t in toolsets for r in t.resourceTemplates()]
+        self.prompts = {p.name: p for t in toolsets for p in t.prompts()}
+        self.logging = any(t.usesLogging for t in toolsets)
+
+    def capabilities(self):
+        """
+        The server capabilities beyond C{tools}: only what is served.
+        """
+        declared = {}
+        if self.resources or self.templates:
+            declared["resources"] = {"subscribe": True, "listChanged": False}
+        if self.prompts:
+            declared["prompts"] = {"listChanged": False}
+        if any(p.complete for p in self.prompts.values()) or \
+                any(r.complete for r in self.templates):
+            declared["completions"] = {}
+        if self.logging:
+            declared["logging"] = {}
+        return declared
+
+    def resolve(self, uri):
+        """
+        C{(reader, variables)} for C{uri}, or L{None}.
+        """
+        if uri in self.resources:
+            return self.resources[uri].read, {}
+        for template in self.templates:
+            variables = template.match(uri)
+            if variables is not None:
+                return template.read, variables
+        return None
