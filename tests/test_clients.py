@@ -84,3 +84,25 @@ class PythonSdkClientTests(SynchronousTestCase):
         self.assertEqual(finished.stderr.strip().splitlines(), [
             "gsmcpd: refusing to start: --max-sessions '0': expected a "
             "positive count or 'none'"])
+
+
+class ProgressClientTests(SynchronousTestCase):
+
+    def test_runTestClassReportsProgress(self):
+        """
+        A Python SDK client that sends a progress token to run_test_class
+        hears notifications/progress before the result.
+        """
+        directory = self.mktemp()
+        os.makedirs(directory)
+        daemon = Daemon(directory)
+        self.addCleanup(daemon.stop)
+        finished = subprocess.run(
+            [sys.executable, os.path.join(CLIENTS, "python_sdk_client.py"),
+             daemon.url, "progress"],
+            capture_output=True, text=True, timeout=60)
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        seen = json.loads(finished.stdout.splitlines()[-1])
+        self.assertEqual([(r["progress"], r["total"])
+                          for r in seen["reports"]], [(1, 3), (2, 3), (3, 3)])
+        self.assertEqual(seen["structured"]["run"], 3)

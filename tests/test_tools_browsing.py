@@ -9,6 +9,7 @@ import jsonschema
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
+from gsmcpd.jsonrpc import Message
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS
 from gsmcpd.tools.ledger import classKey, methodKey
 from tests.test_tools_listing import checkedCall, codeModel
@@ -378,3 +379,43 @@ class ListMethodsTests(BrowsingTestCase):
         self.assertEqual(structured["methods"], [
             {"className": "Bare", "meta": True, "selector": "create",
              "category": "making"}])
+
+
+class ResourceTests(TestCase):
+    """
+    A class's definition and source as MCP resources.
+    """
+
+    @inlineCallbacks
+    def read(self, uri):
+        harness = ToolHarness(("browsing",))
+        response = yield harness.dispatcher.handle(harness.session, Message(
+            "request", "resources/read", 1, {"uri": uri}, {}))
+        return response
+
+    @inlineCallbacks
+    def test_definition(self):
+        response = yield self.read("gemstone://class/Account/definition")
+        [content] = response["result"]["contents"]
+        self.assertIn("subclass: 'Account'", content["text"])
+        self.assertEqual(content["uri"], "gemstone://class/Account/definition")
+
+    @inlineCallbacks
+    def test_source(self):
+        response = yield self.read("gemstone://class/Account/source")
+        self.assertIn("deposit:", response["result"]["contents"][0]["text"])
+
+    @inlineCallbacks
+    def test_unknownClassNotFound(self):
+        response = yield self.read("gemstone://class/NoSuchClass/definition")
+        self.assertEqual(response["error"]["code"], -32002)
+
+    def test_listedAsTemplates(self):
+        harness = ToolHarness(("browsing",))
+        response = self.successResultOf(harness.dispatcher.handle(
+            harness.session,
+            Message("request", "resources/templates/list", 1, {}, {})))
+        self.assertEqual(
+            [t["uriTemplate"] for t in response["result"]["resourceTemplates"]],
+            ["gemstone://class/{className}/definition",
+             "gemstone://class/{className}/source"])

@@ -9,9 +9,11 @@ the write tools compare that text with the stone's current one.
 """
 
 from itertools import groupby
+from urllib.parse import unquote
 
 from twisted.internet.defer import inlineCallbacks, returnValue
 
+from gsmcpd.surface import ResourceTemplate
 from gsmcpd.tools.base import (
     Tool, ToolResult, Toolset, annotations, closedSchema)
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS, capped
@@ -158,6 +160,39 @@ class BrowsingToolset(Toolset):
             f"class selectors: {joined(described['classSelectors'])}",
             f"comment: {described['comment'] or '(none)'}"])
         returnValue(ToolResult(text, described))
+
+    def resourceTemplates(self):
+        """
+        A class's definition and its whole source as resources, for a
+        client that attaches them to a conversation.
+        """
+        return [
+            ResourceTemplate(
+                "gemstone://class/{className}/definition", "class-definition",
+                self._readDefinition, title="Class definition",
+                description="The class-definition expression of a class, as "
+                            "this session sees it", mimeType="text/plain"),
+            ResourceTemplate(
+                "gemstone://class/{className}/source", "class-source",
+                self._readSource, title="Class source",
+                description="The topaz file-in of a class: its definition "
+                            "and every method, as this session sees it",
+                mimeType="text/plain"),
+        ]
+
+    @inlineCallbacks
+    def _readDefinition(self, call, uri, className):
+        found = yield call.runTemplate("get_class_definition",
+                                       {"className": unquote(className)})
+        return [{"uri": uri, "mimeType": "text/plain",
+                 "text": found["definition"]}]
+
+    @inlineCallbacks
+    def _readSource(self, call, uri, className):
+        found = yield call.runTemplate("export_class_source",
+                                       {"className": unquote(className)})
+        return [{"uri": uri, "mimeType": "text/plain",
+                 "text": found["fileOut"]}]
 
     @inlineCallbacks
     def exportClassSource(self, call, arguments):

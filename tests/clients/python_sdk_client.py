@@ -9,13 +9,22 @@ Usage: python python_sdk_client.py URL basic [CODE]
          compile_method over an unread method (refused), then browse ->
          compile_method -> run_test_class -> commit on the simulated
          stone's seeded AccountTest
+       python python_sdk_client.py URL progress
+         run_test_class AccountTest with a progress callback
+       python python_sdk_client.py URL ecosystem
+         what bin/run-conformance runs: the high-level mcp.Client as a user
+         would write it (default mode "auto": it probes server/discover
+         first and must fall back to initialize), tools/list, execute_code,
+         resources/read of test://static-text (and of a GemStone resource
+         if one is listed), DELETE on exit; exits 1 if a step went wrong
+         (the line's "problems" says which)
 """
 
 import asyncio
 import json
 import sys
 
-from mcp import ClientSession
+from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 FIXED_WITHDRAW = (
@@ -70,11 +79,67 @@ async def roundtrip(session):
     return steps
 
 
+async def progress(session):
+    await session.initialize()
+    reports = []
+
+    async def heard(progress, total, message):
+        reports.append({"progress": progress, "total": total,
+                        "message": message})
+
+    result = await session.call_tool(
+        "run_test_class", {"className": "AccountTest"},
+        progress_callback=heard)
+    return {"reports": reports, **outcome(result)}
+
+
+STATIC_TEXT = "test://static-text"  # served by the conformance fixtures
+
+
+def firstText(read):
+    content = read.contents[0]
+    text = getattr(content, "text", None)
+    return (text if text is not None
+            else f"<{len(content.blob)} base64 chars>")[:80]
+
+
+async def ecosystem(url):
+    seen = {"client": "mcp (Python SDK) Client", "problems": []}
+    try:
+        async with Client(url) as client:
+            seen["protocolVersion"] = client.protocol_version
+            seen["tools"] = len((await client.list_tools()).tools)
+            called = await client.call_tool("execute_code", {"code": "3 + 4"})
+            seen.update(outcome(called))
+            seen.pop("structured", None)
+            if called.is_error or seen["text"][:1] != ["7"]:
+                seen["problems"].append(f"execute_code 3 + 4: {seen['text']}")
+            seen["reads"] = {}
+            uris = [STATIC_TEXT]
+            if client.server_capabilities.resources is not None:
+                listed = await client.list_resources()
+                seen["resources"] = [str(r.uri) for r in listed.resources]
+                uris += [uri for uri in seen["resources"]
+                         if not uri.startswith("test://")][:1]
+            for uri in uris:
+                try:
+                    seen["reads"][uri] = firstText(
+                        await client.read_resource(uri))
+                except Exception as e:
+                    seen["problems"].append(f"resources/read {uri}: {e}")
+    except Exception as e:
+        seen["problems"].append(f"{type(e).__name__}: {e}")
+    print(json.dumps(seen))
+    sys.exit(1 if seen["problems"] else 0)
+
+
 async def main(url, mode, *arguments):
+    if mode == "ecosystem":
+        return await ecosystem(url)
+    modes = {"basic": basic, "roundtrip": roundtrip, "progress": progress}
     async with streamable_http_client(url) as (read, write):
         async with ClientSession(read, write) as session:
-            seen = await {"basic": basic, "roundtrip": roundtrip}[mode](
-                session, *arguments)
+            seen = await modes[mode](session, *arguments)
     print(json.dumps(seen))
 
 
