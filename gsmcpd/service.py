@@ -21,7 +21,7 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.hygiene import ViewHygiene
 from gsmcpd.identity import WorkerLogins, grantNeeded
-from gsmcpd.tools.base import ToolError
+from gsmcpd.tools.base import ToolCall, ToolError
 from gsmcpd.lifetime import Reaper
 from gsmcpd.outbound import PendingRequests
 from gsmcpd.sessions import SessionRegistry
@@ -120,6 +120,8 @@ class GsmcpService(Service):
             config.stuckViewGrace, config.pinnedViewGrace, self._portLabel,
             self.control)
         self.sessions.prepare = self.hygiene.prepare
+        self.sessions.stopGem = lambda number: ToolCall(
+            self.control).runTemplate("stop_session", {"session": number})
         dispatcher = Dispatcher(ToolRegistry(config.toolsets),
                                 config.identity)
         app = McpApp(self.sessions, dispatcher, self.reactor,

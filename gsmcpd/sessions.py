@@ -172,6 +172,9 @@ class SessionRegistry:
     @ivar prepare: called with each new L{McpSession} before it is
         registered (to name its gem, say); may answer a L{Deferred}.
     @ivar onClose: called with each session as it is closed.
+    @ivar stopGem: called with the stone session number of a gem that had
+        to be abandoned (its call took neither break), to stop it from
+        another session; it would otherwise hold a login until it ends.
     """
 
     log = Logger()
@@ -184,6 +187,7 @@ class SessionRegistry:
         self._graceTimers = {}
         self.onClose = []
         self.prepare = None
+        self.stopGem = None
 
     def __len__(self):
         return len(self._sessions)
@@ -299,11 +303,15 @@ class SessionRegistry:
         old = session.gem
         self.log.warn("session {handle}: replacing its GemStone session: "
                       "{reason}", handle=session.handle, reason=reason)
+        if self.stopGem is not None and session.stoneSession is not None:
+            maybeDeferred(self.stopGem, session.stoneSession).addErrback(
+                lambda f: self.log.failure("stopping an abandoned gem", f))
         d = self._pool.replace(old, name=session.handle[:8])
 
         def replaced(gem):
             session.gem = gem
             session.ledger.viewMoved()
+            return maybeDeferred(self.prepare or (lambda s: None), session)
 
         def failed(failure):
             self.log.failure("session {handle}: no replacement GemStone "

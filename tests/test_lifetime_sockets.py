@@ -101,3 +101,55 @@ class DeadlineTests(LiveDaemonTestCase):
         self.assertIn("soft break", body["error"]["message"])
         _, _, body = self.execute(session, "6 * 7")
         self.assertEqual(body["result"]["content"][0]["text"], "42")
+
+
+class RunawayTests(LiveDaemonTestCase):
+
+    arguments = ("--request-timeout", "1")
+
+    def test_callIgnoringBothBreaksIsReplaced(self):
+        """
+        A call that takes neither break: its gem is stopped from the
+        daemon's own session and the client gets a fresh one.
+        """
+        session = self.daemon.initialize()
+        _, _, status = self.daemon.rpc("tools/call", session, 3,
+                                       name="status")
+        number = status["result"]["structuredContent"]["session"]
+        self.control.call({"op": "ignoreBreaks", "session": number,
+                           "which": "both"})
+        _, _, body = self.execute(session, "[true] whileTrue", id=12)
+        self.assertEqual(body["id"], 12)
+        self.assertEqual(body["error"]["data"]["step"], "replaced")
+        sessions = [s["session"]
+                    for s in self.control.call({"op": "sessions"})["sessions"]]
+        self.assertNotIn(number, sessions)
+        _, _, body = self.execute(session, "6 * 7")
+        self.assertEqual(body["result"]["content"][0]["text"], "42")
+
+
+class WorkerUserTests(SynchronousTestCase):
+
+    def start(self, *arguments):
+        directory = self.mktemp()
+        os.makedirs(directory)
+        return Daemon(directory, *arguments)
+
+    def test_sessionsRunAsTheWorkerUser(self):
+        daemon = self.start("--worker-user", "McpReadOnly")
+        self.addCleanup(daemon.stop)
+        session = daemon.initialize()
+        _, _, body = daemon.rpc("tools/call", session, 2, name="status")
+        self.assertEqual(body["result"]["structuredContent"]["user"],
+                         "McpReadOnly")
+        daemon.rpc("tools/call", session, 3, name="execute_code",
+                   arguments={"code": "UserGlobals at: #X put: 1"})
+        _, _, body = daemon.rpc("tools/call", session, 4, name="commit")
+        self.assertTrue(body["result"]["isError"])
+        self.assertIn("2249", body["result"]["content"][0]["text"])
+
+    def test_unmintableWorkerRefusesToStart(self):
+        error = self.assertRaises(RuntimeError, self.start,
+                                  "--worker-user", "Nobody")
+        self.assertIn("refusing to start", str(error))
+        self.assertIn("addOnetimePasswordUserId: 'Nobody'", str(error))
