@@ -169,30 +169,31 @@ class BrowsingToolset(Toolset):
         return [
             ResourceTemplate(
                 "gemstone://class/{className}/definition", "class-definition",
-                self._readDefinition, title="Class definition",
+                self._reader("get_class_definition", "definition"),
+                title="Class definition",
                 description="The class-definition expression of a class, as "
                             "this session sees it", mimeType="text/plain"),
             ResourceTemplate(
                 "gemstone://class/{className}/source", "class-source",
-                self._readSource, title="Class source",
+                self._reader("export_class_source", "fileOut"),
+                title="Class source",
                 description="The topaz file-in of a class: its definition "
                             "and every method, as this session sees it",
                 mimeType="text/plain"),
         ]
 
-    @inlineCallbacks
-    def _readDefinition(self, call, uri, className):
-        found = yield call.runTemplate("get_class_definition",
-                                       {"className": unquote(className)})
-        return [{"uri": uri, "mimeType": "text/plain",
-                 "text": found["definition"]}]
-
-    @inlineCallbacks
-    def _readSource(self, call, uri, className):
-        found = yield call.runTemplate("export_class_source",
-                                       {"className": unquote(className)})
-        return [{"uri": uri, "mimeType": "text/plain",
-                 "text": found["fileOut"]}]
+    def _reader(self, template, key):
+        """
+        A resource reader answering C{key} of what C{template} answers for
+        the class the URI names.
+        """
+        @inlineCallbacks
+        def read(call, uri, className):
+            found = yield call.runTemplate(template,
+                                           {"className": unquote(className)})
+            return [{"uri": uri, "mimeType": "text/plain",
+                     "text": found[key]}]
+        return read
 
     @inlineCallbacks
     def exportClassSource(self, call, arguments):
