@@ -7,6 +7,7 @@ batches are refused (MCP dropped them in 2025-06-18).
 """
 
 import json
+import re
 
 import attr
 
@@ -52,6 +53,10 @@ class Message:
     raw: dict
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""Only a body that escapes a surrogate can decode to a lone one."""
+
+
 def _refuseLoneSurrogates(value):
     # json.loads turns a lone \ud800 escape into a str no UTF-8 can carry.
     if isinstance(value, str):
@@ -88,7 +93,8 @@ def parseMessage(body):
         document = json.loads(text)
     except ValueError as e:
         raise JsonRpcError(PARSE_ERROR, f"Parse error: {e}")
-    _refuseLoneSurrogates(document)
+    if _SURROGATE_ESCAPE.search(text):
+        _refuseLoneSurrogates(document)
     if isinstance(document, list):
         raise JsonRpcError(
             INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not "

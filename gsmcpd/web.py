@@ -33,6 +33,10 @@ TOLERATED_VERSION_HEADERS = ("2025-03-26",)
 inside a session: the conformance suite's raw requests and older SDK
 transports send them, and the body's meaning does not change."""
 
+GEMSTONE_METHODS = frozenset({"tools/call", "resources/read"})
+"""The methods that run on the session's GemStone session, and so can have
+a deadline, be cancelled, report progress or stream."""
+
 SESSION_HEADER = b"mcp-session-id"
 VERSION_HEADER = b"mcp-protocol-version"
 
@@ -188,6 +192,10 @@ class McpApp:
                 self._cancel(session, message.params)
             request.setResponseCode(202)
             return b""
+        if message.method not in GEMSTONE_METHODS:
+            # Answered from memory: nothing to end, nothing to stream.
+            response = yield self.dispatcher.handle(session, message)
+            return self._json(request, response)
         response = yield self._call(request, session, message)
         return response
 
