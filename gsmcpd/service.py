@@ -19,6 +19,7 @@ from gsmcpd.gci.library import GciLibrary, GciLibraryError, findLibrary
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import GemSession, LoginParameters
+from gsmcpd.heap import FrozenHeap
 from gsmcpd.hygiene import ViewHygiene
 from gsmcpd.identity import WorkerLogins, grantNeeded
 from gsmcpd.tools.base import ToolCall, ToolError
@@ -119,6 +120,7 @@ class GsmcpService(Service):
             self.sessions, self.reactor, config.maxCommitsBehind,
             config.stuckViewGrace, config.pinnedViewGrace, self._portLabel,
             self.control)
+        self.heap = FrozenHeap(self.reactor)
         self.sessions.prepare = self.hygiene.prepare
         self.sessions.stopGem = lambda number: ToolCall(
             self.control).runTemplate("stop_session", {"session": number})
@@ -174,6 +176,7 @@ class GsmcpService(Service):
         self._port = port
         self.reaper.start()
         self.hygiene.start()
+        self.heap.start()
         self.log.info("gsmcpd serving MCP on {endpoint} (libgcits "
                       "{version}{simulated})", endpoint=self.config.port,
                       version=self.library.version,
@@ -220,6 +223,7 @@ class GsmcpService(Service):
         if self.sessions is not None:
             self.reaper.stop()
             self.hygiene.stop()
+            self.heap.stop()
             yield self.sessions.closeAll("the server is stopping")
             yield self.control.logout()
         if self.simulator is not None:

@@ -1,0 +1,78 @@
+"""
+The simulated stone's own cost: the daemon's C{execute_code} source
+executed straight through the ctypes binding, with no HTTP, no MCP and no
+reactor, on a simulated stone of its own.
+
+Without it a slow simulator would pass for a slow daemon, or hide one.
+"""
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+
+from gsmcpd.gci.library import GciLibrary
+from gsmcpd.service import SIMULATED_PASSWORD, SIMULATED_USER
+from gsmcpd.simulator.build import libraryPath
+from gsmcpd.simulator.launch import launch
+from gsmcpd.templates import Template
+from gsmcpd.tools.base import MAX_RESULT_BYTES
+from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS
+
+
+def executeCodeSource(code):
+    """
+    The Smalltalk gsmcpd sends for C{execute_code} of C{code}.
+    """
+    return Template.named("execute_code").render(
+        {"code": code, "limit": MAX_VALUE_CHARACTERS},
+        MAX_RESULT_BYTES).encode("utf-8")
+
+
+def measure(code, duration, sessions):
+    """
+    Execute C{code}'s source back to back for C{duration} seconds: on one
+    session, then on C{sessions} sessions at once, each from its own thread
+    (as the daemon's gem threads do).
+
+    @return: the one session's latencies (seconds), and the calls per
+        second all C{sessions} completed together.
+    """
+    directory = tempfile.mkdtemp(prefix="gsmcpd-bench-stone-")
+    stone = launch(os.path.join(directory, "stone"), maxLogins=sessions)
+    try:
+        library = GciLibrary.load(libraryPath())
+        source = executeCodeSource(code)
+        single = _run(library, stone.socketPath, source, duration, 1)
+        together = _run(library, stone.socketPath, source, duration,
+                        sessions)
+        return single[0], sum(map(len, together)) / duration
+    finally:
+        stone.stop()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _run(library, nrs, source, duration, sessions):
+    results = [[] for _ in range(sessions)]
+    ready = threading.Barrier(sessions)
+
+    def work(latencies):
+        handle = library.login(nrs, None, None, None, SIMULATED_USER,
+                               SIMULATED_PASSWORD)
+        ready.wait()
+        deadline = time.perf_counter() + duration
+        try:
+            while time.perf_counter() < deadline:
+                started = time.perf_counter()
+                library.executeFetchBytes(handle, source, MAX_RESULT_BYTES)
+                latencies.append(time.perf_counter() - started)
+        finally:
+            library.logout(handle)
+
+    threads = [threading.Thread(target=work, args=(r,)) for r in results]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results

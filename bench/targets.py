@@ -1,0 +1,78 @@
+"""
+The targets the issue sets, each checked against one figure of the report.
+
+None is a test: a machine that is busy for a minute can miss one. The bench
+prints each as met or not met, with the figure, so a miss is looked into.
+"""
+
+import attr
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Target:
+    """
+    One target: the figure at C{path} in the report's C{ratios} (a
+    dotted path), compared with C{limit}.
+
+    @ivar atLeast: whether the figure must be at least C{limit} (else at
+        most).
+    """
+
+    name: str
+    path: str
+    limit: float
+    atLeast: bool
+    unit: str = "x"
+
+    def check(self, figures):
+        """
+        C{{name, figure, limit, comparison, unit, met}}; C{met} is L{None}
+        when the figure was not measured.
+        """
+        figure = figures.get(self.path)
+        if figure is None:
+            met = None
+        elif self.atLeast:
+            met = figure >= self.limit
+        else:
+            met = figure <= self.limit
+        return {"name": self.name, "figure": figure, "limit": self.limit,
+                "comparison": ">=" if self.atLeast else "<=",
+                "unit": self.unit, "met": met}
+
+
+TARGETS = (
+    Target("ping throughput vs bare twisted.web echo",
+           "ping.throughput", 0.60, atLeast=True),
+    Target("tools/call throughput vs the SDK server's tool",
+           "tools_call.throughput", 3.0, atLeast=True),
+    Target("tools/call p99 vs the SDK server's p99",
+           "tools_call.p99", 1.0, atLeast=False),
+    Target("ping p99 with 50 sessions blocked vs nothing blocked",
+           "blocked.ping_p99", 2.0, atLeast=False),
+    Target("tools/call p99 with 50 sessions blocked vs nothing blocked",
+           "blocked.tools_call_p99", 2.0, atLeast=False),
+    Target("daemon RSS holding 1,000 sessions with streams",
+           "capacity.rss_mb", 150.0, atLeast=False, unit="MB"),
+    Target("ping p99 while holding them",
+           "capacity.ping_p99_ms", 10.0, atLeast=False, unit="ms"),
+)
+
+
+def evaluate(figures, targets=TARGETS):
+    """
+    Every target checked against C{figures} (dotted path to number).
+    """
+    return [target.check(figures) for target in targets]
+
+
+def describe(outcome):
+    """
+    One line for a checked target.
+    """
+    verdict = {True: "met", False: "NOT MET", None: "not measured"}[
+        outcome["met"]]
+    figure = "-" if outcome["figure"] is None else f"{outcome['figure']:.2f}"
+    return (f"{verdict:>12}  {outcome['name']}: {figure}{outcome['unit']} "
+            f"(target {outcome['comparison']} {outcome['limit']:g}"
+            f"{outcome['unit']})")
