@@ -289,7 +289,10 @@ class Dispatcher:
         except GciError as e:
             if e.fatal:
                 raise SessionGoneError(e)
-            answer = ToolResult.fromError(ToolError("other", str(e),
+            message = (f"The call was interrupted by a GemStone break "
+                       f"(error {e.number}); the session and its uncommitted "
+                       f"changes are intact." if e.isBreak else str(e))
+            answer = ToolResult.fromError(ToolError("other", message,
                                                     {"number": e.number}))
         except CallWithdrawn:
             answer = ToolResult.fromError(ToolError(

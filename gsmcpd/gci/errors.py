@@ -7,7 +7,6 @@ import attr
 # Error numbers we act on (gci-facts.md section 7).
 SOFT_BREAK = 6003
 HARD_BREAK = 6004
-INVALID_SESSION = 4100
 
 
 @attr.s(auto_exc=True, auto_attribs=True, str=False)

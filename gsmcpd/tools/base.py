@@ -32,7 +32,7 @@ class ToolError(Exception):
         parsing prose.
     """
 
-    kind: str
+    kind: str = attr.ib(validator=attr.validators.in_(ERROR_KINDS))
     message: str
     details: dict | None = None
 
