@@ -131,10 +131,12 @@ class RunningCall:
         if self.current is None:
             return
         self.step = "replaced"
-        self.abandoned.callback(None)
+        # The replacement is under way before the client hears: its next
+        # request waits for it rather than finding the abandoned gem.
         self._registry.replaceGem(
             self.session, f"request {self.requestId!r} ({self.why}) took "
             "neither a soft nor a hard break")
+        self.abandoned.callback(None)
 
     def finished(self):
         """

@@ -9,7 +9,7 @@ as C{MCP-Session-Id}; nothing below the transport knows that header.
 import secrets
 import time
 
-from twisted.internet.defer import DeferredList, maybeDeferred, succeed
+from twisted.internet.defer import Deferred, DeferredList, maybeDeferred, succeed
 from twisted.logger import Logger
 
 from gsmcpd.sse import EventSequence, EventStream, Outbox
@@ -75,6 +75,8 @@ class McpSession:
         each call in flight, so a cancellation or deadline can end it.
     @ivar notices: lines for the client's next tool result (e.g. that the
         server refreshed its view).
+    @ivar replacing: while its GemStone session is being replaced, a
+        L{Deferred} its next request waits on.
     @ivar stoneSession: the GemStone session number; C{signalAbortBacklog}:
         the stone's own backlog limit; C{stuckSince}: when its view was
         found unmovable; C{pinnedSince}: since when a call in flight has
@@ -103,6 +105,7 @@ class McpSession:
         self.logLevel = "info"
         self.sequences = {}
         self._calls = 0
+        self.replacing = None
         self.subscriptions = set()
         self._logBudget = LogBudget(seconds)
 
@@ -319,7 +322,15 @@ class SessionRegistry:
             return self.close(session.handle, "its GemStone session could "
                               "not be replaced")
 
-        return d.addCallbacks(replaced, failed)
+        def done(result):
+            session.replacing = None
+            waiting.callback(None)
+            return result
+
+        waiting = Deferred()
+        session.replacing = waiting
+        d.addCallbacks(replaced, failed).addBoth(done)
+        return d
 
     def closeAll(self, reason):
         """

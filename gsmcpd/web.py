@@ -187,6 +187,11 @@ class McpApp:
             request.setResponseCode(202)
             return b""
         self.sessions.touch(session)
+        if session.replacing is not None:
+            yield session.replacing
+            session, refusal = self._session(request)
+            if refusal is not None:
+                return refusal
         if message.kind == "notification":
             if message.method == "notifications/cancelled":
                 self._cancel(session, message.params)

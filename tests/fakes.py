@@ -155,6 +155,7 @@ class FakePool:
     @ivar opened: every gem opened, in order.
     @ivar loginError: when set, logins fail with it.
     @ivar configure: called with each new gem, to set its results.
+    @ivar replacementDelay: when set, a replacement login waits for it.
     """
 
     def __init__(self, maxSessions=3):
@@ -163,6 +164,7 @@ class FakePool:
         self.open_ = set()
         self.loginError = None
         self.configure = lambda gem: None
+        self.replacementDelay = None
 
     def open(self, name):
         if self.maxSessions is not None and \
@@ -186,6 +188,8 @@ class FakePool:
         fresh = FakeGem(name)
         self.opened.append(fresh)
         self.open_.add(fresh)
+        if self.replacementDelay is not None:
+            return self.replacementDelay.addCallback(lambda _: fresh)
         return succeed(fresh)
 
     def closeAll(self):

@@ -6,7 +6,7 @@ progress.
 
 import json
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -371,6 +371,23 @@ class DeadlineTests(LifetimeTestCase):
         session = self.sessions.get(self.handle)
         self.assertIsNot(session.gem, self.gem)
         result = yield self.call(self.handle, "execute_code", {"code": "1"})
+        self.assertFalse(result["result"]["isError"])
+
+    @inlineCallbacks
+    def test_nextRequestWaitsForTheReplacement(self):
+        self.gem.ignores = {"soft", "hard"}
+        self.pool.replacementDelay = Deferred()
+        calling = self.callWithId(9)
+        self.clock.advance(30)
+        self.clock.advance(2)
+        self.clock.advance(3)
+        self.treq.flush()
+        yield calling
+        waiting = self.call(self.handle, "execute_code", {"code": "1"})
+        self.assertFalse(waiting.called)
+        self.pool.replacementDelay.callback(None)
+        self.treq.flush()
+        result = yield waiting
         self.assertFalse(result["result"]["isError"])
 
 
