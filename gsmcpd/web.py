@@ -137,14 +137,21 @@ class McpApp:
                 f"{', '.join(SUPPORTED_PROTOCOL_VERSIONS)}")
         return None
 
+    def _gatedSession(self, request):
+        """
+        The common gates, then the session the request names, for the
+        routes that have nothing to check before them.
+        """
+        refusal = self._gate(request)
+        if refusal is not None:
+            return None, refusal
+        return self._session(request)
+
     def _session(self, request):
         """
         C{(session, None)} for the session the request names, or
         C{(None, refusal)}.
         """
-        refusal = self._gate(request)
-        if refusal is not None:
-            return None, refusal
         handle = request.getHeader(SESSION_HEADER)
         if handle is None:
             return None, self._refusal(
@@ -308,7 +315,7 @@ class McpApp:
             request.setResponseCode(405)
             request.setHeader(b"allow", b"GET, POST, DELETE")
             return b""
-        session, refusal = self._session(request)
+        session, refusal = self._gatedSession(request)
         if refusal is not None:
             return refusal
         resumed = parseEventId(
@@ -323,7 +330,7 @@ class McpApp:
     @app.route("/mcp", methods=["DELETE"])
     @inlineCallbacks
     def delete(self, request):
-        session, refusal = self._session(request)
+        session, refusal = self._gatedSession(request)
         if refusal is not None:
             return refusal
         yield self.sessions.close(session.handle, "the client deleted it")

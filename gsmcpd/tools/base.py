@@ -7,6 +7,7 @@ everything the client sees: validation, error kinds, the text and the
 structured result.
 """
 
+import functools
 import json
 
 import attr
@@ -114,14 +115,18 @@ class Tool:
             described["outputSchema"] = self.outputSchema
         return described
 
+    @functools.cached_property
+    def _validator(self):
+        # Built once per tool, not once per call.
+        return jsonschema.Draft202012Validator(self.inputSchema)
+
     def validate(self, arguments):
         """
         Check C{arguments} against the input schema.
 
         @raise ToolError: of kind C{invalidParams}, naming what is wrong.
         """
-        validator = jsonschema.Draft202012Validator(self.inputSchema)
-        problems = sorted(validator.iter_errors(arguments), key=str)
+        problems = sorted(self._validator.iter_errors(arguments), key=str)
         if problems:
             where = problems[0].json_path
             raise ToolError("invalidParams",
