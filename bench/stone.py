@@ -14,8 +14,8 @@ import time
 
 from gsmcpd.gci.library import GciLibrary
 from gsmcpd.service import SIMULATED_PASSWORD, SIMULATED_USER
-from gsmcpd.simulator.build import libraryPath
-from gsmcpd.simulator.launch import launch
+from gsmcpd.testing.simulator.build import libraryPath
+from gsmcpd.testing.simulator.launch import launch
 from gsmcpd.templates import Template
 from gsmcpd.tools.base import MAX_RESULT_BYTES
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS

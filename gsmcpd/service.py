@@ -45,7 +45,7 @@ def loadLibrary(config, environ=None):
     environ = os.environ if environ is None else environ
     try:
         if config.simulated:
-            from gsmcpd.simulator.build import SimulatorBuildError, libraryPath
+            from gsmcpd.testing.simulator.build import SimulatorBuildError, libraryPath
             try:
                 return GciLibrary.load(libraryPath())
             except SimulatorBuildError as e:
@@ -200,7 +200,7 @@ class GsmcpService(Service):
                 user=self.config.user, password=self.config.password,
                 hostUser=self.config.hostUser,
                 hostPassword=self.config.hostPassword)
-        from gsmcpd.simulator.launch import launch
+        from gsmcpd.testing.simulator.launch import launch
         self._simulatorDir = tempfile.mkdtemp(prefix="gsmcpd-sim-")
         socket = os.path.join(self._simulatorDir, "stone")
         # Room for every session the daemon may open, its own, and a

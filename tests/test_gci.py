@@ -18,9 +18,9 @@ from gsmcpd.gci.library import (
     BlockingCallOnReactorThread, GciErrSType, GciLibrary, GciLibraryError)
 from gsmcpd.gci.pool import GemSessionPool, SessionLimitReached
 from gsmcpd.gci.session import GemSession, LoginParameters, SessionGone
-from gsmcpd.simulator.build import libraryPath
-from gsmcpd.simulator.control import SimulatorControl
-from gsmcpd.simulator.launch import launch
+from gsmcpd.testing.simulator.build import libraryPath
+from gsmcpd.testing.simulator.control import SimulatorControl
+from gsmcpd.testing.simulator.launch import launch
 from gsmcpd.templates import Template
 
 

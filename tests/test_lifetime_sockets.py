@@ -9,7 +9,7 @@ import time
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.simulator.control import SimulatorControl
+from gsmcpd.testing.simulator.control import SimulatorControl
 from tests.daemon import Daemon
 
 

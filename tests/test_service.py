@@ -16,7 +16,7 @@ from twisted.web.client import HTTPConnectionPool
 from gsmcpd.config import Config, Options
 from gsmcpd.config import SIMULATED_TITLE
 from gsmcpd.service import GsmcpService, loadLibrary
-from gsmcpd.simulator.control import SimulatorControl
+from gsmcpd.testing.simulator.control import SimulatorControl
 
 
 class ServiceTestCase(TestCase):

@@ -13,10 +13,10 @@ import time
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.simulator import errors
-from gsmcpd.simulator.build import libraryPath
-from gsmcpd.simulator.control import SimulatorControl
-from gsmcpd.simulator.launch import SimulatorStartError, launch
+from gsmcpd.testing.simulator import errors
+from gsmcpd.testing.simulator.build import libraryPath
+from gsmcpd.testing.simulator.control import SimulatorControl
+from gsmcpd.testing.simulator.launch import SimulatorStartError, launch
 from gsmcpd.templates import Template
 
 MAX_RESULT = 1 << 20

@@ -8,7 +8,7 @@ import socket
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.simulator import build, wire
+from gsmcpd.testing.simulator import build, wire
 
 
 class BuildTests(SynchronousTestCase):

@@ -7,11 +7,11 @@ the seeded repository.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.simulator import errors, handlers
-from gsmcpd.simulator.evaluator import Evaluator
-from gsmcpd.simulator.model import TestOutcome
-from gsmcpd.simulator.objects import printString
-from gsmcpd.simulator.stone import Stone
+from gsmcpd.testing.simulator import errors, handlers
+from gsmcpd.testing.simulator.evaluator import Evaluator
+from gsmcpd.testing.simulator.model import TestOutcome
+from gsmcpd.testing.simulator.objects import printString
+from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.templates import Template
 
 FIXED_WITHDRAW = ("withdraw: amount\n\tamount > balance ifTrue: [^self].\n"

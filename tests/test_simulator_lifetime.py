@@ -17,14 +17,14 @@ import time
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.simulator import errors, handlers
-from gsmcpd.simulator.evaluator import Evaluator
-from gsmcpd.simulator.launch import launch
-from gsmcpd.simulator.objects import printString
-from gsmcpd.simulator.repository import ABSENT
-from gsmcpd.simulator.stone import (
+from gsmcpd.testing.simulator import errors, handlers
+from gsmcpd.testing.simulator.evaluator import Evaluator
+from gsmcpd.testing.simulator.launch import launch
+from gsmcpd.testing.simulator.objects import printString
+from gsmcpd.testing.simulator.repository import ABSENT
+from gsmcpd.testing.simulator.stone import (
     DEFAULT_PASSWORD, DEFAULT_USER, GCI_ONETIME_PASSWORD, READ_ONLY_USER, Stone)
-from gsmcpd.simulator.system import USER_GLOBALS, globalKey
+from gsmcpd.testing.simulator.system import USER_GLOBALS, globalKey
 from gsmcpd.templates import Template
 
 from tests.test_simulator import GciErrSType, GciFailed, SimulatedStoneTests

@@ -8,11 +8,11 @@ import json
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.simulator import errors, handlers
-from gsmcpd.simulator.evaluator import Evaluator
-from gsmcpd.simulator.objects import printString
-from gsmcpd.simulator.repository import ABSENT, Repository, Transaction
-from gsmcpd.simulator.stone import Stone
+from gsmcpd.testing.simulator import errors, handlers
+from gsmcpd.testing.simulator.evaluator import Evaluator
+from gsmcpd.testing.simulator.objects import printString
+from gsmcpd.testing.simulator.repository import ABSENT, Repository, Transaction
+from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.templates import Template
 
 

@@ -1,6 +1,6 @@
 """
 The browsing tools, end to end on the simulated stone's seeded repository
-(L{gsmcpd.simulator.seed}: C{Account} and its subclass C{SavingsAccount} in
+(L{gsmcpd.testing.simulator.seed}: C{Account} and its subclass C{SavingsAccount} in
 C{Banking}; the global C{AppName} in C{UserGlobals}), and the reads they
 record for the blind-write guardrail.
 """

@@ -1,6 +1,6 @@
 """
 The listing tools, end to end on the simulated stone's seeded repository
-(L{gsmcpd.simulator.seed}: C{Banking} second in the symbol list, holding
+(L{gsmcpd.testing.simulator.seed}: C{Banking} second in the symbol list, holding
 C{Account}, C{SavingsAccount} and C{AccountTest}; C{Greeter} and the global
 C{AppName} in C{UserGlobals}).
 """
@@ -9,7 +9,7 @@ import jsonschema
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.simulator.model import CodeModel
+from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.tools.listing import nameOrder
 from tests.toolharness import ToolHarness
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
-from gsmcpd.simulator.model import CodeModel
+from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.smalltalk import Assignment, Literal, parse_expression
 from gsmcpd.templates import Template
 from gsmcpd.tools.ledger import classKey, methodKey

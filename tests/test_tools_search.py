@@ -1,6 +1,6 @@
 """
 The search tools, end to end on the simulated stone's seeded repository
-(L{gsmcpd.simulator.seed}): C{Greeter} in C{UserGlobals}, then C{Account},
+(L{gsmcpd.testing.simulator.seed}): C{Greeter} in C{UserGlobals}, then C{Account},
 C{AccountTest} and C{SavingsAccount} in C{Banking}.
 """
 

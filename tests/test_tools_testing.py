@@ -1,6 +1,6 @@
 """
 The SUnit tools, end to end on the simulated stone's seeded repository
-(L{gsmcpd.simulator.seed}): C{AccountTest}, whose C{testDeposit} passes,
+(L{gsmcpd.testing.simulator.seed}): C{AccountTest}, whose C{testDeposit} passes,
 C{testWithdrawTooMuch} fails and C{testBroken} is an error.
 """
 

@@ -17,9 +17,9 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.jsonrpc import Message
 from gsmcpd.sessions import McpSession
-from gsmcpd.simulator import errors as simulated
-from gsmcpd.simulator.handlers import answer
-from gsmcpd.simulator.stone import Stone
+from gsmcpd.testing.simulator import errors as simulated
+from gsmcpd.testing.simulator.handlers import answer
+from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.registry import ToolRegistry
 
 

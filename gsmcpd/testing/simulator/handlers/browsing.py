@@ -2,7 +2,7 @@
 The browsing templates: one class, its definition, hierarchy and methods.
 """
 
-from gsmcpd.simulator.handlers import codeModel, handler
+from gsmcpd.testing.simulator.handlers import codeModel, handler
 
 
 def _browsed(template):

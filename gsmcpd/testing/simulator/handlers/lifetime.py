@@ -4,8 +4,8 @@ repository's commit-record backlog, naming a gem, one-time passwords and
 stopping another session's gem.
 """
 
-from gsmcpd.simulator import errors
-from gsmcpd.simulator.handlers import handler
+from gsmcpd.testing.simulator import errors
+from gsmcpd.testing.simulator.handlers import handler
 
 
 @handler("session_state")

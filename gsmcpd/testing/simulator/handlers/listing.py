@@ -2,8 +2,8 @@
 The listing templates: the symbol list's dictionaries and what they hold.
 """
 
-from gsmcpd.simulator.handlers import codeModel, handler
-from gsmcpd.simulator.model import ClassInfo
+from gsmcpd.testing.simulator.handlers import codeModel, handler
+from gsmcpd.testing.simulator.model import ClassInfo
 
 
 def _entries(ev, args):

@@ -5,19 +5,19 @@ transaction, its identity, its interrupts).
 
 Globals live in the transaction model under keys
 C{('global', dictionaryName, name)}, the symbol list under C{('symbolList',)}
-and user classes under C{('class', name)} (see L{gsmcpd.simulator.model});
+and user classes under C{('class', name)} (see L{gsmcpd.testing.simulator.model});
 kernel classes are Globals that no commit can remove.
 """
 
 import attr
 
-from gsmcpd.simulator import errors
-from gsmcpd.simulator.kernel import (
+from gsmcpd.testing.simulator import errors
+from gsmcpd.testing.simulator.kernel import (
     CLASSES, SignalledError, StClass, classMethod, classOf, method, text)
-from gsmcpd.simulator.objects import (
+from gsmcpd.testing.simulator.objects import (
     Array, Delay, Dictionary, String, Symbol, SymbolDictionaryRef, UserClass,
     UserProfile, isNumber, keyOf, printString)
-from gsmcpd.simulator.repository import ABSENT
+from gsmcpd.testing.simulator.repository import ABSENT
 
 USER_GLOBALS = SymbolDictionaryRef("UserGlobals")
 GLOBALS = SymbolDictionaryRef("Globals")

@@ -55,14 +55,14 @@ class SimulatorProcess:
 def launch(socketPath, maxLogins=10, user=None, passwordFile=None,
            timeout=READY_TIMEOUT, workerUsers=()):
     """
-    Start C{python -m gsmcpd.simulator} on C{socketPath} and wait for its
+    Start C{python -m gsmcpd.testing.simulator} on C{socketPath} and wait for its
     ready line.  C{workerUsers} are restricted users to seed besides
     McpReadOnly (C{--worker-user}).
 
     @raise SimulatorStartError: it exited or stayed silent for C{timeout}
         seconds.
     """
-    command = [sys.executable, "-m", "gsmcpd.simulator", "--socket", os.fspath(socketPath),
+    command = [sys.executable, "-m", "gsmcpd.testing.simulator", "--socket", os.fspath(socketPath),
                "--max-logins", str(maxLogins), "--exit-on-stdin-eof"]
     if user is not None:
         command += ["--user", user]

@@ -9,9 +9,9 @@ the guardrail runs unchanged against the simulator.
 
 import re
 
-from gsmcpd.simulator import errors, system
-from gsmcpd.simulator.handlers import codeModel, handler
-from gsmcpd.simulator.model import DEFAULT_CATEGORY
+from gsmcpd.testing.simulator import errors, system
+from gsmcpd.testing.simulator.handlers import codeModel, handler
+from gsmcpd.testing.simulator.model import DEFAULT_CATEGORY
 
 _COMPILE_ERROR = re.compile(
     r"occurred \(error \d+\), (?P<message>.*), near source character "

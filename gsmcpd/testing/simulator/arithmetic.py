@@ -9,9 +9,9 @@ is refused by not understanding C{#_generality}.
 from fractions import Fraction
 import math
 
-from gsmcpd.simulator import errors
-from gsmcpd.simulator.kernel import classOf, method
-from gsmcpd.simulator.objects import (
+from gsmcpd.testing.simulator import errors
+from gsmcpd.testing.simulator.kernel import classOf, method
+from gsmcpd.testing.simulator.objects import (
     Character, String, isNumber, normalize, printString)
 
 

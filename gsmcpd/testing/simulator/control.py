@@ -9,7 +9,7 @@ import socket
 
 import attr
 
-from gsmcpd.simulator import wire
+from gsmcpd.testing.simulator import wire
 
 
 class ControlError(Exception):

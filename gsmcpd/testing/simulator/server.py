@@ -1,7 +1,7 @@
 """
 The simulated stone's socket side: accept connections from the fake
 libgcits, turn each logged-in connection into a session's gem, and serve
-the tests' CONTROL requests.  The wire format is in L{gsmcpd.simulator.wire}.
+the tests' CONTROL requests.  The wire format is in L{gsmcpd.testing.simulator.wire}.
 """
 
 import json
@@ -13,10 +13,10 @@ import traceback
 
 import attr
 
-from gsmcpd.simulator import errors, handlers, wire
-from gsmcpd.simulator.objects import Array, String
-from gsmcpd.simulator.stone import FULL_PRIVILEGES, GemKilled
-from gsmcpd.simulator.system import USER_GLOBALS, globalKey
+from gsmcpd.testing.simulator import errors, handlers, wire
+from gsmcpd.testing.simulator.objects import Array, String
+from gsmcpd.testing.simulator.stone import FULL_PRIVILEGES, GemKilled
+from gsmcpd.testing.simulator.system import USER_GLOBALS, globalKey
 
 
 def _errorReply(error):

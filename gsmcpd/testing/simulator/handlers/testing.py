@@ -2,7 +2,7 @@
 The SUnit templates: the test classes, and runs of their tests.
 """
 
-from gsmcpd.simulator.handlers import codeModel, handler
+from gsmcpd.testing.simulator.handlers import codeModel, handler
 
 
 @handler("list_test_classes")

@@ -7,7 +7,7 @@ undeclared identifier where a Smalltalk with late binding would not.
 import functools
 
 from gsmcpd import smalltalk
-from gsmcpd.simulator import errors, system
+from gsmcpd.testing.simulator import errors, system
 
 PSEUDO_VARIABLES = frozenset({"nil", "true", "false", "self", "super", "thisContext"})
 

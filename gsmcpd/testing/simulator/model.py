@@ -1,12 +1,12 @@
 """
 The simulated stone's code repository, as one session sees it: symbol
 dictionaries, classes, methods and SUnit tests, read and written through the
-session's L{gsmcpd.simulator.repository.Transaction} (so views, uncommitted
+session's L{gsmcpd.testing.simulator.repository.Transaction} (so views, uncommitted
 changes, commit, abort and conflicts apply to code exactly as to data).
 
 A test double, not GemStone.  Template handlers use this API; it is the
 contract between them and the model.  Errors a real stone would signal are
-raised as L{gsmcpd.simulator.errors.SmalltalkError} (so the envelope answers
+raised as L{gsmcpd.testing.simulator.errors.SmalltalkError} (so the envelope answers
 them as C{{"error": ...}}).
 
 Storage keys (each a separate object, so two sessions conflict only when
@@ -21,10 +21,10 @@ the values of class and class-instance variables.
 import attr
 
 from gsmcpd import smalltalk
-from gsmcpd.simulator import compiler, errors, fileout, system
-from gsmcpd.simulator.kernel import CLASSES, StClass
-from gsmcpd.simulator.objects import SymbolDictionaryRef, UserClass, printString
-from gsmcpd.simulator.repository import ABSENT
+from gsmcpd.testing.simulator import compiler, errors, fileout, system
+from gsmcpd.testing.simulator.kernel import CLASSES, StClass
+from gsmcpd.testing.simulator.objects import SymbolDictionaryRef, UserClass, printString
+from gsmcpd.testing.simulator.repository import ABSENT
 
 DEFAULT_CATEGORY = "as yet unclassified"
 KERNEL_CATEGORY = "Kernel"
@@ -537,5 +537,5 @@ class CodeModel:
         on this session's view: a TestOutcome.
         """
         # Imported here: running code needs the evaluator, which needs this.
-        from gsmcpd.simulator import evaluator, sunit
+        from gsmcpd.testing.simulator import evaluator, sunit
         return sunit.runTest(evaluator.Evaluator(self.session, self), className, selector)

@@ -171,7 +171,7 @@ def className(value):
     """
     The name of C{value}'s class, as GemStone 3.7 names it.
     """
-    from gsmcpd.simulator.kernel import classOf
+    from gsmcpd.testing.simulator.kernel import classOf
     return classOf(value).name
 
 
@@ -183,7 +183,7 @@ def printString(value):
     """
     What C{value printString} answers on GemStone 3.7.
     """
-    from gsmcpd.simulator.kernel import StClass
+    from gsmcpd.testing.simulator.kernel import StClass
     if value is None:
         return "nil"
     if value is True:

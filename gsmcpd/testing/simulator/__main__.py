@@ -1,5 +1,5 @@
 """
-Run the simulated stone: C{python -m gsmcpd.simulator --socket PATH}.
+Run the simulated stone: C{python -m gsmcpd.testing.simulator --socket PATH}.
 
 A test double, not GemStone: it says so on its one line of output, which
 also tells a launcher it is ready.
@@ -11,13 +11,13 @@ import signal
 import sys
 import threading
 
-from gsmcpd.simulator.server import StoneServer
-from gsmcpd.simulator.stone import DEFAULT_PASSWORD, DEFAULT_USER, Stone
+from gsmcpd.testing.simulator.server import StoneServer
+from gsmcpd.testing.simulator.stone import DEFAULT_PASSWORD, DEFAULT_USER, Stone
 
 
 def parseArguments(argv):
     parser = argparse.ArgumentParser(
-        prog="python -m gsmcpd.simulator",
+        prog="python -m gsmcpd.testing.simulator",
         description="A simulated GemStone stone for gsmcpd's tests and demo "
                     "(a test double, not GemStone).")
     parser.add_argument("--socket", required=True, help="the Unix socket to listen on "

@@ -5,7 +5,7 @@ Two parts, so that gsmcpd runs its real GCI binding against it unchanged:
 
   - C{fakegcits.c}, a shared library exporting the libgcits functions the
     daemon calls, with GemStone 3.7's prototypes (built by L{build});
-  - C{python -m gsmcpd.simulator}, a separate process modelling a stone:
+  - C{python -m gsmcpd.testing.simulator}, a separate process modelling a stone:
     users, a login cap, sessions with transactional views, and answers to
     the daemon's templates (L{handlers}), including a small Smalltalk
     evaluator for C{execute_code}.

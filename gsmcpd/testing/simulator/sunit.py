@@ -7,10 +7,10 @@ Error, so C{on: Error do:} in a test does not swallow it; whatever else a
 test signals makes it an error.
 """
 
-from gsmcpd.simulator import errors, system
-from gsmcpd.simulator.kernel import classOf, method, text
-from gsmcpd.simulator.model import TestOutcome
-from gsmcpd.simulator.objects import UserClass, equal, printString
+from gsmcpd.testing.simulator import errors, system
+from gsmcpd.testing.simulator.kernel import classOf, method, text
+from gsmcpd.testing.simulator.model import TestOutcome
+from gsmcpd.testing.simulator.objects import UserClass, equal, printString
 
 ASSERTION_FAILED = "Assertion failed"
 

@@ -2,7 +2,7 @@
 The simulated stone: users, the login cap, sessions and their
 transactions, and what interrupts a session's running call.
 
-Nothing here knows about sockets; L{gsmcpd.simulator.server} connects it
+Nothing here knows about sockets; L{gsmcpd.testing.simulator.server} connects it
 to the fake libgcits.
 """
 
@@ -13,8 +13,8 @@ import time
 
 import attr
 
-from gsmcpd.simulator import errors, seed
-from gsmcpd.simulator.repository import Repository, Transaction
+from gsmcpd.testing.simulator import errors, seed
+from gsmcpd.testing.simulator.repository import Repository, Transaction
 
 DEFAULT_USER = "DataCurator"
 DEFAULT_PASSWORD = "swordfish"

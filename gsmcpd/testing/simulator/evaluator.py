@@ -8,7 +8,7 @@ source with a CompileError otherwise; then it runs.  Every message send and
 block activation is a step at which a break can interrupt it.
 
 A send finds its method along the receiver's class chain: user classes'
-compiled methods (L{gsmcpd.simulator.model}), run by walking their trees
+compiled methods (L{gsmcpd.testing.simulator.model}), run by walking their trees
 like a doit, then the kernel's Python methods, and last the methods a user
 compiled into kernel classes.
 """
@@ -19,13 +19,13 @@ import time
 import attr
 
 from gsmcpd import smalltalk
-from gsmcpd.simulator import (
+from gsmcpd.testing.simulator import (
     arithmetic, behavior, compiler, errors, sequences, sunit, system)
-from gsmcpd.simulator.kernel import CLASSES, StClass, classOf
-from gsmcpd.simulator.model import CodeModel, MethodInfo
-from gsmcpd.simulator.objects import (
+from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
+from gsmcpd.testing.simulator.model import CodeModel, MethodInfo
+from gsmcpd.testing.simulator.objects import (
     Array, BlockClosure, Character, String, Symbol, UserClass)
-from gsmcpd.simulator.repository import ABSENT
+from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
 KERNEL_MODULES = (arithmetic, behavior, sequences, sunit, system)
@@ -101,7 +101,7 @@ class Evaluator:
     """
     Runs source for one session.
 
-    @ivar session: the L{gsmcpd.simulator.stone.Session} (transaction,
+    @ivar session: the L{gsmcpd.testing.simulator.stone.Session} (transaction,
         identity, interrupts) the code runs in.
     """
 
@@ -109,7 +109,7 @@ class Evaluator:
     code = attr.ib(default=attr.Factory(lambda self: CodeModel(self.session), takes_self=True))
     handlers = attr.ib(factory=list)
     """The active C{on:do:} handlers, innermost last (see
-    L{gsmcpd.simulator.system.signalBreak})."""
+    L{gsmcpd.testing.simulator.system.signalBreak})."""
 
     def evaluate(self, source):
         """

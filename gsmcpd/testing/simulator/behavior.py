@@ -1,13 +1,13 @@
 """
 What user classes answer as objects: instance creation, the reflection a
 tool or a doit asks for, and GemStone 3.7's class-definition message, each
-reaching the session's L{gsmcpd.simulator.model.CodeModel} through
+reaching the session's L{gsmcpd.testing.simulator.model.CodeModel} through
 C{ev.code}.
 """
 
-from gsmcpd.simulator import errors
-from gsmcpd.simulator.kernel import CLASSES, StClass, classMethod, classOf, text
-from gsmcpd.simulator.objects import (
+from gsmcpd.testing.simulator import errors
+from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classMethod, classOf, text
+from gsmcpd.testing.simulator.objects import (
     Array, Instance, String, Symbol, SymbolDictionaryRef, UserClass)
 
 

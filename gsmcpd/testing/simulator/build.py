@@ -4,7 +4,7 @@ Build the simulated stone's libgcits (C{fakegcits.c}) on first use.
 The library is compiled once per version of its source into a cache
 directory, so an installed daemon or a test run needs only a C compiler, and
 an edit to the C file is picked up without cleaning anything.  Run
-C{python -m gsmcpd.simulator.build} to build it ahead of time; it prints the
+C{python -m gsmcpd.testing.simulator.build} to build it ahead of time; it prints the
 library's path.
 """
 

@@ -13,7 +13,7 @@ import threading
 
 import attr
 
-from gsmcpd.simulator import errors
+from gsmcpd.testing.simulator import errors
 
 ABSENT = object()
 """The value of a key that does not exist (or was removed) at some commit."""

@@ -24,9 +24,9 @@ import importlib
 import pkgutil
 
 from gsmcpd import smalltalk
-from gsmcpd.simulator import errors
-from gsmcpd.simulator.evaluator import Evaluator, fromLiteral
-from gsmcpd.simulator.objects import String, printString
+from gsmcpd.testing.simulator import errors
+from gsmcpd.testing.simulator.evaluator import Evaluator, fromLiteral
+from gsmcpd.testing.simulator.objects import String, printString
 
 HANDLERS = {}
 

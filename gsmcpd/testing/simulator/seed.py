@@ -9,10 +9,10 @@ the browsing, search, compile and test tools have something to work on:
     C{testBroken} is an error (it divides by zero).
 """
 
-from gsmcpd.simulator.model import CodeModel
-from gsmcpd.simulator.objects import String
-from gsmcpd.simulator.repository import Transaction
-from gsmcpd.simulator.system import USER_GLOBALS, globalKey
+from gsmcpd.testing.simulator.model import CodeModel
+from gsmcpd.testing.simulator.objects import String
+from gsmcpd.testing.simulator.repository import Transaction
+from gsmcpd.testing.simulator.system import USER_GLOBALS, globalKey
 
 # (class, superclass, instVarNames, dictionary, category, comment)
 CLASSES = [

@@ -2,10 +2,10 @@
 The session templates: run code, report the session, end transactions.
 """
 
-from gsmcpd.simulator import errors
-from gsmcpd.simulator.handlers import handler
-from gsmcpd.simulator.objects import printString
-from gsmcpd.simulator.system import describeKey
+from gsmcpd.testing.simulator import errors
+from gsmcpd.testing.simulator.handlers import handler
+from gsmcpd.testing.simulator.objects import printString
+from gsmcpd.testing.simulator.system import describeKey
 
 
 @handler("execute_code")

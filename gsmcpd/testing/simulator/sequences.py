@@ -7,9 +7,9 @@ and L{like}, so a String answers C{select:} with a String and an Array with
 an Array, as GemStone's C{species} arranges.
 """
 
-from gsmcpd.simulator import errors
-from gsmcpd.simulator.kernel import classOf, classMethod, index, method, text
-from gsmcpd.simulator.objects import (
+from gsmcpd.testing.simulator import errors
+from gsmcpd.testing.simulator.kernel import classOf, classMethod, index, method, text
+from gsmcpd.testing.simulator.objects import (
     Array, Character, Dictionary, OrderedCollection, String, Symbol, equal,
     keyOf, printString)
 

@@ -3,7 +3,7 @@ The simulated stone's kernel classes: a class table and the methods a small
 Smalltalk subset needs.
 
 A method is a Python function C{(ev, receiver, *args)}, where C{ev} is the
-running L{gsmcpd.simulator.evaluator.Evaluator}; it is registered under a
+running L{gsmcpd.testing.simulator.evaluator.Evaluator}; it is registered under a
 class name and selectors with L{method} (or L{classMethod} for the class
 side), so the model grows by adding functions.  Lookup follows superclasses
 as Smalltalk's does.
@@ -14,8 +14,8 @@ import math
 
 import attr
 
-from gsmcpd.simulator import errors
-from gsmcpd.simulator.objects import (
+from gsmcpd.testing.simulator import errors
+from gsmcpd.testing.simulator.objects import (
     Array, BlockClosure, Character, Delay, Dictionary, Instance,
     OrderedCollection, String, Symbol, SymbolDictionaryRef, UserClass,
     UserProfile, SMALLINT_MAX, SMALLINT_MIN, displayString, equal, isNumber,

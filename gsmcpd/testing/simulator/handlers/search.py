@@ -3,8 +3,8 @@ The search templates: implementors, senders, references and source text,
 answered as the templates answer them on a real stone.
 """
 
-from gsmcpd.simulator import system
-from gsmcpd.simulator.handlers import codeModel, handler
+from gsmcpd.testing.simulator import system
+from gsmcpd.testing.simulator.handlers import codeModel, handler
 
 
 def _row(method):

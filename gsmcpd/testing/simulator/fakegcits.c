@@ -5,7 +5,7 @@
  * prototypes, so the daemon's ctypes binding loads it exactly as it loads the
  * real library.  Each call becomes a request to the simulator process over a
  * Unix stream socket whose path is the StoneNameNrs given to GciTsLogin; the
- * wire format is documented in gsmcpd/simulator/wire.py.  A call blocks in a
+ * wire format is documented in gsmcpd/testing/simulator/wire.py.  A call blocks in a
  * socket read the way a real one blocks on its gem.
  *
  * One connection per session (the connection is the "gem").  Only the thread
@@ -59,7 +59,7 @@ _Static_assert(offsetof(GciErrSType, reason) == 1138, "reason offset");
 #define OOP_NIL ((OopType)0x14)
 #define OOP_GEMSTONE_ERROR_CAT ((OopType)231169)
 
-/* Error numbers; see gsmcpd/simulator/errors.py for their sources. */
+/* Error numbers; see gsmcpd/testing/simulator/errors.py for their sources. */
 #define ERR_SESSION_GONE 4100
 #define ERR_NO_SERVER 4065
 #define ERR_CALL_IN_PROGRESS 4200
