@@ -153,12 +153,12 @@ def continueAfterFailedCommit():
                  "abort the transaction first"))
 
 
-def commitsDisabled(user):
+def commitsDisabled(reason):
     return SmalltalkError(
         COMMITS_DISABLED, "TransactionError",
         describe("TransactionError", COMMITS_DISABLED,
-                 f"Further commits have been disabled for this session because the "
-                 f"UserProfile of {user} disables commits. This session must logout."))
+                 f"Further commits have been disabled for this session because "
+                 f"{reason}. This session must logout."))
 
 
 def noPrivilege(detail):

@@ -78,8 +78,9 @@ class Transaction:
     holds; changing it in place counts as a write, as it does in GemStone.
     A failed commit leaves the session stuck (GemStone refuses
     C{continueTransaction}) until it aborts.  A commit-locked user's
-    session (C{commitsDisabledFor} names the user) may change objects but
-    never commit them.
+    session, or one commit-locked by C{System disableCommitsWithReason:}
+    (C{commitsDisabledFor} says why), may change objects but never commit
+    them.
     """
 
     repository = attr.ib()

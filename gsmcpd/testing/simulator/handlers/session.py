@@ -31,6 +31,15 @@ def commit(ev, args):
     return {"committed": committed, "conflicts": conflicts}
 
 
+@handler("disable_commits")
+def disableCommits(ev, args):
+    transaction = ev.session.transaction
+    armed = transaction.commitsDisabledFor is None
+    if armed:
+        transaction.commitsDisabledFor = args["reason"]
+    return {"armed": armed}
+
+
 @handler("abort")
 def abort(ev, args):
     ev.session.transaction.abort()
