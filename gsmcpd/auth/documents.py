@@ -32,6 +32,22 @@ class _TooLarge(Exception):
     pass
 
 
+def readJsonFile(path):
+    """
+    A local JSON file's content.
+
+    @raise DocumentError: naming the file, when it is unreadable or not
+        JSON.
+    """
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise DocumentError(f"{path!r}: {e.strerror}")
+    except ValueError as e:
+        raise DocumentError(f"{path!r} is not JSON: {e}")
+
+
 def verifiedClient(reactor, trustRoot=None):
     """
     A treq client that checks each server's certificate chain and host name

@@ -4,8 +4,6 @@ fetched over verified HTTPS (from a configured URL, or the one the issuer's
 metadata names) and kept fresh by the documents' caching headers.
 """
 
-import json
-
 import attr
 import jwt
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
@@ -13,7 +11,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import Interface, implementer
 
-from gsmcpd.auth.documents import DocumentError, fetchDocument
+from gsmcpd.auth.documents import DocumentError, fetchDocument, readJsonFile
 from gsmcpd.auth.tokens import ACCEPTED_ALGORITHMS
 
 UNKNOWN_KEY_REFRESH_INTERVAL = 60.0
@@ -99,13 +97,9 @@ class KeyFile:
         @raise KeySetError: the file cannot be read or holds no usable key.
         """
         try:
-            with open(path, encoding="utf-8") as f:
-                document = json.load(f)
-        except OSError as e:
-            raise KeySetError(f"{path!r}: {e.strerror}")
-        except ValueError as e:
-            raise KeySetError(f"{path!r} is not JSON: {e}")
-        return cls(usableKeys(document))
+            return cls(usableKeys(readJsonFile(path)))
+        except DocumentError as e:
+            raise KeySetError(str(e))
 
     def keyFor(self, keyId, algorithm):
         return succeed(selectKey(self.keys, keyId, algorithm))

@@ -2,9 +2,9 @@
 From the person a token names to the GemStone user they work as.
 """
 
-import json
-
 import attr
+
+from gsmcpd.auth.documents import DocumentError, readJsonFile
 
 
 class UserMapError(ValueError):
@@ -34,12 +34,9 @@ class UserMap:
         @raise UserMapError: the file is unreadable or not such an object.
         """
         try:
-            with open(path, encoding="utf-8") as f:
-                document = json.load(f)
-        except OSError as e:
-            raise UserMapError(f"{path!r}: {e.strerror}")
-        except ValueError as e:
-            raise UserMapError(f"{path!r} is not JSON: {e}")
+            document = readJsonFile(path)
+        except DocumentError as e:
+            raise UserMapError(str(e))
         if not isinstance(document, dict) or not all(
                 isinstance(user, str) and user
                 for user in document.values()):
