@@ -17,7 +17,8 @@ from twisted.web.resource import Resource
 from gsmcpd.auth.documents import (
     DEFAULT_FRESHNESS, MAX_FRESHNESS, MIN_FRESHNESS, freshness)
 from gsmcpd.auth.keys import (
-    UNKNOWN_KEY_REFRESH_INTERVAL, KeyFile, KeySetError, RemoteKeys,
+    UNKNOWN_KEY_REFRESH_INTERVAL, KeyFile, KeySetError, KeysUnavailable,
+    RemoteKeys,
     discoveryUrls, usableKeys)
 from gsmcpd.auth.tokens import TokenValidator
 from tests.idp import AUDIENCE, CACHE_SECONDS, ISSUER, IdentityProvider
@@ -177,7 +178,7 @@ class RemoteKeysTests(SynchronousTestCase):
                           jwksUrl="http://idp.test/certs")
         d = keys.keyFor("rsa-1", "RS256")
         self.client.flush()
-        self.assertIsNone(self.successResultOf(d))
+        self.failureResultOf(d, KeysUnavailable)
         self.assertEqual(self.idp.jwksFetches, 0)
 
     def test_cached(self):
@@ -221,7 +222,8 @@ class RemoteKeysTests(SynchronousTestCase):
 
     def test_noKeysYet(self):
         self.web.down = True
-        self.failureResultOf(self.validate(self.provider.token()))
+        self.failureResultOf(self.validate(self.provider.token()),
+                             KeysUnavailable)
         self.web.down = False
         self.clock.advance(UNKNOWN_KEY_REFRESH_INTERVAL)
         self.successResultOf(self.validate(self.provider.token()))
@@ -230,7 +232,7 @@ class RemoteKeysTests(SynchronousTestCase):
         self.provider.issuer = "https://idp.test/realms/other"
         d = self.keys.keyFor("rsa-1", "RS256")
         self.client.flush()
-        self.assertIsNone(self.successResultOf(d))
+        self.failureResultOf(d, KeysUnavailable)
         self.assertEqual(self.idp.jwksFetches, 0)
 
     def test_concurrentRefreshesShareOneFetch(self):
@@ -247,4 +249,4 @@ class RemoteKeysTests(SynchronousTestCase):
         self.provider.jwks = lambda: json.loads('"nope"')
         d = self.keys.keyFor("rsa-1", "RS256")
         self.client.flush()
-        self.assertIsNone(self.successResultOf(d))
+        self.failureResultOf(d, KeysUnavailable)

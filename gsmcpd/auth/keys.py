@@ -12,7 +12,7 @@ from twisted.python.failure import Failure
 from zope.interface import Interface, implementer
 
 from gsmcpd.auth.documents import DocumentError, fetchDocument, readJsonFile
-from gsmcpd.auth.tokens import ACCEPTED_ALGORITHMS
+from gsmcpd.auth.tokens import ACCEPTED_ALGORITHMS, InvalidToken
 
 UNKNOWN_KEY_REFRESH_INTERVAL = 60.0
 """Seconds between refreshes an unknown C{kid} may cause: a stream of
@@ -22,6 +22,13 @@ forged key ids cannot make the daemon hammer the authorization server."""
 class KeySetError(Exception):
     """
     A JWKS document holds no key this resource server can use.
+    """
+
+
+class KeysUnavailable(InvalidToken):
+    """
+    No key is known yet: the authorization server's keys could not be
+    fetched, so no token can be checked.
     """
 
 
@@ -36,7 +43,7 @@ class IKeySource(Interface):
 
         @param keyId: the token header's C{kid}, or L{None}.
         @return: a L{Deferred} firing with a C{jwt.PyJWK}, or L{None} when
-            no published key fits.
+            no published key fits, or failing with L{KeysUnavailable}.
         """
 
 
@@ -161,6 +168,10 @@ class RemoteKeys:
         now = self.clock.seconds()
         if not self.keys:
             yield self.refresh()
+            if not self.keys:
+                raise KeysUnavailable(
+                    "the token cannot be checked: the authorization "
+                    "server's keys are unavailable (see the server log)")
         elif self._freshUntil is None or now >= self._freshUntil:
             self.refresh()
         key = selectKey(self.keys, keyId, algorithm)
