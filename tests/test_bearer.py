@@ -6,6 +6,8 @@ session answering only the identity that opened it.
 import json
 
 import attr
+from klein import Klein
+from treq.testing import StubTreq
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 from twisted.web.test.requesthelper import DummyRequest
@@ -14,7 +16,8 @@ from gsmcpd.auth.keys import KeyFile, usableKeys
 from gsmcpd.auth.resource import ProtectedResource
 from gsmcpd.auth.scopes import ScopeToolsets
 from gsmcpd.auth.tokens import Principal, TokenValidator
-from gsmcpd.transport.bearer import PRINCIPAL, BearerGate, principalOf
+from gsmcpd.transport.bearer import (
+    PRINCIPAL, BearerGate, BearerResource, principalOf)
 from tests.idp import AUDIENCE, ISSUER, IdentityProvider
 
 NOW = 1_800_000_000.0
@@ -100,3 +103,79 @@ class BearerGateTests(SynchronousTestCase):
             {"browsing", "mutation"})
         self.assertIsNone(BearerGate(None, None).toolsetsFor(
             principal("a")))
+
+
+class _App:
+    """
+    Stands in for the MCP app: answers who it was asked by.
+    """
+
+    app = Klein()
+
+    @app.route("/mcp", methods=["POST", "GET", "DELETE"])
+    def mcp(self, request):
+        return principalOf(request).user.encode()
+
+
+class BearerResourceTests(SynchronousTestCase):
+    """
+    L{BearerResource} in front of an app, through StubTreq.
+    """
+
+    def setUp(self):
+        clock = Clock()
+        clock.advance(NOW)
+        self.provider = IdentityProvider(now=NOW)
+        gate = BearerGate(
+            TokenValidator(KeyFile(usableKeys(self.provider.jwks())), ISSUER,
+                           AUDIENCE, clock),
+            ProtectedResource(AUDIENCE, ISSUER))
+        self.sessions = {}
+        self.client = StubTreq(BearerResource(_App().app.resource(), gate,
+                                              self.sessions))
+
+    def request(self, method, path="/mcp", token=None, session=None):
+        headers = {}
+        if token is not None:
+            headers[b"authorization"] = [b"Bearer " + token.encode()]
+        if session is not None:
+            headers[b"mcp-session-id"] = [session.encode()]
+        response = self.successResultOf(self.client.request(
+            method, "https://127.0.0.1:8443" + path, headers=headers))
+        return response, self.successResultOf(self.client.content(response))
+
+    def test_admitted(self):
+        response, body = self.request("POST", token=self.provider.token())
+        self.assertEqual((response.code, body), (200, b"DataCurator"))
+
+    def test_challenge(self):
+        response, body = self.request("POST", token="garbage")
+        self.assertEqual(response.code, 401)
+        self.assertIn(b'error="invalid_token"', response.headers
+                      .getRawHeaders(b"www-authenticate")[0])
+        self.assertEqual(json.loads(body)["error"]["code"], -32600)
+
+    def test_everyVerbGated(self):
+        for method in ("GET", "DELETE", "POST"):
+            self.assertEqual(self.request(method)[0].code, 401)
+
+    def test_metadataWithoutToken(self):
+        for path in ("/.well-known/oauth-protected-resource",
+                     "/.well-known/oauth-protected-resource/mcp"):
+            response, body = self.request("GET", path)
+            self.assertEqual((response.code, json.loads(body)["resource"]),
+                             (200, AUDIENCE))
+        self.assertEqual(self.request(
+            "POST", "/.well-known/oauth-protected-resource")[0].code, 405)
+
+    def test_anotherIdentitysSession(self):
+        self.sessions["s1"] = _Session("s1", principal("alice"))
+        response, body = self.request("POST", token=self.provider.token(
+            sub="mallory"), session="s1")
+        self.assertEqual(response.code, 404)
+
+    def test_ownSession(self):
+        self.sessions["s1"] = _Session("s1", principal("alice"))
+        response, body = self.request("POST", token=self.provider.token(
+            sub="alice"), session="s1")
+        self.assertEqual((response.code, body), (200, b"alice"))
