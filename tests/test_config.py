@@ -1,10 +1,10 @@
 """
-Tests for L{gsmcpd.config}: options, environment, and refusals.
+Tests for L{gsmcpd.daemon.options}: options, environment, and refusals.
 """
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.config import Config, ConfigError, Options, parseCount
+from gsmcpd.daemon.options import Config, ConfigError, Options, parseCount
 
 
 class ConfigTests(SynchronousTestCase):

@@ -6,8 +6,8 @@ these hold for every tool.
 import jsonschema
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.jsonrpc import Message
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.tools.registry import CORE_TOOLSETS, ToolRegistry, toolsetClass
 
 REFERENCE_TOOLS = {

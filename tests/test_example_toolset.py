@@ -7,11 +7,11 @@ that answers its template.
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.jsonrpc import Message
-from gsmcpd.sessions import McpSession
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.jsonrpc import Message
+from gsmcpd.sessions.client import McpSession
 from gsmcpd.smalltalk.check import loadKnownNames, unknownNames
-from gsmcpd.templates import Template
+from gsmcpd.tools.templates.render import Template
 from gsmcpd.tools.registry import ToolRegistry, buildToolsets
 from tests.fakes import FakeGem
 from tests.test_template_selectors import KNOWN_NAMES

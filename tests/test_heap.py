@@ -1,11 +1,11 @@
 """
-Tests for L{gsmcpd.heap}.
+Tests for L{gsmcpd.daemon.heap}.
 """
 
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.heap import FREEZE_INTERVAL, THAW_EVERY, FrozenHeap
+from gsmcpd.daemon.heap import FREEZE_INTERVAL, THAW_EVERY, FrozenHeap
 
 
 class RecordingCollector:

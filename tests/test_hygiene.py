@@ -6,11 +6,11 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
-from gsmcpd.escalation import RunningCall
+from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.gci.errors import GciError
-from gsmcpd.hygiene import CACHE_NAME_LIMIT, HYGIENE_INTERVAL, ViewHygiene, \
+from gsmcpd.sessions.hygiene import CACHE_NAME_LIMIT, HYGIENE_INTERVAL, ViewHygiene, \
     gemName
-from gsmcpd.sessions import SessionRegistry
+from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.ledger import methodKey
 from tests.fakes import FakeGem, FakePool, SmalltalkRaised
 

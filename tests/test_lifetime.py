@@ -10,8 +10,8 @@ from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.lifetime import LifetimePolicy, PolicyError, Reaper
-from gsmcpd.sse import OUTBOX_LIMIT, Outbox
+from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError, Reaper
+from gsmcpd.sessions.outbox import OUTBOX_LIMIT, Outbox
 from tests.test_web import Collector, TransportTestCase, request
 
 

@@ -13,9 +13,9 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 from twisted.web.client import HTTPConnectionPool
 
-from gsmcpd.config import Config, Options
-from gsmcpd.config import SIMULATED_TITLE
-from gsmcpd.service import GsmcpService, loadLibrary
+from gsmcpd.daemon.options import Config, Options
+from gsmcpd.daemon.options import SIMULATED_TITLE
+from gsmcpd.daemon.service import GsmcpService, loadLibrary
 from gsmcpd.testing.simulator.control import SimulatorControl
 
 

@@ -8,7 +8,7 @@ import json
 
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.tools.conformance import ConformanceToolset
 from gsmcpd.tools.registry import ToolRegistry, buildToolsets
 from tests.test_lifetime import events

@@ -10,7 +10,7 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.smalltalk import Assignment, Literal, parse_expression
-from gsmcpd.templates import Template
+from gsmcpd.tools.templates.render import Template
 from gsmcpd.tools.ledger import classKey, methodKey
 from gsmcpd.tools.mutation import MutationToolset, locatedErrors
 from tests.toolharness import ToolHarness

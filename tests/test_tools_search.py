@@ -8,7 +8,7 @@ import jsonschema
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.jsonrpc import Message
+from gsmcpd.protocol.jsonrpc import Message
 from tests.test_tools_listing import codeModel
 from tests.toolharness import ToolHarness
 

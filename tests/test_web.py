@@ -10,11 +10,11 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.dispatch import SESSION_NOTE, Dispatcher, ServerIdentity
+from gsmcpd.protocol.dispatch import SESSION_NOTE, Dispatcher, ServerIdentity
 from gsmcpd.gci.errors import GciError
-from gsmcpd.sessions import SessionRegistry
+from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.registry import ToolRegistry
-from gsmcpd.web import MAX_BODY_BYTES, McpApp
+from gsmcpd.transport.http import MAX_BODY_BYTES, McpApp
 from tests.fakes import FakePool, SmalltalkRaised
 
 JSON = {"content-type": ["application/json"],

@@ -11,12 +11,12 @@ and the model's answer in one synchronous call.
 from twisted.internet.defer import fail, inlineCallbacks, succeed
 from zope.interface import implementer
 
-from gsmcpd.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.escalation import RunningCall
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
-from gsmcpd.jsonrpc import Message
-from gsmcpd.sessions import McpSession
+from gsmcpd.protocol.jsonrpc import Message
+from gsmcpd.sessions.client import McpSession
 from gsmcpd.testing.simulator import errors as simulated
 from gsmcpd.testing.simulator.handlers import answer
 from gsmcpd.testing.simulator.stone import Stone

@@ -15,7 +15,7 @@ import jsonschema
 from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.gci.session import CallWithdrawn
-from gsmcpd.templates import TEMPLATE_PACKAGE, Template
+from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE, Template
 from gsmcpd.tools.ledger import ReadLedger, describeKey
 
 MAX_RESULT_BYTES = 1 << 20
@@ -302,18 +302,18 @@ class Toolset:
 
     def resources(self):
         """
-        The L{gsmcpd.surface.Resource}s this toolset serves.
+        The L{gsmcpd.tools.offerings.Resource}s this toolset serves.
         """
         return []
 
     def resourceTemplates(self):
         """
-        The L{gsmcpd.surface.ResourceTemplate}s this toolset serves.
+        The L{gsmcpd.tools.offerings.ResourceTemplate}s this toolset serves.
         """
         return []
 
     def prompts(self):
         """
-        The L{gsmcpd.surface.Prompt}s this toolset serves.
+        The L{gsmcpd.tools.offerings.Prompt}s this toolset serves.
         """
         return []

@@ -15,7 +15,7 @@ CORE_TOOLSETS = {
     "mutation": "gsmcpd.tools.mutation:MutationToolset",
     "search": "gsmcpd.tools.search:SearchToolset",
     "session": "gsmcpd.tools.session:SessionToolset",
-    "testing": "gsmcpd.tools.testing:TestingToolset",
+    "testing": "gsmcpd.tools.sunit:TestingToolset",
 }
 """The seven core toolsets, served when a deployment names none."""
 

@@ -13,21 +13,21 @@ from twisted.internet.endpoints import serverFromString
 from twisted.internet.threads import deferToThread
 from twisted.logger import Logger
 
-from gsmcpd.config import ConfigError
-from gsmcpd.dispatch import Dispatcher
+from gsmcpd.daemon.options import ConfigError
+from gsmcpd.protocol.dispatch import Dispatcher
 from gsmcpd.gci.library import GciLibrary, GciLibraryError, findLibrary
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import GemSession, LoginParameters
-from gsmcpd.heap import FrozenHeap
-from gsmcpd.hygiene import ViewHygiene
-from gsmcpd.identity import WorkerLogins, grantNeeded
+from gsmcpd.daemon.heap import FrozenHeap
+from gsmcpd.sessions.hygiene import ViewHygiene
+from gsmcpd.sessions.workers import WorkerLogins, grantNeeded
 from gsmcpd.tools.base import ToolCall, ToolError
-from gsmcpd.lifetime import Reaper
-from gsmcpd.outbound import PendingRequests
-from gsmcpd.sessions import SessionRegistry
+from gsmcpd.sessions.lifetime import Reaper
+from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.registry import ToolRegistry
-from gsmcpd.web import McpApp, McpSite
+from gsmcpd.transport.http import McpApp, McpSite
 
 SIMULATED_USER = "DataCurator"
 SIMULATED_UNCAPPED = 10_000

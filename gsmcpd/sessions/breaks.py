@@ -45,7 +45,8 @@ class RunningCall:
     @ivar progress: called as C{progress(progress, total, message)} by a
         tool that can say how far it has got; a no-op unless the client
         asked for progress.
-    @ivar sink: the call's own event stream (see L{gsmcpd.sse.CallStream})
+    @ivar sink: the call's own event stream (see
+        L{gsmcpd.transport.sse.CallStream})
         when the request is answered as one, else L{None}.
     @ivar pending: the server's outstanding requests to clients.
     """

@@ -4,8 +4,8 @@ C{twistd gsmcp}: options in, the daemon's service out.
 
 from twisted.internet import reactor
 
-from gsmcpd.config import Config, ConfigError, Options
-from gsmcpd.service import GsmcpService, loadLibrary
+from gsmcpd.daemon.options import Config, ConfigError, Options
+from gsmcpd.daemon.service import GsmcpService, loadLibrary
 
 __all__ = ["Options", "makeService"]
 

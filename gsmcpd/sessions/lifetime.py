@@ -8,16 +8,16 @@ problem is telling a client that has gone from one that is merely quiet:
 a session with an open stream is probed with a ping before it is reaped; a
 session that never opened a stream is released soon after its last request;
 a session whose client hangs up its stream gets a short grace to come back
-(L{gsmcpd.sessions.SessionRegistry}).  A session with a call in flight is
-never reaped as idle, and a maintenance pass that runs wildly late (the host
-was suspended) forgives rather than reaping everyone at once.
+(L{gsmcpd.sessions.registry.SessionRegistry}).  A session with a call in
+flight is never reaped as idle, and a maintenance pass that runs wildly
+late (the host was suspended) forgives rather than reaping everyone at once.
 """
 
 import attr
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from gsmcpd.outbound import ClientAnsweredError, ClientDidNotAnswer
+from gsmcpd.protocol.outbound import ClientAnsweredError, ClientDidNotAnswer
 
 MAINTENANCE_INTERVAL = 10.0
 """Seconds between passes; mechanism, not policy."""

@@ -13,10 +13,11 @@ from twisted.logger import Logger
 from gsmcpd import __version__
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
-from gsmcpd.jsonrpc import (
+from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     SERVER_ERROR, JsonRpcError, result)
-from gsmcpd.surface import LOG_LEVELS, Surface
+from gsmcpd.protocol.surface import Surface
+from gsmcpd.sessions.client import LOG_LEVELS
 from gsmcpd.tools.base import ToolCall, ToolError, ToolResult
 
 SUPPORTED_PROTOCOL_VERSIONS = ("2025-06-18", "2025-11-25")
@@ -143,8 +144,8 @@ class Dispatcher:
         """
         Answer one request or notification on C{session}.
 
-        @param run: the request's L{gsmcpd.escalation.RunningCall}, through
-            which it can be ended and report progress.
+        @param run: the request's L{gsmcpd.sessions.breaks.RunningCall},
+            through which it can be ended and report progress.
 
         @return: a L{Deferred} firing with the response, or with L{None} for
             a notification.  A L{SessionGoneError} fails it.

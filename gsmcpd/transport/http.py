@@ -14,14 +14,14 @@ from twisted.internet.defer import DeferredList, FirstError, inlineCallbacks
 from twisted.logger import Logger
 from twisted.web.server import Request, Site
 
-from gsmcpd.dispatch import SUPPORTED_PROTOCOL_VERSIONS, SessionGoneError
+from gsmcpd.protocol.dispatch import SUPPORTED_PROTOCOL_VERSIONS, SessionGoneError
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
-from gsmcpd.jsonrpc import (
+from gsmcpd.protocol.jsonrpc import (
     INVALID_REQUEST, SERVER_ERROR, JsonRpcError, parseMessage, result)
-from gsmcpd.escalation import RunningCall
-from gsmcpd.outbound import PendingRequests
-from gsmcpd.sse import CallStream, parseEventId
+from gsmcpd.sessions.breaks import RunningCall
+from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.transport.sse import CallStream, parseEventId
 
 MAX_BODY_BYTES = 4 << 20
 """The largest request body accepted; a larger one is answered 413."""

@@ -14,9 +14,9 @@ import attr
 from twisted.python import usage
 
 from gsmcpd import __version__
-from gsmcpd.dispatch import ServerIdentity
-from gsmcpd.instructions import readInstructions, stockInstructions
-from gsmcpd.lifetime import LifetimePolicy, PolicyError
+from gsmcpd.protocol.dispatch import ServerIdentity
+from gsmcpd.protocol.instructions import readInstructions, stockInstructions
+from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
 from gsmcpd.tools.registry import CORE_TOOLSETS, ToolsetError, buildToolsets
 
 DEFAULT_PORT = "tcp:8000:interface=127.0.0.1"

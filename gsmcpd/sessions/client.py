@@ -1,0 +1,163 @@
+"""
+What the daemon holds for one MCP client: its GemStone session, its
+server-to-client outbox and streams, and its log budget.
+"""
+
+import secrets
+import time
+
+from gsmcpd.sessions.outbox import Outbox
+from gsmcpd.tools.ledger import ReadLedger
+from gsmcpd.transport.sse import EventSequence, EventStream
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical",
+              "alert", "emergency")
+"""RFC 5424 severities, least severe first, as MCP names them."""
+
+KEPT_SEQUENCES = 16
+"""Streams per session whose recent events are kept for resumption."""
+
+
+class LogBudget:
+    """
+    A token bucket for log messages to one client: a burst of 50, then 20
+    a second, so a chatty tool cannot flood a stream.
+    """
+
+    def __init__(self, seconds, rate=20.0, burst=50.0):
+        self._rate = rate
+        self._burst = burst
+        self._seconds = seconds
+        self._tokens = burst
+        self._last = seconds()
+
+    def spend(self):
+        now = self._seconds()
+        self._tokens = min(self._burst,
+                           self._tokens + (now - self._last) * self._rate)
+        self._last = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+
+def newHandle():
+    """
+    A session handle: 128 bits from the operating system's CSPRNG.
+    """
+    return secrets.token_hex(16)
+
+
+class McpSession:
+    """
+    One client's session.
+
+    @ivar handle: the opaque id the client sends back.
+    @ivar gem: the L{IGemSession} every call of this client runs on.
+    @ivar protocolVersion: the revision negotiated at C{initialize}.
+    @ivar clientInfo: what the client said it is.
+    @ivar ledger: what this client has read in its present view, for the
+        blind-write guardrail; it lives here, in the daemon, not the stone.
+    @ivar outbox: server-to-client messages waiting for the stream.
+    @ivar stream: the open event stream, or L{None}.
+    @ivar streamGeneration: how many streams this session has opened; the
+        newest wins.
+    @ivar createdAt: when it opened; C{lastActivity}: its last request.
+    @ivar probeGeneration: the stream generation an unanswered liveness ping
+        went down, or L{None}.
+    @ivar answeredProbeAt: when the client last answered one; it proves the
+        client live without counting as activity.
+    @ivar running: request id to the L{gsmcpd.escalation.RunningCall} of
+        each call in flight, so a cancellation or deadline can end it.
+    @ivar notices: lines for the client's next tool result (e.g. that the
+        server refreshed its view).
+    @ivar replacing: while its GemStone session is being replaced, a
+        L{Deferred} its next request waits on.
+    @ivar stoneSession: the GemStone session number; C{signalAbortBacklog}:
+        the stone's own backlog limit; C{stuckSince}: when its view was
+        found unmovable; C{pinnedSince}: since when a call in flight has
+        held the oldest commit record under backlog.
+    """
+
+    def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0,
+                 seconds=time.monotonic):
+        self.handle = handle
+        self.gem = gem
+        self.protocolVersion = protocolVersion
+        self.clientInfo = clientInfo
+        self.ledger = ReadLedger()
+        self.outbox = Outbox(handle)
+        self.stream = None
+        self.streamGeneration = 0
+        self.createdAt = self.lastActivity = now
+        self.probeGeneration = None
+        self.answeredProbeAt = now
+        self.running = {}
+        self.notices = []
+        self.stoneSession = None
+        self.signalAbortBacklog = None
+        self.stuckSince = None
+        self.pinnedSince = None
+        self.logLevel = "info"
+        self.sequences = {}
+        self._calls = 0
+        self.replacing = None
+        self.subscriptions = set()
+        self._logBudget = LogBudget(seconds)
+
+    def wantsLog(self, level):
+        """
+        Whether to send a log message of C{level}: at or above the level
+        the client set, and within the rate limit.
+        """
+        if LOG_LEVELS.index(level) < LOG_LEVELS.index(self.logLevel):
+            return False
+        return self._logBudget.spend()
+
+    @property
+    def busy(self):
+        """
+        Whether a call of this session is queued or running.
+        """
+        return self.gem.busy
+
+    def post(self, message):
+        """
+        Queue a server-to-client message, and send it if a stream is open.
+        """
+        self.outbox.put(message)
+        if self.stream is not None:
+            self.stream.flush()
+
+    def openStream(self, request, clock, onLost, replay=()):
+        """
+        Answer C{request} as this session's event stream; the newest GET
+        wins, so the previous stream ends.
+
+        @param replay: events of a previous stream to send first, for a
+            client that resumed it.
+        """
+        self.streamGeneration += 1
+        previous = self.stream
+        self.stream = EventStream(request, clock, self.outbox,
+                                  self.streamGeneration, onLost,
+                                  replay=replay)
+        self._keep(self.stream.sequence)
+        if previous is not None:
+            previous.end("superseded")
+        return self.stream
+
+    def callSequence(self, owner):
+        """
+        Numbered events for a call answered as a stream.
+        """
+        self._calls += 1
+        sequence = EventSequence(f"c{self._calls}", owner)
+        self._keep(sequence)
+        return sequence
+
+    def _keep(self, sequence):
+        self.sequences[sequence.key] = sequence
+        while len(self.sequences) > KEPT_SEQUENCES:
+            del self.sequences[next(iter(self.sequences))]
