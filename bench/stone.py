@@ -13,7 +13,7 @@ import threading
 import time
 
 from gsmcpd.gci.library import GciLibrary
-from gsmcpd.daemon.service import SIMULATED_PASSWORD, SIMULATED_USER
+from gsmcpd.daemon.stone import SIMULATED_PASSWORD, SIMULATED_USER
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.launch import launch
 from gsmcpd.tools.templates.render import Template

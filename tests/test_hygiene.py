@@ -8,8 +8,8 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.gci.errors import GciError
-from gsmcpd.sessions.hygiene import CACHE_NAME_LIMIT, HYGIENE_INTERVAL, ViewHygiene, \
-    gemName
+from gsmcpd.sessions.hygiene import (
+    CACHE_NAME_LIMIT, GemPreparation, ViewHygiene, gemName)
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.ledger import methodKey
 from tests.fakes import FakeGem, FakePool, SmalltalkRaised
@@ -35,13 +35,12 @@ class HygieneTestCase(TestCase):
     def setUp(self):
         self.clock = Clock()
         self.pool = FakePool()
-        self.registry = SessionRegistry(self.pool, self.clock)
+        self.registry = SessionRegistry(
+            self.pool, self.clock, prepare=GemPreparation(lambda: "8000"))
         self.control = FakeGem("control")
         self.hygiene = ViewHygiene(self.registry, self.clock,
                                    self.maxCommitsBehind, stuckViewGrace=300,
-                                   pinnedViewGrace=120, port=lambda: "8000",
-                                   control=self.control)
-        self.registry.prepare = self.hygiene.prepare
+                                   pinnedViewGrace=120, control=self.control)
         self.state = {"commitsBehind": 0, "signalAbortBacklog": None,
                       "session": 7}
         self.backlog = {"backlog": 0, "oldestPinnedBy": []}
@@ -84,15 +83,13 @@ class RefreshTests(HygieneTestCase):
 
     def test_closeEnoughLeftAlone(self):
         self.state["commitsBehind"] = 19
-        self.clock.advance(HYGIENE_INTERVAL)
+        self.hygiene.maintain()
         self.assertNotIn("continue_transaction", self.tags())
 
     def test_farBehindRefreshedAndTold(self):
         self.session.ledger.recordRead(methodKey("Account", "deposit:"), "x")
         self.state["commitsBehind"] = 25
-        self.hygiene.start()
-        self.addCleanup(self.hygiene.stop)
-        self.clock.advance(HYGIENE_INTERVAL)
+        self.hygiene.maintain()
         self.assertEqual(self.tags()[-1], "continue_transaction")
         [notice] = self.session.notices
         self.assertIn("25 commits behind", notice)

@@ -1,232 +1,173 @@
 """
-The running daemon: the GCI library, the session pool, the HTTP site, and
-(with C{--simulated}) the simulated stone's process.
+The daemon's service tree, and its assembly from a configuration.
+
+Every collaborator is built once, here, and handed what it needs in its
+constructor; nothing is wired afterwards.  The tree is Twisted's own: a
+L{MultiService} whose children are the stone, a L{Maintenance} service per
+periodic pass (the reaper, view hygiene, the heap) and the listening port.
 """
 
-import os
-import shutil
-import tempfile
-
-from twisted.application.service import Service
-from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.application.service import MultiService, Service
+from twisted.internet.defer import inlineCallbacks
 from twisted.internet.endpoints import serverFromString
-from twisted.internet.threads import deferToThread
 from twisted.logger import Logger
 
-from gsmcpd.daemon.options import ConfigError
-from gsmcpd.protocol.dispatch import Dispatcher
-from gsmcpd.gci.library import GciLibrary, GciLibraryError, findLibrary
+from gsmcpd.daemon.heap import FREEZE_INTERVAL, FrozenHeap
+from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
+from gsmcpd.daemon.maintenance import Maintenance
+from gsmcpd.daemon.outcome import Outcome
+from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.daemon.stone import (
+    SIMULATED_UNCAPPED, ControlSession, SimulatedStone, StartupRefused,
+    StoneService, WorkerCheck, realLogin)
 from gsmcpd.gci.pool import GemSessionPool
-from gsmcpd.gci.errors import GciError
-from gsmcpd.gci.session import GemSession, LoginParameters
-from gsmcpd.daemon.heap import FrozenHeap
-from gsmcpd.sessions.hygiene import ViewHygiene
-from gsmcpd.sessions.workers import WorkerLogins, grantNeeded
-from gsmcpd.tools.base import ToolCall, ToolError
-from gsmcpd.sessions.lifetime import Reaper
+from gsmcpd.gci.session import GemSession
+from gsmcpd.protocol.dispatch import Dispatcher
 from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, GemPreparation, \
+    ViewHygiene
+from gsmcpd.sessions.lifetime import Reaper
 from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.sessions.workers import WorkerLogins
 from gsmcpd.tools.registry import ToolRegistry
 from gsmcpd.transport.http import McpApp, McpSite
 
-SIMULATED_USER = "DataCurator"
-SIMULATED_UNCAPPED = 10_000
-"""The simulated stone's login cap when --max-sessions is none."""
-SIMULATED_PASSWORD = "swordfish"
 
-
-def loadLibrary(config, environ=None):
+class GsmcpService(MultiService):
     """
-    Load libgcits as C{config} names it: the simulated stone's, an explicit
-    path, or the one under C{$GEMSTONE/lib} (with libnetldi first).
+    Everything C{twistd gsmcp} runs.
 
-    @raise ConfigError: naming the setting, when it cannot be loaded.
-    """
-    environ = os.environ if environ is None else environ
-    try:
-        if config.simulated:
-            from gsmcpd.testing.simulator.build import SimulatorBuildError, libraryPath
-            try:
-                return GciLibrary.load(libraryPath())
-            except SimulatorBuildError as e:
-                raise ConfigError(f"--simulated: {e}")
-        if config.gciLibrary:
-            return GciLibrary.load(config.gciLibrary)
-        if not environ.get("GEMSTONE"):
-            raise ConfigError(
-                "--gci-library (GSMCP_GCI_LIBRARY) is not set and neither is "
-                "GEMSTONE, so libgcits cannot be found")
-        netldi, gcits = findLibrary(environ["GEMSTONE"])
-        return GciLibrary.load(gcits, netldi)
-    except GciLibraryError as e:
-        raise ConfigError(f"--gci-library: {e}")
-
-
-class StartupRefused(Exception):
-    """
-    The stone cannot be served as configured; the message says why.
-    """
-
-
-class GsmcpService(Service):
-    """
-    Everything C{twistd gsmcp} runs, started and stopped in order: the
-    simulated stone (if any) before the first login, every logout before
-    the stone stops.
+    The stone starts first; the other children (the maintenance passes,
+    then the listening port) start once it has answered, so nobody is
+    served by a daemon that cannot log in.  Children stop one after the
+    other in reverse: the port closes before the sessions are logged out,
+    and the stone stops last.  A refusal to start is logged in one line and
+    stops the reactor.
     """
 
     log = Logger()
 
-    def __init__(self, config, library, reactor):
-        self.config = config
-        self.library = library
-        self.reactor = reactor
-        self.simulator = None
-        self.sessions = None
-        self.control = None
-        self._listening = None
-        self._port = None
-
-    def whenListening(self):
+    def __init__(self, stone, serving, whenListening, reactor, banner):
         """
-        Once started: a L{Deferred} firing with the listening port.
+        @param stone: the L{StoneService}.
+        @param serving: the services started once the stone answered, the
+            listening port last.
+        @param whenListening: answers a L{Deferred} of the listening port.
+        @param banner: what the log line says is being served.
         """
-        d = Deferred()
+        super().__init__()
+        self._stone = stone
+        self._serving = tuple(serving)
+        self._whenListening = whenListening
+        self._reactor = reactor
+        self._banner = banner
+        self._outcome = Outcome()
+        for child in (stone, *serving):
+            child.setServiceParent(self)
 
-        def fire(port):
-            d.callback(port)
-            return port
-
-        self._listening.addBoth(fire)
-        return d
+    def privilegedStartService(self):
+        # Nothing binds before the stone has answered.
+        Service.privilegedStartService(self)
 
     def startService(self):
-        super().startService()
-        login = self._startStone()
-        config = self.config
-        self.control = GemSession(self.library, login, self.reactor,
-                                  "control")
-        credentials = config.workerUser and WorkerLogins(
-            self.control, login, config.workerUser)
-        pool = GemSessionPool(self.library, login, self.reactor,
-                              config.maxSessions, credentials)
-        self.sessions = SessionRegistry(pool, self.reactor,
-                                        config.lifetime.streamLossGrace)
-        pending = PendingRequests(self.reactor)
-        self.sessions.onClose.append(pending.forget)
-        self.reaper = Reaper(self.sessions, pending, config.lifetime,
-                             self.reactor)
-        self.hygiene = ViewHygiene(
-            self.sessions, self.reactor, config.maxCommitsBehind,
-            config.stuckViewGrace, config.pinnedViewGrace, self._portLabel,
-            self.control)
-        self.heap = FrozenHeap(self.reactor)
-        self.sessions.prepare = self.hygiene.prepare
-        self.sessions.stopGem = lambda number: ToolCall(
-            self.control).runTemplate("stop_session", {"session": number})
-        dispatcher = Dispatcher(ToolRegistry(config.toolsets),
-                                config.identity)
-        app = McpApp(self.sessions, dispatcher, self.reactor,
-                     config.allowedOrigins, pending, config.requestTimeout,
-                     config.pinnedViewGrace)
-        site = McpSite(app.resource(), config.accessLog)
-        self._listening = self._checkStone(credentials)
-        self._listening.addCallback(
-            lambda _: serverFromString(self.reactor, config.port).listen(site))
-        self._listening.addCallbacks(self._listened, self._refuse)
+        Service.startService(self)
+        self._stone.startService()
+        d = self._stone.ready.addCallback(lambda _: self._serve())
+        d.addCallbacks(self._listened, self._refuse)
 
-    @inlineCallbacks
-    def _checkStone(self, credentials):
-        """
-        Log the daemon's own session in and, with --worker-user, prove a
-        worker can log in, before serving anyone.
-        """
-        try:
-            yield self.control.login()
-        except GciError as e:
-            raise StartupRefused(
-                f"cannot log in to GemStone as {self.config.user!r}: "
-                f"GemStone error {e.number}: {e.message}")
-        if credentials is None:
-            return
-        try:
-            parameters = yield credentials()
-        except ToolError as e:
-            raise StartupRefused(
-                f"--worker-user {self.config.workerUser!r}: "
-                f"{self.config.user!r} cannot mint one-time passwords for it "
-                f"({e.message}); "
-                + grantNeeded(self.config.user, self.config.workerUser))
-        probe = GemSession(self.library, parameters, self.reactor, "probe")
-        try:
-            yield probe.login()
-        except GciError as e:
-            raise StartupRefused(
-                f"--worker-user {self.config.workerUser!r} cannot log in "
-                f"with a one-time password: GemStone error {e.number}: "
-                f"{e.message}")
-        finally:
-            yield probe.logout()
-
-    def _portLabel(self):
-        port = self._port
-        return str(port.getHost().port) if port is not None else "0"
+    def _serve(self):
+        if not self.running:
+            return None
+        for child in self._serving:
+            child.startService()
+        return self._whenListening().addErrback(_cannotListen)
 
     def _listened(self, port):
-        self._port = port
-        self.reaper.start()
-        self.hygiene.start()
-        self.heap.start()
-        self.log.info("gsmcpd serving MCP on {endpoint} (libgcits "
-                      "{version}{simulated})", endpoint=self.config.port,
-                      version=self.library.version,
-                      simulated=", SIMULATED stone" if self.config.simulated
-                      else "")
-        return port
+        if port is not None:
+            self.log.info("gsmcpd serving MCP on {banner}, port {port}",
+                          banner=self._banner, port=port.getHost().port)
+        self._outcome.settle(port)
 
     def _refuse(self, failure):
+        self._outcome.settle(failure)
+        if not self.running:
+            return
         if failure.check(StartupRefused):
             self.log.critical("gsmcpd: refusing to start: {why}",
                               why=failure.value)
         else:
-            self.log.failure("cannot listen on {endpoint}", failure,
-                             endpoint=self.config.port)
-        self.reactor.stop()
+            self.log.failure("gsmcpd: refusing to start", failure)
+        self._reactor.stop()
 
-    def _startStone(self):
-        if not self.config.simulated:
-            return LoginParameters(
-                stoneNrs=self.config.stoneNrs, gemNrs=self.config.gemNrs,
-                user=self.config.user, password=self.config.password,
-                hostUser=self.config.hostUser,
-                hostPassword=self.config.hostPassword)
-        from gsmcpd.testing.simulator.launch import launch
-        self._simulatorDir = tempfile.mkdtemp(prefix="gsmcpd-sim-")
-        socket = os.path.join(self._simulatorDir, "stone")
-        # Room for every session the daemon may open, its own, and a
-        # worker login being proved at startup.
-        self.simulator = launch(socket, maxLogins=(
-            self.config.maxSessions or SIMULATED_UNCAPPED) + 2)
-        self.log.info("started the simulated stone (a test double, not "
-                      "GemStone) at {socket}", socket=socket)
-        return LoginParameters(stoneNrs=socket, gemNrs=None,
-                               user=SIMULATED_USER,
-                               password=SIMULATED_PASSWORD)
+    def whenServing(self):
+        """
+        A L{Deferred} firing with the listening port once the stone has
+        answered and the port is open, or failing with why not.
+        """
+        return self._outcome.whenKnown()
 
     @inlineCallbacks
     def stopService(self):
-        if not self.running:
-            return
-        super().stopService()
-        if self._port is not None:
-            yield self._port.stopListening()
-        if self.sessions is not None:
-            self.reaper.stop()
-            self.hygiene.stop()
-            self.heap.stop()
-            yield self.sessions.closeAll("the server is stopping")
-            yield self.control.logout()
-        if self.simulator is not None:
-            yield deferToThread(self.simulator.stop)
-            shutil.rmtree(self._simulatorDir, ignore_errors=True)
-            self.log.info("stopped the simulated stone")
+        Service.stopService(self)
+        for child in reversed(list(self)):
+            if child.running:
+                yield child.stopService()
+
+
+def _cannotListen(failure):
+    raise StartupRefused(f"cannot listen: {failure.value}")
+
+
+def assemble(config, library, reactor):
+    """
+    The daemon's service tree for C{config}.
+
+    @raise ConfigError: C{--port} is not a Twisted endpoint.
+    """
+    try:
+        endpoint = ObservedEndpoint(serverFromString(reactor, config.port))
+    except ValueError as e:
+        raise ConfigError(f"--port {config.port!r}: {e}")
+    simulator = SimulatedStone(reactor, (
+        config.maxSessions or SIMULATED_UNCAPPED) + 2) \
+        if config.simulated else None
+    # Room above: every session the daemon may open, its own, and a worker
+    # login being proved at startup.
+    login = simulator.login if simulator else realLogin(config)
+
+    def openGem(parameters, name):
+        return GemSession(library, parameters, reactor, name)
+
+    control = ControlSession(lambda: openGem(login, "control"))
+    credentials = config.workerUser and WorkerLogins(
+        control, login, config.workerUser)
+    pending = PendingRequests(reactor)
+    sessions = SessionRegistry(
+        GemSessionPool(library, login, reactor, config.maxSessions,
+                       credentials),
+        reactor, config.lifetime.streamLossGrace,
+        prepare=GemPreparation(endpoint.portLabel), stopGem=control.stopGem,
+        onClose=[pending.forget])
+    reaper = Reaper(sessions, pending, config.lifetime, reactor)
+    hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
+                          config.stuckViewGrace, config.pinnedViewGrace,
+                          control)
+    app = McpApp(sessions,
+                 Dispatcher(ToolRegistry(config.toolsets), config.identity),
+                 reactor, config.allowedOrigins, pending,
+                 config.requestTimeout, config.pinnedViewGrace)
+    stone = StoneService(
+        control, sessions, login.user,
+        credentials and WorkerCheck(credentials, openGem, login.user,
+                                    config.workerUser),
+        simulator)
+    serving = [
+        Maintenance("reaper", reaper.interval, reaper.maintain, reactor),
+        Maintenance("hygiene", HYGIENE_INTERVAL, hygiene.maintain, reactor),
+        Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
+        listeningService(endpoint, McpSite(app.resource(), config.accessLog)),
+    ]
+    banner = f"{config.port} (libgcits {library.version}" + (
+        ", SIMULATED stone)" if config.simulated else ")")
+    return GsmcpService(stone, serving, endpoint.whenListening, reactor,
+                        banner)

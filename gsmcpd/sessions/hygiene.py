@@ -18,7 +18,6 @@ C{pinnedViewGrace}.  Neither is a time limit on a quiet stone.
 """
 
 from twisted.internet.defer import inlineCallbacks
-from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
 from gsmcpd.gci.errors import GciError
@@ -55,42 +54,21 @@ def refreshNotice(behind, stale):
     return notice
 
 
-class ViewHygiene:
+class GemPreparation:
     """
-    Names each session's gem as it opens, and keeps views moving.
+    Names each new session's gem in the shared cache, and learns the
+    stone's own backlog limit, before the session is registered.
 
-    @ivar maxCommitsBehind: the configured limit, or L{None} for no
-        refreshes.
+    @ivar port: answers the daemon's listening port, for the gem's name.
     """
 
     log = Logger()
 
-    def __init__(self, registry, clock, maxCommitsBehind=20,
-                 stuckViewGrace=600.0, pinnedViewGrace=600.0,
-                 port=lambda: "0", control=None):
-        self._registry = registry
-        self._control = control
-        self._clock = clock
-        self.maxCommitsBehind = maxCommitsBehind
-        self.stuckViewGrace = stuckViewGrace
-        self.pinnedViewGrace = pinnedViewGrace
+    def __init__(self, port=lambda: "0"):
         self._port = port
-        self._loop = LoopingCall(self.maintain)
-        self._loop.clock = clock
-
-    def start(self):
-        self._loop.start(HYGIENE_INTERVAL, now=False)
-
-    def stop(self):
-        if self._loop.running:
-            self._loop.stop()
 
     @inlineCallbacks
-    def prepare(self, session):
-        """
-        A new session: name its gem in the shared cache and learn the
-        stone's own backlog limit.
-        """
+    def __call__(self, session):
         call = ToolCall(session.gem)
         name = gemName(self._port(), session.handle)
         try:
@@ -105,6 +83,27 @@ class ViewHygiene:
             return
         session.stoneSession = state["session"]
         session.signalAbortBacklog = state["signalAbortBacklog"]
+
+
+class ViewHygiene:
+    """
+    Keeps views moving: the daemon runs L{maintain} each
+    L{HYGIENE_INTERVAL}.
+
+    @ivar maxCommitsBehind: the configured limit, or L{None} for no
+        refreshes.
+    """
+
+    log = Logger()
+
+    def __init__(self, registry, clock, maxCommitsBehind=20,
+                 stuckViewGrace=600.0, pinnedViewGrace=600.0, control=None):
+        self._registry = registry
+        self._control = control
+        self._clock = clock
+        self.maxCommitsBehind = maxCommitsBehind
+        self.stuckViewGrace = stuckViewGrace
+        self.pinnedViewGrace = pinnedViewGrace
 
     def limitFor(self, session):
         """

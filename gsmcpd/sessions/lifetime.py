@@ -14,7 +14,6 @@ late (the host was suspended) forgives rather than reaping everyone at once.
 """
 
 import attr
-from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
 from gsmcpd.protocol.outbound import ClientAnsweredError, ClientDidNotAnswer
@@ -53,48 +52,47 @@ class LifetimePolicy:
     streamLossGrace: float = 10.0
     maxLifetime: float | None = None
 
-    def validate(self):
+    def validate(self, nameOf=lambda field: field):
         """
+        @param nameOf: how the user knows a field of this policy (an
+            option, say); the message names the fields that way.
         @raise PolicyError: naming the settings at odds.
         """
         for name in ("idleTimeout", "probeAfter", "maxLifetime"):
             value = getattr(self, name)
             if value is not None and value <= 0:
-                raise PolicyError(f"{_option(name)} must be positive or none")
+                raise PolicyError(f"{nameOf(name)} must be positive or none")
         if self.streamlessIdleTimeout <= 0:
-            raise PolicyError(f"{_option('streamlessIdleTimeout')} must be "
+            raise PolicyError(f"{nameOf('streamlessIdleTimeout')} must be "
                               "positive: it is the floor for clients that "
                               "open no stream")
         if self.streamLossGrace < 0:
-            raise PolicyError(f"{_option('streamLossGrace')} cannot be "
+            raise PolicyError(f"{nameOf('streamLossGrace')} cannot be "
                               "negative")
         if self.idleTimeout is None and self.probeAfter is None:
             raise PolicyError(
-                f"with {_option('idleTimeout')} none, {_option('probeAfter')}"
+                f"with {nameOf('idleTimeout')} none, {nameOf('probeAfter')}"
                 " is what ends a session whose client has gone; it cannot "
                 "be none too")
         if self.idleTimeout is not None:
             if self.probeAfter is not None and \
                     self.probeAfter >= self.idleTimeout:
                 raise PolicyError(
-                    f"{_option('probeAfter')} ({self.probeAfter:g}s) must be "
-                    f"less than {_option('idleTimeout')} "
+                    f"{nameOf('probeAfter')} ({self.probeAfter:g}s) must be "
+                    f"less than {nameOf('idleTimeout')} "
                     f"({self.idleTimeout:g}s), or the probe never runs")
             if self.streamlessIdleTimeout > self.idleTimeout:
                 raise PolicyError(
-                    f"{_option('streamlessIdleTimeout')} cannot exceed "
-                    f"{_option('idleTimeout')}")
+                    f"{nameOf('streamlessIdleTimeout')} cannot exceed "
+                    f"{nameOf('idleTimeout')}")
         return self
-
-
-def _option(name):
-    return "--" + "".join("-" + c.lower() if c.isupper() else c
-                          for c in name)
 
 
 class Reaper:
     """
     The maintenance pass: probes idle sessions and releases gone ones.
+
+    @ivar interval: seconds between two passes.
     """
 
     log = Logger()
@@ -105,25 +103,16 @@ class Reaper:
         self._pending = pending
         self._policy = policy
         self._clock = clock
-        self._interval = interval
+        self.interval = interval
         self._lastPass = None
-        self._loop = LoopingCall(self.maintain)
-        self._loop.clock = clock
-
-    def start(self):
-        self._lastPass = self._clock.seconds()
-        self._loop.start(self._interval, now=False)
-
-    def stop(self):
-        if self._loop.running:
-            self._loop.stop()
 
     def maintain(self):
         """
-        One pass over every session.
+        One pass over every session; the daemon runs one each L{interval}.
         """
         now = self._clock.seconds()
-        late = now - self._lastPass - self._interval
+        late = 0.0 if self._lastPass is None \
+            else now - self._lastPass - self.interval
         self._lastPass = now
         if late > SUSPEND_LATENESS:
             self.log.warn("maintenance ran {late:.0f}s late (host suspended?)"

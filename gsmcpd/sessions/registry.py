@@ -27,15 +27,16 @@ class SessionRegistry:
 
     log = Logger()
 
-    def __init__(self, pool, clock, streamLossGrace=10.0):
+    def __init__(self, pool, clock, streamLossGrace=10.0, prepare=None,
+                 stopGem=None, onClose=()):
         self._pool = pool
         self._clock = clock
         self.streamLossGrace = streamLossGrace
         self._sessions = {}
         self._graceTimers = {}
-        self.onClose = []
-        self.prepare = None
-        self.stopGem = None
+        self.onClose = list(onClose)
+        self.prepare = prepare
+        self.stopGem = stopGem
 
     def __len__(self):
         return len(self._sessions)
