@@ -85,6 +85,14 @@ class ControlSessionTests(SynchronousTestCase):
         self.successResultOf(self.control.logout())
         self.assertTrue(gem.loggedOut)
 
+    def test_abandon(self):
+        self.successResultOf(self.control.login())
+        gem = self.opened[0]
+        gem.held = True
+        self.control.execute('"gsmcp:status"\n1', 1000)
+        self.control.abandon("took neither break")
+        self.assertEqual(gem.abandoned, "took neither break")
+
 
 @attr.s
 class Credentials:
