@@ -153,6 +153,17 @@ class GsmcpServiceTests(SynchronousTestCase):
                                         "stop stone"])
         self.successResultOf(stopped)
 
+    def test_stopGoesOnPastAFailure(self):
+        self.service.startService()
+        self.ready.callback(None)
+        self.service.getServiceNamed("listening").stopping = Deferred()
+        stopped = self.service.stopService()
+        self.service.getServiceNamed("listening").stopping.errback(
+            OSError("the port was already gone"))
+        self.successResultOf(stopped)
+        self.assertEqual(self.journal[-2:], ["stop reaper", "stop stone"])
+        self.assertEqual(len(self.flushLoggedErrors(OSError)), 1)
+
     def test_stoppedBeforeTheStoneAnswered(self):
         """
         Only what started stops, and nothing starts after the stop.

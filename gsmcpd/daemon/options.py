@@ -54,6 +54,9 @@ class Config:
     """
     A validated configuration: one attribute per setting, and what follows
     from several together (L{lifetime}, L{toolsets}, L{identity}).
+
+    A new setting is one more declaration here (see
+    L{gsmcpd.daemon.settings}); its option, variable and help follow.
     """
 
     port = setting("port", "Twisted endpoint to listen on",
@@ -172,6 +175,7 @@ class Config:
             raise ConfigError("--host-password-file needs --host-user")
 
     def _lifetime(self):
+        # The lifetime settings are named as the policy's fields.
         policy = LifetimePolicy(**{
             field.name: getattr(self, field.name)
             for field in attr.fields(LifetimePolicy)})

@@ -40,8 +40,8 @@ class GsmcpService(MultiService):
     The stone starts first; the other children (the maintenance passes,
     then the listening port) start once it has answered, so nobody is
     served by a daemon that cannot log in.  Children stop one after the
-    other in reverse: the port closes before the sessions are logged out,
-    and the stone stops last.  A refusal to start is logged in one line and
+    other in reverse, even past one that fails: the port closes before the
+    sessions are logged out, and the stone stops last.  A refusal to start is logged in one line and
     stops the reactor.
     """
 
@@ -110,8 +110,13 @@ class GsmcpService(MultiService):
     def stopService(self):
         Service.stopService(self)
         for child in reversed(list(self)):
-            if child.running:
+            if not child.running:
+                continue
+            try:
                 yield child.stopService()
+            except Exception:
+                # The next child still stops: the sessions still log out.
+                self.log.failure("stopping {name}", name=child.name)
 
 
 def _cannotListen(failure):
