@@ -49,9 +49,8 @@ class FakeStone(Recorded):
         super().__init__("stone", journal)
         self._ready = ready
 
-    def startService(self):
-        super().startService()
-        self.ready = self._ready
+    def whenReady(self):
+        return self._ready
 
 
 class FakeReactor:

@@ -178,16 +178,17 @@ class StoneServiceTests(SynchronousTestCase):
     def test_simulatorThenLogin(self):
         self.service.startService()
         self.assertEqual(self.journal, ["simulator start"])
-        self.assertNoResult(self.service.ready)
+        self.assertNoResult(self.service.whenReady())
         self.simulator.started.callback(None)
-        self.successResultOf(self.service.ready)
+        self.successResultOf(self.service.whenReady())
         self.assertEqual(self.journal, ["simulator start", "control login"])
 
     def test_loginRefused(self):
         self.loginError = GciError(4051, "the password is wrong")
         self.simulator.started.callback(None)
         self.service.startService()
-        failure = self.failureResultOf(self.service.ready, StartupRefused)
+        failure = self.failureResultOf(self.service.whenReady(),
+                                       StartupRefused)
         self.assertEqual(str(failure.value),
                          "cannot log in to GemStone as 'DataCurator': "
                          "GemStone error 4051: the password is wrong")
@@ -199,7 +200,7 @@ class StoneServiceTests(SynchronousTestCase):
             FakeSessions(self.journal), "DataCurator",
             checkWorker=lambda: checked.append(True) or succeed(None))
         service.startService()
-        self.successResultOf(service.ready)
+        self.successResultOf(service.whenReady())
         self.assertEqual(checked, [True])
 
     def test_stopsSessionsThenOwnThenStone(self):

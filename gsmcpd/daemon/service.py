@@ -41,8 +41,8 @@ class GsmcpService(MultiService):
     then the listening port) start once it has answered, so nobody is
     served by a daemon that cannot log in.  Children stop one after the
     other in reverse, even past one that fails: the port closes before the
-    sessions are logged out, and the stone stops last.  A refusal to start is logged in one line and
-    stops the reactor.
+    sessions are logged out, and the stone stops last.  A refusal to start
+    is logged in one line and stops the reactor.
     """
 
     log = Logger()
@@ -72,7 +72,7 @@ class GsmcpService(MultiService):
     def startService(self):
         Service.startService(self)
         self._stone.startService()
-        d = self._stone.ready.addCallback(lambda _: self._serve())
+        d = self._stone.whenReady().addCallback(lambda _: self._serve())
         d.addCallbacks(self._listened, self._refuse)
 
     def _serve(self):

@@ -19,6 +19,7 @@ from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from gsmcpd.daemon.outcome import Outcome
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
@@ -220,9 +221,6 @@ class StoneService(Service):
     """
     The stone's side of the daemon's life.
 
-    @ivar ready: once started, a L{Deferred} firing when the daemon's own
-        session (and a worker's, with C{--worker-user}) has logged in, or
-        failing with L{StartupRefused}.
     @ivar sessions: the clients' sessions, closed when the service stops.
     @ivar simulator: the L{SimulatedStone}, or L{None}.
     """
@@ -236,11 +234,19 @@ class StoneService(Service):
         self._user = user
         self._checkWorker = checkWorker
         self.simulator = simulator
-        self.ready = None
+        self._ready = Outcome()
 
     def startService(self):
         super().startService()
-        self.ready = self._start()
+        self._start().addBoth(self._ready.settle)
+
+    def whenReady(self):
+        """
+        A L{Deferred} firing once the daemon's own session (and a worker's,
+        with C{--worker-user}) has logged in, or failing with
+        L{StartupRefused}.
+        """
+        return self._ready.whenKnown()
 
     @inlineCallbacks
     def _start(self):
