@@ -68,6 +68,13 @@ class DeclarationTests(SynchronousTestCase):
         self.assertEqual(self.read([], {"GSMCP_CONNECTION_LIMIT": "7"}).limit,
                          7)
 
+    def test_emptyVariableIsUnset(self):
+        example = self.read([], {"GSMCP_CONNECTION_LIMIT": "",
+                                 "GSMCP_TOKEN_FILE": "", "GSMCP_HOSTS": "",
+                                 "GSMCP_VERBOSE": ""})
+        self.assertEqual((example.limit, example.token, example.verbose,
+                          example.hosts), (10, None, False, ()))
+
     def test_refusalNamesTheSource(self):
         self.assertEqual(
             str(self.assertRaises(ConfigError, self.read,

@@ -78,8 +78,10 @@ class Setting:
         """
         This setting's value: from the command line (C{given}, as
         L{usage.Options} holds it), else the environment, else the default.
+        A variable set to nothing counts as unset, as environment files
+        write it.
         """
-        fromEnviron = environ.get(self.environ)
+        fromEnviron = environ.get(self.environ) or None
         source = f"--{self.option} "
         if self.kind == FLAG:
             return bool(given) or (
