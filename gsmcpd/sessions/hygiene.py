@@ -59,7 +59,7 @@ class GemPreparation:
     Names each new session's gem in the shared cache, and learns the
     stone's own backlog limit, before the session is registered.
 
-    @ivar port: answers the daemon's listening port, for the gem's name.
+    @param port: answers the daemon's listening port, for the gem's name.
     """
 
     log = Logger()
