@@ -26,7 +26,6 @@ class LifetimeTestCase(TransportTestCase):
     def setUp(self):
         super().setUp()
         self.sessions.streamLossGrace = self.policy.streamLossGrace
-        self.app.requestTimeout = self.requestTimeout
         self.reaper = Reaper(self.sessions, self.app.pending, self.policy,
                              self.clock)
         self.reaper.start()

@@ -17,7 +17,7 @@ import attr
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from gsmcpd.protocol.outbound import ClientAnsweredError, ClientDidNotAnswer
+from gsmcpd.sessions.interfaces import ClientAnsweredError, ClientDidNotAnswer
 
 MAINTENANCE_INTERVAL = 10.0
 """Seconds between passes; mechanism, not policy."""
