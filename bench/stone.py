@@ -17,7 +17,7 @@ from gsmcpd.daemon.stone import SIMULATED_PASSWORD, SIMULATED_USER
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.launch import launch
 from gsmcpd.tools.templates.render import Template
-from gsmcpd.tools.base import MAX_RESULT_BYTES
+from gsmcpd.tools.templates.run import MAX_RESULT_BYTES
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS
 
 

@@ -172,7 +172,7 @@ class PinnedViewTests(HygieneTestCase):
         self.hygiene.maintain()
         self.assertEqual(self.run.why, "pinned")
         self.assertIn("oldest commit record",
-                      self.run.endedMessage(None, 120))
+                      self.run.endedMessage())
 
     def test_quietRepositoryNeverEndsACall(self):
         self.backlog.update(backlog=3, oldestPinnedBy=[7])

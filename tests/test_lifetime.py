@@ -27,7 +27,6 @@ class LifetimeTestCase(TransportTestCase):
     def setUp(self):
         super().setUp()
         self.sessions.streamLossGrace = self.policy.streamLossGrace
-        self.app.requestTimeout = self.requestTimeout
         self.reaper = Reaper(self.sessions, self.app.pending, self.policy,
                              self.clock)
         passes = TimerService(self.reaper.interval, self.reaper.maintain)

@@ -12,7 +12,8 @@ from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.smalltalk import Assignment, Literal, parse_expression
 from gsmcpd.tools.templates.render import Template
 from gsmcpd.tools.ledger import classKey, methodKey
-from gsmcpd.tools.mutation import MutationToolset, locatedErrors
+from gsmcpd.tools.compiling import locatedErrors
+from gsmcpd.tools.mutation import MutationToolset
 from tests.toolharness import ToolHarness
 
 TOOLSETS = ("browsing", "mutation", "session", "execution", "testing")

@@ -31,15 +31,26 @@ class TransportTestCase(TestCase):
     """
 
     maxSessions = 3
+    requestTimeout = None
 
     def setUp(self):
         self.clock = Clock()
         self.pool = FakePool(self.maxSessions)
         self.sessions = SessionRegistry(self.pool, self.clock)
-        self.dispatcher = Dispatcher(
-            ToolRegistry.named(("execution", "session")), ServerIdentity())
-        self.app = McpApp(self.sessions, self.dispatcher, self.clock,
-                          allowedOriginHosts=["app.example"])
+        self.serve(self.makeDispatcher())
+
+    def makeDispatcher(self):
+        return Dispatcher(ToolRegistry.named(("execution", "session")),
+                          ServerIdentity())
+
+    def serve(self, dispatcher):
+        """
+        Answer requests with C{dispatcher} from now on.
+        """
+        self.dispatcher = dispatcher
+        self.app = McpApp(self.sessions, dispatcher, self.clock,
+                          allowedOriginHosts=["app.example"],
+                          requestTimeout=self.requestTimeout)
         self.treq = StubTreq(self.app.resource())
 
     @inlineCallbacks

@@ -21,6 +21,7 @@ from gsmcpd.testing.simulator import errors as simulated
 from gsmcpd.testing.simulator.handlers import answer
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.registry import ToolRegistry
+from tests.fakes import RecordingSink
 
 
 @implementer(IGemSession)
@@ -91,14 +92,12 @@ class ToolHarness:
         C{tools/call} from a client that asked for progress: the result and
         the C{(progress, total, message)} reports, in order.
         """
-        reports = []
-        run = RunningCall(self.session, 0, None, None)
-        run.wantsProgress = True
-        run.progress = lambda *report: reports.append(report)
+        sink = RecordingSink()
+        run = RunningCall(self.session, 0, None, None, sink)
         message = Message("request", "tools/call", next(self._ids),
                           {"name": name, "arguments": arguments}, {})
         response = yield self.dispatcher.handle(self.session, message, run)
-        return response.get("result", response.get("error")), reports
+        return response.get("result", response.get("error")), sink.reports
 
     @inlineCallbacks
     def text(self, name, /, **arguments):

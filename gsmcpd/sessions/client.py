@@ -8,7 +8,6 @@ import time
 
 from gsmcpd.sessions.outbox import Outbox
 from gsmcpd.tools.ledger import ReadLedger
-from gsmcpd.transport.sse import EventSequence, EventStream
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical",
               "alert", "emergency")
@@ -68,7 +67,7 @@ class McpSession:
         went down, or L{None}.
     @ivar answeredProbeAt: when the client last answered one; it proves the
         client live without counting as activity.
-    @ivar running: request id to the L{gsmcpd.escalation.RunningCall} of
+    @ivar running: request id to the L{gsmcpd.sessions.breaks.RunningCall} of
         each call in flight, so a cancellation or deadline can end it.
     @ivar notices: lines for the client's next tool result (e.g. that the
         server refreshed its view).
@@ -130,34 +129,34 @@ class McpSession:
         if self.stream is not None:
             self.stream.flush()
 
-    def openStream(self, request, clock, onLost, replay=()):
+    def attachStream(self, makeStream):
         """
-        Answer C{request} as this session's event stream; the newest GET
-        wins, so the previous stream ends.
+        Make this session's event stream; the newest wins, so the previous
+        one ends.
 
-        @param replay: events of a previous stream to send first, for a
-            client that resumed it.
+        @param makeStream: called with the new stream's generation; answers
+            the stream.
         """
         self.streamGeneration += 1
         previous = self.stream
-        self.stream = EventStream(request, clock, self.outbox,
-                                  self.streamGeneration, onLost,
-                                  replay=replay)
-        self._keep(self.stream.sequence)
+        self.stream = makeStream(self.streamGeneration)
+        self.keep(self.stream.sequence)
         if previous is not None:
             previous.end("superseded")
         return self.stream
 
-    def callSequence(self, owner):
+    def nextCallKey(self):
         """
-        Numbered events for a call answered as a stream.
+        The key of the next call answered as a stream.
         """
         self._calls += 1
-        sequence = EventSequence(f"c{self._calls}", owner)
-        self._keep(sequence)
-        return sequence
+        return f"c{self._calls}"
 
-    def _keep(self, sequence):
+    def keep(self, sequence):
+        """
+        Keep C{sequence}'s events for a client that resumes it; only the
+        newest L{KEPT_SEQUENCES} are kept.
+        """
         self.sequences[sequence.key] = sequence
         while len(self.sequences) > KEPT_SEQUENCES:
             del self.sequences[next(iter(self.sequences))]

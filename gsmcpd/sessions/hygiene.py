@@ -20,8 +20,8 @@ C{pinnedViewGrace}.  Neither is a time limit on a quiet stone.
 from twisted.internet.defer import inlineCallbacks
 from twisted.logger import Logger
 
-from gsmcpd.gci.errors import GciError
 from gsmcpd.tools.base import ToolCall, ToolError
+from gsmcpd.tools.templates.outcomes import FAILURES
 from gsmcpd.tools.ledger import describeKey
 
 HYGIENE_INTERVAL = 60.0
@@ -77,7 +77,7 @@ class GemPreparation:
                           "shared cache", handle=session.handle,
                           name=named["name"])
             state = yield call.runTemplate("session_state", {})
-        except (ToolError, GciError) as e:
+        except FAILURES as e:
             self.log.warn("session {handle}: preparing its gem: {error}",
                           handle=session.handle, error=e)
             return
@@ -145,7 +145,7 @@ class ViewHygiene:
             # Our own session must not be the one holding the oldest record.
             yield control.runTemplate("continue_transaction", {})
             state = yield control.runTemplate("backlog_state", {})
-        except (ToolError, GciError) as e:
+        except FAILURES as e:
             self.log.warn("reading the commit-record backlog: {error}",
                           error=e)
             return
@@ -161,8 +161,14 @@ class ViewHygiene:
                 session.pinnedSince = now
             elif now - session.pinnedSince >= self.pinnedViewGrace:
                 for run in list(session.running.values()):
-                    run.pinnedBacklog = backlog
-                    run.end("pinned")
+                    run.end("pinned", self._pinnedMessage(backlog))
+
+    def _pinnedMessage(self, backlog):
+        grace = self.pinnedViewGrace
+        return lambda how: (
+            f"The request held the repository's oldest commit record for "
+            f"over {grace:g}s while {backlog} commit records waited on it, "
+            f"and was ended by {how}.")
 
     @inlineCallbacks
     def check(self, session):
@@ -172,7 +178,7 @@ class ViewHygiene:
         call = ToolCall(session.gem, session.ledger)
         try:
             state = yield call.runTemplate("session_state", {})
-        except (ToolError, GciError) as e:
+        except FAILURES as e:
             self.log.warn("session {handle}: reading its view: {error}",
                           handle=session.handle, error=e)
             return

@@ -88,15 +88,17 @@ class SessionRegistry:
         if timer is not None:
             timer.cancel()
 
-    def openStream(self, session, request, replay=()):
+    def openStream(self, session, makeStream):
         """
-        Answer C{request} as C{session}'s event stream.  A client reopens
-        its stream on its own, so this retracts a stream-loss verdict but
-        is not activity.
+        Give C{session} a new event stream.  A client reopens its stream on
+        its own, so this retracts a stream-loss verdict but is not activity.
+
+        @param makeStream: called with the stream's generation and what to
+            call when its client loses it; answers the stream.
         """
         self._retract(session)
-        return session.openStream(request, self._clock, self._streamLost,
-                                  replay)
+        return session.attachStream(
+            lambda generation: makeStream(generation, self._streamLost))
 
     def _streamLost(self, stream):
         for session in self._sessions.values():

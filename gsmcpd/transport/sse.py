@@ -18,6 +18,8 @@ from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from gsmcpd.sessions.interfaces import ICallSink
+
 KEEPALIVE_INTERVAL = 15.0
 """Seconds between keepalive comments: sized to proxy and NAT idle timeouts."""
 WRITE_BLOCKED_LIMIT = 5.0
@@ -197,6 +199,7 @@ def parseEventId(text):
     return (key, int(number)) if key and number.isdigit() else None
 
 
+@implementer(ICallSink)
 class CallStream:
     """
     A C{POST} answered as an event stream: what the call sends the client
@@ -207,8 +210,7 @@ class CallStream:
     until the call is over.
     """
 
-    def __init__(self, request, clock, sequence, run, token=None,
-                 prime=False):
+    def __init__(self, request, clock, sequence, token=None, prime=False):
         self._request = request
         self._clock = clock
         self._token = token
@@ -223,11 +225,9 @@ class CallStream:
             request.write(sequence.priming())
         self._ticker = LoopingCall(self._elapsed)
         self._ticker.clock = clock
-        run.sink = self
-        if token is not None:
+        self.wantsProgress = token is not None
+        if self.wantsProgress:
             self._ticker.start(PROGRESS_INTERVAL, now=False)
-            run.progress = self.report
-            run.wantsProgress = True
 
     def post(self, message):
         """
