@@ -17,7 +17,7 @@ from gsmcpd.daemon.stone import (
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.gci.session import LoginParameters
-from gsmcpd.tools.base import ToolError
+from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 from tests.fakes import FakeGem
 
 
@@ -127,6 +127,13 @@ class WorkerCheckTests(SynchronousTestCase):
             StartupRefused)
         self.assertIn("addOnetimePasswordUserId: 'McpReadOnly'",
                       str(failure.value))
+
+    def test_gemDiedMinting(self):
+        failure = self.failureResultOf(
+            self.check(Credentials(GemGone(4100))), StartupRefused)
+        self.assertEqual(str(failure.value),
+                         "--worker-user 'McpReadOnly': minting its one-time "
+                         "password: the gem died (GemStone error 4100)")
 
     def test_cannotLogIn(self):
         failure = self.failureResultOf(

@@ -1,11 +1,15 @@
 """
-Tests for L{gsmcpd.daemon.tap} and the twistd plugin that names it.
+Tests for L{gsmcpd.daemon.tap}, the twistd plugin that names it, and the
+rule that every daemon module has its own test module.
 """
+
+import pathlib
 
 from twisted.application.service import MultiService
 from twisted.internet.testing import MemoryReactorClock
 from twisted.trial.unittest import SynchronousTestCase
 
+import gsmcpd.daemon
 from gsmcpd.daemon import tap
 from gsmcpd.daemon.options import Options
 
@@ -46,3 +50,14 @@ class PluginTests(SynchronousTestCase):
         self.assertEqual(gsmcp.tapname, "gsmcp")
         self.assertIs(gsmcp.options, Options)
         self.assertIs(gsmcp.makeService, tap.makeService)
+
+
+class EveryModuleTestedTests(SynchronousTestCase):
+
+    def test_testModulePerDaemonModule(self):
+        tests = pathlib.Path(__file__).parent
+        for module in pathlib.Path(gsmcpd.daemon.__file__).parent.glob(
+                "*.py"):
+            if module.name != "__init__.py":
+                self.assertTrue((tests / f"test_{module.name}").exists(),
+                                module.name)

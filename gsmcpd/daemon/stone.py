@@ -26,7 +26,8 @@ from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.gci.library import GciLibrary, GciLibraryError, findLibrary
 from gsmcpd.gci.session import LoginParameters
 from gsmcpd.sessions.workers import grantNeeded
-from gsmcpd.tools.base import ToolCall, ToolError
+from gsmcpd.tools.templates.outcomes import FAILURES, ToolError
+from gsmcpd.tools.templates.run import runTemplate
 
 SIMULATED_USER = "DataCurator"
 SIMULATED_PASSWORD = "swordfish"
@@ -134,8 +135,7 @@ class ControlSession:
         """
         Stop another session's gem, one that took neither break.
         """
-        return ToolCall(self).runTemplate("stop_session",
-                                          {"session": stoneSession})
+        return runTemplate(self, "stop_session", {"session": stoneSession})
 
 
 @attr.s
@@ -164,6 +164,10 @@ class WorkerCheck:
                 f"--worker-user {self.workerUser!r}: {self.user!r} cannot "
                 f"mint one-time passwords for it ({e.message}); "
                 + grantNeeded(self.user, self.workerUser))
+        except FAILURES as e:
+            raise StartupRefused(
+                f"--worker-user {self.workerUser!r}: minting its one-time "
+                f"password: {e}")
         probe = self.openGem(parameters, "probe")
         try:
             yield probe.login()
@@ -238,7 +242,9 @@ class StoneService(Service):
 
     def startService(self):
         super().startService()
-        self._start().addBoth(self._ready.settle)
+        # A refusal is handed to whoever waits (L{whenReady}), not left
+        # unhandled here.
+        self._start().addBoth(self._ready.settle).addErrback(lambda _: None)
 
     def whenReady(self):
         """
