@@ -7,8 +7,10 @@ import json
 
 from treq.testing import StubTreq
 from twisted.internet.defer import inlineCallbacks
+from twisted.internet.interfaces import IPushProducer
 from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
+from zope.interface.verify import verifyObject
 
 from gsmcpd.protocol.dispatch import SESSION_NOTE, Dispatcher, ServerIdentity
 from gsmcpd.gci.errors import GciError
@@ -477,6 +479,7 @@ class StreamTests(TransportTestCase):
         self.assertIn(b": keepalive\n\n", b"".join(received))
         stream = self.sessions.get(handle).stream
         self.assertTrue(stream.open)
+        self.assertTrue(verifyObject(IPushProducer, stream))
         yield self.treq.delete("http://127.0.0.1/mcp",
                                headers={"mcp-session-id": [handle]})
         self.treq.flush()

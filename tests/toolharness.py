@@ -49,6 +49,16 @@ class InProcessGem:
     def interrupt(self, hard):
         pass
 
+    def callState(self, d):
+        # Every call answers before execute returns: none is in flight.
+        return None
+
+    def endCall(self, d, hard):
+        return None
+
+    def abandon(self, reason):
+        self.logout()
+
     def logout(self):
         self.stone.logout(self.session)
         return succeed(None)
