@@ -69,7 +69,7 @@ class PrepareTests(HygieneTestCase):
         self.assertEqual(self.gem.calls[0],
                          ("name_gem", {"name": gemName(
                              "8000", self.session.handle)}))
-        self.assertEqual(self.session.stoneSession, 7)
+        self.assertEqual(self.session.view.stoneSession, 7)
 
     @inlineCallbacks
     def test_stoneLimitLowers(self):
@@ -91,7 +91,7 @@ class RefreshTests(HygieneTestCase):
         self.state["commitsBehind"] = 25
         self.hygiene.maintain()
         self.assertEqual(self.tags()[-1], "continue_transaction")
-        [notice] = self.session.notices
+        [notice] = self.session.view.notices
         self.assertIn("25 commits behind", notice)
         self.assertIn("uncommitted changes are kept", notice)
         self.assertIn("Account>>deposit:", notice)
@@ -154,7 +154,7 @@ class PinnedViewTests(HygieneTestCase):
         def running(_):
             self.gem.held = True
             self.run = RunningCall(self.session, 5, self.registry, self.clock)
-            self.session.running[5] = self.run
+            self.session.calls.running[5] = self.run
             self.run.current = self.gem.execute(
                 '"gsmcp:execute_code"\n| code limit |\n'
                 "code := '1'. limit := 1. 1", 100)

@@ -130,9 +130,9 @@ class ProbeTests(LifetimeTestCase):
             {"jsonrpc": "2.0", "id": "srv-1", "result": {}}, handle)
         self.assertEqual((response.code, body), (202, None))
         session = self.sessions.get(handle)
-        self.assertIsNone(session.probeGeneration)
+        self.assertIsNone(session.liveness.probeGeneration)
         # The answer proved it live but did not reset its activity clock.
-        self.assertLess(session.lastActivity, 100)
+        self.assertLess(session.liveness.lastActivity, 100)
         self.elapse(300, step=10)
         self.assertIsNone(self.sessions.get(handle))
 

@@ -71,7 +71,7 @@ class CallRunner:
         """
         The client cancelled a request: end it if it is still running.
         """
-        run = session.running.get(params.get("requestId"))
+        run = session.calls.running.get(params.get("requestId"))
         if run is not None:
             self.log.info("session {handle}: the client cancelled request "
                           "{id!r}: {reason}", handle=session.handle,
@@ -82,7 +82,7 @@ class CallRunner:
     def _run(self, session, message, sink):
         run = RunningCall(session, message.id, self._registry, self._clock,
                           sink, self._pending)
-        session.running[message.id] = run
+        session.calls.running[message.id] = run
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
         answered = self.dispatcher.handle(session, message, run)
@@ -103,7 +103,7 @@ class CallRunner:
             response = yield self._sessionGone(session, message,
                                                failure.value)
         finally:
-            session.running.pop(message.id, None)
+            session.calls.running.pop(message.id, None)
         if run.why == "cancelled":
             return None
         ended = run.endedMessage()

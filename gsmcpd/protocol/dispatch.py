@@ -309,7 +309,7 @@ class Dispatcher:
                                            "text": answer.text}])
         if needsCommit:
             content.append({"type": "text", "text": SESSION_NOTE})
-        notices, session.notices = session.notices, []
+        notices, session.view.notices = session.view.notices, []
         content.extend({"type": "text", "text": notice}
                        for notice in notices)
         rendered = {"content": content, "isError": answer.isError}

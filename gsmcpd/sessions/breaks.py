@@ -10,6 +10,7 @@ session is abandoned and replaced.  Each step costs the client that request
 only; only the last costs its uncommitted work.
 """
 
+import attr
 from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -29,6 +30,21 @@ STEPS = {
     "replaced": "replacing the GemStone session, since the call took neither "
                 "a soft nor a hard break (its uncommitted changes were lost)",
 }
+
+
+@attr.s(auto_attribs=True)
+class CallState:
+    """
+    One session's calls in flight.
+
+    @ivar running: request id to the L{RunningCall} of each call in flight,
+        so a cancellation or deadline can end it.
+    @ivar replacing: while its GemStone session is being replaced, a
+        L{Deferred} its next request waits on.
+    """
+
+    running: dict = attr.Factory(dict)
+    replacing: Deferred | None = None
 
 
 @implementer(ICallContext)

@@ -6,6 +6,9 @@ server-to-client outbox and streams, and its log budget.
 import secrets
 import time
 
+from gsmcpd.sessions.breaks import CallState
+from gsmcpd.sessions.hygiene import ViewState
+from gsmcpd.sessions.lifetime import Liveness
 from gsmcpd.sessions.outbox import Outbox
 from gsmcpd.tools.ledger import ReadLedger
 
@@ -62,21 +65,9 @@ class McpSession:
     @ivar stream: the open event stream, or L{None}.
     @ivar streamGeneration: how many streams this session has opened; the
         newest wins.
-    @ivar createdAt: when it opened; C{lastActivity}: its last request.
-    @ivar probeGeneration: the stream generation an unanswered liveness ping
-        went down, or L{None}.
-    @ivar answeredProbeAt: when the client last answered one; it proves the
-        client live without counting as activity.
-    @ivar running: request id to the L{gsmcpd.sessions.breaks.RunningCall} of
-        each call in flight, so a cancellation or deadline can end it.
-    @ivar notices: lines for the client's next tool result (e.g. that the
-        server refreshed its view).
-    @ivar replacing: while its GemStone session is being replaced, a
-        L{Deferred} its next request waits on.
-    @ivar stoneSession: the GemStone session number; C{signalAbortBacklog}:
-        the stone's own backlog limit; C{stuckSince}: when its view was
-        found unmovable; C{pinnedSince}: since when a call in flight has
-        held the oldest commit record under backlog.
+    @ivar liveness: the lifetime policy's state (L{Liveness}).
+    @ivar view: view hygiene's state (L{ViewState}).
+    @ivar calls: the calls in flight (L{CallState}).
     """
 
     def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0,
@@ -89,19 +80,12 @@ class McpSession:
         self.outbox = Outbox(handle)
         self.stream = None
         self.streamGeneration = 0
-        self.createdAt = self.lastActivity = now
-        self.probeGeneration = None
-        self.answeredProbeAt = now
-        self.running = {}
-        self.notices = []
-        self.stoneSession = None
-        self.signalAbortBacklog = None
-        self.stuckSince = None
-        self.pinnedSince = None
+        self.liveness = Liveness(now, now, now)
+        self.view = ViewState()
+        self.calls = CallState()
         self.logLevel = "info"
         self.sequences = {}
         self._calls = 0
-        self.replacing = None
         self.subscriptions = set()
         self._logBudget = LogBudget(seconds)
 

@@ -17,6 +17,7 @@ commit record while the backlog is real is ended after
 C{pinnedViewGrace}.  Neither is a time limit on a quiet stone.
 """
 
+import attr
 from twisted.internet.defer import inlineCallbacks
 from twisted.logger import Logger
 
@@ -27,6 +28,27 @@ from gsmcpd.tools.ledger import describeKey
 HYGIENE_INTERVAL = 60.0
 CACHE_NAME_LIMIT = 31
 """The shared cache takes names of 1 to 31 characters."""
+
+
+@attr.s(auto_attribs=True)
+class ViewState:
+    """
+    What view hygiene knows of one session.
+
+    @ivar stoneSession: the GemStone session number.
+    @ivar signalAbortBacklog: the stone's own backlog limit.
+    @ivar stuckSince: when its view was found unmovable.
+    @ivar pinnedSince: since when a call in flight has held the oldest
+        commit record under backlog.
+    @ivar notices: lines for the client's next tool result (e.g. that the
+        server refreshed its view).
+    """
+
+    stoneSession: int | None = None
+    signalAbortBacklog: int | None = None
+    stuckSince: float | None = None
+    pinnedSince: float | None = None
+    notices: list = attr.Factory(list)
 
 
 def gemName(port, handle, prefix="gsmcp"):
@@ -81,8 +103,8 @@ class GemPreparation:
             self.log.warn("session {handle}: preparing its gem: {error}",
                           handle=session.handle, error=e)
             return
-        session.stoneSession = state["session"]
-        session.signalAbortBacklog = state["signalAbortBacklog"]
+        session.view.stoneSession = state["session"]
+        session.view.signalAbortBacklog = state["signalAbortBacklog"]
 
 
 class ViewHygiene:
@@ -112,7 +134,7 @@ class ViewHygiene:
         if self.maxCommitsBehind is None:
             return None
         return min(limit for limit in (self.maxCommitsBehind,
-                                       session.signalAbortBacklog)
+                                       session.view.signalAbortBacklog)
                    if limit is not None)
 
     @inlineCallbacks
@@ -152,15 +174,15 @@ class ViewHygiene:
         now = self._clock.seconds()
         backlog, pinners = state["backlog"], state["oldestPinnedBy"]
         for session in busy:
-            limit = self.limitFor(session)
+            limit, view = self.limitFor(session), session.view
             if backlog is None or pinners is None or limit is None or \
-                    backlog < limit or session.stoneSession not in pinners:
-                session.pinnedSince = None
+                    backlog < limit or view.stoneSession not in pinners:
+                view.pinnedSince = None
                 continue
-            if session.pinnedSince is None:
-                session.pinnedSince = now
-            elif now - session.pinnedSince >= self.pinnedViewGrace:
-                for run in list(session.running.values()):
+            if view.pinnedSince is None:
+                view.pinnedSince = now
+            elif now - view.pinnedSince >= self.pinnedViewGrace:
+                for run in list(session.calls.running.values()):
                     run.end("pinned", self._pinnedMessage(backlog))
 
     def _pinnedMessage(self, backlog):
@@ -182,10 +204,10 @@ class ViewHygiene:
             self.log.warn("session {handle}: reading its view: {error}",
                           handle=session.handle, error=e)
             return
-        session.pinnedSince = None
+        session.view.pinnedSince = None
         behind, limit = state["commitsBehind"], self.limitFor(session)
         if behind is None or limit is None or behind < limit:
-            session.stuckSince = None
+            session.view.stuckSince = None
             return
         if session.busy:
             return
@@ -194,22 +216,22 @@ class ViewHygiene:
         except ToolError as e:
             self._stuck(session, behind, e)
             return
-        session.stuckSince = None
+        session.view.stuckSince = None
         stale = session.ledger.viewMoved()
-        session.notices.append(refreshNotice(behind, stale))
+        session.view.notices.append(refreshNotice(behind, stale))
         self.log.info("session {handle}: view refreshed ({behind} commits "
                       "behind)", handle=session.handle, behind=behind)
 
     def _stuck(self, session, behind, error):
         now = self._clock.seconds()
-        if session.stuckSince is None:
-            session.stuckSince = now
+        if session.view.stuckSince is None:
+            session.view.stuckSince = now
             self.log.warn("session {handle}: its view cannot be moved "
                           "({error}); it is {behind} commits behind",
                           handle=session.handle, error=error.message,
                           behind=behind)
-        elif now - session.stuckSince >= self.stuckViewGrace:
+        elif now - session.view.stuckSince >= self.stuckViewGrace:
             self._registry.close(
                 session.handle, f"its view could not be moved (after a "
                 f"failed commit) and stayed {behind} commits behind for "
-                f"{now - session.stuckSince:.0f}s")
+                f"{now - session.view.stuckSince:.0f}s")

@@ -16,7 +16,8 @@ late (the host was suspended) forgives rather than reaping everyone at once.
 import attr
 from twisted.logger import Logger
 
-from gsmcpd.sessions.interfaces import ClientAnsweredError, ClientDidNotAnswer
+from gsmcpd.sessions.interfaces import (
+    ClientAnsweredError, ClientDidNotAnswer)
 
 MAINTENANCE_INTERVAL = 10.0
 """Seconds between passes; mechanism, not policy."""
@@ -88,6 +89,24 @@ class LifetimePolicy:
         return self
 
 
+@attr.s(auto_attribs=True)
+class Liveness:
+    """
+    What the lifetime policy knows of one session.
+
+    @ivar createdAt: when it opened; C{lastActivity}: its last request.
+    @ivar answeredProbeAt: when the client last answered a ping; it proves
+        the client live without counting as activity.
+    @ivar probeGeneration: the stream generation an unanswered ping went
+        down, or L{None}.
+    """
+
+    createdAt: float
+    lastActivity: float
+    answeredProbeAt: float
+    probeGeneration: int | None = None
+
+
 class Reaper:
     """
     The maintenance pass: probes idle sessions and releases gone ones.
@@ -119,7 +138,8 @@ class Reaper:
                           "; forgiving every session that much idle time",
                           late=late)
             for session in self._registry:
-                session.lastActivity = min(now, session.lastActivity + late)
+                liveness = session.liveness
+                liveness.lastActivity = min(now, liveness.lastActivity + late)
             return
         for session in self._registry:
             if session.busy:
@@ -130,9 +150,9 @@ class Reaper:
 
     def _verdict(self, session, now):
         policy = self._policy
-        idle = now - session.lastActivity
+        idle = now - session.liveness.lastActivity
         if policy.maxLifetime is not None and \
-                now - session.createdAt >= policy.maxLifetime:
+                now - session.liveness.createdAt >= policy.maxLifetime:
             return f"it reached the {policy.maxLifetime:g}s lifetime cap"
         if session.stream is None:
             if idle >= policy.streamlessIdleTimeout:
@@ -141,23 +161,24 @@ class Reaper:
             return None
         if policy.idleTimeout is not None and idle >= policy.idleTimeout:
             return f"idle {idle:.0f}s (limit {policy.idleTimeout:g}s)"
-        quiet = now - max(session.lastActivity, session.answeredProbeAt)
+        liveness = session.liveness
+        quiet = now - max(liveness.lastActivity, liveness.answeredProbeAt)
         if policy.probeAfter is not None and quiet >= policy.probeAfter and \
-                session.probeGeneration is None:
+                liveness.probeGeneration is None:
             self._probe(session)
         return None
 
     def _probe(self, session):
         generation = session.stream.generation
-        session.probeGeneration = generation
+        session.liveness.probeGeneration = generation
 
         def answered(result):
-            session.probeGeneration = None
-            session.answeredProbeAt = self._clock.seconds()
+            session.liveness.probeGeneration = None
+            session.liveness.answeredProbeAt = self._clock.seconds()
 
         def unanswered(failure):
             failure.trap(ClientDidNotAnswer)
-            session.probeGeneration = None
+            session.liveness.probeGeneration = None
             stream = session.stream
             if self._registry.get(session.handle) is not session:
                 return

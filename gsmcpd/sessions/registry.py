@@ -80,7 +80,7 @@ class SessionRegistry:
         The client did something: it is active, and any verdict pending on
         a lost stream is retracted.
         """
-        session.lastActivity = self._clock.seconds()
+        session.liveness.lastActivity = self._clock.seconds()
         self._retract(session)
 
     def _retract(self, session):
@@ -154,8 +154,8 @@ class SessionRegistry:
         old = session.gem
         self.log.warn("session {handle}: replacing its GemStone session: "
                       "{reason}", handle=session.handle, reason=reason)
-        if self.stopGem is not None and session.stoneSession is not None:
-            maybeDeferred(self.stopGem, session.stoneSession).addErrback(
+        if self.stopGem is not None and session.view.stoneSession is not None:
+            maybeDeferred(self.stopGem, session.view.stoneSession).addErrback(
                 lambda f: self.log.failure("stopping an abandoned gem", f))
         d = self._pool.replace(old, name=session.handle[:8])
 
@@ -171,12 +171,12 @@ class SessionRegistry:
                               "not be replaced")
 
         def done(result):
-            session.replacing = None
+            session.calls.replacing = None
             waiting.callback(None)
             return result
 
         waiting = Deferred()
-        session.replacing = waiting
+        session.calls.replacing = waiting
         d.addCallbacks(replaced, failed).addBoth(done)
         return d
 

@@ -139,8 +139,8 @@ class McpApp:
             request.setResponseCode(202)
             return b""
         self.sessions.touch(session)
-        if session.replacing is not None:
-            yield session.replacing
+        if session.calls.replacing is not None:
+            yield session.calls.replacing
             session = self._session(request)
         stream = None
         if self.dispatcher.streams(message) and \
