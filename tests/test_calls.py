@@ -182,6 +182,27 @@ class UnexpectedErrorTests(GemStoneMethodsTestCase):
         self.assertIn("line 12", errors[1]["traceback"])
 
     @inlineCallbacks
+    def test_bugOnAStreamedCallEndsItsStream(self):
+        """
+        A call already answered as a stream gets its internal error as the
+        stream's last event.
+        """
+        response = yield self.treq.post(
+            "http://127.0.0.1/mcp",
+            data=json.dumps(request("tools/call", 7, name="buggy",
+                                    arguments={}, _meta={"progressToken": 1})
+                            ).encode(),
+            headers={"content-type": ["application/json"],
+                     "accept": ["application/json, text/event-stream"],
+                     "mcp-session-id": [self.handle]})
+        text = (yield response.content()).decode()
+        self.assertEqual(response.headers.getRawHeaders("content-type"),
+                         ["text/event-stream"])
+        last = json.loads([line for line in text.splitlines()
+                           if line.startswith("data: {")][-1][6:])
+        self.assertEqual((last["id"], last["error"]["code"]), (7, -32603))
+
+    @inlineCallbacks
     def test_unknownPathAnswersJson(self):
         response = yield self.treq.get("http://127.0.0.1/nowhere")
         body = yield response.json()

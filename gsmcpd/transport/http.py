@@ -12,6 +12,7 @@ import secrets
 from klein import Klein
 from twisted.internet.defer import inlineCallbacks
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from twisted.web.server import Request, Site
 from werkzeug.exceptions import HTTPException
 
@@ -146,7 +147,13 @@ class McpApp:
         if self.dispatcher.streams(message) and \
                 b"text/event-stream" in (request.getHeader(b"accept") or b""):
             stream = self._callStream(request, session, message)
-        response = yield self.calls.handle(session, message, stream)
+        try:
+            response = yield self.calls.handle(session, message, stream)
+        except Exception:
+            if stream is None:
+                raise
+            # The stream has begun: its last event carries the error.
+            response = self._internalError(request, Failure())
         if stream is not None:
             return stream.finish(response)
         if response is None:
@@ -244,10 +251,18 @@ class McpApp:
     @app.handle_errors(Exception)
     def unexpected(self, request, failure):
         """
-        A bug: the client gets a JSON-RPC internal error carrying its
-        request's id and a correlation id; the log gets one line, and the
-        traceback at debug level.  A request with an id is answered 200, so
-        its client matches the error to the request.
+        A bug: answered as a JSON-RPC internal error.  A request with an id
+        is answered 200, so its client matches the error to the request.
+        """
+        response = self._internalError(request, failure)
+        request.setResponseCode(500 if response["id"] is None else 200)
+        return self._json(request, response)
+
+    def _internalError(self, request, failure):
+        """
+        The response to a request that met a bug: a JSON-RPC internal error
+        carrying the request's id and a correlation id; the log gets one
+        line, and the traceback at debug level.
         """
         correlation = secrets.token_hex(6)
         self.log.error("internal error {correlation} answering {method} "
@@ -258,9 +273,7 @@ class McpApp:
         self.log.debug("internal error {correlation}: {traceback}",
                        correlation=correlation,
                        traceback=failure.getTraceback())
-        messageId = messageIdOf(request)
-        request.setResponseCode(500 if messageId is None else 200)
-        return self._json(request, JsonRpcError(
+        return JsonRpcError(
             INTERNAL_ERROR, f"Internal error (correlation id {correlation}); "
             "the server log has the details.",
-            {"correlationId": correlation}).asResponse(messageId))
+            {"correlationId": correlation}).asResponse(messageIdOf(request))
