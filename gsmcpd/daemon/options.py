@@ -17,7 +17,7 @@ from gsmcpd import __version__
 from gsmcpd.protocol.dispatch import ServerIdentity
 from gsmcpd.protocol.instructions import readInstructions, stockInstructions
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
-from gsmcpd.tools.registry import CORE_TOOLSETS, ToolsetError, buildToolsets
+from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolsetError, buildToolsets
 
 DEFAULT_PORT = "tcp:8000:interface=127.0.0.1"
 DEFAULT_MAX_SESSIONS = 3

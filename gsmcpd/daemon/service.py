@@ -26,7 +26,7 @@ from gsmcpd.tools.base import ToolCall, ToolError
 from gsmcpd.sessions.lifetime import Reaper
 from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.sessions.registry import SessionRegistry
-from gsmcpd.tools.registry import ToolRegistry
+from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.transport.http import McpApp, McpSite
 
 SIMULATED_USER = "DataCurator"
@@ -124,7 +124,7 @@ class GsmcpService(Service):
         self.sessions.prepare = self.hygiene.prepare
         self.sessions.stopGem = lambda number: ToolCall(
             self.control).runTemplate("stop_session", {"session": number})
-        dispatcher = Dispatcher(ToolRegistry(config.toolsets),
+        dispatcher = Dispatcher(ToolCatalog(config.toolsets),
                                 config.identity)
         app = McpApp(self.sessions, dispatcher, self.reactor,
                      config.allowedOrigins, pending, config.requestTimeout,
