@@ -13,7 +13,7 @@ from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.tools.base import (
     Tool, ToolResult, Toolset, annotations, closedSchema)
 from gsmcpd.tools.offerings import ResourceTemplate
-from gsmcpd.tools.registry import ToolRegistry
+from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.templates.outcomes import CallBroken, GemGone
 from tests.fakes import SmalltalkRaised
 from tests.test_web import TransportTestCase, request
@@ -60,7 +60,7 @@ class GemStoneMethodsTestCase(TransportTestCase):
 
     def makeDispatcher(self):
         self.failing = FailingToolset()
-        registry = ToolRegistry([*ToolRegistry.named(
+        registry = ToolCatalog([*ToolCatalog.named(
             ["execution", "browsing"]).toolsets, self.failing])
         return Dispatcher(registry, ServerIdentity())
 

@@ -10,7 +10,7 @@ from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.tools.conformance import ConformanceToolset
-from gsmcpd.tools.registry import ToolRegistry, buildToolsets
+from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from tests.test_lifetime import events
 from tests.test_web import Collector, TransportTestCase, request
 
@@ -24,7 +24,7 @@ class SurfaceTestCase(TransportTestCase):
         for toolset in toolsets:
             if isinstance(toolset, ConformanceToolset):
                 toolset.clock = self.clock
-        return Dispatcher(ToolRegistry(toolsets), ServerIdentity())
+        return Dispatcher(ToolCatalog(toolsets), ServerIdentity())
 
     @inlineCallbacks
     def rpc(self, handle, method, id=1, **params):
@@ -57,7 +57,7 @@ class CapabilityTests(SurfaceTestCase):
         self.assertEqual(set(body["result"]["capabilities"]),
                          {"tools", "resources", "prompts", "completions",
                           "logging"})
-        self.serve(Dispatcher(ToolRegistry.named(["execution"]),
+        self.serve(Dispatcher(ToolCatalog.named(["execution"]),
                               ServerIdentity()))
         _, body = yield self.initialize()
         self.assertEqual(list(body["result"]["capabilities"]), ["tools"])

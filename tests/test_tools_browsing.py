@@ -44,7 +44,7 @@ class SchemaTests(BrowsingTestCase):
         Six read-only tools with closed input schemas and valid output
         schemas.
         """
-        registry = self.harness.registry
+        registry = self.harness.tools
         self.assertEqual(sorted(tool.name for tool in registry),
                          sorted(CLASS_TOOLS + ("get_method_source",)))
         for tool in registry:

@@ -54,7 +54,7 @@ class MutationTestCase(TestCase):
         if result.get("isError"):
             self.fail(f"{name} failed: {result['content'][0]['text']}")
         jsonschema.Draft202012Validator(
-            harness.registry.get(name).outputSchema).validate(
+            harness.tools.get(name).outputSchema).validate(
                 result["structuredContent"])
         return result
 

@@ -15,7 +15,7 @@ from zope.interface.verify import verifyObject
 from gsmcpd.protocol.dispatch import SESSION_NOTE, Dispatcher, ServerIdentity
 from gsmcpd.gci.errors import GciError
 from gsmcpd.sessions.registry import SessionRegistry
-from gsmcpd.tools.registry import ToolRegistry
+from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.transport.http import MAX_BODY_BYTES, McpApp
 from tests.fakes import FakePool, SmalltalkRaised
 
@@ -42,7 +42,7 @@ class TransportTestCase(TestCase):
         self.serve(self.makeDispatcher())
 
     def makeDispatcher(self):
-        return Dispatcher(ToolRegistry.named(("execution", "session")),
+        return Dispatcher(ToolCatalog.named(("execution", "session")),
                           ServerIdentity())
 
     def serve(self, dispatcher):

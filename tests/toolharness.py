@@ -20,7 +20,7 @@ from gsmcpd.sessions.client import McpSession
 from gsmcpd.testing.simulator import errors as simulated
 from gsmcpd.testing.simulator.handlers import answer
 from gsmcpd.testing.simulator.stone import Stone
-from gsmcpd.tools.registry import ToolRegistry
+from gsmcpd.tools.catalog import ToolCatalog
 from tests.fakes import RecordingSink
 
 
@@ -71,20 +71,20 @@ class ToolHarness:
     @ivar stone: shared by every client made with L{newClient}.
     """
 
-    def __init__(self, toolsetNames, stone=None, registry=None):
+    def __init__(self, toolsetNames, stone=None, tools=None):
         self.stone = Stone() if stone is None else stone
-        self.registry = registry or ToolRegistry.named(toolsetNames)
+        self.tools = tools or ToolCatalog.named(toolsetNames)
         self.toolsetNames = toolsetNames
         self.gem = InProcessGem(self.stone)
         self.session = McpSession("0" * 32, self.gem, "2025-11-25", {})
-        self.dispatcher = Dispatcher(self.registry, ServerIdentity())
+        self.dispatcher = Dispatcher(self.tools, ServerIdentity())
         self._ids = iter(range(1, 10**6))
 
     def newClient(self):
         """
         Another client (its own session and view) of the same stone.
         """
-        return ToolHarness(self.toolsetNames, self.stone, self.registry)
+        return ToolHarness(self.toolsetNames, self.stone, self.tools)
 
     @inlineCallbacks
     def call(self, name, /, **arguments):

@@ -19,7 +19,7 @@ from gsmcpd.daemon.settings import (
 from gsmcpd.protocol.dispatch import ServerIdentity
 from gsmcpd.protocol.instructions import readInstructions, stockInstructions
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
-from gsmcpd.tools.registry import CORE_TOOLSETS, ToolsetError, buildToolsets
+from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolsetError, buildToolsets
 
 __all__ = ["Config", "ConfigError", "Options"]
 

@@ -29,7 +29,7 @@ from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, GemPreparation, \
 from gsmcpd.sessions.lifetime import Reaper
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.workers import WorkerLogins
-from gsmcpd.tools.registry import ToolRegistry
+from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.transport.http import McpApp, McpSite
 
 
@@ -158,7 +158,7 @@ def assemble(config, library, reactor):
                           config.stuckViewGrace, config.pinnedViewGrace,
                           control)
     app = McpApp(sessions,
-                 Dispatcher(ToolRegistry(config.toolsets), config.identity),
+                 Dispatcher(ToolCatalog(config.toolsets), config.identity),
                  reactor, config.allowedOrigins, pending,
                  config.requestTimeout, config.pinnedViewGrace)
     stone = StoneService(

@@ -88,10 +88,10 @@ class Dispatcher:
     have a deadline, be cancelled, report progress or stream: a
     L{gsmcpd.protocol.calls.CallRunner} runs them."""
 
-    def __init__(self, registry, identity):
-        self.registry = registry
+    def __init__(self, tools, identity):
+        self.tools = tools
         self.identity = identity
-        self.surface = Surface(registry.toolsets)
+        self.surface = Surface(tools.toolsets)
         self._methods = {
             "ping": self._ping,
             "tools/list": self._toolsList,
@@ -140,7 +140,7 @@ class Dispatcher:
         if message.method != "tools/call":
             return False
         token = (message.params.get("_meta") or {}).get("progressToken")
-        tool = self.registry.get(message.params.get("name"))
+        tool = self.tools.get(message.params.get("name"))
         return token is not None or getattr(tool, "streams", False)
 
     @inlineCallbacks
@@ -275,7 +275,7 @@ class Dispatcher:
 
     def _toolsList(self, session, params, context):
         _refuseCursor(params, "tools/list")
-        return {"tools": [tool.descriptor() for tool in self.registry]}
+        return {"tools": [tool.descriptor() for tool in self.tools]}
 
     @inlineCallbacks
     def _toolsCall(self, session, params, context):
@@ -283,7 +283,7 @@ class Dispatcher:
         if not isinstance(name, str):
             raise JsonRpcError(INVALID_PARAMS,
                                "Invalid params: tools/call needs a tool name")
-        tool = self.registry.get(name)
+        tool = self.tools.get(name)
         if tool is None:
             raise JsonRpcError(INVALID_PARAMS,
                                f"Invalid params: unknown tool {name!r}")
