@@ -11,7 +11,6 @@ import functools
 
 import attr
 import jsonschema
-from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.context import NULL_CONTEXT
 from gsmcpd.tools.ledger import ReadLedger, describeKey
@@ -163,7 +162,6 @@ class ToolCall:
         """
         self._context.reportProgress(progress, total, message)
 
-    @inlineCallbacks
     def runTemplate(self, name, arguments, package=TEMPLATE_PACKAGE):
         """
         Run template C{name} (from C{package}) with C{arguments}, keeping
@@ -172,15 +170,18 @@ class ToolCall:
         @return: a L{Deferred} firing with the template body's value, or
             failing as L{gsmcpd.tools.templates.run.runTemplate} does.
         """
-        try:
-            answer = yield runTemplate(self.gem, name, arguments,
-                                       self._context, package)
-        except ToolError as e:
-            if e.needsCommit is not None:
-                self.needsCommit = e.needsCommit
-            raise
-        self.needsCommit = answer.needsCommit
-        returnValue(answer.value)
+        def answered(answer):
+            self.needsCommit = answer.needsCommit
+            return answer.value
+
+        def failed(failure):
+            needsCommit = getattr(failure.value, "needsCommit", None)
+            if needsCommit is not None:
+                self.needsCommit = needsCommit
+            return failure
+
+        return runTemplate(self.gem, name, arguments, self._context,
+                           package).addCallbacks(answered, failed)
 
     def requireRead(self, key, readTool):
         """
