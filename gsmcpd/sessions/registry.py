@@ -154,8 +154,9 @@ class SessionRegistry:
         old = session.gem
         self.log.warn("session {handle}: replacing its GemStone session: "
                       "{reason}", handle=session.handle, reason=reason)
-        if self.stopGem is not None and session.view.stoneSession is not None:
-            maybeDeferred(self.stopGem, session.view.stoneSession).addErrback(
+        stoneSession = session.view.stoneSession
+        if self.stopGem is not None and stoneSession is not None:
+            maybeDeferred(self.stopGem, stoneSession).addErrback(
                 lambda f: self.log.failure("stopping an abandoned gem", f))
         d = self._pool.replace(old, name=session.handle[:8])
 
