@@ -19,7 +19,7 @@ from twisted.web.server import NOT_DONE_YET
 
 from gsmcpd.auth.resource import METADATA_PATH
 from gsmcpd.auth.tokens import AuthenticationError, NoToken, bearerToken
-from gsmcpd.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, JsonRpcError
 
 PRINCIPAL = "gsmcpdPrincipal"
 """Where an admitted request carries its L{Principal}."""
