@@ -6,11 +6,21 @@ the commit event naming the session's changes.
 import hashlib
 import json
 
+import attr
+
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.auth.tokens import Principal
 from gsmcpd.observe.audit import AuditLog, changeOf, outcome
 
 SESSION = "0123456789abcdef0123456789abcdef"
+
+
+@attr.s
+class _Session:
+    handle = attr.ib(default=SESSION)
+    principal = attr.ib(default=Principal("f81d4fae", "Alice", frozenset(),
+                                          0.0))
 
 
 def ok(structured=None):
@@ -28,13 +38,13 @@ def toolError(kind):
 class AuditLogTests(SynchronousTestCase):
     def setUp(self):
         self.events = []
-        self.audit = AuditLog(self.events.append,
+        self.audit = AuditLog(self.events.append, "DataCurator",
                               {"compile_method", "execute_code"})
 
     def call(self, tool, arguments, response):
-        self.audit.toolCall(identity="f81d4fae", user="Alice",
-                            session=SESSION, tool=tool, arguments=arguments,
-                            response=response, seconds=0.25)
+        self.audit.toolCall(session=_Session(), tool=tool,
+                            arguments=arguments, response=response,
+                            seconds=0.25)
         return self.events[-1]
 
     def test_toolCall(self):
@@ -87,6 +97,12 @@ class AuditLogTests(SynchronousTestCase):
         self.assertEqual(len(self.call("commit", {}, ok(
             {"committed": True}))["changes"]), 1)
 
+    def test_forget(self):
+        self.call("execute_code", {"code": "x := 1"}, ok())
+        self.audit.forget(_Session())
+        self.assertEqual(self.call("commit", {}, ok({"committed": True}))
+                         ["changes"], [])
+
     def test_abortClearsTheChanges(self):
         self.call("execute_code", {"code": "x := 1"}, ok())
         self.call("abort", {}, ok({"aborted": True}))
@@ -95,14 +111,15 @@ class AuditLogTests(SynchronousTestCase):
 
     def test_toFile(self):
         path = self.mktemp()
-        audit = AuditLog.toFile(path)
+        audit = AuditLog.toFile(path, "DataCurator")
         self.addCleanup(audit.close)
-        audit.toolCall(identity=None, user="DataCurator", session=SESSION,
-                       tool="status", arguments={}, response=ok(),
-                       seconds=0.0)
+        audit.toolCall(session=_Session(principal=None), tool="status",
+                       arguments={}, response=ok(), seconds=0.0)
         with open(path) as f:
             event = json.loads(f.readline())
-        self.assertEqual((event["tool"], event["outcome"]), ("status", "ok"))
+        self.assertEqual(
+            (event["tool"], event["outcome"], event["identity"],
+             event["gemstoneUser"]), ("status", "ok", None, "DataCurator"))
 
 
 class ChangeOfTests(SynchronousTestCase):

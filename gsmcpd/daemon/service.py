@@ -16,6 +16,9 @@ from gsmcpd.daemon.heap import FREEZE_INTERVAL, FrozenHeap
 from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
 from gsmcpd.daemon.maintenance import Maintenance
 from gsmcpd.daemon.outcome import Outcome
+from gsmcpd.daemon.security import (
+    Closing, HangupReload, SessionPolicies, auditLog, authenticated,
+    bearerGate, listeningEndpoint)
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import (
     SIMULATED_UNCAPPED, ControlSession, SimulatedStone, StartupRefused,
@@ -30,6 +33,8 @@ from gsmcpd.sessions.lifetime import Reaper
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.workers import WorkerLogins
 from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.transport.bearer import BearerResource
+from gsmcpd.transport.exposure import Listening
 from gsmcpd.transport.http import McpApp, McpSite
 
 
@@ -47,13 +52,16 @@ class GsmcpService(MultiService):
 
     log = Logger()
 
-    def __init__(self, stone, serving, whenListening, reactor, banner):
+    def __init__(self, stone, serving, whenListening, reactor, banner,
+                 clientUrl=str):
         """
         @param stone: the L{StoneService}.
         @param serving: the services started once the stone answered, the
             listening port last.
         @param whenListening: answers a L{Deferred} of the listening port.
         @param banner: what the log line says is being served.
+        @param clientUrl: the URL clients use, from the listening port's
+            number.
         """
         super().__init__()
         self._stone = stone
@@ -61,6 +69,7 @@ class GsmcpService(MultiService):
         self._whenListening = whenListening
         self._reactor = reactor
         self._banner = banner
+        self._clientUrl = clientUrl
         self._outcome = Outcome()
         for child in (stone, *serving):
             child.setServiceParent(self)
@@ -84,8 +93,10 @@ class GsmcpService(MultiService):
 
     def _listened(self, port):
         if port is not None:
-            self.log.info("gsmcpd serving MCP on {banner}, port {port}",
-                          banner=self._banner, port=port.getHost().port)
+            number = port.getHost().port
+            self.log.info("gsmcpd serving MCP on {banner}, port {port}; "
+                          "clients use {url}", banner=self._banner,
+                          port=number, url=self._clientUrl(number))
         self._outcome.settle(port)
 
     def _refuse(self, failure):
@@ -129,8 +140,10 @@ def assemble(config, library, reactor):
 
     @raise ConfigError: C{--port} is not a Twisted endpoint.
     """
+    tls, contexts = listeningEndpoint(config, reactor)
     try:
-        endpoint = ObservedEndpoint(serverFromString(reactor, config.port))
+        endpoint = ObservedEndpoint(
+            tls or serverFromString(reactor, config.port))
     except ValueError as e:
         raise ConfigError(f"--port {config.port!r}: {e}")
     simulator = SimulatedStone(reactor, (
@@ -144,15 +157,20 @@ def assemble(config, library, reactor):
         return GemSession(library, parameters, reactor, name)
 
     control = ControlSession(lambda: openGem(login, "control"))
-    credentials = config.workerUser and WorkerLogins(
-        control, login, config.workerUser)
+    # A token's user, or the worker user, logs in with a one-time password.
+    credentials = (config.workerUser or authenticated(config)) and \
+        WorkerLogins(control, login, config.workerUser)
+    gate = bearerGate(config, config.toolsets, reactor)
+    audit = auditLog(config, login.user, config.toolsets)
     pending = PendingRequests(reactor)
     sessions = SessionRegistry(
         GemSessionPool(library, login, reactor, config.maxSessions,
                        credentials),
         reactor, config.lifetime.streamLossGrace,
-        prepare=GemPreparation(endpoint.portLabel), stopGem=control.stopGem,
-        onClose=[pending.forget])
+        prepare=SessionPolicies(GemPreparation(endpoint.portLabel),
+                                config.toolsets, gate, config.readOnly),
+        stopGem=control.stopGem,
+        onClose=[pending.forget] + ([audit.forget] if audit else []))
     reaper = Reaper(sessions, pending, config.lifetime, reactor)
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
                           config.stuckViewGrace, config.pinnedViewGrace,
@@ -160,19 +178,27 @@ def assemble(config, library, reactor):
     app = McpApp(sessions,
                  Dispatcher(ToolCatalog(config.toolsets), config.identity),
                  reactor, config.allowedOrigins, pending,
-                 config.requestTimeout, config.pinnedViewGrace)
+                 config.requestTimeout, config.pinnedViewGrace, audit)
+    root = app.resource()
+    if gate is not None:
+        root = BearerResource(root, gate, sessions)
     stone = StoneService(
         control, sessions, login.user,
-        credentials and WorkerCheck(credentials, openGem, login.user,
-                                    config.workerUser),
+        config.workerUser and WorkerCheck(credentials, openGem, login.user,
+                                          config.workerUser),
         simulator)
     serving = [
         Maintenance("reaper", reaper.interval, reaper.maintain, reactor),
         Maintenance("hygiene", HYGIENE_INTERVAL, hygiene.maintain, reactor),
         Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
-        listeningService(endpoint, McpSite(app.resource(), config.accessLog)),
+        listeningService(endpoint, McpSite(root, config.accessLog)),
     ]
+    if contexts is not None:
+        serving.insert(0, HangupReload(reactor, contexts))
+    if audit is not None:
+        serving.insert(0, Closing(audit))
     banner = f"{config.port} (libgcits {library.version}" + (
         ", SIMULATED stone)" if config.simulated else ")")
     return GsmcpService(stone, serving, endpoint.whenListening, reactor,
-                        banner)
+                        banner, lambda port: Listening.parse(
+                            config.port).clientUrl(port, config.authAudience))

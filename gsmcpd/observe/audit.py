@@ -98,11 +98,13 @@ class AuditLog:
 
     @ivar observer: where events go (an C{ILogObserver}), or L{None} for
         the daemon's log.
+    @ivar defaultUser: the GemStone user of a session no token named.
     @ivar mutatingTools: names of tools that change the repository.
     @ivar file: the file L{toFile} opened, or L{None}.
     """
 
     observer = attr.ib(default=None)
+    defaultUser = attr.ib(default=None)
     mutatingTools = attr.ib(default=frozenset(), converter=frozenset)
     file = attr.ib(default=None)
     _changes = attr.ib(init=False, factory=dict)
@@ -111,39 +113,41 @@ class AuditLog:
         self.log = Logger(namespace=AUDIT_NAMESPACE, observer=self.observer)
 
     @classmethod
-    def toFile(cls, path, mutatingTools=()):
+    def toFile(cls, path, defaultUser=None, mutatingTools=()):
         """
         An audit log appending JSON lines to C{path}; L{close} it.
         """
         file = open(path, "a", encoding="utf-8")
         return cls(jsonFileLogObserver(file, recordSeparator=""),
-                   mutatingTools, file)
+                   defaultUser, mutatingTools, file)
 
     def close(self):
         if self.file is not None:
             self.file.close()
 
-    def toolCall(self, *, identity, user, session, tool, arguments,
-                 response, seconds):
+    def toolCall(self, *, session, tool, arguments, response, seconds):
         """
         Record one C{tools/call} and, for C{commit}, its result.
 
-        @param identity: the token's subject, or L{None} without
-            authentication.
-        @param user: the GemStone user the session is logged in as.
-        @param session: the session's handle.
+        @param session: the MCP session it ran in: its C{handle}, and its
+            C{principal} (the token's subject and GemStone user) or L{None}
+            without authentication.
         @param response: the JSON-RPC response, or L{None} (cancelled).
         """
+        principal = session.principal
+        identity = None if principal is None else principal.identity
+        user = self.defaultUser if principal is None else principal.user
+        handle = session.handle
         ended = outcome(response)
         self.log.info(
             "tool call {tool} by {identity} as {gemstoneUser} in session "
             "{session}: {outcome} in {seconds:.3f}s", event="toolCall",
             identity=identity, gemstoneUser=user,
-            session=session[:SESSION_PREFIX], tool=tool,
+            session=handle[:SESSION_PREFIX], tool=tool,
             argumentBytes=argumentSizes(arguments),
             sourceSha256=sourceDigest(tool, arguments), outcome=ended,
             seconds=round(seconds, 6))
-        pending = self._changes.setdefault(session, [])
+        pending = self._changes.setdefault(handle, [])
         if ended == "ok" and (tool in self.mutatingTools):
             pending.append(changeOf(tool, arguments))
         elif tool == "abort" and ended == "ok":
@@ -155,7 +159,7 @@ class AuditLog:
             self.log.info(
                 "commit by {identity} as {gemstoneUser} in session "
                 "{session}: {result}", event="commit", identity=identity,
-                gemstoneUser=user, session=session[:SESSION_PREFIX],
+                gemstoneUser=user, session=handle[:SESSION_PREFIX],
                 result="committed" if committed else ended,
                 changes=list(pending))
             if committed:
@@ -165,4 +169,4 @@ class AuditLog:
         """
         The session ended: its uncommitted changes are gone with it.
         """
-        self._changes.pop(session, None)
+        self._changes.pop(session.handle, None)

@@ -36,17 +36,20 @@ class CallRunner:
     the GemStone-backed ones as L{RunningCall}s.
 
     @ivar requestTimeout: the per-request deadline in seconds, or L{None}.
+    @ivar audit: the L{gsmcpd.observe.audit.AuditLog} each tool call is
+        recorded in, or L{None}.
     """
 
     log = Logger()
 
     def __init__(self, dispatcher, registry, clock, pending,
-                 requestTimeout=None):
+                 requestTimeout=None, audit=None):
         self.dispatcher = dispatcher
         self._registry = registry
         self._clock = clock
         self._pending = pending
         self.requestTimeout = requestTimeout
+        self.audit = audit
 
     def handle(self, session, message, sink=None):
         """
@@ -80,6 +83,7 @@ class CallRunner:
 
     @inlineCallbacks
     def _run(self, session, message, sink):
+        started = self._clock.seconds()
         run = RunningCall(session, message.id, self._registry, self._clock,
                           sink, self._pending)
         session.calls.running[message.id] = run
@@ -104,13 +108,18 @@ class CallRunner:
                                                failure.value)
         finally:
             session.calls.running.pop(message.id, None)
-        if run.why == "cancelled":
-            return None
         ended = run.endedMessage()
-        if ended is not None:
+        if run.why == "cancelled":
+            response = None
+        elif ended is not None:
             response = JsonRpcError(
                 SERVER_ERROR, ended, {"kind": run.why, "step": run.step}
             ).asResponse(message.id)
+        if self.audit is not None and message.method == "tools/call":
+            self.audit.toolCall(
+                session=session, tool=message.params.get("name"),
+                arguments=message.params.get("arguments") or {},
+                response=response, seconds=self._clock.seconds() - started)
         return response
 
     @inlineCallbacks

@@ -275,7 +275,15 @@ class Dispatcher:
 
     def _toolsList(self, session, params, context):
         _refuseCursor(params, "tools/list")
-        return {"tools": [tool.descriptor() for tool in self.tools]}
+        return {"tools": [tool.descriptor()
+                          for tool in self._toolsOf(session)]}
+
+    def _toolsOf(self, session):
+        """
+        The tools C{session} may see and call: those its token's scopes
+        open, with authentication; a tool outside them is not served to it.
+        """
+        return self.tools if session.tools is None else session.tools
 
     @inlineCallbacks
     def _toolsCall(self, session, params, context):
@@ -283,7 +291,7 @@ class Dispatcher:
         if not isinstance(name, str):
             raise JsonRpcError(INVALID_PARAMS,
                                "Invalid params: tools/call needs a tool name")
-        tool = self.tools.get(name)
+        tool = self._toolsOf(session).get(name)
         if tool is None:
             raise JsonRpcError(INVALID_PARAMS,
                                f"Invalid params: unknown tool {name!r}")

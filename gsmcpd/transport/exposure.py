@@ -53,8 +53,13 @@ class Listening:
 
     @classmethod
     def parse(cls, description):
+        """
+        @return: what C{description} exposes; an endpoint kind this cannot
+            judge (systemd socket activation, say) counts as local: its
+            operator decided where it listens.
+        """
         kind, positional, keywords = splitDescription(description)
-        if kind == "unix":
+        if kind not in ALL_INTERFACES:
             return cls(description, kind, None, local=True, tls=False)
         interface = keywords.get("interface") or ALL_INTERFACES.get(kind)
         return cls(description, kind, interface,

@@ -23,6 +23,8 @@ from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, parseMessage,
     result)
 from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.tools.templates.outcomes import ToolError
+from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.gates import (
     SESSION_HEADER, Refusal, allowedHosts, checkHeaders, namedSession)
 from gsmcpd.transport.sse import (
@@ -88,10 +90,13 @@ class McpApp:
     log = Logger()
 
     def __init__(self, sessions, dispatcher, clock, allowedOriginHosts=(),
-                 pending=None, requestTimeout=None, pinnedViewGrace=None):
+                 pending=None, requestTimeout=None, pinnedViewGrace=None,
+                 audit=None):
         """
         @param requestTimeout: the per-request deadline in seconds, or
             L{None}.
+        @param audit: where each tool call is recorded (an
+            L{gsmcpd.observe.audit.AuditLog}), or L{None}.
         @param pinnedViewGrace: ignored; view hygiene, which ends a pinned
             call, says why itself.
         """
@@ -100,7 +105,7 @@ class McpApp:
         self.clock = clock
         self.pending = PendingRequests(clock) if pending is None else pending
         self.calls = CallRunner(dispatcher, sessions, clock, self.pending,
-                                requestTimeout)
+                                requestTimeout, audit)
         self.allowedOriginHosts = allowedHosts(allowedOriginHosts)
 
     def resource(self):
@@ -177,7 +182,8 @@ class McpApp:
         params = message.params
         try:
             opening = self.sessions.open(
-                params.get("protocolVersion"), params.get("clientInfo"))
+                params.get("protocolVersion"), params.get("clientInfo"),
+                principalOf(request))
         except SessionLimitReached as e:
             return self._json(request, JsonRpcError(
                 SERVER_ERROR, str(e), {"kind": "sessionLimit",
@@ -188,14 +194,23 @@ class McpApp:
         except GciError as e:
             self.log.error("GemStone login failed: {error} ({reason})",
                            error=e, reason=e.reason)
-            return self._json(request, JsonRpcError(
-                SERVER_ERROR, f"The GemStone login failed (GemStone error "
-                f"{e.number}); the server log has the details.",
-                {"kind": "loginFailed", "number": e.number}
-            ).asResponse(message.id))
+            return self._loginFailed(request, message, e.number)
+        except ToolError as e:
+            self.log.error("GemStone login failed: the daemon's session "
+                           "cannot mint the user's one-time password: "
+                           "{error}", error=e.message)
+            return self._loginFailed(request, message,
+                                     (e.details or {}).get("number"))
         request.setHeader(SESSION_HEADER, session.handle.encode("ascii"))
         return self._json(request, result(
             message.id, self.dispatcher.initializeResult(params)))
+
+    def _loginFailed(self, request, message, number):
+        return self._json(request, JsonRpcError(
+            SERVER_ERROR, f"The GemStone login failed (GemStone error "
+            f"{number}); the server log has the details.",
+            {"kind": "loginFailed", "number": number}
+        ).asResponse(message.id))
 
     @app.route("/mcp", methods=["GET"])
     def get(self, request):
