@@ -32,15 +32,20 @@ class Daemon:
     @ivar logPath: where its log goes.
     """
 
-    def __init__(self, directory, *arguments):
-        self.port = freePort()
+    def __init__(self, directory, *arguments, port=None, endpoint=None):
+        """
+        @param port: the loopback port to listen on (default: a free one).
+        @param endpoint: the C{--port} description, when it is not plain
+            TCP on C{port}.
+        """
+        self.port = port or freePort()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.logPath = os.path.join(directory, "twistd.log")
         self._log = open(self.logPath, "wb")
         self.process = subprocess.Popen(
             [sys.executable, "-c", *TWISTD, "--nodaemon", "--pidfile=",
-             "gsmcp", "--simulated",
-             "--port", f"tcp:{self.port}:interface=127.0.0.1", *arguments],
+             "gsmcp", "--simulated", "--port",
+             endpoint or f"tcp:{self.port}:interface=127.0.0.1", *arguments],
             stdout=self._log, stderr=subprocess.STDOUT, cwd=directory)
         self._waitForPort(timeout=30)
 

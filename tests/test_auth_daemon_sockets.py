@@ -25,17 +25,19 @@ SCOPE_TOOLSETS = {"gemstone:read": READ,
                                             "execution"]}
 
 
-class AuthenticatedDaemonTests(SynchronousTestCase):
+class TlsDaemonTestCase(SynchronousTestCase):
     """
     One daemon per test: HTTPS on loopback, tokens checked against a JWKS
-    file, scopes mapped to toolsets.
+    file, scopes mapped to toolsets, and L{arguments} besides.
     """
+
+    arguments = ()
 
     def setUp(self):
         directory = os.path.abspath(self.mktemp())
         os.makedirs(directory)
         self.ca = TestCA()
-        certificate, key = writeIdentity(self, self.ca)
+        certificate, key = map(os.path.abspath, writeIdentity(self, self.ca))
         self.caFile = os.path.join(directory, "ca.pem")
         with open(self.caFile, "wb") as f:
             f.write(self.ca.pem())
@@ -48,7 +50,7 @@ class AuthenticatedDaemonTests(SynchronousTestCase):
             "--auth-jwks-file", self.provider.writeJwks(
                 os.path.join(directory, "jwks.json")),
             "--auth-scope-toolsets", json.dumps(SCOPE_TOOLSETS),
-            port=port, endpoint=f"ssl:{port}:privateKey={key}:"
+            *self.arguments, port=port, endpoint=f"ssl:{port}:privateKey={key}:"
             f"certKey={certificate}:interface=127.0.0.1")
         self.addCleanup(self.daemon.stop)
         control = SimulatorControl(self.daemon.stoneSocket())
@@ -93,6 +95,10 @@ class AuthenticatedDaemonTests(SynchronousTestCase):
                     response.read())
         finally:
             connection.close()
+
+
+
+class AuthenticatedDaemonTests(TlsDaemonTestCase):
 
     def test_tokenUserIsTheGemStoneUser(self):
         seen = self.client(self.token(sub="Alice",
@@ -171,6 +177,17 @@ class AuthenticatedDaemonTests(SynchronousTestCase):
         log = self.daemon.log()
         self.assertNotIn(token.split(".")[2], log)
         self.assertNotIn("swordfish", log)
+
+
+class ReadOnlyDaemonTests(TlsDaemonTestCase):
+    arguments = ("--read-only",)
+
+    def test_nothingCommits(self):
+        seen = self.client(self.token(sub="Alice", scope="gemstone:write"))
+        self.assertNotIn("compile_method", seen["tools"])
+        self.assertFalse(seen["change"]["isError"])
+        self.assertTrue(seen["commit"]["isError"])
+        self.assertIn("--read-only", seen["commit"]["text"][0])
 
 
 class UnsafeStartTests(SynchronousTestCase):
