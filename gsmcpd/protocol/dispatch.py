@@ -283,7 +283,8 @@ class Dispatcher:
         The tools C{session} may see and call: those its token's scopes
         open, with authentication; a tool outside them is not served to it.
         """
-        return self.tools if session.tools is None else session.tools
+        offered = getattr(session, "tools", None)
+        return self.tools if offered is None else offered
 
     @inlineCallbacks
     def _toolsCall(self, session, params, context):
