@@ -48,11 +48,11 @@ class CallFixture(SynchronousTestCase):
         self.gem.held = True
         self.session = Session(self.gem)
         self.registry = Registry()
-        self.run = RunningCall(self.session, 7, self.registry, self.clock)
+        self.running = RunningCall(self.session, 7, self.registry, self.clock)
 
     def start(self):
         running = self.gem.execute("\"gsmcp:status\"\n1", 100)
-        self.run.track(running)
+        self.running.track(running)
         return running
 
     def broken(self, running):
@@ -65,15 +65,15 @@ class CallFixture(SynchronousTestCase):
 class EscalationTests(CallFixture):
 
     def test_provides(self):
-        self.assertTrue(verifyObject(ICallContext, self.run))
+        self.assertTrue(verifyObject(ICallContext, self.running))
 
     def test_softBreakTakenEndsIt(self):
         running = self.start()
-        self.run.end("cancelled")
-        self.assertEqual((self.gem.interrupts, self.run.step),
+        self.running.end("cancelled")
+        self.assertEqual((self.gem.interrupts, self.running.step),
                          ([False], "soft"))
         self.assertTrue(self.failureResultOf(running, GciError).value.isBreak)
-        self.assertIsNone(self.run.current)
+        self.assertIsNone(self.running.current)
         self.clock.advance(HARD_BREAK_DELAY + REPLACE_DELAY)
         self.assertEqual(self.gem.interrupts, [False])
         self.assertEqual(self.registry.replaced, [])
@@ -85,33 +85,33 @@ class EscalationTests(CallFixture):
         """
         self.gem.ignores = {"soft"}
         running = self.start()
-        self.run.end("deadline")
+        self.running.end("deadline")
         self.clock.advance(HARD_BREAK_DELAY - 0.01)
         self.assertEqual(self.gem.interrupts, [False])
         self.clock.advance(0.01)
         self.assertEqual(self.gem.interrupts, [False, True])
-        self.assertEqual(self.run.step, "hard")
+        self.assertEqual(self.running.step, "hard")
         self.failureResultOf(running, GciError)
 
     def test_replacedWhenNeitherBreakIsTaken(self):
         self.gem.ignores = {"soft", "hard"}
         self.start()
-        self.run.end("deadline")
+        self.running.end("deadline")
         self.clock.advance(HARD_BREAK_DELAY)
-        self.assertNoResult(self.run.abandoned)
+        self.assertNoResult(self.running.abandoned)
         self.clock.advance(REPLACE_DELAY)
-        self.assertEqual(self.run.step, "replaced")
+        self.assertEqual(self.running.step, "replaced")
         self.assertEqual([s for s, _ in self.registry.replaced],
                          [self.session])
         self.assertIn("7", self.registry.replaced[0][1])
-        self.successResultOf(self.run.abandoned)
+        self.successResultOf(self.running.abandoned)
 
     def test_callThatFinishesStopsTheEscalation(self):
         self.gem.ignores = {"soft", "hard"}
         self.start()
-        self.run.end("deadline")
+        self.running.end("deadline")
         self.gem.release()
-        self.run.finished()
+        self.running.finished()
         self.assertEqual(self.clock.getDelayedCalls(), [])
         self.assertEqual(self.registry.replaced, [])
 
@@ -122,23 +122,23 @@ class EscalationTests(CallFixture):
         """
         self.gem.execute("\"gsmcp:status\"\n1", 100)
         queued = self.start()
-        self.run.end("cancelled")
-        self.assertEqual(self.run.step, "withdrawn")
+        self.running.end("cancelled")
+        self.assertEqual(self.running.step, "withdrawn")
         self.assertEqual(self.gem.interrupts, [])
         self.failureResultOf(queued, CallWithdrawn)
         self.assertEqual(self.clock.getDelayedCalls(), [])
 
     def test_betweenCallsNothingToBreak(self):
-        self.run.end("deadline")
-        self.assertTrue(self.run.ending)
-        self.assertIsNone(self.run.step)
+        self.running.end("deadline")
+        self.assertTrue(self.running.ending)
+        self.assertIsNone(self.running.step)
         self.assertEqual(self.gem.interrupts, [])
 
     def test_endOnlyOnce(self):
         running = self.start()
-        self.run.end("cancelled")
-        self.run.end("deadline")
-        self.assertEqual(self.run.why, "cancelled")
+        self.running.end("cancelled")
+        self.running.end("deadline")
+        self.assertEqual(self.running.why, "cancelled")
         self.assertEqual(self.gem.interrupts, [False])
         self.broken(running)
 
@@ -148,13 +148,13 @@ class EscalationTests(CallFixture):
         """
         self.gem.ignores = {"soft"}
         self.start()
-        self.run.end("cancelled")
-        self.successResultOf(self.run.cancelled)
+        self.running.end("cancelled")
+        self.successResultOf(self.running.cancelled)
 
     def test_deadlineDoesNotFireCancelled(self):
         running = self.start()
-        self.run.end("deadline")
-        self.assertNoResult(self.run.cancelled)
+        self.running.end("deadline")
+        self.assertNoResult(self.running.cancelled)
         self.broken(running)
 
 
@@ -162,12 +162,12 @@ class DeadlineTests(CallFixture):
 
     def test_deadlineEndsTheCall(self):
         running = self.start()
-        self.run.setDeadline(5)
+        self.running.setDeadline(5)
         self.clock.advance(4.99)
-        self.assertFalse(self.run.ending)
+        self.assertFalse(self.running.ending)
         self.clock.advance(0.01)
-        self.assertEqual((self.run.why, self.run.step), ("deadline", "soft"))
-        self.assertEqual(self.run.endedMessage(),
+        self.assertEqual((self.running.why, self.running.step), ("deadline", "soft"))
+        self.assertEqual(self.running.endedMessage(),
                          "The request ran past its 5s deadline and was "
                          "ended by a soft break (the GemStone session and "
                          "its uncommitted changes survive).")
@@ -175,24 +175,24 @@ class DeadlineTests(CallFixture):
 
     def test_finishedBeforeTheDeadline(self):
         self.start()
-        self.run.setDeadline(5)
+        self.running.setDeadline(5)
         self.gem.release()
-        self.run.finished()
+        self.running.finished()
         self.assertEqual(self.clock.getDelayedCalls(), [])
 
     def test_cancelledRequestIsToldNothing(self):
         running = self.start()
-        self.run.end("cancelled")
-        self.assertIsNone(self.run.endedMessage())
+        self.running.end("cancelled")
+        self.assertIsNone(self.running.endedMessage())
         self.broken(running)
 
     def test_messageForAWithdrawnCall(self):
         self.gem.execute("\"gsmcp:status\"\n1", 100)
         queued = self.start()
-        self.run.setDeadline(1)
+        self.running.setDeadline(1)
         self.clock.advance(1)
         self.assertIn("withdrawing it before it started",
-                      self.run.endedMessage())
+                      self.running.endedMessage())
         self.broken(queued)
 
 
