@@ -6,6 +6,7 @@ that may close early and be resumed.
 
 import json
 
+from twisted.internet.interfaces import IPushProducer
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 from twisted.web.test.requesthelper import DummyRequest
@@ -107,6 +108,9 @@ class EventStreamTests(SynchronousTestCase):
     def stream(self, **kwargs):
         return EventStream(self.request, self.clock, self.outbox,
                            generation=2, onLost=self.lost.append, **kwargs)
+
+    def test_provides(self):
+        self.assertTrue(verifyObject(IPushProducer, self.stream()))
 
     def test_opensAndFlushesTheOutbox(self):
         self.outbox.put(message(1))
