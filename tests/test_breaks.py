@@ -22,10 +22,9 @@ class Session:
     What a L{RunningCall} reads of its session.
     """
 
-    def __init__(self, gem, logLevel="info"):
+    def __init__(self, gem):
         self.gem = gem
         self.handle = "h1"
-        self.logLevel = logLevel
 
     def wantsLog(self, level):
         return level != "debug"

@@ -53,7 +53,7 @@ class LoginGem:
         self.interrupts.append(hard)
 
 
-class PoolTests(SynchronousTestCase):
+class PoolFixture(SynchronousTestCase):
 
     def setUp(self):
         self.made = []
@@ -66,6 +66,9 @@ class PoolTests(SynchronousTestCase):
         d = self.pool.open(name)
         self.made[-1].loggingIn.callback(None)
         return self.successResultOf(d)
+
+
+class PoolTests(PoolFixture):
 
     def test_provides(self):
         self.assertTrue(verifyObject(ISessionPool, self.pool))
@@ -166,12 +169,12 @@ class PoolTests(SynchronousTestCase):
         self.assertEqual(len(self.pool), 2)
 
 
-class CloseAllTests(PoolTests.__base__):
+class CloseAllTests(PoolFixture):
 
     def setUp(self):
-        PoolTests.setUp(self)
-        self.idle = PoolTests.opened(self, "idle")
-        self.busy = PoolTests.opened(self, "busy")
+        super().setUp()
+        self.idle = self.opened("idle")
+        self.busy = self.opened("busy")
         self.busy.busy = True
 
     def test_busySessionIsBrokenUntilItLogsOut(self):
