@@ -165,7 +165,8 @@ class DeadlineTests(CallFixture):
         self.clock.advance(4.99)
         self.assertFalse(self.running.ending)
         self.clock.advance(0.01)
-        self.assertEqual((self.running.why, self.running.step), ("deadline", "soft"))
+        self.assertEqual((self.running.why, self.running.step),
+                         ("deadline", "soft"))
         self.assertEqual(self.running.endedMessage(),
                          "The request ran past its 5s deadline and was "
                          "ended by a soft break (the GemStone session and "

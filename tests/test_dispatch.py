@@ -248,7 +248,8 @@ class ResourcesReadTests(DispatcherTestCase):
     def test_unknownUri(self):
         answer = self.handle("resources/read", uri="gemstone://nowhere")
         self.assertEqual(answer["error"]["code"], RESOURCE_NOT_FOUND)
-        self.assertEqual(answer["error"]["data"], {"uri": "gemstone://nowhere"})
+        self.assertEqual(answer["error"]["data"],
+                         {"uri": "gemstone://nowhere"})
 
     def test_failures(self):
         """
@@ -285,7 +286,8 @@ class PromptAndCompletionTests(DispatcherTestCase):
     def complete(self, value):
         return self.handle(
             "completion/complete",
-            ref={"type": "ref/resource", "uri": "gemstone://class/{className}"},
+            ref={"type": "ref/resource",
+                 "uri": "gemstone://class/{className}"},
             argument={"name": "className", "value": value})
 
     def test_completionCappedAtAHundred(self):

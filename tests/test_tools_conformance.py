@@ -97,7 +97,8 @@ class ConformanceToolsetTests(SynchronousTestCase):
     def test_clientThatCannotAnswerIsAToolError(self):
         context = RecordingContext(fail(RuntimeError("no answer")))
         failure = self.failureResultOf(
-            self.runTool("test_elicitation", context, message="who?"), ToolError)
+            self.runTool("test_elicitation", context, message="who?"),
+            ToolError)
         self.assertIn("elicitation/create failed", failure.value.message)
 
     def test_reconnectionClosesTheStreamFirst(self):

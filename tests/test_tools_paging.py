@@ -56,7 +56,8 @@ class PageTests(SynchronousTestCase):
 
     def test_defaultLimit(self):
         self.assertEqual(window({}, 3), (0, 3))
-        self.assertEqual(page(ITEMS, {}, defaultLimit=3).items, ["a", "b", "c"])
+        self.assertEqual(page(ITEMS, {}, defaultLimit=3).items,
+                         ["a", "b", "c"])
         self.assertEqual(page(ITEMS, {"limit": 4}, defaultLimit=3).limit, 4)
 
 
