@@ -50,8 +50,9 @@ class TlsDaemonTestCase(SynchronousTestCase):
             "--auth-jwks-file", self.provider.writeJwks(
                 os.path.join(directory, "jwks.json")),
             "--auth-scope-toolsets", json.dumps(SCOPE_TOOLSETS),
-            *self.arguments, port=port, endpoint=f"ssl:{port}:privateKey={key}:"
-            f"certKey={certificate}:interface=127.0.0.1")
+            *self.arguments, port=port,
+            endpoint=f"ssl:{port}:privateKey={key}:certKey={certificate}:"
+            "interface=127.0.0.1")
         self.addCleanup(self.daemon.stop)
         control = SimulatorControl(self.daemon.stoneSocket())
         control.call({"op": "addUser", "user": "Alice",

@@ -5,17 +5,13 @@ StubTreq).
 """
 
 import json
-from email.utils import formatdate
 
 from treq.testing import StubTreq
 from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
-from twisted.web.http_headers import Headers
 from twisted.web.resource import Resource
 
-from gsmcpd.auth.documents import (
-    DEFAULT_FRESHNESS, MAX_FRESHNESS, MIN_FRESHNESS, freshness)
 from gsmcpd.auth.keys import (
     UNKNOWN_KEY_REFRESH_INTERVAL, KeyFile, KeySetError, KeysUnavailable,
     RemoteKeys,
@@ -63,36 +59,6 @@ class UsableKeysTests(SynchronousTestCase):
         keys = KeyFile(usableKeys(IdentityProvider().jwks()))
         self.assertIsNone(self.successResultOf(keys.keyFor("rsa-1",
                                                            "ES256")))
-
-
-class FreshnessTests(SynchronousTestCase):
-    """
-    L{freshness} reads the caching headers, within bounds.
-    """
-
-    def seconds(self, **headers):
-        return freshness(Headers({name.replace("_", "-"): [value]
-                                  for name, value in headers.items()}),
-                         NOW)
-
-    def test_maxAge(self):
-        self.assertEqual(self.seconds(cache_control="public, max-age=600"),
-                         600)
-
-    def test_none(self):
-        self.assertEqual(self.seconds(), DEFAULT_FRESHNESS)
-
-    def test_noCacheIsStillNotAFetchPerRequest(self):
-        self.assertEqual(self.seconds(cache_control="no-cache"),
-                         MIN_FRESHNESS)
-
-    def test_bounded(self):
-        self.assertEqual(self.seconds(cache_control="max-age=99999999"),
-                         MAX_FRESHNESS)
-
-    def test_expires(self):
-        self.assertEqual(self.seconds(
-            expires=formatdate(NOW + 1_000, usegmt=True)), 1_000)
 
 
 class DiscoveryUrlTests(SynchronousTestCase):

@@ -1,16 +1,11 @@
 """
-The protected resource's metadata and challenges, the scope to toolset map,
-and the user map.
+The protected resource's metadata and the challenges that point at it.
 """
-
-import json
 
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.resource import ProtectedResource
-from gsmcpd.auth.scopes import ScopeMapError, ScopeToolsets
 from gsmcpd.auth.tokens import InsufficientScope, InvalidToken, NoToken
-from gsmcpd.auth.users import UserMap, UserMapError
 
 RESOURCE = ProtectedResource(
     resource="https://gemstone.example.com:8443/mcp",
@@ -60,50 +55,3 @@ class ProtectedResourceTests(SynchronousTestCase):
             f'Bearer resource_metadata="{METADATA_URL}", '
             'error="insufficient_scope", scope="mcp:admin mcp:use", '
             'error_description="the token lacks the scope mcp:admin"')
-
-
-class ScopeToolsetsTests(SynchronousTestCase):
-    SERVED = ("browsing", "listing", "search", "session", "mutation")
-
-    def test_union(self):
-        mapping = ScopeToolsets.parse(json.dumps({
-            "gemstone:read": ["browsing", "listing"],
-            "gemstone:write": ["listing", "mutation"]}), self.SERVED)
-        self.assertEqual(
-            mapping.toolsetsFor({"gemstone:read", "gemstone:write", "x"}),
-            {"browsing", "listing", "mutation"})
-        self.assertEqual(mapping.toolsetsFor({"x"}), frozenset())
-        self.assertEqual(mapping.scopes, {"gemstone:read",
-                                          "gemstone:write"})
-
-    def test_notJson(self):
-        self.assertRaises(ScopeMapError, ScopeToolsets.parse, "{",
-                          self.SERVED)
-
-    def test_wrongShape(self):
-        self.assertRaises(ScopeMapError, ScopeToolsets.parse,
-                          '{"a": "browsing"}', self.SERVED)
-
-    def test_toolsetNotServed(self):
-        error = self.assertRaises(ScopeMapError, ScopeToolsets.parse,
-                                  '{"a": ["execution"]}', self.SERVED)
-        self.assertIn("execution", str(error))
-
-
-class UserMapTests(SynchronousTestCase):
-    def write(self, text):
-        path = self.mktemp()
-        with open(path, "w") as f:
-            f.write(text)
-        return path
-
-    def test_mappedAndPassedThrough(self):
-        users = UserMap.read(self.write('{"alice@example.com": "Alice"}'))
-        self.assertEqual(users.userFor("alice@example.com"), "Alice")
-        self.assertEqual(users.userFor("Bob"), "Bob")
-
-    def test_malformed(self):
-        self.assertRaises(UserMapError, UserMap.read,
-                          self.write('{"alice": 7}'))
-        self.assertRaises(UserMapError, UserMap.read, self.write("["))
-        self.assertRaises(UserMapError, UserMap.read, self.mktemp())

@@ -18,7 +18,8 @@ def servedName(contexts):
 class DescriptionTests(SynchronousTestCase):
     def test_split(self):
         self.assertEqual(
-            splitDescription(r"ssl:8443:privateKey=C\:\\k.pem:interface=\:\:1"),
+            splitDescription(
+                r"ssl:8443:privateKey=C\:\\k.pem:interface=\:\:1"),
             ("ssl", ["8443"], {"privateKey": r"C:\k.pem", "interface": "::1"}))
 
     def test_notTls(self):

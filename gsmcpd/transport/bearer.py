@@ -19,7 +19,8 @@ from twisted.web.server import NOT_DONE_YET
 
 from gsmcpd.auth.resource import METADATA_PATH
 from gsmcpd.auth.tokens import AuthenticationError, NoToken, bearerToken
-from gsmcpd.protocol.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, JsonRpcError
+from gsmcpd.protocol.jsonrpc import (
+    INTERNAL_ERROR, INVALID_REQUEST, JsonRpcError)
 
 PRINCIPAL = "gsmcpdPrincipal"
 """Where an admitted request carries its L{Principal}."""
