@@ -189,6 +189,7 @@ class FakePool:
         self.open_.discard(gem)
         fresh = FakeGem(name)
         fresh.user = user
+        self.configure(fresh)
         self.opened.append(fresh)
         self.open_.add(fresh)
         if self.replacementDelay is not None:

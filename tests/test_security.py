@@ -9,6 +9,7 @@ import json
 
 from twisted.internet.defer import inlineCallbacks
 from treq.testing import StubTreq
+from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.keys import KeyFile, usableKeys
@@ -18,7 +19,7 @@ from gsmcpd.auth.tokens import TokenValidator
 from gsmcpd.daemon.options import Config, ConfigError, Options
 from gsmcpd.daemon.security import (
     READ_ONLY_INSTRUCTIONS, READ_ONLY_REASON, SessionPolicies, auditLog,
-    bearerGate, listeningEndpoint)
+    bearerGate, listeningEndpoint, securityServices)
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.sessions.hygiene import GemPreparation
@@ -179,6 +180,15 @@ class AuthenticatedTransportTests(TransportTestCase):
         self.assertEqual(self.pool.opened[-1].user, "Alice")
 
     @inlineCallbacks
+    def test_replacementLogsInAsTheSameUser(self):
+        handle, _ = yield self.initialize()
+        session = self.sessions.get(handle)
+        session.gem.abandon = lambda reason: None  # no call is running
+        yield self.sessions.replaceGem(session, "test")
+        self.assertEqual(self.pool.opened[-1].user, "Alice")
+        self.assertIsNotNone(self.sessions.get(handle).tools)
+
+    @inlineCallbacks
     def test_scopesChooseTools(self):
         handle, _ = yield self.initialize()
         self.assertIn("execute_code", (yield self.toolNames(handle)))
@@ -248,6 +258,20 @@ class ReadOnlyTransportTests(AuthenticatedTransportTests):
         self.assertEqual(body["error"]["data"]["kind"], "loginFailed")
         self.assertEqual(self.pool.open_, set())
         self.assertEqual(len(self.sessions), 0)
+
+
+class SecurityServicesTests(SynchronousTestCase):
+    def test_keysFetchedAtStart(self):
+        config = configure(*AUTH)
+        gate = bearerGate(config, config.toolsets, Clock())
+        fetches = []
+        gate.validator.keys.refresh = lambda: fetches.append(1)
+        [service] = securityServices(None, None, None, gate)
+        service.startService()
+        self.assertEqual(fetches, [1])
+
+    def test_none(self):
+        self.assertEqual(securityServices(None, None, None, None), [])
 
 
 class SessionPoliciesTests(SynchronousTestCase):

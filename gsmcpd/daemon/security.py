@@ -200,6 +200,36 @@ class Closing(Service):
         self._audit.close()
 
 
+class FetchKeysAtStart(Service):
+    """
+    Fetch the authorization server's keys as the daemon starts, so a
+    problem reaching it is in the log before the first client meets it.
+    """
+
+    name = "signing-keys"
+
+    def __init__(self, keys):
+        self._keys = keys
+
+    def startService(self):
+        super().startService()
+        self._keys.refresh()
+
+
+def securityServices(reactor, contexts, audit, gate):
+    """
+    The services the security settings add to the daemon's tree.
+    """
+    services = []
+    if contexts is not None:
+        services.append(HangupReload(reactor, contexts))
+    if audit is not None:
+        services.append(Closing(audit))
+    if gate is not None and isinstance(gate.validator.keys, RemoteKeys):
+        services.append(FetchKeysAtStart(gate.validator.keys))
+    return services
+
+
 def bearerGate(config, toolsets, reactor):
     """
     The gate every request passes with authentication on, or L{None}.

@@ -17,8 +17,8 @@ from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
 from gsmcpd.daemon.maintenance import Maintenance
 from gsmcpd.daemon.outcome import Outcome
 from gsmcpd.daemon.security import (
-    Closing, HangupReload, SessionPolicies, auditLog, authenticated,
-    bearerGate, listeningEndpoint)
+    SessionPolicies, auditLog, authenticated, bearerGate, listeningEndpoint,
+    securityServices)
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import (
     SIMULATED_UNCAPPED, ControlSession, SimulatedStone, StartupRefused,
@@ -193,10 +193,7 @@ def assemble(config, library, reactor):
         Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
         listeningService(endpoint, McpSite(root, config.accessLog)),
     ]
-    if contexts is not None:
-        serving.insert(0, HangupReload(reactor, contexts))
-    if audit is not None:
-        serving.insert(0, Closing(audit))
+    serving[:0] = securityServices(reactor, contexts, audit, gate)
     banner = f"{config.port} (libgcits {library.version}" + (
         ", SIMULATED stone)" if config.simulated else ")")
     return GsmcpService(stone, serving, endpoint.whenListening, reactor,
