@@ -18,7 +18,7 @@ from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.jsonrpc import Message
 from gsmcpd.sessions import McpSession
 from gsmcpd.testing.simulator import errors as simulated
-from gsmcpd.testing.simulator.handlers import answer
+from gsmcpd.testing.simulator.gem import answer
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.registry import ToolRegistry
 

@@ -10,7 +10,7 @@ from fractions import Fraction
 import math
 
 from gsmcpd.testing.simulator import errors
-from gsmcpd.testing.simulator.kernel import classOf, method
+from gsmcpd.testing.simulator.kernel import classMethod, classOf, method
 from gsmcpd.testing.simulator.objects import (
     Character, String, isNumber, normalize, printString)
 
@@ -243,3 +243,14 @@ _compareCharacters("<", lambda a, b: a < b)
 _compareCharacters(">", lambda a, b: a > b)
 _compareCharacters("<=", lambda a, b: a <= b)
 _compareCharacters(">=", lambda a, b: a >= b)
+
+
+def _named(codePoint):
+    def character(ev, receiver):
+        return Character(chr(codePoint))
+    return character
+
+
+classMethod("Character", "lf")(_named(10))
+classMethod("Character", "cr")(_named(13))
+classMethod("Character", "tab")(_named(9))

@@ -29,15 +29,20 @@ KEY_NOT_FOUND = 2023         # inferred (rtErrKeyNotFound)
 NOT_FOUND = 2024             # inferred (an element not found)
 APPLICATION_ERROR = 2318     # JADE: application error (Object>>error:)
 ARGUMENT_TYPE_ERROR = 2094   # MCP/JADE: ArgumentTypeError
+ARGUMENT_ERROR = 2718        # inferred: ArgumentError (String/Unicode comparison)
 TRANSACTION_ERROR = 2409     # MCP: continueTransaction after a failed commit
 COMMITS_DISABLED = 2249      # MCP read-only-user.md: commit by a commit-locked user
 NO_PRIVILEGE = 2151          # MCP: stopSession:, one-time passwords, GsFile... without
                              # the privilege or grant (the wording here is inferred)
 OUT_OF_RANGE = 2061          # MCP: System cacheName: with 0 or 32+ characters
 
+UNDEFINED_SYMBOL = 1031      # Rowan RowanV2.gs (errorDetails at: 1 = 1031, name at: 5)
+APPLICATION_WARNING = 2318   # inferred: a Warning nothing handled, as an application error
+
 # Events: not Errors, so they pass the envelope and end the GCI call.
 SOFT_BREAK = 6003            # JADE, MCP: "a Break occurred"
 HARD_BREAK = 6004            # JADE
+HALT = 6001                  # JADE: pause (halt)
 
 # Not a GemStone number: GemStone's for a second concurrent call on one
 # session is not known (facts file section 6); fakegcits.c uses it.
@@ -78,17 +83,21 @@ class SmalltalkError(Exception):
     number: int
     className: str
     description: str
+    details: object = None
+    exception: object = None
 
 
-def compileError(detail, source, offset):
+def compileError(detail, source, offset, number=COMPILE_ERROR):
     """
-    A CompileError naming where in C{source} compiling stopped.
+    A CompileError naming where in C{source} compiling stopped; its
+    C{errorDetails} hold C{(number, offset, detail)} as GemStone's do.
     """
     line = source.count("\n", 0, offset) + 1
     return SmalltalkError(
         COMPILE_ERROR, "CompileError",
         describe("CompileError", COMPILE_ERROR,
-                 f"{detail}, near source character {offset + 1} (line {line})"))
+                 f"{detail}, near source character {offset + 1} (line {line})"),
+        details=[(number, offset + 1, detail)])
 
 
 def messageNotUnderstood(className, selector):
@@ -173,6 +182,16 @@ def noPrivilege(detail):
 def outOfRange(detail):
     return SmalltalkError(OUT_OF_RANGE, "OutOfRange",
                           describe("OutOfRange", OUT_OF_RANGE, detail))
+
+
+def unicodeComparison():
+    """
+    C{=} between a String and a Unicode string on a String-configured image
+    (GemTalk/mcp_server docs, measured on 3.7.x: an ArgumentError with this
+    text; the number is inferred).
+    """
+    return SmalltalkError(ARGUMENT_ERROR, "ArgumentError", describe(
+        "ArgumentError", ARGUMENT_ERROR, "non-Unicode argument disallowed in Unicode comparison"))
 
 
 def notResumable(className):

@@ -20,15 +20,17 @@ import attr
 
 from gsmcpd import smalltalk
 from gsmcpd.testing.simulator import (
-    arithmetic, behavior, compiler, errors, sequences, sunit, system)
+    arithmetic, compiler, dictionaries, errors, exceptions, reflection, sequences, streams,
+    sunit, system)
 from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
-from gsmcpd.testing.simulator.model import CodeModel, MethodInfo
+from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.objects import (
     Array, BlockClosure, Character, String, Symbol, UserClass)
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
-KERNEL_MODULES = (arithmetic, behavior, sequences, sunit, system)
+KERNEL_MODULES = (arithmetic, dictionaries, exceptions, reflection, sequences, streams,
+                  sunit, system)
 
 _CONSTANTS = {"nil": None, "true": True, "false": False, "thisContext": None}
 
@@ -109,7 +111,7 @@ class Evaluator:
     code = attr.ib(default=attr.Factory(lambda self: CodeModel(self.session), takes_self=True))
     handlers = attr.ib(factory=list)
     """The active C{on:do:} handlers, innermost last (see
-    L{gsmcpd.testing.simulator.system.signalBreak})."""
+    L{gsmcpd.testing.simulator.exceptions})."""
 
     def evaluate(self, source):
         """
@@ -124,6 +126,25 @@ class Evaluator:
         compiler.checkDeclared(self.session, tree.statements,
                                set(tree.temps) | compiler.PSEUDO_VARIABLES, source)
         return self._activate(Activation(), tree, {})
+
+    def run(self, trees):
+        """
+        Run doits that share one set of temporaries, one after the other
+        (a source split where its arguments end: see L{gem}); the last
+        value, or what C{^} returned.
+        """
+        home = Activation()
+        frame = Frame({name: None for tree in trees for name in tree.temps}, home=home)
+        result = None
+        try:
+            for tree in trees:
+                if tree.statements:
+                    result = self._statements(tree.statements, frame)
+        except _NonLocalReturn as returned:
+            if returned.home is not home:
+                raise
+            return returned.value
+        return result
 
     def _activate(self, home, tree, arguments):
         """
@@ -144,13 +165,13 @@ class Evaluator:
     def send(self, receiver, selector, args, startAt=None):
         """
         Send C{selector} to C{receiver}; C{startAt} is where lookup begins
-        for a send to C{super}.
+        for a send to C{super}.  (Breaks are noticed where code can loop:
+        at each block and method activation.)
         """
-        self.checkInterrupt()
         found = self.lookup(startAt or classOf(receiver), selector)
         if found is None:
             raise errors.messageNotUnderstood(classOf(receiver).name, selector)
-        if isinstance(found, MethodInfo):
+        if not callable(found):
             return self.invoke(found, receiver, args)
         try:
             return found(self, receiver, *args)
@@ -164,6 +185,16 @@ class Evaluator:
         The method C{behavior}'s instances run for C{selector}: a
         L{MethodInfo}, a kernel Python function, or None.
         """
+        if type(behavior) is StClass:
+            # A kernel method found along a kernel chain is found there
+            # for good: the kernel does not change.
+            found = _KERNEL_LOOKUPS.get((behavior, selector))
+            if found is None:
+                found = behavior.lookup(selector)
+                if found is not None:
+                    _KERNEL_LOOKUPS[(behavior, selector)] = found
+            if found is not None:
+                return found
         for each in self.behaviors(behavior):
             if isinstance(each, StClass):
                 found = each.lookup(selector)
@@ -200,6 +231,7 @@ class Evaluator:
         """
         Run a compiled method for C{receiver}.
         """
+        self.checkInterrupt()
         tree = compiler.parseMethod(method.source)
         home = Activation(receiver, method, self.code.variablesOf(method.className, method.meta))
         return self._activate(home, tree, dict(zip(tree.params, args)))
@@ -230,7 +262,7 @@ class Evaluator:
         interrupt = self.session.interrupt
         kind = interrupt.poll()
         if kind == "soft":
-            system.signalBreak(self)
+            exceptions.signalBreak(self)
         elif kind == "hard":
             raise errors.breakError(True, interrupt.context)
 
@@ -277,8 +309,29 @@ class Evaluator:
         if binding is not None:
             value = self.session.transaction.read(_variableKey(home, name, binding))
             return None if value is ABSENT else value
-        dictionary = system.resolve(self.session, name)
-        return None if dictionary is None else system.readGlobal(self.session, dictionary, name)
+        return self._global(name)
+
+    def _global(self, name):
+        """
+        The global C{name} in the session's symbol list (nil if none),
+        remembered until the session's transaction next changes anything.
+        """
+        transaction = self.session.transaction
+        value = self.globalNamed(name)
+        return None if value is ABSENT else value
+
+    def globalNamed(self, name):
+        """
+        The global C{name}, or L{ABSENT}; remembered by the session's
+        transaction until it next changes anything.
+        """
+        remembered = self.session.transaction.remembered
+        found = remembered.get(name)
+        if found is None:
+            dictionary = system.resolve(self.session, name)
+            found = remembered[name] = ABSENT if dictionary is None else system.readGlobal(
+                self.session, dictionary, name)
+        return found
 
     def _assignment(self, node, frame):
         value = self._run(node.value, frame)
@@ -311,6 +364,15 @@ class Evaluator:
 
     def _message(self, node, frame):
         receiver = self._run(node.receiver, frame)
+        inlined = _INLINED.get(node.selector)
+        if inlined is not None and (receiver is True or receiver is False) \
+                and _inlinable(node):
+            # What GemStone's compiler inlines: a Boolean's conditional with
+            # literal blocks runs them in place (no closure, no send).
+            chosen = inlined(receiver, node.args)
+            if isinstance(chosen, smalltalk.Block):
+                return self._statements(chosen.statements, frame)
+            return chosen
         args = [self._run(arg, frame) for arg in node.args]
         return self.send(receiver, node.selector, args, self._startAt(node.receiver, frame))
 
@@ -331,6 +393,37 @@ class Evaluator:
 
     def _braceArray(self, node, frame):
         return Array([self._run(each, frame) for each in node.elements])
+
+
+_INLINED = {
+    "ifTrue:": lambda condition, blocks: blocks[0] if condition else None,
+    "ifFalse:": lambda condition, blocks: None if condition else blocks[0],
+    "ifTrue:ifFalse:": lambda condition, blocks: blocks[0 if condition else 1],
+    "ifFalse:ifTrue:": lambda condition, blocks: blocks[1 if condition else 0],
+    "and:": lambda condition, blocks: blocks[0] if condition else False,
+    "or:": lambda condition, blocks: True if condition else blocks[0],
+}
+"""Conditionals run in place, given the receiver and the argument blocks:
+the block to run, or the answer."""
+
+_KERNEL_LOOKUPS = {}
+
+_INLINABLE = {}
+
+
+def _inlinable(node):
+    """
+    Whether the conditional C{node}'s arguments are all literal blocks
+    without arguments or temporaries (remembered per node: trees are cached).
+    """
+    seen = _INLINABLE.get(id(node))
+    if seen is None or seen[0] is not node:
+        if len(_INLINABLE) > 100_000:
+            _INLINABLE.clear()
+        seen = _INLINABLE[id(node)] = (node, all(
+            isinstance(arg, smalltalk.Block) and not arg.params and not arg.temps
+            for arg in node.args))
+    return seen[1]
 
 
 _RUNNERS = {

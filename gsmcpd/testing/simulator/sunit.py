@@ -1,16 +1,21 @@
 """
-SUnit for the simulated stone: the kernel class C{TestCase}'s assertions,
-and running one test the way C{TestCase>>run} does.
+SUnit for the simulated stone: TestCase, TestSuite, TestResult and
+TestResource.  The assertions and building a suite are Python; running is
+Smalltalk (L{RUNNING}), so a template's handlers meet SUnit's own.
 
 A failed assertion signals C{TestFailure}, which is an Exception but not an
 Error, so C{on: Error do:} in a test does not swallow it; whatever else a
-test signals makes it an error.
+test signals makes it an error.  A test named in C{expectedFailures} counts
+as passed when it fails and as failed when it passes, and a suite sets its
+resources up before its tests and resets them after.
 """
 
-from gsmcpd.testing.simulator import errors, system
-from gsmcpd.testing.simulator.kernel import classOf, method, text
+from gsmcpd.testing.simulator import errors, exceptions
+from gsmcpd.testing.simulator.kernel import (
+    CLASSES, classMethod, classOf, method, smalltalkMethods, text)
 from gsmcpd.testing.simulator.model import TestOutcome
-from gsmcpd.testing.simulator.objects import UserClass, equal, printString
+from gsmcpd.testing.simulator.objects import (
+    Array, Instance, OrderedCollection, String, Symbol, UserClass, equal, printString)
 
 ASSERTION_FAILED = "Assertion failed"
 
@@ -20,11 +25,6 @@ def _require(condition, description):
         raise errors.testFailure(description)
     if condition is not True:
         raise errors.messageNotUnderstood(classOf(condition).name, "ifFalse:")
-
-
-@method("TestCase", "setUp", "tearDown")
-def _hook(ev, receiver):
-    return receiver
 
 
 @method("TestCase", "assert:")
@@ -37,6 +37,19 @@ def _assert(ev, receiver, condition):
 def _assertDescription(ev, receiver, condition, description):
     _require(condition, text(description))
     return receiver
+
+
+@method("TestCase", "assert:description:resumable:")
+def _assertResumable(ev, receiver, condition, description, resumable):
+    """
+    A failed assertion that, when C{resumable}, signals a
+    ResumableTestFailure the test goes on after.
+    """
+    if resumable is True and condition is False:
+        exceptions.signalNew(ev, "ResumableTestFailure", errors.APPLICATION_ERROR,
+                             text(description), text(description))
+        return receiver
+    return _assertDescription(ev, receiver, condition, description)
 
 
 @method("TestCase", "deny:")
@@ -70,7 +83,7 @@ def _raises(ev, block, exceptionClass):
     try:
         ev.value(block)
     except errors.SmalltalkError as e:
-        if not system.signalledIsKindOf(e, exceptionClass):
+        if not exceptions.catches(ev, exceptionClass, exceptions.caught(e)):
             raise
         return True
     return False
@@ -106,3 +119,103 @@ def runTest(ev, className, selector):
         status = "failed" if e.className == "TestFailure" else "error"
         return TestOutcome(className, selector, status, e.className, e.description)
     return TestOutcome(className, selector, "passed")
+
+
+# --------------------------------------------------------- building suites
+
+@classMethod("TestCase", "testSelectors")
+def _testSelectors(ev, receiver):
+    return Array([Symbol(each) for each in ev.code.testSelectors(receiver.name)])
+
+
+def _suite(name, tests):
+    return Instance(CLASSES["TestSuite"], {
+        "tests": OrderedCollection(tests), "resources": None, "name": String(name)})
+
+
+@classMethod("TestCase", "suite")
+def _classSuite(ev, receiver):
+    """
+    A suite of one test per test selector; the abstract TestCase's holds
+    the suites of its subclasses.
+    """
+    if receiver is CLASSES["TestCase"]:
+        return _suite("TestCase", [ev.send(UserClass(name), "suite", [])
+                                   for name in ev.code.subclassesOf("TestCase")])
+    return _suite(receiver.name, [ev.send(receiver, "selector:", [Symbol(each)])
+                                  for each in ev.code.testSelectors(receiver.name)])
+
+
+@classMethod("TestSuite", "named:")
+def _named(ev, receiver, name):
+    return _suite(text(name), [])
+
+
+RUNNING = {
+    ("TestCase", "class"): [
+        "selector: aSymbol\n\t^self new setTestSelector: aSymbol",
+        "isAbstract\n\t^self name == #TestCase",
+        "resources\n\t^#()",
+    ],
+    ("TestCase", "instance"): [
+        "setTestSelector: aSymbol\n\ttestSelector := aSymbol",
+        "selector\n\t^testSelector",
+        "setUp",
+        "tearDown",
+        "expectedFailures\n\t^#()",
+        "shouldPass\n\t^(self expectedFailures includes: testSelector) not",
+        "resources\n\t^self class resources",
+        "performTest\n\tself perform: testSelector",
+        "runCase\n\t[self setUp.\n\tself performTest] ensure: [self tearDown]",
+        "run: aResult\n\taResult runCase: self",
+        "run\n\t| result |\n\tresult := TestResult new.\n\tself run: result.\n\t^result",
+    ],
+    ("TestSuite", "instance"): [
+        "tests\n\t^tests ifNil: [tests := OrderedCollection new]",
+        "addTest: aTest\n\t^self tests add: aTest",
+        "addTests: aCollection\n\taCollection do: [:each | self addTest: each]",
+        "resources\n\t| all |\n\tall := OrderedCollection new.\n"
+        "\tself tests do: [:each | each resources do: [:resource |\n"
+        "\t\t(all includes: resource) ifFalse: [all add: resource]]].\n\t^all",
+        "run\n\t| result |\n\tresult := TestResult new.\n\tself run: result.\n\t^result",
+        "run: aResult\n\tself resources do: [:each | each isAvailable].\n"
+        "\t[self tests do: [:each | each run: aResult]]\n"
+        "\t\tensure: [self resources do: [:each | each reset]]",
+    ],
+    ("TestResult", "instance"): [
+        "failures\n\t^failures ifNil: [failures := OrderedCollection new]",
+        "errors\n\t^errors ifNil: [errors := OrderedCollection new]",
+        "passed\n\t^passed ifNil: [passed := OrderedCollection new]",
+        "runCase: aTestCase\n\t| finished |\n"
+        "\tfinished := [[aTestCase runCase. true]\n"
+        "\t\t\ton: TestFailure\n"
+        "\t\t\tdo: [:ex | (self failures includes: aTestCase) ifFalse: [self failures add: aTestCase].\n"
+        "\t\t\t\tex isResumable ifTrue: [ex resume: nil] ifFalse: [ex return: false]]]\n"
+        "\t\ton: Error\n"
+        "\t\tdo: [:ex | self errors add: aTestCase. ex return: false].\n"
+        "\t(finished == true and: [(self failures includes: aTestCase) not])\n"
+        "\t\tifTrue: [self passed add: aTestCase]",
+        "runCount\n\t^self passed size + self failures size + self errors size",
+        "passedCount\n\t^(self passed select: [:each | each shouldPass]) size\n"
+        "\t\t+ ((self failures , self errors) reject: [:each | each shouldPass]) size",
+        "failureCount\n\t^(self failures select: [:each | each shouldPass]) size\n"
+        "\t\t+ (self passed reject: [:each | each shouldPass]) size",
+        "errorCount\n\t^(self errors select: [:each | each shouldPass]) size",
+    ],
+    ("TestResource", "class"): [
+        "current\n\t^current ifNil: [current := self new setUp; yourself]",
+        "isAvailable\n\t^self current isAvailable",
+        "reset\n\tcurrent ifNotNil: [:resource |\n\t\tcurrent := nil.\n\t\tresource tearDown]",
+        "resources\n\t^#()",
+    ],
+    ("TestResource", "instance"): [
+        "setUp",
+        "tearDown",
+        "isAvailable\n\t^true",
+    ],
+}
+"""SUnit's running, in Smalltalk (the simulator's own wording of SUnit 3.1's
+protocol, which GemStone's SUnit follows)."""
+
+for (_className, _side), _sources in RUNNING.items():
+    smalltalkMethods(_className, "Running", *_sources, side=_side)
