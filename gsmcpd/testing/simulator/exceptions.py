@@ -78,8 +78,10 @@ def caught(error):
 
 
 def isResumable(ev, exception):
-    return any(isinstance(each, StClass) and each.name in RESUMABLE
-               for each in ev.behaviors(classOf(exception)))
+    for each in ev.behaviors(classOf(exception)):
+        if isinstance(each, StClass) and each.name in RESUMABLE:
+            return RESUMABLE[each.name]
+    return False
 
 
 def signal(ev, exception):

@@ -124,10 +124,11 @@ for _name, _super, *_vars in [
 # one's superclass is Class, so classes answer Behavior's messages.
 CLASSES["Object"].metaclass.superclass = CLASSES["Class"]
 
-RESUMABLE = frozenset({"Exception", "Warning", "CompileWarning", "Notification",
-                       "ControlInterrupt", "Break", "Halt", "ResumableTestFailure"})
-"""The exception classes whose signals a handler may resume (GemStone's
-C{isResumable}): every Exception but Errors and plain TestFailures."""
+RESUMABLE = {"Exception": True, "Error": False, "TestFailure": False,
+             "ResumableTestFailure": True}
+"""Whether a handler may resume an exception (GemStone's C{isResumable}),
+decided by the nearest of these classes above the exception's: every
+Exception but Errors and plain TestFailures."""
 
 _PYTHON_CLASSES = {
     String: "String", Symbol: "Symbol", Unicode16: "Unicode16", Character: "Character",

@@ -365,8 +365,8 @@ class CodeModel:
         definition, C{removeallmethods}/C{removeallclassmethods}, then each
         method as C{category:} + C{method:}/C{classmethod:} ... C{%}.
         """
-        return fileout.fileOut(self._described(name), [
-            m for meta in (True, False) for m in self.methods(name, meta).values()])
+        return fileout.fileOut(self._described(name), self.methods(name, meta=True).values(),
+                               self.methods(name).values())
 
     def classInfo(self, name):
         """
