@@ -178,11 +178,6 @@ def _gcd(ev, receiver, other):
     return math.gcd(receiver, other)
 
 
-@method("Integer", "isPrime")
-def _isPrime(ev, receiver):
-    return receiver > 1 and all(receiver % d for d in range(2, math.isqrt(receiver) + 1))
-
-
 @method("Integer", "asCharacter")
 def _asCharacter(ev, receiver):
     return Character(chr(receiver))

@@ -123,8 +123,8 @@ def offsetError(size, index):
 
 def keyNotFound(keyPrinted):
     return SmalltalkError(
-        KEY_NOT_FOUND, "KeyNotFound",
-        describe("KeyNotFound", KEY_NOT_FOUND, f"key {keyPrinted} not found"))
+        KEY_NOT_FOUND, "LookupError",
+        describe("LookupError", KEY_NOT_FOUND, f"key {keyPrinted} not found"))
 
 
 def argumentTypeError(selector):
@@ -135,7 +135,7 @@ def argumentTypeError(selector):
 
 
 def notFound(detail):
-    return SmalltalkError(NOT_FOUND, "NotFoundError", describe("NotFoundError", NOT_FOUND, detail))
+    return SmalltalkError(NOT_FOUND, "LookupError", describe("LookupError", NOT_FOUND, detail))
 
 
 def refused(detail):

@@ -106,7 +106,7 @@ for _name, _super, *_vars in [
         ("AbstractException", "Object"),
         ("Exception", "AbstractException"), ("Error", "Exception"),
         ("ZeroDivide", "Error"), ("MessageNotUnderstood", "Error"),
-        ("OffsetError", "Error"), ("KeyNotFound", "Error"), ("NotFoundError", "Error"),
+        ("OffsetError", "Error"), ("LookupError", "Error"),
         ("CompileError", "Error"), ("TransactionError", "Error"), ("SecurityError", "Error"),
         ("OutOfRange", "Error"), ("ArgumentError", "Error"),
         ("ArgumentTypeError", "ArgumentError"),

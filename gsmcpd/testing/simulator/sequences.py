@@ -146,6 +146,13 @@ def _do(ev, receiver, block):
     return receiver
 
 
+@_sequence("reverseDo:")
+def _reverseDo(ev, receiver, block):
+    for each in list(elements(receiver))[::-1]:
+        ev.value(block, each)
+    return receiver
+
+
 @_sequence("doWithIndex:")
 def _doWithIndex(ev, receiver, block):
     for i, each in enumerate(list(elements(receiver))):

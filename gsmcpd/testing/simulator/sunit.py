@@ -146,6 +146,13 @@ def _classSuite(ev, receiver):
                                   for each in ev.code.testSelectors(receiver.name)])
 
 
+@classMethod("TestCase", "selector:")
+def _selector(ev, receiver, selector):
+    case = ev.send(receiver, "new", [])
+    case.slots["testSelector"] = Symbol(text(selector))
+    return case
+
+
 @classMethod("TestSuite", "named:")
 def _named(ev, receiver, name):
     return _suite(text(name), [])
@@ -153,12 +160,10 @@ def _named(ev, receiver, name):
 
 RUNNING = {
     ("TestCase", "class"): [
-        "selector: aSymbol\n\t^self new setTestSelector: aSymbol",
         "isAbstract\n\t^self name == #TestCase",
         "resources\n\t^#()",
     ],
     ("TestCase", "instance"): [
-        "setTestSelector: aSymbol\n\ttestSelector := aSymbol",
         "selector\n\t^testSelector",
         "setUp",
         "tearDown",
@@ -180,21 +185,22 @@ RUNNING = {
         "run\n\t| result |\n\tresult := TestResult new.\n\tself run: result.\n\t^result",
         "run: aResult\n\tself resources do: [:each | each isAvailable].\n"
         "\t[self tests do: [:each | each run: aResult]]\n"
-        "\t\tensure: [self resources do: [:each | each reset]]",
+        "\t\tensure: [TestResource resetResources: self resources]",
+    ],
+    ("TestResult", "class"): [
+        "failure\n\t^TestFailure",
+        "error\n\t^Error",
     ],
     ("TestResult", "instance"): [
         "failures\n\t^failures ifNil: [failures := OrderedCollection new]",
         "errors\n\t^errors ifNil: [errors := OrderedCollection new]",
         "passed\n\t^passed ifNil: [passed := OrderedCollection new]",
-        "runCase: aTestCase\n\t| finished |\n"
-        "\tfinished := [[aTestCase runCase. true]\n"
-        "\t\t\ton: TestFailure\n"
-        "\t\t\tdo: [:ex | (self failures includes: aTestCase) ifFalse: [self failures add: aTestCase].\n"
-        "\t\t\t\tex isResumable ifTrue: [ex resume: nil] ifFalse: [ex return: false]]]\n"
-        "\t\ton: Error\n"
-        "\t\tdo: [:ex | self errors add: aTestCase. ex return: false].\n"
-        "\t(finished == true and: [(self failures includes: aTestCase) not])\n"
-        "\t\tifTrue: [self passed add: aTestCase]",
+        "addPass: aTestCase\n\t^self passed add: aTestCase",
+        "addFailure: aTestCase\n\t^self failures add: aTestCase",
+        "addError: aTestCase\n\t^self errors add: aTestCase",
+        "runCase: aTestCase\n\t[aTestCase runCase.\n\tself addPass: aTestCase]\n"
+        "\t\ton: self class failure , self class error\n"
+        "\t\tdo: [:ex | ex sunitAnnounce: aTestCase toResult: self]",
         "runCount\n\t^self passed size + self failures size + self errors size",
         "passedCount\n\t^(self passed select: [:each | each shouldPass]) size\n"
         "\t\t+ ((self failures , self errors) reject: [:each | each shouldPass]) size",
@@ -202,10 +208,23 @@ RUNNING = {
         "\t\t+ (self passed reject: [:each | each shouldPass]) size",
         "errorCount\n\t^(self errors select: [:each | each shouldPass]) size",
     ],
+    ("TestFailure", "instance"): [
+        "sunitAnnounce: aTestCase toResult: aResult\n"
+        "\taResult addFailure: aTestCase.\n\tself sunitExitWith: false",
+    ],
+    ("Error", "instance"): [
+        "sunitAnnounce: aTestCase toResult: aResult\n"
+        "\taResult addError: aTestCase.\n\tself sunitExitWith: false",
+    ],
+    ("AbstractException", "instance"): [
+        "sunitExitWith: aValue\n"
+        "\tself isResumable ifTrue: [self resume: aValue] ifFalse: [self return: aValue]",
+    ],
     ("TestResource", "class"): [
         "current\n\t^current ifNil: [current := self new setUp; yourself]",
         "isAvailable\n\t^self current isAvailable",
         "reset\n\tcurrent ifNotNil: [:resource |\n\t\tcurrent := nil.\n\t\tresource tearDown]",
+        "resetResources: aCollection\n\taCollection reverseDo: [:each | each reset]",
         "resources\n\t^#()",
     ],
     ("TestResource", "instance"): [
@@ -214,8 +233,11 @@ RUNNING = {
         "isAvailable\n\t^true",
     ],
 }
-"""SUnit's running, in Smalltalk (the simulator's own wording of SUnit 3.1's
-protocol, which GemStone's SUnit follows)."""
+"""SUnit's running, in Smalltalk: the simulator's own wording of the
+protocol GemStone 3.7's SUnit has (TestResult>>runCase: announcing the
+exception to the result, a resumable failure resumed by C{sunitExitWith:}
+and so counted as a failure and a pass: GemTalk/Grail's GrailTestResult.gs
+describes 3.7.5's)."""
 
 for (_className, _side), _sources in RUNNING.items():
     smalltalkMethods(_className, "Running", *_sources, side=_side)

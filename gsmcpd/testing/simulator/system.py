@@ -25,7 +25,12 @@ PUBLISHED = SymbolDictionaryRef("Published")
 SYMBOL_LIST_KEY = ("symbolList",)
 DEFAULT_SYMBOL_LIST = (USER_GLOBALS.name, GLOBALS.name, PUBLISHED.name)
 
-KERNEL_GLOBALS = {**CLASSES, "UserGlobals": USER_GLOBALS, "Globals": GLOBALS}
+UNNAMED = frozenset({"UserSet"})
+"""Kernel classes the model has but does not bind by name: no public source
+names them (C{AllUsers} is the UserSet's way in)."""
+
+KERNEL_GLOBALS = {**{name: cls for name, cls in CLASSES.items() if name not in UNNAMED},
+                  "UserGlobals": USER_GLOBALS, "Globals": GLOBALS}
 
 
 def globalKey(dictionary, name):
