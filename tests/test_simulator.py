@@ -162,8 +162,14 @@ class LoginTests(SimulatedStoneTests):
         self.assertFalse(session)
         self.assertEqual(err.number, errors.NO_SERVER)
 
-    def test_unknownSource(self):
-        e = self.assertRaises(GciFailed, self.execute, self.login(), "3 + 4")
+    def test_anySource(self):
+        """
+        A source is a doit like any other: the stone runs it and answers
+        what it evaluates to; one that does not compile fails the call.
+        """
+        session = self.login()
+        self.assertEqual(self.execute(session, "3 + 4"), b"7")
+        e = self.assertRaises(GciFailed, self.execute, session, "3 +")
         self.assertEqual((e.number, e.fatal), (errors.COMPILE_ERROR, 0))
         self.assertIn("line 1", e.message)
 
@@ -282,7 +288,7 @@ class TransactionTests(SimulatedStoneTests):
         self.evaluate(second, "UserGlobals at: #ConflictX put: 2")
         self.assertTrue(self.template(first, "commit")["result"]["committed"])
         self.assertEqual(self.template(second, "commit")["result"], {
-            "committed": False, "conflicts": {"Write-Write": ["UserGlobals at: #ConflictX"]}})
+            "committed": False, "conflicts": {"Write-Write": {"count": 1, "names": []}}})
         error = self.template(second, "refresh")["error"]
         self.assertEqual((error["number"], error["class"]), (2409, "TransactionError"))
         self.template(second, "abort")

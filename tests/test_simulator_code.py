@@ -7,7 +7,7 @@ the seeded repository.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.testing.simulator import errors, handlers
+from gsmcpd.testing.simulator import errors, gem
 from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.model import TestOutcome
 from gsmcpd.testing.simulator.objects import printString
@@ -27,7 +27,7 @@ class CodeTestCase(SynchronousTestCase):
         self.stone = Stone()
         self.session = self.stone.login("DataCurator", "swordfish")
         self.evaluator = Evaluator(self.session)
-        self.code = handlers.codeModel(self.evaluator)
+        self.code = self.evaluator.code
 
     def other(self):
         """
@@ -301,7 +301,7 @@ class TransactionTests(CodeTestCase):
         self.code.compileMethod("Account", "owner ^1", meta=True)
         other.compileMethod("Account", "owner ^2", meta=True)
         self.commit()
-        answer = handlers.answer(other.session, Template.named("commit").render({}, 1 << 20))
+        answer = gem.answer(other.session, Template.named("commit").render({}, 1 << 20))
         self.assertIn(b'"Account class>>owner"', answer)
 
 
@@ -407,6 +407,6 @@ class SessionHandlerTests(CodeTestCase):
         self.code.compileMethod("Account", FIXED_WITHDRAW)
         source = Template.named("execute_code").render(
             {"code": "Account new deposit: 5; withdraw: 9; balance", "limit": 100}, 1 << 20)
-        answer = handlers.answer(self.session, source)
+        answer = gem.answer(self.session, source)
         self.assertIn(b'"text":"5"', answer)
         self.assertIn(b'"needsCommit":true', answer)

@@ -17,7 +17,7 @@ import time
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.testing.simulator import errors, handlers
+from gsmcpd.testing.simulator import errors, gem
 from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.launch import launch
 from gsmcpd.testing.simulator.objects import printString
@@ -38,7 +38,7 @@ def answer(session, templateName, /, **arguments):
     C{session}, as JSON, through the simulated stone's template handlers.
     """
     source = Template.named(templateName).render(arguments, MAX_RESULT)
-    return json.loads(handlers.answer(session, source))
+    return json.loads(gem.answer(session, source))
 
 
 class InProcessTests(SynchronousTestCase):
@@ -142,7 +142,7 @@ class GemNameTests(InProcessTests):
         session = self.login()
         self.assertEqual(self.stone.cacheNameOf(session.number), "GciTs")
         self.assertEqual(printString(Evaluator(session).evaluate(
-            "(System gemCacheStatisticsForSessionId: System session) at: 1")), "'GciTs'")
+            "(System cacheStatisticsForSessionId: System session) at: 1")), "'GciTs'")
 
     def test_nameGem(self):
         session, other = self.login(), self.login()

@@ -8,7 +8,7 @@ import json
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.testing.simulator import errors, handlers
+from gsmcpd.testing.simulator import errors, gem
 from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.objects import printString
 from gsmcpd.testing.simulator.repository import ABSENT, Repository, Transaction
@@ -122,11 +122,17 @@ class TemplateAnswerTests(SynchronousTestCase):
 
     def answer(self, name, maxBytes=1 << 20, **arguments):
         source = Template.named(name).render(arguments, maxBytes)
-        return handlers.answer(self.session, source)
+        return gem.answer(self.session, source)
 
-    def test_jsonEscapesLikeTheEnvelope(self):
-        self.assertEqual(handlers.toJson({"a": 'q"\\\n\u00e9', "b": [1, None, True]}),
-                         '{"a":"q\\"\\\\\\u000a\u00e9","b":[1,null,true]}')
+    def test_envelopeEscapes(self):
+        """
+        The envelope's JSON escapes quotes, backslashes and control
+        characters, and passes other characters through as UTF-8.
+        """
+        answer = self.answer("execute_code", limit=100, code=(
+            "'q\"\\' , (String with: Character lf) , (String with: Character tab) , '\u00e9'"))
+        self.assertIn('q\\"\\\\\\n\\t\u00e9'.encode("utf-8"), answer)
+        self.assertEqual(json.loads(answer)["result"]["text"], "'q\"\\\n\t\u00e9'")
 
     def test_resultOverLimit(self):
         outcome = json.loads(self.answer("execute_code", maxBytes=60,
@@ -140,7 +146,7 @@ class TemplateAnswerTests(SynchronousTestCase):
         self.assertFalse(outcome["needsCommit"])
 
     def test_templateSyntaxError(self):
-        e = self.assertRaises(errors.GciError, handlers.answer, self.session,
+        e = self.assertRaises(errors.GciError, gem.answer, self.session,
                               '"gsmcp:status"\n| a |\na := (3 + .')
         self.assertEqual(e.number, errors.COMPILE_ERROR)
         self.assertIn("(line 3)", e.message)
