@@ -83,6 +83,22 @@ def checkFree(isGlobal, free, scope, source, offset=0):
                                       errors.UNDEFINED_SYMBOL)
 
 
+def shadowing(nodes, outer):
+    """
+    C{(offset, text)} of each block argument or temporary in C{nodes} that
+    shadows a variable declared around it (C{outer}, then enclosing blocks).
+    """
+    found = []
+    for node in nodes:
+        if not isinstance(node, smalltalk.Block):
+            found.extend(shadowing(children(node), outer))
+            continue
+        found.extend((node.offset, f"{name} shadows a variable of the same name")
+                     for name in (*node.params, *node.temps) if name in outer)
+        found.extend(shadowing(node.statements, outer | set(node.params) | set(node.temps)))
+    return found
+
+
 def warnings(tree):
     """
     C{(offset, text)} of what GemStone's compiler warns about in the method
@@ -91,20 +107,9 @@ def warnings(tree):
     """
     named = {node.name for node in smalltalk.iter_nodes(tree)
              if isinstance(node, (smalltalk.Variable, smalltalk.Assignment))}
-    found = [(tree.offset, f"unused temporary {name}")
-             for name in tree.temps if name not in named]
-
-    def visit(nodes, outer):
-        for node in nodes:
-            if not isinstance(node, smalltalk.Block):
-                visit(children(node), outer)
-                continue
-            found.extend((node.offset, f"{name} shadows a variable of the same name")
-                         for name in (*node.params, *node.temps) if name in outer)
-            visit(node.statements, outer | set(node.params) | set(node.temps))
-
-    visit(tree.statements, set(tree.params) | set(tree.temps))
-    return found
+    return [(tree.offset, f"unused temporary {name}")
+            for name in tree.temps if name not in named] + shadowing(
+        tree.statements, set(tree.params) | set(tree.temps))
 
 
 def children(node):

@@ -25,7 +25,7 @@ from gsmcpd.testing.simulator import (
 from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.objects import (
-    Array, BlockClosure, Character, String, Symbol, UserClass)
+    Array, BlockClosure, Character, Symbol, UserClass, string)
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
@@ -84,7 +84,7 @@ def fromLiteral(node):
     """
     kind, value = node.kind, node.value
     if kind == "string":
-        return String(value)
+        return string(value)
     if kind == "symbol":
         return Symbol(value)
     if kind == "character":

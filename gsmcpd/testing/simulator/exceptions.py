@@ -260,8 +260,12 @@ def _signalText(ev, receiver, messageText):
 
 @method("AbstractException", "messageText")
 def _messageText(ev, receiver):
-    found = receiver.messageText or receiver.error.description
-    return None if found is None else String(found)
+    """
+    The text it was signalled with; nil for the kernel's own errors (as
+    GemTalk's notes measured for ZeroDivide and MessageNotUnderstood: their
+    detail is in C{description}).
+    """
+    return None if receiver.messageText is None else String(receiver.messageText)
 
 
 @method("AbstractException", "messageText:")

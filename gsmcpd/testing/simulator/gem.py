@@ -15,7 +15,7 @@ import functools
 import re
 
 from gsmcpd import smalltalk
-from gsmcpd.testing.simulator import compiler, errors
+from gsmcpd.testing.simulator import compiler, errors, exceptions
 from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.objects import ByteArray, String, Symbol, printString
 from gsmcpd.testing.simulator.repository import ABSENT
@@ -85,14 +85,17 @@ def _parsedPrologue(prologue):
 
 
 @functools.lru_cache(maxsize=256)
-def _parsedRest(rest):
+def _parsedRest(rest, temps):
     """
-    The statements after the prologue, and the variables they name that
-    none of their own blocks declares (checked against the prologue's
-    temporaries and the session's globals each run).
+    The statements after the prologue, the variables they name that none
+    of their own blocks declares (checked against the session's globals
+    each run), and the compiler's warnings about blocks that shadow the
+    doit's temporaries C{temps}.
     """
     tree = smalltalk.parse_expression(rest)
-    return tree, compiler.freeVariables(tree.statements, set(tree.temps))
+    declared = set(temps) | set(tree.temps)
+    return (tree, compiler.freeVariables(tree.statements, declared),
+            compiler.shadowing(tree.statements, declared))
 
 
 def _compileError(error, source, offset):
@@ -117,7 +120,7 @@ def run(session, source):
     except smalltalk.SmalltalkSyntaxError as e:
         raise _compileError(e, source, 0) from None
     try:
-        rest, free = _parsedRest(source[split:])
+        rest, free, shadows = _parsedRest(source[split:], tuple(prologue.temps))
     except smalltalk.SmalltalkSyntaxError as e:
         raise _compileError(e, source, split) from None
     evaluator = Evaluator(session)
@@ -125,7 +128,13 @@ def run(session, source):
         scope = set(prologue.temps) | compiler.PSEUDO_VARIABLES
         compiler.checkDeclared(session, prologue.statements, scope, source)
         compiler.checkFree(lambda name: evaluator.globalNamed(name) is not ABSENT,
-                           free, scope | set(rest.temps), source, split)
+                           free, scope, source, split)
+        for offset, warning in shadows:
+            # Nothing handles a warning while the doit compiles: it ends the call.
+            text = f"{warning}, near source character {offset + split + 1}"
+            exceptions.signalNew(evaluator, "CompileWarning", errors.APPLICATION_WARNING,
+                                 errors.describe("CompileWarning", errors.APPLICATION_WARNING,
+                                                 text), text)
         return evaluator.run((prologue, rest))
     except errors.SmalltalkError as e:
         raise errors.GciError(e.number, e.description, reason="error") from None

@@ -13,7 +13,7 @@ from gsmcpd.testing.simulator.kernel import (
     CLASSES, KERNEL_INSTVARS, StClass, classOf, method, text)
 from gsmcpd.testing.simulator.model import DEFAULT_CATEGORY
 from gsmcpd.testing.simulator.objects import (
-    Array, CompiledMethod, Instance, String, Symbol, SymbolDictionaryRef, UserClass)
+    Array, CompiledMethod, Instance, String, Symbol, SymbolDictionaryRef, UserClass, string)
 
 
 def parts(behavior):
@@ -130,7 +130,7 @@ def _compiledMethodAtEnv(ev, receiver, selector, environmentId):
 
 @method("Behavior", "sourceCodeAt:")
 def _sourceCodeAt(ev, receiver, selector):
-    return String(_found(ev, receiver, selector).source)
+    return string(_found(ev, receiver, selector).source)
 
 
 @method("Behavior", "categoryOfSelector:")
@@ -188,8 +188,9 @@ def _compileMethodEnv(ev, receiver, source, dictionaries, category, environmentI
     body = text(source)
     tree = compiler.parseMethod(body)
     for offset, warning in compiler.warnings(tree):
-        exceptions.signalNew(ev, "CompileWarning", errors.APPLICATION_WARNING,
-                             f"{warning}, near source character {offset + 1}")
+        detail = f"{warning}, near source character {offset + 1}"
+        exceptions.signalNew(ev, "CompileWarning", errors.APPLICATION_WARNING, errors.describe(
+            "CompileWarning", errors.APPLICATION_WARNING, detail), detail)
     info = ev.code.compileMethod(name, body, text(category) if category is not None
                                  else DEFAULT_CATEGORY, meta)
     return CompiledMethod(receiver, info.selector)
@@ -274,7 +275,7 @@ def _inClass(ev, receiver):
 
 @method("GsNMethod", "sourceString")
 def _sourceString(ev, receiver):
-    return String(_found(ev, receiver.behavior, Symbol(receiver.selector)).source)
+    return string(_found(ev, receiver.behavior, Symbol(receiver.selector)).source)
 
 
 @method("GsNMethod", "environmentId")
