@@ -229,7 +229,8 @@ class EvaluationTests(SimulatedStoneTests):
         self.assertEqual(outcome, {"error": {
             "number": 2010, "class": "MessageNotUnderstood",
             "message": "a MessageNotUnderstood occurred (error 2010), "
-                       "a SmallInteger does not understand  #'foo'"},
+                       "a SmallInteger does not understand  #'foo' (simulated stone: not "
+                       "in its kernel model, see docs/simulated-stone.rst)"},
             "needsCommit": False})
 
     def test_zeroDivide(self):

@@ -284,8 +284,12 @@ class TemplateErrorsTests(TemplateTestCase):
 
     def test_simulatedStoneNamesItself(self):
         """
-        An error of the simulator's own (not GemStone's) says it is the
-        simulated stone's.
+        What the simulator's compiler refuses, and what its kernel model
+        does not understand, say they are the simulated stone's.
         """
         e = self.assertRaises(errors.GciError, gem.answer, self.session, "3 +")
         self.assertEqual(e.number, errors.COMPILE_ERROR)
+        self.assertIn("the simulated stone's compiler", e.message)
+        error = self.outcome("execute_code", code="3 frobnicate", limit=10)["error"]
+        self.assertEqual(error["number"], errors.MESSAGE_NOT_UNDERSTOOD)
+        self.assertIn("simulated stone: not in its kernel model", error["message"])

@@ -96,7 +96,8 @@ def compileError(detail, source, offset, number=COMPILE_ERROR):
     return SmalltalkError(
         COMPILE_ERROR, "CompileError",
         describe("CompileError", COMPILE_ERROR,
-                 f"{detail}, near source character {offset + 1} (line {line})"),
+                 f"{detail}, near source character {offset + 1} (line {line}), "
+                 "says the simulated stone's compiler"),
         details=[(number, offset + 1, detail)])
 
 
@@ -104,7 +105,8 @@ def messageNotUnderstood(className, selector):
     return SmalltalkError(
         MESSAGE_NOT_UNDERSTOOD, "MessageNotUnderstood",
         describe("MessageNotUnderstood", MESSAGE_NOT_UNDERSTOOD,
-                 f"a {className} does not understand  #'{selector}'"))
+                 f"a {className} does not understand  #'{selector}' (simulated stone: "
+                 "not in its kernel model, see docs/simulated-stone.rst)"))
 
 
 def zeroDivide(dividend):
