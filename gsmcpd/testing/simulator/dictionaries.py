@@ -209,12 +209,14 @@ def dictionaryAndSymbolOf(ev, value):
 
 
 @method("SymbolList", "objectNamed:")
-def _listObjectNamed(ev, receiver, name):
+@method("UserProfile", "objectNamed:")
+def _objectNamed(ev, receiver, name):
     return objectNamed(ev, text(name))
 
 
 @method("SymbolList", "dictionaryAndSymbolOf:")
-def _listDictionaryAndSymbolOf(ev, receiver, value):
+@method("UserProfile", "dictionaryAndSymbolOf:")
+def _dictionaryAndSymbolOf(ev, receiver, value):
     return dictionaryAndSymbolOf(ev, value)
 
 
@@ -228,16 +230,6 @@ def _symbolList(ev, receiver):
 @method("UserProfile", "userId")
 def _userId(ev, receiver):
     return String(receiver.userId)
-
-
-@method("UserProfile", "objectNamed:")
-def _objectNamed(ev, receiver, name):
-    return objectNamed(ev, text(name))
-
-
-@method("UserProfile", "dictionaryAndSymbolOf:")
-def _dictionaryAndSymbolOf(ev, receiver, value):
-    return dictionaryAndSymbolOf(ev, value)
 
 
 @method("UserProfile", "createDictionary:")

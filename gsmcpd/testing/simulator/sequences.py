@@ -345,7 +345,11 @@ def _asSymbol(ev, receiver):
 
 @method("CharacterCollection", "asString")
 def _asString(ev, receiver):
-    return String(receiver.text)
+    """
+    A String; a Unicode string narrows to one when its characters allow
+    (measured on 3.7.x: GemTalk/mcp_server docs/GemStone_Notes.md).
+    """
+    return string(receiver.text)
 
 
 @method("CharacterCollection", "asNumber", "asInteger")
