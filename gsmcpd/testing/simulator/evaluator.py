@@ -20,7 +20,7 @@ import attr
 
 from gsmcpd import smalltalk
 from gsmcpd.testing.simulator import (
-    arithmetic, compiler, dictionaries, errors, exceptions, reflection, sequences, streams,
+    arithmetic, closures, compiler, dictionaries, errors, exceptions, reflection, sequences, streams,
     sunit, system)
 from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
 from gsmcpd.testing.simulator.model import CodeModel
@@ -31,8 +31,6 @@ from gsmcpd.testing.simulator.repository import ABSENT
 # Importing these registers the kernel's methods.
 KERNEL_MODULES = (arithmetic, dictionaries, exceptions, reflection, sequences, streams,
                   sunit, system)
-
-_CONSTANTS = {"nil": None, "true": True, "false": False, "thisContext": None}
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}
@@ -71,7 +69,7 @@ class Frame:
         return None
 
 
-class _NonLocalReturn(Exception):
+class NonLocalReturn(Exception):
     def __init__(self, home, value):
         super().__init__()
         self.home = home
@@ -139,8 +137,8 @@ class Evaluator:
         try:
             for tree in trees:
                 if tree.statements:
-                    result = self._statements(tree.statements, frame)
-        except _NonLocalReturn as returned:
+                    result = closures.body(tree)(self, frame)
+        except NonLocalReturn as returned:
             if returned.home is not home:
                 raise
             return returned.value
@@ -153,8 +151,8 @@ class Evaluator:
         """
         names = {**arguments, **dict.fromkeys(tree.temps)}
         try:
-            last = self._statements(tree.statements, Frame(names, home=home))
-        except _NonLocalReturn as returned:
+            last = closures.body(tree)(self, Frame(names, home=home))
+        except NonLocalReturn as returned:
             if returned.home is not home:
                 raise
             return returned.value
@@ -224,6 +222,8 @@ class Evaluator:
         """
         Whether C{behavior} is C{other} or one of its subclasses.
         """
+        if type(behavior) is StClass and type(other) is StClass:
+            return behavior.includesBehavior(other)
         return any(each == other if isinstance(each, UserClass) else each is other
                    for each in self.behaviors(behavior))
 
@@ -249,7 +249,7 @@ class Evaluator:
         node = block.node
         names = dict(zip(node.params, args))
         names.update(dict.fromkeys(node.temps))
-        return self._statements(node.statements, Frame(names, block.frame, block.frame.home))
+        return closures.body(node)(self, Frame(names, block.frame, block.frame.home))
 
     def checkInterrupt(self):
         """
@@ -279,46 +279,35 @@ class Evaluator:
             if self.session.interrupt.wait(remaining):
                 self.checkInterrupt()
 
-    # -------------------------------------------------------------- nodes
+    # ---------------------------------------------------------- variables
 
-    def _statements(self, statements, frame):
-        result = None
-        for statement in statements:
-            result = self._run(statement, frame)
-        return result
-
-    def _run(self, node, frame):
-        return _RUNNERS[type(node)](self, node, frame)
-
-    def _literal(self, node, frame):
-        return fromLiteral(node)
-
-    def _variable(self, node, frame):
-        name = node.name
-        holder = frame.holder(name)
-        if holder is not None:
-            return holder.names[name]
-        home = frame.home
-        if name in ("self", "super"):
-            return home.receiver
-        if name in _CONSTANTS:
-            return _CONSTANTS[name]
+    def unbound(self, name, home):
+        """
+        The value of C{name}, which no frame declares: a variable of the
+        running method's class, else a global (nil if none).
+        """
         binding = home.variables.get(name)
         if binding == ("slot",):
             return home.receiver.slots.get(name)
         if binding is not None:
             value = self.session.transaction.read(_variableKey(home, name, binding))
             return None if value is ABSENT else value
-        return self._global(name)
-
-    def _global(self, name):
-        """
-        The global C{name} in the session's symbol list (nil if none),
-        remembered until the session's transaction next changes anything.
-        """
-        transaction = self.session.transaction
         value = self.globalNamed(name)
         return None if value is ABSENT else value
+
+    def assignUnbound(self, name, home, value):
+        """
+        Assign C{name}, which no frame declares (see L{unbound}); an
+        unknown name becomes a global of UserGlobals, as a doit's does.
+        """
+        binding = home.variables.get(name)
+        if binding == ("slot",):
+            home.receiver.slots[name] = value
+        elif binding is not None:
+            self.session.transaction.write(_variableKey(home, name, binding), value)
+        else:
+            dictionary = system.resolve(self.session, name) or system.USER_GLOBALS
+            self.session.transaction.write(system.globalKey(dictionary, name), value)
 
     def globalNamed(self, name):
         """
@@ -333,109 +322,21 @@ class Evaluator:
                 self.session, dictionary, name)
         return found
 
-    def _assignment(self, node, frame):
-        value = self._run(node.value, frame)
-        name = node.name
-        holder = frame.holder(name)
-        binding = frame.home.variables.get(name)
-        if holder is not None:
-            holder.names[name] = value
-        elif binding == ("slot",):
-            frame.home.receiver.slots[name] = value
-        elif binding is not None:
-            self.session.transaction.write(_variableKey(frame.home, name, binding), value)
-        else:
-            dictionary = system.resolve(self.session, name) or system.USER_GLOBALS
-            self.session.transaction.write(system.globalKey(dictionary, name), value)
-        return value
-
-    def _startAt(self, node, frame):
+    def superclassFor(self, home):
         """
-        Where lookup starts for a send to C{node}: above the running
-        method's class for C{super}, else (None) at the receiver's class.
+        Where lookup starts for a send to C{super} in C{home}: above the
+        running method's class.
         """
-        method = frame.home.method
-        if method is None or not (isinstance(node, smalltalk.Variable) and node.name == "super"):
+        method = home.method
+        if method is None:
             return None
         if method.className in CLASSES:
             kernel = CLASSES[method.className]
             return (kernel.metaclass if method.meta else kernel).superclass
         return self.code.superclassOf(UserClass(method.className, method.meta))
 
-    def _message(self, node, frame):
-        receiver = self._run(node.receiver, frame)
-        inlined = _INLINED.get(node.selector)
-        if inlined is not None and (receiver is True or receiver is False) \
-                and _inlinable(node):
-            # What GemStone's compiler inlines: a Boolean's conditional with
-            # literal blocks runs them in place (no closure, no send).
-            chosen = inlined(receiver, node.args)
-            if isinstance(chosen, smalltalk.Block):
-                return self._statements(chosen.statements, frame)
-            return chosen
-        args = [self._run(arg, frame) for arg in node.args]
-        return self.send(receiver, node.selector, args, self._startAt(node.receiver, frame))
-
-    def _cascade(self, node, frame):
-        receiver = self._run(node.receiver, frame)
-        startAt = self._startAt(node.receiver, frame)
-        result = receiver
-        for selector, args in node.messages:
-            result = self.send(receiver, selector, [self._run(arg, frame) for arg in args],
-                               startAt)
-        return result
-
-    def _block(self, node, frame):
-        return BlockClosure(node, frame)
-
-    def _return(self, node, frame):
-        raise _NonLocalReturn(frame.home, self._run(node.value, frame))
-
-    def _braceArray(self, node, frame):
-        return Array([self._run(each, frame) for each in node.elements])
-
-
-_INLINED = {
-    "ifTrue:": lambda condition, blocks: blocks[0] if condition else None,
-    "ifFalse:": lambda condition, blocks: None if condition else blocks[0],
-    "ifTrue:ifFalse:": lambda condition, blocks: blocks[0 if condition else 1],
-    "ifFalse:ifTrue:": lambda condition, blocks: blocks[1 if condition else 0],
-    "and:": lambda condition, blocks: blocks[0] if condition else False,
-    "or:": lambda condition, blocks: True if condition else blocks[0],
-}
-"""Conditionals run in place, given the receiver and the argument blocks:
-the block to run, or the answer."""
 
 _KERNEL_LOOKUPS = {}
-
-_INLINABLE = {}
-
-
-def _inlinable(node):
-    """
-    Whether the conditional C{node}'s arguments are all literal blocks
-    without arguments or temporaries (remembered per node: trees are cached).
-    """
-    seen = _INLINABLE.get(id(node))
-    if seen is None or seen[0] is not node:
-        if len(_INLINABLE) > 100_000:
-            _INLINABLE.clear()
-        seen = _INLINABLE[id(node)] = (node, all(
-            isinstance(arg, smalltalk.Block) and not arg.params and not arg.temps
-            for arg in node.args))
-    return seen[1]
-
-
-_RUNNERS = {
-    smalltalk.Literal: Evaluator._literal,
-    smalltalk.Variable: Evaluator._variable,
-    smalltalk.Assignment: Evaluator._assignment,
-    smalltalk.Message: Evaluator._message,
-    smalltalk.Cascade: Evaluator._cascade,
-    smalltalk.Block: Evaluator._block,
-    smalltalk.Return: Evaluator._return,
-    smalltalk.BraceArray: Evaluator._braceArray,
-}
 
 
 def _variableKey(home, name, binding):

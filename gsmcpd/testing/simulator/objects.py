@@ -40,7 +40,9 @@ def string(text):
     """
     The String, or Unicode16 when a character needs it, holding C{text}.
     """
-    return Unicode16(text) if any(ord(c) > 255 for c in text) else String(text)
+    if text.isascii() or max(text) <= "\xff":
+        return String(text)
+    return Unicode16(text)
 
 
 @attr.s(frozen=True)
