@@ -1,16 +1,17 @@
 """
-Evaluate a small Smalltalk subset by walking the project parser's syntax
-tree, on behalf of one simulated session.
+Run Smalltalk on behalf of one simulated session: the project parser's
+syntax trees, run as closures (L{closures}), sending messages to the kernel
+model.
 
 Like GemStone's compiler, an evaluation first checks that every variable
 is declared (a temporary, or a global the session can see) and refuses the
-source with a CompileError otherwise; then it runs.  Every message send and
-block activation is a step at which a break can interrupt it.
+source with a CompileError otherwise; then it runs.  Every block and method
+activation is a step at which a break can interrupt it.
 
 A send finds its method along the receiver's class chain: user classes'
-compiled methods (L{gsmcpd.testing.simulator.model}), run by walking their trees
-like a doit, then the kernel's Python methods, and last the methods a user
-compiled into kernel classes.
+compiled methods (L{gsmcpd.testing.simulator.model}), then the kernel's
+methods (Python functions, or Smalltalk ones run like a user's), and last
+the methods a user compiled into kernel classes.
 """
 
 from fractions import Fraction
@@ -18,7 +19,6 @@ import time
 
 import attr
 
-from gsmcpd import smalltalk
 from gsmcpd.testing.simulator import (
     arithmetic, closures, compiler, dictionaries, errors, exceptions, reflection, sequences, streams,
     sunit, system)
@@ -60,16 +60,12 @@ class Frame:
     parent = attr.ib(default=None)
     home = attr.ib(default=None)
 
-    def holder(self, name):
-        frame = self
-        while frame is not None:
-            if name in frame.names:
-                return frame
-            frame = frame.parent
-        return None
-
 
 class NonLocalReturn(Exception):
+    """
+    A C{^} unwinding to the activation it returns from.
+    """
+
     def __init__(self, home, value):
         super().__init__()
         self.home = home

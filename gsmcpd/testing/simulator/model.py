@@ -4,8 +4,9 @@ dictionaries, classes, methods and SUnit tests, read and written through the
 session's L{gsmcpd.testing.simulator.repository.Transaction} (so views, uncommitted
 changes, commit, abort and conflicts apply to code exactly as to data).
 
-A test double, not GemStone.  Template handlers use this API; it is the
-contract between them and the model.  Errors a real stone would signal are
+A test double, not GemStone.  The kernel model's methods (reflection,
+dictionaries, SUnit) use this API; it is the contract between them and the
+repository.  Errors a real stone would signal are
 raised as L{gsmcpd.testing.simulator.errors.SmalltalkError} (so the envelope answers
 them as C{{"error": ...}}).
 
@@ -64,26 +65,6 @@ class ClassInfo:
     dictionary: str
     options: tuple
     version: int
-
-
-@attr.s(frozen=True, auto_attribs=True)
-class TestOutcome:
-    """
-    One test method run.
-
-    @ivar status: C{"passed"}, C{"failed"} (an assertion failed) or
-        C{"error"} (anything else raised).
-    @ivar exceptionClass: e.g. C{"TestFailure"}, C{"ZeroDivide"}; None when
-        passed.
-    @ivar description: the exception's description; None when passed.
-    """
-
-    className: str
-    selector: str
-    status: str
-    exceptionClass: str | None = None
-    description: str | None = None
-
 
 
 def _methodKey(className, meta, selector):
@@ -580,12 +561,3 @@ class CodeModel:
         return sorted({selector for info in self._chain(className)
                        for selector in self.methods(info.name)
                        if selector.startswith("test") and selector.isidentifier()})
-
-    def runTest(self, className, selector):
-        """
-        Run one test method (setUp, the test, tearDown) with the evaluator
-        on this session's view: a TestOutcome.
-        """
-        # Imported here: running code needs the evaluator, which needs this.
-        from gsmcpd.testing.simulator import evaluator, sunit
-        return sunit.runTest(evaluator.Evaluator(self.session, self), className, selector)

@@ -13,7 +13,6 @@ resources up before its tests and resets them after.
 from gsmcpd.testing.simulator import errors, exceptions
 from gsmcpd.testing.simulator.kernel import (
     CLASSES, classMethod, classOf, method, smalltalkMethods, text)
-from gsmcpd.testing.simulator.model import TestOutcome
 from gsmcpd.testing.simulator.objects import (
     Array, Instance, OrderedCollection, String, Symbol, UserClass, equal, printString)
 
@@ -99,26 +98,6 @@ def _shouldRaise(ev, receiver, block, exceptionClass):
 def _shouldntRaise(ev, receiver, block, exceptionClass):
     _require(not _raises(ev, block, exceptionClass), ASSERTION_FAILED)
     return receiver
-
-
-def runTest(ev, className, selector):
-    """
-    Run C{className>>selector} on a fresh instance, between C{setUp} and
-    C{tearDown} (which runs whatever happened): a L{TestOutcome}.
-    """
-    if className not in ev.code.testClasses():
-        raise errors.notFound(f"no TestCase subclass named {className}")
-    try:
-        test = ev.send(UserClass(className), "new", [])
-        try:
-            ev.send(test, "setUp", [])
-            ev.send(test, selector, [])
-        finally:
-            ev.send(test, "tearDown", [])
-    except errors.SmalltalkError as e:
-        status = "failed" if e.className == "TestFailure" else "error"
-        return TestOutcome(className, selector, status, e.className, e.description)
-    return TestOutcome(className, selector, "passed")
 
 
 # --------------------------------------------------------- building suites
