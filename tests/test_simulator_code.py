@@ -398,7 +398,6 @@ class SUnitTests(CodeTestCase):
             "testNoRaise": ("self should: [1] raise: Error", "failed"),
             "testShouldnt": ("self shouldnt: [1] raise: Error", "passed"),
             "testShouldntButDid": ("self shouldnt: [nil foo] raise: Error", "failed"),
-            "testFail": ("self fail", "failed"),
             "testSignal": ("self signalFailure: 'nope'", "failed"),
             "testNotBoolean": ("self assert: 3", "error"),
             "testOnErrorMissesFailure": ("[self assert: false] on: Error do: [:e | 0]", "failed"),

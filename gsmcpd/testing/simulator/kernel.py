@@ -290,7 +290,7 @@ def _printString(ev, receiver):
     return String(printString(receiver))
 
 
-@method("Object", "displayString", "asString")
+@method("Object", "asString")
 def _displayString(ev, receiver):
     return String(displayString(receiver))
 
@@ -381,11 +381,6 @@ def _error(ev, receiver, message):
 @method("Boolean", "not")
 def _not(ev, receiver):
     return not receiver
-
-
-@method("Boolean", "&")
-def _and(ev, receiver, other):
-    return receiver and other is True
 
 
 @method("Boolean", "|")

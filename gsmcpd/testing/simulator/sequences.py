@@ -167,15 +167,6 @@ def _keysAndValuesDo(ev, receiver, block):
     return receiver
 
 
-@_sequence("do:separatedBy:")
-def _doSeparatedBy(ev, receiver, block, separator):
-    for i, each in enumerate(list(elements(receiver))):
-        if i:
-            ev.value(separator)
-        ev.value(block, each)
-    return receiver
-
-
 @_sequence("collect:")
 def _collect(ev, receiver, block):
     return like(receiver, [ev.value(block, each) for each in list(elements(receiver))])
@@ -225,14 +216,6 @@ def _anySatisfy(ev, receiver, block):
 @_sequence("allSatisfy:")
 def _allSatisfy(ev, receiver, block):
     return all(ev.value(block, each) is True for each in list(elements(receiver)))
-
-
-@_sequence("with:collect:")
-def _withCollect(ev, receiver, other, block):
-    mine, theirs = elements(receiver), elements(other)
-    if len(mine) != len(theirs):
-        raise errors.offsetError(len(mine), len(theirs))
-    return like(receiver, [ev.value(block, a, b) for a, b in zip(mine, theirs)])
 
 
 @_sequence("asArray")
@@ -368,12 +351,7 @@ def _trimSeparators(ev, receiver):
     return String(receiver.text.strip())
 
 
-@method("CharacterCollection", "includesSubstring:")
-def _includesSubstring(ev, receiver, other):
-    return text(other) in receiver.text
-
-
-@method("CharacterCollection", "subStrings", "substrings")
+@method("CharacterCollection", "subStrings")
 def _subStrings(ev, receiver):
     return Array([String(part) for part in receiver.text.split()])
 
@@ -417,11 +395,6 @@ def _decodeFromUTF8(ev, receiver):
         return string(receiver.data.decode("utf-8"))
     except UnicodeDecodeError:
         raise errors.argumentTypeError("decodeFromUTF8") from None
-
-
-@method("CharacterCollection", "asUnicodeString")
-def _asUnicodeString(ev, receiver):
-    return Unicode16(receiver.text)
 
 
 # ------------------------------------------------------- SortedCollection

@@ -64,11 +64,6 @@ def _assertEquals(ev, receiver, actual, expected):
     return receiver
 
 
-@method("TestCase", "fail")
-def _fail(ev, receiver):
-    raise errors.testFailure(ASSERTION_FAILED)
-
-
 @method("TestCase", "signalFailure:")
 def _signalFailure(ev, receiver, description):
     raise errors.testFailure(text(description))
