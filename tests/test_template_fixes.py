@@ -6,11 +6,14 @@ templates went wrong (each test fails with the template it replaced).
 
 import json
 
-from twisted.trial.unittest import SynchronousTestCase
+from twisted.internet.defer import inlineCallbacks
+from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.testing.simulator import errors, gem
 from gsmcpd.testing.simulator.stone import Stone
+from gsmcpd.smalltalk import parse_method, sent_selectors
 from gsmcpd.templates import Template
+from tests.toolharness import ToolHarness
 
 MAX_RESULT = 1 << 20
 
@@ -246,6 +249,26 @@ class CompileTests(TemplateTestCase):
                             selector="misread", source="probe ^1", category=None,
                             expected=None)
         self.assertEqual(found["selector"], "probe")
+
+
+class EnvironmentSendTests(TestCase):
+    """
+    The daemon's parser reads GemStone's environment sends, so a method
+    using one compiles rather than being refused before the stone sees it.
+    """
+
+    def test_parsed(self):
+        method = parse_method("probe\n\t^Object @env0:new @env0:printString , (3 @env0:+ 4)")
+        self.assertEqual((method.selector, sorted(sent_selectors(method))),
+                         ("probe", ["+", ",", "new", "printString"]))
+
+    @inlineCallbacks
+    def test_compiled(self):
+        harness = ToolHarness(("mutation",))
+        result = yield harness.call("compile_method", className="Account",
+                                    source="probe\n\t^Object @env0:new")
+        self.assertFalse(result.get("isError"), result)
+        self.assertEqual(result["structuredContent"]["selector"], "probe")
 
 
 class RemovalTests(TemplateTestCase):
