@@ -14,7 +14,7 @@ from gsmcpd.testing.simulator import errors, gem
 from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.objects import printString
 from gsmcpd.testing.simulator.stone import Stone
-from gsmcpd.templates import Template
+from gsmcpd.tools.templates.render import Template
 
 TestOutcome = collections.namedtuple(
     "TestOutcome", "className selector status exceptionClass description",

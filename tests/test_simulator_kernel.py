@@ -15,7 +15,7 @@ from gsmcpd.testing.simulator import errors, gem
 from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.testing.simulator.system import KERNEL_GLOBALS
-from gsmcpd.templates import Template, loadTemplateText
+from gsmcpd.tools.templates.render import Template, loadTemplateText
 from tests.test_template_selectors import KNOWN_NAMES
 
 

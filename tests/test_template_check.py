@@ -13,7 +13,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.testing.simulator import gem
 from gsmcpd.testing.simulator.stone import Stone
-from gsmcpd.templates import Template
+from gsmcpd.tools.templates.render import Template
 
 SCRIPT = Path(__file__).resolve().parent.parent / "bin" / "check-templates-on-stone"
 

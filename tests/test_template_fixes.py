@@ -12,7 +12,7 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 from gsmcpd.testing.simulator import errors, gem
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.smalltalk import parse_method, sent_selectors
-from gsmcpd.templates import Template
+from gsmcpd.tools.templates.render import Template
 from tests.toolharness import ToolHarness
 
 MAX_RESULT = 1 << 20
