@@ -271,7 +271,8 @@ class TransactionTests(SimulatedStoneTests):
         self.assertEqual(self.template(writer, "commit"),
                          {"result": {"committed": True, "conflicts": {}}, "needsCommit": False})
         self.assertEqual(self.printed(reader, absent), "'absent'")
-        self.assertEqual(self.template(reader, "refresh")["result"], {"refreshed": True})
+        self.assertEqual(self.template(reader, "refresh")["result"],
+                         {"refreshed": True, "writesCanCommit": True})
         self.assertEqual(self.printed(reader, absent), "1")
 
     def test_abort(self):
@@ -292,7 +293,8 @@ class TransactionTests(SimulatedStoneTests):
         error = self.template(second, "refresh")["error"]
         self.assertEqual((error["number"], error["class"]), (2409, "TransactionError"))
         self.template(second, "abort")
-        self.assertEqual(self.template(second, "refresh")["result"], {"refreshed": True})
+        self.assertEqual(self.template(second, "refresh")["result"],
+                         {"refreshed": True, "writesCanCommit": True})
         self.assertEqual(self.printed(second, "ConflictX"), "1")
 
     def test_commitsBehind(self):

@@ -188,7 +188,7 @@ class NameComparisonTests(TemplateTestCase):
         """
         found = self.result("compile_method", className="Account", meta=False,
                             selector="balance", source="balance ^'\u03a9'",
-                            category=None, expected="balance ^'\u03a9'")
+                            category=None, expected="balance ^'\u03a9'", kernelClasses=False)
         self.assertEqual(found, {"stale": True})
 
 
@@ -217,11 +217,13 @@ class KernelClassTests(TemplateTestCase):
     def test_mutationsRefuseKernelClasses(self):
         cases = {
             "compile_method": dict(className="Object", meta=False, selector="probe",
-                                   source="probe ^1", category=None, expected=None),
+                                   source="probe ^1", category=None, expected=None,
+                                   kernelClasses=False),
             "delete_method": dict(className="Object", meta=False, selector="==",
-                                  expected=None),
-            "set_class_comment": dict(className="Object", comment="mine"),
-            "delete_class": dict(className="Object", expected=None),
+                                  expected=None, kernelClasses=False),
+            "set_class_comment": dict(className="Object", comment="mine",
+                                      kernelClasses=False),
+            "delete_class": dict(className="Object", expected=None, kernelClasses=False),
             "remove_dictionary": dict(dictionaryName="Globals"),
         }
         for name, arguments in cases.items():
@@ -231,8 +233,19 @@ class KernelClassTests(TemplateTestCase):
         found = self.result(
             "compile_class_definition", className="Object", superclassName="Object",
             instVarNames=[], classVars=[], classInstVars=[], poolDictionaries=[],
-            dictionaryName=None, options=[], expected=None, recompileMethods=True)
+            dictionaryName=None, options=[], expected=None, recompileMethods=True,
+            kernelClasses=False)
         self.assertIn("gsmcpRefused", found)
+
+    def test_optionAllows(self):
+        """
+        With the mutation toolset's kernelClasses option, the templates
+        leave the decision to the stone.
+        """
+        found = self.result("compile_method", className="Object", meta=False,
+                            selector="probe", source="probe ^1", category=None,
+                            expected=None, kernelClasses=True)
+        self.assertEqual(found["selector"], "probe")
 
 
 class CompileTests(TemplateTestCase):
@@ -240,14 +253,14 @@ class CompileTests(TemplateTestCase):
     def test_warningsReturned(self):
         found = self.result("compile_method", className="Account", meta=False,
                             selector="probe", source="probe\n\t| unused |\n\t^1",
-                            category=None, expected=None)
+                            category=None, expected=None, kernelClasses=False)
         [warning] = found["warnings"]
         self.assertIn("unused temporary unused", warning)
 
     def test_selectorIsTheStones(self):
         found = self.result("compile_method", className="Account", meta=False,
                             selector="misread", source="probe ^1", category=None,
-                            expected=None)
+                            expected=None, kernelClasses=False)
         self.assertEqual(found["selector"], "probe")
 
 
@@ -287,11 +300,13 @@ class RemovalTests(TemplateTestCase):
         """
         self.doit("UserGlobals at: #Acct put: Account")
         definition = self.doit("Account definition")[1:-1].replace("''", "'")
-        found = self.result("delete_class", className="Account", expected=definition)
+        found = self.result("delete_class", className="Account", expected=definition,
+                            kernelClasses=False)
         self.assertEqual(found, {"subclasses": ["SavingsAccount"]})
         self.result("delete_class", className="SavingsAccount", expected=self.doit(
-            "SavingsAccount definition")[1:-1].replace("''", "'"))
-        found = self.result("delete_class", className="Account", expected=definition)
+            "SavingsAccount definition")[1:-1].replace("''", "'"), kernelClasses=False)
+        found = self.result("delete_class", className="Account", expected=definition,
+                            kernelClasses=False)
         self.assertEqual(found["dictionary"], "Banking")
         self.assertEqual(self.doit("(System myUserProfile symbolList objectNamed: #Account) "
                                    "== nil"), "true")
@@ -300,7 +315,7 @@ class RemovalTests(TemplateTestCase):
 class NameGemTests(TemplateTestCase):
 
     def test_readsTheNameBack(self):
-        self.assertEqual(self.result("name_gem", name="worker-1"), {"name": "worker-1"})
+        self.assertEqual(self.result("open_session", name="worker-1")["name"], "worker-1")
 
 
 class TemplateErrorsTests(TemplateTestCase):

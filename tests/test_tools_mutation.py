@@ -194,7 +194,7 @@ class CompileMethodTests(MutationTestCase):
             source="isEmpty\n\t^balance = 0")
         self.assertEqual(result["structuredContent"], {
             "className": "Account", "meta": False, "selector": "isEmpty",
-            "category": "as yet unclassified", "created": True})
+            "category": "as yet unclassified", "created": True, "warnings": []})
         self.assertEqual(
             self.code().method("Account", "isEmpty").source,
             "isEmpty\n\t^balance = 0")
