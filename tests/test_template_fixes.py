@@ -13,6 +13,7 @@ from gsmcpd.testing.simulator import errors, gem
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.smalltalk import parse_method, sent_selectors
 from gsmcpd.tools.templates.render import Template
+from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from tests.toolharness import ToolHarness
 
 MAX_RESULT = 1 << 20
@@ -331,3 +332,43 @@ class TemplateErrorsTests(TemplateTestCase):
         error = self.outcome("execute_code", code="3 frobnicate", limit=10)["error"]
         self.assertEqual(error["number"], errors.MESSAGE_NOT_UNDERSTOOD)
         self.assertIn("simulated stone: not in its kernel model", error["message"])
+
+
+class DaemonSideTests(TestCase):
+    """
+    What the daemon makes of the fixed templates' answers.
+    """
+
+    @inlineCallbacks
+    def test_refreshSaysWhenChangesCannotCommit(self):
+        first = ToolHarness(("session", "execution"))
+        second = first.newClient()
+        for harness, value in ((first, 1), (second, 2)):
+            yield harness.call("execute_code", code=f"UserGlobals at: #Shared put: {value}")
+        yield second.call("commit")
+        result = yield first.call("refresh")
+        self.assertEqual(result["structuredContent"],
+                         {"refreshed": True, "writesCanCommit": False})
+        self.assertIn("can no longer commit", result["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_compileWarningsShown(self):
+        result = yield ToolHarness(("mutation",)).call(
+            "compile_method", className="Account", source="probe\n\t| unused |\n\t^1")
+        self.assertIn("warning: ", result["content"][0]["text"])
+        [warning] = result["structuredContent"]["warnings"]
+        self.assertIn("unused temporary unused", warning)
+
+    @inlineCallbacks
+    def test_kernelClassesOption(self):
+        """
+        The mutation toolset's kernelClasses option reaches the templates.
+        """
+        source = "probe\n\t^1"
+        refused = yield ToolHarness(("mutation",)).call(
+            "compile_method", className="Object", source=source)
+        self.assertTrue(refused["isError"])
+        allowed = ToolHarness(("mutation",), tools=ToolCatalog(buildToolsets(
+            ["mutation"], {"mutation": {"kernelClasses": True}})))
+        result = yield allowed.call("compile_method", className="Object", source=source)
+        self.assertFalse(result.get("isError"), result)
