@@ -6,6 +6,7 @@ socket or the C library.
 
 import json
 
+from hypothesis import given, settings, strategies as st
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.testing.simulator import errors, gem
@@ -150,3 +151,25 @@ class TemplateAnswerTests(SynchronousTestCase):
                               '"gsmcp:status"\n| a |\na := (3 + .')
         self.assertEqual(e.number, errors.COMPILE_ERROR)
         self.assertIn("(line 3)", e.message)
+
+
+class PrologueTests(SynchronousTestCase):
+    """
+    The gem parses only a source's leading literal assignments each call;
+    the rest, a template's constant text, is cached.
+    """
+
+    @given(st.dictionaries(
+        st.from_regex(r"\A[a-z][A-Za-z0-9]{0,8}\Z"),
+        st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
+                     lambda inner: st.lists(inner, max_size=3), max_leaves=6),
+        max_size=4))
+    @settings(max_examples=200, deadline=None)
+    def test_argumentsAreThePrologue(self, arguments):
+        """
+        Whatever the arguments, a rendered template's prologue ends where
+        its body begins.
+        """
+        source = Template.named("status").render(arguments, 1000)
+        self.assertTrue(source[gem.prologueEnd(source):].lstrip().startswith(
+            "gsmcpBody := ["), source)

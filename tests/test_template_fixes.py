@@ -10,6 +10,7 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.testing.simulator import errors, gem
+from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.smalltalk import parse_method, sent_selectors
 from gsmcpd.tools.templates.render import Template
@@ -203,7 +204,7 @@ class ExportTests(TemplateTestCase):
         self.doit("Object subclass: 'Huge' instVarNames: #() classVars: #() classInstVars: #()"
                   " poolDictionaries: #() inDictionary: UserGlobals options: #()")
         code = self.session.transaction
-        model = gem.Evaluator(self.session).code
+        model = Evaluator(self.session).code
         for n in range(40):
             model.compileMethod("Huge", f"m{n}\n\t^'{'x' * 3000}'")
         self.assertTrue(code.needsCommit)

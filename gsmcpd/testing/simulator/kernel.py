@@ -1,12 +1,16 @@
 """
-The simulated stone's kernel classes: a class table and the methods a small
-Smalltalk subset needs.
+The simulated stone's kernel classes: a class table in GemStone 3.7's
+hierarchy and the registration of their methods.
 
 A method is a Python function C{(ev, receiver, *args)}, where C{ev} is the
-running L{gsmcpd.testing.simulator.evaluator.Evaluator}; it is registered under a
+running L{gsmcpd.testing.simulator.evaluator.Evaluator}, registered under a
 class name and selectors with L{method} (or L{classMethod} for the class
-side), so the model grows by adding functions.  Lookup follows superclasses
-as Smalltalk's does.
+side); or Smalltalk source (L{smalltalkMethods}), which the evaluator runs
+like a user's method.  Lookup follows superclasses as Smalltalk's does.
+
+The methods registered are exactly the selector rows of
+C{tests/selectors/*.tsv} (C{tests/test_simulator_kernel.py}): add a method
+only with the public GemStone source it was read in.
 """
 
 from fractions import Fraction
