@@ -16,7 +16,7 @@ from gsmcpd.auth.keys import KeyFile, usableKeys
 from gsmcpd.auth.resource import ProtectedResource
 from gsmcpd.auth.scopes import ScopeToolsets
 from gsmcpd.auth.tokens import TokenValidator
-from gsmcpd.daemon.options import Config, ConfigError, Options
+from gsmcpd.daemon.options import ConfigError, Options
 from gsmcpd.daemon.security import (
     READ_ONLY_INSTRUCTIONS, READ_ONLY_REASON, SessionPolicies, auditLog,
     bearerGate, listeningEndpoint, securityServices)
@@ -126,10 +126,10 @@ class ConfigTests(SynchronousTestCase):
         config = configure(*AUTH, "--auth-jwks-file", path,
                            "--auth-required-scopes", "mcp:use",
                            "--auth-scope-toolsets", '{"g:r": ["browsing"]}')
-        gate = bearerGate(config, config.toolsets, None)
+        gate = bearerGate(config, None)
         self.assertEqual(gate.resource.metadata()["scopes_supported"],
                          ["g:r", "mcp:use"])
-        self.assertIsNone(bearerGate(configure(), (), None))
+        self.assertIsNone(bearerGate(configure(), None))
 
 
 class AuthenticatedTransportTests(TransportTestCase):
@@ -263,7 +263,7 @@ class ReadOnlyTransportTests(AuthenticatedTransportTests):
 class SecurityServicesTests(SynchronousTestCase):
     def test_keysFetchedAtStart(self):
         config = configure(*AUTH)
-        gate = bearerGate(config, config.toolsets, Clock())
+        gate = bearerGate(config, Clock())
         fetches = []
         gate.validator.keys.refresh = lambda: fetches.append(1)
         [service] = securityServices(None, None, None, gate)

@@ -230,7 +230,7 @@ def securityServices(reactor, contexts, audit, gate):
     return services
 
 
-def bearerGate(config, toolsets, reactor):
+def bearerGate(config, reactor):
     """
     The gate every request passes with authentication on, or L{None}.
     """

@@ -160,7 +160,7 @@ def assemble(config, library, reactor):
     # A token's user, or the worker user, logs in with a one-time password.
     credentials = (config.workerUser or authenticated(config)) and \
         WorkerLogins(control, login, config.workerUser)
-    gate = bearerGate(config, config.toolsets, reactor)
+    gate = bearerGate(config, reactor)
     audit = auditLog(config, login.user, config.toolsets)
     pending = PendingRequests(reactor)
     sessions = SessionRegistry(
