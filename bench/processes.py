@@ -144,13 +144,17 @@ def twistd():
             "from twisted.scripts.twistd import run; run()"]
 
 
-def gsmcpd(directory, name="gsmcpd", accessLog=False, extra=()):
+def gsmcpd(directory, name="gsmcpd", accessLog=False, extra=(),
+           stone=("--simulated",)):
     """
     C{twistd -n --pidfile= gsmcp --simulated --max-sessions none}, as
     shipped: no session cap (the simulated stone's login cap follows it),
     and the access log off unless C{accessLog}.
+
+    @param stone: the options naming the stone: the simulated one, or
+        L{bench.nullstone.daemonOptions} for the null stone.
     """
-    argv = [*twistd(), "--nodaemon", "--pidfile=", "gsmcp", "--simulated",
+    argv = [*twistd(), "--nodaemon", "--pidfile=", "gsmcp", *stone,
             "--port", "tcp:{port}:interface=127.0.0.1",
             "--max-sessions", "none"]
     if accessLog:
