@@ -63,7 +63,7 @@ class McpSite(Site):
     requestFactory = CappedRequest
 
     def __init__(self, resource, accessLog=False):
-        super().__init__(resource)
+        super().__init__(resource, parsePOSTFormSubmission=False)
         self._accessLog = accessLog
 
     def log(self, request):
