@@ -110,7 +110,7 @@ class Tool:
         described = {"name": self.name, "title": self.title,
                      "description": self.description,
                      "inputSchema": self.inputSchema,
-                     "annotations": dict(self.annotations, title=self.title)}
+                     "annotations": self.annotations}
         if self.outputSchema is not None:
             described["outputSchema"] = self.outputSchema
         return described
