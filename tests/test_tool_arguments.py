@@ -8,13 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.tools.base import ToolError, _PlainArguments
-from gsmcpd.tools.registry import ToolRegistry
+from gsmcpd.tools.base import _PlainArguments
+from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.templates.outcomes import ToolError
 
-REGISTRY = ToolRegistry.named()
-PLAIN = [tool for tool in REGISTRY
+CATALOG = ToolCatalog.named()
+PLAIN = [tool for tool in CATALOG
          if _PlainArguments.of(tool.inputSchema) is not None]
-NAMES = sorted({name for tool in REGISTRY
+NAMES = sorted({name for tool in CATALOG
                 for name in tool.inputSchema["properties"]} | {"other"})
 
 values = st.one_of(
@@ -36,7 +37,7 @@ def argumentsFor(tool):
 class PlainArgumentsTests(SynchronousTestCase):
 
     def test_mostToolsArePlain(self):
-        self.assertGreater(len(PLAIN), len(REGISTRY) // 2)
+        self.assertGreater(len(PLAIN), len(CATALOG) // 2)
 
     @settings(max_examples=500, deadline=None)
     @given(st.data())
@@ -56,10 +57,10 @@ class PlainArgumentsTests(SynchronousTestCase):
         """
         Python's bool is an int; JSON Schema's boolean is not an integer.
         """
-        tool = REGISTRY.get("find_senders")
+        tool = CATALOG.get("find_senders")
         self.assertRaises(ToolError, tool.validate,
                           {"selector": "x", "limit": True})
 
     def test_notPlain(self):
         self.assertIsNone(_PlainArguments.of(
-            REGISTRY.get("compile_class_definition").inputSchema))
+            CATALOG.get("compile_class_definition").inputSchema))
