@@ -6,7 +6,6 @@ session id, body size), status codes, and the C{MCP-Session-Id} header that
 maps a 2025-revision client onto a session handle.
 """
 
-import json
 import secrets
 
 from klein import Klein
@@ -20,8 +19,8 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, parseMessage,
-    result)
+    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, encode,
+    parseMessage, result)
 from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.transport.gates import (
     SESSION_HEADER, Refusal, allowedHosts, checkHeaders, namedSession)
@@ -110,7 +109,7 @@ class McpApp:
 
     def _json(self, request, document):
         request.setHeader(b"content-type", b"application/json")
-        return json.dumps(document, ensure_ascii=False).encode("utf-8")
+        return encode(document)
 
     def _session(self, request):
         return namedSession(request, self.sessions)
