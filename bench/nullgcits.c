@@ -20,6 +20,7 @@
  */
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -29,22 +30,10 @@ typedef unsigned char ByteType;
 typedef int BoolType;
 typedef void *GciSession;
 
-#define GCI_MAX_ERR_ARGS 10
-#define GCI_ERR_STR_SIZE 1024
-
-typedef struct {
-    OopType category;
-    OopType context;
-    OopType exceptionObj;
-    OopType args[GCI_MAX_ERR_ARGS];
-    int number;
-    int argCount;
-    unsigned char fatal;
-    char message[GCI_ERR_STR_SIZE + 1];
-    char reason[GCI_ERR_STR_SIZE + 1];
-} GciErrSType;
-
-_Static_assert(sizeof(GciErrSType) == 2168, "GciErrSType size");
+/* GemStone's error report; the null stone only ever clears it, so its
+ * size is all it needs to know (2168 bytes in GemStone/S 64 3.7). */
+typedef struct GciErrSType GciErrSType;
+#define GCI_ERR_SIZE 2168
 
 static const char VERSION[] =
     "3.7.4 build 0 (null stone: gsmcpd benchmark fixture, not GemStone)";
@@ -54,23 +43,16 @@ static const char ANSWER[] =
     "\"commitsBehind\":0,\"signalAbortBacklog\":null,\"backlog\":null,"
     "\"oldestPinnedBy\":null},\"needsCommit\":false}";
 
-/* A session is a byte of its own: a distinct non-NULL handle per login. */
-
 static void clearError(GciErrSType *err)
 {
     if (err != NULL)
-        memset(err, 0, sizeof(*err));
+        memset(err, 0, GCI_ERR_SIZE);
 }
 
 unsigned int GciTsVersion(char *buf, size_t bufSize)
 {
-    if (buf != NULL && bufSize > 0) {
-        size_t n = strlen(VERSION);
-        if (n >= bufSize)
-            n = bufSize - 1;
-        memcpy(buf, VERSION, n);
-        buf[n] = '\0';
-    }
+    if (buf != NULL && bufSize > 0)
+        snprintf(buf, bufSize, "%s", VERSION);
     return 3;
 }
 
@@ -92,6 +74,7 @@ GciSession GciTsLogin(const char *StoneNameNrs, const char *HostUserId, const ch
     if (executedSessionInit != NULL)
         *executedSessionInit = 0;
     clearError(err);
+    /* A byte of its own: a distinct handle for each login. */
     return malloc(1);
 }
 
