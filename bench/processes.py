@@ -33,10 +33,17 @@ def cpuSeconds(pid):
 
 def children(pid):
     """
-    The pids of C{pid}'s live child processes (gsmcpd's: its stone).
+    The pids of C{pid}'s live child processes (gsmcpd's: its stone), from
+    whichever of its threads started them.
     """
-    with open(f"/proc/{pid}/task/{pid}/children") as f:
-        return [int(child) for child in f.read().split()]
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(child) for child in f.read().split()]
+        except FileNotFoundError:
+            pass
+    return found
 
 
 def procStatus(pid):
