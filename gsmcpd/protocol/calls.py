@@ -9,7 +9,7 @@ hands the message over (with an L{ICallSink} when it answers as a stream)
 and renders what comes back.
 """
 
-from twisted.internet.defer import Deferred, fail, inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -91,10 +91,7 @@ class CallRunner:
         session.calls.running[message.id] = run
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
-        try:
-            answered = self.dispatcher.handle(session, message, run)
-        except Exception:
-            answered = fail()
+        answered = self.dispatcher.handle(session, message, run)
         first = Deferred()
 
         def settle(outcome):
