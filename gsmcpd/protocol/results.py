@@ -42,6 +42,8 @@ CACHE_HINTS = {
     "prompts/list": CacheHint(HOUR_MS, "public"),
     "resources/list": CacheHint(HOUR_MS, "public"),
     "resources/templates/list": CacheHint(HOUR_MS, "public"),
+    "skills/list": CacheHint(HOUR_MS, "public"),
+    "skills/get": CacheHint(HOUR_MS, "public"),
     # What a read shows depends on the reader's view of the repository: a
     # class's source is only current until that view moves (a commit, an
     # abort, another session's commit seen), so it is not reused at all;
