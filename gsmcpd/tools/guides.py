@@ -78,7 +78,7 @@ Tests run in your own session, so they see your uncommitted changes:
 compile, run the tests, then commit.
 
 - `run_test_class` runs one class and reports each failing or erroring
-  test with its exception; it can run as a task, with progress.
+  test with its exception.
 - `describe_test_failure` re-runs one test alone for the detail.
 - `list_failing_tests` with no class names runs every test class in the
   symbol list and can take long: name the classes when you can.
