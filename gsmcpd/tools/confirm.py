@@ -1,0 +1,60 @@
+"""
+Confirming destructive work with the user before doing it.
+
+With C{--confirm-destructive}, C{delete_class}, C{remove_dictionary},
+C{delete_method} and C{commit} first ask the user (elicitation, in either
+era) whether to go ahead, naming exactly what would go: the class and how
+many methods, the dictionary and how many entries, the changes being
+committed.  A client that cannot ask its user (no elicitation capability)
+is not asked: the operator's switch protects people, it does not lock out
+clients without a user interface.
+"""
+
+from twisted.internet.defer import inlineCallbacks
+
+from gsmcpd.protocol.inputrequired import accepted, elicitation
+from gsmcpd.tools.base import ToolError
+
+QUESTION_KEY = "confirm"
+
+
+def question(message):
+    """
+    The elicitation that asks to go ahead with C{message}.
+    """
+    return elicitation(message, {"confirm": {
+        "type": "boolean", "title": "Go ahead",
+        "description": "Check to go ahead; leave unchecked to change "
+                       "nothing."}}, required=["confirm"])
+
+
+@inlineCallbacks
+def confirmed(call, message, what):
+    """
+    Ask the user to confirm, when the client can ask.
+
+    @param message: the question, naming everything that would change.
+    @param what: what is refused if the user says no (C{"delete class
+        Foo"}).
+    @raise ToolError: C{refused} when the user declined, cancelled or left
+        the box unchecked; nothing was changed.
+    """
+    if not call.canAsk("elicitation"):
+        return
+    answers = yield call.ask({QUESTION_KEY: question(message)})
+    answer = answers[QUESTION_KEY]
+    if (accepted(answer) or {}).get("confirm") is not True:
+        raise ToolError("refused", f"Not confirmed: the user did not agree "
+                        f"to {what} ({(answer or {}).get('action', 'no answer')}"
+                        f"); nothing was changed.")
+
+
+def commitQuestion(summary):
+    """
+    The question before a commit: each change it would publish.
+    """
+    if not summary:
+        return ("Commit? This session has no changes recorded by the "
+                "mutation tools (execute_code changes are not listed).")
+    return ("Commit these changes, making them visible to every session?\n"
+            + "\n".join(f"- {line}" for line in summary))
