@@ -8,8 +8,9 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.jsonrpc import JsonRpcError
 from gsmcpd.protocol.asking import (
-    InputRequired, LegacyAsker, ModernAsker, modernRound)
+    InputRequired, LegacyAsker, ModernAsker, TaskAsker, modernRound)
 from gsmcpd.protocol.requeststate import RequestStateSeal
+from gsmcpd.protocol.tasks import TaskStore
 from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
 from gsmcpd.protocol.inputrequired import elicitation, sampling
 
@@ -141,3 +142,36 @@ class ModernRoundTests(SynchronousTestCase):
             dict(call, requestState=first["requestState"] + "x"),
             self.twoSteps), JsonRpcError)
         self.assertEqual(failure.value.code, -32602)
+
+
+class TaskAskerTests(SynchronousTestCase):
+
+    def test_parksTheTask(self):
+        """
+        A task that asks waits input-required; answers delivered through
+        the store resume it; earlier answers are not asked again.
+        """
+        store = TaskStore(Clock())
+        envelope = Envelope(MODERN_VERSION, {"elicitation": {}})
+        seen = []
+
+        @inlineCallbacks
+        def run(task):
+            asker = TaskAsker(store, task, envelope, {"name": YES})
+            seen.append((yield asker.ask({"name": CONFIRM,
+                                          "confirm": CONFIRM})))
+            return {"content": []}
+
+        task = store.start(run)
+        self.assertEqual(list(task.detailed()["inputRequests"]), ["confirm"])
+        store.answer(task, {"confirm": YES})
+        self.assertEqual(seen, [{"name": YES, "confirm": YES}])
+        self.assertEqual(task.status, "completed")
+
+    def test_undeclared(self):
+        store = TaskStore(Clock())
+        task = store.start(lambda task: TaskAsker(
+            store, task, Envelope(MODERN_VERSION, {})).ask(
+                {"confirm": CONFIRM}))
+        self.assertEqual(task.status, "failed")
+        self.assertEqual(task.error["code"], -32021)

@@ -99,6 +99,41 @@ class LegacyAsker:
         return asked.addCallback(lambda answers: dict(zip(keys, answers)))
 
 
+class TaskAsker:
+    """
+    Asking from inside a task: the task waits, C{input_required}, until
+    the client answers through C{tasks/update}.
+
+    @param store: the L{gsmcpd.protocol.tasks.TaskStore}.
+    @param task: the running L{gsmcpd.protocol.tasks.Task}.
+    @param envelope: the envelope of the request that created the task.
+    @param gathered: answers gathered before the task was created (a call
+        that asked in input-required rounds, then became a task).
+    """
+
+    def __init__(self, store, task, envelope, gathered=None):
+        self._store = store
+        self._task = task
+        self._envelope = envelope
+        self._gathered = dict(gathered or {})
+
+    def canAsk(self, capability):
+        return self._envelope.supports(capability)
+
+    @inlineCallbacks
+    def ask(self, requests):
+        missing = {key: request for key, request in requests.items()
+                   if key not in self._gathered}
+        for capability in sorted(_needed(missing)):
+            if not self.canAsk(capability):
+                raise missingCapability(capability, "this task needs the "
+                                        "client to answer a question")
+        if missing:
+            self._gathered.update((yield self._store.ask(self._task,
+                                                         missing)))
+        return {key: self._gathered[key] for key in requests}
+
+
 @inlineCallbacks
 def modernRound(seal, envelope, method, params, run):
     """
