@@ -12,7 +12,7 @@ from gsmcpd.protocol.asking import (
 from gsmcpd.protocol.requeststate import RequestStateSeal
 from gsmcpd.protocol.tasks import TaskStore
 from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
-from gsmcpd.protocol.inputrequired import elicitation, sampling
+from gsmcpd.tools.questions import elicitation, sampling
 
 CONFIRM = elicitation("Delete Foo?", {"confirm": {"type": "boolean"}})
 MODEL = sampling("Name a colour", 10)

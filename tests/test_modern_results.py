@@ -10,6 +10,7 @@ from gsmcpd.protocol import inputrequired
 from gsmcpd.protocol.discover import discoverResult
 from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
 from gsmcpd.protocol.results import CACHE_HINTS, CacheHint, complete
+from gsmcpd.tools import questions
 
 SERVER = {"name": "gsmcpd", "version": "1.0"}
 CAPABILITIES = {"tools": {"listChanged": False}, "prompts": {}}
@@ -79,7 +80,7 @@ class DiscoverTests(SynchronousTestCase):
 class InputRequiredTests(SynchronousTestCase):
 
     def test_result(self):
-        confirm = inputrequired.elicitation(
+        confirm = questions.elicitation(
             "Delete class Foo and its 14 methods?",
             {"confirm": {"type": "boolean"}}, required=["confirm"])
         self.assertEqual(
@@ -110,11 +111,11 @@ class InputRequiredTests(SynchronousTestCase):
         """
         Only questions the request's client declared it can answer.
         """
-        questions = {"user": inputrequired.elicitation("Name?", {}),
-                     "model": inputrequired.sampling("Summarize", 100),
-                     "roots": inputrequired.roots()}
+        asked = {"user": questions.elicitation("Name?", {}),
+                 "model": questions.sampling("Summarize", 100),
+                 "roots": questions.roots()}
         envelope = Envelope(MODERN_VERSION, {"sampling": {}})
-        self.assertEqual(list(inputrequired.askable(envelope, questions)),
+        self.assertEqual(list(inputrequired.askable(envelope, asked)),
                          ["model"])
 
     def test_inputResponses(self):
@@ -133,9 +134,9 @@ class InputRequiredTests(SynchronousTestCase):
             self.assertEqual(error.code, INVALID_PARAMS)
 
     def test_accepted(self):
-        self.assertEqual(inputrequired.accepted(
+        self.assertEqual(questions.accepted(
             {"action": "accept", "content": {"ok": True}}), {"ok": True})
-        self.assertEqual(inputrequired.accepted({"action": "accept"}), {})
+        self.assertEqual(questions.accepted({"action": "accept"}), {})
         for answer in (None, {"action": "decline"}, {"action": "cancel"},
                        {"roots": []}):
-            self.assertIsNone(inputrequired.accepted(answer))
+            self.assertIsNone(questions.accepted(answer))

@@ -15,9 +15,9 @@ several steps sees all of them.
 from twisted.internet.defer import gatherResults, inlineCallbacks, succeed
 
 from gsmcpd.protocol.eras import missingCapability
-from gsmcpd.protocol.inputrequired import (
-    CAPABILITY, inputRequired, inputResponses)
+from gsmcpd.protocol.inputrequired import inputRequired, inputResponses
 from gsmcpd.protocol.results import complete
+from gsmcpd.tools.questions import CAPABILITY
 
 
 class InputRequired(Exception):

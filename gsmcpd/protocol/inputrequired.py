@@ -13,44 +13,11 @@ unchanged.  Only these methods may answer so.
 
 from gsmcpd.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.results import INPUT_REQUIRED
+from gsmcpd.tools.questions import CAPABILITY
 
 METHODS = frozenset({"tools/call", "prompts/get", "resources/read",
                      "tasks/result"})
 """The requests an input-required result may answer."""
-
-CAPABILITY = {"elicitation/create": "elicitation",
-              "sampling/createMessage": "sampling",
-              "roots/list": "roots"}
-"""The client capability each kind of question needs."""
-
-
-def elicitation(message, properties, required=()):
-    """
-    A question for the user: a form of flat, primitive fields.
-    """
-    schema = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = list(required)
-    return {"method": "elicitation/create",
-            "params": {"mode": "form", "message": message,
-                       "requestedSchema": schema}}
-
-
-def sampling(text, maxTokens):
-    """
-    A question for the client's model: one user message.
-    """
-    return {"method": "sampling/createMessage",
-            "params": {"messages": [{"role": "user", "content": {
-                "type": "text", "text": text}}],
-                       "maxTokens": maxTokens}}
-
-
-def roots():
-    """
-    A request for the client's roots.
-    """
-    return {"method": "roots/list", "params": {}}
 
 
 def inputRequired(method, inputRequests, requestState=None):
@@ -98,14 +65,3 @@ def inputResponses(params):
             raise JsonRpcError(INVALID_PARAMS, f"Invalid params: the answer "
                                f"to {key!r} must be an object")
     return answers
-
-
-def accepted(answer):
-    """
-    The content of an accepted elicitation answer, or L{None} when the user
-    declined, cancelled, or the answer is not an elicitation's.
-    """
-    if answer is None or answer.get("action") != "accept":
-        return None
-    content = answer.get("content")
-    return content if isinstance(content, dict) else {}

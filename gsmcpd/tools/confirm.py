@@ -12,7 +12,7 @@ clients without a user interface.
 
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.protocol.inputrequired import accepted, elicitation
+from gsmcpd.tools.questions import accepted, elicitation
 from gsmcpd.tools.base import ToolError
 
 QUESTION_KEY = "confirm"

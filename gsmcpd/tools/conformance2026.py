@@ -12,8 +12,7 @@ import json
 
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.protocol.inputrequired import (
-    accepted, elicitation, roots, sampling)
+from gsmcpd.tools.questions import accepted, elicitation, roots, sampling
 from gsmcpd.tools.base import ToolResult
 
 NAME = elicitation("What is your name?", {"name": {"type": "string"}},
