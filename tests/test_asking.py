@@ -2,17 +2,17 @@
 Asking the client in either era.
 """
 
-from twisted.internet.defer import Deferred, fail, inlineCallbacks, succeed
+from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.jsonrpc import JsonRpcError
-from gsmcpd.protocol.asking import (
-    InputRequired, LegacyAsker, ModernAsker, TaskAsker, modernRound)
+from gsmcpd.protocol.jsonrpc import JsonRpcError
+from gsmcpd.protocol.asking import ModernAsker, TaskAsker, modernRound
 from gsmcpd.protocol.requeststate import RequestStateSeal
 from gsmcpd.protocol.tasks import TaskStore
 from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
-from gsmcpd.tools.questions import elicitation, sampling
+from gsmcpd.tools.questions import InputRequired, elicitation, sampling
+from tests.test_tasks import adopted
 
 CONFIRM = elicitation("Delete Foo?", {"confirm": {"type": "boolean"}})
 MODEL = sampling("Name a colour", 10)
@@ -62,37 +62,6 @@ class ModernAskerTests(SynchronousTestCase):
                                   {"confirm": CONFIRM})
         self.assertEqual(error.data, {"requiredCapabilities":
                                       {"elicitation": {}}})
-
-
-class LegacyAskerTests(SynchronousTestCase):
-
-    def test_sentOnTheStream(self):
-        sent = []
-
-        def send(method, params):
-            sent.append((method, params))
-            return succeed({"n": len(sent)})
-
-        asker = LegacyAsker(send, {"elicitation": {}})
-        self.assertTrue(asker.canAsk("elicitation"))
-        self.assertFalse(asker.canAsk("sampling"))
-        answers = self.successResultOf(asker.ask({"a": CONFIRM, "b": MODEL}))
-        self.assertEqual(answers, {"a": {"n": 1}, "b": {"n": 2}})
-        self.assertEqual(sent, [("elicitation/create", CONFIRM["params"]),
-                                ("sampling/createMessage", MODEL["params"])])
-
-    def test_failure(self):
-        """
-        A question that fails fails the ask with that failure.
-        """
-        pending = Deferred()
-        asker = LegacyAsker(
-            lambda method, params: pending if method == "sampling/createMessage"
-            else fail(ValueError("no answer")), {})
-        failure = self.failureResultOf(asker.ask({"a": CONFIRM, "b": MODEL}),
-                                       ValueError)
-        self.assertEqual(str(failure.value), "no answer")
-        pending.callback({})
 
 
 class ModernRoundTests(SynchronousTestCase):
@@ -162,7 +131,7 @@ class TaskAskerTests(SynchronousTestCase):
                                           "confirm": CONFIRM})))
             return {"content": []}
 
-        task = store.start(run)
+        task = adopted(store, run)
         self.assertEqual(list(task.detailed()["inputRequests"]), ["confirm"])
         store.answer(task, {"confirm": YES})
         self.assertEqual(seen, [{"name": YES, "confirm": YES}])
@@ -170,7 +139,7 @@ class TaskAskerTests(SynchronousTestCase):
 
     def test_undeclared(self):
         store = TaskStore(Clock())
-        task = store.start(lambda task: TaskAsker(
+        task = adopted(store, lambda task: TaskAsker(
             store, task, Envelope(MODERN_VERSION, {})).ask(
                 {"confirm": CONFIRM}))
         self.assertEqual(task.status, "failed")

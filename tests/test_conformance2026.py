@@ -6,7 +6,7 @@ drives them.
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.jsonrpc import JsonRpcError
+from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.protocol.asking import modernRound
 from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
 from gsmcpd.protocol.requeststate import RequestStateSeal
@@ -127,6 +127,6 @@ class FixtureTests(SynchronousTestCase):
         [(name, prompt)] = conformance2026.PROMPTS
         result = self.successResultOf(modernRound(
             self.seal, Envelope(MODERN_VERSION, ALL), "prompts/get",
-            {"name": name}, lambda asker: prompt(asker, {}).addCallback(
+            {"name": name}, lambda asker: prompt({}, asker).addCallback(
                 lambda messages: {"messages": messages})))
         self.assertEqual(list(result["inputRequests"]), ["user_context"])

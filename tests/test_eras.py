@@ -6,7 +6,7 @@ import base64
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol import eras
 from gsmcpd.protocol.eras import (
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, HEADER_MISMATCH, LOG_LEVEL_KEY,

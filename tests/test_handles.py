@@ -5,7 +5,7 @@ GemStone sessions behind handles in the 2026 era.
 from twisted.internet.defer import succeed
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.jsonrpc import JsonRpcError
+from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.protocol import eras
 from gsmcpd.protocol.handles import (
     needsHandle, noSuchHandle, sessionTools, takeHandle, withSessionArgument)

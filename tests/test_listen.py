@@ -4,7 +4,7 @@ Change notices to listeners of either era.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.listen import (
     ChangeNotices, Filter, Subscriber, readFilter)
 

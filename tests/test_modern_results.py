@@ -5,7 +5,7 @@ input-required results.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol import inputrequired
 from gsmcpd.protocol.discover import discoverResult
 from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
@@ -132,11 +132,3 @@ class InputRequiredTests(SynchronousTestCase):
                                       inputrequired.inputResponses,
                                       {"inputResponses": bad})
             self.assertEqual(error.code, INVALID_PARAMS)
-
-    def test_accepted(self):
-        self.assertEqual(questions.accepted(
-            {"action": "accept", "content": {"ok": True}}), {"ok": True})
-        self.assertEqual(questions.accepted({"action": "accept"}), {})
-        for answer in (None, {"action": "decline"}, {"action": "cancel"},
-                       {"roots": []}):
-            self.assertIsNone(questions.accepted(answer))

@@ -5,7 +5,7 @@ Sealed C{requestState}: verified without being stored.
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.requeststate import RequestStateSeal, requestBinding
 
 CALL = {"name": "delete_class", "arguments": {"className": "Foo"},

@@ -8,7 +8,7 @@ import re
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.skills import Skill, Skills
 from gsmcpd.tools.guides import GUIDES, servedGuides
 

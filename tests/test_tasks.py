@@ -6,10 +6,29 @@ from twisted.internet.defer import CancelledError, Deferred, inlineCallbacks
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol import tasks
 from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
-from gsmcpd.protocol.tasks import TaskStore
+from gsmcpd.protocol.tasks import TaskProgress, TaskStore
+
+def adopted(store, run):
+    """
+    Adopt C{run} (called with the task, once there is one) as a task, the
+    way a call that did not finish at once becomes one.
+    """
+    gate, holder = Deferred(), []
+
+    @inlineCallbacks
+    def working():
+        yield gate
+        result = yield run(holder[0])
+        return result
+
+    running = working()
+    holder.append(store.adopt(running, running.cancel))
+    gate.callback(None)
+    return holder[0]
+
 
 RESULT = {"content": [{"type": "text", "text": "3 run, 3 passed"}],
           "isError": False, "resultType": "complete"}
@@ -26,8 +45,10 @@ class TaskStoreTests(SynchronousTestCase):
         self.cancelled = []
 
     def started(self):
-        self.working = Deferred(lambda d: self.cancelled.append(True))
-        return self.store.start(lambda task: self.working)
+        self.working = Deferred()
+        return self.store.adopt(self.working,
+                                lambda: self.cancelled.append(True))
+
 
     def test_created(self):
         """
@@ -89,6 +110,7 @@ class TaskStoreTests(SynchronousTestCase):
         self.store.cancel(task)
         self.assertEqual(self.cancelled, [True])
         self.assertEqual(task.status, "cancelled")
+        self.working.errback(CancelledError())
         self.store.cancel(task)
         self.assertEqual(self.cancelled, [True])
         self.assertEqual(self.changes, ["cancelled"])
@@ -130,7 +152,7 @@ class TaskStoreTests(SynchronousTestCase):
             answers.append(got)
             return RESULT
 
-        task = self.store.start(run)
+        task = adopted(self.store, run)
         self.assertEqual(task.detailed()["inputRequests"],
                          {"a": {"method": "x"}, "b": {"method": "y"}})
         self.store.answer(task, {"a": {"action": "accept"}, "zzz": {}})
@@ -149,7 +171,7 @@ class TaskStoreTests(SynchronousTestCase):
             yield self.store.ask(task, {"a": {"method": "x"}})
             return RESULT
 
-        task = self.store.start(run)
+        task = adopted(self.store, run)
         self.store.cancel(task)
         self.assertEqual(task.status, "cancelled")
         self.assertNotIn("inputRequests", task.detailed())
@@ -168,3 +190,28 @@ class RequiresTests(SynchronousTestCase):
         self.assertEqual(error.code, -32021)
         self.assertEqual(error.data, {"requiredCapabilities": {
             "extensions": {tasks.EXTENSION: {}}}})
+
+
+class TaskProgressTests(SynchronousTestCase):
+
+    def test_statusMessage(self):
+        """
+        Progress reported before the call became a task is dropped; after,
+        it is the task's status message.
+        """
+        clock = Clock()
+        store = TaskStore(clock)
+        progress = TaskProgress(store)
+        self.assertTrue(progress.wantsProgress)
+        progress.report(1, 7, "AccountTest>>testDeposit")
+        task = store.adopt(Deferred(), lambda: None)
+        progress.task = task
+        clock.advance(3)
+        progress.report(2, 7, "AccountTest>>testWithdraw")
+        self.assertEqual(task.detailed()["statusMessage"],
+                         "2 of 7: AccountTest>>testWithdraw")
+        self.assertEqual(task.lastUpdatedAt, 3)
+        progress.report(3)
+        self.assertEqual(task.statusMessage, "3")
+        progress.post({"method": "notifications/message"})
+        progress.closeEarly()

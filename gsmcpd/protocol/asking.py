@@ -3,8 +3,8 @@ How a running call asks the client something, in either era.
 
 A tool asks through one method, C{ask({key: inputRequest, ...})}, and gets
 the answers by key; it never knows which era it runs in.  A 2025 call sends
-each question on its own stream and waits for the client's POSTed answer.  A
-2026 call cannot wait: if the answers are not in the request yet, the round
+each question on its own stream and waits for the client's POSTed answer
+(L{gsmcpd.tools.questions.askEach}).  A 2026 call cannot wait: if the answers are not in the request yet, the round
 ends with an input-required result (L{InputRequired}); the client asks its
 user or model and sends the request again with the answers, and the tool
 runs again from the start, this time finding them.  Answers gathered in
@@ -12,27 +12,12 @@ earlier rounds travel in the sealed C{requestState}, so a tool that asks in
 several steps sees all of them.
 """
 
-from twisted.internet.defer import gatherResults, inlineCallbacks, succeed
+from twisted.internet.defer import inlineCallbacks, maybeDeferred, succeed
 
 from gsmcpd.protocol.eras import missingCapability
 from gsmcpd.protocol.inputrequired import inputRequired, inputResponses
 from gsmcpd.protocol.results import complete
-from gsmcpd.tools.questions import CAPABILITY
-
-
-class InputRequired(Exception):
-    """
-    A 2026-era round cannot go on without answers.
-
-    @ivar inputRequests: the questions still unanswered, by key.
-    @ivar gathered: every answer this request has so far, by key, for the
-        next round's C{requestState}.
-    """
-
-    def __init__(self, inputRequests, gathered):
-        super().__init__(sorted(inputRequests))
-        self.inputRequests = inputRequests
-        self.gathered = gathered
+from gsmcpd.tools.questions import CAPABILITY, InputRequired
 
 
 def _needed(requests):
@@ -51,9 +36,17 @@ class ModernAsker:
     def __init__(self, envelope, gathered):
         self._envelope = envelope
         self._gathered = dict(gathered)
+        self._task = None
 
     def canAsk(self, capability):
         return self._envelope.supports(capability)
+
+    def becameTask(self, store, task):
+        """
+        The call this asker serves became C{task}: from now on, a question
+        parks the task rather than ending a round.
+        """
+        self._task = TaskAsker(store, task, self._envelope, self._gathered)
 
     def ask(self, requests):
         """
@@ -63,6 +56,8 @@ class ModernAsker:
         @raise JsonRpcError: C{-32021} when the client cannot answer a
             question it has not answered yet.
         """
+        if self._task is not None:
+            return self._task.ask(requests)
         missing = {key: request for key, request in requests.items()
                    if key not in self._gathered}
         if not missing:
@@ -72,31 +67,6 @@ class ModernAsker:
                 raise missingCapability(capability, "this call needs the "
                                         "client to answer a question")
         raise InputRequired(missing, self._gathered)
-
-
-class LegacyAsker:
-    """
-    Asking in the 2025 era: each question sent on the call's stream.
-
-    @param send: C{(method, params) -> Deferred} of the client's answer
-        (L{gsmcpd.tools.base.ToolCall.request}).
-    @param capabilities: what the client declared in C{initialize}.
-    """
-
-    def __init__(self, send, capabilities):
-        self._send = send
-        self._capabilities = capabilities
-
-    def canAsk(self, capability):
-        return isinstance(self._capabilities.get(capability), dict)
-
-    def ask(self, requests):
-        keys = list(requests)
-        asked = gatherResults([self._send(requests[key]["method"],
-                                          requests[key]["params"])
-                               for key in keys], consumeErrors=True)
-        asked.addErrback(lambda failure: failure.value.subFailure)
-        return asked.addCallback(lambda answers: dict(zip(keys, answers)))
 
 
 class TaskAsker:
@@ -135,13 +105,16 @@ class TaskAsker:
 
 
 @inlineCallbacks
-def modernRound(seal, envelope, method, params, run):
+def modernRound(seal, envelope, method, params, run, escalate=None):
     """
     One round of a 2026-era request that may ask the client.
 
     @param seal: the daemon's L{gsmcpd.protocol.requeststate.RequestStateSeal}.
     @param run: called with the round's L{ModernAsker}; returns a
         L{Deferred} of the finished result value.
+    @param escalate: for a call that may become a task: called with the
+        call's L{Deferred} and its asker when the call did not finish (or
+        ask) at once; answers the result to send instead.
     @return: a L{Deferred} of the dressed result: complete, or input
         required with the sealed answers gathered so far.
     @raise JsonRpcError: C{-32602} for tampered state or malformed answers,
@@ -149,8 +122,12 @@ def modernRound(seal, envelope, method, params, run):
     """
     gathered = seal.open(method, params) or {}
     gathered.update(inputResponses(params))
+    asker = ModernAsker(envelope, gathered)
+    working = maybeDeferred(run, asker)
+    if escalate is not None and not working.called:
+        return escalate(working, asker)
     try:
-        value = yield run(ModernAsker(envelope, gathered))
+        value = yield working
     except InputRequired as pending:
         return inputRequired(method, pending.inputRequests,
                              seal.seal(method, params, pending.gathered))

@@ -17,8 +17,8 @@ import re
 
 import attr
 
-from gsmcpd.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.surface import LOG_LEVELS
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.sessions.client import LOG_LEVELS
 
 MODERN_VERSION = "2026-07-28"
 """The stateless revision: no handshake, every request self-describing."""
@@ -48,8 +48,10 @@ REMOVED_METHODS = frozenset({
 though the 2025 path serves them."""
 
 NAMED_PARAMS = {"tools/call": "name", "prompts/get": "name",
-                "resources/read": "uri"}
-"""The body parameter each method mirrors into the C{Mcp-Name} header."""
+                "resources/read": "uri", "tasks/get": "taskId",
+                "tasks/update": "taskId", "tasks/cancel": "taskId"}
+"""The body parameter each method mirrors into the C{Mcp-Name} header (the
+task methods by the tasks extension)."""
 
 VERSION_HEADER = "mcp-protocol-version"
 METHOD_HEADER = "mcp-method"

@@ -11,7 +11,7 @@ request again with C{inputResponses} under the same keys and the state
 unchanged.  Only these methods may answer so.
 """
 
-from gsmcpd.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.results import INPUT_REQUIRED
 from gsmcpd.tools.questions import CAPABILITY
 

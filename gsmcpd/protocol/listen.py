@@ -13,7 +13,7 @@ the eras differ only in their L{Subscriber}.
 
 import attr
 
-from gsmcpd.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.eras import SUBSCRIPTION_ID_KEY
 
 LIST_CHANGES = {
@@ -160,3 +160,29 @@ class ChangeNotices:
         for uri in sorted(set(uris)):
             self._tell(lambda wants: uri in wants.resourceSubscriptions,
                        RESOURCE_UPDATED, {"uri": uri})
+
+
+class SessionListeners:
+    """
+    2025 sessions as listeners: each is told, on its own event stream, of
+    updates to the resources it passed to C{resources/subscribe}.
+    """
+
+    def __init__(self, notices):
+        self._notices = notices
+        self._subscribers = {}
+
+    def add(self, session):
+        def deliver(method, params):
+            session.post({"jsonrpc": "2.0", "method": method,
+                          "params": params})
+
+        subscriber = Subscriber(lambda: Filter(resourceSubscriptions=frozenset(
+            session.subscriptions)), deliver)
+        self._subscribers[session.handle] = subscriber
+        self._notices.add(subscriber)
+
+    def remove(self, session):
+        subscriber = self._subscribers.pop(session.handle, None)
+        if subscriber is not None:
+            self._notices.remove(subscriber)

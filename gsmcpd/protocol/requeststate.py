@@ -18,7 +18,7 @@ import hmac
 import json
 import os
 
-from gsmcpd.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 
 VERSION = "s1"
 """The seal's format, first in every sealed string."""

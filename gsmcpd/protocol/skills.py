@@ -14,7 +14,7 @@ import json
 
 import attr
 
-from gsmcpd.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 
 EXTENSION = "io.modelcontextprotocol/skills"
 MIME_TYPE = "text/markdown"

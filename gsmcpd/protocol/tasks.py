@@ -18,10 +18,13 @@ from datetime import datetime, timezone
 import attr
 from twisted.internet.defer import Deferred
 from twisted.logger import Logger
+from zope.interface import implementer
 
-from gsmcpd.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.eras import MISSING_CLIENT_CAPABILITY
+from gsmcpd.protocol.inputrequired import inputResponses
 from gsmcpd.protocol.results import COMPLETE
+from gsmcpd.sessions.interfaces import ICallSink
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 TASK = "task"
@@ -34,6 +37,7 @@ FAILED = "failed"
 CANCELLED = "cancelled"
 TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
 
+METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 REMOVED_METHODS = frozenset({"tasks/result", "tasks/list"})
 """Methods of the extension's first version, gone from this one."""
 
@@ -135,27 +139,34 @@ class TaskStore:
     def __len__(self):
         return len(self._tasks)
 
-    def start(self, run):
+    def adopt(self, working, cancel):
         """
-        Create a task and start its work.
+        Make a call already under way a task.
 
-        @param run: called with the new L{Task}; returns a L{Deferred} of the
-            call's result, which C{tasks/cancel} cancels (the caller's
-            cancellation is its escalation) and which may fail with a
-            L{JsonRpcError}.
+        @param working: the L{Deferred} of the call's result, which may
+            fail with a L{JsonRpcError}.
+        @param cancel: ends the call (the caller's escalation); called once
+            by C{tasks/cancel} or when the retention runs out first.
         @return: the L{Task}, already readable by C{tasks/get}.
         """
         now = self._clock.seconds()
         task = Task(secrets.token_urlsafe(24), now, now, int(self.ttl * 1000),
                     int(self.pollInterval * 1000))
+        task._cancel = cancel
         self._tasks[task.taskId] = task
         self._clock.callLater(self.ttl, self._expire, task)
-        working = run(task)
-        task._cancel = working.cancel
         working.addCallbacks(lambda result: self._settle(task, COMPLETED,
                                                          result=result),
                              lambda failure: self._failed(task, failure))
         return task
+
+    def progressed(self, task, message):
+        """
+        What a working task reports of itself, in C{statusMessage}.
+        """
+        if task.status not in TERMINAL:
+            task.statusMessage = message
+            task.lastUpdatedAt = self._clock.seconds()
 
     def _failed(self, task, failure):
         if task.status == CANCELLED:
@@ -200,9 +211,29 @@ class TaskStore:
                                "retention ran out)")
         return task
 
+    def respond(self, method, params, envelope):
+        """
+        Answer C{tasks/get}, C{tasks/update} or C{tasks/cancel}.
+
+        @raise JsonRpcError: C{-32021} for a client that did not declare the
+            extension, C{-32602} for an unknown task or malformed answers.
+        """
+        refusal = requires(envelope)
+        if refusal is not None:
+            raise refusal
+        task = self.get(params.get("taskId"))
+        if method == "tasks/get":
+            return task.detailed()
+        if method == "tasks/update":
+            self.answer(task, inputResponses(params))
+        else:
+            self.cancel(task)
+        return {"resultType": COMPLETE}
+
     def cancel(self, task):
         """
-        End a task: a no-op for one that already ended.
+        End a task: a no-op for one that already ended.  It is cancelled at
+        once; its call goes on being ended (soft break, hard break, ...).
         """
         if task.status in TERMINAL:
             return
@@ -240,3 +271,32 @@ class TaskStore:
             waiting, task._waiting = task._waiting, None
             self._changed(task, WORKING)
             waiting.callback(task._answers)
+
+
+@implementer(ICallSink)
+class TaskProgress:
+    """
+    The stream of a call that may become a task: nobody reads it, so its
+    progress becomes the task's C{statusMessage} (once there is a task) and
+    its log messages go nowhere.
+
+    @ivar task: the L{Task}, once the call became one.
+    """
+
+    wantsProgress = True
+
+    def __init__(self, store):
+        self._store = store
+        self.task = None
+
+    def post(self, message):
+        pass
+
+    def report(self, progress, total=None, message=None):
+        if self.task is not None:
+            done = f"{progress:g} of {total:g}" if total else f"{progress:g}"
+            self._store.progressed(
+                self.task, f"{done}: {message}" if message else done)
+
+    def closeEarly(self):
+        pass

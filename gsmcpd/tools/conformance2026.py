@@ -1,7 +1,8 @@
 """
 The conformance fixtures the 2026-07-28 scenarios call: tools that ask the
 client (input-required results in that era, requests on the call's stream
-in 2025), and one that needs a capability the client may not declare.
+in 2025), one that needs a capability the client may not declare, and the
+tasks extension's jobs.
 
 They ask through C{call.ask} and C{call.canAsk} only, so they run
 unchanged in either era (see L{gsmcpd.protocol.asking}); the
@@ -11,9 +12,11 @@ C{conformance} toolset serves them beside the 2025 fixtures.
 import json
 
 from twisted.internet.defer import inlineCallbacks
+from twisted.internet.task import deferLater
 
+from gsmcpd.tools.base import ToolResult, closedSchema
 from gsmcpd.tools.questions import accepted, elicitation, roots, sampling
-from gsmcpd.tools.base import ToolResult
+from gsmcpd.tools.templates.outcomes import ToolError
 
 NAME = elicitation("What is your name?", {"name": {"type": "string"}},
                    required=["name"])
@@ -111,12 +114,12 @@ def needSampling(call, arguments):
 
 
 @inlineCallbacks
-def contextPrompt(asker, arguments):
+def contextPrompt(arguments, context):
     """
     The prompt that asks before it answers (a prompt, not a tool: input
     required is not only for tools).
     """
-    answers = yield asker.ask({"user_context": CONTEXT})
+    answers = yield context.ask({"user_context": CONTEXT})
     context = _named(answers["user_context"], "context", "none")
     return [{"role": "user", "content": {
         "type": "text", "text": f"Answer with this context: {context}"}}]
@@ -136,3 +139,80 @@ TOOLS = (
 )
 """Each fixture tool's name and run."""
 PROMPTS = (("test_input_required_result_prompt", contextPrompt),)
+
+
+class TaskFixtures:
+    """
+    The tasks extension's fixtures: jobs that take a while, fail, crash or
+    ask, each becoming a task for a client that takes tasks.
+    """
+
+    def __init__(self, clock):
+        self.clock = clock
+
+    def _pause(self, seconds=0.0):
+        return deferLater(self.clock, seconds, lambda: None)
+
+    def greet(self, call, arguments):
+        return ToolResult(f"Hello, {arguments.get('name', 'World')}!")
+
+    @inlineCallbacks
+    def slowCompute(self, call, arguments):
+        seconds = arguments.get("seconds", 1)
+        yield self._pause(seconds)
+        return ToolResult(f"Computed {arguments.get('label', 'it')} in "
+                          f"{seconds:g}s")
+
+    @inlineCallbacks
+    def failingJob(self, call, arguments):
+        yield self._pause(1.0)
+        raise ToolError("other", "The job failed, as it always does.")
+
+    @inlineCallbacks
+    def protocolErrorJob(self, call, arguments):
+        yield self._pause(0.2)
+        raise RuntimeError("the job crashed")
+
+    @inlineCallbacks
+    def confirmDelete(self, call, arguments):
+        yield self._pause()
+        answers = yield call.ask({"confirm": CONFIRM})
+        ok = (accepted(answers["confirm"]) or {}).get("ok")
+        return ToolResult("Deleted." if ok else "Kept.")
+
+    @inlineCallbacks
+    def multiInput(self, call, arguments):
+        yield self._pause()
+        answers = yield call.ask({"user_name": NAME, "color": COLOUR})
+        return ToolResult(f"{_named(answers['user_name'], 'name')} likes "
+                          f"{_named(answers['color'], 'color', 'no colour')}")
+
+    @inlineCallbacks
+    def greetAsTask(self, call, arguments):
+        """
+        Asks first (input-required rounds), then works as a task.
+        """
+        answers = yield call.ask({"user_name": NAME})
+        yield self._pause(0.2)
+        return ToolResult(f"Hello, {_named(answers['user_name'], 'name')}, "
+                          "from a task!")
+
+    def tools(self):
+        """
+        C{(name, run, schema, taskSupport)} for each.
+        """
+        return [
+            ("greet", self.greet,
+             closedSchema({"name": {"type": "string"}}), None),
+            ("slow_compute", self.slowCompute,
+             closedSchema({"seconds": {"type": "number", "minimum": 0},
+                           "label": {"type": "string"}}), "optional"),
+            ("failing_job", self.failingJob, closedSchema(), "required"),
+            ("protocol_error_job", self.protocolErrorJob, closedSchema(),
+             "optional"),
+            ("confirm_delete", self.confirmDelete,
+             closedSchema({"filename": {"type": "string"}}), "optional"),
+            ("multi_input", self.multiInput, closedSchema(), "optional"),
+            ("test_tool_with_task", self.greetAsTask, closedSchema(),
+             "required"),
+        ]

@@ -49,7 +49,7 @@ class ExecutionToolset(Toolset):
                 "truncated": {"type": "boolean"}},
                 required=["printString", "totalCharacters", "truncated"]),
             annotations=annotations(readOnly=False, destructive=True),
-            run=self.executeCode)]
+            run=self.executeCode, taskSupport="optional")]
 
     @inlineCallbacks
     def executeCode(self, call, arguments):

@@ -34,10 +34,13 @@ class Change:
 class ChangeJournal:
     """
     The changes of one session's present transaction, in order.
+
+    @ivar observers: called with the resource URIs each commit changed.
     """
 
     def __init__(self):
         self._changes = []
+        self.observers = ()
 
     def __len__(self):
         return len(self._changes)
@@ -76,3 +79,13 @@ class ChangeJournal:
         """
         changes, self._changes = self._changes, []
         return changes
+
+    def committed(self):
+        """
+        The transaction committed: tell the observers which resources its
+        changes altered, and start afresh.
+        """
+        uris = self.changedResources()
+        self.ended()
+        for observer in self.observers:
+            observer(uris)

@@ -11,7 +11,7 @@ that it is still what was read.  Who may change what is the stone's
 business (its users and security policies), not this toolset's.
 """
 
-from twisted.internet.defer import inlineCallbacks, returnValue
+from twisted.internet.defer import inlineCallbacks, returnValue, succeed
 
 from gsmcpd.smalltalk import SmalltalkSyntaxError, parse_method
 from gsmcpd.tools.base import (
@@ -19,6 +19,7 @@ from gsmcpd.tools.base import (
 from gsmcpd.tools.compiling import (
     COMPILE_ERROR_SCHEMA, compileError, definitionReport, locatedErrors,
     methodName)
+from gsmcpd.tools.confirm import confirmed
 from gsmcpd.tools.ledger import classKey, describeKey, methodKey
 
 IDENTIFIER = "^[A-Za-z][A-Za-z0-9_]*$"
@@ -66,8 +67,11 @@ class MutationToolset(Toolset):
         "since you read it is refused. compile_class_definition builds the "
         "definition from named parts and evaluates nothing; on a shape "
         "change it recompiles the class's methods and reports any that fail.")
+    declaredOptionNames = ("confirmDestructive",)
 
     def tools(self):
+        # A confirmation is asked on the call's stream in the 2025 era.
+        confirms = self.optionNamed("confirmDestructive", False)
         return [
             Tool("add_dictionary", "Add symbol dictionary",
                  "Create a SymbolDictionary and append it to this user's "
@@ -91,7 +95,8 @@ class MutationToolset(Toolset):
                  annotations(False, destructive=True), self.removeDictionary,
                  closedSchema({"dictionaryName": _STRING,
                                "entries": _INTEGER},
-                              required=["dictionaryName", "entries"])),
+                              required=["dictionaryName", "entries"]),
+                 streams=confirms),
             Tool("compile_class_definition", "Define or redefine a class",
                  "Define a class, or redefine an existing one, from named "
                  "parts: the definition is built by the server and nothing "
@@ -180,7 +185,8 @@ class MutationToolset(Toolset):
                      "className": _STRING, "meta": _BOOLEAN,
                      "selector": _STRING, "category": _STRING},
                      required=["className", "meta", "selector",
-                               "category"])),
+                               "category"]),
+                 streams=confirms),
             Tool("delete_class", "Delete class",
                  "Remove a class from its symbol dictionary, with its "
                  "methods (destructive); needs get_class_definition first, "
@@ -193,7 +199,8 @@ class MutationToolset(Toolset):
                  closedSchema({
                      "className": _STRING, "dictionary": _STRING,
                      "methods": _INTEGER},
-                     required=["className", "dictionary", "methods"])),
+                     required=["className", "dictionary", "methods"]),
+                 streams=confirms),
             Tool("set_class_comment", "Set class comment",
                  "Replace a class's comment." + NOT_COMMITTED,
                  closedSchema({
@@ -209,6 +216,7 @@ class MutationToolset(Toolset):
     @inlineCallbacks
     def addDictionary(self, call, arguments):
         value = yield call.runTemplate("add_dictionary", arguments)
+        call.journal.record("added", f"dictionary {value['dictionaryName']}")
         returnValue(ToolResult(
             f"Added dictionary {value['dictionaryName']} at position "
             f"{value['position']} of the symbol list.", value))
@@ -221,7 +229,12 @@ class MutationToolset(Toolset):
                 "refused", f"{name} is one of the kernel's own dictionaries "
                 f"({', '.join(KERNEL_DICTIONARIES)}); removing it from the "
                 f"symbol list would break the session, so it is refused.")
+        yield self._confirmed(
+            call, f"Remove the symbol dictionary {name} from your symbol "
+            "list, with every class and global in it?",
+            f"remove dictionary {name}")
         value = yield call.runTemplate("remove_dictionary", arguments)
+        call.journal.record("removed", f"dictionary {name}")
         returnValue(ToolResult(
             f"Removed dictionary {name} from the symbol list (it held "
             f"{_counted(value['entries'], 'entry', 'entries')}).", value))
@@ -245,6 +258,7 @@ class MutationToolset(Toolset):
             "redefining it would leave them subclasses of the old version; "
             "change them first")
         call.ledger.recordRead(key, value["definition"])
+        call.journal.record("defined", f"class {className}", className)
         failures = [{"selector": f["selector"], "meta": f["meta"],
                      "errors": locatedErrors(f["source"], f["errors"])}
                     for f in value["failures"]]
@@ -279,6 +293,8 @@ class MutationToolset(Toolset):
         compiled = value["selector"]
         call.ledger.recordRead(methodKey(className, compiled, meta),
                                value["source"])
+        call.journal.record("compiled", methodName(className, compiled, meta),
+                            className)
         structured = {"className": className, "meta": meta,
                       "selector": compiled, "category": value["category"],
                       "created": value["created"]}
@@ -292,13 +308,17 @@ class MutationToolset(Toolset):
         className, selector = arguments["className"], arguments["selector"]
         meta = arguments.get("meta", False)
         key = methodKey(className, selector, meta)
+        named = methodName(className, selector, meta)
+        yield self._confirmed(call, f"Delete the method {named}?",
+                              f"delete {named}")
         value = yield self._guarded(
             call, "delete_method",
             {"className": className, "meta": meta, "selector": selector},
             key, "get_method_source")
         call.ledger.forget(key)
+        call.journal.record("deleted", named, className)
         returnValue(ToolResult(
-            f"Deleted {methodName(className, selector, meta)} (it was in "
+            f"Deleted {named} (it was in "
             f"'{value['category']}').",
             {"className": className, "meta": meta, "selector": selector,
              "category": value["category"]}))
@@ -307,10 +327,19 @@ class MutationToolset(Toolset):
     def deleteClass(self, call, arguments):
         className = arguments["className"]
         key = classKey(className)
+        if self.optionNamed("confirmDestructive", False):
+            found = yield call.runTemplate("describe_class", arguments)
+            methods = len(found["instanceSelectors"]) + \
+                len(found["classSelectors"])
+            yield self._confirmed(
+                call, f"Delete the class {className} and its "
+                f"{_counted(methods, 'method', 'methods')}?",
+                f"delete class {className}")
         value = yield self._guarded(
             call, "delete_class", {"className": className}, key,
             "get_class_definition", "delete or redefine them first")
         call.ledger.forget(key)
+        call.journal.record("deleted", f"class {className}", className)
         returnValue(ToolResult(
             f"Deleted class {className} from {value['dictionary']}, with "
             f"{_counted(value['methods'], 'method', 'methods')}.",
@@ -319,8 +348,18 @@ class MutationToolset(Toolset):
     @inlineCallbacks
     def setClassComment(self, call, arguments):
         value = yield call.runTemplate("set_class_comment", arguments)
+        call.journal.record("commented", f"class {value['className']}",
+                            value["className"])
         returnValue(ToolResult(f"Set the comment of {value['className']}.",
                                value))
+
+    def _confirmed(self, call, message, what):
+        """
+        With the C{confirmDestructive} option, ask the user first.
+        """
+        if not self.optionNamed("confirmDestructive", False):
+            return succeed(None)
+        return confirmed(call, message, what)
 
     @inlineCallbacks
     def _guarded(self, call, template, arguments, key, readTool,

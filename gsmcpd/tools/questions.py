@@ -7,6 +7,10 @@ A tool builds its questions here and asks them through its call
 era, which the tool never sees (L{gsmcpd.protocol.asking}).
 """
 
+from twisted.internet.defer import gatherResults, maybeDeferred
+
+from gsmcpd.tools.templates.outcomes import ToolError
+
 CAPABILITY = {"elicitation/create": "elicitation",
               "sampling/createMessage": "sampling",
               "roots/list": "roots"}
@@ -51,3 +55,45 @@ def accepted(answer):
         return None
     content = answer.get("content")
     return content if isinstance(content, dict) else {}
+
+
+def askEach(send, questions):
+    """
+    Ask each question with C{send} (a request to the client on the call's
+    stream, the 2025 way) and gather the answers.
+
+    @param send: C{(method, params) -> Deferred} of the client's answer.
+    @return: a L{Deferred} of the answers by key.
+    @raise ToolError: through the L{Deferred}, when the client could not be
+        asked or did not answer.
+    """
+    keys = list(questions)
+    methods = [questions[key]["method"] for key in keys]
+
+    def failed(failure):
+        first = failure.value
+        raise ToolError("other", f"{methods[first.index]} failed: "
+                        f"{first.subFailure.getErrorMessage()}")
+
+    asked = gatherResults([maybeDeferred(send, method, questions[key]["params"])
+                           for key, method in zip(keys, methods)],
+                          consumeErrors=True)
+    asked.addErrback(failed)
+    return asked.addCallback(lambda answers: dict(zip(keys, answers)))
+
+
+class InputRequired(Exception):
+    """
+    A question that cannot be answered in this round: a 2026-era request
+    ends here with an input-required result, and the tool runs again when
+    the client sends the answers.
+
+    @ivar inputRequests: the questions still unanswered, by key.
+    @ivar gathered: every answer this request has so far, by key, for the
+        next round's C{requestState}.
+    """
+
+    def __init__(self, inputRequests, gathered):
+        super().__init__(sorted(inputRequests))
+        self.inputRequests = inputRequests
+        self.gathered = gathered

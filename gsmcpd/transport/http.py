@@ -19,12 +19,17 @@ from werkzeug.exceptions import HTTPException
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.protocol.calls import CallRunner
+from gsmcpd.protocol.eras import isModern
+from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
+from gsmcpd.protocol.modern import ModernEndpoint
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, parseMessage,
     result)
 from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.transport.gates import (
-    SESSION_HEADER, Refusal, allowedHosts, checkHeaders, namedSession)
+    SESSION_HEADER, VERSION_HEADER, Refusal, allowedHosts, checkHeaders,
+    namedSession)
+from gsmcpd.transport.modern import ModernPost
 from gsmcpd.transport.sse import (
     CallStream, EventSequence, EventStream, parseEventId)
 
@@ -66,6 +71,11 @@ class McpSite(Site):
             super().log(request)
 
 
+def _headerText(request, name):
+    value = request.getHeader(name)
+    return None if value is None else value.decode("latin-1")
+
+
 def messageIdOf(request):
     """
     The id of the JSON-RPC request C{request} carries, or L{None} before
@@ -101,6 +111,13 @@ class McpApp:
         self.pending = PendingRequests(clock) if pending is None else pending
         self.calls = CallRunner(dispatcher, sessions, clock, self.pending,
                                 requestTimeout)
+        self.notices = ChangeNotices()
+        sessions.onCommit.append(self.notices.resourcesUpdated)
+        self.listeners = SessionListeners(self.notices)
+        sessions.onClose.append(self.listeners.remove)
+        self.modern = ModernPost(
+            ModernEndpoint(dispatcher, self.calls, sessions, clock),
+            self.notices, clock)
         self.allowedOriginHosts = allowedHosts(allowedOriginHosts)
 
     def resource(self):
@@ -129,6 +146,9 @@ class McpApp:
             raise Refusal(400, e.message, e.code)
         if message.kind == "request":
             request.mcpMessageId = message.id
+        if isModern(_headerText(request, VERSION_HEADER), message.params):
+            answer = yield self.modern.post(request, message)
+            return answer
         if message.kind == "request" and message.method == "initialize":
             answer = yield self._initialize(request, message)
             return answer
@@ -177,7 +197,8 @@ class McpApp:
         params = message.params
         try:
             opening = self.sessions.open(
-                params.get("protocolVersion"), params.get("clientInfo"))
+                params.get("protocolVersion"), params.get("clientInfo"),
+                params.get("capabilities"))
         except SessionLimitReached as e:
             return self._json(request, JsonRpcError(
                 SERVER_ERROR, str(e), {"kind": "sessionLimit",
@@ -193,6 +214,7 @@ class McpApp:
                 f"{e.number}); the server log has the details.",
                 {"kind": "loginFailed", "number": e.number}
             ).asResponse(message.id))
+        self.listeners.add(session)
         request.setHeader(SESSION_HEADER, session.handle.encode("ascii"))
         return self._json(request, result(
             message.id, self.dispatcher.initializeResult(params)))

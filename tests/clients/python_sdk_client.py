@@ -16,9 +16,11 @@ Usage: python python_sdk_client.py URL basic [CODE]
          would write it, tools/list, execute_code, resources/read of
          test://static-text (and of a GemStone resource if one is listed);
          exits 1 if a step went wrong (the line's "problems" says which).
-         Mode "auto" (the SDK's default) probes server/discover first and
-         must negotiate 2026-07-28; mode "legacy" runs the initialize
-         handshake, must negotiate 2025-11-25 and DELETEs on exit.
+         Mode "auto" (the SDK's default) probes server/discover first,
+         must negotiate 2026-07-28, and opens (and closes) a GemStone
+         session handle for execute_code; mode "legacy" runs the
+         initialize handshake, must negotiate 2025-11-25 and DELETEs on
+         exit.
 """
 
 import asyncio
@@ -117,7 +119,14 @@ async def ecosystem(url, mode="auto"):
                     f"negotiated {client.protocol_version}, expected "
                     f"{NEGOTIATES[mode]}")
             seen["tools"] = len((await client.list_tools()).tools)
-            called = await client.call_tool("execute_code", {"code": "3 + 4"})
+            # 2026-07-28 has no MCP session: a GemStone session is opened
+            # as a tool, and named in each call.
+            handle = {}
+            if mode == "auto":
+                opened = await client.call_tool("open_session", {})
+                handle = {"session": opened.structured_content["session"]}
+            called = await client.call_tool("execute_code",
+                                            {"code": "3 + 4", **handle})
             seen.update(outcome(called))
             seen.pop("structured", None)
             if called.is_error or seen["text"][:1] != ["7"]:
@@ -135,6 +144,10 @@ async def ecosystem(url, mode="auto"):
                         await client.read_resource(uri))
                 except Exception as e:
                     seen["problems"].append(f"resources/read {uri}: {e}")
+            if handle:
+                closed = await client.call_tool("close_session", handle)
+                if closed.is_error:
+                    seen["problems"].append("close_session failed")
     except Exception as e:
         seen["problems"].append(f"{type(e).__name__}: {e}")
     print(json.dumps(seen))
