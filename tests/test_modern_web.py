@@ -11,6 +11,7 @@ from twisted.internet.task import Clock
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
 from gsmcpd.tools.conformance import ConformanceToolset
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.test_web import TransportTestCase, request
@@ -210,6 +211,32 @@ class HandleTests(ModernTestCase):
         self.assertEqual(len(self.pool.opened), 1)
         self.assertTrue(self.pool.opened[0].loggedOut)
         self.assertEqual(len(self.sessions), 0)
+
+
+class HandleLifetimeTests(ModernTestCase):
+
+    def elapse(self, seconds):
+        """
+        Let C{seconds} pass, with a maintenance pass every ten.
+        """
+        for _ in range(int(seconds // 10)):
+            self.clock.advance(10)
+            self.reaper.maintain()
+
+    @inlineCallbacks
+    def test_idleTimeoutNotStreamless(self):
+        """
+        A session behind a handle never has a stream, so it lives under the
+        idle timeout, not the minute a 2025 session without one gets.
+        """
+        self.reaper = Reaper(self.sessions, self.app.pending,
+                             LifetimePolicy(), self.clock)
+        handle = yield self.openSession()
+        self.elapse(1790)
+        self.assertIsNotNone(self.sessions.get(handle))
+        self.elapse(20)
+        self.assertIsNone(self.sessions.get(handle))
+        self.assertTrue(self.pool.opened[0].loggedOut)
 
 
 class ConformanceFixtureTests(ModernTestCase):
