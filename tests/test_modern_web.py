@@ -14,11 +14,12 @@ from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
 from gsmcpd.tools.conformance import ConformanceToolset
 from gsmcpd.tools.catalog import ToolCatalog
-from tests.test_web import TransportTestCase, request
+from tests.test_web import JSON, Collector, TransportTestCase, request
 
 VERSION = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": VERSION,
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+SOURCE = "gemstone://class/Account/source"
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
          "tasks/get": "taskId", "tasks/update": "taskId",
@@ -211,6 +212,66 @@ class HandleTests(ModernTestCase):
         self.assertEqual(len(self.pool.opened), 1)
         self.assertTrue(self.pool.opened[0].loggedOut)
         self.assertEqual(len(self.sessions), 0)
+
+
+class ListenTests(ModernTestCase):
+
+    def makeDispatcher(self):
+        return Dispatcher(ToolCatalog.named(("browsing", "execution",
+                                             "session")), ServerIdentity())
+
+    @inlineCallbacks
+    def stream(self, method, body, headers):
+        response = yield self.treq.request(
+            method, "http://127.0.0.1/mcp", unbuffered=True,
+            data=None if body is None else json.dumps(body).encode(),
+            headers=headers)
+        received = []
+        response.deliverBody(Collector(received))
+        self.treq.flush()
+        return received
+
+    def messages(self, received):
+        return [json.loads(line[len(b"data: "):])
+                for line in b"".join(received).split(b"\n")
+                if line.startswith(b"data: ")]
+
+    @inlineCallbacks
+    def test_commitTellsSubscribersOfBothEras(self):
+        """
+        A 2026 listener is acknowledged first; it and a subscribed 2025
+        session are told when another session's commit changed the class.
+        """
+        modernHeard = yield self.stream("POST", modern(
+            "subscriptions/listen", 70, notifications={
+                "resourceSubscriptions": [SOURCE]}), dict(
+            JSON, **{"mcp-protocol-version": [VERSION],
+                     "mcp-method": ["subscriptions/listen"]}))
+        legacy, _ = yield self.initialize()
+        yield self.post(request("resources/subscribe", uri=SOURCE), legacy)
+        legacyHeard = yield self.stream("GET", None, {
+            "mcp-session-id": [legacy], "accept": ["text/event-stream"]})
+        handle = yield self.openSession()
+        self.sessions.get(handle).journal.record(
+            "compiled", "Account>>withdraw:", "Account")
+        yield self.tool("commit", {"session": handle},
+                        mcp_param_session=handle)
+        self.treq.flush()
+        acknowledged, updated = self.messages(modernHeard)
+        self.assertEqual(acknowledged["method"],
+                         "notifications/subscriptions/acknowledged")
+        self.assertEqual(updated["params"], {
+            "uri": SOURCE,
+            "_meta": {"io.modelcontextprotocol/subscriptionId": 70}})
+        self.assertEqual([m["params"] for m in self.messages(legacyHeard)],
+                         [{"uri": SOURCE}])
+
+    @inlineCallbacks
+    def test_malformedFilter(self):
+        response, body = yield self.send(modern(
+            "subscriptions/listen", 71, notifications=[]))
+        self.assertEqual((response.code, body["error"]["code"]),
+                         (400, -32602))
 
 
 class HandleLifetimeTests(ModernTestCase):
