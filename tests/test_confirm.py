@@ -63,7 +63,8 @@ class CommitQuestionTests(SynchronousTestCase):
 
     def test_listsChanges(self):
         self.assertEqual(
-            commitQuestion(["compiled Account>>withdraw:", "deleted class Foo"]),
+            commitQuestion(["compiled Account>>withdraw:",
+                            "deleted class Foo"]),
             "Commit these changes, making them visible to every session?\n"
             "- compiled Account>>withdraw:\n- deleted class Foo")
 

@@ -72,7 +72,8 @@ class FixtureTests(SynchronousTestCase):
         """
         expected = {
             "test_input_required_result_elicitation": (2, "Hello, Alice!"),
-            "test_input_required_result_sampling": (2, "The model said: Paris"),
+            "test_input_required_result_sampling": (
+                2, "The model said: Paris"),
             "test_input_required_result_list_roots": (
                 2, "Client roots: file:///work"),
             "test_input_required_result_request_state": (

@@ -212,7 +212,8 @@ class EnvelopeTests(SynchronousTestCase):
         error = self.assertRaises(JsonRpcError, envelope.require, "sampling",
                                   "this tool asks the client's model")
         self.assertEqual(error.code, MISSING_CLIENT_CAPABILITY)
-        self.assertEqual(error.data, {"requiredCapabilities": {"sampling": {}}})
+        self.assertEqual(error.data,
+                         {"requiredCapabilities": {"sampling": {}}})
         self.assertIn("this tool asks the client's model", error.message)
 
 
@@ -275,7 +276,8 @@ class ParameterHeaderTests(SynchronousTestCase):
             ({"session": "abc"}, {}),
             ({}, {"mcp-param-session": ["abc"]}),
             ({"session": "abc"}, {"mcp-param-session": ["abd"]}),
-            ({"session": "Hello"}, {"mcp-param-session": ["=?base64?SGVsbG8?="]}),
+            ({"session": "Hello"},
+             {"mcp-param-session": ["=?base64?SGVsbG8?="]}),
             ({"verbose": False}, {"mcp-param-verbose": ["False"]}),
         ]
         for arguments, headers in cases:

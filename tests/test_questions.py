@@ -50,7 +50,8 @@ class AskEachTests(SynchronousTestCase):
         """
         pending = Deferred()
         failure = self.failureResultOf(askEach(
-            lambda method, params: pending if method == "sampling/createMessage"
+            lambda method, params: pending
+            if method == "sampling/createMessage"
             else fail(ValueError("no answer")), {"a": CONFIRM, "b": MODEL}),
             ToolError)
         self.assertEqual(failure.value.message,

@@ -78,7 +78,8 @@ class RequestStateSealTests(SynchronousTestCase):
                      seal=RequestStateSeal(self.clock))
         shared = RequestStateSeal(self.clock, key=b"k" * 32)
         self.assertEqual(RequestStateSeal(self.clock, key=b"k" * 32).open(
-            "tools/call", self.roundTwo(shared.seal("tools/call", CALL, 1))), 1)
+            "tools/call",
+            self.roundTwo(shared.seal("tools/call", CALL, 1))), 1)
 
     def test_expires(self):
         sealed = self.seal.seal("tools/call", CALL, {})
@@ -92,7 +93,8 @@ class RequestStateSealTests(SynchronousTestCase):
         Only the name, URI and arguments make the binding, key order aside.
         """
         self.assertEqual(
-            requestBinding("tools/call", {"name": "x", "arguments": {"a": 1, "b": 2}}),
+            requestBinding("tools/call",
+                           {"name": "x", "arguments": {"a": 1, "b": 2}}),
             requestBinding("tools/call", {"arguments": {"b": 2, "a": 1},
                                           "name": "x", "_meta": {}}))
         self.assertNotEqual(requestBinding("tools/call", {"name": "x"}),

@@ -10,11 +10,9 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.skills import Skill, Skills
-from gsmcpd.tools.guides import GUIDES, servedGuides
 
 SKILL = Skill("gemstone-commit-or-abort",
               "When to commit: and when not to.", "# Commit\n\nText.\n")
-NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*\Z")
 
 
 def frontmatter(manifest):
@@ -43,7 +41,8 @@ class SkillTests(SynchronousTestCase):
         """
         manifest = SKILL.manifest()
         entry = SKILL.entry()
-        self.assertEqual(entry["uri"], "skill://gemstone-commit-or-abort/SKILL.md")
+        self.assertEqual(entry["uri"],
+                         "skill://gemstone-commit-or-abort/SKILL.md")
         self.assertEqual(entry["frontmatter"], frontmatter(manifest))
         self.assertEqual(entry["resources"], [{
             "uri": entry["uri"],
@@ -80,28 +79,3 @@ class SkillsTests(SynchronousTestCase):
     def test_empty(self):
         self.assertFalse(Skills([]))
         self.assertTrue(self.skills)
-
-
-class GuideTests(SynchronousTestCase):
-
-    def test_wellFormed(self):
-        """
-        Every guide has a name usable as a path segment, a one-line
-        description and a heading.
-        """
-        for guide in GUIDES:
-            self.assertTrue(NAME.match(guide.name), guide.name)
-            self.assertNotIn("\n", guide.description)
-            self.assertTrue(guide.body.strip().startswith("# "), guide.name)
-
-    def test_servedOnlyWithTheirToolsets(self):
-        """
-        A guide naming tools of a toolset that is not served is not served.
-        """
-        self.assertEqual([g.name for g in servedGuides(["session"])],
-                         ["gemstone-what-a-view-is",
-                          "gemstone-commit-or-abort"])
-        self.assertEqual(len(servedGuides(
-            ["browsing", "mutation", "session", "testing"])), len(GUIDES))
-        skills = Skills.fromGuides(servedGuides(["testing"]))
-        self.assertEqual([s.name for s in skills], ["gemstone-running-sunit"])

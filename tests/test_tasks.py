@@ -87,7 +87,8 @@ class TaskStoreTests(SynchronousTestCase):
         JSON-RPC error inlined and no result.
         """
         task = self.started()
-        self.working.errback(JsonRpcError(-32001, "The GemStone session ended"))
+        self.working.errback(
+            JsonRpcError(-32001, "The GemStone session ended"))
         detailed = task.detailed()
         self.assertEqual(detailed["status"], "failed")
         self.assertEqual(detailed["error"], {

@@ -4,10 +4,11 @@ How a running call asks the client something, in either era.
 A tool asks through one method, C{ask({key: inputRequest, ...})}, and gets
 the answers by key; it never knows which era it runs in.  A 2025 call sends
 each question on its own stream and waits for the client's POSTed answer
-(L{gsmcpd.tools.questions.askEach}).  A 2026 call cannot wait: if the answers are not in the request yet, the round
-ends with an input-required result (L{InputRequired}); the client asks its
-user or model and sends the request again with the answers, and the tool
-runs again from the start, this time finding them.  Answers gathered in
+(L{gsmcpd.tools.questions.askEach}).  A 2026 call cannot wait: if the
+answers are not in the request yet, the round ends with an input-required
+result (L{gsmcpd.tools.questions.InputRequired}); the client asks its user
+or model and sends the request again with the answers, and the tool runs
+again from the start, this time finding them.  Answers gathered in
 earlier rounds travel in the sealed C{requestState}, so a tool that asks in
 several steps sees all of them.
 """

@@ -52,8 +52,8 @@ def requires(envelope):
                                                    dict):
         return None
     return JsonRpcError(
-        MISSING_CLIENT_CAPABILITY, f"Missing required client capability: this tool runs only "
-        f"as a task; declare the {EXTENSION} extension",
+        MISSING_CLIENT_CAPABILITY, "Missing required client capability: "
+        f"this tool runs only as a task; declare the {EXTENSION} extension",
         {"requiredCapabilities": {"extensions": {EXTENSION: {}}}})
 
 

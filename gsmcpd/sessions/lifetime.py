@@ -164,7 +164,8 @@ class Reaper:
         liveness = session.liveness
         quiet = now - max(liveness.lastActivity, liveness.answeredProbeAt)
         if policy.probeAfter is not None and quiet >= policy.probeAfter and \
-                liveness.probeGeneration is None and session.stream is not None:
+                liveness.probeGeneration is None and \
+                session.stream is not None:
             self._probe(session)
         return None
 

@@ -44,9 +44,9 @@ def confirmed(call, message, what):
     answers = yield call.ask({QUESTION_KEY: question(message)})
     answer = answers[QUESTION_KEY]
     if (accepted(answer) or {}).get("confirm") is not True:
+        action = (answer or {}).get("action", "no answer")
         raise ToolError("refused", f"Not confirmed: the user did not agree "
-                        f"to {what} ({(answer or {}).get('action', 'no answer')}"
-                        f"); nothing was changed.")
+                        f"to {what} ({action}); nothing was changed.")
 
 
 def commitQuestion(summary):

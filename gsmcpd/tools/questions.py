@@ -75,9 +75,9 @@ def askEach(send, questions):
         raise ToolError("other", f"{methods[first.index]} failed: "
                         f"{first.subFailure.getErrorMessage()}")
 
-    asked = gatherResults([maybeDeferred(send, method, questions[key]["params"])
-                           for key, method in zip(keys, methods)],
-                          consumeErrors=True)
+    asked = gatherResults(
+        [maybeDeferred(send, method, questions[key]["params"])
+         for key, method in zip(keys, methods)], consumeErrors=True)
     asked.addErrback(failed)
     return asked.addCallback(lambda answers: dict(zip(keys, answers)))
 

@@ -97,8 +97,9 @@ class EnvelopeErrorTests(ModernTestCase):
     @inlineCallbacks
     def refused(self, body, status, code, **headers):
         response, answer = yield self.send(body, **headers)
-        self.assertEqual((response.code, answer["id"], answer["error"]["code"]),
-                         (status, body["id"], code), answer)
+        self.assertEqual(
+            (response.code, answer["id"], answer["error"]["code"]),
+            (status, body["id"], code), answer)
         return answer["error"]
 
     @inlineCallbacks
