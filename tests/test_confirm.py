@@ -6,7 +6,8 @@ from twisted.internet.defer import succeed
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.base import ToolError
-from gsmcpd.tools.confirm import commitQuestion, confirmed
+from gsmcpd.tools.confirm import (
+    commitQuestion, confirmClassDeletion, confirmed, confirmedIf, confirming)
 
 
 class AskingCall:
@@ -70,3 +71,46 @@ class CommitQuestionTests(SynchronousTestCase):
 
     def test_nothingRecorded(self):
         self.assertIn("no changes recorded", commitQuestion([]))
+
+
+class Toolset:
+
+    def __init__(self, **options):
+        self._options = options
+
+    def optionNamed(self, name, default):
+        return self._options.get(name, default)
+
+
+class DescribingCall(AskingCall):
+
+    def runTemplate(self, name, arguments):
+        self.described = (name, arguments)
+        return succeed({"instanceSelectors": ["a", "b"],
+                        "classSelectors": ["new"]})
+
+
+class OptionTests(SynchronousTestCase):
+
+    def test_offByDefault(self):
+        """
+        Without the option nothing is asked, and the work goes ahead.
+        """
+        call = DescribingCall({"action": "decline"})
+        self.assertFalse(confirming(Toolset()))
+        self.successResultOf(confirmedIf(Toolset(), call, "Delete?", "x"))
+        self.successResultOf(confirmClassDeletion(Toolset(), call, "Foo"))
+        self.assertEqual(call.asked, [])
+
+    def test_classDeletionCountsMethods(self):
+        call = DescribingCall({"action": "accept",
+                               "content": {"confirm": True}})
+        toolset = Toolset(confirmDestructive=True)
+        self.successResultOf(confirmClassDeletion(toolset, call, "Foo"))
+        self.assertEqual(call.described,
+                         ("describe_class", {"className": "Foo"}))
+        self.assertEqual(call.asked[0]["confirm"]["params"]["message"],
+                         "Delete the class Foo and its 3 methods?")
+        refused = DescribingCall({"action": "decline"})
+        self.failureResultOf(
+            confirmedIf(toolset, refused, "Delete?", "delete x"), ToolError)

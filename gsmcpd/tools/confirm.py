@@ -10,12 +10,44 @@ is not asked: the operator's switch protects people, it does not lock out
 clients without a user interface.
 """
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import inlineCallbacks, succeed
 
 from gsmcpd.tools.questions import accepted, elicitation
 from gsmcpd.tools.base import ToolError
 
 QUESTION_KEY = "confirm"
+CONFIRM_OPTION = "confirmDestructive"
+"""The toolset option (C{mutation}, C{session}) that turns asking on."""
+
+
+def confirming(toolset):
+    """
+    Whether C{toolset} asks before destructive work.
+    """
+    return toolset.optionNamed(CONFIRM_OPTION, False) is True
+
+
+def confirmedIf(toolset, call, message, what):
+    """
+    L{confirmed}, when C{toolset} asks at all.
+    """
+    if not confirming(toolset):
+        return succeed(None)
+    return confirmed(call, message, what)
+
+
+@inlineCallbacks
+def confirmClassDeletion(toolset, call, className):
+    """
+    Before C{delete_class}: the class, and how many methods go with it.
+    """
+    if not confirming(toolset):
+        return
+    found = yield call.runTemplate("describe_class", {"className": className})
+    methods = len(found["instanceSelectors"]) + len(found["classSelectors"])
+    yield confirmed(call, f"Delete the class {className} and its "
+                    f"{methods} method{'' if methods == 1 else 's'}?",
+                    f"delete class {className}")
 
 
 def question(message):

@@ -7,11 +7,13 @@ a shape-changing class redefinition and a symbol-list change included.  A
 tool that overwrites or deletes a method or class definition passes the
 blind-write guardrail (L{gsmcpd.tools.ledger}): the session must have read
 what it replaces in its present view, and the template checks in the stone
-that it is still what was read.  Who may change what is the stone's
-business (its users and security policies), not this toolset's.
+that it is still what was read.  A class Globals holds under its name is
+the kernel's: the templates refuse to change one, as GemTalk's server does,
+unless the toolset's C{kernelClasses} option is true; beyond that, who may
+change what is the stone's business (its users and security policies).
 """
 
-from twisted.internet.defer import inlineCallbacks, returnValue, succeed
+from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.smalltalk import SmalltalkSyntaxError, parse_method
 from gsmcpd.tools.base import (
@@ -19,7 +21,8 @@ from gsmcpd.tools.base import (
 from gsmcpd.tools.compiling import (
     COMPILE_ERROR_SCHEMA, compileError, definitionReport, locatedErrors,
     methodName)
-from gsmcpd.tools.confirm import confirmed
+from gsmcpd.tools.confirm import (
+    CONFIRM_OPTION, confirmClassDeletion, confirmedIf, confirming)
 from gsmcpd.tools.ledger import classKey, describeKey, methodKey
 
 IDENTIFIER = "^[A-Za-z][A-Za-z0-9_]*$"
@@ -55,6 +58,7 @@ _META = _flag("true for the class-side method (default false)")
 class MutationToolset(Toolset):
     name = "mutation"
     title = "Mutation"
+    declaredOptionNames = ("kernelClasses", CONFIRM_OPTION)
     instructions = (
         "The mutation tools (compile_method, compile_class_definition, "
         "delete_method, delete_class, set_class_comment, add_dictionary, "
@@ -67,11 +71,9 @@ class MutationToolset(Toolset):
         "since you read it is refused. compile_class_definition builds the "
         "definition from named parts and evaluates nothing; on a shape "
         "change it recompiles the class's methods and reports any that fail.")
-    declaredOptionNames = ("confirmDestructive",)
 
     def tools(self):
-        # A confirmation is asked on the call's stream in the 2025 era.
-        confirms = self.optionNamed("confirmDestructive", False)
+        confirms = confirming(self)  # asked on the call's stream in 2025
         return [
             Tool("add_dictionary", "Add symbol dictionary",
                  "Create a SymbolDictionary and append it to this user's "
@@ -157,7 +159,8 @@ class MutationToolset(Toolset):
                  "Replacing an existing method needs get_method_source "
                  "first. The category defaults to the replaced method's, "
                  "else 'as yet unclassified'. A compile error names the "
-                 "line and column." + NOT_COMMITTED,
+                 "line and column; the compiler's warnings come with a successful "
+                 "compile." + NOT_COMMITTED,
                  closedSchema({
                      "className": _CLASS_NAME,
                      "source": _string("the method's full source"),
@@ -168,9 +171,10 @@ class MutationToolset(Toolset):
                  closedSchema({
                      "className": _STRING, "meta": _BOOLEAN,
                      "selector": _STRING, "category": _STRING,
-                     "created": _BOOLEAN},
+                     "created": _BOOLEAN,
+                     "warnings": {"type": "array", "items": _STRING}},
                      required=["className", "meta", "selector", "category",
-                               "created"])),
+                               "created", "warnings"])),
             Tool("delete_method", "Delete method",
                  "Remove a method from a class (destructive); needs "
                  "get_method_source first." + NOT_COMMITTED,
@@ -229,10 +233,9 @@ class MutationToolset(Toolset):
                 "refused", f"{name} is one of the kernel's own dictionaries "
                 f"({', '.join(KERNEL_DICTIONARIES)}); removing it from the "
                 f"symbol list would break the session, so it is refused.")
-        yield self._confirmed(
-            call, f"Remove the symbol dictionary {name} from your symbol "
-            "list, with every class and global in it?",
-            f"remove dictionary {name}")
+        yield confirmedIf(self, call, f"Remove the symbol dictionary {name} "
+                          "from your symbol list, with every class and global "
+                          "in it?", f"remove dictionary {name}")
         value = yield call.runTemplate("remove_dictionary", arguments)
         call.journal.record("removed", f"dictionary {name}")
         returnValue(ToolResult(
@@ -297,11 +300,12 @@ class MutationToolset(Toolset):
                             className)
         structured = {"className": className, "meta": meta,
                       "selector": compiled, "category": value["category"],
-                      "created": value["created"]}
+                      "created": value["created"], "warnings": value["warnings"]}
+        warned = "".join(f"\nwarning: {each}" for each in value["warnings"])
         returnValue(ToolResult(
             f"Compiled {methodName(className, compiled, meta)} "
             f"({'new method' if value['created'] else 'replaced'}; "
-            f"category '{value['category']}').", structured))
+            f"category '{value['category']}')." + warned, structured))
 
     @inlineCallbacks
     def deleteMethod(self, call, arguments):
@@ -309,8 +313,8 @@ class MutationToolset(Toolset):
         meta = arguments.get("meta", False)
         key = methodKey(className, selector, meta)
         named = methodName(className, selector, meta)
-        yield self._confirmed(call, f"Delete the method {named}?",
-                              f"delete {named}")
+        yield confirmedIf(self, call, f"Delete the method {named}?",
+                          f"delete {named}")
         value = yield self._guarded(
             call, "delete_method",
             {"className": className, "meta": meta, "selector": selector},
@@ -327,14 +331,7 @@ class MutationToolset(Toolset):
     def deleteClass(self, call, arguments):
         className = arguments["className"]
         key = classKey(className)
-        if self.optionNamed("confirmDestructive", False):
-            found = yield call.runTemplate("describe_class", arguments)
-            methods = len(found["instanceSelectors"]) + \
-                len(found["classSelectors"])
-            yield self._confirmed(
-                call, f"Delete the class {className} and its "
-                f"{_counted(methods, 'method', 'methods')}?",
-                f"delete class {className}")
+        yield confirmClassDeletion(self, call, className)
         value = yield self._guarded(
             call, "delete_class", {"className": className}, key,
             "get_class_definition", "delete or redefine them first")
@@ -347,19 +344,20 @@ class MutationToolset(Toolset):
 
     @inlineCallbacks
     def setClassComment(self, call, arguments):
-        value = yield call.runTemplate("set_class_comment", arguments)
+        value = yield call.runTemplate(
+            "set_class_comment", dict(arguments, kernelClasses=self.kernelClasses))
         call.journal.record("commented", f"class {value['className']}",
                             value["className"])
         returnValue(ToolResult(f"Set the comment of {value['className']}.",
                                value))
 
-    def _confirmed(self, call, message, what):
+    @property
+    def kernelClasses(self):
         """
-        With the C{confirmDestructive} option, ask the user first.
+        Whether the mutation tools may change kernel classes (the
+        C{kernelClasses} option; by default they refuse).
         """
-        if not self.optionNamed("confirmDestructive", False):
-            return succeed(None)
-        return confirmed(call, message, what)
+        return self.optionNamed("kernelClasses", False) is True
 
     @inlineCallbacks
     def _guarded(self, call, template, arguments, key, readTool,
@@ -374,7 +372,8 @@ class MutationToolset(Toolset):
         refusal with nothing changed.
         """
         value = yield call.runTemplate(
-            template, dict(arguments, expected=call.ledger.lastRead(key)))
+            template, dict(arguments, expected=call.ledger.lastRead(key),
+                           kernelClasses=self.kernelClasses))
         if value.get("unread"):
             call.requireRead(key, readTool)
         if value.get("stale"):

@@ -10,7 +10,8 @@ from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
-from gsmcpd.tools.confirm import commitQuestion, confirmed
+from gsmcpd.tools.confirm import (
+    CONFIRM_OPTION, commitQuestion, confirmedIf, confirming)
 
 
 class SessionToolset(Toolset):
@@ -25,7 +26,7 @@ class SessionToolset(Toolset):
         "re-read anything you are about to change afterwards. A commit that "
         "conflicts with another session's is reported as a failure; abort, "
         "redo the change, and commit again.")
-    declaredOptionNames = ("confirmDestructive",)
+    declaredOptionNames = (CONFIRM_OPTION,)
 
     def tools(self):
         return [
@@ -47,15 +48,16 @@ class SessionToolset(Toolset):
                  closedSchema({"committed": {"type": "boolean"},
                                "conflicts": {"type": "object"}},
                               required=["committed", "conflicts"]),
-                 streams=self.optionNamed("confirmDestructive", False)),
+                 streams=confirming(self)),
             Tool("refresh", "Refresh view",
                  "Move this session's view to the newest commit so it sees "
                  "other sessions' work, keeping its own uncommitted "
                  "changes. Re-read anything you are about to change.",
                  closedSchema(), annotations(False, idempotent=True),
                  self.refresh,
-                 closedSchema({"refreshed": {"type": "boolean"}},
-                              required=["refreshed"])),
+                 closedSchema({"refreshed": {"type": "boolean"},
+                               "writesCanCommit": {"type": "boolean"}},
+                              required=["refreshed", "writesCanCommit"])),
             Tool("status", "Session status",
                  "This session's GemStone user, session number, stone, "
                  "version and whether it holds uncommitted changes.",
@@ -83,9 +85,8 @@ class SessionToolset(Toolset):
 
     @inlineCallbacks
     def commit(self, call, arguments):
-        if self.optionNamed("confirmDestructive", False):
-            yield confirmed(call, commitQuestion(call.journal.summary()),
-                            "commit")
+        yield confirmedIf(self, call, commitQuestion(call.journal.summary()),
+                          "commit")
         value = yield call.runTemplate("commit", {})
         if not value["committed"]:
             conflicts = value["conflicts"]
@@ -106,10 +107,13 @@ class SessionToolset(Toolset):
     def refresh(self, call, arguments):
         value = yield call.runTemplate("refresh", {})
         call.ledger.viewMoved()
+        kept = ("uncommitted changes are kept" if value["writesCanCommit"]
+                else "uncommitted changes are kept but can no longer commit: "
+                "another session committed a change to the same objects since "
+                "your old view; abort discards them, then redo the change")
         returnValue(ToolResult(
-            "Refreshed: the view is now the newest commit; uncommitted "
-            "changes are kept. Re-read anything you are about to change.",
-            value))
+            f"Refreshed: the view is now the newest commit; {kept}. Re-read "
+            "anything you are about to change.", value))
 
     @inlineCallbacks
     def status(self, call, arguments):
@@ -122,6 +126,12 @@ class SessionToolset(Toolset):
         returnValue(ToolResult(text, state))
 
 
-def _listed(objects):
-    return ", ".join(map(str, objects)) if isinstance(objects, list) \
-        else str(objects)
+def _listed(conflict):
+    """
+    One kind of conflict as the commit template counts it: how many
+    objects, and the classes and methods among them by name.
+    """
+    named = ", ".join(conflict["names"])
+    count = conflict["count"]
+    objects = f"{count} object{'' if count == 1 else 's'}"
+    return f"{objects} ({named})" if named else objects
