@@ -357,6 +357,17 @@ class ToolCallTests(TransportTestCase):
         self.assertEqual(body["result"]["content"][1]["text"], SESSION_NOTE)
 
     @inlineCallbacks
+    def test_noSessionNoteOnReadOnlyTools(self):
+        """
+        A read-only tool cannot have added to the uncommitted changes, so
+        its result goes without the note (status reports them itself).
+        """
+        self.gem.needsCommit = True
+        body = yield self.call(self.handle, "status", {})
+        self.assertNotIn(SESSION_NOTE, [each["text"] for each in
+                                        body["result"]["content"]])
+
+    @inlineCallbacks
     def test_smalltalkErrorKinds(self):
         for number, kind in ((1001, "compileError"), (2010, "other")):
             def raises(args, number=number):

@@ -9,8 +9,9 @@ hands the message over (with an L{ICallSink} when it answers as a stream)
 and renders what comes back.
 """
 
-from twisted.internet.defer import DeferredList, FirstError, inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from gsmcpd.protocol.jsonrpc import SERVER_ERROR, JsonRpcError
 from gsmcpd.sessions.breaks import RunningCall
@@ -80,40 +81,57 @@ class CallRunner:
                           id=run.requestId, reason=params.get("reason"))
             run.end("cancelled")
 
-    @inlineCallbacks
     def _run(self, session, message, sink, asker):
+        """
+        Run C{message} as a L{RunningCall}: whichever comes first of its
+        answer, its cancellation and the abandonment of its GemStone
+        session decides the response (callbacks rather than a
+        C{DeferredList} and a generator: this runs for every call).
+        """
         run = RunningCall(session, message.id, self._registry, self._clock,
                           sink, self._pending, asker)
         session.calls.running[message.id] = run
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
         answered = self.dispatcher.handle(session, message, run)
+        first = Deferred()
+
+        def settle(outcome):
+            if not first.called:
+                if isinstance(outcome, Failure):
+                    first.errback(outcome)
+                else:
+                    first.callback(outcome)
+            # Whatever came second is consumed here.
 
         def callOver(result):
             run.finished()
             return result
 
-        answered.addBoth(callOver)
-        try:
-            response, _ = yield DeferredList(
-                [answered, run.abandoned, run.cancelled],
-                fireOnOneCallback=True, fireOnOneErrback=True,
-                consumeErrors=True)
-        except FirstError as e:
-            failure = e.subFailure
-            failure.trap(GemGone)
-            response = yield self._sessionGone(session, message,
-                                               failure.value)
-        finally:
-            session.calls.running.pop(message.id, None)
+        answered.addBoth(callOver).addBoth(settle)
+        run.abandoned.addBoth(settle)
+        run.cancelled.addBoth(settle)
+        first.addErrback(self._gemGone, session, message)
+        first.addCallback(self._decided, message, run)
+        return first.addBoth(self._over, session, message)
+
+    def _gemGone(self, failure, session, message):
+        failure.trap(GemGone)
+        return self._sessionGone(session, message, failure.value)
+
+    def _decided(self, response, message, run):
         if run.why == "cancelled":
             return None
         ended = run.endedMessage()
         if ended is not None:
-            response = JsonRpcError(
+            return JsonRpcError(
                 SERVER_ERROR, ended, {"kind": run.why, "step": run.step}
             ).asResponse(message.id)
         return response
+
+    def _over(self, result, session, message):
+        session.calls.running.pop(message.id, None)
+        return result
 
     @inlineCallbacks
     def _sessionGone(self, session, message, gone):

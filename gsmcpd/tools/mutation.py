@@ -32,7 +32,7 @@ KERNEL_DICTIONARIES = ("Globals", "UserGlobals", "Published")
 
 DEFAULT_CATEGORY = "as yet unclassified"
 
-NOT_COMMITTED = " Not committed: commit keeps it, abort undoes it."
+NOT_COMMITTED = " Not committed."
 
 _STRING = {"type": "string"}
 _BOOLEAN = {"type": "boolean"}
@@ -65,10 +65,10 @@ class MutationToolset(Toolset):
         "remove_dictionary) change code in your session without committing: "
         "run the tests, then commit to keep the change or abort to undo it. "
         "Read before you overwrite: changing or deleting an existing method "
-        "needs get_method_source first, and redefining or deleting a class "
-        "needs get_class_definition first, in your present view (commit, "
-        "abort and refresh end it); a write over something that changed "
-        "since you read it is refused. compile_class_definition builds the "
+        "needs get_method_source (or export_class_source) first, and "
+        "redefining or deleting a class needs get_class_definition first, "
+        "in your present view (commit, abort and refresh end it); a write "
+        "over something that changed since you read it is refused. compile_class_definition builds the "
         "definition from named parts and evaluates nothing; on a shape "
         "change it recompiles the class's methods and reports any that fail.")
 

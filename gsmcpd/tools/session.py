@@ -19,8 +19,9 @@ class SessionToolset(Toolset):
     title = "Session and transaction"
     instructions = (
         "Nothing commits on your behalf: changes stay uncommitted until you "
-        "call commit, and every result carries a one-line [session] note "
-        "while the session holds uncommitted changes. abort throws them "
+        "call commit, and the result of every tool that can change "
+        "something carries a one-line [session] note while the session "
+        "holds uncommitted changes. abort throws them "
         "away. No tool moves your view of the repository as a side effect; "
         "refresh moves it to the newest commit keeping your changes, so "
         "re-read anything you are about to change afterwards. A commit that "

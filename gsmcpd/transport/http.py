@@ -6,7 +6,6 @@ session id, body size), status codes, and the C{MCP-Session-Id} header that
 maps a 2025-revision client onto a session handle.
 """
 
-import json
 import secrets
 
 from klein import Klein
@@ -23,8 +22,8 @@ from gsmcpd.protocol.eras import isModern
 from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
 from gsmcpd.protocol.modern import ModernEndpoint
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, parseMessage,
-    result)
+    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, encode,
+    parseMessage, result)
 from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.transport.gates import (
     SESSION_HEADER, VERSION_HEADER, Refusal, allowedHosts, checkHeaders,
@@ -57,13 +56,15 @@ class McpSite(Site):
     """
     The daemon's site: requests capped in size, and an access log only when
     asked for (a line per request costs about a quarter of the throughput,
-    and the daemon logs what matters itself).
+    and the daemon logs what matters itself).  No POST body is parsed as
+    an HTML form: twisted.web would otherwise parse every POST's
+    Content-Type through the email package to look for one.
     """
 
     requestFactory = CappedRequest
 
     def __init__(self, resource, accessLog=False):
-        super().__init__(resource)
+        super().__init__(resource, parsePOSTFormSubmission=False)
         self._accessLog = accessLog
 
     def log(self, request):
@@ -125,7 +126,7 @@ class McpApp:
 
     def _json(self, request, document):
         request.setHeader(b"content-type", b"application/json")
-        return json.dumps(document, ensure_ascii=False).encode("utf-8")
+        return encode(document)
 
     def _session(self, request):
         return namedSession(request, self.sessions)

@@ -56,6 +56,9 @@ class Gem:
                 elif opcode == wire.CLEARSTACK:
                     self.send(wire.encodeFields(wire.OK, []))
                 elif opcode == wire.LOGOUT:
+                    # Logged out before the answer, as a stone's logout is
+                    # over when GciTsLogout returns.
+                    self.server.forget(self)
                     self.send(wire.encodeFields(wire.OK, []))
                     return
                 else:
