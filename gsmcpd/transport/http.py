@@ -18,6 +18,9 @@ from werkzeug.exceptions import HTTPException
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.protocol.calls import CallRunner
+from gsmcpd.protocol.eras import isModern
+from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
+from gsmcpd.protocol.modern import ModernEndpoint
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, encode,
     parseMessage, result)
@@ -25,7 +28,9 @@ from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.gates import (
-    SESSION_HEADER, Refusal, allowedHosts, checkHeaders, namedSession)
+    SESSION_HEADER, VERSION_HEADER, Refusal, allowedHosts, checkHeaders,
+    namedSession)
+from gsmcpd.transport.modern import ModernPost
 from gsmcpd.transport.sse import (
     CallStream, EventSequence, EventStream, parseEventId)
 
@@ -69,6 +74,11 @@ class McpSite(Site):
             super().log(request)
 
 
+def _headerText(request, name):
+    value = request.getHeader(name)
+    return None if value is None else value.decode("latin-1")
+
+
 def messageIdOf(request):
     """
     The id of the JSON-RPC request C{request} carries, or L{None} before
@@ -107,6 +117,13 @@ class McpApp:
         self.pending = PendingRequests(clock) if pending is None else pending
         self.calls = CallRunner(dispatcher, sessions, clock, self.pending,
                                 requestTimeout, audit)
+        self.notices = ChangeNotices()
+        sessions.onCommit.append(self.notices.resourcesUpdated)
+        self.listeners = SessionListeners(self.notices)
+        sessions.onClose.append(self.listeners.remove)
+        self.modern = ModernPost(
+            ModernEndpoint(dispatcher, self.calls, sessions, clock),
+            self.notices, clock)
         self.allowedOriginHosts = allowedHosts(allowedOriginHosts)
 
     def resource(self):
@@ -135,6 +152,9 @@ class McpApp:
             raise Refusal(400, e.message, e.code)
         if message.kind == "request":
             request.mcpMessageId = message.id
+        if isModern(_headerText(request, VERSION_HEADER), message.params):
+            answer = yield self.modern.post(request, message)
+            return answer
         if message.kind == "request" and message.method == "initialize":
             answer = yield self._initialize(request, message)
             return answer
@@ -184,7 +204,7 @@ class McpApp:
         try:
             opening = self.sessions.open(
                 params.get("protocolVersion"), params.get("clientInfo"),
-                principalOf(request))
+                params.get("capabilities"), principalOf(request))
         except SessionLimitReached as e:
             return self._json(request, JsonRpcError(
                 SERVER_ERROR, str(e), {"kind": "sessionLimit",
@@ -202,6 +222,7 @@ class McpApp:
                            "{error}", error=e.message)
             return self._loginFailed(request, message,
                                      (e.details or {}).get("number"))
+        self.listeners.add(session)
         request.setHeader(SESSION_HEADER, session.handle.encode("ascii"))
         return self._json(request, result(
             message.id, self.dispatcher.initializeResult(params)))
