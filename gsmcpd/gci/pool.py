@@ -12,7 +12,7 @@ from twisted.internet.task import LoopingCall
 from zope.interface import implementer
 
 from gsmcpd.gci.interfaces import ISessionPool
-from gsmcpd.gci.session import GemSession
+from gsmcpd.gci.session import GemSession, shielded
 
 
 class SessionLimitReached(Exception):
@@ -65,20 +65,18 @@ class GemSessionPool:
         """
         if self.maxSessions is not None and len(self) >= self.maxSessions:
             raise SessionLimitReached(self.maxSessions)
-        self._opening += 1
-
-        def opened(result):
-            self._opening -= 1
-            return result
-
-        return self._loggedIn(name).addBoth(opened)
+        return self._loggedIn(name)
 
     def _loggedIn(self, name):
         """
         A new logged-in session, with fresh credentials (a worker user's
-        one-time password, say).
+        one-time password, say).  Its slot is taken now and counted once:
+        as an opening while its credentials are found, then as its gem.
         """
+        self._opening += 1
+
         def login(parameters):
+            self._opening -= 1
             gem = GemSession(self._library, parameters, self._reactor, name)
             self._sessions.add(gem)
 
@@ -89,7 +87,12 @@ class GemSessionPool:
 
             return gem.login().addCallbacks(lambda _: gem, failed)
 
-        return maybeDeferred(self._credentials).addCallback(login)
+        def noCredentials(failure):
+            self._opening -= 1
+            return failure
+
+        return maybeDeferred(self._credentials).addCallbacks(
+            login, noCredentials)
 
     def replace(self, gem, name):
         """
@@ -116,7 +119,9 @@ class GemSessionPool:
             self._closing.discard(gem)
             return result
 
-        return gem.logout().addBoth(released)
+        # The caller may stop waiting (a DELETE whose client gave up); the
+        # logout, and so the slot, does not depend on it.
+        return shielded(gem.logout().addBoth(released))
 
     def closeAll(self):
         """

@@ -12,7 +12,7 @@ import collections
 import threading
 
 import attr
-from twisted.internet.defer import Deferred, succeed
+from twisted.internet.defer import Deferred, fail, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
@@ -51,6 +51,17 @@ class CallWithdrawn(Exception):
     """
     A queued call was withdrawn before it started.
     """
+
+
+def shielded(d):
+    """
+    A L{Deferred} with C{d}'s result that its holder may cancel without
+    cancelling C{d}: for work that must run to its end (a logout, a call
+    only a break can end) whoever stops waiting for it.
+    """
+    answer = Deferred()
+    d.chainDeferred(answer)
+    return answer
 
 
 @attr.s(eq=False, auto_attribs=True)
@@ -131,7 +142,7 @@ class GemSession:
         """
         if self._abandoned:
             return succeed(None)
-        d = self._submit(self._doLogout, evenIfGone=True)
+        d = self._submit(self._doLogout, evenIfGone=True, withdrawable=False)
         with self._lock:
             self._queue.append(_STOP)
             self._lock.notify()
@@ -185,6 +196,7 @@ class GemSession:
             self.interrupt(hard)
             return "broken"
         if queued:
+            self.inFlight -= len(queued)
             d.errback(CallWithdrawn())
             return "withdrawn"
         return None
@@ -204,26 +216,48 @@ class GemSession:
             self._queue.append(_Call(self._doLogout, Deferred(), True))
             self._queue.append(_STOP)
             self._lock.notify()
+        self.inFlight += 1 - len(withdrawn)
         for call in withdrawn:
             call.deferred.errback(CallWithdrawn(reason))
 
-    def _submit(self, work, evenIfGone=False):
-        d = Deferred()
+    def _submit(self, work, evenIfGone=False, withdrawable=True):
+        """
+        Queue C{work} for the session's thread.
+
+        Cancelling the answer withdraws a call that has not started (unless
+        it must run, as a logout must); a running call runs on, and the
+        session stays busy until it returns, since only a break ends it.
+        """
         if self._abandoned:
-            self.inFlight += 1
-            d.addBoth(self._delivered)
-            d.errback(SessionGone(number=0, message="abandoned", fatal=True))
-            return d
+            return fail(SessionGone(number=0, message="abandoned",
+                                    fatal=True))
+        d = Deferred(self._withdraw if withdrawable else None)
         self.inFlight += 1
-        d.addBoth(self._delivered)
         with self._lock:
             self._queue.append(_Call(work, d, evenIfGone))
             self._lock.notify()
         return d
 
-    def _delivered(self, result):
+    def _withdraw(self, d):
+        with self._lock:
+            queued = [c for c in self._queue
+                      if c is not _STOP and c.deferred is d]
+            for call in queued:
+                self._queue.remove(call)
+        self.inFlight -= len(queued)
+
+    def _returned(self, call, outcome):
+        """
+        A call came back from the thread: the session is that much less
+        busy, whether or not its caller still waits for the answer.
+        """
         self.inFlight -= 1
-        return result
+        if call.deferred.called:
+            return
+        if isinstance(outcome, Failure):
+            call.deferred.errback(outcome)
+        else:
+            call.deferred.callback(outcome)
 
     def _serve(self):
         while True:
@@ -249,9 +283,7 @@ class GemSession:
                 outcome = result
             with self._lock:
                 self._running = None
-            fire = call.deferred.errback if isinstance(outcome, Failure) \
-                else call.deferred.callback
-            self._reactor.callFromThread(fire, outcome)
+            self._reactor.callFromThread(self._returned, call, outcome)
 
     def _afterError(self, error):
         if error.fatal:
