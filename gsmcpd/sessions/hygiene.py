@@ -18,7 +18,7 @@ C{pinnedViewGrace}.  Neither is a time limit on a quiet stone.
 """
 
 import attr
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import TimeoutError, inlineCallbacks
 from twisted.logger import Logger
 
 from gsmcpd.tools.base import ToolCall, ToolError
@@ -26,6 +26,9 @@ from gsmcpd.tools.templates.outcomes import FAILURES
 from gsmcpd.tools.ledger import describeKey
 
 HYGIENE_INTERVAL = 60.0
+CHECK_TIME_LIMIT = 10.0
+"""Seconds one session's check may take before the pass goes on without
+it (its call, if running, runs on; if queued, it is withdrawn)."""
 CACHE_NAME_LIMIT = 31
 """The shared cache takes names of 1 to 31 characters."""
 
@@ -151,9 +154,23 @@ class ViewHygiene:
             if session.busy:
                 busy.append(session)
             elif self._registry.get(session.handle) is session:
-                yield self.check(session)
+                yield self._limited(self.check(session), session)
         if busy and self._control is not None:
             yield self.checkPinned(busy)
+
+    def _limited(self, check, session):
+        """
+        C{check}, given up after L{CHECK_TIME_LIMIT}: one session whose gem
+        stopped answering must not stop maintenance for the others.
+        """
+        def gaveUp(failure):
+            failure.trap(TimeoutError)
+            self.log.warn("session {handle}: its view check did not finish "
+                          "within {limit:g}s; going on without it",
+                          handle=session.handle, limit=CHECK_TIME_LIMIT)
+
+        return check.addTimeout(CHECK_TIME_LIMIT, self._clock).addErrback(
+            gaveUp)
 
     @inlineCallbacks
     def checkPinned(self, busy):

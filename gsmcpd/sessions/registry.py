@@ -8,6 +8,8 @@ the transport knows that header.
 from twisted.internet.defer import Deferred, DeferredList, maybeDeferred, succeed
 from twisted.logger import Logger
 
+from gsmcpd.gci.session import shielded
+from gsmcpd.sessions.breaks import breakUntilOut
 from gsmcpd.sessions.client import McpSession, newHandle
 
 
@@ -141,7 +143,22 @@ class SessionRegistry:
             session.stream.end()
         for observer in self.onClose:
             observer(session)
-        return self._pool.close(session.gem)
+        busy = session.busy
+        closing = self._pool.close(session.gem)
+        if busy:
+            # Its logout queues behind what runs: break that, and stop its
+            # gem if it takes no break, so the login comes back.
+            stopBreaking = breakUntilOut(
+                session.gem, self._clock,
+                lambda: self._stopAbandoned(session))
+            closing.addBoth(lambda result: (stopBreaking(), result)[1])
+        return shielded(closing)
+
+    def _stopAbandoned(self, session):
+        stoneSession = session.view.stoneSession
+        if self.stopGem is not None and stoneSession is not None:
+            maybeDeferred(self.stopGem, stoneSession).addErrback(
+                lambda f: self.log.failure("stopping an abandoned gem", f))
 
     def replaceGem(self, session, reason):
         """
@@ -154,10 +171,7 @@ class SessionRegistry:
         old = session.gem
         self.log.warn("session {handle}: replacing its GemStone session: "
                       "{reason}", handle=session.handle, reason=reason)
-        stoneSession = session.view.stoneSession
-        if self.stopGem is not None and stoneSession is not None:
-            maybeDeferred(self.stopGem, stoneSession).addErrback(
-                lambda f: self.log.failure("stopping an abandoned gem", f))
+        self._stopAbandoned(session)
         d = self._pool.replace(old, name=session.handle[:8])
 
         def replaced(gem):

@@ -18,6 +18,7 @@ from werkzeug.exceptions import HTTPException
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.gci.session import shielded
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, parseMessage,
@@ -41,6 +42,8 @@ class CappedRequest(Request):
     mcpMessageId = None
     """The id of the JSON-RPC request it carries, once parsed, so an error
     handler answers with it."""
+
+    defaultContentType = b"application/json"
 
     def handleContentChunk(self, data):
         room = MAX_BODY_BYTES + 1 - self.content.tell()
@@ -147,8 +150,19 @@ class McpApp:
         if self.dispatcher.streams(message) and \
                 b"text/event-stream" in (request.getHeader(b"accept") or b""):
             stream = self._callStream(request, session, message)
+        elif message.kind == "request":
+            # Its answer can no longer reach anyone: a disconnect is a
+            # cancellation, ended as notifications/cancelled ends one.
+            request.notifyFinish().addErrback(
+                lambda _: self.calls.cancel(session, {
+                    "requestId": message.id,
+                    "reason": "the client disconnected"}))
         try:
-            response = yield self.calls.handle(session, message, stream)
+            # A client that hangs up does not end the call's bookkeeping:
+            # its stream may be resumed, and a call runs until its gem
+            # answers.
+            response = yield shielded(
+                self.calls.handle(session, message, stream))
         except Exception:
             if stream is None:
                 raise
@@ -222,8 +236,10 @@ class McpApp:
     def delete(self, request):
         checkHeaders(request, self.allowedOriginHosts)
         session = self._session(request)
+        # Answered once the session is gone: its running call broken and
+        # its GemStone session logged out, whether or not we are heard.
         yield self.sessions.close(session.handle, "the client deleted it")
-        return b""
+        return self._json(request, {})
 
     # Errors: every answer is JSON, whatever went wrong.
 
