@@ -71,7 +71,9 @@ class CallRunner:
         """
         The client cancelled a request: end it if it is still running.
         """
-        run = session.calls.running.get(params.get("requestId"))
+        requestId = params.get("requestId")
+        run = session.calls.running.get(requestId) \
+            if isinstance(requestId, (str, int)) else None
         if run is not None:
             self.log.info("session {handle}: the client cancelled request "
                           "{id!r}: {reason}", handle=session.handle,

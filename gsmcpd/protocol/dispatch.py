@@ -140,7 +140,8 @@ class Dispatcher:
         if message.method != "tools/call":
             return False
         token = (message.params.get("_meta") or {}).get("progressToken")
-        tool = self.tools.get(message.params.get("name"))
+        name = message.params.get("name")
+        tool = self.tools.get(name) if isinstance(name, str) else None
         return token is not None or getattr(tool, "streams", False)
 
     @inlineCallbacks

@@ -46,6 +46,52 @@ def closedSchema(properties=None, required=()):
             "required": list(required), "additionalProperties": False}
 
 
+TEXT_ARGUMENTS = frozenset({"code", "source", "comment"})
+"""String arguments that carry Smalltalk source or prose, not a name."""
+MAX_TEXT_LENGTH = 1 << 20
+"""Characters in a do-it, a method source or a class comment: GemStone's
+own kernel has no method source near this."""
+MAX_NAME_LENGTH = 1024
+"""Characters in any other string argument: a name, a selector, a
+category, a search pattern."""
+MAX_ITEMS = 1024
+"""Elements of an array argument (instance variables, class names)."""
+MAX_INTEGER = (1 << 30) - 1
+"""The largest integer argument (a limit, an offset): a SmallInteger on
+every GemStone."""
+
+STRICT_VALIDATOR = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda checker, value: isinstance(value, int)
+        and not isinstance(value, bool)))
+"""JSON Schema 2020-12, except that C{1.0} is not an integer: a template
+would render it as a Float."""
+
+
+def capped(schema, name=None):
+    """
+    C{schema} with a C{maxLength}, C{maxItems} or C{maximum} on every
+    string, array and integer that does not set its own, so no single
+    argument can make a request freeze the daemon.
+    """
+    schema = dict(schema)
+    kind = schema.get("type")
+    if kind == "string":
+        schema.setdefault("maxLength", MAX_TEXT_LENGTH
+                          if name in TEXT_ARGUMENTS else MAX_NAME_LENGTH)
+    elif kind == "integer":
+        schema.setdefault("maximum", MAX_INTEGER)
+    elif kind == "array":
+        schema.setdefault("maxItems", MAX_ITEMS)
+        if "items" in schema:
+            schema["items"] = capped(schema["items"], name)
+    if "properties" in schema:
+        schema["properties"] = {key: capped(value, key) for key, value
+                                in schema["properties"].items()}
+    return schema
+
+
 def annotations(readOnly, destructive=False, idempotent=False):
     """
     MCP tool annotations; nothing here reaches outside the stone.
@@ -67,7 +113,7 @@ class Tool:
     name: str
     title: str
     description: str
-    inputSchema: dict
+    inputSchema: dict = attr.ib(converter=capped)
     annotations: dict
     run: object
     outputSchema: dict | None = None
@@ -91,21 +137,25 @@ class Tool:
     @functools.cached_property
     def _validator(self):
         # Built once per tool, not once per call.
-        return jsonschema.Draft202012Validator(self.inputSchema)
+        return STRICT_VALIDATOR(self.inputSchema)
 
     def validate(self, arguments):
         """
-        Check C{arguments} against the input schema.
+        Check C{arguments} against the input schema, stopping at the first
+        problem: a million bad elements must not cost a million messages.
 
         @raise ToolError: of kind C{invalidParams}, naming what is wrong.
         """
-        problems = sorted(self._validator.iter_errors(arguments), key=str)
-        if problems:
-            where = problems[0].json_path
+        problem = next(self._validator.iter_errors(arguments), None)
+        if problem is not None:
+            # The message quotes the value, which may be a megabyte long.
+            message = problem.message
+            if len(message) > 300:
+                message = f"{message[:150]}…{message[-150:]}"
+            where = problem.json_path
             raise ToolError("invalidParams",
-                            f"invalid arguments for {self.name}: "
-                            f"{problems[0].message}"
-                            + ("" if where == "$" else f" (at {where})"))
+                            f"invalid arguments for {self.name}: {message}"
+                            + ("" if where == "$" else f" (at {where[:300]})"))
 
 
 class ToolCall:

@@ -12,6 +12,7 @@ business (its users and security policies), not this toolset's.
 """
 
 from twisted.internet.defer import inlineCallbacks, returnValue
+from twisted.internet.threads import deferToThread
 
 from gsmcpd.smalltalk import SmalltalkSyntaxError, parse_method
 from gsmcpd.tools.base import (
@@ -21,7 +22,9 @@ from gsmcpd.tools.compiling import (
     methodName)
 from gsmcpd.tools.ledger import classKey, describeKey, methodKey
 
-IDENTIFIER = "^[A-Za-z][A-Za-z0-9_]*$"
+IDENTIFIER = r"^[A-Za-z][A-Za-z0-9_]*(?![\s\S])"
+"""Anchored at the very end in both regex dialects a schema meets: Python's
+C{$} also matches before a trailing newline, and C{\\Z} is not ECMA-262."""
 
 KERNEL_DICTIONARIES = ("Globals", "UserGlobals", "Published")
 """The kernel's own symbol dictionaries, which remove_dictionary refuses."""
@@ -49,6 +52,15 @@ def _flag(description):
 
 _CLASS_NAME = _string("name of the class")
 _META = _flag("true for the class-side method (default false)")
+
+
+PARSE_INLINE_LIMIT = 64 << 10
+"""Characters of method source parsed on the reactor thread; a longer one
+is parsed on a worker thread."""
+
+
+def _selectorOf(source):
+    return parse_method(source).selector
 
 
 class MutationToolset(Toolset):
@@ -257,14 +269,22 @@ class MutationToolset(Toolset):
         className, source = arguments["className"], arguments["source"]
         meta = arguments.get("meta", False)
         try:
-            selector = parse_method(source).selector
+            # A long source is parsed off the reactor thread: parsing a
+            # megabyte takes long enough to stall every other client.
+            selector = (yield deferToThread(_selectorOf, source)) \
+                if len(source) > PARSE_INLINE_LIMIT else _selectorOf(source)
         except SmalltalkSyntaxError as e:
+            offset, message = e.offset + 1, e.message
+        except RecursionError:
+            offset, message = 1, "blocks or expressions nest too deeply to parse"
+        else:
+            offset = None
+        if offset is not None:
             raise compileError(
                 f"The method source for {className} does not parse",
                 {"className": className, "meta": meta, "selector": None},
-                locatedErrors(source, [{"offset": e.offset + 1,
-                                        "number": None,
-                                        "message": e.message}]))
+                locatedErrors(source, [{"offset": offset, "number": None,
+                                        "message": message}]))
         value = yield self._guarded(
             call, "compile_method", {
                 "className": className, "meta": meta, "selector": selector,
@@ -277,6 +297,13 @@ class MutationToolset(Toolset):
                 {"className": className, "meta": meta, "selector": selector},
                 locatedErrors(source, value["compileErrors"]))
         compiled = value["selector"]
+        if compiled != selector:
+            # The guardrail vouched for #selector only.
+            raise ToolError(
+                "refused", f"The stone compiled this source as "
+                f"{methodName(className, compiled, meta)}, not "
+                f"{named} as this server read it; the change is not "
+                f"committed: abort undoes it.")
         call.ledger.recordRead(methodKey(className, compiled, meta),
                                value["source"])
         structured = {"className": className, "meta": meta,

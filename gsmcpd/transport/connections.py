@@ -18,7 +18,7 @@ from twisted.logger import Logger
 from twisted.web.http import RESPONSES, HTTPChannel
 from twisted.web.server import Site
 
-from gsmcpd.jsonrpc import INVALID_REQUEST, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError
 
 REASONS = {**RESPONSES, 431: b"Request Header Fields Too Large"}
 

@@ -20,6 +20,7 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.gci.session import shielded
 from gsmcpd.protocol.calls import CallRunner
+from gsmcpd.protocol.dispatch import negotiateVersion
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, parseMessage,
     result)
@@ -129,6 +130,7 @@ class McpApp:
         try:
             message = parseMessage(body)
         except JsonRpcError as e:
+            request.mcpMessageId = e.requestId
             raise Refusal(400, e.message, e.code)
         if message.kind == "request":
             request.mcpMessageId = message.id
@@ -191,14 +193,17 @@ class McpApp:
         params = message.params
         try:
             opening = self.sessions.open(
-                params.get("protocolVersion"), params.get("clientInfo"))
+                negotiateVersion(params.get("protocolVersion")),
+                params.get("clientInfo"))
         except SessionLimitReached as e:
             return self._json(request, JsonRpcError(
                 SERVER_ERROR, str(e), {"kind": "sessionLimit",
                                        "limit": e.limit}
             ).asResponse(message.id))
         try:
-            session = yield opening
+            # A client that hangs up mid-login leaves a session it will never
+            # use; the reaper releases it, counted all along.
+            session = yield shielded(opening)
         except GciError as e:
             self.log.error("GemStone login failed: {error} ({reason})",
                            error=e, reason=e.reason)

@@ -11,6 +11,7 @@ writes stay paused past L{WRITE_BLOCKED_LIMIT} is dropped.
 
 import collections
 import json
+import re
 
 from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import IPushProducer
@@ -191,12 +192,18 @@ class EventSequence:
                 f"data: \n\n").encode("ascii")
 
 
+EVENT_NUMBER = re.compile("[0-9]{1,18}")
+"""An event number as this server writes it: ASCII digits, well inside
+what a client could have been sent."""
+
+
 def parseEventId(text):
     """
     C{(key, number)} from a C{Last-Event-ID}, or L{None}.
     """
     key, _, number = (text or "").partition(":")
-    return (key, int(number)) if key and number.isdigit() else None
+    return (key, int(number)) if key and EVENT_NUMBER.fullmatch(number) \
+        else None
 
 
 @implementer(ICallSink)

@@ -112,6 +112,3 @@ class ToolArgumentFuzzTests(LiveDaemon, SynchronousTestCase):
         else:
             self.assertIsInstance(answer["result"]["isError"], bool)
 
-
-EnvelopeFuzzTests.test_paramsOfEveryMethod.todo = (
-    "issue 11 item 5: fixed once the daemon's new layout has landed")

@@ -5,7 +5,7 @@ Clock over fake GemStone sessions.
 
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.hygiene import CHECK_TIME_LIMIT
+from gsmcpd.sessions.hygiene import CHECK_TIME_LIMIT
 from tests.test_hygiene import HygieneTestCase
 
 

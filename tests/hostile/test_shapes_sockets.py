@@ -20,6 +20,8 @@ def request(method, id=9, **params):
 
 class OddShapeTests(LiveDaemon, SynchronousTestCase):
 
+    arguments = ("--request-timeout", "5", "--max-sessions", "8")
+
     def assertRefusedWithId(self, document, codes=INVALID):
         status, answer = self.call(document)
         self.assertIn(status, (200, 400), answer)
@@ -78,9 +80,8 @@ class OddShapeTests(LiveDaemon, SynchronousTestCase):
                 if "error" in answer:
                     self.assertEqual(answer["error"]["code"], -32602)
                 elif answer["result"]["isError"]:
-                    self.assertEqual(
-                        answer["result"]["structuredContent"]["kind"],
-                        "invalidParams", answer)
+                    self.assertEqual(answer["result"]["structuredContent"]
+                                     ["error"]["kind"], "invalidParams")
 
     def test_initializeWithoutUsableVersionThenStreamedCall(self):
         """
@@ -176,13 +177,3 @@ class OddShapeTests(LiveDaemon, SynchronousTestCase):
             json.loads(body)
         self.session = self.daemon.initialize()
 
-
-AFTER_RESTRUCTURE = "issue 11: fixed once the daemon's new layout has landed"
-for name in ("test_metaNotAnObject", "test_paramsNotAnObject",
-             "test_cancelWithOddRequestId",
-             "test_toolNameNotAString", "test_integralFloatsAndHugeNumbers",
-             "test_initializeWithoutUsableVersionThenStreamedCall",
-             "test_lastEventIdOddDigits", "test_deeplyNestedJson",
-             "test_deeplyNestedMethodSource", "test_nanAndInfinityRefused",
-             "test_deleteAnswersJson"):
-    getattr(OddShapeTests, name).todo = AFTER_RESTRUCTURE
