@@ -160,7 +160,8 @@ def assemble(config, library, reactor):
     app = McpApp(sessions,
                  Dispatcher(ToolCatalog(config.toolsets), config.identity),
                  reactor, config.allowedOrigins, pending,
-                 config.requestTimeout, config.pinnedViewGrace)
+                 config.requestTimeout, config.pinnedViewGrace,
+                 config.allowedHosts)
     stone = StoneService(
         control, sessions, login.user,
         credentials and WorkerCheck(credentials, openGem, login.user,
@@ -170,7 +171,9 @@ def assemble(config, library, reactor):
         Maintenance("reaper", reaper.interval, reaper.maintain, reactor),
         Maintenance("hygiene", HYGIENE_INTERVAL, hygiene.maintain, reactor),
         Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
-        listeningService(endpoint, McpSite(app.resource(), config.accessLog)),
+        listeningService(endpoint, McpSite(
+            app.resource(), config.accessLog, config.connectionLimits,
+            reactor)),
     ]
     banner = f"{config.port} (libgcits {library.version}" + (
         ", SIMULATED stone)" if config.simulated else ")")

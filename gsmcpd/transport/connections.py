@@ -22,6 +22,9 @@ from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError
 
 REASONS = {**RESPONSES, 431: b"Request Header Fields Too Large"}
 
+MAX_BODY_BYTES = 4 << 20
+"""The largest request body accepted; a larger one is answered 413."""
+
 LINGER = 1.0
 """Seconds a refused connection keeps reading (and dropping) what the client
 still sends before it is closed: closing with unread data makes the kernel
@@ -33,11 +36,13 @@ class ConnectionLimits:
     """
     What one client may hold of the daemon before its request is served.
 
-    @ivar requestDeadline: seconds from a connection's first byte of a
-        request (or from its opening, or from the end of its previous
-        request) until the request's head and body must have arrived.
-    @ivar maxConnections: open connections, all peers together.
-    @ivar maxConnectionsPerPeer: open connections from one peer address.
+    @ivar requestDeadline: seconds from a connection's opening (or the end
+        of its previous request) until the next request's head and body
+        must have arrived; L{None} for no deadline.
+    @ivar maxConnections: open connections, all peers together (L{None}:
+        no cap).
+    @ivar maxConnectionsPerPeer: open connections from one peer address
+        (L{None}: no cap).
     @ivar maxHeaderLine: bytes in the request line or one header line.
     @ivar maxHeaders: header lines in one request.
     @ivar maxHeadBytes: bytes in the request line and all headers together.
@@ -50,7 +55,11 @@ class ConnectionLimits:
     maxHeaderLine: int = 16 << 10
     maxHeaders: int = 100
     maxHeadBytes: int = 64 << 10
-    maxBodyBytes: int = 4 << 20
+    maxBodyBytes: int = MAX_BODY_BYTES
+
+
+def _reached(count, cap):
+    return cap is not None and count >= cap
 
 
 def peerKey(address):
@@ -106,8 +115,9 @@ class GuardedChannel(HTTPChannel):
 
     def _awaitRequest(self, heard):
         self._heard = heard
-        self._deadline = self.callLater(self.limits.requestDeadline,
-                                        self._deadlinePassed)
+        if self.limits.requestDeadline is not None:
+            self._deadline = self.callLater(self.limits.requestDeadline,
+                                            self._deadlinePassed)
 
     def _stopDeadline(self):
         if self._deadline is not None and self._deadline.active():
@@ -219,11 +229,11 @@ class GuardedSite(Site):
         channel.limits = self.limits
         channel.peer = peerKey(addr)
         fromPeer = self.open.get(channel.peer, 0)
-        if self.openTotal >= self.limits.maxConnections:
+        if _reached(self.openTotal, self.limits.maxConnections):
             channel.refused = (503, f"Service Unavailable: the server has "
                                     f"{self.openTotal} connections open, its "
                                     f"limit")
-        elif fromPeer >= self.limits.maxConnectionsPerPeer:
+        elif _reached(fromPeer, self.limits.maxConnectionsPerPeer):
             channel.refused = (503, f"Service Unavailable: {fromPeer} "
                                     f"connections are open from your "
                                     f"address, the limit per address")

@@ -13,7 +13,7 @@ from klein import Klein
 from twisted.internet.defer import inlineCallbacks
 from twisted.logger import Logger
 from twisted.python.failure import Failure
-from twisted.web.server import Request, Site
+from twisted.web.server import Request
 from werkzeug.exceptions import HTTPException
 
 from gsmcpd.gci.errors import GciError
@@ -26,12 +26,13 @@ from gsmcpd.protocol.jsonrpc import (
     result)
 from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.transport.gates import (
-    SESSION_HEADER, Refusal, allowedHosts, checkHeaders, namedSession)
+    SESSION_HEADER, Refusal, checkHeaders, namedSession)
+from gsmcpd.transport.connections import (
+    MAX_BODY_BYTES, ConnectionLimits, GuardedSite)
+from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 from gsmcpd.transport.sse import (
     CallStream, EventSequence, EventStream, parseEventId)
 
-MAX_BODY_BYTES = 4 << 20
-"""The largest request body accepted; a larger one is answered 413."""
 
 
 class CappedRequest(Request):
@@ -52,17 +53,19 @@ class CappedRequest(Request):
             self.content.write(data[:room])
 
 
-class McpSite(Site):
+class McpSite(GuardedSite):
     """
-    The daemon's site: requests capped in size, and an access log only when
-    asked for (a line per request costs about a quarter of the throughput,
-    and the daemon logs what matters itself).
+    The daemon's site: connections guarded (L{ConnectionLimits}), requests
+    capped in size, and an access log only when asked for (a line per
+    request costs about a quarter of the throughput, and the daemon logs
+    what matters itself).
     """
 
     requestFactory = CappedRequest
 
-    def __init__(self, resource, accessLog=False):
-        super().__init__(resource)
+    def __init__(self, resource, accessLog=False, limits=ConnectionLimits(),
+                 reactor=None):
+        super().__init__(resource, limits, reactor)
         self._accessLog = accessLog
 
     def log(self, request):
@@ -82,8 +85,8 @@ class McpApp:
     """
     The C{/mcp} endpoint.
 
-    @ivar allowedOriginHosts: hosts a browser page may call from, besides
-        loopback.
+    @ivar origins: the L{OriginPolicy}: which browser pages may call.
+    @ivar hosts: the L{HostPolicy}: which names requests may address.
     @ivar pending: the server's outstanding requests to clients.
     @ivar calls: the L{CallRunner} every request is handed to.
     """
@@ -91,9 +94,12 @@ class McpApp:
     app = Klein()
     log = Logger()
 
-    def __init__(self, sessions, dispatcher, clock, allowedOriginHosts=(),
-                 pending=None, requestTimeout=None, pinnedViewGrace=None):
+    def __init__(self, sessions, dispatcher, clock, allowedOrigins=(),
+                 pending=None, requestTimeout=None, pinnedViewGrace=None,
+                 allowedHosts=()):
         """
+        @param allowedOrigins: C{--allowed-origin} values.
+        @param allowedHosts: C{--allowed-host} values.
         @param requestTimeout: the per-request deadline in seconds, or
             L{None}.
         @param pinnedViewGrace: ignored; view hygiene, which ends a pinned
@@ -105,7 +111,8 @@ class McpApp:
         self.pending = PendingRequests(clock) if pending is None else pending
         self.calls = CallRunner(dispatcher, sessions, clock, self.pending,
                                 requestTimeout)
-        self.allowedOriginHosts = allowedHosts(allowedOriginHosts)
+        self.origins = OriginPolicy.fromOptions(allowedOrigins)
+        self.hosts = HostPolicy.fromOptions(allowedHosts)
 
     def resource(self):
         return self.app.resource()
@@ -122,7 +129,7 @@ class McpApp:
     @app.route("/mcp", methods=["POST"])
     @inlineCallbacks
     def post(self, request):
-        checkHeaders(request, self.allowedOriginHosts)
+        checkHeaders(request, self.origins, self.hosts)
         body = request.content.read(MAX_BODY_BYTES + 1)
         if len(body) > MAX_BODY_BYTES:
             raise Refusal(413, f"Payload Too Large: request bodies are capped "
@@ -222,7 +229,7 @@ class McpApp:
             request.setResponseCode(405)
             request.setHeader(b"allow", b"GET, POST, DELETE")
             return b""
-        checkHeaders(request, self.allowedOriginHosts)
+        checkHeaders(request, self.origins, self.hosts)
         session = self._session(request)
         resumed = parseEventId(
             (request.getHeader(b"last-event-id") or b"").decode("latin-1"))
@@ -239,7 +246,7 @@ class McpApp:
     @app.route("/mcp", methods=["DELETE"])
     @inlineCallbacks
     def delete(self, request):
-        checkHeaders(request, self.allowedOriginHosts)
+        checkHeaders(request, self.origins, self.hosts)
         session = self._session(request)
         # Answered once the session is gone: its running call broken and
         # its GemStone session logged out, whether or not we are heard.
