@@ -12,6 +12,7 @@ and renders what comes back.
 from twisted.internet.defer import DeferredList, FirstError, inlineCallbacks
 from twisted.logger import Logger
 
+from gsmcpd.observe.clipping import clipped
 from gsmcpd.protocol.jsonrpc import SERVER_ERROR, JsonRpcError
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.tools.templates.outcomes import GemGone
@@ -76,8 +77,9 @@ class CallRunner:
             if isinstance(requestId, (str, int)) else None
         if run is not None:
             self.log.info("session {handle}: the client cancelled request "
-                          "{id!r}: {reason}", handle=session.handle,
-                          id=run.requestId, reason=params.get("reason"))
+                          "{id}: {reason}", handle=session.label,
+                          id=clipped(run.requestId),
+                          reason=clipped(params.get("reason")))
             run.end("cancelled")
 
     @inlineCallbacks
@@ -119,6 +121,6 @@ class CallRunner:
     def _sessionGone(self, session, message, gone):
         self.log.error(
             "session {handle}: its gem died ({error}; reason: {reason})",
-            handle=session.handle, error=gone, reason=gone.reason)
+            handle=session.label, error=gone, reason=gone.reason)
         yield self._registry.close(session.handle, "its gem died")
         return SessionGoneError(gone).asResponse(message.id)

@@ -15,6 +15,7 @@ from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from gsmcpd.observe.clipping import clipped
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
 
 HARD_BREAK_DELAY = 2.0
@@ -172,8 +173,8 @@ class RunningCall:
         gem.endCall(self.current, hard)
         if state == "queued":
             return
-        self._logger.info("session {handle}: request {id!r} ({why}): {step}",
-                      handle=self.session.handle, id=self.requestId,
+        self._logger.info("session {handle}: request {id} ({why}): {step}",
+                      handle=self.session.label, id=clipped(self.requestId),
                       why=self.why, step=step)
         if step == "soft":
             self._timer = self._clock.callLater(

@@ -99,12 +99,12 @@ class GemPreparation:
         try:
             named = yield call.runTemplate("name_gem", {"name": name})
             self.log.info("session {handle}: gem named {name!r} in the "
-                          "shared cache", handle=session.handle,
+                          "shared cache", handle=session.label,
                           name=named["name"])
             state = yield call.runTemplate("session_state", {})
         except FAILURES as e:
             self.log.warn("session {handle}: preparing its gem: {error}",
-                          handle=session.handle, error=e)
+                          handle=session.label, error=e)
             return
         session.view.stoneSession = state["session"]
         session.view.signalAbortBacklog = state["signalAbortBacklog"]
@@ -167,7 +167,7 @@ class ViewHygiene:
             failure.trap(TimeoutError)
             self.log.warn("session {handle}: its view check did not finish "
                           "within {limit:g}s; going on without it",
-                          handle=session.handle, limit=CHECK_TIME_LIMIT)
+                          handle=session.label, limit=CHECK_TIME_LIMIT)
 
         return check.addTimeout(CHECK_TIME_LIMIT, self._clock).addErrback(
             gaveUp)
@@ -219,7 +219,7 @@ class ViewHygiene:
             state = yield call.runTemplate("session_state", {})
         except FAILURES as e:
             self.log.warn("session {handle}: reading its view: {error}",
-                          handle=session.handle, error=e)
+                          handle=session.label, error=e)
             return
         session.view.pinnedSince = None
         behind, limit = state["commitsBehind"], self.limitFor(session)
@@ -237,7 +237,7 @@ class ViewHygiene:
         stale = session.ledger.viewMoved()
         session.view.notices.append(refreshNotice(behind, stale))
         self.log.info("session {handle}: view refreshed ({behind} commits "
-                      "behind)", handle=session.handle, behind=behind)
+                      "behind)", handle=session.label, behind=behind)
 
     def _stuck(self, session, behind, error):
         now = self._clock.seconds()
@@ -245,7 +245,7 @@ class ViewHygiene:
             session.view.stuckSince = now
             self.log.warn("session {handle}: its view cannot be moved "
                           "({error}); it is {behind} commits behind",
-                          handle=session.handle, error=error.message,
+                          handle=session.label, error=error.message,
                           behind=behind)
         elif now - session.view.stuckSince >= self.stuckViewGrace:
             self._registry.close(

@@ -9,6 +9,7 @@ from twisted.internet.defer import Deferred, DeferredList, maybeDeferred, succee
 from twisted.logger import Logger
 
 from gsmcpd.gci.session import shielded
+from gsmcpd.observe.clipping import clipped
 from gsmcpd.sessions.breaks import breakUntilOut
 from gsmcpd.sessions.client import McpSession, newHandle
 
@@ -66,7 +67,8 @@ class SessionRegistry:
         def register(session):
             self._sessions[handle] = session
             self.log.info("session {handle} opened for {client}",
-                          handle=handle, client=session.clientInfo)
+                          handle=session.label,
+                          client=clipped(session.clientInfo))
             return session
 
         return d.addCallback(opened)
@@ -110,7 +112,7 @@ class SessionRegistry:
             return
         session.stream = None
         self.log.info("session {handle}: its client {how} the event stream",
-                      handle=session.handle,
+                      handle=session.label,
                       how="stopped reading" if stream.endedBy == "slow"
                       else "closed")
         if self.streamLossGrace == 0:
@@ -137,7 +139,8 @@ class SessionRegistry:
         timer = self._graceTimers.pop(handle, None)
         if timer is not None:
             timer.cancel()
-        self.log.info("session {handle} closed: {reason}", handle=handle,
+        self.log.info("session {handle} closed: {reason}",
+                      handle=session.label,
                       reason=reason)
         if session.stream is not None:
             session.stream.end()
@@ -170,7 +173,7 @@ class SessionRegistry:
         """
         old = session.gem
         self.log.warn("session {handle}: replacing its GemStone session: "
-                      "{reason}", handle=session.handle, reason=reason)
+                      "{reason}", handle=session.label, reason=reason)
         self._stopAbandoned(session)
         d = self._pool.replace(old, name=session.handle[:8])
 
@@ -181,7 +184,7 @@ class SessionRegistry:
 
         def failed(failure):
             self.log.failure("session {handle}: no replacement GemStone "
-                             "session", failure, handle=session.handle)
+                             "session", failure, handle=session.label)
             return self.close(session.handle, "its GemStone session could "
                               "not be replaced")
 

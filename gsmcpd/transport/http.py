@@ -19,6 +19,7 @@ from werkzeug.exceptions import HTTPException
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.gci.session import shielded
+from gsmcpd.observe.clipping import clipped
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.dispatch import negotiateVersion
 from gsmcpd.protocol.jsonrpc import (
@@ -296,8 +297,8 @@ class McpApp:
         self.log.error("internal error {correlation} answering {method} "
                        "{path}: {error}", correlation=correlation,
                        method=request.method.decode("latin-1"),
-                       path=request.path.decode("latin-1"),
-                       error=failure.getErrorMessage())
+                       path=clipped(request.path.decode("latin-1")),
+                       error=clipped(failure.getErrorMessage()))
         self.log.debug("internal error {correlation}: {traceback}",
                        correlation=correlation,
                        traceback=failure.getTraceback())
