@@ -12,7 +12,6 @@ import secrets
 from klein import Klein
 from twisted.internet.defer import inlineCallbacks
 from twisted.logger import Logger
-from twisted.python.failure import Failure
 from twisted.web.server import Request
 from werkzeug.exceptions import HTTPException
 
@@ -167,19 +166,19 @@ class McpApp:
                 lambda _: self.calls.cancel(session, {
                     "requestId": message.id,
                     "reason": "the client disconnected"}))
-        try:
-            # A client that hangs up does not end the call's bookkeeping:
-            # its stream may be resumed, and a call runs until its gem
-            # answers.
-            response = yield shielded(
-                self.calls.handle(session, message, stream))
-        except Exception:
-            if stream is None:
-                raise
-            # The stream has begun: its last event carries the error.
-            response = self._internalError(request, Failure())
+        answered = self.calls.handle(session, message, stream)
         if stream is not None:
-            return stream.finish(response)
+            # Finished when the call is, whether or not this POST is still
+            # there: a dropped stream is resumed with Last-Event-ID.  The
+            # stream has begun, so its last event carries a bug's error.
+            answered.addErrback(
+                lambda failure: self._internalError(request, failure))
+            answered.addCallback(stream.finish)
+        # A client that hangs up does not end the call's bookkeeping: a
+        # call runs until its gem answers.
+        response = yield shielded(answered)
+        if stream is not None:
+            return response
         if response is None:
             request.setResponseCode(202)
             return b""
