@@ -121,7 +121,9 @@ def parseMessage(body):
     except RecursionError:
         raise JsonRpcError(PARSE_ERROR, f"Parse error: nested deeper than "
                            f"{MAX_DEPTH} levels")
-    if _deeperThan(document, MAX_DEPTH):
+    # Counting brackets is cheap; walking a million elements is not.
+    if text.count("[") + text.count("{") > MAX_DEPTH and \
+            _deeperThan(document, MAX_DEPTH):
         raise JsonRpcError(PARSE_ERROR, f"Parse error: nested deeper than "
                            f"{MAX_DEPTH} levels")
     if _SURROGATE_ESCAPE.search(text):

@@ -73,19 +73,18 @@ def capped(schema, name=None):
     """
     C{schema} with a C{maxLength}, C{maxItems} or C{maximum} on every
     string, array and integer that does not set its own, so no single
-    argument can make a request freeze the daemon.
+    argument can make a request freeze the daemon.  The cap comes first:
+    validation checks keywords in order, and a million elements must be
+    refused before each is checked.
     """
-    schema = dict(schema)
     kind = schema.get("type")
-    if kind == "string":
-        schema.setdefault("maxLength", MAX_TEXT_LENGTH
-                          if name in TEXT_ARGUMENTS else MAX_NAME_LENGTH)
-    elif kind == "integer":
-        schema.setdefault("maximum", MAX_INTEGER)
-    elif kind == "array":
-        schema.setdefault("maxItems", MAX_ITEMS)
-        if "items" in schema:
-            schema["items"] = capped(schema["items"], name)
+    cap = {"string": ("maxLength", MAX_TEXT_LENGTH if name in TEXT_ARGUMENTS
+                      else MAX_NAME_LENGTH),
+           "integer": ("maximum", MAX_INTEGER),
+           "array": ("maxItems", MAX_ITEMS)}.get(kind)
+    schema = dict([cap] if cap else [], **schema)
+    if "items" in schema:
+        schema["items"] = capped(schema["items"], name)
     if "properties" in schema:
         schema["properties"] = {key: capped(value, key) for key, value
                                 in schema["properties"].items()}

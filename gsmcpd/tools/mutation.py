@@ -12,9 +12,9 @@ business (its users and security policies), not this toolset's.
 """
 
 from twisted.internet.defer import inlineCallbacks, returnValue
-from twisted.internet.threads import deferToThread
 
-from gsmcpd.smalltalk import SmalltalkSyntaxError, parse_method
+from gsmcpd.smalltalk import (
+    SmalltalkSyntaxError, parse_method, parse_selector)
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
 from gsmcpd.tools.compiling import (
@@ -54,13 +54,9 @@ _CLASS_NAME = _string("name of the class")
 _META = _flag("true for the class-side method (default false)")
 
 
-PARSE_INLINE_LIMIT = 64 << 10
-"""Characters of method source parsed on the reactor thread; a longer one
-is parsed on a worker thread."""
-
-
-def _selectorOf(source):
-    return parse_method(source).selector
+PARSE_LIMIT = 64 << 10
+"""Characters of method source checked here before it is sent; of a longer
+one only the pattern is read, for the selector the guardrail needs."""
 
 
 class MutationToolset(Toolset):
@@ -269,10 +265,10 @@ class MutationToolset(Toolset):
         className, source = arguments["className"], arguments["source"]
         meta = arguments.get("meta", False)
         try:
-            # A long source is parsed off the reactor thread: parsing a
-            # megabyte takes long enough to stall every other client.
-            selector = (yield deferToThread(_selectorOf, source)) \
-                if len(source) > PARSE_INLINE_LIMIT else _selectorOf(source)
+            # A long source is left to the stone's compiler but for its
+            # pattern: parsing a megabyte would stall every other client.
+            selector = parse_selector(source) \
+                if len(source) > PARSE_LIMIT else parse_method(source).selector
         except SmalltalkSyntaxError as e:
             offset, message = e.offset + 1, e.message
         except RecursionError:
