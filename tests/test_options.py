@@ -253,7 +253,9 @@ class ConfigTests(SynchronousTestCase):
              "GSMCP_REQUEST_TIMEOUT", "GSMCP_MAX_COMMITS_BEHIND",
              "GSMCP_STUCK_VIEW_GRACE", "GSMCP_PINNED_VIEW_GRACE",
              "GSMCP_WORKER_USER", "GSMCP_ACCESS_LOG",
-             "GSMCP_ALLOWED_ORIGINS"})
+             "GSMCP_ALLOWED_ORIGINS", "GSMCP_ALLOWED_HOSTS",
+             "GSMCP_REQUEST_DEADLINE", "GSMCP_MAX_CONNECTIONS",
+             "GSMCP_MAX_CONNECTIONS_PER_PEER"})
 
     def test_toolsetOptionsExampleWorks(self):
         """
