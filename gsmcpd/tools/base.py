@@ -60,13 +60,29 @@ MAX_INTEGER = (1 << 30) - 1
 """The largest integer argument (a limit, an offset): a SmallInteger on
 every GemStone."""
 
+def _tooLong(kind, measure):
+    """
+    A C{maxItems}/C{maxLength} check whose message does not quote the
+    value: the stock one renders a million elements to say it is too long.
+    """
+    def check(validator, limit, instance, schema):
+        if validator.is_type(instance, kind) and len(instance) > limit:
+            yield jsonschema.ValidationError(
+                f"{len(instance)} {measure} is more than the {limit} "
+                f"allowed")
+
+    return check
+
+
 STRICT_VALIDATOR = jsonschema.validators.extend(
     jsonschema.Draft202012Validator,
+    validators={"maxItems": _tooLong("array", "items"),
+                "maxLength": _tooLong("string", "characters")},
     type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda checker, value: isinstance(value, int)
         and not isinstance(value, bool)))
-"""JSON Schema 2020-12, except that C{1.0} is not an integer: a template
-would render it as a Float."""
+"""JSON Schema 2020-12, except that C{1.0} is not an integer (a template
+would render it as a Float) and a value too long is not quoted."""
 
 
 def capped(schema, name=None):
