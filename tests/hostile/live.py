@@ -6,6 +6,8 @@ every answer on C{/mcp} must pass whatever was sent.
 import http.client
 import json
 import os
+import threading
+import time
 
 from tests.daemon import Daemon
 
@@ -90,6 +92,22 @@ class LiveDaemon:
                 not isinstance(sentId, bool):
             self.assertEqual(parsed.get("id"), sentId, parsed)
         return parsed
+
+    def slowestPingWhile(self, work):
+        """
+        Run C{work} on a thread while this session pings; answer the
+        slowest ping's seconds.
+        """
+        worker = threading.Thread(target=work)
+        worker.start()
+        slowest = 0.0
+        while worker.is_alive():
+            started = time.monotonic()
+            self.assertPingAnswers()
+            slowest = max(slowest, time.monotonic() - started)
+            time.sleep(0.01)
+        worker.join()
+        return slowest
 
     def assertPingAnswers(self):
         status, answer = self.call(

@@ -16,7 +16,9 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.testing.simulator.control import SimulatorControl
 from tests.hostile.live import LiveDaemon
 
-SLEEP_LONG = "(Delay forSeconds: 30) wait. 1"
+SLEEPING = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "execute_code", "arguments": {
+                "code": "(Delay forSeconds: 30) wait. 1"}}}
 
 
 class StoneWatch:
@@ -74,6 +76,18 @@ class CarelessClientTests(LiveDaemon, SynchronousTestCase):
                 f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
             time.sleep(after)
 
+    def ignoreBreaks(self, which):
+        """
+        Make the session's next call ignore C{which} breaks; answer its
+        stone session number.
+        """
+        _, status = self.call({"jsonrpc": "2.0", "id": 1, "method":
+                               "tools/call", "params": {"name": "status"}})
+        number = status["result"]["structuredContent"]["session"]
+        self.control.call({"op": "ignoreBreaks", "session": number,
+                           "which": which})
+        return number
+
     def execute(self, code, id=3):
         return self.call({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                           "params": {"name": "execute_code",
@@ -86,9 +100,7 @@ class CarelessClientTests(LiveDaemon, SynchronousTestCase):
         its GemStone session intact.
         """
         self.execute("UserGlobals at: #Kept put: 42")
-        self.hangUpDuring({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                           "params": {"name": "execute_code",
-                                      "arguments": {"code": SLEEP_LONG}}})
+        self.hangUpDuring(SLEEPING)
         started = time.monotonic()
         _, answer = self.execute("UserGlobals at: #Kept")
         self.assertLess(time.monotonic() - started, 5)
@@ -101,14 +113,8 @@ class CarelessClientTests(LiveDaemon, SynchronousTestCase):
         not reaped as idle while its gem runs: it is ended as a cancelled
         call is, and its login comes back.
         """
-        _, status = self.call({"jsonrpc": "2.0", "id": 1, "method":
-                               "tools/call", "params": {"name": "status"}})
-        number = status["result"]["structuredContent"]["session"]
-        self.control.call({"op": "ignoreBreaks", "session": number,
-                           "which": "both"})
-        self.hangUpDuring({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                           "params": {"name": "execute_code",
-                                      "arguments": {"code": SLEEP_LONG}}})
+        number = self.ignoreBreaks("both")
+        self.hangUpDuring(SLEEPING)
         deadline = time.monotonic() + 15
         while "took neither" not in self.daemon.log() and \
                 time.monotonic() < deadline:
@@ -124,10 +130,7 @@ class CarelessClientTests(LiveDaemon, SynchronousTestCase):
         the session is logged out.
         """
         before = self.watch.loggedIn()
-        self.hangUpDuring({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                           "params": {"name": "execute_code",
-                                      "arguments": {"code": SLEEP_LONG}}},
-                          after=0.1)
+        self.hangUpDuring(SLEEPING, after=0.1)
         started = time.monotonic()
         connection = http.client.HTTPConnection(
             "127.0.0.1", self.daemon.port, timeout=20)
@@ -148,15 +151,8 @@ class CarelessClientTests(LiveDaemon, SynchronousTestCase):
         stone has the login back, then admitted.
         """
         other = self.daemon.initialize()
-        _, status = self.call({"jsonrpc": "2.0", "id": 1, "method":
-                               "tools/call", "params": {"name": "status"}})
-        number = status["result"]["structuredContent"]["session"]
-        self.control.call({"op": "ignoreBreaks", "session": number,
-                           "which": "soft"})
-        self.hangUpDuring({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                           "params": {"name": "execute_code",
-                                      "arguments": {"code": SLEEP_LONG}}},
-                          after=0.1)
+        self.ignoreBreaks("soft")
+        self.hangUpDuring(SLEEPING, after=0.1)
         self.hangUpDuring(None, after=0.2, method="DELETE")
         status, _, body = self.daemon.rpc("initialize",
                                           protocolVersion="2025-11-25")

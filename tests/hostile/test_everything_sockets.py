@@ -128,25 +128,13 @@ class EveryCaseTests(LiveDaemon, SynchronousTestCase):
                          "application/json")
         self.session = self.daemon.initialize()
 
-    def pingsWhile(self, work):
-        worker = threading.Thread(target=work)
-        worker.start()
-        slowest = 0.0
-        while worker.is_alive():
-            started = time.monotonic()
-            self.assertPingAnswers()
-            slowest = max(slowest, time.monotonic() - started)
-            time.sleep(0.01)
-        worker.join()
-        return slowest
-
     def largeRequests(self):
         answers = []
         body = json.dumps(tool("compile_class_definition", 5,
                                className="Huge",
                                instVarNames=["a"] * 1_000_000),
                           separators=(",", ":")).encode()
-        self.figures["pingDuringMillionElements"] = self.pingsWhile(
+        self.figures["pingDuringMillionElements"] = self.slowestPingWhile(
             lambda: answers.append(self.post(body)))
         self.assertEqual(json.loads(answers[0][2])["result"][
             "structuredContent"]["error"]["kind"], "invalidParams")
