@@ -20,14 +20,24 @@ def classKey(className):
     return ("class", className)
 
 
+def dictionaryKey(dictionaryName):
+    """
+    The classes a symbol dictionary holds, as one thing read.
+    """
+    return ("dictionary", dictionaryName)
+
+
 def describeKey(key):
     """
     How a message names what a key stands for: C{Account>>deposit:},
-    C{Account class>>new}, C{the class Account}.
+    C{Account class>>new}, C{the class Account}, C{the dictionary
+    Accounting, which holds classes,}.
     """
     if key[0] == "method":
         _, className, meta, selector = key
         return f"{className}{' class' if meta else ''}>>{selector}"
+    if key[0] == "dictionary":
+        return f"the dictionary {key[1]}, which holds classes,"
     return f"the class {key[1]}"
 
 

@@ -20,7 +20,8 @@ from gsmcpd.tools.base import (
 from gsmcpd.tools.compiling import (
     COMPILE_ERROR_SCHEMA, compileError, definitionReport, locatedErrors,
     methodName)
-from gsmcpd.tools.ledger import classKey, describeKey, methodKey
+from gsmcpd.tools.ledger import (
+    classKey, describeKey, dictionaryKey, methodKey)
 
 IDENTIFIER = r"^[A-Za-z][A-Za-z0-9_]*(?![\s\S])"
 """Anchored at the very end in both regex dialects a schema meets: Python's
@@ -91,7 +92,9 @@ class MutationToolset(Toolset):
             Tool("remove_dictionary", "Remove symbol dictionary",
                  "Remove a symbol dictionary from this user's symbol list "
                  "(destructive: what it holds can no longer be named). The "
-                 "kernel's Globals, UserGlobals and Published are refused."
+                 "kernel's Globals, UserGlobals and Published are refused. "
+                 "A dictionary holding classes needs list_classes first, in "
+                 "your present view, and is refused if they changed since."
                  + NOT_COMMITTED,
                  closedSchema({"dictionaryName": _string(
                      "name of the dictionary to remove")},
@@ -229,7 +232,16 @@ class MutationToolset(Toolset):
                 "refused", f"{name} is one of the kernel's own dictionaries "
                 f"({', '.join(KERNEL_DICTIONARIES)}); removing it from the "
                 f"symbol list would break the session, so it is refused.")
-        value = yield call.runTemplate("remove_dictionary", arguments)
+        # The guardrail covers the classes it holds: the session must have
+        # listed them (list_classes) in its present view, as they are now.
+        key = dictionaryKey(name)
+        listing = call.ledger.lastRead(key)
+        value = yield self._guarded(
+            call, "remove_dictionary", {
+                "dictionaryName": name, "expectedCount": None
+                if listing is None else str(len(listing.split()))},
+            key, "list_classes")
+        call.ledger.forget(key)
         returnValue(ToolResult(
             f"Removed dictionary {name} from the symbol list (it held "
             f"{_counted(value['entries'], 'entry', 'entries')}).", value))

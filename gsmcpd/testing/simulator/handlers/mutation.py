@@ -11,7 +11,7 @@ import re
 
 from gsmcpd.testing.simulator import errors, system
 from gsmcpd.testing.simulator.handlers import codeModel, handler
-from gsmcpd.testing.simulator.model import DEFAULT_CATEGORY
+from gsmcpd.testing.simulator.model import DEFAULT_CATEGORY, ClassInfo
 
 _COMPILE_ERROR = re.compile(
     r"occurred \(error \d+\), (?P<message>.*), near source character "
@@ -76,6 +76,14 @@ def removeDictionary(ev, args):
     entries = model.dictionaryEntries(name)
     if entries is None:
         return _notFound(f"dictionary named {name}")
+    classes = sorted(value.name for value in entries.values()
+                     if isinstance(value, ClassInfo))
+    if classes:
+        # The template's check: the same class names, as many as read.
+        listed = args["expected"]
+        refusal = _guard(classes, listed and sorted(listed.split()))
+        if refusal or args["expectedCount"] != str(len(classes)):
+            return refusal or {"stale": True}
     model.removeDictionary(name)
     return {"dictionaryName": name, "entries": len(entries)}
 
