@@ -7,6 +7,8 @@ identifier may not end in a newline.
 
 from twisted.internet.defer import inlineCallbacks
 
+from gsmcpd.tools import mutation
+
 from tests import test_tools_mutation
 
 
@@ -39,3 +41,21 @@ class DictionaryGuardrailTests(test_tools_mutation.MutationTestCase):
     def test_identifierWithTrailingNewlineRefused(self):
         yield self.refused("add_dictionary", "invalidParams",
                            dictionaryName="Scratch\n")
+
+
+class CompiledSelectorTests(test_tools_mutation.MutationTestCase):
+
+    @inlineCallbacks
+    def test_selectorOtherThanGuardedRefused(self):
+        """
+        When the stone compiles a source as another selector than the one
+        this server read from it (and guarded), the answer says so rather
+        than reporting success.
+        """
+        misread = type("Misread", (), {"selector": "neverDefined"})()
+        self.patch(mutation, "parse_method", lambda source: misread)
+        message = yield self.refused(
+            "compile_method", className="Account",
+            source="freshSelector ^42")
+        self.assertIn("freshSelector", message)
+        self.assertIn("abort undoes it", message)
