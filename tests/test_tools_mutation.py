@@ -623,6 +623,10 @@ class ClassDefinitionTests(MutationTestCase):
         line and the compiler's message.
         """
         yield self.succeed("get_class_definition", className="AccountTest")
+        for selector in ("setUp", "testBroken", "testDeposit",
+                         "testWithdrawTooMuch"):
+            yield self.succeed("get_method_source", className="AccountTest",
+                               selector=selector)
         result = yield self.succeed(
             "compile_class_definition", className="AccountTest",
             superclassName="TestCase", instVarNames=["other"],
@@ -659,6 +663,8 @@ class ClassDefinitionTests(MutationTestCase):
     @inlineCallbacks
     def test_shapeChangeWithoutRecompile(self):
         yield self.succeed("get_class_definition", className="Greeter")
+        yield self.succeed("get_method_source", className="Greeter",
+                           selector="greet")
         result = yield self.succeed("compile_class_definition",
                                     className="Greeter",
                                     instVarNames=["name"],
@@ -676,6 +682,8 @@ class ClassDefinitionTests(MutationTestCase):
         history shrinks back.
         """
         yield self.succeed("get_class_definition", className="Greeter")
+        yield self.succeed("get_method_source", className="Greeter",
+                           selector="greet")
         yield self.succeed("compile_class_definition", className="Greeter",
                            instVarNames=["name"], recompileMethods=False)
         yield self.succeed("abort")

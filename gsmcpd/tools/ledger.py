@@ -58,6 +58,12 @@ class ReadLedger:
         """
         return self._texts.get(key)
 
+    def keys(self):
+        """
+        Every key read in this view.
+        """
+        return list(self._texts)
+
     def forget(self, key):
         self._texts.pop(key, None)
 

@@ -71,8 +71,10 @@ class MutationToolset(Toolset):
         "Read before you overwrite: changing or deleting an existing method "
         "needs get_method_source first, and redefining or deleting a class "
         "needs get_class_definition first, in your present view (commit, "
-        "abort and refresh end it); a write over something that changed "
-        "since you read it is refused. compile_class_definition builds the "
+        "abort and refresh end it); so does every method a redefinition may "
+        "drop (one that removes an instance variable or skips recompiling), "
+        "and removing a dictionary that holds classes needs list_classes; a "
+        "write over something that changed since you read it is refused. compile_class_definition builds the "
         "definition from named parts and evaluates nothing; on a shape "
         "change it recompiles the class's methods and reports any that fail.")
 
@@ -260,10 +262,21 @@ class MutationToolset(Toolset):
                 "poolDictionaries": arguments.get("poolDictionaries", []),
                 "dictionaryName": arguments.get("dictionary"),
                 "options": arguments.get("options", []),
-                "recompileMethods": arguments.get("recompileMethods", True)},
+                "recompileMethods": arguments.get("recompileMethods", True),
+                "readMethods": _readMethods(call.ledger, className)},
             key, "get_class_definition",
             "redefining it would leave them subclasses of the old version; "
             "change them first")
+        if "unreadMethods" in value:
+            unread = value["unreadMethods"]
+            raise ToolError(
+                "refused", f"Redefining {className} this way (dropping an "
+                f"instance variable, or without recompiling) may drop "
+                f"methods this session has not read in its present view: "
+                f"{', '.join(unread[:20])}"
+                f"{' and more' if len(unread) > 20 else ''}; read them with "
+                f"get_method_source first, then retry.",
+                {"unreadMethods": unread})
         call.ledger.recordRead(key, value["definition"])
         failures = [{"selector": f["selector"], "meta": f["meta"],
                      "errors": locatedErrors(f["source"], f["errors"])}
@@ -386,6 +399,19 @@ class MutationToolset(Toolset):
                 f"({', '.join(value['subclasses'])}): {withSubclasses}.",
                 {"subclasses": value["subclasses"]})
         returnValue(value)
+
+
+def _readMethods(ledger, className):
+    """
+    The methods of C{className} this session has read, as the
+    compile_class_definition template looks them up: space-separated,
+    C{class>>} before a class-side selector, a space at each end.
+    """
+    read = [("class>>" if meta else "") + selector
+            for kind, name, meta, selector in
+            (key for key in ledger.keys() if key[0] == "method")
+            if name == className]
+    return " " + " ".join(read) + " "
 
 
 def _counted(number, one, many):

@@ -59,3 +59,36 @@ class CompiledSelectorTests(test_tools_mutation.MutationTestCase):
             source="freshSelector ^42")
         self.assertIn("freshSelector", message)
         self.assertIn("abort undoes it", message)
+
+
+class ClassRedefinitionGuardrailTests(test_tools_mutation.MutationTestCase):
+
+    @inlineCallbacks
+    def test_droppingUnreadMethodsRefused(self):
+        """
+        A redefinition that would not recompile, or that drops an instance
+        variable, is refused while a method it may drop is unread, and
+        changes nothing.
+        """
+        for className, arguments, unread in (
+                ("Greeter", {"instVarNames": ["name"],
+                             "recompileMethods": False}, "greet"),
+                ("AccountTest", {"superclassName": "TestCase",
+                                 "instVarNames": ["other"],
+                                 "dictionary": "Banking"}, "setUp")):
+            yield self.succeed("get_class_definition", className=className)
+            message = yield self.refused("compile_class_definition",
+                                         className=className, **arguments)
+            self.assertIn(unread, message)
+            self.assertIn("get_method_source", message)
+            self.assertEqual(len(self.code().classHistory(className)), 1)
+
+    @inlineCallbacks
+    def test_addingAnInstanceVariableNeedsNoReads(self):
+        """
+        A redefinition that keeps every instance variable and recompiles
+        drops nothing a compile would not report: no method reads needed.
+        """
+        yield self.succeed("get_class_definition", className="Greeter")
+        yield self.succeed("compile_class_definition", className="Greeter",
+                           instVarNames=["name"])

@@ -156,6 +156,22 @@ def deleteClass(ev, args):
     return {"dictionary": info.dictionary, "methods": methods}
 
 
+def _unreadAtRisk(existing, methods, args):
+    """
+    The template's check: when the redefinition drops an instance variable
+    or does not recompile, the methods not among C{readMethods}.
+    """
+    kept = set(_texts(args["instVarNames"]))
+    keptClassSide = set(_texts(args["classInstVars"]))
+    if args["recompileMethods"] and set(existing.instVarNames) <= kept and \
+            set(existing.classInstVars) <= keptClassSide:
+        return []
+    read = args["readMethods"].split()
+    return [("class>>" if meta else "") + selector
+            for meta in (False, True) for selector in methods[meta]
+            if ("class>>" if meta else "") + selector not in read]
+
+
 @handler("compile_class_definition")
 def compileClassDefinition(ev, args):
     model = codeModel(ev)
@@ -185,6 +201,9 @@ def compileClassDefinition(ev, args):
         if refusal:
             return refusal
         old = {meta: model.methods(name, meta) for meta in (False, True)}
+        unread = _unreadAtRisk(existing, old, args)
+        if unread:
+            return {"unreadMethods": unread}
     info, newVersion = model.defineClass(
         name, superclassName, _texts(args["instVarNames"]), _texts(args["classVars"]),
         _texts(args["classInstVars"]), pools,
