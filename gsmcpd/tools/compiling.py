@@ -80,3 +80,16 @@ def definitionReport(result):
         lines.append("dropped: "
                      + methodName(name, dropped["selector"], dropped["meta"]))
     return "\n".join(lines)
+
+
+def unreadMethodsRefusal(className, unread):
+    """
+    The refusal of a class redefinition that may drop methods this session
+    has not read.
+    """
+    return ToolError(
+        "refused", f"Redefining {className} this way (dropping an instance "
+        f"variable, or without recompiling) may drop methods this session "
+        f"has not read in its present view: {', '.join(unread[:20])}"
+        f"{' and more' if len(unread) > 20 else ''}; read them with "
+        f"get_method_source first, then retry.", {"unreadMethods": unread})

@@ -58,11 +58,15 @@ class ReadLedger:
         """
         return self._texts.get(key)
 
-    def keys(self):
+    def methodsRead(self, className):
         """
-        Every key read in this view.
+        The methods of C{className} read in this view, as the
+        compile_class_definition template looks them up: space-separated,
+        C{class>>} before a class-side selector, a space at each end.
         """
-        return list(self._texts)
+        return " " + " ".join(
+            ("class>>" if key[2] else "") + key[3] for key in self._texts
+            if key[0] == "method" and key[1] == className) + " "
 
     def forget(self, key):
         self._texts.pop(key, None)

@@ -19,7 +19,7 @@ from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
 from gsmcpd.tools.compiling import (
     COMPILE_ERROR_SCHEMA, compileError, definitionReport, locatedErrors,
-    methodName)
+    methodName, unreadMethodsRefusal)
 from gsmcpd.tools.ledger import (
     classKey, describeKey, dictionaryKey, methodKey)
 
@@ -234,8 +234,7 @@ class MutationToolset(Toolset):
                 "refused", f"{name} is one of the kernel's own dictionaries "
                 f"({', '.join(KERNEL_DICTIONARIES)}); removing it from the "
                 f"symbol list would break the session, so it is refused.")
-        # The guardrail covers the classes it holds: the session must have
-        # listed them (list_classes) in its present view, as they are now.
+        # The guardrail covers the classes it holds, as list_classes shows.
         key = dictionaryKey(name)
         listing = call.ledger.lastRead(key)
         value = yield self._guarded(
@@ -263,20 +262,12 @@ class MutationToolset(Toolset):
                 "dictionaryName": arguments.get("dictionary"),
                 "options": arguments.get("options", []),
                 "recompileMethods": arguments.get("recompileMethods", True),
-                "readMethods": _readMethods(call.ledger, className)},
+                "readMethods": call.ledger.methodsRead(className)},
             key, "get_class_definition",
             "redefining it would leave them subclasses of the old version; "
             "change them first")
         if "unreadMethods" in value:
-            unread = value["unreadMethods"]
-            raise ToolError(
-                "refused", f"Redefining {className} this way (dropping an "
-                f"instance variable, or without recompiling) may drop "
-                f"methods this session has not read in its present view: "
-                f"{', '.join(unread[:20])}"
-                f"{' and more' if len(unread) > 20 else ''}; read them with "
-                f"get_method_source first, then retry.",
-                {"unreadMethods": unread})
+            raise unreadMethodsRefusal(className, value["unreadMethods"])
         call.ledger.recordRead(key, value["definition"])
         failures = [{"selector": f["selector"], "meta": f["meta"],
                      "errors": locatedErrors(f["source"], f["errors"])}
@@ -399,19 +390,6 @@ class MutationToolset(Toolset):
                 f"({', '.join(value['subclasses'])}): {withSubclasses}.",
                 {"subclasses": value["subclasses"]})
         returnValue(value)
-
-
-def _readMethods(ledger, className):
-    """
-    The methods of C{className} this session has read, as the
-    compile_class_definition template looks them up: space-separated,
-    C{class>>} before a class-side selector, a space at each end.
-    """
-    read = [("class>>" if meta else "") + selector
-            for kind, name, meta, selector in
-            (key for key in ledger.keys() if key[0] == "method")
-            if name == className]
-    return " " + " ".join(read) + " "
 
 
 def _counted(number, one, many):

@@ -18,7 +18,7 @@ from twisted.web.resource import Resource
 
 import treq
 
-from gsmcpd.transport.connections import LINGER, ConnectionLimits, GuardedSite
+from gsmcpd.transport.connections import ConnectionLimits, GuardedSite
 
 SLOW_CLIENTS = 100
 PINGS = 200

@@ -5,8 +5,6 @@ sends, the answer is never a 5xx, is JSON with the request's id, and the
 daemon goes on answering C{ping}.
 """
 
-import json
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from twisted.trial.unittest import SynchronousTestCase

@@ -4,7 +4,6 @@ Log flooding (issue 11, item 8), against a live C{twistd gsmcp
 megabyte of log, and a session's full id is not logged at info level.
 """
 
-import json
 import threading
 import time
 
