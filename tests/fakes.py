@@ -27,7 +27,7 @@ DEFAULT_RESULTS = {
                             "inTransaction": True},
     "commit": lambda args: {"committed": True, "conflicts": {}},
     "abort": lambda args: {"aborted": True},
-    "refresh": lambda args: {"refreshed": True},
+    "refresh": lambda args: {"refreshed": True, "writesCanCommit": True},
 }
 
 

@@ -146,7 +146,7 @@ class GemSessionTests(SimulatedStoneMixin, TestCase):
     def test_gciErrorCarriesNumberAndMessage(self):
         gem = yield self.loggedIn()
         error = yield self.assertFailure(
-            gem.execute('"gsmcp:no-such-template"\n1', 4096), GciError)
+            gem.execute('"a source that does not compile"\n1 +', 4096), GciError)
         self.assertEqual(error.number, 1001)
         self.assertFalse(error.fatal)
         answer = yield gem.execute(executeCode("1 + 1"), 4096)

@@ -407,13 +407,14 @@ class ToolCallTests(TransportTestCase):
     @inlineCallbacks
     def test_commitConflictIsAFailure(self):
         self.gem.results["commit"] = lambda args: {
-            "committed": False, "conflicts": {"Write-Write": ["UserGlobals"]}}
+            "committed": False,
+            "conflicts": {"Write-Write": {"count": 1, "names": ["Account>>owner"]}}}
         body = yield self.call(self.handle, "commit")
         result = body["result"]
         self.assertTrue(result["isError"])
         self.assertEqual(result["structuredContent"]["error"]["kind"],
                          "refused")
-        self.assertIn("Write-Write", result["content"][0]["text"])
+        self.assertIn("Write-Write: 1 object (Account>>owner)", result["content"][0]["text"])
 
     @inlineCallbacks
     def test_sessionTools(self):

@@ -70,13 +70,9 @@ class GemSessionPool:
     def _loggedIn(self, name):
         """
         A new logged-in session, with fresh credentials (a worker user's
-        one-time password, say).  Its slot is taken now and counted once:
-        as an opening while its credentials are found, then as its gem.
+        one-time password, say).
         """
-        self._opening += 1
-
         def login(parameters):
-            self._opening -= 1
             gem = GemSession(self._library, parameters, self._reactor, name)
             self._sessions.add(gem)
 
@@ -87,12 +83,16 @@ class GemSessionPool:
 
             return gem.login().addCallbacks(lambda _: gem, failed)
 
-        def noCredentials(failure):
-            self._opening -= 1
-            return failure
+        # The slot is counted while the credentials are minted, then as the
+        # session itself: never both at once.
+        self._opening += 1
 
-        return maybeDeferred(self._credentials).addCallbacks(
-            login, noCredentials)
+        def minted(result):
+            self._opening -= 1
+            return result
+
+        return maybeDeferred(self._credentials).addBoth(minted) \
+            .addCallback(login)
 
     def replace(self, gem, name):
         """

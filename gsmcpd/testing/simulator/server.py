@@ -13,7 +13,7 @@ import traceback
 
 import attr
 
-from gsmcpd.testing.simulator import errors, handlers, wire
+from gsmcpd.testing.simulator import errors, gem, wire
 from gsmcpd.testing.simulator.objects import Array, String
 from gsmcpd.testing.simulator.stone import FULL_PRIVILEGES, GemKilled
 from gsmcpd.testing.simulator.system import USER_GLOBALS, globalKey
@@ -68,7 +68,7 @@ class Gem:
     def _execute(self, source):
         try:
             reply = wire.encodeFields(wire.OK, [
-                handlers.answer(self.session, source.decode("utf-8", "replace"))])
+                gem.answer(self.session, source.decode("utf-8", "replace"))])
         except errors.GciError as e:
             reply = _errorReply(e)
         except GemKilled:
