@@ -15,13 +15,11 @@ change what is the stone's business (its users and security policies).
 
 from twisted.internet.defer import inlineCallbacks, returnValue
 
-from gsmcpd.smalltalk import (
-    SmalltalkSyntaxError, parse_method, parse_selector)
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
 from gsmcpd.tools.compiling import (
-    COMPILE_ERROR_SCHEMA, compileError, definitionReport, locatedErrors,
-    methodName, unreadMethodsRefusal)
+    COMPILE_ERROR_SCHEMA, compileError, definedSelector, definitionReport,
+    locatedErrors, methodName, unreadMethodsRefusal)
 from gsmcpd.tools.ledger import (
     classKey, describeKey, dictionaryKey, methodKey)
 
@@ -55,11 +53,6 @@ def _flag(description):
 
 _CLASS_NAME = _string("name of the class")
 _META = _flag("true for the class-side method (default false)")
-
-
-PARSE_LIMIT = 64 << 10
-"""Characters of method source checked here before it is sent; of a longer
-one only the pattern is read, for the selector the guardrail needs."""
 
 
 class MutationToolset(Toolset):
@@ -285,23 +278,7 @@ class MutationToolset(Toolset):
     def compileMethod(self, call, arguments):
         className, source = arguments["className"], arguments["source"]
         meta = arguments.get("meta", False)
-        try:
-            # A long source is left to the stone's compiler but for its
-            # pattern: parsing a megabyte would stall every other client.
-            selector = parse_selector(source) \
-                if len(source) > PARSE_LIMIT else parse_method(source).selector
-        except SmalltalkSyntaxError as e:
-            offset, message = e.offset + 1, e.message
-        except RecursionError:
-            offset, message = 1, "blocks or expressions nest too deeply to parse"
-        else:
-            offset = None
-        if offset is not None:
-            raise compileError(
-                f"The method source for {className} does not parse",
-                {"className": className, "meta": meta, "selector": None},
-                locatedErrors(source, [{"offset": offset, "number": None,
-                                        "message": message}]))
+        selector = definedSelector(className, meta, source)
         value = yield self._guarded(
             call, "compile_method", {
                 "className": className, "meta": meta, "selector": selector,

@@ -7,7 +7,7 @@ identifier may not end in a newline.
 
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.tools import mutation
+from gsmcpd.tools import compiling
 
 from tests import test_tools_mutation
 
@@ -53,7 +53,7 @@ class CompiledSelectorTests(test_tools_mutation.MutationTestCase):
         than reporting success.
         """
         misread = type("Misread", (), {"selector": "neverDefined"})()
-        self.patch(mutation, "parse_method", lambda source: misread)
+        self.patch(compiling, "parse_method", lambda source: misread)
         message = yield self.refused(
             "compile_method", className="Account",
             source="freshSelector ^42")
