@@ -93,21 +93,26 @@ class LiveDaemon:
             self.assertEqual(parsed.get("id"), sentId, parsed)
         return parsed
 
-    def slowestPingWhile(self, work):
+    def slowestPingWhile(self, work, limit):
         """
         Run C{work} on a thread while this session pings; answer the
-        slowest ping's seconds.
+        slowest ping's seconds.  A shared machine can stall any process for
+        tens of milliseconds, so a ping over C{limit} has C{work} run once
+        more: a stall the work causes shows both times.
         """
-        worker = threading.Thread(target=work)
-        worker.start()
-        slowest = 0.0
-        while worker.is_alive():
-            started = time.monotonic()
-            self.assertPingAnswers()
-            slowest = max(slowest, time.monotonic() - started)
-            time.sleep(0.01)
-        worker.join()
-        return slowest
+        attempts = []
+        while len(attempts) < 2 and min(attempts, default=limit) >= limit:
+            worker = threading.Thread(target=work)
+            worker.start()
+            slowest = 0.0
+            while worker.is_alive():
+                started = time.monotonic()
+                self.assertPingAnswers()
+                slowest = max(slowest, time.monotonic() - started)
+                time.sleep(0.01)
+            worker.join()
+            attempts.append(slowest)
+        return min(attempts)
 
     def assertPingAnswers(self):
         status, answer = self.call(
