@@ -25,6 +25,7 @@ class Session:
     def __init__(self, gem):
         self.gem = gem
         self.handle = "h1"
+        self.label = "h1"
 
     def wantsLog(self, level):
         return level != "debug"

@@ -6,8 +6,8 @@ built in memory.
 from twisted.trial.unittest import TestCase
 from twisted.web.test.requesthelper import DummyRequest
 
-from gsmcpd.transport.gates import (
-    Refusal, allowedHosts, checkHeaders, namedSession, originHost)
+from gsmcpd.transport.gates import Refusal, checkHeaders, namedSession
+from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 
 
 def requestWith(**headers):
@@ -20,19 +20,30 @@ def requestWith(**headers):
 
 class HeaderGateTests(TestCase):
 
-    hosts = allowedHosts(["https://app.example"])
+    origins = OriginPolicy.fromOptions(["https://app.example"])
+    hosts = HostPolicy.fromOptions(["mcp.example"])
+
+    def check(self, request):
+        checkHeaders(request, self.origins, self.hosts)
 
     def test_loopbackAndConfiguredOrigins(self):
-        self.assertEqual(self.hosts,
-                         {"localhost", "127.0.0.1", "::1", "app.example"})
         for origin in ("http://localhost:3000", "https://app.example"):
-            checkHeaders(requestWith(origin=origin), self.hosts)
+            self.check(requestWith(origin=origin))
 
     def test_foreignOrigin403(self):
         refusal = self.assertRaises(
-            Refusal, checkHeaders, requestWith(origin="https://evil.example"),
-            self.hosts)
+            Refusal, self.check, requestWith(origin="https://evil.example"))
         self.assertEqual((refusal.status, refusal.code), (403, -32600))
+
+    def test_loopbackAndConfiguredHosts(self):
+        for host in ("localhost:8000", "mcp.example", "127.0.0.1"):
+            self.check(requestWith(host=host))
+
+    def test_foreignHost421(self):
+        refusal = self.assertRaises(
+            Refusal, self.check, requestWith(host="attacker.example:8000"))
+        self.assertEqual((refusal.status, refusal.code), (421, -32600))
+        self.assertIn("--allowed-host", refusal.message)
 
     def test_unsupportedVersion400(self):
         """
@@ -40,19 +51,14 @@ class HeaderGateTests(TestCase):
         here; any other version is the 2026 era's to answer (with -32022).
         """
         refusal = self.assertRaises(
-            Refusal, checkHeaders,
-            requestWith(mcp_protocol_version="2024-11-05"), self.hosts)
+            Refusal, self.check,
+            requestWith(mcp_protocol_version="2024-11-05"))
         self.assertEqual(refusal.status, 400)
         self.assertIn("2025-11-25", refusal.message)
-        checkHeaders(requestWith(mcp_protocol_version="1999-01-01"),
-                     self.hosts)
+        self.check(requestWith(mcp_protocol_version="1999-01-01"))
 
     def test_toleratedVersion(self):
-        checkHeaders(requestWith(mcp_protocol_version="2025-03-26"),
-                     self.hosts)
-
-    def test_originHostOfNonsense(self):
-        self.assertIsNone(originHost("http://[bad"))
+        self.check(requestWith(mcp_protocol_version="2025-03-26"))
 
 
 class SessionGateTests(TestCase):

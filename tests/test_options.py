@@ -259,7 +259,10 @@ class ConfigTests(SynchronousTestCase):
              "GSMCP_AUTH_JWKS_FILE", "GSMCP_AUTH_REQUIRED_SCOPES",
              "GSMCP_AUTH_USER_CLAIM", "GSMCP_AUTH_USER_MAP",
              "GSMCP_AUTH_SCOPE_TOOLSETS", "GSMCP_READ_ONLY",
-             "GSMCP_ALLOW_UNAUTHENTICATED_REMOTE", "GSMCP_AUDIT_LOG"})
+             "GSMCP_ALLOW_UNAUTHENTICATED_REMOTE", "GSMCP_AUDIT_LOG",
+             "GSMCP_ALLOWED_HOSTS",
+             "GSMCP_REQUEST_DEADLINE", "GSMCP_MAX_CONNECTIONS",
+             "GSMCP_MAX_CONNECTIONS_PER_PEER"})
 
     def test_toolsetOptionsExampleWorks(self):
         """

@@ -226,7 +226,8 @@ class KernelClassTests(TemplateTestCase):
             "set_class_comment": dict(className="Object", comment="mine",
                                       kernelClasses=False),
             "delete_class": dict(className="Object", expected=None, kernelClasses=False),
-            "remove_dictionary": dict(dictionaryName="Globals"),
+            "remove_dictionary": dict(dictionaryName="Globals", expected=None,
+                                      expectedCount=None),
         }
         for name, arguments in cases.items():
             self.assertIn("gsmcpRefused", self.result(name, **arguments), name)
@@ -236,7 +237,7 @@ class KernelClassTests(TemplateTestCase):
             "compile_class_definition", className="Object", superclassName="Object",
             instVarNames=[], classVars=[], classInstVars=[], poolDictionaries=[],
             dictionaryName=None, options=[], expected=None, recompileMethods=True,
-            kernelClasses=False)
+            readMethods=" ", kernelClasses=False)
         self.assertIn("gsmcpRefused", found)
 
     def test_optionAllows(self):
@@ -291,7 +292,8 @@ class RemovalTests(TemplateTestCase):
     def test_removeDictionarySweepsStrayBindings(self):
         self.result("add_dictionary", dictionaryName="Extra")
         self.doit("UserGlobals at: #Extra put: (System myUserProfile objectNamed: #Extra)")
-        self.assertEqual(self.result("remove_dictionary", dictionaryName="Extra"),
+        self.assertEqual(self.result("remove_dictionary", dictionaryName="Extra",
+                                     expected=None, expectedCount=None),
                          {"dictionaryName": "Extra", "entries": 1})
         self.assertEqual(self.doit("UserGlobals includesKey: #Extra"), "false")
 

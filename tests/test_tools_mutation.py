@@ -16,7 +16,8 @@ from gsmcpd.tools.compiling import locatedErrors
 from gsmcpd.tools.mutation import MutationToolset
 from tests.toolharness import ToolHarness
 
-TOOLSETS = ("browsing", "mutation", "session", "execution", "testing")
+TOOLSETS = ("browsing", "listing", "mutation", "session", "execution",
+            "testing")
 
 WITHDRAW = ("withdraw: amount\n\t\"Overdrafts are not checked: "
             "AccountTest>>testWithdrawTooMuch says they should be.\"\n"
@@ -141,6 +142,7 @@ class DictionaryTests(MutationTestCase):
 
     @inlineCallbacks
     def test_remove(self):
+        yield self.succeed("list_classes", dictionaryName="Banking")
         result = yield self.succeed("remove_dictionary",
                                     dictionaryName="Banking")
         self.assertEqual(result["structuredContent"]["dictionaryName"],
@@ -170,6 +172,7 @@ class DictionaryTests(MutationTestCase):
         """
         before = self.code().symbolList()
         yield self.succeed("add_dictionary", dictionaryName="Tools")
+        yield self.succeed("list_classes", dictionaryName="Banking")
         yield self.succeed("remove_dictionary", dictionaryName="Banking")
         yield self.succeed("abort")
         self.assertEqual(self.code().symbolList(), before)
@@ -622,6 +625,10 @@ class ClassDefinitionTests(MutationTestCase):
         line and the compiler's message.
         """
         yield self.succeed("get_class_definition", className="AccountTest")
+        for selector in ("setUp", "testBroken", "testDeposit",
+                         "testWithdrawTooMuch"):
+            yield self.succeed("get_method_source", className="AccountTest",
+                               selector=selector)
         result = yield self.succeed(
             "compile_class_definition", className="AccountTest",
             superclassName="TestCase", instVarNames=["other"],
@@ -658,6 +665,8 @@ class ClassDefinitionTests(MutationTestCase):
     @inlineCallbacks
     def test_shapeChangeWithoutRecompile(self):
         yield self.succeed("get_class_definition", className="Greeter")
+        yield self.succeed("get_method_source", className="Greeter",
+                           selector="greet")
         result = yield self.succeed("compile_class_definition",
                                     className="Greeter",
                                     instVarNames=["name"],
@@ -675,6 +684,8 @@ class ClassDefinitionTests(MutationTestCase):
         history shrinks back.
         """
         yield self.succeed("get_class_definition", className="Greeter")
+        yield self.succeed("get_method_source", className="Greeter",
+                           selector="greet")
         yield self.succeed("compile_class_definition", className="Greeter",
                            instVarNames=["name"], recompileMethods=False)
         yield self.succeed("abort")

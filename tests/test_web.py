@@ -51,7 +51,7 @@ class TransportTestCase(TestCase):
         """
         self.dispatcher = dispatcher
         self.app = McpApp(self.sessions, dispatcher, self.clock,
-                          allowedOriginHosts=["app.example"],
+                          allowedOrigins=["app.example"],
                           requestTimeout=self.requestTimeout)
         self.treq = StubTreq(self.app.resource())
 

@@ -23,6 +23,7 @@ from gsmcpd.protocol.dispatch import ServerIdentity
 from gsmcpd.protocol.instructions import readInstructions, stockInstructions
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolsetError, buildToolsets
+from gsmcpd.transport.connections import ConnectionLimits
 
 __all__ = ["Config", "ConfigError", "Options"]
 
@@ -144,9 +145,12 @@ class Config:
                          "daemon's own session")
     accessLog = flag("access-log", "log a line per HTTP request (costs about "
                      "a quarter of the throughput)")
-    allowedOrigins = repeatable("allowed-origin", "a browser Origin host "
-                                "allowed besides loopback (the variable "
-                                "takes a space-separated list)",
+    allowedOrigins = repeatable("allowed-origin", "a browser origin "
+                                "allowed besides loopback: a host (any "
+                                "port) or a full origin such as "
+                                "http://localhost:3000 (that port only; a "
+                                "loopback one pins loopback to it); the "
+                                "variable takes a space-separated list",
                                 environ="GSMCP_ALLOWED_ORIGINS")
     # Security (docs/authentication.rst, gsmcpd.daemon.security).
     authIssuer = setting("auth-issuer", "OAuth authorization server's issuer "
@@ -180,15 +184,36 @@ class Config:
     auditLog = setting("audit-log", "file for the audit trail, a JSON object "
                        "a line (default: the daemon's log, with "
                        "authentication)")
+    allowedHosts = repeatable("allowed-host", "a name requests may use in "
+                              "their Host header besides loopback and the "
+                              "address they reached (the variable takes a "
+                              "space-separated list)",
+                              environ="GSMCP_ALLOWED_HOSTS")
+    requestDeadline = setting(
+        "request-deadline", "seconds a request's headers and body may take "
+        "to arrive, however slowly they trickle, or 'none'",
+        parse=positiveSecondsOrNone, default="10")
+    maxConnections = setting("max-connections", "most HTTP connections "
+                             "open at once, or 'none'", parse=countOrNone,
+                             default="512")
+    maxConnectionsPerPeer = setting(
+        "max-connections-per-peer", "most HTTP connections open at once from "
+        "one address, or 'none'", parse=countOrNone, default="128")
 
     lifetime = attr.ib(init=False, repr=False)
     toolsets = attr.ib(init=False, repr=False)
     scopeToolsets = attr.ib(init=False, repr=False)
     identity = attr.ib(init=False, repr=False)
+    connectionLimits = attr.ib(init=False, repr=False)
 
     def __attrs_post_init__(self):
         self._checkStone()
         checkSecurity(self, lambda name: optionOf(Config, name))
+        self._checkConnections()
+        object.__setattr__(self, "connectionLimits", ConnectionLimits(
+            requestDeadline=self.requestDeadline,
+            maxConnections=self.maxConnections,
+            maxConnectionsPerPeer=self.maxConnectionsPerPeer))
         # A frozen class sets what follows from its settings this way.
         object.__setattr__(self, "lifetime", self._lifetime())
         object.__setattr__(self, "toolsets", self._toolsets())
@@ -212,6 +237,18 @@ class Config:
                               "cannot also apply")
         if self.hostPassword and not self.hostUser:
             raise ConfigError("--host-password-file needs --host-user")
+
+    def _checkConnections(self):
+        # Each session's client holds an event stream and a call at once.
+        for name in ("maxConnections", "maxConnectionsPerPeer"):
+            cap = getattr(self, name)
+            if None not in (cap, self.maxSessions) and \
+                    cap < 2 * self.maxSessions:
+                raise ConfigError(
+                    f"{optionOf(Config, name)} {cap} leaves no room for "
+                    f"--max-sessions {self.maxSessions} clients, each with "
+                    f"an event stream and a call open (at least "
+                    f"{2 * self.maxSessions})")
 
     def _lifetime(self):
         # The lifetime settings are named as the policy's fields.

@@ -178,7 +178,8 @@ def assemble(config, library, reactor):
     app = McpApp(sessions,
                  Dispatcher(ToolCatalog(config.toolsets), config.identity),
                  reactor, config.allowedOrigins, pending,
-                 config.requestTimeout, config.pinnedViewGrace, audit)
+                 config.requestTimeout, config.pinnedViewGrace, audit,
+                 config.allowedHosts)
     root = app.resource()
     if gate is not None:
         root = BearerResource(root, gate, sessions)
@@ -191,7 +192,8 @@ def assemble(config, library, reactor):
         Maintenance("reaper", reaper.interval, reaper.maintain, reactor),
         Maintenance("hygiene", HYGIENE_INTERVAL, hygiene.maintain, reactor),
         Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
-        listeningService(endpoint, McpSite(root, config.accessLog)),
+        listeningService(endpoint, McpSite(
+            root, config.accessLog, config.connectionLimits, reactor)),
     ]
     serving[:0] = securityServices(reactor, contexts, audit, gate)
     banner = f"{config.port} (libgcits {library.version}" + (

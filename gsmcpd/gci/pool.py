@@ -12,7 +12,7 @@ from twisted.internet.task import LoopingCall
 from zope.interface import implementer
 
 from gsmcpd.gci.interfaces import ISessionPool
-from gsmcpd.gci.session import GemSession
+from gsmcpd.gci.session import GemSession, shielded
 
 
 class SessionLimitReached(Exception):
@@ -119,7 +119,9 @@ class GemSessionPool:
             self._closing.discard(gem)
             return result
 
-        return gem.logout().addBoth(released)
+        # The caller may stop waiting (a DELETE whose client gave up); the
+        # logout, and so the slot, does not depend on it.
+        return shielded(gem.logout().addBoth(released))
 
     def closeAll(self):
         """

@@ -58,6 +58,17 @@ class CallWithdrawn(Exception):
 _QUEUED, _RUNNING, _WITHDRAWN = "queued", "running", "withdrawn"
 
 
+def shielded(d):
+    """
+    A L{Deferred} with C{d}'s result that its holder may cancel without
+    cancelling C{d}: for work that must run to its end (a logout, a call
+    only a break can end) whoever stops waiting for it.
+    """
+    answer = Deferred()
+    d.chainDeferred(answer)
+    return answer
+
+
 @attr.s(eq=False, auto_attribs=True, slots=True)
 class _Call:
     """
@@ -196,7 +207,7 @@ class GemSession:
         """
         if self._abandoned:
             return succeed(None)
-        d = self._submit(self._doLogout, evenIfGone=True)
+        d = self._submit(self._doLogout, evenIfGone=True, withdrawable=False)
         self._endThread()
         return d
 
@@ -276,8 +287,15 @@ class GemSession:
             del self._calls[call.deferred]
             call.deferred.errback(CallWithdrawn(reason))
 
-    def _submit(self, work, evenIfGone=False):
-        d = Deferred()
+    def _submit(self, work, evenIfGone=False, withdrawable=True):
+        """
+        Queue C{work} for the session's thread.
+
+        Cancelling the answer withdraws a call that has not started (unless
+        it must run, as a logout must); a running call runs on, and the
+        session stays busy until it returns, since only a break ends it.
+        """
+        d = Deferred(self._cancelled if withdrawable else None)
         if self._abandoned:
             d.errback(SessionGone(number=0, message="abandoned", fatal=True))
             return d
@@ -286,9 +304,15 @@ class GemSession:
         self._queue.put(call)
         return d
 
+    def _cancelled(self, d):
+        call = self._calls.get(d)
+        if call is not None and self._withdraw(call):
+            del self._calls[d]
+
     def _over(self, call, outcome):
         """
-        On the reactor thread: C{call} is over with C{outcome}.
+        On the reactor thread: C{call} is over with C{outcome}, whether or
+        not its caller still waits for it.
         """
         if call.deferred is None:
             if isinstance(outcome, Failure):
@@ -296,6 +320,8 @@ class GemSession:
                                  "it", outcome, session=self.name)
             return
         del self._calls[call.deferred]
+        if call.deferred.called:
+            return
         if isinstance(outcome, Failure):
             call.deferred.errback(outcome)
         else:

@@ -13,6 +13,7 @@ from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from gsmcpd.observe.clipping import clipped
 from gsmcpd.protocol.jsonrpc import SERVER_ERROR, JsonRpcError
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.tools.templates.outcomes import GemGone
@@ -77,11 +78,14 @@ class CallRunner:
         """
         The client cancelled a request: end it if it is still running.
         """
-        run = session.calls.running.get(params.get("requestId"))
+        requestId = params.get("requestId")
+        run = session.calls.running.get(requestId) \
+            if isinstance(requestId, (str, int)) else None
         if run is not None:
             self.log.info("session {handle}: the client cancelled request "
-                          "{id!r}: {reason}", handle=session.handle,
-                          id=run.requestId, reason=params.get("reason"))
+                          "{id}: {reason}", handle=session.label,
+                          id=clipped(run.requestId),
+                          reason=clipped(params.get("reason")))
             run.end("cancelled")
 
     def _run(self, session, message, sink, asker):
@@ -150,6 +154,6 @@ class CallRunner:
     def _sessionGone(self, session, message, gone):
         self.log.error(
             "session {handle}: its gem died ({error}; reason: {reason})",
-            handle=session.handle, error=gone, reason=gone.reason)
+            handle=session.label, error=gone, reason=gone.reason)
         yield self._registry.close(session.handle, "its gem died")
         return SessionGoneError(gone).asResponse(message.id)

@@ -60,6 +60,11 @@ def negotiateVersion(requested):
 
 RESOURCE_NOT_FOUND = -32002
 
+MAX_SUBSCRIPTIONS = 100
+"""Resources one session may subscribe to."""
+MAX_URI_LENGTH = 1024
+"""Characters in a resource URI a session may subscribe to."""
+
 
 def _refuseCursor(params, method):
     """
@@ -153,7 +158,8 @@ class Dispatcher:
         if message.method != "tools/call":
             return False
         token = (message.params.get("_meta") or {}).get("progressToken")
-        tool = self.tools.get(message.params.get("name"))
+        name = message.params.get("name")
+        tool = self.tools.get(name) if isinstance(name, str) else None
         return token is not None or getattr(tool, "streams", False)
 
     def handle(self, session, message, context=NULL_CONTEXT):
@@ -219,7 +225,19 @@ class Dispatcher:
         return {"contents": contents}
 
     def _subscribe(self, session, params, context):
-        session.subscriptions.add(_required(params, "uri"))
+        uri = _required(params, "uri")
+        if len(uri) > MAX_URI_LENGTH:
+            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: a resource "
+                               f"URI is at most {MAX_URI_LENGTH} characters")
+        if self.surface.resolve(uri) is None:
+            raise JsonRpcError(RESOURCE_NOT_FOUND,
+                               f"Resource not found: {uri}", {"uri": uri})
+        if uri not in session.subscriptions and \
+                len(session.subscriptions) >= MAX_SUBSCRIPTIONS:
+            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: a session "
+                               f"holds at most {MAX_SUBSCRIPTIONS} "
+                               f"subscriptions; unsubscribe from one first")
+        session.subscriptions.add(uri)
         return {}
 
     def _unsubscribe(self, session, params, context):

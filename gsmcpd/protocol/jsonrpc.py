@@ -29,6 +29,8 @@ class JsonRpcError(Exception):
     code: int
     message: str
     data: object = None
+    requestId: object = attr.ib(default=None, kw_only=True)
+    """The id of the request refused, when it could be read."""
 
     def asResponse(self, id):
         error = {"code": self.code, "message": self.message}
@@ -75,6 +77,29 @@ def _refuseLoneSurrogates(value):
             _refuseLoneSurrogates(item)
 
 
+MAX_DEPTH = 64
+"""The deepest nesting of arrays and objects a message may have: far more
+than any MCP message needs, far less than would exhaust a stack."""
+
+
+def _refuseConstant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _deeperThan(document, limit):
+    """
+    Whether C{document} nests arrays and objects more than C{limit} deep
+    (iteratively: the check must not itself recurse).
+    """
+    level = [document] if isinstance(document, (dict, list)) else []
+    for _ in range(limit):
+        level = [child for value in level
+                 for child in (value.values() if isinstance(value, dict)
+                               else value)
+                 if isinstance(child, (dict, list))]
+    return bool(level)
+
+
 def parseMessage(body):
     """
     Parse one JSON-RPC message from a request body.
@@ -90,9 +115,17 @@ def parseMessage(body):
             PARSE_ERROR, f"Parse error: malformed UTF-8 at byte offset "
             f"{e.start} ({e.reason})")
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_constant=_refuseConstant)
     except ValueError as e:
         raise JsonRpcError(PARSE_ERROR, f"Parse error: {e}")
+    except RecursionError:
+        raise JsonRpcError(PARSE_ERROR, f"Parse error: nested deeper than "
+                           f"{MAX_DEPTH} levels")
+    # Counting brackets is cheap; walking a million elements is not.
+    if text.count("[") + text.count("{") > MAX_DEPTH and \
+            _deeperThan(document, MAX_DEPTH):
+        raise JsonRpcError(PARSE_ERROR, f"Parse error: nested deeper than "
+                           f"{MAX_DEPTH} levels")
     if _SURROGATE_ESCAPE.search(text):
         _refuseLoneSurrogates(document)
     if isinstance(document, list):
@@ -119,13 +152,19 @@ def parseMessage(body):
         return Message("response", None, messageId, {}, document)
     if not isinstance(method, str):
         raise JsonRpcError(INVALID_REQUEST,
-                           "Invalid Request: method must be a string")
+                           "Invalid Request: method must be a string",
+                           requestId=messageId)
     params = document.get("params", {})
     if params is None:
         params = {}
     if not isinstance(params, dict):
         raise JsonRpcError(
-            INVALID_PARAMS, "Invalid params: params must be an object")
+            INVALID_PARAMS, "Invalid params: params must be an object",
+            requestId=messageId)
+    if not isinstance(params.get("_meta", {}), dict):
+        raise JsonRpcError(
+            INVALID_PARAMS, "Invalid params: _meta must be an object",
+            requestId=messageId)
     kind = "request" if "id" in document else "notification"
     return Message(kind, method, messageId, params, document)
 

@@ -15,6 +15,7 @@ from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from gsmcpd.observe.clipping import clipped
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
 from gsmcpd.tools.questions import askEach
 
@@ -187,8 +188,8 @@ class RunningCall:
         gem.endCall(self.current, hard)
         if state == "queued":
             return
-        self._logger.info("session {handle}: request {id!r} ({why}): {step}",
-                      handle=self.session.handle, id=self.requestId,
+        self._logger.info("session {handle}: request {id} ({why}): {step}",
+                      handle=self.session.label, id=clipped(self.requestId),
                       why=self.why, step=step)
         if step == "soft":
             self._timer = self._clock.callLater(
@@ -231,3 +232,35 @@ class RunningCall:
             return None
         return self._explanation(
             STEPS.get(self.step, "withdrawing it before it started"))
+
+
+def breakUntilOut(gem, clock, stopGem):
+    """
+    Clear a closing session's way out: what runs on C{gem} takes a soft
+    break, then a hard one, then (if it took neither) the gem is stopped by
+    C{stopGem()} from another session, so its logout runs and its login is
+    given back.
+
+    @return: a callable that stops the escalation (once the logout is
+        done).
+    """
+    timers = []
+
+    def step(hard, then, nextStep):
+        gem.interrupt(hard)
+        timers[:] = [clock.callLater(then, nextStep)]
+
+    def stop():
+        if gem.busy:
+            stopGem()
+
+    step(False, HARD_BREAK_DELAY,
+         lambda: gem.busy and step(True, REPLACE_DELAY, stop))
+
+    def cancel():
+        for timer in timers:
+            if timer.active():
+                timer.cancel()
+
+    return cancel
+

@@ -123,6 +123,14 @@ class McpSession:
         return self._logBudget.spend()
 
     @property
+    def label(self):
+        """
+        How logs name this session: a prefix of its handle, which is not
+        enough to use it.
+        """
+        return self.handle[:8]
+
+    @property
     def busy(self):
         """
         Whether a call of this session is queued or running.

@@ -18,7 +18,7 @@ C{pinnedViewGrace}.  Neither is a time limit on a quiet stone.
 """
 
 import attr
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import TimeoutError, inlineCallbacks
 from twisted.logger import Logger
 
 from gsmcpd.tools.base import ToolCall, ToolError
@@ -26,6 +26,9 @@ from gsmcpd.tools.templates.outcomes import FAILURES
 from gsmcpd.tools.ledger import describeKey
 
 HYGIENE_INTERVAL = 60.0
+CHECK_TIME_LIMIT = 10.0
+"""Seconds one session's check may take before the pass goes on without
+it (its call, if running, runs on; if queued, it is withdrawn)."""
 CACHE_NAME_LIMIT = 31
 """The shared cache takes names of 1 to 31 characters."""
 
@@ -106,11 +109,11 @@ class GemPreparation:
             # One round trip: name the gem, learn the stone's backlog limit.
             state = yield call.runTemplate("open_session", {"name": name})
             self.log.info("session {handle}: gem named {name!r} in the "
-                          "shared cache", handle=session.handle,
+                          "shared cache", handle=session.label,
                           name=state["name"])
         except FAILURES as e:
             self.log.warn("session {handle}: preparing its gem: {error}",
-                          handle=session.handle, error=e)
+                          handle=session.label, error=e)
             return
         session.view.stoneSession = state["session"]
         session.view.signalAbortBacklog = state["signalAbortBacklog"]
@@ -160,9 +163,23 @@ class ViewHygiene:
             if session.busy:
                 busy.append(session)
             elif self._registry.get(session.handle) is session:
-                yield self.check(session)
+                yield self._limited(self.check(session), session)
         if busy and self._control is not None:
             yield self.checkPinned(busy)
+
+    def _limited(self, check, session):
+        """
+        C{check}, given up after L{CHECK_TIME_LIMIT}: one session whose gem
+        stopped answering must not stop maintenance for the others.
+        """
+        def gaveUp(failure):
+            failure.trap(TimeoutError)
+            self.log.warn("session {handle}: its view check did not finish "
+                          "within {limit:g}s; going on without it",
+                          handle=session.label, limit=CHECK_TIME_LIMIT)
+
+        return check.addTimeout(CHECK_TIME_LIMIT, self._clock).addErrback(
+            gaveUp)
 
     @inlineCallbacks
     def checkPinned(self, busy):
@@ -211,7 +228,7 @@ class ViewHygiene:
             state = yield call.runTemplate("session_state", {})
         except FAILURES as e:
             self.log.warn("session {handle}: reading its view: {error}",
-                          handle=session.handle, error=e)
+                          handle=session.label, error=e)
             return
         session.view.pinnedSince = None
         behind, limit = state["commitsBehind"], self.limitFor(session)
@@ -230,7 +247,7 @@ class ViewHygiene:
         session.view.notices.append(
             refreshNotice(behind, stale, moved["continued"]))
         self.log.info("session {handle}: view refreshed ({behind} commits "
-                      "behind)", handle=session.handle, behind=behind)
+                      "behind)", handle=session.label, behind=behind)
 
     def _stuck(self, session, behind, error):
         now = self._clock.seconds()
@@ -238,7 +255,7 @@ class ViewHygiene:
             session.view.stuckSince = now
             self.log.warn("session {handle}: its view cannot be moved "
                           "({error}); it is {behind} commits behind",
-                          handle=session.handle, error=error.message,
+                          handle=session.label, error=error.message,
                           behind=behind)
         elif now - session.view.stuckSince >= self.stuckViewGrace:
             self._registry.close(

@@ -190,7 +190,7 @@ class Reaper:
             else:
                 self.log.info("session {handle}: a ping lost to a stream "
                               "handover was discarded; the next pass sends "
-                              "another", handle=session.handle)
+                              "another", handle=session.label)
 
         d = self._pending.send(session, "ping")
         d.addErrback(lambda f: f.trap(ClientAnsweredError))

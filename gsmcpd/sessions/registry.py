@@ -8,6 +8,9 @@ the transport knows that header.
 from twisted.internet.defer import Deferred, DeferredList, maybeDeferred, succeed
 from twisted.logger import Logger
 
+from gsmcpd.gci.session import shielded
+from gsmcpd.observe.clipping import clipped
+from gsmcpd.sessions.breaks import breakUntilOut
 from gsmcpd.sessions.client import McpSession, newHandle
 
 
@@ -75,7 +78,8 @@ class SessionRegistry:
         def register(session):
             self._sessions[handle] = session
             self.log.info("session {handle} opened for {client}",
-                          handle=handle, client=session.clientInfo)
+                          handle=session.label,
+                          client=clipped(session.clientInfo))
             return session
 
         return d.addCallback(opened)
@@ -119,7 +123,7 @@ class SessionRegistry:
             return
         session.stream = None
         self.log.info("session {handle}: its client {how} the event stream",
-                      handle=session.handle,
+                      handle=session.label,
                       how="stopped reading" if stream.endedBy == "slow"
                       else "closed")
         if self.streamLossGrace == 0:
@@ -146,13 +150,29 @@ class SessionRegistry:
         timer = self._graceTimers.pop(handle, None)
         if timer is not None:
             timer.cancel()
-        self.log.info("session {handle} closed: {reason}", handle=handle,
+        self.log.info("session {handle} closed: {reason}",
+                      handle=session.label,
                       reason=reason)
         if session.stream is not None:
             session.stream.end()
         for observer in self.onClose:
             observer(session)
-        return self._pool.close(session.gem)
+        busy = session.busy
+        closing = self._pool.close(session.gem)
+        if busy:
+            # Its logout queues behind what runs: break that, and stop its
+            # gem if it takes no break, so the login comes back.
+            stopBreaking = breakUntilOut(
+                session.gem, self._clock,
+                lambda: self._stopAbandoned(session))
+            closing.addBoth(lambda result: (stopBreaking(), result)[1])
+        return shielded(closing)
+
+    def _stopAbandoned(self, session):
+        stoneSession = session.view.stoneSession
+        if self.stopGem is not None and stoneSession is not None:
+            maybeDeferred(self.stopGem, stoneSession).addErrback(
+                lambda f: self.log.failure("stopping an abandoned gem", f))
 
     def replaceGem(self, session, reason):
         """
@@ -164,11 +184,8 @@ class SessionRegistry:
         """
         old = session.gem
         self.log.warn("session {handle}: replacing its GemStone session: "
-                      "{reason}", handle=session.handle, reason=reason)
-        stoneSession = session.view.stoneSession
-        if self.stopGem is not None and stoneSession is not None:
-            maybeDeferred(self.stopGem, stoneSession).addErrback(
-                lambda f: self.log.failure("stopping an abandoned gem", f))
+                      "{reason}", handle=session.label, reason=reason)
+        self._stopAbandoned(session)
         d = self._pool.replace(old, name=session.handle[:8],
                                user=_userOf(session.principal))
 
@@ -179,7 +196,7 @@ class SessionRegistry:
 
         def failed(failure):
             self.log.failure("session {handle}: no replacement GemStone "
-                             "session", failure, handle=session.handle)
+                             "session", failure, handle=session.label)
             return self.close(session.handle, "its GemStone session could "
                               "not be replaced")
 

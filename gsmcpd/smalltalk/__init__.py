@@ -19,6 +19,7 @@ from .ast import (
 from .parser import (
     SmalltalkSyntaxError,
     leading_comment,
+    parse_selector,
     parse_expression,
     parse_method,
 )
@@ -41,5 +42,6 @@ __all__ = [
     "leading_comment",
     "parse_expression",
     "parse_method",
+    "parse_selector",
     "sent_selectors",
 ]

@@ -601,6 +601,46 @@ def parse_method(source: str) -> Method:
     return _Parser(source).method()
 
 
+def parse_selector(source: str) -> str:
+    """
+    The selector of a method definition, read from its pattern alone: all
+    a caller that needs only the name should pay for, on a source of any
+    size (the rest is left to the compiler).
+
+    @raise SmalltalkSyntaxError: if C{source} does not start with a method
+        pattern.
+    """
+    lexer = _Lexer(source)
+
+    def advance() -> _Token:
+        lexer.skip_blanks()
+        return lexer._next()
+
+    def argument() -> None:
+        token = advance()
+        if token.kind != "identifier":
+            raise _error(source, "expected an argument name", token.offset)
+
+    token = advance()
+    if token.kind == "identifier":
+        return token.value
+    if token.kind == "binary":
+        argument()
+        return token.value
+    if token.kind != "keyword":
+        raise _error(source, "expected a method pattern", token.offset)
+    keywords = [token.value]
+    argument()
+    while True:
+        before = lexer._pos
+        token = advance()
+        if token.kind != "keyword":
+            lexer._pos = before
+            return "".join(keywords)
+        keywords.append(token.value)
+        argument()
+
+
 def leading_comment(source: str) -> str | None:
     """
     Return the text of the comment that C{source} starts with (after

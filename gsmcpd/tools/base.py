@@ -8,11 +8,10 @@ structured result.
 """
 
 import functools
-import re
 
 import attr
-import jsonschema
 
+from gsmcpd.tools.arguments import STRICT_VALIDATOR, PlainArguments, capped
 from gsmcpd.tools.context import NULL_CONTEXT
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger, describeKey
@@ -69,7 +68,7 @@ class Tool:
     name: str
     title: str
     description: str
-    inputSchema: dict
+    inputSchema: dict = attr.ib(converter=capped)
     annotations: dict
     run: object
     outputSchema: dict | None = None
@@ -97,83 +96,32 @@ class Tool:
     @functools.cached_property
     def _validator(self):
         # Built once per tool, not once per call.
-        return jsonschema.Draft202012Validator(self.inputSchema)
+        return STRICT_VALIDATOR(self.inputSchema)
 
     @functools.cached_property
     def _plainArguments(self):
-        return _PlainArguments.of(self.inputSchema)
+        return PlainArguments.of(self.inputSchema)
 
     def validate(self, arguments):
         """
-        Check C{arguments} against the input schema.
+        Check C{arguments} against the input schema, stopping at the first
+        problem: a million bad elements must not cost a million messages.
 
         @raise ToolError: of kind C{invalidParams}, naming what is wrong.
         """
         plain = self._plainArguments
         if plain is not None and plain.accepts(arguments):
             return
-        problems = sorted(self._validator.iter_errors(arguments), key=str)
-        if problems:
-            where = problems[0].json_path
+        problem = next(self._validator.iter_errors(arguments), None)
+        if problem is not None:
+            # The message quotes the value, which may be a megabyte long.
+            message = problem.message
+            if len(message) > 300:
+                message = f"{message[:150]}…{message[-150:]}"
+            where = problem.json_path
             raise ToolError("invalidParams",
-                            f"invalid arguments for {self.name}: "
-                            f"{problems[0].message}"
-                            + ("" if where == "$" else f" (at {where})"))
-
-
-_PLAIN_TYPES = {"string": str, "integer": int, "boolean": bool}
-_PLAIN_KEYWORDS = frozenset({"type", "description", "default", "minLength",
-                             "minimum", "pattern"})
-
-
-@attr.s(frozen=True, auto_attribs=True)
-class _PlainArguments:
-    """
-    A closed input schema whose arguments are all plain strings, integers
-    or booleans, checked without jsonschema: most tools' schemas are, and
-    jsonschema costs more than the rest of a call's dispatch.  It only ever
-    accepts what jsonschema accepts; anything else goes to jsonschema for
-    the verdict and the message.
-    """
-
-    properties: dict
-    required: frozenset
-
-    @classmethod
-    def of(cls, schema):
-        """
-        The check for C{schema}, or L{None} when it is not that plain.
-        """
-        if set(schema) - {"type", "properties", "required",
-                          "additionalProperties"} or \
-                schema.get("additionalProperties") is not False:
-            return None
-        properties = {}
-        for name, each in schema["properties"].items():
-            if set(each) - _PLAIN_KEYWORDS or each.get("type") not in \
-                    _PLAIN_TYPES:
-                return None
-            pattern = each.get("pattern")
-            properties[name] = (_PLAIN_TYPES[each["type"]],
-                                each.get("minLength"), each.get("minimum"),
-                                pattern and re.compile(pattern))
-        return cls(properties, frozenset(schema.get("required", ())))
-
-    def accepts(self, arguments):
-        if not self.required <= arguments.keys():
-            return False
-        for name, value in arguments.items():
-            found = self.properties.get(name)
-            if found is None:
-                return False
-            kind, minLength, minimum, pattern = found
-            # bool is an int in Python, not in JSON Schema.
-            if type(value) is not kind or (
-                    minLength is not None and len(value) < minLength) or (
-                    minimum is not None and value < minimum) or (
-                    pattern is not None and not pattern.search(value)):
-                return False
-        return True
+                            f"invalid arguments for {self.name}: {message}"
+                            + ("" if where == "$" else f" (at {where[:300]})"))
 
 
 class ToolCall:

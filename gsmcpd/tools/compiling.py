@@ -3,6 +3,8 @@ What the compiler said, told to a client: compile errors located by line
 and column, and the report of a class definition.
 """
 
+from gsmcpd.smalltalk import (
+    SmalltalkSyntaxError, parse_method, parse_selector)
 from gsmcpd.tools.base import ToolError, closedSchema
 from gsmcpd.tools.ledger import describeKey, methodKey
 
@@ -80,3 +82,43 @@ def definitionReport(result):
         lines.append("dropped: "
                      + methodName(name, dropped["selector"], dropped["meta"]))
     return "\n".join(lines)
+
+
+def unreadMethodsRefusal(className, unread):
+    """
+    The refusal of a class redefinition that may drop methods this session
+    has not read.
+    """
+    return ToolError(
+        "refused", f"Redefining {className} this way (dropping an instance "
+        f"variable, or without recompiling) may drop methods this session "
+        f"has not read in its present view: {', '.join(unread[:20])}"
+        f"{' and more' if len(unread) > 20 else ''}; read them with "
+        f"get_method_source first, then retry.", {"unreadMethods": unread})
+
+
+PARSE_LIMIT = 64 << 10
+"""Characters of method source checked here before it is sent; of a longer
+one only the pattern is read, for the selector the guardrail needs."""
+
+
+def definedSelector(className, meta, source):
+    """
+    The selector C{source} defines, for the guardrail.  A long source is
+    left to the stone's compiler but for its pattern: parsing a megabyte
+    would stall every other client.
+
+    @raise ToolError: C{compileError}, when it does not parse.
+    """
+    try:
+        return parse_selector(source) if len(source) > PARSE_LIMIT \
+            else parse_method(source).selector
+    except SmalltalkSyntaxError as e:
+        offset, message = e.offset + 1, e.message
+    except RecursionError:
+        offset, message = 1, "blocks or expressions nest too deeply to parse"
+    raise compileError(
+        f"The method source for {className} does not parse",
+        {"className": className, "meta": meta, "selector": None},
+        locatedErrors(source, [{"offset": offset, "number": None,
+                                "message": message}]))

@@ -20,14 +20,24 @@ def classKey(className):
     return ("class", className)
 
 
+def dictionaryKey(dictionaryName):
+    """
+    The classes a symbol dictionary holds, as one thing read.
+    """
+    return ("dictionary", dictionaryName)
+
+
 def describeKey(key):
     """
     How a message names what a key stands for: C{Account>>deposit:},
-    C{Account class>>new}, C{the class Account}.
+    C{Account class>>new}, C{the class Account}, C{the dictionary
+    Accounting, which holds classes,}.
     """
     if key[0] == "method":
         _, className, meta, selector = key
         return f"{className}{' class' if meta else ''}>>{selector}"
+    if key[0] == "dictionary":
+        return f"the dictionary {key[1]}, which holds classes,"
     return f"the class {key[1]}"
 
 
@@ -47,6 +57,16 @@ class ReadLedger:
         The text last read of C{key} in this view, or L{None}.
         """
         return self._texts.get(key)
+
+    def methodsRead(self, className):
+        """
+        The methods of C{className} read in this view, as the
+        compile_class_definition template looks them up: space-separated,
+        C{class>>} before a class-side selector, a space at each end.
+        """
+        return " " + " ".join(
+            ("class>>" if key[2] else "") + key[3] for key in self._texts
+            if key[0] == "method" and key[1] == className) + " "
 
     def forget(self, key):
         self._texts.pop(key, None)

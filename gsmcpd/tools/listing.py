@@ -11,7 +11,8 @@ from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.base import (
     Tool, ToolResult, Toolset, annotations, closedSchema)
-from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties
+from gsmcpd.tools.ledger import dictionaryKey
+from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties, window
 
 DICTIONARY_NAME = {"type": "string", "minLength": 1,
                    "description": "the symbol dictionary's name, as "
@@ -131,6 +132,11 @@ class ListingToolset(Toolset):
         dictionary = arguments["dictionaryName"]
         names = yield call.runTemplate("list_classes",
                                        {"dictionaryName": dictionary})
+        offset, limit = window(arguments)
+        if offset == 0 and (limit is None or limit >= len(set(names))):
+            # Seen whole, which removing the dictionary asks for.
+            call.ledger.recordRead(dictionaryKey(dictionary),
+                                   " ".join(sorted(set(names))))
         returnValue(pagedResult(
             [{"className": name, "dictionary": dictionary}
              for name in sorted(set(names), key=nameOrder)],

@@ -15,17 +15,18 @@ change what is the stone's business (its users and security policies).
 
 from twisted.internet.defer import inlineCallbacks, returnValue
 
-from gsmcpd.smalltalk import SmalltalkSyntaxError, parse_method
+from gsmcpd.tools.arguments import (
+    BOOLEAN, IDENTIFIER, INTEGER, STRING, flagArgument, namesArgument,
+    stringArgument)
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
 from gsmcpd.tools.compiling import (
-    COMPILE_ERROR_SCHEMA, compileError, definitionReport, locatedErrors,
-    methodName)
+    COMPILE_ERROR_SCHEMA, compileError, definedSelector, definitionReport,
+    locatedErrors, methodName, unreadMethodsRefusal)
 from gsmcpd.tools.confirm import (
     CONFIRM_OPTION, confirmClassDeletion, confirmedIf, confirming)
-from gsmcpd.tools.ledger import classKey, describeKey, methodKey
-
-IDENTIFIER = "^[A-Za-z][A-Za-z0-9_]*$"
+from gsmcpd.tools.ledger import (
+    classKey, describeKey, dictionaryKey, methodKey)
 
 KERNEL_DICTIONARIES = ("Globals", "UserGlobals", "Published")
 """The kernel's own symbol dictionaries, which remove_dictionary refuses."""
@@ -34,25 +35,8 @@ DEFAULT_CATEGORY = "as yet unclassified"
 
 NOT_COMMITTED = " Not committed."
 
-_STRING = {"type": "string"}
-_BOOLEAN = {"type": "boolean"}
-_INTEGER = {"type": "integer"}
-
-def _string(description, **constraints):
-    return dict(_STRING, description=description, **constraints)
-
-
-def _names(description):
-    return {"type": "array", "description": description,
-            "items": {"type": "string", "pattern": IDENTIFIER}}
-
-
-def _flag(description):
-    return dict(_BOOLEAN, description=description)
-
-
-_CLASS_NAME = _string("name of the class")
-_META = _flag("true for the class-side method (default false)")
+_CLASS_NAME = stringArgument("name of the class")
+_META = flagArgument("true for the class-side method (default false)")
 
 
 class MutationToolset(Toolset):
@@ -67,8 +51,12 @@ class MutationToolset(Toolset):
         "Read before you overwrite: changing or deleting an existing method "
         "needs get_method_source (or export_class_source) first, and "
         "redefining or deleting a class needs get_class_definition first, "
-        "in your present view (commit, abort and refresh end it); a write "
-        "over something that changed since you read it is refused. compile_class_definition builds the "
+        "in your present view (commit, abort and refresh end it); so does "
+        "every method a redefinition may drop (one that removes an instance "
+        "variable or skips recompiling), and removing a dictionary that "
+        "holds classes needs list_classes; a write over something that "
+        "changed since you read it is refused. compile_class_definition "
+        "builds the "
         "definition from named parts and evaluates nothing; on a shape "
         "change it recompiles the class's methods and reports any that fail.")
 
@@ -79,24 +67,26 @@ class MutationToolset(Toolset):
                  "Create a SymbolDictionary and append it to this user's "
                  "symbol list. Refused if something of that name is already "
                  "in the symbol list." + NOT_COMMITTED,
-                 closedSchema({"dictionaryName": _string(
+                 closedSchema({"dictionaryName": stringArgument(
                      "name of the new dictionary", pattern=IDENTIFIER)},
                      required=["dictionaryName"]),
                  annotations(False), self.addDictionary,
-                 closedSchema({"dictionaryName": _STRING,
-                               "position": _INTEGER},
+                 closedSchema({"dictionaryName": STRING,
+                               "position": INTEGER},
                               required=["dictionaryName", "position"])),
             Tool("remove_dictionary", "Remove symbol dictionary",
                  "Remove a symbol dictionary from this user's symbol list "
                  "(destructive: what it holds can no longer be named). The "
-                 "kernel's Globals, UserGlobals and Published are refused."
+                 "kernel's Globals, UserGlobals and Published are refused. "
+                 "A dictionary holding classes needs list_classes first, in "
+                 "your present view, and is refused if they changed since."
                  + NOT_COMMITTED,
-                 closedSchema({"dictionaryName": _string(
+                 closedSchema({"dictionaryName": stringArgument(
                      "name of the dictionary to remove")},
                      required=["dictionaryName"]),
                  annotations(False, destructive=True), self.removeDictionary,
-                 closedSchema({"dictionaryName": _STRING,
-                               "entries": _INTEGER},
+                 closedSchema({"dictionaryName": STRING,
+                               "entries": INTEGER},
                               required=["dictionaryName", "entries"]),
                  streams=confirms),
             Tool("compile_class_definition", "Define or redefine a class",
@@ -113,24 +103,24 @@ class MutationToolset(Toolset):
                  "fail are reported, or with recompileMethods false they are "
                  "dropped." + NOT_COMMITTED,
                  closedSchema({
-                     "className": _string("name of the class",
+                     "className": stringArgument("name of the class",
                                           pattern=IDENTIFIER),
-                     "superclassName": _string(
+                     "superclassName": stringArgument(
                          "name of the superclass (default Object)"),
-                     "instVarNames": _names("instance variable names"),
-                     "classVars": _names("class variable names"),
-                     "classInstVars": _names(
+                     "instVarNames": namesArgument("instance variable names"),
+                     "classVars": namesArgument("class variable names"),
+                     "classInstVars": namesArgument(
                          "class-side instance variable names"),
                      "poolDictionaries": {
-                         "type": "array", "items": _STRING,
+                         "type": "array", "items": STRING,
                          "description": "names of pool dictionaries in the "
                                         "symbol list"},
-                     "dictionary": _string(
+                     "dictionary": stringArgument(
                          "dictionary to define the class in (default: where "
                          "it is now, else UserGlobals)"),
-                     "options": _names(
+                     "options": namesArgument(
                          "class options, e.g. subclassesDisallowed"),
-                     "recompileMethods": _flag(
+                     "recompileMethods": flagArgument(
                          "on a shape change, recompile the old version's "
                          "methods onto the new one (default true); false "
                          "drops them")},
@@ -138,17 +128,17 @@ class MutationToolset(Toolset):
                  annotations(False, destructive=True),
                  self.compileClassDefinition,
                  closedSchema({
-                     "className": _STRING, "dictionary": _STRING,
-                     "created": _BOOLEAN, "newVersion": _BOOLEAN,
-                     "changed": _BOOLEAN, "definition": _STRING,
-                     "recompiled": _INTEGER,
+                     "className": STRING, "dictionary": STRING,
+                     "created": BOOLEAN, "newVersion": BOOLEAN,
+                     "changed": BOOLEAN, "definition": STRING,
+                     "recompiled": INTEGER,
                      "failures": {"type": "array", "items": closedSchema({
-                         "selector": _STRING, "meta": _BOOLEAN,
+                         "selector": STRING, "meta": BOOLEAN,
                          "errors": {"type": "array",
                                     "items": COMPILE_ERROR_SCHEMA}},
                          required=["selector", "meta", "errors"])},
                      "dropped": {"type": "array", "items": closedSchema({
-                         "selector": _STRING, "meta": _BOOLEAN},
+                         "selector": STRING, "meta": BOOLEAN},
                          required=["selector", "meta"])}},
                      required=["className", "dictionary", "created",
                                "newVersion", "changed", "definition",
@@ -163,16 +153,16 @@ class MutationToolset(Toolset):
                  "compile." + NOT_COMMITTED,
                  closedSchema({
                      "className": _CLASS_NAME,
-                     "source": _string("the method's full source"),
-                     "category": _string("method category"),
+                     "source": stringArgument("the method's full source"),
+                     "category": stringArgument("method category"),
                      "meta": _META},
                      required=["className", "source"]),
                  annotations(False, destructive=True), self.compileMethod,
                  closedSchema({
-                     "className": _STRING, "meta": _BOOLEAN,
-                     "selector": _STRING, "category": _STRING,
-                     "created": _BOOLEAN,
-                     "warnings": {"type": "array", "items": _STRING}},
+                     "className": STRING, "meta": BOOLEAN,
+                     "selector": STRING, "category": STRING,
+                     "created": BOOLEAN,
+                     "warnings": {"type": "array", "items": STRING}},
                      required=["className", "meta", "selector", "category",
                                "created", "warnings"])),
             Tool("delete_method", "Delete method",
@@ -180,14 +170,14 @@ class MutationToolset(Toolset):
                  "get_method_source first." + NOT_COMMITTED,
                  closedSchema({
                      "className": _CLASS_NAME,
-                     "selector": _string("selector of the method"),
+                     "selector": stringArgument("selector of the method"),
                      "meta": _META},
                      required=["className", "selector"]),
                  annotations(False, destructive=True, idempotent=True),
                  self.deleteMethod,
                  closedSchema({
-                     "className": _STRING, "meta": _BOOLEAN,
-                     "selector": _STRING, "category": _STRING},
+                     "className": STRING, "meta": BOOLEAN,
+                     "selector": STRING, "category": STRING},
                      required=["className", "meta", "selector",
                                "category"]),
                  streams=confirms),
@@ -201,19 +191,19 @@ class MutationToolset(Toolset):
                  annotations(False, destructive=True, idempotent=True),
                  self.deleteClass,
                  closedSchema({
-                     "className": _STRING, "dictionary": _STRING,
-                     "methods": _INTEGER},
+                     "className": STRING, "dictionary": STRING,
+                     "methods": INTEGER},
                      required=["className", "dictionary", "methods"]),
                  streams=confirms),
             Tool("set_class_comment", "Set class comment",
                  "Replace a class's comment." + NOT_COMMITTED,
                  closedSchema({
                      "className": _CLASS_NAME,
-                     "comment": _string("the new comment")},
+                     "comment": stringArgument("the new comment")},
                      required=["className", "comment"]),
                  annotations(False, destructive=True, idempotent=True),
                  self.setClassComment,
-                 closedSchema({"className": _STRING, "comment": _STRING},
+                 closedSchema({"className": STRING, "comment": STRING},
                               required=["className", "comment"])),
         ]
 
@@ -236,7 +226,15 @@ class MutationToolset(Toolset):
         yield confirmedIf(self, call, f"Remove the symbol dictionary {name} "
                           "from your symbol list, with every class and global "
                           "in it?", f"remove dictionary {name}")
-        value = yield call.runTemplate("remove_dictionary", arguments)
+        # The guardrail covers the classes it holds, as list_classes shows.
+        key = dictionaryKey(name)
+        listing = call.ledger.lastRead(key)
+        value = yield self._guarded(
+            call, "remove_dictionary", {
+                "dictionaryName": name, "expectedCount": None
+                if listing is None else str(len(listing.split()))},
+            key, "list_classes")
+        call.ledger.forget(key)
         call.journal.record("removed", f"dictionary {name}")
         returnValue(ToolResult(
             f"Removed dictionary {name} from the symbol list (it held "
@@ -256,10 +254,13 @@ class MutationToolset(Toolset):
                 "poolDictionaries": arguments.get("poolDictionaries", []),
                 "dictionaryName": arguments.get("dictionary"),
                 "options": arguments.get("options", []),
-                "recompileMethods": arguments.get("recompileMethods", True)},
+                "recompileMethods": arguments.get("recompileMethods", True),
+                "readMethods": call.ledger.methodsRead(className)},
             key, "get_class_definition",
             "redefining it would leave them subclasses of the old version; "
             "change them first")
+        if "unreadMethods" in value:
+            raise unreadMethodsRefusal(className, value["unreadMethods"])
         call.ledger.recordRead(key, value["definition"])
         call.journal.record("defined", f"class {className}", className)
         failures = [{"selector": f["selector"], "meta": f["meta"],
@@ -273,15 +274,7 @@ class MutationToolset(Toolset):
     def compileMethod(self, call, arguments):
         className, source = arguments["className"], arguments["source"]
         meta = arguments.get("meta", False)
-        try:
-            selector = parse_method(source).selector
-        except SmalltalkSyntaxError as e:
-            raise compileError(
-                f"The method source for {className} does not parse",
-                {"className": className, "meta": meta, "selector": None},
-                locatedErrors(source, [{"offset": e.offset + 1,
-                                        "number": None,
-                                        "message": e.message}]))
+        selector = definedSelector(className, meta, source)
         value = yield self._guarded(
             call, "compile_method", {
                 "className": className, "meta": meta, "selector": selector,
@@ -294,6 +287,13 @@ class MutationToolset(Toolset):
                 {"className": className, "meta": meta, "selector": selector},
                 locatedErrors(source, value["compileErrors"]))
         compiled = value["selector"]
+        if compiled != selector:
+            # The guardrail vouched for #selector only.
+            raise ToolError(
+                "refused", f"The stone compiled this source as "
+                f"{methodName(className, compiled, meta)}, not "
+                f"{named} as this server read it; the change is not "
+                f"committed: abort undoes it.")
         call.ledger.recordRead(methodKey(className, compiled, meta),
                                value["source"])
         call.journal.record("compiled", methodName(className, compiled, meta),

@@ -1,20 +1,17 @@
 """
 The checks a request passes before anything answers it, and the refusal
-each raises: the Origin and protocol-version headers, the session id.
+each raises: the Host, Origin and protocol-version headers, the session
+id.
 
 A refusal is raised as a L{Refusal}; the app's one error handler renders
 it as a JSON-RPC error with its HTTP status.
 """
-
-from urllib.parse import urlsplit
 
 import attr
 
 from gsmcpd.protocol.dispatch import SUPPORTED_PROTOCOL_VERSIONS
 from gsmcpd.protocol.eras import HANDSHAKE_ERA_VERSIONS
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST
-
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 TOLERATED_VERSION_HEADERS = ("2025-03-26",)
 """Revisions never negotiated here but accepted in the header of a request
@@ -39,36 +36,25 @@ class Refusal(Exception):
     code: int = INVALID_REQUEST
 
 
-def originHost(origin):
+def checkHeaders(request, origins, hosts):
     """
-    The lowercased host of an C{Origin} header value, or L{None}.
-    """
-    try:
-        return urlsplit(origin).hostname
-    except ValueError:
-        return None
+    The gates common to every verb: Host, Origin, then protocol version.
 
-
-def allowedHosts(extra):
+    @param origins: the L{OriginPolicy}.
+    @param hosts: the L{HostPolicy}.
+    @raise Refusal: 421, 403 or 400.
     """
-    The hosts a browser page may call from: loopback, and C{extra} (hosts
-    or origins).
-    """
-    return LOOPBACK_HOSTS | {originHost(host) or host.lower()
-                             for host in extra}
-
-
-def checkHeaders(request, allowedOriginHosts):
-    """
-    The gates common to every verb: Origin, then protocol version.
-
-    @raise Refusal: 403 or 400.
-    """
+    host = request.getHeader(b"host")
+    if not hosts.allows(None if host is None else host.decode("latin-1"),
+                        getattr(request.getHost(), "host", None)):
+        raise Refusal(421, f"Misdirected Request: this server does not "
+                      f"answer to Host {host.decode('latin-1')[:200]!r} "
+                      "(see --allowed-host)")
     origin = request.getHeader(b"origin")
-    if origin is not None and originHost(
-            origin.decode("latin-1")) not in allowedOriginHosts:
-        raise Refusal(403, f"Forbidden: Origin {origin.decode('latin-1')!r} "
-                      "is not allowed")
+    if origin is not None and not origins.allows(origin.decode("latin-1")):
+        raise Refusal(403, f"Forbidden: Origin "
+                      f"{origin.decode('latin-1')[:200]!r} is not allowed "
+                      "(see --allowed-origin)")
     version = (request.getHeader(VERSION_HEADER) or b"").decode(
         "latin-1").strip()
     # A version outside the handshake era is the 2026 era's to answer

@@ -11,13 +11,15 @@ import secrets
 from klein import Klein
 from twisted.internet.defer import inlineCallbacks
 from twisted.logger import Logger
-from twisted.python.failure import Failure
-from twisted.web.server import Request, Site
+from twisted.web.server import Request
 from werkzeug.exceptions import HTTPException
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.gci.session import shielded
+from gsmcpd.observe.clipping import clipped
 from gsmcpd.protocol.calls import CallRunner
+from gsmcpd.protocol.dispatch import negotiateVersion
 from gsmcpd.protocol.eras import isModern
 from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
 from gsmcpd.protocol.modern import ModernEndpoint
@@ -28,14 +30,14 @@ from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.gates import (
-    SESSION_HEADER, VERSION_HEADER, Refusal, allowedHosts, checkHeaders,
-    namedSession)
+    SESSION_HEADER, VERSION_HEADER, Refusal, checkHeaders, namedSession)
+from gsmcpd.transport.connections import (
+    MAX_BODY_BYTES, ConnectionLimits, GuardedSite)
+from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 from gsmcpd.transport.modern import ModernPost
 from gsmcpd.transport.sse import (
     CallStream, EventSequence, EventStream, parseEventId)
 
-MAX_BODY_BYTES = 4 << 20
-"""The largest request body accepted; a larger one is answered 413."""
 
 
 class CappedRequest(Request):
@@ -48,25 +50,30 @@ class CappedRequest(Request):
     """The id of the JSON-RPC request it carries, once parsed, so an error
     handler answers with it."""
 
+    defaultContentType = b"application/json"
+
     def handleContentChunk(self, data):
         room = MAX_BODY_BYTES + 1 - self.content.tell()
         if room > 0:
             self.content.write(data[:room])
 
 
-class McpSite(Site):
+class McpSite(GuardedSite):
     """
-    The daemon's site: requests capped in size, and an access log only when
-    asked for (a line per request costs about a quarter of the throughput,
-    and the daemon logs what matters itself).  No POST body is parsed as
-    an HTML form: twisted.web would otherwise parse every POST's
-    Content-Type through the email package to look for one.
+    The daemon's site: connections guarded (L{ConnectionLimits}), requests
+    capped in size, and an access log only when asked for (a line per
+    request costs about a quarter of the throughput, and the daemon logs
+    what matters itself).  No POST body is parsed as an HTML form:
+    twisted.web would otherwise parse every POST's Content-Type through the
+    email package to look for one.
     """
 
     requestFactory = CappedRequest
 
-    def __init__(self, resource, accessLog=False):
-        super().__init__(resource, parsePOSTFormSubmission=False)
+    def __init__(self, resource, accessLog=False, limits=ConnectionLimits(),
+                 reactor=None):
+        super().__init__(resource, limits, reactor,
+                         parsePOSTFormSubmission=False)
         self._accessLog = accessLog
 
     def log(self, request):
@@ -91,8 +98,8 @@ class McpApp:
     """
     The C{/mcp} endpoint.
 
-    @ivar allowedOriginHosts: hosts a browser page may call from, besides
-        loopback.
+    @ivar origins: the L{OriginPolicy}: which browser pages may call.
+    @ivar hosts: the L{HostPolicy}: which names requests may address.
     @ivar pending: the server's outstanding requests to clients.
     @ivar calls: the L{CallRunner} every request is handed to.
     """
@@ -100,10 +107,12 @@ class McpApp:
     app = Klein()
     log = Logger()
 
-    def __init__(self, sessions, dispatcher, clock, allowedOriginHosts=(),
+    def __init__(self, sessions, dispatcher, clock, allowedOrigins=(),
                  pending=None, requestTimeout=None, pinnedViewGrace=None,
-                 audit=None):
+                 audit=None, allowedHosts=()):
         """
+        @param allowedOrigins: C{--allowed-origin} values.
+        @param allowedHosts: C{--allowed-host} values.
         @param requestTimeout: the per-request deadline in seconds, or
             L{None}.
         @param audit: where each tool call is recorded (an
@@ -124,7 +133,8 @@ class McpApp:
         self.modern = ModernPost(
             ModernEndpoint(dispatcher, self.calls, sessions, clock),
             self.notices, clock)
-        self.allowedOriginHosts = allowedHosts(allowedOriginHosts)
+        self.origins = OriginPolicy.fromOptions(allowedOrigins)
+        self.hosts = HostPolicy.fromOptions(allowedHosts)
 
     def resource(self):
         return self.app.resource()
@@ -141,7 +151,7 @@ class McpApp:
     @app.route("/mcp", methods=["POST"])
     @inlineCallbacks
     def post(self, request):
-        checkHeaders(request, self.allowedOriginHosts)
+        checkHeaders(request, self.origins, self.hosts)
         body = request.content.read(MAX_BODY_BYTES + 1)
         if len(body) > MAX_BODY_BYTES:
             raise Refusal(413, f"Payload Too Large: request bodies are capped "
@@ -149,6 +159,7 @@ class McpApp:
         try:
             message = parseMessage(body)
         except JsonRpcError as e:
+            request.mcpMessageId = e.requestId
             raise Refusal(400, e.message, e.code)
         if message.kind == "request":
             request.mcpMessageId = message.id
@@ -173,15 +184,26 @@ class McpApp:
         if self.dispatcher.streams(message) and \
                 b"text/event-stream" in (request.getHeader(b"accept") or b""):
             stream = self._callStream(request, session, message)
-        try:
-            response = yield self.calls.handle(session, message, stream)
-        except Exception:
-            if stream is None:
-                raise
-            # The stream has begun: its last event carries the error.
-            response = self._internalError(request, Failure())
+        elif message.kind == "request":
+            # Its answer can no longer reach anyone: a disconnect is a
+            # cancellation, ended as notifications/cancelled ends one.
+            request.notifyFinish().addErrback(
+                lambda _: self.calls.cancel(session, {
+                    "requestId": message.id,
+                    "reason": "the client disconnected"}))
+        answered = self.calls.handle(session, message, stream)
         if stream is not None:
-            return stream.finish(response)
+            # Finished when the call is, whether or not this POST is still
+            # there: a dropped stream is resumed with Last-Event-ID.  The
+            # stream has begun, so its last event carries a bug's error.
+            answered.addErrback(
+                lambda failure: self._internalError(request, failure))
+            answered.addCallback(stream.finish)
+        # A client that hangs up does not end the call's bookkeeping: a
+        # call runs until its gem answers.
+        response = yield shielded(answered)
+        if stream is not None:
+            return response
         if response is None:
             request.setResponseCode(202)
             return b""
@@ -203,15 +225,18 @@ class McpApp:
         params = message.params
         try:
             opening = self.sessions.open(
-                params.get("protocolVersion"), params.get("clientInfo"),
-                params.get("capabilities"), principalOf(request))
+                negotiateVersion(params.get("protocolVersion")),
+                params.get("clientInfo"), params.get("capabilities"),
+                principalOf(request))
         except SessionLimitReached as e:
             return self._json(request, JsonRpcError(
                 SERVER_ERROR, str(e), {"kind": "sessionLimit",
                                        "limit": e.limit}
             ).asResponse(message.id))
         try:
-            session = yield opening
+            # A client that hangs up mid-login leaves a session it will never
+            # use; the reaper releases it, counted all along.
+            session = yield shielded(opening)
         except GciError as e:
             self.log.error("GemStone login failed: {error} ({reason})",
                            error=e, reason=e.reason)
@@ -240,7 +265,7 @@ class McpApp:
             request.setResponseCode(405)
             request.setHeader(b"allow", b"GET, POST, DELETE")
             return b""
-        checkHeaders(request, self.allowedOriginHosts)
+        checkHeaders(request, self.origins, self.hosts)
         session = self._session(request)
         resumed = parseEventId(
             (request.getHeader(b"last-event-id") or b"").decode("latin-1"))
@@ -257,10 +282,12 @@ class McpApp:
     @app.route("/mcp", methods=["DELETE"])
     @inlineCallbacks
     def delete(self, request):
-        checkHeaders(request, self.allowedOriginHosts)
+        checkHeaders(request, self.origins, self.hosts)
         session = self._session(request)
+        # Answered once the session is gone: its running call broken and
+        # its GemStone session logged out, whether or not we are heard.
         yield self.sessions.close(session.handle, "the client deleted it")
-        return b""
+        return self._json(request, {})
 
     # Errors: every answer is JSON, whatever went wrong.
 
@@ -305,8 +332,8 @@ class McpApp:
         self.log.error("internal error {correlation} answering {method} "
                        "{path}: {error}", correlation=correlation,
                        method=request.method.decode("latin-1"),
-                       path=request.path.decode("latin-1"),
-                       error=failure.getErrorMessage())
+                       path=clipped(request.path.decode("latin-1")),
+                       error=clipped(failure.getErrorMessage()))
         self.log.debug("internal error {correlation}: {traceback}",
                        correlation=correlation,
                        traceback=failure.getTraceback())

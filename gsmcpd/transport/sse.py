@@ -10,6 +10,7 @@ writes stay paused past L{WRITE_BLOCKED_LIMIT} is dropped.
 """
 
 import collections
+import re
 
 from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import IPushProducer
@@ -191,12 +192,18 @@ class EventSequence:
                 f"data: \n\n").encode("ascii")
 
 
+EVENT_NUMBER = re.compile("[0-9]{1,18}")
+"""An event number as this server writes it: ASCII digits, well inside
+what a client could have been sent."""
+
+
 def parseEventId(text):
     """
     C{(key, number)} from a C{Last-Event-ID}, or L{None}.
     """
     key, _, number = (text or "").partition(":")
-    return (key, int(number)) if key and number.isdigit() else None
+    return (key, int(number)) if key and EVENT_NUMBER.fullmatch(number) \
+        else None
 
 
 @implementer(ICallSink)
@@ -226,7 +233,18 @@ class CallStream:
         self._ticker = LoopingCall(self._elapsed)
         self._ticker.clock = clock
         self.wantsProgress = token is not None
-        if self.wantsProgress:
+        self._toolReports = False
+        self._listen(request)
+
+    def _listen(self, request):
+        """
+        Send on C{request} until its client goes; the elapsed-time reports
+        run only while someone listens.
+        """
+        self._request = request
+        request.notifyFinish().addBoth(lambda _: self._detach(request))
+        if self.wantsProgress and not self._toolReports and \
+                not self._ticker.running:
             self._ticker.start(PROGRESS_INTERVAL, now=False)
 
     def post(self, message):
@@ -242,6 +260,7 @@ class CallStream:
         The tool's own progress; it replaces the elapsed-time reports, so
         the numbers a client sees only ever increase.
         """
+        self._toolReports = True
         self._stopTicker()
         self._progress(progress, total, message)
 
@@ -283,14 +302,14 @@ class CallStream:
             request.write(data)
         if self.finished:
             return succeed(None)
-        self._request = request
         self._resumed = Deferred(lambda _: self._detach(request))
-        request.notifyFinish().addBoth(lambda _: self._detach(request))
+        self._listen(request)
         return self._resumed
 
     def _detach(self, request):
         if self._request is request:
             self._request = None
+            self._stopTicker()
 
     def finish(self, response):
         """

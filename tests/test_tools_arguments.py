@@ -8,13 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.tools.base import _PlainArguments
+from gsmcpd.tools.arguments import PlainArguments
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.templates.outcomes import ToolError
 
 CATALOG = ToolCatalog.named()
 PLAIN = [tool for tool in CATALOG
-         if _PlainArguments.of(tool.inputSchema) is not None]
+         if PlainArguments.of(tool.inputSchema) is not None]
 NAMES = sorted({name for tool in CATALOG
                 for name in tool.inputSchema["properties"]} | {"other"})
 
@@ -62,5 +62,5 @@ class PlainArgumentsTests(SynchronousTestCase):
                           {"selector": "x", "limit": True})
 
     def test_notPlain(self):
-        self.assertIsNone(_PlainArguments.of(
+        self.assertIsNone(PlainArguments.of(
             CATALOG.get("compile_class_definition").inputSchema))

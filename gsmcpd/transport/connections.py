@@ -1,0 +1,254 @@
+"""
+Connection-level defences: what a client can hold before it has sent a
+whole request.
+
+A request's head and body must arrive within a total deadline, however
+slowly they trickle; a header line, the number of headers and a declared
+body are capped and answered (C{431}, C{413}) as soon as they are known to
+be too large; open connections are capped overall and per peer address.
+Every refusal is a JSON-RPC error body, never an empty close.  Once a
+request has arrived, its connection is the application's: a held-open event
+stream or a long call is not a slow request.
+"""
+
+import json
+
+import attr
+from twisted.logger import Logger
+from twisted.web.http import RESPONSES, HTTPChannel
+from twisted.web.server import Site
+
+from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError
+
+REASONS = {**RESPONSES, 431: b"Request Header Fields Too Large"}
+
+MAX_BODY_BYTES = 4 << 20
+"""The largest request body accepted; a larger one is answered 413."""
+
+LINGER = 1.0
+"""Seconds a refused connection keeps reading (and dropping) what the client
+still sends before it is closed: closing with unread data makes the kernel
+reset the connection, and the client may lose the answer."""
+
+
+@attr.s(frozen=True, auto_attribs=True, kw_only=True)
+class ConnectionLimits:
+    """
+    What one client may hold of the daemon before its request is served.
+
+    @ivar requestDeadline: seconds from a connection's opening (or the end
+        of its previous request) until the next request's head and body
+        must have arrived; L{None} for no deadline.
+    @ivar maxConnections: open connections, all peers together (L{None}:
+        no cap).
+    @ivar maxConnectionsPerPeer: open connections from one peer address
+        (L{None}: no cap).
+    @ivar maxHeaderLine: bytes in the request line or one header line.
+    @ivar maxHeaders: header lines in one request.
+    @ivar maxHeadBytes: bytes in the request line and all headers together.
+    @ivar maxBodyBytes: the largest body a request may declare.
+    """
+
+    requestDeadline: float = 10.0
+    maxConnections: int = 512
+    maxConnectionsPerPeer: int = 128
+    maxHeaderLine: int = 16 << 10
+    maxHeaders: int = 100
+    maxHeadBytes: int = 64 << 10
+    maxBodyBytes: int = MAX_BODY_BYTES
+
+
+def _reached(count, cap):
+    return cap is not None and count >= cap
+
+
+def peerKey(address):
+    """
+    The peer a connection counts against: its IP address, or (for a Unix
+    socket or anything without one) its address type.
+    """
+    return getattr(address, "host", None) or type(address).__name__
+
+
+def refusal(status, message):
+    """
+    The bytes of a complete C{HTTP/1.1} answer closing the connection, whose
+    body is a JSON-RPC error (the request is not read, so its id is
+    unknown).
+    """
+    body = json.dumps(JsonRpcError(INVALID_REQUEST, message).asResponse(None),
+                      ensure_ascii=False).encode("utf-8")
+    return b"".join([
+        b"HTTP/1.1 %d %s\r\n" % (status, REASONS[status]),
+        b"Content-Type: application/json\r\n",
+        b"Content-Length: %d\r\n" % (len(body),),
+        b"Connection: close\r\n\r\n", body])
+
+
+class GuardedChannel(HTTPChannel):
+    """
+    An L{HTTPChannel} that enforces L{ConnectionLimits} while a request is
+    arriving and answers every refusal as JSON before it closes.
+
+    @ivar limits: the L{ConnectionLimits} (set by L{GuardedSite}).
+    @ivar refused: L{None}, or C{(status, message)} to answer as soon as the
+        connection opens (the site is full).
+    """
+
+    log = Logger()
+    limits = ConnectionLimits()
+    refused = None
+    _deadline = None
+    _linger = None
+    _answered = False
+    _heard = False
+
+    def connectionMade(self):
+        self.MAX_LENGTH = self.limits.maxHeaderLine
+        self.maxHeaders = self.limits.maxHeaders
+        self.totalHeadersSize = self.limits.maxHeadBytes
+        super().connectionMade()
+        if self.refused is not None:
+            self._refuse(*self.refused)
+        else:
+            self._awaitRequest(heard=False)
+
+    def _awaitRequest(self, heard):
+        self._heard = heard
+        if self.limits.requestDeadline is not None:
+            self._deadline = self.callLater(self.limits.requestDeadline,
+                                            self._deadlinePassed)
+
+    def _stopDeadline(self):
+        if self._deadline is not None and self._deadline.active():
+            self._deadline.cancel()
+        self._deadline = None
+
+    def _deadlinePassed(self):
+        self._deadline = None
+        if not self._heard:
+            # An idle keep-alive connection: nothing to answer.
+            self.loseConnection()
+            return
+        self.log.info("{peer}: closing a request that did not arrive within "
+                      "{deadline} s", peer=str(self.transport.getPeer()),
+                      deadline=self.limits.requestDeadline)
+        self._refuse(408, f"Request Timeout: a request's headers and body "
+                          f"must arrive within {self.limits.requestDeadline:g}"
+                          f" seconds")
+
+    def _refuse(self, status, message):
+        """
+        Answer C{status} with a JSON error, drop whatever else arrives, and
+        close once the client has had time to read the answer.
+        """
+        if self._answered:
+            return
+        self._answered = True
+        self._stopDeadline()
+        self.setTimeout(None)
+        self.clearLineBuffer()
+        self.transport.write(refusal(status, message))
+        self._linger = self.callLater(LINGER, self.loseConnection)
+
+    def dataReceived(self, data):
+        if self._answered:
+            return
+        if not self._handlingRequest:
+            self._heard = True
+        super().dataReceived(data)
+
+    def lineLengthExceeded(self, line):
+        self._refuse(431, f"Request Header Fields Too Large: a request or "
+                          f"header line is over {self.limits.maxHeaderLine} "
+                          f"bytes")
+
+    def lineReceived(self, line):
+        if self._receivedHeaderSize + len(line) > self.limits.maxHeadBytes:
+            self._refuse(431, f"Request Header Fields Too Large: the request "
+                              f"line and headers are over "
+                              f"{self.limits.maxHeadBytes} bytes")
+            return
+        super().lineReceived(line)
+
+    def headerReceived(self, line):
+        if self._receivedHeaderCount >= self.limits.maxHeaders:
+            self._refuse(431, f"Request Header Fields Too Large: more than "
+                              f"{self.limits.maxHeaders} headers")
+            return False
+        if not super().headerReceived(line):
+            return False
+        if self.length is not None and self.length > self.limits.maxBodyBytes:
+            self._refuse(413, f"Payload Too Large: request bodies are capped "
+                              f"at {self.limits.maxBodyBytes} bytes")
+            return False
+        return True
+
+    def allContentReceived(self):
+        self._stopDeadline()
+        super().allContentReceived()
+
+    def requestDone(self, request):
+        # Armed before the channel parses what the client pipelined, which
+        # may be a whole next request.
+        self._awaitRequest(heard=any(self._dataBuffer))
+        super().requestDone(request)
+
+    def _respondToBadRequestAndDisconnect(self):
+        self._refuse(400, "Bad Request: the HTTP request is malformed")
+
+    def connectionLost(self, reason):
+        self._stopDeadline()
+        if self._linger is not None and self._linger.active():
+            self._linger.cancel()
+        super().connectionLost(reason)
+        if self.refused is None:
+            self.site.connectionClosed(self)
+
+
+class GuardedSite(Site):
+    """
+    A L{Site} whose connections are L{GuardedChannel}s, counted overall and
+    per peer; a connection past either cap is answered C{503} and closed.
+
+    @ivar open: admitted connections open, per peer key.
+    @ivar openTotal: admitted connections open, all peers together.
+    """
+
+    protocol = GuardedChannel
+
+    def __init__(self, resource, limits=ConnectionLimits(), reactor=None,
+                 **kwargs):
+        super().__init__(resource, reactor=reactor, **kwargs)
+        self.limits = limits
+        self.open = {}
+        self.openTotal = 0
+
+    def buildProtocol(self, addr):
+        channel = super().buildProtocol(addr)
+        channel.limits = self.limits
+        channel.peer = peerKey(addr)
+        fromPeer = self.open.get(channel.peer, 0)
+        if _reached(self.openTotal, self.limits.maxConnections):
+            channel.refused = (503, f"Service Unavailable: the server has "
+                                    f"{self.openTotal} connections open, its "
+                                    f"limit")
+        elif _reached(fromPeer, self.limits.maxConnectionsPerPeer):
+            channel.refused = (503, f"Service Unavailable: {fromPeer} "
+                                    f"connections are open from your "
+                                    f"address, the limit per address")
+        else:
+            self.open[channel.peer] = fromPeer + 1
+            self.openTotal += 1
+        return channel
+
+    def connectionClosed(self, channel):
+        """
+        Forget an admitted connection once it has closed.
+        """
+        self.openTotal -= 1
+        left = self.open[channel.peer] - 1
+        if left:
+            self.open[channel.peer] = left
+        else:
+            del self.open[channel.peer]
