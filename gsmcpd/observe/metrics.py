@@ -1,0 +1,145 @@
+"""
+The daemon's Prometheus metrics.
+
+Each metric is declared here once, in a registry of the daemon's own (so
+two daemons in one test process, or a test, never share counts), and
+recorded with one line where the thing happens.  C{prometheus_client}
+renders the text format Prometheus scrapes and adds the process metrics
+(CPU, memory, descriptors) for free.
+"""
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, Info,
+    PlatformCollector, ProcessCollector, generate_latest)
+
+CALL_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+                        5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
+"""GemStone calls range from a millisecond (a lookup) to minutes (a test
+run or a long execute_code)."""
+
+NAMESPACE = "gsmcpd"
+
+
+class Metrics:
+    """
+    Every metric the daemon exports.
+
+    Gauges whose truth lives elsewhere (sessions open, pool slots) are read
+    when scraped, through L{watch}; the rest are counted as things happen.
+    """
+
+    contentType = CONTENT_TYPE_LATEST
+
+    def __init__(self, version, processMetrics=True):
+        self.registry = registry = CollectorRegistry(auto_describe=True)
+        if processMetrics:
+            ProcessCollector(registry=registry)
+            PlatformCollector(registry=registry)
+        Info("build", "this gsmcpd's version", namespace=NAMESPACE,
+             registry=registry).info({"version": version})
+
+        def gauge(name, help, labels=()):
+            return Gauge(name, help, labels, namespace=NAMESPACE,
+                         registry=registry)
+
+        def counter(name, help, labels=()):
+            return Counter(name, help, labels, namespace=NAMESPACE,
+                           registry=registry)
+
+        self.sessionsOpen = gauge(
+            "sessions_open", "MCP sessions with a logged-in GemStone session")
+        self.sessionsOpening = gauge(
+            "sessions_opening", "GemStone logins under way for new sessions")
+        self.poolSlots = gauge(
+            "pool_slots", "GemStone sessions the daemon may hold (--max-"
+            "sessions), by state: used or free", ["state"])
+        self.eventStreams = gauge(
+            "event_streams", "server-to-client event streams open")
+        self.callsInFlight = gauge(
+            "calls_in_flight", "GemStone calls running or queued")
+        self.callSeconds = Histogram(
+            "call_duration_seconds", "time from a tool call's arrival to its "
+            "answer, by tool", ["tool"], namespace=NAMESPACE,
+            registry=registry, buckets=CALL_SECONDS_BUCKETS)
+        self.toolCalls = counter(
+            "tool_calls", "tool calls answered, by tool and outcome (ok, "
+            "toolError, error)", ["tool", "outcome"])
+        self.gemstoneErrors = counter(
+            "gemstone_errors", "GemStone errors, by the kind the client is "
+            "told", ["kind"])
+        self.breaks = counter(
+            "breaks", "breaks sent to a GemStone session, soft or hard",
+            ["strength"])
+        self.replacements = counter(
+            "session_replacements", "GemStone sessions logged out and "
+            "replaced after a call would not end")
+        self.reaps = counter(
+            "reaps", "sessions the daemon released, by reason", ["reason"])
+        self.commits = counter(
+            "commits", "commits through the commit tool, by outcome "
+            "(committed, conflict)", ["outcome"])
+        self.logins = counter(
+            "logins", "GemStone logins for client sessions, by outcome "
+            "(ok, failed, refused)", ["outcome"])
+
+    def watch(self, sessionsOpen=None, sessionsOpening=None,
+              slotsUsed=None, slotsLimit=None, eventStreams=None):
+        """
+        Read these gauges from the objects that know, when scraped: each
+        argument is a callable answering a number (C{slotsLimit} may answer
+        L{None} for no cap).
+        """
+        for gauge, read in ((self.sessionsOpen, sessionsOpen),
+                            (self.sessionsOpening, sessionsOpening),
+                            (self.eventStreams, eventStreams)):
+            if read is not None:
+                gauge.set_function(read)
+        if slotsUsed is not None:
+            self.poolSlots.labels("used").set_function(slotsUsed)
+            if slotsLimit is not None:
+                self.poolSlots.labels("free").set_function(
+                    lambda: _free(slotsLimit(), slotsUsed()))
+
+    def callStarted(self, tool, clock):
+        """
+        A tool call began; answer its L{CallTimer}.
+        """
+        return CallTimer(self, tool, clock)
+
+    def render(self):
+        """
+        The Prometheus text format, as bytes.
+        """
+        return generate_latest(self.registry)
+
+
+def _free(limit, used):
+    return float("inf") if limit is None else max(limit - used, 0)
+
+
+class CallTimer:
+    """
+    One tool call in flight: counted in while it runs, timed when it ends.
+    """
+
+    def __init__(self, metrics, tool, clock):
+        self._metrics = metrics
+        self._tool = tool
+        self._clock = clock
+        self._started = clock.seconds()
+        self._done = False
+        metrics.callsInFlight.inc()
+
+    def finished(self, outcome="ok"):
+        """
+        The call was answered (C{outcome}: ok, toolError or error); a
+        second call does nothing, so every path out may call it.
+        """
+        if self._done:
+            return
+        self._done = True
+        metrics = self._metrics
+        metrics.callsInFlight.dec()
+        metrics.callSeconds.labels(self._tool).observe(
+            self._clock.seconds() - self._started)
+        metrics.toolCalls.labels(self._tool, outcome).inc()
