@@ -273,6 +273,20 @@ def _userId(ev, receiver):
     return String(receiver.userId)
 
 
+@method("UserProfile", "privileges")
+def _privileges(ev, receiver):
+    return Array([Symbol(name) for name in
+                  sorted(ev.session.stone.privileges.get(receiver.userId, ()))])
+
+
+@classMethod("System", "maxSessionId")
+def _maxSessionId(ev, receiver):
+    """
+    The stone's session limit: the simulator's login cap.
+    """
+    return ev.session.stone.maxLogins
+
+
 def describeKey(key):
     """
     How a conflicting repository key is reported.
