@@ -30,16 +30,18 @@ class Daemon:
 
     @ivar url: the daemon's C{/mcp} URL.
     @ivar logPath: where its log goes.
+    @param stone: the options that name its stone: by default its own
+        simulated one.
     """
 
-    def __init__(self, directory, *arguments):
+    def __init__(self, directory, *arguments, stone=("--simulated",)):
         self.port = freePort()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.logPath = os.path.join(directory, "twistd.log")
         self._log = open(self.logPath, "wb")
         self.process = subprocess.Popen(
             [sys.executable, "-c", *TWISTD, "--nodaemon", "--pidfile=",
-             "gsmcp", "--simulated",
+             "gsmcp", *stone,
              "--port", f"tcp:{self.port}:interface=127.0.0.1", *arguments],
             stdout=self._log, stderr=subprocess.STDOUT, cwd=directory)
         self._waitForPort(timeout=30)
@@ -96,7 +98,9 @@ class Daemon:
                                          protocolVersion="2025-11-25")
         if status != 200 or "error" in body:
             raise RuntimeError(f"initialize failed: {status} {body}")
-        return headers["Mcp-Session-Id"]
+        # Header names are case-insensitive; a proxy may lowercase them.
+        return {name.lower(): value for name, value in headers.items()}[
+            "mcp-session-id"]
 
     def log(self):
         with open(self.logPath, encoding="utf-8", errors="replace") as f:
