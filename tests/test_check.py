@@ -81,32 +81,36 @@ class SimulatedStoneTests(TestCase):
         self.assertNotIn("stopping gems", [f.subject for f in lines])
 
     @inlineCallbacks
+    def checkRealStone(self, subject, *arguments, maxLogins=10):
+        """
+        Check a simulated stone reached as a real one, with C{arguments};
+        answer the preflight and the one finding about C{subject}.
+        """
+        socketPath, passwordFile = self.realStone(maxLogins)
+        preflight, lines = yield self.runCheck(
+            self.stoneArguments(socketPath, passwordFile, *arguments))
+        finding, = [f for f in lines if f.subject == subject]
+        return preflight, finding
+
+    @inlineCallbacks
     def test_sessionLimitBeyondTheStones(self):
-        socketPath, passwordFile = self.realStone(maxLogins=4)
-        config = self.stoneArguments(socketPath, passwordFile,
-                                     "--max-sessions", "3")
-        preflight, lines = yield self.runCheck(config)
-        limit, = [f for f in lines if f.subject == "session limit"]
+        _, limit = yield self.checkRealStone(
+            "session limit", "--max-sessions", "3", maxLogins=4)
         self.assertFalse(limit.ok)
         self.assertIn("lower --max-sessions to 2", limit.fix)
 
     @inlineCallbacks
     def test_workerUserGranted(self):
-        socketPath, passwordFile = self.realStone()
-        config = self.stoneArguments(socketPath, passwordFile,
-                                     "--worker-user", "McpReadOnly")
-        preflight, lines = yield self.runCheck(config)
-        self.assertFalse(preflight.failed, [f.line() for f in lines])
-        worker, = [f for f in lines if f.subject == "worker login"]
+        preflight, worker = yield self.checkRealStone(
+            "worker login", "--worker-user", "McpReadOnly")
+        self.assertFalse(preflight.failed, [f.line() for f in
+                                            preflight.findings])
         self.assertIn("CodeModification", worker.detail)
 
     @inlineCallbacks
     def test_workerUserNotGranted(self):
-        socketPath, passwordFile = self.realStone()
-        config = self.stoneArguments(socketPath, passwordFile,
-                                     "--worker-user", "Stranger")
-        preflight, lines = yield self.runCheck(config)
-        minting, = [f for f in lines if f.subject == "one-time passwords"]
+        _, minting = yield self.checkRealStone(
+            "one-time passwords", "--worker-user", "Stranger")
         self.assertFalse(minting.ok)
         self.assertIn("addOnetimePasswordUserId: 'Stranger'", minting.fix)
 

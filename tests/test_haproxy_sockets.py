@@ -7,10 +7,8 @@ being stopped gets no new session.
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -33,6 +31,7 @@ class Proxy:
     """
 
     rpc = Daemon.rpc
+    _waitForPort = Daemon._waitForPort
     initialize = Daemon.initialize
 
     def __init__(self, directory, *servers):
@@ -45,16 +44,7 @@ class Proxy:
         self.process = subprocess.Popen(
             [shutil.which("haproxy"), "-db", "-f", str(CONFIG)],
             env=environ, stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"haproxy exited: {self.log()}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 1).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"haproxy did not listen: {self.log()}")
+        self._waitForPort(timeout=10)
 
     def log(self):
         with open(self.logPath, encoding="utf-8", errors="replace") as f:

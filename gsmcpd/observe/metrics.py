@@ -19,6 +19,40 @@ run or a long execute_code)."""
 
 NAMESPACE = "gsmcpd"
 
+DECLARED = (
+    ("sessionsOpen", Gauge, "sessions_open",
+     "MCP sessions with a logged-in GemStone session", ()),
+    ("sessionsOpening", Gauge, "sessions_opening",
+     "GemStone logins under way for new sessions", ()),
+    ("poolSlots", Gauge, "pool_slots",
+     "GemStone sessions the daemon may hold (--max-sessions), by state: "
+     "used or free", ("state",)),
+    ("eventStreams", Gauge, "event_streams",
+     "server-to-client event streams open", ()),
+    ("callsInFlight", Gauge, "calls_in_flight",
+     "GemStone calls running or queued", ()),
+    ("toolCalls", Counter, "tool_calls",
+     "tool calls answered, by tool and outcome (ok, toolError, error)",
+     ("tool", "outcome")),
+    ("gemstoneErrors", Counter, "gemstone_errors",
+     "GemStone errors, by the kind the client is told", ("kind",)),
+    ("breaks", Counter, "breaks",
+     "breaks sent to a GemStone session, soft or hard", ("strength",)),
+    ("replacements", Counter, "session_replacements",
+     "GemStone sessions logged out and replaced after a call would not end",
+     ()),
+    ("reaps", Counter, "reaps",
+     "sessions the daemon released, by reason", ("reason",)),
+    ("commits", Counter, "commits",
+     "commits through the commit tool, by outcome (committed, conflict)",
+     ("outcome",)),
+    ("logins", Counter, "logins",
+     "GemStone logins for client sessions, by outcome (ok, failed, refused)",
+     ("outcome",)),
+)
+"""Each metric but the histogram: attribute, kind, name (after the
+C{gsmcpd_} prefix), help, label names."""
+
 
 class Metrics:
     """
@@ -38,49 +72,14 @@ class Metrics:
         Info("build", "this gsmcpd's version", namespace=NAMESPACE,
              registry=registry).info({"version": version})
 
-        def gauge(name, help, labels=()):
-            return Gauge(name, help, labels, namespace=NAMESPACE,
-                         registry=registry)
-
-        def counter(name, help, labels=()):
-            return Counter(name, help, labels, namespace=NAMESPACE,
-                           registry=registry)
-
-        self.sessionsOpen = gauge(
-            "sessions_open", "MCP sessions with a logged-in GemStone session")
-        self.sessionsOpening = gauge(
-            "sessions_opening", "GemStone logins under way for new sessions")
-        self.poolSlots = gauge(
-            "pool_slots", "GemStone sessions the daemon may hold (--max-"
-            "sessions), by state: used or free", ["state"])
-        self.eventStreams = gauge(
-            "event_streams", "server-to-client event streams open")
-        self.callsInFlight = gauge(
-            "calls_in_flight", "GemStone calls running or queued")
+        for attribute, kind, name, help, labels in DECLARED:
+            setattr(self, attribute, kind(name, help, labels,
+                                          namespace=NAMESPACE,
+                                          registry=registry))
         self.callSeconds = Histogram(
             "call_duration_seconds", "time from a tool call's arrival to its "
             "answer, by tool", ["tool"], namespace=NAMESPACE,
             registry=registry, buckets=CALL_SECONDS_BUCKETS)
-        self.toolCalls = counter(
-            "tool_calls", "tool calls answered, by tool and outcome (ok, "
-            "toolError, error)", ["tool", "outcome"])
-        self.gemstoneErrors = counter(
-            "gemstone_errors", "GemStone errors, by the kind the client is "
-            "told", ["kind"])
-        self.breaks = counter(
-            "breaks", "breaks sent to a GemStone session, soft or hard",
-            ["strength"])
-        self.replacements = counter(
-            "session_replacements", "GemStone sessions logged out and "
-            "replaced after a call would not end")
-        self.reaps = counter(
-            "reaps", "sessions the daemon released, by reason", ["reason"])
-        self.commits = counter(
-            "commits", "commits through the commit tool, by outcome "
-            "(committed, conflict)", ["outcome"])
-        self.logins = counter(
-            "logins", "GemStone logins for client sessions, by outcome "
-            "(ok, failed, refused)", ["outcome"])
 
     def watch(self, sessionsOpen=None, sessionsOpening=None,
               slotsUsed=None, slotsLimit=None, eventStreams=None):
