@@ -16,6 +16,7 @@ from gsmcpd.config import Config, Options
 from gsmcpd.daemon.check import (
     Preflight, certificatePath, parseGemNrs)
 from gsmcpd.testing.simulator.build import libraryPath
+from gsmcpd.testing.simulator.control import SimulatorControl
 from gsmcpd.testing.simulator.launch import launch
 
 
@@ -98,6 +99,19 @@ class SimulatedStoneTests(TestCase):
             "session limit", "--max-sessions", "3", maxLogins=4)
         self.assertFalse(limit.ok)
         self.assertIn("lower --max-sessions to 2", limit.fix)
+
+    @inlineCallbacks
+    def test_userWhoCannotStopGems(self):
+        socketPath, passwordFile = self.realStone()
+        SimulatorControl(socketPath).call({
+            "op": "addUser", "user": "Curator", "password": "swordfish",
+            "privileges": ["CodeModification"]})
+        preflight, lines = yield self.runCheck(self.stoneArguments(
+            socketPath, passwordFile, "--user", "Curator"))
+        stopping, = [f for f in lines if f.subject == "stopping gems"]
+        self.assertFalse(stopping.ok)
+        self.assertIn("(AllUsers userWithId: 'Curator') addPrivilege: "
+                      "#SystemControl", stopping.fix)
 
     @inlineCallbacks
     def test_workerUserGranted(self):
