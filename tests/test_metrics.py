@@ -44,8 +44,8 @@ class MetricsTests(TestCase):
         call = metrics.callStarted("execute_code", clock)
         self.assertEqual(scrape(metrics)["gsmcpd_calls_in_flight"][()], 1.0)
         clock.advance(0.3)
-        call.finished("ok")
-        call.finished("error")
+        call.finished({"jsonrpc": "2.0", "id": 1, "result": {}})
+        call.finished({"jsonrpc": "2.0", "id": 1, "error": {}})
         samples = scrape(metrics)
         self.assertEqual(samples["gsmcpd_calls_in_flight"][()], 0.0)
         tool = (("tool", "execute_code"),)
@@ -60,15 +60,33 @@ class MetricsTests(TestCase):
         self.assertEqual(samples["gsmcpd_tool_calls_total"][
             (("outcome", "ok"), ("tool", "execute_code"))], 1.0)
 
+    def test_errorsCountedByTheKindTheClientIsTold(self):
+        metrics = Metrics("1", processMetrics=False)
+        clock = Clock()
+        metrics.callStarted("compile_method", clock).finished(
+            {"result": {"isError": True, "structuredContent": {
+                "error": {"kind": "compileError"}}}})
+        metrics.callStarted("execute_code", clock).finished(
+            {"error": {"code": -32001, "data": {"kind": "deadline"}}})
+        metrics.callStarted("execute_code", clock).finished(None)
+        samples = scrape(metrics)
+        errors = samples["gsmcpd_gemstone_errors_total"]
+        self.assertEqual(errors[(("kind", "compileError"),)], 1.0)
+        self.assertEqual(errors[(("kind", "deadline"),)], 1.0)
+        calls = samples["gsmcpd_tool_calls_total"]
+        self.assertEqual(calls[(("outcome", "toolError"),
+                                ("tool", "compile_method"))], 1.0)
+        self.assertEqual(calls[(("outcome", "error"),
+                                ("tool", "execute_code"))], 1.0)
+        self.assertEqual(calls[(("outcome", "cancelled"),
+                                ("tool", "execute_code"))], 1.0)
+
     def test_countersByLabel(self):
         metrics = Metrics("1", processMetrics=False)
-        metrics.gemstoneErrors.labels("compileError").inc()
         metrics.breaks.labels("hard").inc()
         metrics.replacements.inc()
         metrics.commits.labels("conflict").inc()
         samples = scrape(metrics)
-        self.assertEqual(samples["gsmcpd_gemstone_errors_total"][
-            (("kind", "compileError"),)], 1.0)
         self.assertEqual(samples["gsmcpd_breaks_total"][
             (("strength", "hard"),)], 1.0)
         self.assertEqual(samples["gsmcpd_session_replacements_total"][()], 1.0)

@@ -32,7 +32,8 @@ DECLARED = (
     ("callsInFlight", Gauge, "calls_in_flight",
      "GemStone calls running or queued", ()),
     ("toolCalls", Counter, "tool_calls",
-     "tool calls answered, by tool and outcome (ok, toolError, error)",
+     "tool calls answered, by tool and outcome (ok, toolError, error, "
+     "cancelled)",
      ("tool", "outcome")),
     ("gemstoneErrors", Counter, "gemstone_errors",
      "GemStone errors, by the kind the client is told", ("kind",)),
@@ -129,16 +130,40 @@ class CallTimer:
         self._done = False
         metrics.callsInFlight.inc()
 
-    def finished(self, outcome="ok"):
+    def finished(self, response):
         """
-        The call was answered (C{outcome}: ok, toolError or error); a
-        second call does nothing, so every path out may call it.
+        The call was answered with C{response} (a JSON-RPC response, or
+        L{None} when the client cancelled it); a second call does nothing,
+        so every path out may call it.
         """
         if self._done:
             return
         self._done = True
         metrics = self._metrics
+        outcome, kind = classify(response)
         metrics.callsInFlight.dec()
         metrics.callSeconds.labels(self._tool).observe(
             self._clock.seconds() - self._started)
         metrics.toolCalls.labels(self._tool, outcome).inc()
+        if kind is not None:
+            metrics.gemstoneErrors.labels(kind).inc()
+
+
+def classify(response):
+    """
+    C{(outcome, error kind or None)} of a call's JSON-RPC response: ok, a
+    tool error (C{isError}), an error response, or cancelled (L{None}).
+    """
+    if response is None:
+        return "cancelled", None
+    error = response.get("error")
+    if error is not None:
+        data = error.get("data")
+        return "error", (data.get("kind") if isinstance(data, dict)
+                         else None) or "jsonrpc"
+    result = response.get("result") or {}
+    if result.get("isError"):
+        failure = (result.get("structuredContent") or {}).get("error")
+        return "toolError", (failure.get("kind") if isinstance(
+            failure, dict) else None) or "other"
+    return "ok", None
