@@ -96,14 +96,14 @@ class AdminTests(TestCase):
 
     @inlineCallbacks
     def test_metricsParse(self):
-        self.metrics.reaps.labels("idle").inc()
+        self.metrics.sessionClosed("idle")
         response, body = yield self.get("/metrics")
         self.assertEqual(response.code, 200)
         self.assertTrue(response.headers.getRawHeaders("content-type")[0]
                         .startswith("text/plain"))
         names = {sample.name for family in text_string_to_metric_families(
             body.decode("utf-8")) for sample in family.samples}
-        self.assertIn("gsmcpd_reaps_total", names)
+        self.assertIn("gsmcpd_sessions_closed_total", names)
 
     @inlineCallbacks
     def test_otherPathsReachTheMcpApp(self):

@@ -34,9 +34,10 @@ class MetricsTests(TestCase):
 
     def test_twoDaemonsNeverShareCounts(self):
         first, second = Metrics("1", False), Metrics("1", False)
-        first.reaps.labels("idle").inc()
+        first.sessionClosed("idle")
         self.assertNotIn((("reason", "idle"),),
-                         scrape(second).get("gsmcpd_reaps_total", {}))
+                         scrape(second).get("gsmcpd_sessions_closed_total",
+                                            {}))
 
     def test_aToolCallIsCountedAndTimed(self):
         metrics = Metrics("1", processMetrics=False)
@@ -81,17 +82,35 @@ class MetricsTests(TestCase):
         self.assertEqual(calls[(("outcome", "cancelled"),
                                 ("tool", "execute_code"))], 1.0)
 
-    def test_countersByLabel(self):
+    def test_breaksAndReplacementsByEscalationStep(self):
         metrics = Metrics("1", processMetrics=False)
-        metrics.breaks.labels("hard").inc()
-        metrics.replacements.inc()
-        metrics.commits.labels("conflict").inc()
+        clock = Clock()
+        for step in ("soft", "replaced", None):
+            metrics.callStarted("execute_code", clock).finished(
+                {"error": {"data": {"kind": "deadline"}}}, step)
         samples = scrape(metrics)
-        self.assertEqual(samples["gsmcpd_breaks_total"][
-            (("strength", "hard"),)], 1.0)
-        self.assertEqual(samples["gsmcpd_session_replacements_total"][()], 1.0)
-        self.assertEqual(samples["gsmcpd_commits_total"][
-            (("outcome", "conflict"),)], 1.0)
+        self.assertEqual(samples["gsmcpd_breaks_total"], {
+            (("strength", "soft"),): 2.0, (("strength", "hard"),): 1.0})
+        self.assertEqual(samples["gsmcpd_session_replacements_total"][()],
+                         1.0)
+
+    def test_commitsAndConflicts(self):
+        metrics = Metrics("1", processMetrics=False)
+        clock = Clock()
+        for committed in (True, True, False):
+            metrics.callStarted("commit", clock).finished({"result": {
+                "isError": not committed,
+                "structuredContent": {"committed": committed}}})
+        self.assertEqual(scrape(metrics)["gsmcpd_commits_total"], {
+            (("outcome", "committed"),): 2.0,
+            (("outcome", "conflict"),): 1.0})
+
+    def test_closedSessionsByReasonWithoutNumbers(self):
+        metrics = Metrics("1", processMetrics=False)
+        metrics.sessionClosed("idle 62s with no event stream (limit 60s)")
+        metrics.sessionClosed("idle 75s with no event stream (limit 60s)")
+        self.assertEqual(scrape(metrics)["gsmcpd_sessions_closed_total"], {
+            (("reason", "idle Ns with no event stream (limit Ns)"),): 2.0})
 
     def test_watchedGaugesReadWhenScraped(self):
         metrics = Metrics("1", processMetrics=False)

@@ -8,6 +8,8 @@ renders the text format Prometheus scrapes and adds the process metrics
 (CPU, memory, descriptors) for free.
 """
 
+import re
+
 from prometheus_client import (
     CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, Info,
     PlatformCollector, ProcessCollector, generate_latest)
@@ -18,6 +20,11 @@ CALL_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
 run or a long execute_code)."""
 
 NAMESPACE = "gsmcpd"
+COMMIT_TOOL = "commit"
+ESCALATION = {"soft": ("soft",), "hard": ("soft", "hard"),
+              "replaced": ("soft", "hard")}
+"""The breaks sent to reach each escalation step of a call."""
+_NUMBER = re.compile(r"\d+(\.\d+)?")
 
 DECLARED = (
     ("sessionsOpen", Gauge, "sessions_open",
@@ -42,8 +49,10 @@ DECLARED = (
     ("replacements", Counter, "session_replacements",
      "GemStone sessions logged out and replaced after a call would not end",
      ()),
-    ("reaps", Counter, "reaps",
-     "sessions the daemon released, by reason", ("reason",)),
+    ("sessionsClosed", Counter, "sessions_closed",
+     "sessions closed, by reason (reaped idle, past their lifetime, deleted "
+     "by the client, their gem died, ...; numbers in it read N)",
+     ("reason",)),
     ("commits", Counter, "commits",
      "commits through the commit tool, by outcome (committed, conflict)",
      ("outcome",)),
@@ -100,6 +109,13 @@ class Metrics:
                 self.poolSlots.labels("free").set_function(
                     lambda: _free(slotsLimit(), slotsUsed()))
 
+    def sessionClosed(self, reason):
+        """
+        Count a session closed for C{reason}, a sentence whose numbers (an
+        idle time, a limit) are left out so the label keeps few values.
+        """
+        self.sessionsClosed.labels(_NUMBER.sub("N", reason)).inc()
+
     def callStarted(self, tool, clock):
         """
         A tool call began; answer its L{CallTimer}.
@@ -130,11 +146,13 @@ class CallTimer:
         self._done = False
         metrics.callsInFlight.inc()
 
-    def finished(self, response):
+    def finished(self, response, step=None):
         """
         The call was answered with C{response} (a JSON-RPC response, or
-        L{None} when the client cancelled it); a second call does nothing,
-        so every path out may call it.
+        L{None} when the client cancelled it), after escalating as far as
+        C{step} (C{soft}, C{hard} or C{replaced}: see
+        L{gsmcpd.sessions.breaks}); a second call does nothing, so every
+        path out may call it.
         """
         if self._done:
             return
@@ -147,6 +165,16 @@ class CallTimer:
         metrics.toolCalls.labels(self._tool, outcome).inc()
         if kind is not None:
             metrics.gemstoneErrors.labels(kind).inc()
+        for strength in ESCALATION.get(step, ()):
+            metrics.breaks.labels(strength).inc()
+        if step == "replaced":
+            metrics.replacements.inc()
+        if self._tool == COMMIT_TOOL and outcome in ("ok", "toolError"):
+            committed = ((response.get("result") or {}).get(
+                "structuredContent") or {}).get("committed")
+            if committed is not None:
+                metrics.commits.labels(
+                    "committed" if committed else "conflict").inc()
 
 
 def classify(response):
@@ -167,3 +195,8 @@ def classify(response):
         return "toolError", (failure.get("kind") if isinstance(
             failure, dict) else None) or "other"
     return "ok", None
+
+
+UNOBSERVED = Metrics("unobserved", processMetrics=False)
+"""What an object counts into when nobody gave it the daemon's metrics
+(a test, a tool harness): a registry nobody scrapes."""
