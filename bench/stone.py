@@ -13,11 +13,11 @@ import threading
 import time
 
 from gsmcpd.gci.library import GciLibrary
-from gsmcpd.service import SIMULATED_PASSWORD, SIMULATED_USER
+from gsmcpd.daemon.stone import SIMULATED_PASSWORD, SIMULATED_USER
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.launch import launch
-from gsmcpd.templates import Template
-from gsmcpd.tools.base import MAX_RESULT_BYTES
+from gsmcpd.tools.templates.render import Template
+from gsmcpd.tools.templates.run import MAX_RESULT_BYTES
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS
 
 

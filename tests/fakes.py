@@ -16,6 +16,7 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession, ISessionPool
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.gci.session import CallWithdrawn
+from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.smalltalk import Assignment, Literal, leading_comment, \
     parse_expression
 
@@ -196,3 +197,26 @@ class FakePool:
         for gem in list(self.open_):
             self.close(gem)
         return succeed(None)
+
+
+@implementer(ICallSink)
+class RecordingSink:
+    """
+    A call's stream that keeps what it is sent: messages, and progress
+    reports as C{(progress, total, message)}.
+    """
+
+    def __init__(self, wantsProgress=True):
+        self.wantsProgress = wantsProgress
+        self.messages = []
+        self.reports = []
+        self.closedEarly = False
+
+    def post(self, message):
+        self.messages.append(message)
+
+    def report(self, progress, total=None, message=None):
+        self.reports.append((progress, total, message))
+
+    def closeEarly(self):
+        self.closedEarly = True

@@ -6,9 +6,9 @@ these hold for every tool.
 import jsonschema
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.jsonrpc import Message
-from gsmcpd.tools.registry import CORE_TOOLSETS, ToolRegistry, toolsetClass
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.jsonrpc import Message
+from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, toolsetClass
 
 REFERENCE_TOOLS = {
     "execution": {"execute_code"},
@@ -50,13 +50,13 @@ def closedEverywhere(schema, path="$"):
 class SurfaceTests(SynchronousTestCase):
 
     def setUp(self):
-        self.registry = ToolRegistry.named()
+        self.tools = ToolCatalog.named()
 
     def test_thirtyOneTools(self):
         self.assertEqual(
-            {tool.name for tool in self.registry},
+            {tool.name for tool in self.tools},
             set().union(*REFERENCE_TOOLS.values()))
-        self.assertEqual(len(self.registry), 31)
+        self.assertEqual(len(self.tools), 31)
 
     def test_toolsetsDeclareTheirTools(self):
         for name, tools in REFERENCE_TOOLS.items():
@@ -67,15 +67,15 @@ class SurfaceTests(SynchronousTestCase):
             self.assertTrue(toolset.title and toolset.instructions, name)
 
     def test_toolsListIsTheRegistry(self):
-        dispatcher = Dispatcher(self.registry, ServerIdentity())
+        dispatcher = Dispatcher(self.tools, ServerIdentity())
         response = self.successResultOf(dispatcher.handle(
             None, Message("request", "tools/list", 1, {}, {})))
         listed = response["result"]["tools"]
         self.assertEqual([tool["name"] for tool in listed],
-                         sorted(tool.name for tool in self.registry))
+                         sorted(tool.name for tool in self.tools))
 
     def test_inputSchemasClosed(self):
-        for tool in self.registry:
+        for tool in self.tools:
             schema = tool.inputSchema
             jsonschema.Draft202012Validator.check_schema(schema)
             self.assertEqual(schema["type"], "object", tool.name)
@@ -84,7 +84,7 @@ class SurfaceTests(SynchronousTestCase):
                             set(schema["properties"]), tool.name)
 
     def test_outputSchemasValid(self):
-        for tool in self.registry:
+        for tool in self.tools:
             self.assertIsNotNone(tool.outputSchema, tool.name)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
             self.assertEqual(tool.outputSchema["type"], "object", tool.name)
@@ -92,7 +92,7 @@ class SurfaceTests(SynchronousTestCase):
                              tool.name)
 
     def test_annotationsAndTitle(self):
-        for tool in self.registry:
+        for tool in self.tools:
             descriptor = tool.descriptor()
             self.assertTrue(descriptor["title"], tool.name)
             self.assertTrue(descriptor["description"], tool.name)
@@ -109,18 +109,18 @@ class SurfaceTests(SynchronousTestCase):
                      "remove_dictionary", "compile_method",
                      "compile_class_definition"):
             self.assertIs(
-                self.registry.get(name).annotations["destructiveHint"], True,
+                self.tools.get(name).annotations["destructiveHint"], True,
                 name)
 
     def test_readsAreReadOnly(self):
         for family in ("listing", "browsing", "search"):
             for name in REFERENCE_TOOLS[family]:
                 self.assertIs(
-                    self.registry.get(name).annotations["readOnlyHint"], True,
+                    self.tools.get(name).annotations["readOnlyHint"], True,
                     name)
 
     def test_oneToolsetServesOnlyItsTools(self):
         for name in CORE_TOOLSETS:
-            registry = ToolRegistry.named([name])
+            registry = ToolCatalog.named([name])
             self.assertEqual({tool.name for tool in registry},
                              REFERENCE_TOOLS[name])

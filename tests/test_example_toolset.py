@@ -7,12 +7,12 @@ that answers its template.
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.jsonrpc import Message
-from gsmcpd.sessions import McpSession
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.jsonrpc import Message
+from gsmcpd.sessions.client import McpSession
 from gsmcpd.smalltalk.check import loadKnownNames, unknownNames
-from gsmcpd.templates import Template
-from gsmcpd.tools.registry import ToolRegistry, buildToolsets
+from gsmcpd.tools.templates.render import Template
+from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from tests.fakes import FakeGem
 from tests.test_template_selectors import KNOWN_NAMES
 
@@ -28,7 +28,7 @@ class GreetingToolsetTests(TestCase):
 
     @inlineCallbacks
     def greet(self, options=None):
-        registry = ToolRegistry(buildToolsets([NAME], {NAME: options or {}}))
+        registry = ToolCatalog(buildToolsets([NAME], {NAME: options or {}}))
         dispatcher = Dispatcher(registry, ServerIdentity())
         session = McpSession("x", self.gem, "2025-11-25", {})
         response = yield dispatcher.handle(session, Message(
@@ -37,7 +37,7 @@ class GreetingToolsetTests(TestCase):
         return response["result"]
 
     def test_onlyItsToolsServed(self):
-        registry = ToolRegistry.named([NAME])
+        registry = ToolCatalog.named([NAME])
         self.assertEqual([tool.name for tool in registry], ["greet"])
 
     @inlineCallbacks
@@ -59,6 +59,6 @@ class GreetingToolsetTests(TestCase):
                          (set(), set()))
 
     def test_composesWithCoreToolsets(self):
-        registry = ToolRegistry.named(["execution", NAME])
+        registry = ToolCatalog.named(["execution", NAME])
         self.assertEqual([tool.name for tool in registry],
                          ["execute_code", "greet"])

@@ -21,7 +21,7 @@ from gsmcpd.gci.session import GemSession, LoginParameters, SessionGone
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.control import SimulatorControl
 from gsmcpd.testing.simulator.launch import launch
-from gsmcpd.templates import Template
+from gsmcpd.tools.templates.render import Template
 
 
 def executeCode(code):

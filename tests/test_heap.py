@@ -1,11 +1,10 @@
 """
-Tests for L{gsmcpd.heap}.
+Tests for L{gsmcpd.daemon.heap}.
 """
 
-from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.heap import FREEZE_INTERVAL, THAW_EVERY, FrozenHeap
+from gsmcpd.daemon.heap import THAW_EVERY, FrozenHeap
 
 
 class RecordingCollector:
@@ -25,12 +24,12 @@ class RecordingCollector:
 class FrozenHeapTests(SynchronousTestCase):
 
     def test_freezesAndNowAndThenThaws(self):
-        clock, collector = Clock(), RecordingCollector()
-        heap = FrozenHeap(clock, collector)
-        heap.start()
-        self.addCleanup(heap.stop)
+        collector = RecordingCollector()
+        heap = FrozenHeap(collector)
         for _ in range(THAW_EVERY - 1):
-            clock.advance(FREEZE_INTERVAL)
+            heap.freeze()
+        self.assertEqual(collector.calls, ["freeze"] * (THAW_EVERY - 1))
+        heap.freeze()
         self.assertEqual(collector.calls[-3:],
                          ["unfreeze", "collect", "freeze"])
         self.assertEqual(collector.calls.count("freeze"), THAW_EVERY)

@@ -6,11 +6,11 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
-from gsmcpd.escalation import RunningCall
+from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.gci.errors import GciError
-from gsmcpd.hygiene import CACHE_NAME_LIMIT, HYGIENE_INTERVAL, ViewHygiene, \
-    gemName
-from gsmcpd.sessions import SessionRegistry
+from gsmcpd.sessions.hygiene import (
+    CACHE_NAME_LIMIT, GemPreparation, ViewHygiene, gemName)
+from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.ledger import methodKey
 from tests.fakes import FakeGem, FakePool, SmalltalkRaised
 
@@ -35,13 +35,12 @@ class HygieneTestCase(TestCase):
     def setUp(self):
         self.clock = Clock()
         self.pool = FakePool()
-        self.registry = SessionRegistry(self.pool, self.clock)
+        self.registry = SessionRegistry(
+            self.pool, self.clock, prepare=GemPreparation(lambda: "8000"))
         self.control = FakeGem("control")
         self.hygiene = ViewHygiene(self.registry, self.clock,
                                    self.maxCommitsBehind, stuckViewGrace=300,
-                                   pinnedViewGrace=120, port=lambda: "8000",
-                                   control=self.control)
-        self.registry.prepare = self.hygiene.prepare
+                                   pinnedViewGrace=120, control=self.control)
         self.state = {"commitsBehind": 0, "signalAbortBacklog": None,
                       "session": 7}
         self.backlog = {"backlog": 0, "oldestPinnedBy": []}
@@ -70,7 +69,7 @@ class PrepareTests(HygieneTestCase):
         self.assertEqual(self.gem.calls[0],
                          ("name_gem", {"name": gemName(
                              "8000", self.session.handle)}))
-        self.assertEqual(self.session.stoneSession, 7)
+        self.assertEqual(self.session.view.stoneSession, 7)
 
     @inlineCallbacks
     def test_stoneLimitLowers(self):
@@ -84,17 +83,15 @@ class RefreshTests(HygieneTestCase):
 
     def test_closeEnoughLeftAlone(self):
         self.state["commitsBehind"] = 19
-        self.clock.advance(HYGIENE_INTERVAL)
+        self.hygiene.maintain()
         self.assertNotIn("continue_transaction", self.tags())
 
     def test_farBehindRefreshedAndTold(self):
         self.session.ledger.recordRead(methodKey("Account", "deposit:"), "x")
         self.state["commitsBehind"] = 25
-        self.hygiene.start()
-        self.addCleanup(self.hygiene.stop)
-        self.clock.advance(HYGIENE_INTERVAL)
+        self.hygiene.maintain()
         self.assertEqual(self.tags()[-1], "continue_transaction")
-        [notice] = self.session.notices
+        [notice] = self.session.view.notices
         self.assertIn("25 commits behind", notice)
         self.assertIn("uncommitted changes are kept", notice)
         self.assertIn("Account>>deposit:", notice)
@@ -157,7 +154,7 @@ class PinnedViewTests(HygieneTestCase):
         def running(_):
             self.gem.held = True
             self.run = RunningCall(self.session, 5, self.registry, self.clock)
-            self.session.running[5] = self.run
+            self.session.calls.running[5] = self.run
             self.run.current = self.gem.execute(
                 '"gsmcp:execute_code"\n| code limit |\n'
                 "code := '1'. limit := 1. 1", 100)
@@ -175,7 +172,7 @@ class PinnedViewTests(HygieneTestCase):
         self.hygiene.maintain()
         self.assertEqual(self.run.why, "pinned")
         self.assertIn("oldest commit record",
-                      self.run.endedMessage(None, 120))
+                      self.run.endedMessage())
 
     def test_quietRepositoryNeverEndsACall(self):
         self.backlog.update(backlog=3, oldestPinnedBy=[7])

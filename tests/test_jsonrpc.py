@@ -1,10 +1,10 @@
 """
-Tests for L{gsmcpd.jsonrpc}.
+Tests for L{gsmcpd.protocol.jsonrpc}.
 """
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.jsonrpc import (
+from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, JsonRpcError, parseMessage)
 
 

@@ -6,12 +6,13 @@ progress.
 
 import json
 
+from twisted.application.internet import TimerService
 from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.lifetime import LifetimePolicy, PolicyError, Reaper
-from gsmcpd.sse import OUTBOX_LIMIT, Outbox
+from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError, Reaper
+from gsmcpd.sessions.outbox import OUTBOX_LIMIT, Outbox
 from tests.test_web import Collector, TransportTestCase, request
 
 
@@ -26,11 +27,12 @@ class LifetimeTestCase(TransportTestCase):
     def setUp(self):
         super().setUp()
         self.sessions.streamLossGrace = self.policy.streamLossGrace
-        self.app.requestTimeout = self.requestTimeout
         self.reaper = Reaper(self.sessions, self.app.pending, self.policy,
                              self.clock)
-        self.reaper.start()
-        self.addCleanup(self.reaper.stop)
+        passes = TimerService(self.reaper.interval, self.reaper.maintain)
+        passes.clock = self.clock
+        passes.startService()
+        self.addCleanup(passes.stopService)
 
     def elapse(self, seconds, step=1.0):
         """
@@ -128,9 +130,9 @@ class ProbeTests(LifetimeTestCase):
             {"jsonrpc": "2.0", "id": "srv-1", "result": {}}, handle)
         self.assertEqual((response.code, body), (202, None))
         session = self.sessions.get(handle)
-        self.assertIsNone(session.probeGeneration)
+        self.assertIsNone(session.liveness.probeGeneration)
         # The answer proved it live but did not reset its activity clock.
-        self.assertLess(session.lastActivity, 100)
+        self.assertLess(session.liveness.lastActivity, 100)
         self.elapse(300, step=10)
         self.assertIsNone(self.sessions.get(handle))
 
@@ -285,17 +287,23 @@ class PolicyTests(SynchronousTestCase):
 
     def test_unworkable(self):
         for policy, fragment in (
-                (LifetimePolicy(probeAfter=1800), "--probe-after"),
+                (LifetimePolicy(probeAfter=1800), "probeAfter"),
                 (LifetimePolicy(idleTimeout=None, probeAfter=None),
-                 "--idle-timeout"),
+                 "idleTimeout"),
                 (LifetimePolicy(streamlessIdleTimeout=0),
-                 "--streamless-idle-timeout"),
+                 "streamlessIdleTimeout"),
                 (LifetimePolicy(streamlessIdleTimeout=4000),
-                 "--streamless-idle-timeout"),
-                (LifetimePolicy(streamLossGrace=-1), "--stream-loss-grace"),
-                (LifetimePolicy(maxLifetime=0), "--max-lifetime")):
+                 "streamlessIdleTimeout"),
+                (LifetimePolicy(streamLossGrace=-1), "streamLossGrace"),
+                (LifetimePolicy(maxLifetime=0), "maxLifetime")):
             error = self.assertRaises(PolicyError, policy.validate)
             self.assertIn(fragment, str(error))
+
+    def test_namedAsTheCallerSays(self):
+        error = self.assertRaises(PolicyError, LifetimePolicy(
+            probeAfter=1800).validate, lambda field: f"<{field}>")
+        self.assertIn("<probeAfter> (1800s) must be less than <idleTimeout>",
+                      str(error))
 
     def test_indefiniteWithProbe(self):
         LifetimePolicy(idleTimeout=None, probeAfter=600).validate()

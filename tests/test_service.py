@@ -1,147 +1,224 @@
 """
-The whole daemon in this process, on a real loopback socket, against the
-simulated stone: isolation between clients, and one client's long call
-never stalling another's.
+Tests for L{gsmcpd.daemon.service}: the service tree's order, refusals and
+assembly, in memory (the whole daemon over real sockets is
+L{tests.test_service_sockets}).
 """
 
-import json
-import time
+from twisted.application.internet import StreamServerEndpointService
+from twisted.application.service import IService, MultiService, Service
+from twisted.internet.address import IPv4Address
+from twisted.internet.defer import Deferred
+from twisted.internet.error import CannotListenError
+from twisted.internet.testing import MemoryReactorClock
+from twisted.logger import globalLogPublisher
+from twisted.trial.unittest import SynchronousTestCase
+from zope.interface.verify import verifyObject
 
-import treq
-from twisted.internet import reactor
-from twisted.internet.defer import inlineCallbacks
-from twisted.trial.unittest import TestCase
-from twisted.web.client import HTTPConnectionPool
-
-from gsmcpd.config import Config, Options
-from gsmcpd.config import SIMULATED_TITLE
-from gsmcpd.service import GsmcpService, loadLibrary
-from gsmcpd.testing.simulator.control import SimulatorControl
+from gsmcpd.daemon.heap import FREEZE_INTERVAL
+from gsmcpd.daemon.maintenance import Maintenance
+from gsmcpd.daemon.options import Options
+from gsmcpd.daemon.service import GsmcpService, assemble
+from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.daemon.stone import StartupRefused, StoneService
+from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL
+from gsmcpd.sessions.lifetime import MAINTENANCE_INTERVAL
 
 
-class ServiceTestCase(TestCase):
+class Recorded(Service):
+    """
+    A child that notes when it starts and stops.
+    """
 
-    @inlineCallbacks
+    def __init__(self, name, journal, stopping=None):
+        self.name = name
+        self.journal = journal
+        self.stopping = stopping
+
+    def startService(self):
+        super().startService()
+        self.journal.append(f"start {self.name}")
+
+    def stopService(self):
+        super().stopService()
+        self.journal.append(f"stop {self.name}")
+        return self.stopping
+
+
+class FakeStone(Recorded):
+    def __init__(self, journal, ready):
+        super().__init__("stone", journal)
+        self._ready = ready
+
+    def whenReady(self):
+        return self._ready
+
+
+class FakeReactor:
+    def __init__(self):
+        self.stopped = False
+
+    def stop(self):
+        self.stopped = True
+
+
+class FakePort:
+    def getHost(self):
+        return IPv4Address("TCP", "127.0.0.1", 8123)
+
+
+class GsmcpServiceTests(SynchronousTestCase):
+
     def setUp(self):
-        options = Options()
-        options.parseOptions(["--simulated", "--port",
-                              "tcp:0:interface=127.0.0.1",
-                              "--toolsets", "execution session"])
-        config = Config.fromSettings(options.settings({}))
-        self.service = GsmcpService(config, loadLibrary(config), reactor)
+        self.journal = []
+        self.ready = Deferred()
+        self.listening = Deferred()
+        self.reactor = FakeReactor()
+        self.logged = []
+        globalLogPublisher.addObserver(self.logged.append)
+        self.addCleanup(globalLogPublisher.removeObserver, self.logged.append)
+        self.service = GsmcpService(
+            FakeStone(self.journal, self.ready),
+            [Recorded("reaper", self.journal),
+             Recorded("listening", self.journal)],
+            lambda: self.listening, self.reactor, "tcp:8123 (test)")
+
+    def test_isAMultiService(self):
+        self.assertIsInstance(self.service, MultiService)
+        verifyObject(IService, self.service)
+        self.assertEqual([child.name for child in self.service],
+                         ["stone", "reaper", "listening"])
+
+    def test_nothingBoundBeforeTheStone(self):
+        self.service.privilegedStartService()
+        self.assertEqual(self.journal, [])
+
+    def test_servedOnceTheStoneAnswers(self):
+        serving = self.service.whenServing()
         self.service.startService()
-        self.addCleanup(self.service.stopService)
-        port = yield self.service.whenListening()
-        self.url = f"http://127.0.0.1:{port.getHost().port}/mcp"
-        self.http = HTTPConnectionPool(reactor, persistent=False)
-        self.ids = iter(range(1, 1000))
+        self.assertEqual(self.journal, ["start stone"])
+        self.ready.callback(None)
+        self.assertEqual(self.journal, ["start stone", "start reaper",
+                                        "start listening"])
+        self.assertNoResult(serving)
+        port = FakePort()
+        self.listening.callback(port)
+        self.assertIs(self.successResultOf(serving), port)
+        [line] = [e for e in self.logged if "banner" in e]
+        self.assertEqual((line["banner"], line["port"]),
+                         ("tcp:8123 (test)", 8123))
 
-    @inlineCallbacks
-    def rpc(self, method, session=None, **params):
-        headers = {"content-type": ["application/json"],
-                   "accept": ["application/json, text/event-stream"]}
-        if session:
-            headers["mcp-session-id"] = [session]
-        response = yield treq.post(
-            self.url, headers=headers, pool=self.http,
-            data=json.dumps({"jsonrpc": "2.0", "id": next(self.ids),
-                             "method": method, "params": params}).encode())
-        body = yield response.json()
-        return response, body
+    def refusal(self):
+        [line] = [e for e in self.logged
+                  if e.get("log_format", "").startswith("gsmcpd: refusing")]
+        return line
 
-    @inlineCallbacks
-    def initialize(self):
-        response, body = yield self.rpc("initialize",
-                                        protocolVersion="2025-11-25")
-        return response.headers.getRawHeaders("mcp-session-id")[0], body
+    def test_stoneRefusalOneLineAndStop(self):
+        self.service.startService()
+        self.ready.errback(StartupRefused("cannot log in"))
+        self.assertEqual(str(self.refusal()["why"]), "cannot log in")
+        self.assertNotIn("log_failure", self.refusal())
+        self.assertTrue(self.reactor.stopped)
+        self.assertEqual(self.journal, ["start stone"])
+        self.failureResultOf(self.service.whenServing(), StartupRefused)
 
-    @inlineCallbacks
-    def execute(self, session, code):
-        _, body = yield self.rpc("tools/call", session, name="execute_code",
-                                 arguments={"code": code})
-        return body["result"]
+    def test_listenRefusal(self):
+        self.service.startService()
+        self.ready.callback(None)
+        self.listening.errback(CannotListenError(
+            "127.0.0.1", 8123, OSError("Address already in use")))
+        self.assertIn("cannot listen: Couldn't listen on 127.0.0.1:8123",
+                      str(self.refusal()["why"]))
+        self.assertTrue(self.reactor.stopped)
 
+    def test_unexpectedFailureLoggedWithTraceback(self):
+        self.service.startService()
+        self.ready.errback(ZeroDivisionError())
+        self.assertTrue(self.refusal()["log_failure"].check(
+            ZeroDivisionError))
+        self.flushLoggedErrors(ZeroDivisionError)
+        self.assertTrue(self.reactor.stopped)
 
-class ServiceTests(ServiceTestCase):
+    def test_stoppedInReverseOneAfterAnother(self):
+        self.service.startService()
+        self.ready.callback(None)
+        listeningStopped = Deferred()
+        self.service.getServiceNamed("listening").stopping = \
+            listeningStopped
+        del self.journal[:]
+        stopped = self.service.stopService()
+        self.assertEqual(self.journal, ["stop listening"])
+        listeningStopped.callback(None)
+        self.assertEqual(self.journal, ["stop listening", "stop reaper",
+                                        "stop stone"])
+        self.successResultOf(stopped)
 
-    @inlineCallbacks
-    def test_simulatedTitle(self):
-        _, body = yield self.initialize()
-        self.assertEqual(body["result"]["serverInfo"]["title"],
-                         SIMULATED_TITLE)
+    def test_stopGoesOnPastAFailure(self):
+        self.service.startService()
+        self.ready.callback(None)
+        self.service.getServiceNamed("listening").stopping = Deferred()
+        stopped = self.service.stopService()
+        self.service.getServiceNamed("listening").stopping.errback(
+            OSError("the port was already gone"))
+        self.successResultOf(stopped)
+        self.assertEqual(self.journal[-2:], ["stop reaper", "stop stone"])
+        self.assertEqual(len(self.flushLoggedErrors(OSError)), 1)
 
-    @inlineCallbacks
-    def test_executeCode(self):
-        session, _ = yield self.initialize()
-        result = yield self.execute(session, "3 + 4")
-        self.assertEqual(result["content"], [{"type": "text", "text": "7"}])
-
-    @inlineCallbacks
-    def test_clientsAreIsolated(self):
+    def test_stoppedBeforeTheStoneAnswered(self):
         """
-        An uncommitted change in one client is invisible to another; after
-        a commit it is visible once the other refreshes.
+        Only what started stops, and nothing starts after the stop.
         """
-        first, _ = yield self.initialize()
-        second, _ = yield self.initialize()
-        result = yield self.execute(first,
-                                    "UserGlobals at: #Shared put: 42")
-        self.assertIn("[session]", result["content"][-1]["text"])
-        result = yield self.execute(
-            second, "UserGlobals at: #Shared ifAbsent: [#none]")
-        self.assertEqual(result["content"][0]["text"], "#none")
-        _, body = yield self.rpc("tools/call", first, name="commit")
-        self.assertFalse(body["result"]["isError"])
-        result = yield self.execute(
-            second, "UserGlobals at: #Shared ifAbsent: [#none]")
-        self.assertEqual(result["content"][0]["text"], "#none")
-        yield self.rpc("tools/call", second, name="refresh")
-        result = yield self.execute(
-            second, "UserGlobals at: #Shared ifAbsent: [#none]")
-        self.assertEqual(result["content"][0]["text"], "42")
+        self.service.startService()
+        self.successResultOf(self.service.stopService())
+        self.ready.callback(None)
+        self.assertEqual(self.journal, ["start stone", "stop stone"])
+        self.assertFalse(self.reactor.stopped)
 
-    @inlineCallbacks
-    def test_conflictingCommitReported(self):
-        first, _ = yield self.initialize()
-        second, _ = yield self.initialize()
-        yield self.execute(first, "UserGlobals at: #Contested put: 1")
-        yield self.execute(second, "UserGlobals at: #Contested put: 2")
-        _, body = yield self.rpc("tools/call", first, name="commit")
-        self.assertFalse(body["result"]["isError"])
-        _, body = yield self.rpc("tools/call", second, name="commit")
-        self.assertTrue(body["result"]["isError"])
-        self.assertEqual(
-            body["result"]["structuredContent"]["error"]["kind"], "refused")
 
-    @inlineCallbacks
-    def test_longCallStallsNoOtherClient(self):
-        """
-        While one client's execute_code sleeps five seconds in the stone, a
-        second client's tools/call is answered within half a second.
-        """
-        sleeper, _ = yield self.initialize()
-        other, _ = yield self.initialize()
-        sleeping = self.execute(sleeper, "(Delay forSeconds: 5) wait. #woke")
-        started = time.monotonic()
-        result = yield self.execute(other, "6 * 7")
-        elapsed = time.monotonic() - started
-        self.assertEqual(result["content"][0]["text"], "42")
-        self.assertLess(elapsed, 0.5)
-        self.assertFalse(sleeping.called)
-        result = yield sleeping
-        self.assertEqual(result["content"][0]["text"], "#woke")
+class AssemblyTests(SynchronousTestCase):
 
-    @inlineCallbacks
-    def test_stopLogsEverySessionOut(self):
-        yield self.initialize()
-        yield self.initialize()
-        control = SimulatorControl(self.service.simulator.socketPath)
+    def setUp(self):
+        self.reactor = MemoryReactorClock()
 
-        def loggedIn():
-            return len(control.call({"op": "sessions"})["sessions"])
+    def assembled(self, *argv):
+        options = Options()
+        options.parseOptions(["--simulated", "--toolsets", "execution",
+                              *argv])
+        return assemble(options.config({}), FakeLibrary(), self.reactor)
 
-        # Two clients' sessions and the daemon's own, which stopping logs
-        # out last, just before it stops the stone.
-        self.assertEqual(loggedIn(), 3)
-        yield self.service.sessions.closeAll("the server is stopping")
-        self.assertEqual(loggedIn(), 1)
+    def test_tree(self):
+        service = self.assembled()
+        self.assertEqual([child.name for child in service],
+                         ["stone", "reaper", "hygiene", "heap", "listening"])
+        self.assertIsInstance(service.getServiceNamed("stone"), StoneService)
+        self.assertIsInstance(service.getServiceNamed("listening"),
+                              StreamServerEndpointService)
+        loops = [service.getServiceNamed(name)
+                 for name in ("reaper", "hygiene", "heap")]
+        for loop in loops:
+            self.assertIsInstance(loop, Maintenance)
+            self.assertIs(loop.clock, self.reactor)
+        self.assertEqual([loop.step for loop in loops],
+                         [MAINTENANCE_INTERVAL, HYGIENE_INTERVAL,
+                          FREEZE_INTERVAL])
+
+    def test_simulatedStoneOnlyWhenAsked(self):
+        stone = self.assembled().getServiceNamed("stone")
+        self.assertIsNotNone(stone.simulator)
+        self.assertEqual(stone.simulator.login.stoneNrs,
+                         stone.simulator.socketPath)
+
+    def test_badEndpointRefused(self):
+        self.assertIn("--port 'carrier-pigeon:8000'", str(self.assertRaises(
+            ConfigError, self.assembled, "--port", "carrier-pigeon:8000")))
+
+    def test_listensWhereConfigured(self):
+        service = self.assembled("--port", "tcp:8123:interface=127.0.0.1")
+        listening = service.getServiceNamed("listening")
+        listening.startService()
+        self.addCleanup(listening.stopService)
+        [(port, _, _, interface)] = self.reactor.tcpServers
+        self.assertEqual((port, interface), (8123, "127.0.0.1"))
+
+
+class FakeLibrary:
+    version = "3.7.4 (fake)"

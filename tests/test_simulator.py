@@ -17,7 +17,7 @@ from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.control import SimulatorControl
 from gsmcpd.testing.simulator.launch import SimulatorStartError, launch
-from gsmcpd.templates import Template
+from gsmcpd.tools.templates.render import Template
 
 MAX_RESULT = 1 << 20
 

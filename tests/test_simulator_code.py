@@ -12,7 +12,7 @@ from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.model import TestOutcome
 from gsmcpd.testing.simulator.objects import printString
 from gsmcpd.testing.simulator.stone import Stone
-from gsmcpd.templates import Template
+from gsmcpd.tools.templates.render import Template
 
 FIXED_WITHDRAW = ("withdraw: amount\n\tamount > balance ifTrue: [^self].\n"
                   "\tbalance := balance - amount")

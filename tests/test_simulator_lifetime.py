@@ -25,7 +25,7 @@ from gsmcpd.testing.simulator.repository import ABSENT
 from gsmcpd.testing.simulator.stone import (
     DEFAULT_PASSWORD, DEFAULT_USER, GCI_ONETIME_PASSWORD, READ_ONLY_USER, Stone)
 from gsmcpd.testing.simulator.system import USER_GLOBALS, globalKey
-from gsmcpd.templates import Template
+from gsmcpd.tools.templates.render import Template
 
 from tests.test_simulator import GciErrSType, GciFailed, SimulatedStoneTests
 

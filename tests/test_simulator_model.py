@@ -13,7 +13,7 @@ from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.objects import printString
 from gsmcpd.testing.simulator.repository import ABSENT, Repository, Transaction
 from gsmcpd.testing.simulator.stone import Stone
-from gsmcpd.templates import Template
+from gsmcpd.tools.templates.render import Template
 
 
 class TransactionTests(SynchronousTestCase):

@@ -8,9 +8,9 @@ import json
 
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.tools.conformance import ConformanceToolset
-from gsmcpd.tools.registry import ToolRegistry, buildToolsets
+from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from tests.test_lifetime import events
 from tests.test_web import Collector, TransportTestCase, request
 
@@ -19,14 +19,12 @@ SSE = {"accept": ["application/json, text/event-stream"]}
 
 class SurfaceTestCase(TransportTestCase):
 
-    def setUp(self):
-        super().setUp()
+    def makeDispatcher(self):
         toolsets = buildToolsets(["execution", "conformance"])
         for toolset in toolsets:
             if isinstance(toolset, ConformanceToolset):
                 toolset.clock = self.clock
-        self.dispatcher = Dispatcher(ToolRegistry(toolsets), ServerIdentity())
-        self.app.dispatcher = self.dispatcher
+        return Dispatcher(ToolCatalog(toolsets), ServerIdentity())
 
     @inlineCallbacks
     def rpc(self, handle, method, id=1, **params):
@@ -59,8 +57,8 @@ class CapabilityTests(SurfaceTestCase):
         self.assertEqual(set(body["result"]["capabilities"]),
                          {"tools", "resources", "prompts", "completions",
                           "logging"})
-        self.app.dispatcher = Dispatcher(ToolRegistry.named(["execution"]),
-                                         ServerIdentity())
+        self.serve(Dispatcher(ToolCatalog.named(["execution"]),
+                              ServerIdentity()))
         _, body = yield self.initialize()
         self.assertEqual(list(body["result"]["capabilities"]), ["tools"])
 

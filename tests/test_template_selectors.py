@@ -12,7 +12,7 @@ from pathlib import Path
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.smalltalk.check import loadKnownNames, readEntries, unknownNames
-from gsmcpd.templates import TEMPLATE_PACKAGE, Template, loadTemplateText
+from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE, Template, loadTemplateText
 
 KNOWN_NAMES = sorted(Path(__file__).with_name("selectors").glob("*.tsv"))
 """One file per toolset family, so each family's list has one owner."""

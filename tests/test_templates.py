@@ -1,5 +1,5 @@
 """
-Tests for L{gsmcpd.templates}: rendering, and the one escaping function.
+Tests for L{gsmcpd.tools.templates.render}: rendering, and the one escaping function.
 """
 
 from hypothesis import given, strategies as st
@@ -7,7 +7,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.smalltalk import Assignment, Literal, leading_comment, \
     parse_expression
-from gsmcpd.templates import Template, literal, stringLiteral
+from gsmcpd.tools.templates.render import Template, literal, stringLiteral
 
 
 class StringLiteralTests(SynchronousTestCase):

@@ -9,7 +9,7 @@ import jsonschema
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.jsonrpc import Message
+from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS
 from gsmcpd.tools.ledger import classKey, methodKey
 from tests.test_tools_listing import checkedCall, codeModel
@@ -44,7 +44,7 @@ class SchemaTests(BrowsingTestCase):
         Six read-only tools with closed input schemas and valid output
         schemas.
         """
-        registry = self.harness.registry
+        registry = self.harness.tools
         self.assertEqual(sorted(tool.name for tool in registry),
                          sorted(CLASS_TOOLS + ("get_method_source",)))
         for tool in registry:

@@ -23,7 +23,7 @@ def checkedCall(harness, name, **arguments):
     result = yield harness.call(name, **arguments)
     if result.get("isError"):
         raise AssertionError(f"{name} failed: {result['content']}")
-    schema = harness.registry.get(name).outputSchema
+    schema = harness.tools.get(name).outputSchema
     jsonschema.Draft202012Validator(schema).validate(
         result["structuredContent"])
     return result["content"][0]["text"], result["structuredContent"]
@@ -43,7 +43,7 @@ class SchemaTests(TestCase):
         Four read-only tools with closed input schemas and valid output
         schemas.
         """
-        registry = ToolHarness(("listing",)).registry
+        registry = ToolHarness(("listing",)).tools
         self.assertEqual(
             sorted(tool.name for tool in registry),
             ["list_all_classes", "list_classes", "list_dictionaries",

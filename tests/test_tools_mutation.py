@@ -10,9 +10,10 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.smalltalk import Assignment, Literal, parse_expression
-from gsmcpd.templates import Template
+from gsmcpd.tools.templates.render import Template
 from gsmcpd.tools.ledger import classKey, methodKey
-from gsmcpd.tools.mutation import MutationToolset, locatedErrors
+from gsmcpd.tools.compiling import locatedErrors
+from gsmcpd.tools.mutation import MutationToolset
 from tests.toolharness import ToolHarness
 
 TOOLSETS = ("browsing", "mutation", "session", "execution", "testing")
@@ -53,7 +54,7 @@ class MutationTestCase(TestCase):
         if result.get("isError"):
             self.fail(f"{name} failed: {result['content'][0]['text']}")
         jsonschema.Draft202012Validator(
-            harness.registry.get(name).outputSchema).validate(
+            harness.tools.get(name).outputSchema).validate(
                 result["structuredContent"])
         return result
 

@@ -8,7 +8,7 @@ import jsonschema
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.jsonrpc import Message
+from gsmcpd.protocol.jsonrpc import Message
 from tests.test_tools_listing import codeModel
 from tests.toolharness import ToolHarness
 
@@ -46,7 +46,7 @@ def checked(harness, tool, **arguments):
     if result["isError"]:
         raise AssertionError(f"{tool} failed: {result['content']}")
     jsonschema.Draft202012Validator(
-        harness.registry.get(tool).outputSchema).validate(
+        harness.tools.get(tool).outputSchema).validate(
             result["structuredContent"])
     return result["content"][0]["text"].split("\n"), result["structuredContent"]
 
@@ -80,7 +80,7 @@ class SchemaTests(SearchTestCase):
         Four read-only tools with closed input schemas, a non-empty
         required search term, and valid output schemas.
         """
-        registry = self.harness.registry
+        registry = self.harness.tools
         self.assertEqual(sorted(tool.name for tool in registry),
                          sorted(SEARCH_TOOLS))
         for tool in registry:

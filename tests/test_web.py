@@ -7,14 +7,16 @@ import json
 
 from treq.testing import StubTreq
 from twisted.internet.defer import inlineCallbacks
+from twisted.internet.interfaces import IPushProducer
 from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
+from zope.interface.verify import verifyObject
 
-from gsmcpd.dispatch import SESSION_NOTE, Dispatcher, ServerIdentity
+from gsmcpd.protocol.dispatch import SESSION_NOTE, Dispatcher, ServerIdentity
 from gsmcpd.gci.errors import GciError
-from gsmcpd.sessions import SessionRegistry
-from gsmcpd.tools.registry import ToolRegistry
-from gsmcpd.web import MAX_BODY_BYTES, McpApp
+from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.transport.http import MAX_BODY_BYTES, McpApp
 from tests.fakes import FakePool, SmalltalkRaised
 
 JSON = {"content-type": ["application/json"],
@@ -31,15 +33,26 @@ class TransportTestCase(TestCase):
     """
 
     maxSessions = 3
+    requestTimeout = None
 
     def setUp(self):
         self.clock = Clock()
         self.pool = FakePool(self.maxSessions)
         self.sessions = SessionRegistry(self.pool, self.clock)
-        self.dispatcher = Dispatcher(
-            ToolRegistry.named(("execution", "session")), ServerIdentity())
-        self.app = McpApp(self.sessions, self.dispatcher, self.clock,
-                          allowedOriginHosts=["app.example"])
+        self.serve(self.makeDispatcher())
+
+    def makeDispatcher(self):
+        return Dispatcher(ToolCatalog.named(("execution", "session")),
+                          ServerIdentity())
+
+    def serve(self, dispatcher):
+        """
+        Answer requests with C{dispatcher} from now on.
+        """
+        self.dispatcher = dispatcher
+        self.app = McpApp(self.sessions, dispatcher, self.clock,
+                          allowedOriginHosts=["app.example"],
+                          requestTimeout=self.requestTimeout)
         self.treq = StubTreq(self.app.resource())
 
     @inlineCallbacks
@@ -466,6 +479,7 @@ class StreamTests(TransportTestCase):
         self.assertIn(b": keepalive\n\n", b"".join(received))
         stream = self.sessions.get(handle).stream
         self.assertTrue(stream.open)
+        self.assertTrue(verifyObject(IPushProducer, stream))
         yield self.treq.delete("http://127.0.0.1/mcp",
                                headers={"mcp-session-id": [handle]})
         self.treq.flush()

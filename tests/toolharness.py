@@ -11,16 +11,17 @@ and the model's answer in one synchronous call.
 from twisted.internet.defer import fail, inlineCallbacks, succeed
 from zope.interface import implementer
 
-from gsmcpd.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.escalation import RunningCall
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
-from gsmcpd.jsonrpc import Message
-from gsmcpd.sessions import McpSession
+from gsmcpd.protocol.jsonrpc import Message
+from gsmcpd.sessions.client import McpSession
 from gsmcpd.testing.simulator import errors as simulated
 from gsmcpd.testing.simulator.handlers import answer
 from gsmcpd.testing.simulator.stone import Stone
-from gsmcpd.tools.registry import ToolRegistry
+from gsmcpd.tools.catalog import ToolCatalog
+from tests.fakes import RecordingSink
 
 
 @implementer(IGemSession)
@@ -48,6 +49,16 @@ class InProcessGem:
     def interrupt(self, hard):
         pass
 
+    def callState(self, d):
+        # Every call answers before execute returns: none is in flight.
+        return None
+
+    def endCall(self, d, hard):
+        return None
+
+    def abandon(self, reason):
+        self.logout()
+
     def logout(self):
         self.stone.logout(self.session)
         return succeed(None)
@@ -60,20 +71,20 @@ class ToolHarness:
     @ivar stone: shared by every client made with L{newClient}.
     """
 
-    def __init__(self, toolsetNames, stone=None, registry=None):
+    def __init__(self, toolsetNames, stone=None, tools=None):
         self.stone = Stone() if stone is None else stone
-        self.registry = registry or ToolRegistry.named(toolsetNames)
+        self.tools = tools or ToolCatalog.named(toolsetNames)
         self.toolsetNames = toolsetNames
         self.gem = InProcessGem(self.stone)
         self.session = McpSession("0" * 32, self.gem, "2025-11-25", {})
-        self.dispatcher = Dispatcher(self.registry, ServerIdentity())
+        self.dispatcher = Dispatcher(self.tools, ServerIdentity())
         self._ids = iter(range(1, 10**6))
 
     def newClient(self):
         """
         Another client (its own session and view) of the same stone.
         """
-        return ToolHarness(self.toolsetNames, self.stone, self.registry)
+        return ToolHarness(self.toolsetNames, self.stone, self.tools)
 
     @inlineCallbacks
     def call(self, name, /, **arguments):
@@ -91,14 +102,12 @@ class ToolHarness:
         C{tools/call} from a client that asked for progress: the result and
         the C{(progress, total, message)} reports, in order.
         """
-        reports = []
-        run = RunningCall(self.session, 0, None, None)
-        run.wantsProgress = True
-        run.progress = lambda *report: reports.append(report)
+        sink = RecordingSink()
+        run = RunningCall(self.session, 0, None, None, sink)
         message = Message("request", "tools/call", next(self._ids),
                           {"name": name, "arguments": arguments}, {})
         response = yield self.dispatcher.handle(self.session, message, run)
-        return response.get("result", response.get("error")), reports
+        return response.get("result", response.get("error")), sink.reports
 
     @inlineCallbacks
     def text(self, name, /, **arguments):

@@ -8,35 +8,15 @@ structured result.
 """
 
 import functools
-import json
 
 import attr
 import jsonschema
-from twisted.internet.defer import inlineCallbacks, returnValue
 
-from gsmcpd.gci.session import CallWithdrawn
-from gsmcpd.templates import TEMPLATE_PACKAGE, Template
+from gsmcpd.tools.context import NULL_CONTEXT
 from gsmcpd.tools.ledger import ReadLedger, describeKey
-
-MAX_RESULT_BYTES = 1 << 20
-"""The largest UTF-8 result a template may answer."""
-
-ERROR_KINDS = ("compileError", "refused", "notFound", "invalidParams", "other")
-
-
-@attr.s(auto_exc=True, auto_attribs=True)
-class ToolError(Exception):
-    """
-    A tool failed in a way the client can read and act on.
-
-    @ivar kind: one of L{ERROR_KINDS}, so a client can branch without
-        parsing prose.
-    """
-
-    kind: str = attr.ib(validator=attr.validators.in_(ERROR_KINDS))
-    message: str
-    details: dict | None = None
-
+from gsmcpd.tools.templates.outcomes import ToolError
+from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE
+from gsmcpd.tools.templates.run import runTemplate
 
 @attr.s(frozen=True, auto_attribs=True)
 class ToolResult:
@@ -56,13 +36,6 @@ class ToolResult:
         described = dict(error.details or {}, kind=error.kind,
                          message=error.message)
         return cls(error.message, {"error": described}, isError=True)
-
-
-def errorKindOf(number):
-    """
-    The tool error kind of a Smalltalk error number.
-    """
-    return "compileError" if 1000 <= number < 2000 else "other"
 
 
 def closedSchema(properties=None, required=()):
@@ -137,18 +110,18 @@ class Tool:
 
 class ToolCall:
     """
-    What a running tool may use: its session's GemStone session and the
-    session's read ledger.
+    What a running tool may use: its session's GemStone session, the
+    session's read ledger, and the request it serves (an L{ICallContext}).
 
     @ivar needsCommit: whether the session held uncommitted changes after
         the last template this call ran, failed or not; L{None} before one.
     """
 
-    def __init__(self, gem, ledger=None, run=None):
+    def __init__(self, gem, ledger=None, context=NULL_CONTEXT):
         self.gem = gem
         self.ledger = ReadLedger() if ledger is None else ledger
         self.needsCommit = None
-        self._run = run
+        self._context = context
 
     @property
     def wantsProgress(self):
@@ -156,15 +129,14 @@ class ToolCall:
         Whether the client asked to hear how far this call has got, so a
         tool may do its work in steps it can report.
         """
-        return self._run is not None and self._run.wantsProgress
+        return self._context.wantsProgress
 
     def log(self, level, data, logger=None):
         """
         Send the client a log message on this call's stream, if it accepts
         one and wants messages of C{level}.
         """
-        if self._run is not None:
-            self._run.logToClient(level, data, logger)
+        self._context.log(level, data, logger)
 
     def request(self, method, params):
         """
@@ -174,69 +146,42 @@ class ToolCall:
         @return: a L{Deferred} firing with the client's result.
         @raise ToolError: when the client cannot be asked (no stream).
         """
-        if self._run is None or self._run.sink is None:
-            raise ToolError("refused", f"{method} needs a client that "
-                            "accepts an event stream for this call")
-        return self._run.request(method, params)
+        return self._context.request(method, params)
 
     def closeStream(self):
         """
         End this call's stream before the result, as the 2025-11-25
         revision allows: the client resumes it with C{Last-Event-ID}.
         """
-        if self._run is not None and self._run.sink is not None:
-            self._run.sink.closeEarly()
+        self._context.closeStream()
 
     def reportProgress(self, progress, total=None, message=None):
         """
         Tell a client that asked for progress how far this call has got
         (e.g. tests run of tests to run).
         """
-        if self._run is not None:
-            self._run.progress(progress, total, message)
+        self._context.reportProgress(progress, total, message)
 
-    @inlineCallbacks
     def runTemplate(self, name, arguments, package=TEMPLATE_PACKAGE):
         """
-        Render template C{name} (from C{package}) with C{arguments} and run
-        it.
+        Run template C{name} (from C{package}) with C{arguments}, keeping
+        track of whether the session needs a commit.
 
-        A template that refuses or cannot find what it was asked for answers
-        a dictionary holding C{gsmcpRefused} or C{gsmcpNotFound} (a
-        message); those become tool errors here, in one place.
-
-        @return: a L{Deferred} firing with the template body's value.
-        @raise ToolError: when the Smalltalk raised an Error, refused, or
-            did not find its subject.
+        @return: a L{Deferred} firing with the template body's value, or
+            failing as L{gsmcpd.tools.templates.run.runTemplate} does.
         """
-        source = Template.named(name, package).render(arguments,
-                                                      MAX_RESULT_BYTES)
-        if self._run is not None and self._run.why is not None:
-            raise CallWithdrawn()
-        running = self.gem.execute(source, MAX_RESULT_BYTES)
-        if self._run is not None:
-            self._run.current = running
-        try:
-            answer = yield running
-        finally:
-            if self._run is not None:
-                self._run.current = None
-        document = json.loads(answer.decode("utf-8"))
-        self.needsCommit = document["needsCommit"]
-        error = document.get("error")
-        if error is not None:
-            number = error.get("number") or 0
-            raise ToolError(
-                errorKindOf(number),
-                f"{error.get('class')} (GemStone error {number}): "
-                f"{error.get('message')}",
-                {"number": number})
-        value = document["result"]
-        if isinstance(value, dict):
-            for marker, kind in _MARKERS.items():
-                if marker in value:
-                    raise ToolError(kind, value[marker])
-        returnValue(value)
+        def answered(answer):
+            self.needsCommit = answer.needsCommit
+            return answer.value
+
+        def failed(failure):
+            needsCommit = getattr(failure.value, "needsCommit", None)
+            if needsCommit is not None:
+                self.needsCommit = needsCommit
+            return failure
+
+        return runTemplate(self.gem, name, arguments, self._context,
+                           package).addCallbacks(answered, failed)
 
     def requireRead(self, key, readTool):
         """
@@ -254,9 +199,6 @@ class ToolCall:
                 f"in its present view, so changing it now would be a blind "
                 f"write; call {readTool} first, then retry.")
         return text
-
-
-_MARKERS = {"gsmcpRefused": "refused", "gsmcpNotFound": "notFound"}
 
 
 class Toolset:
@@ -302,18 +244,18 @@ class Toolset:
 
     def resources(self):
         """
-        The L{gsmcpd.surface.Resource}s this toolset serves.
+        The L{gsmcpd.tools.offerings.Resource}s this toolset serves.
         """
         return []
 
     def resourceTemplates(self):
         """
-        The L{gsmcpd.surface.ResourceTemplate}s this toolset serves.
+        The L{gsmcpd.tools.offerings.ResourceTemplate}s this toolset serves.
         """
         return []
 
     def prompts(self):
         """
-        The L{gsmcpd.surface.Prompt}s this toolset serves.
+        The L{gsmcpd.tools.offerings.Prompt}s this toolset serves.
         """
         return []

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 from twisted.internet.defer import inlineCallbacks, returnValue
 
-from gsmcpd.surface import ResourceTemplate
+from gsmcpd.tools.offerings import ResourceTemplate
 from gsmcpd.tools.base import (
     Tool, ToolResult, Toolset, annotations, closedSchema)
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS, capped

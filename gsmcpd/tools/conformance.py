@@ -14,7 +14,7 @@ from twisted.internet import reactor
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import deferLater
 
-from gsmcpd.surface import Prompt, Resource, ResourceTemplate
+from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
 

@@ -16,6 +16,9 @@ from twisted.internet.defer import inlineCallbacks, returnValue
 from gsmcpd.smalltalk import SmalltalkSyntaxError, parse_method
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
+from gsmcpd.tools.compiling import (
+    COMPILE_ERROR_SCHEMA, compileError, definitionReport, locatedErrors,
+    methodName)
 from gsmcpd.tools.ledger import classKey, describeKey, methodKey
 
 IDENTIFIER = "^[A-Za-z][A-Za-z0-9_]*$"
@@ -30,13 +33,6 @@ NOT_COMMITTED = " Not committed: commit keeps it, abort undoes it."
 _STRING = {"type": "string"}
 _BOOLEAN = {"type": "boolean"}
 _INTEGER = {"type": "integer"}
-
-_COMPILE_ERROR_SCHEMA = closedSchema({
-    "line": _INTEGER, "column": _INTEGER, "offset": _INTEGER,
-    "number": {"type": ["integer", "null"]}, "message": _STRING},
-    required=["line", "column", "offset", "number", "message"])
-"""One error the compiler reported: where (1-based) and what it said."""
-
 
 def _string(description, **constraints):
     return dict(_STRING, description=description, **constraints)
@@ -53,39 +49,6 @@ def _flag(description):
 
 _CLASS_NAME = _string("name of the class")
 _META = _flag("true for the class-side method (default false)")
-
-
-def methodName(className, selector, meta):
-    """
-    How a method is named to the client: C{Account class>>new}.
-    """
-    return describeKey(methodKey(className, selector, meta))
-
-
-def locatedErrors(source, errors):
-    """
-    The compiler's errors with the line and column of each 1-based source
-    offset, so a client can point at the place.
-    """
-    located = []
-    for error in errors:
-        offset = max(int(error["offset"]), 1)
-        lineStart = source.rfind("\n", 0, offset - 1) + 1
-        located.append({
-            "line": source.count("\n", 0, offset - 1) + 1,
-            "column": offset - lineStart, "offset": offset,
-            "number": error.get("number"), "message": error["message"]})
-    return located
-
-
-def describeErrors(errors):
-    """
-    One line per located compile error.
-    """
-    if not errors:
-        return "the compiler gave no details"
-    return "\n".join(f"line {e['line']}, column {e['column']}: {e['message']}"
-                     for e in errors)
 
 
 class MutationToolset(Toolset):
@@ -175,7 +138,7 @@ class MutationToolset(Toolset):
                      "failures": {"type": "array", "items": closedSchema({
                          "selector": _STRING, "meta": _BOOLEAN,
                          "errors": {"type": "array",
-                                    "items": _COMPILE_ERROR_SCHEMA}},
+                                    "items": COMPILE_ERROR_SCHEMA}},
                          required=["selector", "meta", "errors"])},
                      "dropped": {"type": "array", "items": closedSchema({
                          "selector": _STRING, "meta": _BOOLEAN},
@@ -287,7 +250,7 @@ class MutationToolset(Toolset):
                     for f in value["failures"]]
         structured = dict(value, className=className, failures=sorted(
             failures, key=lambda f: (f["meta"], f["selector"])))
-        returnValue(ToolResult(_definitionReport(structured), structured))
+        returnValue(ToolResult(definitionReport(structured), structured))
 
     @inlineCallbacks
     def compileMethod(self, call, arguments):
@@ -296,7 +259,7 @@ class MutationToolset(Toolset):
         try:
             selector = parse_method(source).selector
         except SmalltalkSyntaxError as e:
-            raise _compileError(
+            raise compileError(
                 f"The method source for {className} does not parse",
                 {"className": className, "meta": meta, "selector": None},
                 locatedErrors(source, [{"offset": e.offset + 1,
@@ -309,7 +272,7 @@ class MutationToolset(Toolset):
             methodKey(className, selector, meta), "get_method_source")
         named = methodName(className, selector, meta)
         if "compileErrors" in value:
-            raise _compileError(
+            raise compileError(
                 f"{named} did not compile",
                 {"className": className, "meta": meta, "selector": selector},
                 locatedErrors(source, value["compileErrors"]))
@@ -396,39 +359,3 @@ def _counted(number, one, many):
 
 def _capitalised(text):
     return text[:1].upper() + text[1:]
-
-
-def _compileError(headline, subject, errors):
-    """
-    The C{compileError} tool error: the headline, then one line per error.
-    """
-    return ToolError("compileError",
-                     f"{headline}:\n{describeErrors(errors)}",
-                     dict(subject, errors=errors))
-
-
-def _definitionReport(result):
-    """
-    The text of a class definition's result: what happened, then each
-    method that did not survive a new version.
-    """
-    name = result["className"]
-    if result["created"]:
-        lines = [f"Defined class {name} in {result['dictionary']}."]
-    elif not result["changed"]:
-        lines = [f"{name} is unchanged: the definition is the same."]
-    elif not result["newVersion"]:
-        lines = [f"Redefined {name} in place (same shape; no new version)."]
-    else:
-        lines = [f"Redefined {name}: a new class version; recompiled "
-                 f"{result['recompiled']} methods, "
-                 f"{len(result['failures'])} failed, "
-                 f"{len(result['dropped'])} dropped."]
-    for failure in result["failures"]:
-        named = methodName(name, failure["selector"], failure["meta"])
-        lines.append(f"failed: {named}: "
-                     + describeErrors(failure["errors"]).replace("\n", "; "))
-    for dropped in result["dropped"]:
-        lines.append("dropped: "
-                     + methodName(name, dropped["selector"], dropped["meta"]))
-    return "\n".join(lines)

@@ -4,7 +4,7 @@ C{Class>>definition} answers and the topaz file-in text of
 C{Class>>fileOutClass}, so tools show what a real stone would.
 """
 
-from gsmcpd.templates import stringLiteral
+from gsmcpd.tools.templates.render import stringLiteral
 
 _RULE = "! ------------------- "
 

@@ -1,7 +1,8 @@
 """
 Answer gsmcpd's templates the way their envelope would on a real stone.
 
-Every source the daemon sends is a rendered template (L{gsmcpd.templates}):
+Every source the daemon sends is a rendered template
+(L{gsmcpd.tools.templates.render}):
 a tag comment C{"gsmcp:<name>"}, the arguments as temporaries assigned from
 literals, then the template body and the shared envelope.  The simulated
 stone does not run the envelope; it reads the tag and the arguments, calls

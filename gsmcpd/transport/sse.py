@@ -18,9 +18,10 @@ from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from gsmcpd.sessions.interfaces import ICallSink
+
 KEEPALIVE_INTERVAL = 15.0
 """Seconds between keepalive comments: sized to proxy and NAT idle timeouts."""
-OUTBOX_LIMIT = 256
 WRITE_BLOCKED_LIMIT = 5.0
 """Seconds a stream's writes may stay blocked before it is dropped."""
 
@@ -32,39 +33,6 @@ def eventBytes(message):
     return (b"event: message\ndata: "
             + json.dumps(message, ensure_ascii=False).encode("utf-8")
             + b"\n\n")
-
-
-class Outbox:
-    """
-    One session's server-to-client messages waiting for its stream.
-
-    @ivar dropped: how many messages were dropped because it was full.
-    """
-
-    log = Logger()
-
-    def __init__(self, owner, limit=OUTBOX_LIMIT):
-        self._owner = owner
-        self._messages = collections.deque()
-        self._limit = limit
-        self.dropped = 0
-
-    def __len__(self):
-        return len(self._messages)
-
-    def put(self, message):
-        if len(self._messages) >= self._limit:
-            self._messages.popleft()
-            self.dropped += 1
-            self.log.warn(
-                "session {session}: outbox full ({limit} messages waiting for "
-                "a stream that is not reading); dropped the oldest, so the "
-                "client will see a gap ({dropped} dropped so far)",
-                session=self._owner, limit=self._limit, dropped=self.dropped)
-        self._messages.append(message)
-
-    def take(self):
-        return self._messages.popleft()
 
 
 @implementer(IPushProducer)
@@ -231,6 +199,7 @@ def parseEventId(text):
     return (key, int(number)) if key and number.isdigit() else None
 
 
+@implementer(ICallSink)
 class CallStream:
     """
     A C{POST} answered as an event stream: what the call sends the client
@@ -241,8 +210,7 @@ class CallStream:
     until the call is over.
     """
 
-    def __init__(self, request, clock, sequence, run, token=None,
-                 prime=False):
+    def __init__(self, request, clock, sequence, token=None, prime=False):
         self._request = request
         self._clock = clock
         self._token = token
@@ -257,11 +225,9 @@ class CallStream:
             request.write(sequence.priming())
         self._ticker = LoopingCall(self._elapsed)
         self._ticker.clock = clock
-        run.sink = self
-        if token is not None:
+        self.wantsProgress = token is not None
+        if self.wantsProgress:
             self._ticker.start(PROGRESS_INTERVAL, now=False)
-            run.progress = self.report
-            run.wantsProgress = True
 
     def post(self, message):
         """

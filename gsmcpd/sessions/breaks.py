@@ -10,8 +10,12 @@ session is abandoned and replaced.  Each step costs the client that request
 only; only the last costs its uncommitted work.
 """
 
+import attr
 from twisted.internet.defer import Deferred
 from twisted.logger import Logger
+from zope.interface import implementer
+
+from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
 
 HARD_BREAK_DELAY = 2.0
 """Seconds from the soft break to the hard one; never under 0.3."""
@@ -28,6 +32,22 @@ STEPS = {
 }
 
 
+@attr.s(auto_attribs=True)
+class CallState:
+    """
+    One session's calls in flight.
+
+    @ivar running: request id to the L{RunningCall} of each call in flight,
+        so a cancellation or deadline can end it.
+    @ivar replacing: while its GemStone session is being replaced, a
+        L{Deferred} its next request waits on.
+    """
+
+    running: dict = attr.Factory(dict)
+    replacing: Deferred | None = None
+
+
+@implementer(ICallContext)
 class RunningCall:
     """
     One client request in flight, and how to end it.
@@ -42,65 +62,100 @@ class RunningCall:
         request's own result will then never come.
     @ivar cancelled: fires when the client cancels the request, which is
         answered at once (with no body) rather than when the break lands.
-    @ivar progress: called as C{progress(progress, total, message)} by a
-        tool that can say how far it has got; a no-op unless the client
-        asked for progress.
-    @ivar sink: the call's own event stream (see L{gsmcpd.sse.CallStream})
-        when the request is answered as one, else L{None}.
-    @ivar pending: the server's outstanding requests to clients.
     """
 
-    log = Logger()
+    _logger = Logger()
 
-    def __init__(self, session, requestId, registry, clock):
+    def __init__(self, session, requestId, registry, clock, sink=None,
+                 pending=None):
+        """
+        @param registry: replaces the session's GemStone session when a
+            call takes neither break.
+        @param sink: the call's own stream (an L{ICallSink}) when the
+            request is answered as one, else L{None}.
+        @param pending: the server's requests to clients (an
+            L{IClientRequests}).
+        """
         self.session = session
         self.requestId = requestId
         self._registry = registry
         self._clock = clock
+        self._sink = sink
+        self._pending = pending
         self._timer = None
         self.current = None
         self.why = None
+        self._explanation = None
         self.step = None
-        self.pinnedBacklog = None
         self.abandoned = Deferred()
         self.cancelled = Deferred()
-        self.progress = lambda progress, total=None, message=None: None
-        self.wantsProgress = False
-        self.sink = None
-        self.pending = None
 
-    def logToClient(self, level, data, logger=None):
-        """
-        A log message for the client, on this call's stream.
-        """
-        if self.sink is None or not self.session.wantsLog(level):
+    # ICallContext
+
+    @property
+    def wantsProgress(self):
+        return self._sink is not None and self._sink.wantsProgress
+
+    @property
+    def ending(self):
+        return self.why is not None
+
+    def track(self, running):
+        self.current = running
+
+        def over(result):
+            if self.current is running:
+                self.current = None
+            return result
+
+        running.addBoth(over)
+
+    def log(self, level, data, logger=None):
+        if self._sink is None or not self.session.wantsLog(level):
             return
         params = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
-        self.sink.post({"jsonrpc": "2.0", "method": "notifications/message",
-                        "params": params})
+        self._sink.post({"jsonrpc": "2.0", "method": "notifications/message",
+                         "params": params})
 
     def request(self, method, params):
-        """
-        A request to the client on this call's stream; fires with its
-        result.
-        """
-        return self.pending.send(self.session, method, params, via=self.sink)
+        if self._sink is None:
+            return NULL_CONTEXT.request(method, params)
+        return self._pending.send(self.session, method, params,
+                                  via=self._sink)
+
+    def closeStream(self):
+        if self._sink is not None:
+            self._sink.closeEarly()
+
+    def reportProgress(self, progress, total=None, message=None):
+        if self.wantsProgress:
+            self._sink.report(progress, total, message)
+
+    # Ending the call.
 
     def setDeadline(self, seconds):
         """
         End the call if it has not finished within C{seconds}.
         """
-        self._timer = self._clock.callLater(seconds, self.end, "deadline")
+        self._timer = self._clock.callLater(
+            seconds, self.end, "deadline",
+            lambda how: f"The request ran past its {seconds:g}s deadline "
+                        f"and was ended by {how}.")
 
-    def end(self, why):
+    def end(self, why, explanation=None):
         """
         Begin ending the call, for C{why}.
+
+        @param explanation: called with how the call was ended (a phrase);
+            answers what the client is told, or L{None} for a call whose
+            client is not told (it cancelled).
         """
         if self.why is not None:
             return
         self.why = why
+        self._explanation = explanation
         self._cancelTimer()
         self._escalate("soft", hard=False, then=HARD_BREAK_DELAY)
         if why == "cancelled" and not self.cancelled.called:
@@ -117,7 +172,7 @@ class RunningCall:
         gem.endCall(self.current, hard)
         if state == "queued":
             return
-        self.log.info("session {handle}: request {id!r} ({why}): {step}",
+        self._logger.info("session {handle}: request {id!r} ({why}): {step}",
                       handle=self.session.handle, id=self.requestId,
                       why=self.why, step=step)
         if step == "soft":
@@ -152,15 +207,12 @@ class RunningCall:
             self._timer.cancel()
         self._timer = None
 
-    def endedMessage(self, deadline, pinnedGrace):
+    def endedMessage(self):
         """
-        What the client is told when the server ended its request.
+        What the client is told when the server ended its request, or
+        L{None} when it is told nothing.
         """
-        how = STEPS.get(self.step, "withdrawing it before it started")
-        if self.why == "pinned":
-            return (f"The request held the repository's oldest commit "
-                    f"record for over {pinnedGrace:g}s while "
-                    f"{self.pinnedBacklog} commit records waited on it, "
-                    f"and was ended by {how}.")
-        return (f"The request ran past its {deadline:g}s deadline and was "
-                f"ended by {how}.")
+        if self._explanation is None:
+            return None
+        return self._explanation(
+            STEPS.get(self.step, "withdrawing it before it started"))

@@ -11,13 +11,14 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.logger import Logger
 
 from gsmcpd import __version__
-from gsmcpd.gci.errors import GciError
-from gsmcpd.gci.session import CallWithdrawn
-from gsmcpd.jsonrpc import (
+from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-    SERVER_ERROR, JsonRpcError, result)
-from gsmcpd.surface import LOG_LEVELS, Surface
+    JsonRpcError, result)
+from gsmcpd.protocol.surface import Surface
+from gsmcpd.sessions.client import LOG_LEVELS
 from gsmcpd.tools.base import ToolCall, ToolError, ToolResult
+from gsmcpd.tools.context import NULL_CONTEXT
+from gsmcpd.tools.templates.outcomes import CallBroken
 
 SUPPORTED_PROTOCOL_VERSIONS = ("2025-06-18", "2025-11-25")
 """The single source of truth for negotiation and the header check."""
@@ -74,20 +75,6 @@ def _required(params, name):
     return value
 
 
-class SessionGoneError(JsonRpcError):
-    """
-    The session's gem died; the session must be unmapped as this is sent.
-    """
-
-    def __init__(self, error):
-        super().__init__(
-            SERVER_ERROR,
-            f"The GemStone session ended (GemStone error {error.number}); "
-            "this MCP session is closed. Initialize a new session.",
-            {"kind": "sessionGone", "number": error.number})
-        self.gciError = error
-
-
 class Dispatcher:
     """
     Answers MCP requests for one server's tool surface.
@@ -95,10 +82,16 @@ class Dispatcher:
 
     log = Logger()
 
-    def __init__(self, registry, identity):
-        self.registry = registry
+    gemstoneMethods = frozenset({"tools/call", "resources/read",
+                                 "completion/complete"})
+    """The methods that run on the session's GemStone session, and so can
+    have a deadline, be cancelled, report progress or stream: a
+    L{gsmcpd.protocol.calls.CallRunner} runs them."""
+
+    def __init__(self, tools, identity):
+        self.tools = tools
         self.identity = identity
-        self.surface = Surface(registry.toolsets)
+        self.surface = Surface(tools.toolsets)
         self._methods = {
             "ping": self._ping,
             "tools/list": self._toolsList,
@@ -138,16 +131,29 @@ class Dispatcher:
             answer["instructions"] = self.identity.instructions
         return answer
 
+    def streams(self, message):
+        """
+        Whether C{message} may be answered as a stream, where the client
+        accepts one: a tool call that asked for progress, or of a tool that
+        sends the client messages while it runs.
+        """
+        if message.method != "tools/call":
+            return False
+        token = (message.params.get("_meta") or {}).get("progressToken")
+        tool = self.tools.get(message.params.get("name"))
+        return token is not None or getattr(tool, "streams", False)
+
     @inlineCallbacks
-    def handle(self, session, message, run=None):
+    def handle(self, session, message, context=NULL_CONTEXT):
         """
         Answer one request or notification on C{session}.
 
-        @param run: the request's L{gsmcpd.escalation.RunningCall}, through
-            which it can be ended and report progress.
+        @param context: the request's L{ICallContext}, through which it can
+            be ended and report progress.
 
         @return: a L{Deferred} firing with the response, or with L{None} for
-            a notification.  A L{SessionGoneError} fails it.
+            a notification.  A L{gsmcpd.tools.templates.outcomes.GemGone}
+            fails it.
         """
         if message.kind == "notification":
             return None
@@ -156,58 +162,59 @@ class Dispatcher:
             if handler is None:
                 raise JsonRpcError(METHOD_NOT_FOUND,
                                    f"Method not found: {message.method}")
-            value = yield handler(session, message.params, run)
-        except SessionGoneError:
-            raise
+            value = yield handler(session, message.params, context)
         except JsonRpcError as e:
             return e.asResponse(message.id)
         return result(message.id, value)
 
-    def _ping(self, session, params, run):
+    def _ping(self, session, params, context):
         return {}
 
-    def _resourcesList(self, session, params, run):
+    def _resourcesList(self, session, params, context):
         _refuseCursor(params, "resources/list")
         return {"resources": [r.descriptor()
                               for r in self.surface.resources.values()]}
 
-    def _templatesList(self, session, params, run):
+    def _templatesList(self, session, params, context):
         _refuseCursor(params, "resources/templates/list")
         return {"resourceTemplates": [t.descriptor()
                                       for t in self.surface.templates]}
 
     @inlineCallbacks
-    def _resourcesRead(self, session, params, run):
+    def _resourcesRead(self, session, params, context):
         uri = _required(params, "uri")
         found = self.surface.resolve(uri)
         if found is None:
             raise JsonRpcError(RESOURCE_NOT_FOUND,
                                f"Resource not found: {uri}", {"uri": uri})
         read, variables = found
-        call = ToolCall(session.gem, session.ledger, run)
+        call = ToolCall(session.gem, session.ledger, context)
         try:
             contents = yield read(call, uri, **variables)
         except ToolError as e:
             code = RESOURCE_NOT_FOUND if e.kind == "notFound" \
                 else INTERNAL_ERROR
             raise JsonRpcError(code, e.message, {"uri": uri})
+        except CallBroken as e:
+            raise JsonRpcError(INTERNAL_ERROR, str(e),
+                               {"uri": uri, "number": e.number})
         return {"contents": contents}
 
-    def _subscribe(self, session, params, run):
+    def _subscribe(self, session, params, context):
         session.subscriptions.add(_required(params, "uri"))
         return {}
 
-    def _unsubscribe(self, session, params, run):
+    def _unsubscribe(self, session, params, context):
         session.subscriptions.discard(_required(params, "uri"))
         return {}
 
-    def _promptsList(self, session, params, run):
+    def _promptsList(self, session, params, context):
         _refuseCursor(params, "prompts/list")
         return {"prompts": [p.descriptor()
                             for p in self.surface.prompts.values()]}
 
     @inlineCallbacks
-    def _promptsGet(self, session, params, run):
+    def _promptsGet(self, session, params, context):
         name = _required(params, "name")
         prompt = self.surface.prompts.get(name)
         if prompt is None:
@@ -226,7 +233,7 @@ class Dispatcher:
         return answer
 
     @inlineCallbacks
-    def _complete(self, session, params, run):
+    def _complete(self, session, params, context):
         ref = params.get("ref") or {}
         argument = params.get("argument") or {}
         if ref.get("type") == "ref/prompt":
@@ -241,13 +248,19 @@ class Dispatcher:
                                f"complete for {ref!r}")
         values = []
         if target.complete is not None:
-            values = yield target.complete(argument.get("name"),
-                                           argument.get("value", ""))
+            try:
+                values = yield target.complete(argument.get("name"),
+                                               argument.get("value", ""))
+            except ToolError as e:
+                raise JsonRpcError(INTERNAL_ERROR, e.message)
+            except CallBroken as e:
+                raise JsonRpcError(INTERNAL_ERROR, str(e),
+                                   {"number": e.number})
         values = list(values or [])
         return {"completion": {"values": values[:100], "total": len(values),
                                "hasMore": len(values) > 100}}
 
-    def _setLevel(self, session, params, run):
+    def _setLevel(self, session, params, context):
         level = params.get("level")
         if level not in LOG_LEVELS:
             raise JsonRpcError(INVALID_PARAMS, f"Invalid params: level must "
@@ -255,29 +268,29 @@ class Dispatcher:
         session.logLevel = level
         return {}
 
-    def _reinitialize(self, session, params, run):
+    def _reinitialize(self, session, params, context):
         raise JsonRpcError(INVALID_REQUEST,
                            "Invalid Request: this session is already "
                            "initialized")
 
-    def _toolsList(self, session, params, run):
+    def _toolsList(self, session, params, context):
         _refuseCursor(params, "tools/list")
-        return {"tools": [tool.descriptor() for tool in self.registry]}
+        return {"tools": [tool.descriptor() for tool in self.tools]}
 
     @inlineCallbacks
-    def _toolsCall(self, session, params, run):
+    def _toolsCall(self, session, params, context):
         name = params.get("name")
         if not isinstance(name, str):
             raise JsonRpcError(INVALID_PARAMS,
                                "Invalid params: tools/call needs a tool name")
-        tool = self.registry.get(name)
+        tool = self.tools.get(name)
         if tool is None:
             raise JsonRpcError(INVALID_PARAMS,
                                f"Invalid params: unknown tool {name!r}")
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
-        call = ToolCall(session.gem, session.ledger, run)
+        call = ToolCall(session.gem, session.ledger, context)
         try:
             if not isinstance(arguments, dict):
                 raise ToolError("invalidParams",
@@ -286,17 +299,9 @@ class Dispatcher:
             answer = yield tool.run(call, arguments)
         except ToolError as e:
             answer = ToolResult.fromError(e)
-        except GciError as e:
-            if e.fatal:
-                raise SessionGoneError(e)
-            message = (f"The call was interrupted by a GemStone break "
-                       f"(error {e.number}); the session and its uncommitted "
-                       f"changes are intact." if e.isBreak else str(e))
-            answer = ToolResult.fromError(ToolError("other", message,
+        except CallBroken as e:
+            answer = ToolResult.fromError(ToolError("other", str(e),
                                                     {"number": e.number}))
-        except CallWithdrawn:
-            answer = ToolResult.fromError(ToolError(
-                "other", "the call was ended before it started"))
         return self._render(answer, call.needsCommit, session)
 
     def _render(self, answer, needsCommit, session):
@@ -304,7 +309,7 @@ class Dispatcher:
                                            "text": answer.text}])
         if needsCommit:
             content.append({"type": "text", "text": SESSION_NOTE})
-        notices, session.notices = session.notices, []
+        notices, session.view.notices = session.view.notices, []
         content.extend({"type": "text", "text": notice}
                        for notice in notices)
         rendered = {"content": content, "isError": answer.isError}

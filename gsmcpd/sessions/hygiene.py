@@ -17,17 +17,38 @@ commit record while the backlog is real is ended after
 C{pinnedViewGrace}.  Neither is a time limit on a quiet stone.
 """
 
+import attr
 from twisted.internet.defer import inlineCallbacks
-from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from gsmcpd.gci.errors import GciError
 from gsmcpd.tools.base import ToolCall, ToolError
+from gsmcpd.tools.templates.outcomes import FAILURES
 from gsmcpd.tools.ledger import describeKey
 
 HYGIENE_INTERVAL = 60.0
 CACHE_NAME_LIMIT = 31
 """The shared cache takes names of 1 to 31 characters."""
+
+
+@attr.s(auto_attribs=True)
+class ViewState:
+    """
+    What view hygiene knows of one session.
+
+    @ivar stoneSession: the GemStone session number.
+    @ivar signalAbortBacklog: the stone's own backlog limit.
+    @ivar stuckSince: when its view was found unmovable.
+    @ivar pinnedSince: since when a call in flight has held the oldest
+        commit record under backlog.
+    @ivar notices: lines for the client's next tool result (e.g. that the
+        server refreshed its view).
+    """
+
+    stoneSession: int | None = None
+    signalAbortBacklog: int | None = None
+    stuckSince: float | None = None
+    pinnedSince: float | None = None
+    notices: list = attr.Factory(list)
 
 
 def gemName(port, handle, prefix="gsmcp"):
@@ -55,42 +76,21 @@ def refreshNotice(behind, stale):
     return notice
 
 
-class ViewHygiene:
+class GemPreparation:
     """
-    Names each session's gem as it opens, and keeps views moving.
+    Names each new session's gem in the shared cache, and learns the
+    stone's own backlog limit, before the session is registered.
 
-    @ivar maxCommitsBehind: the configured limit, or L{None} for no
-        refreshes.
+    @param port: answers the daemon's listening port, for the gem's name.
     """
 
     log = Logger()
 
-    def __init__(self, registry, clock, maxCommitsBehind=20,
-                 stuckViewGrace=600.0, pinnedViewGrace=600.0,
-                 port=lambda: "0", control=None):
-        self._registry = registry
-        self._control = control
-        self._clock = clock
-        self.maxCommitsBehind = maxCommitsBehind
-        self.stuckViewGrace = stuckViewGrace
-        self.pinnedViewGrace = pinnedViewGrace
+    def __init__(self, port=lambda: "0"):
         self._port = port
-        self._loop = LoopingCall(self.maintain)
-        self._loop.clock = clock
-
-    def start(self):
-        self._loop.start(HYGIENE_INTERVAL, now=False)
-
-    def stop(self):
-        if self._loop.running:
-            self._loop.stop()
 
     @inlineCallbacks
-    def prepare(self, session):
-        """
-        A new session: name its gem in the shared cache and learn the
-        stone's own backlog limit.
-        """
+    def __call__(self, session):
         call = ToolCall(session.gem)
         name = gemName(self._port(), session.handle)
         try:
@@ -99,12 +99,33 @@ class ViewHygiene:
                           "shared cache", handle=session.handle,
                           name=named["name"])
             state = yield call.runTemplate("session_state", {})
-        except (ToolError, GciError) as e:
+        except FAILURES as e:
             self.log.warn("session {handle}: preparing its gem: {error}",
                           handle=session.handle, error=e)
             return
-        session.stoneSession = state["session"]
-        session.signalAbortBacklog = state["signalAbortBacklog"]
+        session.view.stoneSession = state["session"]
+        session.view.signalAbortBacklog = state["signalAbortBacklog"]
+
+
+class ViewHygiene:
+    """
+    Keeps views moving: the daemon runs L{maintain} each
+    L{HYGIENE_INTERVAL}.
+
+    @ivar maxCommitsBehind: the configured limit, or L{None} for no
+        refreshes.
+    """
+
+    log = Logger()
+
+    def __init__(self, registry, clock, maxCommitsBehind=20,
+                 stuckViewGrace=600.0, pinnedViewGrace=600.0, control=None):
+        self._registry = registry
+        self._control = control
+        self._clock = clock
+        self.maxCommitsBehind = maxCommitsBehind
+        self.stuckViewGrace = stuckViewGrace
+        self.pinnedViewGrace = pinnedViewGrace
 
     def limitFor(self, session):
         """
@@ -113,7 +134,7 @@ class ViewHygiene:
         if self.maxCommitsBehind is None:
             return None
         return min(limit for limit in (self.maxCommitsBehind,
-                                       session.signalAbortBacklog)
+                                       session.view.signalAbortBacklog)
                    if limit is not None)
 
     @inlineCallbacks
@@ -146,24 +167,30 @@ class ViewHygiene:
             # Our own session must not be the one holding the oldest record.
             yield control.runTemplate("continue_transaction", {})
             state = yield control.runTemplate("backlog_state", {})
-        except (ToolError, GciError) as e:
+        except FAILURES as e:
             self.log.warn("reading the commit-record backlog: {error}",
                           error=e)
             return
         now = self._clock.seconds()
         backlog, pinners = state["backlog"], state["oldestPinnedBy"]
         for session in busy:
-            limit = self.limitFor(session)
+            limit, view = self.limitFor(session), session.view
             if backlog is None or pinners is None or limit is None or \
-                    backlog < limit or session.stoneSession not in pinners:
-                session.pinnedSince = None
+                    backlog < limit or view.stoneSession not in pinners:
+                view.pinnedSince = None
                 continue
-            if session.pinnedSince is None:
-                session.pinnedSince = now
-            elif now - session.pinnedSince >= self.pinnedViewGrace:
-                for run in list(session.running.values()):
-                    run.pinnedBacklog = backlog
-                    run.end("pinned")
+            if view.pinnedSince is None:
+                view.pinnedSince = now
+            elif now - view.pinnedSince >= self.pinnedViewGrace:
+                for run in list(session.calls.running.values()):
+                    run.end("pinned", self._pinnedMessage(backlog))
+
+    def _pinnedMessage(self, backlog):
+        grace = self.pinnedViewGrace
+        return lambda how: (
+            f"The request held the repository's oldest commit record for "
+            f"over {grace:g}s while {backlog} commit records waited on it, "
+            f"and was ended by {how}.")
 
     @inlineCallbacks
     def check(self, session):
@@ -173,14 +200,14 @@ class ViewHygiene:
         call = ToolCall(session.gem, session.ledger)
         try:
             state = yield call.runTemplate("session_state", {})
-        except (ToolError, GciError) as e:
+        except FAILURES as e:
             self.log.warn("session {handle}: reading its view: {error}",
                           handle=session.handle, error=e)
             return
-        session.pinnedSince = None
+        session.view.pinnedSince = None
         behind, limit = state["commitsBehind"], self.limitFor(session)
         if behind is None or limit is None or behind < limit:
-            session.stuckSince = None
+            session.view.stuckSince = None
             return
         if session.busy:
             return
@@ -189,22 +216,22 @@ class ViewHygiene:
         except ToolError as e:
             self._stuck(session, behind, e)
             return
-        session.stuckSince = None
+        session.view.stuckSince = None
         stale = session.ledger.viewMoved()
-        session.notices.append(refreshNotice(behind, stale))
+        session.view.notices.append(refreshNotice(behind, stale))
         self.log.info("session {handle}: view refreshed ({behind} commits "
                       "behind)", handle=session.handle, behind=behind)
 
     def _stuck(self, session, behind, error):
         now = self._clock.seconds()
-        if session.stuckSince is None:
-            session.stuckSince = now
+        if session.view.stuckSince is None:
+            session.view.stuckSince = now
             self.log.warn("session {handle}: its view cannot be moved "
                           "({error}); it is {behind} commits behind",
                           handle=session.handle, error=error.message,
                           behind=behind)
-        elif now - session.stuckSince >= self.stuckViewGrace:
+        elif now - session.view.stuckSince >= self.stuckViewGrace:
             self._registry.close(
                 session.handle, f"its view could not be moved (after a "
                 f"failed commit) and stayed {behind} commits behind for "
-                f"{now - session.stuckSince:.0f}s")
+                f"{now - session.view.stuckSince:.0f}s")

@@ -8,16 +8,16 @@ problem is telling a client that has gone from one that is merely quiet:
 a session with an open stream is probed with a ping before it is reaped; a
 session that never opened a stream is released soon after its last request;
 a session whose client hangs up its stream gets a short grace to come back
-(L{gsmcpd.sessions.SessionRegistry}).  A session with a call in flight is
-never reaped as idle, and a maintenance pass that runs wildly late (the host
-was suspended) forgives rather than reaping everyone at once.
+(L{gsmcpd.sessions.registry.SessionRegistry}).  A session with a call in
+flight is never reaped as idle, and a maintenance pass that runs wildly
+late (the host was suspended) forgives rather than reaping everyone at once.
 """
 
 import attr
-from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from gsmcpd.outbound import ClientAnsweredError, ClientDidNotAnswer
+from gsmcpd.sessions.interfaces import (
+    ClientAnsweredError, ClientDidNotAnswer)
 
 MAINTENANCE_INTERVAL = 10.0
 """Seconds between passes; mechanism, not policy."""
@@ -53,48 +53,65 @@ class LifetimePolicy:
     streamLossGrace: float = 10.0
     maxLifetime: float | None = None
 
-    def validate(self):
+    def validate(self, nameOf=lambda field: field):
         """
+        @param nameOf: how the user knows a field of this policy (an
+            option, say); the message names the fields that way.
         @raise PolicyError: naming the settings at odds.
         """
         for name in ("idleTimeout", "probeAfter", "maxLifetime"):
             value = getattr(self, name)
             if value is not None and value <= 0:
-                raise PolicyError(f"{_option(name)} must be positive or none")
+                raise PolicyError(f"{nameOf(name)} must be positive or none")
         if self.streamlessIdleTimeout <= 0:
-            raise PolicyError(f"{_option('streamlessIdleTimeout')} must be "
+            raise PolicyError(f"{nameOf('streamlessIdleTimeout')} must be "
                               "positive: it is the floor for clients that "
                               "open no stream")
         if self.streamLossGrace < 0:
-            raise PolicyError(f"{_option('streamLossGrace')} cannot be "
+            raise PolicyError(f"{nameOf('streamLossGrace')} cannot be "
                               "negative")
         if self.idleTimeout is None and self.probeAfter is None:
             raise PolicyError(
-                f"with {_option('idleTimeout')} none, {_option('probeAfter')}"
+                f"with {nameOf('idleTimeout')} none, {nameOf('probeAfter')}"
                 " is what ends a session whose client has gone; it cannot "
                 "be none too")
         if self.idleTimeout is not None:
             if self.probeAfter is not None and \
                     self.probeAfter >= self.idleTimeout:
                 raise PolicyError(
-                    f"{_option('probeAfter')} ({self.probeAfter:g}s) must be "
-                    f"less than {_option('idleTimeout')} "
+                    f"{nameOf('probeAfter')} ({self.probeAfter:g}s) must be "
+                    f"less than {nameOf('idleTimeout')} "
                     f"({self.idleTimeout:g}s), or the probe never runs")
             if self.streamlessIdleTimeout > self.idleTimeout:
                 raise PolicyError(
-                    f"{_option('streamlessIdleTimeout')} cannot exceed "
-                    f"{_option('idleTimeout')}")
+                    f"{nameOf('streamlessIdleTimeout')} cannot exceed "
+                    f"{nameOf('idleTimeout')}")
         return self
 
 
-def _option(name):
-    return "--" + "".join("-" + c.lower() if c.isupper() else c
-                          for c in name)
+@attr.s(auto_attribs=True)
+class Liveness:
+    """
+    What the lifetime policy knows of one session.
+
+    @ivar createdAt: when it opened; C{lastActivity}: its last request.
+    @ivar answeredProbeAt: when the client last answered a ping; it proves
+        the client live without counting as activity.
+    @ivar probeGeneration: the stream generation an unanswered ping went
+        down, or L{None}.
+    """
+
+    createdAt: float
+    lastActivity: float
+    answeredProbeAt: float
+    probeGeneration: int | None = None
 
 
 class Reaper:
     """
     The maintenance pass: probes idle sessions and releases gone ones.
+
+    @ivar interval: seconds between two passes.
     """
 
     log = Logger()
@@ -105,32 +122,24 @@ class Reaper:
         self._pending = pending
         self._policy = policy
         self._clock = clock
-        self._interval = interval
+        self.interval = interval
         self._lastPass = None
-        self._loop = LoopingCall(self.maintain)
-        self._loop.clock = clock
-
-    def start(self):
-        self._lastPass = self._clock.seconds()
-        self._loop.start(self._interval, now=False)
-
-    def stop(self):
-        if self._loop.running:
-            self._loop.stop()
 
     def maintain(self):
         """
-        One pass over every session.
+        One pass over every session; the daemon runs one each L{interval}.
         """
         now = self._clock.seconds()
-        late = now - self._lastPass - self._interval
+        late = 0.0 if self._lastPass is None \
+            else now - self._lastPass - self.interval
         self._lastPass = now
         if late > SUSPEND_LATENESS:
             self.log.warn("maintenance ran {late:.0f}s late (host suspended?)"
                           "; forgiving every session that much idle time",
                           late=late)
             for session in self._registry:
-                session.lastActivity = min(now, session.lastActivity + late)
+                liveness = session.liveness
+                liveness.lastActivity = min(now, liveness.lastActivity + late)
             return
         for session in self._registry:
             if session.busy:
@@ -141,9 +150,9 @@ class Reaper:
 
     def _verdict(self, session, now):
         policy = self._policy
-        idle = now - session.lastActivity
+        idle = now - session.liveness.lastActivity
         if policy.maxLifetime is not None and \
-                now - session.createdAt >= policy.maxLifetime:
+                now - session.liveness.createdAt >= policy.maxLifetime:
             return f"it reached the {policy.maxLifetime:g}s lifetime cap"
         if session.stream is None:
             if idle >= policy.streamlessIdleTimeout:
@@ -152,23 +161,24 @@ class Reaper:
             return None
         if policy.idleTimeout is not None and idle >= policy.idleTimeout:
             return f"idle {idle:.0f}s (limit {policy.idleTimeout:g}s)"
-        quiet = now - max(session.lastActivity, session.answeredProbeAt)
+        liveness = session.liveness
+        quiet = now - max(liveness.lastActivity, liveness.answeredProbeAt)
         if policy.probeAfter is not None and quiet >= policy.probeAfter and \
-                session.probeGeneration is None:
+                liveness.probeGeneration is None:
             self._probe(session)
         return None
 
     def _probe(self, session):
         generation = session.stream.generation
-        session.probeGeneration = generation
+        session.liveness.probeGeneration = generation
 
         def answered(result):
-            session.probeGeneration = None
-            session.answeredProbeAt = self._clock.seconds()
+            session.liveness.probeGeneration = None
+            session.liveness.answeredProbeAt = self._clock.seconds()
 
         def unanswered(failure):
             failure.trap(ClientDidNotAnswer)
-            session.probeGeneration = None
+            session.liveness.probeGeneration = None
             stream = session.stream
             if self._registry.get(session.handle) is not session:
                 return

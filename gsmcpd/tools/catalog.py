@@ -15,7 +15,7 @@ CORE_TOOLSETS = {
     "mutation": "gsmcpd.tools.mutation:MutationToolset",
     "search": "gsmcpd.tools.search:SearchToolset",
     "session": "gsmcpd.tools.session:SessionToolset",
-    "testing": "gsmcpd.tools.testing:TestingToolset",
+    "testing": "gsmcpd.tools.sunit:TestingToolset",
 }
 """The seven core toolsets, served when a deployment names none."""
 
@@ -75,7 +75,7 @@ def buildToolsets(names, options=None):
     return toolsets
 
 
-class ToolRegistry:
+class ToolCatalog:
     """
     Tool name to L{Tool}, from a list of toolsets.
     """
@@ -93,7 +93,7 @@ class ToolRegistry:
     @classmethod
     def named(cls, names=tuple(CORE_TOOLSETS), options=None):
         """
-        The registry of the toolsets C{names} (default: the core seven).
+        The catalog of the toolsets C{names} (default: the core seven).
         """
         return cls(buildToolsets(names, options))
 

@@ -1,10 +1,15 @@
 """
-Tests for L{gsmcpd.config}: options, environment, and refusals.
+Tests for L{gsmcpd.daemon.options}: the daemon's settings, from options or
+the environment, and the refusals of those that cannot work.
 """
+
+import json
+import re
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.config import Config, ConfigError, Options, parseCount
+from gsmcpd.daemon.options import Config, ConfigError, Options
+from gsmcpd.daemon.settings import declaredSettings
 
 
 class ConfigTests(SynchronousTestCase):
@@ -12,7 +17,7 @@ class ConfigTests(SynchronousTestCase):
     def configure(self, argv, environ=None):
         options = Options()
         options.parseOptions(argv)
-        return Config.fromSettings(options.settings(environ or {}))
+        return options.config(environ or {})
 
     def refusal(self, argv, environ=None):
         return str(self.assertRaises(ConfigError, self.configure, argv,
@@ -57,14 +62,14 @@ class ConfigTests(SynchronousTestCase):
                                  "--host", "db1", "--netldi", "50377"])
         self.assertEqual(config.password, "swordfish")
         self.assertEqual(config.stoneNrs, "!tcp@db1#server!gs64stone")
-        self.assertEqual(config.gemNrs,
+        self.assertEqual(config.gemServiceNrs,
                          "!tcp@db1#netldi:50377#task!gemnetobject")
         self.assertNotIn("swordfish", repr(config))
 
     def test_fullNrsKept(self):
         config = self.configure(["--password-file", self.passwordFile(),
                                  "--stone", "!@db2!devstone"])
-        self.assertEqual((config.stoneNrs, config.gemNrs),
+        self.assertEqual((config.stoneNrs, config.gemServiceNrs),
                          ("!@db2!devstone", None))
 
     def test_emptyPasswordFile(self):
@@ -93,12 +98,16 @@ class ConfigTests(SynchronousTestCase):
         self.assertIn("GSMCP_SIMULATED", self.refusal(
             [], {"GSMCP_SIMULATED": "maybe"}))
 
-    def test_counts(self):
-        self.assertEqual(parseCount("max-sessions", {"max_sessions": "5"}), 5)
-        self.assertIsNone(parseCount("max-sessions", {"max_sessions": "None"}))
-        for bad in ("0", "-1", "many"):
-            self.assertRaises(ConfigError, parseCount, "max-sessions",
-                              {"max_sessions": bad})
+    def test_environmentRefusalNamesTheVariable(self):
+        self.assertEqual(
+            self.refusal(["--simulated"], {"GSMCP_MAX_SESSIONS": "many"}),
+            "GSMCP_MAX_SESSIONS='many': expected a positive count or "
+            "'none'")
+
+    def test_maxSessionsRefusal(self):
+        self.assertEqual(self.refusal(["--simulated", "--max-sessions", "0"]),
+                         "--max-sessions '0': expected a positive count or "
+                         "'none'")
 
     def test_lifetimeSettings(self):
         config = self.configure(
@@ -215,3 +224,62 @@ class ConfigTests(SynchronousTestCase):
         There is no way to pass a password on the command line.
         """
         self.assertNotIn("password", [p[0] for p in Options.optParameters])
+
+    def test_everySettingOffered(self):
+        """
+        Each declared setting is an option whose help names its variable.
+        """
+        help = str(Options())
+        for name, declared in declaredSettings(Config):
+            self.assertIn(f"--{declared.option}", help)
+            self.assertTrue(declared.environ.startswith("GSMCP_"), name)
+            self.assertIn(f"[{declared.environ}]", declared.usage)
+
+    def test_environmentVariablesKept(self):
+        """
+        The variables operators' environment files already use.
+        """
+        self.assertEqual(
+            {declared.environ for _, declared in declaredSettings(Config)},
+            {"GSMCP_PORT", "GSMCP_STONE", "GSMCP_HOST", "GSMCP_NETLDI",
+             "GSMCP_GEM_NRS", "GSMCP_USER", "GSMCP_PASSWORD_FILE",
+             "GSMCP_HOST_USER", "GSMCP_HOST_PASSWORD_FILE",
+             "GSMCP_GCI_LIBRARY", "GSMCP_SIMULATED", "GSMCP_MAX_SESSIONS",
+             "GSMCP_TOOLSETS", "GSMCP_TOOLSET_OPTIONS", "GSMCP_SERVER_NAME",
+             "GSMCP_SERVER_VERSION", "GSMCP_SERVER_TITLE",
+             "GSMCP_INSTRUCTIONS_FILE", "GSMCP_IDLE_TIMEOUT",
+             "GSMCP_PROBE_AFTER", "GSMCP_STREAMLESS_IDLE_TIMEOUT",
+             "GSMCP_STREAM_LOSS_GRACE", "GSMCP_MAX_LIFETIME",
+             "GSMCP_REQUEST_TIMEOUT", "GSMCP_MAX_COMMITS_BEHIND",
+             "GSMCP_STUCK_VIEW_GRACE", "GSMCP_PINNED_VIEW_GRACE",
+             "GSMCP_WORKER_USER", "GSMCP_ACCESS_LOG",
+             "GSMCP_ALLOWED_ORIGINS"})
+
+    def test_toolsetOptionsExampleWorks(self):
+        """
+        The example in C{--toolset-options}'s help is accepted, with the
+        toolset it names served.
+        """
+        [declared] = [each for _, each in declaredSettings(Config)
+                      if each.option == "toolset-options"]
+        example = re.search(r"e\.g\. (\{.*\}\})", declared.help).group(1)
+        [toolset] = json.loads(example)
+        config = self.configure(["--simulated", "--toolsets", toolset,
+                                 "--toolset-options", example])
+        self.assertEqual(config.toolsets[0].name, toolset)
+
+    def test_lifetimeRefusalNamesOptions(self):
+        """
+        The lifetime policy names its fields as the daemon calls them.
+        """
+        self.assertIn("--streamless-idle-timeout cannot exceed "
+                      "--idle-timeout", self.refusal(
+                          ["--simulated", "--idle-timeout", "30",
+                           "--probe-after", "20"]))
+
+    def test_secretsNotInRepr(self):
+        config = self.configure(["--password-file", self.passwordFile(),
+                                 "--host-user", "gs", "--host-password-file",
+                                 self.passwordFile("hunter2\n")])
+        self.assertEqual(config.hostPassword, "hunter2")
+        self.assertNotIn("hunter2", repr(config))

@@ -10,22 +10,15 @@ import itertools
 
 from twisted.internet.defer import Deferred
 from twisted.logger import Logger
+from zope.interface import implementer
+
+from gsmcpd.sessions.interfaces import (
+    ClientAnsweredError, ClientDidNotAnswer, IClientRequests)
 
 REQUEST_TIMEOUT = 30.0
 
 
-class ClientDidNotAnswer(Exception):
-    """
-    The client did not answer a server-sent request in time.
-    """
-
-
-class ClientAnsweredError(Exception):
-    """
-    The client answered a server-sent request with a JSON-RPC error.
-    """
-
-
+@implementer(IClientRequests)
 class PendingRequests:
     """
     The server's outstanding requests to clients, by id.

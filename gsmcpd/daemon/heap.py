@@ -10,8 +10,6 @@ and a full collection now and then reclaims the cycles that froze.
 
 import gc
 
-from twisted.internet.task import LoopingCall
-
 FREEZE_INTERVAL = 10.0
 THAW_EVERY = 60
 """Freezes between two full collections: about ten minutes."""
@@ -19,22 +17,13 @@ THAW_EVERY = 60
 
 class FrozenHeap:
     """
-    Freeze the heap periodically; thaw and collect every L{THAW_EVERY}
-    freezes.
+    The heap's maintenance: the daemon runs L{freeze} each
+    L{FREEZE_INTERVAL}; every L{THAW_EVERY}th pass thaws and collects first.
     """
 
-    def __init__(self, clock, collector=gc):
+    def __init__(self, collector=gc):
         self._collector = collector
         self._freezes = 0
-        self._loop = LoopingCall(self.freeze)
-        self._loop.clock = clock
-
-    def start(self):
-        self._loop.start(FREEZE_INTERVAL, now=True)
-
-    def stop(self):
-        if self._loop.running:
-            self._loop.stop()
 
     def freeze(self):
         self._freezes += 1

@@ -56,7 +56,7 @@ class SchemaTests(TestingTestCase):
         Five tools with closed input schemas and valid output schemas; the
         ones that run tests are not read-only, as a test runs any code.
         """
-        registry = self.harness.registry
+        registry = self.harness.tools
         self.assertEqual(sorted(tool.name for tool in registry),
                          sorted(TESTING_TOOLS))
         for tool in registry:

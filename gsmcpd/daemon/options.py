@@ -1,0 +1,237 @@
+"""
+The daemon's settings, each declared once (L{gsmcpd.daemon.settings}), and
+the checks that need several of them together.
+
+The command line wins over the environment, which wins over the default.
+Everything is checked before the daemon starts; a contradictory or
+incomplete configuration is refused with one line naming the setting.
+"""
+
+import json
+
+import attr
+
+from gsmcpd import __version__
+from gsmcpd.daemon.settings import (
+    ConfigError, countOrNone, flag, optionOf, optionsFor,
+    positiveSecondsOrNone, repeatable, seconds, secondsOrNone, secretFile,
+    setting, words)
+from gsmcpd.protocol.dispatch import ServerIdentity
+from gsmcpd.protocol.instructions import readInstructions, stockInstructions
+from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
+from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolsetError, buildToolsets
+
+__all__ = ["Config", "ConfigError", "Options"]
+
+DEFAULT_PORT = "tcp:8000:interface=127.0.0.1"
+SIMULATED_TITLE = "gsmcpd on a simulated stone (a test double, not GemStone)"
+TOOLSET_OPTIONS_EXAMPLE = (
+    '{"tests.example_toolset:GreetingToolset": {"greeting": "Hi"}}')
+"""An example that works (from a checkout, with that toolset served): no
+core toolset declares an option."""
+REAL_STONE_ONLY = ("gciLibrary", "password", "host", "netldi", "gemNrs",
+                   "hostUser", "hostPassword")
+"""Settings that mean nothing to the simulated stone."""
+
+
+def toolsetOptions(text):
+    """
+    Per-toolset options: a JSON object of objects.
+    """
+    try:
+        options = json.loads(text)
+    except ValueError as e:
+        raise ValueError(f"is not JSON: {e}")
+    if not isinstance(options, dict) or not all(
+            isinstance(each, dict) for each in options.values()):
+        raise ValueError("must be an object of objects, e.g. "
+                         + TOOLSET_OPTIONS_EXAMPLE)
+    return options
+
+
+@attr.s(frozen=True, kw_only=True)
+class Config:
+    """
+    A validated configuration: one attribute per setting, and what follows
+    from several together (L{lifetime}, L{toolsets}, L{identity}).
+
+    A new setting is one more declaration here (see
+    L{gsmcpd.daemon.settings}); its option, variable and help follow.
+    """
+
+    port = setting("port", "Twisted endpoint to listen on",
+                   default=DEFAULT_PORT)
+    stone = setting("stone", "stone name or full stone NRS (e.g. "
+                    "!tcp@host#server!gs64stone)", default="gs64stone")
+    host = setting("host", "host the stone and NetLDI run on, for NRS built "
+                   "from names")
+    netldi = setting("netldi", "NetLDI name or port that starts each "
+                     "session's gem")
+    gemNrs = setting("gem-nrs", "full gem service NRS; instead of "
+                     "--host/--netldi")
+    user = setting("user", "GemStone user to log in as",
+                   default="DataCurator")
+    password = setting("password-file", "file holding the GemStone password "
+                       "(never on the command line)", parse=secretFile,
+                       secret=True)
+    hostUser = setting("host-user", "OS user the NetLDI runs gems as (when "
+                       "it requires one)")
+    hostPassword = setting("host-password-file", "file holding that OS "
+                           "user's password", parse=secretFile, secret=True)
+    gciLibrary = setting("gci-library", "path of libgcits; default: found "
+                         "under $GEMSTONE/lib")
+    simulated = flag("simulated", "start and use the simulated stone (a "
+                     "test double, not GemStone)")
+    maxSessions = setting("max-sessions", "most GemStone sessions open at "
+                          "once, or 'none'", parse=countOrNone, default="3")
+    toolsetNames = setting(
+        "toolsets", "toolsets to serve, space-separated: core names "
+        f"({' '.join(CORE_TOOLSETS)}) or package.module:Class (default: all "
+        "seven core toolsets)", parse=words)
+    toolsetOptions = setting(
+        "toolset-options", "per-toolset options as JSON, for toolsets that "
+        "declare some (no core toolset does), e.g. "
+        f"{TOOLSET_OPTIONS_EXAMPLE} with that toolset in --toolsets",
+        parse=toolsetOptions, default="{}")
+    serverName = setting("server-name", "serverInfo.name: which software "
+                         "this is", default="gsmcpd")
+    serverVersion = setting("server-version", "serverInfo.version: which "
+                            "release")
+    serverTitle = setting("server-title", "serverInfo.title: which "
+                          "instance, for a human (no default)")
+    instructionsFile = setting("instructions-file", "UTF-8 file replacing "
+                               "the stock instructions; empty sends none")
+    idleTimeout = setting(
+        "idle-timeout", "seconds after its last request a session with an "
+        "event stream is released, or 'none'", parse=secondsOrNone,
+        default="1800")
+    probeAfter = setting(
+        "probe-after", "seconds idle before a session with a stream is "
+        "pinged; no answer releases it early; or 'none'",
+        parse=secondsOrNone, default="1500")
+    streamlessIdleTimeout = setting(
+        "streamless-idle-timeout", "seconds after its last request a "
+        "session with no event stream is released", parse=seconds,
+        default="60")
+    streamLossGrace = setting(
+        "stream-loss-grace", "seconds a session whose client hung up its "
+        "stream waits for it to come back (0: release at once)",
+        parse=seconds, default="10")
+    maxLifetime = setting("max-lifetime", "absolute cap on a session's life "
+                          "in seconds, or 'none'", parse=secondsOrNone,
+                          default="none")
+    requestTimeout = setting(
+        "request-timeout", "per-request deadline in seconds (soft break, "
+        "hard break, then a new GemStone session), or 'none'",
+        parse=positiveSecondsOrNone, default="none")
+    maxCommitsBehind = setting(
+        "max-commits-behind", "refresh an idle session's view (keeping its "
+        "changes) once it is this many commits behind, or 'none'",
+        parse=countOrNone, default="20")
+    stuckViewGrace = setting(
+        "stuck-view-grace", "seconds a session whose view cannot be moved "
+        "may stay too far behind before it is released", parse=seconds,
+        default="600")
+    pinnedViewGrace = setting(
+        "pinned-view-grace", "seconds a call may hold the oldest commit "
+        "record under real backlog before it is ended", parse=seconds,
+        default="600")
+    workerUser = setting("worker-user", "GemStone user every session logs "
+                         "in as, with a one-time password minted by the "
+                         "daemon's own session")
+    accessLog = flag("access-log", "log a line per HTTP request (costs about "
+                     "a quarter of the throughput)")
+    allowedOrigins = repeatable("allowed-origin", "a browser Origin host "
+                                "allowed besides loopback (the variable "
+                                "takes a space-separated list)",
+                                environ="GSMCP_ALLOWED_ORIGINS")
+
+    lifetime = attr.ib(init=False, repr=False)
+    toolsets = attr.ib(init=False, repr=False)
+    identity = attr.ib(init=False, repr=False)
+
+    def __attrs_post_init__(self):
+        self._checkStone()
+        # A frozen class sets what follows from its settings this way.
+        object.__setattr__(self, "lifetime", self._lifetime())
+        object.__setattr__(self, "toolsets", self._toolsets())
+        object.__setattr__(self, "identity", self._identity())
+
+    def _checkStone(self):
+        if self.simulated:
+            for name in REAL_STONE_ONLY:
+                if getattr(self, name):
+                    raise ConfigError(
+                        f"--simulated starts its own stone, so "
+                        f"{optionOf(Config, name)} cannot apply")
+        elif self.password is None:
+            raise ConfigError(
+                "--password-file (GSMCP_PASSWORD_FILE) is required to log in "
+                "to GemStone (or pass --simulated for the simulated stone)")
+        if self.gemNrs and (self.host or self.netldi):
+            raise ConfigError("--gem-nrs is a full NRS, so --host/--netldi "
+                              "cannot also apply")
+        if self.hostPassword and not self.hostUser:
+            raise ConfigError("--host-password-file needs --host-user")
+
+    def _lifetime(self):
+        # The lifetime settings are named as the policy's fields.
+        policy = LifetimePolicy(**{
+            field.name: getattr(self, field.name)
+            for field in attr.fields(LifetimePolicy)})
+        try:
+            return policy.validate(lambda name: optionOf(Config, name))
+        except PolicyError as e:
+            raise ConfigError(str(e))
+
+    def _toolsets(self):
+        names = tuple(CORE_TOOLSETS) if self.toolsetNames is None \
+            else self.toolsetNames
+        if not names:
+            raise ConfigError("--toolsets names no toolset")
+        try:
+            return tuple(buildToolsets(names, self.toolsetOptions))
+        except ToolsetError as e:
+            raise ConfigError(f"--toolsets: {e}")
+
+    def _identity(self):
+        """
+        What C{initialize} says this server is, and its instructions.
+        """
+        instructions = stockInstructions(self.toolsets)
+        if self.instructionsFile:
+            try:
+                instructions = readInstructions(self.instructionsFile)
+            except ValueError as e:
+                raise ConfigError(f"--instructions-file {e}")
+        title = self.serverTitle
+        if self.simulated:
+            title = f"{title} (simulated stone)" if title else SIMULATED_TITLE
+        return ServerIdentity(
+            name=self.serverName, version=self.serverVersion or __version__,
+            title=title, instructions=instructions)
+
+    @property
+    def stoneNrs(self):
+        """
+        The stone NRS: given whole, or built from the stone name and host.
+        """
+        if self.stone.startswith("!") or not self.host:
+            return self.stone
+        return f"!tcp@{self.host}#server!{self.stone}"
+
+    @property
+    def gemServiceNrs(self):
+        """
+        The gem service NRS, or L{None} for GemStone's default (a gem
+        started by the local NetLDI).
+        """
+        if self.gemNrs:
+            return self.gemNrs
+        if not (self.host or self.netldi):
+            return None
+        netldi = f"#netldi:{self.netldi}" if self.netldi else ""
+        return f"!tcp@{self.host or 'localhost'}{netldi}#task!gemnetobject"
+
+
+Options = optionsFor(Config, "C{twistd gsmcp} options.")

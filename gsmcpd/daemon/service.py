@@ -1,0 +1,178 @@
+"""
+The daemon's service tree, and its assembly from a configuration.
+
+Every collaborator is built once, here, and handed what it needs in its
+constructor; nothing is wired afterwards.  The tree is Twisted's own: a
+L{MultiService} whose children are the stone, a L{Maintenance} service per
+periodic pass (the reaper, view hygiene, the heap) and the listening port.
+"""
+
+from twisted.application.service import MultiService, Service
+from twisted.internet.defer import inlineCallbacks
+from twisted.internet.endpoints import serverFromString
+from twisted.logger import Logger
+
+from gsmcpd.daemon.heap import FREEZE_INTERVAL, FrozenHeap
+from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
+from gsmcpd.daemon.maintenance import Maintenance
+from gsmcpd.daemon.outcome import Outcome
+from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.daemon.stone import (
+    SIMULATED_UNCAPPED, ControlSession, SimulatedStone, StartupRefused,
+    StoneService, WorkerCheck, realLogin)
+from gsmcpd.gci.pool import GemSessionPool
+from gsmcpd.gci.session import GemSession
+from gsmcpd.protocol.dispatch import Dispatcher
+from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, GemPreparation, \
+    ViewHygiene
+from gsmcpd.sessions.lifetime import Reaper
+from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.sessions.workers import WorkerLogins
+from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.transport.http import McpApp, McpSite
+
+
+class GsmcpService(MultiService):
+    """
+    Everything C{twistd gsmcp} runs.
+
+    The stone starts first; the other children (the maintenance passes,
+    then the listening port) start once it has answered, so nobody is
+    served by a daemon that cannot log in.  Children stop one after the
+    other in reverse, even past one that fails: the port closes before the
+    sessions are logged out, and the stone stops last.  A refusal to start
+    is logged in one line and stops the reactor.
+    """
+
+    log = Logger()
+
+    def __init__(self, stone, serving, whenListening, reactor, banner):
+        """
+        @param stone: the L{StoneService}.
+        @param serving: the services started once the stone answered, the
+            listening port last.
+        @param whenListening: answers a L{Deferred} of the listening port.
+        @param banner: what the log line says is being served.
+        """
+        super().__init__()
+        self._stone = stone
+        self._serving = tuple(serving)
+        self._whenListening = whenListening
+        self._reactor = reactor
+        self._banner = banner
+        self._outcome = Outcome()
+        for child in (stone, *serving):
+            child.setServiceParent(self)
+
+    def privilegedStartService(self):
+        # Nothing binds before the stone has answered.
+        Service.privilegedStartService(self)
+
+    def startService(self):
+        Service.startService(self)
+        self._stone.startService()
+        d = self._stone.whenReady().addCallback(lambda _: self._serve())
+        d.addCallbacks(self._listened, self._refuse)
+
+    def _serve(self):
+        if not self.running:
+            return None
+        for child in self._serving:
+            child.startService()
+        return self._whenListening().addErrback(_cannotListen)
+
+    def _listened(self, port):
+        if port is not None:
+            self.log.info("gsmcpd serving MCP on {banner}, port {port}",
+                          banner=self._banner, port=port.getHost().port)
+        self._outcome.settle(port)
+
+    def _refuse(self, failure):
+        self._outcome.settle(failure)
+        if not self.running:
+            return
+        if failure.check(StartupRefused):
+            self.log.critical("gsmcpd: refusing to start: {why}",
+                              why=failure.value)
+        else:
+            self.log.failure("gsmcpd: refusing to start", failure)
+        self._reactor.stop()
+
+    def whenServing(self):
+        """
+        A L{Deferred} firing with the listening port once the stone has
+        answered and the port is open, or failing with why not.
+        """
+        return self._outcome.whenKnown()
+
+    @inlineCallbacks
+    def stopService(self):
+        Service.stopService(self)
+        for child in reversed(list(self)):
+            if not child.running:
+                continue
+            try:
+                yield child.stopService()
+            except Exception:
+                # The next child still stops: the sessions still log out.
+                self.log.failure("stopping {name}", name=child.name)
+
+
+def _cannotListen(failure):
+    raise StartupRefused(f"cannot listen: {failure.value}")
+
+
+def assemble(config, library, reactor):
+    """
+    The daemon's service tree for C{config}.
+
+    @raise ConfigError: C{--port} is not a Twisted endpoint.
+    """
+    try:
+        endpoint = ObservedEndpoint(serverFromString(reactor, config.port))
+    except ValueError as e:
+        raise ConfigError(f"--port {config.port!r}: {e}")
+    simulator = SimulatedStone(reactor, (
+        config.maxSessions or SIMULATED_UNCAPPED) + 2) \
+        if config.simulated else None
+    # Room above: every session the daemon may open, its own, and a worker
+    # login being proved at startup.
+    login = simulator.login if simulator else realLogin(config)
+
+    def openGem(parameters, name):
+        return GemSession(library, parameters, reactor, name)
+
+    control = ControlSession(lambda: openGem(login, "control"))
+    credentials = config.workerUser and WorkerLogins(
+        control, login, config.workerUser)
+    pending = PendingRequests(reactor)
+    sessions = SessionRegistry(
+        GemSessionPool(library, login, reactor, config.maxSessions,
+                       credentials),
+        reactor, config.lifetime.streamLossGrace,
+        prepare=GemPreparation(endpoint.portLabel), stopGem=control.stopGem,
+        onClose=[pending.forget])
+    reaper = Reaper(sessions, pending, config.lifetime, reactor)
+    hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
+                          config.stuckViewGrace, config.pinnedViewGrace,
+                          control)
+    app = McpApp(sessions,
+                 Dispatcher(ToolCatalog(config.toolsets), config.identity),
+                 reactor, config.allowedOrigins, pending,
+                 config.requestTimeout, config.pinnedViewGrace)
+    stone = StoneService(
+        control, sessions, login.user,
+        credentials and WorkerCheck(credentials, openGem, login.user,
+                                    config.workerUser),
+        simulator)
+    serving = [
+        Maintenance("reaper", reaper.interval, reaper.maintain, reactor),
+        Maintenance("hygiene", HYGIENE_INTERVAL, hygiene.maintain, reactor),
+        Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
+        listeningService(endpoint, McpSite(app.resource(), config.accessLog)),
+    ]
+    banner = f"{config.port} (libgcits {library.version}" + (
+        ", SIMULATED stone)" if config.simulated else ")")
+    return GsmcpService(stone, serving, endpoint.whenListening, reactor,
+                        banner)

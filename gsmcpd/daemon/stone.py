@@ -1,0 +1,276 @@
+"""
+The stone the daemon serves: its library, the daemon's own session, and
+(with C{--simulated}) the simulated stone's process.
+
+The stone is started first and stopped last: the simulated stone before the
+first login, the daemon's own login (and a worker's, proved) before anyone
+is served; every client's logout, then ours, before the stone stops.
+"""
+
+import os
+import secrets
+import shutil
+import tempfile
+
+import attr
+from twisted.application.service import Service
+from twisted.internet.defer import inlineCallbacks, succeed
+from twisted.internet.threads import deferToThreadPool
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from gsmcpd.daemon.outcome import Outcome
+from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.interfaces import IGemSession
+from gsmcpd.gci.library import GciLibrary, GciLibraryError, findLibrary
+from gsmcpd.gci.session import LoginParameters
+from gsmcpd.sessions.workers import grantNeeded
+from gsmcpd.tools.templates.outcomes import FAILURES, ToolError
+from gsmcpd.tools.templates.run import runTemplate
+
+SIMULATED_USER = "DataCurator"
+SIMULATED_PASSWORD = "swordfish"
+SIMULATED_UNCAPPED = 10_000
+"""The simulated stone's login cap when --max-sessions is none."""
+
+
+def loadLibrary(config, environ=None):
+    """
+    Load libgcits as C{config} names it: the simulated stone's, an explicit
+    path, or the one under C{$GEMSTONE/lib} (with libnetldi first).
+
+    @raise ConfigError: naming the setting, when it cannot be loaded.
+    """
+    environ = os.environ if environ is None else environ
+    try:
+        if config.simulated:
+            from gsmcpd.testing.simulator.build import (
+                SimulatorBuildError, libraryPath)
+            try:
+                return GciLibrary.load(libraryPath())
+            except SimulatorBuildError as e:
+                raise ConfigError(f"--simulated: {e}")
+        if config.gciLibrary:
+            return GciLibrary.load(config.gciLibrary)
+        if not environ.get("GEMSTONE"):
+            raise ConfigError(
+                "--gci-library (GSMCP_GCI_LIBRARY) is not set and neither is "
+                "GEMSTONE, so libgcits cannot be found")
+        netldi, gcits = findLibrary(environ["GEMSTONE"])
+        return GciLibrary.load(gcits, netldi)
+    except GciLibraryError as e:
+        raise ConfigError(f"--gci-library: {e}")
+
+
+def realLogin(config):
+    """
+    The daemon's own login parameters for a real stone.
+    """
+    return LoginParameters(
+        stoneNrs=config.stoneNrs, gemNrs=config.gemServiceNrs,
+        user=config.user, password=config.password,
+        hostUser=config.hostUser, hostPassword=config.hostPassword)
+
+
+class StartupRefused(Exception):
+    """
+    The stone cannot be served as configured; the message says why.
+    """
+
+
+@implementer(IGemSession)
+class ControlSession:
+    """
+    The daemon's own GemStone session: it mints worker passwords, reads the
+    commit-record backlog, and stops abandoned gems.
+
+    Its thread starts at L{login}, not when the service tree is built:
+    twistd forks into the background after building it, and a thread does
+    not survive a fork.
+
+    @param open: makes the (not yet logged in) L{IGemSession}.
+    """
+
+    name = "control"
+
+    def __init__(self, open):
+        self._open = open
+        self._gem = None
+
+    @property
+    def busy(self):
+        return self._gem is not None and self._gem.busy
+
+    @property
+    def gone(self):
+        return None if self._gem is None else self._gem.gone
+
+    def login(self):
+        """
+        Open the session and log it in; fires with L{None}.
+        """
+        self._gem = self._open()
+        return self._gem.login()
+
+    def execute(self, source, maxBytes):
+        return self._gem.execute(source, maxBytes)
+
+    def interrupt(self, hard):
+        self._gem.interrupt(hard)
+
+    def callState(self, d):
+        return self._gem.callState(d)
+
+    def endCall(self, d, hard):
+        return self._gem.endCall(d, hard)
+
+    def abandon(self, reason):
+        self._gem.abandon(reason)
+
+    def logout(self):
+        return succeed(None) if self._gem is None else self._gem.logout()
+
+    def stopGem(self, stoneSession):
+        """
+        Stop another session's gem, one that took neither break.
+        """
+        return runTemplate(self, "stop_session", {"session": stoneSession})
+
+
+@attr.s
+class WorkerCheck:
+    """
+    Prove, before serving anyone, that a worker can log in with a one-time
+    password minted by the daemon's own session.
+
+    @ivar credentials: the L{gsmcpd.sessions.workers.WorkerLogins}.
+    @ivar openGem: makes an L{IGemSession} from login parameters and a name.
+    @ivar user: the daemon's own GemStone user, who mints.
+    @ivar workerUser: the user every session logs in as.
+    """
+
+    credentials = attr.ib()
+    openGem = attr.ib()
+    user = attr.ib()
+    workerUser = attr.ib()
+
+    @inlineCallbacks
+    def __call__(self):
+        try:
+            parameters = yield self.credentials()
+        except ToolError as e:
+            raise StartupRefused(
+                f"--worker-user {self.workerUser!r}: {self.user!r} cannot "
+                f"mint one-time passwords for it ({e.message}); "
+                + grantNeeded(self.user, self.workerUser))
+        except FAILURES as e:
+            raise StartupRefused(
+                f"--worker-user {self.workerUser!r}: minting its one-time "
+                f"password: {e}")
+        probe = self.openGem(parameters, "probe")
+        try:
+            yield probe.login()
+        except GciError as e:
+            raise StartupRefused(
+                f"--worker-user {self.workerUser!r} cannot log in with a "
+                f"one-time password: GemStone error {e.number}: {e.message}")
+        finally:
+            yield probe.logout()
+
+
+class SimulatedStone:
+    """
+    The simulated stone's process (a test double, not GemStone), on a
+    socket in a directory of its own.
+
+    @ivar login: the daemon's login parameters for it.
+    """
+
+    log = Logger()
+
+    def __init__(self, reactor, maxLogins, directory=None):
+        self._reactor = reactor
+        self._maxLogins = maxLogins
+        self._directory = directory or os.path.join(
+            tempfile.gettempdir(), f"gsmcpd-sim-{secrets.token_hex(6)}")
+        self.socketPath = os.path.join(self._directory, "stone")
+        self.login = LoginParameters(
+            stoneNrs=self.socketPath, gemNrs=None, user=SIMULATED_USER,
+            password=SIMULATED_PASSWORD)
+        self._process = None
+
+    def _inThread(self, work, *args, **kwargs):
+        return deferToThreadPool(self._reactor, self._reactor.getThreadPool(),
+                                 work, *args, **kwargs)
+
+    @inlineCallbacks
+    def start(self):
+        from gsmcpd.testing.simulator.launch import launch
+        os.mkdir(self._directory, 0o700)
+        self._process = yield self._inThread(
+            launch, self.socketPath, maxLogins=self._maxLogins)
+        self.log.info("started the simulated stone (a test double, not "
+                      "GemStone) at {socket}", socket=self.socketPath)
+
+    @inlineCallbacks
+    def stop(self):
+        if self._process is not None:
+            yield self._inThread(self._process.stop)
+            self.log.info("stopped the simulated stone")
+        shutil.rmtree(self._directory, ignore_errors=True)
+
+
+class StoneService(Service):
+    """
+    The stone's side of the daemon's life.
+
+    @ivar sessions: the clients' sessions, closed when the service stops.
+    @ivar simulator: the L{SimulatedStone}, or L{None}.
+    """
+
+    name = "stone"
+
+    def __init__(self, control, sessions, user, checkWorker=None,
+                 simulator=None):
+        self._control = control
+        self.sessions = sessions
+        self._user = user
+        self._checkWorker = checkWorker
+        self.simulator = simulator
+        self._ready = Outcome()
+
+    def startService(self):
+        super().startService()
+        # A refusal is handed to whoever waits (L{whenReady}), not left
+        # unhandled here.
+        self._start().addBoth(self._ready.settle).addErrback(lambda _: None)
+
+    def whenReady(self):
+        """
+        A L{Deferred} firing once the daemon's own session (and a worker's,
+        with C{--worker-user}) has logged in, or failing with
+        L{StartupRefused}.
+        """
+        return self._ready.whenKnown()
+
+    @inlineCallbacks
+    def _start(self):
+        if self.simulator is not None:
+            yield self.simulator.start()
+        try:
+            yield self._control.login()
+        except GciError as e:
+            raise StartupRefused(
+                f"cannot log in to GemStone as {self._user!r}: "
+                f"GemStone error {e.number}: {e.message}")
+        if self._checkWorker is not None:
+            yield self._checkWorker()
+
+    @inlineCallbacks
+    def stopService(self):
+        super().stopService()
+        yield self.sessions.closeAll("the server is stopping")
+        yield self._control.logout()
+        if self.simulator is not None:
+            yield self.simulator.stop()

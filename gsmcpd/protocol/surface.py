@@ -1,0 +1,48 @@
+"""
+What a server offers besides tools: resources, resource templates, prompts,
+argument completion and log messages.
+
+Toolsets provide them (L{gsmcpd.tools.base.Toolset.resources} and friends);
+a capability is declared only when something served provides it.
+"""
+
+
+
+class Surface:
+    """
+    Everything the served toolsets offer besides tools.
+    """
+
+    def __init__(self, toolsets):
+        self.resources = {r.uri: r for t in toolsets for r in t.resources()}
+        self.templates = [r for t in toolsets for r in t.resourceTemplates()]
+        self.prompts = {p.name: p for t in toolsets for p in t.prompts()}
+        self.logging = any(t.usesLogging for t in toolsets)
+
+    def capabilities(self):
+        """
+        The server capabilities beyond C{tools}: only what is served.
+        """
+        declared = {}
+        if self.resources or self.templates:
+            declared["resources"] = {"subscribe": True, "listChanged": False}
+        if self.prompts:
+            declared["prompts"] = {"listChanged": False}
+        if any(p.complete for p in self.prompts.values()) or \
+                any(r.complete for r in self.templates):
+            declared["completions"] = {}
+        if self.logging:
+            declared["logging"] = {}
+        return declared
+
+    def resolve(self, uri):
+        """
+        C{(reader, variables)} for C{uri}, or L{None}.
+        """
+        if uri in self.resources:
+            return self.resources[uri].read, {}
+        for template in self.templates:
+            variables = template.match(uri)
+            if variables is not None:
+                return template.read, variables
+        return None

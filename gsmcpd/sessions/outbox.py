@@ -1,0 +1,43 @@
+"""
+One session's server-to-client messages waiting for its stream: bounded,
+dropping the oldest with a log line that admits the gap.
+"""
+
+import collections
+
+from twisted.logger import Logger
+
+OUTBOX_LIMIT = 256
+
+
+class Outbox:
+    """
+    One session's server-to-client messages waiting for its stream.
+
+    @ivar dropped: how many messages were dropped because it was full.
+    """
+
+    log = Logger()
+
+    def __init__(self, owner, limit=OUTBOX_LIMIT):
+        self._owner = owner
+        self._messages = collections.deque()
+        self._limit = limit
+        self.dropped = 0
+
+    def __len__(self):
+        return len(self._messages)
+
+    def put(self, message):
+        if len(self._messages) >= self._limit:
+            self._messages.popleft()
+            self.dropped += 1
+            self.log.warn(
+                "session {session}: outbox full ({limit} messages waiting for "
+                "a stream that is not reading); dropped the oldest, so the "
+                "client will see a gap ({dropped} dropped so far)",
+                session=self._owner, limit=self._limit, dropped=self.dropped)
+        self._messages.append(message)
+
+    def take(self):
+        return self._messages.popleft()

@@ -1,0 +1,190 @@
+"""
+The session registry: the live MCP sessions, keyed by an opaque handle.
+
+The 2025 transport hands the handle out as C{MCP-Session-Id}; nothing below
+the transport knows that header.
+"""
+
+from twisted.internet.defer import Deferred, DeferredList, maybeDeferred, succeed
+from twisted.logger import Logger
+
+from gsmcpd.sessions.client import McpSession, newHandle
+
+
+class SessionRegistry:
+    """
+    The live MCP sessions, each holding a GemStone session from the pool.
+
+    @ivar streamLossGrace: seconds a session whose client hung up its stream
+        keeps its GemStone session, in case the client reattaches.
+    @ivar prepare: called with each new L{McpSession} before it is
+        registered (to name its gem, say); may answer a L{Deferred}.
+    @ivar onClose: called with each session as it is closed.
+    @ivar stopGem: called with the stone session number of a gem that had
+        to be abandoned (its call took neither break), to stop it from
+        another session; it would otherwise hold a login until it ends.
+    """
+
+    log = Logger()
+
+    def __init__(self, pool, clock, streamLossGrace=10.0, prepare=None,
+                 stopGem=None, onClose=()):
+        self._pool = pool
+        self._clock = clock
+        self.streamLossGrace = streamLossGrace
+        self._sessions = {}
+        self._graceTimers = {}
+        self.onClose = list(onClose)
+        self.prepare = prepare
+        self.stopGem = stopGem
+
+    def __len__(self):
+        return len(self._sessions)
+
+    def __iter__(self):
+        return iter(list(self._sessions.values()))
+
+    def open(self, protocolVersion, clientInfo):
+        """
+        Log a GemStone session in for a new client.
+
+        @return: a L{Deferred} firing with the registered L{McpSession}.
+        @raise gsmcpd.gci.pool.SessionLimitReached: synchronously when the
+            pool is full; no login is attempted.
+        """
+        handle = newHandle()
+        d = self._pool.open(name=handle[:8])
+
+        def opened(gem):
+            session = McpSession(handle, gem, protocolVersion, clientInfo,
+                                 self._clock.seconds(), self._clock.seconds)
+            prepared = maybeDeferred(self.prepare or (lambda s: None), session)
+            return prepared.addCallback(lambda _: register(session))
+
+        def register(session):
+            self._sessions[handle] = session
+            self.log.info("session {handle} opened for {client}",
+                          handle=handle, client=session.clientInfo)
+            return session
+
+        return d.addCallback(opened)
+
+    def get(self, handle):
+        """
+        The live session C{handle} names, or L{None}.
+        """
+        return self._sessions.get(handle)
+
+    def touch(self, session):
+        """
+        The client did something: it is active, and any verdict pending on
+        a lost stream is retracted.
+        """
+        session.liveness.lastActivity = self._clock.seconds()
+        self._retract(session)
+
+    def _retract(self, session):
+        timer = self._graceTimers.pop(session.handle, None)
+        if timer is not None:
+            timer.cancel()
+
+    def openStream(self, session, makeStream):
+        """
+        Give C{session} a new event stream.  A client reopens its stream on
+        its own, so this retracts a stream-loss verdict but is not activity.
+
+        @param makeStream: called with the stream's generation and what to
+            call when its client loses it; answers the stream.
+        """
+        self._retract(session)
+        return session.attachStream(
+            lambda generation: makeStream(generation, self._streamLost))
+
+    def _streamLost(self, stream):
+        for session in self._sessions.values():
+            if session.stream is stream:
+                break
+        else:
+            return
+        session.stream = None
+        self.log.info("session {handle}: its client {how} the event stream",
+                      handle=session.handle,
+                      how="stopped reading" if stream.endedBy == "slow"
+                      else "closed")
+        if self.streamLossGrace == 0:
+            self._graceOver(session)
+        else:
+            self._graceTimers[session.handle] = self._clock.callLater(
+                self.streamLossGrace, self._graceOver, session)
+
+    def _graceOver(self, session):
+        self._graceTimers.pop(session.handle, None)
+        if session.stream is None and not session.busy:
+            self.close(session.handle, f"its client closed its event stream "
+                       f"and did not come back within "
+                       f"{self.streamLossGrace:g}s")
+
+    def close(self, handle, reason):
+        """
+        Unmap the session and log its GemStone session out.  The client is
+        told nothing: its next request gets 404.
+        """
+        session = self._sessions.pop(handle, None)
+        if session is None:
+            return succeed(None)
+        timer = self._graceTimers.pop(handle, None)
+        if timer is not None:
+            timer.cancel()
+        self.log.info("session {handle} closed: {reason}", handle=handle,
+                      reason=reason)
+        if session.stream is not None:
+            session.stream.end()
+        for observer in self.onClose:
+            observer(session)
+        return self._pool.close(session.gem)
+
+    def replaceGem(self, session, reason):
+        """
+        Give C{session} a fresh GemStone session in place of one that had to
+        be abandoned (a call that took no break).
+
+        @return: a L{Deferred} firing when the new one is logged in; if that
+            fails the session is closed.
+        """
+        old = session.gem
+        self.log.warn("session {handle}: replacing its GemStone session: "
+                      "{reason}", handle=session.handle, reason=reason)
+        stoneSession = session.view.stoneSession
+        if self.stopGem is not None and stoneSession is not None:
+            maybeDeferred(self.stopGem, stoneSession).addErrback(
+                lambda f: self.log.failure("stopping an abandoned gem", f))
+        d = self._pool.replace(old, name=session.handle[:8])
+
+        def replaced(gem):
+            session.gem = gem
+            session.ledger.viewMoved()
+            return maybeDeferred(self.prepare or (lambda s: None), session)
+
+        def failed(failure):
+            self.log.failure("session {handle}: no replacement GemStone "
+                             "session", failure, handle=session.handle)
+            return self.close(session.handle, "its GemStone session could "
+                              "not be replaced")
+
+        def done(result):
+            session.calls.replacing = None
+            waiting.callback(None)
+            return result
+
+        waiting = Deferred()
+        session.calls.replacing = waiting
+        d.addCallbacks(replaced, failed).addBoth(done)
+        return d
+
+    def closeAll(self, reason):
+        """
+        Close every session; fires when every GemStone session is out.
+        """
+        closing = [self.close(handle, reason) for handle in list(self._sessions)]
+        return DeferredList(closing + [self._pool.closeAll()],
+                            consumeErrors=True)

@@ -1,0 +1,82 @@
+"""
+What a running tool may ask of the request it serves: progress, log
+messages and requests to the client, and whether it is being ended.
+
+A request answered over MCP supplies a L{gsmcpd.sessions.breaks.RunningCall};
+work the daemon does for itself (view hygiene, worker logins) uses
+L{NULL_CONTEXT}, so a tool never checks which it has.
+"""
+
+from zope.interface import Attribute, Interface, implementer
+
+from gsmcpd.tools.templates.outcomes import ToolError
+
+
+class ICallContext(Interface):
+    """
+    The request a tool call runs for.
+    """
+
+    wantsProgress = Attribute(
+        "Whether the client asked to hear how far the call has got.")
+    ending = Attribute(
+        "Whether the call is being ended (deadline, cancellation), so no "
+        "further GemStone call should start.")
+
+    def track(running):
+        """
+        The GemStone call C{running} (a Deferred) is the one to end if the
+        request must end; it stops being so when it fires.
+        """
+
+    def log(level, data, logger=None):
+        """
+        Send the client a log message, if it accepts one and wants C{level}.
+        """
+
+    def request(method, params):
+        """
+        Ask the client something (sampling, elicitation); a Deferred firing
+        with its result.  Raises L{ToolError} when the client cannot be
+        asked.
+        """
+
+    def closeStream():
+        """
+        End the call's stream before its result; the client resumes it.
+        """
+
+    def reportProgress(progress, total=None, message=None):
+        """
+        Tell a client that asked for progress how far the call has got.
+        """
+
+
+@implementer(ICallContext)
+class NullCallContext:
+    """
+    The context of work no client is waiting on: nothing to report to,
+    nothing to end.
+    """
+
+    wantsProgress = False
+    ending = False
+
+    def track(self, running):
+        pass
+
+    def log(self, level, data, logger=None):
+        pass
+
+    def request(self, method, params):
+        raise ToolError("refused", f"{method} needs a client that accepts an "
+                        "event stream for this call")
+
+    def closeStream(self):
+        pass
+
+    def reportProgress(self, progress, total=None, message=None):
+        pass
+
+
+NULL_CONTEXT = NullCallContext()

@@ -1,0 +1,76 @@
+"""
+What running a template can come to, besides its value: a closed set, so
+every caller handles the same few cases and none of them reads a
+L{gsmcpd.gci.errors.GciError}.
+"""
+
+import attr
+
+ERROR_KINDS = ("compileError", "refused", "notFound", "invalidParams", "other")
+
+
+@attr.s(auto_exc=True, auto_attribs=True)
+class ToolError(Exception):
+    """
+    A tool failed in a way the client can read and act on: a Smalltalk
+    error, a refusal or a missing subject, or a check of the tool's own.
+
+    @ivar kind: one of L{ERROR_KINDS}, so a client can branch without
+        parsing prose.
+    @ivar needsCommit: whether the session held uncommitted changes when a
+        template failed with it; L{None} when no template ran.
+    """
+
+    kind: str = attr.ib(validator=attr.validators.in_(ERROR_KINDS))
+    message: str
+    details: dict | None = None
+    needsCommit: bool | None = attr.ib(default=None, eq=False, repr=False)
+
+
+class ResultOverLimit(ToolError):
+    """
+    The template's answer was larger than the daemon accepts; the envelope
+    answered this error in its place.
+    """
+
+
+@attr.s(auto_exc=True, auto_attribs=True, str=False)
+class CallBroken(Exception):
+    """
+    A GemStone break interrupted the call; the session and its uncommitted
+    changes are intact.
+    """
+
+    number: int
+
+    def __str__(self):
+        return (f"The call was interrupted by a GemStone break (error "
+                f"{self.number}); the session and its uncommitted changes "
+                f"are intact.")
+
+
+@attr.s(auto_exc=True, auto_attribs=True, str=False)
+class GemGone(Exception):
+    """
+    The session's gem died: the MCP session must close.
+
+    @ivar number: the GemStone error number; C{reason} is for the log only
+        (it may name hosts).
+    """
+
+    number: int
+    reason: str = ""
+
+    def __str__(self):
+        return f"the gem died (GemStone error {self.number})"
+
+
+def errorKindOf(number):
+    """
+    The tool error kind of a Smalltalk error number.
+    """
+    return "compileError" if 1000 <= number < 2000 else "other"
+
+
+FAILURES = (ToolError, CallBroken, GemGone)
+"""Every way running a template can fail, for callers that only log it."""

@@ -1,0 +1,82 @@
+"""
+Running one template on a GemStone session: the one place a
+L{GciError} becomes something a caller can act on.
+
+L{runTemplate} fires with a L{TemplateAnswer}, or fails with one of the
+outcomes in L{gsmcpd.tools.templates.outcomes}: L{ToolError} (a Smalltalk
+error with its kind, a refusal, a missing subject, a GemStone error that
+left the session usable), L{ResultOverLimit}, L{CallBroken} or L{GemGone}.
+"""
+
+import json
+
+import attr
+from twisted.internet.defer import inlineCallbacks
+
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.session import CallWithdrawn
+from gsmcpd.tools.context import NULL_CONTEXT
+from gsmcpd.tools.templates.outcomes import (
+    CallBroken, GemGone, ResultOverLimit, ToolError, errorKindOf)
+from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE, Template
+
+MAX_RESULT_BYTES = 1 << 20
+"""The largest UTF-8 result a template may answer."""
+
+WITHDRAWN = "the call was ended before it started"
+
+_MARKERS = {"gsmcpRefused": "refused", "gsmcpNotFound": "notFound"}
+"""What a template answers when it refuses, or cannot find its subject."""
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class TemplateAnswer:
+    """
+    A template's value, and whether the session now holds uncommitted
+    changes.
+    """
+
+    value: object
+    needsCommit: bool
+
+
+@inlineCallbacks
+def runTemplate(gem, name, arguments, context=NULL_CONTEXT,
+                package=TEMPLATE_PACKAGE):
+    """
+    Render template C{name} (from C{package}) with C{arguments} and run it
+    on C{gem}, as the GemStone call C{context} may end.
+
+    @return: a L{Deferred} firing with a L{TemplateAnswer}.
+    """
+    source = Template.named(name, package).render(arguments, MAX_RESULT_BYTES)
+    if context.ending:
+        raise ToolError("other", WITHDRAWN)
+    running = gem.execute(source, MAX_RESULT_BYTES)
+    context.track(running)
+    try:
+        answer = yield running
+    except GciError as e:
+        if e.fatal:
+            raise GemGone(e.number, e.reason)
+        if e.isBreak:
+            raise CallBroken(e.number)
+        raise ToolError("other", str(e), {"number": e.number})
+    except CallWithdrawn:
+        raise ToolError("other", WITHDRAWN)
+    document = json.loads(answer.decode("utf-8"))
+    needsCommit = document["needsCommit"]
+    error = document.get("error")
+    if error is not None:
+        number = error.get("number") or 0
+        failure = ResultOverLimit if error.get("class") == "gsmcpd" \
+            else ToolError
+        raise failure(errorKindOf(number), f"{error.get('class')} (GemStone "
+                      f"error {number}): {error.get('message')}",
+                      {"number": number}, needsCommit)
+    value = document["result"]
+    if isinstance(value, dict):
+        for marker, kind in _MARKERS.items():
+            if marker in value:
+                raise ToolError(kind, value[marker], needsCommit=needsCommit)
+    return TemplateAnswer(value, needsCommit)

@@ -1,0 +1,279 @@
+"""
+The Streamable HTTP transport: C{POST}, C{GET} and C{DELETE /mcp}.
+
+This module owns everything HTTP: the gates (Origin, protocol version,
+session id, body size), status codes, and the C{MCP-Session-Id} header that
+maps a 2025-revision client onto a session handle.
+"""
+
+import json
+import secrets
+
+from klein import Klein
+from twisted.internet.defer import inlineCallbacks
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+from twisted.web.server import Request, Site
+from werkzeug.exceptions import HTTPException
+
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.protocol.calls import CallRunner
+from gsmcpd.protocol.jsonrpc import (
+    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, parseMessage,
+    result)
+from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.transport.gates import (
+    SESSION_HEADER, Refusal, allowedHosts, checkHeaders, namedSession)
+from gsmcpd.transport.sse import (
+    CallStream, EventSequence, EventStream, parseEventId)
+
+MAX_BODY_BYTES = 4 << 20
+"""The largest request body accepted; a larger one is answered 413."""
+
+
+class CappedRequest(Request):
+    """
+    A request that stops storing its body one byte past L{MAX_BODY_BYTES},
+    so an oversized body costs no memory before it is answered 413.
+    """
+
+    mcpMessageId = None
+    """The id of the JSON-RPC request it carries, once parsed, so an error
+    handler answers with it."""
+
+    def handleContentChunk(self, data):
+        room = MAX_BODY_BYTES + 1 - self.content.tell()
+        if room > 0:
+            self.content.write(data[:room])
+
+
+class McpSite(Site):
+    """
+    The daemon's site: requests capped in size, and an access log only when
+    asked for (a line per request costs about a quarter of the throughput,
+    and the daemon logs what matters itself).
+    """
+
+    requestFactory = CappedRequest
+
+    def __init__(self, resource, accessLog=False):
+        super().__init__(resource)
+        self._accessLog = accessLog
+
+    def log(self, request):
+        if self._accessLog:
+            super().log(request)
+
+
+def messageIdOf(request):
+    """
+    The id of the JSON-RPC request C{request} carries, or L{None} before
+    its body is parsed (or for a notification).
+    """
+    return getattr(request, "mcpMessageId", None)
+
+
+class McpApp:
+    """
+    The C{/mcp} endpoint.
+
+    @ivar allowedOriginHosts: hosts a browser page may call from, besides
+        loopback.
+    @ivar pending: the server's outstanding requests to clients.
+    @ivar calls: the L{CallRunner} every request is handed to.
+    """
+
+    app = Klein()
+    log = Logger()
+
+    def __init__(self, sessions, dispatcher, clock, allowedOriginHosts=(),
+                 pending=None, requestTimeout=None, pinnedViewGrace=None):
+        """
+        @param requestTimeout: the per-request deadline in seconds, or
+            L{None}.
+        @param pinnedViewGrace: ignored; view hygiene, which ends a pinned
+            call, says why itself.
+        """
+        self.sessions = sessions
+        self.dispatcher = dispatcher
+        self.clock = clock
+        self.pending = PendingRequests(clock) if pending is None else pending
+        self.calls = CallRunner(dispatcher, sessions, clock, self.pending,
+                                requestTimeout)
+        self.allowedOriginHosts = allowedHosts(allowedOriginHosts)
+
+    def resource(self):
+        return self.app.resource()
+
+    def _json(self, request, document):
+        request.setHeader(b"content-type", b"application/json")
+        return json.dumps(document, ensure_ascii=False).encode("utf-8")
+
+    def _session(self, request):
+        return namedSession(request, self.sessions)
+
+    # Routes.
+
+    @app.route("/mcp", methods=["POST"])
+    @inlineCallbacks
+    def post(self, request):
+        checkHeaders(request, self.allowedOriginHosts)
+        body = request.content.read(MAX_BODY_BYTES + 1)
+        if len(body) > MAX_BODY_BYTES:
+            raise Refusal(413, f"Payload Too Large: request bodies are capped "
+                          f"at {MAX_BODY_BYTES} bytes")
+        try:
+            message = parseMessage(body)
+        except JsonRpcError as e:
+            raise Refusal(400, e.message, e.code)
+        if message.kind == "request":
+            request.mcpMessageId = message.id
+        if message.kind == "request" and message.method == "initialize":
+            answer = yield self._initialize(request, message)
+            return answer
+        session = self._session(request)
+        if message.kind == "response":
+            # An answer proves the client is listening, not that it is
+            # working: it does not count as activity.
+            self.pending.answer(session, message)
+            request.setResponseCode(202)
+            return b""
+        self.sessions.touch(session)
+        if session.calls.replacing is not None:
+            yield session.calls.replacing
+            session = self._session(request)
+        stream = None
+        if self.dispatcher.streams(message) and \
+                b"text/event-stream" in (request.getHeader(b"accept") or b""):
+            stream = self._callStream(request, session, message)
+        try:
+            response = yield self.calls.handle(session, message, stream)
+        except Exception:
+            if stream is None:
+                raise
+            # The stream has begun: its last event carries the error.
+            response = self._internalError(request, Failure())
+        if stream is not None:
+            return stream.finish(response)
+        if response is None:
+            request.setResponseCode(202)
+            return b""
+        return self._json(request, response)
+
+    def _callStream(self, request, session, message):
+        """
+        Answer C{message} as an event stream carrying what the call sends
+        the client while it runs.
+        """
+        sequence = EventSequence(session.nextCallKey(), None)
+        session.keep(sequence)
+        token = (message.params.get("_meta") or {}).get("progressToken")
+        return CallStream(request, self.clock, sequence, token,
+                          prime=session.protocolVersion >= "2025-11-25")
+
+    @inlineCallbacks
+    def _initialize(self, request, message):
+        params = message.params
+        try:
+            opening = self.sessions.open(
+                params.get("protocolVersion"), params.get("clientInfo"))
+        except SessionLimitReached as e:
+            return self._json(request, JsonRpcError(
+                SERVER_ERROR, str(e), {"kind": "sessionLimit",
+                                       "limit": e.limit}
+            ).asResponse(message.id))
+        try:
+            session = yield opening
+        except GciError as e:
+            self.log.error("GemStone login failed: {error} ({reason})",
+                           error=e, reason=e.reason)
+            return self._json(request, JsonRpcError(
+                SERVER_ERROR, f"The GemStone login failed (GemStone error "
+                f"{e.number}); the server log has the details.",
+                {"kind": "loginFailed", "number": e.number}
+            ).asResponse(message.id))
+        request.setHeader(SESSION_HEADER, session.handle.encode("ascii"))
+        return self._json(request, result(
+            message.id, self.dispatcher.initializeResult(params)))
+
+    @app.route("/mcp", methods=["GET"])
+    def get(self, request):
+        if request.method == b"HEAD":
+            request.setResponseCode(405)
+            request.setHeader(b"allow", b"GET, POST, DELETE")
+            return b""
+        checkHeaders(request, self.allowedOriginHosts)
+        session = self._session(request)
+        resumed = parseEventId(
+            (request.getHeader(b"last-event-id") or b"").decode("latin-1"))
+        sequence = resumed and session.sequences.get(resumed[0])
+        if sequence and isinstance(sequence.owner, CallStream):
+            self.sessions.touch(session)
+            return sequence.owner.resume(request, resumed[1])
+        replay = sequence.since(resumed[1]) if sequence else ()
+        return self.sessions.openStream(
+            session, lambda generation, onLost: EventStream(
+                request, self.clock, session.outbox, generation, onLost,
+                replay=replay)).done
+
+    @app.route("/mcp", methods=["DELETE"])
+    @inlineCallbacks
+    def delete(self, request):
+        checkHeaders(request, self.allowedOriginHosts)
+        session = self._session(request)
+        yield self.sessions.close(session.handle, "the client deleted it")
+        return b""
+
+    # Errors: every answer is JSON, whatever went wrong.
+
+    @app.handle_errors(Refusal)
+    def refused(self, request, failure):
+        refusal = failure.value
+        request.setResponseCode(refusal.status)
+        return self._json(request, JsonRpcError(
+            refusal.code, refusal.message).asResponse(messageIdOf(request)))
+
+    @app.handle_errors(HTTPException)
+    def unrouted(self, request, failure):
+        """
+        An unknown path or method: werkzeug's status, in JSON.
+        """
+        error = failure.value
+        request.setResponseCode(error.code)
+        for name, value in error.get_headers():
+            if name.lower() == "allow":
+                request.setHeader(b"allow", value.encode("latin-1"))
+        return self._json(request, JsonRpcError(
+            INVALID_REQUEST, f"{error.name}: this server answers MCP on /mcp "
+            "(POST, GET, DELETE)").asResponse(None))
+
+    @app.handle_errors(Exception)
+    def unexpected(self, request, failure):
+        """
+        A bug: answered as a JSON-RPC internal error.  A request with an id
+        is answered 200, so its client matches the error to the request.
+        """
+        response = self._internalError(request, failure)
+        request.setResponseCode(500 if response["id"] is None else 200)
+        return self._json(request, response)
+
+    def _internalError(self, request, failure):
+        """
+        The response to a request that met a bug: a JSON-RPC internal error
+        carrying the request's id and a correlation id; the log gets one
+        line, and the traceback at debug level.
+        """
+        correlation = secrets.token_hex(6)
+        self.log.error("internal error {correlation} answering {method} "
+                       "{path}: {error}", correlation=correlation,
+                       method=request.method.decode("latin-1"),
+                       path=request.path.decode("latin-1"),
+                       error=failure.getErrorMessage())
+        self.log.debug("internal error {correlation}: {traceback}",
+                       correlation=correlation,
+                       traceback=failure.getTraceback())
+        return JsonRpcError(
+            INTERNAL_ERROR, f"Internal error (correlation id {correlation}); "
+            "the server log has the details.",
+            {"correlationId": correlation}).asResponse(messageIdOf(request))

@@ -1,0 +1,219 @@
+"""
+Tests for L{gsmcpd.protocol.calls}: every GemStone-backed method, over the
+in-memory transport, answers JSON whatever its GemStone call comes to.
+"""
+
+import json
+
+from twisted.internet.defer import inlineCallbacks
+from twisted.logger import LogLevel, globalLogPublisher
+
+from gsmcpd.gci.errors import GciError
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.tools.base import (
+    Tool, ToolResult, Toolset, annotations, closedSchema)
+from gsmcpd.tools.offerings import ResourceTemplate
+from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.templates.outcomes import CallBroken, GemGone
+from tests.fakes import SmalltalkRaised
+from tests.test_web import TransportTestCase, request
+
+BREAK = GciError(6003, "a Break occurred")
+DEATH = GciError(4100, "session terminated", fatal=True,
+                 reason="gem on !tcp@secret-host#netldi:ldi died")
+
+
+class FailingToolset(Toolset):
+    """
+    A tool with a bug, and a completion whose GemStone work fails as the
+    test says.
+
+    @ivar completionFailure: what completing an argument raises.
+    """
+
+    name = "failing"
+    completionFailure = None
+
+    def tools(self):
+        return [Tool("buggy", "Buggy", "Raises an unexpected exception.",
+                     closedSchema(), annotations(readOnly=True), self._buggy)]
+
+    def _buggy(self, call, arguments):
+        raise RuntimeError("a bug on line 12")
+
+    def resourceTemplates(self):
+        return [ResourceTemplate("failing://{name}", "failing",
+                                 self._read, complete=self._complete)]
+
+    def _read(self, call, uri, name):
+        return ToolResult("unused")
+
+    def _complete(self, argument, value):
+        raise self.completionFailure
+
+
+class GemStoneMethodsTestCase(TransportTestCase):
+    """
+    A session serving execution (tools/call), browsing (resources/read)
+    and L{FailingToolset} (completion/complete, a bug).
+    """
+
+    def makeDispatcher(self):
+        self.failing = FailingToolset()
+        registry = ToolCatalog([*ToolCatalog.named(
+            ["execution", "browsing"]).toolsets, self.failing])
+        return Dispatcher(registry, ServerIdentity())
+
+    @inlineCallbacks
+    def setUp(self):
+        super().setUp()
+        self.handle, _ = yield self.initialize()
+        self.gem = self.pool.opened[0]
+
+    def failWith(self, error):
+        """
+        Make the gem's next call fail with C{error}.
+        """
+        self.lastFailure = error
+
+        def failing(arguments):
+            raise error
+
+        for tag in ("execute_code", "get_class_definition"):
+            self.gem.results[tag] = failing
+        self.failing.completionFailure = {
+            BREAK: CallBroken(BREAK.number),
+            DEATH: GemGone(DEATH.number, DEATH.reason)}.get(error, error)
+
+    @inlineCallbacks
+    def callEach(self, id):
+        """
+        Each GemStone-backed method once, with C{id}: the status and body
+        of each answer.
+        """
+        answers = {}
+        for method, params in [
+                ("tools/call", {"name": "execute_code",
+                                "arguments": {"code": "x"}}),
+                ("resources/read", {"uri": "gemstone://class/Object/"
+                                           "definition"}),
+                ("completion/complete", {
+                    "ref": {"type": "ref/resource",
+                            "uri": "failing://{name}"},
+                    "argument": {"name": "name", "value": "a"}})]:
+            response, body = yield self.post(request(method, id, **params),
+                                             self.handle)
+            self.assertEqual(
+                response.headers.getRawHeaders("content-type"),
+                ["application/json"], method)
+            answers[method] = (response.code, body)
+            if self.sessions.get(self.handle) is None:
+                self.handle, _ = yield self.initialize()
+                self.gem = self.pool.opened[-1]
+                self.failWith(self.lastFailure)
+        return answers
+
+
+class BrokenCallTests(GemStoneMethodsTestCase):
+
+    @inlineCallbacks
+    def test_breakAnswersAnErrorAndKeepsTheSession(self):
+        self.failWith(BREAK)
+        answers = yield self.callEach(3)
+        status, body = answers["tools/call"]
+        self.assertEqual((status, body["id"]), (200, 3))
+        self.assertTrue(body["result"]["isError"])
+        self.assertIn("GemStone break", body["result"]["content"][0]["text"])
+        for method in ("resources/read", "completion/complete"):
+            status, body = answers[method]
+            self.assertEqual((status, body["id"]), (200, 3), method)
+            self.assertEqual(body["error"]["code"], -32603, method)
+            self.assertIn("GemStone break", body["error"]["message"])
+        self.assertIsNotNone(self.sessions.get(self.handle))
+
+    @inlineCallbacks
+    def test_smalltalkErrorOnResourceRead(self):
+        self.failWith(SmalltalkRaised(2010, "MessageNotUnderstood", "dnu"))
+        _, body = yield self.post(request(
+            "resources/read", 4, uri="gemstone://class/Object/definition"),
+            self.handle)
+        self.assertEqual(body["id"], 4)
+        self.assertEqual(body["error"]["code"], -32603)
+        self.assertIn("MessageNotUnderstood", body["error"]["message"])
+
+
+class DeadGemTests(GemStoneMethodsTestCase):
+
+    @inlineCallbacks
+    def test_deadGemAnswersSessionGoneForEachMethod(self):
+        self.failWith(DEATH)
+        answers = yield self.callEach(5)
+        for method, (status, body) in answers.items():
+            self.assertEqual((status, body["id"]), (200, 5), method)
+            self.assertEqual(body["error"]["code"], -32001, method)
+            self.assertEqual(body["error"]["data"]["kind"], "sessionGone")
+            self.assertNotIn("secret-host", json.dumps(body))
+        self.assertEqual(len(self.pool.opened), 4)
+        self.assertTrue(all(gem.loggedOut for gem in self.pool.opened[:3]))
+
+
+class UnexpectedErrorTests(GemStoneMethodsTestCase):
+
+    def setUp(self):
+        self.logged = []
+        globalLogPublisher.addObserver(self.logged.append)
+        self.addCleanup(globalLogPublisher.removeObserver,
+                        self.logged.append)
+        return super().setUp()
+
+    @inlineCallbacks
+    def test_bugAnswersInternalErrorWithTheRequestsId(self):
+        response, body = yield self.post(
+            request("tools/call", 6, name="buggy", arguments={}), self.handle)
+        self.assertEqual(response.code, 200)
+        self.assertEqual(body["id"], 6)
+        self.assertEqual(body["error"]["code"], -32603)
+        correlation = body["error"]["data"]["correlationId"]
+        self.assertNotIn("line 12", json.dumps(body))
+        errors = [e for e in self.logged if e.get("correlation") ==
+                  correlation]
+        self.assertEqual([e["log_level"] for e in errors],
+                         [LogLevel.error, LogLevel.debug])
+        self.assertIn("line 12", errors[1]["traceback"])
+
+    @inlineCallbacks
+    def test_bugOnAStreamedCallEndsItsStream(self):
+        """
+        A call already answered as a stream gets its internal error as the
+        stream's last event.
+        """
+        response = yield self.treq.post(
+            "http://127.0.0.1/mcp",
+            data=json.dumps(request("tools/call", 7, name="buggy",
+                                    arguments={}, _meta={"progressToken": 1})
+                            ).encode(),
+            headers={"content-type": ["application/json"],
+                     "accept": ["application/json, text/event-stream"],
+                     "mcp-session-id": [self.handle]})
+        text = (yield response.content()).decode()
+        self.assertEqual(response.headers.getRawHeaders("content-type"),
+                         ["text/event-stream"])
+        last = json.loads([line for line in text.splitlines()
+                           if line.startswith("data: {")][-1][6:])
+        self.assertEqual((last["id"], last["error"]["code"]), (7, -32603))
+
+    @inlineCallbacks
+    def test_unknownPathAnswersJson(self):
+        response = yield self.treq.get("http://127.0.0.1/nowhere")
+        body = yield response.json()
+        self.assertEqual(response.code, 404)
+        self.assertEqual(body["error"]["code"], -32600)
+        self.assertIsNone(body["id"])
+
+    @inlineCallbacks
+    def test_unknownMethodAnswersJson(self):
+        response = yield self.treq.put("http://127.0.0.1/mcp", data=b"{}")
+        body = yield response.json()
+        self.assertEqual(response.code, 405)
+        self.assertEqual(body["error"]["code"], -32600)
+        self.assertIn("POST", response.headers.getRawHeaders("allow")[0])

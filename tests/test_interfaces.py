@@ -1,0 +1,74 @@
+"""
+Every provider of every interface, fakes included, checked with
+L{verifyObject}: a fake that drifts from its interface fails here rather
+than passing the tests that use it.  (L{EventStream}, an L{IPushProducer},
+is checked where a real GET opens one, in L{tests.test_web}.)
+"""
+
+from twisted.internet import reactor
+from twisted.internet.task import Clock
+from twisted.trial.unittest import TestCase
+from twisted.web.test.requesthelper import DummyRequest
+from zope.interface.verify import verifyObject
+
+from gsmcpd.gci.interfaces import IGemSession, ISessionPool
+from gsmcpd.gci.pool import GemSessionPool
+from gsmcpd.gci.session import GemSession, LoginParameters
+from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.sessions.breaks import RunningCall
+from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
+from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
+from gsmcpd.transport.sse import CallStream, EventSequence
+from tests.fakes import FakeGem, FakePool, RecordingSink
+from tests.toolharness import InProcessGem, ToolHarness
+
+
+def login():
+    return LoginParameters(stoneNrs="gs64stone", gemNrs="gemnetobject",
+                           user="DataCurator", password="swordfish")
+
+
+class GciProviderTests(TestCase):
+
+    def test_gemSession(self):
+        gem = GemSession(object(), login(), reactor, "verified")
+        self.addCleanup(gem.logout)
+        self.assertTrue(verifyObject(IGemSession, gem))
+
+    def test_fakeGem(self):
+        self.assertTrue(verifyObject(IGemSession, FakeGem()))
+
+    def test_inProcessGem(self):
+        harness = ToolHarness(["execution"])
+        self.assertTrue(verifyObject(IGemSession,
+                                     InProcessGem(harness.stone)))
+
+    def test_gemSessionPool(self):
+        pool = GemSessionPool(object(), login(), reactor, 1)
+        self.assertTrue(verifyObject(ISessionPool, pool))
+
+    def test_fakePool(self):
+        self.assertTrue(verifyObject(ISessionPool, FakePool()))
+
+
+class CallProviderTests(TestCase):
+
+    def test_nullContext(self):
+        self.assertTrue(verifyObject(ICallContext, NULL_CONTEXT))
+
+    def test_runningCall(self):
+        run = RunningCall(object(), 1, None, Clock(), RecordingSink(),
+                          PendingRequests(Clock()))
+        self.assertTrue(verifyObject(ICallContext, run))
+
+    def test_callStream(self):
+        stream = CallStream(DummyRequest([b"mcp"]), Clock(),
+                            EventSequence("c1", None), token=None)
+        self.assertTrue(verifyObject(ICallSink, stream))
+
+    def test_recordingSink(self):
+        self.assertTrue(verifyObject(ICallSink, RecordingSink()))
+
+    def test_pendingRequests(self):
+        self.assertTrue(verifyObject(IClientRequests,
+                                     PendingRequests(Clock())))

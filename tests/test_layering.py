@@ -1,0 +1,145 @@
+"""
+The layers of L{gsmcpd}, enforced: a lower layer never imports a higher
+one (docs/architecture.rst draws them).
+"""
+
+import ast
+import pathlib
+
+from twisted.trial.unittest import TestCase
+
+import gsmcpd
+
+LAYERS = (
+    ("daemon",),
+    ("transport",),
+    ("protocol",),
+    ("sessions",),
+    ("tools",),
+    ("gci", "smalltalk"),
+    ("auth", "observe"),
+)
+"""Top to bottom; packages on one line may import each other."""
+
+ALLOWED_TESTING = {
+    "daemon": ("gsmcpd.testing.simulator.build",
+               "gsmcpd.testing.simulator.launch"),
+}
+"""What of the simulated stone (a test double) runtime code may import: only
+the daemon, only to build and launch it for --simulated."""
+
+MAX_TOP_MODULES = 5
+MAX_LINES = 400
+LONG_MODULES_ALLOWED = ("smalltalk/parser.py",)
+"""The parser is excepted from the size limit; the simulator is not part of
+the runtime (gsmcpd/testing)."""
+
+ROOT = pathlib.Path(gsmcpd.__file__).parent
+
+
+def runtimeModules():
+    """
+    Every module of the runtime package, as C{(path, layer)}: everything
+    but the simulated stone.
+    """
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = path.relative_to(ROOT).parts
+        if parts[0] == "testing":
+            continue
+        yield path, (parts[0] if len(parts) > 1 else None)
+
+
+def importedNames(path):
+    """
+    The C{gsmcpd} modules (and names from them) C{path} imports.
+    """
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and \
+                node.level == 0:
+            yield node.module
+            yield from (f"{node.module}.{alias.name}" for alias in node.names)
+
+
+def rank(layer):
+    for index, names in enumerate(LAYERS):
+        if layer in names:
+            return index
+    return None
+
+
+def violations(path, layer):
+    """
+    The imports of C{path} (in C{layer}) that reach above it.
+    """
+    found = set()
+    for name in importedNames(path):
+        parts = name.split(".")
+        if parts[0] != "gsmcpd" or len(parts) < 2:
+            continue
+        target = parts[1]
+        if target == "testing":
+            if not name.startswith(ALLOWED_TESTING.get(layer, ())) and \
+                    name != "gsmcpd.testing":
+                found.add(name)
+            continue
+        mine, theirs = rank(layer), rank(target)
+        if theirs is None:
+            continue
+        if mine is None or theirs < mine:
+            found.add(name)
+    return sorted(found)
+
+
+class LayeringTests(TestCase):
+
+    def test_everyPackageHasALayer(self):
+        """
+        A new package is placed in L{LAYERS} before it is used.
+        """
+        packages = {path.parent.name for path, layer in runtimeModules()
+                    if layer is not None}
+        self.assertEqual({p for p in packages if rank(p) is None} - {
+            "templates", "handlers"}, set())
+
+    def test_noLowerLayerImportsAHigherOne(self):
+        found = {str(path.relative_to(ROOT)): bad
+                 for path, layer in runtimeModules()
+                 for bad in [violations(path, layer)] if bad}
+        self.assertEqual(found, {})
+
+    def test_moduleDirectlyUnderThePackageImportsNothingOfIt(self):
+        """
+        Modules directly under C{gsmcpd} (version, package docstring) sit
+        below every layer.
+        """
+        found = {str(path.relative_to(ROOT)): bad
+                 for path, layer in runtimeModules() if layer is None
+                 for bad in [[n for n in importedNames(path)
+                              if n.startswith("gsmcpd.")]] if bad}
+        self.assertEqual(found, {})
+
+    def test_fewModulesAtTheTop(self):
+        top = [p.name for p in ROOT.glob("*.py")]
+        self.assertLessEqual(len(top), MAX_TOP_MODULES, top)
+
+    def test_modulesAreSmall(self):
+        long = {str(path.relative_to(ROOT)): lines
+                for path, _ in runtimeModules()
+                for lines in [len(path.read_text().splitlines())]
+                if lines > MAX_LINES and not str(path.relative_to(ROOT))
+                .endswith(LONG_MODULES_ALLOWED)}
+        self.assertEqual(long, {})
+
+    def test_detectsAnUpwardImport(self):
+        """
+        The check itself: a tools module importing the transport is caught.
+        """
+        path = pathlib.Path(self.mktemp())
+        path.write_text("from gsmcpd.transport.http import McpApp\n"
+                        "import gsmcpd.testing.simulator.stone\n"
+                        "from gsmcpd.gci.errors import GciError\n")
+        self.assertEqual(violations(path, "tools"), [
+            "gsmcpd.testing.simulator.stone", "gsmcpd.transport.http",
+            "gsmcpd.transport.http.McpApp"])

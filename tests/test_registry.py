@@ -1,0 +1,82 @@
+"""
+Tests for L{gsmcpd.sessions.registry} and L{gsmcpd.sessions.client}, with
+a fake pool and a Clock.
+"""
+
+from twisted.internet.defer import Deferred
+from twisted.internet.task import Clock
+from twisted.trial.unittest import TestCase
+
+from gsmcpd.sessions.registry import SessionRegistry
+from tests.fakes import FakePool
+
+
+class FakeStream:
+    """
+    What the registry needs of an event stream.
+    """
+
+    def __init__(self, generation, onLost):
+        self.generation = generation
+        self.onLost = onLost
+        self.sequence = type("Sequence", (), {"key": f"g{generation}"})()
+        self.ended = None
+        self.endedBy = None
+
+    def end(self, reason="server"):
+        self.ended = reason
+
+
+class RegistryTests(TestCase):
+
+    def setUp(self):
+        self.clock = Clock()
+        self.pool = FakePool()
+        self.registry = SessionRegistry(self.pool, self.clock,
+                                        streamLossGrace=10)
+        self.clock.advance(100)
+        self.session = self.successResultOf(self.registry.open(
+            "2025-11-25", {"name": "test"}))
+
+    def test_openedSessionStartsLive(self):
+        self.assertIs(self.registry.get(self.session.handle), self.session)
+        self.assertEqual(len(self.session.handle), 32)
+        liveness = self.session.liveness
+        self.assertEqual((liveness.createdAt, liveness.lastActivity),
+                         (100, 100))
+
+    def test_touchIsActivity(self):
+        self.clock.advance(5)
+        self.registry.touch(self.session)
+        self.assertEqual(self.session.liveness.lastActivity, 105)
+
+    def test_newestStreamWins(self):
+        first = self.registry.openStream(self.session, FakeStream)
+        second = self.registry.openStream(self.session, FakeStream)
+        self.assertEqual((first.ended, second.generation), ("superseded", 2))
+        self.assertEqual(set(self.session.sequences), {"g1", "g2"})
+
+    def test_lostStreamClosesAfterGrace(self):
+        stream = self.registry.openStream(self.session, FakeStream)
+        stream.onLost(stream)
+        self.clock.advance(9)
+        self.assertIsNotNone(self.registry.get(self.session.handle))
+        self.clock.advance(1)
+        self.assertIsNone(self.registry.get(self.session.handle))
+        self.assertTrue(self.pool.opened[0].loggedOut)
+
+    def test_replacementMakesTheNextRequestWait(self):
+        self.pool.replacementDelay = Deferred()
+        old = self.session.gem
+        old.pending.append((Deferred(), "execute_code", {}))
+        self.registry.replaceGem(self.session, "a runaway call")
+        waiting = self.session.calls.replacing
+        self.assertNoResult(waiting)
+        self.pool.replacementDelay.callback(None)
+        self.successResultOf(waiting)
+        self.assertIsNone(self.session.calls.replacing)
+        self.assertIsNot(self.session.gem, old)
+
+    def test_closeAll(self):
+        self.successResultOf(self.registry.closeAll("stopping"))
+        self.assertEqual(len(self.registry), 0)

@@ -1,0 +1,249 @@
+"""
+Tests for L{gsmcpd.daemon.stone}: the daemon's own session, the worker
+proof, and the stone service's order, over fake GemStone sessions.
+"""
+
+import attr
+from twisted.internet.defer import Deferred, fail, succeed
+from twisted.trial.unittest import SynchronousTestCase
+from zope.interface.verify import verifyObject
+from twisted.application.service import IService
+
+from gsmcpd.daemon.options import Options
+from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.daemon.stone import (
+    ControlSession, StartupRefused, StoneService, WorkerCheck, loadLibrary,
+    realLogin)
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.interfaces import IGemSession
+from gsmcpd.gci.session import LoginParameters
+from gsmcpd.tools.templates.outcomes import GemGone, ToolError
+from tests.fakes import FakeGem
+
+
+class LoginGem(FakeGem):
+    """
+    A fake session that logs in, or fails to with C{loginError}.
+    """
+
+    def __init__(self, name="fake", loginError=None, journal=None):
+        super().__init__(name)
+        self.loginError = loginError
+        self.journal = journal if journal is not None else []
+
+    def login(self):
+        self.journal.append(f"{self.name} login")
+        return fail(self.loginError) if self.loginError else succeed(None)
+
+    def logout(self):
+        self.journal.append(f"{self.name} logout")
+        return super().logout()
+
+
+class ControlSessionTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.opened = []
+        self.control = ControlSession(self.open)
+
+    def open(self):
+        gem = LoginGem("control")
+        gem.results["stop_session"] = lambda args: {"stopped": True}
+        self.opened.append(gem)
+        return gem
+
+    def test_providesTheInterface(self):
+        verifyObject(IGemSession, self.control)
+        self.successResultOf(self.control.login())
+        verifyObject(IGemSession, self.control)
+
+    def test_openedAtLoginNotBefore(self):
+        """
+        No session (so no thread) exists until login: twistd forks after
+        building the tree.
+        """
+        self.assertEqual(self.opened, [])
+        self.assertFalse(self.control.busy)
+        self.assertIsNone(self.control.gone)
+        self.successResultOf(self.control.logout())
+        self.successResultOf(self.control.login())
+        self.assertEqual(len(self.opened), 1)
+
+    def test_callsGoToTheSession(self):
+        self.successResultOf(self.control.login())
+        gem = self.opened[0]
+        self.successResultOf(self.control.stopGem(12))
+        self.assertEqual(gem.calls, [("stop_session", {"session": 12})])
+        gem.held = True
+        d = self.control.execute('"gsmcp:status"\n1', 1000)
+        self.assertTrue(self.control.busy)
+        self.assertEqual(self.control.callState(d), "running")
+        self.assertEqual(self.control.endCall(d, hard=True), "broken")
+        self.failureResultOf(d)
+        self.control.interrupt(False)
+        self.assertEqual(gem.interrupts, [True, False])
+        self.successResultOf(self.control.logout())
+        self.assertTrue(gem.loggedOut)
+
+    def test_abandon(self):
+        self.successResultOf(self.control.login())
+        gem = self.opened[0]
+        gem.held = True
+        self.control.execute('"gsmcp:status"\n1', 1000)
+        self.control.abandon("took neither break")
+        self.assertEqual(gem.abandoned, "took neither break")
+
+
+@attr.s
+class Credentials:
+    error = attr.ib(default=None)
+
+    def __call__(self):
+        if self.error:
+            return fail(self.error)
+        return succeed(LoginParameters("stone", None, "McpReadOnly", "otp"))
+
+
+class WorkerCheckTests(SynchronousTestCase):
+
+    def check(self, credentials, loginError=None):
+        self.probes = []
+
+        def openGem(parameters, name):
+            self.probes.append(LoginGem(name, loginError))
+            return self.probes[-1]
+
+        return WorkerCheck(credentials, openGem, "DataCurator",
+                           "McpReadOnly")()
+
+    def test_proved(self):
+        self.successResultOf(self.check(Credentials()))
+        [probe] = self.probes
+        self.assertEqual(probe.journal, ["probe login", "probe logout"])
+
+    def test_cannotMint(self):
+        failure = self.failureResultOf(
+            self.check(Credentials(ToolError("refused", "not allowed"))),
+            StartupRefused)
+        self.assertIn("addOnetimePasswordUserId: 'McpReadOnly'",
+                      str(failure.value))
+
+    def test_gemDiedMinting(self):
+        failure = self.failureResultOf(
+            self.check(Credentials(GemGone(4100))), StartupRefused)
+        self.assertEqual(str(failure.value),
+                         "--worker-user 'McpReadOnly': minting its one-time "
+                         "password: the gem died (GemStone error 4100)")
+
+    def test_cannotLogIn(self):
+        failure = self.failureResultOf(
+            self.check(Credentials(), GciError(4051, "login denied")),
+            StartupRefused)
+        self.assertIn("GemStone error 4051", str(failure.value))
+        self.assertTrue(self.probes[0].loggedOut)
+
+
+class FakeSessions:
+    def __init__(self, journal):
+        self.journal = journal
+
+    def closeAll(self, reason):
+        self.journal.append(f"close all: {reason}")
+        return succeed(None)
+
+
+class FakeSimulator:
+    def __init__(self, journal):
+        self.journal = journal
+        self.started = Deferred()
+
+    def start(self):
+        self.journal.append("simulator start")
+        return self.started
+
+    def stop(self):
+        self.journal.append("simulator stop")
+        return succeed(None)
+
+
+class StoneServiceTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.journal = []
+        self.loginError = None
+        self.simulator = FakeSimulator(self.journal)
+        self.service = StoneService(
+            ControlSession(lambda: LoginGem("control", self.loginError,
+                                            self.journal)),
+            FakeSessions(self.journal), "DataCurator",
+            simulator=self.simulator)
+
+    def test_isAService(self):
+        verifyObject(IService, self.service)
+        self.assertEqual(self.service.name, "stone")
+
+    def test_simulatorThenLogin(self):
+        self.service.startService()
+        self.assertEqual(self.journal, ["simulator start"])
+        self.assertNoResult(self.service.whenReady())
+        self.simulator.started.callback(None)
+        self.successResultOf(self.service.whenReady())
+        self.assertEqual(self.journal, ["simulator start", "control login"])
+
+    def test_loginRefused(self):
+        self.loginError = GciError(4051, "the password is wrong")
+        self.simulator.started.callback(None)
+        self.service.startService()
+        failure = self.failureResultOf(self.service.whenReady(),
+                                       StartupRefused)
+        self.assertEqual(str(failure.value),
+                         "cannot log in to GemStone as 'DataCurator': "
+                         "GemStone error 4051: the password is wrong")
+
+    def test_workerChecked(self):
+        checked = []
+        service = StoneService(
+            ControlSession(lambda: LoginGem("control")),
+            FakeSessions(self.journal), "DataCurator",
+            checkWorker=lambda: checked.append(True) or succeed(None))
+        service.startService()
+        self.successResultOf(service.whenReady())
+        self.assertEqual(checked, [True])
+
+    def test_stopsSessionsThenOwnThenStone(self):
+        self.simulator.started.callback(None)
+        self.service.startService()
+        del self.journal[:]
+        self.successResultOf(self.service.stopService())
+        self.assertEqual(self.journal, [
+            "close all: the server is stopping", "control logout",
+            "simulator stop"])
+        self.assertFalse(self.service.running)
+
+
+class LibraryTests(SynchronousTestCase):
+
+    def config(self, *argv):
+        path = self.mktemp()
+        with open(path, "w") as f:
+            f.write("swordfish\n")
+        options = Options()
+        options.parseOptions(["--password-file", path, *argv])
+        return options.config({})
+
+    def test_noGemstoneNoLibrary(self):
+        self.assertIn("--gci-library (GSMCP_GCI_LIBRARY) is not set",
+                      str(self.assertRaises(ConfigError, loadLibrary,
+                                            self.config(), {})))
+
+    def test_unloadableLibrary(self):
+        self.assertIn("--gci-library", str(self.assertRaises(
+            ConfigError, loadLibrary,
+            self.config("--gci-library", self.mktemp()), {})))
+
+    def test_realLogin(self):
+        login = realLogin(self.config("--host", "db1", "--user", "Ops"))
+        self.assertEqual(
+            (login.stoneNrs, login.gemNrs, login.user, login.password),
+            ("!tcp@db1#server!gs64stone", "!tcp@db1#task!gemnetobject",
+             "Ops", "swordfish"))

@@ -1,0 +1,63 @@
+"""
+Tests for L{gsmcpd.daemon.tap}, the twistd plugin that names it, and the
+rule that every daemon module has its own test module.
+"""
+
+import pathlib
+
+from twisted.application.service import MultiService
+from twisted.internet.testing import MemoryReactorClock
+from twisted.trial.unittest import SynchronousTestCase
+
+import gsmcpd.daemon
+from gsmcpd.daemon import tap
+from gsmcpd.daemon.options import Options
+
+
+class MakeServiceTests(SynchronousTestCase):
+
+    def options(self, *argv):
+        options = tap.Options()
+        options.parseOptions(list(argv))
+        return options
+
+    def test_serviceTree(self):
+        service = tap.makeService(
+            self.options("--simulated", "--toolsets", "execution"), {},
+            MemoryReactorClock())
+        self.assertIsInstance(service, MultiService)
+
+    def test_refusalIsOneLine(self):
+        error = self.assertRaises(
+            SystemExit, tap.makeService, self.options("--max-sessions", "0"),
+            {}, MemoryReactorClock())
+        self.assertEqual(str(error), "gsmcpd: refusing to start: "
+                         "--max-sessions '0': expected a positive count or "
+                         "'none'")
+
+    def test_environmentRead(self):
+        error = self.assertRaises(
+            SystemExit, tap.makeService, self.options(),
+            {"GSMCP_SIMULATED": "yes", "GSMCP_MAX_LIFETIME": "forever"},
+            MemoryReactorClock())
+        self.assertIn("GSMCP_MAX_LIFETIME='forever'", str(error))
+
+
+class PluginTests(SynchronousTestCase):
+
+    def test_twistdFindsIt(self):
+        from twisted.plugins.gsmcp_plugin import gsmcp
+        self.assertEqual(gsmcp.tapname, "gsmcp")
+        self.assertIs(gsmcp.options, Options)
+        self.assertIs(gsmcp.makeService, tap.makeService)
+
+
+class EveryModuleTestedTests(SynchronousTestCase):
+
+    def test_testModulePerDaemonModule(self):
+        tests = pathlib.Path(__file__).parent
+        for module in pathlib.Path(gsmcpd.daemon.__file__).parent.glob(
+                "*.py"):
+            if module.name != "__init__.py":
+                self.assertTrue((tests / f"test_{module.name}").exists(),
+                                module.name)

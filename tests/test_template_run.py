@@ -1,0 +1,86 @@
+"""
+Tests for L{gsmcpd.tools.templates.run}: each outcome of running a
+template, from a fake gem.
+"""
+
+from twisted.internet.defer import fail
+from twisted.trial.unittest import TestCase
+
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.session import CallWithdrawn
+from gsmcpd.sessions.breaks import RunningCall
+from gsmcpd.tools.templates.outcomes import (
+    CallBroken, GemGone, ResultOverLimit, ToolError)
+from gsmcpd.tools.templates.run import TemplateAnswer, runTemplate
+from tests.fakes import FakeGem, SmalltalkRaised
+
+
+def raising(error):
+    def result(arguments):
+        raise error
+    return result
+
+
+class OutcomeTests(TestCase):
+
+    def setUp(self):
+        self.gem = FakeGem()
+
+    def outcome(self, result, needsCommit=False):
+        self.gem.results["execute_code"] = result
+        self.gem.needsCommit = needsCommit
+        return runTemplate(self.gem, "execute_code", {"code": "x"})
+
+    def test_value(self):
+        answer = self.successResultOf(self.outcome(lambda a: 7, True))
+        self.assertEqual(answer, TemplateAnswer(7, True))
+
+    def test_smalltalkErrorHasItsKind(self):
+        failure = self.failureResultOf(self.outcome(raising(
+            SmalltalkRaised(1001, "CompileError", "bad")), True), ToolError)
+        self.assertEqual(failure.value.kind, "compileError")
+        self.assertEqual(failure.value.details, {"number": 1001})
+        self.assertTrue(failure.value.needsCommit)
+
+    def test_markers(self):
+        for marker, kind in [("gsmcpRefused", "refused"),
+                             ("gsmcpNotFound", "notFound")]:
+            failure = self.failureResultOf(
+                self.outcome(lambda a, m=marker: {m: "why"}), ToolError)
+            self.assertEqual((failure.value.kind, failure.value.message),
+                             (kind, "why"))
+
+    def test_overLimit(self):
+        self.failureResultOf(self.outcome(raising(SmalltalkRaised(
+            0, "gsmcpd", "the result is too large"))), ResultOverLimit)
+
+    def test_break(self):
+        failure = self.failureResultOf(
+            self.outcome(raising(GciError(6004, "a Break occurred"))),
+            CallBroken)
+        self.assertIn("intact", str(failure.value))
+
+    def test_gemGoneKeepsTheReasonOutOfTheMessage(self):
+        failure = self.failureResultOf(self.outcome(raising(GciError(
+            4100, "gone", fatal=True, reason="host secret"))), GemGone)
+        self.assertNotIn("secret", str(failure.value))
+        self.assertEqual(failure.value.reason, "host secret")
+
+    def test_otherGciErrorIsAToolError(self):
+        failure = self.failureResultOf(
+            self.outcome(raising(GciError(2106, "no such object"))),
+            ToolError)
+        self.assertEqual(failure.value.details, {"number": 2106})
+
+    def test_withdrawn(self):
+        self.gem.execute = lambda source, maxBytes: fail(CallWithdrawn())
+        failure = self.failureResultOf(
+            runTemplate(self.gem, "execute_code", {"code": "x"}), ToolError)
+        self.assertIn("before it started", failure.value.message)
+
+    def test_endingCallStartsNothing(self):
+        run = RunningCall(None, 1, None, None)
+        run.why = "cancelled"
+        self.failureResultOf(runTemplate(self.gem, "execute_code",
+                                         {"code": "x"}, run), ToolError)
+        self.assertEqual(self.gem.calls, [])
