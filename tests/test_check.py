@@ -12,7 +12,7 @@ from twisted.internet.defer import fail, inlineCallbacks, succeed
 from twisted.internet.threads import deferToThread
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.config import Config, Options
+from gsmcpd.daemon.options import Options
 from gsmcpd.daemon.check import (
     Preflight, certificatePath, parseGemNrs)
 from gsmcpd.testing.simulator.build import libraryPath
@@ -23,7 +23,7 @@ from gsmcpd.testing.simulator.launch import launch
 def configFor(*arguments):
     options = Options()
     options.parseOptions(list(arguments))
-    return Config.fromSettings(options.settings(environ={}))
+    return options.config(environ={})
 
 
 class SimulatedStoneTests(TestCase):

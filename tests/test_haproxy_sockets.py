@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,13 +17,17 @@ from twisted.trial.unittest import SkipTest, SynchronousTestCase
 
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.launch import launch
-from tests.daemon import Daemon, freePort
+from tests.daemon import Daemon, freePort, get
 
 CONFIG = Path(__file__).resolve().parent.parent / "etc" / "haproxy" / \
     "gsmcpd.cfg"
 CLIENTS = 10
 CALLS = 20
 SESSIONS_PER_DAEMON = CLIENTS + 2
+DRAIN_GRACE = 8
+CHECK_INTERVAL = 1.0
+"""The configuration's inter: HAProxy marks a server down after one
+failed check."""
 
 
 class Proxy:
@@ -78,7 +83,8 @@ class HaproxyTests(SynchronousTestCase):
         for name in ("one", "two"):
             os.mkdir(os.path.join(directory, name))
             daemon = Daemon(os.path.join(directory, name), "--max-sessions",
-                            str(SESSIONS_PER_DAEMON), stone=shared)
+                            str(SESSIONS_PER_DAEMON), "--drain-grace",
+                            str(DRAIN_GRACE), stone=shared)
             self.addCleanup(daemon.stop)
             self.daemons.append(daemon)
         self.proxy = Proxy(directory, *self.daemons)
@@ -125,13 +131,17 @@ class HaproxyTests(SynchronousTestCase):
         holders = {self.holder(session) for session, _ in results}
         self.assertEqual(len(holders), 2)
 
-    def test_stoppedDaemonGetsNoNewSession(self):
+    def test_drainedDaemonGetsNoNewSession(self):
         """
-        Once a daemon is told to stop, every new session goes to the other.
+        Once a daemon is told to stop, it answers its health check 503 and
+        every new session goes to the other, while it still serves.
         """
-        stopping, staying = self.daemons
-        stopping.stop()
+        draining, staying = self.daemons
+        draining.process.terminate()
+        time.sleep(2 * CHECK_INTERVAL + 0.5)
         sessions = [self.proxy.initialize() for _ in range(5)]
+        self.assertIsNone(draining.process.poll(), "the drain ended early")
+        self.assertEqual(get(draining.port, "/healthz")[0], 503)
         self.assertEqual({self.holder(s) for s in sessions}, {staying})
         for session in sessions:
             self.assertTrue(self.gemSession(session, 2))

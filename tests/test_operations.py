@@ -7,8 +7,10 @@ from twisted.internet.defer import Deferred, fail
 from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.daemon.admin import Health
-from gsmcpd.daemon.operations import STATUS_INTERVAL, OperationsService
+from gsmcpd.daemon.admin import AdminBeside, Health
+from gsmcpd.daemon.operations import (
+    STATUS_INTERVAL, Operations, OperationsService)
+from gsmcpd.daemon.settings import ConfigError
 
 
 class RecordingNotifier:
@@ -81,3 +83,33 @@ class OperationsTests(TestCase):
         self.successResultOf(stopped)
         self.clock.advance(STATUS_INTERVAL)
         self.assertNotEqual(self.notifier.sent[-1][0], "STATUS")
+
+
+class Settings:
+
+    def __init__(self, adminPort=None, drainGrace=0.0):
+        self.adminPort = adminPort
+        self.drainGrace = drainGrace
+
+
+class OperationsAssemblyTests(TestCase):
+
+    def test_adminRoutesBesideMcp(self):
+        operations = Operations(Settings(), Clock(), environ={})
+        mcp = object()
+        self.assertIsInstance(operations.root(mcp), AdminBeside)
+        self.assertEqual([s.name for s in operations.services(None)],
+                         ["operations"])
+
+    def test_adminPortOfItsOwn(self):
+        operations = Operations(Settings("tcp:0:interface=127.0.0.1"),
+                                Clock(), environ={})
+        mcp = object()
+        self.assertIs(operations.root(mcp), mcp)
+        self.assertEqual([s.name for s in operations.services(None)],
+                         ["admin", "operations"])
+
+    def test_badAdminPortNamesTheSetting(self):
+        error = self.assertRaises(ConfigError, Operations,
+                                  Settings("tcp:nope"), Clock(), environ={})
+        self.assertIn("--admin-port 'tcp:nope'", str(error))

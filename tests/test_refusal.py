@@ -9,7 +9,8 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon.refusal import (
-    EXIT_REFUSED, exitNonZeroIfRefused, parseEndpoint)
+    EXIT_REFUSED, exitNonZeroIfRefused, parseEndpoint, underTwistd)
+from gsmcpd.daemon.settings import ConfigError
 
 
 class Service:
@@ -61,3 +62,22 @@ class ParseEndpointTests(TestCase):
         with open(path, "w") as f:
             f.write("not a key\n")
         self.assertTrue(self.refusal(f"ssl:8443:privateKey={path}"))
+
+
+class UnderTwistdTests(TestCase):
+
+    def config(self, logFormat):
+        return type("Config", (), {"logFormat": logFormat})()
+
+    def test_notUnderTwistdAddsNothing(self):
+        service = Service(succeed(None))
+        self.assertIs(underTwistd(service, self.config("json"), object()),
+                      service)
+
+    def test_jsonLogsNeedTwistdsLogger(self):
+        options = type("Options", (), {"parent": {"logger": None}})()
+        error = self.assertRaises(ConfigError, underTwistd,
+                                  Service(succeed(None)), self.config("json"),
+                                  options)
+        self.assertIn("--logger gsmcpd.observe.logformat.jsonLogObserver",
+                      str(error))

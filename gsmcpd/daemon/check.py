@@ -10,22 +10,20 @@ exit non-zero, so it can gate a deployment.
 
 import os
 import re
-import shutil
 import socket
-import tempfile
 from datetime import datetime, timedelta, timezone
 
 import attr
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.threads import deferToThread
 
-from gsmcpd.config import ConfigError
+from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
 from gsmcpd.gci.errors import GciError
-from gsmcpd.gci.session import GemSession, LoginParameters
-from gsmcpd.identity import WorkerLogins, grantNeeded
-from gsmcpd.service import (
-    SIMULATED_PASSWORD, SIMULATED_USER, loadLibrary)
-from gsmcpd.tools.base import ToolCall, ToolError
+from gsmcpd.gci.session import GemSession
+from gsmcpd.sessions.workers import WorkerLogins, grantNeeded
+from gsmcpd.tools.templates.outcomes import ToolError
+from gsmcpd.tools.templates.run import runTemplate
 
 STOP_PRIVILEGE = "SystemControl"
 """What stopping another session's gem needs (System stopSession:)."""
@@ -105,9 +103,12 @@ class Preflight:
             self.checkGemstone()
             library = self.checkLibrary()
             if self.config.simulated:
-                simulator, login = self.startSimulatedStone()
+                simulator = SimulatedStone(self.reactor, (
+                    self.config.maxSessions or 1) + DAEMON_OWN_SESSIONS)
+                yield simulator.start()
+                login = simulator.login
             else:
-                login = self.loginParameters()
+                login = realLogin(self.config)
                 yield self.checkNetldi(login.gemNrs)
             control = yield self.checkLogin(library, login)
             try:
@@ -119,9 +120,7 @@ class Preflight:
             pass
         finally:
             if simulator is not None:
-                yield deferToThread(simulator.stop)
-                shutil.rmtree(os.path.dirname(simulator.socketPath),
-                              ignore_errors=True)
+                yield simulator.stop()
         self.checkCertificate()
         yield self.checkJwks()
         return self.findings
@@ -155,23 +154,6 @@ class Preflight:
         self.found("libgcits", True, f"GemStone {library.version} "
                    f"({library.path})")
         return library
-
-    def loginParameters(self):
-        config = self.config
-        return LoginParameters(
-            stoneNrs=config.stoneNrs, gemNrs=config.gemNrs, user=config.user,
-            password=config.password, hostUser=config.hostUser,
-            hostPassword=config.hostPassword)
-
-    def startSimulatedStone(self):
-        from gsmcpd.testing.simulator.launch import launch
-        socketPath = os.path.join(tempfile.mkdtemp(prefix="gsmcpd-check-"),
-                                  "stone")
-        simulator = launch(socketPath, maxLogins=(
-            self.config.maxSessions or 1) + DAEMON_OWN_SESSIONS)
-        return simulator, LoginParameters(
-            stoneNrs=socketPath, gemNrs=None, user=SIMULATED_USER,
-            password=SIMULATED_PASSWORD)
 
     @inlineCallbacks
     def checkNetldi(self, gemNrs):
@@ -210,7 +192,7 @@ class Preflight:
     @inlineCallbacks
     def checkStone(self, control):
         try:
-            facts = yield ToolCall(control).runTemplate("preflight", {})
+            facts = (yield runTemplate(control, "preflight", {})).value
         except ToolError as e:
             self.found("stone", False, e.message, "see the GemStone error")
             return
@@ -275,7 +257,7 @@ class Preflight:
                        f"make sure {worker!r} exists and is not disabled")
             return
         try:
-            facts = yield ToolCall(probe).runTemplate("preflight", {})
+            facts = (yield runTemplate(probe, "preflight", {})).value
         finally:
             yield probe.logout()
         extra = sorted(set(facts["privileges"]) - {"CodeModification"})

@@ -14,17 +14,17 @@ from twisted.internet.task import react
 from twisted.python import usage
 
 from gsmcpd import __version__
-from gsmcpd.config import Config, ConfigError, Options
+from gsmcpd.daemon.options import Options
+from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.clientconfig import (
     CLIENTS, Target, UnknownClient, endpointUrl, snippet)
-from gsmcpd.observe.logformat import LOG_FORMATS
+from gsmcpd.observe.logformat import JSON_LOGGER
 
-JSON_LOGGER = "gsmcpd.observe.logformat.jsonLogObserver"
 LOG_FORMAT_VARIABLE = "GSMCP_LOG_FORMAT"
 
 
 class ClientConfigOptions(usage.Options):
-    synopsis = "gsmcpd client-config [options] CLIENT"
+    synopsis = "[options] CLIENT"
     longdesc = ("Print a ready configuration snippet for CLIENT, one of: "
                 + ", ".join(CLIENTS) + ".  The URL comes from --url, else "
                 "from the daemon's --port (GSMCP_PORT).")
@@ -40,13 +40,14 @@ class ClientConfigOptions(usage.Options):
 
 
 class CheckOptions(Options):
-    synopsis = "gsmcpd check [twistd gsmcp options]"
+    synopsis = "[options: those of gsmcpd serve]"
     longdesc = ("Check the GemStone setup these settings describe, one line "
                 "per check; exit 1 if any check fails.")
 
 
 class GsmcpdOptions(usage.Options):
-    synopsis = "gsmcpd [--version] serve|check|client-config [options]"
+    synopsis = "Usage: gsmcpd"
+    longdesc = "Run, check and connect to gsmcpd: gsmcpd COMMAND --help."
     subCommands = [
         ["serve", None, usage.Options,
          "run the daemon in the foreground (twistd gsmcp's options; "
@@ -75,10 +76,8 @@ def serve(arguments, environ=None):
     """
     from twisted.scripts.twistd import run
     environ = os.environ if environ is None else environ
-    arguments, logFormat = _takeLogFormat(
-        list(arguments), environ.get(LOG_FORMAT_VARIABLE, "text"))
     twistd = ["twistd", "--nodaemon", "--pidfile="]
-    if logFormat == "json":
+    if _logFormat(arguments, environ) == "json":
         twistd += ["--logger", JSON_LOGGER]
     sys.argv = twistd + ["gsmcp", *arguments]
     try:
@@ -90,22 +89,18 @@ def serve(arguments, environ=None):
     return 0
 
 
-def _takeLogFormat(arguments, default):
-    logFormat = default
+def _logFormat(arguments, environ):
+    """
+    The log format C{arguments} (else the environment) ask for; gsmcp's
+    own option parsing checks it.
+    """
+    chosen = environ.get(LOG_FORMAT_VARIABLE) or "text"
     for index, argument in enumerate(arguments):
         if argument == "--log-format" and index + 1 < len(arguments):
-            logFormat = arguments[index + 1]
-            del arguments[index:index + 2]
-            break
-        if argument.startswith("--log-format="):
-            logFormat = argument.partition("=")[2]
-            del arguments[index]
-            break
-    if logFormat not in LOG_FORMATS:
-        raise SystemExit(f"gsmcpd: refusing to start: --log-format "
-                         f"{logFormat!r}: expected one of "
-                         f"{', '.join(LOG_FORMATS)}")
-    return arguments, logFormat
+            chosen = arguments[index + 1]
+        elif argument.startswith("--log-format="):
+            chosen = argument.partition("=")[2]
+    return chosen
 
 
 def _status(exit):
@@ -122,7 +117,7 @@ def check(options):
     """
     from gsmcpd.daemon.check import Preflight
     try:
-        config = Config.fromSettings(options.settings())
+        config = options.config()
     except ConfigError as e:
         print(f"FAIL  settings: {e}")
         return 1

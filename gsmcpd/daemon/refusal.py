@@ -15,6 +15,9 @@ import sys
 
 from twisted.internet.endpoints import serverFromString
 
+from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.observe.logformat import JSON_LOGGER, jsonLogObserver
+
 EXIT_REFUSED = 1
 
 
@@ -63,3 +66,23 @@ def parseEndpoint(reactor, description):
     except Exception as e:
         # pyOpenSSL's errors for a certificate or key that is not one.
         raise ValueError(f"{type(e).__name__}: {e}")
+
+
+def underTwistd(service, config, options):
+    """
+    What running under twistd (or C{gsmcpd serve}) adds to C{service}: a
+    non-zero exit after a refusal, and JSON logs only through twistd's
+    C{--logger}, which twistd set up before the settings were read.
+
+    @raise ConfigError: C{--log-format json} without that logger.
+    """
+    parent = getattr(options, "parent", None)
+    if parent is None:
+        return service
+    # twistd has turned the option's name into the callable by now.
+    if config.logFormat == "json" and \
+            parent.get("logger") not in (jsonLogObserver, JSON_LOGGER):
+        raise ConfigError(f"--log-format json: under twistd, pass twistd "
+                          f"--logger {JSON_LOGGER} (gsmcpd serve does)")
+    exitNonZeroIfRefused(service)
+    return service

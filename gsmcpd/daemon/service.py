@@ -9,13 +9,14 @@ periodic pass (the reaper, view hygiene, the heap) and the listening port.
 
 from twisted.application.service import MultiService, Service
 from twisted.internet.defer import inlineCallbacks
-from twisted.internet.endpoints import serverFromString
 from twisted.logger import Logger
 
 from gsmcpd.daemon.heap import FREEZE_INTERVAL, FrozenHeap
 from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
 from gsmcpd.daemon.maintenance import Maintenance
+from gsmcpd.daemon.operations import Operations
 from gsmcpd.daemon.outcome import Outcome
+from gsmcpd.daemon.refusal import parseEndpoint
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import (
     SIMULATED_UNCAPPED, ControlSession, SimulatedStone, StartupRefused,
@@ -130,7 +131,7 @@ def assemble(config, library, reactor):
     @raise ConfigError: C{--port} is not a Twisted endpoint.
     """
     try:
-        endpoint = ObservedEndpoint(serverFromString(reactor, config.port))
+        endpoint = ObservedEndpoint(parseEndpoint(reactor, config.port))
     except ValueError as e:
         raise ConfigError(f"--port {config.port!r}: {e}")
     simulator = SimulatedStone(reactor, (
@@ -147,12 +148,14 @@ def assemble(config, library, reactor):
     credentials = config.workerUser and WorkerLogins(
         control, login, config.workerUser)
     pending = PendingRequests(reactor)
+    operations = Operations(config, reactor)
+    pool = GemSessionPool(library, login, reactor, config.maxSessions,
+                          credentials)
     sessions = SessionRegistry(
-        GemSessionPool(library, login, reactor, config.maxSessions,
-                       credentials),
-        reactor, config.lifetime.streamLossGrace,
+        pool, reactor, config.lifetime.streamLossGrace,
         prepare=GemPreparation(endpoint.portLabel), stopGem=control.stopGem,
-        onClose=[pending.forget])
+        onClose=[pending.forget], metrics=operations.metrics)
+    operations.observe(sessions, pool, control)
     reaper = Reaper(sessions, pending, config.lifetime, reactor)
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
                           config.stuckViewGrace, config.pinnedViewGrace,
@@ -160,7 +163,8 @@ def assemble(config, library, reactor):
     app = McpApp(sessions,
                  Dispatcher(ToolCatalog(config.toolsets), config.identity),
                  reactor, config.allowedOrigins, pending,
-                 config.requestTimeout, config.pinnedViewGrace)
+                 config.requestTimeout, config.pinnedViewGrace,
+                 operations.metrics)
     stone = StoneService(
         control, sessions, login.user,
         credentials and WorkerCheck(credentials, openGem, login.user,
@@ -170,9 +174,13 @@ def assemble(config, library, reactor):
         Maintenance("reaper", reaper.interval, reaper.maintain, reactor),
         Maintenance("hygiene", HYGIENE_INTERVAL, hygiene.maintain, reactor),
         Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
-        listeningService(endpoint, McpSite(app.resource(), config.accessLog)),
+        listeningService(endpoint, McpSite(operations.root(app.resource()),
+                                           config.accessLog)),
+        *operations.services(lambda: service.whenServing()),
     ]
     banner = f"{config.port} (libgcits {library.version}" + (
         ", SIMULATED stone)" if config.simulated else ")")
-    return GsmcpService(stone, serving, endpoint.whenListening, reactor,
-                        banner)
+    service = GsmcpService(stone, serving,
+                           operations.whenListening(endpoint), reactor,
+                           banner)
+    return service

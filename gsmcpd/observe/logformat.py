@@ -15,6 +15,17 @@ from datetime import datetime, timezone
 from twisted.logger import FileLogObserver, formatEvent
 
 LOG_FORMATS = ("text", "json")
+JSON_LOGGER = "gsmcpd.observe.logformat.jsonLogObserver"
+"""What twistd's C{--logger} takes for C{--log-format json}."""
+
+
+def parseLogFormat(text):
+    """
+    A log format's name, as the C{--log-format} setting takes it.
+    """
+    if text not in LOG_FORMATS:
+        raise ValueError(f"expected one of {', '.join(LOG_FORMATS)}")
+    return text
 
 
 def _jsonable(value):

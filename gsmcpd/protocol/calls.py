@@ -12,6 +12,7 @@ and renders what comes back.
 from twisted.internet.defer import DeferredList, FirstError, inlineCallbacks
 from twisted.logger import Logger
 
+from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.jsonrpc import SERVER_ERROR, JsonRpcError
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.tools.templates.outcomes import GemGone
@@ -41,8 +42,9 @@ class CallRunner:
     log = Logger()
 
     def __init__(self, dispatcher, registry, clock, pending,
-                 requestTimeout=None):
+                 requestTimeout=None, metrics=UNOBSERVED):
         self.dispatcher = dispatcher
+        self._metrics = metrics
         self._registry = registry
         self._clock = clock
         self._pending = pending
@@ -80,6 +82,10 @@ class CallRunner:
 
     @inlineCallbacks
     def _run(self, session, message, sink):
+        name = message.params.get("name")
+        known = isinstance(name, str) and self.dispatcher.tools.get(name)
+        timer = self._metrics.callStarted(name if known else message.method,
+                                          self._clock)
         run = RunningCall(session, message.id, self._registry, self._clock,
                           sink, self._pending)
         session.calls.running[message.id] = run
@@ -105,12 +111,14 @@ class CallRunner:
         finally:
             session.calls.running.pop(message.id, None)
         if run.why == "cancelled":
+            timer.finished(None, run.step)
             return None
         ended = run.endedMessage()
         if ended is not None:
             response = JsonRpcError(
                 SERVER_ERROR, ended, {"kind": run.why, "step": run.step}
             ).asResponse(message.id)
+        timer.finished(response, run.step)
         return response
 
     @inlineCallbacks

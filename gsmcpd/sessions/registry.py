@@ -8,6 +8,8 @@ the transport knows that header.
 from twisted.internet.defer import Deferred, DeferredList, maybeDeferred, succeed
 from twisted.logger import Logger
 
+from gsmcpd.observe.logformat import describeClient
+from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.sessions.client import McpSession, newHandle
 
 
@@ -28,8 +30,9 @@ class SessionRegistry:
     log = Logger()
 
     def __init__(self, pool, clock, streamLossGrace=10.0, prepare=None,
-                 stopGem=None, onClose=()):
+                 stopGem=None, onClose=(), metrics=UNOBSERVED):
         self._pool = pool
+        self._metrics = metrics
         self._clock = clock
         self.streamLossGrace = streamLossGrace
         self._sessions = {}
@@ -64,7 +67,8 @@ class SessionRegistry:
         def register(session):
             self._sessions[handle] = session
             self.log.info("session {handle} opened for {client}",
-                          handle=handle, client=session.clientInfo)
+                          handle=handle,
+                          client=describeClient(session.clientInfo))
             return session
 
         return d.addCallback(opened)
@@ -137,6 +141,7 @@ class SessionRegistry:
             timer.cancel()
         self.log.info("session {handle} closed: {reason}", handle=handle,
                       reason=reason)
+        self._metrics.sessionClosed(reason)
         if session.stream is not None:
             session.stream.end()
         for observer in self.onClose:

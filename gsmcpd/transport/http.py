@@ -18,6 +18,7 @@ from werkzeug.exceptions import HTTPException
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, parseMessage,
@@ -88,7 +89,8 @@ class McpApp:
     log = Logger()
 
     def __init__(self, sessions, dispatcher, clock, allowedOriginHosts=(),
-                 pending=None, requestTimeout=None, pinnedViewGrace=None):
+                 pending=None, requestTimeout=None, pinnedViewGrace=None,
+                 metrics=UNOBSERVED):
         """
         @param requestTimeout: the per-request deadline in seconds, or
             L{None}.
@@ -100,7 +102,8 @@ class McpApp:
         self.clock = clock
         self.pending = PendingRequests(clock) if pending is None else pending
         self.calls = CallRunner(dispatcher, sessions, clock, self.pending,
-                                requestTimeout)
+                                requestTimeout, metrics)
+        self.metrics = metrics
         self.allowedOriginHosts = allowedHosts(allowedOriginHosts)
 
     def resource(self):
@@ -179,6 +182,7 @@ class McpApp:
             opening = self.sessions.open(
                 params.get("protocolVersion"), params.get("clientInfo"))
         except SessionLimitReached as e:
+            self.metrics.logins.labels("refused").inc()
             return self._json(request, JsonRpcError(
                 SERVER_ERROR, str(e), {"kind": "sessionLimit",
                                        "limit": e.limit}
@@ -186,6 +190,7 @@ class McpApp:
         try:
             session = yield opening
         except GciError as e:
+            self.metrics.logins.labels("failed").inc()
             self.log.error("GemStone login failed: {error} ({reason})",
                            error=e, reason=e.reason)
             return self._json(request, JsonRpcError(
@@ -193,6 +198,7 @@ class McpApp:
                 f"{e.number}); the server log has the details.",
                 {"kind": "loginFailed", "number": e.number}
             ).asResponse(message.id))
+        self.metrics.logins.labels("ok").inc()
         request.setHeader(SESSION_HEADER, session.handle.encode("ascii"))
         return self._json(request, result(
             message.id, self.dispatcher.initializeResult(params)))
