@@ -21,6 +21,21 @@ from tests.daemon import GSMCPD_SERVE, TWISTD_GSMCP, Daemon, freePort, get
 REFUSING = "gsmcpd: refusing to start: "
 
 
+def healthOnceListening(port, timeout=10):
+    """
+    C{(status, document)} of C{GET /healthz}, once C{port} accepts.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            status, _, body = get(port, "/healthz")
+            return status, json.loads(body)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def samples(text):
     """
     C{{(name, labels tuple): value}} of a Prometheus scrape.
@@ -121,14 +136,7 @@ class ServingTests(SynchronousTestCase):
     def test_adminPort(self):
         admin = freePort()
         daemon = self.serve("--admin-port", f"tcp:{admin}:interface=127.0.0.1")
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                status, _, _ = get(admin, "/healthz")
-                break
-            except OSError:
-                self.assertLess(time.monotonic(), deadline)
-                time.sleep(0.05)
+        status, _ = healthOnceListening(admin)
         self.assertEqual(status, 200)
         self.assertEqual(get(daemon.port, "/healthz")[0], 404)
 
@@ -171,16 +179,8 @@ class ServingTests(SynchronousTestCase):
             stdout=log, stderr=subprocess.STDOUT)
         self.addCleanup(process.wait, 30)
         self.addCleanup(process.terminate)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                status, _, body = get(port, "/healthz")
-                break
-            except OSError:
-                self.assertLess(time.monotonic(), deadline)
-                time.sleep(0.05)
-        self.assertEqual((status, json.loads(body)["status"]),
-                         (200, "serving"))
+        status, document = healthOnceListening(port)
+        self.assertEqual((status, document["status"]), (200, "serving"))
 
     def test_jsonLogsNameTheClient(self):
         daemon = self.serve("--log-format", "json")
