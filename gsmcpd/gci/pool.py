@@ -65,13 +65,7 @@ class GemSessionPool:
         """
         if self.maxSessions is not None and len(self) >= self.maxSessions:
             raise SessionLimitReached(self.maxSessions)
-        self._opening += 1
-
-        def opened(result):
-            self._opening -= 1
-            return result
-
-        return self._loggedIn(name).addBoth(opened)
+        return self._loggedIn(name)
 
     def _loggedIn(self, name):
         """
@@ -89,7 +83,16 @@ class GemSessionPool:
 
             return gem.login().addCallbacks(lambda _: gem, failed)
 
-        return maybeDeferred(self._credentials).addCallback(login)
+        # The slot is counted while the credentials are minted, then as the
+        # session itself: never both at once.
+        self._opening += 1
+
+        def minted(result):
+            self._opening -= 1
+            return result
+
+        return maybeDeferred(self._credentials).addBoth(minted) \
+            .addCallback(login)
 
     def replace(self, gem, name):
         """

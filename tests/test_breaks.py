@@ -1,0 +1,243 @@
+"""
+Tests for L{gsmcpd.sessions.breaks}: ending a call escalates soft break,
+hard break, replacement, each step only if the one before was not taken.
+"""
+
+from twisted.internet.task import Clock
+from twisted.trial.unittest import SynchronousTestCase
+from zope.interface.verify import verifyObject
+
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.session import CallWithdrawn
+from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.sessions.breaks import (
+    HARD_BREAK_DELAY, REPLACE_DELAY, RunningCall)
+from gsmcpd.tools.context import ICallContext
+from gsmcpd.tools.templates.outcomes import ToolError
+from tests.fakes import FakeGem, RecordingSink
+
+
+class Session:
+    """
+    What a L{RunningCall} reads of its session.
+    """
+
+    def __init__(self, gem):
+        self.gem = gem
+        self.handle = "h1"
+
+    def wantsLog(self, level):
+        return level != "debug"
+
+
+class Registry:
+
+    def __init__(self):
+        self.replaced = []
+
+    def replaceGem(self, session, why):
+        self.replaced.append((session, why))
+
+
+class CallFixture(SynchronousTestCase):
+
+    def setUp(self):
+        self.clock = Clock()
+        self.gem = FakeGem()
+        self.gem.held = True
+        self.session = Session(self.gem)
+        self.registry = Registry()
+        self.running = RunningCall(self.session, 7, self.registry, self.clock)
+
+    def start(self):
+        running = self.gem.execute("\"gsmcp:status\"\n1", 100)
+        self.running.track(running)
+        return running
+
+    def broken(self, running):
+        """
+        C{running} failed, as an ended call does.
+        """
+        self.failureResultOf(running, GciError, CallWithdrawn)
+
+
+class EscalationTests(CallFixture):
+
+    def test_provides(self):
+        self.assertTrue(verifyObject(ICallContext, self.running))
+
+    def test_softBreakTakenEndsIt(self):
+        running = self.start()
+        self.running.end("cancelled")
+        self.assertEqual((self.gem.interrupts, self.running.step),
+                         ([False], "soft"))
+        self.assertTrue(self.failureResultOf(running, GciError).value.isBreak)
+        self.assertIsNone(self.running.current)
+        self.clock.advance(HARD_BREAK_DELAY + REPLACE_DELAY)
+        self.assertEqual(self.gem.interrupts, [False])
+        self.assertEqual(self.registry.replaced, [])
+
+    def test_hardBreakNoSoonerThanTheDelay(self):
+        """
+        Two breaks closer than 300 ms have crashed GemStone's client
+        library: the hard one waits L{HARD_BREAK_DELAY}.
+        """
+        self.gem.ignores = {"soft"}
+        running = self.start()
+        self.running.end("deadline")
+        self.clock.advance(HARD_BREAK_DELAY - 0.01)
+        self.assertEqual(self.gem.interrupts, [False])
+        self.clock.advance(0.01)
+        self.assertEqual(self.gem.interrupts, [False, True])
+        self.assertEqual(self.running.step, "hard")
+        self.failureResultOf(running, GciError)
+
+    def test_replacedWhenNeitherBreakIsTaken(self):
+        self.gem.ignores = {"soft", "hard"}
+        self.start()
+        self.running.end("deadline")
+        self.clock.advance(HARD_BREAK_DELAY)
+        self.assertNoResult(self.running.abandoned)
+        self.clock.advance(REPLACE_DELAY)
+        self.assertEqual(self.running.step, "replaced")
+        self.assertEqual([s for s, _ in self.registry.replaced],
+                         [self.session])
+        self.assertIn("7", self.registry.replaced[0][1])
+        self.successResultOf(self.running.abandoned)
+
+    def test_callThatFinishesStopsTheEscalation(self):
+        self.gem.ignores = {"soft", "hard"}
+        self.start()
+        self.running.end("deadline")
+        self.gem.release()
+        self.running.finished()
+        self.assertEqual(self.clock.getDelayedCalls(), [])
+        self.assertEqual(self.registry.replaced, [])
+
+    def test_queuedCallIsWithdrawn(self):
+        """
+        A call still waiting behind another is taken off the queue, not
+        broken: the call running is someone else's.
+        """
+        self.gem.execute("\"gsmcp:status\"\n1", 100)
+        queued = self.start()
+        self.running.end("cancelled")
+        self.assertEqual(self.running.step, "withdrawn")
+        self.assertEqual(self.gem.interrupts, [])
+        self.failureResultOf(queued, CallWithdrawn)
+        self.assertEqual(self.clock.getDelayedCalls(), [])
+
+    def test_betweenCallsNothingToBreak(self):
+        self.running.end("deadline")
+        self.assertTrue(self.running.ending)
+        self.assertIsNone(self.running.step)
+        self.assertEqual(self.gem.interrupts, [])
+
+    def test_endOnlyOnce(self):
+        running = self.start()
+        self.running.end("cancelled")
+        self.running.end("deadline")
+        self.assertEqual(self.running.why, "cancelled")
+        self.assertEqual(self.gem.interrupts, [False])
+        self.broken(running)
+
+    def test_cancellationFiresCancelled(self):
+        """
+        A cancelled request is answered at once, not when the break lands.
+        """
+        self.gem.ignores = {"soft"}
+        self.start()
+        self.running.end("cancelled")
+        self.successResultOf(self.running.cancelled)
+
+    def test_deadlineDoesNotFireCancelled(self):
+        running = self.start()
+        self.running.end("deadline")
+        self.assertNoResult(self.running.cancelled)
+        self.broken(running)
+
+
+class DeadlineTests(CallFixture):
+
+    def test_deadlineEndsTheCall(self):
+        running = self.start()
+        self.running.setDeadline(5)
+        self.clock.advance(4.99)
+        self.assertFalse(self.running.ending)
+        self.clock.advance(0.01)
+        self.assertEqual((self.running.why, self.running.step),
+                         ("deadline", "soft"))
+        self.assertEqual(self.running.endedMessage(),
+                         "The request ran past its 5s deadline and was "
+                         "ended by a soft break (the GemStone session and "
+                         "its uncommitted changes survive).")
+        self.broken(running)
+
+    def test_finishedBeforeTheDeadline(self):
+        self.start()
+        self.running.setDeadline(5)
+        self.gem.release()
+        self.running.finished()
+        self.assertEqual(self.clock.getDelayedCalls(), [])
+
+    def test_cancelledRequestIsToldNothing(self):
+        running = self.start()
+        self.running.end("cancelled")
+        self.assertIsNone(self.running.endedMessage())
+        self.broken(running)
+
+    def test_messageForAWithdrawnCall(self):
+        self.gem.execute("\"gsmcp:status\"\n1", 100)
+        queued = self.start()
+        self.running.setDeadline(1)
+        self.clock.advance(1)
+        self.assertIn("withdrawing it before it started",
+                      self.running.endedMessage())
+        self.broken(queued)
+
+
+class ContextTests(SynchronousTestCase):
+    """
+    What a tool asks of its request, with and without a stream.
+    """
+
+    def runningCall(self, sink):
+        return RunningCall(Session(FakeGem()), 1, Registry(), Clock(), sink,
+                           PendingRequests(Clock()))
+
+    def test_logPostsAMessageTheClientWants(self):
+        sink = RecordingSink()
+        run = self.runningCall(sink)
+        run.log("info", {"x": 1}, "gsmcp")
+        run.log("debug", "too fine")
+        self.assertEqual(sink.messages, [
+            {"jsonrpc": "2.0", "method": "notifications/message",
+             "params": {"level": "info", "data": {"x": 1},
+                        "logger": "gsmcp"}}])
+
+    def test_progressOnlyWhenAskedFor(self):
+        wanting, notWanting = RecordingSink(), RecordingSink(False)
+        self.runningCall(wanting).reportProgress(1, 3, "one")
+        self.runningCall(notWanting).reportProgress(1, 3, "one")
+        self.assertEqual(wanting.reports, [(1, 3, "one")])
+        self.assertEqual(notWanting.reports, [])
+
+    def test_requestGoesOnTheCallsStream(self):
+        sink = RecordingSink()
+        self.runningCall(sink).request("elicitation/create", {"m": "?"})
+        self.assertEqual([m["method"] for m in sink.messages],
+                         ["elicitation/create"])
+
+    def test_withoutAStreamNothingCanBeAskedOrSent(self):
+        run = self.runningCall(None)
+        self.assertFalse(run.wantsProgress)
+        run.log("info", "x")
+        run.closeStream()
+        run.reportProgress(1)
+        error = self.assertRaises(ToolError, run.request, "sampling/x", {})
+        self.assertEqual(error.kind, "refused")
+
+    def test_closeStream(self):
+        sink = RecordingSink()
+        self.runningCall(sink).closeStream()
+        self.assertTrue(sink.closedEarly)

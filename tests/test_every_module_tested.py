@@ -1,0 +1,132 @@
+"""
+Every runtime module has its own trial test module (issue 10, "tests per
+module"), found by name: C{gsmcpd/<package>/<module>.py} is tested by
+C{tests/test_<module>.py} or C{tests/test_<package>_<module>.py} (for
+C{tools/templates}, C{test_template_<module>.py}).  A module whose tests
+live elsewhere is listed, with the reason, in L{TESTED_ELSEWHERE}.
+"""
+
+import ast
+import pathlib
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from tests.test_layering import ROOT, runtimeModules
+
+TESTS = pathlib.Path(__file__).parent
+
+TESTED_ELSEWHERE = {
+    # The ctypes binding and the session thread need the real C library:
+    # tested together against the simulated stone.
+    "gci.library": "test_gci",
+    "gci.session": "test_gci",
+    # The Klein app, in memory with StubTreq (named before the restructure).
+    "transport.http": "test_web",
+    # The renderer, with every template it renders.
+    "tools.templates.render": "test_templates",
+    # The syntax tree and its walk, through the parser that builds them.
+    "smalltalk.ast": "test_smalltalk_parser",
+    "smalltalk.walk": "test_smalltalk_parser",
+}
+"""Runtime module (dotted, below C{gsmcpd}) to the test module that tests
+it, where that is not found by name."""
+
+
+def dottedName(path):
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+
+
+def candidates(dotted):
+    """
+    The test module names that would test C{dotted} by convention.
+    """
+    *packages, module = dotted.split(".")
+    names = [f"test_{module}"]
+    if packages:
+        parent = packages[-1]
+        names.append(f"test_{parent}_{module}")
+        if parent.endswith("s"):
+            names.append(f"test_{parent[:-1]}_{module}")
+    return names
+
+
+def testModuleOf(dotted, existing, table=TESTED_ELSEWHERE):
+    """
+    The test module of C{dotted} among C{existing}, or L{None}.
+    """
+    if dotted in table:
+        return table[dotted] if table[dotted] in existing else None
+    return next((name for name in candidates(dotted) if name in existing),
+                None)
+
+
+def modulesToTest():
+    """
+    Every runtime module but package initialisers (which
+    L{EveryModuleTestedTests.test_initialisersHoldNoBehaviour} keeps that
+    way), as C{(dotted name, path)}.
+    """
+    return [(dottedName(path), path) for path, _ in runtimeModules()
+            if path.name != "__init__.py"]
+
+
+def existingTestModules():
+    return {path.stem for path in TESTS.glob("test_*.py")}
+
+
+class EveryModuleTestedTests(SynchronousTestCase):
+
+    def test_everyModuleHasATestModule(self):
+        existing = existingTestModules()
+        untested = sorted(dotted for dotted, _ in modulesToTest()
+                          if testModuleOf(dotted, existing) is None)
+        self.assertEqual(untested, [], "runtime modules without a test "
+                         "module: add tests/test_<module>.py")
+
+    def test_tableIsCurrent(self):
+        """
+        Every entry names a module that exists and has no test module by
+        name: one that gains its own leaves the table.
+        """
+        modules = {dotted for dotted, _ in modulesToTest()}
+        existing = existingTestModules()
+        stale = {dotted: testModule
+                 for dotted, testModule in TESTED_ELSEWHERE.items()
+                 if dotted not in modules
+                 or testModule not in existing
+                 or testModuleOf(dotted, existing, {}) is not None}
+        self.assertEqual(stale, {})
+
+    def test_initialisersHoldNoBehaviour(self):
+        """
+        Package initialisers are skipped, so nothing with behaviour may
+        hide in one.
+        """
+        found = {}
+        for path, _ in runtimeModules():
+            if path.name != "__init__.py":
+                continue
+            defined = [node.name for node in ast.parse(path.read_text()).body
+                       if isinstance(node, (ast.FunctionDef,
+                                            ast.AsyncFunctionDef,
+                                            ast.ClassDef))]
+            if defined:
+                found[dottedName(path)] = defined
+        self.assertEqual(found, {})
+
+    def test_detectsAModuleWithoutTests(self):
+        """
+        The check itself: a new module is caught, and found once tested
+        under either name.
+        """
+        self.assertIsNone(testModuleOf("sessions.quota", {"test_sessions"}))
+        self.assertEqual(testModuleOf("sessions.quota", {"test_quota"}),
+                         "test_quota")
+        self.assertEqual(
+            testModuleOf("sessions.quota", {"test_sessions_quota"}),
+            "test_sessions_quota")
+        self.assertEqual(
+            testModuleOf("tools.templates.run", {"test_template_run"}),
+            "test_template_run")
+        self.assertIsNone(testModuleOf("gci.library", {"test_library"},
+                                       {"gci.library": "test_gci"}))

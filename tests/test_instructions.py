@@ -1,0 +1,68 @@
+"""
+Tests for L{gsmcpd.protocol.instructions}: the stock text names only the
+toolsets served, and an operator's file is checked where it can be fixed.
+"""
+
+import os
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.protocol.instructions import (
+    MAX_INSTRUCTIONS, PREAMBLE, readInstructions, stockInstructions)
+
+
+class Toolset:
+
+    def __init__(self, instructions):
+        self.instructions = instructions
+
+
+class StockInstructionsTests(SynchronousTestCase):
+
+    def test_preambleThenServedToolsetsInOrder(self):
+        text = stockInstructions([Toolset("Browse."), Toolset("Run.")])
+        self.assertEqual(text, f"{PREAMBLE}\n\nBrowse.\n\nRun.")
+
+    def test_toolsetWithoutParagraphAddsNothing(self):
+        """
+        A toolset with no instructions leaves no empty paragraph behind.
+        """
+        self.assertEqual(stockInstructions([Toolset(""), Toolset("Run.")]),
+                         f"{PREAMBLE}\n\nRun.")
+
+    def test_noToolsetsIsThePreamble(self):
+        self.assertEqual(stockInstructions([]), PREAMBLE)
+
+
+class ReadInstructionsTests(SynchronousTestCase):
+
+    def write(self, content, mode="w"):
+        path = self.mktemp()
+        with open(path, mode) as f:
+            f.write(content)
+        return path
+
+    def test_text(self):
+        self.assertEqual(readInstructions(self.write("Use tests.\n")),
+                         "Use tests.\n")
+
+    def test_emptyFileSendsNone(self):
+        self.assertIsNone(readInstructions(self.write("")))
+
+    def test_atTheLimit(self):
+        text = "x" * MAX_INSTRUCTIONS
+        self.assertEqual(readInstructions(self.write(text)), text)
+
+    def test_overTheLimitIsRefused(self):
+        path = self.write("x" * (MAX_INSTRUCTIONS + 1))
+        error = self.assertRaises(ValueError, readInstructions, path)
+        self.assertIn(str(MAX_INSTRUCTIONS), str(error))
+
+    def test_missingFileIsRefused(self):
+        path = os.path.join(self.mktemp(), "absent")
+        error = self.assertRaises(ValueError, readInstructions, path)
+        self.assertIn("absent", str(error))
+
+    def test_notUtf8IsRefused(self):
+        path = self.write(b"\xff\xfe bad", "wb")
+        self.assertRaises(ValueError, readInstructions, path)

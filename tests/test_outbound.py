@@ -1,0 +1,114 @@
+"""
+Tests for L{gsmcpd.protocol.outbound}: server-sent requests get ids of
+their own, reach the right stream, and always decide something.
+"""
+
+import json
+
+from twisted.internet.task import Clock
+from twisted.trial.unittest import SynchronousTestCase
+from zope.interface.verify import verifyObject
+
+from gsmcpd.protocol.jsonrpc import parseMessage
+from gsmcpd.protocol.outbound import REQUEST_TIMEOUT, PendingRequests
+from gsmcpd.sessions.interfaces import (
+    ClientAnsweredError, ClientDidNotAnswer, IClientRequests)
+from tests.fakes import RecordingSink
+
+
+class Session(RecordingSink):
+    """
+    A session as L{PendingRequests} sees it: a handle and a stream.
+    """
+
+    def __init__(self, handle):
+        super().__init__()
+        self.handle = handle
+
+
+def response(requestId, **fields):
+    return parseMessage(json.dumps(
+        dict({"jsonrpc": "2.0", "id": requestId}, **fields)).encode())
+
+
+class PendingRequestsTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.clock = Clock()
+        self.pending = PendingRequests(self.clock)
+        self.session = Session("h1")
+
+    def test_provides(self):
+        self.assertTrue(verifyObject(IClientRequests, self.pending))
+
+    def test_requestPostedWithServerId(self):
+        """
+        The id is in the server's own namespace, so it can never collide
+        with an id the client chose.
+        """
+        self.pending.send(self.session, "sampling/createMessage", {"a": 1})
+        self.pending.send(self.session, "ping")
+        self.assertEqual(self.session.messages, [
+            {"jsonrpc": "2.0", "id": "srv-1",
+             "method": "sampling/createMessage", "params": {"a": 1}},
+            {"jsonrpc": "2.0", "id": "srv-2", "method": "ping"}])
+        self.assertEqual(len(self.pending), 2)
+
+    def test_viaACallsStream(self):
+        via = RecordingSink()
+        self.pending.send(self.session, "ping", via=via)
+        self.assertEqual(self.session.messages, [])
+        self.assertEqual([m["method"] for m in via.messages], ["ping"])
+
+    def test_answerFiresWithResult(self):
+        d = self.pending.send(self.session, "ping")
+        self.assertTrue(self.pending.answer(
+            self.session, response("srv-1", result={"ok": True})))
+        self.assertEqual(self.successResultOf(d), {"ok": True})
+        self.assertEqual(len(self.pending), 0)
+        self.assertEqual(self.clock.getDelayedCalls(), [])
+
+    def test_errorAnswerFails(self):
+        d = self.pending.send(self.session, "ping")
+        self.pending.answer(self.session, response(
+            "srv-1", error={"code": -1, "message": "declined"}))
+        failure = self.failureResultOf(d, ClientAnsweredError)
+        self.assertEqual(failure.value.args[0]["message"], "declined")
+
+    def test_unknownIdIsNotOurs(self):
+        self.assertFalse(self.pending.answer(
+            self.session, response("srv-9", result={})))
+
+    def test_anotherSessionCannotAnswer(self):
+        """
+        A client cannot answer (or spoil) a request sent to someone else.
+        """
+        d = self.pending.send(self.session, "ping")
+        self.assertFalse(self.pending.answer(
+            Session("h2"), response("srv-1", result={})))
+        self.assertNoResult(d)
+
+    def test_unansweredRequestTimesOut(self):
+        d = self.pending.send(self.session, "ping")
+        self.clock.advance(REQUEST_TIMEOUT - 0.1)
+        self.assertNoResult(d)
+        self.clock.advance(0.1)
+        self.failureResultOf(d, ClientDidNotAnswer)
+        self.assertEqual(len(self.pending), 0)
+
+    def test_lateAnswerIsNotOurs(self):
+        d = self.pending.send(self.session, "ping")
+        self.clock.advance(REQUEST_TIMEOUT)
+        self.failureResultOf(d, ClientDidNotAnswer)
+        self.assertFalse(self.pending.answer(
+            self.session, response("srv-1", result={})))
+
+    def test_forgetDropsOnlyThatSessionsRequests(self):
+        mine = self.pending.send(self.session, "ping")
+        theirs = self.pending.send(Session("h2"), "ping")
+        self.pending.forget(self.session)
+        self.assertNoResult(mine)
+        self.assertEqual(len(self.pending), 1)
+        self.clock.advance(REQUEST_TIMEOUT)
+        self.assertNoResult(mine)
+        self.failureResultOf(theirs, ClientDidNotAnswer)

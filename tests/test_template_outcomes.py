@@ -1,0 +1,58 @@
+"""
+Tests for L{gsmcpd.tools.templates.outcomes}: the closed set of things
+running a template can come to.
+"""
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.tools.templates.outcomes import (
+    ERROR_KINDS, FAILURES, CallBroken, GemGone, ResultOverLimit, ToolError,
+    errorKindOf)
+
+
+class ToolErrorTests(SynchronousTestCase):
+
+    def test_kindIsClosed(self):
+        """
+        A client branches on the kind, so no new one appears by accident.
+        """
+        for kind in ERROR_KINDS:
+            self.assertEqual(ToolError(kind, "m").kind, kind)
+        self.assertRaises(ValueError, ToolError, "oops", "m")
+
+    def test_overLimitIsAToolError(self):
+        """
+        Callers that handle tool errors handle an over-limit result too.
+        """
+        self.assertIsInstance(ResultOverLimit("other", "big"), ToolError)
+
+
+class ErrorKindOfTests(SynchronousTestCase):
+
+    def test_compileErrorsAreTheThousands(self):
+        self.assertEqual([errorKindOf(n) for n in (999, 1000, 1999, 2000, 0)],
+                         ["other", "compileError", "compileError", "other",
+                          "other"])
+
+
+class MessageTests(SynchronousTestCase):
+
+    def test_brokenSaysTheSessionIsIntact(self):
+        text = str(CallBroken(6003))
+        self.assertIn("6003", text)
+        self.assertIn("uncommitted changes are intact", text)
+
+    def test_goneLeavesTheReasonOut(self):
+        """
+        The reason may name hosts: only the number reaches the text.
+        """
+        text = str(GemGone(4100, "host db.internal"))
+        self.assertEqual(text, "the gem died (GemStone error 4100)")
+
+
+class FailuresTests(SynchronousTestCase):
+
+    def test_everyFailureIsListed(self):
+        for error in (ToolError("other", "m"), ResultOverLimit("other", "m"),
+                      CallBroken(6003), GemGone(4100)):
+            self.assertIsInstance(error, FAILURES)

@@ -1,0 +1,134 @@
+"""
+Tests for L{gsmcpd.tools.base}: closed schemas that name what is wrong,
+a tool call that keeps track of uncommitted changes, the blind-write
+guardrail's refusal, and toolset options as an allow-list.
+"""
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.tools.base import (
+    Tool, ToolCall, ToolResult, Toolset, annotations, closedSchema)
+from gsmcpd.tools.ledger import methodKey
+from gsmcpd.tools.templates.outcomes import ToolError
+from tests.fakes import FakeGem, SmalltalkRaised
+
+SCHEMA = closedSchema({"name": {"type": "string"},
+                       "limit": {"type": "integer", "minimum": 0}},
+                      required=["name"])
+
+
+def tool(**fields):
+    return Tool(**dict(dict(name="probe", title="Probe", description="d",
+                            inputSchema=SCHEMA,
+                            annotations=annotations(readOnly=True),
+                            run=None), **fields))
+
+
+class ToolTests(SynchronousTestCase):
+
+    def test_valid(self):
+        tool().validate({"name": "x", "limit": 3})
+
+    def test_closedSchemaRefusesUnknownAndMissing(self):
+        for arguments in ({"name": "x", "extra": 1}, {}):
+            error = self.assertRaises(ToolError, tool().validate, arguments)
+            self.assertEqual(error.kind, "invalidParams")
+            self.assertIn("invalid arguments for probe", error.message)
+
+    def test_errorNamesWhere(self):
+        """
+        A model fixes its call from the message, so it says which argument.
+        """
+        error = self.assertRaises(ToolError, tool().validate,
+                                  {"name": "x", "limit": -1})
+        self.assertIn("(at $.limit)", error.message)
+
+    def test_descriptor(self):
+        described = tool().descriptor()
+        self.assertEqual(described["annotations"]["title"], "Probe")
+        self.assertFalse(described["annotations"]["openWorldHint"])
+        self.assertNotIn("outputSchema", described)
+        self.assertIn("outputSchema",
+                      tool(outputSchema=closedSchema()).descriptor())
+
+
+class ToolResultTests(SynchronousTestCase):
+
+    def test_fromError(self):
+        result = ToolResult.fromError(
+            ToolError("notFound", "no such class", {"className": "X"}))
+        self.assertTrue(result.isError)
+        self.assertEqual(result.text, "no such class")
+        self.assertEqual(result.structured, {"error": {
+            "className": "X", "kind": "notFound",
+            "message": "no such class"}})
+
+
+class ToolCallTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.gem = FakeGem()
+        self.call = ToolCall(self.gem)
+
+    def test_valueAndNeedsCommit(self):
+        self.assertIsNone(self.call.needsCommit)
+        self.gem.needsCommit = True
+        value = self.successResultOf(
+            self.call.runTemplate("execute_code", {"code": "x"}))
+        self.assertEqual(value, {"total": 1, "text": "7"})
+        self.assertTrue(self.call.needsCommit)
+
+    def test_failureStillTellsWhetherChangesAreUncommitted(self):
+        """
+        A tool that fails after changing something must still carry the
+        session note.
+        """
+        def raising(arguments):
+            raise SmalltalkRaised(2010, "MessageNotUnderstood", "dnu")
+        self.gem.results["execute_code"] = raising
+        self.gem.needsCommit = True
+        self.failureResultOf(
+            self.call.runTemplate("execute_code", {"code": "x"}), ToolError)
+        self.assertTrue(self.call.needsCommit)
+
+    def test_requireReadRefusesABlindWrite(self):
+        key = methodKey("Account", "deposit:")
+        error = self.assertRaises(ToolError, self.call.requireRead, key,
+                                  "get_method_source")
+        self.assertEqual(error.kind, "refused")
+        self.assertIn("Account>>deposit:", error.message)
+        self.assertIn("call get_method_source first", error.message)
+        self.call.ledger.recordRead(key, "deposit: n")
+        self.assertEqual(self.call.requireRead(key, "get_method_source"),
+                         "deposit: n")
+
+    def test_withoutAClientNothingIsAsked(self):
+        self.assertFalse(self.call.wantsProgress)
+        self.assertRaises(ToolError, self.call.request, "sampling/x", {})
+
+
+class Configurable(Toolset):
+    name = "configurable"
+    declaredOptionNames = ("limit",)
+
+
+class ToolsetTests(SynchronousTestCase):
+
+    def test_optionsWithDefaults(self):
+        toolset = Configurable({"limit": 3})
+        self.assertEqual(toolset.optionNamed("limit", 10), 3)
+        self.assertEqual(Configurable().optionNamed("limit", 10), 10)
+
+    def test_undeclaredOptionRefusesToStart(self):
+        """
+        A mistyped option is an error at startup, not silently ignored.
+        """
+        error = self.assertRaises(ValueError, Configurable, {"limt": 3})
+        self.assertIn("'limt'", str(error))
+        self.assertIn("it accepts: limit", str(error))
+
+    def test_nothingBeyondTools(self):
+        toolset = Configurable()
+        self.assertEqual((toolset.resources(), toolset.resourceTemplates(),
+                          toolset.prompts()), ([], [], []))
+        self.assertRaises(NotImplementedError, toolset.tools)

@@ -1,0 +1,103 @@
+"""
+Tests for L{gsmcpd.tools.catalog}: nothing is served that the deployment
+did not name, and every mistake in naming refuses to start, saying why.
+"""
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.tools.base import Tool, Toolset, annotations, closedSchema
+from gsmcpd.tools.catalog import (
+    CORE_TOOLSETS, OTHER_TOOLSETS, ToolCatalog, ToolsetError, buildToolsets,
+    toolsetClass)
+from gsmcpd.tools.execution import ExecutionToolset
+from gsmcpd.tools.sunit import TestingToolset
+
+
+def tool(name):
+    return Tool(name, name.title(), "a tool", closedSchema(),
+                annotations(readOnly=True), run=None)
+
+
+class Named(Toolset):
+
+    def __init__(self, name, *toolNames):
+        super().__init__()
+        self.name = name
+        self._toolNames = toolNames
+
+    def tools(self):
+        return [tool(n) for n in self._toolNames]
+
+
+class ToolsetClassTests(SynchronousTestCase):
+
+    def test_shortNames(self):
+        self.assertIs(toolsetClass("execution"), ExecutionToolset)
+        self.assertIs(toolsetClass("testing"), TestingToolset)
+
+    def test_everyShippedNameLoads(self):
+        for name in [*CORE_TOOLSETS, *OTHER_TOOLSETS]:
+            self.assertTrue(issubclass(toolsetClass(name), Toolset), name)
+
+    def test_importPath(self):
+        self.assertIs(toolsetClass("gsmcpd.tools.execution:ExecutionToolset"),
+                      ExecutionToolset)
+
+    def test_unknownShortNameListsTheChoices(self):
+        error = self.assertRaises(ToolsetError, toolsetClass, "browse")
+        self.assertIn("'browse'", str(error))
+        for name in [*CORE_TOOLSETS, *OTHER_TOOLSETS]:
+            self.assertIn(name, str(error))
+
+    def test_pathThatDoesNotLoad(self):
+        for path in ("gsmcpd.tools.nowhere:X", "gsmcpd.tools.execution:Nope"):
+            error = self.assertRaises(ToolsetError, toolsetClass, path)
+            self.assertIn("cannot be loaded", str(error))
+
+
+class BuildToolsetsTests(SynchronousTestCase):
+
+    def test_inTheOrderNamed(self):
+        toolsets = buildToolsets(["testing", "execution"])
+        self.assertEqual([type(t) for t in toolsets],
+                         [TestingToolset, ExecutionToolset])
+
+    def test_optionsForAToolsetNotServed(self):
+        """
+        Options for a toolset left out are a mistake, not silently unused.
+        """
+        error = self.assertRaises(ToolsetError, buildToolsets, ["execution"],
+                                  {"search": {"limit": 3}})
+        self.assertIn("'search', which is not served", str(error))
+
+    def test_undeclaredOptionRefuses(self):
+        error = self.assertRaises(ToolsetError, buildToolsets, ["execution"],
+                                  {"execution": {"colour": "red"}})
+        self.assertIn("'colour'", str(error))
+
+
+class ToolCatalogTests(SynchronousTestCase):
+
+    def test_coreByDefault(self):
+        catalog = ToolCatalog.named()
+        self.assertEqual({type(t).__name__ for t in catalog.toolsets},
+                         {toolsetClass(n).__name__ for n in CORE_TOOLSETS})
+        self.assertNotIn("conformance",
+                         {t.name for t in catalog.toolsets})
+
+    def test_lookupAndSortedIteration(self):
+        catalog = ToolCatalog([Named("a", "zeta", "alpha"),
+                               Named("b", "mu")])
+        self.assertEqual([t.name for t in catalog], ["alpha", "mu", "zeta"])
+        self.assertEqual(len(catalog), 3)
+        self.assertEqual(catalog.get("mu").name, "mu")
+        self.assertIsNone(catalog.get("nu"))
+
+    def test_oneNameTwoToolsetsRefuses(self):
+        """
+        Two toolsets serving one tool name would make C{tools/call}
+        ambiguous.
+        """
+        error = self.assertRaises(ToolsetError, ToolCatalog,
+                                  [Named("a", "run"), Named("b", "run")])
+        self.assertIn("'run'", str(error))

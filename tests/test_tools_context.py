@@ -1,0 +1,39 @@
+"""
+Tests for L{gsmcpd.tools.context}: the null context lets daemon-owned work
+run a tool without checking which context it has.
+"""
+
+from twisted.internet.defer import Deferred
+from twisted.trial.unittest import SynchronousTestCase
+from zope.interface.verify import verifyObject
+
+from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
+from gsmcpd.tools.templates.outcomes import ToolError
+
+
+class NullCallContextTests(SynchronousTestCase):
+
+    def test_provides(self):
+        self.assertTrue(verifyObject(ICallContext, NULL_CONTEXT))
+
+    def test_neverEndingNorWantingProgress(self):
+        self.assertFalse(NULL_CONTEXT.ending)
+        self.assertFalse(NULL_CONTEXT.wantsProgress)
+
+    def test_sendsNothing(self):
+        running = Deferred()
+        NULL_CONTEXT.track(running)
+        NULL_CONTEXT.log("info", "x")
+        NULL_CONTEXT.reportProgress(1, 2)
+        NULL_CONTEXT.closeStream()
+        self.assertNoResult(running)
+
+    def test_cannotAskAClient(self):
+        """
+        No client waits on daemon-owned work, so a tool asking one gets a
+        refusal it can report, not a hang.
+        """
+        error = self.assertRaises(ToolError, NULL_CONTEXT.request,
+                                  "sampling/createMessage", {})
+        self.assertEqual(error.kind, "refused")
+        self.assertIn("sampling/createMessage", error.message)

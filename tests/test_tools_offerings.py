@@ -1,0 +1,66 @@
+"""
+Tests for L{gsmcpd.tools.offerings}: how resources, resource templates and
+prompts describe themselves, and which URIs a template claims.
+"""
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate
+
+DEFINITION = ResourceTemplate("gemstone://class/{className}/definition",
+                              "class definition", read=None,
+                              mimeType="text/x-smalltalk")
+
+
+class ResourceTemplateMatchTests(SynchronousTestCase):
+
+    def test_variables(self):
+        self.assertEqual(
+            DEFINITION.match("gemstone://class/Account/definition"),
+            {"className": "Account"})
+
+    def test_twoVariables(self):
+        method = ResourceTemplate("gemstone://method/{className}/{selector}",
+                                  "method", read=None)
+        self.assertEqual(method.match("gemstone://method/Account/deposit:"),
+                         {"className": "Account", "selector": "deposit:"})
+
+    def test_variableStopsAtASlash(self):
+        """
+        A variable is one path segment, so a URI cannot smuggle a longer
+        path into it.
+        """
+        self.assertIsNone(DEFINITION.match(
+            "gemstone://class/Account/x/definition"))
+
+    def test_wholeUriMustFit(self):
+        for uri in ("gemstone://class/Account/definitions",
+                    "xgemstone://class/Account/definition",
+                    "gemstone://class//definition"):
+            self.assertIsNone(DEFINITION.match(uri), uri)
+
+    def test_literalPartsAreNotPatterns(self):
+        dotted = ResourceTemplate("a.b/{x}", "dotted", read=None)
+        self.assertEqual(dotted.match("a.b/1"), {"x": "1"})
+        self.assertIsNone(dotted.match("aXb/1"))
+
+
+class DescriptorTests(SynchronousTestCase):
+
+    def test_resourceLeavesOutWhatIsUnset(self):
+        self.assertEqual(Resource("gemstone://status", "status",
+                                  read=None).descriptor(),
+                         {"name": "status", "uri": "gemstone://status"})
+
+    def test_resourceTemplate(self):
+        self.assertEqual(DEFINITION.descriptor(), {
+            "name": "class definition",
+            "uriTemplate": "gemstone://class/{className}/definition",
+            "mimeType": "text/x-smalltalk"})
+
+    def test_prompt(self):
+        prompt = Prompt("review", get=None, title="Review",
+                        arguments=({"name": "className", "required": True},))
+        self.assertEqual(prompt.descriptor(), {
+            "name": "review", "title": "Review",
+            "arguments": [{"name": "className", "required": True}]})

@@ -1,0 +1,104 @@
+"""
+Tests for L{gsmcpd.tools.session}: only the client moves its transaction,
+and every move of the view forgets what the blind-write guardrail had
+recorded.
+"""
+
+from twisted.internet.defer import inlineCallbacks
+from twisted.trial.unittest import SynchronousTestCase, TestCase
+
+from gsmcpd.sessions.client import McpSession
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.jsonrpc import Message
+from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.ledger import methodKey
+from tests.fakes import FakeGem
+from tests.toolharness import ToolHarness
+
+GLOBAL = "UserGlobals at: #SessionToolsetProbe"
+KEY = methodKey("Account", "deposit:")
+
+
+class TransactionTests(TestCase):
+    """
+    Against the in-process simulated stone: two clients, two views.
+    """
+
+    def setUp(self):
+        self.first = ToolHarness(("execution", "session"))
+        self.second = self.first.newClient()
+
+    def seen(self, client):
+        return client.text("execute_code",
+                           code=f"{GLOBAL} ifAbsent: [0]")
+
+    @inlineCallbacks
+    def test_commitPublishes(self):
+        yield self.first.text("execute_code", code=f"{GLOBAL} put: 1")
+        self.assertEqual((yield self.first.text("commit")), "Committed.")
+        yield self.second.text("refresh")
+        self.assertEqual((yield self.seen(self.second)), "1")
+
+    @inlineCallbacks
+    def test_othersSeeNothingUntilTheyRefresh(self):
+        """
+        No tool moves a view as a side effect: a committed change reaches
+        another client's view only when it refreshes.
+        """
+        self.assertEqual((yield self.seen(self.second)), "0")
+        yield self.first.text("execute_code", code=f"{GLOBAL} put: 2")
+        yield self.first.text("commit")
+        self.assertEqual((yield self.seen(self.second)), "0")
+        yield self.second.text("refresh")
+        self.assertEqual((yield self.seen(self.second)), "2")
+
+    @inlineCallbacks
+    def test_abortDiscards(self):
+        yield self.first.text("execute_code", code=f"{GLOBAL} put: 3")
+        result = yield self.first.call("abort")
+        self.assertEqual(result["structuredContent"], {"aborted": True})
+        self.assertEqual((yield self.seen(self.first)), "0")
+
+    @inlineCallbacks
+    def test_statusSaysWhetherChangesAreUncommitted(self):
+        clean = yield self.first.call("status")
+        self.assertFalse(clean["structuredContent"]["uncommittedChanges"])
+        yield self.first.text("execute_code", code=f"{GLOBAL} put: 4")
+        dirty = yield self.first.call("status")
+        self.assertTrue(dirty["structuredContent"]["uncommittedChanges"])
+        self.assertIn("uncommitted changes: yes", dirty["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_everyMoveOfTheViewForgetsReads(self):
+        """
+        A read made before the view moved may be stale: it licenses no
+        write after a commit, an abort or a refresh.
+        """
+        for tool in ("commit", "abort", "refresh"):
+            self.first.session.ledger.recordRead(KEY, "text")
+            yield self.first.text(tool)
+            self.assertIsNone(self.first.session.ledger.lastRead(KEY), tool)
+
+
+class ConflictTests(SynchronousTestCase):
+
+    def test_conflictIsRefusedAndNamesTheObjects(self):
+        gem = FakeGem()
+        gem.results["commit"] = lambda arguments: {
+            "committed": False,
+            "conflicts": {"Write-Write": [12, 34], "Rc-Write": 5}}
+        session = McpSession("h1", gem, "2025-11-25", {})
+        session.ledger.recordRead(KEY, "text")
+        dispatcher = Dispatcher(ToolCatalog.named(["session"]),
+                                ServerIdentity())
+        answer = self.successResultOf(dispatcher.handle(
+            session, Message("request", "tools/call", 1,
+                             {"name": "commit"}, {})))["result"]
+        self.assertTrue(answer["isError"])
+        error = answer["structuredContent"]["error"]
+        self.assertEqual(error["kind"], "refused")
+        self.assertEqual(error["conflicts"],
+                         {"Write-Write": [12, 34], "Rc-Write": 5})
+        self.assertIn("(Rc-Write: 5; Write-Write: 12, 34)", error["message"])
+        self.assertIn("still uncommitted", error["message"])
+        self.assertEqual(session.ledger.lastRead(KEY), "text")
