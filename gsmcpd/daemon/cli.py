@@ -14,10 +14,10 @@ from twisted.internet.task import react
 from twisted.python import usage
 
 from gsmcpd import __version__
-from gsmcpd.daemon.options import Options
-from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.clientconfig import (
     CLIENTS, Target, UnknownClient, endpointUrl, snippet)
+from gsmcpd.daemon.options import DEFAULT_PORT, Options
+from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.logformat import JSON_LOGGER
 
 LOG_FORMAT_VARIABLE = "GSMCP_LOG_FORMAT"
@@ -148,8 +148,7 @@ def _fetchJson(url):
 def clientConfig(options, environ=None):
     environ = os.environ if environ is None else environ
     url = options["url"] or endpointUrl(
-        options["port"] or environ.get("GSMCP_PORT")
-        or "tcp:8000:interface=127.0.0.1")
+        options["port"] or environ.get("GSMCP_PORT") or DEFAULT_PORT)
     if url is None:
         print("gsmcpd client-config: the endpoint does not say which URL "
               "clients reach (socket activation?); pass --url",
