@@ -124,21 +124,26 @@ class Connection:
             raise HTTPError(f"GET answered {code}")
 
 
-async def initialize(port):
+async def initialize(port, timed=False):
     """
     A new session, as an SDK client opens one: C{initialize}, then
     C{notifications/initialized}.
 
+    @param timed: also answer when C{initialize}'s answer arrived
+        (C{time.perf_counter()}).
     @return: the session id and the connection it was opened on.
     """
     connection = await Connection.open(port)
     headers, _ = await connection.post(rpc("initialize", {
         "protocolVersion": PROTOCOL_VERSION, "capabilities": {},
         "clientInfo": {"name": "gsmcpd-bench", "version": "1"}}))
+    answered = time.perf_counter()
     session = headers["mcp-session-id"]
     await connection.post(json.dumps(
         {"jsonrpc": "2.0", "method": "notifications/initialized"}
     ).encode("utf-8"), session)
+    if timed:
+        return session, connection, answered
     return session, connection
 
 

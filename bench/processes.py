@@ -33,10 +33,17 @@ def cpuSeconds(pid):
 
 def children(pid):
     """
-    The pids of C{pid}'s live child processes (gsmcpd's: its stone).
+    The pids of C{pid}'s live child processes (gsmcpd's: its stone), from
+    whichever of its threads started them.
     """
-    with open(f"/proc/{pid}/task/{pid}/children") as f:
-        return [int(child) for child in f.read().split()]
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(child) for child in f.read().split()]
+        except FileNotFoundError:
+            pass
+    return found
 
 
 def procStatus(pid):
@@ -144,13 +151,17 @@ def twistd():
             "from twisted.scripts.twistd import run; run()"]
 
 
-def gsmcpd(directory, name="gsmcpd", accessLog=False, extra=()):
+def gsmcpd(directory, name="gsmcpd", accessLog=False, extra=(),
+           stone=("--simulated",)):
     """
     C{twistd -n --pidfile= gsmcp --simulated --max-sessions none}, as
     shipped: no session cap (the simulated stone's login cap follows it),
     and the access log off unless C{accessLog}.
+
+    @param stone: the options naming the stone: the simulated one, or
+        L{bench.nullstone.daemonOptions} for the null stone.
     """
-    argv = [*twistd(), "--nodaemon", "--pidfile=", "gsmcp", "--simulated",
+    argv = [*twistd(), "--nodaemon", "--pidfile=", "gsmcp", *stone,
             "--port", "tcp:{port}:interface=127.0.0.1",
             "--max-sessions", "none"]
     if accessLog:

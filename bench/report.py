@@ -31,6 +31,17 @@ RATIO_LINES = (
      "daemon CPU per tools/call (stone's not counted) / SDK's per call",
      ("gsmcpd_tools_call", "cpu_ms_per_request"),
      ("sdk_tools_call", "cpu_ms_per_request")),
+    ("null.tools_call.throughput",
+     "null stone: tools/call throughput / SDK server's tool",
+     ("null_tools_call", "rps"), ("sdk_tools_call", "rps")),
+    ("null.tools_call.p50", "null stone: tools/call p50 / SDK p50",
+     ("null_tools_call", "p50_ms"), ("sdk_tools_call", "p50_ms")),
+    ("null.tools_call.p99", "null stone: tools/call p99 / SDK p99",
+     ("null_tools_call", "p99_ms"), ("sdk_tools_call", "p99_ms")),
+    ("null.tools_call.cpu_per_request",
+     "null stone: daemon CPU per tools/call / SDK's per call",
+     ("null_tools_call", "cpu_ms_per_request"),
+     ("sdk_tools_call", "cpu_ms_per_request")),
 )
 
 UNITS = {"rps": " req/s", "cpu_ms_per_request": " CPU ms"}
@@ -112,6 +123,31 @@ def text(document):
         f"tools/call throughput / the stone's own with "
         f"{s['direct_sessions']} sessions "
         f"({_fmt(s['direct_rps'], ' calls/s')})")
+    lines += ["", "The daemon's own cost (null stone, no load):"]
+    added = document["daemon"]["added"]
+    lines.append(
+        f"  {_fmt(ratios['null.added_p50_ms'], ' ms')}  a tools/call adds "
+        f"over a ping, p50 ({_fmt(added['tools_call']['p50_ms'], ' ms')} vs "
+        f"{_fmt(added['ping']['p50_ms'], ' ms')}; p99 "
+        f"{_fmt(added['tools_call']['p99_ms'], ' ms')} vs "
+        f"{_fmt(added['ping']['p99_ms'], ' ms')})")
+    for stone, opened in document["daemon"]["session_open"].items():
+        lines.append(
+            f"  {_fmt(opened['first_result']['p50_ms'], ' ms')}  session "
+            f"open on the {stone} stone, initialize to the first tools/call "
+            f"result, p50 (initialize answered in "
+            f"{_fmt(opened['initialize']['p50_ms'], ' ms')})")
+    surface = document["daemon"]["surface"]
+    lines.append(
+        f"  {_fmt(ratios['surface.kb'], ' KB')}  tools/list "
+        f"({surface['tools']} tools, {surface['tools_list_bytes']:,} bytes "
+        f"as compact JSON, {surface['wire_bytes']:,} on the wire) + "
+        f"instructions ({surface['instructions_bytes']:,} bytes)")
+    lines.append("        by part: " + ", ".join(
+        f"{part} {size:,}" for part, size in surface["bytes_by_part"].items()))
+    if surface["incomplete_tools"]:
+        lines.append("        lacking an outputSchema, annotations or title: "
+                     + ", ".join(surface["incomplete_tools"]))
     lines += [
         "", f"Capacity ({c['sessions']:,} sessions, opened in "
         f"{c['open_seconds']:.1f} s):",

@@ -14,7 +14,7 @@ import time
 
 import attr
 
-from bench import client, processes, report, spy, stone, wrk
+from bench import client, nullstone, processes, report, spy, stone, wrk
 from bench.stats import medianRound, ratio, summarize
 
 PING = client.rpc("ping")
@@ -44,10 +44,12 @@ class Plan:
     blockedSessions: int = 50
     heldSessions: int = 1000
     stoneSeconds: float = 2.0
+    sessionOpens: int = 20
 
 
 QUICK = Plan("quick", wrkSeconds=2, rounds=3, windows=2)
-FULL = Plan("full", wrkSeconds=10, rounds=5, windows=5, stoneSeconds=5.0)
+FULL = Plan("full", wrkSeconds=10, rounds=5, windows=5, stoneSeconds=5.0,
+            sessionOpens=50)
 
 
 def progress(text):
@@ -70,16 +72,18 @@ async def load(plan, server, body, sessions, seconds):
     return result
 
 
-async def throughput(plan, echo, sdk, daemon, logged, profileTo):
+async def throughput(plan, echo, sdk, daemon, logged, null, profileTo):
     """
     wrk against each server in turn, in rounds, so that whatever else the
     machine does falls on references and gsmcpd alike.  C{daemon} runs as
-    shipped (no access log); C{logged} is the same with C{--access-log}.
+    shipped (no access log); C{logged} is the same with C{--access-log};
+    C{null} serves the null stone, so its calls cost the daemon alone.
     """
     gsmcpdSessions = await client.initializeMany(daemon.port,
                                                  plan.connections)
     loggedSessions = await client.initializeMany(logged.port,
                                                  plan.connections)
+    nullSessions = await client.initializeMany(null.port, plan.connections)
     tool = client.toolCall("execute_code", {"code": SIMPLE_CODE})
     loads = {
         "echo_ping": (echo, PING, ()),
@@ -88,6 +92,7 @@ async def throughput(plan, echo, sdk, daemon, logged, profileTo):
         "sdk_tools_call": (sdk, client.toolCall("add", {"a": 3, "b": 4}),
                            ()),
         "gsmcpd_tools_call": (daemon, tool, gsmcpdSessions),
+        "null_tools_call": (null, tool, nullSessions),
     }
     rounds = {name: [] for name in loads}
     for name, (server, body, sessions) in loads.items():
@@ -97,18 +102,19 @@ async def throughput(plan, echo, sdk, daemon, logged, profileTo):
         for name, (server, body, sessions) in loads.items():
             progress(f"throughput round {n + 1}/{plan.rounds}: {name}")
             samplers = []
-            if profileTo and n == 0 and server is daemon:
+            if profileTo and n == 0 and server in (daemon, null):
                 samplers = [spy.record(pid, plan.wrkSeconds, os.path.join(
                     profileTo, f"profile-{name}-{what}"))
-                    for what, pid in (("daemon", daemon.pid),
-                                      ("stone", processes.children(
-                                          daemon.pid)[0]))]
+                    for what, pid in (("daemon", server.pid), *(
+                        ("stone", child)
+                        for child in processes.children(server.pid)))]
             rounds[name].append(await load(plan, server, body, sessions,
                                            plan.wrkSeconds))
             for sampler in samplers:
                 sampler.wait()
     await client.delete(daemon.port, gsmcpdSessions)
     await client.delete(logged.port, loggedSessions)
+    await client.delete(null.port, nullSessions)
     return {name: medianRound(each) for name, each in rounds.items()}
 
 
@@ -214,6 +220,108 @@ async def stoneShare(plan, daemon):
             "direct_sessions": plan.connections}
 
 
+async def addedLatency(plan, null):
+    """
+    What a C{tools/call} adds to a C{ping} at no load, on the null stone:
+    the two alternate on one session and connection, one at a time, so
+    whatever else the machine does falls on both.
+    """
+    session, connection = await client.initialize(null.port)
+    tool = client.toolCall("execute_code", {"code": SIMPLE_CODE})
+    pings, calls = [], []
+    try:
+        with client.collectorOff():
+            for body, into in ((PING, pings), (tool, calls)):
+                await client.sequential(connection, body, session, 0.2)
+            end = time.perf_counter() + plan.stoneSeconds * 2
+            while time.perf_counter() < end:
+                for body, into in ((PING, pings), (tool, calls)):
+                    sent = time.perf_counter()
+                    await connection.post(body, session)
+                    into.append(time.perf_counter() - sent)
+    finally:
+        connection.close()
+    await client.delete(null.port, [session])
+    return {"ping": summarize(pings), "tools_call": summarize(calls)}
+
+
+async def sessionOpen(plan, server):
+    """
+    Sessions opened one at a time as a client opens one: C{initialize}
+    (the GemStone login and the session's preparation happen here), then
+    C{notifications/initialized}, then a first C{tools/call}; the time to
+    C{initialize}'s answer and to the first call's.
+    """
+    tool = client.toolCall("execute_code", {"code": SIMPLE_CODE})
+    initialized, firstResult, sessions = [], [], []
+    for _ in range(plan.sessionOpens):
+        started = time.perf_counter()
+        session, connection, answered = await client.initialize(
+            server.port, timed=True)
+        await connection.post(tool, session)
+        firstResult.append(time.perf_counter() - started)
+        initialized.append(answered - started)
+        connection.close()
+        sessions.append(session)
+    await client.delete(server.port, sessions)
+    return {"initialize": summarize(initialized),
+            "first_result": summarize(firstResult)}
+
+
+async def surface(null):
+    """
+    What every session costs an agent before any work: the bytes of the
+    tools C{tools/list} describes and of the instructions, and the tools
+    that lack an output schema, annotations or a title.
+
+    The tools are counted as compact JSON, whatever whitespace the answer
+    had: a client re-encodes them for its model, so only what they say
+    counts (the answer's own size is kept as C{wire_bytes}).
+    """
+    session, connection = await client.initialize(null.port)
+    try:
+        _, opened = await connection.post(client.rpc("initialize", {
+            "protocolVersion": client.PROTOCOL_VERSION, "capabilities": {},
+            "clientInfo": {"name": "gsmcpd-bench", "version": "1"}}))
+        _, listed = await connection.post(client.rpc("tools/list"), session)
+    finally:
+        connection.close()
+    await client.delete(null.port, [session])
+    instructions = json.loads(opened)["result"].get("instructions") or ""
+    tools = json.loads(listed)["result"]["tools"]
+    compact = json.dumps(tools, ensure_ascii=False, separators=(",", ":"))
+    return {
+        "wire_bytes": len(listed),
+        "tools_list_bytes": len(compact.encode("utf-8")),
+        "instructions_bytes": len(instructions.encode("utf-8")),
+        "tools": len(tools),
+        "incomplete_tools": sorted(
+            tool["name"] for tool in tools
+            if not all(tool.get(key) for key in
+                       ("outputSchema", "annotations", "title"))),
+        "bytes_by_part": {
+            part: sum(len(json.dumps(tool.get(part), separators=(",", ":")))
+                      for tool in tools if part in tool)
+            for part in ("description", "inputSchema", "outputSchema",
+                         "annotations")},
+    }
+
+
+async def daemonCost(plan, null, simulated):
+    """
+    The null stone's figures that need no load generator: the latency a
+    C{tools/call} adds to a C{ping}, session opens (on the simulated stone
+    too), and the bytes an agent reads before any work.
+    """
+    progress("the null stone: tools/call over ping at no load")
+    added = await addedLatency(plan, null)
+    progress("session opens")
+    opens = {"null": await sessionOpen(plan, null),
+             "simulated": await sessionOpen(plan, simulated)}
+    return {"added": added, "session_open": opens,
+            "surface": await surface(null)}
+
+
 async def capacity(plan, daemon, profileTo=None):
     """
     The daemon's memory and threads with no sessions, with
@@ -280,9 +388,25 @@ def figures(results):
     r = results["responsiveness"]
     c = results["capacity"]
     s = results["stone"]
+    d = results["daemon"]
     echo, ping = t["echo_ping"], t["gsmcpd_ping"]
     sdk, tool = t["sdk_tools_call"], t["gsmcpd_tools_call"]
+    null = t["null_tools_call"]
     return {
+        "null.tools_call.throughput": ratio(null["rps"], sdk["rps"]),
+        "null.tools_call.cpu_per_request": ratio(
+            null["cpu_ms_per_request"], sdk["cpu_ms_per_request"]),
+        "null.tools_call.p50": ratio(null["p50_ms"], sdk["p50_ms"]),
+        "null.tools_call.p99": ratio(null["p99_ms"], sdk["p99_ms"]),
+        "null.added_p50_ms": d["added"]["tools_call"]["p50_ms"]
+        - d["added"]["ping"]["p50_ms"],
+        "session_open.null_ms": d["session_open"]["null"]["first_result"][
+            "p50_ms"],
+        "session_open.simulated_ms": d["session_open"]["simulated"][
+            "first_result"]["p50_ms"],
+        "surface.kb": (d["surface"]["tools_list_bytes"]
+                       + d["surface"]["instructions_bytes"]) / 1000,
+        "surface.incomplete_tools": len(d["surface"]["incomplete_tools"]),
         "ping.throughput": ratio(ping["rps"], echo["rps"]),
         "ping.p50": ratio(ping["p50_ms"], echo["p50_ms"]),
         "ping.p99": ratio(ping["p99_ms"], echo["p99_ms"]),
@@ -332,9 +456,14 @@ async def measure(plan, directory, profileTo=None):
         daemon = start(processes.gsmcpd(directory))
         logged = start(processes.gsmcpd(directory, "gsmcpd-access-log",
                                         accessLog=True))
+        null = start(processes.gsmcpd(
+            directory, "gsmcpd-null-stone",
+            stone=nullstone.daemonOptions(directory)))
         results = {"throughput": await throughput(plan, echo, sdk, daemon,
-                                                  logged, profileTo)}
+                                                  logged, null, profileTo)}
         logged.stop()
+        results["daemon"] = await daemonCost(plan, null, daemon)
+        null.stop()
         results["responsiveness"] = await responsiveness(plan, daemon)
         progress("the stone's share of a tools/call")
         results["stone"] = await stoneShare(plan, daemon)

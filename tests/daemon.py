@@ -54,15 +54,20 @@ class Daemon:
     @param environ: variables to add to the daemon's environment.
     """
 
-    def __init__(self, directory, *arguments, stone=("--simulated",),
-                 command=TWISTD_GSMCP, environ=None):
-        self.port = freePort()
+    def __init__(self, directory, *arguments, port=None, endpoint=None,
+                 stone=("--simulated",), command=TWISTD_GSMCP, environ=None):
+        """
+        @param port: the loopback port to listen on (default: a free one).
+        @param endpoint: the C{--port} description, when it is not plain
+            TCP on C{port}.
+        """
+        self.port = port or freePort()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.logPath = os.path.join(directory, "twistd.log")
         self._log = open(self.logPath, "wb")
         self.process = subprocess.Popen(
-            [*command, *stone,
-             "--port", f"tcp:{self.port}:interface=127.0.0.1", *arguments],
+            [*command, *stone, "--port",
+             endpoint or f"tcp:{self.port}:interface=127.0.0.1", *arguments],
             stdout=self._log, stderr=subprocess.STDOUT, cwd=directory,
             env=dict(os.environ, **(environ or {})))
         self._waitForPort(timeout=30)

@@ -27,7 +27,7 @@ DEFAULT_RESULTS = {
                             "inTransaction": True},
     "commit": lambda args: {"committed": True, "conflicts": {}},
     "abort": lambda args: {"aborted": True},
-    "refresh": lambda args: {"refreshed": True},
+    "refresh": lambda args: {"refreshed": True, "writesCanCommit": True},
 }
 
 
@@ -167,13 +167,14 @@ class FakePool:
         self.configure = lambda gem: None
         self.replacementDelay = None
 
-    def open(self, name):
+    def open(self, name, user=None):
         if self.maxSessions is not None and \
                 len(self.open_) >= self.maxSessions:
             raise SessionLimitReached(self.maxSessions)
         if self.loginError is not None:
             return fail(self.loginError)
         gem = FakeGem(name)
+        gem.user = user
         self.configure(gem)
         self.opened.append(gem)
         self.open_.add(gem)
@@ -183,10 +184,12 @@ class FakePool:
         self.open_.discard(gem)
         return gem.logout()
 
-    def replace(self, gem, name):
+    def replace(self, gem, name, user=None):
         gem.abandon("replaced")
         self.open_.discard(gem)
         fresh = FakeGem(name)
+        fresh.user = user
+        self.configure(fresh)
         self.opened.append(fresh)
         self.open_.add(fresh)
         if self.replacementDelay is not None:

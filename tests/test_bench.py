@@ -130,6 +130,18 @@ def sampleResults():
             "gsmcpd_ping_access_log": load(2250.0, 4.0, 10.0, 0.36),
             "sdk_tools_call": load(1000.0, 9.0, 30.0, 1.0),
             "gsmcpd_tools_call": load(500.0, 18.0, 45.0, 1.5, 2.0),
+            "null_tools_call": load(3500.0, 2.5, 6.0, 0.3),
+        },
+        "daemon": {
+            "added": {"ping": latency(2.0), "tools_call": latency(3.2)},
+            "session_open": {"null": {"initialize": latency(4.0),
+                                      "first_result": latency(8.0)},
+                             "simulated": {"initialize": latency(8.0),
+                                           "first_result": latency(16.0)}},
+            "surface": {"wire_bytes": 30000, "tools_list_bytes": 24000,
+                        "instructions_bytes": 2000, "tools": 30,
+                        "incomplete_tools": ["x"],
+                        "bytes_by_part": {"description": 5000}},
         },
         "responsiveness": {
             "idle": {"ping": latency(2.0), "tools_call": latency(4.0)},
@@ -292,3 +304,36 @@ class ProfileSummaryTests(SynchronousTestCase):
 
     def test_noSamples(self):
         self.assertEqual(spy.summarize([]), "no samples\n")
+
+
+class DaemonCostTests(SynchronousTestCase):
+    """
+    The null stone's figures: the daemon's own cost against the SDK
+    server's, what a call adds to a ping, and what an agent reads.
+    """
+
+    def test_nullStoneRatios(self):
+        computed = figures(sampleResults())
+        self.assertEqual(computed["null.tools_call.throughput"], 3.5)
+        self.assertAlmostEqual(computed["null.tools_call.cpu_per_request"],
+                               0.3)
+        self.assertAlmostEqual(computed["null.added_p50_ms"], 0.3)
+
+    def test_surface(self):
+        """
+        The tools and the instructions are counted together, in KB of
+        1,000 bytes, and a tool lacking a part is counted apart.
+        """
+        computed = figures(sampleResults())
+        self.assertEqual(computed["surface.kb"], 26.0)
+        self.assertEqual(computed["surface.incomplete_tools"], 1)
+
+    def test_nullStoneOptions(self):
+        """
+        The null stone is served through the daemon's ordinary options; the
+        bench passes them instead of C{--simulated}.
+        """
+        argv = processes.gsmcpd(self.mktemp(), stone=(
+            "--gci-library", "lib.so"))._argv
+        self.assertNotIn("--simulated", argv)
+        self.assertEqual(argv[argv.index("--gci-library") + 1], "lib.so")

@@ -9,7 +9,7 @@ import os
 import threading
 
 from twisted.internet import reactor
-from twisted.internet.defer import gatherResults, inlineCallbacks
+from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
 from twisted.python.threadable import isInIOThread
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
@@ -17,7 +17,8 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.library import (
     BlockingCallOnReactorThread, GciErrSType, GciLibrary, GciLibraryError)
 from gsmcpd.gci.pool import GemSessionPool, SessionLimitReached
-from gsmcpd.gci.session import GemSession, LoginParameters, SessionGone
+from gsmcpd.gci.session import (
+    CallWithdrawn, GemSession, LoginParameters, SessionGone)
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.control import SimulatorControl
 from gsmcpd.testing.simulator.launch import launch
@@ -146,7 +147,7 @@ class GemSessionTests(SimulatedStoneMixin, TestCase):
     def test_gciErrorCarriesNumberAndMessage(self):
         gem = yield self.loggedIn()
         error = yield self.assertFailure(
-            gem.execute('"gsmcp:no-such-template"\n1', 4096), GciError)
+            gem.execute('"a source that does not compile"\n1 +', 4096), GciError)
         self.assertEqual(error.number, 1001)
         self.assertFalse(error.fatal)
         answer = yield gem.execute(executeCode("1 + 1"), 4096)
@@ -178,6 +179,83 @@ class GemSessionTests(SimulatedStoneMixin, TestCase):
         self.assertTrue(error.isBreak)
         answer = yield gem.execute(executeCode("2 + 2"), 4096)
         self.assertEqual(json.loads(answer)["result"]["text"], "4")
+
+    @inlineCallbacks
+    def test_endCallWithdrawsAQueuedCall(self):
+        """
+        A call queued behind a running one is withdrawn without running;
+        the running one is broken; neither is anything once over.
+        """
+        gem = yield self.loggedIn()
+        running = gem.execute(executeCode("(Delay forSeconds: 30) wait"),
+                              4096)
+        queued = gem.execute(executeCode("1 + 1"), 4096)
+        yield self.started(gem, running)
+        self.assertEqual(gem.callState(queued), "queued")
+        self.assertEqual(gem.endCall(queued, hard=False), "withdrawn")
+        yield self.assertFailure(queued, CallWithdrawn)
+        self.assertIsNone(gem.callState(queued))
+        self.assertEqual(gem.endCall(running, hard=False), "broken")
+        yield self.assertFailure(running, GciError)
+        self.assertIsNone(gem.endCall(running, hard=False))
+        self.assertFalse(gem.busy)
+
+    @inlineCallbacks
+    def test_abandonWithdrawsAndLogsOutLater(self):
+        """
+        Abandoning a session withdraws its queued calls at once, refuses
+        new ones, and logs it out once its stuck call returns.
+        """
+        gem = GemSession(self.library, self.login, reactor, "stuck")
+        yield gem.login()
+        stuck = gem.execute(executeCode("(Delay forSeconds: 1) wait"), 4096)
+        queued = gem.execute(executeCode("1 + 1"), 4096)
+        yield self.started(gem, stuck)
+        gem.abandon("it took no break")
+        yield self.assertFailure(queued, CallWithdrawn)
+        yield self.assertFailure(gem.execute(executeCode("1"), 4096),
+                                 SessionGone)
+        yield stuck
+        for _ in range(100):
+            if not self.control.call({"op": "sessions"})["sessions"]:
+                break
+            yield self.wait(0.05)
+        self.assertEqual(self.control.call({"op": "sessions"})["sessions"],
+                         [])
+
+    @inlineCallbacks
+    def test_largeResultsThenSmallOnes(self):
+        """
+        A session's thread keeps its result buffer from call to call,
+        giving its pages back after a large result: each result is whole
+        and nothing of an earlier one shows in a later one.
+        """
+        gem = yield self.loggedIn()
+        for code, printed in (("String new: 40000", f"'{' ' * 40000}'"),
+                              ("3 + 4", "7"),
+                              ("String new: 20000", f"'{' ' * 20000}'"),
+                              ("'ok'", "'ok'")):
+            answer = yield gem.execute(executeCode(code), 1 << 20)
+            self.assertEqual(json.loads(answer)["result"]["text"], printed)
+
+    def started(self, gem, d):
+        """
+        Fires once the call whose result C{d} is has begun running.
+        """
+        return self.until(lambda: gem.callState(d) == "running")
+
+    @inlineCallbacks
+    def until(self, condition):
+        for _ in range(200):
+            if condition():
+                return
+            yield self.wait(0.01)
+        self.fail("the condition never held")
+
+    def wait(self, seconds):
+        d = Deferred()
+        reactor.callLater(seconds, d.callback, None)
+        return d
 
     @inlineCallbacks
     def test_loginFailure(self):

@@ -102,7 +102,8 @@ class PoolTests(PoolFixture):
 
     def test_credentialsBeingMintedHoldASlot(self):
         minting = Deferred()
-        pool = GemSessionPool(object(), LOGIN, self.clock, 1, lambda: minting)
+        pool = GemSessionPool(object(), LOGIN, self.clock, 1,
+                              lambda user: minting)
         d = pool.open("a")
         self.assertEqual(len(pool), 1)
         self.assertRaises(SessionLimitReached, pool.open, "b")
@@ -125,18 +126,23 @@ class PoolTests(PoolFixture):
         self.assertEqual(len(self.pool), 0)
 
     def test_freshCredentialsForEachLogin(self):
+        """
+        Each login asks for its credentials, for the user it is opened as
+        (a bearer token's), or L{None} for the default.
+        """
         passwords = iter(["one", "two"])
 
-        def credentials():
+        def credentials(user):
             return succeed(LoginParameters(
-                stoneNrs="s", gemNrs=None, user="Worker",
+                stoneNrs="s", gemNrs=None, user=user or "Worker",
                 password=next(passwords)))
 
         pool = GemSessionPool(object(), LOGIN, self.clock, 2, credentials)
         pool.open("a")
-        pool.open("b")
-        self.assertEqual([g.parameters.password for g in self.made],
-                         ["one", "two"])
+        pool.open("b", user="Alice")
+        self.assertEqual([(g.parameters.user, g.parameters.password)
+                          for g in self.made],
+                         [("Worker", "one"), ("Alice", "two")])
 
     def test_slotComesBackWhenTheLogoutDoes(self):
         gem = self.opened("a")

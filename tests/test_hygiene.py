@@ -52,7 +52,7 @@ class HygieneTestCase(TestCase):
         self.gem = self.session.gem
 
     def configure(self, gem):
-        gem.results["name_gem"] = lambda args: {"name": args["name"]}
+        gem.results["open_session"] = lambda args: dict(self.state, name=args["name"])
         gem.results["session_state"] = lambda args: dict(self.state)
         gem.results["continue_transaction"] = lambda args: {"continued": True}
 
@@ -67,7 +67,7 @@ class PrepareTests(HygieneTestCase):
 
     def test_namesTheGem(self):
         self.assertEqual(self.gem.calls[0],
-                         ("name_gem", {"name": gemName(
+                         ("open_session", {"name": gemName(
                              "8000", self.session.handle)}))
         self.assertEqual(self.session.view.stoneSession, 7)
 
@@ -98,19 +98,30 @@ class RefreshTests(HygieneTestCase):
         self.assertIsNone(self.session.ledger.lastRead(
             methodKey("Account", "deposit:")))
 
+    def test_writesThatCannotCommitSaid(self):
+        """
+        When continueTransaction answers false, the notice says the
+        uncommitted changes can no longer commit.
+        """
+        self.gem.results["continue_transaction"] = lambda args: {"continued": False}
+        self.state["commitsBehind"] = 25
+        self.hygiene.maintain()
+        [notice] = self.session.view.notices
+        self.assertIn("can no longer commit", notice)
+
     def test_neverWithACallInFlight(self):
         self.state["commitsBehind"] = 25
         self.gem.held = True
         self.gem.execute('"gsmcp:execute_code"\n| code limit |\n'
                          "code := '1'. limit := 1. 1", 100)
         self.hygiene.maintain()
-        self.assertEqual(self.tags().count("session_state"), 1)
+        self.assertNotIn("session_state", self.tags())
 
     def test_disabled(self):
         self.hygiene.maxCommitsBehind = None
         self.state["commitsBehind"] = 1000
         self.hygiene.maintain()
-        self.assertEqual(self.tags(), ["name_gem", "session_state"])
+        self.assertEqual(self.tags(), ["open_session"])
 
 
 class StuckViewTests(HygieneTestCase):

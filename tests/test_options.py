@@ -4,6 +4,7 @@ the environment, and the refusals of those that cannot work.
 """
 
 import json
+import os
 import re
 
 from twisted.trial.unittest import SynchronousTestCase
@@ -25,7 +26,7 @@ class ConfigTests(SynchronousTestCase):
 
     def passwordFile(self, text="swordfish\n"):
         path = self.mktemp()
-        with open(path, "w") as f:
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
             f.write(text)
         return path
 
@@ -37,17 +38,17 @@ class ConfigTests(SynchronousTestCase):
 
     def test_environmentMeansTheSame(self):
         config = self.configure([], {
-            "GSMCP_SIMULATED": "yes", "GSMCP_PORT": "tcp:9000",
+            "GSMCP_SIMULATED": "yes", "GSMCP_PORT": "tcp:9000:interface=127.0.0.1",
             "GSMCP_MAX_SESSIONS": "none",
             "GSMCP_ALLOWED_ORIGINS": "a.example b.example"})
         self.assertEqual((config.simulated, config.port, config.maxSessions,
                           config.allowedOrigins),
-                         (True, "tcp:9000", None, ("a.example", "b.example")))
+                         (True, "tcp:9000:interface=127.0.0.1", None, ("a.example", "b.example")))
 
     def test_commandLineWins(self):
-        config = self.configure(["--simulated", "--port", "tcp:1"],
+        config = self.configure(["--simulated", "--port", "tcp:1:interface=localhost"],
                                 {"GSMCP_PORT": "tcp:2"})
-        self.assertEqual(config.port, "tcp:1")
+        self.assertEqual(config.port, "tcp:1:interface=localhost")
 
     def test_repeatableOrigin(self):
         config = self.configure(["--simulated", "--allowed-origin", "a",
@@ -254,7 +255,12 @@ class ConfigTests(SynchronousTestCase):
              "GSMCP_REQUEST_TIMEOUT", "GSMCP_MAX_COMMITS_BEHIND",
              "GSMCP_STUCK_VIEW_GRACE", "GSMCP_PINNED_VIEW_GRACE",
              "GSMCP_WORKER_USER", "GSMCP_ACCESS_LOG",
-             "GSMCP_ALLOWED_ORIGINS"})
+             "GSMCP_ALLOWED_ORIGINS", "GSMCP_AUTH_ISSUER",
+             "GSMCP_AUTH_AUDIENCE", "GSMCP_AUTH_JWKS_URL",
+             "GSMCP_AUTH_JWKS_FILE", "GSMCP_AUTH_REQUIRED_SCOPES",
+             "GSMCP_AUTH_USER_CLAIM", "GSMCP_AUTH_USER_MAP",
+             "GSMCP_AUTH_SCOPE_TOOLSETS", "GSMCP_READ_ONLY",
+             "GSMCP_ALLOW_UNAUTHENTICATED_REMOTE", "GSMCP_AUDIT_LOG"})
 
     def test_toolsetOptionsExampleWorks(self):
         """

@@ -3,6 +3,8 @@ Tests for L{gsmcpd.daemon.settings}: a setting declared once becomes an
 option, an environment variable, a help line and an attribute.
 """
 
+import os
+
 import attr
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -103,7 +105,7 @@ class DeclarationTests(SynchronousTestCase):
 
     def test_secretKeptOutOfRepr(self):
         path = self.mktemp()
-        with open(path, "w") as f:
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
             f.write("hunter2\nignored\n")
         example = self.read(["--token-file", path])
         self.assertEqual(example.token, "hunter2")
@@ -148,6 +150,14 @@ class ParserTests(SynchronousTestCase):
         self.assertIn("No such file", str(self.assertRaises(
             ValueError, secretFile, self.mktemp())))
         empty = self.mktemp()
-        open(empty, "w").close()
+        os.close(os.open(empty, os.O_WRONLY | os.O_CREAT, 0o600))
         self.assertEqual(str(self.assertRaises(ValueError, secretFile, empty)),
                          "the file is empty")
+
+    def test_secretFileOthersMayRead(self):
+        shared = self.mktemp()
+        with open(shared, "w") as f:
+            f.write("hunter2\n")
+        os.chmod(shared, 0o640)
+        self.assertIn("chmod 600", str(self.assertRaises(
+            ValueError, secretFile, shared)))

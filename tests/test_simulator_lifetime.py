@@ -17,7 +17,7 @@ import time
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.testing.simulator import errors, handlers
+from gsmcpd.testing.simulator import errors, gem
 from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.launch import launch
 from gsmcpd.testing.simulator.objects import printString
@@ -38,7 +38,7 @@ def answer(session, templateName, /, **arguments):
     C{session}, as JSON, through the simulated stone's template handlers.
     """
     source = Template.named(templateName).render(arguments, MAX_RESULT)
-    return json.loads(handlers.answer(session, source))
+    return json.loads(gem.answer(session, source))
 
 
 class InProcessTests(SynchronousTestCase):
@@ -59,8 +59,7 @@ class ViewTests(InProcessTests):
     def test_sessionState(self):
         session = self.login()
         self.assertEqual(answer(session, "session_state"), {
-            "result": {"commitsBehind": 0, "signalAbortBacklog": 20,
-                       "session": session.number},
+            "result": {"commitsBehind": 0, "session": session.number},
             "needsCommit": False})
 
     def test_signalAbortBacklogUnreadableIsNil(self):
@@ -70,9 +69,9 @@ class ViewTests(InProcessTests):
         session = self.login()
         for value in (0, -1, None):
             self.stone.signalAbortBacklog = value
-            self.assertIsNone(answer(session, "session_state")["result"]["signalAbortBacklog"])
+            self.assertIsNone(answer(session, "open_session", name="n")["result"]["signalAbortBacklog"])
         self.stone.signalAbortBacklog = 7
-        self.assertEqual(answer(session, "session_state")["result"]["signalAbortBacklog"], 7)
+        self.assertEqual(answer(session, "open_session", name="n")["result"]["signalAbortBacklog"], 7)
 
     def test_commitsBehindGrowsAndContinueShrinks(self):
         session = self.login()
@@ -142,15 +141,16 @@ class GemNameTests(InProcessTests):
         session = self.login()
         self.assertEqual(self.stone.cacheNameOf(session.number), "GciTs")
         self.assertEqual(printString(Evaluator(session).evaluate(
-            "(System gemCacheStatisticsForSessionId: System session) at: 1")), "'GciTs'")
+            "(System cacheStatisticsForSessionId: System session) at: 1")), "'GciTs'")
 
     def test_nameGem(self):
         session, other = self.login(), self.login()
-        self.assertEqual(answer(session, "name_gem", name="gsmcpd:8000:ab12cd34"),
-                         {"result": {"name": "gsmcpd:8000:ab12cd34"}, "needsCommit": False})
+        self.assertEqual(answer(session, "open_session", name="gsmcpd:8000:ab12cd34"),
+                         {"result": {"name": "gsmcpd:8000:ab12cd34", "session": session.number,
+                                     "signalAbortBacklog": 20}, "needsCommit": False})
         self.assertEqual(self.stone.cacheNameOf(other.number), "GciTs")
         longest = "x" * 31
-        self.assertEqual(answer(session, "name_gem", name=longest)["result"], {"name": longest})
+        self.assertEqual(answer(session, "open_session", name=longest)["result"]["name"], longest)
 
     def test_lengthRule(self):
         """
@@ -158,9 +158,9 @@ class GemNameTests(InProcessTests):
         (2061), and leave the name as it was.
         """
         session = self.login()
-        answer(session, "name_gem", name="before")
+        answer(session, "open_session", name="before")
         for name in ("", "y" * 32, "z" * 100):
-            error = answer(session, "name_gem", name=name)["error"]
+            error = answer(session, "open_session", name=name)["error"]
             self.assertEqual((error["number"], error["class"]),
                              (errors.OUT_OF_RANGE, "OutOfRange"))
             self.assertIn(str(len(name)), error["message"])
@@ -543,8 +543,8 @@ class LibraryTests(SimulatedStoneTests):
     def test_controlSignalAbortBacklogAndBacklog(self):
         session = self.login()
         self.control.call({"op": "signalAbortBacklog", "value": 50})
-        self.assertEqual(self.call(session, "session_state")["result"]["signalAbortBacklog"],
-                         50)
+        self.assertEqual(self.call(session, "execute_code", limit=100, code=(
+            "System stoneConfigurationAt: #StnSignalAbortCrBacklog"))["result"]["text"], "50")
         self.control.call({"op": "commitFromOutside", "key": "Elsewhere", "value": 1})
         number = self.sessionNumber(session)
         self.assertEqual(self.control.call({"op": "backlog"}),
@@ -556,8 +556,8 @@ class LibraryTests(SimulatedStoneTests):
 
     def test_nameGem(self):
         session = self.login()
-        self.assertEqual(self.call(session, "name_gem", name="gsmcpd:1")["result"],
-                         {"name": "gsmcpd:1"})
+        self.assertEqual(self.call(session, "open_session", name="gsmcpd:1")["result"]["name"],
+                         "gsmcpd:1")
         [described] = self.control.call({"op": "sessions"})["sessions"]
         self.assertEqual(described["cacheName"], "gsmcpd:1")
 

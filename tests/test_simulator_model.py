@@ -6,9 +6,10 @@ socket or the C library.
 
 import json
 
+from hypothesis import given, settings, strategies as st
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.testing.simulator import errors, handlers
+from gsmcpd.testing.simulator import errors, gem
 from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.objects import printString
 from gsmcpd.testing.simulator.repository import ABSENT, Repository, Transaction
@@ -122,11 +123,17 @@ class TemplateAnswerTests(SynchronousTestCase):
 
     def answer(self, name, maxBytes=1 << 20, **arguments):
         source = Template.named(name).render(arguments, maxBytes)
-        return handlers.answer(self.session, source)
+        return gem.answer(self.session, source)
 
-    def test_jsonEscapesLikeTheEnvelope(self):
-        self.assertEqual(handlers.toJson({"a": 'q"\\\n\u00e9', "b": [1, None, True]}),
-                         '{"a":"q\\"\\\\\\u000a\u00e9","b":[1,null,true]}')
+    def test_envelopeEscapes(self):
+        """
+        The envelope's JSON escapes quotes, backslashes and control
+        characters, and passes other characters through as UTF-8.
+        """
+        answer = self.answer("execute_code", limit=100, code=(
+            "'q\"\\' , (String with: Character lf) , (String with: Character tab) , '\u00e9'"))
+        self.assertIn('q\\"\\\\\\n\\t\u00e9'.encode("utf-8"), answer)
+        self.assertEqual(json.loads(answer)["result"]["text"], "'q\"\\\n\t\u00e9'")
 
     def test_resultOverLimit(self):
         outcome = json.loads(self.answer("execute_code", maxBytes=60,
@@ -140,7 +147,29 @@ class TemplateAnswerTests(SynchronousTestCase):
         self.assertFalse(outcome["needsCommit"])
 
     def test_templateSyntaxError(self):
-        e = self.assertRaises(errors.GciError, handlers.answer, self.session,
+        e = self.assertRaises(errors.GciError, gem.answer, self.session,
                               '"gsmcp:status"\n| a |\na := (3 + .')
         self.assertEqual(e.number, errors.COMPILE_ERROR)
         self.assertIn("(line 3)", e.message)
+
+
+class PrologueTests(SynchronousTestCase):
+    """
+    The gem parses only a source's leading literal assignments each call;
+    the rest, a template's constant text, is cached.
+    """
+
+    @given(st.dictionaries(
+        st.from_regex(r"\A[a-z][A-Za-z0-9]{0,8}\Z"),
+        st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
+                     lambda inner: st.lists(inner, max_size=3), max_leaves=6),
+        max_size=4))
+    @settings(max_examples=200, deadline=None)
+    def test_argumentsAreThePrologue(self, arguments):
+        """
+        Whatever the arguments, a rendered template's prologue ends where
+        its body begins.
+        """
+        source = Template.named("status").render(arguments, 1000)
+        self.assertTrue(source[gem.prologueEnd(source):].lstrip().startswith(
+            "gsmcpBody := ["), source)

@@ -64,7 +64,7 @@ class FramingTests(SynchronousTestCase):
         One message is one event; non-ASCII text goes as UTF-8.
         """
         self.assertEqual(eventBytes({"t": "é"}),
-                         b'event: message\ndata: {"t": "\xc3\xa9"}\n\n')
+                         b'event: message\ndata: {"t":"\xc3\xa9"}\n\n')
 
     def test_sequenceNumbersItsEvents(self):
         sequence = EventSequence("c4", None)
@@ -136,7 +136,7 @@ class EventStreamTests(SynchronousTestCase):
         self.assertEqual(self.request.text(), ": stream open\n\n")
         self.assertEqual(len(self.outbox), 1)
         stream.resumeProducing()
-        self.assertIn('"n": 1', self.request.text())
+        self.assertIn('"n":1', self.request.text())
         self.assertTrue(stream.open)
 
     def test_streamStillBlockedPastTheLimitIsDropped(self):

@@ -3,6 +3,8 @@ Tests for L{gsmcpd.daemon.stone}: the daemon's own session, the worker
 proof, and the stone service's order, over fake GemStone sessions.
 """
 
+import os
+
 import attr
 from twisted.internet.defer import Deferred, fail, succeed
 from twisted.trial.unittest import SynchronousTestCase
@@ -225,7 +227,7 @@ class LibraryTests(SynchronousTestCase):
 
     def config(self, *argv):
         path = self.mktemp()
-        with open(path, "w") as f:
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
             f.write("swordfish\n")
         options = Options()
         options.parseOptions(["--password-file", path, *argv])

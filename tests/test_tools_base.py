@@ -45,7 +45,7 @@ class ToolTests(SynchronousTestCase):
 
     def test_descriptor(self):
         described = tool().descriptor()
-        self.assertEqual(described["annotations"]["title"], "Probe")
+        self.assertEqual(described["title"], "Probe")
         self.assertFalse(described["annotations"]["openWorldHint"])
         self.assertNotIn("outputSchema", described)
         self.assertIn("outputSchema",

@@ -194,7 +194,7 @@ class CompileMethodTests(MutationTestCase):
             source="isEmpty\n\t^balance = 0")
         self.assertEqual(result["structuredContent"], {
             "className": "Account", "meta": False, "selector": "isEmpty",
-            "category": "as yet unclassified", "created": True})
+            "category": "as yet unclassified", "created": True, "warnings": []})
         self.assertEqual(
             self.code().method("Account", "isEmpty").source,
             "isEmpty\n\t^balance = 0")
@@ -368,14 +368,16 @@ class CompileMethodTests(MutationTestCase):
                            className="Account", source="x ^1", extra=1)
 
     @inlineCallbacks
-    def test_kernelClassesNotProtectedHere(self):
+    def test_kernelClassesRefused(self):
         """
-        The tool layer protects no class: whether a kernel class may be
-        changed is the stone's decision (this user may add a method).
+        A class Globals holds under its name is the kernel's: the template
+        refuses to change it, as GemTalk's server does, though this user
+        could.
         """
-        yield self.succeed("compile_method", className="Object",
-                           source="mutationProbe\n\t^42")
-        self.assertIsNotNone(self.code().method("Object", "mutationProbe"))
+        message = yield self.refused("compile_method", className="Object",
+                                     source="mutationProbe\n\t^42")
+        self.assertIn("kernel class", message)
+        self.assertIsNone(self.code().method("Object", "mutationProbe"))
 
 
 class DeleteMethodTests(MutationTestCase):

@@ -89,8 +89,7 @@ class ScannedTests(SynchronousTestCase):
 class PagingPropertiesTests(SynchronousTestCase):
 
     def test_describesTheDefault(self):
-        self.assertIn("(default 50)",
-                      pagingProperties(50)["limit"]["description"])
+        self.assertEqual(pagingProperties(50)["limit"]["default"], 50)
         self.assertIn("(default: all)",
                       pagingProperties()["limit"]["description"])
 

@@ -86,7 +86,8 @@ class ConflictTests(SynchronousTestCase):
         gem = FakeGem()
         gem.results["commit"] = lambda arguments: {
             "committed": False,
-            "conflicts": {"Write-Write": [12, 34], "Rc-Write": 5}}
+            "conflicts": {"Write-Write": {"count": 2, "names": ["A>>b"]},
+                          "Rc-Write": {"count": 1, "names": []}}}
         session = McpSession("h1", gem, "2025-11-25", {})
         session.ledger.recordRead(KEY, "text")
         dispatcher = Dispatcher(ToolCatalog.named(["session"]),
@@ -98,7 +99,9 @@ class ConflictTests(SynchronousTestCase):
         error = answer["structuredContent"]["error"]
         self.assertEqual(error["kind"], "refused")
         self.assertEqual(error["conflicts"],
-                         {"Write-Write": [12, 34], "Rc-Write": 5})
-        self.assertIn("(Rc-Write: 5; Write-Write: 12, 34)", error["message"])
+                         {"Write-Write": {"count": 2, "names": ["A>>b"]},
+                          "Rc-Write": {"count": 1, "names": []}})
+        self.assertIn("(Rc-Write: 1 object; Write-Write: 2 objects (A>>b))",
+                      error["message"])
         self.assertIn("still uncommitted", error["message"])
         self.assertEqual(session.ledger.lastRead(KEY), "text")

@@ -357,6 +357,17 @@ class ToolCallTests(TransportTestCase):
         self.assertEqual(body["result"]["content"][1]["text"], SESSION_NOTE)
 
     @inlineCallbacks
+    def test_noSessionNoteOnReadOnlyTools(self):
+        """
+        A read-only tool cannot have added to the uncommitted changes, so
+        its result goes without the note (status reports them itself).
+        """
+        self.gem.needsCommit = True
+        body = yield self.call(self.handle, "status", {})
+        self.assertNotIn(SESSION_NOTE, [each["text"] for each in
+                                        body["result"]["content"]])
+
+    @inlineCallbacks
     def test_smalltalkErrorKinds(self):
         for number, kind in ((1001, "compileError"), (2010, "other")):
             def raises(args, number=number):
@@ -407,13 +418,14 @@ class ToolCallTests(TransportTestCase):
     @inlineCallbacks
     def test_commitConflictIsAFailure(self):
         self.gem.results["commit"] = lambda args: {
-            "committed": False, "conflicts": {"Write-Write": ["UserGlobals"]}}
+            "committed": False,
+            "conflicts": {"Write-Write": {"count": 1, "names": ["Account>>owner"]}}}
         body = yield self.call(self.handle, "commit")
         result = body["result"]
         self.assertTrue(result["isError"])
         self.assertEqual(result["structuredContent"]["error"]["kind"],
                          "refused")
-        self.assertIn("Write-Write", result["content"][0]["text"])
+        self.assertIn("Write-Write: 1 object (Account>>owner)", result["content"][0]["text"])
 
     @inlineCallbacks
     def test_sessionTools(self):

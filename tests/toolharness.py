@@ -1,11 +1,11 @@
 """
-Tools end to end through the real dispatcher and the simulated stone's
-real template handlers, in memory: no threads, no sockets, no C.
+Tools end to end through the real dispatcher and the simulated stone,
+which runs each template's Smalltalk, in memory: no threads, no sockets, no C.
 
 The in-process gem hands each rendered template straight to the
-simulator's handlers (as the simulator process would after the C library
-and the socket), so a tool test runs the daemon's tool code, its template
-and the model's answer in one synchronous call.
+simulator's gem (as the simulator process would after the C library and
+the socket), so a tool test runs the daemon's tool code, its template and
+the model's answer in one synchronous call.
 """
 
 from twisted.internet.defer import fail, inlineCallbacks, succeed
@@ -18,7 +18,7 @@ from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.sessions.client import McpSession
 from gsmcpd.testing.simulator import errors as simulated
-from gsmcpd.testing.simulator.handlers import answer
+from gsmcpd.testing.simulator.gem import answer
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.fakes import RecordingSink

@@ -12,6 +12,9 @@ import json
 import attr
 
 from gsmcpd import __version__
+from gsmcpd.daemon.security import (
+    READ_ONLY_INSTRUCTIONS, checkSecurity, httpsUrl, jsonText, jwksFile,
+    resourceUrl, scopeToolsets, servedToolsetNames, userMap)
 from gsmcpd.daemon.settings import (
     ConfigError, countOrNone, flag, optionOf, optionsFor,
     positiveSecondsOrNone, repeatable, seconds, secondsOrNone, secretFile,
@@ -156,16 +159,52 @@ class Config:
                                 "allowed besides loopback (the variable "
                                 "takes a space-separated list)",
                                 environ="GSMCP_ALLOWED_ORIGINS")
+    # Security (docs/authentication.rst, gsmcpd.daemon.security).
+    authIssuer = setting("auth-issuer", "OAuth authorization server's issuer "
+                         "URL; with --auth-audience every request needs a "
+                         "bearer token", parse=httpsUrl)
+    authAudience = setting("auth-audience", "this server's resource "
+                           "identifier: the URL clients use for /mcp",
+                           parse=resourceUrl)
+    authJwksUrl = setting("auth-jwks-url", "https URL of the issuer's "
+                          "signing keys (default: from its metadata)",
+                          parse=httpsUrl)
+    authJwksFile = setting("auth-jwks-file", "local JWKS file of the "
+                           "issuer's signing keys, instead of fetching them",
+                           parse=jwksFile)
+    authRequiredScopes = setting("auth-required-scopes", "scopes every "
+                                 "token must carry, space-separated",
+                                 parse=words, default="")
+    authUserClaim = setting("auth-user-claim", "token claim naming the "
+                            "GemStone user", default="sub")
+    authUserMap = setting("auth-user-map", "JSON file mapping user-claim "
+                          "values to GemStone user names", parse=userMap)
+    authScopeToolsets = setting(
+        "auth-scope-toolsets", "JSON mapping scopes to the toolsets a token "
+        'with them may use, e.g. {"gemstone:read": ["browsing"]}',
+        parse=jsonText)
+    readOnly = flag("read-only", "nothing can be committed: no mutation "
+                    "toolset, every session commit-locked in the stone")
+    allowUnauthenticatedRemote = flag(
+        "allow-unauthenticated-remote", "serve a non-loopback --port without "
+        "authentication: anyone who reaches it runs Smalltalk")
+    auditLog = setting("audit-log", "file for the audit trail, a JSON object "
+                       "a line (default: the daemon's log, with "
+                       "authentication)")
 
     lifetime = attr.ib(init=False, repr=False)
     toolsets = attr.ib(init=False, repr=False)
+    scopeToolsets = attr.ib(init=False, repr=False)
     identity = attr.ib(init=False, repr=False)
 
     def __attrs_post_init__(self):
         self._checkStone()
+        checkSecurity(self, lambda name: optionOf(Config, name))
         # A frozen class sets what follows from its settings this way.
         object.__setattr__(self, "lifetime", self._lifetime())
         object.__setattr__(self, "toolsets", self._toolsets())
+        object.__setattr__(self, "scopeToolsets",
+                           scopeToolsets(self, self.toolsets))
         object.__setattr__(self, "identity", self._identity())
 
     def _checkStone(self):
@@ -196,8 +235,8 @@ class Config:
             raise ConfigError(str(e))
 
     def _toolsets(self):
-        names = tuple(CORE_TOOLSETS) if self.toolsetNames is None \
-            else self.toolsetNames
+        names = servedToolsetNames(self.toolsetNames, tuple(CORE_TOOLSETS),
+                                   self.readOnly)
         if not names:
             raise ConfigError("--toolsets names no toolset")
         try:
@@ -215,6 +254,9 @@ class Config:
                 instructions = readInstructions(self.instructionsFile)
             except ValueError as e:
                 raise ConfigError(f"--instructions-file {e}")
+        if self.readOnly:
+            instructions = "\n\n".join(
+                filter(None, [READ_ONLY_INSTRUCTIONS, instructions]))
         title = self.serverTitle
         if self.simulated:
             title = f"{title} (simulated stone)" if title else SIMULATED_TITLE

@@ -9,6 +9,7 @@ periodic pass (the reaper, view hygiene, the heap) and the listening port.
 
 from twisted.application.service import MultiService, Service
 from twisted.internet.defer import inlineCallbacks
+from twisted.internet.endpoints import serverFromString
 from twisted.logger import Logger
 
 from gsmcpd.daemon.heap import FREEZE_INTERVAL, FrozenHeap
@@ -17,6 +18,9 @@ from gsmcpd.daemon.maintenance import Maintenance
 from gsmcpd.daemon.operations import Operations
 from gsmcpd.daemon.outcome import Outcome
 from gsmcpd.daemon.refusal import parseEndpoint
+from gsmcpd.daemon.security import (
+    SessionPolicies, auditLog, authenticated, bearerGate, listeningEndpoint,
+    securityServices)
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import (
     SIMULATED_UNCAPPED, ControlSession, SimulatedStone, StartupRefused,
@@ -31,6 +35,8 @@ from gsmcpd.sessions.lifetime import Reaper
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.workers import WorkerLogins
 from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.transport.bearer import BearerResource
+from gsmcpd.transport.exposure import Listening
 from gsmcpd.transport.http import McpApp, McpSite
 
 
@@ -48,13 +54,16 @@ class GsmcpService(MultiService):
 
     log = Logger()
 
-    def __init__(self, stone, serving, whenListening, reactor, banner):
+    def __init__(self, stone, serving, whenListening, reactor, banner,
+                 clientUrl=str):
         """
         @param stone: the L{StoneService}.
         @param serving: the services started once the stone answered, the
             listening port last.
         @param whenListening: answers a L{Deferred} of the listening port.
         @param banner: what the log line says is being served.
+        @param clientUrl: the URL clients use, from the listening port's
+            number.
         """
         super().__init__()
         self._stone = stone
@@ -62,6 +71,7 @@ class GsmcpService(MultiService):
         self._whenListening = whenListening
         self._reactor = reactor
         self._banner = banner
+        self._clientUrl = clientUrl
         self._outcome = Outcome()
         for child in (stone, *serving):
             child.setServiceParent(self)
@@ -85,8 +95,10 @@ class GsmcpService(MultiService):
 
     def _listened(self, port):
         if port is not None:
-            self.log.info("gsmcpd serving MCP on {banner}, port {port}",
-                          banner=self._banner, port=port.getHost().port)
+            number = port.getHost().port
+            self.log.info("gsmcpd serving MCP on {banner}, port {port}; "
+                          "clients use {url}", banner=self._banner,
+                          port=number, url=self._clientUrl(number))
         self._outcome.settle(port)
 
     def _refuse(self, failure):
@@ -130,8 +142,10 @@ def assemble(config, library, reactor):
 
     @raise ConfigError: C{--port} is not a Twisted endpoint.
     """
+    tls, contexts = listeningEndpoint(config, reactor)
     try:
-        endpoint = ObservedEndpoint(parseEndpoint(reactor, config.port))
+        endpoint = ObservedEndpoint(
+            tls or parseEndpoint(reactor, config.port))
     except ValueError as e:
         raise ConfigError(f"--port {config.port!r}: {e}")
     simulator = SimulatedStone(reactor, (
@@ -145,16 +159,22 @@ def assemble(config, library, reactor):
         return GemSession(library, parameters, reactor, name)
 
     control = ControlSession(lambda: openGem(login, "control"))
-    credentials = config.workerUser and WorkerLogins(
-        control, login, config.workerUser)
+    # A token's user, or the worker user, logs in with a one-time password.
+    credentials = (config.workerUser or authenticated(config)) and \
+        WorkerLogins(control, login, config.workerUser)
+    gate = bearerGate(config, reactor)
+    audit = auditLog(config, login.user, config.toolsets)
     pending = PendingRequests(reactor)
     operations = Operations(config, reactor)
     pool = GemSessionPool(library, login, reactor, config.maxSessions,
                           credentials)
     sessions = SessionRegistry(
         pool, reactor, config.lifetime.streamLossGrace,
-        prepare=GemPreparation(endpoint.portLabel), stopGem=control.stopGem,
-        onClose=[pending.forget], metrics=operations.metrics)
+        prepare=SessionPolicies(GemPreparation(endpoint.portLabel),
+                                config.toolsets, gate, config.readOnly),
+        stopGem=control.stopGem,
+        onClose=[pending.forget] + ([audit.forget] if audit else []),
+        metrics=operations.metrics)
     operations.observe(sessions, pool, control)
     reaper = Reaper(sessions, pending, config.lifetime, reactor)
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
@@ -163,24 +183,29 @@ def assemble(config, library, reactor):
     app = McpApp(sessions,
                  Dispatcher(ToolCatalog(config.toolsets), config.identity),
                  reactor, config.allowedOrigins, pending,
-                 config.requestTimeout, config.pinnedViewGrace,
-                 operations.metrics)
+                 config.requestTimeout, config.pinnedViewGrace, audit,
+                 metrics=operations.metrics)
+    root = app.resource()
+    if gate is not None:
+        root = BearerResource(root, gate, sessions)
     stone = StoneService(
         control, sessions, login.user,
-        credentials and WorkerCheck(credentials, openGem, login.user,
-                                    config.workerUser),
+        config.workerUser and WorkerCheck(credentials, openGem, login.user,
+                                          config.workerUser),
         simulator)
     serving = [
         Maintenance("reaper", reaper.interval, reaper.maintain, reactor),
         Maintenance("hygiene", HYGIENE_INTERVAL, hygiene.maintain, reactor),
         Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
-        listeningService(endpoint, McpSite(operations.root(app.resource()),
+        listeningService(endpoint, McpSite(operations.root(root),
                                            config.accessLog)),
         *operations.services(lambda: service.whenServing()),
     ]
+    serving[:0] = securityServices(reactor, contexts, audit, gate)
     banner = f"{config.port} (libgcits {library.version}" + (
         ", SIMULATED stone)" if config.simulated else ")")
-    service = GsmcpService(stone, serving,
-                           operations.whenListening(endpoint), reactor,
-                           banner)
+    service = GsmcpService(
+        stone, serving, operations.whenListening(endpoint), reactor, banner,
+        lambda port: Listening.parse(config.port).clientUrl(
+            port, config.authAudience))
     return service

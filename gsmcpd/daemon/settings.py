@@ -282,10 +282,13 @@ def words(text):
 def secretFile(path):
     """
     The first line of a file, so a password never appears on a command
-    line or in the process table.
+    line or in the process table; a file others may read is refused.
     """
     try:
         with open(path, encoding="utf-8") as f:
+            if os.fstat(f.fileno()).st_mode & 0o077:
+                raise ValueError("group or others may read it: chmod 600 "
+                                 "it")
             secret = f.readline().rstrip("\r\n")
     except OSError as e:
         raise ValueError(e.strerror)

@@ -54,10 +54,11 @@ class ISessionPool(Interface):
     Where GemStone sessions come from, and the cap on how many.
     """
 
-    def open(name):
+    def open(name, user=None):
         """
-        A Deferred firing with a logged-in IGemSession; raises
-        SessionLimitReached synchronously, without a login, when full.
+        A Deferred firing with a logged-in IGemSession (as GemStone user
+        C{user}, or the pool's default user); raises SessionLimitReached
+        synchronously, without a login, when full.
         """
 
     def close(gem):
@@ -65,10 +66,10 @@ class ISessionPool(Interface):
         Log C{gem} out and free its slot; a Deferred.
         """
 
-    def replace(gem, name):
+    def replace(gem, name, user=None):
         """
-        Abandon C{gem} and log a new session in, in its slot; a Deferred
-        firing with the new IGemSession.
+        Abandon C{gem} and log a new session in (as C{user}), in its slot; a
+        Deferred firing with the new IGemSession.
         """
 
     def closeAll():

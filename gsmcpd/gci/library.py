@@ -13,6 +13,7 @@ import ctypes
 import glob
 import mmap
 import os
+import threading
 
 from twisted.python.threadable import isInIOThread
 
@@ -203,21 +204,13 @@ class GciLibrary:
         @return: the result bytes.
         """
         err = self._blocking()
-        # An anonymous mapping: its pages cost memory only as the result
-        # fills them, and go back to the system when it closes (a 1 MiB
-        # malloc per call stays in each gem thread's arena).
-        with mmap.mmap(-1, maxBytes) as mapped:
-            result = (ctypes.c_char * maxBytes).from_buffer(mapped)
-            try:
-                size = self._lib.GciTsExecuteFetchBytes(
-                    session, source, len(source), OOP_CLASS_UTF8,
-                    OOP_ILLEGAL, OOP_NIL, result, maxBytes,
-                    ctypes.byref(err))
-                if size < 0:
-                    raise err.asError()
-                return mapped[:size]
-            finally:
-                del result
+        buffer = _threadBuffers.get(maxBytes)
+        size = self._lib.GciTsExecuteFetchBytes(
+            session, source, len(source), OOP_CLASS_UTF8, OOP_ILLEGAL,
+            OOP_NIL, buffer.target, maxBytes, ctypes.byref(err))
+        if size < 0:
+            raise err.asError()
+        return buffer.take(size)
 
     def clearStack(self, session, process):
         """
@@ -238,6 +231,51 @@ class GciLibrary:
         if not self._lib.GciTsBreak(session, int(bool(hard)),
                                     ctypes.byref(err)):
             raise err.asError()
+
+
+class _ResultBuffer:
+    """
+    One thread's buffer for results: an anonymous mapping, kept from call
+    to call.  Its pages cost memory only as results fill them, and a
+    result over L{KEPT_BYTES} gives its pages back to the system (a 1 MiB
+    malloc per call stayed in each gem thread's arena; a mapping per call
+    cost two system calls and a TLB flush on every core the daemon's
+    threads run on).
+    """
+
+    KEPT_BYTES = 16 << 10
+
+    def __init__(self, size):
+        self._mapped = mmap.mmap(-1, size)
+        self.target = (ctypes.c_char * size).from_buffer(self._mapped)
+
+    def take(self, size):
+        """
+        The first C{size} bytes of the latest result.
+        """
+        result = self._mapped[:size]
+        if size > self.KEPT_BYTES:
+            self._mapped.madvise(mmap.MADV_DONTNEED)
+        return result
+
+
+class _ThreadBuffers(threading.local):
+    """
+    A L{_ResultBuffer} for each thread and size: a session's calls run on
+    its own thread, one at a time.
+    """
+
+    def __init__(self):
+        self.bySize = {}
+
+    def get(self, size):
+        buffer = self.bySize.get(size)
+        if buffer is None:
+            buffer = self.bySize[size] = _ResultBuffer(size)
+        return buffer
+
+
+_threadBuffers = _ThreadBuffers()
 
 
 def _bytes(text):

@@ -34,9 +34,9 @@ class GemSessionPool:
     Opens, counts and closes L{GemSession}s.
 
     @ivar maxSessions: the cap, or L{None} for none.
-    @param credentials: called before each login for its
-        L{LoginParameters} (or a L{Deferred} of them); by default the
-        daemon's own C{login}.
+    @param credentials: called before each login with the GemStone user
+        to log in as (L{None}: the default) for its L{LoginParameters} (or a
+        L{Deferred} of them); by default the daemon's own C{login}.
     """
 
     breakInterval = 1.0
@@ -47,7 +47,7 @@ class GemSessionPool:
         self._library = library
         self._reactor = reactor
         self.maxSessions = maxSessions
-        self._credentials = credentials or (lambda: login)
+        self._credentials = credentials or (lambda user: login)
         self._sessions = set()
         self._closing = set()
         self._opening = 0
@@ -55,9 +55,9 @@ class GemSessionPool:
     def __len__(self):
         return len(self._sessions) + self._opening
 
-    def open(self, name):
+    def open(self, name, user=None):
         """
-        Log a new session in.
+        Log a new session in, as C{user} (L{None}: the default user).
 
         @return: a L{Deferred} firing with the logged-in L{GemSession}.
         @raise SessionLimitReached: synchronously, with no login attempted,
@@ -65,9 +65,9 @@ class GemSessionPool:
         """
         if self.maxSessions is not None and len(self) >= self.maxSessions:
             raise SessionLimitReached(self.maxSessions)
-        return self._loggedIn(name)
+        return self._loggedIn(name, user)
 
-    def _loggedIn(self, name):
+    def _loggedIn(self, name, user):
         """
         A new logged-in session, with fresh credentials (a worker user's
         one-time password, say).
@@ -91,20 +91,20 @@ class GemSessionPool:
             self._opening -= 1
             return result
 
-        return maybeDeferred(self._credentials).addBoth(minted) \
+        return maybeDeferred(self._credentials, user).addBoth(minted) \
             .addCallback(login)
 
-    def replace(self, gem, name):
+    def replace(self, gem, name, user=None):
         """
         Abandon C{gem} (its call took no break) and log a new session in
-        for its owner, in its slot.
+        for its owner (as C{user}), in its slot.
 
         @return: a L{Deferred} firing with the new L{GemSession}.
         """
         gem.abandon("replaced after its call took neither break")
         self._sessions.discard(gem)
         self._closing.discard(gem)
-        return self._loggedIn(name)
+        return self._loggedIn(name, user)
 
     def close(self, gem):
         """

@@ -9,7 +9,9 @@ client queue here; two clients never wait for each other.
 """
 
 import collections
+import queue
 import threading
+import weakref
 
 import attr
 from twisted.internet.defer import Deferred, succeed
@@ -53,14 +55,71 @@ class CallWithdrawn(Exception):
     """
 
 
-@attr.s(eq=False, auto_attribs=True)
+_QUEUED, _RUNNING, _WITHDRAWN = "queued", "running", "withdrawn"
+
+
+@attr.s(eq=False, auto_attribs=True, slots=True)
 class _Call:
+    """
+    One call on its way through a session's thread; C{work} L{None} is the
+    thread's cue to end.  C{state} moves from queued to running (on the
+    session's thread) or to withdrawn (on the reactor's), never both: the
+    session's guard makes each move.
+    """
+
     work: object
-    deferred: Deferred
+    deferred: Deferred | None
     evenIfGone: bool = False
+    state: str | None = _QUEUED
 
 
-_STOP = object()
+class _Deliveries:
+    """
+    Results on their way from the gem threads to the reactor.  The reactor
+    is woken once for every result that arrives before it runs, rather
+    than once a result: under load that saves a write, a read and a thread
+    switch a call.
+    """
+
+    log = Logger()
+
+    def __init__(self, reactor):
+        self._reactor = reactor
+        self._results = collections.deque()
+        self._scheduled = False
+
+    def put(self, fire, *args):
+        """
+        From any thread: call C{fire(*args)} on the reactor thread.
+        """
+        self._results.append((fire, args))
+        if not self._scheduled:
+            # Two threads may both get here: the second drain finds
+            # nothing, which is harmless.
+            self._scheduled = True
+            self._reactor.callFromThread(self._drain)
+
+    def _drain(self):
+        # Reset before popping: a result appended from now on either is
+        # popped below or schedules a drain of its own.
+        self._scheduled = False
+        results = self._results
+        while results:
+            fire, args = results.popleft()
+            try:
+                fire(*args)
+            except Exception:
+                self.log.failure("delivering a GemStone call's result")
+
+
+_deliveries = weakref.WeakKeyDictionary()
+
+
+def _deliveriesFor(reactor):
+    found = _deliveries.get(reactor)
+    if found is None:
+        found = _deliveries[reactor] = _Deliveries(reactor)
+    return found
 
 
 @implementer(IGemSession)
@@ -68,8 +127,13 @@ class GemSession:
     """
     A GciTs session driven from its own thread.
 
+    The thread takes calls from a C{SimpleQueue} (no Python-level lock or
+    condition per call on either side) and hands results back through the
+    reactor's shared L{_Deliveries}.  Calls not yet over are kept by their
+    result's L{Deferred} on the reactor side, so one can be found to break
+    or withdraw.
+
     @ivar name: how logs and the thread name this session.
-    @ivar inFlight: how many calls are queued or running (reactor side).
     """
 
     log = Logger()
@@ -78,14 +142,15 @@ class GemSession:
         self._library = library
         self._login = login
         self._reactor = reactor
+        self._deliveries = _deliveriesFor(reactor)
         self.name = name
-        self.inFlight = 0
         self._handle = None
         self._gone = None
         self._abandoned = False
-        self._lock = threading.Condition()
-        self._queue = collections.deque()
-        self._running = None
+        self._guard = threading.Lock()
+        self._queue = queue.SimpleQueue()
+        self._calls = {}
+        self._stop = None
         self._thread = threading.Thread(
             target=self._serve, name=f"gem {name}", daemon=True)
         self._thread.start()
@@ -95,7 +160,7 @@ class GemSession:
         """
         Whether a call is queued or running on this session.
         """
-        return self.inFlight > 0
+        return bool(self._calls)
 
     @property
     def gone(self):
@@ -132,10 +197,12 @@ class GemSession:
         if self._abandoned:
             return succeed(None)
         d = self._submit(self._doLogout, evenIfGone=True)
-        with self._lock:
-            self._queue.append(_STOP)
-            self._lock.notify()
+        self._endThread()
         return d
+
+    def _endThread(self):
+        self._stop = _Call(None, None)
+        self._queue.put(self._stop)
 
     def interrupt(self, hard):
         """
@@ -158,12 +225,8 @@ class GemSession:
         C{"running"} or C{"queued"} for the call whose result C{d} is, or
         L{None} when it is over.
         """
-        with self._lock:
-            if self._running is not None and self._running.deferred is d:
-                return "running"
-            if any(c is not _STOP and c.deferred is d for c in self._queue):
-                return "queued"
-        return None
+        call = self._calls.get(d)
+        return None if call is None else call.state
 
     def endCall(self, d, hard):
         """
@@ -172,22 +235,27 @@ class GemSession:
 
         @return: C{"broken"}, C{"withdrawn"}, or L{None} when it is over.
         """
-        with self._lock:
-            if self._running is not None and self._running.deferred is d:
-                running = True
-            else:
-                running = False
-                queued = [c for c in self._queue
-                          if c is not _STOP and c.deferred is d]
-                for call in queued:
-                    self._queue.remove(call)
-        if running:
-            self.interrupt(hard)
-            return "broken"
-        if queued:
+        call = self._calls.get(d)
+        if call is None:
+            return None
+        if self._withdraw(call):
+            del self._calls[d]
             d.errback(CallWithdrawn())
             return "withdrawn"
+        if call.state is _RUNNING:
+            self.interrupt(hard)
+            return "broken"
         return None
+
+    def _withdraw(self, call):
+        """
+        Withdraw C{call} if its thread has not taken it yet.
+        """
+        with self._guard:
+            if call.state is not _QUEUED:
+                return False
+            call.state = _WITHDRAWN
+            return True
 
     def abandon(self, reason):
         """
@@ -196,62 +264,65 @@ class GemSession:
         the stuck call returns.
         """
         error = SessionGone(number=0, message=reason, fatal=True)
-        with self._lock:
-            self._abandoned = True
-            self._gone = self._gone or error
-            withdrawn = [c for c in self._queue if c is not _STOP]
-            self._queue.clear()
-            self._queue.append(_Call(self._doLogout, Deferred(), True))
-            self._queue.append(_STOP)
-            self._lock.notify()
+        self._abandoned = True
+        self._gone = self._gone or error
+        withdrawn = [call for call in list(self._calls.values())
+                     if self._withdraw(call)]
+        if self._stop is not None:
+            self._withdraw(self._stop)
+        self._queue.put(_Call(self._doLogout, None, True))
+        self._endThread()
         for call in withdrawn:
+            del self._calls[call.deferred]
             call.deferred.errback(CallWithdrawn(reason))
 
     def _submit(self, work, evenIfGone=False):
         d = Deferred()
         if self._abandoned:
-            self.inFlight += 1
-            d.addBoth(self._delivered)
             d.errback(SessionGone(number=0, message="abandoned", fatal=True))
             return d
-        self.inFlight += 1
-        d.addBoth(self._delivered)
-        with self._lock:
-            self._queue.append(_Call(work, d, evenIfGone))
-            self._lock.notify()
+        call = _Call(work, d, evenIfGone)
+        self._calls[d] = call
+        self._queue.put(call)
         return d
 
-    def _delivered(self, result):
-        self.inFlight -= 1
-        return result
+    def _over(self, call, outcome):
+        """
+        On the reactor thread: C{call} is over with C{outcome}.
+        """
+        if call.deferred is None:
+            if isinstance(outcome, Failure):
+                self.log.failure("{session}: logging out after abandoning "
+                                 "it", outcome, session=self.name)
+            return
+        del self._calls[call.deferred]
+        if isinstance(outcome, Failure):
+            call.deferred.errback(outcome)
+        else:
+            call.deferred.callback(outcome)
 
     def _serve(self):
         while True:
-            with self._lock:
-                while not self._queue:
-                    self._lock.wait()
-                call = self._queue.popleft()
-                if call is _STOP:
-                    return
-                self._running = call
+            call = self._queue.get()
+            with self._guard:
+                if call.state is not _QUEUED:
+                    continue
+                call.state = _RUNNING
+            if call.work is None:
+                return
             try:
                 if self._gone is not None and not call.evenIfGone:
                     raise SessionGone(
                         number=self._gone.number, message=self._gone.message,
                         fatal=True)
-                result = call.work()
+                outcome = call.work()
             except GciError as e:
                 self._afterError(e)
                 outcome = Failure()
             except BaseException:
                 outcome = Failure()
-            else:
-                outcome = result
-            with self._lock:
-                self._running = None
-            fire = call.deferred.errback if isinstance(outcome, Failure) \
-                else call.deferred.callback
-            self._reactor.callFromThread(fire, outcome)
+            call.state = None
+            self._deliveries.put(self._over, call, outcome)
 
     def _afterError(self, error):
         if error.fatal:

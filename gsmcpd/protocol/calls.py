@@ -9,8 +9,9 @@ hands the message over (with an L{ICallSink} when it answers as a stream)
 and renders what comes back.
 """
 
-from twisted.internet.defer import DeferredList, FirstError, inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.jsonrpc import SERVER_ERROR, JsonRpcError
@@ -37,18 +38,21 @@ class CallRunner:
     the GemStone-backed ones as L{RunningCall}s.
 
     @ivar requestTimeout: the per-request deadline in seconds, or L{None}.
+    @ivar audit: the L{gsmcpd.observe.audit.AuditLog} each tool call is
+        recorded in, or L{None}.
     """
 
     log = Logger()
 
     def __init__(self, dispatcher, registry, clock, pending,
-                 requestTimeout=None, metrics=UNOBSERVED):
+                 requestTimeout=None, audit=None, metrics=UNOBSERVED):
         self.dispatcher = dispatcher
         self._metrics = metrics
         self._registry = registry
         self._clock = clock
         self._pending = pending
         self.requestTimeout = requestTimeout
+        self.audit = audit
 
     def handle(self, session, message, sink=None):
         """
@@ -80,8 +84,14 @@ class CallRunner:
                           id=run.requestId, reason=params.get("reason"))
             run.end("cancelled")
 
-    @inlineCallbacks
     def _run(self, session, message, sink):
+        """
+        Run C{message} as a L{RunningCall}: whichever comes first of its
+        answer, its cancellation and the abandonment of its GemStone
+        session decides the response (callbacks rather than a
+        C{DeferredList} and a generator: this runs for every call).
+        """
+        started = self._clock.seconds()
         name = message.params.get("name")
         known = isinstance(name, str) and self.dispatcher.tools.get(name)
         timer = self._metrics.callStarted(name if known else message.method,
@@ -92,34 +102,58 @@ class CallRunner:
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
         answered = self.dispatcher.handle(session, message, run)
+        first = Deferred()
+
+        def settle(outcome):
+            if not first.called:
+                if isinstance(outcome, Failure):
+                    first.errback(outcome)
+                else:
+                    first.callback(outcome)
+            # Whatever came second is consumed here.
 
         def callOver(result):
             run.finished()
             return result
 
-        answered.addBoth(callOver)
-        try:
-            response, _ = yield DeferredList(
-                [answered, run.abandoned, run.cancelled],
-                fireOnOneCallback=True, fireOnOneErrback=True,
-                consumeErrors=True)
-        except FirstError as e:
-            failure = e.subFailure
-            failure.trap(GemGone)
-            response = yield self._sessionGone(session, message,
-                                               failure.value)
-        finally:
-            session.calls.running.pop(message.id, None)
+        answered.addBoth(callOver).addBoth(settle)
+        run.abandoned.addBoth(settle)
+        run.cancelled.addBoth(settle)
+        first.addErrback(self._gemGone, session, message)
+        first.addCallback(self._decided, message, run)
+        first.addCallback(self._counted, timer, run)
+        if self.audit is not None and message.method == "tools/call":
+            first.addCallback(self._audited, session, message, started)
+        return first.addBoth(self._over, session, message)
+
+    def _gemGone(self, failure, session, message):
+        failure.trap(GemGone)
+        return self._sessionGone(session, message, failure.value)
+
+    def _decided(self, response, message, run):
         if run.why == "cancelled":
-            timer.finished(None, run.step)
             return None
         ended = run.endedMessage()
         if ended is not None:
-            response = JsonRpcError(
+            return JsonRpcError(
                 SERVER_ERROR, ended, {"kind": run.why, "step": run.step}
             ).asResponse(message.id)
+        return response
+
+    def _counted(self, response, timer, run):
         timer.finished(response, run.step)
         return response
+
+    def _audited(self, response, session, message, started):
+        self.audit.toolCall(
+            session=session, tool=message.params.get("name"),
+            arguments=message.params.get("arguments") or {},
+            response=response, seconds=self._clock.seconds() - started)
+        return response
+
+    def _over(self, result, session, message):
+        session.calls.running.pop(message.id, None)
+        return result
 
     @inlineCallbacks
     def _sessionGone(self, session, message, gone):

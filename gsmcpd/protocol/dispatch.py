@@ -7,7 +7,7 @@ share it.
 """
 
 import attr
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, fail, inlineCallbacks, succeed
 from twisted.logger import Logger
 
 from gsmcpd import __version__
@@ -25,9 +25,11 @@ SUPPORTED_PROTOCOL_VERSIONS = ("2025-06-18", "2025-11-25")
 LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[-1]
 
 SESSION_NOTE = (
-    "[session] This session has uncommitted changes: commit keeps them, "
-    "abort discards them; they are lost if the session ends first (DELETE, "
-    "idle timeout, or a server restart).")
+    "[session] Uncommitted changes: commit keeps them, abort discards them; "
+    "ending the session (DELETE, idle timeout, server restart) loses them.")
+"""Appended to the result of a tool that can change something (one not
+annotated read-only) while the session holds uncommitted changes: what a
+read-only tool answers cannot have added to them."""
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -143,7 +145,6 @@ class Dispatcher:
         tool = self.tools.get(message.params.get("name"))
         return token is not None or getattr(tool, "streams", False)
 
-    @inlineCallbacks
     def handle(self, session, message, context=NULL_CONTEXT):
         """
         Answer one request or notification on C{session}.
@@ -156,16 +157,22 @@ class Dispatcher:
             fails it.
         """
         if message.kind == "notification":
-            return None
+            return succeed(None)
         handler = self._methods.get(message.method)
         try:
             if handler is None:
                 raise JsonRpcError(METHOD_NOT_FOUND,
                                    f"Method not found: {message.method}")
-            value = yield handler(session, message.params, context)
+            value = handler(session, message.params, context)
         except JsonRpcError as e:
-            return e.asResponse(message.id)
-        return result(message.id, value)
+            return succeed(e.asResponse(message.id))
+        except Exception:
+            return fail()
+        # Callbacks rather than a generator: this runs for every request.
+        if isinstance(value, Deferred):
+            return value.addCallbacks(_answer, _refusal, (message.id,), None,
+                                      (message.id,))
+        return succeed(result(message.id, value))
 
     def _ping(self, session, params, context):
         return {}
@@ -275,15 +282,23 @@ class Dispatcher:
 
     def _toolsList(self, session, params, context):
         _refuseCursor(params, "tools/list")
-        return {"tools": [tool.descriptor() for tool in self.tools]}
+        return {"tools": [tool.descriptor()
+                          for tool in self._toolsOf(session)]}
 
-    @inlineCallbacks
+    def _toolsOf(self, session):
+        """
+        The tools C{session} may see and call: those its token's scopes
+        open, with authentication; a tool outside them is not served to it.
+        """
+        offered = getattr(session, "tools", None)
+        return self.tools if offered is None else offered
+
     def _toolsCall(self, session, params, context):
         name = params.get("name")
         if not isinstance(name, str):
             raise JsonRpcError(INVALID_PARAMS,
                                "Invalid params: tools/call needs a tool name")
-        tool = self.tools.get(name)
+        tool = self._toolsOf(session).get(name)
         if tool is None:
             raise JsonRpcError(INVALID_PARAMS,
                                f"Invalid params: unknown tool {name!r}")
@@ -291,23 +306,32 @@ class Dispatcher:
         if arguments is None:
             arguments = {}
         call = ToolCall(session.gem, session.ledger, context)
+
+        def rendered(answer):
+            return self._render(answer, call.needsCommit and not
+                                tool.annotations.get("readOnlyHint"), session)
+
+        def failed(failure):
+            failure.trap(ToolError, CallBroken)
+            return rendered(_toolFailure(failure.value))
+
+        # Callbacks rather than a generator: this runs for every tool call.
         try:
             if not isinstance(arguments, dict):
                 raise ToolError("invalidParams",
                                 "arguments must be an object")
             tool.validate(arguments)
-            answer = yield tool.run(call, arguments)
-        except ToolError as e:
-            answer = ToolResult.fromError(e)
-        except CallBroken as e:
-            answer = ToolResult.fromError(ToolError("other", str(e),
-                                                    {"number": e.number}))
-        return self._render(answer, call.needsCommit, session)
+            answer = tool.run(call, arguments)
+        except (ToolError, CallBroken) as e:
+            return rendered(_toolFailure(e))
+        if isinstance(answer, Deferred):
+            return answer.addCallbacks(rendered, failed)
+        return rendered(answer)
 
-    def _render(self, answer, needsCommit, session):
+    def _render(self, answer, noted, session):
         content = list(answer.content or [{"type": "text",
                                            "text": answer.text}])
-        if needsCommit:
+        if noted:
             content.append({"type": "text", "text": SESSION_NOTE})
         notices, session.view.notices = session.view.notices, []
         content.extend({"type": "text", "text": notice}
@@ -316,3 +340,24 @@ class Dispatcher:
         if answer.structured is not None:
             rendered["structuredContent"] = answer.structured
         return rendered
+
+
+def _answer(value, messageId):
+    return result(messageId, value)
+
+
+def _refusal(failure, messageId):
+    """
+    A request's L{JsonRpcError} as its response; anything else fails on.
+    """
+    failure.trap(JsonRpcError)
+    return failure.value.asResponse(messageId)
+
+
+def _toolFailure(error):
+    """
+    A tool's L{ToolError}, or a broken GemStone call, as its result.
+    """
+    if isinstance(error, CallBroken):
+        error = ToolError("other", str(error), {"number": error.number})
+    return ToolResult.fromError(error)

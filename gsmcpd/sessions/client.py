@@ -68,7 +68,14 @@ class McpSession:
     @ivar liveness: the lifetime policy's state (L{Liveness}).
     @ivar view: view hygiene's state (L{ViewState}).
     @ivar calls: the calls in flight (L{CallState}).
+    @ivar principal: who opened it (an authenticated
+        L{gsmcpd.auth.tokens.Principal}), or L{None} without authentication.
+    @ivar tools: the tools it may see and call (a catalog), or L{None} for
+        every served tool.
     """
+
+    principal = None
+    tools = None
 
     def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0,
                  seconds=time.monotonic):

@@ -61,14 +61,23 @@ def gemName(port, handle, prefix="gsmcp"):
     return (prefix[:max(room, 0)] + fields)[-CACHE_NAME_LIMIT:]
 
 
-def refreshNotice(behind, stale):
+def refreshNotice(behind, stale, writesCanCommit=True):
     """
-    What the client is told on its next result after a refresh.
+    What the client is told on its next result after a refresh; when a
+    commit since the old view changed what the session changed
+    (continueTransaction answered false), that its changes can no longer
+    commit.
     """
     notice = (f"[session] The server moved this session's view to the newest "
               f"commit between your calls: it was {behind} commits behind, "
-              f"which holds old commit records open for the whole stone. "
-              f"Your uncommitted changes are kept.")
+              f"which holds old commit records open for the whole stone. ")
+    if writesCanCommit:
+        notice += "Your uncommitted changes are kept."
+    else:
+        notice += ("Your uncommitted changes are kept but can no longer "
+                   "commit: another session committed a change to the same "
+                   "objects since your old view. abort discards them; then "
+                   "redo the change.")
     if stale:
         notice += (" These reads are now stale; read them again before "
                    "changing them: "
@@ -94,11 +103,11 @@ class GemPreparation:
         call = ToolCall(session.gem)
         name = gemName(self._port(), session.handle)
         try:
-            named = yield call.runTemplate("name_gem", {"name": name})
+            # One round trip: name the gem, learn the stone's backlog limit.
+            state = yield call.runTemplate("open_session", {"name": name})
             self.log.info("session {handle}: gem named {name!r} in the "
                           "shared cache", handle=session.handle,
-                          name=named["name"])
-            state = yield call.runTemplate("session_state", {})
+                          name=state["name"])
         except FAILURES as e:
             self.log.warn("session {handle}: preparing its gem: {error}",
                           handle=session.handle, error=e)
@@ -212,13 +221,14 @@ class ViewHygiene:
         if session.busy:
             return
         try:
-            yield call.runTemplate("continue_transaction", {})
+            moved = yield call.runTemplate("continue_transaction", {})
         except ToolError as e:
             self._stuck(session, behind, e)
             return
         session.view.stuckSince = None
         stale = session.ledger.viewMoved()
-        session.view.notices.append(refreshNotice(behind, stale))
+        session.view.notices.append(
+            refreshNotice(behind, stale, moved["continued"]))
         self.log.info("session {handle}: view refreshed ({behind} commits "
                       "behind)", handle=session.handle, behind=behind)
 

@@ -47,21 +47,27 @@ class SessionRegistry:
     def __iter__(self):
         return iter(list(self._sessions.values()))
 
-    def open(self, protocolVersion, clientInfo):
+    def open(self, protocolVersion, clientInfo, principal=None):
         """
-        Log a GemStone session in for a new client.
+        Log a GemStone session in for a new client: as the GemStone user
+        C{principal} names, with authentication.
 
         @return: a L{Deferred} firing with the registered L{McpSession}.
         @raise gsmcpd.gci.pool.SessionLimitReached: synchronously when the
             pool is full; no login is attempted.
         """
         handle = newHandle()
-        d = self._pool.open(name=handle[:8])
+        d = self._pool.open(name=handle[:8], user=_userOf(principal))
 
         def opened(gem):
             session = McpSession(handle, gem, protocolVersion, clientInfo,
                                  self._clock.seconds(), self._clock.seconds)
+            session.principal = principal
             prepared = maybeDeferred(self.prepare or (lambda s: None), session)
+            # A session its preparation refused (no commit lock, say) is
+            # never served: its GemStone session goes back.
+            prepared.addErrback(lambda failure: self._pool.close(gem).addBoth(
+                lambda _: failure))
             return prepared.addCallback(lambda _: register(session))
 
         def register(session):
@@ -163,7 +169,8 @@ class SessionRegistry:
         if self.stopGem is not None and stoneSession is not None:
             maybeDeferred(self.stopGem, stoneSession).addErrback(
                 lambda f: self.log.failure("stopping an abandoned gem", f))
-        d = self._pool.replace(old, name=session.handle[:8])
+        d = self._pool.replace(old, name=session.handle[:8],
+                               user=_userOf(session.principal))
 
         def replaced(gem):
             session.gem = gem
@@ -193,3 +200,7 @@ class SessionRegistry:
         closing = [self.close(handle, reason) for handle in list(self._sessions)]
         return DeferredList(closing + [self._pool.closeAll()],
                             consumeErrors=True)
+
+
+def _userOf(principal):
+    return None if principal is None else principal.user

@@ -35,7 +35,8 @@ class WorkerLogins:
 
     @ivar control: the daemon's own logged-in L{GemSession}.
     @ivar base: the daemon's own login parameters.
-    @ivar workerUser: the GemStone user every worker logs in as.
+    @ivar workerUser: the GemStone user a worker logs in as unless its
+        login names one (the user its bearer token names).
     """
 
     control = attr.ib()
@@ -43,10 +44,11 @@ class WorkerLogins:
     workerUser = attr.ib()
 
     @inlineCallbacks
-    def __call__(self):
+    def __call__(self, user=None):
+        user = user or self.workerUser
         minted = yield ToolCall(self.control).runTemplate(
             "mint_onetime_password",
-            {"userId": self.workerUser, "seconds": ONETIME_VALIDITY})
-        return attr.evolve(self.base, user=self.workerUser,
+            {"userId": user, "seconds": ONETIME_VALIDITY})
+        return attr.evolve(self.base, user=user,
                            password=minted["password"],
                            flags=self.base.flags | GCI_ONETIME_PASSWORD)

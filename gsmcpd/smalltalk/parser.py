@@ -31,6 +31,7 @@ _IDENTIFIER_CHARS = _IDENTIFIER_START | frozenset(string.digits)
 _DIGITS = frozenset(string.digits)
 _BINARY_CHARS = frozenset("+-*/\\<>=~@%|&?,!")
 _PUNCTUATION = frozenset("()[]{}.;^")
+_ENVIRONMENT = re.compile(r"@env[0-9]+:(?=[A-Za-z_+\-*/\\<>=~@%|&?,!])")
 _CONSTANTS = {"nil": None, "true": True, "false": False}
 _PSEUDO_VARIABLES = frozenset({"self", "super", "thisContext", *_CONSTANTS})
 _NUMBER_KINDS = frozenset({"integer", "float", "scaled"})
@@ -160,6 +161,13 @@ class _Lexer:
         if char == ":":
             self._pos = start + (2 if source.startswith(":=", start) else 1)
             return self._token(source[start : self._pos], None, start)
+        environment = _ENVIRONMENT.match(source, start)
+        if environment:
+            # GemStone's environment send ("x @env0:at: 1"): what follows
+            # the prefix is the message; the environment is the stone's
+            # business.
+            self._pos = environment.end()
+            return self._next()
         if char in _BINARY_CHARS:
             return self._binary()
         if char in _PUNCTUATION:

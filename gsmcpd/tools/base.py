@@ -8,6 +8,7 @@ structured result.
 """
 
 import functools
+import re
 
 import attr
 import jsonschema
@@ -83,7 +84,7 @@ class Tool:
         described = {"name": self.name, "title": self.title,
                      "description": self.description,
                      "inputSchema": self.inputSchema,
-                     "annotations": dict(self.annotations, title=self.title)}
+                     "annotations": self.annotations}
         if self.outputSchema is not None:
             described["outputSchema"] = self.outputSchema
         return described
@@ -93,12 +94,19 @@ class Tool:
         # Built once per tool, not once per call.
         return jsonschema.Draft202012Validator(self.inputSchema)
 
+    @functools.cached_property
+    def _plainArguments(self):
+        return _PlainArguments.of(self.inputSchema)
+
     def validate(self, arguments):
         """
         Check C{arguments} against the input schema.
 
         @raise ToolError: of kind C{invalidParams}, naming what is wrong.
         """
+        plain = self._plainArguments
+        if plain is not None and plain.accepts(arguments):
+            return
         problems = sorted(self._validator.iter_errors(arguments), key=str)
         if problems:
             where = problems[0].json_path
@@ -106,6 +114,61 @@ class Tool:
                             f"invalid arguments for {self.name}: "
                             f"{problems[0].message}"
                             + ("" if where == "$" else f" (at {where})"))
+
+
+_PLAIN_TYPES = {"string": str, "integer": int, "boolean": bool}
+_PLAIN_KEYWORDS = frozenset({"type", "description", "default", "minLength",
+                             "minimum", "pattern"})
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class _PlainArguments:
+    """
+    A closed input schema whose arguments are all plain strings, integers
+    or booleans, checked without jsonschema: most tools' schemas are, and
+    jsonschema costs more than the rest of a call's dispatch.  It only ever
+    accepts what jsonschema accepts; anything else goes to jsonschema for
+    the verdict and the message.
+    """
+
+    properties: dict
+    required: frozenset
+
+    @classmethod
+    def of(cls, schema):
+        """
+        The check for C{schema}, or L{None} when it is not that plain.
+        """
+        if set(schema) - {"type", "properties", "required",
+                          "additionalProperties"} or \
+                schema.get("additionalProperties") is not False:
+            return None
+        properties = {}
+        for name, each in schema["properties"].items():
+            if set(each) - _PLAIN_KEYWORDS or each.get("type") not in \
+                    _PLAIN_TYPES:
+                return None
+            pattern = each.get("pattern")
+            properties[name] = (_PLAIN_TYPES[each["type"]],
+                                each.get("minLength"), each.get("minimum"),
+                                pattern and re.compile(pattern))
+        return cls(properties, frozenset(schema.get("required", ())))
+
+    def accepts(self, arguments):
+        if not self.required <= arguments.keys():
+            return False
+        for name, value in arguments.items():
+            found = self.properties.get(name)
+            if found is None:
+                return False
+            kind, minLength, minimum, pattern = found
+            # bool is an int in Python, not in JSON Schema.
+            if type(value) is not kind or (
+                    minLength is not None and len(value) < minLength) or (
+                    minimum is not None and value < minimum) or (
+                    pattern is not None and not pattern.search(value)):
+                return False
+        return True
 
 
 class ToolCall:

@@ -20,8 +20,8 @@ from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS, capped
 from gsmcpd.tools.ledger import classKey, methodKey
 
 CLASS_NAME = {"type": "string", "minLength": 1,
-              "description": "the class's name, as it resolves in this "
-                             "session's symbol list (e.g. OrderedCollection)"}
+              "description": "as this session's symbol list resolves it, "
+                             "e.g. OrderedCollection"}
 
 STRING = {"type": "string"}
 OPTIONAL_STRING = {"type": ["string", "null"]}
@@ -73,12 +73,7 @@ class BrowsingToolset(Toolset):
     instructions = (
         "describe_class, get_class_hierarchy and list_methods show a class; "
         "get_method_source and get_class_definition show source, and "
-        "export_class_source the whole class as a topaz file-in. Read a "
-        "method with get_method_source (or the class with "
-        "export_class_source) before you change or delete it, and a class "
-        "definition with get_class_definition before you redefine it: a "
-        "write to something this session has not read in its present view "
-        "is refused.")
+        "export_class_source the whole class as a topaz file-in.")
 
     def tools(self):
         readOnly = annotations(readOnly=True, idempotent=True)

@@ -2,8 +2,6 @@
 The Execution toolset: run Smalltalk.
 """
 
-from twisted.internet.defer import inlineCallbacks, returnValue
-
 from gsmcpd.tools.base import (
     Tool, ToolResult, Toolset, annotations, closedSchema)
 
@@ -51,13 +49,19 @@ class ExecutionToolset(Toolset):
             annotations=annotations(readOnly=False, destructive=True),
             run=self.executeCode)]
 
-    @inlineCallbacks
     def executeCode(self, call, arguments):
-        value = yield call.runTemplate(
+        return call.runTemplate(
             "execute_code",
-            {"code": arguments["code"], "limit": MAX_VALUE_CHARACTERS})
-        total = value["total"]
-        returnValue(ToolResult(capped(value["text"], total), {
-            "printString": value["text"],
-            "totalCharacters": total,
-            "truncated": total > MAX_VALUE_CHARACTERS}))
+            {"code": arguments["code"], "limit": MAX_VALUE_CHARACTERS}
+        ).addCallback(executed)
+
+
+def executed(value):
+    """
+    execute_code's result from its template's value.
+    """
+    total = value["total"]
+    return ToolResult(capped(value["text"], total), {
+        "printString": value["text"],
+        "totalCharacters": total,
+        "truncated": total > MAX_VALUE_CHARACTERS})

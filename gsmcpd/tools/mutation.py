@@ -7,8 +7,10 @@ a shape-changing class redefinition and a symbol-list change included.  A
 tool that overwrites or deletes a method or class definition passes the
 blind-write guardrail (L{gsmcpd.tools.ledger}): the session must have read
 what it replaces in its present view, and the template checks in the stone
-that it is still what was read.  Who may change what is the stone's
-business (its users and security policies), not this toolset's.
+that it is still what was read.  A class Globals holds under its name is
+the kernel's: the templates refuse to change one, as GemTalk's server does,
+unless the toolset's C{kernelClasses} option is true; beyond that, who may
+change what is the stone's business (its users and security policies).
 """
 
 from twisted.internet.defer import inlineCallbacks, returnValue
@@ -28,7 +30,7 @@ KERNEL_DICTIONARIES = ("Globals", "UserGlobals", "Published")
 
 DEFAULT_CATEGORY = "as yet unclassified"
 
-NOT_COMMITTED = " Not committed: commit keeps it, abort undoes it."
+NOT_COMMITTED = " Not committed."
 
 _STRING = {"type": "string"}
 _BOOLEAN = {"type": "boolean"}
@@ -54,16 +56,17 @@ _META = _flag("true for the class-side method (default false)")
 class MutationToolset(Toolset):
     name = "mutation"
     title = "Mutation"
+    declaredOptionNames = ("kernelClasses",)
     instructions = (
         "The mutation tools (compile_method, compile_class_definition, "
         "delete_method, delete_class, set_class_comment, add_dictionary, "
         "remove_dictionary) change code in your session without committing: "
         "run the tests, then commit to keep the change or abort to undo it. "
         "Read before you overwrite: changing or deleting an existing method "
-        "needs get_method_source first, and redefining or deleting a class "
-        "needs get_class_definition first, in your present view (commit, "
-        "abort and refresh end it); a write over something that changed "
-        "since you read it is refused. compile_class_definition builds the "
+        "needs get_method_source (or export_class_source) first, and "
+        "redefining or deleting a class needs get_class_definition first, "
+        "in your present view (commit, abort and refresh end it); a write "
+        "over something that changed since you read it is refused. compile_class_definition builds the "
         "definition from named parts and evaluates nothing; on a shape "
         "change it recompiles the class's methods and reports any that fail.")
 
@@ -152,7 +155,8 @@ class MutationToolset(Toolset):
                  "Replacing an existing method needs get_method_source "
                  "first. The category defaults to the replaced method's, "
                  "else 'as yet unclassified'. A compile error names the "
-                 "line and column." + NOT_COMMITTED,
+                 "line and column; the compiler's warnings come with a successful "
+                 "compile." + NOT_COMMITTED,
                  closedSchema({
                      "className": _CLASS_NAME,
                      "source": _string("the method's full source"),
@@ -163,9 +167,10 @@ class MutationToolset(Toolset):
                  closedSchema({
                      "className": _STRING, "meta": _BOOLEAN,
                      "selector": _STRING, "category": _STRING,
-                     "created": _BOOLEAN},
+                     "created": _BOOLEAN,
+                     "warnings": {"type": "array", "items": _STRING}},
                      required=["className", "meta", "selector", "category",
-                               "created"])),
+                               "created", "warnings"])),
             Tool("delete_method", "Delete method",
                  "Remove a method from a class (destructive); needs "
                  "get_method_source first." + NOT_COMMITTED,
@@ -281,11 +286,12 @@ class MutationToolset(Toolset):
                                value["source"])
         structured = {"className": className, "meta": meta,
                       "selector": compiled, "category": value["category"],
-                      "created": value["created"]}
+                      "created": value["created"], "warnings": value["warnings"]}
+        warned = "".join(f"\nwarning: {each}" for each in value["warnings"])
         returnValue(ToolResult(
             f"Compiled {methodName(className, compiled, meta)} "
             f"({'new method' if value['created'] else 'replaced'}; "
-            f"category '{value['category']}').", structured))
+            f"category '{value['category']}')." + warned, structured))
 
     @inlineCallbacks
     def deleteMethod(self, call, arguments):
@@ -318,9 +324,18 @@ class MutationToolset(Toolset):
 
     @inlineCallbacks
     def setClassComment(self, call, arguments):
-        value = yield call.runTemplate("set_class_comment", arguments)
+        value = yield call.runTemplate(
+            "set_class_comment", dict(arguments, kernelClasses=self.kernelClasses))
         returnValue(ToolResult(f"Set the comment of {value['className']}.",
                                value))
+
+    @property
+    def kernelClasses(self):
+        """
+        Whether the mutation tools may change kernel classes (the
+        C{kernelClasses} option; by default they refuse).
+        """
+        return self.optionNamed("kernelClasses", False) is True
 
     @inlineCallbacks
     def _guarded(self, call, template, arguments, key, readTool,
@@ -335,7 +350,8 @@ class MutationToolset(Toolset):
         refusal with nothing changed.
         """
         value = yield call.runTemplate(
-            template, dict(arguments, expected=call.ledger.lastRead(key)))
+            template, dict(arguments, expected=call.ledger.lastRead(key),
+                           kernelClasses=self.kernelClasses))
         if value.get("unread"):
             call.requireRead(key, readTool)
         if value.get("stale"):

@@ -13,17 +13,18 @@ import attr
 
 def pagingProperties(defaultLimit=None):
     """
-    The C{limit} and C{offset} input-schema properties.
+    The C{limit} and C{offset} input-schema properties.  Every session
+    reads them once per paged tool, so they say no more than their names
+    and JSON Schema's C{default} do not.
     """
-    limitText = ("how many to answer; 0 answers only the count"
-                 + (f" (default {defaultLimit})" if defaultLimit is not None
-                    else " (default: all)"))
-    return {
-        "limit": {"type": "integer", "minimum": 0,
-                  "description": limitText},
-        "offset": {"type": "integer", "minimum": 0,
-                   "description": "how many to skip (default 0)"},
-    }
+    limit = {"type": "integer", "minimum": 0,
+             "description": "0 answers only the count"}
+    if defaultLimit is None:
+        limit["description"] += " (default: all)"
+    else:
+        limit["default"] = defaultLimit
+    return {"limit": limit,
+            "offset": {"type": "integer", "minimum": 0, "default": 0}}
 
 
 PAGE_SCHEMA = {
@@ -32,10 +33,9 @@ PAGE_SCHEMA = {
         "offset": {"type": "integer"},
         "limit": {"type": ["integer", "null"]},
         "total": {"type": ["integer", "null"],
-                  "description": "null when the total is not known"},
+                  "description": "null: not known"},
         "atLeast": {"type": ["integer", "null"],
-                    "description": "when the total is not known: how many "
-                                   "there are at least"},
+                    "description": "the least it can be, when not known"},
         "nextOffset": {"type": ["integer", "null"]},
     },
     "required": ["offset", "limit", "total", "nextOffset"],

@@ -17,8 +17,9 @@ class SessionToolset(Toolset):
     title = "Session and transaction"
     instructions = (
         "Nothing commits on your behalf: changes stay uncommitted until you "
-        "call commit, and every result carries a one-line [session] note "
-        "while the session holds uncommitted changes. abort throws them "
+        "call commit, and the result of every tool that can change "
+        "something carries a one-line [session] note while the session "
+        "holds uncommitted changes. abort throws them "
         "away. No tool moves your view of the repository as a side effect; "
         "refresh moves it to the newest commit keeping your changes, so "
         "re-read anything you are about to change afterwards. A commit that "
@@ -51,8 +52,9 @@ class SessionToolset(Toolset):
                  "changes. Re-read anything you are about to change.",
                  closedSchema(), annotations(False, idempotent=True),
                  self.refresh,
-                 closedSchema({"refreshed": {"type": "boolean"}},
-                              required=["refreshed"])),
+                 closedSchema({"refreshed": {"type": "boolean"},
+                               "writesCanCommit": {"type": "boolean"}},
+                              required=["refreshed", "writesCanCommit"])),
             Tool("status", "Session status",
                  "This session's GemStone user, session number, stone, "
                  "version and whether it holds uncommitted changes.",
@@ -98,10 +100,13 @@ class SessionToolset(Toolset):
     def refresh(self, call, arguments):
         value = yield call.runTemplate("refresh", {})
         call.ledger.viewMoved()
+        kept = ("uncommitted changes are kept" if value["writesCanCommit"]
+                else "uncommitted changes are kept but can no longer commit: "
+                "another session committed a change to the same objects since "
+                "your old view; abort discards them, then redo the change")
         returnValue(ToolResult(
-            "Refreshed: the view is now the newest commit; uncommitted "
-            "changes are kept. Re-read anything you are about to change.",
-            value))
+            f"Refreshed: the view is now the newest commit; {kept}. Re-read "
+            "anything you are about to change.", value))
 
     @inlineCallbacks
     def status(self, call, arguments):
@@ -114,6 +119,12 @@ class SessionToolset(Toolset):
         returnValue(ToolResult(text, state))
 
 
-def _listed(objects):
-    return ", ".join(map(str, objects)) if isinstance(objects, list) \
-        else str(objects)
+def _listed(conflict):
+    """
+    One kind of conflict as the commit template counts it: how many
+    objects, and the classes and methods among them by name.
+    """
+    named = ", ".join(conflict["names"])
+    count = conflict["count"]
+    objects = f"{count} object{'' if count == 1 else 's'}"
+    return f"{objects} ({named})" if named else objects

@@ -6,7 +6,6 @@ session id, body size), status codes, and the C{MCP-Session-Id} header that
 maps a 2025-revision client onto a session handle.
 """
 
-import json
 import secrets
 
 from klein import Klein
@@ -21,9 +20,11 @@ from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, parseMessage,
-    result)
+    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, encode,
+    parseMessage, result)
 from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.tools.templates.outcomes import ToolError
+from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.gates import (
     SESSION_HEADER, Refusal, allowedHosts, checkHeaders, namedSession)
 from gsmcpd.transport.sse import (
@@ -53,13 +54,15 @@ class McpSite(Site):
     """
     The daemon's site: requests capped in size, and an access log only when
     asked for (a line per request costs about a quarter of the throughput,
-    and the daemon logs what matters itself).
+    and the daemon logs what matters itself).  No POST body is parsed as
+    an HTML form: twisted.web would otherwise parse every POST's
+    Content-Type through the email package to look for one.
     """
 
     requestFactory = CappedRequest
 
     def __init__(self, resource, accessLog=False):
-        super().__init__(resource)
+        super().__init__(resource, parsePOSTFormSubmission=False)
         self._accessLog = accessLog
 
     def log(self, request):
@@ -90,10 +93,12 @@ class McpApp:
 
     def __init__(self, sessions, dispatcher, clock, allowedOriginHosts=(),
                  pending=None, requestTimeout=None, pinnedViewGrace=None,
-                 metrics=UNOBSERVED):
+                 audit=None, metrics=UNOBSERVED):
         """
         @param requestTimeout: the per-request deadline in seconds, or
             L{None}.
+        @param audit: where each tool call is recorded (an
+            L{gsmcpd.observe.audit.AuditLog}), or L{None}.
         @param pinnedViewGrace: ignored; view hygiene, which ends a pinned
             call, says why itself.
         """
@@ -102,7 +107,7 @@ class McpApp:
         self.clock = clock
         self.pending = PendingRequests(clock) if pending is None else pending
         self.calls = CallRunner(dispatcher, sessions, clock, self.pending,
-                                requestTimeout, metrics)
+                                requestTimeout, audit, metrics)
         self.metrics = metrics
         self.allowedOriginHosts = allowedHosts(allowedOriginHosts)
 
@@ -111,7 +116,7 @@ class McpApp:
 
     def _json(self, request, document):
         request.setHeader(b"content-type", b"application/json")
-        return json.dumps(document, ensure_ascii=False).encode("utf-8")
+        return encode(document)
 
     def _session(self, request):
         return namedSession(request, self.sessions)
@@ -180,7 +185,8 @@ class McpApp:
         params = message.params
         try:
             opening = self.sessions.open(
-                params.get("protocolVersion"), params.get("clientInfo"))
+                params.get("protocolVersion"), params.get("clientInfo"),
+                principalOf(request))
         except SessionLimitReached as e:
             self.metrics.logins.labels("refused").inc()
             return self._json(request, JsonRpcError(
@@ -193,15 +199,25 @@ class McpApp:
             self.metrics.logins.labels("failed").inc()
             self.log.error("GemStone login failed: {error} ({reason})",
                            error=e, reason=e.reason)
-            return self._json(request, JsonRpcError(
-                SERVER_ERROR, f"The GemStone login failed (GemStone error "
-                f"{e.number}); the server log has the details.",
-                {"kind": "loginFailed", "number": e.number}
-            ).asResponse(message.id))
+            return self._loginFailed(request, message, e.number)
+        except ToolError as e:
+            self.metrics.logins.labels("failed").inc()
+            self.log.error("GemStone login failed: the daemon's session "
+                           "cannot mint the user's one-time password: "
+                           "{error}", error=e.message)
+            return self._loginFailed(request, message,
+                                     (e.details or {}).get("number"))
         self.metrics.logins.labels("ok").inc()
         request.setHeader(SESSION_HEADER, session.handle.encode("ascii"))
         return self._json(request, result(
             message.id, self.dispatcher.initializeResult(params)))
+
+    def _loginFailed(self, request, message, number):
+        return self._json(request, JsonRpcError(
+            SERVER_ERROR, f"The GemStone login failed (GemStone error "
+            f"{number}); the server log has the details.",
+            {"kind": "loginFailed", "number": number}
+        ).asResponse(message.id))
 
     @app.route("/mcp", methods=["GET"])
     def get(self, request):

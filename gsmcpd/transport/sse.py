@@ -10,7 +10,6 @@ writes stay paused past L{WRITE_BLOCKED_LIMIT} is dropped.
 """
 
 import collections
-import json
 
 from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import IPushProducer
@@ -18,6 +17,7 @@ from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from gsmcpd.protocol.jsonrpc import encode
 from gsmcpd.sessions.interfaces import ICallSink
 
 KEEPALIVE_INTERVAL = 15.0
@@ -31,7 +31,7 @@ def eventBytes(message):
     One JSON-RPC message as an SSE event.
     """
     return (b"event: message\ndata: "
-            + json.dumps(message, ensure_ascii=False).encode("utf-8")
+            + encode(message)
             + b"\n\n")
 
 

@@ -10,7 +10,7 @@ from fractions import Fraction
 import math
 
 from gsmcpd.testing.simulator import errors
-from gsmcpd.testing.simulator.kernel import classOf, method
+from gsmcpd.testing.simulator.kernel import classMethod, classOf, method
 from gsmcpd.testing.simulator.objects import (
     Character, String, isNumber, normalize, printString)
 
@@ -93,16 +93,13 @@ def _unary(selector, operation):
 _unary("negated", lambda n: -n)
 _unary("abs", abs)
 _unary("squared", lambda n: n * n)
-_unary("sqrt", lambda n: math.sqrt(n) if n >= 0 else math.nan)
 _unary("asFloat", float)
 _unary("truncated", int)
 _unary("asInteger", int)
 _unary("rounded", lambda n: math.floor(n + Fraction(1, 2)) if n >= 0 else -math.floor(-n + Fraction(1, 2)))
 _unary("floor", math.floor)
 _unary("ceiling", math.ceil)
-_unary("isZero", lambda n: n == 0)
 _unary("sign", lambda n: (n > 0) - (n < 0))
-_unary("negative", lambda n: n < 0)
 _unary("positive", lambda n: n >= 0)
 
 
@@ -140,17 +137,6 @@ def _toByDo(ev, receiver, stop, step, block):
     return receiver
 
 
-@method("Number", "printString:")
-def _printStringRadix(ev, receiver, radix):
-    digits, n, text = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", abs(receiver), ""
-    while True:
-        n, digit = divmod(n, radix)
-        text = digits[digit] + text
-        if not n:
-            break
-    return String(("-" if receiver < 0 else "") + text)
-
-
 @method("Integer", "timesRepeat:")
 def _timesRepeat(ev, receiver, block):
     for _ in range(receiver):
@@ -158,29 +144,9 @@ def _timesRepeat(ev, receiver, block):
     return receiver
 
 
-@method("Integer", "even")
-def _even(ev, receiver):
-    return receiver % 2 == 0
-
-
-@method("Integer", "odd")
-def _odd(ev, receiver):
-    return receiver % 2 == 1
-
-
 @method("Integer", "factorial")
 def _factorial(ev, receiver):
     return math.factorial(receiver)
-
-
-@method("Integer", "gcd:")
-def _gcd(ev, receiver, other):
-    return math.gcd(receiver, other)
-
-
-@method("Integer", "isPrime")
-def _isPrime(ev, receiver):
-    return receiver > 1 and all(receiver % d for d in range(2, math.isqrt(receiver) + 1))
 
 
 @method("Integer", "asCharacter")
@@ -243,3 +209,14 @@ _compareCharacters("<", lambda a, b: a < b)
 _compareCharacters(">", lambda a, b: a > b)
 _compareCharacters("<=", lambda a, b: a <= b)
 _compareCharacters(">=", lambda a, b: a >= b)
+
+
+def _named(codePoint):
+    def character(ev, receiver):
+        return Character(chr(codePoint))
+    return character
+
+
+classMethod("Character", "lf")(_named(10))
+classMethod("Character", "cr")(_named(13))
+classMethod("Character", "tab")(_named(9))

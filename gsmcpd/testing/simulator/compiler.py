@@ -48,8 +48,68 @@ def checkDeclared(session, nodes, scope, source):
             continue
         if isinstance(node, (smalltalk.Variable, smalltalk.Assignment)) \
                 and node.name not in scope and system.resolve(session, node.name) is None:
-            raise errors.compileError(f"undefined symbol  {node.name}", source, node.offset)
+            raise errors.compileError(f"undefined symbol  {node.name}", source, node.offset,
+                                      errors.UNDEFINED_SYMBOL)
         checkDeclared(session, children(node), scope, source)
+
+
+def freeVariables(nodes, declared):
+    """
+    C{(name, offset)} of each variable in C{nodes} that neither C{declared}
+    nor a block around it declares, in source order.
+    """
+    found = []
+    for node in nodes:
+        if isinstance(node, smalltalk.Block):
+            found.extend(freeVariables(
+                node.statements, declared | set(node.params) | set(node.temps)))
+            continue
+        if isinstance(node, (smalltalk.Variable, smalltalk.Assignment)) \
+                and node.name not in declared:
+            found.append((node.name, node.offset))
+        found.extend(freeVariables(children(node), declared))
+    return tuple(found)
+
+
+def checkFree(isGlobal, free, scope, source, offset=0):
+    """
+    Refuse C{source} with a CompileError naming the first of the C{free}
+    variables (L{freeVariables}, offsets C{offset} into C{source}) that is
+    neither in C{scope} nor a global (C{isGlobal(name)}).
+    """
+    for name, at in free:
+        if name not in scope and not isGlobal(name):
+            raise errors.compileError(f"undefined symbol  {name}", source, at + offset,
+                                      errors.UNDEFINED_SYMBOL)
+
+
+def shadowing(nodes, outer):
+    """
+    C{(offset, text)} of each block argument or temporary in C{nodes} that
+    shadows a variable declared around it (C{outer}, then enclosing blocks).
+    """
+    found = []
+    for node in nodes:
+        if not isinstance(node, smalltalk.Block):
+            found.extend(shadowing(children(node), outer))
+            continue
+        found.extend((node.offset, f"{name} shadows a variable of the same name")
+                     for name in (*node.params, *node.temps) if name in outer)
+        found.extend(shadowing(node.statements, outer | set(node.params) | set(node.temps)))
+    return found
+
+
+def warnings(tree):
+    """
+    C{(offset, text)} of what GemStone's compiler warns about in the method
+    C{tree}: a temporary nothing names, and a block's argument or temporary
+    that shadows a variable around it.
+    """
+    named = {node.name for node in smalltalk.iter_nodes(tree)
+             if isinstance(node, (smalltalk.Variable, smalltalk.Assignment))}
+    return [(tree.offset, f"unused temporary {name}")
+            for name in tree.temps if name not in named] + shadowing(
+        tree.statements, set(tree.params) | set(tree.temps))
 
 
 def children(node):

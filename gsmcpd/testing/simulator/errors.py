@@ -25,19 +25,24 @@ COMPILE_ERROR = 1001         # RP, GJS, VSC tests: "a CompileError occurred (err
 MESSAGE_NOT_UNDERSTOOD = 2010  # JADE, VSC, MAGLEV
 OFFSET_ERROR = 2003          # public GemStone test logs: objErrBadOffsetIncomplete
 ZERO_DIVIDE = 2026           # MAGLEV: numErrIntDivisionByZero
-KEY_NOT_FOUND = 2023         # inferred (rtErrKeyNotFound)
-NOT_FOUND = 2024             # inferred (an element not found)
+KEY_NOT_FOUND = 2023         # inferred (rtErrKeyNotFound; a LookupError)
+NOT_FOUND = 2024             # inferred (an element not found; a LookupError)
 APPLICATION_ERROR = 2318     # JADE: application error (Object>>error:)
 ARGUMENT_TYPE_ERROR = 2094   # MCP/JADE: ArgumentTypeError
+ARGUMENT_ERROR = 2718        # inferred: ArgumentError (String/Unicode comparison)
 TRANSACTION_ERROR = 2409     # MCP: continueTransaction after a failed commit
 COMMITS_DISABLED = 2249      # MCP read-only-user.md: commit by a commit-locked user
 NO_PRIVILEGE = 2151          # MCP: stopSession:, one-time passwords, GsFile... without
                              # the privilege or grant (the wording here is inferred)
 OUT_OF_RANGE = 2061          # MCP: System cacheName: with 0 or 32+ characters
 
+UNDEFINED_SYMBOL = 1031      # Rowan RowanV2.gs (errorDetails at: 1 = 1031, name at: 5)
+APPLICATION_WARNING = 2318   # inferred: a Warning nothing handled, as an application error
+
 # Events: not Errors, so they pass the envelope and end the GCI call.
 SOFT_BREAK = 6003            # JADE, MCP: "a Break occurred"
 HARD_BREAK = 6004            # JADE
+HALT = 6001                  # JADE: pause (halt)
 
 # Not a GemStone number: GemStone's for a second concurrent call on one
 # session is not known (facts file section 6); fakegcits.c uses it.
@@ -78,24 +83,30 @@ class SmalltalkError(Exception):
     number: int
     className: str
     description: str
+    details: object = None
+    exception: object = None
 
 
-def compileError(detail, source, offset):
+def compileError(detail, source, offset, number=COMPILE_ERROR):
     """
-    A CompileError naming where in C{source} compiling stopped.
+    A CompileError naming where in C{source} compiling stopped; its
+    C{errorDetails} hold C{(number, offset, detail)} as GemStone's do.
     """
     line = source.count("\n", 0, offset) + 1
     return SmalltalkError(
         COMPILE_ERROR, "CompileError",
         describe("CompileError", COMPILE_ERROR,
-                 f"{detail}, near source character {offset + 1} (line {line})"))
+                 f"{detail}, near source character {offset + 1} (line {line}), "
+                 "says the simulated stone's compiler"),
+        details=[(number, offset + 1, detail)])
 
 
 def messageNotUnderstood(className, selector):
     return SmalltalkError(
         MESSAGE_NOT_UNDERSTOOD, "MessageNotUnderstood",
         describe("MessageNotUnderstood", MESSAGE_NOT_UNDERSTOOD,
-                 f"a {className} does not understand  #'{selector}'"))
+                 f"a {className} does not understand  #'{selector}' (simulated stone: "
+                 "not in its kernel model, see docs/simulated-stone.rst)"))
 
 
 def zeroDivide(dividend):
@@ -114,8 +125,8 @@ def offsetError(size, index):
 
 def keyNotFound(keyPrinted):
     return SmalltalkError(
-        KEY_NOT_FOUND, "KeyNotFound",
-        describe("KeyNotFound", KEY_NOT_FOUND, f"key {keyPrinted} not found"))
+        KEY_NOT_FOUND, "LookupError",
+        describe("LookupError", KEY_NOT_FOUND, f"key {keyPrinted} not found"))
 
 
 def argumentTypeError(selector):
@@ -126,7 +137,7 @@ def argumentTypeError(selector):
 
 
 def notFound(detail):
-    return SmalltalkError(NOT_FOUND, "NotFoundError", describe("NotFoundError", NOT_FOUND, detail))
+    return SmalltalkError(NOT_FOUND, "LookupError", describe("LookupError", NOT_FOUND, detail))
 
 
 def refused(detail):
@@ -153,12 +164,12 @@ def continueAfterFailedCommit():
                  "abort the transaction first"))
 
 
-def commitsDisabled(user):
+def commitsDisabled(reason):
     return SmalltalkError(
         COMMITS_DISABLED, "TransactionError",
         describe("TransactionError", COMMITS_DISABLED,
-                 f"Further commits have been disabled for this session because the "
-                 f"UserProfile of {user} disables commits. This session must logout."))
+                 f"Further commits have been disabled for this session because "
+                 f"{reason}. This session must logout."))
 
 
 def noPrivilege(detail):
@@ -173,6 +184,16 @@ def noPrivilege(detail):
 def outOfRange(detail):
     return SmalltalkError(OUT_OF_RANGE, "OutOfRange",
                           describe("OutOfRange", OUT_OF_RANGE, detail))
+
+
+def unicodeComparison():
+    """
+    C{=} between a String and a Unicode string on a String-configured image
+    (GemTalk/mcp_server docs, measured on 3.7.x: an ArgumentError with this
+    text; the number is inferred).
+    """
+    return SmalltalkError(ARGUMENT_ERROR, "ArgumentError", describe(
+        "ArgumentError", ARGUMENT_ERROR, "non-Unicode argument disallowed in Unicode comparison"))
 
 
 def notResumable(className):

@@ -1,16 +1,17 @@
 """
-Evaluate a small Smalltalk subset by walking the project parser's syntax
-tree, on behalf of one simulated session.
+Run Smalltalk on behalf of one simulated session: the project parser's
+syntax trees, run as closures (L{closures}), sending messages to the kernel
+model.
 
 Like GemStone's compiler, an evaluation first checks that every variable
 is declared (a temporary, or a global the session can see) and refuses the
-source with a CompileError otherwise; then it runs.  Every message send and
-block activation is a step at which a break can interrupt it.
+source with a CompileError otherwise; then it runs.  Every block and method
+activation is a step at which a break can interrupt it.
 
 A send finds its method along the receiver's class chain: user classes'
-compiled methods (L{gsmcpd.testing.simulator.model}), run by walking their trees
-like a doit, then the kernel's Python methods, and last the methods a user
-compiled into kernel classes.
+compiled methods (L{gsmcpd.testing.simulator.model}), then the kernel's
+methods (Python functions, or Smalltalk ones run like a user's), and last
+the methods a user compiled into kernel classes.
 """
 
 from fractions import Fraction
@@ -18,19 +19,18 @@ import time
 
 import attr
 
-from gsmcpd import smalltalk
 from gsmcpd.testing.simulator import (
-    arithmetic, behavior, compiler, errors, sequences, sunit, system)
+    arithmetic, closures, compiler, dictionaries, errors, exceptions, reflection, sequences, streams,
+    sunit, system)
 from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
-from gsmcpd.testing.simulator.model import CodeModel, MethodInfo
+from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.objects import (
-    Array, BlockClosure, Character, String, Symbol, UserClass)
+    Array, BlockClosure, Character, Symbol, UserClass, string)
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
-KERNEL_MODULES = (arithmetic, behavior, sequences, sunit, system)
-
-_CONSTANTS = {"nil": None, "true": True, "false": False, "thisContext": None}
+KERNEL_MODULES = (arithmetic, dictionaries, exceptions, reflection, sequences, streams,
+                  sunit, system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}
@@ -60,16 +60,12 @@ class Frame:
     parent = attr.ib(default=None)
     home = attr.ib(default=None)
 
-    def holder(self, name):
-        frame = self
-        while frame is not None:
-            if name in frame.names:
-                return frame
-            frame = frame.parent
-        return None
 
+class NonLocalReturn(Exception):
+    """
+    A C{^} unwinding to the activation it returns from.
+    """
 
-class _NonLocalReturn(Exception):
     def __init__(self, home, value):
         super().__init__()
         self.home = home
@@ -82,7 +78,7 @@ def fromLiteral(node):
     """
     kind, value = node.kind, node.value
     if kind == "string":
-        return String(value)
+        return string(value)
     if kind == "symbol":
         return Symbol(value)
     if kind == "character":
@@ -109,7 +105,7 @@ class Evaluator:
     code = attr.ib(default=attr.Factory(lambda self: CodeModel(self.session), takes_self=True))
     handlers = attr.ib(factory=list)
     """The active C{on:do:} handlers, innermost last (see
-    L{gsmcpd.testing.simulator.system.signalBreak})."""
+    L{gsmcpd.testing.simulator.exceptions})."""
 
     def evaluate(self, source):
         """
@@ -125,6 +121,25 @@ class Evaluator:
                                set(tree.temps) | compiler.PSEUDO_VARIABLES, source)
         return self._activate(Activation(), tree, {})
 
+    def run(self, trees):
+        """
+        Run doits that share one set of temporaries, one after the other
+        (a source split where its arguments end: see L{gem}); the last
+        value, or what C{^} returned.
+        """
+        home = Activation()
+        frame = Frame({name: None for tree in trees for name in tree.temps}, home=home)
+        result = None
+        try:
+            for tree in trees:
+                if tree.statements:
+                    result = closures.body(tree)(self, frame)
+        except NonLocalReturn as returned:
+            if returned.home is not home:
+                raise
+            return returned.value
+        return result
+
     def _activate(self, home, tree, arguments):
         """
         Run a doit's or method's statements: what C{^} returned, else the
@@ -132,8 +147,8 @@ class Evaluator:
         """
         names = {**arguments, **dict.fromkeys(tree.temps)}
         try:
-            last = self._statements(tree.statements, Frame(names, home=home))
-        except _NonLocalReturn as returned:
+            last = closures.body(tree)(self, Frame(names, home=home))
+        except NonLocalReturn as returned:
             if returned.home is not home:
                 raise
             return returned.value
@@ -144,13 +159,13 @@ class Evaluator:
     def send(self, receiver, selector, args, startAt=None):
         """
         Send C{selector} to C{receiver}; C{startAt} is where lookup begins
-        for a send to C{super}.
+        for a send to C{super}.  (Breaks are noticed where code can loop:
+        at each block and method activation.)
         """
-        self.checkInterrupt()
         found = self.lookup(startAt or classOf(receiver), selector)
         if found is None:
             raise errors.messageNotUnderstood(classOf(receiver).name, selector)
-        if isinstance(found, MethodInfo):
+        if not callable(found):
             return self.invoke(found, receiver, args)
         try:
             return found(self, receiver, *args)
@@ -164,6 +179,16 @@ class Evaluator:
         The method C{behavior}'s instances run for C{selector}: a
         L{MethodInfo}, a kernel Python function, or None.
         """
+        if type(behavior) is StClass:
+            # A kernel method found along a kernel chain is found there
+            # for good: the kernel does not change.
+            found = _KERNEL_LOOKUPS.get((behavior, selector))
+            if found is None:
+                found = behavior.lookup(selector)
+                if found is not None:
+                    _KERNEL_LOOKUPS[(behavior, selector)] = found
+            if found is not None:
+                return found
         for each in self.behaviors(behavior):
             if isinstance(each, StClass):
                 found = each.lookup(selector)
@@ -193,6 +218,8 @@ class Evaluator:
         """
         Whether C{behavior} is C{other} or one of its subclasses.
         """
+        if type(behavior) is StClass and type(other) is StClass:
+            return behavior.includesBehavior(other)
         return any(each == other if isinstance(each, UserClass) else each is other
                    for each in self.behaviors(behavior))
 
@@ -200,6 +227,7 @@ class Evaluator:
         """
         Run a compiled method for C{receiver}.
         """
+        self.checkInterrupt()
         tree = compiler.parseMethod(method.source)
         home = Activation(receiver, method, self.code.variablesOf(method.className, method.meta))
         return self._activate(home, tree, dict(zip(tree.params, args)))
@@ -217,7 +245,7 @@ class Evaluator:
         node = block.node
         names = dict(zip(node.params, args))
         names.update(dict.fromkeys(node.temps))
-        return self._statements(node.statements, Frame(names, block.frame, block.frame.home))
+        return closures.body(node)(self, Frame(names, block.frame, block.frame.home))
 
     def checkInterrupt(self):
         """
@@ -230,7 +258,7 @@ class Evaluator:
         interrupt = self.session.interrupt
         kind = interrupt.poll()
         if kind == "soft":
-            system.signalBreak(self)
+            exceptions.signalBreak(self)
         elif kind == "hard":
             raise errors.breakError(True, interrupt.context)
 
@@ -247,102 +275,64 @@ class Evaluator:
             if self.session.interrupt.wait(remaining):
                 self.checkInterrupt()
 
-    # -------------------------------------------------------------- nodes
+    # ---------------------------------------------------------- variables
 
-    def _statements(self, statements, frame):
-        result = None
-        for statement in statements:
-            result = self._run(statement, frame)
-        return result
-
-    def _run(self, node, frame):
-        return _RUNNERS[type(node)](self, node, frame)
-
-    def _literal(self, node, frame):
-        return fromLiteral(node)
-
-    def _variable(self, node, frame):
-        name = node.name
-        holder = frame.holder(name)
-        if holder is not None:
-            return holder.names[name]
-        home = frame.home
-        if name in ("self", "super"):
-            return home.receiver
-        if name in _CONSTANTS:
-            return _CONSTANTS[name]
+    def unbound(self, name, home):
+        """
+        The value of C{name}, which no frame declares: a variable of the
+        running method's class, else a global (nil if none).
+        """
         binding = home.variables.get(name)
         if binding == ("slot",):
             return home.receiver.slots.get(name)
         if binding is not None:
             value = self.session.transaction.read(_variableKey(home, name, binding))
             return None if value is ABSENT else value
-        dictionary = system.resolve(self.session, name)
-        return None if dictionary is None else system.readGlobal(self.session, dictionary, name)
+        value = self.globalNamed(name)
+        return None if value is ABSENT else value
 
-    def _assignment(self, node, frame):
-        value = self._run(node.value, frame)
-        name = node.name
-        holder = frame.holder(name)
-        binding = frame.home.variables.get(name)
-        if holder is not None:
-            holder.names[name] = value
-        elif binding == ("slot",):
-            frame.home.receiver.slots[name] = value
+    def assignUnbound(self, name, home, value):
+        """
+        Assign C{name}, which no frame declares (see L{unbound}); an
+        unknown name becomes a global of UserGlobals, as a doit's does.
+        """
+        binding = home.variables.get(name)
+        if binding == ("slot",):
+            home.receiver.slots[name] = value
         elif binding is not None:
-            self.session.transaction.write(_variableKey(frame.home, name, binding), value)
+            self.session.transaction.write(_variableKey(home, name, binding), value)
         else:
             dictionary = system.resolve(self.session, name) or system.USER_GLOBALS
             self.session.transaction.write(system.globalKey(dictionary, name), value)
-        return value
 
-    def _startAt(self, node, frame):
+    def globalNamed(self, name):
         """
-        Where lookup starts for a send to C{node}: above the running
-        method's class for C{super}, else (None) at the receiver's class.
+        The global C{name}, or L{ABSENT}; remembered by the session's
+        transaction until it next changes anything.
         """
-        method = frame.home.method
-        if method is None or not (isinstance(node, smalltalk.Variable) and node.name == "super"):
+        remembered = self.session.transaction.remembered
+        found = remembered.get(name)
+        if found is None:
+            dictionary = system.resolve(self.session, name)
+            found = remembered[name] = ABSENT if dictionary is None else system.readGlobal(
+                self.session, dictionary, name)
+        return found
+
+    def superclassFor(self, home):
+        """
+        Where lookup starts for a send to C{super} in C{home}: above the
+        running method's class.
+        """
+        method = home.method
+        if method is None:
             return None
         if method.className in CLASSES:
             kernel = CLASSES[method.className]
             return (kernel.metaclass if method.meta else kernel).superclass
         return self.code.superclassOf(UserClass(method.className, method.meta))
 
-    def _message(self, node, frame):
-        receiver = self._run(node.receiver, frame)
-        args = [self._run(arg, frame) for arg in node.args]
-        return self.send(receiver, node.selector, args, self._startAt(node.receiver, frame))
 
-    def _cascade(self, node, frame):
-        receiver = self._run(node.receiver, frame)
-        startAt = self._startAt(node.receiver, frame)
-        result = receiver
-        for selector, args in node.messages:
-            result = self.send(receiver, selector, [self._run(arg, frame) for arg in args],
-                               startAt)
-        return result
-
-    def _block(self, node, frame):
-        return BlockClosure(node, frame)
-
-    def _return(self, node, frame):
-        raise _NonLocalReturn(frame.home, self._run(node.value, frame))
-
-    def _braceArray(self, node, frame):
-        return Array([self._run(each, frame) for each in node.elements])
-
-
-_RUNNERS = {
-    smalltalk.Literal: Evaluator._literal,
-    smalltalk.Variable: Evaluator._variable,
-    smalltalk.Assignment: Evaluator._assignment,
-    smalltalk.Message: Evaluator._message,
-    smalltalk.Cascade: Evaluator._cascade,
-    smalltalk.Block: Evaluator._block,
-    smalltalk.Return: Evaluator._return,
-    smalltalk.BraceArray: Evaluator._braceArray,
-}
+_KERNEL_LOOKUPS = {}
 
 
 def _variableKey(home, name, binding):

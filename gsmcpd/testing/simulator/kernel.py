@@ -1,12 +1,16 @@
 """
-The simulated stone's kernel classes: a class table and the methods a small
-Smalltalk subset needs.
+The simulated stone's kernel classes: a class table in GemStone 3.7's
+hierarchy and the registration of their methods.
 
 A method is a Python function C{(ev, receiver, *args)}, where C{ev} is the
-running L{gsmcpd.testing.simulator.evaluator.Evaluator}; it is registered under a
+running L{gsmcpd.testing.simulator.evaluator.Evaluator}, registered under a
 class name and selectors with L{method} (or L{classMethod} for the class
-side), so the model grows by adding functions.  Lookup follows superclasses
-as Smalltalk's does.
+side); or Smalltalk source (L{smalltalkMethods}), which the evaluator runs
+like a user's method.  Lookup follows superclasses as Smalltalk's does.
+
+The methods registered are exactly the selector rows of
+C{tests/selectors/*.tsv} (C{tests/test_simulator_kernel.py}): add a method
+only with the public GemStone source it was read in.
 """
 
 from fractions import Fraction
@@ -14,12 +18,13 @@ import math
 
 import attr
 
+from gsmcpd import smalltalk
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.objects import (
-    Array, BlockClosure, Character, Delay, Dictionary, Instance,
-    OrderedCollection, String, Symbol, SymbolDictionaryRef, UserClass,
-    UserProfile, SMALLINT_MAX, SMALLINT_MIN, displayString, equal, isNumber,
-    printString)
+    Array, BlockClosure, ByteArray, Character, CompiledMethod, Delay, Dictionary,
+    ExceptionSet, Instance, OrderedCollection, SortedCollection, String, Symbol,
+    SymbolDictionaryRef, SymbolList, Unicode16, UserClass, UserProfile, Utf8, WriteStream, SMALLINT_MAX, SMALLINT_MIN,
+    displayString, equal, isNumber, printString)
 
 
 @attr.s(eq=False, repr=False)
@@ -61,45 +66,87 @@ class StClass:
 
 CLASSES = {}
 
+KERNEL_INSTVARS = {}
+"""Instance variables of the kernel classes whose methods are Smalltalk
+(L{smalltalkMethod}), by class name."""
 
-def _define(name, superclassName):
+
+def _define(name, superclassName, instVarNames=()):
     superclass = CLASSES.get(superclassName)
     meta = StClass(f"{name} class",
                    superclass.metaclass if superclass else None)
     cls = CLASSES[name] = StClass(name, superclass, metaclass=meta)
+    KERNEL_INSTVARS[name] = tuple(instVarNames)
     return cls
 
 
-for _name, _super in [
-        ("Object", None), ("UndefinedObject", "Object"), ("Boolean", "Object"),
+# GemStone 3.7's hierarchy for the classes the model has (Unicode16 and Utf8
+# sit closer to the top than in the product, which puts them under
+# MultiByteString and ByteArray's abstract superclasses).
+for _name, _super, *_vars in [
+        ("Object", None), ("Behavior", "Object"), ("Class", "Behavior"),
+        ("Metaclass3", "Behavior"),
+        ("UndefinedObject", "Object"), ("Boolean", "Object"),
         ("Magnitude", "Object"), ("Character", "Magnitude"), ("Number", "Magnitude"),
         ("Integer", "Number"), ("SmallInteger", "Integer"), ("LargeInteger", "Integer"),
         ("BinaryFloat", "Number"), ("SmallDouble", "BinaryFloat"), ("Float", "BinaryFloat"),
-        ("Fraction", "Number"), ("Collection", "Object"),
-        ("SequenceableCollection", "Collection"), ("Array", "SequenceableCollection"),
+        ("Fraction", "Number"), ("ScaledDecimal", "Number"), ("Collection", "Object"),
+        ("SequenceableCollection", "Collection"),
+        ("ArrayedCollection", "SequenceableCollection"), ("Array", "ArrayedCollection"),
+        ("SymbolList", "Array"),
         ("OrderedCollection", "SequenceableCollection"),
-        ("CharacterCollection", "SequenceableCollection"), ("String", "CharacterCollection"),
-        ("Symbol", "String"), ("AbstractDictionary", "Collection"),
+        ("SortedCollection", "OrderedCollection"),
+        ("CharacterCollection", "ArrayedCollection"), ("String", "CharacterCollection"),
+        ("Symbol", "String"), ("Unicode16", "CharacterCollection"),
+        ("ByteArray", "ArrayedCollection"), ("Utf8", "ByteArray"),
+        ("AbstractDictionary", "Collection"),
         ("Dictionary", "AbstractDictionary"), ("SymbolDictionary", "AbstractDictionary"),
+        ("Stream", "Object"), ("PositionableStream", "Stream"),
+        ("WriteStream", "PositionableStream"),
         ("ExecBlock", "Object"), ("Delay", "Object"), ("System", "Object"),
-        ("UserProfile", "Object"), ("AbstractException", "Object"),
+        ("GsSession", "Object"), ("GsCurrentSession", "GsSession"),
+        ("UserProfile", "Object"), ("UserSet", "Object"), ("ClassOrganizer", "Object"),
+        ("GsNMethod", "Object"), ("ExceptionSet", "Object"),
+        ("AbstractException", "Object"),
         ("Exception", "AbstractException"), ("Error", "Exception"),
         ("ZeroDivide", "Error"), ("MessageNotUnderstood", "Error"),
-        ("OffsetError", "Error"), ("KeyNotFound", "Error"), ("CompileError", "Error"),
-        ("TransactionError", "Error"), ("SecurityError", "Error"), ("OutOfRange", "Error"),
+        ("OffsetError", "Error"), ("LookupError", "Error"),
+        ("CompileError", "Error"), ("TransactionError", "Error"), ("SecurityError", "Error"),
+        ("OutOfRange", "Error"), ("ArgumentError", "Error"),
+        ("ArgumentTypeError", "ArgumentError"),
+        ("Warning", "Exception"), ("CompileWarning", "Warning"),
+        ("Notification", "Exception"),
         ("ControlInterrupt", "Exception"), ("Break", "ControlInterrupt"),
-        ("TestCase", "Object"), ("TestFailure", "Exception")]:
-    _define(_name, _super)
-# The metaclass chain ends in Object, so classes answer Object's messages.
-CLASSES["Object"].metaclass.superclass = CLASSES["Object"]
+        ("Halt", "ControlInterrupt"),
+        ("TestFailure", "Exception"), ("ResumableTestFailure", "TestFailure"),
+        ("TestCase", "Object", "testSelector"),
+        ("TestSuite", "Object", "tests", "resources", "name"),
+        ("TestResult", "Object", "failures", "errors", "passed"),
+        ("TestResource", "Object", "name", "description")]:
+    _define(_name, _super, _vars)
+# A class's class is its metaclass, whose chain ends in Object class; that
+# one's superclass is Class, so classes answer Behavior's messages.
+CLASSES["Object"].metaclass.superclass = CLASSES["Class"]
+
+RESUMABLE = {"Exception": True, "Error": False, "TestFailure": False,
+             "ResumableTestFailure": True}
+"""Whether a handler may resume an exception (GemStone's C{isResumable}),
+decided by the nearest of these classes above the exception's: every
+Exception but Errors and plain TestFailures."""
 
 _PYTHON_CLASSES = {
-    String: "String", Symbol: "Symbol", Character: "Character", Array: "Array",
-    OrderedCollection: "OrderedCollection", Dictionary: "Dictionary",
+    String: "String", Symbol: "Symbol", Unicode16: "Unicode16", Character: "Character",
+    Array: "Array", OrderedCollection: "OrderedCollection",
+    SortedCollection: "SortedCollection", Dictionary: "Dictionary",
+    ByteArray: "ByteArray", Utf8: "Utf8", WriteStream: "WriteStream",
     BlockClosure: "ExecBlock", Delay: "Delay", SymbolDictionaryRef: "SymbolDictionary",
-    UserProfile: "UserProfile", Fraction: "Fraction", type(None): "UndefinedObject",
-    bool: "Boolean",
+    SymbolList: "SymbolList", UserProfile: "UserProfile", CompiledMethod: "GsNMethod",
+    ExceptionSet: "ExceptionSet",
+    Fraction: "Fraction", type(None): "UndefinedObject", bool: "Boolean",
 }
+
+
+_BY_TYPE = {python: CLASSES[name] for python, name in _PYTHON_CLASSES.items()}
 
 
 @attr.s(eq=False)
@@ -116,6 +163,8 @@ class SignalledError:
     handler = attr.ib(default=None)
     resumable = attr.ib(default=False)
     handlerIndex = attr.ib(default=0)
+    cls = attr.ib(default=None)
+    messageText = attr.ib(default=None)
 
 
 def classOf(value):
@@ -123,14 +172,19 @@ def classOf(value):
     The class of C{value}: a kernel L{StClass}, or a L{UserClass} for user
     instances and classes (whose methods only the session's view knows).
     """
+    found = _BY_TYPE.get(type(value))
+    if found is not None:
+        return found
     if isinstance(value, StClass):
-        return value.metaclass or CLASSES["Object"]
+        return value.metaclass or CLASSES["Metaclass3"]
     if isinstance(value, Instance):
         return value.cls
     if isinstance(value, UserClass):
-        return UserClass(value.className, meta=True)
+        if value.meta:
+            return CLASSES["Metaclass3"]
+        return UserClass(value.className, meta=True, version=value.version)
     if isinstance(value, SignalledError):
-        return CLASSES.get(value.error.className, CLASSES["Error"])
+        return value.cls or CLASSES.get(value.error.className, CLASSES["Error"])
     if isinstance(value, int) and not isinstance(value, bool):
         small = SMALLINT_MIN <= value <= SMALLINT_MAX
         return CLASSES["SmallInteger" if small else "LargeInteger"]
@@ -157,6 +211,33 @@ def classMethod(className, *selectors):
     return method(className, *selectors, side="class")
 
 
+@attr.s(frozen=True, auto_attribs=True)
+class SmalltalkMethod:
+    """
+    A kernel method written in Smalltalk (SUnit's running, for one): the
+    evaluator runs it as it runs a user's compiled method.
+    """
+
+    className: str
+    meta: bool
+    selector: str
+    category: str
+    source: str
+
+
+def smalltalkMethods(className, category, *sources, side="instance"):
+    """
+    Register each of C{sources} (method definitions) as a method of
+    C{className} (its class side when C{side} is C{"class"}).
+    """
+    cls = CLASSES[className]
+    meta = side == "class"
+    for source in sources:
+        selector = smalltalk.parse_method(source).selector
+        (cls.metaclass if meta else cls).methods[selector] = SmalltalkMethod(
+            className, meta, selector, category, source)
+
+
 def text(value):
     """
     The text of a String or Symbol argument; other arguments are refused the
@@ -180,11 +261,17 @@ def index(value, size):
 
 # ------------------------------------------------------------------ Object
 
+# Values the model may copy (views hold private copies) but that are one
+# object in GemStone: equal ones are identical.
+_BY_VALUE = (int, float, Character, Symbol, UserClass, SymbolDictionaryRef, CompiledMethod)
+
+
 @method("Object", "==")
 def _identical(ev, receiver, other):
-    return receiver is other or (isinstance(receiver, (int, float, Character, Symbol, UserClass))
-                                 and not isinstance(receiver, bool)
-                                 and type(receiver) is type(other) and receiver == other)
+    return receiver is other or (isinstance(receiver, _BY_VALUE) and not isinstance(receiver, bool)
+                                 and type(receiver) is type(other) and receiver == other
+                                 and getattr(receiver, "version", None)
+                                 == getattr(other, "version", None))
 
 
 @method("Object", "~~")
@@ -207,7 +294,7 @@ def _printString(ev, receiver):
     return String(printString(receiver))
 
 
-@method("Object", "displayString", "asString")
+@method("Object", "asString")
 def _displayString(ev, receiver):
     return String(displayString(receiver))
 
@@ -222,11 +309,9 @@ def _class(ev, receiver):
     return classOf(receiver)
 
 
-@method("Object", "name")
-def _className(ev, receiver):
-    if isinstance(receiver, (StClass, UserClass, SymbolDictionaryRef)):
-        return Symbol(receiver.name)
-    raise errors.messageNotUnderstood(classOf(receiver).name, "name")
+@method("Object", "perform:")
+def _perform(ev, receiver, selector):
+    return ev.send(receiver, text(selector), [])
 
 
 @method("Object", "isNil")
@@ -300,11 +385,6 @@ def _error(ev, receiver, message):
 @method("Boolean", "not")
 def _not(ev, receiver):
     return not receiver
-
-
-@method("Boolean", "&")
-def _and(ev, receiver, other):
-    return receiver and other is True
 
 
 @method("Boolean", "|")

@@ -4,8 +4,9 @@ dictionaries, classes, methods and SUnit tests, read and written through the
 session's L{gsmcpd.testing.simulator.repository.Transaction} (so views, uncommitted
 changes, commit, abort and conflicts apply to code exactly as to data).
 
-A test double, not GemStone.  Template handlers use this API; it is the
-contract between them and the model.  Errors a real stone would signal are
+A test double, not GemStone.  The kernel model's methods (reflection,
+dictionaries, SUnit) use this API; it is the contract between them and the
+repository.  Errors a real stone would signal are
 raised as L{gsmcpd.testing.simulator.errors.SmalltalkError} (so the envelope answers
 them as C{{"error": ...}}).
 
@@ -22,7 +23,7 @@ import attr
 
 from gsmcpd import smalltalk
 from gsmcpd.testing.simulator import compiler, errors, fileout, system
-from gsmcpd.testing.simulator.kernel import CLASSES, StClass
+from gsmcpd.testing.simulator.kernel import CLASSES, KERNEL_INSTVARS, StClass
 from gsmcpd.testing.simulator.objects import SymbolDictionaryRef, UserClass, printString
 from gsmcpd.testing.simulator.repository import ABSENT
 
@@ -66,33 +67,25 @@ class ClassInfo:
     version: int
 
 
-@attr.s(frozen=True, auto_attribs=True)
-class TestOutcome:
-    """
-    One test method run.
-
-    @ivar status: C{"passed"}, C{"failed"} (an assertion failed) or
-        C{"error"} (anything else raised).
-    @ivar exceptionClass: e.g. C{"TestFailure"}, C{"ZeroDivide"}; None when
-        passed.
-    @ivar description: the exception's description; None when passed.
-    """
-
-    className: str
-    selector: str
-    status: str
-    exceptionClass: str | None = None
-    description: str | None = None
-
-
-
 def _methodKey(className, meta, selector):
     return ("method", className, meta, selector)
 
 
+def _versionKey(className, version):
+    """
+    Where the methods of a class's older version are kept, for tools that
+    still hold it (its methods as they were when it was replaced).
+    """
+    return ("classVersionMethods", className, version)
+
+
+KERNEL_CLASS_INSTVARS = {"TestResource": ("current",)}
+
+
 def _kernelInfo(cls):
     superclass = cls.superclass.name if cls.superclass else None
-    return ClassInfo(cls.name, superclass, (), (), (), (), KERNEL_CATEGORY,
+    return ClassInfo(cls.name, superclass, KERNEL_INSTVARS[cls.name], (),
+                     KERNEL_CLASS_INSTVARS.get(cls.name, ()), (), KERNEL_CATEGORY,
                      "A kernel class of the simulated stone; its methods are "
                      "the simulator's own.", system.GLOBALS.name, (), 1)
 
@@ -306,6 +299,8 @@ class CodeModel:
         history = self._history(name)
         shapeChanged = old is not None and self._shape(old) != self._shape(info)
         if shapeChanged:
+            self._transaction.write(_versionKey(name, old.version), {
+                (key[2], key[3]): self._read(key) for key in self._methodKeys(name)})
             for key in self._methodKeys(name):
                 self._transaction.write(key, ABSENT)
             info = attr.evolve(info, version=old.version + 1)
@@ -353,6 +348,32 @@ class CodeModel:
         """
         return fileout.fileOut(self._described(name), self.methods(name, meta=True).values(),
                                self.methods(name).values())
+
+    def classInfo(self, name):
+        """
+        The current ClassInfo of the user or kernel class C{name}, wherever
+        it is bound.
+        """
+        info = self._current(name) or KERNEL_CLASSES.get(name)
+        if info is None:
+            raise errors.notFound(f"no class named {name}")
+        return info
+
+    def namesOf(self, value):
+        """
+        The names the symbol list binds to C{value} (a class by its own
+        name, and any global holding it).
+        """
+        names = set()
+        if isinstance(value, UserClass):
+            names.add(value.className)
+        elif isinstance(value, StClass) and value.metaclass is not None:
+            names.add(value.name)
+        for dictionary in system.symbolList(self.session):
+            for name in system.globalNames(self.session, dictionary):
+                if self._transaction.read(system.globalKey(dictionary, name)) is value:
+                    names.add(name)
+        return sorted(names)
 
     def _described(self, name):
         info = self.classNamed(name)
@@ -434,6 +455,16 @@ class CodeModel:
         The MethodInfo, or None.
         """
         return self._read(_methodKey(className, meta, selector))
+
+    def methodsOf(self, className, meta, version=None):
+        """
+        L{methods} of version C{version} of the class (None: the current).
+        """
+        current = self._current(className)
+        if version is None or current is None or current.version == version:
+            return self.methods(className, meta)
+        old = self._read(_versionKey(className, version)) or {}
+        return {selector: m for (side, selector), m in old.items() if side == meta}
 
     def compileMethod(self, className, source, category=DEFAULT_CATEGORY,
                       meta=False):
@@ -530,12 +561,3 @@ class CodeModel:
         return sorted({selector for info in self._chain(className)
                        for selector in self.methods(info.name)
                        if selector.startswith("test") and selector.isidentifier()})
-
-    def runTest(self, className, selector):
-        """
-        Run one test method (setUp, the test, tearDown) with the evaluator
-        on this session's view: a TestOutcome.
-        """
-        # Imported here: running code needs the evaluator, which needs this.
-        from gsmcpd.testing.simulator import evaluator, sunit
-        return sunit.runTest(evaluator.Evaluator(self.session, self), className, selector)

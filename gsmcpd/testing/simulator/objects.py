@@ -28,6 +28,23 @@ class String:
     text = attr.ib()
 
 
+@attr.s(eq=False)
+class Unicode16(String):
+    """
+    A String holding a character a byte cannot (what a literal or a UTF-8
+    decode with such a character answers in GemStone 3.7).
+    """
+
+
+def string(text):
+    """
+    The String, or Unicode16 when a character needs it, holding C{text}.
+    """
+    if text.isascii() or max(text) <= "\xff":
+        return String(text)
+    return Unicode16(text)
+
+
 @attr.s(frozen=True)
 class Symbol:
     """
@@ -50,6 +67,66 @@ class Array:
 @attr.s(eq=False)
 class OrderedCollection:
     items = attr.ib(factory=list)
+
+
+@attr.s(eq=False)
+class SortedCollection(OrderedCollection):
+    """
+    An OrderedCollection kept in the order of its sort block (None: C{<=}).
+    """
+
+    sortBlock = attr.ib(default=None)
+
+
+@attr.s(eq=False)
+class ByteArray:
+    data = attr.ib(default=b"")
+
+
+@attr.s(eq=False)
+class Utf8(ByteArray):
+    """
+    UTF-8 bytes, as C{encodeAsUTF8} answers them.
+    """
+
+
+@attr.s(eq=False)
+class WriteStream:
+    """
+    A WriteStream on a new String: what was written, in pieces.
+    """
+
+    parts = attr.ib(factory=list)
+
+
+@attr.s(eq=False)
+class SymbolList:
+    """
+    A session's symbol list (C{System myUserProfile symbolList}); its
+    dictionaries live in the session's transaction.
+    """
+
+    session = attr.ib()
+
+
+@attr.s(frozen=True)
+class CompiledMethod:
+    """
+    A GsNMethod: the method C{selector} of C{behavior} (a kernel class, a
+    L{UserClass}, or either's metaclass).
+    """
+
+    behavior = attr.ib()
+    selector = attr.ib()
+
+
+@attr.s(frozen=True)
+class ExceptionSet:
+    """
+    Exception classes joined with C{,}; a handler for it catches any.
+    """
+
+    classes = attr.ib()
 
 
 @attr.s(eq=False)
@@ -91,6 +168,9 @@ class UserClass:
 
     className = attr.ib()
     meta = attr.ib(default=False)
+    version = attr.ib(default=None, eq=False)
+    """The version of the class history it is (None: the current one);
+    C{==} tells versions apart, lookup does not."""
 
     @property
     def name(self):
@@ -142,11 +222,19 @@ def equal(a, b):
         return a is b
     if isNumber(a) and isNumber(b):
         return a == b
+    if isinstance(a, (String, Symbol)) and isinstance(b, (String, Symbol)) \
+            and isinstance(a, Unicode16) != isinstance(b, Unicode16):
+        # GemStone on a String-configured image (measured on 3.7.x):
+        # ArgumentError, not false.
+        from gsmcpd.testing.simulator.errors import unicodeComparison
+        raise unicodeComparison()
     if isinstance(a, String) and isinstance(b, (String, Symbol)):
         return a.text == b.text
+    if isinstance(a, ByteArray) and isinstance(b, ByteArray):
+        return a.data == b.data
     if isinstance(a, Symbol):
         return a == b
-    if isinstance(a, (Character, UserClass)):
+    if isinstance(a, (Character, UserClass, SymbolDictionaryRef, CompiledMethod)):
         return a == b
     if type(a) is type(b) and isinstance(a, (Array, OrderedCollection)):
         return (len(a.items) == len(b.items)
@@ -204,6 +292,9 @@ def printString(value):
         return "#'" + value.text.replace("'", "''") + "'"
     if isinstance(value, Character):
         return "$" + value.char
+    if isinstance(value, ByteArray):
+        return f"{article(className(value))}{className(value)}(" + "".join(
+            f" {b}" for b in value.data) + " )"
     if isinstance(value, (Array, OrderedCollection)):
         name = className(value)
         inner = "".join(" " + printString(each) + ("," if i < len(value.items) - 1 else "")
@@ -215,6 +306,10 @@ def printString(value):
         return f"aDictionary( {inner})" if inner else "aDictionary( )"
     if isinstance(value, (StClass, UserClass)):
         return value.name
+    if isinstance(value, SymbolDictionaryRef):
+        return f"a SymbolDictionary named {value.name}"
+    if isinstance(value, CompiledMethod):
+        return f"{value.behavior.name}>>{value.selector}"
     name = className(value)
     return f"{article(name)}{name}"
 

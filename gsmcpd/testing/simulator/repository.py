@@ -27,7 +27,7 @@ class Repository:
 
     commitNumber = attr.ib(default=0)
     _history = attr.ib(factory=dict)     # key -> [(commitNumber, value), ...]
-    _lock = attr.ib(factory=threading.Lock)
+    _lock = attr.ib(factory=threading.RLock)
 
     def read(self, key, view):
         """
@@ -47,17 +47,27 @@ class Repository:
             candidates = [k for k in self._history if k[:len(prefix)] == prefix]
         return [k for k in candidates if self.read(k, view) is not ABSENT]
 
-    def commit(self, writes, view):
+    def changedSince(self, keys, view):
+        """
+        The C{keys} a commit after C{view} wrote.
+        """
+        with self._lock:
+            return [key for key in keys
+                    if any(number > view for number, _ in self._history.get(key, ()))]
+
+    def commit(self, writes, view, stale=()):
         """
         Apply C{writes} (key to value or L{ABSENT}) made on a view taken at
         commit C{view}.
 
+        @param stale: keys known to conflict already (a view moved over
+            them: see L{Transaction.continueTransaction}).
         @return: C{(True, newCommitNumber)}, or C{(False, conflictingKeys)}
             when another commit since C{view} wrote one of the same keys.
         """
         with self._lock:
-            conflicts = [key for key in writes
-                         if any(number > view for number, _ in self._history.get(key, ()))]
+            conflicts = list(dict.fromkeys(
+                [*self.changedSince(writes, view), *(key for key in stale if key in writes)]))
             if conflicts:
                 return False, conflicts
             if writes:
@@ -78,8 +88,9 @@ class Transaction:
     holds; changing it in place counts as a write, as it does in GemStone.
     A failed commit leaves the session stuck (GemStone refuses
     C{continueTransaction}) until it aborts.  A commit-locked user's
-    session (C{commitsDisabledFor} names the user) may change objects but
-    never commit them.
+    session, or one commit-locked by C{System disableCommitsWithReason:}
+    (C{commitsDisabledFor} says why), may change objects but never commit
+    them.
     """
 
     repository = attr.ib()
@@ -88,6 +99,10 @@ class Transaction:
     writes = attr.ib(factory=dict)
     conflicts = attr.ib(factory=dict)
     commitFailed = attr.ib(default=False)
+    staleWrites = attr.ib(factory=set)
+    remembered = attr.ib(factory=dict)
+    """What a reader derived from this view (resolved globals); forgotten
+    at every write and view move."""
     _copies = attr.ib(factory=dict)      # key -> (private copy, its pickle when read)
 
     def read(self, key):
@@ -106,6 +121,7 @@ class Transaction:
 
     def write(self, key, value):
         self.writes[key] = value
+        self.remembered.clear()
 
     def keys(self, prefix):
         """
@@ -136,7 +152,7 @@ class Transaction:
         """
         if self.commitsDisabledFor is not None:
             raise errors.commitsDisabled(self.commitsDisabledFor)
-        ok, detail = self.repository.commit(self._changes(), self.view)
+        ok, detail = self.repository.commit(self._changes(), self.view, self.staleWrites)
         if not ok:
             self.commitFailed = True
             self.conflicts = {"Write-Write": detail}
@@ -145,6 +161,8 @@ class Transaction:
         return True
 
     def abort(self):
+        self.remembered.clear()
+        self.staleWrites.clear()
         self.writes.clear()
         self._copies.clear()
         self.conflicts = {}
@@ -155,14 +173,19 @@ class Transaction:
         """
         Move the view to the newest commit, keeping the write set.
 
-        @return: L{False} if a failed commit forbids it.
+        @return: L{False} when a commit since the old view wrote what the
+            write set writes: the view moves anyway, and those writes can
+            no longer commit (the next commit fails with them as
+            conflicts).
         """
-        if self.commitFailed:
-            return False
-        self.writes.update(self._changes())
+        changes = self._changes()
+        stale = self.repository.changedSince(changes, self.view)
+        self.staleWrites.update(stale)
+        self.writes.update(changes)
+        self.remembered.clear()
         self._copies.clear()
         self.view = self.repository.commitNumber
-        return True
+        return not stale
 
     @property
     def commitsBehind(self):

@@ -13,7 +13,7 @@ import traceback
 
 import attr
 
-from gsmcpd.testing.simulator import errors, handlers, wire
+from gsmcpd.testing.simulator import errors, gem, wire
 from gsmcpd.testing.simulator.objects import Array, String
 from gsmcpd.testing.simulator.stone import FULL_PRIVILEGES, GemKilled
 from gsmcpd.testing.simulator.system import USER_GLOBALS, globalKey
@@ -56,6 +56,9 @@ class Gem:
                 elif opcode == wire.CLEARSTACK:
                     self.send(wire.encodeFields(wire.OK, []))
                 elif opcode == wire.LOGOUT:
+                    # Logged out before the answer, as a stone's logout is
+                    # over when GciTsLogout returns.
+                    self.server.forget(self)
                     self.send(wire.encodeFields(wire.OK, []))
                     return
                 else:
@@ -68,7 +71,7 @@ class Gem:
     def _execute(self, source):
         try:
             reply = wire.encodeFields(wire.OK, [
-                handlers.answer(self.session, source.decode("utf-8", "replace"))])
+                gem.answer(self.session, source.decode("utf-8", "replace"))])
         except errors.GciError as e:
             reply = _errorReply(e)
         except GemKilled:

@@ -326,7 +326,8 @@ class Stone:
             session = Session(
                 self, number, user,
                 Transaction(self.repository, self.repository.commitNumber,
-                            commitsDisabledFor=user if user in self.commitsDisabled else None),
+                            commitsDisabledFor=f"the UserProfile of {user} disables commits"
+                            if user in self.commitsDisabled else None),
                 Interrupt(context=_PROCESS_OOP_BASE + number * 0x100))
             self.sessions[number] = session
             return session

@@ -1,7 +1,7 @@
 """
-The simulated stone's System, symbol dictionaries, blocks, Delay and
-exception handling: the kernel parts that reach the session (its
-transaction, its identity, its interrupts).
+The simulated stone's System, GsCurrentSession, blocks and Delay: the
+kernel parts that reach the session (its transaction, its identity, its
+interrupts), and where globals live.
 
 Globals live in the transaction model under keys
 C{('global', dictionaryName, name)}, the symbol list under C{('symbolList',)}
@@ -9,14 +9,13 @@ and user classes under C{('class', name)} (see L{gsmcpd.testing.simulator.model}
 kernel classes are Globals that no commit can remove.
 """
 
-import attr
+import time
 
 from gsmcpd.testing.simulator import errors
-from gsmcpd.testing.simulator.kernel import (
-    CLASSES, SignalledError, StClass, classMethod, classOf, method, text)
+from gsmcpd.testing.simulator.kernel import CLASSES, classMethod, classOf, method, text
 from gsmcpd.testing.simulator.objects import (
-    Array, Delay, Dictionary, String, Symbol, SymbolDictionaryRef, UserClass,
-    UserProfile, isNumber, keyOf, printString)
+    Array, CompiledMethod, Delay, Dictionary, Instance, String, Symbol,
+    SymbolDictionaryRef, SymbolList, UserClass, UserProfile, isNumber, keyOf)
 from gsmcpd.testing.simulator.repository import ABSENT
 
 USER_GLOBALS = SymbolDictionaryRef("UserGlobals")
@@ -26,7 +25,12 @@ PUBLISHED = SymbolDictionaryRef("Published")
 SYMBOL_LIST_KEY = ("symbolList",)
 DEFAULT_SYMBOL_LIST = (USER_GLOBALS.name, GLOBALS.name, PUBLISHED.name)
 
-KERNEL_GLOBALS = {**CLASSES, "UserGlobals": USER_GLOBALS, "Globals": GLOBALS}
+UNNAMED = frozenset({"UserSet"})
+"""Kernel classes the model has but does not bind by name: no public source
+names them (C{AllUsers} is the UserSet's way in)."""
+
+KERNEL_GLOBALS = {**{name: cls for name, cls in CLASSES.items() if name not in UNNAMED},
+                  "UserGlobals": USER_GLOBALS, "Globals": GLOBALS}
 
 
 def globalKey(dictionary, name):
@@ -57,7 +61,7 @@ def readGlobal(session, dictionary, name):
         return value
     history = session.transaction.read(classKey(name))
     if history is not ABSENT and history[-1].dictionary == dictionary.name:
-        return UserClass(name)
+        return UserClass(name, version=history[-1].version)
     if name == dictionary.name:
         return dictionary
     if dictionary == GLOBALS:
@@ -76,56 +80,6 @@ def resolve(session, name):
     return None
 
 
-# -------------------------------------------------------- SymbolDictionary
-
-@method("SymbolDictionary", "at:put:")
-def _globalAtPut(ev, receiver, key, value):
-    ev.session.transaction.write(globalKey(receiver, text(key)), value)
-    return value
-
-
-@method("SymbolDictionary", "at:ifAbsent:")
-def _globalAtIfAbsent(ev, receiver, key, block):
-    value = readGlobal(ev.session, receiver, text(key))
-    return ev.value(block) if value is ABSENT else value
-
-
-@method("SymbolDictionary", "at:")
-def _globalAt(ev, receiver, key):
-    value = readGlobal(ev.session, receiver, text(key))
-    if value is ABSENT:
-        raise errors.keyNotFound(printString(key))
-    return value
-
-
-@method("SymbolDictionary", "includesKey:")
-def _globalIncludesKey(ev, receiver, key):
-    return readGlobal(ev.session, receiver, text(key)) is not ABSENT
-
-
-@method("SymbolDictionary", "removeKey:ifAbsent:")
-def _globalRemoveKeyIfAbsent(ev, receiver, key, block):
-    value = readGlobal(ev.session, receiver, text(key))
-    if value is ABSENT:
-        return ev.value(block)
-    ev.session.transaction.write(globalKey(receiver, text(key)), ABSENT)
-    return value
-
-
-@method("SymbolDictionary", "removeKey:")
-def _globalRemoveKey(ev, receiver, key):
-    value = readGlobal(ev.session, receiver, text(key))
-    if value is ABSENT:
-        raise errors.keyNotFound(printString(key))
-    ev.session.transaction.write(globalKey(receiver, text(key)), ABSENT)
-    return value
-
-
-@method("SymbolDictionary", "keys")
-def _globalKeys(ev, receiver):
-    return Array([Symbol(name) for name in globalNames(ev.session, receiver)])
-
-
 def globalNames(session, dictionary):
     """
     The names C{dictionary} holds in C{session}'s view, sorted.
@@ -140,16 +94,24 @@ def globalNames(session, dictionary):
     return sorted(names)
 
 
-@method("UserProfile", "symbolList")
-def _symbolList(ev, receiver):
-    return Array(symbolList(ev.session))
-
-
 # ------------------------------------------------------------------ System
 
 @classMethod("System", "commitTransaction")
 def _commit(ev, receiver):
     return ev.session.transaction.commit()
+
+
+@classMethod("System", "disableCommitsWithReason:")
+def _disableCommits(ev, receiver, reason):
+    """
+    Commit-lock this session until it logs out: true when this armed it,
+    false when it was locked already (by its user's profile, say).
+    """
+    transaction = ev.session.transaction
+    if transaction.commitsDisabledFor is not None:
+        return False
+    transaction.commitsDisabledFor = text(reason)
+    return True
 
 
 @classMethod("System", "abortTransaction")
@@ -160,9 +122,15 @@ def _abort(ev, receiver):
 
 @classMethod("System", "continueTransaction")
 def _continue(ev, receiver):
-    if not ev.session.transaction.continueTransaction():
+    """
+    A fresh view keeping the uncommitted writes: false when a commit since
+    the old view changed what they change (the view moves anyway, and they
+    can no longer commit); after a failed commit, TransactionError 2409.
+    """
+    transaction = ev.session.transaction
+    if transaction.commitFailed:
         raise errors.continueAfterFailedCommit()
-    return True
+    return transaction.continueTransaction()
 
 
 @classMethod("System", "needsCommit")
@@ -176,12 +144,37 @@ def _inTransaction(ev, receiver):
     return True
 
 
+@classMethod("System", "transactionMode")
+def _transactionMode(ev, receiver):
+    return Symbol("autoBegin")
+
+
+@classMethod("System", "transactionMode:")
+def _setTransactionMode(ev, receiver, mode):
+    if text(mode) != "autoBegin":
+        raise errors.refused("the simulated stone runs sessions in #autoBegin mode only")
+    return receiver
+
+
+@classMethod("System", "beginTransaction")
+def _beginTransaction(ev, receiver):
+    ev.session.transaction.abort()
+    return receiver
+
+
 @classMethod("System", "transactionConflicts")
 def _transactionConflicts(ev, receiver):
+    """
+    GemStone's report of the last commit: C{#commitResult} (a Symbol) and,
+    for each kind of conflict, the conflicting objects.
+    """
+    transaction = ev.session.transaction
     conflicts = Dictionary()
-    for kind, keys in ev.session.transaction.conflicts.items():
+    result = Symbol("failure" if transaction.commitFailed else "success")
+    conflicts.entries[keyOf(Symbol("commitResult"))] = (Symbol("commitResult"), result)
+    for kind, keys in transaction.conflicts.items():
         conflicts.entries[keyOf(Symbol(kind))] = (
-            Symbol(kind), Array([describeKey(key) for key in keys]))
+            Symbol(kind), Array([conflictingObject(ev.session, key) for key in keys]))
     return conflicts
 
 
@@ -215,14 +208,24 @@ def _cacheName(ev, receiver, name):
     return receiver
 
 
-@classMethod("System", "gemCacheStatisticsForSessionId:")
-def _gemCacheStatistics(ev, receiver, number):
+@classMethod("System", "cacheStatisticsForSessionId:")
+def _cacheStatistics(ev, receiver, number):
     """
     The session's row of cache statistics: only its first field, the
     name, is modelled.
     """
     name = ev.session.stone.cacheNameOf(number)
     return None if name is None else Array([String(name)])
+
+
+@classMethod("System", "currentSessions")
+def _currentSessions(ev, receiver):
+    return Array(sorted(ev.session.stone.sessions))
+
+
+@classMethod("System", "timeGmt")
+def _timeGmt(ev, receiver):
+    return int(time.time())
 
 
 @classMethod("System", "stopSession:")
@@ -248,6 +251,14 @@ def _stoneConfigurationAt(ev, receiver, name):
     return ev.session.stone.configurationAt(text(name))
 
 
+@classMethod("System", "maxSessionId")
+def _maxSessionId(ev, receiver):
+    """
+    The stone's session limit: the simulator's login cap.
+    """
+    return ev.session.stone.maxLogins
+
+
 @classMethod("System", "descriptionOfSession:")
 def _descriptionOfSession(ev, receiver, number):
     """
@@ -268,40 +279,36 @@ def _descriptionOfSession(ev, receiver, number):
     return Array(fields)
 
 
-@method("UserProfile", "userId")
-def _userId(ev, receiver):
-    return String(receiver.userId)
-
-
-@method("UserProfile", "privileges")
-def _privileges(ev, receiver):
-    return Array([Symbol(name) for name in
-                  sorted(ev.session.stone.privileges.get(receiver.userId, ()))])
-
-
-@classMethod("System", "maxSessionId")
-def _maxSessionId(ev, receiver):
+def conflictingObject(session, key):
     """
-    The stone's session limit: the simulator's login cap.
-    """
-    return ev.session.stone.maxLogins
-
-
-def describeKey(key):
-    """
-    How a conflicting repository key is reported.
+    The object a conflicting repository key stands for: a method, a class,
+    the dictionary holding a global, the symbol list.
     """
     kind = key[0]
-    if kind == "global":
-        return String(f"{key[1]} at: #{key[2]}")
-    if kind == "class":
-        return String(f"class {key[1]}")
     if kind == "method":
-        className, meta, selector = key[1:]
-        return String(f"{className}{' class' if meta else ''}>>{selector}")
-    if kind == "symbolList":
-        return String("System myUserProfile symbolList")
-    return String(" ".join(map(str, key)))
+        return CompiledMethod(UserClass(key[1], key[2]), key[3])
+    if kind in ("class", "classVar", "classInstVar", "classVersionMethods"):
+        return UserClass(key[1])
+    if kind == "global":
+        return SymbolDictionaryRef(key[1])
+    return SymbolList(session)
+
+
+@classMethod("GsCurrentSession", "currentSession")
+def _currentSession(ev, receiver):
+    return Instance(receiver)
+
+
+@method("GsCurrentSession", "createOnetimePasswordForUserId:validForSeconds:")
+def _createOnetimePassword(ev, receiver, userId, seconds):
+    session = ev.session
+    return String(session.stone.mintOnetimePassword(
+        session, text(userId) if isinstance(userId, (String, Symbol)) else userId, seconds))
+
+
+@method("GsCurrentSession", "createOnetimePasswordValidForSeconds:")
+def _createOwnOnetimePassword(ev, receiver, seconds):
+    return _createOnetimePassword(ev, receiver, String(ev.session.user), seconds)
 
 
 # -------------------------------------------------------------- ExecBlock
@@ -356,179 +363,6 @@ def _whileFalse(ev, receiver):
 def _repeat(ev, receiver):
     while True:
         ev.value(receiver)
-
-
-@method("ExecBlock", "ensure:")
-def _ensure(ev, receiver, cleanup):
-    try:
-        return ev.value(receiver)
-    finally:
-        ev.value(cleanup)
-
-
-@attr.s(eq=False)
-class _Handler:
-    """
-    One active C{on:do:}: what it catches and its handler block.
-    """
-
-    exceptionClass = attr.ib()
-    block = attr.ib()
-
-
-@method("ExecBlock", "on:do:")
-def _onDo(ev, receiver, exceptionClass, handler):
-    """
-    Run the receiver, handing a signalled Error of C{exceptionClass} to
-    C{handler} once the stack has unwound to here, and a soft break
-    (C{Break}, which is not an Error) to it at the point the break arrived,
-    where the handler may resume it (L{signalBreak}); hard breaks and other
-    GCI-level events pass untouched.
-    """
-    entry = _Handler(exceptionClass, handler)
-    ev.handlers.append(entry)
-    try:
-        try:
-            return ev.value(receiver)
-        finally:
-            ev.handlers.pop()
-    except errors.SmalltalkError as e:
-        if not signalledIsKindOf(e, exceptionClass):
-            raise
-        exception = SignalledError(e)
-        exception.handler = entry
-        try:
-            return _runHandler(ev, handler, exception)
-        except _HandlerReturn as returned:
-            if returned.exception is not exception:
-                raise
-            return returned.value
-    except _HandlerReturn as returned:
-        if returned.exception.handler is not entry:
-            raise
-        return returned.value
-
-
-def _runHandler(ev, handler, exception):
-    return ev.value(handler, exception) if handler.numArgs else ev.value(handler)
-
-
-def signalBreak(ev):
-    """
-    Signal C{Break} (what a soft break is) where the running code is: the
-    innermost active handler for it runs right here, on top of the running
-    code.  If it resumes, the code goes on as if nothing happened; if it
-    returns (or falls off its end) the stack unwinds to its C{on:do:}.  With
-    no handler the break ends the call (GCI error 6003).
-    """
-    exception = SignalledError(errors.SmalltalkError(
-        errors.SOFT_BREAK, "Break",
-        errors.describe("Break", errors.SOFT_BREAK, "A soft break was received.")))
-    exception.resumable = True
-    return _dispatch(ev, exception, len(ev.handlers))
-
-
-def _dispatch(ev, exception, below):
-    """
-    Hand a resumable C{exception} to the innermost handler for it among the
-    first C{below} active handlers.
-    """
-    signalled = CLASSES[exception.error.className]
-    for index in range(below - 1, -1, -1):
-        entry = ev.handlers[index]
-        if not (isinstance(entry.exceptionClass, StClass)
-                and signalled.includesBehavior(entry.exceptionClass)):
-            continue
-        exception.handler = entry
-        exception.handlerIndex = index
-        saved = ev.handlers
-        ev.handlers = saved[:index]
-        try:
-            value = _runHandler(ev, entry.block, exception)
-        except _Resume as resumed:
-            if resumed.exception is not exception:
-                raise
-            return resumed.value
-        finally:
-            ev.handlers = saved
-        raise _HandlerReturn(exception, value)
-    raise errors.breakError(False, ev.session.interrupt.context)
-
-
-def signalledIsKindOf(error, exceptionClass):
-    """
-    Whether the signalled C{error} is an instance of C{exceptionClass}, so a
-    handler for it catches it.
-    """
-    signalled = CLASSES.get(error.className, CLASSES["Error"])
-    return isinstance(exceptionClass, StClass) and signalled.includesBehavior(exceptionClass)
-
-
-class _HandlerReturn(Exception):
-    """
-    C{ex return: value} unwinding to its C{on:do:}.
-    """
-
-    def __init__(self, exception, value):
-        super().__init__()
-        self.exception = exception
-        self.value = value
-
-
-class _Resume(Exception):
-    """
-    C{ex resume: value} going back to where a resumable exception was
-    signalled.
-    """
-
-    def __init__(self, exception, value):
-        super().__init__()
-        self.exception = exception
-        self.value = value
-
-
-@method("AbstractException", "messageText", "description")
-def _messageText(ev, receiver):
-    return String(receiver.error.description)
-
-
-@method("AbstractException", "number")
-def _errorNumber(ev, receiver):
-    return receiver.error.number
-
-
-@method("AbstractException", "return:")
-def _return(ev, receiver, value):
-    raise _HandlerReturn(receiver, value)
-
-
-@method("AbstractException", "return")
-def _returnNil(ev, receiver):
-    raise _HandlerReturn(receiver, None)
-
-
-@method("AbstractException", "resume:")
-def _resume(ev, receiver, value):
-    if not getattr(receiver, "resumable", False):
-        raise errors.notResumable(receiver.error.className)
-    raise _Resume(receiver, value)
-
-
-@method("AbstractException", "resume")
-def _resumeNil(ev, receiver):
-    return _resume(ev, receiver, None)
-
-
-@method("AbstractException", "pass", "outer", "signal")
-def _pass(ev, receiver):
-    """
-    Hand the exception to the next handler out (for a break, from where it
-    was signalled; for an Error, by unwinding further).
-    """
-    if getattr(receiver, "resumable", False):
-        index = getattr(receiver, "handlerIndex", 0)
-        return _dispatch(ev, receiver, min(index, len(ev.handlers)))
-    raise receiver.error
 
 
 # ------------------------------------------------------------------ Delay

@@ -1,0 +1,301 @@
+"""
+The daemon's security settings taken together: who may reach it, TLS, the
+bearer gate, scopes choosing tools, read-only mode and the audit trail.
+
+The settings themselves are declared with the others (L{gsmcpd.daemon.
+options}); this module parses their values, checks them against each other
+when the configuration is built, and makes what they describe when the
+service tree is assembled.
+"""
+
+import json
+from urllib.parse import urlsplit
+
+from twisted.application.service import Service
+from twisted.internet.defer import inlineCallbacks
+
+from gsmcpd.auth.documents import verifiedClient
+from gsmcpd.auth.keys import KeyFile, KeySetError, RemoteKeys
+from gsmcpd.auth.resource import ProtectedResource
+from gsmcpd.auth.scopes import ScopeMapError, ScopeToolsets
+from gsmcpd.auth.tokens import TokenValidator
+from gsmcpd.auth.users import UserMap, UserMapError
+from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.observe.audit import AuditLog
+from gsmcpd.tools.base import ToolCall
+from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.transport.bearer import BearerGate
+from gsmcpd.transport.exposure import ExposureError, Listening
+from gsmcpd.transport.tls import (
+    ReloadingContexts, TLSConfigError, TLSEndpoint, reloadOnHangup)
+
+MUTATION = "mutation"
+READ_ONLY_REASON = "gsmcpd serves this repository read-only (--read-only)"
+READ_ONLY_INSTRUCTIONS = (
+    "This server is read-only: nothing can be committed. Code you run or "
+    "compile changes only your own session's view, and is lost when the "
+    "session ends.")
+
+
+# Parsers of the settings' text (see gsmcpd.daemon.settings).
+
+def httpsUrl(text):
+    if urlsplit(text).scheme != "https" or not urlsplit(text).hostname:
+        raise ValueError("expected an https URL")
+    return text
+
+
+def resourceUrl(text):
+    """
+    A resource identifier: the absolute URL clients use for C{/mcp}.
+    """
+    parts = urlsplit(text)
+    if parts.scheme not in ("https", "http") or not parts.hostname or \
+            parts.fragment:
+        raise ValueError("expected the absolute URL clients use for /mcp, "
+                         "e.g. https://gemstone.example.com:8443/mcp")
+    return text
+
+
+def jwksFile(path):
+    try:
+        return KeyFile.read(path)
+    except KeySetError as e:
+        raise ValueError(str(e))
+
+
+def userMap(path):
+    try:
+        return UserMap.read(path)
+    except UserMapError as e:
+        raise ValueError(str(e))
+
+
+def jsonText(text):
+    try:
+        json.loads(text)
+    except ValueError as e:
+        raise ValueError(f"is not JSON: {e}")
+    return text
+
+
+# Checks, when the configuration is built.
+
+AUTH_DETAILS = ("authJwksUrl", "authJwksFile", "authRequiredScopes",
+                "authUserMap", "authScopeToolsets")
+
+
+def checkSecurity(config, optionOf):
+    """
+    Refuse a configuration that is unsafe or contradictory.
+
+    @param optionOf: names an attribute's option, for the message.
+    @raise ConfigError: naming the fix.
+    """
+    if (config.authIssuer is None) != (config.authAudience is None):
+        raise ConfigError("--auth-issuer and --auth-audience go together: "
+                          "both turn authentication on")
+    if not authenticated(config):
+        given = [optionOf(name) for name in AUTH_DETAILS
+                 if getattr(config, name)]
+        if given:
+            raise ConfigError(f"{given[0]} needs --auth-issuer and "
+                              "--auth-audience")
+    elif config.workerUser:
+        raise ConfigError("--worker-user cannot apply with authentication: "
+                          "each session logs in as the user its token names")
+    elif config.authJwksUrl and config.authJwksFile:
+        raise ConfigError("--auth-jwks-url and --auth-jwks-file are two "
+                          "sources of the same keys: give one")
+    try:
+        TLSEndpoint.parse(config.port)
+        Listening.parse(config.port).check(
+            authenticated(config), config.allowUnauthenticatedRemote)
+    except (TLSConfigError, ExposureError) as e:
+        raise ConfigError(str(e))
+
+
+def authenticated(config):
+    return config.authIssuer is not None
+
+
+def servedToolsetNames(given, default, readOnly):
+    """
+    The toolsets to build: those C{given} (else the C{default} ones),
+    without the mutation toolset in read-only mode.
+
+    @raise ConfigError: when it is asked for by name in read-only mode.
+    """
+    names = default if given is None else given
+    if readOnly and MUTATION in names:
+        if given is not None:
+            raise ConfigError("--read-only serves no mutation toolset: "
+                              "leave it out of --toolsets")
+        names = tuple(name for name in names if name != MUTATION)
+    return names
+
+
+def scopeToolsets(config, toolsets):
+    """
+    The parsed C{--auth-scope-toolsets}, or L{None}.  In read-only mode a
+    mapping may name the mutation toolset; it is simply not served.
+    """
+    if config.authScopeToolsets is None:
+        return None
+    names = [toolset.name for toolset in toolsets]
+    try:
+        return ScopeToolsets.parse(config.authScopeToolsets, names + (
+            [MUTATION] if config.readOnly else []))
+    except ScopeMapError as e:
+        raise ConfigError(f"--auth-scope-toolsets {e}")
+
+
+# What the settings describe, when the service tree is assembled.
+
+def listeningEndpoint(config, reactor):
+    """
+    The endpoint to listen on, and the TLS contexts to reload on C{SIGHUP}
+    (L{None} without TLS).
+
+    @raise ConfigError: the TLS files cannot be served.
+    """
+    tls = TLSEndpoint.parse(config.port)
+    if tls is None:
+        return None, None
+    try:
+        contexts = ReloadingContexts(tls)
+    except TLSConfigError as e:
+        raise ConfigError(f"--port: {e}")
+    return tls.endpoint(reactor, contexts), contexts
+
+
+class HangupReload(Service):
+    """
+    Reload the TLS certificate and key on C{SIGHUP} while serving.
+    """
+
+    name = "tls-reload"
+
+    def __init__(self, reactor, contexts):
+        self._reactor = reactor
+        self._contexts = contexts
+
+    def startService(self):
+        super().startService()
+        reloadOnHangup(self._reactor, self._contexts)
+
+
+class Closing(Service):
+    """
+    Close the audit trail's file when the daemon stops.
+    """
+
+    name = "audit"
+
+    def __init__(self, audit):
+        self._audit = audit
+
+    def stopService(self):
+        super().stopService()
+        self._audit.close()
+
+
+class FetchKeysAtStart(Service):
+    """
+    Fetch the authorization server's keys as the daemon starts, so a
+    problem reaching it is in the log before the first client meets it.
+    """
+
+    name = "signing-keys"
+
+    def __init__(self, keys):
+        self._keys = keys
+
+    def startService(self):
+        super().startService()
+        self._keys.refresh()
+
+
+def securityServices(reactor, contexts, audit, gate):
+    """
+    The services the security settings add to the daemon's tree.
+    """
+    services = []
+    if contexts is not None:
+        services.append(HangupReload(reactor, contexts))
+    if audit is not None:
+        services.append(Closing(audit))
+    if gate is not None and isinstance(gate.validator.keys, RemoteKeys):
+        services.append(FetchKeysAtStart(gate.validator.keys))
+    return services
+
+
+def bearerGate(config, reactor):
+    """
+    The gate every request passes with authentication on, or L{None}.
+    """
+    if not authenticated(config):
+        return None
+    keys = config.authJwksFile or RemoteKeys(
+        verifiedClient(reactor), reactor, jwksUrl=config.authJwksUrl,
+        issuer=None if config.authJwksUrl else config.authIssuer)
+    required = frozenset(config.authRequiredScopes)
+    mapping = config.scopeToolsets
+    validator = TokenValidator(
+        keys, config.authIssuer, config.authAudience, reactor, required,
+        config.authUserMap, config.authUserClaim)
+    resource = ProtectedResource(
+        config.authAudience, config.authIssuer, required,
+        mapping.scopes if mapping else frozenset(), config.serverTitle)
+    return BearerGate(validator, resource, mapping)
+
+
+def auditLog(config, defaultUser, toolsets):
+    """
+    The audit trail: with authentication or C{--audit-log}; else L{None}.
+    """
+    mutating = [tool.name for toolset in toolsets for tool in toolset.tools()
+                if not tool.annotations.get("readOnlyHint")
+                and toolset.name != "session"]
+    if config.auditLog:
+        try:
+            return AuditLog.toFile(config.auditLog, defaultUser, mutating)
+        except OSError as e:
+            raise ConfigError(f"--audit-log {config.auditLog!r}: "
+                              f"{e.strerror}")
+    if authenticated(config):
+        return AuditLog(defaultUser=defaultUser, mutatingTools=mutating)
+    return None
+
+
+class SessionPolicies:
+    """
+    What each new (or replacement) GemStone session gets before it serves:
+    its gem prepared, the tools its token's scopes open, and in read-only
+    mode the stone's commit lock.
+    """
+
+    def __init__(self, prepare, toolsets, gate=None, readOnly=False):
+        self._prepare = prepare
+        self._toolsets = toolsets
+        self._gate = gate
+        self._readOnly = readOnly
+        self._catalogs = {}
+
+    @inlineCallbacks
+    def __call__(self, session):
+        yield self._prepare(session)
+        if self._gate is not None:
+            session.tools = self._catalogFor(
+                self._gate.toolsetsFor(session.principal))
+        if self._readOnly:
+            yield ToolCall(session.gem).runTemplate(
+                "disable_commits", {"reason": READ_ONLY_REASON})
+
+    def _catalogFor(self, names):
+        if names is None:
+            return None
+        if names not in self._catalogs:
+            self._catalogs[names] = ToolCatalog(
+                [each for each in self._toolsets if each.name in names])
+        return self._catalogs[names]

@@ -1,0 +1,198 @@
+"""
+Syntax trees turned into Python closures, once per tree node, so running
+code calls closures instead of walking the tree (about twice as fast: the
+templates run on every tool call).
+
+A node's closure is C{code(ev, frame)}: C{ev} the running
+L{gsmcpd.testing.simulator.evaluator.Evaluator}, C{frame} its
+L{gsmcpd.testing.simulator.evaluator.Frame}.  Trees are immutable and the
+evaluator caches them by their source text, so closures are remembered by
+node (L{code}, L{body}).  What a variable is bound to, and every send, is
+still decided when it runs, by the evaluator.
+"""
+
+from gsmcpd import smalltalk
+from gsmcpd.testing.simulator.objects import Array, BlockClosure
+
+CONSTANTS = {"nil": None, "true": True, "false": False, "thisContext": None}
+
+INLINED = {
+    "ifTrue:": lambda condition, blocks: blocks[0] if condition else None,
+    "ifFalse:": lambda condition, blocks: None if condition else blocks[0],
+    "ifTrue:ifFalse:": lambda condition, blocks: blocks[0 if condition else 1],
+    "ifFalse:ifTrue:": lambda condition, blocks: blocks[1 if condition else 0],
+    "and:": lambda condition, blocks: blocks[0] if condition else False,
+    "or:": lambda condition, blocks: True if condition else blocks[0],
+}
+"""What GemStone's compiler inlines: a Boolean's conditional whose arguments
+are literal blocks runs the chosen block in place.  Given the receiver and
+the blocks' bodies: the body to run, or the answer."""
+
+_REMEMBERED = {}
+_LIMIT = 200_000
+
+
+def _remembered(key, node, make):
+    found = _REMEMBERED.get(key)
+    if found is None or found[0] is not node:
+        if len(_REMEMBERED) > _LIMIT:
+            _REMEMBERED.clear()
+        found = _REMEMBERED[key] = (node, make(node))
+    return found[1]
+
+
+def code(node):
+    """
+    The closure that evaluates expression C{node}.
+    """
+    return _remembered(id(node), node, lambda each: _COMPILERS[type(each)](each))
+
+
+def body(node):
+    """
+    The closure that runs the statements of C{node} (a doit, method or
+    block): the last one's value, nil if none.
+    """
+    return _remembered(("body", id(node)), node, lambda each: _statements(each.statements))
+
+
+def _statements(statements):
+    compiled = [code(each) for each in statements]
+    if not compiled:
+        return lambda ev, frame: None
+    if len(compiled) == 1:
+        return compiled[0]
+
+    def run(ev, frame):
+        for each in compiled[:-1]:
+            each(ev, frame)
+        return compiled[-1](ev, frame)
+    return run
+
+
+def _literal(node):
+    from gsmcpd.testing.simulator.evaluator import fromLiteral
+    if node.kind in ("string", "array", "bytearray"):
+        # Mutable: each evaluation makes its own.
+        return lambda ev, frame: fromLiteral(node)
+    value = fromLiteral(node)
+    return lambda ev, frame: value
+
+
+def _variable(node):
+    name = node.name
+    if name in ("self", "super"):
+        return lambda ev, frame: frame.home.receiver
+    if name in CONSTANTS:
+        value = CONSTANTS[name]
+        return lambda ev, frame: value
+
+    def variable(ev, frame):
+        each = frame
+        while each is not None:
+            if name in each.names:
+                return each.names[name]
+            each = each.parent
+        return ev.unbound(name, frame.home)
+    return variable
+
+
+def _assignment(node):
+    name, value = node.name, code(node.value)
+
+    def assign(ev, frame):
+        assigned = value(ev, frame)
+        each = frame
+        while each is not None:
+            if name in each.names:
+                each.names[name] = assigned
+                return assigned
+            each = each.parent
+        ev.assignUnbound(name, frame.home, assigned)
+        return assigned
+    return assign
+
+
+def _isSuper(node):
+    return isinstance(node, smalltalk.Variable) and node.name == "super"
+
+
+def _message(node):
+    receiver, selector = code(node.receiver), node.selector
+    args = [code(each) for each in node.args]
+    if _isSuper(node.receiver):
+        def superSend(ev, frame):
+            return ev.send(receiver(ev, frame), selector, [each(ev, frame) for each in args],
+                           ev.superclassFor(frame.home))
+        return superSend
+    inlined = INLINED.get(selector)
+    if inlined is not None and all(isinstance(each, smalltalk.Block) and not each.params
+                                   and not each.temps for each in node.args):
+        bodies = [body(each) for each in node.args]
+        blocks = node.args
+
+        def conditional(ev, frame):
+            condition = receiver(ev, frame)
+            if condition is True or condition is False:
+                chosen = inlined(condition, bodies)
+                return chosen(ev, frame) if callable(chosen) else chosen
+            return ev.send(condition, selector, [BlockClosure(each, frame) for each in blocks])
+        return conditional
+    if not args:
+        return lambda ev, frame: ev.send(receiver(ev, frame), selector, ())
+    if len(args) == 1:
+        [argument] = args
+
+        def unary(ev, frame):
+            target = receiver(ev, frame)
+            return ev.send(target, selector, (argument(ev, frame),))
+        return unary
+
+    def send(ev, frame):
+        target = receiver(ev, frame)
+        return ev.send(target, selector, [each(ev, frame) for each in args])
+    return send
+
+
+def _cascade(node):
+    receiver, isSuper = code(node.receiver), _isSuper(node.receiver)
+    messages = [(selector, [code(each) for each in args]) for selector, args in node.messages]
+
+    def cascade(ev, frame):
+        target = receiver(ev, frame)
+        startAt = ev.superclassFor(frame.home) if isSuper else None
+        result = target
+        for selector, args in messages:
+            result = ev.send(target, selector, [each(ev, frame) for each in args], startAt)
+        return result
+    return cascade
+
+
+def _block(node):
+    return lambda ev, frame: BlockClosure(node, frame)
+
+
+def _return(node):
+    from gsmcpd.testing.simulator.evaluator import NonLocalReturn
+    value = code(node.value)
+
+    def giveBack(ev, frame):
+        raise NonLocalReturn(frame.home, value(ev, frame))
+    return giveBack
+
+
+def _braceArray(node):
+    elements = [code(each) for each in node.elements]
+    return lambda ev, frame: Array([each(ev, frame) for each in elements])
+
+
+_COMPILERS = {
+    smalltalk.Literal: _literal,
+    smalltalk.Variable: _variable,
+    smalltalk.Assignment: _assignment,
+    smalltalk.Message: _message,
+    smalltalk.Cascade: _cascade,
+    smalltalk.Block: _block,
+    smalltalk.Return: _return,
+    smalltalk.BraceArray: _braceArray,
+}

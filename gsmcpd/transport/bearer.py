@@ -1,0 +1,174 @@
+"""
+The bearer gate: with authentication on, every request to C{/mcp} carries a
+token naming who sends it, and a session answers only the identity that
+opened it.
+
+It wraps the app's resource rather than living in its routes: a request is
+admitted (or answered with the challenge) before the app sees it, and the
+Protected Resource Metadata a client reads before it has a token is served
+beside it.
+"""
+
+import json
+
+import attr
+from twisted.internet.defer import inlineCallbacks
+from twisted.logger import Logger
+from twisted.web.resource import Resource
+from twisted.web.server import NOT_DONE_YET
+
+from gsmcpd.auth.resource import METADATA_PATH
+from gsmcpd.auth.tokens import AuthenticationError, NoToken, bearerToken
+from gsmcpd.protocol.jsonrpc import (
+    INTERNAL_ERROR, INVALID_REQUEST, JsonRpcError)
+
+PRINCIPAL = "gsmcpdPrincipal"
+"""Where an admitted request carries its L{Principal}."""
+
+
+@attr.s
+class BearerGate:
+    """
+    @ivar validator: a L{TokenValidator}.
+    @ivar resource: the L{ProtectedResource} this server is.
+    @ivar scopeToolsets: a L{ScopeToolsets}, or L{None} when every token
+        may use every served toolset.
+    """
+
+    log = Logger()
+
+    validator = attr.ib()
+    resource = attr.ib()
+    scopeToolsets = attr.ib(default=None)
+
+    @inlineCallbacks
+    def admit(self, request):
+        """
+        Check the request's token.
+
+        @return: a L{Deferred} firing with L{None} when it is admitted (its
+            principal is then L{principalOf} it), or else with the
+            L{Challenge} to answer.
+        """
+        header = request.getHeader(b"authorization")
+        try:
+            token = bearerToken(None if header is None
+                                else header.decode("latin-1"))
+            principal = yield self.validator.validate(token)
+        except AuthenticationError as e:
+            if not isinstance(e, NoToken):
+                self.log.info("refused a bearer token on {method} {path}: "
+                              "{why}", method=request.method.decode(),
+                              path=request.path.decode("latin-1"), why=e)
+            return self.resource.challenge(e)
+        setattr(request, PRINCIPAL, principal)
+        return None
+
+    def metadata(self, request):
+        """
+        The RFC 9728 document, as a response body.
+        """
+        request.setHeader(b"content-type", b"application/json")
+        request.setHeader(b"cache-control", b"max-age=3600")
+        return json.dumps(self.resource.metadata()).encode("utf-8")
+
+    def owns(self, request, session):
+        """
+        Whether the request's identity opened C{session}; a stranger's
+        request is logged, and is to be answered as if the session did not
+        exist.
+        """
+        principal = principalOf(request)
+        if session.principal is None or principal is None or \
+                session.principal.identity == principal.identity:
+            return True
+        self.log.warn("session {handle}: a request from {stranger} refused, "
+                      "it belongs to {owner}", handle=session.handle[:8],
+                      stranger=principal.identity,
+                      owner=session.principal.identity)
+        return False
+
+    def toolsetsFor(self, principal):
+        """
+        The toolset names C{principal}'s scopes open, or L{None} for all.
+        """
+        if self.scopeToolsets is None or principal is None:
+            return None
+        return self.scopeToolsets.toolsetsFor(principal.scopes)
+
+
+def principalOf(request):
+    """
+    The L{Principal} the bearer gate admitted C{request} as, or L{None}.
+    """
+    return getattr(request, PRINCIPAL, None)
+
+
+class BearerResource(Resource):
+    """
+    The site's root with authentication on: the metadata at its well-known
+    paths, and everything else through L{BearerGate} to the app.
+
+    @ivar sessions: the registry, to look a request's session up by its
+        C{MCP-Session-Id}.
+    """
+
+    isLeaf = True
+    log = Logger()
+
+    def __init__(self, app, gate, sessions):
+        super().__init__()
+        self.app = app
+        self.gate = gate
+        self.sessions = sessions
+        self.metadataPaths = {METADATA_PATH.encode(),
+                              (METADATA_PATH + "/mcp").encode()}
+
+    def render(self, request):
+        if request.path in self.metadataPaths:
+            if request.method not in (b"GET", b"HEAD"):
+                request.setHeader(b"allow", b"GET")
+                return _refusal(request, 405, "Method Not Allowed: the "
+                                "metadata is read with GET")
+            return self.gate.metadata(request)
+        gone = []
+        request.notifyFinish().addErrback(gone.append)
+        self.gate.admit(request).addCallback(
+            self._admitted, request, gone).addErrback(
+            self._failed, request, gone)
+        return NOT_DONE_YET
+
+    def _admitted(self, challenge, request, gone):
+        if gone:
+            return
+        if challenge is not None:
+            request.setHeader(b"www-authenticate",
+                              challenge.authenticate.encode("utf-8"))
+            body = _refusal(request, challenge.status, challenge.message)
+        elif not self._ownsItsSession(request):
+            body = _refusal(request, 404, "Not Found: no such session (it "
+                            "ended or never existed); initialize a new one")
+        else:
+            body = self.app.render(request)
+        if body is not NOT_DONE_YET:
+            request.write(body)
+            request.finish()
+
+    def _ownsItsSession(self, request):
+        handle = request.getHeader(b"mcp-session-id")
+        session = handle and self.sessions.get(handle.decode("latin-1"))
+        return not session or self.gate.owns(request, session)
+
+    def _failed(self, failure, request, gone):
+        self.log.failure("checking a bearer token failed", failure)
+        if gone:
+            return
+        request.write(_refusal(request, 500, "Internal error checking the "
+                               "bearer token", INTERNAL_ERROR))
+        request.finish()
+
+
+def _refusal(request, status, message, code=INVALID_REQUEST):
+    request.setResponseCode(status)
+    request.setHeader(b"content-type", b"application/json")
+    return json.dumps(JsonRpcError(code, message).asResponse(None)).encode()

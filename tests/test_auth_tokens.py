@@ -1,0 +1,176 @@
+"""
+Bearer token validation: every way a token is refused, and what a good one
+yields.
+"""
+
+from twisted.internet.task import Clock
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.auth.keys import KeyFile, usableKeys
+from gsmcpd.auth.tokens import (
+    LEEWAY, InsufficientScope, InvalidToken, NoToken, Principal,
+    TokenValidator, bearerToken)
+from gsmcpd.auth.users import UserMap
+from tests.idp import (
+    AUDIENCE, ISSUER, IdentityProvider, SigningKey, hmacWithPublicKey,
+    unsignedToken)
+
+NOW = 1_800_000_000.0
+
+
+class BearerTokenTests(SynchronousTestCase):
+    """
+    L{bearerToken} finds the token in the header.
+    """
+
+    def test_absent(self):
+        self.assertRaises(NoToken, bearerToken, None)
+
+    def test_otherScheme(self):
+        self.assertRaises(NoToken, bearerToken, "Basic dXNlcjpwdw==")
+
+    def test_empty(self):
+        self.assertRaises(InvalidToken, bearerToken, "Bearer  ")
+
+    def test_caseInsensitiveScheme(self):
+        self.assertEqual(bearerToken("bearer abc.def.ghi"), "abc.def.ghi")
+
+
+class TokenValidatorTests(SynchronousTestCase):
+    """
+    L{TokenValidator} against a provider's published keys.
+    """
+
+    def setUp(self):
+        self.clock = Clock()
+        self.clock.advance(NOW)
+        self.provider = IdentityProvider(now=NOW)
+        self.validator = self.validatorFor(self.provider)
+
+    def validatorFor(self, provider, **kwargs):
+        return TokenValidator(
+            keys=KeyFile(usableKeys(provider.jwks())), issuer=ISSUER,
+            audience=AUDIENCE, clock=self.clock, **kwargs)
+
+    def principal(self, token, validator=None):
+        return self.successResultOf(
+            (validator or self.validator).validate(token))
+
+    def refusal(self, token, kind=InvalidToken, validator=None):
+        failure = self.failureResultOf(
+            (validator or self.validator).validate(token), kind)
+        self.assertNotIn(token, str(failure.value))
+        return str(failure.value)
+
+    def test_valid(self):
+        self.assertEqual(
+            self.principal(self.provider.token()),
+            Principal(identity="DataCurator", user="DataCurator",
+                      scopes=frozenset({"gemstone:read"}),
+                      expires=NOW + 300))
+
+    def test_everyAcceptedAlgorithm(self):
+        for key in self.provider.keys:
+            self.assertEqual(self.principal(
+                self.provider.token(key=key)).user, "DataCurator")
+
+    def test_garbage(self):
+        self.assertIn("not a JWT", self.refusal("not-a-token"))
+
+    def test_wrongSignature(self):
+        impostor = SigningKey("rsa-1")
+        self.assertIn("signature", self.refusal(
+            self.provider.token(key=impostor)))
+
+    def test_tamperedClaims(self):
+        header, body, signature = self.provider.token().split(".")
+        other = self.provider.token(sub="SystemUser").split(".")[1]
+        self.refusal(".".join([header, other, signature]))
+
+    def test_algorithmNone(self):
+        self.assertIn("algorithm", self.refusal(
+            unsignedToken(self.provider.claims())))
+
+    def test_hmacSignedWithThePublicKey(self):
+        self.assertIn("algorithm", self.refusal(hmacWithPublicKey(
+            self.provider.claims(), self.provider.keys[0])))
+
+    def test_expired(self):
+        self.assertIn("expired", self.refusal(
+            self.provider.token(exp=int(NOW - LEEWAY - 1))))
+
+    def test_expiredWithinLeeway(self):
+        self.principal(self.provider.token(exp=int(NOW - LEEWAY + 5)))
+
+    def test_noExpiry(self):
+        self.assertIn("exp", self.refusal(self.provider.token(exp=None)))
+
+    def test_notYetValid(self):
+        self.assertIn("not valid yet", self.refusal(
+            self.provider.token(nbf=int(NOW + LEEWAY + 5))))
+
+    def test_notBeforeWithinLeeway(self):
+        self.principal(self.provider.token(nbf=int(NOW + LEEWAY - 5)))
+
+    def test_wrongIssuer(self):
+        self.assertIn("issuer", self.refusal(
+            self.provider.token(iss="https://evil.example")))
+
+    def test_wrongAudience(self):
+        self.assertIn("aud", self.refusal(
+            self.provider.token(aud="https://other.example/mcp")))
+
+    def test_audienceList(self):
+        self.principal(self.provider.token(
+            aud=["account", AUDIENCE]))
+
+    def test_audienceListWithoutThisResource(self):
+        self.refusal(self.provider.token(aud=["account", "other"]))
+
+    def test_unknownKey(self):
+        stranger = SigningKey("unpublished")
+        self.assertIn("does not publish", self.refusal(
+            self.provider.token(key=stranger)))
+
+    def test_missingScope(self):
+        validator = self.validatorFor(
+            self.provider, requiredScopes={"gemstone:read", "mcp:use"})
+        failure = self.failureResultOf(
+            validator.validate(self.provider.token()), InsufficientScope)
+        self.assertEqual(failure.value.missing, {"mcp:use"})
+
+    def test_scpClaim(self):
+        validator = self.validatorFor(self.provider,
+                                      requiredScopes={"mcp:use"})
+        principal = self.principal(self.provider.token(
+            scope=None, scp=["mcp:use", "gemstone:write"]), validator)
+        self.assertEqual(principal.scopes, {"mcp:use", "gemstone:write"})
+
+    def test_malformedScope(self):
+        self.assertIn("scope", self.refusal(self.provider.token(scope=7)))
+
+    def test_userClaim(self):
+        validator = self.validatorFor(self.provider,
+                                      userClaim="preferred_username")
+        principal = self.principal(self.provider.token(
+            sub="f81d4fae-7dec", preferred_username="alice"), validator)
+        self.assertEqual((principal.identity, principal.user),
+                         ("f81d4fae-7dec", "alice"))
+
+    def test_userClaimMissing(self):
+        validator = self.validatorFor(self.provider,
+                                      userClaim="preferred_username")
+        self.assertIn("preferred_username", self.refusal(
+            self.provider.token(), validator=validator))
+
+    def test_userMap(self):
+        validator = self.validatorFor(
+            self.provider, users=UserMap({"alice@example.com": "Alice"}))
+        self.assertEqual(self.principal(self.provider.token(
+            sub="alice@example.com"), validator).user, "Alice")
+        self.assertEqual(self.principal(self.provider.token(
+            sub="Bob"), validator).user, "Bob")
+
+    def test_tokenWithoutKeyIdUsesTheOnlyKeyOfItsAlgorithm(self):
+        token = self.provider.keys[0].sign(self.provider.claims(), kid=None)
+        self.principal(token)

@@ -1,0 +1,181 @@
+"""
+The bearer gate: the challenge a request without a good token gets, and a
+session answering only the identity that opened it.
+"""
+
+import json
+
+import attr
+from klein import Klein
+from treq.testing import StubTreq
+from twisted.internet.task import Clock
+from twisted.trial.unittest import SynchronousTestCase
+from twisted.web.test.requesthelper import DummyRequest
+
+from gsmcpd.auth.keys import KeyFile, usableKeys
+from gsmcpd.auth.resource import ProtectedResource
+from gsmcpd.auth.scopes import ScopeToolsets
+from gsmcpd.auth.tokens import Principal, TokenValidator
+from gsmcpd.transport.bearer import (
+    PRINCIPAL, BearerGate, BearerResource, principalOf)
+from tests.idp import AUDIENCE, ISSUER, IdentityProvider
+
+NOW = 1_800_000_000.0
+
+
+@attr.s
+class _Session:
+    handle = attr.ib(default="0123456789abcdef")
+    principal = attr.ib(default=None)
+
+
+def principal(identity):
+    return Principal(identity, identity, frozenset(), NOW + 60)
+
+
+class BearerGateTests(SynchronousTestCase):
+    def setUp(self):
+        clock = Clock()
+        clock.advance(NOW)
+        self.provider = IdentityProvider(now=NOW)
+        self.gate = BearerGate(
+            TokenValidator(KeyFile(usableKeys(self.provider.jwks())), ISSUER,
+                           AUDIENCE, clock, requiredScopes={"gemstone:read"}),
+            ProtectedResource(AUDIENCE, ISSUER,
+                              frozenset({"gemstone:read"})),
+            ScopeToolsets({"gemstone:read": frozenset({"browsing"}),
+                           "gemstone:write": frozenset({"mutation"})}))
+
+    def request(self, authorization=None):
+        request = DummyRequest([b"mcp"])
+        request.method = b"POST"
+        request.path = b"/mcp"
+        if authorization is not None:
+            request.requestHeaders.setRawHeaders(b"authorization",
+                                                 [authorization])
+        return request
+
+    def test_admitted(self):
+        request = self.request(b"Bearer " + self.provider.token().encode())
+        self.assertIsNone(self.successResultOf(self.gate.admit(request)))
+        self.assertEqual(principalOf(request).user, "DataCurator")
+
+    def test_noToken(self):
+        challenge = self.successResultOf(self.gate.admit(self.request()))
+        self.assertEqual(challenge.status, 401)
+        self.assertNotIn("error=", challenge.authenticate)
+        self.assertIsNone(principalOf(self.request()))
+
+    def test_badToken(self):
+        challenge = self.successResultOf(self.gate.admit(
+            self.request(b"Bearer garbage")))
+        self.assertEqual(challenge.status, 401)
+        self.assertIn('error="invalid_token"', challenge.authenticate)
+
+    def test_insufficientScope(self):
+        challenge = self.successResultOf(self.gate.admit(self.request(
+            b"Bearer " + self.provider.token(scope="other").encode())))
+        self.assertEqual(challenge.status, 403)
+        self.assertIn('scope="gemstone:read"', challenge.authenticate)
+
+    def test_metadata(self):
+        request = self.request()
+        document = json.loads(self.gate.metadata(request))
+        self.assertEqual(document["resource"], AUDIENCE)
+        self.assertEqual(request.responseHeaders.getRawHeaders(
+            b"content-type"), [b"application/json"])
+
+    def test_owner(self):
+        request = self.request()
+        setattr(request, PRINCIPAL, principal("alice"))
+        self.assertTrue(self.gate.owns(request, _Session(
+            principal=principal("alice"))))
+
+    def test_stranger(self):
+        request = self.request()
+        setattr(request, PRINCIPAL, principal("mallory"))
+        self.assertFalse(self.gate.owns(request, _Session(
+            principal=principal("alice"))))
+
+    def test_toolsetsFor(self):
+        self.assertEqual(self.gate.toolsetsFor(Principal(
+            "a", "a", frozenset({"gemstone:read", "gemstone:write"}), 0)),
+            {"browsing", "mutation"})
+        self.assertIsNone(BearerGate(None, None).toolsetsFor(
+            principal("a")))
+
+
+class _App:
+    """
+    Stands in for the MCP app: answers who it was asked by.
+    """
+
+    app = Klein()
+
+    @app.route("/mcp", methods=["POST", "GET", "DELETE"])
+    def mcp(self, request):
+        return principalOf(request).user.encode()
+
+
+class BearerResourceTests(SynchronousTestCase):
+    """
+    L{BearerResource} in front of an app, through StubTreq.
+    """
+
+    def setUp(self):
+        clock = Clock()
+        clock.advance(NOW)
+        self.provider = IdentityProvider(now=NOW)
+        gate = BearerGate(
+            TokenValidator(KeyFile(usableKeys(self.provider.jwks())), ISSUER,
+                           AUDIENCE, clock),
+            ProtectedResource(AUDIENCE, ISSUER))
+        self.sessions = {}
+        self.client = StubTreq(BearerResource(_App().app.resource(), gate,
+                                              self.sessions))
+
+    def request(self, method, path="/mcp", token=None, session=None):
+        headers = {}
+        if token is not None:
+            headers[b"authorization"] = [b"Bearer " + token.encode()]
+        if session is not None:
+            headers[b"mcp-session-id"] = [session.encode()]
+        response = self.successResultOf(self.client.request(
+            method, "https://127.0.0.1:8443" + path, headers=headers))
+        return response, self.successResultOf(self.client.content(response))
+
+    def test_admitted(self):
+        response, body = self.request("POST", token=self.provider.token())
+        self.assertEqual((response.code, body), (200, b"DataCurator"))
+
+    def test_challenge(self):
+        response, body = self.request("POST", token="garbage")
+        self.assertEqual(response.code, 401)
+        self.assertIn(b'error="invalid_token"', response.headers
+                      .getRawHeaders(b"www-authenticate")[0])
+        self.assertEqual(json.loads(body)["error"]["code"], -32600)
+
+    def test_everyVerbGated(self):
+        for method in ("GET", "DELETE", "POST"):
+            self.assertEqual(self.request(method)[0].code, 401)
+
+    def test_metadataWithoutToken(self):
+        for path in ("/.well-known/oauth-protected-resource",
+                     "/.well-known/oauth-protected-resource/mcp"):
+            response, body = self.request("GET", path)
+            self.assertEqual((response.code, json.loads(body)["resource"]),
+                             (200, AUDIENCE))
+        self.assertEqual(self.request(
+            "POST", "/.well-known/oauth-protected-resource")[0].code, 405)
+
+    def test_anotherIdentitysSession(self):
+        self.sessions["s1"] = _Session("s1", principal("alice"))
+        response, body = self.request("POST", token=self.provider.token(
+            sub="mallory"), session="s1")
+        self.assertEqual(response.code, 404)
+
+    def test_ownSession(self):
+        self.sessions["s1"] = _Session("s1", principal("alice"))
+        response, body = self.request("POST", token=self.provider.token(
+            sub="alice"), session="s1")
+        self.assertEqual((response.code, body), (200, b"alice"))

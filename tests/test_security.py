@@ -1,0 +1,284 @@
+"""
+Tests for L{gsmcpd.daemon.security}: the security settings refused
+together, and an authenticated transport in memory (each person's GemStone
+user, scopes choosing tools, sessions bound to identities, read-only mode,
+the audit trail).
+"""
+
+import json
+
+from twisted.internet.defer import inlineCallbacks
+from treq.testing import StubTreq
+from twisted.internet.task import Clock
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.auth.keys import KeyFile, usableKeys
+from gsmcpd.auth.resource import ProtectedResource
+from gsmcpd.auth.scopes import ScopeToolsets
+from gsmcpd.auth.tokens import TokenValidator
+from gsmcpd.daemon.options import ConfigError, Options
+from gsmcpd.daemon.security import (
+    READ_ONLY_INSTRUCTIONS, READ_ONLY_REASON, SessionPolicies, auditLog,
+    bearerGate, listeningEndpoint, securityServices)
+from gsmcpd.observe.audit import AuditLog
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.sessions.hygiene import GemPreparation
+from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
+from gsmcpd.transport.bearer import BearerGate, BearerResource
+from gsmcpd.transport.http import McpApp
+from tests.fakes import SmalltalkRaised
+from tests.idp import AUDIENCE, ISSUER, IdentityProvider
+from tests.test_web import JSON, TransportTestCase, request
+
+AUTH = ("--auth-issuer", ISSUER, "--auth-audience", AUDIENCE)
+READ = ["browsing", "listing", "search", "session"]
+
+
+def configure(*argv):
+    options = Options()
+    options.parseOptions(["--simulated", *argv])
+    return options.config({})
+
+
+class ConfigTests(SynchronousTestCase):
+    """
+    The security settings, checked together when the configuration is
+    built.
+    """
+
+    def refusal(self, *argv):
+        return str(self.assertRaises(ConfigError, configure, *argv))
+
+    def test_unauthenticatedRemoteRefused(self):
+        message = self.refusal("--port", "tcp:8000:interface=0.0.0.0")
+        self.assertIn("--allow-unauthenticated-remote", message)
+        configure("--port", "tcp:8000:interface=0.0.0.0",
+                  "--allow-unauthenticated-remote")
+
+    def test_authenticationOnPlaintextRemoteRefused(self):
+        self.assertIn("ssl:", self.refusal("--port", "tcp:8000", *AUTH))
+
+    def test_authenticationOnLoopbackPlaintext(self):
+        self.assertTrue(configure(*AUTH).authIssuer)
+
+    def test_issuerAndAudienceTogether(self):
+        self.assertIn("go together", self.refusal("--auth-issuer", ISSUER))
+
+    def test_detailsNeedAuthentication(self):
+        self.assertIn("--auth-required-scopes needs", self.refusal(
+            "--auth-required-scopes", "mcp:use"))
+
+    def test_workerUserRefusedWithAuthentication(self):
+        self.assertIn("--worker-user", self.refusal(
+            "--worker-user", "McpReadOnly", *AUTH))
+
+    def test_oneKeySource(self):
+        path = IdentityProvider().writeJwks(self.mktemp())
+        self.assertIn("give one", self.refusal(
+            "--auth-jwks-file", path, "--auth-jwks-url",
+            ISSUER + "/certs", *AUTH))
+
+    def test_httpsIssuer(self):
+        self.assertIn("https", self.refusal(
+            "--auth-issuer", "http://idp.test", "--auth-audience",
+            AUDIENCE))
+
+    def test_badTlsEndpoint(self):
+        self.assertIn("privateKey", self.refusal("--port", "ssl:8443"))
+
+    def test_scopeToolsetsNameServedToolsets(self):
+        self.assertIn("execution", self.refusal(
+            *AUTH, "--toolsets", "browsing session",
+            "--auth-scope-toolsets", '{"a": ["execution"]}'))
+        config = configure(*AUTH, "--auth-scope-toolsets", json.dumps(
+            {"gemstone:read": READ}))
+        self.assertEqual(config.scopeToolsets.toolsetsFor({"gemstone:read"}),
+                         set(READ))
+
+    def test_readOnly(self):
+        config = configure("--read-only")
+        self.assertNotIn("mutation", [t.name for t in config.toolsets])
+        self.assertIn(READ_ONLY_INSTRUCTIONS, config.identity.instructions)
+        self.assertIn("mutation", self.refusal(
+            "--read-only", "--toolsets", "browsing mutation"))
+
+    def test_readOnlyMappingMayNameMutation(self):
+        configure("--read-only", *AUTH, "--auth-scope-toolsets",
+                  '{"w": ["mutation", "browsing"]}')
+
+    def test_missingCertificateRefused(self):
+        config = configure("--port", f"ssl:8443:privateKey={self.mktemp()}"
+                           ":interface=127.0.0.1")
+        self.assertRaises(ConfigError, listeningEndpoint, config, None)
+
+    def test_auditLog(self):
+        self.assertIsNone(auditLog(configure(), "DataCurator", ()))
+        self.assertIsInstance(auditLog(configure(*AUTH), "DataCurator", ()),
+                              AuditLog)
+        audit = auditLog(configure("--audit-log", self.mktemp()),
+                         "DataCurator", configure().toolsets)
+        self.addCleanup(audit.close)
+        self.assertIn("compile_method", audit.mutatingTools)
+        self.assertNotIn("commit", audit.mutatingTools)
+
+    def test_gateFromSettings(self):
+        path = IdentityProvider().writeJwks(self.mktemp())
+        config = configure(*AUTH, "--auth-jwks-file", path,
+                           "--auth-required-scopes", "mcp:use",
+                           "--auth-scope-toolsets", '{"g:r": ["browsing"]}')
+        gate = bearerGate(config, None)
+        self.assertEqual(gate.resource.metadata()["scopes_supported"],
+                         ["g:r", "mcp:use"])
+        self.assertIsNone(bearerGate(configure(), None))
+
+
+class AuthenticatedTransportTests(TransportTestCase):
+    """
+    The transport behind L{BearerResource}, with the session policies the
+    daemon assembles, over a L{tests.fakes.FakePool}.
+    """
+
+    readOnly = False
+
+    def setUp(self):
+        super().setUp()
+        self.clock.advance(1_800_000_000)
+        self.provider = IdentityProvider(now=self.clock.seconds())
+        toolsets = buildToolsets(("execution", "session", "browsing"))
+        self.gate = BearerGate(
+            TokenValidator(KeyFile(usableKeys(self.provider.jwks())), ISSUER,
+                           AUDIENCE, self.clock),
+            ProtectedResource(AUDIENCE, ISSUER),
+            ScopeToolsets({"read": frozenset({"browsing", "session"}),
+                           "write": frozenset({"browsing", "session",
+                                               "execution"})}))
+        self.sessions.prepare = SessionPolicies(
+            lambda session: None, toolsets, self.gate, self.readOnly)
+        self.events = []
+        self.app = self.makeApp(Dispatcher(ToolCatalog(toolsets),
+                                           ServerIdentity()))
+        self.treq = StubTreq(BearerResource(self.app.resource(), self.gate,
+                                            self.sessions))
+        self.token = self.provider.token(sub="Alice", scope="write")
+
+    def makeApp(self, dispatcher):
+        return McpApp(self.sessions, dispatcher, self.clock,
+                      audit=AuditLog(self.events.append, "DataCurator"))
+
+    def post(self, body, session=None, headers=None):
+        return super().post(body, session, dict(
+            {"authorization": [f"Bearer {self.token}"]}, **(headers or {})))
+
+    @inlineCallbacks
+    def toolNames(self, session):
+        _, body = yield self.post(request("tools/list", 3), session)
+        return sorted(tool["name"] for tool in body["result"]["tools"])
+
+    @inlineCallbacks
+    def test_tokenUserLogsIn(self):
+        yield self.initialize()
+        self.assertEqual(self.pool.opened[-1].user, "Alice")
+
+    @inlineCallbacks
+    def test_replacementLogsInAsTheSameUser(self):
+        handle, _ = yield self.initialize()
+        session = self.sessions.get(handle)
+        session.gem.abandon = lambda reason: None  # no call is running
+        yield self.sessions.replaceGem(session, "test")
+        self.assertEqual(self.pool.opened[-1].user, "Alice")
+        self.assertIsNotNone(self.sessions.get(handle).tools)
+
+    @inlineCallbacks
+    def test_scopesChooseTools(self):
+        handle, _ = yield self.initialize()
+        self.assertIn("execute_code", (yield self.toolNames(handle)))
+        self.token = self.provider.token(sub="Alice", scope="read")
+        handle, _ = yield self.initialize()
+        names = yield self.toolNames(handle)
+        self.assertIn("get_method_source", names)
+        self.assertNotIn("execute_code", names)
+        body = yield self.call(handle, "execute_code", {"code": "1"})
+        self.assertEqual(body["error"]["code"], -32602)
+        self.assertIn("unknown tool", body["error"]["message"])
+
+    @inlineCallbacks
+    def test_anotherIdentityGetsNotFound(self):
+        handle, _ = yield self.initialize()
+        self.token = self.provider.token(sub="Mallory", scope="write")
+        response, _ = yield self.post(request("ping", 3), handle)
+        self.assertEqual(response.code, 404)
+        response = yield self.treq.delete(
+            "http://127.0.0.1/mcp", headers={
+                "authorization": [f"Bearer {self.token}"],
+                "mcp-session-id": [handle]})
+        self.assertEqual(response.code, 404)
+        self.assertIsNotNone(self.sessions.get(handle))
+
+    @inlineCallbacks
+    def test_noTokenChallenged(self):
+        response = yield self.treq.post(
+            "http://127.0.0.1/mcp", headers=JSON,
+            data=json.dumps(request("initialize")).encode())
+        self.assertEqual(response.code, 401)
+        self.assertEqual(self.pool.opened, [])
+
+    @inlineCallbacks
+    def test_audited(self):
+        handle, _ = yield self.initialize()
+        yield self.call(handle, "execute_code", {"code": "3 + 4"})
+        [event] = [e for e in self.events if e.get("event") == "toolCall"]
+        self.assertEqual(
+            (event["identity"], event["gemstoneUser"], event["tool"],
+             event["outcome"]), ("Alice", "Alice", "execute_code", "ok"))
+
+
+class ReadOnlyTransportTests(AuthenticatedTransportTests):
+    readOnly = True
+
+    def setUp(self):
+        super().setUp()
+        self.pool.configure = lambda gem: gem.results.update(
+            disable_commits=lambda args: {"armed": True})
+
+    @inlineCallbacks
+    def test_commitLockArmedAtLogin(self):
+        yield self.initialize()
+        self.assertIn(("disable_commits", {"reason": READ_ONLY_REASON}),
+                      self.pool.opened[-1].calls)
+
+    @inlineCallbacks
+    def test_noLockNoSession(self):
+        def refuse(args):
+            raise SmalltalkRaised(2151, "SecurityError", "no")
+        self.pool.configure = lambda gem: gem.results.update(
+            disable_commits=refuse)
+        response, body = yield self.post(request(
+            "initialize", protocolVersion="2025-11-25", capabilities={},
+            clientInfo={"name": "test", "version": "0"}))
+        self.assertEqual(body["error"]["data"]["kind"], "loginFailed")
+        self.assertEqual(self.pool.open_, set())
+        self.assertEqual(len(self.sessions), 0)
+
+
+class SecurityServicesTests(SynchronousTestCase):
+    def test_keysFetchedAtStart(self):
+        config = configure(*AUTH)
+        gate = bearerGate(config, Clock())
+        fetches = []
+        gate.validator.keys.refresh = lambda: fetches.append(1)
+        [service] = securityServices(None, None, None, gate)
+        service.startService()
+        self.assertEqual(fetches, [1])
+
+    def test_none(self):
+        self.assertEqual(securityServices(None, None, None, None), [])
+
+
+class SessionPoliciesTests(SynchronousTestCase):
+    def test_catalogsShared(self):
+        toolsets = buildToolsets(("browsing", "session"))
+        policies = SessionPolicies(GemPreparation(), toolsets)
+        self.assertIs(policies._catalogFor(frozenset({"browsing"})),
+                      policies._catalogFor(frozenset({"browsing"})))
+        self.assertIsNone(policies._catalogFor(None))
+
