@@ -8,7 +8,7 @@ import tempfile
 from datetime import datetime, timedelta, timezone
 
 from twisted.internet import reactor
-from twisted.internet.defer import fail, inlineCallbacks, succeed
+from twisted.internet.defer import inlineCallbacks, succeed
 from twisted.internet.threads import deferToThread
 from twisted.trial.unittest import TestCase
 
@@ -51,6 +51,7 @@ class SimulatedStoneTests(TestCase):
         passwordFile = os.path.join(directory, "password")
         with open(passwordFile, "w") as f:
             f.write("swordfish\n")
+        os.chmod(passwordFile, 0o600)
         return socketPath, passwordFile
 
     def stoneArguments(self, socketPath, passwordFile, *more):
@@ -128,16 +129,43 @@ class SimulatedStoneTests(TestCase):
         self.assertFalse(minting.ok)
         self.assertIn("addOnetimePasswordUserId: 'Stranger'", minting.fix)
 
+    def authConfig(self, *more):
+        return configFor("--simulated", "--auth-issuer",
+                         "https://idp.example", "--auth-audience",
+                         "http://127.0.0.1:8000/mcp", *more)
+
     @inlineCallbacks
-    def test_jwks(self):
-        config = configFor("--simulated")
-        object.__setattr__(config, "jwksUrl", "https://idp.example/jwks")
-        preflight, lines = yield self.runCheck(
-            config, fetchJson=lambda url: succeed({"keys": [{}, {}]}))
-        self.assertIn("2 keys", lines[-1].detail)
-        preflight, lines = yield self.runCheck(
-            config, fetchJson=lambda url: fail(ConnectionRefusedError()))
-        self.assertFalse(lines[-1].ok)
+    def test_jwksFetched(self):
+        preflight = Preflight(self.authConfig(), reactor, lambda f: None,
+                              environ={})
+        preflight._remoteKeys = lambda config: FakeKeys([{}, {}])
+        yield preflight.checkJwks()
+        self.assertEqual(preflight.findings[-1].line(),
+                         "OK    JWKS: 2 signing keys from the metadata of "
+                         "https://idp.example")
+
+    @inlineCallbacks
+    def test_jwksUnreachable(self):
+        preflight = Preflight(self.authConfig(), reactor, lambda f: None,
+                              environ={})
+        preflight._remoteKeys = lambda config: FakeKeys([])
+        yield preflight.checkJwks()
+        self.assertFalse(preflight.findings[-1].ok)
+        self.assertIn("no usable signing key", preflight.findings[-1].detail)
+
+
+class FakeKeys:
+    """
+    Stands in for L{gsmcpd.auth.keys.RemoteKeys}: what a refresh found.
+    """
+
+    def __init__(self, found):
+        self._found = found
+        self.keys = ()
+
+    def refresh(self):
+        self.keys = self._found
+        return succeed(None)
 
 
 class CertificateTests(TestCase):
@@ -165,7 +193,8 @@ class CertificateTests(TestCase):
     def check(self, path):
         lines = []
         config = configFor("--simulated", "--port",
-                           f"ssl:8443:privateKey=key.pem:certKey={path}")
+                           f"ssl:8443:privateKey=key.pem:certKey={path}:"
+                           "interface=127.0.0.1")
         Preflight(config, reactor, lines.append).checkCertificate()
         return lines[0]
 

@@ -75,6 +75,7 @@ class CheckCommandTests(TestCase):
         passwordFile = os.path.join(directory, "password")
         with open(passwordFile, "w") as f:
             f.write("swordfish\n")
+        os.chmod(passwordFile, 0o600)
         status, out, err = gsmcpd(
             "check", "--gci-library", libraryPath(), "--password-file",
             passwordFile, "--stone", os.path.join(directory, "nostone"))

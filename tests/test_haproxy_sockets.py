@@ -77,6 +77,7 @@ class HaproxyTests(SynchronousTestCase):
         passwordFile = os.path.join(directory, "password")
         with open(passwordFile, "w") as f:
             f.write("swordfish\n")
+        os.chmod(passwordFile, 0o600)
         shared = ("--gci-library", libraryPath(), "--stone", socketPath,
                   "--password-file", passwordFile)
         self.daemons = []

@@ -23,17 +23,21 @@ REFUSING = "gsmcpd: refusing to start: "
 
 def healthOnceListening(port, timeout=10):
     """
-    C{(status, document)} of C{GET /healthz}, once C{port} accepts.
+    C{(status, document)} of C{GET /healthz} once C{port} accepts and the
+    daemon is past starting (a socket systemd holds accepts before).
     """
     deadline = time.monotonic() + timeout
     while True:
         try:
             status, _, body = get(port, "/healthz")
-            return status, json.loads(body)
+            document = json.loads(body)
+            if document.get("status") != "starting":
+                return status, document
         except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"port {port}: no health past starting")
+        time.sleep(0.05)
 
 
 def samples(text):
@@ -75,6 +79,7 @@ class RefusalTests(SynchronousTestCase):
         password = os.path.join(directory, "password")
         with open(password, "w") as f:
             f.write("swordfish\n")
+        os.chmod(password, 0o600)
         why = self.refusal(
             TWISTD_GSMCP, "--gci-library", libraryPath(), "--password-file",
             password, "--stone", os.path.join(directory, "nostone"),
@@ -83,13 +88,15 @@ class RefusalTests(SynchronousTestCase):
                       "GemStone error", why)
 
     def test_badEndpoint(self):
-        why = self.refusal(GSMCPD_SERVE, "--simulated", "--port", "tcp:nope")
-        self.assertIn("--port 'tcp:nope'", why)
+        why = self.refusal(GSMCPD_SERVE, "--simulated", "--port",
+                           "tcp:nope:interface=127.0.0.1")
+        self.assertIn("--port 'tcp:nope:interface=127.0.0.1'", why)
 
     def test_unreadableCertificate(self):
         why = self.refusal(GSMCPD_SERVE, "--simulated", "--port",
-                           "ssl:0:privateKey=/nonexistent/key.pem")
-        self.assertIn("cannot read /nonexistent/key.pem", why)
+                           "ssl:0:privateKey=/nonexistent/key.pem:"
+                           "interface=127.0.0.1")
+        self.assertIn("/nonexistent/key.pem", why)
 
     def test_unreadablePasswordFile(self):
         why = self.refusal(GSMCPD_SERVE, "--gci-library", libraryPath(),

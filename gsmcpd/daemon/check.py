@@ -17,6 +17,9 @@ import attr
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.threads import deferToThread
 
+from gsmcpd.auth.documents import verifiedClient
+from gsmcpd.auth.keys import RemoteKeys
+from gsmcpd.daemon.security import authenticated
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
 from gsmcpd.gci.errors import GciError
@@ -70,17 +73,13 @@ class Preflight:
     The checks for one configuration.
 
     @param report: called with each L{Finding} as soon as it is known.
-    @param fetchJson: called with a URL, answering a L{Deferred} of the
-        parsed JSON document (the JWKS check).
     """
 
-    def __init__(self, config, reactor, report, environ=None,
-                 fetchJson=None):
+    def __init__(self, config, reactor, report, environ=None):
         self.config = config
         self.reactor = reactor
         self.environ = os.environ if environ is None else environ
         self._report = report
-        self._fetchJson = fetchJson
         self.findings = []
 
     @property
@@ -298,19 +297,33 @@ class Preflight:
 
     @inlineCallbacks
     def checkJwks(self):
-        url = getattr(self.config, "jwksUrl", None)
-        if not url:
+        config = self.config
+        if not authenticated(config):
             self.found("JWKS", True, "not used: bearer-token auth is off")
             return
-        try:
-            document = yield self._fetchJson(url)
-            keys = document["keys"]
-        except Exception as e:
-            self.found("JWKS", False, f"{url}: {e}", "check the issuer's "
-                       "JWKS URL and that this host can reach it")
+        if config.authJwksFile is not None:
+            self.found("JWKS", True, f"{_keys(config.authJwksFile.keys)} "
+                       "from --auth-jwks-file")
             return
-        self.found("JWKS", True, f"{url}: {len(keys)} key"
-                   f"{'s' if len(keys) != 1 else ''}")
+        where = config.authJwksUrl or f"the metadata of {config.authIssuer}"
+        keys = self._remoteKeys(config)
+        yield keys.refresh()
+        if not keys.keys:
+            self.found("JWKS", False, f"no usable signing key from {where}",
+                       "check --auth-jwks-url (or --auth-issuer's metadata) "
+                       "and that this host can reach it over HTTPS")
+        else:
+            self.found("JWKS", True, f"{_keys(keys.keys)} from {where}")
+
+    def _remoteKeys(self, config):
+        return RemoteKeys(
+            verifiedClient(self.reactor), self.reactor,
+            jwksUrl=config.authJwksUrl,
+            issuer=None if config.authJwksUrl else config.authIssuer)
+
+
+def _keys(keys):
+    return f"{len(keys)} signing key{'s' if len(keys) != 1 else ''}"
 
 
 def parseGemNrs(gemNrs):

@@ -126,8 +126,7 @@ def check(options):
         print(finding.line(), flush=True)
 
     def main(reactor):
-        preflight = Preflight(config, reactor, printLine,
-                              fetchJson=_fetchJson)
+        preflight = Preflight(config, reactor, printLine)
         return preflight.run().addCallback(
             lambda _: 1 if preflight.failed else 0)
 
@@ -138,11 +137,6 @@ def check(options):
         if e.code:
             return e.code
     return status[0] if status else 1
-
-
-def _fetchJson(url):
-    import treq
-    return treq.get(url, timeout=10).addCallback(treq.json_content)
 
 
 def clientConfig(options, environ=None):
