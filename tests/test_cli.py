@@ -50,6 +50,16 @@ class CommandTests(TestCase):
         self.assertEqual(json.loads(out)["mcpServers"]["gemstone"]["url"],
                          "http://127.0.0.1:9123/mcp")
 
+    def test_clientConfigWithAuthentication(self):
+        status, out, err = gsmcpd(
+            "client-config", "claude-code",
+            environ={"GSMCP_AUTH_ISSUER": "https://idp.example",
+                     "GSMCP_AUTH_AUDIENCE": "https://gs.example:8443/mcp"})
+        self.assertEqual(status, 0, err)
+        self.assertEqual(out, "claude mcp add --transport http gemstone "
+                         "https://gs.example:8443/mcp --header "
+                         '"Authorization: Bearer $GSMCP_TOKEN"\n')
+
     def test_clientConfigUnknownClient(self):
         status, out, err = gsmcpd("client-config", "emacs")
         self.assertEqual(status, 2)

@@ -27,7 +27,9 @@ class ClientConfigOptions(usage.Options):
     synopsis = "[options] CLIENT"
     longdesc = ("Print a ready configuration snippet for CLIENT, one of: "
                 + ", ".join(CLIENTS) + ".  The URL comes from --url, else "
-                "from the daemon's --port (GSMCP_PORT).")
+                "GSMCP_AUTH_AUDIENCE, else the daemon's --port "
+                "(GSMCP_PORT); a bearer token is sent with --bearer or "
+                "when GSMCP_AUTH_ISSUER is set.")
     optFlags = [["bearer", None, "the daemon requires a bearer token"]]
     optParameters = [
         ["url", None, None, "the daemon's MCP URL as clients reach it"],
@@ -141,8 +143,11 @@ def check(options):
 
 def clientConfig(options, environ=None):
     environ = os.environ if environ is None else environ
-    url = options["url"] or endpointUrl(
-        options["port"] or environ.get("GSMCP_PORT") or DEFAULT_PORT)
+    # With authentication on, the audience is the URL clients use.
+    url = options["url"] or environ.get("GSMCP_AUTH_AUDIENCE") or \
+        endpointUrl(options["port"] or environ.get("GSMCP_PORT")
+                    or DEFAULT_PORT)
+    bearer = options["bearer"] or bool(environ.get("GSMCP_AUTH_ISSUER"))
     if url is None:
         print("gsmcpd client-config: the endpoint does not say which URL "
               "clients reach (socket activation?); pass --url",
@@ -150,7 +155,7 @@ def clientConfig(options, environ=None):
         return 2
     try:
         sys.stdout.write(snippet(options["client"], Target(
-            url, options["name"], options["bearer"])))
+            url, options["name"], bearer)))
     except UnknownClient as e:
         print(f"gsmcpd client-config: {e}", file=sys.stderr)
         return 2
