@@ -35,11 +35,17 @@ class HeaderGateTests(TestCase):
         self.assertEqual((refusal.status, refusal.code), (403, -32600))
 
     def test_unsupportedVersion400(self):
+        """
+        A handshake-era revision this server does not negotiate is refused
+        here; any other version is the 2026 era's to answer (with -32022).
+        """
         refusal = self.assertRaises(
             Refusal, checkHeaders,
-            requestWith(mcp_protocol_version="1999-01-01"), self.hosts)
+            requestWith(mcp_protocol_version="2024-11-05"), self.hosts)
         self.assertEqual(refusal.status, 400)
         self.assertIn("2025-11-25", refusal.message)
+        checkHeaders(requestWith(mcp_protocol_version="1999-01-01"),
+                     self.hosts)
 
     def test_toleratedVersion(self):
         checkHeaders(requestWith(mcp_protocol_version="2025-03-26"),

@@ -15,6 +15,7 @@ from zope.interface.verify import verifyObject
 from gsmcpd.tools.base import ToolCall
 from gsmcpd.tools.conformance import STEP, ConformanceToolset
 from gsmcpd.tools.context import ICallContext
+from gsmcpd.tools.questions import askEach
 from gsmcpd.tools.templates.outcomes import ToolError
 from tests.fakes import FakeGem
 
@@ -42,6 +43,12 @@ class RecordingContext:
     def request(self, method, params):
         self.sent.append(("request", method))
         return self.answer
+
+    def canAsk(self, capability):
+        return True
+
+    def ask(self, questions):
+        return askEach(self.request, questions)
 
     def closeStream(self):
         self.sent.append(("closed",))

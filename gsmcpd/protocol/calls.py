@@ -54,12 +54,14 @@ class CallRunner:
         self.requestTimeout = requestTimeout
         self.audit = audit
 
-    def handle(self, session, message, sink=None):
+    def handle(self, session, message, sink=None, asker=None):
         """
         Answer one request or notification on C{session}.
 
         @param sink: the call's own stream (an L{ICallSink}), when the
             transport answers this request as one.
+        @param asker: how a 2026-era call asks the client
+            (L{gsmcpd.protocol.asking}); L{None}: on the call's stream.
         @return: a L{Deferred} firing with the response, or with L{None}
             when there is none to send (a notification, or a request the
             client cancelled).
@@ -71,7 +73,7 @@ class CallRunner:
         if message.method not in self.dispatcher.gemstoneMethods:
             # Answered from memory: nothing to end, nothing to stream.
             return self.dispatcher.handle(session, message)
-        return self._run(session, message, sink)
+        return self._run(session, message, sink, asker)
 
     def cancel(self, session, params):
         """
@@ -84,7 +86,7 @@ class CallRunner:
                           id=run.requestId, reason=params.get("reason"))
             run.end("cancelled")
 
-    def _run(self, session, message, sink):
+    def _run(self, session, message, sink, asker):
         """
         Run C{message} as a L{RunningCall}: whichever comes first of its
         answer, its cancellation and the abandonment of its GemStone
@@ -97,7 +99,7 @@ class CallRunner:
         timer = self._metrics.callStarted(name if known else message.method,
                                           self._clock)
         run = RunningCall(session, message.id, self._registry, self._clock,
-                          sink, self._pending)
+                          sink, self._pending, asker)
         session.calls.running[message.id] = run
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)

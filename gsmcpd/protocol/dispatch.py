@@ -14,6 +14,7 @@ from gsmcpd import __version__
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     JsonRpcError, result)
+from gsmcpd.protocol.discover import discoverResult
 from gsmcpd.protocol.surface import Surface
 from gsmcpd.sessions.client import LOG_LEVELS
 from gsmcpd.tools.base import ToolCall, ToolError, ToolResult
@@ -99,6 +100,7 @@ class Dispatcher:
             "tools/list": self._toolsList,
             "tools/call": self._toolsCall,
             "initialize": self._reinitialize,
+            "server/discover": self._discover,
         }
         capabilities = self.surface.capabilities()
         if "resources" in capabilities:
@@ -116,22 +118,31 @@ class Dispatcher:
         if "logging" in capabilities:
             self._methods["logging/setLevel"] = self._setLevel
 
+    def serverInfo(self):
+        info = {"name": self.identity.name, "version": self.identity.version}
+        if self.identity.title is not None:
+            info["title"] = self.identity.title
+        return info
+
+    def capabilities(self):
+        return {"tools": {"listChanged": False}, **self.surface.capabilities()}
+
     def initializeResult(self, params):
         """
         The C{initialize} result for a client that sent C{params}.
         """
-        info = {"name": self.identity.name, "version": self.identity.version}
-        if self.identity.title is not None:
-            info["title"] = self.identity.title
         answer = {
             "protocolVersion": negotiateVersion(params.get("protocolVersion")),
-            "capabilities": {"tools": {"listChanged": False},
-                             **self.surface.capabilities()},
-            "serverInfo": info,
+            "capabilities": self.capabilities(),
+            "serverInfo": self.serverInfo(),
         }
         if self.identity.instructions:
             answer["instructions"] = self.identity.instructions
         return answer
+
+    def _discover(self, session, params, context):
+        return discoverResult(self.serverInfo(), self.capabilities(),
+                              self.identity.instructions, modern=False)
 
     def streams(self, message):
         """
@@ -233,7 +244,8 @@ class Dispatcher:
         if missing:
             raise JsonRpcError(INVALID_PARAMS, f"Invalid params: prompt "
                                f"{name!r} needs {', '.join(missing)}")
-        messages = yield prompt.get(arguments)
+        messages = yield (prompt.get(arguments, context) if prompt.asks
+                          else prompt.get(arguments))
         answer = {"messages": messages}
         if prompt.description:
             answer["description"] = prompt.description
@@ -305,7 +317,7 @@ class Dispatcher:
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
-        call = ToolCall(session.gem, session.ledger, context)
+        call = ToolCall(session.gem, session.ledger, context, session.journal)
 
         def rendered(answer):
             return self._render(answer, call.needsCommit and not

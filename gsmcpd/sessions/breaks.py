@@ -16,6 +16,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
+from gsmcpd.tools.questions import askEach
 
 HARD_BREAK_DELAY = 2.0
 """Seconds from the soft break to the hard one; never under 0.3."""
@@ -67,7 +68,7 @@ class RunningCall:
     _logger = Logger()
 
     def __init__(self, session, requestId, registry, clock, sink=None,
-                 pending=None):
+                 pending=None, asker=None):
         """
         @param registry: replaces the session's GemStone session when a
             call takes neither break.
@@ -75,6 +76,8 @@ class RunningCall:
             request is answered as one, else L{None}.
         @param pending: the server's requests to clients (an
             L{IClientRequests}).
+        @param asker: how the call asks the client, when not on its own
+            stream (a 2026-era request: L{gsmcpd.protocol.asking}).
         """
         self.session = session
         self.requestId = requestId
@@ -82,6 +85,7 @@ class RunningCall:
         self._clock = clock
         self._sink = sink
         self._pending = pending
+        self._asker = asker
         self._timer = None
         self.current = None
         self.why = None
@@ -124,6 +128,17 @@ class RunningCall:
             return NULL_CONTEXT.request(method, params)
         return self._pending.send(self.session, method, params,
                                   via=self._sink)
+
+    def canAsk(self, capability):
+        if self._asker is not None:
+            return self._asker.canAsk(capability)
+        return isinstance(self.session.clientCapabilities.get(capability),
+                          dict)
+
+    def ask(self, questions):
+        if self._asker is not None:
+            return self._asker.ask(questions)
+        return askEach(self.request, questions)
 
     def closeStream(self):
         if self._sink is not None:

@@ -10,6 +10,7 @@ from gsmcpd.sessions.breaks import CallState
 from gsmcpd.sessions.hygiene import ViewState
 from gsmcpd.sessions.lifetime import Liveness
 from gsmcpd.sessions.outbox import Outbox
+from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical",
@@ -59,8 +60,12 @@ class McpSession:
     @ivar gem: the L{IGemSession} every call of this client runs on.
     @ivar protocolVersion: the revision negotiated at C{initialize}.
     @ivar clientInfo: what the client said it is.
+    @ivar clientCapabilities: what it said it can do (sampling, elicitation,
+        roots), for a tool that would ask it something.
     @ivar ledger: what this client has read in its present view, for the
         blind-write guardrail; it lives here, in the daemon, not the stone.
+    @ivar journal: what it changed since its transaction began, to confirm
+        a commit by and to announce once committed.
     @ivar outbox: server-to-client messages waiting for the stream.
     @ivar stream: the open event stream, or L{None}.
     @ivar streamGeneration: how many streams this session has opened; the
@@ -78,12 +83,14 @@ class McpSession:
     tools = None
 
     def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0,
-                 seconds=time.monotonic):
+                 seconds=time.monotonic, clientCapabilities=None):
         self.handle = handle
         self.gem = gem
         self.protocolVersion = protocolVersion
         self.clientInfo = clientInfo
+        self.clientCapabilities = clientCapabilities or {}
         self.ledger = ReadLedger()
+        self.journal = ChangeJournal()
         self.outbox = Outbox(handle)
         self.stream = None
         self.streamGeneration = 0
@@ -96,12 +103,22 @@ class McpSession:
         self.subscriptions = set()
         self._logBudget = LogBudget(seconds)
 
+    @property
+    def expectsStream(self):
+        """
+        Whether its client keeps an event stream open: a 2026-era session
+        (behind a handle) never has one, so going without is not a sign
+        that its client has gone.
+        """
+        return self.protocolVersion in ("2025-06-18", "2025-11-25")
+
     def wantsLog(self, level):
         """
         Whether to send a log message of C{level}: at or above the level
-        the client set, and within the rate limit.
+        the client set (none: no messages), and within the rate limit.
         """
-        if LOG_LEVELS.index(level) < LOG_LEVELS.index(self.logLevel):
+        if self.logLevel is None or \
+                LOG_LEVELS.index(level) < LOG_LEVELS.index(self.logLevel):
             return False
         return self._logBudget.spend()
 

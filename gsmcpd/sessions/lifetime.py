@@ -154,7 +154,7 @@ class Reaper:
         if policy.maxLifetime is not None and \
                 now - session.liveness.createdAt >= policy.maxLifetime:
             return f"it reached the {policy.maxLifetime:g}s lifetime cap"
-        if session.stream is None:
+        if session.stream is None and session.expectsStream:
             if idle >= policy.streamlessIdleTimeout:
                 return (f"idle {idle:.0f}s with no event stream (limit "
                         f"{policy.streamlessIdleTimeout:g}s)")
@@ -164,7 +164,8 @@ class Reaper:
         liveness = session.liveness
         quiet = now - max(liveness.lastActivity, liveness.answeredProbeAt)
         if policy.probeAfter is not None and quiet >= policy.probeAfter and \
-                liveness.probeGeneration is None:
+                liveness.probeGeneration is None and \
+                session.stream is not None:
             self._probe(session)
         return None
 

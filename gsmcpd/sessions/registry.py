@@ -22,6 +22,7 @@ class SessionRegistry:
     @ivar prepare: called with each new L{McpSession} before it is
         registered (to name its gem, say); may answer a L{Deferred}.
     @ivar onClose: called with each session as it is closed.
+    @ivar onCommit: called with the resource URIs each commit changed.
     @ivar stopGem: called with the stone session number of a gem that had
         to be abandoned (its call took neither break), to stop it from
         another session; it would otherwise hold a login until it ends.
@@ -38,6 +39,7 @@ class SessionRegistry:
         self._sessions = {}
         self._graceTimers = {}
         self.onClose = list(onClose)
+        self.onCommit = []
         self.prepare = prepare
         self.stopGem = stopGem
 
@@ -47,7 +49,8 @@ class SessionRegistry:
     def __iter__(self):
         return iter(list(self._sessions.values()))
 
-    def open(self, protocolVersion, clientInfo, principal=None):
+    def open(self, protocolVersion, clientInfo, clientCapabilities=None,
+             principal=None):
         """
         Log a GemStone session in for a new client: as the GemStone user
         C{principal} names, with authentication.
@@ -61,8 +64,10 @@ class SessionRegistry:
 
         def opened(gem):
             session = McpSession(handle, gem, protocolVersion, clientInfo,
-                                 self._clock.seconds(), self._clock.seconds)
+                                 self._clock.seconds(), self._clock.seconds,
+                                 clientCapabilities)
             session.principal = principal
+            session.journal.observers = self.onCommit
             prepared = maybeDeferred(self.prepare or (lambda s: None), session)
             # A session its preparation refused (no commit lock, say) is
             # never served: its GemStone session goes back.

@@ -14,6 +14,7 @@ import attr
 import jsonschema
 
 from gsmcpd.tools.context import NULL_CONTEXT
+from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger, describeKey
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE
@@ -76,6 +77,10 @@ class Tool:
     """Whether the tool sends the client messages while it runs (log
     messages, sampling or elicitation requests), so a client that accepts
     an event stream gets its answer as one."""
+    taskSupport: str | None = None
+    """C{"optional"} for a call that may run for minutes, which a client
+    that takes tasks gets as one; C{"required"} for one that runs only as
+    a task; L{None}: never a task."""
 
     def descriptor(self):
         """
@@ -174,15 +179,17 @@ class _PlainArguments:
 class ToolCall:
     """
     What a running tool may use: its session's GemStone session, the
-    session's read ledger, and the request it serves (an L{ICallContext}).
+    session's read ledger and journal of uncommitted changes, and the
+    request it serves (an L{ICallContext}).
 
     @ivar needsCommit: whether the session held uncommitted changes after
         the last template this call ran, failed or not; L{None} before one.
     """
 
-    def __init__(self, gem, ledger=None, context=NULL_CONTEXT):
+    def __init__(self, gem, ledger=None, context=NULL_CONTEXT, journal=None):
         self.gem = gem
         self.ledger = ReadLedger() if ledger is None else ledger
+        self.journal = ChangeJournal() if journal is None else journal
         self.needsCommit = None
         self._context = context
 
@@ -210,6 +217,21 @@ class ToolCall:
         @raise ToolError: when the client cannot be asked (no stream).
         """
         return self._context.request(method, params)
+
+    def canAsk(self, capability):
+        """
+        Whether the client can answer a question needing C{capability}.
+        """
+        return self._context.canAsk(capability)
+
+    def ask(self, questions):
+        """
+        Ask the client C{questions} (L{gsmcpd.tools.questions}), in whichever
+        protocol era this call runs.
+
+        @return: a L{Deferred} firing with the answers by key.
+        """
+        return self._context.ask(questions)
 
     def closeStream(self):
         """
@@ -282,6 +304,9 @@ class Toolset:
     instructions = ""
     declaredOptionNames = ()
     usesLogging = False
+    usesGemStone = True
+    """Whether its tools run on a GemStone session (the conformance
+    fixtures do not: a 2026-era call of one needs no session)."""
 
     def __init__(self, options=None):
         self._options = dict(options or {})

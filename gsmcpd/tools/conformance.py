@@ -14,9 +14,10 @@ from twisted.internet import reactor
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import deferLater
 
-from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate
+from gsmcpd.tools import conformance2026
 from gsmcpd.tools.base import (
-    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema)
+from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate
 
 PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ"
        "/pLvAAAAAElFTkSuQmCC")
@@ -60,11 +61,22 @@ ENUMS_SCHEMA = {"type": "object", "properties": {
 SCHEMA_2020_12 = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
-    "$defs": {"address": {"type": "object", "properties": {
-        "street": {"type": "string"}, "city": {"type": "string"}}}},
+    "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+                          "properties": {"street": {"type": "string"},
+                                         "city": {"type": "string"}}}},
     "properties": {"name": {"type": "string"},
-                   "address": {"$ref": "#/$defs/address"}},
+                   "address": {"$ref": "#/$defs/address"},
+                   "contactMethod": {"type": "string",
+                                     "enum": ["phone", "email"]},
+                   "phone": {"type": "string"}, "email": {"type": "string"}},
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}},
+           "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
     "additionalProperties": False}
+"""Every 2020-12 keyword the suite checks is passed through untouched: $schema,
+$defs with an $anchor, composition and conditional keywords."""
 
 COMPLETIONS = ("paris", "park", "party", "pasta", "world", "hello")
 
@@ -92,6 +104,7 @@ class ConformanceToolset(Toolset):
                     "are the MCP conformance suite's fixtures, not GemStone "
                     "tools.")
     usesLogging = True
+    usesGemStone = False
     clock = reactor
 
     def tools(self):
@@ -132,14 +145,18 @@ class ConformanceToolset(Toolset):
                  fixed(text("Received a 2020-12 schema call.")),
                  schema=SCHEMA_2020_12),
             tool("test_reconnection", self.reconnection, streams=True),
-        ]
+            tool("test_logging_tool", self.logging, streams=True),
+        ] + [tool(name, run) for name, run in conformance2026.TOOLS] + [
+            tool(name, run, schema=schema, taskSupport=taskSupport)
+            for name, run, schema, taskSupport in
+            conformance2026.TaskFixtures(self.clock).tools()]
 
-    def _tool(self, name, run, streams=False, schema=None):
+    def _tool(self, name, run, streams=False, schema=None, taskSupport=None):
         return Tool(name=name, title=name.replace("_", " "),
                     description=f"Conformance fixture {name}.",
                     inputSchema=schema or closedSchema(),
                     annotations=annotations(readOnly=True, idempotent=True),
-                    run=run, streams=streams)
+                    run=run, streams=streams, taskSupport=taskSupport)
 
     def _pause(self):
         return deferLater(self.clock, STEP, lambda: None)
@@ -187,11 +204,9 @@ class ConformanceToolset(Toolset):
 
     @inlineCallbacks
     def _ask(self, call, method, params):
-        try:
-            answer = yield call.request(method, params)
-        except Exception as e:
-            raise ToolError("other", f"{method} failed: {e}")
-        return answer
+        answers = yield call.ask({"question": {"method": method,
+                                               "params": params}})
+        return answers["question"]
 
     @inlineCallbacks
     def reconnection(self, call, arguments):
@@ -257,6 +272,9 @@ class ConformanceToolset(Toolset):
                             "description": "URI of the resource to embed",
                             "required": True},),
                 description="A prompt with an embedded resource"),
+            Prompt("test_input_required_result_prompt",
+                   conformance2026.contextPrompt, asks=True,
+                   description="A prompt that asks for context first"),
             Prompt("test_prompt_with_image", lambda arguments: [
                 {"role": "user", "content": image()},
                 {"role": "user", "content": text(

@@ -41,6 +41,19 @@ class ICallContext(Interface):
         asked.
         """
 
+    def canAsk(capability):
+        """
+        Whether the client declared C{capability} (C{"elicitation"},
+        C{"sampling"}, C{"roots"}), so it can answer such a question.
+        """
+
+    def ask(questions):
+        """
+        Ask the client C{questions} (by key, from
+        L{gsmcpd.tools.questions}); a Deferred firing with the answers by
+        key, however the protocol era carries them.
+        """
+
     def closeStream():
         """
         End the call's stream before its result; the client resumes it.
@@ -71,6 +84,13 @@ class NullCallContext:
     def request(self, method, params):
         raise ToolError("refused", f"{method} needs a client that accepts an "
                         "event stream for this call")
+
+    def canAsk(self, capability):
+        return False
+
+    def ask(self, questions):
+        raise ToolError("refused", "this call cannot ask the client "
+                        "anything")
 
     def closeStream(self):
         pass

@@ -47,7 +47,7 @@ class ExecutionToolset(Toolset):
                 "truncated": {"type": "boolean"}},
                 required=["printString", "totalCharacters", "truncated"]),
             annotations=annotations(readOnly=False, destructive=True),
-            run=self.executeCode)]
+            run=self.executeCode, taskSupport="optional")]
 
     def executeCode(self, call, arguments):
         return call.runTemplate(

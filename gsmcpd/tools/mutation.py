@@ -21,6 +21,8 @@ from gsmcpd.tools.base import (
 from gsmcpd.tools.compiling import (
     COMPILE_ERROR_SCHEMA, compileError, definitionReport, locatedErrors,
     methodName)
+from gsmcpd.tools.confirm import (
+    CONFIRM_OPTION, confirmClassDeletion, confirmedIf, confirming)
 from gsmcpd.tools.ledger import classKey, describeKey, methodKey
 
 IDENTIFIER = "^[A-Za-z][A-Za-z0-9_]*$"
@@ -56,7 +58,7 @@ _META = _flag("true for the class-side method (default false)")
 class MutationToolset(Toolset):
     name = "mutation"
     title = "Mutation"
-    declaredOptionNames = ("kernelClasses",)
+    declaredOptionNames = ("kernelClasses", CONFIRM_OPTION)
     instructions = (
         "The mutation tools (compile_method, compile_class_definition, "
         "delete_method, delete_class, set_class_comment, add_dictionary, "
@@ -71,6 +73,7 @@ class MutationToolset(Toolset):
         "change it recompiles the class's methods and reports any that fail.")
 
     def tools(self):
+        confirms = confirming(self)  # asked on the call's stream in 2025
         return [
             Tool("add_dictionary", "Add symbol dictionary",
                  "Create a SymbolDictionary and append it to this user's "
@@ -94,7 +97,8 @@ class MutationToolset(Toolset):
                  annotations(False, destructive=True), self.removeDictionary,
                  closedSchema({"dictionaryName": _STRING,
                                "entries": _INTEGER},
-                              required=["dictionaryName", "entries"])),
+                              required=["dictionaryName", "entries"]),
+                 streams=confirms),
             Tool("compile_class_definition", "Define or redefine a class",
                  "Define a class, or redefine an existing one, from named "
                  "parts: the definition is built by the server and nothing "
@@ -185,7 +189,8 @@ class MutationToolset(Toolset):
                      "className": _STRING, "meta": _BOOLEAN,
                      "selector": _STRING, "category": _STRING},
                      required=["className", "meta", "selector",
-                               "category"])),
+                               "category"]),
+                 streams=confirms),
             Tool("delete_class", "Delete class",
                  "Remove a class from its symbol dictionary, with its "
                  "methods (destructive); needs get_class_definition first, "
@@ -198,7 +203,8 @@ class MutationToolset(Toolset):
                  closedSchema({
                      "className": _STRING, "dictionary": _STRING,
                      "methods": _INTEGER},
-                     required=["className", "dictionary", "methods"])),
+                     required=["className", "dictionary", "methods"]),
+                 streams=confirms),
             Tool("set_class_comment", "Set class comment",
                  "Replace a class's comment." + NOT_COMMITTED,
                  closedSchema({
@@ -214,6 +220,7 @@ class MutationToolset(Toolset):
     @inlineCallbacks
     def addDictionary(self, call, arguments):
         value = yield call.runTemplate("add_dictionary", arguments)
+        call.journal.record("added", f"dictionary {value['dictionaryName']}")
         returnValue(ToolResult(
             f"Added dictionary {value['dictionaryName']} at position "
             f"{value['position']} of the symbol list.", value))
@@ -226,7 +233,11 @@ class MutationToolset(Toolset):
                 "refused", f"{name} is one of the kernel's own dictionaries "
                 f"({', '.join(KERNEL_DICTIONARIES)}); removing it from the "
                 f"symbol list would break the session, so it is refused.")
+        yield confirmedIf(self, call, f"Remove the symbol dictionary {name} "
+                          "from your symbol list, with every class and global "
+                          "in it?", f"remove dictionary {name}")
         value = yield call.runTemplate("remove_dictionary", arguments)
+        call.journal.record("removed", f"dictionary {name}")
         returnValue(ToolResult(
             f"Removed dictionary {name} from the symbol list (it held "
             f"{_counted(value['entries'], 'entry', 'entries')}).", value))
@@ -250,6 +261,7 @@ class MutationToolset(Toolset):
             "redefining it would leave them subclasses of the old version; "
             "change them first")
         call.ledger.recordRead(key, value["definition"])
+        call.journal.record("defined", f"class {className}", className)
         failures = [{"selector": f["selector"], "meta": f["meta"],
                      "errors": locatedErrors(f["source"], f["errors"])}
                     for f in value["failures"]]
@@ -284,6 +296,8 @@ class MutationToolset(Toolset):
         compiled = value["selector"]
         call.ledger.recordRead(methodKey(className, compiled, meta),
                                value["source"])
+        call.journal.record("compiled", methodName(className, compiled, meta),
+                            className)
         structured = {"className": className, "meta": meta,
                       "selector": compiled, "category": value["category"],
                       "created": value["created"], "warnings": value["warnings"]}
@@ -298,13 +312,17 @@ class MutationToolset(Toolset):
         className, selector = arguments["className"], arguments["selector"]
         meta = arguments.get("meta", False)
         key = methodKey(className, selector, meta)
+        named = methodName(className, selector, meta)
+        yield confirmedIf(self, call, f"Delete the method {named}?",
+                          f"delete {named}")
         value = yield self._guarded(
             call, "delete_method",
             {"className": className, "meta": meta, "selector": selector},
             key, "get_method_source")
         call.ledger.forget(key)
+        call.journal.record("deleted", named, className)
         returnValue(ToolResult(
-            f"Deleted {methodName(className, selector, meta)} (it was in "
+            f"Deleted {named} (it was in "
             f"'{value['category']}').",
             {"className": className, "meta": meta, "selector": selector,
              "category": value["category"]}))
@@ -313,10 +331,12 @@ class MutationToolset(Toolset):
     def deleteClass(self, call, arguments):
         className = arguments["className"]
         key = classKey(className)
+        yield confirmClassDeletion(self, call, className)
         value = yield self._guarded(
             call, "delete_class", {"className": className}, key,
             "get_class_definition", "delete or redefine them first")
         call.ledger.forget(key)
+        call.journal.record("deleted", f"class {className}", className)
         returnValue(ToolResult(
             f"Deleted class {className} from {value['dictionary']}, with "
             f"{_counted(value['methods'], 'method', 'methods')}.",
@@ -326,6 +346,8 @@ class MutationToolset(Toolset):
     def setClassComment(self, call, arguments):
         value = yield call.runTemplate(
             "set_class_comment", dict(arguments, kernelClasses=self.kernelClasses))
+        call.journal.record("commented", f"class {value['className']}",
+                            value["className"])
         returnValue(ToolResult(f"Set the comment of {value['className']}.",
                                value))
 

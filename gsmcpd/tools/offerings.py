@@ -78,6 +78,9 @@ class Prompt:
     title: str | None = None
     description: str | None = None
     complete: object = None
+    asks: bool = False
+    """Whether it asks the client something before it answers: then
+    C{get} is also given the request's context, to ask through."""
 
     def descriptor(self):
         return _described(self, arguments=[dict(a) for a in self.arguments])

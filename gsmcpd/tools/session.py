@@ -10,6 +10,8 @@ from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
+from gsmcpd.tools.confirm import (
+    CONFIRM_OPTION, commitQuestion, confirmedIf, confirming)
 
 
 class SessionToolset(Toolset):
@@ -25,6 +27,7 @@ class SessionToolset(Toolset):
         "re-read anything you are about to change afterwards. A commit that "
         "conflicts with another session's is reported as a failure; abort, "
         "redo the change, and commit again.")
+    declaredOptionNames = (CONFIRM_OPTION,)
 
     def tools(self):
         return [
@@ -45,7 +48,8 @@ class SessionToolset(Toolset):
                  closedSchema(), annotations(False), self.commit,
                  closedSchema({"committed": {"type": "boolean"},
                                "conflicts": {"type": "object"}},
-                              required=["committed", "conflicts"])),
+                              required=["committed", "conflicts"]),
+                 streams=confirming(self)),
             Tool("refresh", "Refresh view",
                  "Move this session's view to the newest commit so it sees "
                  "other sessions' work, keeping its own uncommitted "
@@ -75,12 +79,15 @@ class SessionToolset(Toolset):
     def abort(self, call, arguments):
         value = yield call.runTemplate("abort", {})
         call.ledger.viewMoved()
+        call.journal.ended()
         returnValue(ToolResult(
             "Aborted: uncommitted changes discarded; the view is now the "
             "newest commit.", value))
 
     @inlineCallbacks
     def commit(self, call, arguments):
+        yield confirmedIf(self, call, commitQuestion(call.journal.summary()),
+                          "commit")
         value = yield call.runTemplate("commit", {})
         if not value["committed"]:
             conflicts = value["conflicts"]
@@ -94,6 +101,7 @@ class SessionToolset(Toolset):
                 "view, where you can redo the change.",
                 {"conflicts": conflicts})
         call.ledger.viewMoved()
+        call.journal.committed()
         returnValue(ToolResult("Committed.", value))
 
     @inlineCallbacks

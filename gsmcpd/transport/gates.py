@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import attr
 
 from gsmcpd.protocol.dispatch import SUPPORTED_PROTOCOL_VERSIONS
+from gsmcpd.protocol.eras import HANDSHAKE_ERA_VERSIONS
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST
 
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -68,12 +69,15 @@ def checkHeaders(request, allowedOriginHosts):
             origin.decode("latin-1")) not in allowedOriginHosts:
         raise Refusal(403, f"Forbidden: Origin {origin.decode('latin-1')!r} "
                       "is not allowed")
-    version = request.getHeader(VERSION_HEADER)
-    if version is not None and version.decode("latin-1") not in \
+    version = (request.getHeader(VERSION_HEADER) or b"").decode(
+        "latin-1").strip()
+    # A version outside the handshake era is the 2026 era's to answer
+    # (eras.isModern): with -32022 when it is none of ours.
+    if version in HANDSHAKE_ERA_VERSIONS and version not in \
             SUPPORTED_PROTOCOL_VERSIONS + TOLERATED_VERSION_HEADERS:
         raise Refusal(
             400, f"Bad Request: unsupported MCP-Protocol-Version "
-            f"{version.decode('latin-1')!r}; this server speaks "
+            f"{version!r}; this server speaks "
             f"{', '.join(SUPPORTED_PROTOCOL_VERSIONS)}")
 
 

@@ -19,6 +19,9 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.calls import CallRunner
+from gsmcpd.protocol.eras import isModern
+from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
+from gsmcpd.protocol.modern import ModernEndpoint
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, encode,
     parseMessage, result)
@@ -26,7 +29,9 @@ from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.gates import (
-    SESSION_HEADER, Refusal, allowedHosts, checkHeaders, namedSession)
+    SESSION_HEADER, VERSION_HEADER, Refusal, allowedHosts, checkHeaders,
+    namedSession)
+from gsmcpd.transport.modern import ModernPost
 from gsmcpd.transport.sse import (
     CallStream, EventSequence, EventStream, parseEventId)
 
@@ -70,6 +75,11 @@ class McpSite(Site):
             super().log(request)
 
 
+def _headerText(request, name):
+    value = request.getHeader(name)
+    return None if value is None else value.decode("latin-1")
+
+
 def messageIdOf(request):
     """
     The id of the JSON-RPC request C{request} carries, or L{None} before
@@ -109,6 +119,13 @@ class McpApp:
         self.calls = CallRunner(dispatcher, sessions, clock, self.pending,
                                 requestTimeout, audit, metrics)
         self.metrics = metrics
+        self.notices = ChangeNotices()
+        sessions.onCommit.append(self.notices.resourcesUpdated)
+        self.listeners = SessionListeners(self.notices)
+        sessions.onClose.append(self.listeners.remove)
+        self.modern = ModernPost(
+            ModernEndpoint(dispatcher, self.calls, sessions, clock),
+            self.notices, clock)
         self.allowedOriginHosts = allowedHosts(allowedOriginHosts)
 
     def resource(self):
@@ -137,6 +154,9 @@ class McpApp:
             raise Refusal(400, e.message, e.code)
         if message.kind == "request":
             request.mcpMessageId = message.id
+        if isModern(_headerText(request, VERSION_HEADER), message.params):
+            answer = yield self.modern.post(request, message)
+            return answer
         if message.kind == "request" and message.method == "initialize":
             answer = yield self._initialize(request, message)
             return answer
@@ -186,7 +206,7 @@ class McpApp:
         try:
             opening = self.sessions.open(
                 params.get("protocolVersion"), params.get("clientInfo"),
-                principalOf(request))
+                params.get("capabilities"), principalOf(request))
         except SessionLimitReached as e:
             self.metrics.logins.labels("refused").inc()
             return self._json(request, JsonRpcError(
@@ -208,6 +228,7 @@ class McpApp:
             return self._loginFailed(request, message,
                                      (e.details or {}).get("number"))
         self.metrics.logins.labels("ok").inc()
+        self.listeners.add(session)
         request.setHeader(SESSION_HEADER, session.handle.encode("ascii"))
         return self._json(request, result(
             message.id, self.dispatcher.initializeResult(params)))

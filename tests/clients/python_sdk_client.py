@@ -11,13 +11,16 @@ Usage: python python_sdk_client.py URL basic [CODE]
          stone's seeded AccountTest
        python python_sdk_client.py URL progress
          run_test_class AccountTest with a progress callback
-       python python_sdk_client.py URL ecosystem
+       python python_sdk_client.py URL ecosystem [auto|legacy]
          what bin/run-conformance runs: the high-level mcp.Client as a user
-         would write it (default mode "auto": it probes server/discover
-         first and must fall back to initialize), tools/list, execute_code,
-         resources/read of test://static-text (and of a GemStone resource
-         if one is listed), DELETE on exit; exits 1 if a step went wrong
-         (the line's "problems" says which)
+         would write it, tools/list, execute_code, resources/read of
+         test://static-text (and of a GemStone resource if one is listed);
+         exits 1 if a step went wrong (the line's "problems" says which).
+         Mode "auto" (the SDK's default) probes server/discover first,
+         must negotiate 2026-07-28, and opens (and closes) a GemStone
+         session handle for execute_code; mode "legacy" runs the
+         initialize handshake, must negotiate 2025-11-25 and DELETEs on
+         exit.
 """
 
 import asyncio
@@ -103,13 +106,27 @@ def firstText(read):
             else f"<{len(content.blob)} base64 chars>")[:80]
 
 
-async def ecosystem(url):
-    seen = {"client": "mcp (Python SDK) Client", "problems": []}
+NEGOTIATES = {"auto": "2026-07-28", "legacy": "2025-11-25"}
+
+
+async def ecosystem(url, mode="auto"):
+    seen = {"client": f"mcp (Python SDK) Client, mode {mode}", "problems": []}
     try:
-        async with Client(url) as client:
+        async with Client(url, mode=mode) as client:
             seen["protocolVersion"] = client.protocol_version
+            if client.protocol_version != NEGOTIATES[mode]:
+                seen["problems"].append(
+                    f"negotiated {client.protocol_version}, expected "
+                    f"{NEGOTIATES[mode]}")
             seen["tools"] = len((await client.list_tools()).tools)
-            called = await client.call_tool("execute_code", {"code": "3 + 4"})
+            # 2026-07-28 has no MCP session: a GemStone session is opened
+            # as a tool, and named in each call.
+            handle = {}
+            if mode == "auto":
+                opened = await client.call_tool("open_session", {})
+                handle = {"session": opened.structured_content["session"]}
+            called = await client.call_tool("execute_code",
+                                            {"code": "3 + 4", **handle})
             seen.update(outcome(called))
             seen.pop("structured", None)
             if called.is_error or seen["text"][:1] != ["7"]:
@@ -127,6 +144,10 @@ async def ecosystem(url):
                         await client.read_resource(uri))
                 except Exception as e:
                     seen["problems"].append(f"resources/read {uri}: {e}")
+            if handle:
+                closed = await client.call_tool("close_session", handle)
+                if closed.is_error:
+                    seen["problems"].append("close_session failed")
     except Exception as e:
         seen["problems"].append(f"{type(e).__name__}: {e}")
     print(json.dumps(seen))
@@ -135,7 +156,7 @@ async def ecosystem(url):
 
 async def main(url, mode, *arguments):
     if mode == "ecosystem":
-        return await ecosystem(url)
+        return await ecosystem(url, *arguments)
     modes = {"basic": basic, "roundtrip": roundtrip, "progress": progress}
     async with streamable_http_client(url) as (read, write):
         async with ClientSession(read, write) as session:

@@ -1,0 +1,135 @@
+"""
+How a running call asks the client something, in either era.
+
+A tool asks through one method, C{ask({key: inputRequest, ...})}, and gets
+the answers by key; it never knows which era it runs in.  A 2025 call sends
+each question on its own stream and waits for the client's POSTed answer
+(L{gsmcpd.tools.questions.askEach}).  A 2026 call cannot wait: if the
+answers are not in the request yet, the round ends with an input-required
+result (L{gsmcpd.tools.questions.InputRequired}); the client asks its user
+or model and sends the request again with the answers, and the tool runs
+again from the start, this time finding them.  Answers gathered in
+earlier rounds travel in the sealed C{requestState}, so a tool that asks in
+several steps sees all of them.
+"""
+
+from twisted.internet.defer import inlineCallbacks, maybeDeferred, succeed
+
+from gsmcpd.protocol.eras import missingCapability
+from gsmcpd.protocol.inputrequired import inputRequired, inputResponses
+from gsmcpd.protocol.results import complete
+from gsmcpd.tools.questions import CAPABILITY, InputRequired
+
+
+def _needed(requests):
+    return {CAPABILITY[request["method"]] for request in requests.values()}
+
+
+class ModernAsker:
+    """
+    Asking in the 2026 era: from the answers the request carries.
+
+    @param envelope: the request's L{gsmcpd.protocol.eras.Envelope}.
+    @param gathered: answers from earlier rounds (the opened
+        C{requestState}) and this one (C{inputResponses}), by key.
+    """
+
+    def __init__(self, envelope, gathered):
+        self._envelope = envelope
+        self._gathered = dict(gathered)
+        self._task = None
+
+    def canAsk(self, capability):
+        return self._envelope.supports(capability)
+
+    def becameTask(self, store, task):
+        """
+        The call this asker serves became C{task}: from now on, a question
+        parks the task rather than ending a round.
+        """
+        self._task = TaskAsker(store, task, self._envelope, self._gathered)
+
+    def ask(self, requests):
+        """
+        @return: a fired L{Deferred} of the answers by key, when the request
+            carries them all.
+        @raise InputRequired: to end the round asking for the others.
+        @raise JsonRpcError: C{-32021} when the client cannot answer a
+            question it has not answered yet.
+        """
+        if self._task is not None:
+            return self._task.ask(requests)
+        missing = {key: request for key, request in requests.items()
+                   if key not in self._gathered}
+        if not missing:
+            return succeed({key: self._gathered[key] for key in requests})
+        for capability in sorted(_needed(missing)):
+            if not self.canAsk(capability):
+                raise missingCapability(capability, "this call needs the "
+                                        "client to answer a question")
+        raise InputRequired(missing, self._gathered)
+
+
+class TaskAsker:
+    """
+    Asking from inside a task: the task waits, C{input_required}, until
+    the client answers through C{tasks/update}.
+
+    @param store: the L{gsmcpd.protocol.tasks.TaskStore}.
+    @param task: the running L{gsmcpd.protocol.tasks.Task}.
+    @param envelope: the envelope of the request that created the task.
+    @param gathered: answers gathered before the task was created (a call
+        that asked in input-required rounds, then became a task).
+    """
+
+    def __init__(self, store, task, envelope, gathered=None):
+        self._store = store
+        self._task = task
+        self._envelope = envelope
+        self._gathered = dict(gathered or {})
+
+    def canAsk(self, capability):
+        return self._envelope.supports(capability)
+
+    @inlineCallbacks
+    def ask(self, requests):
+        missing = {key: request for key, request in requests.items()
+                   if key not in self._gathered}
+        for capability in sorted(_needed(missing)):
+            if not self.canAsk(capability):
+                raise missingCapability(capability, "this task needs the "
+                                        "client to answer a question")
+        if missing:
+            self._gathered.update((yield self._store.ask(self._task,
+                                                         missing)))
+        return {key: self._gathered[key] for key in requests}
+
+
+@inlineCallbacks
+def modernRound(seal, envelope, method, params, run, escalate=None):
+    """
+    One round of a 2026-era request that may ask the client.
+
+    @param seal: the daemon's L{gsmcpd.protocol.requeststate.RequestStateSeal}.
+    @param run: called with the round's L{ModernAsker}; returns a
+        L{Deferred} of the finished result value.
+    @param escalate: for a call that may become a task: called with the
+        call's L{Deferred} and its asker when the call did not finish (or
+        ask) at once; answers the result to send instead.
+    @return: a L{Deferred} of the dressed result: complete, or input
+        required with the sealed answers gathered so far.
+    @raise JsonRpcError: C{-32602} for tampered state or malformed answers,
+        C{-32021} for a question the client cannot answer.
+    """
+    gathered = seal.open(method, params) or {}
+    gathered.update(inputResponses(params))
+    asker = ModernAsker(envelope, gathered)
+    working = maybeDeferred(run, asker)
+    if escalate is not None and not working.called:
+        return escalate(working, asker)
+    try:
+        value = yield working
+    except InputRequired as pending:
+        return inputRequired(method, pending.inputRequests,
+                             seal.seal(method, params, pending.gathered))
+    return complete(method, value)

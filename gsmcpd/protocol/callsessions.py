@@ -1,0 +1,126 @@
+"""
+Which session a 2026-era call runs on.
+
+The 2025 era has one answer (the MCP session's); the 2026 era has three: the
+session the C{session} argument's handle names (opened by C{open_session},
+kept under the same lifetime policy and C{--max-sessions} count as a 2025
+session), a short-lived session with a fresh view for a read-only call made
+without a handle, or a detached session with no GemStone session behind it
+for what never touches the stone.
+"""
+
+from twisted.internet.defer import inlineCallbacks, succeed
+
+from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.protocol.eras import MODERN_VERSION
+from gsmcpd.protocol.handles import needsHandle, noSuchHandle, sessionTools
+from gsmcpd.sessions.client import McpSession, newHandle
+from gsmcpd.tools.base import ToolResult
+from gsmcpd.tools.templates.outcomes import ToolError
+
+
+def rendered(answer):
+    """
+    A tool's answer as a finished C{tools/call} result.
+    """
+    return {"content": [{"type": "text", "text": answer.text}],
+            "isError": answer.isError, "structuredContent": answer.structured}
+
+
+def toolError(error):
+    """
+    A tool's refusal as a finished C{tools/call} result.
+    """
+    return rendered(ToolResult.fromError(error))
+
+
+def _nothing():
+    pass
+
+
+class CallSessions:
+    """
+    The sessions 2026-era calls run on, from the session registry.
+    """
+
+    def __init__(self, sessions, clock):
+        self.sessions = sessions
+        self.clock = clock
+
+    def detached(self, envelope):
+        """
+        A session with no GemStone session behind it, for one request that
+        does not touch the stone.
+        """
+        session = McpSession(newHandle(), None, MODERN_VERSION,
+                             envelope.clientInfo, self.clock.seconds(),
+                             self.clock.seconds, envelope.clientCapabilities)
+        session.logLevel = envelope.logLevel
+        return session
+
+    @inlineCallbacks
+    def forTool(self, tool, handle, envelope):
+        """
+        The session a GemStone tool's call runs on, and what to call when
+        the call is over.
+
+        @raise ToolError: for a handle that names no session, a tool that
+            changes the repository called without one, or no session free.
+        """
+        if handle is not None:
+            session = self.sessions.get(handle)
+            if session is not None and session.calls.replacing is not None:
+                yield session.calls.replacing
+                session = self.sessions.get(handle)
+            if session is None:
+                raise noSuchHandle(handle)
+            self.sessions.touch(session)
+            session.logLevel = envelope.logLevel
+            return session, _nothing
+        if not tool.annotations.get("readOnlyHint"):
+            raise needsHandle(tool)
+        borrowed = yield self.borrowed(envelope, "its one read (without a "
+                                       "session handle) is done")
+        return borrowed
+
+    def borrowed(self, envelope, why):
+        """
+        A short-lived GemStone session with a fresh view (a new login sees
+        the newest commit), for one read; and what closes it.
+        """
+        try:
+            opening = self.sessions.open(MODERN_VERSION, envelope.clientInfo,
+                                         envelope.clientCapabilities)
+        except SessionLimitReached as e:
+            raise ToolError("other", f"{e}; try again, or open_session and "
+                            "reuse it", {"limit": e.limit})
+
+        def opened(session):
+            session.logLevel = envelope.logLevel
+            return session, lambda: self.sessions.close(session.handle, why)
+        return opening.addCallback(opened)
+
+    @inlineCallbacks
+    def sessionTool(self, tool, arguments, envelope):
+        """
+        Run C{open_session} or C{close_session}.
+        """
+        running = {t.name: t for t in sessionTools(
+            lambda: self._open(envelope), self._close)}
+        try:
+            tool.validate(arguments)
+            answer = yield running[tool.name].run(None, arguments)
+        except ToolError as e:
+            return toolError(e)
+        return rendered(answer)
+
+    def _open(self, envelope):
+        return self.borrowed(envelope, "").addCallback(
+            lambda borrowed: borrowed[0].handle)
+
+    def _close(self, handle):
+        if self.sessions.get(handle) is None:
+            return succeed(False)
+        return self.sessions.close(
+            handle, "the client closed it (close_session)").addCallback(
+                lambda _: True)

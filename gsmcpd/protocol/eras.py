@@ -1,0 +1,293 @@
+"""
+The two protocol eras on one endpoint, and what a 2026-07-28 request must
+carry in place of a handshake.
+
+A 2025 client negotiates once (C{initialize}) and names its session in a
+header; a 2026-07-28 client says who it is on every request: its protocol
+version and capabilities in C{params._meta}, its method (and the tool,
+prompt or resource it names) again in C{Mcp-Method} / C{Mcp-Name} headers
+so an intermediary can route without reading the body.  This module decides
+which era a request belongs to and checks a 2026 request's envelope; it
+reads no HTTP object: the transport hands it the header values.
+"""
+
+import base64
+import binascii
+import re
+
+import attr
+
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.sessions.client import LOG_LEVELS
+
+MODERN_VERSION = "2026-07-28"
+"""The stateless revision: no handshake, every request self-describing."""
+LEGACY_VERSIONS = ("2025-06-18", "2025-11-25")
+"""The handshake revisions this server negotiates."""
+SUPPORTED_VERSIONS = LEGACY_VERSIONS + (MODERN_VERSION,)
+"""What C{server/discover} and every C{-32022} error list."""
+HANDSHAKE_ERA_VERSIONS = ("2024-11-05", "2025-03-26") + LEGACY_VERSIONS
+"""A version header naming one of these keeps a request on the 2025 path,
+which applies its own version gate (some are tolerated, none negotiated)."""
+
+HEADER_MISMATCH = -32020
+MISSING_CLIENT_CAPABILITY = -32021
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
+LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
+
+REMOVED_METHODS = frozenset({
+    "initialize", "ping", "logging/setLevel", "resources/subscribe",
+    "resources/unsubscribe"})
+"""Methods 2026-07-28 dropped: answered 404 / -32601 in that era even
+though the 2025 path serves them."""
+
+NAMED_PARAMS = {"tools/call": "name", "prompts/get": "name",
+                "resources/read": "uri", "tasks/get": "taskId",
+                "tasks/update": "taskId", "tasks/cancel": "taskId"}
+"""The body parameter each method mirrors into the C{Mcp-Name} header (the
+task methods by the tasks extension)."""
+
+VERSION_HEADER = "mcp-protocol-version"
+METHOD_HEADER = "mcp-method"
+NAME_HEADER = "mcp-name"
+PARAM_HEADER_PREFIX = "mcp-param-"
+PARAM_HEADER_KEYWORD = "x-mcp-header"
+"""The input-schema keyword that declares a tool argument mirrored into an
+C{Mcp-Param-<token>} header (a load balancer can route on it)."""
+
+HTTP_STATUS = {-32700: 400, -32600: 400, INVALID_PARAMS: 400,
+               HEADER_MISMATCH: 400, MISSING_CLIENT_CAPABILITY: 400,
+               UNSUPPORTED_PROTOCOL_VERSION: 400, -32601: 404}
+"""The HTTP status of a 2026-era error response, by JSON-RPC code; any other
+code (a tool's own failure, an internal error) is answered 200."""
+
+
+def httpStatus(code):
+    """
+    The HTTP status a 2026-era error with JSON-RPC C{code} is answered with.
+    """
+    return HTTP_STATUS.get(code, 200)
+
+
+def isModern(versionHeader, params):
+    """
+    Whether a request takes the 2026-07-28 path.
+
+    @param versionHeader: the C{MCP-Protocol-Version} value, or L{None}.
+    @param params: the request's params (an object).
+    @return: C{True} when the header names anything but a handshake-era
+        revision (an unknown one included: the 2026 path answers it with
+        the supported list), or, with no header, when C{_meta} carries a
+        protocol version.
+    """
+    if versionHeader is not None:
+        return versionHeader.strip() not in HANDSHAKE_ERA_VERSIONS
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
+
+
+def unsupportedVersion(requested):
+    """
+    The C{-32022} error for a revision this server does not speak.
+    """
+    return JsonRpcError(
+        UNSUPPORTED_PROTOCOL_VERSION,
+        f"Unsupported protocol version {requested!r}; this server speaks "
+        f"{', '.join(SUPPORTED_VERSIONS)}",
+        {"supported": list(SUPPORTED_VERSIONS), "requested": requested})
+
+
+def missingCapability(name, why):
+    """
+    The C{-32021} error for a request that needs a client capability the
+    request did not declare.
+    """
+    return JsonRpcError(
+        MISSING_CLIENT_CAPABILITY,
+        f"Missing required client capability {name!r}: {why}",
+        {"requiredCapabilities": {name: {}}})
+
+
+def methodRemoved(method):
+    """
+    The error for a method the 2026 era dropped or never had.
+    """
+    return JsonRpcError(-32601, f"Method not found: {method} (not part of "
+                        f"MCP {MODERN_VERSION})")
+
+
+def mismatch(message):
+    return JsonRpcError(HEADER_MISMATCH, f"Header mismatch: {message}")
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Envelope:
+    """
+    What a 2026-era request says about its client, in place of a handshake.
+
+    @ivar clientCapabilities: the capabilities this request declares; a
+        capability counts only for the request that declares it.
+    @ivar logLevel: the least severe log level the client wants on this
+        request's stream, or L{None} for no log messages at all.
+    """
+
+    protocolVersion: str
+    clientCapabilities: dict
+    clientInfo: dict | None = None
+    logLevel: str | None = None
+
+    def supports(self, capability):
+        return isinstance(self.clientCapabilities.get(capability), dict)
+
+    def require(self, capability, why):
+        """
+        @raise JsonRpcError: C{-32021} unless the request declared
+            C{capability}.
+        """
+        if not self.supports(capability):
+            raise missingCapability(capability, why)
+
+
+def _single(headers, name):
+    """
+    The one value of header C{name} (stripped), L{None} when absent.
+
+    A header sent twice is refused: a router reading the first copy and a
+    server reading the last would disagree about the request.
+    """
+    values = headers.get(name) or []
+    if len(values) > 1:
+        raise mismatch(f"{name} appears more than once")
+    return values[0].strip() if values else None
+
+
+def readEnvelope(method, params, headers):
+    """
+    Check a 2026-era request and return its L{Envelope}.
+
+    The rungs, first failure wins: a version header naming a revision we do
+    not speak, on a body that names none (C{-32022}); C{_meta} and its two
+    required keys (C{-32602}); the version, method and name headers against
+    the body (C{-32020}); the version itself (C{-32022}).
+
+    @param headers: header values by lowercased name, each a list (as the
+        request carried them).
+    @raise JsonRpcError: as above.
+    """
+    versionHeader = _single(headers, VERSION_HEADER)
+    meta = params.get("_meta")
+    if not isinstance(meta, dict):
+        meta = None
+    if (versionHeader is not None and versionHeader not in SUPPORTED_VERSIONS
+            and (meta is None or PROTOCOL_VERSION_KEY not in meta)):
+        raise unsupportedVersion(versionHeader)
+    if meta is None:
+        raise JsonRpcError(
+            INVALID_PARAMS, f"Invalid params: MCP {MODERN_VERSION} requests "
+            f"carry params._meta with {PROTOCOL_VERSION_KEY} and "
+            f"{CLIENT_CAPABILITIES_KEY}")
+    missing = [key for key in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY)
+               if key not in meta]
+    if missing:
+        raise JsonRpcError(INVALID_PARAMS, "Invalid params: params._meta "
+                           f"lacks {' and '.join(missing)}")
+    version = meta[PROTOCOL_VERSION_KEY]
+    if versionHeader != version:
+        raise mismatch(f"MCP-Protocol-Version {versionHeader!r} but "
+                       f"_meta says {version!r}")
+    methodHeader = _single(headers, METHOD_HEADER)
+    if methodHeader != method:
+        raise mismatch(f"Mcp-Method {methodHeader!r} but the body's method "
+                       f"is {method!r}")
+    if method in NAMED_PARAMS:
+        named = params.get(NAMED_PARAMS[method])
+        nameHeader = decodeHeaderValue(_single(headers, NAME_HEADER))
+        if named is not None and nameHeader != named:
+            raise mismatch(f"Mcp-Name {nameHeader!r} but the body's "
+                           f"{NAMED_PARAMS[method]} is {named!r}")
+    if version not in SUPPORTED_VERSIONS:
+        raise unsupportedVersion(version)
+    capabilities = meta[CLIENT_CAPABILITIES_KEY]
+    if not isinstance(capabilities, dict):
+        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: "
+                           f"{CLIENT_CAPABILITIES_KEY} must be an object")
+    level = meta.get(LOG_LEVEL_KEY)
+    if level is not None and level not in LOG_LEVELS:
+        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {LOG_LEVEL_KEY} "
+                           f"must be one of {', '.join(LOG_LEVELS)}")
+    info = meta.get(CLIENT_INFO_KEY)
+    return Envelope(version, capabilities,
+                    info if isinstance(info, dict) else None, level)
+
+
+_BASE64_WRAPPED = re.compile(r"=\?base64\?(.*)\?=\Z", re.DOTALL)
+
+
+def decodeHeaderValue(value):
+    """
+    A header value as the body would carry it: C{=?base64?...?=} unwrapped
+    (how a client mirrors a value a header cannot carry as is), anything
+    else literal.
+
+    @raise JsonRpcError: C{-32020} for a wrapped value that is not canonical
+        base64 of UTF-8.
+    """
+    if value is None:
+        return None
+    wrapped = _BASE64_WRAPPED.match(value)
+    if wrapped is None:
+        return value
+    payload = wrapped.group(1)
+    try:
+        decoded = base64.b64decode(payload, validate=True)
+        if base64.b64encode(decoded).decode("ascii") != payload:
+            raise ValueError("not canonical")
+        return decoded.decode("utf-8")
+    except (binascii.Error, ValueError):
+        raise mismatch(f"{value!r} is not valid base64 of UTF-8 text")
+
+
+def mirroredParameters(inputSchema):
+    """
+    C{{argument: header token}} for the top-level arguments a tool declares
+    for header mirroring.
+    """
+    return {name: spec[PARAM_HEADER_KEYWORD]
+            for name, spec in inputSchema.get("properties", {}).items()
+            if isinstance(spec, dict) and PARAM_HEADER_KEYWORD in spec}
+
+
+def _rendered(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def checkParameterHeaders(inputSchema, arguments, headers):
+    """
+    Check a tool call's C{Mcp-Param-*} headers against its arguments: each
+    mirrored argument and its header are present together and agree.
+
+    @raise JsonRpcError: C{-32020} on any disagreement.
+    """
+    for argument, token in mirroredParameters(inputSchema).items():
+        header = f"Mcp-Param-{token}"
+        raw = _single(headers, PARAM_HEADER_PREFIX + token.lower())
+        value = arguments.get(argument)
+        if value is None:
+            if raw is not None:
+                raise mismatch(f"{header} is set but the {argument!r} "
+                               "argument is absent")
+            continue
+        if raw is None:
+            raise mismatch(f"{header} is missing; it must mirror the "
+                           f"{argument!r} argument")
+        if decodeHeaderValue(raw) != _rendered(value):
+            raise mismatch(f"{header} does not match the {argument!r} "
+                           "argument")

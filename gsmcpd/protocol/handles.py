@@ -1,0 +1,120 @@
+"""
+GemStone sessions behind server-minted handles, for the 2026 era.
+
+A 2026-07-28 client has no MCP session, yet a GemStone transaction must
+span its calls.  So C{open_session} logs in and answers a handle (the same
+opaque registry key a 2025 session id maps to), every GemStone tool takes it
+as its C{session} argument, and C{close_session} logs out.  The argument is
+added to each tool's schema in that era only (2025 clients see the schemas
+they always saw), declared for header mirroring so a load balancer can route
+on C{Mcp-Param-Session}.
+"""
+
+from gsmcpd.protocol.eras import PARAM_HEADER_KEYWORD
+from gsmcpd.tools.base import Tool, ToolError, ToolResult, annotations
+
+SESSION_ARGUMENT = "session"
+SESSION_HEADER_TOKEN = "Session"
+SESSION_PROPERTY = {
+    "type": "string",
+    "description": "The handle open_session answered: the GemStone session "
+                   "(and transaction) this call runs in. Read-only tools "
+                   "may omit it and run in a fresh view of the newest "
+                   "commit; tools that change the repository need it.",
+    PARAM_HEADER_KEYWORD: SESSION_HEADER_TOKEN,
+}
+
+
+def withSessionArgument(descriptor):
+    """
+    A tool's 2026-era descriptor: its input schema with the optional
+    C{session} argument.
+    """
+    schema = dict(descriptor["inputSchema"])
+    schema["properties"] = dict(schema.get("properties", {}),
+                                **{SESSION_ARGUMENT: SESSION_PROPERTY})
+    return dict(descriptor, inputSchema=schema)
+
+
+def takeHandle(arguments):
+    """
+    Split a 2026 call's arguments into its session handle (or L{None}) and
+    the arguments the tool itself takes.
+    """
+    rest = dict(arguments)
+    handle = rest.pop(SESSION_ARGUMENT, None)
+    return handle, rest
+
+
+def needsHandle(tool):
+    """
+    The refusal for a tool that changes the repository, called without a
+    session: its change would have nowhere to live until a commit.
+    """
+    return ToolError(
+        "refused", f"{tool.name} changes the repository, so it needs a "
+        "GemStone session of your own: call open_session, then pass the "
+        f"handle it answers as the {SESSION_ARGUMENT!r} argument of this and "
+        "every following call (and close_session when you are done).")
+
+
+def noSuchHandle(handle):
+    """
+    The error for a handle that names no live session.
+    """
+    return ToolError(
+        "refused", f"There is no GemStone session {handle!r}: it was closed "
+        "(close_session, idle or lifetime limit, the gem died, a server "
+        "restart) or never existed. Its uncommitted changes, if any, are "
+        "gone. Call open_session for a new one.", {"session": handle})
+
+
+HANDLE_OUTPUT = {"type": "object", "properties": {
+    "session": {"type": "string"}}, "required": ["session"]}
+
+
+def sessionTools(open, close):
+    """
+    C{open_session} and C{close_session}.
+
+    @param open: called with no arguments; answers a L{Deferred} firing with
+        the new handle.
+    @param close: called with a handle; answers a L{Deferred} firing with
+        whether it named a live session.
+    """
+    def opened(call, arguments):
+        return open().addCallback(lambda handle: ToolResult(
+            f"Opened GemStone session {handle}. Pass it as the "
+            f"{SESSION_ARGUMENT!r} argument of each GemStone tool; "
+            "changes stay uncommitted until commit; close_session ends it.",
+            {"session": handle}))
+
+    def closed(call, arguments):
+        handle = arguments[SESSION_ARGUMENT]
+
+        def said(existed):
+            if not existed:
+                raise noSuchHandle(handle)
+            return ToolResult(f"Closed GemStone session {handle}; its "
+                              "uncommitted changes, if any, were discarded.",
+                              {"session": handle})
+        return close(handle).addCallback(said)
+
+    return [
+        Tool("open_session", "Open a GemStone session",
+             "Log in a GemStone session of your own and answer its handle: "
+             "a transaction that spans calls. Pass the handle as the "
+             "'session' argument of every GemStone tool that should run in "
+             "it; tools that change code need one.",
+             {"type": "object", "properties": {},
+              "additionalProperties": False},
+             annotations(readOnly=False), opened, outputSchema=HANDLE_OUTPUT),
+        Tool("close_session", "Close a GemStone session",
+             "Log the GemStone session out; uncommitted changes are "
+             "discarded (commit first to keep them).",
+             {"type": "object", "properties": {
+                 SESSION_ARGUMENT: SESSION_PROPERTY},
+              "required": [SESSION_ARGUMENT], "additionalProperties": False},
+             annotations(readOnly=False, destructive=True, idempotent=True),
+             closed, outputSchema=HANDLE_OUTPUT),
+    ]

@@ -1,0 +1,188 @@
+"""
+Change notices, to whoever listens, in either era.
+
+Something changes (the tool or prompt list, a class another session
+committed) and every client that asked to hear of it is
+told: a 2025 client on its session's event stream (list changes always,
+resource updates for the URIs it passed to C{resources/subscribe}), a
+2026-07-28 client on the stream of its C{subscriptions/listen} request, which
+names what it wants (a L{Filter}) and tags each notice with the listen
+request's id.  L{ChangeNotices} is the one place changes are announced;
+the eras differ only in their L{Subscriber}.
+"""
+
+import attr
+
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.eras import SUBSCRIPTION_ID_KEY
+
+LIST_CHANGES = {
+    "toolsListChanged": "notifications/tools/list_changed",
+    "promptsListChanged": "notifications/prompts/list_changed",
+    "resourcesListChanged": "notifications/resources/list_changed",
+}
+"""Each list a client may follow, and the notice that says it changed."""
+RESOURCE_UPDATED = "notifications/resources/updated"
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Filter:
+    """
+    What one listener wants to hear of.
+    """
+
+    toolsListChanged: bool = False
+    promptsListChanged: bool = False
+    resourcesListChanged: bool = False
+    resourceSubscriptions: frozenset = frozenset()
+
+    def wire(self):
+        shape = {name: True for name in LIST_CHANGES if getattr(self, name)}
+        if self.resourceSubscriptions:
+            shape["resourceSubscriptions"] = sorted(self.resourceSubscriptions)
+        return shape
+
+    def granted(self, offered):
+        """
+        This filter less what the server does not offer.
+
+        @param offered: a L{Filter} of what the server can announce (a
+            true C{resourceSubscriptions} is any non-empty set).
+        """
+        return Filter(
+            *(getattr(self, name) and getattr(offered, name)
+              for name in LIST_CHANGES),
+            self.resourceSubscriptions if offered.resourceSubscriptions
+            else frozenset())
+
+
+def readFilter(params):
+    """
+    The L{Filter} of a C{subscriptions/listen} request.
+
+    @raise JsonRpcError: C{-32602} when C{notifications} is missing or not
+        the object the revision defines.
+    """
+    notifications = params.get("notifications")
+    if not isinstance(notifications, dict):
+        raise JsonRpcError(INVALID_PARAMS, "Invalid params: subscriptions/"
+                           "listen needs notifications, an object naming "
+                           "what to listen for")
+    flags = {}
+    for name in LIST_CHANGES:
+        value = notifications.get(name, False)
+        if not isinstance(value, bool):
+            raise JsonRpcError(INVALID_PARAMS,
+                               f"Invalid params: {name} must be a boolean")
+        flags[name] = value
+    uris = notifications.get("resourceSubscriptions", [])
+    if not isinstance(uris, list) or not all(isinstance(uri, str)
+                                             for uri in uris):
+        raise JsonRpcError(INVALID_PARAMS, "Invalid params: "
+                           "resourceSubscriptions must be a list of URIs")
+    return Filter(**flags, resourceSubscriptions=frozenset(uris))
+
+
+class Subscriber:
+    """
+    One listener: what it wants, and how a notice reaches it.
+
+    @ivar deliver: called with C{(method, params)} for each notice.
+    @ivar subscriptionId: the listen request's id, with which a 2026-era
+        listener's notices are tagged, or L{None} (2025: none).
+    """
+
+    def __init__(self, wants, deliver, subscriptionId=None):
+        self._wants = wants
+        self.deliver = deliver
+        self.subscriptionId = subscriptionId
+
+    @classmethod
+    def forListen(cls, filter, deliver, subscriptionId):
+        return cls(lambda: filter, deliver, subscriptionId)
+
+    @property
+    def filter(self):
+        """
+        Asked at each change: a 2025 session's subscriptions change while it
+        listens.
+        """
+        return self._wants()
+
+    def tell(self, method, params):
+        if self.subscriptionId is not None:
+            params = dict(params, _meta={
+                SUBSCRIPTION_ID_KEY: self.subscriptionId})
+        self.deliver(method, params)
+
+    def acknowledge(self):
+        """
+        The first notice on a 2026 listen stream: what it will hear of.
+        """
+        self.tell(ACKNOWLEDGED, {"notifications": self.filter.wire()})
+
+
+class ChangeNotices:
+    """
+    The daemon's listeners, and the changes announced to them.
+    """
+
+    def __init__(self):
+        self._subscribers = []
+
+    def __len__(self):
+        return len(self._subscribers)
+
+    def add(self, subscriber):
+        self._subscribers.append(subscriber)
+
+    def remove(self, subscriber):
+        if subscriber in self._subscribers:
+            self._subscribers.remove(subscriber)
+
+    def _tell(self, wanted, method, params):
+        for subscriber in list(self._subscribers):
+            if wanted(subscriber.filter):
+                subscriber.tell(method, params)
+
+    def listChanged(self, name):
+        """
+        @param name: a key of L{LIST_CHANGES} (C{"toolsListChanged"}, ...).
+        """
+        self._tell(lambda wants: getattr(wants, name), LIST_CHANGES[name],
+                   {})
+
+    def resourcesUpdated(self, uris):
+        """
+        Each URI's subscribers hear of it once, whatever else changed.
+        """
+        for uri in sorted(set(uris)):
+            self._tell(lambda wants: uri in wants.resourceSubscriptions,
+                       RESOURCE_UPDATED, {"uri": uri})
+
+
+class SessionListeners:
+    """
+    2025 sessions as listeners: each is told, on its own event stream, of
+    updates to the resources it passed to C{resources/subscribe}.
+    """
+
+    def __init__(self, notices):
+        self._notices = notices
+        self._subscribers = {}
+
+    def add(self, session):
+        def deliver(method, params):
+            session.post({"jsonrpc": "2.0", "method": method,
+                          "params": params})
+
+        subscriber = Subscriber(lambda: Filter(resourceSubscriptions=frozenset(
+            session.subscriptions)), deliver)
+        self._subscribers[session.handle] = subscriber
+        self._notices.add(subscriber)
+
+    def remove(self, session):
+        subscriber = self._subscribers.pop(session.handle, None)
+        if subscriber is not None:
+            self._notices.remove(subscriber)

@@ -1,0 +1,336 @@
+"""
+The 2026-07-28 era's requests, independent of HTTP.
+
+No handshake and no MCP session: each request carries its client's facts
+(an L{gsmcpd.protocol.eras.Envelope}) and is answered on its own.  What
+needs GemStone runs on a session chosen per call: the one the C{session}
+argument's handle names, a short-lived one with a fresh view for a
+read-only tool called without a handle, or none at all for what never
+touches the stone.  Tool calls take the same path as in the 2025 era (the
+L{gsmcpd.protocol.calls.CallRunner}); only asking the client differs
+(input-required rounds, L{gsmcpd.protocol.asking}).
+"""
+
+from twisted.internet.defer import inlineCallbacks, maybeDeferred
+from twisted.logger import Logger
+
+from gsmcpd.protocol import skills, tasks
+from gsmcpd.protocol.asking import modernRound
+from gsmcpd.protocol.callsessions import CallSessions, toolError
+from gsmcpd.protocol.discover import discoverResult
+from gsmcpd.protocol.dispatch import RESOURCE_NOT_FOUND
+from gsmcpd.protocol.eras import (
+    REMOVED_METHODS, checkParameterHeaders, methodRemoved)
+from gsmcpd.protocol.handles import (
+    sessionTools, takeHandle, withSessionArgument)
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, Message
+from gsmcpd.protocol.requeststate import RequestStateSeal
+from gsmcpd.protocol.results import complete
+from gsmcpd.protocol.skills import Skills
+from gsmcpd.tools.context import NullCallContext
+from gsmcpd.tools.guides import servedGuides
+from gsmcpd.tools.templates.outcomes import ToolError
+
+
+class AskingContext(NullCallContext):
+    """
+    The context of a request answered from memory that may still ask the
+    client (a prompt): asking is all it can do.
+    """
+
+    def __init__(self, asker):
+        self.canAsk = asker.canAsk
+        self.ask = asker.ask
+
+
+def valueOf(response):
+    """
+    The result of a dispatcher's response, or its error raised.
+    """
+    if response is None:
+        raise JsonRpcError(-32001, "The request was cancelled")
+    if "error" in response:
+        error = response["error"]
+        raise JsonRpcError(error["code"], error["message"], error.get("data"))
+    return response["result"]
+
+
+def _nothing():
+    pass
+
+
+def _namingHandle(failure, session):
+    """
+    A dead gem, told as the 2026 era sees it: the handle it was behind is
+    gone, and open_session makes a new one.
+    """
+    failure.trap(JsonRpcError)
+    error = failure.value
+    if not isinstance(error.data, dict) or \
+            error.data.get("kind") != "sessionGone":
+        return failure
+    raise JsonRpcError(error.code, f"The GemStone session behind handle "
+                       f"{session.handle} ended (GemStone error "
+                       f"{error.data['number']}); its uncommitted changes "
+                       "are lost and the handle is closed. Call open_session "
+                       "for a new one.", dict(error.data,
+                                              session=session.handle))
+
+
+class ModernEndpoint:
+    """
+    Answers 2026-07-28 requests for one server.
+
+    @ivar seal: seals C{requestState} for this daemon.
+    """
+
+    log = Logger()
+
+    def __init__(self, dispatcher, calls, sessions, clock, seal=None):
+        self.dispatcher = dispatcher
+        self.calls = calls
+        self.sessions = CallSessions(sessions, clock)
+        self.seal = RequestStateSeal(clock) if seal is None else seal
+        self.tasks = tasks.TaskStore(clock)
+        catalog = dispatcher.tools
+        self._taskSupport = {tool.name: tool.taskSupport for tool in catalog
+                             if tool.taskSupport is not None}
+        self._detached = {tool.name for toolset in catalog.toolsets
+                          if not toolset.usesGemStone
+                          for tool in toolset.tools()}
+        gemstone = any(tool.name not in self._detached for tool in catalog)
+        self._sessionTools = {tool.name: tool for tool in sessionTools(
+            None, None)} if gemstone else {}
+        self.skills = Skills.fromGuides(servedGuides(
+            toolset.name for toolset in catalog.toolsets))
+        self._methods = {
+            "server/discover": self._discover,
+            "tools/list": self._toolsList,
+            "tools/call": self._toolsCall,
+        }
+        if self._taskSupport:
+            for method in tasks.METHODS:
+                self._methods[method] = self._taskMethod
+        served = dispatcher.surface.capabilities()
+        if "resources" in served:
+            self._methods["resources/templates/list"] = self._fromMemory
+        if "resources" in served or self.skills:
+            self._methods.update({"resources/list": self._resourcesList,
+                                  "resources/read": self._resourcesRead})
+        if self.skills:
+            self._methods.update({"skills/list": self._skillsList,
+                                  "skills/get": self._skillsGet})
+        if "prompts" in served:
+            self._methods.update({"prompts/list": self._fromMemory,
+                                  "prompts/get": self._promptsGet})
+        if "completions" in served:
+            self._methods["completion/complete"] = self._complete
+
+    # What this server is.
+
+    def capabilities(self):
+        declared = self.dispatcher.capabilities()
+        extensions = {}
+        if self._taskSupport:
+            extensions[tasks.EXTENSION] = {}
+        if self.skills:
+            # Skill files are resources: the extension needs the capability.
+            declared.setdefault("resources", {"subscribe": False,
+                                              "listChanged": False})
+            extensions[skills.EXTENSION] = {}
+        if extensions:
+            declared["extensions"] = extensions
+        return declared
+
+    def _discover(self, message, envelope, headers, openStream):
+        return discoverResult(self.dispatcher.serverInfo(),
+                              self.capabilities(),
+                              self.dispatcher.identity.instructions)
+
+    # Dispatch.
+
+    def answer(self, message, envelope, headers, openStream):
+        """
+        Answer one 2026-era request.
+
+        @param headers: its header values by lowercased name.
+        @param openStream: called with the L{McpSession} a call runs on to
+            answer it as an event stream instead (progress, log messages);
+            answers the call's sink, or L{None} when the client does not
+            accept one.
+        @return: a L{Deferred} firing with the dressed result.
+        @raise JsonRpcError: through the L{Deferred}.
+        """
+        if message.method in REMOVED_METHODS or \
+                message.method in tasks.REMOVED_METHODS:
+            return maybeDeferred(self._refuse, message.method)
+        handler = self._methods.get(message.method)
+        if handler is None:
+            return maybeDeferred(self._refuse, message.method)
+        return maybeDeferred(handler, message, envelope, headers, openStream)
+
+    def _refuse(self, method):
+        raise methodRemoved(method)
+
+    @inlineCallbacks
+    def _fromMemory(self, message, envelope, headers, openStream):
+        response = yield self.dispatcher.handle(
+            self.sessions.detached(envelope), message)
+        return complete(message.method, valueOf(response))
+
+    # Tools.
+
+    def _schemaOf(self, tool):
+        if tool.name in self._detached or tool.name in self._sessionTools:
+            return tool.inputSchema
+        return withSessionArgument(tool.descriptor())["inputSchema"]
+
+    def _described(self, tool):
+        described = dict(tool.descriptor(), inputSchema=self._schemaOf(tool))
+        if tool.taskSupport is not None:
+            described["execution"] = {"taskSupport": tool.taskSupport}
+        return described
+
+    def _toolsList(self, message, envelope, headers, openStream):
+        if message.params.get("cursor") is not None:
+            raise JsonRpcError(INVALID_PARAMS, "Invalid params: tools/list "
+                               "answers in one page; this server issued no "
+                               "cursor")
+        described = [self._described(tool)
+                     for tool in self.dispatcher.tools]
+        described += [tool.descriptor()
+                      for tool in self._sessionTools.values()]
+        return complete("tools/list", {"tools": described})
+
+    @inlineCallbacks
+    def _toolsCall(self, message, envelope, headers, openStream):
+        params = message.params
+        name = params.get("name")
+        tool = self._sessionTools.get(name) or \
+            self.dispatcher.tools.get(name)
+        if tool is None:
+            raise JsonRpcError(INVALID_PARAMS,
+                               f"Invalid params: unknown tool {name!r}")
+        arguments = params.get("arguments")
+        arguments = {} if arguments is None else arguments
+        if not isinstance(arguments, dict):
+            raise JsonRpcError(INVALID_PARAMS,
+                               "Invalid params: arguments must be an object")
+        checkParameterHeaders(self._schemaOf(tool), arguments, headers)
+        if name in self._sessionTools:
+            value = yield self.sessions.sessionTool(tool, arguments, envelope)
+            return complete("tools/call", value)
+        taskSupport = self._taskSupport.get(name)
+        refusal = tasks.requires(envelope)
+        if taskSupport == "required" and refusal is not None:
+            raise refusal
+        handle, rest = (None, arguments) if name in self._detached \
+            else takeHandle(arguments)
+        try:
+            session, done = (self.sessions.detached(envelope), _nothing) \
+                if name in self._detached else \
+                (yield self.sessions.forTool(tool, handle, envelope))
+        except ToolError as e:
+            return complete("tools/call", toolError(e))
+        call = Message(message.kind, message.method, message.id,
+                       dict(params, arguments=rest), message.raw)
+        if taskSupport is not None and refusal is None:
+            sink = tasks.TaskProgress(self.tasks)
+            escalate = self._becomeTask(session, call, sink, done)
+        else:
+            sink = openStream(session) if self.dispatcher.streams(call) \
+                else None
+            escalate = None
+        becameTask = False
+        try:
+            value = yield modernRound(
+                self.seal, envelope, "tools/call", params,
+                lambda asker: self.calls.handle(session, call, sink, asker)
+                .addCallback(valueOf).addErrback(_namingHandle, session),
+                escalate)
+            becameTask = value.get("resultType") == tasks.TASK
+        finally:
+            if not becameTask:
+                done()
+        return value
+
+    def _becomeTask(self, session, call, progress, done):
+        """
+        What makes a call still running after its first steps a task: it
+        goes on, readable by C{tasks/get}, whatever the client does, and
+        C{tasks/cancel} ends it as a client's cancellation would.
+        """
+        def escalate(working, asker):
+            working.addCallback(lambda value: complete("tools/call", value))
+            working.addBoth(lambda outcome: (done(), outcome)[1])
+            task = self.tasks.adopt(working, lambda: self.calls.cancel(
+                session, {"requestId": call.id, "reason": "tasks/cancel"}))
+            progress.task = task
+            asker.becameTask(self.tasks, task)
+            return task.created()
+        return escalate
+
+    def _taskMethod(self, message, envelope, headers, openStream):
+        return self.tasks.respond(message.method, message.params, envelope)
+
+    # Resources, skills, prompts, completion.
+
+    @inlineCallbacks
+    def _resourcesList(self, message, envelope, headers, openStream):
+        listed = []
+        if "resources" in self.dispatcher.surface.capabilities():
+            response = yield self.dispatcher.handle(
+                self.sessions.detached(envelope), message)
+            listed = valueOf(response)["resources"]
+        return complete("resources/list", {"resources": listed + [
+            skill.descriptor() for skill in self.skills]})
+
+    def _skillsList(self, message, envelope, headers, openStream):
+        return complete("skills/list", self.skills.list(message.params))
+
+    def _skillsGet(self, message, envelope, headers, openStream):
+        return complete("skills/get", self.skills.get(message.params))
+
+    @inlineCallbacks
+    def _resourcesRead(self, message, envelope, headers, openStream):
+        uri = message.params.get("uri")
+        skill = self.skills.find(uri)
+        if skill is not None:
+            return complete("resources/read", {"contents": skill.contents()})
+        fixed = uri in self.dispatcher.surface.resources
+        if fixed or self.dispatcher.surface.resolve(uri or "") is None:
+            session, done = self.sessions.detached(envelope), _nothing
+        else:
+            session, done = yield self.sessions.borrowed(
+                envelope, "its one read (a resource) is done")
+        try:
+            response = yield self.calls.handle(session, message)
+        finally:
+            done()
+        if "error" in (response or {}) and \
+                response["error"]["code"] == RESOURCE_NOT_FOUND:
+            error = response["error"]
+            raise JsonRpcError(INVALID_PARAMS, error["message"],
+                               error.get("data"))
+        return complete("resources/read", valueOf(response))
+
+    def _promptsGet(self, message, envelope, headers, openStream):
+        session = self.sessions.detached(envelope)
+        return modernRound(
+            self.seal, envelope, "prompts/get", message.params,
+            lambda asker: self.dispatcher.handle(
+                session, message, AskingContext(asker)).addCallback(valueOf))
+
+    @inlineCallbacks
+    def _complete(self, message, envelope, headers, openStream):
+        ref = message.params.get("ref") or {}
+        if ref.get("type") == "ref/resource":
+            session, done = yield self.sessions.borrowed(
+                envelope, "its one completion is done")
+        else:
+            session, done = self.sessions.detached(envelope), _nothing
+        try:
+            response = yield self.calls.handle(session, message)
+        finally:
+            done()
+        return complete("completion/complete", valueOf(response))

@@ -1,0 +1,111 @@
+"""
+C{requestState}: what a 2026-era server remembers between the rounds of one
+request, kept by the client instead of the server.
+
+An input-required result hands the client an opaque string the client sends
+back, unchanged, with its answers.  Nothing is stored here: the string
+carries the state itself, sealed with an HMAC under a key only this daemon
+holds, bound to the request it belongs to (method, tool or prompt or
+resource, arguments) and to a deadline.  A string that was altered, that
+came from another daemon (or this one before a restart), that belongs to a
+different request, or that is too old is refused.  The state is signed, not
+encrypted: the client can read it, so it never holds a secret.
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+
+VERSION = "s1"
+"""The seal's format, first in every sealed string."""
+
+BOUND_PARAMS = ("name", "uri", "arguments")
+"""The parameters that make two rounds the same request; everything else
+(C{_meta}, C{inputResponses}, C{requestState}) changes between rounds."""
+
+
+def _b64(raw):
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _canonical(value):
+    return json.dumps(value, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")
+
+
+def requestBinding(method, params):
+    """
+    The digest that ties sealed state to one request: its method and the
+    parameters that name what it acts on.
+    """
+    bound = {key: params[key] for key in BOUND_PARAMS if key in params}
+    return hashlib.sha256(_canonical([method, bound])).hexdigest()
+
+
+def refused(why):
+    return JsonRpcError(INVALID_PARAMS,
+                        f"Invalid params: requestState refused ({why}); "
+                        "start the request again without it")
+
+
+class RequestStateSeal:
+    """
+    Seals and opens C{requestState} strings for one daemon.
+
+    @ivar lifetime: seconds a sealed state stays valid: long enough for a
+        person to answer a confirmation, short enough that an old answer
+        cannot be replayed days later.
+    """
+
+    def __init__(self, clock, key=None, lifetime=900.0):
+        self._clock = clock
+        self._key = os.urandom(32) if key is None else key
+        self.lifetime = lifetime
+
+    def _mac(self, body, binding):
+        return _b64(hmac.new(self._key, f"{body}|{binding}".encode("utf-8"),
+                             hashlib.sha256).digest())
+
+    def seal(self, method, params, state):
+        """
+        @param state: any JSON value the next round needs.
+        @return: the string to send as C{requestState}.
+        """
+        body = VERSION + "." + _b64(_canonical({
+            "state": state,
+            "expires": int(self._clock.seconds() + self.lifetime)}))
+        return body + "." + self._mac(body, requestBinding(method, params))
+
+    def open(self, method, params):
+        """
+        The state sealed into C{params["requestState"]}, or L{None} when the
+        request carries none.
+
+        @raise JsonRpcError: C{-32602} for a string this daemon did not seal
+            for this very request, or one past its deadline.
+        """
+        sealed = params.get("requestState")
+        if sealed is None:
+            return None
+        if not isinstance(sealed, str) or sealed.count(".") != 2:
+            raise refused("not a state this server issued")
+        body, mac = sealed.rsplit(".", 1)
+        expected = self._mac(body, requestBinding(method, params))
+        if not hmac.compare_digest(mac.encode("utf-8"),
+                                   expected.encode("ascii")):
+            raise refused("it fails verification: altered, issued for "
+                          "another request, or by another server")
+        if not body.startswith(VERSION + "."):
+            raise refused("an unknown format")
+        payload = json.loads(_unb64(body[len(VERSION) + 1:]))
+        if self._clock.seconds() > payload["expires"]:
+            raise refused("it expired")
+        return payload["state"]

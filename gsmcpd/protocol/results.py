@@ -1,0 +1,65 @@
+"""
+How a 2026-era result is dressed: C{resultType} on every one, and cache
+hints on the results a client may keep.
+
+A 2025 result is the bare value; the same value answered in the 2026 era
+says what kind of result it is (C{complete}, or C{input_required} when the
+server needs the client's answers first) and, for the lists and reads,
+how long (C{ttlMs}) and for whom (C{cacheScope}) the client may reuse it.
+"""
+
+import attr
+
+COMPLETE = "complete"
+INPUT_REQUIRED = "input_required"
+
+HOUR_MS = 3_600_000
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class CacheHint:
+    """
+    How long, and how widely, a client may reuse a result.
+
+    @ivar cacheScope: C{"public"} when the result holds nothing particular
+        to the caller (a shared gateway may serve it to anyone);
+        C{"private"} when only the caller may reuse it.
+    """
+
+    ttlMs: int
+    cacheScope: str
+
+    def __attrs_post_init__(self):
+        if self.ttlMs < 0 or self.cacheScope not in ("public", "private"):
+            raise ValueError(f"not a cache hint: {self!r}")
+
+
+CACHE_HINTS = {
+    # The served toolsets, prompts, fixed resources and templates are
+    # chosen at startup and never change while the daemon runs.
+    "server/discover": CacheHint(HOUR_MS, "public"),
+    "tools/list": CacheHint(HOUR_MS, "public"),
+    "prompts/list": CacheHint(HOUR_MS, "public"),
+    "resources/list": CacheHint(HOUR_MS, "public"),
+    "resources/templates/list": CacheHint(HOUR_MS, "public"),
+    "skills/list": CacheHint(HOUR_MS, "public"),
+    "skills/get": CacheHint(HOUR_MS, "public"),
+    # What a read shows depends on the reader's view of the repository: a
+    # class's source is only current until that view moves (a commit, an
+    # abort, another session's commit seen), so it is not reused at all;
+    # subscriptions/listen says when it changed.
+    "resources/read": CacheHint(0, "private"),
+}
+"""The hint each cacheable method's results carry in the 2026 era."""
+
+
+def complete(method, value):
+    """
+    A finished result as the 2026 era answers it: C{resultType} and, for a
+    cacheable method, its cache hint.
+    """
+    dressed = dict(value, resultType=COMPLETE)
+    hint = CACHE_HINTS.get(method)
+    if hint is not None:
+        dressed.update(ttlMs=hint.ttlMs, cacheScope=hint.cacheScope)
+    return dressed

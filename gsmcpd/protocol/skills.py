@@ -1,0 +1,130 @@
+"""
+Skills (the C{io.modelcontextprotocol/skills} extension): short working
+guides an agent loads before it starts, served as C{skill://} resources.
+
+Each skill is one C{SKILL.md} (YAML frontmatter naming and describing it,
+then Markdown) at C{skill://<name>/SKILL.md}.  C{skills/list} enumerates them
+with each file's SHA-256 digest and size, so a client can verify what it
+reads; C{skills/get} answers one entry; the files are also ordinary
+resources (C{resources/list}, C{resources/read}).
+"""
+
+import hashlib
+import json
+
+import attr
+
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+
+EXTENSION = "io.modelcontextprotocol/skills"
+MIME_TYPE = "text/markdown"
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Skill:
+    """
+    One guide.
+
+    @ivar name: lowercase words joined by hyphens; the last segment of its
+        URI's path.
+    @ivar description: one sentence: what it is for and when to load it.
+    @ivar body: the Markdown after the frontmatter.
+    """
+
+    name: str
+    description: str
+    body: str
+
+    @property
+    def uri(self):
+        return f"skill://{self.name}/SKILL.md"
+
+    def manifest(self):
+        """
+        The C{SKILL.md} bytes.
+        """
+        # A JSON string is a YAML double-quoted scalar: the description
+        # parses back to exactly the entry's frontmatter, colons and all.
+        return (f"---\nname: {self.name}\n"
+                f"description: {json.dumps(self.description)}\n"
+                f"---\n\n{self.body.strip()}\n").encode("utf-8")
+
+    def entry(self):
+        """
+        Its C{skills/list} entry: the frontmatter as an object, and every
+        file of the skill (here, C{SKILL.md} alone) with digest and size.
+        """
+        manifest = self.manifest()
+        return {"uri": self.uri,
+                "frontmatter": {"name": self.name,
+                                "description": self.description},
+                "resources": [{
+                    "uri": self.uri,
+                    "digest": "sha256:" + hashlib.sha256(manifest).hexdigest(),
+                    "size": len(manifest)}]}
+
+    def descriptor(self):
+        """
+        Its C{resources/list} entry.
+        """
+        return {"uri": self.uri, "name": self.name,
+                "description": self.description, "mimeType": MIME_TYPE}
+
+    def contents(self):
+        """
+        Its C{resources/read} contents.
+        """
+        return [{"uri": self.uri, "mimeType": MIME_TYPE,
+                 "text": self.manifest().decode("utf-8")}]
+
+
+class Skills:
+    """
+    The skills this server serves, by URI.
+    """
+
+    def __init__(self, skills):
+        self._byUri = {skill.uri: skill for skill in skills}
+
+    @classmethod
+    def fromGuides(cls, guides):
+        """
+        @param guides: anything with a C{name}, C{description} and C{body}
+            (L{gsmcpd.tools.guides.Guide}).
+        """
+        return cls(Skill(guide.name, guide.description, guide.body)
+                   for guide in guides)
+
+    def __bool__(self):
+        return bool(self._byUri)
+
+    def __iter__(self):
+        return iter(self._byUri.values())
+
+    def find(self, uri):
+        """
+        The skill whose C{SKILL.md} is C{uri}, or L{None}.
+        """
+        return self._byUri.get(uri)
+
+    def list(self, params):
+        """
+        The C{skills/list} result: every entry in one page.
+        """
+        if params.get("cursor") is not None:
+            raise JsonRpcError(INVALID_PARAMS, "Invalid params: skills/list "
+                               "answers in one page; this server issued no "
+                               "cursor")
+        return {"skills": [skill.entry() for skill in self]}
+
+    def get(self, params):
+        """
+        The C{skills/get} result: one entry, shaped as in the list.
+
+        @raise JsonRpcError: C{-32602} for a URI that is not a skill here.
+        """
+        skill = self.find(params.get("uri"))
+        if skill is None:
+            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: no skill "
+                               f"{params.get('uri')!r}")
+        return {"skill": skill.entry()}

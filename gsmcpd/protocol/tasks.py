@@ -1,0 +1,302 @@
+"""
+Tasks (the C{io.modelcontextprotocol/tasks} extension): a long GemStone call
+answered at once with a task the client polls, instead of a result it waits
+for.
+
+The server decides which calls become tasks (a test run, an evaluation that
+may take minutes); the client polls C{tasks/get} (the result is inlined once
+the task ends), answers questions with C{tasks/update}, and ends it with
+C{tasks/cancel}, which the caller maps onto its own escalation (soft break,
+hard break, stop).  A task belongs to the daemon, not to a connection: it
+runs on, and stays readable, after the client disconnects, until its
+retention (C{ttlMs} from creation) runs out.
+"""
+
+import secrets
+from datetime import datetime, timezone
+
+import attr
+from twisted.internet.defer import Deferred
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.eras import MISSING_CLIENT_CAPABILITY
+from gsmcpd.protocol.inputrequired import inputResponses
+from gsmcpd.protocol.results import COMPLETE
+from gsmcpd.sessions.interfaces import ICallSink
+
+EXTENSION = "io.modelcontextprotocol/tasks"
+TASK = "task"
+"""The C{resultType} of the result that creates a task."""
+
+WORKING = "working"
+INPUT_REQUIRED = "input_required"
+COMPLETED = "completed"
+FAILED = "failed"
+CANCELLED = "cancelled"
+TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
+
+METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+REMOVED_METHODS = frozenset({"tasks/result", "tasks/list"})
+"""Methods of the extension's first version, gone from this one."""
+
+
+def requires(envelope):
+    """
+    The C{-32021} error for a task-only tool called by a client that did not
+    declare the extension, or L{None} when it did.
+    """
+    extensions = envelope.clientCapabilities.get("extensions")
+    if isinstance(extensions, dict) and isinstance(extensions.get(EXTENSION),
+                                                   dict):
+        return None
+    return JsonRpcError(
+        MISSING_CLIENT_CAPABILITY, "Missing required client capability: "
+        f"this tool runs only as a task; declare the {EXTENSION} extension",
+        {"requiredCapabilities": {"extensions": {EXTENSION: {}}}})
+
+
+def _iso(seconds):
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(
+        timespec="milliseconds").replace("+00:00", "Z")
+
+
+@attr.s(auto_attribs=True, eq=False)
+class Task:
+    """
+    One task: its state as C{tasks/get} reports it.
+
+    @ivar result: the call's result once C{completed} (a tool that reported
+        an error completes too, its result C{isError}).
+    @ivar error: the JSON-RPC error object once C{failed} (the server could
+        not produce a result at all).
+    @ivar inputRequests: the questions still unanswered while
+        C{input_required}, by key.
+    """
+
+    taskId: str
+    createdAt: float
+    lastUpdatedAt: float
+    ttlMs: int
+    pollIntervalMs: int
+    status: str = WORKING
+    statusMessage: str | None = None
+    result: dict | None = None
+    error: dict | None = None
+    inputRequests: dict = attr.Factory(dict)
+    _answers: dict = attr.Factory(dict)
+    _waiting: Deferred | None = None
+    _cancel: object = None
+
+    def _envelope(self, resultType):
+        shape = {"resultType": resultType, "taskId": self.taskId,
+                 "status": self.status, "createdAt": _iso(self.createdAt),
+                 "lastUpdatedAt": _iso(self.lastUpdatedAt),
+                 "ttlMs": self.ttlMs, "pollIntervalMs": self.pollIntervalMs}
+        if self.statusMessage is not None:
+            shape["statusMessage"] = self.statusMessage
+        return shape
+
+    def created(self):
+        """
+        The C{tools/call} result that hands the task to the client.
+        """
+        return self._envelope(TASK)
+
+    def detailed(self):
+        """
+        The C{tasks/get} result: the state, and what the state carries.
+        """
+        shape = self._envelope(COMPLETE)
+        if self.status == COMPLETED:
+            shape["result"] = self.result
+        elif self.status == FAILED:
+            shape["error"] = self.error
+        elif self.status == INPUT_REQUIRED:
+            shape["inputRequests"] = dict(self.inputRequests)
+        return shape
+
+
+class TaskStore:
+    """
+    The daemon's tasks, by id.
+
+    @ivar ttl: seconds a task stays readable after its creation.
+    @ivar onChange: called with each L{Task} whose status changed (to send
+        C{notifications/tasks} to listeners), or L{None}.
+    """
+
+    log = Logger()
+
+    def __init__(self, clock, ttl=3600.0, pollInterval=1.0):
+        self._clock = clock
+        self.ttl = ttl
+        self.pollInterval = pollInterval
+        self._tasks = {}
+        self.onChange = None
+
+    def __len__(self):
+        return len(self._tasks)
+
+    def adopt(self, working, cancel):
+        """
+        Make a call already under way a task.
+
+        @param working: the L{Deferred} of the call's result, which may
+            fail with a L{JsonRpcError}.
+        @param cancel: ends the call (the caller's escalation); called once
+            by C{tasks/cancel} or when the retention runs out first.
+        @return: the L{Task}, already readable by C{tasks/get}.
+        """
+        now = self._clock.seconds()
+        task = Task(secrets.token_urlsafe(24), now, now, int(self.ttl * 1000),
+                    int(self.pollInterval * 1000))
+        task._cancel = cancel
+        self._tasks[task.taskId] = task
+        self._clock.callLater(self.ttl, self._expire, task)
+        working.addCallbacks(lambda result: self._settle(task, COMPLETED,
+                                                         result=result),
+                             lambda failure: self._failed(task, failure))
+        return task
+
+    def progressed(self, task, message):
+        """
+        What a working task reports of itself, in C{statusMessage}.
+        """
+        if task.status not in TERMINAL:
+            task.statusMessage = message
+            task.lastUpdatedAt = self._clock.seconds()
+
+    def _failed(self, task, failure):
+        if task.status == CANCELLED:
+            return None
+        if failure.check(JsonRpcError):
+            error = failure.value.asResponse(None)["error"]
+        else:
+            self.log.failure("task {taskId} failed", failure,
+                             taskId=task.taskId)
+            error = {"code": -32603,
+                     "message": f"Internal error: {failure.getErrorMessage()}"}
+        self._settle(task, FAILED, error=error)
+
+    def _settle(self, task, status, **outcome):
+        if task.status in TERMINAL:
+            return
+        for name, value in outcome.items():
+            setattr(task, name, value)
+        task.inputRequests = {}
+        self._changed(task, status)
+
+    def _changed(self, task, status):
+        task.status = status
+        task.lastUpdatedAt = self._clock.seconds()
+        if self.onChange is not None:
+            self.onChange(task)
+
+    def _expire(self, task):
+        self._tasks.pop(task.taskId, None)
+        if task.status not in TERMINAL:
+            self.cancel(task)
+
+    def get(self, taskId):
+        """
+        @raise JsonRpcError: C{-32602} for an id that is not (or no longer)
+            a task here.
+        """
+        task = self._tasks.get(taskId) if isinstance(taskId, str) else None
+        if task is None:
+            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: no task "
+                               f"{taskId!r} (it never existed, or its "
+                               "retention ran out)")
+        return task
+
+    def respond(self, method, params, envelope):
+        """
+        Answer C{tasks/get}, C{tasks/update} or C{tasks/cancel}.
+
+        @raise JsonRpcError: C{-32021} for a client that did not declare the
+            extension, C{-32602} for an unknown task or malformed answers.
+        """
+        refusal = requires(envelope)
+        if refusal is not None:
+            raise refusal
+        task = self.get(params.get("taskId"))
+        if method == "tasks/get":
+            return task.detailed()
+        if method == "tasks/update":
+            self.answer(task, inputResponses(params))
+        else:
+            self.cancel(task)
+        return {"resultType": COMPLETE}
+
+    def cancel(self, task):
+        """
+        End a task: a no-op for one that already ended.  It is cancelled at
+        once; its call goes on being ended (soft break, hard break, ...).
+        """
+        if task.status in TERMINAL:
+            return
+        task.statusMessage = "cancelled"
+        task.inputRequests = {}
+        self._changed(task, CANCELLED)
+        if task._cancel is not None:
+            task._cancel()
+
+    def ask(self, task, inputRequests):
+        """
+        Park a task on questions for the client.
+
+        @return: a L{Deferred} firing with the answers by key once every
+            question is answered through L{answer}.
+        """
+        task.inputRequests = dict(inputRequests)
+        task._answers = {}
+        task._waiting = Deferred()
+        self._changed(task, INPUT_REQUIRED)
+        return task._waiting
+
+    def answer(self, task, inputResponses):
+        """
+        Deliver some or all answers (C{tasks/update}); keys not asked are
+        ignored, and the task resumes once none is pending.
+        """
+        if task.status != INPUT_REQUIRED:
+            return
+        for key, answer in inputResponses.items():
+            if key in task.inputRequests:
+                del task.inputRequests[key]
+                task._answers[key] = answer
+        if not task.inputRequests:
+            waiting, task._waiting = task._waiting, None
+            self._changed(task, WORKING)
+            waiting.callback(task._answers)
+
+
+@implementer(ICallSink)
+class TaskProgress:
+    """
+    The stream of a call that may become a task: nobody reads it, so its
+    progress becomes the task's C{statusMessage} (once there is a task) and
+    its log messages go nowhere.
+
+    @ivar task: the L{Task}, once the call became one.
+    """
+
+    wantsProgress = True
+
+    def __init__(self, store):
+        self._store = store
+        self.task = None
+
+    def post(self, message):
+        pass
+
+    def report(self, progress, total=None, message=None):
+        if self.task is not None:
+            done = f"{progress:g} of {total:g}" if total else f"{progress:g}"
+            self._store.progressed(
+                self.task, f"{done}: {message}" if message else done)
+
+    def closeEarly(self):
+        pass

@@ -1,0 +1,115 @@
+"""
+Short GemStone working guides, served as skills to agents that load them
+before they start (by the protocol layer's skills catalog).
+
+Each says in a few lines what the toolsets' instructions say in one
+paragraph, with the order of work spelled out.  A guide is served only when
+every toolset it names a tool of is served.
+"""
+
+import attr
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Guide:
+    """
+    @ivar name: lowercase words joined by hyphens.
+    @ivar description: one sentence: what it is for and when to load it.
+    @ivar body: Markdown.
+    @ivar toolsets: the toolsets whose tools it names.
+    """
+
+    name: str
+    description: str
+    body: str
+    toolsets: tuple
+
+
+GUIDES = (
+    Guide(
+        "gemstone-what-a-view-is",
+        "What your GemStone session sees, and when that changes: read first "
+        "when you start working in a repository.",
+        """
+# What a view is
+
+Your MCP session has its own GemStone session: its own transaction and
+its own consistent view of the repository, as of one commit.
+
+- A change you make is visible to you at once, and to nobody else until you
+  `commit`.
+- Other sessions' commits are not visible to you until your view moves:
+  `commit`, `abort` and `refresh` move it; no other tool does.
+- `refresh` moves the view to the newest commit and keeps your changes;
+  re-read anything you are about to change afterwards.
+- `session_state` tells whether you hold uncommitted changes; every result
+  also carries a one-line `[session]` note while you do.
+""", ("session",)),
+    Guide(
+        "gemstone-browse-before-you-edit",
+        "How to change GemStone code safely: read it in your present view, "
+        "then write; a blind write is refused.",
+        """
+# Browse before you edit
+
+A write over code this session has not read in its present view is
+refused (the blind-write guardrail). So, every time:
+
+1. Find it: `find_implementors`, `find_senders`, `list_methods`,
+   `describe_class`.
+2. Read it: `get_method_source` before `compile_method` over an existing
+   method or `delete_method`; `get_class_definition` before
+   `compile_class_definition` over an existing class or `delete_class`.
+3. Write it: the write succeeds only if the text is still what you read.
+4. After `commit`, `abort` or `refresh` your reads no longer count: read
+   again before the next write.
+
+A write over something another session changed since you read it is
+refused too: re-read, redo the change.
+""", ("browsing", "mutation")),
+    Guide(
+        "gemstone-running-sunit",
+        "How to run SUnit tests in your session and read their results "
+        "before you commit.",
+        """
+# Running and reading SUnit results
+
+Tests run in your own session, so they see your uncommitted changes:
+compile, run the tests, then commit.
+
+- `run_test_class` runs one class and reports each failing or erroring
+  test with its exception.
+- `describe_test_failure` re-runs one test alone for the detail.
+- `list_failing_tests` with no class names runs every test class in the
+  symbol list and can take long: name the classes when you can.
+
+A failure is an assertion that did not hold; an error is an exception the
+test did not expect. Fix the code, not the test, unless the test is wrong.
+""", ("testing",)),
+    Guide(
+        "gemstone-commit-or-abort",
+        "When to commit and when to abort a GemStone transaction, and what "
+        "to do when a commit conflicts.",
+        """
+# Commit versus abort
+
+Nothing commits on your behalf.
+
+- `commit` makes your changes permanent and visible to every session; do it
+  when the tests pass.
+- `abort` throws every uncommitted change away and moves your view to the
+  newest commit.
+- A commit that conflicts with another session's is reported as a failure:
+  `abort`, redo the change (re-reading first), and commit again.
+- Uncommitted changes are lost when the session ends (closed, idle, or a
+  server restart): commit what you mean to keep.
+""", ("session",)),
+)
+
+
+def servedGuides(toolsetNames):
+    """
+    The guides whose toolsets are all served.
+    """
+    served = set(toolsetNames)
+    return [guide for guide in GUIDES if served.issuperset(guide.toolsets)]

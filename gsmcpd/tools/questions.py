@@ -1,0 +1,99 @@
+"""
+What a tool may ask the client while it runs: a person (elicitation), the
+client's model (sampling) or the client itself (its roots).
+
+A tool builds its questions here and asks them through its call
+(C{call.ask({key: question})}); how they travel depends on the protocol
+era, which the tool never sees (L{gsmcpd.protocol.asking}).
+"""
+
+from twisted.internet.defer import gatherResults, maybeDeferred
+
+from gsmcpd.tools.templates.outcomes import ToolError
+
+CAPABILITY = {"elicitation/create": "elicitation",
+              "sampling/createMessage": "sampling",
+              "roots/list": "roots"}
+"""The client capability each kind of question needs."""
+
+
+def elicitation(message, properties, required=()):
+    """
+    A question for the user: a form of flat, primitive fields.
+    """
+    schema = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    return {"method": "elicitation/create",
+            "params": {"mode": "form", "message": message,
+                       "requestedSchema": schema}}
+
+
+def sampling(text, maxTokens):
+    """
+    A question for the client's model: one user message.
+    """
+    return {"method": "sampling/createMessage",
+            "params": {"messages": [{"role": "user", "content": {
+                "type": "text", "text": text}}],
+                       "maxTokens": maxTokens}}
+
+
+def roots():
+    """
+    A request for the client's roots.
+    """
+    return {"method": "roots/list", "params": {}}
+
+
+def accepted(answer):
+    """
+    The content of an accepted elicitation answer, or L{None} when the user
+    declined, cancelled, or the answer is not an elicitation's.
+    """
+    if answer is None or answer.get("action") != "accept":
+        return None
+    content = answer.get("content")
+    return content if isinstance(content, dict) else {}
+
+
+def askEach(send, questions):
+    """
+    Ask each question with C{send} (a request to the client on the call's
+    stream, the 2025 way) and gather the answers.
+
+    @param send: C{(method, params) -> Deferred} of the client's answer.
+    @return: a L{Deferred} of the answers by key.
+    @raise ToolError: through the L{Deferred}, when the client could not be
+        asked or did not answer.
+    """
+    keys = list(questions)
+    methods = [questions[key]["method"] for key in keys]
+
+    def failed(failure):
+        first = failure.value
+        raise ToolError("other", f"{methods[first.index]} failed: "
+                        f"{first.subFailure.getErrorMessage()}")
+
+    asked = gatherResults(
+        [maybeDeferred(send, method, questions[key]["params"])
+         for key, method in zip(keys, methods)], consumeErrors=True)
+    asked.addErrback(failed)
+    return asked.addCallback(lambda answers: dict(zip(keys, answers)))
+
+
+class InputRequired(Exception):
+    """
+    A question that cannot be answered in this round: a 2026-era request
+    ends here with an input-required result, and the tool runs again when
+    the client sends the answers.
+
+    @ivar inputRequests: the questions still unanswered, by key.
+    @ivar gathered: every answer this request has so far, by key, for the
+        next round's C{requestState}.
+    """
+
+    def __init__(self, inputRequests, gathered):
+        super().__init__(sorted(inputRequests))
+        self.inputRequests = inputRequests
+        self.gathered = gathered

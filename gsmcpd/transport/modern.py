@@ -1,0 +1,106 @@
+"""
+The 2026-07-28 era on C{POST /mcp}: its headers handed to the protocol
+layer, its HTTP statuses, and its two kinds of event stream (a call that
+reports progress, and C{subscriptions/listen}).
+"""
+
+import json
+
+from twisted.internet.defer import inlineCallbacks
+
+from gsmcpd.protocol.eras import httpStatus, readEnvelope
+from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError, result
+from gsmcpd.protocol.listen import Filter, Subscriber, readFilter
+from gsmcpd.sessions.outbox import Outbox
+from gsmcpd.transport.sse import CallStream, EventSequence, EventStream
+
+OFFERED = Filter(True, True, True, frozenset({"any"}))
+"""What a listener may hear of: list changes, and updates of any resource
+it names."""
+
+
+def headerValues(request):
+    """
+    The request's headers by lowercased name, each a list of its values.
+    """
+    return {name.decode("latin-1").lower(): [v.decode("latin-1")
+                                             for v in values]
+            for name, values in request.requestHeaders.getAllRawHeaders()}
+
+
+def acceptsStream(request):
+    return b"text/event-stream" in (request.getHeader(b"accept") or b"")
+
+
+class ModernPost:
+    """
+    One 2026-era C{POST}, from parsed message to HTTP response.
+    """
+
+    def __init__(self, endpoint, notices, clock):
+        self.endpoint = endpoint
+        self.notices = notices
+        self.clock = clock
+
+    def _json(self, request, document):
+        request.setHeader(b"content-type", b"application/json")
+        return json.dumps(document, ensure_ascii=False).encode("utf-8")
+
+    @inlineCallbacks
+    def post(self, request, message):
+        if message.kind != "request":
+            # Nothing a 2026 client sends without an id needs an answer;
+            # and no server-to-client request exists for it to answer.
+            request.setResponseCode(202 if message.kind == "notification"
+                                    else 400)
+            return b"" if message.kind == "notification" else self._json(
+                request, JsonRpcError(INVALID_REQUEST, "Invalid Request: MCP "
+                                      "2026-07-28 has no server-to-client "
+                                      "requests to answer").asResponse(None))
+        headers = headerValues(request)
+        streams = []
+
+        def openStream(session):
+            if not acceptsStream(request):
+                return None
+            token = (message.params.get("_meta") or {}).get("progressToken")
+            stream = CallStream(request, self.clock,
+                                EventSequence(session.nextCallKey(), None),
+                                token)
+            streams.append(stream)
+            return stream
+
+        try:
+            envelope = readEnvelope(message.method, message.params, headers)
+            if message.method == "subscriptions/listen":
+                answer = yield self._listen(request, message, envelope)
+                return answer
+            value = yield self.endpoint.answer(message, envelope, headers,
+                                               openStream)
+            response = result(message.id, value)
+        except JsonRpcError as e:
+            response = e.asResponse(message.id)
+            if not streams:
+                request.setResponseCode(httpStatus(e.code))
+        if streams:
+            return streams[0].finish(response)
+        return self._json(request, response)
+
+    def _listen(self, request, message, envelope):
+        """
+        Hold the response open as the listener's stream: acknowledged
+        first, then every change its filter names, until the client goes.
+        """
+        wants = readFilter(message.params).granted(OFFERED)
+        outbox = Outbox(f"listener {message.id!r}")
+        stream = EventStream(request, self.clock, outbox)
+
+        def deliver(method, params):
+            outbox.put({"jsonrpc": "2.0", "method": method, "params": params})
+            stream.flush()
+
+        subscriber = Subscriber.forListen(wants, deliver, message.id)
+        self.notices.add(subscriber)
+        subscriber.acknowledge()
+        stream.done.addBoth(lambda _: self.notices.remove(subscriber))
+        return stream.done

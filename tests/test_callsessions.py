@@ -1,0 +1,86 @@
+"""
+Which session a 2026-era call runs on: a handle's, a short-lived one for a
+read, or a detached one.
+"""
+
+from twisted.internet.task import Clock
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.protocol.callsessions import CallSessions, rendered, toolError
+from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
+from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.tools.base import Tool, ToolResult, annotations, closedSchema
+from gsmcpd.tools.templates.outcomes import ToolError
+from tests.fakes import FakePool
+
+ENVELOPE = Envelope(MODERN_VERSION, {"elicitation": {}},
+                    {"name": "t", "version": "1"}, "debug")
+
+
+def tool(readOnly):
+    return Tool("t", "t", "d", closedSchema(), annotations(readOnly), None)
+
+
+class CallSessionsTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.clock = Clock()
+        self.pool = FakePool(2)
+        self.registry = SessionRegistry(self.pool, self.clock)
+        self.sessions = CallSessions(self.registry, self.clock)
+
+    def test_detached(self):
+        """
+        No GemStone session and no registry entry; the request's client
+        facts and log level.
+        """
+        session = self.sessions.detached(ENVELOPE)
+        self.assertIsNone(session.gem)
+        self.assertEqual(session.clientCapabilities, {"elicitation": {}})
+        self.assertEqual(session.logLevel, "debug")
+        self.assertEqual(len(self.registry), 0)
+
+    def test_handle(self):
+        opened = self.successResultOf(self.registry.open(
+            MODERN_VERSION, None))
+        session, done = self.successResultOf(
+            self.sessions.forTool(tool(False), opened.handle, ENVELOPE))
+        self.assertIs(session, opened)
+        done()
+        self.assertIs(self.registry.get(opened.handle), opened)
+
+    def test_noSuchHandle(self):
+        failure = self.failureResultOf(
+            self.sessions.forTool(tool(True), "gone", ENVELOPE), ToolError)
+        self.assertIn("'gone'", failure.value.message)
+
+    def test_mutatingNeedsHandle(self):
+        failure = self.failureResultOf(
+            self.sessions.forTool(tool(False), None, ENVELOPE), ToolError)
+        self.assertIn("open_session", failure.value.message)
+        self.assertEqual(self.pool.opened, [])
+
+    def test_readBorrowsAFreshSession(self):
+        """
+        A read without a handle logs in for the call and out after it.
+        """
+        session, done = self.successResultOf(
+            self.sessions.forTool(tool(True), None, ENVELOPE))
+        self.assertIs(self.registry.get(session.handle), session)
+        done()
+        self.assertIsNone(self.registry.get(session.handle))
+        self.assertTrue(self.pool.opened[0].loggedOut)
+
+    def test_full(self):
+        for _ in range(2):
+            self.successResultOf(self.registry.open(MODERN_VERSION, None))
+        self.assertRaises(ToolError, self.sessions.borrowed, ENVELOPE, "x")
+
+    def test_rendered(self):
+        self.assertEqual(rendered(ToolResult("ok", {"a": 1})), {
+            "content": [{"type": "text", "text": "ok"}], "isError": False,
+            "structuredContent": {"a": 1}})
+        refused = toolError(ToolError("refused", "no"))
+        self.assertTrue(refused["isError"])
+        self.assertEqual(refused["structuredContent"]["error"]["kind"],
+                         "refused")

@@ -1,0 +1,86 @@
+"""
+GemStone sessions behind handles in the 2026 era.
+"""
+
+from twisted.internet.defer import succeed
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.protocol.jsonrpc import JsonRpcError
+from gsmcpd.protocol import eras
+from gsmcpd.protocol.handles import (
+    needsHandle, noSuchHandle, sessionTools, takeHandle, withSessionArgument)
+from gsmcpd.tools.base import Tool, ToolError, annotations, closedSchema
+
+DESCRIPTOR = {"name": "compile_method", "inputSchema": closedSchema(
+    {"className": {"type": "string"}}, ["className"])}
+
+
+class SessionArgumentTests(SynchronousTestCase):
+
+    def test_added(self):
+        """
+        The 2026 schema gains an optional, header-mirrored C{session}; the
+        2025 descriptor is untouched.
+        """
+        modern = withSessionArgument(DESCRIPTOR)
+        schema = modern["inputSchema"]
+        self.assertEqual(sorted(schema["properties"]),
+                         ["className", "session"])
+        self.assertEqual(schema["required"], ["className"])
+        self.assertEqual(eras.mirroredParameters(schema),
+                         {"session": "Session"})
+        self.assertEqual(sorted(DESCRIPTOR["inputSchema"]["properties"]),
+                         ["className"])
+
+    def test_mirroredHeaderChecked(self):
+        schema = withSessionArgument(DESCRIPTOR)["inputSchema"]
+        eras.checkParameterHeaders(schema, {"session": "h1"},
+                                   {"mcp-param-session": ["h1"]})
+        self.assertRaises(JsonRpcError, eras.checkParameterHeaders, schema,
+                          {"session": "h1"}, {})
+
+    def test_takeHandle(self):
+        self.assertEqual(takeHandle({"session": "h", "className": "A"}),
+                         ("h", {"className": "A"}))
+        self.assertEqual(takeHandle({"className": "A"}),
+                         (None, {"className": "A"}))
+
+
+class RefusalTests(SynchronousTestCase):
+
+    def test_needsHandle(self):
+        tool = Tool("delete_class", "t", "d", closedSchema(),
+                    annotations(readOnly=False), None)
+        error = needsHandle(tool)
+        self.assertEqual(error.kind, "refused")
+        self.assertIn("open_session", error.message)
+
+    def test_noSuchHandle(self):
+        error = noSuchHandle("abc")
+        self.assertIn("'abc'", error.message)
+        self.assertEqual(error.details, {"session": "abc"})
+
+
+class SessionToolsTests(SynchronousTestCase):
+
+    def setUp(self):
+        opened, closed = sessionTools(lambda: succeed("h2"),
+                                      lambda handle: succeed(handle == "h1"))
+        self.open, self.close = opened, closed
+
+    def test_open(self):
+        result = self.successResultOf(self.open.run(None, {}))
+        self.assertEqual(result.structured, {"session": "h2"})
+        self.assertIn("h2", result.text)
+
+    def test_close(self):
+        result = self.successResultOf(self.close.run(None, {"session": "h1"}))
+        self.assertIn("Closed GemStone session h1", result.text)
+        failure = self.failureResultOf(
+            self.close.run(None, {"session": "nope"}), ToolError)
+        self.assertIn("open_session", failure.value.message)
+
+    def test_schemas(self):
+        self.open.validate({})
+        self.close.validate({"session": "h1"})
+        self.assertRaises(ToolError, self.close.validate, {})

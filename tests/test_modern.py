@@ -1,0 +1,383 @@
+"""
+The 2026-07-28 era on /mcp, in memory: discovery, the envelope's errors,
+GemStone sessions behind handles, input-required rounds, tasks and
+subscriptions/listen, beside an untouched 2025 era.
+"""
+
+import json
+
+from twisted.internet.defer import inlineCallbacks
+from twisted.internet.task import Clock
+
+from gsmcpd.gci.errors import GciError
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
+from gsmcpd.tools.conformance import ConformanceToolset
+from gsmcpd.tools.catalog import ToolCatalog
+from tests.test_web import JSON, Collector, TransportTestCase, request
+
+VERSION = "2026-07-28"
+META = {"io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+SOURCE = "gemstone://class/Account/source"
+TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+         "tasks/get": "taskId", "tasks/update": "taskId",
+         "tasks/cancel": "taskId"}
+
+
+def modern(method, id=1, meta=META, **params):
+    return request(method, id, _meta=meta, **params)
+
+
+class ModernTestCase(TransportTestCase):
+
+    @inlineCallbacks
+    def send(self, body, **headers):
+        """
+        POST C{body} with the headers a 2026 client sends, C{headers}
+        replacing them (a value of L{None} drops one).
+        """
+        sent = {"mcp-protocol-version": [VERSION],
+                "mcp-method": [body["method"]]}
+        name = body.get("params", {}).get(NAMED.get(body["method"], ""))
+        if isinstance(name, str):
+            sent["mcp-name"] = [name]
+        for key, value in headers.items():
+            key = key.replace("_", "-")
+            sent.pop(key, None)
+            if value is not None:
+                sent[key] = [value]
+        response, answer = yield self.post(body, headers=sent)
+        return response, answer
+
+    @inlineCallbacks
+    def tool(self, name, arguments=None, id=7, meta=META, **headers):
+        response, body = yield self.send(modern(
+            "tools/call", id, meta, name=name, arguments=arguments or {}),
+            **headers)
+        self.assertEqual((response.code, body["id"]), (200, id), body)
+        return body["result"]
+
+    @inlineCallbacks
+    def openSession(self):
+        result = yield self.tool("open_session")
+        return result["structuredContent"]["session"]
+
+
+class DiscoverTests(ModernTestCase):
+
+    @inlineCallbacks
+    def test_discover(self):
+        response, body = yield self.send(modern("server/discover", 9))
+        self.assertEqual((response.code, body["id"]), (200, 9))
+        result = body["result"]
+        self.assertEqual(result["supportedVersions"],
+                         ["2025-06-18", "2025-11-25", VERSION])
+        self.assertEqual(result["_meta"]["io.modelcontextprotocol/serverInfo"]
+                         ["name"], "gsmcpd")
+        self.assertEqual((result["resultType"], result["cacheScope"]),
+                         ("complete", "public"))
+        self.assertIn("tools", result["capabilities"])
+        self.assertIn("io.modelcontextprotocol/skills",
+                      result["capabilities"]["extensions"])
+
+    @inlineCallbacks
+    def test_noSessionAnywhere(self):
+        """
+        No request of the era opens an MCP session.
+        """
+        response, _ = yield self.send(modern("tools/list"))
+        self.assertIsNone(response.headers.getRawHeaders("mcp-session-id"))
+        self.assertEqual(len(self.sessions), 0)
+
+
+class EnvelopeErrorTests(ModernTestCase):
+
+    @inlineCallbacks
+    def refused(self, body, status, code, **headers):
+        response, answer = yield self.send(body, **headers)
+        self.assertEqual(
+            (response.code, answer["id"], answer["error"]["code"]),
+            (status, body["id"], code), answer)
+        return answer["error"]
+
+    @inlineCallbacks
+    def test_missingMeta(self):
+        yield self.refused(request("server/discover", 101), 400, -32602)
+
+    @inlineCallbacks
+    def test_unsupportedVersion(self):
+        meta = dict(META, **{"io.modelcontextprotocol/protocolVersion":
+                             "v999.0.0"})
+        error = yield self.refused(modern("server/discover", 301, meta), 400,
+                                   -32022, mcp_protocol_version="v999.0.0")
+        self.assertEqual(error["data"]["requested"], "v999.0.0")
+        self.assertIn(VERSION, error["data"]["supported"])
+
+    @inlineCallbacks
+    def test_headerMismatch(self):
+        yield self.refused(modern("tools/list", 5), 400, -32020,
+                           mcp_method="prompts/list")
+        yield self.refused(modern("tools/call", 6, name="execute_code"), 400,
+                           -32020, mcp_name="other")
+
+    @inlineCallbacks
+    def test_removedMethods(self):
+        for method in ("initialize", "ping", "logging/setLevel",
+                       "resources/subscribe", "no/such/method"):
+            yield self.refused(modern(method, 500), 404, -32601)
+
+    @inlineCallbacks
+    def test_mirroredSessionHeader(self):
+        """
+        A handle in the arguments must be mirrored in Mcp-Param-Session.
+        """
+        handle = yield self.openSession()
+        yield self.refused(modern("tools/call", 8, name="execute_code",
+                                  arguments={"code": "1", "session": handle}),
+                           400, -32020)
+
+
+class HandleTests(ModernTestCase):
+
+    @inlineCallbacks
+    def test_toolsListDeclaresTheSessionArgument(self):
+        _, body = yield self.send(modern("tools/list"))
+        tools = {tool["name"]: tool for tool in body["result"]["tools"]}
+        self.assertIn("open_session", tools)
+        session = tools["execute_code"]["inputSchema"]["properties"]["session"]
+        self.assertEqual(session["x-mcp-header"], "Session")
+        self.assertEqual(tools["execute_code"]["execution"],
+                         {"taskSupport": "optional"})
+        self.assertEqual(body["result"]["ttlMs"], 3_600_000)
+
+    @inlineCallbacks
+    def test_sessionAcrossCalls(self):
+        """
+        The handle names one GemStone session, counted like a 2025 one,
+        until close_session.
+        """
+        handle = yield self.openSession()
+        self.assertIs(self.sessions.get(handle).gem, self.pool.opened[0])
+        result = yield self.tool("execute_code",
+                                 {"code": "3 + 4", "session": handle},
+                                 mcp_param_session=handle)
+        self.assertEqual(result["content"][0]["text"], "7")
+        self.assertEqual(self.pool.opened[0].calls[-1][0], "execute_code")
+        closed = yield self.tool("close_session", {"session": handle},
+                                 mcp_param_session=handle)
+        self.assertFalse(closed["isError"])
+        self.assertIsNone(self.sessions.get(handle))
+        gone = yield self.tool("execute_code",
+                               {"code": "1", "session": handle},
+                               mcp_param_session=handle)
+        self.assertTrue(gone["isError"])
+        self.assertIn(handle, gone["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_deadGemNamesTheHandle(self):
+        """
+        A gem that dies closes its handle, and the error says which and
+        what to do.
+        """
+        handle = yield self.openSession()
+
+        def dies(args):
+            raise GciError(4100, "session terminated", fatal=True)
+
+        self.pool.opened[0].results["execute_code"] = dies
+        response, body = yield self.send(modern(
+            "tools/call", 41, name="execute_code",
+            arguments={"code": "x", "session": handle}),
+            mcp_param_session=handle)
+        self.assertEqual((body["id"], body["error"]["code"]), (41, -32001))
+        self.assertIn(handle, body["error"]["message"])
+        self.assertIn("open_session", body["error"]["message"])
+        self.assertIsNone(self.sessions.get(handle))
+
+    @inlineCallbacks
+    def test_mutatingWithoutHandleRefused(self):
+        result = yield self.tool("execute_code", {"code": "1"})
+        self.assertTrue(result["isError"])
+        self.assertIn("open_session", result["content"][0]["text"])
+        self.assertEqual(self.pool.opened, [])
+
+    @inlineCallbacks
+    def test_readWithoutHandleRunsOnAFreshSession(self):
+        """
+        A read-only tool without a handle logs in, runs, and logs out.
+        """
+        result = yield self.tool("status")
+        self.assertFalse(result["isError"], result)
+        self.assertEqual(len(self.pool.opened), 1)
+        self.assertTrue(self.pool.opened[0].loggedOut)
+        self.assertEqual(len(self.sessions), 0)
+
+
+class ListenTests(ModernTestCase):
+
+    def makeDispatcher(self):
+        return Dispatcher(ToolCatalog.named(("browsing", "execution",
+                                             "session")), ServerIdentity())
+
+    @inlineCallbacks
+    def stream(self, method, body, headers):
+        response = yield self.treq.request(
+            method, "http://127.0.0.1/mcp", unbuffered=True,
+            data=None if body is None else json.dumps(body).encode(),
+            headers=headers)
+        received = []
+        response.deliverBody(Collector(received))
+        self.treq.flush()
+        return received
+
+    def messages(self, received):
+        return [json.loads(line[len(b"data: "):])
+                for line in b"".join(received).split(b"\n")
+                if line.startswith(b"data: ")]
+
+    @inlineCallbacks
+    def test_commitTellsSubscribersOfBothEras(self):
+        """
+        A 2026 listener is acknowledged first; it and a subscribed 2025
+        session are told when another session's commit changed the class.
+        """
+        modernHeard = yield self.stream("POST", modern(
+            "subscriptions/listen", 70, notifications={
+                "resourceSubscriptions": [SOURCE]}), dict(
+            JSON, **{"mcp-protocol-version": [VERSION],
+                     "mcp-method": ["subscriptions/listen"]}))
+        legacy, _ = yield self.initialize()
+        yield self.post(request("resources/subscribe", uri=SOURCE), legacy)
+        legacyHeard = yield self.stream("GET", None, {
+            "mcp-session-id": [legacy], "accept": ["text/event-stream"]})
+        handle = yield self.openSession()
+        self.sessions.get(handle).journal.record(
+            "compiled", "Account>>withdraw:", "Account")
+        yield self.tool("commit", {"session": handle},
+                        mcp_param_session=handle)
+        self.treq.flush()
+        acknowledged, updated = self.messages(modernHeard)
+        self.assertEqual(acknowledged["method"],
+                         "notifications/subscriptions/acknowledged")
+        self.assertEqual(updated["params"], {
+            "uri": SOURCE,
+            "_meta": {"io.modelcontextprotocol/subscriptionId": 70}})
+        self.assertEqual([m["params"] for m in self.messages(legacyHeard)],
+                         [{"uri": SOURCE}])
+
+    @inlineCallbacks
+    def test_malformedFilter(self):
+        response, body = yield self.send(modern(
+            "subscriptions/listen", 71, notifications=[]))
+        self.assertEqual((response.code, body["error"]["code"]),
+                         (400, -32602))
+
+
+class HandleLifetimeTests(ModernTestCase):
+
+    def elapse(self, seconds):
+        """
+        Let C{seconds} pass, with a maintenance pass every ten.
+        """
+        for _ in range(int(seconds // 10)):
+            self.clock.advance(10)
+            self.reaper.maintain()
+
+    @inlineCallbacks
+    def test_idleTimeoutNotStreamless(self):
+        """
+        A session behind a handle never has a stream, so it lives under the
+        idle timeout, not the minute a 2025 session without one gets.
+        """
+        self.reaper = Reaper(self.sessions, self.app.pending,
+                             LifetimePolicy(), self.clock)
+        handle = yield self.openSession()
+        self.elapse(1790)
+        self.assertIsNotNone(self.sessions.get(handle))
+        self.elapse(20)
+        self.assertIsNone(self.sessions.get(handle))
+        self.assertTrue(self.pool.opened[0].loggedOut)
+
+
+class ConformanceFixtureTests(ModernTestCase):
+
+    def setUp(self):
+        self.patch(ConformanceToolset, "clock", Clock())
+        super().setUp()
+
+    def makeDispatcher(self):
+        return Dispatcher(ToolCatalog.named(("conformance",)),
+                          ServerIdentity())
+
+    @inlineCallbacks
+    def test_inputRequiredRounds(self):
+        first = yield self.tool("test_input_required_result_elicitation")
+        self.assertEqual(first["resultType"], "input_required")
+        response, body = yield self.send(modern(
+            "tools/call", 3, name="test_input_required_result_elicitation",
+            arguments={}, requestState=first["requestState"],
+            inputResponses={"user_name": {"action": "accept",
+                                          "content": {"name": "Ann"}}}))
+        self.assertEqual(body["result"]["content"][0]["text"], "Hello, Ann!")
+
+    @inlineCallbacks
+    def test_tamperedState(self):
+        first = yield self.tool("test_input_required_result_tampered_state")
+        response, body = yield self.send(modern(
+            "tools/call", 4, name="test_input_required_result_tampered_state",
+            arguments={}, requestState=first["requestState"] + "x",
+            inputResponses={}))
+        self.assertEqual((response.code, body["error"]["code"]), (400, -32602))
+
+    @inlineCallbacks
+    def test_missingCapability(self):
+        response, body = yield self.send(modern(
+            "tools/call", 5, name="test_missing_capability", arguments={}))
+        self.assertEqual((response.code, body["error"]["code"]), (400, -32021))
+
+    @inlineCallbacks
+    def test_task(self):
+        """
+        A call that does not finish at once becomes a task the client
+        polls; cancelling it ends it.
+        """
+        meta = dict(META, **{"io.modelcontextprotocol/clientCapabilities":
+                             TASKS})
+        created = yield self.tool("slow_compute", {"seconds": 60}, meta=meta)
+        self.assertEqual((created["resultType"], created["status"]),
+                         ("task", "working"))
+        taskId = created["taskId"]
+        response, body = yield self.send(modern("tasks/get", 6, meta,
+                                                taskId=taskId))
+        self.assertEqual(body["result"]["status"], "working")
+        response, body = yield self.send(modern("tasks/cancel", 7, meta,
+                                                taskId=taskId))
+        self.assertEqual(body["result"], {"resultType": "complete"})
+        response, body = yield self.send(modern("tasks/get", 8, meta,
+                                                taskId=taskId))
+        self.assertEqual(body["result"]["status"], "cancelled")
+        response, body = yield self.send(modern("tasks/get", 9,
+                                                taskId=taskId))
+        self.assertEqual((response.code, body["error"]["code"]),
+                         (400, -32021))
+
+
+class LegacyUntouchedTests(ModernTestCase):
+
+    @inlineCallbacks
+    def test_2025ClientUnchanged(self):
+        """
+        A 2025 client sees its schemas without the session argument and no
+        2026 tools; server/discover answers it in the 2025 shape.
+        """
+        handle, _ = yield self.initialize()
+        _, body = yield self.post(request("tools/list"), handle)
+        names = [tool["name"] for tool in body["result"]["tools"]]
+        self.assertNotIn("open_session", names)
+        self.assertNotIn("session", json.dumps(
+            body["result"]["tools"][0]["inputSchema"]))
+        _, body = yield self.post(request("server/discover"), handle)
+        self.assertEqual(body["result"]["serverInfo"]["name"], "gsmcpd")
+        self.assertNotIn("resultType", body["result"])

@@ -1,0 +1,67 @@
+"""
+Both protocol eras over a real socket, driven by the official Python SDK
+client as an agent would use it (tests/clients/python_sdk_flow.py).
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from tests.daemon import Daemon
+
+FLOW = os.path.join(os.path.dirname(__file__), "clients", "python_sdk_flow.py")
+CONFIRMING = json.dumps({"mutation": {"confirmDestructive": True},
+                         "session": {"confirmDestructive": True}})
+
+
+class AgentFlowTests(SynchronousTestCase):
+
+    def setUp(self):
+        directory = self.mktemp()
+        os.makedirs(directory)
+        self.daemon = Daemon(directory, "--toolset-options", CONFIRMING)
+        self.addCleanup(self.daemon.stop)
+
+    def flow(self, *arguments):
+        finished = subprocess.run(
+            [sys.executable, FLOW, self.daemon.url, *arguments],
+            capture_output=True, text=True, timeout=120)
+        seen = json.loads(finished.stdout.splitlines()[-1])
+        self.assertEqual(seen["problems"], [], finished.stderr[-2000:])
+        return seen
+
+    def test_auto(self):
+        """
+        The SDK's default mode negotiates 2026-07-28 and works through a
+        session handle: open, browse, a refused blind write, read, compile,
+        the tests as a task with progress, a confirmed commit, close.
+        """
+        seen = self.flow("flow", "auto")
+        self.assertEqual(seen["protocolVersion"], "2026-07-28")
+        self.assertEqual(list(seen["steps"]), [
+            "open", "browse", "blindCompile", "read", "compile", "runTests",
+            "commit", "close"])
+        self.assertIn("compiled Account>>withdraw:",
+                      seen["confirmations"][0])
+
+    def test_legacy(self):
+        """
+        The same work over 2025-11-25: the MCP session is the GemStone
+        session, progress comes as notifications, the confirmation as an
+        elicitation on the commit's stream.
+        """
+        seen = self.flow("flow", "legacy")
+        self.assertEqual(seen["protocolVersion"], "2025-11-25")
+        self.assertEqual(len(seen["progress"]), 3)
+        self.assertEqual(len(seen["confirmations"]), 1)
+
+    def test_subscribersOfBothErasTold(self):
+        """
+        A 2026 listener and a 2025 subscriber of Account's source both hear
+        of another session's commit that changed Account.
+        """
+        seen = self.flow("watch")
+        self.assertEqual(sorted(seen["heard"]), ["2025-11-25", "2026-07-28"])

@@ -1,0 +1,101 @@
+"""
+Sealed C{requestState}: verified without being stored.
+"""
+
+from twisted.internet.task import Clock
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.requeststate import RequestStateSeal, requestBinding
+
+CALL = {"name": "delete_class", "arguments": {"className": "Foo"},
+        "_meta": {"progressToken": 1}}
+
+
+class RequestStateSealTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.clock = Clock()
+        self.seal = RequestStateSeal(self.clock, lifetime=60)
+
+    def roundTwo(self, sealed, **changes):
+        params = dict(CALL, requestState=sealed,
+                      inputResponses={"confirm": {"action": "accept"}})
+        params.update(changes)
+        return params
+
+    def refusal(self, params, method="tools/call", seal=None):
+        error = self.assertRaises(JsonRpcError, (seal or self.seal).open,
+                                  method, params)
+        self.assertEqual(error.code, INVALID_PARAMS)
+        return error.message
+
+    def test_roundTrip(self):
+        """
+        The state comes back as sealed, whatever changed between rounds
+        outside the request's identity (C{_meta}, the answers).
+        """
+        state = {"step": 2, "methods": 14, "name": "Café"}
+        sealed = self.seal.seal("tools/call", CALL, state)
+        self.assertIsInstance(sealed, str)
+        self.assertEqual(self.seal.open("tools/call", self.roundTwo(
+            sealed, _meta={"progressToken": 9})), state)
+
+    def test_noState(self):
+        self.assertIsNone(self.seal.open("tools/call", CALL))
+
+    def test_tampered(self):
+        """
+        Any change to the string is refused: appended text, a changed
+        payload, garbage, a non-string.
+        """
+        sealed = self.seal.seal("tools/call", CALL, {"confirmed": False})
+        version, body, mac = sealed.split(".")
+        forged = self.seal.seal("tools/call", CALL, {"confirmed": True})
+        self.assertIn("fails verification",
+                      self.refusal(self.roundTwo(sealed + "-TAMPERED")))
+        for bad in (f"{version}.{forged.split('.')[1]}.{mac}", "garbage",
+                    "a.b.c", "é.é.é", 12345):
+            self.refusal(self.roundTwo(bad))
+
+    def test_boundToTheRequest(self):
+        """
+        State sealed for one request does not open for another method, tool
+        or argument.
+        """
+        sealed = self.seal.seal("tools/call", CALL, {"confirmed": True})
+        self.refusal(self.roundTwo(sealed, arguments={"className": "Bar"}))
+        self.refusal(self.roundTwo(sealed, name="remove_dictionary"))
+        self.refusal(self.roundTwo(sealed), method="prompts/get")
+
+    def test_otherDaemon(self):
+        """
+        Another daemon (or this one after a restart: a new key) cannot open
+        it.
+        """
+        sealed = self.seal.seal("tools/call", CALL, {})
+        self.refusal(self.roundTwo(sealed),
+                     seal=RequestStateSeal(self.clock))
+        shared = RequestStateSeal(self.clock, key=b"k" * 32)
+        self.assertEqual(RequestStateSeal(self.clock, key=b"k" * 32).open(
+            "tools/call",
+            self.roundTwo(shared.seal("tools/call", CALL, 1))), 1)
+
+    def test_expires(self):
+        sealed = self.seal.seal("tools/call", CALL, {})
+        self.clock.advance(60)
+        self.seal.open("tools/call", self.roundTwo(sealed))
+        self.clock.advance(1)
+        self.assertIn("expired", self.refusal(self.roundTwo(sealed)))
+
+    def test_binding(self):
+        """
+        Only the name, URI and arguments make the binding, key order aside.
+        """
+        self.assertEqual(
+            requestBinding("tools/call",
+                           {"name": "x", "arguments": {"a": 1, "b": 2}}),
+            requestBinding("tools/call", {"arguments": {"b": 2, "a": 1},
+                                          "name": "x", "_meta": {}}))
+        self.assertNotEqual(requestBinding("tools/call", {"name": "x"}),
+                            requestBinding("prompts/get", {"name": "x"}))
