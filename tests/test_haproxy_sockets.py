@@ -5,6 +5,8 @@ every MCP session keeps its GemStone session across calls, and a daemon
 being stopped gets no new session.
 """
 
+import http.client
+import json
 import os
 import shutil
 import subprocess
@@ -21,6 +23,9 @@ from tests.daemon import Daemon, freePort, get
 
 CONFIG = Path(__file__).resolve().parent.parent / "etc" / "haproxy" / \
     "gsmcpd.cfg"
+MODERN = "2026-07-28"
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": MODERN,
+               "io.modelcontextprotocol/clientCapabilities": {}}
 CLIENTS = 10
 CALLS = 20
 SESSIONS_PER_DAEMON = CLIENTS + 2
@@ -131,6 +136,54 @@ class HaproxyTests(SynchronousTestCase):
         self.assertEqual(len(gemSessions), CLIENTS)
         holders = {self.holder(session) for session, _ in results}
         self.assertEqual(len(holders), 2)
+
+    def modernCall(self, id, name, arguments, handle=None):
+        """
+        One MCP 2026-07-28 tools/call through HAProxy: C{(headers, result)}.
+        """
+        headers = {"content-type": "application/json",
+                   "accept": "application/json, text/event-stream",
+                   "mcp-protocol-version": MODERN, "mcp-method": "tools/call",
+                   "mcp-name": name}
+        if handle is not None:
+            headers["mcp-param-session"] = handle
+            arguments = dict(arguments, session=handle)
+        connection = http.client.HTTPConnection("127.0.0.1", self.proxy.port,
+                                                timeout=60)
+        try:
+            connection.request("POST", "/mcp", json.dumps({
+                "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": name, "arguments": arguments,
+                           "_meta": MODERN_META}}), headers)
+            response = connection.getresponse()
+            body = json.loads(response.read())
+        finally:
+            connection.close()
+        self.assertEqual(response.status, 200, body)
+        return {k.lower(): v for k, v in response.getheaders()}, \
+            body["result"]
+
+    def modernClient(self, number):
+        headers, opened = self.modernCall(1, "open_session", {})
+        handle = opened["structuredContent"]["session"]
+        self.assertEqual(headers["mcp-param-session"], handle)
+        seen = {self.modernCall(id, "execute_code",
+                                {"code": "System session"}, handle)[1][
+                                    "content"][0]["text"]
+                for id in range(2, CALLS + 2)}
+        return handle, seen
+
+    def test_handlesStick(self):
+        """
+        MCP 2026-07-28: HAProxy learns each handle from open_session's
+        Mcp-Param-Session response header and routes the calls carrying it
+        to the daemon holding its GemStone session.
+        """
+        with ThreadPoolExecutor(CLIENTS) as pool:
+            results = list(pool.map(self.modernClient, range(CLIENTS)))
+        for handle, seen in results:
+            self.assertEqual(len(seen), 1, f"{handle} ran on {seen}")
+        self.assertEqual(len({seen.pop() for _, seen in results}), CLIENTS)
 
     def test_drainedDaemonGetsNoNewSession(self):
         """
