@@ -13,6 +13,11 @@ import sys
 import time
 
 TWISTD = ("from twisted.scripts.twistd import run; run()",)
+TWISTD_GSMCP = (sys.executable, "-c", *TWISTD, "--nodaemon", "--pidfile=",
+                "gsmcp")
+GSMCPD_SERVE = (sys.executable, "-c",
+                "from gsmcpd.daemon.cli import run; run()", "serve")
+"""The two ways to run the daemon in the foreground."""
 
 
 def freePort():
@@ -24,15 +29,33 @@ def freePort():
         return s.getsockname()[1]
 
 
+def get(port, path, headers=None):
+    """
+    C{(status, headers, body)} of C{GET path} on a loopback port.
+    """
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request("GET", path, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
 class Daemon:
     """
     C{twistd -n gsmcp --simulated ...} as a child process.
 
     @ivar url: the daemon's C{/mcp} URL.
     @ivar logPath: where its log goes.
+    @param stone: the options that name its stone: by default its own
+        simulated one.
+    @param command: L{TWISTD_GSMCP} or L{GSMCPD_SERVE}.
+    @param environ: variables to add to the daemon's environment.
     """
 
-    def __init__(self, directory, *arguments, port=None, endpoint=None):
+    def __init__(self, directory, *arguments, port=None, endpoint=None,
+                 stone=("--simulated",), command=TWISTD_GSMCP, environ=None):
         """
         @param port: the loopback port to listen on (default: a free one).
         @param endpoint: the C{--port} description, when it is not plain
@@ -43,10 +66,10 @@ class Daemon:
         self.logPath = os.path.join(directory, "twistd.log")
         self._log = open(self.logPath, "wb")
         self.process = subprocess.Popen(
-            [sys.executable, "-c", *TWISTD, "--nodaemon", "--pidfile=",
-             "gsmcp", "--simulated", "--port",
+            [*command, *stone, "--port",
              endpoint or f"tcp:{self.port}:interface=127.0.0.1", *arguments],
-            stdout=self._log, stderr=subprocess.STDOUT, cwd=directory)
+            stdout=self._log, stderr=subprocess.STDOUT, cwd=directory,
+            env=dict(os.environ, **(environ or {})))
         self._waitForPort(timeout=30)
 
     def _waitForPort(self, timeout):
@@ -101,7 +124,9 @@ class Daemon:
                                          protocolVersion="2025-11-25")
         if status != 200 or "error" in body:
             raise RuntimeError(f"initialize failed: {status} {body}")
-        return headers["Mcp-Session-Id"]
+        # Header names are case-insensitive; a proxy may lowercase them.
+        return {name.lower(): value for name, value in headers.items()}[
+            "mcp-session-id"]
 
     def log(self):
         with open(self.logPath, encoding="utf-8", errors="replace") as f:

@@ -129,6 +129,18 @@ class EnvelopeErrorTests(ModernTestCase):
             yield self.refused(modern(method, 500), 404, -32601)
 
     @inlineCallbacks
+    def test_openedHandleNamedInAResponseHeader(self):
+        """
+        open_session's answer names the handle in Mcp-Param-Session, for a
+        load balancer to learn which daemon holds it.
+        """
+        response, body = yield self.send(modern(
+            "tools/call", 7, name="open_session", arguments={}))
+        handle = body["result"]["structuredContent"]["session"]
+        self.assertEqual(response.headers.getRawHeaders("mcp-param-session"),
+                         [handle])
+
+    @inlineCallbacks
     def test_mirroredSessionHeader(self):
         """
         A handle in the arguments must be mirrored in Mcp-Param-Session.

@@ -188,7 +188,8 @@ class AssemblyTests(SynchronousTestCase):
     def test_tree(self):
         service = self.assembled()
         self.assertEqual([child.name for child in service],
-                         ["stone", "reaper", "hygiene", "heap", "listening"])
+                         ["stone", "reaper", "hygiene", "heap", "listening",
+                          "operations"])
         self.assertIsInstance(service.getServiceNamed("stone"), StoneService)
         self.assertIsInstance(service.getServiceNamed("listening"),
                               StreamServerEndpointService)

@@ -19,6 +19,7 @@ from gsmcpd.daemon.settings import (
     ConfigError, countOrNone, flag, optionOf, optionsFor,
     positiveSecondsOrNone, repeatable, seconds, secondsOrNone, secretFile,
     setting, words)
+from gsmcpd.observe.logformat import JSON_LOGGER, parseLogFormat
 from gsmcpd.protocol.dispatch import ServerIdentity
 from gsmcpd.protocol.instructions import readInstructions, stockInstructions
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
@@ -145,6 +146,16 @@ class Config:
                          "daemon's own session")
     accessLog = flag("access-log", "log a line per HTTP request (costs about "
                      "a quarter of the throughput)")
+    adminPort = setting("admin-port", "Twisted endpoint serving /healthz and "
+                        "/metrics apart from /mcp (default: both on --port)")
+    drainGrace = setting(
+        "drain-grace", "seconds a stopping daemon keeps serving with /healthz "
+        "answering 503, so a load balancer sends it no new session before "
+        "its port closes", parse=seconds, default="0")
+    logFormat = setting("log-format", "text, or json: one JSON object per "
+                        "event (gsmcpd serve applies it; under twistd pass "
+                        "--logger " + JSON_LOGGER + ")",
+                        parse=parseLogFormat, default="text")
     allowedOrigins = repeatable("allowed-origin", "a browser origin "
                                 "allowed besides loopback: a host (any "
                                 "port) or a full origin such as "

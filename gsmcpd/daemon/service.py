@@ -9,13 +9,14 @@ periodic pass (the reaper, view hygiene, the heap) and the listening port.
 
 from twisted.application.service import MultiService, Service
 from twisted.internet.defer import inlineCallbacks
-from twisted.internet.endpoints import serverFromString
 from twisted.logger import Logger
 
 from gsmcpd.daemon.heap import FREEZE_INTERVAL, FrozenHeap
 from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
 from gsmcpd.daemon.maintenance import Maintenance
+from gsmcpd.daemon.operations import Operations
 from gsmcpd.daemon.outcome import Outcome
+from gsmcpd.daemon.refusal import parseEndpoint
 from gsmcpd.daemon.security import (
     SessionPolicies, auditLog, authenticated, bearerGate, listeningEndpoint,
     securityServices)
@@ -143,7 +144,7 @@ def assemble(config, library, reactor):
     tls, contexts = listeningEndpoint(config, reactor)
     try:
         endpoint = ObservedEndpoint(
-            tls or serverFromString(reactor, config.port))
+            tls or parseEndpoint(reactor, config.port))
     except ValueError as e:
         raise ConfigError(f"--port {config.port!r}: {e}")
     simulator = SimulatedStone(reactor, (
@@ -163,14 +164,17 @@ def assemble(config, library, reactor):
     gate = bearerGate(config, reactor)
     audit = auditLog(config, login.user, config.toolsets)
     pending = PendingRequests(reactor)
+    operations = Operations(config, reactor)
+    pool = GemSessionPool(library, login, reactor, config.maxSessions,
+                          credentials)
     sessions = SessionRegistry(
-        GemSessionPool(library, login, reactor, config.maxSessions,
-                       credentials),
-        reactor, config.lifetime.streamLossGrace,
+        pool, reactor, config.lifetime.streamLossGrace,
         prepare=SessionPolicies(GemPreparation(endpoint.portLabel),
                                 config.toolsets, gate, config.readOnly),
         stopGem=control.stopGem,
-        onClose=[pending.forget] + ([audit.forget] if audit else []))
+        onClose=[pending.forget] + ([audit.forget] if audit else []),
+        metrics=operations.metrics)
+    operations.observe(sessions, pool, control)
     reaper = Reaper(sessions, pending, config.lifetime, reactor)
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
                           config.stuckViewGrace, config.pinnedViewGrace,
@@ -179,7 +183,7 @@ def assemble(config, library, reactor):
                  Dispatcher(ToolCatalog(config.toolsets), config.identity),
                  reactor, config.allowedOrigins, pending,
                  config.requestTimeout, config.pinnedViewGrace, audit,
-                 config.allowedHosts)
+                 config.allowedHosts, metrics=operations.metrics)
     root = app.resource()
     if gate is not None:
         root = BearerResource(root, gate, sessions)
@@ -193,11 +197,15 @@ def assemble(config, library, reactor):
         Maintenance("hygiene", HYGIENE_INTERVAL, hygiene.maintain, reactor),
         Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
         listeningService(endpoint, McpSite(
-            root, config.accessLog, config.connectionLimits, reactor)),
+            operations.root(root), config.accessLog, config.connectionLimits,
+            reactor)),
+        *operations.services(lambda: service.whenServing()),
     ]
     serving[:0] = securityServices(reactor, contexts, audit, gate)
     banner = f"{config.port} (libgcits {library.version}" + (
         ", SIMULATED stone)" if config.simulated else ")")
-    return GsmcpService(stone, serving, endpoint.whenListening, reactor,
-                        banner, lambda port: Listening.parse(
-                            config.port).clientUrl(port, config.authAudience))
+    service = GsmcpService(
+        stone, serving, operations.whenListening(endpoint), reactor, banner,
+        lambda port: Listening.parse(config.port).clientUrl(
+            port, config.authAudience))
+    return service

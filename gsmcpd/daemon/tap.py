@@ -3,6 +3,7 @@ C{twistd gsmcp}: options in, the daemon's service tree out.
 """
 
 from gsmcpd.daemon.options import Options
+from gsmcpd.daemon.refusal import underTwistd
 from gsmcpd.daemon.service import assemble
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import loadLibrary
@@ -25,6 +26,7 @@ def makeService(options, environ=None, reactor=None):
         from twisted.internet import reactor
     try:
         config = options.config(environ)
-        return assemble(config, loadLibrary(config), reactor)
+        return underTwistd(assemble(config, loadLibrary(config), reactor),
+                           config, options)
     except ConfigError as e:
         raise SystemExit(f"gsmcpd: refusing to start: {e}")

@@ -14,6 +14,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from gsmcpd.observe.clipping import clipped
+from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.jsonrpc import SERVER_ERROR, JsonRpcError
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.tools.templates.outcomes import GemGone
@@ -45,8 +46,9 @@ class CallRunner:
     log = Logger()
 
     def __init__(self, dispatcher, registry, clock, pending,
-                 requestTimeout=None, audit=None):
+                 requestTimeout=None, audit=None, metrics=UNOBSERVED):
         self.dispatcher = dispatcher
+        self._metrics = metrics
         self._registry = registry
         self._clock = clock
         self._pending = pending
@@ -96,6 +98,10 @@ class CallRunner:
         C{DeferredList} and a generator: this runs for every call).
         """
         started = self._clock.seconds()
+        name = message.params.get("name")
+        known = isinstance(name, str) and self.dispatcher.tools.get(name)
+        timer = self._metrics.callStarted(name if known else message.method,
+                                          self._clock)
         run = RunningCall(session, message.id, self._registry, self._clock,
                           sink, self._pending, asker)
         session.calls.running[message.id] = run
@@ -121,6 +127,7 @@ class CallRunner:
         run.cancelled.addBoth(settle)
         first.addErrback(self._gemGone, session, message)
         first.addCallback(self._decided, message, run)
+        first.addCallback(self._counted, timer, run)
         if self.audit is not None and message.method == "tools/call":
             first.addCallback(self._audited, session, message, started)
         return first.addBoth(self._over, session, message)
@@ -137,6 +144,10 @@ class CallRunner:
             return JsonRpcError(
                 SERVER_ERROR, ended, {"kind": run.why, "step": run.step}
             ).asResponse(message.id)
+        return response
+
+    def _counted(self, response, timer, run):
+        timer.finished(response, run.step)
         return response
 
     def _audited(self, response, session, message, started):

@@ -36,6 +36,19 @@ def withSessionArgument(descriptor):
     return dict(descriptor, inputSchema=schema)
 
 
+def mintedHandle(message, value):
+    """
+    The handle a C{tools/call} of C{open_session} answered, or L{None}: the
+    transport names it in an C{Mcp-Param-Session} response header, which a
+    load balancer learns to route the session's later calls by.
+    """
+    if message.method != "tools/call" or \
+            message.params.get("name") != "open_session" or \
+            value.get("isError"):
+        return None
+    return (value.get("structuredContent") or {}).get(SESSION_ARGUMENT)
+
+
 def takeHandle(arguments):
     """
     Split a 2026 call's arguments into its session handle (or L{None}) and

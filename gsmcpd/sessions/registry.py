@@ -11,6 +11,8 @@ from twisted.logger import Logger
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.sessions.breaks import breakUntilOut
+from gsmcpd.observe.logformat import describeClient
+from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.sessions.client import McpSession, newHandle
 
 
@@ -32,8 +34,9 @@ class SessionRegistry:
     log = Logger()
 
     def __init__(self, pool, clock, streamLossGrace=10.0, prepare=None,
-                 stopGem=None, onClose=()):
+                 stopGem=None, onClose=(), metrics=UNOBSERVED):
         self._pool = pool
+        self._metrics = metrics
         self._clock = clock
         self.streamLossGrace = streamLossGrace
         self._sessions = {}
@@ -79,7 +82,7 @@ class SessionRegistry:
             self._sessions[handle] = session
             self.log.info("session {handle} opened for {client}",
                           handle=session.label,
-                          client=clipped(session.clientInfo))
+                          client=clipped(describeClient(session.clientInfo)))
             return session
 
         return d.addCallback(opened)
@@ -153,6 +156,7 @@ class SessionRegistry:
         self.log.info("session {handle} closed: {reason}",
                       handle=session.label,
                       reason=reason)
+        self._metrics.sessionClosed(reason)
         if session.stream is not None:
             session.stream.end()
         for observer in self.onClose:

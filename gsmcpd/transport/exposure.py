@@ -97,7 +97,11 @@ class Listening:
         if self.kind == "unix":
             return f"http://localhost/mcp (over the unix socket {port})"
         host = self.interface
-        if host in ("0.0.0.0", "::"):
+        if host is None:
+            # A socket systemd passed: its unit says where; this machine
+            # is where a local client finds it.
+            host = "localhost"
+        elif host in ("0.0.0.0", "::"):
             host = socket.getfqdn()
         elif ":" in host:
             host = f"[{host}]"

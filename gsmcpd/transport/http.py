@@ -18,6 +18,7 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
+from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.dispatch import negotiateVersion
 from gsmcpd.protocol.eras import isModern
@@ -109,7 +110,7 @@ class McpApp:
 
     def __init__(self, sessions, dispatcher, clock, allowedOrigins=(),
                  pending=None, requestTimeout=None, pinnedViewGrace=None,
-                 audit=None, allowedHosts=()):
+                 audit=None, allowedHosts=(), metrics=UNOBSERVED):
         """
         @param allowedOrigins: C{--allowed-origin} values.
         @param allowedHosts: C{--allowed-host} values.
@@ -125,7 +126,8 @@ class McpApp:
         self.clock = clock
         self.pending = PendingRequests(clock) if pending is None else pending
         self.calls = CallRunner(dispatcher, sessions, clock, self.pending,
-                                requestTimeout, audit)
+                                requestTimeout, audit, metrics)
+        self.metrics = metrics
         self.notices = ChangeNotices()
         sessions.onCommit.append(self.notices.resourcesUpdated)
         self.listeners = SessionListeners(self.notices)
@@ -229,6 +231,7 @@ class McpApp:
                 params.get("clientInfo"), params.get("capabilities"),
                 principalOf(request))
         except SessionLimitReached as e:
+            self.metrics.logins.labels("refused").inc()
             return self._json(request, JsonRpcError(
                 SERVER_ERROR, str(e), {"kind": "sessionLimit",
                                        "limit": e.limit}
@@ -238,15 +241,18 @@ class McpApp:
             # use; the reaper releases it, counted all along.
             session = yield shielded(opening)
         except GciError as e:
+            self.metrics.logins.labels("failed").inc()
             self.log.error("GemStone login failed: {error} ({reason})",
                            error=e, reason=e.reason)
             return self._loginFailed(request, message, e.number)
         except ToolError as e:
+            self.metrics.logins.labels("failed").inc()
             self.log.error("GemStone login failed: the daemon's session "
                            "cannot mint the user's one-time password: "
                            "{error}", error=e.message)
             return self._loginFailed(request, message,
                                      (e.details or {}).get("number"))
+        self.metrics.logins.labels("ok").inc()
         self.listeners.add(session)
         request.setHeader(SESSION_HEADER, session.handle.encode("ascii"))
         return self._json(request, result(

@@ -9,6 +9,7 @@ import json
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.protocol.eras import httpStatus, readEnvelope
+from gsmcpd.protocol.handles import mintedHandle
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError, result
 from gsmcpd.protocol.listen import Filter, Subscriber, readFilter
 from gsmcpd.sessions.outbox import Outbox
@@ -77,6 +78,9 @@ class ModernPost:
                 return answer
             value = yield self.endpoint.answer(message, envelope, headers,
                                                openStream)
+            minted = mintedHandle(message, value)
+            if minted is not None:
+                request.setHeader(b"mcp-param-session", minted.encode("ascii"))
             response = result(message.id, value)
         except JsonRpcError as e:
             response = e.asResponse(message.id)

@@ -232,6 +232,12 @@ def _userId(ev, receiver):
     return String(receiver.userId)
 
 
+@method("UserProfile", "privileges")
+def _privileges(ev, receiver):
+    return Array([Symbol(name) for name in
+                  sorted(ev.session.stone.privileges.get(receiver.userId, ()))])
+
+
 @method("UserProfile", "createDictionary:")
 def _createDictionary(ev, receiver, name):
     """

@@ -251,6 +251,14 @@ def _stoneConfigurationAt(ev, receiver, name):
     return ev.session.stone.configurationAt(text(name))
 
 
+@classMethod("System", "maxSessionId")
+def _maxSessionId(ev, receiver):
+    """
+    The stone's session limit: the simulator's login cap.
+    """
+    return ev.session.stone.maxLogins
+
+
 @classMethod("System", "descriptionOfSession:")
 def _descriptionOfSession(ev, receiver, number):
     """

@@ -1,0 +1,114 @@
+"""
+C{GET /healthz} and C{GET /metrics}: for load balancers, systemd and
+Prometheus, not for MCP clients.
+
+They are off the MCP path: no Origin, Host or token gate applies, and they
+never touch a GemStone session, so a scrape or a health check costs no
+stone work.  They are served beside C{/mcp}, or alone on C{--admin-port}.
+"""
+
+import json
+
+from klein import Klein
+from twisted.web.resource import Resource
+
+ADMIN_PATHS = (b"healthz", b"metrics")
+
+
+class Health:
+    """
+    Whether the daemon should get new sessions, and if not, why.
+
+    @ivar serving: listening, and the stone answered the daemon's login.
+    @ivar stopping: told to stop (draining, then logging sessions out).
+    @ivar controlSession: the daemon's own GemStone session; once it is
+        gone, the stone cannot be reached.
+    @ivar sessionCount: answers how many MCP sessions are open.
+    """
+
+    def __init__(self, sessionCount=lambda: 0):
+        self.serving = False
+        self.stopping = False
+        self.controlSession = None
+        self.sessionCount = sessionCount
+
+    def problem(self):
+        """
+        Why the daemon is not taking sessions, or L{None} while it is.
+        """
+        if self.stopping:
+            return "stopping", "the daemon is stopping"
+        if not self.serving:
+            return "starting", "the daemon has not reached its stone yet"
+        gone = getattr(self.controlSession, "gone", None)
+        if gone is not None:
+            return "unavailable", f"the stone cannot be reached: {gone}"
+        return None
+
+    def describe(self):
+        """
+        C{(HTTP status, JSON document)} for C{/healthz}.
+        """
+        problem = self.problem()
+        if problem is None:
+            return 200, {"status": "serving",
+                         "sessions": self.sessionCount()}
+        status, reason = problem
+        return 503, {"status": status, "reason": reason}
+
+    def summary(self):
+        """
+        A line for systemd's C{STATUS=}.
+        """
+        problem = self.problem()
+        if problem is not None:
+            return problem[1]
+        count = self.sessionCount()
+        return f"serving {count} session{'s' if count != 1 else ''}"
+
+
+class AdminApp:
+    """
+    The health and metrics routes.
+    """
+
+    app = Klein()
+
+    def __init__(self, health, metrics):
+        self.health = health
+        self.metrics = metrics
+
+    def resource(self):
+        return self.app.resource()
+
+    @app.route("/healthz", methods=["GET", "HEAD"])
+    def healthz(self, request):
+        status, document = self.health.describe()
+        request.setResponseCode(status)
+        request.setHeader(b"content-type", b"application/json")
+        request.setHeader(b"cache-control", b"no-store")
+        return json.dumps(document).encode("utf-8")
+
+    @app.route("/metrics", methods=["GET"])
+    def scrape(self, request):
+        request.setHeader(b"content-type",
+                          self.metrics.contentType.encode("ascii"))
+        return self.metrics.render()
+
+
+class AdminBeside(Resource):
+    """
+    The site's root when C{/healthz} and C{/metrics} share the MCP port:
+    their two paths go to the admin app, every other to the MCP app, in
+    one dictionary lookup (no second round of routing on the hot path).
+    """
+
+    def __init__(self, mcp, admin):
+        super().__init__()
+        self._mcp = mcp
+        self._admin = admin
+
+    def getChildWithDefault(self, name, request):
+        # Give the segment back: both apps route on the whole path.
+        request.postpath.insert(0, request.prepath.pop())
+        return self._admin if name in ADMIN_PATHS else self._mcp

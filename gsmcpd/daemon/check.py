@@ -1,0 +1,380 @@
+"""
+C{gsmcpd check}: the preflight an operator would otherwise do by hand.
+
+Each check prints one line, C{OK} with what it found or C{FAIL} with what
+to do about it, in the order a GemStone setup depends on itself (the
+library before the login, the login before the privileges); a failure that
+leaves nothing further to test stops there.  Any failure makes the command
+exit non-zero, so it can gate a deployment.
+"""
+
+import os
+import re
+import socket
+from datetime import datetime, timedelta, timezone
+
+import attr
+from twisted.internet.defer import inlineCallbacks
+from twisted.internet.threads import deferToThread
+
+from gsmcpd.auth.documents import verifiedClient
+from gsmcpd.auth.keys import RemoteKeys
+from gsmcpd.daemon.security import authenticated
+from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.session import GemSession
+from gsmcpd.sessions.workers import WorkerLogins, grantNeeded
+from gsmcpd.tools.templates.outcomes import ToolError
+from gsmcpd.tools.templates.run import runTemplate
+
+STOP_PRIVILEGE = "SystemControl"
+"""What stopping another session's gem needs (System stopSession:)."""
+
+EXPIRY_WARNING = timedelta(days=14)
+CONNECT_TIMEOUT = 5.0
+DAEMON_OWN_SESSIONS = 2
+"""Logins the daemon holds besides its clients': its own session, and a
+worker login proved at startup."""
+
+LOGIN_FIXES = {
+    4051: "check --user and the password in --password-file",
+    4065: "GEMSTONE_GLOBAL_DIR must be the directory whose locks/ the stone "
+          "and NetLDI were started with; check --stone and --host",
+    2710: "start the NetLDI (startnetldi), or name the one that runs with "
+          "--netldi",
+}
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Finding:
+    """
+    One line of the report.
+    """
+
+    subject: str
+    ok: bool
+    detail: str
+    fix: str | None = None
+
+    def line(self):
+        text = f"{'OK  ' if self.ok else 'FAIL'}  {self.subject}: {self.detail}"
+        return text + (f" -- fix: {self.fix}" if self.fix else "")
+
+
+class Stop(Exception):
+    """
+    Nothing further can be checked.
+    """
+
+
+class Preflight:
+    """
+    The checks for one configuration.
+
+    @param report: called with each L{Finding} as soon as it is known.
+    """
+
+    def __init__(self, config, reactor, report, environ=None):
+        self.config = config
+        self.reactor = reactor
+        self.environ = os.environ if environ is None else environ
+        self._report = report
+        self.findings = []
+
+    @property
+    def failed(self):
+        return any(not finding.ok for finding in self.findings)
+
+    def found(self, subject, ok, detail, fix=None):
+        finding = Finding(subject, ok, detail, fix)
+        self.findings.append(finding)
+        self._report(finding)
+        return finding
+
+    @inlineCallbacks
+    def run(self):
+        """
+        Run every check that can run; fires with the list of findings.
+        """
+        simulator = None
+        try:
+            self.checkGemstone()
+            library = self.checkLibrary()
+            if self.config.simulated:
+                simulator = SimulatedStone(self.reactor, (
+                    self.config.maxSessions or 1) + DAEMON_OWN_SESSIONS)
+                yield simulator.start()
+                login = simulator.login
+            else:
+                login = realLogin(self.config)
+                yield self.checkNetldi(login.gemNrs)
+            control = yield self.checkLogin(library, login)
+            try:
+                yield self.checkStone(control)
+                yield self.checkWorker(library, control, login)
+            finally:
+                yield control.logout()
+        except Stop:
+            pass
+        finally:
+            if simulator is not None:
+                yield simulator.stop()
+        self.checkCertificate()
+        yield self.checkJwks()
+        return self.findings
+
+    def checkGemstone(self):
+        if self.config.simulated:
+            self.found("GEMSTONE", True, "not needed: the simulated stone "
+                       "(a test double, not GemStone)")
+            return
+        product = self.environ.get("GEMSTONE")
+        if self.config.gciLibrary and not product:
+            self.found("GEMSTONE", True, "not set; --gci-library names the "
+                       "library")
+        elif not product:
+            self.found("GEMSTONE", False, "not set", "set GEMSTONE in the "
+                       "environment file to the GemStone product directory")
+        elif not os.path.isdir(os.path.join(product, "lib")):
+            self.found("GEMSTONE", False, f"{product} has no lib/",
+                       "set GEMSTONE to the GemStone product directory")
+        else:
+            self.found("GEMSTONE", True, product)
+
+    def checkLibrary(self):
+        try:
+            library = loadLibrary(self.config, self.environ)
+        except ConfigError as e:
+            self.found("libgcits", False, str(e),
+                       "install GemStone/S 64 3.7 and point GEMSTONE (or "
+                       "--gci-library) at it")
+            raise Stop()
+        self.found("libgcits", True, f"GemStone {library.version} "
+                   f"({library.path})")
+        return library
+
+    @inlineCallbacks
+    def checkNetldi(self, gemNrs):
+        host, netldi = parseGemNrs(gemNrs)
+        port = netldiPort(netldi)
+        if port is None:
+            self.found("NetLDI", True, f"{netldi!r} on {host}: not in "
+                       "/etc/services, so the login below is what tests it")
+            return
+        try:
+            connection = yield deferToThread(
+                socket.create_connection, (host, port), CONNECT_TIMEOUT)
+        except OSError as e:
+            self.found("NetLDI", False, f"{host}:{port} ({netldi}): "
+                       f"{e.strerror or e}", "start the NetLDI on that host "
+                       "(startnetldi), or correct --host/--netldi/--gem-nrs")
+            return
+        connection.close()
+        self.found("NetLDI", True, f"{host}:{port} ({netldi}) accepts "
+                   "connections")
+
+    @inlineCallbacks
+    def checkLogin(self, library, login):
+        control = GemSession(library, login, self.reactor, "check")
+        try:
+            yield control.login()
+        except GciError as e:
+            self.found("login", False, f"as {login.user!r} on stone "
+                       f"{login.stoneNrs!r}: GemStone error {e.number}: "
+                       f"{e.message}", LOGIN_FIXES.get(
+                           e.number, "is the stone running (gslist -l)? "
+                           "check --stone, --host and the credentials"))
+            raise Stop()
+        return control
+
+    @inlineCallbacks
+    def checkStone(self, control):
+        try:
+            facts = (yield runTemplate(control, "preflight", {})).value
+        except ToolError as e:
+            self.found("stone", False, e.message, "see the GemStone error")
+            return
+        self.found("login", True, f"as {facts['user']!r} on stone "
+                   f"{facts['stone']!r}, GemStone {facts['version']}")
+        privileges = set(facts["privileges"])
+        if STOP_PRIVILEGE in privileges:
+            self.found("stopping gems", True, f"{facts['user']} holds "
+                       f"{STOP_PRIVILEGE}")
+        else:
+            self.found(
+                "stopping gems", False, f"{facts['user']} lacks "
+                f"{STOP_PRIVILEGE}, so a runaway gem cannot be stopped",
+                f"as SystemUser: (AllUsers userWithId: '{facts['user']}') "
+                f"addPrivilege: #{STOP_PRIVILEGE}. System commitTransaction.")
+        self.checkSessionLimit(facts["maxSessionId"])
+
+    def checkSessionLimit(self, stoneLimit):
+        wanted = self.config.maxSessions
+        if wanted is None:
+            self.found("session limit", False, f"--max-sessions is none; "
+                       f"the stone allows {stoneLimit} sessions, and the "
+                       "login that exhausts it fails for every gem",
+                       f"set --max-sessions to at most "
+                       f"{max(stoneLimit - DAEMON_OWN_SESSIONS, 1)}")
+        elif wanted + DAEMON_OWN_SESSIONS > stoneLimit:
+            self.found("session limit", False, f"--max-sessions {wanted} "
+                       f"plus the daemon's own {DAEMON_OWN_SESSIONS} exceed "
+                       f"the stone's {stoneLimit}",
+                       f"lower --max-sessions to "
+                       f"{max(stoneLimit - DAEMON_OWN_SESSIONS, 1)}, or raise "
+                       "the stone's session limit")
+        else:
+            self.found("session limit", True, f"--max-sessions {wanted} "
+                       f"(+{DAEMON_OWN_SESSIONS} of the daemon's own) within "
+                       f"the stone's {stoneLimit}; other users' sessions "
+                       "count against it too")
+
+    @inlineCallbacks
+    def checkWorker(self, library, control, login):
+        worker = self.config.workerUser
+        if not worker:
+            self.found("one-time passwords", True, "not used (no "
+                       "--worker-user): sessions log in as "
+                       f"{login.user!r}")
+            return
+        try:
+            parameters = yield WorkerLogins(control, login, worker)()
+        except ToolError as e:
+            self.found("one-time passwords", False, f"{login.user!r} cannot "
+                       f"mint one for {worker!r}: {e.message}",
+                       grantNeeded(login.user, worker))
+            return
+        self.found("one-time passwords", True, f"{login.user!r} may mint "
+                   f"them for {worker!r}")
+        probe = GemSession(library, parameters, self.reactor, "check-worker")
+        try:
+            yield probe.login()
+        except GciError as e:
+            self.found("worker login", False, f"{worker!r} with a one-time "
+                       f"password: GemStone error {e.number}: {e.message}",
+                       f"make sure {worker!r} exists and is not disabled")
+            return
+        try:
+            facts = (yield runTemplate(probe, "preflight", {})).value
+        finally:
+            yield probe.logout()
+        extra = sorted(set(facts["privileges"]) - {"CodeModification"})
+        self.found("worker login", True, f"{worker!r} logs in; privileges: "
+                   + (", ".join(facts["privileges"]) or "none")
+                   + (f" (more than a restricted worker needs: "
+                      f"{', '.join(extra)})" if extra else ""))
+
+    def checkCertificate(self, now=None):
+        certificate = certificatePath(self.config.port)
+        if certificate is None:
+            self.found("certificate", True, "not used: the daemon speaks "
+                       "plain HTTP on this port (keep it on loopback or "
+                       "behind a TLS proxy)")
+            return
+        try:
+            names, notBefore, notAfter = readCertificate(certificate)
+        except (OSError, ValueError) as e:
+            self.found("certificate", False, f"{certificate}: {e}",
+                       "make the certificate file readable by the daemon's "
+                       "user and PEM-encoded")
+            return
+        now = now or datetime.now(timezone.utc)
+        if now < notBefore or now > notAfter:
+            self.found("certificate", False, f"{certificate} is valid from "
+                       f"{notBefore:%Y-%m-%d} to {notAfter:%Y-%m-%d}",
+                       "renew the certificate")
+        elif not names:
+            self.found("certificate", False, f"{certificate} names no host "
+                       "(no subjectAltName)", "issue it for the host names "
+                       "clients use")
+        else:
+            left = notAfter - now
+            self.found("certificate", True, f"for {', '.join(names)}; valid "
+                       f"until {notAfter:%Y-%m-%d}"
+                       + (" (renew it soon)" if left < EXPIRY_WARNING
+                          else ""))
+
+    @inlineCallbacks
+    def checkJwks(self):
+        config = self.config
+        if not authenticated(config):
+            self.found("JWKS", True, "not used: bearer-token auth is off")
+            return
+        if config.authJwksFile is not None:
+            self.found("JWKS", True, f"{_keys(config.authJwksFile.keys)} "
+                       "from --auth-jwks-file")
+            return
+        where = config.authJwksUrl or f"the metadata of {config.authIssuer}"
+        keys = self._remoteKeys(config)
+        yield keys.refresh()
+        if not keys.keys:
+            self.found("JWKS", False, f"no usable signing key from {where}",
+                       "check --auth-jwks-url (or --auth-issuer's metadata) "
+                       "and that this host can reach it over HTTPS")
+        else:
+            self.found("JWKS", True, f"{_keys(keys.keys)} from {where}")
+
+    def _remoteKeys(self, config):
+        return RemoteKeys(
+            verifiedClient(self.reactor), self.reactor,
+            jwksUrl=config.authJwksUrl,
+            issuer=None if config.authJwksUrl else config.authIssuer)
+
+
+def _keys(keys):
+    return f"{len(keys)} signing key{'s' if len(keys) != 1 else ''}"
+
+
+def parseGemNrs(gemNrs):
+    """
+    The host and NetLDI a gem NRS names: GemStone's defaults (localhost,
+    gs64ldi) where it names none.
+    """
+    host, netldi = "localhost", "gs64ldi"
+    if gemNrs:
+        found = re.search(r"@([^#!]+)", gemNrs)
+        if found:
+            host = found.group(1)
+        found = re.search(r"#netldi:([^#!]+)", gemNrs)
+        if found:
+            netldi = found.group(1)
+    return host, netldi
+
+
+def netldiPort(netldi):
+    if netldi.isdigit():
+        return int(netldi)
+    try:
+        return socket.getservbyname(netldi, "tcp")
+    except OSError:
+        return None
+
+
+def certificatePath(endpoint):
+    """
+    The certificate file of an C{ssl:} endpoint string, or L{None}.
+    """
+    if not endpoint.startswith("ssl:"):
+        return None
+    fields = dict(field.split("=", 1)
+                  for field in re.split(r"(?<!\\):", endpoint)
+                  if "=" in field)
+    return fields.get("certKey") or fields.get("privateKey")
+
+
+def readCertificate(path):
+    """
+    C{(names, notBefore, notAfter)} of the first certificate in a PEM file.
+    """
+    from cryptography import x509
+    with open(path, "rb") as f:
+        certificate = x509.load_pem_x509_certificate(f.read())
+    try:
+        names = certificate.extensions.get_extension_for_class(
+            x509.SubjectAlternativeName).value
+        hosts = [str(each.value) for each in names]
+    except x509.ExtensionNotFound:
+        hosts = []
+    return (hosts, certificate.not_valid_before_utc,
+            certificate.not_valid_after_utc)

@@ -1,0 +1,164 @@
+"""
+The daemon's side of being operated: systemd's notifications, the health a
+load balancer reads, and the drain before a stop.
+
+It is one service of the tree, started with the listening port and stopped
+before it: on stop it turns C{/healthz} to 503 and tells systemd
+C{STOPPING=1}, then keeps serving for the drain grace, so a load balancer
+stops sending new sessions before the port closes.
+"""
+
+from twisted.application.service import Service
+from twisted.internet.defer import DeferredList
+from twisted.internet.task import LoopingCall, deferLater
+from twisted.logger import Logger
+
+from gsmcpd import __version__
+from gsmcpd.daemon.admin import AdminApp, AdminBeside, Health
+from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
+from gsmcpd.daemon.refusal import parseEndpoint
+from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.daemon.systemd import SystemdNotifier
+from gsmcpd.observe.metrics import Metrics
+from gsmcpd.transport.http import McpSite
+
+STATUS_INTERVAL = 10.0
+"""Seconds between C{STATUS=} updates (the session count)."""
+
+
+class OperationsService(Service):
+    """
+    @param health: the L{gsmcpd.daemon.admin.Health} C{/healthz} reads.
+    @param notifier: the L{gsmcpd.daemon.systemd.SystemdNotifier}.
+    @param whenServing: answers a L{Deferred} firing once the stone has
+        answered and the port is open (failing if the daemon refused).
+    @param drainGrace: seconds between being told to stop and closing the
+        port.
+    """
+
+    name = "operations"
+    log = Logger()
+
+    def __init__(self, health, notifier, whenServing, drainGrace, clock):
+        self.health = health
+        self.notifier = notifier
+        self._whenServing = whenServing
+        self.drainGrace = drainGrace
+        self._clock = clock
+        self._status = LoopingCall(self._reportStatus)
+        self._status.clock = clock
+
+    def startService(self):
+        super().startService()
+        self._whenServing().addCallbacks(self._serving, lambda _: None)
+
+    def _serving(self, port):
+        if not self.running:
+            return
+        self.health.serving = True
+        self.notifier.ready(self.health.summary())
+        self.notifier.startWatchdog(self._clock)
+        self._status.start(STATUS_INTERVAL, now=False)
+
+    def _reportStatus(self):
+        self.notifier.status(self.health.summary())
+
+    def stopService(self):
+        super().stopService()
+        if self._status.running:
+            self._status.stop()
+        self.health.stopping = True
+        self.notifier.stopping(
+            f"draining for {self.drainGrace:g}s, then logging "
+            f"{self.health.sessionCount()} sessions out")
+        self.notifier.stopWatchdog()
+        if self.drainGrace > 0 and self.health.serving:
+            self.log.info("draining: no new sessions for {grace:g}s, then "
+                          "stopping", grace=self.drainGrace)
+            return deferLater(self._clock, self.drainGrace, lambda: None)
+        return None
+
+
+class Operations:
+    """
+    What the service tree needs to be operated, built from the settings:
+    the metrics, the health, systemd's notifier, and the admin routes with
+    their port (beside C{/mcp}, or C{--admin-port}).
+
+    @ivar metrics: the L{Metrics} every instrumented object counts into.
+    """
+
+    def __init__(self, config, reactor, environ=None):
+        self.metrics = Metrics(__version__)
+        self.health = Health()
+        self._config = config
+        self._reactor = reactor
+        self._notifier = SystemdNotifier(environ)
+        self._admin = AdminApp(self.health, self.metrics).resource()
+        self._adminEndpoint = None
+        if config.adminPort is not None:
+            try:
+                self._adminEndpoint = ObservedEndpoint(
+                    parseEndpoint(reactor, config.adminPort))
+            except ValueError as e:
+                raise ConfigError(f"--admin-port {config.adminPort!r}: {e}")
+
+    def root(self, mcp):
+        """
+        The MCP site's root resource: C{mcp}, with the admin routes beside
+        it unless they have a port of their own.
+        """
+        if self._adminEndpoint is not None:
+            return mcp
+        return AdminBeside(mcp, self._admin)
+
+    def observe(self, sessions, pool, control):
+        """
+        Read the gauges, the session count and the stone's reachability
+        from the objects that know.
+        """
+        self.health.sessionCount = lambda: len(sessions)
+        self.health.controlSession = control
+        self.metrics.watch(
+            sessionsOpen=lambda: len(sessions),
+            sessionsOpening=lambda: len(pool) - len(sessions),
+            slotsUsed=lambda: len(pool), slotsLimit=lambda: pool.maxSessions,
+            eventStreams=lambda: sum(
+                1 for session in sessions if session.stream is not None))
+
+    def whenListening(self, endpoint):
+        """
+        What the service tree waits on before it serves: C{endpoint}
+        listening, and the admin port too when there is one.
+        """
+        if self._adminEndpoint is None:
+            return endpoint.whenListening
+
+        def both():
+            return DeferredList(
+                [endpoint.whenListening(),
+                 self._adminEndpoint.whenListening().addErrback(
+                     _adminRefused)],
+                fireOnOneErrback=True, consumeErrors=True).addCallbacks(
+                    lambda results: results[0][1],
+                    lambda failure: failure.value.subFailure)
+        return both
+
+    def services(self, whenServing):
+        """
+        The services to start after the MCP port (and so to stop before
+        it): the admin port, if any, then the drain.
+        """
+        services = []
+        if self._adminEndpoint is not None:
+            admin = listeningService(self._adminEndpoint, McpSite(self._admin))
+            admin.setName("admin")
+            services.append(admin)
+        services.append(OperationsService(
+            self.health, self._notifier, whenServing,
+            self._config.drainGrace, self._reactor))
+        return services
+
+
+def _adminRefused(failure):
+    raise ValueError(f"--admin-port: {failure.value}")

@@ -1,0 +1,202 @@
+"""
+The daemon's Prometheus metrics.
+
+Each metric is declared here once, in a registry of the daemon's own (so
+two daemons in one test process, or a test, never share counts), and
+recorded with one line where the thing happens.  C{prometheus_client}
+renders the text format Prometheus scrapes and adds the process metrics
+(CPU, memory, descriptors) for free.
+"""
+
+import re
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, Info,
+    PlatformCollector, ProcessCollector, generate_latest)
+
+CALL_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+                        5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
+"""GemStone calls range from a millisecond (a lookup) to minutes (a test
+run or a long execute_code)."""
+
+NAMESPACE = "gsmcpd"
+COMMIT_TOOL = "commit"
+ESCALATION = {"soft": ("soft",), "hard": ("soft", "hard"),
+              "replaced": ("soft", "hard")}
+"""The breaks sent to reach each escalation step of a call."""
+_NUMBER = re.compile(r"\d+(\.\d+)?")
+
+DECLARED = (
+    ("sessionsOpen", Gauge, "sessions_open",
+     "MCP sessions with a logged-in GemStone session", ()),
+    ("sessionsOpening", Gauge, "sessions_opening",
+     "GemStone logins under way for new sessions", ()),
+    ("poolSlots", Gauge, "pool_slots",
+     "GemStone sessions the daemon may hold (--max-sessions), by state: "
+     "used or free", ("state",)),
+    ("eventStreams", Gauge, "event_streams",
+     "server-to-client event streams open", ()),
+    ("callsInFlight", Gauge, "calls_in_flight",
+     "GemStone calls running or queued", ()),
+    ("toolCalls", Counter, "tool_calls",
+     "tool calls answered, by tool and outcome (ok, toolError, error, "
+     "cancelled)",
+     ("tool", "outcome")),
+    ("gemstoneErrors", Counter, "gemstone_errors",
+     "GemStone errors, by the kind the client is told", ("kind",)),
+    ("breaks", Counter, "breaks",
+     "breaks sent to a GemStone session, soft or hard", ("strength",)),
+    ("replacements", Counter, "session_replacements",
+     "GemStone sessions logged out and replaced after a call would not end",
+     ()),
+    ("sessionsClosed", Counter, "sessions_closed",
+     "sessions closed, by reason (reaped idle, past their lifetime, deleted "
+     "by the client, their gem died, ...; numbers in it read N)",
+     ("reason",)),
+    ("commits", Counter, "commits",
+     "commits through the commit tool, by outcome (committed, conflict)",
+     ("outcome",)),
+    ("logins", Counter, "logins",
+     "GemStone logins for client sessions, by outcome (ok, failed, refused)",
+     ("outcome",)),
+)
+"""Each metric but the histogram: attribute, kind, name (after the
+C{gsmcpd_} prefix), help, label names."""
+
+
+class Metrics:
+    """
+    Every metric the daemon exports.
+
+    Gauges whose truth lives elsewhere (sessions open, pool slots) are read
+    when scraped, through L{watch}; the rest are counted as things happen.
+    """
+
+    contentType = CONTENT_TYPE_LATEST
+
+    def __init__(self, version, processMetrics=True):
+        self.registry = registry = CollectorRegistry(auto_describe=True)
+        if processMetrics:
+            ProcessCollector(registry=registry)
+            PlatformCollector(registry=registry)
+        Info("build", "this gsmcpd's version", namespace=NAMESPACE,
+             registry=registry).info({"version": version})
+
+        for attribute, kind, name, help, labels in DECLARED:
+            setattr(self, attribute, kind(name, help, labels,
+                                          namespace=NAMESPACE,
+                                          registry=registry))
+        self.callSeconds = Histogram(
+            "call_duration_seconds", "time from a tool call's arrival to its "
+            "answer, by tool", ["tool"], namespace=NAMESPACE,
+            registry=registry, buckets=CALL_SECONDS_BUCKETS)
+
+    def watch(self, sessionsOpen=None, sessionsOpening=None,
+              slotsUsed=None, slotsLimit=None, eventStreams=None):
+        """
+        Read these gauges from the objects that know, when scraped: each
+        argument is a callable answering a number (C{slotsLimit} may answer
+        L{None} for no cap).
+        """
+        for gauge, read in ((self.sessionsOpen, sessionsOpen),
+                            (self.sessionsOpening, sessionsOpening),
+                            (self.eventStreams, eventStreams)):
+            if read is not None:
+                gauge.set_function(read)
+        if slotsUsed is not None:
+            self.poolSlots.labels("used").set_function(slotsUsed)
+            if slotsLimit is not None:
+                self.poolSlots.labels("free").set_function(
+                    lambda: _free(slotsLimit(), slotsUsed()))
+
+    def sessionClosed(self, reason):
+        """
+        Count a session closed for C{reason}, a sentence whose numbers (an
+        idle time, a limit) are left out so the label keeps few values.
+        """
+        self.sessionsClosed.labels(_NUMBER.sub("N", reason)).inc()
+
+    def callStarted(self, tool, clock):
+        """
+        A tool call began; answer its L{CallTimer}.
+        """
+        return CallTimer(self, tool, clock)
+
+    def render(self):
+        """
+        The Prometheus text format, as bytes.
+        """
+        return generate_latest(self.registry)
+
+
+def _free(limit, used):
+    return float("inf") if limit is None else max(limit - used, 0)
+
+
+class CallTimer:
+    """
+    One tool call in flight: counted in while it runs, timed when it ends.
+    """
+
+    def __init__(self, metrics, tool, clock):
+        self._metrics = metrics
+        self._tool = tool
+        self._clock = clock
+        self._started = clock.seconds()
+        self._done = False
+        metrics.callsInFlight.inc()
+
+    def finished(self, response, step=None):
+        """
+        The call was answered with C{response} (a JSON-RPC response, or
+        L{None} when the client cancelled it), after escalating as far as
+        C{step} (C{soft}, C{hard} or C{replaced}: see
+        L{gsmcpd.sessions.breaks}); a second call does nothing, so every
+        path out may call it.
+        """
+        if self._done:
+            return
+        self._done = True
+        metrics = self._metrics
+        outcome, kind = classify(response)
+        metrics.callsInFlight.dec()
+        metrics.callSeconds.labels(self._tool).observe(
+            self._clock.seconds() - self._started)
+        metrics.toolCalls.labels(self._tool, outcome).inc()
+        if kind is not None:
+            metrics.gemstoneErrors.labels(kind).inc()
+        for strength in ESCALATION.get(step, ()):
+            metrics.breaks.labels(strength).inc()
+        if step == "replaced":
+            metrics.replacements.inc()
+        if self._tool == COMMIT_TOOL and outcome in ("ok", "toolError"):
+            committed = ((response.get("result") or {}).get(
+                "structuredContent") or {}).get("committed")
+            if committed is not None:
+                metrics.commits.labels(
+                    "committed" if committed else "conflict").inc()
+
+
+def classify(response):
+    """
+    C{(outcome, error kind or None)} of a call's JSON-RPC response: ok, a
+    tool error (C{isError}), an error response, or cancelled (L{None}).
+    """
+    if response is None:
+        return "cancelled", None
+    error = response.get("error")
+    if error is not None:
+        data = error.get("data")
+        return "error", (data.get("kind") if isinstance(data, dict)
+                         else None) or "jsonrpc"
+    result = response.get("result") or {}
+    if result.get("isError"):
+        failure = (result.get("structuredContent") or {}).get("error")
+        return "toolError", (failure.get("kind") if isinstance(
+            failure, dict) else None) or "other"
+    return "ok", None
+
+
+UNOBSERVED = Metrics("unobserved", processMetrics=False)
+"""What an object counts into when nobody gave it the daemon's metrics
+(a test, a tool harness): a registry nobody scrapes."""

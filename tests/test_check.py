@@ -1,0 +1,235 @@
+"""
+Tests for L{gsmcpd.daemon.check}: the preflight against the simulated stone
+(a test double, not GemStone), through the daemon's real ctypes path.
+"""
+
+import os
+import tempfile
+from datetime import datetime, timedelta, timezone
+
+from twisted.internet import reactor
+from twisted.internet.defer import inlineCallbacks, succeed
+from twisted.internet.threads import deferToThread
+from twisted.trial.unittest import TestCase
+
+from gsmcpd.daemon.options import Options
+from gsmcpd.daemon.check import (
+    Preflight, certificatePath, parseGemNrs)
+from gsmcpd.testing.simulator.build import libraryPath
+from gsmcpd.testing.simulator.control import SimulatorControl
+from gsmcpd.testing.simulator.launch import launch
+
+
+def configFor(*arguments):
+    options = Options()
+    options.parseOptions(list(arguments))
+    return options.config(environ={})
+
+
+class SimulatedStoneTests(TestCase):
+    """
+    C{gsmcpd check} as an operator runs it, on the simulated stone.
+    """
+
+    timeout = 60
+
+    def runCheck(self, config, **kwargs):
+        lines = []
+        preflight = Preflight(config, reactor, lambda f: lines.append(f),
+                              environ={}, **kwargs)
+        return preflight.run().addCallback(lambda _: (preflight, lines))
+
+    def realStone(self, maxLogins=10):
+        """
+        A simulated stone the check reaches as it would a real one: by
+        --gci-library, --stone and --password-file.
+        """
+        directory = tempfile.mkdtemp()
+        socketPath = os.path.join(directory, "stone")
+        stone = launch(socketPath, maxLogins=maxLogins)
+        self.addCleanup(deferToThread, stone.stop)
+        passwordFile = os.path.join(directory, "password")
+        with open(passwordFile, "w") as f:
+            f.write("swordfish\n")
+        os.chmod(passwordFile, 0o600)
+        return socketPath, passwordFile
+
+    def stoneArguments(self, socketPath, passwordFile, *more):
+        return configFor("--gci-library", libraryPath(), "--stone",
+                         socketPath, "--password-file", passwordFile, *more)
+
+    @inlineCallbacks
+    def test_simulatedAllOk(self):
+        preflight, lines = yield self.runCheck(configFor("--simulated"))
+        self.assertFalse(preflight.failed, [f.line() for f in lines])
+        subjects = [f.subject for f in lines]
+        self.assertEqual(subjects, [
+            "GEMSTONE", "libgcits", "login", "stopping gems",
+            "session limit", "one-time passwords", "certificate", "JWKS"])
+        self.assertTrue(all(f.line().startswith("OK  ") for f in lines))
+
+    @inlineCallbacks
+    def test_wrongStoneNameFails(self):
+        socketPath, passwordFile = self.realStone()
+        config = self.stoneArguments(socketPath + "-wrong", passwordFile)
+        preflight, lines = yield self.runCheck(config)
+        self.assertTrue(preflight.failed)
+        login, = [f for f in lines if f.subject == "login"]
+        self.assertFalse(login.ok)
+        self.assertIn("-wrong", login.detail)
+        self.assertIn("GemStone error", login.detail)
+        self.assertTrue(login.line().startswith("FAIL  login: "))
+        self.assertIn(" -- fix: ", login.line())
+        self.assertNotIn("stopping gems", [f.subject for f in lines])
+
+    @inlineCallbacks
+    def checkRealStone(self, subject, *arguments, maxLogins=10):
+        """
+        Check a simulated stone reached as a real one, with C{arguments};
+        answer the preflight and the one finding about C{subject}.
+        """
+        socketPath, passwordFile = self.realStone(maxLogins)
+        preflight, lines = yield self.runCheck(
+            self.stoneArguments(socketPath, passwordFile, *arguments))
+        finding, = [f for f in lines if f.subject == subject]
+        return preflight, finding
+
+    @inlineCallbacks
+    def test_sessionLimitBeyondTheStones(self):
+        _, limit = yield self.checkRealStone(
+            "session limit", "--max-sessions", "3", maxLogins=4)
+        self.assertFalse(limit.ok)
+        self.assertIn("lower --max-sessions to 2", limit.fix)
+
+    @inlineCallbacks
+    def test_userWhoCannotStopGems(self):
+        socketPath, passwordFile = self.realStone()
+        SimulatorControl(socketPath).call({
+            "op": "addUser", "user": "Curator", "password": "swordfish",
+            "privileges": ["CodeModification"]})
+        preflight, lines = yield self.runCheck(self.stoneArguments(
+            socketPath, passwordFile, "--user", "Curator"))
+        stopping, = [f for f in lines if f.subject == "stopping gems"]
+        self.assertFalse(stopping.ok)
+        self.assertIn("(AllUsers userWithId: 'Curator') addPrivilege: "
+                      "#SystemControl", stopping.fix)
+
+    @inlineCallbacks
+    def test_workerUserGranted(self):
+        preflight, worker = yield self.checkRealStone(
+            "worker login", "--worker-user", "McpReadOnly")
+        self.assertFalse(preflight.failed, [f.line() for f in
+                                            preflight.findings])
+        self.assertIn("CodeModification", worker.detail)
+
+    @inlineCallbacks
+    def test_workerUserNotGranted(self):
+        _, minting = yield self.checkRealStone(
+            "one-time passwords", "--worker-user", "Stranger")
+        self.assertFalse(minting.ok)
+        self.assertIn("addOnetimePasswordUserId: 'Stranger'", minting.fix)
+
+    def authConfig(self, *more):
+        return configFor("--simulated", "--auth-issuer",
+                         "https://idp.example", "--auth-audience",
+                         "http://127.0.0.1:8000/mcp", *more)
+
+    @inlineCallbacks
+    def test_jwksFetched(self):
+        preflight = Preflight(self.authConfig(), reactor, lambda f: None,
+                              environ={})
+        preflight._remoteKeys = lambda config: FakeKeys([{}, {}])
+        yield preflight.checkJwks()
+        self.assertEqual(preflight.findings[-1].line(),
+                         "OK    JWKS: 2 signing keys from the metadata of "
+                         "https://idp.example")
+
+    @inlineCallbacks
+    def test_jwksUnreachable(self):
+        preflight = Preflight(self.authConfig(), reactor, lambda f: None,
+                              environ={})
+        preflight._remoteKeys = lambda config: FakeKeys([])
+        yield preflight.checkJwks()
+        self.assertFalse(preflight.findings[-1].ok)
+        self.assertIn("no usable signing key", preflight.findings[-1].detail)
+
+
+class FakeKeys:
+    """
+    Stands in for L{gsmcpd.auth.keys.RemoteKeys}: what a refresh found.
+    """
+
+    def __init__(self, found):
+        self._found = found
+        self.keys = ()
+
+    def refresh(self):
+        self.keys = self._found
+        return succeed(None)
+
+
+class CertificateTests(TestCase):
+
+    def makeCertificate(self, names, notBefore, notAfter):
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+        key = ec.generate_private_key(ec.SECP256R1())
+        subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "t")])
+        builder = (x509.CertificateBuilder().subject_name(subject)
+                   .issuer_name(subject).public_key(key.public_key())
+                   .serial_number(1).not_valid_before(notBefore)
+                   .not_valid_after(notAfter))
+        if names:
+            builder = builder.add_extension(x509.SubjectAlternativeName(
+                [x509.DNSName(name) for name in names]), critical=False)
+        certificate = builder.sign(key, hashes.SHA256())
+        path = self.mktemp()
+        with open(path, "wb") as f:
+            f.write(certificate.public_bytes(serialization.Encoding.PEM))
+        return path
+
+    def check(self, path):
+        lines = []
+        config = configFor("--simulated", "--port",
+                           f"ssl:8443:privateKey=key.pem:certKey={path}:"
+                           "interface=127.0.0.1")
+        Preflight(config, reactor, lines.append).checkCertificate()
+        return lines[0]
+
+    def test_validCertificateNamesItsHosts(self):
+        now = datetime.now(timezone.utc)
+        finding = self.check(self.makeCertificate(
+            ["mcp.example.com"], now - timedelta(days=1),
+            now + timedelta(days=90)))
+        self.assertTrue(finding.ok)
+        self.assertIn("mcp.example.com", finding.detail)
+
+    def test_expiredCertificateFails(self):
+        now = datetime.now(timezone.utc)
+        finding = self.check(self.makeCertificate(
+            ["mcp.example.com"], now - timedelta(days=90),
+            now - timedelta(days=1)))
+        self.assertFalse(finding.ok)
+        self.assertEqual(finding.fix, "renew the certificate")
+
+    def test_unreadableCertificateFails(self):
+        finding = self.check("/nonexistent/cert.pem")
+        self.assertFalse(finding.ok)
+        self.assertIn("No such file", finding.detail)
+
+    def test_certificatePath(self):
+        self.assertIsNone(certificatePath("tcp:8000"))
+        self.assertEqual(certificatePath("ssl:443:privateKey=k.pem"), "k.pem")
+
+
+class GemNrsTests(TestCase):
+
+    def test_defaults(self):
+        self.assertEqual(parseGemNrs(None), ("localhost", "gs64ldi"))
+
+    def test_hostAndNetldi(self):
+        self.assertEqual(
+            parseGemNrs("!tcp@db.example#netldi:50377#task!gemnetobject"),
+            ("db.example", "50377"))

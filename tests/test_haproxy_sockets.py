@@ -1,0 +1,201 @@
+"""
+Two daemons behind HAProxy on loopback, sharing one simulated stone (a
+test double, not GemStone), with the shipped C{etc/haproxy/gsmcpd.cfg}:
+every MCP session keeps its GemStone session across calls, and a daemon
+being stopped gets no new session.
+"""
+
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from twisted.trial.unittest import SkipTest, SynchronousTestCase
+
+from gsmcpd.testing.simulator.build import libraryPath
+from gsmcpd.testing.simulator.launch import launch
+from tests.daemon import Daemon, freePort, get
+
+CONFIG = Path(__file__).resolve().parent.parent / "etc" / "haproxy" / \
+    "gsmcpd.cfg"
+MODERN = "2026-07-28"
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": MODERN,
+               "io.modelcontextprotocol/clientCapabilities": {}}
+CLIENTS = 10
+CALLS = 20
+SESSIONS_PER_DAEMON = CLIENTS + 2
+DRAIN_GRACE = 8
+CHECK_INTERVAL = 1.0
+"""The configuration's inter: HAProxy marks a server down after one
+failed check."""
+
+
+class Proxy:
+    """
+    HAProxy running the shipped configuration in the foreground.
+    """
+
+    rpc = Daemon.rpc
+    _waitForPort = Daemon._waitForPort
+    initialize = Daemon.initialize
+
+    def __init__(self, directory, *servers):
+        self.port = freePort()
+        environ = dict(os.environ, GSMCPD_BIND=f"127.0.0.1:{self.port}",
+                       **{f"GSMCPD_SERVER{n}": f"127.0.0.1:{daemon.port}"
+                          for n, daemon in enumerate(servers, 1)})
+        self.logPath = os.path.join(directory, "haproxy.log")
+        self._log = open(self.logPath, "wb")
+        self.process = subprocess.Popen(
+            [shutil.which("haproxy"), "-db", "-f", str(CONFIG)],
+            env=environ, stdout=self._log, stderr=subprocess.STDOUT)
+        self._waitForPort(timeout=10)
+
+    def log(self):
+        with open(self.logPath, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
+        self._log.close()
+
+
+class HaproxyTests(SynchronousTestCase):
+
+    def setUp(self):
+        if shutil.which("haproxy") is None:
+            raise SkipTest("haproxy is not installed (apt-get install "
+                           "haproxy)")
+        directory = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, directory, ignore_errors=True)
+        socketPath = os.path.join(directory, "stone")
+        stone = launch(socketPath,
+                       maxLogins=2 * (SESSIONS_PER_DAEMON + 2))
+        self.addCleanup(stone.stop)
+        passwordFile = os.path.join(directory, "password")
+        with open(passwordFile, "w") as f:
+            f.write("swordfish\n")
+        os.chmod(passwordFile, 0o600)
+        shared = ("--gci-library", libraryPath(), "--stone", socketPath,
+                  "--password-file", passwordFile)
+        self.daemons = []
+        for name in ("one", "two"):
+            os.mkdir(os.path.join(directory, name))
+            daemon = Daemon(os.path.join(directory, name), "--max-sessions",
+                            str(SESSIONS_PER_DAEMON), "--drain-grace",
+                            str(DRAIN_GRACE), stone=shared)
+            self.addCleanup(daemon.stop)
+            self.daemons.append(daemon)
+        self.proxy = Proxy(directory, *self.daemons)
+        self.addCleanup(self.proxy.stop)
+
+    def gemSession(self, session, id):
+        """
+        The GemStone session number a call through HAProxy ran on.
+        """
+        status, _, body = self.proxy.rpc(
+            "tools/call", session, id, name="execute_code",
+            arguments={"code": "System session"})
+        self.assertEqual(status, 200, body)
+        self.assertNotIn("error", body)
+        return body["result"]["content"][0]["text"]
+
+    def holder(self, session):
+        """
+        The daemon that knows C{session}.
+        """
+        holders = [daemon for daemon in self.daemons
+                   if daemon.process.poll() is None
+                   and daemon.rpc("ping", session)[0] == 200]
+        self.assertEqual(len(holders), 1)
+        return holders[0]
+
+    def client(self, number):
+        session = self.proxy.initialize()
+        seen = {self.gemSession(session, id) for id in range(2, CALLS + 2)}
+        return session, seen
+
+    def test_sessionsStick(self):
+        """
+        Ten clients at once, twenty calls each: every call of a client runs
+        on its one GemStone session, and both daemons take clients.
+        """
+        with ThreadPoolExecutor(CLIENTS) as pool:
+            results = list(pool.map(self.client, range(CLIENTS)))
+        gemSessions = set()
+        for session, seen in results:
+            self.assertEqual(len(seen), 1, f"{session} ran on {seen}")
+            gemSessions |= seen
+        self.assertEqual(len(gemSessions), CLIENTS)
+        holders = {self.holder(session) for session, _ in results}
+        self.assertEqual(len(holders), 2)
+
+    def modernCall(self, id, name, arguments, handle=None):
+        """
+        One MCP 2026-07-28 tools/call through HAProxy: C{(headers, result)}.
+        """
+        headers = {"content-type": "application/json",
+                   "accept": "application/json, text/event-stream",
+                   "mcp-protocol-version": MODERN, "mcp-method": "tools/call",
+                   "mcp-name": name}
+        if handle is not None:
+            headers["mcp-param-session"] = handle
+            arguments = dict(arguments, session=handle)
+        connection = http.client.HTTPConnection("127.0.0.1", self.proxy.port,
+                                                timeout=60)
+        try:
+            connection.request("POST", "/mcp", json.dumps({
+                "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": name, "arguments": arguments,
+                           "_meta": MODERN_META}}), headers)
+            response = connection.getresponse()
+            body = json.loads(response.read())
+        finally:
+            connection.close()
+        self.assertEqual(response.status, 200, body)
+        return {k.lower(): v for k, v in response.getheaders()}, \
+            body["result"]
+
+    def modernClient(self, number):
+        headers, opened = self.modernCall(1, "open_session", {})
+        handle = opened["structuredContent"]["session"]
+        self.assertEqual(headers["mcp-param-session"], handle)
+        seen = {self.modernCall(id, "execute_code",
+                                {"code": "System session"}, handle)[1][
+                                    "content"][0]["text"]
+                for id in range(2, CALLS + 2)}
+        return handle, seen
+
+    def test_handlesStick(self):
+        """
+        MCP 2026-07-28: HAProxy learns each handle from open_session's
+        Mcp-Param-Session response header and routes the calls carrying it
+        to the daemon holding its GemStone session.
+        """
+        with ThreadPoolExecutor(CLIENTS) as pool:
+            results = list(pool.map(self.modernClient, range(CLIENTS)))
+        for handle, seen in results:
+            self.assertEqual(len(seen), 1, f"{handle} ran on {seen}")
+        self.assertEqual(len({seen.pop() for _, seen in results}), CLIENTS)
+
+    def test_drainedDaemonGetsNoNewSession(self):
+        """
+        Once a daemon is told to stop, it answers its health check 503 and
+        every new session goes to the other, while it still serves.
+        """
+        draining, staying = self.daemons
+        draining.process.terminate()
+        time.sleep(2 * CHECK_INTERVAL + 0.5)
+        sessions = [self.proxy.initialize() for _ in range(5)]
+        self.assertIsNone(draining.process.poll(), "the drain ended early")
+        self.assertEqual(get(draining.port, "/healthz")[0], 503)
+        self.assertEqual({self.holder(s) for s in sessions}, {staying})
+        for session in sessions:
+            self.assertTrue(self.gemSession(session, 2))

@@ -1,0 +1,131 @@
+"""
+Tests for L{gsmcpd.observe.metrics}: what a Prometheus scrape reads.
+"""
+
+from prometheus_client.parser import text_string_to_metric_families
+from twisted.internet.task import Clock
+from twisted.trial.unittest import TestCase
+
+from gsmcpd.observe.metrics import Metrics
+
+
+def scrape(metrics):
+    """
+    The rendered text parsed back with prometheus_client's own parser:
+    C{{sample name: {labels tuple: value}}}.
+    """
+    samples = {}
+    for family in text_string_to_metric_families(
+            metrics.render().decode("utf-8")):
+        for sample in family.samples:
+            samples.setdefault(sample.name, {})[
+                tuple(sorted(sample.labels.items()))] = sample.value
+    return samples
+
+
+class MetricsTests(TestCase):
+
+    def test_processMetricsAndVersion(self):
+        samples = scrape(Metrics("1.2.3"))
+        self.assertIn("process_cpu_seconds_total", samples)
+        self.assertIn("process_open_fds", samples)
+        self.assertEqual(samples["gsmcpd_build_info"],
+                         {(("version", "1.2.3"),): 1.0})
+
+    def test_twoDaemonsNeverShareCounts(self):
+        first, second = Metrics("1", False), Metrics("1", False)
+        first.sessionClosed("idle")
+        self.assertNotIn((("reason", "idle"),),
+                         scrape(second).get("gsmcpd_sessions_closed_total",
+                                            {}))
+
+    def test_aToolCallIsCountedAndTimed(self):
+        metrics = Metrics("1", processMetrics=False)
+        clock = Clock()
+        call = metrics.callStarted("execute_code", clock)
+        self.assertEqual(scrape(metrics)["gsmcpd_calls_in_flight"][()], 1.0)
+        clock.advance(0.3)
+        call.finished({"jsonrpc": "2.0", "id": 1, "result": {}})
+        call.finished({"jsonrpc": "2.0", "id": 1, "error": {}})
+        samples = scrape(metrics)
+        self.assertEqual(samples["gsmcpd_calls_in_flight"][()], 0.0)
+        tool = (("tool", "execute_code"),)
+        self.assertEqual(samples["gsmcpd_call_duration_seconds_count"][tool],
+                         1.0)
+        self.assertAlmostEqual(
+            samples["gsmcpd_call_duration_seconds_sum"][tool], 0.3)
+        self.assertEqual(samples["gsmcpd_call_duration_seconds_bucket"][
+            (("le", "0.25"), ("tool", "execute_code"))], 0.0)
+        self.assertEqual(samples["gsmcpd_call_duration_seconds_bucket"][
+            (("le", "0.5"), ("tool", "execute_code"))], 1.0)
+        self.assertEqual(samples["gsmcpd_tool_calls_total"][
+            (("outcome", "ok"), ("tool", "execute_code"))], 1.0)
+
+    def test_errorsCountedByTheKindTheClientIsTold(self):
+        metrics = Metrics("1", processMetrics=False)
+        clock = Clock()
+        metrics.callStarted("compile_method", clock).finished(
+            {"result": {"isError": True, "structuredContent": {
+                "error": {"kind": "compileError"}}}})
+        metrics.callStarted("execute_code", clock).finished(
+            {"error": {"code": -32001, "data": {"kind": "deadline"}}})
+        metrics.callStarted("execute_code", clock).finished(None)
+        samples = scrape(metrics)
+        errors = samples["gsmcpd_gemstone_errors_total"]
+        self.assertEqual(errors[(("kind", "compileError"),)], 1.0)
+        self.assertEqual(errors[(("kind", "deadline"),)], 1.0)
+        calls = samples["gsmcpd_tool_calls_total"]
+        self.assertEqual(calls[(("outcome", "toolError"),
+                                ("tool", "compile_method"))], 1.0)
+        self.assertEqual(calls[(("outcome", "error"),
+                                ("tool", "execute_code"))], 1.0)
+        self.assertEqual(calls[(("outcome", "cancelled"),
+                                ("tool", "execute_code"))], 1.0)
+
+    def test_breaksAndReplacementsByEscalationStep(self):
+        metrics = Metrics("1", processMetrics=False)
+        clock = Clock()
+        for step in ("soft", "replaced", None):
+            metrics.callStarted("execute_code", clock).finished(
+                {"error": {"data": {"kind": "deadline"}}}, step)
+        samples = scrape(metrics)
+        self.assertEqual(samples["gsmcpd_breaks_total"], {
+            (("strength", "soft"),): 2.0, (("strength", "hard"),): 1.0})
+        self.assertEqual(samples["gsmcpd_session_replacements_total"][()],
+                         1.0)
+
+    def test_commitsAndConflicts(self):
+        metrics = Metrics("1", processMetrics=False)
+        clock = Clock()
+        for committed in (True, True, False):
+            metrics.callStarted("commit", clock).finished({"result": {
+                "isError": not committed,
+                "structuredContent": {"committed": committed}}})
+        self.assertEqual(scrape(metrics)["gsmcpd_commits_total"], {
+            (("outcome", "committed"),): 2.0,
+            (("outcome", "conflict"),): 1.0})
+
+    def test_closedSessionsByReasonWithoutNumbers(self):
+        metrics = Metrics("1", processMetrics=False)
+        metrics.sessionClosed("idle 62s with no event stream (limit 60s)")
+        metrics.sessionClosed("idle 75s with no event stream (limit 60s)")
+        self.assertEqual(scrape(metrics)["gsmcpd_sessions_closed_total"], {
+            (("reason", "idle Ns with no event stream (limit Ns)"),): 2.0})
+
+    def test_watchedGaugesReadWhenScraped(self):
+        metrics = Metrics("1", processMetrics=False)
+        state = {"open": 2, "opening": 1, "streams": 1}
+        metrics.watch(sessionsOpen=lambda: state["open"],
+                      sessionsOpening=lambda: state["opening"],
+                      slotsUsed=lambda: state["open"] + state["opening"],
+                      slotsLimit=lambda: 5,
+                      eventStreams=lambda: state["streams"])
+        state["open"] = 3
+        samples = scrape(metrics)
+        self.assertEqual(samples["gsmcpd_sessions_open"][()], 3.0)
+        self.assertEqual(samples["gsmcpd_sessions_opening"][()], 1.0)
+        self.assertEqual(samples["gsmcpd_event_streams"][()], 1.0)
+        self.assertEqual(samples["gsmcpd_pool_slots"][
+            (("state", "used"),)], 4.0)
+        self.assertEqual(samples["gsmcpd_pool_slots"][
+            (("state", "free"),)], 1.0)

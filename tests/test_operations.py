@@ -1,0 +1,115 @@
+"""
+Tests for L{gsmcpd.daemon.operations}: readiness, status and the drain,
+on a L{Clock}.
+"""
+
+from twisted.internet.defer import Deferred, fail
+from twisted.internet.task import Clock
+from twisted.trial.unittest import TestCase
+
+from gsmcpd.daemon.admin import AdminBeside, Health
+from gsmcpd.daemon.operations import (
+    STATUS_INTERVAL, Operations, OperationsService)
+from gsmcpd.daemon.settings import ConfigError
+
+
+class RecordingNotifier:
+
+    def __init__(self):
+        self.sent = []
+
+    def ready(self, status):
+        self.sent.append(("READY", status))
+
+    def status(self, status):
+        self.sent.append(("STATUS", status))
+
+    def stopping(self, status):
+        self.sent.append(("STOPPING", status))
+
+    def startWatchdog(self, clock):
+        self.sent.append(("WATCHDOG", "started"))
+
+    def stopWatchdog(self):
+        self.sent.append(("WATCHDOG", "stopped"))
+
+
+class OperationsTests(TestCase):
+
+    def setUp(self):
+        self.clock = Clock()
+        self.sessions = 0
+        self.health = Health(lambda: self.sessions)
+        self.notifier = RecordingNotifier()
+        self.serving = Deferred()
+        self.service = OperationsService(
+            self.health, self.notifier, lambda: self.serving, 5.0,
+            self.clock)
+
+    def test_readyOnlyOnceServing(self):
+        self.service.startService()
+        self.assertEqual(self.notifier.sent, [])
+        self.assertFalse(self.health.serving)
+        self.serving.callback(object())
+        self.assertTrue(self.health.serving)
+        self.assertEqual(self.notifier.sent[:2], [
+            ("READY", "serving 0 sessions"), ("WATCHDOG", "started")])
+
+    def test_statusCarriesTheSessionCount(self):
+        self.service.startService()
+        self.serving.callback(object())
+        self.sessions = 1
+        self.clock.advance(STATUS_INTERVAL)
+        self.assertEqual(self.notifier.sent[-1],
+                         ("STATUS", "serving 1 session"))
+
+    def test_refusedNeverReady(self):
+        self.serving = fail(RuntimeError("no stone"))
+        self.service.startService()
+        self.assertEqual(self.notifier.sent, [])
+        self.assertIsNone(self.service.stopService())
+
+    def test_drainKeepsServingForTheGrace(self):
+        self.service.startService()
+        self.serving.callback(object())
+        self.sessions = 2
+        stopped = self.service.stopService()
+        self.assertTrue(self.health.stopping)
+        self.assertEqual(self.health.describe()[0], 503)
+        self.assertIn(("STOPPING", "draining for 5s, then logging 2 "
+                       "sessions out"), self.notifier.sent)
+        self.assertNoResult(stopped)
+        self.clock.advance(5)
+        self.successResultOf(stopped)
+        self.clock.advance(STATUS_INTERVAL)
+        self.assertNotEqual(self.notifier.sent[-1][0], "STATUS")
+
+
+class Settings:
+
+    def __init__(self, adminPort=None, drainGrace=0.0):
+        self.adminPort = adminPort
+        self.drainGrace = drainGrace
+
+
+class OperationsAssemblyTests(TestCase):
+
+    def test_adminRoutesBesideMcp(self):
+        operations = Operations(Settings(), Clock(), environ={})
+        mcp = object()
+        self.assertIsInstance(operations.root(mcp), AdminBeside)
+        self.assertEqual([s.name for s in operations.services(None)],
+                         ["operations"])
+
+    def test_adminPortOfItsOwn(self):
+        operations = Operations(Settings("tcp:0:interface=127.0.0.1"),
+                                Clock(), environ={})
+        mcp = object()
+        self.assertIs(operations.root(mcp), mcp)
+        self.assertEqual([s.name for s in operations.services(None)],
+                         ["admin", "operations"])
+
+    def test_badAdminPortNamesTheSetting(self):
+        error = self.assertRaises(ConfigError, Operations,
+                                  Settings("tcp:nope"), Clock(), environ={})
+        self.assertIn("--admin-port 'tcp:nope'", str(error))

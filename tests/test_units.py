@@ -1,0 +1,59 @@
+"""
+The shipped systemd units pass C{systemd-analyze verify} and rate an
+exposure of 2.0 or less in C{systemd-analyze security}.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from twisted.trial.unittest import SkipTest, TestCase
+
+ETC = Path(__file__).resolve().parent.parent / "etc"
+MOST_EXPOSURE = 2.0
+INSTALLED_COMMAND = "/opt/gsmcpd/venv/bin/gsmcpd"
+
+
+class UnitTests(TestCase):
+
+    def setUp(self):
+        if shutil.which("systemd-analyze") is None:
+            raise SkipTest("systemd-analyze is not installed")
+        self.directory = Path(self.mktemp())
+        self.directory.mkdir()
+        for unit in ("gsmcpd.service", "gsmcpd.socket"):
+            text = (ETC / unit).read_text()
+            # Verify checks that ExecStart= exists; the daemon is not
+            # installed where the unit expects it on this machine.
+            (self.directory / unit).write_text(
+                text.replace(INSTALLED_COMMAND, shutil.which("true")))
+
+    def analyze(self, *arguments):
+        return subprocess.run(
+            ["systemd-analyze", *arguments], cwd=self.directory,
+            capture_output=True, text=True, timeout=60,
+            env=dict(os.environ, SYSTEMD_LOG_COLOR="0", SYSTEMD_COLORS="0"))
+
+    def test_verify(self):
+        done = self.analyze("verify", "./gsmcpd.service", "./gsmcpd.socket")
+        self.assertEqual((done.returncode, done.stderr.strip()), (0, ""))
+
+    def test_securityExposure(self):
+        done = self.analyze("security", "--offline=true",
+                            "--threshold=%d" % (MOST_EXPOSURE * 10),
+                            "./gsmcpd.service")
+        level = re.search(r"Overall exposure level for gsmcpd.service: "
+                          r"([\d.]+)", done.stdout)
+        self.assertLessEqual(float(level.group(1)), MOST_EXPOSURE)
+        self.assertEqual(done.returncode, 0, done.stdout[-500:])
+
+    def test_serviceListensOnTheSocketUnit(self):
+        service = (ETC / "gsmcpd.service").read_text()
+        self.assertIn("Type=notify", service)
+        self.assertIn("Restart=on-failure", service)
+        self.assertRegex(service, r"ExecStart=\S+/gsmcpd serve --port "
+                                  r"systemd:domain=INET:index=0")
+        self.assertIn("FileDescriptorName=",
+                      (ETC / "gsmcpd.socket").read_text())
