@@ -39,7 +39,9 @@ def daemonOptions(directory):
     them).
     """
     password = os.path.join(directory, "null-stone-password")
-    with open(password, "w") as f:
+    # Owner-only, as the daemon requires of every password file.
+    with open(os.open(password, os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                      0o600), "w") as f:
         f.write("unused by the null stone\n")
     return ("--gci-library", build(directory), "--password-file", password,
             "--stone", "nullstone")

@@ -156,14 +156,16 @@ def gsmcpd(directory, name="gsmcpd", accessLog=False, extra=(),
     """
     C{twistd -n --pidfile= gsmcp --simulated --max-sessions none}, as
     shipped: no session cap (the simulated stone's login cap follows it),
-    and the access log off unless C{accessLog}.
+    no connection caps (the capacity probe holds a thousand streams from
+    one address), and the access log off unless C{accessLog}.
 
     @param stone: the options naming the stone: the simulated one, or
         L{bench.nullstone.daemonOptions} for the null stone.
     """
     argv = [*twistd(), "--nodaemon", "--pidfile=", "gsmcp", *stone,
             "--port", "tcp:{port}:interface=127.0.0.1",
-            "--max-sessions", "none"]
+            "--max-sessions", "none", "--max-connections", "none",
+            "--max-connections-per-peer", "none"]
     if accessLog:
         argv.append("--access-log")
     argv += extra
