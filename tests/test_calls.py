@@ -5,10 +5,11 @@ in-memory transport, answers JSON whatever its GemStone call comes to.
 
 import json
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import CancelledError, Deferred, inlineCallbacks
 from twisted.logger import LogLevel, globalLogPublisher
 
 from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.tools.base import (
     Tool, ToolResult, Toolset, annotations, closedSchema)
@@ -29,14 +30,19 @@ class FailingToolset(Toolset):
     test says.
 
     @ivar completionFailure: what completing an argument raises.
+    @ivar lateAnswer: what the C{late} tool answers, when the test says.
     """
 
     name = "failing"
     completionFailure = None
+    lateAnswer = None
 
     def tools(self):
         return [Tool("buggy", "Buggy", "Raises an unexpected exception.",
-                     closedSchema(), annotations(readOnly=True), self._buggy)]
+                     closedSchema(), annotations(readOnly=True), self._buggy),
+                Tool("late", "Late", "Answers when the test says.",
+                     closedSchema(), annotations(readOnly=True),
+                     lambda call, arguments: self.lateAnswer)]
 
     def _buggy(self, call, arguments):
         raise RuntimeError("a bug on line 12")
@@ -201,6 +207,42 @@ class UnexpectedErrorTests(GemStoneMethodsTestCase):
         last = json.loads([line for line in text.splitlines()
                            if line.startswith("data: {")][-1][6:])
         self.assertEqual((last["id"], last["error"]["code"]), (7, -32603))
+
+    @inlineCallbacks
+    def cancelledLateCall(self, id):
+        """
+        Call the C{late} tool as C{id} and cancel it: its answer, the
+        L{Deferred} the tool still owes.
+        """
+        self.failing.lateAnswer = Deferred()
+        calling = self.post(request("tools/call", id, name="late",
+                                    arguments={}), self.handle)
+        yield self.post({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": id}}, self.handle)
+        self.treq.flush()
+        _, body = yield calling
+        self.assertIsNone(body)
+        return self.failing.lateAnswer
+
+    @inlineCallbacks
+    def test_bugAfterCancellationIsLogged(self):
+        """
+        A call whose client cancelled it is answered at once; its bug,
+        surfacing later, reaches no client but is logged.
+        """
+        late = yield self.cancelledLateCall(8)
+        late.errback(RuntimeError("a bug on line 40"))
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+        [event] = [e for e in self.logged if "log_failure" in e]
+        self.assertIn("after it was answered", event["log_format"])
+
+    @inlineCallbacks
+    def test_endedCallAfterCancellationIsNotLogged(self):
+        for number, ended in enumerate([
+                CallWithdrawn(), CancelledError(), GemGone(DEATH.number)]):
+            late = yield self.cancelledLateCall(9 + number)
+            late.errback(ended)
+        self.assertEqual([e for e in self.logged if "log_failure" in e], [])
 
     @inlineCallbacks
     def test_unknownPathAnswersJson(self):
