@@ -12,10 +12,9 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
-from gsmcpd.tools.offerings import ResourceTemplate
+    Tool, Toolset, annotations, closedSchema)
 from gsmcpd.tools.catalog import ToolCatalog
-from gsmcpd.tools.templates.outcomes import CallBroken, GemGone
+from gsmcpd.tools.templates.outcomes import GemGone
 from tests.fakes import SmalltalkRaised
 from tests.test_web import TransportTestCase, request
 
@@ -26,15 +25,12 @@ DEATH = GciError(4100, "session terminated", fatal=True,
 
 class FailingToolset(Toolset):
     """
-    A tool with a bug, and a completion whose GemStone work fails as the
-    test says.
+    A tool with a bug, and one that answers when the test says.
 
-    @ivar completionFailure: what completing an argument raises.
-    @ivar lateAnswer: what the C{late} tool answers, when the test says.
+    @ivar lateAnswer: what the C{late} tool answers.
     """
 
     name = "failing"
-    completionFailure = None
     lateAnswer = None
 
     def tools(self):
@@ -47,21 +43,11 @@ class FailingToolset(Toolset):
     def _buggy(self, call, arguments):
         raise RuntimeError("a bug on line 12")
 
-    def resourceTemplates(self):
-        return [ResourceTemplate("failing://{name}", "failing",
-                                 self._read, complete=self._complete)]
-
-    def _read(self, call, uri, name):
-        return ToolResult("unused")
-
-    def _complete(self, argument, value):
-        raise self.completionFailure
-
 
 class GemStoneMethodsTestCase(TransportTestCase):
     """
     A session serving execution (tools/call), browsing (resources/read)
-    and L{FailingToolset} (completion/complete, a bug).
+    and L{FailingToolset} (a bug, a late answer).
     """
 
     def makeDispatcher(self):
@@ -87,9 +73,6 @@ class GemStoneMethodsTestCase(TransportTestCase):
 
         for tag in ("execute_code", "get_class_definition"):
             self.gem.results[tag] = failing
-        self.failing.completionFailure = {
-            BREAK: CallBroken(BREAK.number),
-            DEATH: GemGone(DEATH.number, DEATH.reason)}.get(error, error)
 
     @inlineCallbacks
     def callEach(self, id):
@@ -102,11 +85,7 @@ class GemStoneMethodsTestCase(TransportTestCase):
                 ("tools/call", {"name": "execute_code",
                                 "arguments": {"code": "x"}}),
                 ("resources/read", {"uri": "gemstone://class/Object/"
-                                           "definition"}),
-                ("completion/complete", {
-                    "ref": {"type": "ref/resource",
-                            "uri": "failing://{name}"},
-                    "argument": {"name": "name", "value": "a"}})]:
+                                           "definition"})]:
             response, body = yield self.post(request(method, id, **params),
                                              self.handle)
             self.assertEqual(
@@ -130,11 +109,10 @@ class BrokenCallTests(GemStoneMethodsTestCase):
         self.assertEqual((status, body["id"]), (200, 3))
         self.assertTrue(body["result"]["isError"])
         self.assertIn("GemStone break", body["result"]["content"][0]["text"])
-        for method in ("resources/read", "completion/complete"):
-            status, body = answers[method]
-            self.assertEqual((status, body["id"]), (200, 3), method)
-            self.assertEqual(body["error"]["code"], -32603, method)
-            self.assertIn("GemStone break", body["error"]["message"])
+        status, body = answers["resources/read"]
+        self.assertEqual((status, body["id"]), (200, 3))
+        self.assertEqual(body["error"]["code"], -32603)
+        self.assertIn("GemStone break", body["error"]["message"])
         self.assertIsNotNone(self.sessions.get(self.handle))
 
     @inlineCallbacks
@@ -159,8 +137,8 @@ class DeadGemTests(GemStoneMethodsTestCase):
             self.assertEqual(body["error"]["code"], -32001, method)
             self.assertEqual(body["error"]["data"]["kind"], "sessionGone")
             self.assertNotIn("secret-host", json.dumps(body))
-        self.assertEqual(len(self.pool.opened), 4)
-        self.assertTrue(all(gem.loggedOut for gem in self.pool.opened[:3]))
+        self.assertEqual(len(self.pool.opened), 3)
+        self.assertTrue(all(gem.loggedOut for gem in self.pool.opened[:2]))
 
 
 class UnexpectedErrorTests(GemStoneMethodsTestCase):
