@@ -5,16 +5,16 @@ in-memory transport, answers JSON whatever its GemStone call comes to.
 
 import json
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import CancelledError, Deferred, inlineCallbacks
 from twisted.logger import LogLevel, globalLogPublisher
 
 from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
-from gsmcpd.tools.offerings import ResourceTemplate
+    Tool, Toolset, annotations, closedSchema)
 from gsmcpd.tools.catalog import ToolCatalog
-from gsmcpd.tools.templates.outcomes import CallBroken, GemGone
+from gsmcpd.tools.templates.outcomes import GemGone
 from tests.fakes import SmalltalkRaised
 from tests.test_web import TransportTestCase, request
 
@@ -25,37 +25,29 @@ DEATH = GciError(4100, "session terminated", fatal=True,
 
 class FailingToolset(Toolset):
     """
-    A tool with a bug, and a completion whose GemStone work fails as the
-    test says.
+    A tool with a bug, and one that answers when the test says.
 
-    @ivar completionFailure: what completing an argument raises.
+    @ivar lateAnswer: what the C{late} tool answers.
     """
 
     name = "failing"
-    completionFailure = None
+    lateAnswer = None
 
     def tools(self):
         return [Tool("buggy", "Buggy", "Raises an unexpected exception.",
-                     closedSchema(), annotations(readOnly=True), self._buggy)]
+                     closedSchema(), annotations(readOnly=True), self._buggy),
+                Tool("late", "Late", "Answers when the test says.",
+                     closedSchema(), annotations(readOnly=True),
+                     lambda call, arguments: self.lateAnswer)]
 
     def _buggy(self, call, arguments):
         raise RuntimeError("a bug on line 12")
-
-    def resourceTemplates(self):
-        return [ResourceTemplate("failing://{name}", "failing",
-                                 self._read, complete=self._complete)]
-
-    def _read(self, call, uri, name):
-        return ToolResult("unused")
-
-    def _complete(self, argument, value):
-        raise self.completionFailure
 
 
 class GemStoneMethodsTestCase(TransportTestCase):
     """
     A session serving execution (tools/call), browsing (resources/read)
-    and L{FailingToolset} (completion/complete, a bug).
+    and L{FailingToolset} (a bug, a late answer).
     """
 
     def makeDispatcher(self):
@@ -81,9 +73,6 @@ class GemStoneMethodsTestCase(TransportTestCase):
 
         for tag in ("execute_code", "get_class_definition"):
             self.gem.results[tag] = failing
-        self.failing.completionFailure = {
-            BREAK: CallBroken(BREAK.number),
-            DEATH: GemGone(DEATH.number, DEATH.reason)}.get(error, error)
 
     @inlineCallbacks
     def callEach(self, id):
@@ -96,11 +85,7 @@ class GemStoneMethodsTestCase(TransportTestCase):
                 ("tools/call", {"name": "execute_code",
                                 "arguments": {"code": "x"}}),
                 ("resources/read", {"uri": "gemstone://class/Object/"
-                                           "definition"}),
-                ("completion/complete", {
-                    "ref": {"type": "ref/resource",
-                            "uri": "failing://{name}"},
-                    "argument": {"name": "name", "value": "a"}})]:
+                                           "definition"})]:
             response, body = yield self.post(request(method, id, **params),
                                              self.handle)
             self.assertEqual(
@@ -124,11 +109,10 @@ class BrokenCallTests(GemStoneMethodsTestCase):
         self.assertEqual((status, body["id"]), (200, 3))
         self.assertTrue(body["result"]["isError"])
         self.assertIn("GemStone break", body["result"]["content"][0]["text"])
-        for method in ("resources/read", "completion/complete"):
-            status, body = answers[method]
-            self.assertEqual((status, body["id"]), (200, 3), method)
-            self.assertEqual(body["error"]["code"], -32603, method)
-            self.assertIn("GemStone break", body["error"]["message"])
+        status, body = answers["resources/read"]
+        self.assertEqual((status, body["id"]), (200, 3))
+        self.assertEqual(body["error"]["code"], -32603)
+        self.assertIn("GemStone break", body["error"]["message"])
         self.assertIsNotNone(self.sessions.get(self.handle))
 
     @inlineCallbacks
@@ -153,8 +137,8 @@ class DeadGemTests(GemStoneMethodsTestCase):
             self.assertEqual(body["error"]["code"], -32001, method)
             self.assertEqual(body["error"]["data"]["kind"], "sessionGone")
             self.assertNotIn("secret-host", json.dumps(body))
-        self.assertEqual(len(self.pool.opened), 4)
-        self.assertTrue(all(gem.loggedOut for gem in self.pool.opened[:3]))
+        self.assertEqual(len(self.pool.opened), 3)
+        self.assertTrue(all(gem.loggedOut for gem in self.pool.opened[:2]))
 
 
 class UnexpectedErrorTests(GemStoneMethodsTestCase):
@@ -201,6 +185,42 @@ class UnexpectedErrorTests(GemStoneMethodsTestCase):
         last = json.loads([line for line in text.splitlines()
                            if line.startswith("data: {")][-1][6:])
         self.assertEqual((last["id"], last["error"]["code"]), (7, -32603))
+
+    @inlineCallbacks
+    def cancelledLateCall(self, id):
+        """
+        Call the C{late} tool as C{id} and cancel it: its answer, the
+        L{Deferred} the tool still owes.
+        """
+        self.failing.lateAnswer = Deferred()
+        calling = self.post(request("tools/call", id, name="late",
+                                    arguments={}), self.handle)
+        yield self.post({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": id}}, self.handle)
+        self.treq.flush()
+        _, body = yield calling
+        self.assertIsNone(body)
+        return self.failing.lateAnswer
+
+    @inlineCallbacks
+    def test_bugAfterCancellationIsLogged(self):
+        """
+        A call whose client cancelled it is answered at once; its bug,
+        surfacing later, reaches no client but is logged.
+        """
+        late = yield self.cancelledLateCall(8)
+        late.errback(RuntimeError("a bug on line 40"))
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+        [event] = [e for e in self.logged if "log_failure" in e]
+        self.assertIn("after it was answered", event["log_format"])
+
+    @inlineCallbacks
+    def test_endedCallAfterCancellationIsNotLogged(self):
+        for number, ended in enumerate([
+                CallWithdrawn(), CancelledError(), GemGone(DEATH.number)]):
+            late = yield self.cancelledLateCall(9 + number)
+            late.errback(ended)
+        self.assertEqual([e for e in self.logged if "log_failure" in e], [])
 
     @inlineCallbacks
     def test_unknownPathAnswersJson(self):

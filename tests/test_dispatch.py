@@ -297,8 +297,17 @@ class PromptAndCompletionTests(DispatcherTestCase):
                           completion["hasMore"]), (100, 150, True))
 
     def test_completionFailure(self):
-        self.offering.failure = CallBroken(6003)
-        self.assertEqual(self.complete("C")["error"]["code"], INTERNAL_ERROR)
+        self.offering.failure = ToolError("refused", "no such namespace")
+        error = self.complete("C")["error"]
+        self.assertEqual((error["code"], error["message"]),
+                         (INTERNAL_ERROR, "no such namespace"))
+
+    def test_completionIsAnsweredFromMemory(self):
+        """
+        A completer is given no gem and no call context, so completion is
+        not run as a GemStone call (nothing to end, nothing to stream).
+        """
+        self.assertNotIn("completion/complete", Dispatcher.gemstoneMethods)
 
     def test_nothingToComplete(self):
         self.assertEqual(self.errorCode(

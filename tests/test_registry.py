@@ -77,6 +77,36 @@ class RegistryTests(TestCase):
         self.assertIsNone(self.session.calls.replacing)
         self.assertIsNot(self.session.gem, old)
 
+    def test_unpreparedReplacementClosesTheSession(self):
+        """
+        A replacement its preparation refuses (no commit lock under
+        --read-only, say) is never served: the session closes, and the
+        failure is logged once.
+        """
+        def refuse(session):
+            raise RuntimeError("no commit lock")
+        self.registry.prepare = refuse
+        self.session.gem.pending.append((Deferred(), "execute_code", {}))
+        replacing = self.registry.replaceGem(self.session, "a runaway call")
+        self.successResultOf(replacing)
+        self.assertIsNone(self.registry.get(self.session.handle))
+        self.assertIsNone(self.session.calls.replacing)
+        replacement = self.pool.opened[-1]
+        self.assertIs(self.session.gem, replacement)
+        self.assertTrue(replacement.loggedOut)
+        [logged] = self.flushLoggedErrors(RuntimeError)
+        self.assertEqual(str(logged.value), "no commit lock")
+
+    def test_failedReplacementLoginClosesTheSession(self):
+        self.pool.replacementDelay = Deferred()
+        self.session.gem.pending.append((Deferred(), "execute_code", {}))
+        replacing = self.registry.replaceGem(self.session, "a runaway call")
+        self.pool.replacementDelay.errback(ConnectionRefusedError())
+        self.successResultOf(replacing)
+        self.assertIsNone(self.registry.get(self.session.handle))
+        self.assertEqual(len(self.flushLoggedErrors(ConnectionRefusedError)),
+                         1)
+
     def test_closeAll(self):
         self.successResultOf(self.registry.closeAll("stopping"))
         self.assertEqual(len(self.registry), 0)

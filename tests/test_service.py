@@ -202,6 +202,15 @@ class AssemblyTests(SynchronousTestCase):
                          [MAINTENANCE_INTERVAL, HYGIENE_INTERVAL,
                           FREEZE_INTERVAL])
 
+    def test_pinnedViewGraceReachesViewHygiene(self):
+        """
+        View hygiene, which ends a call pinning the oldest commit record,
+        is the one user of C{--pinned-view-grace}.
+        """
+        hygiene = self.assembled("--pinned-view-grace", "30") \
+            .getServiceNamed("hygiene")._work.__self__
+        self.assertEqual(hygiene.pinnedViewGrace, 30)
+
     def test_simulatedStoneOnlyWhenAsked(self):
         stone = self.assembled().getServiceNamed("stone")
         self.assertIsNotNone(stone.simulator)

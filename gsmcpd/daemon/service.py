@@ -181,9 +181,10 @@ def assemble(config, library, reactor):
                           control)
     app = McpApp(sessions,
                  Dispatcher(ToolCatalog(config.toolsets), config.identity),
-                 reactor, config.allowedOrigins, pending,
-                 config.requestTimeout, config.pinnedViewGrace, audit,
-                 config.allowedHosts, metrics=operations.metrics)
+                 reactor, allowedOrigins=config.allowedOrigins,
+                 pending=pending, requestTimeout=config.requestTimeout,
+                 audit=audit, allowedHosts=config.allowedHosts,
+                 metrics=operations.metrics)
     root = app.resource()
     if gate is not None:
         root = BearerResource(root, gate, sessions)

@@ -9,15 +9,20 @@ hands the message over (with an L{ICallSink} when it answers as a stream)
 and renders what comes back.
 """
 
-from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.defer import CancelledError, Deferred, inlineCallbacks
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.jsonrpc import SERVER_ERROR, JsonRpcError
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.tools.templates.outcomes import GemGone
+
+ENDED = (GemGone, CallWithdrawn, CancelledError)
+"""How a call's answer fails because the call was ended: expected when it
+arrives after the request was already answered."""
 
 
 class SessionGoneError(JsonRpcError):
@@ -116,7 +121,13 @@ class CallRunner:
                     first.errback(outcome)
                 else:
                     first.callback(outcome)
-            # Whatever came second is consumed here.
+            elif isinstance(outcome, Failure) and not outcome.check(*ENDED):
+                # Whatever came second is consumed here, but a bug that
+                # no client will hear of is still a bug.
+                self.log.failure(
+                    "session {handle}: request {id} failed after it was "
+                    "answered", outcome, handle=session.label,
+                    id=clipped(message.id))
 
         def callOver(result):
             run.finished()

@@ -90,11 +90,15 @@ class Dispatcher:
 
     log = Logger()
 
-    gemstoneMethods = frozenset({"tools/call", "resources/read",
-                                 "completion/complete"})
+    gemstoneMethods = frozenset({"tools/call", "resources/read"})
     """The methods that run on the session's GemStone session, and so can
     have a deadline, be cancelled, report progress or stream: a
-    L{gsmcpd.protocol.calls.CallRunner} runs them."""
+    L{gsmcpd.protocol.calls.CallRunner} runs them.  C{completion/complete}
+    is not one: a completer is given only the argument's name and partial
+    value, never the session's gem or a call context, so it answers from
+    memory.  Completing class names for the C{gemstone://class/...}
+    templates would need both (and a selector-checked template); that
+    completer would join this set."""
 
     def __init__(self, tools, identity):
         self.tools = tools
@@ -290,9 +294,6 @@ class Dispatcher:
                                                argument.get("value", ""))
             except ToolError as e:
                 raise JsonRpcError(INTERNAL_ERROR, e.message)
-            except CallBroken as e:
-                raise JsonRpcError(INTERNAL_ERROR, str(e),
-                                   {"number": e.number})
         values = list(values or [])
         return {"completion": {"values": values[:100], "total": len(values),
                                "hasMore": len(values) > 100}}

@@ -323,14 +323,8 @@ class ModernEndpoint:
 
     @inlineCallbacks
     def _complete(self, message, envelope, headers, openStream):
-        ref = message.params.get("ref") or {}
-        if ref.get("type") == "ref/resource":
-            session, done = yield self.sessions.borrowed(
-                envelope, "its one completion is done")
-        else:
-            session, done = self.sessions.detached(envelope), _nothing
-        try:
-            response = yield self.calls.handle(session, message)
-        finally:
-            done()
+        # Completers answer from memory (Dispatcher.gemstoneMethods says
+        # why): no GemStone session is logged in for one.
+        response = yield self.calls.handle(self.sessions.detached(envelope),
+                                           message)
         return complete("completion/complete", valueOf(response))

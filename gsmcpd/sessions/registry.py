@@ -183,8 +183,9 @@ class SessionRegistry:
         Give C{session} a fresh GemStone session in place of one that had to
         be abandoned (a call that took no break).
 
-        @return: a L{Deferred} firing when the new one is logged in; if that
-            fails the session is closed.
+        @return: a L{Deferred} firing when the new one is logged in and
+            prepared; if either fails the session is closed, since a gem
+            its preparation refused (no commit lock, say) is never served.
         """
         old = session.gem
         self.log.warn("session {handle}: replacing its GemStone session: "
@@ -196,13 +197,15 @@ class SessionRegistry:
         def replaced(gem):
             session.gem = gem
             session.ledger.viewMoved()
-            return maybeDeferred(self.prepare or (lambda s: None), session)
+            prepared = maybeDeferred(self.prepare or (lambda s: None), session)
+            return prepared.addErrback(failed, "could not be prepared")
 
-        def failed(failure):
-            self.log.failure("session {handle}: no replacement GemStone "
-                             "session", failure, handle=session.label)
-            return self.close(session.handle, "its GemStone session could "
-                              "not be replaced")
+        def failed(failure, why):
+            self.log.failure("session {handle}: its replacement GemStone "
+                             "session {why}", failure, handle=session.label,
+                             why=why)
+            return self.close(session.handle, f"its replacement GemStone "
+                              f"session {why}")
 
         def done(result):
             session.calls.replacing = None
@@ -211,7 +214,8 @@ class SessionRegistry:
 
         waiting = Deferred()
         session.calls.replacing = waiting
-        d.addCallbacks(replaced, failed).addBoth(done)
+        d.addCallbacks(replaced, failed,
+                       errbackArgs=("could not be logged in",)).addBoth(done)
         return d
 
     def closeAll(self, reason):

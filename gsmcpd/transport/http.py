@@ -109,8 +109,8 @@ class McpApp:
     log = Logger()
 
     def __init__(self, sessions, dispatcher, clock, allowedOrigins=(),
-                 pending=None, requestTimeout=None, pinnedViewGrace=None,
-                 audit=None, allowedHosts=(), metrics=UNOBSERVED):
+                 pending=None, requestTimeout=None, audit=None,
+                 allowedHosts=(), metrics=UNOBSERVED):
         """
         @param allowedOrigins: C{--allowed-origin} values.
         @param allowedHosts: C{--allowed-host} values.
@@ -118,8 +118,6 @@ class McpApp:
             L{None}.
         @param audit: where each tool call is recorded (an
             L{gsmcpd.observe.audit.AuditLog}), or L{None}.
-        @param pinnedViewGrace: ignored; view hygiene, which ends a pinned
-            call, says why itself.
         """
         self.sessions = sessions
         self.dispatcher = dispatcher

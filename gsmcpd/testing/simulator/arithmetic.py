@@ -12,7 +12,7 @@ import math
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.kernel import classMethod, classOf, method
 from gsmcpd.testing.simulator.objects import (
-    Character, String, isNumber, normalize, printString)
+    Character, isNumber, normalize, printString)
 
 
 # ------------------------------------------------------------------ Number

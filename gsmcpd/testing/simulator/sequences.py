@@ -13,7 +13,7 @@ from gsmcpd.testing.simulator import errors, system
 from gsmcpd.testing.simulator.kernel import classOf, classMethod, index, method, text
 from gsmcpd.testing.simulator.objects import (
     Array, ByteArray, Character, Dictionary, OrderedCollection, SortedCollection, String, Symbol,
-    SymbolList, Unicode16, Utf8, equal, printString, string)
+    SymbolList, Utf8, equal, printString, string)
 
 
 def elements(collection):

@@ -13,7 +13,8 @@ import traceback
 
 import attr
 
-from gsmcpd.testing.simulator import errors, gem, wire
+from gsmcpd.testing.simulator import errors, wire
+from gsmcpd.testing.simulator.gem import answer
 from gsmcpd.testing.simulator.objects import Array, String
 from gsmcpd.testing.simulator.stone import FULL_PRIVILEGES, GemKilled
 from gsmcpd.testing.simulator.system import USER_GLOBALS, globalKey
@@ -71,7 +72,7 @@ class Gem:
     def _execute(self, source):
         try:
             reply = wire.encodeFields(wire.OK, [
-                gem.answer(self.session, source.decode("utf-8", "replace"))])
+                answer(self.session, source.decode("utf-8", "replace"))])
         except errors.GciError as e:
             reply = _errorReply(e)
         except GemKilled:
@@ -219,8 +220,8 @@ class StoneServer:
         try:
             while True:
                 try:
-                    answer = self.control(json.loads(fields[0]))
-                    reply = wire.encodeFields(wire.OK, [json.dumps(answer)])
+                    outcome = self.control(json.loads(fields[0]))
+                    reply = wire.encodeFields(wire.OK, [json.dumps(outcome)])
                 except (KeyError, TypeError, ValueError) as e:
                     reply = wire.encodeFields(wire.ERROR, [0, 0, f"bad CONTROL request: {e!r}", ""])
                 sock.sendall(reply)
