@@ -231,6 +231,23 @@ class AuthenticatedTransportTests(TransportTestCase):
             (event["identity"], event["gemstoneUser"], event["tool"],
              event["outcome"]), ("Alice", "Alice", "execute_code", "ok"))
 
+    @inlineCallbacks
+    def test_malformedCallAudited(self):
+        """
+        A C{tools/call} without a name or with arguments that are not an
+        object gets its refusal, with its id, and the trail records it.
+        """
+        handle, _ = yield self.initialize()
+        for params in ({"arguments": {}},
+                       {"name": "execute_code", "arguments": ["1"]}):
+            _, body = yield self.post(request("tools/call", 9, **params),
+                                      handle)
+            self.assertEqual(body["id"], 9, body)
+        events = [e for e in self.events if e.get("event") == "toolCall"]
+        self.assertEqual([(e["tool"], e["outcome"]) for e in events],
+                         [(None, "protocolError:-32602"),
+                          ("execute_code", "error:invalidParams")])
+
 
 class ReadOnlyTransportTests(AuthenticatedTransportTests):
     readOnly = True
