@@ -47,7 +47,9 @@ class ListeningTests(SynchronousTestCase):
                             "txws:tcp:8000"):
             listening = Listening.parse(description)
             self.assertFalse(listening.local, description)
-            self.assertRaises(ExposureError, listening.check, False, False)
+            error = self.assertRaises(ExposureError, listening.check, False,
+                                      False)
+            self.assertIn("endpoint, which may listen beyond", str(error))
             listening.check(False, True)
 
     def test_unauthenticatedRemoteRefused(self):

@@ -162,7 +162,8 @@ def assemble(config, library, reactor):
     credentials = (config.workerUser or authenticated(config)) and \
         WorkerLogins(control, login, config.workerUser)
     gate = bearerGate(config, reactor)
-    audit = auditLog(config, login.user, config.toolsets)
+    # Without a token, a session runs as the worker user when there is one.
+    audit = auditLog(config, config.workerUser or login.user, config.toolsets)
     pending = PendingRequests(reactor)
     operations = Operations(config, reactor)
     pool = GemSessionPool(library, login, reactor, config.maxSessions,

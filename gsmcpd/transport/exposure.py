@@ -82,7 +82,10 @@ class Listening:
         """
         if self.local:
             return
-        where = f"--port {self.description} listens on {self.interface}"
+        where = f"--port {self.description} " + (
+            f"listens on {self.interface}" if self.interface is not None
+            else f"is a {self.kind}: endpoint, which may listen beyond this "
+            "machine")
         if authenticated and not self.tls:
             raise ExposureError(
                 f"{where} in plaintext, so bearer tokens would cross the "
