@@ -157,8 +157,7 @@ class AuthenticatedTransportTests(TransportTestCase):
         self.events = []
         self.app = self.makeApp(Dispatcher(ToolCatalog(toolsets),
                                            ServerIdentity()))
-        self.treq = StubTreq(BearerResource(self.app.resource(), self.gate,
-                                            self.sessions))
+        self.treq = StubTreq(BearerResource(self.app.resource(), self.gate))
         self.token = self.provider.token(sub="Alice", scope="write")
 
     def makeApp(self, dispatcher):
@@ -203,10 +202,18 @@ class AuthenticatedTransportTests(TransportTestCase):
 
     @inlineCallbacks
     def test_anotherIdentityGetsNotFound(self):
+        """
+        Another identity's request on a session is answered exactly as one
+        on a session that does not exist: same status, same body, with the
+        request's id.
+        """
         handle, _ = yield self.initialize()
         self.token = self.provider.token(sub="Mallory", scope="write")
-        response, _ = yield self.post(request("ping", 3), handle)
-        self.assertEqual(response.code, 404)
+        stranger = yield self.post(request("ping", 3), handle)
+        unknown = yield self.post(request("ping", 3), "0" * len(handle))
+        self.assertEqual((stranger[0].code, stranger[1]),
+                         (unknown[0].code, unknown[1]))
+        self.assertEqual((stranger[0].code, stranger[1]["id"]), (404, 3))
         response = yield self.treq.delete(
             "http://127.0.0.1/mcp", headers={
                 "authorization": [f"Bearer {self.token}"],

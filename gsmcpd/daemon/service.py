@@ -187,7 +187,7 @@ def assemble(config, library, reactor):
                  config.allowedHosts, metrics=operations.metrics)
     root = app.resource()
     if gate is not None:
-        root = BearerResource(root, gate, sessions)
+        root = BearerResource(root, gate)
     stone = StoneService(
         control, sessions, login.user,
         config.workerUser and WorkerCheck(credentials, openGem, login.user,
