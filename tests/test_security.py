@@ -7,7 +7,7 @@ the audit trail).
 
 import json
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
 from treq.testing import StubTreq
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
@@ -21,13 +21,16 @@ from gsmcpd.daemon.security import (
     READ_ONLY_INSTRUCTIONS, READ_ONLY_REASON, SessionPolicies, auditLog,
     bearerGate, listeningEndpoint, securityServices)
 from gsmcpd.observe.audit import AuditLog
+from gsmcpd.protocol.callsessions import toolError
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.sessions.hygiene import GemPreparation
+from gsmcpd.protocol.handles import noSuchHandle
+from gsmcpd.protocol.results import complete
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from gsmcpd.transport.bearer import BearerGate, BearerResource
 from gsmcpd.transport.http import McpApp
 from tests.fakes import SmalltalkRaised
 from tests.idp import AUDIENCE, ISSUER, IdentityProvider
+from tests.test_modern import META, SOURCE, TASKS, ModernTestCase, modern
 from tests.test_web import JSON, TransportTestCase, request
 
 AUTH = ("--auth-issuer", ISSUER, "--auth-audience", AUDIENCE)
@@ -132,7 +135,7 @@ class ConfigTests(SynchronousTestCase):
         self.assertIsNone(bearerGate(configure(), None))
 
 
-class AuthenticatedTransportTests(TransportTestCase):
+class _Authenticated:
     """
     The transport behind L{BearerResource}, with the session policies the
     daemon assembles, over a L{tests.fakes.FakePool}.
@@ -149,11 +152,12 @@ class AuthenticatedTransportTests(TransportTestCase):
             TokenValidator(KeyFile(usableKeys(self.provider.jwks())), ISSUER,
                            AUDIENCE, self.clock),
             ProtectedResource(AUDIENCE, ISSUER),
-            ScopeToolsets({"read": frozenset({"browsing", "session"}),
+            ScopeToolsets({"bare": frozenset({"session"}),
+                           "read": frozenset({"browsing", "session"}),
                            "write": frozenset({"browsing", "session",
                                                "execution"})}))
         self.sessions.prepare = SessionPolicies(
-            lambda session: None, toolsets, self.gate, self.readOnly)
+            lambda session: None, self.readOnly)
         self.events = []
         self.app = self.makeApp(Dispatcher(ToolCatalog(toolsets),
                                            ServerIdentity()))
@@ -173,6 +177,12 @@ class AuthenticatedTransportTests(TransportTestCase):
         _, body = yield self.post(request("tools/list", 3), session)
         return sorted(tool["name"] for tool in body["result"]["tools"])
 
+
+class AuthenticatedTransportTests(_Authenticated, TransportTestCase):
+    """
+    The 2025 era behind L{BearerResource}.
+    """
+
     @inlineCallbacks
     def test_tokenUserLogsIn(self):
         yield self.initialize()
@@ -185,7 +195,8 @@ class AuthenticatedTransportTests(TransportTestCase):
         session.gem.abandon = lambda reason: None  # no call is running
         yield self.sessions.replaceGem(session, "test")
         self.assertEqual(self.pool.opened[-1].user, "Alice")
-        self.assertIsNotNone(self.sessions.get(handle).tools)
+        self.assertEqual(self.sessions.get(handle).principal.toolsets,
+                         frozenset({"browsing", "session", "execution"}))
 
     @inlineCallbacks
     def test_scopesChooseTools(self):
@@ -256,6 +267,38 @@ class AuthenticatedTransportTests(TransportTestCase):
                           ("execute_code", "error:invalidParams")])
 
 
+class ScopedSurfaceTests(_Authenticated, TransportTestCase):
+    """
+    A token's scopes choose resources, templates and prompts as they choose
+    tools: without the browsing scope, no class source by resources/read.
+    """
+
+    @inlineCallbacks
+    def surfaceFor(self, scope):
+        self.token = self.provider.token(sub="Alice", scope=scope)
+        handle, _ = yield self.initialize()
+        _, templates = yield self.post(
+            request("resources/templates/list", 3), handle)
+        _, read = yield self.post(request(
+            "resources/read", 4, uri=SOURCE), handle)
+        return ([t["uriTemplate"] for t in
+                 templates["result"]["resourceTemplates"]], read)
+
+    @inlineCallbacks
+    def test_withoutTheScope(self):
+        templates, read = yield self.surfaceFor("bare")
+        self.assertEqual(templates, [])
+        self.assertEqual((read["id"], read["error"]["code"]), (4, -32002))
+        self.assertEqual(self.pool.opened[-1].calls, [])
+
+    @inlineCallbacks
+    def test_withTheScope(self):
+        templates, read = yield self.surfaceFor("read")
+        self.assertIn("gemstone://class/{className}/source", templates)
+        self.assertEqual(self.pool.opened[-1].calls[-1][0],
+                         "export_class_source")
+
+
 class ReadOnlyTransportTests(AuthenticatedTransportTests):
     readOnly = True
 
@@ -298,11 +341,123 @@ class SecurityServicesTests(SynchronousTestCase):
         self.assertEqual(securityServices(None, None, None, None), [])
 
 
-class SessionPoliciesTests(SynchronousTestCase):
-    def test_catalogsShared(self):
-        toolsets = buildToolsets(("browsing", "session"))
-        policies = SessionPolicies(GemPreparation(), toolsets)
-        self.assertIs(policies._catalogFor(frozenset({"browsing"})),
-                      policies._catalogFor(frozenset({"browsing"})))
-        self.assertIsNone(policies._catalogFor(None))
+class AuthenticatedModernTests(_Authenticated, ModernTestCase):
+    """
+    The 2026-07-28 era behind L{BearerResource}: sessions log in as the
+    token's GemStone user, handles and tasks answer only their owner, and
+    scopes choose what is offered, as in the 2025 era.
+    """
 
+    @inlineCallbacks
+    def test_openSessionLogsInAsTheTokensUser(self):
+        handle = yield self.openSession()
+        self.assertEqual(self.pool.opened[-1].user, "Alice")
+        self.assertEqual(self.sessions.get(handle).principal.identity,
+                         "Alice")
+
+    @inlineCallbacks
+    def test_readWithoutHandleLogsInAsTheTokensUser(self):
+        result = yield self.tool("status")
+        self.assertFalse(result["isError"], result)
+        self.assertEqual([gem.user for gem in self.pool.opened], ["Alice"])
+
+    @inlineCallbacks
+    def test_anotherIdentitysHandleAsUnknown(self):
+        """
+        Another identity presenting a handle is told exactly what a handle
+        that names nothing is told; the session and its gem are untouched.
+        """
+        handle = yield self.openSession()
+        gem = self.pool.opened[-1]
+        self.token = self.provider.token(sub="Mallory", scope="write")
+        for name in ("execute_code", "close_session"):
+            arguments = {"session": handle}
+            if name == "execute_code":
+                arguments["code"] = "3 + 4"
+            result = yield self.tool(name, arguments,
+                                     mcp_param_session=handle)
+            self.assertEqual(result, complete(
+                "tools/call", toolError(noSuchHandle(handle))))
+        self.assertIs(self.sessions.get(handle).gem, gem)
+        self.assertEqual(gem.calls, [])
+
+    @inlineCallbacks
+    def test_ownerKeepsTheHandle(self):
+        handle = yield self.openSession()
+        self.token = self.provider.token(sub="Alice", scope="write")
+        result = yield self.tool("execute_code",
+                                 {"code": "3 + 4", "session": handle},
+                                 mcp_param_session=handle)
+        self.assertEqual(result["content"][0]["text"], "7")
+
+    @inlineCallbacks
+    def test_anotherIdentitysTaskAsUnknown(self):
+        """
+        A task answers only the identity whose call it is.
+        """
+        handle = yield self.openSession()
+        task = self.app.modern.endpoint.tasks.adopt(
+            Deferred(), lambda: None, self.sessions.get(handle).principal)
+        meta = dict(META, **{"io.modelcontextprotocol/clientCapabilities":
+                             TASKS})
+        _, mine = yield self.send(modern("tasks/get", 5, meta,
+                                         taskId=task.taskId))
+        self.assertEqual(mine["result"]["status"], "working")
+        self.token = self.provider.token(sub="Mallory", scope="write")
+        _, stranger = yield self.send(modern("tasks/get", 5, meta,
+                                             taskId=task.taskId))
+        _, cancelled = yield self.send(modern("tasks/cancel", 6, meta,
+                                              taskId=task.taskId))
+        self.assertEqual(stranger["error"], {
+            "code": -32602, "message": f"Invalid params: no task "
+            f"{task.taskId!r} (it never existed, or its retention ran out)"})
+        self.assertEqual(cancelled["error"]["code"], -32602)
+        self.assertEqual(task.status, "working")
+
+    @inlineCallbacks
+    def test_scopesChooseTools(self):
+        self.token = self.provider.token(sub="Alice", scope="read")
+        _, body = yield self.send(modern("tools/list"))
+        names = {tool["name"] for tool in body["result"]["tools"]}
+        self.assertIn("get_method_source", names)
+        self.assertNotIn("execute_code", names)
+        handle = yield self.openSession()
+        response, body = yield self.send(modern(
+            "tools/call", 8, name="execute_code",
+            arguments={"code": "1", "session": handle}),
+            mcp_param_session=handle)
+        self.assertEqual((body["id"], body["error"]["code"]), (8, -32602))
+        self.assertIn("unknown tool", body["error"]["message"])
+
+    @inlineCallbacks
+    def test_scopesChooseResources(self):
+        self.token = self.provider.token(sub="Alice", scope="bare")
+        _, templates = yield self.send(modern("resources/templates/list"))
+        self.assertEqual(templates["result"]["resourceTemplates"], [])
+        _, read = yield self.send(modern("resources/read", 4, uri=SOURCE))
+        self.assertEqual(read["id"], 4)
+        self.assertIn("error", read)
+        self.assertEqual(self.pool.opened, [])
+
+
+class ReadOnlyModernTests(_Authenticated, ModernTestCase):
+    """
+    --read-only holds in the 2026 era: every session it logs in, behind a
+    handle or for one read, carries the stone's commit lock.
+    """
+
+    readOnly = True
+
+    def setUp(self):
+        super().setUp()
+        self.pool.configure = lambda gem: gem.results.update(
+            disable_commits=lambda args: {"armed": True})
+
+    @inlineCallbacks
+    def test_commitLockArmed(self):
+        yield self.openSession()
+        yield self.tool("status")
+        self.assertEqual(len(self.pool.opened), 2)
+        for gem in self.pool.opened:
+            self.assertIn(("disable_commits", {"reason": READ_ONLY_REASON}),
+                          gem.calls)

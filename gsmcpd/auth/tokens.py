@@ -62,12 +62,15 @@ class Principal:
     @ivar user: the GemStone user the person works as.
     @ivar scopes: the scopes the token grants.
     @ivar expires: when the token expires (POSIX seconds).
+    @ivar toolsets: the names of the toolsets its scopes open, or L{None}
+        for every served one (the bearer gate fills it in).
     """
 
     identity: str
     user: str
     scopes: frozenset
     expires: float
+    toolsets: frozenset | None = None
 
 
 _log = Logger()

@@ -171,7 +171,7 @@ def assemble(config, library, reactor):
     sessions = SessionRegistry(
         pool, reactor, config.lifetime.streamLossGrace,
         prepare=SessionPolicies(GemPreparation(endpoint.portLabel),
-                                config.toolsets, gate, config.readOnly),
+                                config.readOnly),
         stopGem=control.stopGem,
         onClose=[pending.forget] + ([audit.forget] if audit else []),
         metrics=operations.metrics)

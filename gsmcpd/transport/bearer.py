@@ -63,7 +63,8 @@ class BearerGate:
                               "{why}", method=request.method.decode(),
                               path=request.path.decode("latin-1"), why=e)
             return self.resource.challenge(e)
-        setattr(request, PRINCIPAL, principal)
+        setattr(request, PRINCIPAL, attr.evolve(
+            principal, toolsets=self.toolsetsFor(principal)))
         return None
 
     def metadata(self, request):
