@@ -299,13 +299,21 @@ class ScopedSurfaceTests(_Authenticated, TransportTestCase):
                          "export_class_source")
 
 
-class ReadOnlyTransportTests(AuthenticatedTransportTests):
+class _ReadOnly:
+    """
+    An authenticated transport with C{--read-only}'s session policy, over
+    gems that arm the commit lock.
+    """
+
     readOnly = True
 
     def setUp(self):
         super().setUp()
         self.pool.configure = lambda gem: gem.results.update(
             disable_commits=lambda args: {"armed": True})
+
+
+class ReadOnlyTransportTests(_ReadOnly, AuthenticatedTransportTests):
 
     @inlineCallbacks
     def test_commitLockArmedAtLogin(self):
@@ -440,18 +448,11 @@ class AuthenticatedModernTests(_Authenticated, ModernTestCase):
         self.assertEqual(self.pool.opened, [])
 
 
-class ReadOnlyModernTests(_Authenticated, ModernTestCase):
+class ReadOnlyModernTests(_ReadOnly, _Authenticated, ModernTestCase):
     """
     --read-only holds in the 2026 era: every session it logs in, behind a
     handle or for one read, carries the stone's commit lock.
     """
-
-    readOnly = True
-
-    def setUp(self):
-        super().setUp()
-        self.pool.configure = lambda gem: gem.results.update(
-            disable_commits=lambda args: {"armed": True})
 
     @inlineCallbacks
     def test_commitLockArmed(self):
