@@ -7,6 +7,7 @@ the audit trail).
 
 import json
 
+import attr
 from twisted.internet.defer import Deferred, inlineCallbacks
 from treq.testing import StubTreq
 from twisted.internet.task import Clock
@@ -15,13 +16,15 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.auth.keys import KeyFile, usableKeys
 from gsmcpd.auth.resource import ProtectedResource
 from gsmcpd.auth.scopes import ScopeToolsets
-from gsmcpd.auth.tokens import TokenValidator
+from gsmcpd.auth.tokens import Principal, TokenValidator
 from gsmcpd.daemon.options import ConfigError, Options
 from gsmcpd.daemon.security import (
     READ_ONLY_INSTRUCTIONS, READ_ONLY_REASON, SessionPolicies, auditLog,
     bearerGate, listeningEndpoint, securityServices)
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.protocol.callsessions import toolError
+from gsmcpd.protocol.eras import Envelope
+from gsmcpd.protocol.listen import Filter
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.protocol.handles import noSuchHandle
 from gsmcpd.protocol.results import complete
@@ -30,7 +33,8 @@ from gsmcpd.transport.bearer import BearerGate, BearerResource
 from gsmcpd.transport.http import McpApp
 from tests.fakes import SmalltalkRaised
 from tests.idp import AUDIENCE, ISSUER, IdentityProvider
-from tests.test_modern import META, SOURCE, TASKS, ModernTestCase, modern
+from tests.test_modern import (
+    META, SOURCE, TASKS, VERSION, ModernTestCase, modern)
 from tests.test_web import JSON, TransportTestCase, request
 
 AUTH = ("--auth-issuer", ISSUER, "--auth-audience", AUDIENCE)
@@ -446,6 +450,21 @@ class AuthenticatedModernTests(_Authenticated, ModernTestCase):
         self.assertEqual(read["id"], 4)
         self.assertIn("error", read)
         self.assertEqual(self.pool.opened, [])
+
+
+    def test_listenOnlyToReadableResources(self):
+        """
+        A listener hears only of resources its scopes may read.
+        """
+        endpoint = self.app.modern.endpoint
+        wants = Filter(resourceSubscriptions=frozenset({SOURCE, "x:/y"}))
+        for scope, heard in (("bare", {"x:/y"}), ("read", {SOURCE, "x:/y"})):
+            principal = Principal("Alice", "Alice", frozenset({scope}), 0.0)
+            principal = attr.evolve(
+                principal, toolsets=self.gate.toolsetsFor(principal))
+            envelope = Envelope(VERSION, {}, principal=principal)
+            self.assertEqual(endpoint.listenable(wants, envelope)
+                             .resourceSubscriptions, heard)
 
 
 class ReadOnlyModernTests(_ReadOnly, _Authenticated, ModernTestCase):

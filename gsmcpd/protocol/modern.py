@@ -11,6 +11,7 @@ L{gsmcpd.protocol.calls.CallRunner}); only asking the client differs
 (input-required rounds, L{gsmcpd.protocol.asking}).
 """
 
+import attr
 from twisted.internet.defer import inlineCallbacks, maybeDeferred
 from twisted.logger import Logger
 
@@ -141,6 +142,17 @@ class ModernEndpoint:
         if extensions:
             declared["extensions"] = extensions
         return declared
+
+    def listenable(self, wants, envelope):
+        """
+        C{wants} less the resources the request's token may not read: a
+        listener hears of a class only if its scopes could browse it.
+        """
+        mine = self.dispatcher.surfaceOf(self.sessions.detached(envelope))
+        served = self.dispatcher.surface
+        return attr.evolve(wants, resourceSubscriptions=frozenset(
+            uri for uri in wants.resourceSubscriptions
+            if mine.resolve(uri) or not served.resolve(uri)))
 
     def _discover(self, message, envelope, headers, openStream):
         return discoverResult(self.dispatcher.serverInfo(),

@@ -99,7 +99,8 @@ class ModernPost:
         Hold the response open as the listener's stream: acknowledged
         first, then every change its filter names, until the client goes.
         """
-        wants = readFilter(message.params).granted(OFFERED)
+        wants = self.endpoint.listenable(
+            readFilter(message.params).granted(OFFERED), envelope)
         outbox = Outbox(f"listener {message.id!r}")
         stream = EventStream(request, self.clock, outbox)
 
