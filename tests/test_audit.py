@@ -70,6 +70,24 @@ class AuditLogTests(SynchronousTestCase):
         self.assertIsNone(self.call("list_classes", {"dictionaryName": "X"},
                                     ok())["sourceSha256"])
 
+    def test_malformedCallRecorded(self):
+        """
+        A call with no tool name, or with arguments that are not an object,
+        is recorded (as the protocol error it got) rather than crashing.
+        """
+        refused = {"jsonrpc": "2.0", "id": 1, "error": {
+            "code": -32602, "message": "bad"}}
+        for tool, arguments in ((7, None), ("compile_method", ["x"]),
+                                ("execute_code", "1 + 1")):
+            event = self.call(tool, arguments, refused)
+            self.assertEqual(event["outcome"], "protocolError:-32602")
+            self.assertEqual(event["argumentBytes"], {})
+            self.assertIsNone(event["sourceSha256"])
+        self.assertIsNone(self.events[0]["tool"])
+        event = self.call(None, {"code": "1"}, refused)
+        self.assertEqual((event["tool"], event["sourceSha256"]),
+                         (None, None))
+
     def test_outcomes(self):
         self.assertEqual(outcome(toolError("compileError")),
                          "error:compileError")

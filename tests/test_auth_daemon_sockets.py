@@ -64,11 +64,11 @@ class TlsDaemonTestCase(SynchronousTestCase):
         self.provider.now = time.time()
         return self.provider.token(**claims)
 
-    def client(self, token):
+    def client(self, token, *mode):
         finished = subprocess.run(
             [sys.executable, os.path.join(CLIENTS,
                                           "python_sdk_bearer_client.py"),
-             self.audience, self.caFile, "GSMCP_TEST_TOKEN"],
+             self.audience, self.caFile, "GSMCP_TEST_TOKEN", *mode],
             capture_output=True, text=True, timeout=60,
             env=dict(os.environ, GSMCP_TEST_TOKEN=token))
         self.assertEqual(finished.returncode, 0, finished.stderr)
@@ -106,6 +106,20 @@ class AuthenticatedDaemonTests(TlsDaemonTestCase):
                                       scope="gemstone:write"))
         self.assertEqual(seen["status"]["structured"]["user"], "Alice")
         self.assertFalse(seen["commit"]["isError"], seen["commit"])
+
+    def test_modernSessionIsTheTokensUser(self):
+        """
+        The SDK client negotiating 2026-07-28 over HTTPS: the session
+        open_session logs in, and status run through its handle, are the
+        token's GemStone user; the read scope's tools only.
+        """
+        seen = self.client(self.token(sub="Alice", scope="gemstone:read"),
+                           "auto")
+        self.assertEqual(seen["protocolVersion"], "2026-07-28")
+        self.assertEqual(seen["status"]["structured"]["user"], "Alice")
+        self.assertFalse(seen["close"]["isError"], seen["close"])
+        self.assertIn("open_session", seen["tools"])
+        self.assertNotIn("execute_code", seen["tools"])
 
     def test_readOnlyUserCannotCommit(self):
         seen = self.client(self.token(sub="McpReadOnly",

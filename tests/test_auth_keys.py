@@ -12,6 +12,8 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 from twisted.web.resource import Resource
 
+from gsmcpd.auth.documents import MIN_FRESHNESS
+
 from gsmcpd.auth.keys import (
     UNKNOWN_KEY_REFRESH_INTERVAL, KeyFile, KeySetError, KeysUnavailable,
     RemoteKeys,
@@ -86,8 +88,10 @@ class _Switchable(Resource):
         super().__init__()
         self.inner = inner
         self.down = False
+        self.requests = 0
 
     def render_GET(self, request):
+        self.requests += 1
         if self.down:
             request.setResponseCode(503)
             return b"down"
@@ -185,6 +189,48 @@ class RemoteKeysTests(SynchronousTestCase):
         self.successResultOf(self.validate(self.provider.token()))
         self.successResultOf(self.validate(self.provider.token()))
         self.assertEqual(len(self.keys.keys), 3)
+
+    def keyFor(self):
+        d = self.keys.keyFor("ed-1", "EdDSA")
+        self.client.flush()
+        return d
+
+    def test_failedRefreshWaitsTheMinimumFreshness(self):
+        """
+        While the authorization server is down, tokens past the keys'
+        freshness cause one refresh, not one each.
+        """
+        self.successResultOf(self.keyFor())
+        self.web.down = True
+        self.clock.advance(CACHE_SECONDS + 1)
+        self.successResultOf(self.keyFor())
+        oneRefresh = self.web.requests
+        for _ in range(5):
+            self.clock.advance(1)
+            self.assertEqual(self.successResultOf(self.keyFor()).key_id,
+                             "ed-1")
+        self.assertEqual(self.web.requests, oneRefresh)
+        self.clock.advance(MIN_FRESHNESS)
+        self.successResultOf(self.keyFor())
+        self.assertGreater(self.web.requests, oneRefresh)
+
+    def test_noKeysRefreshIsRateLimited(self):
+        """
+        With no key known and the authorization server down, refusing a
+        stream of tokens costs one refresh per interval.
+        """
+        self.web.down = True
+        self.failureResultOf(self.validate(self.provider.token()),
+                             KeysUnavailable)
+        oneRefresh = self.web.requests
+        for _ in range(5):
+            self.failureResultOf(self.validate(self.provider.token()),
+                                 KeysUnavailable)
+        self.assertEqual(self.web.requests, oneRefresh)
+        self.clock.advance(UNKNOWN_KEY_REFRESH_INTERVAL)
+        self.failureResultOf(self.validate(self.provider.token()),
+                             KeysUnavailable)
+        self.assertGreater(self.web.requests, oneRefresh)
 
     def test_noKeysYet(self):
         self.web.down = True

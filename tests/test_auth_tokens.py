@@ -4,12 +4,13 @@ yields.
 """
 
 from twisted.internet.task import Clock
+from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.keys import KeyFile, usableKeys
 from gsmcpd.auth.tokens import (
     LEEWAY, InsufficientScope, InvalidToken, NoToken, Principal,
-    TokenValidator, bearerToken)
+    TokenValidator, admits, bearerToken)
 from gsmcpd.auth.users import UserMap
 from tests.idp import (
     AUDIENCE, ISSUER, IdentityProvider, SigningKey, hmacWithPublicKey,
@@ -174,3 +175,33 @@ class TokenValidatorTests(SynchronousTestCase):
     def test_tokenWithoutKeyIdUsesTheOnlyKeyOfItsAlgorithm(self):
         token = self.provider.keys[0].sign(self.provider.claims(), kid=None)
         self.principal(token)
+
+
+class AdmitsTests(SynchronousTestCase):
+    """
+    L{admits}: what an identity opened answers that identity only.
+    """
+
+    def setUp(self):
+        self.events = []
+        observer = self.events.append
+        globalLogPublisher.addObserver(observer)
+        self.addCleanup(globalLogPublisher.removeObserver, observer)
+
+    def test_owner(self):
+        alice = Principal("alice", "Alice", frozenset(), 0.0)
+        self.assertTrue(admits(alice, alice, "session 01234567"))
+        self.assertEqual(self.events, [])
+
+    def test_openedWithoutAuthentication(self):
+        self.assertTrue(admits(None, None, "session 01234567"))
+
+    def test_strangerLogged(self):
+        alice = Principal("alice", "Alice", frozenset(), 0.0)
+        mallory = Principal("mallory", "Mallory", frozenset(), 0.0)
+        for stranger in (mallory, None):
+            self.assertFalse(admits(alice, stranger, "handle 0123abcd"))
+        self.assertEqual([(e["what"], e["stranger"], e["owner"])
+                          for e in self.events],
+                         [("handle 0123abcd", "mallory", "alice"),
+                          ("handle 0123abcd", None, "alice")])

@@ -85,18 +85,6 @@ class BearerGateTests(SynchronousTestCase):
         self.assertEqual(request.responseHeaders.getRawHeaders(
             b"content-type"), [b"application/json"])
 
-    def test_owner(self):
-        request = self.request()
-        setattr(request, PRINCIPAL, principal("alice"))
-        self.assertTrue(self.gate.owns(request, _Session(
-            principal=principal("alice"))))
-
-    def test_stranger(self):
-        request = self.request()
-        setattr(request, PRINCIPAL, principal("mallory"))
-        self.assertFalse(self.gate.owns(request, _Session(
-            principal=principal("alice"))))
-
     def test_toolsetsFor(self):
         self.assertEqual(self.gate.toolsetsFor(Principal(
             "a", "a", frozenset({"gemstone:read", "gemstone:write"}), 0)),
@@ -123,25 +111,22 @@ class BearerResourceTests(SynchronousTestCase):
     """
 
     def setUp(self):
-        clock = Clock()
+        self.clock = clock = Clock()
         clock.advance(NOW)
         self.provider = IdentityProvider(now=NOW)
-        gate = BearerGate(
+        self.gate = gate = BearerGate(
             TokenValidator(KeyFile(usableKeys(self.provider.jwks())), ISSUER,
                            AUDIENCE, clock),
             ProtectedResource(AUDIENCE, ISSUER))
-        self.sessions = {}
-        self.client = StubTreq(BearerResource(_App().app.resource(), gate,
-                                              self.sessions))
+        self.client = StubTreq(BearerResource(_App().app.resource(), gate))
 
-    def request(self, method, path="/mcp", token=None, session=None):
+    def request(self, method, path="/mcp", token=None, data=None):
         headers = {}
         if token is not None:
             headers[b"authorization"] = [b"Bearer " + token.encode()]
-        if session is not None:
-            headers[b"mcp-session-id"] = [session.encode()]
         response = self.successResultOf(self.client.request(
-            method, "https://127.0.0.1:8443" + path, headers=headers))
+            method, "https://127.0.0.1:8443" + path, headers=headers,
+            data=data))
         return response, self.successResultOf(self.client.content(response))
 
     def test_admitted(self):
@@ -168,14 +153,51 @@ class BearerResourceTests(SynchronousTestCase):
         self.assertEqual(self.request(
             "POST", "/.well-known/oauth-protected-resource")[0].code, 405)
 
-    def test_anotherIdentitysSession(self):
-        self.sessions["s1"] = _Session("s1", principal("alice"))
-        response, body = self.request("POST", token=self.provider.token(
-            sub="mallory"), session="s1")
-        self.assertEqual(response.code, 404)
+    def test_refusalsCarryTheRequestsId(self):
+        """
+        A 401 or 403 answers with the id of the request it refuses, where
+        the body parses far enough to have one.
+        """
+        ping = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "ping"})
+        for token in (None, "garbage"):
+            response, body = self.request("POST", token=token, data=ping)
+            self.assertEqual((response.code, json.loads(body)["id"]),
+                             (401, 7))
+        for data, expected in (
+                (b"{not json", None),
+                (json.dumps({"jsonrpc": "2.0", "method": "notifications/x"}),
+                 None),
+                (json.dumps({"jsonrpc": "2.0", "id": "a", "method": 3}), "a")):
+            response, body = self.request("POST", data=data)
+            self.assertEqual(json.loads(body)["id"], expected, data)
 
-    def test_ownSession(self):
-        self.sessions["s1"] = _Session("s1", principal("alice"))
-        response, body = self.request("POST", token=self.provider.token(
-            sub="alice"), session="s1")
-        self.assertEqual((response.code, body), (200, b"alice"))
+    def test_forbiddenCarriesTheRequestsId(self):
+        gate = BearerGate(
+            TokenValidator(KeyFile(usableKeys(self.provider.jwks())), ISSUER,
+                           AUDIENCE, self.clock,
+                           requiredScopes={"gemstone:read"}),
+            ProtectedResource(AUDIENCE, ISSUER, frozenset({"gemstone:read"})))
+        self.client = StubTreq(BearerResource(_App().app.resource(), gate))
+        response, body = self.request(
+            "POST", token=self.provider.token(scope="other"),
+            data=json.dumps({"jsonrpc": "2.0", "id": 9, "method": "ping"}))
+        self.assertEqual((response.code, json.loads(body)["id"]), (403, 9))
+
+    def test_admittedBodyIntact(self):
+        """
+        A refusal reads the body; an admitted request's body is the app's,
+        untouched.
+        """
+        self.client = StubTreq(BearerResource(_Echo().app.resource(),
+                                              self.gate))
+        response, body = self.request("POST", token=self.provider.token(),
+                                      data=b'{"x": 1}')
+        self.assertEqual(body, b'{"x": 1}')
+
+
+class _Echo:
+    app = Klein()
+
+    @app.route("/mcp", methods=["POST"])
+    def mcp(self, request):
+        return request.content.read()

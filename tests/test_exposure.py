@@ -25,6 +25,33 @@ class ListeningTests(SynchronousTestCase):
             self.assertFalse(Listening.parse(description).local,
                              description)
 
+    def test_kindWithoutRegardToCase(self):
+        """
+        Twisted listens on every interface for C{TCP6:8123} as for
+        C{tcp6:8123}, so it is judged the same.
+        """
+        for description in ("TCP6:8123", "Tcp:8000", "SSL:8443:privateKey=k"):
+            listening = Listening.parse(description)
+            self.assertFalse(listening.local, description)
+            self.assertRaises(ExposureError, listening.check, False, False)
+        self.assertTrue(Listening.parse("SSL:8443:privateKey=k").tls)
+        self.assertTrue(Listening.parse("UNIX:/run/gsmcpd.sock").local)
+
+    def test_unknownKindRemote(self):
+        """
+        Only unix sockets and systemd's sockets count as local; a kind this
+        cannot judge is refused without authentication.
+        """
+        self.assertTrue(Listening.parse("systemd:domain=INET:index=0").local)
+        for description in ("le:/certs:tcp:443", "onion:80",
+                            "txws:tcp:8000"):
+            listening = Listening.parse(description)
+            self.assertFalse(listening.local, description)
+            error = self.assertRaises(ExposureError, listening.check, False,
+                                      False)
+            self.assertIn("endpoint, which may listen beyond", str(error))
+            listening.check(False, True)
+
     def test_unauthenticatedRemoteRefused(self):
         error = self.assertRaises(
             ExposureError, Listening.parse(

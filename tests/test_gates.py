@@ -3,9 +3,11 @@ Tests for L{gsmcpd.transport.gates}: each gate's refusal, on a request
 built in memory.
 """
 
+import attr
 from twisted.trial.unittest import TestCase
 from twisted.web.test.requesthelper import DummyRequest
 
+from gsmcpd.auth.tokens import Principal
 from gsmcpd.transport.gates import Refusal, checkHeaders, namedSession
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 
@@ -61,13 +63,25 @@ class HeaderGateTests(TestCase):
         self.check(requestWith(mcp_protocol_version="2025-03-26"))
 
 
+@attr.s
+class _Session:
+    handle = attr.ib()
+    principal = attr.ib(default=None)
+
+
+def principal(identity):
+    return Principal(identity, identity, frozenset(), 0.0)
+
+
 class SessionGateTests(TestCase):
 
-    sessions = {"abc": "the session"}
+    def setUp(self):
+        self.sessions = {"abc": _Session("abc"),
+                         "alices": _Session("alices", principal("alice"))}
 
     def test_named(self):
-        self.assertEqual(namedSession(requestWith(mcp_session_id="abc"),
-                                      self.sessions), "the session")
+        self.assertIs(namedSession(requestWith(mcp_session_id="abc"),
+                                   self.sessions), self.sessions["abc"])
 
     def test_missingHeader400(self):
         refusal = self.assertRaises(Refusal, namedSession, requestWith(),
@@ -79,3 +93,23 @@ class SessionGateTests(TestCase):
             Refusal, namedSession, requestWith(mcp_session_id="zzz"),
             self.sessions)
         self.assertEqual(refusal.status, 404)
+
+    def test_owner(self):
+        self.assertIs(namedSession(requestWith(mcp_session_id="alices"),
+                                   self.sessions, principal("alice")),
+                      self.sessions["alices"])
+
+    def test_strangerAsUnknown(self):
+        """
+        Another identity's session is refused exactly as an unknown one.
+        """
+        unknown = self.assertRaises(
+            Refusal, namedSession, requestWith(mcp_session_id="zzz"),
+            self.sessions, principal("mallory"))
+        for who in (principal("mallory"), None):
+            stranger = self.assertRaises(
+                Refusal, namedSession, requestWith(mcp_session_id="alices"),
+                self.sessions, who)
+            self.assertEqual(
+                (stranger.status, stranger.message, stranger.code),
+                (unknown.status, unknown.message, unknown.code))

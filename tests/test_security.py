@@ -7,7 +7,8 @@ the audit trail).
 
 import json
 
-from twisted.internet.defer import inlineCallbacks
+import attr
+from twisted.internet.defer import Deferred, inlineCallbacks
 from treq.testing import StubTreq
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
@@ -15,19 +16,25 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.auth.keys import KeyFile, usableKeys
 from gsmcpd.auth.resource import ProtectedResource
 from gsmcpd.auth.scopes import ScopeToolsets
-from gsmcpd.auth.tokens import TokenValidator
+from gsmcpd.auth.tokens import Principal, TokenValidator
 from gsmcpd.daemon.options import ConfigError, Options
 from gsmcpd.daemon.security import (
     READ_ONLY_INSTRUCTIONS, READ_ONLY_REASON, SessionPolicies, auditLog,
     bearerGate, listeningEndpoint, securityServices)
 from gsmcpd.observe.audit import AuditLog
+from gsmcpd.protocol.callsessions import toolError
+from gsmcpd.protocol.eras import Envelope
+from gsmcpd.protocol.listen import Filter
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.sessions.hygiene import GemPreparation
+from gsmcpd.protocol.handles import noSuchHandle
+from gsmcpd.protocol.results import complete
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from gsmcpd.transport.bearer import BearerGate, BearerResource
 from gsmcpd.transport.http import McpApp
 from tests.fakes import SmalltalkRaised
 from tests.idp import AUDIENCE, ISSUER, IdentityProvider
+from tests.test_modern import (
+    META, SOURCE, TASKS, VERSION, ModernTestCase, modern)
 from tests.test_web import JSON, TransportTestCase, request
 
 AUTH = ("--auth-issuer", ISSUER, "--auth-audience", AUDIENCE)
@@ -132,7 +139,7 @@ class ConfigTests(SynchronousTestCase):
         self.assertIsNone(bearerGate(configure(), None))
 
 
-class AuthenticatedTransportTests(TransportTestCase):
+class _Authenticated:
     """
     The transport behind L{BearerResource}, with the session policies the
     daemon assembles, over a L{tests.fakes.FakePool}.
@@ -149,16 +156,16 @@ class AuthenticatedTransportTests(TransportTestCase):
             TokenValidator(KeyFile(usableKeys(self.provider.jwks())), ISSUER,
                            AUDIENCE, self.clock),
             ProtectedResource(AUDIENCE, ISSUER),
-            ScopeToolsets({"read": frozenset({"browsing", "session"}),
+            ScopeToolsets({"bare": frozenset({"session"}),
+                           "read": frozenset({"browsing", "session"}),
                            "write": frozenset({"browsing", "session",
                                                "execution"})}))
         self.sessions.prepare = SessionPolicies(
-            lambda session: None, toolsets, self.gate, self.readOnly)
+            lambda session: None, self.readOnly)
         self.events = []
         self.app = self.makeApp(Dispatcher(ToolCatalog(toolsets),
                                            ServerIdentity()))
-        self.treq = StubTreq(BearerResource(self.app.resource(), self.gate,
-                                            self.sessions))
+        self.treq = StubTreq(BearerResource(self.app.resource(), self.gate))
         self.token = self.provider.token(sub="Alice", scope="write")
 
     def makeApp(self, dispatcher):
@@ -174,6 +181,12 @@ class AuthenticatedTransportTests(TransportTestCase):
         _, body = yield self.post(request("tools/list", 3), session)
         return sorted(tool["name"] for tool in body["result"]["tools"])
 
+
+class AuthenticatedTransportTests(_Authenticated, TransportTestCase):
+    """
+    The 2025 era behind L{BearerResource}.
+    """
+
     @inlineCallbacks
     def test_tokenUserLogsIn(self):
         yield self.initialize()
@@ -186,7 +199,8 @@ class AuthenticatedTransportTests(TransportTestCase):
         session.gem.abandon = lambda reason: None  # no call is running
         yield self.sessions.replaceGem(session, "test")
         self.assertEqual(self.pool.opened[-1].user, "Alice")
-        self.assertIsNotNone(self.sessions.get(handle).tools)
+        self.assertEqual(self.sessions.get(handle).principal.toolsets,
+                         frozenset({"browsing", "session", "execution"}))
 
     @inlineCallbacks
     def test_scopesChooseTools(self):
@@ -203,10 +217,18 @@ class AuthenticatedTransportTests(TransportTestCase):
 
     @inlineCallbacks
     def test_anotherIdentityGetsNotFound(self):
+        """
+        Another identity's request on a session is answered exactly as one
+        on a session that does not exist: same status, same body, with the
+        request's id.
+        """
         handle, _ = yield self.initialize()
         self.token = self.provider.token(sub="Mallory", scope="write")
-        response, _ = yield self.post(request("ping", 3), handle)
-        self.assertEqual(response.code, 404)
+        stranger = yield self.post(request("ping", 3), handle)
+        unknown = yield self.post(request("ping", 3), "0" * len(handle))
+        self.assertEqual((stranger[0].code, stranger[1]),
+                         (unknown[0].code, unknown[1]))
+        self.assertEqual((stranger[0].code, stranger[1]["id"]), (404, 3))
         response = yield self.treq.delete(
             "http://127.0.0.1/mcp", headers={
                 "authorization": [f"Bearer {self.token}"],
@@ -231,14 +253,71 @@ class AuthenticatedTransportTests(TransportTestCase):
             (event["identity"], event["gemstoneUser"], event["tool"],
              event["outcome"]), ("Alice", "Alice", "execute_code", "ok"))
 
+    @inlineCallbacks
+    def test_malformedCallAudited(self):
+        """
+        A C{tools/call} without a name or with arguments that are not an
+        object gets its refusal, with its id, and the trail records it.
+        """
+        handle, _ = yield self.initialize()
+        for params in ({"arguments": {}},
+                       {"name": "execute_code", "arguments": ["1"]}):
+            _, body = yield self.post(request("tools/call", 9, **params),
+                                      handle)
+            self.assertEqual(body["id"], 9, body)
+        events = [e for e in self.events if e.get("event") == "toolCall"]
+        self.assertEqual([(e["tool"], e["outcome"]) for e in events],
+                         [(None, "protocolError:-32602"),
+                          ("execute_code", "error:invalidParams")])
 
-class ReadOnlyTransportTests(AuthenticatedTransportTests):
+
+class ScopedSurfaceTests(_Authenticated, TransportTestCase):
+    """
+    A token's scopes choose resources, templates and prompts as they choose
+    tools: without the browsing scope, no class source by resources/read.
+    """
+
+    @inlineCallbacks
+    def surfaceFor(self, scope):
+        self.token = self.provider.token(sub="Alice", scope=scope)
+        handle, _ = yield self.initialize()
+        _, templates = yield self.post(
+            request("resources/templates/list", 3), handle)
+        _, read = yield self.post(request(
+            "resources/read", 4, uri=SOURCE), handle)
+        return ([t["uriTemplate"] for t in
+                 templates["result"]["resourceTemplates"]], read)
+
+    @inlineCallbacks
+    def test_withoutTheScope(self):
+        templates, read = yield self.surfaceFor("bare")
+        self.assertEqual(templates, [])
+        self.assertEqual((read["id"], read["error"]["code"]), (4, -32002))
+        self.assertEqual(self.pool.opened[-1].calls, [])
+
+    @inlineCallbacks
+    def test_withTheScope(self):
+        templates, read = yield self.surfaceFor("read")
+        self.assertIn("gemstone://class/{className}/source", templates)
+        self.assertEqual(self.pool.opened[-1].calls[-1][0],
+                         "export_class_source")
+
+
+class _ReadOnly:
+    """
+    An authenticated transport with C{--read-only}'s session policy, over
+    gems that arm the commit lock.
+    """
+
     readOnly = True
 
     def setUp(self):
         super().setUp()
         self.pool.configure = lambda gem: gem.results.update(
             disable_commits=lambda args: {"armed": True})
+
+
+class ReadOnlyTransportTests(_ReadOnly, AuthenticatedTransportTests):
 
     @inlineCallbacks
     def test_commitLockArmedAtLogin(self):
@@ -274,11 +353,131 @@ class SecurityServicesTests(SynchronousTestCase):
         self.assertEqual(securityServices(None, None, None, None), [])
 
 
-class SessionPoliciesTests(SynchronousTestCase):
-    def test_catalogsShared(self):
-        toolsets = buildToolsets(("browsing", "session"))
-        policies = SessionPolicies(GemPreparation(), toolsets)
-        self.assertIs(policies._catalogFor(frozenset({"browsing"})),
-                      policies._catalogFor(frozenset({"browsing"})))
-        self.assertIsNone(policies._catalogFor(None))
+class AuthenticatedModernTests(_Authenticated, ModernTestCase):
+    """
+    The 2026-07-28 era behind L{BearerResource}: sessions log in as the
+    token's GemStone user, handles and tasks answer only their owner, and
+    scopes choose what is offered, as in the 2025 era.
+    """
 
+    @inlineCallbacks
+    def test_openSessionLogsInAsTheTokensUser(self):
+        handle = yield self.openSession()
+        self.assertEqual(self.pool.opened[-1].user, "Alice")
+        self.assertEqual(self.sessions.get(handle).principal.identity,
+                         "Alice")
+
+    @inlineCallbacks
+    def test_readWithoutHandleLogsInAsTheTokensUser(self):
+        result = yield self.tool("status")
+        self.assertFalse(result["isError"], result)
+        self.assertEqual([gem.user for gem in self.pool.opened], ["Alice"])
+
+    @inlineCallbacks
+    def test_anotherIdentitysHandleAsUnknown(self):
+        """
+        Another identity presenting a handle is told exactly what a handle
+        that names nothing is told; the session and its gem are untouched.
+        """
+        handle = yield self.openSession()
+        gem = self.pool.opened[-1]
+        self.token = self.provider.token(sub="Mallory", scope="write")
+        for name in ("execute_code", "close_session"):
+            arguments = {"session": handle}
+            if name == "execute_code":
+                arguments["code"] = "3 + 4"
+            result = yield self.tool(name, arguments,
+                                     mcp_param_session=handle)
+            self.assertEqual(result, complete(
+                "tools/call", toolError(noSuchHandle(handle))))
+        self.assertIs(self.sessions.get(handle).gem, gem)
+        self.assertEqual(gem.calls, [])
+
+    @inlineCallbacks
+    def test_ownerKeepsTheHandle(self):
+        handle = yield self.openSession()
+        self.token = self.provider.token(sub="Alice", scope="write")
+        result = yield self.tool("execute_code",
+                                 {"code": "3 + 4", "session": handle},
+                                 mcp_param_session=handle)
+        self.assertEqual(result["content"][0]["text"], "7")
+
+    @inlineCallbacks
+    def test_anotherIdentitysTaskAsUnknown(self):
+        """
+        A task answers only the identity whose call it is.
+        """
+        handle = yield self.openSession()
+        task = self.app.modern.endpoint.tasks.adopt(
+            Deferred(), lambda: None, self.sessions.get(handle).principal)
+        meta = dict(META, **{"io.modelcontextprotocol/clientCapabilities":
+                             TASKS})
+        _, mine = yield self.send(modern("tasks/get", 5, meta,
+                                         taskId=task.taskId))
+        self.assertEqual(mine["result"]["status"], "working")
+        self.token = self.provider.token(sub="Mallory", scope="write")
+        _, stranger = yield self.send(modern("tasks/get", 5, meta,
+                                             taskId=task.taskId))
+        _, cancelled = yield self.send(modern("tasks/cancel", 6, meta,
+                                              taskId=task.taskId))
+        self.assertEqual(stranger["error"], {
+            "code": -32602, "message": f"Invalid params: no task "
+            f"{task.taskId!r} (it never existed, or its retention ran out)"})
+        self.assertEqual(cancelled["error"]["code"], -32602)
+        self.assertEqual(task.status, "working")
+
+    @inlineCallbacks
+    def test_scopesChooseTools(self):
+        self.token = self.provider.token(sub="Alice", scope="read")
+        _, body = yield self.send(modern("tools/list"))
+        names = {tool["name"] for tool in body["result"]["tools"]}
+        self.assertIn("get_method_source", names)
+        self.assertNotIn("execute_code", names)
+        handle = yield self.openSession()
+        response, body = yield self.send(modern(
+            "tools/call", 8, name="execute_code",
+            arguments={"code": "1", "session": handle}),
+            mcp_param_session=handle)
+        self.assertEqual((body["id"], body["error"]["code"]), (8, -32602))
+        self.assertIn("unknown tool", body["error"]["message"])
+
+    @inlineCallbacks
+    def test_scopesChooseResources(self):
+        self.token = self.provider.token(sub="Alice", scope="bare")
+        _, templates = yield self.send(modern("resources/templates/list"))
+        self.assertEqual(templates["result"]["resourceTemplates"], [])
+        _, read = yield self.send(modern("resources/read", 4, uri=SOURCE))
+        self.assertEqual(read["id"], 4)
+        self.assertIn("error", read)
+        self.assertEqual(self.pool.opened, [])
+
+
+    def test_listenOnlyToReadableResources(self):
+        """
+        A listener hears only of resources its scopes may read.
+        """
+        endpoint = self.app.modern.endpoint
+        wants = Filter(resourceSubscriptions=frozenset({SOURCE, "x:/y"}))
+        for scope, heard in (("bare", {"x:/y"}), ("read", {SOURCE, "x:/y"})):
+            principal = Principal("Alice", "Alice", frozenset({scope}), 0.0)
+            principal = attr.evolve(
+                principal, toolsets=self.gate.toolsetsFor(principal))
+            envelope = Envelope(VERSION, {}, principal=principal)
+            self.assertEqual(endpoint.listenable(wants, envelope)
+                             .resourceSubscriptions, heard)
+
+
+class ReadOnlyModernTests(_ReadOnly, _Authenticated, ModernTestCase):
+    """
+    --read-only holds in the 2026 era: every session it logs in, behind a
+    handle or for one read, carries the stone's commit lock.
+    """
+
+    @inlineCallbacks
+    def test_commitLockArmed(self):
+        yield self.openSession()
+        yield self.tool("status")
+        self.assertEqual(len(self.pool.opened), 2)
+        for gem in self.pool.opened:
+            self.assertIn(("disable_commits", {"reason": READ_ONLY_REASON}),
+                          gem.calls)

@@ -211,6 +211,20 @@ class AssemblyTests(SynchronousTestCase):
             .getServiceNamed("hygiene")._work.__self__
         self.assertEqual(hygiene.pinnedViewGrace, 30)
 
+    def test_auditNamesTheWorkerUser(self):
+        """
+        With C{--worker-user}, sessions log in as the worker user, so that is
+        the GemStone user the audit trail names.
+        """
+        log = self.mktemp()
+        audits = [self.assembled("--audit-log", log, *argv)
+                  .getServiceNamed("audit")._audit
+                  for argv in ((), ("--worker-user", "McpReadOnly"))]
+        for audit in audits:
+            self.addCleanup(audit.close)
+        self.assertEqual([audit.defaultUser for audit in audits],
+                         ["DataCurator", "McpReadOnly"])
+
     def test_simulatedStoneOnlyWhenAsked(self):
         stone = self.assembled().getServiceNamed("stone")
         self.assertIsNotNone(stone.simulator)
@@ -219,7 +233,8 @@ class AssemblyTests(SynchronousTestCase):
 
     def test_badEndpointRefused(self):
         self.assertIn("--port 'carrier-pigeon:8000'", str(self.assertRaises(
-            ConfigError, self.assembled, "--port", "carrier-pigeon:8000")))
+            ConfigError, self.assembled, "--port", "carrier-pigeon:8000",
+            "--allow-unauthenticated-remote")))
 
     def test_listensWhereConfigured(self):
         service = self.assembled("--port", "tcp:8123:interface=127.0.0.1")

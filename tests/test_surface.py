@@ -7,8 +7,10 @@ through the conformance fixtures.
 import json
 
 from twisted.internet.defer import inlineCallbacks
+from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.surface import surfaceOf
 from gsmcpd.tools.conformance import ConformanceToolset
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from tests.test_lifetime import events
@@ -214,3 +216,17 @@ class CallStreamTests(SurfaceTestCase):
         self.treq.flush()
         self.assertEqual(events(again)[-1]["id"], 5)
         self.assertEqual(events(received), [])
+
+
+class SurfaceOfTests(SynchronousTestCase):
+    def test_oncePerCatalog(self):
+        """
+        A catalog narrowed to toolsets without resources offers none; each
+        catalog's surface is made once.
+        """
+        catalog = ToolCatalog.named(("browsing", "execution"))
+        narrowed = catalog.narrowed(frozenset({"execution"}))
+        self.assertIs(surfaceOf(catalog), surfaceOf(catalog))
+        self.assertTrue(surfaceOf(catalog).templates)
+        self.assertEqual((surfaceOf(narrowed).templates,
+                          surfaceOf(narrowed).resources), ([], {}))

@@ -6,6 +6,7 @@ from twisted.internet.defer import CancelledError, Deferred, inlineCallbacks
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.auth.tokens import Principal
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol import tasks
 from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
@@ -49,6 +50,23 @@ class TaskStoreTests(SynchronousTestCase):
         return self.store.adopt(self.working,
                                 lambda: self.cancelled.append(True))
 
+
+    def test_ownerOnly(self):
+        """
+        Another identity's task is answered exactly as an unknown one, and
+        cannot be cancelled.
+        """
+        alice = Principal("alice", "Alice", frozenset(), 0.0)
+        mallory = Principal("mallory", "Mallory", frozenset(), 0.0)
+        task = self.store.adopt(Deferred(), lambda: None, alice)
+        self.assertIs(self.store.get(task.taskId, alice), task)
+        stranger = self.assertRaises(JsonRpcError, self.store.get,
+                                     task.taskId, mallory)
+        self.store._tasks.pop(task.taskId)
+        unknown = self.assertRaises(JsonRpcError, self.store.get,
+                                    task.taskId, alice)
+        self.assertEqual((stranger.code, stranger.message),
+                         (unknown.code, unknown.message))
 
     def test_created(self):
         """

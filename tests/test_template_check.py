@@ -4,9 +4,12 @@ runs on the simulated stone (so on a real stone, only a real difference
 shows).
 """
 
+import contextlib
 import importlib.machinery
 import importlib.util
+import io
 import json
+import os
 from pathlib import Path
 
 from twisted.trial.unittest import SynchronousTestCase
@@ -57,3 +60,45 @@ class CheckScriptTests(SynchronousTestCase):
         self.assertTrue(script.startswith("set gemstone stone user user password secret\n"))
         self.assertEqual(script.count("\nprintit\n"), len(self.script.SAMPLES))
         self.assertTrue(script.endswith("abort\nlogout\nexit\n"))
+
+    def scriptOnly(self, *argv, environ=None):
+        """
+        The topaz input C{main} writes for C{argv} with C{--script-only}.
+        """
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(self.script.main(["--script-only", *argv],
+                                              environ or {}), 0)
+        return out.getvalue()
+
+    def passwordFile(self, mode):
+        path = self.mktemp()
+        with open(path, "w") as f:
+            f.write("hunter2\n")
+        os.chmod(path, mode)
+        return path
+
+    def test_passwordFile(self):
+        """
+        The password comes from a file only its owner may read, so it never
+        shows in the process table.
+        """
+        script = self.scriptOnly("--password-file", self.passwordFile(0o600))
+        self.assertIn(" password hunter2\n", script)
+
+    def test_passwordFileOthersMayReadRefused(self):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertRaises(SystemExit, self.script.main, [
+                "--script-only", "--password-file", self.passwordFile(0o644)],
+                {})
+        self.assertIn("chmod 600", err.getvalue())
+
+    def test_passwordFromTheEnvironment(self):
+        self.assertIn(" password hunter2\n", self.scriptOnly(
+            environ={"GEMSTONE_PASSWORD": "hunter2"}))
+
+    def test_noPasswordOption(self):
+        with contextlib.redirect_stderr(io.StringIO()):
+            self.assertRaises(SystemExit, self.script.main, [
+                "--script-only", "--password", "hunter2"], {})

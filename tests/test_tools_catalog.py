@@ -101,3 +101,16 @@ class ToolCatalogTests(SynchronousTestCase):
         error = self.assertRaises(ToolsetError, ToolCatalog,
                                   [Named("a", "run"), Named("b", "run")])
         self.assertIn("'run'", str(error))
+
+    def test_narrowed(self):
+        """
+        A token's scopes narrow the catalog to some of its toolsets; the
+        narrowed catalog is made once per set of names.
+        """
+        catalog = ToolCatalog.named(("browsing", "execution"))
+        browsing = catalog.narrowed(frozenset({"browsing"}))
+        self.assertIs(browsing, catalog.narrowed(frozenset({"browsing"})))
+        self.assertIs(catalog.narrowed(None), catalog)
+        self.assertIsNone(browsing.get("execute_code"))
+        self.assertIsNotNone(browsing.get("get_method_source"))
+        self.assertEqual(len(catalog.narrowed(frozenset())), 0)

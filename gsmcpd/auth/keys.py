@@ -11,7 +11,8 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import Interface, implementer
 
-from gsmcpd.auth.documents import DocumentError, fetchDocument, readJsonFile
+from gsmcpd.auth.documents import (
+    MIN_FRESHNESS, DocumentError, fetchDocument, readJsonFile)
 from gsmcpd.auth.tokens import ACCEPTED_ALGORITHMS, InvalidToken
 
 UNKNOWN_KEY_REFRESH_INTERVAL = 60.0
@@ -137,8 +138,10 @@ class RemoteKeys:
     Stale keys are still used while a refresh runs in the background; a
     token naming a key not in the set waits for one refresh, at most one per
     L{UNKNOWN_KEY_REFRESH_INTERVAL}, so keys the authorization server
-    rotated in are picked up at once.  A failed fetch is logged and the last
-    good keys are kept.
+    rotated in are picked up at once.  A failed fetch is logged, the last
+    good keys are kept, and the next background refresh waits the minimum
+    freshness: tokens arriving while the authorization server is down do
+    not each cause a fetch.
 
     @ivar client: a treq C{HTTPClient} whose agent verifies certificates.
     @ivar clock: an C{IReactorTime}.
@@ -167,7 +170,8 @@ class RemoteKeys:
     def keyFor(self, keyId, algorithm):
         now = self.clock.seconds()
         if not self.keys:
-            yield self.refresh()
+            if self._mayRefreshFor(now):
+                yield self.refresh()
             if not self.keys:
                 raise KeysUnavailable(
                     "the token cannot be checked: the authorization "
@@ -203,6 +207,7 @@ class RemoteKeys:
     def _fetched(self, outcome):
         if isinstance(outcome, Failure):
             self.log.failure("refreshing the signing keys failed", outcome)
+            self._retryLater()
         waiting, self._waiting = self._waiting, None
         for each in waiting:
             each.callback(None)
@@ -218,11 +223,15 @@ class RemoteKeys:
             self.log.warn("cannot refresh the authorization server's keys "
                           "({why}); keeping the {count} known", why=e,
                           count=len(self.keys))
+            self._retryLater()
             return
         self._freshUntil = self.clock.seconds() + freshFor
         self.log.info("fetched {count} signing key(s) from {url}, fresh "
                       "for {seconds:.0f}s", count=len(self.keys), url=url,
                       seconds=freshFor)
+
+    def _retryLater(self):
+        self._freshUntil = self.clock.seconds() + MIN_FRESHNESS
 
     @inlineCallbacks
     def _keysUrl(self):

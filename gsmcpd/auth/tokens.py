@@ -12,6 +12,7 @@ is looked at.
 import attr
 import jwt
 from twisted.internet.defer import inlineCallbacks
+from twisted.logger import Logger
 
 ACCEPTED_ALGORITHMS = ("RS256", "ES256", "EdDSA")
 LEEWAY = 30
@@ -61,12 +62,40 @@ class Principal:
     @ivar user: the GemStone user the person works as.
     @ivar scopes: the scopes the token grants.
     @ivar expires: when the token expires (POSIX seconds).
+    @ivar toolsets: the names of the toolsets its scopes open, or L{None}
+        for every served one (the bearer gate fills it in).
     """
 
     identity: str
     user: str
     scopes: frozenset
     expires: float
+    toolsets: frozenset | None = None
+
+
+_log = Logger()
+
+
+def admits(owner, principal, what):
+    """
+    Whether a request made as C{principal} may use C{what}, which C{owner}
+    opened.  A stranger is logged, and is to be answered exactly as if
+    C{what} did not exist: telling it apart would tell a guesser that a
+    handle is live.
+
+    @param owner: the L{Principal} that opened it, or L{None} when it was
+        opened without authentication.
+    @param principal: the request's L{Principal}, or L{None}.
+    @param what: names it for the log, never in full (a session's prefix).
+    """
+    if owner is None or (principal is not None
+                         and principal.identity == owner.identity):
+        return True
+    _log.warn("{what}: a request from {stranger} refused as if it did not "
+              "exist; it belongs to {owner}", what=what,
+              stranger=None if principal is None else principal.identity,
+              owner=owner.identity)
+    return False
 
 
 def bearerToken(authorization):

@@ -23,7 +23,6 @@ from gsmcpd.auth.users import UserMap, UserMapError
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.tools.base import ToolCall
-from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.transport.bearer import BearerGate
 from gsmcpd.transport.exposure import ExposureError, Listening
 from gsmcpd.transport.tls import (
@@ -271,31 +270,18 @@ def auditLog(config, defaultUser, toolsets):
 class SessionPolicies:
     """
     What each new (or replacement) GemStone session gets before it serves:
-    its gem prepared, the tools its token's scopes open, and in read-only
-    mode the stone's commit lock.
+    its gem prepared, and in read-only mode the stone's commit lock.  (The
+    tools a token's scopes open go with its principal: the dispatcher
+    narrows the catalog by them, in either era.)
     """
 
-    def __init__(self, prepare, toolsets, gate=None, readOnly=False):
+    def __init__(self, prepare, readOnly=False):
         self._prepare = prepare
-        self._toolsets = toolsets
-        self._gate = gate
         self._readOnly = readOnly
-        self._catalogs = {}
 
     @inlineCallbacks
     def __call__(self, session):
         yield self._prepare(session)
-        if self._gate is not None:
-            session.tools = self._catalogFor(
-                self._gate.toolsetsFor(session.principal))
         if self._readOnly:
             yield ToolCall(session.gem).runTemplate(
                 "disable_commits", {"reason": READ_ONLY_REASON})
-
-    def _catalogFor(self, names):
-        if names is None:
-            return None
-        if names not in self._catalogs:
-            self._catalogs[names] = ToolCatalog(
-                [each for each in self._toolsets if each.name in names])
-        return self._catalogs[names]

@@ -162,7 +162,8 @@ def assemble(config, library, reactor):
     credentials = (config.workerUser or authenticated(config)) and \
         WorkerLogins(control, login, config.workerUser)
     gate = bearerGate(config, reactor)
-    audit = auditLog(config, login.user, config.toolsets)
+    # Without a token, a session runs as the worker user when there is one.
+    audit = auditLog(config, config.workerUser or login.user, config.toolsets)
     pending = PendingRequests(reactor)
     operations = Operations(config, reactor)
     pool = GemSessionPool(library, login, reactor, config.maxSessions,
@@ -170,7 +171,7 @@ def assemble(config, library, reactor):
     sessions = SessionRegistry(
         pool, reactor, config.lifetime.streamLossGrace,
         prepare=SessionPolicies(GemPreparation(endpoint.portLabel),
-                                config.toolsets, gate, config.readOnly),
+                                config.readOnly),
         stopGem=control.stopGem,
         onClose=[pending.forget] + ([audit.forget] if audit else []),
         metrics=operations.metrics)
@@ -187,7 +188,7 @@ def assemble(config, library, reactor):
                  metrics=operations.metrics)
     root = app.resource()
     if gate is not None:
-        root = BearerResource(root, gate, sessions)
+        root = BearerResource(root, gate)
     stone = StoneService(
         control, sessions, login.user,
         config.workerUser and WorkerCheck(credentials, openGem, login.user,

@@ -36,7 +36,7 @@ def sourceDigest(tool, arguments):
     The SHA-256 of the Smalltalk source a call carries, or L{None}.
     """
     name = SOURCE_ARGUMENTS.get(tool)
-    if name is None and tool.startswith(COMPILE_PREFIX):
+    if name is None and tool and tool.startswith(COMPILE_PREFIX):
         source = json.dumps(arguments, sort_keys=True, ensure_ascii=False)
     else:
         source = arguments.get(name) if name else None
@@ -132,8 +132,15 @@ class AuditLog:
         @param session: the MCP session it ran in: its C{handle}, and its
             C{principal} (the token's subject and GemStone user) or L{None}
             without authentication.
+        @param tool: the C{name} the call gave, whatever it is.
+        @param arguments: the C{arguments} it gave, whatever they are: a
+            malformed call is recorded as such rather than lost.
         @param response: the JSON-RPC response, or L{None} (cancelled).
         """
+        if not isinstance(tool, str):
+            tool = None
+        if not isinstance(arguments, dict):
+            arguments = {}
         principal = session.principal
         identity = None if principal is None else principal.identity
         user = self.defaultUser if principal is None else principal.user

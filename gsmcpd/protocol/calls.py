@@ -164,7 +164,7 @@ class CallRunner:
     def _audited(self, response, session, message, started):
         self.audit.toolCall(
             session=session, tool=message.params.get("name"),
-            arguments=message.params.get("arguments") or {},
+            arguments=message.params.get("arguments"),
             response=response, seconds=self._clock.seconds() - started)
         return response
 

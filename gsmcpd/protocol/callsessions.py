@@ -11,6 +11,7 @@ for what never touches the stone.
 
 from twisted.internet.defer import inlineCallbacks, succeed
 
+from gsmcpd.auth.tokens import admits
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.protocol.eras import MODERN_VERSION
 from gsmcpd.protocol.handles import needsHandle, noSuchHandle, sessionTools
@@ -56,6 +57,19 @@ class CallSessions:
                              envelope.clientInfo, self.clock.seconds(),
                              self.clock.seconds, envelope.clientCapabilities)
         session.logLevel = envelope.logLevel
+        session.principal = envelope.principal
+        return session
+
+    def named(self, handle, envelope):
+        """
+        The live session C{handle} names, if the request's identity opened
+        it; else L{None}, exactly as for a handle that names nothing.
+        """
+        session = self.sessions.get(handle)
+        if session is None or not admits(session.principal,
+                                         envelope.principal,
+                                         f"handle {handle[:8]}"):
+            return None
         return session
 
     @inlineCallbacks
@@ -68,10 +82,10 @@ class CallSessions:
             changes the repository called without one, or no session free.
         """
         if handle is not None:
-            session = self.sessions.get(handle)
+            session = self.named(handle, envelope)
             if session is not None and session.calls.replacing is not None:
                 yield session.calls.replacing
-                session = self.sessions.get(handle)
+                session = self.named(handle, envelope)
             if session is None:
                 raise noSuchHandle(handle)
             self.sessions.touch(session)
@@ -86,11 +100,13 @@ class CallSessions:
     def borrowed(self, envelope, why):
         """
         A short-lived GemStone session with a fresh view (a new login sees
-        the newest commit), for one read; and what closes it.
+        the newest commit), for one read; and what closes it.  It logs in
+        as the request's GemStone user, as every session does.
         """
         try:
             opening = self.sessions.open(MODERN_VERSION, envelope.clientInfo,
-                                         envelope.clientCapabilities)
+                                         envelope.clientCapabilities,
+                                         envelope.principal)
         except SessionLimitReached as e:
             raise ToolError("other", f"{e}; try again, or open_session and "
                             "reuse it", {"limit": e.limit})
@@ -106,7 +122,8 @@ class CallSessions:
         Run C{open_session} or C{close_session}.
         """
         running = {t.name: t for t in sessionTools(
-            lambda: self._open(envelope), self._close)}
+            lambda: self._open(envelope),
+            lambda handle: self._close(handle, envelope))}
         try:
             tool.validate(arguments)
             answer = yield running[tool.name].run(None, arguments)
@@ -118,8 +135,8 @@ class CallSessions:
         return self.borrowed(envelope, "").addCallback(
             lambda borrowed: borrowed[0].handle)
 
-    def _close(self, handle):
-        if self.sessions.get(handle) is None:
+    def _close(self, handle, envelope):
+        if self.named(handle, envelope) is None:
             return succeed(False)
         return self.sessions.close(
             handle, "the client closed it (close_session)").addCallback(

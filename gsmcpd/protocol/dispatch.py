@@ -15,7 +15,7 @@ from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     JsonRpcError, result)
 from gsmcpd.protocol.discover import discoverResult
-from gsmcpd.protocol.surface import Surface
+from gsmcpd.protocol.surface import surfaceOf
 from gsmcpd.sessions.client import LOG_LEVELS
 from gsmcpd.tools.base import ToolCall, ToolError, ToolResult
 from gsmcpd.tools.context import NULL_CONTEXT
@@ -103,7 +103,7 @@ class Dispatcher:
     def __init__(self, tools, identity):
         self.tools = tools
         self.identity = identity
-        self.surface = Surface(tools.toolsets)
+        self.surface = surfaceOf(tools)
         self._methods = {
             "ping": self._ping,
             "tools/list": self._toolsList,
@@ -198,20 +198,24 @@ class Dispatcher:
     def _ping(self, session, params, context):
         return {}
 
+    def surfaceOf(self, session):
+        """The resources and prompts of the toolsets C{session} may use."""
+        return surfaceOf(self.toolsOf(session))
+
     def _resourcesList(self, session, params, context):
         _refuseCursor(params, "resources/list")
-        return {"resources": [r.descriptor()
-                              for r in self.surface.resources.values()]}
+        return {"resources": [r.descriptor() for r in
+                              self.surfaceOf(session).resources.values()]}
 
     def _templatesList(self, session, params, context):
         _refuseCursor(params, "resources/templates/list")
-        return {"resourceTemplates": [t.descriptor()
-                                      for t in self.surface.templates]}
+        return {"resourceTemplates": [
+            t.descriptor() for t in self.surfaceOf(session).templates]}
 
     @inlineCallbacks
     def _resourcesRead(self, session, params, context):
         uri = _required(params, "uri")
-        found = self.surface.resolve(uri)
+        found = self.surfaceOf(session).resolve(uri)
         if found is None:
             raise JsonRpcError(RESOURCE_NOT_FOUND,
                                f"Resource not found: {uri}", {"uri": uri})
@@ -233,7 +237,7 @@ class Dispatcher:
         if len(uri) > MAX_URI_LENGTH:
             raise JsonRpcError(INVALID_PARAMS, f"Invalid params: a resource "
                                f"URI is at most {MAX_URI_LENGTH} characters")
-        if self.surface.resolve(uri) is None:
+        if self.surfaceOf(session).resolve(uri) is None:
             raise JsonRpcError(RESOURCE_NOT_FOUND,
                                f"Resource not found: {uri}", {"uri": uri})
         if uri not in session.subscriptions and \
@@ -250,13 +254,13 @@ class Dispatcher:
 
     def _promptsList(self, session, params, context):
         _refuseCursor(params, "prompts/list")
-        return {"prompts": [p.descriptor()
-                            for p in self.surface.prompts.values()]}
+        return {"prompts": [p.descriptor() for p in
+                            self.surfaceOf(session).prompts.values()]}
 
     @inlineCallbacks
     def _promptsGet(self, session, params, context):
         name = _required(params, "name")
-        prompt = self.surface.prompts.get(name)
+        prompt = self.surfaceOf(session).prompts.get(name)
         if prompt is None:
             raise JsonRpcError(INVALID_PARAMS,
                                f"Invalid params: unknown prompt {name!r}")
@@ -277,10 +281,11 @@ class Dispatcher:
     def _complete(self, session, params, context):
         ref = params.get("ref") or {}
         argument = params.get("argument") or {}
+        surface = self.surfaceOf(session)
         if ref.get("type") == "ref/prompt":
-            target = self.surface.prompts.get(ref.get("name"))
+            target = surface.prompts.get(ref.get("name"))
         elif ref.get("type") == "ref/resource":
-            target = next((t for t in self.surface.templates
+            target = next((t for t in surface.templates
                            if t.uriTemplate == ref.get("uri")), None)
         else:
             target = None
@@ -314,22 +319,22 @@ class Dispatcher:
     def _toolsList(self, session, params, context):
         _refuseCursor(params, "tools/list")
         return {"tools": [tool.descriptor()
-                          for tool in self._toolsOf(session)]}
+                          for tool in self.toolsOf(session)]}
 
-    def _toolsOf(self, session):
+    def toolsOf(self, session):
         """
         The tools C{session} may see and call: those its token's scopes
-        open, with authentication; a tool outside them is not served to it.
+        open; a tool outside them is not served to it.
         """
-        offered = getattr(session, "tools", None)
-        return self.tools if offered is None else offered
+        principal = getattr(session, "principal", None)
+        return self.tools.narrowed(getattr(principal, "toolsets", None))
 
     def _toolsCall(self, session, params, context):
         name = params.get("name")
         if not isinstance(name, str):
             raise JsonRpcError(INVALID_PARAMS,
                                "Invalid params: tools/call needs a tool name")
-        tool = self._toolsOf(session).get(name)
+        tool = self.toolsOf(session).get(name)
         if tool is None:
             raise JsonRpcError(INVALID_PARAMS,
                                f"Invalid params: unknown tool {name!r}")

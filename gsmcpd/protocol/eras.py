@@ -135,12 +135,17 @@ class Envelope:
         capability counts only for the request that declares it.
     @ivar logLevel: the least severe log level the client wants on this
         request's stream, or L{None} for no log messages at all.
+    @ivar principal: who sends it (the L{gsmcpd.auth.tokens.Principal} the
+        bearer gate admitted it as), or L{None} without authentication:
+        the GemStone user its sessions log in as, and who may use a handle
+        or a task it opens.
     """
 
     protocolVersion: str
     clientCapabilities: dict
     clientInfo: dict | None = None
     logLevel: str | None = None
+    principal: object = None
 
     def supports(self, capability):
         return isinstance(self.clientCapabilities.get(capability), dict)

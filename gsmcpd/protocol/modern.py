@@ -11,6 +11,7 @@ L{gsmcpd.protocol.calls.CallRunner}); only asking the client differs
 (input-required rounds, L{gsmcpd.protocol.asking}).
 """
 
+import attr
 from twisted.internet.defer import inlineCallbacks, maybeDeferred
 from twisted.logger import Logger
 
@@ -142,6 +143,17 @@ class ModernEndpoint:
             declared["extensions"] = extensions
         return declared
 
+    def listenable(self, wants, envelope):
+        """
+        C{wants} less the resources the request's token may not read: a
+        listener hears of a class only if its scopes could browse it.
+        """
+        mine = self.dispatcher.surfaceOf(self.sessions.detached(envelope))
+        served = self.dispatcher.surface
+        return attr.evolve(wants, resourceSubscriptions=frozenset(
+            uri for uri in wants.resourceSubscriptions
+            if mine.resolve(uri) or not served.resolve(uri)))
+
     def _discover(self, message, envelope, headers, openStream):
         return discoverResult(self.dispatcher.serverInfo(),
                               self.capabilities(),
@@ -196,18 +208,24 @@ class ModernEndpoint:
             raise JsonRpcError(INVALID_PARAMS, "Invalid params: tools/list "
                                "answers in one page; this server issued no "
                                "cursor")
-        described = [self._described(tool)
-                     for tool in self.dispatcher.tools]
+        described = [self._described(tool) for tool in self._toolsFor(
+            envelope)]
         described += [tool.descriptor()
                       for tool in self._sessionTools.values()]
         return complete("tools/list", {"tools": described})
+
+    def _toolsFor(self, envelope):
+        """
+        The tools the request's token may see and call, as in the 2025 era.
+        """
+        return self.dispatcher.toolsOf(self.sessions.detached(envelope))
 
     @inlineCallbacks
     def _toolsCall(self, message, envelope, headers, openStream):
         params = message.params
         name = params.get("name")
         tool = self._sessionTools.get(name) or \
-            self.dispatcher.tools.get(name)
+            self._toolsFor(envelope).get(name)
         if tool is None:
             raise JsonRpcError(INVALID_PARAMS,
                                f"Invalid params: unknown tool {name!r}")
@@ -264,7 +282,8 @@ class ModernEndpoint:
             working.addCallback(lambda value: complete("tools/call", value))
             working.addBoth(lambda outcome: (done(), outcome)[1])
             task = self.tasks.adopt(working, lambda: self.calls.cancel(
-                session, {"requestId": call.id, "reason": "tasks/cancel"}))
+                session, {"requestId": call.id, "reason": "tasks/cancel"}),
+                session.principal)
             progress.task = task
             asker.becameTask(self.tasks, task)
             return task.created()
@@ -297,9 +316,10 @@ class ModernEndpoint:
         skill = self.skills.find(uri)
         if skill is not None:
             return complete("resources/read", {"contents": skill.contents()})
-        fixed = uri in self.dispatcher.surface.resources
-        if fixed or self.dispatcher.surface.resolve(uri or "") is None:
-            session, done = self.sessions.detached(envelope), _nothing
+        detached = self.sessions.detached(envelope)
+        surface = self.dispatcher.surfaceOf(detached)
+        if uri in surface.resources or surface.resolve(uri or "") is None:
+            session, done = detached, _nothing
         else:
             session, done = yield self.sessions.borrowed(
                 envelope, "its one read (a resource) is done")

@@ -20,6 +20,7 @@ from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from gsmcpd.auth.tokens import admits
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.eras import MISSING_CLIENT_CAPABILITY
 from gsmcpd.protocol.inputrequired import inputResponses
@@ -73,6 +74,8 @@ class Task:
         not produce a result at all).
     @ivar inputRequests: the questions still unanswered while
         C{input_required}, by key.
+    @ivar owner: the L{gsmcpd.auth.tokens.Principal} whose call it is, or
+        L{None} without authentication: nobody else may read or end it.
     """
 
     taskId: str
@@ -88,6 +91,7 @@ class Task:
     _answers: dict = attr.Factory(dict)
     _waiting: Deferred | None = None
     _cancel: object = None
+    owner: object = None
 
     def _envelope(self, resultType):
         shape = {"resultType": resultType, "taskId": self.taskId,
@@ -139,7 +143,7 @@ class TaskStore:
     def __len__(self):
         return len(self._tasks)
 
-    def adopt(self, working, cancel):
+    def adopt(self, working, cancel, owner=None):
         """
         Make a call already under way a task.
 
@@ -147,11 +151,13 @@ class TaskStore:
             fail with a L{JsonRpcError}.
         @param cancel: ends the call (the caller's escalation); called once
             by C{tasks/cancel} or when the retention runs out first.
+        @param owner: who made the call (a L{gsmcpd.auth.tokens.Principal}),
+            or L{None} without authentication.
         @return: the L{Task}, already readable by C{tasks/get}.
         """
         now = self._clock.seconds()
         task = Task(secrets.token_urlsafe(24), now, now, int(self.ttl * 1000),
-                    int(self.pollInterval * 1000))
+                    int(self.pollInterval * 1000), owner=owner)
         task._cancel = cancel
         self._tasks[task.taskId] = task
         self._clock.callLater(self.ttl, self._expire, task)
@@ -199,13 +205,15 @@ class TaskStore:
         if task.status not in TERMINAL:
             self.cancel(task)
 
-    def get(self, taskId):
+    def get(self, taskId, principal=None):
         """
+        @param principal: who asks, or L{None} without authentication.
         @raise JsonRpcError: C{-32602} for an id that is not (or no longer)
-            a task here.
+            a task here, and the same for another identity's task.
         """
         task = self._tasks.get(taskId) if isinstance(taskId, str) else None
-        if task is None:
+        if task is None or not admits(task.owner, principal,
+                                      f"task {taskId[:8]}"):
             raise JsonRpcError(INVALID_PARAMS, f"Invalid params: no task "
                                f"{taskId!r} (it never existed, or its "
                                "retention ran out)")
@@ -221,7 +229,7 @@ class TaskStore:
         refusal = requires(envelope)
         if refusal is not None:
             raise refusal
-        task = self.get(params.get("taskId"))
+        task = self.get(params.get("taskId"), envelope.principal)
         if method == "tasks/get":
             return task.detailed()
         if method == "tasks/update":

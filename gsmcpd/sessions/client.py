@@ -74,13 +74,11 @@ class McpSession:
     @ivar view: view hygiene's state (L{ViewState}).
     @ivar calls: the calls in flight (L{CallState}).
     @ivar principal: who opened it (an authenticated
-        L{gsmcpd.auth.tokens.Principal}), or L{None} without authentication.
-    @ivar tools: the tools it may see and call (a catalog), or L{None} for
-        every served tool.
+        L{gsmcpd.auth.tokens.Principal}), or L{None} without authentication;
+        its C{toolsets} are those the session may use.
     """
 
     principal = None
-    tools = None
 
     def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0,
                  seconds=time.monotonic, clientCapabilities=None):

@@ -82,6 +82,7 @@ class ToolCatalog:
 
     def __init__(self, toolsets):
         self.toolsets = tuple(toolsets)
+        self._narrowed = {}
         self._tools = {}
         for toolset in self.toolsets:
             for tool in toolset.tools():
@@ -96,6 +97,18 @@ class ToolCatalog:
         The catalog of the toolsets C{names} (default: the core seven).
         """
         return cls(buildToolsets(names, options))
+
+    def narrowed(self, names):
+        """
+        The catalog of those of its toolsets C{names} lists, made once per
+        set of names (a token's scopes choose them): C{self} for L{None}.
+        """
+        if names is None:
+            return self
+        if names not in self._narrowed:
+            self._narrowed[names] = ToolCatalog(
+                [each for each in self.toolsets if each.name in names])
+        return self._narrowed[names]
 
     def get(self, name):
         return self._tools.get(name)

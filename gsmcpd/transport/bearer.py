@@ -1,7 +1,8 @@
 """
 The bearer gate: with authentication on, every request to C{/mcp} carries a
-token naming who sends it, and a session answers only the identity that
-opened it.
+token naming who sends it.  (A session answers only the identity that
+opened it: L{gsmcpd.transport.gates.namedSession} looks it up with the
+principal this gate attaches.)
 
 It wraps the app's resource rather than living in its routes: a request is
 admitted (or answered with the challenge) before the app sees it, and the
@@ -20,7 +21,8 @@ from twisted.web.server import NOT_DONE_YET
 from gsmcpd.auth.resource import METADATA_PATH
 from gsmcpd.auth.tokens import AuthenticationError, NoToken, bearerToken
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, INVALID_REQUEST, JsonRpcError)
+    INTERNAL_ERROR, INVALID_REQUEST, JsonRpcError, encode, parseMessage)
+from gsmcpd.transport.connections import MAX_BODY_BYTES
 
 PRINCIPAL = "gsmcpdPrincipal"
 """Where an admitted request carries its L{Principal}."""
@@ -61,7 +63,8 @@ class BearerGate:
                               "{why}", method=request.method.decode(),
                               path=request.path.decode("latin-1"), why=e)
             return self.resource.challenge(e)
-        setattr(request, PRINCIPAL, principal)
+        setattr(request, PRINCIPAL, attr.evolve(
+            principal, toolsets=self.toolsetsFor(principal)))
         return None
 
     def metadata(self, request):
@@ -71,22 +74,6 @@ class BearerGate:
         request.setHeader(b"content-type", b"application/json")
         request.setHeader(b"cache-control", b"max-age=3600")
         return json.dumps(self.resource.metadata()).encode("utf-8")
-
-    def owns(self, request, session):
-        """
-        Whether the request's identity opened C{session}; a stranger's
-        request is logged, and is to be answered as if the session did not
-        exist.
-        """
-        principal = principalOf(request)
-        if session.principal is None or principal is None or \
-                session.principal.identity == principal.identity:
-            return True
-        self.log.warn("session {handle}: a request from {stranger} refused, "
-                      "it belongs to {owner}", handle=session.handle[:8],
-                      stranger=principal.identity,
-                      owner=session.principal.identity)
-        return False
 
     def toolsetsFor(self, principal):
         """
@@ -109,18 +96,15 @@ class BearerResource(Resource):
     The site's root with authentication on: the metadata at its well-known
     paths, and everything else through L{BearerGate} to the app.
 
-    @ivar sessions: the registry, to look a request's session up by its
-        C{MCP-Session-Id}.
     """
 
     isLeaf = True
     log = Logger()
 
-    def __init__(self, app, gate, sessions):
+    def __init__(self, app, gate):
         super().__init__()
         self.app = app
         self.gate = gate
-        self.sessions = sessions
         self.metadataPaths = {METADATA_PATH.encode(),
                               (METADATA_PATH + "/mcp").encode()}
 
@@ -145,19 +129,11 @@ class BearerResource(Resource):
             request.setHeader(b"www-authenticate",
                               challenge.authenticate.encode("utf-8"))
             body = _refusal(request, challenge.status, challenge.message)
-        elif not self._ownsItsSession(request):
-            body = _refusal(request, 404, "Not Found: no such session (it "
-                            "ended or never existed); initialize a new one")
         else:
             body = self.app.render(request)
         if body is not NOT_DONE_YET:
             request.write(body)
             request.finish()
-
-    def _ownsItsSession(self, request):
-        handle = request.getHeader(b"mcp-session-id")
-        session = handle and self.sessions.get(handle.decode("latin-1"))
-        return not session or self.gate.owns(request, session)
 
     def _failed(self, failure, request, gone):
         self.log.failure("checking a bearer token failed", failure)
@@ -171,4 +147,24 @@ class BearerResource(Resource):
 def _refusal(request, status, message, code=INVALID_REQUEST):
     request.setResponseCode(status)
     request.setHeader(b"content-type", b"application/json")
-    return json.dumps(JsonRpcError(code, message).asResponse(None)).encode()
+    return encode(JsonRpcError(code, message).asResponse(_requestId(request)))
+
+
+def _requestId(request):
+    """
+    The id of the JSON-RPC request in C{request}'s body, where it parses
+    far enough to have one, so that even a refused client can match the
+    answer to its request.  Read only for a refusal: an admitted request's
+    body is the app's to parse.
+    """
+    if request.content is None:
+        return None
+    body = request.content.read(MAX_BODY_BYTES + 1)
+    request.content.seek(0)
+    if not body or len(body) > MAX_BODY_BYTES:
+        return None
+    try:
+        message = parseMessage(body)
+    except JsonRpcError as e:
+        return e.requestId
+    return message.id if message.kind == "request" else None

@@ -16,6 +16,9 @@ import attr
 from gsmcpd.transport.tls import splitDescription
 
 ALL_INTERFACES = {"tcp": "0.0.0.0", "ssl": "0.0.0.0", "tcp6": "::"}
+# Kinds that never listen on a network interface, or whose operator decided
+# where they listen (systemd socket activation).
+LOCAL_KINDS = {"unix", "systemd"}
 
 
 class ExposureError(ValueError):
@@ -54,13 +57,17 @@ class Listening:
     @classmethod
     def parse(cls, description):
         """
-        @return: what C{description} exposes; an endpoint kind this cannot
-            judge (systemd socket activation, say) counts as local: its
-            operator decided where it listens.
+        @return: what C{description} exposes. Twisted matches endpoint
+            kinds without regard to case, so this does too; a unix socket
+            or a socket systemd passed counts as local, and any kind this
+            cannot judge as remote, so that an unfamiliar spelling never
+            slips past the refusals.
         """
         kind, positional, keywords = splitDescription(description)
+        kind = kind.lower()
         if kind not in ALL_INTERFACES:
-            return cls(description, kind, None, local=True, tls=False)
+            return cls(description, kind, None, local=kind in LOCAL_KINDS,
+                       tls=False)
         interface = keywords.get("interface") or ALL_INTERFACES.get(kind)
         return cls(description, kind, interface,
                    local=interface is not None and isLoopback(interface),
@@ -75,7 +82,10 @@ class Listening:
         """
         if self.local:
             return
-        where = f"--port {self.description} listens on {self.interface}"
+        where = f"--port {self.description} " + (
+            f"listens on {self.interface}" if self.interface is not None
+            else f"is a {self.kind}: endpoint, which may listen beyond this "
+            "machine")
         if authenticated and not self.tls:
             raise ExposureError(
                 f"{where} in plaintext, so bearer tokens would cross the "

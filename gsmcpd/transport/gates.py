@@ -9,6 +9,7 @@ it as a JSON-RPC error with its HTTP status.
 
 import attr
 
+from gsmcpd.auth.tokens import admits
 from gsmcpd.protocol.dispatch import SUPPORTED_PROTOCOL_VERSIONS
 from gsmcpd.protocol.eras import HANDSHAKE_ERA_VERSIONS
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST
@@ -19,6 +20,8 @@ inside a session: the conformance suite's raw requests and older SDK
 transports send them, and the body's meaning does not change."""
 
 SESSION_HEADER = b"mcp-session-id"
+SESSION_PREFIX = 8
+"""Characters of a session id a log line shows."""
 VERSION_HEADER = b"mcp-protocol-version"
 
 
@@ -67,17 +70,23 @@ def checkHeaders(request, origins, hosts):
             f"{', '.join(SUPPORTED_PROTOCOL_VERSIONS)}")
 
 
-def namedSession(request, sessions):
+def namedSession(request, sessions, principal=None):
     """
-    The live session the request's C{MCP-Session-Id} names.
+    The live session the request's C{MCP-Session-Id} names, if the
+    request's identity opened it.
 
-    @raise Refusal: 400 without the header, 404 for no such session.
+    @param principal: the L{gsmcpd.auth.tokens.Principal} the bearer gate
+        admitted the request as, or L{None} without authentication.
+    @raise Refusal: 400 without the header, 404 for no such session, and
+        the same 404 for another identity's session.
     """
     handle = request.getHeader(SESSION_HEADER)
     if handle is None:
         raise Refusal(400, "Bad Request: MCP-Session-Id header is required")
     session = sessions.get(handle.decode("latin-1"))
-    if session is None:
+    if session is None or not admits(
+            session.principal, principal,
+            f"session {session.handle[:SESSION_PREFIX]}"):
         raise Refusal(404, "Not Found: no such session (it ended or never "
                       "existed); initialize a new one")
     return session

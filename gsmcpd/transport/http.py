@@ -144,7 +144,7 @@ class McpApp:
         return encode(document)
 
     def _session(self, request):
-        return namedSession(request, self.sessions)
+        return namedSession(request, self.sessions, principalOf(request))
 
     # Routes.
 

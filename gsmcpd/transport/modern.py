@@ -6,6 +6,7 @@ reports progress, and C{subscriptions/listen}).
 
 import json
 
+import attr
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.protocol.eras import httpStatus, readEnvelope
@@ -13,6 +14,7 @@ from gsmcpd.protocol.handles import mintedHandle
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError, result
 from gsmcpd.protocol.listen import Filter, Subscriber, readFilter
 from gsmcpd.sessions.outbox import Outbox
+from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.sse import CallStream, EventSequence, EventStream
 
 OFFERED = Filter(True, True, True, frozenset({"any"}))
@@ -72,7 +74,9 @@ class ModernPost:
             return stream
 
         try:
-            envelope = readEnvelope(message.method, message.params, headers)
+            envelope = attr.evolve(
+                readEnvelope(message.method, message.params, headers),
+                principal=principalOf(request))
             if message.method == "subscriptions/listen":
                 answer = yield self._listen(request, message, envelope)
                 return answer
@@ -95,7 +99,8 @@ class ModernPost:
         Hold the response open as the listener's stream: acknowledged
         first, then every change its filter names, until the client goes.
         """
-        wants = readFilter(message.params).granted(OFFERED)
+        wants = self.endpoint.listenable(
+            readFilter(message.params).granted(OFFERED), envelope)
         outbox = Outbox(f"listener {message.id!r}")
         stream = EventStream(request, self.clock, outbox)
 

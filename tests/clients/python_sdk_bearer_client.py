@@ -3,10 +3,12 @@ A real MCP client (the official Python SDK, mcp 2.x) calling a gsmcpd that
 requires bearer tokens, over HTTPS trusting a given CA.  Prints one JSON
 line of what it saw.
 
-Usage: python python_sdk_bearer_client.py URL CA_FILE TOKEN
+Usage: python python_sdk_bearer_client.py URL CA_FILE TOKEN [auto]
          initialize, tools/list, status, then a change to UserGlobals and
          commit; the token is read from the environment variable TOKEN
-         names, so it never appears on a command line
+         names, so it never appears on a command line.  With auto, the
+         client negotiates 2026-07-28 instead: tools/list, open_session,
+         status through the handle, close_session
 """
 
 import asyncio
@@ -16,7 +18,7 @@ import ssl
 import sys
 
 import httpx2
-from mcp import ClientSession
+from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 
@@ -28,11 +30,29 @@ def outcome(result):
     return answer
 
 
+def https(caFile, tokenVariable):
+    return httpx2.AsyncClient(
+        verify=ssl.create_default_context(cafile=caFile),
+        headers={"Authorization": f"Bearer {os.environ[tokenVariable]}"},
+        timeout=60)
+
+
+async def modern(url, caFile, tokenVariable):
+    async with https(caFile, tokenVariable) as http:
+        async with Client(streamable_http_client(url, http_client=http),
+                          mode="auto") as client:
+            tools = await client.list_tools()
+            opened = await client.call_tool("open_session", {})
+            handle = {"session": opened.structured_content["session"]}
+            status = await client.call_tool("status", handle)
+            closed = await client.call_tool("close_session", handle)
+            return {"protocolVersion": client.protocol_version,
+                    "tools": sorted(tool.name for tool in tools.tools),
+                    "status": outcome(status), "close": outcome(closed)}
+
+
 async def main(url, caFile, tokenVariable):
-    verify = ssl.create_default_context(cafile=caFile)
-    headers = {"Authorization": f"Bearer {os.environ[tokenVariable]}"}
-    async with httpx2.AsyncClient(verify=verify, headers=headers,
-                                  timeout=60) as http:
+    async with https(caFile, tokenVariable) as http:
         async with streamable_http_client(url, http_client=http) as (
                 read, write):
             async with ClientSession(read, write) as session:
@@ -51,4 +71,5 @@ async def main(url, caFile, tokenVariable):
 
 
 if __name__ == "__main__":
-    print(json.dumps(asyncio.run(main(*sys.argv[1:4]))))
+    run = modern if sys.argv[4:] == ["auto"] else main
+    print(json.dumps(asyncio.run(run(*sys.argv[1:4]))))
