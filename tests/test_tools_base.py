@@ -7,7 +7,8 @@ guardrail's refusal, and toolset options as an allow-list.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.base import (
-    Tool, ToolCall, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolCall, ToolResult, Toolset, annotations, closedSchema,
+    effectiveHints)
 from gsmcpd.tools.ledger import methodKey
 from gsmcpd.tools.templates.outcomes import ToolError
 from tests.fakes import FakeGem, SmalltalkRaised
@@ -46,7 +47,8 @@ class ToolTests(SynchronousTestCase):
     def test_descriptor(self):
         described = tool().descriptor()
         self.assertEqual(described["title"], "Probe")
-        self.assertFalse(described["annotations"]["openWorldHint"])
+        self.assertFalse(
+            effectiveHints(described["annotations"])["openWorldHint"])
         self.assertNotIn("outputSchema", described)
         self.assertIn("outputSchema",
                       tool(outputSchema=closedSchema()).descriptor())
