@@ -4,6 +4,7 @@ a tool call that keeps track of uncommitted changes, the blind-write
 guardrail's refusal, and toolset options as an allow-list.
 """
 
+import jsonschema
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.base import (
@@ -52,6 +53,49 @@ class ToolTests(SynchronousTestCase):
         self.assertNotIn("outputSchema", described)
         self.assertIn("outputSchema",
                       tool(outputSchema=closedSchema()).descriptor())
+
+
+    def test_annotationsLeaveOutDefaults(self):
+        """
+        Only hints that differ from MCP's defaults are sent; a client
+        reading them with the defaults gets every hint back.
+        """
+        self.assertEqual(annotations(True, idempotent=True),
+                         {"readOnlyHint": True, "destructiveHint": False,
+                          "idempotentHint": True, "openWorldHint": False})
+        self.assertEqual(annotations(False, destructive=True),
+                         {"openWorldHint": False})
+        self.assertEqual(
+            effectiveHints(annotations(False, destructive=True)),
+            {"readOnlyHint": False, "destructiveHint": True,
+             "idempotentHint": False, "openWorldHint": False})
+
+    def test_outputSchemaTerse(self):
+        """
+        A closed object that requires every property says so with
+        C{minProperties}, at any depth, and accepts exactly what it did.
+        """
+        row = closedSchema({"a": {"type": "string"}}, required=["a"])
+        loose = closedSchema({"a": {"type": "string"},
+                              "b": {"type": "integer"}}, required=["a"])
+        full = closedSchema({"rows": {"type": "array", "items": row},
+                             "loose": loose}, required=["rows", "loose"])
+        terse = tool(outputSchema=full).outputSchema
+        self.assertEqual(terse["minProperties"], 2)
+        self.assertNotIn("required", terse)
+        self.assertEqual(terse["properties"]["rows"]["items"],
+                         {"type": "object", "properties": {"a": {"type":
+                                                                 "string"}},
+                          "additionalProperties": False, "minProperties": 1})
+        self.assertEqual(terse["properties"]["loose"], loose)
+        for value in ({"rows": [{"a": "x"}], "loose": {"a": "y"}},
+                      {"rows": [{}], "loose": {"a": "y"}},
+                      {"rows": [], "loose": {"b": 1}},
+                      {"rows": []},
+                      {"rows": [], "loose": {"a": "y"}, "more": 1}):
+            self.assertEqual(
+                jsonschema.Draft202012Validator(terse).is_valid(value),
+                jsonschema.Draft202012Validator(full).is_valid(value), value)
 
 
 class ToolResultTests(SynchronousTestCase):

@@ -73,6 +73,26 @@ def effectiveHints(annotations):
     return {**MCP_DEFAULT_HINTS, **annotations}
 
 
+def tersely(schema):
+    """
+    C{schema} with each closed object that requires all its properties
+    saying so as C{minProperties}: the same results valid, without the
+    names spelled twice in a C{tools/list} every session reads.
+    """
+    if not isinstance(schema, dict):
+        return schema
+    terse = {key: ({name: tersely(sub) for name, sub in value.items()}
+                   if key == "properties" else tersely(value))
+             for key, value in schema.items()}
+    properties = terse.get("properties")
+    if (properties and terse.get("additionalProperties") is False
+            and "patternProperties" not in terse
+            and set(terse.get("required", ())) == set(properties)):
+        del terse["required"]
+        terse["minProperties"] = len(properties)
+    return terse
+
+
 @attr.s(frozen=True, auto_attribs=True)
 class Tool:
     """
@@ -89,7 +109,7 @@ class Tool:
     inputSchema: dict = attr.ib(converter=capped)
     annotations: dict
     run: object
-    outputSchema: dict | None = None
+    outputSchema: dict | None = attr.ib(default=None, converter=tersely)
     streams: bool = False
     """Whether the tool sends the client messages while it runs (log
     messages, sampling or elicitation requests), so a client that accepts

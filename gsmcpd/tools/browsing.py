@@ -19,9 +19,7 @@ from gsmcpd.tools.base import (
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS, capped
 from gsmcpd.tools.ledger import classKey, methodKey
 
-CLASS_NAME = {"type": "string", "minLength": 1,
-              "description": "as this session's symbol list resolves it, "
-                             "e.g. OrderedCollection"}
+CLASS_NAME = {"type": "string", "minLength": 1}
 
 STRING = {"type": "string"}
 OPTIONAL_STRING = {"type": ["string", "null"]}

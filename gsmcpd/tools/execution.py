@@ -38,8 +38,7 @@ class ExecutionToolset(Toolset):
                 "commit. Results over 50,000 characters are truncated with "
                 "a marker."),
             inputSchema=closedSchema(
-                {"code": {"type": "string",
-                          "description": "Smalltalk statements to evaluate"}},
+                {"code": {"type": "string"}},
                 required=["code"]),
             outputSchema=closedSchema({
                 "printString": {"type": "string"},

@@ -14,9 +14,7 @@ from gsmcpd.tools.base import (
 from gsmcpd.tools.ledger import dictionaryKey
 from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties, window
 
-DICTIONARY_NAME = {"type": "string", "minLength": 1,
-                   "description": "the symbol dictionary's name, as "
-                                  "list_dictionaries shows it"}
+DICTIONARY_NAME = {"type": "string", "minLength": 1}
 
 UNNAMED = "(unnamed)"
 """How text shows a dictionary that has no name (it does not hold itself)."""

@@ -35,7 +35,7 @@ DEFAULT_CATEGORY = "as yet unclassified"
 
 NOT_COMMITTED = " Not committed."
 
-_CLASS_NAME = stringArgument("name of the class")
+_CLASS_NAME = stringArgument()
 _META = flagArgument("true for the class-side method (default false)")
 
 
@@ -68,7 +68,7 @@ class MutationToolset(Toolset):
                  "symbol list. Refused if something of that name is already "
                  "in the symbol list." + NOT_COMMITTED,
                  closedSchema({"dictionaryName": stringArgument(
-                     "name of the new dictionary", pattern=IDENTIFIER)},
+                     pattern=IDENTIFIER)},
                      required=["dictionaryName"]),
                  annotations(False), self.addDictionary,
                  closedSchema({"dictionaryName": STRING,
@@ -81,8 +81,7 @@ class MutationToolset(Toolset):
                  "A dictionary holding classes needs list_classes first, in "
                  "your present view, and is refused if they changed since."
                  + NOT_COMMITTED,
-                 closedSchema({"dictionaryName": stringArgument(
-                     "name of the dictionary to remove")},
+                 closedSchema({"dictionaryName": stringArgument()},
                      required=["dictionaryName"]),
                  annotations(False, destructive=True), self.removeDictionary,
                  closedSchema({"dictionaryName": STRING,
@@ -91,39 +90,26 @@ class MutationToolset(Toolset):
                  streams=confirms),
             Tool("compile_class_definition", "Define or redefine a class",
                  "Define a class, or redefine an existing one, from named "
-                 "parts: the definition is built by the server and nothing "
-                 "is evaluated, so this cannot run arbitrary code (use "
-                 "execute_code for that). The superclass (default Object), "
-                 "pool dictionaries and dictionary (default: the class's "
-                 "current one, else UserGlobals) are looked up by name. "
-                 "Redefining an existing class needs get_class_definition "
-                 "first and is refused if the class has subclasses. A shape "
-                 "change (variables or superclass) makes a new class "
-                 "version: its methods are recompiled onto it and any that "
-                 "fail are reported, or with recompileMethods false they are "
-                 "dropped." + NOT_COMMITTED,
+                 "parts; nothing is evaluated (execute_code runs code). The "
+                 "superclass, pool dictionaries and dictionary are looked up "
+                 "by name. Redefining needs get_class_definition first and "
+                 "is refused if the class has subclasses. A shape change "
+                 "(variables or superclass) makes a new class version and "
+                 "recompiles the methods onto it, reporting any that fail."
+                 + NOT_COMMITTED,
                  closedSchema({
-                     "className": stringArgument("name of the class",
-                                          pattern=IDENTIFIER),
-                     "superclassName": stringArgument(
-                         "name of the superclass (default Object)"),
-                     "instVarNames": namesArgument("instance variable names"),
-                     "classVars": namesArgument("class variable names"),
-                     "classInstVars": namesArgument(
-                         "class-side instance variable names"),
-                     "poolDictionaries": {
-                         "type": "array", "items": STRING,
-                         "description": "names of pool dictionaries in the "
-                                        "symbol list"},
+                     "className": stringArgument(pattern=IDENTIFIER),
+                     "superclassName": stringArgument("default Object"),
+                     "instVarNames": namesArgument(),
+                     "classVars": namesArgument(),
+                     "classInstVars": namesArgument(),
+                     "poolDictionaries": {"type": "array", "items": STRING},
                      "dictionary": stringArgument(
-                         "dictionary to define the class in (default: where "
-                         "it is now, else UserGlobals)"),
-                     "options": namesArgument(
-                         "class options, e.g. subclassesDisallowed"),
+                         "default: where it is now, else UserGlobals"),
+                     "options": namesArgument("e.g. subclassesDisallowed"),
                      "recompileMethods": flagArgument(
-                         "on a shape change, recompile the old version's "
-                         "methods onto the new one (default true); false "
-                         "drops them")},
+                         "on a shape change, recompile the methods onto the "
+                         "new version (default true); false drops them")},
                      required=["className"]),
                  annotations(False, destructive=True),
                  self.compileClassDefinition,
@@ -153,8 +139,8 @@ class MutationToolset(Toolset):
                  "compile." + NOT_COMMITTED,
                  closedSchema({
                      "className": _CLASS_NAME,
-                     "source": stringArgument("the method's full source"),
-                     "category": stringArgument("method category"),
+                     "source": stringArgument(),
+                     "category": stringArgument(),
                      "meta": _META},
                      required=["className", "source"]),
                  annotations(False, destructive=True), self.compileMethod,
@@ -170,7 +156,7 @@ class MutationToolset(Toolset):
                  "get_method_source first." + NOT_COMMITTED,
                  closedSchema({
                      "className": _CLASS_NAME,
-                     "selector": stringArgument("selector of the method"),
+                     "selector": stringArgument(),
                      "meta": _META},
                      required=["className", "selector"]),
                  annotations(False, destructive=True, idempotent=True),
@@ -199,7 +185,7 @@ class MutationToolset(Toolset):
                  "Replace a class's comment." + NOT_COMMITTED,
                  closedSchema({
                      "className": _CLASS_NAME,
-                     "comment": stringArgument("the new comment")},
+                     "comment": stringArgument()},
                      required=["className", "comment"]),
                  annotations(False, destructive=True, idempotent=True),
                  self.setClassComment,

@@ -12,6 +12,7 @@ from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.base import (
     Tool, ToolResult, Toolset, annotations, closedSchema)
+from gsmcpd.tools.arguments import stringArgument
 from gsmcpd.tools.paging import PAGE_SCHEMA, Page, pagingProperties, scanned
 
 SEARCH_LIMIT = 200
@@ -19,7 +20,7 @@ SEARCH_LIMIT = 200
 
 METHOD_SCHEMA = closedSchema({
     "className": {"type": "string"},
-    "meta": {"type": "boolean", "description": "a class-side method"},
+    "meta": {"type": "boolean"},
     "selector": {"type": "string"},
     "category": {"type": ["string", "null"]}},
     required=["className", "meta", "selector", "category"])
@@ -56,8 +57,8 @@ def methodsResult(page):
                              "page": page.structured()})
 
 
-def _nonEmpty(description):
-    return {"type": "string", "minLength": 1, "description": description}
+def _nonEmpty(description=None):
+    return stringArgument(description, minLength=1)
 
 
 class SearchToolset(Toolset):
@@ -107,7 +108,7 @@ class SearchToolset(Toolset):
                 f"to count. Scanning the kernel is slow: pass "
                 f"dictionaryName where you can.",
                 closedSchema({
-                    "pattern": _nonEmpty("the substring to find"),
+                    "pattern": _nonEmpty(),
                     "dictionaryName": _nonEmpty(
                         "only the classes of this symbol dictionary"),
                     **pagingProperties(SEARCH_LIMIT)},

@@ -32,10 +32,8 @@ SUMMARY_PROPERTIES = {
     "tests": {"type": "array", "items": TEST_SCHEMA},
 }
 
-_CLASS_NAME = {"type": "string", "minLength": 1,
-               "description": "the TestCase subclass, e.g. AccountTest"}
-_SELECTOR = {"type": "string", "minLength": 1,
-             "description": "the test method's selector, e.g. testDeposit"}
+_CLASS_NAME = {"type": "string", "minLength": 1}
+_SELECTOR = _CLASS_NAME
 _LABELS = {"failed": "FAIL ", "error": "ERROR"}
 
 
