@@ -81,7 +81,7 @@ class SurfaceTests(SynchronousTestCase):
             jsonschema.Draft202012Validator.check_schema(schema)
             self.assertEqual(schema["type"], "object", tool.name)
             self.assertIs(schema["additionalProperties"], False, tool.name)
-            self.assertTrue(set(schema["required"]) <=
+            self.assertTrue(set(schema.get("required", ())) <=
                             set(schema["properties"]), tool.name)
 
     def test_outputSchemasValid(self):

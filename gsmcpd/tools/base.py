@@ -41,10 +41,14 @@ class ToolResult:
 
 def closedSchema(properties=None, required=()):
     """
-    An input schema that refuses unknown and missing arguments.
+    An input schema that refuses unknown and missing arguments (with none
+    required, it says nothing about C{required}).
     """
-    return {"type": "object", "properties": dict(properties or {}),
-            "required": list(required), "additionalProperties": False}
+    schema = {"type": "object", "properties": dict(properties or {}),
+              "additionalProperties": False}
+    if required:
+        schema["required"] = list(required)
+    return schema
 
 
 MCP_DEFAULT_HINTS = {"readOnlyHint": False, "destructiveHint": True,
