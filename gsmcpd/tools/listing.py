@@ -61,8 +61,8 @@ class ListingToolset(Toolset):
     name = "listing"
     title = "Listing"
     instructions = (
-        "Lists answer everything unless you pass limit; limit: 0 answers "
-        "the count alone, and a page's header names the offset of the next.")
+        "A list's header line names the window, the total and the offset of "
+        "the next page.")
 
     def tools(self):
         readOnly = annotations(readOnly=True, idempotent=True)

@@ -22,8 +22,7 @@ class SessionToolset(Toolset):
         "While there are uncommitted ones, the result of a tool that can "
         "change something ends with a one-line [session] note. No tool "
         "moves your view as a side effect; after refresh, re-read what you "
-        "are about to change. After a commit conflict: abort, redo the "
-        "change, commit again.")
+        "are about to change.")
     declaredOptionNames = (CONFIRM_OPTION,)
 
     def tools(self):

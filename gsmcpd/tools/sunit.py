@@ -79,10 +79,9 @@ class TestingToolset(Toolset):
     name = "testing"
     title = "Testing (SUnit)"
     instructions = (
-        "Tests run in your session and see your uncommitted changes: "
-        "compile, run the tests, then commit. Name the classes for "
-        "list_failing_tests when you can: with none it runs every test "
-        "class.")
+        "Tests run in your session and see your uncommitted changes. Name "
+        "the classes for list_failing_tests when you can: with none it runs "
+        "every test class, which can take long.")
 
     def tools(self):
         oneTest = closedSchema({"className": _CLASS_NAME,
