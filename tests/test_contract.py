@@ -8,6 +8,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.protocol.jsonrpc import Message
+from gsmcpd.tools.base import MCP_DEFAULT_HINTS, effectiveHints
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, toolsetClass
 
 REFERENCE_TOOLS = {
@@ -80,7 +81,7 @@ class SurfaceTests(SynchronousTestCase):
             jsonschema.Draft202012Validator.check_schema(schema)
             self.assertEqual(schema["type"], "object", tool.name)
             self.assertIs(schema["additionalProperties"], False, tool.name)
-            self.assertTrue(set(schema["required"]) <=
+            self.assertTrue(set(schema.get("required", ())) <=
                             set(schema["properties"]), tool.name)
 
     def test_outputSchemasValid(self):
@@ -92,32 +93,39 @@ class SurfaceTests(SynchronousTestCase):
                              tool.name)
 
     def test_annotationsAndTitle(self):
+        """
+        Every tool has a title, a description and annotations; a hint left
+        out means MCP's default, so what is checked is the value a client
+        reads, and a hint sent is never one that merely repeats the default.
+        """
         for tool in self.tools:
             descriptor = tool.descriptor()
             self.assertTrue(descriptor["title"], tool.name)
             self.assertTrue(descriptor["description"], tool.name)
+            self.assertTrue(descriptor["annotations"], tool.name)
+            for hint, value in descriptor["annotations"].items():
+                self.assertIn(hint, ANNOTATIONS, tool.name)
+                self.assertIsNot(value, MCP_DEFAULT_HINTS[hint],
+                                 f"{tool.name} {hint}")
+            hints = effectiveHints(descriptor["annotations"])
             for hint in ANNOTATIONS:
-                self.assertIsInstance(descriptor["annotations"][hint], bool,
-                                      f"{tool.name} {hint}")
-            self.assertIs(descriptor["annotations"]["openWorldHint"], False)
-            if descriptor["annotations"]["readOnlyHint"]:
-                self.assertIs(descriptor["annotations"]["destructiveHint"],
-                              False, tool.name)
+                self.assertIsInstance(hints[hint], bool, f"{tool.name} {hint}")
+            self.assertIs(hints["openWorldHint"], False)
+            if hints["readOnlyHint"]:
+                self.assertIs(hints["destructiveHint"], False, tool.name)
 
     def test_destructiveToolsSaySo(self):
         for name in ("abort", "delete_class", "delete_method",
                      "remove_dictionary", "compile_method",
                      "compile_class_definition"):
-            self.assertIs(
-                self.tools.get(name).annotations["destructiveHint"], True,
-                name)
+            hints = effectiveHints(self.tools.get(name).annotations)
+            self.assertIs(hints["destructiveHint"], True, name)
 
     def test_readsAreReadOnly(self):
         for family in ("listing", "browsing", "search"):
             for name in REFERENCE_TOOLS[family]:
-                self.assertIs(
-                    self.tools.get(name).annotations["readOnlyHint"], True,
-                    name)
+                hints = effectiveHints(self.tools.get(name).annotations)
+                self.assertIs(hints["readOnlyHint"], True, name)
 
     def test_oneToolsetServesOnlyItsTools(self):
         for name in CORE_TOOLSETS:

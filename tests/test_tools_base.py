@@ -7,7 +7,8 @@ guardrail's refusal, and toolset options as an allow-list.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.base import (
-    Tool, ToolCall, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolCall, ToolResult, Toolset, annotations, closedSchema,
+    effectiveHints)
 from gsmcpd.tools.ledger import methodKey
 from gsmcpd.tools.templates.outcomes import ToolError
 from tests.fakes import FakeGem, SmalltalkRaised
@@ -46,10 +47,27 @@ class ToolTests(SynchronousTestCase):
     def test_descriptor(self):
         described = tool().descriptor()
         self.assertEqual(described["title"], "Probe")
-        self.assertFalse(described["annotations"]["openWorldHint"])
+        self.assertFalse(
+            effectiveHints(described["annotations"])["openWorldHint"])
         self.assertNotIn("outputSchema", described)
         self.assertIn("outputSchema",
                       tool(outputSchema=closedSchema()).descriptor())
+
+
+    def test_annotationsLeaveOutDefaults(self):
+        """
+        Only hints that differ from MCP's defaults are sent; a client
+        reading them with the defaults gets every hint back.
+        """
+        self.assertEqual(annotations(True, idempotent=True),
+                         {"readOnlyHint": True, "destructiveHint": False,
+                          "idempotentHint": True, "openWorldHint": False})
+        self.assertEqual(annotations(False, destructive=True),
+                         {"openWorldHint": False})
+        self.assertEqual(
+            effectiveHints(annotations(False, destructive=True)),
+            {"readOnlyHint": False, "destructiveHint": True,
+             "idempotentHint": False, "openWorldHint": False})
 
 
 class ToolResultTests(SynchronousTestCase):

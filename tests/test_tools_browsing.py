@@ -12,6 +12,7 @@ from twisted.trial.unittest import TestCase
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS
 from gsmcpd.tools.ledger import classKey, methodKey
+from gsmcpd.tools.base import effectiveHints
 from tests.test_tools_listing import checkedCall, codeModel
 from tests.toolharness import ToolHarness
 
@@ -50,8 +51,9 @@ class SchemaTests(BrowsingTestCase):
         for tool in registry:
             self.assertFalse(tool.inputSchema["additionalProperties"])
             self.assertIn("className", tool.inputSchema["required"])
-            self.assertTrue(tool.annotations["readOnlyHint"])
-            self.assertFalse(tool.annotations["destructiveHint"])
+            self.assertTrue(effectiveHints(tool.annotations)["readOnlyHint"])
+            self.assertFalse(
+                effectiveHints(tool.annotations)["destructiveHint"])
             self.assertTrue(tool.title)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
 

@@ -11,6 +11,7 @@ from twisted.trial.unittest import TestCase
 
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.tools.listing import nameOrder
+from gsmcpd.tools.base import effectiveHints
 from tests.toolharness import ToolHarness
 
 
@@ -50,9 +51,10 @@ class SchemaTests(TestCase):
              "list_dictionary_entries"])
         for tool in registry:
             self.assertFalse(tool.inputSchema["additionalProperties"])
-            self.assertTrue(tool.annotations["readOnlyHint"])
-            self.assertFalse(tool.annotations["destructiveHint"])
-            self.assertFalse(tool.annotations["openWorldHint"])
+            self.assertTrue(effectiveHints(tool.annotations)["readOnlyHint"])
+            self.assertFalse(
+                effectiveHints(tool.annotations)["destructiveHint"])
+            self.assertFalse(effectiveHints(tool.annotations)["openWorldHint"])
             self.assertTrue(tool.title)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
             jsonschema.Draft202012Validator.check_schema(tool.inputSchema)

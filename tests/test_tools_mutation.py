@@ -14,6 +14,7 @@ from gsmcpd.tools.templates.render import Template
 from gsmcpd.tools.ledger import classKey, methodKey
 from gsmcpd.tools.compiling import locatedErrors
 from gsmcpd.tools.mutation import MutationToolset
+from gsmcpd.tools.base import effectiveHints
 from tests.toolharness import ToolHarness
 
 TOOLSETS = ("browsing", "listing", "mutation", "session", "execution",
@@ -95,11 +96,14 @@ class DescriptorTests(SynchronousTestCase):
             jsonschema.Draft202012Validator.check_schema(tool.inputSchema)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
             self.assertIn("Not committed", tool.description)
-            self.assertIs(tool.annotations["readOnlyHint"], False)
-            self.assertIs(tool.annotations["openWorldHint"], False)
+            self.assertIs(
+                effectiveHints(tool.annotations)["readOnlyHint"], False)
+            self.assertIs(
+                effectiveHints(tool.annotations)["openWorldHint"], False)
         for name in ("remove_dictionary", "compile_method", "delete_method",
                      "delete_class", "compile_class_definition"):
-            self.assertIs(tools[name].annotations["destructiveHint"], True)
+            hints = effectiveHints(tools[name].annotations)
+            self.assertIs(hints["destructiveHint"], True)
 
     def test_locatedErrors(self):
         """

@@ -9,6 +9,7 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.protocol.jsonrpc import Message
+from gsmcpd.tools.base import effectiveHints
 from tests.test_tools_listing import codeModel
 from tests.toolharness import ToolHarness
 
@@ -88,9 +89,10 @@ class SchemaTests(SearchTestCase):
             self.assertFalse(schema["additionalProperties"])
             (term,) = schema["required"]
             self.assertEqual(schema["properties"][term]["minLength"], 1)
-            self.assertTrue(tool.annotations["readOnlyHint"])
-            self.assertFalse(tool.annotations["destructiveHint"])
-            self.assertFalse(tool.annotations["openWorldHint"])
+            self.assertTrue(effectiveHints(tool.annotations)["readOnlyHint"])
+            self.assertFalse(
+                effectiveHints(tool.annotations)["destructiveHint"])
+            self.assertFalse(effectiveHints(tool.annotations)["openWorldHint"])
             self.assertTrue(tool.title)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
 

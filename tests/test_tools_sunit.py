@@ -8,6 +8,8 @@ import jsonschema
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
+from gsmcpd.tools.base import effectiveHints
+
 from tests.test_tools_listing import codeModel
 from tests.test_tools_search import checked, failed
 from tests.toolharness import ToolHarness
@@ -61,9 +63,10 @@ class SchemaTests(TestingTestCase):
                          sorted(TESTING_TOOLS))
         for tool in registry:
             self.assertFalse(tool.inputSchema["additionalProperties"])
-            self.assertEqual(tool.annotations["readOnlyHint"],
+            self.assertEqual(effectiveHints(tool.annotations)["readOnlyHint"],
                              tool.name == "list_test_classes")
-            self.assertFalse(tool.annotations["destructiveHint"])
+            self.assertFalse(
+                effectiveHints(tool.annotations)["destructiveHint"])
             self.assertTrue(tool.title)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
 

@@ -11,10 +11,10 @@ MAX_INSTRUCTIONS = 32_768
 
 PREAMBLE = (
     "This server works inside a GemStone/S 64 Smalltalk repository. Your MCP "
-    "session has its own GemStone session: its own transaction and its own "
-    "consistent view of the repository, so a change one tool call makes is "
-    "still there for the next, and other clients do not see it until it is "
-    "committed.")
+    "session has its own GemStone session: its own transaction and "
+    "consistent view, so a change one tool call makes is there for the next, "
+    "and other clients see it only once it is committed. Names resolve "
+    "through the session's symbol list.")
 
 
 def stockInstructions(toolsets):

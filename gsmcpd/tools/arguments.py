@@ -140,15 +140,20 @@ BOOLEAN = {"type": "boolean"}
 INTEGER = {"type": "integer"}
 
 
-def stringArgument(description, **constraints):
-    """
-    A string argument's schema.
-    """
-    return dict(STRING, description=description, **constraints)
+def _described(description):
+    return {} if description is None else {"description": description}
 
 
-def namesArgument(description):
-    return {"type": "array", "description": description,
+def stringArgument(description=None, **constraints):
+    """
+    A string argument's schema; a description only where the name and the
+    tool's own description leave something unsaid.
+    """
+    return dict(STRING, **_described(description), **constraints)
+
+
+def namesArgument(description=None):
+    return {"type": "array", **_described(description),
             "items": {"type": "string", "pattern": IDENTIFIER}}
 
 

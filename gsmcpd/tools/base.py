@@ -41,18 +41,40 @@ class ToolResult:
 
 def closedSchema(properties=None, required=()):
     """
-    An input schema that refuses unknown and missing arguments.
+    An input schema that refuses unknown and missing arguments (with none
+    required, it says nothing about C{required}).
     """
-    return {"type": "object", "properties": dict(properties or {}),
-            "required": list(required), "additionalProperties": False}
+    schema = {"type": "object", "properties": dict(properties or {}),
+              "additionalProperties": False}
+    if required:
+        schema["required"] = list(required)
+    return schema
+
+
+MCP_DEFAULT_HINTS = {"readOnlyHint": False, "destructiveHint": True,
+                     "idempotentHint": False, "openWorldHint": True}
+"""What MCP says a client assumes for a hint a tool leaves out."""
 
 
 def annotations(readOnly, destructive=False, idempotent=False):
     """
     MCP tool annotations; nothing here reaches outside the stone.
+
+    A hint whose value is MCP's default is left out: every session reads
+    C{tools/list}, and a client assumes the default anyway.
     """
-    return {"readOnlyHint": readOnly, "destructiveHint": destructive,
-            "idempotentHint": idempotent, "openWorldHint": False}
+    hints = {"readOnlyHint": readOnly, "destructiveHint": destructive,
+             "idempotentHint": idempotent, "openWorldHint": False}
+    return {hint: value for hint, value in hints.items()
+            if value != MCP_DEFAULT_HINTS[hint]}
+
+
+def effectiveHints(annotations):
+    """
+    Every hint's value as a client reads C{annotations}: MCP's default for
+    one left out.
+    """
+    return {**MCP_DEFAULT_HINTS, **annotations}
 
 
 @attr.s(frozen=True, auto_attribs=True)

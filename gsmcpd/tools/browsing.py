@@ -19,9 +19,7 @@ from gsmcpd.tools.base import (
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS, capped
 from gsmcpd.tools.ledger import classKey, methodKey
 
-CLASS_NAME = {"type": "string", "minLength": 1,
-              "description": "as this session's symbol list resolves it, "
-                             "e.g. OrderedCollection"}
+CLASS_NAME = {"type": "string", "minLength": 1}
 
 STRING = {"type": "string"}
 OPTIONAL_STRING = {"type": ["string", "null"]}
@@ -71,9 +69,8 @@ class BrowsingToolset(Toolset):
     name = "browsing"
     title = "Browsing"
     instructions = (
-        "describe_class, get_class_hierarchy and list_methods show a class; "
-        "get_method_source and get_class_definition show source, and "
-        "export_class_source the whole class as a topaz file-in.")
+        "To see a class start with describe_class; export_class_source "
+        "answers the whole class at once.")
 
     def tools(self):
         readOnly = annotations(readOnly=True, idempotent=True)
@@ -91,11 +88,11 @@ class BrowsingToolset(Toolset):
                         classInstVarNames=NAMES, instanceSelectors=NAMES,
                         classSelectors=NAMES)),
             Tool("export_class_source", "Export class source",
-                 "The class as a topaz file-in (fileOutClass): its "
-                 "definition, comment and category, then every method on "
-                 "both sides. Counts as reading the definition and every "
-                 "method shown. Over 50,000 characters the text is "
-                 "truncated with a marker.",
+                 "The class as a topaz file-in (fileOutClass): definition, "
+                 "comment, category, then every method on both sides. "
+                 "Counts as reading the definition and each method shown. "
+                 "Over 50,000 characters the text is truncated with a "
+                 "marker.",
                  classOnly, readOnly, self.exportClassSource,
                  singleValueResult("fileOut", className=STRING)),
             Tool("get_class_definition", "Get class definition",
@@ -112,9 +109,8 @@ class BrowsingToolset(Toolset):
                         subclasses=NAMES)),
             Tool("get_method_source", "Get method source",
                  "The source of one method, after a line naming it and its "
-                 "category; meta: true reads the class-side method. Counts "
-                 "as reading the method. Over 50,000 characters the text "
-                 "is truncated with a marker.",
+                 "category. Counts as reading the method. Over 50,000 "
+                 "characters the text is truncated with a marker.",
                  closedSchema({
                      "className": CLASS_NAME,
                      "selector": {"type": "string", "minLength": 1,

@@ -22,24 +22,21 @@ class ExecutionToolset(Toolset):
     name = "execution"
     title = "Execution"
     instructions = (
-        "execute_code evaluates Smalltalk and answers the printString of its "
-        "value. On a production repository avoid expressions that scan every "
-        "object (allInstances, a loop over a large collection): they can run "
-        "for hours. Prefer the search tools, which use the class organizer.")
+        "On a production repository avoid code that scans every object "
+        "(allInstances, a loop over a large collection): it can run for "
+        "hours. The search tools use the class organizer instead.")
 
     def tools(self):
         return [Tool(
             name="execute_code",
             title="Execute Smalltalk",
             description=(
-                "Evaluate Smalltalk source in this client's GemStone session "
-                "and answer the printString of its value. Runs in the "
-                "session's transaction: changes stay uncommitted until "
-                "commit. Results over 50,000 characters are truncated with "
-                "a marker."),
+                "Evaluate Smalltalk statements in this session and answer "
+                "the printString of the value; changes stay uncommitted "
+                "until commit. Over 50,000 characters the result is "
+                "truncated with a marker."),
             inputSchema=closedSchema(
-                {"code": {"type": "string",
-                          "description": "Smalltalk statements to evaluate"}},
+                {"code": {"type": "string"}},
                 required=["code"]),
             outputSchema=closedSchema({
                 "printString": {"type": "string"},

@@ -14,9 +14,7 @@ from gsmcpd.tools.base import (
 from gsmcpd.tools.ledger import dictionaryKey
 from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties, window
 
-DICTIONARY_NAME = {"type": "string", "minLength": 1,
-                   "description": "the symbol dictionary's name, as "
-                                  "list_dictionaries shows it"}
+DICTIONARY_NAME = {"type": "string", "minLength": 1}
 
 UNNAMED = "(unnamed)"
 """How text shows a dictionary that has no name (it does not hold itself)."""
@@ -63,26 +61,20 @@ class ListingToolset(Toolset):
     name = "listing"
     title = "Listing"
     instructions = (
-        "list_dictionaries shows the symbol dictionaries of your symbol list "
-        "in lookup order (a name resolves to the first dictionary that "
-        "defines it); list_classes and list_dictionary_entries show one "
-        "dictionary, list_all_classes every class with its dictionary. "
-        "They answer everything unless you pass limit (and offset for the "
-        "next page); limit: 0 answers the count alone.")
+        "A list's header line names the window, the total and the offset of "
+        "the next page.")
 
     def tools(self):
         readOnly = annotations(readOnly=True, idempotent=True)
         dictionaryArgument = {"dictionaryName": DICTIONARY_NAME}
         return [
             Tool("list_all_classes", "List all classes",
-                 "Every class in every dictionary of this session's symbol "
-                 "list, sorted by name, each with the dictionary that holds "
-                 "it. Answers all of them unless limit is passed.",
+                 "Every class in this session's symbol list, sorted by "
+                 "name, with the dictionary that holds it.",
                  closedSchema(pagingProperties()), readOnly,
                  self.listAllClasses, pagedSchema("classes", CLASS_ITEM)),
             Tool("list_classes", "List classes in a dictionary",
-                 "The classes a symbol dictionary holds, sorted by name. "
-                 "Answers all of them unless limit is passed.",
+                 "The classes a symbol dictionary holds, sorted by name.",
                  closedSchema(dict(dictionaryArgument, **pagingProperties()),
                               required=["dictionaryName"]),
                  readOnly, self.listClasses,
@@ -101,8 +93,7 @@ class ListingToolset(Toolset):
                      required=["dictionaries"])),
             Tool("list_dictionary_entries", "List dictionary entries",
                  "Every entry of a symbol dictionary, sorted by name and "
-                 "tagged (class) or (global). Answers all of them unless "
-                 "limit is passed.",
+                 "tagged (class) or (global).",
                  closedSchema(dict(dictionaryArgument, **pagingProperties()),
                               required=["dictionaryName"]),
                  readOnly, self.listDictionaryEntries,

@@ -35,7 +35,7 @@ DEFAULT_CATEGORY = "as yet unclassified"
 
 NOT_COMMITTED = " Not committed."
 
-_CLASS_NAME = stringArgument("name of the class")
+_CLASS_NAME = stringArgument()
 _META = flagArgument("true for the class-side method (default false)")
 
 
@@ -44,45 +44,35 @@ class MutationToolset(Toolset):
     title = "Mutation"
     declaredOptionNames = ("kernelClasses", CONFIRM_OPTION)
     instructions = (
-        "The mutation tools (compile_method, compile_class_definition, "
-        "delete_method, delete_class, set_class_comment, add_dictionary, "
-        "remove_dictionary) change code in your session without committing: "
-        "run the tests, then commit to keep the change or abort to undo it. "
-        "Read before you overwrite: changing or deleting an existing method "
-        "needs get_method_source (or export_class_source) first, and "
-        "redefining or deleting a class needs get_class_definition first, "
-        "in your present view (commit, abort and refresh end it); so does "
-        "every method a redefinition may drop (one that removes an instance "
-        "variable or skips recompiling), and removing a dictionary that "
-        "holds classes needs list_classes; a write over something that "
-        "changed since you read it is refused. compile_class_definition "
-        "builds the "
-        "definition from named parts and evaluates nothing; on a shape "
-        "change it recompiles the class's methods and reports any that fail.")
+        "Changes stay uncommitted: run the tests, then commit to keep them "
+        "or abort to undo them. Read before you write, in your present view "
+        "(commit, abort and refresh end it): a method with "
+        "get_method_source or export_class_source, a class with "
+        "get_class_definition (and every method its redefinition may "
+        "drop), a dictionary's classes with list_classes. A write over "
+        "something changed since you read it is refused.")
 
     def tools(self):
         confirms = confirming(self)  # asked on the call's stream in 2025
         return [
             Tool("add_dictionary", "Add symbol dictionary",
-                 "Create a SymbolDictionary and append it to this user's "
-                 "symbol list. Refused if something of that name is already "
-                 "in the symbol list." + NOT_COMMITTED,
+                 "Create a SymbolDictionary at the end of this user's "
+                 "symbol list; refused if the name is already in it."
+                 + NOT_COMMITTED,
                  closedSchema({"dictionaryName": stringArgument(
-                     "name of the new dictionary", pattern=IDENTIFIER)},
+                     pattern=IDENTIFIER)},
                      required=["dictionaryName"]),
                  annotations(False), self.addDictionary,
                  closedSchema({"dictionaryName": STRING,
                                "position": INTEGER},
                               required=["dictionaryName", "position"])),
             Tool("remove_dictionary", "Remove symbol dictionary",
-                 "Remove a symbol dictionary from this user's symbol list "
-                 "(destructive: what it holds can no longer be named). The "
-                 "kernel's Globals, UserGlobals and Published are refused. "
-                 "A dictionary holding classes needs list_classes first, in "
-                 "your present view, and is refused if they changed since."
-                 + NOT_COMMITTED,
-                 closedSchema({"dictionaryName": stringArgument(
-                     "name of the dictionary to remove")},
+                 "Remove a symbol dictionary from this user's symbol list, "
+                 "so what it holds can no longer be named; Globals, "
+                 "UserGlobals and Published are refused. One holding "
+                 "classes needs list_classes first, and is refused if they "
+                 "changed since." + NOT_COMMITTED,
+                 closedSchema({"dictionaryName": stringArgument()},
                      required=["dictionaryName"]),
                  annotations(False, destructive=True), self.removeDictionary,
                  closedSchema({"dictionaryName": STRING,
@@ -91,39 +81,26 @@ class MutationToolset(Toolset):
                  streams=confirms),
             Tool("compile_class_definition", "Define or redefine a class",
                  "Define a class, or redefine an existing one, from named "
-                 "parts: the definition is built by the server and nothing "
-                 "is evaluated, so this cannot run arbitrary code (use "
-                 "execute_code for that). The superclass (default Object), "
-                 "pool dictionaries and dictionary (default: the class's "
-                 "current one, else UserGlobals) are looked up by name. "
-                 "Redefining an existing class needs get_class_definition "
-                 "first and is refused if the class has subclasses. A shape "
-                 "change (variables or superclass) makes a new class "
-                 "version: its methods are recompiled onto it and any that "
-                 "fail are reported, or with recompileMethods false they are "
-                 "dropped." + NOT_COMMITTED,
+                 "parts; nothing is evaluated (execute_code runs code). The "
+                 "superclass, pool dictionaries and dictionary are looked up "
+                 "by name. Redefining needs get_class_definition first and "
+                 "is refused if the class has subclasses. A shape change "
+                 "(variables or superclass) makes a new class version and "
+                 "recompiles the methods onto it, reporting any that fail."
+                 + NOT_COMMITTED,
                  closedSchema({
-                     "className": stringArgument("name of the class",
-                                          pattern=IDENTIFIER),
-                     "superclassName": stringArgument(
-                         "name of the superclass (default Object)"),
-                     "instVarNames": namesArgument("instance variable names"),
-                     "classVars": namesArgument("class variable names"),
-                     "classInstVars": namesArgument(
-                         "class-side instance variable names"),
-                     "poolDictionaries": {
-                         "type": "array", "items": STRING,
-                         "description": "names of pool dictionaries in the "
-                                        "symbol list"},
+                     "className": stringArgument(pattern=IDENTIFIER),
+                     "superclassName": stringArgument("default Object"),
+                     "instVarNames": namesArgument(),
+                     "classVars": namesArgument(),
+                     "classInstVars": namesArgument(),
+                     "poolDictionaries": {"type": "array", "items": STRING},
                      "dictionary": stringArgument(
-                         "dictionary to define the class in (default: where "
-                         "it is now, else UserGlobals)"),
-                     "options": namesArgument(
-                         "class options, e.g. subclassesDisallowed"),
+                         "default: where it is now, else UserGlobals"),
+                     "options": namesArgument("e.g. subclassesDisallowed"),
                      "recompileMethods": flagArgument(
-                         "on a shape change, recompile the old version's "
-                         "methods onto the new one (default true); false "
-                         "drops them")},
+                         "on a shape change, recompile the methods onto the "
+                         "new version (default true); false drops them")},
                      required=["className"]),
                  annotations(False, destructive=True),
                  self.compileClassDefinition,
@@ -144,17 +121,16 @@ class MutationToolset(Toolset):
                                "newVersion", "changed", "definition",
                                "recompiled", "failures", "dropped"])),
             Tool("compile_method", "Compile method",
-                 "Compile a method (new, or replacing the one with the same "
+                 "Compile a method (new, or replacing the one with its "
                  "selector) from its full source, selector line first. "
-                 "Replacing an existing method needs get_method_source "
-                 "first. The category defaults to the replaced method's, "
-                 "else 'as yet unclassified'. A compile error names the "
-                 "line and column; the compiler's warnings come with a successful "
-                 "compile." + NOT_COMMITTED,
+                 "Replacing needs get_method_source first. The category "
+                 "defaults to the replaced method's, else 'as yet "
+                 "unclassified'. Errors name line and column; warnings come "
+                 "with a successful compile." + NOT_COMMITTED,
                  closedSchema({
                      "className": _CLASS_NAME,
-                     "source": stringArgument("the method's full source"),
-                     "category": stringArgument("method category"),
+                     "source": stringArgument(),
+                     "category": stringArgument(),
                      "meta": _META},
                      required=["className", "source"]),
                  annotations(False, destructive=True), self.compileMethod,
@@ -166,11 +142,11 @@ class MutationToolset(Toolset):
                      required=["className", "meta", "selector", "category",
                                "created", "warnings"])),
             Tool("delete_method", "Delete method",
-                 "Remove a method from a class (destructive); needs "
-                 "get_method_source first." + NOT_COMMITTED,
+                 "Remove a method from a class; needs get_method_source "
+                 "first." + NOT_COMMITTED,
                  closedSchema({
                      "className": _CLASS_NAME,
-                     "selector": stringArgument("selector of the method"),
+                     "selector": stringArgument(),
                      "meta": _META},
                      required=["className", "selector"]),
                  annotations(False, destructive=True, idempotent=True),
@@ -182,10 +158,9 @@ class MutationToolset(Toolset):
                                "category"]),
                  streams=confirms),
             Tool("delete_class", "Delete class",
-                 "Remove a class from its symbol dictionary, with its "
-                 "methods (destructive); needs get_class_definition first, "
-                 "and is refused if the class has subclasses."
-                 + NOT_COMMITTED,
+                 "Remove a class and its methods from its symbol "
+                 "dictionary; needs get_class_definition first, refused if "
+                 "the class has subclasses." + NOT_COMMITTED,
                  closedSchema({"className": _CLASS_NAME},
                               required=["className"]),
                  annotations(False, destructive=True, idempotent=True),
@@ -199,7 +174,7 @@ class MutationToolset(Toolset):
                  "Replace a class's comment." + NOT_COMMITTED,
                  closedSchema({
                      "className": _CLASS_NAME,
-                     "comment": stringArgument("the new comment")},
+                     "comment": stringArgument()},
                      required=["className", "comment"]),
                  annotations(False, destructive=True, idempotent=True),
                  self.setClassComment,

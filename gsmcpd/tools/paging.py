@@ -32,13 +32,11 @@ PAGE_SCHEMA = {
     "properties": {
         "offset": {"type": "integer"},
         "limit": {"type": ["integer", "null"]},
-        "total": {"type": ["integer", "null"],
-                  "description": "null: not known"},
-        "atLeast": {"type": ["integer", "null"],
-                    "description": "the least it can be, when not known"},
+        "total": {"type": ["integer", "null"]},
+        "atLeast": {"type": ["integer", "null"]},
         "nextOffset": {"type": ["integer", "null"]},
     },
-    "required": ["offset", "limit", "total", "nextOffset"],
+    "required": ["offset", "limit", "total", "atLeast", "nextOffset"],
     "additionalProperties": False,
 }
 """The C{page} member of a paged tool's structured result."""

@@ -12,6 +12,7 @@ from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.base import (
     Tool, ToolResult, Toolset, annotations, closedSchema)
+from gsmcpd.tools.arguments import stringArgument
 from gsmcpd.tools.paging import PAGE_SCHEMA, Page, pagingProperties, scanned
 
 SEARCH_LIMIT = 200
@@ -19,7 +20,7 @@ SEARCH_LIMIT = 200
 
 METHOD_SCHEMA = closedSchema({
     "className": {"type": "string"},
-    "meta": {"type": "boolean", "description": "a class-side method"},
+    "meta": {"type": "boolean"},
     "selector": {"type": "string"},
     "category": {"type": ["string", "null"]}},
     required=["className", "meta", "selector", "category"])
@@ -56,8 +57,8 @@ def methodsResult(page):
                              "page": page.structured()})
 
 
-def _nonEmpty(description):
-    return {"type": "string", "minLength": 1, "description": description}
+def _nonEmpty(description=None):
+    return stringArgument(description, minLength=1)
 
 
 class SearchToolset(Toolset):
@@ -65,13 +66,8 @@ class SearchToolset(Toolset):
     title = "Search"
     instructions = (
         "find_implementors, find_senders and find_references_to use the "
-        "class organizer and answer every match sorted by class, with the "
-        "true total; find_senders answers 200 at a time unless you pass a "
-        "limit. search_method_source reads method source, which is slow "
-        "over the whole symbol list: pass dictionaryName when you can. It "
-        "answers hits in scan order and stops one past the page, so its "
-        "header says when the total is not known; pass the offset it names "
-        "for the next page.")
+        "class organizer and are fast; search_method_source reads source, "
+        "which is slow: pass dictionaryName when you can.")
 
     def tools(self):
         return [
@@ -98,18 +94,17 @@ class SearchToolset(Toolset):
                 SEARCH_LIMIT, self.findSenders),
             Tool(
                 "search_method_source", "Search method source",
-                f"Methods whose source contains a substring (case-"
-                f"sensitive), {SEARCH_LIMIT} at a time by default, in scan "
-                f"order: dictionaries in symbol-list order, classes by "
-                f"name, instance side first, selectors sorted. The scan "
-                f"stops one hit past the page, so the total is not known "
-                f"unless the scan ran to the end; limit: 0 scans everything "
-                f"to count. Scanning the kernel is slow: pass "
-                f"dictionaryName where you can.",
+                "Methods whose source contains a substring (case-"
+                "sensitive), in scan order: dictionaries in symbol-list "
+                "order, classes by name, instance side first, selectors "
+                "sorted. The scan stops one hit past the page, so the total "
+                "is known only if it ran to the end; limit: 0 scans all to "
+                "count.",
                 closedSchema({
-                    "pattern": _nonEmpty("the substring to find"),
+                    "pattern": _nonEmpty(),
                     "dictionaryName": _nonEmpty(
-                        "only the classes of this symbol dictionary"),
+                        "only this symbol dictionary's classes: far faster "
+                        "than the whole symbol list"),
                     **pagingProperties(SEARCH_LIMIT)},
                     required=["pattern"]),
                 annotations(True, idempotent=True),

@@ -18,15 +18,11 @@ class SessionToolset(Toolset):
     name = "session"
     title = "Session and transaction"
     instructions = (
-        "Nothing commits on your behalf: changes stay uncommitted until you "
-        "call commit, and the result of every tool that can change "
-        "something carries a one-line [session] note while the session "
-        "holds uncommitted changes. abort throws them "
-        "away. No tool moves your view of the repository as a side effect; "
-        "refresh moves it to the newest commit keeping your changes, so "
-        "re-read anything you are about to change afterwards. A commit that "
-        "conflicts with another session's is reported as a failure; abort, "
-        "redo the change, and commit again.")
+        "Nothing commits on your behalf: call commit to keep your changes. "
+        "While there are uncommitted ones, the result of a tool that can "
+        "change something ends with a one-line [session] note. No tool "
+        "moves your view as a side effect; after refresh, re-read what you "
+        "are about to change.")
     declaredOptionNames = (CONFIRM_OPTION,)
 
     def tools(self):
@@ -51,9 +47,9 @@ class SessionToolset(Toolset):
                               required=["committed", "conflicts"]),
                  streams=confirming(self)),
             Tool("refresh", "Refresh view",
-                 "Move this session's view to the newest commit so it sees "
-                 "other sessions' work, keeping its own uncommitted "
-                 "changes. Re-read anything you are about to change.",
+                 "Move this session's view to the newest commit, keeping "
+                 "its uncommitted changes. Re-read anything you are about "
+                 "to change.",
                  closedSchema(), annotations(False, idempotent=True),
                  self.refresh,
                  closedSchema({"refreshed": {"type": "boolean"},

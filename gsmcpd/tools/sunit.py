@@ -32,10 +32,8 @@ SUMMARY_PROPERTIES = {
     "tests": {"type": "array", "items": TEST_SCHEMA},
 }
 
-_CLASS_NAME = {"type": "string", "minLength": 1,
-               "description": "the TestCase subclass, e.g. AccountTest"}
-_SELECTOR = {"type": "string", "minLength": 1,
-             "description": "the test method's selector, e.g. testDeposit"}
+_CLASS_NAME = {"type": "string", "minLength": 1}
+_SELECTOR = _CLASS_NAME
 _LABELS = {"failed": "FAIL ", "error": "ERROR"}
 
 
@@ -81,13 +79,9 @@ class TestingToolset(Toolset):
     name = "testing"
     title = "Testing (SUnit)"
     instructions = (
-        "The SUnit tools run tests in your own session, so they see your "
-        "uncommitted changes: compile, run the tests, then commit. "
-        "run_test_class reports each failing or erroring test with its "
-        "exception; describe_test_failure re-runs one test alone for its "
-        "detail. list_failing_tests with no classNames runs every test "
-        "class in the symbol list, which can take long: name the classes "
-        "when you can.")
+        "Tests run in your session and see your uncommitted changes. Name "
+        "the classes for list_failing_tests when you can: with none it runs "
+        "every test class, which can take long.")
 
     def tools(self):
         oneTest = closedSchema({"className": _CLASS_NAME,
