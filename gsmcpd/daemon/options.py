@@ -30,10 +30,8 @@ __all__ = ["Config", "ConfigError", "Options"]
 
 DEFAULT_PORT = "tcp:8000:interface=127.0.0.1"
 SIMULATED_TITLE = "gsmcpd on a simulated stone (a test double, not GemStone)"
-TOOLSET_OPTIONS_EXAMPLE = (
-    '{"tests.example_toolset:GreetingToolset": {"greeting": "Hi"}}')
-"""An example that works (from a checkout, with that toolset served): no
-core toolset declares an option."""
+TOOLSET_OPTIONS_EXAMPLE = '{"mutation": {"confirmDestructive": true}}'
+"""An example that works with the default toolsets."""
 REAL_STONE_ONLY = ("gciLibrary", "password", "host", "netldi", "gemNrs",
                    "hostUser", "hostPassword")
 """Settings that mean nothing to the simulated stone."""
@@ -95,8 +93,7 @@ class Config:
         "seven core toolsets)", parse=words)
     toolsetOptions = setting(
         "toolset-options", "per-toolset options as JSON, for toolsets that "
-        "declare some (no core toolset does), e.g. "
-        f"{TOOLSET_OPTIONS_EXAMPLE} with that toolset in --toolsets",
+        f"declare some (docs/toolsets.rst), e.g. {TOOLSET_OPTIONS_EXAMPLE}",
         parse=toolsetOptions, default="{}")
     serverName = setting("server-name", "serverInfo.name: which software "
                          "this is", default="gsmcpd")
