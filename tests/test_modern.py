@@ -286,6 +286,20 @@ class ListenTests(ModernTestCase):
         self.assertEqual((response.code, body["error"]["code"]),
                          (400, -32602))
 
+    @inlineCallbacks
+    def test_oversizedFilter(self):
+        """
+        A listen naming more resources than a session may subscribe to is
+        refused with the request's id, and opens no stream.
+        """
+        response, body = yield self.send(modern(
+            "subscriptions/listen", 72, notifications={
+                "resourceSubscriptions": [SOURCE] * 100_000}))
+        self.assertEqual(
+            (response.code, body["id"], body["error"]["code"]),
+            (400, 72, -32602))
+        self.assertEqual(len(self.app.notices), 0)
+
 
 class HandleLifetimeTests(ModernTestCase):
 
