@@ -209,6 +209,20 @@ class HandleTests(ModernTestCase):
         self.assertIsNone(self.sessions.get(handle))
 
     @inlineCallbacks
+    def test_handleNotAString(self):
+        """
+        A handle that is not a string (its mirrored header agreeing) is
+        invalid params with the request's id, not an internal error.
+        """
+        response, body = yield self.send(modern(
+            "tools/call", 44, name="status", arguments={"session": ["a"]}),
+            mcp_param_session="['a']")
+        self.assertEqual(
+            (response.code, body["id"], body["error"]["code"]),
+            (400, 44, -32602))
+        self.assertIn("'session'", body["error"]["message"])
+
+    @inlineCallbacks
     def test_mutatingWithoutHandleRefused(self):
         result = yield self.tool("execute_code", {"code": "1"})
         self.assertTrue(result["isError"])
