@@ -88,6 +88,13 @@ class AuditLogTests(SynchronousTestCase):
         self.assertEqual((event["tool"], event["sourceSha256"]),
                          (None, None))
 
+    def test_toolNameClipped(self):
+        """
+        A tool name is the client's to choose, so the audit clips it.
+        """
+        event = self.call("x" * 1_000_000, {}, toolError("unknownTool"))
+        self.assertLess(len(event["tool"]), 300)
+
     def test_outcomes(self):
         self.assertEqual(outcome(toolError("compileError")),
                          "error:compileError")

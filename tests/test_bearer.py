@@ -9,6 +9,7 @@ import attr
 from klein import Klein
 from treq.testing import StubTreq
 from twisted.internet.task import Clock
+from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 from twisted.web.test.requesthelper import DummyRequest
 
@@ -16,6 +17,7 @@ from gsmcpd.auth.keys import KeyFile, usableKeys
 from gsmcpd.auth.resource import ProtectedResource
 from gsmcpd.auth.scopes import ScopeToolsets
 from gsmcpd.auth.tokens import Principal, TokenValidator
+from gsmcpd.observe.clipping import CLIPPED_LENGTH
 from gsmcpd.transport.bearer import (
     PRINCIPAL, BearerGate, BearerResource, principalOf)
 from tests.idp import AUDIENCE, ISSUER, IdentityProvider
@@ -71,6 +73,23 @@ class BearerGateTests(SynchronousTestCase):
             self.request(b"Bearer garbage")))
         self.assertEqual(challenge.status, 401)
         self.assertIn('error="invalid_token"', challenge.authenticate)
+
+    def test_refusalLogClipsThePath(self):
+        """
+        The path and method a refused request gave are clipped in the log:
+        a client chooses them, up to the length of a header line.
+        """
+        events = []
+        globalLogPublisher.addObserver(events.append)
+        self.addCleanup(globalLogPublisher.removeObserver, events.append)
+        request = self.request(b"Bearer garbage")
+        request.path = b"/mcp?" + b"x" * 16_000
+        request.method = b"\xff" * 16_000
+        self.successResultOf(self.gate.admit(request))
+        [event] = [e for e in events
+                   if e.get("log_namespace") == BearerGate.log.namespace]
+        for field in ("path", "method"):
+            self.assertLess(len(event[field]), CLIPPED_LENGTH + 50)
 
     def test_insufficientScope(self):
         challenge = self.successResultOf(self.gate.admit(self.request(

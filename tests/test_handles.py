@@ -5,7 +5,7 @@ GemStone sessions behind handles in the 2026 era.
 from twisted.internet.defer import succeed
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.jsonrpc import JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol import eras
 from gsmcpd.protocol.handles import (
     needsHandle, noSuchHandle, sessionTools, takeHandle, withSessionArgument)
@@ -44,6 +44,17 @@ class SessionArgumentTests(SynchronousTestCase):
                          ("h", {"className": "A"}))
         self.assertEqual(takeHandle({"className": "A"}),
                          (None, {"className": "A"}))
+
+    def test_handleNotAString(self):
+        """
+        A handle that is not a string is refused as invalid params naming
+        the argument, before it could reach the registry.
+        """
+        for handle in (["a"], {"a": 1}, 5, True):
+            error = self.assertRaises(JsonRpcError, takeHandle,
+                                      {"session": handle})
+            self.assertEqual(error.code, INVALID_PARAMS)
+            self.assertIn("'session'", error.message)
 
 
 class RefusalTests(SynchronousTestCase):

@@ -209,6 +209,20 @@ class HandleTests(ModernTestCase):
         self.assertIsNone(self.sessions.get(handle))
 
     @inlineCallbacks
+    def test_handleNotAString(self):
+        """
+        A handle that is not a string (its mirrored header agreeing) is
+        invalid params with the request's id, not an internal error.
+        """
+        response, body = yield self.send(modern(
+            "tools/call", 44, name="status", arguments={"session": ["a"]}),
+            mcp_param_session="['a']")
+        self.assertEqual(
+            (response.code, body["id"], body["error"]["code"]),
+            (400, 44, -32602))
+        self.assertIn("'session'", body["error"]["message"])
+
+    @inlineCallbacks
     def test_mutatingWithoutHandleRefused(self):
         result = yield self.tool("execute_code", {"code": "1"})
         self.assertTrue(result["isError"])
@@ -285,6 +299,20 @@ class ListenTests(ModernTestCase):
             "subscriptions/listen", 71, notifications=[]))
         self.assertEqual((response.code, body["error"]["code"]),
                          (400, -32602))
+
+    @inlineCallbacks
+    def test_oversizedFilter(self):
+        """
+        A listen naming more resources than a session may subscribe to is
+        refused with the request's id, and opens no stream.
+        """
+        response, body = yield self.send(modern(
+            "subscriptions/listen", 72, notifications={
+                "resourceSubscriptions": [SOURCE] * 100_000}))
+        self.assertEqual(
+            (response.code, body["id"], body["error"]["code"]),
+            (400, 72, -32602))
+        self.assertEqual(len(self.app.notices), 0)
 
 
 class HandleLifetimeTests(ModernTestCase):

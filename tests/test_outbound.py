@@ -6,9 +6,11 @@ their own, reach the right stream, and always decide something.
 import json
 
 from twisted.internet.task import Clock
+from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
+from gsmcpd.observe.clipping import CLIPPED_LENGTH
 from gsmcpd.protocol.jsonrpc import parseMessage
 from gsmcpd.protocol.outbound import REQUEST_TIMEOUT, PendingRequests
 from gsmcpd.sessions.interfaces import (
@@ -18,12 +20,14 @@ from tests.fakes import RecordingSink
 
 class Session(RecordingSink):
     """
-    A session as L{PendingRequests} sees it: a handle and a stream.
+    A session as L{PendingRequests} sees it: a handle, the prefix logs
+    name it by, and a stream.
     """
 
     def __init__(self, handle):
         super().__init__()
         self.handle = handle
+        self.label = handle[:8]
 
 
 def response(requestId, **fields):
@@ -78,6 +82,23 @@ class PendingRequestsTests(SynchronousTestCase):
     def test_unknownIdIsNotOurs(self):
         self.assertFalse(self.pending.answer(
             self.session, response("srv-9", result={})))
+
+    def test_unknownAnswerLoggedWithoutTheHandle(self):
+        """
+        A response to no request of ours is logged with the session's label,
+        never its full handle (a bearer capability), and a clipped id.
+        """
+        events = []
+        globalLogPublisher.addObserver(events.append)
+        self.addCleanup(globalLogPublisher.removeObserver, events.append)
+        handle = "0123456789abcdef0123456789abcdef"
+        self.assertFalse(self.pending.answer(
+            Session(handle), response("x" * 1_000_000, result={})))
+        [event] = [e for e in events
+                   if e.get("log_namespace") == PendingRequests.log.namespace]
+        self.assertEqual(event["session"], "01234567")
+        self.assertNotIn(handle, repr(event))
+        self.assertLess(len(event["id"]), CLIPPED_LENGTH + 50)
 
     def test_anotherSessionCannotAnswer(self):
         """

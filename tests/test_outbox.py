@@ -6,6 +6,7 @@ saying so.
 from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.observe.clipping import CLIPPED_LENGTH
 from gsmcpd.sessions.outbox import Outbox
 
 
@@ -35,6 +36,21 @@ class OutboxTests(SynchronousTestCase):
         self.assertEqual([outbox.take(), outbox.take()], [2, 3])
         drops = [e for e in events if e.get("session") == "h1"]
         self.assertEqual([e["dropped"] for e in drops], [1, 2])
+
+    def test_ownerClipped(self):
+        """
+        An owner a client named (a listener's request id) is clipped in the
+        log line.
+        """
+        events = []
+        globalLogPublisher.addObserver(events.append)
+        self.addCleanup(globalLogPublisher.removeObserver, events.append)
+        outbox = Outbox("listener " + "x" * 1_000_000, limit=1)
+        outbox.put(1)
+        outbox.put(2)
+        [event] = [e for e in events
+                   if e.get("log_namespace") == Outbox.log.namespace]
+        self.assertLess(len(event["session"]), CLIPPED_LENGTH + 50)
 
     def test_takeFromEmpty(self):
         self.assertRaises(IndexError, Outbox("h1").take)

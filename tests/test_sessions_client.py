@@ -4,10 +4,12 @@ its streams (the newest wins) and the events kept for resumption.
 """
 
 from twisted.internet.task import Clock
+from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.sessions.client import (
     KEPT_SEQUENCES, LogBudget, McpSession, newHandle)
+from gsmcpd.sessions.outbox import OUTBOX_LIMIT
 from tests.fakes import FakeGem
 
 
@@ -89,6 +91,22 @@ class SessionTests(SynchronousTestCase):
     def test_postWithoutAStreamWaitsInTheOutbox(self):
         self.session.post({"n": 1})
         self.assertEqual(len(self.session.outbox), 1)
+
+    def test_fullOutboxLogsTheLabelOnly(self):
+        """
+        A full outbox names its session by label: the full handle is a
+        bearer capability and stays out of the log.
+        """
+        events = []
+        globalLogPublisher.addObserver(events.append)
+        self.addCleanup(globalLogPublisher.removeObserver, events.append)
+        handle = newHandle()
+        session = McpSession(handle, FakeGem(), "2025-11-25", {})
+        for n in range(OUTBOX_LIMIT + 1):
+            session.post({"n": n})
+        [event] = [e for e in events if "dropped" in e]
+        self.assertEqual(event["session"], session.label)
+        self.assertNotIn(handle, repr(event))
 
     def test_postFlushesAnOpenStream(self):
         stream = self.session.attachStream(Stream)

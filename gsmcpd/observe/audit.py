@@ -14,6 +14,8 @@ import json
 import attr
 from twisted.logger import Logger, jsonFileLogObserver
 
+from gsmcpd.observe.clipping import clipped
+
 AUDIT_NAMESPACE = "gsmcpd.audit"
 SOURCE_ARGUMENTS = {"execute_code": "code", "compile_method": "source"}
 """Tools whose argument is Smalltalk source, digested in the event."""
@@ -150,7 +152,8 @@ class AuditLog:
             "tool call {tool} by {identity} as {gemstoneUser} in session "
             "{session}: {outcome} in {seconds:.3f}s", event="toolCall",
             identity=identity, gemstoneUser=user,
-            session=handle[:SESSION_PREFIX], tool=tool,
+            session=handle[:SESSION_PREFIX],
+            tool=None if tool is None else clipped(tool),
             argumentBytes=argumentSizes(arguments),
             sourceSha256=sourceDigest(tool, arguments), outcome=ended,
             seconds=round(seconds, 6))

@@ -11,6 +11,7 @@ on C{Mcp-Param-Session}.
 """
 
 from gsmcpd.protocol.eras import PARAM_HEADER_KEYWORD
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.tools.base import Tool, ToolError, ToolResult, annotations
 
 SESSION_ARGUMENT = "session"
@@ -53,9 +54,17 @@ def takeHandle(arguments):
     """
     Split a 2026 call's arguments into its session handle (or L{None}) and
     the arguments the tool itself takes.
+
+    @raise JsonRpcError: C{-32602} for a handle that is not a string, as
+        for C{arguments} that are not an object: no handle we minted is
+        anything else, and the registry is keyed by strings.
     """
     rest = dict(arguments)
     handle = rest.pop(SESSION_ARGUMENT, None)
+    if handle is not None and not isinstance(handle, str):
+        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: the "
+                           f"{SESSION_ARGUMENT!r} argument must be a string, "
+                           "the handle open_session answered")
     return handle, rest
 
 

@@ -13,6 +13,7 @@ the eras differ only in their L{Subscriber}.
 
 import attr
 
+from gsmcpd.protocol.dispatch import MAX_SUBSCRIPTIONS, MAX_URI_LENGTH
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.eras import SUBSCRIPTION_ID_KEY
 
@@ -62,7 +63,9 @@ def readFilter(params):
     The L{Filter} of a C{subscriptions/listen} request.
 
     @raise JsonRpcError: C{-32602} when C{notifications} is missing or not
-        the object the revision defines.
+        the object the revision defines, or names more resources, or longer
+        URIs, than a 2025 session may subscribe to (the count is checked
+        before any URI is looked at, so a huge list costs nothing).
     """
     notifications = params.get("notifications")
     if not isinstance(notifications, dict):
@@ -77,10 +80,16 @@ def readFilter(params):
                                f"Invalid params: {name} must be a boolean")
         flags[name] = value
     uris = notifications.get("resourceSubscriptions", [])
+    if isinstance(uris, list) and len(uris) > MAX_SUBSCRIPTIONS:
+        raise JsonRpcError(INVALID_PARAMS, "Invalid params: a listener "
+                           f"follows at most {MAX_SUBSCRIPTIONS} resources")
     if not isinstance(uris, list) or not all(isinstance(uri, str)
                                              for uri in uris):
         raise JsonRpcError(INVALID_PARAMS, "Invalid params: "
                            "resourceSubscriptions must be a list of URIs")
+    if any(len(uri) > MAX_URI_LENGTH for uri in uris):
+        raise JsonRpcError(INVALID_PARAMS, "Invalid params: a resource "
+                           f"URI is at most {MAX_URI_LENGTH} characters")
     return Filter(**flags, resourceSubscriptions=frozenset(uris))
 
 

@@ -12,6 +12,7 @@ from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from gsmcpd.observe.clipping import clipped
 from gsmcpd.sessions.interfaces import (
     ClientAnsweredError, ClientDidNotAnswer, IClientRequests)
 
@@ -62,7 +63,8 @@ class PendingRequests:
         entry = self._pending.get(message.id)
         if entry is None or entry[0] != session.handle:
             self.log.info("session {session}: a response to unknown request "
-                          "{id!r}", session=session.handle, id=message.id)
+                          "{id}", session=session.label,
+                          id=clipped(message.id))
             return False
         del self._pending[message.id]
         _, d, timer = entry

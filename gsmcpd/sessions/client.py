@@ -89,7 +89,7 @@ class McpSession:
         self.clientCapabilities = clientCapabilities or {}
         self.ledger = ReadLedger()
         self.journal = ChangeJournal()
-        self.outbox = Outbox(handle)
+        self.outbox = Outbox(self.label)
         self.stream = None
         self.streamGeneration = 0
         self.liveness = Liveness(now, now, now)

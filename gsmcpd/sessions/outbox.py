@@ -7,6 +7,8 @@ import collections
 
 from twisted.logger import Logger
 
+from gsmcpd.observe.clipping import clipped
+
 OUTBOX_LIMIT = 256
 
 
@@ -20,6 +22,10 @@ class Outbox:
     log = Logger()
 
     def __init__(self, owner, limit=OUTBOX_LIMIT):
+        """
+        @param owner: how its log line names whose it is: never a full
+            session handle, which is a bearer capability.
+        """
         self._owner = owner
         self._messages = collections.deque()
         self._limit = limit
@@ -36,7 +42,7 @@ class Outbox:
                 "session {session}: outbox full ({limit} messages waiting for "
                 "a stream that is not reading); dropped the oldest, so the "
                 "client will see a gap ({dropped} dropped so far)",
-                session=self._owner, limit=self._limit, dropped=self.dropped)
+                session=clipped(self._owner), limit=self._limit, dropped=self.dropped)
         self._messages.append(message)
 
     def take(self):

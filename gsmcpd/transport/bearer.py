@@ -20,6 +20,7 @@ from twisted.web.server import NOT_DONE_YET
 
 from gsmcpd.auth.resource import METADATA_PATH
 from gsmcpd.auth.tokens import AuthenticationError, NoToken, bearerToken
+from gsmcpd.observe.clipping import clipped
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, JsonRpcError, encode, parseMessage)
 from gsmcpd.transport.connections import MAX_BODY_BYTES
@@ -60,8 +61,10 @@ class BearerGate:
         except AuthenticationError as e:
             if not isinstance(e, NoToken):
                 self.log.info("refused a bearer token on {method} {path}: "
-                              "{why}", method=request.method.decode(),
-                              path=request.path.decode("latin-1"), why=e)
+                              "{why}",
+                              method=clipped(request.method.decode("latin-1")),
+                              path=clipped(request.path.decode("latin-1")),
+                              why=e)
             return self.resource.challenge(e)
         setattr(request, PRINCIPAL, attr.evolve(
             principal, toolsets=self.toolsetsFor(principal)))
