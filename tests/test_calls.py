@@ -10,7 +10,9 @@ from twisted.logger import LogLevel, globalLogPublisher
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
+from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.jsonrpc import parseMessage
 from gsmcpd.tools.base import (
     Tool, Toolset, annotations, closedSchema)
 from gsmcpd.tools.catalog import ToolCatalog
@@ -237,3 +239,26 @@ class UnexpectedErrorTests(GemStoneMethodsTestCase):
         self.assertEqual(response.code, 405)
         self.assertEqual(body["error"]["code"], -32600)
         self.assertIn("POST", response.headers.getRawHeaders("allow")[0])
+
+
+class AbandonedWaitTests(GemStoneMethodsTestCase):
+    """
+    Whoever stops waiting for a call's answer (a 2026 client that hangs
+    up) cancels the call, as C{notifications/cancelled} does.
+    """
+
+    def test_cancellingTheAnswerEndsTheCall(self):
+        metrics = Metrics("1", processMetrics=False)
+        self.app.calls._metrics = metrics
+        session = self.sessions.get(self.handle)
+        self.failing.lateAnswer = Deferred()
+        answer = self.app.calls.handle(session, parseMessage(json.dumps(
+            request("tools/call", 5, name="late", arguments={})).encode()))
+        [run] = session.calls.running.values()
+        inFlight = metrics.registry.get_sample_value
+        self.assertEqual(inFlight("gsmcpd_calls_in_flight"), 1)
+        answer.cancel()
+        self.assertIsNone(self.successResultOf(answer))
+        self.assertEqual(run.why, "cancelled")
+        self.assertEqual(session.calls.running, {})
+        self.assertEqual(inFlight("gsmcpd_calls_in_flight"), 0)

@@ -113,7 +113,10 @@ class CallRunner:
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
         answered = self.dispatcher.handle(session, message, run)
-        first = Deferred()
+        # Whoever stops waiting (a client that hangs up) cancels the call
+        # as notifications/cancelled does: ending it settles C{first}, so
+        # the call is still counted, audited and broken.
+        first = Deferred(lambda _: run.end("cancelled"))
 
         def settle(outcome):
             if not first.called:
