@@ -216,6 +216,24 @@ class HandleTests(ModernTestCase):
         self.assertEqual(self.pool.opened, [])
 
     @inlineCallbacks
+    def test_failedLoginAnswersLoginFailed(self):
+        """
+        A login that fails is answered as in the 2025 era: C{loginFailed},
+        its GemStone error's reason kept for the log.
+        """
+        self.pool.loginError = GciError(
+            4051, "login denied on !tcp@secret-host#server", fatal=True)
+        for id, name in [(42, "open_session"), (43, "status")]:
+            _, body = yield self.send(modern(
+                "tools/call", id, name=name, arguments={}))
+            self.assertEqual((body["id"], body["error"]["code"]),
+                             (id, -32001))
+            self.assertEqual(body["error"]["data"],
+                             {"kind": "loginFailed", "number": 4051})
+            self.assertNotIn("secret-host", json.dumps(body))
+        self.assertEqual(len(self.flushLoggedErrors(GciError)), 0)
+
+    @inlineCallbacks
     def test_readWithoutHandleRunsOnAFreshSession(self):
         """
         A read-only tool without a handle logs in, runs, and logs out.

@@ -13,12 +13,13 @@ from twisted.internet.defer import CancelledError, Deferred, inlineCallbacks
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.jsonrpc import SERVER_ERROR, JsonRpcError
 from gsmcpd.sessions.breaks import RunningCall
-from gsmcpd.tools.templates.outcomes import GemGone
+from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
 ENDED = (GemGone, CallWithdrawn, CancelledError)
 """How a call's answer fails because the call was ended: expected when it
@@ -36,6 +37,30 @@ class SessionGoneError(JsonRpcError):
             f"The GemStone session ended (GemStone error {gone.number}); "
             "this MCP session is closed. Initialize a new session.",
             {"kind": "sessionGone", "number": gone.number})
+
+
+class LoginFailedError(JsonRpcError):
+    """
+    The GemStone login for a session failed; the server log says why.
+    """
+
+    def __init__(self, number):
+        super().__init__(
+            SERVER_ERROR, f"The GemStone login failed (GemStone error "
+            f"{number}); the server log has the details.",
+            {"kind": "loginFailed", "number": number})
+
+
+def loginFailed(failure):
+    """
+    Answer a failed login (its L{GciError}, or the L{ToolError} of minting
+    its credentials) as L{LoginFailedError}, in either era.
+    """
+    failure.trap(GciError, ToolError)
+    error = failure.value
+    number = error.number if isinstance(error, GciError) \
+        else (error.details or {}).get("number")
+    raise LoginFailedError(number)
 
 
 class CallRunner:

@@ -13,6 +13,7 @@ from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 
 from gsmcpd.auth.tokens import admits
 from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.protocol.calls import loginFailed
 from gsmcpd.protocol.eras import MODERN_VERSION
 from gsmcpd.protocol.handles import needsHandle, noSuchHandle, sessionTools
 from gsmcpd.sessions.client import McpSession, newHandle
@@ -127,7 +128,7 @@ class CallSessions:
         def failed(failure):
             if not borrowing.called:
                 borrowing.errback(failure)
-        opening.addCallbacks(opened, failed)
+        opening.addErrback(loginFailed).addCallbacks(opened, failed)
         return borrowing
 
     @inlineCallbacks
