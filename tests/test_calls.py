@@ -14,7 +14,7 @@ from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.protocol.jsonrpc import parseMessage
 from gsmcpd.tools.base import (
-    Tool, Toolset, annotations, closedSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema)
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.templates.outcomes import GemGone
 from tests.fakes import SmalltalkRaised
@@ -262,3 +262,28 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
         self.assertEqual(run.why, "cancelled")
         self.assertEqual(session.calls.running, {})
         self.assertEqual(inFlight("gsmcpd_calls_in_flight"), 0)
+
+
+class DuplicateIdTests(GemStoneMethodsTestCase):
+    """
+    JSON-RPC ids are unique among a session's requests in flight: a second
+    request with a running one's id is refused, and leaves it untouched.
+    """
+
+    @inlineCallbacks
+    def test_secondRequestWithARunningIdRefused(self):
+        self.failing.lateAnswer = Deferred()
+        first = self.post(request("tools/call", 5, name="late",
+                                  arguments={}), self.handle)
+        session = self.sessions.get(self.handle)
+        [run] = session.calls.running.values()
+        _, body = yield self.post(request("tools/call", 5, name="status",
+                                          arguments={}), self.handle)
+        self.assertEqual((body["id"], body["error"]["code"]), (5, -32600))
+        self.assertIn("already in flight", body["error"]["message"])
+        self.assertEqual(session.calls.running, {5: run})
+        self.failing.lateAnswer.callback(ToolResult("late", {}))
+        self.treq.flush()
+        _, answer = yield first
+        self.assertEqual(answer["result"]["content"][0]["text"], "late")
+        self.assertEqual(session.calls.running, {})

@@ -188,6 +188,27 @@ class HandleTests(ModernTestCase):
         self.assertIn(handle, gone["content"][0]["text"])
 
     @inlineCallbacks
+    def test_idAlreadyRunningOnTheHandleRefused(self):
+        """
+        Two calls on one handle with one id would share one record (and
+        one cancellation): the second is refused, the first runs on.
+        """
+        handle = yield self.openSession()
+        gem = self.pool.opened[0]
+        gem.held = True
+        body = modern("tools/call", 8, name="execute_code",
+                      arguments={"code": "3 + 4", "session": handle})
+        first = self.send(body, mcp_param_session=handle)
+        response, refused = yield self.send(body, mcp_param_session=handle)
+        self.assertEqual((response.code, refused["id"],
+                          refused["error"]["code"]), (400, 8, -32600))
+        gem.release()
+        self.treq.flush()
+        _, answered = yield first
+        self.assertEqual(answered["result"]["content"][0]["text"], "7")
+        self.assertEqual(self.sessions.get(handle).calls.running, {})
+
+    @inlineCallbacks
     def test_deadGemNamesTheHandle(self):
         """
         A gem that dies closes its handle, and the error says which and

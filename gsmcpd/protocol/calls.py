@@ -9,7 +9,8 @@ hands the message over (with an L{ICallSink} when it answers as a stream)
 and renders what comes back.
 """
 
-from twisted.internet.defer import CancelledError, Deferred, inlineCallbacks
+from twisted.internet.defer import (
+    CancelledError, Deferred, inlineCallbacks, succeed)
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -17,7 +18,8 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
-from gsmcpd.protocol.jsonrpc import SERVER_ERROR, JsonRpcError
+from gsmcpd.protocol.jsonrpc import (
+    INVALID_REQUEST, SERVER_ERROR, JsonRpcError)
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
@@ -127,6 +129,14 @@ class CallRunner:
         session decides the response (callbacks rather than a
         C{DeferredList} and a generator: this runs for every call).
         """
+        if message.id in session.calls.running:
+            # Its cancellation, its answer and its record would be
+            # mistaken for the running one's.
+            return succeed(JsonRpcError(
+                INVALID_REQUEST, f"Invalid Request: request id "
+                f"{clipped(repr(message.id))} is already in flight on this "
+                "session; JSON-RPC ids must be unique among requests in "
+                "flight").asResponse(message.id))
         started = self._clock.seconds()
         name = message.params.get("name")
         known = isinstance(name, str) and self.dispatcher.tools.get(name)
@@ -169,7 +179,7 @@ class CallRunner:
         first.addCallback(self._counted, timer, run)
         if self.audit is not None and message.method == "tools/call":
             first.addCallback(self._audited, session, message, started)
-        return first.addBoth(self._over, session, message)
+        return first.addBoth(self._over, session, run)
 
     def _gemGone(self, failure, session, message):
         failure.trap(GemGone)
@@ -196,8 +206,9 @@ class CallRunner:
             response=response, seconds=self._clock.seconds() - started)
         return response
 
-    def _over(self, result, session, message):
-        session.calls.running.pop(message.id, None)
+    def _over(self, result, session, run):
+        if session.calls.running.get(run.requestId) is run:
+            del session.calls.running[run.requestId]
         return result
 
     @inlineCallbacks
