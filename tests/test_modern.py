@@ -10,6 +10,8 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import Clock
 
 from gsmcpd.gci.errors import GciError
+from gsmcpd.observe.audit import AuditLog
+from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
 from gsmcpd.tools.conformance import ConformanceToolset
@@ -186,6 +188,25 @@ class HandleTests(ModernTestCase):
                                mcp_param_session=handle)
         self.assertTrue(gone["isError"])
         self.assertIn(handle, gone["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_sessionToolsAuditedAndCounted(self):
+        """
+        open_session and close_session are tool calls like any other: in
+        the audit log and the call metrics.
+        """
+        events = []
+        self.app.calls.audit = AuditLog(events.append, "DataCurator", set())
+        self.app.calls._metrics = metrics = Metrics("1", False)
+        handle = yield self.openSession()
+        yield self.tool("close_session", {"session": handle},
+                        mcp_param_session=handle)
+        self.assertEqual([(e["tool"], e["outcome"]) for e in events],
+                         [("open_session", "ok"), ("close_session", "ok")])
+        self.assertEqual(
+            [metrics.registry.get_sample_value(
+                "gsmcpd_tool_calls_total", {"tool": tool, "outcome": "ok"})
+             for tool in ("open_session", "close_session")], [1, 1])
 
     @inlineCallbacks
     def test_idAlreadyRunningOnTheHandleRefused(self):

@@ -10,7 +10,7 @@ and renders what comes back.
 """
 
 from twisted.internet.defer import (
-    CancelledError, Deferred, inlineCallbacks, succeed)
+    CancelledError, Deferred, inlineCallbacks, maybeDeferred, succeed)
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -176,10 +176,29 @@ class CallRunner:
         run.cancelled.addBoth(settle)
         first.addErrback(self._gemGone, session, message)
         first.addCallback(self._decided, message, run)
-        first.addCallback(self._counted, timer, run)
-        if self.audit is not None and message.method == "tools/call":
-            first.addCallback(self._audited, session, message, started)
+        self._recorded(first, session, message, started, timer, run)
         return first.addBoth(self._over, session, run)
+
+    def recorded(self, session, message, answer):
+        """
+        Count and audit a C{tools/call} the server answers without a
+        GemStone call of its own (C{open_session}, C{close_session}), as
+        every other tool call is.
+
+        @param answer: called for a L{Deferred} of its JSON-RPC response.
+        """
+        started = self._clock.seconds()
+        timer = self._metrics.callStarted(message.params.get("name"),
+                                          self._clock)
+        return self._recorded(maybeDeferred(answer), session, message,
+                              started, timer)
+
+    def _recorded(self, answering, session, message, started, timer,
+                  run=None):
+        answering.addCallback(self._counted, timer, run)
+        if self.audit is not None and message.method == "tools/call":
+            answering.addCallback(self._audited, session, message, started)
+        return answering
 
     def _gemGone(self, failure, session, message):
         failure.trap(GemGone)
@@ -196,7 +215,7 @@ class CallRunner:
         return response
 
     def _counted(self, response, timer, run):
-        timer.finished(response, run.step)
+        timer.finished(response, None if run is None else run.step)
         return response
 
     def _audited(self, response, session, message, started):
