@@ -157,6 +157,7 @@ class FakePool:
     @ivar loginError: when set, logins fail with it.
     @ivar configure: called with each new gem, to set its results.
     @ivar replacementDelay: when set, a replacement login waits for it.
+    @ivar loginDelay: when set, a login waits for it.
     """
 
     def __init__(self, maxSessions=3):
@@ -166,6 +167,7 @@ class FakePool:
         self.loginError = None
         self.configure = lambda gem: None
         self.replacementDelay = None
+        self.loginDelay = None
 
     def open(self, name, user=None):
         if self.maxSessions is not None and \
@@ -178,6 +180,8 @@ class FakePool:
         self.configure(gem)
         self.opened.append(gem)
         self.open_.add(gem)
+        if self.loginDelay is not None:
+            return self.loginDelay.addCallback(lambda _: gem)
         return succeed(gem)
 
     def close(self, gem):

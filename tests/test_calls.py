@@ -10,9 +10,11 @@ from twisted.logger import LogLevel, globalLogPublisher
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
+from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.jsonrpc import parseMessage
 from gsmcpd.tools.base import (
-    Tool, Toolset, annotations, closedSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema)
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.templates.outcomes import GemGone
 from tests.fakes import SmalltalkRaised
@@ -237,3 +239,51 @@ class UnexpectedErrorTests(GemStoneMethodsTestCase):
         self.assertEqual(response.code, 405)
         self.assertEqual(body["error"]["code"], -32600)
         self.assertIn("POST", response.headers.getRawHeaders("allow")[0])
+
+
+class AbandonedWaitTests(GemStoneMethodsTestCase):
+    """
+    Whoever stops waiting for a call's answer (a 2026 client that hangs
+    up) cancels the call, as C{notifications/cancelled} does.
+    """
+
+    def test_cancellingTheAnswerEndsTheCall(self):
+        metrics = Metrics("1", processMetrics=False)
+        self.app.calls._metrics = metrics
+        session = self.sessions.get(self.handle)
+        self.failing.lateAnswer = Deferred()
+        answer = self.app.calls.handle(session, parseMessage(json.dumps(
+            request("tools/call", 5, name="late", arguments={})).encode()))
+        [run] = session.calls.running.values()
+        inFlight = metrics.registry.get_sample_value
+        self.assertEqual(inFlight("gsmcpd_calls_in_flight"), 1)
+        answer.cancel()
+        self.assertIsNone(self.successResultOf(answer))
+        self.assertEqual(run.why, "cancelled")
+        self.assertEqual(session.calls.running, {})
+        self.assertEqual(inFlight("gsmcpd_calls_in_flight"), 0)
+
+
+class DuplicateIdTests(GemStoneMethodsTestCase):
+    """
+    JSON-RPC ids are unique among a session's requests in flight: a second
+    request with a running one's id is refused, and leaves it untouched.
+    """
+
+    @inlineCallbacks
+    def test_secondRequestWithARunningIdRefused(self):
+        self.failing.lateAnswer = Deferred()
+        first = self.post(request("tools/call", 5, name="late",
+                                  arguments={}), self.handle)
+        session = self.sessions.get(self.handle)
+        [run] = session.calls.running.values()
+        _, body = yield self.post(request("tools/call", 5, name="status",
+                                          arguments={}), self.handle)
+        self.assertEqual((body["id"], body["error"]["code"]), (5, -32600))
+        self.assertIn("already in flight", body["error"]["message"])
+        self.assertEqual(session.calls.running, {5: run})
+        self.failing.lateAnswer.callback(ToolResult("late", {}))
+        self.treq.flush()
+        _, answer = yield first
+        self.assertEqual(answer["result"]["content"][0]["text"], "late")
+        self.assertEqual(session.calls.running, {})

@@ -3,6 +3,7 @@ Which session a 2026-era call runs on: a handle's, a short-lived one for a
 read, or a detached one.
 """
 
+from twisted.internet.defer import CancelledError, Deferred
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -70,6 +71,22 @@ class CallSessionsTests(SynchronousTestCase):
         done()
         self.assertIsNone(self.registry.get(session.handle))
         self.assertTrue(self.pool.opened[0].loggedOut)
+
+    def test_borrowerThatStopsWaitingKeepsTheLoginCounted(self):
+        """
+        A client that hangs up during the login of its borrowed session
+        does not cut the login short: its slot stays counted until the
+        session it opened for nobody is closed.
+        """
+        self.pool.loginDelay = Deferred()
+        borrowing = self.sessions.borrowed(ENVELOPE, "x")
+        borrowing.cancel()
+        self.failureResultOf(borrowing, CancelledError)
+        self.assertEqual(len(self.pool.open_), 1)
+        self.pool.loginDelay.callback(None)
+        self.assertEqual(len(self.registry), 0)
+        self.assertTrue(self.pool.opened[0].loggedOut)
+        self.assertEqual(len(self.pool.open_), 0)
 
     def test_full(self):
         for _ in range(2):

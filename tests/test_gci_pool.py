@@ -5,7 +5,7 @@ breaks the ones still running.  (L{tests.test_gci} runs the pool against
 the simulated stone.)
 """
 
-from twisted.internet.defer import Deferred, succeed
+from twisted.internet.defer import CancelledError, Deferred, succeed
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
@@ -117,13 +117,33 @@ class PoolTests(PoolFixture):
             pool.open(str(n))
         self.assertEqual(len(pool), 5)
 
-    def test_failedLoginGivesTheSlotBack(self):
+    def test_failedLoginGivesTheSlotBackOnceLoggedOut(self):
         d = self.pool.open("a")
         gem = self.made[-1]
         gem.loggingIn.errback(GciError(4051, "login failed"))
-        self.failureResultOf(d, GciError)
+        self.assertNoResult(d)
         self.assertTrue(gem.loggedOut)
+        self.assertEqual(len(self.pool), 1)
+        gem.loggingOut.callback(None)
+        self.failureResultOf(d, GciError)
         self.assertEqual(len(self.pool), 0)
+
+    def test_cancelledLoginHoldsItsSlotUntilLoggedOut(self):
+        """
+        A caller that stops waiting for a login (a client that hangs up)
+        does not free its slot while the stone may still hold the login:
+        --max-sessions is never exceeded.
+        """
+        d = self.pool.open("a")
+        gem = self.made[-1]
+        d.cancel()
+        d.cancel()
+        self.assertTrue(gem.loggedOut)
+        self.pool.open("b")
+        self.assertRaises(SessionLimitReached, self.pool.open, "c")
+        gem.loggingOut.callback(None)
+        self.failureResultOf(d, CancelledError)
+        self.assertEqual(len(self.pool), 1)
 
     def test_freshCredentialsForEachLogin(self):
         """

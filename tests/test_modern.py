@@ -10,6 +10,8 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import Clock
 
 from gsmcpd.gci.errors import GciError
+from gsmcpd.observe.audit import AuditLog
+from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
 from gsmcpd.tools.conformance import ConformanceToolset
@@ -188,6 +190,46 @@ class HandleTests(ModernTestCase):
         self.assertIn(handle, gone["content"][0]["text"])
 
     @inlineCallbacks
+    def test_sessionToolsAuditedAndCounted(self):
+        """
+        open_session and close_session are tool calls like any other: in
+        the audit log and the call metrics.
+        """
+        events = []
+        self.app.calls.audit = AuditLog(events.append, "DataCurator", set())
+        self.app.calls._metrics = metrics = Metrics("1", False)
+        handle = yield self.openSession()
+        yield self.tool("close_session", {"session": handle},
+                        mcp_param_session=handle)
+        self.assertEqual([(e["tool"], e["outcome"]) for e in events],
+                         [("open_session", "ok"), ("close_session", "ok")])
+        self.assertEqual(
+            [metrics.registry.get_sample_value(
+                "gsmcpd_tool_calls_total", {"tool": tool, "outcome": "ok"})
+             for tool in ("open_session", "close_session")], [1, 1])
+
+    @inlineCallbacks
+    def test_idAlreadyRunningOnTheHandleRefused(self):
+        """
+        Two calls on one handle with one id would share one record (and
+        one cancellation): the second is refused, the first runs on.
+        """
+        handle = yield self.openSession()
+        gem = self.pool.opened[0]
+        gem.held = True
+        body = modern("tools/call", 8, name="execute_code",
+                      arguments={"code": "3 + 4", "session": handle})
+        first = self.send(body, mcp_param_session=handle)
+        response, refused = yield self.send(body, mcp_param_session=handle)
+        self.assertEqual((response.code, refused["id"],
+                          refused["error"]["code"]), (400, 8, -32600))
+        gem.release()
+        self.treq.flush()
+        _, answered = yield first
+        self.assertEqual(answered["result"]["content"][0]["text"], "7")
+        self.assertEqual(self.sessions.get(handle).calls.running, {})
+
+    @inlineCallbacks
     def test_deadGemNamesTheHandle(self):
         """
         A gem that dies closes its handle, and the error says which and
@@ -228,6 +270,24 @@ class HandleTests(ModernTestCase):
         self.assertTrue(result["isError"])
         self.assertIn("open_session", result["content"][0]["text"])
         self.assertEqual(self.pool.opened, [])
+
+    @inlineCallbacks
+    def test_failedLoginAnswersLoginFailed(self):
+        """
+        A login that fails is answered as in the 2025 era: C{loginFailed},
+        its GemStone error's reason kept for the log.
+        """
+        self.pool.loginError = GciError(
+            4051, "login denied on !tcp@secret-host#server", fatal=True)
+        for id, name in [(42, "open_session"), (43, "status")]:
+            _, body = yield self.send(modern(
+                "tools/call", id, name=name, arguments={}))
+            self.assertEqual((body["id"], body["error"]["code"]),
+                             (id, -32001))
+            self.assertEqual(body["error"]["data"],
+                             {"kind": "loginFailed", "number": 4051})
+            self.assertNotIn("secret-host", json.dumps(body))
+        self.assertEqual(len(self.flushLoggedErrors(GciError)), 0)
 
     @inlineCallbacks
     def test_readWithoutHandleRunsOnAFreshSession(self):

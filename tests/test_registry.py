@@ -5,8 +5,12 @@ a fake pool and a Clock.
 
 from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
+from twisted.logger import Logger
 from twisted.trial.unittest import TestCase
 
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.observe.metrics import Metrics
 from gsmcpd.sessions.registry import SessionRegistry
 from tests.fakes import FakePool
 
@@ -37,6 +41,30 @@ class RegistryTests(TestCase):
         self.clock.advance(100)
         self.session = self.successResultOf(self.registry.open(
             "2025-11-25", {"name": "test"}))
+
+    def test_loginsCountedByOutcome(self):
+        """
+        Every login is counted once, in whichever era it was asked for.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        pool = FakePool(1)
+        registry = SessionRegistry(pool, self.clock, metrics=metrics)
+        logged = []
+        registry.log = Logger(observer=logged.append)
+        pool.loginError = GciError(4051, "login denied", reason="on host9")
+        self.failureResultOf(registry.open("2025-11-25", None), GciError)
+        pool.loginError = None
+        self.successResultOf(registry.open("2025-11-25", None))
+        self.assertRaises(SessionLimitReached, registry.open,
+                          "2025-11-25", None)
+        self.assertEqual(
+            {outcome: metrics.registry.get_sample_value(
+                "gsmcpd_logins_total", {"outcome": outcome})
+             for outcome in ("ok", "failed", "refused")},
+            {"ok": 1, "failed": 1, "refused": 1})
+        [event] = [e for e in logged
+                   if "GemStone login failed" in e["log_format"]]
+        self.assertEqual(event["reason"], "on host9")
 
     def test_openedSessionStartsLive(self):
         self.assertIs(self.registry.get(self.session.handle), self.session)

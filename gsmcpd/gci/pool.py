@@ -4,7 +4,8 @@ The GCI session pool: every GemStone login the daemon holds, and its cap.
 A session is a GemStone login, and a stone has a finite number of them: the
 login that exhausts a stone fails for every gem on it, topaz included.  So
 the pool refuses past its cap before attempting a login, and gives a slot
-back whether the session was closed or its login failed.
+back once the session is logged out, whether it was closed or its login
+failed.
 """
 
 from twisted.internet.defer import DeferredList, maybeDeferred, succeed
@@ -77,9 +78,13 @@ class GemSessionPool:
             self._sessions.add(gem)
 
             def failed(failure):
-                self._sessions.discard(gem)
-                gem.logout()
-                return failure
+                # A failed or cancelled login may still hold its login on
+                # the stone: the slot is free once the logout is done,
+                # whoever stops waiting for it.
+                def released(_):
+                    self._sessions.discard(gem)
+                    return failure
+                return shielded(gem.logout().addBoth(released))
 
             return gem.login().addCallbacks(lambda _: gem, failed)
 

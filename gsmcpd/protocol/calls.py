@@ -9,16 +9,19 @@ hands the message over (with an L{ICallSink} when it answers as a stream)
 and renders what comes back.
 """
 
-from twisted.internet.defer import CancelledError, Deferred, inlineCallbacks
+from twisted.internet.defer import (
+    CancelledError, Deferred, inlineCallbacks, maybeDeferred, succeed)
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
-from gsmcpd.protocol.jsonrpc import SERVER_ERROR, JsonRpcError
+from gsmcpd.protocol.jsonrpc import (
+    INVALID_REQUEST, SERVER_ERROR, JsonRpcError)
 from gsmcpd.sessions.breaks import RunningCall
-from gsmcpd.tools.templates.outcomes import GemGone
+from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
 ENDED = (GemGone, CallWithdrawn, CancelledError)
 """How a call's answer fails because the call was ended: expected when it
@@ -36,6 +39,30 @@ class SessionGoneError(JsonRpcError):
             f"The GemStone session ended (GemStone error {gone.number}); "
             "this MCP session is closed. Initialize a new session.",
             {"kind": "sessionGone", "number": gone.number})
+
+
+class LoginFailedError(JsonRpcError):
+    """
+    The GemStone login for a session failed; the server log says why.
+    """
+
+    def __init__(self, number):
+        super().__init__(
+            SERVER_ERROR, f"The GemStone login failed (GemStone error "
+            f"{number}); the server log has the details.",
+            {"kind": "loginFailed", "number": number})
+
+
+def loginFailed(failure):
+    """
+    Answer a failed login (its L{GciError}, or the L{ToolError} of minting
+    its credentials) as L{LoginFailedError}, in either era.
+    """
+    failure.trap(GciError, ToolError)
+    error = failure.value
+    number = error.number if isinstance(error, GciError) \
+        else (error.details or {}).get("number")
+    raise LoginFailedError(number)
 
 
 class CallRunner:
@@ -102,6 +129,14 @@ class CallRunner:
         session decides the response (callbacks rather than a
         C{DeferredList} and a generator: this runs for every call).
         """
+        if message.id in session.calls.running:
+            # Its cancellation, its answer and its record would be
+            # mistaken for the running one's.
+            return succeed(JsonRpcError(
+                INVALID_REQUEST, f"Invalid Request: request id "
+                f"{clipped(repr(message.id))} is already in flight on this "
+                "session; JSON-RPC ids must be unique among requests in "
+                "flight").asResponse(message.id))
         started = self._clock.seconds()
         name = message.params.get("name")
         known = isinstance(name, str) and self.dispatcher.tools.get(name)
@@ -113,7 +148,10 @@ class CallRunner:
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
         answered = self.dispatcher.handle(session, message, run)
-        first = Deferred()
+        # Whoever stops waiting (a client that hangs up) cancels the call
+        # as notifications/cancelled does: ending it settles C{first}, so
+        # the call is still counted, audited and broken.
+        first = Deferred(lambda _: run.end("cancelled"))
 
         def settle(outcome):
             if not first.called:
@@ -138,10 +176,29 @@ class CallRunner:
         run.cancelled.addBoth(settle)
         first.addErrback(self._gemGone, session, message)
         first.addCallback(self._decided, message, run)
-        first.addCallback(self._counted, timer, run)
+        self._recorded(first, session, message, started, timer, run)
+        return first.addBoth(self._over, session, run)
+
+    def recorded(self, session, message, answer):
+        """
+        Count and audit a C{tools/call} the server answers without a
+        GemStone call of its own (C{open_session}, C{close_session}), as
+        every other tool call is.
+
+        @param answer: called for a L{Deferred} of its JSON-RPC response.
+        """
+        started = self._clock.seconds()
+        timer = self._metrics.callStarted(message.params.get("name"),
+                                          self._clock)
+        return self._recorded(maybeDeferred(answer), session, message,
+                              started, timer)
+
+    def _recorded(self, answering, session, message, started, timer,
+                  run=None):
+        answering.addCallback(self._counted, timer, run)
         if self.audit is not None and message.method == "tools/call":
-            first.addCallback(self._audited, session, message, started)
-        return first.addBoth(self._over, session, message)
+            answering.addCallback(self._audited, session, message, started)
+        return answering
 
     def _gemGone(self, failure, session, message):
         failure.trap(GemGone)
@@ -158,7 +215,7 @@ class CallRunner:
         return response
 
     def _counted(self, response, timer, run):
-        timer.finished(response, run.step)
+        timer.finished(response, None if run is None else run.step)
         return response
 
     def _audited(self, response, session, message, started):
@@ -168,8 +225,9 @@ class CallRunner:
             response=response, seconds=self._clock.seconds() - started)
         return response
 
-    def _over(self, result, session, message):
-        session.calls.running.pop(message.id, None)
+    def _over(self, result, session, run):
+        if session.calls.running.get(run.requestId) is run:
+            del session.calls.running[run.requestId]
         return result
 
     @inlineCallbacks

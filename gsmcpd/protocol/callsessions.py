@@ -9,10 +9,11 @@ without a handle, or a detached session with no GemStone session behind it
 for what never touches the stone.
 """
 
-from twisted.internet.defer import inlineCallbacks, succeed
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 
 from gsmcpd.auth.tokens import admits
 from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.protocol.calls import loginFailed
 from gsmcpd.protocol.eras import MODERN_VERSION
 from gsmcpd.protocol.handles import needsHandle, noSuchHandle, sessionTools
 from gsmcpd.sessions.client import McpSession, newHandle
@@ -111,10 +112,24 @@ class CallSessions:
             raise ToolError("other", f"{e}; try again, or open_session and "
                             "reuse it", {"limit": e.limit})
 
+        # The login runs to its end whoever stops waiting for it (a client
+        # that hangs up): its slot is held until then, and the session it
+        # opens for nobody is closed.
+        borrowing = Deferred()
+
         def opened(session):
+            if borrowing.called:
+                return self.sessions.close(
+                    session.handle, "its client stopped waiting for it")
             session.logLevel = envelope.logLevel
-            return session, lambda: self.sessions.close(session.handle, why)
-        return opening.addCallback(opened)
+            borrowing.callback(
+                (session, lambda: self.sessions.close(session.handle, why)))
+
+        def failed(failure):
+            if not borrowing.called:
+                borrowing.errback(failure)
+        opening.addErrback(loginFailed).addCallbacks(opened, failed)
+        return borrowing
 
     @inlineCallbacks
     def sessionTool(self, tool, arguments, envelope):

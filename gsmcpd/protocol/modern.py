@@ -24,7 +24,8 @@ from gsmcpd.protocol.eras import (
     REMOVED_METHODS, checkParameterHeaders, methodRemoved)
 from gsmcpd.protocol.handles import (
     sessionTools, takeHandle, withSessionArgument)
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, Message
+from gsmcpd.protocol.jsonrpc import (
+    INVALID_PARAMS, JsonRpcError, Message, result)
 from gsmcpd.protocol.requeststate import RequestStateSeal
 from gsmcpd.protocol.results import complete
 from gsmcpd.protocol.skills import Skills
@@ -54,6 +55,17 @@ def valueOf(response):
         error = response["error"]
         raise JsonRpcError(error["code"], error["message"], error.get("data"))
     return response["result"]
+
+
+def responseOf(id, answering):
+    """
+    The JSON-RPC response to C{id} that C{answering} (a L{Deferred} of a
+    result value, or of a L{JsonRpcError}) comes to.
+    """
+    def refused(failure):
+        failure.trap(JsonRpcError)
+        return failure.value.asResponse(id)
+    return answering.addCallbacks(lambda value: result(id, value), refused)
 
 
 def _nothing():
@@ -236,8 +248,11 @@ class ModernEndpoint:
                                "Invalid params: arguments must be an object")
         checkParameterHeaders(self._schemaOf(tool), arguments, headers)
         if name in self._sessionTools:
-            value = yield self.sessions.sessionTool(tool, arguments, envelope)
-            return complete("tools/call", value)
+            response = yield self.calls.recorded(
+                self.sessions.detached(envelope), message,
+                lambda: responseOf(message.id, self.sessions.sessionTool(
+                    tool, arguments, envelope)))
+            return complete("tools/call", valueOf(response))
         taskSupport = self._taskSupport.get(name)
         refusal = tasks.requires(envelope)
         if taskSupport == "required" and refusal is not None:

@@ -8,12 +8,15 @@ the transport knows that header.
 from twisted.internet.defer import Deferred, DeferredList, maybeDeferred, succeed
 from twisted.logger import Logger
 
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.sessions.breaks import breakUntilOut
 from gsmcpd.observe.logformat import describeClient
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.sessions.client import McpSession, newHandle
+from gsmcpd.tools.templates.outcomes import ToolError
 
 
 class SessionRegistry:
@@ -63,7 +66,11 @@ class SessionRegistry:
             pool is full; no login is attempted.
         """
         handle = newHandle()
-        d = self._pool.open(name=handle[:8], user=_userOf(principal))
+        try:
+            d = self._pool.open(name=handle[:8], user=_userOf(principal))
+        except SessionLimitReached:
+            self._metrics.logins.labels("refused").inc()
+            raise
 
         def opened(gem):
             session = McpSession(handle, gem, protocolVersion, clientInfo,
@@ -79,13 +86,29 @@ class SessionRegistry:
             return prepared.addCallback(lambda _: register(session))
 
         def register(session):
+            self._metrics.logins.labels("ok").inc()
             self._sessions[handle] = session
             self.log.info("session {handle} opened for {client}",
                           handle=session.label,
                           client=clipped(describeClient(session.clientInfo)))
             return session
 
-        return d.addCallback(opened)
+        return d.addCallback(opened).addErrback(self._loginFailed)
+
+    def _loginFailed(self, failure):
+        """
+        Count and log a login that failed (the client is told less: the
+        log keeps the GemStone error's reason).
+        """
+        self._metrics.logins.labels("failed").inc()
+        if failure.check(GciError):
+            self.log.error("GemStone login failed: {error} ({reason})",
+                           error=failure.value, reason=failure.value.reason)
+        elif failure.check(ToolError):
+            self.log.error("GemStone login failed: the daemon's session "
+                           "cannot mint the user's one-time password: "
+                           "{error}", error=failure.value.message)
+        return failure
 
     def get(self, handle):
         """

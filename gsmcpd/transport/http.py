@@ -14,12 +14,11 @@ from twisted.logger import Logger
 from twisted.web.server import Request
 from werkzeug.exceptions import HTTPException
 
-from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
-from gsmcpd.protocol.calls import CallRunner
+from gsmcpd.protocol.calls import CallRunner, LoginFailedError, loginFailed
 from gsmcpd.protocol.dispatch import negotiateVersion
 from gsmcpd.protocol.eras import isModern
 from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
@@ -28,7 +27,6 @@ from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, encode,
     parseMessage, result)
 from gsmcpd.protocol.outbound import PendingRequests
-from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.gates import (
     SESSION_HEADER, VERSION_HEADER, Refusal, checkHeaders, namedSession)
@@ -125,7 +123,6 @@ class McpApp:
         self.pending = PendingRequests(clock) if pending is None else pending
         self.calls = CallRunner(dispatcher, sessions, clock, self.pending,
                                 requestTimeout, audit, metrics)
-        self.metrics = metrics
         self.notices = ChangeNotices()
         sessions.onCommit.append(self.notices.resourcesUpdated)
         self.listeners = SessionListeners(self.notices)
@@ -229,7 +226,6 @@ class McpApp:
                 params.get("clientInfo"), params.get("capabilities"),
                 principalOf(request))
         except SessionLimitReached as e:
-            self.metrics.logins.labels("refused").inc()
             return self._json(request, JsonRpcError(
                 SERVER_ERROR, str(e), {"kind": "sessionLimit",
                                        "limit": e.limit}
@@ -237,31 +233,13 @@ class McpApp:
         try:
             # A client that hangs up mid-login leaves a session it will never
             # use; the reaper releases it, counted all along.
-            session = yield shielded(opening)
-        except GciError as e:
-            self.metrics.logins.labels("failed").inc()
-            self.log.error("GemStone login failed: {error} ({reason})",
-                           error=e, reason=e.reason)
-            return self._loginFailed(request, message, e.number)
-        except ToolError as e:
-            self.metrics.logins.labels("failed").inc()
-            self.log.error("GemStone login failed: the daemon's session "
-                           "cannot mint the user's one-time password: "
-                           "{error}", error=e.message)
-            return self._loginFailed(request, message,
-                                     (e.details or {}).get("number"))
-        self.metrics.logins.labels("ok").inc()
+            session = yield shielded(opening.addErrback(loginFailed))
+        except LoginFailedError as e:
+            return self._json(request, e.asResponse(message.id))
         self.listeners.add(session)
         request.setHeader(SESSION_HEADER, session.handle.encode("ascii"))
         return self._json(request, result(
             message.id, self.dispatcher.initializeResult(params)))
-
-    def _loginFailed(self, request, message, number):
-        return self._json(request, JsonRpcError(
-            SERVER_ERROR, f"The GemStone login failed (GemStone error "
-            f"{number}); the server log has the details.",
-            {"kind": "loginFailed", "number": number}
-        ).asResponse(message.id))
 
     @app.route("/mcp", methods=["GET"])
     def get(self, request):
