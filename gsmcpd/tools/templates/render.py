@@ -87,11 +87,12 @@ class Template:
     envelope: str
 
     @classmethod
+    @functools.lru_cache(maxsize=None)
     def named(cls, name, package=TEMPLATE_PACKAGE):
         """
         Load the template C{name} from C{package} (a toolset of one's own
         ships its templates in a package of its own) and the shared
-        envelope.
+        envelope, once: every call of a tool renders the same template.
         """
         return cls(name, loadTemplateText(name, package),
                    loadTemplateText("_envelope"))
@@ -115,5 +116,11 @@ class Template:
                 f"| {temps} |\n"
                 f"{assignments}"
                 f"gsmcpMaxBytes := {int(maxBytes)}.\n"
-                f"gsmcpBody := [\n{self.body.rstrip()}].\n"
-                f"{self.envelope}")
+                f"{self._tail}")
+
+    @functools.cached_property
+    def _tail(self):
+        """
+        What follows the arguments, the same in every rendering.
+        """
+        return f"gsmcpBody := [\n{self.body.rstrip()}].\n{self.envelope}"
