@@ -102,6 +102,7 @@ class GuardedChannel(HTTPChannel):
     _linger = None
     _answered = False
     _heard = False
+    _host = None
 
     def connectionMade(self):
         self.MAX_LENGTH = self.limits.maxHeaderLine
@@ -112,6 +113,14 @@ class GuardedChannel(HTTPChannel):
             self._refuse(*self.refused)
         else:
             self._awaitRequest(heard=False)
+
+    def getHost(self):
+        # Every request asks (twisted.web's Request does, on creation), and
+        # each answer was a system call; a connection's own address never
+        # changes.
+        if self._host is None:
+            self._host = super().getHost()
+        return self._host
 
     def _awaitRequest(self, heard):
         self._heard = heard
