@@ -90,6 +90,20 @@ class Metrics:
             "call_duration_seconds", "time from a tool call's arrival to its "
             "answer, by tool", ["tool"], namespace=NAMESPACE,
             registry=registry, buckets=CALL_SECONDS_BUCKETS)
+        self._callSeries = {}
+
+    def callSeries(self, tool, outcome):
+        """
+        The duration histogram and the call counter a call of C{tool} with
+        C{outcome} counts into, looked up once: C{labels} checks and locks
+        on every use, and every call ends here.
+        """
+        series = self._callSeries.get((tool, outcome))
+        if series is None:
+            series = self._callSeries[tool, outcome] = (
+                self.callSeconds.labels(tool),
+                self.toolCalls.labels(tool, outcome))
+        return series
 
     def watch(self, sessionsOpen=None, sessionsOpening=None,
               slotsUsed=None, slotsLimit=None, eventStreams=None):
@@ -160,9 +174,9 @@ class CallTimer:
         metrics = self._metrics
         outcome, kind = classify(response)
         metrics.callsInFlight.dec()
-        metrics.callSeconds.labels(self._tool).observe(
-            self._clock.seconds() - self._started)
-        metrics.toolCalls.labels(self._tool, outcome).inc()
+        seconds, calls = metrics.callSeries(self._tool, outcome)
+        seconds.observe(self._clock.seconds() - self._started)
+        calls.inc()
         if kind is not None:
             metrics.gemstoneErrors.labels(kind).inc()
         for strength in ESCALATION.get(step, ()):
