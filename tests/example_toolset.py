@@ -31,7 +31,7 @@ class GreetingToolset(Toolset):
                 required=["name"]),
             outputSchema=closedSchema({"greeting": {"type": "string"}},
                                       required=["greeting"]),
-            annotations=annotations(readOnly=True, idempotent=True),
+            annotations=annotations(readOnly=True),
             run=self.greet)]
 
     @inlineCallbacks

@@ -97,6 +97,8 @@ class SurfaceTests(SynchronousTestCase):
         Every tool has a title, a description and annotations; a hint left
         out means MCP's default, so what is checked is the value a client
         reads, and a hint sent is never one that merely repeats the default.
+        A read-only tool sends only C{readOnlyHint} and C{openWorldHint}:
+        MCP gives the other two meaning only when C{readOnlyHint} is false.
         """
         for tool in self.tools:
             descriptor = tool.descriptor()
@@ -108,11 +110,12 @@ class SurfaceTests(SynchronousTestCase):
                 self.assertIsNot(value, MCP_DEFAULT_HINTS[hint],
                                  f"{tool.name} {hint}")
             hints = effectiveHints(descriptor["annotations"])
-            for hint in ANNOTATIONS:
+            meaningful = ANNOTATIONS if not hints["readOnlyHint"] else (
+                "readOnlyHint", "openWorldHint")
+            self.assertEqual(sorted(hints), sorted(meaningful), tool.name)
+            for hint in meaningful:
                 self.assertIsInstance(hints[hint], bool, f"{tool.name} {hint}")
             self.assertIs(hints["openWorldHint"], False)
-            if hints["readOnlyHint"]:
-                self.assertIs(hints["destructiveHint"], False, tool.name)
 
     def test_destructiveToolsSaySo(self):
         for name in ("abort", "delete_class", "delete_method",

@@ -52,8 +52,6 @@ class SchemaTests(TestCase):
         for tool in registry:
             self.assertFalse(tool.inputSchema["additionalProperties"])
             self.assertTrue(effectiveHints(tool.annotations)["readOnlyHint"])
-            self.assertFalse(
-                effectiveHints(tool.annotations)["destructiveHint"])
             self.assertFalse(effectiveHints(tool.annotations)["openWorldHint"])
             self.assertTrue(tool.title)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)

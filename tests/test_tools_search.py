@@ -90,8 +90,6 @@ class SchemaTests(SearchTestCase):
             (term,) = schema["required"]
             self.assertEqual(schema["properties"][term]["minLength"], 1)
             self.assertTrue(effectiveHints(tool.annotations)["readOnlyHint"])
-            self.assertFalse(
-                effectiveHints(tool.annotations)["destructiveHint"])
             self.assertFalse(effectiveHints(tool.annotations)["openWorldHint"])
             self.assertTrue(tool.title)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)

@@ -66,7 +66,7 @@ class SchemaTests(TestingTestCase):
             self.assertEqual(effectiveHints(tool.annotations)["readOnlyHint"],
                              tool.name == "list_test_classes")
             self.assertFalse(
-                effectiveHints(tool.annotations)["destructiveHint"])
+                effectiveHints(tool.annotations).get("destructiveHint"))
             self.assertTrue(tool.title)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
 

@@ -61,9 +61,13 @@ def annotations(readOnly, destructive=False, idempotent=False):
     MCP tool annotations; nothing here reaches outside the stone.
 
     A hint whose value is MCP's default is left out: every session reads
-    C{tools/list}, and a client assumes the default anyway.
+    C{tools/list}, and a client assumes the default anyway.  A read-only
+    tool sends no C{destructiveHint} or C{idempotentHint} at all: MCP gives
+    them meaning only when C{readOnlyHint} is false.
     """
-    hints = {"readOnlyHint": readOnly, "destructiveHint": destructive,
+    if readOnly:
+        return {"readOnlyHint": True, "openWorldHint": False}
+    hints = {"readOnlyHint": False, "destructiveHint": destructive,
              "idempotentHint": idempotent, "openWorldHint": False}
     return {hint: value for hint, value in hints.items()
             if value != MCP_DEFAULT_HINTS[hint]}
@@ -71,10 +75,14 @@ def annotations(readOnly, destructive=False, idempotent=False):
 
 def effectiveHints(annotations):
     """
-    Every hint's value as a client reads C{annotations}: MCP's default for
-    one left out.
+    The hints a client reads from C{annotations}: MCP's default for one
+    left out, and for a read-only tool only C{readOnlyHint} and
+    C{openWorldHint}, the others being meaningless for it.
     """
-    return {**MCP_DEFAULT_HINTS, **annotations}
+    hints = {**MCP_DEFAULT_HINTS, **annotations}
+    if hints["readOnlyHint"]:
+        del hints["destructiveHint"], hints["idempotentHint"]
+    return hints
 
 
 @attr.s(frozen=True, auto_attribs=True)

@@ -73,7 +73,7 @@ class BrowsingToolset(Toolset):
         "answers the whole class at once.")
 
     def tools(self):
-        readOnly = annotations(readOnly=True, idempotent=True)
+        readOnly = annotations(readOnly=True)
         classOnly = closedSchema({"className": CLASS_NAME},
                                  required=["className"])
         return [

@@ -65,7 +65,7 @@ class ListingToolset(Toolset):
         "the next page.")
 
     def tools(self):
-        readOnly = annotations(readOnly=True, idempotent=True)
+        readOnly = annotations(readOnly=True)
         dictionaryArgument = {"dictionaryName": DICTIONARY_NAME}
         return [
             Tool("list_all_classes", "List all classes",

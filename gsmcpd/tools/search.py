@@ -107,7 +107,7 @@ class SearchToolset(Toolset):
                         "than the whole symbol list"),
                     **pagingProperties(SEARCH_LIMIT)},
                     required=["pattern"]),
-                annotations(True, idempotent=True),
+                annotations(True),
                 self.searchMethodSource,
                 OUTPUT_SCHEMA),
         ]
@@ -122,7 +122,7 @@ class SearchToolset(Toolset):
             closedSchema({argument: argumentSchema,
                           **pagingProperties(defaultLimit)},
                          required=[argument]),
-            annotations(True, idempotent=True), run, OUTPUT_SCHEMA)
+            annotations(True), run, OUTPUT_SCHEMA)
 
     @inlineCallbacks
     def _find(self, call, template, arguments, argument, defaultLimit=None):

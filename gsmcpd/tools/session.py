@@ -58,7 +58,7 @@ class SessionToolset(Toolset):
             Tool("status", "Session status",
                  "This session's GemStone user, session number, stone, "
                  "version and whether it holds uncommitted changes.",
-                 closedSchema(), annotations(True, idempotent=True),
+                 closedSchema(), annotations(True),
                  self.status,
                  closedSchema({
                      "user": {"type": "string"},

@@ -110,7 +110,7 @@ class TestingToolset(Toolset):
             Tool("list_test_classes", "List test classes",
                  "Every TestCase subclass in the symbol list, sorted.",
                  closedSchema(pagingProperties()),
-                 annotations(True, idempotent=True), self.listTestClasses,
+                 annotations(True), self.listTestClasses,
                  closedSchema({
                      "classNames": {"type": "array",
                                     "items": {"type": "string"}},
