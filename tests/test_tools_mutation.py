@@ -48,16 +48,13 @@ class MutationTestCase(TestCase):
     @inlineCallbacks
     def succeed(self, name, harness=None, **arguments):
         """
-        The structured result of a successful call, checked against the
-        tool's output schema.
+        The result of a successful call, its structured result checked
+        against the tool's output schema (by the harness).
         """
         harness = harness or self.harness
         result = yield harness.call(name, **arguments)
         if result.get("isError"):
             self.fail(f"{name} failed: {result['content'][0]['text']}")
-        jsonschema.Draft202012Validator(
-            harness.tools.get(name).outputSchema).validate(
-                result["structuredContent"])
         return result
 
     @inlineCallbacks
@@ -92,7 +89,6 @@ class DescriptorTests(SynchronousTestCase):
         for tool in tools.values():
             self.assertTrue(tool.title)
             self.assertIs(tool.inputSchema["additionalProperties"], False)
-            self.assertIs(tool.outputSchema["additionalProperties"], False)
             jsonschema.Draft202012Validator.check_schema(tool.inputSchema)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
             self.assertIn("Not committed", tool.description)

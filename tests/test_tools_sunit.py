@@ -25,7 +25,7 @@ BROKEN = {"className": "AccountTest", "selector": "testBroken",
           "status": "error", "exceptionClass": "ZeroDivide",
           "description": ZERO_DIVIDE}
 DEPOSIT = {"className": "AccountTest", "selector": "testDeposit",
-           "status": "passed"}
+           "status": "passed", "exceptionClass": None, "description": None}
 OVERDRAFT = {"className": "AccountTest", "selector": "testWithdrawTooMuch",
              "status": "failed", "exceptionClass": "TestFailure",
              "description": OVERDRAWN}

@@ -1,10 +1,10 @@
 """
 Tools and toolsets: Python outside, Smalltalk inside.
 
-A tool is declared here (name, closed JSON Schema, annotations, template)
-and runs as one template on its session's GemStone session.  Python owns
-everything the client sees: validation, error kinds, the text and the
-structured result.
+A tool is declared here (name, closed input schema, output schema,
+annotations, template) and runs as one template on its session's GemStone
+session.  Python owns everything the client sees: validation, error
+kinds, the text and the structured result.
 """
 
 import functools
@@ -49,6 +49,17 @@ def closedSchema(properties=None, required=()):
     if required:
         schema["required"] = list(required)
     return schema
+
+
+def resultSchema(**properties):
+    """
+    An output schema listing C{properties}.  It says nothing of
+    C{required} or C{additionalProperties}, here or in any object it
+    nests: a structured result holds every property its schema lists and
+    no other, a rule the instructions state once for every tool (and the
+    tests check in its strict form), so the schema need not repeat it.
+    """
+    return {"type": "object", "properties": properties}
 
 
 MCP_DEFAULT_HINTS = {"readOnlyHint": False, "destructiveHint": True,

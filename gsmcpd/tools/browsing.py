@@ -15,7 +15,7 @@ from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.offerings import ResourceTemplate
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS, capped
 from gsmcpd.tools.ledger import classKey, methodKey
 
@@ -26,13 +26,6 @@ OPTIONAL_STRING = {"type": ["string", "null"]}
 NAMES = {"type": "array", "items": STRING}
 
 BOOLEAN = {"type": "boolean"}
-
-
-def resultSchema(**properties):
-    """
-    An output schema: closed, every property always present.
-    """
-    return closedSchema(properties, required=sorted(properties))
 
 
 def singleValueResult(key, **more):

@@ -2,8 +2,9 @@
 The Execution toolset: run Smalltalk.
 """
 
+from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
 
 MAX_VALUE_CHARACTERS = 50_000
 """A single-value result is capped here, with a marker naming the cut."""
@@ -38,11 +39,9 @@ class ExecutionToolset(Toolset):
             inputSchema=closedSchema(
                 {"code": {"type": "string"}},
                 required=["code"]),
-            outputSchema=closedSchema({
-                "printString": {"type": "string"},
-                "totalCharacters": {"type": "integer"},
-                "truncated": {"type": "boolean"}},
-                required=["printString", "totalCharacters", "truncated"]),
+            outputSchema=resultSchema(printString=STRING,
+                                      totalCharacters=INTEGER,
+                                      truncated=BOOLEAN),
             annotations=annotations(readOnly=False, destructive=True),
             run=self.executeCode, taskSupport="optional")]
 

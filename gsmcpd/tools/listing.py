@@ -10,7 +10,7 @@ model reads to find a name is worse truncated than long.
 from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
 from gsmcpd.tools.ledger import dictionaryKey
 from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties, window
 
@@ -19,9 +19,8 @@ DICTIONARY_NAME = {"type": "string", "minLength": 1}
 UNNAMED = "(unnamed)"
 """How text shows a dictionary that has no name (it does not hold itself)."""
 
-CLASS_ITEM = closedSchema({"className": {"type": "string"},
-                           "dictionary": {"type": ["string", "null"]}},
-                          required=["className", "dictionary"])
+CLASS_ITEM = resultSchema(className={"type": "string"},
+                          dictionary={"type": ["string", "null"]})
 
 
 def nameOrder(name):
@@ -54,7 +53,7 @@ def pagedSchema(listKey, itemSchema, extra=None):
     """
     properties = dict(extra or {}, page=PAGE_SCHEMA)
     properties[listKey] = {"type": "array", "items": itemSchema}
-    return closedSchema(properties, required=sorted(properties))
+    return resultSchema(**properties)
 
 
 class ListingToolset(Toolset):
@@ -84,23 +83,19 @@ class ListingToolset(Toolset):
                  "lookup order (a name resolves to the first that defines "
                  "it), each with how many entries it holds.",
                  closedSchema(), readOnly, self.listDictionaries,
-                 closedSchema({"dictionaries": {
+                 resultSchema(dictionaries={
                      "type": "array",
-                     "items": closedSchema(
-                         {"name": {"type": ["string", "null"]},
-                          "entries": {"type": "integer"}},
-                         required=["name", "entries"])}},
-                     required=["dictionaries"])),
+                     "items": resultSchema(name={"type": ["string", "null"]},
+                                           entries={"type": "integer"})})),
             Tool("list_dictionary_entries", "List dictionary entries",
                  "Every entry of a symbol dictionary, sorted by name and "
                  "tagged (class) or (global).",
                  closedSchema(dict(dictionaryArgument, **pagingProperties()),
                               required=["dictionaryName"]),
                  readOnly, self.listDictionaryEntries,
-                 pagedSchema("entries", closedSchema(
-                     {"name": {"type": "string"},
-                      "kind": {"enum": ["class", "global"]}},
-                     required=["name", "kind"]),
+                 pagedSchema("entries", resultSchema(
+                     name={"type": "string"},
+                     kind={"enum": ["class", "global"]}),
                      {"dictionary": {"type": "string"}})),
         ]
 

@@ -19,7 +19,8 @@ from gsmcpd.tools.arguments import (
     BOOLEAN, IDENTIFIER, INTEGER, STRING, flagArgument, namesArgument,
     stringArgument)
 from gsmcpd.tools.base import (
-    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
+    resultSchema)
 from gsmcpd.tools.compiling import (
     COMPILE_ERROR_SCHEMA, compileError, definedSelector, definitionReport,
     locatedErrors, methodName, unreadMethodsRefusal)
@@ -63,9 +64,7 @@ class MutationToolset(Toolset):
                      pattern=IDENTIFIER)},
                      required=["dictionaryName"]),
                  annotations(False), self.addDictionary,
-                 closedSchema({"dictionaryName": STRING,
-                               "position": INTEGER},
-                              required=["dictionaryName", "position"])),
+                 resultSchema(dictionaryName=STRING, position=INTEGER)),
             Tool("remove_dictionary", "Remove symbol dictionary",
                  "Remove a symbol dictionary from this user's symbol list, "
                  "so what it holds can no longer be named; Globals, "
@@ -75,9 +74,7 @@ class MutationToolset(Toolset):
                  closedSchema({"dictionaryName": stringArgument()},
                      required=["dictionaryName"]),
                  annotations(False, destructive=True), self.removeDictionary,
-                 closedSchema({"dictionaryName": STRING,
-                               "entries": INTEGER},
-                              required=["dictionaryName", "entries"]),
+                 resultSchema(dictionaryName=STRING, entries=INTEGER),
                  streams=confirms),
             Tool("compile_class_definition", "Define or redefine a class",
                  "Define a class, or redefine an existing one, from named "
@@ -104,22 +101,16 @@ class MutationToolset(Toolset):
                      required=["className"]),
                  annotations(False, destructive=True),
                  self.compileClassDefinition,
-                 closedSchema({
-                     "className": STRING, "dictionary": STRING,
-                     "created": BOOLEAN, "newVersion": BOOLEAN,
-                     "changed": BOOLEAN, "definition": STRING,
-                     "recompiled": INTEGER,
-                     "failures": {"type": "array", "items": closedSchema({
-                         "selector": STRING, "meta": BOOLEAN,
-                         "errors": {"type": "array",
-                                    "items": COMPILE_ERROR_SCHEMA}},
-                         required=["selector", "meta", "errors"])},
-                     "dropped": {"type": "array", "items": closedSchema({
-                         "selector": STRING, "meta": BOOLEAN},
-                         required=["selector", "meta"])}},
-                     required=["className", "dictionary", "created",
-                               "newVersion", "changed", "definition",
-                               "recompiled", "failures", "dropped"])),
+                 resultSchema(
+                     className=STRING, dictionary=STRING, created=BOOLEAN,
+                     newVersion=BOOLEAN, changed=BOOLEAN, definition=STRING,
+                     recompiled=INTEGER,
+                     failures={"type": "array", "items": resultSchema(
+                         selector=STRING, meta=BOOLEAN,
+                         errors={"type": "array",
+                                 "items": COMPILE_ERROR_SCHEMA})},
+                     dropped={"type": "array", "items": resultSchema(
+                         selector=STRING, meta=BOOLEAN)})),
             Tool("compile_method", "Compile method",
                  "Compile a method (new, or replacing the one with its "
                  "selector) from its full source, selector line first. "
@@ -134,13 +125,10 @@ class MutationToolset(Toolset):
                      "meta": _META},
                      required=["className", "source"]),
                  annotations(False, destructive=True), self.compileMethod,
-                 closedSchema({
-                     "className": STRING, "meta": BOOLEAN,
-                     "selector": STRING, "category": STRING,
-                     "created": BOOLEAN,
-                     "warnings": {"type": "array", "items": STRING}},
-                     required=["className", "meta", "selector", "category",
-                               "created", "warnings"])),
+                 resultSchema(
+                     className=STRING, meta=BOOLEAN, selector=STRING,
+                     category=STRING, created=BOOLEAN,
+                     warnings={"type": "array", "items": STRING})),
             Tool("delete_method", "Delete method",
                  "Remove a method from a class; needs get_method_source "
                  "first." + NOT_COMMITTED,
@@ -151,11 +139,8 @@ class MutationToolset(Toolset):
                      required=["className", "selector"]),
                  annotations(False, destructive=True, idempotent=True),
                  self.deleteMethod,
-                 closedSchema({
-                     "className": STRING, "meta": BOOLEAN,
-                     "selector": STRING, "category": STRING},
-                     required=["className", "meta", "selector",
-                               "category"]),
+                 resultSchema(className=STRING, meta=BOOLEAN,
+                              selector=STRING, category=STRING),
                  streams=confirms),
             Tool("delete_class", "Delete class",
                  "Remove a class and its methods from its symbol "
@@ -165,10 +150,8 @@ class MutationToolset(Toolset):
                               required=["className"]),
                  annotations(False, destructive=True, idempotent=True),
                  self.deleteClass,
-                 closedSchema({
-                     "className": STRING, "dictionary": STRING,
-                     "methods": INTEGER},
-                     required=["className", "dictionary", "methods"]),
+                 resultSchema(className=STRING, dictionary=STRING,
+                              methods=INTEGER),
                  streams=confirms),
             Tool("set_class_comment", "Set class comment",
                  "Replace a class's comment." + NOT_COMMITTED,
@@ -178,8 +161,7 @@ class MutationToolset(Toolset):
                      required=["className", "comment"]),
                  annotations(False, destructive=True, idempotent=True),
                  self.setClassComment,
-                 closedSchema({"className": STRING, "comment": STRING},
-                              required=["className", "comment"])),
+                 resultSchema(className=STRING, comment=STRING)),
         ]
 
     @inlineCallbacks

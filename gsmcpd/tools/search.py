@@ -11,23 +11,19 @@ it stops one hit past the page and says the total is not known.
 from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
 from gsmcpd.tools.arguments import stringArgument
 from gsmcpd.tools.paging import PAGE_SCHEMA, Page, pagingProperties, scanned
 
 SEARCH_LIMIT = 200
 """The default page of the searches that can be long (the reference's)."""
 
-METHOD_SCHEMA = closedSchema({
-    "className": {"type": "string"},
-    "meta": {"type": "boolean"},
-    "selector": {"type": "string"},
-    "category": {"type": ["string", "null"]}},
-    required=["className", "meta", "selector", "category"])
+METHOD_SCHEMA = resultSchema(
+    className={"type": "string"}, meta={"type": "boolean"},
+    selector={"type": "string"}, category={"type": ["string", "null"]})
 
-OUTPUT_SCHEMA = closedSchema({
-    "methods": {"type": "array", "items": METHOD_SCHEMA},
-    "page": PAGE_SCHEMA}, required=["methods", "page"])
+OUTPUT_SCHEMA = resultSchema(
+    methods={"type": "array", "items": METHOD_SCHEMA}, page=PAGE_SCHEMA)
 
 
 def methodEntry(row):

@@ -8,8 +8,10 @@ back would turn a refused stale write into a silent overwrite.
 
 from twisted.internet.defer import inlineCallbacks, returnValue
 
+from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING
 from gsmcpd.tools.base import (
-    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
+    resultSchema)
 from gsmcpd.tools.confirm import (
     CONFIRM_OPTION, commitQuestion, confirmedIf, confirming)
 
@@ -34,17 +36,14 @@ class SessionToolset(Toolset):
                  closedSchema(), annotations(False, destructive=True,
                                              idempotent=True),
                  self.abort,
-                 closedSchema({"aborted": {"type": "boolean"}},
-                              required=["aborted"])),
+                 resultSchema(aborted=BOOLEAN)),
             Tool("commit", "Commit transaction",
                  "Persist this session's uncommitted changes. The only tool "
                  "that commits. A conflict with another session's commit "
                  "is reported as a failure; abort to start again from the "
                  "newest view.",
                  closedSchema(), annotations(False), self.commit,
-                 closedSchema({"committed": {"type": "boolean"},
-                               "conflicts": {"type": "object"}},
-                              required=["committed", "conflicts"]),
+                 resultSchema(committed=BOOLEAN),
                  streams=confirming(self)),
             Tool("refresh", "Refresh view",
                  "Move this session's view to the newest commit, keeping "
@@ -52,23 +51,15 @@ class SessionToolset(Toolset):
                  "to change.",
                  closedSchema(), annotations(False, idempotent=True),
                  self.refresh,
-                 closedSchema({"refreshed": {"type": "boolean"},
-                               "writesCanCommit": {"type": "boolean"}},
-                              required=["refreshed", "writesCanCommit"])),
+                 resultSchema(refreshed=BOOLEAN, writesCanCommit=BOOLEAN)),
             Tool("status", "Session status",
                  "This session's GemStone user, session number, stone, "
                  "version and whether it holds uncommitted changes.",
                  closedSchema(), annotations(True),
                  self.status,
-                 closedSchema({
-                     "user": {"type": "string"},
-                     "session": {"type": "integer"},
-                     "stone": {"type": "string"},
-                     "version": {"type": "string"},
-                     "inTransaction": {"type": "boolean"},
-                     "uncommittedChanges": {"type": "boolean"}},
-                     required=["user", "session", "stone", "version",
-                               "inTransaction", "uncommittedChanges"])),
+                 resultSchema(user=STRING, session=INTEGER, stone=STRING,
+                              version=STRING, inTransaction=BOOLEAN,
+                              uncommittedChanges=BOOLEAN)),
         ]
 
     @inlineCallbacks
@@ -98,7 +89,8 @@ class SessionToolset(Toolset):
                 {"conflicts": conflicts})
         call.ledger.viewMoved()
         call.journal.committed()
-        returnValue(ToolResult("Committed.", value))
+        # A commit that succeeded had no conflicts to report.
+        returnValue(ToolResult("Committed.", {"committed": True}))
 
     @inlineCallbacks
     def refresh(self, call, arguments):

@@ -11,18 +11,19 @@ a view of those entries.
 from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.base import (
-    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
+    resultSchema)
 from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties
 
 STATUSES = ("passed", "failed", "error")
 
-TEST_SCHEMA = closedSchema({
-    "className": {"type": "string"},
-    "selector": {"type": "string"},
-    "status": {"enum": list(STATUSES)},
-    "exceptionClass": {"type": "string"},
-    "description": {"type": "string"}},
-    required=["className", "selector", "status"])
+_OPTIONAL_STRING = {"type": ["string", "null"]}
+
+TEST_SCHEMA = resultSchema(
+    className={"type": "string"}, selector={"type": "string"},
+    status={"enum": list(STATUSES)}, exceptionClass=_OPTIONAL_STRING,
+    description=_OPTIONAL_STRING)
+"""One test's outcome; a test that passed has no exception (null)."""
 
 SUMMARY_PROPERTIES = {
     "run": {"type": "integer"},
@@ -104,28 +105,23 @@ class TestingToolset(Toolset):
                      "description": "the TestCase subclasses to run "
                                     "(default: all)"}}),
                  run, self.listFailingTests,
-                 closedSchema(SUMMARY_PROPERTIES,
-                              required=list(SUMMARY_PROPERTIES)),
+                 resultSchema(**SUMMARY_PROPERTIES),
                  taskSupport="optional"),
             Tool("list_test_classes", "List test classes",
                  "Every TestCase subclass in the symbol list, sorted.",
                  closedSchema(pagingProperties()),
                  annotations(True), self.listTestClasses,
-                 closedSchema({
-                     "classNames": {"type": "array",
-                                    "items": {"type": "string"}},
-                     "page": PAGE_SCHEMA},
-                     required=["classNames", "page"])),
+                 resultSchema(classNames={"type": "array",
+                                          "items": {"type": "string"}},
+                              page=PAGE_SCHEMA)),
             Tool("run_test_class", "Run test class",
                  "Run every test of a TestCase subclass: the counts, and "
                  "each failing or erroring test with its exception.",
                  closedSchema({"className": _CLASS_NAME},
                               required=["className"]),
                  run, self.runTestClass,
-                 closedSchema({"className": {"type": "string"},
-                               **SUMMARY_PROPERTIES},
-                              required=["className",
-                                        *SUMMARY_PROPERTIES]),
+                 resultSchema(className={"type": "string"},
+                              **SUMMARY_PROPERTIES),
                  taskSupport="optional"),
             Tool("run_test_method", "Run test method",
                  "Run one test method: passed, failed or error, with the "
@@ -179,6 +175,11 @@ class TestingToolset(Toolset):
                 "refused", f"Not a TestCase subclass: "
                 f"{', '.join(value['notTestCases'])}. list_test_classes "
                 f"lists the test classes.")
+        # The template names an exception only for a test that did not pass.
+        value["tests"] = [dict(entry,
+                               exceptionClass=entry.get("exceptionClass"),
+                               description=entry.get("description"))
+                          for entry in value["tests"]]
         returnValue(value)
 
     @inlineCallbacks
