@@ -25,17 +25,15 @@ class ExecutionToolset(Toolset):
     instructions = (
         "On a production repository avoid code that scans every object "
         "(allInstances, a loop over a large collection): it can run for "
-        "hours. The search tools use the class organizer instead.")
+        "hours.")
 
     def tools(self):
         return [Tool(
             name="execute_code",
             title="Execute Smalltalk",
             description=(
-                "Evaluate Smalltalk statements in this session and answer "
-                "the printString of the value; changes stay uncommitted "
-                "until commit. Over 50,000 characters the result is "
-                "truncated with a marker."),
+                "Evaluate Smalltalk statements in your session and answer "
+                "the last value's printString."),
             inputSchema=closedSchema(
                 {"code": {"type": "string"}},
                 required=["code"]),

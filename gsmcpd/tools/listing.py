@@ -60,36 +60,34 @@ class ListingToolset(Toolset):
     name = "listing"
     title = "Listing"
     instructions = (
-        "A list's header line names the window, the total and the offset of "
-        "the next page.")
+        "A list's header line says which offset fetches the next page.")
 
     def tools(self):
         readOnly = annotations(readOnly=True)
         dictionaryArgument = {"dictionaryName": DICTIONARY_NAME}
         return [
-            Tool("list_all_classes", "List all classes",
-                 "Every class in this session's symbol list, sorted by "
-                 "name, with the dictionary that holds it.",
+            Tool("list_all_classes", "All classes",
+                 "Every class in your symbol list, sorted, with its "
+                 "dictionary.",
                  closedSchema(pagingProperties()), readOnly,
                  self.listAllClasses, pagedSchema("classes", CLASS_ITEM)),
-            Tool("list_classes", "List classes in a dictionary",
-                 "The classes a symbol dictionary holds, sorted by name.",
+            Tool("list_classes", "Dictionary classes",
+                 "The classes a symbol dictionary holds, sorted.",
                  closedSchema(dict(dictionaryArgument, **pagingProperties()),
                               required=["dictionaryName"]),
                  readOnly, self.listClasses,
                  pagedSchema("classes", CLASS_ITEM)),
-            Tool("list_dictionaries", "List symbol dictionaries",
-                 "The symbol dictionaries of this session's symbol list, in "
-                 "lookup order (a name resolves to the first that defines "
-                 "it), each with how many entries it holds.",
+            Tool("list_dictionaries", "Dictionaries",
+                 "Your symbol list's dictionaries in lookup order (a name "
+                 "resolves to the first that has it), with entry counts.",
                  closedSchema(), readOnly, self.listDictionaries,
                  resultSchema(dictionaries={
                      "type": "array",
                      "items": resultSchema(name={"type": ["string", "null"]},
                                            entries={"type": "integer"})})),
-            Tool("list_dictionary_entries", "List dictionary entries",
-                 "Every entry of a symbol dictionary, sorted by name and "
-                 "tagged (class) or (global).",
+            Tool("list_dictionary_entries", "Dictionary entries",
+                 "A symbol dictionary's entries, sorted, each a class or a "
+                 "global.",
                  closedSchema(dict(dictionaryArgument, **pagingProperties()),
                               required=["dictionaryName"]),
                  readOnly, self.listDictionaryEntries,

@@ -20,7 +20,7 @@ def pagingProperties(defaultLimit=None):
     and JSON Schema's C{default} do not.
     """
     limit = {"type": "integer", "minimum": 0,
-             "description": "0 answers only the count"}
+             "description": "0: only the count"}
     if defaultLimit is None:
         limit["description"] += " (default: all)"
     else:

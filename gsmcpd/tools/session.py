@@ -20,41 +20,37 @@ class SessionToolset(Toolset):
     name = "session"
     title = "Session and transaction"
     instructions = (
-        "Nothing commits on your behalf: call commit to keep your changes. "
-        "While there are uncommitted ones, the result of a tool that can "
-        "change something ends with a one-line [session] note. No tool "
-        "moves your view as a side effect; after refresh, re-read what you "
-        "are about to change.")
+        "Only commit commits; only commit, abort and refresh move your view. "
+        "While you hold uncommitted changes, results of tools that can "
+        "change something end with a [session] note.")
     declaredOptionNames = (CONFIRM_OPTION,)
 
     def tools(self):
         return [
-            Tool("abort", "Abort transaction",
-                 "Discard every uncommitted change in this session (code "
-                 "and data, class redefinitions and symbol-list changes "
-                 "included) and refresh the view to the newest commit.",
+            Tool("abort", "Abort",
+                 "Discard every uncommitted change (code, data, class "
+                 "redefinitions, symbol-list changes) and move your view to "
+                 "the newest commit.",
                  closedSchema(), annotations(False, destructive=True,
                                              idempotent=True),
                  self.abort,
                  resultSchema(aborted=BOOLEAN)),
-            Tool("commit", "Commit transaction",
-                 "Persist this session's uncommitted changes. The only tool "
-                 "that commits. A conflict with another session's commit "
-                 "is reported as a failure; abort to start again from the "
-                 "newest view.",
+            Tool("commit", "Commit",
+                 "Persist your uncommitted changes. A commit that conflicts "
+                 "with another session's fails; abort to start again from "
+                 "the newest view.",
                  closedSchema(), annotations(False), self.commit,
                  resultSchema(committed=BOOLEAN),
                  streams=confirming(self)),
             Tool("refresh", "Refresh view",
-                 "Move this session's view to the newest commit, keeping "
-                 "its uncommitted changes. Re-read anything you are about "
-                 "to change.",
+                 "Move your view to the newest commit, keeping uncommitted "
+                 "changes; re-read what you are about to change.",
                  closedSchema(), annotations(False, idempotent=True),
                  self.refresh,
                  resultSchema(refreshed=BOOLEAN, writesCanCommit=BOOLEAN)),
             Tool("status", "Session status",
-                 "This session's GemStone user, session number, stone, "
-                 "version and whether it holds uncommitted changes.",
+                 "Your GemStone session's user, number, stone, version and "
+                 "state.",
                  closedSchema(), annotations(True),
                  self.status,
                  resultSchema(user=STRING, session=INTEGER, stone=STRING,
