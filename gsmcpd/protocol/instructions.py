@@ -19,8 +19,9 @@ PREAMBLE = (
     "This server works inside a GemStone/S 64 Smalltalk repository. Your MCP "
     "session has its own GemStone session, with its own transaction and "
     "consistent view: your changes are there for your next calls, and for "
-    "other clients once committed. Names resolve through its symbol list. " + OUTPUT_RULE + " A value or source over "
-    "50,000 characters is truncated, with a marker.")
+    "other clients once committed. Names resolve through its symbol list. "
+    + OUTPUT_RULE
+    + " A value or source over 50,000 characters is truncated, with a marker.")
 
 
 def stockInstructions(toolsets):

@@ -50,7 +50,7 @@ class SessionToolset(Toolset):
                  resultSchema(refreshed=BOOLEAN, writesCanCommit=BOOLEAN)),
             Tool("status", "Session status",
                  "Your GemStone session's user, number, stone, version and "
-                 "state.",
+                 "transaction state.",
                  closedSchema(), annotations(True),
                  self.status,
                  resultSchema(user=STRING, session=INTEGER, stone=STRING,
