@@ -12,7 +12,7 @@ C{tests/example_templates/greet.st}, and one option, C{greeting}.  A deployment 
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
 
 
 class GreetingToolset(Toolset):
@@ -29,9 +29,8 @@ class GreetingToolset(Toolset):
             inputSchema=closedSchema(
                 {"name": {"type": "string", "minLength": 1}},
                 required=["name"]),
-            outputSchema=closedSchema({"greeting": {"type": "string"}},
-                                      required=["greeting"]),
-            annotations=annotations(readOnly=True, idempotent=True),
+            outputSchema=resultSchema(greeting={"type": "string"}),
+            annotations=annotations(readOnly=True),
             run=self.greet)]
 
     @inlineCallbacks

@@ -9,7 +9,9 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.tools.base import MCP_DEFAULT_HINTS, effectiveHints
+from gsmcpd.protocol.instructions import OUTPUT_RULE, stockInstructions
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, toolsetClass
+from tests.toolharness import strictForm
 
 REFERENCE_TOOLS = {
     "execution": {"execute_code"},
@@ -33,18 +35,18 @@ ANNOTATIONS = ("readOnlyHint", "destructiveHint", "idempotentHint",
                "openWorldHint")
 
 
-def closedEverywhere(schema, path="$"):
+def promisesRepeated(schema, path="$"):
     """
-    The paths of object schemas in C{schema} that are not closed.
+    The paths of objects in output schema C{schema} that say C{required} or
+    C{additionalProperties}, which the instructions' rule says once for
+    every tool.
     """
-    problems = []
-    if schema.get("type") == "object" and "properties" in schema and \
-            schema.get("additionalProperties") is not False:
-        problems.append(path)
+    problems = [path] if {"required", "additionalProperties"} & set(schema) \
+        else []
     for name, sub in schema.get("properties", {}).items():
-        problems += closedEverywhere(sub, f"{path}.{name}")
+        problems += promisesRepeated(sub, f"{path}.{name}")
     if isinstance(schema.get("items"), dict):
-        problems += closedEverywhere(schema["items"], f"{path}[]")
+        problems += promisesRepeated(schema["items"], f"{path}[]")
     return problems
 
 
@@ -85,18 +87,48 @@ class SurfaceTests(SynchronousTestCase):
                             set(schema["properties"]), tool.name)
 
     def test_outputSchemasValid(self):
+        """
+        Every tool has an output schema, which leaves what a result always
+        holds to the instructions' one rule, and whose strict form (what
+        the tests check every result against) is a valid schema too.
+        """
         for tool in self.tools:
             self.assertIsNotNone(tool.outputSchema, tool.name)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
+            jsonschema.Draft202012Validator.check_schema(
+                strictForm(tool.outputSchema))
             self.assertEqual(tool.outputSchema["type"], "object", tool.name)
-            self.assertEqual(closedEverywhere(tool.outputSchema), [],
+            self.assertEqual(promisesRepeated(tool.outputSchema), [],
                              tool.name)
+
+    def test_instructionsStateTheOutputRule(self):
+        self.assertIn(OUTPUT_RULE, stockInstructions(self.tools.toolsets))
+
+    def test_strictFormRefusesMissingAndExtra(self):
+        """
+        The strict form the tests check results against closes every
+        object, however deep, and requires all its listed properties.
+        """
+        schema = strictForm(self.tools.get("list_methods").outputSchema)
+        method = {"className": "A", "meta": False, "selector": "b",
+                  "category": None}
+        jsonschema.validate({"className": "A", "methods": [method]}, schema)
+        for wrong in ({"className": "A"},
+                      {"className": "A", "methods": [], "more": 1},
+                      {"className": "A", "methods": [dict(method, more=1)]},
+                      {"className": "A", "methods": [
+                          {k: v for k, v in method.items()
+                           if k != "category"}]}):
+            self.assertRaises(jsonschema.ValidationError, jsonschema.validate,
+                              wrong, schema)
 
     def test_annotationsAndTitle(self):
         """
         Every tool has a title, a description and annotations; a hint left
         out means MCP's default, so what is checked is the value a client
         reads, and a hint sent is never one that merely repeats the default.
+        A read-only tool sends only C{readOnlyHint} and C{openWorldHint}:
+        MCP gives the other two meaning only when C{readOnlyHint} is false.
         """
         for tool in self.tools:
             descriptor = tool.descriptor()
@@ -108,11 +140,12 @@ class SurfaceTests(SynchronousTestCase):
                 self.assertIsNot(value, MCP_DEFAULT_HINTS[hint],
                                  f"{tool.name} {hint}")
             hints = effectiveHints(descriptor["annotations"])
-            for hint in ANNOTATIONS:
+            meaningful = ANNOTATIONS if not hints["readOnlyHint"] else (
+                "readOnlyHint", "openWorldHint")
+            self.assertEqual(sorted(hints), sorted(meaningful), tool.name)
+            for hint in meaningful:
                 self.assertIsInstance(hints[hint], bool, f"{tool.name} {hint}")
             self.assertIs(hints["openWorldHint"], False)
-            if hints["readOnlyHint"]:
-                self.assertIs(hints["destructiveHint"], False, tool.name)
 
     def test_destructiveToolsSaySo(self):
         for name in ("abort", "delete_class", "delete_method",

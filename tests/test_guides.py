@@ -7,6 +7,7 @@ import re
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.skills import Skills
+from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.guides import GUIDES, servedGuides
 
 NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*\Z")
@@ -24,6 +25,15 @@ class GuideTests(SynchronousTestCase):
             self.assertNotIn("\n", guide.description)
             self.assertTrue(guide.body.strip().startswith("# "), guide.name)
 
+    def test_namesOnlyTheirToolsetsTools(self):
+        """
+        A tool a guide names in backquotes is one of its toolsets' tools.
+        """
+        for guide in GUIDES:
+            tools = {tool.name for tool in ToolCatalog.named(guide.toolsets)}
+            for named in re.findall(r"`([a-z_]+)`", guide.body):
+                self.assertIn(named, tools, guide.name)
+
     def test_servedOnlyWithTheirToolsets(self):
         """
         A guide naming tools of a toolset that is not served is not served.
@@ -32,6 +42,7 @@ class GuideTests(SynchronousTestCase):
                          ["gemstone-what-a-view-is",
                           "gemstone-commit-or-abort"])
         self.assertEqual(len(servedGuides(
-            ["browsing", "mutation", "session", "testing"])), len(GUIDES))
+            ["browsing", "mutation", "search", "session", "testing"])),
+            len(GUIDES))
         skills = Skills.fromGuides(servedGuides(["testing"]))
         self.assertEqual([s.name for s in skills], ["gemstone-running-sunit"])

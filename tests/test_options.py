@@ -199,8 +199,8 @@ class ConfigTests(SynchronousTestCase):
         narrow = self.configure(["--simulated", "--toolsets", "execution"])
         wide = self.configure(["--simulated", "--toolsets",
                                "execution session"])
-        self.assertNotIn("call commit", narrow.identity.instructions)
-        self.assertIn("call commit", wide.identity.instructions)
+        self.assertNotIn("Only commit commits", narrow.identity.instructions)
+        self.assertIn("Only commit commits", wide.identity.instructions)
 
     def test_instructionsFile(self):
         path = self.passwordFile("Acme labels. Read-only.")

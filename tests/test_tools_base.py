@@ -59,15 +59,27 @@ class ToolTests(SynchronousTestCase):
         Only hints that differ from MCP's defaults are sent; a client
         reading them with the defaults gets every hint back.
         """
-        self.assertEqual(annotations(True, idempotent=True),
-                         {"readOnlyHint": True, "destructiveHint": False,
-                          "idempotentHint": True, "openWorldHint": False})
         self.assertEqual(annotations(False, destructive=True),
                          {"openWorldHint": False})
+        self.assertEqual(annotations(False, idempotent=True),
+                         {"destructiveHint": False, "idempotentHint": True,
+                          "openWorldHint": False})
         self.assertEqual(
             effectiveHints(annotations(False, destructive=True)),
             {"readOnlyHint": False, "destructiveHint": True,
              "idempotentHint": False, "openWorldHint": False})
+
+    def test_readOnlyLeavesOutMeaninglessHints(self):
+        """
+        MCP gives C{destructiveHint} and C{idempotentHint} meaning only when
+        C{readOnlyHint} is false, so a read-only tool sends neither, and
+        what a client reads of it holds neither.
+        """
+        for extra in ({}, {"idempotent": True}, {"destructive": True}):
+            sent = annotations(True, **extra)
+            self.assertEqual(sent, {"readOnlyHint": True,
+                                    "openWorldHint": False})
+            self.assertEqual(effectiveHints(sent), sent)
 
 
 class ToolResultTests(SynchronousTestCase):

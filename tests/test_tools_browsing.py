@@ -52,8 +52,6 @@ class SchemaTests(BrowsingTestCase):
             self.assertFalse(tool.inputSchema["additionalProperties"])
             self.assertIn("className", tool.inputSchema["required"])
             self.assertTrue(effectiveHints(tool.annotations)["readOnlyHint"])
-            self.assertFalse(
-                effectiveHints(tool.annotations)["destructiveHint"])
             self.assertTrue(tool.title)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
 

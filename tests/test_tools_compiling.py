@@ -9,6 +9,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.tools.compiling import (
     COMPILE_ERROR_SCHEMA, compileError, definitionReport, describeErrors,
     locatedErrors, methodName)
+from tests.toolharness import strictForm
 
 SOURCE = "deposit: amount\n\tbalance := balance +\n\t^self"
 
@@ -20,7 +21,7 @@ class LocatedErrorsTests(SynchronousTestCase):
         located, = locatedErrors(SOURCE, [{"offset": offset, "number": 1001,
                                            "message": "expected expression"}])
         self.assertEqual((located["line"], located["column"]), (3, 2))
-        jsonschema.validate(located, COMPILE_ERROR_SCHEMA)
+        jsonschema.validate(located, strictForm(COMPILE_ERROR_SCHEMA))
 
     def test_firstCharacter(self):
         located, = locatedErrors(SOURCE, [{"offset": 1, "message": "m"}])

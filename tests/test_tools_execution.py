@@ -3,13 +3,12 @@ Tests for L{gsmcpd.tools.execution}: a value's printString, capped with a
 marker that names the cut, and its structured twin.
 """
 
-import jsonschema
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.tools.execution import (
     MAX_VALUE_CHARACTERS, ExecutionToolset, capped)
-from tests.toolharness import ToolHarness
+from tests.toolharness import ToolHarness, checkStructured
 
 
 class CappedTests(SynchronousTestCase):
@@ -26,7 +25,7 @@ class ExecuteCodeTests(TestCase):
 
     def setUp(self):
         self.harness = ToolHarness(("execution",))
-        self.schema = ExecutionToolset().tools()[0].outputSchema
+        self.tool = ExecutionToolset().tools()[0]
 
     @inlineCallbacks
     def test_printString(self):
@@ -34,7 +33,7 @@ class ExecuteCodeTests(TestCase):
         self.assertEqual(result["content"][0]["text"], "7")
         self.assertEqual(result["structuredContent"], {
             "printString": "7", "totalCharacters": 1, "truncated": False})
-        jsonschema.validate(result["structuredContent"], self.schema)
+        checkStructured(self.tool, result["structuredContent"])
 
     @inlineCallbacks
     def test_largeValueIsCapped(self):
@@ -52,7 +51,7 @@ class ExecuteCodeTests(TestCase):
         self.assertTrue(result["content"][0]["text"].endswith(
             f"...[truncated: showing {MAX_VALUE_CHARACTERS} of {total + 2} "
             "characters]"))
-        jsonschema.validate(structured, self.schema)
+        checkStructured(self.tool, structured)
 
     @inlineCallbacks
     def test_compileError(self):

@@ -48,16 +48,13 @@ class MutationTestCase(TestCase):
     @inlineCallbacks
     def succeed(self, name, harness=None, **arguments):
         """
-        The structured result of a successful call, checked against the
-        tool's output schema.
+        The result of a successful call, its structured result checked
+        against the tool's output schema (by the harness).
         """
         harness = harness or self.harness
         result = yield harness.call(name, **arguments)
         if result.get("isError"):
             self.fail(f"{name} failed: {result['content'][0]['text']}")
-        jsonschema.Draft202012Validator(
-            harness.tools.get(name).outputSchema).validate(
-                result["structuredContent"])
         return result
 
     @inlineCallbacks
@@ -84,18 +81,19 @@ class DescriptorTests(SynchronousTestCase):
 
     def test_tools(self):
         """
-        Every tool has a title, a closed input schema, a valid closed
-        output schema, annotations, and says it does not commit.
+        Every tool has a title, a closed input schema, a valid output
+        schema and annotations; the toolset's paragraph of the instructions
+        says, once for all of them, that nothing they do is committed.
         """
+        self.assertIn("Changes stay uncommitted",
+                      MutationToolset.instructions)
         tools = {tool.name: tool for tool in MutationToolset().tools()}
         self.assertEqual(sorted(tools), list(TOOL_NAMES))
         for tool in tools.values():
             self.assertTrue(tool.title)
             self.assertIs(tool.inputSchema["additionalProperties"], False)
-            self.assertIs(tool.outputSchema["additionalProperties"], False)
             jsonschema.Draft202012Validator.check_schema(tool.inputSchema)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
-            self.assertIn("Not committed", tool.description)
             self.assertIs(
                 effectiveHints(tool.annotations)["readOnlyHint"], False)
             self.assertIs(

@@ -8,6 +8,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.paging import (
     PAGE_SCHEMA, page, pagingProperties, scanned, window)
+from tests.toolharness import strictForm
 
 ITEMS = list("abcde")
 
@@ -15,7 +16,7 @@ ITEMS = list("abcde")
 class PageTests(SynchronousTestCase):
 
     def assertStructuredValid(self, result):
-        jsonschema.validate(result.structured(), PAGE_SCHEMA)
+        jsonschema.validate(result.structured(), strictForm(PAGE_SCHEMA))
 
     def test_everythingByDefault(self):
         result = page(ITEMS, {})
@@ -74,7 +75,7 @@ class ScannedTests(SynchronousTestCase):
                          "(showing 3-4 of at least 5; the total is not "
                          "known; pass offset: 4 for the next page)")
         self.assertEqual(result.structured()["atLeast"], 5)
-        jsonschema.validate(result.structured(), PAGE_SCHEMA)
+        jsonschema.validate(result.structured(), strictForm(PAGE_SCHEMA))
 
     def test_ranToTheEndKnowsTheTotal(self):
         result = scanned(["c"], {"offset": 2, "limit": 2}, seen=3)

@@ -11,7 +11,7 @@ from twisted.trial.unittest import TestCase
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.tools.base import effectiveHints
 from tests.test_tools_listing import codeModel
-from tests.toolharness import ToolHarness
+from tests.toolharness import ToolHarness, checkStructured
 
 SEARCH_TOOLS = ("find_implementors", "find_references_to", "find_senders",
                 "search_method_source")
@@ -46,9 +46,7 @@ def checked(harness, tool, **arguments):
     result = yield called(harness, tool, arguments)
     if result["isError"]:
         raise AssertionError(f"{tool} failed: {result['content']}")
-    jsonschema.Draft202012Validator(
-        harness.tools.get(tool).outputSchema).validate(
-            result["structuredContent"])
+    checkStructured(harness.tools.get(tool), result["structuredContent"])
     return result["content"][0]["text"].split("\n"), result["structuredContent"]
 
 
@@ -90,8 +88,6 @@ class SchemaTests(SearchTestCase):
             (term,) = schema["required"]
             self.assertEqual(schema["properties"][term]["minLength"], 1)
             self.assertTrue(effectiveHints(tool.annotations)["readOnlyHint"])
-            self.assertFalse(
-                effectiveHints(tool.annotations)["destructiveHint"])
             self.assertFalse(effectiveHints(tool.annotations)["openWorldHint"])
             self.assertTrue(tool.title)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)

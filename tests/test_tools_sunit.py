@@ -25,7 +25,7 @@ BROKEN = {"className": "AccountTest", "selector": "testBroken",
           "status": "error", "exceptionClass": "ZeroDivide",
           "description": ZERO_DIVIDE}
 DEPOSIT = {"className": "AccountTest", "selector": "testDeposit",
-           "status": "passed"}
+           "status": "passed", "exceptionClass": None, "description": None}
 OVERDRAFT = {"className": "AccountTest", "selector": "testWithdrawTooMuch",
              "status": "failed", "exceptionClass": "TestFailure",
              "description": OVERDRAWN}
@@ -66,7 +66,7 @@ class SchemaTests(TestingTestCase):
             self.assertEqual(effectiveHints(tool.annotations)["readOnlyHint"],
                              tool.name == "list_test_classes")
             self.assertFalse(
-                effectiveHints(tool.annotations)["destructiveHint"])
+                effectiveHints(tool.annotations).get("destructiveHint"))
             self.assertTrue(tool.title)
             jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
 

@@ -8,6 +8,7 @@ the socket), so a tool test runs the daemon's tool code, its template and
 the model's answer in one synchronous call.
 """
 
+import jsonschema
 from twisted.internet.defer import fail, inlineCallbacks, succeed
 from zope.interface import implementer
 
@@ -64,6 +65,45 @@ class InProcessGem:
         return succeed(None)
 
 
+def strictForm(schema):
+    """
+    An output schema as a result must meet it: every object that lists
+    properties closed and requiring all of them, as the instructions
+    promise (the wire form leaves that unsaid, to keep C{tools/list}
+    short).
+    """
+    strict = dict(schema)
+    if "properties" in schema:
+        strict["properties"] = {name: strictForm(each) for name, each
+                                in schema["properties"].items()}
+        strict["required"] = list(schema["properties"])
+        strict["additionalProperties"] = False
+    if isinstance(schema.get("items"), dict):
+        strict["items"] = strictForm(schema["items"])
+    return strict
+
+
+def checkStructured(tool, structured):
+    """
+    Fail unless C{structured} meets the strict form of C{tool}'s output
+    schema: a property missing, extra or of the wrong type.
+    """
+    jsonschema.Draft202012Validator(strictForm(tool.outputSchema)).validate(
+        structured)
+
+
+def checkedResult(tools, name, result):
+    """
+    C{result} (a C{tools/call} result, or a JSON-RPC error), after checking
+    a successful one's structured content against its tool's output schema.
+    """
+    tool = tools.get(name)
+    if "content" in result and not result.get("isError") and \
+            tool is not None and tool.outputSchema is not None:
+        checkStructured(tool, result.get("structuredContent"))
+    return result
+
+
 class ToolHarness:
     """
     One client of a simulated stone, calling tools through the dispatcher.
@@ -89,12 +129,15 @@ class ToolHarness:
     @inlineCallbacks
     def call(self, name, /, **arguments):
         """
-        C{tools/call}; the result, or the JSON-RPC error.
+        C{tools/call}; the result, or the JSON-RPC error.  A successful
+        result is checked against the strict form of the tool's output
+        schema first.
         """
         message = Message("request", "tools/call", next(self._ids),
                           {"name": name, "arguments": arguments}, {})
         response = yield self.dispatcher.handle(self.session, message)
-        return response.get("result", response.get("error"))
+        return checkedResult(self.tools, name,
+                             response.get("result", response.get("error")))
 
     @inlineCallbacks
     def callWithProgress(self, name, /, **arguments):
@@ -107,7 +150,9 @@ class ToolHarness:
         message = Message("request", "tools/call", next(self._ids),
                           {"name": name, "arguments": arguments}, {})
         response = yield self.dispatcher.handle(self.session, message, run)
-        return response.get("result", response.get("error")), sink.reports
+        return (checkedResult(self.tools, name,
+                              response.get("result", response.get("error"))),
+                sink.reports)
 
     @inlineCallbacks
     def text(self, name, /, **arguments):

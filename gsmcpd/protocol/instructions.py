@@ -9,12 +9,19 @@ empty file sends none.
 MAX_INSTRUCTIONS = 32_768
 """Characters; a longer text is refused at startup, where it can be fixed."""
 
+OUTPUT_RULE = (
+    "A structured result holds exactly the properties its output schema "
+    "lists (null where one does not apply).")
+"""Said once here rather than as C{required} and C{additionalProperties} in
+every output schema: every session reads them all before any work."""
+
 PREAMBLE = (
     "This server works inside a GemStone/S 64 Smalltalk repository. Your MCP "
-    "session has its own GemStone session: its own transaction and "
-    "consistent view, so a change one tool call makes is there for the next, "
-    "and other clients see it only once it is committed. Names resolve "
-    "through the session's symbol list.")
+    "session has its own GemStone session, with its own transaction and "
+    "consistent view: your changes are there for your next calls, and for "
+    "other clients once committed. Names resolve through its symbol list. "
+    + OUTPUT_RULE
+    + " A value or source over 50,000 characters is truncated, with a marker.")
 
 
 def stockInstructions(toolsets):

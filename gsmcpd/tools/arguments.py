@@ -159,3 +159,7 @@ def namesArgument(description=None):
 
 def flagArgument(description):
     return dict(BOOLEAN, description=description)
+
+
+META = flagArgument("class side (default false)")
+"""The C{meta} argument of a tool that names a method."""

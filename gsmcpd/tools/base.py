@@ -1,10 +1,10 @@
 """
 Tools and toolsets: Python outside, Smalltalk inside.
 
-A tool is declared here (name, closed JSON Schema, annotations, template)
-and runs as one template on its session's GemStone session.  Python owns
-everything the client sees: validation, error kinds, the text and the
-structured result.
+A tool is declared here (name, closed input schema, output schema,
+annotations, template) and runs as one template on its session's GemStone
+session.  Python owns everything the client sees: validation, error
+kinds, the text and the structured result.
 """
 
 import functools
@@ -51,6 +51,17 @@ def closedSchema(properties=None, required=()):
     return schema
 
 
+def resultSchema(**properties):
+    """
+    An output schema listing C{properties}.  It says nothing of
+    C{required} or C{additionalProperties}, here or in any object it
+    nests: a structured result holds every property its schema lists and
+    no other, a rule the instructions state once for every tool (and the
+    tests check in its strict form), so the schema need not repeat it.
+    """
+    return {"type": "object", "properties": properties}
+
+
 MCP_DEFAULT_HINTS = {"readOnlyHint": False, "destructiveHint": True,
                      "idempotentHint": False, "openWorldHint": True}
 """What MCP says a client assumes for a hint a tool leaves out."""
@@ -61,9 +72,13 @@ def annotations(readOnly, destructive=False, idempotent=False):
     MCP tool annotations; nothing here reaches outside the stone.
 
     A hint whose value is MCP's default is left out: every session reads
-    C{tools/list}, and a client assumes the default anyway.
+    C{tools/list}, and a client assumes the default anyway.  A read-only
+    tool sends no C{destructiveHint} or C{idempotentHint} at all: MCP gives
+    them meaning only when C{readOnlyHint} is false.
     """
-    hints = {"readOnlyHint": readOnly, "destructiveHint": destructive,
+    if readOnly:
+        return {"readOnlyHint": True, "openWorldHint": False}
+    hints = {"readOnlyHint": False, "destructiveHint": destructive,
              "idempotentHint": idempotent, "openWorldHint": False}
     return {hint: value for hint, value in hints.items()
             if value != MCP_DEFAULT_HINTS[hint]}
@@ -71,10 +86,14 @@ def annotations(readOnly, destructive=False, idempotent=False):
 
 def effectiveHints(annotations):
     """
-    Every hint's value as a client reads C{annotations}: MCP's default for
-    one left out.
+    The hints a client reads from C{annotations}: MCP's default for one
+    left out, and for a read-only tool only C{readOnlyHint} and
+    C{openWorldHint}, the others being meaningless for it.
     """
-    return {**MCP_DEFAULT_HINTS, **annotations}
+    hints = {**MCP_DEFAULT_HINTS, **annotations}
+    if hints["readOnlyHint"]:
+        del hints["destructiveHint"], hints["idempotentHint"]
+    return hints
 
 
 @attr.s(frozen=True, auto_attribs=True)

@@ -14,8 +14,9 @@ from urllib.parse import unquote
 from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.offerings import ResourceTemplate
+from gsmcpd.tools.arguments import META
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS, capped
 from gsmcpd.tools.ledger import classKey, methodKey
 
@@ -26,13 +27,6 @@ OPTIONAL_STRING = {"type": ["string", "null"]}
 NAMES = {"type": "array", "items": STRING}
 
 BOOLEAN = {"type": "boolean"}
-
-
-def resultSchema(**properties):
-    """
-    An output schema: closed, every property always present.
-    """
-    return closedSchema(properties, required=sorted(properties))
 
 
 def singleValueResult(key, **more):
@@ -68,19 +62,16 @@ def joined(names):
 class BrowsingToolset(Toolset):
     name = "browsing"
     title = "Browsing"
-    instructions = (
-        "To see a class start with describe_class; export_class_source "
-        "answers the whole class at once.")
+    instructions = "To see a class, start with describe_class."
 
     def tools(self):
-        readOnly = annotations(readOnly=True, idempotent=True)
+        readOnly = annotations(readOnly=True)
         classOnly = closedSchema({"className": CLASS_NAME},
                                  required=["className"])
         return [
-            Tool("describe_class", "Describe a class",
-                 "A class's superclass, instance, class and class-instance "
-                 "variables, category, comment, and the selectors it "
-                 "defines on each side (not inherited ones).",
+            Tool("describe_class", "Describe class",
+                 "A class at a glance: superclass, variables, category, "
+                 "comment, own selectors (not inherited ones).",
                  classOnly, readOnly, self.describeClass,
                  resultSchema(className=STRING, superclass=OPTIONAL_STRING,
                         category=OPTIONAL_STRING, comment=OPTIONAL_STRING,
@@ -88,44 +79,37 @@ class BrowsingToolset(Toolset):
                         classInstVarNames=NAMES, instanceSelectors=NAMES,
                         classSelectors=NAMES)),
             Tool("export_class_source", "Export class source",
-                 "The class as a topaz file-in (fileOutClass): definition, "
-                 "comment, category, then every method on both sides. "
-                 "Counts as reading the definition and each method shown. "
-                 "Over 50,000 characters the text is truncated with a "
-                 "marker.",
+                 "The whole class as a topaz file-in (definition, comment, "
+                 "every method). Counts as reading the definition and each "
+                 "method shown.",
                  classOnly, readOnly, self.exportClassSource,
                  singleValueResult("fileOut", className=STRING)),
-            Tool("get_class_definition", "Get class definition",
-                 "The expression that defines the class (its definition: "
-                 "superclass, variables, pools, dictionary, options). "
-                 "Counts as reading the definition.",
+            Tool("get_class_definition", "Class definition",
+                 "The class's definition expression. Counts as reading it.",
                  classOnly, readOnly, self.getClassDefinition,
                  singleValueResult("definition", className=STRING)),
-            Tool("get_class_hierarchy", "Get class hierarchy",
-                 "The superclass chain from the root down to the class, "
-                 "and its direct subclasses.",
+            Tool("get_class_hierarchy", "Class hierarchy",
+                 "The superclass chain from the root, and the direct "
+                 "subclasses.",
                  classOnly, readOnly, self.getClassHierarchy,
                  resultSchema(className=STRING, superclasses=NAMES,
                         subclasses=NAMES)),
-            Tool("get_method_source", "Get method source",
-                 "The source of one method, after a line naming it and its "
-                 "category. Counts as reading the method. Over 50,000 "
-                 "characters the text is truncated with a marker.",
+            Tool("get_method_source", "Method source",
+                 "A method's source, after a line naming it and its "
+                 "category. Counts as reading it.",
                  closedSchema({
                      "className": CLASS_NAME,
                      "selector": {"type": "string", "minLength": 1,
                                   "description": "e.g. printOn: or "
                                                  "at:put:"},
-                     "meta": dict(BOOLEAN, description="true for the "
-                                  "class-side method (default false)")},
+                     "meta": META},
                      required=["className", "selector"]),
                  readOnly, self.getMethodSource,
                  singleValueResult("source", className=STRING, meta=BOOLEAN,
                                    selector=STRING,
                                    category=OPTIONAL_STRING)),
-            Tool("list_methods", "List methods",
-                 "The selectors a class defines on the instance and the "
-                 "class side, grouped by category.",
+            Tool("list_methods", "Methods",
+                 "The selectors a class defines on each side, by category.",
                  classOnly, readOnly, self.listMethods,
                  resultSchema(className=STRING, methods={"type": "array",
                                                    "items": METHOD_ITEM})),

@@ -5,13 +5,13 @@ and column, and the report of a class definition.
 
 from gsmcpd.smalltalk import (
     SmalltalkSyntaxError, parse_method, parse_selector)
-from gsmcpd.tools.base import ToolError, closedSchema
+from gsmcpd.tools.base import ToolError, resultSchema
 from gsmcpd.tools.ledger import describeKey, methodKey
 
-COMPILE_ERROR_SCHEMA = closedSchema({
-    "line": {"type": "integer"}, "column": {"type": "integer"}, "offset": {"type": "integer"},
-    "number": {"type": ["integer", "null"]}, "message": {"type": "string"}},
-    required=["line", "column", "offset", "number", "message"])
+COMPILE_ERROR_SCHEMA = resultSchema(
+    line={"type": "integer"}, column={"type": "integer"},
+    offset={"type": "integer"}, number={"type": ["integer", "null"]},
+    message={"type": "string"})
 """One error the compiler reported: where (1-based) and what it said."""
 
 

@@ -155,7 +155,7 @@ class ConformanceToolset(Toolset):
         return Tool(name=name, title=name.replace("_", " "),
                     description=f"Conformance fixture {name}.",
                     inputSchema=schema or closedSchema(),
-                    annotations=annotations(readOnly=True, idempotent=True),
+                    annotations=annotations(readOnly=True),
                     run=run, streams=streams, taskSupport=taskSupport)
 
     def _pause(self):

@@ -2,8 +2,9 @@
 The Execution toolset: run Smalltalk.
 """
 
+from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
 
 MAX_VALUE_CHARACTERS = 50_000
 """A single-value result is capped here, with a marker naming the cut."""
@@ -24,25 +25,21 @@ class ExecutionToolset(Toolset):
     instructions = (
         "On a production repository avoid code that scans every object "
         "(allInstances, a loop over a large collection): it can run for "
-        "hours. The search tools use the class organizer instead.")
+        "hours.")
 
     def tools(self):
         return [Tool(
             name="execute_code",
             title="Execute Smalltalk",
             description=(
-                "Evaluate Smalltalk statements in this session and answer "
-                "the printString of the value; changes stay uncommitted "
-                "until commit. Over 50,000 characters the result is "
-                "truncated with a marker."),
+                "Evaluate Smalltalk statements in your session and answer "
+                "the last value's printString."),
             inputSchema=closedSchema(
                 {"code": {"type": "string"}},
                 required=["code"]),
-            outputSchema=closedSchema({
-                "printString": {"type": "string"},
-                "totalCharacters": {"type": "integer"},
-                "truncated": {"type": "boolean"}},
-                required=["printString", "totalCharacters", "truncated"]),
+            outputSchema=resultSchema(printString=STRING,
+                                      totalCharacters=INTEGER,
+                                      truncated=BOOLEAN),
             annotations=annotations(readOnly=False, destructive=True),
             run=self.executeCode, taskSupport="optional")]
 

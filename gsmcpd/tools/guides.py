@@ -42,8 +42,9 @@ its own consistent view of the repository, as of one commit.
   `commit`, `abort` and `refresh` move it; no other tool does.
 - `refresh` moves the view to the newest commit and keeps your changes;
   re-read anything you are about to change afterwards.
-- `session_state` tells whether you hold uncommitted changes; every result
-  also carries a one-line `[session]` note while you do.
+- `status` tells whether you hold uncommitted changes; while you do, the
+  result of every tool that can change something ends with a one-line
+  `[session]` note.
 """, ("session",)),
     Guide(
         "gemstone-browse-before-you-edit",
@@ -66,7 +67,7 @@ refused (the blind-write guardrail). So, every time:
 
 A write over something another session changed since you read it is
 refused too: re-read, redo the change.
-""", ("browsing", "mutation")),
+""", ("browsing", "mutation", "search", "session")),
     Guide(
         "gemstone-running-sunit",
         "How to run SUnit tests in your session and read their results "

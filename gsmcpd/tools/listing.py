@@ -10,7 +10,7 @@ model reads to find a name is worse truncated than long.
 from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
 from gsmcpd.tools.ledger import dictionaryKey
 from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties, window
 
@@ -19,9 +19,8 @@ DICTIONARY_NAME = {"type": "string", "minLength": 1}
 UNNAMED = "(unnamed)"
 """How text shows a dictionary that has no name (it does not hold itself)."""
 
-CLASS_ITEM = closedSchema({"className": {"type": "string"},
-                           "dictionary": {"type": ["string", "null"]}},
-                          required=["className", "dictionary"])
+CLASS_ITEM = resultSchema(className={"type": "string"},
+                          dictionary={"type": ["string", "null"]})
 
 
 def nameOrder(name):
@@ -54,53 +53,47 @@ def pagedSchema(listKey, itemSchema, extra=None):
     """
     properties = dict(extra or {}, page=PAGE_SCHEMA)
     properties[listKey] = {"type": "array", "items": itemSchema}
-    return closedSchema(properties, required=sorted(properties))
+    return resultSchema(**properties)
 
 
 class ListingToolset(Toolset):
     name = "listing"
     title = "Listing"
     instructions = (
-        "A list's header line names the window, the total and the offset of "
-        "the next page.")
+        "A list's header line says which offset fetches the next page.")
 
     def tools(self):
-        readOnly = annotations(readOnly=True, idempotent=True)
+        readOnly = annotations(readOnly=True)
         dictionaryArgument = {"dictionaryName": DICTIONARY_NAME}
         return [
-            Tool("list_all_classes", "List all classes",
-                 "Every class in this session's symbol list, sorted by "
-                 "name, with the dictionary that holds it.",
+            Tool("list_all_classes", "All classes",
+                 "Every class in your symbol list, sorted, with its "
+                 "dictionary.",
                  closedSchema(pagingProperties()), readOnly,
                  self.listAllClasses, pagedSchema("classes", CLASS_ITEM)),
-            Tool("list_classes", "List classes in a dictionary",
-                 "The classes a symbol dictionary holds, sorted by name.",
+            Tool("list_classes", "Dictionary classes",
+                 "The classes a symbol dictionary holds, sorted.",
                  closedSchema(dict(dictionaryArgument, **pagingProperties()),
                               required=["dictionaryName"]),
                  readOnly, self.listClasses,
                  pagedSchema("classes", CLASS_ITEM)),
-            Tool("list_dictionaries", "List symbol dictionaries",
-                 "The symbol dictionaries of this session's symbol list, in "
-                 "lookup order (a name resolves to the first that defines "
-                 "it), each with how many entries it holds.",
+            Tool("list_dictionaries", "Dictionaries",
+                 "Your symbol list's dictionaries in lookup order (a name "
+                 "resolves to the first that has it), with entry counts.",
                  closedSchema(), readOnly, self.listDictionaries,
-                 closedSchema({"dictionaries": {
+                 resultSchema(dictionaries={
                      "type": "array",
-                     "items": closedSchema(
-                         {"name": {"type": ["string", "null"]},
-                          "entries": {"type": "integer"}},
-                         required=["name", "entries"])}},
-                     required=["dictionaries"])),
-            Tool("list_dictionary_entries", "List dictionary entries",
-                 "Every entry of a symbol dictionary, sorted by name and "
-                 "tagged (class) or (global).",
+                     "items": resultSchema(name={"type": ["string", "null"]},
+                                           entries={"type": "integer"})})),
+            Tool("list_dictionary_entries", "Dictionary entries",
+                 "A symbol dictionary's entries, sorted, each a class or a "
+                 "global.",
                  closedSchema(dict(dictionaryArgument, **pagingProperties()),
                               required=["dictionaryName"]),
                  readOnly, self.listDictionaryEntries,
-                 pagedSchema("entries", closedSchema(
-                     {"name": {"type": "string"},
-                      "kind": {"enum": ["class", "global"]}},
-                     required=["name", "kind"]),
+                 pagedSchema("entries", resultSchema(
+                     name={"type": "string"},
+                     kind={"enum": ["class", "global"]}),
                      {"dictionary": {"type": "string"}})),
         ]
 

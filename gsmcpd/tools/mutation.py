@@ -16,10 +16,11 @@ change what is the stone's business (its users and security policies).
 from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.arguments import (
-    BOOLEAN, IDENTIFIER, INTEGER, STRING, flagArgument, namesArgument,
+    BOOLEAN, IDENTIFIER, INTEGER, META, STRING, flagArgument, namesArgument,
     stringArgument)
 from gsmcpd.tools.base import (
-    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
+    resultSchema)
 from gsmcpd.tools.compiling import (
     COMPILE_ERROR_SCHEMA, compileError, definedSelector, definitionReport,
     locatedErrors, methodName, unreadMethodsRefusal)
@@ -33,10 +34,7 @@ KERNEL_DICTIONARIES = ("Globals", "UserGlobals", "Published")
 
 DEFAULT_CATEGORY = "as yet unclassified"
 
-NOT_COMMITTED = " Not committed."
-
 _CLASS_NAME = stringArgument()
-_META = flagArgument("true for the class-side method (default false)")
 
 
 class MutationToolset(Toolset):
@@ -44,50 +42,39 @@ class MutationToolset(Toolset):
     title = "Mutation"
     declaredOptionNames = ("kernelClasses", CONFIRM_OPTION)
     instructions = (
-        "Changes stay uncommitted: run the tests, then commit to keep them "
-        "or abort to undo them. Read before you write, in your present view "
-        "(commit, abort and refresh end it): a method with "
-        "get_method_source or export_class_source, a class with "
-        "get_class_definition (and every method its redefinition may "
-        "drop), a dictionary's classes with list_classes. A write over "
-        "something changed since you read it is refused.")
+        "Changes stay uncommitted until you commit or abort: run the tests "
+        "first. "
+        "A write needs a read of what it replaces in your present view, and "
+        "is refused if that changed since.")
 
     def tools(self):
         confirms = confirming(self)  # asked on the call's stream in 2025
         return [
-            Tool("add_dictionary", "Add symbol dictionary",
-                 "Create a SymbolDictionary at the end of this user's "
-                 "symbol list; refused if the name is already in it."
-                 + NOT_COMMITTED,
+            Tool("add_dictionary", "Add dictionary",
+                 "Add a SymbolDictionary at the end of your symbol list; "
+                 "refused if the list has the name.",
                  closedSchema({"dictionaryName": stringArgument(
                      pattern=IDENTIFIER)},
                      required=["dictionaryName"]),
                  annotations(False), self.addDictionary,
-                 closedSchema({"dictionaryName": STRING,
-                               "position": INTEGER},
-                              required=["dictionaryName", "position"])),
-            Tool("remove_dictionary", "Remove symbol dictionary",
-                 "Remove a symbol dictionary from this user's symbol list, "
-                 "so what it holds can no longer be named; Globals, "
-                 "UserGlobals and Published are refused. One holding "
-                 "classes needs list_classes first, and is refused if they "
-                 "changed since." + NOT_COMMITTED,
+                 resultSchema(dictionaryName=STRING, position=INTEGER)),
+            Tool("remove_dictionary", "Remove dictionary",
+                 "Remove a dictionary from your symbol list, so what it "
+                 "holds can no longer be named; refused for Globals, "
+                 "UserGlobals and Published. One holding classes needs "
+                 "list_classes first.",
                  closedSchema({"dictionaryName": stringArgument()},
                      required=["dictionaryName"]),
                  annotations(False, destructive=True), self.removeDictionary,
-                 closedSchema({"dictionaryName": STRING,
-                               "entries": INTEGER},
-                              required=["dictionaryName", "entries"]),
+                 resultSchema(dictionaryName=STRING, entries=INTEGER),
                  streams=confirms),
-            Tool("compile_class_definition", "Define or redefine a class",
-                 "Define a class, or redefine an existing one, from named "
-                 "parts; nothing is evaluated (execute_code runs code). The "
-                 "superclass, pool dictionaries and dictionary are looked up "
-                 "by name. Redefining needs get_class_definition first and "
-                 "is refused if the class has subclasses. A shape change "
+            Tool("compile_class_definition", "Define class",
+                 "Define or redefine a class from named parts; nothing is "
+                 "evaluated. Redefining needs get_class_definition first "
+                 "(and a read of any method it may drop), and is refused if "
+                 "the class has subclasses. A shape change "
                  "(variables or superclass) makes a new class version and "
-                 "recompiles the methods onto it, reporting any that fail."
-                 + NOT_COMMITTED,
+                 "recompiles the methods onto it, reporting any that fail.",
                  closedSchema({
                      "className": stringArgument(pattern=IDENTIFIER),
                      "superclassName": stringArgument("default Object"),
@@ -99,87 +86,68 @@ class MutationToolset(Toolset):
                          "default: where it is now, else UserGlobals"),
                      "options": namesArgument("e.g. subclassesDisallowed"),
                      "recompileMethods": flagArgument(
-                         "on a shape change, recompile the methods onto the "
-                         "new version (default true); false drops them")},
+                         "default true; false drops the methods on a shape "
+                         "change")},
                      required=["className"]),
                  annotations(False, destructive=True),
                  self.compileClassDefinition,
-                 closedSchema({
-                     "className": STRING, "dictionary": STRING,
-                     "created": BOOLEAN, "newVersion": BOOLEAN,
-                     "changed": BOOLEAN, "definition": STRING,
-                     "recompiled": INTEGER,
-                     "failures": {"type": "array", "items": closedSchema({
-                         "selector": STRING, "meta": BOOLEAN,
-                         "errors": {"type": "array",
-                                    "items": COMPILE_ERROR_SCHEMA}},
-                         required=["selector", "meta", "errors"])},
-                     "dropped": {"type": "array", "items": closedSchema({
-                         "selector": STRING, "meta": BOOLEAN},
-                         required=["selector", "meta"])}},
-                     required=["className", "dictionary", "created",
-                               "newVersion", "changed", "definition",
-                               "recompiled", "failures", "dropped"])),
+                 resultSchema(
+                     className=STRING, dictionary=STRING, created=BOOLEAN,
+                     newVersion=BOOLEAN, changed=BOOLEAN, definition=STRING,
+                     recompiled=INTEGER,
+                     failures={"type": "array", "items": resultSchema(
+                         selector=STRING, meta=BOOLEAN,
+                         errors={"type": "array",
+                                 "items": COMPILE_ERROR_SCHEMA})},
+                     dropped={"type": "array", "items": resultSchema(
+                         selector=STRING, meta=BOOLEAN)})),
             Tool("compile_method", "Compile method",
-                 "Compile a method (new, or replacing the one with its "
-                 "selector) from its full source, selector line first. "
-                 "Replacing needs get_method_source first. The category "
-                 "defaults to the replaced method's, else 'as yet "
-                 "unclassified'. Errors name line and column; warnings come "
-                 "with a successful compile." + NOT_COMMITTED,
+                 "Compile a method from its full source (selector line "
+                 "first), new or replacing the one with its selector, which "
+                 "needs get_method_source first. The category defaults to "
+                 "the replaced one's, else 'as yet unclassified'.",
                  closedSchema({
                      "className": _CLASS_NAME,
                      "source": stringArgument(),
                      "category": stringArgument(),
-                     "meta": _META},
+                     "meta": META},
                      required=["className", "source"]),
                  annotations(False, destructive=True), self.compileMethod,
-                 closedSchema({
-                     "className": STRING, "meta": BOOLEAN,
-                     "selector": STRING, "category": STRING,
-                     "created": BOOLEAN,
-                     "warnings": {"type": "array", "items": STRING}},
-                     required=["className", "meta", "selector", "category",
-                               "created", "warnings"])),
+                 resultSchema(
+                     className=STRING, meta=BOOLEAN, selector=STRING,
+                     category=STRING, created=BOOLEAN,
+                     warnings={"type": "array", "items": STRING})),
             Tool("delete_method", "Delete method",
-                 "Remove a method from a class; needs get_method_source "
-                 "first." + NOT_COMMITTED,
+                 "Remove a method; needs get_method_source first.",
                  closedSchema({
                      "className": _CLASS_NAME,
                      "selector": stringArgument(),
-                     "meta": _META},
+                     "meta": META},
                      required=["className", "selector"]),
                  annotations(False, destructive=True, idempotent=True),
                  self.deleteMethod,
-                 closedSchema({
-                     "className": STRING, "meta": BOOLEAN,
-                     "selector": STRING, "category": STRING},
-                     required=["className", "meta", "selector",
-                               "category"]),
+                 resultSchema(className=STRING, meta=BOOLEAN,
+                              selector=STRING, category=STRING),
                  streams=confirms),
             Tool("delete_class", "Delete class",
-                 "Remove a class and its methods from its symbol "
-                 "dictionary; needs get_class_definition first, refused if "
-                 "the class has subclasses." + NOT_COMMITTED,
+                 "Remove a class and its methods from its dictionary; needs "
+                 "get_class_definition first; refused if it has subclasses.",
                  closedSchema({"className": _CLASS_NAME},
                               required=["className"]),
                  annotations(False, destructive=True, idempotent=True),
                  self.deleteClass,
-                 closedSchema({
-                     "className": STRING, "dictionary": STRING,
-                     "methods": INTEGER},
-                     required=["className", "dictionary", "methods"]),
+                 resultSchema(className=STRING, dictionary=STRING,
+                              methods=INTEGER),
                  streams=confirms),
             Tool("set_class_comment", "Set class comment",
-                 "Replace a class's comment." + NOT_COMMITTED,
+                 "Replace a class's comment.",
                  closedSchema({
                      "className": _CLASS_NAME,
                      "comment": stringArgument()},
                      required=["className", "comment"]),
                  annotations(False, destructive=True, idempotent=True),
                  self.setClassComment,
-                 closedSchema({"className": STRING, "comment": STRING},
-                              required=["className", "comment"])),
+                 resultSchema(className=STRING, comment=STRING)),
         ]
 
     @inlineCallbacks

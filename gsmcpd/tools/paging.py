@@ -10,6 +10,8 @@ everything (unless it declares a default, as the searches do).
 
 import attr
 
+from gsmcpd.tools.base import resultSchema
+
 
 def pagingProperties(defaultLimit=None):
     """
@@ -18,7 +20,7 @@ def pagingProperties(defaultLimit=None):
     and JSON Schema's C{default} do not.
     """
     limit = {"type": "integer", "minimum": 0,
-             "description": "0 answers only the count"}
+             "description": "0: only the count"}
     if defaultLimit is None:
         limit["description"] += " (default: all)"
     else:
@@ -27,18 +29,10 @@ def pagingProperties(defaultLimit=None):
             "offset": {"type": "integer", "minimum": 0, "default": 0}}
 
 
-PAGE_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "offset": {"type": "integer"},
-        "limit": {"type": ["integer", "null"]},
-        "total": {"type": ["integer", "null"]},
-        "atLeast": {"type": ["integer", "null"]},
-        "nextOffset": {"type": ["integer", "null"]},
-    },
-    "required": ["offset", "limit", "total", "atLeast", "nextOffset"],
-    "additionalProperties": False,
-}
+_COUNT = {"type": ["integer", "null"]}
+
+PAGE_SCHEMA = resultSchema(offset={"type": "integer"}, limit=_COUNT,
+                           total=_COUNT, atLeast=_COUNT, nextOffset=_COUNT)
 """The C{page} member of a paged tool's structured result."""
 
 

@@ -11,23 +11,19 @@ it stops one hit past the page and says the total is not known.
 from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
 from gsmcpd.tools.arguments import stringArgument
 from gsmcpd.tools.paging import PAGE_SCHEMA, Page, pagingProperties, scanned
 
 SEARCH_LIMIT = 200
 """The default page of the searches that can be long (the reference's)."""
 
-METHOD_SCHEMA = closedSchema({
-    "className": {"type": "string"},
-    "meta": {"type": "boolean"},
-    "selector": {"type": "string"},
-    "category": {"type": ["string", "null"]}},
-    required=["className", "meta", "selector", "category"])
+METHOD_SCHEMA = resultSchema(
+    className={"type": "string"}, meta={"type": "boolean"},
+    selector={"type": "string"}, category={"type": ["string", "null"]})
 
-OUTPUT_SCHEMA = closedSchema({
-    "methods": {"type": "array", "items": METHOD_SCHEMA},
-    "page": PAGE_SCHEMA}, required=["methods", "page"])
+OUTPUT_SCHEMA = resultSchema(
+    methods={"type": "array", "items": METHOD_SCHEMA}, page=PAGE_SCHEMA)
 
 
 def methodEntry(row):
@@ -65,49 +61,39 @@ class SearchToolset(Toolset):
     name = "search"
     title = "Search"
     instructions = (
-        "find_implementors, find_senders and find_references_to use the "
-        "class organizer and are fast; search_method_source reads source, "
-        "which is slow: pass dictionaryName when you can.")
+        "The find_ tools use the class organizer and are fast; "
+        "search_method_source reads source and is slow.")
 
     def tools(self):
         return [
             self._finder(
                 "find_implementors", "Find implementors",
-                "Methods that implement a selector, in every class in the "
-                "symbol list, sorted by class then selector.",
-                "selector", _nonEmpty("the selector, e.g. printOn:"),
+                "Methods implementing a selector, sorted by class.",
+                "selector", _nonEmpty("e.g. printOn:"),
                 None, self.findImplementors),
             self._finder(
                 "find_references_to", "Find references",
-                "Methods that refer to a global (a class or another "
-                "symbol-list entry) by name, sorted by class then "
-                "selector. A name that is not in the symbol list is "
-                "notFound.",
-                "name", _nonEmpty("the global's name, e.g. Account"),
+                "Methods referring to a class or other global, sorted by "
+                "class then selector.",
+                "name", _nonEmpty("e.g. Account"),
                 None, self.findReferencesTo),
             self._finder(
                 "find_senders", "Find senders",
-                f"Methods that send a selector, sorted by class then "
-                f"selector, {SEARCH_LIMIT} at a time by default, with the "
-                f"true total.",
-                "selector", _nonEmpty("the selector, e.g. deposit:"),
+                "Methods sending a selector, sorted by class then selector.",
+                "selector", _nonEmpty("e.g. deposit:"),
                 SEARCH_LIMIT, self.findSenders),
             Tool(
-                "search_method_source", "Search method source",
+                "search_method_source", "Search source",
                 "Methods whose source contains a substring (case-"
-                "sensitive), in scan order: dictionaries in symbol-list "
-                "order, classes by name, instance side first, selectors "
-                "sorted. The scan stops one hit past the page, so the total "
-                "is known only if it ran to the end; limit: 0 scans all to "
-                "count.",
+                "sensitive), in symbol-list order (dictionary, class, side, "
+                "selector).",
                 closedSchema({
                     "pattern": _nonEmpty(),
                     "dictionaryName": _nonEmpty(
-                        "only this symbol dictionary's classes: far faster "
-                        "than the whole symbol list"),
+                        "only this dictionary's classes: far faster"),
                     **pagingProperties(SEARCH_LIMIT)},
                     required=["pattern"]),
-                annotations(True, idempotent=True),
+                annotations(True),
                 self.searchMethodSource,
                 OUTPUT_SCHEMA),
         ]
@@ -122,7 +108,7 @@ class SearchToolset(Toolset):
             closedSchema({argument: argumentSchema,
                           **pagingProperties(defaultLimit)},
                          required=[argument]),
-            annotations(True, idempotent=True), run, OUTPUT_SCHEMA)
+            annotations(True), run, OUTPUT_SCHEMA)
 
     @inlineCallbacks
     def _find(self, call, template, arguments, argument, defaultLimit=None):

@@ -8,8 +8,10 @@ back would turn a refused stale write into a silent overwrite.
 
 from twisted.internet.defer import inlineCallbacks, returnValue
 
+from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING
 from gsmcpd.tools.base import (
-    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
+    resultSchema)
 from gsmcpd.tools.confirm import (
     CONFIRM_OPTION, commitQuestion, confirmedIf, confirming)
 
@@ -18,57 +20,42 @@ class SessionToolset(Toolset):
     name = "session"
     title = "Session and transaction"
     instructions = (
-        "Nothing commits on your behalf: call commit to keep your changes. "
-        "While there are uncommitted ones, the result of a tool that can "
-        "change something ends with a one-line [session] note. No tool "
-        "moves your view as a side effect; after refresh, re-read what you "
-        "are about to change.")
+        "Only commit commits; only commit, abort and refresh move your view. "
+        "While you hold uncommitted changes, results of tools that can "
+        "change something end with a [session] note.")
     declaredOptionNames = (CONFIRM_OPTION,)
 
     def tools(self):
         return [
-            Tool("abort", "Abort transaction",
-                 "Discard every uncommitted change in this session (code "
-                 "and data, class redefinitions and symbol-list changes "
-                 "included) and refresh the view to the newest commit.",
+            Tool("abort", "Abort",
+                 "Discard every uncommitted change (code, data, class "
+                 "redefinitions, symbol-list changes) and move your view to "
+                 "the newest commit.",
                  closedSchema(), annotations(False, destructive=True,
                                              idempotent=True),
                  self.abort,
-                 closedSchema({"aborted": {"type": "boolean"}},
-                              required=["aborted"])),
-            Tool("commit", "Commit transaction",
-                 "Persist this session's uncommitted changes. The only tool "
-                 "that commits. A conflict with another session's commit "
-                 "is reported as a failure; abort to start again from the "
-                 "newest view.",
+                 resultSchema(aborted=BOOLEAN)),
+            Tool("commit", "Commit",
+                 "Persist your uncommitted changes. A commit that conflicts "
+                 "with another session's fails; abort to start again from "
+                 "the newest view.",
                  closedSchema(), annotations(False), self.commit,
-                 closedSchema({"committed": {"type": "boolean"},
-                               "conflicts": {"type": "object"}},
-                              required=["committed", "conflicts"]),
+                 resultSchema(committed=BOOLEAN),
                  streams=confirming(self)),
             Tool("refresh", "Refresh view",
-                 "Move this session's view to the newest commit, keeping "
-                 "its uncommitted changes. Re-read anything you are about "
-                 "to change.",
+                 "Move your view to the newest commit, keeping uncommitted "
+                 "changes; re-read what you are about to change.",
                  closedSchema(), annotations(False, idempotent=True),
                  self.refresh,
-                 closedSchema({"refreshed": {"type": "boolean"},
-                               "writesCanCommit": {"type": "boolean"}},
-                              required=["refreshed", "writesCanCommit"])),
+                 resultSchema(refreshed=BOOLEAN, writesCanCommit=BOOLEAN)),
             Tool("status", "Session status",
-                 "This session's GemStone user, session number, stone, "
-                 "version and whether it holds uncommitted changes.",
-                 closedSchema(), annotations(True, idempotent=True),
+                 "Your GemStone session's user, number, stone, version and "
+                 "transaction state.",
+                 closedSchema(), annotations(True),
                  self.status,
-                 closedSchema({
-                     "user": {"type": "string"},
-                     "session": {"type": "integer"},
-                     "stone": {"type": "string"},
-                     "version": {"type": "string"},
-                     "inTransaction": {"type": "boolean"},
-                     "uncommittedChanges": {"type": "boolean"}},
-                     required=["user", "session", "stone", "version",
-                               "inTransaction", "uncommittedChanges"])),
+                 resultSchema(user=STRING, session=INTEGER, stone=STRING,
+                              version=STRING, inTransaction=BOOLEAN,
+                              uncommittedChanges=BOOLEAN)),
         ]
 
     @inlineCallbacks
@@ -98,7 +85,8 @@ class SessionToolset(Toolset):
                 {"conflicts": conflicts})
         call.ledger.viewMoved()
         call.journal.committed()
-        returnValue(ToolResult("Committed.", value))
+        # A commit that succeeded had no conflicts to report.
+        returnValue(ToolResult("Committed.", {"committed": True}))
 
     @inlineCallbacks
     def refresh(self, call, arguments):

@@ -11,18 +11,19 @@ a view of those entries.
 from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.base import (
-    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema)
+    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
+    resultSchema)
 from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties
 
 STATUSES = ("passed", "failed", "error")
 
-TEST_SCHEMA = closedSchema({
-    "className": {"type": "string"},
-    "selector": {"type": "string"},
-    "status": {"enum": list(STATUSES)},
-    "exceptionClass": {"type": "string"},
-    "description": {"type": "string"}},
-    required=["className", "selector", "status"])
+_OPTIONAL_STRING = {"type": ["string", "null"]}
+
+TEST_SCHEMA = resultSchema(
+    className={"type": "string"}, selector={"type": "string"},
+    status={"enum": list(STATUSES)}, exceptionClass=_OPTIONAL_STRING,
+    description=_OPTIONAL_STRING)
+"""One test's outcome; a test that passed has no exception (null)."""
 
 SUMMARY_PROPERTIES = {
     "run": {"type": "integer"},
@@ -79,9 +80,7 @@ class TestingToolset(Toolset):
     name = "testing"
     title = "Testing (SUnit)"
     instructions = (
-        "Tests run in your session and see your uncommitted changes. Name "
-        "the classes for list_failing_tests when you can: with none it runs "
-        "every test class, which can take long.")
+        "Tests run in your session and see your uncommitted changes.")
 
     def tools(self):
         oneTest = closedSchema({"className": _CLASS_NAME,
@@ -90,46 +89,36 @@ class TestingToolset(Toolset):
         run = annotations(False)
         return [
             Tool("describe_test_failure", "Describe test failure",
-                 "Re-run one test method in isolation and answer how it "
-                 "ended: passed, or the failure or error with the "
-                 "exception's class and description.",
+                 "Re-run one test method alone: passed, or its failure or "
+                 "error with the exception.",
                  oneTest, run, self.describeTestFailure, TEST_SCHEMA),
             Tool("list_failing_tests", "List failing tests",
-                 "Run the given TestCase subclasses (default: every "
-                 "concrete one in the symbol list) and list only the tests "
-                 "that failed or raised an error, with their exceptions.",
+                 "Run TestCase subclasses (default: every concrete one, "
+                 "which can take long) and list the tests that failed or "
+                 "raised an error.",
                  closedSchema({"classNames": {
                      "type": "array", "minItems": 1,
-                     "items": _CLASS_NAME,
-                     "description": "the TestCase subclasses to run "
-                                    "(default: all)"}}),
+                     "items": _CLASS_NAME}}),
                  run, self.listFailingTests,
-                 closedSchema(SUMMARY_PROPERTIES,
-                              required=list(SUMMARY_PROPERTIES)),
+                 resultSchema(**SUMMARY_PROPERTIES),
                  taskSupport="optional"),
-            Tool("list_test_classes", "List test classes",
+            Tool("list_test_classes", "Test classes",
                  "Every TestCase subclass in the symbol list, sorted.",
                  closedSchema(pagingProperties()),
-                 annotations(True, idempotent=True), self.listTestClasses,
-                 closedSchema({
-                     "classNames": {"type": "array",
-                                    "items": {"type": "string"}},
-                     "page": PAGE_SCHEMA},
-                     required=["classNames", "page"])),
+                 annotations(True), self.listTestClasses,
+                 resultSchema(classNames={"type": "array",
+                                          "items": {"type": "string"}},
+                              page=PAGE_SCHEMA)),
             Tool("run_test_class", "Run test class",
-                 "Run every test of a TestCase subclass: the counts, and "
-                 "each failing or erroring test with its exception.",
+                 "Run every test of a TestCase subclass.",
                  closedSchema({"className": _CLASS_NAME},
                               required=["className"]),
                  run, self.runTestClass,
-                 closedSchema({"className": {"type": "string"},
-                               **SUMMARY_PROPERTIES},
-                              required=["className",
-                                        *SUMMARY_PROPERTIES]),
+                 resultSchema(className={"type": "string"},
+                              **SUMMARY_PROPERTIES),
                  taskSupport="optional"),
             Tool("run_test_method", "Run test method",
-                 "Run one test method: passed, failed or error, with the "
-                 "exception when it did not pass.",
+                 "Run one test method.",
                  oneTest, run, self.runTestMethod, TEST_SCHEMA),
         ]
 
@@ -179,6 +168,11 @@ class TestingToolset(Toolset):
                 "refused", f"Not a TestCase subclass: "
                 f"{', '.join(value['notTestCases'])}. list_test_classes "
                 f"lists the test classes.")
+        # The template names an exception only for a test that did not pass.
+        value["tests"] = [dict(entry,
+                               exceptionClass=entry.get("exceptionClass"),
+                               description=entry.get("description"))
+                          for entry in value["tests"]]
         returnValue(value)
 
     @inlineCallbacks
