@@ -219,6 +219,25 @@ class RunTestMethodTests(TestingTestCase):
             self.assertEqual((lines, structured), ([line], entry))
 
     @inlineCallbacks
+    def test_passedWhenRunAlone(self):
+        """
+        A test that fails in its run and passes when run again by itself
+        says so, with no exception class to name.
+        """
+        self.model.compileMethod(
+            "AccountTest", "testFlaky\n\tUserGlobals at: #FlakyRuns put: "
+            "(UserGlobals at: #FlakyRuns ifAbsent: [0]) + 1.\n\tself "
+            "assert: (UserGlobals at: #FlakyRuns) > 1", "tests")
+        lines, structured = yield checked(
+            self.harness, "run_test_method", className="AccountTest",
+            selector="testFlaky")
+        alone = ("passed when run alone (an expected failure that passed, "
+                 "or order-dependent)")
+        self.assertEqual(lines, [f"AccountTest>>testFlaky: failed: {alone}"])
+        self.assertEqual((structured["exceptionClass"],
+                          structured["description"]), (None, alone))
+
+    @inlineCallbacks
     def test_unknownSelector(self):
         result = yield failed(self.harness, "run_test_method",
                               className="AccountTest", selector="testNothing")

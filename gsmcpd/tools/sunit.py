@@ -48,8 +48,18 @@ def outcome(entry):
     """
     if entry["status"] == "passed":
         return "passed"
-    return (f"{entry['status']}: {entry['exceptionClass']}: "
-            f"{entry['description']}")
+    return f"{entry['status']}: {cause(entry)}"
+
+
+def cause(entry):
+    """
+    What a test that did not pass met: the exception's class and
+    description, or the description alone when the test passed once run
+    by itself and left no exception to name.
+    """
+    if entry["exceptionClass"] is None:
+        return entry["description"]
+    return f"{entry['exceptionClass']}: {entry['description']}"
 
 
 def summary(entries, run):
@@ -70,8 +80,7 @@ def summaryText(counts, entries):
     """
     lines = [f"{counts['run']} run, {counts['passed']} passed, "
              f"{counts['failures']} failed, {counts['errors']} errors"]
-    lines += [f"  {_LABELS[e['status']]} {testName(e)}: "
-              f"{e['exceptionClass']}: {e['description']}"
+    lines += [f"  {_LABELS[e['status']]} {testName(e)}: {cause(e)}"
               for e in entries if e["status"] != "passed"]
     return "\n".join(lines)
 
@@ -193,8 +202,9 @@ class TestingToolset(Toolset):
         text = (f"{testName(entry)} passed (no failure)."
                 if entry["status"] == "passed" else
                 f"{testName(entry)} {entry['status']}\n"
-                f"exception: {entry['exceptionClass']}\n"
-                f"description: {entry['description']}")
+                + ("" if entry["exceptionClass"] is None else
+                   f"exception: {entry['exceptionClass']}\n")
+                + f"description: {entry['description']}")
         returnValue(ToolResult(text, entry))
 
     @inlineCallbacks
