@@ -19,7 +19,8 @@ from gsmcpd.daemon.maintenance import Maintenance
 from gsmcpd.daemon.options import Options
 from gsmcpd.daemon.service import GsmcpService, assemble
 from gsmcpd.daemon.settings import ConfigError
-from gsmcpd.daemon.stone import StartupRefused, StoneService
+from gsmcpd.daemon.stone import (
+    CONTROL_INTERVAL, StartupRefused, StoneService)
 from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL
 from gsmcpd.sessions.lifetime import MAINTENANCE_INTERVAL
 
@@ -188,19 +189,19 @@ class AssemblyTests(SynchronousTestCase):
     def test_tree(self):
         service = self.assembled()
         self.assertEqual([child.name for child in service],
-                         ["stone", "reaper", "hygiene", "heap", "listening",
-                          "operations"])
+                         ["stone", "reaper", "hygiene", "control", "heap",
+                          "listening", "operations"])
         self.assertIsInstance(service.getServiceNamed("stone"), StoneService)
         self.assertIsInstance(service.getServiceNamed("listening"),
                               StreamServerEndpointService)
         loops = [service.getServiceNamed(name)
-                 for name in ("reaper", "hygiene", "heap")]
+                 for name in ("reaper", "hygiene", "control", "heap")]
         for loop in loops:
             self.assertIsInstance(loop, Maintenance)
             self.assertIs(loop.clock, self.reactor)
         self.assertEqual([loop.step for loop in loops],
                          [MAINTENANCE_INTERVAL, HYGIENE_INTERVAL,
-                          FREEZE_INTERVAL])
+                          CONTROL_INTERVAL, FREEZE_INTERVAL])
 
     def test_pinnedViewGraceReachesViewHygiene(self):
         """

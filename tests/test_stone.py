@@ -7,6 +7,7 @@ import os
 
 import attr
 from twisted.internet.defer import Deferred, fail, succeed
+from twisted.logger import Logger
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 from twisted.application.service import IService
@@ -46,11 +47,15 @@ class ControlSessionTests(SynchronousTestCase):
 
     def setUp(self):
         self.opened = []
+        self.loginError = None
         self.control = ControlSession(self.open)
+        self.events = []
+        self.control.log = Logger(observer=self.events.append)
 
     def open(self):
-        gem = LoginGem("control")
+        gem = LoginGem("control", self.loginError)
         gem.results["stop_session"] = lambda args: {"stopped": True}
+        gem.results["continue_transaction"] = lambda args: {"continued": True}
         self.opened.append(gem)
         return gem
 
@@ -94,6 +99,62 @@ class ControlSessionTests(SynchronousTestCase):
         self.control.execute('"gsmcp:status"\n1', 1000)
         self.control.abandon("took neither break")
         self.assertEqual(gem.abandoned, "took neither break")
+
+    def test_maintainMovesALiveSessionsView(self):
+        """
+        While the session lives, each pass moves its view (an idle session
+        must not pin the oldest commit record); nothing is logged.
+        """
+        self.successResultOf(self.control.login())
+        self.successResultOf(self.control.maintain())
+        self.assertEqual(len(self.opened), 1)
+        self.assertEqual(self.opened[0].calls, [("continue_transaction", {})])
+        self.assertEqual(self.events, [])
+
+    def test_maintainNoticesTheStonesLoss(self):
+        """
+        A pass whose call finds the gem gone says so once; the next pass
+        logs a fresh session in, and calls go to it.
+        """
+        self.successResultOf(self.control.login())
+        dead = self.opened[0]
+
+        def lost(arguments):
+            raise GciError(4100, "the stone restarted", fatal=True)
+
+        dead.results["continue_transaction"] = lost
+        self.successResultOf(self.control.maintain())
+        self.assertIsNotNone(self.control.gone)
+        self.successResultOf(self.control.maintain())
+        fresh = self.opened[1]
+        self.assertEqual(fresh.journal, ["control login"])
+        self.assertTrue(dead.loggedOut)
+        self.assertIsNone(self.control.gone)
+        self.successResultOf(self.control.stopGem(12))
+        self.assertEqual(fresh.calls, [("stop_session", {"session": 12})])
+        self.assertEqual([e["log_format"].split(":")[0] for e in self.events],
+                         ["the daemon's own GemStone session failed",
+                          "the daemon's own GemStone session is back"])
+
+    def test_maintainRefusedTriesAgainQuietly(self):
+        """
+        While the stone stays out of reach, each attempt ends its session
+        and only the first failure is logged.
+        """
+        self.successResultOf(self.control.login())
+        self.opened[0].gone = GciError(4100, "the stone restarted",
+                                       fatal=True)
+        self.loginError = GciError(4065, "the stone is not running")
+        self.successResultOf(self.control.maintain())
+        self.successResultOf(self.control.maintain())
+        self.assertEqual(len(self.opened), 3)
+        self.assertTrue(all(gem.loggedOut for gem in self.opened[1:]))
+        self.assertIsNotNone(self.control.gone)
+        self.assertEqual(len(self.events), 1)
+        self.loginError = None
+        self.successResultOf(self.control.maintain())
+        self.assertIsNone(self.control.gone)
+        self.assertEqual(len(self.events), 2)
 
 
 @attr.s

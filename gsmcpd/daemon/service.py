@@ -22,8 +22,8 @@ from gsmcpd.daemon.security import (
     securityServices)
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import (
-    SIMULATED_UNCAPPED, ControlSession, SimulatedStone, StartupRefused,
-    StoneService, WorkerCheck, realLogin)
+    CONTROL_INTERVAL, SIMULATED_UNCAPPED, ControlSession, SimulatedStone,
+    StartupRefused, StoneService, WorkerCheck, realLogin)
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import GemSession
 from gsmcpd.protocol.dispatch import Dispatcher
@@ -197,6 +197,7 @@ def assemble(config, library, reactor):
     serving = [
         Maintenance("reaper", reaper.interval, reaper.maintain, reactor),
         Maintenance("hygiene", HYGIENE_INTERVAL, hygiene.maintain, reactor),
+        Maintenance("control", CONTROL_INTERVAL, control.maintain, reactor),
         Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
         listeningService(endpoint, McpSite(
             operations.root(root), config.accessLog, config.connectionLimits,

@@ -33,6 +33,8 @@ SIMULATED_USER = "DataCurator"
 SIMULATED_PASSWORD = "swordfish"
 SIMULATED_UNCAPPED = 10_000
 """The simulated stone's login cap when --max-sessions is none."""
+CONTROL_INTERVAL = 15.0
+"""Seconds between passes of L{ControlSession.maintain}."""
 
 
 def loadLibrary(config, environ=None):
@@ -93,10 +95,12 @@ class ControlSession:
     """
 
     name = "control"
+    log = Logger()
 
     def __init__(self, open):
         self._open = open
         self._gem = None
+        self._unreachable = False
 
     @property
     def busy(self):
@@ -112,6 +116,48 @@ class ControlSession:
         """
         self._gem = self._open()
         return self._gem.login()
+
+    def maintain(self):
+        """
+        One pass of keeping this session useful: while it lives, move its
+        view to the newest commit (an idle session would otherwise pin the
+        oldest commit record, and its failing call is how the stone's loss
+        shows); once it is gone (the stone restarted, or its gem was
+        stopped), log a fresh one in, so C{/healthz} and the daemon's own
+        calls come back without restarting the daemon.
+        """
+        if self._gem is None:
+            return succeed(None)
+        if self._gem.gone is None:
+            return runTemplate(self, "continue_transaction", {}).addCallbacks(
+                self._answered, self._failed)
+        fresh = self._open()
+
+        def loggedIn(_):
+            gone, self._gem = self._gem, fresh
+            self._unreachable = False
+            self.log.info("the daemon's own GemStone session is back")
+            return gone.logout()
+
+        return fresh.login().addCallbacks(
+            loggedIn, lambda failure: self._failed(failure, fresh.logout()))
+
+    def _answered(self, _):
+        if self._unreachable:
+            self._unreachable = False
+            self.log.info("the daemon's own GemStone session answers again")
+
+    def _failed(self, failure, then=None):
+        """
+        Log the first failure of an outage, not one per pass.
+        """
+        failure.trap(GciError, *FAILURES)
+        if not self._unreachable:
+            self._unreachable = True
+            self.log.warn("the daemon's own GemStone session failed: "
+                          "{error}; trying again every {interval:g}s",
+                          error=failure.value, interval=CONTROL_INTERVAL)
+        return then
 
     def execute(self, source, maxBytes):
         return self._gem.execute(source, maxBytes)
