@@ -188,29 +188,22 @@ class McpApp:
         return self._call(request, session, message)
 
     def _call(self, request, session, message):
-        stream = None
-        if self.dispatcher.streams(message) and \
-                b"text/event-stream" in (request.getHeader(b"accept") or b""):
-            stream = self._callStream(request, session, message)
-        elif message.kind == "request":
-            # Its answer can no longer reach anyone: a disconnect is a
-            # cancellation, ended as notifications/cancelled ends one.
-            request.notifyFinish().addErrback(
-                lambda _: self.calls.cancel(session, {
-                    "requestId": message.id,
-                    "reason": "the client disconnected"}))
+        if not (self.dispatcher.streams(message) and b"text/event-stream"
+                in (request.getHeader(b"accept") or b"")):
+            # A client that hangs up cancels this: its answer can no longer
+            # reach anyone, so the call is ended as notifications/cancelled
+            # ends one (see CallRunner._run).
+            return self.calls.handle(session, message).addCallback(
+                self._answer, request)
+        stream = self._callStream(request, session, message)
         answered = self.calls.handle(session, message, stream)
-        if stream is not None:
-            # Finished when the call is, whether or not this POST is still
-            # there: a dropped stream is resumed with Last-Event-ID.  The
-            # stream has begun, so its last event carries a bug's error.
-            answered.addErrback(
-                lambda failure: self._internalError(request, failure))
-            answered.addCallback(stream.finish)
-            return shielded(answered)
-        # A client that hangs up does not end the call's bookkeeping: a
-        # call runs until its gem answers.
-        return shielded(answered).addCallback(self._answer, request)
+        # Finished when the call is, whether or not this POST is still
+        # there: a dropped stream is resumed with Last-Event-ID.  The
+        # stream has begun, so its last event carries a bug's error.
+        answered.addErrback(
+            lambda failure: self._internalError(request, failure))
+        answered.addCallback(stream.finish)
+        return shielded(answered)
 
     def _answer(self, response, request):
         if response is None:
