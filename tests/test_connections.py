@@ -154,6 +154,35 @@ class GuardedSiteTests(SynchronousTestCase):
         self.clock.advance(9)
         self.assertFalse(transport.disconnecting)
 
+    def test_oneTimerForEveryRequest(self):
+        """
+        A connection's one timer is its deadline, moved on after each
+        request rather than replaced: twisted.web's idle timeout, which
+        the deadline makes redundant, is off.
+        """
+        channel, transport = self.connect()
+        [timer] = self.clock.getDelayedCalls()
+        for n in range(3):
+            self.clock.advance(5)
+            channel.dataReceived(post(b"a"))
+            self.assertEqual(self.clock.getDelayedCalls(), [timer])
+            self.assertEqual(timer.getTime(), self.clock.seconds() + 10)
+
+    def test_deadlinePassingWhileServedIsIgnored(self):
+        """
+        A request that arrived whole is the application's however long it
+        takes; the deadline starts again once it is answered.
+        """
+        channel, transport = self.connect()
+        channel.dataReceived(b"GET /mcp HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        self.clock.advance(30)
+        self.assertEqual(self.clock.getDelayedCalls(), [])
+        self.resource.streams[0].finish()
+        self.clock.advance(9)
+        self.assertFalse(transport.disconnecting)
+        self.clock.advance(1)
+        self.assertTrue(transport.disconnecting)
+
     def test_eventStreamIsNotASlowRequest(self):
         """
         An event stream held open by the application is never cut by the

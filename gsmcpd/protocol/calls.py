@@ -116,11 +116,13 @@ class CallRunner:
         run = session.calls.running.get(requestId) \
             if isinstance(requestId, (str, int)) else None
         if run is not None:
-            self.log.info("session {handle}: the client cancelled request "
-                          "{id}: {reason}", handle=session.label,
-                          id=clipped(run.requestId),
-                          reason=clipped(params.get("reason")))
-            run.end("cancelled")
+            self._cancelled(run, params.get("reason"))
+
+    def _cancelled(self, run, reason):
+        self.log.info("session {handle}: the client cancelled request {id}: "
+                      "{reason}", handle=run.session.label,
+                      id=clipped(run.requestId), reason=clipped(reason))
+        run.end("cancelled")
 
     def _run(self, session, message, sink, asker):
         """
@@ -151,7 +153,8 @@ class CallRunner:
         # Whoever stops waiting (a client that hangs up) cancels the call
         # as notifications/cancelled does: ending it settles C{first}, so
         # the call is still counted, audited and broken.
-        first = Deferred(lambda _: run.end("cancelled"))
+        first = Deferred(lambda _: self._cancelled(
+            run, "the client stopped waiting for the answer"))
 
         def settle(outcome):
             if not first.called:

@@ -34,6 +34,7 @@ from gsmcpd.transport.connections import (
     MAX_BODY_BYTES, ConnectionLimits, GuardedSite)
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 from gsmcpd.transport.modern import ModernPost
+from gsmcpd.transport.resource import McpResource
 from gsmcpd.transport.sse import (
     CallStream, EventSequence, EventStream, parseEventId)
 
@@ -134,7 +135,7 @@ class McpApp:
         self.hosts = HostPolicy.fromOptions(allowedHosts)
 
     def resource(self):
-        return self.app.resource()
+        return McpResource(self)
 
     def _json(self, request, document):
         request.setHeader(b"content-type", b"application/json")
@@ -146,8 +147,15 @@ class McpApp:
     # Routes.
 
     @app.route("/mcp", methods=["POST"])
-    @inlineCallbacks
     def post(self, request):
+        """
+        Answer one JSON-RPC message (L{McpResource} calls this directly).
+
+        Callbacks rather than a generator: this runs for every request.
+
+        @return: the response body, or a L{Deferred} firing with it (or
+            with L{None} when its event stream was already ended).
+        """
         checkHeaders(request, self.origins, self.hosts)
         body = request.content.read(MAX_BODY_BYTES + 1)
         if len(body) > MAX_BODY_BYTES:
@@ -161,11 +169,9 @@ class McpApp:
         if message.kind == "request":
             request.mcpMessageId = message.id
         if isModern(_headerText(request, VERSION_HEADER), message.params):
-            answer = yield self.modern.post(request, message)
-            return answer
+            return self.modern.post(request, message)
         if message.kind == "request" and message.method == "initialize":
-            answer = yield self._initialize(request, message)
-            return answer
+            return self._initialize(request, message)
         session = self._session(request)
         if message.kind == "response":
             # An answer proves the client is listening, not that it is
@@ -175,32 +181,31 @@ class McpApp:
             return b""
         self.sessions.touch(session)
         if session.calls.replacing is not None:
-            yield session.calls.replacing
-            session = self._session(request)
-        stream = None
-        if self.dispatcher.streams(message) and \
-                b"text/event-stream" in (request.getHeader(b"accept") or b""):
-            stream = self._callStream(request, session, message)
-        elif message.kind == "request":
-            # Its answer can no longer reach anyone: a disconnect is a
-            # cancellation, ended as notifications/cancelled ends one.
-            request.notifyFinish().addErrback(
-                lambda _: self.calls.cancel(session, {
-                    "requestId": message.id,
-                    "reason": "the client disconnected"}))
+            # Served by the new GemStone session once it is in place.
+            return shielded(session.calls.replacing).addCallback(
+                lambda _: self._call(request, self._session(request),
+                                     message))
+        return self._call(request, session, message)
+
+    def _call(self, request, session, message):
+        if not (self.dispatcher.streams(message) and b"text/event-stream"
+                in (request.getHeader(b"accept") or b"")):
+            # A client that hangs up cancels this: its answer can no longer
+            # reach anyone, so the call is ended as notifications/cancelled
+            # ends one (see CallRunner._run).
+            return self.calls.handle(session, message).addCallback(
+                self._answer, request)
+        stream = self._callStream(request, session, message)
         answered = self.calls.handle(session, message, stream)
-        if stream is not None:
-            # Finished when the call is, whether or not this POST is still
-            # there: a dropped stream is resumed with Last-Event-ID.  The
-            # stream has begun, so its last event carries a bug's error.
-            answered.addErrback(
-                lambda failure: self._internalError(request, failure))
-            answered.addCallback(stream.finish)
-        # A client that hangs up does not end the call's bookkeeping: a
-        # call runs until its gem answers.
-        response = yield shielded(answered)
-        if stream is not None:
-            return response
+        # Finished when the call is, whether or not this POST is still
+        # there: a dropped stream is resumed with Last-Event-ID.  The
+        # stream has begun, so its last event carries a bug's error.
+        answered.addErrback(
+            lambda failure: self._internalError(request, failure))
+        answered.addCallback(stream.finish)
+        return shielded(answered)
+
+    def _answer(self, response, request):
         if response is None:
             request.setResponseCode(202)
             return b""
@@ -273,19 +278,28 @@ class McpApp:
 
     # Errors: every answer is JSON, whatever went wrong.
 
-    @app.handle_errors(Refusal)
-    def refused(self, request, failure):
-        refusal = failure.value
+    @app.handle_errors(Exception)
+    def failed(self, request, failure):
+        """
+        The answer to a request that failed, Klein's route or
+        L{McpResource}'s: a L{Refusal}'s status, an unknown path's or
+        method's, or a bug's.
+        """
+        if failure.check(Refusal):
+            return self._refused(request, failure.value)
+        if failure.check(HTTPException):
+            return self._unrouted(request, failure.value)
+        return self._unexpected(request, failure)
+
+    def _refused(self, request, refusal):
         request.setResponseCode(refusal.status)
         return self._json(request, JsonRpcError(
             refusal.code, refusal.message).asResponse(messageIdOf(request)))
 
-    @app.handle_errors(HTTPException)
-    def unrouted(self, request, failure):
+    def _unrouted(self, request, error):
         """
         An unknown path or method: werkzeug's status, in JSON.
         """
-        error = failure.value
         request.setResponseCode(error.code)
         for name, value in error.get_headers():
             if name.lower() == "allow":
@@ -294,8 +308,7 @@ class McpApp:
             INVALID_REQUEST, f"{error.name}: this server answers MCP on /mcp "
             "(POST, GET, DELETE)").asResponse(None))
 
-    @app.handle_errors(Exception)
-    def unexpected(self, request, failure):
+    def _unexpected(self, request, failure):
         """
         A bug: answered as a JSON-RPC internal error.  A request with an id
         is answered 200, so its client matches the error to the request.
