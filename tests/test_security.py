@@ -216,6 +216,22 @@ class AuthenticatedTransportTests(_Authenticated, TransportTestCase):
         self.assertIn("unknown tool", body["error"]["message"])
 
     @inlineCallbacks
+    def test_eachRequestsTokenChoosesTools(self):
+        """
+        A session opened with a write token and used with a read token
+        offers and runs only what the read token opens; the audit names the
+        GemStone user the session logged in as.
+        """
+        handle, _ = yield self.initialize()
+        self.token = self.provider.token(sub="Alice", scope="read")
+        self.assertNotIn("execute_code", (yield self.toolNames(handle)))
+        body = yield self.call(handle, "execute_code", {"code": "1"})
+        self.assertIn("unknown tool", body["error"]["message"])
+        self.token = self.provider.token(sub="Alice", scope="write")
+        self.assertIn("execute_code", (yield self.toolNames(handle)))
+        self.assertEqual(self.sessions.get(handle).principal.user, "Alice")
+
+    @inlineCallbacks
     def test_anotherIdentityGetsNotFound(self):
         """
         Another identity's request on a session is answered exactly as one

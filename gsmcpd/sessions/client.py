@@ -73,8 +73,9 @@ class McpSession:
     @ivar liveness: the lifetime policy's state (L{Liveness}).
     @ivar view: view hygiene's state (L{ViewState}).
     @ivar calls: the calls in flight (L{CallState}).
-    @ivar principal: who opened it (an authenticated
-        L{gsmcpd.auth.tokens.Principal}), or L{None} without authentication;
+    @ivar principal: who uses it (the authenticated
+        L{gsmcpd.auth.tokens.Principal} of its latest request, with the
+        GemStone user it logged in as), or L{None} without authentication;
         its C{toolsets} are those the session may use.
     """
 
