@@ -6,10 +6,11 @@ in-memory transport, answers JSON whatever its GemStone call comes to.
 import json
 
 from twisted.internet.defer import CancelledError, Deferred, inlineCallbacks
-from twisted.logger import LogLevel, globalLogPublisher
+from twisted.logger import LogLevel, Logger, globalLogPublisher
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
+from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.protocol.jsonrpc import parseMessage
@@ -262,6 +263,60 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
         self.assertEqual(run.why, "cancelled")
         self.assertEqual(session.calls.running, {})
         self.assertEqual(inFlight("gsmcpd_calls_in_flight"), 0)
+
+
+    def lateCall(self):
+        """
+        Start the C{late} tool with metrics and an audit trail watching: the
+        answer, the call's L{RunningCall}, and a reader of the calls in
+        flight.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        self.app.calls._metrics = metrics
+        self.audited, self.logged = [], []
+        self.app.calls.audit = AuditLog(self.audited.append, "DataCurator")
+        self.app.calls.log = Logger(observer=self.logged.append)
+        session = self.sessions.get(self.handle)
+        self.failing.lateAnswer = Deferred()
+        answer = self.app.calls.handle(session, parseMessage(json.dumps(
+            request("tools/call", 5, name="late", arguments={})).encode()))
+        [run] = session.calls.running.values()
+        return answer, run, lambda: metrics.registry.get_sample_value(
+            "gsmcpd_calls_in_flight")
+
+    def test_hangUpAfterTheDeadlineStillCounted(self):
+        """
+        A client that hangs up on a call its deadline is already ending
+        leaves it counted and audited as ended by the deadline, not as
+        cancelled by the client.
+        """
+        self.app.calls.requestTimeout = 30
+        answer, run, inFlight = self.lateCall()
+        self.clock.advance(31)
+        self.assertEqual(run.why, "deadline")
+        answer.cancel()
+        response = self.successResultOf(answer)
+        self.assertEqual(response["error"]["data"]["kind"], "deadline")
+        self.assertEqual(inFlight(), 0)
+        [event] = [e for e in self.audited if e.get("event") == "toolCall"]
+        self.assertEqual(event["outcome"], "protocolError:-32001")
+        self.assertFalse([e for e in self.logged
+                          if "client cancelled" in e.get("log_format", "")])
+
+    def test_hangUpWhileADeadGemsSessionClosesStillCounted(self):
+        """
+        A client that hangs up while the session of the gem its call found
+        dead is being closed leaves the call counted and audited.
+        """
+        answer, run, inFlight = self.lateCall()
+        self.gem.logout = Deferred
+        self.failing.lateAnswer.errback(GemGone(DEATH.number))
+        self.assertNoResult(answer)
+        answer.cancel()
+        self.failureResultOf(answer, CancelledError)
+        self.assertEqual(inFlight(), 0)
+        [event] = [e for e in self.audited if e.get("event") == "toolCall"]
+        self.assertEqual(event["outcome"], "noAnswer")
 
 
 class DuplicateIdTests(GemStoneMethodsTestCase):

@@ -124,6 +124,17 @@ class CallRunner:
                       id=clipped(run.requestId), reason=clipped(reason))
         run.end("cancelled")
 
+    def _stoppedWaiting(self, run, first):
+        """
+        End C{run} for a client that stopped waiting for its answer, and
+        settle C{first} even when the call was already being ended (by its
+        deadline, say), so that it is still counted and audited as such.
+        """
+        if run.why is None:
+            self._cancelled(run, "the client stopped waiting for the answer")
+        if not first.called:
+            first.callback(None)
+
     def _run(self, session, message, sink, asker):
         """
         Run C{message} as a L{RunningCall}: whichever comes first of its
@@ -153,8 +164,7 @@ class CallRunner:
         # Whoever stops waiting (a client that hangs up) cancels the call
         # as notifications/cancelled does: ending it settles C{first}, so
         # the call is still counted, audited and broken.
-        first = Deferred(lambda _: self._cancelled(
-            run, "the client stopped waiting for the answer"))
+        first = Deferred(lambda _: self._stoppedWaiting(run, first))
 
         def settle(outcome):
             if not first.called:
@@ -198,9 +208,11 @@ class CallRunner:
 
     def _recorded(self, answering, session, message, started, timer,
                   run=None):
-        answering.addCallback(self._counted, timer, run)
+        # Both ways: a wait cancelled past the first answer (the session
+        # of a dead gem being closed) still ends a call that ran.
+        answering.addBoth(self._counted, timer, run)
         if self.audit is not None and message.method == "tools/call":
-            answering.addCallback(self._audited, session, message, started)
+            answering.addBoth(self._audited, session, message, started)
         return answering
 
     def _gemGone(self, failure, session, message):
@@ -217,16 +229,17 @@ class CallRunner:
             ).asResponse(message.id)
         return response
 
-    def _counted(self, response, timer, run):
-        timer.finished(response, None if run is None else run.step)
-        return response
+    def _counted(self, outcome, timer, run):
+        timer.finished(_answerOf(outcome), None if run is None else run.step)
+        return outcome
 
-    def _audited(self, response, session, message, started):
+    def _audited(self, outcome, session, message, started):
         self.audit.toolCall(
             session=session, tool=message.params.get("name"),
             arguments=message.params.get("arguments"),
-            response=response, seconds=self._clock.seconds() - started)
-        return response
+            response=_answerOf(outcome),
+            seconds=self._clock.seconds() - started)
+        return outcome
 
     def _over(self, result, session, run):
         if session.calls.running.get(run.requestId) is run:
@@ -240,3 +253,11 @@ class CallRunner:
             handle=session.label, error=gone, reason=gone.reason)
         yield self._registry.close(session.handle, "its gem died")
         return SessionGoneError(gone).asResponse(message.id)
+
+
+def _answerOf(outcome):
+    """
+    The JSON-RPC response a call ended with, or L{None} when it ended with
+    none (cancelled, or a failure on its way out).
+    """
+    return None if isinstance(outcome, Failure) else outcome
