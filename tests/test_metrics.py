@@ -97,10 +97,15 @@ class MetricsTests(TestCase):
     def test_commitsAndConflicts(self):
         metrics = Metrics("1", processMetrics=False)
         clock = Clock()
-        for committed in (True, True, False):
+        conflict = {"error": {"kind": "refused", "message": "Commit failed",
+                              "conflicts": {"Write-Write": {
+                                  "count": 1, "names": ["an Account"]}}}}
+        readOnly = {"error": {"kind": "refused", "message": "error 2249"}}
+        for structured in ({"committed": True}, {"committed": True},
+                           conflict, readOnly):
             metrics.callStarted("commit", clock).finished({"result": {
-                "isError": not committed,
-                "structuredContent": {"committed": committed}}})
+                "isError": "error" in structured,
+                "structuredContent": structured}})
         self.assertEqual(scrape(metrics)["gsmcpd_commits_total"], {
             (("outcome", "committed"),): 2.0,
             (("outcome", "conflict"),): 1.0})

@@ -187,12 +187,24 @@ class CallTimer:
             metrics.breaks.labels(strength).inc()
         if step == "replaced":
             metrics.replacements.inc()
-        if self._tool == COMMIT_TOOL and outcome in ("ok", "toolError"):
-            committed = ((response.get("result") or {}).get(
-                "structuredContent") or {}).get("committed")
-            if committed is not None:
-                metrics.commits.labels(
-                    "committed" if committed else "conflict").inc()
+        if self._tool == COMMIT_TOOL:
+            ended = _commitOutcome(response, outcome)
+            if ended is not None:
+                metrics.commits.labels(ended).inc()
+
+
+def _commitOutcome(response, outcome):
+    """
+    C{committed}, C{conflict} (a tool error naming the conflicts), or
+    L{None} for a C{commit} that ended otherwise (refused, broken...).
+    """
+    if outcome not in ("ok", "toolError"):
+        return None
+    structured = (response.get("result") or {}).get("structuredContent") or {}
+    if outcome == "ok":
+        return "committed" if structured.get("committed") else None
+    return "conflict" if "conflicts" in (structured.get("error") or {}) \
+        else None
 
 
 def classify(response):
