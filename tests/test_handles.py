@@ -10,6 +10,7 @@ from gsmcpd.protocol import eras
 from gsmcpd.protocol.handles import (
     needsHandle, noSuchHandle, sessionTools, takeHandle, withSessionArgument)
 from gsmcpd.tools.base import Tool, ToolError, annotations, closedSchema
+from tests.toolharness import checkStructured
 
 DESCRIPTOR = {"name": "compile_method", "inputSchema": closedSchema(
     {"className": {"type": "string"}}, ["className"])}
@@ -73,6 +74,10 @@ class RefusalTests(SynchronousTestCase):
 
 
 class SessionToolsTests(SynchronousTestCase):
+    """
+    C{open_session} and C{close_session}, whose results meet their output
+    schema's strict form as every tool's do.
+    """
 
     def setUp(self):
         opened, closed = sessionTools(lambda: succeed("h2"),
@@ -82,10 +87,12 @@ class SessionToolsTests(SynchronousTestCase):
     def test_open(self):
         result = self.successResultOf(self.open.run(None, {}))
         self.assertEqual(result.structured, {"session": "h2"})
+        checkStructured(self.open, result.structured)
         self.assertIn("h2", result.text)
 
     def test_close(self):
         result = self.successResultOf(self.close.run(None, {"session": "h1"}))
+        checkStructured(self.close, result.structured)
         self.assertIn("Closed GemStone session h1", result.text)
         failure = self.failureResultOf(
             self.close.run(None, {"session": "nope"}), ToolError)

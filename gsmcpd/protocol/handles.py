@@ -12,7 +12,8 @@ on C{Mcp-Param-Session}.
 
 from gsmcpd.protocol.eras import PARAM_HEADER_KEYWORD
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.tools.base import Tool, ToolError, ToolResult, annotations
+from gsmcpd.tools.base import (
+    Tool, ToolError, ToolResult, annotations, resultSchema)
 
 SESSION_ARGUMENT = "session"
 SESSION_HEADER_TOKEN = "Session"
@@ -91,8 +92,7 @@ def noSuchHandle(handle):
         "gone. Call open_session for a new one.", {"session": handle})
 
 
-HANDLE_OUTPUT = {"type": "object", "properties": {
-    "session": {"type": "string"}}, "required": ["session"]}
+HANDLE_OUTPUT = resultSchema(session={"type": "string"})
 
 
 def sessionTools(open, close):
