@@ -222,6 +222,19 @@ def parseFlag(text):
     raise ValueError("expected one of 1/0, true/false, yes/no, on/off")
 
 
+def count(text):
+    """
+    An integer of zero or more.
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError("expected a count (0 or more)")
+    return value
+
+
 def countOrNone(text):
     """
     A positive integer, or C{none}.
