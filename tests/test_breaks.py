@@ -75,6 +75,7 @@ class EscalationTests(CallFixture):
                          ([False], "soft"))
         self.assertTrue(self.failureResultOf(running, GciError).value.isBreak)
         self.assertIsNone(self.running.current)
+        self.assertTrue(self.running.session.calls.ended)
         self.clock.advance(HARD_BREAK_DELAY + REPLACE_DELAY)
         self.assertEqual(self.gem.interrupts, [False])
         self.assertEqual(self.registry.replaced, [])
