@@ -226,13 +226,9 @@ def count(text):
     """
     An integer of zero or more.
     """
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
+    if not text.strip().isdecimal():
         raise ValueError("expected a count (0 or more)")
-    return value
+    return int(text)
 
 
 def countOrNone(text):

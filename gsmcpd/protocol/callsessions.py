@@ -5,8 +5,9 @@ The 2025 era has one answer (the MCP session's); the 2026 era has three: the
 session the C{session} argument's handle names (opened by C{open_session},
 kept under the same lifetime policy and C{--max-sessions} count as a 2025
 session), a short-lived session with a fresh view for a read-only call made
-without a handle, or a detached session with no GemStone session behind it
-for what never touches the stone.
+without a handle (kept warm for the next, L{gsmcpd.sessions.warm}), or a
+detached session with no GemStone session behind it for what never
+touches the stone.
 """
 
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
