@@ -11,7 +11,7 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.sessions.breaks import (
-    HARD_BREAK_DELAY, REPLACE_DELAY, RunningCall)
+    HARD_BREAK_DELAY, REPLACE_DELAY, CallState, RunningCall)
 from gsmcpd.tools.context import ICallContext
 from gsmcpd.tools.templates.outcomes import ToolError
 from tests.fakes import FakeGem, RecordingSink
@@ -26,6 +26,7 @@ class Session:
         self.gem = gem
         self.handle = "h1"
         self.label = "h1"
+        self.calls = CallState()
 
     def wantsLog(self, level):
         return level != "debug"
@@ -74,6 +75,7 @@ class EscalationTests(CallFixture):
                          ([False], "soft"))
         self.assertTrue(self.failureResultOf(running, GciError).value.isBreak)
         self.assertIsNone(self.running.current)
+        self.assertTrue(self.running.session.calls.ended)
         self.clock.advance(HARD_BREAK_DELAY + REPLACE_DELAY)
         self.assertEqual(self.gem.interrupts, [False])
         self.assertEqual(self.registry.replaced, [])

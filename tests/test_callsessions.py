@@ -72,6 +72,50 @@ class CallSessionsTests(SynchronousTestCase):
         self.assertIsNone(self.registry.get(session.handle))
         self.assertTrue(self.pool.opened[0].loggedOut)
 
+    def test_secondReadTakesTheFirstsSessionWarm(self):
+        """
+        With warm reads on, two reads without a handle log in once; the
+        second moves the view to the newest commit before it runs.
+        """
+        self.registry.warm.perUser = 2
+        first, done = self.successResultOf(
+            self.sessions.forTool(tool(True), None, ENVELOPE))
+        done()
+        self.assertEqual(first.gem.calls, [])
+        second, done = self.successResultOf(
+            self.sessions.forTool(tool(True), None, ENVELOPE))
+        self.assertIs(second, first)
+        self.assertEqual(len(self.pool.opened), 1)
+        self.assertEqual(first.gem.calls, [("abort", {})])
+        done()
+        self.assertFalse(first.gem.loggedOut)
+
+    def test_cancelledReadNotKept(self):
+        """
+        A read the server ended (here, its client cancelled it) is closed,
+        not kept: its gem may still be taking the break.
+        """
+        self.registry.warm.perUser = 2
+        session, done = self.successResultOf(
+            self.sessions.forTool(tool(True), None, ENVELOPE))
+        session.calls.ended = True
+        done()
+        self.assertTrue(session.gem.loggedOut)
+        self.assertEqual(len(self.registry), 0)
+
+    def test_openSessionNeverTakesAWarmOne(self):
+        """
+        C{open_session} logs a session of its own in, as before: a session
+        that may change the repository never starts as a read's.
+        """
+        self.registry.warm.perUser = 2
+        session, done = self.successResultOf(
+            self.sessions.borrowed(ENVELOPE, "x"))
+        done()
+        handle = self.successResultOf(self.sessions._open(ENVELOPE))
+        self.assertNotEqual(handle, session.handle)
+        self.assertEqual(len(self.pool.opened), 2)
+
     def test_borrowerThatStopsWaitingKeepsTheLoginCounted(self):
         """
         A client that hangs up during the login of its borrowed session

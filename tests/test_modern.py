@@ -300,6 +300,32 @@ class HandleTests(ModernTestCase):
         self.assertTrue(self.pool.opened[0].loggedOut)
         self.assertEqual(len(self.sessions), 0)
 
+    @inlineCallbacks
+    def test_readsWithoutHandleShareAWarmSession(self):
+        """
+        With warm reads on, the second read takes the first's session,
+        after one abort; a read ended by its deadline is not kept.
+        """
+        self.sessions.warm.perUser = 2
+        for _ in range(2):
+            result = yield self.tool("status")
+            self.assertFalse(result["isError"], result)
+        gem, = self.pool.opened
+        self.assertEqual([tag for tag, _ in gem.calls],
+                         ["status", "abort", "status"])
+        self.assertEqual(len(self.sessions.warm), 1)
+        self.app.calls.requestTimeout = 5
+        gem.held = True
+        answering = self.send(modern("tools/call", 8, META, name="status",
+                                     arguments={}))
+        gem.release()
+        self.clock.advance(5)
+        self.treq.flush()
+        _, body = yield answering
+        self.assertIn("deadline", body["error"]["message"])
+        self.assertTrue(gem.loggedOut)
+        self.assertEqual(len(self.sessions.warm), 0)
+
 
 class ListenTests(ModernTestCase):
 
@@ -465,6 +491,24 @@ class ConformanceFixtureTests(ModernTestCase):
 
 
 class LegacyUntouchedTests(ModernTestCase):
+
+    maxSessions = 1
+
+    @inlineCallbacks
+    def test_initializeEvictsAnIdleReadSession(self):
+        """
+        A 2025 initialize is not refused while an idle read session holds
+        the last slot: that session is logged out first; and a 2025
+        session is never kept warm.
+        """
+        self.sessions.warm.perUser = 2
+        yield self.tool("status")
+        handle, _ = yield self.initialize()
+        self.assertTrue(self.pool.opened[0].loggedOut)
+        yield self.treq.delete("http://127.0.0.1/mcp",
+                               headers={"mcp-session-id": [handle]})
+        self.assertEqual((len(self.sessions), len(self.sessions.warm)),
+                         (0, 0))
 
     @inlineCallbacks
     def test_2025ClientUnchanged(self):

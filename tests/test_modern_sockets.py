@@ -3,6 +3,7 @@ Both protocol eras over a real socket, driven by the official Python SDK
 client as an agent would use it (tests/clients/python_sdk_flow.py).
 """
 
+import http.client
 import json
 import os
 import subprocess
@@ -10,7 +11,8 @@ import sys
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from tests.daemon import Daemon
+from tests.daemon import Daemon, get
+from tests.test_serve_sockets import samples
 
 FLOW = os.path.join(os.path.dirname(__file__), "clients", "python_sdk_flow.py")
 CONFIRMING = json.dumps({"mutation": {"confirmDestructive": True},
@@ -65,3 +67,28 @@ class AgentFlowTests(SynchronousTestCase):
         """
         seen = self.flow("watch")
         self.assertEqual(sorted(seen["heard"]), ["2025-11-25", "2026-07-28"])
+
+    def test_readsWithoutHandleLogInOnce(self):
+        """
+        Two reads without a session handle: the second runs on the first's
+        warm session, so the daemon logged in once.
+        """
+        for id in (1, 2):
+            connection = http.client.HTTPConnection(
+                "127.0.0.1", self.daemon.port, timeout=60)
+            connection.request("POST", "/mcp", json.dumps({
+                "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "status", "arguments": {}, "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {}}}}), {
+                "content-type": "application/json",
+                "accept": "application/json, text/event-stream",
+                "mcp-protocol-version": "2026-07-28",
+                "mcp-method": "tools/call", "mcp-name": "status"})
+            response = connection.getresponse()
+            body = json.loads(response.read())
+            connection.close()
+            self.assertFalse(body["result"]["isError"], body)
+        scraped = samples(get(self.daemon.port, "/metrics")[2].decode())
+        self.assertEqual(scraped[("gsmcpd_logins_total",
+                                  (("outcome", "ok"),))], 1.0)

@@ -9,9 +9,9 @@ import attr
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.daemon.settings import (
-    ConfigError, countOrNone, declaredSettings, flag, optionOf, optionsFor,
-    parseFlag, positiveSecondsOrNone, repeatable, seconds, secondsOrNone,
-    secretFile, setting, words)
+    ConfigError, count, countOrNone, declaredSettings, flag, optionOf,
+    optionsFor, parseFlag, positiveSecondsOrNone, repeatable, seconds,
+    secondsOrNone, secretFile, setting, words)
 
 
 @attr.s(frozen=True, kw_only=True)
@@ -113,6 +113,11 @@ class DeclarationTests(SynchronousTestCase):
 
 
 class ParserTests(SynchronousTestCase):
+
+    def test_count(self):
+        self.assertEqual((count("0"), count("2")), (0, 2))
+        for bad in ("-1", "none", "many"):
+            self.assertRaises(ValueError, count, bad)
 
     def test_countOrNone(self):
         self.assertEqual(countOrNone("5"), 5)

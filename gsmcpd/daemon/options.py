@@ -16,7 +16,7 @@ from gsmcpd.daemon.security import (
     READ_ONLY_INSTRUCTIONS, checkSecurity, httpsUrl, jsonText, jwksFile,
     resourceUrl, scopeToolsets, servedToolsetNames, userMap)
 from gsmcpd.daemon.settings import (
-    ConfigError, countOrNone, flag, optionOf, optionsFor,
+    ConfigError, count, countOrNone, flag, optionOf, optionsFor,
     positiveSecondsOrNone, repeatable, seconds, secondsOrNone, secretFile,
     setting, words)
 from gsmcpd.observe.logformat import JSON_LOGGER, parseLogFormat
@@ -87,6 +87,11 @@ class Config:
                      "test double, not GemStone)")
     maxSessions = setting("max-sessions", "most GemStone sessions open at "
                           "once, or 'none'", parse=countOrNone, default="3")
+    warmReads = setting(
+        "warm-reads", "idle sessions kept per GemStone user for the next "
+        "read without a session handle (2026-07-28), for 30s each; they give "
+        "their slots up to new sessions; 0: log in per read",
+        parse=count, default="2")
     toolsetNames = setting(
         "toolsets", "toolsets to serve, space-separated: core names "
         f"({' '.join(CORE_TOOLSETS)}) or package.module:Class (default: all "

@@ -174,7 +174,7 @@ def assemble(config, library, reactor):
                                 config.readOnly),
         stopGem=control.stopGem,
         onClose=[pending.forget] + ([audit.forget] if audit else []),
-        metrics=operations.metrics)
+        metrics=operations.metrics, warmReads=config.warmReads)
     operations.observe(sessions, pool, control)
     reaper = Reaper(sessions, pending, config.lifetime, reactor)
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,

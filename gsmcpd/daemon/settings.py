@@ -222,6 +222,15 @@ def parseFlag(text):
     raise ValueError("expected one of 1/0, true/false, yes/no, on/off")
 
 
+def count(text):
+    """
+    An integer of zero or more.
+    """
+    if not text.strip().isdecimal():
+        raise ValueError("expected a count (0 or more)")
+    return int(text)
+
+
 def countOrNone(text):
     """
     A positive integer, or C{none}.

@@ -5,8 +5,9 @@ The 2025 era has one answer (the MCP session's); the 2026 era has three: the
 session the C{session} argument's handle names (opened by C{open_session},
 kept under the same lifetime policy and C{--max-sessions} count as a 2025
 session), a short-lived session with a fresh view for a read-only call made
-without a handle, or a detached session with no GemStone session behind it
-for what never touches the stone.
+without a handle (kept warm for the next, L{gsmcpd.sessions.warm}), or a
+detached session with no GemStone session behind it for what never
+touches the stone.
 """
 
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
@@ -16,7 +17,7 @@ from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.protocol.calls import loginFailed
 from gsmcpd.protocol.eras import MODERN_VERSION
 from gsmcpd.protocol.handles import needsHandle, noSuchHandle, sessionTools
-from gsmcpd.sessions.client import McpSession, newHandle
+from gsmcpd.sessions.client import McpSession, newHandle, userOf
 from gsmcpd.tools.base import ToolResult
 from gsmcpd.tools.templates.outcomes import ToolError
 
@@ -100,9 +101,24 @@ class CallSessions:
 
     def borrowed(self, envelope, why):
         """
-        A short-lived GemStone session with a fresh view (a new login sees
-        the newest commit), for one read; and what closes it.  It logs in
-        as the request's GemStone user, as every session does.
+        A short-lived GemStone session with a fresh view, for one read; and
+        what ends it (it is kept warm for the next read of its GemStone
+        user when the read ended cleanly, else closed for C{why}).  It is
+        an idle one of the request's GemStone user, its view moved to the
+        newest commit, or else a new login as that user.
+        """
+        taking = self.sessions.warm.take(userOf(envelope.principal))
+        if taking is None:
+            opening = self._loggedIn(envelope)
+        else:
+            opening = taking.addCallback(
+                lambda session: session or self._loggedIn(envelope))
+        return self._lent(opening, envelope, lambda session:
+                          self.sessions.warm.keep(session, why))
+
+    def _loggedIn(self, envelope):
+        """
+        A new GemStone session as the request's GemStone user.
         """
         try:
             opening = self.sessions.open(MODERN_VERSION, envelope.clientInfo,
@@ -111,7 +127,13 @@ class CallSessions:
         except SessionLimitReached as e:
             raise ToolError("other", f"{e}; try again, or open_session and "
                             "reuse it", {"limit": e.limit})
+        return opening.addErrback(loginFailed)
 
+    def _lent(self, opening, envelope, end):
+        """
+        The session C{opening} fires with, for the request, and what to
+        call when its call is over (C{end}, with the session).
+        """
         # The login runs to its end whoever stops waiting for it (a client
         # that hangs up): its slot is held until then, and the session it
         # opens for nobody is closed.
@@ -122,13 +144,15 @@ class CallSessions:
                 return self.sessions.close(
                     session.handle, "its client stopped waiting for it")
             session.logLevel = envelope.logLevel
-            borrowing.callback(
-                (session, lambda: self.sessions.close(session.handle, why)))
+            session.clientInfo = envelope.clientInfo
+            session.clientCapabilities = envelope.clientCapabilities or {}
+            session.principal = envelope.principal
+            borrowing.callback((session, lambda: end(session)))
 
         def failed(failure):
             if not borrowing.called:
                 borrowing.errback(failure)
-        opening.addErrback(loginFailed).addCallbacks(opened, failed)
+        opening.addCallbacks(opened, failed)
         return borrowing
 
     @inlineCallbacks
@@ -147,8 +171,8 @@ class CallSessions:
         return rendered(answer)
 
     def _open(self, envelope):
-        return self.borrowed(envelope, "").addCallback(
-            lambda borrowed: borrowed[0].handle)
+        return self._lent(self._loggedIn(envelope), envelope, _nothing) \
+            .addCallback(lambda lent: lent[0].handle)
 
     def _close(self, handle, envelope):
         if self.named(handle, envelope) is None:

@@ -43,10 +43,14 @@ class CallState:
         so a cancellation or deadline can end it.
     @ivar replacing: while its GemStone session is being replaced, a
         L{Deferred} its next request waits on.
+    @ivar ended: whether the server ever began ending one of its calls
+        (its gem may still be taking the break): such a session is not
+        lent for another read.
     """
 
     running: dict = attr.Factory(dict)
     replacing: Deferred | None = None
+    ended: bool = False
 
 
 @implementer(ICallContext)
@@ -171,6 +175,7 @@ class RunningCall:
         if self.why is not None:
             return
         self.why = why
+        self.session.calls.ended = True
         self._explanation = explanation
         self._cancelTimer()
         self._escalate("soft", hard=False, then=HARD_BREAK_DELAY)

@@ -45,6 +45,14 @@ class LogBudget:
         return True
 
 
+def userOf(principal):
+    """
+    The GemStone user a session of C{principal} logs in as: L{None} (the
+    daemon's, or the worker user) without authentication.
+    """
+    return None if principal is None else principal.user
+
+
 def newHandle():
     """
     A session handle: 128 bits from the operating system's CSPRNG.

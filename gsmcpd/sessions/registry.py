@@ -15,7 +15,8 @@ from gsmcpd.observe.clipping import clipped
 from gsmcpd.sessions.breaks import breakUntilOut
 from gsmcpd.observe.logformat import describeClient
 from gsmcpd.observe.metrics import UNOBSERVED
-from gsmcpd.sessions.client import McpSession, newHandle
+from gsmcpd.sessions.client import McpSession, newHandle, userOf
+from gsmcpd.sessions.warm import WarmSessions
 from gsmcpd.tools.templates.outcomes import ToolError
 
 
@@ -32,12 +33,14 @@ class SessionRegistry:
     @ivar stopGem: called with the stone session number of a gem that had
         to be abandoned (its call took neither break), to stop it from
         another session; it would otherwise hold a login until it ends.
+    @ivar warm: the idle sessions of reads made without a handle
+        (L{WarmSessions}), kept for the next read of their GemStone user.
     """
 
     log = Logger()
 
     def __init__(self, pool, clock, streamLossGrace=10.0, prepare=None,
-                 stopGem=None, onClose=(), metrics=UNOBSERVED):
+                 stopGem=None, onClose=(), metrics=UNOBSERVED, warmReads=0):
         self._pool = pool
         self._metrics = metrics
         self._clock = clock
@@ -48,6 +51,8 @@ class SessionRegistry:
         self.onCommit = []
         self.prepare = prepare
         self.stopGem = stopGem
+        self.warm = WarmSessions(self, clock, warmReads)
+        self.onClose.append(self.warm.forget)
 
     def __len__(self):
         return len(self._sessions)
@@ -63,14 +68,25 @@ class SessionRegistry:
 
         @return: a L{Deferred} firing with the registered L{McpSession}.
         @raise gsmcpd.gci.pool.SessionLimitReached: synchronously when the
-            pool is full; no login is attempted.
+            pool is full and no idle read session can give up its slot; no
+            login is attempted.
         """
         handle = newHandle()
+
+        def logIn(_=None):
+            return self._pool.open(name=handle[:8], user=userOf(principal))
+
         try:
-            d = self._pool.open(name=handle[:8], user=_userOf(principal))
+            d = logIn()
         except SessionLimitReached:
-            self._metrics.logins.labels("refused").inc()
-            raise
+            # An idle read session's slot frees once it is logged out; the
+            # login is then attempted at once, before anything else runs,
+            # so no other opener can take that slot first.
+            d = self.warm.evict()
+            if d is None:
+                self._metrics.logins.labels("refused").inc()
+                raise
+            d.addBoth(logIn)
 
         def opened(gem):
             session = McpSession(handle, gem, protocolVersion, clientInfo,
@@ -215,7 +231,7 @@ class SessionRegistry:
                       "{reason}", handle=session.label, reason=reason)
         self._stopAbandoned(session)
         d = self._pool.replace(old, name=session.handle[:8],
-                               user=_userOf(session.principal))
+                               user=userOf(session.principal))
 
         def replaced(gem):
             session.gem = gem
@@ -248,7 +264,3 @@ class SessionRegistry:
         closing = [self.close(handle, reason) for handle in list(self._sessions)]
         return DeferredList(closing + [self._pool.closeAll()],
                             consumeErrors=True)
-
-
-def _userOf(principal):
-    return None if principal is None else principal.user
