@@ -201,8 +201,10 @@ class HandleTests(ModernTestCase):
         handle = yield self.openSession()
         yield self.tool("close_session", {"session": handle},
                         mcp_param_session=handle)
-        self.assertEqual([(e["tool"], e["outcome"]) for e in events],
-                         [("open_session", "ok"), ("close_session", "ok")])
+        self.assertEqual(
+            [(e["tool"], e["outcome"], e["session"]) for e in events],
+            [("open_session", "ok", handle[:8]),
+             ("close_session", "ok", handle[:8])])
         self.assertEqual(
             [metrics.registry.get_sample_value(
                 "gsmcpd_tool_calls_total", {"tool": tool, "outcome": "ok"})

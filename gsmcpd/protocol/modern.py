@@ -248,10 +248,14 @@ class ModernEndpoint:
                                "Invalid params: arguments must be an object")
         checkParameterHeaders(self._schemaOf(tool), arguments, headers)
         if name in self._sessionTools:
+            subject = self.sessions.detached(envelope)
+            if isinstance(arguments.get("session"), str):
+                subject.handle = arguments["session"]
             response = yield self.calls.recorded(
-                self.sessions.detached(envelope), message,
+                subject, message,
                 lambda: responseOf(message.id, self.sessions.sessionTool(
-                    tool, arguments, envelope)))
+                    tool, arguments, envelope)).addCallback(
+                        _namedBy, subject))
             return complete("tools/call", valueOf(response))
         taskSupport = self._taskSupport.get(name)
         refusal = tasks.requires(envelope)
@@ -363,3 +367,16 @@ class ModernEndpoint:
         response = yield self.calls.handle(self.sessions.detached(envelope),
                                            message)
         return complete("completion/complete", valueOf(response))
+
+
+def _namedBy(response, subject):
+    """
+    Make C{subject}, the stand-in an C{open_session} or C{close_session}
+    call is recorded against, name the session its result names: the audit
+    trail then says which session was opened or closed.
+    """
+    result = (response or {}).get("result") or {}
+    handle = (result.get("structuredContent") or {}).get("session")
+    if isinstance(handle, str):
+        subject.handle = handle
+    return response
