@@ -128,6 +128,19 @@ class AuditLogTests(SynchronousTestCase):
         self.assertEqual(self.call("commit", {}, ok({"committed": True}))
                          ["changes"], [])
 
+    def test_onlyChangesAreKept(self):
+        """
+        Reads, refusals, aborts and commits of a session that changed
+        nothing keep no entry: a handle that made no change (a stand-in's,
+        one a client made up) must not hold memory until it is forgotten.
+        """
+        self.call("get_method_source", {"className": "A", "selector": "b"},
+                  ok())
+        self.call("execute_code", {"code": "x := 1"}, None)
+        self.call("abort", {}, ok({"aborted": True}))
+        self.call("commit", {}, ok({"committed": True}))
+        self.assertEqual(self.audit._changes, {})
+
     def test_abortClearsTheChanges(self):
         self.call("execute_code", {"code": "x := 1"}, ok())
         self.call("abort", {}, ok({"aborted": True}))

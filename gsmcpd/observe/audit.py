@@ -157,10 +157,15 @@ class AuditLog:
             argumentBytes=argumentSizes(arguments),
             sourceSha256=sourceDigest(tool, arguments), outcome=ended,
             seconds=round(seconds, 6))
-        pending = self._changes.setdefault(handle, [])
+        # Only a change makes an entry: a handle no change was made in (a
+        # read's, a stand-in's) would otherwise be kept until its session,
+        # which may never have existed, is forgotten.
         if ended == "ok" and (tool in self.mutatingTools):
-            pending.append(changeOf(tool, arguments))
-        elif tool == "abort" and ended == "ok":
+            self._changes.setdefault(handle, []).append(
+                changeOf(tool, arguments))
+            return
+        pending = self._changes.get(handle, [])
+        if tool == "abort" and ended == "ok":
             pending.clear()
         elif tool == "commit":
             committed = ended == "ok" and bool(

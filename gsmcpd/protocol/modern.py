@@ -249,8 +249,6 @@ class ModernEndpoint:
         checkParameterHeaders(self._schemaOf(tool), arguments, headers)
         if name in self._sessionTools:
             subject = self.sessions.detached(envelope)
-            if isinstance(arguments.get("session"), str):
-                subject.handle = arguments["session"]
             response = yield self.calls.recorded(
                 subject, message,
                 lambda: responseOf(message.id, self.sessions.sessionTool(
