@@ -271,7 +271,7 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
         answer, the call's L{RunningCall}, and a reader of the calls in
         flight.
         """
-        metrics = Metrics("1", processMetrics=False)
+        self.metrics = metrics = Metrics("1", processMetrics=False)
         self.app.calls._metrics = metrics
         self.audited, self.logged = [], []
         self.app.calls.audit = AuditLog(self.audited.append, "DataCurator")
@@ -302,6 +302,21 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
         self.assertEqual(event["outcome"], "protocolError:-32001")
         self.assertFalse([e for e in self.logged
                           if "client cancelled" in e.get("log_format", "")])
+
+    def test_bugCountedAsAnInternalError(self):
+        """
+        A call that fails with a bug is counted and audited as the internal
+        error its client is answered, not as cancelled.
+        """
+        answer, run, inFlight = self.lateCall()
+        self.failing.lateAnswer.errback(RuntimeError("a bug on line 40"))
+        self.failureResultOf(answer, RuntimeError)
+        self.assertEqual(inFlight(), 0)
+        self.assertEqual(self.metrics.registry.get_sample_value(
+            "gsmcpd_tool_calls_total", {"tool": "late", "outcome": "error"}),
+            1)
+        [event] = [e for e in self.audited if e.get("event") == "toolCall"]
+        self.assertEqual(event["outcome"], "protocolError:-32603")
 
     def test_hangUpWhileADeadGemsSessionClosesStillCounted(self):
         """

@@ -19,7 +19,7 @@ from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_REQUEST, SERVER_ERROR, JsonRpcError)
+    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError)
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
@@ -257,7 +257,12 @@ class CallRunner:
 
 def _answerOf(outcome):
     """
-    The JSON-RPC response a call ended with, or L{None} when it ended with
-    none (cancelled, or a failure on its way out).
+    The JSON-RPC response a call ended with, as it is counted and audited:
+    L{None} when nobody waits for one any more (cancelled), the internal
+    error the transport answers for any other failure (a bug).
     """
-    return None if isinstance(outcome, Failure) else outcome
+    if not isinstance(outcome, Failure):
+        return outcome
+    if outcome.check(CancelledError):
+        return None
+    return JsonRpcError(INTERNAL_ERROR, "Internal error").asResponse(None)
