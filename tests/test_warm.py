@@ -3,7 +3,7 @@ Tests for L{gsmcpd.sessions.warm}: idle read sessions kept per GemStone
 user, with a fake pool and a Clock.
 """
 
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, fail
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -91,6 +91,18 @@ class WarmSessionsTests(SynchronousTestCase):
         self.assertIsNone(self.successResultOf(self.warm.take(None)))
         self.assertIsNone(self.registry.get(session.handle))
         self.assertTrue(session.gem.loggedOut)
+
+    def test_unexpectedAbortFailureClosesIt(self):
+        """
+        A bug moving the view is logged, and the session is closed all the
+        same rather than left registered and unused.
+        """
+        session = self.read()
+        session.gem.execute = lambda source, maxBytes: fail(
+            RuntimeError("a bug"))
+        self.assertIsNone(self.successResultOf(self.warm.take(None)))
+        self.assertIsNone(self.registry.get(session.handle))
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
 
     def test_idleExpiry(self):
         session = self.read()

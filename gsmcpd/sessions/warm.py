@@ -66,10 +66,16 @@ class WarmSessions:
             return session
 
         def failed(failure):
-            failure.trap(*FAILURES)
-            self.log.warn("session {handle}: moving an idle read session's "
-                          "view: {error}", handle=session.label,
-                          error=failure.value)
+            # Whatever went wrong, the session is neither idle nor lent
+            # any more: it is closed, and the read logs one in.
+            if failure.check(*FAILURES):
+                self.log.warn("session {handle}: moving an idle read "
+                              "session's view: {error}",
+                              handle=session.label, error=failure.value)
+            else:
+                self.log.failure("session {handle}: moving an idle read "
+                                 "session's view", failure,
+                                 handle=session.label)
             return self._registry.close(
                 session.handle, "its view could not be moved for a read"
             ).addCallback(lambda _: None)
