@@ -119,9 +119,10 @@ class MetricsTests(TestCase):
 
     def test_watchedGaugesReadWhenScraped(self):
         metrics = Metrics("1", processMetrics=False)
-        state = {"open": 2, "opening": 1, "streams": 1}
+        state = {"open": 2, "opening": 1, "streams": 1, "warm": 1}
         metrics.watch(sessionsOpen=lambda: state["open"],
                       sessionsOpening=lambda: state["opening"],
+                      sessionsWarm=lambda: state["warm"],
                       slotsUsed=lambda: state["open"] + state["opening"],
                       slotsLimit=lambda: 5,
                       eventStreams=lambda: state["streams"])
@@ -129,6 +130,7 @@ class MetricsTests(TestCase):
         samples = scrape(metrics)
         self.assertEqual(samples["gsmcpd_sessions_open"][()], 3.0)
         self.assertEqual(samples["gsmcpd_sessions_opening"][()], 1.0)
+        self.assertEqual(samples["gsmcpd_sessions_warm"][()], 1.0)
         self.assertEqual(samples["gsmcpd_event_streams"][()], 1.0)
         self.assertEqual(samples["gsmcpd_pool_slots"][
             (("state", "used"),)], 4.0)

@@ -92,3 +92,4 @@ class AgentFlowTests(SynchronousTestCase):
         scraped = samples(get(self.daemon.port, "/metrics")[2].decode())
         self.assertEqual(scraped[("gsmcpd_logins_total",
                                   (("outcome", "ok"),))], 1.0)
+        self.assertEqual(scraped[("gsmcpd_sessions_warm", ())], 1.0)

@@ -122,6 +122,7 @@ class Operations:
         self.metrics.watch(
             sessionsOpen=lambda: len(sessions),
             sessionsOpening=lambda: len(pool) - len(sessions),
+            sessionsWarm=lambda: len(sessions.warm),
             slotsUsed=lambda: len(pool), slotsLimit=lambda: pool.maxSessions,
             eventStreams=lambda: sum(
                 1 for session in sessions if session.stream is not None))

@@ -31,6 +31,9 @@ DECLARED = (
      "MCP sessions with a logged-in GemStone session", ()),
     ("sessionsOpening", Gauge, "sessions_opening",
      "GemStone logins under way for new sessions", ()),
+    ("sessionsWarm", Gauge, "sessions_warm",
+     "open sessions idle between reads without a session handle, each "
+     "giving its slot up to a new session the cap would refuse", ()),
     ("poolSlots", Gauge, "pool_slots",
      "GemStone sessions the daemon may hold (--max-sessions), by state: "
      "used or free", ("state",)),
@@ -110,7 +113,8 @@ class Metrics:
         return series
 
     def watch(self, sessionsOpen=None, sessionsOpening=None,
-              slotsUsed=None, slotsLimit=None, eventStreams=None):
+              slotsUsed=None, slotsLimit=None, eventStreams=None,
+              sessionsWarm=None):
         """
         Read these gauges from the objects that know, when scraped: each
         argument is a callable answering a number (C{slotsLimit} may answer
@@ -118,6 +122,7 @@ class Metrics:
         """
         for gauge, read in ((self.sessionsOpen, sessionsOpen),
                             (self.sessionsOpening, sessionsOpening),
+                            (self.sessionsWarm, sessionsWarm),
                             (self.eventStreams, eventStreams)):
             if read is not None:
                 gauge.set_function(read)
