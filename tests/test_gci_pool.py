@@ -221,6 +221,17 @@ class CloseAllTests(PoolFixture):
         self.assertEqual(self.clock.getDelayedCalls(), [])
         self.assertEqual(len(self.pool), 0)
 
+    def test_sessionAlreadyClosingLeftToItsCloser(self):
+        """
+        A busy session some other close is already logging out (breaking
+        it softly first) gets no hard break from closeAll on top.
+        """
+        self.pool.close(self.busy)
+        self.pool.closeAll()
+        self.assertEqual(self.busy.interrupts, [])
+        self.clock.advance(self.pool.breakInterval)
+        self.assertEqual(self.busy.interrupts, [])
+
     def test_failedLogoutDoesNotFailCloseAll(self):
         done = self.pool.closeAll()
         self.idle.loggingOut.errback(GciError(4100, "gone", fatal=True))

@@ -132,10 +132,13 @@ class GemSessionPool:
         """
         Log every session out, hard-breaking what runs (again each
         L{breakInterval}, since a break sent before a queued call starts is
-        lost) so no logout waits behind a call that never ends.
+        lost) so no logout waits behind a call that never ends.  A session
+        already logging out is left to whoever closes it, who escalates its
+        breaks at their own pace (a soft and a hard break sent together
+        can crash libgcits).
         """
         closing = []
-        for gem in list(self._sessions):
+        for gem in list(self._sessions - self._closing):
             breaking = LoopingCall(gem.interrupt, hard=True)
             breaking.clock = self._reactor
             if gem.busy:
