@@ -15,14 +15,15 @@ from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     JsonRpcError, result)
 from gsmcpd.protocol.discover import discoverResult
+from gsmcpd.protocol.eras import LEGACY_VERSIONS
 from gsmcpd.protocol.surface import surfaceOf
 from gsmcpd.sessions.client import LOG_LEVELS
 from gsmcpd.tools.base import ToolCall, ToolError, ToolResult
 from gsmcpd.tools.context import NULL_CONTEXT
 from gsmcpd.tools.templates.outcomes import CallBroken
 
-SUPPORTED_PROTOCOL_VERSIONS = ("2025-06-18", "2025-11-25")
-"""The single source of truth for negotiation and the header check."""
+SUPPORTED_PROTOCOL_VERSIONS = LEGACY_VERSIONS
+"""What C{initialize} negotiates and the 2025 header check accepts."""
 LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[-1]
 
 SESSION_NOTE = (
