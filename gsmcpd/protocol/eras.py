@@ -41,12 +41,6 @@ LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
 
-REMOVED_METHODS = frozenset({
-    "initialize", "ping", "logging/setLevel", "resources/subscribe",
-    "resources/unsubscribe"})
-"""Methods 2026-07-28 dropped: answered 404 / -32601 in that era even
-though the 2025 path serves them."""
-
 NAMED_PARAMS = {"tools/call": "name", "prompts/get": "name",
                 "resources/read": "uri", "tasks/get": "taskId",
                 "tasks/update": "taskId", "tasks/cancel": "taskId"}
@@ -116,7 +110,10 @@ def missingCapability(name, why):
 
 def methodRemoved(method):
     """
-    The error for a method the 2026 era dropped or never had.
+    The error for a method the 2026 era dropped or never had: among them
+    C{initialize}, C{ping}, C{logging/setLevel} and C{resources/subscribe},
+    which the 2025 path serves, and the tasks extension's first
+    C{tasks/result} and C{tasks/list}.
     """
     return JsonRpcError(-32601, f"Method not found: {method} (not part of "
                         f"MCP {MODERN_VERSION})")

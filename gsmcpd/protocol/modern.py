@@ -21,7 +21,7 @@ from gsmcpd.protocol.callsessions import CallSessions, toolError
 from gsmcpd.protocol.discover import discoverResult
 from gsmcpd.protocol.dispatch import RESOURCE_NOT_FOUND
 from gsmcpd.protocol.eras import (
-    REMOVED_METHODS, checkParameterHeaders, methodRemoved)
+    checkParameterHeaders, methodRemoved)
 from gsmcpd.protocol.handles import (
     sessionTools, takeHandle, withSessionArgument)
 from gsmcpd.protocol.jsonrpc import (
@@ -185,9 +185,6 @@ class ModernEndpoint:
         @return: a L{Deferred} firing with the dressed result.
         @raise JsonRpcError: through the L{Deferred}.
         """
-        if message.method in REMOVED_METHODS or \
-                message.method in tasks.REMOVED_METHODS:
-            return maybeDeferred(self._refuse, message.method)
         handler = self._methods.get(message.method)
         if handler is None:
             return maybeDeferred(self._refuse, message.method)

@@ -39,8 +39,6 @@ CANCELLED = "cancelled"
 TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
 
 METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
-REMOVED_METHODS = frozenset({"tasks/result", "tasks/list"})
-"""Methods of the extension's first version, gone from this one."""
 
 
 def requires(envelope):
