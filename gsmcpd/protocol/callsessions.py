@@ -37,8 +37,11 @@ def toolError(error):
     return rendered(ToolResult.fromError(error))
 
 
-def _nothing():
-    pass
+def nothingToRelease():
+    """
+    What a call's session needs done when the call is over, for one that
+    outlives it (a handle's) or never logged in (a detached one).
+    """
 
 
 class CallSessions:
@@ -92,7 +95,7 @@ class CallSessions:
                 raise noSuchHandle(handle)
             self.sessions.touch(session)
             session.logLevel = envelope.logLevel
-            return session, _nothing
+            return session, nothingToRelease
         if not tool.annotations.get("readOnlyHint"):
             raise needsHandle(tool)
         borrowed = yield self.borrowed(envelope, "its one read (without a "
@@ -171,8 +174,9 @@ class CallSessions:
         return rendered(answer)
 
     def _open(self, envelope):
-        return self._lent(self._loggedIn(envelope), envelope, _nothing) \
-            .addCallback(lambda lent: lent[0].handle)
+        opened = self._lent(self._loggedIn(envelope), envelope,
+                            nothingToRelease)
+        return opened.addCallback(lambda lent: lent[0].handle)
 
     def _close(self, handle, envelope):
         if self.named(handle, envelope) is None:

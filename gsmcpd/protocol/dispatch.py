@@ -13,7 +13,7 @@ from twisted.logger import Logger
 from gsmcpd import __version__
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-    JsonRpcError, result)
+    JsonRpcError, refuseCursor, result)
 from gsmcpd.protocol.discover import discoverResult
 from gsmcpd.protocol.eras import LEGACY_VERSIONS
 from gsmcpd.protocol.surface import surfaceOf
@@ -65,15 +65,6 @@ MAX_SUBSCRIPTIONS = 100
 """Resources one session may subscribe to."""
 MAX_URI_LENGTH = 1024
 """Characters in a resource URI a session may subscribe to."""
-
-
-def _refuseCursor(params, method):
-    """
-    Lists answer in one page, so a cursor cannot have come from us.
-    """
-    if params.get("cursor") is not None:
-        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {method} "
-                           "answers in one page; this server issued no cursor")
 
 
 def _required(params, name):
@@ -204,12 +195,12 @@ class Dispatcher:
         return surfaceOf(self.toolsOf(session))
 
     def _resourcesList(self, session, params, context):
-        _refuseCursor(params, "resources/list")
+        refuseCursor(params, "resources/list")
         return {"resources": [r.descriptor() for r in
                               self.surfaceOf(session).resources.values()]}
 
     def _templatesList(self, session, params, context):
-        _refuseCursor(params, "resources/templates/list")
+        refuseCursor(params, "resources/templates/list")
         return {"resourceTemplates": [
             t.descriptor() for t in self.surfaceOf(session).templates]}
 
@@ -254,7 +245,7 @@ class Dispatcher:
         return {}
 
     def _promptsList(self, session, params, context):
-        _refuseCursor(params, "prompts/list")
+        refuseCursor(params, "prompts/list")
         return {"prompts": [p.descriptor() for p in
                             self.surfaceOf(session).prompts.values()]}
 
@@ -318,7 +309,7 @@ class Dispatcher:
                            "initialized")
 
     def _toolsList(self, session, params, context):
-        _refuseCursor(params, "tools/list")
+        refuseCursor(params, "tools/list")
         return {"tools": [tool.descriptor()
                           for tool in self.toolsOf(session)]}
 

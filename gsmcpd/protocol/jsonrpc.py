@@ -180,6 +180,17 @@ def result(id, value):
     return {"jsonrpc": "2.0", "id": id, "result": value}
 
 
+def refuseCursor(params, method):
+    """
+    Lists answer in one page, so a cursor cannot have come from us.
+
+    @raise JsonRpcError: C{INVALID_PARAMS}, when C{params} carries one.
+    """
+    if params.get("cursor") is not None:
+        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {method} "
+                           "answers in one page; this server issued no cursor")
+
+
 def encode(document):
     """
     A JSON-RPC message as the UTF-8 bytes every transport sends: compact,

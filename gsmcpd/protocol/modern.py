@@ -17,7 +17,8 @@ from twisted.logger import Logger
 
 from gsmcpd.protocol import skills, tasks
 from gsmcpd.protocol.asking import modernRound
-from gsmcpd.protocol.callsessions import CallSessions, toolError
+from gsmcpd.protocol.callsessions import (
+    CallSessions, nothingToRelease, toolError)
 from gsmcpd.protocol.discover import discoverResult
 from gsmcpd.protocol.dispatch import RESOURCE_NOT_FOUND
 from gsmcpd.protocol.eras import (
@@ -25,7 +26,7 @@ from gsmcpd.protocol.eras import (
 from gsmcpd.protocol.handles import (
     sessionTools, takeHandle, withSessionArgument)
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_PARAMS, JsonRpcError, Message, result)
+    INVALID_PARAMS, JsonRpcError, Message, refuseCursor, result)
 from gsmcpd.protocol.requeststate import RequestStateSeal
 from gsmcpd.protocol.results import complete
 from gsmcpd.protocol.skills import Skills
@@ -66,10 +67,6 @@ def responseOf(id, answering):
         failure.trap(JsonRpcError)
         return failure.value.asResponse(id)
     return answering.addCallbacks(lambda value: result(id, value), refused)
-
-
-def _nothing():
-    pass
 
 
 def _namingHandle(failure, session):
@@ -213,10 +210,7 @@ class ModernEndpoint:
         return described
 
     def _toolsList(self, message, envelope, headers, openStream):
-        if message.params.get("cursor") is not None:
-            raise JsonRpcError(INVALID_PARAMS, "Invalid params: tools/list "
-                               "answers in one page; this server issued no "
-                               "cursor")
+        refuseCursor(message.params, "tools/list")
         described = [self._described(tool) for tool in self._toolsFor(
             envelope)]
         described += [tool.descriptor()
@@ -259,7 +253,8 @@ class ModernEndpoint:
         handle, rest = (None, arguments) if name in self._detached \
             else takeHandle(arguments)
         try:
-            session, done = (self.sessions.detached(envelope), _nothing) \
+            session, done = \
+                (self.sessions.detached(envelope), nothingToRelease) \
                 if name in self._detached else \
                 (yield self.sessions.forTool(tool, handle, envelope))
         except ToolError as e:
@@ -333,7 +328,7 @@ class ModernEndpoint:
         detached = self.sessions.detached(envelope)
         surface = self.dispatcher.surfaceOf(detached)
         if uri in surface.resources or surface.resolve(uri or "") is None:
-            session, done = detached, _nothing
+            session, done = detached, nothingToRelease
         else:
             session, done = yield self.sessions.borrowed(
                 envelope, "its one read (a resource) is done")

@@ -14,7 +14,7 @@ import json
 
 import attr
 
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, refuseCursor
 
 EXTENSION = "io.modelcontextprotocol/skills"
 MIME_TYPE = "text/markdown"
@@ -111,10 +111,7 @@ class Skills:
         """
         The C{skills/list} result: every entry in one page.
         """
-        if params.get("cursor") is not None:
-            raise JsonRpcError(INVALID_PARAMS, "Invalid params: skills/list "
-                               "answers in one page; this server issued no "
-                               "cursor")
+        refuseCursor(params, "skills/list")
         return {"skills": [skill.entry() for skill in self]}
 
     def get(self, params):
