@@ -11,14 +11,12 @@ request has arrived, its connection is the application's: a held-open event
 stream or a long call is not a slow request.
 """
 
-import json
-
 import attr
 from twisted.logger import Logger
 from twisted.web.http import RESPONSES, HTTPChannel
 from twisted.web.server import Site
 
-from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError, encode
 
 REASONS = {**RESPONSES, 431: b"Request Header Fields Too Large"}
 
@@ -76,8 +74,7 @@ def refusal(status, message):
     body is a JSON-RPC error (the request is not read, so its id is
     unknown).
     """
-    body = json.dumps(JsonRpcError(INVALID_REQUEST, message).asResponse(None),
-                      ensure_ascii=False).encode("utf-8")
+    body = encode(JsonRpcError(INVALID_REQUEST, message).asResponse(None))
     return b"".join([
         b"HTTP/1.1 %d %s\r\n" % (status, REASONS[status]),
         b"Content-Type: application/json\r\n",
@@ -202,11 +199,6 @@ class GuardedChannel(HTTPChannel):
                               f"at {self.limits.maxBodyBytes} bytes")
             return False
         return True
-
-    def allContentReceived(self):
-        # The deadline is left running (see _awaitRequest) and ignored
-        # while the request is served.
-        super().allContentReceived()
 
     def requestDone(self, request):
         # Armed before the channel parses what the client pipelined, which

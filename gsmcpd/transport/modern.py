@@ -4,14 +4,13 @@ layer, its HTTP statuses, and its two kinds of event stream (a call that
 reports progress, and C{subscriptions/listen}).
 """
 
-import json
-
 import attr
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.protocol.eras import httpStatus, readEnvelope
 from gsmcpd.protocol.handles import mintedHandle
-from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError, result
+from gsmcpd.protocol.jsonrpc import (
+    INVALID_REQUEST, JsonRpcError, encode, result)
 from gsmcpd.protocol.listen import Filter, Subscriber, readFilter
 from gsmcpd.sessions.outbox import Outbox
 from gsmcpd.transport.bearer import principalOf
@@ -47,7 +46,7 @@ class ModernPost:
 
     def _json(self, request, document):
         request.setHeader(b"content-type", b"application/json")
-        return json.dumps(document, ensure_ascii=False).encode("utf-8")
+        return encode(document)
 
     @inlineCallbacks
     def post(self, request, message):
