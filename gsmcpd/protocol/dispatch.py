@@ -315,10 +315,15 @@ class Dispatcher:
 
     def toolsOf(self, session):
         """
-        The tools C{session} may see and call: those its token's scopes
-        open; a tool outside them is not served to it.
+        The tools C{session} may see and call: see L{toolsFor}.
         """
-        principal = getattr(session, "principal", None)
+        return self.toolsFor(getattr(session, "principal", None))
+
+    def toolsFor(self, principal):
+        """
+        The tools a request made as C{principal} may see and call: those its
+        token's scopes open; a tool outside them is not served to it.
+        """
         return self.tools.narrowed(getattr(principal, "toolsets", None))
 
     def _toolsCall(self, session, params, context):

@@ -30,6 +30,7 @@ from gsmcpd.protocol.jsonrpc import (
 from gsmcpd.protocol.requeststate import RequestStateSeal
 from gsmcpd.protocol.results import complete
 from gsmcpd.protocol.skills import Skills
+from gsmcpd.protocol.surface import surfaceOf
 from gsmcpd.tools.context import NullCallContext
 from gsmcpd.tools.guides import servedGuides
 from gsmcpd.tools.templates.outcomes import ToolError
@@ -105,6 +106,7 @@ class ModernEndpoint:
         catalog = dispatcher.tools
         self._taskSupport = {tool.name: tool.taskSupport for tool in catalog
                              if tool.taskSupport is not None}
+        self._schemas = {}
         self._detached = {tool.name for toolset in catalog.toolsets
                           if not toolset.usesGemStone
                           for tool in toolset.tools()}
@@ -157,7 +159,7 @@ class ModernEndpoint:
         C{wants} less the resources the request's token may not read: a
         listener hears of a class only if its scopes could browse it.
         """
-        mine = self.dispatcher.surfaceOf(self.sessions.detached(envelope))
+        mine = surfaceOf(self.dispatcher.toolsFor(envelope.principal))
         served = self.dispatcher.surface
         return attr.evolve(wants, resourceSubscriptions=frozenset(
             uri for uri in wants.resourceSubscriptions
@@ -199,9 +201,19 @@ class ModernEndpoint:
     # Tools.
 
     def _schemaOf(self, tool):
-        if tool.name in self._detached or tool.name in self._sessionTools:
-            return tool.inputSchema
-        return withSessionArgument(tool.descriptor())["inputSchema"]
+        """
+        C{tool}'s input schema as this era declares it (with the C{session}
+        argument of a tool that runs on one), made once per tool: the
+        catalog does not change while the daemon runs.
+        """
+        schema = self._schemas.get(tool.name)
+        if schema is None:
+            if tool.name in self._detached or tool.name in self._sessionTools:
+                schema = tool.inputSchema
+            else:
+                schema = withSessionArgument(tool.descriptor())["inputSchema"]
+            self._schemas[tool.name] = schema
+        return schema
 
     def _described(self, tool):
         described = dict(tool.descriptor(), inputSchema=self._schemaOf(tool))
@@ -221,7 +233,7 @@ class ModernEndpoint:
         """
         The tools the request's token may see and call, as in the 2025 era.
         """
-        return self.dispatcher.toolsOf(self.sessions.detached(envelope))
+        return self.dispatcher.toolsFor(envelope.principal)
 
     @inlineCallbacks
     def _toolsCall(self, message, envelope, headers, openStream):
@@ -325,10 +337,9 @@ class ModernEndpoint:
         skill = self.skills.find(uri)
         if skill is not None:
             return complete("resources/read", {"contents": skill.contents()})
-        detached = self.sessions.detached(envelope)
-        surface = self.dispatcher.surfaceOf(detached)
+        surface = surfaceOf(self._toolsFor(envelope))
         if uri in surface.resources or surface.resolve(uri or "") is None:
-            session, done = detached, nothingToRelease
+            session, done = self.sessions.detached(envelope), nothingToRelease
         else:
             session, done = yield self.sessions.borrowed(
                 envelope, "its one read (a resource) is done")
