@@ -13,7 +13,7 @@ from twisted.logger import Logger
 from gsmcpd import __version__
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-    JsonRpcError, refuseCursor, result)
+    JsonRpcError, progressTokenOf, refuseCursor, result)
 from gsmcpd.protocol.discover import discoverResult
 from gsmcpd.protocol.eras import LEGACY_VERSIONS
 from gsmcpd.protocol.surface import surfaceOf
@@ -153,10 +153,10 @@ class Dispatcher:
         """
         if message.method != "tools/call":
             return False
-        token = (message.params.get("_meta") or {}).get("progressToken")
         name = message.params.get("name")
         tool = self.tools.get(name) if isinstance(name, str) else None
-        return token is not None or getattr(tool, "streams", False)
+        return progressTokenOf(message.params) is not None or \
+            getattr(tool, "streams", False)
 
     def handle(self, session, message, context=NULL_CONTEXT):
         """

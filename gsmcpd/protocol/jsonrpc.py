@@ -180,6 +180,13 @@ def result(id, value):
     return {"jsonrpc": "2.0", "id": id, "result": value}
 
 
+def progressTokenOf(params):
+    """
+    The progress token a request's C{_meta} carries, or L{None}.
+    """
+    return (params.get("_meta") or {}).get("progressToken")
+
+
 def refuseCursor(params, method):
     """
     Lists answer in one page, so a cursor cannot have come from us.

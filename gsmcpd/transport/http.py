@@ -38,7 +38,7 @@ from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 from gsmcpd.transport.modern import ModernPost
 from gsmcpd.transport.resource import McpResource
 from gsmcpd.transport.sse import (
-    CallStream, EventSequence, EventStream, parseEventId)
+    CallStream, EventStream, acceptsStream, callStream, parseEventId)
 
 
 
@@ -198,8 +198,7 @@ class McpApp:
         return self._call(request, session, message)
 
     def _call(self, request, session, message):
-        if not (self.dispatcher.streams(message) and b"text/event-stream"
-                in (request.getHeader(b"accept") or b"")):
+        if not (self.dispatcher.streams(message) and acceptsStream(request)):
             # A client that hangs up cancels this: its answer can no longer
             # reach anyone, so the call is ended as notifications/cancelled
             # ends one (see CallRunner._run).
@@ -226,11 +225,11 @@ class McpApp:
         Answer C{message} as an event stream carrying what the call sends
         the client while it runs.
         """
-        sequence = EventSequence(session.nextCallKey(), None)
-        session.keep(sequence)
-        token = (message.params.get("_meta") or {}).get("progressToken")
-        return CallStream(request, self.clock, sequence, token,
-                          prime=session.protocolVersion >= "2025-11-25")
+        stream = callStream(request, self.clock, session.nextCallKey(),
+                            message.params,
+                            prime=session.protocolVersion >= "2025-11-25")
+        session.keep(stream.sequence)
+        return stream
 
     @inlineCallbacks
     def _initialize(self, request, message):

@@ -14,7 +14,7 @@ from gsmcpd.protocol.jsonrpc import (
 from gsmcpd.protocol.listen import Filter, Subscriber, readFilter
 from gsmcpd.sessions.outbox import Outbox
 from gsmcpd.transport.bearer import principalOf
-from gsmcpd.transport.sse import CallStream, EventSequence, EventStream
+from gsmcpd.transport.sse import EventStream, acceptsStream, callStream
 
 OFFERED = Filter(True, True, True, frozenset({"any"}))
 """What a listener may hear of: list changes, and updates of any resource
@@ -28,10 +28,6 @@ def headerValues(request):
     return {name.decode("latin-1").lower(): [v.decode("latin-1")
                                              for v in values]
             for name, values in request.requestHeaders.getAllRawHeaders()}
-
-
-def acceptsStream(request):
-    return b"text/event-stream" in (request.getHeader(b"accept") or b"")
 
 
 class ModernPost:
@@ -65,10 +61,8 @@ class ModernPost:
         def openStream(session):
             if not acceptsStream(request):
                 return None
-            token = (message.params.get("_meta") or {}).get("progressToken")
-            stream = CallStream(request, self.clock,
-                                EventSequence(session.nextCallKey(), None),
-                                token)
+            stream = callStream(request, self.clock, session.nextCallKey(),
+                                message.params)
             streams.append(stream)
             return stream
 

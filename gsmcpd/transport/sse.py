@@ -18,7 +18,7 @@ from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from gsmcpd.protocol.jsonrpc import encode
+from gsmcpd.protocol.jsonrpc import encode, progressTokenOf
 from gsmcpd.sessions.interfaces import ICallSink
 
 KEEPALIVE_INTERVAL = 15.0
@@ -204,6 +204,22 @@ def parseEventId(text):
     key, _, number = (text or "").partition(":")
     return (key, int(number)) if key and EVENT_NUMBER.fullmatch(number) \
         else None
+
+
+def acceptsStream(request):
+    """
+    Whether the client accepts an event stream as its answer.
+    """
+    return b"text/event-stream" in (request.getHeader(b"accept") or b"")
+
+
+def callStream(request, clock, key, params, prime=False):
+    """
+    A L{CallStream} answering the call C{params} belong to: its events
+    numbered under C{key}, progress reported to the token C{params} carry.
+    """
+    return CallStream(request, clock, EventSequence(key, None),
+                      progressTokenOf(params), prime)
 
 
 @implementer(ICallSink)
