@@ -59,14 +59,10 @@ class ModernAsker:
         """
         if self._task is not None:
             return self._task.ask(requests)
-        missing = {key: request for key, request in requests.items()
-                   if key not in self._gathered}
+        missing = _unanswered(requests, self._gathered, self._envelope,
+                              "this call")
         if not missing:
             return succeed({key: self._gathered[key] for key in requests})
-        for capability in sorted(_needed(missing)):
-            if not self.canAsk(capability):
-                raise missingCapability(capability, "this call needs the "
-                                        "client to answer a question")
         raise InputRequired(missing, self._gathered)
 
 
@@ -93,16 +89,29 @@ class TaskAsker:
 
     @inlineCallbacks
     def ask(self, requests):
-        missing = {key: request for key, request in requests.items()
-                   if key not in self._gathered}
-        for capability in sorted(_needed(missing)):
-            if not self.canAsk(capability):
-                raise missingCapability(capability, "this task needs the "
-                                        "client to answer a question")
+        missing = _unanswered(requests, self._gathered, self._envelope,
+                              "this task")
         if missing:
             self._gathered.update((yield self._store.ask(self._task,
                                                          missing)))
         return {key: self._gathered[key] for key in requests}
+
+
+def _unanswered(requests, gathered, envelope, asking):
+    """
+    The C{requests} not answered in C{gathered} yet, once the client is
+    known to be able to answer each kind.
+
+    @param asking: names who asks, for the error.
+    @raise JsonRpcError: C{-32021} for a kind the client cannot answer.
+    """
+    missing = {key: request for key, request in requests.items()
+               if key not in gathered}
+    for capability in sorted(_needed(missing)):
+        if not envelope.supports(capability):
+            raise missingCapability(capability, f"{asking} needs the client "
+                                    "to answer a question")
+    return missing
 
 
 @inlineCallbacks
