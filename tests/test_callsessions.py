@@ -7,10 +7,10 @@ from twisted.internet.defer import CancelledError, Deferred
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.callsessions import CallSessions, rendered, toolError
+from gsmcpd.protocol.callsessions import CallSessions, toolError
 from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
 from gsmcpd.sessions.registry import SessionRegistry
-from gsmcpd.tools.base import Tool, ToolResult, annotations, closedSchema
+from gsmcpd.tools.base import Tool, annotations, closedSchema
 from gsmcpd.tools.templates.outcomes import ToolError
 from tests.fakes import FakePool
 
@@ -137,10 +137,7 @@ class CallSessionsTests(SynchronousTestCase):
             self.successResultOf(self.registry.open(MODERN_VERSION, None))
         self.assertRaises(ToolError, self.sessions.borrowed, ENVELOPE, "x")
 
-    def test_rendered(self):
-        self.assertEqual(rendered(ToolResult("ok", {"a": 1})), {
-            "content": [{"type": "text", "text": "ok"}], "isError": False,
-            "structuredContent": {"a": 1}})
+    def test_toolError(self):
         refused = toolError(ToolError("refused", "no"))
         self.assertTrue(refused["isError"])
         self.assertEqual(refused["structuredContent"]["error"]["kind"],

@@ -94,6 +94,16 @@ class ToolResultTests(SynchronousTestCase):
             "message": "no such class"}})
 
 
+    def test_asResult(self):
+        self.assertEqual(ToolResult("ok", {"a": 1}).asResult(), {
+            "content": [{"type": "text", "text": "ok"}], "isError": False,
+            "structuredContent": {"a": 1}})
+        self.assertEqual(ToolResult("ok").asResult(["[session] note"]), {
+            "content": [{"type": "text", "text": "ok"},
+                        {"type": "text", "text": "[session] note"}],
+            "isError": False})
+
+
 class ToolCallTests(SynchronousTestCase):
 
     def setUp(self):

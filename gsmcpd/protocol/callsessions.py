@@ -22,19 +22,11 @@ from gsmcpd.tools.base import ToolResult
 from gsmcpd.tools.templates.outcomes import ToolError
 
 
-def rendered(answer):
-    """
-    A tool's answer as a finished C{tools/call} result.
-    """
-    return {"content": [{"type": "text", "text": answer.text}],
-            "isError": answer.isError, "structuredContent": answer.structured}
-
-
 def toolError(error):
     """
     A tool's refusal as a finished C{tools/call} result.
     """
-    return rendered(ToolResult.fromError(error))
+    return ToolResult.fromError(error).asResult()
 
 
 def nothingToRelease():
@@ -171,7 +163,7 @@ class CallSessions:
             answer = yield running[tool.name].run(None, arguments)
         except ToolError as e:
             return toolError(e)
-        return rendered(answer)
+        return answer.asResult()
 
     def _open(self, envelope):
         opened = self._lent(self._loggedIn(envelope), envelope,

@@ -362,17 +362,8 @@ class Dispatcher:
         return rendered(answer)
 
     def _render(self, answer, noted, session):
-        content = list(answer.content or [{"type": "text",
-                                           "text": answer.text}])
-        if noted:
-            content.append({"type": "text", "text": SESSION_NOTE})
         notices, session.view.notices = session.view.notices, []
-        content.extend({"type": "text", "text": notice}
-                       for notice in notices)
-        rendered = {"content": content, "isError": answer.isError}
-        if answer.structured is not None:
-            rendered["structuredContent"] = answer.structured
-        return rendered
+        return answer.asResult(([SESSION_NOTE] if noted else []) + notices)
 
 
 def _answer(value, messageId):

@@ -38,6 +38,18 @@ class ToolResult:
                          message=error.message)
         return cls(error.message, {"error": described}, isError=True)
 
+    def asResult(self, notes=()):
+        """
+        This answer as a C{tools/call} result, C{notes} (lines the server
+        adds, such as the C{[session]} note) as text blocks after it.
+        """
+        content = list(self.content or [{"type": "text", "text": self.text}])
+        content.extend({"type": "text", "text": note} for note in notes)
+        result = {"content": content, "isError": self.isError}
+        if self.structured is not None:
+            result["structuredContent"] = self.structured
+        return result
+
 
 def closedSchema(properties=None, required=()):
     """
