@@ -11,7 +11,8 @@ import functools
 
 import attr
 
-from gsmcpd.tools.arguments import STRICT_VALIDATOR, PlainArguments, capped
+from gsmcpd.tools.arguments import (
+    BOOLEAN, OPTIONAL_STRING, STRING, STRICT_VALIDATOR, PlainArguments, capped)
 from gsmcpd.tools.context import NULL_CONTEXT
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger, describeKey
@@ -60,6 +61,12 @@ def resultSchema(**properties):
     tests check in its strict form), so the schema need not repeat it.
     """
     return {"type": "object", "properties": properties}
+
+
+METHOD_SCHEMA = resultSchema(className=STRING, meta=BOOLEAN, selector=STRING,
+                             category=OPTIONAL_STRING)
+"""One method in a result: the browsing and search tools list methods
+alike, so a client reads both with one shape."""
 
 
 MCP_DEFAULT_HINTS = {"readOnlyHint": False, "destructiveHint": True,
