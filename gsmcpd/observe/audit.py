@@ -15,6 +15,7 @@ import attr
 from twisted.logger import Logger, jsonFileLogObserver
 
 from gsmcpd.observe.clipping import clipped
+from gsmcpd.observe.metrics import classify, commitOutcome
 
 AUDIT_NAMESPACE = "gsmcpd.audit"
 SOURCE_ARGUMENTS = {"execute_code": "code", "compile_method": "source"}
@@ -50,16 +51,16 @@ def sourceDigest(tool, arguments):
 def outcome(response):
     """
     How a C{tools/call} ended, from its JSON-RPC response: C{ok}, C{error:}
-    and the tool error's kind, or C{protocolError:} and the code.
+    and the tool error's kind, or C{protocolError:} and the code.  The
+    metrics classify it, so the two never disagree on what a call did; a
+    protocol error is named by its code, which an operator looks up.
     """
     if response is None:
         return "noAnswer"
-    if "error" in response:
+    ended, kind = classify(response)
+    if ended == "error":
         return f"protocolError:{response['error'].get('code')}"
-    result = response.get("result", {})
-    if result.get("isError"):
-        kind = ((result.get("structuredContent") or {}).get("error")
-                or {}).get("kind", "other")
+    if ended == "toolError":
         return f"error:{kind}"
     return "ok"
 
@@ -168,9 +169,8 @@ class AuditLog:
         if tool == "abort" and ended == "ok":
             pending.clear()
         elif tool == "commit":
-            committed = ended == "ok" and bool(
-                response["result"].get("structuredContent", {})
-                .get("committed"))
+            committed = commitOutcome(
+                response, classify(response)[0]) == "committed"
             self.log.info(
                 "commit by {identity} as {gemstoneUser} in session "
                 "{session}: {result}", event="commit", identity=identity,
