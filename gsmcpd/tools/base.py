@@ -63,6 +63,14 @@ def resultSchema(**properties):
     return {"type": "object", "properties": properties}
 
 
+def counted(number, one, many=None):
+    """
+    C{1 method}, C{3 methods}: the tools' text is read by a model and a
+    person, and a count in the wrong number reads as a mistake.
+    """
+    return f"{number} {one if number == 1 else many or one + 's'}"
+
+
 METHOD_SCHEMA = resultSchema(className=STRING, meta=BOOLEAN, selector=STRING,
                              category=OPTIONAL_STRING)
 """One method in a result: the browsing and search tools list methods

@@ -12,7 +12,8 @@ from twisted.internet.defer import inlineCallbacks, returnValue
 from gsmcpd.tools.arguments import (
     OPTIONAL_STRING, STRING, nonEmptyArgument)
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema, counted,
+    resultSchema)
 from gsmcpd.tools.ledger import dictionaryKey
 from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties, window
 
@@ -131,8 +132,8 @@ class ListingToolset(Toolset):
         dictionaries = [{"name": each["name"], "entries": each["size"]}
                         for each in found]
         text = "\n".join(
-            f"{each['name'] or UNNAMED}  ({each['entries']} "
-            f"{'entry' if each['entries'] == 1 else 'entries'})"
+            f"{each['name'] or UNNAMED}  "
+            f"({counted(each['entries'], 'entry', 'entries')})"
             for each in dictionaries)
         returnValue(ToolResult(text or "(none)",
                                {"dictionaries": dictionaries}))
