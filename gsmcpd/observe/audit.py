@@ -21,9 +21,6 @@ AUDIT_NAMESPACE = "gsmcpd.audit"
 SOURCE_ARGUMENTS = {"execute_code": "code", "compile_method": "source"}
 """Tools whose argument is Smalltalk source, digested in the event."""
 COMPILE_PREFIX = "compile_"
-SESSION_PREFIX = 8
-"""Characters of a session handle an event shows: enough to tell sessions
-apart in one log, too few to take one over."""
 
 
 def argumentSizes(arguments):
@@ -132,9 +129,10 @@ class AuditLog:
         """
         Record one C{tools/call} and, for C{commit}, its result.
 
-        @param session: the MCP session it ran in: its C{handle}, and its
-            C{principal} (the token's subject and GemStone user) or L{None}
-            without authentication.
+        @param session: the MCP session it ran in: its C{handle}, the
+            C{label} logs name it by (a prefix of the handle, too short to
+            use it), and its C{principal} (the token's subject and
+            GemStone user) or L{None} without authentication.
         @param tool: the C{name} the call gave, whatever it is.
         @param arguments: the C{arguments} it gave, whatever they are: a
             malformed call is recorded as such rather than lost.
@@ -153,7 +151,7 @@ class AuditLog:
             "tool call {tool} by {identity} as {gemstoneUser} in session "
             "{session}: {outcome} in {seconds:.3f}s", event="toolCall",
             identity=identity, gemstoneUser=user,
-            session=handle[:SESSION_PREFIX],
+            session=session.label,
             tool=None if tool is None else clipped(tool),
             argumentBytes=argumentSizes(arguments),
             sourceSha256=sourceDigest(tool, arguments), outcome=ended,
@@ -174,7 +172,7 @@ class AuditLog:
             self.log.info(
                 "commit by {identity} as {gemstoneUser} in session "
                 "{session}: {result}", event="commit", identity=identity,
-                gemstoneUser=user, session=handle[:SESSION_PREFIX],
+                gemstoneUser=user, session=session.label,
                 result="committed" if committed else ended,
                 changes=list(pending))
             if committed:
