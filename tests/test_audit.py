@@ -21,6 +21,7 @@ class _Session:
     handle = attr.ib(default=SESSION)
     principal = attr.ib(default=Principal("f81d4fae", "Alice", frozenset(),
                                           0.0))
+    label = SESSION[:8]
 
 
 def ok(structured=None):

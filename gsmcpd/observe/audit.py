@@ -15,14 +15,12 @@ import attr
 from twisted.logger import Logger, jsonFileLogObserver
 
 from gsmcpd.observe.clipping import clipped
+from gsmcpd.observe.metrics import classify, commitOutcome
 
 AUDIT_NAMESPACE = "gsmcpd.audit"
 SOURCE_ARGUMENTS = {"execute_code": "code", "compile_method": "source"}
 """Tools whose argument is Smalltalk source, digested in the event."""
 COMPILE_PREFIX = "compile_"
-SESSION_PREFIX = 8
-"""Characters of a session handle an event shows: enough to tell sessions
-apart in one log, too few to take one over."""
 
 
 def argumentSizes(arguments):
@@ -50,16 +48,16 @@ def sourceDigest(tool, arguments):
 def outcome(response):
     """
     How a C{tools/call} ended, from its JSON-RPC response: C{ok}, C{error:}
-    and the tool error's kind, or C{protocolError:} and the code.
+    and the tool error's kind, or C{protocolError:} and the code.  The
+    metrics classify it, so the two never disagree on what a call did; a
+    protocol error is named by its code, which an operator looks up.
     """
     if response is None:
         return "noAnswer"
-    if "error" in response:
+    ended, kind = classify(response)
+    if ended == "error":
         return f"protocolError:{response['error'].get('code')}"
-    result = response.get("result", {})
-    if result.get("isError"):
-        kind = ((result.get("structuredContent") or {}).get("error")
-                or {}).get("kind", "other")
+    if ended == "toolError":
         return f"error:{kind}"
     return "ok"
 
@@ -131,9 +129,10 @@ class AuditLog:
         """
         Record one C{tools/call} and, for C{commit}, its result.
 
-        @param session: the MCP session it ran in: its C{handle}, and its
-            C{principal} (the token's subject and GemStone user) or L{None}
-            without authentication.
+        @param session: the MCP session it ran in: its C{handle}, the
+            C{label} logs name it by (a prefix of the handle, too short to
+            use it), and its C{principal} (the token's subject and
+            GemStone user) or L{None} without authentication.
         @param tool: the C{name} the call gave, whatever it is.
         @param arguments: the C{arguments} it gave, whatever they are: a
             malformed call is recorded as such rather than lost.
@@ -152,7 +151,7 @@ class AuditLog:
             "tool call {tool} by {identity} as {gemstoneUser} in session "
             "{session}: {outcome} in {seconds:.3f}s", event="toolCall",
             identity=identity, gemstoneUser=user,
-            session=handle[:SESSION_PREFIX],
+            session=session.label,
             tool=None if tool is None else clipped(tool),
             argumentBytes=argumentSizes(arguments),
             sourceSha256=sourceDigest(tool, arguments), outcome=ended,
@@ -168,13 +167,12 @@ class AuditLog:
         if tool == "abort" and ended == "ok":
             pending.clear()
         elif tool == "commit":
-            committed = ended == "ok" and bool(
-                response["result"].get("structuredContent", {})
-                .get("committed"))
+            committed = commitOutcome(
+                response, classify(response)[0]) == "committed"
             self.log.info(
                 "commit by {identity} as {gemstoneUser} in session "
                 "{session}: {result}", event="commit", identity=identity,
-                gemstoneUser=user, session=handle[:SESSION_PREFIX],
+                gemstoneUser=user, session=session.label,
                 result="committed" if committed else ended,
                 changes=list(pending))
             if committed:

@@ -193,12 +193,12 @@ class CallTimer:
         if step == "replaced":
             metrics.replacements.inc()
         if self._tool == COMMIT_TOOL:
-            ended = _commitOutcome(response, outcome)
+            ended = commitOutcome(response, outcome)
             if ended is not None:
                 metrics.commits.labels(ended).inc()
 
 
-def _commitOutcome(response, outcome):
+def commitOutcome(response, outcome):
     """
     C{committed}, C{conflict} (a tool error naming the conflicts), or
     L{None} for a C{commit} that ended otherwise (refused, broken...).

@@ -136,6 +136,7 @@ IDENTIFIER = r"^[A-Za-z][A-Za-z0-9_]*(?![\s\S])"
 C{$} also matches before a trailing newline, and C{\\Z} is not ECMA-262."""
 
 STRING = {"type": "string"}
+OPTIONAL_STRING = {"type": ["string", "null"]}
 BOOLEAN = {"type": "boolean"}
 INTEGER = {"type": "integer"}
 
@@ -150,6 +151,14 @@ def stringArgument(description=None, **constraints):
     tool's own description leave something unsaid.
     """
     return dict(STRING, **_described(description), **constraints)
+
+
+def nonEmptyArgument(description=None):
+    """
+    A name, selector or pattern argument: an empty one names nothing, so
+    the schema refuses it before a template runs.
+    """
+    return stringArgument(description, minLength=1)
 
 
 def namesArgument(description=None):

@@ -11,7 +11,8 @@ import functools
 
 import attr
 
-from gsmcpd.tools.arguments import STRICT_VALIDATOR, PlainArguments, capped
+from gsmcpd.tools.arguments import (
+    BOOLEAN, OPTIONAL_STRING, STRING, STRICT_VALIDATOR, PlainArguments, capped)
 from gsmcpd.tools.context import NULL_CONTEXT
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger, describeKey
@@ -72,6 +73,20 @@ def resultSchema(**properties):
     tests check in its strict form), so the schema need not repeat it.
     """
     return {"type": "object", "properties": properties}
+
+
+def counted(number, one, many=None):
+    """
+    C{1 method}, C{3 methods}: the tools' text is read by a model and a
+    person, and a count in the wrong number reads as a mistake.
+    """
+    return f"{number} {one if number == 1 else many or one + 's'}"
+
+
+METHOD_SCHEMA = resultSchema(className=STRING, meta=BOOLEAN, selector=STRING,
+                             category=OPTIONAL_STRING)
+"""One method in a result: the browsing and search tools list methods
+alike, so a client reads both with one shape."""
 
 
 MCP_DEFAULT_HINTS = {"readOnlyHint": False, "destructiveHint": True,

@@ -14,19 +14,15 @@ from urllib.parse import unquote
 from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.offerings import ResourceTemplate
-from gsmcpd.tools.arguments import META
+from gsmcpd.tools.arguments import (
+    BOOLEAN, META, OPTIONAL_STRING, STRING, nonEmptyArgument)
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
+    METHOD_SCHEMA, Tool, ToolResult, Toolset, annotations, closedSchema,
+    resultSchema)
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS, capped
 from gsmcpd.tools.ledger import classKey, methodKey
 
-CLASS_NAME = {"type": "string", "minLength": 1}
-
-STRING = {"type": "string"}
-OPTIONAL_STRING = {"type": ["string", "null"]}
 NAMES = {"type": "array", "items": STRING}
-
-BOOLEAN = {"type": "boolean"}
 
 
 def singleValueResult(key, **more):
@@ -35,10 +31,6 @@ def singleValueResult(key, **more):
     """
     return resultSchema(totalCharacters={"type": "integer"}, truncated=BOOLEAN,
                   **{key: STRING}, **more)
-
-
-METHOD_ITEM = resultSchema(className=STRING, meta=BOOLEAN, selector=STRING,
-                     category=OPTIONAL_STRING)
 
 
 def singleValue(key, text, heading=None, **more):
@@ -66,7 +58,7 @@ class BrowsingToolset(Toolset):
 
     def tools(self):
         readOnly = annotations(readOnly=True)
-        classOnly = closedSchema({"className": CLASS_NAME},
+        classOnly = closedSchema({"className": nonEmptyArgument()},
                                  required=["className"])
         return [
             Tool("describe_class", "Describe class",
@@ -98,7 +90,7 @@ class BrowsingToolset(Toolset):
                  "A method's source, after a line naming it and its "
                  "category. Counts as reading it.",
                  closedSchema({
-                     "className": CLASS_NAME,
+                     "className": nonEmptyArgument(),
                      "selector": {"type": "string", "minLength": 1,
                                   "description": "e.g. printOn: or "
                                                  "at:put:"},
@@ -112,7 +104,7 @@ class BrowsingToolset(Toolset):
                  "The selectors a class defines on each side, by category.",
                  classOnly, readOnly, self.listMethods,
                  resultSchema(className=STRING, methods={"type": "array",
-                                                   "items": METHOD_ITEM})),
+                                                   "items": METHOD_SCHEMA})),
         ]
 
     @inlineCallbacks

@@ -13,7 +13,7 @@ clients without a user interface.
 from twisted.internet.defer import inlineCallbacks, succeed
 
 from gsmcpd.tools.questions import accepted, elicitation
-from gsmcpd.tools.base import ToolError
+from gsmcpd.tools.base import ToolError, counted
 
 QUESTION_KEY = "confirm"
 CONFIRM_OPTION = "confirmDestructive"
@@ -46,7 +46,7 @@ def confirmClassDeletion(toolset, call, className):
     found = yield call.runTemplate("describe_class", {"className": className})
     methods = len(found["instanceSelectors"]) + len(found["classSelectors"])
     yield confirmed(call, f"Delete the class {className} and its "
-                    f"{methods} method{'' if methods == 1 else 's'}?",
+                    f"{counted(methods, 'method')}?",
                     f"delete class {className}")
 
 

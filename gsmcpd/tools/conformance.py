@@ -14,7 +14,7 @@ from twisted.internet import reactor
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import deferLater
 
-from gsmcpd.tools import conformance2026
+from gsmcpd.tools import conformance2026, questions
 from gsmcpd.tools.base import (
     Tool, ToolResult, Toolset, annotations, closedSchema)
 from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate
@@ -179,10 +179,8 @@ class ConformanceToolset(Toolset):
 
     @inlineCallbacks
     def sampling(self, call, arguments):
-        answer = yield self._ask(call, "sampling/createMessage", {
-            "messages": [{"role": "user",
-                          "content": text(arguments["prompt"])}],
-            "maxTokens": 100})
+        answer = yield self._ask(call, questions.sampling(
+            arguments["prompt"], 100))
         reply = (answer or {}).get("content", {})
         return ToolResult(f"LLM response: {reply.get('text', reply)}")
 
@@ -195,17 +193,19 @@ class ConformanceToolset(Toolset):
 
     @inlineCallbacks
     def _elicited(self, call, message, schema):
-        answer = yield self._ask(call, "elicitation/create", {
-            "message": message, "requestedSchema": schema})
+        # Not questions.elicitation, which adds a mode and builds its own
+        # schema: the suite's schema goes as it is.
+        answer = yield self._ask(call, {"method": "elicitation/create",
+                                        "params": {"message": message,
+                                                   "requestedSchema": schema}})
         answer = answer or {}
         return ToolResult(f"Elicitation completed: action="
                           f"{answer.get('action')}, content="
                           f"{json.dumps(answer.get('content', {}))}")
 
     @inlineCallbacks
-    def _ask(self, call, method, params):
-        answers = yield call.ask({"question": {"method": method,
-                                               "params": params}})
+    def _ask(self, call, question):
+        answers = yield call.ask({"question": question})
         return answers["question"]
 
     @inlineCallbacks

@@ -9,18 +9,18 @@ model reads to find a name is worse truncated than long.
 
 from twisted.internet.defer import inlineCallbacks, returnValue
 
+from gsmcpd.tools.arguments import (
+    OPTIONAL_STRING, STRING, nonEmptyArgument)
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
+    Tool, ToolResult, Toolset, annotations, closedSchema, counted,
+    resultSchema)
 from gsmcpd.tools.ledger import dictionaryKey
 from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties, window
-
-DICTIONARY_NAME = {"type": "string", "minLength": 1}
 
 UNNAMED = "(unnamed)"
 """How text shows a dictionary that has no name (it does not hold itself)."""
 
-CLASS_ITEM = resultSchema(className={"type": "string"},
-                          dictionary={"type": ["string", "null"]})
+CLASS_ITEM = resultSchema(className=STRING, dictionary=OPTIONAL_STRING)
 
 
 def nameOrder(name):
@@ -64,7 +64,7 @@ class ListingToolset(Toolset):
 
     def tools(self):
         readOnly = annotations(readOnly=True)
-        dictionaryArgument = {"dictionaryName": DICTIONARY_NAME}
+        dictionaryArgument = {"dictionaryName": nonEmptyArgument()}
         return [
             Tool("list_all_classes", "All classes",
                  "Every class in your symbol list, sorted, with its "
@@ -83,7 +83,7 @@ class ListingToolset(Toolset):
                  closedSchema(), readOnly, self.listDictionaries,
                  resultSchema(dictionaries={
                      "type": "array",
-                     "items": resultSchema(name={"type": ["string", "null"]},
+                     "items": resultSchema(name=OPTIONAL_STRING,
                                            entries={"type": "integer"})})),
             Tool("list_dictionary_entries", "Dictionary entries",
                  "A symbol dictionary's entries, sorted, each a class or a "
@@ -92,9 +92,9 @@ class ListingToolset(Toolset):
                               required=["dictionaryName"]),
                  readOnly, self.listDictionaryEntries,
                  pagedSchema("entries", resultSchema(
-                     name={"type": "string"},
+                     name=STRING,
                      kind={"enum": ["class", "global"]}),
-                     {"dictionary": {"type": "string"}})),
+                     {"dictionary": STRING})),
         ]
 
     @inlineCallbacks
@@ -132,8 +132,8 @@ class ListingToolset(Toolset):
         dictionaries = [{"name": each["name"], "entries": each["size"]}
                         for each in found]
         text = "\n".join(
-            f"{each['name'] or UNNAMED}  ({each['entries']} "
-            f"{'entry' if each['entries'] == 1 else 'entries'})"
+            f"{each['name'] or UNNAMED}  "
+            f"({counted(each['entries'], 'entry', 'entries')})"
             for each in dictionaries)
         returnValue(ToolResult(text or "(none)",
                                {"dictionaries": dictionaries}))

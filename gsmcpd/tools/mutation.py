@@ -20,7 +20,7 @@ from gsmcpd.tools.arguments import (
     stringArgument)
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
-    resultSchema)
+    counted, resultSchema)
 from gsmcpd.tools.compiling import (
     COMPILE_ERROR_SCHEMA, compileError, definedSelector, definitionReport,
     locatedErrors, methodName, unreadMethodsRefusal)
@@ -181,7 +181,7 @@ class MutationToolset(Toolset):
         call.journal.record("removed", f"dictionary {name}")
         returnValue(ToolResult(
             f"Removed dictionary {name} from the symbol list (it held "
-            f"{_counted(value['entries'], 'entry', 'entries')}).", value))
+            f"{counted(value['entries'], 'entry', 'entries')}).", value))
 
     @inlineCallbacks
     def compileClassDefinition(self, call, arguments):
@@ -282,7 +282,7 @@ class MutationToolset(Toolset):
         call.journal.record("deleted", f"class {className}", className)
         returnValue(ToolResult(
             f"Deleted class {className} from {value['dictionary']}, with "
-            f"{_counted(value['methods'], 'method', 'methods')}.",
+            f"{counted(value['methods'], 'method')}.",
             dict(value, className=className)))
 
     @inlineCallbacks
@@ -332,10 +332,6 @@ class MutationToolset(Toolset):
                 f"({', '.join(value['subclasses'])}): {withSubclasses}.",
                 {"subclasses": value["subclasses"]})
         returnValue(value)
-
-
-def _counted(number, one, many):
-    return f"{number} {one if number == 1 else many}"
 
 
 def _capitalised(text):

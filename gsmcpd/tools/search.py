@@ -11,16 +11,13 @@ it stops one hit past the page and says the total is not known.
 from twisted.internet.defer import inlineCallbacks, returnValue
 
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
-from gsmcpd.tools.arguments import stringArgument
+    METHOD_SCHEMA, Tool, ToolResult, Toolset, annotations, closedSchema,
+    resultSchema)
+from gsmcpd.tools.arguments import nonEmptyArgument
 from gsmcpd.tools.paging import PAGE_SCHEMA, Page, pagingProperties, scanned
 
 SEARCH_LIMIT = 200
 """The default page of the searches that can be long (the reference's)."""
-
-METHOD_SCHEMA = resultSchema(
-    className={"type": "string"}, meta={"type": "boolean"},
-    selector={"type": "string"}, category={"type": ["string", "null"]})
 
 OUTPUT_SCHEMA = resultSchema(
     methods={"type": "array", "items": METHOD_SCHEMA}, page=PAGE_SCHEMA)
@@ -53,10 +50,6 @@ def methodsResult(page):
                              "page": page.structured()})
 
 
-def _nonEmpty(description=None):
-    return stringArgument(description, minLength=1)
-
-
 class SearchToolset(Toolset):
     name = "search"
     title = "Search"
@@ -69,18 +62,18 @@ class SearchToolset(Toolset):
             self._finder(
                 "find_implementors", "Find implementors",
                 "Methods implementing a selector, sorted by class.",
-                "selector", _nonEmpty("e.g. printOn:"),
+                "selector", nonEmptyArgument("e.g. printOn:"),
                 None, self.findImplementors),
             self._finder(
                 "find_references_to", "Find references",
                 "Methods referring to a class or other global, sorted by "
                 "class then selector.",
-                "name", _nonEmpty("e.g. Account"),
+                "name", nonEmptyArgument("e.g. Account"),
                 None, self.findReferencesTo),
             self._finder(
                 "find_senders", "Find senders",
                 "Methods sending a selector, sorted by class then selector.",
-                "selector", _nonEmpty("e.g. deposit:"),
+                "selector", nonEmptyArgument("e.g. deposit:"),
                 SEARCH_LIMIT, self.findSenders),
             Tool(
                 "search_method_source", "Search source",
@@ -88,8 +81,8 @@ class SearchToolset(Toolset):
                 "sensitive), in symbol-list order (dictionary, class, side, "
                 "selector).",
                 closedSchema({
-                    "pattern": _nonEmpty(),
-                    "dictionaryName": _nonEmpty(
+                    "pattern": nonEmptyArgument(),
+                    "dictionaryName": nonEmptyArgument(
                         "only this dictionary's classes: far faster"),
                     **pagingProperties(SEARCH_LIMIT)},
                     required=["pattern"]),

@@ -11,7 +11,7 @@ from twisted.internet.defer import inlineCallbacks, returnValue
 from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
-    resultSchema)
+    counted, resultSchema)
 from gsmcpd.tools.confirm import (
     CONFIRM_OPTION, commitQuestion, confirmedIf, confirming)
 
@@ -118,5 +118,5 @@ def _listed(conflict):
     """
     named = ", ".join(conflict["names"])
     count = conflict["count"]
-    objects = f"{count} object{'' if count == 1 else 's'}"
+    objects = counted(count, "object")
     return f"{objects} ({named})" if named else objects

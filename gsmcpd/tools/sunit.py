@@ -10,6 +10,8 @@ a view of those entries.
 
 from twisted.internet.defer import inlineCallbacks, returnValue
 
+from gsmcpd.tools.arguments import (
+    OPTIONAL_STRING, STRING, nonEmptyArgument)
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
     resultSchema)
@@ -17,12 +19,10 @@ from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties
 
 STATUSES = ("passed", "failed", "error")
 
-_OPTIONAL_STRING = {"type": ["string", "null"]}
-
 TEST_SCHEMA = resultSchema(
-    className={"type": "string"}, selector={"type": "string"},
-    status={"enum": list(STATUSES)}, exceptionClass=_OPTIONAL_STRING,
-    description=_OPTIONAL_STRING)
+    className=STRING, selector=STRING,
+    status={"enum": list(STATUSES)}, exceptionClass=OPTIONAL_STRING,
+    description=OPTIONAL_STRING)
 """One test's outcome; a test that passed has no exception (null)."""
 
 SUMMARY_PROPERTIES = {
@@ -33,8 +33,6 @@ SUMMARY_PROPERTIES = {
     "tests": {"type": "array", "items": TEST_SCHEMA},
 }
 
-_CLASS_NAME = {"type": "string", "minLength": 1}
-_SELECTOR = _CLASS_NAME
 _LABELS = {"failed": "FAIL ", "error": "ERROR"}
 
 
@@ -92,8 +90,8 @@ class TestingToolset(Toolset):
         "Tests run in your session and see your uncommitted changes.")
 
     def tools(self):
-        oneTest = closedSchema({"className": _CLASS_NAME,
-                                "selector": _SELECTOR},
+        oneTest = closedSchema({"className": nonEmptyArgument(),
+                                "selector": nonEmptyArgument()},
                                required=["className", "selector"])
         run = annotations(False)
         return [
@@ -107,7 +105,7 @@ class TestingToolset(Toolset):
                  "raised an error.",
                  closedSchema({"classNames": {
                      "type": "array", "minItems": 1,
-                     "items": _CLASS_NAME}}),
+                     "items": nonEmptyArgument()}}),
                  run, self.listFailingTests,
                  resultSchema(**SUMMARY_PROPERTIES),
                  taskSupport="optional"),
@@ -116,14 +114,14 @@ class TestingToolset(Toolset):
                  closedSchema(pagingProperties()),
                  annotations(True), self.listTestClasses,
                  resultSchema(classNames={"type": "array",
-                                          "items": {"type": "string"}},
+                                          "items": STRING},
                               page=PAGE_SCHEMA)),
             Tool("run_test_class", "Run test class",
                  "Run every test of a TestCase subclass.",
-                 closedSchema({"className": _CLASS_NAME},
+                 closedSchema({"className": nonEmptyArgument()},
                               required=["className"]),
                  run, self.runTestClass,
-                 resultSchema(className={"type": "string"},
+                 resultSchema(className=STRING,
                               **SUMMARY_PROPERTIES),
                  taskSupport="optional"),
             Tool("run_test_method", "Run test method",
