@@ -68,6 +68,10 @@ class _Session:
     handle = attr.ib()
     principal = attr.ib(default=None)
 
+    @property
+    def label(self):
+        return self.handle[:8]
+
 
 def principal(identity):
     return Principal(identity, identity, frozenset(), 0.0)

@@ -20,8 +20,6 @@ inside a session: the conformance suite's raw requests and older SDK
 transports send them, and the body's meaning does not change."""
 
 SESSION_HEADER = b"mcp-session-id"
-SESSION_PREFIX = 8
-"""Characters of a session id a log line shows."""
 VERSION_HEADER = b"mcp-protocol-version"
 
 
@@ -86,7 +84,7 @@ def namedSession(request, sessions, principal=None):
     session = sessions.get(handle.decode("latin-1"))
     if session is None or not admits(
             session.principal, principal,
-            f"session {session.handle[:SESSION_PREFIX]}"):
+            f"session {session.label}"):
         raise Refusal(404, "Not Found: no such session (it ended or never "
                       "existed); initialize a new one")
     return session
