@@ -155,13 +155,14 @@ class SessionRegistry:
         """
         self._retract(session)
         return session.attachStream(
-            lambda generation: makeStream(generation, self._streamLost))
+            lambda generation: makeStream(
+                generation, lambda stream: self._streamLost(session, stream)))
 
-    def _streamLost(self, stream):
-        for session in self._sessions.values():
-            if session.stream is stream:
-                break
-        else:
+    def _streamLost(self, session, stream):
+        # A superseded stream, or one of a session already closed, is no
+        # longer what keeps its session: losing it decides nothing.
+        if (self._sessions.get(session.handle) is not session
+                or session.stream is not stream):
             return
         session.stream = None
         self.log.info("session {handle}: its client {how} the event stream",
