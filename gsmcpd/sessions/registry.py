@@ -49,7 +49,8 @@ class SessionRegistry:
         self._graceTimers = {}
         self.onClose = list(onClose)
         self.onCommit = []
-        self.prepare = prepare
+        # Without a preparation a session is served as it logged in.
+        self.prepare = (lambda session: None) if prepare is None else prepare
         self.stopGem = stopGem
         self.warm = WarmSessions(self, clock, warmReads)
         self.onClose.append(self.warm.forget)
@@ -94,7 +95,7 @@ class SessionRegistry:
                                  clientCapabilities)
             session.principal = principal
             session.journal.observers = self.onCommit
-            prepared = maybeDeferred(self.prepare or (lambda s: None), session)
+            prepared = maybeDeferred(self.prepare, session)
             # A session its preparation refused (no commit lock, say) is
             # never served: its GemStone session goes back.
             prepared.addErrback(lambda failure: self._pool.close(gem).addBoth(
@@ -190,9 +191,7 @@ class SessionRegistry:
         session = self._sessions.pop(handle, None)
         if session is None:
             return succeed(None)
-        timer = self._graceTimers.pop(handle, None)
-        if timer is not None:
-            timer.cancel()
+        self._retract(session)
         self.log.info("session {handle} closed: {reason}",
                       handle=session.label,
                       reason=reason)
@@ -237,7 +236,7 @@ class SessionRegistry:
         def replaced(gem):
             session.gem = gem
             session.ledger.viewMoved()
-            prepared = maybeDeferred(self.prepare or (lambda s: None), session)
+            prepared = maybeDeferred(self.prepare, session)
             return prepared.addErrback(failed, "could not be prepared")
 
         def failed(failure, why):
