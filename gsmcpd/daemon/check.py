@@ -27,6 +27,7 @@ from gsmcpd.gci.session import GemSession
 from gsmcpd.sessions.workers import WorkerLogins, grantNeeded
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.templates.run import runTemplate
+from gsmcpd.transport.tls import splitDescription
 
 STOP_PRIVILEGE = "SystemControl"
 """What stopping another session's gem needs (System stopSession:)."""
@@ -355,12 +356,10 @@ def certificatePath(endpoint):
     """
     The certificate file of an C{ssl:} endpoint string, or L{None}.
     """
-    if not endpoint.startswith("ssl:"):
+    kind, _, keywords = splitDescription(endpoint)
+    if kind.lower() != "ssl":
         return None
-    fields = dict(field.split("=", 1)
-                  for field in re.split(r"(?<!\\):", endpoint)
-                  if "=" in field)
-    return fields.get("certKey") or fields.get("privateKey")
+    return keywords.get("certKey") or keywords.get("privateKey")
 
 
 def readCertificate(path):
