@@ -17,9 +17,7 @@ import attr
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.threads import deferToThread
 
-from gsmcpd.auth.documents import verifiedClient
-from gsmcpd.auth.keys import RemoteKeys
-from gsmcpd.daemon.security import authenticated
+from gsmcpd.daemon.security import authenticated, remoteKeys
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
 from gsmcpd.gci.errors import GciError
@@ -317,10 +315,7 @@ class Preflight:
             self.found("JWKS", True, f"{_keys(keys.keys)} from {where}")
 
     def _remoteKeys(self, config):
-        return RemoteKeys(
-            verifiedClient(self.reactor), self.reactor,
-            jwksUrl=config.authJwksUrl,
-            issuer=None if config.authJwksUrl else config.authIssuer)
+        return remoteKeys(config, self.reactor)
 
 
 def _keys(keys):
