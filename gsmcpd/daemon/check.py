@@ -17,9 +17,7 @@ import attr
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.threads import deferToThread
 
-from gsmcpd.auth.documents import verifiedClient
-from gsmcpd.auth.keys import RemoteKeys
-from gsmcpd.daemon.security import authenticated
+from gsmcpd.daemon.security import authenticated, remoteKeys
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
 from gsmcpd.gci.errors import GciError
@@ -27,6 +25,7 @@ from gsmcpd.gci.session import GemSession
 from gsmcpd.sessions.workers import WorkerLogins, grantNeeded
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.templates.run import runTemplate
+from gsmcpd.transport.tls import splitDescription
 
 STOP_PRIVILEGE = "SystemControl"
 """What stopping another session's gem needs (System stopSession:)."""
@@ -316,10 +315,7 @@ class Preflight:
             self.found("JWKS", True, f"{_keys(keys.keys)} from {where}")
 
     def _remoteKeys(self, config):
-        return RemoteKeys(
-            verifiedClient(self.reactor), self.reactor,
-            jwksUrl=config.authJwksUrl,
-            issuer=None if config.authJwksUrl else config.authIssuer)
+        return remoteKeys(config, self.reactor)
 
 
 def _keys(keys):
@@ -355,12 +351,10 @@ def certificatePath(endpoint):
     """
     The certificate file of an C{ssl:} endpoint string, or L{None}.
     """
-    if not endpoint.startswith("ssl:"):
+    kind, _, keywords = splitDescription(endpoint)
+    if kind.lower() != "ssl":
         return None
-    fields = dict(field.split("=", 1)
-                  for field in re.split(r"(?<!\\):", endpoint)
-                  if "=" in field)
-    return fields.get("certKey") or fields.get("privateKey")
+    return keywords.get("certKey") or keywords.get("privateKey")
 
 
 def readCertificate(path):

@@ -16,25 +16,38 @@ from twisted.python import usage
 from gsmcpd import __version__
 from gsmcpd.daemon.clientconfig import (
     CLIENTS, Target, UnknownClient, endpointUrl, snippet)
-from gsmcpd.daemon.options import DEFAULT_PORT, Options
-from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.daemon.options import DEFAULT_PORT, Config, Options
+from gsmcpd.daemon.settings import ConfigError, declaredSettings
 from gsmcpd.observe.logformat import JSON_LOGGER
 
-LOG_FORMAT_VARIABLE = "GSMCP_LOG_FORMAT"
+
+def _variable(name):
+    """
+    The environment variable setting C{name} is read from, as declared:
+    these commands read the settings the daemon reads.
+    """
+    return dict(declaredSettings(Config))[name].environ
+
+
+LOG_FORMAT_VARIABLE = _variable("logFormat")
+AUDIENCE_VARIABLE = _variable("authAudience")
+PORT_VARIABLE = _variable("port")
+ISSUER_VARIABLE = _variable("authIssuer")
 
 
 class ClientConfigOptions(usage.Options):
     synopsis = "[options] CLIENT"
     longdesc = ("Print a ready configuration snippet for CLIENT, one of: "
                 + ", ".join(CLIENTS) + ".  The URL comes from --url, else "
-                "GSMCP_AUTH_AUDIENCE, else the daemon's --port "
-                "(GSMCP_PORT); a bearer token is sent with --bearer or "
-                "when GSMCP_AUTH_ISSUER is set.")
+                f"{AUDIENCE_VARIABLE}, else the daemon's --port "
+                f"({PORT_VARIABLE}); a bearer token is sent with --bearer or "
+                f"when {ISSUER_VARIABLE} is set.")
     optFlags = [["bearer", None, "the daemon requires a bearer token"]]
     optParameters = [
         ["url", None, None, "the daemon's MCP URL as clients reach it"],
         ["name", None, "gemstone", "the name the client lists it under"],
-        ["port", None, None, "the daemon's endpoint (default: GSMCP_PORT)"],
+        ["port", None, None,
+         f"the daemon's endpoint (default: {PORT_VARIABLE})"],
     ]
 
     def parseArgs(self, client):
@@ -144,10 +157,10 @@ def check(options):
 def clientConfig(options, environ=None):
     environ = os.environ if environ is None else environ
     # With authentication on, the audience is the URL clients use.
-    url = options["url"] or environ.get("GSMCP_AUTH_AUDIENCE") or \
-        endpointUrl(options["port"] or environ.get("GSMCP_PORT")
+    url = options["url"] or environ.get(AUDIENCE_VARIABLE) or \
+        endpointUrl(options["port"] or environ.get(PORT_VARIABLE)
                     or DEFAULT_PORT)
-    bearer = options["bearer"] or bool(environ.get("GSMCP_AUTH_ISSUER"))
+    bearer = options["bearer"] or bool(environ.get(ISSUER_VARIABLE))
     if url is None:
         print("gsmcpd client-config: the endpoint does not say which URL "
               "clients reach (socket activation?); pass --url",

@@ -8,9 +8,10 @@ writing a secret into a file that gets shared.
 """
 
 import json
-import re
 
 import attr
+
+from gsmcpd.transport.tls import splitDescription
 
 TOKEN_VARIABLE = "GSMCP_TOKEN"
 """Where the snippets read the bearer token from."""
@@ -37,14 +38,12 @@ def endpointUrl(endpoint, host=None):
     at (C{tcp:8000:interface=127.0.0.1}, C{ssl:8443:...}); L{None} when
     the string does not say (a C{systemd:} or C{unix:} endpoint).
     """
-    kind, _, rest = endpoint.partition(":")
+    kind, positional, keywords = splitDescription(endpoint)
+    kind = kind.lower()
     if kind not in ("tcp", "tcp6", "ssl"):
         return None
-    fields = [f.replace("\\:", ":") for f in re.split(r"(?<!\\):", rest)]
-    port = next((f.split("=", 1)[1] for f in fields if f.startswith("port=")),
-                fields[0] if fields and "=" not in fields[0] else None)
-    interface = next((f.split("=", 1)[1] for f in fields
-                      if f.startswith("interface=")), None)
+    port = keywords.get("port", positional[0] if positional else None)
+    interface = keywords.get("interface")
     if port is None:
         return None
     if host is None:

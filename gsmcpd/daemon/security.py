@@ -229,15 +229,24 @@ def securityServices(reactor, contexts, audit, gate):
     return services
 
 
+def remoteKeys(config, reactor):
+    """
+    The signing keys fetched over HTTPS from the JWKS URL, or from what
+    the issuer's metadata names when no URL is given; the daemon and its
+    preflight check read them the same way.
+    """
+    return RemoteKeys(
+        verifiedClient(reactor), reactor, jwksUrl=config.authJwksUrl,
+        issuer=None if config.authJwksUrl else config.authIssuer)
+
+
 def bearerGate(config, reactor):
     """
     The gate every request passes with authentication on, or L{None}.
     """
     if not authenticated(config):
         return None
-    keys = config.authJwksFile or RemoteKeys(
-        verifiedClient(reactor), reactor, jwksUrl=config.authJwksUrl,
-        issuer=None if config.authJwksUrl else config.authIssuer)
+    keys = config.authJwksFile or remoteKeys(config, reactor)
     required = frozenset(config.authRequiredScopes)
     mapping = config.scopeToolsets
     validator = TokenValidator(

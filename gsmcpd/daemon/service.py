@@ -11,6 +11,7 @@ from twisted.application.service import MultiService, Service
 from twisted.internet.defer import inlineCallbacks
 from twisted.logger import Logger
 
+from gsmcpd.daemon.check import DAEMON_OWN_SESSIONS
 from gsmcpd.daemon.heap import FREEZE_INTERVAL, FrozenHeap
 from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
 from gsmcpd.daemon.maintenance import Maintenance
@@ -148,10 +149,9 @@ def assemble(config, library, reactor):
     except ValueError as e:
         raise ConfigError(f"--port {config.port!r}: {e}")
     simulator = SimulatedStone(reactor, (
-        config.maxSessions or SIMULATED_UNCAPPED) + 2) \
+        config.maxSessions or SIMULATED_UNCAPPED) + DAEMON_OWN_SESSIONS) \
         if config.simulated else None
-    # Room above: every session the daemon may open, its own, and a worker
-    # login being proved at startup.
+    # Room above: every session the daemon may open, and its own.
     login = simulator.login if simulator else realLogin(config)
 
     def openGem(parameters, name):

@@ -250,7 +250,6 @@ class GemSession:
         if call is None:
             return None
         if self._withdraw(call):
-            del self._calls[d]
             d.errback(CallWithdrawn())
             return "withdrawn"
         if call.state is _RUNNING:
@@ -260,13 +259,16 @@ class GemSession:
 
     def _withdraw(self, call):
         """
-        Withdraw C{call} if its thread has not taken it yet.
+        Withdraw C{call} if its thread has not taken it yet; a withdrawn
+        call no longer keeps the session busy.  (The stop marker is in no
+        table: it has no deferred.)
         """
         with self._guard:
             if call.state is not _QUEUED:
                 return False
             call.state = _WITHDRAWN
-            return True
+        self._calls.pop(call.deferred, None)
+        return True
 
     def abandon(self, reason):
         """
@@ -284,7 +286,6 @@ class GemSession:
         self._queue.put(_Call(self._doLogout, None, True))
         self._endThread()
         for call in withdrawn:
-            del self._calls[call.deferred]
             call.deferred.errback(CallWithdrawn(reason))
 
     def _submit(self, work, evenIfGone=False, withdrawable=True):
@@ -306,8 +307,8 @@ class GemSession:
 
     def _cancelled(self, d):
         call = self._calls.get(d)
-        if call is not None and self._withdraw(call):
-            del self._calls[d]
+        if call is not None:
+            self._withdraw(call)
 
     def _over(self, call, outcome):
         """

@@ -49,7 +49,8 @@ class SessionRegistry:
         self._graceTimers = {}
         self.onClose = list(onClose)
         self.onCommit = []
-        self.prepare = prepare
+        # Without a preparation a session is served as it logged in.
+        self.prepare = (lambda session: None) if prepare is None else prepare
         self.stopGem = stopGem
         self.warm = WarmSessions(self, clock, warmReads)
         self.onClose.append(self.warm.forget)
@@ -94,7 +95,7 @@ class SessionRegistry:
                                  clientCapabilities)
             session.principal = principal
             session.journal.observers = self.onCommit
-            prepared = maybeDeferred(self.prepare or (lambda s: None), session)
+            prepared = maybeDeferred(self.prepare, session)
             # A session its preparation refused (no commit lock, say) is
             # never served: its GemStone session goes back.
             prepared.addErrback(lambda failure: self._pool.close(gem).addBoth(
@@ -155,13 +156,14 @@ class SessionRegistry:
         """
         self._retract(session)
         return session.attachStream(
-            lambda generation: makeStream(generation, self._streamLost))
+            lambda generation: makeStream(
+                generation, lambda stream: self._streamLost(session, stream)))
 
-    def _streamLost(self, stream):
-        for session in self._sessions.values():
-            if session.stream is stream:
-                break
-        else:
+    def _streamLost(self, session, stream):
+        # A superseded stream, or one of a session already closed, is no
+        # longer what keeps its session: losing it decides nothing.
+        if (self._sessions.get(session.handle) is not session
+                or session.stream is not stream):
             return
         session.stream = None
         self.log.info("session {handle}: its client {how} the event stream",
@@ -189,9 +191,7 @@ class SessionRegistry:
         session = self._sessions.pop(handle, None)
         if session is None:
             return succeed(None)
-        timer = self._graceTimers.pop(handle, None)
-        if timer is not None:
-            timer.cancel()
+        self._retract(session)
         self.log.info("session {handle} closed: {reason}",
                       handle=session.label,
                       reason=reason)
@@ -236,7 +236,7 @@ class SessionRegistry:
         def replaced(gem):
             session.gem = gem
             session.ledger.viewMoved()
-            prepared = maybeDeferred(self.prepare or (lambda s: None), session)
+            prepared = maybeDeferred(self.prepare, session)
             return prepared.addErrback(failed, "could not be prepared")
 
         def failed(failure, why):
