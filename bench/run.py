@@ -382,22 +382,21 @@ async def capacity(plan, daemon, profileTo=None):
 
 def figures(results):
     """
-    The headline ratios and the figures the targets check, by dotted name.
+    The headline ratios and the figures the targets check, by dotted name:
+    the ratios the summary prints come from L{report.RATIO_LINES}, so each
+    is defined once; only figures derived otherwise are spelled here.
     """
     t = results["throughput"]
     r = results["responsiveness"]
     c = results["capacity"]
     s = results["stone"]
     d = results["daemon"]
-    echo, ping = t["echo_ping"], t["gsmcpd_ping"]
-    sdk, tool = t["sdk_tools_call"], t["gsmcpd_tools_call"]
-    null = t["null_tools_call"]
+    ping, tool = t["gsmcpd_ping"], t["gsmcpd_tools_call"]
+    ratios = {key: ratio(t[ours][field], t[theirs][referenceField])
+              for key, _, (ours, field), (theirs, referenceField)
+              in report.RATIO_LINES}
     return {
-        "null.tools_call.throughput": ratio(null["rps"], sdk["rps"]),
-        "null.tools_call.cpu_per_request": ratio(
-            null["cpu_ms_per_request"], sdk["cpu_ms_per_request"]),
-        "null.tools_call.p50": ratio(null["p50_ms"], sdk["p50_ms"]),
-        "null.tools_call.p99": ratio(null["p99_ms"], sdk["p99_ms"]),
+        **ratios,
         "null.added_p50_ms": d["added"]["tools_call"]["p50_ms"]
         - d["added"]["ping"]["p50_ms"],
         "session_open.null_ms": d["session_open"]["null"]["first_result"][
@@ -407,23 +406,11 @@ def figures(results):
         "surface.kb": (d["surface"]["tools_list_bytes"]
                        + d["surface"]["instructions_bytes"]) / 1000,
         "surface.incomplete_tools": len(d["surface"]["incomplete_tools"]),
-        "ping.throughput": ratio(ping["rps"], echo["rps"]),
-        "ping.p50": ratio(ping["p50_ms"], echo["p50_ms"]),
-        "ping.p99": ratio(ping["p99_ms"], echo["p99_ms"]),
-        "ping.throughput_access_log": ratio(
-            t["gsmcpd_ping_access_log"]["rps"], echo["rps"]),
         "access_log.cost": 1 - ratio(
             t["gsmcpd_ping_access_log"]["rps"], ping["rps"]),
         "access_log.cpu_per_request": ratio(
             t["gsmcpd_ping_access_log"]["cpu_ms_per_request"],
             ping["cpu_ms_per_request"]),
-        "ping.cpu_per_request": ratio(ping["cpu_ms_per_request"],
-                                      echo["cpu_ms_per_request"]),
-        "tools_call.throughput": ratio(tool["rps"], sdk["rps"]),
-        "tools_call.cpu_per_request": ratio(tool["cpu_ms_per_request"],
-                                            sdk["cpu_ms_per_request"]),
-        "tools_call.p50": ratio(tool["p50_ms"], sdk["p50_ms"]),
-        "tools_call.p99": ratio(tool["p99_ms"], sdk["p99_ms"]),
         "tools_call.vs_direct_stone_throughput": ratio(
             tool["rps"], s["direct_rps"]),
         "blocked.ping_p99": ratio(r["blocked"]["ping"]["p99_ms"],
