@@ -13,6 +13,8 @@ import itertools
 import json
 import time
 
+import attr
+
 PROTOCOL_VERSION = "2025-11-25"
 _ids = itertools.count(1)
 
@@ -124,17 +126,35 @@ class Connection:
             raise HTTPError(f"GET answered {code}")
 
 
-async def initialize(port, timed=False):
+@attr.s(frozen=True)
+class Opened:
+    """
+    A session just opened by L{initialize}, with what opening it answered,
+    so a caller that times the opening or reads the server's instructions
+    needs no second C{initialize}.
+
+    @ivar session: the session id.
+    @ivar connection: the L{Connection} it was opened on.
+    @ivar answered: when C{initialize}'s answer arrived
+        (C{time.perf_counter()}).
+    @ivar answer: C{initialize}'s answer, the JSON body as received.
+    """
+
+    session = attr.ib()
+    connection = attr.ib()
+    answered = attr.ib()
+    answer = attr.ib()
+
+
+async def initialize(port):
     """
     A new session, as an SDK client opens one: C{initialize}, then
     C{notifications/initialized}.
 
-    @param timed: also answer when C{initialize}'s answer arrived
-        (C{time.perf_counter()}).
-    @return: the session id and the connection it was opened on.
+    @return: an L{Opened}.
     """
     connection = await Connection.open(port)
-    headers, _ = await connection.post(rpc("initialize", {
+    headers, answer = await connection.post(rpc("initialize", {
         "protocolVersion": PROTOCOL_VERSION, "capabilities": {},
         "clientInfo": {"name": "gsmcpd-bench", "version": "1"}}))
     answered = time.perf_counter()
@@ -142,9 +162,7 @@ async def initialize(port, timed=False):
     await connection.post(json.dumps(
         {"jsonrpc": "2.0", "method": "notifications/initialized"}
     ).encode("utf-8"), session)
-    if timed:
-        return session, connection, answered
-    return session, connection
+    return Opened(session, connection, answered, answer)
 
 
 async def initializeMany(port, count, concurrency=16):
@@ -156,9 +174,9 @@ async def initializeMany(port, count, concurrency=16):
 
     async def one():
         async with gate:
-            session, connection = await initialize(port)
-            connection.close()
-            return session
+            opened = await initialize(port)
+            opened.connection.close()
+            return opened.session
 
     return list(await asyncio.gather(*(one() for _ in range(count))))
 

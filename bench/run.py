@@ -204,7 +204,8 @@ async def stoneShare(plan, daemon):
     One C{tools/call} at a time through HTTP, against the same source
     executed directly on a simulated stone of the bench's own.
     """
-    session, connection = await client.initialize(daemon.port)
+    opened = await client.initialize(daemon.port)
+    session, connection = opened.session, opened.connection
     tool = client.toolCall("execute_code", {"code": SIMPLE_CODE})
     try:
         http = await client.sequential(connection, tool, session,
@@ -226,7 +227,8 @@ async def addedLatency(plan, null):
     the two alternate on one session and connection, one at a time, so
     whatever else the machine does falls on both.
     """
-    session, connection = await client.initialize(null.port)
+    opened = await client.initialize(null.port)
+    session, connection = opened.session, opened.connection
     tool = client.toolCall("execute_code", {"code": SIMPLE_CODE})
     pings, calls = [], []
     try:
@@ -256,13 +258,12 @@ async def sessionOpen(plan, server):
     initialized, firstResult, sessions = [], [], []
     for _ in range(plan.sessionOpens):
         started = time.perf_counter()
-        session, connection, answered = await client.initialize(
-            server.port, timed=True)
-        await connection.post(tool, session)
+        opened = await client.initialize(server.port)
+        await opened.connection.post(tool, opened.session)
         firstResult.append(time.perf_counter() - started)
-        initialized.append(answered - started)
-        connection.close()
-        sessions.append(session)
+        initialized.append(opened.answered - started)
+        opened.connection.close()
+        sessions.append(opened.session)
     await client.delete(server.port, sessions)
     return {"initialize": summarize(initialized),
             "first_result": summarize(firstResult)}
@@ -278,16 +279,15 @@ async def surface(null):
     had: a client re-encodes them for its model, so only what they say
     counts (the answer's own size is kept as C{wire_bytes}).
     """
-    session, connection = await client.initialize(null.port)
+    opened = await client.initialize(null.port)
     try:
-        _, opened = await connection.post(client.rpc("initialize", {
-            "protocolVersion": client.PROTOCOL_VERSION, "capabilities": {},
-            "clientInfo": {"name": "gsmcpd-bench", "version": "1"}}))
-        _, listed = await connection.post(client.rpc("tools/list"), session)
+        _, listed = await opened.connection.post(client.rpc("tools/list"),
+                                                 opened.session)
     finally:
-        connection.close()
-    await client.delete(null.port, [session])
-    instructions = json.loads(opened)["result"].get("instructions") or ""
+        opened.connection.close()
+    await client.delete(null.port, [opened.session])
+    instructions = (json.loads(opened.answer)["result"].get("instructions")
+                    or "")
     tools = json.loads(listed)["result"]["tools"]
     compact = json.dumps(tools, ensure_ascii=False, separators=(",", ":"))
     return {
@@ -330,12 +330,13 @@ async def capacity(plan, daemon, profileTo=None):
     py-spy too, when C{profileTo}).
     """
     port = daemon.port
-    session, connection = await client.initialize(port)
-    await client.sequential(connection, PING, session, 0.5)
-    connection.close()
-    await client.delete(port, [session])
+    warmup = await client.initialize(port)
+    await client.sequential(warmup.connection, PING, warmup.session, 0.5)
+    warmup.connection.close()
+    await client.delete(port, [warmup.session])
     base = daemon.status()
-    pingSession, pinger = await client.initialize(port)
+    pinging = await client.initialize(port)
+    pingSession, pinger = pinging.session, pinging.connection
     with client.collectorOff():
         emptyPing = await client.probe(pinger, PING, pingSession,
                                        plan.probeRate, plan.probeSeconds)
@@ -382,22 +383,21 @@ async def capacity(plan, daemon, profileTo=None):
 
 def figures(results):
     """
-    The headline ratios and the figures the targets check, by dotted name.
+    The headline ratios and the figures the targets check, by dotted name:
+    the ratios the summary prints come from L{report.RATIO_LINES}, so each
+    is defined once; only figures derived otherwise are spelled here.
     """
     t = results["throughput"]
     r = results["responsiveness"]
     c = results["capacity"]
     s = results["stone"]
     d = results["daemon"]
-    echo, ping = t["echo_ping"], t["gsmcpd_ping"]
-    sdk, tool = t["sdk_tools_call"], t["gsmcpd_tools_call"]
-    null = t["null_tools_call"]
+    ping, tool = t["gsmcpd_ping"], t["gsmcpd_tools_call"]
+    ratios = {key: ratio(t[ours][field], t[theirs][referenceField])
+              for key, _, (ours, field), (theirs, referenceField)
+              in report.RATIO_LINES}
     return {
-        "null.tools_call.throughput": ratio(null["rps"], sdk["rps"]),
-        "null.tools_call.cpu_per_request": ratio(
-            null["cpu_ms_per_request"], sdk["cpu_ms_per_request"]),
-        "null.tools_call.p50": ratio(null["p50_ms"], sdk["p50_ms"]),
-        "null.tools_call.p99": ratio(null["p99_ms"], sdk["p99_ms"]),
+        **ratios,
         "null.added_p50_ms": d["added"]["tools_call"]["p50_ms"]
         - d["added"]["ping"]["p50_ms"],
         "session_open.null_ms": d["session_open"]["null"]["first_result"][
@@ -407,23 +407,11 @@ def figures(results):
         "surface.kb": (d["surface"]["tools_list_bytes"]
                        + d["surface"]["instructions_bytes"]) / 1000,
         "surface.incomplete_tools": len(d["surface"]["incomplete_tools"]),
-        "ping.throughput": ratio(ping["rps"], echo["rps"]),
-        "ping.p50": ratio(ping["p50_ms"], echo["p50_ms"]),
-        "ping.p99": ratio(ping["p99_ms"], echo["p99_ms"]),
-        "ping.throughput_access_log": ratio(
-            t["gsmcpd_ping_access_log"]["rps"], echo["rps"]),
         "access_log.cost": 1 - ratio(
             t["gsmcpd_ping_access_log"]["rps"], ping["rps"]),
         "access_log.cpu_per_request": ratio(
             t["gsmcpd_ping_access_log"]["cpu_ms_per_request"],
             ping["cpu_ms_per_request"]),
-        "ping.cpu_per_request": ratio(ping["cpu_ms_per_request"],
-                                      echo["cpu_ms_per_request"]),
-        "tools_call.throughput": ratio(tool["rps"], sdk["rps"]),
-        "tools_call.cpu_per_request": ratio(tool["cpu_ms_per_request"],
-                                            sdk["cpu_ms_per_request"]),
-        "tools_call.p50": ratio(tool["p50_ms"], sdk["p50_ms"]),
-        "tools_call.p99": ratio(tool["p99_ms"], sdk["p99_ms"]),
         "tools_call.vs_direct_stone_throughput": ratio(
             tool["rps"], s["direct_rps"]),
         "blocked.ping_p99": ratio(r["blocked"]["ping"]["p99_ms"],

@@ -6,27 +6,16 @@ A wrong selector in a template is otherwise found by the first user whose
 stone answers C{doesNotUnderstand}; this finds it in the test suite.
 """
 
-from importlib import resources
 from pathlib import Path
 
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.smalltalk.check import loadKnownNames, readEntries, unknownNames
-from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE, Template, loadTemplateText
+from gsmcpd.tools.templates.render import (
+    Template, loadTemplateText, templateNames)
 
 KNOWN_NAMES = sorted(Path(__file__).with_name("selectors").glob("*.tsv"))
 """One file per toolset family, so each family's list has one owner."""
-
-
-def templateNames():
-    """
-    Every template shipped in the package, except the shared envelope,
-    which is checked inside each rendered template.
-    """
-    return sorted(
-        entry.name[:-len(".st")]
-        for entry in resources.files(TEMPLATE_PACKAGE).iterdir()
-        if entry.name.endswith(".st") and entry.name != "_envelope.st")
 
 
 def unknownInTemplate(template):

@@ -41,16 +41,8 @@ def checkDeclared(session, nodes, scope, source):
     C{nodes} that is neither in C{scope} (or a block's own) nor a global of
     the session's symbol list.
     """
-    for node in nodes:
-        if isinstance(node, smalltalk.Block):
-            checkDeclared(session, node.statements,
-                          scope | set(node.params) | set(node.temps), source)
-            continue
-        if isinstance(node, (smalltalk.Variable, smalltalk.Assignment)) \
-                and node.name not in scope and system.resolve(session, node.name) is None:
-            raise errors.compileError(f"undefined symbol  {node.name}", source, node.offset,
-                                      errors.UNDEFINED_SYMBOL)
-        checkDeclared(session, children(node), scope, source)
+    checkFree(lambda name: system.resolve(session, name) is not None,
+              freeVariables(nodes, scope), scope, source)
 
 
 def freeVariables(nodes, declared):

@@ -188,14 +188,6 @@ def _name(ev, receiver):
 
 # ------------------------------------------------------------- SymbolList
 
-def objectNamed(ev, name):
-    for dictionary in system.symbolList(ev.session):
-        value = system.readGlobal(ev.session, dictionary, name)
-        if value is not ABSENT:
-            return value
-    return None
-
-
 def dictionaryAndSymbolOf(ev, value):
     """
     The first binding to C{value} in symbol-list order (each dictionary's
@@ -211,7 +203,8 @@ def dictionaryAndSymbolOf(ev, value):
 @method("SymbolList", "objectNamed:")
 @method("UserProfile", "objectNamed:")
 def _objectNamed(ev, receiver, name):
-    return objectNamed(ev, text(name))
+    value = system.globalValue(ev.session, text(name))
+    return None if value is ABSENT else value
 
 
 @method("SymbolList", "dictionaryAndSymbolOf:")

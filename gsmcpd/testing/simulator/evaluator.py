@@ -313,9 +313,7 @@ class Evaluator:
         remembered = self.session.transaction.remembered
         found = remembered.get(name)
         if found is None:
-            dictionary = system.resolve(self.session, name)
-            found = remembered[name] = ABSENT if dictionary is None else system.readGlobal(
-                self.session, dictionary, name)
+            found = remembered[name] = system.globalValue(self.session, name)
         return found
 
     def superclassFor(self, home):

@@ -105,6 +105,19 @@ def signalNew(ev, className, number, description, messageText=None):
         cls=CLASSES[className], messageText=messageText))
 
 
+def signalCompileWarning(ev, warning, offset):
+    """
+    Signal a C{CompileWarning} for C{warning} at the 0-based C{offset} into
+    the compiled source, worded as GemStone's compiler words it, so doits
+    and methods compiled by reflection warn alike.
+    """
+    text = f"{warning}, near source character {offset + 1}"
+    return signalNew(ev, "CompileWarning", errors.APPLICATION_WARNING,
+                     errors.describe("CompileWarning",
+                                     errors.APPLICATION_WARNING, text),
+                     text)
+
+
 def signalBreak(ev):
     """
     Signal C{Break} (what a soft break is) where the running code is.  With

@@ -131,10 +131,8 @@ def run(session, source):
                            free, scope, source, split)
         for offset, warning in shadows:
             # Nothing handles a warning while the doit compiles: it ends the call.
-            text = f"{warning}, near source character {offset + split + 1}"
-            exceptions.signalNew(evaluator, "CompileWarning", errors.APPLICATION_WARNING,
-                                 errors.describe("CompileWarning", errors.APPLICATION_WARNING,
-                                                 text), text)
+            exceptions.signalCompileWarning(evaluator, warning,
+                                            offset + split)
         return evaluator.run((prologue, rest))
     except errors.SmalltalkError as e:
         raise errors.GciError(e.number, e.description, reason="error") from None

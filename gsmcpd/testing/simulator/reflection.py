@@ -188,9 +188,7 @@ def _compileMethodEnv(ev, receiver, source, dictionaries, category, environmentI
     body = text(source)
     tree = compiler.parseMethod(body)
     for offset, warning in compiler.warnings(tree):
-        detail = f"{warning}, near source character {offset + 1}"
-        exceptions.signalNew(ev, "CompileWarning", errors.APPLICATION_WARNING, errors.describe(
-            "CompileWarning", errors.APPLICATION_WARNING, detail), detail)
+        exceptions.signalCompileWarning(ev, warning, offset)
     info = ev.code.compileMethod(name, body, text(category) if category is not None
                                  else DEFAULT_CATEGORY, meta)
     return CompiledMethod(receiver, info.selector)

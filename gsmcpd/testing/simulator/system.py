@@ -69,6 +69,19 @@ def readGlobal(session, dictionary, name):
     return ABSENT
 
 
+def globalValue(session, name):
+    """
+    What C{name} is bound to in the first dictionary of the symbol list
+    that defines it, or L{ABSENT}: the one lookup for callers that need the
+    value, not the dictionary (see L{resolve}).
+    """
+    for dictionary in symbolList(session):
+        value = readGlobal(session, dictionary, name)
+        if value is not ABSENT:
+            return value
+    return ABSENT
+
+
 def resolve(session, name):
     """
     The dictionary of the symbol list that defines C{name} first, or

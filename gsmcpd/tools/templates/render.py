@@ -70,6 +70,19 @@ def loadTemplateText(name, package=TEMPLATE_PACKAGE):
     return (resources.files(package) / f"{name}.st").read_text("utf-8")
 
 
+def templateNames(package=TEMPLATE_PACKAGE):
+    """
+    The name of every template shipped in C{package}, sorted: its C{.st}
+    files except the shared parts (C{_envelope.st}), which no tool names
+    but every template renders inside.  The selector test and the on-stone
+    check both cover exactly these.
+    """
+    return sorted(entry.name[:-len(".st")]
+                  for entry in resources.files(package).iterdir()
+                  if entry.name.endswith(".st")
+                  and not entry.name.startswith("_"))
+
+
 @attr.s(frozen=True, auto_attribs=True)
 class Template:
     """
