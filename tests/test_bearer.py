@@ -19,7 +19,7 @@ from gsmcpd.auth.scopes import ScopeToolsets
 from gsmcpd.auth.tokens import Principal, TokenValidator
 from gsmcpd.observe.clipping import CLIPPED_LENGTH
 from gsmcpd.transport.bearer import (
-    PRINCIPAL, BearerGate, BearerResource, principalOf)
+    BearerGate, BearerResource, principalOf)
 from tests.idp import AUDIENCE, ISSUER, IdentityProvider
 
 NOW = 1_800_000_000.0
