@@ -11,7 +11,7 @@ the write tools compare that text with the stone's current one.
 from itertools import groupby
 from urllib.parse import unquote
 
-from twisted.internet.defer import inlineCallbacks, returnValue
+from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.offerings import ResourceTemplate
 from gsmcpd.tools.arguments import (
@@ -126,7 +126,7 @@ class BrowsingToolset(Toolset):
             f"instance selectors: {joined(described['instanceSelectors'])}",
             f"class selectors: {joined(described['classSelectors'])}",
             f"comment: {described['comment'] or '(none)'}"])
-        returnValue(ToolResult(text, described))
+        return ToolResult(text, described)
 
     def resourceTemplates(self):
         """
@@ -177,15 +177,15 @@ class BrowsingToolset(Toolset):
                 call.ledger.recordRead(
                     methodKey(className, method["selector"], method["meta"]),
                     method["source"])
-        returnValue(exported)
+        return exported
 
     @inlineCallbacks
     def getClassDefinition(self, call, arguments):
         found = yield call.runTemplate("get_class_definition", arguments)
         call.ledger.recordRead(classKey(found["className"]),
                                found["definition"])
-        returnValue(singleValue("definition", found["definition"],
-                                className=found["className"]))
+        return singleValue("definition", found["definition"],
+                                className=found["className"])
 
     @inlineCallbacks
     def getClassHierarchy(self, call, arguments):
@@ -196,9 +196,9 @@ class BrowsingToolset(Toolset):
         lines = [f"{'  ' * depth}{name}" for depth, name in enumerate(chain)]
         lines.append("direct subclasses:")
         lines.extend(f"  {name}" for name in subclasses or ["(none)"])
-        returnValue(ToolResult("\n".join(lines), {
+        return ToolResult("\n".join(lines), {
             "className": found["className"], "superclasses": superclasses,
-            "subclasses": subclasses}))
+            "subclasses": subclasses})
 
     @inlineCallbacks
     def getMethodSource(self, call, arguments):
@@ -211,12 +211,12 @@ class BrowsingToolset(Toolset):
         call.ledger.recordRead(methodKey(className, selector, meta),
                                found["source"])
         behavior = f"{className} class" if meta else className
-        returnValue(singleValue(
+        return singleValue(
             "source", found["source"],
             f"{behavior}>>{selector} (category: "
             f"{found['category'] or '(none)'})",
             className=className, meta=meta, selector=selector,
-            category=found["category"]))
+            category=found["category"])
 
     @inlineCallbacks
     def listMethods(self, call, arguments):
@@ -237,5 +237,5 @@ class BrowsingToolset(Toolset):
                 lines.extend(f"    {m['selector']}" for m in inCategory)
             if not onSide:
                 lines.append("  (none)")
-        returnValue(ToolResult("\n".join(lines),
-                               {"className": className, "methods": methods}))
+        return ToolResult("\n".join(lines),
+                               {"className": className, "methods": methods})

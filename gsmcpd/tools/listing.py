@@ -7,7 +7,7 @@ header's total is the true one.  No tool here pages by default: a listing a
 model reads to find a name is worse truncated than long.
 """
 
-from twisted.internet.defer import inlineCallbacks, returnValue
+from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import (
     OPTIONAL_STRING, STRING, nonEmptyArgument)
@@ -28,7 +28,7 @@ def nameOrder(name):
     The sort key of a name: case-insensitive, ties broken by case, so the
     order does not hide C{Foo} far from C{foo}.
     """
-    return (name.lower(), name)
+    return name.lower(), name
 
 
 def pagedResult(items, arguments, listKey, line, extra=None):
@@ -104,12 +104,12 @@ class ListingToolset(Toolset):
             {(name, dictionary["dictionary"])
              for dictionary in found for name in dictionary["classes"]},
             key=lambda pair: (nameOrder(pair[0]), pair[1] or ""))
-        returnValue(pagedResult(
+        return pagedResult(
             [{"className": name, "dictionary": dictionary}
              for name, dictionary in classes],
             arguments, "classes",
             lambda item:
-                f"{item['className']}  ({item['dictionary'] or UNNAMED})"))
+                f"{item['className']}  ({item['dictionary'] or UNNAMED})")
 
     @inlineCallbacks
     def listClasses(self, call, arguments):
@@ -121,10 +121,10 @@ class ListingToolset(Toolset):
             # Seen whole, which removing the dictionary asks for.
             call.ledger.recordRead(dictionaryKey(dictionary),
                                    " ".join(sorted(set(names))))
-        returnValue(pagedResult(
+        return pagedResult(
             [{"className": name, "dictionary": dictionary}
              for name in sorted(set(names), key=nameOrder)],
-            arguments, "classes", lambda item: item["className"]))
+            arguments, "classes", lambda item: item["className"])
 
     @inlineCallbacks
     def listDictionaries(self, call, arguments):
@@ -135,8 +135,8 @@ class ListingToolset(Toolset):
             f"{each['name'] or UNNAMED}  "
             f"({counted(each['entries'], 'entry', 'entries')})"
             for each in dictionaries)
-        returnValue(ToolResult(text or "(none)",
-                               {"dictionaries": dictionaries}))
+        return ToolResult(text or "(none)",
+                               {"dictionaries": dictionaries})
 
     @inlineCallbacks
     def listDictionaryEntries(self, call, arguments):
@@ -148,7 +148,7 @@ class ListingToolset(Toolset):
               "kind": "class" if each["isClass"] else "global"}
              for each in found),
             key=lambda entry: nameOrder(entry["name"]))
-        returnValue(pagedResult(
+        return pagedResult(
             entries, arguments, "entries",
             lambda entry: f"{entry['name']}  ({entry['kind']})",
-            {"dictionary": dictionary}))
+            {"dictionary": dictionary})

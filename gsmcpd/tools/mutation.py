@@ -13,7 +13,7 @@ unless the toolset's C{kernelClasses} option is true; beyond that, who may
 change what is the stone's business (its users and security policies).
 """
 
-from twisted.internet.defer import inlineCallbacks, returnValue
+from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import (
     BOOLEAN, IDENTIFIER, INTEGER, META, STRING, flagArgument, namesArgument,
@@ -154,9 +154,9 @@ class MutationToolset(Toolset):
     def addDictionary(self, call, arguments):
         value = yield call.runTemplate("add_dictionary", arguments)
         call.journal.record("added", f"dictionary {value['dictionaryName']}")
-        returnValue(ToolResult(
+        return ToolResult(
             f"Added dictionary {value['dictionaryName']} at position "
-            f"{value['position']} of the symbol list.", value))
+            f"{value['position']} of the symbol list.", value)
 
     @inlineCallbacks
     def removeDictionary(self, call, arguments):
@@ -179,9 +179,9 @@ class MutationToolset(Toolset):
             key, "list_classes")
         call.ledger.forget(key)
         call.journal.record("removed", f"dictionary {name}")
-        returnValue(ToolResult(
+        return ToolResult(
             f"Removed dictionary {name} from the symbol list (it held "
-            f"{counted(value['entries'], 'entry', 'entries')}).", value))
+            f"{counted(value['entries'], 'entry', 'entries')}).", value)
 
     @inlineCallbacks
     def compileClassDefinition(self, call, arguments):
@@ -211,7 +211,7 @@ class MutationToolset(Toolset):
                     for f in value["failures"]]
         structured = dict(value, className=className, failures=sorted(
             failures, key=lambda f: (f["meta"], f["selector"])))
-        returnValue(ToolResult(definitionReport(structured), structured))
+        return ToolResult(definitionReport(structured), structured)
 
     @inlineCallbacks
     def compileMethod(self, call, arguments):
@@ -245,10 +245,10 @@ class MutationToolset(Toolset):
                       "selector": compiled, "category": value["category"],
                       "created": value["created"], "warnings": value["warnings"]}
         warned = "".join(f"\nwarning: {each}" for each in value["warnings"])
-        returnValue(ToolResult(
+        return ToolResult(
             f"Compiled {methodName(className, compiled, meta)} "
             f"({'new method' if value['created'] else 'replaced'}; "
-            f"category '{value['category']}')." + warned, structured))
+            f"category '{value['category']}')." + warned, structured)
 
     @inlineCallbacks
     def deleteMethod(self, call, arguments):
@@ -264,11 +264,11 @@ class MutationToolset(Toolset):
             key, "get_method_source")
         call.ledger.forget(key)
         call.journal.record("deleted", named, className)
-        returnValue(ToolResult(
+        return ToolResult(
             f"Deleted {named} (it was in "
             f"'{value['category']}').",
             {"className": className, "meta": meta, "selector": selector,
-             "category": value["category"]}))
+             "category": value["category"]})
 
     @inlineCallbacks
     def deleteClass(self, call, arguments):
@@ -280,10 +280,10 @@ class MutationToolset(Toolset):
             "get_class_definition", "delete or redefine them first")
         call.ledger.forget(key)
         call.journal.record("deleted", f"class {className}", className)
-        returnValue(ToolResult(
+        return ToolResult(
             f"Deleted class {className} from {value['dictionary']}, with "
             f"{counted(value['methods'], 'method')}.",
-            dict(value, className=className)))
+            dict(value, className=className))
 
     @inlineCallbacks
     def setClassComment(self, call, arguments):
@@ -291,8 +291,8 @@ class MutationToolset(Toolset):
             "set_class_comment", dict(arguments, kernelClasses=self.kernelClasses))
         call.journal.record("commented", f"class {value['className']}",
                             value["className"])
-        returnValue(ToolResult(f"Set the comment of {value['className']}.",
-                               value))
+        return ToolResult(f"Set the comment of {value['className']}.",
+                               value)
 
     @property
     def kernelClasses(self):
@@ -331,7 +331,7 @@ class MutationToolset(Toolset):
                 "refused", f"{key[1]} has subclasses "
                 f"({', '.join(value['subclasses'])}): {withSubclasses}.",
                 {"subclasses": value["subclasses"]})
-        returnValue(value)
+        return value
 
 
 def _capitalised(text):

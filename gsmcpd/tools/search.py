@@ -8,7 +8,7 @@ The source search cannot know its total without reading every method, so
 it stops one hit past the page and says the total is not known.
 """
 
-from twisted.internet.defer import inlineCallbacks, returnValue
+from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.base import (
     METHOD_SCHEMA, Tool, ToolResult, Toolset, annotations, closedSchema,
@@ -109,9 +109,9 @@ class SearchToolset(Toolset):
         limit = arguments.get("limit", defaultLimit)
         value = yield call.runTemplate(template, {
             argument: arguments[argument], "offset": offset, "limit": limit})
-        returnValue(methodsResult(Page(
+        return methodsResult(Page(
             [methodEntry(row) for row in value["methods"]],
-            offset, limit, value["total"])))
+            offset, limit, value["total"]))
 
     def findImplementors(self, call, arguments):
         return self._find(call, "find_implementors", arguments, "selector")
@@ -134,5 +134,5 @@ class SearchToolset(Toolset):
             # No limit is a count: the scan runs to the end, keeping no hit.
             "limit": limit or None})
         hits = [methodEntry(row) for row in value["hits"]]
-        returnValue(methodsResult(
-            scanned(hits, arguments, value["seen"], SEARCH_LIMIT)))
+        return methodsResult(
+            scanned(hits, arguments, value["seen"], SEARCH_LIMIT))

@@ -6,7 +6,7 @@ stone keeps of what this client has seen, so moving it behind the client's
 back would turn a refused stale write into a silent overwrite.
 """
 
-from twisted.internet.defer import inlineCallbacks, returnValue
+from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING
 from gsmcpd.tools.base import (
@@ -63,9 +63,9 @@ class SessionToolset(Toolset):
         value = yield call.runTemplate("abort", {})
         call.ledger.viewMoved()
         call.journal.ended()
-        returnValue(ToolResult(
+        return ToolResult(
             "Aborted: uncommitted changes discarded; the view is now the "
-            "newest commit.", value))
+            "newest commit.", value)
 
     @inlineCallbacks
     def commit(self, call, arguments):
@@ -86,7 +86,7 @@ class SessionToolset(Toolset):
         call.ledger.viewMoved()
         call.journal.committed()
         # A commit that succeeded had no conflicts to report.
-        returnValue(ToolResult("Committed.", {"committed": True}))
+        return ToolResult("Committed.", {"committed": True})
 
     @inlineCallbacks
     def refresh(self, call, arguments):
@@ -96,9 +96,9 @@ class SessionToolset(Toolset):
                 else "uncommitted changes are kept but can no longer commit: "
                 "another session committed a change to the same objects since "
                 "your old view; abort discards them, then redo the change")
-        returnValue(ToolResult(
+        return ToolResult(
             f"Refreshed: the view is now the newest commit; {kept}. Re-read "
-            "anything you are about to change.", value))
+            "anything you are about to change.", value)
 
     @inlineCallbacks
     def status(self, call, arguments):
@@ -108,7 +108,7 @@ class SessionToolset(Toolset):
                 f"stone: {state['stone']}\nversion: {state['version']}\n"
                 f"uncommitted changes: "
                 f"{'yes' if call.needsCommit else 'no'}")
-        returnValue(ToolResult(text, state))
+        return ToolResult(text, state)
 
 
 def _listed(conflict):

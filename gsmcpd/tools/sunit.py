@@ -8,7 +8,7 @@ that did not pass, the exception's class and description), so each tool is
 a view of those entries.
 """
 
-from twisted.internet.defer import inlineCallbacks, returnValue
+from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import (
     OPTIONAL_STRING, STRING, nonEmptyArgument)
@@ -152,9 +152,9 @@ class TestingToolset(Toolset):
                     entries.append(entry)
                 call.reportProgress(done, len(listed["tests"]),
                                     f"{testName(entry)}: {entry['status']}")
-            returnValue((entries, len(listed["tests"])))
+            return (entries, len(listed["tests"]))
         value = yield self._cases(call, classNames, selector, failingOnly)
-        returnValue((value["tests"], value["run"]))
+        return (value["tests"], value["run"])
 
     @inlineCallbacks
     def _cases(self, call, classNames, selector, failingOnly=False,
@@ -180,19 +180,19 @@ class TestingToolset(Toolset):
                                exceptionClass=entry.get("exceptionClass"),
                                description=entry.get("description"))
                           for entry in value["tests"]]
-        returnValue(value)
+        return value
 
     @inlineCallbacks
     def _runOne(self, call, arguments):
         entries, _ = yield self._run(call, [arguments["className"]],
                                      arguments["selector"])
-        returnValue(entries[0])
+        return entries[0]
 
     @inlineCallbacks
     def runTestMethod(self, call, arguments):
         entry = yield self._runOne(call, arguments)
-        returnValue(ToolResult(f"{testName(entry)}: {outcome(entry)}",
-                               entry))
+        return ToolResult(f"{testName(entry)}: {outcome(entry)}",
+                               entry)
 
     @inlineCallbacks
     def describeTestFailure(self, call, arguments):
@@ -203,7 +203,7 @@ class TestingToolset(Toolset):
                 + ("" if entry["exceptionClass"] is None else
                    f"exception: {entry['exceptionClass']}\n")
                 + f"description: {entry['description']}")
-        returnValue(ToolResult(text, entry))
+        return ToolResult(text, entry)
 
     @inlineCallbacks
     def runTestClass(self, call, arguments):
@@ -211,9 +211,9 @@ class TestingToolset(Toolset):
         entries, run = yield self._run(call, [className])
         entries.sort(key=lambda e: (e["className"], e["selector"]))
         counts = summary(entries, run)
-        returnValue(ToolResult(
+        return ToolResult(
             f"{className}: {summaryText(counts, entries)}",
-            dict(counts, className=className, tests=entries)))
+            dict(counts, className=className, tests=entries))
 
     @inlineCallbacks
     def listFailingTests(self, call, arguments):
@@ -224,12 +224,12 @@ class TestingToolset(Toolset):
         text = summaryText(counts, entries)
         if not entries:
             text = f"(no failing tests) {text}"
-        returnValue(ToolResult(text, dict(counts, tests=entries)))
+        return ToolResult(text, dict(counts, tests=entries))
 
     @inlineCallbacks
     def listTestClasses(self, call, arguments):
         names = yield call.runTemplate("list_test_classes", {})
         window = page(sorted(names), arguments)
-        returnValue(ToolResult(
+        return ToolResult(
             "\n".join([window.header(), *window.items]),
-            {"classNames": window.items, "page": window.structured()}))
+            {"classNames": window.items, "page": window.structured()})
