@@ -290,25 +290,83 @@ class TransactionTests(CodeTestCase):
         self.commit()
         transaction = other.session.transaction
         self.assertFalse(transaction.commit())
-        self.assertEqual(transaction.conflicts,
-                         {"Write-Write": [("method", "Account", False, "owner")]})
+        self.assertEqual(transaction.conflicts, {"Write-Write": [
+            ("methodDictionary", "Account", False), ("selectors", "Account")]})
 
-    def test_differentMethodsMerge(self):
+    def test_differentMethodsOfOneClassConflict(self):
+        """
+        GemStone's grain is the class: compiling different selectors of one
+        class changes its method dictionary and its SymbolSet in both
+        sessions, so the second commit fails.
+        """
         other = self.other()
         self.code.compileMethod("Account", "one ^1")
         other.compileMethod("Account", "two ^2")
         self.commit()
+        self.assertFalse(other.session.transaction.commit())
+        other.session.transaction.abort()
+        self.assertEqual(set(other.methods("Account")) & {"one", "two"}, {"one"})
+
+    def test_eitherSideOfOneClassConflicts(self):
+        """
+        The class side has a method dictionary of its own, but the two
+        sides share the SymbolSet (the stricter reading).
+        """
+        other = self.other()
+        self.code.compileMethod("Account", "one ^1")
+        other.compileMethod("Account", "two ^2", meta=True)
+        self.commit()
+        transaction = other.session.transaction
+        self.assertFalse(transaction.commit())
+        self.assertEqual(transaction.conflicts, {"Write-Write": [("selectors", "Account")]})
+
+    def test_differentClassesMerge(self):
+        other = self.other()
+        self.code.compileMethod("Account", "one ^1")
+        other.compileMethod("SavingsAccount", "two ^2")
+        self.commit()
         self.commit(other)
         self.abort()
-        self.assertLessEqual({"one", "two"}, set(self.code.methods("Account")))
+        self.assertIn("two", self.code.methods("SavingsAccount"))
+
+    def test_commentAndDefinitionConflictOnTheClass(self):
+        other = self.other()
+        self.code.setComment("Account", "mine")
+        other.defineClass("Account", "Object", ("balance", "owner"), category="Elsewhere")
+        self.commit()
+        transaction = other.session.transaction
+        self.assertFalse(transaction.commit())
+        self.assertEqual(transaction.conflicts, {"Write-Write": [("class", "Account")]})
+
+    def test_newClassesInOneDictionaryConflict(self):
+        """
+        Adding a binding changes the symbol dictionary: two sessions that
+        each define a class in Banking cannot both commit.
+        """
+        other = self.other()
+        self.code.defineClass("Ledger", "Object", dictionary="Banking")
+        other.defineClass("Journal", "Object", dictionary="Banking")
+        self.commit()
+        transaction = other.session.transaction
+        self.assertFalse(transaction.commit())
+        self.assertEqual(transaction.conflicts, {"Write-Write": [("dictionary", "Banking")]})
 
     def test_conflictReport(self):
+        """
+        The commit template names the classes whose method dictionaries
+        conflict, a class side as such, and counts the SymbolSet it cannot
+        name.
+        """
         other = self.other()
         self.code.compileMethod("Account", "owner ^1", meta=True)
+        self.code.compileMethod("Account", "one ^1")
         other.compileMethod("Account", "owner ^2", meta=True)
+        other.compileMethod("Account", "two ^2")
         self.commit()
-        answer = gem.answer(other.session, Template.named("commit").render({}, 1 << 20))
-        self.assertIn(b'"Account class>>owner"', answer)
+        answer = json.loads(gem.answer(other.session, Template.named("commit").render(
+            {}, 1 << 20)))
+        self.assertEqual(answer["result"], {"committed": False, "conflicts": {
+            "Write-Write": {"count": 3, "names": ["Account class", "Account"]}}})
 
 
 class SearchTests(CodeTestCase):

@@ -36,9 +36,11 @@ class SessionToolset(Toolset):
                  self.abort,
                  resultSchema(aborted=BOOLEAN)),
             Tool("commit", "Commit",
-                 "Persist your uncommitted changes. A commit that conflicts "
-                 "with another session's fails; abort to start again from "
-                 "the newest view.",
+                 "Persist your uncommitted changes. It fails if another "
+                 "session committed a change to a class you changed (any "
+                 "method of it: GemStone's conflicts are per class) or to "
+                 "the same dictionary; abort to start again from the "
+                 "newest view.",
                  closedSchema(), annotations(False), self.commit,
                  resultSchema(committed=BOOLEAN),
                  streams=confirming(self)),
@@ -80,8 +82,13 @@ class SessionToolset(Toolset):
                 "refused", "Commit failed: another session committed a "
                 "conflicting change" + (f" ({detail})" if detail else "")
                 + ". Nothing was committed and your changes are still "
-                "uncommitted; abort discards them and moves to the newest "
-                "view, where you can redo the change.",
+                "uncommitted. GemStone detects conflicts per class, not "
+                "per method: a commit by anyone else to a class you "
+                "changed (any of its methods, its definition or its "
+                "comment) since your view refuses yours, so two people "
+                "editing one class must take turns. Abort discards your "
+                "changes and moves to the newest view, where you can "
+                "re-read what they changed and redo yours.",
                 {"conflicts": conflicts})
         call.ledger.viewMoved()
         call.journal.committed()
@@ -114,7 +121,8 @@ class SessionToolset(Toolset):
 def _listed(conflict):
     """
     One kind of conflict as the commit template counts it: how many
-    objects, and the classes and methods among them by name.
+    objects, and the classes (a class side as C{Foo class}) and methods
+    among them by name.
     """
     named = ", ".join(conflict["names"])
     count = conflict["count"]
