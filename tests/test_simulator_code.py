@@ -190,6 +190,50 @@ class ClassTests(CodeTestCase):
         self.assertEqual(self.code.classNamed("Shape").instVarNames, ("sides",))
 
 
+class BindingTests(CodeTestCase):
+    """
+    A class is bound like any global: under its own name where it was
+    defined, and under any names a user binds it to, in any dictionaries.
+    """
+
+    def test_aliasIsABinding(self):
+        self.printed("UserGlobals at: #Acct put: Account")
+        self.assertEqual(self.code.dictionaryEntries("UserGlobals")["Acct"].name, "Account")
+        self.assertEqual(self.printed("Acct == Account"), "true")
+
+    def test_dictionaryAndSymbolOfMatchesByValue(self):
+        """
+        As in GemStone, an alias in an earlier dictionary wins over the
+        class's own name.
+        """
+        self.printed("UserGlobals at: #Acct put: Account")
+        self.assertEqual(self.printed(
+            "System myUserProfile dictionaryAndSymbolOf: Account"),
+            "anArray( a SymbolDictionary named UserGlobals, #Acct)")
+
+    def test_redefinitionBindsWhereItIsTold(self):
+        """
+        inDictionary: binds the new version there and leaves the other
+        bindings holding the old one.
+        """
+        self.code.defineClass("Greeter", "Object", ("name",), dictionary="Banking")
+        self.assertEqual(self.printed("(UserGlobals at: #Greeter) == (Banking at: #Greeter)"),
+                         "false")
+        self.assertEqual(self.code.classNamed("Greeter").version, 2)
+
+    def test_removingTheLastBindingRemovesTheClass(self):
+        self.printed("UserGlobals at: #Acct put: Account")
+        self.printed("UserGlobals removeKey: #Acct")
+        self.assertIsNotNone(self.code.classNamed("Account"))
+        self.printed("Banking removeKey: #SavingsAccount")
+        self.assertIsNone(self.code.classNamed("SavingsAccount"))
+        self.assertEqual(self.code.methods("SavingsAccount"), {})
+
+    def test_kernelBindingsCannotBeRemoved(self):
+        self.assertRaises(errors.SmalltalkError, self.evaluator.evaluate,
+                          "Globals removeKey: #Object")
+
+
 class MethodTests(CodeTestCase):
 
     def test_compileAndRun(self):

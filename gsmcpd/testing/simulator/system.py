@@ -3,10 +3,11 @@ The simulated stone's System, GsCurrentSession, blocks and Delay: the
 kernel parts that reach the session (its transaction, its identity, its
 interrupts), and where globals live.
 
-Globals live in the transaction model under keys
-C{('global', dictionaryName, name)}, the symbol list under C{('symbolList',)}
-and user classes under C{('class', name)} (see L{gsmcpd.testing.simulator.model});
-kernel classes are Globals that no commit can remove.
+Bindings live in the transaction model under keys
+C{('global', dictionaryName, name)} (a user class's too: defining one binds
+it), the symbol list under C{('symbolList',)} and user classes' definitions
+under C{('class', name)} (see L{gsmcpd.testing.simulator.model}); kernel
+classes are Globals that no commit can remove.
 """
 
 import time
@@ -54,15 +55,13 @@ def symbolList(session):
 def readGlobal(session, dictionary, name):
     """
     What C{dictionary at: name} answers in C{session}'s view, or L{ABSENT}:
-    a global, else a user class defined in it, else (for Globals) a kernel
-    global; every dictionary holds itself under its own name.
+    a binding (a user class is bound like any global, under any number of
+    names in any dictionaries), else (for Globals) a kernel global; every
+    dictionary holds itself under its own name.
     """
     value = session.transaction.read(globalKey(dictionary, name))
     if value is not ABSENT:
         return value
-    history = session.transaction.read(classKey(name))
-    if history is not ABSENT and history[-1].dictionary == dictionary.name:
-        return UserClass(name, version=history[-1].version)
     if name == dictionary.name:
         return dictionary
     if dictionary == GLOBALS:
@@ -98,10 +97,7 @@ def globalNames(session, dictionary):
     """
     The names C{dictionary} holds in C{session}'s view, sorted.
     """
-    transaction = session.transaction
-    names = {key[2] for key in transaction.keys(("global", dictionary.name))}
-    names.update(key[1] for key in transaction.keys(("class",))
-                 if transaction.read(key)[-1].dictionary == dictionary.name)
+    names = {key[2] for key in session.transaction.keys(("global", dictionary.name))}
     names.add(dictionary.name)
     if dictionary == GLOBALS:
         names.update(KERNEL_GLOBALS)
