@@ -351,6 +351,19 @@ class TransactionTests(CodeTestCase):
         other.session.transaction.abort()
         self.assertEqual(set(other.methods("Account")) & {"one", "two"}, {"one"})
 
+    def test_refreshOverAnotherMethodOfTheClass(self):
+        """
+        A view moved over another session's commit to the same class
+        leaves this session's change unable to commit.
+        """
+        other = self.other()
+        self.code.compileMethod("Account", "one ^1")
+        other.compileMethod("Account", "two ^2")
+        self.commit(other)
+        transaction = self.code.session.transaction
+        self.assertFalse(transaction.continueTransaction())
+        self.assertFalse(transaction.commit())
+
     def test_eitherSideOfOneClassConflicts(self):
         """
         The class side has a method dictionary of its own, but the two

@@ -101,8 +101,9 @@ class SessionToolset(Toolset):
         call.ledger.viewMoved()
         kept = ("uncommitted changes are kept" if value["writesCanCommit"]
                 else "uncommitted changes are kept but can no longer commit: "
-                "another session committed a change to the same objects since "
-                "your old view; abort discards them, then redo the change")
+                "another session committed a change to a class (any of its "
+                "methods) or dictionary you changed since your old view; "
+                "abort discards them, then redo the change")
         return ToolResult(
             f"Refreshed: the view is now the newest commit; {kept}. Re-read "
             "anything you are about to change.", value)

@@ -128,6 +128,8 @@ class Transaction:
     conflicts = attr.ib(factory=dict)
     commitFailed = attr.ib(default=False)
     staleWrites = attr.ib(factory=set)
+    """Objects this session changes that a commit its view moved over
+    changed too (see L{continueTransaction})."""
     remembered = attr.ib(factory=dict)
     """What a reader derived from this view (resolved globals); forgotten
     at every write and view move."""
@@ -201,10 +203,10 @@ class Transaction:
         """
         Move the view to the newest commit, keeping the write set.
 
-        @return: L{False} when a commit since the old view wrote what the
-            write set writes: the view moves anyway, and those writes can
-            no longer commit (the next commit fails with them as
-            conflicts).
+        @return: L{False} when a commit since the old view changed an
+            object the write set changes: the view moves anyway, and those
+            writes can no longer commit (the next commit fails with those
+            objects as conflicts).
         """
         changes = self._changes()
         stale = self.repository.changedSince(
