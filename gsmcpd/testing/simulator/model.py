@@ -82,6 +82,13 @@ def _versionKey(className, version):
     return ("classVersionMethods", className, version)
 
 
+def _bindsClass(value, name):
+    """
+    Whether a binding's C{value} is the user class C{name} (some version).
+    """
+    return isinstance(value, UserClass) and not value.meta and value.className == name
+
+
 KERNEL_CLASS_INSTVARS = {"TestResource": ("current",)}
 
 
@@ -186,8 +193,7 @@ class CodeModel:
         class under its own name and no dictionary of the symbol list
         binds that name any more, the class is removed too.
         """
-        if (isinstance(value, UserClass) and value.className == name
-                and self._current(name) is not None
+        if (_bindsClass(value, name) and self._current(name) is not None
                 and system.resolve(self.session, name) is None):
             self.removeClass(name)
 
@@ -330,8 +336,7 @@ class CodeModel:
             history = history[:-1] + (info,)
         self._transaction.write(system.classKey(name), history)
         bound = self._read(home)
-        if not (isinstance(bound, UserClass) and bound.className == name
-                and bound.version == info.version):
+        if not (_bindsClass(bound, name) and bound.version == info.version):
             # inDictionary: binds the class under its name there, and
             # leaves any other binding (to an older version) alone.
             self._transaction.write(home, UserClass(name, version=info.version))
@@ -349,7 +354,7 @@ class CodeModel:
         self._userClass(name)
         bindings = [key for key in (system.globalKey(dictionary, name)
                                     for dictionary in system.symbolList(self.session))
-                    if getattr(self._read(key), "className", None) == name]
+                    if _bindsClass(self._read(key), name)]
         for key in (*self._methodKeys(name),
                     *self._transaction.keys(("classVar", name)),
                     *self._transaction.keys(("classInstVar", name)),
