@@ -289,7 +289,7 @@ class TransactionTests(SimulatedStoneTests):
         self.evaluate(second, "UserGlobals at: #ConflictX put: 2")
         self.assertTrue(self.template(first, "commit")["result"]["committed"])
         self.assertEqual(self.template(second, "commit")["result"], {
-            "committed": False, "conflicts": {"Write-Write": {"count": 1, "names": []}}})
+            "committed": False, "conflicts": {"Write-Write": {"count": 2, "names": []}}})
         error = self.template(second, "refresh")["error"]
         self.assertEqual((error["number"], error["class"]), (2409, "TransactionError"))
         self.template(second, "abort")

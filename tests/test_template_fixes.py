@@ -60,7 +60,7 @@ class ContinueTransactionTests(TemplateTestCase):
         self.assertFalse(self.result("commit")["committed"])
 
     def test_trueOtherwise(self):
-        self.stone.commitFromOutside(("global", "UserGlobals", "Elsewhere"), 1)
+        self.stone.commitFromOutside(("global", "Published", "Elsewhere"), 1)
         self.doit("UserGlobals at: #Mine put: 1")
         self.assertEqual(self.result("continue_transaction"), {"continued": True})
 
@@ -70,8 +70,9 @@ class CommitTests(TemplateTestCase):
     def test_conflictsCountedAndNamed(self):
         """
         A failed commit reports each kind of conflict with its count and
-        the methods it can name, never #commitResult as a kind nor a
-        conflicting object's printString.
+        the classes it can name (GemStone answers a method's class's
+        method dictionary and SymbolSet, not the method), never
+        #commitResult as a kind nor a conflicting object's printString.
         """
         other = self.stone.login("DataCurator", "swordfish")
         for session, body in ((self.session, "^1"), (other, "^2")):
@@ -80,7 +81,7 @@ class CommitTests(TemplateTestCase):
         self.assertTrue(self.result("commit")["committed"])
         self.assertEqual(self.result("commit", other), {
             "committed": False,
-            "conflicts": {"Write-Write": {"count": 1, "names": ["Account>>owner"]}}})
+            "conflicts": {"Write-Write": {"count": 2, "names": ["Account"]}}})
 
 
 class EnvelopeTests(TemplateTestCase):
