@@ -61,6 +61,26 @@ class StrictLibraryTests(SimulatedStoneTests):
             self.assertEqual((size, err.number), (-1, errors.ARGUMENT_TYPE_ERROR))
             self.assertIn(b"sourceOop", err.message)
 
+    def test_onlyAnonymousDoitsInTheUsersSymbolList(self):
+        session = self.login()
+        utf8 = self.resolve(session, "Utf8")
+        err, buffer = GciErrSType(), ctypes.create_string_buffer(64)
+        for context, symbolList in ((OOP_NIL, OOP_NIL), (OOP_ILLEGAL, 0x7E0F0001)):
+            self.assertEqual(self.lib.GciTsExecuteFetchBytes(
+                session, b"3", 1, utf8, context, symbolList, buffer, 64,
+                ctypes.byref(err)), -1)
+            self.assertEqual((err.number, err.reason), (errors.ARGUMENT_TYPE_ERROR,
+                                                        b"simulatorLimit"))
+
+    def test_negativeMaxResultSizeRefused(self):
+        session = self.login()
+        err, buffer = GciErrSType(), ctypes.create_string_buffer(64)
+        self.assertEqual(self.lib.GciTsExecuteFetchBytes(
+            session, b"3", 1, self.resolve(session, "Utf8"), OOP_ILLEGAL, OOP_NIL,
+            buffer, -1, ctypes.byref(err)), -1)
+        self.assertEqual((err.number, err.reason), (errors.ARGUMENT_TYPE_ERROR,
+                                                    b"argumentType"))
+
     def test_sourceClassDecidesTheEncoding(self):
         session = self.login()
         self.assertEqual(self.execute(session, "'\u00e9' size", "Utf8"), b"1")
