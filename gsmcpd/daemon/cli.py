@@ -58,6 +58,9 @@ class CheckOptions(Options):
     synopsis = "[options: those of gsmcpd serve]"
     longdesc = ("Check the GemStone setup these settings describe, one line "
                 "per check; exit 1 if any check fails.")
+    optFlags = [["templates", None, "run every template on the stone "
+                 "instead (never commits) and report each"],
+                ["json", None, "with --templates: the report as JSON"]]
 
 
 class GsmcpdOptions(usage.Options):
@@ -136,6 +139,9 @@ def check(options):
     except ConfigError as e:
         print(f"FAIL  settings: {e}")
         return 1
+    if options["templates"]:
+        from gsmcpd.daemon.templatecheck import checkTemplates
+        return checkTemplates(config, options["json"])
 
     def printLine(finding):
         print(finding.line(), flush=True)

@@ -75,6 +75,24 @@ def resultSchema(**properties):
     return {"type": "object", "properties": properties}
 
 
+def strictSchema(schema):
+    """
+    An output schema as a result must meet it: every object that lists
+    properties closed and requiring all of them, as the instructions
+    promise (the wire form leaves that unsaid, to keep C{tools/list}
+    short).
+    """
+    strict = dict(schema)
+    if "properties" in schema:
+        strict["properties"] = {name: strictSchema(each) for name, each
+                                in schema["properties"].items()}
+        strict["required"] = list(schema["properties"])
+        strict["additionalProperties"] = False
+    if isinstance(schema.get("items"), dict):
+        strict["items"] = strictSchema(schema["items"])
+    return strict
+
+
 def counted(number, one, many=None):
     """
     C{1 method}, C{3 methods}: the tools' text is read by a model and a
