@@ -150,6 +150,10 @@ class Config:
                      "a quarter of the throughput)")
     adminPort = setting("admin-port", "Twisted endpoint serving /healthz and "
                         "/metrics apart from /mcp (default: both on --port)")
+    agentPort = setting(
+        "agent-port", "Twisted endpoint, or a bare port on loopback, "
+        "answering HAProxy's agent check with the room for new sessions "
+        "(etc/haproxy/gsmcpd.cfg)")
     drainGrace = setting(
         "drain-grace", "seconds a stopping daemon keeps serving with /healthz "
         "answering 503, so a load balancer sends it no new session before "

@@ -16,7 +16,7 @@ from twisted.logger import Logger
 from twisted.web.server import Request
 from werkzeug.exceptions import HTTPException
 
-from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
@@ -27,7 +27,7 @@ from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
 from gsmcpd.protocol.modern import ModernEndpoint
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, encode,
-    parseMessage, result)
+    parseMessage, result, stoppingError)
 from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.gates import (
@@ -244,6 +244,8 @@ class McpApp:
                 SERVER_ERROR, str(e), {"kind": "sessionLimit",
                                        "limit": e.limit}
             ).asResponse(message.id))
+        except ServerStopping as e:
+            return self._json(request, stoppingError(e).asResponse(message.id))
         try:
             # A client that hangs up mid-login leaves a session it will never
             # use; the reaper releases it, counted all along.
