@@ -8,7 +8,10 @@ problem is telling a client that has gone from one that is merely quiet:
 a session with an open stream is probed with a ping before it is reaped; a
 session that never opened a stream is released soon after its last request;
 a session whose client hangs up its stream gets a short grace to come back
-(L{gsmcpd.sessions.registry.SessionRegistry}).  A session with a call in
+(L{gsmcpd.sessions.registry.SessionRegistry}); a 2026-07-28 session behind
+a handle, which has no stream to tell, idles out sooner than a 2025 one
+with a stream, so a client that never closes its handles does not hold the
+stone's logins for half an hour each.  A session with a call in
 flight is never reaped as idle, and a maintenance pass that runs wildly
 late (the host was suspended) forgives rather than reaping everyone at once.
 """
@@ -45,6 +48,8 @@ class LifetimePolicy:
     @ivar streamLossGrace: a session whose client hung up its stream is
         released this long after, unless the client comes back.
     @ivar maxLifetime: an absolute cap on a session's life.
+    @ivar handleIdleTimeout: a session behind a 2026-07-28 handle is reaped
+        this long after its last request.
     """
 
     idleTimeout: float | None = 1800.0
@@ -52,6 +57,7 @@ class LifetimePolicy:
     streamlessIdleTimeout: float = 60.0
     streamLossGrace: float = 10.0
     maxLifetime: float | None = None
+    handleIdleTimeout: float | None = 300.0
 
     def validate(self, nameOf=lambda field: field):
         """
@@ -59,7 +65,8 @@ class LifetimePolicy:
             option, say); the message names the fields that way.
         @raise PolicyError: naming the settings at odds.
         """
-        for name in ("idleTimeout", "probeAfter", "maxLifetime"):
+        for name in ("idleTimeout", "probeAfter", "maxLifetime",
+                     "handleIdleTimeout"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise PolicyError(f"{nameOf(name)} must be positive or none")
@@ -158,6 +165,11 @@ class Reaper:
             if idle >= policy.streamlessIdleTimeout:
                 return (f"idle {idle:.0f}s with no event stream (limit "
                         f"{policy.streamlessIdleTimeout:g}s)")
+            return None
+        if not session.expectsStream and policy.handleIdleTimeout is not None:
+            if idle >= policy.handleIdleTimeout:
+                return (f"idle {idle:.0f}s behind its handle (limit "
+                        f"{policy.handleIdleTimeout:g}s)")
             return None
         if policy.idleTimeout is not None and idle >= policy.idleTimeout:
             return f"idle {idle:.0f}s (limit {policy.idleTimeout:g}s)"
