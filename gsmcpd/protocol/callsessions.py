@@ -140,7 +140,8 @@ class CallSessions:
         def opened(session):
             if borrowing.called:
                 return self.sessions.close(
-                    session.handle, "its client stopped waiting for it")
+                    session.handle, "its client stopped waiting for it",
+                    code="abandoned")
             session.logLevel = envelope.logLevel
             session.clientInfo = envelope.clientInfo
             session.clientCapabilities = envelope.clientCapabilities or {}
@@ -177,5 +178,6 @@ class CallSessions:
         if self.named(handle, envelope) is None:
             return succeed(False)
         return self.sessions.close(
-            handle, "the client closed it (close_session)").addCallback(
+            handle, "the client closed it (close_session)",
+            code="closed").addCallback(
                 lambda _: True)

@@ -151,28 +151,35 @@ class Reaper:
         for session in self._registry:
             if session.busy:
                 continue
-            reason = self._verdict(session, now)
-            if reason is not None:
-                self._registry.close(session.handle, reason)
+            verdict = self._verdict(session, now)
+            if verdict is not None:
+                code, reason = verdict
+                self._registry.close(session.handle, reason, code=code)
 
     def _verdict(self, session, now):
+        """
+        C{(code, reason)} to close C{session} for, or L{None}.
+        """
         policy = self._policy
         idle = now - session.liveness.lastActivity
         if policy.maxLifetime is not None and \
                 now - session.liveness.createdAt >= policy.maxLifetime:
-            return f"it reached the {policy.maxLifetime:g}s lifetime cap"
+            return "lifetime", (f"it reached the {policy.maxLifetime:g}s "
+                                "lifetime cap")
         if session.stream is None and session.expectsStream:
             if idle >= policy.streamlessIdleTimeout:
-                return (f"idle {idle:.0f}s with no event stream (limit "
-                        f"{policy.streamlessIdleTimeout:g}s)")
+                return "idle_streamless", (
+                    f"idle {idle:.0f}s with no event stream (limit "
+                    f"{policy.streamlessIdleTimeout:g}s)")
             return None
         if not session.expectsStream and policy.handleIdleTimeout is not None:
             if idle >= policy.handleIdleTimeout:
-                return (f"idle {idle:.0f}s behind its handle (limit "
-                        f"{policy.handleIdleTimeout:g}s)")
+                return "idle_handle", (
+                    f"idle {idle:.0f}s behind its handle (limit "
+                    f"{policy.handleIdleTimeout:g}s)")
             return None
         if policy.idleTimeout is not None and idle >= policy.idleTimeout:
-            return f"idle {idle:.0f}s (limit {policy.idleTimeout:g}s)"
+            return "idle", f"idle {idle:.0f}s (limit {policy.idleTimeout:g}s)"
         liveness = session.liveness
         quiet = now - max(liveness.lastActivity, liveness.answeredProbeAt)
         if policy.probeAfter is not None and quiet >= policy.probeAfter and \
@@ -198,7 +205,7 @@ class Reaper:
             if stream is not None and stream.generation == generation:
                 self._registry.close(
                     session.handle, "it did not answer a ping on its "
-                    "current event stream")
+                    "current event stream", code="ping_unanswered")
             else:
                 self.log.info("session {handle}: a ping lost to a stream "
                               "handover was discarded; the next pass sends "

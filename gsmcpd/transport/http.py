@@ -73,12 +73,15 @@ class McpSite(GuardedSite):
     requestFactory = CappedRequest
 
     def __init__(self, resource, accessLog=False, limits=ConnectionLimits(),
-                 reactor=None):
+                 reactor=None, metrics=UNOBSERVED):
         super().__init__(resource, limits, reactor,
                          parsePOSTFormSubmission=False)
         self._accessLog = accessLog
+        self._metrics = metrics
 
     def log(self, request):
+        # Called once each response is finished.
+        self._metrics.responded(request)
         if self._accessLog:
             super().log(request)
 
@@ -284,7 +287,8 @@ class McpApp:
         session = self._session(request)
         # Answered once the session is gone: its running call broken and
         # its GemStone session logged out, whether or not we are heard.
-        yield self.sessions.close(session.handle, "the client deleted it")
+        yield self.sessions.close(session.handle, "the client deleted it",
+                                  code="deleted")
         return self._json(request, {})
 
     # Errors: every answer is JSON, whatever went wrong.
