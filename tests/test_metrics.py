@@ -151,9 +151,11 @@ class MetricsTests(TestCase):
                       sessionsWarm=lambda: state["warm"],
                       slotsUsed=lambda: state["open"] + state["opening"],
                       slotsLimit=lambda: 5,
-                      eventStreams=lambda: state["streams"])
-        state["open"] = 3
+                      eventStreams=lambda: state["streams"],
+                      stoneReachable=lambda: state["reachable"])
+        state["open"], state["reachable"] = 3, 0
         samples = scrape(metrics)
+        self.assertEqual(samples["gsmcpd_stone_reachable"][()], 0.0)
         self.assertEqual(samples["gsmcpd_sessions_open"][()], 3.0)
         self.assertEqual(samples["gsmcpd_sessions_opening"][()], 1.0)
         self.assertEqual(samples["gsmcpd_sessions_warm"][()], 1.0)

@@ -141,3 +141,35 @@ class _Endpoint:
 
     def whenListening(self):
         return Deferred()
+
+
+class _Control:
+    gone = None
+
+
+class _Pool:
+    maxSessions = 4
+
+    def __len__(self):
+        return 1
+
+
+class _Sessions(list):
+    warm = ()
+
+
+class ObserveTests(TestCase):
+
+    def test_stoneReachable(self):
+        """
+        The metrics say whether the daemon's own session reaches the
+        stone, as /healthz does.
+        """
+        operations = Operations(Settings(), Clock(), environ={})
+        control = _Control()
+        operations.observe(_Sessions(), _Pool(), control)
+        self.assertIn(b"gsmcpd_stone_reachable 1.0",
+                      operations.metrics.render())
+        control.gone = "the stone restarted"
+        self.assertIn(b"gsmcpd_stone_reachable 0.0",
+                      operations.metrics.render())

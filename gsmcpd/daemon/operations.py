@@ -131,7 +131,8 @@ class Operations:
             sessionsWarm=lambda: len(sessions.warm),
             slotsUsed=lambda: len(pool), slotsLimit=lambda: pool.maxSessions,
             eventStreams=lambda: sum(
-                1 for session in sessions if session.stream is not None))
+                1 for session in sessions if session.stream is not None),
+            stoneReachable=lambda: int(getattr(control, "gone", None) is None))
 
     def whenListening(self, endpoint):
         """

@@ -43,6 +43,9 @@ DECLARED = (
      "used or free", ("state",)),
     ("eventStreams", Gauge, "event_streams",
      "server-to-client event streams open", ()),
+    ("stoneReachable", Gauge, "stone_reachable",
+     "1 while the daemon's own GemStone session answers, 0 once the stone "
+     "cannot be reached", ()),
     ("callsInFlight", Gauge, "calls_in_flight",
      "GemStone calls running or queued", ()),
     ("toolCalls", Counter, "tool_calls",
@@ -123,7 +126,7 @@ class Metrics:
 
     def watch(self, sessionsOpen=None, sessionsOpening=None,
               slotsUsed=None, slotsLimit=None, eventStreams=None,
-              sessionsWarm=None):
+              sessionsWarm=None, stoneReachable=None):
         """
         Read these gauges from the objects that know, when scraped: each
         argument is a callable answering a number (C{slotsLimit} may answer
@@ -132,7 +135,8 @@ class Metrics:
         for gauge, read in ((self.sessionsOpen, sessionsOpen),
                             (self.sessionsOpening, sessionsOpening),
                             (self.sessionsWarm, sessionsWarm),
-                            (self.eventStreams, eventStreams)):
+                            (self.eventStreams, eventStreams),
+                            (self.stoneReachable, stoneReachable)):
             if read is not None:
                 gauge.set_function(read)
         if slotsUsed is not None:
