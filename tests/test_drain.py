@@ -17,6 +17,8 @@ from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.transport.http import McpApp
 from tests.fakes import FakePool
+from tests.test_lifetime import events
+from tests.test_web import Collector
 
 JSON = {"content-type": ["application/json"],
         "accept": ["application/json, text/event-stream"]}
@@ -37,7 +39,7 @@ class DrainTests(TestCase):
         self.health = Health(lambda: len(self.sessions))
         self.health.serving = True
         self.drain = Drain(self.health, self.pool.refuseNew, GRACE,
-                           self.clock)
+                           self.clock, lambda: self.sessions)
         app = McpApp(self.sessions, Dispatcher(
             ToolCatalog.named(("execution", "session")), ServerIdentity()),
             self.clock)
@@ -113,6 +115,28 @@ class DrainTests(TestCase):
                                     handle=handle)
         self.assertFalse(body["result"].get("isError"), body)
         self.assertEqual(len(self.pool.opened), 1)
+
+    @inlineCallbacks
+    def test_clientsWarned(self):
+        """
+        A client listening on its stream is told its session ends with the
+        grace, and that its uncommitted changes go with it.
+        """
+        response, _ = yield self.initialize()
+        handle = response.headers.getRawHeaders("mcp-session-id")[0]
+        stream = yield self.treq.get(
+            "http://127.0.0.1/mcp", unbuffered=True,
+            headers={"mcp-session-id": [handle],
+                     "accept": ["text/event-stream"]})
+        received = []
+        stream.deliverBody(Collector(received))
+        self.drain.begin()
+        self.treq.flush()
+        [warning] = [e for e in events(received)
+                     if e.get("method") == "notifications/message"]
+        self.assertEqual(warning["params"]["level"], "warning")
+        self.assertIn("ends in 3s and its uncommitted changes are lost",
+                      warning["params"]["data"])
 
     def test_healthTellsTheBalancer(self):
         self.drain.begin()

@@ -1,9 +1,11 @@
 """
 The operator's kit in C{etc/}: the Grafana dashboard's and the Prometheus
-rules' queries name only metrics C{/metrics} exposes, and the rules pass
+rules' queries name only metrics C{/metrics} exposes, the rules pass
 C{promtool check rules} (when promtool is installed: Debian's
-C{prometheus} package).
+C{prometheus} package), and the HAProxy examples pass C{haproxy -c}.
 """
+
+import os
 
 import json
 import re
@@ -18,6 +20,7 @@ from gsmcpd.observe.metrics import Metrics
 
 ETC = Path(__file__).resolve().parent.parent / "etc"
 DASHBOARD = ETC / "grafana" / "gsmcpd-dashboard.json"
+HAPROXY = sorted((ETC / "haproxy").glob("*.cfg"))
 RULES = sorted((ETC / "prometheus").glob("*.yml"))
 PROMETHEUS_OWN = {"up"}
 """Series Prometheus makes itself for each scrape."""
@@ -127,3 +130,52 @@ class PromtoolTests(SynchronousTestCase):
         done = subprocess.run([promtool, "check", "rules", *map(str, RULES)],
                               capture_output=True, text=True, timeout=60)
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+
+
+class HaproxyConfigTests(SynchronousTestCase):
+
+    def test_examplesValid(self):
+        """
+        Both examples, the TLS-terminating one with a certificate to load
+        (C{-c} binds nothing: the ports are only parsed).
+        """
+        haproxy = shutil.which("haproxy")
+        if haproxy is None:
+            raise SkipTest("haproxy is not installed")
+        pem = self.mktemp()
+        with open(pem, "wb") as f:
+            f.write(selfSigned())
+        environ = dict(os.environ, GSMCPD_CERT=pem, GSMCPD_CA=pem,
+                       GSMCPD_BIND="127.0.0.1:18443",
+                       GSMCPD_BIND_HTTP="127.0.0.1:18080")
+        self.assertEqual(len(HAPROXY), 2)
+        for path in HAPROXY:
+            done = subprocess.run([haproxy, "-c", "-f", str(path)],
+                                  capture_output=True, text=True, timeout=60,
+                                  env=environ)
+            self.assertEqual(done.returncode, 0, path.name + done.stderr)
+
+
+def selfSigned():
+    """
+    A certificate and its key, PEM, as HAProxy's C{crt} takes them.
+    """
+    from datetime import datetime, timedelta, timezone
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME,
+                                         "mcp.example.com")])
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    certificate = (x509.CertificateBuilder().subject_name(name)
+                   .issuer_name(name).public_key(key.public_key())
+                   .serial_number(1).not_valid_before(start)
+                   .not_valid_after(start + timedelta(days=3650))
+                   .sign(key, hashes.SHA256()))
+    return certificate.public_bytes(serialization.Encoding.PEM) + \
+        key.private_bytes(serialization.Encoding.PEM,
+                          serialization.PrivateFormat.PKCS8,
+                          serialization.NoEncryption())

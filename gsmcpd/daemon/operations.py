@@ -94,6 +94,7 @@ class Operations:
         self._admin = AdminApp(self.health, self.metrics).resource()
         self._adminEndpoint = None
         self._pool = None
+        self._sessions = ()
         self._agentEndpoint = None
         if config.agentPort is not None:
             try:
@@ -125,6 +126,7 @@ class Operations:
         self.health.sessionCount = lambda: len(sessions)
         self.health.controlSession = control
         self._pool = pool
+        self._sessions = sessions
         self.metrics.watch(
             sessionsOpen=lambda: len(sessions),
             sessionsOpening=lambda: len(pool) - len(sessions),
@@ -174,7 +176,8 @@ class Operations:
             agent.setName("agent-check")
             services.append(agent)
         drain = Drain(self.health, lambda: self._pool.refuseNew(),
-                      self._config.drainGrace, self._reactor)
+                      self._config.drainGrace, self._reactor,
+                      lambda: self._sessions)
         services.append(OperationsService(
             self.health, self._notifier, whenServing, drain, self._reactor))
         return services
