@@ -21,6 +21,8 @@ from gsmcpd.observe.metrics import Metrics
 ETC = Path(__file__).resolve().parent.parent / "etc"
 DASHBOARD = ETC / "grafana" / "gsmcpd-dashboard.json"
 HAPROXY = sorted((ETC / "haproxy").glob("*.cfg"))
+ALERT_TESTS = Path(__file__).resolve().parent / "prometheus" / \
+    "gsmcpd-alerts-test.yml"
 RULES = sorted((ETC / "prometheus").glob("*.yml"))
 PROMETHEUS_OWN = {"up"}
 """Series Prometheus makes itself for each scrape."""
@@ -122,14 +124,24 @@ class MetricNamesTests(SynchronousTestCase):
 
 class PromtoolTests(SynchronousTestCase):
 
-    def test_checkRules(self):
+    def promtool(self, *arguments):
         promtool = shutil.which("promtool")
         if promtool is None:
             raise SkipTest("promtool is not installed (apt-get install "
                            "prometheus)")
-        done = subprocess.run([promtool, "check", "rules", *map(str, RULES)],
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run([promtool, *arguments], capture_output=True,
+                              text=True, timeout=60)
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+
+    def test_checkRules(self):
+        self.promtool("check", "rules", *map(str, RULES))
+
+    def test_alertsFire(self):
+        """
+        Each alert in C{tests/prometheus/} fires on the series it is about,
+        for the daemon they describe and no other.
+        """
+        self.promtool("test", "rules", str(ALERT_TESTS))
 
 
 class HaproxyConfigTests(SynchronousTestCase):
