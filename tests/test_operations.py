@@ -173,3 +173,17 @@ class ObserveTests(TestCase):
         control.gone = "the stone restarted"
         self.assertIn(b"gsmcpd_stone_reachable 0.0",
                       operations.metrics.render())
+
+    def test_agentCountsWarmSlotsAsRoom(self):
+        """
+        The agent check's weight counts an idle read session's slot as
+        room: a new session would take it.
+        """
+        operations = Operations(Settings(agentPort="0"), Clock(),
+                                environ={})
+        sessions = _Sessions()
+        sessions.warm = [object()]
+        operations.observe(sessions, _Pool(), _Control())
+        operations.health.serving = True
+        agent = operations.services(None)[0]
+        self.assertEqual(agent.factory.capacity.line(), b"up ready 100%\n")

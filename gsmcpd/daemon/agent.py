@@ -7,7 +7,8 @@ and closes (its C{agent-check}): C{up ready 60%} sets the server's weight
 to 60 % of the weight configured, C{up drain} takes it out of the choice
 for new sessions while requests of the sessions it holds still reach it
 (through the stick table), and C{down} marks it down.  The weight is the
-share of session slots still free; a full or draining daemon answers
+share of session slots a new session could have (free, or held by an idle
+read session that gives its slot up); a full or draining daemon answers
 C{drain}, one whose stone cannot be reached C{down}.
 """
 
@@ -42,7 +43,7 @@ class Capacity:
     What the agent says, from the daemon's health and its pool's slots.
 
     @param health: the L{gsmcpd.daemon.admin.Health} C{/healthz} reads.
-    @param used: answers the slots in use (sessions open or opening).
+    @param used: answers the slots a new session could not have.
     @param limit: answers the cap (C{--max-sessions}), or L{None} for none.
     """
 

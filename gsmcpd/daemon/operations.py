@@ -136,6 +136,13 @@ class Operations:
                 1 for session in sessions if session.stream is not None),
             stoneReachable=lambda: int(getattr(control, "gone", None) is None))
 
+    def _slotsTaken(self):
+        """
+        The slots a new session cannot have: an idle read session (warm)
+        gives its slot up to one.
+        """
+        return len(self._pool) - len(self._sessions.warm)
+
     def whenListening(self, endpoint):
         """
         What the service tree waits on before it serves: C{endpoint}
@@ -171,7 +178,7 @@ class Operations:
             services.append(admin)
         if self._agentEndpoint is not None:
             agent = listeningService(self._agentEndpoint, AgentFactory(
-                Capacity(self.health, lambda: len(self._pool),
+                Capacity(self.health, self._slotsTaken,
                          lambda: self._pool.maxSessions)))
             agent.setName("agent-check")
             services.append(agent)
