@@ -11,7 +11,6 @@ before the port closes.
 from twisted.application.service import Service
 from twisted.internet.defer import DeferredList
 from twisted.internet.task import LoopingCall
-from twisted.logger import Logger
 
 from gsmcpd import __version__
 from gsmcpd.daemon.admin import AdminApp, AdminBeside, Health
@@ -39,7 +38,6 @@ class OperationsService(Service):
     """
 
     name = "operations"
-    log = Logger()
 
     def __init__(self, health, notifier, whenServing, drain, clock):
         self.health = health
@@ -155,7 +153,7 @@ class Operations:
         if not others:
             return endpoint.whenListening
 
-        def all():
+        def allListening():
             return DeferredList(
                 [endpoint.whenListening()] + [
                     other.whenListening().addErrback(_refused, option)
@@ -163,7 +161,7 @@ class Operations:
                 fireOnOneErrback=True, consumeErrors=True).addCallbacks(
                     lambda results: results[0][1],
                     lambda failure: failure.value.subFailure)
-        return all
+        return allListening
 
     def services(self, whenServing):
         """
