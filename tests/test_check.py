@@ -39,7 +39,7 @@ class SimulatedStoneTests(TestCase):
                               environ={}, **kwargs)
         return preflight.run().addCallback(lambda _: (preflight, lines))
 
-    def realStone(self, maxLogins=10):
+    def realStone(self, maxLogins=12):
         """
         A simulated stone the check reaches as it would a real one: by
         --gci-library, --stone and --password-file.
@@ -83,7 +83,7 @@ class SimulatedStoneTests(TestCase):
         self.assertNotIn("stopping gems", [f.subject for f in lines])
 
     @inlineCallbacks
-    def checkRealStone(self, subject, *arguments, maxLogins=10):
+    def checkRealStone(self, subject, *arguments, maxLogins=12):
         """
         Check a simulated stone reached as a real one, with C{arguments};
         answer the preflight and the one finding about C{subject}.

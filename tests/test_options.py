@@ -33,7 +33,7 @@ class ConfigTests(SynchronousTestCase):
     def test_defaults(self):
         config = self.configure(["--simulated"])
         self.assertEqual(config.port, "tcp:8000:interface=127.0.0.1")
-        self.assertEqual(config.maxSessions, 3)
+        self.assertEqual(config.maxSessions, 10)
         self.assertEqual(config.allowedOrigins, ())
 
     def test_environmentMeansTheSame(self):
@@ -249,8 +249,8 @@ class ConfigTests(SynchronousTestCase):
              "GSMCP_WARM_READS",
              "GSMCP_TOOLSETS", "GSMCP_TOOLSET_OPTIONS", "GSMCP_SERVER_NAME",
              "GSMCP_SERVER_VERSION", "GSMCP_SERVER_TITLE",
-             "GSMCP_INSTRUCTIONS_FILE", "GSMCP_IDLE_TIMEOUT",
-             "GSMCP_ADMIN_PORT", "GSMCP_DRAIN_GRACE", "GSMCP_LOG_FORMAT",
+             "GSMCP_INSTRUCTIONS_FILE", "GSMCP_IDLE_TIMEOUT", "GSMCP_HANDLE_IDLE_TIMEOUT",
+             "GSMCP_ADMIN_PORT", "GSMCP_AGENT_PORT", "GSMCP_DRAIN_GRACE", "GSMCP_LOG_FORMAT",
              "GSMCP_PROBE_AFTER", "GSMCP_STREAMLESS_IDLE_TIMEOUT",
              "GSMCP_STREAM_LOSS_GRACE", "GSMCP_MAX_LIFETIME",
              "GSMCP_REQUEST_TIMEOUT", "GSMCP_MAX_COMMITS_BEHIND",

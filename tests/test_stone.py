@@ -210,8 +210,8 @@ class FakeSessions:
     def __init__(self, journal):
         self.journal = journal
 
-    def closeAll(self, reason):
-        self.journal.append(f"close all: {reason}")
+    def closeAll(self, reason, code):
+        self.journal.append(f"close all: {reason} ({code})")
         return succeed(None)
 
 
@@ -279,7 +279,7 @@ class StoneServiceTests(SynchronousTestCase):
         del self.journal[:]
         self.successResultOf(self.service.stopService())
         self.assertEqual(self.journal, [
-            "close all: the server is stopping", "control logout",
+            "close all: the server is stopping (stopping)", "control logout",
             "simulator stop"])
         self.assertFalse(self.service.running)
 

@@ -67,6 +67,7 @@ class TransactionTests(TestCase):
         dirty = yield self.first.call("status")
         self.assertTrue(dirty["structuredContent"]["uncommittedChanges"])
         self.assertIn("uncommitted changes: yes", dirty["content"][0]["text"])
+        self.assertIn("server restart", dirty["content"][0]["text"])
 
     @inlineCallbacks
     def test_everyMoveOfTheViewForgetsReads(self):

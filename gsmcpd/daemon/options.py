@@ -86,7 +86,7 @@ class Config:
     simulated = flag("simulated", "start and use the simulated stone (a "
                      "test double, not GemStone)")
     maxSessions = setting("max-sessions", "most GemStone sessions open at "
-                          "once, or 'none'", parse=countOrNone, default="3")
+                          "once, or 'none'", parse=countOrNone, default="10")
     warmReads = setting(
         "warm-reads", "idle sessions kept per GemStone user for the next "
         "read without a session handle (2026-07-28), for 30s each; they give "
@@ -124,6 +124,10 @@ class Config:
         "stream-loss-grace", "seconds a session whose client hung up its "
         "stream waits for it to come back (0: release at once)",
         parse=seconds, default="10")
+    handleIdleTimeout = setting(
+        "handle-idle-timeout", "seconds after its last request a 2026-07-28 "
+        "session behind a handle is released, or 'none'",
+        parse=secondsOrNone, default="300")
     maxLifetime = setting("max-lifetime", "absolute cap on a session's life "
                           "in seconds, or 'none'", parse=secondsOrNone,
                           default="none")
@@ -150,6 +154,10 @@ class Config:
                      "a quarter of the throughput)")
     adminPort = setting("admin-port", "Twisted endpoint serving /healthz and "
                         "/metrics apart from /mcp (default: both on --port)")
+    agentPort = setting(
+        "agent-port", "Twisted endpoint, or a bare port on loopback, "
+        "answering HAProxy's agent check with the room for new sessions "
+        "(etc/haproxy/gsmcpd.cfg)")
     drainGrace = setting(
         "drain-grace", "seconds a stopping daemon keeps serving with /healthz "
         "answering 503, so a load balancer sends it no new session before "

@@ -201,7 +201,7 @@ def assemble(config, library, reactor):
         Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
         listeningService(endpoint, McpSite(
             operations.root(root), config.accessLog, config.connectionLimits,
-            reactor)),
+            reactor, operations.metrics)),
         *operations.services(lambda: service.whenServing()),
     ]
     serving[:0] = securityServices(reactor, contexts, audit, gate)

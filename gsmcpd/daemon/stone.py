@@ -316,7 +316,7 @@ class StoneService(Service):
     @inlineCallbacks
     def stopService(self):
         super().stopService()
-        yield self.sessions.closeAll("the server is stopping")
+        yield self.sessions.closeAll("the server is stopping", code="stopping")
         yield self._control.logout()
         if self.simulator is not None:
             yield self.simulator.stop()

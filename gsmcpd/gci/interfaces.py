@@ -62,7 +62,13 @@ class ISessionPool(Interface):
         """
         A Deferred firing with a logged-in IGemSession (as GemStone user
         C{user}, or the pool's default user); raises SessionLimitReached
-        synchronously, without a login, when full.
+        synchronously, without a login, when full, and ServerStopping once
+        told to refuseNew.
+        """
+
+    def refuseNew():
+        """
+        Open no new session from now on: the daemon is draining.
         """
 
     def close(gem):

@@ -36,6 +36,20 @@ class SessionLimitReached(Exception):
         self.limit = limit
 
 
+class ServerStopping(Exception):
+    """
+    The daemon is draining before it stops: it opens no new session, while
+    the sessions it holds keep being served until it stops.
+    """
+
+    kind = "serverStopping"
+
+    def __init__(self):
+        super().__init__(
+            "this server is stopping and opens no new session; start a new "
+            "session again (behind a load balancer it reaches another server)")
+
+
 @implementer(ISessionPool)
 class GemSessionPool:
     """
@@ -65,6 +79,14 @@ class GemSessionPool:
         self._sessions: set[GemSession] = set()
         self._closing: set[GemSession] = set()
         self._opening = 0
+        self.stopping = False
+
+    def refuseNew(self):
+        """
+        Open no new session from now on (L{open} raises L{ServerStopping});
+        a busy session's replacement still logs in, in its own slot.
+        """
+        self.stopping = True
 
     def __len__(self) -> int:
         return len(self._sessions) + self._opening
@@ -76,7 +98,10 @@ class GemSessionPool:
         @return: a L{Deferred} firing with the logged-in L{GemSession}.
         @raise SessionLimitReached: synchronously, with no login attempted,
             when the pool is full.
+        @raise ServerStopping: synchronously, once told to L{refuseNew}.
         """
+        if self.stopping:
+            raise ServerStopping()
         if self.maxSessions is not None and len(self) >= self.maxSessions:
             raise SessionLimitReached(self.maxSessions)
         return self._loggedIn(name, user)

@@ -15,6 +15,9 @@ from gsmcpd.tools.base import (
 from gsmcpd.tools.confirm import (
     CONFIRM_OPTION, commitQuestion, confirmedIf, confirming)
 
+UNCOMMITTED_LOST = ("yes (lost when this session ends: closed, idle, or a "
+                    "server restart; commit what you mean to keep)")
+
 
 class SessionToolset(Toolset):
     name = "session"
@@ -115,7 +118,7 @@ class SessionToolset(Toolset):
         text = (f"user: {state['user']}\nsession: {state['session']}\n"
                 f"stone: {state['stone']}\nversion: {state['version']}\n"
                 f"uncommitted changes: "
-                f"{'yes' if call.needsCommit else 'no'}")
+                f"{UNCOMMITTED_LOST if call.needsCommit else 'no'}")
         return ToolResult(text, state)
 
 
