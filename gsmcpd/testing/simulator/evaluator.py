@@ -167,12 +167,10 @@ class Evaluator:
             raise errors.messageNotUnderstood(classOf(receiver).name, selector)
         if not callable(found):
             return self.invoke(found, receiver, args)
-        try:
-            return found(self, receiver, *args)
-        except (TypeError, ValueError, ArithmeticError):
-            # A primitive given arguments it cannot use: GemStone's
-            # primitives fail with an ArgumentTypeError.
-            raise errors.argumentTypeError(selector) from None
+        # A primitive's own Python error is a bug of the model, and passes
+        # as one (never as a Smalltalk error a handler could take): a
+        # primitive refuses an argument only by a check it makes.
+        return found(self, receiver, *args)
 
     def lookup(self, behavior, selector):
         """
