@@ -104,3 +104,25 @@ class NotBooleanTests(StrictTestCase):
         self.assertNotBoolean("#(1 2) reject: [:each | nil]", "ifFalse:", "UndefinedObject")
         self.assertNotBoolean("#(1 2) detect: [:each | 0] ifNone: [nil]", "ifTrue:")
         self.assertNotBoolean("#(2 1) asSortedCollection: [:a :b | 0]", "ifTrue:")
+
+
+class CollationTests(StrictTestCase):
+
+    def test_lessThanIgnoresCase(self):
+        """
+        String C{<} collates as an image may, ignoring case, while C{=}
+        stays exact: two names that differ only in case are neither before
+        nor after each other, and are not equal.
+        """
+        self.assertEqual(self.printed("{'Abc' < 'abc'. 'abc' < 'Abc'. 'abc' <= 'ABC'. "
+                                      "'abc' = 'Abc'. 'abc' < 'abd'. 'ABC' < 'abd'}"),
+                         "anArray( false, false, true, false, true, true)")
+
+    def test_unorderedElementsChangePlaces(self):
+        """
+        What a sort block leaves unordered comes out one way at one sort
+        and the other way at the next, as GemStone does not say which.
+        """
+        sort = "(#('b' 'B' 'a') asSortedCollection: [:x :y | x <= y]) asArray"
+        self.assertEqual([self.printed(sort) for _ in range(2)],
+                         ["anArray( 'a', 'b', 'B')", "anArray( 'a', 'B', 'b')"])

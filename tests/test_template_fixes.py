@@ -385,3 +385,25 @@ class DaemonSideTests(TestCase):
             ["mutation"], {"mutation": {"kernelClasses": True}})))
         result = yield allowed.call("compile_method", className="Object", source=source)
         self.assertFalse(result.get("isError"), result)
+
+
+class CaseOnlyNamesTests(TemplateTestCase):
+
+    def test_exportOrdersSelectorsTotally(self):
+        """
+        Selectors that differ only in case, which an image's String C{<}
+        may not tell apart, are exported in one order: code points break
+        the tie.
+        """
+        self.doit("Object subclass: 'Cased' instVarNames: #() classVars: #() classInstVars: #()"
+                  " poolDictionaries: #() inDictionary: UserGlobals options: #()")
+        for selector in ("caseProbe", "CASEPROBE", "CaseProbe"):
+            self.doit(f"Cased compileMethod: '{selector} ^1' dictionaries: "
+                      "System myUserProfile symbolList category: 'x'")
+        for _ in range(2):
+            methods = self.result("export_class_source", className="Cased")["methods"]
+            self.assertEqual([each["selector"] for each in methods],
+                             ["CASEPROBE", "CaseProbe", "caseProbe"])
+            # The model orders what a sort block leaves unordered one way at
+            # one sort and the other way at the next: move it on by one.
+            self.doit("#(2 1) asSortedCollection")

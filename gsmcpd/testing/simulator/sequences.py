@@ -373,9 +373,15 @@ def _evaluate(ev, receiver):
 
 
 def _compareText(selector, operation):
+    """
+    C{<} and its kin collate as an image may: ignoring case, while C{=}
+    stays exact, so two names that differ only in case are neither before
+    nor after each other (the stricter reading: a template must not sort
+    by them alone).
+    """
     @method("CharacterCollection", selector)
     def compare(ev, receiver, other):
-        return operation(receiver.text, text(other))
+        return operation(receiver.text.lower(), text(other).lower())
     return compare
 
 
@@ -406,11 +412,24 @@ def _decodeFromUTF8(ev, receiver):
 # ------------------------------------------------------- SortedCollection
 
 def _sorted(ev, items, block):
+    """
+    C{items} in the order C{block} (C{<=} when None) sorts them; the order
+    of elements the block does not order differs from one sort to the next
+    (L{gsmcpd.testing.simulator.stone.Session.sorts}).
+    """
     def before(a, b):
         if block is None:
             return truth(ev.send(a, "<=", [b]), "ifTrue:")
         return truth(ev.value(block, a, b), "ifTrue:")
-    return sorted(items, key=functools.cmp_to_key(lambda a, b: -1 if before(a, b) else 1))
+
+    def order(a, b):
+        # Python's sort asks only whether a is strictly before b.
+        if not before(a, b):
+            return 1
+        return 0 if before(b, a) else -1
+    if next(ev.session.sorts) % 2:
+        items = items[::-1]
+    return sorted(items, key=functools.cmp_to_key(order))
 
 
 @method("Collection", "asSortedCollection")

@@ -168,6 +168,10 @@ class Session:
     transaction = attr.ib()
     interrupt = attr.ib()
     cacheName = attr.ib(default=DEFAULT_CACHE_NAME)
+    sorts = attr.ib(init=False, factory=itertools.count)
+    """Counts the sorts it ran: where a sort block leaves two elements
+    unordered, GemStone's order of them is not specified, and the model's
+    turns around at every other sort (L{sequences})."""
 
 
 def seededRepository():
