@@ -177,6 +177,8 @@ class Evaluator:
         The method C{behavior}'s instances run for C{selector}: a
         L{MethodInfo}, a kernel Python function, or None.
         """
+        if self.session.stone.lacking and self._lacks(behavior, selector):
+            return None
         if type(behavior) is StClass:
             # A kernel method found along a kernel chain is found there
             # for good: the kernel does not change.
@@ -203,6 +205,16 @@ class Evaluator:
                 if found is not None:
                     return found
         return None
+
+    def _lacks(self, behavior, selector):
+        """
+        Whether the kernel method C{behavior}'s instances would run for
+        C{selector} is one this stone lacks (L{Stone.lacking}).
+        """
+        for each in self.behaviors(behavior):
+            if isinstance(each, StClass) and selector in each.methods:
+                return f"{each.name}>>{selector}" in self.session.stone.lacking
+        return False
 
     def behaviors(self, behavior):
         """
