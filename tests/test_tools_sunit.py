@@ -241,6 +241,19 @@ class RunTestMethodTests(TestingTestCase):
             "UserGlobals at: #CountedRuns"), 1)
 
     @inlineCallbacks
+    def test_expectedWarning(self):
+        """
+        A test that expects a Warning meets it in should:raise:, before the
+        envelope, which resumes the Warnings nothing else handles.
+        """
+        self.model.compileMethod(
+            "AccountTest", "testWarns\n\tself should: [Warning signal: 'w'] raise: Warning.\n"
+            "\tself shouldnt: [Warning signal: 'w'] raise: ZeroDivide", "tests")
+        lines, _ = yield checked(self.harness, "run_test_method", className="AccountTest",
+                                 selector="testWarns")
+        self.assertEqual(lines, ["AccountTest>>testWarns: passed"])
+
+    @inlineCallbacks
     def test_expectedFailurePassed(self):
         """
         A test named in expectedFailures that passes is a failure to SUnit,
