@@ -106,6 +106,9 @@ class Evaluator:
     handlers = attr.ib(factory=list)
     """The active C{on:do:} handlers, innermost last (see
     L{gsmcpd.testing.simulator.exceptions})."""
+    lacking = attr.ib(init=False, default=attr.Factory(
+        lambda self: self.session.stone.lacking, takes_self=True))
+    """The kernel methods the session's stone lacks (L{Stone.lacking})."""
 
     def evaluate(self, source):
         """
@@ -177,7 +180,7 @@ class Evaluator:
         The method C{behavior}'s instances run for C{selector}: a
         L{MethodInfo}, a kernel Python function, or None.
         """
-        if self.session.stone.lacking and self._lacks(behavior, selector):
+        if self.lacking and self._lacks(behavior, selector):
             return None
         if type(behavior) is StClass:
             # A kernel method found along a kernel chain is found there
@@ -213,7 +216,7 @@ class Evaluator:
         """
         for each in self.behaviors(behavior):
             if isinstance(each, StClass) and selector in each.methods:
-                return f"{each.name}>>{selector}" in self.session.stone.lacking
+                return f"{each.name}>>{selector}" in self.lacking
         return False
 
     def behaviors(self, behavior):
