@@ -104,6 +104,7 @@ class NotBooleanTests(StrictTestCase):
         self.assertNotBoolean("#(1 2) reject: [:each | nil]", "ifFalse:", "UndefinedObject")
         self.assertNotBoolean("#(1 2) detect: [:each | 0] ifNone: [nil]", "ifTrue:")
         self.assertNotBoolean("#(2 1) asSortedCollection: [:a :b | 0]", "ifTrue:")
+        self.assertNotBoolean("(TestCase selector: #foo) assert: 3", "ifFalse:")
 
 
 class CollationTests(StrictTestCase):

@@ -12,7 +12,7 @@ resources up before its tests and resets them after.
 
 from gsmcpd.testing.simulator import errors, exceptions
 from gsmcpd.testing.simulator.kernel import (
-    CLASSES, classMethod, classOf, method, smalltalkMethods, text)
+    CLASSES, classMethod, method, smalltalkMethods, text, truth)
 from gsmcpd.testing.simulator.objects import (
     Array, Instance, OrderedCollection, String, Symbol, UserClass, equal, printString)
 
@@ -20,10 +20,9 @@ ASSERTION_FAILED = "Assertion failed"
 
 
 def _require(condition, description):
-    if condition is False:
+    # SUnit's assert: is "aBoolean ifFalse: [...]", inlined.
+    if truth(condition, "ifFalse:") is False:
         raise errors.testFailure(description)
-    if condition is not True:
-        raise errors.messageNotUnderstood(classOf(condition).name, "ifFalse:")
 
 
 @method("TestCase", "assert:")
