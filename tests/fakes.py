@@ -28,6 +28,7 @@ DEFAULT_RESULTS = {
     "commit": lambda args: {"committed": True, "conflicts": {}},
     "abort": lambda args: {"aborted": True},
     "refresh": lambda args: {"refreshed": True, "writesCanCommit": True},
+    "lacking_capabilities": lambda args: [],
 }
 
 

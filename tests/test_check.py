@@ -18,6 +18,8 @@ from gsmcpd.daemon.check import (
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.control import SimulatorControl
 from gsmcpd.testing.simulator.launch import launch
+from gsmcpd.testing.simulator.stone import Stone
+from tests.toolharness import InProcessGem
 
 
 def configFor(*arguments):
@@ -65,7 +67,8 @@ class SimulatedStoneTests(TestCase):
         subjects = [f.subject for f in lines]
         self.assertEqual(subjects, [
             "GEMSTONE", "libgcits", "login", "stopping gems",
-            "session limit", "one-time passwords", "certificate", "JWKS"])
+            "session limit", "optional messages", "one-time passwords",
+            "certificate", "JWKS"])
         self.assertTrue(all(f.line().startswith("OK  ") for f in lines))
 
     @inlineCallbacks
@@ -233,3 +236,32 @@ class GemNrsTests(TestCase):
         self.assertEqual(
             parseGemNrs("!tcp@db.example#netldi:50377#task!gemnetobject"),
             ("db.example", "50377"))
+
+
+class OptionalMessagesTests(TestCase):
+    """
+    The check's line about the optional messages the templates send.
+    """
+
+    def finding(self, stone):
+        found = []
+        preflight = Preflight(configFor("--simulated"), reactor, found.append, environ={})
+        self.successResultOf(preflight.checkCapabilities(InProcessGem(stone)))
+        [finding] = found
+        return finding
+
+    def test_allPresent(self):
+        self.assertEqual(self.finding(Stone()).line(), "OK    optional messages: this stone "
+                         "has every optional message the templates send")
+
+    def test_lackingNamed(self):
+        """
+        A stone told to lack one names it and what is lost, without
+        failing the check: gsmcpd serves without it.
+        """
+        finding = self.finding(Stone(lacking={"System class>>sessionsReferencingOldestCr"}))
+        self.assertTrue(finding.ok)
+        self.assertEqual(finding.detail, (
+            "this stone lacks System sessionsReferencingOldestCr (the sessions holding the "
+            "oldest commit record are read from each session's description, which needs "
+            "SessionAccess); gsmcpd serves without it"))

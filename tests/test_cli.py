@@ -74,7 +74,7 @@ class CheckCommandTests(TestCase):
         status, out, err = gsmcpd("check", "--simulated")
         lines = out.splitlines()
         self.assertEqual(status, 0, out + err)
-        self.assertEqual(len(lines), 8, out)
+        self.assertEqual(len(lines), 9, out)
         self.assertTrue(all(line.startswith("OK  ") for line in lines), out)
 
     def test_wrongStoneNameFailsWithAFix(self):

@@ -23,6 +23,7 @@ from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import GemSession
 from gsmcpd.sessions.workers import WorkerLogins, grantNeeded
+from gsmcpd.tools.templates.capabilities import describeLacking, lackingCapabilities
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.templates.run import runTemplate
 from gsmcpd.transport.tls import splitDescription
@@ -207,6 +208,17 @@ class Preflight:
                 f"as SystemUser: (AllUsers userWithId: '{facts['user']}') "
                 f"addPrivilege: #{STOP_PRIVILEGE}. System commitTransaction.")
         self.checkSessionLimit(facts["maxSessionId"])
+        yield self.checkCapabilities(control)
+
+    @inlineCallbacks
+    def checkCapabilities(self, control):
+        try:
+            lacking = yield lackingCapabilities(control)
+        except ToolError as e:
+            self.found("optional messages", False, e.message, "see the GemStone error")
+            return
+        # Not a failure: gsmcpd serves without them, and says what it loses.
+        self.found("optional messages", True, describeLacking(lacking))
 
     def checkSessionLimit(self, stoneLimit):
         wanted = self.config.maxSessions

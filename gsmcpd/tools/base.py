@@ -218,6 +218,8 @@ class ToolCall:
 
     @ivar needsCommit: whether the session held uncommitted changes after
         the last template this call ran, failed or not; L{None} before one.
+    @ivar warnings: the descriptions of the Warnings its templates resumed,
+        for the client to read beside the result.
     """
 
     def __init__(self, gem, ledger=None, context=NULL_CONTEXT, journal=None):
@@ -225,6 +227,7 @@ class ToolCall:
         self.ledger = ReadLedger() if ledger is None else ledger
         self.journal = ChangeJournal() if journal is None else journal
         self.needsCommit = None
+        self.warnings = []
         self._context = context
 
     @property
@@ -291,6 +294,7 @@ class ToolCall:
         """
         def answered(answer):
             self.needsCommit = answer.needsCommit
+            self.warnings.extend(answer.warnings)
             return answer.value
 
         def failed(failure):

@@ -250,12 +250,31 @@ def text(value):
     raise errors.messageNotUnderstood(classOf(value).name, "asString")
 
 
+def truth(value, selector):
+    """
+    C{value}, which a block whose answer decides a branch answered: a
+    Boolean, or the error GemStone's inlined C{selector} signals.
+    """
+    if value is True or value is False:
+        return value
+    raise errors.notBoolean(classOf(value).name, selector)
+
+
+def integer(value):
+    """
+    C{value}, an Integer argument; anything else is refused as GemStone's
+    primitives refuse it.
+    """
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise errors.messageNotUnderstood(classOf(value).name, "_isSmallInteger")
+    return value
+
+
 def index(value, size):
     """
     The 0-based position of the 1-based Smalltalk index C{value}.
     """
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise errors.messageNotUnderstood(classOf(value).name, "_isSmallInteger")
+    integer(value)
     if not 1 <= value <= size:
         raise errors.offsetError(size, value)
     return value - 1
