@@ -29,6 +29,7 @@ from gsmcpd.tools.base import ToolCall, strictSchema
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger
+from gsmcpd.tools.templates.capabilities import OPTIONAL
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.templates.run import runTemplate
 
@@ -87,6 +88,8 @@ STEPS = (
               gate=True),
     _template("session_state", keys=("session", "commitsBehind")),
     _template("backlog_state", keys=("backlog", "oldestPinnedBy")),
+    _template("lacking_capabilities",
+              {"selectors": [each.selector for each in OPTIONAL]}),
     _template("open_session", {"name": "gsmcpd-check"},
               keys=("name", "session", "signalAbortBacklog")),
     _template("mint_onetime_password",
