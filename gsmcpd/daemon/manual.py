@@ -173,9 +173,9 @@ def manPage(cls):
     out += [
         ".SH FILES",
         ".TP", "\\fI/etc/gsmcpd/gsmcpd.toml\\fR",
-        _roff("the configuration file the documented unit passes to "
-              "--config (an example with every setting: "
-              "etc/gsmcpd.toml.example)"),
+        _roff("where the configuration file conventionally lives: pass "
+              "--config, or set GSMCP_CONFIG in the environment file (an "
+              "example with every setting: etc/gsmcpd.toml.example)"),
         ".TP", "\\fIGSMCP_CACHE_DIR\\fR",
         _roff("where --simulated builds its library (default: "
               "$XDG_CACHE_HOME/gsmcpd, else ~/.cache/gsmcpd); a service user "
