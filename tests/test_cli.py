@@ -45,6 +45,13 @@ class CommandTests(TestCase):
             self.assertEqual(gsmcpd(command, "--version")[:2],
                              (0, f"gsmcpd {__version__}\n"), command)
 
+    def test_checkHelpIsGsmcpds(self):
+        status, out, err = gsmcpd("check", "--help")
+        self.assertEqual(status, 0, err)
+        self.assertTrue(out.startswith("Usage: gsmcpd [--config FILE] check"),
+                        out)
+        self.assertIn("\nSessions:", out)
+
     def test_serveHelpIsGsmcpds(self):
         status, out, err = gsmcpd("serve", "--help")
         self.assertEqual(status, 0, err)

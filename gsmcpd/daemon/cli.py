@@ -61,8 +61,13 @@ class ClientConfigOptions(usage.Options):
 
 class CheckOptions(Options):
     synopsis = "[options: those of gsmcpd serve]"
-    longdesc = ("Check the GemStone setup these settings describe, one line "
-                "per check; exit 1 if any check fails.")
+
+    def opt_help(self):
+        """
+        Display this help and exit.
+        """
+        sys.stdout.write(helpText(Config, "check"))
+        sys.exit(0)
 
 
 class GsmcpdOptions(usage.Options):

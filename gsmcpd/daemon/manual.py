@@ -72,14 +72,20 @@ def _grouped(cls):
         yield group, [each for each in declared if each.group == group]
 
 
-def helpText(cls):
+COMMANDS = {
+    "serve": "Serve MCP for GemStone/S 64 in the foreground.",
+    "check": "Check the GemStone setup these settings describe, one line "
+             "per check; exit 1 if any check fails.",
+}
+
+
+def helpText(cls, command="serve"):
     """
-    C{gsmcpd serve --help}.
+    C{gsmcpd serve --help} (or C{check}'s, which takes the same settings).
     """
-    lines = ["Usage: gsmcpd [--config FILE] serve [options]", ""] + \
+    lines = [f"Usage: gsmcpd [--config FILE] {command} [options]", ""] + \
         textwrap.wrap(
-            "Serve MCP for GemStone/S 64 in the foreground.  Each option is "
-            "also a variable (--max-sessions: GSMCP_MAX_SESSIONS) and a key "
+            f"{COMMANDS[command]}  Each option is also a variable (--max-sessions: GSMCP_MAX_SESSIONS) and a key "
             f"of the TOML file --{CONFIG_OPTION} ({CONFIG_VARIABLE}) names; "
             "option over variable over file.  All of it: man gsmcpd "
             "(docs/gsmcpd.8).", WIDTH) + [""]

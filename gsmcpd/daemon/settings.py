@@ -157,8 +157,9 @@ class Setting:
                    FILE: self.option}.get(source.kind)
         if current in (None, source.name):
             return None
-        return (f"{source.name} is deprecated and will be removed: use "
-                f"{current}")
+        where = f"{source.path}: " if source.kind == FILE else ""
+        return (f"{where}{source.name} is deprecated and will be removed: "
+                f"use {current}")
 
 
 def _declare(declared, default, secret):
