@@ -2,13 +2,11 @@
 Tests for L{gsmcpd.daemon.agent}: the line HAProxy's agent check reads.
 """
 
-from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon.admin import Health
-from gsmcpd.daemon.agent import (
-    AgentFactory, Capacity, agentEndpoint, agentEndpointText)
+from gsmcpd.daemon.agent import AgentFactory, Capacity
 
 
 class Gone:
@@ -70,15 +68,3 @@ class AgentAnswerTests(TestCase):
         protocol.makeConnection(transport)
         self.assertEqual(transport.value(), b"up ready 75%\n")
         self.assertTrue(transport.disconnecting)
-
-
-class EndpointTests(TestCase):
-
-    def test_barePortIsLoopback(self):
-        self.assertEqual(agentEndpointText("9001"),
-                         "tcp:9001:interface=127.0.0.1")
-        self.assertEqual(agentEndpointText("tcp:9001:interface=10.0.0.5"),
-                         "tcp:9001:interface=10.0.0.5")
-
-    def test_badEndpoint(self):
-        self.assertRaises(ValueError, agentEndpoint, Clock(), "tcp:nope")

@@ -14,29 +14,6 @@ C{drain}, one whose stone cannot be reached C{down}.
 
 from twisted.internet.protocol import Factory, Protocol
 
-from gsmcpd.daemon.refusal import parseEndpoint
-
-LOOPBACK = "127.0.0.1"
-
-
-def agentEndpointText(text):
-    """
-    The Twisted endpoint description C{--agent-port} names: a bare port
-    number means that port on loopback.
-    """
-    if text.isdigit():
-        return f"tcp:{text}:interface={LOOPBACK}"
-    return text
-
-
-def agentEndpoint(reactor, text):
-    """
-    The endpoint to answer agent checks on.
-
-    @raise ValueError: C{text} names none, saying why.
-    """
-    return parseEndpoint(reactor, agentEndpointText(text))
-
 
 class Capacity:
     """

@@ -14,7 +14,7 @@ from twisted.internet.task import LoopingCall
 
 from gsmcpd import __version__
 from gsmcpd.daemon.admin import AdminApp, AdminBeside, Health
-from gsmcpd.daemon.agent import AgentFactory, Capacity, agentEndpoint
+from gsmcpd.daemon.agent import AgentFactory, Capacity
 from gsmcpd.daemon.drain import Drain
 from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
 from gsmcpd.daemon.refusal import parseEndpoint
@@ -97,7 +97,7 @@ class Operations:
         if config.agentPort is not None:
             try:
                 self._agentEndpoint = ObservedEndpoint(
-                    agentEndpoint(reactor, config.agentPort))
+                    parseEndpoint(reactor, config.agentPort))
             except ValueError as e:
                 raise ConfigError(f"--agent-port {config.agentPort!r}: {e}")
         if config.adminPort is not None:

@@ -183,7 +183,7 @@ def assemble(config, library, reactor):
     app = McpApp(sessions,
                  Dispatcher(ToolCatalog(config.toolsets), config.identity),
                  reactor, allowedOrigins=config.allowedOrigins,
-                 pending=pending, requestTimeout=config.requestTimeout,
+                 pending=pending, requestTimeout=config.callTimeout,
                  audit=audit, allowedHosts=config.allowedHosts,
                  metrics=operations.metrics)
     root = app.resource()
