@@ -119,7 +119,7 @@ class OperationsAssemblyTests(TestCase):
         With --agent-port the agent check listens beside the admin routes,
         and the daemon serves only once it does.
         """
-        operations = Operations(Settings(agentPort="0"), Clock(), environ={})
+        operations = Operations(Settings(agentPort="tcp:0:interface=127.0.0.1"), Clock(), environ={})
         self.assertEqual([s.name for s in operations.services(None)],
                          ["agent-check", "operations"])
         self.assertIsNot(operations.whenListening(_Endpoint()),
@@ -179,7 +179,7 @@ class ObserveTests(TestCase):
         The agent check's weight counts an idle read session's slot as
         room: a new session would take it.
         """
-        operations = Operations(Settings(agentPort="0"), Clock(),
+        operations = Operations(Settings(agentPort="tcp:0:interface=127.0.0.1"), Clock(),
                                 environ={})
         sessions = _Sessions()
         sessions.warm = [object()]

@@ -37,8 +37,7 @@ STOP_PRIVILEGE = "SystemControl"
 
 CONNECT_TIMEOUT = 5.0
 DAEMON_OWN_SESSIONS = 2
-"""Logins the daemon holds besides its clients': its own session, and a
-worker login proved at startup."""
+"""Its own session and a worker login proved at startup, besides clients'."""
 
 LOGIN_FIXES = {
     4051: "check --user and the password in --password-file",
@@ -276,26 +275,24 @@ class Preflight:
         try:
             lacking = yield lackingCapabilities(control)
         except ToolError as e:
-            self.found("optional messages", False, e.message, "see the GemStone error")
-            return
-        # Not a failure: gsmcpd serves without them, and says what it loses.
+            return self.found("optional messages", False, e.message,
+                              "see the GemStone error")
         self.found("optional messages", True, describeLacking(lacking))
 
     def checkSessionLimit(self, stoneLimit):
         wanted = self.config.maxSessions
+        room = max(stoneLimit - DAEMON_OWN_SESSIONS, 1)
         if wanted is None:
-            self.warned("session limit", f"--max-sessions is none; "
-                       f"the stone allows {stoneLimit} sessions, and the "
-                       "login that exhausts it fails for every gem",
-                       f"set --max-sessions to at most "
-                       f"{max(stoneLimit - DAEMON_OWN_SESSIONS, 1)}")
+            self.warned("session limit", f"--max-sessions is none; the stone "
+                        f"allows {stoneLimit} sessions, and the login that "
+                        "exhausts it fails for every gem",
+                        f"set --max-sessions to at most {room}")
         elif wanted + DAEMON_OWN_SESSIONS > stoneLimit:
-            self.warned("session limit", f"--max-sessions {wanted} "
-                       f"plus the daemon's own {DAEMON_OWN_SESSIONS} exceed "
-                       f"the stone's {stoneLimit}, so logins past it fail",
-                       f"lower --max-sessions to "
-                       f"{max(stoneLimit - DAEMON_OWN_SESSIONS, 1)}, or raise "
-                       "the stone's session limit")
+            self.warned("session limit", f"--max-sessions {wanted} plus the "
+                        f"daemon's own {DAEMON_OWN_SESSIONS} exceed the "
+                        f"stone's {stoneLimit}, so logins past it fail",
+                        f"lower --max-sessions to {room}, or raise the "
+                        "stone's session limit")
         else:
             self.found("session limit", True, f"--max-sessions {wanted} "
                        f"(+{DAEMON_OWN_SESSIONS} of the daemon's own) within "
