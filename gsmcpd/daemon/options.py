@@ -36,6 +36,15 @@ REAL_STONE_ONLY = ("gciLibrary", "password", "host", "netldi", "gemNrs",
                    "hostUser", "hostPassword")
 """Settings that mean nothing to the simulated stone."""
 
+SIMULATED_REPOSITORIES = ("demo", "kernel")
+"""What C{--simulated-repository} takes (L{gsmcpd.testing.simulator.launch})."""
+
+
+def oneOf(text, names):
+    if text not in names:
+        raise ValueError(f"expected one of {', '.join(names)}")
+    return text
+
 
 def toolsetOptions(text):
     """
@@ -85,6 +94,11 @@ class Config:
                          "under $GEMSTONE/lib")
     simulated = flag("simulated", "start and use the simulated stone (a "
                      "test double, not GemStone)")
+    simulatedRepository = setting(
+        "simulated-repository", "with --simulated, the code the simulated "
+        "stone starts with: demo (a few classes), or kernel (a generated "
+        "kernel-sized repository: 1,500 classes, 60,000 methods)",
+        parse=lambda text: oneOf(text, SIMULATED_REPOSITORIES), default="demo")
     maxSessions = setting("max-sessions", "most GemStone sessions open at "
                           "once, or 'none'", parse=countOrNone, default="3")
     warmReads = setting(
@@ -241,6 +255,9 @@ class Config:
                     raise ConfigError(
                         f"--simulated starts its own stone, so "
                         f"{optionOf(Config, name)} cannot apply")
+        elif self.simulatedRepository != "demo":
+            raise ConfigError(
+                f"{optionOf(Config, 'simulatedRepository')} applies only with --simulated")
         elif self.password is None:
             raise ConfigError(
                 "--password-file (GSMCP_PASSWORD_FILE) is required to log in "
