@@ -51,9 +51,9 @@ NOUNS = ["Entry", "Index", "Key", "Value", "Buffer", "Node", "Element",
          "Term", "Record", "Block", "Cache", "Symbol", "Stream"]
 SHAPES = ["", ":", "At:", ":with:", "IfAbsent:"]
 GLOBALS = ["Object", "String", "Array", "OrderedCollection", "Dictionary",
-           "Symbol", "System", "Error", "SymbolDictionary", "Set",
-           "IdentitySet", "KeyValueDictionary", "WriteStream", "ClassOrganizer",
-           "GsFile", "Character", "SmallInteger", "ByteArray"]
+           "Symbol", "System", "Error", "SymbolDictionary", "WriteStream",
+           "ClassOrganizer", "Character", "SmallInteger", "ByteArray", "Integer"]
+"""Globals the bodies name: the kernel model's, there at every size."""
 BIG = {"KeyValueDictionary": 280, "IdentityKeyValueDictionary": 160,
        "Repository": 420, "GsFile": 220, "GsProcess": 240, "DateAndTime": 200,
        "GsSocket": 180, "IdentityBag": 240, "UnorderedCollection": 260,
@@ -127,10 +127,12 @@ def source(selector):
     return f"{header(selector)}\n\t{shape}"
 
 
-def classes(rng):
+def classes(rng, fraction=1.0):
     """
     C{[(name, superclassName, origin)]} in definition order: the real
-    names, then the generated ones under real superclasses.
+    names, then the generated ones under real superclasses; C{fraction}
+    of them (with the kernel model's classes, C{fraction} of
+    L{CLASS_COUNT}), each superclass kept before its subclasses.
     """
     real = realClasses()
     found = [(name, parent, "a public GemStone 3.x class name") for name, parent in real]
@@ -144,21 +146,24 @@ def classes(rng):
     for index in range(CLASS_COUNT - len(found) - len(NAMED)):
         parent = rng.choice(parents)
         found.append((f"Generated{parent}{index:04d}", parent, "generated too"))
-    return found
+    return found[:max(0, round(CLASS_COUNT * fraction) - len(NAMED))]
 
 
-def methodCounts(names, rng):
+def methodCounts(names, rng, fraction=1.0):
     """
-    C{{className: count}} summing to about L{METHOD_COUNT}: the classes in
-    L{BIG} their count, the rest a skewed draw.
+    C{{className: count}} summing to about C{fraction} of L{METHOD_COUNT}:
+    the classes in L{BIG} that fraction of their count, the rest a skewed
+    draw.
     """
+    big = {name: max(1, round(count * fraction)) for name, count in BIG.items()
+           if name in names}
     rest = [name for name in names if name not in BIG]
-    budget = (METHOD_COUNT - sum(BIG.values())
+    budget = (METHOD_COUNT * fraction - sum(big.values())
               - sum(len(cls.methods) + len(cls.metaclass.methods) for cls in NAMED.values()))
     weights = [rng.paretovariate(1.6) for _ in rest]
-    scale = budget / sum(weights)
+    scale = max(0, budget) / (sum(weights) or 1)
     counts = {name: min(MOST, max(1, round(w * scale))) for name, w in zip(rest, weights)}
-    counts.update(BIG)
+    counts.update(big)
     return counts
 
 
@@ -186,16 +191,17 @@ def methods(className, count, rng):
             + [(True, source(sel)) for sel in classSide])
 
 
-def install(repository):
+def install(repository, fraction=1.0):
     """
-    Commit the demo code, then the generated kernel, into an empty
-    C{repository}.
+    Commit the demo code, then the generated kernel (C{fraction} of it:
+    the bench measures searches against the repository's size), into an
+    empty C{repository}.
     """
     seed.install(repository)
     rng = random.Random(SEED)
     transaction = Transaction(repository, repository.commitNumber)
     code = CodeModel(seed.SeedSession(transaction))
-    defined = classes(rng)
+    defined = classes(rng, fraction)
     for name, parent, origin in defined:
         code.defineClass(name, parent, dictionary="Globals", category=CATEGORY)
         code.setComment(name, COMMENT.format(origin=origin))
@@ -203,17 +209,17 @@ def install(repository):
         for meta, text in kernelMethods(cls):
             code.compileMethod(cls.name, text, CATEGORY, meta=meta)
     names = [name for name, _, _ in defined]
-    for className, count in methodCounts(names, rng).items():
+    for className, count in methodCounts(names, rng, fraction).items():
         for meta, text in methods(className, count, rng):
             code.compileMethod(className, text, CATEGORY, meta=meta)
     if not transaction.commit():
         raise AssertionError("seeding the kernel repository cannot conflict")
 
 
-def repository():
+def repository(fraction=1.0):
     """
     A new repository holding the demo code and the generated kernel.
     """
     found = Repository()
-    install(found)
+    install(found, fraction)
     return found
