@@ -5,7 +5,7 @@ names, each under its superclass, as a compact table.
 
 The names are the ones MagLev (GemStone 3.x with Ruby) lists in
 C{Module class>>_wrappedSmalltalkClasses} (MagLev/maglev,
-C{src/kernel/bootstrap/Module_ruby.gs}), less the Ruby-only ones, with a few
+C{src/smalltalk/ruby/mcz/Module.gs}), less the Ruby-only ones, with a few
 later 3.x classes (Unicode7/32, Small* immediates, Icu*, GsHostProcess,
 GsTsExternalSession, GsIndexSpec).  Names are facts; the superclasses are
 GemStone's as best known from public sources, with a family's root where
