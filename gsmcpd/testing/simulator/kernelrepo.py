@@ -18,7 +18,9 @@ import functools
 import random
 import zlib
 
-from gsmcpd.testing.simulator import seed
+# The evaluator imports every module that registers a kernel method, so
+# kernelMethods sees them all whoever imports this module first.
+from gsmcpd.testing.simulator import evaluator, seed  # noqa: F401 (evaluator)
 from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.system import UNNAMED
 from gsmcpd.testing.simulator.kernelnames import realClasses
