@@ -95,6 +95,13 @@ class GeneratedTests(TestCase):
             self.assertIn("Generated", info.comment, name)
             self.assertEqual(info.category, kernelrepo.CATEGORY, name)
 
+    def test_modelClassesNotRedefined(self):
+        """
+        A name the kernel model has is left to the model.
+        """
+        names = {name for name, _, _ in kernelrepo.classes(random.Random(kernelrepo.SEED))}
+        self.assertEqual(names & set(CLASSES), set())
+
     def test_deterministic(self):
         """
         The same classes, superclasses and sources every start.

@@ -10,8 +10,8 @@ later 3.x classes (Unicode7/32, Small* immediates, Icu*, GsHostProcess,
 GsTsExternalSession, GsIndexSpec).  Names are facts; the superclasses are
 GemStone's as best known from public sources, with a family's root where
 unsure (C{docs/gemstone-fidelity.rst} says so).  The classes the simulator's
-kernel model already has (L{gsmcpd.testing.simulator.kernel.CLASSES}) are
-not repeated here.
+kernel model has (L{gsmcpd.testing.simulator.kernel.CLASSES}) are not
+listed; should the model grow one that is, the model's wins.
 """
 
 TABLE = """

@@ -134,9 +134,10 @@ def classes(rng, fraction=1.0):
     C{[(name, superclassName, origin)]} in definition order: the real
     names, then the generated ones under real superclasses; C{fraction}
     of them (with the kernel model's classes, C{fraction} of
-    L{CLASS_COUNT}), each superclass kept before its subclasses.
+    L{CLASS_COUNT}), each superclass kept before its subclasses.  A name
+    the kernel model has is the model's, with the model's superclass.
     """
-    real = realClasses()
+    real = [(name, parent) for name, parent in realClasses() if name not in CLASSES]
     found = [(name, parent, "a public GemStone 3.x class name") for name, parent in real]
     parentOf = {**{name: cls.superclass and cls.superclass.name for name, cls in NAMED.items()},
                 **dict(real)}
