@@ -135,9 +135,14 @@ def classes(rng, fraction=1.0):
     names, then the generated ones under real superclasses; C{fraction}
     of them (with the kernel model's classes, C{fraction} of
     L{CLASS_COUNT}), each superclass kept before its subclasses.  A name
-    the kernel model has is the model's, with the model's superclass.
+    the kernel model has is the model's, with the model's superclass; a
+    class under one the model has but binds to no name is left out.
     """
-    real = [(name, parent) for name, parent in realClasses() if name not in CLASSES]
+    real, reachable = [], set(NAMED)
+    for name, parent in realClasses():
+        if name not in CLASSES and parent in reachable:
+            real.append((name, parent))
+            reachable.add(name)
     found = [(name, parent, "a public GemStone 3.x class name") for name, parent in real]
     parentOf = {**{name: cls.superclass and cls.superclass.name for name, cls in NAMED.items()},
                 **dict(real)}
