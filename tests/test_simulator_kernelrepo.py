@@ -190,4 +190,4 @@ class LaunchTests(TestCase):
         """
         stone = launch(self.mktemp() + ".sock", repository="kernel")
         self.addCleanup(stone.stop)
-        self.assertIn("kernel repository", stone.banner)
+        self.assertIn("GENERATED kernel-sized repository", stone.banner)

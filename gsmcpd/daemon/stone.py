@@ -258,8 +258,9 @@ class SimulatedStone:
         self._process = yield self._inThread(
             launch, self.socketPath, maxLogins=self._maxLogins,
             repository=self._repository)
+        # The socket stays last: tests read it from the end of this line.
         self.log.info("started the simulated stone (a test double, not "
-                      "GemStone) at {socket}, {repository} repository",
+                      "GemStone) with the {repository} repository at {socket}",
                       socket=self.socketPath, repository=self._repository)
 
     @inlineCallbacks

@@ -19,6 +19,9 @@ from gsmcpd.testing.simulator.stone import (
 REPOSITORIES = {"demo": seededRepository, "kernel": kernelrepo.repository}
 """What C{--repository} names: a function answering a new Repository."""
 
+LABELS = {"demo": "demo repository", "kernel": "GENERATED kernel-sized repository"}
+"""How the ready line names each."""
+
 
 def parseArguments(argv):
     parser = argparse.ArgumentParser(
@@ -99,7 +102,7 @@ def main(argv=None):
         # Inside the try: a launcher that stops us the moment it reads this
         # line can land its SIGTERM while the line is still being written.
         print(f"gsmcpd simulated stone {stone.name} (a test double, not GemStone "
-              f"{stone.version}, {options.repository} repository) listening on "
+              f"{stone.version}, {LABELS[options.repository]}) listening on "
               f"{options.socket}", flush=True)
         server.serveForever()
     except SystemExit:
