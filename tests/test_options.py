@@ -204,6 +204,21 @@ class ConfigTests(SynchronousTestCase):
         self.assertEqual((exit.code, out.getvalue()),
                          (0, f"gsmcpd {__version__}\n"))
 
+    def test_simulatedRepository(self):
+        """
+        C{--simulated-repository} (C{GSMCP_SIMULATED_REPOSITORY}) names the
+        simulated stone's code: demo by default, or kernel.
+        """
+        self.assertEqual(self.configure(["--simulated"]).simulatedRepository, "demo")
+        self.assertEqual(self.configure(["--simulated"], {
+            "GSMCP_SIMULATED_REPOSITORY": "kernel"}).simulatedRepository, "kernel")
+        self.assertIn("demo, kernel", self.refusal(
+            ["--simulated", "--simulated-repository", "huge"]))
+
+    def test_simulatedRepositoryNeedsSimulated(self):
+        self.assertIn("--simulated-repository", self.refusal(
+            ["--password-file", self.passwordFile(), "--simulated-repository", "kernel"]))
+
     def test_gemNrsContradictsNetldi(self):
         self.assertIn("--gem-nrs", self.refusal(
             ["--password-file", self.passwordFile(), "--gem-nrs", "!x",
@@ -367,7 +382,8 @@ class ConfigTests(SynchronousTestCase):
             {"GSMCP_PORT", "GSMCP_STONE", "GSMCP_HOST", "GSMCP_NETLDI",
              "GSMCP_GEM_NRS", "GSMCP_USER", "GSMCP_PASSWORD_FILE",
              "GSMCP_HOST_USER", "GSMCP_HOST_PASSWORD_FILE",
-             "GSMCP_GCI_LIBRARY", "GSMCP_SIMULATED", "GSMCP_MAX_SESSIONS",
+             "GSMCP_GCI_LIBRARY", "GSMCP_SIMULATED", "GSMCP_SIMULATED_REPOSITORY",
+             "GSMCP_MAX_SESSIONS",
              "GSMCP_WARM_READS",
              "GSMCP_TOOLSETS", "GSMCP_TOOLSET_OPTIONS", "GSMCP_SERVER_NAME",
              "GSMCP_SERVER_VERSION", "GSMCP_SERVER_TITLE",

@@ -149,8 +149,8 @@ def assemble(config, library, reactor):
     except ValueError as e:
         raise ConfigError(f"--port {config.port!r}: {e}")
     simulator = SimulatedStone(reactor, (
-        config.maxSessions or SIMULATED_UNCAPPED) + DAEMON_OWN_SESSIONS) \
-        if config.simulated else None
+        config.maxSessions or SIMULATED_UNCAPPED) + DAEMON_OWN_SESSIONS,
+        repository=config.simulatedRepository) if config.simulated else None
     # Room above: every session the daemon may open, and its own.
     login = simulator.login if simulator else realLogin(config)
 
