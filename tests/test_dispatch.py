@@ -12,9 +12,9 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.protocol.dispatch import (
-    LATEST_PROTOCOL_VERSION, RESOURCE_NOT_FOUND, SESSION_NOTE,
-    SUPPORTED_PROTOCOL_VERSIONS, Dispatcher, ServerIdentity,
-    negotiateVersion)
+    LATEST_PROTOCOL_VERSION, RESOURCE_NOT_FOUND, SUPPORTED_PROTOCOL_VERSIONS,
+    Dispatcher, ServerIdentity, negotiateVersion)
+from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     parseMessage)

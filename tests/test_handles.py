@@ -68,9 +68,15 @@ class RefusalTests(SynchronousTestCase):
         self.assertIn("open_session", error.message)
 
     def test_noSuchHandle(self):
+        """
+        A handle that names nothing is a JSON-RPC error the 2026 era
+        answers 404, as the 2025 era answers an unknown session id.
+        """
         error = noSuchHandle("abc")
         self.assertIn("'abc'", error.message)
-        self.assertEqual(error.details, {"session": "abc"})
+        self.assertEqual(error.data, {"kind": "noSuchSession",
+                                      "session": "abc"})
+        self.assertEqual(eras.httpStatus(error.code), 404)
 
 
 class SessionToolsTests(SynchronousTestCase):
@@ -95,7 +101,7 @@ class SessionToolsTests(SynchronousTestCase):
         checkStructured(self.close, result.structured)
         self.assertIn("Closed GemStone session h1", result.text)
         failure = self.failureResultOf(
-            self.close.run(None, {"session": "nope"}), ToolError)
+            self.close.run(None, {"session": "nope"}), JsonRpcError)
         self.assertIn("open_session", failure.value.message)
 
     def test_schemas(self):

@@ -12,7 +12,8 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 from zope.interface.verify import verifyObject
 
-from gsmcpd.protocol.dispatch import SESSION_NOTE, Dispatcher, ServerIdentity
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.gci.errors import GciError
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
@@ -129,7 +130,8 @@ class InitializeTests(TransportTestCase):
     def test_sessionLimit(self):
         """
         Past the cap, initialize is refused -32001 sessionLimit and no
-        login is attempted.
+        login is attempted; the message says what a client can do, not
+        which server flag to change.
         """
         for _ in range(3):
             yield self.initialize()
@@ -138,6 +140,8 @@ class InitializeTests(TransportTestCase):
         self.assertEqual(body["error"]["code"], -32001)
         self.assertEqual(body["error"]["data"],
                          {"kind": "sessionLimit", "limit": 3})
+        self.assertIn("try again", body["error"]["message"])
+        self.assertNotIn("--max-sessions", body["error"]["message"])
         self.assertEqual(len(self.pool.opened), 3)
         self.assertIsNone(response.headers.getRawHeaders("mcp-session-id"))
 

@@ -41,6 +41,15 @@ class SessionGoneError(JsonRpcError):
             {"kind": "sessionGone", "number": gone.number})
 
 
+def sessionLimitMessage(limit, whatToDo):
+    """
+    What an agent reads when the server's GemStone sessions are all taken:
+    the cap, then C{whatToDo}, what it can do about it in its era.
+    """
+    return (f"This server already has its maximum of {limit} GemStone "
+            f"session{'s' if limit != 1 else ''} open. {whatToDo}")
+
+
 class LoginFailedError(JsonRpcError):
     """
     The GemStone login for a session failed; the server log says why.

@@ -15,6 +15,7 @@ from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     JsonRpcError, progressTokenOf, refuseCursor, result)
 from gsmcpd.protocol.discover import discoverResult
+from gsmcpd.protocol.notes import sessionNotes
 from gsmcpd.protocol.eras import LEGACY_VERSIONS
 from gsmcpd.protocol.surface import surfaceOf
 from gsmcpd.sessions.client import LOG_LEVELS
@@ -26,14 +27,6 @@ SUPPORTED_PROTOCOL_VERSIONS = LEGACY_VERSIONS
 """What C{initialize} negotiates and the 2025 header check accepts."""
 LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[-1]
 
-SESSION_NOTE = (
-    "[session] Uncommitted changes: commit keeps them, abort discards them; "
-    "ending the session (DELETE, idle timeout, server restart) loses them.")
-"""Appended to the result of a tool that can change something (one not
-annotated read-only) while the session holds uncommitted changes: what a
-read-only tool answers cannot have added to them."""
-
-
 @attr.s(frozen=True, auto_attribs=True)
 class ServerIdentity:
     """
@@ -42,12 +35,16 @@ class ServerIdentity:
     @ivar title: which instance this is, for a human; no default, so a
         title present means an operator chose it.
     @ivar instructions: the hint for the model, or L{None} to send none.
+    @ivar modernInstructions: the same for the 2026-07-28 era (whose
+        GemStone sessions live behind handles); by default the same text.
     """
 
     name: str = "gsmcpd"
     version: str = __version__
     title: str | None = None
     instructions: str | None = None
+    modernInstructions: str | None = attr.Factory(
+        lambda identity: identity.instructions, takes_self=True)
 
 
 def negotiateVersion(requested):
@@ -341,8 +338,7 @@ class Dispatcher:
         call = ToolCall(session.gem, session.ledger, context, session.journal)
 
         def rendered(answer):
-            return self._render(answer, call.needsCommit and not
-                                tool.annotations.get("readOnlyHint"), session)
+            return self._render(answer, tool, call, session)
 
         def failed(failure):
             failure.trap(ToolError, CallBroken)
@@ -361,9 +357,9 @@ class Dispatcher:
             return answer.addCallbacks(rendered, failed)
         return rendered(answer)
 
-    def _render(self, answer, noted, session):
+    def _render(self, answer, tool, call, session):
         notices, session.view.notices = session.view.notices, []
-        return answer.asResult(([SESSION_NOTE] if noted else []) + notices)
+        return answer.asResult(sessionNotes(tool, call.needsCommit, session) + notices)
 
 
 def _answer(value, messageId):

@@ -33,6 +33,9 @@ which applies its own version gate (some are tolerated, none negotiated)."""
 HEADER_MISMATCH = -32020
 MISSING_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+NO_SUCH_SESSION = -32004
+"""A C{session} handle that names no live session of the request's
+identity (answered 404, as the 2025 era answers an unknown session id)."""
 
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
@@ -57,7 +60,8 @@ C{Mcp-Param-<token>} header (a load balancer can route on it)."""
 
 HTTP_STATUS = {-32700: 400, -32600: 400, INVALID_PARAMS: 400,
                HEADER_MISMATCH: 400, MISSING_CLIENT_CAPABILITY: 400,
-               UNSUPPORTED_PROTOCOL_VERSION: 400, -32601: 404}
+               UNSUPPORTED_PROTOCOL_VERSION: 400, -32601: 404,
+               NO_SUCH_SESSION: 404}
 """The HTTP status of a 2026-era error response, by JSON-RPC code; any other
 code (a tool's own failure, an internal error) is answered 200."""
 

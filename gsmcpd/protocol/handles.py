@@ -10,7 +10,7 @@ they always saw), declared for header mirroring so a load balancer can route
 on C{Mcp-Param-Session}.
 """
 
-from gsmcpd.protocol.eras import PARAM_HEADER_KEYWORD
+from gsmcpd.protocol.eras import NO_SUCH_SESSION, PARAM_HEADER_KEYWORD
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, annotations, resultSchema)
@@ -20,9 +20,10 @@ SESSION_HEADER_TOKEN = "Session"
 SESSION_PROPERTY = {
     "type": "string",
     "description": "The handle open_session answered: the GemStone session "
-                   "(and transaction) this call runs in. Read-only tools "
-                   "may omit it and run in a fresh view of the newest "
-                   "commit; tools that change the repository need it.",
+                   "(and transaction) this call runs in. Without it a call "
+                   "runs in a throwaway session with a fresh view of the "
+                   "newest commit, its changes discarded; tools that make "
+                   "lasting changes need it.",
     PARAM_HEADER_KEYWORD: SESSION_HEADER_TOKEN,
 }
 
@@ -71,25 +72,28 @@ def takeHandle(arguments):
 
 def needsHandle(tool):
     """
-    The refusal for a tool that changes the repository, called without a
-    session: its change would have nowhere to live until a commit.
+    The refusal for a tool whose whole point is a lasting change, called
+    without a session: a throwaway session would discard its change.
     """
     return ToolError(
-        "refused", f"{tool.name} changes the repository, so it needs a "
-        "GemStone session of your own: call open_session, then pass the "
-        f"handle it answers as the {SESSION_ARGUMENT!r} argument of this and "
-        "every following call (and close_session when you are done).")
+        "refused", f"{tool.name} needs a session of your own: call "
+        f"open_session and pass the handle it answers as "
+        f"{SESSION_ARGUMENT!r}.")
 
 
 def noSuchHandle(handle):
     """
-    The error for a handle that names no live session.
+    The error for a handle that names no live session: answered 404, as
+    the 2025 era answers a session id this daemon does not know (a load
+    balancer may have sent the call to another daemon, or this one
+    restarted).
     """
-    return ToolError(
-        "refused", f"There is no GemStone session {handle!r}: it was closed "
-        "(close_session, idle or lifetime limit, the gem died, a server "
-        "restart) or never existed. Its uncommitted changes, if any, are "
-        "gone. Call open_session for a new one.", {"session": handle})
+    return JsonRpcError(
+        NO_SUCH_SESSION, f"There is no GemStone session {handle!r}: it was "
+        "closed (close_session, idle or lifetime limit, the gem died, a "
+        "server restart) or never existed. Its uncommitted changes, if any, "
+        "are gone. Call open_session for a new one.",
+        {"kind": "noSuchSession", "session": handle})
 
 
 HANDLE_OUTPUT = resultSchema(session={"type": "string"})

@@ -73,13 +73,19 @@ def responseOf(id, answering):
 def _namingHandle(failure, session):
     """
     A dead gem, told as the 2026 era sees it: the handle it was behind is
-    gone, and open_session makes a new one.
+    gone, and open_session makes a new one; a throwaway session's client
+    never knew its handle, and may simply call again.
     """
     failure.trap(JsonRpcError)
     error = failure.value
     if not isinstance(error.data, dict) or \
             error.data.get("kind") != "sessionGone":
         return failure
+    if session.throwaway:
+        raise JsonRpcError(error.code, f"The throwaway GemStone session this "
+                           f"call ran in ended (GemStone error "
+                           f"{error.data['number']}); nothing it changed was "
+                           "kept. Call again.", error.data)
     raise JsonRpcError(error.code, f"The GemStone session behind handle "
                        f"{session.handle} ended (GemStone error "
                        f"{error.data['number']}); its uncommitted changes "
@@ -168,7 +174,7 @@ class ModernEndpoint:
     def _discover(self, message, envelope, headers, openStream):
         return discoverResult(self.dispatcher.serverInfo(),
                               self.capabilities(),
-                              self.dispatcher.identity.instructions)
+                              self.dispatcher.identity.modernInstructions)
 
     # Dispatch.
 

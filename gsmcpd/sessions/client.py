@@ -85,9 +85,12 @@ class McpSession:
         L{gsmcpd.auth.tokens.Principal} of its latest request, with the
         GemStone user it logged in as), or L{None} without authentication;
         its C{toolsets} are those the session may use.
+    @ivar throwaway: whether it is lent to one call at a time (a 2026-era
+        call without a handle): nothing its calls change is kept.
     """
 
     principal = None
+    throwaway = False
 
     def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0,
                  seconds=time.monotonic, clientCapabilities=None):

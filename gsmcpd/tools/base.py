@@ -123,6 +123,20 @@ def effectiveHints(annotations):
     return hints
 
 
+ANY_SESSION = "anySession"
+"""A tool that runs on a GemStone session, any: in the 2026 era, called
+without a handle, on a throwaway one whose work is aborted when the call
+ends."""
+OWN_SESSION = "ownSession"
+"""A tool whose whole point is a change that outlives the call (compiling,
+deleting, committing): it runs only on the client's own session, and is
+refused without one."""
+NO_SESSION = "noSession"
+"""A tool that never touches the stone: no GemStone session is logged in
+for it."""
+SESSION_NEEDS = (ANY_SESSION, OWN_SESSION, NO_SESSION)
+
+
 @attr.s(frozen=True, auto_attribs=True)
 class Tool:
     """
@@ -148,6 +162,9 @@ class Tool:
     """C{"optional"} for a call that may run for minutes, which a client
     that takes tasks gets as one; C{"required"} for one that runs only as
     a task; L{None}: never a task."""
+    runsOn: str = attr.ib(default=ANY_SESSION,
+                          validator=attr.validators.in_(SESSION_NEEDS))
+    """The GemStone session it needs: one of L{SESSION_NEEDS}."""
 
     def descriptor(self):
         """

@@ -20,7 +20,8 @@ from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
-from gsmcpd.protocol.calls import CallRunner, LoginFailedError, loginFailed
+from gsmcpd.protocol.calls import (
+    CallRunner, LoginFailedError, loginFailed, sessionLimitMessage)
 from gsmcpd.protocol.dispatch import negotiateVersion
 from gsmcpd.protocol.eras import isModern
 from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
@@ -241,8 +242,10 @@ class McpApp:
                 principalOf(request))
         except SessionLimitReached as e:
             return self._json(request, JsonRpcError(
-                SERVER_ERROR, str(e), {"kind": "sessionLimit",
-                                       "limit": e.limit}
+                SERVER_ERROR, sessionLimitMessage(
+                    e.limit, "End an MCP session of this server you no "
+                    "longer need, or try again in a minute."),
+                {"kind": "sessionLimit", "limit": e.limit}
             ).asResponse(message.id))
         try:
             # A client that hangs up mid-login leaves a session it will never

@@ -6,7 +6,8 @@ L{gsmcpd.gci.errors.GciError}.
 
 import attr
 
-ERROR_KINDS = ("compileError", "refused", "notFound", "invalidParams", "other")
+ERROR_KINDS = ("compileError", "refused", "notFound", "invalidParams",
+               "sessionLimit", "other")
 
 
 @attr.s(auto_exc=True, auto_attribs=True)
