@@ -15,7 +15,7 @@ from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.protocol.notes import THROWAWAY_NOTE
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
-from gsmcpd.tools.conformance import ConformanceToolset
+from gsmcpd.testing.conformance.toolset import ConformanceToolset
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.test_web import JSON, Collector, TransportTestCase, request
 

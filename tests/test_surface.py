@@ -11,7 +11,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.protocol.surface import surfaceOf
-from gsmcpd.tools.conformance import ConformanceToolset
+from gsmcpd.testing.conformance.toolset import ConformanceToolset
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from tests.test_lifetime import events
 from tests.test_web import Collector, TransportTestCase, request

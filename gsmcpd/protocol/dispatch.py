@@ -208,10 +208,10 @@ class Dispatcher:
         if found is None:
             raise JsonRpcError(RESOURCE_NOT_FOUND,
                                f"Resource not found: {uri}", {"uri": uri})
-        read, variables = found
+        offering, variables = found
         call = ToolCall(session.gem, session.ledger, context)
         try:
-            contents = yield read(call, uri, **variables)
+            contents = yield offering.read(call, uri, **variables)
         except ToolError as e:
             code = RESOURCE_NOT_FOUND if e.kind == "notFound" \
                 else INTERNAL_ERROR

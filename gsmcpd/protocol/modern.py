@@ -31,6 +31,7 @@ from gsmcpd.protocol.requeststate import RequestStateSeal
 from gsmcpd.protocol.results import complete
 from gsmcpd.protocol.skills import Skills
 from gsmcpd.protocol.surface import surfaceOf
+from gsmcpd.tools.base import NO_SESSION
 from gsmcpd.tools.context import NullCallContext
 from gsmcpd.tools.guides import servedGuides
 from gsmcpd.tools.templates.outcomes import ToolError
@@ -113,9 +114,8 @@ class ModernEndpoint:
         self._taskSupport = {tool.name: tool.taskSupport for tool in catalog
                              if tool.taskSupport is not None}
         self._schemas = {}
-        self._detached = {tool.name for toolset in catalog.toolsets
-                          if not toolset.usesGemStone
-                          for tool in toolset.tools()}
+        self._detached = {tool.name for tool in catalog
+                          if tool.runsOn == NO_SESSION}
         gemstone = any(tool.name not in self._detached for tool in catalog)
         self._sessionTools = {tool.name: tool for tool in sessionTools(
             None, None)} if gemstone else {}
@@ -343,8 +343,8 @@ class ModernEndpoint:
         skill = self.skills.find(uri)
         if skill is not None:
             return complete("resources/read", {"contents": skill.contents()})
-        surface = surfaceOf(self._toolsFor(envelope))
-        if uri in surface.resources or surface.resolve(uri or "") is None:
+        found = surfaceOf(self._toolsFor(envelope)).resolve(uri or "")
+        if found is None or found[0].runsOn == NO_SESSION:
             session, done = self.sessions.detached(envelope), nothingToRelease
         else:
             session, done = yield self.sessions.borrowed(

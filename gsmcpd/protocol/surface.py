@@ -50,12 +50,14 @@ class Surface:
 
     def resolve(self, uri):
         """
-        C{(reader, variables)} for C{uri}, or L{None}.
+        C{(offering, variables)} for C{uri}: the L{Resource} or
+        L{ResourceTemplate} it names and the template's variables; or
+        L{None}.
         """
         if uri in self.resources:
-            return self.resources[uri].read, {}
+            return self.resources[uri], {}
         for template in self.templates:
             variables = template.match(uri)
             if variables is not None:
-                return template.read, variables
+                return template, variables
         return None

@@ -337,9 +337,6 @@ class Toolset:
     instructions = ""
     declaredOptionNames = ()
     usesLogging = False
-    usesGemStone = True
-    """Whether its tools run on a GemStone session (the conformance
-    fixtures do not: a 2026-era call of one needs no session)."""
 
     def __init__(self, options=None):
         self._options = dict(options or {})

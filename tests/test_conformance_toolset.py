@@ -1,5 +1,5 @@
 """
-Tests for L{gsmcpd.tools.conformance}, on a L{Clock}: the fixtures pace
+Tests for L{gsmcpd.testing.conformance.toolset}, on a L{Clock}: the fixtures pace
 their steps on the toolset's injected clock, and a client that cannot be
 asked gets a tool error, not a hang.  (L{tests.test_surface} drives them
 over HTTP.)
@@ -12,8 +12,9 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface import implementer
 from zope.interface.verify import verifyObject
 
-from gsmcpd.tools.base import ToolCall
-from gsmcpd.tools.conformance import STEP, ConformanceToolset
+from gsmcpd.tools.base import NO_SESSION, ToolCall
+from gsmcpd.tools.catalog import toolsetClass
+from gsmcpd.testing.conformance.toolset import STEP, ConformanceToolset
 from gsmcpd.tools.context import ICallContext
 from gsmcpd.tools.questions import askEach
 from gsmcpd.tools.templates.outcomes import ToolError
@@ -71,6 +72,21 @@ class ConformanceToolsetTests(SynchronousTestCase):
 
     def test_recordingContextProvides(self):
         self.assertTrue(verifyObject(ICallContext, RecordingContext()))
+
+    def test_everyFixtureNeedsNoGemStone(self):
+        """
+        Each fixture says, in its own declaration, that it needs no
+        GemStone session: a 2026 call of one logs nothing in.
+        """
+        offered = [*self.tools.values(), *self.toolset.resources(),
+                   *self.toolset.resourceTemplates()]
+        self.assertEqual({each.runsOn for each in offered}, {NO_SESSION})
+
+    def test_servedByItsShortName(self):
+        self.assertIs(toolsetClass("conformance"), ConformanceToolset)
+        self.assertIs(toolsetClass(
+            "gsmcpd.testing.conformance.toolset:ConformanceToolset"),
+            ConformanceToolset)
 
     def test_schemasAreValid(self):
         for tool in self.tools.values():
