@@ -462,7 +462,7 @@ class ListenTests(ModernTestCase):
         self.assertEqual(
             (response.code, body["id"], body["error"]["code"]),
             (400, 72, -32602))
-        self.assertEqual(len(self.app.notices), 0)
+        self.assertEqual(len(self.notices), 0)
 
 
 class HandleLifetimeTests(ModernTestCase):

@@ -11,6 +11,9 @@ from gsmcpd.daemon.admin import AdminBeside, Health
 from gsmcpd.daemon.operations import (
     STATUS_INTERVAL, Operations, OperationsService)
 from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.observe.metrics import Metrics
+from gsmcpd.sessions.registry import SessionRegistry
+from tests.fakes import FakePool
 
 
 class RecordingNotifier:
@@ -92,24 +95,50 @@ class Settings:
         self.drainGrace = drainGrace
 
 
+def operationsOf(settings):
+    """
+    L{Operations} for C{settings}, over an empty registry and pool.
+    """
+    return Operations(settings, Clock(), Metrics("1", False),
+                      SessionRegistry(FakePool(), Clock()), FakePool(),
+                      None, environ={})
+
+
 class OperationsAssemblyTests(TestCase):
 
+    def test_healthAndGaugesReadWhatTheyAreBuiltWith(self):
+        """
+        The health and the gauges are given what they read by constructor:
+        nothing is patched into them afterwards.
+        """
+        pool = FakePool()
+        sessions = SessionRegistry(pool, Clock())
+        control = object()
+        metrics = Metrics("1", False)
+        operations = Operations(Settings(), Clock(), metrics, sessions, pool,
+                                control, environ={})
+        self.assertIs(operations.health.controlSession, control)
+        self.assertEqual(operations.health.sessionCount(), 0)
+        sessions.open("2025-11-25", None)
+        self.assertEqual(operations.health.sessionCount(), 1)
+        self.assertEqual(metrics.registry.get_sample_value(
+            "gsmcpd_sessions_open"), 1)
+
     def test_adminRoutesBesideMcp(self):
-        operations = Operations(Settings(), Clock(), environ={})
+        operations = operationsOf(Settings())
         mcp = object()
         self.assertIsInstance(operations.root(mcp), AdminBeside)
         self.assertEqual([s.name for s in operations.services(None)],
                          ["operations"])
 
     def test_adminPortOfItsOwn(self):
-        operations = Operations(Settings("tcp:0:interface=127.0.0.1"),
-                                Clock(), environ={})
+        operations = operationsOf(Settings("tcp:0:interface=127.0.0.1"))
         mcp = object()
         self.assertIs(operations.root(mcp), mcp)
         self.assertEqual([s.name for s in operations.services(None)],
                          ["admin", "operations"])
 
     def test_badAdminPortNamesTheSetting(self):
-        error = self.assertRaises(ConfigError, Operations,
-                                  Settings("tcp:nope"), Clock(), environ={})
+        error = self.assertRaises(ConfigError, operationsOf,
+                                  Settings("tcp:nope"))
         self.assertIn("--admin-port 'tcp:nope'", str(error))

@@ -28,7 +28,6 @@ from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.protocol.handles import noSuchHandle
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from gsmcpd.transport.bearer import BearerGate, BearerResource
-from gsmcpd.transport.http import McpApp
 from tests.fakes import SmalltalkRaised
 from tests.idp import AUDIENCE, ISSUER, IdentityProvider
 from tests.test_modern import (
@@ -167,8 +166,8 @@ class _Authenticated:
         self.token = self.provider.token(sub="Alice", scope="write")
 
     def makeApp(self, dispatcher):
-        return McpApp(self.sessions, dispatcher, self.clock,
-                      audit=AuditLog(self.events.append, "DataCurator"))
+        return self.buildApp(dispatcher, AuditLog(self.events.append,
+                                                  "DataCurator"))
 
     def post(self, body, session=None, headers=None):
         return super().post(body, session, dict(

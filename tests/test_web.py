@@ -12,12 +12,18 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 from zope.interface.verify import verifyObject
 
+from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
+from gsmcpd.protocol.modern import ModernEndpoint
+from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.gci.errors import GciError
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 from gsmcpd.transport.http import MAX_BODY_BYTES, McpApp
+from gsmcpd.transport.modern import ModernPost
 from tests.fakes import FakePool, SmalltalkRaised
 
 JSON = {"content-type": ["application/json"],
@@ -39,7 +45,13 @@ class TransportTestCase(TestCase):
     def setUp(self):
         self.clock = Clock()
         self.pool = FakePool(self.maxSessions)
-        self.sessions = SessionRegistry(self.pool, self.clock)
+        self.pending = PendingRequests(self.clock)
+        self.notices = ChangeNotices()
+        self.listeners = SessionListeners(self.notices)
+        self.sessions = SessionRegistry(
+            self.pool, self.clock,
+            onClose=[self.pending.forget, self.listeners.remove],
+            onCommit=[self.notices.resourcesUpdated])
         self.serve(self.makeDispatcher())
 
     def makeDispatcher(self):
@@ -51,10 +63,23 @@ class TransportTestCase(TestCase):
         Answer requests with C{dispatcher} from now on.
         """
         self.dispatcher = dispatcher
-        self.app = McpApp(self.sessions, dispatcher, self.clock,
-                          allowedOrigins=["app.example"],
-                          requestTimeout=self.requestTimeout)
+        self.app = self.buildApp(dispatcher)
         self.treq = StubTreq(self.app.resource())
+
+    def buildApp(self, dispatcher, audit=None):
+        """
+        The app over C{dispatcher}, each collaborator built once by
+        constructor as L{gsmcpd.daemon.service.assemble} builds them.
+        """
+        calls = CallRunner(dispatcher, self.sessions, self.clock,
+                           self.pending, self.requestTimeout, audit)
+        modern = ModernPost(ModernEndpoint(dispatcher, calls, self.sessions,
+                                           self.clock),
+                            self.notices, self.clock)
+        return McpApp(self.sessions, dispatcher, calls, modern,
+                      self.listeners, self.pending, self.clock,
+                      OriginPolicy.fromOptions(["app.example"]),
+                      HostPolicy.fromOptions(()))
 
     @inlineCallbacks
     def post(self, body, session=None, headers=None):

@@ -17,7 +17,7 @@ from gsmcpd.protocol.jsonrpc import (
 from gsmcpd.protocol.discover import discoverResult
 from gsmcpd.protocol.notes import sessionNotes
 from gsmcpd.protocol.eras import LEGACY_VERSIONS
-from gsmcpd.protocol.surface import surfaceOf
+from gsmcpd.protocol.surface import Surface
 from gsmcpd.sessions.client import LOG_LEVELS
 from gsmcpd.tools.base import ToolCall, ToolError, ToolResult
 from gsmcpd.tools.context import NULL_CONTEXT
@@ -92,7 +92,8 @@ class Dispatcher:
     def __init__(self, tools, identity):
         self.tools = tools
         self.identity = identity
-        self.surface = surfaceOf(tools)
+        self._surfaces = {}
+        self.surface = self.surfaceFor(None)
         self._methods = {
             "ping": self._ping,
             "tools/list": self._toolsList,
@@ -189,7 +190,19 @@ class Dispatcher:
 
     def surfaceOf(self, session):
         """The resources and prompts of the toolsets C{session} may use."""
-        return surfaceOf(self.toolsOf(session))
+        return self.surfaceFor(getattr(session, "principal", None))
+
+    def surfaceFor(self, principal):
+        """
+        The resources and prompts of the toolsets a request made as
+        C{principal} may use, made once per catalog (a token's scopes
+        narrow the catalog, and with it what else is offered).
+        """
+        catalog = self.toolsFor(principal)
+        surface = self._surfaces.get(catalog)
+        if surface is None:
+            surface = self._surfaces[catalog] = Surface(catalog.toolsets)
+        return surface
 
     def _resourcesList(self, session, params, context):
         refuseCursor(params, "resources/list")

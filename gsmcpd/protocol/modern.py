@@ -30,7 +30,6 @@ from gsmcpd.protocol.jsonrpc import (
 from gsmcpd.protocol.requeststate import RequestStateSeal
 from gsmcpd.protocol.results import complete
 from gsmcpd.protocol.skills import Skills
-from gsmcpd.protocol.surface import surfaceOf
 from gsmcpd.tools.base import NO_SESSION
 from gsmcpd.tools.context import NullCallContext
 from gsmcpd.tools.guides import servedGuides
@@ -165,7 +164,7 @@ class ModernEndpoint:
         C{wants} less the resources the request's token may not read: a
         listener hears of a class only if its scopes could browse it.
         """
-        mine = surfaceOf(self.dispatcher.toolsFor(envelope.principal))
+        mine = self.dispatcher.surfaceFor(envelope.principal)
         served = self.dispatcher.surface
         return attr.evolve(wants, resourceSubscriptions=frozenset(
             uri for uri in wants.resourceSubscriptions
@@ -343,7 +342,8 @@ class ModernEndpoint:
         skill = self.skills.find(uri)
         if skill is not None:
             return complete("resources/read", {"contents": skill.contents()})
-        found = surfaceOf(self._toolsFor(envelope)).resolve(uri or "")
+        found = self.dispatcher.surfaceFor(envelope.principal).resolve(
+            uri or "")
         if found is None or found[0].runsOn == NO_SESSION:
             session, done = self.sessions.detached(envelope), nothingToRelease
         else:

@@ -6,21 +6,6 @@ Toolsets provide them (L{gsmcpd.tools.base.Toolset.resources} and friends);
 a capability is declared only when something served provides it.
 """
 
-from weakref import WeakKeyDictionary
-
-_surfaces = WeakKeyDictionary()
-
-
-def surfaceOf(catalog):
-    """
-    The L{Surface} of a tool catalog's toolsets, made once per catalog (a
-    token's scopes narrow the catalog, and with it what else is offered).
-    """
-    if catalog not in _surfaces:
-        _surfaces[catalog] = Surface(catalog.toolsets)
-    return _surfaces[catalog]
-
-
 class Surface:
     """
     Everything the served toolsets offer besides tools.

@@ -40,7 +40,8 @@ class SessionRegistry:
     log = Logger()
 
     def __init__(self, pool, clock, streamLossGrace=10.0, prepare=None,
-                 stopGem=None, onClose=(), metrics=UNOBSERVED, warmReads=0):
+                 stopGem=None, onClose=(), metrics=UNOBSERVED, warmReads=0,
+                 onCommit=()):
         self._pool = pool
         self._metrics = metrics
         self._clock = clock
@@ -48,7 +49,7 @@ class SessionRegistry:
         self._sessions = {}
         self._graceTimers = {}
         self.onClose = list(onClose)
-        self.onCommit = []
+        self.onCommit = tuple(onCommit)
         # Without a preparation a session is served as it logged in.
         self.prepare = (lambda session: None) if prepare is None else prepare
         self.stopGem = stopGem

@@ -19,24 +19,18 @@ from werkzeug.exceptions import HTTPException
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
-from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.calls import (
-    CallRunner, LoginFailedError, loginFailed, sessionLimitMessage)
+    LoginFailedError, loginFailed, sessionLimitMessage)
 from gsmcpd.protocol.dispatch import negotiateVersion
 from gsmcpd.protocol.eras import isModern
-from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
-from gsmcpd.protocol.modern import ModernEndpoint
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, encode,
     parseMessage, result)
-from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.gates import (
     SESSION_HEADER, VERSION_HEADER, Refusal, checkHeaders, namedSession)
 from gsmcpd.transport.connections import (
     MAX_BODY_BYTES, ConnectionLimits, GuardedSite)
-from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
-from gsmcpd.transport.modern import ModernPost
 from gsmcpd.transport.resource import McpResource
 from gsmcpd.transport.sse import (
     CallStream, EventStream, acceptsStream, callStream, parseEventId)
@@ -110,32 +104,29 @@ class McpApp:
     app = Klein()
     log = Logger()
 
-    def __init__(self, sessions, dispatcher, clock, allowedOrigins=(),
-                 pending=None, requestTimeout=None, audit=None,
-                 allowedHosts=(), metrics=UNOBSERVED):
+    def __init__(self, sessions, dispatcher, calls, modern, listeners,
+                 pending, clock, origins, hosts):
         """
-        @param allowedOrigins: C{--allowed-origin} values.
-        @param allowedHosts: C{--allowed-host} values.
-        @param requestTimeout: the per-request deadline in seconds, or
-            L{None}.
-        @param audit: where each tool call is recorded (an
-            L{gsmcpd.observe.audit.AuditLog}), or L{None}.
+        Built by its caller, who builds each collaborator once
+        (L{gsmcpd.daemon.service.assemble}).
+
+        @param calls: the L{CallRunner}.
+        @param modern: the L{ModernPost} that answers 2026-07-28 requests.
+        @param listeners: the L{SessionListeners} of 2025 subscribers (the
+            registry's C{onClose} removes a session's).
+        @param pending: the L{PendingRequests} answered by POSTed responses.
+        @param origins: the L{OriginPolicy}.
+        @param hosts: the L{HostPolicy}.
         """
         self.sessions = sessions
         self.dispatcher = dispatcher
+        self.calls = calls
+        self.modern = modern
+        self.listeners = listeners
+        self.pending = pending
         self.clock = clock
-        self.pending = PendingRequests(clock) if pending is None else pending
-        self.calls = CallRunner(dispatcher, sessions, clock, self.pending,
-                                requestTimeout, audit, metrics)
-        self.notices = ChangeNotices()
-        sessions.onCommit.append(self.notices.resourcesUpdated)
-        self.listeners = SessionListeners(self.notices)
-        sessions.onClose.append(self.listeners.remove)
-        self.modern = ModernPost(
-            ModernEndpoint(dispatcher, self.calls, sessions, clock),
-            self.notices, clock)
-        self.origins = OriginPolicy.fromOptions(allowedOrigins)
-        self.hosts = HostPolicy.fromOptions(allowedHosts)
+        self.origins = origins
+        self.hosts = hosts
 
     def resource(self):
         return McpResource(self)
