@@ -7,7 +7,6 @@ subscriptions/listen, beside an untouched 2025 era.
 import json
 
 from twisted.internet.defer import inlineCallbacks
-from twisted.internet.task import Clock
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import AuditLog
@@ -15,7 +14,6 @@ from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.protocol.notes import THROWAWAY_NOTE
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
-from gsmcpd.testing.conformance.toolset import ConformanceToolset
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.test_web import JSON, Collector, TransportTestCase, request
 
@@ -492,10 +490,6 @@ class HandleLifetimeTests(ModernTestCase):
 
 
 class ConformanceFixtureTests(ModernTestCase):
-
-    def setUp(self):
-        self.patch(ConformanceToolset, "clock", Clock())
-        super().setUp()
 
     def makeDispatcher(self):
         return Dispatcher(ToolCatalog.named(("conformance",)),

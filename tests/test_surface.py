@@ -11,7 +11,6 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.testing.conformance.toolset import ConformanceToolset
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from tests.test_lifetime import events
 from tests.test_web import Collector, TransportTestCase, request
@@ -22,11 +21,8 @@ SSE = {"accept": ["application/json, text/event-stream"]}
 class SurfaceTestCase(TransportTestCase):
 
     def makeDispatcher(self):
-        toolsets = buildToolsets(["execution", "conformance"])
-        for toolset in toolsets:
-            if isinstance(toolset, ConformanceToolset):
-                toolset.clock = self.clock
-        return Dispatcher(ToolCatalog(toolsets), ServerIdentity())
+        return Dispatcher(ToolCatalog(buildToolsets(
+            ["execution", "conformance"])), ServerIdentity())
 
     @inlineCallbacks
     def rpc(self, handle, method, id=1, **params):

@@ -109,6 +109,10 @@ class RunningCall:
     def ending(self):
         return self.why is not None
 
+    @property
+    def clock(self):
+        return self._clock
+
     def track(self, running):
         self.current = running
 

@@ -227,6 +227,14 @@ class ToolCall:
         self._context = context
 
     @property
+    def clock(self):
+        """
+        The clock the call's time runs on, for a tool that paces its work
+        (L{None} for work no client waits on).
+        """
+        return self._context.clock
+
+    @property
     def wantsProgress(self):
         """
         Whether the client asked to hear how far this call has got, so a

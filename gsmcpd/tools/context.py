@@ -22,6 +22,9 @@ class ICallContext(Interface):
     ending = Attribute(
         "Whether the call is being ended (deadline, cancellation), so no "
         "further GemStone call should start.")
+    clock = Attribute(
+        "The IReactorTime the call's time runs on (its deadline), for a tool "
+        "that paces its work; None for work no client waits on.")
 
     def track(running):
         """
@@ -74,6 +77,7 @@ class NullCallContext:
 
     wantsProgress = False
     ending = False
+    clock = None
 
     def track(self, running):
         pass

@@ -10,7 +10,6 @@ completion, resumption), not GemStone.
 
 import json
 
-from twisted.internet import reactor
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import deferLater
 
@@ -105,7 +104,6 @@ class ConformanceToolset(Toolset):
                     "are the MCP conformance suite's fixtures, not GemStone "
                     "tools.")
     usesLogging = True
-    clock = reactor
 
     def tools(self):
         tool = self._tool
@@ -149,7 +147,7 @@ class ConformanceToolset(Toolset):
         ] + [tool(name, run) for name, run in fixtures2026.TOOLS] + [
             tool(name, run, schema=schema, taskSupport=taskSupport)
             for name, run, schema, taskSupport in
-            fixtures2026.TaskFixtures(self.clock).tools()]
+            fixtures2026.TaskFixtures().tools()]
 
     def _tool(self, name, run, streams=False, schema=None, taskSupport=None):
         return Tool(name=name, title=name.replace("_", " "),
@@ -159,15 +157,16 @@ class ConformanceToolset(Toolset):
                     run=run, streams=streams, taskSupport=taskSupport,
                     runsOn=NO_SESSION)
 
-    def _pause(self):
-        return deferLater(self.clock, STEP, lambda: None)
+    def _pause(self, call):
+        # On the call's own clock: its deadline's, a test's Clock.
+        return deferLater(call.clock, STEP, lambda: None)
 
     @inlineCallbacks
     def logging(self, call, arguments):
         for message in ("Tool execution started", "Tool processing data",
                         "Tool execution completed"):
             call.log("info", message, "conformance")
-            yield self._pause()
+            yield self._pause(call)
         return ToolResult("Logging test completed.")
 
     @inlineCallbacks
@@ -175,7 +174,7 @@ class ConformanceToolset(Toolset):
         for done in (0, 50, 100):
             call.reportProgress(done, 100)
             if done < 100:
-                yield self._pause()
+                yield self._pause(call)
         return ToolResult("Progress test completed.")
 
     @inlineCallbacks
@@ -212,7 +211,7 @@ class ConformanceToolset(Toolset):
     @inlineCallbacks
     def reconnection(self, call, arguments):
         call.closeStream()
-        yield deferLater(self.clock, 4 * STEP, lambda: None)
+        yield deferLater(call.clock, 4 * STEP, lambda: None)
         return ToolResult("Reconnection test completed.")
 
     def resources(self):
