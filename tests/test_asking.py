@@ -10,7 +10,8 @@ from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.protocol.asking import ModernAsker, TaskAsker, modernRound
 from gsmcpd.protocol.requeststate import RequestStateSeal
 from gsmcpd.protocol.tasks import TaskStore
-from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
+from gsmcpd.protocol.eras import Envelope
+from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.tools.questions import InputRequired, elicitation, sampling
 from tests.test_tasks import adopted
 

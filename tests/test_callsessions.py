@@ -8,7 +8,8 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.callsessions import CallSessions, toolError
-from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
+from gsmcpd.protocol.eras import Envelope
+from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.protocol.eras import NO_SUCH_SESSION
 from gsmcpd.protocol.jsonrpc import JsonRpcError

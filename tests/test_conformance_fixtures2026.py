@@ -8,7 +8,8 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.protocol.asking import modernRound
-from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
+from gsmcpd.protocol.eras import Envelope
+from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.protocol.requeststate import RequestStateSeal
 from gsmcpd.testing.conformance import fixtures2026
 

@@ -12,8 +12,9 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.protocol.dispatch import (
-    LATEST_PROTOCOL_VERSION, RESOURCE_NOT_FOUND, SUPPORTED_PROTOCOL_VERSIONS,
-    Dispatcher, ServerIdentity, negotiateVersion)
+    RESOURCE_NOT_FOUND, Dispatcher, ServerIdentity)
+from gsmcpd.protocol.versions import (
+    LATEST_LEGACY_VERSION, LEGACY_VERSIONS, negotiateVersion)
 from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
@@ -83,7 +84,7 @@ class DispatcherTestCase(SynchronousTestCase):
             ToolCatalog([*buildToolsets(["execution"]), self.offering]),
             ServerIdentity())
         self.gem = FakeGem()
-        self.session = McpSession("h1", self.gem, LATEST_PROTOCOL_VERSION, {})
+        self.session = McpSession("h1", self.gem, LATEST_LEGACY_VERSION, {})
 
     def handle(self, method, id=1, **params):
         return self.successResultOf(self.dispatcher.handle(
@@ -98,13 +99,13 @@ class DispatcherTestCase(SynchronousTestCase):
 class NegotiationTests(SynchronousTestCase):
 
     def test_echoesWhatItSpeaks(self):
-        for version in SUPPORTED_PROTOCOL_VERSIONS:
+        for version in LEGACY_VERSIONS:
             self.assertEqual(negotiateVersion(version), version)
 
     def test_otherwiseItsLatest(self):
         for version in ("2024-11-05", "2099-01-01", None):
             self.assertEqual(negotiateVersion(version),
-                             LATEST_PROTOCOL_VERSION)
+                             LATEST_LEGACY_VERSION)
 
 
 class InitializeTests(SynchronousTestCase):

@@ -10,9 +10,10 @@ from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol import eras
 from gsmcpd.protocol.eras import (
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, HEADER_MISMATCH, LOG_LEVEL_KEY,
-    MISSING_CLIENT_CAPABILITY, MODERN_VERSION, PROTOCOL_VERSION_KEY,
+    MISSING_CLIENT_CAPABILITY, PROTOCOL_VERSION_KEY,
     UNSUPPORTED_PROTOCOL_VERSION, Envelope, checkParameterHeaders,
     decodeHeaderValue, httpStatus, isModern, readEnvelope)
+from gsmcpd.protocol.versions import MODERN_VERSION
 
 META = {PROTOCOL_VERSION_KEY: MODERN_VERSION,
         CLIENT_CAPABILITIES_KEY: {"elicitation": {}},

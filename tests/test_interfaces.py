@@ -17,7 +17,8 @@ from gsmcpd.gci.interfaces import IGemSession, ISessionPool
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.protocol.asking import ModernAsker
-from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
+from gsmcpd.protocol.eras import Envelope
+from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.protocol.modern import AskingContext
 from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.protocol.tasks import TaskProgress, TaskStore

@@ -17,7 +17,7 @@ from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 from gsmcpd.auth.tokens import admits
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.protocol.calls import loginFailed, sessionLimitMessage
-from gsmcpd.protocol.eras import MODERN_VERSION
+from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.protocol.handles import needsHandle, noSuchHandle, sessionTools
 from gsmcpd.sessions.client import McpSession, newHandle, userOf
 from gsmcpd.tools.base import OWN_SESSION, ToolResult
@@ -54,7 +54,8 @@ class CallSessions:
         """
         session = McpSession(newHandle(), None, MODERN_VERSION,
                              envelope.clientInfo, self.clock.seconds(),
-                             self.clock.seconds, envelope.clientCapabilities)
+                             self.clock.seconds, envelope.clientCapabilities,
+                             expectsStream=False)
         session.logLevel = envelope.logLevel
         session.principal = envelope.principal
         return session
@@ -124,7 +125,8 @@ class CallSessions:
         try:
             opening = self.sessions.open(MODERN_VERSION, envelope.clientInfo,
                                          envelope.clientCapabilities,
-                                         envelope.principal)
+                                         envelope.principal,
+                                         expectsStream=False)
         except SessionLimitReached as e:
             raise ToolError("sessionLimit", sessionLimitMessage(
                 e.limit, "Close a session you no longer need (close_session) "

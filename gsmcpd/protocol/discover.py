@@ -10,7 +10,8 @@ era in its own shape (the 2026 one names the server in C{_meta}, the 2025
 one in the body as C{initialize} does).
 """
 
-from gsmcpd.protocol.eras import SERVER_INFO_KEY, SUPPORTED_VERSIONS
+from gsmcpd.protocol.eras import SERVER_INFO_KEY
+from gsmcpd.protocol.versions import SUPPORTED_VERSIONS
 from gsmcpd.protocol.results import complete
 
 

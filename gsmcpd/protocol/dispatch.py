@@ -16,16 +16,13 @@ from gsmcpd.protocol.jsonrpc import (
     JsonRpcError, progressTokenOf, refuseCursor, result)
 from gsmcpd.protocol.discover import discoverResult
 from gsmcpd.protocol.notes import sessionNotes
-from gsmcpd.protocol.eras import LEGACY_VERSIONS
+from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.protocol.surface import Surface
 from gsmcpd.sessions.client import LOG_LEVELS
 from gsmcpd.tools.base import ToolCall, ToolError, ToolResult
 from gsmcpd.tools.context import NULL_CONTEXT
 from gsmcpd.tools.templates.outcomes import CallBroken
 
-SUPPORTED_PROTOCOL_VERSIONS = LEGACY_VERSIONS
-"""What C{initialize} negotiates and the 2025 header check accepts."""
-LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[-1]
 
 @attr.s(frozen=True, auto_attribs=True)
 class ServerIdentity:
@@ -45,15 +42,6 @@ class ServerIdentity:
     instructions: str | None = None
     modernInstructions: str | None = attr.Factory(
         lambda identity: identity.instructions, takes_self=True)
-
-
-def negotiateVersion(requested):
-    """
-    Echo the client's protocol version if we speak it, else our latest.
-    """
-    if requested in SUPPORTED_PROTOCOL_VERSIONS:
-        return requested
-    return LATEST_PROTOCOL_VERSION
 
 
 RESOURCE_NOT_FOUND = -32002

@@ -18,17 +18,10 @@ import re
 import attr
 
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.versions import (
+    HANDSHAKE_ERA_VERSIONS, MODERN_VERSION, SUPPORTED_VERSIONS)
 from gsmcpd.sessions.client import LOG_LEVELS
 
-MODERN_VERSION = "2026-07-28"
-"""The stateless revision: no handshake, every request self-describing."""
-LEGACY_VERSIONS = ("2025-06-18", "2025-11-25")
-"""The handshake revisions this server negotiates."""
-SUPPORTED_VERSIONS = LEGACY_VERSIONS + (MODERN_VERSION,)
-"""What C{server/discover} and every C{-32022} error list."""
-HANDSHAKE_ERA_VERSIONS = ("2024-11-05", "2025-03-26") + LEGACY_VERSIONS
-"""A version header naming one of these keeps a request on the 2025 path,
-which applies its own version gate (some are tolerated, none negotiated)."""
 
 HEADER_MISMATCH = -32020
 MISSING_CLIENT_CAPABILITY = -32021

@@ -67,6 +67,9 @@ class McpSession:
     @ivar handle: the opaque id the client sends back.
     @ivar gem: the L{IGemSession} every call of this client runs on.
     @ivar protocolVersion: the revision negotiated at C{initialize}.
+    @ivar expectsStream: whether its client keeps an event stream open (a
+        2025 session); a 2026-era session never has one, so going without
+        is not a sign that its client has gone.
     @ivar clientInfo: what the client said it is.
     @ivar clientCapabilities: what it said it can do (sampling, elicitation,
         roots), for a tool that would ask it something.
@@ -93,12 +96,14 @@ class McpSession:
     throwaway = False
 
     def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0,
-                 seconds=time.monotonic, clientCapabilities=None):
+                 seconds=time.monotonic, clientCapabilities=None,
+                 expectsStream=True):
         self.handle = handle
         self.gem = gem
         self.protocolVersion = protocolVersion
         self.clientInfo = clientInfo
         self.clientCapabilities = clientCapabilities or {}
+        self.expectsStream = expectsStream
         self.ledger = ReadLedger()
         self.journal = ChangeJournal()
         self.outbox = Outbox(self.label)
@@ -112,15 +117,6 @@ class McpSession:
         self._calls = 0
         self.subscriptions = set()
         self._logBudget = LogBudget(seconds)
-
-    @property
-    def expectsStream(self):
-        """
-        Whether its client keeps an event stream open: a 2026-era session
-        (behind a handle) never has one, so going without is not a sign
-        that its client has gone.
-        """
-        return self.protocolVersion in ("2025-06-18", "2025-11-25")
 
     def wantsLog(self, level):
         """

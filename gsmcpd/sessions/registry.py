@@ -63,10 +63,13 @@ class SessionRegistry:
         return iter(list(self._sessions.values()))
 
     def open(self, protocolVersion, clientInfo, clientCapabilities=None,
-             principal=None):
+             principal=None, expectsStream=True):
         """
         Log a GemStone session in for a new client: as the GemStone user
         C{principal} names, with authentication.
+
+        @param expectsStream: whether its client keeps an event stream open
+            (L{McpSession.expectsStream}).
 
         @return: a L{Deferred} firing with the registered L{McpSession}.
         @raise gsmcpd.gci.pool.SessionLimitReached: synchronously when the
@@ -93,7 +96,7 @@ class SessionRegistry:
         def opened(gem):
             session = McpSession(handle, gem, protocolVersion, clientInfo,
                                  self._clock.seconds(), self._clock.seconds,
-                                 clientCapabilities)
+                                 clientCapabilities, expectsStream)
             session.principal = principal
             session.journal.observers = self.onCommit
             prepared = maybeDeferred(self.prepare, session)

@@ -21,8 +21,9 @@ from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.protocol.calls import (
     LoginFailedError, loginFailed, sessionLimitMessage)
-from gsmcpd.protocol.dispatch import negotiateVersion
 from gsmcpd.protocol.eras import isModern
+from gsmcpd.protocol.versions import (
+    PRIMED_STREAMS_SINCE, atLeast, negotiateVersion)
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, encode,
     parseMessage, result)
@@ -219,7 +220,8 @@ class McpApp:
         """
         stream = callStream(request, self.clock, session.nextCallKey(),
                             message.params,
-                            prime=session.protocolVersion >= "2025-11-25")
+                            prime=atLeast(session.protocolVersion,
+                                         PRIMED_STREAMS_SINCE))
         session.keep(stream.sequence)
         return stream
 
