@@ -4,7 +4,6 @@ module of every package, and the modules it says read HTTP headers are the
 ones that do.
 """
 
-import pathlib
 import re
 
 from twisted.trial.unittest import SynchronousTestCase

@@ -10,7 +10,7 @@ and renders what comes back.
 """
 
 from twisted.internet.defer import (
-    CancelledError, Deferred, inlineCallbacks, maybeDeferred, succeed)
+    CancelledError, Deferred, fail, inlineCallbacks, maybeDeferred)
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -19,7 +19,7 @@ from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError)
+    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, result)
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
@@ -112,9 +112,21 @@ class CallRunner:
             if message.method == "notifications/cancelled":
                 self.cancel(session, message.params)
             return self.dispatcher.handle(session, message)
+        return self.answer(session, message, sink, asker).addCallbacks(
+            _framed, _refused, (message.id,), None, (message.id,))
+
+    def answer(self, session, message, sink=None, asker=None):
+        """
+        The result of one request on C{session}, unframed: whichever era
+        carried it frames it.
+
+        @return: a L{Deferred} firing with the result value, or with
+            L{CANCELLED} for a request the client cancelled (nobody waits
+            for its answer), or failing with L{JsonRpcError}.
+        """
         if message.method not in self.dispatcher.gemstoneMethods:
             # Answered from memory: nothing to end, nothing to stream.
-            return self.dispatcher.handle(session, message)
+            return self.dispatcher.answer(session, message)
         return self._run(session, message, sink, asker)
 
     def cancel(self, session, params):
@@ -154,11 +166,11 @@ class CallRunner:
         if message.id in session.calls.running:
             # Its cancellation, its answer and its record would be
             # mistaken for the running one's.
-            return succeed(JsonRpcError(
+            return fail(JsonRpcError(
                 INVALID_REQUEST, f"Invalid Request: request id "
                 f"{clipped(repr(message.id))} is already in flight on this "
                 "session; JSON-RPC ids must be unique among requests in "
-                "flight").asResponse(message.id))
+                "flight"))
         started = self._clock.seconds()
         name = message.params.get("name")
         known = isinstance(name, str) and self.dispatcher.tools.get(name)
@@ -169,7 +181,7 @@ class CallRunner:
         session.calls.running[message.id] = run
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
-        answered = self.dispatcher.handle(session, message, run)
+        answered = self.dispatcher.answer(session, message, run)
         # Whoever stops waiting (a client that hangs up) cancels the call
         # as notifications/cancelled does: ending it settles C{first}, so
         # the call is still counted, audited and broken.
@@ -207,7 +219,8 @@ class CallRunner:
         GemStone call of its own (C{open_session}, C{close_session}), as
         every other tool call is.
 
-        @param answer: called for a L{Deferred} of its JSON-RPC response.
+        @param answer: called for a L{Deferred} of its result value (or
+            of a L{JsonRpcError}).
         """
         started = self._clock.seconds()
         timer = self._metrics.callStarted(message.params.get("name"),
@@ -228,15 +241,14 @@ class CallRunner:
         failure.trap(GemGone)
         return self._sessionGone(session, message, failure.value)
 
-    def _decided(self, response, message, run):
+    def _decided(self, value, message, run):
         if run.why == "cancelled":
-            return None
+            return CANCELLED
         ended = run.endedMessage()
         if ended is not None:
-            return JsonRpcError(
-                SERVER_ERROR, ended, {"kind": run.why, "step": run.step}
-            ).asResponse(message.id)
-        return response
+            raise JsonRpcError(
+                SERVER_ERROR, ended, {"kind": run.why, "step": run.step})
+        return value
 
     def _counted(self, outcome, timer, run):
         timer.finished(_answerOf(outcome), None if run is None else run.step)
@@ -261,7 +273,21 @@ class CallRunner:
             "session {handle}: its gem died ({error}; reason: {reason})",
             handle=session.label, error=gone, reason=gone.reason)
         yield self._registry.close(session.handle, "its gem died")
-        return SessionGoneError(gone).asResponse(message.id)
+        raise SessionGoneError(gone)
+
+
+CANCELLED = object()
+"""What a request the client cancelled comes to: there is no answer to
+send."""
+
+
+def _framed(value, messageId):
+    return None if value is CANCELLED else result(messageId, value)
+
+
+def _refused(failure, messageId):
+    failure.trap(JsonRpcError)
+    return failure.value.asResponse(messageId)
 
 
 def _answerOf(outcome):
@@ -270,8 +296,12 @@ def _answerOf(outcome):
     L{None} when nobody waits for one any more (cancelled), the internal
     error the transport answers for any other failure (a bug).
     """
-    if not isinstance(outcome, Failure):
-        return outcome
-    if outcome.check(CancelledError):
+    if isinstance(outcome, Failure):
+        if outcome.check(JsonRpcError):
+            return outcome.value.asResponse(None)
+        if outcome.check(CancelledError):
+            return None
+        return JsonRpcError(INTERNAL_ERROR, "Internal error").asResponse(None)
+    if outcome is CANCELLED:
         return None
-    return JsonRpcError(INTERNAL_ERROR, "Internal error").asResponse(None)
+    return result(None, outcome)

@@ -157,21 +157,26 @@ class Dispatcher:
         """
         if message.kind == "notification":
             return succeed(None)
+        return framed(self.answer(session, message, context), message.id)
+
+    def answer(self, session, message, context=NULL_CONTEXT):
+        """
+        The result of one request on C{session}, unframed: whichever era
+        carried it frames it.
+
+        @return: a L{Deferred} firing with the result value, or failing
+            with L{JsonRpcError} (or with
+            L{gsmcpd.tools.templates.outcomes.GemGone}, or a bug).
+        """
         handler = self._methods.get(message.method)
         try:
             if handler is None:
                 raise JsonRpcError(METHOD_NOT_FOUND,
                                    f"Method not found: {message.method}")
             value = handler(session, message.params, context)
-        except JsonRpcError as e:
-            return succeed(e.asResponse(message.id))
         except Exception:
             return fail()
-        # Callbacks rather than a generator: this runs for every request.
-        if isinstance(value, Deferred):
-            return value.addCallbacks(_answer, _refusal, (message.id,), None,
-                                      (message.id,))
-        return succeed(result(message.id, value))
+        return value if isinstance(value, Deferred) else succeed(value)
 
     def _ping(self, session, params, context):
         return {}
@@ -363,14 +368,22 @@ class Dispatcher:
         return answer.asResult(sessionNotes(tool, call.needsCommit, session) + notices)
 
 
+def framed(answering, messageId):
+    """
+    The JSON-RPC response to request C{messageId} that C{answering} (a
+    L{Deferred} of a result value, or of a L{JsonRpcError}) comes to, as
+    the 2025 era sends it; anything else fails on.
+    """
+    # Callbacks rather than a generator: this runs for every request.
+    return answering.addCallbacks(_answer, _refusal, (messageId,), None,
+                                  (messageId,))
+
+
 def _answer(value, messageId):
     return result(messageId, value)
 
 
 def _refusal(failure, messageId):
-    """
-    A request's L{JsonRpcError} as its response; anything else fails on.
-    """
     failure.trap(JsonRpcError)
     return failure.value.asResponse(messageId)
 

@@ -17,6 +17,7 @@ from twisted.logger import Logger
 
 from gsmcpd.protocol import skills, tasks
 from gsmcpd.protocol.asking import modernRound
+from gsmcpd.protocol.calls import CANCELLED
 from gsmcpd.protocol.callsessions import (
     CallSessions, nothingToRelease, toolError)
 from gsmcpd.protocol.discover import discoverResult
@@ -26,7 +27,7 @@ from gsmcpd.protocol.eras import (
 from gsmcpd.protocol.handles import (
     sessionTools, takeHandle, withSessionArgument)
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_PARAMS, JsonRpcError, Message, refuseCursor, result)
+    INVALID_PARAMS, SERVER_ERROR, JsonRpcError, Message, refuseCursor)
 from gsmcpd.protocol.requeststate import RequestStateSeal
 from gsmcpd.protocol.results import complete
 from gsmcpd.protocol.skills import Skills
@@ -47,27 +48,14 @@ class AskingContext(NullCallContext):
         self.ask = asker.ask
 
 
-def valueOf(response):
+def answered(value):
     """
-    The result of a dispatcher's response, or its error raised.
+    A call's result, or, for one whose client cancelled it (nobody waits
+    for it any more), the error that says so.
     """
-    if response is None:
-        raise JsonRpcError(-32001, "The request was cancelled")
-    if "error" in response:
-        error = response["error"]
-        raise JsonRpcError(error["code"], error["message"], error.get("data"))
-    return response["result"]
-
-
-def responseOf(id, answering):
-    """
-    The JSON-RPC response to C{id} that C{answering} (a L{Deferred} of a
-    result value, or of a L{JsonRpcError}) comes to.
-    """
-    def refused(failure):
-        failure.trap(JsonRpcError)
-        return failure.value.asResponse(id)
-    return answering.addCallbacks(lambda value: result(id, value), refused)
+    if value is CANCELLED:
+        raise JsonRpcError(SERVER_ERROR, "The request was cancelled")
+    return value
 
 
 def _namingHandle(failure, session):
@@ -197,11 +185,10 @@ class ModernEndpoint:
     def _refuse(self, method):
         raise methodRemoved(method)
 
-    @inlineCallbacks
     def _fromMemory(self, message, envelope, headers, openStream):
-        response = yield self.dispatcher.handle(
-            self.sessions.detached(envelope), message)
-        return complete(message.method, valueOf(response))
+        return self.dispatcher.answer(
+            self.sessions.detached(envelope), message).addCallback(
+                lambda value: complete(message.method, value))
 
     # Tools.
 
@@ -257,12 +244,10 @@ class ModernEndpoint:
         checkParameterHeaders(self._schemaOf(tool), arguments, headers)
         if name in self._sessionTools:
             subject = self.sessions.detached(envelope)
-            response = yield self.calls.recorded(
-                subject, message,
-                lambda: responseOf(message.id, self.sessions.sessionTool(
-                    tool, arguments, envelope)).addCallback(
-                        _namedBy, subject))
-            return complete("tools/call", valueOf(response))
+            value = yield self.calls.recorded(
+                subject, message, lambda: self.sessions.sessionTool(
+                    tool, arguments, envelope).addCallback(_namedBy, subject))
+            return complete("tools/call", value)
         taskSupport = self._taskSupport.get(name)
         refusal = tasks.requires(envelope)
         if taskSupport == "required" and refusal is not None:
@@ -289,8 +274,8 @@ class ModernEndpoint:
         try:
             value = yield modernRound(
                 self.seal, envelope, "tools/call", params,
-                lambda asker: self.calls.handle(session, call, sink, asker)
-                .addCallback(valueOf).addErrback(_namingHandle, session),
+                lambda asker: self.calls.answer(session, call, sink, asker)
+                .addCallback(answered).addErrback(_namingHandle, session),
                 escalate)
             becameTask = value.get("resultType") == tasks.TASK
         finally:
@@ -324,9 +309,8 @@ class ModernEndpoint:
     def _resourcesList(self, message, envelope, headers, openStream):
         listed = []
         if "resources" in self.dispatcher.surface.capabilities():
-            response = yield self.dispatcher.handle(
-                self.sessions.detached(envelope), message)
-            listed = valueOf(response)["resources"]
+            listed = (yield self.dispatcher.answer(
+                self.sessions.detached(envelope), message))["resources"]
         return complete("resources/list", {"resources": listed + [
             skill.descriptor() for skill in self.skills]})
 
@@ -350,40 +334,40 @@ class ModernEndpoint:
             session, done = yield self.sessions.borrowed(
                 envelope, "its one read (a resource) is done")
         try:
-            response = yield self.calls.handle(session, message)
+            value = yield self.calls.answer(session, message)
+        except JsonRpcError as e:
+            if e.code != RESOURCE_NOT_FOUND:
+                raise
+            # This era says a resource that does not exist is invalid
+            # params (docs/protocol.rst).
+            raise JsonRpcError(INVALID_PARAMS, e.message, e.data)
         finally:
             done()
-        if "error" in (response or {}) and \
-                response["error"]["code"] == RESOURCE_NOT_FOUND:
-            error = response["error"]
-            raise JsonRpcError(INVALID_PARAMS, error["message"],
-                               error.get("data"))
-        return complete("resources/read", valueOf(response))
+        return complete("resources/read", answered(value))
 
     def _promptsGet(self, message, envelope, headers, openStream):
         session = self.sessions.detached(envelope)
         return modernRound(
             self.seal, envelope, "prompts/get", message.params,
-            lambda asker: self.dispatcher.handle(
-                session, message, AskingContext(asker)).addCallback(valueOf))
+            lambda asker: self.dispatcher.answer(
+                session, message, AskingContext(asker)))
 
     @inlineCallbacks
     def _complete(self, message, envelope, headers, openStream):
         # Completers answer from memory (Dispatcher.gemstoneMethods says
         # why): no GemStone session is logged in for one.
-        response = yield self.calls.handle(self.sessions.detached(envelope),
-                                           message)
-        return complete("completion/complete", valueOf(response))
+        value = yield self.calls.answer(self.sessions.detached(envelope),
+                                        message)
+        return complete("completion/complete", value)
 
 
-def _namedBy(response, subject):
+def _namedBy(value, subject):
     """
     Make C{subject}, the stand-in an C{open_session} or C{close_session}
     call is recorded against, name the session its result names: the audit
     trail then says which session was opened or closed.
     """
-    result = (response or {}).get("result") or {}
-    handle = (result.get("structuredContent") or {}).get("session")
+    handle = (value.get("structuredContent") or {}).get("session")
     if isinstance(handle, str):
         subject.handle = handle
-    return response
+    return value
