@@ -149,7 +149,8 @@ class TokenValidator:
     issuer = attr.ib()
     audience = attr.ib()
     clock = attr.ib()
-    requiredScopes = attr.ib(default=frozenset(), converter=frozenset)
+    requiredScopes: frozenset[str] = attr.ib(default=frozenset(),
+                                             converter=frozenset)
     users = attr.ib(default=None)
     userClaim = attr.ib(default="sub")
 

@@ -9,6 +9,9 @@ hands the message over (with an L{ICallSink} when it answers as a stream)
 and renders what comes back.
 """
 
+from collections.abc import Callable
+from typing import Any, NoReturn
+
 from twisted.internet.defer import (
     CancelledError, Deferred, fail, inlineCallbacks, maybeDeferred)
 from twisted.logger import Logger
@@ -19,8 +22,11 @@ from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, result)
+    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonObject, JsonRpcError,
+    Message, result)
 from gsmcpd.sessions.breaks import RunningCall
+from gsmcpd.sessions.client import McpSession
+from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
 ENDED = (GemGone, CallWithdrawn, CancelledError)
@@ -41,7 +47,7 @@ class SessionGoneError(JsonRpcError):
             {"kind": "sessionGone", "number": gone.number})
 
 
-def sessionLimitMessage(limit, whatToDo):
+def sessionLimitMessage(limit: int, whatToDo: str) -> str:
     """
     What an agent reads when the server's GemStone sessions are all taken:
     the cap, then C{whatToDo}, what it can do about it in its era.
@@ -62,7 +68,7 @@ class LoginFailedError(JsonRpcError):
             {"kind": "loginFailed", "number": number})
 
 
-def loginFailed(failure):
+def loginFailed(failure: Failure) -> NoReturn:
     """
     Answer a failed login (its L{GciError}, or the L{ToolError} of minting
     its credentials) as L{LoginFailedError}, in either era.
@@ -96,7 +102,9 @@ class CallRunner:
         self.requestTimeout = requestTimeout
         self.audit = audit
 
-    def handle(self, session, message, sink=None, asker=None):
+    def handle(self, session: McpSession, message: Message,
+               sink: ICallSink | None = None,
+               asker: Any = None) -> Deferred[JsonObject | None]:
         """
         Answer one request or notification on C{session}.
 
@@ -113,9 +121,12 @@ class CallRunner:
                 self.cancel(session, message.params)
             return self.dispatcher.handle(session, message)
         return self.answer(session, message, sink, asker).addCallbacks(
-            _framed, _refused, (message.id,), None, (message.id,))
+            _framed, _refused, callbackArgs=(message.id,),
+            errbackArgs=(message.id,))
 
-    def answer(self, session, message, sink=None, asker=None):
+    def answer(self, session: McpSession, message: Message,
+               sink: ICallSink | None = None,
+               asker: Any = None) -> Deferred[Any]:
         """
         The result of one request on C{session}, unframed: whichever era
         carried it frames it.
@@ -129,7 +140,7 @@ class CallRunner:
             return self.dispatcher.answer(session, message)
         return self._run(session, message, sink, asker)
 
-    def cancel(self, session, params):
+    def cancel(self, session: McpSession, params: JsonObject) -> None:
         """
         The client cancelled a request: end it if it is still running.
         """
@@ -213,7 +224,8 @@ class CallRunner:
         self._recorded(first, session, message, started, timer, run)
         return first.addBoth(self._over, session, run)
 
-    def recorded(self, session, message, answer):
+    def recorded(self, session: McpSession, message: Message,
+                 answer: Callable[[], Deferred[Any]]) -> Deferred[Any]:
         """
         Count and audit a C{tools/call} the server answers without a
         GemStone call of its own (C{open_session}, C{close_session}), as

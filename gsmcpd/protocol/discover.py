@@ -10,13 +10,16 @@ era in its own shape (the 2026 one names the server in C{_meta}, the 2025
 one in the body as C{initialize} does).
 """
 
+from gsmcpd.protocol.jsonrpc import JsonObject
+
 from gsmcpd.protocol.eras import SERVER_INFO_KEY
 from gsmcpd.protocol.versions import SUPPORTED_VERSIONS
 from gsmcpd.protocol.results import complete
 
 
-def discoverResult(serverInfo, capabilities, instructions=None,
-                   modern=True):
+def discoverResult(serverInfo: JsonObject, capabilities: JsonObject,
+                   instructions: str | None = None,
+                   modern: bool = True) -> JsonObject:
     """
     @param serverInfo: C{{name, version[, title]}}.
     @param capabilities: the server capabilities, as served in that era.

@@ -375,8 +375,9 @@ def framed(answering, messageId):
     the 2025 era sends it; anything else fails on.
     """
     # Callbacks rather than a generator: this runs for every request.
-    return answering.addCallbacks(_answer, _refusal, (messageId,), None,
-                                  (messageId,))
+    return answering.addCallbacks(_answer, _refusal,
+                                  callbackArgs=(messageId,),
+                                  errbackArgs=(messageId,))
 
 
 def _answer(value, messageId):

@@ -10,8 +10,13 @@ they always saw), declared for header mirroring so a load balancer can route
 on C{Mcp-Param-Session}.
 """
 
+from collections.abc import Callable
+
+from twisted.internet.defer import Deferred
+
 from gsmcpd.protocol.eras import NO_SUCH_SESSION, PARAM_HEADER_KEYWORD
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import (
+    INVALID_PARAMS, JsonObject, JsonRpcError, Message)
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, annotations, resultSchema)
 
@@ -28,7 +33,7 @@ SESSION_PROPERTY = {
 }
 
 
-def withSessionArgument(descriptor):
+def withSessionArgument(descriptor: JsonObject) -> JsonObject:
     """
     A tool's 2026-era descriptor: its input schema with the optional
     C{session} argument.
@@ -39,7 +44,7 @@ def withSessionArgument(descriptor):
     return dict(descriptor, inputSchema=schema)
 
 
-def mintedHandle(message, value):
+def mintedHandle(message: Message, value: JsonObject) -> str | None:
     """
     The handle a C{tools/call} of C{open_session} answered, or L{None}: the
     transport names it in an C{Mcp-Param-Session} response header, which a
@@ -52,7 +57,7 @@ def mintedHandle(message, value):
     return (value.get("structuredContent") or {}).get(SESSION_ARGUMENT)
 
 
-def takeHandle(arguments):
+def takeHandle(arguments: JsonObject) -> tuple[str | None, JsonObject]:
     """
     Split a 2026 call's arguments into its session handle (or L{None}) and
     the arguments the tool itself takes.
@@ -70,7 +75,7 @@ def takeHandle(arguments):
     return handle, rest
 
 
-def needsHandle(tool):
+def needsHandle(tool: Tool) -> ToolError:
     """
     The refusal for a tool whose whole point is a lasting change, called
     without a session: a throwaway session would discard its change.
@@ -81,7 +86,7 @@ def needsHandle(tool):
         f"{SESSION_ARGUMENT!r}.")
 
 
-def noSuchHandle(handle):
+def noSuchHandle(handle: str) -> JsonRpcError:
     """
     The error for a handle that names no live session: answered 404, as
     the 2025 era answers a session id this daemon does not know (a load
@@ -99,7 +104,9 @@ def noSuchHandle(handle):
 HANDLE_OUTPUT = resultSchema(session={"type": "string"})
 
 
-def sessionTools(open, close):
+def sessionTools(open: Callable[[], Deferred[str]] | None,
+                 close: Callable[[str], Deferred[bool]] | None
+                 ) -> list[Tool]:
     """
     C{open_session} and C{close_session}.
 

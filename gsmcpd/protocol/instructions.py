@@ -9,6 +9,10 @@ lives behind a handle, so its text starts with C{open_session}.  An
 operator's file replaces both; an empty file sends none.
 """
 
+from collections.abc import Iterable
+
+from gsmcpd.tools.base import Toolset
+
 from gsmcpd.tools.base import NO_SESSION
 
 MAX_INSTRUCTIONS = 32_768
@@ -52,7 +56,8 @@ DETACHED_PREAMBLE = (
 GemStone: no C{open_session} is offered."""
 
 
-def stockInstructions(toolsets, modern=False):
+def stockInstructions(toolsets: Iterable[Toolset],
+                      modern: bool = False) -> str:
     """
     The era's preamble, then each served toolset's paragraph, in order.
 
@@ -70,7 +75,7 @@ def stockInstructions(toolsets, modern=False):
     return "\n\n".join(paragraphs)
 
 
-def readInstructions(path):
+def readInstructions(path: str) -> str | None:
     """
     An operator's instructions file: its text, or L{None} when it is empty.
 

@@ -6,6 +6,8 @@ the byte offset where it goes wrong, rather than repaired into stored text;
 batches are refused (MCP dropped them in 2025-06-18).
 """
 
+from typing import Any
+
 import json
 import re
 
@@ -20,6 +22,10 @@ SERVER_ERROR = -32001
 """Implementation-defined: session limit, session gone, request ended."""
 
 
+JsonObject = dict[str, Any]
+"""A JSON object as parsed: a message, its params, a result."""
+
+
 @attr.s(auto_exc=True, auto_attribs=True)
 class JsonRpcError(Exception):
     """
@@ -32,7 +38,7 @@ class JsonRpcError(Exception):
     requestId: object = attr.ib(default=None, kw_only=True)
     """The id of the request refused, when it could be read."""
 
-    def asResponse(self, id):
+    def asResponse(self, id: object) -> JsonObject:
         error = {"code": self.code, "message": self.message}
         if self.data is not None:
             error["data"] = self.data
@@ -51,8 +57,8 @@ class Message:
     kind: str
     method: str | None
     id: object
-    params: dict
-    raw: dict
+    params: JsonObject
+    raw: JsonObject
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -100,7 +106,7 @@ def _deeperThan(document, limit):
     return bool(level)
 
 
-def parseMessage(body):
+def parseMessage(body: bytes) -> Message:
     """
     Parse one JSON-RPC message from a request body.
 
@@ -173,21 +179,21 @@ def parseMessage(body):
     return Message(kind, method, messageId, params, document)
 
 
-def result(id, value):
+def result(id: object, value: object) -> JsonObject:
     """
     A success response.
     """
     return {"jsonrpc": "2.0", "id": id, "result": value}
 
 
-def progressTokenOf(params):
+def progressTokenOf(params: JsonObject) -> object:
     """
     The progress token a request's C{_meta} carries, or L{None}.
     """
     return (params.get("_meta") or {}).get("progressToken")
 
 
-def refuseCursor(params, method):
+def refuseCursor(params: JsonObject, method: str) -> None:
     """
     Lists answer in one page, so a cursor cannot have come from us.
 
@@ -198,7 +204,7 @@ def refuseCursor(params, method):
                            "answers in one page; this server issued no cursor")
 
 
-def encode(document):
+def encode(document: object) -> bytes:
     """
     A JSON-RPC message as the UTF-8 bytes every transport sends: compact,
     since nothing reads the whitespace and every client pays for it.

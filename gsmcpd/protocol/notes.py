@@ -4,6 +4,9 @@ tool did lives in the session (uncommitted) or died with it (a throwaway
 session's work, aborted).
 """
 
+from gsmcpd.sessions.client import McpSession
+from gsmcpd.tools.base import Tool
+
 SESSION_NOTE = (
     "[session] Uncommitted changes: commit keeps them, abort discards them; "
     "ending the session (DELETE, idle timeout, server restart) loses them.")
@@ -17,7 +20,8 @@ THROWAWAY_NOTE = (
 session (a 2026-era call without a handle), whose work is aborted."""
 
 
-def sessionNotes(tool, needsCommit, session):
+def sessionNotes(tool: Tool, needsCommit: bool | None,
+                 session: McpSession) -> list[str]:
     """
     The C{[session]} note a tool's result ends with, if any: only a tool
     that can change something has one to make.

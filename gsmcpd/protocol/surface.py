@@ -6,6 +6,11 @@ Toolsets provide them (L{gsmcpd.tools.base.Toolset.resources} and friends);
 a capability is declared only when something served provides it.
 """
 
+from typing import Any
+
+from gsmcpd.tools.offerings import Resource, ResourceTemplate
+
+
 class Surface:
     """
     Everything the served toolsets offer besides tools.
@@ -17,7 +22,7 @@ class Surface:
         self.prompts = {p.name: p for t in toolsets for p in t.prompts()}
         self.logging = any(t.usesLogging for t in toolsets)
 
-    def capabilities(self):
+    def capabilities(self) -> dict[str, Any]:
         """
         The server capabilities beyond C{tools}: only what is served.
         """
@@ -33,7 +38,8 @@ class Surface:
             declared["logging"] = {}
         return declared
 
-    def resolve(self, uri):
+    def resolve(self, uri: str) -> tuple[Resource | ResourceTemplate,
+                                          dict[str, str]] | None:
         """
         C{(offering, variables)} for C{uri}: the L{Resource} or
         L{ResourceTemplate} it names and the template's variables; or

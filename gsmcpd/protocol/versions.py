@@ -30,7 +30,7 @@ id and no data), so a client can resume one that ends before its first
 message."""
 
 
-def atLeast(version, revision):
+def atLeast(version: str | None, revision: str) -> bool:
     """
     Whether C{version} is C{revision} or a later one; an unknown C{version}
     is neither.
@@ -38,7 +38,7 @@ def atLeast(version, revision):
     return version in KNOWN and KNOWN.index(version) >= KNOWN.index(revision)
 
 
-def negotiateVersion(requested):
+def negotiateVersion(requested: object) -> str:
     """
     Echo the client's protocol version if we speak it, else our latest.
     """
