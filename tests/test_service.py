@@ -294,7 +294,8 @@ def reachable(root):
                         if _filled(cell))
         elif isinstance(each, functools.partial):
             todo.extend([each.func, *each.args, *each.keywords.values()])
-        if hasattr(each, "__dict__") and not isinstance(each, types.ModuleType):
+        if hasattr(each, "__dict__") and \
+                not isinstance(each, types.ModuleType):
             todo.extend(vars(each).values())
         for name in getattr(type(each), "__slots__", ()):
             todo.append(getattr(each, name, None))

@@ -129,8 +129,8 @@ def pythonSdk(target):
     return (
         f"# pip install 'mcp>=2'\n{imports}\n\n"
         "async def main():\n" + connect +
-        "        # A GemStone session of your own (its transaction spans your\n"
-        "        # calls) lives behind the handle open_session answers.\n"
+        "        # A GemStone session of your own (its transaction spans\n"
+        "        # your calls) lives behind the handle open_session answers.\n"
         "        opened = await client.call_tool(\"open_session\", {})\n"
         "        session = opened.structured_content[\"session\"]\n"
         "        result = await client.call_tool(\n"

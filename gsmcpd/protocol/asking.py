@@ -13,10 +13,16 @@ earlier rounds travel in the sealed C{requestState}, so a tool that asks in
 several steps sees all of them.
 """
 
-from twisted.internet.defer import inlineCallbacks, maybeDeferred, succeed
+from collections.abc import Callable, Generator
+from typing import Any
 
-from gsmcpd.protocol.eras import missingCapability
+from twisted.internet.defer import (
+    Deferred, inlineCallbacks, maybeDeferred, succeed)
+
+from gsmcpd.protocol.eras import Envelope, missingCapability
 from gsmcpd.protocol.inputrequired import inputRequired, inputResponses
+from gsmcpd.protocol.jsonrpc import JsonObject
+from gsmcpd.protocol.requeststate import RequestStateSeal
 from gsmcpd.protocol.results import complete
 from gsmcpd.tools.questions import CAPABILITY, InputRequired
 
@@ -39,17 +45,17 @@ class ModernAsker:
         self._gathered = dict(gathered)
         self._task = None
 
-    def canAsk(self, capability):
+    def canAsk(self, capability: str) -> bool:
         return self._envelope.supports(capability)
 
-    def becameTask(self, store, task):
+    def becameTask(self, store: Any, task: Any) -> None:
         """
         The call this asker serves became C{task}: from now on, a question
         parks the task rather than ending a round.
         """
         self._task = TaskAsker(store, task, self._envelope, self._gathered)
 
-    def ask(self, requests):
+    def ask(self, requests: JsonObject) -> Deferred[JsonObject]:
         """
         @return: a fired L{Deferred} of the answers by key, when the request
             carries them all.
@@ -84,11 +90,12 @@ class TaskAsker:
         self._envelope = envelope
         self._gathered = dict(gathered or {})
 
-    def canAsk(self, capability):
+    def canAsk(self, capability: str) -> bool:
         return self._envelope.supports(capability)
 
     @inlineCallbacks
-    def ask(self, requests):
+    def ask(self, requests: JsonObject
+            ) -> Generator[Deferred[Any], Any, JsonObject]:
         missing = _unanswered(requests, self._gathered, self._envelope,
                               "this task")
         if missing:
@@ -115,7 +122,10 @@ def _unanswered(requests, gathered, envelope, asking):
 
 
 @inlineCallbacks
-def modernRound(seal, envelope, method, params, run, escalate=None):
+def modernRound(seal: RequestStateSeal, envelope: Envelope, method: str,
+                params: JsonObject,
+                run: Callable[["ModernAsker"], Deferred[JsonObject]],
+                escalate: Callable[..., Any] | None = None) -> Any:
     """
     One round of a 2026-era request that may ask the client.
 

@@ -23,7 +23,7 @@ from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonObject, JsonRpcError,
-    Message, result)
+    Message, errorResponse, result)
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.client import McpSession
 from gsmcpd.sessions.interfaces import ICallSink
@@ -121,7 +121,7 @@ class CallRunner:
                 self.cancel(session, message.params)
             return self.dispatcher.handle(session, message)
         return self.answer(session, message, sink, asker).addCallbacks(
-            _framed, _refused, callbackArgs=(message.id,),
+            _framed, errorResponse, callbackArgs=(message.id,),
             errbackArgs=(message.id,))
 
     def answer(self, session: McpSession, message: Message,
@@ -295,11 +295,6 @@ send."""
 
 def _framed(value, messageId):
     return None if value is CANCELLED else result(messageId, value)
-
-
-def _refused(failure, messageId):
-    failure.trap(JsonRpcError)
-    return failure.value.asResponse(messageId)
 
 
 def _answerOf(outcome):

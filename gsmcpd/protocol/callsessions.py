@@ -12,26 +12,32 @@ lasting change (L{OWN_SESSION}) has no throwaway session: without a handle
 it is refused.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 
 from gsmcpd.auth.tokens import admits
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.protocol.calls import loginFailed, sessionLimitMessage
+from gsmcpd.protocol.eras import Envelope
+from gsmcpd.protocol.jsonrpc import JsonObject
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.protocol.handles import needsHandle, noSuchHandle, sessionTools
 from gsmcpd.sessions.client import McpSession, newHandle, userOf
-from gsmcpd.tools.base import OWN_SESSION, ToolResult
+from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.tools.base import OWN_SESSION, Tool, ToolResult
 from gsmcpd.tools.templates.outcomes import ToolError
 
 
-def toolError(error):
+def toolError(error: ToolError) -> JsonObject:
     """
     A tool's refusal as a finished C{tools/call} result.
     """
     return ToolResult.fromError(error).asResult()
 
 
-def nothingToRelease():
+def nothingToRelease() -> None:
     """
     What a call's session needs done when the call is over, for one that
     outlives it (a handle's) or never logged in (a detached one).
@@ -47,7 +53,7 @@ class CallSessions:
         self.sessions = sessions
         self.clock = clock
 
-    def detached(self, envelope):
+    def detached(self, envelope: Envelope) -> McpSession:
         """
         A session with no GemStone session behind it, for one request that
         does not touch the stone.
@@ -60,7 +66,7 @@ class CallSessions:
         session.principal = envelope.principal
         return session
 
-    def named(self, handle, envelope):
+    def named(self, handle: str, envelope: Envelope) -> McpSession | None:
         """
         The live session C{handle} names, if the request's identity opened
         it; else L{None}, exactly as for a handle that names nothing.
@@ -99,7 +105,8 @@ class CallSessions:
             changed=not tool.annotations.get("readOnlyHint"))
         return borrowed
 
-    def borrowed(self, envelope, why, changed=False):
+    def borrowed(self, envelope: Envelope, why: str, changed: bool = False
+                 ) -> Deferred[tuple[McpSession, Callable[[], Any]]]:
         """
         A throwaway GemStone session with a fresh view, for one call; and
         what ends it (its work aborted if the call C{changed} anything, it

@@ -6,21 +6,25 @@ Nothing here reads a header: per-request client facts are passed in, so the
 share it.
 """
 
+from typing import Any
+
 import attr
 from twisted.internet.defer import Deferred, fail, inlineCallbacks, succeed
 from twisted.logger import Logger
 
 from gsmcpd import __version__
+from gsmcpd.auth.tokens import Principal
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-    JsonRpcError, progressTokenOf, refuseCursor, result)
+    JsonObject, JsonRpcError, Message, framed, progressTokenOf, refuseCursor)
 from gsmcpd.protocol.discover import discoverResult
 from gsmcpd.protocol.notes import sessionNotes
 from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.protocol.surface import Surface
-from gsmcpd.sessions.client import LOG_LEVELS
+from gsmcpd.sessions.client import LOG_LEVELS, McpSession
 from gsmcpd.tools.base import ToolCall, ToolError, ToolResult
-from gsmcpd.tools.context import NULL_CONTEXT
+from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
 from gsmcpd.tools.templates.outcomes import CallBroken
 
 
@@ -105,16 +109,16 @@ class Dispatcher:
         if "logging" in capabilities:
             self._methods["logging/setLevel"] = self._setLevel
 
-    def serverInfo(self):
+    def serverInfo(self) -> JsonObject:
         info = {"name": self.identity.name, "version": self.identity.version}
         if self.identity.title is not None:
             info["title"] = self.identity.title
         return info
 
-    def capabilities(self):
+    def capabilities(self) -> JsonObject:
         return {"tools": {"listChanged": False}, **self.surface.capabilities()}
 
-    def initializeResult(self, params):
+    def initializeResult(self, params: JsonObject) -> JsonObject:
         """
         The C{initialize} result for a client that sent C{params}.
         """
@@ -131,7 +135,7 @@ class Dispatcher:
         return discoverResult(self.serverInfo(), self.capabilities(),
                               self.identity.instructions, modern=False)
 
-    def streams(self, message):
+    def streams(self, message: Message) -> bool:
         """
         Whether C{message} may be answered as a stream, where the client
         accepts one: a tool call that asked for progress, or of a tool that
@@ -144,7 +148,8 @@ class Dispatcher:
         return progressTokenOf(message.params) is not None or \
             getattr(tool, "streams", False)
 
-    def handle(self, session, message, context=NULL_CONTEXT):
+    def handle(self, session: McpSession, message: Message,
+               context: ICallContext = NULL_CONTEXT) -> Deferred[Any]:
         """
         Answer one request or notification on C{session}.
 
@@ -159,7 +164,8 @@ class Dispatcher:
             return succeed(None)
         return framed(self.answer(session, message, context), message.id)
 
-    def answer(self, session, message, context=NULL_CONTEXT):
+    def answer(self, session: McpSession, message: Message,
+               context: ICallContext = NULL_CONTEXT) -> Deferred[Any]:
         """
         The result of one request on C{session}, unframed: whichever era
         carried it frames it.
@@ -181,11 +187,11 @@ class Dispatcher:
     def _ping(self, session, params, context):
         return {}
 
-    def surfaceOf(self, session):
+    def surfaceOf(self, session: McpSession) -> Surface:
         """The resources and prompts of the toolsets C{session} may use."""
         return self.surfaceFor(getattr(session, "principal", None))
 
-    def surfaceFor(self, principal):
+    def surfaceFor(self, principal: Principal | None) -> Surface:
         """
         The resources and prompts of the toolsets a request made as
         C{principal} may use, made once per catalog (a token's scopes
@@ -316,13 +322,13 @@ class Dispatcher:
         return {"tools": [tool.descriptor()
                           for tool in self.toolsOf(session)]}
 
-    def toolsOf(self, session):
+    def toolsOf(self, session: McpSession) -> ToolCatalog:
         """
         The tools C{session} may see and call: see L{toolsFor}.
         """
         return self.toolsFor(getattr(session, "principal", None))
 
-    def toolsFor(self, principal):
+    def toolsFor(self, principal: Principal | None) -> ToolCatalog:
         """
         The tools a request made as C{principal} may see and call: those its
         token's scopes open; a tool outside them is not served to it.
@@ -365,28 +371,8 @@ class Dispatcher:
 
     def _render(self, answer, tool, call, session):
         notices, session.view.notices = session.view.notices, []
-        return answer.asResult(sessionNotes(tool, call.needsCommit, session) + notices)
-
-
-def framed(answering, messageId):
-    """
-    The JSON-RPC response to request C{messageId} that C{answering} (a
-    L{Deferred} of a result value, or of a L{JsonRpcError}) comes to, as
-    the 2025 era sends it; anything else fails on.
-    """
-    # Callbacks rather than a generator: this runs for every request.
-    return answering.addCallbacks(_answer, _refusal,
-                                  callbackArgs=(messageId,),
-                                  errbackArgs=(messageId,))
-
-
-def _answer(value, messageId):
-    return result(messageId, value)
-
-
-def _refusal(failure, messageId):
-    failure.trap(JsonRpcError)
-    return failure.value.asResponse(messageId)
+        return answer.asResult(
+            sessionNotes(tool, call.needsCommit, session) + notices)
 
 
 def _toolFailure(error):

@@ -17,6 +17,7 @@ import re
 
 import attr
 
+from gsmcpd.auth.tokens import Principal
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
 from gsmcpd.protocol.versions import (
     HANDSHAKE_ERA_VERSIONS, MODERN_VERSION, SUPPORTED_VERSIONS)
@@ -143,7 +144,7 @@ class Envelope:
     clientCapabilities: JsonObject
     clientInfo: JsonObject | None = None
     logLevel: str | None = None
-    principal: object = None
+    principal: Principal | None = None
 
     def supports(self, capability: str) -> bool:
         return isinstance(self.clientCapabilities.get(capability), dict)

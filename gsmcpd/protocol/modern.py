@@ -11,8 +11,11 @@ L{gsmcpd.protocol.calls.CallRunner}); only asking the client differs
 (input-required rounds, L{gsmcpd.protocol.asking}).
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import attr
-from twisted.internet.defer import inlineCallbacks, maybeDeferred
+from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred
 from twisted.logger import Logger
 
 from gsmcpd.protocol import skills, tasks
@@ -23,14 +26,18 @@ from gsmcpd.protocol.callsessions import (
 from gsmcpd.protocol.discover import discoverResult
 from gsmcpd.protocol.dispatch import RESOURCE_NOT_FOUND
 from gsmcpd.protocol.eras import (
-    checkParameterHeaders, methodRemoved)
+    Envelope, Headers, checkParameterHeaders, methodRemoved)
 from gsmcpd.protocol.handles import (
     sessionTools, takeHandle, withSessionArgument)
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_PARAMS, SERVER_ERROR, JsonRpcError, Message, refuseCursor)
+    INVALID_PARAMS, SERVER_ERROR, JsonObject, JsonRpcError, Message,
+    refuseCursor)
 from gsmcpd.protocol.requeststate import RequestStateSeal
 from gsmcpd.protocol.results import complete
+from gsmcpd.protocol.listen import Filter
 from gsmcpd.protocol.skills import Skills
+from gsmcpd.sessions.client import McpSession
+from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.tools.base import NO_SESSION
 from gsmcpd.tools.context import NullCallContext
 from gsmcpd.tools.guides import servedGuides
@@ -48,7 +55,7 @@ class AskingContext(NullCallContext):
         self.ask = asker.ask
 
 
-def answered(value):
+def answered(value: Any) -> JsonObject:
     """
     A call's result, or, for one whose client cancelled it (nobody waits
     for it any more), the error that says so.
@@ -133,9 +140,9 @@ class ModernEndpoint:
 
     # What this server is.
 
-    def capabilities(self):
+    def capabilities(self) -> JsonObject:
         declared = self.dispatcher.capabilities()
-        extensions = {}
+        extensions: JsonObject = {}
         if self._taskSupport:
             extensions[tasks.EXTENSION] = {}
         if self.skills:
@@ -147,7 +154,7 @@ class ModernEndpoint:
             declared["extensions"] = extensions
         return declared
 
-    def listenable(self, wants, envelope):
+    def listenable(self, wants: Filter, envelope: Envelope) -> Filter:
         """
         C{wants} less the resources the request's token may not read: a
         listener hears of a class only if its scopes could browse it.
@@ -165,7 +172,9 @@ class ModernEndpoint:
 
     # Dispatch.
 
-    def answer(self, message, envelope, headers, openStream):
+    def answer(self, message: Message, envelope: Envelope, headers: Headers,
+               openStream: Callable[[McpSession], ICallSink | None]
+               ) -> Deferred[JsonObject]:
         """
         Answer one 2026-era request.
 

@@ -6,6 +6,7 @@ server-to-client outbox and streams, and its log budget.
 import secrets
 import time
 
+from gsmcpd.auth.tokens import Principal
 from gsmcpd.sessions.breaks import CallState
 from gsmcpd.sessions.hygiene import ViewState
 from gsmcpd.sessions.lifetime import Liveness
@@ -92,7 +93,7 @@ class McpSession:
         call without a handle): nothing its calls change is kept.
     """
 
-    principal = None
+    principal: Principal | None = None
     throwaway = False
 
     def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0,

@@ -62,7 +62,7 @@ class IClientRequests(Interface):
         failing with L{ClientDidNotAnswer} or L{ClientAnsweredError}.
         """
 
-    def answer(session: Any, message: JsonObject) -> bool:
+    def answer(session: Any, message: Any) -> bool:
         """
         Match a response the client sent to the request it answers; whether
         it answered one of ours.

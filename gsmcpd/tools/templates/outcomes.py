@@ -66,7 +66,7 @@ class GemGone(Exception):
         return f"the gem died (GemStone error {self.number})"
 
 
-def errorKindOf(number):
+def errorKindOf(number: int) -> str:
     """
     The tool error kind of a Smalltalk error number.
     """
