@@ -16,7 +16,7 @@ from gsmcpd.auth.keys import IKeySource, KeyFile, RemoteKeys, usableKeys
 from gsmcpd.gci.interfaces import IGemSession, ISessionPool
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import GemSession, LoginParameters
-from gsmcpd.protocol.asking import ModernAsker
+from gsmcpd.protocol.asking import ModernAsker, TaskAsker
 from gsmcpd.protocol.eras import Envelope
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.protocol.modern import AskingContext
@@ -25,11 +25,16 @@ from gsmcpd.protocol.tasks import TaskProgress, TaskStore
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
+from gsmcpd.tools.questions import IAsker, StreamAsker
 from gsmcpd.transport.sse import CallStream, EventSequence
 from gsmcpd.transport.tls import ReloadingContexts, TLSEndpoint
 from tests.fakes import FakeGem, FakePool, RecordingSink
 from tests.idp import IdentityProvider, TestCA, writeIdentity
 from tests.toolharness import InProcessGem, ToolHarness
+
+
+class FakeClient:
+    clientCapabilities = {}
 
 
 def login():
@@ -100,6 +105,18 @@ class OtherProviderTests(TestCase):
     def test_remoteKeys(self):
         self.assertTrue(verifyObject(IKeySource, RemoteKeys(
             None, Clock(), jwksUrl="https://idp.test/certs")))
+
+    def test_askers(self):
+        """
+        One provider of L{IAsker} per way of asking: on the call's stream,
+        in input-required rounds, inside a task.
+        """
+        envelope = Envelope(MODERN_VERSION, {}, None, None)
+        store = TaskStore(Clock())
+        for asker in (StreamAsker(None, FakeClient()),
+                      ModernAsker(envelope, {}),
+                      TaskAsker(store, None, envelope)):
+            self.assertTrue(verifyObject(IAsker, asker))
 
     def test_askingContext(self):
         asker = ModernAsker(Envelope(MODERN_VERSION, {}, None, None), {})

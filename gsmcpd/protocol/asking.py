@@ -18,19 +18,21 @@ from typing import Any
 
 from twisted.internet.defer import (
     Deferred, inlineCallbacks, maybeDeferred, succeed)
+from zope.interface import implementer
 
 from gsmcpd.protocol.eras import Envelope, missingCapability
 from gsmcpd.protocol.inputrequired import inputRequired, inputResponses
 from gsmcpd.protocol.jsonrpc import JsonObject
 from gsmcpd.protocol.requeststate import RequestStateSeal
 from gsmcpd.protocol.results import complete
-from gsmcpd.tools.questions import CAPABILITY, InputRequired
+from gsmcpd.tools.questions import CAPABILITY, IAsker, InputRequired
 
 
 def _needed(requests):
     return {CAPABILITY[request["method"]] for request in requests.values()}
 
 
+@implementer(IAsker)
 class ModernAsker:
     """
     Asking in the 2026 era: from the answers the request carries.
@@ -72,6 +74,7 @@ class ModernAsker:
         raise InputRequired(missing, self._gathered)
 
 
+@implementer(IAsker)
 class TaskAsker:
     """
     Asking from inside a task: the task waits, C{input_required}, until

@@ -51,8 +51,13 @@ class AskingContext(NullCallContext):
     """
 
     def __init__(self, asker):
-        self.canAsk = asker.canAsk
-        self.ask = asker.ask
+        self._asker = asker
+
+    def canAsk(self, capability):
+        return self._asker.canAsk(capability)
+
+    def ask(self, questions):
+        return self._asker.ask(questions)
 
 
 def answered(value: Any) -> JsonObject:
