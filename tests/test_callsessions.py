@@ -56,10 +56,11 @@ class CallSessionsTests(SynchronousTestCase):
         self.assertIs(self.registry.get(opened.handle), opened)
 
     def test_noSuchHandle(self):
+        gone = "f" * 32
         failure = self.failureResultOf(
-            self.sessions.forTool(tool(True), "gone", ENVELOPE), JsonRpcError)
+            self.sessions.forTool(tool(True), gone, ENVELOPE), JsonRpcError)
         self.assertEqual(failure.value.code, NO_SUCH_SESSION)
-        self.assertIn("'gone'", failure.value.message)
+        self.assertIn(repr(gone), failure.value.message)
 
     def test_lastingChangeNeedsHandle(self):
         failure = self.failureResultOf(self.sessions.forTool(

@@ -228,12 +228,32 @@ class ToolsCallTests(DispatcherTestCase):
 
     def test_streams(self):
         def streams(**params):
-            return self.dispatcher.streams(message("tools/call", **params))
+            return self.dispatcher.streams(
+                message("tools/call", **params),
+                self.dispatcher.toolNamed(None, params))
         self.assertFalse(streams(name="execute_code"))
         self.assertTrue(streams(name="execute_code",
                                 _meta={"progressToken": 1}))
         self.assertTrue(streams(name="streamer"))
-        self.assertFalse(self.dispatcher.streams(message("ping")))
+        self.assertFalse(self.dispatcher.streams(message("ping"), None))
+
+    def test_toolNamedOnce(self):
+        """
+        The era looks the tool up (among those the principal may use) and
+        hands it down: the call runs it without looking it up again.
+        """
+        tool = self.dispatcher.toolNamed(None, {"name": "execute_code"})
+        self.assertIs(tool, self.dispatcher.tools.get("execute_code"))
+        self.assertIsNone(self.dispatcher.toolNamed(None, {"name": "nope"}))
+        self.assertIsNone(self.dispatcher.toolNamed(None, {"name": 3}))
+        looked = []
+        self.patch(self.dispatcher, "toolsOf",
+                   lambda session: looked.append(session))
+        answer = self.successResultOf(self.dispatcher.answer(
+            self.session, message("tools/call", name="execute_code",
+                                  arguments={"code": "3 + 4"}), tool=tool))
+        self.assertEqual(answer["content"][0]["text"], "7")
+        self.assertEqual(looked, [])
 
 
 class ResourcesReadTests(DispatcherTestCase):

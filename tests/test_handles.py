@@ -69,14 +69,27 @@ class RefusalTests(SynchronousTestCase):
 
     def test_noSuchHandle(self):
         """
-        A handle that names nothing is a JSON-RPC error the 2026 era
-        answers 404, as the 2025 era answers an unknown session id.
+        A handle a daemon could have minted that names nothing here is a
+        JSON-RPC error the 2026 era answers 404, as the 2025 era answers an
+        unknown session id.
         """
-        error = noSuchHandle("abc")
-        self.assertIn("'abc'", error.message)
+        handle = "0123456789abcdef" * 2
+        error = noSuchHandle(handle)
+        self.assertIn(repr(handle), error.message)
         self.assertEqual(error.data, {"kind": "noSuchSession",
-                                      "session": "abc"})
+                                      "session": handle})
         self.assertEqual(eras.httpStatus(error.code), 404)
+
+    def test_notAHandle(self):
+        """
+        A value no daemon mints never named a session: the tool refuses its
+        argument, it is not routed anywhere (HTTP 200, a tool error).
+        """
+        for value in ("abc", "Hello", "0123456789ABCDEF" * 2, "0" * 31):
+            error = noSuchHandle(value)
+            self.assertIsInstance(error, ToolError)
+            self.assertEqual((error.kind, error.details),
+                             ("refused", {"session": value}))
 
 
 class SessionToolsTests(SynchronousTestCase):
@@ -101,7 +114,7 @@ class SessionToolsTests(SynchronousTestCase):
         checkStructured(self.close, result.structured)
         self.assertIn("Closed GemStone session h1", result.text)
         failure = self.failureResultOf(
-            self.close.run(None, {"session": "nope"}), JsonRpcError)
+            self.close.run(None, {"session": "nope"}), ToolError)
         self.assertIn("open_session", failure.value.message)
 
     def test_schemas(self):

@@ -27,6 +27,7 @@ from gsmcpd.protocol.jsonrpc import (
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.client import McpSession
 from gsmcpd.sessions.interfaces import ICallSink
+from gsmcpd.tools.base import Tool
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
 ENDED = (GemGone, CallWithdrawn, CancelledError)
@@ -103,8 +104,8 @@ class CallRunner:
         self.audit = audit
 
     def handle(self, session: McpSession, message: Message,
-               sink: ICallSink | None = None,
-               asker: Any = None) -> Deferred[JsonObject | None]:
+               sink: ICallSink | None = None, asker: Any = None,
+               tool: Tool | None = None) -> Deferred[JsonObject | None]:
         """
         Answer one request or notification on C{session}.
 
@@ -120,16 +121,20 @@ class CallRunner:
             if message.method == "notifications/cancelled":
                 self.cancel(session, message.params)
             return self.dispatcher.handle(session, message)
-        return self.answer(session, message, sink, asker).addCallbacks(
+        return self.answer(session, message, sink, asker, tool).addCallbacks(
             _framed, errorResponse, callbackArgs=(message.id,),
             errbackArgs=(message.id,))
 
     def answer(self, session: McpSession, message: Message,
-               sink: ICallSink | None = None,
-               asker: Any = None) -> Deferred[Any]:
+               sink: ICallSink | None = None, asker: Any = None,
+               tool: Tool | None = None) -> Deferred[Any]:
         """
         The result of one request on C{session}, unframed: whichever era
         carried it frames it.
+
+        @param tool: for a C{tools/call}, the tool it names, as its era
+            looked it up (L{Dispatcher.toolNamed}), or L{None} for a name
+            it does not know (answered as such).
 
         @return: a L{Deferred} firing with the result value, or with
             L{CANCELLED} for a request the client cancelled (nobody waits
@@ -138,7 +143,7 @@ class CallRunner:
         if message.method not in self.dispatcher.gemstoneMethods:
             # Answered from memory: nothing to end, nothing to stream.
             return self.dispatcher.answer(session, message)
-        return self._run(session, message, sink, asker)
+        return self._run(session, message, sink, asker, tool)
 
     def cancel(self, session: McpSession, params: JsonObject) -> None:
         """
@@ -167,7 +172,7 @@ class CallRunner:
         if not first.called:
             first.callback(None)
 
-    def _run(self, session, message, sink, asker):
+    def _run(self, session, message, sink, asker, tool):
         """
         Run C{message} as a L{RunningCall}: whichever comes first of its
         answer, its cancellation and the abandonment of its GemStone
@@ -183,16 +188,14 @@ class CallRunner:
                 "session; JSON-RPC ids must be unique among requests in "
                 "flight"))
         started = self._clock.seconds()
-        name = message.params.get("name")
-        known = isinstance(name, str) and self.dispatcher.tools.get(name)
-        timer = self._metrics.callStarted(name if known else message.method,
-                                          self._clock)
+        timer = self._metrics.callStarted(
+            message.method if tool is None else tool.name, self._clock)
         run = RunningCall(session, message.id, self._registry, self._clock,
                           sink, self._pending, asker)
         session.calls.running[message.id] = run
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
-        answered = self.dispatcher.answer(session, message, run)
+        answered = self.dispatcher.answer(session, message, run, tool)
         # Whoever stops waiting (a client that hangs up) cancels the call
         # as notifications/cancelled does: ending it settles C{first}, so
         # the call is still counted, audited and broken.

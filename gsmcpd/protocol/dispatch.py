@@ -10,7 +10,6 @@ from typing import Any
 
 import attr
 from twisted.internet.defer import Deferred, fail, inlineCallbacks, succeed
-from twisted.logger import Logger
 
 from gsmcpd import __version__
 from gsmcpd.auth.tokens import Principal
@@ -22,7 +21,7 @@ from gsmcpd.protocol.notes import sessionNotes
 from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.protocol.surface import Surface
 from gsmcpd.sessions.client import LOG_LEVELS, McpSession
-from gsmcpd.tools.base import ToolCall, ToolError, ToolResult
+from gsmcpd.tools.base import Tool, ToolCall, ToolError, ToolResult
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
 from gsmcpd.tools.templates.outcomes import CallBroken
@@ -69,17 +68,14 @@ class Dispatcher:
     Answers MCP requests for one server's tool surface.
     """
 
-    log = Logger()
-
     gemstoneMethods = frozenset({"tools/call", "resources/read"})
     """The methods that run on the session's GemStone session, and so can
     have a deadline, be cancelled, report progress or stream: a
     L{gsmcpd.protocol.calls.CallRunner} runs them.  C{completion/complete}
     is not one: a completer is given only the argument's name and partial
     value, never the session's gem or a call context, so it answers from
-    memory.  Completing class names for the C{gemstone://class/...}
-    templates would need both (and a selector-checked template); that
-    completer would join this set."""
+    memory.  A completer of class names for C{gemstone://class/...} would
+    need both (and a selector-checked template), and would join this set."""
 
     def __init__(self, tools, identity):
         self.tools = tools
@@ -135,16 +131,26 @@ class Dispatcher:
         return discoverResult(self.serverInfo(), self.capabilities(),
                               self.identity.instructions, modern=False)
 
-    def streams(self, message: Message) -> bool:
+    def toolNamed(self, principal: Principal | None,
+                  params: JsonObject) -> Tool | None:
+        """
+        The tool a C{tools/call} names among those C{principal} may use, or
+        L{None}: looked up once, by the era that carried the call, and
+        handed down with it.
+        """
+        name = params.get("name")
+        return self.toolsFor(principal).get(name) \
+            if isinstance(name, str) else None
+
+    def streams(self, message: Message, tool: Tool | None) -> bool:
         """
         Whether C{message} may be answered as a stream, where the client
-        accepts one: a tool call that asked for progress, or of a tool that
-        sends the client messages while it runs.
+        accepts one: a tool call that asked for progress, or of a tool
+        (C{tool}, the one it names) that sends the client messages while
+        it runs.
         """
         if message.method != "tools/call":
             return False
-        name = message.params.get("name")
-        tool = self.tools.get(name) if isinstance(name, str) else None
         return progressTokenOf(message.params) is not None or \
             getattr(tool, "streams", False)
 
@@ -155,7 +161,6 @@ class Dispatcher:
 
         @param context: the request's L{ICallContext}, through which it can
             be ended and report progress.
-
         @return: a L{Deferred} firing with the response, or with L{None} for
             a notification.  A L{gsmcpd.tools.templates.outcomes.GemGone}
             fails it.
@@ -165,21 +170,28 @@ class Dispatcher:
         return framed(self.answer(session, message, context), message.id)
 
     def answer(self, session: McpSession, message: Message,
-               context: ICallContext = NULL_CONTEXT) -> Deferred[Any]:
+               context: ICallContext = NULL_CONTEXT,
+               tool: Tool | None = None) -> Deferred[Any]:
         """
         The result of one request on C{session}, unframed: whichever era
         carried it frames it.
 
+        @param tool: for a C{tools/call}, the tool it names, when its era
+            looked it up (L{toolNamed}); else it is looked up here.
         @return: a L{Deferred} firing with the result value, or failing
             with L{JsonRpcError} (or with
             L{gsmcpd.tools.templates.outcomes.GemGone}, or a bug).
         """
         handler = self._methods.get(message.method)
         try:
-            if handler is None:
+            if tool is not None:
+                value = self._callTool(session, tool, message.params,
+                                       context)
+            elif handler is None:
                 raise JsonRpcError(METHOD_NOT_FOUND,
                                    f"Method not found: {message.method}")
-            value = handler(session, message.params, context)
+            else:
+                value = handler(session, message.params, context)
         except Exception:
             return fail()
         return value if isinstance(value, Deferred) else succeed(value)
@@ -344,6 +356,9 @@ class Dispatcher:
         if tool is None:
             raise JsonRpcError(INVALID_PARAMS,
                                f"Invalid params: unknown tool {name!r}")
+        return self._callTool(session, tool, params, context)
+
+    def _callTool(self, session, tool, params, context):
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}

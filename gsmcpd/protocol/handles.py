@@ -17,6 +17,7 @@ from twisted.internet.defer import Deferred
 from gsmcpd.protocol.eras import NO_SUCH_SESSION, PARAM_HEADER_KEYWORD
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS, JsonObject, JsonRpcError, Message)
+from gsmcpd.sessions.client import couldBeHandle
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, annotations, resultSchema)
 
@@ -86,19 +87,24 @@ def needsHandle(tool: Tool) -> ToolError:
         f"{SESSION_ARGUMENT!r}.")
 
 
-def noSuchHandle(handle: str) -> JsonRpcError:
+def noSuchHandle(handle: str) -> JsonRpcError | ToolError:
     """
-    The error for a handle that names no live session: answered 404, as
-    the 2025 era answers a session id this daemon does not know (a load
-    balancer may have sent the call to another daemon, or this one
-    restarted).
+    The error for a handle that names no live session.  One a daemon could
+    have minted is answered 404, as the 2025 era answers a session id this
+    daemon does not know (a load balancer sent the call to another daemon,
+    or this one restarted); any other value never named a session, and is
+    the tool's refusal of its argument.
     """
-    return JsonRpcError(
-        NO_SUCH_SESSION, f"There is no GemStone session {handle!r}: it was "
-        "closed (close_session, idle or lifetime limit, the gem died, a "
-        "server restart) or never existed. Its uncommitted changes, if any, "
-        "are gone. Call open_session for a new one.",
-        {"kind": "noSuchSession", "session": handle})
+    gone = (f"There is no GemStone session {handle!r}: it was closed "
+            "(close_session, idle or lifetime limit, the gem died, a server "
+            "restart) or never existed. Its uncommitted changes, if any, "
+            "are gone. Call open_session for a new one.")
+    if couldBeHandle(handle):
+        return JsonRpcError(NO_SUCH_SESSION, gone,
+                            {"kind": "noSuchSession", "session": handle})
+    return ToolError("refused", f"{handle!r} is not a session handle: pass "
+                     "the one open_session answered, or call open_session "
+                     "for a new one.", {"session": handle})
 
 
 HANDLE_OUTPUT = resultSchema(session={"type": "string"})

@@ -281,14 +281,15 @@ class ModernEndpoint:
             sink = tasks.TaskProgress(self.tasks)
             escalate = self._becomeTask(session, call, sink, done)
         else:
-            sink = openStream(session) if self.dispatcher.streams(call) \
-                else None
+            sink = openStream(session) \
+                if self.dispatcher.streams(call, tool) else None
             escalate = None
         becameTask = False
         try:
             value = yield modernRound(
                 self.seal, envelope, "tools/call", params,
-                lambda asker: self.calls.answer(session, call, sink, asker)
+                lambda asker: self.calls.answer(session, call, sink, asker,
+                                                tool)
                 .addCallback(answered).addErrback(_namingHandle, session),
                 escalate)
             becameTask = value.get("resultType") == tasks.TASK

@@ -61,6 +61,14 @@ def newHandle():
     return secrets.token_hex(16)
 
 
+def couldBeHandle(text):
+    """
+    Whether C{text} has the shape of a handle L{newHandle} mints (this
+    daemon's, another daemon's, or one from before a restart).
+    """
+    return len(text) == 32 and all(c in "0123456789abcdef" for c in text)
+
+
 class McpSession:
     """
     One client's session.

@@ -191,14 +191,17 @@ class McpApp:
         return self._call(request, session, message)
 
     def _call(self, request, session, message):
-        if not (self.dispatcher.streams(message) and acceptsStream(request)):
+        tool = self.dispatcher.toolNamed(session.principal, message.params) \
+            if message.method == "tools/call" else None
+        if not (self.dispatcher.streams(message, tool) and
+                acceptsStream(request)):
             # A client that hangs up cancels this: its answer can no longer
             # reach anyone, so the call is ended as notifications/cancelled
             # ends one (see CallRunner._run).
-            return self.calls.handle(session, message).addCallback(
+            return self.calls.handle(session, message, tool=tool).addCallback(
                 self._answer, request)
         stream = self._callStream(request, session, message)
-        answered = self.calls.handle(session, message, stream)
+        answered = self.calls.handle(session, message, stream, tool=tool)
         # Finished when the call is, whether or not this POST is still
         # there: a dropped stream is resumed with Last-Event-ID.  The
         # stream has begun, so its last event carries a bug's error.
