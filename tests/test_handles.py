@@ -6,8 +6,8 @@ from twisted.internet.defer import succeed
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.protocol import eras
-from gsmcpd.protocol.handles import (
+from gsmcpd.protocol.modern import envelope
+from gsmcpd.protocol.modern.handles import (
     needsHandle, noSuchHandle, sessionTools, takeHandle, withSessionArgument)
 from gsmcpd.tools.base import Tool, ToolError, annotations, closedSchema
 from tests.toolharness import checkStructured
@@ -28,16 +28,16 @@ class SessionArgumentTests(SynchronousTestCase):
         self.assertEqual(sorted(schema["properties"]),
                          ["className", "session"])
         self.assertEqual(schema["required"], ["className"])
-        self.assertEqual(eras.mirroredParameters(schema),
+        self.assertEqual(envelope.mirroredParameters(schema),
                          {"session": "Session"})
         self.assertEqual(sorted(DESCRIPTOR["inputSchema"]["properties"]),
                          ["className"])
 
     def test_mirroredHeaderChecked(self):
         schema = withSessionArgument(DESCRIPTOR)["inputSchema"]
-        eras.checkParameterHeaders(schema, {"session": "h1"},
+        envelope.checkParameterHeaders(schema, {"session": "h1"},
                                    {"mcp-param-session": ["h1"]})
-        self.assertRaises(JsonRpcError, eras.checkParameterHeaders, schema,
+        self.assertRaises(JsonRpcError, envelope.checkParameterHeaders, schema,
                           {"session": "h1"}, {})
 
     def test_takeHandle(self):
@@ -78,7 +78,7 @@ class RefusalTests(SynchronousTestCase):
         self.assertIn(repr(handle), error.message)
         self.assertEqual(error.data, {"kind": "noSuchSession",
                                       "session": handle})
-        self.assertEqual(eras.httpStatus(error.code), 404)
+        self.assertEqual(envelope.httpStatus(error.code), 404)
 
     def test_notAHandle(self):
         """

@@ -22,10 +22,10 @@ from gsmcpd.daemon.security import (
     READ_ONLY_INSTRUCTIONS, READ_ONLY_REASON, SessionPolicies, auditLog,
     bearerGate, listeningEndpoint, securityServices)
 from gsmcpd.observe.audit import AuditLog
-from gsmcpd.protocol.eras import Envelope
+from gsmcpd.protocol.modern.envelope import Envelope
 from gsmcpd.protocol.listen import Filter
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.protocol.handles import noSuchHandle
+from gsmcpd.protocol.modern.handles import noSuchHandle
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from gsmcpd.transport.bearer import BearerGate, BearerResource
 from tests.fakes import SmalltalkRaised

@@ -32,7 +32,7 @@ from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.dispatch import Dispatcher
 from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
-from gsmcpd.protocol.modern import ModernEndpoint
+from gsmcpd.protocol.modern.endpoint import ModernEndpoint
 from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, GemPreparation, \
     ViewHygiene

@@ -21,7 +21,7 @@ from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.protocol.calls import (
     LoginFailedError, loginFailed, sessionLimitMessage)
-from gsmcpd.protocol.eras import isModern
+from gsmcpd.protocol.modern.envelope import isModern
 from gsmcpd.protocol.versions import (
     PRIMED_STREAMS_SINCE, atLeast, negotiateVersion)
 from gsmcpd.protocol.jsonrpc import (

@@ -20,10 +20,10 @@ from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 from gsmcpd.auth.tokens import admits
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.protocol.calls import loginFailed, sessionLimitMessage
-from gsmcpd.protocol.eras import Envelope
+from gsmcpd.protocol.modern.envelope import Envelope
 from gsmcpd.protocol.jsonrpc import JsonObject
 from gsmcpd.protocol.versions import MODERN_VERSION
-from gsmcpd.protocol.handles import needsHandle, noSuchHandle, sessionTools
+from gsmcpd.protocol.modern.handles import needsHandle, noSuchHandle, sessionTools
 from gsmcpd.sessions.client import McpSession, newHandle, userOf
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.base import OWN_SESSION, Tool, ToolResult
