@@ -8,6 +8,7 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon.admin import AdminBeside, Health
+from gsmcpd.daemon.drain import Drain
 from gsmcpd.daemon.operations import (
     STATUS_INTERVAL, Operations, OperationsService)
 from gsmcpd.daemon.settings import ConfigError
@@ -45,9 +46,11 @@ class OperationsTests(TestCase):
         self.health = Health(lambda: self.sessions)
         self.notifier = RecordingNotifier()
         self.serving = Deferred()
+        self.refused = []
         self.service = OperationsService(
-            self.health, self.notifier, lambda: self.serving, 5.0,
-            self.clock)
+            self.health, self.notifier, lambda: self.serving,
+            Drain(self.health, lambda: self.refused.append(True), 5.0,
+                  self.clock), self.clock)
 
     def test_readyOnlyOnceServing(self):
         self.service.startService()
@@ -78,6 +81,7 @@ class OperationsTests(TestCase):
         self.sessions = 2
         stopped = self.service.stopService()
         self.assertTrue(self.health.stopping)
+        self.assertEqual(self.refused, [True])
         self.assertEqual(self.health.describe()[0], 503)
         self.assertIn(("STOPPING", "draining for 5s, then logging 2 "
                        "sessions out"), self.notifier.sent)
@@ -90,18 +94,22 @@ class OperationsTests(TestCase):
 
 class Settings:
 
-    def __init__(self, adminPort=None, drainGrace=0.0):
+    def __init__(self, adminPort=None, drainGrace=0.0, agentPort=None):
         self.adminPort = adminPort
         self.drainGrace = drainGrace
+        self.agentPort = agentPort
 
 
-def operationsOf(settings):
+def operationsOf(settings, sessions=None, pool=None, control=None):
     """
-    L{Operations} for C{settings}, over an empty registry and pool.
+    L{Operations} for C{settings}, over an empty registry and pool unless
+    given others.
     """
-    return Operations(settings, Clock(), Metrics("1", False),
-                      SessionRegistry(FakePool(), Clock()), FakePool(),
-                      None, environ={})
+    pool = FakePool() if pool is None else pool
+    sessions = SessionRegistry(pool, Clock()) if sessions is None \
+        else sessions
+    return Operations(settings, Clock(), Metrics("1", False), sessions, pool,
+                      control, environ={})
 
 
 class OperationsAssemblyTests(TestCase):
@@ -138,7 +146,75 @@ class OperationsAssemblyTests(TestCase):
         self.assertEqual([s.name for s in operations.services(None)],
                          ["admin", "operations"])
 
+    def test_agentCheckPort(self):
+        """
+        With --agent-port the agent check listens beside the admin routes,
+        and the daemon serves only once it does.
+        """
+        operations = operationsOf(
+            Settings(agentPort="tcp:0:interface=127.0.0.1"))
+        self.assertEqual([s.name for s in operations.services(None)],
+                         ["agent-check", "operations"])
+        self.assertIsNot(operations.whenListening(_Endpoint()),
+                         _Endpoint.whenListening)
+
+    def test_badAgentPortNamesTheSetting(self):
+        error = self.assertRaises(ConfigError, operationsOf,
+                                  Settings(agentPort="tcp:nope"))
+        self.assertIn("--agent-port 'tcp:nope'", str(error))
+
     def test_badAdminPortNamesTheSetting(self):
         error = self.assertRaises(ConfigError, operationsOf,
                                   Settings("tcp:nope"))
         self.assertIn("--admin-port 'tcp:nope'", str(error))
+
+
+class _Endpoint:
+
+    def whenListening(self):
+        return Deferred()
+
+
+class _Control:
+    gone = None
+
+
+class _Pool:
+    maxSessions = 4
+
+    def __len__(self):
+        return 1
+
+
+class _Sessions(list):
+    warm = ()
+
+
+class ObserveTests(TestCase):
+
+    def test_stoneReachable(self):
+        """
+        The metrics say whether the daemon's own session reaches the
+        stone, as /healthz does.
+        """
+        control = _Control()
+        operations = operationsOf(Settings(), _Sessions(), _Pool(), control)
+        self.assertIn(b"gsmcpd_stone_reachable 1.0",
+                      operations.metrics.render())
+        control.gone = "the stone restarted"
+        self.assertIn(b"gsmcpd_stone_reachable 0.0",
+                      operations.metrics.render())
+
+    def test_agentCountsWarmSlotsAsRoom(self):
+        """
+        The agent check's weight counts an idle read session's slot as
+        room: a new session would take it.
+        """
+        sessions = _Sessions()
+        sessions.warm = [object()]
+        operations = operationsOf(
+            Settings(agentPort="tcp:0:interface=127.0.0.1"), sessions,
+            _Pool(), _Control())
+        operations.health.serving = True
+        agent = operations.services(None)[0]
+        self.assertEqual(agent.factory.capacity.line(), b"up ready 100%\n")

@@ -9,7 +9,9 @@ from treq.testing import StubTreq
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.interfaces import IPushProducer
 from twisted.internet.task import Clock
-from twisted.trial.unittest import TestCase
+from twisted.trial.unittest import SynchronousTestCase, TestCase
+from twisted.web.resource import Resource
+from twisted.web.test.requesthelper import DummyRequest
 from zope.interface.verify import verifyObject
 
 from gsmcpd.protocol.calls import CallRunner
@@ -19,12 +21,14 @@ from gsmcpd.protocol.modern.endpoint import ModernEndpoint
 from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.gci.errors import GciError
+from gsmcpd.observe.metrics import Metrics
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
-from gsmcpd.transport.http import MAX_BODY_BYTES, McpApp
+from gsmcpd.transport.http import MAX_BODY_BYTES, McpApp, McpSite
 from gsmcpd.transport.modern import ModernPost
 from tests.fakes import FakePool, SmalltalkRaised
+from tests.test_metrics import scrape
 
 JSON = {"content-type": ["application/json"],
         "accept": ["application/json, text/event-stream"]}
@@ -32,6 +36,25 @@ JSON = {"content-type": ["application/json"],
 
 def request(method, id=1, **params):
     return {"jsonrpc": "2.0", "id": id, "method": method, "params": params}
+
+
+def mcpApp(sessions, dispatcher, clock, pending=None, notices=None,
+           listeners=None, requestTimeout=None, audit=None, origins=()):
+    """
+    An L{McpApp} over C{dispatcher}, each collaborator built once by
+    constructor as L{gsmcpd.daemon.service.assemble} builds them (the
+    registry's observers are its own to be given).
+    """
+    pending = PendingRequests(clock) if pending is None else pending
+    notices = ChangeNotices() if notices is None else notices
+    listeners = SessionListeners(notices) if listeners is None else listeners
+    calls = CallRunner(dispatcher, sessions, clock, pending, requestTimeout,
+                       audit)
+    modern = ModernPost(ModernEndpoint(dispatcher, calls, sessions, clock),
+                        notices, clock)
+    return McpApp(sessions, dispatcher, calls, modern, listeners, pending,
+                  clock, OriginPolicy.fromOptions(origins),
+                  HostPolicy.fromOptions(()))
 
 
 class TransportTestCase(TestCase):
@@ -67,19 +90,9 @@ class TransportTestCase(TestCase):
         self.treq = StubTreq(self.app.resource())
 
     def buildApp(self, dispatcher, audit=None):
-        """
-        The app over C{dispatcher}, each collaborator built once by
-        constructor as L{gsmcpd.daemon.service.assemble} builds them.
-        """
-        calls = CallRunner(dispatcher, self.sessions, self.clock,
-                           self.pending, self.requestTimeout, audit)
-        modern = ModernPost(ModernEndpoint(dispatcher, calls, self.sessions,
-                                           self.clock),
-                            self.notices, self.clock)
-        return McpApp(self.sessions, dispatcher, calls, modern,
-                      self.listeners, self.pending, self.clock,
-                      OriginPolicy.fromOptions(["app.example"]),
-                      HostPolicy.fromOptions(()))
+        return mcpApp(self.sessions, dispatcher, self.clock, self.pending,
+                      self.notices, self.listeners, self.requestTimeout,
+                      audit, origins=["app.example"])
 
     @inlineCallbacks
     def post(self, body, session=None, headers=None):
@@ -555,3 +568,25 @@ class Collector:
 
     def connectionLost(self, reason):
         pass
+
+
+class SiteMetricsTests(SynchronousTestCase):
+
+    def test_everyResponseCounted(self):
+        """
+        The site counts each finished response by status class, and the
+        bearer gate's refusals by status.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        site = McpSite(Resource(), metrics=metrics)
+        for code, refused in ((200, False), (401, True)):
+            request = DummyRequest([b"mcp"])
+            request.code = code
+            if refused:
+                request.authRefused = True
+            site.log(request)
+        samples = scrape(metrics)
+        self.assertEqual(samples["gsmcpd_http_responses_total"], {
+            (("class", "2xx"),): 1.0, (("class", "4xx"),): 1.0})
+        self.assertEqual(samples["gsmcpd_auth_refusals_total"],
+                         {(("status", "401"),): 1.0})

@@ -195,7 +195,7 @@ def assemble(config, library, reactor):
                           control)
     dispatcher = Dispatcher(ToolCatalog(config.toolsets), config.identity)
     calls = CallRunner(dispatcher, sessions, reactor, pending,
-                       config.requestTimeout, audit, metrics)
+                       config.callTimeout, audit, metrics)
     modern = ModernPost(ModernEndpoint(dispatcher, calls, sessions, reactor),
                         notices, reactor)
     app = McpApp(sessions, dispatcher, calls, modern, listeners, pending,
@@ -217,7 +217,7 @@ def assemble(config, library, reactor):
         Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
         listeningService(endpoint, McpSite(
             operations.root(root), config.accessLog, config.connectionLimits,
-            reactor)),
+            reactor, metrics)),
         *operations.services(outcome.whenKnown),
     ]
     serving[:0] = securityServices(reactor, contexts, audit, gate)

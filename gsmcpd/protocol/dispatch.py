@@ -387,7 +387,8 @@ class Dispatcher:
     def _render(self, answer, tool, call, session):
         notices, session.view.notices = session.view.notices, []
         return answer.asResult(
-            sessionNotes(tool, call.needsCommit, session) + notices)
+            [f"[warning] {each}" for each in call.warnings]
+            + sessionNotes(tool, call.needsCommit, session) + notices)
 
 
 def _toolFailure(error):

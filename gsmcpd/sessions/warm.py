@@ -92,8 +92,9 @@ class WarmSessions:
             else:
                 self.log.failure("session {handle}: aborting a throwaway "
                                  "session", failure, handle=session.label)
-            return self._registry.close(session.handle, why).addCallback(
-                lambda _: False)
+            return self._registry.close(
+                session.handle, why, code="view_stuck").addCallback(
+                    lambda _: False)
 
         return ToolCall(session.gem, session.ledger).runTemplate(
             "abort", {}).addCallbacks(aborted, failed)
@@ -109,7 +110,8 @@ class WarmSessions:
             session is idle, so no change outlives the call.
         """
         if not (self.perUser and self._reusable(session)):
-            return self._registry.close(session.handle, why)
+            return self._registry.close(session.handle, why,
+                                        code="read_done")
         kept = self._idled(session)
         if changed:
             # Queued on its gem at once, ahead of the abort of whichever
@@ -123,11 +125,11 @@ class WarmSessions:
         idle.append(session)
         self._timers[session.handle] = self._clock.callLater(
             self.idleLimit, self._registry.close, session.handle,
-            f"idle for {self.idleLimit:g}s after its read")
+            f"idle for {self.idleLimit:g}s after its read", code="read_idle")
         if len(idle) > self.perUser:
             return self._registry.close(
                 idle[0].handle, f"more than {self.perUser} idle read "
-                "sessions of its GemStone user")
+                "sessions of its GemStone user", code="read_surplus")
         return succeed(None)
 
     def _reusable(self, session):
@@ -163,4 +165,5 @@ class WarmSessions:
             return None
         oldest = min(idle, key=lambda s: self._timers[s.handle].getTime())
         return self._registry.close(oldest.handle,
-                                    "a new session needed its slot")
+                                    "a new session needed its slot",
+                                    code="evicted")

@@ -30,8 +30,7 @@ class ToolResult:
     structured: dict | None = None
     isError: bool = False
     content: list | None = None
-    """Content blocks to answer instead of the one text block (images,
-    audio, embedded resources)."""
+    """Content blocks instead of the one text block (images, audio...)."""
 
     @classmethod
     def fromError(cls, error):
@@ -73,6 +72,24 @@ def resultSchema(**properties):
     tests check in its strict form), so the schema need not repeat it.
     """
     return {"type": "object", "properties": properties}
+
+
+def strictSchema(schema):
+    """
+    An output schema as a result must meet it: every object that lists
+    properties closed and requiring all of them, as the instructions
+    promise (the wire form leaves that unsaid, to keep C{tools/list}
+    short).
+    """
+    strict = dict(schema)
+    if "properties" in schema:
+        strict["properties"] = {name: strictSchema(each) for name, each
+                                in schema["properties"].items()}
+        strict["required"] = list(schema["properties"])
+        strict["additionalProperties"] = False
+    if isinstance(schema.get("items"), dict):
+        strict["items"] = strictSchema(schema["items"])
+    return strict
 
 
 def counted(number, one, many=None):
@@ -124,16 +141,12 @@ def effectiveHints(annotations):
 
 
 ANY_SESSION = "anySession"
-"""A tool that runs on a GemStone session, any: in the 2026 era, called
-without a handle, on a throwaway one whose work is aborted when the call
-ends."""
+"""Runs on a GemStone session; without a handle (2026), a throwaway one."""
 OWN_SESSION = "ownSession"
-"""A tool whose whole point is a change that outlives the call (compiling,
-deleting, committing): it runs only on the client's own session, and is
-refused without one."""
+"""Its whole point is a lasting change (compile, delete, commit): it runs
+only on the client's own session, refused without one."""
 NO_SESSION = "noSession"
-"""A tool that never touches the stone: no GemStone session is logged in
-for it."""
+"""Never touches the stone: no GemStone session is logged in for it."""
 SESSION_NEEDS = (ANY_SESSION, OWN_SESSION, NO_SESSION)
 
 
@@ -162,9 +175,8 @@ class Tool:
     """C{"optional"} for a call that may run for minutes, which a client
     that takes tasks gets as one; C{"required"} for one that runs only as
     a task; L{None}: never a task."""
-    runsOn: str = attr.ib(default=ANY_SESSION,
+    runsOn: str = attr.ib(default=ANY_SESSION,  # one of SESSION_NEEDS
                           validator=attr.validators.in_(SESSION_NEEDS))
-    """The GemStone session it needs: one of L{SESSION_NEEDS}."""
 
     def descriptor(self):
         """
@@ -217,6 +229,8 @@ class ToolCall:
 
     @ivar needsCommit: whether the session held uncommitted changes after
         the last template this call ran, failed or not; L{None} before one.
+    @ivar warnings: the descriptions of the Warnings its templates resumed,
+        for the client to read beside the result.
     """
 
     def __init__(self, gem, ledger=None, context=NULL_CONTEXT, journal=None):
@@ -224,14 +238,12 @@ class ToolCall:
         self.ledger = ReadLedger() if ledger is None else ledger
         self.journal = ChangeJournal() if journal is None else journal
         self.needsCommit = None
+        self.warnings = []
         self._context = context
 
     @property
     def clock(self):
-        """
-        The clock the call's time runs on, for a tool that paces its work
-        (L{None} for work no client waits on).
-        """
+        """The call's clock, for a tool that paces its work (or L{None})."""
         return self._context.clock
 
     @property
@@ -298,6 +310,7 @@ class ToolCall:
         """
         def answered(answer):
             self.needsCommit = answer.needsCommit
+            self.warnings.extend(answer.warnings)
             return answer.value
 
         def failed(failure):

@@ -18,12 +18,13 @@ from typing import Any
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 
 from gsmcpd.auth.tokens import admits
-from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.protocol.calls import loginFailed, sessionLimitMessage
+from gsmcpd.protocol.jsonrpc import JsonObject, stoppingError
 from gsmcpd.protocol.modern.envelope import Envelope
-from gsmcpd.protocol.jsonrpc import JsonObject
+from gsmcpd.protocol.modern.handles import (
+    needsHandle, noSuchHandle, sessionTools)
 from gsmcpd.protocol.versions import MODERN_VERSION
-from gsmcpd.protocol.modern.handles import needsHandle, noSuchHandle, sessionTools
 from gsmcpd.sessions.client import McpSession, newHandle, userOf
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.base import OWN_SESSION, Tool, ToolResult
@@ -139,6 +140,8 @@ class CallSessions:
                 e.limit, "Close a session you no longer need (close_session) "
                 "or pass the handle of one you hold as 'session'; else try "
                 "again in a minute."), {"limit": e.limit})
+        except ServerStopping as e:
+            raise stoppingError(e)
         return opening.addErrback(loginFailed)
 
     def _lent(self, opening, envelope, end, throwaway=False):
@@ -156,7 +159,8 @@ class CallSessions:
         def opened(session):
             if borrowing.called:
                 return self.sessions.close(
-                    session.handle, "its client stopped waiting for it")
+                    session.handle, "its client stopped waiting for it",
+                    code="abandoned")
             session.logLevel = envelope.logLevel
             session.clientInfo = envelope.clientInfo
             session.clientCapabilities = envelope.clientCapabilities or {}
@@ -194,5 +198,6 @@ class CallSessions:
         if self.named(handle, envelope) is None:
             return succeed(False)
         return self.sessions.close(
-            handle, "the client closed it (close_session)").addCallback(
+            handle, "the client closed it (close_session)",
+            code="closed").addCallback(
                 lambda _: True)
