@@ -336,11 +336,26 @@ class ConfigTests(SynchronousTestCase):
         self.assertNotIn("Only commit commits", narrow.identity.instructions)
         self.assertIn("Only commit commits", wide.identity.instructions)
 
+    def test_eachEraItsOwnInstructions(self):
+        """
+        The 2026-07-28 text starts with open_session and the handle; the
+        2025 text speaks of the MCP session; both list the toolsets.
+        """
+        identity = self.configure(["--simulated", "--toolsets",
+                                   "execution session"]).identity
+        self.assertTrue(identity.modernInstructions.startswith(
+            "Call open_session first"))
+        self.assertIn("Your MCP session has its own GemStone session",
+                      identity.instructions)
+        self.assertIn("Only commit commits", identity.modernInstructions)
+
     def test_instructionsFile(self):
         path = self.passwordFile("Acme labels. Read-only.")
         config = self.configure(["--simulated", "--toolsets", "execution",
                                  "--instructions-file", path])
         self.assertEqual(config.identity.instructions,
+                         "Acme labels. Read-only.")
+        self.assertEqual(config.identity.modernInstructions,
                          "Acme labels. Read-only.")
 
     def test_emptyInstructionsFileSendsNone(self):

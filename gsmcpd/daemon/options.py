@@ -333,21 +333,24 @@ class Config:
         """
         What C{initialize} says this server is, and its instructions.
         """
-        instructions = stockInstructions(self.toolsets)
+        eras = [stockInstructions(self.toolsets, modern)
+                for modern in (False, True)]
         if self.instructionsFile:
             try:
-                instructions = readInstructions(self.instructionsFile)
+                eras = [readInstructions(self.instructionsFile)] * 2
             except ValueError as e:
                 raise ConfigError(f"--instructions-file {e}")
         if self.readOnly:
-            instructions = "\n\n".join(
-                filter(None, [READ_ONLY_INSTRUCTIONS, instructions]))
+            eras = ["\n\n".join(filter(None, [READ_ONLY_INSTRUCTIONS, text]))
+                    for text in eras]
+        instructions, modernInstructions = eras
         title = self.serverTitle
         if self.simulated:
             title = f"{title} (simulated stone)" if title else SIMULATED_TITLE
         return ServerIdentity(
             name=self.serverName, version=self.serverVersion or __version__,
-            title=title, instructions=instructions)
+            title=title, instructions=instructions,
+            modernInstructions=modernInstructions)
 
     @property
     def stoneNrs(self):
