@@ -73,8 +73,11 @@ class Repository:
             if writes:
                 self.commitNumber += 1
                 for key, value in writes.items():
-                    self._history.setdefault(key, []).append(
-                        (self.commitNumber, copy.deepcopy(value)))
+                    # A copy of ABSENT would be a new object: a removal
+                    # committed must stay a removal.
+                    self._history.setdefault(key, []).append((
+                        self.commitNumber,
+                        value if value is ABSENT else copy.deepcopy(value)))
             return True, self.commitNumber
 
 
