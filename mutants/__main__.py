@@ -1,0 +1,5 @@
+import sys
+
+from mutants.engine import main
+
+sys.exit(main())
