@@ -1,5 +1,5 @@
 import sys
 
-from mutants.engine import main
+from mutants.cli import main
 
 sys.exit(main())

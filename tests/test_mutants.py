@@ -10,7 +10,7 @@ import sys
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.templates.render import templateNames
-from mutants import catalog, engine
+from mutants import catalog, cli, engine
 from mutants.engine import (
     KILLED, NOT_APPLICABLE, SURVIVED, Mutant, NotApplicable, Outcome,
     TrialRunner, Workspace, judge, modulesNaming, mutatedText, score,
@@ -246,7 +246,7 @@ class CatalogTests(SynchronousTestCase):
             [(m.name, reason) for m, reason in
              engine.staleMutants(catalog.MUTANTS)], [],
             "run bin/mutate-templates --check, and edit mutants/catalog.py")
-        self.assertEqual(engine.main(["--check"], write=self.fail), 0)
+        self.assertEqual(cli.main(["--check"], write=self.fail), 0)
 
     def test_wellFormed(self):
         names = [m.name for m in catalog.MUTANTS]
@@ -276,16 +276,61 @@ class MainTests(SynchronousTestCase):
 
     def test_unknownName(self):
         lines = []
-        self.assertEqual(engine.main(["no-such-mutant"], write=lines.append),
+        self.assertEqual(cli.main(["no-such-mutant"], write=lines.append),
                          2)
         self.assertEqual(lines, ["bin/mutate-templates: no mutant or "
                                  "template named no-such-mutant"])
 
     def test_list(self):
         lines = []
-        self.assertEqual(engine.main(["--list", "commit-count-forced"],
+        self.assertEqual(cli.main(["--list", "commit-count-forced"],
                                      write=lines.append), 0)
         (line,) = lines
         self.assertTrue(line.startswith(
             "commit-count-forced (commit.st): every kind of conflict counted "
             "as one object\n    tests: tests.test_template_mistakes "), line)
+
+    def mainWith(self, runner, *names):
+        """
+        C{main} on the real list with C{runner} in place of trial: the exit
+        status, what it wrote, and the copies it ran in.
+        """
+        lines, directories = [], []
+
+        def recording(directory, modules):
+            directories.append(directory)
+            return runner(directory)
+
+        status = cli.main(list(names), write=lines.append, runner=recording)
+        return status, lines, directories
+
+    def test_killedAndScored(self):
+        def unmutated(directory):
+            text = (directory / engine.TEMPLATES / "commit.st").read_text()
+            return "put: 1;" not in text, "..."
+
+        status, lines, directories = self.mainWith(
+            unmutated, "commit-count-forced")
+        self.assertEqual(status, 0)
+        self.assertEqual(lines[0][:31], "  killed  commit-count-forced  ")
+        self.assertEqual(lines[1], "1 killed, 0 survived, 0 not applicable: "
+                         "score 100.0 % (at least 95 % needed)")
+        self.assertEqual(len(directories), 2)
+        self.assertFalse(directories[0].exists())
+
+    def test_baselineMustPass(self):
+        status, lines, _ = self.mainWith(
+            lambda directory: (False, "FAILED (x)"), "commit-count-forced")
+        self.assertEqual((status, lines), (2, [
+            "bin/mutate-templates: the tests fail on the templates as they "
+            "are (FAILED (x)); fix that first"]))
+
+    def test_interrupted(self):
+        def interrupted(directory):
+            raise KeyboardInterrupt()
+
+        status, lines, (directory,) = self.mainWith(interrupted, "commit")
+        self.assertEqual((status, lines), (130, [
+            "bin/mutate-templates: interrupted; the checkout was not "
+            "changed"]))
+        self.assertFalse(directory.exists())
