@@ -356,4 +356,68 @@ MUTANTS = _mutants(
      "at: 'total' put: printed size;",
      "at: 'total' put: (printed size min: limit);",
      "a cut result's total says it was not cut"),
+
+    # Second round: kernel guards, reported fields, filters.
+    ("delete_class-kernel-allowed", "delete_class",
+     "[kernelClasses not and: [(Globals at: cls name", "[false and: "
+     "[(Globals at: cls name", "a kernel class deleted"),
+    ("compile_method-kernel-allowed", "compile_method",
+     "[kernelClasses not and: [(Globals at: cls name", "[false and: "
+     "[(Globals at: cls name", "a kernel class's method replaced"),
+    ("delete_method-kernel-allowed", "delete_method",
+     "(kernelClasses not and: [(Globals at: cls name", "(false and: "
+     "[(Globals at: cls name", "a kernel class's method deleted"),
+    ("commit-method-named-by-class", "commit",
+     "each inClass name asString , '>>' , each selector asString",
+     "each inClass name asString",
+     "a conflicting method named by its class alone"),
+    ("compile_class_definition-recompiled-uncounted",
+     "compile_class_definition",
+     "ifTrue: [recompiled := recompiled + 1]",
+     "ifTrue: [recompiled := recompiled]",
+     "recompiled methods not counted"),
+    ("add_dictionary-position-past-end", "add_dictionary",
+     "at: 'position' put: up symbolList size;",
+     "at: 'position' put: up symbolList size + 1;",
+     "the new dictionary's position one past where it is"),
+    ("remove_dictionary-entries-classes-only", "remove_dictionary",
+     "entries := dict size.", "entries := names size.",
+     "only the classes counted among the entries removed"),
+    ("describe_class-no-superclass", "describe_class",
+     "at: 'superclass' put: (cls superclass ifNotNil: [:superclass | "
+     "superclass name]);", "at: 'superclass' put: nil;",
+     "every class described as a root"),
+    ("get_class_hierarchy-no-subclasses", "get_class_hierarchy",
+     "at: 'subclasses' put: (cls subclasses asArray collect: [:subclass | "
+     "subclass name]);", "at: 'subclasses' put: #();",
+     "subclasses left out"),
+    ("get_method_source-no-category", "get_method_source",
+     "at: 'category' put: (behavior categoryOfSelector: selector asSymbol);",
+     "at: 'category' put: nil;", "a method's category not reported"),
+    ("list_methods-one-category", "list_methods",
+     "at: 'category' put: (behavior categoryOfSelector: selector);",
+     "at: 'category' put: 'as yet unclassified';",
+     "every method listed in the default category"),
+    ("export_class_source-cut-late", "export_class_source",
+     "fileOut size > 60000 ifTrue: [fileOut := fileOut copyFrom: 1 to: "
+     "60000].", "fileOut size > 600000 ifTrue: [fileOut := fileOut "
+     "copyFrom: 1 to: 600000].", "a file-out cut ten times later"),
+    ("find_implementors-no-category", "find_implementors",
+     "with: ([behavior categoryOfSelector: method selector] on: Error do: "
+     "[:ex | nil])]", "with: nil]", "an implementor's category dropped"),
+    ("find_senders-no-category", "find_senders",
+     "with: ([behavior categoryOfSelector: method selector] on: Error do: "
+     "[:ex | nil])]", "with: nil]", "a sender's category dropped"),
+    ("search_method_source-dictionary-ignored", "search_method_source",
+     "dictionaries := dictionaries select: [:each | each name == "
+     "dictionaryName asSymbol]].", "dictionaries := dictionaries].",
+     "a search in one dictionary searches them all"),
+    ("run_test_class-selector-ignored", "run_test_class",
+     "ifTrue: [suite addTest: (each selector: selector asSymbol)]",
+     "ifTrue: [addCases value: suite value: each suite]",
+     "one test asked for, the whole class run"),
+    ("run_test_class-any-class", "run_test_class",
+     "ifTrue: [(found inheritsFrom: TestCase)",
+     "ifTrue: [(found inheritsFrom: Object)",
+     "a class that is not a TestCase run as one"),
 )
