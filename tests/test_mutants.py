@@ -283,12 +283,12 @@ class MainTests(SynchronousTestCase):
 
     def test_list(self):
         lines = []
-        self.assertEqual(cli.main(["--list", "commit-count-forced"],
+        self.assertEqual(cli.main(["--list", "abort-continues"],
                                      write=lines.append), 0)
         (line,) = lines
         self.assertTrue(line.startswith(
-            "commit-count-forced (commit.st): every kind of conflict counted "
-            "as one object\n    tests: tests.test_template_mistakes "), line)
+            "abort-continues (abort.st): abort keeps the uncommitted changes"
+            "\n    tests: tests.test_tools_session "), line)
 
     def mainWith(self, runner, *names):
         """
@@ -306,13 +306,13 @@ class MainTests(SynchronousTestCase):
 
     def test_killedAndScored(self):
         def unmutated(directory):
-            text = (directory / engine.TEMPLATES / "commit.st").read_text()
-            return "put: 1;" not in text, "..."
+            text = (directory / engine.TEMPLATES / "abort.st").read_text()
+            return "abortTransaction" in text, "..."
 
         status, lines, directories = self.mainWith(
-            unmutated, "commit-count-forced")
+            unmutated, "abort-continues")
         self.assertEqual(status, 0)
-        self.assertEqual(lines[0][:31], "  killed  commit-count-forced  ")
+        self.assertEqual(lines[0][:27], "  killed  abort-continues  ")
         self.assertEqual(lines[1], "1 killed, 0 survived, 0 not applicable: "
                          "score 100.0 % (at least 95 % needed)")
         self.assertEqual(len(directories), 2)
@@ -320,7 +320,7 @@ class MainTests(SynchronousTestCase):
 
     def test_baselineMustPass(self):
         status, lines, _ = self.mainWith(
-            lambda directory: (False, "FAILED (x)"), "commit-count-forced")
+            lambda directory: (False, "FAILED (x)"), "abort-continues")
         self.assertEqual((status, lines), (2, [
             "bin/mutate-templates: the tests fail on the templates as they "
             "are (FAILED (x)); fix that first"]))
@@ -329,7 +329,7 @@ class MainTests(SynchronousTestCase):
         def interrupted(directory):
             raise KeyboardInterrupt()
 
-        status, lines, (directory,) = self.mainWith(interrupted, "commit")
+        status, lines, (directory,) = self.mainWith(interrupted, "abort")
         self.assertEqual((status, lines), (130, [
             "bin/mutate-templates: interrupted; the checkout was not "
             "changed"]))
