@@ -118,3 +118,14 @@ BoolType GciTsClearStack(GciSession sess, OopType gsProcess, GciErrSType *err)
     clearError(err);
     return 1;
 }
+
+/* Any name resolves, to an OOP of the null stone's own. */
+OopType GciTsResolveSymbol(GciSession sess, const char *str, OopType symbolList,
+                           GciErrSType *err)
+{
+    (void)sess;
+    (void)str;
+    (void)symbolList;
+    clearError(err);
+    return (OopType)0x7E000001;
+}

@@ -60,12 +60,14 @@ def _run(library, nrs, source, duration, sessions):
     def work(latencies):
         handle = library.login(nrs, None, None, None, SIMULATED_USER,
                                SIMULATED_PASSWORD)
+        utf8 = library.resolveSymbol(handle, "Utf8")
         ready.wait()
         deadline = time.perf_counter() + duration
         try:
             while time.perf_counter() < deadline:
                 started = time.perf_counter()
-                library.executeFetchBytes(handle, source, MAX_RESULT_BYTES)
+                library.executeFetchBytes(handle, source, utf8,
+                                          MAX_RESULT_BYTES)
                 latencies.append(time.perf_counter() - started)
         finally:
             library.logout(handle)

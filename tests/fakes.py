@@ -14,7 +14,7 @@ from zope.interface import implementer
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession, ISessionPool
-from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.smalltalk import Assignment, Literal, leading_comment, \
@@ -28,6 +28,7 @@ DEFAULT_RESULTS = {
     "commit": lambda args: {"committed": True, "conflicts": {}},
     "abort": lambda args: {"aborted": True},
     "refresh": lambda args: {"refreshed": True, "writesCanCommit": True},
+    "lacking_capabilities": lambda args: [],
 }
 
 
@@ -168,8 +169,14 @@ class FakePool:
         self.configure = lambda gem: None
         self.replacementDelay = None
         self.loginDelay = None
+        self.stopping = False
+
+    def refuseNew(self):
+        self.stopping = True
 
     def open(self, name, user=None):
+        if self.stopping:
+            raise ServerStopping()
         if self.maxSessions is not None and \
                 len(self.open_) >= self.maxSessions:
             raise SessionLimitReached(self.maxSessions)

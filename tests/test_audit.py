@@ -5,6 +5,7 @@ the commit event naming the session's changes.
 
 import hashlib
 import json
+import os
 
 import attr
 
@@ -159,6 +160,39 @@ class AuditLogTests(SynchronousTestCase):
         self.assertEqual(
             (event["tool"], event["outcome"], event["identity"],
              event["gemstoneUser"]), ("status", "ok", None, "DataCurator"))
+
+
+    def test_reopen(self):
+        """
+        After logrotate moves the file away, a reopen writes to a new file
+        by the same path; the moved one keeps what came before.
+        """
+        path = self.mktemp()
+        audit = AuditLog.toFile(path, "DataCurator")
+        self.addCleanup(audit.close)
+        session = _Session(principal=None)
+        audit.toolCall(session=session, tool="status", arguments={},
+                       response=ok(), seconds=0.0)
+        os.rename(path, path + ".1")
+        audit.reopen()
+        audit.toolCall(session=session, tool="abort", arguments={},
+                       response=ok(), seconds=0.0)
+        for name, tool in ((path + ".1", "status"), (path, "abort")):
+            with open(name) as f:
+                self.assertEqual([json.loads(line)["tool"] for line in f],
+                                 [tool])
+
+    def test_reopenFailureKeepsTheFile(self):
+        path = self.mktemp()
+        audit = AuditLog.toFile(path, "DataCurator")
+        self.addCleanup(audit.close)
+        os.rename(path, path + ".1")
+        os.mkdir(path)
+        audit.reopen()
+        self.assertFalse(audit.file.closed)
+
+    def test_reopenWithoutFile(self):
+        AuditLog().reopen()
 
 
 class ChangeOfTests(SynchronousTestCase):

@@ -11,6 +11,7 @@ from treq.testing import StubTreq
 from twisted.internet.task import Clock
 from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
+from twisted.web.resource import Resource
 from twisted.web.test.requesthelper import DummyRequest
 
 from gsmcpd.auth.keys import KeyFile, usableKeys
@@ -159,6 +160,19 @@ class BearerResourceTests(SynchronousTestCase):
                       .getRawHeaders(b"www-authenticate")[0])
         self.assertEqual(json.loads(body)["error"]["code"], -32600)
 
+    def test_refusalMarkedForTheMetrics(self):
+        """
+        A refused request is marked C{authRefused}, which the site's
+        metrics count; an admitted one is not.
+        """
+        seen = []
+        self.client = StubTreq(_Recording(
+            BearerResource(_App().app.resource(), self.gate), seen))
+        self.request("POST", token="garbage")
+        self.request("POST", token=self.provider.token())
+        self.assertEqual([getattr(r, "authRefused", False) for r in seen],
+                         [True, False])
+
     def test_everyVerbGated(self):
         for method in ("GET", "DELETE", "POST"):
             self.assertEqual(self.request(method)[0].code, 401)
@@ -220,3 +234,20 @@ class _Echo:
     @app.route("/mcp", methods=["POST"])
     def mcp(self, request):
         return request.content.read()
+
+
+class _Recording(Resource):
+    """
+    A resource in front of another, keeping every request it passes on.
+    """
+
+    isLeaf = True
+
+    def __init__(self, inner, seen):
+        super().__init__()
+        self._inner = inner
+        self._seen = seen
+
+    def render(self, request):
+        self._seen.append(request)
+        return self._inner.render(request)

@@ -13,11 +13,13 @@ from twisted.internet.threads import deferToThread
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon.options import Options
-from gsmcpd.daemon.check import (
-    Preflight, certificatePath, parseGemNrs)
+from gsmcpd.daemon.check import Preflight, parseGemNrs, settingsFindings
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.control import SimulatorControl
 from gsmcpd.testing.simulator.launch import launch
+from gsmcpd.testing.simulator.stone import Stone
+from tests.test_certificate import makeCertificate
+from tests.toolharness import InProcessGem
 
 
 def configFor(*arguments):
@@ -39,7 +41,7 @@ class SimulatedStoneTests(TestCase):
                               environ={}, **kwargs)
         return preflight.run().addCallback(lambda _: (preflight, lines))
 
-    def realStone(self, maxLogins=10):
+    def realStone(self, maxLogins=12):
         """
         A simulated stone the check reaches as it would a real one: by
         --gci-library, --stone and --password-file.
@@ -65,7 +67,8 @@ class SimulatedStoneTests(TestCase):
         subjects = [f.subject for f in lines]
         self.assertEqual(subjects, [
             "GEMSTONE", "libgcits", "login", "stopping gems",
-            "session limit", "one-time passwords", "certificate", "JWKS"])
+            "session limit", "optional messages", "one-time passwords",
+            "certificate", "JWKS"])
         self.assertTrue(all(f.line().startswith("OK  ") for f in lines))
 
     @inlineCallbacks
@@ -80,10 +83,32 @@ class SimulatedStoneTests(TestCase):
         self.assertIn("GemStone error", login.detail)
         self.assertTrue(login.line().startswith("FAIL  login: "))
         self.assertIn(" -- fix: ", login.line())
-        self.assertNotIn("stopping gems", [f.subject for f in lines])
+        self.assertEqual(
+            [f.line() for f in lines if f.mark == "SKIP"],
+            [f"SKIP  {subject}: skipped: login failed" for subject in (
+                "stopping gems", "session limit", "one-time passwords")])
 
     @inlineCallbacks
-    def checkRealStone(self, subject, *arguments, maxLogins=10):
+    def test_libraryFailureSkipsTheStoneChecks(self):
+        """
+        When libgcits cannot load, the checks that need it show as skipped
+        rather than vanish; those that do not still run.
+        """
+        _, passwordFile = self.realStone()
+        preflight, lines = yield self.runCheck(configFor(
+            "--gci-library", "/nonexistent/libgcits.so", "--password-file",
+            passwordFile))
+        self.assertTrue(preflight.failed)
+        self.assertEqual(
+            [(f.subject, f.mark) for f in lines],
+            [("GEMSTONE", None), ("libgcits", None), ("NetLDI", "SKIP"),
+             ("login", "SKIP"), ("stopping gems", "SKIP"),
+             ("session limit", "SKIP"), ("one-time passwords", "SKIP"),
+             ("certificate", None), ("JWKS", None)])
+        self.assertEqual(lines[2].detail, "skipped: libgcits failed")
+
+    @inlineCallbacks
+    def checkRealStone(self, subject, *arguments, maxLogins=12):
         """
         Check a simulated stone reached as a real one, with C{arguments};
         answer the preflight and the one finding about C{subject}.
@@ -96,9 +121,16 @@ class SimulatedStoneTests(TestCase):
 
     @inlineCallbacks
     def test_sessionLimitBeyondTheStones(self):
-        _, limit = yield self.checkRealStone(
+        """
+        A stone that allows fewer sessions than --max-sessions (plus the
+        daemon's own) is a warning: the daemon runs, and logins past the
+        stone's limit fail.
+        """
+        preflight, limit = yield self.checkRealStone(
             "session limit", "--max-sessions", "3", maxLogins=4)
-        self.assertFalse(limit.ok)
+        self.assertFalse(preflight.failed)
+        self.assertTrue(limit.line().startswith("WARN  session limit: "
+                                                "--max-sessions 3 plus"))
         self.assertIn("lower --max-sessions to 2", limit.fix)
 
     @inlineCallbacks
@@ -170,58 +202,24 @@ class FakeKeys:
 
 class CertificateTests(TestCase):
 
-    def makeCertificate(self, names, notBefore, notAfter):
-        from cryptography import x509
-        from cryptography.hazmat.primitives import hashes, serialization
-        from cryptography.hazmat.primitives.asymmetric import ec
-        from cryptography.x509.oid import NameOID
-        key = ec.generate_private_key(ec.SECP256R1())
-        subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "t")])
-        builder = (x509.CertificateBuilder().subject_name(subject)
-                   .issuer_name(subject).public_key(key.public_key())
-                   .serial_number(1).not_valid_before(notBefore)
-                   .not_valid_after(notAfter))
-        if names:
-            builder = builder.add_extension(x509.SubjectAlternativeName(
-                [x509.DNSName(name) for name in names]), critical=False)
-        certificate = builder.sign(key, hashes.SHA256())
-        path = self.mktemp()
-        with open(path, "wb") as f:
-            f.write(certificate.public_bytes(serialization.Encoding.PEM))
-        return path
-
-    def check(self, path):
+    def test_audienceHostChecked(self):
+        """
+        The certificate is judged against the host of --auth-audience.
+        """
+        now = datetime.now(timezone.utc)
+        path = makeCertificate(self.mktemp(), ["other.example.com"],
+                               now - timedelta(days=1),
+                               now + timedelta(days=90))
+        config = configFor(
+            "--simulated", "--port", f"ssl:8443:privateKey={path}:"
+            f"certKey={path}:interface=127.0.0.1", "--auth-issuer",
+            "https://idp.example", "--auth-audience",
+            "https://mcp.example.com:8443/mcp")
         lines = []
-        config = configFor("--simulated", "--port",
-                           f"ssl:8443:privateKey=key.pem:certKey={path}:"
-                           "interface=127.0.0.1")
         Preflight(config, reactor, lines.append).checkCertificate()
-        return lines[0]
-
-    def test_validCertificateNamesItsHosts(self):
-        now = datetime.now(timezone.utc)
-        finding = self.check(self.makeCertificate(
-            ["mcp.example.com"], now - timedelta(days=1),
-            now + timedelta(days=90)))
-        self.assertTrue(finding.ok)
-        self.assertIn("mcp.example.com", finding.detail)
-
-    def test_expiredCertificateFails(self):
-        now = datetime.now(timezone.utc)
-        finding = self.check(self.makeCertificate(
-            ["mcp.example.com"], now - timedelta(days=90),
-            now - timedelta(days=1)))
-        self.assertFalse(finding.ok)
-        self.assertEqual(finding.fix, "renew the certificate")
-
-    def test_unreadableCertificateFails(self):
-        finding = self.check("/nonexistent/cert.pem")
-        self.assertFalse(finding.ok)
-        self.assertIn("No such file", finding.detail)
-
-    def test_certificatePath(self):
-        self.assertIsNone(certificatePath("tcp:8000"))
-        self.assertEqual(certificatePath("ssl:443:privateKey=k.pem"), "k.pem")
+        self.assertFalse(lines[0].ok)
+        self.assertIn("not mcp.example.com, the host of --auth-audience",
+                      lines[0].detail)
 
 
 class GemNrsTests(TestCase):
@@ -233,3 +231,62 @@ class GemNrsTests(TestCase):
         self.assertEqual(
             parseGemNrs("!tcp@db.example#netldi:50377#task!gemnetobject"),
             ("db.example", "50377"))
+
+
+class OptionalMessagesTests(TestCase):
+    """
+    The check's line about the optional messages the templates send.
+    """
+
+    def finding(self, stone):
+        found = []
+        preflight = Preflight(configFor("--simulated"), reactor, found.append, environ={})
+        self.successResultOf(preflight.checkCapabilities(InProcessGem(stone)))
+        [finding] = found
+        return finding
+
+    def test_allPresent(self):
+        self.assertEqual(self.finding(Stone()).line(), "OK    optional messages: this stone "
+                         "has every optional message the templates send")
+
+    def test_lackingNamed(self):
+        """
+        A stone told to lack one names it and what is lost, without
+        failing the check: gsmcpd serves without it.
+        """
+        finding = self.finding(Stone(lacking={"System class>>sessionsReferencingOldestCr"}))
+        self.assertTrue(finding.ok)
+        self.assertEqual(finding.detail, (
+            "this stone lacks System sessionsReferencingOldestCr (the sessions holding the "
+            "oldest commit record are read from each session's description, which needs "
+            "SessionAccess); gsmcpd serves without it"))
+
+
+class SettingsFindingsTests(TestCase):
+
+    def test_whereEachValueCameFrom(self):
+        path = self.mktemp()
+        with open(path, "w") as f:
+            f.write("simulated = true\nmax-sessions = 5\n")
+        options = Options()
+        options.parseOptions(["--config", path, "--port", "40191",
+                              "--request-timeout", "9"])
+        options.config({"GSMCP_ALLOWED_ORIGINS": "a.example b.example"})
+        self.assertEqual([finding.line() for finding in
+                          settingsFindings(options)], [
+            "OK    --port: 40191 (from --port)",
+            "OK    --simulated: on (from {0} (simulated))".format(path),
+            "OK    --max-sessions: 5 (from {0} (max-sessions))".format(path),
+            "OK    --call-timeout: 9 (from --request-timeout)",
+            "OK    --allowed-origin: a.example b.example (from "
+            "GSMCP_ALLOWED_ORIGINS)",
+            "WARN  settings: --request-timeout is deprecated and will be "
+            "removed: use --call-timeout"])
+
+    def test_allDefaults(self):
+        options = Options()
+        options.parseOptions(["--simulated"])
+        options.config({})
+        self.assertEqual([finding.line() for finding in
+                          settingsFindings(options)],
+                         ["OK    --simulated: on (from --simulated)"])

@@ -37,6 +37,73 @@ class CommandTests(TestCase):
         self.assertEqual(gsmcpd("--version"),
                          (0, f"gsmcpd {__version__}\n", ""))
 
+    def test_versionEverywhere(self):
+        """
+        Every command's --version is gsmcpd's, not Twisted's.
+        """
+        for command in ("serve", "check", "client-config"):
+            self.assertEqual(gsmcpd(command, "--version")[:2],
+                             (0, f"gsmcpd {__version__}\n"), command)
+
+    def test_checkHelpIsGsmcpds(self):
+        status, out, err = gsmcpd("check", "--help")
+        self.assertEqual(status, 0, err)
+        self.assertTrue(out.startswith("Usage: gsmcpd [--config FILE] check"),
+                        out)
+        self.assertIn("\nSessions:", out)
+
+    def test_serveHelpIsGsmcpds(self):
+        status, out, err = gsmcpd("serve", "--help")
+        self.assertEqual(status, 0, err)
+        self.assertTrue(out.startswith("Usage: gsmcpd [--config FILE] serve"),
+                        out)
+        self.assertNotIn("twistd", out.splitlines()[0])
+        for title in ("Connection:", "Sessions:", "Authentication",
+                      "Operations:"):
+            self.assertIn(f"\n{title}", out)
+        self.assertNotIn("Twisted version", out)
+        self.assertLess(len(out.splitlines()), 120)
+
+    def test_clientConfigNamesTheClients(self):
+        status, out, err = gsmcpd("client-config")
+        self.assertEqual(status, 2)
+        self.assertIn("Usage: gsmcpd client-config [options] CLIENT", err)
+        self.assertIn("gsmcpd: name a client: claude-code, claude-desktop, "
+                      "cursor", err)
+
+    def test_clientConfigBarePort(self):
+        status, out, err = gsmcpd("client-config", "--port", "40100",
+                                  "cursor")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(json.loads(out)["mcpServers"]["gemstone"]["url"],
+                         "http://127.0.0.1:40100/mcp")
+
+    def test_configBeforeTheCommand(self):
+        """
+        gsmcpd --config FILE COMMAND reads its settings from FILE.
+        """
+        path = tempfile.mktemp()
+        with open(path, "w") as f:
+            f.write('port = 40101\nauth-issuer = "https://idp.example"\n')
+        self.addCleanup(os.remove, path)
+        status, out, err = gsmcpd("--config", path, "client-config",
+                                  "cursor")
+        self.assertEqual(status, 0, err)
+        server = json.loads(out)["mcpServers"]["gemstone"]
+        self.assertEqual(server["url"], "http://127.0.0.1:40101/mcp")
+        self.assertIn("Authorization", server["headers"])
+
+    def test_clientConfigUnknownKey(self):
+        path = tempfile.mktemp()
+        with open(path, "w") as f:
+            f.write("prot = 40101\n")
+        self.addCleanup(os.remove, path)
+        status, out, err = gsmcpd("client-config", "cursor",
+                                  environ={"GSMCP_CONFIG": path})
+        self.assertEqual((status, err), (2, (
+            f"gsmcpd client-config: {path}: 'prot' is not a setting (did "
+            "you mean 'port'?)\n")))
+
     def test_noCommandIsAUsageError(self):
         status, out, err = gsmcpd()
         self.assertEqual(status, 2)
@@ -74,8 +141,48 @@ class CheckCommandTests(TestCase):
         status, out, err = gsmcpd("check", "--simulated")
         lines = out.splitlines()
         self.assertEqual(status, 0, out + err)
-        self.assertEqual(len(lines), 8, out)
+        self.assertEqual(lines[0], "OK    --simulated: on (from --simulated)")
+        self.assertEqual(len(lines), 10, out)
         self.assertTrue(all(line.startswith("OK  ") for line in lines), out)
+
+    def test_settingsFromTheFile(self):
+        """
+        gsmcpd --config FILE check reads FILE, and says so.
+        """
+        path = tempfile.mktemp()
+        with open(path, "w") as f:
+            f.write("simulated = true\nmax-sessions = 2\n")
+        self.addCleanup(os.remove, path)
+        status, out, err = gsmcpd("--config", path, "check")
+        self.assertEqual(status, 0, out + err)
+        self.assertIn(f"OK    --max-sessions: 2 (from {path} "
+                      "(max-sessions))\n", out)
+        self.assertIn("session limit: --max-sessions 2 ", out)
+
+    def test_noHomeIsOneLine(self):
+        """
+        A user who cannot write a cache (the service user, whose home is
+        /nonexistent) gets a line saying what to set, not a traceback.
+        """
+        blocker = tempfile.mktemp()
+        with open(blocker, "w") as f:
+            f.write("not a directory")
+        self.addCleanup(os.remove, blocker)
+        status, out, err = gsmcpd("check", "--simulated", environ={
+            "GSMCP_CACHE_DIR": os.path.join(blocker, "cache")})
+        self.assertEqual((status, err), (1, ""))
+        self.assertIn("FAIL  libgcits: --simulated: cannot build the "
+                      "simulated stone's libgcits in ", out)
+        self.assertIn("set GSMCP_CACHE_DIR to a directory this user may "
+                      "write\n", out)
+        self.assertIn("SKIP  login: skipped: libgcits failed\n", out)
+
+    def test_simulatedWithAnotherStone(self):
+        status, out, err = gsmcpd("check", "--simulated", "--stone",
+                                  "nosuchstone")
+        self.assertEqual((status, out), (1, (
+            "FAIL  settings: --simulated starts its own stone, gs64stone, so "
+            "--stone nosuchstone cannot apply\n")))
 
     def test_wrongStoneNameFailsWithAFix(self):
         directory = tempfile.mkdtemp()

@@ -8,14 +8,15 @@ import json
 import os
 import threading
 
-from twisted.internet import reactor
+from twisted.internet import reactor, threads
 from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
 from twisted.python.threadable import isInIOThread
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
-from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.errors import OOP_NIL, GciError
 from gsmcpd.gci.library import (
-    BlockingCallOnReactorThread, GciErrSType, GciLibrary, GciLibraryError)
+    BlockingCallOnReactorThread, GciErrSType, GciLibrary, GciLibraryError,
+    ResultOverrun)
 from gsmcpd.gci.pool import GemSessionPool, SessionLimitReached
 from gsmcpd.gci.session import (
     CallWithdrawn, GemSession, LoginParameters, SessionGone)
@@ -93,7 +94,7 @@ class _FakeCDLL:
 
         for name in ("GciTsVersion", "GciTsLogin", "GciTsLogout",
                      "GciTsExecuteFetchBytes", "GciTsBreak",
-                     "GciTsClearStack"):
+                     "GciTsClearStack", "GciTsResolveSymbol"):
             if name != missing:
                 setattr(self, name, _FakeFunction())
         self.GciTsVersion.call = writeVersion
@@ -314,3 +315,253 @@ class PoolTests(SimulatedStoneMixin, TestCase):
         yield pool.closeAll()
         self.assertEqual(self.loggedInNumbers(), [])
         self.assertEqual(len(pool), 0)
+
+
+class _Spy:
+    """
+    A L{GciLibrary}'s calls, recorded on their way through.
+    """
+
+    def __init__(self, library):
+        self._library = library
+        self.calls = []
+
+    def __getattr__(self, name):
+        function = getattr(self._library, name)
+
+        def recorded(*args):
+            self.calls.append((name, args[1:]))
+            return function(*args)
+        return recorded
+
+    def called(self, name):
+        return [args for each, args in self.calls if each == name]
+
+
+class StackTests(SimulatedStoneMixin, TestCase):
+    """
+    A failed call's GsProcess is cleared only when the failure left one:
+    C{GciErrSType.context} is OOP_NIL otherwise (3.7 C{gci.ht}), and the
+    simulated stone refuses GciTsClearStack(OOP_NIL).
+    """
+
+    def setUp(self):
+        self.startStone()
+        self.spy = _Spy(self.library)
+        self.gem = GemSession(self.spy, self.login, reactor, "stack")
+        self.addCleanup(self.gem.logout)
+        return self.gem.login()
+
+    @inlineCallbacks
+    def test_noContextNoClearStack(self):
+        error = yield self.assertFailure(
+            self.gem.execute('"does not compile"\n1 +', 4096), GciError)
+        self.assertEqual(error.context, OOP_NIL)
+        self.assertEqual(self.spy.called("clearStack"), [])
+
+    @inlineCallbacks
+    def test_breakLeavesAProcessThatIsCleared(self):
+        running = self.gem.execute(executeCode("(Delay forSeconds: 30) wait"),
+                                   4096)
+        yield GemSessionTests.until(self, lambda: self.gem.callState(running)
+                                    == "running")
+        self.gem.interrupt(hard=False)
+        error = yield self.assertFailure(running, GciError)
+        self.assertEqual(self.spy.called("clearStack"),
+                         [(error.context,)])
+        # Cleared once: the stone holds it no longer.
+        again = yield threads.deferToThread(
+            self.assertRaises, GciError, self.library.clearStack,
+            self.gem._handle, error.context)
+        self.assertEqual(again.number, 2094)
+
+    wait = GemSessionTests.wait
+
+
+class SourceClassTests(SimulatedStoneMixin, TestCase):
+    """
+    The source's class is resolved at login (GciTsResolveSymbol), as public
+    GemStone clients do: the simulated stone's OOPs are not GemStone's, so
+    a hard-coded OOP_CLASS_Utf8 (154113) is refused.
+    """
+
+    def setUp(self):
+        self.startStone()
+        self.spy = _Spy(self.library)
+        self.gem = GemSession(self.spy, self.login, reactor, "utf8")
+        self.addCleanup(self.gem.logout)
+        return self.gem.login()
+
+    @inlineCallbacks
+    def test_resolvedAtLogin(self):
+        self.assertEqual(self.spy.called("resolveSymbol"), [("Utf8",)])
+        answer = yield self.gem.execute(executeCode("'é' size"), 4096)
+        [(_, sourceClass, _)] = self.spy.called("executeFetchBytes")
+        self.assertNotEqual(sourceClass, 154113)
+        self.assertEqual(json.loads(answer)["result"]["text"], "1")
+
+    @inlineCallbacks
+    def test_gemstoneConstantRefused(self):
+        error = yield threads.deferToThread(
+            self.assertRaises, GciError, self.library.executeFetchBytes,
+            self.gem._handle, b"3 + 4", 154113, 4096)
+        self.assertEqual(error.number, 2094)
+        self.assertIn("sourceOop", error.message)
+
+    @inlineCallbacks
+    def test_stringSourceIsEightBit(self):
+        """
+        Source bytes given as a String are 8-bit characters: UTF-8 text
+        arrives garbled, which is why the daemon names Utf8.
+        """
+        string = yield threads.deferToThread(
+            self.library.resolveSymbol, self.gem._handle, "String")
+        answer = yield threads.deferToThread(
+            self.library.executeFetchBytes, self.gem._handle,
+            "'é' size".encode("utf-8"), string, 4096)
+        self.assertEqual(answer, b"2")
+
+    @inlineCallbacks
+    def test_unresolvableName(self):
+        error = yield threads.deferToThread(
+            self.assertRaises, GciError, self.library.resolveSymbol,
+            self.gem._handle, "NoSuchGlobal")
+        self.assertFalse(error.fatal)
+
+
+class ResultSizeTests(SimulatedStoneMixin, TestCase):
+    """
+    A result over the caller's limit is refused whole, never answered cut:
+    the library answers only its first bytes (as its siblings document).
+    """
+
+    def setUp(self):
+        self.startStone()
+        self.gem = GemSession(self.library, self.login, reactor, "size")
+        self.addCleanup(self.gem.logout)
+        return self.gem.login()
+
+    @inlineCallbacks
+    def test_exactlyTheLimit(self):
+        answer = yield self.gem.execute("'abcdef'", 6)
+        self.assertEqual(answer, b"abcdef")
+
+    @inlineCallbacks
+    def test_overTheLimit(self):
+        error = yield self.assertFailure(self.gem.execute("'abcdef'", 5),
+                                         ResultOverrun)
+        self.assertFalse(error.fatal)
+        answer = yield self.gem.execute("'abc'", 5)
+        self.assertEqual(answer, b"abc")
+
+
+class _BreakRaceLibrary:
+    """
+    A library whose break stays in flight until the test lets it return,
+    and whose logout notes whether one was: on libgcits that logout would
+    free the session under the break.
+    """
+
+    def __init__(self):
+        self.breaking = threading.Event()
+        self.letBreakReturn = threading.Event()
+        self.loggedOut = threading.Event()
+        self.inFlight = 0
+        self.breaks = 0
+        self.loggedOutUnderABreak = None
+
+    def login(self, *args):
+        return 0x5E55
+
+    def resolveSymbol(self, handle, name):
+        return 0x7E000001
+
+    def breakSession(self, handle, hard):
+        self.inFlight += 1
+        self.breaks += 1
+        self.breaking.set()
+        self.letBreakReturn.wait(10)
+        self.inFlight -= 1
+
+    def logout(self, handle):
+        self.loggedOutUnderABreak = self.inFlight > 0
+        self.loggedOut.set()
+
+
+class HandleLifetimeTests(TestCase):
+    """
+    GciTsLogout frees the session while GciTsBreak may be called from the
+    reactor thread: a logout waits for a break in flight, and no break is
+    sent once a logout has begun.
+    """
+
+    @inlineCallbacks
+    def test_logoutWaitsForABreakInFlight(self):
+        library = _BreakRaceLibrary()
+        gem = GemSession(library, LoginParameters("s", None, "u", "p"),
+                         reactor, "race")
+        yield gem.login()
+        breaker = threading.Thread(target=gem.interrupt, args=(True,))
+        breaker.start()
+        self.addCleanup(breaker.join, 10)
+        self.assertTrue(library.breaking.wait(10))
+        loggingOut = gem.logout()
+        # The logout is held while the break is in flight...
+        self.assertFalse(library.loggedOut.wait(0.2))
+        library.letBreakReturn.set()
+        yield loggingOut
+        self.assertIs(library.loggedOutUnderABreak, False)
+        # ...and no break is sent once it has begun.
+        gem.interrupt(hard=True)
+        self.assertEqual(library.breaks, 1)
+
+
+class UnresolvableLibrary(_BreakRaceLibrary):
+    """
+    A stone whose symbol list has no Utf8.
+    """
+
+    def resolveSymbol(self, handle, name):
+        raise GciError(1031, f"{name} is not in the symbol list")
+
+
+class LoginResolvesTests(TestCase):
+
+    @inlineCallbacks
+    def test_unresolvedSourceClassFailsTheLoginAndLogsOut(self):
+        library = UnresolvableLibrary()
+        gem = GemSession(library, LoginParameters("s", None, "u", "p"),
+                         reactor, "no-utf8")
+        error = yield self.assertFailure(gem.login(), GciError)
+        self.assertEqual(error.number, 1031)
+        self.assertTrue(library.loggedOut.is_set())
+        yield gem.logout()
+
+
+class FakeLibraryMisuseTests(SimulatedStoneMixin, TestCase):
+    """
+    The session's handle against the simulated stone's library, which
+    counts every call that would use a freed session on a real one.
+    """
+
+    @inlineCallbacks
+    def test_breaksRacingALogoutNeverUseAFreedSession(self):
+        self.startStone()
+        misuses = ctypes.CDLL(self.library.path).FakeGciTsMisuses
+        before = misuses()
+        for n in range(20):
+            gem = GemSession(self.library, self.login, reactor, f"r{n}")
+            yield gem.login()
+            stop = threading.Event()
+
+            def hammer(gem=gem, stop=stop):
+                while not stop.is_set():
+                    gem.interrupt(hard=False)
+            breaker = threading.Thread(target=hammer)
+            breaker.start()
+            try:
+                yield gem.logout()
+            finally:
+                stop.set()
+                yield threads.deferToThread(breaker.join, 10)
+        self.assertEqual(misuses(), before)

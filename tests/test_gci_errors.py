@@ -5,7 +5,8 @@ what it keeps from the client.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.gci.errors import HARD_BREAK, SOFT_BREAK, GciError
+from gsmcpd.gci.errors import (
+    HARD_BREAK, OOP_ILLEGAL, OOP_NIL, SOFT_BREAK, GciError)
 
 
 class GciErrorTests(SynchronousTestCase):
@@ -31,7 +32,20 @@ class GciErrorTests(SynchronousTestCase):
     def test_defaults(self):
         error = GciError(2101, "x")
         self.assertEqual((error.fatal, error.reason, error.context),
-                         (False, "", 0))
+                         (False, "", OOP_NIL))
+        self.assertIsNone(error.suspendedProcess)
+
+    def test_suspendedProcess(self):
+        """
+        C{GciErrSType.context} is OOP_NIL when the failure left no process
+        (3.7 C{gci.ht} initialises it so), never a process to clear; nor is
+        the 0 of a report nobody filled in.
+        """
+        self.assertEqual(GciError(6003, "x", context=0x10000100)
+                         .suspendedProcess, 0x10000100)
+        for none in (0, OOP_ILLEGAL, OOP_NIL):
+            self.assertIsNone(GciError(1001, "x", context=none)
+                              .suspendedProcess)
 
     def test_isAnException(self):
         self.assertRaises(GciError, self.raiseIt)

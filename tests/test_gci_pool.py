@@ -28,7 +28,7 @@ class LoginGem:
 
     made = []
 
-    def __init__(self, library, parameters, reactor, name):
+    def __init__(self, library, parameters, reactor, name, deliveries=None):
         self.parameters = parameters
         self.name = name
         self.loggingIn = Deferred()

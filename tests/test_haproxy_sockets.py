@@ -1,8 +1,9 @@
 """
 Two daemons behind HAProxy on loopback, sharing one simulated stone (a
 test double, not GemStone), with the shipped C{etc/haproxy/gsmcpd.cfg}:
-every MCP session keeps its GemStone session across calls, and a daemon
-being stopped gets no new session.
+every MCP session keeps its GemStone session across calls, a full daemon
+gets no new session (its agent check says so), and a daemon being stopped
+gets none either while its calls in flight finish.
 """
 
 import http.client
@@ -48,6 +49,8 @@ class Proxy:
         self.port = freePort()
         environ = dict(os.environ, GSMCPD_BIND=f"127.0.0.1:{self.port}",
                        **{f"GSMCPD_SERVER{n}": f"127.0.0.1:{daemon.port}"
+                          for n, daemon in enumerate(servers, 1)},
+                       **{f"GSMCPD_AGENT{n}": str(daemon.agentPort)
                           for n, daemon in enumerate(servers, 1)})
         self.logPath = os.path.join(directory, "haproxy.log")
         self._log = open(self.logPath, "wb")
@@ -67,7 +70,12 @@ class Proxy:
         self._log.close()
 
 
-class HaproxyTests(SynchronousTestCase):
+class ProxiedDaemons(SynchronousTestCase):
+    """
+    Two daemons, each with C{caps} sessions at most, behind HAProxy.
+    """
+
+    caps = (SESSIONS_PER_DAEMON, SESSIONS_PER_DAEMON)
 
     def setUp(self):
         if shutil.which("haproxy") is None:
@@ -76,8 +84,7 @@ class HaproxyTests(SynchronousTestCase):
         directory = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, directory, ignore_errors=True)
         socketPath = os.path.join(directory, "stone")
-        stone = launch(socketPath,
-                       maxLogins=2 * (SESSIONS_PER_DAEMON + 2))
+        stone = launch(socketPath, maxLogins=sum(self.caps) + 2 * 2)
         self.addCleanup(stone.stop)
         passwordFile = os.path.join(directory, "password")
         with open(passwordFile, "w") as f:
@@ -86,11 +93,13 @@ class HaproxyTests(SynchronousTestCase):
         shared = ("--gci-library", libraryPath(), "--stone", socketPath,
                   "--password-file", passwordFile)
         self.daemons = []
-        for name in ("one", "two"):
+        for name, cap in zip(("one", "two"), self.caps):
             os.mkdir(os.path.join(directory, name))
+            agentPort = freePort()
             daemon = Daemon(os.path.join(directory, name), "--max-sessions",
-                            str(SESSIONS_PER_DAEMON), "--drain-grace",
-                            str(DRAIN_GRACE), stone=shared)
+                            str(cap), "--drain-grace", str(DRAIN_GRACE),
+                            "--agent-port", str(agentPort), stone=shared)
+            daemon.agentPort = agentPort
             self.addCleanup(daemon.stop)
             self.daemons.append(daemon)
         self.proxy = Proxy(directory, *self.daemons)
@@ -116,6 +125,9 @@ class HaproxyTests(SynchronousTestCase):
                    and daemon.rpc("ping", session)[0] == 200]
         self.assertEqual(len(holders), 1)
         return holders[0]
+
+
+class HaproxyTests(ProxiedDaemons):
 
     def client(self, number):
         session = self.proxy.initialize()
@@ -187,15 +199,57 @@ class HaproxyTests(SynchronousTestCase):
 
     def test_drainedDaemonGetsNoNewSession(self):
         """
-        Once a daemon is told to stop, it answers its health check 503 and
-        every new session goes to the other, while it still serves.
+        Once a daemon is told to stop, it opens no new session (asked
+        directly, it answers serverStopping), its call in flight finishes,
+        it answers its health check 503, and every new session goes to the
+        other, while it still serves.
         """
         draining, staying = self.daemons
-        draining.process.terminate()
-        time.sleep(2 * CHECK_INTERVAL + 0.5)
+        held = draining.initialize()
+        with ThreadPoolExecutor(1) as pool:
+            inFlight = pool.submit(
+                draining.rpc, "tools/call", held, 2, name="execute_code",
+                arguments={"code": "(Delay forSeconds: 3) wait. 42"})
+            time.sleep(0.5)
+            draining.process.terminate()
+            time.sleep(0.5)
+            status, _, body = draining.rpc("initialize",
+                                           protocolVersion="2025-11-25")
+            self.assertEqual(body["error"]["data"], {"kind": "serverStopping"})
+            status, _, body = inFlight.result(30)
+        self.assertEqual(status, 200)
+        self.assertEqual(body["result"]["content"][0]["text"], "42", body)
+        time.sleep(2 * CHECK_INTERVAL)
         sessions = [self.proxy.initialize() for _ in range(5)]
         self.assertIsNone(draining.process.poll(), "the drain ended early")
         self.assertEqual(get(draining.port, "/healthz")[0], 503)
         self.assertEqual({self.holder(s) for s in sessions}, {staying})
         for session in sessions:
             self.assertTrue(self.gemSession(session, 2))
+
+
+class CapacityTests(ProxiedDaemons):
+
+    caps = (3, 24)
+
+    def test_fullDaemonGetsNoNewSession(self):
+        """
+        With one daemon full, its agent check answers drain: twenty new
+        sessions in a row all open, on the other; the full one's sessions
+        still reach it.
+        """
+        full, roomy = self.daemons
+        # One session on it through HAProxy, which learns where it is.
+        for _ in range(10):
+            proxied = self.proxy.initialize()
+            if self.holder(proxied) is full:
+                break
+        else:
+            self.fail("HAProxy sent no session to the first daemon")
+        while full.rpc("initialize", protocolVersion="2025-11-25")[2].get(
+                "result"):
+            pass
+        time.sleep(2 * CHECK_INTERVAL + 0.5)
+        sessions = [self.proxy.initialize() for _ in range(20)]
+        self.assertEqual({self.holder(s) for s in sessions}, {roomy})
+        self.assertTrue(self.gemSession(proxied, 2))

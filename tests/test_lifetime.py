@@ -11,9 +11,14 @@ from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.daemon.options import Config
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError, Reaper
 from gsmcpd.sessions.outbox import OUTBOX_LIMIT, Outbox
+from tests.test_modern import ModernTestCase
 from tests.test_web import Collector, TransportTestCase, request
+
+DEFAULTS = Config(simulated=True)
+"""The daemon's own defaults, for the tests of a day of use."""
 
 
 class LifetimeTestCase(TransportTestCase):
@@ -233,6 +238,66 @@ class CapTests(LifetimeTestCase):
         self.assertIsNone(self.sessions.get(handle))
 
 
+class HandleIdleTests(LifetimeTestCase, ModernTestCase):
+
+    policy = DEFAULTS.lifetime
+
+    @inlineCallbacks
+    def test_handleIdlesOutSoonerThanAStream(self):
+        """
+        A 2026-07-28 handle nobody closes is released after
+        --handle-idle-timeout, a 2025 session with its stream open is not.
+        """
+        handle = yield self.openSession()
+        legacy, _ = yield self.initialize()
+        yield self.openStream(legacy)
+        self.elapse(self.policy.handleIdleTimeout - 10, step=10)
+        self.assertIsNotNone(self.sessions.get(handle))
+        self.elapse(20, step=10)
+        self.assertIsNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.get(legacy))
+
+
+class DayOfUseTests(LifetimeTestCase, ModernTestCase):
+    """
+    The defaults against clients that never end their sessions.
+    """
+
+    policy = DEFAULTS.lifetime
+    maxSessions = DEFAULTS.maxSessions
+
+    @inlineCallbacks
+    def inspectorCall(self):
+        """
+        What the MCP Inspector does for a quick request: a new session, its
+        stream, one request, the stream dropped, and no DELETE.
+        """
+        handle, _ = yield self.initialize()
+        yield self.openStream(handle)
+        self.assertTrue((yield self.alive(handle)))
+        self.sessions.get(handle).stream.stopProducing()
+
+    @inlineCallbacks
+    def test_aDayOfInspectorUse(self):
+        """
+        Eight hours of bursts of six Inspector requests two seconds apart,
+        every ten minutes, and 2026-07-28 handles opened and never closed
+        (two a burst, one with the burst, one five minutes on): no session
+        is ever refused.
+        """
+        held = 0
+        for burst in range(8 * 6):
+            for click in range(6):
+                yield self.inspectorCall()
+                self.elapse(2)
+                held = max(held, len(self.pool.open_))
+            yield self.openSession()
+            self.elapse(290, step=10)
+            yield self.openSession()
+            self.elapse(298, step=10)
+        self.assertLess(held, self.maxSessions)
+
+
 class BackpressureTests(LifetimeTestCase):
 
     @inlineCallbacks
@@ -295,7 +360,8 @@ class PolicyTests(SynchronousTestCase):
                 (LifetimePolicy(streamlessIdleTimeout=4000),
                  "streamlessIdleTimeout"),
                 (LifetimePolicy(streamLossGrace=-1), "streamLossGrace"),
-                (LifetimePolicy(maxLifetime=0), "maxLifetime")):
+                (LifetimePolicy(maxLifetime=0), "maxLifetime"),
+                (LifetimePolicy(handleIdleTimeout=0), "handleIdleTimeout")):
             error = self.assertRaises(PolicyError, policy.validate)
             self.assertIn(fragment, str(error))
 

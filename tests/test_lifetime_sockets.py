@@ -89,7 +89,7 @@ class DeadGemTests(LiveDaemonTestCase):
 
 class DeadlineTests(LiveDaemonTestCase):
 
-    arguments = ("--request-timeout", "2")
+    arguments = ("--call-timeout", "2")
 
     def test_runawayCallEndedAndSessionServes(self):
         session = self.daemon.initialize()
@@ -105,7 +105,7 @@ class DeadlineTests(LiveDaemonTestCase):
 
 class RunawayTests(LiveDaemonTestCase):
 
-    arguments = ("--request-timeout", "1")
+    arguments = ("--call-timeout", "1")
 
     def stoneSessions(self):
         return [s["session"]

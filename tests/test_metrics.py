@@ -6,7 +6,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.observe.metrics import Metrics
+from gsmcpd.observe.metrics import SESSION_ENDINGS, Metrics
+from gsmcpd.sessions.registry import SessionRegistry
+from tests.fakes import FakePool
 
 
 def scrape(metrics):
@@ -110,12 +112,36 @@ class MetricsTests(TestCase):
             (("outcome", "committed"),): 2.0,
             (("outcome", "conflict"),): 1.0})
 
-    def test_closedSessionsByReasonWithoutNumbers(self):
+    def test_closedSessionsByShortReason(self):
         metrics = Metrics("1", processMetrics=False)
-        metrics.sessionClosed("idle 62s with no event stream (limit 60s)")
-        metrics.sessionClosed("idle 75s with no event stream (limit 60s)")
+        metrics.sessionClosed("stream_lost")
+        metrics.sessionClosed("stream_lost")
         self.assertEqual(scrape(metrics)["gsmcpd_sessions_closed_total"], {
-            (("reason", "idle Ns with no event stream (limit Ns)"),): 2.0})
+            (("reason", "stream_lost"),): 2.0})
+
+    def test_reasonIsAClosedSet(self):
+        """
+        A sentence, or any word outside the set, is refused: a label must
+        keep its few values whatever the log says.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        self.assertRaises(ValueError, metrics.sessionClosed,
+                          "idle 62s with no event stream (limit 60s)")
+        for code in SESSION_ENDINGS:
+            self.assertRegex(code, r"\A[a-z_]{2,20}\Z")
+
+    def test_responsesByStatusClass(self):
+        metrics = Metrics("1", processMetrics=False)
+        for code, refused in ((200, False), (202, False), (404, False),
+                              (401, True), (403, True), (403, False),
+                              (503, False)):
+            metrics.responded(_Request(code, refused))
+        samples = scrape(metrics)
+        self.assertEqual(samples["gsmcpd_http_responses_total"], {
+            (("class", "2xx"),): 2.0, (("class", "4xx"),): 4.0,
+            (("class", "5xx"),): 1.0})
+        self.assertEqual(samples["gsmcpd_auth_refusals_total"], {
+            (("status", "401"),): 1.0, (("status", "403"),): 1.0})
 
     def test_watchedGaugesReadWhenScraped(self):
         metrics = Metrics("1", processMetrics=False)
@@ -125,9 +151,11 @@ class MetricsTests(TestCase):
                       sessionsWarm=lambda: state["warm"],
                       slotsUsed=lambda: state["open"] + state["opening"],
                       slotsLimit=lambda: 5,
-                      eventStreams=lambda: state["streams"])
-        state["open"] = 3
+                      eventStreams=lambda: state["streams"],
+                      stoneReachable=lambda: state["reachable"])
+        state["open"], state["reachable"] = 3, 0
         samples = scrape(metrics)
+        self.assertEqual(samples["gsmcpd_stone_reachable"][()], 0.0)
         self.assertEqual(samples["gsmcpd_sessions_open"][()], 3.0)
         self.assertEqual(samples["gsmcpd_sessions_opening"][()], 1.0)
         self.assertEqual(samples["gsmcpd_sessions_warm"][()], 1.0)
@@ -136,3 +164,30 @@ class MetricsTests(TestCase):
             (("state", "used"),)], 4.0)
         self.assertEqual(samples["gsmcpd_pool_slots"][
             (("state", "free"),)], 1.0)
+
+
+class _Request:
+
+    def __init__(self, code, authRefused):
+        self.code = code
+        if authRefused:
+            self.authRefused = True
+
+
+class SessionEndingTests(TestCase):
+
+    def test_registryCountsTheCode(self):
+        """
+        The registry counts a close by its code, and refuses an unknown
+        one before the session is touched.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        registry = SessionRegistry(FakePool(), Clock(), metrics=metrics)
+        session = self.successResultOf(registry.open("2025-11-25", {}))
+        self.assertRaises(ValueError, registry.close, session.handle,
+                          "a reason", code="no such code")
+        self.assertIs(registry.get(session.handle), session)
+        self.successResultOf(registry.close(session.handle, "the client "
+                                            "deleted it", code="deleted"))
+        self.assertEqual(scrape(metrics)["gsmcpd_sessions_closed_total"],
+                         {(("reason", "deleted"),): 1.0})

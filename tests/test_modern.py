@@ -417,12 +417,13 @@ class HandleLifetimeTests(ModernTestCase):
     def test_idleTimeoutNotStreamless(self):
         """
         A session behind a handle never has a stream, so it lives under the
-        idle timeout, not the minute a 2025 session without one gets.
+        handle idle timeout, not the minute a 2025 session without one gets.
         """
-        self.reaper = Reaper(self.sessions, self.app.pending,
-                             LifetimePolicy(), self.clock)
+        policy = LifetimePolicy()
+        self.reaper = Reaper(self.sessions, self.app.pending, policy,
+                             self.clock)
         handle = yield self.openSession()
-        self.elapse(1790)
+        self.elapse(policy.handleIdleTimeout - 10)
         self.assertIsNotNone(self.sessions.get(handle))
         self.elapse(20)
         self.assertIsNone(self.sessions.get(handle))

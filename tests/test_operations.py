@@ -8,6 +8,7 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon.admin import AdminBeside, Health
+from gsmcpd.daemon.drain import Drain
 from gsmcpd.daemon.operations import (
     STATUS_INTERVAL, Operations, OperationsService)
 from gsmcpd.daemon.settings import ConfigError
@@ -42,9 +43,11 @@ class OperationsTests(TestCase):
         self.health = Health(lambda: self.sessions)
         self.notifier = RecordingNotifier()
         self.serving = Deferred()
+        self.refused = []
         self.service = OperationsService(
-            self.health, self.notifier, lambda: self.serving, 5.0,
-            self.clock)
+            self.health, self.notifier, lambda: self.serving,
+            Drain(self.health, lambda: self.refused.append(True), 5.0,
+                  self.clock), self.clock)
 
     def test_readyOnlyOnceServing(self):
         self.service.startService()
@@ -75,6 +78,7 @@ class OperationsTests(TestCase):
         self.sessions = 2
         stopped = self.service.stopService()
         self.assertTrue(self.health.stopping)
+        self.assertEqual(self.refused, [True])
         self.assertEqual(self.health.describe()[0], 503)
         self.assertIn(("STOPPING", "draining for 5s, then logging 2 "
                        "sessions out"), self.notifier.sent)
@@ -87,9 +91,10 @@ class OperationsTests(TestCase):
 
 class Settings:
 
-    def __init__(self, adminPort=None, drainGrace=0.0):
+    def __init__(self, adminPort=None, drainGrace=0.0, agentPort=None):
         self.adminPort = adminPort
         self.drainGrace = drainGrace
+        self.agentPort = agentPort
 
 
 class OperationsAssemblyTests(TestCase):
@@ -109,7 +114,76 @@ class OperationsAssemblyTests(TestCase):
         self.assertEqual([s.name for s in operations.services(None)],
                          ["admin", "operations"])
 
+    def test_agentCheckPort(self):
+        """
+        With --agent-port the agent check listens beside the admin routes,
+        and the daemon serves only once it does.
+        """
+        operations = Operations(Settings(agentPort="tcp:0:interface=127.0.0.1"), Clock(), environ={})
+        self.assertEqual([s.name for s in operations.services(None)],
+                         ["agent-check", "operations"])
+        self.assertIsNot(operations.whenListening(_Endpoint()),
+                         _Endpoint.whenListening)
+
+    def test_badAgentPortNamesTheSetting(self):
+        error = self.assertRaises(ConfigError, Operations,
+                                  Settings(agentPort="tcp:nope"), Clock(),
+                                  environ={})
+        self.assertIn("--agent-port 'tcp:nope'", str(error))
+
     def test_badAdminPortNamesTheSetting(self):
         error = self.assertRaises(ConfigError, Operations,
                                   Settings("tcp:nope"), Clock(), environ={})
         self.assertIn("--admin-port 'tcp:nope'", str(error))
+
+
+class _Endpoint:
+
+    def whenListening(self):
+        return Deferred()
+
+
+class _Control:
+    gone = None
+
+
+class _Pool:
+    maxSessions = 4
+
+    def __len__(self):
+        return 1
+
+
+class _Sessions(list):
+    warm = ()
+
+
+class ObserveTests(TestCase):
+
+    def test_stoneReachable(self):
+        """
+        The metrics say whether the daemon's own session reaches the
+        stone, as /healthz does.
+        """
+        operations = Operations(Settings(), Clock(), environ={})
+        control = _Control()
+        operations.observe(_Sessions(), _Pool(), control)
+        self.assertIn(b"gsmcpd_stone_reachable 1.0",
+                      operations.metrics.render())
+        control.gone = "the stone restarted"
+        self.assertIn(b"gsmcpd_stone_reachable 0.0",
+                      operations.metrics.render())
+
+    def test_agentCountsWarmSlotsAsRoom(self):
+        """
+        The agent check's weight counts an idle read session's slot as
+        room: a new session would take it.
+        """
+        operations = Operations(Settings(agentPort="tcp:0:interface=127.0.0.1"), Clock(),
+                                environ={})
+        sessions = _Sessions()
+        sessions.warm = [object()]
+        operations.observe(sessions, _Pool(), _Control())
+        operations.health.serving = True
+        agent = operations.services(None)[0]
+        self.assertEqual(agent.factory.capacity.line(), b"up ready 100%\n")

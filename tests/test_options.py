@@ -3,12 +3,15 @@ Tests for L{gsmcpd.daemon.options}: the daemon's settings, from options or
 the environment, and the refusals of those that cannot work.
 """
 
+import io
 import json
 import os
 import re
+import sys
 
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd import __version__
 from gsmcpd.daemon.options import Config, ConfigError, Options
 from gsmcpd.daemon.settings import declaredSettings
 
@@ -33,7 +36,7 @@ class ConfigTests(SynchronousTestCase):
     def test_defaults(self):
         config = self.configure(["--simulated"])
         self.assertEqual(config.port, "tcp:8000:interface=127.0.0.1")
-        self.assertEqual(config.maxSessions, 3)
+        self.assertEqual(config.maxSessions, 10)
         self.assertEqual(config.allowedOrigins, ())
 
     def test_environmentMeansTheSame(self):
@@ -85,6 +88,122 @@ class ConfigTests(SynchronousTestCase):
         self.assertIn("--gci-library", self.refusal(
             ["--simulated", "--gci-library", "/x.so"]))
 
+    def test_simulatedContradictsAnotherStone(self):
+        """
+        The simulated stone is gs64stone; naming another is a contradiction,
+        not a setting to ignore.
+        """
+        self.assertEqual(
+            self.refusal(["--simulated", "--stone", "nosuchstone"]),
+            "--simulated starts its own stone, gs64stone, so --stone "
+            "nosuchstone cannot apply")
+        self.assertEqual(self.configure(["--simulated", "--stone",
+                                         "gs64stone"]).stone, "gs64stone")
+
+    def test_barePortMeansLoopback(self):
+        config = self.configure(["--simulated", "--port", "40191",
+                                 "--admin-port", "40192"])
+        self.assertEqual((config.port, config.adminPort),
+                         ("tcp:40191:interface=127.0.0.1",
+                          "tcp:40192:interface=127.0.0.1"))
+        self.assertEqual(
+            self.configure([], {"GSMCP_SIMULATED": "1",
+                                "GSMCP_PORT": "40191"}).port,
+            "tcp:40191:interface=127.0.0.1")
+
+    def test_timeoutsRenamed(self):
+        """
+        --call-timeout and --http-read-timeout; their former names still
+        work, with a warning naming the new one.
+        """
+        options = Options()
+        options.parseOptions(["--simulated", "--call-timeout", "5",
+                              "--http-read-timeout", "7"])
+        config = options.config({})
+        self.assertEqual((config.callTimeout, config.httpReadTimeout,
+                          config.connectionLimits.requestDeadline,
+                          options.warnings), (5, 7, 7, []))
+        options = Options()
+        options.parseOptions(["--simulated", "--request-timeout", "5"])
+        config = options.config({"GSMCP_REQUEST_DEADLINE": "7"})
+        self.assertEqual((config.callTimeout, config.httpReadTimeout),
+                         (5, 7))
+        self.assertEqual(options.warnings, [
+            "--request-timeout is deprecated and will be removed: use "
+            "--call-timeout",
+            "GSMCP_REQUEST_DEADLINE is deprecated and will be removed: use "
+            "GSMCP_HTTP_READ_TIMEOUT"])
+
+    def test_newNameWinsOverTheFormer(self):
+        config = self.configure(["--simulated", "--request-timeout", "5",
+                                 "--call-timeout", "6"])
+        self.assertEqual(config.callTimeout, 6)
+
+    def test_formerNameRefusalNamesIt(self):
+        self.assertEqual(
+            self.refusal(["--simulated", "--request-deadline", "soon"]),
+            "--request-deadline 'soon': expected seconds or 'none'")
+
+    def test_configurationFile(self):
+        """
+        A TOML file gives any setting under its option's name; the
+        environment and the command line win over it.
+        """
+        path = self.mktemp()
+        with open(path, "w") as f:
+            f.write('simulated = true\nport = 40191\nmax-sessions = 5\n'
+                    'allowed-origin = ["http://localhost:3000"]\n'
+                    'toolsets = ["execution", "browsing"]\n'
+                    'toolset-options = {}\ncall-timeout = 2.5\n')
+        options = Options()
+        options.parseOptions(["--config", path, "--max-sessions", "4"])
+        config = options.config({"GSMCP_CALL_TIMEOUT": "9"})
+        self.assertEqual(
+            (config.simulated, config.port, config.maxSessions,
+             config.allowedOrigins, config.toolsetNames, config.callTimeout),
+            (True, "tcp:40191:interface=127.0.0.1", 4,
+             ("http://localhost:3000",), ("execution", "browsing"), 9))
+        self.assertEqual(
+            {name: source.kind for name, source in options.sources.items()
+             if source.kind != "default"},
+            {"simulated": "file", "port": "file", "maxSessions": "option",
+             "allowedOrigins": "file", "toolsetNames": "file",
+             "toolsetOptions": "file", "callTimeout": "environment"})
+
+    def test_configurationFileFromTheEnvironment(self):
+        path = self.mktemp()
+        with open(path, "w") as f:
+            f.write("simulated = true\nmax-sessions = 6\n")
+        self.assertEqual(self.configure([], {"GSMCP_CONFIG": path})
+                         .maxSessions, 6)
+
+    def test_unknownKeyRefused(self):
+        path = self.mktemp()
+        with open(path, "w") as f:
+            f.write("simulated = true\nmax-session = 6\n")
+        self.assertEqual(self.refusal(["--config", path]),
+                         f"{path}: 'max-session' is not a setting (did you "
+                         "mean 'max-sessions'?)")
+
+    def test_fileValueRefusalNamesFileAndKey(self):
+        path = self.mktemp()
+        with open(path, "w") as f:
+            f.write("simulated = true\nmax-sessions = 0\n")
+        self.assertEqual(self.refusal(["--config", path]),
+                         f"{path}: max-sessions = '0': expected a positive "
+                         "count or 'none'")
+
+    def test_version(self):
+        """
+        twistd gsmcp --version is gsmcpd's.
+        """
+        out = io.StringIO()
+        self.patch(sys, "stdout", out)
+        exit = self.assertRaises(SystemExit, Options().parseOptions,
+                                 ["--version"])
+        self.assertEqual((exit.code, out.getvalue()),
+                         (0, f"gsmcpd {__version__}\n"))
+
     def test_gemNrsContradictsNetldi(self):
         self.assertIn("--gem-nrs", self.refusal(
             ["--password-file", self.passwordFile(), "--gem-nrs", "!x",
@@ -113,11 +232,11 @@ class ConfigTests(SynchronousTestCase):
     def test_lifetimeSettings(self):
         config = self.configure(
             ["--simulated", "--toolsets", "execution", "--idle-timeout",
-             "none", "--probe-after", "600", "--request-timeout", "2",
+             "none", "--probe-after", "600", "--call-timeout", "2",
              "--max-commits-behind", "none", "--worker-user", "McpReadOnly"])
         self.assertEqual(
             (config.lifetime.idleTimeout, config.lifetime.probeAfter,
-             config.requestTimeout, config.maxCommitsBehind,
+             config.callTimeout, config.maxCommitsBehind,
              config.workerUser),
             (None, 600, 2, None, "McpReadOnly"))
 
@@ -125,8 +244,8 @@ class ConfigTests(SynchronousTestCase):
         self.assertIn("--probe-after", self.refusal(
             ["--simulated", "--toolsets", "execution", "--idle-timeout",
              "100", "--probe-after", "200"]))
-        self.assertIn("--request-timeout", self.refusal(
-            ["--simulated", "--toolsets", "execution", "--request-timeout",
+        self.assertIn("--call-timeout", self.refusal(
+            ["--simulated", "--toolsets", "execution", "--call-timeout",
              "soon"]))
         self.assertIn("--max-commits-behind", self.refusal(
             ["--simulated", "--toolsets", "execution",
@@ -241,7 +360,10 @@ class ConfigTests(SynchronousTestCase):
         The variables operators' environment files already use.
         """
         self.assertEqual(
-            {declared.environ for _, declared in declaredSettings(Config)},
+            {declared.environ for _, declared in declaredSettings(Config)}
+            | {"GSMCP_" + declared.formerly.upper().replace("-", "_")
+               for _, declared in declaredSettings(Config)
+               if declared.formerly},
             {"GSMCP_PORT", "GSMCP_STONE", "GSMCP_HOST", "GSMCP_NETLDI",
              "GSMCP_GEM_NRS", "GSMCP_USER", "GSMCP_PASSWORD_FILE",
              "GSMCP_HOST_USER", "GSMCP_HOST_PASSWORD_FILE",
@@ -249,8 +371,8 @@ class ConfigTests(SynchronousTestCase):
              "GSMCP_WARM_READS",
              "GSMCP_TOOLSETS", "GSMCP_TOOLSET_OPTIONS", "GSMCP_SERVER_NAME",
              "GSMCP_SERVER_VERSION", "GSMCP_SERVER_TITLE",
-             "GSMCP_INSTRUCTIONS_FILE", "GSMCP_IDLE_TIMEOUT",
-             "GSMCP_ADMIN_PORT", "GSMCP_DRAIN_GRACE", "GSMCP_LOG_FORMAT",
+             "GSMCP_INSTRUCTIONS_FILE", "GSMCP_IDLE_TIMEOUT", "GSMCP_HANDLE_IDLE_TIMEOUT",
+             "GSMCP_ADMIN_PORT", "GSMCP_AGENT_PORT", "GSMCP_DRAIN_GRACE", "GSMCP_LOG_FORMAT",
              "GSMCP_PROBE_AFTER", "GSMCP_STREAMLESS_IDLE_TIMEOUT",
              "GSMCP_STREAM_LOSS_GRACE", "GSMCP_MAX_LIFETIME",
              "GSMCP_REQUEST_TIMEOUT", "GSMCP_MAX_COMMITS_BEHIND",
@@ -263,7 +385,8 @@ class ConfigTests(SynchronousTestCase):
              "GSMCP_AUTH_SCOPE_TOOLSETS", "GSMCP_READ_ONLY",
              "GSMCP_ALLOW_UNAUTHENTICATED_REMOTE", "GSMCP_AUDIT_LOG",
              "GSMCP_ALLOWED_HOSTS",
-             "GSMCP_REQUEST_DEADLINE", "GSMCP_MAX_CONNECTIONS",
+             "GSMCP_REQUEST_DEADLINE", "GSMCP_HTTP_READ_TIMEOUT",
+             "GSMCP_CALL_TIMEOUT", "GSMCP_MAX_CONNECTIONS",
              "GSMCP_MAX_CONNECTIONS_PER_PEER"})
 
     def test_toolsetOptionsExampleWorks(self):

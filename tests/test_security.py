@@ -361,12 +361,16 @@ class SecurityServicesTests(SynchronousTestCase):
         gate = bearerGate(config, Clock())
         fetches = []
         gate.validator.keys.refresh = lambda: fetches.append(1)
-        [service] = securityServices(None, None, None, gate)
+        [hangup, service] = securityServices(None, None, None, gate)
         service.startService()
         self.assertEqual(fetches, [1])
 
-    def test_none(self):
-        self.assertEqual(securityServices(None, None, None, None), [])
+    def test_hangupAlways(self):
+        """
+        A plain-HTTP daemon without an audit file still handles SIGHUP.
+        """
+        self.assertEqual([service.name for service in securityServices(
+            None, None, None, None)], ["hangup"])
 
 
 class AuthenticatedModernTests(_Authenticated, ModernTestCase):

@@ -140,6 +140,31 @@ class ServingTests(SynchronousTestCase):
                                   (("outcome", "ok"),))], 1.0)
         self.assertIn(("process_open_fds", ()), scraped)
 
+    def test_settingsFromTheFile(self):
+        """
+        gsmcpd --config FILE serve takes its settings from FILE (a
+        deprecated name there is logged), and --port PORT listens on
+        loopback.
+        """
+        directory = tempfile.mkdtemp()
+        port = freePort()
+        path = os.path.join(directory, "gsmcpd.toml")
+        with open(path, "w") as f:
+            f.write('simulated = true\nserver-title = "from the file"\n'
+                    'request-timeout = 30\n')
+        daemon = Daemon(directory, port=port, stone=(), command=(
+            *GSMCPD_SERVE[:-1], "--config", path, "serve"),
+            endpoint=str(port))
+        self.addCleanup(daemon.stop)
+        status, _, body = daemon.rpc("initialize",
+                                     protocolVersion="2025-11-25")
+        self.assertEqual(body["result"]["serverInfo"]["title"],
+                         "from the file (simulated stone)")
+        self.assertIn(f"serving MCP on tcp:{port}:interface=127.0.0.1 ",
+                      daemon.log())
+        self.assertIn(f"{path}: request-timeout is deprecated and will be "
+                      "removed: use call-timeout", daemon.log())
+
     def test_adminPort(self):
         admin = freePort()
         daemon = self.serve("--admin-port", f"tcp:{admin}:interface=127.0.0.1")

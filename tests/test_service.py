@@ -189,7 +189,7 @@ class AssemblyTests(SynchronousTestCase):
     def test_tree(self):
         service = self.assembled()
         self.assertEqual([child.name for child in service],
-                         ["stone", "reaper", "hygiene", "control", "heap",
+                         ["stone", "hangup", "reaper", "hygiene", "control", "heap",
                           "listening", "operations"])
         self.assertIsInstance(service.getServiceNamed("stone"), StoneService)
         self.assertIsInstance(service.getServiceNamed("listening"),

@@ -9,9 +9,8 @@ import attr
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.daemon.settings import (
-    ConfigError, count, countOrNone, declaredSettings, flag, optionOf,
-    optionsFor, parseFlag, positiveSecondsOrNone, repeatable, seconds,
-    secondsOrNone, secretFile, setting, words)
+    AUTH, OPERATIONS, ConfigError, countOrNone, declaredSettings, fileKeys,
+    flag, optionOf, optionsFor, repeatable, secretFile, setting)
 
 
 @attr.s(frozen=True, kw_only=True)
@@ -21,8 +20,9 @@ class Example:
     """
 
     limit = setting("connection-limit", "most connections at once",
-                    parse=countOrNone, default="10")
-    token = setting("token-file", "the token", parse=secretFile, secret=True)
+                    parse=countOrNone, default="10", formerly="max-conns")
+    token = setting("token-file", "the token", parse=secretFile, secret=True,
+                    group=AUTH)
     verbose = flag("verbose", "say more")
     hosts = repeatable("host", "a host (repeatable)", environ="GSMCP_HOSTS")
     derived = attr.ib(init=False, default="not a setting")
@@ -31,12 +31,23 @@ class Example:
 ExampleOptions = optionsFor(Example, "Options of the example.")
 
 
-class DeclarationTests(SynchronousTestCase):
+class Reading:
+    """
+    Reading the example's settings from options, variables and a file.
+    """
 
-    def read(self, argv=(), environ=None):
+    def read(self, argv=(), environ=None, toml=None):
         options = ExampleOptions()
+        if toml is not None:
+            path = self.mktemp()
+            with open(path, "w") as f:
+                f.write(toml)
+            argv = ["--config", path, *argv]
         options.parseOptions(list(argv))
         return options.config(environ or {})
+
+
+class DeclarationTests(Reading, SynchronousTestCase):
 
     def test_defaults(self):
         example = self.read()
@@ -111,58 +122,75 @@ class DeclarationTests(SynchronousTestCase):
         self.assertEqual(example.token, "hunter2")
         self.assertNotIn("hunter2", repr(example))
 
+    def test_groups(self):
+        """
+        A setting names the part of --help it belongs to; operations unless
+        it says.
+        """
+        self.assertEqual([each.group for _, each in declaredSettings(Example)],
+                         [OPERATIONS, AUTH, OPERATIONS, OPERATIONS])
 
-class ParserTests(SynchronousTestCase):
 
-    def test_count(self):
-        self.assertEqual((count("0"), count("2")), (0, 2))
-        for bad in ("-1", "none", "many"):
-            self.assertRaises(ValueError, count, bad)
+class FileTests(Reading, SynchronousTestCase):
+    """
+    The configuration file: below the environment, above the default.
+    """
 
-    def test_countOrNone(self):
-        self.assertEqual(countOrNone("5"), 5)
-        self.assertIsNone(countOrNone("None"))
-        for bad in ("0", "-1", "many"):
-            self.assertRaises(ValueError, countOrNone, bad)
+    def test_fileBelowEnvironmentAndOptions(self):
+        toml = 'connection-limit = 4\nverbose = true\nhost = ["a", "b"]\n'
+        example = self.read([], {}, toml)
+        self.assertEqual((example.limit, example.verbose, example.hosts),
+                         (4, True, ("a", "b")))
+        self.assertEqual(self.read([], {"GSMCP_CONNECTION_LIMIT": "6"},
+                                   toml).limit, 6)
+        self.assertEqual(self.read(["--connection-limit", "7"],
+                                   {"GSMCP_CONNECTION_LIMIT": "6"},
+                                   toml).limit, 7)
+        self.assertEqual(self.read(["--host", "c"], {}, toml).hosts, ("c",))
 
-    def test_seconds(self):
-        self.assertEqual(seconds("0"), 0.0)
-        self.assertEqual(seconds("2.5"), 2.5)
-        for bad in ("-1", "soon", "none"):
-            self.assertRaises(ValueError, seconds, bad)
+    def test_fileFlagOff(self):
+        self.assertFalse(self.read([], {}, "verbose = false\n").verbose)
+        self.assertTrue(self.read(["--verbose"], {},
+                                  "verbose = false\n").verbose)
 
-    def test_secondsOrNone(self):
-        self.assertIsNone(secondsOrNone(" none "))
-        self.assertEqual(secondsOrNone("0"), 0.0)
-        self.assertIn("or 'none'", str(self.assertRaises(
-            ValueError, secondsOrNone, "soon")))
+    def test_fileTypesRefused(self):
+        self.assertIn("expected true or false", str(self.assertRaises(
+            ConfigError, self.read, [], {}, 'verbose = "yes"\n')))
+        self.assertIn("expected text or a number", str(self.assertRaises(
+            ConfigError, self.read, [], {}, "connection-limit = true\n")))
 
-    def test_positiveSecondsOrNone(self):
-        self.assertEqual(positiveSecondsOrNone("3"), 3.0)
-        self.assertIsNone(positiveSecondsOrNone("none"))
-        self.assertRaises(ValueError, positiveSecondsOrNone, "0")
+    def test_unknownKeyRefused(self):
+        error = str(self.assertRaises(ConfigError, self.read, [], {},
+                                      "colour = 1\n"))
+        self.assertRegex(error, r": 'colour' is not a setting \(gsmcpd "
+                         r"serve --help lists them\)$")
 
-    def test_words(self):
-        self.assertEqual(words("a, b c"), ("a", "b", "c"))
-        self.assertEqual(words(" "), ())
+    def test_notToml(self):
+        self.assertIn("not TOML", str(self.assertRaises(
+            ConfigError, self.read, [], {}, "= =\n")))
 
-    def test_flagWords(self):
-        self.assertEqual([parseFlag(w) for w in ("1", "TRUE", "on", "", "no")],
-                         [True, True, True, False, False])
-        self.assertRaises(ValueError, parseFlag, "maybe")
+    def test_missingFile(self):
+        path = self.mktemp()
+        self.assertEqual(str(self.assertRaises(
+            ConfigError, self.read, ["--config", path])),
+            f"--config {path}: No such file or directory")
 
-    def test_secretFile(self):
-        self.assertIn("No such file", str(self.assertRaises(
-            ValueError, secretFile, self.mktemp())))
-        empty = self.mktemp()
-        os.close(os.open(empty, os.O_WRONLY | os.O_CREAT, 0o600))
-        self.assertEqual(str(self.assertRaises(ValueError, secretFile, empty)),
-                         "the file is empty")
+    def test_formerName(self):
+        """
+        A renamed setting is found under its former option, variable and
+        key, after the current name at each level, with a warning.
+        """
+        options = ExampleOptions()
+        options.parseOptions(["--max-conns", "3"])
+        self.assertEqual(options.config({}).limit, 3)
+        self.assertEqual(options.warnings, [
+            "--max-conns is deprecated and will be removed: use "
+            "--connection-limit"])
+        self.assertEqual(self.read([], {"GSMCP_MAX_CONNS": "4"}).limit, 4)
+        self.assertEqual(self.read([], {}, "max-conns = 5\n").limit, 5)
+        self.assertEqual(self.read([], {"GSMCP_MAX_CONNS": "4",
+                                        "GSMCP_CONNECTION_LIMIT": "6"}).limit,
+                         6)
+        self.assertEqual(fileKeys(Example), ["connection-limit", "max-conns",
+                                             "token-file", "verbose", "host"])
 
-    def test_secretFileOthersMayRead(self):
-        shared = self.mktemp()
-        with open(shared, "w") as f:
-            f.write("hunter2\n")
-        os.chmod(shared, 0o640)
-        self.assertIn("chmod 600", str(self.assertRaises(
-            ValueError, secretFile, shared)))

@@ -49,6 +49,9 @@ def loadLibrary():
     lib.GciTsBreak.argtypes = [ctypes.c_void_p, ctypes.c_int, err]
     lib.GciTsCallInProgress.argtypes = [ctypes.c_void_p, err]
     lib.GciTsClearStack.argtypes = [ctypes.c_void_p, ctypes.c_uint64, err]
+    lib.GciTsResolveSymbol.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64, err]
+    lib.GciTsResolveSymbol.restype = ctypes.c_uint64
+    lib.FakeGciTsMisuses.restype = ctypes.c_int
     return lib
 
 
@@ -86,11 +89,19 @@ class SimulatedStoneTests(SynchronousTestCase):
         self.addCleanup(self.lib.GciTsLogout, session, ctypes.byref(GciErrSType()))
         return session
 
-    def execute(self, session, source):
-        err, buffer = GciErrSType(), ctypes.create_string_buffer(MAX_RESULT)
+    def resolve(self, session, name):
+        err = GciErrSType()
+        oop = self.lib.GciTsResolveSymbol(session, name.encode(), 0x14, ctypes.byref(err))
+        if oop == 0x01:
+            raise GciFailed(err)
+        return oop
+
+    def execute(self, session, source, sourceClass="Utf8", maxResult=MAX_RESULT):
+        err, buffer = GciErrSType(), ctypes.create_string_buffer(maxResult + 1)
         data = source.encode()
-        size = self.lib.GciTsExecuteFetchBytes(session, data, len(data), 0x14, 0x01, 0x14,
-                                               buffer, MAX_RESULT, ctypes.byref(err))
+        size = self.lib.GciTsExecuteFetchBytes(session, data, len(data),
+                                               self.resolve(session, sourceClass), 0x01, 0x14,
+                                               buffer, maxResult, ctypes.byref(err))
         if size < 0:
             raise GciFailed(err)
         return buffer.raw[:size]
@@ -289,7 +300,7 @@ class TransactionTests(SimulatedStoneTests):
         self.evaluate(second, "UserGlobals at: #ConflictX put: 2")
         self.assertTrue(self.template(first, "commit")["result"]["committed"])
         self.assertEqual(self.template(second, "commit")["result"], {
-            "committed": False, "conflicts": {"Write-Write": {"count": 1, "names": []}}})
+            "committed": False, "conflicts": {"Write-Write": {"count": 2, "names": []}}})
         error = self.template(second, "refresh")["error"]
         self.assertEqual((error["number"], error["class"]), (2409, "TransactionError"))
         self.template(second, "abort")

@@ -25,6 +25,22 @@ class BuildTests(SynchronousTestCase):
         self.assertIn("needs a C compiler", str(e))
         self.assertNotIn("\n", str(e))
 
+    def test_unwritableCacheIsOneLine(self):
+        """
+        A user who cannot write the cache (a service user whose home is
+        /nonexistent) is told, in one line, to set GSMCP_CACHE_DIR.
+        """
+        blocker = self.mktemp()
+        Path(blocker).write_text("not a directory")
+        e = self.assertRaises(
+            build.SimulatorBuildError, build.libraryPath,
+            {**os.environ, "GSMCP_CACHE_DIR": os.path.join(blocker, "cache")})
+        self.assertIn(f"cannot build the simulated stone's libgcits in "
+                      f"{blocker}/cache: ", str(e))
+        self.assertTrue(str(e).endswith("; set GSMCP_CACHE_DIR to a "
+                                        "directory this user may write"))
+        self.assertNotIn("\n", str(e))
+
     def test_buildsOnceIntoCache(self):
         directory = self.mktemp()
         environ = {**os.environ, "GSMCP_CACHE_DIR": directory}

@@ -190,6 +190,50 @@ class ClassTests(CodeTestCase):
         self.assertEqual(self.code.classNamed("Shape").instVarNames, ("sides",))
 
 
+class BindingTests(CodeTestCase):
+    """
+    A class is bound like any global: under its own name where it was
+    defined, and under any names a user binds it to, in any dictionaries.
+    """
+
+    def test_aliasIsABinding(self):
+        self.printed("UserGlobals at: #Acct put: Account")
+        self.assertEqual(self.code.dictionaryEntries("UserGlobals")["Acct"].name, "Account")
+        self.assertEqual(self.printed("Acct == Account"), "true")
+
+    def test_dictionaryAndSymbolOfMatchesByValue(self):
+        """
+        As in GemStone, an alias in an earlier dictionary wins over the
+        class's own name.
+        """
+        self.printed("UserGlobals at: #Acct put: Account")
+        self.assertEqual(self.printed(
+            "System myUserProfile dictionaryAndSymbolOf: Account"),
+            "anArray( a SymbolDictionary named UserGlobals, #Acct)")
+
+    def test_redefinitionBindsWhereItIsTold(self):
+        """
+        inDictionary: binds the new version there and leaves the other
+        bindings holding the old one.
+        """
+        self.code.defineClass("Greeter", "Object", ("name",), dictionary="Banking")
+        self.assertEqual(self.printed("(UserGlobals at: #Greeter) == (Banking at: #Greeter)"),
+                         "false")
+        self.assertEqual(self.code.classNamed("Greeter").version, 2)
+
+    def test_removingTheLastBindingRemovesTheClass(self):
+        self.printed("UserGlobals at: #Acct put: Account")
+        self.printed("UserGlobals removeKey: #Acct")
+        self.assertIsNotNone(self.code.classNamed("Account"))
+        self.printed("Banking removeKey: #SavingsAccount")
+        self.assertIsNone(self.code.classNamed("SavingsAccount"))
+        self.assertEqual(self.code.methods("SavingsAccount"), {})
+
+    def test_kernelBindingsCannotBeRemoved(self):
+        self.assertRaises(errors.SmalltalkError, self.evaluator.evaluate,
+                          "Globals removeKey: #Object")
+
+
 class MethodTests(CodeTestCase):
 
     def test_compileAndRun(self):
@@ -290,25 +334,96 @@ class TransactionTests(CodeTestCase):
         self.commit()
         transaction = other.session.transaction
         self.assertFalse(transaction.commit())
-        self.assertEqual(transaction.conflicts,
-                         {"Write-Write": [("method", "Account", False, "owner")]})
+        self.assertEqual(transaction.conflicts, {"Write-Write": [
+            ("methodDictionary", "Account", False), ("selectors", "Account")]})
 
-    def test_differentMethodsMerge(self):
+    def test_differentMethodsOfOneClassConflict(self):
+        """
+        GemStone's grain is the class: compiling different selectors of one
+        class changes its method dictionary and its SymbolSet in both
+        sessions, so the second commit fails.
+        """
         other = self.other()
         self.code.compileMethod("Account", "one ^1")
         other.compileMethod("Account", "two ^2")
         self.commit()
+        self.assertFalse(other.session.transaction.commit())
+        other.session.transaction.abort()
+        self.assertEqual(set(other.methods("Account")) & {"one", "two"}, {"one"})
+
+    def test_refreshOverAnotherMethodOfTheClass(self):
+        """
+        A view moved over another session's commit to the same class
+        leaves this session's change unable to commit.
+        """
+        other = self.other()
+        self.code.compileMethod("Account", "one ^1")
+        other.compileMethod("Account", "two ^2")
+        self.commit(other)
+        transaction = self.code.session.transaction
+        self.assertFalse(transaction.continueTransaction())
+        self.assertFalse(transaction.commit())
+
+    def test_eitherSideOfOneClassConflicts(self):
+        """
+        The class side has a method dictionary of its own, but the two
+        sides share the SymbolSet (the stricter reading).
+        """
+        other = self.other()
+        self.code.compileMethod("Account", "one ^1")
+        other.compileMethod("Account", "two ^2", meta=True)
+        self.commit()
+        transaction = other.session.transaction
+        self.assertFalse(transaction.commit())
+        self.assertEqual(transaction.conflicts, {"Write-Write": [("selectors", "Account")]})
+
+    def test_differentClassesMerge(self):
+        other = self.other()
+        self.code.compileMethod("Account", "one ^1")
+        other.compileMethod("SavingsAccount", "two ^2")
+        self.commit()
         self.commit(other)
         self.abort()
-        self.assertLessEqual({"one", "two"}, set(self.code.methods("Account")))
+        self.assertIn("two", self.code.methods("SavingsAccount"))
+
+    def test_commentAndDefinitionConflictOnTheClass(self):
+        other = self.other()
+        self.code.setComment("Account", "mine")
+        other.defineClass("Account", "Object", ("balance", "owner"), category="Elsewhere")
+        self.commit()
+        transaction = other.session.transaction
+        self.assertFalse(transaction.commit())
+        self.assertEqual(transaction.conflicts, {"Write-Write": [("class", "Account")]})
+
+    def test_newClassesInOneDictionaryConflict(self):
+        """
+        Adding a binding changes the symbol dictionary: two sessions that
+        each define a class in Banking cannot both commit.
+        """
+        other = self.other()
+        self.code.defineClass("Ledger", "Object", dictionary="Banking")
+        other.defineClass("Journal", "Object", dictionary="Banking")
+        self.commit()
+        transaction = other.session.transaction
+        self.assertFalse(transaction.commit())
+        self.assertEqual(transaction.conflicts, {"Write-Write": [("dictionary", "Banking")]})
 
     def test_conflictReport(self):
+        """
+        The commit template names the classes whose method dictionaries
+        conflict, a class side as such, and counts the SymbolSet it cannot
+        name.
+        """
         other = self.other()
         self.code.compileMethod("Account", "owner ^1", meta=True)
+        self.code.compileMethod("Account", "one ^1")
         other.compileMethod("Account", "owner ^2", meta=True)
+        other.compileMethod("Account", "two ^2")
         self.commit()
-        answer = gem.answer(other.session, Template.named("commit").render({}, 1 << 20))
-        self.assertIn(b'"Account class>>owner"', answer)
+        answer = json.loads(gem.answer(other.session, Template.named("commit").render(
+            {}, 1 << 20)))
+        self.assertEqual(answer["result"], {"committed": False, "conflicts": {
+            "Write-Write": {"count": 3, "names": ["Account class", "Account"]}}})
 
 
 class SearchTests(CodeTestCase):

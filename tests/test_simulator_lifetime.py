@@ -24,7 +24,7 @@ from gsmcpd.testing.simulator.objects import printString
 from gsmcpd.testing.simulator.repository import ABSENT
 from gsmcpd.testing.simulator.stone import (
     DEFAULT_PASSWORD, DEFAULT_USER, GCI_ONETIME_PASSWORD, READ_ONLY_USER, Stone)
-from gsmcpd.testing.simulator.system import USER_GLOBALS, globalKey
+from gsmcpd.testing.simulator.system import PUBLISHED, USER_GLOBALS, globalKey
 from gsmcpd.tools.templates.render import Template
 
 from tests.test_simulator import GciErrSType, GciFailed, SimulatedStoneTests
@@ -50,8 +50,13 @@ class InProcessTests(SynchronousTestCase):
         return self.stone.login(user, password, flags)
 
     def commitElsewhere(self, times=1):
+        """
+        Commit from another session, into a dictionary of its own (a
+        binding added to UserGlobals would conflict with one this
+        session adds there).
+        """
         for n in range(times):
-            self.stone.commitFromOutside(globalKey(USER_GLOBALS, f"Elsewhere{n}"), n)
+            self.stone.commitFromOutside(globalKey(PUBLISHED, f"Elsewhere{n}"), n)
 
 
 class ViewTests(InProcessTests):

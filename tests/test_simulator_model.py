@@ -40,7 +40,7 @@ class TransactionTests(SynchronousTestCase):
         second.write(self.key, 2)
         self.assertTrue(first.commit())
         self.assertFalse(second.commit())
-        self.assertEqual(second.conflicts, {"Write-Write": [self.key]})
+        self.assertEqual(second.conflicts, {"Write-Write": [("dictionary", "UserGlobals"), self.key]})
         self.assertFalse(second.continueTransaction())
         second.abort()
         self.assertTrue(second.continueTransaction())
@@ -49,12 +49,30 @@ class TransactionTests(SynchronousTestCase):
     def test_continueKeepsWrites(self):
         mine, other = self.transaction(), self.transaction()
         mine.write(self.key, 1)
-        other.write(("global", "UserGlobals", "Y"), 2)
+        other.write(("global", "Published", "Y"), 2)
         other.commit()
         self.assertEqual(mine.commitsBehind, 1)
         self.assertTrue(mine.continueTransaction())
         self.assertEqual((mine.commitsBehind, mine.read(self.key)), (0, 1))
-        self.assertEqual(mine.read(("global", "UserGlobals", "Y")), 2)
+        self.assertEqual(mine.read(("global", "Published", "Y")), 2)
+
+    def test_replacingValuesConflictsPerBinding(self):
+        """
+        Replacing the value of a binding changes that binding only;
+        adding or removing one changes the dictionary.
+        """
+        setup = self.transaction()
+        for name in ("X", "Y"):
+            setup.write(("global", "UserGlobals", name), 0)
+        self.assertTrue(setup.commit())
+        first, second, third = self.transaction(), self.transaction(), self.transaction()
+        first.write(self.key, 1)
+        second.write(("global", "UserGlobals", "Y"), 2)
+        third.write(("global", "UserGlobals", "Y"), ABSENT)
+        self.assertTrue(first.commit())
+        self.assertTrue(second.commit())
+        self.assertFalse(third.commit())
+        self.assertEqual(third.conflicts, {"Write-Write": [("global", "UserGlobals", "Y")]})
 
     def test_readingIsNotWriting(self):
         writer = self.transaction()

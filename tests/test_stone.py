@@ -7,7 +7,7 @@ import os
 
 import attr
 from twisted.internet.defer import Deferred, fail, succeed
-from twisted.logger import Logger
+from twisted.logger import Logger, LogLevel, formatEvent
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 from twisted.application.service import IService
@@ -21,7 +21,7 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.gci.session import LoginParameters
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
-from tests.fakes import FakeGem
+from tests.fakes import FakeGem, SmalltalkRaised
 
 
 class LoginGem(FakeGem):
@@ -210,8 +210,8 @@ class FakeSessions:
     def __init__(self, journal):
         self.journal = journal
 
-    def closeAll(self, reason):
-        self.journal.append(f"close all: {reason}")
+    def closeAll(self, reason, code):
+        self.journal.append(f"close all: {reason} ({code})")
         return succeed(None)
 
 
@@ -263,6 +263,45 @@ class StoneServiceTests(SynchronousTestCase):
                          "cannot log in to GemStone as 'DataCurator': "
                          "GemStone error 4051: the password is wrong")
 
+    def test_reportsLackingCapabilities(self):
+        """
+        Once logged in, the service says which optional messages the stone
+        lacks, once, in the log.
+        """
+        events = []
+        gem = LoginGem("control")
+        gem.results["lacking_capabilities"] = lambda args: ["descriptionOfSession:"]
+        service = StoneService(ControlSession(lambda: gem), FakeSessions(self.journal),
+                               "DataCurator")
+        service.log = Logger(observer=events.append)
+        service.startService()
+        self.successResultOf(service.whenReady())
+        [event] = events
+        self.assertEqual((event["log_level"], event["lacking"]),
+                         (LogLevel.warn, ["descriptionOfSession:"]))
+        self.assertIn("this stone lacks System descriptionOfSession: (how far a view is "
+                      "behind is unknown", formatEvent(event))
+        self.assertEqual([tag for tag, _ in gem.calls], ["lacking_capabilities"])
+
+    def test_capabilitiesUnknown(self):
+        """
+        A stone that cannot say does not stop the daemon from serving.
+        """
+        events = []
+        gem = LoginGem("control")
+
+        def notUnderstood(arguments):
+            raise SmalltalkRaised(2010, "MessageNotUnderstood", "no")
+        gem.results["lacking_capabilities"] = notUnderstood
+        service = StoneService(ControlSession(lambda: gem), FakeSessions(self.journal),
+                               "DataCurator")
+        service.log = Logger(observer=events.append)
+        service.startService()
+        self.successResultOf(service.whenReady())
+        [event] = events
+        self.assertEqual(event["log_level"], LogLevel.warn)
+        self.assertIn("asking the stone which optional messages it has", formatEvent(event))
+
     def test_workerChecked(self):
         checked = []
         service = StoneService(
@@ -279,7 +318,7 @@ class StoneServiceTests(SynchronousTestCase):
         del self.journal[:]
         self.successResultOf(self.service.stopService())
         self.assertEqual(self.journal, [
-            "close all: the server is stopping", "control logout",
+            "close all: the server is stopping (stopping)", "control logout",
             "simulator stop"])
         self.assertFalse(self.service.running)
 

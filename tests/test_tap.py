@@ -7,6 +7,7 @@ import pathlib
 
 from twisted.application.service import MultiService
 from twisted.internet.testing import MemoryReactorClock
+from twisted.logger import LogLevel, capturedLogs, formatEvent
 from twisted.trial.unittest import SynchronousTestCase
 
 import gsmcpd.daemon
@@ -34,6 +35,20 @@ class MakeServiceTests(SynchronousTestCase):
         self.assertEqual(str(error), "gsmcpd: refusing to start: "
                          "--max-sessions '0': expected a positive count or "
                          "'none'")
+
+    def test_formerNameWarns(self):
+        """
+        A setting given under its former name is logged as a warning naming
+        the new one.
+        """
+        with capturedLogs() as events:
+            tap.makeService(self.options("--simulated", "--toolsets",
+                                         "execution", "--request-timeout",
+                                         "5"), {}, MemoryReactorClock())
+        warnings = [formatEvent(event) for event in events
+                    if event["log_level"] == LogLevel.warn]
+        self.assertEqual(warnings, ["--request-timeout is deprecated and "
+                                    "will be removed: use --call-timeout"])
 
     def test_environmentRead(self):
         error = self.assertRaises(

@@ -3,7 +3,9 @@ Tests for L{gsmcpd.tools.templates.run}: each outcome of running a
 template, from a fake gem.
 """
 
-from twisted.internet.defer import fail
+import json
+
+from twisted.internet.defer import fail, succeed
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.gci.errors import GciError
@@ -34,6 +36,18 @@ class OutcomeTests(TestCase):
     def test_value(self):
         answer = self.successResultOf(self.outcome(lambda a: 7, True))
         self.assertEqual(answer, TemplateAnswer(7, True))
+
+    def test_warningsResumed(self):
+        """
+        The descriptions of the Warnings the envelope resumed come with the
+        value.
+        """
+        class Noted:
+            def execute(self, source, maxBytes):
+                return succeed(json.dumps({"result": 3, "needsCommit": False,
+                                           "notes": ["careful"]}).encode())
+        answer = self.successResultOf(runTemplate(Noted(), "execute_code", {"code": "x"}))
+        self.assertEqual(answer, TemplateAnswer(3, False, ("careful",)))
 
     def test_smalltalkErrorHasItsKind(self):
         failure = self.failureResultOf(self.outcome(raising(

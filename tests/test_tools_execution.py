@@ -54,6 +54,17 @@ class ExecuteCodeTests(TestCase):
         checkStructured(self.tool, structured)
 
     @inlineCallbacks
+    def test_warningIsANote(self):
+        """
+        A Warning the code signals is resumed; the client reads it after
+        the result.
+        """
+        result = yield self.harness.call(
+            "execute_code", code="(Warning signal: 'deprecated') isNil")
+        self.assertEqual([each["text"] for each in result["content"]],
+                         ["true", "[warning] deprecated"])
+
+    @inlineCallbacks
     def test_compileError(self):
         kind, message = yield self.harness.error("execute_code", code="3 +")
         self.assertEqual(kind, "compileError")

@@ -349,3 +349,65 @@ class SearchMethodSourceTests(SearchTestCase):
         lines = yield self.lines("search_method_source", pattern="'ann'")
         self.assertEqual(lines, ["(showing 1-1 of 1)",
                                  "AccountTest>>setUp  [running]"])
+
+
+class CaseOnlyNamesTests(SearchTestCase):
+    """
+    Names that differ only in case, which an image's String C{<} may not
+    tell apart (the simulated stone's does not) while C{=} does: every
+    search sorts them by a total order, so paging across them neither
+    repeats nor skips one.
+    """
+
+    CLASSES = ("Probe", "PROBE")
+
+    def setUp(self):
+        super().setUp()
+        model = codeModel(self.harness)
+        model.defineClass("CaseTarget", "Object")
+        for name in self.CLASSES:
+            model.defineClass(name, "Object")
+            model.compileMethod(name, "caseProbe\n\t^CaseTarget new caseProbeSent", "probing")
+
+    @inlineCallbacks
+    def pagedClassNames(self, tool, **arguments):
+        names = []
+        for offset in range(len(self.CLASSES)):
+            _, structured = yield checked(self.harness, tool, offset=offset, limit=1,
+                                          **arguments)
+            names += [each["className"] for each in structured["methods"]]
+        return names
+
+    @inlineCallbacks
+    def test_findImplementors(self):
+        names = yield self.pagedClassNames("find_implementors", selector="caseProbe")
+        self.assertEqual(names, ["PROBE", "Probe"])
+
+    @inlineCallbacks
+    def test_findSenders(self):
+        names = yield self.pagedClassNames("find_senders", selector="caseProbeSent")
+        self.assertEqual(names, ["PROBE", "Probe"])
+
+    @inlineCallbacks
+    def test_findReferencesTo(self):
+        names = []
+        for offset in range(len(self.CLASSES)):
+            result = yield called(self.harness, "find_references_to",
+                                  {"name": "CaseTarget", "offset": offset, "limit": 1})
+            names += [each["className"] for each in result["structuredContent"]["methods"]]
+        self.assertEqual(names, ["PROBE", "Probe"])
+
+    @inlineCallbacks
+    def test_searchMethodSource(self):
+        """
+        The scan's order of classes and of selectors is total too.
+        """
+        model = codeModel(self.harness)
+        model.compileMethod("Probe", "CASEPROBE\n\t^'caseProbe'", "probing")
+        seen = []
+        for offset in range(3):
+            _, structured = yield checked(self.harness, "search_method_source",
+                                          pattern="caseProbe", offset=offset, limit=1)
+            seen += [f"{each['className']}>>{each['selector']}"
+                     for each in structured["methods"]]
+        self.assertEqual(seen, ["PROBE>>caseProbe", "Probe>>CASEPROBE", "Probe>>caseProbe"])

@@ -67,6 +67,7 @@ class TransactionTests(TestCase):
         dirty = yield self.first.call("status")
         self.assertTrue(dirty["structuredContent"]["uncommittedChanges"])
         self.assertIn("uncommitted changes: yes", dirty["content"][0]["text"])
+        self.assertIn("server restart", dirty["content"][0]["text"])
 
     @inlineCallbacks
     def test_everyMoveOfTheViewForgetsReads(self):
@@ -78,6 +79,42 @@ class TransactionTests(TestCase):
             self.first.session.ledger.recordRead(KEY, "text")
             yield self.first.text(tool)
             self.assertIsNone(self.first.session.ledger.lastRead(KEY), tool)
+
+
+class ClassGrainTests(TestCase):
+    """
+    GemStone's conflicts are per class: two clients changing one class take
+    turns, whichever methods they change.
+    """
+
+    def setUp(self):
+        self.first = ToolHarness(("mutation", "session"))
+        self.second = self.first.newClient()
+
+    @inlineCallbacks
+    def compileBoth(self, firstClass, secondClass):
+        for client, className, source in ((self.first, firstClass, "one\n\t^1"),
+                                          (self.second, secondClass, "two\n\t^2")):
+            result = yield client.call("compile_method", className=className, source=source)
+            self.assertFalse(result.get("isError"), result)
+        self.assertEqual((yield self.first.text("commit")), "Committed.")
+
+    @inlineCallbacks
+    def test_differentMethodsOfOneClassCannotBothCommit(self):
+        yield self.compileBoth("Account", "Account")
+        result = yield self.second.call("commit")
+        error = result["structuredContent"]["error"]
+        self.assertEqual(error["kind"], "refused")
+        self.assertEqual(error["conflicts"],
+                         {"Write-Write": {"count": 2, "names": ["Account"]}})
+        message = result["content"][0]["text"]
+        self.assertIn("(Write-Write: 2 objects (Account))", message)
+        self.assertIn("two people editing one class must take turns", message)
+
+    @inlineCallbacks
+    def test_differentClassesBothCommit(self):
+        yield self.compileBoth("Account", "SavingsAccount")
+        self.assertEqual((yield self.second.text("commit")), "Committed.")
 
 
 class ConflictTests(SynchronousTestCase):

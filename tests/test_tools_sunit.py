@@ -8,6 +8,7 @@ import jsonschema
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
+from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.tools.base import effectiveHints
 
 from tests.test_tools_listing import codeModel
@@ -219,23 +220,54 @@ class RunTestMethodTests(TestingTestCase):
             self.assertEqual((lines, structured), ([line], entry))
 
     @inlineCallbacks
-    def test_passedWhenRunAlone(self):
+    def test_failingTestRunsOnce(self):
         """
-        A test that fails in its run and passes when run again by itself
-        says so, with no exception class to name.
+        A failing test runs once: its side effect happens once, and its
+        exception is the one its own run signalled (an earlier template
+        ran it again, alone, to find the exception).
         """
         self.model.compileMethod(
-            "AccountTest", "testFlaky\n\tUserGlobals at: #FlakyRuns put: "
-            "(UserGlobals at: #FlakyRuns ifAbsent: [0]) + 1.\n\tself "
-            "assert: (UserGlobals at: #FlakyRuns) > 1", "tests")
+            "AccountTest", "testCounted\n\tUserGlobals at: #CountedRuns put: "
+            "(UserGlobals at: #CountedRuns ifAbsent: [0]) + 1.\n\tself "
+            "assert: (UserGlobals at: #CountedRuns) > 1", "tests")
         lines, structured = yield checked(
             self.harness, "run_test_method", className="AccountTest",
-            selector="testFlaky")
-        alone = ("passed when run alone (an expected failure that passed, "
-                 "or order-dependent)")
-        self.assertEqual(lines, [f"AccountTest>>testFlaky: failed: {alone}"])
-        self.assertEqual((structured["exceptionClass"],
-                          structured["description"]), (None, alone))
+            selector="testCounted")
+        self.assertEqual(lines, ["AccountTest>>testCounted: failed: TestFailure: "
+                                 "Assertion failed"])
+        self.assertEqual((structured["exceptionClass"], structured["description"]),
+                         ("TestFailure", "Assertion failed"))
+        self.assertEqual(Evaluator(self.harness.gem.session).evaluate(
+            "UserGlobals at: #CountedRuns"), 1)
+
+    @inlineCallbacks
+    def test_expectedWarning(self):
+        """
+        A test that expects a Warning meets it in should:raise:, before the
+        envelope, which resumes the Warnings nothing else handles.
+        """
+        self.model.compileMethod(
+            "AccountTest", "testWarns\n\tself should: [Warning signal: 'w'] raise: Warning.\n"
+            "\tself shouldnt: [Warning signal: 'w'] raise: ZeroDivide", "tests")
+        lines, _ = yield checked(self.harness, "run_test_method", className="AccountTest",
+                                 selector="testWarns")
+        self.assertEqual(lines, ["AccountTest>>testWarns: passed"])
+
+    @inlineCallbacks
+    def test_expectedFailurePassed(self):
+        """
+        A test named in expectedFailures that passes is a failure to SUnit,
+        with no exception to name.
+        """
+        self.model.compileMethod("AccountTest", "expectedFailures\n\t^#(#testDeposit)",
+                                 "tests")
+        lines, structured = yield checked(
+            self.harness, "run_test_method", className="AccountTest",
+            selector="testDeposit")
+        said = "passed, but it is named in expectedFailures"
+        self.assertEqual(lines, [f"AccountTest>>testDeposit: failed: {said}"])
+        self.assertEqual((structured["exceptionClass"], structured["description"]),
+                         (None, said))
 
     @inlineCallbacks
     def test_unknownSelector(self):

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from twisted.trial.unittest import SkipTest, TestCase
 
-ETC = Path(__file__).resolve().parent.parent / "etc"
+ROOT = Path(__file__).resolve().parent.parent
+ETC = ROOT / "etc"
 MOST_EXPOSURE = 2.0
 INSTALLED_COMMAND = "/opt/gsmcpd/venv/bin/gsmcpd"
 
@@ -57,3 +58,34 @@ class UnitTests(TestCase):
                                   r"systemd:domain=INET:index=0")
         self.assertIn("FileDescriptorName=",
                       (ETC / "gsmcpd.socket").read_text())
+
+
+class UnitPromisesTests(TestCase):
+    """
+    What the unit names exists once the operating guide's steps are done.
+    """
+
+    service = (ETC / "gsmcpd.service").read_text()
+
+    def test_documentationInstalled(self):
+        """
+        Documentation= names a file the guide's steps install.
+        """
+        [url] = re.findall(r"^Documentation=file://(\S+)$", self.service,
+                           re.M)
+        steps = (ROOT / "docs" / "operating.rst").read_text()
+        self.assertRegex(steps, r"install .*docs/operating\.rst .*"
+                         + re.escape(url))
+
+    def test_auditLogWritable(self):
+        """
+        The logs directory systemd creates is where the guide and the
+        logrotate file put the audit log; rotation reopens it (SIGHUP via
+        systemctl reload) rather than copying and truncating.
+        """
+        self.assertIn("LogsDirectory=gsmcpd\n", self.service)
+        self.assertIn("ExecReload=/bin/kill -HUP $MAINPID\n", self.service)
+        rotate = (ETC / "logrotate.d" / "gsmcpd").read_text()
+        self.assertIn("/var/log/gsmcpd/audit.log {", rotate)
+        self.assertIn("systemctl reload gsmcpd", rotate)
+        self.assertNotIn("\n    copytruncate", rotate)

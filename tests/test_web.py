@@ -9,15 +9,19 @@ from treq.testing import StubTreq
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.interfaces import IPushProducer
 from twisted.internet.task import Clock
-from twisted.trial.unittest import TestCase
+from twisted.trial.unittest import SynchronousTestCase, TestCase
+from twisted.web.resource import Resource
+from twisted.web.test.requesthelper import DummyRequest
 from zope.interface.verify import verifyObject
 
 from gsmcpd.protocol.dispatch import SESSION_NOTE, Dispatcher, ServerIdentity
 from gsmcpd.gci.errors import GciError
+from gsmcpd.observe.metrics import Metrics
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
-from gsmcpd.transport.http import MAX_BODY_BYTES, McpApp
+from gsmcpd.transport.http import MAX_BODY_BYTES, McpApp, McpSite
 from tests.fakes import FakePool, SmalltalkRaised
+from tests.test_metrics import scrape
 
 JSON = {"content-type": ["application/json"],
         "accept": ["application/json, text/event-stream"]}
@@ -526,3 +530,25 @@ class Collector:
 
     def connectionLost(self, reason):
         pass
+
+
+class SiteMetricsTests(SynchronousTestCase):
+
+    def test_everyResponseCounted(self):
+        """
+        The site counts each finished response by status class, and the
+        bearer gate's refusals by status.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        site = McpSite(Resource(), metrics=metrics)
+        for code, refused in ((200, False), (401, True)):
+            request = DummyRequest([b"mcp"])
+            request.code = code
+            if refused:
+                request.authRefused = True
+            site.log(request)
+        samples = scrape(metrics)
+        self.assertEqual(samples["gsmcpd_http_responses_total"], {
+            (("class", "2xx"),): 1.0, (("class", "4xx"),): 1.0})
+        self.assertEqual(samples["gsmcpd_auth_refusals_total"],
+                         {(("status", "401"),): 1.0})

@@ -21,6 +21,7 @@ from gsmcpd.sessions.client import McpSession
 from gsmcpd.testing.simulator import errors as simulated
 from gsmcpd.testing.simulator.gem import answer
 from gsmcpd.testing.simulator.stone import Stone
+from gsmcpd.tools.base import strictSchema
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.fakes import RecordingSink
 
@@ -65,22 +66,7 @@ class InProcessGem:
         return succeed(None)
 
 
-def strictForm(schema):
-    """
-    An output schema as a result must meet it: every object that lists
-    properties closed and requiring all of them, as the instructions
-    promise (the wire form leaves that unsaid, to keep C{tools/list}
-    short).
-    """
-    strict = dict(schema)
-    if "properties" in schema:
-        strict["properties"] = {name: strictForm(each) for name, each
-                                in schema["properties"].items()}
-        strict["required"] = list(schema["properties"])
-        strict["additionalProperties"] = False
-    if isinstance(schema.get("items"), dict):
-        strict["items"] = strictForm(schema["items"])
-    return strict
+strictForm = strictSchema
 
 
 def checkStructured(tool, structured):

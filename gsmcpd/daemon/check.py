@@ -1,40 +1,43 @@
 """
 C{gsmcpd check}: the preflight an operator would otherwise do by hand.
 
-Each check prints one line, C{OK} with what it found or C{FAIL} with what
-to do about it, in the order a GemStone setup depends on itself (the
-library before the login, the login before the privileges); a failure that
-leaves nothing further to test stops there.  Any failure makes the command
-exit non-zero, so it can gate a deployment.
+Each check prints one line, C{OK} with what it found, C{WARN} with what
+will go wrong under load, or C{FAIL} with what to do about it, in the order
+a GemStone setup depends on itself (the library before the login, the login
+before the privileges); a failure that leaves nothing further to test shows
+the checks it leaves out as C{SKIP}.  Any failure makes the command exit
+non-zero, so it can gate a deployment.  First come the settings that are
+not at their defaults, each with where it came from.
 """
 
 import os
 import re
 import socket
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
+from urllib.parse import urlsplit
 
 import attr
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.threads import deferToThread
 
+from gsmcpd.daemon.certificate import judgeCertificate
 from gsmcpd.daemon.security import authenticated, remoteKeys
-from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.daemon.settings import ConfigError, declaredSettings
+from gsmcpd.daemon.sources import DEFAULT
 from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import GemSession
 from gsmcpd.sessions.workers import WorkerLogins, grantNeeded
+from gsmcpd.tools.templates.capabilities import describeLacking, lackingCapabilities
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.templates.run import runTemplate
-from gsmcpd.transport.tls import splitDescription
 
 STOP_PRIVILEGE = "SystemControl"
 """What stopping another session's gem needs (System stopSession:)."""
 
-EXPIRY_WARNING = timedelta(days=14)
 CONNECT_TIMEOUT = 5.0
 DAEMON_OWN_SESSIONS = 2
-"""Logins the daemon holds besides its clients': its own session, and a
-worker login proved at startup."""
+"""Its own session and a worker login proved at startup, besides clients'."""
 
 LOGIN_FIXES = {
     4051: "check --user and the password in --password-file",
@@ -55,9 +58,13 @@ class Finding:
     ok: bool
     detail: str
     fix: str | None = None
+    mark: str | None = None
+    """C{WARN} or C{SKIP} for a finding that is not a failure, yet not
+    quite OK."""
 
     def line(self):
-        text = f"{'OK  ' if self.ok else 'FAIL'}  {self.subject}: {self.detail}"
+        mark = self.mark or ("OK" if self.ok else "FAIL")
+        text = f"{mark:<4}  {self.subject}: {self.detail}"
         return text + (f" -- fix: {self.fix}" if self.fix else "")
 
 
@@ -65,6 +72,32 @@ class Stop(Exception):
     """
     Nothing further can be checked.
     """
+
+
+def settingsFindings(options):
+    """
+    A line per setting C{options} read from somewhere other than its
+    default (after its C{config()}), saying where; a warning per setting
+    given under a name that is going away.
+    """
+    findings = []
+    for name, declared in declaredSettings(options.settingsClass):
+        source = options.sources.get(name)
+        if source is None or source.kind == DEFAULT:
+            continue
+        given = source.given
+        if isinstance(given, list):
+            given = " ".join(given)
+        elif declared.kind == "flag":
+            given = "on" if given in (1, True) else given
+        findings.append(Finding(f"--{declared.option}", True,
+                                f"{given} (from {source.describe()})"))
+    if not findings:
+        findings.append(Finding("settings", True, "every setting at its "
+                                "default"))
+    findings += [Finding("settings", True, warning, mark="WARN")
+                 for warning in options.warnings]
+    return findings
 
 
 class Preflight:
@@ -85,11 +118,36 @@ class Preflight:
     def failed(self):
         return any(not finding.ok for finding in self.findings)
 
-    def found(self, subject, ok, detail, fix=None):
-        finding = Finding(subject, ok, detail, fix)
+    def found(self, subject, ok, detail, fix=None, mark=None):
+        finding = Finding(subject, ok, detail, fix, mark)
         self.findings.append(finding)
         self._report(finding)
         return finding
+
+    def warned(self, subject, detail, fix):
+        return self.found(subject, True, detail, fix, "WARN")
+
+    def stoneChecks(self):
+        """
+        What the checks of the stone report on, in order.
+        """
+        return ((() if self.config.simulated else ("NetLDI",))
+                + ("login", "stopping gems", "session limit",
+                   "one-time passwords")
+                + (("worker login",) if self.config.workerUser else ()))
+
+    def skipRest(self):
+        """
+        Show each check of the stone a failure left out as skipped, naming
+        the failure.
+        """
+        done = {finding.subject for finding in self.findings}
+        failed = [finding.subject for finding in self.findings
+                  if not finding.ok]
+        for subject in self.stoneChecks():
+            if subject not in done:
+                self.found(subject, True, f"skipped: {failed[0]} failed",
+                           mark="SKIP")
 
     @inlineCallbacks
     def run(self):
@@ -119,6 +177,8 @@ class Preflight:
         finally:
             if simulator is not None:
                 yield simulator.stop()
+        if self.failed:
+            self.skipRest()
         self.checkCertificate()
         yield self.checkJwks()
         return self.findings
@@ -145,9 +205,10 @@ class Preflight:
         try:
             library = loadLibrary(self.config, self.environ)
         except ConfigError as e:
-            self.found("libgcits", False, str(e),
-                       "install GemStone/S 64 3.7 and point GEMSTONE (or "
-                       "--gci-library) at it")
+            # The simulated stone's refusals say what to do themselves.
+            self.found("libgcits", False, str(e), None
+                       if self.config.simulated else "install GemStone/S 64 "
+                       "3.7 and point GEMSTONE (or --gci-library) at it")
             raise Stop()
         self.found("libgcits", True, f"GemStone {library.version} "
                    f"({library.path})")
@@ -207,22 +268,31 @@ class Preflight:
                 f"as SystemUser: (AllUsers userWithId: '{facts['user']}') "
                 f"addPrivilege: #{STOP_PRIVILEGE}. System commitTransaction.")
         self.checkSessionLimit(facts["maxSessionId"])
+        yield self.checkCapabilities(control)
+
+    @inlineCallbacks
+    def checkCapabilities(self, control):
+        try:
+            lacking = yield lackingCapabilities(control)
+        except ToolError as e:
+            return self.found("optional messages", False, e.message,
+                              "see the GemStone error")
+        self.found("optional messages", True, describeLacking(lacking))
 
     def checkSessionLimit(self, stoneLimit):
         wanted = self.config.maxSessions
+        room = max(stoneLimit - DAEMON_OWN_SESSIONS, 1)
         if wanted is None:
-            self.found("session limit", False, f"--max-sessions is none; "
-                       f"the stone allows {stoneLimit} sessions, and the "
-                       "login that exhausts it fails for every gem",
-                       f"set --max-sessions to at most "
-                       f"{max(stoneLimit - DAEMON_OWN_SESSIONS, 1)}")
+            self.warned("session limit", f"--max-sessions is none; the stone "
+                        f"allows {stoneLimit} sessions, and the login that "
+                        "exhausts it fails for every gem",
+                        f"set --max-sessions to at most {room}")
         elif wanted + DAEMON_OWN_SESSIONS > stoneLimit:
-            self.found("session limit", False, f"--max-sessions {wanted} "
-                       f"plus the daemon's own {DAEMON_OWN_SESSIONS} exceed "
-                       f"the stone's {stoneLimit}",
-                       f"lower --max-sessions to "
-                       f"{max(stoneLimit - DAEMON_OWN_SESSIONS, 1)}, or raise "
-                       "the stone's session limit")
+            self.warned("session limit", f"--max-sessions {wanted} plus the "
+                        f"daemon's own {DAEMON_OWN_SESSIONS} exceed the "
+                        f"stone's {stoneLimit}, so logins past it fail",
+                        f"lower --max-sessions to {room}, or raise the "
+                        "stone's session limit")
         else:
             self.found("session limit", True, f"--max-sessions {wanted} "
                        f"(+{DAEMON_OWN_SESSIONS} of the daemon's own) within "
@@ -265,34 +335,17 @@ class Preflight:
                       f"{', '.join(extra)})" if extra else ""))
 
     def checkCertificate(self, now=None):
-        certificate = certificatePath(self.config.port)
-        if certificate is None:
-            self.found("certificate", True, "not used: the daemon speaks "
-                       "plain HTTP on this port (keep it on loopback or "
-                       "behind a TLS proxy)")
-            return
-        try:
-            names, notBefore, notAfter = readCertificate(certificate)
-        except (OSError, ValueError) as e:
-            self.found("certificate", False, f"{certificate}: {e}",
-                       "make the certificate file readable by the daemon's "
-                       "user and PEM-encoded")
-            return
-        now = now or datetime.now(timezone.utc)
-        if now < notBefore or now > notAfter:
-            self.found("certificate", False, f"{certificate} is valid from "
-                       f"{notBefore:%Y-%m-%d} to {notAfter:%Y-%m-%d}",
-                       "renew the certificate")
-        elif not names:
-            self.found("certificate", False, f"{certificate} names no host "
-                       "(no subjectAltName)", "issue it for the host names "
-                       "clients use")
-        else:
-            left = notAfter - now
-            self.found("certificate", True, f"for {', '.join(names)}; valid "
-                       f"until {notAfter:%Y-%m-%d}"
-                       + (" (renew it soon)" if left < EXPIRY_WARNING
-                          else ""))
+        self.found("certificate", *judgeCertificate(
+            self.config.port, self.audienceHost(),
+            now or datetime.now(timezone.utc)))
+
+    def audienceHost(self):
+        """
+        The host clients reach, when --auth-audience names it.
+        """
+        if self.config.authAudience is None:
+            return None
+        return urlsplit(self.config.authAudience).hostname
 
     @inlineCallbacks
     def checkJwks(self):
@@ -345,30 +398,3 @@ def netldiPort(netldi):
         return socket.getservbyname(netldi, "tcp")
     except OSError:
         return None
-
-
-def certificatePath(endpoint):
-    """
-    The certificate file of an C{ssl:} endpoint string, or L{None}.
-    """
-    kind, _, keywords = splitDescription(endpoint)
-    if kind.lower() != "ssl":
-        return None
-    return keywords.get("certKey") or keywords.get("privateKey")
-
-
-def readCertificate(path):
-    """
-    C{(names, notBefore, notAfter)} of the first certificate in a PEM file.
-    """
-    from cryptography import x509
-    with open(path, "rb") as f:
-        certificate = x509.load_pem_x509_certificate(f.read())
-    try:
-        names = certificate.extensions.get_extension_for_class(
-            x509.SubjectAlternativeName).value
-        hosts = [str(each.value) for each in names]
-    except x509.ExtensionNotFound:
-        hosts = []
-    return (hosts, certificate.not_valid_before_utc,
-            certificate.not_valid_after_utc)

@@ -2,9 +2,11 @@
 The C{gsmcpd} command: C{serve}, C{check}, C{client-config}, C{--version}.
 
 C{gsmcpd serve} is C{twistd --nodaemon --pidfile= gsmcp} run in this
-process, so it takes exactly C{twistd gsmcp}'s options; the other commands
-read the same settings (options, then C{GSMCP_*} variables) to know which
-stone and which URL they are about.
+process, so it takes exactly C{twistd gsmcp}'s options (its C{--help} is
+gsmcpd's own, L{gsmcpd.daemon.manual}); the other commands read the same
+settings (options, then C{GSMCP_*} variables, then the C{--config} file) to
+know which stone and which URL they are about.  C{gsmcpd --config FILE
+COMMAND} is C{gsmcpd COMMAND --config FILE}.
 """
 
 import os
@@ -13,26 +15,23 @@ import sys
 from twisted.internet.task import react
 from twisted.python import usage
 
-from gsmcpd import __version__
 from gsmcpd.daemon.clientconfig import (
     CLIENTS, Target, UnknownClient, endpointUrl, snippet)
-from gsmcpd.daemon.options import DEFAULT_PORT, Config, Options
-from gsmcpd.daemon.settings import ConfigError, declaredSettings
+from gsmcpd.daemon.manual import helpText
+from gsmcpd.daemon.options import Config, Options, printVersion
+from gsmcpd.daemon.settings import (
+    ConfigError, declaredSettings, fileKeys)
+from gsmcpd.daemon.sources import (
+    CONFIG_OPTION, CONFIG_VARIABLE, SettingsFile, SettingsFileError)
 from gsmcpd.observe.logformat import JSON_LOGGER
 
-
-def _variable(name):
-    """
-    The environment variable setting C{name} is read from, as declared:
-    these commands read the settings the daemon reads.
-    """
-    return dict(declaredSettings(Config))[name].environ
-
-
-LOG_FORMAT_VARIABLE = _variable("logFormat")
-AUDIENCE_VARIABLE = _variable("authAudience")
-PORT_VARIABLE = _variable("port")
-ISSUER_VARIABLE = _variable("authIssuer")
+DECLARED = dict(declaredSettings(Config))
+"""These commands read the settings the daemon reads, as declared."""
+LOG_FORMAT_VARIABLE = DECLARED["logFormat"].environ
+AUDIENCE_VARIABLE = DECLARED["authAudience"].environ
+PORT_VARIABLE = DECLARED["port"].environ
+ISSUER_VARIABLE = DECLARED["authIssuer"].environ
+HELP_OPTIONS = ("--help", "-h")
 
 
 class ClientConfigOptions(usage.Options):
@@ -43,41 +42,57 @@ class ClientConfigOptions(usage.Options):
                 f"({PORT_VARIABLE}); a bearer token is sent with --bearer or "
                 f"when {ISSUER_VARIABLE} is set.")
     optFlags = [["bearer", None, "the daemon requires a bearer token"]]
+    opt_version = printVersion
     optParameters = [
         ["url", None, None, "the daemon's MCP URL as clients reach it"],
         ["name", None, "gemstone", "the name the client lists it under"],
         ["port", None, None,
-         f"the daemon's endpoint (default: {PORT_VARIABLE})"],
+         f"the daemon's endpoint, or a bare port on 127.0.0.1 (default: "
+         f"{PORT_VARIABLE}, else the --config file's port)"],
+        [CONFIG_OPTION, None, None,
+         f"the daemon's TOML settings file [{CONFIG_VARIABLE}]"],
     ]
 
-    def parseArgs(self, client):
+    def parseArgs(self, client=None):
+        if client is None:
+            raise usage.UsageError("name a client: " + ", ".join(CLIENTS))
         self["client"] = client
 
 
 class CheckOptions(Options):
     synopsis = "[options: those of gsmcpd serve]"
-    longdesc = ("Check the GemStone setup these settings describe, one line "
-                "per check; exit 1 if any check fails.")
+    optFlags = [["templates", None, "run every template on the stone "
+                 "instead (never commits) and report each"],
+                ["json", None, "with --templates: the report as JSON"]]
+
+    def opt_help(self):
+        """
+        Display this help and exit.
+        """
+        sys.stdout.write(helpText(Config, "check"))
+        sys.exit(0)
 
 
 class GsmcpdOptions(usage.Options):
-    synopsis = "Usage: gsmcpd"
     longdesc = "Run, check and connect to gsmcpd: gsmcpd COMMAND --help."
+    optParameters = [[CONFIG_OPTION, None, None, "TOML file of settings, "
+                      f"for any command [{CONFIG_VARIABLE}]"]]
     subCommands = [
         ["serve", None, usage.Options,
-         "run the daemon in the foreground (twistd gsmcp's options; "
-         "gsmcpd serve --help lists them)"],
+         "run the daemon in the foreground (gsmcpd serve --help lists its "
+         "options)"],
         ["check", None, CheckOptions, "check the GemStone setup"],
         ["client-config", None, ClientConfigOptions,
          "print an MCP client's configuration for this daemon"],
     ]
 
-    def opt_version(self):
-        """
-        Print gsmcpd's version and exit.
-        """
-        print(f"gsmcpd {__version__}")
-        sys.exit(0)
+    opt_version = printVersion
+
+    def getSynopsis(self):
+        # A command's usage begins with this.
+        if getattr(self, "subCommand", None):
+            return "Usage: gsmcpd"
+        return "Usage: gsmcpd [--config FILE] COMMAND [options]"
 
     def postOptions(self):
         if self.subCommand is None:
@@ -90,6 +105,9 @@ def serve(arguments, environ=None):
     Run C{twistd -n gsmcp ARGUMENTS} here; answer the exit status.
     """
     from twisted.scripts.twistd import run
+    if any(each in HELP_OPTIONS for each in arguments):
+        sys.stdout.write(helpText(Config))
+        return 0
     environ = os.environ if environ is None else environ
     twistd = ["twistd", "--nodaemon", "--pidfile="]
     if _logFormat(arguments, environ) == "json":
@@ -130,12 +148,17 @@ def check(options):
     Run the preflight, printing each line as it is known; answer 1 if any
     check failed.
     """
-    from gsmcpd.daemon.check import Preflight
+    from gsmcpd.daemon.check import Preflight, settingsFindings
     try:
         config = options.config()
     except ConfigError as e:
         print(f"FAIL  settings: {e}")
         return 1
+    if options["templates"]:
+        from gsmcpd.daemon.templatecheck import checkTemplates
+        return checkTemplates(config, options["json"])
+    for finding in settingsFindings(options):
+        print(finding.line())
 
     def printLine(finding):
         print(finding.line(), flush=True)
@@ -156,11 +179,11 @@ def check(options):
 
 def clientConfig(options, environ=None):
     environ = os.environ if environ is None else environ
-    # With authentication on, the audience is the URL clients use.
-    url = options["url"] or environ.get(AUDIENCE_VARIABLE) or \
-        endpointUrl(options["port"] or environ.get(PORT_VARIABLE)
-                    or DEFAULT_PORT)
-    bearer = options["bearer"] or bool(environ.get(ISSUER_VARIABLE))
+    try:
+        url, bearer = _clientTarget(options, environ)
+    except ConfigError as e:
+        print(f"gsmcpd client-config: {e}", file=sys.stderr)
+        return 2
     if url is None:
         print("gsmcpd client-config: the endpoint does not say which URL "
               "clients reach (socket activation?); pass --url",
@@ -175,22 +198,60 @@ def clientConfig(options, environ=None):
     return 0
 
 
+def _clientTarget(options, environ):
+    """
+    The URL and whether a token is needed, from the options, else the
+    daemon's own settings: with authentication on, the audience is the URL
+    clients use; else the URL follows from the port.
+    """
+    try:
+        settingsFile = SettingsFile.load(
+            options[CONFIG_OPTION] or environ.get(CONFIG_VARIABLE),
+            fileKeys(Config))
+    except SettingsFileError as e:
+        raise ConfigError(str(e))
+    given = {"port": options["port"]}
+
+    def read(name):
+        return DECLARED[name].read(given, environ, settingsFile)
+
+    url = options["url"] or read("authAudience") or endpointUrl(read("port"))
+    bearer = options["bearer"] or bool(read("authIssuer"))
+    return url, bearer
+
+
 def main(argv=None):
     """
     The console script.
     """
-    argv = sys.argv[1:] if argv is None else argv
+    argv = _configAfterCommand(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["serve"]:
         return serve(argv[1:])
     options = GsmcpdOptions()
     try:
         options.parseOptions(argv)
     except usage.UsageError as e:
-        print(f"{options}\ngsmcpd: {e}", file=sys.stderr)
+        # The usage of the command at fault, else gsmcpd's.
+        shown = getattr(options, "subOptions", options)
+        print(f"{shown.getSynopsis()}\n{shown.getUsage()}\ngsmcpd: {e}",
+              file=sys.stderr)
         return 2
     if options.subCommand == "check":
         return check(options.subOptions)
     return clientConfig(options.subOptions)
+
+
+def _configAfterCommand(argv):
+    """
+    C{argv} with a C{--config FILE} given before the command moved after
+    it, where every command's options take it.
+    """
+    option = f"--{CONFIG_OPTION}"
+    if argv[:1] == [option] and len(argv) > 2:
+        return [argv[2], option, argv[1], *argv[3:]]
+    if argv[:1] and argv[0].startswith(option + "=") and len(argv) > 1:
+        return [argv[1], argv[0], *argv[2:]]
+    return argv
 
 
 def run():

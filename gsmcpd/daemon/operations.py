@@ -1,20 +1,21 @@
 """
-The daemon's side of being operated: systemd's notifications, the health a
-load balancer reads, and the drain before a stop.
+The daemon's side of being operated: systemd's notifications, the health
+and capacity a load balancer reads, and the drain before a stop.
 
 It is one service of the tree, started with the listening port and stopped
-before it: on stop it turns C{/healthz} to 503 and tells systemd
-C{STOPPING=1}, then keeps serving for the drain grace, so a load balancer
-stops sending new sessions before the port closes.
+before it: on stop it tells systemd C{STOPPING=1} and drains
+(L{gsmcpd.daemon.drain}), so a load balancer stops sending new sessions
+before the port closes.
 """
 
 from twisted.application.service import Service
 from twisted.internet.defer import DeferredList
-from twisted.internet.task import LoopingCall, deferLater
-from twisted.logger import Logger
+from twisted.internet.task import LoopingCall
 
 from gsmcpd import __version__
 from gsmcpd.daemon.admin import AdminApp, AdminBeside, Health
+from gsmcpd.daemon.agent import AgentFactory, Capacity
+from gsmcpd.daemon.drain import Drain
 from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
 from gsmcpd.daemon.refusal import parseEndpoint
 from gsmcpd.daemon.settings import ConfigError
@@ -32,18 +33,17 @@ class OperationsService(Service):
     @param notifier: the L{gsmcpd.daemon.systemd.SystemdNotifier}.
     @param whenServing: answers a L{Deferred} firing once the stone has
         answered and the port is open (failing if the daemon refused).
-    @param drainGrace: seconds between being told to stop and closing the
-        port.
+    @param drain: the L{Drain} run between being told to stop and closing
+        the port.
     """
 
     name = "operations"
-    log = Logger()
 
-    def __init__(self, health, notifier, whenServing, drainGrace, clock):
+    def __init__(self, health, notifier, whenServing, drain, clock):
         self.health = health
         self.notifier = notifier
         self._whenServing = whenServing
-        self.drainGrace = drainGrace
+        self.drain = drain
         self._clock = clock
         self._status = LoopingCall(self._reportStatus)
         self._status.clock = clock
@@ -67,16 +67,11 @@ class OperationsService(Service):
         super().stopService()
         if self._status.running:
             self._status.stop()
-        self.health.stopping = True
         self.notifier.stopping(
-            f"draining for {self.drainGrace:g}s, then logging "
+            f"draining for {self.drain.grace:g}s, then logging "
             f"{self.health.sessionCount()} sessions out")
         self.notifier.stopWatchdog()
-        if self.drainGrace > 0 and self.health.serving:
-            self.log.info("draining: no new sessions for {grace:g}s, then "
-                          "stopping", grace=self.drainGrace)
-            return deferLater(self._clock, self.drainGrace, lambda: None)
-        return None
+        return self.drain.begin()
 
 
 class Operations:
@@ -96,6 +91,15 @@ class Operations:
         self._notifier = SystemdNotifier(environ)
         self._admin = AdminApp(self.health, self.metrics).resource()
         self._adminEndpoint = None
+        self._pool = None
+        self._sessions = ()
+        self._agentEndpoint = None
+        if config.agentPort is not None:
+            try:
+                self._agentEndpoint = ObservedEndpoint(
+                    parseEndpoint(reactor, config.agentPort))
+            except ValueError as e:
+                raise ConfigError(f"--agent-port {config.agentPort!r}: {e}")
         if config.adminPort is not None:
             try:
                 self._adminEndpoint = ObservedEndpoint(
@@ -119,47 +123,70 @@ class Operations:
         """
         self.health.sessionCount = lambda: len(sessions)
         self.health.controlSession = control
+        self._pool = pool
+        self._sessions = sessions
         self.metrics.watch(
             sessionsOpen=lambda: len(sessions),
             sessionsOpening=lambda: len(pool) - len(sessions),
             sessionsWarm=lambda: len(sessions.warm),
             slotsUsed=lambda: len(pool), slotsLimit=lambda: pool.maxSessions,
             eventStreams=lambda: sum(
-                1 for session in sessions if session.stream is not None))
+                1 for session in sessions if session.stream is not None),
+            stoneReachable=lambda: int(getattr(control, "gone", None) is None))
+
+    def _slotsTaken(self):
+        """
+        The slots a new session cannot have: an idle read session (warm)
+        gives its slot up to one.
+        """
+        return len(self._pool) - len(self._sessions.warm)
 
     def whenListening(self, endpoint):
         """
         What the service tree waits on before it serves: C{endpoint}
-        listening, and the admin port too when there is one.
+        listening, and the admin port and the agent check's too when there
+        are.
         """
-        if self._adminEndpoint is None:
+        others = [(option, other) for option, other in (
+            ("--admin-port", self._adminEndpoint),
+            ("--agent-port", self._agentEndpoint)) if other is not None]
+        if not others:
             return endpoint.whenListening
 
-        def both():
+        def allListening():
             return DeferredList(
-                [endpoint.whenListening(),
-                 self._adminEndpoint.whenListening().addErrback(
-                     _adminRefused)],
+                [endpoint.whenListening()] + [
+                    other.whenListening().addErrback(_refused, option)
+                    for option, other in others],
                 fireOnOneErrback=True, consumeErrors=True).addCallbacks(
                     lambda results: results[0][1],
                     lambda failure: failure.value.subFailure)
-        return both
+        return allListening
 
     def services(self, whenServing):
         """
         The services to start after the MCP port (and so to stop before
-        it): the admin port, if any, then the drain.
+        it): the admin port and the agent check, if any, then the drain
+        (which the agent check reports while it lasts).
         """
         services = []
         if self._adminEndpoint is not None:
             admin = listeningService(self._adminEndpoint, McpSite(self._admin))
             admin.setName("admin")
             services.append(admin)
+        if self._agentEndpoint is not None:
+            agent = listeningService(self._agentEndpoint, AgentFactory(
+                Capacity(self.health, self._slotsTaken,
+                         lambda: self._pool.maxSessions)))
+            agent.setName("agent-check")
+            services.append(agent)
+        drain = Drain(self.health, lambda: self._pool.refuseNew(),
+                      self._config.drainGrace, self._reactor,
+                      lambda: self._sessions)
         services.append(OperationsService(
-            self.health, self._notifier, whenServing,
-            self._config.drainGrace, self._reactor))
+            self.health, self._notifier, whenServing, drain, self._reactor))
         return services
 
 
-def _adminRefused(failure):
-    raise ValueError(f"--admin-port: {failure.value}")
+def _refused(failure, option):
+    raise ValueError(f"{option}: {failure.value}")

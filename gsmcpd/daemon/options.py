@@ -2,12 +2,14 @@
 The daemon's settings, each declared once (L{gsmcpd.daemon.settings}), and
 the checks that need several of them together.
 
-The command line wins over the environment, which wins over the default.
+The command line wins over the environment, which wins over the
+configuration file (C{--config}), which wins over the default.
 Everything is checked before the daemon starts; a contradictory or
 incomplete configuration is refused with one line naming the setting.
 """
 
 import json
+import sys
 
 import attr
 
@@ -16,9 +18,9 @@ from gsmcpd.daemon.security import (
     READ_ONLY_INSTRUCTIONS, checkSecurity, httpsUrl, jsonText, jwksFile,
     resourceUrl, scopeToolsets, servedToolsetNames, userMap)
 from gsmcpd.daemon.settings import (
-    ConfigError, count, countOrNone, flag, optionOf, optionsFor,
-    positiveSecondsOrNone, repeatable, seconds, secondsOrNone, secretFile,
-    setting, words)
+    AUTH, CONNECTION, SESSIONS, ConfigError, count, countOrNone, endpoint,
+    flag, optionOf, optionsFor, positiveSecondsOrNone, repeatable, seconds,
+    secondsOrNone, secretFile, setting, words)
 from gsmcpd.observe.logformat import JSON_LOGGER, parseLogFormat
 from gsmcpd.protocol.dispatch import ServerIdentity
 from gsmcpd.protocol.instructions import readInstructions, stockInstructions
@@ -29,6 +31,8 @@ from gsmcpd.transport.connections import ConnectionLimits
 __all__ = ["Config", "ConfigError", "Options"]
 
 DEFAULT_PORT = "tcp:8000:interface=127.0.0.1"
+SIMULATED_STONE = "gs64stone"
+"""The simulated stone's name, and --stone's default."""
 SIMULATED_TITLE = "gsmcpd on a simulated stone (a test double, not GemStone)"
 TOOLSET_OPTIONS_EXAMPLE = '{"mutation": {"confirmDestructive": true}}'
 """An example that works with the default toolsets."""
@@ -62,44 +66,48 @@ class Config:
     L{gsmcpd.daemon.settings}); its option, variable and help follow.
     """
 
-    port = setting("port", "Twisted endpoint to listen on",
-                   default=DEFAULT_PORT)
+    port = setting("port", "Twisted endpoint to listen on; a bare port "
+                   "number means that port on 127.0.0.1", parse=endpoint,
+                   default=DEFAULT_PORT, group=CONNECTION)
     stone = setting("stone", "stone name or full stone NRS (e.g. "
-                    "!tcp@host#server!gs64stone)", default="gs64stone")
+                    "!tcp@host#server!gs64stone)", default=SIMULATED_STONE,
+                    group=CONNECTION)
     host = setting("host", "host the stone and NetLDI run on, for NRS built "
-                   "from names")
+                   "from names", group=CONNECTION)
     netldi = setting("netldi", "NetLDI name or port that starts each "
-                     "session's gem")
+                     "session's gem", group=CONNECTION)
     gemNrs = setting("gem-nrs", "full gem service NRS; instead of "
-                     "--host/--netldi")
+                     "--host/--netldi", group=CONNECTION)
     user = setting("user", "GemStone user to log in as",
-                   default="DataCurator")
+                   default="DataCurator", group=CONNECTION)
     password = setting("password-file", "file holding the GemStone password "
                        "(never on the command line)", parse=secretFile,
-                       secret=True)
+                       secret=True, group=CONNECTION)
     hostUser = setting("host-user", "OS user the NetLDI runs gems as (when "
-                       "it requires one)")
+                       "it requires one)", group=CONNECTION)
     hostPassword = setting("host-password-file", "file holding that OS "
-                           "user's password", parse=secretFile, secret=True)
+                           "user's password", parse=secretFile, secret=True,
+                           group=CONNECTION)
     gciLibrary = setting("gci-library", "path of libgcits; default: found "
-                         "under $GEMSTONE/lib")
+                         "under $GEMSTONE/lib", group=CONNECTION)
     simulated = flag("simulated", "start and use the simulated stone (a "
-                     "test double, not GemStone)")
+                     "test double, not GemStone)", group=CONNECTION)
     maxSessions = setting("max-sessions", "most GemStone sessions open at "
-                          "once, or 'none'", parse=countOrNone, default="3")
+                          "once, or 'none'", parse=countOrNone, default="10",
+                          group=SESSIONS)
     warmReads = setting(
         "warm-reads", "idle sessions kept per GemStone user for the next "
         "read without a session handle (2026-07-28), for 30s each; they give "
         "their slots up to new sessions; 0: log in per read",
-        parse=count, default="2")
+        parse=count, default="2", group=SESSIONS)
     toolsetNames = setting(
         "toolsets", "toolsets to serve, space-separated: core names "
         f"({' '.join(CORE_TOOLSETS)}) or package.module:Class (default: all "
-        "seven core toolsets)", parse=words)
+        "seven core toolsets)", parse=words, group=SESSIONS)
     toolsetOptions = setting(
         "toolset-options", "per-toolset options as JSON, for toolsets that "
         f"declare some (docs/toolsets.rst), e.g. {TOOLSET_OPTIONS_EXAMPLE}",
-        parse=toolsetOptions, default="{}")
+        parse=toolsetOptions, default="{}", group=SESSIONS)
     serverName = setting("server-name", "serverInfo.name: which software "
                          "this is", default="gsmcpd")
     serverVersion = setting("server-version", "serverInfo.version: which "
@@ -111,45 +119,56 @@ class Config:
     idleTimeout = setting(
         "idle-timeout", "seconds after its last request a session with an "
         "event stream is released, or 'none'", parse=secondsOrNone,
-        default="1800")
+        default="1800", group=SESSIONS)
     probeAfter = setting(
         "probe-after", "seconds idle before a session with a stream is "
         "pinged; no answer releases it early; or 'none'",
-        parse=secondsOrNone, default="1500")
+        parse=secondsOrNone, default="1500", group=SESSIONS)
     streamlessIdleTimeout = setting(
         "streamless-idle-timeout", "seconds after its last request a "
         "session with no event stream is released", parse=seconds,
-        default="60")
+        default="60", group=SESSIONS)
     streamLossGrace = setting(
         "stream-loss-grace", "seconds a session whose client hung up its "
         "stream waits for it to come back (0: release at once)",
-        parse=seconds, default="10")
+        parse=seconds, default="10", group=SESSIONS)
+    handleIdleTimeout = setting(
+        "handle-idle-timeout", "seconds after its last request a 2026-07-28 "
+        "session behind a handle is released, or 'none'",
+        parse=secondsOrNone, default="300", group=SESSIONS)
     maxLifetime = setting("max-lifetime", "absolute cap on a session's life "
                           "in seconds, or 'none'", parse=secondsOrNone,
-                          default="none")
-    requestTimeout = setting(
-        "request-timeout", "per-request deadline in seconds (soft break, "
-        "hard break, then a new GemStone session), or 'none'",
-        parse=positiveSecondsOrNone, default="none")
+                          default="none", group=SESSIONS)
+    callTimeout = setting(
+        "call-timeout", "seconds a GemStone call may run before it is "
+        "stopped (soft break, hard break, then a new GemStone session), or "
+        "'none'", parse=positiveSecondsOrNone, default="none",
+        group=SESSIONS, formerly="request-timeout")
     maxCommitsBehind = setting(
         "max-commits-behind", "refresh an idle session's view (keeping its "
         "changes) once it is this many commits behind, or 'none'",
-        parse=countOrNone, default="20")
+        parse=countOrNone, default="20", group=SESSIONS)
     stuckViewGrace = setting(
         "stuck-view-grace", "seconds a session whose view cannot be moved "
         "may stay too far behind before it is released", parse=seconds,
-        default="600")
+        default="600", group=SESSIONS)
     pinnedViewGrace = setting(
         "pinned-view-grace", "seconds a call may hold the oldest commit "
         "record under real backlog before it is ended", parse=seconds,
-        default="600")
+        default="600", group=SESSIONS)
     workerUser = setting("worker-user", "GemStone user every session logs "
                          "in as, with a one-time password minted by the "
-                         "daemon's own session")
+                         "daemon's own session", group=SESSIONS)
     accessLog = flag("access-log", "log a line per HTTP request (costs about "
                      "a quarter of the throughput)")
     adminPort = setting("admin-port", "Twisted endpoint serving /healthz and "
-                        "/metrics apart from /mcp (default: both on --port)")
+                        "/metrics apart from /mcp (default: both on --port); "
+                        "a bare port number means 127.0.0.1",
+                        parse=endpoint, group=CONNECTION)
+    agentPort = setting(
+        "agent-port", "Twisted endpoint answering HAProxy's agent check with "
+        "the room for new sessions (etc/haproxy/gsmcpd.cfg); a bare port "
+        "number means 127.0.0.1", parse=endpoint)
     drainGrace = setting(
         "drain-grace", "seconds a stopping daemon keeps serving with /healthz "
         "answering 503, so a load balancer sends it no new session before "
@@ -164,54 +183,59 @@ class Config:
                                 "http://localhost:3000 (that port only; a "
                                 "loopback one pins loopback to it); the "
                                 "variable takes a space-separated list",
-                                environ="GSMCP_ALLOWED_ORIGINS")
+                                environ="GSMCP_ALLOWED_ORIGINS",
+                                group=CONNECTION)
     # Security (docs/authentication.rst, gsmcpd.daemon.security).
     authIssuer = setting("auth-issuer", "OAuth authorization server's issuer "
                          "URL; with --auth-audience every request needs a "
-                         "bearer token", parse=httpsUrl)
+                         "bearer token", parse=httpsUrl, group=AUTH)
     authAudience = setting("auth-audience", "this server's resource "
                            "identifier: the URL clients use for /mcp",
-                           parse=resourceUrl)
+                           parse=resourceUrl, group=AUTH)
     authJwksUrl = setting("auth-jwks-url", "https URL of the issuer's "
                           "signing keys (default: from its metadata)",
-                          parse=httpsUrl)
+                          parse=httpsUrl, group=AUTH)
     authJwksFile = setting("auth-jwks-file", "local JWKS file of the "
                            "issuer's signing keys, instead of fetching them",
-                           parse=jwksFile)
+                           parse=jwksFile, group=AUTH)
     authRequiredScopes = setting("auth-required-scopes", "scopes every "
                                  "token must carry, space-separated",
-                                 parse=words, default="")
+                                 parse=words, default="", group=AUTH)
     authUserClaim = setting("auth-user-claim", "token claim naming the "
-                            "GemStone user", default="sub")
+                            "GemStone user", default="sub", group=AUTH)
     authUserMap = setting("auth-user-map", "JSON file mapping user-claim "
-                          "values to GemStone user names", parse=userMap)
+                          "values to GemStone user names", parse=userMap,
+                          group=AUTH)
     authScopeToolsets = setting(
         "auth-scope-toolsets", "JSON mapping scopes to the toolsets a token "
         'with them may use, e.g. {"gemstone:read": ["browsing"]}',
-        parse=jsonText)
+        parse=jsonText, group=AUTH)
     readOnly = flag("read-only", "nothing can be committed: no mutation "
-                    "toolset, every session commit-locked in the stone")
+                    "toolset, every session commit-locked in the stone",
+                    group=AUTH)
     allowUnauthenticatedRemote = flag(
         "allow-unauthenticated-remote", "serve a non-loopback --port without "
-        "authentication: anyone who reaches it runs Smalltalk")
+        "authentication: anyone who reaches it runs Smalltalk", group=AUTH)
     auditLog = setting("audit-log", "file for the audit trail, a JSON object "
                        "a line (default: the daemon's log, with "
-                       "authentication)")
+                       "authentication)", group=AUTH)
     allowedHosts = repeatable("allowed-host", "a name requests may use in "
                               "their Host header besides loopback and the "
                               "address they reached (the variable takes a "
                               "space-separated list)",
-                              environ="GSMCP_ALLOWED_HOSTS")
-    requestDeadline = setting(
-        "request-deadline", "seconds a request's headers and body may take "
-        "to arrive, however slowly they trickle, or 'none'",
-        parse=positiveSecondsOrNone, default="10")
+                              environ="GSMCP_ALLOWED_HOSTS", group=CONNECTION)
+    httpReadTimeout = setting(
+        "http-read-timeout", "seconds an HTTP request's headers and body may "
+        "take to arrive, however slowly they trickle, or 'none'",
+        parse=positiveSecondsOrNone, default="10", group=CONNECTION,
+        formerly="request-deadline")
     maxConnections = setting("max-connections", "most HTTP connections "
                              "open at once, or 'none'", parse=countOrNone,
-                             default="512")
+                             default="512", group=CONNECTION)
     maxConnectionsPerPeer = setting(
         "max-connections-per-peer", "most HTTP connections open at once from "
-        "one address, or 'none'", parse=countOrNone, default="128")
+        "one address, or 'none'", parse=countOrNone, default="128",
+        group=CONNECTION)
 
     lifetime = attr.ib(init=False, repr=False)
     toolsets = attr.ib(init=False, repr=False)
@@ -224,7 +248,7 @@ class Config:
         checkSecurity(self, lambda name: optionOf(Config, name))
         self._checkConnections()
         object.__setattr__(self, "connectionLimits", ConnectionLimits(
-            requestDeadline=self.requestDeadline,
+            requestDeadline=self.httpReadTimeout,
             maxConnections=self.maxConnections,
             maxConnectionsPerPeer=self.maxConnectionsPerPeer))
         # A frozen class sets what follows from its settings this way.
@@ -236,6 +260,10 @@ class Config:
 
     def _checkStone(self):
         if self.simulated:
+            if self.stone != SIMULATED_STONE:
+                raise ConfigError(
+                    f"--simulated starts its own stone, {SIMULATED_STONE}, "
+                    f"so --stone {self.stone} cannot apply")
             for name in REAL_STONE_ONLY:
                 if getattr(self, name):
                     raise ConfigError(
@@ -326,4 +354,15 @@ class Config:
         return f"!tcp@{self.host or 'localhost'}{netldi}#task!gemnetobject"
 
 
-Options = optionsFor(Config, "C{twistd gsmcp} options.")
+# Every command's --version, in place of usage.Options' own, which prints
+# Twisted's; its docstring is its --help line.
+def printVersion(options):
+    """
+    Print gsmcpd's version and exit.
+    """
+    print(f"gsmcpd {__version__}")
+    sys.exit(0)
+
+
+class Options(optionsFor(Config, "C{twistd gsmcp} options.")):
+    opt_version = printVersion

@@ -20,13 +20,14 @@ from gsmcpd.auth.resource import ProtectedResource
 from gsmcpd.auth.scopes import ScopeMapError, ScopeToolsets
 from gsmcpd.auth.tokens import TokenValidator
 from gsmcpd.auth.users import UserMap, UserMapError
+from gsmcpd.daemon.hangup import Hangup
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.tools.base import ToolCall
 from gsmcpd.transport.bearer import BearerGate
 from gsmcpd.transport.exposure import ExposureError, Listening
 from gsmcpd.transport.tls import (
-    ReloadingContexts, TLSConfigError, TLSEndpoint, reloadOnHangup)
+    ReloadingContexts, TLSConfigError, TLSEndpoint)
 
 MUTATION = "mutation"
 READ_ONLY_REASON = "gsmcpd serves this repository read-only (--read-only)"
@@ -168,22 +169,6 @@ def listeningEndpoint(config, reactor):
     return tls.endpoint(reactor, contexts), contexts
 
 
-class HangupReload(Service):
-    """
-    Reload the TLS certificate and key on C{SIGHUP} while serving.
-    """
-
-    name = "tls-reload"
-
-    def __init__(self, reactor, contexts):
-        self._reactor = reactor
-        self._contexts = contexts
-
-    def startService(self):
-        super().startService()
-        reloadOnHangup(self._reactor, self._contexts)
-
-
 class Closing(Service):
     """
     Close the audit trail's file when the daemon stops.
@@ -219,9 +204,7 @@ def securityServices(reactor, contexts, audit, gate):
     """
     The services the security settings add to the daemon's tree.
     """
-    services = []
-    if contexts is not None:
-        services.append(HangupReload(reactor, contexts))
+    services = [Hangup(reactor, contexts, audit)]
     if audit is not None:
         services.append(Closing(audit))
     if gate is not None and isinstance(gate.validator.keys, RemoteKeys):

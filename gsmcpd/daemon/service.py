@@ -183,7 +183,7 @@ def assemble(config, library, reactor):
     app = McpApp(sessions,
                  Dispatcher(ToolCatalog(config.toolsets), config.identity),
                  reactor, allowedOrigins=config.allowedOrigins,
-                 pending=pending, requestTimeout=config.requestTimeout,
+                 pending=pending, requestTimeout=config.callTimeout,
                  audit=audit, allowedHosts=config.allowedHosts,
                  metrics=operations.metrics)
     root = app.resource()
@@ -201,7 +201,7 @@ def assemble(config, library, reactor):
         Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
         listeningService(endpoint, McpSite(
             operations.root(root), config.accessLog, config.connectionLimits,
-            reactor)),
+            reactor, operations.metrics)),
         *operations.services(lambda: service.whenServing()),
     ]
     serving[:0] = securityServices(reactor, contexts, audit, gate)

@@ -11,13 +11,15 @@ The option C{--max-sessions}, the environment variable
 C{GSMCP_MAX_SESSIONS} (for systemd's C{EnvironmentFile=}), its C{--help}
 line and the attribute C{maxSessions} all follow from that declaration:
 L{optionsFor} makes the twistd options of a class, L{SettingsOptions.config}
-reads the command line, else the environment, else the default, parses
-each, and builds the class.  A value that does not parse is refused with one
-line naming where it came from (the option, or the variable).
+reads the command line, else the environment, else the configuration file
+(L{gsmcpd.daemon.sources}), else the default, parses each, and builds the
+class.  A value that does not parse is refused with one line naming where
+it came from (the option, the variable, or the file and key).
 
-A parser takes the text and answers the value, or raises L{ValueError}
-saying what was expected.  A default is text, parsed like given text, so
-C{--help} shows it as an operator would write it.
+A parser (L{gsmcpd.daemon.parsers}, imported here for declarations) takes
+the text and answers the value, or raises L{ValueError} saying what was
+expected.  A default is text, parsed like given text, so C{--help} shows it
+as an operator would write it.
 """
 
 import os
@@ -25,10 +27,20 @@ import os
 import attr
 from twisted.python import usage
 
+from gsmcpd.daemon.parsers import (  # noqa: F401 (for declarations)
+    count, countOrNone, endpoint, parseFlag, positiveSecondsOrNone, seconds,
+    secondsOrNone, secretFile, words)
+from gsmcpd.daemon.sources import (
+    CONFIG_OPTION, CONFIG_VARIABLE, DEFAULT_SOURCE, ENVIRONMENT, FILE, FLAG,
+    LIST, OPTION, VALUE, SettingsFile, SettingsFileError, Source, shaped)
+
+
 ENVIRON_PREFIX = "GSMCP_"
-VALUE, FLAG, LIST = "value", "flag", "list"
-TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
-FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
+CONNECTION, SESSIONS, AUTH, OPERATIONS = (
+    "connection", "sessions", "auth", "operations")
+GROUPS = (CONNECTION, SESSIONS, AUTH, OPERATIONS)
+"""The parts of C{--help}, in order."""
+NO_FILE = SettingsFile()
 _METADATA_KEY = "gsmcpd.setting"
 
 
@@ -45,6 +57,9 @@ class Setting:
 
     @ivar kind: L{VALUE} (one text), L{FLAG} (present or not) or L{LIST}
         (a repeatable option; the variable takes a space-separated list).
+    @ivar group: which part of C{--help} lists it (one of L{GROUPS}).
+    @ivar formerly: the option it was called before a rename, still
+        accepted (option, variable and file key) with a warning.
     """
 
     option: str
@@ -53,6 +68,8 @@ class Setting:
     default: str | None
     environ: str
     kind: str = VALUE
+    group: str = OPERATIONS
+    formerly: str | None = None
 
     @property
     def usage(self):
@@ -64,37 +81,85 @@ class Setting:
 
     def value(self, text, source):
         """
-        C{text} parsed; C{source} names where it came from (C{"--option "}
-        or C{"VARIABLE="}).
+        C{text} parsed; C{source} (a L{Source}) names where it came from.
 
         @raise ConfigError: naming the source, when it does not parse.
         """
         try:
             return self.parse(text)
         except ValueError as e:
-            raise ConfigError(f"{source}{text!r}: {e}")
+            raise ConfigError(f"{source.prefix()}{text!r}: {e}")
 
-    def read(self, given, environ):
+    def _places(self):
         """
-        This setting's value: from the command line (C{given}, as
-        L{usage.Options} holds it), else the environment, else the default.
-        A variable set to nothing counts as unset, as environment files
+        Each name this setting is found under: C{(option, variable)}, the
+        current one first.
+        """
+        yield self.option, self.environ
+        if self.formerly:
+            yield self.formerly, _environName(self.formerly)
+
+    def locate(self, given, environ, settingsFile=NO_FILE):
+        """
+        The raw value and L{Source} of the first place that sets this: the
+        command line (C{given}, as L{usage.Options} holds it), else the
+        environment, else the configuration file, else the default.  A
+        variable set to nothing counts as unset, as environment files
         write it.
         """
-        fromEnviron = environ.get(self.environ) or None
-        source = f"--{self.option} "
-        if self.kind == FLAG:
-            return bool(given) or (
-                fromEnviron is not None
-                and self.value(fromEnviron, f"{self.environ}="))
+        for option, _ in self._places():
+            if given.get(option) not in (None, 0, []):
+                return given[option], Source(OPTION, f"--{option}", None,
+                                             given[option])
+        for _, variable in self._places():
+            if environ.get(variable):
+                return environ[variable], Source(ENVIRONMENT, variable, None,
+                                                 environ[variable])
+        for option, _ in self._places():
+            found, source = settingsFile.find(option)
+            if source is not None:
+                return found, source
+        return self.default, DEFAULT_SOURCE
+
+    def lookup(self, given, environ, settingsFile=NO_FILE):
+        """
+        This setting's value and the L{Source} it came from (see
+        L{locate}).
+
+        @raise ConfigError: naming the source, when it does not parse.
+        """
+        raw, source = self.locate(given, environ, settingsFile)
+        try:
+            return self._parsed(raw, source), source
+        except SettingsFileError as e:
+            raise ConfigError(str(e))
+
+    def _parsed(self, raw, source):
+        raw = shaped(self.kind, raw, source)
         if self.kind == LIST:
-            if not given and fromEnviron is not None:
-                given, source = fromEnviron.split(), f"{self.environ}="
-            return tuple(self.value(each, source) for each in given)
-        if given is None and fromEnviron is not None:
-            given, source = fromEnviron, f"{self.environ}="
-        text = self.default if given is None else given
-        return None if text is None else self.value(text, source)
+            return tuple(self.value(each, source) for each in raw)
+        if raw is None or isinstance(raw, bool):
+            return raw
+        return self.value(raw, source)
+
+    def read(self, given, environ, settingsFile=NO_FILE):
+        """
+        This setting's value (see L{lookup}).
+        """
+        return self.lookup(given, environ, settingsFile)[0]
+
+    def renamed(self, source):
+        """
+        The warning for a value found under this setting's former name, or
+        L{None}.
+        """
+        current = {OPTION: f"--{self.option}", ENVIRONMENT: self.environ,
+                   FILE: self.option}.get(source.kind)
+        if current in (None, source.name):
+            return None
+        where = f"{source.path}: " if source.kind == FILE else ""
+        return (f"{where}{source.name} is deprecated and will be removed: "
+                f"use {current}")
 
 
 def _declare(declared, default, secret):
@@ -103,7 +168,7 @@ def _declare(declared, default, secret):
 
 
 def setting(option, help, parse=str, default=None, environ=None,
-            secret=False):
+            secret=False, group=OPERATIONS, formerly=None):
     """
     Declare a setting taking one value.
 
@@ -111,30 +176,35 @@ def setting(option, help, parse=str, default=None, environ=None,
     @param environ: the variable, when it is not C{GSMCP_} and the option
         in capitals.
     @param secret: never show the value in a C{repr}.
+    @param group: the part of C{--help} that lists it (L{GROUPS}).
+    @param formerly: its option before a rename, accepted for one release
+        with a warning.
     """
     declared = Setting(option, help, parse, default,
-                       environ or _environName(option))
+                       environ or _environName(option), VALUE, group,
+                       formerly)
     return _declare(declared, None if default is None else parse(default),
                     secret)
 
 
-def flag(option, help, environ=None):
+def flag(option, help, environ=None, group=OPERATIONS):
     """
     Declare an on/off setting: on when the option is given, or the variable
-    says one of 1, true, yes, on.
+    says one of 1, true, yes, on (a configuration file: true or false).
     """
     declared = Setting(option, help, parseFlag, None,
-                       environ or _environName(option), FLAG)
+                       environ or _environName(option), FLAG, group)
     return _declare(declared, False, False)
 
 
-def repeatable(option, help, parse=str, environ=None):
+def repeatable(option, help, parse=str, environ=None, group=OPERATIONS):
     """
     Declare a setting given any number of times; its variable takes a
-    space-separated list.  The value is a tuple.
+    space-separated list (a configuration file: a list).  The value is a
+    tuple.
     """
     declared = Setting(option, help, parse, None,
-                       environ or _environName(option), LIST)
+                       environ or _environName(option), LIST, group)
     return _declare(declared, (), False)
 
 
@@ -158,35 +228,72 @@ def optionOf(cls, name):
     return "--" + dict(declaredSettings(cls))[name].option
 
 
+def fileKeys(cls):
+    """
+    Every key a configuration file may hold for C{cls}: each setting's
+    option, and a renamed one's former option.
+    """
+    return [name for _, declared in declaredSettings(cls)
+            for name in (declared.option, declared.formerly) if name]
+
+
 class SettingsOptions(usage.Options):
     """
     Options made from a class's declared settings by L{optionsFor}.
+
+    @ivar sources: after L{config}, the L{Source} of each attribute's value.
+    @ivar warnings: after L{config}, a line for each setting given under a
+        name that is going away.
     """
 
     settingsClass = None
 
     def __init__(self):
         super().__init__()
+        self.sources = {}
+        self.warnings = []
         for _, declared in declaredSettings(self.settingsClass):
             if declared.kind == LIST:
                 self[declared.option] = []
 
+    def settingsFile(self, environ):
+        """
+        The configuration file C{--config} (else C{GSMCP_CONFIG}) names,
+        read; an empty one when neither does.
+
+        @raise ConfigError: naming the file and the key at fault.
+        """
+        path = self.get(CONFIG_OPTION) or environ.get(CONFIG_VARIABLE)
+        try:
+            return SettingsFile.load(path, fileKeys(self.settingsClass))
+        except SettingsFileError as e:
+            raise ConfigError(str(e))
+
     def config(self, environ=None):
         """
         The settings class, built from the command line, else C{environ}
-        (default: the process environment), else the defaults.
+        (default: the process environment), else the configuration file,
+        else the defaults.
 
         @raise ConfigError: naming the setting at fault.
         """
         environ = os.environ if environ is None else environ
-        return self.settingsClass(**{
-            name: declared.read(self.get(declared.option), environ)
-            for name, declared in declaredSettings(self.settingsClass)})
+        settingsFile = self.settingsFile(environ)
+        values, self.sources, self.warnings = {}, {}, []
+        for name, declared in declaredSettings(self.settingsClass):
+            values[name], source = declared.lookup(self, environ,
+                                                   settingsFile)
+            self.sources[name] = source
+            warning = declared.renamed(source)
+            if warning:
+                self.warnings.append(warning)
+        return self.settingsClass(**values)
 
 
 def optionsFor(cls, doc):
     """
-    A L{usage.Options} class offering every setting C{cls} declares.
+    A L{usage.Options} class offering every setting C{cls} declares, and
+    C{--config}.
     """
     declared = [each for _, each in declaredSettings(cls)]
     namespace = {
@@ -195,8 +302,13 @@ def optionsFor(cls, doc):
         "settingsClass": cls,
         "optFlags": [[each.option, None, each.usage]
                      for each in declared if each.kind == FLAG],
-        "optParameters": [[each.option, None, None, each.usage]
-                          for each in declared if each.kind == VALUE],
+        "optParameters": [
+            [CONFIG_OPTION, None, None, "TOML file of settings named as the "
+             f"options [{CONFIG_VARIABLE}]"]] + [
+            [each.option, None, None, each.usage]
+            for each in declared if each.kind == VALUE] + [
+            [each.formerly, None, None, f"deprecated: use --{each.option}"]
+            for each in declared if each.formerly],
     }
     for each in declared:
         if each.kind == LIST:
@@ -210,97 +322,3 @@ def _appender(declared):
         self[declared.option].append(value)
     append.__doc__ = f"{declared.usage} (repeatable)"
     return append
-
-
-def parseFlag(text):
-    """
-    On or off, as an environment variable says it.
-    """
-    word = text.strip().lower()
-    if word in TRUE_WORDS or word in FALSE_WORDS:
-        return word in TRUE_WORDS
-    raise ValueError("expected one of 1/0, true/false, yes/no, on/off")
-
-
-def count(text):
-    """
-    An integer of zero or more.
-    """
-    if not text.strip().isdecimal():
-        raise ValueError("expected a count (0 or more)")
-    return int(text)
-
-
-def countOrNone(text):
-    """
-    A positive integer, or C{none}.
-    """
-    if text.strip().lower() == "none":
-        return None
-    try:
-        count = int(text)
-    except ValueError:
-        count = 0
-    if count < 1:
-        raise ValueError("expected a positive count or 'none'")
-    return count
-
-
-def seconds(text):
-    """
-    A duration of zero seconds or more.
-    """
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if value < 0:
-        raise ValueError("expected seconds")
-    return value
-
-
-def secondsOrNone(text):
-    """
-    A duration, or C{none} where that turns it off.
-    """
-    if text.strip().lower() == "none":
-        return None
-    try:
-        return seconds(text)
-    except ValueError:
-        raise ValueError("expected seconds or 'none'")
-
-
-def positiveSecondsOrNone(text):
-    """
-    A duration over zero, or C{none}.
-    """
-    value = secondsOrNone(text)
-    if value == 0:
-        raise ValueError("expected positive seconds or 'none'")
-    return value
-
-
-def words(text):
-    """
-    Names separated by spaces or commas.
-    """
-    return tuple(text.replace(",", " ").split())
-
-
-def secretFile(path):
-    """
-    The first line of a file, so a password never appears on a command
-    line or in the process table; a file others may read is refused.
-    """
-    try:
-        with open(path, encoding="utf-8") as f:
-            if os.fstat(f.fileno()).st_mode & 0o077:
-                raise ValueError("group or others may read it: chmod 600 "
-                                 "it")
-            secret = f.readline().rstrip("\r\n")
-    except OSError as e:
-        raise ValueError(e.strerror)
-    if not secret:
-        raise ValueError("the file is empty")
-    return secret

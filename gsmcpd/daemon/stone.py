@@ -26,6 +26,7 @@ from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.gci.library import GciLibrary, GciLibraryError, findLibrary
 from gsmcpd.gci.session import LoginParameters
 from gsmcpd.sessions.workers import grantNeeded
+from gsmcpd.tools.templates.capabilities import describeLacking, lackingCapabilities
 from gsmcpd.tools.templates.outcomes import FAILURES, ToolError
 from gsmcpd.tools.templates.run import runTemplate
 
@@ -276,6 +277,7 @@ class StoneService(Service):
     """
 
     name = "stone"
+    log = Logger()
 
     def __init__(self, control, sessions, user, checkWorker=None,
                  simulator=None):
@@ -310,13 +312,30 @@ class StoneService(Service):
             raise StartupRefused(
                 f"cannot log in to GemStone as {self._user!r}: "
                 f"GemStone error {e.number}: {e.message}")
+        yield self._reportCapabilities()
         if self._checkWorker is not None:
             yield self._checkWorker()
 
     @inlineCallbacks
+    def _reportCapabilities(self):
+        """
+        Say once which optional messages this stone lacks: the templates
+        ask before sending one, so without this line nothing would.
+        """
+        try:
+            lacking = yield lackingCapabilities(self._control)
+        except FAILURES as e:
+            self.log.warn("asking the stone which optional messages it "
+                          "has: {error}", error=e)
+            return
+        emit = self.log.warn if lacking else self.log.info
+        emit("{capabilities}", capabilities=describeLacking(lacking),
+             lacking=[each.selector for each in lacking])
+
+    @inlineCallbacks
     def stopService(self):
         super().stopService()
-        yield self.sessions.closeAll("the server is stopping")
+        yield self.sessions.closeAll("the server is stopping", code="stopping")
         yield self._control.logout()
         if self.simulator is not None:
             yield self.simulator.stop()

@@ -2,6 +2,8 @@
 C{twistd gsmcp}: options in, the daemon's service tree out.
 """
 
+from twisted.logger import Logger
+
 from gsmcpd.daemon.options import Options
 from gsmcpd.daemon.refusal import underTwistd
 from gsmcpd.daemon.service import assemble
@@ -10,13 +12,16 @@ from gsmcpd.daemon.stone import loadLibrary
 
 __all__ = ["Options", "makeService"]
 
+log = Logger()
+
 
 def makeService(options, environ=None, reactor=None):
     """
     Validate the configuration and build the service tree.
 
     A configuration that cannot work stops here, before anything starts,
-    with one line naming the setting.
+    with one line naming the setting; a setting given under a name that is
+    going away is logged as a warning naming the new one.
 
     @param environ: the environment to read settings from (default: the
         process's); C{reactor}: the reactor to run on (default: the global
@@ -26,6 +31,8 @@ def makeService(options, environ=None, reactor=None):
         from twisted.internet import reactor
     try:
         config = options.config(environ)
+        for warning in options.warnings:
+            log.warn("{renamed}", renamed=warning)
         return underTwistd(assemble(config, loadLibrary(config), reactor),
                            config, options)
     except ConfigError as e:

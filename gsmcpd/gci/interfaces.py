@@ -2,7 +2,11 @@
 The seams between the MCP layer and GemStone sessions.
 """
 
-from zope.interface import Attribute, Interface
+from zope.interface import (  # type: ignore[import-untyped]
+    Attribute, Interface)
+
+# zope.interface declares methods without self, which mypy takes for a
+# mistake: the two that take no argument at all are excused below.
 
 
 class IGemSession(Interface):
@@ -43,7 +47,7 @@ class IGemSession(Interface):
         whenever the stuck call returns.
         """
 
-    def logout():
+    def logout():  # type: ignore[misc]
         """
         Log out after every queued call; a Deferred firing with None.
         """
@@ -58,7 +62,13 @@ class ISessionPool(Interface):
         """
         A Deferred firing with a logged-in IGemSession (as GemStone user
         C{user}, or the pool's default user); raises SessionLimitReached
-        synchronously, without a login, when full.
+        synchronously, without a login, when full, and ServerStopping once
+        told to refuseNew.
+        """
+
+    def refuseNew():
+        """
+        Open no new session from now on: the daemon is draining.
         """
 
     def close(gem):
@@ -72,7 +82,7 @@ class ISessionPool(Interface):
         Deferred firing with the new IGemSession.
         """
 
-    def closeAll():
+    def closeAll():  # type: ignore[misc]
         """
         Log every session out; a Deferred.
         """

@@ -6,7 +6,9 @@ C{gcits.hf}/C{gci.ht} headers.  The library is bound with C{ctypes.CDLL}, so
 a call releases the GIL while it blocks in C (C{PyDLL} would freeze the
 reactor for the whole call).  Every function but L{GciLibrary.breakSession}
 blocks on the stone and must only be called on a session's own thread: L{GciLibrary} refuses a blocking call from the
-reactor thread.
+reactor thread.  A C{GciSession} handle is freed by L{GciLibrary.logout}:
+whoever holds one must make sure no break is in flight on it by then
+(L{gsmcpd.gci.session.GemSession} does).
 """
 
 import ctypes
@@ -14,18 +16,18 @@ import glob
 import mmap
 import os
 import threading
+from typing import Any
 
 from twisted.python.threadable import isInIOThread
 
-from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.errors import OOP_ILLEGAL, OOP_NIL, GciError
 
 OopType = ctypes.c_uint64
 BoolType = ctypes.c_int
 GciSession = ctypes.c_void_p
 
-OOP_ILLEGAL = 0x01
-OOP_NIL = 0x14
-OOP_CLASS_UTF8 = 154113
+Handle = int
+"""A logged-in C{GciSession}, as ctypes answers a C{void *}."""
 
 GCI_ERR_STR_SIZE = 1024
 GCI_MAX_ERR_ARGS = 10
@@ -51,7 +53,7 @@ class GciErrSType(ctypes.Structure):
         ("reason", ctypes.c_char * (GCI_ERR_STR_SIZE + 1)),
     ]
 
-    def asError(self):
+    def asError(self) -> GciError:
         """
         The L{GciError} this report describes.
         """
@@ -81,6 +83,8 @@ _PROTOTYPES = {
                               ctypes.POINTER(GciErrSType)]),
     "GciTsClearStack": (BoolType, [GciSession, OopType,
                                    ctypes.POINTER(GciErrSType)]),
+    "GciTsResolveSymbol": (OopType, [GciSession, ctypes.c_char_p, OopType,
+                                     ctypes.POINTER(GciErrSType)]),
 }
 
 
@@ -96,7 +100,15 @@ class BlockingCallOnReactorThread(AssertionError):
     """
 
 
-def findLibrary(gemstoneDir):
+class ResultOverrun(GciError):
+    """
+    A result was larger than the caller's limit: only its first bytes were
+    fetched, so it is not answered at all.  (The envelope caps every result
+    itself; this is the binding's guard should one escape it.)
+    """
+
+
+def findLibrary(gemstoneDir: str) -> tuple[str | None, str]:
     """
     Find libnetldi and libgcits under C{$GEMSTONE/lib}.
 
@@ -122,7 +134,7 @@ class GciLibrary:
     @ivar version: the release string the library reports.
     """
 
-    def __init__(self, cdll, path):
+    def __init__(self, cdll: Any, path: str) -> None:
         self._lib = cdll
         self.path = path
         for name, (restype, argtypes) in _PROTOTYPES.items():
@@ -135,7 +147,7 @@ class GciLibrary:
         self.version = self._readVersion()
 
     @classmethod
-    def load(cls, path, netldi=None):
+    def load(cls, path: str, netldi: str | None = None) -> "GciLibrary":
         """
         Load libgcits from C{path}.
 
@@ -152,7 +164,7 @@ class GciLibrary:
             raise GciLibraryError(f"cannot load {path}: {e}")
         return cls(cdll, path)
 
-    def _readVersion(self):
+    def _readVersion(self) -> str:
         buffer = ctypes.create_string_buffer(256)
         product = self._lib.GciTsVersion(buffer, len(buffer))
         version = buffer.value.decode("utf-8", "replace")
@@ -164,14 +176,15 @@ class GciLibrary:
                 f"{', '.join(SUPPORTED_VERSIONS)}.x")
         return version
 
-    def _blocking(self):
+    def _blocking(self) -> GciErrSType:
         if isInIOThread():
             raise BlockingCallOnReactorThread(
                 "a blocking GemStone call must run on its session's thread")
         return GciErrSType()
 
-    def login(self, stoneNrs, gemNrs, hostUser, hostPassword, user, password,
-              flags=0):
+    def login(self, stoneNrs: str, gemNrs: str | None, hostUser: str | None,
+              hostPassword: str | None, user: str, password: str,
+              flags: int = 0) -> Handle:
         """
         Log in; the C{GciSession} handle on success.
 
@@ -187,32 +200,61 @@ class GciLibrary:
             raise err.asError()
         return session
 
-    def logout(self, session):
+    def logout(self, session: Handle) -> None:
         """
-        Log out, releasing the gem.
+        Log out, releasing the gem and freeing C{session}: nothing may use
+        the handle afterwards, a break from another thread included.
         """
         err = self._blocking()
         if not self._lib.GciTsLogout(session, ctypes.byref(err)):
             raise err.asError()
 
-    def executeFetchBytes(self, session, source, maxBytes):
+    def resolveSymbol(self, session: Handle, name: str) -> int:
+        """
+        The OOP of what C{name} is bound to in the session's symbol list,
+        as public GemStone clients find the Utf8 class rather than trust a
+        constant.
+
+        @raise GciError: it is bound to nothing there.
+        """
+        err = self._blocking()
+        oop = self._lib.GciTsResolveSymbol(session, _bytes(name), OOP_NIL,
+                                           ctypes.byref(err))
+        if oop == OOP_ILLEGAL:
+            raise err.asError()
+        return int(oop)
+
+    def executeFetchBytes(self, session: Handle, source: bytes,
+                          sourceClass: int, maxBytes: int) -> bytes:
         """
         Execute Smalltalk source and fetch its byte-format result.
 
-        @param source: UTF-8 source as L{bytes}; its exact length is passed,
+        @param source: the source as L{bytes}; its exact length is passed,
             since C{-1} does not work over RPC.
+        @param sourceClass: the OOP of the class the source bytes are an
+            instance of (Utf8, for UTF-8), from L{resolveSymbol}.
+        @param maxBytes: the largest result answered.
         @return: the result bytes.
+        @raise ResultOverrun: the result is larger than C{maxBytes}.  The
+            header leaves unsaid what a larger result does; its siblings
+            (GciTsFetchBytes, GciTsPerformFetchOops) answer the first
+            bytes, so one byte more is asked for to tell.
         """
         err = self._blocking()
-        buffer = _threadBuffers.get(maxBytes)
+        buffer = _threadBuffers.get(maxBytes + 1)
         size = self._lib.GciTsExecuteFetchBytes(
-            session, source, len(source), OOP_CLASS_UTF8, OOP_ILLEGAL,
-            OOP_NIL, buffer.target, maxBytes, ctypes.byref(err))
+            session, source, len(source), sourceClass, OOP_ILLEGAL,
+            OOP_NIL, buffer.target, maxBytes + 1, ctypes.byref(err))
         if size < 0:
             raise err.asError()
+        if size > maxBytes:
+            buffer.release(size)
+            raise ResultOverrun(
+                number=0, message=f"the result is over the {maxBytes} "
+                "bytes asked for", reason="resultOverrun")
         return buffer.take(size)
 
-    def clearStack(self, session, process):
+    def clearStack(self, session: Handle, process: int) -> None:
         """
         Discard the GsProcess a failed execution left suspended.
         """
@@ -220,12 +262,13 @@ class GciLibrary:
         if not self._lib.GciTsClearStack(session, process, ctypes.byref(err)):
             raise err.asError()
 
-    def breakSession(self, session, hard):
+    def breakSession(self, session: Handle, hard: bool) -> None:
         """
         Interrupt the call in progress on C{session}, from any thread.
 
         GemStone documents GciTsBreak as callable while another thread is
-        inside a call on the same session; with none running it does nothing.
+        inside a call on the same session; with none running it does
+        nothing.  It is not safe once a logout of C{session} has begun.
         """
         err = GciErrSType()
         if not self._lib.GciTsBreak(session, int(bool(hard)),
@@ -245,18 +288,24 @@ class _ResultBuffer:
 
     KEPT_BYTES = 16 << 10
 
-    def __init__(self, size):
+    def __init__(self, size: int) -> None:
         self._mapped = mmap.mmap(-1, size)
         self.target = (ctypes.c_char * size).from_buffer(self._mapped)
 
-    def take(self, size):
+    def take(self, size: int) -> bytes:
         """
         The first C{size} bytes of the latest result.
         """
         result = self._mapped[:size]
+        self.release(size)
+        return result
+
+    def release(self, size: int) -> None:
+        """
+        Give the pages of a result of C{size} bytes back, if it was large.
+        """
         if size > self.KEPT_BYTES:
             self._mapped.madvise(mmap.MADV_DONTNEED)
-        return result
 
 
 class _ThreadBuffers(threading.local):
@@ -265,10 +314,10 @@ class _ThreadBuffers(threading.local):
     its own thread, one at a time.
     """
 
-    def __init__(self):
-        self.bySize = {}
+    def __init__(self) -> None:
+        self.bySize: dict[int, _ResultBuffer] = {}
 
-    def get(self, size):
+    def get(self, size: int) -> _ResultBuffer:
         buffer = self.bySize.get(size)
         if buffer is None:
             buffer = self.bySize[size] = _ResultBuffer(size)
@@ -278,5 +327,5 @@ class _ThreadBuffers(threading.local):
 _threadBuffers = _ThreadBuffers()
 
 
-def _bytes(text):
+def _bytes(text: str | None) -> bytes | None:
     return None if text is None else text.encode("utf-8")

@@ -8,12 +8,19 @@ back once the session is logged out, whether it was closed or its login
 failed.
 """
 
-from twisted.internet.defer import DeferredList, maybeDeferred, succeed
-from twisted.internet.task import LoopingCall
-from zope.interface import implementer
+from typing import Any, Callable
 
+from twisted.internet.defer import (
+    Deferred, DeferredList, maybeDeferred, succeed)
+from twisted.internet.task import LoopingCall
+from zope.interface import implementer  # type: ignore[import-untyped]
+
+from gsmcpd.gci.deliveries import ResultDeliveries
 from gsmcpd.gci.interfaces import ISessionPool
-from gsmcpd.gci.session import GemSession, shielded
+from gsmcpd.gci.library import GciLibrary
+from gsmcpd.gci.session import GemSession, LoginParameters, shielded
+
+Credentials = Callable[[str | None], "LoginParameters | Deferred"]
 
 
 class SessionLimitReached(Exception):
@@ -21,12 +28,26 @@ class SessionLimitReached(Exception):
     The pool already holds as many sessions as it may.
     """
 
-    def __init__(self, limit):
+    def __init__(self, limit: int) -> None:
         super().__init__(
             f"this server already has its maximum of {limit} GemStone "
             f"session{'s' if limit != 1 else ''} open; close one (or raise "
             "--max-sessions) and try again")
         self.limit = limit
+
+
+class ServerStopping(Exception):
+    """
+    The daemon is draining before it stops: it opens no new session, while
+    the sessions it holds keep being served until it stops.
+    """
+
+    kind = "serverStopping"
+
+    def __init__(self):
+        super().__init__(
+            "this server is stopping and opens no new session; start a new "
+            "session again (behind a load balancer it reaches another server)")
 
 
 @implementer(ISessionPool)
@@ -38,43 +59,61 @@ class GemSessionPool:
     @param credentials: called before each login with the GemStone user
         to log in as (L{None}: the default) for its L{LoginParameters} (or a
         L{Deferred} of them); by default the daemon's own C{login}.
+
+    Its sessions share one L{ResultDeliveries}, so results that arrive
+    together wake the reactor once.
     """
 
     breakInterval = 1.0
     """Seconds between the hard breaks that clear a busy session's way out;
     well over the 300 ms GemStone needs between two breaks."""
 
-    def __init__(self, library, login, reactor, maxSessions, credentials=None):
+    def __init__(self, library: GciLibrary, login: LoginParameters,
+                 reactor: Any, maxSessions: int | None,
+                 credentials: Credentials | None = None) -> None:
         self._library = library
         self._reactor = reactor
+        self._deliveries = ResultDeliveries(reactor)
         self.maxSessions = maxSessions
         self._credentials = credentials or (lambda user: login)
-        self._sessions = set()
-        self._closing = set()
+        self._sessions: set[GemSession] = set()
+        self._closing: set[GemSession] = set()
         self._opening = 0
+        self.stopping = False
 
-    def __len__(self):
+    def refuseNew(self):
+        """
+        Open no new session from now on (L{open} raises L{ServerStopping});
+        a busy session's replacement still logs in, in its own slot.
+        """
+        self.stopping = True
+
+    def __len__(self) -> int:
         return len(self._sessions) + self._opening
 
-    def open(self, name, user=None):
+    def open(self, name: str, user: str | None = None) -> Deferred:
         """
         Log a new session in, as C{user} (L{None}: the default user).
 
         @return: a L{Deferred} firing with the logged-in L{GemSession}.
         @raise SessionLimitReached: synchronously, with no login attempted,
             when the pool is full.
+        @raise ServerStopping: synchronously, once told to L{refuseNew}.
         """
+        if self.stopping:
+            raise ServerStopping()
         if self.maxSessions is not None and len(self) >= self.maxSessions:
             raise SessionLimitReached(self.maxSessions)
         return self._loggedIn(name, user)
 
-    def _loggedIn(self, name, user):
+    def _loggedIn(self, name: str, user: str | None) -> Deferred:
         """
         A new logged-in session, with fresh credentials (a worker user's
         one-time password, say).
         """
         def login(parameters):
-            gem = GemSession(self._library, parameters, self._reactor, name)
+            gem = GemSession(self._library, parameters, self._reactor, name,
+                             self._deliveries)
             self._sessions.add(gem)
 
             def failed(failure):
@@ -99,7 +138,8 @@ class GemSessionPool:
         return maybeDeferred(self._credentials, user).addBoth(minted) \
             .addCallback(login)
 
-    def replace(self, gem, name, user=None):
+    def replace(self, gem: GemSession, name: str,
+                user: str | None = None) -> Deferred:
         """
         Abandon C{gem} (its call took no break) and log a new session in
         for its owner (as C{user}), in its slot.
@@ -111,7 +151,7 @@ class GemSessionPool:
         self._closing.discard(gem)
         return self._loggedIn(name, user)
 
-    def close(self, gem):
+    def close(self, gem: GemSession) -> Deferred:
         """
         Log C{gem} out; its slot comes back once the stone has it back.
         """
@@ -128,7 +168,7 @@ class GemSessionPool:
         # logout, and so the slot, does not depend on it.
         return shielded(gem.logout().addBoth(released))
 
-    def closeAll(self):
+    def closeAll(self) -> Deferred:
         """
         Log every session out, hard-breaking what runs (again each
         L{breakInterval}, since a break sent before a queued call starts is
@@ -144,6 +184,12 @@ class GemSessionPool:
             if gem.busy:
                 breaking.start(self.breakInterval)
             d = self.close(gem)
-            d.addBoth(lambda result, b=breaking: b.running and b.stop())
+            d.addBoth(_stopped, breaking)
             closing.append(d)
         return DeferredList(closing, consumeErrors=True)
+
+
+def _stopped(result: object, breaking: LoopingCall) -> object:
+    if breaking.running:
+        breaking.stop()
+    return result

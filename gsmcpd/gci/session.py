@@ -8,19 +8,25 @@ enqueues work and receives results as L{Deferred}s.  Two requests from one
 client queue here; two clients never wait for each other.
 """
 
-import collections
 import queue
 import threading
-import weakref
+from typing import Any, Callable
 
 import attr
 from twisted.internet.defer import Deferred, succeed
+from twisted.internet.interfaces import IReactorFromThreads
 from twisted.logger import Logger
 from twisted.python.failure import Failure
-from zope.interface import implementer
+from zope.interface import implementer  # type: ignore[import-untyped]
 
+from gsmcpd.gci.deliveries import ResultDeliveries
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
+from gsmcpd.gci.library import GciLibrary, Handle
+
+SOURCE_CLASS = "Utf8"
+"""The class whose OOP tells GemStone the source bytes are UTF-8: resolved
+in each session's symbol list at login, as public GemStone clients do."""
 
 
 @attr.s(frozen=True, auto_attribs=True, repr=False)
@@ -37,7 +43,7 @@ class LoginParameters:
     hostPassword: str | None = None
     flags: int = 0
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"LoginParameters(stoneNrs={self.stoneNrs!r}, "
                 f"gemNrs={self.gemNrs!r}, user={self.user!r})")
 
@@ -58,13 +64,13 @@ class CallWithdrawn(Exception):
 _QUEUED, _RUNNING, _WITHDRAWN = "queued", "running", "withdrawn"
 
 
-def shielded(d):
+def shielded(d: Deferred) -> Deferred:
     """
     A L{Deferred} with C{d}'s result that its holder may cancel without
     cancelling C{d}: for work that must run to its end (a logout, a call
     only a break can end) whoever stops waiting for it.
     """
-    answer = Deferred()
+    answer: Deferred = Deferred()
     d.chainDeferred(answer)
     return answer
 
@@ -84,109 +90,71 @@ class _Call:
     state: str | None = _QUEUED
 
 
-class _Deliveries:
-    """
-    Results on their way from the gem threads to the reactor.  The reactor
-    is woken once for every result that arrives before it runs, rather
-    than once a result: under load that saves a write, a read and a thread
-    switch a call.
-    """
-
-    log = Logger()
-
-    def __init__(self, reactor):
-        self._reactor = reactor
-        self._results = collections.deque()
-        self._scheduled = False
-
-    def put(self, fire, *args):
-        """
-        From any thread: call C{fire(*args)} on the reactor thread.
-        """
-        self._results.append((fire, args))
-        if not self._scheduled:
-            # Two threads may both get here: the second drain finds
-            # nothing, which is harmless.
-            self._scheduled = True
-            self._reactor.callFromThread(self._drain)
-
-    def _drain(self):
-        # Reset before popping: a result appended from now on either is
-        # popped below or schedules a drain of its own.
-        self._scheduled = False
-        results = self._results
-        while results:
-            fire, args = results.popleft()
-            try:
-                fire(*args)
-            except Exception:
-                self.log.failure("delivering a GemStone call's result")
-
-
-_deliveries = weakref.WeakKeyDictionary()
-
-
-def _deliveriesFor(reactor):
-    found = _deliveries.get(reactor)
-    if found is None:
-        found = _deliveries[reactor] = _Deliveries(reactor)
-    return found
-
-
 @implementer(IGemSession)
 class GemSession:
     """
     A GciTs session driven from its own thread.
 
     The thread takes calls from a C{SimpleQueue} (no Python-level lock or
-    condition per call on either side) and hands results back through the
-    reactor's shared L{_Deliveries}.  Calls not yet over are kept by their
-    result's L{Deferred} on the reactor side, so one can be found to break
-    or withdraw.
+    condition per call on either side) and hands results back through
+    L{ResultDeliveries}.  Calls not yet over are kept by their result's
+    L{Deferred} on the reactor side, so one can be found to break or
+    withdraw.
+
+    GciTsLogout frees the handle while a break may come from the reactor
+    thread at any moment, so the handle changes, and every break is sent,
+    under C{_handleLock}: a logout begins only once no break is in flight,
+    and no break starts once a logout has begun.
 
     @ivar name: how logs and the thread name this session.
+    @param deliveries: shared with other sessions (the pool's); by default
+        the session's own.
     """
 
     log = Logger()
 
-    def __init__(self, library, login, reactor, name):
+    def __init__(self, library: GciLibrary, login: LoginParameters,
+                 reactor: IReactorFromThreads, name: str,
+                 deliveries: ResultDeliveries | None = None) -> None:
         self._library = library
         self._login = login
         self._reactor = reactor
-        self._deliveries = _deliveriesFor(reactor)
+        self._deliveries = deliveries or ResultDeliveries(reactor)
         self.name = name
-        self._handle = None
-        self._gone = None
+        self._handle: Handle | None = None
+        self._handleLock = threading.Lock()
+        self._sourceClass = 0
+        self._gone: GciError | None = None
         self._abandoned = False
         self._guard = threading.Lock()
-        self._queue = queue.SimpleQueue()
-        self._calls = {}
-        self._stop = None
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._calls: dict[Deferred, _Call] = {}
+        self._stop: _Call | None = None
         self._thread = threading.Thread(
             target=self._serve, name=f"gem {name}", daemon=True)
         self._thread.start()
 
     @property
-    def busy(self):
+    def busy(self) -> bool:
         """
         Whether a call is queued or running on this session.
         """
         return bool(self._calls)
 
     @property
-    def gone(self):
+    def gone(self) -> GciError | None:
         """
         The fatal L{GciError} that ended this session, or L{None}.
         """
         return self._gone
 
-    def login(self):
+    def login(self) -> Deferred:
         """
-        Log the session in; fires with L{None}.
+        Log the session in (and find its Utf8 class); fires with L{None}.
         """
         return self._submit(self._doLogin)
 
-    def execute(self, source, maxBytes):
+    def execute(self, source: str, maxBytes: int) -> Deferred:
         """
         Execute Smalltalk source; fires with the byte-format result.
 
@@ -195,9 +163,17 @@ class GemSession:
         encoded = source.encode("utf-8")
         return self._submit(
             lambda: self._library.executeFetchBytes(
-                self._handle, encoded, maxBytes))
+                self._loggedIn(), encoded, self._sourceClass, maxBytes))
 
-    def logout(self):
+    def _loggedIn(self) -> Handle:
+        """
+        On the session's thread: the handle a call is made on.
+        """
+        if self._handle is None:
+            raise SessionGone(number=0, message="not logged in", fatal=True)
+        return self._handle
+
+    def logout(self) -> Deferred:
         """
         Log out after every queued call, then end the thread.
 
@@ -211,27 +187,31 @@ class GemSession:
         self._endThread()
         return d
 
-    def _endThread(self):
+    def _endThread(self) -> None:
         self._stop = _Call(None, None)
         self._queue.put(self._stop)
 
-    def interrupt(self, hard):
+    def interrupt(self, hard: bool) -> None:
         """
-        Break the call running now; a no-op when none is.
+        Break the call running now; a no-op when none is, or once the
+        session's logout has begun.
 
         Safe from the reactor thread: GciTsBreak is the one GemStone call
-        documented as callable while another thread is inside a call.
+        documented as callable while another thread is inside a call, and
+        it returns at once.  The session's thread holds C{_handleLock} only
+        to change the handle, never across a call.
         """
-        if self._handle is None or self._gone is not None:
-            return
-        try:
-            self._library.breakSession(self._handle, hard)
-        except GciError as e:
-            # The call, or the session, may have ended since we looked.
-            self.log.debug("{session}: break not delivered: {error}",
-                           session=self.name, error=e)
+        with self._handleLock:
+            if self._handle is None or self._gone is not None:
+                return
+            try:
+                self._library.breakSession(self._handle, hard)
+            except GciError as e:
+                # The call may have ended, or the gem died, since we looked.
+                self.log.debug("{session}: break not delivered: {error}",
+                               session=self.name, error=e)
 
-    def callState(self, d):
+    def callState(self, d: Deferred) -> str | None:
         """
         C{"running"} or C{"queued"} for the call whose result C{d} is, or
         L{None} when it is over.
@@ -239,7 +219,7 @@ class GemSession:
         call = self._calls.get(d)
         return None if call is None else call.state
 
-    def endCall(self, d, hard):
+    def endCall(self, d: Deferred, hard: bool) -> str | None:
         """
         End the call whose result C{d} is: break it if it is running,
         withdraw it if it is still queued (it fails with L{CallWithdrawn}).
@@ -257,7 +237,7 @@ class GemSession:
             return "broken"
         return None
 
-    def _withdraw(self, call):
+    def _withdraw(self, call: _Call) -> bool:
         """
         Withdraw C{call} if its thread has not taken it yet; a withdrawn
         call no longer keeps the session busy.  (The stop marker is in no
@@ -267,10 +247,11 @@ class GemSession:
             if call.state is not _QUEUED:
                 return False
             call.state = _WITHDRAWN
-        self._calls.pop(call.deferred, None)
+        if call.deferred is not None:
+            self._calls.pop(call.deferred, None)
         return True
 
-    def abandon(self, reason):
+    def abandon(self, reason: str) -> None:
         """
         Give up on this session: its running call took no break.  Every
         queued call is withdrawn now; the thread logs out and ends whenever
@@ -279,16 +260,17 @@ class GemSession:
         error = SessionGone(number=0, message=reason, fatal=True)
         self._abandoned = True
         self._gone = self._gone or error
-        withdrawn = [call for call in list(self._calls.values())
-                     if self._withdraw(call)]
+        withdrawn = [call.deferred for call in list(self._calls.values())
+                     if self._withdraw(call) and call.deferred is not None]
         if self._stop is not None:
             self._withdraw(self._stop)
         self._queue.put(_Call(self._doLogout, None, True))
         self._endThread()
-        for call in withdrawn:
-            call.deferred.errback(CallWithdrawn(reason))
+        for d in withdrawn:
+            d.errback(CallWithdrawn(reason))
 
-    def _submit(self, work, evenIfGone=False, withdrawable=True):
+    def _submit(self, work: Callable[[], Any], evenIfGone: bool = False,
+                withdrawable: bool = True) -> Deferred:
         """
         Queue C{work} for the session's thread.
 
@@ -296,7 +278,7 @@ class GemSession:
         it must run, as a logout must); a running call runs on, and the
         session stays busy until it returns, since only a break ends it.
         """
-        d = Deferred(self._cancelled if withdrawable else None)
+        d: Deferred = Deferred(self._cancelled if withdrawable else None)
         if self._abandoned:
             d.errback(SessionGone(number=0, message="abandoned", fatal=True))
             return d
@@ -305,12 +287,12 @@ class GemSession:
         self._queue.put(call)
         return d
 
-    def _cancelled(self, d):
+    def _cancelled(self, d: Deferred) -> None:
         call = self._calls.get(d)
         if call is not None:
             self._withdraw(call)
 
-    def _over(self, call, outcome):
+    def _over(self, call: _Call, outcome: object) -> None:
         """
         On the reactor thread: C{call} is over with C{outcome}, whether or
         not its caller still waits for it.
@@ -328,7 +310,7 @@ class GemSession:
         else:
             call.deferred.callback(outcome)
 
-    def _serve(self):
+    def _serve(self) -> None:
         while True:
             call = self._queue.get()
             with self._guard:
@@ -351,28 +333,45 @@ class GemSession:
             call.state = None
             self._deliveries.put(self._over, call, outcome)
 
-    def _afterError(self, error):
+    def _afterError(self, error: GciError) -> None:
         if error.fatal:
             self._gone = error
-        elif error.context and self._handle is not None:
-            # Execution runs with debugging enabled, so a failed call leaves
-            # its GsProcess suspended in the gem until it is cleared.
+            return
+        process = error.suspendedProcess
+        if process is not None and self._handle is not None:
+            # Execution runs with debugging enabled, so a failed call may
+            # leave its GsProcess suspended in the gem until it is cleared.
             try:
-                self._library.clearStack(self._handle, error.context)
+                self._library.clearStack(self._handle, process)
             except GciError as e:
                 self.log.warn("{session}: clearing a failed call's stack: "
                               "{error}", session=self.name, error=e)
 
-    def _doLogin(self):
-        self._handle = self._library.login(
+    def _doLogin(self) -> None:
+        handle = self._library.login(
             self._login.stoneNrs, self._login.gemNrs, self._login.hostUser,
             self._login.hostPassword, self._login.user, self._login.password,
             self._login.flags)
+        try:
+            self._sourceClass = self._library.resolveSymbol(
+                handle, SOURCE_CLASS)
+        except GciError:
+            # A login that fails leaves nothing logged in.
+            self._logoutHandle(handle)
+            raise
+        with self._handleLock:
+            self._handle = handle
 
-    def _doLogout(self):
-        handle, self._handle = self._handle, None
+    def _doLogout(self) -> None:
+        # Once the lock is ours no break is in flight, and none starts
+        # after: the handle is freed below.
+        with self._handleLock:
+            handle, self._handle = self._handle, None
         if handle is None or (self._gone is not None and not self._abandoned):
             return
+        self._logoutHandle(handle)
+
+    def _logoutHandle(self, handle: Handle) -> None:
         try:
             self._library.logout(handle)
         except GciError as e:

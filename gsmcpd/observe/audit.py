@@ -5,7 +5,8 @@ who did what as which GemStone user, and how it ended.
 It records sizes and digests, never contents: a source text's SHA-256
 proves what ran without putting other people's code (or a secret pasted
 into it) in the log.  With C{--audit-log} the events go to a file of their
-own, one JSON object a line.
+own, one JSON object a line, reopened on C{SIGHUP} so logrotate can move it
+away (no C{copytruncate}, which loses the lines written meanwhile).
 """
 
 import hashlib
@@ -101,12 +102,14 @@ class AuditLog:
     @ivar defaultUser: the GemStone user of a session no token named.
     @ivar mutatingTools: names of tools that change the repository.
     @ivar file: the file L{toFile} opened, or L{None}.
+    @ivar path: that file's path, to L{reopen} it.
     """
 
     observer = attr.ib(default=None)
     defaultUser = attr.ib(default=None)
     mutatingTools = attr.ib(default=frozenset(), converter=frozenset)
     file = attr.ib(default=None)
+    path = attr.ib(default=None)
     _changes = attr.ib(init=False, factory=dict)
 
     def __attrs_post_init__(self):
@@ -119,11 +122,31 @@ class AuditLog:
         """
         file = open(path, "a", encoding="utf-8")
         return cls(jsonFileLogObserver(file, recordSeparator=""),
-                   defaultUser, mutatingTools, file)
+                   defaultUser, mutatingTools, file, path)
 
     def close(self):
         if self.file is not None:
             self.file.close()
+
+    def reopen(self):
+        """
+        Open the file again by its path (after logrotate moved it): events
+        go to the new file from now on.  A file that cannot be opened is
+        logged and the old one kept.
+        """
+        if self.path is None:
+            return
+        try:
+            file = open(self.path, "a", encoding="utf-8")
+        except OSError as e:
+            Logger().error("audit log {path!r} cannot be reopened, still "
+                           "writing to the one open: {why}", path=self.path,
+                           why=e.strerror)
+            return
+        self.file.close()
+        self.file = file
+        self.observer = jsonFileLogObserver(file, recordSeparator="")
+        self.log = Logger(namespace=AUDIT_NAMESPACE, observer=self.observer)
 
     def toolCall(self, *, session, tool, arguments, response, seconds):
         """

@@ -8,8 +8,6 @@ renders the text format Prometheus scrapes and adds the process metrics
 (CPU, memory, descriptors) for free.
 """
 
-import re
-
 from prometheus_client import (
     CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, Info,
     PlatformCollector, ProcessCollector, generate_latest)
@@ -24,7 +22,13 @@ COMMIT_TOOL = "commit"
 ESCALATION = {"soft": ("soft",), "hard": ("soft", "hard"),
               "replaced": ("soft", "hard")}
 """The breaks sent to reach each escalation step of a call."""
-_NUMBER = re.compile(r"\d+(\.\d+)?")
+SESSION_ENDINGS = frozenset({
+    "deleted", "closed", "abandoned", "stopping", "gem_died", "idle",
+    "idle_streamless", "idle_handle", "lifetime", "ping_unanswered",
+    "stream_lost", "view_stuck", "replacement_failed", "read_done",
+    "read_idle", "read_surplus", "evicted", "other"})
+"""Why a session ended, as C{sessions_closed_total}'s C{reason} label: a
+closed set of short words a dashboard can name."""
 
 DECLARED = (
     ("sessionsOpen", Gauge, "sessions_open",
@@ -39,6 +43,9 @@ DECLARED = (
      "used or free", ("state",)),
     ("eventStreams", Gauge, "event_streams",
      "server-to-client event streams open", ()),
+    ("stoneReachable", Gauge, "stone_reachable",
+     "1 while the daemon's own GemStone session answers, 0 once the stone "
+     "cannot be reached", ()),
     ("callsInFlight", Gauge, "calls_in_flight",
      "GemStone calls running or queued", ()),
     ("toolCalls", Counter, "tool_calls",
@@ -53,8 +60,7 @@ DECLARED = (
      "GemStone sessions logged out and replaced after a call would not end",
      ()),
     ("sessionsClosed", Counter, "sessions_closed",
-     "sessions closed, by reason (reaped idle, past their lifetime, deleted "
-     "by the client, their gem died, ...; numbers in it read N)",
+     "sessions closed, by reason: " + " ".join(sorted(SESSION_ENDINGS)),
      ("reason",)),
     ("commits", Counter, "commits",
      "commits through the commit tool, by outcome (committed, conflict)",
@@ -62,6 +68,12 @@ DECLARED = (
     ("logins", Counter, "logins",
      "GemStone logins for client sessions, by outcome (ok, failed, refused)",
      ("outcome",)),
+    ("httpResponses", Counter, "http_responses",
+     "HTTP responses on the MCP port, by status class (2xx, 4xx, ...)",
+     ("class",)),
+    ("authRefusals", Counter, "auth_refusals",
+     "requests the bearer-token gate refused, by status (401: no or bad "
+     "token, 403: too few scopes)", ("status",)),
 )
 """Each metric but the histogram: attribute, kind, name (after the
 C{gsmcpd_} prefix), help, label names."""
@@ -114,7 +126,7 @@ class Metrics:
 
     def watch(self, sessionsOpen=None, sessionsOpening=None,
               slotsUsed=None, slotsLimit=None, eventStreams=None,
-              sessionsWarm=None):
+              sessionsWarm=None, stoneReachable=None):
         """
         Read these gauges from the objects that know, when scraped: each
         argument is a callable answering a number (C{slotsLimit} may answer
@@ -123,7 +135,8 @@ class Metrics:
         for gauge, read in ((self.sessionsOpen, sessionsOpen),
                             (self.sessionsOpening, sessionsOpening),
                             (self.sessionsWarm, sessionsWarm),
-                            (self.eventStreams, eventStreams)):
+                            (self.eventStreams, eventStreams),
+                            (self.stoneReachable, stoneReachable)):
             if read is not None:
                 gauge.set_function(read)
         if slotsUsed is not None:
@@ -132,12 +145,26 @@ class Metrics:
                 self.poolSlots.labels("free").set_function(
                     lambda: _free(slotsLimit(), slotsUsed()))
 
-    def sessionClosed(self, reason):
+    def sessionClosed(self, code):
         """
-        Count a session closed for C{reason}, a sentence whose numbers (an
-        idle time, a limit) are left out so the label keeps few values.
+        Count a session closed for C{code}, one of L{SESSION_ENDINGS}.
+
+        @raise ValueError: for any other word, so a new reason cannot
+            slip an unbounded label in.
         """
-        self.sessionsClosed.labels(_NUMBER.sub("N", reason)).inc()
+        if code not in SESSION_ENDINGS:
+            raise ValueError(f"{code!r} is not one of SESSION_ENDINGS")
+        self.sessionsClosed.labels(code).inc()
+
+    def responded(self, request):
+        """
+        Count a finished HTTP response, and the gate's refusal it may be
+        (L{gsmcpd.transport.bearer} marks one C{authRefused}).
+        """
+        code = request.code
+        self.httpResponses.labels(f"{code // 100}xx").inc()
+        if getattr(request, "authRefused", False):
+            self.authRefusals.labels(str(code)).inc()
 
     def callStarted(self, tool, clock):
         """

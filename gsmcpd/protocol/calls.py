@@ -251,7 +251,8 @@ class CallRunner:
         self.log.error(
             "session {handle}: its gem died ({error}; reason: {reason})",
             handle=session.label, error=gone, reason=gone.reason)
-        yield self._registry.close(session.handle, "its gem died")
+        yield self._registry.close(session.handle, "its gem died",
+                                   code="gem_died")
         return SessionGoneError(gone).asResponse(message.id)
 
 

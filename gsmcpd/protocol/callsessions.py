@@ -13,9 +13,10 @@ touches the stone.
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 
 from gsmcpd.auth.tokens import admits
-from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.protocol.calls import loginFailed
 from gsmcpd.protocol.eras import MODERN_VERSION
+from gsmcpd.protocol.jsonrpc import stoppingError
 from gsmcpd.protocol.handles import needsHandle, noSuchHandle, sessionTools
 from gsmcpd.sessions.client import McpSession, newHandle, userOf
 from gsmcpd.tools.base import ToolResult
@@ -122,6 +123,8 @@ class CallSessions:
         except SessionLimitReached as e:
             raise ToolError("other", f"{e}; try again, or open_session and "
                             "reuse it", {"limit": e.limit})
+        except ServerStopping as e:
+            raise stoppingError(e)
         return opening.addErrback(loginFailed)
 
     def _lent(self, opening, envelope, end):
@@ -137,7 +140,8 @@ class CallSessions:
         def opened(session):
             if borrowing.called:
                 return self.sessions.close(
-                    session.handle, "its client stopped waiting for it")
+                    session.handle, "its client stopped waiting for it",
+                    code="abandoned")
             session.logLevel = envelope.logLevel
             session.clientInfo = envelope.clientInfo
             session.clientCapabilities = envelope.clientCapabilities or {}
@@ -174,5 +178,6 @@ class CallSessions:
         if self.named(handle, envelope) is None:
             return succeed(False)
         return self.sessions.close(
-            handle, "the client closed it (close_session)").addCallback(
+            handle, "the client closed it (close_session)",
+            code="closed").addCallback(
                 lambda _: True)

@@ -342,7 +342,8 @@ class Dispatcher:
 
         def rendered(answer):
             return self._render(answer, call.needsCommit and not
-                                tool.annotations.get("readOnlyHint"), session)
+                                tool.annotations.get("readOnlyHint"), session,
+                                call.warnings)
 
         def failed(failure):
             failure.trap(ToolError, CallBroken)
@@ -361,9 +362,10 @@ class Dispatcher:
             return answer.addCallbacks(rendered, failed)
         return rendered(answer)
 
-    def _render(self, answer, noted, session):
+    def _render(self, answer, noted, session, warnings):
         notices, session.view.notices = session.view.notices, []
-        return answer.asResult(([SESSION_NOTE] if noted else []) + notices)
+        return answer.asResult([f"[warning] {each}" for each in warnings]
+                               + ([SESSION_NOTE] if noted else []) + notices)
 
 
 def _answer(value, messageId):

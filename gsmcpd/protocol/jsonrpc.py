@@ -39,6 +39,14 @@ class JsonRpcError(Exception):
         return {"jsonrpc": "2.0", "id": id, "error": error}
 
 
+def stoppingError(stopping):
+    """
+    The error a new session's request gets from a draining daemon
+    (L{gsmcpd.gci.pool.ServerStopping}), in either era.
+    """
+    return JsonRpcError(SERVER_ERROR, str(stopping), {"kind": stopping.kind})
+
+
 @attr.s(frozen=True, auto_attribs=True)
 class Message:
     """

@@ -261,4 +261,4 @@ class ViewHygiene:
             self._registry.close(
                 session.handle, f"its view could not be moved (after a "
                 f"failed commit) and stayed {behind} commits behind for "
-                f"{now - session.view.stuckSince:.0f}s")
+                f"{now - session.view.stuckSince:.0f}s", code="view_stuck")

@@ -8,7 +8,10 @@ problem is telling a client that has gone from one that is merely quiet:
 a session with an open stream is probed with a ping before it is reaped; a
 session that never opened a stream is released soon after its last request;
 a session whose client hangs up its stream gets a short grace to come back
-(L{gsmcpd.sessions.registry.SessionRegistry}).  A session with a call in
+(L{gsmcpd.sessions.registry.SessionRegistry}); a 2026-07-28 session behind
+a handle, which has no stream to tell, idles out sooner than a 2025 one
+with a stream, so a client that never closes its handles does not hold the
+stone's logins for half an hour each.  A session with a call in
 flight is never reaped as idle, and a maintenance pass that runs wildly
 late (the host was suspended) forgives rather than reaping everyone at once.
 """
@@ -45,6 +48,8 @@ class LifetimePolicy:
     @ivar streamLossGrace: a session whose client hung up its stream is
         released this long after, unless the client comes back.
     @ivar maxLifetime: an absolute cap on a session's life.
+    @ivar handleIdleTimeout: a session behind a 2026-07-28 handle is reaped
+        this long after its last request.
     """
 
     idleTimeout: float | None = 1800.0
@@ -52,6 +57,7 @@ class LifetimePolicy:
     streamlessIdleTimeout: float = 60.0
     streamLossGrace: float = 10.0
     maxLifetime: float | None = None
+    handleIdleTimeout: float | None = 300.0
 
     def validate(self, nameOf=lambda field: field):
         """
@@ -59,7 +65,8 @@ class LifetimePolicy:
             option, say); the message names the fields that way.
         @raise PolicyError: naming the settings at odds.
         """
-        for name in ("idleTimeout", "probeAfter", "maxLifetime"):
+        for name in ("idleTimeout", "probeAfter", "maxLifetime",
+                     "handleIdleTimeout"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise PolicyError(f"{nameOf(name)} must be positive or none")
@@ -144,23 +151,35 @@ class Reaper:
         for session in self._registry:
             if session.busy:
                 continue
-            reason = self._verdict(session, now)
-            if reason is not None:
-                self._registry.close(session.handle, reason)
+            verdict = self._verdict(session, now)
+            if verdict is not None:
+                code, reason = verdict
+                self._registry.close(session.handle, reason, code=code)
 
     def _verdict(self, session, now):
+        """
+        C{(code, reason)} to close C{session} for, or L{None}.
+        """
         policy = self._policy
         idle = now - session.liveness.lastActivity
         if policy.maxLifetime is not None and \
                 now - session.liveness.createdAt >= policy.maxLifetime:
-            return f"it reached the {policy.maxLifetime:g}s lifetime cap"
+            return "lifetime", (f"it reached the {policy.maxLifetime:g}s "
+                                "lifetime cap")
         if session.stream is None and session.expectsStream:
             if idle >= policy.streamlessIdleTimeout:
-                return (f"idle {idle:.0f}s with no event stream (limit "
-                        f"{policy.streamlessIdleTimeout:g}s)")
+                return "idle_streamless", (
+                    f"idle {idle:.0f}s with no event stream (limit "
+                    f"{policy.streamlessIdleTimeout:g}s)")
+            return None
+        if not session.expectsStream and policy.handleIdleTimeout is not None:
+            if idle >= policy.handleIdleTimeout:
+                return "idle_handle", (
+                    f"idle {idle:.0f}s behind its handle (limit "
+                    f"{policy.handleIdleTimeout:g}s)")
             return None
         if policy.idleTimeout is not None and idle >= policy.idleTimeout:
-            return f"idle {idle:.0f}s (limit {policy.idleTimeout:g}s)"
+            return "idle", f"idle {idle:.0f}s (limit {policy.idleTimeout:g}s)"
         liveness = session.liveness
         quiet = now - max(liveness.lastActivity, liveness.answeredProbeAt)
         if policy.probeAfter is not None and quiet >= policy.probeAfter and \
@@ -186,7 +205,7 @@ class Reaper:
             if stream is not None and stream.generation == generation:
                 self._registry.close(
                     session.handle, "it did not answer a ping on its "
-                    "current event stream")
+                    "current event stream", code="ping_unanswered")
             else:
                 self.log.info("session {handle}: a ping lost to a stream "
                               "handover was discarded; the next pass sends "

@@ -181,21 +181,26 @@ class SessionRegistry:
         if session.stream is None and not session.busy:
             self.close(session.handle, f"its client closed its event stream "
                        f"and did not come back within "
-                       f"{self.streamLossGrace:g}s")
+                       f"{self.streamLossGrace:g}s", code="stream_lost")
 
-    def close(self, handle, reason):
+    def close(self, handle, reason, code="other"):
         """
         Unmap the session and log its GemStone session out.  The client is
         told nothing: its next request gets 404.
+
+        @param reason: a sentence, for the log.
+        @param code: the same as a short word, for the metrics' label (one
+            of L{gsmcpd.observe.metrics.SESSION_ENDINGS}).
         """
-        session = self._sessions.pop(handle, None)
+        session = self._sessions.get(handle)
         if session is None:
             return succeed(None)
+        # Counted first: an unknown code raises before anything changed.
+        self._metrics.sessionClosed(code)
+        del self._sessions[handle]
         self._retract(session)
         self.log.info("session {handle} closed: {reason}",
-                      handle=session.label,
-                      reason=reason)
-        self._metrics.sessionClosed(reason)
+                      handle=session.label, reason=reason, code=code)
         if session.stream is not None:
             session.stream.end()
         for observer in self.onClose:
@@ -244,7 +249,7 @@ class SessionRegistry:
                              "session {why}", failure, handle=session.label,
                              why=why)
             return self.close(session.handle, f"its replacement GemStone "
-                              f"session {why}")
+                              f"session {why}", code="replacement_failed")
 
         def done(result):
             session.calls.replacing = None
@@ -257,10 +262,11 @@ class SessionRegistry:
                        errbackArgs=("could not be logged in",)).addBoth(done)
         return d
 
-    def closeAll(self, reason):
+    def closeAll(self, reason, code="other"):
         """
         Close every session; fires when every GemStone session is out.
         """
-        closing = [self.close(handle, reason) for handle in list(self._sessions)]
+        closing = [self.close(handle, reason, code)
+                   for handle in list(self._sessions)]
         return DeferredList(closing + [self._pool.closeAll()],
                             consumeErrors=True)

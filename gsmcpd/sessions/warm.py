@@ -77,8 +77,8 @@ class WarmSessions:
                                  "session's view", failure,
                                  handle=session.label)
             return self._registry.close(
-                session.handle, "its view could not be moved for a read"
-            ).addCallback(lambda _: None)
+                session.handle, "its view could not be moved for a read",
+                code="view_stuck").addCallback(lambda _: None)
 
         return ToolCall(session.gem, session.ledger).runTemplate(
             "abort", {}).addCallbacks(moved, failed)
@@ -89,17 +89,18 @@ class WarmSessions:
         and there is room, else close it for C{why}.
         """
         if not (self.perUser and self._reusable(session)):
-            return self._registry.close(session.handle, why)
+            return self._registry.close(session.handle, why,
+                                        code="read_done")
         user = userOf(session.principal)
         idle = self._idle.setdefault(user, [])
         idle.append(session)
         self._timers[session.handle] = self._clock.callLater(
             self.idleLimit, self._registry.close, session.handle,
-            f"idle for {self.idleLimit:g}s after its read")
+            f"idle for {self.idleLimit:g}s after its read", code="read_idle")
         if len(idle) > self.perUser:
             return self._registry.close(
                 idle[0].handle, f"more than {self.perUser} idle read "
-                "sessions of its GemStone user")
+                "sessions of its GemStone user", code="read_surplus")
         return succeed(None)
 
     def _reusable(self, session):
@@ -135,4 +136,5 @@ class WarmSessions:
             return None
         oldest = min(idle, key=lambda s: self._timers[s.handle].getTime())
         return self._registry.close(oldest.handle,
-                                    "a new session needed its slot")
+                                    "a new session needed its slot",
+                                    code="evicted")

@@ -75,6 +75,24 @@ def resultSchema(**properties):
     return {"type": "object", "properties": properties}
 
 
+def strictSchema(schema):
+    """
+    An output schema as a result must meet it: every object that lists
+    properties closed and requiring all of them, as the instructions
+    promise (the wire form leaves that unsaid, to keep C{tools/list}
+    short).
+    """
+    strict = dict(schema)
+    if "properties" in schema:
+        strict["properties"] = {name: strictSchema(each) for name, each
+                                in schema["properties"].items()}
+        strict["required"] = list(schema["properties"])
+        strict["additionalProperties"] = False
+    if isinstance(schema.get("items"), dict):
+        strict["items"] = strictSchema(schema["items"])
+    return strict
+
+
 def counted(number, one, many=None):
     """
     C{1 method}, C{3 methods}: the tools' text is read by a model and a
@@ -200,6 +218,8 @@ class ToolCall:
 
     @ivar needsCommit: whether the session held uncommitted changes after
         the last template this call ran, failed or not; L{None} before one.
+    @ivar warnings: the descriptions of the Warnings its templates resumed,
+        for the client to read beside the result.
     """
 
     def __init__(self, gem, ledger=None, context=NULL_CONTEXT, journal=None):
@@ -207,6 +227,7 @@ class ToolCall:
         self.ledger = ReadLedger() if ledger is None else ledger
         self.journal = ChangeJournal() if journal is None else journal
         self.needsCommit = None
+        self.warnings = []
         self._context = context
 
     @property
@@ -273,6 +294,7 @@ class ToolCall:
         """
         def answered(answer):
             self.needsCommit = answer.needsCommit
+            self.warnings.extend(answer.warnings)
             return answer.value
 
         def failed(failure):

@@ -102,6 +102,10 @@ Nothing commits on your behalf.
   newest commit.
 - A commit that conflicts with another session's is reported as a failure:
   `abort`, redo the change (re-reading first), and commit again.
+- GemStone's conflicts are per class, not per method: if another session
+  commits any change to a class you changed (another of its methods, its
+  definition, its comment), your commit fails. When two of you edit one
+  class, take turns: commit small changes soon, and refresh before you start.
 - Uncommitted changes are lost when the session ends (closed, idle, or a
   server restart): commit what you mean to keep.
 """, ("session",)),

@@ -9,6 +9,13 @@ overwrites or deletes a method or class definition asks the ledger for the
 text this session last read of it, and the template refuses in the stone
 unless that is still the current text.  A read recorded before the view
 moved does not count.
+
+The ledger's grain is the method; GemStone's is coarser.  A commit conflicts
+with another session's when both changed one class (any of its methods,
+its definition or its comment: the stone compares the class's method
+dictionary, not the method) or added to or removed from one symbol
+dictionary, so a session can be refused a commit over a method it never
+touched, and two people editing one class must take turns.
 """
 
 

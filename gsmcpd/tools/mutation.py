@@ -7,7 +7,9 @@ a shape-changing class redefinition and a symbol-list change included.  A
 tool that overwrites or deletes a method or class definition passes the
 blind-write guardrail (L{gsmcpd.tools.ledger}): the session must have read
 what it replaces in its present view, and the template checks in the stone
-that it is still what was read.  A class Globals holds under its name is
+that it is still what was read.  The guardrail is per method, but the
+stone's conflicts are per class (L{gsmcpd.tools.session}): two sessions
+changing different methods of one class cannot both commit.  A class Globals holds under its name is
 the kernel's: the templates refuse to change one, as GemTalk's server does,
 unless the toolset's C{kernelClasses} option is true; beyond that, who may
 change what is the stone's business (its users and security policies).
@@ -45,7 +47,9 @@ class MutationToolset(Toolset):
         "Changes stay uncommitted until you commit or abort: run the tests "
         "first. "
         "A write needs a read of what it replaces in your present view, and "
-        "is refused if that changed since.")
+        "is refused if that changed since. Commits conflict per class: if "
+        "another session commits any change to a class you changed, your "
+        "commit fails, so people editing one class take turns.")
 
     def tools(self):
         confirms = confirming(self)  # asked on the call's stream in 2025

@@ -52,8 +52,8 @@ def outcome(entry):
 def cause(entry):
     """
     What a test that did not pass met: the exception's class and
-    description, or the description alone when the test passed once run
-    by itself and left no exception to name.
+    description, or the description alone when it signalled none (an
+    expected failure that passed).
     """
     if entry["exceptionClass"] is None:
         return entry["description"]

@@ -129,6 +129,7 @@ class BearerResource(Resource):
         if gone:
             return
         if challenge is not None:
+            request.authRefused = True
             request.setHeader(b"www-authenticate",
                               challenge.authenticate.encode("utf-8"))
             body = _refusal(request, challenge.status, challenge.message)

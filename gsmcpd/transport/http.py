@@ -16,7 +16,7 @@ from twisted.logger import Logger
 from twisted.web.server import Request
 from werkzeug.exceptions import HTTPException
 
-from gsmcpd.gci.pool import SessionLimitReached
+from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
@@ -27,7 +27,7 @@ from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
 from gsmcpd.protocol.modern import ModernEndpoint
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, encode,
-    parseMessage, result)
+    parseMessage, result, stoppingError)
 from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.gates import (
@@ -73,12 +73,15 @@ class McpSite(GuardedSite):
     requestFactory = CappedRequest
 
     def __init__(self, resource, accessLog=False, limits=ConnectionLimits(),
-                 reactor=None):
+                 reactor=None, metrics=UNOBSERVED):
         super().__init__(resource, limits, reactor,
                          parsePOSTFormSubmission=False)
         self._accessLog = accessLog
+        self._metrics = metrics
 
     def log(self, request):
+        # Called once each response is finished.
+        self._metrics.responded(request)
         if self._accessLog:
             super().log(request)
 
@@ -244,6 +247,8 @@ class McpApp:
                 SERVER_ERROR, str(e), {"kind": "sessionLimit",
                                        "limit": e.limit}
             ).asResponse(message.id))
+        except ServerStopping as e:
+            return self._json(request, stoppingError(e).asResponse(message.id))
         try:
             # A client that hangs up mid-login leaves a session it will never
             # use; the reaper releases it, counted all along.
@@ -282,7 +287,8 @@ class McpApp:
         session = self._session(request)
         # Answered once the session is gone: its running call broken and
         # its GemStone session logged out, whether or not we are heard.
-        yield self.sessions.close(session.handle, "the client deleted it")
+        yield self.sessions.close(session.handle, "the client deleted it",
+                                  code="deleted")
         return self._json(request, {})
 
     # Errors: every answer is JSON, whatever went wrong.

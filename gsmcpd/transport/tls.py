@@ -9,7 +9,6 @@ key that does not match) is logged and the running certificate kept.
 """
 
 import re
-import signal
 
 import attr
 from OpenSSL import SSL
@@ -183,12 +182,3 @@ class ReloadingContexts:
         self.log.info("TLS certificate and key reloaded from {path}",
                       path=self.endpoint.certKey)
         return True
-
-
-def reloadOnHangup(reactor, contexts):
-    """
-    Reload C{contexts} when the process gets C{SIGHUP}, on the reactor
-    thread.
-    """
-    signal.signal(signal.SIGHUP, lambda *_: reactor.callFromThread(
-        contexts.reload))

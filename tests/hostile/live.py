@@ -22,7 +22,7 @@ class LiveDaemon:
     that must still be answered once the test is over.
     """
 
-    arguments = ("--request-timeout", "5")
+    arguments = ("--call-timeout", "5")
 
     def setUp(self):
         directory = self.mktemp()

@@ -23,7 +23,7 @@ class LimitOptionTests(SynchronousTestCase):
 
     def test_given(self):
         config = self.configure(
-            ["--simulated", "--request-deadline", "none",
+            ["--simulated", "--http-read-timeout", "none",
              "--max-connections", "none", "--allowed-host", "mcp.example"],
             {"GSMCP_MAX_CONNECTIONS_PER_PEER": "40",
              "GSMCP_ALLOWED_HOSTS": "ignored.example"})

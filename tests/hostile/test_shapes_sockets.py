@@ -20,7 +20,7 @@ def request(method, id=9, **params):
 
 class OddShapeTests(LiveDaemon, SynchronousTestCase):
 
-    arguments = ("--request-timeout", "5", "--max-sessions", "8")
+    arguments = ("--call-timeout", "5", "--max-sessions", "8")
 
     def assertRefusedWithId(self, document, codes=INVALID):
         status, answer = self.call(document)

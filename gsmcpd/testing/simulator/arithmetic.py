@@ -93,12 +93,33 @@ def _unary(selector, operation):
 _unary("negated", lambda n: -n)
 _unary("abs", abs)
 _unary("squared", lambda n: n * n)
-_unary("asFloat", float)
-_unary("truncated", int)
-_unary("asInteger", int)
-_unary("rounded", lambda n: math.floor(n + Fraction(1, 2)) if n >= 0 else -math.floor(-n + Fraction(1, 2)))
-_unary("floor", math.floor)
-_unary("ceiling", math.ceil)
+def _finite(operation):
+    """
+    C{operation} on a number that has an integer value: an infinite or NaN
+    Float is refused (GemStone's class and number for it are inferred).
+    """
+    def integral(n):
+        if isinstance(n, float) and not math.isfinite(n):
+            raise errors.outOfRange(f"{printString(n)} has no integer value")
+        return operation(n)
+    return integral
+
+
+def _asFloat(n):
+    if isinstance(n, int) and abs(n) > _LARGEST_FLOAT:
+        raise errors.outOfRange(f"{n} is too large for a Float")
+    return float(n)
+
+
+_LARGEST_FLOAT = int(1.7976931348623157e308)
+
+_unary("asFloat", _asFloat)
+_unary("truncated", _finite(int))
+_unary("asInteger", _finite(int))
+_unary("rounded", _finite(lambda n: math.floor(n + Fraction(1, 2)) if n >= 0
+                          else -math.floor(-n + Fraction(1, 2))))
+_unary("floor", _finite(math.floor))
+_unary("ceiling", _finite(math.ceil))
 _unary("sign", lambda n: (n > 0) - (n < 0))
 _unary("positive", lambda n: n >= 0)
 
@@ -111,9 +132,19 @@ def _reciprocal(ev, receiver):
 @method("Number", "raisedTo:")
 def _raisedTo(ev, receiver, exponent):
     _operand(exponent)
+    if receiver == 0 and exponent < 0:
+        raise errors.zeroDivide(printString(1))
     if isinstance(exponent, int) and exponent < 0 and not isinstance(receiver, float):
         return normalize(Fraction(1) / Fraction(receiver) ** -exponent)
-    return normalize(receiver ** exponent)
+    try:
+        power = receiver ** exponent
+    except OverflowError:
+        raise errors.outOfRange(f"{printString(receiver)} raisedTo: {printString(exponent)} "
+                                "overflows a Float") from None
+    if isinstance(power, complex):
+        raise errors.outOfRange(f"{printString(receiver)} raisedTo: {printString(exponent)} "
+                                "has no real value")
+    return normalize(power)
 
 
 @method("Number", "between:and:")
@@ -130,6 +161,7 @@ def _toDo(ev, receiver, stop, block):
 def _toByDo(ev, receiver, stop, step, block):
     if _operand(step) == 0:
         raise errors.zeroDivide(printString(receiver))
+    _operand(stop)
     i = receiver
     while (i <= stop) if step > 0 else (i >= stop):
         ev.value(block, i)
@@ -146,11 +178,15 @@ def _timesRepeat(ev, receiver, block):
 
 @method("Integer", "factorial")
 def _factorial(ev, receiver):
+    if receiver < 0:
+        raise errors.outOfRange(f"{receiver} factorial: the receiver must not be negative")
     return math.factorial(receiver)
 
 
 @method("Integer", "asCharacter")
 def _asCharacter(ev, receiver):
+    if not 0 <= receiver <= 0x10FFFF:
+        raise errors.outOfRange(f"{receiver} is not a code point")
     return Character(chr(receiver))
 
 

@@ -67,6 +67,16 @@ def libraryPath(environ=os.environ):
     if target.exists():
         return str(target)
     compiler = findCompiler(environ)
+    try:
+        return _build(compiler, source, directory, target)
+    except OSError as e:
+        raise SimulatorBuildError(
+            f"cannot build the simulated stone's libgcits in {directory}: "
+            f"{e.strerror or e}; set GSMCP_CACHE_DIR to a directory this "
+            "user may write")
+
+
+def _build(compiler, source, directory, target):
     directory.mkdir(parents=True, exist_ok=True)
     # Compile to a private name and rename: a racing process either sees no
     # library or a complete one.

@@ -12,6 +12,8 @@ still decided when it runs, by the evaluator.
 """
 
 from gsmcpd import smalltalk
+from gsmcpd.testing.simulator import errors
+from gsmcpd.testing.simulator.kernel import classOf
 from gsmcpd.testing.simulator.objects import Array, BlockClosure
 
 CONSTANTS = {"nil": None, "true": True, "false": False, "thisContext": None}
@@ -26,7 +28,13 @@ INLINED = {
 }
 """What GemStone's compiler inlines: a Boolean's conditional whose arguments
 are literal blocks runs the chosen block in place.  Given the receiver and
-the blocks' bodies: the body to run, or the answer."""
+the blocks' bodies: the body to run, or the answer.  Inlined, nothing is
+sent: a receiver that is not a Boolean is an error (L{errors.notBoolean}),
+never a send of the conditional to it."""
+
+LOOPS = {"whileTrue:": True, "whileFalse:": False, "whileTrue": True, "whileFalse": False}
+"""The loops GemStone's compiler inlines when the receiver (and argument)
+are literal blocks: the value the condition must have to go on."""
 
 _REMEMBERED = {}
 _LIMIT = 200_000
@@ -126,18 +134,10 @@ def _message(node):
                            ev.superclassFor(frame.home))
         return superSend
     inlined = INLINED.get(selector)
-    if inlined is not None and all(isinstance(each, smalltalk.Block) and not each.params
-                                   and not each.temps for each in node.args):
-        bodies = [body(each) for each in node.args]
-        blocks = node.args
-
-        def conditional(ev, frame):
-            condition = receiver(ev, frame)
-            if condition is True or condition is False:
-                chosen = inlined(condition, bodies)
-                return chosen(ev, frame) if callable(chosen) else chosen
-            return ev.send(condition, selector, [BlockClosure(each, frame) for each in blocks])
-        return conditional
+    if inlined is not None and all(map(_isPlainBlock, node.args)):
+        return _conditional(receiver, selector, inlined, [body(each) for each in node.args])
+    if selector in LOOPS and _isPlainBlock(node.receiver) and all(map(_isPlainBlock, node.args)):
+        return _loop(body(node.receiver), selector, [body(each) for each in node.args])
     if not args:
         return lambda ev, frame: ev.send(receiver(ev, frame), selector, ())
     if len(args) == 1:
@@ -152,6 +152,37 @@ def _message(node):
         target = receiver(ev, frame)
         return ev.send(target, selector, [each(ev, frame) for each in args])
     return send
+
+
+def _isPlainBlock(node):
+    return isinstance(node, smalltalk.Block) and not node.params and not node.temps
+
+
+def _conditional(receiver, selector, inlined, bodies):
+    def conditional(ev, frame):
+        condition = receiver(ev, frame)
+        if condition is not True and condition is not False:
+            raise errors.notBoolean(classOf(condition).name, selector)
+        chosen = inlined(condition, bodies)
+        return chosen(ev, frame) if callable(chosen) else chosen
+    return conditional
+
+
+def _loop(condition, selector, bodies):
+    goOn = LOOPS[selector]
+    loopBody = bodies[0] if bodies else None
+
+    def loop(ev, frame):
+        while True:
+            ev.checkInterrupt()
+            value = condition(ev, frame)
+            if value is not True and value is not False:
+                raise errors.notBoolean(classOf(value).name, selector)
+            if value is not goOn:
+                return None
+            if loopBody is not None:
+                loopBody(ev, frame)
+    return loop
 
 
 def _cascade(node):

@@ -55,15 +55,18 @@ class _Symbols:
 
     def remove(self, key):
         """
-        Remove the binding; a class bound under its own name in its home
-        dictionary goes with it (nothing could reach it by name again).
+        Remove the binding; a class it bound under its own name goes with
+        it when no other dictionary binds that name (nothing could reach
+        it by name again).
         """
         name = text(key)
-        transaction = self.ev.session.transaction
-        if transaction.read(system.globalKey(self.dictionary, name)) is not ABSENT:
-            transaction.write(system.globalKey(self.dictionary, name), ABSENT)
-        else:
-            self.ev.code.removeClass(name)
+        binding = system.globalKey(self.dictionary, name)
+        value = self.ev.session.transaction.read(binding)
+        if value is ABSENT:
+            raise errors.refused(f"{name} is the simulated stone's own binding in "
+                                 f"{self.dictionary.name} and cannot be removed")
+        self.ev.session.transaction.write(binding, ABSENT)
+        self.ev.code.unbound(name, value)
 
     def items(self):
         session = self.ev.session
@@ -191,7 +194,9 @@ def _name(ev, receiver):
 def dictionaryAndSymbolOf(ev, value):
     """
     The first binding to C{value} in symbol-list order (each dictionary's
-    keys sorted): C{dictionary} and the key, or nil.
+    keys sorted), under any name: C{dictionary} and the key, or nil.  It
+    matches by value, as GemStone's does, so an alias in an earlier
+    dictionary wins over the class's own name.
     """
     for dictionary in system.symbolList(ev.session):
         for key, each in _Symbols(ev, dictionary).items():

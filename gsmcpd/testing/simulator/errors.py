@@ -136,6 +136,19 @@ def argumentTypeError(selector):
                  "has the wrong class or is out of range"))
 
 
+def notBoolean(className, selector):
+    """
+    The receiver of a conditional or loop the compiler inlined is not a
+    Boolean: an Error, as GemStone's VM has no message to send instead
+    (class and number inferred: no public source gives them).
+    """
+    return SmalltalkError(
+        ARGUMENT_TYPE_ERROR, "ArgumentTypeError",
+        describe("ArgumentTypeError", ARGUMENT_TYPE_ERROR,
+                 f"reason:rtErrExpectedBoolean, a {className} is not a Boolean: the receiver "
+                 f"of an inlined #'{selector}'"))
+
+
 def notFound(detail):
     return SmalltalkError(NOT_FOUND, "LookupError", describe("LookupError", NOT_FOUND, detail))
 

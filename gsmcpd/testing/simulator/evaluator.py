@@ -106,6 +106,9 @@ class Evaluator:
     handlers = attr.ib(factory=list)
     """The active C{on:do:} handlers, innermost last (see
     L{gsmcpd.testing.simulator.exceptions})."""
+    lacking = attr.ib(init=False, default=attr.Factory(
+        lambda self: self.session.stone.lacking, takes_self=True))
+    """The kernel methods the session's stone lacks (L{Stone.lacking})."""
 
     def evaluate(self, source):
         """
@@ -167,18 +170,18 @@ class Evaluator:
             raise errors.messageNotUnderstood(classOf(receiver).name, selector)
         if not callable(found):
             return self.invoke(found, receiver, args)
-        try:
-            return found(self, receiver, *args)
-        except (TypeError, ValueError, ArithmeticError):
-            # A primitive given arguments it cannot use: GemStone's
-            # primitives fail with an ArgumentTypeError.
-            raise errors.argumentTypeError(selector) from None
+        # A primitive's own Python error is a bug of the model, and passes
+        # as one (never as a Smalltalk error a handler could take): a
+        # primitive refuses an argument only by a check it makes.
+        return found(self, receiver, *args)
 
     def lookup(self, behavior, selector):
         """
         The method C{behavior}'s instances run for C{selector}: a
         L{MethodInfo}, a kernel Python function, or None.
         """
+        if self.lacking and self._lacks(behavior, selector):
+            return None
         if type(behavior) is StClass:
             # A kernel method found along a kernel chain is found there
             # for good: the kernel does not change.
@@ -205,6 +208,16 @@ class Evaluator:
                 if found is not None:
                     return found
         return None
+
+    def _lacks(self, behavior, selector):
+        """
+        Whether the kernel method C{behavior}'s instances would run for
+        C{selector} is one this stone lacks (L{Stone.lacking}).
+        """
+        for each in self.behaviors(behavior):
+            if isinstance(each, StClass) and selector in each.methods:
+                return f"{each.name}>>{selector}" in self.lacking
+        return False
 
     def behaviors(self, behavior):
         """

@@ -11,6 +11,13 @@
  * One connection per session (the connection is the "gem").  Only the thread
  * making a call reads from it; GciTsBreak may write a break frame from another
  * thread, so writes are guarded by a per-session mutex.
+ *
+ * Stricter than it need be where the real library's behaviour is undefined:
+ * GciTsLogout frees the real session, so any call on the handle afterwards,
+ * and a GciTsBreak still in flight when the logout starts, would use freed
+ * memory.  Here a logged-out session is kept (never freed, never reused) so
+ * such a call is refused, and each is counted for the tests
+ * (FakeGciTsMisuses, not a GemStone function).
  */
 
 #include <errno.h>
@@ -56,6 +63,7 @@ _Static_assert(offsetof(GciErrSType, fatal) == 112, "fatal offset");
 _Static_assert(offsetof(GciErrSType, message) == 113, "message offset");
 _Static_assert(offsetof(GciErrSType, reason) == 1138, "reason offset");
 
+#define OOP_ILLEGAL ((OopType)0x01)
 #define OOP_NIL ((OopType)0x14)
 #define OOP_GEMSTONE_ERROR_CAT ((OopType)231169)
 
@@ -63,9 +71,11 @@ _Static_assert(offsetof(GciErrSType, reason) == 1138, "reason offset");
 #define ERR_SESSION_GONE 4100
 #define ERR_NO_SERVER 4065
 #define ERR_CALL_IN_PROGRESS 4200
+#define ERR_ARGUMENT_TYPE 2094
 
 /* Opcodes and statuses (wire.py). */
-enum { OP_LOGIN = 1, OP_LOGOUT = 2, OP_EXECUTE = 3, OP_BREAK = 4, OP_CLEARSTACK = 5 };
+enum { OP_LOGIN = 1, OP_LOGOUT = 2, OP_EXECUTE = 3, OP_BREAK = 4, OP_CLEARSTACK = 5,
+       OP_RESOLVE = 7 };
 enum { ST_OK = 0, ST_ERROR = 1 };
 
 #define MAX_FIELDS 8
@@ -77,15 +87,20 @@ static const char VERSION[] =
 typedef struct FakeSession {
     int fd;
     int dead;                 /* the gem is gone: every call fails fatally */
+    int loggedOut;            /* GciTsLogout has begun: the handle is dead */
+    int breaksInFlight;       /* GciTsBreak calls not yet returned */
     int inProgress;           /* a call is running (read by CallInProgress) */
     pthread_mutex_t callLock; /* one call at a time */
     pthread_mutex_t writeLock;/* a break may write while a call waits to read */
     struct FakeSession *next;
 } FakeSession;
 
-/* Live sessions, so a stale or foreign pointer is refused, not followed. */
+/* Every session ever logged in, so a foreign pointer is refused, not followed. */
 static FakeSession *liveSessions;
 static pthread_mutex_t liveLock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Calls that would have used a freed session on the real library. */
+static int misuses;
 
 typedef struct {
     unsigned char *payload;
@@ -307,27 +322,35 @@ static int isLive(FakeSession *s)
     return found;
 }
 
-static void unregisterSession(FakeSession *s)
+static void misused(void)
 {
-    FakeSession **link;
-    pthread_mutex_lock(&liveLock);
-    for (link = &liveSessions; *link != NULL; link = &(*link)->next)
-        if (*link == s) {
-            *link = s->next;
-            break;
-        }
-    pthread_mutex_unlock(&liveLock);
+    __atomic_add_fetch(&misuses, 1, __ATOMIC_SEQ_CST);
 }
 
 static FakeSession *checkSession(GciSession sess, GciErrSType *err)
 {
     FakeSession *s = (FakeSession *)sess;
     if (s == NULL || !isLive(s)) {
+        misused();
         setError(err, ERR_SESSION_GONE, 1, "argument is not a valid GciSession pointer",
                  "invalidSession");
         return NULL;
     }
+    if (__atomic_load_n(&s->loggedOut, __ATOMIC_SEQ_CST)) {
+        misused();
+        setError(err, ERR_SESSION_GONE, 1,
+                 "the GciSession was logged out (simulated stone: on a real stone "
+                 "GciTsLogout freed it, and this call would use freed memory)",
+                 "loggedOut");
+        return NULL;
+    }
     return s;
+}
+
+/* How many calls used a logged-out or foreign session (tests only). */
+int FakeGciTsMisuses(void)
+{
+    return __atomic_load_n(&misuses, __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -480,8 +503,9 @@ GciSession GciTsLogin(const char *StoneNameNrs, const char *HostUserId, const ch
 }
 
 /*
- * Log out and free the session.  The session is freed even when its gem was
- * already gone (then the answer is FALSE with error 4100, fatal).
+ * Log out.  The session is over even when its gem was already gone (then the
+ * answer is FALSE with error 4100, fatal).  The real library frees it here;
+ * this one keeps it, marked, so a later call on it is refused and counted.
  */
 BoolType GciTsLogout(GciSession sess, GciErrSType *err)
 {
@@ -490,9 +514,15 @@ BoolType GciTsLogout(GciSession sess, GciErrSType *err)
     int outcome;
     if (s == NULL)
         return 0;
+    __atomic_store_n(&s->loggedOut, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&s->breaksInFlight, __ATOMIC_SEQ_CST) > 0)
+        misused();  /* the real library would free what that break is using */
     if (beginCall(s, err) < 0) {
-        if (!__atomic_load_n(&s->dead, __ATOMIC_SEQ_CST))
+        if (!__atomic_load_n(&s->dead, __ATOMIC_SEQ_CST)) {
+            /* a call is in progress: the logout is refused, the handle stays */
+            __atomic_store_n(&s->loggedOut, 0, __ATOMIC_SEQ_CST);
             return 0;
+        }
         outcome = -1;
     } else {
         outcome = roundTrip(s, OP_LOGOUT, 0, NULL, NULL, &reply, err);
@@ -500,49 +530,69 @@ BoolType GciTsLogout(GciSession sess, GciErrSType *err)
             freeReply(&reply);
         endCall(s);
     }
-    unregisterSession(s);
+    pthread_mutex_lock(&s->writeLock);
     close(s->fd);
-    pthread_mutex_destroy(&s->callLock);
-    pthread_mutex_destroy(&s->writeLock);
-    free(s);
+    s->fd = -1;
+    pthread_mutex_unlock(&s->writeLock);
     if (outcome != 0)
         return 0;
     clearError(err);
     return 1;
 }
 
+static void setSimulatorLimit(GciErrSType *err, const char *message)
+{
+    setError(err, ERR_ARGUMENT_TYPE, 0, message, "simulatorLimit");
+}
+
 /*
  * Execute sourceStr and copy the bytes of its result (a byte object) into
- * result.  Answers the number of bytes copied: min(result size, maxResultSize);
- * the caller learns of a larger result only from its own protocol (gsmcpd's
- * envelope caps the result itself).  -1 on error, with err filled.
+ * result.  The header leaves unsaid what a result larger than maxResultSize
+ * does; GciTsFetchBytes and GciTsPerformFetchOops document (and public
+ * clients measured) answering the first bytes only, so this answers
+ * min(result size, maxResultSize) and no error: the caller must tell a cut
+ * result itself.  -1 on error, with err filled.  sourceOop must be the OOP of
+ * the String or Utf8 class as GciTsResolveSymbol answered it (the simulator
+ * checks it): the simulated stone's OOPs are not GemStone's.
  */
 ssize_t GciTsExecuteFetchBytes(GciSession sess, const char *sourceStr, ssize_t sourceSize,
                                OopType sourceOop, OopType contextObject, OopType symbolList,
                                ByteType *result, ssize_t maxResultSize, GciErrSType *err)
 {
     FakeSession *s = checkSession(sess, err);
-    const void *fields[1];
-    size_t sizes[1];
+    const void *fields[2];
+    size_t sizes[2];
+    char oop[24];
     Reply reply;
     ssize_t copied = -1;
-    (void)sourceOop;
-    (void)contextObject;
-    (void)symbolList;
     if (s == NULL)
         return -1;
     if (sourceStr == NULL) {
-        setError(err, 2094, 0, "the simulated stone needs sourceStr (sourceOop is not supported)",
+        setSimulatorLimit(err, "the simulated stone needs sourceStr (sourceOop as the "
+                               "source is not supported)");
+        return -1;
+    }
+    if (contextObject != OOP_ILLEGAL || symbolList != OOP_NIL) {
+        setSimulatorLimit(err, "the simulated stone runs only anonymous doits "
+                               "(contextObject OOP_ILLEGAL) in the user's symbol list "
+                               "(symbolList OOP_NIL)");
+        return -1;
+    }
+    if (maxResultSize < 0 || (result == NULL && maxResultSize > 0)) {
+        setError(err, ERR_ARGUMENT_TYPE, 0, "maxResultSize must be >= 0, with a result buffer",
                  "argumentType");
         return -1;
     }
     if (beginCall(s, err) < 0)
         return -1;
+    snprintf(oop, sizeof(oop), "%llu", (unsigned long long)sourceOop);
     fields[0] = sourceStr;
     sizes[0] = sourceSize < 0 ? strlen(sourceStr) : (size_t)sourceSize;
-    if (roundTrip(s, OP_EXECUTE, 1, fields, sizes, &reply, err) == 0) {
+    fields[1] = oop;
+    sizes[1] = strlen(oop);
+    if (roundTrip(s, OP_EXECUTE, 2, fields, sizes, &reply, err) == 0) {
         size_t size = reply.count > 0 ? reply.size[0] : 0;
-        if (maxResultSize >= 0 && size > (size_t)maxResultSize)
+        if (size > (size_t)maxResultSize)
             size = (size_t)maxResultSize;
         if (size > 0)
             memcpy(result, reply.data[0], size);
@@ -558,6 +608,8 @@ ssize_t GciTsExecuteFetchBytes(GciSession sess, const char *sourceStr, ssize_t s
 /*
  * Interrupt the call in progress on sess, from any thread.  No call in
  * progress: no effect (the simulator also ignores a break between calls).
+ * A break still running when a logout of its session starts is counted as a
+ * misuse: the real logout frees what the break is using.
  */
 BoolType GciTsBreak(GciSession sess, BoolType hard, GciErrSType *err)
 {
@@ -565,26 +617,31 @@ BoolType GciTsBreak(GciSession sess, BoolType hard, GciErrSType *err)
     const void *fields[1];
     size_t sizes[1] = {1};
     int sent;
+    BoolType answer = 1;
     if (s == NULL)
         return 0;
-    if (__atomic_load_n(&s->dead, __ATOMIC_SEQ_CST)) {
+    __atomic_add_fetch(&s->breaksInFlight, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&s->loggedOut, __ATOMIC_SEQ_CST)) {
+        misused();
+        setError(err, ERR_SESSION_GONE, 1, "the GciSession is being logged out", "loggedOut");
+        answer = 0;
+    } else if (__atomic_load_n(&s->dead, __ATOMIC_SEQ_CST)) {
         setGoneError(err);
-        return 0;
+        answer = 0;
+    } else if (__atomic_load_n(&s->inProgress, __ATOMIC_SEQ_CST)) {
+        fields[0] = hard ? "1" : "0";
+        pthread_mutex_lock(&s->writeLock);
+        sent = s->fd >= 0 ? sendRequest(s->fd, OP_BREAK, 1, fields, sizes) : -1;
+        pthread_mutex_unlock(&s->writeLock);
+        if (sent < 0) {
+            setGoneError(err);
+            answer = 0;
+        }
     }
-    if (!__atomic_load_n(&s->inProgress, __ATOMIC_SEQ_CST)) {
+    __atomic_sub_fetch(&s->breaksInFlight, 1, __ATOMIC_SEQ_CST);
+    if (answer)
         clearError(err);
-        return 1;
-    }
-    fields[0] = hard ? "1" : "0";
-    pthread_mutex_lock(&s->writeLock);
-    sent = sendRequest(s->fd, OP_BREAK, 1, fields, sizes);
-    pthread_mutex_unlock(&s->writeLock);
-    if (sent < 0) {
-        setGoneError(err);
-        return 0;
-    }
-    clearError(err);
-    return 1;
+    return answer;
 }
 
 int GciTsCallInProgress(GciSession sess, GciErrSType *err)
@@ -596,27 +653,80 @@ int GciTsCallInProgress(GciSession sess, GciErrSType *err)
     return __atomic_load_n(&s->inProgress, __ATOMIC_SEQ_CST) ? 1 : 0;
 }
 
+/* One request whose reply, on success, is a single number (an OOP). */
+static int numberCall(FakeSession *s, int opcode, size_t count, const void *const *fields,
+                      const size_t *sizes, unsigned long long *number, GciErrSType *err)
+{
+    Reply reply;
+    int outcome;
+    if (beginCall(s, err) < 0)
+        return -1;
+    outcome = roundTrip(s, opcode, count, fields, sizes, &reply, err);
+    if (outcome == 0 && number != NULL)
+        *number = reply.count > 0 ? parseNumber(reply.data[0], reply.size[0]) : 0;
+    if (outcome >= 0)
+        freeReply(&reply);
+    endCall(s);
+    return outcome;
+}
+
+/*
+ * Discard a GsProcess a failed execution left suspended.  OOP_NIL (what
+ * err->context holds when no process was left) is not a GsProcess, and is
+ * refused here without a round trip; the simulator refuses any other OOP that
+ * is not a process this session has suspended.
+ */
 BoolType GciTsClearStack(GciSession sess, OopType gsProcess, GciErrSType *err)
 {
     FakeSession *s = checkSession(sess, err);
     const void *fields[1];
     size_t sizes[1];
     char oop[24];
-    Reply reply;
-    int outcome;
     if (s == NULL)
         return 0;
-    if (beginCall(s, err) < 0)
+    if (gsProcess == OOP_NIL || gsProcess == OOP_ILLEGAL || gsProcess == 0) {
+        setError(err, ERR_ARGUMENT_TYPE, 0,
+                 "a ArgumentTypeError occurred (error 2094), GciTsClearStack: the argument "
+                 "is not a GsProcess (simulated stone; GemStone's wording is inferred)",
+                 "argumentType");
         return 0;
+    }
     snprintf(oop, sizeof(oop), "%llu", (unsigned long long)gsProcess);
     fields[0] = oop;
     sizes[0] = strlen(oop);
-    outcome = roundTrip(s, OP_CLEARSTACK, 1, fields, sizes, &reply, err);
-    if (outcome >= 0)
-        freeReply(&reply);
-    endCall(s);
-    if (outcome != 0)
+    if (numberCall(s, OP_CLEARSTACK, 1, fields, sizes, NULL, err) != 0)
         return 0;
     clearError(err);
     return 1;
+}
+
+/*
+ * The OOP of what str is bound to in the session's symbol list (symbolList
+ * OOP_NIL, the only list the simulated stone takes); OOP_ILLEGAL with err
+ * filled when it is bound to nothing.
+ */
+OopType GciTsResolveSymbol(GciSession sess, const char *str, OopType symbolList,
+                           GciErrSType *err)
+{
+    FakeSession *s = checkSession(sess, err);
+    const void *fields[1];
+    size_t sizes[1];
+    unsigned long long oop = 0;
+    if (s == NULL)
+        return OOP_ILLEGAL;
+    if (str == NULL) {
+        setError(err, ERR_ARGUMENT_TYPE, 0, "GciTsResolveSymbol needs a name", "argumentType");
+        return OOP_ILLEGAL;
+    }
+    if (symbolList != OOP_NIL) {
+        setSimulatorLimit(err, "the simulated stone resolves only in the user's symbol list "
+                               "(symbolList OOP_NIL)");
+        return OOP_ILLEGAL;
+    }
+    fields[0] = str;
+    sizes[0] = strlen(str);
+    if (numberCall(s, OP_RESOLVE, 1, fields, sizes, &oop, err) != 0)
+        return OOP_ILLEGAL;
+    clearError(err);
+    return (OopType)oop;
 }

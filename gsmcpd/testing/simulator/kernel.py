@@ -22,8 +22,8 @@ from gsmcpd import smalltalk
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.objects import (
     Array, BlockClosure, ByteArray, Character, CompiledMethod, Delay, Dictionary,
-    ExceptionSet, Instance, OrderedCollection, SortedCollection, String, Symbol,
-    SymbolDictionaryRef, SymbolList, Unicode16, UserClass, UserProfile, Utf8, WriteStream, SMALLINT_MAX, SMALLINT_MIN,
+    ExceptionSet, Instance, MethodDictionary, OrderedCollection, SortedCollection, String, Symbol,
+    SymbolDictionaryRef, SymbolList, SymbolSet, Unicode16, UserClass, UserProfile, Utf8, WriteStream, SMALLINT_MAX, SMALLINT_MIN,
     displayString, equal, isNumber, printString)
 
 
@@ -82,7 +82,8 @@ def _define(name, superclassName, instVarNames=()):
 
 # GemStone 3.7's hierarchy for the classes the model has (Unicode16 and Utf8
 # sit closer to the top than in the product, which puts them under
-# MultiByteString and ByteArray's abstract superclasses).
+# MultiByteString and ByteArray's abstract superclasses; GsMethodDictionary
+# and SymbolSet, whose contents the model does not hold, sit under Object).
 for _name, _super, *_vars in [
         ("Object", None), ("Behavior", "Object"), ("Class", "Behavior"),
         ("Metaclass3", "Behavior"),
@@ -107,6 +108,7 @@ for _name, _super, *_vars in [
         ("GsSession", "Object"), ("GsCurrentSession", "GsSession"),
         ("UserProfile", "Object"), ("UserSet", "Object"), ("ClassOrganizer", "Object"),
         ("GsNMethod", "Object"), ("ExceptionSet", "Object"),
+        ("GsMethodDictionary", "Object"), ("SymbolSet", "Object"),
         ("AbstractException", "Object"),
         ("Exception", "AbstractException"), ("Error", "Exception"),
         ("ZeroDivide", "Error"), ("MessageNotUnderstood", "Error"),
@@ -141,7 +143,7 @@ _PYTHON_CLASSES = {
     ByteArray: "ByteArray", Utf8: "Utf8", WriteStream: "WriteStream",
     BlockClosure: "ExecBlock", Delay: "Delay", SymbolDictionaryRef: "SymbolDictionary",
     SymbolList: "SymbolList", UserProfile: "UserProfile", CompiledMethod: "GsNMethod",
-    ExceptionSet: "ExceptionSet",
+    ExceptionSet: "ExceptionSet", MethodDictionary: "GsMethodDictionary", SymbolSet: "SymbolSet",
     Fraction: "Fraction", type(None): "UndefinedObject", bool: "Boolean",
 }
 
@@ -248,12 +250,31 @@ def text(value):
     raise errors.messageNotUnderstood(classOf(value).name, "asString")
 
 
+def truth(value, selector):
+    """
+    C{value}, which a block whose answer decides a branch answered: a
+    Boolean, or the error GemStone's inlined C{selector} signals.
+    """
+    if value is True or value is False:
+        return value
+    raise errors.notBoolean(classOf(value).name, selector)
+
+
+def integer(value):
+    """
+    C{value}, an Integer argument; anything else is refused as GemStone's
+    primitives refuse it.
+    """
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise errors.messageNotUnderstood(classOf(value).name, "_isSmallInteger")
+    return value
+
+
 def index(value, size):
     """
     The 0-based position of the 1-based Smalltalk index C{value}.
     """
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise errors.messageNotUnderstood(classOf(value).name, "_isSmallInteger")
+    integer(value)
     if not 1 <= value <= size:
         raise errors.offsetError(size, value)
     return value - 1
@@ -263,7 +284,8 @@ def index(value, size):
 
 # Values the model may copy (views hold private copies) but that are one
 # object in GemStone: equal ones are identical.
-_BY_VALUE = (int, float, Character, Symbol, UserClass, SymbolDictionaryRef, CompiledMethod)
+_BY_VALUE = (int, float, Character, Symbol, UserClass, SymbolDictionaryRef, CompiledMethod,
+             MethodDictionary, SymbolSet)
 
 
 @method("Object", "==")

@@ -10,13 +10,16 @@ repository.  Errors a real stone would signal are
 raised as L{gsmcpd.testing.simulator.errors.SmalltalkError} (so the envelope answers
 them as C{{"error": ...}}).
 
-Storage keys (each a separate object, so two sessions conflict only when
-they change the same one): C{('symbolList',)} the dictionary names;
-C{('global', dictionary, name)} a global; C{('class', name)} the class's
-history, a tuple of L{ClassInfo} oldest first (its dictionary is in the
-newest); C{('method', className, meta, selector)} a L{MethodInfo};
+Storage keys: C{('symbolList',)} the dictionary names;
+C{('global', dictionary, name)} a binding, to a global or a class (a class
+is bound under its own name where it was defined, and under any other
+names in any dictionaries a user binds it, as in GemStone);
+C{('class', name)} the class's history, a tuple of L{ClassInfo} oldest
+first; C{('method', className, meta, selector)} a L{MethodInfo};
 C{('classVar', className, name)} and C{('classInstVar', className, name)}
-the values of class and class-instance variables.
+the values of class and class-instance variables.  What two sessions
+conflict on is coarser than these keys, as in GemStone (a class's method
+dictionary, not a method): L{gsmcpd.testing.simulator.grain}.
 """
 
 import attr
@@ -77,6 +80,13 @@ def _versionKey(className, version):
     still hold it (its methods as they were when it was replaced).
     """
     return ("classVersionMethods", className, version)
+
+
+def _bindsClass(value, name):
+    """
+    Whether a binding's C{value} is the user class C{name} (some version).
+    """
+    return isinstance(value, UserClass) and not value.meta and value.className == name
 
 
 KERNEL_CLASS_INSTVARS = {"TestResource": ("current",)}
@@ -158,21 +168,34 @@ class CodeModel:
         """
         Remove it from the symbol list (uncommitted).  Error if absent.
 
-        Its globals and classes go with it: the simulator names objects by
-        their dictionary, and nothing could reach them by name again.
+        Its globals go with it (the simulator names objects by their
+        dictionary), and so do the classes it bound under their own names
+        that no other dictionary binds: nothing could reach them by name
+        again.
         """
         names = self.symbolList()
         if name not in names:
             raise errors.notFound(f"no dictionary named {name} in the symbol list")
         if name == system.GLOBALS.name:
             raise errors.refused("Globals holds the kernel and cannot be removed")
-        for info in self._userClasses():
-            if info.dictionary == name:
-                self.removeClass(info.name)
+        bound = []
         for key in self._transaction.keys(("global", name)):
+            bound.append((key[2], self._read(key)))
             self._transaction.write(key, ABSENT)
         names.remove(name)
         self._transaction.write(system.SYMBOL_LIST_KEY, tuple(names))
+        for each, value in bound:
+            self.unbound(each, value)
+
+    def unbound(self, name, value):
+        """
+        A binding of C{name} to C{value} was removed: if it bound a user
+        class under its own name and no dictionary of the symbol list
+        binds that name any more, the class is removed too.
+        """
+        if (_bindsClass(value, name) and self._current(name) is not None
+                and system.resolve(self.session, name) is None):
+            self.removeClass(name)
 
     # Classes
 
@@ -262,7 +285,10 @@ class CodeModel:
         variables, class-instance variables or superclass) makes a new
         version with no methods; otherwise the class is updated in place.
         The dictionary and category default to the old version's, else
-        the first of the symbol list and C{""}.
+        the first of the symbol list and C{""}.  The class is bound under
+        its name in the dictionary (GemStone's C{inDictionary:}); other
+        bindings stay as they were, so one to the old version still holds
+        the old version.
 
         @return: C{(ClassInfo, shapeChanged)}; C{shapeChanged} is False for
             a class that did not exist.
@@ -297,6 +323,7 @@ class CodeModel:
             old.comment if old else "", dictionary, tuple(options),
             old.version if old else 1)
         history = self._history(name)
+        home = system.globalKey(SymbolDictionaryRef(dictionary), name)
         shapeChanged = old is not None and self._shape(old) != self._shape(info)
         if shapeChanged:
             self._transaction.write(_versionKey(name, old.version), {
@@ -308,6 +335,11 @@ class CodeModel:
         else:
             history = history[:-1] + (info,)
         self._transaction.write(system.classKey(name), history)
+        bound = self._read(home)
+        if not (_bindsClass(bound, name) and bound.version == info.version):
+            # inDictionary: binds the class under its name there, and
+            # leaves any other binding (to an older version) alone.
+            self._transaction.write(home, UserClass(name, version=info.version))
         return info, shapeChanged
 
     @staticmethod
@@ -316,14 +348,17 @@ class CodeModel:
 
     def removeClass(self, name):
         """
-        Remove the class from its dictionary (uncommitted), with its methods
-        and the values of its class variables.
+        Remove the class (uncommitted), with its methods, the values of its
+        class variables and its bindings under its own name.
         """
         self._userClass(name)
+        bindings = [key for key in (system.globalKey(dictionary, name)
+                                    for dictionary in system.symbolList(self.session))
+                    if _bindsClass(self._read(key), name)]
         for key in (*self._methodKeys(name),
                     *self._transaction.keys(("classVar", name)),
                     *self._transaction.keys(("classInstVar", name)),
-                    system.classKey(name)):
+                    system.classKey(name), *bindings):
             self._transaction.write(key, ABSENT)
 
     def setComment(self, name, comment):

@@ -177,6 +177,28 @@ class UserClass:
         return f"{self.className} class" if self.meta else self.className
 
 
+@attr.s(frozen=True)
+class MethodDictionary:
+    """
+    The GsMethodDictionary of a class's one side (its class side when
+    C{meta}): what a commit that compiled a method conflicts on.  Only its
+    identity is modelled; the methods live in the session's view.
+    """
+
+    className = attr.ib()
+    meta = attr.ib(default=False)
+
+
+@attr.s(frozen=True)
+class SymbolSet:
+    """
+    The per-class SymbolSet a commit that compiled a method conflicts on;
+    only its identity is modelled.
+    """
+
+    className = attr.ib()
+
+
 @attr.s(eq=False)
 class Instance:
     """

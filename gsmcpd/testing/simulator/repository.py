@@ -1,10 +1,16 @@
 """
 The simulated stone's repository: versioned objects and per-session views.
 
-Objects are keyed by path tuples, e.g. C{('global', 'UserGlobals', 'Foo')};
+Values are stored under path tuples, e.g. C{('global', 'UserGlobals', 'Foo')};
 later models (classes, methods, test results) add their own key shapes.  The
 repository keeps every committed version, so a session reading at the commit
 its view was taken sees exactly what a GemStone session would.
+
+A key is how the simulator stores a value, not what GemStone conflicts on:
+the repository's C{grain} names the GemStone objects a write changes (a
+class's method dictionary for a method, say: L{grain}), and two commits
+conflict when they change one of the same objects, as GemStone's
+write-write check intersects write sets.
 """
 
 import copy
@@ -14,6 +20,7 @@ import threading
 import attr
 
 from gsmcpd.testing.simulator import errors
+from gsmcpd.testing.simulator.grain import objectsWritten
 
 ABSENT = object()
 """The value of a key that does not exist (or was removed) at some commit."""
@@ -22,11 +29,18 @@ ABSENT = object()
 @attr.s
 class Repository:
     """
-    The committed state: a commit counter and each key's version history.
+    The committed state: a commit counter, each key's version history, and
+    the objects each commit changed.
+
+    @ivar grain: C{grain(key, existed, exists)} names the objects a write
+        of C{key} changes, given whether it had a value before and has one
+        after: what commits conflict on (L{grain.objectsWritten}).
     """
 
+    grain = attr.ib(default=objectsWritten)
     commitNumber = attr.ib(default=0)
     _history = attr.ib(factory=dict)     # key -> [(commitNumber, value), ...]
+    _changed = attr.ib(factory=list)     # [(commitNumber, frozenset of objects), ...]
     _lock = attr.ib(factory=threading.RLock)
 
     def read(self, key, view):
@@ -47,31 +61,45 @@ class Repository:
             candidates = [k for k in self._history if k[:len(prefix)] == prefix]
         return [k for k in candidates if self.read(k, view) is not ABSENT]
 
-    def changedSince(self, keys, view):
+    def objectsChanged(self, writes, view):
         """
-        The C{keys} a commit after C{view} wrote.
+        The objects C{writes} (key to value or L{ABSENT}), made on a view
+        taken at commit C{view}, change, in a stable order.
+        """
+        objects = {}
+        for key, value in writes.items():
+            objects.update(dict.fromkeys(self.grain(
+                key, self.read(key, view) is not ABSENT, value is not ABSENT)))
+        return list(objects)
+
+    def changedSince(self, objects, view):
+        """
+        The C{objects} a commit after C{view} changed.
         """
         with self._lock:
-            return [key for key in keys
-                    if any(number > view for number, _ in self._history.get(key, ()))]
+            changed = set().union(*(each for number, each in self._changed if number > view))
+        return [each for each in objects if each in changed]
 
     def commit(self, writes, view, stale=()):
         """
         Apply C{writes} (key to value or L{ABSENT}) made on a view taken at
         commit C{view}.
 
-        @param stale: keys known to conflict already (a view moved over
+        @param stale: objects known to conflict already (a view moved over
             them: see L{Transaction.continueTransaction}).
-        @return: C{(True, newCommitNumber)}, or C{(False, conflictingKeys)}
-            when another commit since C{view} wrote one of the same keys.
+        @return: C{(True, newCommitNumber)}, or C{(False, conflictingObjects)}
+            when another commit since C{view} changed one of the objects
+            these writes change.
         """
         with self._lock:
+            objects = self.objectsChanged(writes, view)
             conflicts = list(dict.fromkeys(
-                [*self.changedSince(writes, view), *(key for key in stale if key in writes)]))
+                [*self.changedSince(objects, view), *(each for each in objects if each in stale)]))
             if conflicts:
                 return False, conflicts
             if writes:
                 self.commitNumber += 1
+                self._changed.append((self.commitNumber, frozenset(objects)))
                 for key, value in writes.items():
                     # A copy of ABSENT would be a new object: a removal
                     # committed must stay a removal.
@@ -103,6 +131,8 @@ class Transaction:
     conflicts = attr.ib(factory=dict)
     commitFailed = attr.ib(default=False)
     staleWrites = attr.ib(factory=set)
+    """Objects this session changes that a commit its view moved over
+    changed too (see L{continueTransaction})."""
     remembered = attr.ib(factory=dict)
     """What a reader derived from this view (resolved globals); forgotten
     at every write and view move."""
@@ -176,13 +206,14 @@ class Transaction:
         """
         Move the view to the newest commit, keeping the write set.
 
-        @return: L{False} when a commit since the old view wrote what the
-            write set writes: the view moves anyway, and those writes can
-            no longer commit (the next commit fails with them as
-            conflicts).
+        @return: L{False} when a commit since the old view changed an
+            object the write set changes: the view moves anyway, and those
+            writes can no longer commit (the next commit fails with those
+            objects as conflicts).
         """
         changes = self._changes()
-        stale = self.repository.changedSince(changes, self.view)
+        stale = self.repository.changedSince(
+            self.repository.objectsChanged(changes, self.view), self.view)
         self.staleWrites.update(stale)
         self.writes.update(changes)
         self.remembered.clear()

@@ -10,7 +10,7 @@ an Array, as GemStone's C{species} arranges.
 import functools
 
 from gsmcpd.testing.simulator import errors, system
-from gsmcpd.testing.simulator.kernel import classOf, classMethod, index, method, text
+from gsmcpd.testing.simulator.kernel import classOf, classMethod, index, integer, method, text, truth
 from gsmcpd.testing.simulator.objects import (
     Array, ByteArray, Character, Dictionary, OrderedCollection, SortedCollection, String, Symbol,
     SymbolList, Utf8, equal, printString, string)
@@ -29,7 +29,11 @@ def elements(collection):
         return system.symbolList(collection.session)
     if isinstance(collection, Dictionary):
         return [value for _, value in collection.entries.values()]
-    return collection.items
+    items = getattr(collection, "items", None)
+    if not isinstance(items, list):
+        # Not a collection: refused as GemStone's enumeration refuses it.
+        raise errors.messageNotUnderstood(classOf(collection).name, "do:")
+    return items
 
 
 def like(collection, items):
@@ -127,7 +131,7 @@ def _reversed(ev, receiver):
 @_sequence("copyFrom:to:")
 def _copyFromTo(ev, receiver, start, stop):
     items = elements(receiver)
-    if stop < start:
+    if integer(stop) < integer(start):
         return like(receiver, [])
     index(start, len(items))
     index(stop, len(items))
@@ -175,19 +179,19 @@ def _collect(ev, receiver, block):
 @_sequence("select:")
 def _select(ev, receiver, block):
     return like(receiver, [each for each in list(elements(receiver))
-                           if ev.value(block, each) is True])
+                           if truth(ev.value(block, each), "ifTrue:")])
 
 
 @_sequence("reject:")
 def _reject(ev, receiver, block):
     return like(receiver, [each for each in list(elements(receiver))
-                           if ev.value(block, each) is not True])
+                           if not truth(ev.value(block, each), "ifFalse:")])
 
 
 @_sequence("detect:ifNone:")
 def _detectIfNone(ev, receiver, block, noneBlock):
     for each in list(elements(receiver)):
-        if ev.value(block, each) is True:
+        if truth(ev.value(block, each), "ifTrue:"):
             return each
     return ev.value(noneBlock)
 
@@ -195,7 +199,7 @@ def _detectIfNone(ev, receiver, block, noneBlock):
 @_sequence("detect:")
 def _detect(ev, receiver, block):
     for each in list(elements(receiver)):
-        if ev.value(block, each) is True:
+        if truth(ev.value(block, each), "ifTrue:"):
             return each
     raise errors.notFound("no element satisfies the block")
 
@@ -210,12 +214,12 @@ def _injectInto(ev, receiver, initial, block):
 
 @_sequence("anySatisfy:")
 def _anySatisfy(ev, receiver, block):
-    return any(ev.value(block, each) is True for each in list(elements(receiver)))
+    return any(truth(ev.value(block, each), "ifTrue:") for each in list(elements(receiver)))
 
 
 @_sequence("allSatisfy:")
 def _allSatisfy(ev, receiver, block):
-    return all(ev.value(block, each) is True for each in list(elements(receiver)))
+    return all(truth(ev.value(block, each), "ifFalse:") for each in list(elements(receiver)))
 
 
 @_sequence("asArray")
@@ -232,7 +236,7 @@ def _asOrderedCollection(ev, receiver):
 
 def _new(cls):
     def new(ev, receiver, size=0):
-        return cls([None] * size if cls is Array else [])
+        return cls([None] * integer(size) if cls is Array else [])
     return new
 
 
@@ -303,11 +307,13 @@ def _remove(ev, receiver, value):
 
 @classMethod("String", "new", "new:")
 def _stringNew(ev, receiver, size=0):
-    return String(" " * size)
+    return String(" " * integer(size))
 
 
 @classMethod("String", "with:")
 def _stringWith(ev, receiver, character):
+    if not isinstance(character, Character):
+        raise errors.messageNotUnderstood(classOf(character).name, "asCharacter")
     return String(character.char)
 
 
@@ -367,9 +373,15 @@ def _evaluate(ev, receiver):
 
 
 def _compareText(selector, operation):
+    """
+    C{<} and its kin collate as an image may: ignoring case, while C{=}
+    stays exact, so two names that differ only in case are neither before
+    nor after each other (the stricter reading: a template must not sort
+    by them alone).
+    """
     @method("CharacterCollection", selector)
     def compare(ev, receiver, other):
-        return operation(receiver.text, text(other))
+        return operation(receiver.text.lower(), text(other).lower())
     return compare
 
 
@@ -400,11 +412,24 @@ def _decodeFromUTF8(ev, receiver):
 # ------------------------------------------------------- SortedCollection
 
 def _sorted(ev, items, block):
+    """
+    C{items} in the order C{block} (C{<=} when None) sorts them; the order
+    of elements the block does not order differs from one sort to the next
+    (L{gsmcpd.testing.simulator.stone.Session.sorts}).
+    """
     def before(a, b):
         if block is None:
-            return ev.send(a, "<=", [b]) is True
-        return ev.value(block, a, b) is True
-    return sorted(items, key=functools.cmp_to_key(lambda a, b: -1 if before(a, b) else 1))
+            return truth(ev.send(a, "<=", [b]), "ifTrue:")
+        return truth(ev.value(block, a, b), "ifTrue:")
+
+    def order(a, b):
+        # Python's sort asks only whether a is strictly before b.
+        if not before(a, b):
+            return 1
+        return 0 if before(b, a) else -1
+    if next(ev.session.sorts) % 2:
+        items = items[::-1]
+    return sorted(items, key=functools.cmp_to_key(order))
 
 
 @method("Collection", "asSortedCollection")

@@ -15,14 +15,83 @@ import attr
 
 from gsmcpd.testing.simulator import errors, wire
 from gsmcpd.testing.simulator.gem import answer
+from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.objects import Array, String
+from gsmcpd.testing.simulator.repository import ABSENT
 from gsmcpd.testing.simulator.stone import FULL_PRIVILEGES, GemKilled
-from gsmcpd.testing.simulator.system import USER_GLOBALS, globalKey
+from gsmcpd.testing.simulator.system import USER_GLOBALS, globalKey, globalValue
+
+OOP_NIL = 0x14
+
+SOURCE_ENCODINGS = {"String": "latin-1", "Utf8": "utf-8"}
+"""The classes GciTsExecute takes for C{sourceOop} with a C{sourceStr}
+("typically OOP_CLASS_STRING or OOP_CLASS_Utf8", gcits.hf), and how each
+reads the bytes: a String's are 8-bit characters."""
 
 
 def _errorReply(error):
     return wire.encodeFields(wire.ERROR, [
         error.number, int(error.fatal), error.message, error.reason, error.context])
+
+
+def _argumentError(message):
+    return errors.GciError(errors.ARGUMENT_TYPE_ERROR, errors.describe(
+        "ArgumentTypeError", errors.ARGUMENT_TYPE_ERROR, message), reason="argumentType")
+
+
+@attr.s(eq=False)
+class ObjectTable:
+    """
+    The OOPs the simulated stone has handed out (by GciTsResolveSymbol),
+    stone-wide as GemStone's are.  They are deliberately not GemStone's
+    numbers (OOP_CLASS_Utf8 is 154113 there): a client must ask, as public
+    GemStone clients do, rather than trust a constant.
+    """
+
+    FIRST = 0x7E000001
+    STEP = 0x100
+
+    _byOop = attr.ib(factory=dict)
+    _byId = attr.ib(factory=dict)
+    _lock = attr.ib(factory=threading.Lock)
+
+    def oopOf(self, value):
+        with self._lock:
+            oop = self._byId.get(id(value))
+            if oop is None:
+                oop = self.FIRST + self.STEP * len(self._byOop)
+                self._byId[id(value)] = oop
+                self._byOop[oop] = value
+            return oop
+
+    def resolve(self, session, name):
+        """
+        GciTsResolveSymbol: the OOP of what C{name} is bound to in
+        C{session}'s symbol list.
+        """
+        value = globalValue(session, name)
+        if value is ABSENT:
+            raise errors.GciError(errors.UNDEFINED_SYMBOL, errors.describe(
+                "CompileError", errors.UNDEFINED_SYMBOL,
+                f"GciTsResolveSymbol: {name!r} is not in the symbol list (simulated "
+                "stone; GemStone's number and wording are inferred)"), reason="undefinedSymbol")
+        return self.oopOf(value)
+
+    def sourceText(self, source, sourceOop):
+        """
+        The text of an EXECUTE's source bytes, read as C{sourceOop} (a class
+        this table handed out) says.
+
+        @raise errors.GciError: C{sourceOop} is not the String or Utf8 class.
+        """
+        value = self._byOop.get(int(sourceOop or 0))
+        for name, encoding in SOURCE_ENCODINGS.items():
+            if value is CLASSES[name]:
+                return source.decode(encoding, "replace")
+        raise _argumentError(
+            f"GciTsExecute: sourceOop {int(sourceOop or 0)} is not the String or Utf8 class "
+            "(simulated stone: its OOPs are its own; resolve the class with "
+            "GciTsResolveSymbol)")
 
 
 @attr.s(eq=False)
@@ -36,6 +105,8 @@ class Gem:
     sock = attr.ib()
     session = attr.ib()
     _writeLock = attr.ib(factory=threading.Lock)
+    _suspended = attr.ib(factory=set)
+    """The GsProcesses failed calls left, until GciTsClearStack clears them."""
 
     def send(self, frame):
         with self._writeLock:
@@ -49,13 +120,13 @@ class Gem:
             while True:
                 opcode, fields = wire.readFrame(self.sock)
                 if opcode == wire.EXECUTE:
-                    self.session.interrupt.begin()
-                    threading.Thread(target=self._execute, args=(fields[0],),
-                                     daemon=True).start()
+                    self._startExecute(*fields[:2])
                 elif opcode == wire.BREAK:
                     self.session.interrupt.breakCall(fields[:1] == [b"1"])
                 elif opcode == wire.CLEARSTACK:
-                    self.send(wire.encodeFields(wire.OK, []))
+                    self.send(self._clearStack(int(fields[0])))
+                elif opcode == wire.RESOLVE:
+                    self.send(self._resolve(fields[0].decode("utf-8", "replace")))
                 elif opcode == wire.LOGOUT:
                     # Logged out before the answer, as a stone's logout is
                     # over when GciTsLogout returns.
@@ -69,11 +140,35 @@ class Gem:
         finally:
             self.close()
 
+    def _startExecute(self, source, sourceOop=None):
+        try:
+            text = self.server.objects.sourceText(source, sourceOop)
+        except errors.GciError as e:
+            self.send(_errorReply(e))
+            return
+        self.session.interrupt.begin()
+        threading.Thread(target=self._execute, args=(text,), daemon=True).start()
+
+    def _clearStack(self, process):
+        if process not in self._suspended:
+            return _errorReply(_argumentError(
+                f"GciTsClearStack: {process} is not a GsProcess this session has suspended "
+                "(simulated stone; GemStone's wording is inferred)"))
+        self._suspended.discard(process)
+        return wire.encodeFields(wire.OK, [])
+
+    def _resolve(self, name):
+        try:
+            return wire.encodeFields(wire.OK, [self.server.objects.resolve(self.session, name)])
+        except errors.GciError as e:
+            return _errorReply(e)
+
     def _execute(self, source):
         try:
-            reply = wire.encodeFields(wire.OK, [
-                answer(self.session, source.decode("utf-8", "replace"))])
+            reply = wire.encodeFields(wire.OK, [answer(self.session, source)])
         except errors.GciError as e:
+            if e.context != OOP_NIL:
+                self._suspended.add(e.context)
             reply = _errorReply(e)
         except GemKilled:
             return
@@ -121,6 +216,7 @@ class StoneServer:
 
     stone = attr.ib()
     path = attr.ib()
+    objects = attr.ib(factory=ObjectTable)
     _gems = attr.ib(factory=dict)          # session number -> Gem
     _lock = attr.ib(factory=threading.Lock)
     _listener = attr.ib(default=None)

@@ -168,6 +168,10 @@ class Session:
     transaction = attr.ib()
     interrupt = attr.ib()
     cacheName = attr.ib(default=DEFAULT_CACHE_NAME)
+    sorts = attr.ib(init=False, factory=itertools.count)
+    """Counts the sorts it ran: where a sort block leaves two elements
+    unordered, GemStone's order of them is not specified, and the model's
+    turns around at every other sort (L{sequences})."""
 
 
 def seededRepository():
@@ -208,6 +212,10 @@ class Stone:
     commitsDisabled = attr.ib(init=False, factory=set)
     onetimeGrants = attr.ib(init=False, factory=dict)
     stopGem = attr.ib(default=None)
+    lacking = attr.ib(default=frozenset())
+    """Kernel methods this stone does not have, as C{"System
+    class>>sessionsReferencingOldestCr"}: an older GemStone version may lack
+    an optional one, and its senders must ask (C{respondsTo:}) first."""
     _onetime = attr.ib(init=False, factory=dict)      # password -> (userId, expiry)
     _clockOffset = attr.ib(init=False, default=0.0)
     _numbers = attr.ib(factory=lambda: itertools.count(1))

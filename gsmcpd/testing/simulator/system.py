@@ -3,19 +3,20 @@ The simulated stone's System, GsCurrentSession, blocks and Delay: the
 kernel parts that reach the session (its transaction, its identity, its
 interrupts), and where globals live.
 
-Globals live in the transaction model under keys
-C{('global', dictionaryName, name)}, the symbol list under C{('symbolList',)}
-and user classes under C{('class', name)} (see L{gsmcpd.testing.simulator.model});
-kernel classes are Globals that no commit can remove.
+Bindings live in the transaction model under keys
+C{('global', dictionaryName, name)} (a user class's too: defining one binds
+it), the symbol list under C{('symbolList',)} and user classes' definitions
+under C{('class', name)} (see L{gsmcpd.testing.simulator.model}); kernel
+classes are Globals that no commit can remove.
 """
 
 import time
 
-from gsmcpd.testing.simulator import errors
+from gsmcpd.testing.simulator import errors, grain
 from gsmcpd.testing.simulator.kernel import CLASSES, classMethod, classOf, method, text
 from gsmcpd.testing.simulator.objects import (
-    Array, CompiledMethod, Delay, Dictionary, Instance, String, Symbol,
-    SymbolDictionaryRef, SymbolList, UserClass, UserProfile, isNumber, keyOf)
+    Array, Delay, Dictionary, Instance, MethodDictionary, String, Symbol,
+    SymbolDictionaryRef, UserClass, UserProfile, isNumber, keyOf)
 from gsmcpd.testing.simulator.repository import ABSENT
 
 USER_GLOBALS = SymbolDictionaryRef("UserGlobals")
@@ -25,9 +26,10 @@ PUBLISHED = SymbolDictionaryRef("Published")
 SYMBOL_LIST_KEY = ("symbolList",)
 DEFAULT_SYMBOL_LIST = (USER_GLOBALS.name, GLOBALS.name, PUBLISHED.name)
 
-UNNAMED = frozenset({"UserSet"})
+UNNAMED = frozenset({"UserSet", "GsMethodDictionary", "SymbolSet"})
 """Kernel classes the model has but does not bind by name: no public source
-names them (C{AllUsers} is the UserSet's way in)."""
+names them (C{AllUsers} is the UserSet's way in), or the model holds only
+their instances' identity (a commit's conflicting objects)."""
 
 KERNEL_GLOBALS = {**{name: cls for name, cls in CLASSES.items() if name not in UNNAMED},
                   "UserGlobals": USER_GLOBALS, "Globals": GLOBALS}
@@ -53,15 +55,13 @@ def symbolList(session):
 def readGlobal(session, dictionary, name):
     """
     What C{dictionary at: name} answers in C{session}'s view, or L{ABSENT}:
-    a global, else a user class defined in it, else (for Globals) a kernel
-    global; every dictionary holds itself under its own name.
+    a binding (a user class is bound like any global, under any number of
+    names in any dictionaries), else (for Globals) a kernel global; every
+    dictionary holds itself under its own name.
     """
     value = session.transaction.read(globalKey(dictionary, name))
     if value is not ABSENT:
         return value
-    history = session.transaction.read(classKey(name))
-    if history is not ABSENT and history[-1].dictionary == dictionary.name:
-        return UserClass(name, version=history[-1].version)
     if name == dictionary.name:
         return dictionary
     if dictionary == GLOBALS:
@@ -97,10 +97,7 @@ def globalNames(session, dictionary):
     """
     The names C{dictionary} holds in C{session}'s view, sorted.
     """
-    transaction = session.transaction
-    names = {key[2] for key in transaction.keys(("global", dictionary.name))}
-    names.update(key[1] for key in transaction.keys(("class",))
-                 if transaction.read(key)[-1].dictionary == dictionary.name)
+    names = {key[2] for key in session.transaction.keys(("global", dictionary.name))}
     names.add(dictionary.name)
     if dictionary == GLOBALS:
         names.update(KERNEL_GLOBALS)
@@ -179,16 +176,31 @@ def _beginTransaction(ev, receiver):
 def _transactionConflicts(ev, receiver):
     """
     GemStone's report of the last commit: C{#commitResult} (a Symbol) and,
-    for each kind of conflict, the conflicting objects.
+    for each kind of conflict, the conflicting objects (L{grain}: method
+    dictionaries and SymbolSets, classes, symbol dictionaries, the symbol
+    list; never a method).
     """
     transaction = ev.session.transaction
     conflicts = Dictionary()
     result = Symbol("failure" if transaction.commitFailed else "success")
     conflicts.entries[keyOf(Symbol("commitResult"))] = (Symbol("commitResult"), result)
-    for kind, keys in transaction.conflicts.items():
+    for kind, objects in transaction.conflicts.items():
         conflicts.entries[keyOf(Symbol(kind))] = (
-            Symbol(kind), Array([conflictingObject(ev.session, key) for key in keys]))
+            Symbol(kind), Array([grain.conflictingObject(ev.session, each) for each in objects]))
     return conflicts
+
+
+@method("Behavior", "persistentMethodDictForEnv:")
+def _persistentMethodDict(ev, receiver, environmentId):
+    """
+    The class's method dictionary of environment 0 (Smalltalk's); the
+    model has no other environment.
+    """
+    if environmentId != 0:
+        return None
+    if isinstance(receiver, UserClass):
+        return MethodDictionary(receiver.className, receiver.meta)
+    return MethodDictionary(receiver.name.removesuffix(" class"), receiver.metaclass is None)
 
 
 @classMethod("System", "session")
@@ -290,21 +302,6 @@ def _descriptionOfSession(ev, receiver, number):
     fields[7] = number in stone.backlogState()[1]
     fields[15] = target.transaction.commitsBehind
     return Array(fields)
-
-
-def conflictingObject(session, key):
-    """
-    The object a conflicting repository key stands for: a method, a class,
-    the dictionary holding a global, the symbol list.
-    """
-    kind = key[0]
-    if kind == "method":
-        return CompiledMethod(UserClass(key[1], key[2]), key[3])
-    if kind in ("class", "classVar", "classInstVar", "classVersionMethods"):
-        return UserClass(key[1])
-    if kind == "global":
-        return SymbolDictionaryRef(key[1])
-    return SymbolList(session)
 
 
 @classMethod("GsCurrentSession", "currentSession")

@@ -15,11 +15,17 @@ Numbers travel as decimal ASCII fields.  Requests and their replies:
     LOGIN       hostUser hostPassword gemServiceNrs gsUser gsPassword loginFlags
                 -> ok(sessionNumber) | error(number fatal message reason)
     LOGOUT      -> ok()
-    EXECUTE     sourceBytes
+    EXECUTE     sourceBytes sourceOop
                 -> ok(resultBytes) | error(number fatal message reason contextOop)
     BREAK       hard("0"|"1")                       (no reply)
     CLEARSTACK  processOop -> ok() | error(number fatal message reason contextOop)
+    RESOLVE     name -> ok(oop) | error(number fatal message reason contextOop)
     CONTROL     jsonDocument -> ok(jsonDocument) | error(number fatal message reason)
+
+C{sourceOop} is the class the source bytes are an instance of, an OOP that
+RESOLVE answered (String: 8-bit characters; Utf8: UTF-8).  OOPs are the
+simulated stone's own, never GemStone's, so a client that hard-codes one
+fails here.
 
 A connection whose first request is LOGIN is one session's gem: it carries
 that session's calls until LOGOUT or until the gem dies (the connection
@@ -36,6 +42,7 @@ EXECUTE = 3
 BREAK = 4
 CLEARSTACK = 5
 CONTROL = 6
+RESOLVE = 7
 
 OK = 0
 ERROR = 1

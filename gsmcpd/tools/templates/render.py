@@ -26,7 +26,7 @@ import attr
 TEMPLATE_PACKAGE = "gsmcpd.tools.templates"
 
 _IDENTIFIER = re.compile(r"\A[A-Za-z][A-Za-z0-9_]*\Z")
-_ENVELOPE_TEMPS = ("gsmcpMaxBytes", "gsmcpBody", "gsmcpOutcome", "gsmcpOut",
+_ENVELOPE_TEMPS = ("gsmcpMaxBytes", "gsmcpBody", "gsmcpOutcome", "gsmcpNotes", "gsmcpOut",
                    "gsmcpJson", "gsmcpBytes")
 
 

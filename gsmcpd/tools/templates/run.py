@@ -32,12 +32,14 @@ _MARKERS = {"gsmcpRefused": "refused", "gsmcpNotFound": "notFound"}
 @attr.s(frozen=True, auto_attribs=True)
 class TemplateAnswer:
     """
-    A template's value, and whether the session now holds uncommitted
-    changes.
+    A template's value, whether the session now holds uncommitted changes,
+    and the Warnings the call resumed (their descriptions, as notes for the
+    client: a Warning does not end a call).
     """
 
     value: object
     needsCommit: bool
+    warnings: tuple = ()
 
 
 def runTemplate(gem, name, arguments, context=NULL_CONTEXT,
@@ -100,4 +102,4 @@ def _answered(answer):
         for marker, kind in _MARKERS.items():
             if marker in value:
                 raise ToolError(kind, value[marker], needsCommit=needsCommit)
-    return TemplateAnswer(value, needsCommit)
+    return TemplateAnswer(value, needsCommit, tuple(document.get("notes", ())))

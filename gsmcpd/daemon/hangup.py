@@ -1,0 +1,53 @@
+"""
+C{SIGHUP}: reload what can be reloaded, and never stop.
+
+Python's default for C{SIGHUP} ends the process, so a daemon without a
+handler for it died at once on C{systemctl reload} or a stray
+C{kill -HUP}.  This handler is installed whatever the settings: it reads
+the TLS certificate and key again when the port is C{ssl:}, and reopens the
+audit file when there is one (after logrotate moved it away).
+"""
+
+import signal
+
+from twisted.application.service import Service
+from twisted.logger import Logger
+
+
+class Hangup(Service):
+    """
+    @param reactor: what the handler hands its work to (the signal
+        arrives on the main thread, between two reactor steps).
+    @param contexts: the TLS contexts to reload, or L{None}.
+    @param audit: the L{gsmcpd.observe.audit.AuditLog} to reopen, or
+        L{None}.
+    @param install: installs a signal handler (L{signal.signal}).
+    """
+
+    name = "hangup"
+    log = Logger()
+
+    def __init__(self, reactor, contexts, audit, install=signal.signal):
+        self._reactor = reactor
+        self._contexts = contexts
+        self._audit = audit
+        self._install = install
+
+    def startService(self):
+        super().startService()
+        self._install(signal.SIGHUP, lambda *_: self._reactor.callFromThread(
+            self.reload))
+
+    def reload(self):
+        """
+        What a C{SIGHUP} does, on the reactor thread.
+        """
+        self.log.info("SIGHUP: reloading the TLS certificate ({tls}) and "
+                      "reopening the audit file ({audit})",
+                      tls="yes" if self._contexts else "none",
+                      audit="yes" if self._audit and self._audit.path
+                      else "none")
+        if self._contexts is not None:
+            self._contexts.reload()
+        if self._audit is not None:
+            self._audit.reopen()

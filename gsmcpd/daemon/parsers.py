@@ -1,0 +1,116 @@
+"""
+The parsers settings declare: each takes the text an operator wrote and
+answers the value, or raises L{ValueError} saying what it expected.
+"""
+
+import os
+
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
+LOOPBACK_ENDPOINT = "tcp:{}:interface=127.0.0.1"
+"""What a bare port number means: that port, on loopback only."""
+
+
+def parseFlag(text):
+    """
+    On or off, as an environment variable says it.
+    """
+    word = text.strip().lower()
+    if word in TRUE_WORDS or word in FALSE_WORDS:
+        return word in TRUE_WORDS
+    raise ValueError("expected one of 1/0, true/false, yes/no, on/off")
+
+
+def count(text):
+    """
+    An integer of zero or more.
+    """
+    if not text.strip().isdecimal():
+        raise ValueError("expected a count (0 or more)")
+    return int(text)
+
+
+def countOrNone(text):
+    """
+    A positive integer, or C{none}.
+    """
+    if text.strip().lower() == "none":
+        return None
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise ValueError("expected a positive count or 'none'")
+    return count
+
+
+def seconds(text):
+    """
+    A duration of zero seconds or more.
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if value < 0:
+        raise ValueError("expected seconds")
+    return value
+
+
+def secondsOrNone(text):
+    """
+    A duration, or C{none} where that turns it off.
+    """
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return seconds(text)
+    except ValueError:
+        raise ValueError("expected seconds or 'none'")
+
+
+def positiveSecondsOrNone(text):
+    """
+    A duration over zero, or C{none}.
+    """
+    value = secondsOrNone(text)
+    if value == 0:
+        raise ValueError("expected positive seconds or 'none'")
+    return value
+
+
+def words(text):
+    """
+    Names separated by spaces or commas.
+    """
+    return tuple(text.replace(",", " ").split())
+
+
+def secretFile(path):
+    """
+    The first line of a file, so a password never appears on a command
+    line or in the process table; a file others may read is refused.
+    """
+    try:
+        with open(path, encoding="utf-8") as f:
+            if os.fstat(f.fileno()).st_mode & 0o077:
+                raise ValueError("group or others may read it: chmod 600 "
+                                 "it")
+            secret = f.readline().rstrip("\r\n")
+    except OSError as e:
+        raise ValueError(e.strerror)
+    if not secret:
+        raise ValueError("the file is empty")
+    return secret
+
+
+def endpoint(text):
+    """
+    A Twisted server endpoint description; a bare port number means that
+    port on 127.0.0.1, the one place an endpoint is safe without more
+    settings.
+    """
+    if text.strip().isdecimal():
+        return LOOPBACK_ENDPOINT.format(int(text))
+    return text

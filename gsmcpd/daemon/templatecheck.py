@@ -1,0 +1,363 @@
+"""
+C{gsmcpd check --templates}: every template on the configured stone,
+through the daemon's own path (the ctypes binding, the envelope, the tools'
+Python), with a report to attach to a bug report.
+
+It logs in with the daemon's settings and commit-locks its session first
+(C{disable_commits}: every later commit raises TransactionError 2249), so
+nothing it does can be committed; the C{commit} step meets that refusal.
+The mutating tools work on a scratch dictionary and class it creates and
+removes; it refuses to start if either name is taken, aborts at the end,
+and checks from a fresh session that neither is there.  Each tool's answer
+is checked against the strict form of its output schema.
+"""
+
+import json
+import sys
+from typing import Any, Callable
+
+import attr
+import jsonschema
+from twisted.internet.defer import inlineCallbacks, maybeDeferred
+
+from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
+from gsmcpd.daemon.templatereport import Report, Row
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.session import GemSession
+from gsmcpd.tools.base import ToolCall, strictSchema
+from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.journal import ChangeJournal
+from gsmcpd.tools.ledger import ReadLedger
+from gsmcpd.tools.templates.capabilities import OPTIONAL
+from gsmcpd.tools.templates.outcomes import ToolError
+from gsmcpd.tools.templates.run import runTemplate
+
+SCRATCH_DICTIONARY = "GsmcpdCheckScratch"
+PROBE_CLASS = "GsmcpdCheckProbe"
+PROBE_METHOD = "testProbe\n\tself assert: (self isKindOf: TestCase)"
+NO_SUCH_SESSION = 2_000_000
+COMMITS_DISABLED = 2249
+NO_PRIVILEGE = 2151
+REASON = "gsmcpd check --templates never commits"
+
+Arguments = dict | Callable[[dict], dict]
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Step:
+    """
+    One call of the check: a tool (its Python and its templates), or a
+    template the daemon runs on its own (C{tool} false).
+
+    @ivar expect: the tool error kind, or GemStone error number, the step
+        must meet instead of a result.
+    @ivar tolerated: GemStone error numbers that depend on the user's
+        privileges, not on the template: reported, but a pass.
+    @ivar keys: what the daemon reads from a template's answer.
+    @ivar gate: whether the check stops when this step fails (what comes
+        after would not be safe, or would tell nothing).
+    """
+
+    name: str
+    arguments: Arguments = attr.Factory(dict)
+    tool: bool = True
+    expect: str | int | None = None
+    tolerated: tuple[int, ...] = ()
+    keys: tuple[str, ...] = ()
+    gate: bool = False
+
+    def argumentsFor(self, facts: dict) -> dict:
+        return self.arguments(facts) if callable(self.arguments) \
+            else self.arguments
+
+
+def _template(name: str, arguments: Arguments | None = None,
+              **kwargs: Any) -> Step:
+    return Step(name, arguments or {}, tool=False, **kwargs)
+
+
+PROBE = {"className": PROBE_CLASS}
+METHOD = dict(PROBE, selector="testProbe")
+
+STEPS = (
+    _template("preflight", keys=("user", "stone", "version", "privileges",
+                                 "maxSessionId"), gate=True),
+    # Without the lock nothing may try to change the repository.
+    _template("disable_commits", {"reason": REASON}, keys=("armed",),
+              gate=True),
+    _template("session_state", keys=("session", "commitsBehind")),
+    _template("backlog_state", keys=("backlog", "oldestPinnedBy")),
+    _template("lacking_capabilities",
+              {"selectors": [each.selector for each in OPTIONAL]}),
+    _template("open_session", {"name": "gsmcpd-check"},
+              keys=("name", "session", "signalAbortBacklog")),
+    _template("mint_onetime_password",
+              lambda facts: {"userId": facts["user"], "seconds": 60},
+              tolerated=(NO_PRIVILEGE,), keys=("password",)),
+    _template("stop_session", {"session": NO_SUCH_SESSION},
+              tolerated=(NO_PRIVILEGE,), keys=("stopped",)),
+    Step("status"),
+    Step("execute_code", {"code": "3 + 4"}),
+    Step("list_dictionaries"),
+    Step("list_all_classes", {"limit": 20}),
+    Step("list_classes", {"dictionaryName": "Globals", "limit": 20}),
+    Step("list_dictionary_entries", {"dictionaryName": "UserGlobals",
+                                     "limit": 20}),
+    Step("list_test_classes", {"limit": 20}),
+    Step("describe_class", {"className": "OrderedCollection"}),
+    Step("get_class_definition", {"className": "OrderedCollection"}),
+    Step("get_class_hierarchy", {"className": "OrderedCollection"}),
+    Step("list_methods", {"className": "OrderedCollection"}),
+    Step("export_class_source", {"className": "OrderedCollection"}),
+    # The scratch names must be free: nothing of anyone's is touched.
+    Step("describe_class", PROBE, expect="notFound", gate=True),
+    Step("add_dictionary", {"dictionaryName": SCRATCH_DICTIONARY}, gate=True),
+    Step("compile_class_definition", dict(
+        PROBE, superclassName="TestCase", dictionary=SCRATCH_DICTIONARY),
+        gate=True),
+    Step("set_class_comment", dict(PROBE, comment="gsmcpd's check")),
+    Step("compile_method", dict(PROBE, source=PROBE_METHOD)),
+    Step("get_method_source", METHOD),
+    Step("compile_method", dict(PROBE, source=PROBE_METHOD,
+                                category="checking")),
+    # Searches that find the probe on any stone, kernel-sized or not.
+    Step("find_implementors", {"selector": "testProbe", "limit": 5}),
+    Step("find_senders", {"selector": "assert:", "limit": 5}),
+    Step("find_references_to", {"name": "TestCase", "limit": 5}),
+    Step("search_method_source", {"pattern": "isKindOf: TestCase",
+                                  "dictionaryName": SCRATCH_DICTIONARY}),
+    Step("run_test_class", PROBE),
+    Step("run_test_method", METHOD),
+    Step("describe_test_failure", METHOD),
+    Step("list_failing_tests", {"classNames": [PROBE_CLASS]}),
+    Step("delete_method", METHOD),
+    Step("get_class_definition", PROBE),
+    Step("delete_class", PROBE),
+    Step("list_classes", {"dictionaryName": SCRATCH_DICTIONARY}),
+    Step("remove_dictionary", {"dictionaryName": SCRATCH_DICTIONARY}),
+    Step("commit", expect=COMMITS_DISABLED),
+    _template("continue_transaction", keys=("continued",)),
+    Step("refresh"),
+    Step("abort"),
+)
+
+
+class _Recording:
+    """
+    A session that notes which template each source is (its first line's
+    C{"gsmcp:<name>"} tag) on its way to the real one: templates only
+    execute.
+    """
+
+    def __init__(self, gem: Any) -> None:
+        self._gem = gem
+        self.ran: list[str] = []
+
+    def execute(self, source: str, maxBytes: int) -> Any:
+        self.ran.append(source.split("\n", 1)[0][len('"gsmcp:'):-1])
+        return self._gem.execute(source, maxBytes)
+
+
+class Stop(Exception):
+    """
+    Nothing further can be checked.
+    """
+
+
+class TemplateCheck:
+    """
+    The check for one configuration.
+
+    @param steps: what to run, in order (by default L{STEPS}).
+    """
+
+    def __init__(self, config: Any, reactor: Any, steps=STEPS,
+                 environ: dict | None = None) -> None:
+        self.config = config
+        self.reactor = reactor
+        self.steps = steps
+        self.environ = environ
+        self.tools = ToolCatalog.named()
+        self.report = Report()
+        self._touched = False
+
+    def row(self, step: str, ok: bool, detail: str, templates=(),
+            started: float | None = None) -> Row:
+        elapsed = 0 if started is None else round(
+            (self.reactor.seconds() - started) * 1000)
+        row = Row(step, ok, detail, tuple(templates), elapsed)
+        self.report.rows.append(row)
+        return row
+
+    @inlineCallbacks
+    def run(self):
+        """
+        Run every step that can run; fires with the L{Report}.
+        """
+        simulator = None
+        try:
+            try:
+                library = loadLibrary(self.config, self.environ)
+            except ConfigError as e:
+                self.row("libgcits", False, str(e))
+                return self.report
+            self.report.library = library.version
+            if self.config.simulated:
+                simulator = SimulatedStone(self.reactor, 4)
+                yield simulator.start()
+                login = simulator.login
+            else:
+                login = realLogin(self.config)
+            gem = yield self._loggedIn(library, login, "check-templates")
+            try:
+                yield self._runSteps(_Recording(gem))
+            except Stop:
+                pass
+            finally:
+                yield gem.logout()
+            if self._touched:
+                yield self._checkNothingLeft(library, login)
+        except Stop:
+            pass
+        finally:
+            if simulator is not None:
+                yield simulator.stop()
+        return self.report
+
+    @inlineCallbacks
+    def _loggedIn(self, library, login, name):
+        gem = GemSession(library, login, self.reactor, name)
+        try:
+            yield gem.login()
+        except GciError as e:
+            yield gem.logout()
+            self.row("login", False, f"as {login.user!r} on stone "
+                     f"{login.stoneNrs!r}: {e}; run gsmcpd check for the "
+                     "setup")
+            raise Stop()
+        return gem
+
+    @inlineCallbacks
+    def _runSteps(self, gem):
+        ledger, journal = ReadLedger(), ChangeJournal()
+        for step in self.steps:
+            started = self.reactor.seconds()
+            del gem.ran[:]
+            try:
+                detail = yield self._runStep(step, gem, ledger, journal)
+                ok = True
+            except _Failed as e:
+                ok, detail = False, str(e)
+            self.row(step.name, ok, detail, gem.ran, started)
+            self._touched = self._touched or step.name == "add_dictionary"
+            if step.gate and not ok:
+                raise Stop()
+
+    @inlineCallbacks
+    def _runStep(self, step, gem, ledger, journal):
+        arguments = step.argumentsFor(self.report.stone)
+        try:
+            if step.tool:
+                value = yield self._callTool(step.name, arguments, gem,
+                                             ledger, journal)
+            else:
+                value = (yield runTemplate(gem, step.name, arguments)).value
+                missing = [key for key in step.keys
+                           if not isinstance(value, dict) or key not in value]
+                if missing:
+                    raise _Failed(f"the answer lacks {', '.join(missing)}: "
+                                  f"{json.dumps(value)[:300]}")
+                if step.name == "preflight":
+                    self.report.stone = {key: value[key] for key in
+                                         ("user", "stone", "version")}
+        except ToolError as e:
+            number = (e.details or {}).get("number")
+            if step.expect is not None and step.expect in (e.kind, number):
+                return f"refused as it must be: {e.message}"
+            if number in step.tolerated:
+                return f"refused for want of a privilege: {e.message}"
+            raise _Failed(f"{e.kind}: {e.message}")
+        except GciError as e:
+            raise _Failed(str(e))
+        if step.expect is not None:
+            raise _Failed(f"answered where it must meet {step.expect!r}")
+        return value if step.tool else f"answered {', '.join(sorted(value))}"
+
+    @inlineCallbacks
+    def _callTool(self, name, arguments, gem, ledger, journal):
+        tool = self.tools.get(name)
+        tool.validate(arguments)
+        result = yield maybeDeferred(
+            tool.run, ToolCall(gem, ledger, journal=journal), arguments)
+        if result.isError:
+            raise _Failed(_firstLine(result.text))
+        if tool.outputSchema is not None:
+            try:
+                jsonschema.Draft202012Validator(
+                    strictSchema(tool.outputSchema)).validate(
+                        result.structured)
+            except jsonschema.ValidationError as e:
+                raise _Failed(f"the answer does not meet the output schema "
+                              f"at {e.json_path}: {e.message[:200]}")
+        return _firstLine(result.text)
+
+    @inlineCallbacks
+    def _checkNothingLeft(self, library, login):
+        """
+        From a fresh session: neither scratch name (both free when the
+        check began) is there.
+        """
+        gem = yield self._loggedIn(library, login, "check-templates-after")
+        try:
+            dictionaries = (yield runTemplate(gem, "list_dictionaries",
+                                              {})).value
+            names = [each.get("name") for each in dictionaries]
+            try:
+                yield runTemplate(gem, "describe_class", PROBE)
+                found = True
+            except ToolError as e:
+                found = e.kind != "notFound"
+        finally:
+            yield gem.logout()
+        left = [name for name, there in ((SCRATCH_DICTIONARY, SCRATCH_DICTIONARY
+                                          in names), (PROBE_CLASS, found))
+                if there]
+        self.row("nothing committed", not left,
+                 f"{', '.join(left)} visible from a fresh session" if left
+                 else "a fresh session sees neither scratch name")
+
+
+def _firstLine(text: str) -> str:
+    line = (text.splitlines() or [""])[0]
+    return line if len(line) <= 120 else line[:119] + "…"
+
+
+class _Failed(Exception):
+    """
+    A step's answer is not what the daemon needs; the message says how.
+    """
+
+
+def checkTemplates(config: Any, asJson: bool, out=None) -> int:
+    """
+    The command: run the check, write the report; 0 if every template
+    passed.
+    """
+    from twisted.internet.task import react
+    out = out or sys.stdout
+    status = []
+
+    def main(reactor):
+        def written(report):
+            out.write(json.dumps(report.document(), indent=2) + "\n"
+                      if asJson else report.table())
+            status.append(0 if report.ok else 1)
+        return TemplateCheck(config, reactor).run().addCallback(written)
+
+    try:
+        react(main)
+    except SystemExit as e:
+        if e.code:
+            return e.code if isinstance(e.code, int) else 1
+    return status[0] if status else 1

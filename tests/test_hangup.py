@@ -1,0 +1,52 @@
+"""
+Tests for L{gsmcpd.daemon.hangup}: C{SIGHUP} reloads and reopens, and never
+ends the daemon.
+"""
+
+import signal
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.daemon.hangup import Hangup
+
+
+class Reactor:
+
+    def callFromThread(self, f, *args):
+        f(*args)
+
+
+class Recording:
+
+    path = "/var/log/gsmcpd/audit.log"
+
+    def __init__(self):
+        self.done = []
+
+    def reload(self):
+        self.done.append("reload")
+
+    def reopen(self):
+        self.done.append("reopen")
+
+
+class HangupTests(SynchronousTestCase):
+
+    def start(self, contexts, audit):
+        handlers = {}
+        service = Hangup(Reactor(), contexts, audit,
+                         install=handlers.__setitem__)
+        service.startService()
+        return handlers[signal.SIGHUP]
+
+    def test_reloadsAndReopens(self):
+        contexts, audit = Recording(), Recording()
+        self.start(contexts, audit)(signal.SIGHUP, None)
+        self.assertEqual((contexts.done, audit.done), (["reload"], ["reopen"]))
+
+    def test_plainHttpHandledToo(self):
+        """
+        Without TLS or an audit file the handler is still installed (the
+        default would end the process) and does nothing.
+        """
+        self.start(None, None)(signal.SIGHUP, None)
