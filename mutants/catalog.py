@@ -30,6 +30,7 @@ TEST_POOL = (
     "tests.test_check",
     "tests.test_workers",
     "tests.test_simulator_lifetime",
+    "tests.test_template_capabilities",
 )
 """The test modules that run templates on the simulated stone in process
 (fast, no sockets), most specific first; a template's modules are those of
@@ -42,6 +43,8 @@ EXTRA_TESTS = {
                   "tests.test_simulator_model"),
     # gsmcpd check runs it through the daemon's own preflight.
     "preflight": ("tests.test_check",),
+    # Run through gsmcpd.tools.templates.capabilities.
+    "lacking_capabilities": ("tests.test_template_capabilities",),
 }
 """Test modules a template is run by without their naming it."""
 
@@ -270,8 +273,13 @@ MUTANTS = _mutants(
 
     # Searches.
     ("find_implementors-classes-reversed", "find_implementors",
-     "(a at: 1) < (b at: 1) or:", "(b at: 1) < (a at: 1) or:",
+     "(before value: (a at: 1) value: (b at: 1)) or:",
+     "(before value: (b at: 1) value: (a at: 1)) or:",
      "classes sorted in reverse"),
+    ("find_implementors-collation-reversed", "find_implementors",
+     "ifFalse: [(x at: i) codePoint < (y at: i) codePoint]",
+     "ifFalse: [(y at: i) codePoint < (x at: i) codePoint]",
+     "names the collation does not tell apart in reverse code-point order"),
     ("find_implementors-offset-ignored", "find_implementors",
      "(sorted copyFrom: offset + 1 to: end)",
      "(sorted copyFrom: 1 to: end - offset)",
@@ -281,7 +289,8 @@ MUTANTS = _mutants(
      "ifFalse: [offset + limit + 1 min: sorted size]",
      "a page one row longer than its limit"),
     ("find_senders-selectors-reversed", "find_senders",
-     "((b at: 3) < (a at: 3)) not", "((a at: 3) < (b at: 3)) not",
+     "(before value: (b at: 3) value: (a at: 3)) not",
+     "(before value: (a at: 3) value: (b at: 3)) not",
      "selectors sorted in reverse"),
     ("find_references_to-not-found-dropped", "find_references_to",
      "global isNil\n", "(global isNil and: [false])\n",
@@ -339,6 +348,10 @@ MUTANTS = _mutants(
      "createOnetimePasswordForUserId: userId validForSeconds: seconds",
      "createOnetimePasswordValidForSeconds: seconds",
      "the password minted for the daemon's user, not userId"),
+    ("lacking_capabilities-inverted", "lacking_capabilities",
+     "(selectors reject: [:each | System respondsTo: each asSymbol])",
+     "(selectors select: [:each | System respondsTo: each asSymbol])",
+     "what the stone has reported as lacking, and the other way round"),
     ("stop_session-not-stopped", "stop_session",
      "System stopSession: session.", "session.",
      "a session reported stopped but left running"),
