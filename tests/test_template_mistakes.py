@@ -315,3 +315,29 @@ class EnvelopeTests(TemplateTestCase):
             self.assertIn(f"\\u{codePoint:04x}".encode(), answer)
             self.assertEqual(json.loads(answer)["result"]["text"],
                              f"'{text}'")
+
+
+class CommitConflictNamesTests(MutationTestCase):
+
+    @inlineCallbacks
+    def test_eachSideNamedOnce(self):
+        """
+        Mutant C{commit-names-repeated}: a class that conflicts on several
+        objects (itself, a method dictionary per side) is named once a
+        side.
+        """
+        other = self.harness.newClient()
+        for client, selector in ((self.harness, "first"), (other, "second")):
+            yield self.succeed("set_class_comment", harness=client,
+                               className="Greeter", comment=selector)
+            for meta in (False, True):
+                yield self.succeed("compile_method", harness=client,
+                                   className="Greeter", meta=meta,
+                                   source=f"{selector}\n\t^nil")
+        yield self.succeed("commit")
+        result = yield other.call("commit")
+        self.assertTrue(result["isError"])
+        conflicts = result["structuredContent"]["error"]["conflicts"]
+        names = [name for kind in conflicts.values() for name in kind["names"]]
+        self.assertEqual(sorted(names), ["Greeter", "Greeter class"],
+                         conflicts)
