@@ -418,11 +418,11 @@ MUTANTS = _mutants(
      "60000].", "fileOut size > 600000 ifTrue: [fileOut := fileOut "
      "copyFrom: 1 to: 600000].", "a file-out cut ten times later"),
     ("find_implementors-no-category", "find_implementors",
-     "with: ([behavior categoryOfSelector: method selector] on: Error do: "
-     "[:ex | nil])]", "with: nil]", "an implementor's category dropped"),
+     "with: ([(row at: 4) categoryOfSelector: (row at: 3) asSymbol] on: "
+     "Error do: [:ex | nil])]]", "with: nil]]", "an implementor's category dropped"),
     ("find_senders-no-category", "find_senders",
-     "with: ([behavior categoryOfSelector: method selector] on: Error do: "
-     "[:ex | nil])]", "with: nil]", "a sender's category dropped"),
+     "with: ([(row at: 4) categoryOfSelector: (row at: 3) asSymbol] on: "
+     "Error do: [:ex | nil])]]", "with: nil]]", "a sender's category dropped"),
     ("search_method_source-dictionary-ignored", "search_method_source",
      "dictionaries := dictionaries select: [:each | each name == "
      "dictionaryName asSymbol]].", "dictionaries := dictionaries].",
