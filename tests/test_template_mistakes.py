@@ -202,6 +202,20 @@ class RemoveDictionaryStaleTests(MutationTestCase):
         self.assertIn("changed since", message)
         self.assertIn("Banking", self.code().symbolList())
 
+    @inlineCallbacks
+    def test_aliasedClassCountsOnce(self):
+        """
+        A class the dictionary also binds under a second name is one class
+        of the listing, not two: the dictionary can still be removed once
+        listed.
+        """
+        yield self.succeed("execute_code", code=(
+            "(System myUserProfile symbolList detect: [:each | "
+            "each name == #Banking]) at: #Acct put: Account"))
+        yield self.succeed("list_classes", dictionaryName="Banking")
+        yield self.succeed("remove_dictionary", dictionaryName="Banking")
+        self.assertNotIn("Banking", self.code().symbolList())
+
 
 class ClassInstanceVariableTests(MutationTestCase):
 
