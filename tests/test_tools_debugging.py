@@ -197,3 +197,37 @@ class IdTests(InspectTestCase):
         self.harness.session.ledger.recordObjects([found["object"]])
         kind, message = yield self.harness.error("inspect", object=found["object"])
         self.assertIn("No object with id", message)
+
+
+FIXED_WITHDRAW = ("withdraw: amount\n\tamount > balance ifTrue: [^self].\n"
+                  "\tbalance := balance - amount")
+
+OVERDRAWN = ("| account | account := Account owner: 'ann'. account deposit: 10. "
+             "account withdraw: 25. account")
+
+
+class AgentFlowTests(TestCase):
+    """
+    What the debugging guide teaches: a failing test, the state it fails
+    on inspected, the method read and fixed, the test green.
+    """
+
+    @inlineCallbacks
+    def test_failInspectFixPass(self):
+        harness = ToolHarness(("debugging", "testing", "browsing", "mutation",
+                               "session"))
+        test = {"className": "AccountTest", "selector": "testWithdrawTooMuch"}
+        _, failed = yield checkedCall(harness, "run_test_method", **test)
+        self.assertEqual(failed["status"], "failed")
+        _, account = yield checkedCall(harness, "inspect", expression=OVERDRAWN)
+        _, balance = yield checkedCall(harness, "inspect",
+                                       object=account["object"], path=["balance"])
+        self.assertEqual(balance["printString"], "-15")
+        yield checkedCall(harness, "get_method_source", className="Account",
+                          selector="withdraw:")
+        yield checkedCall(harness, "compile_method", className="Account",
+                          source=FIXED_WITHDRAW)
+        _, passed = yield checkedCall(harness, "run_test_method", **test)
+        self.assertEqual(passed["status"], "passed")
+        _, account = yield checkedCall(harness, "inspect", expression=OVERDRAWN)
+        self.assertEqual(account["variables"][0]["value"]["printString"], "10")
