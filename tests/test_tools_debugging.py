@@ -72,6 +72,15 @@ class ObjectTests(InspectTestCase):
         self.assertIn("valid in this session until commit, abort or refresh", text)
 
     @inlineCallbacks
+    def test_aClass(self):
+        """
+        A class is an object like any other: its printString and class.
+        """
+        _, found = yield self.inspect(expression="Account")
+        self.assertEqual((found["class"], found["printString"], found["kind"]),
+                         ("Account class", "Account", "object"))
+
+    @inlineCallbacks
     def test_longPrintStringCapped(self):
         """
         A printString is shown to PRINT_LIMIT characters and marked cut.

@@ -17,6 +17,7 @@ import weakref
 from gsmcpd.testing.simulator.kernel import StClass, classMethod, classOf, index, method
 from gsmcpd.testing.simulator.objects import (
     Character, Dictionary, Instance, Symbol, SymbolDictionaryRef, UserClass)
+from gsmcpd.testing.simulator.repository import ABSENT
 
 FIRST_OOP = 158_001
 """Where a session's oops start; like GemStone's, each is 1 modulo 8
@@ -59,6 +60,11 @@ def _asOop(ev, receiver):
 def _instVarAt(ev, receiver, position):
     names = ev.send(classOf(receiver), "allInstVarNames", []).items
     name = names[index(position, len(names))].text
+    if isinstance(receiver, UserClass) and not receiver.meta:
+        # A class's instance variables, as the model has them, are its
+        # class-instance variables, whose values live in the view.
+        value = ev.session.transaction.read(("classInstVar", receiver.className, name))
+        return None if value is ABSENT else value
     if not isinstance(receiver, Instance):
         # A kernel object whose variables the model does not hold: a gap
         # in the model, which must fail loudly, not pass as GemStone's nil.
