@@ -77,7 +77,8 @@ class DebuggingToolset(Toolset):
             "instance variables and a page of elements (dictionary entries "
             "by key), each with an id. Give an expression to evaluate, or "
             "the object id of an earlier answer; path walks instance "
-            "variable names, keys and indices from there. Reads only.",
+            "variable names, keys and indices from there. Reads only; "
+            "give an expression that only reads, too.",
             closedSchema({
                 "expression": {"type": "string", "minLength": 1,
                                "maxLength": MAX_TEXT_LENGTH},
