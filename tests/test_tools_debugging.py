@@ -163,11 +163,12 @@ class PathTests(InspectTestCase):
         kind, message = yield self.harness.error(
             "inspect", expression=ACCOUNTS, path=["accounts", 4])
         self.assertEqual(kind, "notFound")
-        self.assertEqual(message, "Path step 2: no instance variable or index 4 in "
-                                  "this Array (walked 1 steps from the root)")
+        self.assertEqual(message, "Path step 2 of 2: no instance variable or index 4 "
+                                  "in this Array")
         kind, message = yield self.harness.error(
             "inspect", expression=ACCOUNTS, path=["accounts", 1, "owner", "size"])
-        self.assertIn("Path step 4: no instance variable or index 'size' in this String", message)
+        self.assertEqual(message, "Path step 4 of 4: no instance variable or index "
+                                  "'size' in this String")
 
 
 class IdTests(InspectTestCase):
