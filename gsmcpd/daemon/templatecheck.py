@@ -26,8 +26,7 @@ from gsmcpd.daemon.templatereport import Report, Row
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import GemSession
 from gsmcpd.tools.base import ToolCall, strictSchema
-from gsmcpd.tools.catalog import (
-    CORE_TOOLSETS, OTHER_TOOLSETS, ToolCatalog, toolsetClass)
+from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger
 from gsmcpd.tools.templates.capabilities import OPTIONAL
@@ -181,9 +180,7 @@ class TemplateCheck:
         self.steps = steps
         self.environ = environ
         # Every shipped toolset that runs templates, served by default or not.
-        self.tools = ToolCatalog.named([
-            name for name in (*CORE_TOOLSETS, *OTHER_TOOLSETS)
-            if toolsetClass(name).usesGemStone])
+        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging"))
         self.report = Report()
         self._touched = False
 
