@@ -21,6 +21,7 @@ CORE_TOOLSETS = {
 
 OTHER_TOOLSETS = {
     "conformance": "gsmcpd.testing.conformance.toolset:ConformanceToolset",
+    "debugging": "gsmcpd.tools.debugging:DebuggingToolset",
 }
 """Toolsets shipped but served only when named."""
 

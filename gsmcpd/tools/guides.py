@@ -109,6 +109,23 @@ Nothing commits on your behalf.
 - Uncommitted changes are lost when the session ends (closed, idle, or a
   server restart): commit what you mean to keep.
 """, ("session",)),
+    Guide(
+        "gemstone-inspect-a-failure",
+        "How to find out why a GemStone test or call fails: look at the "
+        "objects involved before you change code.",
+        """
+# Inspect before you fix
+
+1. Run the failing test alone: `run_test_method`.
+2. Look at the state it fails on: `inspect` an expression that builds or
+   reaches the receiver of the failing method (for a test, what its
+   setUp makes), then follow the ids and path steps (instance variable
+   names, keys, indices) to the value that is wrong.
+3. Read the method before changing it: `get_method_source`, then
+   `compile_method`.
+4. Run the test again; ids you were shown stop working after `commit`,
+   `abort` or `refresh`: inspect afresh.
+""", ("debugging", "testing", "browsing", "mutation", "session")),
 )
 
 

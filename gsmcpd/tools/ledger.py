@@ -55,6 +55,7 @@ class ReadLedger:
 
     def __init__(self):
         self._texts = {}
+        self._objects = set()
 
     def recordRead(self, key, text):
         self._texts[key] = text
@@ -78,12 +79,31 @@ class ReadLedger:
     def forget(self, key):
         self._texts.pop(key, None)
 
+    def recordObjects(self, ids):
+        """
+        The object ids the inspector answered in this view.
+        """
+        self._objects.update(ids)
+
+    def knowsObject(self, id):
+        return id in self._objects
+
+    @property
+    def objectsShown(self):
+        """
+        Whether the inspector answered any id in this view (if not, the
+        stone may forget every object it held for it).
+        """
+        return bool(self._objects)
+
     def viewMoved(self):
         """
-        The view moved: nothing read before counts any more.
+        The view moved: nothing read before counts any more, nor any object
+        id the inspector answered (not listed: an id is not a read).
 
         @return: the keys whose reads went stale, sorted.
         """
         stale = sorted(self._texts)
         self._texts.clear()
+        self._objects.clear()
         return stale

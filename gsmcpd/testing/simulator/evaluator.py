@@ -20,7 +20,7 @@ import time
 import attr
 
 from gsmcpd.testing.simulator import (
-    arithmetic, closures, compiler, dictionaries, errors, exceptions, reflection, sequences, streams,
+    arithmetic, closures, compiler, dictionaries, errors, exceptions, inspection, reflection, sequences, streams,
     sunit, system)
 from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
 from gsmcpd.testing.simulator.model import CodeModel

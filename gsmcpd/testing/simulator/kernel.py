@@ -102,6 +102,7 @@ for _name, _super, *_vars in [
         ("ByteArray", "ArrayedCollection"), ("Utf8", "ByteArray"),
         ("AbstractDictionary", "Collection"),
         ("Dictionary", "AbstractDictionary"), ("SymbolDictionary", "AbstractDictionary"),
+        ("SessionTemps", "SymbolDictionary"),
         ("Stream", "Object"), ("PositionableStream", "Stream"),
         ("WriteStream", "PositionableStream"),
         ("ExecBlock", "Object"), ("Delay", "Object"), ("System", "Object"),

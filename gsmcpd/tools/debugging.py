@@ -1,0 +1,168 @@
+"""
+The Debugging toolset: look at the objects behind a result or a failure,
+as GemStone's inspectors do.
+
+C{inspect} answers an object's class, id, size, named instance variables
+and a page of its elements, each with an id to inspect next.  An id is
+valid in the session and view that answered it: the session's read ledger
+keeps the ids shown (forgotten when the view moves), and the stone resolves
+one only through the objects it holds for this session, so an id from
+another session or an earlier view is refused, never taken for whatever
+object now has that number.
+"""
+
+from twisted.internet.defer import inlineCallbacks
+
+from gsmcpd.tools.arguments import (
+    INTEGER, MAX_INTEGER, MAX_NAME_LENGTH, MAX_TEXT_LENGTH, STRING)
+from gsmcpd.tools.base import (
+    Tool, ToolResult, Toolset, annotations, closedSchema, counted, resultSchema)
+from gsmcpd.tools.templates.outcomes import ToolError
+
+PRINT_LIMIT = 120
+"""Characters of each printString shown (a collection shows its class and
+size instead, so none is ever printed whole)."""
+
+DEFAULT_LIMIT = 25
+MAX_LIMIT = 100
+"""Elements in one page; at the cap a page of key/value entries stays under
+50 KB."""
+
+MAX_PATH = 32
+
+OPTIONAL_INTEGER = {"type": ["integer", "null"]}
+
+VALUE_SCHEMA = resultSchema(**{"class": STRING}, object=INTEGER,
+                            printString=STRING, truncated={"type": "boolean"})
+"""One value: its class, id and capped printString."""
+
+VARIABLE_SCHEMA = resultSchema(name=STRING, value=VALUE_SCHEMA)
+ELEMENT_SCHEMA = resultSchema(index=OPTIONAL_INTEGER,
+                              key={**VALUE_SCHEMA, "type": ["object", "null"]},
+                              value=VALUE_SCHEMA)
+
+KINDS = ("object", "string", "sequence", "dictionary", "collection")
+
+
+def value(described):
+    """
+    One value of the template's answer as the result holds it.
+    """
+    return {"class": described["class"], "object": described["object"],
+            "printString": described["printString"],
+            "truncated": described["printSize"] > len(described["printString"])}
+
+
+def shown(found):
+    """
+    A value as a line of the text: its printString, class and id.
+    """
+    cut = "…" if found["truncated"] else ""
+    return f"{found['printString']}{cut}  ({found['class']}, id {found['object']})"
+
+
+class DebuggingToolset(Toolset):
+    name = "debugging"
+    title = "Debugging"
+    instructions = (
+        "When a call fails, inspect the objects involved (the receiver of the "
+        "failing frame: evaluate an expression reaching it, then follow ids "
+        "and path steps) before changing code; inspect ids last until "
+        "commit, abort or refresh.")
+
+    def tools(self):
+        return [Tool(
+            "inspect", "Inspect object",
+            "An object as an inspector shows it: class, id, size, named "
+            "instance variables and a page of elements (dictionary entries "
+            "by key), each with an id. Give an expression to evaluate, or "
+            "the object id of an earlier answer; path walks instance "
+            "variable names, keys and indices from there. Reads only; "
+            "give an expression that only reads, too.",
+            closedSchema({
+                "expression": {"type": "string", "minLength": 1,
+                               "maxLength": MAX_TEXT_LENGTH},
+                "object": {"type": "integer", "minimum": 1,
+                           "description": "an id from an earlier inspect "
+                                          "in this session and view"},
+                "path": {"type": "array", "maxItems": MAX_PATH,
+                         "items": {"anyOf": [
+                             {"type": "string", "maxLength": MAX_NAME_LENGTH},
+                             {"type": "integer", "maximum": MAX_INTEGER}]},
+                         "description": "e.g. [\"accounts\", 3, \"owner\"]"},
+                "offset": {"type": "integer", "minimum": 0, "default": 0},
+                "limit": {"type": "integer", "minimum": 1,
+                          "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}}),
+            annotations(readOnly=True), self.inspect,
+            resultSchema(
+                object=INTEGER, printString=STRING, truncated={"type": "boolean"},
+                kind={"type": "string", "enum": list(KINDS)},
+                size=OPTIONAL_INTEGER, path={"type": "array"},
+                variables={"type": "array", "items": VARIABLE_SCHEMA},
+                offset=INTEGER,
+                elements={"type": "array", "items": ELEMENT_SCHEMA},
+                **{"class": STRING}))]
+
+    @inlineCallbacks
+    def inspect(self, call, arguments):
+        expression = arguments.get("expression")
+        object = arguments.get("object")
+        if (expression is None) == (object is None):
+            raise ToolError("invalidParams", "inspect takes an expression or "
+                            "an object id, not both and not neither")
+        if object is not None and not call.ledger.knowsObject(object):
+            raise ToolError(
+                "refused", f"Object id {object} was not answered in this "
+                "session's present view: an id is valid only in the session "
+                "(handle) and view that answered it, until commit, abort or "
+                "refresh. Inspect an expression to get a fresh one.")
+        offset = arguments.get("offset", 0)
+        found = yield call.runTemplate("inspect", {
+            "expression": expression, "object": object,
+            "path": list(arguments.get("path", ())), "offset": offset,
+            "limit": arguments.get("limit", DEFAULT_LIMIT),
+            "printLimit": PRINT_LIMIT,
+            "fresh": not call.ledger.objectsShown})
+        return self._answer(call, found, offset)
+
+    def _answer(self, call, found, offset):
+        described = value(found["described"])
+        variables = [{"name": each["name"], "value": value(each)}
+                     for each in found["variables"]]
+        elements = [{"index": each.get("index"),
+                     "key": value(each["key"]) if "key" in each else None,
+                     "value": value(each["value"])}
+                    for each in found["elements"]]
+        call.ledger.recordObjects(
+            [described["object"]]
+            + [each["value"]["object"] for each in variables]
+            + [each["value"]["object"] for each in elements]
+            + [each["key"]["object"] for each in elements if each["key"]])
+        structured = dict(described, kind=found["kind"], size=found["size"],
+                          path=found["path"], variables=variables,
+                          offset=offset, elements=elements)
+        return ToolResult(_text(structured), structured)
+
+
+def _text(result):
+    lines = [shown(result)]
+    if result["path"]:
+        lines[0] += "  at path " + " ".join(map(repr, result["path"]))
+    if result["size"] is not None:
+        lines.append(f"size: {result['size']}")
+    for each in result["variables"]:
+        lines.append(f"  {each['name']}: {shown(each['value'])}")
+    for each in result["elements"]:
+        where = (shown(each["key"]) if each["key"] is not None
+                 else f"[{each['index']}]" if each["index"] is not None else "-")
+        lines.append(f"  {where} -> {shown(each['value'])}")
+    shownCount = len(result["elements"])
+    if result["size"] is not None and result["kind"] != "string" and \
+            result["offset"] + shownCount < result["size"]:
+        lines.append(
+            f"(showing {counted(shownCount, 'element')} from offset "
+            f"{result['offset']} of {result['size']}; pass offset "
+            f"{result['offset'] + shownCount} for more)")
+    lines.append("Ids are valid in this session until commit, abort or "
+                 "refresh.")
+    return "\n".join(lines)
