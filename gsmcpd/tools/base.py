@@ -284,10 +284,12 @@ class ToolCall:
         """
         self._context.reportProgress(progress, total, message)
 
-    def runTemplate(self, name, arguments, package=TEMPLATE_PACKAGE):
+    def runTemplate(self, name, arguments, package=TEMPLATE_PACKAGE,
+                    frames=0):
         """
         Run template C{name} (from C{package}) with C{arguments}, keeping
-        track of whether the session needs a commit.
+        track of whether the session needs a commit; a Smalltalk error
+        brings up to C{frames} frames of its stack.
 
         @return: a L{Deferred} firing with the template body's value, or
             failing as L{gsmcpd.tools.templates.run.runTemplate} does.
@@ -304,7 +306,7 @@ class ToolCall:
             return failure
 
         return runTemplate(self.gem, name, arguments, self._context,
-                           package).addCallbacks(answered, failed)
+                           package, frames).addCallbacks(answered, failed)
 
     def requireRead(self, key, readTool):
         """
