@@ -169,3 +169,9 @@ class StackTests(TestCase):
             "execute_code", code="| long |\nlong := String new: 5000.\n1/0")
         doit = result["structuredContent"]["error"]["stack"]["frames"][-1]
         self.assertEqual(len(doit["variables"][0]["value"]), 203)
+
+    @inlineCallbacks
+    def test_framesMustBeACount(self):
+        for frames in (-1, "30", 2.5):
+            kind, _ = yield self.harness.error("execute_code", code="1/0", frames=frames)
+            self.assertEqual(kind, "invalidParams", frames)
