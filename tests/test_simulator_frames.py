@@ -79,8 +79,8 @@ class FrameContentsTests(FramesTestCase):
         self.assertEqual([each.text for each in self.evaluate(
             "Probe new outer first collect: [:f | (f at: 1) homeMethod selector]").items],
             ["inner:", "outer", "collect:", "outer"])
-        self.assertEqual(printString(inner.items[8]), "anArray( #x, #y)")
-        self.assertEqual(inner.items[10:12], [1, 2])
+        self.assertEqual(printString(inner.items[8]), "anArray( #x, #y, #'.t1')")
+        self.assertEqual(inner.items[10:], [1, 2])
         self.assertEqual(printString(block.items[9]), "anExecBlock")
         self.assertEqual(printString(block.items[7]), "aProbe")
         self.assertIsNot(block.items[0], outer.items[0])

@@ -77,7 +77,9 @@ THREE_DEEP = (
     "'middle: m\n\t^#(1 2) inject: 0 into: [:sum :each | sum + (self inner: m)]'\n"
     "'inner: k\n\t| zero |\n\tzero := 0.\n\t^k / zero')\n"
     "\tdo: [:each | (UserGlobals at: #Calculator) compileMethod: each\n"
-    "\t\tdictionaries: System myUserProfile symbolList category: 'arithmetic']")
+    "\t\tdictionaries: System myUserProfile symbolList category: 'arithmetic'].\n"
+    "(UserGlobals at: #Calculator) class compileMethod: 'on: n\n\t^self new outer: n'\n"
+    "\tdictionaries: System myUserProfile symbolList category: 'instance creation'")
 
 
 class StackTests(TestCase):
@@ -92,16 +94,17 @@ class StackTests(TestCase):
 
     def failing(self, **arguments):
         return self.harness.call(
-            "execute_code", code="| calculator |\ncalculator := Calculator new.\n"
-            "calculator outer: 21", **arguments)
+            "execute_code", code="| calculator |\ncalculator := Calculator.\n"
+            "calculator on: 21", **arguments)
 
     @inlineCallbacks
     def test_threeSendsDeep(self):
         """
         A ZeroDivide three sends deep answers a frame for each of the three
-        methods (and the block between, and the kernel's division above),
-        each with its line, source line, self's class and temporaries, down
-        to the executed code; none of the envelope's.
+        methods (and the block between, the kernel's division above, and
+        the class-side method below), each with its line, source line,
+        self's class and temporaries (not the VM's own), down to the
+        executed code; none of the envelope's.
         """
         result = yield self.failing()
         self.assertTrue(result["isError"])
@@ -111,9 +114,9 @@ class StackTests(TestCase):
         self.assertEqual([each["method"] for each in frames], [
             "Number>>/", "Calculator>>inner:", "[] in Calculator>>middle:",
             "SequenceableCollection>>inject:into:", "Calculator>>middle:",
-            "Calculator>>outer:", "Executed Code"])
+            "Calculator>>outer:", "Calculator class>>on:", "Executed Code"])
         self.assertEqual(error["stack"]["omitted"], 0)
-        inner, block, middle, outer, doit = (frames[i] for i in (1, 2, 4, 5, 6))
+        inner, block, middle, outer, creation, doit = (frames[i] for i in (1, 2, 4, 5, 6, 7))
         self.assertEqual(inner, {
             "method": "Calculator>>inner:", "line": 4, "source": "^k / zero",
             "receiverClass": "Calculator",
@@ -127,8 +130,10 @@ class StackTests(TestCase):
                          (4, "^self middle: doubled",
                           [{"name": "n", "value": "21"},
                            {"name": "doubled", "value": "42"}]))
+        self.assertEqual((creation["line"], creation["receiverClass"]),
+                         (2, "Calculator class"))
         self.assertEqual((doit["line"], doit["source"], doit["receiverClass"]),
-                         (3, "calculator outer: 21", "UndefinedObject"))
+                         (3, "calculator on: 21", "UndefinedObject"))
         self.assertNotIn("gsmcp", str(error["stack"]))
 
     @inlineCallbacks
@@ -155,8 +160,8 @@ class StackTests(TestCase):
         """
         result = yield self.failing(frames=2)
         stack = result["structuredContent"]["error"]["stack"]
-        self.assertEqual((len(stack["frames"]), stack["omitted"]), (2, 5))
-        self.assertIn("...and 5 more frames", result["content"][0]["text"])
+        self.assertEqual((len(stack["frames"]), stack["omitted"]), (2, 6))
+        self.assertIn("...and 6 more frames", result["content"][0]["text"])
         result = yield self.failing(frames=0)
         self.assertNotIn("stack", result["structuredContent"]["error"])
 
