@@ -3,6 +3,8 @@ Tests for L{gsmcpd.tools.execution}: a value's printString, capped with a
 marker that names the cut, and its structured twin.
 """
 
+import json
+
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
@@ -180,3 +182,20 @@ class StackTests(TestCase):
         for frames in (-1, "30", 2.5):
             kind, _ = yield self.harness.error("execute_code", code="1/0", frames=frames)
             self.assertEqual(kind, "invalidParams", frames)
+
+    @inlineCallbacks
+    def test_cappedInCharacters(self):
+        """
+        However many frames are asked for, the stack stops at about 16,000
+        characters, saying how many frames it left out.
+        """
+        yield self.harness.call("execute_code", code=(
+            "(UserGlobals at: #Calculator) compileMethod: 'deep: n\n\t| pad |\n"
+            "\tpad := String new: 1000.\n\tn = 0 ifTrue: [^n / 0].\n\t^self deep: n - 1'\n"
+            "\tdictionaries: System myUserProfile symbolList category: 'deep'"))
+        result = yield self.harness.call("execute_code", code="Calculator new deep: 80",
+                                         frames=500)
+        stack = result["structuredContent"]["error"]["stack"]
+        self.assertLess(len(stack["frames"]), 80)
+        self.assertEqual(len(stack["frames"]) + stack["omitted"], 83)
+        self.assertLess(len(json.dumps(stack)), 17_000)
