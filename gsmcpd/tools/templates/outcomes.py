@@ -6,7 +6,8 @@ L{gsmcpd.gci.errors.GciError}.
 
 import attr
 
-ERROR_KINDS = ("compileError", "refused", "notFound", "invalidParams", "other")
+ERROR_KINDS = ("compileError", "refused", "notFound", "invalidParams",
+               "sessionLimit", "other")
 
 
 @attr.s(auto_exc=True, auto_attribs=True)
@@ -65,7 +66,7 @@ class GemGone(Exception):
         return f"the gem died (GemStone error {self.number})"
 
 
-def stackText(stack):
+def stackText(stack: dict) -> str:
     """
     An error's stack as a GemStone developer reads one: a frame a line,
     innermost first, C{SmallInteger (Number) >> /} where self's class is
@@ -85,7 +86,7 @@ def stackText(stack):
     return "\n".join(lines)
 
 
-def _frameName(frame):
+def _frameName(frame: dict) -> str:
     block, inBlock, method = frame["method"].rpartition("[] in ")
     owner, found, selector = method.partition(">>")
     if not found or owner == frame["receiverClass"]:
@@ -93,7 +94,7 @@ def _frameName(frame):
     return f"{block}{inBlock}{frame['receiverClass']} ({owner})>>{selector}"
 
 
-def errorKindOf(number):
+def errorKindOf(number: int) -> str:
     """
     The tool error kind of a Smalltalk error number.
     """
