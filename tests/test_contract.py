@@ -3,6 +3,8 @@ Contract tests over the served tool surface: whatever a toolset declares,
 these hold for every tool.
 """
 
+import json
+
 import jsonschema
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -100,6 +102,25 @@ class SurfaceTests(SynchronousTestCase):
             self.assertEqual(tool.outputSchema["type"], "object", tool.name)
             self.assertEqual(promisesRepeated(tool.outputSchema), [],
                              tool.name)
+
+    def test_surfaceUnderBudget(self):
+        """
+        The default tools/list (compact JSON, as the bench counts it) and
+        the instructions stay under the bench's 25 KB target: every session
+        reads them before any work.
+        """
+        dispatcher = Dispatcher(self.tools, ServerIdentity())
+        listed = self.successResultOf(dispatcher.handle(
+            None, Message("request", "tools/list", 1, {}, {})))["result"]["tools"]
+        size = len(json.dumps(listed, ensure_ascii=False,
+                              separators=(",", ":")).encode("utf-8"))
+        size += len(stockInstructions(self.tools.toolsets).encode("utf-8"))
+        self.assertLess(size, 25_000)
+
+    test_surfaceUnderBudget.todo = (
+        "25,380 bytes: main was at 25,166 once the limits on list and search "
+        "tools were merged (list_methods alone grew 400 bytes), and the stack "
+        "of an error adds 214; which part gives way is the lead's call")
 
     def test_instructionsStateTheOutputRule(self):
         self.assertIn(OUTPUT_RULE, stockInstructions(self.tools.toolsets))

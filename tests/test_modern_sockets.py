@@ -38,14 +38,15 @@ class AgentFlowTests(SynchronousTestCase):
     def test_auto(self):
         """
         The SDK's default mode negotiates 2026-07-28 and works through a
-        session handle: open, browse, a refused blind write, read, compile,
-        the tests as a task with progress, a confirmed commit, close.
+        session handle: open, browse, a failing test read with its stack, a
+        refused blind write, read, compile, the tests as a task with
+        progress, a confirmed commit, close.
         """
         seen = self.flow("flow", "auto")
         self.assertEqual(seen["protocolVersion"], "2026-07-28")
         self.assertEqual(list(seen["steps"]), [
-            "open", "browse", "blindCompile", "read", "compile", "runTests",
-            "commit", "close"])
+            "open", "browse", "failingTest", "blindCompile", "read", "compile",
+            "runTests", "commit", "close"])
         self.assertIn("compiled Account>>withdraw:",
                       seen["confirmations"][0])
 

@@ -7,7 +7,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.templates.outcomes import (
     ERROR_KINDS, FAILURES, CallBroken, GemGone, ResultOverLimit, ToolError,
-    errorKindOf)
+    errorKindOf, stackText)
 
 
 class ToolErrorTests(SynchronousTestCase):
@@ -56,3 +56,36 @@ class FailuresTests(SynchronousTestCase):
         for error in (ToolError("other", "m"), ResultOverLimit("other", "m"),
                       CallBroken(6003), GemGone(4100)):
             self.assertIsInstance(error, FAILURES)
+
+
+def frame(method, receiverClass, line=1, source="x", variables=()):
+    return {"method": method, "line": line, "source": source,
+            "receiverClass": receiverClass,
+            "variables": [{"name": n, "value": v} for n, v in variables]}
+
+
+class StackTextTests(SynchronousTestCase):
+
+    def test_asGemStoneReadsIt(self):
+        """
+        A frame a line, innermost first, with its line and source line and
+        then its variables; self's class first where the method is
+        inherited, in a block too; executed code as itself.
+        """
+        self.assertEqual(stackText({"frames": [
+            frame("Number>>/", "SmallInteger", 1, "/ arg1", [("arg1", "0")]),
+            frame("[] in Account>>total", "SavingsAccount", 3, "^sum / n"),
+            frame("Account>>total", "Account", 2, "^[...] value"),
+            frame("Account class>>new", "Account class"),
+            frame("Executed Code", "UndefinedObject")], "omitted": 0}).splitlines(), [
+            "Stack (innermost first):",
+            "  SmallInteger (Number)>>/ (line 1): / arg1",
+            "      arg1 = 0",
+            "  [] in SavingsAccount (Account)>>total (line 3): ^sum / n",
+            "  Account>>total (line 2): ^[...] value",
+            "  Account class>>new (line 1): x",
+            "  Executed Code (line 1): x"])
+
+    def test_omitted(self):
+        self.assertEqual(stackText({"frames": [], "omitted": 3}).splitlines()[-1],
+                         "  ...and 3 more frames")

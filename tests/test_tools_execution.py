@@ -3,6 +3,8 @@ Tests for L{gsmcpd.tools.execution}: a value's printString, capped with a
 marker that names the cut, and its structured twin.
 """
 
+import json
+
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
@@ -68,3 +70,132 @@ class ExecuteCodeTests(TestCase):
     def test_compileError(self):
         kind, message = yield self.harness.error("execute_code", code="3 +")
         self.assertEqual(kind, "compileError")
+
+
+THREE_DEEP = (
+    "Object subclass: 'Calculator' instVarNames: #() classVars: #() classInstVars: #() "
+    "poolDictionaries: #() inDictionary: UserGlobals options: #().\n"
+    "#('outer: n\n\t| doubled |\n\tdoubled := n * 2.\n\t^self middle: doubled'\n"
+    "'middle: m\n\t^#(1 2) inject: 0 into: [:sum :each | sum + (self inner: m)]'\n"
+    "'inner: k\n\t| zero |\n\tzero := 0.\n\t^k / zero')\n"
+    "\tdo: [:each | (UserGlobals at: #Calculator) compileMethod: each\n"
+    "\t\tdictionaries: System myUserProfile symbolList category: 'arithmetic'].\n"
+    "(UserGlobals at: #Calculator) class compileMethod: 'on: n\n\t^self new outer: n'\n"
+    "\tdictionaries: System myUserProfile symbolList category: 'instance creation'")
+
+
+class StackTests(TestCase):
+    """
+    A Smalltalk error's result holds the stack where it was signalled, as
+    data and as text.
+    """
+
+    def setUp(self):
+        self.harness = ToolHarness(("execution",))
+        return self.harness.call("execute_code", code=THREE_DEEP)
+
+    def failing(self, **arguments):
+        return self.harness.call(
+            "execute_code", code="| calculator |\ncalculator := Calculator.\n"
+            "calculator on: 21", **arguments)
+
+    @inlineCallbacks
+    def test_threeSendsDeep(self):
+        """
+        A ZeroDivide three sends deep answers a frame for each of the three
+        methods (and the block between, the kernel's division above, and
+        the class-side method below), each with its line, source line,
+        self's class and temporaries (not the VM's own), down to the
+        executed code; none of the envelope's.
+        """
+        result = yield self.failing()
+        self.assertTrue(result["isError"])
+        error = result["structuredContent"]["error"]
+        self.assertEqual((error["kind"], error["number"]), ("other", 2026))
+        frames = error["stack"]["frames"]
+        self.assertEqual([each["method"] for each in frames], [
+            "Number>>/", "Calculator>>inner:", "[] in Calculator>>middle:",
+            "SequenceableCollection>>inject:into:", "Calculator>>middle:",
+            "Calculator>>outer:", "Calculator class>>on:", "Executed Code"])
+        self.assertEqual(error["stack"]["omitted"], 0)
+        inner, block, middle, outer, creation, doit = (frames[i] for i in (1, 2, 4, 5, 6, 7))
+        self.assertEqual(inner, {
+            "method": "Calculator>>inner:", "line": 4, "source": "^k / zero",
+            "receiverClass": "Calculator",
+            "variables": [{"name": "k", "value": "42"},
+                          {"name": "zero", "value": "0"}]})
+        self.assertEqual(block["variables"], [{"name": "sum", "value": "0"},
+                                              {"name": "each", "value": "1"}])
+        self.assertEqual((middle["line"], middle["variables"]),
+                         (2, [{"name": "m", "value": "42"}]))
+        self.assertEqual((outer["line"], outer["source"], outer["variables"]),
+                         (4, "^self middle: doubled",
+                          [{"name": "n", "value": "21"},
+                           {"name": "doubled", "value": "42"}]))
+        self.assertEqual((creation["line"], creation["receiverClass"]),
+                         (2, "Calculator class"))
+        self.assertEqual((doit["line"], doit["source"], doit["receiverClass"]),
+                         (3, "calculator on: 21", "UndefinedObject"))
+        self.assertNotIn("gsmcp", str(error["stack"]))
+
+    @inlineCallbacks
+    def test_text(self):
+        """
+        The text shows the stack as a GemStone developer reads one: self's
+        class, and the method's class where that differs.
+        """
+        result = yield self.failing()
+        lines = result["content"][0]["text"].splitlines()
+        self.assertEqual(lines[1:5], [
+            "Stack (innermost first):",
+            "  SmallInteger (Number)>>/ (line 1): / arg1",
+            "      arg1 = 0",
+            "  Calculator>>inner: (line 4): ^k / zero"])
+        self.assertIn("  Array (SequenceableCollection)>>inject:into: "
+                      "(line 1): inject: arg1 into: arg2", lines)
+
+    @inlineCallbacks
+    def test_frames(self):
+        """
+        C{frames} caps how many frames come, saying how many did not; none
+        asked, none come.
+        """
+        result = yield self.failing(frames=2)
+        stack = result["structuredContent"]["error"]["stack"]
+        self.assertEqual((len(stack["frames"]), stack["omitted"]), (2, 6))
+        self.assertIn("...and 6 more frames", result["content"][0]["text"])
+        result = yield self.failing(frames=0)
+        self.assertNotIn("stack", result["structuredContent"]["error"])
+
+    @inlineCallbacks
+    def test_capped(self):
+        """
+        A variable's printString is capped; an unprintable one says so.
+        """
+        result = yield self.harness.call(
+            "execute_code", code="| long |\nlong := String new: 5000.\n1/0")
+        doit = result["structuredContent"]["error"]["stack"]["frames"][-1]
+        self.assertEqual(len(doit["variables"][0]["value"]), 203)
+
+    @inlineCallbacks
+    def test_framesMustBeACount(self):
+        for frames in (-1, "30", 2.5):
+            kind, _ = yield self.harness.error("execute_code", code="1/0", frames=frames)
+            self.assertEqual(kind, "invalidParams", frames)
+
+    @inlineCallbacks
+    def test_cappedInCharacters(self):
+        """
+        However many frames are asked for, the stack stops at about 16,000
+        characters, saying how many frames it left out.
+        """
+        yield self.harness.call("execute_code", code=(
+            "(UserGlobals at: #Calculator) compileMethod: 'deep: n\n\t| pad |\n"
+            "\tpad := String new: 1000.\n\tn = 0 ifTrue: [^n / 0].\n\t^self deep: n - 1'\n"
+            "\tdictionaries: System myUserProfile symbolList category: 'deep'"))
+        result = yield self.harness.call("execute_code", code="Calculator new deep: 80",
+                                         frames=500)
+        stack = result["structuredContent"]["error"]["stack"]
+        self.assertLess(len(stack["frames"]), 80)
+        self.assertEqual(len(stack["frames"]) + stack["omitted"], 83)
+        self.assertLess(len(json.dumps(stack)), 17_000)

@@ -37,6 +37,18 @@ SUMMARY = [
     f"  FAIL  AccountTest>>testWithdrawTooMuch: TestFailure: {OVERDRAWN}"]
 
 
+def withoutStack(structured):
+    """
+    A run of one test's structured result without its C{stack}, which
+    the stack tests read.
+    """
+    return {key: value for key, value in structured.items() if key != "stack"}
+
+
+def frameNames(structured):
+    return [frame["method"] for frame in structured["stack"]["frames"]]
+
+
 class TestingTestCase(TestCase):
 
     def setUp(self):
@@ -217,7 +229,8 @@ class RunTestMethodTests(TestingTestCase):
             lines, structured = yield checked(
                 self.harness, "run_test_method", className="AccountTest",
                 selector=entry["selector"])
-            self.assertEqual((lines, structured), ([line], entry))
+            self.assertEqual((lines[0], withoutStack(structured)), (line, entry))
+            self.assertEqual(structured["stack"] is None, entry is DEPOSIT)
 
     @inlineCallbacks
     def test_failingTestRunsOnce(self):
@@ -233,8 +246,8 @@ class RunTestMethodTests(TestingTestCase):
         lines, structured = yield checked(
             self.harness, "run_test_method", className="AccountTest",
             selector="testCounted")
-        self.assertEqual(lines, ["AccountTest>>testCounted: failed: TestFailure: "
-                                 "Assertion failed"])
+        self.assertEqual(lines[0], "AccountTest>>testCounted: failed: TestFailure: "
+                                   "Assertion failed")
         self.assertEqual((structured["exceptionClass"], structured["description"]),
                          ("TestFailure", "Assertion failed"))
         self.assertEqual(Evaluator(self.harness.gem.session).evaluate(
@@ -303,20 +316,21 @@ class DescribeTestFailureTests(TestingTestCase):
         lines, structured = yield checked(
             self.harness, "describe_test_failure", className="AccountTest",
             selector="testWithdrawTooMuch")
-        self.assertEqual(lines, ["AccountTest>>testWithdrawTooMuch failed",
-                                 "exception: TestFailure",
-                                 f"description: {OVERDRAWN}"])
-        self.assertEqual(structured, OVERDRAFT)
+        self.assertEqual(lines[:4], ["AccountTest>>testWithdrawTooMuch failed",
+                                     "exception: TestFailure",
+                                     f"description: {OVERDRAWN}",
+                                     "Stack (innermost first):"])
+        self.assertEqual(withoutStack(structured), OVERDRAFT)
 
     @inlineCallbacks
     def test_error(self):
         lines, structured = yield checked(
             self.harness, "describe_test_failure", className="AccountTest",
             selector="testBroken")
-        self.assertEqual(lines, ["AccountTest>>testBroken error",
-                                 "exception: ZeroDivide",
-                                 f"description: {ZERO_DIVIDE}"])
-        self.assertEqual(structured, BROKEN)
+        self.assertEqual(lines[:3], ["AccountTest>>testBroken error",
+                                     "exception: ZeroDivide",
+                                     f"description: {ZERO_DIVIDE}"])
+        self.assertEqual(withoutStack(structured), BROKEN)
 
     @inlineCallbacks
     def test_passed(self):
@@ -325,7 +339,44 @@ class DescribeTestFailureTests(TestingTestCase):
             selector="testDeposit")
         self.assertEqual(lines, ["AccountTest>>testDeposit passed (no "
                                  "failure)."])
-        self.assertEqual(structured, DEPOSIT)
+        self.assertEqual(structured, dict(DEPOSIT, stack=None))
+
+    @inlineCallbacks
+    def test_stack(self):
+        """
+        A failing test's stack runs from where it was signalled down to
+        SUnit's runCase, none of the template's own frames: the test method
+        with its line and source line, self's class, and the kernel
+        frames between (here SUnit's assert:equals: with its arguments).
+        """
+        lines, structured = yield checked(
+            self.harness, "describe_test_failure", className="AccountTest",
+            selector="testWithdrawTooMuch")
+        self.assertEqual(frameNames(structured), [
+            "TestCase>>assert:equals:", "AccountTest>>testWithdrawTooMuch",
+            "TestCase>>performTest", "[] in TestCase>>runCase",
+            "ExecBlock>>ensure:", "TestCase>>runCase"])
+        test = structured["stack"]["frames"][1]
+        self.assertEqual((test["line"], test["source"], test["receiverClass"]),
+                         (5, "self assert: account balance equals: 10", "AccountTest"))
+        assertion = structured["stack"]["frames"][0]
+        self.assertEqual([(each["name"], each["value"]) for each in assertion["variables"]],
+                         [("arg1", "-15"), ("arg2", "10")])
+        self.assertIn("  AccountTest>>testWithdrawTooMuch (line 5): self assert: "
+                      "account balance equals: 10", lines)
+        self.assertIn("  AccountTest (TestCase)>>performTest (line 2): self perform: "
+                      "testSelector", lines)
+
+    @inlineCallbacks
+    def test_classRunsBringNoStack(self):
+        """
+        A class's run lists its failing tests without their stacks, which
+        the runs of one test bring.
+        """
+        _, structured = yield checked(self.harness, "run_test_class",
+                                      className="AccountTest")
+        self.assertNotIn("Stack", str(structured))
+        self.assertTrue(all("stack" not in each for each in structured["tests"]))
 
     @inlineCallbacks
     def test_errors(self):

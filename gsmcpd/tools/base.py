@@ -300,7 +300,7 @@ class ToolCall:
         """
         self._context.reportProgress(progress, total, message)
 
-    def runTemplate(self, name, arguments, package=TEMPLATE_PACKAGE):
+    def runTemplate(self, name, arguments, package=TEMPLATE_PACKAGE, frames=0):
         """
         Run template C{name} (from C{package}) with C{arguments}, keeping
         track of whether the session needs a commit.
@@ -320,7 +320,7 @@ class ToolCall:
             return failure
 
         return runTemplate(self.gem, name, arguments, self._context,
-                           package).addCallbacks(answered, failed)
+                           package, frames).addCallbacks(answered, failed)
 
     def requireRead(self, key, readTool):
         """

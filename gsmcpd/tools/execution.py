@@ -9,6 +9,9 @@ from gsmcpd.tools.base import (
 MAX_VALUE_CHARACTERS = 50_000
 """A single-value result is capped here, with a marker naming the cut."""
 
+DEFAULT_FRAMES = 30
+"""How many frames of an error's stack a call brings unless told."""
+
 
 def capped(text, total, limit=MAX_VALUE_CHARACTERS):
     """
@@ -25,7 +28,8 @@ class ExecutionToolset(Toolset):
     instructions = (
         "On a production repository avoid code that scans every object "
         "(allInstances, a loop over a large collection): it can run for "
-        "hours.")
+        "hours. An error's result holds its stack, innermost frame first: "
+        "read it before guessing.")
 
     def tools(self):
         return [Tool(
@@ -35,7 +39,8 @@ class ExecutionToolset(Toolset):
                 "Evaluate Smalltalk statements in your session and answer "
                 "the last value's printString."),
             inputSchema=closedSchema(
-                {"code": {"type": "string"}},
+                {"code": {"type": "string"},
+                 "frames": {"type": "integer", "minimum": 0}},
                 required=["code"]),
             outputSchema=resultSchema(printString=STRING,
                                       totalCharacters=INTEGER,
@@ -46,7 +51,8 @@ class ExecutionToolset(Toolset):
     def executeCode(self, call, arguments):
         return call.runTemplate(
             "execute_code",
-            {"code": arguments["code"], "limit": MAX_VALUE_CHARACTERS}
+            {"code": arguments["code"], "limit": MAX_VALUE_CHARACTERS},
+            frames=arguments.get("frames", DEFAULT_FRAMES)
         ).addCallback(executed)
 
 

@@ -86,6 +86,11 @@ compile, run the tests, then commit.
 
 A failure is an assertion that did not hold; an error is an exception the
 test did not expect. Fix the code, not the test, unless the test is wrong.
+
+`run_test_method` and `describe_test_failure` answer the stack where the
+exception was signalled, innermost frame first: each method with its line, that source line and its arguments and
+temporaries. Read it before guessing: the innermost frame of your own code
+is usually where to look, and its variables often say why.
 """, ("testing",)),
     Guide(
         "gemstone-commit-or-abort",

@@ -16,6 +16,7 @@ from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
     resultSchema)
 from gsmcpd.tools.paging import LIST_LIMIT, PAGE_SCHEMA, page, pagingProperties
+from gsmcpd.tools.templates.outcomes import stackText
 
 STATUSES = ("passed", "failed", "error")
 
@@ -24,6 +25,14 @@ TEST_SCHEMA = resultSchema(
     status={"enum": list(STATUSES)}, exceptionClass=OPTIONAL_STRING,
     description=OPTIONAL_STRING)
 """One test's outcome; a test that passed has no exception (null)."""
+
+ONE_TEST_SCHEMA = resultSchema(**TEST_SCHEMA["properties"],
+                               stack={"type": ["object", "null"]})
+"""One test run alone: with the stack where its exception was signalled
+(as an error's: frames, innermost first, and how many were omitted)."""
+
+ONE_TEST_FRAMES = 30
+"""How many frames of a test's stack a run of one test brings."""
 
 SUMMARY_PROPERTIES = {
     "run": {"type": "integer"},
@@ -83,6 +92,15 @@ def summaryText(counts, entries):
     return "\n".join(lines)
 
 
+def withStack(text, entry):
+    """
+    C{text}, then the stack of the test's exception when there is one.
+    """
+    if entry.get("stack") is None:
+        return text
+    return f"{text}\n{stackText(entry['stack'])}"
+
+
 class TestingToolset(Toolset):
     name = "testing"
     title = "Testing (SUnit)"
@@ -98,7 +116,7 @@ class TestingToolset(Toolset):
             Tool("describe_test_failure", "Describe test failure",
                  "Re-run one test method alone: passed, or its failure or "
                  "error with the exception.",
-                 oneTest, run, self.describeTestFailure, TEST_SCHEMA),
+                 oneTest, run, self.describeTestFailure, ONE_TEST_SCHEMA),
             Tool("list_failing_tests", "List failing tests",
                  "Run TestCase subclasses (default: every concrete one, "
                  "which can take long) and list the tests that failed or "
@@ -126,7 +144,7 @@ class TestingToolset(Toolset):
                  taskSupport="optional"),
             Tool("run_test_method", "Run test method",
                  "Run one test method.",
-                 oneTest, run, self.runTestMethod, TEST_SCHEMA),
+                 oneTest, run, self.runTestMethod, ONE_TEST_SCHEMA),
         ]
 
     @inlineCallbacks
@@ -158,10 +176,11 @@ class TestingToolset(Toolset):
 
     @inlineCallbacks
     def _cases(self, call, classNames, selector, failingOnly=False,
-               listOnly=False):
+               listOnly=False, frames=0):
         value = yield call.runTemplate("run_test_class", {
             "classNames": classNames, "selector": selector,
-            "failingOnly": failingOnly, "listOnly": listOnly})
+            "failingOnly": failingOnly, "listOnly": listOnly},
+            frames=frames)
         missing = [f"{kind} not found: {', '.join(names)}"
                    for kind, names in (("Class", value["unknownClasses"]),
                                        ("Method", value["unknownMethods"]))
@@ -175,24 +194,25 @@ class TestingToolset(Toolset):
                 "refused", f"Not a TestCase subclass: "
                 f"{', '.join(value['notTestCases'])}. list_test_classes "
                 f"lists the test classes.")
-        # The template names an exception only for a test that did not pass.
-        value["tests"] = [dict(entry,
-                               exceptionClass=entry.get("exceptionClass"),
-                               description=entry.get("description"))
+        # The template names an exception (and, when frames were asked
+        # for, its stack) only for a test that did not pass.
+        keys = (ONE_TEST_SCHEMA if frames else TEST_SCHEMA)["properties"]
+        value["tests"] = [{key: entry.get(key) for key in keys}
                           for entry in value["tests"]]
         return value
 
     @inlineCallbacks
     def _runOne(self, call, arguments):
-        entries, _ = yield self._run(call, [arguments["className"]],
-                                     arguments["selector"])
-        return entries[0]
+        value = yield self._cases(call, [arguments["className"]],
+                                  arguments["selector"],
+                                  frames=ONE_TEST_FRAMES)
+        return value["tests"][0]
 
     @inlineCallbacks
     def runTestMethod(self, call, arguments):
         entry = yield self._runOne(call, arguments)
-        return ToolResult(f"{testName(entry)}: {outcome(entry)}",
-                               entry)
+        return ToolResult(withStack(f"{testName(entry)}: {outcome(entry)}",
+                                    entry), entry)
 
     @inlineCallbacks
     def describeTestFailure(self, call, arguments):
@@ -203,7 +223,7 @@ class TestingToolset(Toolset):
                 + ("" if entry["exceptionClass"] is None else
                    f"exception: {entry['exceptionClass']}\n")
                 + f"description: {entry['description']}")
-        return ToolResult(text, entry)
+        return ToolResult(withStack(text, entry), entry)
 
     @inlineCallbacks
     def runTestClass(self, call, arguments):

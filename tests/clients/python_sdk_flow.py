@@ -121,6 +121,16 @@ async def flow(url, mode):
             expect("open", opened)
         expect("browse", await client.call_tool(
             "describe_class", {"className": "Account", **session}))
+        failing = await client.call_tool(
+            "describe_test_failure", {"className": "AccountTest",
+                                      "selector": "testWithdrawTooMuch",
+                                      **session})
+        expect("failingTest", failing,
+               says="AccountTest>>testWithdrawTooMuch (line 5)")
+        stack = (failing.structured_content or {}).get("stack") or {}
+        if "AccountTest>>testWithdrawTooMuch" not in [
+                frame["method"] for frame in stack.get("frames", ())]:
+            seen["problems"].append(f"failingTest: no stack in {stack}")
         expect("blindCompile", await client.call_tool(
             "compile_method", {"className": "Account",
                                "source": FIXED_WITHDRAW, **session}),

@@ -126,31 +126,42 @@ def _isSuper(node):
 
 
 def _message(node):
-    receiver, selector = code(node.receiver), node.selector
+    receiver, selector, at = code(node.receiver), node.selector, node.offset
     args = [code(each) for each in node.args]
     if _isSuper(node.receiver):
         def superSend(ev, frame):
-            return ev.send(receiver(ev, frame), selector, [each(ev, frame) for each in args],
-                           ev.superclassFor(frame.home))
+            target, values = receiver(ev, frame), [each(ev, frame) for each in args]
+            frame.at = at
+            return ev.send(target, selector, values, ev.superclassFor(frame.home))
         return superSend
     inlined = INLINED.get(selector)
     if inlined is not None and all(map(_isPlainBlock, node.args)):
-        return _conditional(receiver, selector, inlined, [body(each) for each in node.args])
+        return _conditional(receiver, selector, inlined, [body(each) for each in node.args], at)
     if selector in LOOPS and _isPlainBlock(node.receiver) and all(map(_isPlainBlock, node.args)):
-        return _loop(body(node.receiver), selector, [body(each) for each in node.args])
+        return _loop(body(node.receiver), selector, [body(each) for each in node.args], at)
+    # Each send notes where it is in its frame (the frame's line, should
+    # the stack be read), once its receiver and arguments are evaluated.
     if not args:
-        return lambda ev, frame: ev.send(receiver(ev, frame), selector, ())
+        def nullary(ev, frame):
+            target = receiver(ev, frame)
+            frame.at = at
+            return ev.send(target, selector, ())
+        return nullary
     if len(args) == 1:
         [argument] = args
 
         def unary(ev, frame):
             target = receiver(ev, frame)
-            return ev.send(target, selector, (argument(ev, frame),))
+            value = argument(ev, frame)
+            frame.at = at
+            return ev.send(target, selector, (value,))
         return unary
 
     def send(ev, frame):
         target = receiver(ev, frame)
-        return ev.send(target, selector, [each(ev, frame) for each in args])
+        values = [each(ev, frame) for each in args]
+        frame.at = at
+        return ev.send(target, selector, values)
     return send
 
 
@@ -158,17 +169,18 @@ def _isPlainBlock(node):
     return isinstance(node, smalltalk.Block) and not node.params and not node.temps
 
 
-def _conditional(receiver, selector, inlined, bodies):
+def _conditional(receiver, selector, inlined, bodies, at):
     def conditional(ev, frame):
         condition = receiver(ev, frame)
         if condition is not True and condition is not False:
+            frame.at = at
             raise errors.notBoolean(classOf(condition).name, selector)
         chosen = inlined(condition, bodies)
         return chosen(ev, frame) if callable(chosen) else chosen
     return conditional
 
 
-def _loop(condition, selector, bodies):
+def _loop(condition, selector, bodies, at):
     goOn = LOOPS[selector]
     loopBody = bodies[0] if bodies else None
 
@@ -177,6 +189,7 @@ def _loop(condition, selector, bodies):
             ev.checkInterrupt()
             value = condition(ev, frame)
             if value is not True and value is not False:
+                frame.at = at
                 raise errors.notBoolean(classOf(value).name, selector)
             if value is not goOn:
                 return None
@@ -189,12 +202,16 @@ def _cascade(node):
     receiver, isSuper = code(node.receiver), _isSuper(node.receiver)
     messages = [(selector, [code(each) for each in args]) for selector, args in node.messages]
 
+    at = node.offset
+
     def cascade(ev, frame):
         target = receiver(ev, frame)
         startAt = ev.superclassFor(frame.home) if isSuper else None
         result = target
         for selector, args in messages:
-            result = ev.send(target, selector, [each(ev, frame) for each in args], startAt)
+            values = [each(ev, frame) for each in args]
+            frame.at = at
+            result = ev.send(target, selector, values, startAt)
         return result
     return cascade
 

@@ -85,6 +85,9 @@ class SmalltalkError(Exception):
     description: str
     details: object = None
     exception: object = None
+    stack: object = attr.ib(default=None, eq=False, repr=False)
+    """The evaluator's stack where it was signalled (L{Evaluator.stack}),
+    taken by the innermost activation it unwinds."""
 
 
 def compileError(detail, source, offset, number=COMPILE_ERROR):

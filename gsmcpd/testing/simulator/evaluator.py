@@ -20,8 +20,8 @@ import time
 import attr
 
 from gsmcpd.testing.simulator import (
-    arithmetic, closures, compiler, dictionaries, errors, exceptions, inspection, reflection, sequences, streams,
-    sunit, system)
+    arithmetic, closures, compiler, dictionaries, errors, exceptions, frames, inspection,
+    reflection, sequences, streams, sunit, system)
 from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.objects import (
@@ -29,7 +29,7 @@ from gsmcpd.testing.simulator.objects import (
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
-KERNEL_MODULES = (arithmetic, dictionaries, exceptions, reflection, sequences, streams,
+KERNEL_MODULES = (arithmetic, dictionaries, exceptions, frames, reflection, sequences, streams,
                   sunit, system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
@@ -47,6 +47,10 @@ class Activation:
     receiver = attr.ib(default=None)
     method = attr.ib(default=None)
     variables = attr.ib(factory=dict)
+    source = attr.ib(default=None)
+    """A doit's source (a method's is its C{method}'s)."""
+    compiled = attr.ib(default=None)
+    """Its GsNMethod, made when reflection first asks (L{frames})."""
 
 
 @attr.s(eq=False)
@@ -54,11 +58,19 @@ class Frame:
     """
     One activation's variables; blocks chain to the frame they close over,
     and C{home} is the L{Activation} a C{^} returns from.
+
+    As a frame of the stack (L{frames}) it also says which block it runs
+    (None for a doit or method), where in its tree the send it is in
+    starts (C{at}, set by each send), and where that tree starts in the
+    source (C{origin}, for a doit run in parts).
     """
 
     names = attr.ib()
     parent = attr.ib(default=None)
     home = attr.ib(default=None)
+    block = attr.ib(default=None)
+    at = attr.ib(default=0)
+    origin = attr.ib(default=0)
 
 
 class NonLocalReturn(Exception):
@@ -109,6 +121,13 @@ class Evaluator:
     lacking = attr.ib(init=False, default=attr.Factory(
         lambda self: self.session.stone.lacking, takes_self=True))
     """The kernel methods the session's stone lacks (L{Stone.lacking})."""
+    stack = attr.ib(factory=list)
+    """The running activations, innermost last: a L{Frame} for a doit,
+    method or block, C{(function, receiver, args, selector)} for a kernel
+    primitive.  An Error takes a copy where it is signalled
+    (L{errors.SmalltalkError.stack}); L{frames} reads it."""
+    compiledMethods = attr.ib(factory=dict)
+    """The GsNMethod of each method run so far (L{frames.activeMethod})."""
 
     def evaluate(self, source):
         """
@@ -122,25 +141,33 @@ class Evaluator:
         tree = compiler.parseExpression(source)
         compiler.checkDeclared(self.session, tree.statements,
                                set(tree.temps) | compiler.PSEUDO_VARIABLES, source)
-        return self._activate(Activation(), tree, {})
+        return self._activate(Activation(source=source), tree, {})
 
-    def run(self, trees):
+    def run(self, source, parts):
         """
-        Run doits that share one set of temporaries, one after the other
-        (a source split where its arguments end: see L{gem}); the last
-        value, or what C{^} returned.
+        Run C{source} as doits that share one set of temporaries, one after
+        the other: C{parts} are C{(tree, offset)}, each tree parsed from the
+        source from that offset on (a source split where its arguments end:
+        see L{gem}); the last value, or what C{^} returned.
         """
-        home = Activation()
-        frame = Frame({name: None for tree in trees for name in tree.temps}, home=home)
+        home = Activation(source=source)
+        frame = Frame({name: None for tree, _ in parts for name in tree.temps}, home=home)
         result = None
+        stack = self.stack
+        stack.append(frame)
         try:
-            for tree in trees:
+            for tree, frame.origin in parts:
                 if tree.statements:
                     result = closures.body(tree)(self, frame)
         except NonLocalReturn as returned:
             if returned.home is not home:
                 raise
             return returned.value
+        except errors.SmalltalkError as e:
+            self.signalled(e)
+            raise
+        finally:
+            stack.pop()
         return result
 
     def _activate(self, home, tree, arguments):
@@ -149,13 +176,29 @@ class Evaluator:
         last statement's value (a method answers C{self} instead).
         """
         names = {**arguments, **dict.fromkeys(tree.temps)}
+        stack = self.stack
+        stack.append(Frame(names, home=home))
         try:
-            last = closures.body(tree)(self, Frame(names, home=home))
+            last = closures.body(tree)(self, stack[-1])
         except NonLocalReturn as returned:
             if returned.home is not home:
                 raise
             return returned.value
+        except errors.SmalltalkError as e:
+            self.signalled(e)
+            raise
+        finally:
+            stack.pop()
         return last if home.method is None else home.receiver
+
+    def signalled(self, error):
+        """
+        Keep the stack where C{error} was signalled, if the activations it
+        has unwound so far have not: the handler that takes it runs on
+        that stack, as GemStone's handlers run above the signal.
+        """
+        if error.stack is None:
+            error.stack = self.stack[:]
 
     # ----------------------------------------------------------- messages
 
@@ -173,7 +216,17 @@ class Evaluator:
         # A primitive's own Python error is a bug of the model, and passes
         # as one (never as a Smalltalk error a handler could take): a
         # primitive refuses an argument only by a check it makes.
-        return found(self, receiver, *args)
+        if found in _FRAMELESS:
+            return found(self, receiver, *args)
+        stack = self.stack
+        stack.append((found, receiver, args, selector))
+        try:
+            return found(self, receiver, *args)
+        except errors.SmalltalkError as e:
+            self.signalled(e)
+            raise
+        finally:
+            stack.pop()
 
     def lookup(self, behavior, selector):
         """
@@ -258,7 +311,16 @@ class Evaluator:
         node = block.node
         names = dict(zip(node.params, args))
         names.update(dict.fromkeys(node.temps))
-        return closures.body(node)(self, Frame(names, block.frame, block.frame.home))
+        frame = Frame(names, block.frame, block.frame.home, block)
+        stack = self.stack
+        stack.append(frame)
+        try:
+            return closures.body(node)(self, frame)
+        except errors.SmalltalkError as e:
+            self.signalled(e)
+            raise
+        finally:
+            stack.pop()
 
     def checkInterrupt(self):
         """
@@ -344,6 +406,14 @@ class Evaluator:
 
 
 _KERNEL_LOOKUPS = {}
+
+_FRAMELESS = {CLASSES[className].methods[selector] for className, selectors in (
+    ("ExecBlock", ("value", "value:", "value:value:", "value:value:value:",
+                   "value:value:value:value:", "valueWithArguments:")),
+    ("Object", ("perform:",))) for selector in selectors}
+"""Kernel primitives that leave no frame of their own: evaluating a block
+(C{value:}...) activates the block in its sender's place, and C{perform:}
+sends in its sender's place."""
 
 
 def _variableKey(home, name, binding):

@@ -91,6 +91,7 @@ def signal(ev, exception):
     """
     if not isResumable(ev, exception):
         exception.error.exception = exception
+        exception.error.stack = None
         raise exception.error
     exception.resumable = True
     return _dispatch(ev, exception, len(ev.handlers))
@@ -141,6 +142,7 @@ def _dispatch(ev, exception, below):
         exception.handlerIndex = index
         saved = ev.handlers
         ev.handlers = saved[:index]
+        ev.stack.append(_signalFrame(exception))
         try:
             value = _runHandler(ev, entry.block, exception)
         except _Resume as resumed:
@@ -149,6 +151,7 @@ def _dispatch(ev, exception, below):
             return resumed.value
         finally:
             ev.handlers = saved
+            ev.stack.pop()
         raise _HandlerReturn(exception, value)
     return _unhandled(ev, exception)
 
@@ -166,6 +169,27 @@ def _unhandled(ev, exception):
 
 def _runHandler(ev, handler, exception):
     return ev.value(handler, exception) if handler.numArgs else ev.value(handler)
+
+
+def _signalFrame(exception):
+    """
+    The frame of the signal a handler runs above (GemStone's handlers run
+    on the signalling stack, above frames of the exception's own).
+    """
+    return (_signal, exception, (), "signal")
+
+
+def _handleUnwound(ev, handler, exception, error):
+    """
+    Run C{handler} for an Error that unwound to its C{on:do:}, on the stack
+    as it was where it was signalled, as GemStone runs it.
+    """
+    saved = ev.stack
+    ev.stack = [*(error.stack or saved), _signalFrame(exception)]
+    try:
+        return _runHandler(ev, handler, exception)
+    finally:
+        ev.stack = saved
 
 
 # ---------------------------------------------------------------- ExecBlock
@@ -192,7 +216,7 @@ def _onDo(ev, receiver, exceptionClass, handler):
                 raise
             exception.handler = entry
             try:
-                return _runHandler(ev, handler, exception)
+                return _handleUnwound(ev, handler, exception, e)
             except _Retry as retried:
                 if retried.exception is not exception:
                     raise

@@ -133,7 +133,7 @@ def run(session, source):
             # Nothing handles a warning while the doit compiles: it ends the call.
             exceptions.signalCompileWarning(evaluator, warning,
                                             offset + split)
-        return evaluator.run((prologue, rest))
+        return evaluator.run(source, ((prologue, 0), (rest, split)))
     except errors.SmalltalkError as e:
         raise errors.GciError(e.number, e.description, reason="error") from None
 

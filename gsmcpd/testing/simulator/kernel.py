@@ -21,7 +21,7 @@ import attr
 from gsmcpd import smalltalk
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.objects import (
-    Array, BlockClosure, ByteArray, Character, CompiledMethod, Delay, Dictionary,
+    ActiveMethod, Array, BlockClosure, ByteArray, Character, CompiledMethod, Delay, Dictionary,
     ExceptionSet, Instance, MethodDictionary, OrderedCollection, SortedCollection, String, Symbol,
     SymbolDictionaryRef, SymbolList, SymbolSet, Unicode16, UserClass, UserProfile, Utf8, WriteStream, SMALLINT_MAX, SMALLINT_MIN,
     displayString, equal, isNumber, printString)
@@ -108,7 +108,7 @@ for _name, _super, *_vars in [
         ("ExecBlock", "Object"), ("Delay", "Object"), ("System", "Object"),
         ("GsSession", "Object"), ("GsCurrentSession", "GsSession"),
         ("UserProfile", "Object"), ("UserSet", "Object"), ("ClassOrganizer", "Object"),
-        ("GsNMethod", "Object"), ("ExceptionSet", "Object"),
+        ("GsNMethod", "Object"), ("GsProcess", "Object"), ("ExceptionSet", "Object"),
         ("GsMethodDictionary", "Object"), ("SymbolSet", "Object"),
         ("AbstractException", "Object"),
         ("Exception", "AbstractException"), ("Error", "Exception"),
@@ -144,6 +144,7 @@ _PYTHON_CLASSES = {
     ByteArray: "ByteArray", Utf8: "Utf8", WriteStream: "WriteStream",
     BlockClosure: "ExecBlock", Delay: "Delay", SymbolDictionaryRef: "SymbolDictionary",
     SymbolList: "SymbolList", UserProfile: "UserProfile", CompiledMethod: "GsNMethod",
+    ActiveMethod: "GsNMethod",
     ExceptionSet: "ExceptionSet", MethodDictionary: "GsMethodDictionary", SymbolSet: "SymbolSet",
     Fraction: "Fraction", type(None): "UndefinedObject", bool: "Boolean",
 }

@@ -120,6 +120,23 @@ class CompiledMethod:
     selector = attr.ib()
 
 
+@attr.s(eq=False)
+class ActiveMethod:
+    """
+    The GsNMethod a frame of the stack runs (L{frames}): one object per
+    method, doit or block, so reflection answers the same one each time.
+    A doit's C{behavior} and C{selector} are None; a block's C{home} is the
+    method it is in, C{node} its tree.
+    """
+
+    behavior = attr.ib()
+    selector = attr.ib()
+    source = attr.ib()
+    home = attr.ib(default=None)
+    node = attr.ib(default=None)
+    blocks = attr.ib(factory=dict)
+
+
 @attr.s(frozen=True)
 class ExceptionSet:
     """

@@ -13,7 +13,7 @@ from gsmcpd.testing.simulator.kernel import (
     CLASSES, KERNEL_INSTVARS, StClass, classOf, method, text)
 from gsmcpd.testing.simulator.model import DEFAULT_CATEGORY
 from gsmcpd.testing.simulator.objects import (
-    Array, CompiledMethod, Instance, String, Symbol, SymbolDictionaryRef, UserClass, string)
+    ActiveMethod, Array, CompiledMethod, Instance, String, Symbol, SymbolDictionaryRef, UserClass, string)
 
 
 def parts(behavior):
@@ -275,7 +275,7 @@ def _subclass(ev, receiver, name, instVarNames, classVars, classInstVars,
 
 @method("GsNMethod", "selector")
 def _selector(ev, receiver):
-    return Symbol(receiver.selector)
+    return None if receiver.selector is None else Symbol(receiver.selector)
 
 
 @method("GsNMethod", "inClass")
@@ -285,6 +285,8 @@ def _inClass(ev, receiver):
 
 @method("GsNMethod", "sourceString")
 def _sourceString(ev, receiver):
+    if isinstance(receiver, ActiveMethod):
+        return string(receiver.source)
     return string(_found(ev, receiver.behavior, Symbol(receiver.selector)).source)
 
 

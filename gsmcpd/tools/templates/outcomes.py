@@ -66,6 +66,34 @@ class GemGone(Exception):
         return f"the gem died (GemStone error {self.number})"
 
 
+def stackText(stack: dict) -> str:
+    """
+    An error's stack as a GemStone developer reads one: a frame a line,
+    innermost first, C{SmallInteger (Number) >> /} where self's class is
+    not the method's, with the line number and that line, then the frame's
+    arguments and temporaries.
+
+    @param stack: the envelope's C{{"frames": [...], "omitted": n}}.
+    """
+    lines = ["Stack (innermost first):"]
+    for frame in stack["frames"]:
+        lines.append(f"  {_frameName(frame)} (line {frame['line']}): "
+                     f"{frame['source']}")
+        lines.extend(f"      {each['name']} = {each['value']}"
+                     for each in frame["variables"])
+    if stack["omitted"]:
+        lines.append(f"  ...and {stack['omitted']} more frames")
+    return "\n".join(lines)
+
+
+def _frameName(frame: dict) -> str:
+    block, inBlock, method = frame["method"].rpartition("[] in ")
+    owner, found, selector = method.partition(">>")
+    if not found or owner == frame["receiverClass"]:
+        return frame["method"]
+    return f"{block}{inBlock}{frame['receiverClass']} ({owner})>>{selector}"
+
+
 def errorKindOf(number: int) -> str:
     """
     The tool error kind of a Smalltalk error number.

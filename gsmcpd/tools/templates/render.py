@@ -26,8 +26,8 @@ import attr
 TEMPLATE_PACKAGE = "gsmcpd.tools.templates"
 
 _IDENTIFIER = re.compile(r"\A[A-Za-z][A-Za-z0-9_]*\Z")
-_ENVELOPE_TEMPS = ("gsmcpMaxBytes", "gsmcpBody", "gsmcpOutcome", "gsmcpNotes", "gsmcpOut",
-                   "gsmcpJson", "gsmcpBytes")
+_ENVELOPE_TEMPS = ("gsmcpMaxBytes", "gsmcpMaxFrames", "gsmcpBody", "gsmcpOutcome",
+                   "gsmcpNotes", "gsmcpStack", "gsmcpOut", "gsmcpJson", "gsmcpBytes")
 
 
 def stringLiteral(text: str) -> str:
@@ -110,7 +110,8 @@ class Template:
         return cls(name, loadTemplateText(name, package),
                    loadTemplateText("_envelope"))
 
-    def render(self, arguments: dict[str, object], maxBytes: int) -> str:
+    def render(self, arguments: dict[str, object], maxBytes: int,
+               frames: int = 0) -> str:
         """
         The complete source to execute.
 
@@ -118,6 +119,8 @@ class Template:
             temporary assigned from a literal.
         @param maxBytes: the largest UTF-8 result the caller will fetch; the
             envelope answers an error document instead of a larger one.
+        @param frames: how many frames of the stack an error's document
+            holds (none: 0); a template reads it with C{gsmcpStack value:}.
         """
         for name in arguments:
             if not _IDENTIFIER.match(name) or name.startswith("gsmcp"):
@@ -129,6 +132,7 @@ class Template:
                 f"| {temps} |\n"
                 f"{assignments}"
                 f"gsmcpMaxBytes := {int(maxBytes)}.\n"
+                f"gsmcpMaxFrames := {int(frames)}.\n"
                 f"{self._tail}")
 
     @functools.cached_property

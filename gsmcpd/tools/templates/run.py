@@ -18,7 +18,7 @@ from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
 from gsmcpd.tools.templates.outcomes import (
-    CallBroken, GemGone, ResultOverLimit, ToolError, errorKindOf)
+    CallBroken, GemGone, ResultOverLimit, ToolError, errorKindOf, stackText)
 from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE, Template
 
 MAX_RESULT_BYTES = 1 << 20
@@ -45,10 +45,12 @@ class TemplateAnswer:
 
 def runTemplate(gem: IGemSession, name: str, arguments: dict[str, object],
                 context: ICallContext = NULL_CONTEXT,
-                package: str = TEMPLATE_PACKAGE) -> Deferred[TemplateAnswer]:
+                package: str = TEMPLATE_PACKAGE,
+                frames: int = 0) -> Deferred[TemplateAnswer]:
     """
     Render template C{name} (from C{package}) with C{arguments} and run it
-    on C{gem}, as the GemStone call C{context} may end.
+    on C{gem}, as the GemStone call C{context} may end.  A Smalltalk error
+    brings up to C{frames} frames of its stack (L{ToolError} C{details}).
 
     Callbacks on the call's own L{Deferred} rather than a generator: this
     runs for every GemStone call, and a generator's suspension and resumption
@@ -58,7 +60,7 @@ def runTemplate(gem: IGemSession, name: str, arguments: dict[str, object],
     """
     try:
         source = Template.named(name, package).render(arguments,
-                                                      MAX_RESULT_BYTES)
+                                                      MAX_RESULT_BYTES, frames)
         if context.ending:
             raise ToolError("other", WITHDRAWN)
     except Exception:
@@ -96,9 +98,14 @@ def _answered(answer):
         number = error.get("number") or 0
         failure = ResultOverLimit if error.get("class") == "gsmcpd" \
             else ToolError
-        raise failure(errorKindOf(number), f"{error.get('class')} (GemStone "
-                      f"error {number}): {error.get('message')}",
-                      {"number": number}, needsCommit)
+        message = (f"{error.get('class')} (GemStone error {number}): "
+                   f"{error.get('message')}")
+        details = {"number": number}
+        stack = error.get("stack")
+        if stack is not None:
+            details["stack"] = stack
+            message = f"{message}\n{stackText(stack)}"
+        raise failure(errorKindOf(number), message, details, needsCommit)
     value = document["result"]
     if isinstance(value, dict):
         for marker, kind in _MARKERS.items():
