@@ -22,10 +22,12 @@ from gsmcpd.daemon.settings import (
     flag, optionOf, optionsFor, positiveSecondsOrNone, repeatable, seconds,
     secondsOrNone, secretFile, setting, words)
 from gsmcpd.observe.logformat import JSON_LOGGER, parseLogFormat
+from gsmcpd.protocol.catalogsurface import catalogInstructions
 from gsmcpd.protocol.dispatch import ServerIdentity
 from gsmcpd.protocol.instructions import readInstructions, stockInstructions
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolsetError, buildToolsets
+from gsmcpd.tools.catalogtools import parseSurface
 from gsmcpd.transport.connections import ConnectionLimits
 
 __all__ = ["Config", "ConfigError", "Options"]
@@ -108,6 +110,11 @@ class Config:
         "toolset-options", "per-toolset options as JSON, for toolsets that "
         f"declare some (docs/toolsets.rst), e.g. {TOOLSET_OPTIONS_EXAMPLE}",
         parse=toolsetOptions, default="{}", group=SESSIONS)
+    surface = setting(
+        "surface", "full: tools/list lists every served tool; catalog: an "
+        "everyday set plus tool_search, tool_get and tool_call (every tool "
+        "stays callable by name)", parse=parseSurface, default="full",
+        group=SESSIONS)
     serverName = setting("server-name", "serverInfo.name: which software "
                          "this is", default="gsmcpd")
     serverVersion = setting("server-version", "serverInfo.version: which "
@@ -315,7 +322,8 @@ class Config:
         """
         What C{initialize} says this server is, and its instructions.
         """
-        instructions = stockInstructions(self.toolsets)
+        instructions = (catalogInstructions if self.surface == "catalog"
+                        else stockInstructions)(self.toolsets)
         if self.instructionsFile:
             try:
                 instructions = readInstructions(self.instructionsFile)

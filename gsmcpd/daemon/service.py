@@ -34,7 +34,7 @@ from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, GemPreparation, \
 from gsmcpd.sessions.lifetime import Reaper
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.workers import WorkerLogins
-from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.catalogtools import servedCatalog
 from gsmcpd.transport.bearer import BearerResource
 from gsmcpd.transport.exposure import Listening
 from gsmcpd.transport.http import McpApp, McpSite
@@ -181,7 +181,8 @@ def assemble(config, library, reactor):
                           config.stuckViewGrace, config.pinnedViewGrace,
                           control)
     app = McpApp(sessions,
-                 Dispatcher(ToolCatalog(config.toolsets), config.identity),
+                 Dispatcher(servedCatalog(config.surface, config.toolsets),
+                            config.identity),
                  reactor, allowedOrigins=config.allowedOrigins,
                  pending=pending, requestTimeout=config.callTimeout,
                  audit=audit, allowedHosts=config.allowedHosts,

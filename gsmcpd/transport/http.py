@@ -21,6 +21,7 @@ from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.calls import CallRunner, LoginFailedError, loginFailed
+from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.dispatch import negotiateVersion
 from gsmcpd.protocol.eras import isModern
 from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
@@ -183,6 +184,7 @@ class McpApp:
             request.mcpMessageId = message.id
         if isModern(_headerText(request, VERSION_HEADER), message.params):
             return self.modern.post(request, message)
+        message = unwrapCall(self.dispatcher.tools, message)
         if message.kind == "request" and message.method == "initialize":
             return self._initialize(request, message)
         session = self._session(request)
