@@ -223,6 +223,17 @@ class Config:
     allowUnauthenticatedRemote = flag(
         "allow-unauthenticated-remote", "serve a non-loopback --port without "
         "authentication: anyone who reaches it runs Smalltalk", group=AUTH)
+    traceLog = setting("trace-log", "file for the message trace: every "
+                       "message and answer, a JSON line each, secrets "
+                       "redacted (default: off)")
+    traceMaxBody = setting("trace-max-body", "characters of a traced body "
+                           "kept, or 'none'", parse=countOrNone,
+                           default="4096")
+    traceRotateBytes = setting("trace-rotate-bytes", "size at which the "
+                               "trace file is rotated", parse=count,
+                               default="50000000")
+    traceKeep = setting("trace-keep", "rotated trace files kept",
+                        parse=count, default="5")
     auditLog = setting("audit-log", "file for the audit trail, a JSON object "
                        "a line (default: the daemon's log, with "
                        "authentication)", group=AUTH)

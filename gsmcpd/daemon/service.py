@@ -20,7 +20,7 @@ from gsmcpd.daemon.outcome import Outcome
 from gsmcpd.daemon.refusal import parseEndpoint
 from gsmcpd.daemon.security import (
     SessionPolicies, auditLog, authenticated, bearerGate, listeningEndpoint,
-    securityServices)
+    messageTrace, securityServices)
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import (
     CONTROL_INTERVAL, SIMULATED_UNCAPPED, ControlSession, SimulatedStone,
@@ -38,6 +38,7 @@ from gsmcpd.tools.catalogtools import servedCatalog
 from gsmcpd.transport.bearer import BearerResource
 from gsmcpd.transport.exposure import Listening
 from gsmcpd.transport.http import McpApp, McpSite
+from gsmcpd.transport.traced import TracedResource
 
 
 class GsmcpService(MultiService):
@@ -190,6 +191,9 @@ def assemble(config, library, reactor):
     root = app.resource()
     if gate is not None:
         root = BearerResource(root, gate)
+    trace = messageTrace(config, reactor)
+    if trace is not None:
+        root = TracedResource(root, trace)
     stone = StoneService(
         control, sessions, login.user,
         config.workerUser and WorkerCheck(credentials, openGem, login.user,
@@ -205,7 +209,7 @@ def assemble(config, library, reactor):
             reactor, operations.metrics)),
         *operations.services(lambda: service.whenServing()),
     ]
-    serving[:0] = securityServices(reactor, contexts, audit, gate)
+    serving[:0] = securityServices(reactor, contexts, audit, gate, trace)
     banner = f"{config.port} (libgcits {library.version}" + (
         ", SIMULATED stone)" if config.simulated else ")")
     service = GsmcpService(
