@@ -66,6 +66,10 @@ class RotatingFileTests(SynchronousTestCase):
                          ("dddddd\n", "cccccc\n", "bbbbbb\n"))
         self.assertFalse(os.path.exists(self.path + ".3"))
 
+    def test_private(self):
+        RotatingFile(self.path, 10, 1).close()
+        self.assertEqual(os.stat(self.path).st_mode & 0o777, 0o600)
+
     def test_keepNone(self):
         file = RotatingFile(self.path, 10, 0)
         for line in ("aaaaaa\n", "bbbbbb\n"):

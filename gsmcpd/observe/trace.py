@@ -90,6 +90,15 @@ def messagesOf(data, eventStream):
     return messages
 
 
+def _private(path):
+    """
+    C{path} opened to append, created readable by the daemon's user alone:
+    it holds every argument every client sent.
+    """
+    return open(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600),
+                "a", encoding="utf-8")
+
+
 class RotatingFile:
     """
     A file of lines rotated by size: C{path} becomes C{path.1}, C{path.1}
@@ -101,7 +110,7 @@ class RotatingFile:
         self.path = path
         self.maxBytes = maxBytes
         self.keep = keep
-        self._file = open(path, "a", encoding="utf-8")
+        self._file = _private(path)
 
     def write(self, line):
         size = self._file.tell()
@@ -120,11 +129,11 @@ class RotatingFile:
             os.replace(self.path, f"{self.path}.1")
         else:
             os.remove(self.path)
-        self._file = open(self.path, "a", encoding="utf-8")
+        self._file = _private(self.path)
 
     def reopen(self):
         """Open the path again (after logrotate moved the file away)."""
-        opened = open(self.path, "a", encoding="utf-8")
+        opened = _private(self.path)
         self._file.close()
         self._file = opened
 
