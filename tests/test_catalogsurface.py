@@ -11,6 +11,7 @@ from twisted.internet.defer import inlineCallbacks, succeed
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
+from gsmcpd.observe.audit import AuditLog
 from gsmcpd.protocol.catalogsurface import (
     CATALOG_PARAGRAPH, catalogInstructions, unwrapCall)
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
@@ -168,6 +169,15 @@ class CatalogTransportTests(ModernTestCase):
         self.assertEqual(body["result"]["structuredContent"]
                          ["dictionaryName"], "Banking")
         self.assertIn("[session]", body["result"]["content"][-1]["text"])
+
+    @inlineCallbacks
+    def test_2025AuditedUnderTheCalledName(self):
+        events = []
+        self.app.calls.audit = AuditLog(events.append, "DataCurator")
+        handle, _ = yield self.initialize()
+        yield self.call(handle, "tool_call", {"name": "list_dictionaries"})
+        self.assertEqual([(event["tool"], event["outcome"])
+                          for event in events], [("list_dictionaries", "ok")])
 
     @inlineCallbacks
     def test_2025DirectCallOfAnUnlistedTool(self):
