@@ -4,6 +4,7 @@ Tests for L{gsmcpd.tools.toolsearch}: an agent's words find the tool.
 
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.tools.base import Tool
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.toolsearch import equivalents, searchTools, stem
 
@@ -44,6 +45,17 @@ class SearchTests(SynchronousTestCase):
         self.assertIn(self.best("failing tests")[0],
                       ("list_failing_tests", "describe_test_failure"))
 
+    def test_toolsOfOtherToolsets(self):
+        """
+        A tool of any toolset is found by the words an agent would use,
+        without keywords of its own.
+        """
+        profiler = Tool("profile_code", "Profile code", "Run code under "
+                        "the profiler; the top methods by samples.",
+                        {}, {}, None)
+        self.assertEqual([hit.tool.name for hit in searchTools(
+            [*self.tools, profiler], "why is it slow")][0], "profile_code")
+
     def test_moreWordsMatchedFirst(self):
         hits = searchTools(self.tools, "remove class")
         self.assertEqual(hits[0].tool.name, "delete_class")
@@ -53,4 +65,5 @@ class SearchTests(SynchronousTestCase):
 
     def test_nothing(self):
         self.assertEqual(self.best("zebra"), [])
+        self.assertEqual(self.best("what is it"), [])
         self.assertEqual(self.best("!!!"), [])

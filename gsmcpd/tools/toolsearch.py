@@ -34,8 +34,17 @@ SYNONYMS = (
     ("method", "methods", "selector", "message"),
     ("comment", "documentation", "doc", "docs"),
     ("export", "fileout", "dump"),
+    ("profile", "profiler", "slow", "performance", "timing", "speed",
+     "hotspot", "samples"),
+    ("stack", "frames", "backtrace", "traceback", "debug", "debugger"),
+    ("stone", "server", "repository", "database", "cache", "backlog"),
 )
 """Groups of words an agent uses for one thing."""
+
+STOPWORDS = frozenset(
+    "a an and are as at be by can do does for from how i if in is it its me "
+    "my of on or so that the this to what when why with you your".split())
+"""Words that say nothing of what a tool does."""
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -88,7 +97,8 @@ def searchTools(tools, query):
     more of its words, then those matching in their names and titles
     rather than their descriptions, then by name.
     """
-    asked = [equivalents(word) for word in _WORD.findall(query.lower())]
+    asked = [equivalents(word) for word in _WORD.findall(query.lower())
+             if word not in STOPWORDS]
     hits = []
     for tool in tools:
         places = ((wordsOf(tool.name.replace("_", " ")), NAME),
