@@ -8,7 +8,7 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, buildToolsets
 from gsmcpd.tools.catalogtools import (
-    CATALOG_TOOLS, EVERYDAY, CatalogSurface, parseSurface, servedCatalog)
+    CATALOG_TOOLS, EVERYDAY, CatalogSurface, servedCatalog)
 from tests.toolharness import ToolHarness
 
 ALL = tuple(CORE_TOOLSETS)
@@ -65,11 +65,6 @@ class SurfaceTests(SynchronousTestCase):
         self.assertIsInstance(servedCatalog("catalog", toolsets),
                               CatalogSurface)
         self.assertEqual(len(ToolCatalog(toolsets).advertised()), 31)
-
-    def test_parseSurface(self):
-        self.assertEqual(parseSurface("catalog"), "catalog")
-        error = self.assertRaises(ValueError, parseSurface, "compact")
-        self.assertIn("full, catalog", str(error))
 
 
 class CatalogToolTests(TestCase):

@@ -8,7 +8,6 @@ Everything is checked before the daemon starts; a contradictory or
 incomplete configuration is refused with one line naming the setting.
 """
 
-import json
 import sys
 
 import attr
@@ -21,13 +20,14 @@ from gsmcpd.daemon.settings import (
     AUTH, CONNECTION, SESSIONS, ConfigError, count, countOrNone, endpoint,
     flag, optionOf, optionsFor, positiveSecondsOrNone, repeatable, seconds,
     secondsOrNone, secretFile, setting, words)
+from gsmcpd.daemon.parsers import TOOLSET_OPTIONS_EXAMPLE, toolsetOptions
 from gsmcpd.observe.logformat import JSON_LOGGER, parseLogFormat
 from gsmcpd.protocol.catalogsurface import catalogInstructions
 from gsmcpd.protocol.dispatch import ServerIdentity
 from gsmcpd.protocol.instructions import readInstructions, stockInstructions
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolsetError, buildToolsets
-from gsmcpd.tools.catalogtools import parseSurface
+from gsmcpd.tools.catalogtools import SURFACES
 from gsmcpd.transport.connections import ConnectionLimits
 
 __all__ = ["Config", "ConfigError", "Options"]
@@ -36,26 +36,18 @@ DEFAULT_PORT = "tcp:8000:interface=127.0.0.1"
 SIMULATED_STONE = "gs64stone"
 """The simulated stone's name, and --stone's default."""
 SIMULATED_TITLE = "gsmcpd on a simulated stone (a test double, not GemStone)"
-TOOLSET_OPTIONS_EXAMPLE = '{"mutation": {"confirmDestructive": true}}'
-"""An example that works with the default toolsets."""
 REAL_STONE_ONLY = ("gciLibrary", "password", "host", "netldi", "gemNrs",
                    "hostUser", "hostPassword")
 """Settings that mean nothing to the simulated stone."""
 
+SIMULATED_REPOSITORIES = ("demo", "kernel")
+"""What C{--simulated-repository} takes (L{gsmcpd.testing.simulator.launch})."""
 
-def toolsetOptions(text):
-    """
-    Per-toolset options: a JSON object of objects.
-    """
-    try:
-        options = json.loads(text)
-    except ValueError as e:
-        raise ValueError(f"is not JSON: {e}")
-    if not isinstance(options, dict) or not all(
-            isinstance(each, dict) for each in options.values()):
-        raise ValueError("must be an object of objects, e.g. "
-                         + TOOLSET_OPTIONS_EXAMPLE)
-    return options
+
+def oneOf(text, names):
+    if text not in names:
+        raise ValueError(f"expected one of {', '.join(names)}")
+    return text
 
 
 @attr.s(frozen=True, kw_only=True)
@@ -94,6 +86,12 @@ class Config:
                          "under $GEMSTONE/lib", group=CONNECTION)
     simulated = flag("simulated", "start and use the simulated stone (a "
                      "test double, not GemStone)", group=CONNECTION)
+    simulatedRepository = setting(
+        "simulated-repository", "with --simulated, the code the simulated "
+        "stone starts with: demo (a few classes), or kernel (a generated "
+        "kernel-sized repository: 1,500 classes, 60,000 methods)",
+        parse=lambda text: oneOf(text, SIMULATED_REPOSITORIES), default="demo",
+        group=CONNECTION)
     maxSessions = setting("max-sessions", "most GemStone sessions open at "
                           "once, or 'none'", parse=countOrNone, default="10",
                           group=SESSIONS)
@@ -111,9 +109,9 @@ class Config:
         f"declare some (docs/toolsets.rst), e.g. {TOOLSET_OPTIONS_EXAMPLE}",
         parse=toolsetOptions, default="{}", group=SESSIONS)
     surface = setting(
-        "surface", "full: tools/list lists every served tool; catalog: an "
-        "everyday set plus tool_search, tool_get and tool_call (every tool "
-        "stays callable by name)", parse=parseSurface, default="full",
+        "surface", "full, or catalog: tools/list lists an everyday set and "
+        "tool_search, tool_get, tool_call (every tool stays callable)",
+        parse=lambda text: oneOf(text, SURFACES), default="full",
         group=SESSIONS)
     serverName = setting("server-name", "serverInfo.name: which software "
                          "this is", default="gsmcpd")
@@ -223,17 +221,14 @@ class Config:
     allowUnauthenticatedRemote = flag(
         "allow-unauthenticated-remote", "serve a non-loopback --port without "
         "authentication: anyone who reaches it runs Smalltalk", group=AUTH)
-    traceLog = setting("trace-log", "file for the message trace: every "
-                       "message and answer, a JSON line each, secrets "
-                       "redacted (default: off)")
+    traceLog = setting("trace-log", "file for the message trace: a JSON "
+                       "line per message, secrets redacted (default: off)")
     traceMaxBody = setting("trace-max-body", "characters of a traced body "
-                           "kept, or 'none'", parse=countOrNone,
-                           default="4096")
-    traceRotateBytes = setting("trace-rotate-bytes", "size at which the "
-                               "trace file is rotated", parse=count,
-                               default="50000000")
-    traceKeep = setting("trace-keep", "rotated trace files kept",
-                        parse=count, default="5")
+                           "kept, or 'none'", parse=countOrNone, default="4096")
+    traceRotateBytes = setting("trace-rotate-bytes", "trace file size that "
+                               "rotates it", parse=count, default="50000000")
+    traceKeep = setting("trace-keep", "rotated trace files kept", parse=count,
+                        default="5")
     auditLog = setting("audit-log", "file for the audit trail, a JSON object "
                        "a line (default: the daemon's log, with "
                        "authentication)", group=AUTH)
@@ -287,6 +282,9 @@ class Config:
                     raise ConfigError(
                         f"--simulated starts its own stone, so "
                         f"{optionOf(Config, name)} cannot apply")
+        elif self.simulatedRepository != "demo":
+            raise ConfigError(
+                f"{optionOf(Config, 'simulatedRepository')} applies only with --simulated")
         elif self.password is None:
             raise ConfigError(
                 "--password-file (GSMCP_PASSWORD_FILE) is required to log in "
@@ -333,22 +331,25 @@ class Config:
         """
         What C{initialize} says this server is, and its instructions.
         """
-        instructions = (catalogInstructions if self.surface == "catalog"
-                        else stockInstructions)(self.toolsets)
+        stock = {"catalog": catalogInstructions}.get(self.surface,
+                                                     stockInstructions)
+        eras = [stock(self.toolsets, modern) for modern in (False, True)]
         if self.instructionsFile:
             try:
-                instructions = readInstructions(self.instructionsFile)
+                eras = [readInstructions(self.instructionsFile)] * 2
             except ValueError as e:
                 raise ConfigError(f"--instructions-file {e}")
         if self.readOnly:
-            instructions = "\n\n".join(
-                filter(None, [READ_ONLY_INSTRUCTIONS, instructions]))
+            eras = ["\n\n".join(filter(None, [READ_ONLY_INSTRUCTIONS, text]))
+                    for text in eras]
+        instructions, modernInstructions = eras
         title = self.serverTitle
         if self.simulated:
             title = f"{title} (simulated stone)" if title else SIMULATED_TITLE
         return ServerIdentity(
             name=self.serverName, version=self.serverVersion or __version__,
-            title=title, instructions=instructions)
+            title=title, instructions=instructions,
+            modernInstructions=modernInstructions)
 
     @property
     def stoneNrs(self):

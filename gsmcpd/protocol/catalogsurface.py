@@ -17,11 +17,12 @@ CATALOG_PARAGRAPH = (
     "called by name, or through tool_call(name, arguments).")
 
 
-def catalogInstructions(toolsets):
+def catalogInstructions(toolsets, modern=False):
     """
-    The stock instructions, then how to find what is not listed.
+    The era's stock instructions, then how to find what is not listed.
     """
-    return "\n\n".join([stockInstructions(toolsets), CATALOG_PARAGRAPH])
+    return "\n\n".join([stockInstructions(toolsets, modern),
+                        CATALOG_PARAGRAPH])
 
 
 def unwrapCall(catalog, message):

@@ -20,7 +20,7 @@ CORE_TOOLSETS = {
 """The seven core toolsets, served when a deployment names none."""
 
 OTHER_TOOLSETS = {
-    "conformance": "gsmcpd.tools.conformance:ConformanceToolset",
+    "conformance": "gsmcpd.testing.conformance.toolset:ConformanceToolset",
 }
 """Toolsets shipped but served only when named."""
 

@@ -17,8 +17,8 @@ import attr
 
 from gsmcpd.tools.arguments import MAX_INTEGER, STRING, nonEmptyArgument
 from gsmcpd.tools.base import (
-    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
-    resultSchema)
+    NO_SESSION, Tool, ToolError, ToolResult, Toolset, annotations,
+    closedSchema, resultSchema)
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.toolsearch import searchTools
 
@@ -45,7 +45,6 @@ class CatalogToolset(Toolset):
 
     name = "catalog"
     title = "Tool catalog"
-    usesGemStone = False
 
     def __init__(self, catalog):
         super().__init__()
@@ -64,20 +63,21 @@ class CatalogToolset(Toolset):
                                          "default": 10}}, ["query"]),
                  annotations(True), self.search,
                  resultSchema(tools={"type": "array", "items": HIT},
-                              total={"type": "integer"})),
+                              total={"type": "integer"}),
+                 runsOn=NO_SESSION),
             Tool("tool_get", "Describe tool",
                  "One served tool's whole descriptor: schemas, "
                  "annotations.",
                  closedSchema({"name": nonEmptyArgument()}, ["name"]),
                  annotations(True), self.get,
-                 resultSchema(tool={"type": "object"})),
+                 resultSchema(tool={"type": "object"}), runsOn=NO_SESSION),
             Tool(TOOL_CALL, "Call tool",
                  "Call any served tool by name with its arguments, exactly "
                  "as a direct call; answers that tool's result.",
                  closedSchema({"name": nonEmptyArgument(),
                                "arguments": {"type": "object"}}, ["name"]),
                  annotations(False), self.refuseNested,
-                 {"type": "object"}),
+                 {"type": "object"}, runsOn=NO_SESSION),
         ]
 
     def search(self, call, arguments):
@@ -138,15 +138,6 @@ class CatalogSurface(ToolCatalog):
 
 
 CATALOG_TOOLS = ("tool_search", "tool_get", TOOL_CALL)
-
-
-def parseSurface(text):
-    """
-    A surface's name, as the C{--surface} setting takes it.
-    """
-    if text not in SURFACES:
-        raise ValueError(f"expected one of {', '.join(SURFACES)}")
-    return text
 
 
 def servedCatalog(surface, toolsets):
