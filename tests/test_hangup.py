@@ -32,10 +32,10 @@ class Recording:
 
 class HangupTests(SynchronousTestCase):
 
-    def start(self, contexts, audit):
+    def start(self, contexts, audit, trace=None):
         handlers = {}
         service = Hangup(Reactor(), contexts, audit,
-                         install=handlers.__setitem__)
+                         install=handlers.__setitem__, trace=trace)
         service.startService()
         return handlers[signal.SIGHUP]
 
@@ -43,6 +43,11 @@ class HangupTests(SynchronousTestCase):
         contexts, audit = Recording(), Recording()
         self.start(contexts, audit)(signal.SIGHUP, None)
         self.assertEqual((contexts.done, audit.done), (["reload"], ["reopen"]))
+
+    def test_reopensTheTrace(self):
+        trace = Recording()
+        self.start(None, None, trace)(signal.SIGHUP, None)
+        self.assertEqual(trace.done, ["reopen"])
 
     def test_plainHttpHandledToo(self):
         """

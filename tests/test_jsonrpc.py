@@ -72,9 +72,19 @@ class ParseTests(SynchronousTestCase):
         self.assertRefused(b'{"jsonrpc":"2.0","id":1}', INVALID_REQUEST,
                            "no method")
 
+    def test_emptyArrayParamsAreEmpty(self):
+        """
+        Some clients send C{[]} for a method that takes nothing.
+        """
+        message = parseMessage(
+            b'{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}')
+        self.assertEqual(message.params, {})
+
     def test_paramsNotObject(self):
-        self.assertRefused(b'{"jsonrpc":"2.0","id":1,"method":"x","params":[]}',
-                           INVALID_PARAMS, "object")
+        for params in (b'[1]', b'"x"', b'3'):
+            self.assertRefused(b'{"jsonrpc":"2.0","id":1,"method":"x",'
+                               b'"params":' + params + b'}',
+                               INVALID_PARAMS, "object")
 
 
 class ErrorTests(SynchronousTestCase):

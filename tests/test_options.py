@@ -369,6 +369,20 @@ class ConfigTests(SynchronousTestCase):
             ["--simulated", "--toolsets", "execution", "--instructions-file",
              self.passwordFile("x" * 32_769)]))
 
+    def test_catalogSurface(self):
+        """
+        C{--surface catalog} adds how to reach unlisted tools to the stock
+        instructions; the full surface is the default; another is refused.
+        """
+        config = self.configure(["--simulated", "--surface", "catalog"])
+        self.assertEqual(config.surface, "catalog")
+        self.assertIn("tool_search", config.identity.instructions)
+        config = self.configure(["--simulated"])
+        self.assertEqual(config.surface, "full")
+        self.assertNotIn("tool_search", config.identity.instructions)
+        self.assertIn("full, catalog",
+                      self.refusal(["--simulated", "--surface", "compact"]))
+
     def test_noPasswordOption(self):
         """
         There is no way to pass a password on the command line.
@@ -400,7 +414,10 @@ class ConfigTests(SynchronousTestCase):
              "GSMCP_GCI_LIBRARY", "GSMCP_SIMULATED", "GSMCP_SIMULATED_REPOSITORY",
              "GSMCP_MAX_SESSIONS",
              "GSMCP_WARM_READS",
-             "GSMCP_TOOLSETS", "GSMCP_TOOLSET_OPTIONS", "GSMCP_SERVER_NAME",
+             "GSMCP_TOOLSETS", "GSMCP_TOOLSET_OPTIONS", "GSMCP_SURFACE",
+             "GSMCP_TRACE_LOG", "GSMCP_TRACE_MAX_BODY",
+             "GSMCP_TRACE_ROTATE_BYTES", "GSMCP_TRACE_KEEP",
+             "GSMCP_SERVER_NAME",
              "GSMCP_SERVER_VERSION", "GSMCP_SERVER_TITLE",
              "GSMCP_INSTRUCTIONS_FILE", "GSMCP_IDLE_TIMEOUT", "GSMCP_HANDLE_IDLE_TIMEOUT",
              "GSMCP_ADMIN_PORT", "GSMCP_AGENT_PORT", "GSMCP_DRAIN_GRACE", "GSMCP_LOG_FORMAT",

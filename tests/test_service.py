@@ -246,6 +246,25 @@ class AssemblyTests(SynchronousTestCase):
         self.assertEqual([audit.defaultUser for audit in audits],
                          ["DataCurator", "McpReadOnly"])
 
+    def test_traceWhenAsked(self):
+        """
+        C{--trace-log} adds the trace, reopened on C{SIGHUP}, with its
+        settings; an unwritable file refuses to start, naming the option.
+        """
+        path = self.mktemp()
+        service = self.assembled("--trace-log", path, "--trace-max-body",
+                                 "none", "--trace-keep", "2")
+        trace = service.getServiceNamed("trace")
+        self.addCleanup(trace.file.close)
+        self.assertIs(service.getServiceNamed("hangup")._trace, trace)
+        self.assertEqual((trace.maxBody, trace.file.keep, trace.file.path,
+                          trace.file.maxBytes),
+                         (None, 2, path, 50_000_000))
+        self.assertNotIn("trace", [child.name for child in self.assembled()])
+        self.assertIn("--trace-log", str(self.assertRaises(
+            ConfigError, self.assembled, "--trace-log",
+            self.mktemp() + "/missing/trace.log")))
+
     def test_simulatedStoneOnlyWhenAsked(self):
         stone = self.assembled().getServiceNamed("stone")
         self.assertIsNotNone(stone.simulator)

@@ -5,7 +5,8 @@ Python's default for C{SIGHUP} ends the process, so a daemon without a
 handler for it died at once on C{systemctl reload} or a stray
 C{kill -HUP}.  This handler is installed whatever the settings: it reads
 the TLS certificate and key again when the port is C{ssl:}, and reopens the
-audit file when there is one (after logrotate moved it away).
+audit file and the message trace's when there are (after logrotate moved
+them away).
 """
 
 import signal
@@ -22,16 +23,20 @@ class Hangup(Service):
     @param audit: the L{gsmcpd.observe.audit.AuditLog} to reopen, or
         L{None}.
     @param install: installs a signal handler (L{signal.signal}).
+    @param trace: the L{gsmcpd.observe.trace.MessageTrace} to reopen, or
+        L{None}.
     """
 
     name = "hangup"
     log = Logger()
 
-    def __init__(self, reactor, contexts, audit, install=signal.signal):
+    def __init__(self, reactor, contexts, audit, install=signal.signal,
+                 trace=None):
         self._reactor = reactor
         self._contexts = contexts
         self._audit = audit
         self._install = install
+        self._trace = trace
 
     def startService(self):
         super().startService()
@@ -43,11 +48,14 @@ class Hangup(Service):
         What a C{SIGHUP} does, on the reactor thread.
         """
         self.log.info("SIGHUP: reloading the TLS certificate ({tls}) and "
-                      "reopening the audit file ({audit})",
+                      "reopening the audit file ({audit}) and the trace "
+                      "({trace})",
                       tls="yes" if self._contexts else "none",
                       audit="yes" if self._audit and self._audit.path
-                      else "none")
+                      else "none", trace="yes" if self._trace else "none")
         if self._contexts is not None:
             self._contexts.reload()
         if self._audit is not None:
             self._audit.reopen()
+        if self._trace is not None:
+            self._trace.reopen()

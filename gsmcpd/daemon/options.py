@@ -8,7 +8,6 @@ Everything is checked before the daemon starts; a contradictory or
 incomplete configuration is refused with one line naming the setting.
 """
 
-import json
 import sys
 
 import attr
@@ -21,11 +20,14 @@ from gsmcpd.daemon.settings import (
     AUTH, CONNECTION, SESSIONS, ConfigError, count, countOrNone, endpoint,
     flag, optionOf, optionsFor, positiveSecondsOrNone, repeatable, seconds,
     secondsOrNone, secretFile, setting, words)
+from gsmcpd.daemon.parsers import TOOLSET_OPTIONS_EXAMPLE, toolsetOptions
 from gsmcpd.observe.logformat import JSON_LOGGER, parseLogFormat
+from gsmcpd.protocol.catalogsurface import catalogInstructions
 from gsmcpd.protocol.dispatch import ServerIdentity
 from gsmcpd.protocol.instructions import readInstructions, stockInstructions
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolsetError, buildToolsets
+from gsmcpd.tools.catalogtools import SURFACES
 from gsmcpd.transport.connections import ConnectionLimits
 
 __all__ = ["Config", "ConfigError", "Options"]
@@ -34,8 +36,6 @@ DEFAULT_PORT = "tcp:8000:interface=127.0.0.1"
 SIMULATED_STONE = "gs64stone"
 """The simulated stone's name, and --stone's default."""
 SIMULATED_TITLE = "gsmcpd on a simulated stone (a test double, not GemStone)"
-TOOLSET_OPTIONS_EXAMPLE = '{"mutation": {"confirmDestructive": true}}'
-"""An example that works with the default toolsets."""
 REAL_STONE_ONLY = ("gciLibrary", "password", "host", "netldi", "gemNrs",
                    "hostUser", "hostPassword")
 """Settings that mean nothing to the simulated stone."""
@@ -48,21 +48,6 @@ def oneOf(text, names):
     if text not in names:
         raise ValueError(f"expected one of {', '.join(names)}")
     return text
-
-
-def toolsetOptions(text):
-    """
-    Per-toolset options: a JSON object of objects.
-    """
-    try:
-        options = json.loads(text)
-    except ValueError as e:
-        raise ValueError(f"is not JSON: {e}")
-    if not isinstance(options, dict) or not all(
-            isinstance(each, dict) for each in options.values()):
-        raise ValueError("must be an object of objects, e.g. "
-                         + TOOLSET_OPTIONS_EXAMPLE)
-    return options
 
 
 @attr.s(frozen=True, kw_only=True)
@@ -123,6 +108,11 @@ class Config:
         "toolset-options", "per-toolset options as JSON, for toolsets that "
         f"declare some (docs/toolsets.rst), e.g. {TOOLSET_OPTIONS_EXAMPLE}",
         parse=toolsetOptions, default="{}", group=SESSIONS)
+    surface = setting(
+        "surface", "full, or catalog: tools/list lists an everyday set and "
+        "tool_search, tool_get, tool_call (every tool stays callable)",
+        parse=lambda text: oneOf(text, SURFACES), default="full",
+        group=SESSIONS)
     serverName = setting("server-name", "serverInfo.name: which software "
                          "this is", default="gsmcpd")
     serverVersion = setting("server-version", "serverInfo.version: which "
@@ -231,6 +221,14 @@ class Config:
     allowUnauthenticatedRemote = flag(
         "allow-unauthenticated-remote", "serve a non-loopback --port without "
         "authentication: anyone who reaches it runs Smalltalk", group=AUTH)
+    traceLog = setting("trace-log", "file for the message trace: a JSON "
+                       "line per message, secrets redacted (default: off)")
+    traceMaxBody = setting("trace-max-body", "characters of a traced body "
+                           "kept, or 'none'", parse=countOrNone, default="4096")
+    traceRotateBytes = setting("trace-rotate-bytes", "trace file size that "
+                               "rotates it", parse=count, default="50000000")
+    traceKeep = setting("trace-keep", "rotated trace files kept", parse=count,
+                        default="5")
     auditLog = setting("audit-log", "file for the audit trail, a JSON object "
                        "a line (default: the daemon's log, with "
                        "authentication)", group=AUTH)
@@ -333,8 +331,9 @@ class Config:
         """
         What C{initialize} says this server is, and its instructions.
         """
-        eras = [stockInstructions(self.toolsets, modern)
-                for modern in (False, True)]
+        stock = {"catalog": catalogInstructions}.get(self.surface,
+                                                     stockInstructions)
+        eras = [stock(self.toolsets, modern) for modern in (False, True)]
         if self.instructionsFile:
             try:
                 eras = [readInstructions(self.instructionsFile)] * 2

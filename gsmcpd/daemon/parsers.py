@@ -3,12 +3,15 @@ The parsers settings declare: each takes the text an operator wrote and
 answers the value, or raises L{ValueError} saying what it expected.
 """
 
+import json
 import os
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
 LOOPBACK_ENDPOINT = "tcp:{}:interface=127.0.0.1"
 """What a bare port number means: that port, on loopback only."""
+TOOLSET_OPTIONS_EXAMPLE = '{"mutation": {"confirmDestructive": true}}'
+"""An example that works with the default toolsets."""
 
 
 def parseFlag(text):
@@ -114,3 +117,18 @@ def endpoint(text):
     if text.strip().isdecimal():
         return LOOPBACK_ENDPOINT.format(int(text))
     return text
+
+
+def toolsetOptions(text):
+    """
+    Per-toolset options: a JSON object of objects.
+    """
+    try:
+        options = json.loads(text)
+    except ValueError as e:
+        raise ValueError(f"is not JSON: {e}")
+    if not isinstance(options, dict) or not all(
+            isinstance(each, dict) for each in options.values()):
+        raise ValueError("must be an object of objects, e.g. "
+                         + TOOLSET_OPTIONS_EXAMPLE)
+    return options

@@ -23,6 +23,7 @@ from gsmcpd.auth.users import UserMap, UserMapError
 from gsmcpd.daemon.hangup import Hangup
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.audit import AuditLog
+from gsmcpd.observe.trace import MessageTrace, RotatingFile
 from gsmcpd.tools.base import ToolCall
 from gsmcpd.transport.bearer import BearerGate
 from gsmcpd.transport.exposure import ExposureError, Listening
@@ -200,13 +201,15 @@ class FetchKeysAtStart(Service):
         self._keys.refresh()
 
 
-def securityServices(reactor, contexts, audit, gate):
+def securityServices(reactor, contexts, audit, gate, trace=None):
     """
     The services the security settings add to the daemon's tree.
     """
-    services = [Hangup(reactor, contexts, audit)]
+    services = [Hangup(reactor, contexts, audit, trace=trace)]
     if audit is not None:
         services.append(Closing(audit))
+    if trace is not None:
+        services.append(trace)
     if gate is not None and isinstance(gate.validator.keys, RemoteKeys):
         services.append(FetchKeysAtStart(gate.validator.keys))
     return services
@@ -257,6 +260,20 @@ def auditLog(config, defaultUser, toolsets):
     if authenticated(config):
         return AuditLog(defaultUser=defaultUser, mutatingTools=mutating)
     return None
+
+
+def messageTrace(config, reactor):
+    """
+    The message trace with C{--trace-log}; else L{None}.
+    """
+    if not config.traceLog:
+        return None
+    try:
+        file = RotatingFile(config.traceLog, config.traceRotateBytes,
+                            config.traceKeep)
+    except OSError as e:
+        raise ConfigError(f"--trace-log {config.traceLog!r}: {e.strerror}")
+    return MessageTrace(file, reactor, config.traceMaxBody)
 
 
 class SessionPolicies:

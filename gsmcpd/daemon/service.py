@@ -20,7 +20,7 @@ from gsmcpd.daemon.outcome import Outcome
 from gsmcpd.daemon.refusal import parseEndpoint
 from gsmcpd.daemon.security import (
     SessionPolicies, auditLog, authenticated, bearerGate, listeningEndpoint,
-    securityServices)
+    messageTrace, securityServices)
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import (
     CONTROL_INTERVAL, SIMULATED_UNCAPPED, ControlSession, SimulatedStone,
@@ -39,12 +39,13 @@ from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, GemPreparation, \
 from gsmcpd.sessions.lifetime import Reaper
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.workers import WorkerLogins
-from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.catalogtools import servedCatalog
 from gsmcpd.transport.bearer import BearerResource
 from gsmcpd.transport.exposure import Listening
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 from gsmcpd.transport.http import McpApp, McpSite
 from gsmcpd.transport.modern import ModernPost
+from gsmcpd.transport.traced import TracedResource
 
 
 class GsmcpService(MultiService):
@@ -193,7 +194,8 @@ def assemble(config, library, reactor):
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
                           config.stuckViewGrace, config.pinnedViewGrace,
                           control)
-    dispatcher = Dispatcher(ToolCatalog(config.toolsets), config.identity)
+    dispatcher = Dispatcher(servedCatalog(config.surface, config.toolsets),
+                            config.identity)
     calls = CallRunner(dispatcher, sessions, reactor, pending,
                        config.callTimeout, audit, metrics)
     modern = ModernPost(ModernEndpoint(dispatcher, calls, sessions, reactor),
@@ -204,6 +206,9 @@ def assemble(config, library, reactor):
     root = app.resource()
     if gate is not None:
         root = BearerResource(root, gate)
+    trace = messageTrace(config, reactor)
+    if trace is not None:
+        root = TracedResource(root, trace)
     stone = StoneService(
         control, sessions, login.user,
         config.workerUser and WorkerCheck(credentials, openGem, login.user,
@@ -220,7 +225,7 @@ def assemble(config, library, reactor):
             reactor, metrics)),
         *operations.services(outcome.whenKnown),
     ]
-    serving[:0] = securityServices(reactor, contexts, audit, gate)
+    serving[:0] = securityServices(reactor, contexts, audit, gate, trace)
     banner = f"{config.port} (libgcits {library.version}" + (
         ", SIMULATED stone)" if config.simulated else ")")
     service = GsmcpService(

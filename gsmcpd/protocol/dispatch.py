@@ -332,7 +332,7 @@ class Dispatcher:
     def _toolsList(self, session, params, context):
         refuseCursor(params, "tools/list")
         return {"tools": [tool.descriptor()
-                          for tool in self.toolsOf(session)]}
+                          for tool in self.toolsOf(session).advertised()]}
 
     def toolsOf(self, session: McpSession) -> ToolCatalog:
         """

@@ -174,7 +174,8 @@ def parseMessage(body: bytes) -> Message:
                            "Invalid Request: method must be a string",
                            requestId=messageId)
     params = document.get("params", {})
-    if params is None:
+    if params is None or params == []:
+        # Some clients send [] for a method that takes nothing: no params.
         params = {}
     if not isinstance(params, dict):
         raise JsonRpcError(

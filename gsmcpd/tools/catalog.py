@@ -107,9 +107,16 @@ class ToolCatalog:
         if names is None:
             return self
         if names not in self._narrowed:
-            self._narrowed[names] = ToolCatalog(
+            self._narrowed[names] = type(self)(
                 [each for each in self.toolsets if each.name in names])
         return self._narrowed[names]
+
+    def advertised(self):
+        """
+        The tools C{tools/list} describes: all of them (a compact surface
+        lists fewer, every one still callable by name).
+        """
+        return list(self)
 
     def get(self, name):
         return self._tools.get(name)

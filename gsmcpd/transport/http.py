@@ -22,6 +22,7 @@ from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.calls import (
     LoginFailedError, loginFailed, sessionLimitMessage)
+from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.modern.envelope import isModern
 from gsmcpd.protocol.versions import (
     PRIMED_STREAMS_SINCE, atLeast, negotiateVersion)
@@ -177,6 +178,7 @@ class McpApp:
             request.mcpMessageId = message.id
         if isModern(_headerText(request, VERSION_HEADER), message.params):
             return self.modern.post(request, message)
+        message = unwrapCall(self.dispatcher.tools, message)
         if message.kind == "request" and message.method == "initialize":
             return self._initialize(request, message)
         session = self._session(request)

@@ -7,6 +7,7 @@ reports progress, and C{subscriptions/listen}).
 import attr
 from twisted.internet.defer import inlineCallbacks
 
+from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.modern.envelope import httpStatus, readEnvelope
 from gsmcpd.protocol.modern.handles import mintedHandle
 from gsmcpd.protocol.jsonrpc import (
@@ -70,6 +71,7 @@ class ModernPost:
             envelope = attr.evolve(
                 readEnvelope(message.method, message.params, headers),
                 principal=principalOf(request))
+            message = unwrapCall(self.endpoint.dispatcher.tools, message)
             if message.method == "subscriptions/listen":
                 answer = yield self._listen(request, message, envelope)
                 return answer

@@ -230,7 +230,7 @@ class ModernEndpoint:
     def _toolsList(self, message, envelope, headers, openStream):
         refuseCursor(message.params, "tools/list")
         described = [self._described(tool) for tool in self._toolsFor(
-            envelope)]
+            envelope).advertised()]
         described += [tool.descriptor()
                       for tool in self._sessionTools.values()]
         return complete("tools/list", {"tools": described})

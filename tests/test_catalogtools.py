@@ -1,0 +1,137 @@
+"""
+Tests for L{gsmcpd.tools.catalogtools}: the compact catalog surface's
+tools and what it lists.
+"""
+
+from twisted.internet.defer import inlineCallbacks
+from twisted.trial.unittest import SynchronousTestCase, TestCase
+
+from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, buildToolsets
+from gsmcpd.tools.catalogtools import (
+    CATALOG_TOOLS, EVERYDAY, CatalogSurface, servedCatalog)
+from tests.toolharness import ToolHarness
+
+ALL = tuple(CORE_TOOLSETS)
+
+
+def surface(names=ALL):
+    return CatalogSurface(buildToolsets(names))
+
+
+class SurfaceTests(SynchronousTestCase):
+
+    def test_advertisesTheEverydaySet(self):
+        listed = [tool.name for tool in surface().advertised()]
+        self.assertEqual(sorted(listed), sorted(EVERYDAY + CATALOG_TOOLS))
+
+    def test_everyToolCallable(self):
+        """
+        Every served tool is in the catalog by name, listed or not.
+        """
+        catalog = surface()
+        for tool in ToolCatalog.named():
+            self.assertEqual(catalog.get(tool.name).descriptor(),
+                             tool.descriptor())
+        self.assertEqual(len(catalog), len(ToolCatalog.named()) + 3)
+
+    def test_listedWithoutOutputSchemas(self):
+        """
+        The listing leaves output schemas to tool_get; the catalog keeps
+        them, so results are checked against them as ever.
+        """
+        catalog = surface()
+        for tool in catalog.advertised():
+            self.assertIsNone(tool.descriptor().get("outputSchema"))
+            self.assertIsNotNone(catalog.get(tool.name).outputSchema)
+            self.assertTrue(tool.title and tool.annotations)
+
+    def test_narrowedKeepsTheCatalogTools(self):
+        """
+        A token's scopes narrow the tools, never the catalog tools, and
+        the narrowed catalog's tools search only what it serves.
+        """
+        catalog = surface()
+        narrowed = catalog.narrowed(frozenset({"browsing"}))
+        self.assertIsInstance(narrowed, CatalogSurface)
+        self.assertIs(catalog.narrowed(frozenset({"browsing"})), narrowed)
+        self.assertIsNone(narrowed.get("remove_dictionary"))
+        for name in CATALOG_TOOLS:
+            self.assertIsNot(narrowed.get(name), catalog.get(name))
+        self.assertIs(catalog.narrowed(None), catalog)
+
+    def test_fullIsTheDefault(self):
+        toolsets = buildToolsets(ALL)
+        self.assertEqual(type(servedCatalog("full", toolsets)), ToolCatalog)
+        self.assertIsInstance(servedCatalog("catalog", toolsets),
+                              CatalogSurface)
+        self.assertEqual(len(ToolCatalog(toolsets).advertised()), 31)
+
+
+class CatalogToolTests(TestCase):
+
+    def setUp(self):
+        self.harness = ToolHarness(ALL, tools=surface())
+
+    @inlineCallbacks
+    def test_search(self):
+        result = yield self.harness.call("tool_search",
+                                         query="delete dictionary")
+        found = result["structuredContent"]
+        self.assertEqual(found["tools"][0]["name"], "remove_dictionary")
+        self.assertFalse(found["tools"][0]["listed"])
+        self.assertIn("remove_dictionary: Remove a dictionary",
+                      result["content"][0]["text"])
+        self.assertNotIn("tool_", result["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_searchLimit(self):
+        result = yield self.harness.call("tool_search", query="class",
+                                         limit=2)
+        found = result["structuredContent"]
+        self.assertEqual(len(found["tools"]), 2)
+        self.assertGreater(found["total"], 2)
+        self.assertIn("more: raise limit", result["content"][0]["text"])
+        result = yield self.harness.call("tool_search", query="zebra")
+        self.assertEqual(result["structuredContent"],
+                         {"tools": [], "total": 0})
+        self.assertEqual(result["content"][0]["text"],
+                         "No served tool matches.")
+
+    @inlineCallbacks
+    def test_searchOnlyWhatIsServed(self):
+        harness = ToolHarness(("browsing",),
+                              tools=surface().narrowed(frozenset({"browsing"})))
+        result = yield harness.call("tool_search", query="delete dictionary")
+        self.assertNotIn("remove_dictionary",
+                         [each["name"] for each in
+                          result["structuredContent"]["tools"]])
+
+    @inlineCallbacks
+    def test_get(self):
+        result = yield self.harness.call("tool_get", name="remove_dictionary")
+        tool = result["structuredContent"]["tool"]
+        self.assertEqual(tool["name"], "remove_dictionary")
+        self.assertIn("outputSchema", tool)
+        self.assertIn("inputSchema", tool)
+
+    @inlineCallbacks
+    def test_getUnknown(self):
+        kind, message = yield self.harness.error("tool_get", name="zebra")
+        self.assertEqual(kind, "notFound")
+        self.assertIn("tool_search", message)
+
+    @inlineCallbacks
+    def test_callOfItselfRefused(self):
+        """
+        A C{tool_call} the protocol layer does not take as another call
+        (one naming C{tool_call}) is refused as invalid.
+        """
+        kind, message = yield self.harness.error(
+            "tool_call", name="tool_call", arguments={"name": "status"})
+        self.assertEqual(kind, "invalidParams")
+
+    @inlineCallbacks
+    def test_callValidatedByItsSchema(self):
+        kind, message = yield self.harness.error("tool_call", arguments={})
+        self.assertEqual(kind, "invalidParams")
+        self.assertIn("name", message)
