@@ -117,11 +117,6 @@ class SurfaceTests(SynchronousTestCase):
         size += len(stockInstructions(self.tools.toolsets).encode("utf-8"))
         self.assertLess(size, 25_000)
 
-    test_surfaceUnderBudget.todo = (
-        "25,380 bytes: main was at 25,166 once the limits on list and search "
-        "tools were merged (list_methods alone grew 400 bytes), and the stack "
-        "of an error adds 214; which part gives way is the lead's call")
-
     def test_instructionsStateTheOutputRule(self):
         self.assertIn(OUTPUT_RULE, stockInstructions(self.tools.toolsets))
 

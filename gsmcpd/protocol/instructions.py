@@ -26,7 +26,8 @@ every output schema: every session reads them all before any work."""
 
 LIMITS = (
     OUTPUT_RULE
-    + " A value or source over 50,000 characters is truncated, with a marker.")
+    + " A value or source over 50,000 characters is truncated, with a marker;"
+    " a list's limit 0 answers only its count.")
 
 PREAMBLE = (
     "This server works inside a GemStone/S 64 Smalltalk repository. Your MCP "

@@ -75,12 +75,11 @@ class MutationToolset(Toolset):
                  streams=confirms,
                  runsOn=OWN_SESSION),
             Tool("compile_class_definition", "Define class",
-                 "Define or redefine a class from named parts; nothing is "
-                 "evaluated. Redefining needs get_class_definition first "
-                 "(and a read of any method it may drop), and is refused if "
-                 "the class has subclasses. A shape change "
-                 "(variables or superclass) makes a new class version and "
-                 "recompiles the methods onto it, reporting any that fail.",
+                 "Define or redefine a class from named parts (nothing is "
+                 "evaluated). Redefining needs get_class_definition first "
+                 "(and reads of methods it may drop); refused if the class "
+                 "has subclasses. A shape change makes a new class version, "
+                 "recompiling its methods and reporting failures.",
                  closedSchema({
                      "className": stringArgument(pattern=IDENTIFIER),
                      "superclassName": stringArgument("default Object"),

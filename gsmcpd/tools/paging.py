@@ -23,16 +23,16 @@ def pagingProperties(defaultLimit=None):
     """
     The C{limit} and C{offset} input-schema properties.  Every session
     reads them once per paged tool, so they say no more than their names
-    and JSON Schema's C{default} do not.
+    and JSON Schema's C{default} do not: what C{limit 0} means is said once,
+    in the instructions (L{gsmcpd.protocol.instructions.LIMITS}), and an
+    offset starts at 0 as anyone expects.
     """
-    limit = {"type": "integer", "minimum": 0,
-             "description": "0: only the count"}
+    limit = {"type": "integer", "minimum": 0}
     if defaultLimit is None:
-        limit["description"] += " (default: all)"
+        limit["description"] = "default: all"
     else:
         limit["default"] = defaultLimit
-    return {"limit": limit,
-            "offset": {"type": "integer", "minimum": 0, "default": 0}}
+    return {"limit": limit, "offset": {"type": "integer", "minimum": 0}}
 
 
 _COUNT = {"type": ["integer", "null"]}

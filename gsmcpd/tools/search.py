@@ -80,12 +80,11 @@ class SearchToolset(Toolset):
             Tool(
                 "search_method_source", "Search source",
                 "Methods whose source contains a substring (case-"
-                "sensitive), in symbol-list order (dictionary, class, side, "
-                "selector).",
+                "sensitive), in symbol-list order.",
                 closedSchema({
                     "pattern": nonEmptyArgument(),
                     "dictionaryName": nonEmptyArgument(
-                        "only this dictionary's classes: far faster"),
+                        "only this dictionary: faster"),
                     **pagingProperties(SEARCH_LIMIT)},
                     required=["pattern"]),
                 annotations(True),
