@@ -31,6 +31,8 @@ TEST_POOL = (
     "tests.test_workers",
     "tests.test_simulator_lifetime",
     "tests.test_template_capabilities",
+    "tests.test_tools_debugging",
+    "tests.test_simulator_inspection",
 )
 """The test modules that run templates on the simulated stone in process
 (fast, no sockets), most specific first; a template's modules are those of
@@ -102,6 +104,24 @@ MUTANTS = _mutants(
      "gsmcpChar codePoint < 32] ifNone: [nil]) isNil",
      "gsmcpChar codePoint < 9] ifNone: [nil]) isNil",
      "control characters past backspace written into the JSON raw"),
+
+    # Inspecting.
+    ("inspect-collection-printString", "inspect",
+     "ifTrue: [value class name , ' (size ' , value size printString , ')']",
+     "ifTrue: [value printString]",
+     "a collection's whole printString built, however large"),
+    ("inspect-sequence-page-one-long", "inspect",
+     "offset + 1 to: (size min: offset + limit) do:",
+     "offset + 1 to: (size min: offset + limit + 1) do:",
+     "a page of elements one element long"),
+    ("inspect-named-step-not-walked", "inspect",
+     "ifTrue: [target := target instVarAt: (names indexOf: step asSymbol)]",
+     "ifTrue: [target := target]",
+     "a path step naming an instance variable stays where it was"),
+    ("inspect-held-across-views", "inspect",
+     "(fresh or: [held isNil]) ifTrue: [",
+     "held isNil ifTrue: [",
+     "ids an earlier view answered still resolve after the view moved"),
 
     # Transactions.
     ("abort-continues", "abort",
