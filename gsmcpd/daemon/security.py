@@ -139,15 +139,29 @@ def scopeToolsets(config, toolsets):
     """
     The parsed C{--auth-scope-toolsets}, or L{None}.  In read-only mode a
     mapping may name the mutation toolset; it is simply not served.
+
+    @raise ConfigError: the mapping is malformed, or with authentication
+        on it opens a L{scoped<gsmcpd.tools.base.Toolset.scoped>} toolset
+        to no scope.
     """
-    if config.authScopeToolsets is None:
-        return None
-    names = [toolset.name for toolset in toolsets]
-    try:
-        return ScopeToolsets.parse(config.authScopeToolsets, names + (
-            [MUTATION] if config.readOnly else []))
-    except ScopeMapError as e:
-        raise ConfigError(f"--auth-scope-toolsets {e}")
+    mapping = None
+    if config.authScopeToolsets is not None:
+        names = [toolset.name for toolset in toolsets]
+        try:
+            mapping = ScopeToolsets.parse(config.authScopeToolsets, names + (
+                [MUTATION] if config.readOnly else []))
+        except ScopeMapError as e:
+            raise ConfigError(f"--auth-scope-toolsets {e}")
+    if authenticated(config):
+        opened = mapping.toolsetsFor(mapping.scopes) if mapping else ()
+        unopened = [each.name for each in toolsets
+                    if each.scoped and each.name not in opened]
+        if unopened:
+            raise ConfigError(
+                f"--toolsets names {', '.join(unopened)}, which with "
+                "authentication is served only to a scope: map a scope to "
+                "it in --auth-scope-toolsets")
+    return mapping
 
 
 # What the settings describe, when the service tree is assembled.

@@ -345,6 +345,10 @@ class Toolset:
     usesGemStone = True
     """Whether its tools run on a GemStone session (the conformance
     fixtures do not: a 2026-era call of one needs no session)."""
+    scoped = False
+    """Whether, with authentication on, only a token whose scope names it
+    may use it: the daemon refuses to serve it unless
+    C{--auth-scope-toolsets} maps a scope to it."""
 
     def __init__(self, options=None):
         self._options = dict(options or {})

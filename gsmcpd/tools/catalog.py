@@ -20,6 +20,7 @@ CORE_TOOLSETS = {
 """The seven core toolsets, served when a deployment names none."""
 
 OTHER_TOOLSETS = {
+    "admin": "gsmcpd.tools.admin:AdminToolset",
     "conformance": "gsmcpd.tools.conformance:ConformanceToolset",
 }
 """Toolsets shipped but served only when named."""
