@@ -10,6 +10,8 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.daemon.options import ConfigError
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.testing.simulator import errors as simulated, evaluator
+from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.sessiontable import CACHE_FRAMES
 from gsmcpd.testing.simulator.stone import RESTRICTED_PRIVILEGES, Stone
 from gsmcpd.tools.admin import DESCRIBED, AdminToolset
@@ -187,6 +189,26 @@ class LackingTests(TestCase):
         session, = structured["sessions"]
         self.assertEqual((session["user"], session["withheld"]), (None, []))
         self.assertIsNone(structured["oldestCommitRecordHeldBy"])
+
+
+class FailingTests(TestCase):
+    """
+    Only a refused read is withheld: any other error is the tool's error,
+    never a null that hides it.
+    """
+
+    @inlineCallbacks
+    def test_brokenMessageIsAnError(self):
+        self.patch(evaluator, "_KERNEL_LOOKUPS", {})
+        methods = CLASSES["System"].metaclass.methods
+
+        def broken(ev, receiver, *args):
+            raise simulated.refused("the monitor is broken on this stone")
+        saved = methods["sharedPageCacheMonitorCacheStatistics"]
+        methods["sharedPageCacheMonitorCacheStatistics"] = broken
+        self.addCleanup(methods.__setitem__, "sharedPageCacheMonitorCacheStatistics", saved)
+        kind, message = yield ToolHarness(("admin",)).error("stone_status")
+        self.assertIn("the monitor is broken", message)
 
 
 class ModernEraTests(ModernTestCase):

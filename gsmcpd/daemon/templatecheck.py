@@ -26,7 +26,7 @@ from gsmcpd.daemon.templatereport import Report, Row
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import GemSession
 from gsmcpd.tools.base import ToolCall, strictSchema
-from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger
 from gsmcpd.tools.templates.capabilities import OPTIONAL
@@ -98,6 +98,7 @@ STEPS = (
     _template("stop_session", {"session": NO_SUCH_SESSION},
               tolerated=(NO_PRIVILEGE,), keys=("stopped",)),
     Step("status"),
+    Step("stone_status"),
     Step("execute_code", {"code": "3 + 4"}),
     Step("list_dictionaries"),
     Step("list_all_classes", {"limit": 20}),
@@ -178,7 +179,8 @@ class TemplateCheck:
         self.reactor = reactor
         self.steps = steps
         self.environ = environ
-        self.tools = ToolCatalog.named()
+        # The admin toolset is served only when named; its template is checked too.
+        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "admin"))
         self.report = Report()
         self._touched = False
 
