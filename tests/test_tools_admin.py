@@ -127,8 +127,10 @@ class WithheldTests(TestCase):
     others' descriptions are withheld: never an error.
     """
 
+    lacking = frozenset()
+
     def setUp(self):
-        self.stone = Stone()
+        self.stone = Stone(lacking=self.lacking)
         self.stone.addUser("Viewer", "pw", RESTRICTED_PRIVILEGES)
         self.other = ToolHarness(("admin",), self.stone)
         self.viewer = self.other.newClient()
@@ -150,6 +152,23 @@ class WithheldTests(TestCase):
         self.assertEqual(sorted(structured["oldestCommitRecordHeldBy"]),
                          sorted(sessions))
         self.assertIn("withheld: user, host", result["content"][0]["text"])
+
+
+class WithheldHoldersTests(WithheldTests):
+    """
+    Without sessionsReferencingOldestCr, the oldest record's holders are
+    read from descriptions: withheld when any is.
+    """
+
+    lacking = frozenset({"System class>>sessionsReferencingOldestCr"})
+
+    @inlineCallbacks
+    def test_othersWithheld(self):
+        result = yield self.viewer.call("stone_status")
+        structured = status(result)
+        self.assertIsNone(structured["oldestCommitRecordHeldBy"])
+        self.assertEqual(structured["withheld"], ["oldestCommitRecordHeldBy"])
+        self.assertIn("oldest record held by: withheld", result["content"][0]["text"])
 
 
 class LackingTests(TestCase):

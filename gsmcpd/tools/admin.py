@@ -72,26 +72,26 @@ class AdminToolset(Toolset):
     @inlineCallbacks
     def stoneStatus(self, call, arguments):
         answer = yield call.runTemplate("stone_status", {})
-        status = stoneStatus(answer)
+        status = statusFrom(answer)
         return ToolResult(describeStatus(status), status)
 
 
-def stoneStatus(answer):
+def statusFrom(answer):
     """
     The structured result from the template's answer: idle seconds from
     each session's last request, the description's fields withheld
     together, and the oldest record's holders read from the descriptions
-    when the stone has no C{sessionsReferencingOldestCr} (then only among
-    the sessions the user may describe).
+    when the stone has no C{sessionsReferencingOldestCr}: withheld too when
+    any session's description is.
     """
     now = answer["now"]
     sessions = [_session(row, now) for row in answer["sessions"]]
-    oldest = answer["oldestCommitRecordHeldBy"]
-    if oldest is None and "oldestCommitRecordHeldBy" not in answer["withheld"]:
-        known = [each for each in sessions
-                 if each["holdsOldestCommitRecord"] is not None]
-        if known:
-            oldest = [each["session"] for each in known
+    oldest, withheld = answer["oldestCommitRecordHeldBy"], list(answer["withheld"])
+    if oldest is None and "oldestCommitRecordHeldBy" not in withheld:
+        if any("holdsOldestCommitRecord" in each["withheld"] for each in sessions):
+            withheld.append("oldestCommitRecordHeldBy")
+        elif any(each["holdsOldestCommitRecord"] is not None for each in sessions):
+            oldest = [each["session"] for each in sessions
                       if each["holdsOldestCommitRecord"]]
     cache = answer["pageCache"]
     return {
@@ -101,7 +101,7 @@ def stoneStatus(answer):
         "oldestCommitRecordHeldBy": oldest,
         "pageCache": None if cache is None else {
             name: cache.get(statistic) for name, statistic in PAGE_CACHE.items()},
-        "withheld": answer["withheld"],
+        "withheld": withheld,
     }
 
 
@@ -130,8 +130,8 @@ def describeStatus(status):
     lines.extend("  " + _sessionLine(each) for each in status["sessions"])
     backlog = status["commitRecordBacklog"]
     oldest = status["oldestCommitRecordHeldBy"]
-    held = ("unknown" if oldest is None else
-            ", ".join(map(str, oldest)) if oldest else "no session")
+    held = (_known(None, status, "oldestCommitRecordHeldBy") if oldest is None
+            else ", ".join(map(str, oldest)) if oldest else "no session")
     lines.append(
         f"commit-record backlog: {_known(backlog, status, 'commitRecordBacklog')}; "
         f"oldest record held by: {held}")
