@@ -42,7 +42,7 @@ class GuideTests(SynchronousTestCase):
                          ["gemstone-what-a-view-is",
                           "gemstone-commit-or-abort"])
         self.assertEqual(len(servedGuides(
-            ["browsing", "mutation", "search", "session", "testing"])),
+            ["admin", "browsing", "mutation", "search", "session", "testing"])),
             len(GUIDES))
         skills = Skills.fromGuides(servedGuides(["testing"]))
         self.assertEqual([s.name for s in skills], ["gemstone-running-sunit"])
