@@ -160,9 +160,34 @@ def text(document):
         f"{_fmt(c['kb_per_stream'], ' KB')} per open stream",
         f"  ping p99 {_fmt(c['ping_holding']['p99_ms'], ' ms')} holding "
         f"them ({_fmt(c['ping_empty']['p99_ms'], ' ms')} with none)",
-        "", "Targets:"]
+        ""]
+    lines += searchLines(document["search"])
+    lines += ["", "Targets:"]
     lines += [describe(outcome) for outcome in document["targets"]]
     return "\n".join(lines)
+
+
+def searchLines(search):
+    """
+    The simulated stone's search cost at each repository size, and how
+    each cost grows with it.
+    """
+    lines = ["The simulated stone's search cost against its repository "
+             "(generated kernel, in process; seconds):"]
+    for size in search["sizes"]:
+        lines.append(
+            f"  {size['fraction']:.0%}: {size['classes']:,} classes, "
+            f"{size['methods']:,} methods: built {_fmt(size['build_s'])}, "
+            f"index {_fmt(size['index_s'])}, find_senders size "
+            f"({size['find_senders_size_hits']:,} senders) "
+            f"{_fmt(size['find_senders_size_s'])}, printString "
+            f"{_fmt(size['find_senders_printString_s'])}, "
+            f"search_method_source reading every source "
+            f"{_fmt(size['search_method_source_no_hit_s'])}")
+    lines += [f"  {key.removesuffix('_s')}: slope {_fmt(each['slope'])} "
+              f"against the methods count, {each['growth']}"
+              for key, each in search["growth"].items()]
+    return lines
 
 
 def _score(outcome):

@@ -45,11 +45,13 @@ class Plan:
     heldSessions: int = 1000
     stoneSeconds: float = 2.0
     sessionOpens: int = 20
+    searchFractions: tuple = (0.1, 0.5)
+    searchRepeats: int = 1
 
 
 QUICK = Plan("quick", wrkSeconds=2, rounds=3, windows=2)
 FULL = Plan("full", wrkSeconds=10, rounds=5, windows=5, stoneSeconds=5.0,
-            sessionOpens=50)
+            sessionOpens=50, searchFractions=(0.1, 0.5, 1.0), searchRepeats=3)
 
 
 def progress(text):
@@ -423,7 +425,28 @@ def figures(results):
         "capacity.ping_p99_ms": c["ping_holding"]["p99_ms"],
         "stone.share_p50": ratio(s["direct_one_at_a_time"]["p50_ms"],
                                  s["http_one_at_a_time"]["p50_ms"]),
+        **{f"search.{key.removesuffix('_s')}.slope": each["slope"]
+           for key, each in results["search"]["growth"].items()},
     }
+
+
+async def searchCost(plan):
+    """
+    The simulated stone's cost per search against its repository's size
+    (L{bench.searchcost}), in a process of its own once the servers are
+    stopped.
+    """
+    progress("the simulated stone's search cost against its repository's size")
+    command = [sys.executable, "-m", "bench.searchcost",
+               "--repeats", str(plan.searchRepeats)]
+    for fraction in plan.searchFractions:
+        command += ["--fraction", str(fraction)]
+    process = await asyncio.create_subprocess_exec(
+        *command, stdout=asyncio.subprocess.PIPE)
+    output, _ = await process.communicate()
+    if process.returncode:
+        raise RuntimeError(f"bench.searchcost exited with {process.returncode}")
+    return json.loads(output)
 
 
 async def measure(plan, directory, profileTo=None):
@@ -463,6 +486,8 @@ async def measure(plan, directory, profileTo=None):
             directory, "gsmcpd-capacity", extra=("--idle-timeout", "3600",
                    "--streamless-idle-timeout", "3600")))
         results["capacity"] = await capacity(plan, held, profileTo)
+        held.stop()
+        results["search"] = await searchCost(plan)
         return results
     except Exception:
         for server in started:

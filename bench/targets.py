@@ -64,6 +64,13 @@ TARGETS = (
            "capacity.rss_mb", 150.0, atLeast=False, unit="MB"),
     Target("ping p99 while holding them",
            "capacity.ping_p99_ms", 10.0, atLeast=False, unit="ms"),
+    *(Target(f"simulated stone: {what} cost against repository size "
+             "(log-log slope; 1 is linear)", f"search.{key}.slope", 1.25,
+             atLeast=False, unit="")
+      for what, key in (("cross-reference index", "index"),
+                        ("find_senders size", "find_senders_size"),
+                        ("search_method_source reading every source",
+                         "search_method_source_no_hit"))),
 )
 
 

@@ -6,7 +6,7 @@ server or times anything.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from bench import processes, report, spy
+from bench import processes, report, searchcost, spy
 from bench.run import figures
 from bench.stats import fromWrk, medianRound, percentile, ratio, summarize
 from bench.targets import TARGETS, Target, describe, evaluate
@@ -162,7 +162,23 @@ def sampleResults():
             "ping_empty": latency(5.0), "ping_holding": latency(6.0),
             "samples_ms": {"ping, no sessions": [1.0]},
         },
+        "search": {
+            "sizes": [searchSize(0.1, 6000, 0.2), searchSize(1.0, 60000, 2.0)],
+            "growth": {key: {"slope": 1.0, "growth": "linear"} for key in (
+                "index_s", "find_senders_size_s", "find_senders_printString_s",
+                "search_method_source_no_hit_s")},
+        },
     }
+
+
+def searchSize(fraction, methods, seconds):
+    return {"fraction": fraction, "classes": methods // 40, "methods": methods,
+            "build_s": seconds * 2, "index_s": seconds,
+            "find_senders_size_s": seconds, "find_senders_size_hits": methods // 5,
+            "find_senders_printString_s": seconds,
+            "find_senders_printString_hits": methods // 5,
+            "search_method_source_no_hit_s": seconds * 5,
+            "search_method_source_no_hit_hits": 0}
 
 
 class FigureTests(SynchronousTestCase):
@@ -220,6 +236,15 @@ class ReportTests(SynchronousTestCase):
         self.assertIn("1.20x  daemon CPU per ping with --access-log / "
                       "without  (0.36 CPU ms vs 0.30 CPU ms)", text)
         self.assertNotIn("WARNING", text)
+
+    def test_searchCost(self):
+        """
+        The search cost at each repository size, and each cost's growth.
+        """
+        text = report.text(self.document())
+        self.assertIn("100%: 1,500 classes, 60,000 methods: built 4.00, index 2.00, "
+                      "find_senders size (12,000 senders) 2.00", text)
+        self.assertIn("index: slope 1.00 against the methods count, linear", text)
 
     def test_busyMachine(self):
         self.assertIn("WARNING: the machine was busy",
@@ -337,3 +362,28 @@ class DaemonCostTests(SynchronousTestCase):
             "--gci-library", "lib.so"))._argv
         self.assertNotIn("--simulated", argv)
         self.assertEqual(argv[argv.index("--gci-library") + 1], "lib.so")
+
+
+class SearchCostTests(SynchronousTestCase):
+
+    def test_slope(self):
+        """
+        The log-log slope of a cost against the methods count: 1 when the
+        cost grows as the repository does.
+        """
+        small, large = {"methods": 100, "x": 1.0}, {"methods": 1000, "x": 10.0}
+        self.assertAlmostEqual(searchcost.slope(small, large, "x"), 1.0)
+        self.assertAlmostEqual(searchcost.slope(small, dict(large, x=100.0), "x"), 2.0)
+
+    def test_smallRepository(self):
+        """
+        Every search runs its template on the simulated stone at a small
+        size and finds what the index says.
+        """
+        measured = searchcost.measure((0.06, 0.08), repeats=1)
+        small, larger = measured["sizes"]
+        self.assertLess(small["methods"], larger["methods"])
+        self.assertGreater(small["find_senders_size_hits"], 0)
+        self.assertEqual(set(measured["growth"]), {
+            "index_s", "find_senders_size_s", "find_senders_printString_s",
+            "search_method_source_no_hit_s"})

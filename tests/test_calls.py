@@ -254,7 +254,8 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
         session = self.sessions.get(self.handle)
         self.failing.lateAnswer = Deferred()
         answer = self.app.calls.handle(session, parseMessage(json.dumps(
-            request("tools/call", 5, name="late", arguments={})).encode()))
+            request("tools/call", 5, name="late", arguments={})).encode()),
+            tool=self.app.dispatcher.toolNamed(None, {"name": "late"}))
         [run] = session.calls.running.values()
         inFlight = metrics.registry.get_sample_value
         self.assertEqual(inFlight("gsmcpd_calls_in_flight"), 1)
@@ -279,7 +280,8 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
         session = self.sessions.get(self.handle)
         self.failing.lateAnswer = Deferred()
         answer = self.app.calls.handle(session, parseMessage(json.dumps(
-            request("tools/call", 5, name="late", arguments={})).encode()))
+            request("tools/call", 5, name="late", arguments={})).encode()),
+            tool=self.app.dispatcher.toolNamed(None, {"name": "late"}))
         [run] = session.calls.running.values()
         return answer, run, lambda: metrics.registry.get_sample_value(
             "gsmcpd_calls_in_flight")

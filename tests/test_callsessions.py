@@ -7,10 +7,14 @@ from twisted.internet.defer import CancelledError, Deferred
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.callsessions import CallSessions, toolError
-from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
+from gsmcpd.protocol.modern.callsessions import CallSessions, toolError
+from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.registry import SessionRegistry
-from gsmcpd.tools.base import Tool, annotations, closedSchema
+from gsmcpd.protocol.modern.envelope import NO_SUCH_SESSION
+from gsmcpd.protocol.jsonrpc import JsonRpcError
+from gsmcpd.tools.base import (
+    ANY_SESSION, OWN_SESSION, Tool, annotations, closedSchema)
 from gsmcpd.tools.templates.outcomes import ToolError
 from tests.fakes import FakePool
 
@@ -18,8 +22,9 @@ ENVELOPE = Envelope(MODERN_VERSION, {"elicitation": {}},
                     {"name": "t", "version": "1"}, "debug")
 
 
-def tool(readOnly):
-    return Tool("t", "t", "d", closedSchema(), annotations(readOnly), None)
+def tool(readOnly, runsOn=ANY_SESSION):
+    return Tool("t", "t", "d", closedSchema(), annotations(readOnly), None,
+                runsOn=runsOn)
 
 
 class CallSessionsTests(SynchronousTestCase):
@@ -51,15 +56,45 @@ class CallSessionsTests(SynchronousTestCase):
         self.assertIs(self.registry.get(opened.handle), opened)
 
     def test_noSuchHandle(self):
+        gone = "f" * 32
         failure = self.failureResultOf(
-            self.sessions.forTool(tool(True), "gone", ENVELOPE), ToolError)
-        self.assertIn("'gone'", failure.value.message)
+            self.sessions.forTool(tool(True), gone, ENVELOPE), JsonRpcError)
+        self.assertEqual(failure.value.code, NO_SUCH_SESSION)
+        self.assertIn(repr(gone), failure.value.message)
 
-    def test_mutatingNeedsHandle(self):
-        failure = self.failureResultOf(
-            self.sessions.forTool(tool(False), None, ENVELOPE), ToolError)
+    def test_lastingChangeNeedsHandle(self):
+        failure = self.failureResultOf(self.sessions.forTool(
+            tool(False, OWN_SESSION), None, ENVELOPE), ToolError)
         self.assertIn("open_session", failure.value.message)
         self.assertEqual(self.pool.opened, [])
+
+    def test_changeWithoutHandleAborted(self):
+        """
+        A tool that may change something, called without a handle, runs on
+        a throwaway session whose work is aborted before it is kept warm.
+        """
+        self.registry.warm.perUser = 2
+        session, done = self.successResultOf(
+            self.sessions.forTool(tool(False), None, ENVELOPE))
+        self.assertTrue(session.throwaway)
+        done()
+        self.assertEqual(session.gem.calls, [("abort", {})])
+        self.assertEqual(len(self.registry.warm), 1)
+
+    def test_changeWithoutWarmReadsLoggedOut(self):
+        """
+        With no session kept warm, the throwaway session logs out, which
+        discards its work: no abort is needed.
+        """
+        session, done = self.successResultOf(
+            self.sessions.forTool(tool(False), None, ENVELOPE))
+        done()
+        self.assertEqual(session.gem.calls, [])
+        self.assertTrue(session.gem.loggedOut)
+
+    def test_handleSessionNotThrowaway(self):
+        handle = self.successResultOf(self.sessions._open(ENVELOPE))
+        self.assertFalse(self.registry.get(handle).throwaway)
 
     def test_readBorrowsAFreshSession(self):
         """
@@ -133,9 +168,18 @@ class CallSessionsTests(SynchronousTestCase):
         self.assertEqual(len(self.pool.open_), 0)
 
     def test_full(self):
+        """
+        With every slot taken the refusal is of kind C{sessionLimit} and
+        says what an agent can do (never a server flag to change).
+        """
         for _ in range(2):
             self.successResultOf(self.registry.open(MODERN_VERSION, None))
-        self.assertRaises(ToolError, self.sessions.borrowed, ENVELOPE, "x")
+        error = self.assertRaises(ToolError, self.sessions.borrowed,
+                                  ENVELOPE, "x")
+        self.assertEqual((error.kind, error.details), ("sessionLimit",
+                                                      {"limit": 2}))
+        self.assertIn("close_session", error.message)
+        self.assertNotIn("--", error.message)
 
     def test_toolError(self):
         refused = toolError(ToolError("refused", "no"))

@@ -59,8 +59,16 @@ class SnippetTests(TestCase):
                 json.loads(snippet(client, Target(URL, bearer=bearer)))
 
     def test_pythonSnippetParses(self):
+        """
+        Both forms parse, and work through a session handle, as the SDK's
+        default mode (2026-07-28) needs: tests/test_clientconfig_sockets.py
+        runs the plain one.
+        """
         for bearer in (False, True):
-            ast.parse(snippet("python", Target(URL, bearer=bearer)))
+            text = snippet("python", Target(URL, bearer=bearer))
+            ast.parse(text)
+            self.assertIn('call_tool("open_session", {})', text)
+            self.assertIn('"session": session', text)
 
     def test_claudeCode(self):
         self.assertEqual(

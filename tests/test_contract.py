@@ -112,13 +112,17 @@ class SurfaceTests(SynchronousTestCase):
         schema = strictForm(self.tools.get("list_methods").outputSchema)
         method = {"className": "A", "meta": False, "selector": "b",
                   "category": None}
-        jsonschema.validate({"className": "A", "methods": [method]}, schema)
-        for wrong in ({"className": "A"},
-                      {"className": "A", "methods": [], "more": 1},
-                      {"className": "A", "methods": [dict(method, more=1)]},
+        page = {"offset": 0, "limit": None, "total": 1, "nextOffset": None,
+                "atLeast": None}
+        jsonschema.validate({"className": "A", "methods": [method], "page": page},
+                            schema)
+        for wrong in ({"className": "A", "page": page},
+                      {"className": "A", "methods": [], "page": page, "more": 1},
+                      {"className": "A", "methods": [dict(method, more=1)], "page": page},
+                      {"className": "A", "methods": [method], "page": {}},
                       {"className": "A", "methods": [
                           {k: v for k, v in method.items()
-                           if k != "category"}]}):
+                           if k != "category"}], "page": page}):
             self.assertRaises(jsonschema.ValidationError, jsonschema.validate,
                               wrong, schema)
 

@@ -12,9 +12,10 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.protocol.dispatch import (
-    LATEST_PROTOCOL_VERSION, RESOURCE_NOT_FOUND, SESSION_NOTE,
-    SUPPORTED_PROTOCOL_VERSIONS, Dispatcher, ServerIdentity,
-    negotiateVersion)
+    RESOURCE_NOT_FOUND, Dispatcher, ServerIdentity)
+from gsmcpd.protocol.versions import (
+    LATEST_LEGACY_VERSION, LEGACY_VERSIONS, negotiateVersion)
+from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     parseMessage)
@@ -83,7 +84,7 @@ class DispatcherTestCase(SynchronousTestCase):
             ToolCatalog([*buildToolsets(["execution"]), self.offering]),
             ServerIdentity())
         self.gem = FakeGem()
-        self.session = McpSession("h1", self.gem, LATEST_PROTOCOL_VERSION, {})
+        self.session = McpSession("h1", self.gem, LATEST_LEGACY_VERSION, {})
 
     def handle(self, method, id=1, **params):
         return self.successResultOf(self.dispatcher.handle(
@@ -98,13 +99,13 @@ class DispatcherTestCase(SynchronousTestCase):
 class NegotiationTests(SynchronousTestCase):
 
     def test_echoesWhatItSpeaks(self):
-        for version in SUPPORTED_PROTOCOL_VERSIONS:
+        for version in LEGACY_VERSIONS:
             self.assertEqual(negotiateVersion(version), version)
 
     def test_otherwiseItsLatest(self):
         for version in ("2024-11-05", "2099-01-01", None):
             self.assertEqual(negotiateVersion(version),
-                             LATEST_PROTOCOL_VERSION)
+                             LATEST_LEGACY_VERSION)
 
 
 class InitializeTests(SynchronousTestCase):
@@ -227,12 +228,32 @@ class ToolsCallTests(DispatcherTestCase):
 
     def test_streams(self):
         def streams(**params):
-            return self.dispatcher.streams(message("tools/call", **params))
+            return self.dispatcher.streams(
+                message("tools/call", **params),
+                self.dispatcher.toolNamed(None, params))
         self.assertFalse(streams(name="execute_code"))
         self.assertTrue(streams(name="execute_code",
                                 _meta={"progressToken": 1}))
         self.assertTrue(streams(name="streamer"))
-        self.assertFalse(self.dispatcher.streams(message("ping")))
+        self.assertFalse(self.dispatcher.streams(message("ping"), None))
+
+    def test_toolNamedOnce(self):
+        """
+        The era looks the tool up (among those the principal may use) and
+        hands it down: the call runs it without looking it up again.
+        """
+        tool = self.dispatcher.toolNamed(None, {"name": "execute_code"})
+        self.assertIs(tool, self.dispatcher.tools.get("execute_code"))
+        self.assertIsNone(self.dispatcher.toolNamed(None, {"name": "nope"}))
+        self.assertIsNone(self.dispatcher.toolNamed(None, {"name": 3}))
+        looked = []
+        self.patch(self.dispatcher, "toolsOf",
+                   lambda session: looked.append(session))
+        answer = self.successResultOf(self.dispatcher.answer(
+            self.session, message("tools/call", name="execute_code",
+                                  arguments={"code": "3 + 4"}), tool=tool))
+        self.assertEqual(answer["content"][0]["text"], "7")
+        self.assertEqual(looked, [])
 
 
 class ResourcesReadTests(DispatcherTestCase):

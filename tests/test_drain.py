@@ -15,10 +15,9 @@ from gsmcpd.daemon.drain import Drain
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
-from gsmcpd.transport.http import McpApp
 from tests.fakes import FakePool
 from tests.test_lifetime import events
-from tests.test_web import Collector
+from tests.test_web import Collector, mcpApp
 
 JSON = {"content-type": ["application/json"],
         "accept": ["application/json, text/event-stream"]}
@@ -40,7 +39,7 @@ class DrainTests(TestCase):
         self.health.serving = True
         self.drain = Drain(self.health, self.pool.refuseNew, GRACE,
                            self.clock, lambda: self.sessions)
-        app = McpApp(self.sessions, Dispatcher(
+        app = mcpApp(self.sessions, Dispatcher(
             ToolCatalog.named(("execution", "session")), ServerIdentity()),
             self.clock)
         self.treq = StubTreq(app.resource())

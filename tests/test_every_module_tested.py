@@ -22,6 +22,9 @@ TESTED_ELSEWHERE = {
     "gci.session": "test_gci",
     # The Klein app, in memory with StubTreq (named before the restructure).
     "transport.http": "test_web",
+    # The 2026-07-28 endpoint, driven through its transport as a client
+    # drives it.
+    "protocol.modern.endpoint": "test_modern",
     # The renderer, with every template it renders.
     "tools.templates.render": "test_templates",
     # The syntax tree and its walk, through the parser that builds them.

@@ -6,8 +6,8 @@ from twisted.internet.defer import succeed
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.protocol import eras
-from gsmcpd.protocol.handles import (
+from gsmcpd.protocol.modern import envelope
+from gsmcpd.protocol.modern.handles import (
     needsHandle, noSuchHandle, sessionTools, takeHandle, withSessionArgument)
 from gsmcpd.tools.base import Tool, ToolError, annotations, closedSchema
 from tests.toolharness import checkStructured
@@ -28,16 +28,16 @@ class SessionArgumentTests(SynchronousTestCase):
         self.assertEqual(sorted(schema["properties"]),
                          ["className", "session"])
         self.assertEqual(schema["required"], ["className"])
-        self.assertEqual(eras.mirroredParameters(schema),
+        self.assertEqual(envelope.mirroredParameters(schema),
                          {"session": "Session"})
         self.assertEqual(sorted(DESCRIPTOR["inputSchema"]["properties"]),
                          ["className"])
 
     def test_mirroredHeaderChecked(self):
         schema = withSessionArgument(DESCRIPTOR)["inputSchema"]
-        eras.checkParameterHeaders(schema, {"session": "h1"},
+        envelope.checkParameterHeaders(schema, {"session": "h1"},
                                    {"mcp-param-session": ["h1"]})
-        self.assertRaises(JsonRpcError, eras.checkParameterHeaders, schema,
+        self.assertRaises(JsonRpcError, envelope.checkParameterHeaders, schema,
                           {"session": "h1"}, {})
 
     def test_takeHandle(self):
@@ -68,9 +68,28 @@ class RefusalTests(SynchronousTestCase):
         self.assertIn("open_session", error.message)
 
     def test_noSuchHandle(self):
-        error = noSuchHandle("abc")
-        self.assertIn("'abc'", error.message)
-        self.assertEqual(error.details, {"session": "abc"})
+        """
+        A handle a daemon could have minted that names nothing here is a
+        JSON-RPC error the 2026 era answers 404, as the 2025 era answers an
+        unknown session id.
+        """
+        handle = "0123456789abcdef" * 2
+        error = noSuchHandle(handle)
+        self.assertIn(repr(handle), error.message)
+        self.assertEqual(error.data, {"kind": "noSuchSession",
+                                      "session": handle})
+        self.assertEqual(envelope.httpStatus(error.code), 404)
+
+    def test_notAHandle(self):
+        """
+        A value no daemon mints never named a session: the tool refuses its
+        argument, it is not routed anywhere (HTTP 200, a tool error).
+        """
+        for value in ("abc", "Hello", "0123456789ABCDEF" * 2, "0" * 31):
+            error = noSuchHandle(value)
+            self.assertIsInstance(error, ToolError)
+            self.assertEqual((error.kind, error.details),
+                             ("refused", {"session": value}))
 
 
 class SessionToolsTests(SynchronousTestCase):

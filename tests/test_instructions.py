@@ -8,13 +8,21 @@ import os
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.instructions import (
-    MAX_INSTRUCTIONS, PREAMBLE, readInstructions, stockInstructions)
+    DETACHED_PREAMBLE, MAX_INSTRUCTIONS, MODERN_PREAMBLE, PREAMBLE,
+    readInstructions, stockInstructions)
+from gsmcpd.tools.base import (
+    ANY_SESSION, NO_SESSION, Tool, annotations, closedSchema)
 
 
 class Toolset:
 
-    def __init__(self, instructions):
+    def __init__(self, instructions, runsOn=ANY_SESSION):
         self.instructions = instructions
+        self.runsOn = runsOn
+
+    def tools(self):
+        return [Tool("t", "t", "d", closedSchema(), annotations(True), None,
+                     runsOn=self.runsOn)]
 
 
 class StockInstructionsTests(SynchronousTestCase):
@@ -32,6 +40,28 @@ class StockInstructionsTests(SynchronousTestCase):
 
     def test_noToolsetsIsThePreamble(self):
         self.assertEqual(stockInstructions([]), PREAMBLE)
+
+
+class ModernInstructionsTests(SynchronousTestCase):
+    """
+    The 2026-07-28 text: no MCP session holds a GemStone session there, so
+    it starts with open_session and the handle.
+    """
+
+    def test_startsWithOpenSession(self):
+        text = stockInstructions([Toolset("Run.")], modern=True)
+        self.assertEqual(text, f"{MODERN_PREAMBLE}\n\nRun.")
+        self.assertTrue(text.startswith("Call open_session first"))
+        self.assertIn("'session' argument", text)
+        self.assertNotIn("MCP session", text)
+
+    def test_noGemStoneToolNoHandle(self):
+        """
+        With no tool that runs on GemStone, no open_session is offered, so
+        the text does not name it.
+        """
+        text = stockInstructions([Toolset("", NO_SESSION)], modern=True)
+        self.assertEqual(text, DETACHED_PREAMBLE)
 
 
 class ReadInstructionsTests(SynchronousTestCase):

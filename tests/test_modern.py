@@ -7,14 +7,13 @@ subscriptions/listen, beside an untouched 2025 era.
 import json
 
 from twisted.internet.defer import inlineCallbacks
-from twisted.internet.task import Clock
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.notes import THROWAWAY_NOTE
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
-from gsmcpd.tools.conformance import ConformanceToolset
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.test_web import JSON, Collector, TransportTestCase, request
 
@@ -83,6 +82,21 @@ class DiscoverTests(ModernTestCase):
         self.assertIn("tools", result["capabilities"])
         self.assertIn("io.modelcontextprotocol/skills",
                       result["capabilities"]["extensions"])
+
+    @inlineCallbacks
+    def test_discoverCarriesTheErasInstructions(self):
+        """
+        server/discover in the 2026 era answers that era's instructions; a
+        2025 initialize answers the 2025 text.
+        """
+        self.dispatcher.identity = ServerIdentity(
+            instructions="Your MCP session...",
+            modernInstructions="Call open_session first.")
+        _, body = yield self.send(modern("server/discover", 9))
+        self.assertEqual(body["result"]["instructions"],
+                         "Call open_session first.")
+        _, body = yield self.initialize()
+        self.assertEqual(body["result"]["instructions"], "Your MCP session...")
 
     @inlineCallbacks
     def test_noSessionAnywhere(self):
@@ -183,11 +197,15 @@ class HandleTests(ModernTestCase):
                                  mcp_param_session=handle)
         self.assertFalse(closed["isError"])
         self.assertIsNone(self.sessions.get(handle))
-        gone = yield self.tool("execute_code",
-                               {"code": "1", "session": handle},
-                               mcp_param_session=handle)
-        self.assertTrue(gone["isError"])
-        self.assertIn(handle, gone["content"][0]["text"])
+        response, gone = yield self.send(modern(
+            "tools/call", 8, name="execute_code",
+            arguments={"code": "1", "session": handle}),
+            mcp_param_session=handle)
+        self.assertEqual((response.code, gone["error"]["code"]),
+                         (404, -32004))
+        self.assertEqual(gone["error"]["data"],
+                         {"kind": "noSuchSession", "session": handle})
+        self.assertIn("open_session", gone["error"]["message"])
 
     @inlineCallbacks
     def test_sessionToolsAuditedAndCounted(self):
@@ -253,6 +271,25 @@ class HandleTests(ModernTestCase):
         self.assertIsNone(self.sessions.get(handle))
 
     @inlineCallbacks
+    def test_deadThrowawayGemNamesNoHandle(self):
+        """
+        A throwaway session's client never knew its handle: its gem's death
+        is told without one, and the call may simply be made again.
+        """
+        def dies(args):
+            raise GciError(4100, "session terminated", fatal=True)
+
+        self.pool.configure = lambda gem: gem.results.update(
+            execute_code=dies)
+        _, body = yield self.send(modern(
+            "tools/call", 41, name="execute_code", arguments={"code": "x"}))
+        self.assertEqual(body["error"]["data"],
+                         {"kind": "sessionGone", "number": 4100})
+        self.assertIn("throwaway", body["error"]["message"])
+        self.assertNotIn(self.pool.opened[0].name, body["error"]["message"])
+        self.assertEqual(len(self.sessions), 0)
+
+    @inlineCallbacks
     def test_handleNotAString(self):
         """
         A handle that is not a string (its mirrored header agreeing) is
@@ -267,11 +304,34 @@ class HandleTests(ModernTestCase):
         self.assertIn("'session'", body["error"]["message"])
 
     @inlineCallbacks
-    def test_mutatingWithoutHandleRefused(self):
-        result = yield self.tool("execute_code", {"code": "1"})
+    def test_lastingChangeWithoutHandleRefused(self):
+        """
+        A tool whose point is a lasting change is refused without a
+        handle, in one short message naming open_session; nothing logs in.
+        """
+        result = yield self.tool("commit")
         self.assertTrue(result["isError"])
-        self.assertIn("open_session", result["content"][0]["text"])
+        self.assertEqual(result["content"][0]["text"],
+                         "commit needs a session of your own: call "
+                         "open_session and pass the handle it answers as "
+                         "'session'.")
         self.assertEqual(self.pool.opened, [])
+
+    @inlineCallbacks
+    def test_executeWithoutHandleRunsThrowaway(self):
+        """
+        execute_code without a handle answers on a throwaway session, says
+        so in one line, and its work is aborted when the call ends.
+        """
+        self.sessions.warm.perUser = 2
+        result = yield self.tool("execute_code", {"code": "3 + 4"})
+        self.assertFalse(result["isError"], result)
+        self.assertEqual([block["text"] for block in result["content"]],
+                         ["7", THROWAWAY_NOTE])
+        gem, = self.pool.opened
+        self.assertEqual([name for name, _ in gem.calls],
+                         ["execute_code", "abort"])
+        self.assertFalse(gem.loggedOut)
 
     @inlineCallbacks
     def test_failedLoginAnswersLoginFailed(self):
@@ -400,7 +460,7 @@ class ListenTests(ModernTestCase):
         self.assertEqual(
             (response.code, body["id"], body["error"]["code"]),
             (400, 72, -32602))
-        self.assertEqual(len(self.app.notices), 0)
+        self.assertEqual(len(self.notices), 0)
 
 
 class HandleLifetimeTests(ModernTestCase):
@@ -431,10 +491,6 @@ class HandleLifetimeTests(ModernTestCase):
 
 
 class ConformanceFixtureTests(ModernTestCase):
-
-    def setUp(self):
-        self.patch(ConformanceToolset, "clock", Clock())
-        super().setUp()
 
     def makeDispatcher(self):
         return Dispatcher(ToolCatalog.named(("conformance",)),

@@ -68,28 +68,54 @@ class AgentFlowTests(SynchronousTestCase):
         seen = self.flow("watch")
         self.assertEqual(sorted(seen["heard"]), ["2025-11-25", "2026-07-28"])
 
+    def call(self, id, name, arguments):
+        """
+        One 2026-era C{tools/call} without a session handle, by hand.
+        """
+        connection = http.client.HTTPConnection(
+            "127.0.0.1", self.daemon.port, timeout=60)
+        connection.request("POST", "/mcp", json.dumps({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}}}), {
+            "content-type": "application/json",
+            "accept": "application/json",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call", "mcp-name": name})
+        response = connection.getresponse()
+        body = json.loads(response.read())
+        connection.close()
+        return body
+
     def test_readsWithoutHandleLogInOnce(self):
         """
         Two reads without a session handle: the second runs on the first's
         warm session, so the daemon logged in once.
         """
         for id in (1, 2):
-            connection = http.client.HTTPConnection(
-                "127.0.0.1", self.daemon.port, timeout=60)
-            connection.request("POST", "/mcp", json.dumps({
-                "jsonrpc": "2.0", "id": id, "method": "tools/call",
-                "params": {"name": "status", "arguments": {}, "_meta": {
-                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientCapabilities": {}}}}), {
-                "content-type": "application/json",
-                "accept": "application/json, text/event-stream",
-                "mcp-protocol-version": "2026-07-28",
-                "mcp-method": "tools/call", "mcp-name": "status"})
-            response = connection.getresponse()
-            body = json.loads(response.read())
-            connection.close()
+            body = self.call(id, "status", {})
             self.assertFalse(body["result"]["isError"], body)
         scraped = samples(get(self.daemon.port, "/metrics")[2].decode())
         self.assertEqual(scraped[("gsmcpd_logins_total",
                                   (("outcome", "ok"),))], 1.0)
         self.assertEqual(scraped[("gsmcpd_sessions_warm", ())], 1.0)
+
+    def test_throwawayChangesNeverReachTheNextCall(self):
+        """
+        execute_code without a handle runs in a throwaway session: what it
+        changed is aborted when it ends, so the next such call, on the same
+        warm session, does not see it; nothing was committed.
+        """
+        body = self.call(1, "execute_code", {
+            "code": "UserGlobals at: #EraProbe put: 42. 3 + 4"})
+        texts = [block["text"] for block in body["result"]["content"]]
+        self.assertEqual(texts[0], "7", body)
+        self.assertIn("throwaway session", texts[1])
+        body = self.call(2, "execute_code", {
+            "code": "(UserGlobals includesKey: #EraProbe) printString"})
+        self.assertEqual(body["result"]["content"][0]["text"], "'false'",
+                         body)
+        scraped = samples(get(self.daemon.port, "/metrics")[2].decode())
+        self.assertEqual(scraped[("gsmcpd_logins_total",
+                                  (("outcome", "ok"),))], 1.0)

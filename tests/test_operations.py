@@ -12,6 +12,9 @@ from gsmcpd.daemon.drain import Drain
 from gsmcpd.daemon.operations import (
     STATUS_INTERVAL, Operations, OperationsService)
 from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.observe.metrics import Metrics
+from gsmcpd.sessions.registry import SessionRegistry
+from tests.fakes import FakePool
 
 
 class RecordingNotifier:
@@ -97,18 +100,47 @@ class Settings:
         self.agentPort = agentPort
 
 
+def operationsOf(settings, sessions=None, pool=None, control=None):
+    """
+    L{Operations} for C{settings}, over an empty registry and pool unless
+    given others.
+    """
+    pool = FakePool() if pool is None else pool
+    sessions = SessionRegistry(pool, Clock()) if sessions is None \
+        else sessions
+    return Operations(settings, Clock(), Metrics("1", False), sessions, pool,
+                      control, environ={})
+
+
 class OperationsAssemblyTests(TestCase):
 
+    def test_healthAndGaugesReadWhatTheyAreBuiltWith(self):
+        """
+        The health and the gauges are given what they read by constructor:
+        nothing is patched into them afterwards.
+        """
+        pool = FakePool()
+        sessions = SessionRegistry(pool, Clock())
+        control = object()
+        metrics = Metrics("1", False)
+        operations = Operations(Settings(), Clock(), metrics, sessions, pool,
+                                control, environ={})
+        self.assertIs(operations.health.controlSession, control)
+        self.assertEqual(operations.health.sessionCount(), 0)
+        sessions.open("2025-11-25", None)
+        self.assertEqual(operations.health.sessionCount(), 1)
+        self.assertEqual(metrics.registry.get_sample_value(
+            "gsmcpd_sessions_open"), 1)
+
     def test_adminRoutesBesideMcp(self):
-        operations = Operations(Settings(), Clock(), environ={})
+        operations = operationsOf(Settings())
         mcp = object()
         self.assertIsInstance(operations.root(mcp), AdminBeside)
         self.assertEqual([s.name for s in operations.services(None)],
                          ["operations"])
 
     def test_adminPortOfItsOwn(self):
-        operations = Operations(Settings("tcp:0:interface=127.0.0.1"),
-                                Clock(), environ={})
+        operations = operationsOf(Settings("tcp:0:interface=127.0.0.1"))
         mcp = object()
         self.assertIs(operations.root(mcp), mcp)
         self.assertEqual([s.name for s in operations.services(None)],
@@ -119,21 +151,21 @@ class OperationsAssemblyTests(TestCase):
         With --agent-port the agent check listens beside the admin routes,
         and the daemon serves only once it does.
         """
-        operations = Operations(Settings(agentPort="tcp:0:interface=127.0.0.1"), Clock(), environ={})
+        operations = operationsOf(
+            Settings(agentPort="tcp:0:interface=127.0.0.1"))
         self.assertEqual([s.name for s in operations.services(None)],
                          ["agent-check", "operations"])
         self.assertIsNot(operations.whenListening(_Endpoint()),
                          _Endpoint.whenListening)
 
     def test_badAgentPortNamesTheSetting(self):
-        error = self.assertRaises(ConfigError, Operations,
-                                  Settings(agentPort="tcp:nope"), Clock(),
-                                  environ={})
+        error = self.assertRaises(ConfigError, operationsOf,
+                                  Settings(agentPort="tcp:nope"))
         self.assertIn("--agent-port 'tcp:nope'", str(error))
 
     def test_badAdminPortNamesTheSetting(self):
-        error = self.assertRaises(ConfigError, Operations,
-                                  Settings("tcp:nope"), Clock(), environ={})
+        error = self.assertRaises(ConfigError, operationsOf,
+                                  Settings("tcp:nope"))
         self.assertIn("--admin-port 'tcp:nope'", str(error))
 
 
@@ -165,9 +197,8 @@ class ObserveTests(TestCase):
         The metrics say whether the daemon's own session reaches the
         stone, as /healthz does.
         """
-        operations = Operations(Settings(), Clock(), environ={})
         control = _Control()
-        operations.observe(_Sessions(), _Pool(), control)
+        operations = operationsOf(Settings(), _Sessions(), _Pool(), control)
         self.assertIn(b"gsmcpd_stone_reachable 1.0",
                       operations.metrics.render())
         control.gone = "the stone restarted"
@@ -179,11 +210,11 @@ class ObserveTests(TestCase):
         The agent check's weight counts an idle read session's slot as
         room: a new session would take it.
         """
-        operations = Operations(Settings(agentPort="tcp:0:interface=127.0.0.1"), Clock(),
-                                environ={})
         sessions = _Sessions()
         sessions.warm = [object()]
-        operations.observe(sessions, _Pool(), _Control())
+        operations = operationsOf(
+            Settings(agentPort="tcp:0:interface=127.0.0.1"), sessions,
+            _Pool(), _Control())
         operations.health.serving = True
         agent = operations.services(None)[0]
         self.assertEqual(agent.factory.capacity.line(), b"up ready 100%\n")

@@ -204,6 +204,21 @@ class ConfigTests(SynchronousTestCase):
         self.assertEqual((exit.code, out.getvalue()),
                          (0, f"gsmcpd {__version__}\n"))
 
+    def test_simulatedRepository(self):
+        """
+        C{--simulated-repository} (C{GSMCP_SIMULATED_REPOSITORY}) names the
+        simulated stone's code: demo by default, or kernel.
+        """
+        self.assertEqual(self.configure(["--simulated"]).simulatedRepository, "demo")
+        self.assertEqual(self.configure(["--simulated"], {
+            "GSMCP_SIMULATED_REPOSITORY": "kernel"}).simulatedRepository, "kernel")
+        self.assertIn("demo, kernel", self.refusal(
+            ["--simulated", "--simulated-repository", "huge"]))
+
+    def test_simulatedRepositoryNeedsSimulated(self):
+        self.assertIn("--simulated-repository", self.refusal(
+            ["--password-file", self.passwordFile(), "--simulated-repository", "kernel"]))
+
     def test_gemNrsContradictsNetldi(self):
         self.assertIn("--gem-nrs", self.refusal(
             ["--password-file", self.passwordFile(), "--gem-nrs", "!x",
@@ -321,11 +336,26 @@ class ConfigTests(SynchronousTestCase):
         self.assertNotIn("Only commit commits", narrow.identity.instructions)
         self.assertIn("Only commit commits", wide.identity.instructions)
 
+    def test_eachEraItsOwnInstructions(self):
+        """
+        The 2026-07-28 text starts with open_session and the handle; the
+        2025 text speaks of the MCP session; both list the toolsets.
+        """
+        identity = self.configure(["--simulated", "--toolsets",
+                                   "execution session"]).identity
+        self.assertTrue(identity.modernInstructions.startswith(
+            "Call open_session first"))
+        self.assertIn("Your MCP session has its own GemStone session",
+                      identity.instructions)
+        self.assertIn("Only commit commits", identity.modernInstructions)
+
     def test_instructionsFile(self):
         path = self.passwordFile("Acme labels. Read-only.")
         config = self.configure(["--simulated", "--toolsets", "execution",
                                  "--instructions-file", path])
         self.assertEqual(config.identity.instructions,
+                         "Acme labels. Read-only.")
+        self.assertEqual(config.identity.modernInstructions,
                          "Acme labels. Read-only.")
 
     def test_emptyInstructionsFileSendsNone(self):
@@ -367,7 +397,8 @@ class ConfigTests(SynchronousTestCase):
             {"GSMCP_PORT", "GSMCP_STONE", "GSMCP_HOST", "GSMCP_NETLDI",
              "GSMCP_GEM_NRS", "GSMCP_USER", "GSMCP_PASSWORD_FILE",
              "GSMCP_HOST_USER", "GSMCP_HOST_PASSWORD_FILE",
-             "GSMCP_GCI_LIBRARY", "GSMCP_SIMULATED", "GSMCP_MAX_SESSIONS",
+             "GSMCP_GCI_LIBRARY", "GSMCP_SIMULATED", "GSMCP_SIMULATED_REPOSITORY",
+             "GSMCP_MAX_SESSIONS",
              "GSMCP_WARM_READS",
              "GSMCP_TOOLSETS", "GSMCP_TOOLSET_OPTIONS", "GSMCP_SERVER_NAME",
              "GSMCP_SERVER_VERSION", "GSMCP_SERVER_TITLE",

@@ -6,7 +6,7 @@ from twisted.internet.defer import Deferred, fail, succeed
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.questions import (
-    accepted, askEach, elicitation, roots, sampling)
+    StreamAsker, accepted, askEach, elicitation, roots, sampling)
 from gsmcpd.tools.templates.outcomes import ToolError
 
 CONFIRM = elicitation("Delete Foo?", {"confirm": {"type": "boolean"}})
@@ -57,3 +57,30 @@ class AskEachTests(SynchronousTestCase):
         self.assertEqual(failure.value.message,
                          "elicitation/create failed: no answer")
         pending.callback({})
+
+
+class StreamAskerTests(SynchronousTestCase):
+    """
+    Asking on the call's stream: what the client's session declared says
+    what it can answer, and each question is one request.
+    """
+
+    def test_canAskByTheSessionsCapabilities(self):
+        class Client:
+            clientCapabilities = {"elicitation": {}, "sampling": True}
+        asker = StreamAsker(None, Client())
+        self.assertTrue(asker.canAsk("elicitation"))
+        self.assertFalse(asker.canAsk("sampling"))
+        self.assertFalse(asker.canAsk("roots"))
+
+    def test_askSendsEach(self):
+        sent = []
+
+        def send(method, params):
+            sent.append(method)
+            return succeed({"answered": method})
+        answers = self.successResultOf(StreamAsker(send, None).ask(
+            {"who": elicitation("Who?", {"name": {"type": "string"}}),
+             "roots": roots()}))
+        self.assertEqual(sorted(sent), ["elicitation/create", "roots/list"])
+        self.assertEqual(answers["roots"], {"answered": "roots/list"})

@@ -22,15 +22,12 @@ from gsmcpd.daemon.security import (
     READ_ONLY_INSTRUCTIONS, READ_ONLY_REASON, SessionPolicies, auditLog,
     bearerGate, listeningEndpoint, securityServices)
 from gsmcpd.observe.audit import AuditLog
-from gsmcpd.protocol.callsessions import toolError
-from gsmcpd.protocol.eras import Envelope
+from gsmcpd.protocol.modern.envelope import Envelope
 from gsmcpd.protocol.listen import Filter
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.protocol.handles import noSuchHandle
-from gsmcpd.protocol.results import complete
+from gsmcpd.protocol.modern.handles import noSuchHandle
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from gsmcpd.transport.bearer import BearerGate, BearerResource
-from gsmcpd.transport.http import McpApp
 from tests.fakes import SmalltalkRaised
 from tests.idp import AUDIENCE, ISSUER, IdentityProvider
 from tests.test_modern import (
@@ -169,8 +166,8 @@ class _Authenticated:
         self.token = self.provider.token(sub="Alice", scope="write")
 
     def makeApp(self, dispatcher):
-        return McpApp(self.sessions, dispatcher, self.clock,
-                      audit=AuditLog(self.events.append, "DataCurator"))
+        return self.buildApp(dispatcher, AuditLog(self.events.append,
+                                                  "DataCurator"))
 
     def post(self, body, session=None, headers=None):
         return super().post(body, session, dict(
@@ -406,10 +403,11 @@ class AuthenticatedModernTests(_Authenticated, ModernTestCase):
             arguments = {"session": handle}
             if name == "execute_code":
                 arguments["code"] = "3 + 4"
-            result = yield self.tool(name, arguments,
-                                     mcp_param_session=handle)
-            self.assertEqual(result, complete(
-                "tools/call", toolError(noSuchHandle(handle))))
+            response, body = yield self.send(modern(
+                "tools/call", 7, name=name, arguments=arguments),
+                mcp_param_session=handle)
+            self.assertEqual((response.code, body),
+                             (404, noSuchHandle(handle).asResponse(7)))
         self.assertIs(self.sessions.get(handle).gem, gem)
         self.assertEqual(gem.calls, [])
 

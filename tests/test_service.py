@@ -4,6 +4,11 @@ assembly, in memory (the whole daemon over real sockets is
 L{tests.test_service_sockets}).
 """
 
+import collections
+import functools
+import sys
+import types
+
 from twisted.application.internet import StreamServerEndpointService
 from twisted.application.service import IService, MultiService, Service
 from twisted.internet.address import IPv4Address
@@ -21,8 +26,23 @@ from gsmcpd.daemon.service import GsmcpService, assemble
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import (
     CONTROL_INTERVAL, StartupRefused, StoneService)
-from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL
-from gsmcpd.sessions.lifetime import MAINTENANCE_INTERVAL
+from gsmcpd.daemon.admin import Health
+from gsmcpd.daemon.stone import ControlSession
+from gsmcpd.gci.pool import GemSessionPool
+from gsmcpd.observe.metrics import Metrics
+from gsmcpd.protocol.calls import CallRunner
+from gsmcpd.protocol.dispatch import Dispatcher
+from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
+from gsmcpd.protocol.modern.endpoint import ModernEndpoint
+from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.protocol.modern.requeststate import RequestStateSeal
+from gsmcpd.protocol.modern.tasks import TaskStore
+from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, ViewHygiene
+from gsmcpd.sessions.lifetime import MAINTENANCE_INTERVAL, Reaper
+from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.sessions.warm import WarmSessions
+from gsmcpd.transport.http import McpApp
+from gsmcpd.transport.modern import ModernPost
 
 
 class Recorded(Service):
@@ -248,3 +268,106 @@ class AssemblyTests(SynchronousTestCase):
 
 class FakeLibrary:
     version = "3.7.4 (fake)"
+
+
+def reachable(root):
+    """
+    Every object reachable from C{root} through attributes, containers,
+    bound methods and closures: what the service tree holds.
+    """
+    seen, todo = {}, [root]
+    while todo:
+        each = todo.pop()
+        if id(each) in seen or isinstance(each, (str, bytes, int, float,
+                                                 bool, type(None), type)):
+            continue
+        seen[id(each)] = each
+        if isinstance(each, dict):
+            todo.extend(each.keys())
+            todo.extend(each.values())
+        elif isinstance(each, (list, tuple, set, frozenset)):
+            todo.extend(each)
+        elif isinstance(each, types.MethodType):
+            todo.append(each.__self__)
+        elif isinstance(each, types.FunctionType):
+            todo.extend(cell.cell_contents for cell in each.__closure__ or ()
+                        if _filled(cell))
+        elif isinstance(each, functools.partial):
+            todo.extend([each.func, *each.args, *each.keywords.values()])
+        if hasattr(each, "__dict__") and \
+                not isinstance(each, types.ModuleType):
+            todo.extend(vars(each).values())
+        for name in getattr(type(each), "__slots__", ()):
+            todo.append(getattr(each, name, None))
+    return list(seen.values())
+
+
+def _filled(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def ourClasses():
+    """
+    The classes of gsmcpd's runtime whose instances take attributes (not
+    frozen attrs values, not the simulated stone's).
+    """
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("gsmcpd.") or name.startswith(
+                "gsmcpd.testing"):
+            continue
+        for value in vars(module).values():
+            if isinstance(value, type) and value.__module__ == name and \
+                    "__setattr__" not in vars(value) and \
+                    "__slots__" not in vars(value):
+                yield value
+
+
+class ServiceTreeTests(SynchronousTestCase):
+    """
+    The whole service, built by L{assemble} on a clock and a fake library:
+    each collaborator built once, reachable from the tree, and given all it
+    needs by constructor (nothing assigned to an object from outside it).
+    """
+
+    def setUp(self):
+        self.reactor = MemoryReactorClock()
+
+    def build(self):
+        options = Options()
+        options.parseOptions(["--simulated", "--audit-log", "-"])
+        return assemble(options.config({}), FakeLibrary(), self.reactor)
+
+    def test_everyCollaboratorOnceInTheTree(self):
+        objects = reachable(self.build())
+        counts = collections.Counter(type(each) for each in objects)
+        for kind in (SessionRegistry, WarmSessions, CallRunner, Dispatcher,
+                     ModernEndpoint, ModernPost, McpApp, ChangeNotices,
+                     SessionListeners, PendingRequests, GemSessionPool,
+                     Health, Metrics, Reaper, ViewHygiene, ControlSession,
+                     RequestStateSeal, TaskStore):
+            self.assertEqual(counts[kind], 1, kind.__name__)
+
+    def test_nothingAssignedAfterwards(self):
+        """
+        While the tree is built, no object of ours has an attribute set by
+        anything but its own methods.
+        """
+        assigned = []
+
+        def recording(obj, name, value):
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_locals.get("self") is not obj:
+                frame = frame.f_back
+            if frame is None:
+                assigned.append(f"{type(obj).__name__}.{name}")
+            object.__setattr__(obj, name, value)
+
+        self.build()  # every module imported
+        for cls in ourClasses():
+            self.patch(cls, "__setattr__", recording)
+        self.build()
+        self.assertEqual(assigned, [])

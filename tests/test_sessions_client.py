@@ -8,7 +8,7 @@ from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.sessions.client import (
-    KEPT_SEQUENCES, LogBudget, McpSession, newHandle)
+    KEPT_SEQUENCES, LogBudget, McpSession, couldBeHandle, newHandle)
 from gsmcpd.sessions.outbox import OUTBOX_LIMIT
 from tests.fakes import FakeGem
 
@@ -137,3 +137,14 @@ class SessionTests(SynchronousTestCase):
         self.assertNotIn("k0", self.session.sequences)
         self.assertNotIn("k1", self.session.sequences)
         self.assertIn(f"k{KEPT_SEQUENCES + 1}", self.session.sequences)
+
+
+class HandleShapeTests(SynchronousTestCase):
+
+    def test_mintedHandlesHaveTheShape(self):
+        for _ in range(20):
+            self.assertTrue(couldBeHandle(newHandle()))
+
+    def test_othersDoNot(self):
+        for text in ("", "Hello", "g" * 32, "A" * 32, "0" * 33):
+            self.assertFalse(couldBeHandle(text))

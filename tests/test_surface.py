@@ -9,9 +9,8 @@ import json
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.auth.tokens import Principal
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.protocol.surface import surfaceOf
-from gsmcpd.tools.conformance import ConformanceToolset
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from tests.test_lifetime import events
 from tests.test_web import Collector, TransportTestCase, request
@@ -22,11 +21,8 @@ SSE = {"accept": ["application/json, text/event-stream"]}
 class SurfaceTestCase(TransportTestCase):
 
     def makeDispatcher(self):
-        toolsets = buildToolsets(["execution", "conformance"])
-        for toolset in toolsets:
-            if isinstance(toolset, ConformanceToolset):
-                toolset.clock = self.clock
-        return Dispatcher(ToolCatalog(toolsets), ServerIdentity())
+        return Dispatcher(ToolCatalog(buildToolsets(
+            ["execution", "conformance"])), ServerIdentity())
 
     @inlineCallbacks
     def rpc(self, handle, method, id=1, **params):
@@ -218,15 +214,20 @@ class CallStreamTests(SurfaceTestCase):
         self.assertEqual(events(received), [])
 
 
-class SurfaceOfTests(SynchronousTestCase):
+class SurfaceForTests(SynchronousTestCase):
     def test_oncePerCatalog(self):
         """
-        A catalog narrowed to toolsets without resources offers none; each
-        catalog's surface is made once.
+        A token narrowed to toolsets without resources is offered none;
+        each catalog's surface is made once, by the dispatcher that serves
+        it (no module-level cache).
         """
-        catalog = ToolCatalog.named(("browsing", "execution"))
-        narrowed = catalog.narrowed(frozenset({"execution"}))
-        self.assertIs(surfaceOf(catalog), surfaceOf(catalog))
-        self.assertTrue(surfaceOf(catalog).templates)
-        self.assertEqual((surfaceOf(narrowed).templates,
-                          surfaceOf(narrowed).resources), ([], {}))
+        dispatcher = Dispatcher(ToolCatalog.named(("browsing", "execution")),
+                                ServerIdentity())
+        narrow = Principal("a", "Alice", frozenset(), 0.0,
+                           frozenset({"execution"}))
+        self.assertIs(dispatcher.surfaceFor(None), dispatcher.surface)
+        self.assertTrue(dispatcher.surface.templates)
+        self.assertIs(dispatcher.surfaceFor(narrow),
+                      dispatcher.surfaceFor(narrow))
+        self.assertEqual((dispatcher.surfaceFor(narrow).templates,
+                          dispatcher.surfaceFor(narrow).resources), ([], {}))

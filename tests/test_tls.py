@@ -3,6 +3,7 @@ The TLS endpoint: what an C{ssl:} description may say, the files it loads,
 and reloading them.
 """
 
+from cryptography.x509.oid import NameOID
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.transport.tls import (
@@ -10,9 +11,17 @@ from gsmcpd.transport.tls import (
 from tests.idp import TestCA, writeIdentity
 
 
+def commonName(certificate):
+    """
+    The subject's common name of a pyOpenSSL certificate, read through
+    cryptography (pyOpenSSL's own X.509 accessors are deprecated).
+    """
+    return certificate.to_cryptography().subject.get_attributes_for_oid(
+        NameOID.COMMON_NAME)[0].value
+
+
 def servedName(contexts):
-    connection = contexts.serverConnectionForTLS(None)
-    return connection.get_certificate().get_subject().commonName
+    return commonName(contexts.serverConnectionForTLS(None).get_certificate())
 
 
 class DescriptionTests(SynchronousTestCase):
@@ -94,8 +103,7 @@ class ContextTests(SynchronousTestCase):
                 g.write(f.read())
         self.assertTrue(contexts.reload())
         self.assertEqual(servedName(contexts), "renewed.test")
-        self.assertEqual(kept.get_certificate().get_subject().commonName,
-                         "localhost")
+        self.assertEqual(commonName(kept.get_certificate()), "localhost")
 
     def test_failedReloadKeepsServing(self):
         contexts = ReloadingContexts(self.endpoint)

@@ -5,6 +5,7 @@ certificate reloaded while a connection stays open.
 
 import http.client
 import ssl
+import warnings
 
 from twisted.internet import reactor
 from twisted.internet.defer import inlineCallbacks
@@ -63,7 +64,10 @@ class TLSSocketTests(TestCase):
 
     @inlineCallbacks
     def test_tls11Refused(self):
-        connection = self.connect(ssl.TLSVersion.TLSv1_1)
+        with warnings.catch_warnings():
+            # Deprecated for being insecure, which is why it is refused.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            connection = self.connect(ssl.TLSVersion.TLSv1_1)
         yield self.assertFailure(deferToThread(self.get, connection),
                                  ssl.SSLError)
 

@@ -16,7 +16,7 @@ from gsmcpd.testing.simulator.sessiontable import CACHE_FRAMES
 from gsmcpd.testing.simulator.stone import RESTRICTED_PRIVILEGES, Stone
 from gsmcpd.tools.admin import DESCRIBED, AdminToolset
 from gsmcpd.tools.base import effectiveHints
-from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog
+from gsmcpd.tools.catalog import CORE_TOOLSETS, SCOPED_TOOLSETS, ToolCatalog
 from tests.test_modern import META, ModernTestCase
 from tests.test_security import AUTH, configure
 from tests.toolharness import ToolHarness
@@ -47,7 +47,7 @@ class DeclarationTests(SynchronousTestCase):
         self.assertIn("withheld", tool.outputSchema["properties"])
 
     def test_scoped(self):
-        self.assertTrue(AdminToolset.scoped)
+        self.assertIn(AdminToolset.name, SCOPED_TOOLSETS)
 
 
 class StoneStatusTests(TestCase):

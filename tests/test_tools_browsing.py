@@ -12,6 +12,7 @@ from twisted.trial.unittest import TestCase
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS
 from gsmcpd.tools.ledger import classKey, methodKey
+from gsmcpd.tools.paging import LIST_LIMIT
 from gsmcpd.tools.base import effectiveHints
 from tests.test_tools_listing import checkedCall, codeModel
 from tests.toolharness import ToolHarness
@@ -357,10 +358,13 @@ class ListMethodsTests(BrowsingTestCase):
             ({"className": "Account", "meta": m.meta, "selector": m.selector,
               "category": m.category} for m in methods),
             key=lambda m: (m["meta"], m["category"], m["selector"]))
-        self.assertEqual(structured, {"className": "Account",
-                                      "methods": expected})
+        self.assertEqual(structured, {
+            "className": "Account", "methods": expected,
+            "page": {"offset": 0, "limit": LIST_LIMIT, "total": len(expected),
+                     "nextOffset": None, "atLeast": None}})
         lines = text.splitlines()
-        self.assertEqual(lines[:5], ["Account", "instance side:",
+        self.assertEqual(lines[:6], ["Account", f"(showing 1-{len(expected)} of {len(expected)})",
+                                     "instance side:",
                                      "  accessing", "    balance",
                                      "    owner"])
         self.assertEqual(lines[-4:], ["class side:", "  instance creation",
@@ -374,7 +378,7 @@ class ListMethodsTests(BrowsingTestCase):
                                  meta=True)
         text, structured = yield checkedCall(self.harness, "list_methods",
                                              className="Bare")
-        self.assertEqual(text, "Bare\ninstance side:\n  (none)\n"
+        self.assertEqual(text, "Bare\n(showing 1-1 of 1)\ninstance side:\n  (none)\n"
                                "class side:\n  making\n    create")
         self.assertEqual(structured["methods"], [
             {"className": "Bare", "meta": True, "selector": "create",

@@ -11,6 +11,7 @@ from twisted.trial.unittest import TestCase
 
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.tools.listing import nameOrder
+from gsmcpd.tools.paging import LIST_LIMIT
 from gsmcpd.tools.base import effectiveHints
 from tests.toolharness import ToolHarness
 
@@ -124,7 +125,7 @@ class ListAllClassesTests(TestCase):
         self.assertIn({"className": "Object", "dictionary": "Globals"},
                       structured["classes"])
         self.assertEqual(structured["page"], {
-            "offset": 0, "limit": None, "total": total, "nextOffset": None,
+            "offset": 0, "limit": LIST_LIMIT, "total": total, "nextOffset": None,
             "atLeast": None})
         lines = text.splitlines()
         self.assertEqual(lines[0], f"(showing 1-{total} of {total})")

@@ -5,6 +5,7 @@ prompts describe themselves, and which URIs a template claims.
 
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.tools.base import ANY_SESSION, OWN_SESSION
 from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate
 
 DEFINITION = ResourceTemplate("gemstone://class/{className}/definition",
@@ -43,6 +44,22 @@ class ResourceTemplateMatchTests(SynchronousTestCase):
         dotted = ResourceTemplate("a.b/{x}", "dotted", read=None)
         self.assertEqual(dotted.match("a.b/1"), {"x": "1"})
         self.assertIsNone(dotted.match("aXb/1"))
+
+
+class RunsOnTests(SynchronousTestCase):
+    """
+    A resource declares whether reading it needs a GemStone session; it
+    never needs one of the client's own.
+    """
+
+    def test_gemStoneByDefault(self):
+        self.assertEqual(Resource("a://b", "b", None).runsOn, ANY_SESSION)
+
+    def test_ownSessionRefused(self):
+        self.assertRaises(ValueError, Resource, "a://b", "b", None,
+                          runsOn=OWN_SESSION)
+        self.assertRaises(ValueError, ResourceTemplate, "a://{b}", "b", None,
+                          runsOn=OWN_SESSION)
 
 
 class DescriptorTests(SynchronousTestCase):

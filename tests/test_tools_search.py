@@ -9,7 +9,9 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.protocol.jsonrpc import Message
+from gsmcpd.testing.simulator import reflection
 from gsmcpd.tools.base import effectiveHints
+from gsmcpd.tools.search import SEARCH_LIMIT
 from tests.test_tools_listing import codeModel
 from tests.toolharness import ToolHarness, checkStructured
 
@@ -112,6 +114,30 @@ class SchemaTests(SearchTestCase):
         self.assertEqual(self.harness.gem.sources, [])
 
 
+    @inlineCallbacks
+    def test_categoriesOfThePageOnly(self):
+        """
+        The cross-reference searches sort every hit but look up the
+        category of the page's rows only: on a real stone's kernel a search
+        finds thousands of methods.
+        """
+        model = codeModel(self.harness)
+        model.compileMethod("SavingsAccount", "owner\n\t^'bank'")
+        model.compileMethod("SavingsAccount", "twin\n\t^Account new")
+        looked = []
+        methodOf = reflection.methodOf
+        self.patch(reflection, "methodOf",
+                   lambda ev, behavior, selector:
+                   looked.append(selector) or methodOf(ev, behavior, selector))
+        for tool, arguments in (("find_implementors", {"selector": "owner"}),
+                                ("find_senders", {"selector": "balance"}),
+                                ("find_references_to", {"name": "Account"})):
+            del looked[:]
+            _, structured = yield checked(self.harness, tool, limit=1, **arguments)
+            self.assertGreater(structured["page"]["total"], 1, tool)
+            self.assertEqual(len(looked), 1, tool)
+
+
 class FindImplementorsTests(SearchTestCase):
 
     @inlineCallbacks
@@ -133,7 +159,7 @@ class FindImplementorsTests(SearchTestCase):
             "className": "Greeter", "meta": True, "selector": "owner",
             "category": "accessing"})
         self.assertEqual(structured["page"], {
-            "offset": 0, "limit": None, "total": 3, "nextOffset": None,
+            "offset": 0, "limit": SEARCH_LIMIT, "total": 3, "nextOffset": None,
             "atLeast": None})
 
     @inlineCallbacks

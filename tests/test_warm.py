@@ -104,6 +104,36 @@ class WarmSessionsTests(SynchronousTestCase):
         self.assertIsNone(self.registry.get(session.handle))
         self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
 
+    def test_changedWorkAbortedAtOnce(self):
+        """
+        The session of a call that could change something is aborted as the
+        call ends, before any later call takes it; and once more when one
+        does, to move its view.
+        """
+        session = self.successResultOf(self.registry.open("2026-07-28", None))
+        session.journal.record("compiled", "Account>>x", "Account")
+        self.successResultOf(self.warm.keep(session, "call done", True))
+        self.assertEqual(session.gem.calls, [("abort", {})])
+        self.assertEqual(len(session.journal), 0)
+        self.assertEqual(len(self.warm), 1)
+        self.assertIs(self.successResultOf(self.warm.take(None)), session)
+        self.assertEqual(session.gem.calls, [("abort", {})] * 2)
+
+    def test_changedWorkNotAbortedIsClosed(self):
+        """
+        A session whose work cannot be aborted is logged out (which
+        discards it) rather than left idle for the next call.
+        """
+        session = self.successResultOf(self.registry.open("2026-07-28", None))
+
+        def broken(arguments):
+            raise GciError(4100, "the gem is gone", fatal=True)
+        session.gem.results["abort"] = broken
+        self.warm.keep(session, "call done", True)
+        self.assertIsNone(self.registry.get(session.handle))
+        self.assertTrue(session.gem.loggedOut)
+        self.assertIsNone(self.warm.take(None))
+
     def test_idleExpiry(self):
         session = self.read()
         self.clock.advance(IDLE_LIMIT - 1)

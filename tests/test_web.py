@@ -14,12 +14,19 @@ from twisted.web.resource import Resource
 from twisted.web.test.requesthelper import DummyRequest
 from zope.interface.verify import verifyObject
 
-from gsmcpd.protocol.dispatch import SESSION_NOTE, Dispatcher, ServerIdentity
+from gsmcpd.protocol.calls import CallRunner
+from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
+from gsmcpd.protocol.modern.endpoint import ModernEndpoint
+from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 from gsmcpd.transport.http import MAX_BODY_BYTES, McpApp, McpSite
+from gsmcpd.transport.modern import ModernPost
 from tests.fakes import FakePool, SmalltalkRaised
 from tests.test_metrics import scrape
 
@@ -29,6 +36,25 @@ JSON = {"content-type": ["application/json"],
 
 def request(method, id=1, **params):
     return {"jsonrpc": "2.0", "id": id, "method": method, "params": params}
+
+
+def mcpApp(sessions, dispatcher, clock, pending=None, notices=None,
+           listeners=None, requestTimeout=None, audit=None, origins=()):
+    """
+    An L{McpApp} over C{dispatcher}, each collaborator built once by
+    constructor as L{gsmcpd.daemon.service.assemble} builds them (the
+    registry's observers are its own to be given).
+    """
+    pending = PendingRequests(clock) if pending is None else pending
+    notices = ChangeNotices() if notices is None else notices
+    listeners = SessionListeners(notices) if listeners is None else listeners
+    calls = CallRunner(dispatcher, sessions, clock, pending, requestTimeout,
+                       audit)
+    modern = ModernPost(ModernEndpoint(dispatcher, calls, sessions, clock),
+                        notices, clock)
+    return McpApp(sessions, dispatcher, calls, modern, listeners, pending,
+                  clock, OriginPolicy.fromOptions(origins),
+                  HostPolicy.fromOptions(()))
 
 
 class TransportTestCase(TestCase):
@@ -42,7 +68,13 @@ class TransportTestCase(TestCase):
     def setUp(self):
         self.clock = Clock()
         self.pool = FakePool(self.maxSessions)
-        self.sessions = SessionRegistry(self.pool, self.clock)
+        self.pending = PendingRequests(self.clock)
+        self.notices = ChangeNotices()
+        self.listeners = SessionListeners(self.notices)
+        self.sessions = SessionRegistry(
+            self.pool, self.clock,
+            onClose=[self.pending.forget, self.listeners.remove],
+            onCommit=[self.notices.resourcesUpdated])
         self.serve(self.makeDispatcher())
 
     def makeDispatcher(self):
@@ -54,10 +86,13 @@ class TransportTestCase(TestCase):
         Answer requests with C{dispatcher} from now on.
         """
         self.dispatcher = dispatcher
-        self.app = McpApp(self.sessions, dispatcher, self.clock,
-                          allowedOrigins=["app.example"],
-                          requestTimeout=self.requestTimeout)
+        self.app = self.buildApp(dispatcher)
         self.treq = StubTreq(self.app.resource())
+
+    def buildApp(self, dispatcher, audit=None):
+        return mcpApp(self.sessions, dispatcher, self.clock, self.pending,
+                      self.notices, self.listeners, self.requestTimeout,
+                      audit, origins=["app.example"])
 
     @inlineCallbacks
     def post(self, body, session=None, headers=None):
@@ -133,7 +168,8 @@ class InitializeTests(TransportTestCase):
     def test_sessionLimit(self):
         """
         Past the cap, initialize is refused -32001 sessionLimit and no
-        login is attempted.
+        login is attempted; the message says what a client can do, not
+        which server flag to change.
         """
         for _ in range(3):
             yield self.initialize()
@@ -142,6 +178,8 @@ class InitializeTests(TransportTestCase):
         self.assertEqual(body["error"]["code"], -32001)
         self.assertEqual(body["error"]["data"],
                          {"kind": "sessionLimit", "limit": 3})
+        self.assertIn("try again", body["error"]["message"])
+        self.assertNotIn("--max-sessions", body["error"]["message"])
         self.assertEqual(len(self.pool.opened), 3)
         self.assertIsNone(response.headers.getRawHeaders("mcp-session-id"))
 

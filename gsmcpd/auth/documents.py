@@ -4,12 +4,16 @@ JWKS) over verified HTTPS, with how long each may be cached.
 """
 
 import json
+from collections.abc import Generator
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 import treq
 from treq.client import HTTPClient
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.interfaces import IReactorTime
 from twisted.web.client import Agent, BrowserLikePolicyForHTTPS
+from twisted.web.http_headers import Headers
 
 FETCH_TIMEOUT = 10.0
 MAX_DOCUMENT_BYTES = 1 << 20
@@ -32,7 +36,7 @@ class _TooLarge(Exception):
     pass
 
 
-def readJsonFile(path):
+def readJsonFile(path: str) -> Any:
     """
     A local JSON file's content.
 
@@ -48,7 +52,7 @@ def readJsonFile(path):
         raise DocumentError(f"{path!r} is not JSON: {e}")
 
 
-def verifiedClient(reactor, trustRoot=None):
+def verifiedClient(reactor: Any, trustRoot: Any = None) -> HTTPClient:
     """
     A treq client that checks each server's certificate chain and host name
     (service-identity): against the platform's trust store, or against
@@ -59,7 +63,7 @@ def verifiedClient(reactor, trustRoot=None):
     return HTTPClient(Agent(reactor, contextFactory=policy))
 
 
-def freshness(headers, now):
+def freshness(headers: Headers, now: float) -> float:
     """
     Seconds a response may be cached, from its C{Cache-Control} or
     C{Expires}, within L{MIN_FRESHNESS} and L{MAX_FRESHNESS}.
@@ -81,17 +85,19 @@ def freshness(headers, now):
         except ValueError:
             pass
     else:
-        expires = headers.getRawHeaders(b"expires", [None])[0]
+        expires = headers.getRawHeaders(b"expires", [b""])[0]
         try:
             seconds = parsedate_to_datetime(
                 expires.decode("latin-1")).timestamp() - now
-        except (AttributeError, TypeError, ValueError):
+        except (TypeError, ValueError):
             pass
     return min(max(seconds, MIN_FRESHNESS), MAX_FRESHNESS)
 
 
 @inlineCallbacks
-def fetchDocument(client, clock, url):
+def fetchDocument(client: HTTPClient, clock: IReactorTime,
+                  url: str
+                  ) -> Generator[Deferred[Any], Any, tuple[Any, float]]:
     """
     GET a JSON object over HTTPS.
 
@@ -112,7 +118,7 @@ def fetchDocument(client, clock, url):
 
     try:
         response = yield client.get(
-            url, headers={b"accept": [b"application/json"]}
+            url, headers=Headers({b"accept": [b"application/json"]})
         ).addTimeout(FETCH_TIMEOUT, clock)
         if response.code != 200:
             raise DocumentError(f"{url} answered HTTP {response.code}")

@@ -4,6 +4,8 @@ fetched over verified HTTPS (from a configured URL, or the one the issuer's
 metadata names) and kept fresh by the documents' caching headers.
 """
 
+from collections.abc import Iterable
+
 import attr
 import jwt
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
@@ -38,7 +40,8 @@ class IKeySource(Interface):
     Where the signing keys come from.
     """
 
-    def keyFor(keyId, algorithm):
+    def keyFor(keyId: str | None,
+               algorithm: str) -> Deferred[jwt.PyJWK | None]:
         """
         The key C{keyId} names, for C{algorithm}.
 
@@ -48,7 +51,7 @@ class IKeySource(Interface):
         """
 
 
-def usableKeys(document):
+def usableKeys(document: object) -> tuple[jwt.PyJWK, ...]:
     """
     The signature keys in a JWKS document that an accepted algorithm can
     verify with; symmetric and encryption keys are left out.
@@ -75,7 +78,8 @@ def usableKeys(document):
     return tuple(keys)
 
 
-def selectKey(keys, keyId, algorithm):
+def selectKey(keys: Iterable[jwt.PyJWK], keyId: str | None,
+              algorithm: str) -> jwt.PyJWK | None:
     """
     The key among C{keys} a token's header names: by C{kid}, or, for a
     token without one, the only key for its algorithm.
@@ -113,7 +117,7 @@ class KeyFile:
         return succeed(selectKey(self.keys, keyId, algorithm))
 
 
-def discoveryUrls(issuer):
+def discoveryUrls(issuer: str) -> tuple[str, ...]:
     """
     Where an issuer's metadata may be, in the order MCP clients try them:
     RFC 8414's path-inserted form, then OpenID Connect's inserted and

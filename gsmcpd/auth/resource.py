@@ -4,6 +4,8 @@ metadata document, and the C{WWW-Authenticate} challenge that points a
 refused client at it.
 """
 
+from typing import Any
+
 from urllib.parse import urlsplit
 
 import attr
@@ -13,7 +15,7 @@ from gsmcpd.auth.tokens import InsufficientScope, NoToken
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 
 
-def quoted(text):
+def quoted(text: str) -> str:
     """
     An RFC 9110 quoted-string.
     """
@@ -57,7 +59,7 @@ class ProtectedResource:
     name: str | None = None
 
     @property
-    def metadataUrl(self):
+    def metadataUrl(self) -> str:
         """
         Where RFC 9728 says the metadata of L{resource} is: the well-known
         path inserted between its host and its path.
@@ -66,7 +68,7 @@ class ProtectedResource:
         path = parts.path.rstrip("/")
         return f"{parts.scheme}://{parts.netloc}{METADATA_PATH}{path}"
 
-    def metadata(self):
+    def metadata(self) -> dict[str, Any]:
         """
         The Protected Resource Metadata document.
         """
@@ -81,7 +83,7 @@ class ProtectedResource:
             document["resource_name"] = self.name
         return document
 
-    def challenge(self, error):
+    def challenge(self, error: Exception) -> Challenge:
         """
         The answer to a request refused with C{error}, an
         L{AuthenticationError}.

@@ -3,6 +3,8 @@ Which toolsets a token opens: C{--auth-scope-toolsets} maps each scope to
 toolset names, and a token gets the union over its scopes.
 """
 
+from collections.abc import Iterable
+
 import json
 
 import attr
@@ -23,7 +25,7 @@ class ScopeToolsets:
     toolsetsByScope: dict
 
     @classmethod
-    def parse(cls, text, served):
+    def parse(cls, text: str, served: Iterable[str]) -> "ScopeToolsets":
         """
         Read the option's JSON, e.g. C{{"gemstone:read": ["browsing"]}}.
 
@@ -51,10 +53,10 @@ class ScopeToolsets:
                     for scope, names in document.items()})
 
     @property
-    def scopes(self):
+    def scopes(self) -> frozenset[str]:
         return frozenset(self.toolsetsByScope)
 
-    def toolsetsFor(self, scopes):
+    def toolsetsFor(self, scopes: Iterable[str]) -> frozenset[str] | None:
         """
         The toolsets a token granting C{scopes} may use.
         """

@@ -9,6 +9,8 @@ key mint one (the key confusion attack), so both are refused before any key
 is looked at.
 """
 
+from typing import Any
+
 import attr
 import jwt
 from twisted.internet.defer import inlineCallbacks
@@ -76,7 +78,8 @@ class Principal:
 _log = Logger()
 
 
-def admits(owner, principal, what):
+def admits(owner: "Principal | None", principal: "Principal | None",
+           what: str) -> bool:
     """
     Whether a request made as C{principal} may use C{what}, which C{owner}
     opened.  A stranger is logged, and is to be answered exactly as if
@@ -98,7 +101,7 @@ def admits(owner, principal, what):
     return False
 
 
-def bearerToken(authorization):
+def bearerToken(authorization: str | None) -> str:
     """
     The token in an C{Authorization} header value.
 
@@ -117,7 +120,7 @@ def bearerToken(authorization):
     return token
 
 
-def grantedScopes(claims):
+def grantedScopes(claims: dict[str, Any]) -> frozenset[str]:
     """
     The scopes in a token: RFC 9068's space-separated C{scope}, or the
     C{scp} list some authorization servers send instead.
@@ -149,7 +152,8 @@ class TokenValidator:
     issuer = attr.ib()
     audience = attr.ib()
     clock = attr.ib()
-    requiredScopes = attr.ib(default=frozenset(), converter=frozenset)
+    requiredScopes: frozenset[str] = attr.ib(default=frozenset(),
+                                             converter=frozenset)
     users = attr.ib(default=None)
     userClaim = attr.ib(default="sub")
 

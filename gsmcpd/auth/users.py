@@ -27,7 +27,7 @@ class UserMap:
     users: dict
 
     @classmethod
-    def read(cls, path):
+    def read(cls, path: str) -> "UserMap":
         """
         A JSON object, e.g. C{{"alice@example.com": "Alice"}}.
 
@@ -44,5 +44,5 @@ class UserMap:
                                "claim value to a GemStone user name")
         return cls(document)
 
-    def userFor(self, named):
+    def userFor(self, named: str) -> str:
         return self.users.get(named, named)

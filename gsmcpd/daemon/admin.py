@@ -26,10 +26,10 @@ class Health:
     @ivar sessionCount: answers how many MCP sessions are open.
     """
 
-    def __init__(self, sessionCount=lambda: 0):
+    def __init__(self, sessionCount=lambda: 0, controlSession=None):
         self.serving = False
         self.stopping = False
-        self.controlSession = None
+        self.controlSession = controlSession
         self.sessionCount = sessionCount
 
     def problem(self):

@@ -107,6 +107,11 @@ def vscode(target):
 
 
 def pythonSdk(target):
+    """
+    The official Python SDK in its default mode, which settles on MCP
+    2026-07-28: a GemStone session of one's own lives behind the handle
+    C{open_session} answers, passed to each call as C{session}.
+    """
     if target.bearer:
         connect = (
             "    http = httpx2.AsyncClient(headers={\n"
@@ -124,11 +129,16 @@ def pythonSdk(target):
     return (
         f"# pip install 'mcp>=2'\n{imports}\n\n"
         "async def main():\n" + connect +
-        "        tools = await client.list_tools()\n"
-        "        print([tool.name for tool in tools.tools])\n"
+        "        # A GemStone session of your own (its transaction spans\n"
+        "        # your calls) lives behind the handle open_session answers.\n"
+        "        opened = await client.call_tool(\"open_session\", {})\n"
+        "        session = opened.structured_content[\"session\"]\n"
         "        result = await client.call_tool(\n"
-        "            \"execute_code\", {\"code\": \"3 + 4\"})\n"
-        "        print(result.content[0].text)\n\n\n"
+        "            \"execute_code\", {\"code\": \"3 + 4\", "
+        "\"session\": session})\n"
+        "        print(result.content[0].text)\n"
+        "        await client.call_tool(\"close_session\", "
+        "{\"session\": session})\n\n\n"
         "asyncio.run(main())\n")
 
 

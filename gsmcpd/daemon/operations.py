@@ -12,7 +12,6 @@ from twisted.application.service import Service
 from twisted.internet.defer import DeferredList
 from twisted.internet.task import LoopingCall
 
-from gsmcpd import __version__
 from gsmcpd.daemon.admin import AdminApp, AdminBeside, Health
 from gsmcpd.daemon.agent import AgentFactory, Capacity
 from gsmcpd.daemon.drain import Drain
@@ -20,7 +19,6 @@ from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
 from gsmcpd.daemon.refusal import parseEndpoint
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.systemd import SystemdNotifier
-from gsmcpd.observe.metrics import Metrics
 from gsmcpd.transport.http import McpSite
 
 STATUS_INTERVAL = 10.0
@@ -83,16 +81,31 @@ class Operations:
     @ivar metrics: the L{Metrics} every instrumented object counts into.
     """
 
-    def __init__(self, config, reactor, environ=None):
-        self.metrics = Metrics(__version__)
-        self.health = Health()
+    def __init__(self, config, reactor, metrics, sessions, pool, control,
+                 environ=None):
+        """
+        @param sessions: the L{SessionRegistry}, @param pool: the
+            L{GemSessionPool} and @param control: the daemon's own
+            L{ControlSession}: what the gauges, the session count and the
+            stone's reachability are read from.
+        """
+        self.metrics = metrics
+        self.health = Health(lambda: len(sessions), control)
+        metrics.watch(
+            sessionsOpen=lambda: len(sessions),
+            sessionsOpening=lambda: len(pool) - len(sessions),
+            sessionsWarm=lambda: len(sessions.warm),
+            slotsUsed=lambda: len(pool), slotsLimit=lambda: pool.maxSessions,
+            eventStreams=lambda: sum(
+                1 for session in sessions if session.stream is not None),
+            stoneReachable=lambda: int(getattr(control, "gone", None) is None))
         self._config = config
         self._reactor = reactor
         self._notifier = SystemdNotifier(environ)
         self._admin = AdminApp(self.health, self.metrics).resource()
         self._adminEndpoint = None
-        self._pool = None
-        self._sessions = ()
+        self._pool = pool
+        self._sessions = sessions
         self._agentEndpoint = None
         if config.agentPort is not None:
             try:
@@ -115,24 +128,6 @@ class Operations:
         if self._adminEndpoint is not None:
             return mcp
         return AdminBeside(mcp, self._admin)
-
-    def observe(self, sessions, pool, control):
-        """
-        Read the gauges, the session count and the stone's reachability
-        from the objects that know.
-        """
-        self.health.sessionCount = lambda: len(sessions)
-        self.health.controlSession = control
-        self._pool = pool
-        self._sessions = sessions
-        self.metrics.watch(
-            sessionsOpen=lambda: len(sessions),
-            sessionsOpening=lambda: len(pool) - len(sessions),
-            sessionsWarm=lambda: len(sessions.warm),
-            slotsUsed=lambda: len(pool), slotsLimit=lambda: pool.maxSessions,
-            eventStreams=lambda: sum(
-                1 for session in sessions if session.stream is not None),
-            stoneReachable=lambda: int(getattr(control, "gone", None) is None))
 
     def _slotsTaken(self):
         """

@@ -40,6 +40,15 @@ REAL_STONE_ONLY = ("gciLibrary", "password", "host", "netldi", "gemNrs",
                    "hostUser", "hostPassword")
 """Settings that mean nothing to the simulated stone."""
 
+SIMULATED_REPOSITORIES = ("demo", "kernel")
+"""What C{--simulated-repository} takes (L{gsmcpd.testing.simulator.launch})."""
+
+
+def oneOf(text, names):
+    if text not in names:
+        raise ValueError(f"expected one of {', '.join(names)}")
+    return text
+
 
 def toolsetOptions(text):
     """
@@ -92,6 +101,12 @@ class Config:
                          "under $GEMSTONE/lib", group=CONNECTION)
     simulated = flag("simulated", "start and use the simulated stone (a "
                      "test double, not GemStone)", group=CONNECTION)
+    simulatedRepository = setting(
+        "simulated-repository", "with --simulated, the code the simulated "
+        "stone starts with: demo (a few classes), or kernel (a generated "
+        "kernel-sized repository: 1,500 classes, 60,000 methods)",
+        parse=lambda text: oneOf(text, SIMULATED_REPOSITORIES), default="demo",
+        group=CONNECTION)
     maxSessions = setting("max-sessions", "most GemStone sessions open at "
                           "once, or 'none'", parse=countOrNone, default="10",
                           group=SESSIONS)
@@ -269,6 +284,9 @@ class Config:
                     raise ConfigError(
                         f"--simulated starts its own stone, so "
                         f"{optionOf(Config, name)} cannot apply")
+        elif self.simulatedRepository != "demo":
+            raise ConfigError(
+                f"{optionOf(Config, 'simulatedRepository')} applies only with --simulated")
         elif self.password is None:
             raise ConfigError(
                 "--password-file (GSMCP_PASSWORD_FILE) is required to log in "
@@ -315,21 +333,24 @@ class Config:
         """
         What C{initialize} says this server is, and its instructions.
         """
-        instructions = stockInstructions(self.toolsets)
+        eras = [stockInstructions(self.toolsets, modern)
+                for modern in (False, True)]
         if self.instructionsFile:
             try:
-                instructions = readInstructions(self.instructionsFile)
+                eras = [readInstructions(self.instructionsFile)] * 2
             except ValueError as e:
                 raise ConfigError(f"--instructions-file {e}")
         if self.readOnly:
-            instructions = "\n\n".join(
-                filter(None, [READ_ONLY_INSTRUCTIONS, instructions]))
+            eras = ["\n\n".join(filter(None, [READ_ONLY_INSTRUCTIONS, text]))
+                    for text in eras]
+        instructions, modernInstructions = eras
         title = self.serverTitle
         if self.simulated:
             title = f"{title} (simulated stone)" if title else SIMULATED_TITLE
         return ServerIdentity(
             name=self.serverName, version=self.serverVersion or __version__,
-            title=title, instructions=instructions)
+            title=title, instructions=instructions,
+            modernInstructions=modernInstructions)
 
     @property
     def stoneNrs(self):

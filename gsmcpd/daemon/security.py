@@ -24,6 +24,7 @@ from gsmcpd.daemon.hangup import Hangup
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.tools.base import ToolCall
+from gsmcpd.tools.catalog import SCOPED_TOOLSETS
 from gsmcpd.transport.bearer import BearerGate
 from gsmcpd.transport.exposure import ExposureError, Listening
 from gsmcpd.transport.tls import (
@@ -141,8 +142,7 @@ def scopeToolsets(config, toolsets):
     mapping may name the mutation toolset; it is simply not served.
 
     @raise ConfigError: the mapping is malformed, or with authentication
-        on it opens a L{scoped<gsmcpd.tools.base.Toolset.scoped>} toolset
-        to no scope.
+        on it opens a toolset of L{SCOPED_TOOLSETS} to no scope.
     """
     mapping = None
     if config.authScopeToolsets is not None:
@@ -155,7 +155,7 @@ def scopeToolsets(config, toolsets):
     if authenticated(config):
         opened = mapping.toolsetsFor(mapping.scopes) if mapping else ()
         unopened = [each.name for each in toolsets
-                    if each.scoped and each.name not in opened]
+                    if each.name in SCOPED_TOOLSETS and each.name not in opened]
         if unopened:
             raise ConfigError(
                 f"--toolsets names {', '.join(unopened)}, which with "

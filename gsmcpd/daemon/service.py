@@ -25,9 +25,14 @@ from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import (
     CONTROL_INTERVAL, SIMULATED_UNCAPPED, ControlSession, SimulatedStone,
     StartupRefused, StoneService, WorkerCheck, realLogin)
+from gsmcpd import __version__
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import GemSession
+from gsmcpd.observe.metrics import Metrics
+from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.dispatch import Dispatcher
+from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
+from gsmcpd.protocol.modern.endpoint import ModernEndpoint
 from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, GemPreparation, \
     ViewHygiene
@@ -37,7 +42,9 @@ from gsmcpd.sessions.workers import WorkerLogins
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.transport.bearer import BearerResource
 from gsmcpd.transport.exposure import Listening
+from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 from gsmcpd.transport.http import McpApp, McpSite
+from gsmcpd.transport.modern import ModernPost
 
 
 class GsmcpService(MultiService):
@@ -55,7 +62,7 @@ class GsmcpService(MultiService):
     log = Logger()
 
     def __init__(self, stone, serving, whenListening, reactor, banner,
-                 clientUrl=str):
+                 clientUrl=str, outcome=None):
         """
         @param stone: the L{StoneService}.
         @param serving: the services started once the stone answered, the
@@ -64,6 +71,8 @@ class GsmcpService(MultiService):
         @param banner: what the log line says is being served.
         @param clientUrl: the URL clients use, from the listening port's
             number.
+        @param outcome: the L{Outcome} it settles with the port (or why it
+            refused), which a child may wait on too.
         """
         super().__init__()
         self._stone = stone
@@ -72,7 +81,7 @@ class GsmcpService(MultiService):
         self._reactor = reactor
         self._banner = banner
         self._clientUrl = clientUrl
-        self._outcome = Outcome()
+        self._outcome = Outcome() if outcome is None else outcome
         for child in (stone, *serving):
             child.setServiceParent(self)
 
@@ -149,8 +158,8 @@ def assemble(config, library, reactor):
     except ValueError as e:
         raise ConfigError(f"--port {config.port!r}: {e}")
     simulator = SimulatedStone(reactor, (
-        config.maxSessions or SIMULATED_UNCAPPED) + DAEMON_OWN_SESSIONS) \
-        if config.simulated else None
+        config.maxSessions or SIMULATED_UNCAPPED) + DAEMON_OWN_SESSIONS,
+        repository=config.simulatedRepository) if config.simulated else None
     # Room above: every session the daemon may open, and its own.
     login = simulator.login if simulator else realLogin(config)
 
@@ -165,7 +174,9 @@ def assemble(config, library, reactor):
     # Without a token, a session runs as the worker user when there is one.
     audit = auditLog(config, config.workerUser or login.user, config.toolsets)
     pending = PendingRequests(reactor)
-    operations = Operations(config, reactor)
+    notices = ChangeNotices()
+    listeners = SessionListeners(notices)
+    metrics = Metrics(__version__)
     pool = GemSessionPool(library, login, reactor, config.maxSessions,
                           credentials)
     sessions = SessionRegistry(
@@ -173,19 +184,23 @@ def assemble(config, library, reactor):
         prepare=SessionPolicies(GemPreparation(endpoint.portLabel),
                                 config.readOnly),
         stopGem=control.stopGem,
-        onClose=[pending.forget] + ([audit.forget] if audit else []),
-        metrics=operations.metrics, warmReads=config.warmReads)
-    operations.observe(sessions, pool, control)
+        onClose=[pending.forget, listeners.remove] + (
+            [audit.forget] if audit else []),
+        onCommit=[notices.resourcesUpdated],
+        metrics=metrics, warmReads=config.warmReads)
+    operations = Operations(config, reactor, metrics, sessions, pool, control)
     reaper = Reaper(sessions, pending, config.lifetime, reactor)
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
                           config.stuckViewGrace, config.pinnedViewGrace,
                           control)
-    app = McpApp(sessions,
-                 Dispatcher(ToolCatalog(config.toolsets), config.identity),
-                 reactor, allowedOrigins=config.allowedOrigins,
-                 pending=pending, requestTimeout=config.callTimeout,
-                 audit=audit, allowedHosts=config.allowedHosts,
-                 metrics=operations.metrics)
+    dispatcher = Dispatcher(ToolCatalog(config.toolsets), config.identity)
+    calls = CallRunner(dispatcher, sessions, reactor, pending,
+                       config.callTimeout, audit, metrics)
+    modern = ModernPost(ModernEndpoint(dispatcher, calls, sessions, reactor),
+                        notices, reactor)
+    app = McpApp(sessions, dispatcher, calls, modern, listeners, pending,
+                 reactor, OriginPolicy.fromOptions(config.allowedOrigins),
+                 HostPolicy.fromOptions(config.allowedHosts))
     root = app.resource()
     if gate is not None:
         root = BearerResource(root, gate)
@@ -194,6 +209,7 @@ def assemble(config, library, reactor):
         config.workerUser and WorkerCheck(credentials, openGem, login.user,
                                           config.workerUser),
         simulator)
+    outcome = Outcome()
     serving = [
         Maintenance("reaper", reaper.interval, reaper.maintain, reactor),
         Maintenance("hygiene", HYGIENE_INTERVAL, hygiene.maintain, reactor),
@@ -201,8 +217,8 @@ def assemble(config, library, reactor):
         Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
         listeningService(endpoint, McpSite(
             operations.root(root), config.accessLog, config.connectionLimits,
-            reactor, operations.metrics)),
-        *operations.services(lambda: service.whenServing()),
+            reactor, metrics)),
+        *operations.services(outcome.whenKnown),
     ]
     serving[:0] = securityServices(reactor, contexts, audit, gate)
     banner = f"{config.port} (libgcits {library.version}" + (
@@ -210,5 +226,5 @@ def assemble(config, library, reactor):
     service = GsmcpService(
         stone, serving, operations.whenListening(endpoint), reactor, banner,
         lambda port: Listening.parse(config.port).clientUrl(
-            port, config.authAudience))
+            port, config.authAudience), outcome)
     return service

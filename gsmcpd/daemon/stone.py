@@ -236,9 +236,10 @@ class SimulatedStone:
 
     log = Logger()
 
-    def __init__(self, reactor, maxLogins, directory=None):
+    def __init__(self, reactor, maxLogins, directory=None, repository="demo"):
         self._reactor = reactor
         self._maxLogins = maxLogins
+        self._repository = repository
         self._directory = directory or os.path.join(
             tempfile.gettempdir(), f"gsmcpd-sim-{secrets.token_hex(6)}")
         self.socketPath = os.path.join(self._directory, "stone")
@@ -256,9 +257,12 @@ class SimulatedStone:
         from gsmcpd.testing.simulator.launch import launch
         os.mkdir(self._directory, 0o700)
         self._process = yield self._inThread(
-            launch, self.socketPath, maxLogins=self._maxLogins)
+            launch, self.socketPath, maxLogins=self._maxLogins,
+            repository=self._repository)
+        # The socket stays last: tests read it from the end of this line.
         self.log.info("started the simulated stone (a test double, not "
-                      "GemStone) at {socket}", socket=self.socketPath)
+                      "GemStone) with the {repository} repository at {socket}",
+                      socket=self.socketPath, repository=self._repository)
 
     @inlineCallbacks
     def stop(self):

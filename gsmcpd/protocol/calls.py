@@ -9,8 +9,11 @@ hands the message over (with an L{ICallSink} when it answers as a stream)
 and renders what comes back.
 """
 
+from collections.abc import Callable
+from typing import Any, NoReturn
+
 from twisted.internet.defer import (
-    CancelledError, Deferred, inlineCallbacks, maybeDeferred, succeed)
+    CancelledError, Deferred, fail, inlineCallbacks, maybeDeferred)
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -19,8 +22,12 @@ from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError)
+    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonObject, JsonRpcError,
+    Message, errorResponse, result)
 from gsmcpd.sessions.breaks import RunningCall
+from gsmcpd.sessions.client import McpSession
+from gsmcpd.sessions.interfaces import ICallSink
+from gsmcpd.tools.base import Tool
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
 ENDED = (GemGone, CallWithdrawn, CancelledError)
@@ -41,6 +48,15 @@ class SessionGoneError(JsonRpcError):
             {"kind": "sessionGone", "number": gone.number})
 
 
+def sessionLimitMessage(limit: int, whatToDo: str) -> str:
+    """
+    What an agent reads when the server's GemStone sessions are all taken:
+    the cap, then C{whatToDo}, what it can do about it in its era.
+    """
+    return (f"This server already has its maximum of {limit} GemStone "
+            f"session{'s' if limit != 1 else ''} open. {whatToDo}")
+
+
 class LoginFailedError(JsonRpcError):
     """
     The GemStone login for a session failed; the server log says why.
@@ -53,7 +69,7 @@ class LoginFailedError(JsonRpcError):
             {"kind": "loginFailed", "number": number})
 
 
-def loginFailed(failure):
+def loginFailed(failure: Failure) -> NoReturn:
     """
     Answer a failed login (its L{GciError}, or the L{ToolError} of minting
     its credentials) as L{LoginFailedError}, in either era.
@@ -87,14 +103,16 @@ class CallRunner:
         self.requestTimeout = requestTimeout
         self.audit = audit
 
-    def handle(self, session, message, sink=None, asker=None):
+    def handle(self, session: McpSession, message: Message,
+               sink: ICallSink | None = None, asker: Any = None,
+               tool: Tool | None = None) -> Deferred[JsonObject | None]:
         """
         Answer one request or notification on C{session}.
 
         @param sink: the call's own stream (an L{ICallSink}), when the
             transport answers this request as one.
         @param asker: how a 2026-era call asks the client
-            (L{gsmcpd.protocol.asking}); L{None}: on the call's stream.
+            (L{gsmcpd.protocol.modern.asking}); L{None}: on the call's stream.
         @return: a L{Deferred} firing with the response, or with L{None}
             when there is none to send (a notification, or a request the
             client cancelled).
@@ -103,12 +121,31 @@ class CallRunner:
             if message.method == "notifications/cancelled":
                 self.cancel(session, message.params)
             return self.dispatcher.handle(session, message)
+        return self.answer(session, message, sink, asker, tool).addCallbacks(
+            _framed, errorResponse, callbackArgs=(message.id,),
+            errbackArgs=(message.id,))
+
+    def answer(self, session: McpSession, message: Message,
+               sink: ICallSink | None = None, asker: Any = None,
+               tool: Tool | None = None) -> Deferred[Any]:
+        """
+        The result of one request on C{session}, unframed: whichever era
+        carried it frames it.
+
+        @param tool: for a C{tools/call}, the tool it names, as its era
+            looked it up (L{Dispatcher.toolNamed}), or L{None} for a name
+            it does not know (answered as such).
+
+        @return: a L{Deferred} firing with the result value, or with
+            L{CANCELLED} for a request the client cancelled (nobody waits
+            for its answer), or failing with L{JsonRpcError}.
+        """
         if message.method not in self.dispatcher.gemstoneMethods:
             # Answered from memory: nothing to end, nothing to stream.
-            return self.dispatcher.handle(session, message)
-        return self._run(session, message, sink, asker)
+            return self.dispatcher.answer(session, message)
+        return self._run(session, message, sink, asker, tool)
 
-    def cancel(self, session, params):
+    def cancel(self, session: McpSession, params: JsonObject) -> None:
         """
         The client cancelled a request: end it if it is still running.
         """
@@ -135,7 +172,7 @@ class CallRunner:
         if not first.called:
             first.callback(None)
 
-    def _run(self, session, message, sink, asker):
+    def _run(self, session, message, sink, asker, tool):
         """
         Run C{message} as a L{RunningCall}: whichever comes first of its
         answer, its cancellation and the abandonment of its GemStone
@@ -145,22 +182,20 @@ class CallRunner:
         if message.id in session.calls.running:
             # Its cancellation, its answer and its record would be
             # mistaken for the running one's.
-            return succeed(JsonRpcError(
+            return fail(JsonRpcError(
                 INVALID_REQUEST, f"Invalid Request: request id "
                 f"{clipped(repr(message.id))} is already in flight on this "
                 "session; JSON-RPC ids must be unique among requests in "
-                "flight").asResponse(message.id))
+                "flight"))
         started = self._clock.seconds()
-        name = message.params.get("name")
-        known = isinstance(name, str) and self.dispatcher.tools.get(name)
-        timer = self._metrics.callStarted(name if known else message.method,
-                                          self._clock)
+        timer = self._metrics.callStarted(
+            message.method if tool is None else tool.name, self._clock)
         run = RunningCall(session, message.id, self._registry, self._clock,
                           sink, self._pending, asker)
         session.calls.running[message.id] = run
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
-        answered = self.dispatcher.handle(session, message, run)
+        answered = self.dispatcher.answer(session, message, run, tool)
         # Whoever stops waiting (a client that hangs up) cancels the call
         # as notifications/cancelled does: ending it settles C{first}, so
         # the call is still counted, audited and broken.
@@ -192,13 +227,15 @@ class CallRunner:
         self._recorded(first, session, message, started, timer, run)
         return first.addBoth(self._over, session, run)
 
-    def recorded(self, session, message, answer):
+    def recorded(self, session: McpSession, message: Message,
+                 answer: Callable[[], Deferred[Any]]) -> Deferred[Any]:
         """
         Count and audit a C{tools/call} the server answers without a
         GemStone call of its own (C{open_session}, C{close_session}), as
         every other tool call is.
 
-        @param answer: called for a L{Deferred} of its JSON-RPC response.
+        @param answer: called for a L{Deferred} of its result value (or
+            of a L{JsonRpcError}).
         """
         started = self._clock.seconds()
         timer = self._metrics.callStarted(message.params.get("name"),
@@ -219,15 +256,14 @@ class CallRunner:
         failure.trap(GemGone)
         return self._sessionGone(session, message, failure.value)
 
-    def _decided(self, response, message, run):
+    def _decided(self, value, message, run):
         if run.why == "cancelled":
-            return None
+            return CANCELLED
         ended = run.endedMessage()
         if ended is not None:
-            return JsonRpcError(
-                SERVER_ERROR, ended, {"kind": run.why, "step": run.step}
-            ).asResponse(message.id)
-        return response
+            raise JsonRpcError(
+                SERVER_ERROR, ended, {"kind": run.why, "step": run.step})
+        return value
 
     def _counted(self, outcome, timer, run):
         timer.finished(_answerOf(outcome), None if run is None else run.step)
@@ -253,7 +289,16 @@ class CallRunner:
             handle=session.label, error=gone, reason=gone.reason)
         yield self._registry.close(session.handle, "its gem died",
                                    code="gem_died")
-        return SessionGoneError(gone).asResponse(message.id)
+        raise SessionGoneError(gone)
+
+
+CANCELLED = object()
+"""What a request the client cancelled comes to: there is no answer to
+send."""
+
+
+def _framed(value, messageId):
+    return None if value is CANCELLED else result(messageId, value)
 
 
 def _answerOf(outcome):
@@ -262,8 +307,12 @@ def _answerOf(outcome):
     L{None} when nobody waits for one any more (cancelled), the internal
     error the transport answers for any other failure (a bug).
     """
-    if not isinstance(outcome, Failure):
-        return outcome
-    if outcome.check(CancelledError):
+    if isinstance(outcome, Failure):
+        if outcome.check(JsonRpcError):
+            return outcome.value.asResponse(None)
+        if outcome.check(CancelledError):
+            return None
+        return JsonRpcError(INTERNAL_ERROR, "Internal error").asResponse(None)
+    if outcome is CANCELLED:
         return None
-    return JsonRpcError(INTERNAL_ERROR, "Internal error").asResponse(None)
+    return result(None, outcome)

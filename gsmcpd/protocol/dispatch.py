@@ -6,32 +6,25 @@ Nothing here reads a header: per-request client facts are passed in, so the
 share it.
 """
 
+from typing import Any
+
 import attr
 from twisted.internet.defer import Deferred, fail, inlineCallbacks, succeed
-from twisted.logger import Logger
 
 from gsmcpd import __version__
+from gsmcpd.auth.tokens import Principal
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-    JsonRpcError, progressTokenOf, refuseCursor, result)
+    JsonObject, JsonRpcError, Message, framed, progressTokenOf, refuseCursor)
 from gsmcpd.protocol.discover import discoverResult
-from gsmcpd.protocol.eras import LEGACY_VERSIONS
-from gsmcpd.protocol.surface import surfaceOf
-from gsmcpd.sessions.client import LOG_LEVELS
-from gsmcpd.tools.base import ToolCall, ToolError, ToolResult
-from gsmcpd.tools.context import NULL_CONTEXT
+from gsmcpd.protocol.notes import sessionNotes
+from gsmcpd.protocol.versions import negotiateVersion
+from gsmcpd.protocol.surface import Surface
+from gsmcpd.sessions.client import LOG_LEVELS, McpSession
+from gsmcpd.tools.base import Tool, ToolCall, ToolError, ToolResult
+from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
 from gsmcpd.tools.templates.outcomes import CallBroken
-
-SUPPORTED_PROTOCOL_VERSIONS = LEGACY_VERSIONS
-"""What C{initialize} negotiates and the 2025 header check accepts."""
-LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[-1]
-
-SESSION_NOTE = (
-    "[session] Uncommitted changes: commit keeps them, abort discards them; "
-    "ending the session (DELETE, idle timeout, server restart) loses them.")
-"""Appended to the result of a tool that can change something (one not
-annotated read-only) while the session holds uncommitted changes: what a
-read-only tool answers cannot have added to them."""
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -42,21 +35,16 @@ class ServerIdentity:
     @ivar title: which instance this is, for a human; no default, so a
         title present means an operator chose it.
     @ivar instructions: the hint for the model, or L{None} to send none.
+    @ivar modernInstructions: the same for the 2026-07-28 era (whose
+        GemStone sessions live behind handles); by default the same text.
     """
 
     name: str = "gsmcpd"
     version: str = __version__
     title: str | None = None
     instructions: str | None = None
-
-
-def negotiateVersion(requested):
-    """
-    Echo the client's protocol version if we speak it, else our latest.
-    """
-    if requested in SUPPORTED_PROTOCOL_VERSIONS:
-        return requested
-    return LATEST_PROTOCOL_VERSION
+    modernInstructions: str | None = attr.Factory(
+        lambda identity: identity.instructions, takes_self=True)
 
 
 RESOURCE_NOT_FOUND = -32002
@@ -80,22 +68,20 @@ class Dispatcher:
     Answers MCP requests for one server's tool surface.
     """
 
-    log = Logger()
-
     gemstoneMethods = frozenset({"tools/call", "resources/read"})
     """The methods that run on the session's GemStone session, and so can
     have a deadline, be cancelled, report progress or stream: a
     L{gsmcpd.protocol.calls.CallRunner} runs them.  C{completion/complete}
     is not one: a completer is given only the argument's name and partial
     value, never the session's gem or a call context, so it answers from
-    memory.  Completing class names for the C{gemstone://class/...}
-    templates would need both (and a selector-checked template); that
-    completer would join this set."""
+    memory.  A completer of class names for C{gemstone://class/...} would
+    need both (and a selector-checked template), and would join this set."""
 
     def __init__(self, tools, identity):
         self.tools = tools
         self.identity = identity
-        self.surface = surfaceOf(tools)
+        self._surfaces = {}
+        self.surface = self.surfaceFor(None)
         self._methods = {
             "ping": self._ping,
             "tools/list": self._toolsList,
@@ -119,16 +105,16 @@ class Dispatcher:
         if "logging" in capabilities:
             self._methods["logging/setLevel"] = self._setLevel
 
-    def serverInfo(self):
+    def serverInfo(self) -> JsonObject:
         info = {"name": self.identity.name, "version": self.identity.version}
         if self.identity.title is not None:
             info["title"] = self.identity.title
         return info
 
-    def capabilities(self):
+    def capabilities(self) -> JsonObject:
         return {"tools": {"listChanged": False}, **self.surface.capabilities()}
 
-    def initializeResult(self, params):
+    def initializeResult(self, params: JsonObject) -> JsonObject:
         """
         The C{initialize} result for a client that sent C{params}.
         """
@@ -145,54 +131,89 @@ class Dispatcher:
         return discoverResult(self.serverInfo(), self.capabilities(),
                               self.identity.instructions, modern=False)
 
-    def streams(self, message):
+    def toolNamed(self, principal: Principal | None,
+                  params: JsonObject) -> Tool | None:
+        """
+        The tool a C{tools/call} names among those C{principal} may use, or
+        L{None}: looked up once, by the era that carried the call, and
+        handed down with it.
+        """
+        name = params.get("name")
+        return self.toolsFor(principal).get(name) \
+            if isinstance(name, str) else None
+
+    def streams(self, message: Message, tool: Tool | None) -> bool:
         """
         Whether C{message} may be answered as a stream, where the client
-        accepts one: a tool call that asked for progress, or of a tool that
-        sends the client messages while it runs.
+        accepts one: a tool call that asked for progress, or of a tool
+        (C{tool}, the one it names) that sends the client messages while
+        it runs.
         """
         if message.method != "tools/call":
             return False
-        name = message.params.get("name")
-        tool = self.tools.get(name) if isinstance(name, str) else None
         return progressTokenOf(message.params) is not None or \
             getattr(tool, "streams", False)
 
-    def handle(self, session, message, context=NULL_CONTEXT):
+    def handle(self, session: McpSession, message: Message,
+               context: ICallContext = NULL_CONTEXT) -> Deferred[Any]:
         """
         Answer one request or notification on C{session}.
 
         @param context: the request's L{ICallContext}, through which it can
             be ended and report progress.
-
         @return: a L{Deferred} firing with the response, or with L{None} for
             a notification.  A L{gsmcpd.tools.templates.outcomes.GemGone}
             fails it.
         """
         if message.kind == "notification":
             return succeed(None)
+        return framed(self.answer(session, message, context), message.id)
+
+    def answer(self, session: McpSession, message: Message,
+               context: ICallContext = NULL_CONTEXT,
+               tool: Tool | None = None) -> Deferred[Any]:
+        """
+        The result of one request on C{session}, unframed: whichever era
+        carried it frames it.
+
+        @param tool: for a C{tools/call}, the tool it names, when its era
+            looked it up (L{toolNamed}); else it is looked up here.
+        @return: a L{Deferred} firing with the result value, or failing
+            with L{JsonRpcError} (or with
+            L{gsmcpd.tools.templates.outcomes.GemGone}, or a bug).
+        """
         handler = self._methods.get(message.method)
         try:
-            if handler is None:
+            if tool is not None:
+                value = self._callTool(session, tool, message.params,
+                                       context)
+            elif handler is None:
                 raise JsonRpcError(METHOD_NOT_FOUND,
                                    f"Method not found: {message.method}")
-            value = handler(session, message.params, context)
-        except JsonRpcError as e:
-            return succeed(e.asResponse(message.id))
+            else:
+                value = handler(session, message.params, context)
         except Exception:
             return fail()
-        # Callbacks rather than a generator: this runs for every request.
-        if isinstance(value, Deferred):
-            return value.addCallbacks(_answer, _refusal, (message.id,), None,
-                                      (message.id,))
-        return succeed(result(message.id, value))
+        return value if isinstance(value, Deferred) else succeed(value)
 
     def _ping(self, session, params, context):
         return {}
 
-    def surfaceOf(self, session):
+    def surfaceOf(self, session: McpSession) -> Surface:
         """The resources and prompts of the toolsets C{session} may use."""
-        return surfaceOf(self.toolsOf(session))
+        return self.surfaceFor(getattr(session, "principal", None))
+
+    def surfaceFor(self, principal: Principal | None) -> Surface:
+        """
+        The resources and prompts of the toolsets a request made as
+        C{principal} may use, made once per catalog (a token's scopes
+        narrow the catalog, and with it what else is offered).
+        """
+        catalog = self.toolsFor(principal)
+        surface = self._surfaces.get(catalog)
+        if surface is None:
+            surface = self._surfaces[catalog] = Surface(catalog.toolsets)
+        return surface
 
     def _resourcesList(self, session, params, context):
         refuseCursor(params, "resources/list")
@@ -211,10 +232,10 @@ class Dispatcher:
         if found is None:
             raise JsonRpcError(RESOURCE_NOT_FOUND,
                                f"Resource not found: {uri}", {"uri": uri})
-        read, variables = found
+        offering, variables = found
         call = ToolCall(session.gem, session.ledger, context)
         try:
-            contents = yield read(call, uri, **variables)
+            contents = yield offering.read(call, uri, **variables)
         except ToolError as e:
             code = RESOURCE_NOT_FOUND if e.kind == "notFound" \
                 else INTERNAL_ERROR
@@ -313,13 +334,13 @@ class Dispatcher:
         return {"tools": [tool.descriptor()
                           for tool in self.toolsOf(session)]}
 
-    def toolsOf(self, session):
+    def toolsOf(self, session: McpSession) -> ToolCatalog:
         """
         The tools C{session} may see and call: see L{toolsFor}.
         """
         return self.toolsFor(getattr(session, "principal", None))
 
-    def toolsFor(self, principal):
+    def toolsFor(self, principal: Principal | None) -> ToolCatalog:
         """
         The tools a request made as C{principal} may see and call: those its
         token's scopes open; a tool outside them is not served to it.
@@ -335,15 +356,16 @@ class Dispatcher:
         if tool is None:
             raise JsonRpcError(INVALID_PARAMS,
                                f"Invalid params: unknown tool {name!r}")
+        return self._callTool(session, tool, params, context)
+
+    def _callTool(self, session, tool, params, context):
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
         call = ToolCall(session.gem, session.ledger, context, session.journal)
 
         def rendered(answer):
-            return self._render(answer, call.needsCommit and not
-                                tool.annotations.get("readOnlyHint"), session,
-                                call.warnings)
+            return self._render(answer, tool, call, session)
 
         def failed(failure):
             failure.trap(ToolError, CallBroken)
@@ -362,22 +384,11 @@ class Dispatcher:
             return answer.addCallbacks(rendered, failed)
         return rendered(answer)
 
-    def _render(self, answer, noted, session, warnings):
+    def _render(self, answer, tool, call, session):
         notices, session.view.notices = session.view.notices, []
-        return answer.asResult([f"[warning] {each}" for each in warnings]
-                               + ([SESSION_NOTE] if noted else []) + notices)
-
-
-def _answer(value, messageId):
-    return result(messageId, value)
-
-
-def _refusal(failure, messageId):
-    """
-    A request's L{JsonRpcError} as its response; anything else fails on.
-    """
-    failure.trap(JsonRpcError)
-    return failure.value.asResponse(messageId)
+        return answer.asResult(
+            [f"[warning] {each}" for each in call.warnings]
+            + sessionNotes(tool, call.needsCommit, session) + notices)
 
 
 def _toolFailure(error):

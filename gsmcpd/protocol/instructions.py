@@ -1,10 +1,19 @@
 """
-The server's instructions: the hint C{initialize} gives the model.
+The server's instructions: the hint C{initialize} (2025) or
+C{server/discover} (2026-07-28) gives the model.
 
 The stock text is assembled from the toolsets actually served, so it never
-names a tool the client cannot call.  An operator's file replaces it; an
-empty file sends none.
+names a tool the client cannot call, and is written for each era: where
+the 2025 era ties a GemStone session to the MCP session, the 2026 era's
+lives behind a handle, so its text starts with C{open_session}.  An
+operator's file replaces both; an empty file sends none.
 """
+
+from collections.abc import Iterable
+
+from gsmcpd.tools.base import Toolset
+
+from gsmcpd.tools.base import NO_SESSION
 
 MAX_INSTRUCTIONS = 32_768
 """Characters; a longer text is refused at startup, where it can be fixed."""
@@ -15,25 +24,58 @@ OUTPUT_RULE = (
 """Said once here rather than as C{required} and C{additionalProperties} in
 every output schema: every session reads them all before any work."""
 
+LIMITS = (
+    OUTPUT_RULE
+    + " A value or source over 50,000 characters is truncated, with a marker.")
+
 PREAMBLE = (
     "This server works inside a GemStone/S 64 Smalltalk repository. Your MCP "
     "session has its own GemStone session, with its own transaction and "
     "consistent view: your changes are there for your next calls, and for "
     "other clients once committed. Names resolve through its symbol list. "
-    + OUTPUT_RULE
-    + " A value or source over 50,000 characters is truncated, with a marker.")
+    + LIMITS)
+"""The 2025 era's first paragraph."""
+
+MODERN_PREAMBLE = (
+    "Call open_session first: it logs in a GemStone session of your own and "
+    "answers its handle. Pass that handle as the 'session' argument of "
+    "every GemStone tool: the session has its own transaction and "
+    "consistent view, so your changes are there for your next calls, and "
+    "for other clients once committed; close_session when you are done. A "
+    "call without a handle runs in a throwaway session that sees the newest "
+    "commit and keeps nothing it changed; a tool whose whole point is a "
+    "lasting change refuses to run without one. This server "
+    "works inside a GemStone/S 64 Smalltalk repository; names resolve "
+    "through your session's symbol list. " + LIMITS)
+"""The 2026-07-28 era's first paragraph, when a served tool runs on
+GemStone (only those take a handle)."""
+
+DETACHED_PREAMBLE = (
+    "This server's tools answer without a GemStone session. " + LIMITS)
+"""The 2026-07-28 era's first paragraph when no served tool runs on
+GemStone: no C{open_session} is offered."""
 
 
-def stockInstructions(toolsets):
+def stockInstructions(toolsets: Iterable[Toolset],
+                      modern: bool = False) -> str:
     """
-    The preamble, then each served toolset's paragraph, in order.
+    The era's preamble, then each served toolset's paragraph, in order.
+
+    @param modern: the 2026-07-28 era's text, else the 2025 era's.
     """
-    paragraphs = [PREAMBLE] + [toolset.instructions for toolset in toolsets
+    if not modern:
+        preamble = PREAMBLE
+    elif any(tool.runsOn != NO_SESSION for toolset in toolsets
+             for tool in toolset.tools()):
+        preamble = MODERN_PREAMBLE
+    else:
+        preamble = DETACHED_PREAMBLE
+    paragraphs = [preamble] + [toolset.instructions for toolset in toolsets
                                if toolset.instructions]
     return "\n\n".join(paragraphs)
 
 
-def readInstructions(path):
+def readInstructions(path: str) -> str | None:
     """
     An operator's instructions file: its text, or L{None} when it is empty.
 

@@ -8,8 +8,11 @@ batches are refused (MCP dropped them in 2025-06-18).
 
 import json
 import re
+from typing import Any
 
 import attr
+from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -18,6 +21,10 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 SERVER_ERROR = -32001
 """Implementation-defined: session limit, session gone, request ended."""
+
+
+JsonObject = dict[str, Any]
+"""A JSON object as parsed: a message, its params, a result."""
 
 
 @attr.s(auto_exc=True, auto_attribs=True)
@@ -32,7 +39,7 @@ class JsonRpcError(Exception):
     requestId: object = attr.ib(default=None, kw_only=True)
     """The id of the request refused, when it could be read."""
 
-    def asResponse(self, id):
+    def asResponse(self, id: object) -> JsonObject:
         error = {"code": self.code, "message": self.message}
         if self.data is not None:
             error["data"] = self.data
@@ -59,8 +66,8 @@ class Message:
     kind: str
     method: str | None
     id: object
-    params: dict
-    raw: dict
+    params: JsonObject
+    raw: JsonObject
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -108,7 +115,7 @@ def _deeperThan(document, limit):
     return bool(level)
 
 
-def parseMessage(body):
+def parseMessage(body: bytes) -> Message:
     """
     Parse one JSON-RPC message from a request body.
 
@@ -181,21 +188,46 @@ def parseMessage(body):
     return Message(kind, method, messageId, params, document)
 
 
-def result(id, value):
+def result(id: object, value: object) -> JsonObject:
     """
     A success response.
     """
     return {"jsonrpc": "2.0", "id": id, "result": value}
 
 
-def progressTokenOf(params):
+def framed(answering: Deferred[Any],
+           messageId: object) -> Deferred[JsonObject]:
+    """
+    The JSON-RPC response to request C{messageId} that C{answering} (a
+    L{Deferred} of a result value, or of a L{JsonRpcError}) comes to, as
+    the 2025 era sends it; anything else fails on.
+    """
+    # Callbacks rather than a generator: this runs for every request.
+    return answering.addCallbacks(_answer, errorResponse,
+                                  callbackArgs=(messageId,),
+                                  errbackArgs=(messageId,))
+
+
+def _answer(value, messageId):
+    return result(messageId, value)
+
+
+def errorResponse(failure: Failure, messageId: object) -> JsonObject:
+    """
+    A request's L{JsonRpcError} as its response; anything else fails on.
+    """
+    failure.trap(JsonRpcError)
+    return failure.value.asResponse(messageId)
+
+
+def progressTokenOf(params: JsonObject) -> object:
     """
     The progress token a request's C{_meta} carries, or L{None}.
     """
     return (params.get("_meta") or {}).get("progressToken")
 
 
-def refuseCursor(params, method):
+def refuseCursor(params: JsonObject, method: str) -> None:
     """
     Lists answer in one page, so a cursor cannot have come from us.
 
@@ -206,7 +238,7 @@ def refuseCursor(params, method):
                            "answers in one page; this server issued no cursor")
 
 
-def encode(document):
+def encode(document: object) -> bytes:
     """
     A JSON-RPC message as the UTF-8 bytes every transport sends: compact,
     since nothing reads the whitespace and every client pays for it.

@@ -11,11 +11,17 @@ request's id.  L{ChangeNotices} is the one place changes are announced;
 the eras differ only in their L{Subscriber}.
 """
 
+from collections.abc import Callable, Iterable
+
 import attr
 
 from gsmcpd.protocol.dispatch import MAX_SUBSCRIPTIONS, MAX_URI_LENGTH
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.protocol.eras import SUBSCRIPTION_ID_KEY
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
+from gsmcpd.protocol.modern.envelope import SUBSCRIPTION_ID_KEY
+from gsmcpd.sessions.client import McpSession
+
+Deliver = Callable[[str, JsonObject], None]
+"""How a subscriber is told: called with a notice's method and params."""
 
 LIST_CHANGES = {
     "toolsListChanged": "notifications/tools/list_changed",
@@ -38,27 +44,28 @@ class Filter:
     resourcesListChanged: bool = False
     resourceSubscriptions: frozenset = frozenset()
 
-    def wire(self):
-        shape = {name: True for name in LIST_CHANGES if getattr(self, name)}
+    def wire(self) -> JsonObject:
+        shape: JsonObject = {name: True for name in LIST_CHANGES
+                             if getattr(self, name)}
         if self.resourceSubscriptions:
             shape["resourceSubscriptions"] = sorted(self.resourceSubscriptions)
         return shape
 
-    def granted(self, offered):
+    def granted(self, offered: "Filter") -> "Filter":
         """
         This filter less what the server does not offer.
 
         @param offered: a L{Filter} of what the server can announce (a
             true C{resourceSubscriptions} is any non-empty set).
         """
-        return Filter(
-            *(getattr(self, name) and getattr(offered, name)
-              for name in LIST_CHANGES),
-            self.resourceSubscriptions if offered.resourceSubscriptions
-            else frozenset())
+        return attr.evolve(
+            self, resourceSubscriptions=self.resourceSubscriptions
+            if offered.resourceSubscriptions else frozenset(),
+            **{name: getattr(self, name) and getattr(offered, name)
+               for name in LIST_CHANGES})
 
 
-def readFilter(params):
+def readFilter(params: JsonObject) -> Filter:
     """
     The L{Filter} of a C{subscriptions/listen} request.
 
@@ -108,24 +115,25 @@ class Subscriber:
         self.subscriptionId = subscriptionId
 
     @classmethod
-    def forListen(cls, filter, deliver, subscriptionId):
+    def forListen(cls, filter: Filter, deliver: Deliver,
+                  subscriptionId: object) -> "Subscriber":
         return cls(lambda: filter, deliver, subscriptionId)
 
     @property
-    def filter(self):
+    def filter(self) -> Filter:
         """
         Asked at each change: a 2025 session's subscriptions change while it
         listens.
         """
         return self._wants()
 
-    def tell(self, method, params):
+    def tell(self, method: str, params: JsonObject) -> None:
         if self.subscriptionId is not None:
             params = dict(params, _meta={
                 SUBSCRIPTION_ID_KEY: self.subscriptionId})
         self.deliver(method, params)
 
-    def acknowledge(self):
+    def acknowledge(self) -> None:
         """
         The first notice on a 2026 listen stream: what it will hear of.
         """
@@ -143,10 +151,10 @@ class ChangeNotices:
     def __len__(self):
         return len(self._subscribers)
 
-    def add(self, subscriber):
+    def add(self, subscriber: Subscriber) -> None:
         self._subscribers.append(subscriber)
 
-    def remove(self, subscriber):
+    def remove(self, subscriber: Subscriber) -> None:
         if subscriber in self._subscribers:
             self._subscribers.remove(subscriber)
 
@@ -155,14 +163,14 @@ class ChangeNotices:
             if wanted(subscriber.filter):
                 subscriber.tell(method, params)
 
-    def listChanged(self, name):
+    def listChanged(self, name: str) -> None:
         """
         @param name: a key of L{LIST_CHANGES} (C{"toolsListChanged"}, ...).
         """
         self._tell(lambda wants: getattr(wants, name), LIST_CHANGES[name],
                    {})
 
-    def resourcesUpdated(self, uris):
+    def resourcesUpdated(self, uris: Iterable[str]) -> None:
         """
         Each URI's subscribers hear of it once, whatever else changed.
         """
@@ -181,7 +189,7 @@ class SessionListeners:
         self._notices = notices
         self._subscribers = {}
 
-    def add(self, session):
+    def add(self, session: McpSession) -> None:
         def deliver(method, params):
             session.post({"jsonrpc": "2.0", "method": method,
                           "params": params})
@@ -191,7 +199,7 @@ class SessionListeners:
         self._subscribers[session.handle] = subscriber
         self._notices.add(subscriber)
 
-    def remove(self, session):
+    def remove(self, session: McpSession) -> None:
         subscriber = self._subscribers.pop(session.handle, None)
         if subscriber is not None:
             self._notices.remove(subscriber)

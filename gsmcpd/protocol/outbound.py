@@ -13,8 +13,11 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from gsmcpd.observe.clipping import clipped
+from gsmcpd.protocol.jsonrpc import Message
+from gsmcpd.sessions.client import McpSession
 from gsmcpd.sessions.interfaces import (
-    ClientAnsweredError, ClientDidNotAnswer, IClientRequests)
+    ClientAnsweredError, ClientDidNotAnswer, IClientRequests, ICallSink,
+    JsonObject)
 
 REQUEST_TIMEOUT = 30.0
 
@@ -36,7 +39,9 @@ class PendingRequests:
     def __len__(self):
         return len(self._pending)
 
-    def send(self, session, method, params=None, via=None):
+    def send(self, session: McpSession, method: str,
+             params: JsonObject | None = None,
+             via: ICallSink | None = None) -> Deferred[JsonObject]:
         """
         Post a request on C{session}'s stream, or on C{via} (a call's own
         stream).
@@ -45,16 +50,17 @@ class PendingRequests:
             with L{ClientDidNotAnswer} or L{ClientAnsweredError}.
         """
         requestId = f"srv-{next(self._ids)}"
-        d = Deferred()
+        d: Deferred[JsonObject] = Deferred()
         timer = self._clock.callLater(self._timeout, self._expire, requestId)
         self._pending[requestId] = (session.handle, d, timer)
-        message = {"jsonrpc": "2.0", "id": requestId, "method": method}
+        message: JsonObject = {"jsonrpc": "2.0", "id": requestId,
+                               "method": method}
         if params is not None:
             message["params"] = params
         (via or session).post(message)
         return d
 
-    def answer(self, session, message):
+    def answer(self, session: McpSession, message: Message) -> bool:
         """
         Match a response the client POSTed to the request it answers.
 
@@ -75,7 +81,7 @@ class PendingRequests:
             d.callback(message.raw.get("result"))
         return True
 
-    def forget(self, session):
+    def forget(self, session: McpSession) -> None:
         """
         Drop a closed session's outstanding requests, silently.
         """

@@ -6,19 +6,9 @@ Toolsets provide them (L{gsmcpd.tools.base.Toolset.resources} and friends);
 a capability is declared only when something served provides it.
 """
 
-from weakref import WeakKeyDictionary
+from typing import Any
 
-_surfaces = WeakKeyDictionary()
-
-
-def surfaceOf(catalog):
-    """
-    The L{Surface} of a tool catalog's toolsets, made once per catalog (a
-    token's scopes narrow the catalog, and with it what else is offered).
-    """
-    if catalog not in _surfaces:
-        _surfaces[catalog] = Surface(catalog.toolsets)
-    return _surfaces[catalog]
+from gsmcpd.tools.offerings import Resource, ResourceTemplate
 
 
 class Surface:
@@ -32,7 +22,7 @@ class Surface:
         self.prompts = {p.name: p for t in toolsets for p in t.prompts()}
         self.logging = any(t.usesLogging for t in toolsets)
 
-    def capabilities(self):
+    def capabilities(self) -> dict[str, Any]:
         """
         The server capabilities beyond C{tools}: only what is served.
         """
@@ -48,14 +38,17 @@ class Surface:
             declared["logging"] = {}
         return declared
 
-    def resolve(self, uri):
+    def resolve(self, uri: str) -> tuple[Resource | ResourceTemplate,
+                                          dict[str, str]] | None:
         """
-        C{(reader, variables)} for C{uri}, or L{None}.
+        C{(offering, variables)} for C{uri}: the L{Resource} or
+        L{ResourceTemplate} it names and the template's variables; or
+        L{None}.
         """
         if uri in self.resources:
-            return self.resources[uri].read, {}
+            return self.resources[uri], {}
         for template in self.templates:
             variables = template.match(uri)
             if variables is not None:
-                return template.read, variables
+                return template, variables
         return None

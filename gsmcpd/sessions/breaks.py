@@ -17,7 +17,7 @@ from zope.interface import implementer
 
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
-from gsmcpd.tools.questions import askEach
+from gsmcpd.tools.questions import StreamAsker
 
 HARD_BREAK_DELAY = 2.0
 """Seconds from the soft break to the hard one; never under 0.3."""
@@ -82,7 +82,7 @@ class RunningCall:
         @param pending: the server's requests to clients (an
             L{IClientRequests}).
         @param asker: how the call asks the client, when not on its own
-            stream (a 2026-era request: L{gsmcpd.protocol.asking}).
+            stream (a 2026-era request: L{gsmcpd.protocol.modern.asking}).
         """
         self.session = session
         self.requestId = requestId
@@ -90,7 +90,8 @@ class RunningCall:
         self._clock = clock
         self._sink = sink
         self._pending = pending
-        self._asker = asker
+        self._asker = StreamAsker(self.request, session) if asker is None \
+            else asker
         self._timer = None
         self.current = None
         self.why = None
@@ -108,6 +109,10 @@ class RunningCall:
     @property
     def ending(self):
         return self.why is not None
+
+    @property
+    def clock(self):
+        return self._clock
 
     def track(self, running):
         self.current = running
@@ -135,15 +140,10 @@ class RunningCall:
                                   via=self._sink)
 
     def canAsk(self, capability):
-        if self._asker is not None:
-            return self._asker.canAsk(capability)
-        return isinstance(self.session.clientCapabilities.get(capability),
-                          dict)
+        return self._asker.canAsk(capability)
 
     def ask(self, questions):
-        if self._asker is not None:
-            return self._asker.ask(questions)
-        return askEach(self.request, questions)
+        return self._asker.ask(questions)
 
     def closeStream(self):
         if self._sink is not None:

@@ -6,6 +6,7 @@ server-to-client outbox and streams, and its log budget.
 import secrets
 import time
 
+from gsmcpd.auth.tokens import Principal
 from gsmcpd.sessions.breaks import CallState
 from gsmcpd.sessions.hygiene import ViewState
 from gsmcpd.sessions.lifetime import Liveness
@@ -60,6 +61,14 @@ def newHandle():
     return secrets.token_hex(16)
 
 
+def couldBeHandle(text):
+    """
+    Whether C{text} has the shape of a handle L{newHandle} mints (this
+    daemon's, another daemon's, or one from before a restart).
+    """
+    return len(text) == 32 and all(c in "0123456789abcdef" for c in text)
+
+
 class McpSession:
     """
     One client's session.
@@ -67,6 +76,9 @@ class McpSession:
     @ivar handle: the opaque id the client sends back.
     @ivar gem: the L{IGemSession} every call of this client runs on.
     @ivar protocolVersion: the revision negotiated at C{initialize}.
+    @ivar expectsStream: whether its client keeps an event stream open (a
+        2025 session); a 2026-era session never has one, so going without
+        is not a sign that its client has gone.
     @ivar clientInfo: what the client said it is.
     @ivar clientCapabilities: what it said it can do (sampling, elicitation,
         roots), for a tool that would ask it something.
@@ -85,17 +97,22 @@ class McpSession:
         L{gsmcpd.auth.tokens.Principal} of its latest request, with the
         GemStone user it logged in as), or L{None} without authentication;
         its C{toolsets} are those the session may use.
+    @ivar throwaway: whether it is lent to one call at a time (a 2026-era
+        call without a handle): nothing its calls change is kept.
     """
 
-    principal = None
+    principal: Principal | None = None
+    throwaway = False
 
     def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0,
-                 seconds=time.monotonic, clientCapabilities=None):
+                 seconds=time.monotonic, clientCapabilities=None,
+                 expectsStream=True):
         self.handle = handle
         self.gem = gem
         self.protocolVersion = protocolVersion
         self.clientInfo = clientInfo
         self.clientCapabilities = clientCapabilities or {}
+        self.expectsStream = expectsStream
         self.ledger = ReadLedger()
         self.journal = ChangeJournal()
         self.outbox = Outbox(self.label)
@@ -109,15 +126,6 @@ class McpSession:
         self._calls = 0
         self.subscriptions = set()
         self._logBudget = LogBudget(seconds)
-
-    @property
-    def expectsStream(self):
-        """
-        Whether its client keeps an event stream open: a 2026-era session
-        (behind a handle) never has one, so going without is not a sign
-        that its client has gone.
-        """
-        return self.protocolVersion in ("2025-06-18", "2025-11-25")
 
     def wantsLog(self, level):
         """

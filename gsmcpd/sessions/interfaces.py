@@ -3,7 +3,13 @@ The seams between sessions and the layers above them: what a call's own
 stream offers, and how the server asks a client something.
 """
 
+from typing import Any
+
+from twisted.internet.defer import Deferred
 from zope.interface import Attribute, Interface
+
+JsonObject = dict[str, Any]
+"""A JSON-RPC message or its params, as parsed."""
 
 
 class ClientDidNotAnswer(Exception):
@@ -26,17 +32,18 @@ class ICallSink(Interface):
 
     wantsProgress = Attribute("Whether the client asked for progress.")
 
-    def post(message):
+    def post(message: JsonObject) -> None:
         """
         Send the client C{message} (a JSON-RPC dict) on this stream.
         """
 
-    def report(progress, total=None, message=None):
+    def report(progress: float, total: float | None = None,
+               message: str | None = None) -> None:
         """
         The call's own progress report.
         """
 
-    def closeEarly():
+    def closeEarly() -> None:
         """
         End the connection before the response; the client resumes.
         """
@@ -47,20 +54,21 @@ class IClientRequests(Interface):
     The server's outstanding requests to clients.
     """
 
-    def send(session, method, params=None, via=None):
+    def send(session: Any, method: str, params: JsonObject | None = None,
+             via: ICallSink | None = None) -> Deferred[JsonObject]:
         """
         Post a request on C{session}'s stream, or on C{via} (an
         L{ICallSink}); a Deferred firing with the client's result, or
         failing with L{ClientDidNotAnswer} or L{ClientAnsweredError}.
         """
 
-    def answer(session, message):
+    def answer(session: Any, message: Any) -> bool:
         """
         Match a response the client sent to the request it answers; whether
         it answered one of ours.
         """
 
-    def forget(session):
+    def forget(session: Any) -> None:
         """
         Drop a closed session's outstanding requests, silently.
         """

@@ -40,7 +40,8 @@ class SessionRegistry:
     log = Logger()
 
     def __init__(self, pool, clock, streamLossGrace=10.0, prepare=None,
-                 stopGem=None, onClose=(), metrics=UNOBSERVED, warmReads=0):
+                 stopGem=None, onClose=(), metrics=UNOBSERVED, warmReads=0,
+                 onCommit=()):
         self._pool = pool
         self._metrics = metrics
         self._clock = clock
@@ -48,7 +49,7 @@ class SessionRegistry:
         self._sessions = {}
         self._graceTimers = {}
         self.onClose = list(onClose)
-        self.onCommit = []
+        self.onCommit = tuple(onCommit)
         # Without a preparation a session is served as it logged in.
         self.prepare = (lambda session: None) if prepare is None else prepare
         self.stopGem = stopGem
@@ -62,10 +63,13 @@ class SessionRegistry:
         return iter(list(self._sessions.values()))
 
     def open(self, protocolVersion, clientInfo, clientCapabilities=None,
-             principal=None):
+             principal=None, expectsStream=True):
         """
         Log a GemStone session in for a new client: as the GemStone user
         C{principal} names, with authentication.
+
+        @param expectsStream: whether its client keeps an event stream open
+            (L{McpSession.expectsStream}).
 
         @return: a L{Deferred} firing with the registered L{McpSession}.
         @raise gsmcpd.gci.pool.SessionLimitReached: synchronously when the
@@ -92,7 +96,7 @@ class SessionRegistry:
         def opened(gem):
             session = McpSession(handle, gem, protocolVersion, clientInfo,
                                  self._clock.seconds(), self._clock.seconds,
-                                 clientCapabilities)
+                                 clientCapabilities, expectsStream)
             session.principal = principal
             session.journal.observers = self.onCommit
             prepared = maybeDeferred(self.prepare, session)

@@ -1,12 +1,13 @@
 """
-Warm read sessions: the short-lived sessions of reads made without a
-session handle, kept idle for the next such read of the same GemStone user.
+Warm throwaway sessions: the short-lived sessions of calls made without a
+session handle, kept idle for the next such call of the same GemStone user.
 
 A login spawns a gem on a real stone (tens to hundreds of milliseconds), so
-a read that logs in and out pays for both.  A read's session that ended
-cleanly waits here instead, for at most L{IDLE_LIMIT} seconds; the next read
-of its GemStone user takes it after one C{abort} (a read never holds
-changes, and must see the newest commit).  An idle session keeps its slot
+a call that logs in and out pays for both.  A call's session that ended
+cleanly waits here instead, for at most L{IDLE_LIMIT} seconds; the work of
+a call that could change something is aborted first, so nothing it changed
+outlives it.  The next call of its GemStone user takes it after one more
+C{abort} (it must see the newest commit).  An idle session keeps its slot
 under C{--max-sessions}, but gives it up to any new session that would
 otherwise be refused (L{WarmSessions.evict}).
 """
@@ -59,38 +60,66 @@ class WarmSessions:
         session = idle.pop()
         self._timers.pop(session.handle).cancel()
 
-        def moved(_):
-            session.ledger.viewMoved()
+        def moved(aborted):
+            if not aborted:
+                return None
             del session.view.notices[:]
             self._registry.touch(session)
             return session
 
+        return self._aborted(session, "its view could not be moved for a "
+                             "read").addCallback(moved)
+
+    def _aborted(self, session, why):
+        """
+        Abort C{session}'s transaction: its changes discarded, its view the
+        newest commit.
+
+        @return: a L{Deferred} firing with C{True}, or with C{False} once
+            the session is closed for C{why} because the abort failed
+            (whatever went wrong, the session cannot be lent again).
+        """
+        def aborted(_):
+            session.ledger.viewMoved()
+            session.journal.ended()
+            return True
+
         def failed(failure):
-            # Whatever went wrong, the session is neither idle nor lent
-            # any more: it is closed, and the read logs one in.
             if failure.check(*FAILURES):
-                self.log.warn("session {handle}: moving an idle read "
-                              "session's view: {error}",
+                self.log.warn("session {handle}: aborting a throwaway "
+                              "session: {error}",
                               handle=session.label, error=failure.value)
             else:
-                self.log.failure("session {handle}: moving an idle read "
-                                 "session's view", failure,
-                                 handle=session.label)
+                self.log.failure("session {handle}: aborting a throwaway "
+                                 "session", failure, handle=session.label)
             return self._registry.close(
-                session.handle, "its view could not be moved for a read",
-                code="view_stuck").addCallback(lambda _: None)
+                session.handle, why, code="view_stuck").addCallback(
+                    lambda _: False)
 
         return ToolCall(session.gem, session.ledger).runTemplate(
-            "abort", {}).addCallbacks(moved, failed)
+            "abort", {}).addCallbacks(aborted, failed)
 
-    def keep(self, session, why):
+    def keep(self, session, why, changed=False):
         """
-        A read's session is done: keep it idle if its call ended cleanly
-        and there is room, else close it for C{why}.
+        A throwaway session's call is done: keep it idle if the call ended
+        cleanly and there is room, else close it for C{why} (a logout
+        discards its work).
+
+        @param changed: whether the call may have changed something (a tool
+            not annotated read-only): its work is then aborted before the
+            session is idle, so no change outlives the call.
         """
         if not (self.perUser and self._reusable(session)):
             return self._registry.close(session.handle, why,
                                         code="read_done")
+        kept = self._idled(session)
+        if changed:
+            # Queued on its gem at once, ahead of the abort of whichever
+            # call takes it next (which may arrive before this one is done).
+            self._aborted(session, why)
+        return kept
+
+    def _idled(self, session):
         user = userOf(session.principal)
         idle = self._idle.setdefault(user, [])
         idle.append(session)

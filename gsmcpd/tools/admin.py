@@ -43,7 +43,6 @@ PAGE_CACHE_SCHEMA = dict(
 class AdminToolset(Toolset):
     name = "admin"
     title = "Stone administration"
-    scoped = True
     instructions = (
         "stone_status shows who holds the stone: its sessions, the "
         "commit-record backlog and who pins its oldest record, the shared "

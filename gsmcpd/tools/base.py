@@ -30,8 +30,7 @@ class ToolResult:
     structured: dict | None = None
     isError: bool = False
     content: list | None = None
-    """Content blocks to answer instead of the one text block (images,
-    audio, embedded resources)."""
+    """Content blocks instead of the one text block (images, audio...)."""
 
     @classmethod
     def fromError(cls, error):
@@ -141,6 +140,16 @@ def effectiveHints(annotations):
     return hints
 
 
+ANY_SESSION = "anySession"
+"""Runs on a GemStone session; without a handle (2026), a throwaway one."""
+OWN_SESSION = "ownSession"
+"""Its whole point is a lasting change (compile, delete, commit): it runs
+only on the client's own session, refused without one."""
+NO_SESSION = "noSession"
+"""Never touches the stone: no GemStone session is logged in for it."""
+SESSION_NEEDS = (ANY_SESSION, OWN_SESSION, NO_SESSION)
+
+
 @attr.s(frozen=True, auto_attribs=True)
 class Tool:
     """
@@ -166,6 +175,8 @@ class Tool:
     """C{"optional"} for a call that may run for minutes, which a client
     that takes tasks gets as one; C{"required"} for one that runs only as
     a task; L{None}: never a task."""
+    runsOn: str = attr.ib(default=ANY_SESSION,  # one of SESSION_NEEDS
+                          validator=attr.validators.in_(SESSION_NEEDS))
 
     def descriptor(self):
         """
@@ -229,6 +240,11 @@ class ToolCall:
         self.needsCommit = None
         self.warnings = []
         self._context = context
+
+    @property
+    def clock(self):
+        """The call's clock, for a tool that paces its work (or L{None})."""
+        return self._context.clock
 
     @property
     def wantsProgress(self):
@@ -342,13 +358,6 @@ class Toolset:
     instructions = ""
     declaredOptionNames = ()
     usesLogging = False
-    usesGemStone = True
-    """Whether its tools run on a GemStone session (the conformance
-    fixtures do not: a 2026-era call of one needs no session)."""
-    scoped = False
-    """Whether, with authentication on, only a token whose scope names it
-    may use it: the daemon refuses to serve it unless
-    C{--auth-scope-toolsets} maps a scope to it."""
 
     def __init__(self, options=None):
         self._options = dict(options or {})

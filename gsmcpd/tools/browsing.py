@@ -21,6 +21,7 @@ from gsmcpd.tools.base import (
     resultSchema)
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS, capped
 from gsmcpd.tools.ledger import classKey, methodKey
+from gsmcpd.tools.paging import LIST_LIMIT, PAGE_SCHEMA, page, pagingProperties
 
 NAMES = {"type": "array", "items": STRING}
 
@@ -102,9 +103,13 @@ class BrowsingToolset(Toolset):
                                    category=OPTIONAL_STRING)),
             Tool("list_methods", "Methods",
                  "The selectors a class defines on each side, by category.",
-                 classOnly, readOnly, self.listMethods,
+                 closedSchema({"className": nonEmptyArgument(),
+                               **pagingProperties(LIST_LIMIT)},
+                              required=["className"]),
+                 readOnly, self.listMethods,
                  resultSchema(className=STRING, methods={"type": "array",
-                                                   "items": METHOD_SCHEMA})),
+                                                   "items": METHOD_SCHEMA},
+                              page=PAGE_SCHEMA)),
         ]
 
     @inlineCallbacks
@@ -220,14 +225,17 @@ class BrowsingToolset(Toolset):
 
     @inlineCallbacks
     def listMethods(self, call, arguments):
-        found = yield call.runTemplate("list_methods", arguments)
+        found = yield call.runTemplate(
+            "list_methods", {"className": arguments["className"]})
         className = found["className"]
         methods = sorted(
             ({"className": className, "meta": each["meta"],
               "selector": each["selector"], "category": each["category"]}
              for each in found["methods"]),
             key=lambda m: (m["meta"], m["category"] or "", m["selector"]))
-        lines = [className]
+        window = page(methods, arguments, LIST_LIMIT)
+        methods = window.items
+        lines = [className, window.header()]
         for meta in (False, True):
             lines.append("class side:" if meta else "instance side:")
             onSide = [m for m in methods if m["meta"] == meta]
@@ -238,4 +246,5 @@ class BrowsingToolset(Toolset):
             if not onSide:
                 lines.append("  (none)")
         return ToolResult("\n".join(lines),
-                               {"className": className, "methods": methods})
+                          {"className": className, "methods": methods,
+                           "page": window.structured()})

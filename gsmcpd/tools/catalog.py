@@ -21,9 +21,13 @@ CORE_TOOLSETS = {
 
 OTHER_TOOLSETS = {
     "admin": "gsmcpd.tools.admin:AdminToolset",
-    "conformance": "gsmcpd.tools.conformance:ConformanceToolset",
+    "conformance": "gsmcpd.testing.conformance.toolset:ConformanceToolset",
 }
 """Toolsets shipped but served only when named."""
+
+SCOPED_TOOLSETS = frozenset({"admin"})
+"""Toolsets that tell one user about the others: with authentication on,
+the daemon serves one only if C{--auth-scope-toolsets} maps a scope to it."""
 
 
 class ToolsetError(ValueError):

@@ -7,6 +7,9 @@ work the daemon does for itself (view hygiene, worker logins) uses
 L{NULL_CONTEXT}, so a tool never checks which it has.
 """
 
+from typing import Any
+
+from twisted.internet.defer import Deferred
 from zope.interface import Attribute, Interface, implementer
 
 from gsmcpd.tools.templates.outcomes import ToolError
@@ -22,44 +25,49 @@ class ICallContext(Interface):
     ending = Attribute(
         "Whether the call is being ended (deadline, cancellation), so no "
         "further GemStone call should start.")
+    clock = Attribute(
+        "The IReactorTime the call's time runs on (its deadline), for a tool "
+        "that paces its work; None for work no client waits on.")
 
-    def track(running):
+    def track(running: Deferred[Any]) -> None:
         """
         The GemStone call C{running} (a Deferred) is the one to end if the
         request must end; it stops being so when it fires.
         """
 
-    def log(level, data, logger=None):
+    def log(level: str, data: Any, logger: str | None = None) -> None:
         """
         Send the client a log message, if it accepts one and wants C{level}.
         """
 
-    def request(method, params):
+    def request(method: str,
+                params: dict[str, Any]) -> Deferred[dict[str, Any]]:
         """
         Ask the client something (sampling, elicitation); a Deferred firing
         with its result.  Raises L{ToolError} when the client cannot be
         asked.
         """
 
-    def canAsk(capability):
+    def canAsk(capability: str) -> bool:
         """
         Whether the client declared C{capability} (C{"elicitation"},
         C{"sampling"}, C{"roots"}), so it can answer such a question.
         """
 
-    def ask(questions):
+    def ask(questions: dict[str, Any]) -> Deferred[dict[str, Any]]:
         """
         Ask the client C{questions} (by key, from
         L{gsmcpd.tools.questions}); a Deferred firing with the answers by
         key, however the protocol era carries them.
         """
 
-    def closeStream():
+    def closeStream() -> None:
         """
         End the call's stream before its result; the client resumes it.
         """
 
-    def reportProgress(progress, total=None, message=None):
+    def reportProgress(progress: float, total: float | None = None,
+                       message: str | None = None) -> None:
         """
         Tell a client that asked for progress how far the call has got.
         """
@@ -74,6 +82,7 @@ class NullCallContext:
 
     wantsProgress = False
     ending = False
+    clock = None
 
     def track(self, running):
         pass

@@ -3,8 +3,9 @@ The Listing toolset: which dictionaries, classes and globals there are.
 
 Each template answers its whole list unsorted; sorting and paging happen
 here, so the page a client asks for is a window onto one sorted list and the
-header's total is the true one.  No tool here pages by default: a listing a
-model reads to find a name is worse truncated than long.
+header's total is the true one.  Each pages by default at L{LIST_LIMIT}
+names: a real stone's Globals holds 1,500 classes, and the header says
+which offset fetches the rest.
 """
 
 from twisted.internet.defer import inlineCallbacks
@@ -15,7 +16,8 @@ from gsmcpd.tools.base import (
     Tool, ToolResult, Toolset, annotations, closedSchema, counted,
     resultSchema)
 from gsmcpd.tools.ledger import dictionaryKey
-from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties, window
+from gsmcpd.tools.paging import (
+    LIST_LIMIT, PAGE_SCHEMA, page, pagingProperties, window)
 
 UNNAMED = "(unnamed)"
 """How text shows a dictionary that has no name (it does not hold itself)."""
@@ -40,7 +42,7 @@ def pagedResult(items, arguments, listKey, line, extra=None):
     @param extra: members of the structured result besides the list and
         the page.
     """
-    window = page(items, arguments)
+    window = page(items, arguments, LIST_LIMIT)
     lines = [window.header()] + [line(item) for item in window.items]
     structured = dict(extra or {}, page=window.structured())
     structured[listKey] = window.items
@@ -69,11 +71,11 @@ class ListingToolset(Toolset):
             Tool("list_all_classes", "All classes",
                  "Every class in your symbol list, sorted, with its "
                  "dictionary.",
-                 closedSchema(pagingProperties()), readOnly,
+                 closedSchema(pagingProperties(LIST_LIMIT)), readOnly,
                  self.listAllClasses, pagedSchema("classes", CLASS_ITEM)),
             Tool("list_classes", "Dictionary classes",
                  "The classes a symbol dictionary holds, sorted.",
-                 closedSchema(dict(dictionaryArgument, **pagingProperties()),
+                 closedSchema(dict(dictionaryArgument, **pagingProperties(LIST_LIMIT)),
                               required=["dictionaryName"]),
                  readOnly, self.listClasses,
                  pagedSchema("classes", CLASS_ITEM)),
@@ -88,7 +90,7 @@ class ListingToolset(Toolset):
             Tool("list_dictionary_entries", "Dictionary entries",
                  "A symbol dictionary's entries, sorted, each a class or a "
                  "global.",
-                 closedSchema(dict(dictionaryArgument, **pagingProperties()),
+                 closedSchema(dict(dictionaryArgument, **pagingProperties(LIST_LIMIT)),
                               required=["dictionaryName"]),
                  readOnly, self.listDictionaryEntries,
                  pagedSchema("entries", resultSchema(
@@ -116,7 +118,7 @@ class ListingToolset(Toolset):
         dictionary = arguments["dictionaryName"]
         names = yield call.runTemplate("list_classes",
                                        {"dictionaryName": dictionary})
-        offset, limit = window(arguments)
+        offset, limit = window(arguments, LIST_LIMIT)
         if offset == 0 and (limit is None or limit >= len(set(names))):
             # Seen whole, which removing the dictionary asks for.
             call.ledger.recordRead(dictionaryKey(dictionary),

@@ -21,8 +21,8 @@ from gsmcpd.tools.arguments import (
     BOOLEAN, IDENTIFIER, INTEGER, META, STRING, flagArgument, namesArgument,
     stringArgument)
 from gsmcpd.tools.base import (
-    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
-    counted, resultSchema)
+    OWN_SESSION, Tool, ToolError, ToolResult, Toolset, annotations,
+    closedSchema, counted, resultSchema)
 from gsmcpd.tools.compiling import (
     COMPILE_ERROR_SCHEMA, compileError, definedSelector, definitionReport,
     locatedErrors, methodName, unreadMethodsRefusal)
@@ -61,7 +61,8 @@ class MutationToolset(Toolset):
                      pattern=IDENTIFIER)},
                      required=["dictionaryName"]),
                  annotations(False), self.addDictionary,
-                 resultSchema(dictionaryName=STRING, position=INTEGER)),
+                 resultSchema(dictionaryName=STRING, position=INTEGER),
+                 runsOn=OWN_SESSION),
             Tool("remove_dictionary", "Remove dictionary",
                  "Remove a dictionary from your symbol list, so what it "
                  "holds can no longer be named; refused for Globals, "
@@ -71,7 +72,8 @@ class MutationToolset(Toolset):
                      required=["dictionaryName"]),
                  annotations(False, destructive=True), self.removeDictionary,
                  resultSchema(dictionaryName=STRING, entries=INTEGER),
-                 streams=confirms),
+                 streams=confirms,
+                 runsOn=OWN_SESSION),
             Tool("compile_class_definition", "Define class",
                  "Define or redefine a class from named parts; nothing is "
                  "evaluated. Redefining needs get_class_definition first "
@@ -104,7 +106,8 @@ class MutationToolset(Toolset):
                          errors={"type": "array",
                                  "items": COMPILE_ERROR_SCHEMA})},
                      dropped={"type": "array", "items": resultSchema(
-                         selector=STRING, meta=BOOLEAN)})),
+                         selector=STRING, meta=BOOLEAN)}),
+                         runsOn=OWN_SESSION),
             Tool("compile_method", "Compile method",
                  "Compile a method from its full source (selector line "
                  "first), new or replacing the one with its selector, which "
@@ -120,7 +123,8 @@ class MutationToolset(Toolset):
                  resultSchema(
                      className=STRING, meta=BOOLEAN, selector=STRING,
                      category=STRING, created=BOOLEAN,
-                     warnings={"type": "array", "items": STRING})),
+                     warnings={"type": "array", "items": STRING}),
+                     runsOn=OWN_SESSION),
             Tool("delete_method", "Delete method",
                  "Remove a method; needs get_method_source first.",
                  closedSchema({
@@ -132,7 +136,8 @@ class MutationToolset(Toolset):
                  self.deleteMethod,
                  resultSchema(className=STRING, meta=BOOLEAN,
                               selector=STRING, category=STRING),
-                 streams=confirms),
+                 streams=confirms,
+                 runsOn=OWN_SESSION),
             Tool("delete_class", "Delete class",
                  "Remove a class and its methods from its dictionary; needs "
                  "get_class_definition first; refused if it has subclasses.",
@@ -142,7 +147,8 @@ class MutationToolset(Toolset):
                  self.deleteClass,
                  resultSchema(className=STRING, dictionary=STRING,
                               methods=INTEGER),
-                 streams=confirms),
+                 streams=confirms,
+                 runsOn=OWN_SESSION),
             Tool("set_class_comment", "Set class comment",
                  "Replace a class's comment.",
                  closedSchema({
@@ -151,7 +157,8 @@ class MutationToolset(Toolset):
                      required=["className", "comment"]),
                  annotations(False, destructive=True, idempotent=True),
                  self.setClassComment,
-                 resultSchema(className=STRING, comment=STRING)),
+                 resultSchema(className=STRING, comment=STRING),
+                 runsOn=OWN_SESSION),
         ]
 
     @inlineCallbacks

@@ -7,6 +7,12 @@ import re
 
 import attr
 
+from gsmcpd.tools.base import ANY_SESSION, NO_SESSION
+
+READ_NEEDS = attr.validators.in_((ANY_SESSION, NO_SESSION))
+"""What reading a resource may need: a GemStone session (in the 2026 era a
+throwaway one), or none."""
+
 
 @attr.s(frozen=True, auto_attribs=True)
 class Resource:
@@ -23,6 +29,8 @@ class Resource:
     title: str | None = None
     description: str | None = None
     mimeType: str | None = None
+    runsOn: str = attr.ib(default=ANY_SESSION, validator=READ_NEEDS)
+    """Whether reading it needs a GemStone session (as L{Tool.runsOn})."""
 
     def descriptor(self):
         return _described(self, uri=self.uri)
@@ -47,6 +55,8 @@ class ResourceTemplate:
     description: str | None = None
     mimeType: str | None = None
     complete: object = None
+    runsOn: str = attr.ib(default=ANY_SESSION, validator=READ_NEEDS)
+    """Whether reading one needs a GemStone session (as L{Tool.runsOn})."""
 
     def match(self, uri):
         """

@@ -4,10 +4,13 @@ client's model (sampling) or the client itself (its roots).
 
 A tool builds its questions here and asks them through its call
 (C{call.ask({key: question})}); how they travel depends on the protocol
-era, which the tool never sees (L{gsmcpd.protocol.asking}).
+era, which the tool never sees (L{gsmcpd.protocol.modern.asking}).
 """
 
-from twisted.internet.defer import gatherResults, maybeDeferred
+from typing import Any
+
+from twisted.internet.defer import Deferred, gatherResults, maybeDeferred
+from zope.interface import Interface, implementer
 
 from gsmcpd.tools.templates.outcomes import ToolError
 
@@ -55,6 +58,48 @@ def accepted(answer):
         return None
     content = answer.get("content")
     return content if isinstance(content, dict) else {}
+
+
+class IAsker(Interface):
+    """
+    One way of asking the client during a call: on the call's own stream
+    (L{StreamAsker}), as an input-required round, or from inside a task
+    (L{gsmcpd.protocol.modern.asking}).
+    """
+
+    def canAsk(capability: str) -> bool:
+        """
+        Whether the client declared C{capability}, so it can answer such a
+        question.
+        """
+
+    def ask(questions: dict[str, Any]) -> Deferred[dict[str, Any]]:
+        """
+        Ask C{questions} (by key); a L{Deferred} of the answers by key.
+        """
+
+
+@implementer(IAsker)
+class StreamAsker:
+    """
+    Asking the 2025 way: each question a request to the client on the
+    call's stream.
+
+    @param send: C{(method, params) -> Deferred} of the client's answer.
+    @param client: whose C{clientCapabilities} say what it declared (its
+        session).
+    """
+
+    def __init__(self, send, client):
+        self._send = send
+        self._client = client
+
+    def canAsk(self, capability: str) -> bool:
+        return isinstance(self._client.clientCapabilities.get(capability),
+                          dict)
+
+    def ask(self, questions: dict[str, Any]) -> Deferred[dict[str, Any]]:
+        return askEach(self._send, questions)
 
 
 def askEach(send, questions):

@@ -10,8 +10,8 @@ from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING
 from gsmcpd.tools.base import (
-    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
-    counted, resultSchema)
+    OWN_SESSION, Tool, ToolError, ToolResult, Toolset, annotations,
+    closedSchema, counted, resultSchema)
 from gsmcpd.tools.confirm import (
     CONFIRM_OPTION, commitQuestion, confirmedIf, confirming)
 
@@ -37,7 +37,8 @@ class SessionToolset(Toolset):
                  closedSchema(), annotations(False, destructive=True,
                                              idempotent=True),
                  self.abort,
-                 resultSchema(aborted=BOOLEAN)),
+                 resultSchema(aborted=BOOLEAN),
+                 runsOn=OWN_SESSION),
             Tool("commit", "Commit",
                  "Persist your uncommitted changes. It fails if another "
                  "session committed a change to a class you changed (any "
@@ -46,13 +47,15 @@ class SessionToolset(Toolset):
                  "newest view.",
                  closedSchema(), annotations(False), self.commit,
                  resultSchema(committed=BOOLEAN),
-                 streams=confirming(self)),
+                 streams=confirming(self),
+                 runsOn=OWN_SESSION),
             Tool("refresh", "Refresh view",
                  "Move your view to the newest commit, keeping uncommitted "
                  "changes; re-read what you are about to change.",
                  closedSchema(), annotations(False, idempotent=True),
                  self.refresh,
-                 resultSchema(refreshed=BOOLEAN, writesCanCommit=BOOLEAN)),
+                 resultSchema(refreshed=BOOLEAN, writesCanCommit=BOOLEAN),
+                 runsOn=OWN_SESSION),
             Tool("status", "Session status",
                  "Your GemStone session's user, number, stone, version and "
                  "transaction state.",

@@ -15,7 +15,7 @@ from gsmcpd.tools.arguments import (
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
     resultSchema)
-from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties
+from gsmcpd.tools.paging import LIST_LIMIT, PAGE_SCHEMA, page, pagingProperties
 
 STATUSES = ("passed", "failed", "error")
 
@@ -111,7 +111,7 @@ class TestingToolset(Toolset):
                  taskSupport="optional"),
             Tool("list_test_classes", "Test classes",
                  "Every TestCase subclass in the symbol list, sorted.",
-                 closedSchema(pagingProperties()),
+                 closedSchema(pagingProperties(LIST_LIMIT)),
                  annotations(True), self.listTestClasses,
                  resultSchema(classNames={"type": "array",
                                           "items": STRING},
@@ -229,7 +229,7 @@ class TestingToolset(Toolset):
     @inlineCallbacks
     def listTestClasses(self, call, arguments):
         names = yield call.runTemplate("list_test_classes", {})
-        window = page(sorted(names), arguments)
+        window = page(sorted(names), arguments, LIST_LIMIT)
         return ToolResult(
             "\n".join([window.header(), *window.items]),
             {"classNames": window.items, "page": window.structured()})

@@ -10,14 +10,9 @@ it as a JSON-RPC error with its HTTP status.
 import attr
 
 from gsmcpd.auth.tokens import admits
-from gsmcpd.protocol.dispatch import SUPPORTED_PROTOCOL_VERSIONS
-from gsmcpd.protocol.eras import HANDSHAKE_ERA_VERSIONS
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST
-
-TOLERATED_VERSION_HEADERS = ("2025-03-26",)
-"""Revisions never negotiated here but accepted in the header of a request
-inside a session: the conformance suite's raw requests and older SDK
-transports send them, and the body's meaning does not change."""
+from gsmcpd.protocol.versions import (
+    HANDSHAKE_ERA_VERSIONS, LEGACY_VERSIONS, TOLERATED_VERSION_HEADERS)
 
 SESSION_HEADER = b"mcp-session-id"
 VERSION_HEADER = b"mcp-protocol-version"
@@ -61,11 +56,11 @@ def checkHeaders(request, origins, hosts):
     # A version outside the handshake era is the 2026 era's to answer
     # (eras.isModern): with -32022 when it is none of ours.
     if version in HANDSHAKE_ERA_VERSIONS and version not in \
-            SUPPORTED_PROTOCOL_VERSIONS + TOLERATED_VERSION_HEADERS:
+            LEGACY_VERSIONS + TOLERATED_VERSION_HEADERS:
         raise Refusal(
             400, f"Bad Request: unsupported MCP-Protocol-Version "
             f"{version!r}; this server speaks "
-            f"{', '.join(SUPPORTED_PROTOCOL_VERSIONS)}")
+            f"{', '.join(LEGACY_VERSIONS)}")
 
 
 def namedSession(request, sessions, principal=None):

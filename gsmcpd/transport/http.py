@@ -20,22 +20,19 @@ from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
-from gsmcpd.protocol.calls import CallRunner, LoginFailedError, loginFailed
-from gsmcpd.protocol.dispatch import negotiateVersion
-from gsmcpd.protocol.eras import isModern
-from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
-from gsmcpd.protocol.modern import ModernEndpoint
+from gsmcpd.protocol.calls import (
+    LoginFailedError, loginFailed, sessionLimitMessage)
+from gsmcpd.protocol.modern.envelope import isModern
+from gsmcpd.protocol.versions import (
+    PRIMED_STREAMS_SINCE, atLeast, negotiateVersion)
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, encode,
     parseMessage, result, stoppingError)
-from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.gates import (
     SESSION_HEADER, VERSION_HEADER, Refusal, checkHeaders, namedSession)
 from gsmcpd.transport.connections import (
     MAX_BODY_BYTES, ConnectionLimits, GuardedSite)
-from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
-from gsmcpd.transport.modern import ModernPost
 from gsmcpd.transport.resource import McpResource
 from gsmcpd.transport.sse import (
     CallStream, EventStream, acceptsStream, callStream, parseEventId)
@@ -112,32 +109,29 @@ class McpApp:
     app = Klein()
     log = Logger()
 
-    def __init__(self, sessions, dispatcher, clock, allowedOrigins=(),
-                 pending=None, requestTimeout=None, audit=None,
-                 allowedHosts=(), metrics=UNOBSERVED):
+    def __init__(self, sessions, dispatcher, calls, modern, listeners,
+                 pending, clock, origins, hosts):
         """
-        @param allowedOrigins: C{--allowed-origin} values.
-        @param allowedHosts: C{--allowed-host} values.
-        @param requestTimeout: the per-request deadline in seconds, or
-            L{None}.
-        @param audit: where each tool call is recorded (an
-            L{gsmcpd.observe.audit.AuditLog}), or L{None}.
+        Built by its caller, who builds each collaborator once
+        (L{gsmcpd.daemon.service.assemble}).
+
+        @param calls: the L{CallRunner}.
+        @param modern: the L{ModernPost} that answers 2026-07-28 requests.
+        @param listeners: the L{SessionListeners} of 2025 subscribers (the
+            registry's C{onClose} removes a session's).
+        @param pending: the L{PendingRequests} answered by POSTed responses.
+        @param origins: the L{OriginPolicy}.
+        @param hosts: the L{HostPolicy}.
         """
         self.sessions = sessions
         self.dispatcher = dispatcher
+        self.calls = calls
+        self.modern = modern
+        self.listeners = listeners
+        self.pending = pending
         self.clock = clock
-        self.pending = PendingRequests(clock) if pending is None else pending
-        self.calls = CallRunner(dispatcher, sessions, clock, self.pending,
-                                requestTimeout, audit, metrics)
-        self.notices = ChangeNotices()
-        sessions.onCommit.append(self.notices.resourcesUpdated)
-        self.listeners = SessionListeners(self.notices)
-        sessions.onClose.append(self.listeners.remove)
-        self.modern = ModernPost(
-            ModernEndpoint(dispatcher, self.calls, sessions, clock),
-            self.notices, clock)
-        self.origins = OriginPolicy.fromOptions(allowedOrigins)
-        self.hosts = HostPolicy.fromOptions(allowedHosts)
+        self.origins = origins
+        self.hosts = hosts
 
     def resource(self):
         return McpResource(self)
@@ -201,14 +195,17 @@ class McpApp:
         return self._call(request, session, message)
 
     def _call(self, request, session, message):
-        if not (self.dispatcher.streams(message) and acceptsStream(request)):
+        tool = self.dispatcher.toolNamed(session.principal, message.params) \
+            if message.method == "tools/call" else None
+        if not (self.dispatcher.streams(message, tool) and
+                acceptsStream(request)):
             # A client that hangs up cancels this: its answer can no longer
             # reach anyone, so the call is ended as notifications/cancelled
             # ends one (see CallRunner._run).
-            return self.calls.handle(session, message).addCallback(
+            return self.calls.handle(session, message, tool=tool).addCallback(
                 self._answer, request)
         stream = self._callStream(request, session, message)
-        answered = self.calls.handle(session, message, stream)
+        answered = self.calls.handle(session, message, stream, tool=tool)
         # Finished when the call is, whether or not this POST is still
         # there: a dropped stream is resumed with Last-Event-ID.  The
         # stream has begun, so its last event carries a bug's error.
@@ -230,7 +227,8 @@ class McpApp:
         """
         stream = callStream(request, self.clock, session.nextCallKey(),
                             message.params,
-                            prime=session.protocolVersion >= "2025-11-25")
+                            prime=atLeast(session.protocolVersion,
+                                         PRIMED_STREAMS_SINCE))
         session.keep(stream.sequence)
         return stream
 
@@ -244,8 +242,10 @@ class McpApp:
                 principalOf(request))
         except SessionLimitReached as e:
             return self._json(request, JsonRpcError(
-                SERVER_ERROR, str(e), {"kind": "sessionLimit",
-                                       "limit": e.limit}
+                SERVER_ERROR, sessionLimitMessage(
+                    e.limit, "End an MCP session of this server you no "
+                    "longer need, or try again in a minute."),
+                {"kind": "sessionLimit", "limit": e.limit}
             ).asResponse(message.id))
         except ServerStopping as e:
             return self._json(request, stoppingError(e).asResponse(message.id))

@@ -7,8 +7,8 @@ reports progress, and C{subscriptions/listen}).
 import attr
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.protocol.eras import httpStatus, readEnvelope
-from gsmcpd.protocol.handles import mintedHandle
+from gsmcpd.protocol.modern.envelope import httpStatus, readEnvelope
+from gsmcpd.protocol.modern.handles import mintedHandle
 from gsmcpd.protocol.jsonrpc import (
     INVALID_REQUEST, JsonRpcError, encode, result)
 from gsmcpd.protocol.listen import Filter, Subscriber, readFilter

@@ -12,7 +12,15 @@ import sys
 import threading
 
 from gsmcpd.testing.simulator.server import StoneServer
-from gsmcpd.testing.simulator.stone import DEFAULT_PASSWORD, DEFAULT_USER, Stone
+from gsmcpd.testing.simulator import kernelrepo
+from gsmcpd.testing.simulator.stone import (
+    DEFAULT_PASSWORD, DEFAULT_USER, Stone, seededRepository)
+
+REPOSITORIES = {"demo": seededRepository, "kernel": kernelrepo.repository}
+"""What C{--repository} names: a function answering a new Repository."""
+
+LABELS = {"demo": "demo repository", "kernel": "GENERATED kernel-sized repository"}
+"""How the ready line names each."""
 
 
 def parseArguments(argv):
@@ -33,6 +41,10 @@ def parseArguments(argv):
                              "but compiling, a password nobody is told) that the main "
                              "user may mint one-time passwords for; McpReadOnly is "
                              "always seeded (repeatable)")
+    parser.add_argument("--repository", choices=sorted(REPOSITORIES), default="demo",
+                        help="the code the stone starts with: demo (a few classes, the "
+                             "default) or kernel (a GENERATED kernel-sized repository: "
+                             "1,500 classes, 60,000 methods, built in a few seconds)")
     parser.add_argument("--exit-on-stdin-eof", action="store_true",
                         help="stop when standard input closes (so a launcher that dies "
                              "takes its stone with it)")
@@ -73,7 +85,8 @@ def main(argv=None):
             password = f.read().strip()
     _allowDeepRecursion()
     stone = Stone(users={options.user: password}, maxLogins=options.max_logins,
-                  restrictedUsers=tuple(options.worker_user))
+                  restrictedUsers=tuple(options.worker_user),
+                  repository=REPOSITORIES[options.repository]())
     server = StoneServer(stone, options.socket)
     try:
         server.listen()
@@ -89,7 +102,8 @@ def main(argv=None):
         # Inside the try: a launcher that stops us the moment it reads this
         # line can land its SIGTERM while the line is still being written.
         print(f"gsmcpd simulated stone {stone.name} (a test double, not GemStone "
-              f"{stone.version}) listening on {options.socket}", flush=True)
+              f"{stone.version}, {LABELS[options.repository]}) listening on "
+              f"{options.socket}", flush=True)
         server.serveForever()
     except SystemExit:
         pass

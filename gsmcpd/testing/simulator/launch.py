@@ -15,6 +15,9 @@ import time
 import attr
 
 READY_TIMEOUT = 10.0
+LOAD_TIMEOUT = {"demo": 0.0, "kernel": 60.0}
+"""Seconds a repository may add to start-up: generating the kernel-sized
+one takes a few seconds, far more on a loaded machine."""
 
 
 class SimulatorStartError(Exception):
@@ -53,11 +56,13 @@ class SimulatorProcess:
 
 
 def launch(socketPath, maxLogins=10, user=None, passwordFile=None,
-           timeout=READY_TIMEOUT, workerUsers=()):
+           timeout=READY_TIMEOUT, workerUsers=(), repository="demo"):
     """
     Start C{python -m gsmcpd.testing.simulator} on C{socketPath} and wait for its
     ready line.  C{workerUsers} are restricted users to seed besides
-    McpReadOnly (C{--worker-user}).
+    McpReadOnly (C{--worker-user}); C{repository} is the code it starts with
+    (C{--repository}: demo, or the generated kernel-sized one), whose
+    L{LOAD_TIMEOUT} adds to C{timeout}.
 
     @raise SimulatorStartError: it exited or stayed silent for C{timeout}
         seconds.
@@ -70,6 +75,8 @@ def launch(socketPath, maxLogins=10, user=None, passwordFile=None,
         command += ["--password-file", os.fspath(passwordFile)]
     for each in workerUsers:
         command += ["--worker-user", each]
+    command += ["--repository", repository]
+    timeout += LOAD_TIMEOUT[repository]
     # Only the ready line comes on stdout; the stone's error output is ours,
     # so nothing it writes later can fill a pipe nobody reads.  Its own
     # session keeps a terminal's Ctrl-C for us (we stop it in order); the

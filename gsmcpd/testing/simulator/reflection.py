@@ -8,7 +8,7 @@ what they hold lives in the session's L{gsmcpd.testing.simulator.model.CodeModel
 (C{ev.code}).
 """
 
-from gsmcpd.testing.simulator import compiler, errors, exceptions
+from gsmcpd.testing.simulator import compiler, errors, exceptions, searches
 from gsmcpd.testing.simulator.kernel import (
     CLASSES, KERNEL_INSTVARS, StClass, classOf, method, text)
 from gsmcpd.testing.simulator.model import DEFAULT_CATEGORY
@@ -39,8 +39,20 @@ def methodsOf(ev, behavior):
     return ev.code.methodsOf(name, meta, version)
 
 
+def methodOf(ev, behavior, selector):
+    """
+    The MethodInfo of C{selector} the class defines itself, or None: one
+    read for a current class, not a listing of its methods.
+    """
+    name, meta, version = parts(behavior)
+    history = ev.code.classHistory(name)
+    if version is None or not history or history[-1].version == version:
+        return ev.code.method(name, selector, meta)
+    return ev.code.methodsOf(name, meta, version).get(selector)
+
+
 def _found(ev, behavior, selector):
-    found = methodsOf(ev, behavior).get(text(selector))
+    found = methodOf(ev, behavior, text(selector))
     if found is None:
         raise errors.keyNotFound(f"#{text(selector)}")
     return found
@@ -114,7 +126,7 @@ def _selectors(ev, receiver):
 
 @method("Behavior", "includesSelector:")
 def _includesSelector(ev, receiver, selector):
-    return text(selector) in methodsOf(ev, receiver)
+    return methodOf(ev, receiver, text(selector)) is not None
 
 
 @method("Behavior", "compiledMethodAt:")
@@ -135,7 +147,7 @@ def _sourceCodeAt(ev, receiver, selector):
 
 @method("Behavior", "categoryOfSelector:")
 def _categoryOfSelector(ev, receiver, selector):
-    found = methodsOf(ev, receiver).get(text(selector))
+    found = methodOf(ev, receiver, text(selector))
     return None if found is None else Symbol(found.category)
 
 
@@ -289,7 +301,7 @@ def _compiled(methods):
 
 @method("ClassOrganizer", "implementorsOf:")
 def _implementorsOf(ev, receiver, selector):
-    return _compiled(ev.code.implementorsOf(text(selector)))
+    return _compiled(searches.indexOf(ev.code).implementors.get(text(selector), ()))
 
 
 @method("ClassOrganizer", "sendersOf:")
@@ -298,15 +310,16 @@ def _sendersOf(ev, receiver, selector):
     GemStone's answer: an Array of the methods and an Array of where in
     each the selector is sent (the model does not track where: 0 each).
     """
-    methods = _compiled(ev.code.sendersOf(text(selector)))
+    methods = _compiled(searches.indexOf(ev.code).senders.get(text(selector), ()))
     return Array([methods, Array([0] * len(methods.items))])
 
 
 @method("ClassOrganizer", "referencesToObject:")
 def _referencesToObject(ev, receiver, value):
+    references = searches.indexOf(ev.code).references
     found = {}
     for name in ev.code.namesOf(value):
-        for each in ev.code.referencesTo(name):
+        for each in references.get(name, ()):
             found[(each.className, each.meta, each.selector)] = each
     return _compiled(found.values())
 

@@ -40,6 +40,7 @@ class Repository:
     grain = attr.ib(default=objectsWritten)
     commitNumber = attr.ib(default=0)
     _history = attr.ib(factory=dict)     # key -> [(commitNumber, value), ...]
+    _byPrefix = attr.ib(factory=dict)    # each proper prefix of a key -> its keys
     _changed = attr.ib(factory=list)     # [(commitNumber, frozenset of objects), ...]
     _lock = attr.ib(factory=threading.RLock)
 
@@ -58,7 +59,7 @@ class Repository:
         The keys starting with C{prefix} that exist at commit C{view}.
         """
         with self._lock:
-            candidates = [k for k in self._history if k[:len(prefix)] == prefix]
+            candidates = list(self._byPrefix.get(tuple(prefix), ()))
         return [k for k in candidates if self.read(k, view) is not ABSENT]
 
     def objectsChanged(self, writes, view):
@@ -101,6 +102,9 @@ class Repository:
                 self.commitNumber += 1
                 self._changed.append((self.commitNumber, frozenset(objects)))
                 for key, value in writes.items():
+                    if key not in self._history:
+                        for length in range(len(key)):
+                            self._byPrefix.setdefault(key[:length], set()).add(key)
                     self._history.setdefault(key, []).append(
                         (self.commitNumber, copy.deepcopy(value)))
             return True, self.commitNumber

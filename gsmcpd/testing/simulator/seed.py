@@ -55,7 +55,7 @@ METHODS = [
 ]
 
 
-class _SeedSession:
+class SeedSession:
     """
     The part of a session the model needs, for a transaction no user owns.
     """
@@ -69,7 +69,7 @@ def install(repository):
     Commit the seeded code and globals into an empty C{repository}.
     """
     transaction = Transaction(repository, repository.commitNumber)
-    code = CodeModel(_SeedSession(transaction))
+    code = CodeModel(SeedSession(transaction))
     code.addDictionary("Banking", index=2)
     transaction.write(globalKey(USER_GLOBALS, "AppName"), String("demo"))
     for name, superclass, instVarNames, dictionary, category, comment in CLASSES:

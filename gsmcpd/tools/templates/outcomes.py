@@ -6,7 +6,8 @@ L{gsmcpd.gci.errors.GciError}.
 
 import attr
 
-ERROR_KINDS = ("compileError", "refused", "notFound", "invalidParams", "other")
+ERROR_KINDS = ("compileError", "refused", "notFound", "invalidParams",
+               "sessionLimit", "other")
 
 
 @attr.s(auto_exc=True, auto_attribs=True)
@@ -65,7 +66,7 @@ class GemGone(Exception):
         return f"the gem died (GemStone error {self.number})"
 
 
-def errorKindOf(number):
+def errorKindOf(number: int) -> str:
     """
     The tool error kind of a Smalltalk error number.
     """

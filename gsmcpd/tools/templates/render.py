@@ -30,7 +30,7 @@ _ENVELOPE_TEMPS = ("gsmcpMaxBytes", "gsmcpBody", "gsmcpOutcome", "gsmcpNotes", "
                    "gsmcpJson", "gsmcpBytes")
 
 
-def stringLiteral(text):
+def stringLiteral(text: str) -> str:
     """
     Quote C{text} as a Smalltalk String literal.
 
@@ -42,7 +42,7 @@ def stringLiteral(text):
     return "'" + text.replace("'", "''") + "'"
 
 
-def literal(value):
+def literal(value: object) -> str:
     """
     Write a JSON-shaped argument value as a Smalltalk literal.
     """
@@ -62,7 +62,7 @@ def literal(value):
 
 
 @functools.lru_cache(maxsize=None)
-def loadTemplateText(name, package=TEMPLATE_PACKAGE):
+def loadTemplateText(name: str, package: str = TEMPLATE_PACKAGE) -> str:
     """
     Read one template file shipped in C{package}, once: templates are part
     of the installed code, not configuration.
@@ -70,7 +70,7 @@ def loadTemplateText(name, package=TEMPLATE_PACKAGE):
     return (resources.files(package) / f"{name}.st").read_text("utf-8")
 
 
-def templateNames(package=TEMPLATE_PACKAGE):
+def templateNames(package: str = TEMPLATE_PACKAGE) -> list[str]:
     """
     The name of every template shipped in C{package}, sorted: its C{.st}
     files except the shared parts (C{_envelope.st}), which no tool names
@@ -101,7 +101,7 @@ class Template:
 
     @classmethod
     @functools.lru_cache(maxsize=None)
-    def named(cls, name, package=TEMPLATE_PACKAGE):
+    def named(cls, name: str, package: str = TEMPLATE_PACKAGE) -> "Template":
         """
         Load the template C{name} from C{package} (a toolset of one's own
         ships its templates in a package of its own) and the shared
@@ -110,7 +110,7 @@ class Template:
         return cls(name, loadTemplateText(name, package),
                    loadTemplateText("_envelope"))
 
-    def render(self, arguments, maxBytes):
+    def render(self, arguments: dict[str, object], maxBytes: int) -> str:
         """
         The complete source to execute.
 

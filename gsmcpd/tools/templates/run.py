@@ -11,11 +11,12 @@ left the session usable), L{ResultOverLimit}, L{CallBroken} or L{GemGone}.
 import json
 
 import attr
-from twisted.internet.defer import fail
+from twisted.internet.defer import Deferred, fail
 
 from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.gci.session import CallWithdrawn
-from gsmcpd.tools.context import NULL_CONTEXT
+from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
 from gsmcpd.tools.templates.outcomes import (
     CallBroken, GemGone, ResultOverLimit, ToolError, errorKindOf)
 from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE, Template
@@ -42,8 +43,9 @@ class TemplateAnswer:
     warnings: tuple = ()
 
 
-def runTemplate(gem, name, arguments, context=NULL_CONTEXT,
-                package=TEMPLATE_PACKAGE):
+def runTemplate(gem: IGemSession, name: str, arguments: dict[str, object],
+                context: ICallContext = NULL_CONTEXT,
+                package: str = TEMPLATE_PACKAGE) -> Deferred[TemplateAnswer]:
     """
     Render template C{name} (from C{package}) with C{arguments} and run it
     on C{gem}, as the GemStone call C{context} may end.

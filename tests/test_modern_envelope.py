@@ -7,12 +7,13 @@ import base64
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.protocol import eras
-from gsmcpd.protocol.eras import (
+from gsmcpd.protocol.modern import envelope
+from gsmcpd.protocol.modern.envelope import (
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, HEADER_MISMATCH, LOG_LEVEL_KEY,
-    MISSING_CLIENT_CAPABILITY, MODERN_VERSION, PROTOCOL_VERSION_KEY,
+    MISSING_CLIENT_CAPABILITY, PROTOCOL_VERSION_KEY,
     UNSUPPORTED_PROTOCOL_VERSION, Envelope, checkParameterHeaders,
     decodeHeaderValue, httpStatus, isModern, readEnvelope)
+from gsmcpd.protocol.versions import MODERN_VERSION
 
 META = {PROTOCOL_VERSION_KEY: MODERN_VERSION,
         CLIENT_CAPABILITIES_KEY: {"elicitation": {}},
@@ -254,7 +255,7 @@ SCHEMA = {"type": "object", "properties": {
 class ParameterHeaderTests(SynchronousTestCase):
 
     def test_mirrored(self):
-        self.assertEqual(eras.mirroredParameters(SCHEMA),
+        self.assertEqual(envelope.mirroredParameters(SCHEMA),
                          {"session": "Session", "verbose": "Verbose"})
 
     def test_agreeing(self):

@@ -13,23 +13,31 @@ earlier rounds travel in the sealed C{requestState}, so a tool that asks in
 several steps sees all of them.
 """
 
-from twisted.internet.defer import inlineCallbacks, maybeDeferred, succeed
+from collections.abc import Callable, Generator
+from typing import Any
 
-from gsmcpd.protocol.eras import missingCapability
-from gsmcpd.protocol.inputrequired import inputRequired, inputResponses
-from gsmcpd.protocol.results import complete
-from gsmcpd.tools.questions import CAPABILITY, InputRequired
+from twisted.internet.defer import (
+    Deferred, inlineCallbacks, maybeDeferred, succeed)
+from zope.interface import implementer
+
+from gsmcpd.protocol.modern.envelope import Envelope, missingCapability
+from gsmcpd.protocol.modern.inputrequired import inputRequired, inputResponses
+from gsmcpd.protocol.jsonrpc import JsonObject
+from gsmcpd.protocol.modern.requeststate import RequestStateSeal
+from gsmcpd.protocol.modern.results import complete
+from gsmcpd.tools.questions import CAPABILITY, IAsker, InputRequired
 
 
 def _needed(requests):
     return {CAPABILITY[request["method"]] for request in requests.values()}
 
 
+@implementer(IAsker)
 class ModernAsker:
     """
     Asking in the 2026 era: from the answers the request carries.
 
-    @param envelope: the request's L{gsmcpd.protocol.eras.Envelope}.
+    @param envelope: the request's L{gsmcpd.protocol.modern.envelope.Envelope}.
     @param gathered: answers from earlier rounds (the opened
         C{requestState}) and this one (C{inputResponses}), by key.
     """
@@ -39,17 +47,17 @@ class ModernAsker:
         self._gathered = dict(gathered)
         self._task = None
 
-    def canAsk(self, capability):
+    def canAsk(self, capability: str) -> bool:
         return self._envelope.supports(capability)
 
-    def becameTask(self, store, task):
+    def becameTask(self, store: Any, task: Any) -> None:
         """
         The call this asker serves became C{task}: from now on, a question
         parks the task rather than ending a round.
         """
         self._task = TaskAsker(store, task, self._envelope, self._gathered)
 
-    def ask(self, requests):
+    def ask(self, requests: JsonObject) -> Deferred[JsonObject]:
         """
         @return: a fired L{Deferred} of the answers by key, when the request
             carries them all.
@@ -66,13 +74,14 @@ class ModernAsker:
         raise InputRequired(missing, self._gathered)
 
 
+@implementer(IAsker)
 class TaskAsker:
     """
     Asking from inside a task: the task waits, C{input_required}, until
     the client answers through C{tasks/update}.
 
-    @param store: the L{gsmcpd.protocol.tasks.TaskStore}.
-    @param task: the running L{gsmcpd.protocol.tasks.Task}.
+    @param store: the L{gsmcpd.protocol.modern.tasks.TaskStore}.
+    @param task: the running L{gsmcpd.protocol.modern.tasks.Task}.
     @param envelope: the envelope of the request that created the task.
     @param gathered: answers gathered before the task was created (a call
         that asked in input-required rounds, then became a task).
@@ -84,11 +93,12 @@ class TaskAsker:
         self._envelope = envelope
         self._gathered = dict(gathered or {})
 
-    def canAsk(self, capability):
+    def canAsk(self, capability: str) -> bool:
         return self._envelope.supports(capability)
 
     @inlineCallbacks
-    def ask(self, requests):
+    def ask(self, requests: JsonObject
+            ) -> Generator[Deferred[Any], Any, JsonObject]:
         missing = _unanswered(requests, self._gathered, self._envelope,
                               "this task")
         if missing:
@@ -115,11 +125,14 @@ def _unanswered(requests, gathered, envelope, asking):
 
 
 @inlineCallbacks
-def modernRound(seal, envelope, method, params, run, escalate=None):
+def modernRound(seal: RequestStateSeal, envelope: Envelope, method: str,
+                params: JsonObject,
+                run: Callable[["ModernAsker"], Deferred[JsonObject]],
+                escalate: Callable[..., Any] | None = None) -> Any:
     """
     One round of a 2026-era request that may ask the client.
 
-    @param seal: the daemon's L{gsmcpd.protocol.requeststate.RequestStateSeal}.
+    @param seal: the daemon's L{gsmcpd.protocol.modern.requeststate.RequestStateSeal}.
     @param run: called with the round's L{ModernAsker}; returns a
         L{Deferred} of the finished result value.
     @param escalate: for a call that may become a task: called with the

@@ -1,6 +1,6 @@
 """
-Tests for L{gsmcpd.tools.conformance}, on a L{Clock}: the fixtures pace
-their steps on the toolset's injected clock, and a client that cannot be
+Tests for L{gsmcpd.testing.conformance.toolset}, on a L{Clock}: the
+fixtures pace their steps on the call's own clock, and a client that cannot be
 asked gets a tool error, not a hang.  (L{tests.test_surface} drives them
 over HTTP.)
 """
@@ -12,8 +12,9 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface import implementer
 from zope.interface.verify import verifyObject
 
-from gsmcpd.tools.base import ToolCall
-from gsmcpd.tools.conformance import STEP, ConformanceToolset
+from gsmcpd.tools.base import NO_SESSION, ToolCall
+from gsmcpd.tools.catalog import toolsetClass
+from gsmcpd.testing.conformance.toolset import STEP, ConformanceToolset
 from gsmcpd.tools.context import ICallContext
 from gsmcpd.tools.questions import askEach
 from gsmcpd.tools.templates.outcomes import ToolError
@@ -30,8 +31,9 @@ class RecordingContext:
     wantsProgress = True
     ending = False
 
-    def __init__(self, answer=None):
+    def __init__(self, answer=None, clock=None):
         self.answer = answer
+        self.clock = clock
         self.sent = []
 
     def track(self, running):
@@ -62,7 +64,6 @@ class ConformanceToolsetTests(SynchronousTestCase):
     def setUp(self):
         self.clock = Clock()
         self.toolset = ConformanceToolset()
-        self.toolset.clock = self.clock
         self.tools = {t.name: t for t in self.toolset.tools()}
 
     def runTool(self, name, context, **arguments):
@@ -72,12 +73,27 @@ class ConformanceToolsetTests(SynchronousTestCase):
     def test_recordingContextProvides(self):
         self.assertTrue(verifyObject(ICallContext, RecordingContext()))
 
+    def test_everyFixtureNeedsNoGemStone(self):
+        """
+        Each fixture says, in its own declaration, that it needs no
+        GemStone session: a 2026 call of one logs nothing in.
+        """
+        offered = [*self.tools.values(), *self.toolset.resources(),
+                   *self.toolset.resourceTemplates()]
+        self.assertEqual({each.runsOn for each in offered}, {NO_SESSION})
+
+    def test_servedByItsShortName(self):
+        self.assertIs(toolsetClass("conformance"), ConformanceToolset)
+        self.assertIs(toolsetClass(
+            "gsmcpd.testing.conformance.toolset:ConformanceToolset"),
+            ConformanceToolset)
+
     def test_schemasAreValid(self):
         for tool in self.tools.values():
             jsonschema.Draft202012Validator.check_schema(tool.inputSchema)
 
     def test_progressStepsOnTheClock(self):
-        context = RecordingContext()
+        context = RecordingContext(clock=self.clock)
         d = self.runTool("test_tool_with_progress", context)
         self.assertEqual(context.sent, [("progress", 0, 100)])
         self.clock.advance(STEP)
@@ -88,28 +104,29 @@ class ConformanceToolsetTests(SynchronousTestCase):
                          "Progress test completed.")
 
     def test_loggingStepsOnTheClock(self):
-        context = RecordingContext()
+        context = RecordingContext(clock=self.clock)
         d = self.runTool("test_tool_with_logging", context)
         self.clock.pump([STEP] * 3)
         self.assertEqual([s[0] for s in context.sent], ["log"] * 3)
         self.successResultOf(d)
 
     def test_sampling(self):
-        context = RecordingContext(succeed(
+        context = RecordingContext(clock=self.clock, answer=succeed(
             {"content": {"type": "text", "text": "hi"}}))
         result = self.successResultOf(
             self.runTool("test_sampling", context, prompt="say hi"))
         self.assertEqual(result.text, "LLM response: hi")
 
     def test_clientThatCannotAnswerIsAToolError(self):
-        context = RecordingContext(fail(RuntimeError("no answer")))
+        context = RecordingContext(clock=self.clock,
+                                   answer=fail(RuntimeError("no answer")))
         failure = self.failureResultOf(
             self.runTool("test_elicitation", context, message="who?"),
             ToolError)
         self.assertIn("elicitation/create failed", failure.value.message)
 
     def test_reconnectionClosesTheStreamFirst(self):
-        context = RecordingContext()
+        context = RecordingContext(clock=self.clock)
         d = self.runTool("test_reconnection", context)
         self.assertEqual(context.sent, [("closed",)])
         self.clock.advance(4 * STEP)

@@ -11,10 +11,13 @@ resources (C{resources/list}, C{resources/read}).
 
 import hashlib
 import json
+from collections.abc import Iterable
+from typing import Any
 
 import attr
 
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, refuseCursor
+from gsmcpd.protocol.jsonrpc import (
+    INVALID_PARAMS, JsonObject, JsonRpcError, refuseCursor)
 
 EXTENSION = "io.modelcontextprotocol/skills"
 MIME_TYPE = "text/markdown"
@@ -36,10 +39,10 @@ class Skill:
     body: str
 
     @property
-    def uri(self):
+    def uri(self) -> str:
         return f"skill://{self.name}/SKILL.md"
 
-    def manifest(self):
+    def manifest(self) -> bytes:
         """
         The C{SKILL.md} bytes.
         """
@@ -49,7 +52,7 @@ class Skill:
                 f"description: {json.dumps(self.description)}\n"
                 f"---\n\n{self.body.strip()}\n").encode("utf-8")
 
-    def entry(self):
+    def entry(self) -> JsonObject:
         """
         Its C{skills/list} entry: the frontmatter as an object, and every
         file of the skill (here, C{SKILL.md} alone) with digest and size.
@@ -63,14 +66,14 @@ class Skill:
                     "digest": "sha256:" + hashlib.sha256(manifest).hexdigest(),
                     "size": len(manifest)}]}
 
-    def descriptor(self):
+    def descriptor(self) -> JsonObject:
         """
         Its C{resources/list} entry.
         """
         return {"uri": self.uri, "name": self.name,
                 "description": self.description, "mimeType": MIME_TYPE}
 
-    def contents(self):
+    def contents(self) -> list[JsonObject]:
         """
         Its C{resources/read} contents.
         """
@@ -87,7 +90,7 @@ class Skills:
         self._byUri = {skill.uri: skill for skill in skills}
 
     @classmethod
-    def fromGuides(cls, guides):
+    def fromGuides(cls, guides: Iterable[Any]) -> "Skills":
         """
         @param guides: anything with a C{name}, C{description} and C{body}
             (L{gsmcpd.tools.guides.Guide}).
@@ -101,20 +104,20 @@ class Skills:
     def __iter__(self):
         return iter(self._byUri.values())
 
-    def find(self, uri):
+    def find(self, uri: object) -> "Skill | None":
         """
         The skill whose C{SKILL.md} is C{uri}, or L{None}.
         """
         return self._byUri.get(uri)
 
-    def list(self, params):
+    def list(self, params: JsonObject) -> JsonObject:
         """
         The C{skills/list} result: every entry in one page.
         """
         refuseCursor(params, "skills/list")
         return {"skills": [skill.entry() for skill in self]}
 
-    def get(self, params):
+    def get(self, params: JsonObject) -> JsonObject:
         """
         The C{skills/get} result: one entry, shaped as in the list.
 

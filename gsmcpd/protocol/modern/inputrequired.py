@@ -11,8 +11,9 @@ request again with C{inputResponses} under the same keys and the state
 unchanged.  Only these methods may answer so.
 """
 
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.protocol.results import INPUT_REQUIRED
+from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
+from gsmcpd.protocol.modern.results import INPUT_REQUIRED
 from gsmcpd.tools.questions import CAPABILITY
 
 METHODS = frozenset({"tools/call", "prompts/get", "resources/read",
@@ -20,7 +21,8 @@ METHODS = frozenset({"tools/call", "prompts/get", "resources/read",
 """The requests an input-required result may answer."""
 
 
-def inputRequired(method, inputRequests, requestState=None):
+def inputRequired(method: str, inputRequests: JsonObject,
+                  requestState: str | None = None) -> JsonObject:
     """
     The result that asks: C{inputRequests} by key, and the state to send
     back with the answers.
@@ -36,7 +38,7 @@ def inputRequired(method, inputRequests, requestState=None):
     return result
 
 
-def askable(envelope, inputRequests):
+def askable(envelope: Envelope, inputRequests: JsonObject) -> JsonObject:
     """
     The questions this request's client declared it can answer: a server
     never asks for what the client did not offer.
@@ -45,7 +47,7 @@ def askable(envelope, inputRequests):
             if envelope.supports(CAPABILITY[request["method"]])}
 
 
-def inputResponses(params):
+def inputResponses(params: JsonObject) -> JsonObject:
     """
     The answers a request carries, by key (empty on a first round).
 

@@ -10,8 +10,14 @@ they always saw), declared for header mirroring so a load balancer can route
 on C{Mcp-Param-Session}.
 """
 
-from gsmcpd.protocol.eras import PARAM_HEADER_KEYWORD
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from collections.abc import Callable
+
+from twisted.internet.defer import Deferred
+
+from gsmcpd.protocol.modern.envelope import NO_SUCH_SESSION, PARAM_HEADER_KEYWORD
+from gsmcpd.protocol.jsonrpc import (
+    INVALID_PARAMS, JsonObject, JsonRpcError, Message)
+from gsmcpd.sessions.client import couldBeHandle
 from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, annotations, resultSchema)
 
@@ -20,14 +26,15 @@ SESSION_HEADER_TOKEN = "Session"
 SESSION_PROPERTY = {
     "type": "string",
     "description": "The handle open_session answered: the GemStone session "
-                   "(and transaction) this call runs in. Read-only tools "
-                   "may omit it and run in a fresh view of the newest "
-                   "commit; tools that change the repository need it.",
+                   "(and transaction) this call runs in. Without it a call "
+                   "runs in a throwaway session with a fresh view of the "
+                   "newest commit, its changes discarded; tools that make "
+                   "lasting changes need it.",
     PARAM_HEADER_KEYWORD: SESSION_HEADER_TOKEN,
 }
 
 
-def withSessionArgument(descriptor):
+def withSessionArgument(descriptor: JsonObject) -> JsonObject:
     """
     A tool's 2026-era descriptor: its input schema with the optional
     C{session} argument.
@@ -38,7 +45,7 @@ def withSessionArgument(descriptor):
     return dict(descriptor, inputSchema=schema)
 
 
-def mintedHandle(message, value):
+def mintedHandle(message: Message, value: JsonObject) -> str | None:
     """
     The handle a C{tools/call} of C{open_session} answered, or L{None}: the
     transport names it in an C{Mcp-Param-Session} response header, which a
@@ -51,7 +58,7 @@ def mintedHandle(message, value):
     return (value.get("structuredContent") or {}).get(SESSION_ARGUMENT)
 
 
-def takeHandle(arguments):
+def takeHandle(arguments: JsonObject) -> tuple[str | None, JsonObject]:
     """
     Split a 2026 call's arguments into its session handle (or L{None}) and
     the arguments the tool itself takes.
@@ -69,33 +76,43 @@ def takeHandle(arguments):
     return handle, rest
 
 
-def needsHandle(tool):
+def needsHandle(tool: Tool) -> ToolError:
     """
-    The refusal for a tool that changes the repository, called without a
-    session: its change would have nowhere to live until a commit.
-    """
-    return ToolError(
-        "refused", f"{tool.name} changes the repository, so it needs a "
-        "GemStone session of your own: call open_session, then pass the "
-        f"handle it answers as the {SESSION_ARGUMENT!r} argument of this and "
-        "every following call (and close_session when you are done).")
-
-
-def noSuchHandle(handle):
-    """
-    The error for a handle that names no live session.
+    The refusal for a tool whose whole point is a lasting change, called
+    without a session: a throwaway session would discard its change.
     """
     return ToolError(
-        "refused", f"There is no GemStone session {handle!r}: it was closed "
-        "(close_session, idle or lifetime limit, the gem died, a server "
-        "restart) or never existed. Its uncommitted changes, if any, are "
-        "gone. Call open_session for a new one.", {"session": handle})
+        "refused", f"{tool.name} needs a session of your own: call "
+        f"open_session and pass the handle it answers as "
+        f"{SESSION_ARGUMENT!r}.")
+
+
+def noSuchHandle(handle: str) -> JsonRpcError | ToolError:
+    """
+    The error for a handle that names no live session.  One a daemon could
+    have minted is answered 404, as the 2025 era answers a session id this
+    daemon does not know (a load balancer sent the call to another daemon,
+    or this one restarted); any other value never named a session, and is
+    the tool's refusal of its argument.
+    """
+    gone = (f"There is no GemStone session {handle!r}: it was closed "
+            "(close_session, idle or lifetime limit, the gem died, a server "
+            "restart) or never existed. Its uncommitted changes, if any, "
+            "are gone. Call open_session for a new one.")
+    if couldBeHandle(handle):
+        return JsonRpcError(NO_SUCH_SESSION, gone,
+                            {"kind": "noSuchSession", "session": handle})
+    return ToolError("refused", f"{handle!r} is not a session handle: pass "
+                     "the one open_session answered, or call open_session "
+                     "for a new one.", {"session": handle})
 
 
 HANDLE_OUTPUT = resultSchema(session={"type": "string"})
 
 
-def sessionTools(open, close):
+def sessionTools(open: Callable[[], Deferred[str]] | None,
+                 close: Callable[[str], Deferred[bool]] | None
+                 ) -> list[Tool]:
     """
     C{open_session} and C{close_session}.
 

@@ -17,22 +17,19 @@ import re
 
 import attr
 
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.auth.tokens import Principal
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
+from gsmcpd.protocol.versions import (
+    HANDSHAKE_ERA_VERSIONS, MODERN_VERSION, SUPPORTED_VERSIONS)
 from gsmcpd.sessions.client import LOG_LEVELS
 
-MODERN_VERSION = "2026-07-28"
-"""The stateless revision: no handshake, every request self-describing."""
-LEGACY_VERSIONS = ("2025-06-18", "2025-11-25")
-"""The handshake revisions this server negotiates."""
-SUPPORTED_VERSIONS = LEGACY_VERSIONS + (MODERN_VERSION,)
-"""What C{server/discover} and every C{-32022} error list."""
-HANDSHAKE_ERA_VERSIONS = ("2024-11-05", "2025-03-26") + LEGACY_VERSIONS
-"""A version header naming one of these keeps a request on the 2025 path,
-which applies its own version gate (some are tolerated, none negotiated)."""
 
 HEADER_MISMATCH = -32020
 MISSING_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+NO_SUCH_SESSION = -32004
+"""A C{session} handle that names no live session of the request's
+identity (answered 404, as the 2025 era answers an unknown session id)."""
 
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
@@ -51,25 +48,30 @@ VERSION_HEADER = "mcp-protocol-version"
 METHOD_HEADER = "mcp-method"
 NAME_HEADER = "mcp-name"
 PARAM_HEADER_PREFIX = "mcp-param-"
+Headers = dict[str, list[str]]
+"""A request's header values by lowercased name, as the transport hands
+them over."""
+
 PARAM_HEADER_KEYWORD = "x-mcp-header"
 """The input-schema keyword that declares a tool argument mirrored into an
 C{Mcp-Param-<token>} header (a load balancer can route on it)."""
 
 HTTP_STATUS = {-32700: 400, -32600: 400, INVALID_PARAMS: 400,
                HEADER_MISMATCH: 400, MISSING_CLIENT_CAPABILITY: 400,
-               UNSUPPORTED_PROTOCOL_VERSION: 400, -32601: 404}
+               UNSUPPORTED_PROTOCOL_VERSION: 400, -32601: 404,
+               NO_SUCH_SESSION: 404}
 """The HTTP status of a 2026-era error response, by JSON-RPC code; any other
 code (a tool's own failure, an internal error) is answered 200."""
 
 
-def httpStatus(code):
+def httpStatus(code: int) -> int:
     """
     The HTTP status a 2026-era error with JSON-RPC C{code} is answered with.
     """
     return HTTP_STATUS.get(code, 200)
 
 
-def isModern(versionHeader, params):
+def isModern(versionHeader: str | None, params: JsonObject) -> bool:
     """
     Whether a request takes the 2026-07-28 path.
 
@@ -86,7 +88,7 @@ def isModern(versionHeader, params):
     return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
 
 
-def unsupportedVersion(requested):
+def unsupportedVersion(requested: object) -> JsonRpcError:
     """
     The C{-32022} error for a revision this server does not speak.
     """
@@ -97,7 +99,7 @@ def unsupportedVersion(requested):
         {"supported": list(SUPPORTED_VERSIONS), "requested": requested})
 
 
-def missingCapability(name, why):
+def missingCapability(name: str, why: str) -> JsonRpcError:
     """
     The C{-32021} error for a request that needs a client capability the
     request did not declare.
@@ -108,7 +110,7 @@ def missingCapability(name, why):
         {"requiredCapabilities": {name: {}}})
 
 
-def methodRemoved(method):
+def methodRemoved(method: str | None) -> JsonRpcError:
     """
     The error for a method the 2026 era dropped or never had: among them
     C{initialize}, C{ping}, C{logging/setLevel} and C{resources/subscribe},
@@ -119,7 +121,7 @@ def methodRemoved(method):
                         f"MCP {MODERN_VERSION})")
 
 
-def mismatch(message):
+def mismatch(message: str) -> JsonRpcError:
     return JsonRpcError(HEADER_MISMATCH, f"Header mismatch: {message}")
 
 
@@ -139,15 +141,15 @@ class Envelope:
     """
 
     protocolVersion: str
-    clientCapabilities: dict
-    clientInfo: dict | None = None
+    clientCapabilities: JsonObject
+    clientInfo: JsonObject | None = None
     logLevel: str | None = None
-    principal: object = None
+    principal: Principal | None = None
 
-    def supports(self, capability):
+    def supports(self, capability: str) -> bool:
         return isinstance(self.clientCapabilities.get(capability), dict)
 
-    def require(self, capability, why):
+    def require(self, capability: str, why: str) -> None:
         """
         @raise JsonRpcError: C{-32021} unless the request declared
             C{capability}.
@@ -169,7 +171,8 @@ def _single(headers, name):
     return values[0].strip() if values else None
 
 
-def readEnvelope(method, params, headers):
+def readEnvelope(method: str | None, params: JsonObject,
+                 headers: Headers) -> Envelope:
     """
     Check a 2026-era request and return its L{Envelope}.
 
@@ -231,7 +234,7 @@ def readEnvelope(method, params, headers):
 _BASE64_WRAPPED = re.compile(r"=\?base64\?(.*)\?=\Z", re.DOTALL)
 
 
-def decodeHeaderValue(value):
+def decodeHeaderValue(value: str | None) -> str | None:
     """
     A header value as the body would carry it: C{=?base64?...?=} unwrapped
     (how a client mirrors a value a header cannot carry as is), anything
@@ -255,7 +258,7 @@ def decodeHeaderValue(value):
         raise mismatch(f"{value!r} is not valid base64 of UTF-8 text")
 
 
-def mirroredParameters(inputSchema):
+def mirroredParameters(inputSchema: JsonObject) -> dict[str, str]:
     """
     C{{argument: header token}} for the top-level arguments a tool declares
     for header mirroring.
@@ -271,7 +274,8 @@ def _rendered(value):
     return str(value)
 
 
-def checkParameterHeaders(inputSchema, arguments, headers):
+def checkParameterHeaders(inputSchema: JsonObject, arguments: JsonObject,
+                          headers: Headers) -> None:
     """
     Check a tool call's C{Mcp-Param-*} headers against its arguments: each
     mirrored argument and its header are present together and agree.

@@ -10,13 +10,13 @@ completion, resumption), not GemStone.
 
 import json
 
-from twisted.internet import reactor
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import deferLater
 
-from gsmcpd.tools import conformance2026, questions
+from gsmcpd.testing.conformance import fixtures2026
+from gsmcpd.tools import questions
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
+    NO_SESSION, Tool, ToolResult, Toolset, annotations, closedSchema)
 from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate
 
 PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ"
@@ -104,8 +104,6 @@ class ConformanceToolset(Toolset):
                     "are the MCP conformance suite's fixtures, not GemStone "
                     "tools.")
     usesLogging = True
-    usesGemStone = False
-    clock = reactor
 
     def tools(self):
         tool = self._tool
@@ -146,27 +144,29 @@ class ConformanceToolset(Toolset):
                  schema=SCHEMA_2020_12),
             tool("test_reconnection", self.reconnection, streams=True),
             tool("test_logging_tool", self.logging, streams=True),
-        ] + [tool(name, run) for name, run in conformance2026.TOOLS] + [
+        ] + [tool(name, run) for name, run in fixtures2026.TOOLS] + [
             tool(name, run, schema=schema, taskSupport=taskSupport)
             for name, run, schema, taskSupport in
-            conformance2026.TaskFixtures(self.clock).tools()]
+            fixtures2026.TaskFixtures().tools()]
 
     def _tool(self, name, run, streams=False, schema=None, taskSupport=None):
         return Tool(name=name, title=name.replace("_", " "),
                     description=f"Conformance fixture {name}.",
                     inputSchema=schema or closedSchema(),
                     annotations=annotations(readOnly=True),
-                    run=run, streams=streams, taskSupport=taskSupport)
+                    run=run, streams=streams, taskSupport=taskSupport,
+                    runsOn=NO_SESSION)
 
-    def _pause(self):
-        return deferLater(self.clock, STEP, lambda: None)
+    def _pause(self, call):
+        # On the call's own clock: its deadline's, a test's Clock.
+        return deferLater(call.clock, STEP, lambda: None)
 
     @inlineCallbacks
     def logging(self, call, arguments):
         for message in ("Tool execution started", "Tool processing data",
                         "Tool execution completed"):
             call.log("info", message, "conformance")
-            yield self._pause()
+            yield self._pause(call)
         return ToolResult("Logging test completed.")
 
     @inlineCallbacks
@@ -174,7 +174,7 @@ class ConformanceToolset(Toolset):
         for done in (0, 50, 100):
             call.reportProgress(done, 100)
             if done < 100:
-                yield self._pause()
+                yield self._pause(call)
         return ToolResult("Progress test completed.")
 
     @inlineCallbacks
@@ -211,7 +211,7 @@ class ConformanceToolset(Toolset):
     @inlineCallbacks
     def reconnection(self, call, arguments):
         call.closeStream()
-        yield deferLater(self.clock, 4 * STEP, lambda: None)
+        yield deferLater(call.clock, 4 * STEP, lambda: None)
         return ToolResult("Reconnection test completed.")
 
     def resources(self):
@@ -221,17 +221,17 @@ class ConformanceToolset(Toolset):
                                          "text": "This is the content of the "
                                                  "static text resource."}],
                      description="A static text resource",
-                     mimeType="text/plain"),
+                     mimeType="text/plain", runsOn=NO_SESSION),
             Resource("test://static-binary", "static-binary",
                      lambda call, uri: [{"uri": uri, "mimeType": "image/png",
                                          "blob": PNG}],
                      description="A static binary resource",
-                     mimeType="image/png"),
+                     mimeType="image/png", runsOn=NO_SESSION),
             Resource("test://watched-resource", "watched-resource",
                      lambda call, uri: [{"uri": uri, "mimeType": "text/plain",
                                          "text": "Watched resource content."}],
                      description="A resource clients may subscribe to",
-                     mimeType="text/plain"),
+                     mimeType="text/plain", runsOn=NO_SESSION),
         ]
 
     def resourceTemplates(self):
@@ -242,7 +242,8 @@ class ConformanceToolset(Toolset):
                                     "text": json.dumps({
                                         "id": id, "templateTest": True,
                                         "data": f"Data for ID: {id}"})}],
-            description="A resource template", mimeType="application/json")]
+            description="A resource template", mimeType="application/json",
+            runsOn=NO_SESSION)]
 
     def prompts(self):
         return [
@@ -273,7 +274,7 @@ class ConformanceToolset(Toolset):
                             "required": True},),
                 description="A prompt with an embedded resource"),
             Prompt("test_input_required_result_prompt",
-                   conformance2026.contextPrompt, asks=True,
+                   fixtures2026.contextPrompt, asks=True,
                    description="A prompt that asks for context first"),
             Prompt("test_prompt_with_image", lambda arguments: [
                 {"role": "user", "content": image()},

@@ -13,6 +13,8 @@ retention (C{ttlMs} from creation) runs out.
 """
 
 import secrets
+from collections.abc import Callable
+from typing import Any
 from datetime import datetime, timezone
 
 import attr
@@ -21,10 +23,11 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from gsmcpd.auth.tokens import admits
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.protocol.eras import MISSING_CLIENT_CAPABILITY
-from gsmcpd.protocol.inputrequired import inputResponses
-from gsmcpd.protocol.results import COMPLETE
+from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
+from gsmcpd.protocol.modern.envelope import MISSING_CLIENT_CAPABILITY
+from gsmcpd.protocol.modern.inputrequired import inputResponses
+from gsmcpd.protocol.modern.results import COMPLETE
 from gsmcpd.sessions.interfaces import ICallSink
 
 EXTENSION = "io.modelcontextprotocol/tasks"
@@ -41,7 +44,7 @@ TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
 METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 
 
-def requires(envelope):
+def requires(envelope: Envelope) -> JsonRpcError | None:
     """
     The C{-32021} error for a task-only tool called by a client that did not
     declare the extension, or L{None} when it did.
@@ -88,7 +91,7 @@ class Task:
     inputRequests: dict = attr.Factory(dict)
     _answers: dict = attr.Factory(dict)
     _waiting: Deferred | None = None
-    _cancel: object = None
+    _cancel: Callable[[], object] | None = None
     owner: object = None
 
     def _envelope(self, resultType):
@@ -100,13 +103,13 @@ class Task:
             shape["statusMessage"] = self.statusMessage
         return shape
 
-    def created(self):
+    def created(self) -> JsonObject:
         """
         The C{tools/call} result that hands the task to the client.
         """
         return self._envelope(TASK)
 
-    def detailed(self):
+    def detailed(self) -> JsonObject:
         """
         The C{tasks/get} result: the state, and what the state carries.
         """
@@ -141,7 +144,8 @@ class TaskStore:
     def __len__(self):
         return len(self._tasks)
 
-    def adopt(self, working, cancel, owner=None):
+    def adopt(self, working: Deferred[JsonObject], cancel: Callable[[], None],
+              owner: Any = None) -> "Task":
         """
         Make a call already under way a task.
 
@@ -164,7 +168,7 @@ class TaskStore:
                              lambda failure: self._failed(task, failure))
         return task
 
-    def progressed(self, task, message):
+    def progressed(self, task: "Task", message: str) -> None:
         """
         What a working task reports of itself, in C{statusMessage}.
         """
@@ -203,7 +207,7 @@ class TaskStore:
         if task.status not in TERMINAL:
             self.cancel(task)
 
-    def get(self, taskId, principal=None):
+    def get(self, taskId: object, principal: Any = None) -> "Task":
         """
         @param principal: who asks, or L{None} without authentication.
         @raise JsonRpcError: C{-32602} for an id that is not (or no longer)
@@ -211,13 +215,14 @@ class TaskStore:
         """
         task = self._tasks.get(taskId) if isinstance(taskId, str) else None
         if task is None or not admits(task.owner, principal,
-                                      f"task {taskId[:8]}"):
+                                      f"task {str(taskId)[:8]}"):
             raise JsonRpcError(INVALID_PARAMS, f"Invalid params: no task "
                                f"{taskId!r} (it never existed, or its "
                                "retention ran out)")
         return task
 
-    def respond(self, method, params, envelope):
+    def respond(self, method: str, params: JsonObject,
+                envelope: Envelope) -> JsonObject:
         """
         Answer C{tasks/get}, C{tasks/update} or C{tasks/cancel}.
 
@@ -236,7 +241,7 @@ class TaskStore:
             self.cancel(task)
         return {"resultType": COMPLETE}
 
-    def cancel(self, task):
+    def cancel(self, task: "Task") -> None:
         """
         End a task: a no-op for one that already ended.  It is cancelled at
         once; its call goes on being ended (soft break, hard break, ...).
@@ -249,7 +254,8 @@ class TaskStore:
         if task._cancel is not None:
             task._cancel()
 
-    def ask(self, task, inputRequests):
+    def ask(self, task: "Task",
+            inputRequests: JsonObject) -> Deferred[JsonObject]:
         """
         Park a task on questions for the client.
 
@@ -262,7 +268,7 @@ class TaskStore:
         self._changed(task, INPUT_REQUIRED)
         return task._waiting
 
-    def answer(self, task, inputResponses):
+    def answer(self, task: "Task", inputResponses: JsonObject) -> None:
         """
         Deliver some or all answers (C{tasks/update}); keys not asked are
         ignored, and the task resumes once none is pending.
@@ -276,7 +282,8 @@ class TaskStore:
         if not task.inputRequests:
             waiting, task._waiting = task._waiting, None
             self._changed(task, WORKING)
-            waiting.callback(task._answers)
+            if waiting is not None:
+                waiting.callback(task._answers)
 
 
 @implementer(ICallSink)
@@ -295,14 +302,15 @@ class TaskProgress:
         self._store = store
         self.task = None
 
-    def post(self, message):
+    def post(self, message: JsonObject) -> None:
         pass
 
-    def report(self, progress, total=None, message=None):
+    def report(self, progress: float, total: float | None = None,
+               message: str | None = None) -> None:
         if self.task is not None:
             done = f"{progress:g} of {total:g}" if total else f"{progress:g}"
             self._store.progressed(
                 self.task, f"{done}: {message}" if message else done)
 
-    def closeEarly(self):
+    def closeEarly(self) -> None:
         pass

@@ -17,8 +17,9 @@ import hashlib
 import hmac
 import json
 import os
+from typing import Any
 
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
 
 VERSION = "s1"
 """The seal's format, first in every sealed string."""
@@ -41,7 +42,7 @@ def _canonical(value):
                       ensure_ascii=False).encode("utf-8")
 
 
-def requestBinding(method, params):
+def requestBinding(method: str, params: JsonObject) -> str:
     """
     The digest that ties sealed state to one request: its method and the
     parameters that name what it acts on.
@@ -50,7 +51,7 @@ def requestBinding(method, params):
     return hashlib.sha256(_canonical([method, bound])).hexdigest()
 
 
-def refused(why):
+def refused(why: str) -> JsonRpcError:
     return JsonRpcError(INVALID_PARAMS,
                         f"Invalid params: requestState refused ({why}); "
                         "start the request again without it")
@@ -74,7 +75,7 @@ class RequestStateSeal:
         return _b64(hmac.new(self._key, f"{body}|{binding}".encode("utf-8"),
                              hashlib.sha256).digest())
 
-    def seal(self, method, params, state):
+    def seal(self, method: str, params: JsonObject, state: object) -> str:
         """
         @param state: any JSON value the next round needs.
         @return: the string to send as C{requestState}.
@@ -84,7 +85,7 @@ class RequestStateSeal:
             "expires": int(self._clock.seconds() + self.lifetime)}))
         return body + "." + self._mac(body, requestBinding(method, params))
 
-    def open(self, method, params):
+    def open(self, method: str, params: JsonObject) -> Any:
         """
         The state sealed into C{params["requestState"]}, or L{None} when the
         request carries none.

@@ -4,33 +4,41 @@ Which session a 2026-era call runs on.
 The 2025 era has one answer (the MCP session's); the 2026 era has three: the
 session the C{session} argument's handle names (opened by C{open_session},
 kept under the same lifetime policy and C{--max-sessions} count as a 2025
-session), a short-lived session with a fresh view for a read-only call made
-without a handle (kept warm for the next, L{gsmcpd.sessions.warm}), or a
-detached session with no GemStone session behind it for what never
-touches the stone.
+session), a throwaway session with a fresh view for a call made without a
+handle, its work aborted when the call ends (kept warm for the next,
+L{gsmcpd.sessions.warm}), or a detached session with no GemStone session
+behind it for what never touches the stone.  A tool whose whole point is a
+lasting change (L{OWN_SESSION}) has no throwaway session: without a handle
+it is refused.
 """
+
+from collections.abc import Callable
+from typing import Any
 
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 
 from gsmcpd.auth.tokens import admits
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
-from gsmcpd.protocol.calls import loginFailed
-from gsmcpd.protocol.eras import MODERN_VERSION
-from gsmcpd.protocol.jsonrpc import stoppingError
-from gsmcpd.protocol.handles import needsHandle, noSuchHandle, sessionTools
+from gsmcpd.protocol.calls import loginFailed, sessionLimitMessage
+from gsmcpd.protocol.jsonrpc import JsonObject, stoppingError
+from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.modern.handles import (
+    needsHandle, noSuchHandle, sessionTools)
+from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.client import McpSession, newHandle, userOf
-from gsmcpd.tools.base import ToolResult
+from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.tools.base import OWN_SESSION, Tool, ToolResult
 from gsmcpd.tools.templates.outcomes import ToolError
 
 
-def toolError(error):
+def toolError(error: ToolError) -> JsonObject:
     """
     A tool's refusal as a finished C{tools/call} result.
     """
     return ToolResult.fromError(error).asResult()
 
 
-def nothingToRelease():
+def nothingToRelease() -> None:
     """
     What a call's session needs done when the call is over, for one that
     outlives it (a handle's) or never logged in (a detached one).
@@ -46,19 +54,20 @@ class CallSessions:
         self.sessions = sessions
         self.clock = clock
 
-    def detached(self, envelope):
+    def detached(self, envelope: Envelope) -> McpSession:
         """
         A session with no GemStone session behind it, for one request that
         does not touch the stone.
         """
         session = McpSession(newHandle(), None, MODERN_VERSION,
                              envelope.clientInfo, self.clock.seconds(),
-                             self.clock.seconds, envelope.clientCapabilities)
+                             self.clock.seconds, envelope.clientCapabilities,
+                             expectsStream=False)
         session.logLevel = envelope.logLevel
         session.principal = envelope.principal
         return session
 
-    def named(self, handle, envelope):
+    def named(self, handle: str, envelope: Envelope) -> McpSession | None:
         """
         The live session C{handle} names, if the request's identity opened
         it; else L{None}, exactly as for a handle that names nothing.
@@ -76,8 +85,9 @@ class CallSessions:
         The session a GemStone tool's call runs on, and what to call when
         the call is over.
 
-        @raise ToolError: for a handle that names no session, a tool that
-            changes the repository called without one, or no session free.
+        @raise JsonRpcError: for a handle that names no session.
+        @raise ToolError: for a tool that makes a lasting change called
+            without a handle, or no session free.
         """
         if handle is not None:
             session = self.named(handle, envelope)
@@ -89,19 +99,22 @@ class CallSessions:
             self.sessions.touch(session)
             session.logLevel = envelope.logLevel
             return session, nothingToRelease
-        if not tool.annotations.get("readOnlyHint"):
+        if tool.runsOn == OWN_SESSION:
             raise needsHandle(tool)
-        borrowed = yield self.borrowed(envelope, "its one read (without a "
-                                       "session handle) is done")
+        borrowed = yield self.borrowed(
+            envelope, "its one call (without a session handle) is done",
+            changed=not tool.annotations.get("readOnlyHint"))
         return borrowed
 
-    def borrowed(self, envelope, why):
+    def borrowed(self, envelope: Envelope, why: str, changed: bool = False
+                 ) -> Deferred[tuple[McpSession, Callable[[], Any]]]:
         """
-        A short-lived GemStone session with a fresh view, for one read; and
-        what ends it (it is kept warm for the next read of its GemStone
-        user when the read ended cleanly, else closed for C{why}).  It is
-        an idle one of the request's GemStone user, its view moved to the
-        newest commit, or else a new login as that user.
+        A throwaway GemStone session with a fresh view, for one call; and
+        what ends it (its work aborted if the call C{changed} anything, it
+        is kept warm for the next call of its GemStone user when the call
+        ended cleanly, else closed for C{why}).  It is an idle one of the
+        request's GemStone user, its view moved to the newest commit, or
+        else a new login as that user.
         """
         taking = self.sessions.warm.take(userOf(envelope.principal))
         if taking is None:
@@ -110,7 +123,8 @@ class CallSessions:
             opening = taking.addCallback(
                 lambda session: session or self._loggedIn(envelope))
         return self._lent(opening, envelope, lambda session:
-                          self.sessions.warm.keep(session, why))
+                          self.sessions.warm.keep(session, why, changed),
+                          throwaway=True)
 
     def _loggedIn(self, envelope):
         """
@@ -119,18 +133,23 @@ class CallSessions:
         try:
             opening = self.sessions.open(MODERN_VERSION, envelope.clientInfo,
                                          envelope.clientCapabilities,
-                                         envelope.principal)
+                                         envelope.principal,
+                                         expectsStream=False)
         except SessionLimitReached as e:
-            raise ToolError("other", f"{e}; try again, or open_session and "
-                            "reuse it", {"limit": e.limit})
+            raise ToolError("sessionLimit", sessionLimitMessage(
+                e.limit, "Close a session you no longer need (close_session) "
+                "or pass the handle of one you hold as 'session'; else try "
+                "again in a minute."), {"limit": e.limit})
         except ServerStopping as e:
             raise stoppingError(e)
         return opening.addErrback(loginFailed)
 
-    def _lent(self, opening, envelope, end):
+    def _lent(self, opening, envelope, end, throwaway=False):
         """
         The session C{opening} fires with, for the request, and what to
         call when its call is over (C{end}, with the session).
+
+        @param throwaway: whether nothing its calls change is kept.
         """
         # The login runs to its end whoever stops waiting for it (a client
         # that hangs up): its slot is held until then, and the session it
@@ -146,6 +165,7 @@ class CallSessions:
             session.clientInfo = envelope.clientInfo
             session.clientCapabilities = envelope.clientCapabilities or {}
             session.principal = envelope.principal
+            session.throwaway = throwaway
             borrowing.callback((session, lambda: end(session)))
 
         def failed(failure):

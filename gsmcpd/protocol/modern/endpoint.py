@@ -2,35 +2,43 @@
 The 2026-07-28 era's requests, independent of HTTP.
 
 No handshake and no MCP session: each request carries its client's facts
-(an L{gsmcpd.protocol.eras.Envelope}) and is answered on its own.  What
+(an L{gsmcpd.protocol.modern.envelope.Envelope}) and is answered on its own.  What
 needs GemStone runs on a session chosen per call: the one the C{session}
 argument's handle names, a short-lived one with a fresh view for a
 read-only tool called without a handle, or none at all for what never
 touches the stone.  Tool calls take the same path as in the 2025 era (the
 L{gsmcpd.protocol.calls.CallRunner}); only asking the client differs
-(input-required rounds, L{gsmcpd.protocol.asking}).
+(input-required rounds, L{gsmcpd.protocol.modern.asking}).
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import attr
-from twisted.internet.defer import inlineCallbacks, maybeDeferred
+from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred
 from twisted.logger import Logger
 
-from gsmcpd.protocol import skills, tasks
-from gsmcpd.protocol.asking import modernRound
-from gsmcpd.protocol.callsessions import (
+from gsmcpd.protocol.modern import skills, tasks
+from gsmcpd.protocol.modern.asking import modernRound
+from gsmcpd.protocol.calls import CANCELLED
+from gsmcpd.protocol.modern.callsessions import (
     CallSessions, nothingToRelease, toolError)
 from gsmcpd.protocol.discover import discoverResult
 from gsmcpd.protocol.dispatch import RESOURCE_NOT_FOUND
-from gsmcpd.protocol.eras import (
-    checkParameterHeaders, methodRemoved)
-from gsmcpd.protocol.handles import (
+from gsmcpd.protocol.modern.envelope import (
+    Envelope, Headers, checkParameterHeaders, methodRemoved)
+from gsmcpd.protocol.modern.handles import (
     sessionTools, takeHandle, withSessionArgument)
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_PARAMS, JsonRpcError, Message, refuseCursor, result)
-from gsmcpd.protocol.requeststate import RequestStateSeal
-from gsmcpd.protocol.results import complete
-from gsmcpd.protocol.skills import Skills
-from gsmcpd.protocol.surface import surfaceOf
+    INVALID_PARAMS, SERVER_ERROR, JsonObject, JsonRpcError, Message,
+    refuseCursor)
+from gsmcpd.protocol.modern.requeststate import RequestStateSeal
+from gsmcpd.protocol.modern.results import complete
+from gsmcpd.protocol.listen import Filter
+from gsmcpd.protocol.modern.skills import Skills
+from gsmcpd.sessions.client import McpSession
+from gsmcpd.sessions.interfaces import ICallSink
+from gsmcpd.tools.base import NO_SESSION
 from gsmcpd.tools.context import NullCallContext
 from gsmcpd.tools.guides import servedGuides
 from gsmcpd.tools.templates.outcomes import ToolError
@@ -43,43 +51,41 @@ class AskingContext(NullCallContext):
     """
 
     def __init__(self, asker):
-        self.canAsk = asker.canAsk
-        self.ask = asker.ask
+        self._asker = asker
+
+    def canAsk(self, capability):
+        return self._asker.canAsk(capability)
+
+    def ask(self, questions):
+        return self._asker.ask(questions)
 
 
-def valueOf(response):
+def answered(value: Any) -> JsonObject:
     """
-    The result of a dispatcher's response, or its error raised.
+    A call's result, or, for one whose client cancelled it (nobody waits
+    for it any more), the error that says so.
     """
-    if response is None:
-        raise JsonRpcError(-32001, "The request was cancelled")
-    if "error" in response:
-        error = response["error"]
-        raise JsonRpcError(error["code"], error["message"], error.get("data"))
-    return response["result"]
-
-
-def responseOf(id, answering):
-    """
-    The JSON-RPC response to C{id} that C{answering} (a L{Deferred} of a
-    result value, or of a L{JsonRpcError}) comes to.
-    """
-    def refused(failure):
-        failure.trap(JsonRpcError)
-        return failure.value.asResponse(id)
-    return answering.addCallbacks(lambda value: result(id, value), refused)
+    if value is CANCELLED:
+        raise JsonRpcError(SERVER_ERROR, "The request was cancelled")
+    return value
 
 
 def _namingHandle(failure, session):
     """
     A dead gem, told as the 2026 era sees it: the handle it was behind is
-    gone, and open_session makes a new one.
+    gone, and open_session makes a new one; a throwaway session's client
+    never knew its handle, and may simply call again.
     """
     failure.trap(JsonRpcError)
     error = failure.value
     if not isinstance(error.data, dict) or \
             error.data.get("kind") != "sessionGone":
         return failure
+    if session.throwaway:
+        raise JsonRpcError(error.code, f"The throwaway GemStone session this "
+                           f"call ran in ended (GemStone error "
+                           f"{error.data['number']}); nothing it changed was "
+                           "kept. Call again.", error.data)
     raise JsonRpcError(error.code, f"The GemStone session behind handle "
                        f"{session.handle} ended (GemStone error "
                        f"{error.data['number']}); its uncommitted changes "
@@ -107,9 +113,8 @@ class ModernEndpoint:
         self._taskSupport = {tool.name: tool.taskSupport for tool in catalog
                              if tool.taskSupport is not None}
         self._schemas = {}
-        self._detached = {tool.name for toolset in catalog.toolsets
-                          if not toolset.usesGemStone
-                          for tool in toolset.tools()}
+        self._detached = {tool.name for tool in catalog
+                          if tool.runsOn == NO_SESSION}
         gemstone = any(tool.name not in self._detached for tool in catalog)
         self._sessionTools = {tool.name: tool for tool in sessionTools(
             None, None)} if gemstone else {}
@@ -140,9 +145,9 @@ class ModernEndpoint:
 
     # What this server is.
 
-    def capabilities(self):
+    def capabilities(self) -> JsonObject:
         declared = self.dispatcher.capabilities()
-        extensions = {}
+        extensions: JsonObject = {}
         if self._taskSupport:
             extensions[tasks.EXTENSION] = {}
         if self.skills:
@@ -154,12 +159,12 @@ class ModernEndpoint:
             declared["extensions"] = extensions
         return declared
 
-    def listenable(self, wants, envelope):
+    def listenable(self, wants: Filter, envelope: Envelope) -> Filter:
         """
         C{wants} less the resources the request's token may not read: a
         listener hears of a class only if its scopes could browse it.
         """
-        mine = surfaceOf(self.dispatcher.toolsFor(envelope.principal))
+        mine = self.dispatcher.surfaceFor(envelope.principal)
         served = self.dispatcher.surface
         return attr.evolve(wants, resourceSubscriptions=frozenset(
             uri for uri in wants.resourceSubscriptions
@@ -168,11 +173,13 @@ class ModernEndpoint:
     def _discover(self, message, envelope, headers, openStream):
         return discoverResult(self.dispatcher.serverInfo(),
                               self.capabilities(),
-                              self.dispatcher.identity.instructions)
+                              self.dispatcher.identity.modernInstructions)
 
     # Dispatch.
 
-    def answer(self, message, envelope, headers, openStream):
+    def answer(self, message: Message, envelope: Envelope, headers: Headers,
+               openStream: Callable[[McpSession], ICallSink | None]
+               ) -> Deferred[JsonObject]:
         """
         Answer one 2026-era request.
 
@@ -192,11 +199,10 @@ class ModernEndpoint:
     def _refuse(self, method):
         raise methodRemoved(method)
 
-    @inlineCallbacks
     def _fromMemory(self, message, envelope, headers, openStream):
-        response = yield self.dispatcher.handle(
-            self.sessions.detached(envelope), message)
-        return complete(message.method, valueOf(response))
+        return self.dispatcher.answer(
+            self.sessions.detached(envelope), message).addCallback(
+                lambda value: complete(message.method, value))
 
     # Tools.
 
@@ -252,12 +258,10 @@ class ModernEndpoint:
         checkParameterHeaders(self._schemaOf(tool), arguments, headers)
         if name in self._sessionTools:
             subject = self.sessions.detached(envelope)
-            response = yield self.calls.recorded(
-                subject, message,
-                lambda: responseOf(message.id, self.sessions.sessionTool(
-                    tool, arguments, envelope)).addCallback(
-                        _namedBy, subject))
-            return complete("tools/call", valueOf(response))
+            value = yield self.calls.recorded(
+                subject, message, lambda: self.sessions.sessionTool(
+                    tool, arguments, envelope).addCallback(_namedBy, subject))
+            return complete("tools/call", value)
         taskSupport = self._taskSupport.get(name)
         refusal = tasks.requires(envelope)
         if taskSupport == "required" and refusal is not None:
@@ -277,15 +281,16 @@ class ModernEndpoint:
             sink = tasks.TaskProgress(self.tasks)
             escalate = self._becomeTask(session, call, sink, done)
         else:
-            sink = openStream(session) if self.dispatcher.streams(call) \
-                else None
+            sink = openStream(session) \
+                if self.dispatcher.streams(call, tool) else None
             escalate = None
         becameTask = False
         try:
             value = yield modernRound(
                 self.seal, envelope, "tools/call", params,
-                lambda asker: self.calls.handle(session, call, sink, asker)
-                .addCallback(valueOf).addErrback(_namingHandle, session),
+                lambda asker: self.calls.answer(session, call, sink, asker,
+                                                tool)
+                .addCallback(answered).addErrback(_namingHandle, session),
                 escalate)
             becameTask = value.get("resultType") == tasks.TASK
         finally:
@@ -319,9 +324,8 @@ class ModernEndpoint:
     def _resourcesList(self, message, envelope, headers, openStream):
         listed = []
         if "resources" in self.dispatcher.surface.capabilities():
-            response = yield self.dispatcher.handle(
-                self.sessions.detached(envelope), message)
-            listed = valueOf(response)["resources"]
+            listed = (yield self.dispatcher.answer(
+                self.sessions.detached(envelope), message))["resources"]
         return complete("resources/list", {"resources": listed + [
             skill.descriptor() for skill in self.skills]})
 
@@ -337,47 +341,48 @@ class ModernEndpoint:
         skill = self.skills.find(uri)
         if skill is not None:
             return complete("resources/read", {"contents": skill.contents()})
-        surface = surfaceOf(self._toolsFor(envelope))
-        if uri in surface.resources or surface.resolve(uri or "") is None:
+        found = self.dispatcher.surfaceFor(envelope.principal).resolve(
+            uri or "")
+        if found is None or found[0].runsOn == NO_SESSION:
             session, done = self.sessions.detached(envelope), nothingToRelease
         else:
             session, done = yield self.sessions.borrowed(
                 envelope, "its one read (a resource) is done")
         try:
-            response = yield self.calls.handle(session, message)
+            value = yield self.calls.answer(session, message)
+        except JsonRpcError as e:
+            if e.code != RESOURCE_NOT_FOUND:
+                raise
+            # This era says a resource that does not exist is invalid
+            # params (docs/protocol.rst).
+            raise JsonRpcError(INVALID_PARAMS, e.message, e.data)
         finally:
             done()
-        if "error" in (response or {}) and \
-                response["error"]["code"] == RESOURCE_NOT_FOUND:
-            error = response["error"]
-            raise JsonRpcError(INVALID_PARAMS, error["message"],
-                               error.get("data"))
-        return complete("resources/read", valueOf(response))
+        return complete("resources/read", answered(value))
 
     def _promptsGet(self, message, envelope, headers, openStream):
         session = self.sessions.detached(envelope)
         return modernRound(
             self.seal, envelope, "prompts/get", message.params,
-            lambda asker: self.dispatcher.handle(
-                session, message, AskingContext(asker)).addCallback(valueOf))
+            lambda asker: self.dispatcher.answer(
+                session, message, AskingContext(asker)))
 
     @inlineCallbacks
     def _complete(self, message, envelope, headers, openStream):
         # Completers answer from memory (Dispatcher.gemstoneMethods says
         # why): no GemStone session is logged in for one.
-        response = yield self.calls.handle(self.sessions.detached(envelope),
-                                           message)
-        return complete("completion/complete", valueOf(response))
+        value = yield self.calls.answer(self.sessions.detached(envelope),
+                                        message)
+        return complete("completion/complete", value)
 
 
-def _namedBy(response, subject):
+def _namedBy(value, subject):
     """
     Make C{subject}, the stand-in an C{open_session} or C{close_session}
     call is recorded against, name the session its result names: the audit
     trail then says which session was opened or closed.
     """
-    result = (response or {}).get("result") or {}
-    handle = (result.get("structuredContent") or {}).get("session")
+    handle = (value.get("structuredContent") or {}).get("session")
     if isinstance(handle, str):
         subject.handle = handle
-    return response
+    return value

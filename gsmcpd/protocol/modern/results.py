@@ -8,6 +8,8 @@ server needs the client's answers first) and, for the lists and reads,
 how long (C{ttlMs}) and for whom (C{cacheScope}) the client may reuse it.
 """
 
+from gsmcpd.protocol.jsonrpc import JsonObject
+
 import attr
 
 COMPLETE = "complete"
@@ -53,7 +55,7 @@ CACHE_HINTS = {
 """The hint each cacheable method's results carry in the 2026 era."""
 
 
-def complete(method, value):
+def complete(method: str, value: JsonObject) -> JsonObject:
     """
     A finished result as the 2026 era answers it: C{resultType} and, for a
     cacheable method, its cache hint.

@@ -7,10 +7,11 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.jsonrpc import JsonRpcError
-from gsmcpd.protocol.asking import modernRound
-from gsmcpd.protocol.eras import MODERN_VERSION, Envelope
-from gsmcpd.protocol.requeststate import RequestStateSeal
-from gsmcpd.tools import conformance2026
+from gsmcpd.protocol.modern.asking import modernRound
+from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.versions import MODERN_VERSION
+from gsmcpd.protocol.modern.requeststate import RequestStateSeal
+from gsmcpd.testing.conformance import fixtures2026
 
 ALL = {"elicitation": {}, "sampling": {}, "roots": {}}
 ANSWERS = {
@@ -41,7 +42,7 @@ class FixtureTests(SynchronousTestCase):
 
     def setUp(self):
         self.seal = RequestStateSeal(Clock())
-        self.fixtures = dict(conformance2026.TOOLS)
+        self.fixtures = dict(fixtures2026.TOOLS)
 
     def round(self, name, params, capabilities=ALL):
         return self.successResultOf(modernRound(
@@ -110,7 +111,7 @@ class FixtureTests(SynchronousTestCase):
         failure = self.failureResultOf(modernRound(
             self.seal, Envelope(MODERN_VERSION, {}), "tools/call",
             {"name": "test_missing_capability", "arguments": {}},
-            lambda asker: conformance2026.needSampling(AskingCall(asker), {})),
+            lambda asker: fixtures2026.needSampling(AskingCall(asker), {})),
             JsonRpcError)
         self.assertEqual(failure.value.code, -32021)
 
@@ -125,7 +126,7 @@ class FixtureTests(SynchronousTestCase):
         self.assertEqual(result["content"][0]["text"], "Hello, Alice!")
 
     def test_prompt(self):
-        [(name, prompt)] = conformance2026.PROMPTS
+        [(name, prompt)] = fixtures2026.PROMPTS
         result = self.successResultOf(modernRound(
             self.seal, Envelope(MODERN_VERSION, ALL), "prompts/get",
             {"name": name}, lambda asker: prompt({}, asker).addCallback(

@@ -5,7 +5,7 @@ in 2025), one that needs a capability the client may not declare, and the
 tasks extension's jobs.
 
 They ask through C{call.ask} and C{call.canAsk} only, so they run
-unchanged in either era (see L{gsmcpd.protocol.asking}); the
+unchanged in either era (see L{gsmcpd.protocol.modern.asking}); the
 C{conformance} toolset serves them beside the 2025 fixtures.
 """
 
@@ -144,14 +144,13 @@ PROMPTS = (("test_input_required_result_prompt", contextPrompt),)
 class TaskFixtures:
     """
     The tasks extension's fixtures: jobs that take a while, fail, crash or
-    ask, each becoming a task for a client that takes tasks.
+    ask, each becoming a task for a client that takes tasks.  They pace
+    themselves on the call's own clock.
     """
 
-    def __init__(self, clock):
-        self.clock = clock
-
-    def _pause(self, seconds=0.0):
-        return deferLater(self.clock, seconds, lambda: None)
+    @staticmethod
+    def _pause(call, seconds=0.0):
+        return deferLater(call.clock, seconds, lambda: None)
 
     def greet(self, call, arguments):
         return ToolResult(f"Hello, {arguments.get('name', 'World')}!")
@@ -159,30 +158,30 @@ class TaskFixtures:
     @inlineCallbacks
     def slowCompute(self, call, arguments):
         seconds = arguments.get("seconds", 1)
-        yield self._pause(seconds)
+        yield self._pause(call, seconds)
         return ToolResult(f"Computed {arguments.get('label', 'it')} in "
                           f"{seconds:g}s")
 
     @inlineCallbacks
     def failingJob(self, call, arguments):
-        yield self._pause(1.0)
+        yield self._pause(call, 1.0)
         raise ToolError("other", "The job failed, as it always does.")
 
     @inlineCallbacks
     def protocolErrorJob(self, call, arguments):
-        yield self._pause(0.2)
+        yield self._pause(call, 0.2)
         raise RuntimeError("the job crashed")
 
     @inlineCallbacks
     def confirmDelete(self, call, arguments):
-        yield self._pause()
+        yield self._pause(call)
         answers = yield call.ask({"confirm": CONFIRM})
         ok = (accepted(answers["confirm"]) or {}).get("ok")
         return ToolResult("Deleted." if ok else "Kept.")
 
     @inlineCallbacks
     def multiInput(self, call, arguments):
-        yield self._pause()
+        yield self._pause(call)
         answers = yield call.ask({"user_name": NAME, "color": COLOUR})
         return ToolResult(f"{_named(answers['user_name'], 'name')} likes "
                           f"{_named(answers['color'], 'color', 'no colour')}")
@@ -193,7 +192,7 @@ class TaskFixtures:
         Asks first (input-required rounds), then works as a task.
         """
         answers = yield call.ask({"user_name": NAME})
-        yield self._pause(0.2)
+        yield self._pause(call, 0.2)
         return ToolResult(f"Hello, {_named(answers['user_name'], 'name')}, "
                           "from a task!")
 

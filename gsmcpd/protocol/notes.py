@@ -1,0 +1,33 @@
+"""
+The C{[session]} note: the line a tool's result ends with when what the
+tool did lives in the session (uncommitted) or died with it (a throwaway
+session's work, aborted).
+"""
+
+from gsmcpd.sessions.client import McpSession
+from gsmcpd.tools.base import Tool
+
+SESSION_NOTE = (
+    "[session] Uncommitted changes: commit keeps them, abort discards them; "
+    "ending the session (DELETE, idle timeout, server restart) loses them.")
+"""Appended to the result of a tool that can change something (one not
+annotated read-only) while the session holds uncommitted changes: what a
+read-only tool answers cannot have added to them."""
+THROWAWAY_NOTE = (
+    "[session] ran in a throwaway session: nothing it changed was kept; "
+    "open_session to keep your work")
+"""Appended instead to the result of such a tool run in a throwaway
+session (a 2026-era call without a handle), whose work is aborted."""
+
+
+def sessionNotes(tool: Tool, needsCommit: bool | None,
+                 session: McpSession) -> list[str]:
+    """
+    The C{[session]} note a tool's result ends with, if any: only a tool
+    that can change something has one to make.
+    """
+    if tool.annotations.get("readOnlyHint"):
+        return []
+    if session.throwaway:
+        return [THROWAWAY_NOTE]
+    return [SESSION_NOTE] if needsCommit else []

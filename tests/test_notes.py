@@ -1,0 +1,40 @@
+"""
+Tests for L{gsmcpd.protocol.notes}: which C{[session]} note a result ends
+with.
+"""
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.protocol.notes import SESSION_NOTE, THROWAWAY_NOTE, sessionNotes
+from gsmcpd.sessions.client import McpSession
+from gsmcpd.tools.base import Tool, annotations, closedSchema
+
+
+def tool(readOnly):
+    return Tool("t", "t", "d", closedSchema(), annotations(readOnly), None)
+
+
+class SessionNotesTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.session = McpSession("h" * 32, None, "2025-11-25", None)
+
+    def test_uncommittedChanges(self):
+        self.assertEqual(sessionNotes(tool(False), True, self.session),
+                         [SESSION_NOTE])
+        self.assertEqual(sessionNotes(tool(False), False, self.session), [])
+
+    def test_readOnlySaysNothing(self):
+        self.session.throwaway = True
+        self.assertEqual(sessionNotes(tool(True), True, self.session), [])
+
+    def test_throwaway(self):
+        """
+        In a throwaway session the note says nothing was kept, whether or
+        not the session held changes before they were aborted.
+        """
+        self.session.throwaway = True
+        for needsCommit in (True, False, None):
+            self.assertEqual(
+                sessionNotes(tool(False), needsCommit, self.session),
+                [THROWAWAY_NOTE])
