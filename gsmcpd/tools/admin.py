@@ -12,7 +12,7 @@ from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import BOOLEAN, INTEGER, OPTIONAL_STRING, STRING
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema, counted,
+    ANY_SESSION, Tool, ToolResult, Toolset, annotations, closedSchema, counted,
     resultSchema)
 
 OPTIONAL_INTEGER = {"type": ["integer", "null"]}
@@ -65,7 +65,10 @@ class AdminToolset(Toolset):
                      commitRecordBacklog=OPTIONAL_INTEGER,
                      oldestCommitRecordHeldBy={
                          "type": ["array", "null"], "items": INTEGER},
-                     pageCache=PAGE_CACHE_SCHEMA, withheld=NAMES)),
+                     pageCache=PAGE_CACHE_SCHEMA, withheld=NAMES),
+                 # A read: without a handle (2026) a throwaway session,
+                 # which is then the one marked current.
+                 runsOn=ANY_SESSION),
         ]
 
     @inlineCallbacks
