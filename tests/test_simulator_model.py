@@ -84,6 +84,19 @@ class TransactionTests(SynchronousTestCase):
         reader.read(self.key).append(2)
         self.assertTrue(reader.needsCommit)
 
+    def test_committedRemovalStaysRemoved(self):
+        """
+        A key removed and committed is gone from every later view: neither
+        read nor listed.
+        """
+        for value in (1, ABSENT):
+            writer = self.transaction()
+            writer.write(self.key, value)
+            self.assertTrue(writer.commit())
+        reader = self.transaction()
+        self.assertIs(reader.read(self.key), ABSENT)
+        self.assertEqual(reader.keys(("global",)), [])
+
 
 class EvaluatorTests(SynchronousTestCase):
 

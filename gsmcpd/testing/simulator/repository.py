@@ -105,8 +105,11 @@ class Repository:
                     if key not in self._history:
                         for length in range(len(key)):
                             self._byPrefix.setdefault(key[:length], set()).add(key)
-                    self._history.setdefault(key, []).append(
-                        (self.commitNumber, copy.deepcopy(value)))
+                    # A copy of ABSENT would be a new object: a removal
+                    # committed must stay a removal.
+                    self._history.setdefault(key, []).append((
+                        self.commitNumber,
+                        value if value is ABSENT else copy.deepcopy(value)))
             return True, self.commitNumber
 
 

@@ -1,0 +1,5 @@
+import sys
+
+from mutants.cli import main
+
+sys.exit(main())
