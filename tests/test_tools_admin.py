@@ -66,6 +66,7 @@ class StoneStatusTests(TestCase):
         Each session's user, host, gem name and idle seconds; the caller's
         own is marked.
         """
+        self.stone.advanceClock(50)
         yield self.other.call("execute_code", code="System cacheName: 'worker'")
         self.stone.advanceClock(90)
         structured = status((yield self.admin.call("stone_status")))
