@@ -33,6 +33,7 @@ TEST_POOL = (
     "tests.test_template_capabilities",
     "tests.test_tools_debugging",
     "tests.test_simulator_inspection",
+    "tests.test_tools_admin",
 )
 """The test modules that run templates on the simulated stone in process
 (fast, no sockets), most specific first; a template's modules are those of
@@ -455,4 +456,19 @@ MUTANTS = _mutants(
      "ifTrue: [(found inheritsFrom: TestCase)",
      "ifTrue: [(found inheritsFrom: Object)",
      "a class that is not a TestCase run as one"),
+    ("stone_status-refused-read-raises", "stone_status",
+     "reading on: SecurityError do: [:ex | hidden add: field. ex return: nil]",
+     "reading value", "a read the user may not make ends the call, not withheld"),
+    ("stone_status-host-is-pid", "stone_status",
+     "at: 'host' put: (description at: 3)", "at: 'host' put: (description at: 2)",
+     "the gem's process id answered as its host"),
+    ("stone_status-oldest-flag", "stone_status",
+     "put: (description at: 8)", "put: (description at: 7)",
+     "the transaction state answered as holding the oldest record"),
+    ("stone_status-idle-since-login", "stone_status",
+     "put: (description at: 14)", "put: (description at: 15)",
+     "seconds idle counted from the login, not the last request"),
+    ("stone_status-behind-field", "stone_status",
+     "put: (description at: 16)", "put: (description at: 15)",
+     "the login time answered as commits behind"),
 )

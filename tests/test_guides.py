@@ -42,8 +42,8 @@ class GuideTests(SynchronousTestCase):
                          ["gemstone-what-a-view-is",
                           "gemstone-commit-or-abort"])
         self.assertEqual(len(servedGuides(
-            ["browsing", "debugging", "mutation", "search", "session",
-             "testing"])),
+            ["admin", "browsing", "debugging", "mutation", "search",
+             "session", "testing"])),
             len(GUIDES))
         skills = Skills.fromGuides(servedGuides(["testing"]))
         self.assertEqual([s.name for s in skills], ["gemstone-running-sunit"])

@@ -25,6 +25,7 @@ from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.trace import MessageTrace, RotatingFile
 from gsmcpd.tools.base import ToolCall
+from gsmcpd.tools.catalog import SCOPED_TOOLSETS
 from gsmcpd.transport.bearer import BearerGate
 from gsmcpd.transport.exposure import ExposureError, Listening
 from gsmcpd.transport.tls import (
@@ -140,15 +141,28 @@ def scopeToolsets(config, toolsets):
     """
     The parsed C{--auth-scope-toolsets}, or L{None}.  In read-only mode a
     mapping may name the mutation toolset; it is simply not served.
+
+    @raise ConfigError: the mapping is malformed, or with authentication
+        on it opens a toolset of L{SCOPED_TOOLSETS} to no scope.
     """
-    if config.authScopeToolsets is None:
-        return None
-    names = [toolset.name for toolset in toolsets]
-    try:
-        return ScopeToolsets.parse(config.authScopeToolsets, names + (
-            [MUTATION] if config.readOnly else []))
-    except ScopeMapError as e:
-        raise ConfigError(f"--auth-scope-toolsets {e}")
+    mapping = None
+    if config.authScopeToolsets is not None:
+        names = [toolset.name for toolset in toolsets]
+        try:
+            mapping = ScopeToolsets.parse(config.authScopeToolsets, names + (
+                [MUTATION] if config.readOnly else []))
+        except ScopeMapError as e:
+            raise ConfigError(f"--auth-scope-toolsets {e}")
+    if authenticated(config):
+        opened = mapping.toolsetsFor(mapping.scopes) if mapping else ()
+        unopened = [each.name for each in toolsets
+                    if each.name in SCOPED_TOOLSETS and each.name not in opened]
+        if unopened:
+            raise ConfigError(
+                f"--toolsets names {', '.join(unopened)}, which with "
+                "authentication is served only to a scope: map a scope to "
+                "it in --auth-scope-toolsets")
+    return mapping
 
 
 # What the settings describe, when the service tree is assembled.

@@ -98,6 +98,7 @@ STEPS = (
     _template("stop_session", {"session": NO_SUCH_SESSION},
               tolerated=(NO_PRIVILEGE,), keys=("stopped",)),
     Step("status"),
+    Step("stone_status"),
     Step("execute_code", {"code": "3 + 4"}),
     Step("inspect", {"expression": "Array with: 3 with: 'four'", "path": [2]}),
     Step("list_dictionaries"),
@@ -180,7 +181,7 @@ class TemplateCheck:
         self.steps = steps
         self.environ = environ
         # Every shipped toolset that runs templates, served by default or not.
-        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging"))
+        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging", "admin"))
         self.report = Report()
         self._touched = False
 

@@ -20,10 +20,15 @@ CORE_TOOLSETS = {
 """The seven core toolsets, served when a deployment names none."""
 
 OTHER_TOOLSETS = {
+    "admin": "gsmcpd.tools.admin:AdminToolset",
     "conformance": "gsmcpd.testing.conformance.toolset:ConformanceToolset",
     "debugging": "gsmcpd.tools.debugging:DebuggingToolset",
 }
 """Toolsets shipped but served only when named."""
+
+SCOPED_TOOLSETS = frozenset({"admin"})
+"""Toolsets that tell one user about the others: with authentication on,
+the daemon serves one only if C{--auth-scope-toolsets} maps a scope to it."""
 
 
 class ToolsetError(ValueError):

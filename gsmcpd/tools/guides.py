@@ -131,6 +131,27 @@ Nothing commits on your behalf.
 4. Run the test again; ids you were shown stop working after `commit`,
    `abort` or `refresh`: inspect afresh.
 """, ("debugging", "testing", "browsing", "mutation", "session")),
+    Guide(
+        "gemstone-who-holds-the-stone",
+        "How to find out who else is using the stone when a commit "
+        "conflicts, the commit-record backlog grows or the stone is slow.",
+        """
+# Who holds the stone
+
+`stone_status` lists every session logged in to the stone: its user, host,
+gem name, seconds idle and how many commits its view is behind, the
+commit-record backlog, which sessions hold its oldest commit record, and
+how full the shared page cache is.
+
+- A session idle for long while holding the oldest commit record keeps the
+  backlog growing: name it (user, gem name) to whoever runs it; do not stop
+  it yourself.
+- A commit that conflicts names a class: the other sessions listed are who
+  you are taking turns with.
+- A field listed as withheld is one your GemStone user may not read
+  (another session's description needs SessionAccess): say so, do not
+  guess it.
+""", ("admin",)),
 )
 
 

@@ -21,7 +21,7 @@ import attr
 
 from gsmcpd.testing.simulator import (
     arithmetic, closures, compiler, dictionaries, errors, exceptions, frames, inspection,
-    reflection, sequences, streams, sunit, system)
+    reflection, sequences, sessiontable, streams, sunit, system)
 from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.objects import (
@@ -29,8 +29,8 @@ from gsmcpd.testing.simulator.objects import (
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
-KERNEL_MODULES = (arithmetic, dictionaries, exceptions, frames, reflection, sequences, streams,
-                  sunit, system)
+KERNEL_MODULES = (arithmetic, dictionaries, exceptions, frames, reflection, sequences,
+                  sessiontable, streams, sunit, system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}

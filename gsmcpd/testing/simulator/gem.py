@@ -114,6 +114,7 @@ def run(session, source):
     @raise errors.GciError: it did not compile, signalled an Error nothing
         handled, or a break ended it.
     """
+    session.lastRequestAt = session.stone.timeGmt()
     split = prologueEnd(source)
     try:
         prologue = _parsedPrologue(source[:split])

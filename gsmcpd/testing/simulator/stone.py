@@ -43,6 +43,8 @@ DEFAULT_CACHE_NAME = "GciTs"
 
 MAX_CACHE_NAME = 31
 
+DEFAULT_HOST = "localhost"
+
 DEFAULT_SIGNAL_ABORT_CR_BACKLOG = 20
 """STN_SIGNAL_ABORT_CR_BACKLOG's default."""
 
@@ -168,6 +170,10 @@ class Session:
     transaction = attr.ib()
     interrupt = attr.ib()
     cacheName = attr.ib(default=DEFAULT_CACHE_NAME)
+    loggedInAt = attr.ib(default=0)
+    lastRequestAt = attr.ib(default=0)
+    """When it logged in and when its gem last had a call, as C{System
+    timeGmt} counts (L{gsmcpd.testing.simulator.sessiontable})."""
     sorts = attr.ib(init=False, factory=itertools.count)
     """Counts the sorts it ran: where a sort block leaves two elements
     unordered, GemStone's order of them is not specified, and the model's
@@ -201,6 +207,8 @@ class Stone:
     """
 
     name = attr.ib(default=DEFAULT_STONE)
+    host = attr.ib(default=DEFAULT_HOST)
+    """The host every session's gem runs on."""
     users = attr.ib(factory=lambda: {DEFAULT_USER: DEFAULT_PASSWORD})
     maxLogins = attr.ib(default=10)
     version = attr.ib(default=VERSION)
@@ -258,6 +266,12 @@ class Stone:
 
     def clock(self):
         return time.monotonic() + self._clockOffset
+
+    def timeGmt(self):
+        """
+        C{System timeGmt}: seconds since 1970, moved by L{advanceClock} too.
+        """
+        return int(time.time() + self._clockOffset)
 
     def advanceClock(self, seconds):
         with self._lock:
@@ -337,6 +351,7 @@ class Stone:
                             commitsDisabledFor=f"the UserProfile of {user} disables commits"
                             if user in self.commitsDisabled else None),
                 Interrupt(context=_PROCESS_OOP_BASE + number * 0x100))
+            session.loggedInAt = session.lastRequestAt = self.timeGmt()
             self.sessions[number] = session
             return session
 

@@ -10,8 +10,6 @@ under C{('class', name)} (see L{gsmcpd.testing.simulator.model}); kernel
 classes are Globals that no commit can remove.
 """
 
-import time
-
 from gsmcpd.testing.simulator import errors, grain
 from gsmcpd.testing.simulator.kernel import CLASSES, classMethod, classOf, method, text
 from gsmcpd.testing.simulator.objects import (
@@ -250,7 +248,7 @@ def _currentSessions(ev, receiver):
 
 @classMethod("System", "timeGmt")
 def _timeGmt(ev, receiver):
-    return int(time.time())
+    return ev.session.stone.timeGmt()
 
 
 @classMethod("System", "stopSession:")
@@ -282,26 +280,6 @@ def _maxSessionId(ev, receiver):
     The stone's session limit: the simulator's login cap.
     """
     return ev.session.stone.maxLogins
-
-
-@classMethod("System", "descriptionOfSession:")
-def _descriptionOfSession(ev, receiver, number):
-    """
-    The fields the simulator models (1 UserProfile, 8 holds the oldest
-    commit record, 16 commits behind); the rest are nil.  Another
-    session's needs SessionAccess.
-    """
-    stone = ev.session.stone
-    if number != ev.session.number:
-        stone.requirePrivilege(ev.session, "SessionAccess", "System descriptionOfSession:")
-    target = stone.sessions.get(number)
-    if target is None:
-        return None
-    fields = [None] * 24
-    fields[0] = UserProfile(target.user)
-    fields[7] = number in stone.backlogState()[1]
-    fields[15] = target.transaction.commitsBehind
-    return Array(fields)
 
 
 @classMethod("GsCurrentSession", "currentSession")

@@ -39,6 +39,10 @@ OPTIONAL = (
     Capability("stoneConfigurationAt:",
                "STN_SIGNAL_ABORT_CR_BACKLOG is unknown, so only "
                "--max-commits-behind limits a view"),
+    Capability("cacheStatisticsDescriptionForMonitor",
+               "stone_status does not report the shared page cache's use"),
+    Capability("sharedPageCacheMonitorCacheStatistics",
+               "stone_status does not report the shared page cache's use"),
 )
 
 
