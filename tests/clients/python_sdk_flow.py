@@ -135,9 +135,10 @@ async def flow(url, mode):
             "compile_method", {"className": "Account",
                                "source": FIXED_WITHDRAW, **session}),
                refused=True, says="blind write")
-        expect("read", await client.call_tool(
+        read = await client.call_tool(
             "get_method_source", {"className": "Account",
-                                  "selector": "withdraw:", **session}))
+                                  "selector": "withdraw:", **session})
+        expect("read", read)
         expect("compile", await client.call_tool(
             "compile_method", {"className": "Account",
                                "source": FIXED_WITHDRAW, **session}))
@@ -158,6 +159,17 @@ async def flow(url, mode):
         if not any("withdraw:" in asked for asked in confirm.asked):
             seen["problems"].append("commit: no confirmation naming the "
                                     "change was asked")
+        # Leave the stone as it was found, for the next flow on it (the
+        # commit moved the view: read the method again first).
+        expect("reread", await client.call_tool(
+            "get_method_source", {"className": "Account",
+                                  "selector": "withdraw:", **session}))
+        expect("restore", await client.call_tool(
+            "compile_method", {"className": "Account", "category": "operations",
+                               "source": read.structured_content["source"],
+                               **session}))
+        expect("commitRestored", await client.call_tool("commit", session),
+               says="Committed")
         if session:
             expect("close", await client.call_tool("close_session", session))
     return seen
