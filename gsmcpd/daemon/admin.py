@@ -22,7 +22,8 @@ class Health:
     @ivar serving: listening, and the stone answered the daemon's login.
     @ivar stopping: told to stop (draining, then logging sessions out).
     @ivar controlSession: the daemon's own GemStone session; once it is
-        gone, the stone cannot be reached.
+        gone, the stone cannot be reached, and while its pass waits past
+        its deadline (C{silent}), the stone is not answering.
     @ivar sessionCount: answers how many MCP sessions are open.
     """
 
@@ -43,6 +44,8 @@ class Health:
         gone = getattr(self.controlSession, "gone", None)
         if gone is not None:
             return "unavailable", f"the stone cannot be reached: {gone}"
+        if getattr(self.controlSession, "silent", False):
+            return "unavailable", "the stone is not answering"
         return None
 
     def describe(self):

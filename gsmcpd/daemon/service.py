@@ -167,7 +167,8 @@ def assemble(config, library, reactor):
     def openGem(parameters, name):
         return GemSession(library, parameters, reactor, name)
 
-    control = ControlSession(lambda: openGem(login, "control"))
+    control = ControlSession(lambda: openGem(login, "control"), reactor,
+                             config.stoneDeadline)
     # A token's user, or the worker user, logs in with a one-time password.
     credentials = (config.workerUser or authenticated(config)) and \
         WorkerLogins(control, login, config.workerUser)
