@@ -151,8 +151,8 @@ class Config:
         group=SESSIONS, formerly="request-timeout")
     stoneDeadline = setting(
         "stone-deadline", "seconds the stone has to answer the daemon's own "
-        "session's periodic pass before /healthz says it is not answering, "
-        "or 'none'", parse=positiveSecondsOrNone, default="10",
+        "session's periodic pass (else /healthz says it is not answering) "
+        "and a client's login (else stoneNotAnswering), or 'none'", parse=positiveSecondsOrNone, default="10",
         group=SESSIONS)
     maxCommitsBehind = setting(
         "max-commits-behind", "refresh an idle session's view (keeping its "

@@ -189,7 +189,8 @@ def assemble(config, library, reactor):
         onClose=[pending.forget, listeners.remove] + (
             [audit.forget] if audit else []),
         onCommit=[notices.resourcesUpdated],
-        metrics=metrics, warmReads=config.warmReads)
+        metrics=metrics, warmReads=config.warmReads,
+        loginDeadline=config.stoneDeadline)
     operations = Operations(config, reactor, metrics, sessions, pool, control)
     reaper = Reaper(sessions, pending, config.lifetime, reactor)
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
