@@ -75,6 +75,8 @@ class RegistryTests(TestCase):
         """
         pool = FakePool(1)
         registry = SessionRegistry(pool, self.clock, loginDeadline=10)
+        logged = []
+        registry.log = Logger(observer=logged.append)
         pool.loginDelay = Deferred()
         opening = registry.open("2025-11-25", None)
         self.clock.advance(9.9)
@@ -82,6 +84,8 @@ class RegistryTests(TestCase):
         self.clock.advance(0.1)
         failure = self.failureResultOf(opening, LoginNotAnswered)
         self.assertEqual(failure.value.deadline, 10)
+        self.assertIn("has not answered a login for 10s",
+                      logged[-1]["log_format"].format(**logged[-1]))
         self.assertRaises(SessionLimitReached, registry.open,
                           "2025-11-25", None)
         pool.loginDelay.callback(None)

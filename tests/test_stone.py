@@ -183,12 +183,17 @@ class ControlSessionTests(SynchronousTestCase):
         self.assertEqual(health.describe(), (503, {
             "status": "unavailable", "reason": "the stone is not answering"}))
         self.assertEqual(agent.line(), b"down\n")
+        [warned] = self.events
+        self.assertEqual(warned["log_level"], LogLevel.warn)
+        self.assertIn("has not answered", formatEvent(warned))
         self.clock.advance(60)
         self.assertEqual(len(gem.calls), 1)
         gem.held = False
         gem.release()
         self.assertEqual(health.describe()[0], 200)
         self.assertEqual(agent.line(), b"up ready 100%\n")
+        self.assertIn("answers the daemon's own session again",
+                      formatEvent(self.events[-1]))
         self.clock.advance(15)
         self.assertEqual(len(gem.calls), 2)
 

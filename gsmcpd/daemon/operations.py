@@ -100,7 +100,9 @@ class Operations:
             slotsUsed=lambda: len(pool), slotsLimit=lambda: pool.maxSessions,
             eventStreams=lambda: sum(
                 1 for session in sessions if session.stream is not None),
-            stoneReachable=lambda: int(getattr(control, "gone", None) is None))
+            stoneReachable=lambda: int(
+                getattr(control, "gone", None) is None
+                and not getattr(control, "silent", False)))
         self._config = config
         self._reactor = reactor
         self._notifier = SystemdNotifier(environ)

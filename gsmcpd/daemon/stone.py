@@ -149,9 +149,18 @@ class ControlSession:
         one pass, not a pile of them.
         """
         self._passSince = self._clock.seconds()
+        warning = None if self._deadline is None else self._clock.callLater(
+            self._deadline, self.log.warn, "the stone has not answered the "
+            "daemon's own session for {deadline:g}s; /healthz says it is "
+            "not answering until it does", deadline=self._deadline)
 
         def ended(result):
             self._passSince = None
+            if warning is not None and warning.active():
+                warning.cancel()
+            elif warning is not None:
+                self.log.info("the stone answers the daemon's own session "
+                              "again")
             return result
 
         return self._pass().addBoth(ended)

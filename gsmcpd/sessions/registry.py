@@ -145,6 +145,9 @@ class SessionRegistry:
 
         def late():
             if not answer.called:
+                self.log.warn("the stone has not answered a login for "
+                              "{deadline:g}s; its client is told so",
+                              deadline=self.loginDeadline)
                 answer.errback(LoginNotAnswered(self.loginDeadline))
 
         timer = self._clock.callLater(self.loginDeadline, late)
