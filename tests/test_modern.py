@@ -6,7 +6,7 @@ subscriptions/listen, beside an untouched 2025 era.
 
 import json
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import AuditLog
@@ -350,6 +350,27 @@ class HandleTests(ModernTestCase):
                              {"kind": "loginFailed", "number": 4051})
             self.assertNotIn("secret-host", json.dumps(body))
         self.assertEqual(len(self.flushLoggedErrors(GciError)), 0)
+
+    @inlineCallbacks
+    def test_loginTheStoneDoesNotAnswer(self):
+        """
+        C{open_session} whose login the stone does not answer within the
+        deadline is answered C{stoneNotAnswering}; the login that answers
+        later is logged out.
+        """
+        self.sessions.loginDeadline = 10
+        self.pool.loginDelay = Deferred()
+        answering = self.send(modern("tools/call", 42, name="open_session",
+                                     arguments={}))
+        self.clock.advance(10)
+        self.treq.flush()
+        _, body = yield answering
+        self.assertEqual(body["error"]["code"], -32001)
+        self.assertEqual(body["error"]["data"],
+                         {"kind": "stoneNotAnswering", "deadline": 10})
+        self.pool.loginDelay.callback(None)
+        self.assertTrue(self.pool.opened[-1].loggedOut)
+        self.assertEqual(len(self.sessions), 0)
 
     @inlineCallbacks
     def test_readWithoutHandleRunsOnAFreshSession(self):

@@ -177,6 +177,7 @@ class _Endpoint:
 
 class _Control:
     gone = None
+    silent = False
 
 
 class _Pool:
@@ -201,6 +202,10 @@ class ObserveTests(TestCase):
         operations = operationsOf(Settings(), _Sessions(), _Pool(), control)
         self.assertIn(b"gsmcpd_stone_reachable 1.0",
                       operations.metrics.render())
+        control.silent = True
+        self.assertIn(b"gsmcpd_stone_reachable 0.0",
+                      operations.metrics.render())
+        control.silent = False
         control.gone = "the stone restarted"
         self.assertIn(b"gsmcpd_stone_reachable 0.0",
                       operations.metrics.render())

@@ -111,6 +111,18 @@ class ConfigTests(SynchronousTestCase):
                                 "GSMCP_PORT": "40191"}).port,
             "tcp:40191:interface=127.0.0.1")
 
+    def test_stoneDeadline(self):
+        """
+        The control session's pass has 10 seconds by default; C{none}
+        lets it wait for ever.
+        """
+        options = Options()
+        options.parseOptions(["--simulated"])
+        self.assertEqual(options.config({}).stoneDeadline, 10)
+        options = Options()
+        options.parseOptions(["--simulated", "--stone-deadline", "none"])
+        self.assertIsNone(options.config({}).stoneDeadline)
+
     def test_timeoutsRenamed(self):
         """
         --call-timeout and --http-read-timeout; their former names still
@@ -434,7 +446,7 @@ class ConfigTests(SynchronousTestCase):
              "GSMCP_ALLOW_UNAUTHENTICATED_REMOTE", "GSMCP_AUDIT_LOG",
              "GSMCP_ALLOWED_HOSTS",
              "GSMCP_REQUEST_DEADLINE", "GSMCP_HTTP_READ_TIMEOUT",
-             "GSMCP_CALL_TIMEOUT", "GSMCP_MAX_CONNECTIONS",
+             "GSMCP_CALL_TIMEOUT", "GSMCP_STONE_DEADLINE", "GSMCP_MAX_CONNECTIONS",
              "GSMCP_MAX_CONNECTIONS_PER_PEER"})
 
     def test_toolsetOptionsExampleWorks(self):

@@ -11,7 +11,7 @@ from twisted.trial.unittest import TestCase
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.observe.metrics import Metrics
-from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.sessions.registry import LoginNotAnswered, SessionRegistry
 from tests.fakes import FakePool
 
 
@@ -65,6 +65,48 @@ class RegistryTests(TestCase):
         [event] = [e for e in logged
                    if "GemStone login failed" in e["log_format"]]
         self.assertEqual(event["reason"], "on host9")
+
+    def test_loginPastItsDeadline(self):
+        """
+        A login the stone does not answer within C{loginDeadline} fails
+        with L{LoginNotAnswered}; its slot stays taken until the login
+        ends (the cap holds), and the session it then opens is logged out
+        and its slot given back.
+        """
+        pool = FakePool(1)
+        registry = SessionRegistry(pool, self.clock, loginDeadline=10)
+        logged = []
+        registry.log = Logger(observer=logged.append)
+        pool.loginDelay = Deferred()
+        opening = registry.open("2025-11-25", None)
+        self.clock.advance(9.9)
+        self.assertNoResult(opening)
+        self.clock.advance(0.1)
+        failure = self.failureResultOf(opening, LoginNotAnswered)
+        self.assertEqual(failure.value.deadline, 10)
+        self.assertIn("has not answered a login for 10s",
+                      logged[-1]["log_format"].format(**logged[-1]))
+        self.assertRaises(SessionLimitReached, registry.open,
+                          "2025-11-25", None)
+        pool.loginDelay.callback(None)
+        self.assertEqual(len(registry), 0)
+        self.assertEqual(pool.open_, set())
+        self.assertTrue(pool.opened[0].loggedOut)
+        pool.loginDelay = None
+        self.successResultOf(registry.open("2025-11-25", None))
+
+    def test_loginWithinItsDeadline(self):
+        """
+        A login that answers in time is served, and its failure is
+        answered as it was; no timer is left behind.
+        """
+        pool = FakePool(2)
+        registry = SessionRegistry(pool, self.clock, loginDeadline=10)
+        session = self.successResultOf(registry.open("2025-11-25", None))
+        self.assertIs(registry.get(session.handle), session)
+        pool.loginError = GciError(4051, "login denied")
+        self.failureResultOf(registry.open("2025-11-25", None), GciError)
+        self.assertEqual(self.clock.getDelayedCalls(), [])
 
     def test_openedSessionStartsLive(self):
         self.assertIs(self.registry.get(self.session.handle), self.session)

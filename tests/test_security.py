@@ -8,7 +8,7 @@ the audit trail).
 import json
 
 import attr
-from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 from treq.testing import StubTreq
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
@@ -18,9 +18,11 @@ from gsmcpd.auth.resource import ProtectedResource
 from gsmcpd.auth.scopes import ScopeToolsets
 from gsmcpd.auth.tokens import Principal, TokenValidator
 from gsmcpd.daemon.options import ConfigError, Options
+from gsmcpd.daemon.admin import Health
 from gsmcpd.daemon.security import (
-    READ_ONLY_INSTRUCTIONS, READ_ONLY_REASON, SessionPolicies, auditLog,
-    bearerGate, listeningEndpoint, securityServices)
+    KEYLESS_RETRY, READ_ONLY_INSTRUCTIONS, READ_ONLY_REASON, FetchKeysAtStart,
+    SessionPolicies, auditLog, bearerGate, listeningEndpoint,
+    securityServices)
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.protocol.modern.envelope import Envelope
 from gsmcpd.protocol.listen import Filter
@@ -352,15 +354,56 @@ class ReadOnlyTransportTests(_ReadOnly, AuthenticatedTransportTests):
         self.assertEqual(len(self.sessions), 0)
 
 
+class UnreachableKeys:
+    """
+    A key source whose authorization server answers once C{reachable}.
+    """
+
+    def __init__(self):
+        self.keys = ()
+        self.fetches = 0
+        self.reachable = False
+
+    def refresh(self):
+        self.fetches += 1
+        if self.reachable:
+            self.keys = ("a key",)
+        return succeed(None)
+
+
 class SecurityServicesTests(SynchronousTestCase):
     def test_keysFetchedAtStart(self):
         config = configure(*AUTH)
         gate = bearerGate(config, Clock())
         fetches = []
         gate.validator.keys.refresh = lambda: fetches.append(1)
-        [hangup, service] = securityServices(None, None, None, gate)
+        [hangup, service] = securityServices(Clock(), None, None, gate)
         service.startService()
         self.assertEqual(fetches, [1])
+
+    def test_keylessIsUnhealthyUntilKeysArrive(self):
+        """
+        While no signing key is loaded (the JWKS unreachable at start),
+        C{/healthz} is 503 and the keys are fetched again every
+        L{KEYLESS_RETRY} seconds; once they arrive it is 200 and the
+        fetching stops.
+        """
+        clock = Clock()
+        keys = UnreachableKeys()
+        health = Health(signingKeys=keys)
+        health.serving = True
+        service = FetchKeysAtStart(keys, clock)
+        service.startService()
+        self.addCleanup(service.stopService)
+        self.assertEqual(health.describe(), (503, {
+            "status": "unavailable", "reason": "no signing keys are loaded"}))
+        clock.advance(KEYLESS_RETRY)
+        self.assertEqual(keys.fetches, 2)
+        keys.reachable = True
+        clock.advance(KEYLESS_RETRY)
+        self.assertEqual(health.describe()[0], 200)
+        clock.advance(10 * KEYLESS_RETRY)
+        self.assertEqual(keys.fetches, 3)
 
     def test_hangupAlways(self):
         """

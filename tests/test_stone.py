@@ -7,11 +7,15 @@ import os
 
 import attr
 from twisted.internet.defer import Deferred, fail, succeed
+from twisted.internet.task import Clock
 from twisted.logger import Logger, LogLevel, formatEvent
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 from twisted.application.service import IService
 
+from gsmcpd.daemon.admin import Health
+from gsmcpd.daemon.agent import Capacity
+from gsmcpd.daemon.maintenance import Maintenance
 from gsmcpd.daemon.options import Options
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import (
@@ -48,7 +52,8 @@ class ControlSessionTests(SynchronousTestCase):
     def setUp(self):
         self.opened = []
         self.loginError = None
-        self.control = ControlSession(self.open)
+        self.clock = Clock()
+        self.control = ControlSession(self.open, self.clock, 10.0)
         self.events = []
         self.control.log = Logger(observer=self.events.append)
 
@@ -156,6 +161,53 @@ class ControlSessionTests(SynchronousTestCase):
         self.assertIsNone(self.control.gone)
         self.assertEqual(len(self.events), 2)
 
+    def test_silentStoneIsUnhealthyUntilAPassAnswers(self):
+        """
+        A pass the stone does not answer within its deadline makes
+        C{/healthz} 503 and the agent check C{down}; no further pass starts
+        while it waits; once it answers, the daemon is healthy again.
+        """
+        self.successResultOf(self.control.login())
+        gem = self.opened[0]
+        gem.held = True
+        health = Health(controlSession=self.control)
+        health.serving = True
+        agent = Capacity(health, lambda: 0, lambda: None)
+        passes = Maintenance("control", 15.0, self.control.maintain,
+                             self.clock)
+        passes.startService()
+        self.addCleanup(passes.stopService)
+        self.clock.advance(9.9)
+        self.assertEqual(health.describe()[0], 200)
+        self.clock.advance(0.1)
+        self.assertEqual(health.describe(), (503, {
+            "status": "unavailable", "reason": "the stone is not answering"}))
+        self.assertEqual(agent.line(), b"down\n")
+        [warned] = self.events
+        self.assertEqual(warned["log_level"], LogLevel.warn)
+        self.assertIn("has not answered", formatEvent(warned))
+        self.clock.advance(60)
+        self.assertEqual(len(gem.calls), 1)
+        gem.held = False
+        gem.release()
+        self.assertEqual(health.describe()[0], 200)
+        self.assertEqual(agent.line(), b"up ready 100%\n")
+        self.assertIn("answers the daemon's own session again",
+                      formatEvent(self.events[-1]))
+        self.clock.advance(15)
+        self.assertEqual(len(gem.calls), 2)
+
+    def test_noDeadline(self):
+        """
+        With C{--stone-deadline none}, a pass may wait for ever.
+        """
+        control = ControlSession(self.open, self.clock, None)
+        self.successResultOf(control.login())
+        self.opened[0].held = True
+        control.maintain()
+        self.clock.advance(3600)
+        self.assertFalse(control.silent)
+
 
 @attr.s
 class Credentials:
@@ -237,7 +289,8 @@ class StoneServiceTests(SynchronousTestCase):
         self.simulator = FakeSimulator(self.journal)
         self.service = StoneService(
             ControlSession(lambda: LoginGem("control", self.loginError,
-                                            self.journal)),
+                                            self.journal),
+                           Clock(), 10.0),
             FakeSessions(self.journal), "DataCurator",
             simulator=self.simulator)
 
@@ -271,7 +324,7 @@ class StoneServiceTests(SynchronousTestCase):
         events = []
         gem = LoginGem("control")
         gem.results["lacking_capabilities"] = lambda args: ["descriptionOfSession:"]
-        service = StoneService(ControlSession(lambda: gem), FakeSessions(self.journal),
+        service = StoneService(ControlSession(lambda: gem, Clock(), 10.0), FakeSessions(self.journal),
                                "DataCurator")
         service.log = Logger(observer=events.append)
         service.startService()
@@ -293,7 +346,7 @@ class StoneServiceTests(SynchronousTestCase):
         def notUnderstood(arguments):
             raise SmalltalkRaised(2010, "MessageNotUnderstood", "no")
         gem.results["lacking_capabilities"] = notUnderstood
-        service = StoneService(ControlSession(lambda: gem), FakeSessions(self.journal),
+        service = StoneService(ControlSession(lambda: gem, Clock(), 10.0), FakeSessions(self.journal),
                                "DataCurator")
         service.log = Logger(observer=events.append)
         service.startService()
@@ -305,7 +358,7 @@ class StoneServiceTests(SynchronousTestCase):
     def test_workerChecked(self):
         checked = []
         service = StoneService(
-            ControlSession(lambda: LoginGem("control")),
+            ControlSession(lambda: LoginGem("control"), Clock(), 10.0),
             FakeSessions(self.journal), "DataCurator",
             checkWorker=lambda: checked.append(True) or succeed(None))
         service.startService()

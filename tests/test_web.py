@@ -6,7 +6,7 @@ of the reference's transport and conformance tables.
 import json
 
 from treq.testing import StubTreq
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.internet.interfaces import IPushProducer
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase, TestCase
@@ -204,6 +204,27 @@ class InitializeTests(TransportTestCase):
         self.assertEqual(body["error"]["data"]["kind"], "loginFailed")
         self.assertNotIn("secret-host", json.dumps(body))
 
+
+    @inlineCallbacks
+    def test_loginTheStoneDoesNotAnswer(self):
+        """
+        C{initialize} whose login the stone does not answer within the
+        deadline is answered C{stoneNotAnswering}; the login that answers
+        later is logged out.
+        """
+        self.sessions.loginDeadline = 10
+        self.pool.loginDelay = Deferred()
+        answering = self.post(request("initialize"))
+        self.clock.advance(10)
+        self.treq.flush()
+        response, body = yield answering
+        self.assertEqual(body["error"]["code"], -32001)
+        self.assertEqual(body["error"]["data"],
+                         {"kind": "stoneNotAnswering", "deadline": 10})
+        self.assertIsNone(response.headers.getRawHeaders("mcp-session-id"))
+        self.pool.loginDelay.callback(None)
+        self.assertTrue(self.pool.opened[0].loggedOut)
+        self.assertEqual(len(self.sessions), 0)
 
 class GateTests(TransportTestCase):
 

@@ -22,15 +22,20 @@ class Health:
     @ivar serving: listening, and the stone answered the daemon's login.
     @ivar stopping: told to stop (draining, then logging sessions out).
     @ivar controlSession: the daemon's own GemStone session; once it is
-        gone, the stone cannot be reached.
+        gone, the stone cannot be reached, and while its pass waits past
+        its deadline (C{silent}), the stone is not answering.
     @ivar sessionCount: answers how many MCP sessions are open.
+    @ivar signingKeys: with authentication, where tokens' keys come from
+        (its C{keys}); while it holds none, every token is refused.
     """
 
-    def __init__(self, sessionCount=lambda: 0, controlSession=None):
+    def __init__(self, sessionCount=lambda: 0, controlSession=None,
+                 signingKeys=None):
         self.serving = False
         self.stopping = False
         self.controlSession = controlSession
         self.sessionCount = sessionCount
+        self.signingKeys = signingKeys
 
     def problem(self):
         """
@@ -43,6 +48,10 @@ class Health:
         gone = getattr(self.controlSession, "gone", None)
         if gone is not None:
             return "unavailable", f"the stone cannot be reached: {gone}"
+        if getattr(self.controlSession, "silent", False):
+            return "unavailable", "the stone is not answering"
+        if self.signingKeys is not None and not self.signingKeys.keys:
+            return "unavailable", "no signing keys are loaded"
         return None
 
     def describe(self):

@@ -82,15 +82,17 @@ class Operations:
     """
 
     def __init__(self, config, reactor, metrics, sessions, pool, control,
-                 environ=None):
+                 environ=None, signingKeys=None):
         """
         @param sessions: the L{SessionRegistry}, @param pool: the
             L{GemSessionPool} and @param control: the daemon's own
             L{ControlSession}: what the gauges, the session count and the
             stone's reachability are read from.
+        @param signingKeys: with authentication, the tokens' key source,
+            whose having no key makes the daemon unhealthy.
         """
         self.metrics = metrics
-        self.health = Health(lambda: len(sessions), control)
+        self.health = Health(lambda: len(sessions), control, signingKeys)
         metrics.watch(
             sessionsOpen=lambda: len(sessions),
             sessionsOpening=lambda: len(pool) - len(sessions),
@@ -98,7 +100,9 @@ class Operations:
             slotsUsed=lambda: len(pool), slotsLimit=lambda: pool.maxSessions,
             eventStreams=lambda: sum(
                 1 for session in sessions if session.stream is not None),
-            stoneReachable=lambda: int(getattr(control, "gone", None) is None))
+            stoneReachable=lambda: int(
+                getattr(control, "gone", None) is None
+                and not getattr(control, "silent", False)))
         self._config = config
         self._reactor = reactor
         self._notifier = SystemdNotifier(environ)

@@ -149,6 +149,11 @@ class Config:
         "stopped (soft break, hard break, then a new GemStone session), or "
         "'none'", parse=positiveSecondsOrNone, default="none",
         group=SESSIONS, formerly="request-timeout")
+    stoneDeadline = setting(
+        "stone-deadline", "seconds the stone has to answer the daemon's own "
+        "session's periodic pass (else /healthz says it is not answering) "
+        "and a client's login (else stoneNotAnswering), or 'none'", parse=positiveSecondsOrNone, default="10",
+        group=SESSIONS)
     maxCommitsBehind = setting(
         "max-commits-behind", "refresh an idle session's view (keeping its "
         "changes) once it is this many commits behind, or 'none'",

@@ -11,6 +11,7 @@ service tree is assembled.
 import json
 from urllib.parse import urlsplit
 
+from twisted.application.internet import TimerService
 from twisted.application.service import Service
 from twisted.internet.defer import inlineCallbacks
 
@@ -199,20 +200,29 @@ class Closing(Service):
         self._audit.close()
 
 
-class FetchKeysAtStart(Service):
+KEYLESS_RETRY = 10.0
+"""Seconds between fetches of the signing keys while none is loaded: until
+then every token is refused, and C{/healthz} says so."""
+
+
+class FetchKeysAtStart(TimerService):
     """
     Fetch the authorization server's keys as the daemon starts, so a
-    problem reaching it is in the log before the first client meets it.
+    problem reaching it is in the log before the first client meets it, and
+    again every L{KEYLESS_RETRY} seconds while none is loaded, so the daemon
+    serves again soon after the authorization server is back.
     """
 
     name = "signing-keys"
 
-    def __init__(self, keys):
+    def __init__(self, keys, clock):
+        super().__init__(KEYLESS_RETRY, self._fetchWhileMissing)
+        self.clock = clock
         self._keys = keys
 
-    def startService(self):
-        super().startService()
-        self._keys.refresh()
+    def _fetchWhileMissing(self):
+        if not self._keys.keys:
+            return self._keys.refresh()
 
 
 def securityServices(reactor, contexts, audit, gate, trace=None):
@@ -225,7 +235,7 @@ def securityServices(reactor, contexts, audit, gate, trace=None):
     if trace is not None:
         services.append(trace)
     if gate is not None and isinstance(gate.validator.keys, RemoteKeys):
-        services.append(FetchKeysAtStart(gate.validator.keys))
+        services.append(FetchKeysAtStart(gate.validator.keys, reactor))
     return services
 
 

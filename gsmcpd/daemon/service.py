@@ -167,7 +167,8 @@ def assemble(config, library, reactor):
     def openGem(parameters, name):
         return GemSession(library, parameters, reactor, name)
 
-    control = ControlSession(lambda: openGem(login, "control"))
+    control = ControlSession(lambda: openGem(login, "control"), reactor,
+                             config.stoneDeadline)
     # A token's user, or the worker user, logs in with a one-time password.
     credentials = (config.workerUser or authenticated(config)) and \
         WorkerLogins(control, login, config.workerUser)
@@ -188,8 +189,10 @@ def assemble(config, library, reactor):
         onClose=[pending.forget, listeners.remove] + (
             [audit.forget] if audit else []),
         onCommit=[notices.resourcesUpdated],
-        metrics=metrics, warmReads=config.warmReads)
-    operations = Operations(config, reactor, metrics, sessions, pool, control)
+        metrics=metrics, warmReads=config.warmReads,
+        loginDeadline=config.stoneDeadline)
+    operations = Operations(config, reactor, metrics, sessions, pool, control,
+                            signingKeys=gate and gate.validator.keys)
     reaper = Reaper(sessions, pending, config.lifetime, reactor)
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
                           config.stuckViewGrace, config.pinnedViewGrace,

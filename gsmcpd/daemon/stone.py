@@ -93,15 +93,21 @@ class ControlSession:
     not survive a fork.
 
     @param open: makes the (not yet logged in) L{IGemSession}.
+    @param clock: the L{IReactorTime} a pass's deadline is measured on.
+    @param deadline: seconds a pass may wait for the stone before the
+        stone counts as not answering (L{silent}), or L{None} for ever.
     """
 
     name = "control"
     log = Logger()
 
-    def __init__(self, open):
+    def __init__(self, open, clock, deadline):
         self._open = open
+        self._clock = clock
+        self._deadline = deadline
         self._gem = None
         self._unreachable = False
+        self._passSince = None
 
     @property
     def busy(self):
@@ -110,6 +116,16 @@ class ControlSession:
     @property
     def gone(self):
         return None if self._gem is None else self._gem.gone
+
+    @property
+    def silent(self):
+        """
+        Whether the pass under way has waited past its deadline: a stone
+        that is stopped (or a network that dropped it) fails no call, it
+        just never answers.
+        """
+        return (self._passSince is not None and self._deadline is not None
+                and self._clock.seconds() - self._passSince >= self._deadline)
 
     def login(self):
         """
@@ -126,7 +142,30 @@ class ControlSession:
         shows); once it is gone (the stone restarted, or its gem was
         stopped), log a fresh one in, so C{/healthz} and the daemon's own
         calls come back without restarting the daemon.
+
+        The pass's deadline runs while it waits (L{silent}); the next pass
+        is scheduled only once this one ends
+        (L{gsmcpd.daemon.maintenance.Maintenance}), so a hung stone holds
+        one pass, not a pile of them.
         """
+        self._passSince = self._clock.seconds()
+        warning = None if self._deadline is None else self._clock.callLater(
+            self._deadline, self.log.warn, "the stone has not answered the "
+            "daemon's own session for {deadline:g}s; /healthz says it is "
+            "not answering until it does", deadline=self._deadline)
+
+        def ended(result):
+            self._passSince = None
+            if warning is not None and warning.active():
+                warning.cancel()
+            elif warning is not None:
+                self.log.info("the stone answers the daemon's own session "
+                              "again")
+            return result
+
+        return self._pass().addBoth(ended)
+
+    def _pass(self):
         if self._gem is None:
             return succeed(None)
         if self._gem.gone is None:

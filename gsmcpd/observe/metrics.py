@@ -45,7 +45,7 @@ DECLARED = (
      "server-to-client event streams open", ()),
     ("stoneReachable", Gauge, "stone_reachable",
      "1 while the daemon's own GemStone session answers, 0 once the stone "
-     "cannot be reached", ()),
+     "cannot be reached or does not answer", ()),
     ("callsInFlight", Gauge, "calls_in_flight",
      "GemStone calls running or queued", ()),
     ("toolCalls", Counter, "tool_calls",

@@ -26,6 +26,7 @@ from gsmcpd.protocol.jsonrpc import (
     Message, errorResponse, result)
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.client import McpSession
+from gsmcpd.sessions.registry import LoginNotAnswered
 from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.tools.base import Tool
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
@@ -69,11 +70,26 @@ class LoginFailedError(JsonRpcError):
             {"kind": "loginFailed", "number": number})
 
 
+class StoneNotAnsweringError(LoginFailedError):
+    """
+    The stone did not answer a session's login within its deadline.
+    """
+
+    def __init__(self, deadline):
+        JsonRpcError.__init__(
+            self, SERVER_ERROR, f"The GemStone stone did not answer the "
+            f"login within {deadline:g} seconds; try again later.",
+            {"kind": "stoneNotAnswering", "deadline": deadline})
+
+
 def loginFailed(failure: Failure) -> NoReturn:
     """
     Answer a failed login (its L{GciError}, or the L{ToolError} of minting
-    its credentials) as L{LoginFailedError}, in either era.
+    its credentials) as L{LoginFailedError}, and one the stone did not
+    answer in time as L{StoneNotAnsweringError}, in either era.
     """
+    if failure.check(LoginNotAnswered):
+        raise StoneNotAnsweringError(failure.value.deadline)
     failure.trap(GciError, ToolError)
     error = failure.value
     number = error.number if isinstance(error, GciError) \

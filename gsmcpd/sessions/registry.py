@@ -7,6 +7,7 @@ the transport knows that header.
 
 from twisted.internet.defer import Deferred, DeferredList, maybeDeferred, succeed
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
@@ -18,6 +19,17 @@ from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.sessions.client import McpSession, newHandle, userOf
 from gsmcpd.sessions.warm import WarmSessions
 from gsmcpd.tools.templates.outcomes import ToolError
+
+
+class LoginNotAnswered(Exception):
+    """
+    The stone did not answer a session's login within the registry's
+    C{loginDeadline}; the login itself runs on to its end.
+    """
+
+    def __init__(self, deadline):
+        super().__init__(f"the stone did not answer a login in {deadline:g}s")
+        self.deadline = deadline
 
 
 class SessionRegistry:
@@ -35,14 +47,17 @@ class SessionRegistry:
         another session; it would otherwise hold a login until it ends.
     @ivar warm: the idle sessions of reads made without a handle
         (L{WarmSessions}), kept for the next read of their GemStone user.
+    @ivar loginDeadline: seconds a client waits for its login before it is
+        told the stone is not answering (L{LoginNotAnswered}), or L{None}.
     """
 
     log = Logger()
 
     def __init__(self, pool, clock, streamLossGrace=10.0, prepare=None,
                  stopGem=None, onClose=(), metrics=UNOBSERVED, warmReads=0,
-                 onCommit=()):
+                 onCommit=(), loginDeadline=None):
         self._pool = pool
+        self.loginDeadline = loginDeadline
         self._metrics = metrics
         self._clock = clock
         self.streamLossGrace = streamLossGrace
@@ -114,7 +129,43 @@ class SessionRegistry:
                           client=clipped(describeClient(session.clientInfo)))
             return session
 
-        return d.addCallback(opened).addErrback(self._loginFailed)
+        return self._withinDeadline(
+            d.addCallback(opened).addErrback(self._loginFailed))
+
+    def _withinDeadline(self, opening):
+        """
+        What a client waits on for C{opening}: it, or L{LoginNotAnswered}
+        once C{loginDeadline} passes.  The login is not abandoned: its slot
+        stays taken until it really ends (so the cap holds and no slot
+        leaks), and a session it opens for nobody is closed at once.
+        """
+        if self.loginDeadline is None:
+            return opening
+        answer = Deferred()
+
+        def late():
+            if not answer.called:
+                self.log.warn("the stone has not answered a login for "
+                              "{deadline:g}s; its client is told so",
+                              deadline=self.loginDeadline)
+                answer.errback(LoginNotAnswered(self.loginDeadline))
+
+        timer = self._clock.callLater(self.loginDeadline, late)
+
+        def ended(outcome):
+            if timer.active():
+                timer.cancel()
+            if not answer.called:
+                (answer.errback if isinstance(outcome, Failure)
+                 else answer.callback)(outcome)
+            elif isinstance(outcome, McpSession):
+                return self.close(outcome.handle, "its login answered after "
+                                  "its client stopped waiting",
+                                  code="abandoned")
+            return None
+
+        opening.addBoth(ended)
+        return answer
 
     def _loginFailed(self, failure):
         """
