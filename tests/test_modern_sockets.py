@@ -40,13 +40,15 @@ class AgentFlowTests(SynchronousTestCase):
         The SDK's default mode negotiates 2026-07-28 and works through a
         session handle: open, browse, a failing test read with its stack, a
         refused blind write, read, compile, the tests as a task with
-        progress, a confirmed commit, close.
+        progress, a confirmed commit, the method put back and committed
+        (so a flow after it meets the failing test too), close.
         """
         seen = self.flow("flow", "auto")
         self.assertEqual(seen["protocolVersion"], "2026-07-28")
         self.assertEqual(list(seen["steps"]), [
             "open", "browse", "failingTest", "blindCompile", "read", "compile",
-            "runTests", "commit", "close"])
+            "runTests", "commit", "reread", "restore", "commitRestored",
+            "close"])
         self.assertIn("compiled Account>>withdraw:",
                       seen["confirmations"][0])
 
@@ -59,7 +61,7 @@ class AgentFlowTests(SynchronousTestCase):
         seen = self.flow("flow", "legacy")
         self.assertEqual(seen["protocolVersion"], "2025-11-25")
         self.assertEqual(len(seen["progress"]), 3)
-        self.assertEqual(len(seen["confirmations"]), 1)
+        self.assertEqual(len(seen["confirmations"]), 2)
 
     def test_subscribersOfBothErasTold(self):
         """
