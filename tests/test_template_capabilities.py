@@ -13,7 +13,9 @@ from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.templates.capabilities import (
     OPTIONAL, describeLacking, lackingCapabilities)
+from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.templates.render import Template, loadTemplateText, templateNames
+from tests.fakes import FakeGem
 from tests.toolharness import InProcessGem
 
 
@@ -34,6 +36,17 @@ class LackingTests(SynchronousTestCase):
                                "System class>>stoneConfigurationAt:")
         self.assertEqual([each.selector for each in lacking],
                          ["descriptionOfSession:", "stoneConfigurationAt:"])
+
+    def test_answerNotAListIsAnError(self):
+        """
+        An answer that is not a list of the messages asked about (a stone
+        answering something else entirely) is a tool error the daemon logs,
+        never a crash of its start-up.
+        """
+        gem = FakeGem()
+        gem.results["lacking_capabilities"] = lambda arguments: {"text": "7"}
+        failure = self.failureResultOf(lackingCapabilities(gem), ToolError)
+        self.assertIn("not a list of the messages", failure.value.message)
 
     def test_everyOptionalMessageIsSentByATemplate(self):
         sources = "".join(loadTemplateText(name) for name in templateNames())

@@ -7,6 +7,7 @@ this stone lacks and what is lost without it.
 
 import attr
 
+from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.templates.run import runTemplate
 
 
@@ -54,9 +55,16 @@ def lackingCapabilities(gem):
         L{runTemplate} does.
     """
     bySelector = {each.selector: each for each in OPTIONAL}
+
+    def named(answer):
+        if not isinstance(answer.value, list) or not set(
+                answer.value) <= set(bySelector):
+            raise ToolError("other", "the stone answered "
+                            f"{answer.value!r}, not a list of the messages "
+                            "it was asked about")
+        return [bySelector[each] for each in answer.value]
     return runTemplate(gem, "lacking_capabilities", {
-        "selectors": list(bySelector)}).addCallback(
-            lambda answer: [bySelector[each] for each in answer.value])
+        "selectors": list(bySelector)}).addCallback(named)
 
 
 def describeLacking(lacking):
