@@ -173,6 +173,26 @@ class BearerResourceTests(SynchronousTestCase):
         self.assertEqual([getattr(r, "authRefused", False) for r in seen],
                          [True, False])
 
+    def test_twoAuthorizationHeaders(self):
+        """
+        Two C{Authorization} headers answer 400 with a JSON-RPC error, even
+        when both carry a good token, whichever era the request speaks.
+        """
+        good = b"Bearer " + self.provider.token().encode()
+        modern = {"_meta": {"io.modelcontextprotocol/protocolVersion":
+                            "2026-07-28"}}
+        for method, params in (("POST", {}), ("GET", {}),
+                               ("POST", modern), ("DELETE", modern)):
+            response = self.successResultOf(self.client.request(
+                method, "https://127.0.0.1:8443/mcp",
+                headers={b"authorization": [good, good]},
+                data=json.dumps({"jsonrpc": "2.0", "id": 3,
+                                 "method": "ping", "params": params})))
+            body = json.loads(self.successResultOf(
+                self.client.content(response)))
+            self.assertEqual((response.code, body["error"]["code"],
+                              body["id"]), (400, -32600, 3), method)
+
     def test_everyVerbGated(self):
         for method in ("GET", "DELETE", "POST"):
             self.assertEqual(self.request(method)[0].code, 401)

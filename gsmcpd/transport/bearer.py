@@ -99,6 +99,9 @@ class BearerResource(Resource):
     The site's root with authentication on: the metadata at its well-known
     paths, and everything else through L{BearerGate} to the app.
 
+    A request with two C{Authorization} headers is refused before either is
+    read: a proxy that reads the first and a daemon that reads the last
+    would each think it knew who was asking.
     """
 
     isLeaf = True
@@ -118,6 +121,10 @@ class BearerResource(Resource):
                 return _refusal(request, 405, "Method Not Allowed: the "
                                 "metadata is read with GET")
             return self.gate.metadata(request)
+        if len(request.requestHeaders.getRawHeaders(
+                b"authorization", ())) > 1:
+            return _refusal(request, 400, "Bad Request: more than one "
+                            "Authorization header")
         gone = []
         request.notifyFinish().addErrback(gone.append)
         self.gate.admit(request).addCallback(
