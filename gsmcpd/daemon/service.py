@@ -189,7 +189,8 @@ def assemble(config, library, reactor):
             [audit.forget] if audit else []),
         onCommit=[notices.resourcesUpdated],
         metrics=metrics, warmReads=config.warmReads)
-    operations = Operations(config, reactor, metrics, sessions, pool, control)
+    operations = Operations(config, reactor, metrics, sessions, pool, control,
+                            notices)
     reaper = Reaper(sessions, pending, config.lifetime, reactor)
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
                           config.stuckViewGrace, config.pinnedViewGrace,
