@@ -7,6 +7,7 @@ from twisted.internet.task import Clock
 from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.auth import tokens
 from gsmcpd.auth.keys import KeyFile, usableKeys
 from gsmcpd.auth.tokens import (
     LEEWAY, InsufficientScope, InvalidToken, NoToken, Principal,
@@ -205,3 +206,38 @@ class AdmitsTests(SynchronousTestCase):
                           for e in self.events],
                          [("handle 0123abcd", "mallory", "alice"),
                           ("handle 0123abcd", None, "alice")])
+
+    def test_missingTakesTheSameSteps(self):
+        """
+        Nothing found is refused with the same log line as a stranger's
+        (its owner L{None}), so a made-up handle answers as a live foreign
+        one does; the owner's own identity never admits a missing one.
+        """
+        alice = Principal("alice", "Alice", frozenset(), 0.0)
+        self.assertFalse(admits(None, alice, "handle 0123abcd",
+                                exists=False))
+        self.assertFalse(admits(None, None, "handle 0123abcd", exists=False))
+        self.assertFalse(admits(alice, alice, "handle 0123abcd",
+                                exists=False))
+        self.assertEqual({tuple(sorted(set(e) - {"log_time"}))
+                          for e in self.events}, {tuple(sorted(set(
+                              self.events[0]) - {"log_time"}))})
+        self.assertEqual([(e["what"], e["stranger"], e["owner"])
+                          for e in self.events],
+                         [("handle 0123abcd", "alice", None),
+                          ("handle 0123abcd", None, None),
+                          ("handle 0123abcd", "alice", "alice")])
+
+    def test_identitiesComparedInConstantTime(self):
+        """
+        The owner's identity is compared with C{hmac.compare_digest}, which
+        takes as long whatever prefix two identities share.
+        """
+        compared = []
+        real = tokens.hmac.compare_digest
+        self.patch(tokens.hmac, "compare_digest",
+                   lambda a, b: compared.append((a, b)) or real(a, b))
+        alice = Principal("alice", "Alice", frozenset(), 0.0)
+        mallory = Principal("mallory", "Mallory", frozenset(), 0.0)
+        admits(alice, mallory, "handle 0123abcd")
+        self.assertEqual(compared, [(b"alice", b"mallory")])

@@ -9,7 +9,7 @@ import attr
 from klein import Klein
 from treq.testing import StubTreq
 from twisted.internet.task import Clock
-from twisted.logger import globalLogPublisher
+from twisted.logger import LogLevel, globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 from twisted.web.resource import Resource
 from twisted.web.test.requesthelper import DummyRequest
@@ -20,7 +20,7 @@ from gsmcpd.auth.scopes import ScopeToolsets
 from gsmcpd.auth.tokens import Principal, TokenValidator
 from gsmcpd.observe.clipping import CLIPPED_LENGTH
 from gsmcpd.transport.bearer import (
-    BearerGate, BearerResource, principalOf)
+    BearerGate, BearerResource, RefusalSummary, principalOf)
 from tests.idp import AUDIENCE, ISSUER, IdentityProvider
 
 NOW = 1_800_000_000.0
@@ -92,6 +92,40 @@ class BearerGateTests(SynchronousTestCase):
         for field in ("path", "method"):
             self.assertLess(len(event[field]), CLIPPED_LENGTH + 50)
 
+    def test_refusalsLoggedAtDebugWithASummary(self):
+        """
+        Each refused token is logged at debug level; at info level, at most
+        one summary a minute counts the refusals since the last, by reason.
+        """
+        events = []
+        globalLogPublisher.addObserver(events.append)
+        self.addCleanup(globalLogPublisher.removeObserver, events.append)
+        clock = self.gate.validator.clock
+
+        def refuse(token):
+            self.successResultOf(self.gate.admit(self.request(token)))
+
+        def logged(level, namespace):
+            return [e for e in events if e["log_level"] == level
+                    and e.get("log_namespace") == namespace]
+
+        refuse(b"Bearer garbage")
+        for i in range(50):
+            clock.advance(1)
+            refuse(b"Bearer garbage")
+            refuse(b"Bearer " + self.provider.token(scope="other").encode())
+        debug = logged(LogLevel.debug, BearerGate.log.namespace)
+        self.assertEqual(len(debug), 101)
+        self.assertEqual(logged(LogLevel.info, BearerGate.log.namespace), [])
+        [first] = logged(LogLevel.info, RefusalSummary.log.namespace)
+        self.assertEqual(first["count"], 1)
+        clock.advance(10)
+        refuse(b"Bearer garbage")
+        summaries = logged(LogLevel.info, RefusalSummary.log.namespace)
+        self.assertEqual(len(summaries), 2)
+        self.assertEqual((summaries[1]["count"], summaries[1]["reasons"]),
+                         (101, "50 InsufficientScope, 51 InvalidToken"))
+
     def test_insufficientScope(self):
         challenge = self.successResultOf(self.gate.admit(self.request(
             b"Bearer " + self.provider.token(scope="other").encode())))
@@ -109,8 +143,8 @@ class BearerGateTests(SynchronousTestCase):
         self.assertEqual(self.gate.toolsetsFor(Principal(
             "a", "a", frozenset({"gemstone:read", "gemstone:write"}), 0)),
             {"browsing", "mutation"})
-        self.assertIsNone(BearerGate(None, None).toolsetsFor(
-            principal("a")))
+        self.assertIsNone(BearerGate(None, None, refusals=RefusalSummary(
+            Clock())).toolsetsFor(principal("a")))
 
 
 class _App:
@@ -172,6 +206,26 @@ class BearerResourceTests(SynchronousTestCase):
         self.request("POST", token=self.provider.token())
         self.assertEqual([getattr(r, "authRefused", False) for r in seen],
                          [True, False])
+
+    def test_twoAuthorizationHeaders(self):
+        """
+        Two C{Authorization} headers answer 400 with a JSON-RPC error, even
+        when both carry a good token, whichever era the request speaks.
+        """
+        good = b"Bearer " + self.provider.token().encode()
+        modern = {"_meta": {"io.modelcontextprotocol/protocolVersion":
+                            "2026-07-28"}}
+        for method, params in (("POST", {}), ("GET", {}),
+                               ("POST", modern), ("DELETE", modern)):
+            response = self.successResultOf(self.client.request(
+                method, "https://127.0.0.1:8443/mcp",
+                headers={b"authorization": [good, good]},
+                data=json.dumps({"jsonrpc": "2.0", "id": 3,
+                                 "method": "ping", "params": params})))
+            body = json.loads(self.successResultOf(
+                self.client.content(response)))
+            self.assertEqual((response.code, body["error"]["code"],
+                              body["id"]), (400, -32600, 3), method)
 
     def test_everyVerbGated(self):
         for method in ("GET", "DELETE", "POST"):

@@ -62,6 +62,18 @@ class CallSessionsTests(SynchronousTestCase):
         self.assertEqual(failure.value.code, NO_SUCH_SESSION)
         self.assertIn(repr(gone), failure.value.message)
 
+    def test_sessionIdIsNoHandle(self):
+        """
+        A 2025 session's id is never a 2026 handle: refused as one that
+        names nothing.
+        """
+        legacy = self.successResultOf(self.registry.open("2025-11-25", None))
+        failure = self.failureResultOf(
+            self.sessions.forTool(tool(True), legacy.handle, ENVELOPE),
+            JsonRpcError)
+        self.assertEqual(failure.value.code, NO_SUCH_SESSION)
+        self.assertIsNone(self.sessions.named(legacy.handle, ENVELOPE))
+
     def test_lastingChangeNeedsHandle(self):
         failure = self.failureResultOf(self.sessions.forTool(
             tool(False, OWN_SESSION), None, ENVELOPE), ToolError)

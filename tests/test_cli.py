@@ -12,8 +12,10 @@ import tempfile
 from twisted.trial.unittest import TestCase
 
 from gsmcpd import __version__
+from gsmcpd.observe.audit import AuditLog
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.launch import launch
+from tests.test_audit import _Session, ok
 
 GSMCPD = ("-c", "from gsmcpd.daemon.cli import run; run()")
 
@@ -108,6 +110,34 @@ class CommandTests(TestCase):
         status, out, err = gsmcpd()
         self.assertEqual(status, 2)
         self.assertIn("name a command", err)
+
+    def test_auditVerify(self):
+        """
+        C{gsmcpd audit verify FILE} exits 0 on an intact trail, and 1
+        naming the line after one removed.
+        """
+        path = self.mktemp()
+        audit = AuditLog.toFile(path, "DataCurator")
+        for tool in ("status", "abort", "status"):
+            audit.toolCall(session=_Session(principal=None), tool=tool,
+                           arguments={}, response=ok(), seconds=0.0)
+        audit.close()
+        status, out, err = gsmcpd("audit", "verify", path)
+        self.assertEqual((status, out, err),
+                         (0, f"the chain holds through {path}\n", ""))
+        with open(path, "rb") as f:
+            lines = f.readlines()
+        with open(path, "wb") as f:
+            f.writelines(lines[:1] + lines[2:])
+        status, out, err = gsmcpd("audit", "verify", path)
+        self.assertEqual(status, 1)
+        self.assertTrue(out.startswith(f"{path}:2: breaks the chain"), out)
+        status, out, err = gsmcpd("audit", "verify", path + ".none")
+        self.assertEqual(status, 1)
+        self.assertIn("No such file", err)
+        status, out, err = gsmcpd("audit", "verify")
+        self.assertEqual(status, 2)
+        self.assertIn("name the audit file", err)
 
     def test_clientConfigFromThePortSetting(self):
         status, out, err = gsmcpd(

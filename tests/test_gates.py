@@ -4,10 +4,12 @@ built in memory.
 """
 
 import attr
+from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import TestCase
 from twisted.web.test.requesthelper import DummyRequest
 
 from gsmcpd.auth.tokens import Principal
+from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.transport.gates import Refusal, checkHeaders, namedSession
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 
@@ -67,6 +69,7 @@ class HeaderGateTests(TestCase):
 class _Session:
     handle = attr.ib()
     principal = attr.ib(default=None)
+    protocolVersion = attr.ib(default="2025-11-25")
 
     @property
     def label(self):
@@ -81,7 +84,8 @@ class SessionGateTests(TestCase):
 
     def setUp(self):
         self.sessions = {"abc": _Session("abc"),
-                         "alices": _Session("alices", principal("alice"))}
+                         "alices": _Session("alices", principal("alice")),
+                         "modern": _Session("modern", None, MODERN_VERSION)}
 
     def test_named(self):
         self.assertIs(namedSession(requestWith(mcp_session_id="abc"),
@@ -117,3 +121,20 @@ class SessionGateTests(TestCase):
             self.assertEqual(
                 (stranger.status, stranger.message, stranger.code),
                 (unknown.status, unknown.message, unknown.code))
+
+    def test_handleIsNoSessionId(self):
+        """
+        A 2026 handle is never a 2025 C{MCP-Session-Id}: refused as one that
+        names nothing, with the same log line.
+        """
+        events = []
+        globalLogPublisher.addObserver(events.append)
+        self.addCleanup(globalLogPublisher.removeObserver, events.append)
+        refusals = [self.assertRaises(
+            Refusal, namedSession, requestWith(mcp_session_id=name),
+            self.sessions) for name in ("modern", "zzz")]
+        self.assertEqual({(r.status, r.message) for r in refusals},
+                         {(refusals[1].status, refusals[1].message)})
+        self.assertEqual([(e["what"], e["owner"]) for e in events
+                          if "what" in e],
+                         [("session modern", None), ("session zzz", None)])

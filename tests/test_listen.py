@@ -127,6 +127,16 @@ class ChangeNoticesTests(SynchronousTestCase):
         self.assertEqual(heard, [("notifications/resources/updated",
                                   {"uri": SOURCE})])
 
+    def test_listenStreams(self):
+        """
+        The 2026 listen streams are counted; a 2025 session's subscriber
+        (no subscription id) is not.
+        """
+        self.listener("modern", Filter(toolsListChanged=True), 7)
+        self.notices.add(Subscriber(Filter, lambda method, params: None))
+        self.assertEqual((len(self.notices), self.notices.listenStreams()),
+                         (2, 1))
+
     def test_remove(self):
         listener = self.listener("gone", Filter(toolsListChanged=True), 1)
         self.notices.remove(listener)

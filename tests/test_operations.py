@@ -13,6 +13,7 @@ from gsmcpd.daemon.operations import (
     STATUS_INTERVAL, Operations, OperationsService)
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.metrics import Metrics
+from gsmcpd.protocol.listen import ChangeNotices, Filter, Subscriber
 from gsmcpd.sessions.registry import SessionRegistry
 from tests.fakes import FakePool
 
@@ -109,7 +110,7 @@ def operationsOf(settings, sessions=None, pool=None, control=None):
     sessions = SessionRegistry(pool, Clock()) if sessions is None \
         else sessions
     return Operations(settings, Clock(), Metrics("1", False), sessions, pool,
-                      control, environ={})
+                      control, ChangeNotices(), environ={})
 
 
 class OperationsAssemblyTests(TestCase):
@@ -123,14 +124,27 @@ class OperationsAssemblyTests(TestCase):
         sessions = SessionRegistry(pool, Clock())
         control = object()
         metrics = Metrics("1", False)
+        notices = ChangeNotices()
         operations = Operations(Settings(), Clock(), metrics, sessions, pool,
-                                control, environ={})
+                                control, notices, environ={})
         self.assertIs(operations.health.controlSession, control)
         self.assertEqual(operations.health.sessionCount(), 0)
         sessions.open("2025-11-25", None)
         self.assertEqual(operations.health.sessionCount(), 1)
         self.assertEqual(metrics.registry.get_sample_value(
             "gsmcpd_sessions_open"), 1)
+
+        def eventStreams():
+            [metric] = metrics.eventStreams.collect()
+            return metric.samples[0].value
+
+        self.assertEqual(eventStreams(), 0)
+        listener = Subscriber.forListen(Filter(), lambda *a: None, 1)
+        notices.add(listener)
+        notices.add(Subscriber(Filter, lambda *a: None))
+        self.assertEqual(eventStreams(), 1)
+        notices.remove(listener)
+        self.assertEqual(eventStreams(), 0)
 
     def test_adminRoutesBesideMcp(self):
         operations = operationsOf(Settings())

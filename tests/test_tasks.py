@@ -4,6 +4,7 @@ Tasks: long calls answered with a task the client polls.
 
 from twisted.internet.defer import CancelledError, Deferred, inlineCallbacks
 from twisted.internet.task import Clock
+from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
@@ -57,6 +58,9 @@ class TaskStoreTests(SynchronousTestCase):
         Another identity's task is answered exactly as an unknown one, and
         cannot be cancelled.
         """
+        events = []
+        globalLogPublisher.addObserver(events.append)
+        self.addCleanup(globalLogPublisher.removeObserver, events.append)
         alice = Principal("alice", "Alice", frozenset(), 0.0)
         mallory = Principal("mallory", "Mallory", frozenset(), 0.0)
         task = self.store.adopt(Deferred(), lambda: None, alice)
@@ -68,6 +72,10 @@ class TaskStoreTests(SynchronousTestCase):
                                     task.taskId, alice)
         self.assertEqual((stranger.code, stranger.message),
                          (unknown.code, unknown.message))
+        # The same steps either way: one refusal line each.
+        self.assertEqual([(e["stranger"], e["owner"]) for e in events
+                          if "stranger" in e],
+                         [("mallory", "alice"), ("alice", None)])
 
     def test_created(self):
         """

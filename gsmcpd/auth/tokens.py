@@ -9,6 +9,7 @@ key mint one (the key confusion attack), so both are refused before any key
 is looked at.
 """
 
+import hmac
 from typing import Any
 
 import attr
@@ -79,26 +80,35 @@ _log = Logger()
 
 
 def admits(owner: "Principal | None", principal: "Principal | None",
-           what: str) -> bool:
+           what: str, exists: bool = True) -> bool:
     """
     Whether a request made as C{principal} may use C{what}, which C{owner}
-    opened.  A stranger is logged, and is to be answered exactly as if
-    C{what} did not exist: telling it apart would tell a guesser that a
-    handle is live.
+    opened.  A stranger is answered exactly as if C{what} did not exist,
+    and in the same time: a caller that found nothing calls this too
+    (C{exists=False}), so a live foreign handle and a made-up one take the
+    same steps, the same comparison and the same log line, and neither
+    answers sooner (telling them apart would tell a guesser a handle is
+    live).
 
     @param owner: the L{Principal} that opened it, or L{None} when it was
-        opened without authentication.
+        opened without authentication (or nothing was found).
     @param principal: the request's L{Principal}, or L{None}.
     @param what: names it for the log, never in full (a session's prefix).
+    @param exists: whether C{what} was found at all.
     """
-    if owner is None or (principal is not None
-                         and principal.identity == owner.identity):
+    mine = hmac.compare_digest(
+        _identityKey(owner), _identityKey(principal)) and principal is not None
+    if exists and (owner is None or mine):
         return True
-    _log.warn("{what}: a request from {stranger} refused as if it did not "
+    _log.info("{what}: a request from {stranger} refused as if it did not "
               "exist; it belongs to {owner}", what=what,
               stranger=None if principal is None else principal.identity,
-              owner=owner.identity)
+              owner=None if owner is None else owner.identity)
     return False
+
+
+def _identityKey(principal):
+    return b"" if principal is None else principal.identity.encode("utf-8")
 
 
 def bearerToken(authorization: str | None) -> str:

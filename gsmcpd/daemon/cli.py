@@ -1,5 +1,6 @@
 """
-The C{gsmcpd} command: C{serve}, C{check}, C{client-config}, C{--version}.
+The C{gsmcpd} command: C{serve}, C{check}, C{client-config}, C{audit
+verify}, C{--version}.
 
 C{gsmcpd serve} is C{twistd --nodaemon --pidfile= gsmcp} run in this
 process, so it takes exactly C{twistd gsmcp}'s options (its C{--help} is
@@ -23,6 +24,7 @@ from gsmcpd.daemon.settings import (
     ConfigError, declaredSettings, fileKeys)
 from gsmcpd.daemon.sources import (
     CONFIG_OPTION, CONFIG_VARIABLE, SettingsFile, SettingsFileError)
+from gsmcpd.observe.auditchain import verify
 from gsmcpd.observe.logformat import JSON_LOGGER
 
 DECLARED = dict(declaredSettings(Config))
@@ -73,6 +75,28 @@ class CheckOptions(Options):
         sys.exit(0)
 
 
+class VerifyOptions(usage.Options):
+    synopsis = "FILE..."
+    longdesc = ("Check the hash chain of an --audit-log trail: each line "
+                "names the SHA-256 of the line before it.  Give rotated "
+                "files oldest first to check them as one trail.  Exits 0 "
+                "when it holds, 1 naming the first line that breaks it.")
+
+    def parseArgs(self, *paths):
+        if not paths:
+            raise usage.UsageError("name the audit file(s) to verify")
+        self["paths"] = paths
+
+
+class AuditOptions(usage.Options):
+    subCommands = [["verify", None, VerifyOptions,
+                    "check an audit trail's hash chain"]]
+
+    def postOptions(self):
+        if self.subCommand is None:
+            raise usage.UsageError("name an audit command: verify")
+
+
 class GsmcpdOptions(usage.Options):
     longdesc = "Run, check and connect to gsmcpd: gsmcpd COMMAND --help."
     optParameters = [[CONFIG_OPTION, None, None, "TOML file of settings, "
@@ -84,6 +108,8 @@ class GsmcpdOptions(usage.Options):
         ["check", None, CheckOptions, "check the GemStone setup"],
         ["client-config", None, ClientConfigOptions,
          "print an MCP client's configuration for this daemon"],
+        ["audit", None, AuditOptions, "audit verify FILE: check an audit "
+         "trail's hash chain"],
     ]
 
     opt_version = printVersion
@@ -96,8 +122,8 @@ class GsmcpdOptions(usage.Options):
 
     def postOptions(self):
         if self.subCommand is None:
-            raise usage.UsageError("name a command: serve, check or "
-                                   "client-config")
+            raise usage.UsageError("name a command: serve, check, "
+                                   "client-config or audit")
 
 
 def serve(arguments, environ=None):
@@ -238,7 +264,25 @@ def main(argv=None):
         return 2
     if options.subCommand == "check":
         return check(options.subOptions)
+    if options.subCommand == "audit":
+        return auditVerify(options.subOptions.subOptions["paths"])
     return clientConfig(options.subOptions)
+
+
+def auditVerify(paths):
+    """
+    C{gsmcpd audit verify FILE...}: 0 when the chain holds, else 1.
+    """
+    try:
+        broken = verify(paths)
+    except OSError as e:
+        print(f"gsmcpd: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 1
+    if broken is not None:
+        print(broken)
+        return 1
+    print("the chain holds through " + ", ".join(paths))
+    return 0
 
 
 def _configAfterCommand(argv):

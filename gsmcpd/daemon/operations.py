@@ -82,12 +82,13 @@ class Operations:
     """
 
     def __init__(self, config, reactor, metrics, sessions, pool, control,
-                 environ=None, signingKeys=None):
+                 notices, environ=None, signingKeys=None):
         """
         @param sessions: the L{SessionRegistry}, @param pool: the
-            L{GemSessionPool} and @param control: the daemon's own
-            L{ControlSession}: what the gauges, the session count and the
-            stone's reachability are read from.
+            L{GemSessionPool}, @param control: the daemon's own
+            L{ControlSession} and @param notices: the L{ChangeNotices}:
+            what the gauges, the session count and the stone's
+            reachability are read from.
         @param signingKeys: with authentication, the tokens' key source,
             whose having no key makes the daemon unhealthy.
         """
@@ -98,7 +99,7 @@ class Operations:
             sessionsOpening=lambda: len(pool) - len(sessions),
             sessionsWarm=lambda: len(sessions.warm),
             slotsUsed=lambda: len(pool), slotsLimit=lambda: pool.maxSessions,
-            eventStreams=lambda: sum(
+            eventStreams=lambda: notices.listenStreams() + sum(
                 1 for session in sessions if session.stream is not None),
             stoneReachable=lambda: int(
                 getattr(control, "gone", None) is None

@@ -5,15 +5,18 @@ who did what as which GemStone user, and how it ended.
 It records sizes and digests, never contents: a source text's SHA-256
 proves what ran without putting other people's code (or a secret pasted
 into it) in the log.  With C{--audit-log} the events go to a file of their
-own, one JSON object a line, reopened on C{SIGHUP} so logrotate can move it
-away (no C{copytruncate}, which loses the lines written meanwhile).
+own, one JSON object a line, each carrying the digest of the line before it
+(L{gsmcpd.observe.auditchain}), reopened on C{SIGHUP} so logrotate can move
+it away (no C{copytruncate}, which loses the lines written meanwhile).
 """
 
 import hashlib
 import json
 
 import attr
-from twisted.logger import Logger, jsonFileLogObserver
+from twisted.logger import Logger
+
+from gsmcpd.observe.auditchain import ChainedJsonObserver, chainStart
 
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import classify, commitOutcome
@@ -121,7 +124,7 @@ class AuditLog:
         An audit log appending JSON lines to C{path}; L{close} it.
         """
         file = open(path, "a", encoding="utf-8")
-        return cls(jsonFileLogObserver(file, recordSeparator=""),
+        return cls(ChainedJsonObserver(file, chainStart(path)),
                    defaultUser, mutatingTools, file, path)
 
     def close(self):
@@ -136,16 +139,20 @@ class AuditLog:
         """
         if self.path is None:
             return
+        file = None
         try:
             file = open(self.path, "a", encoding="utf-8")
+            previous = chainStart(self.path, self.observer.previous)
         except OSError as e:
+            if file is not None:
+                file.close()
             Logger().error("audit log {path!r} cannot be reopened, still "
                            "writing to the one open: {why}", path=self.path,
                            why=e.strerror)
             return
         self.file.close()
         self.file = file
-        self.observer = jsonFileLogObserver(file, recordSeparator="")
+        self.observer = ChainedJsonObserver(file, previous)
         self.log = Logger(namespace=AUDIT_NAMESPACE, observer=self.observer)
 
     def toolCall(self, *, session, tool, arguments, response, seconds):

@@ -151,6 +151,14 @@ class ChangeNotices:
     def __len__(self):
         return len(self._subscribers)
 
+    def listenStreams(self) -> int:
+        """
+        How many 2026 C{subscriptions/listen} streams are open (each tags
+        its notices with its request's id; a 2025 session's does not).
+        """
+        return sum(1 for subscriber in self._subscribers
+                   if subscriber.subscriptionId is not None)
+
     def add(self, subscriber: Subscriber) -> None:
         self._subscribers.append(subscriber)
 

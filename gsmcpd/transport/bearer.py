@@ -36,6 +36,8 @@ class BearerGate:
     @ivar resource: the L{ProtectedResource} this server is.
     @ivar scopeToolsets: a L{ScopeToolsets}, or L{None} when every token
         may use every served toolset.
+    @ivar refusals: the L{RefusalSummary} a refused token is counted in; by
+        default one on the validator's clock.
     """
 
     log = Logger()
@@ -43,6 +45,8 @@ class BearerGate:
     validator = attr.ib()
     resource = attr.ib()
     scopeToolsets = attr.ib(default=None)
+    refusals = attr.ib(default=attr.Factory(
+        lambda self: RefusalSummary(self.validator.clock), takes_self=True))
 
     @inlineCallbacks
     def admit(self, request):
@@ -60,11 +64,13 @@ class BearerGate:
             principal = yield self.validator.validate(token)
         except AuthenticationError as e:
             if not isinstance(e, NoToken):
-                self.log.info("refused a bearer token on {method} {path}: "
-                              "{why}",
-                              method=clipped(request.method.decode("latin-1")),
-                              path=clipped(request.path.decode("latin-1")),
-                              why=e)
+                self.log.debug("refused a bearer token on {method} {path}: "
+                               "{why}",
+                               method=clipped(request.method.decode(
+                                   "latin-1")),
+                               path=clipped(request.path.decode("latin-1")),
+                               why=e)
+                self.refusals.refused(type(e).__name__)
             return self.resource.challenge(e)
         setattr(request, PRINCIPAL, attr.evolve(
             principal, toolsets=self.toolsetsFor(principal)))
@@ -87,6 +93,42 @@ class BearerGate:
         return self.scopeToolsets.toolsetsFor(principal.scopes)
 
 
+@attr.s
+class RefusalSummary:
+    """
+    Counts refused tokens by reason and logs at most one info line a
+    summary period: each refusal is logged at debug level, so a flood of
+    bad tokens does not fill the log.  The first refusal after a quiet
+    period is summarised at once (a count of one), the ones after it with
+    the first refusal once the period has passed.
+
+    @ivar clock: an C{IReactorTime}.
+    """
+
+    log = Logger()
+    PERIOD = 60.0
+
+    clock = attr.ib()
+    _counts = attr.ib(factory=dict, init=False)
+    _nextSummary = attr.ib(default=None, init=False)
+
+    def refused(self, reason):
+        """
+        Count a token refused for C{reason} (an error's class name).
+        """
+        self._counts[reason] = self._counts.get(reason, 0) + 1
+        now = self.clock.seconds()
+        if self._nextSummary is not None and now < self._nextSummary:
+            return
+        self.log.info("refused {count} bearer token(s) since the last "
+                      "summary: {reasons}", count=sum(self._counts.values()),
+                      reasons=", ".join(
+                          f"{n} {why}" for why, n in
+                          sorted(self._counts.items())))
+        self._counts = {}
+        self._nextSummary = now + self.PERIOD
+
+
 def principalOf(request):
     """
     The L{Principal} the bearer gate admitted C{request} as, or L{None}.
@@ -99,6 +141,9 @@ class BearerResource(Resource):
     The site's root with authentication on: the metadata at its well-known
     paths, and everything else through L{BearerGate} to the app.
 
+    A request with two C{Authorization} headers is refused before either is
+    read: a proxy that reads the first and a daemon that reads the last
+    would each think it knew who was asking.
     """
 
     isLeaf = True
@@ -118,6 +163,10 @@ class BearerResource(Resource):
                 return _refusal(request, 405, "Method Not Allowed: the "
                                 "metadata is read with GET")
             return self.gate.metadata(request)
+        if len(request.requestHeaders.getRawHeaders(
+                b"authorization", ())) > 1:
+            return _refusal(request, 400, "Bad Request: more than one "
+                            "Authorization header")
         gone = []
         request.notifyFinish().addErrback(gone.append)
         self.gate.admit(request).addCallback(

@@ -12,7 +12,8 @@ import attr
 from gsmcpd.auth.tokens import admits
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST
 from gsmcpd.protocol.versions import (
-    HANDSHAKE_ERA_VERSIONS, LEGACY_VERSIONS, TOLERATED_VERSION_HEADERS)
+    HANDSHAKE_ERA_VERSIONS, LEGACY_VERSIONS, MODERN_VERSION,
+    TOLERATED_VERSION_HEADERS)
 
 SESSION_HEADER = b"mcp-session-id"
 VERSION_HEADER = b"mcp-protocol-version"
@@ -71,15 +72,17 @@ def namedSession(request, sessions, principal=None):
     @param principal: the L{gsmcpd.auth.tokens.Principal} the bearer gate
         admitted the request as, or L{None} without authentication.
     @raise Refusal: 400 without the header, 404 for no such session, and
-        the same 404 for another identity's session.
+        the same 404, by the same steps, for another identity's session or
+        a 2026 handle (never a 2025 session id).
     """
     handle = request.getHeader(SESSION_HEADER)
     if handle is None:
         raise Refusal(400, "Bad Request: MCP-Session-Id header is required")
-    session = sessions.get(handle.decode("latin-1"))
-    if session is None or not admits(
-            session.principal, principal,
-            f"session {session.label}"):
+    handle = handle.decode("latin-1")
+    session = sessions.get(handle)
+    live = session is not None and session.protocolVersion != MODERN_VERSION
+    if not admits(session.principal if live else None, principal,
+                  f"session {handle[:8]}", exists=live):
         raise Refusal(404, "Not Found: no such session (it ended or never "
                       "existed); initialize a new one")
     return session

@@ -70,12 +70,15 @@ class CallSessions:
     def named(self, handle: str, envelope: Envelope) -> McpSession | None:
         """
         The live session C{handle} names, if the request's identity opened
-        it; else L{None}, exactly as for a handle that names nothing.
+        it in this era; else L{None}, by the same steps as for a handle that
+        names nothing (a 2025 session id is never a handle).
         """
         session = self.sessions.get(handle)
-        if session is None or not admits(session.principal,
-                                         envelope.principal,
-                                         f"handle {handle[:8]}"):
+        live = session is not None and \
+            session.protocolVersion == MODERN_VERSION
+        if not admits(session.principal if live else None,
+                      envelope.principal, f"handle {handle[:8]}",
+                      exists=live):
             return None
         return session
 

@@ -214,8 +214,9 @@ class TaskStore:
             a task here, and the same for another identity's task.
         """
         task = self._tasks.get(taskId) if isinstance(taskId, str) else None
-        if task is None or not admits(task.owner, principal,
-                                      f"task {str(taskId)[:8]}"):
+        admitted = admits(None if task is None else task.owner, principal,
+                          f"task {str(taskId)[:8]}", exists=task is not None)
+        if task is None or not admitted:
             raise JsonRpcError(INVALID_PARAMS, f"Invalid params: no task "
                                f"{taskId!r} (it never existed, or its "
                                "retention ran out)")

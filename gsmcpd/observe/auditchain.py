@@ -1,0 +1,107 @@
+"""
+The audit trail as a hash chain: each line carries the SHA-256 of the line
+before it (its bytes, without the newline), so a line removed, inserted or
+edited breaks the chain at the line after it, and L{verify} says where.
+
+The first line written after the file is opened names the file's last
+line; in an empty file, the last line written before it (after a
+logrotate rename, that line is in the rotated file, so the two files
+verify as one chain in order); in the first file of a trail, L{NOTHING},
+the SHA-256 of no bytes.  Lines cut from the end of the newest file leave
+no break: compare the last line's digest with one kept elsewhere.
+"""
+
+import hashlib
+import json
+import os
+
+from twisted.logger import ILogObserver, eventAsJSON
+from zope.interface import implementer
+
+PREVIOUS_KEY = "previousSha256"
+NOTHING = hashlib.sha256(b"").hexdigest()
+_TAIL_CHUNK = 8192
+
+
+def lineDigest(line):
+    """
+    The SHA-256 of one line's bytes, without its newline.
+    """
+    return hashlib.sha256(line).hexdigest()
+
+
+def lastLine(file):
+    """
+    The last line of binary C{file} (without its newline), or L{None} for
+    an empty file; read backwards from the end, not the whole file.
+    """
+    end = file.seek(0, os.SEEK_END)
+    tail = b""
+    position = end
+    while position > 0:
+        start = max(0, position - _TAIL_CHUNK)
+        file.seek(start)
+        tail = file.read(position - start) + tail
+        position = start
+        body = tail[:-1] if tail.endswith(b"\n") else tail
+        if b"\n" in body:
+            return body.rsplit(b"\n", 1)[1]
+    if not tail:
+        return None
+    return tail[:-1] if tail.endswith(b"\n") else tail
+
+
+def chainStart(path, before=NOTHING):
+    """
+    The digest the next line appended to C{path} names: its last line's,
+    or C{before} when it has none.
+    """
+    with open(path, "rb") as file:
+        line = lastLine(file)
+    return before if line is None else lineDigest(line)
+
+
+@implementer(ILogObserver)
+class ChainedJsonObserver:
+    """
+    Writes each event as one JSON line to C{file}, carrying the digest of
+    the line before it.
+
+    @ivar previous: the digest of the last line written (or the chain's
+        start), which the next line names.
+    """
+
+    def __init__(self, file, previous=NOTHING):
+        self.file = file
+        self.previous = previous
+
+    def __call__(self, event):
+        line = eventAsJSON(dict(event, **{PREVIOUS_KEY: self.previous}))
+        self.file.write(line + "\n")
+        self.file.flush()
+        self.previous = lineDigest(line.encode("utf-8"))
+
+
+def verify(paths):
+    """
+    Check the chain through the lines of C{paths}, in order, as one trail.
+
+    @return: L{None} when it holds, else a sentence naming the first line
+        that breaks it (its file and number, from 1).
+    """
+    previous = None
+    for path in paths:
+        with open(path, "rb") as file:
+            for number, line in enumerate(file, 1):
+                line = line.rstrip(b"\n")
+                try:
+                    named = json.loads(line)[PREVIOUS_KEY]
+                except (ValueError, KeyError, TypeError):
+                    return (f"{path}:{number}: not an audit line carrying "
+                            f"{PREVIOUS_KEY}")
+                if previous is not None and named != previous:
+                    return (f"{path}:{number}: breaks the chain: it names "
+                            f"{named}, the line before it hashes to "
+                            f"{previous}")
+                previous = lineDigest(line)
+    return None
