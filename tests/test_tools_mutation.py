@@ -461,31 +461,6 @@ class DeleteClassTests(MutationTestCase):
         self.assertIn("changed since", message)
 
     @inlineCallbacks
-    def test_aliasInAnEarlierDictionaryKeepsTheHome(self):
-        """
-        SavingsAccount lives in Banking, and UserGlobals (earlier in the
-        symbol list) binds it as Saver.  Redefining it keeps it in
-        Banking, with one version bound under its name; the alias still
-        holds the old version, as in GemStone.  (dictionaryAndSymbolOf:
-        matches by value: it answers the alias, so the new version went to
-        UserGlobals and Banking kept the old one under the same name.)
-        """
-        yield self.succeed("execute_code",
-                           code="UserGlobals at: #Saver put: SavingsAccount")
-        yield self.succeed("get_class_definition", className="SavingsAccount")
-        result = yield self.succeed(
-            "compile_class_definition", className="SavingsAccount",
-            superclassName="Account", instVarNames=["rate", "fee"])
-        self.assertEqual(result["structuredContent"]["dictionary"], "Banking")
-        transaction = self.harness.gem.session.transaction
-        bound = {(dictionary, name): transaction.read(("global", dictionary, name)).version
-                 for dictionary in self.code().symbolList()
-                 for name in ("SavingsAccount", "Saver")
-                 if transaction.read(("global", dictionary, name)) is not ABSENT}
-        self.assertEqual(bound, {("Banking", "SavingsAccount"): 2,
-                                 ("UserGlobals", "Saver"): 1})
-
-    @inlineCallbacks
     def test_subclassesRefused(self):
         yield self.succeed("get_class_definition", className="Account")
         message = yield self.refused("delete_class", className="Account")

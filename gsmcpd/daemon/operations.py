@@ -25,6 +25,19 @@ STATUS_INTERVAL = 10.0
 """Seconds between C{STATUS=} updates (the session count)."""
 
 
+def _observed(reactor, option, description):
+    """
+    The endpoint C{option} names, watched for whether it opened; L{None}
+    when the option is not set.
+    """
+    if description is None:
+        return None
+    try:
+        return ObservedEndpoint(parseEndpoint(reactor, description))
+    except ValueError as e:
+        raise ConfigError(f"{option} {description!r}: {e}")
+
+
 class OperationsService(Service):
     """
     @param health: the L{gsmcpd.daemon.admin.Health} C{/healthz} reads.
@@ -108,22 +121,12 @@ class Operations:
         self._reactor = reactor
         self._notifier = SystemdNotifier(environ)
         self._admin = AdminApp(self.health, self.metrics).resource()
-        self._adminEndpoint = None
         self._pool = pool
         self._sessions = sessions
-        self._agentEndpoint = None
-        if config.agentPort is not None:
-            try:
-                self._agentEndpoint = ObservedEndpoint(
-                    parseEndpoint(reactor, config.agentPort))
-            except ValueError as e:
-                raise ConfigError(f"--agent-port {config.agentPort!r}: {e}")
-        if config.adminPort is not None:
-            try:
-                self._adminEndpoint = ObservedEndpoint(
-                    parseEndpoint(reactor, config.adminPort))
-            except ValueError as e:
-                raise ConfigError(f"--admin-port {config.adminPort!r}: {e}")
+        self._agentEndpoint = _observed(reactor, "--agent-port",
+                                        config.agentPort)
+        self._adminEndpoint = _observed(reactor, "--admin-port",
+                                        config.adminPort)
 
     def root(self, mcp):
         """
