@@ -2,16 +2,13 @@
 GemStone sessions behind handles in the 2026 era.
 """
 
-import base64
-
 from twisted.internet.defer import succeed
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.modern import envelope
 from gsmcpd.protocol.modern.handles import (
-    checkHandleHeader, needsHandle, noSuchHandle, sessionTools, takeHandle,
-    withSessionArgument)
+    needsHandle, noSuchHandle, sessionTools, takeHandle, withSessionArgument)
 from gsmcpd.tools.base import Tool, ToolError, annotations, closedSchema
 from tests.toolharness import checkStructured
 
@@ -42,28 +39,6 @@ class SessionArgumentTests(SynchronousTestCase):
                                    {"mcp-param-session": ["h1"]})
         self.assertRaises(JsonRpcError, envelope.checkParameterHeaders, schema,
                           {"session": "h1"}, {})
-
-    def test_oneCanonicalHandleForm(self):
-        """
-        C{Mcp-Param-Session} carries the handle as the body does: a
-        base64-wrapped or padded form that the generic check would decode
-        or strip to agree is C{-32020}, so a router keyed on the header and
-        the daemon never disagree.
-        """
-        handle = "0123456789abcdef0123456789abcdef"
-        schema = withSessionArgument(DESCRIPTOR)["inputSchema"]
-        wrapped = "=?base64?" + base64.b64encode(handle.encode()).decode() \
-            + "?="
-        checkHandleHeader({"session": handle},
-                          {"mcp-param-session": [handle]})
-        checkHandleHeader({"className": "A"}, {})
-        for form in (wrapped, handle + "\x0b", "\x0c" + handle):
-            headers = {"mcp-param-session": [form]}
-            envelope.checkParameterHeaders(schema, {"session": handle},
-                                           headers)
-            error = self.assertRaises(JsonRpcError, checkHandleHeader,
-                                      {"session": handle}, headers)
-            self.assertEqual(error.code, envelope.HEADER_MISMATCH, form)
 
     def test_takeHandle(self):
         self.assertEqual(takeHandle({"session": "h", "className": "A"}),

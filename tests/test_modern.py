@@ -4,7 +4,6 @@ GemStone sessions behind handles, input-required rounds, tasks and
 subscriptions/listen, beside an untouched 2025 era.
 """
 
-import base64
 import json
 
 from twisted.internet.defer import Deferred, inlineCallbacks
@@ -166,33 +165,6 @@ class EnvelopeErrorTests(ModernTestCase):
         yield self.refused(modern("tools/call", 8, name="execute_code",
                                   arguments={"code": "1", "session": handle}),
                            400, -32020)
-
-    @inlineCallbacks
-    def test_wrappedSessionHeaderRefused(self):
-        """
-        The handle is mirrored as is: a base64-wrapped form, which a
-        router keyed on the header would not recognise, is C{-32020}.
-        """
-        handle = yield self.openSession()
-        wrapped = "=?base64?" + base64.b64encode(handle.encode()).decode() \
-            + "?="
-        yield self.refused(modern("tools/call", 8, name="execute_code",
-                                  arguments={"code": "1", "session": handle}),
-                           400, -32020, mcp_param_session=wrapped)
-
-    @inlineCallbacks
-    def test_handleIsNoSessionIdNorTheReverse(self):
-        """
-        A 2026 handle as a 2025 C{MCP-Session-Id} is 404, as an unknown
-        one; a 2025 session id as a handle is C{noSuchSession}.
-        """
-        handle = yield self.openSession()
-        response, _ = yield self.post(request("tools/list"), handle)
-        self.assertEqual(response.code, 404)
-        legacy, _ = yield self.initialize()
-        yield self.refused(modern("tools/call", 9, name="execute_code",
-                                  arguments={"code": "1", "session": legacy}),
-                           404, -32004, mcp_param_session=legacy)
 
 
 class HandleTests(ModernTestCase):

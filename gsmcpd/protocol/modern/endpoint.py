@@ -28,7 +28,7 @@ from gsmcpd.protocol.dispatch import RESOURCE_NOT_FOUND
 from gsmcpd.protocol.modern.envelope import (
     Envelope, Headers, checkParameterHeaders, methodRemoved)
 from gsmcpd.protocol.modern.handles import (
-    checkHandleHeader, sessionTools, takeHandle, withSessionArgument)
+    sessionTools, takeHandle, withSessionArgument)
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS, SERVER_ERROR, JsonObject, JsonRpcError, Message,
     refuseCursor)
@@ -256,7 +256,6 @@ class ModernEndpoint:
             raise JsonRpcError(INVALID_PARAMS,
                                "Invalid params: arguments must be an object")
         checkParameterHeaders(self._schemaOf(tool), arguments, headers)
-        checkHandleHeader(arguments, headers)
         if name in self._sessionTools:
             subject = self.sessions.detached(envelope)
             value = yield self.calls.recorded(

@@ -14,9 +14,7 @@ from collections.abc import Callable
 
 from twisted.internet.defer import Deferred
 
-from gsmcpd.protocol.modern.envelope import (
-    NO_SUCH_SESSION, PARAM_HEADER_KEYWORD, PARAM_HEADER_PREFIX, Headers,
-    mismatch)
+from gsmcpd.protocol.modern.envelope import NO_SUCH_SESSION, PARAM_HEADER_KEYWORD
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS, JsonObject, JsonRpcError, Message)
 from gsmcpd.sessions.client import couldBeHandle
@@ -76,24 +74,6 @@ def takeHandle(arguments: JsonObject) -> tuple[str | None, JsonObject]:
                            f"{SESSION_ARGUMENT!r} argument must be a string, "
                            "the handle open_session answered")
     return handle, rest
-
-
-def checkHandleHeader(arguments: JsonObject, headers: Headers) -> None:
-    """
-    A handle travels in one form: C{Mcp-Param-Session} carries it exactly
-    as the body does, never base64-wrapped nor padded with anything a
-    router would keep (a handle is hex, which a header carries as is), so
-    a load balancer routing on the header and this daemon see one value.
-    Run after L{checkParameterHeaders}, which checks that they agree.
-
-    @raise JsonRpcError: C{-32020} for any other form.
-    """
-    handle = arguments.get(SESSION_ARGUMENT)
-    values = headers.get(PARAM_HEADER_PREFIX + SESSION_HEADER_TOKEN.lower())
-    if isinstance(handle, str) and values and values != [handle]:
-        raise mismatch(f"Mcp-Param-{SESSION_HEADER_TOKEN} must carry the "
-                       f"{SESSION_ARGUMENT!r} argument as is, unwrapped and "
-                       "unpadded")
 
 
 def needsHandle(tool: Tool) -> ToolError:
