@@ -316,19 +316,28 @@ class StoneServiceTests(SynchronousTestCase):
                          "cannot log in to GemStone as 'DataCurator': "
                          "GemStone error 4051: the password is wrong")
 
+
+    def startedLogging(self, gem):
+        """
+        Start a stone service whose control session is C{gem}; answer the
+        events it logs.
+        """
+        events = []
+        service = StoneService(ControlSession(lambda: gem, Clock(), 10.0),
+                               FakeSessions(self.journal), "DataCurator")
+        service.log = Logger(observer=events.append)
+        service.startService()
+        self.successResultOf(service.whenReady())
+        return events
+
     def test_reportsLackingCapabilities(self):
         """
         Once logged in, the service says which optional messages the stone
         lacks, once, in the log.
         """
-        events = []
         gem = LoginGem("control")
         gem.results["lacking_capabilities"] = lambda args: ["descriptionOfSession:"]
-        service = StoneService(ControlSession(lambda: gem, Clock(), 10.0), FakeSessions(self.journal),
-                               "DataCurator")
-        service.log = Logger(observer=events.append)
-        service.startService()
-        self.successResultOf(service.whenReady())
+        events = self.startedLogging(gem)
         [event] = events
         self.assertEqual((event["log_level"], event["lacking"]),
                          (LogLevel.warn, ["descriptionOfSession:"]))
@@ -340,17 +349,12 @@ class StoneServiceTests(SynchronousTestCase):
         """
         A stone that cannot say does not stop the daemon from serving.
         """
-        events = []
         gem = LoginGem("control")
 
         def notUnderstood(arguments):
             raise SmalltalkRaised(2010, "MessageNotUnderstood", "no")
         gem.results["lacking_capabilities"] = notUnderstood
-        service = StoneService(ControlSession(lambda: gem, Clock(), 10.0), FakeSessions(self.journal),
-                               "DataCurator")
-        service.log = Logger(observer=events.append)
-        service.startService()
-        self.successResultOf(service.whenReady())
+        events = self.startedLogging(gem)
         [event] = events
         self.assertEqual(event["log_level"], LogLevel.warn)
         self.assertIn("asking the stone which optional messages it has", formatEvent(event))
