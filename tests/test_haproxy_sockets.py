@@ -6,6 +6,7 @@ gets no new session (its agent check says so), and a daemon being stopped
 gets none either while its calls in flight finish.
 """
 
+import base64
 import http.client
 import json
 import os
@@ -149,16 +150,20 @@ class HaproxyTests(ProxiedDaemons):
         holders = {self.holder(session) for session, _ in results}
         self.assertEqual(len(holders), 2)
 
-    def modernCall(self, id, name, arguments, handle=None):
+    def modernCall(self, id, name, arguments, handle=None, wrapped=False):
         """
         One MCP 2026-07-28 tools/call through HAProxy: C{(headers, result)}.
+
+        @param wrapped: send the handle's header in the base64-wrapped form
+            the 2026-07-28 revision lets a client use (SEP-2243).
         """
         headers = {"content-type": "application/json",
                    "accept": "application/json, text/event-stream",
                    "mcp-protocol-version": MODERN, "mcp-method": "tools/call",
                    "mcp-name": name}
         if handle is not None:
-            headers["mcp-param-session"] = handle
+            headers["mcp-param-session"] = handle if not wrapped else \
+                "=?base64?" + base64.b64encode(handle.encode()).decode() + "?="
             arguments = dict(arguments, session=handle)
         connection = http.client.HTTPConnection("127.0.0.1", self.proxy.port,
                                                 timeout=60)
@@ -180,8 +185,8 @@ class HaproxyTests(ProxiedDaemons):
         handle = opened["structuredContent"]["session"]
         self.assertEqual(headers["mcp-param-session"], handle)
         seen = {self.modernCall(id, "execute_code",
-                                {"code": "System session"}, handle)[1][
-                                    "content"][0]["text"]
+                                {"code": "System session"}, handle,
+                                wrapped=bool(id % 2))[1]["content"][0]["text"]
                 for id in range(2, CALLS + 2)}
         return handle, seen
 
@@ -189,7 +194,8 @@ class HaproxyTests(ProxiedDaemons):
         """
         MCP 2026-07-28: HAProxy learns each handle from open_session's
         Mcp-Param-Session response header and routes the calls carrying it
-        to the daemon holding its GemStone session.
+        to the daemon holding its GemStone session, whether the header
+        carries the handle as it is or base64-wrapped (every other call).
         """
         with ThreadPoolExecutor(CLIENTS) as pool:
             results = list(pool.map(self.modernClient, range(CLIENTS)))
