@@ -22,6 +22,10 @@ class Alive:
     gone = None
 
 
+class Failed:
+    failure = "/var/log/gsmcpd/audit.log: No space left on device (ENOSPC)"
+
+
 class EchoMcp:
     """
     Stands in for the MCP app: answers with the path it saw.
@@ -79,6 +83,24 @@ class AdminTests(TestCase):
         self.assertEqual(code, 503)
         self.assertEqual(document["status"], "unavailable")
         self.assertIn("4100", document["reason"])
+
+    @inlineCallbacks
+    def test_unwritableAuditIs503WithTheReason(self):
+        """
+        While the audit trail cannot be written, no call runs: C{/healthz}
+        says so, naming the file and the error, and so does systemd's
+        status line.
+        """
+        self.health.serving = True
+        self.health.audit = Failed()
+        code, document = yield self.healthz()
+        reason = ("the audit trail cannot be written: /var/log/gsmcpd/"
+                  "audit.log: No space left on device (ENOSPC)")
+        self.assertEqual((code, document),
+                         (503, {"status": "unavailable", "reason": reason}))
+        self.assertEqual(self.health.summary(), reason)
+        self.health.audit.failure = None
+        self.assertEqual((yield self.healthz())[0], 200)
 
     @inlineCallbacks
     def test_stoppingIs503(self):

@@ -13,6 +13,10 @@ class Gone:
     gone = "its login was refused"
 
 
+class Failed:
+    failure = "/var/log/gsmcpd/audit.log: No space left on device (ENOSPC)"
+
+
 class CapacityTests(TestCase):
 
     def setUp(self):
@@ -50,6 +54,15 @@ class CapacityTests(TestCase):
 
     def test_unreachableStoneIsDown(self):
         self.health.controlSession = Gone()
+        self.assertEqual(self.capacity.line(), b"down\n")
+
+    def test_unwritableAuditIsDown(self):
+        """
+        A daemon that runs no call while its audit trail cannot be written
+        is C{down}, not C{drain}: its clients are better sent elsewhere
+        than kept on it by the stick table.
+        """
+        self.health.audit = Failed()
         self.assertEqual(self.capacity.line(), b"down\n")
 
     def test_startingIsDown(self):

@@ -6,15 +6,25 @@ the commit event naming the session's changes.
 import hashlib
 import json
 import os
+import re
+from pathlib import Path
 
 import attr
 
+from twisted.logger import capturedLogs
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.observe.audit import AuditLog, changeOf, outcome
+from gsmcpd.observe.audit import (
+    AuditLog, AuditUnavailable, CallFacts, changeOf, outcome)
+from gsmcpd.observe.auditchain import verify
+from gsmcpd.observe.auditfile import AuditFile
+from gsmcpd.observe.metrics import REFUSALS, classify
+from tests.test_auditfile import Disk
 
 SESSION = "0123456789abcdef0123456789abcdef"
+AUTHENTICATION = Path(__file__).resolve().parent.parent / "docs" / \
+    "authentication.rst"
 
 
 @attr.s
@@ -23,6 +33,14 @@ class _Session:
     principal = attr.ib(default=Principal("f81d4fae", "Alice", frozenset(),
                                           0.0))
     label = SESSION[:8]
+
+
+def linesOf(path):
+    """
+    The audit file's events, in order.
+    """
+    with open(path, "rb") as f:
+        return [json.loads(line) for line in f]
 
 
 def ok(structured=None):
@@ -120,7 +138,7 @@ class AuditLogTests(SynchronousTestCase):
     def test_failedCommitKeepsTheChanges(self):
         self.call("execute_code", {"code": "x := 1"}, ok())
         failed = self.call("commit", {}, toolError("refused"))
-        self.assertEqual(failed["result"], "error:refused")
+        self.assertEqual(failed["result"], "failed")
         self.assertEqual(len(self.call("commit", {}, ok(
             {"committed": True}))["changes"]), 1)
 
@@ -155,12 +173,12 @@ class AuditLogTests(SynchronousTestCase):
         self.addCleanup(audit.close)
         audit.toolCall(session=_Session(principal=None), tool="status",
                        arguments={}, response=ok(), seconds=0.0)
-        with open(path) as f:
-            event = json.loads(f.readline())
         self.assertEqual(
-            (event["tool"], event["outcome"], event["identity"],
-             event["gemstoneUser"]), ("status", "ok", None, "DataCurator"))
-
+            [(event["event"], event.get("tool"), event.get("outcome"),
+              event.get("identity"), event.get("gemstoneUser"))
+             for event in linesOf(path)],
+            [("auditOpened", None, None, None, None),
+             ("toolCall", "status", "ok", None, "DataCurator")])
 
     def test_reopen(self):
         """
@@ -178,9 +196,8 @@ class AuditLogTests(SynchronousTestCase):
         audit.toolCall(session=session, tool="abort", arguments={},
                        response=ok(), seconds=0.0)
         for name, tool in ((path + ".1", "status"), (path, "abort")):
-            with open(name) as f:
-                self.assertEqual([json.loads(line)["tool"] for line in f],
-                                 [tool])
+            self.assertEqual([event["tool"] for event in linesOf(name)
+                              if event["event"] == "toolCall"], [tool])
 
     def test_reopenFailureKeepsTheFile(self):
         path = self.mktemp()
@@ -188,8 +205,12 @@ class AuditLogTests(SynchronousTestCase):
         self.addCleanup(audit.close)
         os.rename(path, path + ".1")
         os.mkdir(path)
-        audit.reopen()
-        self.assertFalse(audit.file.closed)
+        with capturedLogs():
+            audit.reopen()
+        audit.toolCall(session=_Session(principal=None), tool="status",
+                       arguments={}, response=ok(), seconds=0.0)
+        self.assertEqual(linesOf(path + ".1")[-1]["tool"], "status")
+        self.assertIsNone(audit.failure)
 
     def test_reopenWithoutFile(self):
         AuditLog().reopen()
@@ -205,3 +226,272 @@ class ChangeOfTests(SynchronousTestCase):
                          "delete_class A")
         self.assertEqual(changeOf("add_dictionary", {
             "dictionaryName": "D"}), "add_dictionary D")
+
+
+def facts(**kwargs):
+    return CallFacts(**dict(dict(
+        tool="execute_code", arguments={"code": "3 + 4"}, identity="f81d4fae",
+        user="Alice", session=SESSION[:8], handle=SESSION, requestId=5),
+        **kwargs))
+
+
+def askedForInput():
+    return {"jsonrpc": "2.0", "id": 1, "result": {
+        "resultType": "input_required", "inputRequests": {}}}
+
+
+class WriteAheadTests(SynchronousTestCase):
+    """
+    A call's line before it runs and its outcome after, under one id; a
+    refusal's line alone.
+    """
+
+    def setUp(self):
+        self.events = []
+        self.audit = AuditLog(self.events.append, "DataCurator",
+                              {"compile_method", "execute_code"})
+
+    def test_startedThenEnded(self):
+        callId = self.audit.callStarted(facts())
+        self.audit.callEnded(facts(), callId, ok(), 0.5)
+        started, ended = self.events
+        self.assertEqual(
+            {name: started[name] for name in (
+                "event", "callId", "identity", "gemstoneUser", "session",
+                "tool", "argumentBytes", "requestId")},
+            {"event": "callStarted", "callId": callId,
+             "identity": "f81d4fae", "gemstoneUser": "Alice",
+             "session": "01234567", "tool": "execute_code",
+             "argumentBytes": {"code": 7}, "requestId": 5})
+        self.assertEqual(
+            (ended["event"], ended["callId"], ended["outcome"],
+             ended["requestId"]), ("toolCall", callId, "ok", 5))
+        self.assertRegex(callId, r"\A[0-9a-f]{16}\Z")
+        self.assertNotEqual(self.audit.callStarted(facts()), callId)
+
+    def test_plainValues(self):
+        """
+        Without a user the audit's default is named; a request id the
+        client made long is clipped, a number kept.
+        """
+        self.audit.callStarted(facts(user=None, identity=None, session=None,
+                                     handle=None, requestId="x" * 1000))
+        [event] = self.events
+        self.assertEqual((event["gemstoneUser"], event["identity"],
+                          event["session"]), ("DataCurator", None, None))
+        self.assertLess(len(event["requestId"]), 300)
+
+    def test_refusal(self):
+        """
+        A refusal is one line, with no call id (it never ran), no
+        duration, and no commit event even for C{commit}.
+        """
+        self.audit.refusal(facts(tool="commit", arguments={}), "notInScope")
+        [event] = self.events
+        self.assertEqual(
+            (event["event"], event["outcome"], event["callId"],
+             event["seconds"], event["tool"]),
+            ("toolCall", "refused:notInScope", None, None, "commit"))
+
+    def test_refusalKindsClosed(self):
+        self.assertRaises(ValueError, self.audit.refusal, facts(),
+                          "because I said so")
+        self.assertEqual(self.events, [])
+
+    def test_askedForInputIsNotAnError(self):
+        """
+        A round that asks the client is C{askedForInput}; for C{commit}
+        it makes no commit event, and the changes wait for the commit.
+        """
+        self.audit.callEnded(facts(), None, ok(), 0.1)
+        self.audit.callEnded(facts(tool="commit", arguments={}), None,
+                             askedForInput(), 0.1)
+        self.assertEqual([(e["event"], e["outcome"]) for e in self.events],
+                         [("toolCall", "ok"), ("toolCall", "askedForInput")])
+        self.audit.callEnded(facts(tool="commit", arguments={}), None,
+                             ok({"committed": True}), 0.1)
+        digest = hashlib.sha256(b"3 + 4").hexdigest()[:12]
+        self.assertEqual(
+            (self.events[-1]["event"], self.events[-1]["result"],
+             self.events[-1]["changes"]),
+            ("commit", "committed", [f"execute_code {digest}"]))
+
+    def test_commitNamesTheStonesAnswer(self):
+        """
+        A commit event says what the stone answered: committed, conflict,
+        or failed; with no answer from it, the call's outcome.
+        """
+        conflict = {"error": {"kind": "refused", "conflicts": {}}}
+        for response, result in (
+                (ok({"committed": True}), "committed"),
+                ({"result": {"isError": True,
+                             "structuredContent": conflict}}, "conflict"),
+                (toolError("refused"), "failed"),
+                (None, "noAnswer")):
+            self.audit.callEnded(facts(tool="commit", arguments={}), "c1",
+                                 response, 0.1)
+            self.assertEqual((self.events[-1]["result"],
+                              self.events[-1]["callId"]), (result, "c1"))
+
+    def test_toolCallIsAnOutcomeWithoutId(self):
+        """
+        The older C{toolCall} records an outcome with no line before it:
+        its C{callId} is null.
+        """
+        self.audit.toolCall(session=_Session(), tool="status", arguments={},
+                            response=ok(), seconds=0.0)
+        [event] = self.events
+        self.assertEqual((event["event"], event["callId"]),
+                         ("toolCall", None))
+
+
+class FailedAuditTests(SynchronousTestCase):
+    """
+    An audit whose file cannot be written refuses new calls, and never
+    turns a call that ran into an error.
+    """
+
+    def setUp(self):
+        self.path = self.mktemp()
+        self.disk = Disk()
+        self.audit = AuditLog(AuditFile(self.path, self.disk.open),
+                              "DataCurator")
+        self.addCleanup(self.audit.close)
+
+    def test_writableAdmits(self):
+        self.audit.admit()
+        self.assertIsNone(self.audit.failure)
+        self.assertEqual(self.audit.unwritten, 0)
+
+    def test_callStartedUnwrittenDoesNotRun(self):
+        """
+        A call whose C{callStarted} line cannot be written is refused:
+        L{AuditUnavailable} names the file and the error, and every call
+        after it is refused before any write is tried.
+        """
+        self.disk.full = True
+        with capturedLogs():
+            error = self.assertRaises(AuditUnavailable,
+                                      self.audit.callStarted, facts())
+            self.assertEqual(error.reason, f"{self.path}: No space left on "
+                             "device (ENOSPC)")
+            self.assertRaises(AuditUnavailable, self.audit.admit)
+            self.assertRaises(AuditUnavailable, self.audit.callStarted,
+                              facts())
+        self.assertEqual(self.audit.unwritten, 1)
+
+    def test_outcomeUnwrittenIsNoError(self):
+        """
+        A call that ran is not turned into an error by its line: the
+        method returns, and the audit is failed from then on.
+        """
+        callId = self.audit.callStarted(facts(tool="commit", arguments={}))
+        self.disk.full = True
+        with capturedLogs() as logged:
+            self.audit.callEnded(facts(tool="commit", arguments={}), callId,
+                                 ok({"committed": True}), 0.2)
+        self.assertEqual(
+            [(e.get("event"), e.get("auditUnwritten")) for e in logged
+             if e["log_namespace"] == "gsmcpd.audit"],
+            [("toolCall", self.path), ("commit", self.path)])
+        self.assertRaises(AuditUnavailable, self.audit.admit)
+        self.assertEqual(self.audit.unwritten, 2)
+
+    def test_devFull(self):
+        """
+        C{--audit-log /dev/full} is failed before the first call, which
+        is refused; the older C{toolCall} does not raise.
+        """
+        if not os.path.exists("/dev/full"):
+            self.skipTest("no /dev/full here")
+        with capturedLogs():
+            audit = AuditLog.toFile("/dev/full", "DataCurator")
+            self.addCleanup(audit.close)
+            self.assertIn("/dev/full", audit.failure)
+            self.assertRaises(AuditUnavailable, audit.callStarted, facts())
+            audit.toolCall(session=_Session(), tool="commit", arguments={},
+                           response=ok({"committed": True}), seconds=0.0)
+        # The refused call tried no write; the call that ran has two lines.
+        self.assertEqual(audit.unwritten, 2)
+
+    def test_reopenAdmitsAgain(self):
+        self.disk.full = True
+        with capturedLogs():
+            self.assertRaises(AuditUnavailable, self.audit.callStarted,
+                              facts())
+            self.audit.reopen()
+            self.assertRaises(AuditUnavailable, self.audit.admit)
+            self.disk.full = False
+            self.audit.reopen()
+        self.audit.admit()
+        self.audit.callStarted(facts())
+        self.assertEqual([event["event"] for event in linesOf(self.path)],
+                         ["auditOpened", "auditOpened", "callStarted"])
+        self.assertIsNone(verify([self.path]))
+
+
+OUTCOME_FORM = re.compile(r"^``([A-Za-z]+(?::<[a-z]+>)?)``$", re.M)
+REFUSAL_KIND = re.compile(r"^    ``([A-Za-z]+)``$", re.M)
+PLACEHOLDERS = {"<kind>": "[A-Za-z]+", "<code>": "-?[0-9]+"}
+
+
+class OutcomeSetTests(SynchronousTestCase):
+    """
+    The outcomes are a closed set, the one C{docs/authentication.rst}
+    lists.
+    """
+
+    def documented(self):
+        """
+        The outcomes the docs list, and the kinds of refusal under them.
+        """
+        text = AUTHENTICATION.read_text()
+        section = text[text.index("The outcome of a ``toolCall``"):
+                       text.index("A client is told a foreign handle")]
+        return OUTCOME_FORM.findall(section), REFUSAL_KIND.findall(section)
+
+    def produced(self):
+        """
+        Every outcome the audit writes: one for each way L{classify}
+        ends, and a refusal of every kind.
+        """
+        events = []
+        audit = AuditLog(events.append)
+        for response in (ok(), toolError("compileError"), askedForInput(),
+                         {"error": {"code": -32602, "message": "bad"}},
+                         None):
+            audit.callEnded(facts(), None, response, 0.0)
+        for kind in REFUSALS:
+            audit.refusal(facts(), kind)
+        return {event["outcome"] for event in events}
+
+    def test_everyOutcomeDocumented(self):
+        forms, kinds = self.documented()
+        self.assertEqual(sorted(forms), sorted([
+            "ok", "error:<kind>", "protocolError:<code>", "noAnswer",
+            "askedForInput", "refused:<kind>"]))
+        self.assertEqual(sorted(kinds), sorted(REFUSALS))
+        patterns = []
+        for form in forms:
+            pattern = re.escape(form)
+            for placeholder, matching in PLACEHOLDERS.items():
+                pattern = pattern.replace(re.escape(placeholder), matching)
+            patterns.append(re.compile(pattern + r"\Z"))
+        produced = self.produced()
+        for ended in produced:
+            self.assertEqual(
+                len([p for p in patterns if p.match(ended)]), 1, ended)
+        for kind in REFUSALS:
+            self.assertIn(f"refused:{kind}", produced)
+
+    def test_classifyEndsAreAllProduced(self):
+        """
+        The responses L{produced} sends cover every outcome L{classify}
+        answers, so a new one cannot slip past the test above.
+        """
+        self.assertEqual(
+            {classify(response)[0] for response in (
+                ok(), toolError("x"), askedForInput(), None,
+                {"error": {"code": 1}})},
+            {"ok", "toolError", "askedForInput", "cancelled", "error"})
+        self.assertEqual(len(self.produced()), 5 + len(REFUSALS))

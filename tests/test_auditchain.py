@@ -43,10 +43,16 @@ class ChainTests(SynchronousTestCase):
         self.assertIsNone(verify([self.path]))
 
     def test_restartContinuesTheFile(self):
+        """
+        A restart's C{auditOpened} line names the last line before it.
+        """
         self.write("status").close()
         self.write("abort").close()
-        first, second = self.lines()
-        self.assertEqual(json.loads(second)[PREVIOUS_KEY], lineDigest(first))
+        lines = self.lines()
+        self.assertEqual([json.loads(line)["event"] for line in lines],
+                         ["auditOpened", "toolCall"] * 2)
+        self.assertEqual(json.loads(lines[2])[PREVIOUS_KEY],
+                         lineDigest(lines[1]))
 
     def test_reopenAfterRotationContinuesTheChain(self):
         """
@@ -59,8 +65,8 @@ class ChainTests(SynchronousTestCase):
         audit.reopen()
         audit.toolCall(session=_Session(principal=None), tool="status",
                        arguments={}, response=ok(), seconds=0.0)
-        [first] = self.lines()
-        self.assertEqual(json.loads(first)[PREVIOUS_KEY],
+        opened, status = self.lines()
+        self.assertEqual(json.loads(opened)[PREVIOUS_KEY],
                          lineDigest(self.lines(self.path + ".1")[-1]))
         self.assertIsNone(verify([self.path + ".1", self.path]))
         self.assertIn(":1: breaks", verify([self.path, self.path + ".1"]))
@@ -72,23 +78,45 @@ class ChainTests(SynchronousTestCase):
     def test_removedLineBreaksTheChain(self):
         self.write("status", "abort", "status", "abort").close()
         lines = self.lines()
-        self.rewrite(lines[:1] + lines[2:])
+        self.rewrite(lines[:2] + lines[3:])
         self.assertEqual(verify([self.path]).split(": ")[:2],
-                         [f"{self.path}:2", "breaks the chain"])
+                         [f"{self.path}:3", "breaks the chain"])
 
     def test_editedLineBreaksTheChainAfterIt(self):
         self.write("status", "abort", "status").close()
         lines = self.lines()
-        lines[1] = lines[1].replace(b'"abort"', b'"commit"')
+        lines[2] = lines[2].replace(b'"abort"', b'"commit"')
         self.rewrite(lines)
-        self.assertTrue(verify([self.path]).startswith(f"{self.path}:3: "))
+        self.assertTrue(verify([self.path]).startswith(f"{self.path}:4: "))
 
     def test_notAnAuditLine(self):
         self.write("status").close()
         with open(self.path, "ab") as f:
             f.write(b"[1]\n")
-        self.assertEqual(verify([self.path]), f"{self.path}:2: not an audit "
+        self.assertEqual(verify([self.path]), f"{self.path}:3: not an audit "
                          f"line carrying {PREVIOUS_KEY}")
+
+
+class TornLineTests(SynchronousTestCase):
+
+    def test_partLineNamed(self):
+        """
+        A line the disk took only part of before it filled stays in the
+        file: once the trail is written again, its next line names the
+        torn one, and C{verify} points at it.
+        """
+        path = self.mktemp()
+        audit = AuditLog.toFile(path)
+        audit.close()
+        with open(path, "ab") as f:
+            f.write(b'{"event": "toolCall", "previo')
+        audit = AuditLog.toFile(path)
+        audit.close()
+        self.assertEqual(verify([path]), f"{path}:2: not an audit line "
+                         f"carrying {PREVIOUS_KEY}")
+        with open(path, "rb") as f:
+            torn, opened = f.read().splitlines()[1:]
+        self.assertEqual(json.loads(opened)[PREVIOUS_KEY], lineDigest(torn))
 
 
 class LastLineTests(SynchronousTestCase):
@@ -111,7 +139,10 @@ class LastLineTests(SynchronousTestCase):
     def test_chainStart(self):
         path = self.mktemp()
         open(path, "wb").close()
-        self.assertEqual(chainStart(path, "before"), "before")
+        self.assertEqual(chainStart(path, "before"), ("before", False))
         with open(path, "wb") as f:
             f.write(b"a\n")
-        self.assertEqual(chainStart(path), lineDigest(b"a"))
+        self.assertEqual(chainStart(path), (lineDigest(b"a"), False))
+        with open(path, "ab") as f:
+            f.write(b"b")
+        self.assertEqual(chainStart(path), (lineDigest(b"b"), True))

@@ -5,9 +5,13 @@ ends the daemon.
 
 import signal
 
+from twisted.logger import capturedLogs
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.daemon.hangup import Hangup
+from gsmcpd.observe.audit import AuditLog
+from gsmcpd.observe.auditfile import AuditFile
+from tests.test_auditfile import Disk
 
 
 class Reactor:
@@ -18,7 +22,7 @@ class Reactor:
 
 class Recording:
 
-    path = "/var/log/gsmcpd/audit.log"
+    trail = "/var/log/gsmcpd/audit.log"
 
     def __init__(self):
         self.done = []
@@ -43,6 +47,25 @@ class HangupTests(SynchronousTestCase):
         contexts, audit = Recording(), Recording()
         self.start(contexts, audit)(signal.SIGHUP, None)
         self.assertEqual((contexts.done, audit.done), (["reload"], ["reopen"]))
+
+    def test_recoversAFailedAudit(self):
+        """
+        After the operator frees space, C{SIGHUP} is how a failed audit
+        trail is written again.
+        """
+        disk = Disk()
+        disk.full = True
+        with capturedLogs():
+            audit = AuditLog(AuditFile(self.mktemp(), disk.open))
+        self.addCleanup(audit.close)
+        handler = self.start(None, audit)
+        with capturedLogs():
+            handler(signal.SIGHUP, None)
+        self.assertIsNotNone(audit.failure)
+        disk.full = False
+        with capturedLogs():
+            handler(signal.SIGHUP, None)
+        self.assertIsNone(audit.failure)
 
     def test_reopensTheTrace(self):
         trace = Recording()

@@ -8,6 +8,7 @@ is checked where a real GET opens one, in L{tests.test_web}.)
 from twisted.internet import reactor
 from twisted.internet.interfaces import IOpenSSLServerConnectionCreator
 from twisted.internet.task import Clock
+from twisted.logger import ILogObserver
 from twisted.trial.unittest import TestCase
 from twisted.web.test.requesthelper import DummyRequest
 from zope.interface.verify import verifyObject
@@ -16,6 +17,8 @@ from gsmcpd.auth.keys import IKeySource, KeyFile, RemoteKeys, usableKeys
 from gsmcpd.gci.interfaces import IGemSession, ISessionPool
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import GemSession, LoginParameters
+from gsmcpd.observe.auditchain import ChainedJsonObserver
+from gsmcpd.observe.auditfile import AuditFile
 from gsmcpd.protocol.modern.asking import ModernAsker, TaskAsker
 from gsmcpd.protocol.modern.envelope import Envelope
 from gsmcpd.protocol.versions import MODERN_VERSION
@@ -130,3 +133,15 @@ class OtherProviderTests(TestCase):
             certKey=certificate))
         self.assertTrue(verifyObject(IOpenSSLServerConnectionCreator,
                                      contexts))
+
+    def test_auditObservers(self):
+        """
+        The audit's file, and the chain it writes through.
+        """
+        path = self.mktemp()
+        trail = AuditFile(path)
+        self.addCleanup(trail.close)
+        self.assertTrue(verifyObject(ILogObserver, trail))
+        with open(path, "ab") as file:
+            self.assertTrue(verifyObject(ILogObserver,
+                                         ChainedJsonObserver(file)))

@@ -110,7 +110,55 @@ class MetricsTests(TestCase):
                 "structuredContent": structured}})
         self.assertEqual(scrape(metrics)["gsmcpd_commits_total"], {
             (("outcome", "committed"),): 2.0,
-            (("outcome", "conflict"),): 1.0})
+            (("outcome", "conflict"),): 1.0, (("outcome", "failed"),): 1.0})
+
+    def test_askedForInputIsNotAnError(self):
+        """
+        A 2026-era round that asks the client is counted as
+        C{askedForInput}: not an error, and not a commit.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        metrics.callStarted("commit", Clock()).finished({"result": {
+            "resultType": "input_required", "inputRequests": {}}})
+        samples = scrape(metrics)
+        self.assertEqual(samples["gsmcpd_tool_calls_total"], {
+            (("outcome", "askedForInput"), ("tool", "commit")): 1.0})
+        self.assertNotIn("gsmcpd_commits_total", samples)
+
+    def test_refusalsByKind(self):
+        """
+        Refusals are counted apart from calls, by kind; a foreign handle
+        counts as an unknown one, as the client is told, since anyone who
+        reaches the port may read the metrics.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        for kind in ("foreignHandle", "unknownHandle", "notInScope"):
+            metrics.refused(kind)
+        samples = scrape(metrics)
+        self.assertEqual(samples["gsmcpd_call_refusals_total"], {
+            (("kind", "noSuchHandle"),): 2.0,
+            (("kind", "notInScope"),): 1.0})
+        self.assertNotIn("gsmcpd_tool_calls_total", samples)
+        self.assertRaises(ValueError, metrics.refused, "whim")
+
+    def test_auditWatched(self):
+        """
+        With no audit trail to fail, it reads writable; watched, the
+        gauge and the unwritten count are read when scraped.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        samples = scrape(metrics)
+        self.assertEqual(samples["gsmcpd_audit_writable"][()], 1.0)
+        self.assertEqual(samples["gsmcpd_audit_lines_unwritten_total"][()],
+                         0.0)
+        state = {"writable": 1, "unwritten": 0}
+        metrics.watch(auditWritable=lambda: state["writable"],
+                      auditUnwritten=lambda: state["unwritten"])
+        state.update(writable=0, unwritten=3)
+        samples = scrape(metrics)
+        self.assertEqual(samples["gsmcpd_audit_writable"][()], 0.0)
+        self.assertEqual(samples["gsmcpd_audit_lines_unwritten_total"][()],
+                         3.0)
 
     def test_closedSessionsByShortReason(self):
         metrics = Metrics("1", processMetrics=False)

@@ -5,6 +5,7 @@ on a L{Clock}.
 
 from twisted.internet.defer import Deferred, fail
 from twisted.internet.task import Clock
+from twisted.logger import capturedLogs
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon.admin import AdminBeside, Health
@@ -12,10 +13,13 @@ from gsmcpd.daemon.drain import Drain
 from gsmcpd.daemon.operations import (
     STATUS_INTERVAL, Operations, OperationsService)
 from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.observe.audit import AuditLog, AuditUnavailable, CallFacts
+from gsmcpd.observe.auditfile import AuditFile
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.listen import ChangeNotices, Filter, Subscriber
 from gsmcpd.sessions.registry import SessionRegistry
 from tests.fakes import FakePool
+from tests.test_auditfile import Disk
 
 
 class RecordingNotifier:
@@ -101,7 +105,8 @@ class Settings:
         self.agentPort = agentPort
 
 
-def operationsOf(settings, sessions=None, pool=None, control=None):
+def operationsOf(settings, sessions=None, pool=None, control=None,
+                 audit=None):
     """
     L{Operations} for C{settings}, over an empty registry and pool unless
     given others.
@@ -110,7 +115,7 @@ def operationsOf(settings, sessions=None, pool=None, control=None):
     sessions = SessionRegistry(pool, Clock()) if sessions is None \
         else sessions
     return Operations(settings, Clock(), Metrics("1", False), sessions, pool,
-                      control, ChangeNotices(), environ={})
+                      control, ChangeNotices(), environ={}, audit=audit)
 
 
 class OperationsAssemblyTests(TestCase):
@@ -237,3 +242,52 @@ class ObserveTests(TestCase):
         operations.health.serving = True
         agent = operations.services(None)[0]
         self.assertEqual(agent.factory.capacity.line(), b"up ready 100%\n")
+
+
+class AuditHealthTests(TestCase):
+    """
+    An audit trail that cannot be written makes the daemon unhealthy
+    everywhere an operator or a balancer looks, until a reopen mends it.
+    """
+
+    def setUp(self):
+        self.disk = Disk()
+        self.audit = AuditLog(AuditFile(self.mktemp(), self.disk.open))
+        self.addCleanup(self.audit.close)
+        self.operations = operationsOf(
+            Settings(agentPort="tcp:0:interface=127.0.0.1"), _Sessions(),
+            _Pool(), _Control(), self.audit)
+        self.operations.health.serving = True
+
+    def observed(self):
+        """
+        What C{/healthz}, the agent check, systemd's status line and the
+        metrics say.
+        """
+        operations = self.operations
+        agent = operations.services(None)[0]
+        samples = operations.metrics.registry.get_sample_value
+        return (operations.health.describe()[0],
+                agent.factory.capacity.line(),
+                operations.health.summary(),
+                samples("gsmcpd_audit_writable"),
+                samples("gsmcpd_audit_lines_unwritten_total"))
+
+    def test_failedAndMended(self):
+        self.assertEqual(self.observed(),
+                         (200, b"up ready 75%\n", "serving 0 sessions",
+                          1.0, 0.0))
+        self.disk.full = True
+        with capturedLogs():
+            self.assertRaises(AuditUnavailable, self.audit.callStarted,
+                              CallFacts(tool="status", arguments={}))
+        code, agent, status, writable, unwritten = self.observed()
+        self.assertEqual((code, agent, writable, unwritten),
+                         (503, b"down\n", 0.0, 1.0))
+        self.assertIn("audit trail cannot be written", status)
+        self.assertIn("ENOSPC", status)
+        self.disk.full = False
+        with capturedLogs():
+            self.audit.reopen()
+        self.assertEqual(self.observed()[:4],
+                         (200, b"up ready 75%\n", "serving 0 sessions", 1.0))

@@ -101,11 +101,12 @@ class MetricNamesTests(SynchronousTestCase):
     def test_alertsTheIssueAsksFor(self):
         """
         Stone unreachable, sessions near the cap, call errors, p99 over a
-        threshold, commits failing.
+        threshold, commits failing, the audit trail unwritable.
         """
         text = " ".join(ruleExpressions(
             "\n".join(path.read_text() for path in RULES)))
         for name in ("gsmcpd_stone_reachable", "gsmcpd_pool_slots",
+                     "gsmcpd_audit_writable == 0",
                      'gsmcpd_tool_calls_total{outcome="error"}',
                      "histogram_quantile(0.99",
                      'gsmcpd_commits_total{outcome="conflict"}'):

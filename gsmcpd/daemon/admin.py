@@ -27,15 +27,18 @@ class Health:
     @ivar sessionCount: answers how many MCP sessions are open.
     @ivar signingKeys: with authentication, where tokens' keys come from
         (its C{keys}); while it holds none, every token is refused.
+    @ivar audit: the L{gsmcpd.observe.audit.AuditLog}, or L{None}; while
+        its C{failure} says why its file cannot be written, no call runs.
     """
 
     def __init__(self, sessionCount=lambda: 0, controlSession=None,
-                 signingKeys=None):
+                 signingKeys=None, audit=None):
         self.serving = False
         self.stopping = False
         self.controlSession = controlSession
         self.sessionCount = sessionCount
         self.signingKeys = signingKeys
+        self.audit = audit
 
     def problem(self):
         """
@@ -52,6 +55,10 @@ class Health:
             return "unavailable", "the stone is not answering"
         if self.signingKeys is not None and not self.signingKeys.keys:
             return "unavailable", "no signing keys are loaded"
+        failure = None if self.audit is None else self.audit.failure
+        if failure is not None:
+            return "unavailable", f"the audit trail cannot be written: " \
+                f"{failure}"
         return None
 
     def describe(self):

@@ -10,6 +10,12 @@ for new sessions while requests of the sessions it holds still reach it
 share of session slots a new session could have (free, or held by an idle
 read session that gives its slot up); a full or draining daemon answers
 C{drain}, one whose stone cannot be reached C{down}.
+
+A daemon whose audit trail cannot be written answers C{down} too, not
+C{drain}: it runs no call at all, so the clients whose sessions it holds
+are better sent elsewhere (where their handle is unknown and they open a
+new session) than kept, through the stick table, on a daemon that refuses
+everything they ask until an operator frees the disk.
 """
 
 from twisted.internet.protocol import Factory, Protocol

@@ -6,7 +6,9 @@ handler for it died at once on C{systemctl reload} or a stray
 C{kill -HUP}.  This handler is installed whatever the settings: it reads
 the TLS certificate and key again when the port is C{ssl:}, and reopens the
 audit file and the message trace's when there are (after logrotate moved
-them away).
+them away).  Reopening is also how a failed audit trail recovers, once the
+operator has freed space or mended the file
+(L{gsmcpd.observe.auditfile}).
 """
 
 import signal
@@ -51,7 +53,7 @@ class Hangup(Service):
                       "reopening the audit file ({audit}) and the trace "
                       "({trace})",
                       tls="yes" if self._contexts else "none",
-                      audit="yes" if self._audit and self._audit.path
+                      audit="yes" if self._audit and self._audit.trail
                       else "none", trace="yes" if self._trace else "none")
         if self._contexts is not None:
             self._contexts.reload()

@@ -95,7 +95,7 @@ class Operations:
     """
 
     def __init__(self, config, reactor, metrics, sessions, pool, control,
-                 notices, environ=None, signingKeys=None):
+                 notices, environ=None, signingKeys=None, audit=None):
         """
         @param sessions: the L{SessionRegistry}, @param pool: the
             L{GemSessionPool}, @param control: the daemon's own
@@ -104,9 +104,15 @@ class Operations:
             reachability are read from.
         @param signingKeys: with authentication, the tokens' key source,
             whose having no key makes the daemon unhealthy.
+        @param audit: the L{gsmcpd.observe.audit.AuditLog}, or L{None};
+            a trail that cannot be written makes the daemon unhealthy.
         """
         self.metrics = metrics
-        self.health = Health(lambda: len(sessions), control, signingKeys)
+        self.health = Health(lambda: len(sessions), control, signingKeys,
+                             audit)
+        if audit is not None:
+            metrics.watch(auditWritable=lambda: int(audit.failure is None),
+                          auditUnwritten=lambda: audit.unwritten)
         metrics.watch(
             sessionsOpen=lambda: len(sessions),
             sessionsOpening=lambda: len(pool) - len(sessions),

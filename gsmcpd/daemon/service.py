@@ -192,7 +192,8 @@ def assemble(config, library, reactor):
         metrics=metrics, warmReads=config.warmReads,
         loginDeadline=config.stoneDeadline)
     operations = Operations(config, reactor, metrics, sessions, pool, control,
-                            notices, signingKeys=gate and gate.validator.keys)
+                            notices, signingKeys=gate and gate.validator.keys,
+                            audit=audit)
     reaper = Reaper(sessions, pending, config.lifetime, reactor)
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
                           config.stuckViewGrace, config.pinnedViewGrace,

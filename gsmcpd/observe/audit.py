@@ -5,23 +5,30 @@ who did what as which GemStone user, and how it ended.
 It records sizes and digests, never contents: a source text's SHA-256
 proves what ran without putting other people's code (or a secret pasted
 into it) in the log.  With C{--audit-log} the events go to a file of their
-own, one JSON object a line, each carrying the digest of the line before it
-(L{gsmcpd.observe.auditchain}), reopened on C{SIGHUP} so logrotate can move
-it away (no C{copytruncate}, which loses the lines written meanwhile).
+own (L{gsmcpd.observe.auditfile}), one JSON object a line, each carrying
+the digest of the line before it (L{gsmcpd.observe.auditchain}), reopened
+on C{SIGHUP} so logrotate can move it away (no C{copytruncate}, which loses
+the lines written meanwhile).
+
+A call is recorded before it runs (C{callStarted}) and when it ends
+(C{toolCall}, under the same C{callId}); a call refused before it ran has
+only the second.  Its C{outcome} is one of a closed set: C{ok},
+C{error:<kind>}, C{protocolError:<code>}, C{noAnswer}, C{refused:<kind>}
+(L{REFUSALS}) and C{askedForInput}.  The audit takes plain values
+(L{CallFacts}), never a higher layer's objects.
 """
 
 import hashlib
 import json
+import secrets
+from typing import Any
 
 import attr
 from twisted.logger import Logger
 
-from gsmcpd.observe.auditchain import ChainedJsonObserver, chainStart
-
+from gsmcpd.observe.auditfile import AUDIT_NAMESPACE, AuditFile
 from gsmcpd.observe.clipping import clipped
-from gsmcpd.observe.metrics import classify, commitOutcome
-
-AUDIT_NAMESPACE = "gsmcpd.audit"
+from gsmcpd.observe.metrics import REFUSALS, classify, commitOutcome
 SOURCE_ARGUMENTS = {"execute_code": "code", "compile_method": "source"}
 """Tools whose argument is Smalltalk source, digested in the event."""
 COMPILE_PREFIX = "compile_"
@@ -51,19 +58,20 @@ def sourceDigest(tool, arguments):
 
 def outcome(response):
     """
-    How a C{tools/call} ended, from its JSON-RPC response: C{ok}, C{error:}
-    and the tool error's kind, or C{protocolError:} and the code.  The
-    metrics classify it, so the two never disagree on what a call did; a
-    protocol error is named by its code, which an operator looks up.
+    How a C{tools/call} that ran ended, from its JSON-RPC response: C{ok},
+    C{error:} and the tool error's kind, C{protocolError:} and the code,
+    C{askedForInput}, or C{noAnswer}.  The metrics classify it, so the two
+    never disagree on what a call did; a protocol error is named by its
+    code, which an operator looks up.
     """
-    if response is None:
-        return "noAnswer"
     ended, kind = classify(response)
+    if ended == "cancelled":
+        return "noAnswer"
     if ended == "error":
         return f"protocolError:{response['error'].get('code')}"
     if ended == "toolError":
         return f"error:{kind}"
-    return "ok"
+    return ended
 
 
 def changeOf(tool, arguments):
@@ -94,6 +102,47 @@ def _selectorOf(source):
     return "".join(keywords) if keywords else (words[0] if words else "?")
 
 
+class AuditUnavailable(Exception):
+    """
+    The audit trail cannot be written, so a call may not run.
+
+    @ivar reason: why, for an operator: the file and the OS error (a
+        client is better told only that the server cannot audit calls).
+    """
+
+    def __init__(self, reason):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@attr.s(frozen=True, kw_only=True)
+class CallFacts:
+    """
+    One tool call as the audit records it, in plain values.
+
+    @ivar tool: the C{name} the call gave, whatever it is.
+    @ivar arguments: the C{arguments} it gave, whatever they are: a
+        malformed call is recorded as such rather than lost.
+    @ivar identity: the token's subject, or L{None} without
+        authentication.
+    @ivar user: the GemStone user it runs as; L{None}: the audit's
+        C{defaultUser}.
+    @ivar session: the label logs name its session by (a prefix of the
+        handle, too short to use it), or L{None} for none.
+    @ivar handle: its session's handle, which keys the changes a commit
+        event names (never written), or L{None}.
+    @ivar requestId: the JSON-RPC id of its request.
+    """
+
+    tool: Any = attr.ib()
+    arguments: Any = attr.ib()
+    identity: str | None = attr.ib(default=None)
+    user: str | None = attr.ib(default=None)
+    session: str | None = attr.ib(default=None)
+    handle: str | None = attr.ib(default=None)
+    requestId: Any = attr.ib(default=None)
+
+
 @attr.s
 class AuditLog:
     """
@@ -104,88 +153,102 @@ class AuditLog:
         the daemon's log.
     @ivar defaultUser: the GemStone user of a session no token named.
     @ivar mutatingTools: names of tools that change the repository.
-    @ivar file: the file L{toFile} opened, or L{None}.
-    @ivar path: that file's path, to L{reopen} it.
+    @ivar trail: the observer when it is an L{AuditFile}, which may fail
+        and be reopened; else L{None}.
     """
 
-    observer = attr.ib(default=None)
-    defaultUser = attr.ib(default=None)
-    mutatingTools = attr.ib(default=frozenset(), converter=frozenset)
-    file = attr.ib(default=None)
-    path = attr.ib(default=None)
-    _changes = attr.ib(init=False, factory=dict)
+    observer: Any = attr.ib(default=None)
+    defaultUser: str | None = attr.ib(default=None)
+    mutatingTools: frozenset[str] = attr.ib(default=frozenset(),
+                                            converter=frozenset)
+    _changes: dict[Any, list[str]] = attr.ib(init=False, factory=dict)
 
     def __attrs_post_init__(self):
         self.log = Logger(namespace=AUDIT_NAMESPACE, observer=self.observer)
+        self.trail = self.observer if isinstance(
+            self.observer, AuditFile) else None
 
     @classmethod
     def toFile(cls, path, defaultUser=None, mutatingTools=()):
         """
         An audit log appending JSON lines to C{path}; L{close} it.
+
+        @raise OSError: C{path} cannot be opened (a file that opens but
+            cannot be written makes a failed audit instead).
         """
-        file = open(path, "a", encoding="utf-8")
-        return cls(ChainedJsonObserver(file, chainStart(path)),
-                   defaultUser, mutatingTools, file, path)
+        return cls(AuditFile(path), defaultUser, mutatingTools)
+
+    @property
+    def failure(self):
+        """
+        Why the trail cannot be written, or L{None} while it can.
+        """
+        return None if self.trail is None else self.trail.failure
+
+    @property
+    def unwritten(self):
+        """
+        The events the trail's file did not get (see L{AuditFile}).
+        """
+        return 0 if self.trail is None else self.trail.unwritten
 
     def close(self):
-        if self.file is not None:
-            self.file.close()
+        if self.trail is not None:
+            self.trail.close()
 
     def reopen(self):
         """
-        Open the file again by its path (after logrotate moved it): events
-        go to the new file from now on.  A file that cannot be opened is
-        logged and the old one kept.
+        Open the trail's file again by its path (see L{AuditFile.reopen}).
         """
-        if self.path is None:
-            return
-        file = None
-        try:
-            file = open(self.path, "a", encoding="utf-8")
-            previous = chainStart(self.path, self.observer.previous)
-        except OSError as e:
-            if file is not None:
-                file.close()
-            Logger().error("audit log {path!r} cannot be reopened, still "
-                           "writing to the one open: {why}", path=self.path,
-                           why=e.strerror)
-            return
-        self.file.close()
-        self.file = file
-        self.observer = ChainedJsonObserver(file, previous)
-        self.log = Logger(namespace=AUDIT_NAMESPACE, observer=self.observer)
+        if self.trail is not None:
+            self.trail.reopen()
 
-    def toolCall(self, *, session, tool, arguments, response, seconds):
+    def admit(self) -> None:
         """
-        Record one C{tools/call} and, for C{commit}, its result.
+        Ask before a call runs whether it may.
 
-        @param session: the MCP session it ran in: its C{handle}, the
-            C{label} logs name it by (a prefix of the handle, too short to
-            use it), and its C{principal} (the token's subject and
-            GemStone user) or L{None} without authentication.
-        @param tool: the C{name} the call gave, whatever it is.
-        @param arguments: the C{arguments} it gave, whatever they are: a
-            malformed call is recorded as such rather than lost.
-        @param response: the JSON-RPC response, or L{None} (cancelled).
+        @raise AuditUnavailable: not while the trail cannot be written.
         """
-        if not isinstance(tool, str):
-            tool = None
-        if not isinstance(arguments, dict):
-            arguments = {}
-        principal = session.principal
-        identity = None if principal is None else principal.identity
-        user = self.defaultUser if principal is None else principal.user
-        handle = session.handle
+        if self.failure is not None:
+            raise AuditUnavailable(self.failure)
+
+    def callStarted(self, facts: CallFacts) -> str:
+        """
+        Record that the call C{facts} describes is about to run: the line
+        is written before it runs, or it does not run.
+
+        @return: the call's C{callId}, for L{callEnded}.
+        @raise AuditUnavailable: the line cannot be written.
+        """
+        self.admit()
+        callId = secrets.token_hex(8)
+        self.log.info("call {callId}: {tool} by {identity} as "
+                      "{gemstoneUser} in session {session} starts",
+                      event="callStarted", callId=callId,
+                      **self._described(facts))
+        self.admit()
+        return callId
+
+    def callEnded(self, facts: CallFacts, callId: str | None,
+                  response: dict[str, Any] | None, seconds: float) -> None:
+        """
+        Record how a call that ran ended and, for C{commit}, the stone's
+        answer.  It never raises: a call that ran is answered as it ended,
+        whether or not its line could be written.
+
+        @param callId: what L{callStarted} answered, or L{None} for a call
+            that was not recorded before it ran.
+        @param response: the JSON-RPC response, or L{None} (nobody waits
+            for one).
+        @param seconds: how long it took.
+        """
         ended = outcome(response)
         self.log.info(
             "tool call {tool} by {identity} as {gemstoneUser} in session "
             "{session}: {outcome} in {seconds:.3f}s", event="toolCall",
-            identity=identity, gemstoneUser=user,
-            session=session.label,
-            tool=None if tool is None else clipped(tool),
-            argumentBytes=argumentSizes(arguments),
-            sourceSha256=sourceDigest(tool, arguments), outcome=ended,
-            seconds=round(seconds, 6))
+            callId=callId, outcome=ended, seconds=round(seconds, 6),
+            **self._described(facts))
+        handle, (tool, arguments) = facts.handle, _plain(facts)
         # Only a change makes an entry: a handle no change was made in (a
         # read's, a stand-in's) would otherwise be kept until its session,
         # which may never have existed, is forgotten.
@@ -196,20 +259,76 @@ class AuditLog:
         pending = self._changes.get(handle, [])
         if tool == "abort" and ended == "ok":
             pending.clear()
-        elif tool == "commit":
-            committed = commitOutcome(
-                response, classify(response)[0]) == "committed"
+        elif tool == "commit" and ended != "askedForInput":
+            result = commitOutcome(response, classify(response)[0]) or ended
             self.log.info(
                 "commit by {identity} as {gemstoneUser} in session "
-                "{session}: {result}", event="commit", identity=identity,
-                gemstoneUser=user, session=session.label,
-                result="committed" if committed else ended,
-                changes=list(pending))
-            if committed:
+                "{session}: {result}", event="commit", callId=callId,
+                identity=facts.identity, gemstoneUser=self._user(facts),
+                session=facts.session, result=result, changes=list(pending))
+            if result == "committed":
                 pending.clear()
+
+    def refusal(self, facts: CallFacts, kind: str) -> None:
+        """
+        Record a call refused before it ran, as C{refused:<kind>}.
+
+        @param kind: one of L{REFUSALS}.
+        @raise ValueError: for any other word, so the outcomes stay a
+            closed set.
+        """
+        if kind not in REFUSALS:
+            raise ValueError(f"{kind!r} is not one of REFUSALS")
+        self.log.info(
+            "tool call {tool} by {identity} as {gemstoneUser} in session "
+            "{session}: {outcome}", event="toolCall", callId=None,
+            outcome=f"refused:{kind}", seconds=None,
+            **self._described(facts))
+
+    def toolCall(self, *, session, tool, arguments, response, seconds):
+        """
+        Record one C{tools/call} that ran in C{session} (its C{handle},
+        C{label} and C{principal}), with no line before it ran: the older
+        form of L{callEnded}.
+        """
+        principal = session.principal
+        self.callEnded(CallFacts(
+            tool=tool, arguments=arguments, session=session.label,
+            handle=session.handle,
+            identity=None if principal is None else principal.identity,
+            user=None if principal is None else principal.user),
+            None, response, seconds)
 
     def forget(self, session):
         """
         The session ended: its uncommitted changes are gone with it.
         """
         self._changes.pop(session.handle, None)
+
+    def _user(self, facts):
+        return self.defaultUser if facts.user is None else facts.user
+
+    def _described(self, facts):
+        """
+        The fields every line about a call carries: who, where, which tool,
+        the arguments' sizes and the source's digest, never their text.
+        """
+        tool, arguments = _plain(facts)
+        requestId = facts.requestId
+        return dict(
+            identity=facts.identity, gemstoneUser=self._user(facts),
+            session=facts.session,
+            tool=None if tool is None else clipped(tool),
+            argumentBytes=argumentSizes(arguments),
+            sourceSha256=sourceDigest(tool, arguments),
+            requestId=requestId if requestId is None or isinstance(
+                requestId, int) else clipped(requestId))
+
+
+def _plain(facts):
+    """
+    The call's tool name and arguments, or L{None} and none where the
+    client sent something else.
+    """
+    return (facts.tool if isinstance(facts.tool, str) else None,
+            facts.arguments if isinstance(facts.arguments, dict) else {})

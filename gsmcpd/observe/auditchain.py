@@ -8,9 +8,12 @@ line; in an empty file, the last line written before it (after a
 logrotate rename, that line is in the rotated file, so the two files
 verify as one chain in order); in the first file of a trail, L{NOTHING},
 the SHA-256 of no bytes.  Lines cut from the end of the newest file leave
-no break: compare the last line's digest with one kept elsewhere.
+no break: compare the last line's digest with one kept elsewhere.  A line
+a full disk took only part of stays a line of its own: the next line
+written starts on a new line and names it, and L{verify} points at it.
 """
 
+import errno
 import hashlib
 import json
 import os
@@ -53,33 +56,54 @@ def lastLine(file):
 
 def chainStart(path, before=NOTHING):
     """
-    The digest the next line appended to C{path} names: its last line's,
-    or C{before} when it has none.
+    Where a line appended to C{path} starts: the digest it names (the last
+    line's, or C{before} when the file has none), and whether the file
+    ends in part of a line (a write cut short by a full disk), which the
+    line must not be appended to.
     """
     with open(path, "rb") as file:
         line = lastLine(file)
-    return before if line is None else lineDigest(line)
+        if line is None:
+            return before, False
+        file.seek(-1, os.SEEK_END)
+        return lineDigest(line), file.read(1) != b"\n"
 
 
 @implementer(ILogObserver)
 class ChainedJsonObserver:
     """
-    Writes each event as one JSON line to C{file}, carrying the digest of
-    the line before it.
+    Writes each event as one JSON line to binary C{file}, and flushes it,
+    carrying the digest of the line before it.
+
+    A write or flush that fails raises its L{OSError} (whoever owns the
+    file decides what that means: L{gsmcpd.observe.auditfile}), and the
+    chain does not move on: the next line written names the same line
+    before it.
 
     @ivar previous: the digest of the last line written (or the chain's
         start), which the next line names.
+    @ivar torn: the file ends in part of a line, which the next line
+        must not be appended to.
     """
 
-    def __init__(self, file, previous=NOTHING):
+    def __init__(self, file, previous=NOTHING, torn=False):
         self.file = file
         self.previous = previous
+        self.torn = torn
 
     def __call__(self, event):
-        line = eventAsJSON(dict(event, **{PREVIOUS_KEY: self.previous}))
-        self.file.write(line + "\n")
+        line = eventAsJSON(
+            dict(event, **{PREVIOUS_KEY: self.previous})).encode("utf-8")
+        # An unbuffered file may take part of a line (a disk filling up):
+        # the rest is written, or its failure raised.
+        rest = memoryview(b"\n" * self.torn + line + b"\n")
+        while rest:
+            written = self.file.write(rest)
+            if not written:
+                raise OSError(errno.EIO, "the file took no bytes")
+            rest = rest[written:]
         self.file.flush()
-        self.previous = lineDigest(line.encode("utf-8"))
+        self.previous, self.torn = lineDigest(line), False
 
 
 def verify(paths):

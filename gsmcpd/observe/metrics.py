@@ -11,6 +11,7 @@ renders the text format Prometheus scrapes and adds the process metrics
 from prometheus_client import (
     CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, Info,
     PlatformCollector, ProcessCollector, generate_latest)
+from prometheus_client.core import CounterMetricFamily
 
 CALL_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
                         5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
@@ -19,6 +20,8 @@ run or a long execute_code)."""
 
 NAMESPACE = "gsmcpd"
 COMMIT_TOOL = "commit"
+INPUT_REQUIRED = "input_required"
+"""The C{resultType} of a 2026-era round that asks the client."""
 ESCALATION = {"soft": ("soft",), "hard": ("soft", "hard"),
               "replaced": ("soft", "hard")}
 """The breaks sent to reach each escalation step of a call."""
@@ -29,6 +32,17 @@ SESSION_ENDINGS = frozenset({
     "read_idle", "read_surplus", "evicted", "other"})
 """Why a session ended, as C{sessions_closed_total}'s C{reason} label: a
 closed set of short words a dashboard can name."""
+REFUSALS = {
+    "notInScope": "notInScope", "foreignHandle": "noSuchHandle",
+    "unknownHandle": "noSuchHandle", "handleRequired": "handleRequired",
+    "tamperedState": "tamperedState", "auditUnavailable": "auditUnavailable",
+    "shareCap": "shareCap"}
+"""Why a tool call was refused before it ran, each with the C{kind} label
+C{call_refusals_total} counts it under: the audit names the kind (the
+operator's to read), the metric folds a foreign handle into an unknown one,
+as the client is told, since C{/metrics} may be read by anyone who reaches
+the MCP port and the two apart would tell a prober that a handle it holds
+is live."""
 
 DECLARED = (
     ("sessionsOpen", Gauge, "sessions_open",
@@ -50,8 +64,11 @@ DECLARED = (
      "GemStone calls running or queued", ()),
     ("toolCalls", Counter, "tool_calls",
      "tool calls answered, by tool and outcome (ok, toolError, error, "
-     "cancelled)",
+     "cancelled, askedForInput: a question to the client, not an error)",
      ("tool", "outcome")),
+    ("callRefusals", Counter, "call_refusals",
+     "tool calls refused before they ran, by kind: " + " ".join(
+         sorted(set(REFUSALS.values()))), ("kind",)),
     ("gemstoneErrors", Counter, "gemstone_errors",
      "GemStone errors, by the kind the client is told", ("kind",)),
     ("breaks", Counter, "breaks",
@@ -63,8 +80,8 @@ DECLARED = (
      "sessions closed, by reason: " + " ".join(sorted(SESSION_ENDINGS)),
      ("reason",)),
     ("commits", Counter, "commits",
-     "commits through the commit tool, by outcome (committed, conflict)",
-     ("outcome",)),
+     "commits through the commit tool, by the stone's answer (committed, "
+     "conflict, failed)", ("outcome",)),
     ("logins", Counter, "logins",
      "GemStone logins for client sessions, by outcome (ok, failed, refused)",
      ("outcome",)),
@@ -74,9 +91,43 @@ DECLARED = (
     ("authRefusals", Counter, "auth_refusals",
      "requests the bearer-token gate refused, by status (401: no or bad "
      "token, 403: too few scopes)", ("status",)),
+    ("auditUnwritten", None, "audit_lines_unwritten",
+     "audit events the --audit-log file did not get: the write failed, "
+     "or the file had failed and was not tried (they go to the daemon's "
+     "log instead)", ()),
+    ("auditWritable", Gauge, "audit_writable",
+     "1 while the audit trail can be written (or there is no file to "
+     "write), 0 once a write to --audit-log failed: no tool call runs "
+     "until a SIGHUP reopens it", ()),
 )
 """Each metric but the histogram: attribute, kind, name (after the
-C{gsmcpd_} prefix), help, label names."""
+C{gsmcpd_} prefix), help, label names; a kind of L{None} is a counter
+whose count lives elsewhere (L{CountedElsewhere})."""
+
+
+class CountedElsewhere:
+    """
+    A counter kept by the object that counts (a plain number, which an
+    object below the metrics may hold), read when scraped: a
+    C{prometheus_client} counter cannot read a function.  It reads zero
+    until told where the count is kept.
+    """
+
+    def __init__(self, name, documentation, labels, namespace, registry):
+        self.name = f"{namespace}_{name}"
+        self.documentation = documentation
+        self._read = lambda: 0
+        registry.register(self)
+
+    def readFrom(self, read):
+        """
+        Read the count from C{read}, a callable answering it, when scraped.
+        """
+        self._read = read
+
+    def collect(self):
+        yield CounterMetricFamily(self.name, self.documentation,
+                                  value=self._read())
 
 
 class Metrics:
@@ -98,9 +149,10 @@ class Metrics:
              registry=registry).info({"version": version})
 
         for attribute, kind, name, help, labels in DECLARED:
-            setattr(self, attribute, kind(name, help, labels,
-                                          namespace=NAMESPACE,
-                                          registry=registry))
+            setattr(self, attribute, (kind or CountedElsewhere)(
+                name, help, labels, namespace=NAMESPACE, registry=registry))
+        # Until watch says where the audit trail is: none to fail.
+        self.auditWritable.set(1)
         self.callSeconds = Histogram(
             "call_duration_seconds", "time from a tool call's arrival to its "
             "answer, by tool", ["tool"], namespace=NAMESPACE,
@@ -126,19 +178,23 @@ class Metrics:
 
     def watch(self, sessionsOpen=None, sessionsOpening=None,
               slotsUsed=None, slotsLimit=None, eventStreams=None,
-              sessionsWarm=None, stoneReachable=None):
+              sessionsWarm=None, stoneReachable=None, auditWritable=None,
+              auditUnwritten=None):
         """
-        Read these gauges from the objects that know, when scraped: each
-        argument is a callable answering a number (C{slotsLimit} may answer
-        L{None} for no cap).
+        Read these gauges (and the audit's unwritten count) from the
+        objects that know, when scraped: each argument is a callable
+        answering a number (C{slotsLimit} may answer L{None} for no cap).
         """
         for gauge, read in ((self.sessionsOpen, sessionsOpen),
                             (self.sessionsOpening, sessionsOpening),
                             (self.sessionsWarm, sessionsWarm),
                             (self.eventStreams, eventStreams),
-                            (self.stoneReachable, stoneReachable)):
+                            (self.stoneReachable, stoneReachable),
+                            (self.auditWritable, auditWritable)):
             if read is not None:
                 gauge.set_function(read)
+        if auditUnwritten is not None:
+            self.auditUnwritten.readFrom(auditUnwritten)
         if slotsUsed is not None:
             self.poolSlots.labels("used").set_function(slotsUsed)
             if slotsLimit is not None:
@@ -155,6 +211,17 @@ class Metrics:
         if code not in SESSION_ENDINGS:
             raise ValueError(f"{code!r} is not one of SESSION_ENDINGS")
         self.sessionsClosed.labels(code).inc()
+
+    def refused(self, kind):
+        """
+        Count a tool call refused before it ran, for C{kind}, one of
+        L{REFUSALS} (the audit's C{refused:} outcomes).
+
+        @raise ValueError: for any other word.
+        """
+        if kind not in REFUSALS:
+            raise ValueError(f"{kind!r} is not one of REFUSALS")
+        self.callRefusals.labels(REFUSALS[kind]).inc()
 
     def responded(self, request):
         """
@@ -227,22 +294,27 @@ class CallTimer:
 
 def commitOutcome(response, outcome):
     """
-    C{committed}, C{conflict} (a tool error naming the conflicts), or
-    L{None} for a C{commit} that ended otherwise (refused, broken...).
+    What the stone answered a C{commit} whose C{outcome} is C{ok} or
+    C{toolError}: C{committed}, C{conflict} (a tool error naming the
+    conflicts) or C{failed} (any other answer); L{None} for a C{commit}
+    with no answer from it (cancelled, broken, a protocol error, a
+    question to the client).
     """
     if outcome not in ("ok", "toolError"):
         return None
     structured = (response.get("result") or {}).get("structuredContent") or {}
     if outcome == "ok":
-        return "committed" if structured.get("committed") else None
+        return "committed" if structured.get("committed") else "failed"
     return "conflict" if "conflicts" in (structured.get("error") or {}) \
-        else None
+        else "failed"
 
 
 def classify(response):
     """
     C{(outcome, error kind or None)} of a call's JSON-RPC response: ok, a
-    tool error (C{isError}), an error response, or cancelled (L{None}).
+    tool error (C{isError}), an error response, cancelled (L{None}), or
+    askedForInput (a 2026-era C{input_required} round: a question to the
+    client, not an error).
     """
     if response is None:
         return "cancelled", None
@@ -252,6 +324,8 @@ def classify(response):
         return "error", (data.get("kind") if isinstance(data, dict)
                          else None) or "jsonrpc"
     result = response.get("result") or {}
+    if result.get("resultType") == INPUT_REQUIRED:
+        return "askedForInput", None
     if result.get("isError"):
         failure = (result.get("structuredContent") or {}).get("error")
         return "toolError", (failure.get("kind") if isinstance(

@@ -1,0 +1,162 @@
+"""
+The audit trail's file (C{--audit-log}), which knows whether it can be
+written.
+
+Each line is written and flushed as it is made; there is no C{fsync},
+which would hold the reactor thread on the disk.  A write or flush that
+fails (a full disk, an I/O error, a file gone bad) never reaches whoever
+logged the event: the file is I{failed} from then on and holds the
+reason, the daemon's log says so in one critical line, and each event the
+file does not get goes to the daemon's log instead.  The call path asks
+the trail before a call runs (L{gsmcpd.observe.audit.AuditLog.admit}), so
+while it is failed nothing runs unaudited.
+
+Each time the file is opened, at start and on each C{SIGHUP}, an
+C{auditOpened} line is written and flushed before any other, in the hash
+chain like every line: a file that cannot take it (C{/dev/full}) is failed
+before the first call.  A reopen whose line is written clears the failed
+state, and its line counts the events the file missed; a reopen that fails
+keeps the file and the state as they were.
+"""
+
+import errno
+
+from twisted.logger import ILogObserver, Logger, LogLevel
+from zope.interface import implementer
+
+from gsmcpd.observe.auditchain import ChainedJsonObserver, chainStart
+
+AUDIT_NAMESPACE = "gsmcpd.audit"
+
+
+def appending(path):
+    """
+    C{path} opened for appending bytes, unbuffered: a line is on its way
+    to the disk when C{write} returns, and a failed one leaves nothing
+    behind in memory to be written later out of order.
+    """
+    return open(path, "ab", buffering=0)
+
+
+def described(error):
+    """
+    An L{OSError} as an operator reads it: its text and its C{errno} name.
+    """
+    name = errno.errorcode.get(error.errno)
+    text = error.strerror or str(error)
+    return f"{text} ({name})" if name else text
+
+
+@implementer(ILogObserver)
+class AuditFile:
+    """
+    The audit trail's file: an observer of audit events that writes each
+    as a chained line, or knows why it cannot.
+
+    @ivar path: the file's path, which a reopen opens again.
+    @ivar failure: why the file cannot be written (its path and the OS
+        error), or L{None} while it can.
+    @ivar unwritten: the events the file did not get since the daemon
+        started.
+    @ivar log: the daemon's log, where the failure and the events the file
+        did not get go.
+    """
+
+    log = Logger()
+
+    def __init__(self, path, opener=appending):
+        """
+        Open C{path} and write its C{auditOpened} line.
+
+        @param opener: opens a path for appending bytes (L{appending}).
+        @raise OSError: the file cannot be opened or read at all (a
+            setting to mend before the daemon starts); one that opens but
+            cannot take the line is failed instead.
+        """
+        self.path = path
+        self.failure = None
+        self.unwritten = 0
+        self._missed = 0
+        self._opener = opener
+        self._file = opener(path)
+        try:
+            self._chain = ChainedJsonObserver(self._file, *chainStart(path))
+        except OSError:
+            self._file.close()
+            raise
+        try:
+            self._opened(self._chain, "start")
+        except OSError as e:
+            self._failed(e)
+
+    def __call__(self, event):
+        if self.failure is None:
+            try:
+                self._chain(event)
+                return
+            except OSError as e:
+                self._failed(e)
+        self.unwritten += 1
+        self._missed += 1
+        self.log.observer(dict(event, log_level=LogLevel.warn,
+                               auditUnwritten=self.path))
+
+    def _opened(self, chain, cause):
+        """
+        Write the line that opens the file, through C{chain}.
+
+        @raise OSError: it could not be written.
+        """
+        Logger(namespace=AUDIT_NAMESPACE, observer=chain).info(
+            "audit trail opened ({cause}); {unwritten} events were not "
+            "written to it before", event="auditOpened", cause=cause,
+            unwritten=self._missed)
+
+    def _failed(self, error):
+        self.failure = f"{self.path}: {described(error)}"
+        self.log.critical(
+            "the audit trail cannot be written ({reason}): no tool call "
+            "runs until it can; free space or mend the file, then send "
+            "SIGHUP (systemctl reload gsmcpd)", reason=self.failure)
+
+    def reopen(self):
+        """
+        Open the file again by its path (after logrotate moved it away, or
+        after the operator freed space) and write its C{auditOpened} line:
+        events go to the new file from then on, and a failed trail is
+        written again.  Otherwise the old file and the state are kept.
+        """
+        file = None
+        try:
+            file = self._opener(self.path)
+            chain = ChainedJsonObserver(
+                file, *chainStart(self.path, self._chain.previous))
+            self._opened(chain, "reopen")
+        except OSError as e:
+            if file is not None:
+                _close(file)
+            self.log.error(
+                "audit trail {path} cannot be reopened ({why}); {kept}",
+                path=self.path, why=described(e),
+                kept="it stays failed" if self.failure else
+                "still writing to the file open")
+            return
+        _close(self._file)
+        self._file, self._chain, self._missed = file, chain, 0
+        if self.failure is not None:
+            self.log.info("the audit trail is written again after SIGHUP "
+                          "({path})", path=self.path)
+            self.failure = None
+
+    def close(self):
+        _close(self._file)
+
+
+def _close(file):
+    """
+    Close a file whose failure was already told, or does not matter now.
+    """
+    try:
+        file.close()
+    except OSError:
+        pass
