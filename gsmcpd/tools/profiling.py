@@ -10,7 +10,7 @@ and all they called; the methods the profile ran inside are left out,
 their totals counting every sample.
 """
 
-from gsmcpd.tools.arguments import BOOLEAN, INTEGER, MAX_TEXT_LENGTH, OPTIONAL_STRING, STRING
+from gsmcpd.tools.arguments import BOOLEAN, INTEGER, OPTIONAL_STRING, STRING
 from gsmcpd.tools.base import (
     Tool, ToolResult, annotations, closedSchema, counted, resultSchema)
 from gsmcpd.tools.execution import DEFAULT_FRAMES, capped
@@ -52,7 +52,7 @@ def profileCodeTool():
         "or what it called). Profile code that runs for at least a few "
         "intervals.",
         closedSchema({
-            "code": {"type": "string", "maxLength": MAX_TEXT_LENGTH},
+            "code": {"type": "string"},
             "intervalNs": {"type": "integer", "minimum": MIN_INTERVAL_NS,
                            "maximum": MAX_INTERVAL_NS,
                            "default": DEFAULT_INTERVAL_NS,
