@@ -1,6 +1,6 @@
 """
 The debugging toolset over a real socket, driven by the official Python SDK
-client as an agent debugging a failing test would use it
+client as an agent debugging a failing test and profiling code would use it
 (tests/clients/python_sdk_inspect_flow.py), in both protocol eras.
 """
 
@@ -38,14 +38,18 @@ class InspectFlowTests(SynchronousTestCase):
         """
         Over 2026-07-28 with a session handle: the test fails, the overdrawn
         account is inspected, the fix compiled after reading, the test
-        passes; after abort the old id is refused, and so is an id a call
-        without the handle answered.
+        passes; after abort the old id is refused.  A profile names the
+        method the time went to; code that fails answers its stack, and
+        the next profile runs (nothing was left sampling).  An id a call
+        without the handle answered is refused; a profile without it runs
+        in a throwaway session.
         """
         seen = self.flow("auto")
         self.assertEqual(seen["protocolVersion"], "2026-07-28")
         self.assertEqual(list(seen["steps"]), [
             "fails", "inspect", "balance", "read", "fix", "passes", "abort",
-            "stale", "noHandle", "foreign", "close"])
+            "stale", "profile", "profileFails", "profileAgain", "noHandle",
+            "foreign", "profileNoHandle", "close"])
 
     def test_legacy(self):
         """
@@ -56,4 +60,4 @@ class InspectFlowTests(SynchronousTestCase):
         self.assertEqual(seen["protocolVersion"], "2025-11-25")
         self.assertEqual(list(seen["steps"]), [
             "fails", "inspect", "balance", "read", "fix", "passes", "abort",
-            "stale"])
+            "stale", "profile", "profileFails", "profileAgain"])

@@ -87,6 +87,18 @@ class FrameContentsTests(FramesTestCase):
         self.assertIs(block.items[0].home, outer.items[0])
         self.assertEqual(collect.items[0].behavior.name, "SequenceableCollection")
 
+    def test_inClassIsTheClass(self):
+        """
+        A method's class is the one object its receivers' C{class} answers,
+        on either side.
+        """
+        self.compile("here\n\t^((GsProcess _frameContentsAt: 1) at: 1) inClass == self class")
+        self.evaluate("Probe class compileMethod: 'here ^((GsProcess _frameContentsAt: 1) "
+                      "at: 1) inClass == self class' dictionaries: System myUserProfile "
+                      "symbolList category: 'probe'")
+        self.assertEqual(self.evaluate("Array with: Probe new here with: Probe here").items,
+                         [True, True])
+
     def test_handlerRunsAboveTheSignal(self):
         """
         An Error's handler reads the stack where it was signalled, with a

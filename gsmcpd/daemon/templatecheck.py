@@ -101,6 +101,7 @@ STEPS = (
     Step("stone_status"),
     Step("execute_code", {"code": "3 + 4"}),
     Step("inspect", {"expression": "Array with: 3 with: 'four'", "path": [2]}),
+    Step("profile_code", {"code": "3 + 4"}),
     Step("list_dictionaries"),
     Step("list_all_classes", {"limit": 20}),
     Step("list_classes", {"dictionaryName": "Globals", "limit": 20}),

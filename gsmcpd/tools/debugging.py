@@ -1,6 +1,7 @@
 """
 The Debugging toolset: look at the objects behind a result or a failure,
-as GemStone's inspectors do.
+as GemStone's inspectors do, and where code spends its time, as its
+profiler counts it (L{gsmcpd.tools.profiling}).
 
 C{inspect} answers an object's class, id, size, named instance variables
 and a page of its elements, each with an id to inspect next.  An id is
@@ -17,6 +18,7 @@ from gsmcpd.tools.arguments import (
     INTEGER, MAX_INTEGER, MAX_NAME_LENGTH, MAX_TEXT_LENGTH, STRING)
 from gsmcpd.tools.base import (
     Tool, ToolResult, Toolset, annotations, closedSchema, counted, resultSchema)
+from gsmcpd.tools.profiling import profileCodeTool
 from gsmcpd.tools.templates.outcomes import ToolError
 
 PRINT_LIMIT = 120
@@ -68,7 +70,8 @@ class DebuggingToolset(Toolset):
         "When a call fails, inspect the objects involved (the receiver of the "
         "failing frame: evaluate an expression reaching it, then follow ids "
         "and path steps) before changing code; inspect ids last until "
-        "commit, abort or refresh.")
+        "commit, abort or refresh. For slow code, profile_code before "
+        "optimising: it ranks the methods the time went to.")
 
     def tools(self):
         return [Tool(
@@ -101,7 +104,8 @@ class DebuggingToolset(Toolset):
                 variables={"type": "array", "items": VARIABLE_SCHEMA},
                 offset=INTEGER,
                 elements={"type": "array", "items": ELEMENT_SCHEMA},
-                **{"class": STRING}))]
+                **{"class": STRING})),
+            profileCodeTool()]
 
     @inlineCallbacks
     def inspect(self, call, arguments):

@@ -132,6 +132,25 @@ Nothing commits on your behalf.
    `abort` or `refresh`: inspect afresh.
 """, ("debugging", "testing", "browsing", "mutation", "session")),
     Guide(
+        "gemstone-find-where-the-time-goes",
+        "How to find out why GemStone code is slow: profile it before you "
+        "optimise.",
+        """
+# Profile before you optimise
+
+1. Make the slow case a doit that repeats it (a second or more of work).
+2. `profile_code` it: the methods that took the samples, ranked by self
+   samples (the method itself running: where to optimise) and by total
+   samples (the method and what it called: which call is expensive).
+3. Read the top method before changing it: `get_method_source`, then
+   `compile_method`.
+4. Profile again and compare the samples and the milliseconds. Code done
+   within one interval (1 ms unless you pass intervalNs) has no samples:
+   profile more work, or a smaller interval.
+5. The code runs for real: what it changes stays in your session until
+   you `commit` or `abort`.
+""", ("debugging", "browsing", "mutation", "session")),
+    Guide(
         "gemstone-who-holds-the-stone",
         "How to find out who else is using the stone when a commit "
         "conflicts, the commit-record backlog grows or the stone is slow.",

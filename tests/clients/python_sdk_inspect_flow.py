@@ -1,14 +1,18 @@
 """
-The official Python SDK client (mcp 2.x) debugging a failing test as an
-agent would, in either protocol era.  Prints one JSON line of what it saw
-and exits 1 if a step went wrong (the line's "problems" says which).
+The official Python SDK client (mcp 2.x) debugging a failing test and
+profiling code as an agent would, in either protocol era.  Prints one JSON
+line of what it saw and exits 1 if a step went wrong (the line's "problems"
+says which).
 
 Usage: python python_sdk_inspect_flow.py URL auto|legacy
   (2026: open_session first) run AccountTest>>testWithdrawTooMuch (fails)
   -> inspect an overdrawn Account -> its balance by id and path -> read
   Account>>withdraw: -> compile the fix -> the test passes -> abort -> the
-  id answered before the abort is refused -> (2026) an id answered without
-  the handle is refused in the handle's session
+  id answered before the abort is refused -> profile a loop of deposits
+  (Account>>deposit: among the methods sampled) -> profile code that fails
+  (its stack) -> profile again (nothing was left sampling) -> (2026) an id
+  answered without the handle is refused in the handle's session, and a
+  profile without it runs in a throwaway session
 
 The daemon must serve the debugging, testing, browsing, mutation and session
 toolsets.
@@ -25,6 +29,9 @@ FIXED_WITHDRAW = ("withdraw: amount\n\tamount > balance ifTrue: [^self].\n"
 OVERDRAWN = ("| account | account := Account owner: 'ann'. account deposit: 10. "
              "account withdraw: 25. account")
 TEST = {"className": "AccountTest", "selector": "testWithdrawTooMuch"}
+PROFILE = {"code": "| account | account := Account owner: 'ann'. "
+                   "1 to: 3000 do: [:i | account deposit: 1]. account balance",
+           "intervalNs": 10_000, "limit": 5}
 
 
 def text(result):
@@ -41,6 +48,12 @@ async def flow(url, mode):
         if result.is_error != refused or (says and says not in said):
             seen["problems"].append(f"{step}: {said[:300]}")
         return result.structured_content
+
+    def sampled(step, found):
+        methods = [each["method"] for each in (found or {}).get("byTotal", ())]
+        if not found or found["printString"] != "3000" or \
+                "Account>>deposit:" not in methods:
+            seen["problems"].append(f"{step}: {found}")
 
     async with Client(url, mode=mode) as client:
         seen["protocolVersion"] = client.protocol_version
@@ -70,11 +83,21 @@ async def flow(url, mode):
         await call("abort", "abort", {})
         await call("stale", "inspect", {"object": account["object"]},
                    refused=True, says="not answered in this session's present view")
+        sampled("profile", await call("profile", "profile_code", PROFILE,
+                                      says="By self samples"))
+        failed = await call("profileFails", "profile_code",
+                            {"code": "Account new withdraw: nil"},
+                            refused=True, says="Account>>withdraw:")
+        if failed and "stack" not in failed.get("error", {}):
+            seen["problems"].append(f"profileFails: no stack in {failed}")
+        sampled("profileAgain", await call("profileAgain", "profile_code", PROFILE))
         if session:
             borrowed = expect("noHandle", await client.call_tool(
                 "inspect", {"expression": OVERDRAWN}))
             await call("foreign", "inspect", {"object": borrowed["object"]},
                        refused=True, says="valid only in the session (handle)")
+            sampled("profileNoHandle", expect("profileNoHandle", await client.call_tool(
+                "profile_code", PROFILE)))
             expect("close", await client.call_tool("close_session", session))
     return seen
 

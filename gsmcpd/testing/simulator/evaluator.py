@@ -21,7 +21,7 @@ import attr
 
 from gsmcpd.testing.simulator import (
     arithmetic, closures, compiler, dictionaries, errors, exceptions, frames, inspection,
-    reflection, sequences, sessiontable, streams, sunit, system)
+    profiling, reflection, sequences, sessiontable, sets, streams, sunit, system)
 from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.objects import (
@@ -29,8 +29,8 @@ from gsmcpd.testing.simulator.objects import (
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
-KERNEL_MODULES = (arithmetic, dictionaries, exceptions, frames, reflection, sequences,
-                  sessiontable, streams, sunit, system)
+KERNEL_MODULES = (arithmetic, dictionaries, exceptions, frames, profiling, reflection,
+                  sequences, sessiontable, sets, streams, sunit, system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}
@@ -206,8 +206,14 @@ class Evaluator:
         """
         Send C{selector} to C{receiver}; C{startAt} is where lookup begins
         for a send to C{super}.  (Breaks are noticed where code can loop:
-        at each block and method activation.)
+        at each block and method activation.)  Each send is the model's
+        unit of CPU time, which a running profiler samples by
+        (L{profiling}).
         """
+        session = self.session
+        session.sends += 1
+        if session.profiler is not None:
+            session.profiler.tick(self)
         found = self.lookup(startAt or classOf(receiver), selector)
         if found is None:
             raise errors.messageNotUnderstood(classOf(receiver).name, selector)

@@ -82,7 +82,7 @@ def activeMethod(ev, frame):
             home.compiled = ev.compiledMethods.get(info)
             if home.compiled is None:
                 home.compiled = ev.compiledMethods[info] = ActiveMethod(
-                    _behaviorOf(info), info.selector, info.source)
+                    _behaviorOf(ev, info), info.selector, info.source)
     if frame.block is None:
         return home.compiled
     node = frame.block.node
@@ -95,11 +95,19 @@ def activeMethod(ev, frame):
     return found
 
 
-def _behaviorOf(info):
+def _behaviorOf(ev, info):
+    """
+    The class a method is in: for a user's, its class's present version,
+    the one object its instances' C{class} answers.
+    """
     if isinstance(info, SmalltalkMethod):
         kernel = CLASSES[info.className]
         return kernel.metaclass if info.meta else kernel
-    return UserClass(info.className, meta=info.meta)
+    try:
+        version = ev.code.classInfo(info.className).version
+    except errors.SmalltalkError:
+        version = None
+    return UserClass(info.className, meta=info.meta, version=version)
 
 
 def kernelMethod(ev, function, receiver, selector):

@@ -68,7 +68,8 @@ CLASSES = {}
 
 KERNEL_INSTVARS = {}
 """Instance variables of the kernel classes whose methods are Smalltalk
-(L{smalltalkMethod}), by class name."""
+(L{smalltalkMethod}) or whose variables a template reads by name, by class
+name."""
 
 
 def _define(name, superclassName, instVarNames=()):
@@ -109,6 +110,8 @@ for _name, _super, *_vars in [
         ("GsSession", "Object"), ("GsCurrentSession", "GsSession"),
         ("UserProfile", "Object"), ("UserSet", "Object"), ("ClassOrganizer", "Object"),
         ("GsNMethod", "Object"), ("GsProcess", "Object"), ("ExceptionSet", "Object"),
+        ("IdentitySet", "Collection"), ("ProfMonitor", "Object"),
+        ("ProfMonitorEntry", "Object", "cmethod", "rcvrClass"),
         ("GsMethodDictionary", "Object"), ("SymbolSet", "Object"),
         ("AbstractException", "Object"),
         ("Exception", "AbstractException"), ("Error", "Exception"),

@@ -174,6 +174,10 @@ class Session:
     lastRequestAt = attr.ib(default=0)
     """When it logged in and when its gem last had a call, as C{System
     timeGmt} counts (L{gsmcpd.testing.simulator.sessiontable})."""
+    sends = attr.ib(init=False, default=0)
+    """The sends its gem has run: the model's CPU clock (L{profiling})."""
+    profiler = attr.ib(init=False, default=None)
+    """The C{ProfMonitor} sampling its gem, if one is."""
     sorts = attr.ib(init=False, factory=itertools.count)
     """Counts the sorts it ran: where a sort block leaves two elements
     unordered, GemStone's order of them is not specified, and the model's
