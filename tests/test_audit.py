@@ -20,6 +20,8 @@ from gsmcpd.observe.audit import (
 from gsmcpd.observe.auditchain import verify
 from gsmcpd.observe.auditfile import AuditFile
 from gsmcpd.observe.metrics import REFUSALS, classify
+from gsmcpd.tools.catalog import (
+    CORE_TOOLSETS, OTHER_TOOLSETS, ToolCatalog, buildToolsets)
 from tests.test_auditfile import Disk
 
 SESSION = "0123456789abcdef0123456789abcdef"
@@ -85,6 +87,20 @@ class AuditLogTests(SynchronousTestCase):
     def test_noContents(self):
         event = self.call("execute_code", {"code": "'hunter2' size"}, ok())
         self.assertNotIn("hunter2", repr(event))
+
+    def test_everyCodeArgumentDigested(self):
+        """
+        Every shipped tool that evaluates Smalltalk it is given (as
+        C{code}, or C{inspect}'s C{expression}) has it digested: a new
+        such tool cannot slip past the audit.
+        """
+        shipped = buildToolsets([*CORE_TOOLSETS, *OTHER_TOOLSETS])
+        for tool in ToolCatalog(shipped):
+            for name in {"code", "expression"} & set(
+                    tool.inputSchema.get("properties", {})):
+                event = self.call(tool.name, {name: "3 + 4"}, ok())
+                self.assertEqual(event["sourceSha256"], hashlib.sha256(
+                    b"3 + 4").hexdigest(), tool.name)
 
     def test_noSourceDigestForOtherTools(self):
         self.assertIsNone(self.call("list_classes", {"dictionaryName": "X"},

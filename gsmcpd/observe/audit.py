@@ -29,7 +29,8 @@ from twisted.logger import Logger
 from gsmcpd.observe.auditfile import AUDIT_NAMESPACE, AuditFile
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import REFUSALS, classify, commitOutcome
-SOURCE_ARGUMENTS = {"execute_code": "code", "compile_method": "source"}
+SOURCE_ARGUMENTS = {"execute_code": "code", "profile_code": "code",
+                    "inspect": "expression", "compile_method": "source"}
 """Tools whose argument is Smalltalk source, digested in the event."""
 COMPILE_PREFIX = "compile_"
 
