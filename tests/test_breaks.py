@@ -9,7 +9,7 @@ from zope.interface.verify import verifyObject
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
-from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.sessions.breaks import (
     HARD_BREAK_DELAY, REPLACE_DELAY, CallState, RunningCall)
 from gsmcpd.tools.context import ICallContext

@@ -6,8 +6,8 @@ from twisted.internet.defer import succeed
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.protocol.modern import envelope
-from gsmcpd.protocol.modern.handles import (
+from gsmcpd.protocol.eras.modern import envelope
+from gsmcpd.protocol.eras.modern.handles import (
     needsHandle, noSuchHandle, sessionTools, takeHandle, withSessionArgument)
 from gsmcpd.tools.base import Tool, ToolError, annotations, closedSchema
 from tests.toolharness import checkStructured

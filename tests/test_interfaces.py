@@ -16,12 +16,12 @@ from gsmcpd.auth.keys import IKeySource, KeyFile, RemoteKeys, usableKeys
 from gsmcpd.gci.interfaces import IGemSession, ISessionPool
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import GemSession, LoginParameters
-from gsmcpd.protocol.modern.asking import ModernAsker, TaskAsker
-from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.eras.modern.asking import ModernAsker, TaskAsker
+from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.versions import MODERN_VERSION
-from gsmcpd.protocol.modern.endpoint import AskingContext
-from gsmcpd.protocol.outbound import PendingRequests
-from gsmcpd.protocol.modern.tasks import TaskProgress, TaskStore
+from gsmcpd.protocol.eras.modern.adapter import AskingContext
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
+from gsmcpd.protocol.eras.modern.tasks import TaskProgress, TaskStore
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext

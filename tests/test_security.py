@@ -24,10 +24,10 @@ from gsmcpd.daemon.security import (
     SessionPolicies, auditLog, bearerGate, listeningEndpoint,
     securityServices)
 from gsmcpd.observe.audit import AuditLog
-from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.listen import Filter
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.protocol.modern.handles import noSuchHandle
+from gsmcpd.protocol.eras.modern.handles import noSuchHandle
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from gsmcpd.transport.bearer import BearerGate, BearerResource
 from tests.fakes import SmalltalkRaised

@@ -33,10 +33,10 @@ from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.dispatch import Dispatcher
 from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
-from gsmcpd.protocol.modern.endpoint import ModernEndpoint
-from gsmcpd.protocol.outbound import PendingRequests
-from gsmcpd.protocol.modern.requeststate import RequestStateSeal
-from gsmcpd.protocol.modern.tasks import TaskStore
+from gsmcpd.protocol.eras.modern.adapter import ModernEndpoint
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
+from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
+from gsmcpd.protocol.eras.modern.tasks import TaskStore
 from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, ViewHygiene
 from gsmcpd.sessions.lifetime import MAINTENANCE_INTERVAL, Reaper
 from gsmcpd.sessions.registry import SessionRegistry

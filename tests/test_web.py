@@ -17,8 +17,8 @@ from zope.interface.verify import verifyObject
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
-from gsmcpd.protocol.modern.endpoint import ModernEndpoint
-from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.protocol.eras.modern.adapter import ModernEndpoint
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.metrics import Metrics

@@ -32,8 +32,8 @@ from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.dispatch import Dispatcher
 from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
-from gsmcpd.protocol.modern.endpoint import ModernEndpoint
-from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.protocol.eras.modern.adapter import ModernEndpoint
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, GemPreparation, \
     ViewHygiene
 from gsmcpd.sessions.lifetime import Reaper

@@ -128,7 +128,7 @@ class CallRunner:
         @param sink: the call's own stream (an L{ICallSink}), when the
             transport answers this request as one.
         @param asker: how a 2026-era call asks the client
-            (L{gsmcpd.protocol.modern.asking}); L{None}: on the call's stream.
+            (L{gsmcpd.protocol.eras.modern.asking}); L{None}: on the call's stream.
         @return: a L{Deferred} firing with the response, or with L{None}
             when there is none to send (a notification, or a request the
             client cancelled).

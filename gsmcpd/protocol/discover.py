@@ -3,7 +3,7 @@ C{server/discover}: what this server is and speaks, asked before anything
 else.
 
 A 2026-07-28 client has no handshake, so it asks once (and may cache the
-answer, see L{gsmcpd.protocol.modern.results.CACHE_HINTS}); a 2025 client inside
+answer, see L{gsmcpd.protocol.eras.modern.results.CACHE_HINTS}); a 2025 client inside
 its session may ask too.  Both get the same facts: every supported
 revision, the capabilities, who the server is and its instructions, each
 era in its own shape (the 2026 one names the server in C{_meta}, the 2025
@@ -12,9 +12,9 @@ one in the body as C{initialize} does).
 
 from gsmcpd.protocol.jsonrpc import JsonObject
 
-from gsmcpd.protocol.modern.envelope import SERVER_INFO_KEY
+from gsmcpd.protocol.eras.modern.envelope import SERVER_INFO_KEY
 from gsmcpd.protocol.versions import SUPPORTED_VERSIONS
-from gsmcpd.protocol.modern.results import complete
+from gsmcpd.protocol.eras.modern.results import complete
 
 
 def discoverResult(serverInfo: JsonObject, capabilities: JsonObject,

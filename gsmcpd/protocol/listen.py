@@ -17,7 +17,7 @@ import attr
 
 from gsmcpd.protocol.dispatch import MAX_SUBSCRIPTIONS, MAX_URI_LENGTH
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
-from gsmcpd.protocol.modern.envelope import SUBSCRIPTION_ID_KEY
+from gsmcpd.protocol.eras.modern.envelope import SUBSCRIPTION_ID_KEY
 from gsmcpd.sessions.client import McpSession
 
 Deliver = Callable[[str, JsonObject], None]

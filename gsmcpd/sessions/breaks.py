@@ -82,7 +82,7 @@ class RunningCall:
         @param pending: the server's requests to clients (an
             L{IClientRequests}).
         @param asker: how the call asks the client, when not on its own
-            stream (a 2026-era request: L{gsmcpd.protocol.modern.asking}).
+            stream (a 2026-era request: L{gsmcpd.protocol.eras.modern.asking}).
         """
         self.session = session
         self.requestId = requestId

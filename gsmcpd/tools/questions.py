@@ -4,7 +4,7 @@ client's model (sampling) or the client itself (its roots).
 
 A tool builds its questions here and asks them through its call
 (C{call.ask({key: question})}); how they travel depends on the protocol
-era, which the tool never sees (L{gsmcpd.protocol.modern.asking}).
+era, which the tool never sees (L{gsmcpd.protocol.eras.modern.asking}).
 """
 
 from typing import Any
@@ -64,7 +64,7 @@ class IAsker(Interface):
     """
     One way of asking the client during a call: on the call's own stream
     (L{StreamAsker}), as an input-required round, or from inside a task
-    (L{gsmcpd.protocol.modern.asking}).
+    (L{gsmcpd.protocol.eras.modern.asking}).
     """
 
     def canAsk(capability: str) -> bool:

@@ -23,7 +23,7 @@ from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.calls import (
     LoginFailedError, loginFailed, sessionLimitMessage)
 from gsmcpd.protocol.catalogsurface import unwrapCall
-from gsmcpd.protocol.modern.envelope import isModern
+from gsmcpd.protocol.eras.modern.envelope import isModern
 from gsmcpd.protocol.versions import (
     PRIMED_STREAMS_SINCE, atLeast, negotiateVersion)
 from gsmcpd.protocol.jsonrpc import (

@@ -8,8 +8,8 @@ import attr
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.protocol.catalogsurface import unwrapCall
-from gsmcpd.protocol.modern.envelope import httpStatus, readEnvelope
-from gsmcpd.protocol.modern.handles import mintedHandle
+from gsmcpd.protocol.eras.modern.envelope import httpStatus, readEnvelope
+from gsmcpd.protocol.eras.modern.handles import mintedHandle
 from gsmcpd.protocol.jsonrpc import (
     INVALID_REQUEST, JsonRpcError, encode, result)
 from gsmcpd.protocol.listen import Filter, Subscriber, readFilter

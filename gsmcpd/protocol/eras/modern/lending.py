@@ -21,8 +21,8 @@ from gsmcpd.auth.tokens import admits
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.protocol.calls import loginFailed, sessionLimitMessage
 from gsmcpd.protocol.jsonrpc import JsonObject, stoppingError
-from gsmcpd.protocol.modern.envelope import Envelope
-from gsmcpd.protocol.modern.handles import (
+from gsmcpd.protocol.eras.modern.envelope import Envelope
+from gsmcpd.protocol.eras.modern.handles import (
     needsHandle, noSuchHandle, sessionTools)
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.client import McpSession, newHandle, userOf

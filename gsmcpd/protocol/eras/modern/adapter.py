@@ -2,13 +2,13 @@
 The 2026-07-28 era's requests, independent of HTTP.
 
 No handshake and no MCP session: each request carries its client's facts
-(an L{gsmcpd.protocol.modern.envelope.Envelope}) and is answered on its own.  What
+(an L{gsmcpd.protocol.eras.modern.envelope.Envelope}) and is answered on its own.  What
 needs GemStone runs on a session chosen per call: the one the C{session}
 argument's handle names, a short-lived one with a fresh view for a
 read-only tool called without a handle, or none at all for what never
 touches the stone.  Tool calls take the same path as in the 2025 era (the
 L{gsmcpd.protocol.calls.CallRunner}); only asking the client differs
-(input-required rounds, L{gsmcpd.protocol.modern.asking}).
+(input-required rounds, L{gsmcpd.protocol.eras.modern.asking}).
 """
 
 from collections.abc import Callable
@@ -18,24 +18,24 @@ import attr
 from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred
 from twisted.logger import Logger
 
-from gsmcpd.protocol.modern import skills, tasks
-from gsmcpd.protocol.modern.asking import modernRound
+from gsmcpd.protocol.eras.modern import skills, tasks
+from gsmcpd.protocol.eras.modern.asking import modernRound
 from gsmcpd.protocol.calls import CANCELLED
-from gsmcpd.protocol.modern.callsessions import (
+from gsmcpd.protocol.eras.modern.lending import (
     CallSessions, nothingToRelease, toolError)
 from gsmcpd.protocol.discover import discoverResult
 from gsmcpd.protocol.dispatch import RESOURCE_NOT_FOUND
-from gsmcpd.protocol.modern.envelope import (
+from gsmcpd.protocol.eras.modern.envelope import (
     Envelope, Headers, checkParameterHeaders, methodRemoved)
-from gsmcpd.protocol.modern.handles import (
+from gsmcpd.protocol.eras.modern.handles import (
     sessionTools, takeHandle, withSessionArgument)
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS, SERVER_ERROR, JsonObject, JsonRpcError, Message,
     refuseCursor)
-from gsmcpd.protocol.modern.requeststate import RequestStateSeal
-from gsmcpd.protocol.modern.results import complete
+from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
+from gsmcpd.protocol.eras.modern.results import complete
 from gsmcpd.protocol.listen import Filter
-from gsmcpd.protocol.modern.skills import Skills
+from gsmcpd.protocol.eras.modern.skills import Skills
 from gsmcpd.sessions.client import McpSession
 from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.tools.base import NO_SESSION

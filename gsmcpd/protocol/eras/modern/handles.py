@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from twisted.internet.defer import Deferred
 
-from gsmcpd.protocol.modern.envelope import NO_SUCH_SESSION, PARAM_HEADER_KEYWORD
+from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION, PARAM_HEADER_KEYWORD
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS, JsonObject, JsonRpcError, Message)
 from gsmcpd.sessions.client import couldBeHandle

@@ -7,11 +7,11 @@ from twisted.internet.defer import CancelledError, Deferred
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.modern.callsessions import CallSessions, toolError
-from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.eras.modern.lending import CallSessions, toolError
+from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.registry import SessionRegistry
-from gsmcpd.protocol.modern.envelope import NO_SUCH_SESSION
+from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION
 from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.tools.base import (
     ANY_SESSION, OWN_SESSION, Tool, annotations, closedSchema)

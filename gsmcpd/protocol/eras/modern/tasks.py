@@ -23,11 +23,11 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from gsmcpd.auth.tokens import admits
-from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
-from gsmcpd.protocol.modern.envelope import MISSING_CLIENT_CAPABILITY
-from gsmcpd.protocol.modern.inputrequired import inputResponses
-from gsmcpd.protocol.modern.results import COMPLETE
+from gsmcpd.protocol.eras.modern.envelope import MISSING_CLIENT_CAPABILITY
+from gsmcpd.protocol.eras.modern.inputrequired import inputResponses
+from gsmcpd.protocol.eras.modern.results import COMPLETE
 from gsmcpd.sessions.interfaces import ICallSink
 
 EXTENSION = "io.modelcontextprotocol/tasks"
