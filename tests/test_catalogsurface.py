@@ -14,7 +14,7 @@ from gsmcpd.auth.tokens import Principal
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.protocol.catalogsurface import (
     CATALOG_PARAGRAPH, catalogInstructions, unwrapCall)
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.instructions import stockInstructions
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.testing.simulator.stone import Stone
@@ -95,7 +95,7 @@ class ScopeTests(SynchronousTestCase):
             "tool_call", {"name": "remove_dictionary",
                           "arguments": {"dictionaryName": "Banking"}}))
         response = self.successResultOf(
-            harness.dispatcher.handle(harness.session, message))
+            harness.legacy.answer(harness.client, message))
         self.assertIn("unknown tool 'remove_dictionary'",
                       response["error"]["message"])
 
@@ -125,11 +125,11 @@ class CatalogTransportTests(ModernTestCase):
         self.pool = StonePool()
         self.sessions.__init__(self.pool, self.clock)
         toolsets = buildToolsets(ALL)
-        self.serve(Dispatcher(CatalogSurface(toolsets), ServerIdentity(
+        self.serve(Handlers(CatalogSurface(toolsets), ServerIdentity(
             instructions=catalogInstructions(toolsets))))
 
-    def makeDispatcher(self):
-        return Dispatcher(ToolCatalog.named(), ServerIdentity())
+    def makeHandlers(self):
+        return Handlers(ToolCatalog.named(), ServerIdentity())
 
     @inlineCallbacks
     def test_2025UnderBudget(self):
@@ -173,7 +173,7 @@ class CatalogTransportTests(ModernTestCase):
     @inlineCallbacks
     def test_2025AuditedUnderTheCalledName(self):
         events = []
-        self.app.calls.audit = AuditLog(events.append, "DataCurator")
+        self.app.legacy.calls.audit = AuditLog(events.append, "DataCurator")
         handle, _ = yield self.initialize()
         yield self.call(handle, "tool_call", {"name": "list_dictionaries"})
         self.assertEqual([(event["tool"], event["outcome"])

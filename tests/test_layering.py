@@ -135,6 +135,27 @@ class LayeringTests(TestCase):
                               if n.startswith("gsmcpd.")]] if bad}
         self.assertEqual(found, {})
 
+    def test_erasApart(self):
+        """
+        The era-neutral protocol modules import neither era, and neither
+        era imports the other: what only one era has lives in its package.
+        """
+        eras = ROOT / "protocol" / "eras"
+        found = {}
+        for path, layer in runtimeModules():
+            if layer != "protocol":
+                continue
+            parts = path.relative_to(ROOT).parts
+            era = parts[2] if parts[1] == "eras" and len(parts) > 3 else None
+            allowed = "" if era is None else f"gsmcpd.protocol.eras.{era}"
+            bad = sorted({name for name in importedNames(path)
+                          if name.startswith("gsmcpd.protocol.eras")
+                          and not name.startswith(allowed or "-")})
+            if bad:
+                found[str(path.relative_to(ROOT))] = bad
+        self.assertTrue(eras.is_dir())
+        self.assertEqual(found, {})
+
     def test_fewModulesAtTheTop(self):
         top = [p.name for p in ROOT.glob("*.py")]
         self.assertLessEqual(len(top), MAX_TOP_MODULES, top)

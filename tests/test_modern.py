@@ -11,7 +11,7 @@ from twisted.internet.defer import Deferred, inlineCallbacks
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.metrics import Metrics
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.notes import THROWAWAY_NOTE
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
 from gsmcpd.tools.catalog import ToolCatalog
@@ -89,9 +89,9 @@ class DiscoverTests(ModernTestCase):
         server/discover in the 2026 era answers that era's instructions; a
         2025 initialize answers the 2025 text.
         """
-        self.dispatcher.identity = ServerIdentity(
+        self.serveAs(ServerIdentity(
             instructions="Your MCP session...",
-            modernInstructions="Call open_session first.")
+            modernInstructions="Call open_session first."))
         _, body = yield self.send(modern("server/discover", 9))
         self.assertEqual(body["result"]["instructions"],
                          "Call open_session first.")
@@ -214,8 +214,8 @@ class HandleTests(ModernTestCase):
         the audit log and the call metrics.
         """
         events = []
-        self.app.calls.audit = AuditLog(events.append, "DataCurator", set())
-        self.app.calls._metrics = metrics = Metrics("1", False)
+        self.app.legacy.calls.audit = AuditLog(events.append, "DataCurator", set())
+        self.app.legacy.calls._metrics = metrics = Metrics("1", False)
         handle = yield self.openSession()
         yield self.tool("close_session", {"session": handle},
                         mcp_param_session=handle)
@@ -397,7 +397,7 @@ class HandleTests(ModernTestCase):
         self.assertEqual([tag for tag, _ in gem.calls],
                          ["status", "abort", "status"])
         self.assertEqual(len(self.sessions.warm), 1)
-        self.app.calls.requestTimeout = 5
+        self.app.legacy.calls.requestTimeout = 5
         gem.held = True
         answering = self.send(modern("tools/call", 8, META, name="status",
                                      arguments={}))
@@ -412,8 +412,8 @@ class HandleTests(ModernTestCase):
 
 class ListenTests(ModernTestCase):
 
-    def makeDispatcher(self):
-        return Dispatcher(ToolCatalog.named(("browsing", "execution",
+    def makeHandlers(self):
+        return Handlers(ToolCatalog.named(("browsing", "execution",
                                              "session")), ServerIdentity())
 
     @inlineCallbacks
@@ -513,9 +513,48 @@ class HandleLifetimeTests(ModernTestCase):
 
 class ConformanceFixtureTests(ModernTestCase):
 
-    def makeDispatcher(self):
-        return Dispatcher(ToolCatalog.named(("conformance",)),
+    def makeHandlers(self):
+        return Handlers(ToolCatalog.named(("conformance",)),
                           ServerIdentity())
+
+    @inlineCallbacks
+    def test_noWorkSessionForWhatNeverTouchesTheStone(self):
+        """
+        A call of a tool that never touches the stone carries no work
+        session (none is made for it, not even a stand-in), and its
+        client's facts, its log level among them, are its own request's.
+        """
+        seen = []
+        runner = self.app.legacy.calls
+        answer = runner.answer
+        self.patch(runner, "answer", lambda request, method: (
+            seen.append(request), answer(request, method))[1])
+        meta = dict(META, **{"io.modelcontextprotocol/logLevel": "error"})
+        requesting = self.treq.request(
+            "POST", "http://127.0.0.1/mcp", unbuffered=True,
+            data=json.dumps(modern("tools/call", 7, meta,
+                                   name="test_logging_tool",
+                                   arguments={})).encode(),
+            headers=dict(JSON, **{
+                "mcp-protocol-version": [VERSION],
+                "mcp-method": ["tools/call"],
+                "mcp-name": ["test_logging_tool"]}))
+        for _ in range(3):
+            self.clock.advance(60)
+            self.treq.flush()
+        response = yield requesting
+        received = []
+        response.deliverBody(Collector(received))
+        self.treq.flush()
+        events = b"".join(received)
+        self.assertIn(b"Logging test completed.", events)
+        self.assertNotIn(b"notifications/message", events)
+        [request] = seen
+        self.assertIsNone(request.work)
+        self.assertEqual(request.clientCapabilities, {"elicitation": {}})
+        self.assertEqual((request.context.wantsLog("info"),
+                          request.context.wantsLog("error")), (False, True))
+        self.assertEqual((len(self.sessions), self.pool.opened), (0, []))
 
     @inlineCallbacks
     def test_inputRequiredRounds(self):

@@ -1,6 +1,5 @@
 """
-Tests for L{gsmcpd.sessions.registry} and L{gsmcpd.sessions.client}, with
-a fake pool and a Clock.
+Tests for L{gsmcpd.sessions.registry}, with a fake pool and a Clock.
 """
 
 from twisted.internet.defer import Deferred
@@ -39,8 +38,9 @@ class RegistryTests(TestCase):
         self.registry = SessionRegistry(self.pool, self.clock,
                                         streamLossGrace=10)
         self.clock.advance(100)
-        self.session = self.successResultOf(self.registry.open(
+        self.client = self.successResultOf(self.registry.openClient(
             "2025-11-25", {"name": "test"}))
+        self.session = self.client.work
 
     def test_loginsCountedByOutcome(self):
         """
@@ -52,11 +52,10 @@ class RegistryTests(TestCase):
         logged = []
         registry.log = Logger(observer=logged.append)
         pool.loginError = GciError(4051, "login denied", reason="on host9")
-        self.failureResultOf(registry.open("2025-11-25", None), GciError)
+        self.failureResultOf(registry.open(), GciError)
         pool.loginError = None
-        self.successResultOf(registry.open("2025-11-25", None))
-        self.assertRaises(SessionLimitReached, registry.open,
-                          "2025-11-25", None)
+        self.successResultOf(registry.open())
+        self.assertRaises(SessionLimitReached, registry.open)
         self.assertEqual(
             {outcome: metrics.registry.get_sample_value(
                 "gsmcpd_logins_total", {"outcome": outcome})
@@ -78,7 +77,7 @@ class RegistryTests(TestCase):
         logged = []
         registry.log = Logger(observer=logged.append)
         pool.loginDelay = Deferred()
-        opening = registry.open("2025-11-25", None)
+        opening = registry.open()
         self.clock.advance(9.9)
         self.assertNoResult(opening)
         self.clock.advance(0.1)
@@ -86,14 +85,13 @@ class RegistryTests(TestCase):
         self.assertEqual(failure.value.deadline, 10)
         self.assertIn("has not answered a login for 10s",
                       logged[-1]["log_format"].format(**logged[-1]))
-        self.assertRaises(SessionLimitReached, registry.open,
-                          "2025-11-25", None)
+        self.assertRaises(SessionLimitReached, registry.open)
         pool.loginDelay.callback(None)
         self.assertEqual(len(registry), 0)
         self.assertEqual(pool.open_, set())
         self.assertTrue(pool.opened[0].loggedOut)
         pool.loginDelay = None
-        self.successResultOf(registry.open("2025-11-25", None))
+        self.successResultOf(registry.open())
 
     def test_loginWithinItsDeadline(self):
         """
@@ -102,10 +100,10 @@ class RegistryTests(TestCase):
         """
         pool = FakePool(2)
         registry = SessionRegistry(pool, self.clock, loginDeadline=10)
-        session = self.successResultOf(registry.open("2025-11-25", None))
+        session = self.successResultOf(registry.open())
         self.assertIs(registry.get(session.handle), session)
         pool.loginError = GciError(4051, "login denied")
-        self.failureResultOf(registry.open("2025-11-25", None), GciError)
+        self.failureResultOf(registry.open(), GciError)
         self.assertEqual(self.clock.getDelayedCalls(), [])
 
     def test_openedSessionStartsLive(self):
@@ -121,13 +119,13 @@ class RegistryTests(TestCase):
         self.assertEqual(self.session.liveness.lastActivity, 105)
 
     def test_newestStreamWins(self):
-        first = self.registry.openStream(self.session, FakeStream)
-        second = self.registry.openStream(self.session, FakeStream)
+        first = self.registry.openStream(self.client, FakeStream)
+        second = self.registry.openStream(self.client, FakeStream)
         self.assertEqual((first.ended, second.generation), ("superseded", 2))
-        self.assertEqual(set(self.session.sequences), {"g1", "g2"})
+        self.assertEqual(set(self.client.sequences), {"g1", "g2"})
 
     def test_lostStreamClosesAfterGrace(self):
-        stream = self.registry.openStream(self.session, FakeStream)
+        stream = self.registry.openStream(self.client, FakeStream)
         stream.onLost(stream)
         self.clock.advance(9)
         self.assertIsNotNone(self.registry.get(self.session.handle))

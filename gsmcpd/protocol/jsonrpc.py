@@ -11,7 +11,6 @@ import re
 from typing import Any
 
 import attr
-from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 PARSE_ERROR = -32700
@@ -194,23 +193,6 @@ def result(id: object, value: object) -> JsonObject:
     A success response.
     """
     return {"jsonrpc": "2.0", "id": id, "result": value}
-
-
-def framed(answering: Deferred[Any],
-           messageId: object) -> Deferred[JsonObject]:
-    """
-    The JSON-RPC response to request C{messageId} that C{answering} (a
-    L{Deferred} of a result value, or of a L{JsonRpcError}) comes to, as
-    the 2025 era sends it; anything else fails on.
-    """
-    # Callbacks rather than a generator: this runs for every request.
-    return answering.addCallbacks(_answer, errorResponse,
-                                  callbackArgs=(messageId,),
-                                  errbackArgs=(messageId,))
-
-
-def _answer(value, messageId):
-    return result(messageId, value)
 
 
 def errorResponse(failure: Failure, messageId: object) -> JsonObject:

@@ -15,7 +15,7 @@ otherwise be refused (L{WarmSessions.evict}).
 from twisted.internet.defer import succeed
 from twisted.logger import Logger
 
-from gsmcpd.sessions.client import userOf
+from gsmcpd.sessions.work import userOf
 from gsmcpd.tools.base import ToolCall
 from gsmcpd.tools.templates.outcomes import FAILURES
 

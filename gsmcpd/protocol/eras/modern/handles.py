@@ -10,16 +10,14 @@ they always saw), declared for header mirroring so a load balancer can route
 on C{Mcp-Param-Session}.
 """
 
-from collections.abc import Callable
-
-from twisted.internet.defer import Deferred
-
-from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION, PARAM_HEADER_KEYWORD
+from gsmcpd.protocol.eras.modern.envelope import (
+    NO_SUCH_SESSION, PARAM_HEADER_KEYWORD)
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_PARAMS, JsonObject, JsonRpcError, Message)
-from gsmcpd.sessions.client import couldBeHandle
+    INVALID_PARAMS, SERVER_ERROR, JsonObject, JsonRpcError, Message)
+from gsmcpd.sessions.interfaces import IWorkSession
+from gsmcpd.sessions.work import couldBeHandle
 from gsmcpd.tools.base import (
-    Tool, ToolError, ToolResult, annotations, resultSchema)
+    NO_SESSION, Tool, ToolError, ToolResult, annotations, resultSchema)
 
 SESSION_ARGUMENT = "session"
 SESSION_HEADER_TOKEN = "Session"
@@ -52,7 +50,7 @@ def mintedHandle(message: Message, value: JsonObject) -> str | None:
     load balancer learns to route the session's later calls by.
     """
     if message.method != "tools/call" or \
-            message.params.get("name") != "open_session" or \
+            message.params.get("name") != OPEN_SESSION or \
             value.get("isError"):
         return None
     return (value.get("structuredContent") or {}).get(SESSION_ARGUMENT)
@@ -109,51 +107,97 @@ def noSuchHandle(handle: str) -> JsonRpcError | ToolError:
 
 HANDLE_OUTPUT = resultSchema(session={"type": "string"})
 
+OPEN_SESSION = "open_session"
+CLOSE_SESSION = "close_session"
 
-def sessionTools(open: Callable[[], Deferred[str]] | None,
-                 close: Callable[[str], Deferred[bool]] | None
-                 ) -> list[Tool]:
+HANDLE_TOOLS = (
+    Tool(OPEN_SESSION, "Open a GemStone session",
+         "Log in a GemStone session of your own and answer its handle: a "
+         "transaction that spans calls. Pass the handle as the 'session' "
+         "argument of every GemStone tool that should run in it; tools "
+         "that change code need one.",
+         {"type": "object", "properties": {}, "additionalProperties": False},
+         annotations(readOnly=False), None, outputSchema=HANDLE_OUTPUT),
+    Tool(CLOSE_SESSION, "Close a GemStone session",
+         "Log the GemStone session out; uncommitted changes are discarded "
+         "(commit first to keep them).",
+         {"type": "object", "properties": {
+             SESSION_ARGUMENT: SESSION_PROPERTY},
+          "required": [SESSION_ARGUMENT], "additionalProperties": False},
+         annotations(readOnly=False, destructive=True, idempotent=True),
+         None, outputSchema=HANDLE_OUTPUT),
+)
+"""C{open_session} and C{close_session}: tools only in name, answered by
+L{gsmcpd.protocol.eras.modern.lending.Lending.handleTool}."""
+
+
+def opened(handle: str) -> ToolResult:
     """
-    C{open_session} and C{close_session}.
-
-    @param open: called with no arguments; answers a L{Deferred} firing with
-        the new handle.
-    @param close: called with a handle; answers a L{Deferred} firing with
-        whether it named a live session.
+    C{open_session}'s result.
     """
-    def opened(call, arguments):
-        return open().addCallback(lambda handle: ToolResult(
-            f"Opened GemStone session {handle}. Pass it as the "
-            f"{SESSION_ARGUMENT!r} argument of each GemStone tool; "
-            "changes stay uncommitted until commit; close_session ends it.",
-            {"session": handle}))
+    return ToolResult(
+        f"Opened GemStone session {handle}. Pass it as the "
+        f"{SESSION_ARGUMENT!r} argument of each GemStone tool; changes stay "
+        "uncommitted until commit; close_session ends it.",
+        {"session": handle})
 
-    def closed(call, arguments):
-        handle = arguments[SESSION_ARGUMENT]
 
-        def said(existed):
-            if not existed:
-                raise noSuchHandle(handle)
-            return ToolResult(f"Closed GemStone session {handle}; its "
-                              "uncommitted changes, if any, were discarded.",
-                              {"session": handle})
-        return close(handle).addCallback(said)
+def closed(handle: str) -> ToolResult:
+    """
+    C{close_session}'s result.
+    """
+    return ToolResult(f"Closed GemStone session {handle}; its uncommitted "
+                      "changes, if any, were discarded.", {"session": handle})
 
-    return [
-        Tool("open_session", "Open a GemStone session",
-             "Log in a GemStone session of your own and answer its handle: "
-             "a transaction that spans calls. Pass the handle as the "
-             "'session' argument of every GemStone tool that should run in "
-             "it; tools that change code need one.",
-             {"type": "object", "properties": {},
-              "additionalProperties": False},
-             annotations(readOnly=False), opened, outputSchema=HANDLE_OUTPUT),
-        Tool("close_session", "Close a GemStone session",
-             "Log the GemStone session out; uncommitted changes are "
-             "discarded (commit first to keep them).",
-             {"type": "object", "properties": {
-                 SESSION_ARGUMENT: SESSION_PROPERTY},
-              "required": [SESSION_ARGUMENT], "additionalProperties": False},
-             annotations(readOnly=False, destructive=True, idempotent=True),
-             closed, outputSchema=HANDLE_OUTPUT),
-    ]
+
+def sessionGone(work: IWorkSession, number: int) -> JsonRpcError:
+    """
+    A dead gem, told as the 2026 era sees it: the handle it was behind is
+    gone, and open_session makes a new one; a throwaway session's client
+    never knew its handle, and may simply call again.
+    """
+    data = {"kind": "sessionGone", "number": number}
+    if work.throwaway:
+        return JsonRpcError(SERVER_ERROR, f"The throwaway GemStone session "
+                            f"this call ran in ended (GemStone error "
+                            f"{number}); nothing it changed was kept. Call "
+                            "again.", data)
+    return JsonRpcError(SERVER_ERROR, f"The GemStone session behind handle "
+                        f"{work.handle} ended (GemStone error {number}); its "
+                        "uncommitted changes are lost and the handle is "
+                        "closed. Call open_session for a new one.",
+                        dict(data, session=work.handle))
+
+
+class ToolSchemas:
+    """
+    Each tool as this era declares it: the C{session} argument in the
+    input schema of a tool that runs on a GemStone session, and the task
+    support of one that may run as a task; made once per tool, since the
+    catalog does not change while the daemon runs.
+    """
+
+    def __init__(self) -> None:
+        self._schemas: dict[str, JsonObject] = {}
+
+    def schemaOf(self, tool: Tool) -> JsonObject:
+        """
+        C{tool}'s input schema in this era.
+        """
+        schema = self._schemas.get(tool.name)
+        if schema is None:
+            if tool.runsOn == NO_SESSION or tool in HANDLE_TOOLS:
+                schema = tool.inputSchema
+            else:
+                schema = withSessionArgument(tool.descriptor())["inputSchema"]
+            self._schemas[tool.name] = schema
+        return schema
+
+    def describe(self, tool: Tool) -> JsonObject:
+        """
+        C{tool} as this era's C{tools/list} describes it.
+        """
+        described = dict(tool.descriptor(), inputSchema=self.schemaOf(tool))
+        if tool.taskSupport is not None:
+            described["execution"] = {"taskSupport": tool.taskSupport}
+        return described
