@@ -22,6 +22,7 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
+from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonObject, JsonRpcError,
@@ -47,7 +48,7 @@ class SessionGoneError(JsonRpcError):
             SERVER_ERROR,
             f"The GemStone session ended (GemStone error {number}); "
             "this MCP session is closed. Initialize a new session.",
-            {"kind": "sessionGone", "number": number})
+            {"kind": kinds.SESSION_GONE, "number": number})
 
 
 def sessionLimitMessage(limit: int, whatToDo: str) -> str:
@@ -68,7 +69,7 @@ class LoginFailedError(JsonRpcError):
         super().__init__(
             SERVER_ERROR, f"The GemStone login failed (GemStone error "
             f"{number}); the server log has the details.",
-            {"kind": "loginFailed", "number": number})
+            {"kind": kinds.LOGIN_FAILED, "number": number})
 
 
 class StoneNotAnsweringError(LoginFailedError):
@@ -80,7 +81,7 @@ class StoneNotAnsweringError(LoginFailedError):
         JsonRpcError.__init__(
             self, SERVER_ERROR, f"The GemStone stone did not answer the "
             f"login within {deadline:g} seconds; try again later.",
-            {"kind": "stoneNotAnswering", "deadline": deadline})
+            {"kind": kinds.STONE_NOT_ANSWERING, "deadline": deadline})
 
 
 def loginFailed(failure: Failure) -> NoReturn:

@@ -13,6 +13,8 @@ from typing import Any
 import attr
 from twisted.python.failure import Failure
 
+from gsmcpd.protocol.kinds import KINDS
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -26,15 +28,28 @@ JsonObject = dict[str, Any]
 """A JSON object as parsed: a message, its params, a result."""
 
 
+def _closedKind(error, attribute, data):
+    """
+    Refuse C{data} naming a kind outside L{gsmcpd.protocol.kinds.KINDS}.
+    """
+    if isinstance(data, dict) and "kind" in data and \
+            data["kind"] not in KINDS:
+        raise ValueError(f"{data['kind']!r} is not one of the error kinds "
+                         "gsmcpd.protocol.kinds declares")
+
+
 @attr.s(auto_exc=True, auto_attribs=True)
 class JsonRpcError(Exception):
     """
     A JSON-RPC error to answer in place of a result.
+
+    @ivar data: what the client may read besides the message; its C{kind},
+        if any, is one of L{gsmcpd.protocol.kinds.KINDS}.
     """
 
     code: int
     message: str
-    data: object = None
+    data: object = attr.ib(default=None, validator=_closedKind)
     requestId: object = attr.ib(default=None, kw_only=True)
     """The id of the request refused, when it could be read."""
 

@@ -19,6 +19,7 @@ from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import shielded
+from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import (
     CANCELLED, CallRunner, LoginFailedError, SessionGoneError, loginFailed,
     sessionLimitMessage)
@@ -109,7 +110,7 @@ class LegacyEra:
                 SERVER_ERROR, sessionLimitMessage(
                     e.limit, "End an MCP session of this server you no "
                     "longer need, or try again in a minute."),
-                {"kind": "sessionLimit", "limit": e.limit}
+                {"kind": kinds.SESSION_LIMIT, "limit": e.limit}
             ).asResponse(message.id)
         except ServerStopping as e:
             return None, stoppingError(e).asResponse(message.id)

@@ -10,6 +10,7 @@ they always saw), declared for header mirroring so a load balancer can route
 on C{Mcp-Param-Session}.
 """
 
+from gsmcpd.protocol import kinds
 from gsmcpd.protocol.eras.modern.envelope import (
     NO_SUCH_SESSION, PARAM_HEADER_KEYWORD)
 from gsmcpd.protocol.jsonrpc import (
@@ -99,7 +100,7 @@ def noSuchHandle(handle: str) -> JsonRpcError | ToolError:
             "are gone. Call open_session for a new one.")
     if couldBeHandle(handle):
         return JsonRpcError(NO_SUCH_SESSION, gone,
-                            {"kind": "noSuchSession", "session": handle})
+                            {"kind": kinds.NO_SUCH_SESSION, "session": handle})
     return ToolError("refused", f"{handle!r} is not a session handle: pass "
                      "the one open_session answered, or call open_session "
                      "for a new one.", {"session": handle})
@@ -156,7 +157,7 @@ def sessionGone(work: IWorkSession, number: int) -> JsonRpcError:
     gone, and open_session makes a new one; a throwaway session's client
     never knew its handle, and may simply call again.
     """
-    data = {"kind": "sessionGone", "number": number}
+    data = {"kind": kinds.SESSION_GONE, "number": number}
     if work.throwaway:
         return JsonRpcError(SERVER_ERROR, f"The throwaway GemStone session "
                             f"this call ran in ended (GemStone error "
