@@ -7,7 +7,7 @@ meeting what a direct call meets.
 
 import json
 
-from twisted.internet.defer import inlineCallbacks, succeed
+from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
@@ -17,13 +17,11 @@ from gsmcpd.protocol.catalogsurface import (
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.instructions import stockInstructions
 from gsmcpd.protocol.jsonrpc import Message
-from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, buildToolsets
 from gsmcpd.tools.catalogtools import CatalogSurface
-from tests.fakes import FakePool
 from tests.test_modern import META, ModernTestCase, modern
 from tests.test_web import request
-from tests.toolharness import InProcessGem, ToolHarness
+from tests.toolharness import StonePool, ToolHarness
 
 ALL = tuple(CORE_TOOLSETS)
 BUDGET = 8000
@@ -100,30 +98,13 @@ class ScopeTests(SynchronousTestCase):
                       response["error"]["message"])
 
 
-class StonePool(FakePool):
-    """Gems of one in-process simulated stone."""
-
-    def __init__(self, maxSessions=3):
-        super().__init__(maxSessions)
-        self.stone = Stone()
-
-    def open(self, name, user=None):
-        gem = InProcessGem(self.stone, name)
-        self.opened.append(gem)
-        self.open_.add(gem)
-        return succeed(gem)
-
-    def close(self, gem):
-        self.open_.discard(gem)
-        return gem.logout()
-
-
 class CatalogTransportTests(ModernTestCase):
+
+    def makePool(self):
+        return StonePool()
 
     def setUp(self):
         super().setUp()
-        self.pool = StonePool()
-        self.sessions.__init__(self.pool, self.clock)
         toolsets = buildToolsets(ALL)
         self.serve(Handlers(CatalogSurface(toolsets), ServerIdentity(
             instructions=catalogInstructions(toolsets))))

@@ -12,12 +12,16 @@ from gsmcpd.protocol.eras.modern.lending import Lending, toolError
 from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.sessions.warm import THROWAWAY_REASON
 from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION
 from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.tools.base import (
     ANY_SESSION, OWN_SESSION, Tool, annotations, closedSchema)
 from gsmcpd.tools.templates.outcomes import ToolError
 from tests.fakes import FakePool
+
+LOCK = ("disable_commits", {"reason": THROWAWAY_REASON})
+"""The commit lock every throwaway session is armed with at its login."""
 
 ENVELOPE = Envelope(MODERN_VERSION, {"elicitation": {}},
                     {"name": "t", "version": "1"}, "debug")
@@ -104,7 +108,7 @@ class LendingTests(SynchronousTestCase):
             self.sessions.forTool(tool(False), None, ENVELOPE))
         self.assertTrue(session.throwaway)
         done()
-        self.assertEqual(session.gem.calls, [("abort", {})])
+        self.assertEqual(session.gem.calls, [LOCK, ("abort", {})])
         self.assertEqual(len(self.registry.warm), 1)
 
     def test_changeWithoutWarmReadsLoggedOut(self):
@@ -115,7 +119,7 @@ class LendingTests(SynchronousTestCase):
         session, done = self.successResultOf(
             self.sessions.forTool(tool(False), None, ENVELOPE))
         done()
-        self.assertEqual(session.gem.calls, [])
+        self.assertEqual(session.gem.calls, [LOCK])
         self.assertTrue(session.gem.loggedOut)
 
     def test_handleSessionNotThrowaway(self):
@@ -142,12 +146,12 @@ class LendingTests(SynchronousTestCase):
         first, done = self.successResultOf(
             self.sessions.forTool(tool(True), None, ENVELOPE))
         done()
-        self.assertEqual(first.gem.calls, [])
+        self.assertEqual(first.gem.calls, [LOCK])
         second, done = self.successResultOf(
             self.sessions.forTool(tool(True), None, ENVELOPE))
         self.assertIs(second, first)
         self.assertEqual(len(self.pool.opened), 1)
-        self.assertEqual(first.gem.calls, [("abort", {})])
+        self.assertEqual(first.gem.calls, [LOCK, ("abort", {})])
         done()
         self.assertFalse(first.gem.loggedOut)
 

@@ -15,7 +15,9 @@ from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.notes import THROWAWAY_NOTE
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
 from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.testing.simulator.errors import COMMITS_DISABLED
 from tests.test_web import JSON, Collector, TransportTestCase, request
+from tests.toolharness import StonePool
 
 VERSION = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": VERSION,
@@ -321,7 +323,8 @@ class HandleTests(ModernTestCase):
     def test_executeWithoutHandleRunsThrowaway(self):
         """
         execute_code without a handle answers on a throwaway session, says
-        so in one line, and its work is aborted when the call ends.
+        so in one line; its commits are locked from its login and its work
+        is aborted when the call ends.
         """
         self.sessions.warm.perUser = 2
         result = yield self.tool("execute_code", {"code": "3 + 4"})
@@ -330,7 +333,7 @@ class HandleTests(ModernTestCase):
                          ["7", THROWAWAY_NOTE])
         gem, = self.pool.opened
         self.assertEqual([name for name, _ in gem.calls],
-                         ["execute_code", "abort"])
+                         ["disable_commits", "execute_code", "abort"])
         self.assertFalse(gem.loggedOut)
 
     @inlineCallbacks
@@ -395,7 +398,7 @@ class HandleTests(ModernTestCase):
             self.assertFalse(result["isError"], result)
         gem, = self.pool.opened
         self.assertEqual([tag for tag, _ in gem.calls],
-                         ["status", "abort", "status"])
+                         ["disable_commits", "status", "abort", "status"])
         self.assertEqual(len(self.sessions.warm), 1)
         self.app.legacy.calls.requestTimeout = 5
         gem.held = True
@@ -408,6 +411,57 @@ class HandleTests(ModernTestCase):
         self.assertIn("deadline", body["error"]["message"])
         self.assertTrue(gem.loggedOut)
         self.assertEqual(len(self.sessions.warm), 0)
+
+
+class ThrowawayOverTheStoneTests(ModernTestCase):
+    """
+    Over the simulated stone: a throwaway session keeps nothing, not even a
+    commit its user's own code sends.
+    """
+
+    def makePool(self):
+        return StonePool()
+
+    @inlineCallbacks
+    def test_userCommitKeepsNothing(self):
+        result = yield self.tool("execute_code", {
+            "code": "UserGlobals at: #Kept put: 42. System commitTransaction"})
+        self.assertTrue(result["isError"], result)
+        self.assertEqual(result["structuredContent"]["error"]["number"],
+                         COMMITS_DISABLED)
+        self.assertIn("throwaway session", result["content"][0]["text"])
+        handle = yield self.openSession()
+        seen = yield self.tool("execute_code", {
+            "code": "UserGlobals at: #Kept ifAbsent: ['nothing']",
+            "session": handle}, mcp_param_session=handle)
+        self.assertEqual(seen["content"][0]["text"], "'nothing'")
+
+    @inlineCallbacks
+    def test_warmSessionStaysLocked(self):
+        """
+        The lock lasts as long as the login: the next call that takes the
+        session warm cannot commit either.
+        """
+        self.sessions.warm.perUser = 1
+        yield self.tool("execute_code", {"code": "3 + 4"})
+        result = yield self.tool("execute_code", {
+            "code": "UserGlobals at: #Kept put: 42. System commitTransaction"})
+        self.assertEqual(len(self.pool.opened), 1)
+        self.assertEqual(result["structuredContent"]["error"]["number"],
+                         COMMITS_DISABLED)
+
+    @inlineCallbacks
+    def test_handleSessionCommits(self):
+        """
+        A session of one's own, behind a handle, is not locked.
+        """
+        handle = yield self.openSession()
+        yield self.tool("execute_code", {
+            "code": "UserGlobals at: #Kept put: 42. System commitTransaction",
+            "session": handle}, mcp_param_session=handle)
+        seen = yield self.tool("execute_code", {
+            "code": "UserGlobals at: #Kept ifAbsent: ['nothing']"})
+        self.assertEqual(seen["content"][0]["text"], "42")
 
 
 class ListenTests(ModernTestCase):

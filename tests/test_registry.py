@@ -11,7 +11,9 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.sessions.registry import LoginNotAnswered, SessionRegistry
-from tests.fakes import FakePool
+from gsmcpd.sessions.warm import THROWAWAY_REASON
+from gsmcpd.tools.templates.outcomes import ToolError
+from tests.fakes import FakePool, SmalltalkRaised
 
 
 class FakeStream:
@@ -174,6 +176,35 @@ class RegistryTests(TestCase):
         self.assertIsNone(self.registry.get(self.session.handle))
         self.assertEqual(len(self.flushLoggedErrors(ConnectionRefusedError)),
                          1)
+
+    def test_throwawayLockedAtLoginAndReplacement(self):
+        """
+        A throwaway session's commits are locked before it serves, and
+        again on its replacement GemStone session; another's are not.
+        """
+        lock = ("disable_commits", {"reason": THROWAWAY_REASON})
+        self.assertEqual(self.session.gem.calls, [])
+        session = self.successResultOf(self.registry.open(throwaway=True))
+        self.assertEqual(session.gem.calls, [lock])
+        old = session.gem
+        old.pending.append((Deferred(), "execute_code", {}))
+        self.successResultOf(self.registry.replaceGem(session, "runaway"))
+        self.assertIsNot(session.gem, old)
+        self.assertEqual(session.gem.calls, [lock])
+
+    def test_unlockedThrowawayNeverServed(self):
+        """
+        A throwaway session whose commits cannot be locked is never
+        served: its GemStone session goes back.
+        """
+        def refuse(arguments):
+            raise SmalltalkRaised(2012, "Error", "no lock here")
+
+        self.pool.configure = lambda gem: gem.results.update(
+            disable_commits=refuse)
+        self.failureResultOf(self.registry.open(throwaway=True), ToolError)
+        self.assertTrue(self.pool.opened[-1].loggedOut)
+        self.assertEqual(len(self.registry), 1)
 
     def test_closeAll(self):
         self.successResultOf(self.registry.closeAll("stopping"))

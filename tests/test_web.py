@@ -67,7 +67,7 @@ class TransportTestCase(TestCase):
 
     def setUp(self):
         self.clock = Clock()
-        self.pool = FakePool(self.maxSessions)
+        self.pool = self.makePool()
         self.pending = PendingRequests(self.clock)
         self.notices = ChangeNotices()
         self.listeners = SessionListeners(self.notices)
@@ -76,6 +76,9 @@ class TransportTestCase(TestCase):
             onClose=[self.pending.forget, self.listeners.remove],
             onCommit=[self.notices.resourcesUpdated])
         self.serve(self.makeHandlers())
+
+    def makePool(self):
+        return FakePool(self.maxSessions)
 
     def makeHandlers(self):
         return Handlers(ToolCatalog.named(("execution", "session")),

@@ -21,7 +21,7 @@ from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.base import strictSchema
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.builders import clientSession, legacyEra
-from tests.fakes import RecordingSink
+from tests.fakes import FakePool, RecordingSink
 
 
 @implementer(IGemSession)
@@ -62,6 +62,24 @@ class InProcessGem:
     def logout(self):
         self.stone.logout(self.session)
         return succeed(None)
+
+
+class StonePool(FakePool):
+    """Gems of one in-process simulated stone."""
+
+    def __init__(self, maxSessions=3):
+        super().__init__(maxSessions)
+        self.stone = Stone()
+
+    def open(self, name, user=None):
+        gem = InProcessGem(self.stone, name)
+        self.opened.append(gem)
+        self.open_.add(gem)
+        return succeed(gem)
+
+    def close(self, gem):
+        self.open_.discard(gem)
+        return gem.logout()
 
 
 strictForm = strictSchema

@@ -19,7 +19,7 @@ from gsmcpd.sessions.breaks import breakUntilOut
 from gsmcpd.observe.logformat import describeClient
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.sessions.client import ClientSession
-from gsmcpd.sessions.warm import WarmSessions
+from gsmcpd.sessions.warm import WarmSessions, lockCommits
 from gsmcpd.sessions.work import WorkSession, newHandle, userOf
 from gsmcpd.tools.templates.outcomes import ToolError
 
@@ -117,7 +117,7 @@ class SessionRegistry:
             session = WorkSession(handle, gem, principal,
                                   self._clock.seconds(), throwaway,
                                   self.onCommit)
-            prepared = maybeDeferred(self.prepare, session)
+            prepared = self._prepared(session)
             # A session its preparation refused (no commit lock, say) is
             # never served: its GemStone session goes back.
             prepared.addErrback(lambda failure: self._pool.close(gem).addBoth(
@@ -134,6 +134,18 @@ class SessionRegistry:
 
         return self._withinDeadline(
             d.addCallback(opened).addErrback(self._loginFailed))
+
+    def _prepared(self, session):
+        """
+        Prepare a new (or replacement) GemStone session before it serves:
+        the daemon's preparation, then, for a throwaway session, the
+        stone's commit lock (L{lockCommits}), so that nothing its calls do
+        is kept, not even a commit the user's own code sends.
+        """
+        prepared = maybeDeferred(self.prepare, session)
+        if session.throwaway:
+            prepared.addCallback(lambda _: lockCommits(session))
+        return prepared
 
     def openClient(self, protocolVersion, clientInfo, clientCapabilities=None,
                    principal=None):
@@ -328,8 +340,8 @@ class SessionRegistry:
 
         def replaced(gem):
             session.gemReplaced(gem)
-            prepared = maybeDeferred(self.prepare, session)
-            return prepared.addErrback(failed, "could not be prepared")
+            return self._prepared(session).addErrback(
+                failed, "could not be prepared")
 
         def failed(failure, why):
             self.log.failure("session {handle}: its replacement GemStone "
