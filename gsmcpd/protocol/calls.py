@@ -1,12 +1,13 @@
 """
 The one path a GemStone-backed request takes, whatever carried it.
 
-A L{CallRunner} owns such a request from start to end: its deadline, its
-cancellation, the race between its answer, its cancellation and the
-abandonment of its GemStone session, the death of the gem, and what the
-client is told when the server ended it.  A transport only gates, parses,
-hands the message over (with an L{ICallSink} when it answers as a stream)
-and renders what comes back.
+A L{CallRunner} owns such a request (a call) from start to end: its
+deadline, its cancellation, the race between its answer, its cancellation
+and the abandonment of its GemStone session, the death of the gem, what
+the client is told when the server ended it, and its count and audit.  An
+era's adapter hands it the request's facts and the method, and frames what
+comes back; the transport only gates, parses and renders.  The errors both
+eras answer for a session's login are here too.
 """
 
 from collections.abc import Callable

@@ -33,7 +33,7 @@ from gsmcpd.protocol.facts import MODERN, Dialect, RequestFacts
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS, SERVER_ERROR, JsonObject, JsonRpcError, Message)
-from gsmcpd.protocol.methods import Method, MethodTable
+from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.notices import Filter
 from gsmcpd.protocol.toolcall import answersAsStream, unknownTool
 from gsmcpd.sessions.client import LogGate
