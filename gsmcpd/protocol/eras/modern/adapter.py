@@ -95,9 +95,9 @@ class ModernEra:
             {skill.uri: skill for skill in served}, INVALID_PARAMS,
             namedInMeta, sessionGone)
         self._special: dict[str | None, Callable[..., Any]] = {
-                         "tools/call": self._toolsCall,
-                         "resources/read": self._resourcesRead,
-                         "prompts/get": self._promptsGet}
+            "tools/call": self._toolsCall,
+            "resources/read": self._resourcesRead,
+            "prompts/get": self._promptsGet}
 
     def _capabilities(self, served: skills.Skills) -> JsonObject:
         declared = self.handlers.capabilities()
