@@ -22,6 +22,7 @@ from gsmcpd.smalltalk import Assignment, Literal, leading_comment, \
 
 DEFAULT_RESULTS = {
     "execute_code": lambda args: {"total": 1, "text": "7"},
+    "disable_commits": lambda args: {"armed": True},
     "status": lambda args: {"user": "DataCurator", "session": 5,
                             "stone": "gs64stone", "version": "3.7.4",
                             "inTransaction": True},

@@ -9,12 +9,10 @@ from zope.interface.verify import verifyObject
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
-from gsmcpd.protocol.outbound import PendingRequests
 from gsmcpd.sessions.breaks import (
     HARD_BREAK_DELAY, REPLACE_DELAY, CallState, RunningCall)
-from gsmcpd.tools.context import ICallContext
-from gsmcpd.tools.templates.outcomes import ToolError
-from tests.fakes import FakeGem, RecordingSink
+from gsmcpd.tools.context import ICallControl
+from tests.fakes import FakeGem
 
 
 class Session:
@@ -27,9 +25,6 @@ class Session:
         self.handle = "h1"
         self.label = "h1"
         self.calls = CallState()
-
-    def wantsLog(self, level):
-        return level != "debug"
 
 
 class Registry:
@@ -66,7 +61,7 @@ class CallFixture(SynchronousTestCase):
 class EscalationTests(CallFixture):
 
     def test_provides(self):
-        self.assertTrue(verifyObject(ICallContext, self.running))
+        self.assertTrue(verifyObject(ICallControl, self.running))
 
     def test_softBreakTakenEndsIt(self):
         running = self.start()
@@ -75,7 +70,7 @@ class EscalationTests(CallFixture):
                          ([False], "soft"))
         self.assertTrue(self.failureResultOf(running, GciError).value.isBreak)
         self.assertIsNone(self.running.current)
-        self.assertTrue(self.running.session.calls.ended)
+        self.assertTrue(self.running.work.calls.ended)
         self.clock.advance(HARD_BREAK_DELAY + REPLACE_DELAY)
         self.assertEqual(self.gem.interrupts, [False])
         self.assertEqual(self.registry.replaced, [])
@@ -197,50 +192,3 @@ class DeadlineTests(CallFixture):
         self.assertIn("withdrawing it before it started",
                       self.running.endedMessage())
         self.broken(queued)
-
-
-class ContextTests(SynchronousTestCase):
-    """
-    What a tool asks of its request, with and without a stream.
-    """
-
-    def runningCall(self, sink):
-        return RunningCall(Session(FakeGem()), 1, Registry(), Clock(), sink,
-                           PendingRequests(Clock()))
-
-    def test_logPostsAMessageTheClientWants(self):
-        sink = RecordingSink()
-        run = self.runningCall(sink)
-        run.log("info", {"x": 1}, "gsmcp")
-        run.log("debug", "too fine")
-        self.assertEqual(sink.messages, [
-            {"jsonrpc": "2.0", "method": "notifications/message",
-             "params": {"level": "info", "data": {"x": 1},
-                        "logger": "gsmcp"}}])
-
-    def test_progressOnlyWhenAskedFor(self):
-        wanting, notWanting = RecordingSink(), RecordingSink(False)
-        self.runningCall(wanting).reportProgress(1, 3, "one")
-        self.runningCall(notWanting).reportProgress(1, 3, "one")
-        self.assertEqual(wanting.reports, [(1, 3, "one")])
-        self.assertEqual(notWanting.reports, [])
-
-    def test_requestGoesOnTheCallsStream(self):
-        sink = RecordingSink()
-        self.runningCall(sink).request("elicitation/create", {"m": "?"})
-        self.assertEqual([m["method"] for m in sink.messages],
-                         ["elicitation/create"])
-
-    def test_withoutAStreamNothingCanBeAskedOrSent(self):
-        run = self.runningCall(None)
-        self.assertFalse(run.wantsProgress)
-        run.log("info", "x")
-        run.closeStream()
-        run.reportProgress(1)
-        error = self.assertRaises(ToolError, run.request, "sampling/x", {})
-        self.assertEqual(error.kind, "refused")
-
-    def test_closeStream(self):
-        sink = RecordingSink()
-        self.runningCall(sink).closeStream()
-        self.assertTrue(sink.closedEarly)

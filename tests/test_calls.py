@@ -12,7 +12,7 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.metrics import Metrics
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.jsonrpc import parseMessage
 from gsmcpd.tools.base import (
     Tool, ToolResult, Toolset, annotations, closedSchema)
@@ -53,11 +53,11 @@ class GemStoneMethodsTestCase(TransportTestCase):
     and L{FailingToolset} (a bug, a late answer).
     """
 
-    def makeDispatcher(self):
+    def makeHandlers(self):
         self.failing = FailingToolset()
         registry = ToolCatalog([*ToolCatalog.named(
             ["execution", "browsing"]).toolsets, self.failing])
-        return Dispatcher(registry, ServerIdentity())
+        return Handlers(registry, ServerIdentity())
 
     @inlineCallbacks
     def setUp(self):
@@ -250,12 +250,13 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
 
     def test_cancellingTheAnswerEndsTheCall(self):
         metrics = Metrics("1", processMetrics=False)
-        self.app.calls._metrics = metrics
+        self.app.legacy.calls._metrics = metrics
         session = self.sessions.get(self.handle)
         self.failing.lateAnswer = Deferred()
-        answer = self.app.calls.handle(session, parseMessage(json.dumps(
-            request("tools/call", 5, name="late", arguments={})).encode()),
-            tool=self.app.dispatcher.toolNamed(None, {"name": "late"}))
+        answer = self.app.legacy.answer(
+            self.sessions.client(self.handle), parseMessage(json.dumps(
+                request("tools/call", 5, name="late",
+                        arguments={})).encode()))
         [run] = session.calls.running.values()
         inFlight = metrics.registry.get_sample_value
         self.assertEqual(inFlight("gsmcpd_calls_in_flight"), 1)
@@ -273,15 +274,17 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
         flight.
         """
         self.metrics = metrics = Metrics("1", processMetrics=False)
-        self.app.calls._metrics = metrics
+        self.app.legacy.calls._metrics = metrics
         self.audited, self.logged = [], []
-        self.app.calls.audit = AuditLog(self.audited.append, "DataCurator")
-        self.app.calls.log = Logger(observer=self.logged.append)
+        self.app.legacy.calls.audit = AuditLog(self.audited.append,
+                                               "DataCurator")
+        self.app.legacy.calls.log = Logger(observer=self.logged.append)
         session = self.sessions.get(self.handle)
         self.failing.lateAnswer = Deferred()
-        answer = self.app.calls.handle(session, parseMessage(json.dumps(
-            request("tools/call", 5, name="late", arguments={})).encode()),
-            tool=self.app.dispatcher.toolNamed(None, {"name": "late"}))
+        answer = self.app.legacy.answer(
+            self.sessions.client(self.handle), parseMessage(json.dumps(
+                request("tools/call", 5, name="late",
+                        arguments={})).encode()))
         [run] = session.calls.running.values()
         return answer, run, lambda: metrics.registry.get_sample_value(
             "gsmcpd_calls_in_flight")
@@ -292,7 +295,7 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
         leaves it counted and audited as ended by the deadline, not as
         cancelled by the client.
         """
-        self.app.calls.requestTimeout = 30
+        self.app.legacy.calls.requestTimeout = 30
         answer, run, inFlight = self.lateCall()
         self.clock.advance(31)
         self.assertEqual(run.why, "deadline")

@@ -7,23 +7,21 @@ meeting what a direct call meets.
 
 import json
 
-from twisted.internet.defer import inlineCallbacks, succeed
+from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.protocol.catalogsurface import (
     CATALOG_PARAGRAPH, catalogInstructions, unwrapCall)
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.instructions import stockInstructions
 from gsmcpd.protocol.jsonrpc import Message
-from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, buildToolsets
 from gsmcpd.tools.catalogtools import CatalogSurface
-from tests.fakes import FakePool
 from tests.test_modern import META, ModernTestCase, modern
 from tests.test_web import request
-from tests.toolharness import InProcessGem, ToolHarness
+from tests.toolharness import StonePool, ToolHarness
 
 ALL = tuple(CORE_TOOLSETS)
 BUDGET = 8000
@@ -95,41 +93,24 @@ class ScopeTests(SynchronousTestCase):
             "tool_call", {"name": "remove_dictionary",
                           "arguments": {"dictionaryName": "Banking"}}))
         response = self.successResultOf(
-            harness.dispatcher.handle(harness.session, message))
+            harness.legacy.answer(harness.client, message))
         self.assertIn("unknown tool 'remove_dictionary'",
                       response["error"]["message"])
 
 
-class StonePool(FakePool):
-    """Gems of one in-process simulated stone."""
-
-    def __init__(self, maxSessions=3):
-        super().__init__(maxSessions)
-        self.stone = Stone()
-
-    def open(self, name, user=None):
-        gem = InProcessGem(self.stone, name)
-        self.opened.append(gem)
-        self.open_.add(gem)
-        return succeed(gem)
-
-    def close(self, gem):
-        self.open_.discard(gem)
-        return gem.logout()
-
-
 class CatalogTransportTests(ModernTestCase):
+
+    def makePool(self):
+        return StonePool()
 
     def setUp(self):
         super().setUp()
-        self.pool = StonePool()
-        self.sessions.__init__(self.pool, self.clock)
         toolsets = buildToolsets(ALL)
-        self.serve(Dispatcher(CatalogSurface(toolsets), ServerIdentity(
+        self.serve(Handlers(CatalogSurface(toolsets), ServerIdentity(
             instructions=catalogInstructions(toolsets))))
 
-    def makeDispatcher(self):
-        return Dispatcher(ToolCatalog.named(), ServerIdentity())
+    def makeHandlers(self):
+        return Handlers(ToolCatalog.named(), ServerIdentity())
 
     @inlineCallbacks
     def test_2025UnderBudget(self):
@@ -173,7 +154,7 @@ class CatalogTransportTests(ModernTestCase):
     @inlineCallbacks
     def test_2025AuditedUnderTheCalledName(self):
         events = []
-        self.app.calls.audit = AuditLog(events.append, "DataCurator")
+        self.app.legacy.calls.audit = AuditLog(events.append, "DataCurator")
         handle, _ = yield self.initialize()
         yield self.call(handle, "tool_call", {"name": "list_dictionaries"})
         self.assertEqual([(event["tool"], event["outcome"])

@@ -8,11 +8,11 @@ import json
 import jsonschema
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.tools.base import MCP_DEFAULT_HINTS, effectiveHints
 from gsmcpd.protocol.instructions import OUTPUT_RULE, stockInstructions
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, toolsetClass
+from tests.builders import clientSession, legacyEra
 from tests.toolharness import strictForm
 
 REFERENCE_TOOLS = {
@@ -72,9 +72,9 @@ class SurfaceTests(SynchronousTestCase):
             self.assertTrue(toolset.title and toolset.instructions, name)
 
     def test_toolsListIsTheRegistry(self):
-        dispatcher = Dispatcher(self.tools, ServerIdentity())
-        response = self.successResultOf(dispatcher.handle(
-            None, Message("request", "tools/list", 1, {}, {})))
+        response = self.successResultOf(legacyEra(self.tools).answer(
+            clientSession(None), Message("request", "tools/list", 1, {},
+                                         {})))
         listed = response["result"]["tools"]
         self.assertEqual([tool["name"] for tool in listed],
                          sorted(tool.name for tool in self.tools))
@@ -109,9 +109,9 @@ class SurfaceTests(SynchronousTestCase):
         the instructions stay under the bench's 25 KB target: every session
         reads them before any work.
         """
-        dispatcher = Dispatcher(self.tools, ServerIdentity())
-        listed = self.successResultOf(dispatcher.handle(
-            None, Message("request", "tools/list", 1, {}, {})))["result"]["tools"]
+        listed = self.successResultOf(legacyEra(self.tools).answer(
+            clientSession(None), Message("request", "tools/list", 1, {},
+                                         {})))["result"]["tools"]
         size = len(json.dumps(listed, ensure_ascii=False,
                               separators=(",", ":")).encode("utf-8"))
         size += len(stockInstructions(self.tools.toolsets).encode("utf-8"))

@@ -4,7 +4,9 @@ server/discover in both eras' shapes.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.discover import discoverResult
+from gsmcpd.protocol.discover import discoverAnswer, namedInBody
+from gsmcpd.protocol.eras.modern.adapter import namedInMeta
+from gsmcpd.protocol.eras.modern.results import complete
 
 SERVER = {"name": "gsmcpd", "version": "1.0"}
 CAPABILITIES = {"tools": {"listChanged": False}, "prompts": {}}
@@ -18,7 +20,8 @@ class DiscoverTests(SynchronousTestCase):
         the server named in C{_meta}, and the dress of a cacheable result.
         """
         self.assertEqual(
-            discoverResult(SERVER, CAPABILITIES, "Browse before you edit."),
+            complete("server/discover", namedInMeta(discoverAnswer(
+                CAPABILITIES, "Browse before you edit."), SERVER)),
             {"supportedVersions": ["2025-06-18", "2025-11-25", "2026-07-28"],
              "capabilities": CAPABILITIES,
              "instructions": "Browse before you edit.",
@@ -32,6 +35,6 @@ class DiscoverTests(SynchronousTestCase):
         as C{initialize} names it.
         """
         self.assertEqual(
-            discoverResult(SERVER, CAPABILITIES, modern=False),
+            namedInBody(discoverAnswer(CAPABILITIES), SERVER),
             {"supportedVersions": ["2025-06-18", "2025-11-25", "2026-07-28"],
              "capabilities": CAPABILITIES, "serverInfo": SERVER})

@@ -12,7 +12,7 @@ from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon.admin import Health
 from gsmcpd.daemon.drain import Drain
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.fakes import FakePool
@@ -38,8 +38,8 @@ class DrainTests(TestCase):
         self.health = Health(lambda: len(self.sessions))
         self.health.serving = True
         self.drain = Drain(self.health, self.pool.refuseNew, GRACE,
-                           self.clock, lambda: self.sessions)
-        app = mcpApp(self.sessions, Dispatcher(
+                           self.clock, self.sessions.clients)
+        app = mcpApp(self.sessions, Handlers(
             ToolCatalog.named(("execution", "session")), ServerIdentity()),
             self.clock)
         self.treq = StubTreq(app.resource())

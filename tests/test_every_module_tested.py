@@ -24,7 +24,7 @@ TESTED_ELSEWHERE = {
     "transport.http": "test_web",
     # The 2026-07-28 endpoint, driven through its transport as a client
     # drives it.
-    "protocol.modern.endpoint": "test_modern",
+    "protocol.eras.modern.adapter": "test_modern",
     # The renderer, with every template it renders.
     "tools.templates.render": "test_templates",
     # The syntax tree and its walk, through the parser that builds them.

@@ -7,12 +7,11 @@ that answers its template.
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.protocol.jsonrpc import Message
-from gsmcpd.sessions.client import McpSession
 from gsmcpd.smalltalk.check import loadKnownNames, unknownNames
 from gsmcpd.tools.templates.render import Template
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
+from tests.builders import clientSession, legacyEra
 from tests.fakes import FakeGem
 from tests.test_template_selectors import KNOWN_NAMES
 
@@ -29,9 +28,8 @@ class GreetingToolsetTests(TestCase):
     @inlineCallbacks
     def greet(self, options=None):
         registry = ToolCatalog(buildToolsets([NAME], {NAME: options or {}}))
-        dispatcher = Dispatcher(registry, ServerIdentity())
-        session = McpSession("x", self.gem, "2025-11-25", {})
-        response = yield dispatcher.handle(session, Message(
+        response = yield legacyEra(registry).answer(
+            clientSession(self.gem, "x", "2025-11-25"), Message(
             "request", "tools/call", 1,
             {"name": "greet", "arguments": {"name": "Ada"}}, {}))
         return response["result"]

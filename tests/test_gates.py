@@ -9,7 +9,6 @@ from twisted.trial.unittest import TestCase
 from twisted.web.test.requesthelper import DummyRequest
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.transport.gates import Refusal, checkHeaders, namedSession
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 
@@ -66,10 +65,19 @@ class HeaderGateTests(TestCase):
 
 
 @attr.s
+class _Work:
+    handle = attr.ib()
+    principal = attr.ib(default=None)
+
+
+@attr.s
 class _Session:
     handle = attr.ib()
     principal = attr.ib(default=None)
-    protocolVersion = attr.ib(default="2025-11-25")
+
+    @property
+    def work(self):
+        return _Work(self.handle, self.principal)
 
     @property
     def label(self):
@@ -80,12 +88,33 @@ def principal(identity):
     return Principal(identity, identity, frozenset(), 0.0)
 
 
+class _Registry:
+    """
+    The 2025 client sessions, and the 2026 handles beside them.
+    """
+
+    def __init__(self, clients, handles):
+        self._clients = clients
+        self._handles = handles
+
+    def __getitem__(self, handle):
+        return self._clients[handle]
+
+    def client(self, handle):
+        return self._clients.get(handle)
+
+    def get(self, handle):
+        return self._handles.get(handle) or getattr(
+            self._clients.get(handle), "work", None)
+
+
 class SessionGateTests(TestCase):
 
     def setUp(self):
-        self.sessions = {"abc": _Session("abc"),
-                         "alices": _Session("alices", principal("alice")),
-                         "modern": _Session("modern", None, MODERN_VERSION)}
+        self.sessions = _Registry(
+            {"abc": _Session("abc"),
+             "alices": _Session("alices", principal("alice"))},
+            {"modern": _Work("modern")})
 
     def test_named(self):
         self.assertIs(namedSession(requestWith(mcp_session_id="abc"),

@@ -6,7 +6,7 @@ import re
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.modern.skills import Skills
+from gsmcpd.protocol.eras.modern.skills import Skills
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.guides import GUIDES, servedGuides
 

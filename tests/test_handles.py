@@ -2,13 +2,13 @@
 GemStone sessions behind handles in the 2026 era.
 """
 
-from twisted.internet.defer import succeed
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.protocol.modern import envelope
-from gsmcpd.protocol.modern.handles import (
-    needsHandle, noSuchHandle, sessionTools, takeHandle, withSessionArgument)
+from gsmcpd.protocol.eras.modern import envelope
+from gsmcpd.protocol.eras.modern.handles import (
+    HANDLE_TOOLS, closed, needsHandle, noSuchHandle, opened, takeHandle,
+    withSessionArgument)
 from gsmcpd.tools.base import Tool, ToolError, annotations, closedSchema
 from tests.toolharness import checkStructured
 
@@ -99,23 +99,21 @@ class SessionToolsTests(SynchronousTestCase):
     """
 
     def setUp(self):
-        opened, closed = sessionTools(lambda: succeed("h2"),
-                                      lambda handle: succeed(handle == "h1"))
-        self.open, self.close = opened, closed
+        self.open, self.close = HANDLE_TOOLS
 
     def test_open(self):
-        result = self.successResultOf(self.open.run(None, {}))
+        result = opened("h2")
         self.assertEqual(result.structured, {"session": "h2"})
         checkStructured(self.open, result.structured)
         self.assertIn("h2", result.text)
 
     def test_close(self):
-        result = self.successResultOf(self.close.run(None, {"session": "h1"}))
+        result = closed("h1")
         checkStructured(self.close, result.structured)
         self.assertIn("Closed GemStone session h1", result.text)
-        failure = self.failureResultOf(
-            self.close.run(None, {"session": "nope"}), ToolError)
-        self.assertIn("open_session", failure.value.message)
+        error = noSuchHandle("nope")
+        self.assertIsInstance(error, ToolError)
+        self.assertIn("open_session", error.message)
 
     def test_schemas(self):
         self.open.validate({})

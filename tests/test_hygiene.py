@@ -57,7 +57,7 @@ class HygieneTestCase(TestCase):
         gem.results["continue_transaction"] = lambda args: {"continued": True}
 
     def open(self):
-        return self.registry.open("2025-11-25", {"name": "test"})
+        return self.registry.open(clientInfo={"name": "test"})
 
     def tags(self):
         return [tag for tag, _ in self.gem.calls]

@@ -4,8 +4,8 @@ Input-required results: the questions, which may be asked, the answers.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.modern import inputrequired
-from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.eras.modern import inputrequired
+from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.tools import questions

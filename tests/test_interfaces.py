@@ -19,25 +19,25 @@ from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.observe.auditchain import ChainedJsonObserver
 from gsmcpd.observe.auditfile import AuditFile
-from gsmcpd.protocol.modern.asking import ModernAsker, TaskAsker
-from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.context import CallContext
+from gsmcpd.protocol.eras.legacy.asking import StreamAsker
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
+from gsmcpd.protocol.eras.modern.asking import ModernAsker, TaskAsker
+from gsmcpd.protocol.eras.modern.envelope import Envelope
+from gsmcpd.protocol.eras.modern.tasks import TaskProgress, TaskStore
 from gsmcpd.protocol.versions import MODERN_VERSION
-from gsmcpd.protocol.modern.endpoint import AskingContext
-from gsmcpd.protocol.outbound import PendingRequests
-from gsmcpd.protocol.modern.tasks import TaskProgress, TaskStore
 from gsmcpd.sessions.breaks import RunningCall
-from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
-from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
-from gsmcpd.tools.questions import IAsker, StreamAsker
+from gsmcpd.sessions.interfaces import (
+    ICallSink, IClientRequests, IWorkSession)
+from gsmcpd.sessions.work import WorkSession
+from gsmcpd.tools.context import NULL_CONTEXT, ICallContext, ICallControl
+from gsmcpd.tools.questions import NULL_ASKER, IAsker
 from gsmcpd.transport.sse import CallStream, EventSequence
 from gsmcpd.transport.tls import ReloadingContexts, TLSEndpoint
+from tests.builders import clientSession
 from tests.fakes import FakeGem, FakePool, RecordingSink
 from tests.idp import IdentityProvider, TestCA, writeIdentity
 from tests.toolharness import InProcessGem, ToolHarness
-
-
-class FakeClient:
-    clientCapabilities = {}
 
 
 def login():
@@ -74,9 +74,28 @@ class CallProviderTests(TestCase):
         self.assertTrue(verifyObject(ICallContext, NULL_CONTEXT))
 
     def test_runningCall(self):
-        run = RunningCall(object(), 1, None, Clock(), RecordingSink(),
-                          PendingRequests(Clock()))
-        self.assertTrue(verifyObject(ICallContext, run))
+        """
+        A running call is how it is ended, not what its tool may ask of it.
+        """
+        run = RunningCall(WorkSession("h1", FakeGem()), 1, None, Clock())
+        self.assertTrue(verifyObject(ICallControl, run))
+        self.assertFalse(ICallContext.providedBy(run))
+
+    def test_callContext(self):
+        """
+        A call's context, made of its parts, whatever they are.
+        """
+        client = clientSession(FakeGem())
+        run = RunningCall(client.work, 1, None, Clock())
+        for context in (CallContext(), CallContext(
+                StreamAsker(PendingRequests(Clock()), client,
+                            RecordingSink()), RecordingSink(),
+                client.wantsLog, run)):
+            self.assertTrue(verifyObject(ICallContext, context))
+
+    def test_workSession(self):
+        self.assertTrue(verifyObject(IWorkSession,
+                                     WorkSession("h1", FakeGem())))
 
     def test_callStream(self):
         stream = CallStream(DummyRequest([b"mcp"]), Clock(),
@@ -94,7 +113,7 @@ class CallProviderTests(TestCase):
 class OtherProviderTests(TestCase):
     """
     The providers beside the call path: a task's stream, the token keys'
-    sources, the 2026 prompt's asking context, and the TLS contexts.
+    sources, the ways of asking, and the TLS contexts.
     """
 
     def test_taskProgress(self):
@@ -116,14 +135,11 @@ class OtherProviderTests(TestCase):
         """
         envelope = Envelope(MODERN_VERSION, {}, None, None)
         store = TaskStore(Clock())
-        for asker in (StreamAsker(None, FakeClient()),
+        for asker in (StreamAsker(PendingRequests(Clock()),
+                                  clientSession(FakeGem()), None),
                       ModernAsker(envelope, {}),
-                      TaskAsker(store, None, envelope)):
+                      TaskAsker(store, None, envelope), NULL_ASKER):
             self.assertTrue(verifyObject(IAsker, asker))
-
-    def test_askingContext(self):
-        asker = ModernAsker(Envelope(MODERN_VERSION, {}, None, None), {})
-        self.assertTrue(verifyObject(ICallContext, AskingContext(asker)))
 
     def test_reloadingContexts(self):
         ca = TestCA()

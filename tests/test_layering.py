@@ -116,7 +116,7 @@ class LayeringTests(TestCase):
                     if layer is not None}
         # Subpackages sit in their package's layer.
         self.assertEqual({p for p in packages if rank(p) is None} - {
-            "templates", "modern"}, set())
+            "templates", "eras", "legacy", "modern"}, set())
 
     def test_noLowerLayerImportsAHigherOne(self):
         found = {str(path.relative_to(ROOT)): bad
@@ -133,6 +133,27 @@ class LayeringTests(TestCase):
                  for path, layer in runtimeModules() if layer is None
                  for bad in [[n for n in importedNames(path)
                               if n.startswith("gsmcpd.")]] if bad}
+        self.assertEqual(found, {})
+
+    def test_erasApart(self):
+        """
+        The era-neutral protocol modules import neither era, and neither
+        era imports the other: what only one era has lives in its package.
+        """
+        eras = ROOT / "protocol" / "eras"
+        found = {}
+        for path, layer in runtimeModules():
+            if layer != "protocol":
+                continue
+            parts = path.relative_to(ROOT).parts
+            era = parts[2] if parts[1] == "eras" and len(parts) > 3 else None
+            allowed = "" if era is None else f"gsmcpd.protocol.eras.{era}"
+            bad = sorted({name for name in importedNames(path)
+                          if name.startswith("gsmcpd.protocol.eras")
+                          and not name.startswith(allowed or "-")})
+            if bad:
+                found[str(path.relative_to(ROOT))] = bad
+        self.assertTrue(eras.is_dir())
         self.assertEqual(found, {})
 
     def test_fewModulesAtTheTop(self):

@@ -177,7 +177,7 @@ class StreamLossTests(LifetimeTestCase):
     @inlineCallbacks
     def hangUp(self, handle):
         yield self.openStream(handle)
-        self.sessions.get(handle).stream.stopProducing()
+        self.sessions.client(handle).stream.stopProducing()
 
     @inlineCallbacks
     def test_releasedAfterGrace(self):
@@ -275,7 +275,7 @@ class DayOfUseTests(LifetimeTestCase, ModernTestCase):
         handle, _ = yield self.initialize()
         yield self.openStream(handle)
         self.assertTrue((yield self.alive(handle)))
-        self.sessions.get(handle).stream.stopProducing()
+        self.sessions.client(handle).stream.stopProducing()
 
     @inlineCallbacks
     def test_aDayOfInspectorUse(self):
@@ -304,7 +304,7 @@ class BackpressureTests(LifetimeTestCase):
     def test_pausedStreamQueuesThenFlushes(self):
         handle, _ = yield self.initialize()
         received = yield self.openStream(handle)
-        session = self.sessions.get(handle)
+        session = self.sessions.client(handle)
         session.stream.pauseProducing()
         session.post({"jsonrpc": "2.0", "method": "notifications/x"})
         self.treq.flush()
@@ -318,7 +318,7 @@ class BackpressureTests(LifetimeTestCase):
     def test_blockedPastFiveSecondsDropped(self):
         handle, _ = yield self.initialize()
         yield self.openStream(handle)
-        session = self.sessions.get(handle)
+        session = self.sessions.client(handle)
         stream = session.stream
         stream.pauseProducing()
         self.clock.advance(4.9)

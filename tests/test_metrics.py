@@ -231,7 +231,7 @@ class SessionEndingTests(TestCase):
         """
         metrics = Metrics("1", processMetrics=False)
         registry = SessionRegistry(FakePool(), Clock(), metrics=metrics)
-        session = self.successResultOf(registry.open("2025-11-25", {}))
+        session = self.successResultOf(registry.open(clientInfo={}))
         self.assertRaises(ValueError, registry.close, session.handle,
                           "a reason", code="no such code")
         self.assertIs(registry.get(session.handle), session)

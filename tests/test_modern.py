@@ -11,11 +11,13 @@ from twisted.internet.defer import Deferred, inlineCallbacks
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.metrics import Metrics
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.notes import THROWAWAY_NOTE
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
 from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.testing.simulator.errors import COMMITS_DISABLED
 from tests.test_web import JSON, Collector, TransportTestCase, request
+from tests.toolharness import StonePool
 
 VERSION = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": VERSION,
@@ -89,9 +91,9 @@ class DiscoverTests(ModernTestCase):
         server/discover in the 2026 era answers that era's instructions; a
         2025 initialize answers the 2025 text.
         """
-        self.dispatcher.identity = ServerIdentity(
+        self.serveAs(ServerIdentity(
             instructions="Your MCP session...",
-            modernInstructions="Call open_session first.")
+            modernInstructions="Call open_session first."))
         _, body = yield self.send(modern("server/discover", 9))
         self.assertEqual(body["result"]["instructions"],
                          "Call open_session first.")
@@ -214,8 +216,8 @@ class HandleTests(ModernTestCase):
         the audit log and the call metrics.
         """
         events = []
-        self.app.calls.audit = AuditLog(events.append, "DataCurator", set())
-        self.app.calls._metrics = metrics = Metrics("1", False)
+        self.app.legacy.calls.audit = AuditLog(events.append, "DataCurator", set())
+        self.app.legacy.calls._metrics = metrics = Metrics("1", False)
         handle = yield self.openSession()
         yield self.tool("close_session", {"session": handle},
                         mcp_param_session=handle)
@@ -321,7 +323,8 @@ class HandleTests(ModernTestCase):
     def test_executeWithoutHandleRunsThrowaway(self):
         """
         execute_code without a handle answers on a throwaway session, says
-        so in one line, and its work is aborted when the call ends.
+        so in one line; its commits are locked from its login and its work
+        is aborted when the call ends.
         """
         self.sessions.warm.perUser = 2
         result = yield self.tool("execute_code", {"code": "3 + 4"})
@@ -330,7 +333,7 @@ class HandleTests(ModernTestCase):
                          ["7", THROWAWAY_NOTE])
         gem, = self.pool.opened
         self.assertEqual([name for name, _ in gem.calls],
-                         ["execute_code", "abort"])
+                         ["disable_commits", "execute_code", "abort"])
         self.assertFalse(gem.loggedOut)
 
     @inlineCallbacks
@@ -395,9 +398,9 @@ class HandleTests(ModernTestCase):
             self.assertFalse(result["isError"], result)
         gem, = self.pool.opened
         self.assertEqual([tag for tag, _ in gem.calls],
-                         ["status", "abort", "status"])
+                         ["disable_commits", "status", "abort", "status"])
         self.assertEqual(len(self.sessions.warm), 1)
-        self.app.calls.requestTimeout = 5
+        self.app.legacy.calls.requestTimeout = 5
         gem.held = True
         answering = self.send(modern("tools/call", 8, META, name="status",
                                      arguments={}))
@@ -410,10 +413,61 @@ class HandleTests(ModernTestCase):
         self.assertEqual(len(self.sessions.warm), 0)
 
 
+class ThrowawayOverTheStoneTests(ModernTestCase):
+    """
+    Over the simulated stone: a throwaway session keeps nothing, not even a
+    commit its user's own code sends.
+    """
+
+    def makePool(self):
+        return StonePool()
+
+    @inlineCallbacks
+    def test_userCommitKeepsNothing(self):
+        result = yield self.tool("execute_code", {
+            "code": "UserGlobals at: #Kept put: 42. System commitTransaction"})
+        self.assertTrue(result["isError"], result)
+        self.assertEqual(result["structuredContent"]["error"]["number"],
+                         COMMITS_DISABLED)
+        self.assertIn("throwaway session", result["content"][0]["text"])
+        handle = yield self.openSession()
+        seen = yield self.tool("execute_code", {
+            "code": "UserGlobals at: #Kept ifAbsent: ['nothing']",
+            "session": handle}, mcp_param_session=handle)
+        self.assertEqual(seen["content"][0]["text"], "'nothing'")
+
+    @inlineCallbacks
+    def test_warmSessionStaysLocked(self):
+        """
+        The lock lasts as long as the login: the next call that takes the
+        session warm cannot commit either.
+        """
+        self.sessions.warm.perUser = 1
+        yield self.tool("execute_code", {"code": "3 + 4"})
+        result = yield self.tool("execute_code", {
+            "code": "UserGlobals at: #Kept put: 42. System commitTransaction"})
+        self.assertEqual(len(self.pool.opened), 1)
+        self.assertEqual(result["structuredContent"]["error"]["number"],
+                         COMMITS_DISABLED)
+
+    @inlineCallbacks
+    def test_handleSessionCommits(self):
+        """
+        A session of one's own, behind a handle, is not locked.
+        """
+        handle = yield self.openSession()
+        yield self.tool("execute_code", {
+            "code": "UserGlobals at: #Kept put: 42. System commitTransaction",
+            "session": handle}, mcp_param_session=handle)
+        seen = yield self.tool("execute_code", {
+            "code": "UserGlobals at: #Kept ifAbsent: ['nothing']"})
+        self.assertEqual(seen["content"][0]["text"], "42")
+
+
 class ListenTests(ModernTestCase):
 
-    def makeDispatcher(self):
-        return Dispatcher(ToolCatalog.named(("browsing", "execution",
+    def makeHandlers(self):
+        return Handlers(ToolCatalog.named(("browsing", "execution",
                                              "session")), ServerIdentity())
 
     @inlineCallbacks
@@ -513,9 +567,48 @@ class HandleLifetimeTests(ModernTestCase):
 
 class ConformanceFixtureTests(ModernTestCase):
 
-    def makeDispatcher(self):
-        return Dispatcher(ToolCatalog.named(("conformance",)),
+    def makeHandlers(self):
+        return Handlers(ToolCatalog.named(("conformance",)),
                           ServerIdentity())
+
+    @inlineCallbacks
+    def test_noWorkSessionForWhatNeverTouchesTheStone(self):
+        """
+        A call of a tool that never touches the stone carries no work
+        session (none is made for it, not even a stand-in), and its
+        client's facts, its log level among them, are its own request's.
+        """
+        seen = []
+        runner = self.app.legacy.calls
+        answer = runner.answer
+        self.patch(runner, "answer", lambda request, method: (
+            seen.append(request), answer(request, method))[1])
+        meta = dict(META, **{"io.modelcontextprotocol/logLevel": "error"})
+        requesting = self.treq.request(
+            "POST", "http://127.0.0.1/mcp", unbuffered=True,
+            data=json.dumps(modern("tools/call", 7, meta,
+                                   name="test_logging_tool",
+                                   arguments={})).encode(),
+            headers=dict(JSON, **{
+                "mcp-protocol-version": [VERSION],
+                "mcp-method": ["tools/call"],
+                "mcp-name": ["test_logging_tool"]}))
+        for _ in range(3):
+            self.clock.advance(60)
+            self.treq.flush()
+        response = yield requesting
+        received = []
+        response.deliverBody(Collector(received))
+        self.treq.flush()
+        events = b"".join(received)
+        self.assertIn(b"Logging test completed.", events)
+        self.assertNotIn(b"notifications/message", events)
+        [request] = seen
+        self.assertIsNone(request.work)
+        self.assertEqual(request.clientCapabilities, {"elicitation": {}})
+        self.assertEqual((request.context.wantsLog("info"),
+                          request.context.wantsLog("error")), (False, True))
+        self.assertEqual((len(self.sessions), self.pool.opened), (0, []))
 
     @inlineCallbacks
     def test_inputRequiredRounds(self):

@@ -7,8 +7,8 @@ import base64
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.protocol.modern import envelope
-from gsmcpd.protocol.modern.envelope import (
+from gsmcpd.protocol.eras.modern import envelope
+from gsmcpd.protocol.eras.modern.envelope import (
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, HEADER_MISMATCH, LOG_LEVEL_KEY,
     MISSING_CLIENT_CAPABILITY, PROTOCOL_VERSION_KEY,
     UNSUPPORTED_PROTOCOL_VERSION, Envelope, checkParameterHeaders,

@@ -6,7 +6,7 @@ with.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.notes import SESSION_NOTE, THROWAWAY_NOTE, sessionNotes
-from gsmcpd.sessions.client import McpSession
+from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.base import Tool, annotations, closedSchema
 
 
@@ -17,12 +17,18 @@ def tool(readOnly):
 class SessionNotesTests(SynchronousTestCase):
 
     def setUp(self):
-        self.session = McpSession("h" * 32, None, "2025-11-25", None)
+        self.session = WorkSession("h" * 32, None)
 
     def test_uncommittedChanges(self):
         self.assertEqual(sessionNotes(tool(False), True, self.session),
                          [SESSION_NOTE])
         self.assertEqual(sessionNotes(tool(False), False, self.session), [])
+
+    def test_noSession(self):
+        """
+        A call that ran in no GemStone session kept nothing to note.
+        """
+        self.assertEqual(sessionNotes(tool(False), None, None), [])
 
     def test_readOnlySaysNothing(self):
         self.session.throwaway = True

@@ -16,7 +16,8 @@ from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.audit import AuditLog, AuditUnavailable, CallFacts
 from gsmcpd.observe.auditfile import AuditFile
 from gsmcpd.observe.metrics import Metrics
-from gsmcpd.protocol.listen import ChangeNotices, Filter, Subscriber
+from gsmcpd.protocol.eras.modern.listen import Listener
+from gsmcpd.protocol.notices import ChangeNotices, Filter, Subscriber
 from gsmcpd.sessions.registry import SessionRegistry
 from tests.fakes import FakePool
 from tests.test_auditfile import Disk
@@ -134,7 +135,7 @@ class OperationsAssemblyTests(TestCase):
                                 control, notices, environ={})
         self.assertIs(operations.health.controlSession, control)
         self.assertEqual(operations.health.sessionCount(), 0)
-        sessions.open("2025-11-25", None)
+        sessions.openClient("2025-11-25", None)
         self.assertEqual(operations.health.sessionCount(), 1)
         self.assertEqual(metrics.registry.get_sample_value(
             "gsmcpd_sessions_open"), 1)
@@ -144,7 +145,7 @@ class OperationsAssemblyTests(TestCase):
             return metric.samples[0].value
 
         self.assertEqual(eventStreams(), 0)
-        listener = Subscriber.forListen(Filter(), lambda *a: None, 1)
+        listener = Listener(Filter(), lambda *a: None, 1)
         notices.add(listener)
         notices.add(Subscriber(Filter, lambda *a: None))
         self.assertEqual(eventStreams(), 1)
@@ -208,6 +209,9 @@ class _Pool:
 
 class _Sessions(list):
     warm = ()
+
+    def clients(self):
+        return list(self)
 
 
 class ObserveTests(TestCase):

@@ -1,5 +1,5 @@
 """
-Tests for L{gsmcpd.protocol.outbound}: server-sent requests get ids of
+Tests for L{gsmcpd.protocol.eras.legacy.outbound}: server-sent requests get ids of
 their own, reach the right stream, and always decide something.
 """
 
@@ -12,7 +12,7 @@ from zope.interface.verify import verifyObject
 
 from gsmcpd.observe.clipping import CLIPPED_LENGTH
 from gsmcpd.protocol.jsonrpc import parseMessage
-from gsmcpd.protocol.outbound import REQUEST_TIMEOUT, PendingRequests
+from gsmcpd.protocol.eras.legacy.outbound import REQUEST_TIMEOUT, PendingRequests
 from gsmcpd.sessions.interfaces import (
     ClientAnsweredError, ClientDidNotAnswer, IClientRequests)
 from tests.fakes import RecordingSink

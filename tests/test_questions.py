@@ -4,9 +4,10 @@ The questions a tool asks the client, and asking them the 2025 way.
 
 from twisted.internet.defer import Deferred, fail, succeed
 from twisted.trial.unittest import SynchronousTestCase
+from zope.interface.verify import verifyObject
 
 from gsmcpd.tools.questions import (
-    StreamAsker, accepted, askEach, elicitation, roots, sampling)
+    NULL_ASKER, IAsker, accepted, askEach, elicitation, roots, sampling)
 from gsmcpd.tools.templates.outcomes import ToolError
 
 CONFIRM = elicitation("Delete Foo?", {"confirm": {"type": "boolean"}})
@@ -59,28 +60,14 @@ class AskEachTests(SynchronousTestCase):
         pending.callback({})
 
 
-class StreamAskerTests(SynchronousTestCase):
+class NullAskerTests(SynchronousTestCase):
     """
-    Asking on the call's stream: what the client's session declared says
-    what it can answer, and each question is one request.
+    A request that cannot ask its client anything says so.
     """
 
-    def test_canAskByTheSessionsCapabilities(self):
-        class Client:
-            clientCapabilities = {"elicitation": {}, "sampling": True}
-        asker = StreamAsker(None, Client())
-        self.assertTrue(asker.canAsk("elicitation"))
-        self.assertFalse(asker.canAsk("sampling"))
-        self.assertFalse(asker.canAsk("roots"))
-
-    def test_askSendsEach(self):
-        sent = []
-
-        def send(method, params):
-            sent.append(method)
-            return succeed({"answered": method})
-        answers = self.successResultOf(StreamAsker(send, None).ask(
-            {"who": elicitation("Who?", {"name": {"type": "string"}}),
-             "roots": roots()}))
-        self.assertEqual(sorted(sent), ["elicitation/create", "roots/list"])
-        self.assertEqual(answers["roots"], {"answered": "roots/list"})
+    def test_cannotAsk(self):
+        self.assertTrue(verifyObject(IAsker, NULL_ASKER))
+        self.assertFalse(NULL_ASKER.canAsk("elicitation"))
+        error = self.assertRaises(ToolError, NULL_ASKER.ask,
+                                  {"who": elicitation("Who?", {})})
+        self.assertEqual(error.kind, "refused")

@@ -1,6 +1,5 @@
 """
-Tests for L{gsmcpd.sessions.registry} and L{gsmcpd.sessions.client}, with
-a fake pool and a Clock.
+Tests for L{gsmcpd.sessions.registry}, with a fake pool and a Clock.
 """
 
 from twisted.internet.defer import Deferred
@@ -12,7 +11,9 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.sessions.registry import LoginNotAnswered, SessionRegistry
-from tests.fakes import FakePool
+from gsmcpd.sessions.warm import THROWAWAY_REASON
+from gsmcpd.tools.templates.outcomes import ToolError
+from tests.fakes import FakePool, SmalltalkRaised
 
 
 class FakeStream:
@@ -39,8 +40,9 @@ class RegistryTests(TestCase):
         self.registry = SessionRegistry(self.pool, self.clock,
                                         streamLossGrace=10)
         self.clock.advance(100)
-        self.session = self.successResultOf(self.registry.open(
+        self.client = self.successResultOf(self.registry.openClient(
             "2025-11-25", {"name": "test"}))
+        self.session = self.client.work
 
     def test_loginsCountedByOutcome(self):
         """
@@ -52,11 +54,10 @@ class RegistryTests(TestCase):
         logged = []
         registry.log = Logger(observer=logged.append)
         pool.loginError = GciError(4051, "login denied", reason="on host9")
-        self.failureResultOf(registry.open("2025-11-25", None), GciError)
+        self.failureResultOf(registry.open(), GciError)
         pool.loginError = None
-        self.successResultOf(registry.open("2025-11-25", None))
-        self.assertRaises(SessionLimitReached, registry.open,
-                          "2025-11-25", None)
+        self.successResultOf(registry.open())
+        self.assertRaises(SessionLimitReached, registry.open)
         self.assertEqual(
             {outcome: metrics.registry.get_sample_value(
                 "gsmcpd_logins_total", {"outcome": outcome})
@@ -78,7 +79,7 @@ class RegistryTests(TestCase):
         logged = []
         registry.log = Logger(observer=logged.append)
         pool.loginDelay = Deferred()
-        opening = registry.open("2025-11-25", None)
+        opening = registry.open()
         self.clock.advance(9.9)
         self.assertNoResult(opening)
         self.clock.advance(0.1)
@@ -86,14 +87,13 @@ class RegistryTests(TestCase):
         self.assertEqual(failure.value.deadline, 10)
         self.assertIn("has not answered a login for 10s",
                       logged[-1]["log_format"].format(**logged[-1]))
-        self.assertRaises(SessionLimitReached, registry.open,
-                          "2025-11-25", None)
+        self.assertRaises(SessionLimitReached, registry.open)
         pool.loginDelay.callback(None)
         self.assertEqual(len(registry), 0)
         self.assertEqual(pool.open_, set())
         self.assertTrue(pool.opened[0].loggedOut)
         pool.loginDelay = None
-        self.successResultOf(registry.open("2025-11-25", None))
+        self.successResultOf(registry.open())
 
     def test_loginWithinItsDeadline(self):
         """
@@ -102,10 +102,10 @@ class RegistryTests(TestCase):
         """
         pool = FakePool(2)
         registry = SessionRegistry(pool, self.clock, loginDeadline=10)
-        session = self.successResultOf(registry.open("2025-11-25", None))
+        session = self.successResultOf(registry.open())
         self.assertIs(registry.get(session.handle), session)
         pool.loginError = GciError(4051, "login denied")
-        self.failureResultOf(registry.open("2025-11-25", None), GciError)
+        self.failureResultOf(registry.open(), GciError)
         self.assertEqual(self.clock.getDelayedCalls(), [])
 
     def test_openedSessionStartsLive(self):
@@ -121,13 +121,13 @@ class RegistryTests(TestCase):
         self.assertEqual(self.session.liveness.lastActivity, 105)
 
     def test_newestStreamWins(self):
-        first = self.registry.openStream(self.session, FakeStream)
-        second = self.registry.openStream(self.session, FakeStream)
+        first = self.registry.openStream(self.client, FakeStream)
+        second = self.registry.openStream(self.client, FakeStream)
         self.assertEqual((first.ended, second.generation), ("superseded", 2))
-        self.assertEqual(set(self.session.sequences), {"g1", "g2"})
+        self.assertEqual(set(self.client.sequences), {"g1", "g2"})
 
     def test_lostStreamClosesAfterGrace(self):
-        stream = self.registry.openStream(self.session, FakeStream)
+        stream = self.registry.openStream(self.client, FakeStream)
         stream.onLost(stream)
         self.clock.advance(9)
         self.assertIsNotNone(self.registry.get(self.session.handle))
@@ -176,6 +176,35 @@ class RegistryTests(TestCase):
         self.assertIsNone(self.registry.get(self.session.handle))
         self.assertEqual(len(self.flushLoggedErrors(ConnectionRefusedError)),
                          1)
+
+    def test_throwawayLockedAtLoginAndReplacement(self):
+        """
+        A throwaway session's commits are locked before it serves, and
+        again on its replacement GemStone session; another's are not.
+        """
+        lock = ("disable_commits", {"reason": THROWAWAY_REASON})
+        self.assertEqual(self.session.gem.calls, [])
+        session = self.successResultOf(self.registry.open(throwaway=True))
+        self.assertEqual(session.gem.calls, [lock])
+        old = session.gem
+        old.pending.append((Deferred(), "execute_code", {}))
+        self.successResultOf(self.registry.replaceGem(session, "runaway"))
+        self.assertIsNot(session.gem, old)
+        self.assertEqual(session.gem.calls, [lock])
+
+    def test_unlockedThrowawayNeverServed(self):
+        """
+        A throwaway session whose commits cannot be locked is never
+        served: its GemStone session goes back.
+        """
+        def refuse(arguments):
+            raise SmalltalkRaised(2012, "Error", "no lock here")
+
+        self.pool.configure = lambda gem: gem.results.update(
+            disable_commits=refuse)
+        self.failureResultOf(self.registry.open(throwaway=True), ToolError)
+        self.assertTrue(self.pool.opened[-1].loggedOut)
+        self.assertEqual(len(self.registry), 1)
 
     def test_closeAll(self):
         self.successResultOf(self.registry.closeAll("stopping"))

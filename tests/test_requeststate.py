@@ -6,7 +6,7 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.protocol.modern.requeststate import RequestStateSeal, requestBinding
+from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal, requestBinding
 
 CALL = {"name": "delete_class", "arguments": {"className": "Foo"},
         "_meta": {"progressToken": 1}}

@@ -4,7 +4,7 @@ How a 2026-era result is dressed: resultType and cache hints.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.modern.results import CACHE_HINTS, CacheHint, complete
+from gsmcpd.protocol.eras.modern.results import CACHE_HINTS, CacheHint, complete
 
 
 class CompleteTests(SynchronousTestCase):

@@ -24,10 +24,10 @@ from gsmcpd.daemon.security import (
     SessionPolicies, auditLog, bearerGate, listeningEndpoint,
     securityServices)
 from gsmcpd.observe.audit import AuditLog
-from gsmcpd.protocol.modern.envelope import Envelope
-from gsmcpd.protocol.listen import Filter
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.protocol.modern.handles import noSuchHandle
+from gsmcpd.protocol.eras.modern.envelope import Envelope
+from gsmcpd.protocol.notices import Filter
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
+from gsmcpd.protocol.eras.modern.handles import noSuchHandle
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from gsmcpd.transport.bearer import BearerGate, BearerResource
 from tests.fakes import SmalltalkRaised
@@ -162,7 +162,7 @@ class _Authenticated:
         self.sessions.prepare = SessionPolicies(
             lambda session: None, self.readOnly)
         self.events = []
-        self.app = self.makeApp(Dispatcher(ToolCatalog(toolsets),
+        self.app = self.makeApp(Handlers(ToolCatalog(toolsets),
                                            ServerIdentity()))
         self.treq = StubTreq(BearerResource(self.app.resource(), self.gate))
         self.token = self.provider.token(sub="Alice", scope="write")
@@ -469,7 +469,7 @@ class AuthenticatedModernTests(_Authenticated, ModernTestCase):
         A task answers only the identity whose call it is.
         """
         handle = yield self.openSession()
-        task = self.app.modern.endpoint.tasks.adopt(
+        task = self.app.modern.era.tasks.adopt(
             Deferred(), lambda: None, self.sessions.get(handle).principal)
         meta = dict(META, **{"io.modelcontextprotocol/clientCapabilities":
                              TASKS})
@@ -517,7 +517,7 @@ class AuthenticatedModernTests(_Authenticated, ModernTestCase):
         """
         A listener hears only of resources its scopes may read.
         """
-        endpoint = self.app.modern.endpoint
+        endpoint = self.app.modern.era
         wants = Filter(resourceSubscriptions=frozenset({SOURCE, "x:/y"}))
         for scope, heard in (("bare", {"x:/y"}), ("read", {SOURCE, "x:/y"})):
             principal = Principal("Alice", "Alice", frozenset({scope}), 0.0)

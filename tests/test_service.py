@@ -31,12 +31,16 @@ from gsmcpd.daemon.stone import ControlSession
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.calls import CallRunner
-from gsmcpd.protocol.dispatch import Dispatcher
-from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
-from gsmcpd.protocol.modern.endpoint import ModernEndpoint
-from gsmcpd.protocol.outbound import PendingRequests
-from gsmcpd.protocol.modern.requeststate import RequestStateSeal
-from gsmcpd.protocol.modern.tasks import TaskStore
+from gsmcpd.protocol.eras.legacy.adapter import LegacyEra
+from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
+from gsmcpd.protocol.eras.modern.adapter import ModernEra
+from gsmcpd.protocol.eras.modern.lending import Lending
+from gsmcpd.protocol.handlers import Handlers
+from gsmcpd.protocol.methods import MethodTable
+from gsmcpd.protocol.notices import ChangeNotices
+from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
+from gsmcpd.protocol.eras.modern.tasks import TaskStore
 from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, ViewHygiene
 from gsmcpd.sessions.lifetime import MAINTENANCE_INTERVAL, Reaper
 from gsmcpd.sessions.registry import SessionRegistry
@@ -363,8 +367,9 @@ class ServiceTreeTests(SynchronousTestCase):
     def test_everyCollaboratorOnceInTheTree(self):
         objects = reachable(self.build())
         counts = collections.Counter(type(each) for each in objects)
-        for kind in (SessionRegistry, WarmSessions, CallRunner, Dispatcher,
-                     ModernEndpoint, ModernPost, McpApp, ChangeNotices,
+        for kind in (SessionRegistry, WarmSessions, CallRunner, Handlers,
+                     MethodTable, LegacyEra, ModernEra, Lending, ModernPost,
+                     McpApp, ChangeNotices,
                      SessionListeners, PendingRequests, GemSessionPool,
                      Health, Metrics, Reaper, ViewHygiene, ControlSession,
                      RequestStateSeal, TaskStore):

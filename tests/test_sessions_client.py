@@ -1,15 +1,16 @@
 """
-Tests for L{gsmcpd.sessions.client}: one client's session, its log budget,
-its streams (the newest wins) and the events kept for resumption.
+Tests for L{gsmcpd.sessions.client}: one 2025 client's session, its log
+gate, its streams (the newest wins) and the events kept for resumption.
 """
 
 from twisted.internet.task import Clock
 from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.sessions.client import (
-    KEPT_SEQUENCES, LogBudget, McpSession, couldBeHandle, newHandle)
+from gsmcpd.sessions.client import KEPT_SEQUENCES, LogGate
 from gsmcpd.sessions.outbox import OUTBOX_LIMIT
+from gsmcpd.sessions.work import newHandle
+from tests.builders import clientSession
 from tests.fakes import FakeGem
 
 
@@ -34,7 +35,7 @@ class Stream:
         self.ended = why
 
 
-class LogBudgetTests(SynchronousTestCase):
+class LogGateTests(SynchronousTestCase):
 
     def test_burstThenRate(self):
         """
@@ -42,7 +43,7 @@ class LogBudgetTests(SynchronousTestCase):
         client's stream.
         """
         clock = Clock()
-        budget = LogBudget(clock.seconds, rate=2.0, burst=3.0)
+        budget = LogGate(clock.seconds, rate=2.0, burst=3.0)
         self.assertEqual([budget.spend() for _ in range(4)],
                          [True, True, True, False])
         clock.advance(0.5)
@@ -50,7 +51,7 @@ class LogBudgetTests(SynchronousTestCase):
 
     def test_refillStopsAtTheBurst(self):
         clock = Clock()
-        budget = LogBudget(clock.seconds, rate=2.0, burst=3.0)
+        budget = LogGate(clock.seconds, rate=2.0, burst=3.0)
         clock.advance(3600)
         self.assertEqual(sum(budget.spend() for _ in range(10)), 3)
 
@@ -59,17 +60,11 @@ class SessionTests(SynchronousTestCase):
 
     def setUp(self):
         self.clock = Clock()
-        self.session = McpSession("h1", FakeGem(), "2025-11-25", {},
-                                  seconds=self.clock.seconds)
-
-    def test_handlesAreUnguessable(self):
-        handles = {newHandle() for _ in range(100)}
-        self.assertEqual(len(handles), 100)
-        self.assertTrue(all(len(h) == 32 and int(h, 16) >= 0
-                            for h in handles))
+        self.session = clientSession(FakeGem(), "h1", "2025-11-25",
+                                     seconds=self.clock.seconds)
 
     def test_logLevelIsAFloor(self):
-        self.session.logLevel = "warning"
+        self.session.setLogLevel("warning")
         self.assertEqual(
             [self.session.wantsLog(level)
              for level in ("debug", "info", "warning", "error")],
@@ -81,12 +76,6 @@ class SessionTests(SynchronousTestCase):
         self.clock.advance(1)
         self.assertEqual(sum(self.session.wantsLog("error")
                              for _ in range(30)), 20)
-
-    def test_busyIsTheGems(self):
-        self.assertFalse(self.session.busy)
-        self.session.gem.held = True
-        self.session.gem.execute("\"gsmcp:status\"\n1", 10)
-        self.assertTrue(self.session.busy)
 
     def test_postWithoutAStreamWaitsInTheOutbox(self):
         self.session.post({"n": 1})
@@ -101,7 +90,7 @@ class SessionTests(SynchronousTestCase):
         globalLogPublisher.addObserver(events.append)
         self.addCleanup(globalLogPublisher.removeObserver, events.append)
         handle = newHandle()
-        session = McpSession(handle, FakeGem(), "2025-11-25", {})
+        session = clientSession(FakeGem(), handle, "2025-11-25")
         for n in range(OUTBOX_LIMIT + 1):
             session.post({"n": n})
         [event] = [e for e in events if "dropped" in e]
@@ -137,14 +126,3 @@ class SessionTests(SynchronousTestCase):
         self.assertNotIn("k0", self.session.sequences)
         self.assertNotIn("k1", self.session.sequences)
         self.assertIn(f"k{KEPT_SEQUENCES + 1}", self.session.sequences)
-
-
-class HandleShapeTests(SynchronousTestCase):
-
-    def test_mintedHandlesHaveTheShape(self):
-        for _ in range(20):
-            self.assertTrue(couldBeHandle(newHandle()))
-
-    def test_othersDoNot(self):
-        for text in ("", "Hello", "g" * 32, "A" * 32, "0" * 33):
-            self.assertFalse(couldBeHandle(text))

@@ -10,7 +10,7 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from tests.test_lifetime import events
 from tests.test_web import Collector, TransportTestCase, request
@@ -20,8 +20,8 @@ SSE = {"accept": ["application/json, text/event-stream"]}
 
 class SurfaceTestCase(TransportTestCase):
 
-    def makeDispatcher(self):
-        return Dispatcher(ToolCatalog(buildToolsets(
+    def makeHandlers(self):
+        return Handlers(ToolCatalog(buildToolsets(
             ["execution", "conformance"])), ServerIdentity())
 
     @inlineCallbacks
@@ -55,7 +55,7 @@ class CapabilityTests(SurfaceTestCase):
         self.assertEqual(set(body["result"]["capabilities"]),
                          {"tools", "resources", "prompts", "completions",
                           "logging"})
-        self.serve(Dispatcher(ToolCatalog.named(["execution"]),
+        self.serve(Handlers(ToolCatalog.named(["execution"]),
                               ServerIdentity()))
         _, body = yield self.initialize()
         self.assertEqual(list(body["result"]["capabilities"]), ["tools"])
@@ -97,11 +97,11 @@ class ResourceTests(SurfaceTestCase):
         body = yield self.rpc(handle, "resources/subscribe",
                               uri="test://watched-resource")
         self.assertEqual(body["result"], {})
-        self.assertEqual(self.sessions.get(handle).subscriptions,
+        self.assertEqual(self.sessions.client(handle).subscriptions,
                          {"test://watched-resource"})
         yield self.rpc(handle, "resources/unsubscribe",
                        uri="test://watched-resource")
-        self.assertEqual(self.sessions.get(handle).subscriptions, set())
+        self.assertEqual(self.sessions.client(handle).subscriptions, set())
 
 
 class PromptTests(SurfaceTestCase):
@@ -218,11 +218,11 @@ class SurfaceForTests(SynchronousTestCase):
     def test_oncePerCatalog(self):
         """
         A token narrowed to toolsets without resources is offered none;
-        each catalog's surface is made once, by the dispatcher that serves
+        each catalog's surface is made once, by the handlers that serve
         it (no module-level cache).
         """
-        dispatcher = Dispatcher(ToolCatalog.named(("browsing", "execution")),
-                                ServerIdentity())
+        dispatcher = Handlers(ToolCatalog.named(("browsing", "execution")),
+                              ServerIdentity())
         narrow = Principal("a", "Alice", frozenset(), 0.0,
                            frozenset({"execution"}))
         self.assertIs(dispatcher.surfaceFor(None), dispatcher.surface)

@@ -9,10 +9,10 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.protocol.modern import tasks
-from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.eras.modern import tasks
+from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.versions import MODERN_VERSION
-from gsmcpd.protocol.modern.tasks import TaskProgress, TaskStore
+from gsmcpd.protocol.eras.modern.tasks import TaskProgress, TaskStore
 
 def adopted(store, run):
     """

@@ -9,7 +9,7 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.daemon.options import ConfigError
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.testing.simulator import errors as simulated, evaluator
 from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.sessiontable import CACHE_FRAMES
@@ -245,10 +245,10 @@ class ModernEraTests(ModernTestCase):
               "commitRecordBacklog": 1, "oldestCommitRecordHeldBy": [1],
               "pageCache": None, "withheld": []}
 
-    def makeDispatcher(self):
+    def makeHandlers(self):
         self.pool.configure = lambda gem: gem.results.update(
             stone_status=lambda arguments: self.ANSWER)
-        return Dispatcher(ToolCatalog.named(("admin", "session")), ServerIdentity())
+        return Handlers(ToolCatalog.named(("admin", "session")), ServerIdentity())
 
     @inlineCallbacks
     def test_withoutAHandle(self):

@@ -10,6 +10,7 @@ from gsmcpd.tools.base import (
     Tool, ToolCall, ToolResult, Toolset, annotations, closedSchema,
     effectiveHints)
 from gsmcpd.tools.ledger import methodKey
+from gsmcpd.tools.questions import sampling
 from gsmcpd.tools.templates.outcomes import ToolError
 from tests.fakes import FakeGem, SmalltalkRaised
 
@@ -144,7 +145,9 @@ class ToolCallTests(SynchronousTestCase):
 
     def test_withoutAClientNothingIsAsked(self):
         self.assertFalse(self.call.wantsProgress)
-        self.assertRaises(ToolError, self.call.request, "sampling/x", {})
+        self.assertFalse(self.call.canAsk("sampling"))
+        self.assertRaises(ToolError, self.call.ask,
+                          {"sample": sampling("Say hello", 20)})
 
 
 class Configurable(Toolset):

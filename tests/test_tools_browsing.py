@@ -393,7 +393,7 @@ class ResourceTests(TestCase):
     @inlineCallbacks
     def read(self, uri):
         harness = ToolHarness(("browsing",))
-        response = yield harness.dispatcher.handle(harness.session, Message(
+        response = yield harness.legacy.answer(harness.client, Message(
             "request", "resources/read", 1, {"uri": uri}, {}))
         return response
 
@@ -416,8 +416,8 @@ class ResourceTests(TestCase):
 
     def test_listedAsTemplates(self):
         harness = ToolHarness(("browsing",))
-        response = self.successResultOf(harness.dispatcher.handle(
-            harness.session,
+        response = self.successResultOf(harness.legacy.answer(
+            harness.client,
             Message("request", "resources/templates/list", 1, {}, {})))
         self.assertEqual(
             [t["uriTemplate"] for t in response["result"]["resourceTemplates"]],

@@ -8,6 +8,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
+from gsmcpd.tools.questions import sampling
 from gsmcpd.tools.templates.outcomes import ToolError
 
 
@@ -33,7 +34,8 @@ class NullCallContextTests(SynchronousTestCase):
         No client waits on daemon-owned work, so a tool asking one gets a
         refusal it can report, not a hang.
         """
-        error = self.assertRaises(ToolError, NULL_CONTEXT.request,
-                                  "sampling/createMessage", {})
+        self.assertFalse(NULL_CONTEXT.canAsk("sampling"))
+        error = self.assertRaises(ToolError, NULL_CONTEXT.ask, {
+            "sample": sampling("Say hello", 20)})
         self.assertEqual(error.kind, "refused")
-        self.assertIn("sampling/createMessage", error.message)
+        self.assertIn("cannot ask the client", error.message)

@@ -35,7 +35,7 @@ def called(harness, tool, arguments):
     """
     message = Message("request", "tools/call", 1,
                       {"name": tool, "arguments": arguments}, {})
-    response = yield harness.dispatcher.handle(harness.session, message)
+    response = yield harness.legacy.answer(harness.client, message)
     return response["result"]
 
 

@@ -7,11 +7,10 @@ recorded.
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
-from gsmcpd.sessions.client import McpSession
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.ledger import methodKey
+from tests.builders import clientSession, legacyEra
 from tests.fakes import FakeGem
 from tests.toolharness import ToolHarness
 
@@ -125,13 +124,13 @@ class ConflictTests(SynchronousTestCase):
             "committed": False,
             "conflicts": {"Write-Write": {"count": 2, "names": ["A>>b"]},
                           "Rc-Write": {"count": 1, "names": []}}}
-        session = McpSession("h1", gem, "2025-11-25", {})
+        client = clientSession(gem, "h1", "2025-11-25")
+        session = client.work
         session.ledger.recordRead(KEY, "text")
-        dispatcher = Dispatcher(ToolCatalog.named(["session"]),
-                                ServerIdentity())
-        answer = self.successResultOf(dispatcher.handle(
-            session, Message("request", "tools/call", 1,
-                             {"name": "commit"}, {})))["result"]
+        answer = self.successResultOf(legacyEra(ToolCatalog.named(
+            ["session"])).answer(client, Message(
+                "request", "tools/call", 1, {"name": "commit"},
+                {})))["result"]
         self.assertTrue(answer["isError"])
         error = answer["structuredContent"]["error"]
         self.assertEqual(error["kind"], "refused")

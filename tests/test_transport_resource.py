@@ -12,6 +12,7 @@ from twisted.python.failure import Failure
 from twisted.trial.unittest import SynchronousTestCase
 from twisted.web.test.requesthelper import DummyRequest
 
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.transport.http import MAX_BODY_BYTES
 from gsmcpd.transport.resource import McpResource
 from tests.test_web import JSON, TransportTestCase, request
@@ -78,8 +79,12 @@ class SameAnswersTests(TransportTestCase):
 
     @inlineCallbacks
     def test_bug(self):
+        class Buggy(Handlers):
+            def ping(self, request):
+                return 1 / 0
+
+        self.serve(Buggy(self.handlers.tools, ServerIdentity()))
         handle, _ = yield self.initialize()
-        self.dispatcher._methods["ping"] = lambda *a: 1 / 0
         status, _, document = yield self.assertSameAnswers(
             json.dumps(request("ping", 4)).encode(),
             {"mcp-session-id": [handle]})

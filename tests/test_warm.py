@@ -31,7 +31,7 @@ class WarmSessionsTests(SynchronousTestCase):
         A session opened for a read that ended cleanly, kept.
         """
         session = self.successResultOf(
-            self.registry.open("2026-07-28", None, None, principal))
+            self.registry.open(principal))
         self.successResultOf(self.warm.keep(session, "read done"))
         return session
 
@@ -61,7 +61,7 @@ class WarmSessionsTests(SynchronousTestCase):
         A session one of whose calls the server ended (a break, a
         cancellation, a deadline) is closed, even if its gem is idle now.
         """
-        session = self.successResultOf(self.registry.open("2026-07-28", None))
+        session = self.successResultOf(self.registry.open())
         session.calls.ended = True
         self.successResultOf(self.warm.keep(session, "read done"))
         self.assertIsNone(self.registry.get(session.handle))
@@ -69,10 +69,10 @@ class WarmSessionsTests(SynchronousTestCase):
         self.assertIsNone(self.warm.take(None))
 
     def test_busyOrGoneClosedNotKept(self):
-        busy = self.successResultOf(self.registry.open("2026-07-28", None))
+        busy = self.successResultOf(self.registry.open())
         busy.gem.pending.append(None)
         self.warm.keep(busy, "read done")
-        gone = self.successResultOf(self.registry.open("2026-07-28", None))
+        gone = self.successResultOf(self.registry.open())
         self.registry.close(gone.handle, "its gem died")
         self.successResultOf(self.warm.keep(gone, "read done"))
         self.assertIsNone(self.registry.get(busy.handle))
@@ -110,7 +110,7 @@ class WarmSessionsTests(SynchronousTestCase):
         call ends, before any later call takes it; and once more when one
         does, to move its view.
         """
-        session = self.successResultOf(self.registry.open("2026-07-28", None))
+        session = self.successResultOf(self.registry.open())
         session.journal.record("compiled", "Account>>x", "Account")
         self.successResultOf(self.warm.keep(session, "call done", True))
         self.assertEqual(session.gem.calls, [("abort", {})])
@@ -124,7 +124,7 @@ class WarmSessionsTests(SynchronousTestCase):
         A session whose work cannot be aborted is logged out (which
         discards it) rather than left idle for the next call.
         """
-        session = self.successResultOf(self.registry.open("2026-07-28", None))
+        session = self.successResultOf(self.registry.open())
 
         def broken(arguments):
             raise GciError(4100, "the gem is gone", fatal=True)
@@ -167,7 +167,7 @@ class WarmSessionsTests(SynchronousTestCase):
         0 keeps none: the read's session is closed, as without the pool.
         """
         self.warm.perUser = 0
-        session = self.successResultOf(self.registry.open("2026-07-28", None))
+        session = self.successResultOf(self.registry.open())
         self.successResultOf(self.warm.keep(session, "read done"))
         self.assertIsNone(self.registry.get(session.handle))
         self.assertTrue(session.gem.loggedOut)
@@ -192,7 +192,7 @@ class EvictionTests(SynchronousTestCase):
         self.registry = SessionRegistry(self.pool, self.clock, warmReads=2)
 
     def kept(self):
-        session = self.successResultOf(self.registry.open("2026-07-28", None))
+        session = self.successResultOf(self.registry.open())
         self.successResultOf(self.registry.warm.keep(session, "read done"))
         return session
 
@@ -202,11 +202,11 @@ class EvictionTests(SynchronousTestCase):
         and logs in once its logout is done: never more logins than the
         cap, and not refused.
         """
-        self.successResultOf(self.registry.open("2025-11-25", None))
+        self.successResultOf(self.registry.open())
         idle = self.kept()
         logout = Deferred()
         idle.gem.logout = lambda: logout
-        opening = self.registry.open("2025-11-25", None)
+        opening = self.registry.open()
         self.assertIsNone(self.registry.get(idle.handle))
         self.assertNoResult(opening)
         self.assertEqual(len(self.pool.opened), 2)
@@ -220,17 +220,16 @@ class EvictionTests(SynchronousTestCase):
         Two new sessions and one idle session: one is admitted, the other
         refused at once, as without the pool.
         """
-        self.successResultOf(self.registry.open("2025-11-25", None))
+        self.successResultOf(self.registry.open())
         self.kept()
-        self.successResultOf(self.registry.open("2025-11-25", None))
-        self.assertRaises(SessionLimitReached, self.registry.open,
-                          "2025-11-25", None)
+        self.successResultOf(self.registry.open())
+        self.assertRaises(SessionLimitReached, self.registry.open)
         self.assertEqual(len(self.pool.open_), 2)
 
     def test_longestIdleEvictedFirst(self):
         older = self.kept()
         self.clock.advance(1)
         newer = self.kept()
-        self.successResultOf(self.registry.open("2025-11-25", None))
+        self.successResultOf(self.registry.open())
         self.assertIsNone(self.registry.get(older.handle))
         self.assertIs(self.registry.get(newer.handle), newer)

@@ -14,11 +14,12 @@ from twisted.web.resource import Resource
 from twisted.web.test.requesthelper import DummyRequest
 from zope.interface.verify import verifyObject
 
+from gsmcpd.daemon.service import eras
 from gsmcpd.protocol.calls import CallRunner
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
-from gsmcpd.protocol.modern.endpoint import ModernEndpoint
-from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
+from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.metrics import Metrics
@@ -38,22 +39,21 @@ def request(method, id=1, **params):
     return {"jsonrpc": "2.0", "id": id, "method": method, "params": params}
 
 
-def mcpApp(sessions, dispatcher, clock, pending=None, notices=None,
+def mcpApp(sessions, handlers, clock, pending=None, notices=None,
            listeners=None, requestTimeout=None, audit=None, origins=()):
     """
-    An L{McpApp} over C{dispatcher}, each collaborator built once by
+    An L{McpApp} over C{handlers}, each collaborator built once by
     constructor as L{gsmcpd.daemon.service.assemble} builds them (the
     registry's observers are its own to be given).
     """
     pending = PendingRequests(clock) if pending is None else pending
     notices = ChangeNotices() if notices is None else notices
     listeners = SessionListeners(notices) if listeners is None else listeners
-    calls = CallRunner(dispatcher, sessions, clock, pending, requestTimeout,
-                       audit)
-    modern = ModernPost(ModernEndpoint(dispatcher, calls, sessions, clock),
-                        notices, clock)
-    return McpApp(sessions, dispatcher, calls, modern, listeners, pending,
-                  clock, OriginPolicy.fromOptions(origins),
+    legacy, modern = eras(
+        handlers, CallRunner(sessions, clock, requestTimeout, audit),
+        sessions, pending, listeners, clock)
+    return McpApp(sessions, legacy, ModernPost(modern, notices, clock),
+                  pending, clock, OriginPolicy.fromOptions(origins),
                   HostPolicy.fromOptions(()))
 
 
@@ -67,7 +67,7 @@ class TransportTestCase(TestCase):
 
     def setUp(self):
         self.clock = Clock()
-        self.pool = FakePool(self.maxSessions)
+        self.pool = self.makePool()
         self.pending = PendingRequests(self.clock)
         self.notices = ChangeNotices()
         self.listeners = SessionListeners(self.notices)
@@ -75,22 +75,31 @@ class TransportTestCase(TestCase):
             self.pool, self.clock,
             onClose=[self.pending.forget, self.listeners.remove],
             onCommit=[self.notices.resourcesUpdated])
-        self.serve(self.makeDispatcher())
+        self.serve(self.makeHandlers())
 
-    def makeDispatcher(self):
-        return Dispatcher(ToolCatalog.named(("execution", "session")),
-                          ServerIdentity())
+    def makePool(self):
+        return FakePool(self.maxSessions)
 
-    def serve(self, dispatcher):
+    def makeHandlers(self):
+        return Handlers(ToolCatalog.named(("execution", "session")),
+                        ServerIdentity())
+
+    def serve(self, handlers):
         """
-        Answer requests with C{dispatcher} from now on.
+        Answer requests with C{handlers} from now on.
         """
-        self.dispatcher = dispatcher
-        self.app = self.buildApp(dispatcher)
+        self.handlers = handlers
+        self.app = self.buildApp(handlers)
         self.treq = StubTreq(self.app.resource())
 
-    def buildApp(self, dispatcher, audit=None):
-        return mcpApp(self.sessions, dispatcher, self.clock, self.pending,
+    def serveAs(self, identity):
+        """
+        Answer requests as the server C{identity} names, from now on.
+        """
+        self.serve(Handlers(self.handlers.tools, identity))
+
+    def buildApp(self, handlers, audit=None):
+        return mcpApp(self.sessions, handlers, self.clock, self.pending,
                       self.notices, self.listeners, self.requestTimeout,
                       audit, origins=["app.example"])
 
@@ -160,7 +169,7 @@ class InitializeTests(TransportTestCase):
 
     @inlineCallbacks
     def test_titleWhenConfigured(self):
-        self.dispatcher.identity = ServerIdentity(title="teststone")
+        self.serveAs(ServerIdentity(title="teststone"))
         _, body = yield self.initialize()
         self.assertEqual(body["result"]["serverInfo"]["title"], "teststone")
 
@@ -552,7 +561,7 @@ class StreamTests(TransportTestCase):
         self.clock.advance(15)
         self.treq.flush()
         self.assertIn(b": keepalive\n\n", b"".join(received))
-        stream = self.sessions.get(handle).stream
+        stream = self.sessions.client(handle).stream
         self.assertTrue(stream.open)
         self.assertTrue(verifyObject(IPushProducer, stream))
         yield self.treq.delete("http://127.0.0.1/mcp",
@@ -566,11 +575,11 @@ class StreamTests(TransportTestCase):
         headers = {"mcp-session-id": [handle]}
         yield self.treq.get("http://127.0.0.1/mcp", headers=headers,
                             unbuffered=True)
-        first = self.sessions.get(handle).stream
+        first = self.sessions.client(handle).stream
         yield self.treq.get("http://127.0.0.1/mcp", headers=headers,
                             unbuffered=True)
         self.assertFalse(first.open)
-        self.assertTrue(self.sessions.get(handle).stream.open)
+        self.assertTrue(self.sessions.client(handle).stream.open)
 
 
 class Collector:

@@ -12,18 +12,16 @@ import jsonschema
 from twisted.internet.defer import fail, inlineCallbacks, succeed
 from zope.interface import implementer
 
-from gsmcpd.protocol.dispatch import Dispatcher, ServerIdentity
-from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.protocol.jsonrpc import Message
-from gsmcpd.sessions.client import McpSession
 from gsmcpd.testing.simulator import errors as simulated
 from gsmcpd.testing.simulator.gem import answer
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.base import strictSchema
 from gsmcpd.tools.catalog import ToolCatalog
-from tests.fakes import RecordingSink
+from tests.builders import clientSession, legacyEra
+from tests.fakes import FakePool, RecordingSink
 
 
 @implementer(IGemSession)
@@ -66,6 +64,24 @@ class InProcessGem:
         return succeed(None)
 
 
+class StonePool(FakePool):
+    """Gems of one in-process simulated stone."""
+
+    def __init__(self, maxSessions=3):
+        super().__init__(maxSessions)
+        self.stone = Stone()
+
+    def open(self, name, user=None):
+        gem = InProcessGem(self.stone, name)
+        self.opened.append(gem)
+        self.open_.add(gem)
+        return succeed(gem)
+
+    def close(self, gem):
+        self.open_.discard(gem)
+        return gem.logout()
+
+
 strictForm = strictSchema
 
 
@@ -92,7 +108,8 @@ def checkedResult(tools, name, result):
 
 class ToolHarness:
     """
-    One client of a simulated stone, calling tools through the dispatcher.
+    One client of a simulated stone, calling tools through the 2025 era's
+    adapter.
 
     @ivar stone: shared by every client made with L{newClient}.
     """
@@ -102,8 +119,9 @@ class ToolHarness:
         self.tools = tools or ToolCatalog.named(toolsetNames)
         self.toolsetNames = toolsetNames
         self.gem = InProcessGem(self.stone)
-        self.session = McpSession("0" * 32, self.gem, "2025-11-25", {})
-        self.dispatcher = Dispatcher(self.tools, ServerIdentity())
+        self.client = clientSession(self.gem, "0" * 32, "2025-11-25")
+        self.session = self.client.work
+        self.legacy = legacyEra(self.tools)
         self._ids = iter(range(1, 10**6))
 
     def newClient(self):
@@ -121,7 +139,7 @@ class ToolHarness:
         """
         message = Message("request", "tools/call", next(self._ids),
                           {"name": name, "arguments": arguments}, {})
-        response = yield self.dispatcher.handle(self.session, message)
+        response = yield self.legacy.answer(self.client, message)
         return checkedResult(self.tools, name,
                              response.get("result", response.get("error")))
 
@@ -132,10 +150,11 @@ class ToolHarness:
         the C{(progress, total, message)} reports, in order.
         """
         sink = RecordingSink()
-        run = RunningCall(self.session, 0, None, None, sink)
         message = Message("request", "tools/call", next(self._ids),
-                          {"name": name, "arguments": arguments}, {})
-        response = yield self.dispatcher.handle(self.session, message, run)
+                          {"name": name, "arguments": arguments,
+                           "_meta": {"progressToken": 0}}, {})
+        response = yield self.legacy.answer(self.client, message,
+                                            openStream=lambda client: sink)
         return (checkedResult(self.tools, name,
                               response.get("result", response.get("error"))),
                 sink.reports)

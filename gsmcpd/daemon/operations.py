@@ -119,7 +119,7 @@ class Operations:
             sessionsWarm=lambda: len(sessions.warm),
             slotsUsed=lambda: len(pool), slotsLimit=lambda: pool.maxSessions,
             eventStreams=lambda: notices.listenStreams() + sum(
-                1 for session in sessions if session.stream is not None),
+                1 for each in sessions.clients() if each.stream is not None),
             stoneReachable=lambda: int(
                 getattr(control, "gone", None) is None
                 and not getattr(control, "silent", False)))
@@ -191,7 +191,7 @@ class Operations:
             services.append(agent)
         drain = Drain(self.health, lambda: self._pool.refuseNew(),
                       self._config.drainGrace, self._reactor,
-                      lambda: self._sessions)
+                      self._sessions.clients)
         services.append(OperationsService(
             self.health, self._notifier, whenServing, drain, self._reactor))
         return services

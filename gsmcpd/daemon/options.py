@@ -23,7 +23,7 @@ from gsmcpd.daemon.settings import (
 from gsmcpd.daemon.parsers import TOOLSET_OPTIONS_EXAMPLE, toolsetOptions
 from gsmcpd.observe.logformat import JSON_LOGGER, parseLogFormat
 from gsmcpd.protocol.catalogsurface import catalogInstructions
-from gsmcpd.protocol.dispatch import ServerIdentity
+from gsmcpd.protocol.handlers import ServerIdentity
 from gsmcpd.protocol.instructions import readInstructions, stockInstructions
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolsetError, buildToolsets

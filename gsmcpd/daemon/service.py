@@ -30,16 +30,23 @@ from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import GemSession
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.calls import CallRunner
-from gsmcpd.protocol.dispatch import Dispatcher
-from gsmcpd.protocol.listen import ChangeNotices, SessionListeners
-from gsmcpd.protocol.modern.endpoint import ModernEndpoint
-from gsmcpd.protocol.outbound import PendingRequests
+from gsmcpd.protocol.eras.legacy.adapter import LegacyEra
+from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
+from gsmcpd.protocol.eras.modern.adapter import ModernEra
+from gsmcpd.protocol.eras.modern.lending import Lending
+from gsmcpd.protocol.eras.modern.skills import Skills
+from gsmcpd.protocol.eras.modern.tasks import TaskStore
+from gsmcpd.protocol.handlers import Handlers
+from gsmcpd.protocol.methods import MethodTable
+from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, GemPreparation, \
     ViewHygiene
 from gsmcpd.sessions.lifetime import Reaper
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.workers import WorkerLogins
 from gsmcpd.tools.catalogtools import servedCatalog
+from gsmcpd.tools.guides import servedGuides
 from gsmcpd.transport.bearer import BearerResource
 from gsmcpd.transport.exposure import Listening
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
@@ -146,6 +153,26 @@ def _cannotListen(failure):
     raise StartupRefused(f"cannot listen: {failure.value}")
 
 
+def eras(handlers, calls, sessions, pending, listeners, clock):
+    """
+    The two eras' adapters over C{handlers}, sharing one method table and
+    one call runner (C{calls}).
+
+    @return: C{(legacy, modern)}.
+    """
+    catalog = handlers.tools
+    skills = Skills.fromGuides(servedGuides(
+        toolset.name for toolset in catalog.toolsets))
+    tasks = TaskStore(clock)
+    methods = MethodTable(
+        handlers, skills.methods() if skills else None,
+        tasks.respond if any(tool.taskSupport is not None
+                             for tool in catalog) else None)
+    return (LegacyEra(handlers, methods, calls, sessions, pending, listeners),
+            ModernEra(handlers, methods, calls, Lending(sessions), clock,
+                      skills, tasks))
+
+
 def assemble(config, library, reactor):
     """
     The daemon's service tree for C{config}.
@@ -198,14 +225,14 @@ def assemble(config, library, reactor):
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
                           config.stuckViewGrace, config.pinnedViewGrace,
                           control)
-    dispatcher = Dispatcher(servedCatalog(config.surface, config.toolsets),
-                            config.identity)
-    calls = CallRunner(dispatcher, sessions, reactor, pending,
-                       config.callTimeout, audit, metrics)
-    modern = ModernPost(ModernEndpoint(dispatcher, calls, sessions, reactor),
-                        notices, reactor)
-    app = McpApp(sessions, dispatcher, calls, modern, listeners, pending,
-                 reactor, OriginPolicy.fromOptions(config.allowedOrigins),
+    legacy, modern = eras(
+        Handlers(servedCatalog(config.surface, config.toolsets),
+                 config.identity),
+        CallRunner(sessions, reactor, config.callTimeout, audit, metrics),
+        sessions, pending, listeners, reactor)
+    app = McpApp(sessions, legacy, ModernPost(modern, notices, reactor),
+                 pending, reactor,
+                 OriginPolicy.fromOptions(config.allowedOrigins),
                  HostPolicy.fromOptions(config.allowedHosts))
     root = app.resource()
     if gate is not None:

@@ -32,7 +32,7 @@ SECRET_KEY = re.compile(
 HANDLE_KEYS = frozenset({"session"})
 """Fields holding a session handle, traced as its prefix."""
 HANDLE_PREFIX = 8
-"""As L{gsmcpd.sessions.client.McpSession.label}: not enough to use it."""
+"""As L{gsmcpd.sessions.work.WorkSession.label}: not enough to use it."""
 QUEUE_LINES = 10_000
 """Messages waiting for the trace's thread before new ones are dropped."""
 STOP_SECONDS = 5

@@ -1,19 +1,21 @@
 """
 The one path a GemStone-backed request takes, whatever carried it.
 
-A L{CallRunner} owns such a request from start to end: its deadline, its
-cancellation, the race between its answer, its cancellation and the
-abandonment of its GemStone session, the death of the gem, and what the
-client is told when the server ended it.  A transport only gates, parses,
-hands the message over (with an L{ICallSink} when it answers as a stream)
-and renders what comes back.
+A L{CallRunner} owns such a request (a call) from start to end: its
+deadline, its cancellation, the race between its answer, its cancellation
+and the abandonment of its GemStone session, the death of the gem, what
+the client is told when the server ended it, and its count and audit.  An
+era's adapter hands it the request's facts and the method, and frames what
+comes back; the transport only gates, parses and renders.  The errors both
+eras answer for a session's login are here too.
 """
 
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+import attr
 from twisted.internet.defer import (
-    CancelledError, Deferred, fail, inlineCallbacks, maybeDeferred)
+    CancelledError, Deferred, fail, inlineCallbacks, maybeDeferred, succeed)
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -21,14 +23,15 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
+from gsmcpd.protocol import kinds
+from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonObject, JsonRpcError,
-    Message, errorResponse, result)
+    result)
+from gsmcpd.protocol.methods import Method
 from gsmcpd.sessions.breaks import RunningCall
-from gsmcpd.sessions.client import McpSession
+from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.registry import LoginNotAnswered
-from gsmcpd.sessions.interfaces import ICallSink
-from gsmcpd.tools.base import Tool
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
 ENDED = (GemGone, CallWithdrawn, CancelledError)
@@ -41,12 +44,12 @@ class SessionGoneError(JsonRpcError):
     The session's gem died; the session is closed as this is sent.
     """
 
-    def __init__(self, gone):
+    def __init__(self, number):
         super().__init__(
             SERVER_ERROR,
-            f"The GemStone session ended (GemStone error {gone.number}); "
+            f"The GemStone session ended (GemStone error {number}); "
             "this MCP session is closed. Initialize a new session.",
-            {"kind": "sessionGone", "number": gone.number})
+            {"kind": kinds.SESSION_GONE, "number": number})
 
 
 def sessionLimitMessage(limit: int, whatToDo: str) -> str:
@@ -67,7 +70,7 @@ class LoginFailedError(JsonRpcError):
         super().__init__(
             SERVER_ERROR, f"The GemStone login failed (GemStone error "
             f"{number}); the server log has the details.",
-            {"kind": "loginFailed", "number": number})
+            {"kind": kinds.LOGIN_FAILED, "number": number})
 
 
 class StoneNotAnsweringError(LoginFailedError):
@@ -79,7 +82,7 @@ class StoneNotAnsweringError(LoginFailedError):
         JsonRpcError.__init__(
             self, SERVER_ERROR, f"The GemStone stone did not answer the "
             f"login within {deadline:g} seconds; try again later.",
-            {"kind": "stoneNotAnswering", "deadline": deadline})
+            {"kind": kinds.STONE_NOT_ANSWERING, "deadline": deadline})
 
 
 def loginFailed(failure: Failure) -> NoReturn:
@@ -97,10 +100,39 @@ def loginFailed(failure: Failure) -> NoReturn:
     raise LoginFailedError(number)
 
 
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class AuditSubject:
+    """
+    What the audit trail names a call's session by: its principal, and the
+    handle of the work session it ran in (or that it opened or closed), or
+    L{None} for a call that had none.
+    """
+
+    principal: Any
+    handle: str | None
+
+    @property
+    def label(self) -> str:
+        return "-" if self.handle is None else self.handle[:8]
+
+
+def answered(handler: Callable[[RequestFacts], Any],
+             request: RequestFacts) -> Deferred[Any]:
+    """
+    What C{handler} answers C{request}, as a L{Deferred} of its result
+    value, or failing with what it raised.
+    """
+    try:
+        value = handler(request)
+    except Exception:
+        return fail()
+    return value if isinstance(value, Deferred) else succeed(value)
+
+
 class CallRunner:
     """
-    Answers requests for a L{gsmcpd.protocol.dispatch.Dispatcher}, running
-    the GemStone-backed ones as L{RunningCall}s.
+    Answers requests with their methods' handlers, running the
+    GemStone-backed ones as L{RunningCall}s.
 
     @ivar requestTimeout: the per-request deadline in seconds, or L{None}.
     @ivar audit: the L{gsmcpd.observe.audit.AuditLog} each tool call is
@@ -109,109 +141,84 @@ class CallRunner:
 
     log = Logger()
 
-    def __init__(self, dispatcher, registry, clock, pending,
-                 requestTimeout=None, audit=None, metrics=UNOBSERVED):
-        self.dispatcher = dispatcher
+    def __init__(self, registry, clock, requestTimeout=None, audit=None,
+                 metrics=UNOBSERVED):
         self._metrics = metrics
         self._registry = registry
         self._clock = clock
-        self._pending = pending
         self.requestTimeout = requestTimeout
         self.audit = audit
 
-    def handle(self, session: McpSession, message: Message,
-               sink: ICallSink | None = None, asker: Any = None,
-               tool: Tool | None = None) -> Deferred[JsonObject | None]:
+    def answer(self, request: RequestFacts, method: Method) -> Deferred[Any]:
         """
-        Answer one request or notification on C{session}.
-
-        @param sink: the call's own stream (an L{ICallSink}), when the
-            transport answers this request as one.
-        @param asker: how a 2026-era call asks the client
-            (L{gsmcpd.protocol.modern.asking}); L{None}: on the call's stream.
-        @return: a L{Deferred} firing with the response, or with L{None}
-            when there is none to send (a notification, or a request the
-            client cancelled).
-        """
-        if message.kind == "notification":
-            if message.method == "notifications/cancelled":
-                self.cancel(session, message.params)
-            return self.dispatcher.handle(session, message)
-        return self.answer(session, message, sink, asker, tool).addCallbacks(
-            _framed, errorResponse, callbackArgs=(message.id,),
-            errbackArgs=(message.id,))
-
-    def answer(self, session: McpSession, message: Message,
-               sink: ICallSink | None = None, asker: Any = None,
-               tool: Tool | None = None) -> Deferred[Any]:
-        """
-        The result of one request on C{session}, unframed: whichever era
-        carried it frames it.
-
-        @param tool: for a C{tools/call}, the tool it names, as its era
-            looked it up (L{Dispatcher.toolNamed}), or L{None} for a name
-            it does not know (answered as such).
+        The result of one request, unframed: whichever era carried it
+        frames it.
 
         @return: a L{Deferred} firing with the result value, or with
-            L{CANCELLED} for a request the client cancelled (nobody waits
-            for its answer), or failing with L{JsonRpcError}.
+            L{CANCELLED} for a call the client cancelled (nobody waits for
+            its answer), or failing with L{JsonRpcError}.
         """
-        if message.method not in self.dispatcher.gemstoneMethods:
+        if not method.call:
             # Answered from memory: nothing to end, nothing to stream.
-            return self.dispatcher.answer(session, message)
-        return self._run(session, message, sink, asker, tool)
+            return answered(method.handler, request)
+        return self._run(request, method.handler)
 
-    def cancel(self, session: McpSession, params: JsonObject) -> None:
+    def cancel(self, work: IWorkSession, params: JsonObject) -> None:
         """
-        The client cancelled a request: end it if it is still running.
+        The client cancelled a request running in C{work}: end it if it is
+        still running.
         """
         requestId = params.get("requestId")
-        run = session.calls.running.get(requestId) \
+        run = work.calls.running.get(requestId) \
             if isinstance(requestId, (str, int)) else None
         if run is not None:
             self._cancelled(run, params.get("reason"))
 
     def _cancelled(self, run, reason):
         self.log.info("session {handle}: the client cancelled request {id}: "
-                      "{reason}", handle=run.session.label,
+                      "{reason}", handle=run.label,
                       id=clipped(run.requestId), reason=clipped(reason))
         run.end("cancelled")
 
     def _stoppedWaiting(self, run, first):
         """
-        End C{run} for a client that stopped waiting for its answer, and
-        settle C{first} even when the call was already being ended (by its
-        deadline, say), so that it is still counted and audited as such.
+        End C{run} for a client that stopped waiting for its answer (it
+        hung up, or cancelled the task it became), and settle C{first} even
+        when the call was already being ended (by its deadline, say), so
+        that it is still counted and audited as such.
         """
         if run.why is None:
             self._cancelled(run, "the client stopped waiting for the answer")
         if not first.called:
             first.callback(None)
 
-    def _run(self, session, message, sink, asker, tool):
+    def _run(self, request, handler):
         """
-        Run C{message} as a L{RunningCall}: whichever comes first of its
+        Run C{request} as a L{RunningCall}: whichever comes first of its
         answer, its cancellation and the abandonment of its GemStone
         session decides the response (callbacks rather than a
         C{DeferredList} and a generator: this runs for every call).
         """
-        if message.id in session.calls.running:
+        work = request.work
+        if work is not None and request.id in work.calls.running:
             # Its cancellation, its answer and its record would be
             # mistaken for the running one's.
             return fail(JsonRpcError(
                 INVALID_REQUEST, f"Invalid Request: request id "
-                f"{clipped(repr(message.id))} is already in flight on this "
+                f"{clipped(repr(request.id))} is already in flight on this "
                 "session; JSON-RPC ids must be unique among requests in "
                 "flight"))
         started = self._clock.seconds()
+        tool = request.tool
         timer = self._metrics.callStarted(
-            message.method if tool is None else tool.name, self._clock)
-        run = RunningCall(session, message.id, self._registry, self._clock,
-                          sink, self._pending, asker)
-        session.calls.running[message.id] = run
+            request.method if tool is None else tool.name, self._clock)
+        run = RunningCall(work, request.id, self._registry, self._clock)
+        if work is not None:
+            work.calls.admit(run)
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
-        answered = self.dispatcher.answer(session, message, run, tool)
+        answering = answered(handler, request.running(
+            request.context.endedBy(run)))
         # Whoever stops waiting (a client that hangs up) cancels the call
         # as notifications/cancelled does: ending it settles C{first}, so
         # the call is still counted, audited and broken.
@@ -228,22 +235,22 @@ class CallRunner:
                 # no client will hear of is still a bug.
                 self.log.failure(
                     "session {handle}: request {id} failed after it was "
-                    "answered", outcome, handle=session.label,
-                    id=clipped(message.id))
+                    "answered", outcome, handle=run.label,
+                    id=clipped(request.id))
 
         def callOver(result):
             run.finished()
             return result
 
-        answered.addBoth(callOver).addBoth(settle)
+        answering.addBoth(callOver).addBoth(settle)
         run.abandoned.addBoth(settle)
         run.cancelled.addBoth(settle)
-        first.addErrback(self._gemGone, session, message)
-        first.addCallback(self._decided, message, run)
-        self._recorded(first, session, message, started, timer, run)
-        return first.addBoth(self._over, session, run)
+        first.addErrback(self._gemGone, request)
+        first.addCallback(self._decided, run)
+        self._recorded(first, request, started, timer, run)
+        return first.addBoth(self._over, run)
 
-    def recorded(self, session: McpSession, message: Message,
+    def recorded(self, request: RequestFacts,
                  answer: Callable[[], Deferred[Any]]) -> Deferred[Any]:
         """
         Count and audit a C{tools/call} the server answers without a
@@ -254,25 +261,23 @@ class CallRunner:
             of a L{JsonRpcError}).
         """
         started = self._clock.seconds()
-        timer = self._metrics.callStarted(message.params.get("name"),
+        timer = self._metrics.callStarted(request.params.get("name"),
                                           self._clock)
-        return self._recorded(maybeDeferred(answer), session, message,
-                              started, timer)
+        return self._recorded(maybeDeferred(answer), request, started, timer)
 
-    def _recorded(self, answering, session, message, started, timer,
-                  run=None):
+    def _recorded(self, answering, request, started, timer, run=None):
         # Both ways: a wait cancelled past the first answer (the session
         # of a dead gem being closed) still ends a call that ran.
         answering.addBoth(self._counted, timer, run)
-        if self.audit is not None and message.method == "tools/call":
-            answering.addBoth(self._audited, session, message, started)
+        if self.audit is not None and request.method == "tools/call":
+            answering.addBoth(self._audited, request, started)
         return answering
 
-    def _gemGone(self, failure, session, message):
+    def _gemGone(self, failure, request):
         failure.trap(GemGone)
-        return self._sessionGone(session, message, failure.value)
+        return self._sessionGone(request, failure.value)
 
-    def _decided(self, value, message, run):
+    def _decided(self, value, run):
         if run.why == "cancelled":
             return CANCELLED
         ended = run.endedMessage()
@@ -285,27 +290,29 @@ class CallRunner:
         timer.finished(_answerOf(outcome), None if run is None else run.step)
         return outcome
 
-    def _audited(self, outcome, session, message, started):
+    def _audited(self, outcome, request, started):
+        response = _answerOf(outcome)
         self.audit.toolCall(
-            session=session, tool=message.params.get("name"),
-            arguments=message.params.get("arguments"),
-            response=_answerOf(outcome),
-            seconds=self._clock.seconds() - started)
+            session=AuditSubject(request.principal, _handleOf(
+                request, response)),
+            tool=request.params.get("name"), arguments=request.arguments,
+            response=response, seconds=self._clock.seconds() - started)
         return outcome
 
-    def _over(self, result, session, run):
-        if session.calls.running.get(run.requestId) is run:
-            del session.calls.running[run.requestId]
+    def _over(self, result, run):
+        if run.work is not None:
+            run.work.calls.release(run)
         return result
 
     @inlineCallbacks
-    def _sessionGone(self, session, message, gone):
+    def _sessionGone(self, request, gone):
+        work = request.work
         self.log.error(
             "session {handle}: its gem died ({error}; reason: {reason})",
-            handle=session.label, error=gone, reason=gone.reason)
-        yield self._registry.close(session.handle, "its gem died",
+            handle=work.label, error=gone, reason=gone.reason)
+        yield self._registry.close(work.handle, "its gem died",
                                    code="gem_died")
-        raise SessionGoneError(gone)
+        raise request.dialect.sessionGone(work, gone.number)
 
 
 CANCELLED = object()
@@ -313,8 +320,17 @@ CANCELLED = object()
 send."""
 
 
-def _framed(value, messageId):
-    return None if value is CANCELLED else result(messageId, value)
+def _handleOf(request, response):
+    """
+    The handle a tool call's audit line names: its work session's, or the
+    one its result names (C{open_session}, C{close_session}), or L{None}.
+    """
+    if request.work is not None:
+        return request.work.handle
+    value = (response or {}).get("result")
+    named = ((value or {}).get("structuredContent") or {}).get("session") \
+        if isinstance(value, dict) else None
+    return named if isinstance(named, str) else None
 
 
 def _answerOf(outcome):

@@ -11,8 +11,9 @@ import re
 from typing import Any
 
 import attr
-from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
+
+from gsmcpd.protocol.kinds import KINDS
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -27,15 +28,28 @@ JsonObject = dict[str, Any]
 """A JSON object as parsed: a message, its params, a result."""
 
 
+def _closedKind(error, attribute, data):
+    """
+    Refuse C{data} naming a kind outside L{gsmcpd.protocol.kinds.KINDS}.
+    """
+    if isinstance(data, dict) and "kind" in data and \
+            data["kind"] not in KINDS:
+        raise ValueError(f"{data['kind']!r} is not one of the error kinds "
+                         "gsmcpd.protocol.kinds declares")
+
+
 @attr.s(auto_exc=True, auto_attribs=True)
 class JsonRpcError(Exception):
     """
     A JSON-RPC error to answer in place of a result.
+
+    @ivar data: what the client may read besides the message; its C{kind},
+        if any, is one of L{gsmcpd.protocol.kinds.KINDS}.
     """
 
     code: int
     message: str
-    data: object = None
+    data: object = attr.ib(default=None, validator=_closedKind)
     requestId: object = attr.ib(default=None, kw_only=True)
     """The id of the request refused, when it could be read."""
 
@@ -194,23 +208,6 @@ def result(id: object, value: object) -> JsonObject:
     A success response.
     """
     return {"jsonrpc": "2.0", "id": id, "result": value}
-
-
-def framed(answering: Deferred[Any],
-           messageId: object) -> Deferred[JsonObject]:
-    """
-    The JSON-RPC response to request C{messageId} that C{answering} (a
-    L{Deferred} of a result value, or of a L{JsonRpcError}) comes to, as
-    the 2025 era sends it; anything else fails on.
-    """
-    # Callbacks rather than a generator: this runs for every request.
-    return answering.addCallbacks(_answer, errorResponse,
-                                  callbackArgs=(messageId,),
-                                  errbackArgs=(messageId,))
-
-
-def _answer(value, messageId):
-    return result(messageId, value)
 
 
 def errorResponse(failure: Failure, messageId: object) -> JsonObject:

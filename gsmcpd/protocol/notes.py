@@ -4,7 +4,7 @@ tool did lives in the session (uncommitted) or died with it (a throwaway
 session's work, aborted).
 """
 
-from gsmcpd.sessions.client import McpSession
+from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.tools.base import Tool
 
 SESSION_NOTE = (
@@ -21,13 +21,15 @@ session (a 2026-era call without a handle), whose work is aborted."""
 
 
 def sessionNotes(tool: Tool, needsCommit: bool | None,
-                 session: McpSession) -> list[str]:
+                 session: IWorkSession | None) -> list[str]:
     """
     The C{[session]} note a tool's result ends with, if any: only a tool
     that can change something has one to make.
+
+    @param session: the work session it ran in, or L{None}.
     """
     if tool.annotations.get("readOnlyHint"):
         return []
-    if session.throwaway:
+    if session is not None and session.throwaway:
         return [THROWAWAY_NOTE]
     return [SESSION_NOTE] if needsCommit else []

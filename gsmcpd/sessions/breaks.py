@@ -16,8 +16,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from gsmcpd.observe.clipping import clipped
-from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
-from gsmcpd.tools.questions import StreamAsker
+from gsmcpd.tools.context import ICallControl
 
 HARD_BREAK_DELAY = 2.0
 """Seconds from the soft break to the hard one; never under 0.3."""
@@ -52,12 +51,28 @@ class CallState:
     replacing: Deferred | None = None
     ended: bool = False
 
+    def admit(self, run):
+        """
+        C{run} is in flight, under its request id.
+        """
+        self.running[run.requestId] = run
 
-@implementer(ICallContext)
+    def release(self, run):
+        """
+        C{run} is over: it no longer answers to its request id.
+        """
+        if self.running.get(run.requestId) is run:
+            del self.running[run.requestId]
+
+
+@implementer(ICallControl)
 class RunningCall:
     """
     One client request in flight, and how to end it.
 
+    @ivar work: the L{gsmcpd.sessions.interfaces.IWorkSession} it runs in,
+        or L{None} for a call with no GemStone session (nothing to break:
+        ending it only decides its answer).
     @ivar current: the result L{Deferred} of the GemStone call the request
         is making now, or L{None} between calls.
     @ivar why: C{"deadline"}, C{"cancelled"} or C{"pinned"} (it held the
@@ -72,26 +87,15 @@ class RunningCall:
 
     _logger = Logger()
 
-    def __init__(self, session, requestId, registry, clock, sink=None,
-                 pending=None, asker=None):
+    def __init__(self, work, requestId, registry, clock):
         """
         @param registry: replaces the session's GemStone session when a
             call takes neither break.
-        @param sink: the call's own stream (an L{ICallSink}) when the
-            request is answered as one, else L{None}.
-        @param pending: the server's requests to clients (an
-            L{IClientRequests}).
-        @param asker: how the call asks the client, when not on its own
-            stream (a 2026-era request: L{gsmcpd.protocol.modern.asking}).
         """
-        self.session = session
+        self.work = work
         self.requestId = requestId
         self._registry = registry
         self._clock = clock
-        self._sink = sink
-        self._pending = pending
-        self._asker = StreamAsker(self.request, session) if asker is None \
-            else asker
         self._timer = None
         self.current = None
         self.why = None
@@ -100,11 +104,12 @@ class RunningCall:
         self.abandoned = Deferred()
         self.cancelled = Deferred()
 
-    # ICallContext
-
     @property
-    def wantsProgress(self):
-        return self._sink is not None and self._sink.wantsProgress
+    def label(self):
+        """How logs name the session it runs in (none: C{-})."""
+        return "-" if self.work is None else self.work.label
+
+    # ICallControl
 
     @property
     def ending(self):
@@ -123,35 +128,6 @@ class RunningCall:
             return result
 
         running.addBoth(over)
-
-    def log(self, level, data, logger=None):
-        if self._sink is None or not self.session.wantsLog(level):
-            return
-        params = {"level": level, "data": data}
-        if logger is not None:
-            params["logger"] = logger
-        self._sink.post({"jsonrpc": "2.0", "method": "notifications/message",
-                         "params": params})
-
-    def request(self, method, params):
-        if self._sink is None:
-            return NULL_CONTEXT.request(method, params)
-        return self._pending.send(self.session, method, params,
-                                  via=self._sink)
-
-    def canAsk(self, capability):
-        return self._asker.canAsk(capability)
-
-    def ask(self, questions):
-        return self._asker.ask(questions)
-
-    def closeStream(self):
-        if self._sink is not None:
-            self._sink.closeEarly()
-
-    def reportProgress(self, progress, total=None, message=None):
-        if self.wantsProgress:
-            self._sink.report(progress, total, message)
 
     # Ending the call.
 
@@ -175,7 +151,8 @@ class RunningCall:
         if self.why is not None:
             return
         self.why = why
-        self.session.calls.ended = True
+        if self.work is not None:
+            self.work.calls.ended = True
         self._explanation = explanation
         self._cancelTimer()
         self._escalate("soft", hard=False, then=HARD_BREAK_DELAY)
@@ -183,8 +160,10 @@ class RunningCall:
             self.cancelled.callback(None)
 
     def _escalate(self, step, hard, then):
-        gem = self.session.gem
-        state = None if self.current is None else gem.callState(self.current)
+        if self.current is None or self.work is None:
+            return
+        gem = self.work.gem
+        state = gem.callState(self.current)
         if state is None:
             return
         # The step is recorded first: ending the call can answer the
@@ -194,7 +173,7 @@ class RunningCall:
         if state == "queued":
             return
         self._logger.info("session {handle}: request {id} ({why}): {step}",
-                      handle=self.session.label, id=clipped(self.requestId),
+                      handle=self.label, id=clipped(self.requestId),
                       why=self.why, step=step)
         if step == "soft":
             self._timer = self._clock.callLater(
@@ -210,7 +189,7 @@ class RunningCall:
         # The replacement is under way before the client hears: its next
         # request waits for it rather than finding the abandoned gem.
         self._registry.replaceGem(
-            self.session, f"request {self.requestId!r} ({self.why}) took "
+            self.work, f"request {self.requestId!r} ({self.why}) took "
             "neither a soft nor a hard break")
         self.abandoned.callback(None)
 

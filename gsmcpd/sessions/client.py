@@ -1,18 +1,12 @@
 """
-What the daemon holds for one MCP client: its GemStone session, its
-server-to-client outbox and streams, and its log budget.
+A 2025 client's MCP session: its protocol state (the revision it
+negotiated, what it said it is and can do, its event streams and outbox,
+its subscriptions and log level), beside the work session it works in.
 """
 
-import secrets
 import time
 
-from gsmcpd.auth.tokens import Principal
-from gsmcpd.sessions.breaks import CallState
-from gsmcpd.sessions.hygiene import ViewState
-from gsmcpd.sessions.lifetime import Liveness
 from gsmcpd.sessions.outbox import Outbox
-from gsmcpd.tools.journal import ChangeJournal
-from gsmcpd.tools.ledger import ReadLedger
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical",
               "alert", "emergency")
@@ -22,18 +16,32 @@ KEPT_SEQUENCES = 16
 """Streams per session whose recent events are kept for resumption."""
 
 
-class LogBudget:
+class LogGate:
     """
-    A token bucket for log messages to one client: a burst of 50, then 20
-    a second, so a chatty tool cannot flood a stream.
+    Which log messages reach one client: those at or above the level it
+    set (none at all for L{None}), within a token bucket of a burst of 50,
+    then 20 a second, so a chatty tool cannot flood a stream.
+
+    @ivar level: the least severe level the client wants, or L{None}.
     """
 
-    def __init__(self, seconds, rate=20.0, burst=50.0):
+    def __init__(self, seconds, level="info", rate=20.0, burst=50.0):
+        self.level = level
         self._rate = rate
         self._burst = burst
         self._seconds = seconds
         self._tokens = burst
         self._last = seconds()
+
+    def wants(self, level):
+        """
+        Whether to send a log message of C{level}; one that is sent is
+        spent from the budget.
+        """
+        if self.level is None or \
+                LOG_LEVELS.index(level) < LOG_LEVELS.index(self.level):
+            return False
+        return self.spend()
 
     def spend(self):
         now = self._seconds()
@@ -46,111 +54,62 @@ class LogBudget:
         return True
 
 
-def userOf(principal):
+class ClientSession:
     """
-    The GemStone user a session of C{principal} logs in as: L{None} (the
-    daemon's, or the worker user) without authentication.
-    """
-    return None if principal is None else principal.user
+    One 2025 client's MCP session.
 
-
-def newHandle():
-    """
-    A session handle: 128 bits from the operating system's CSPRNG.
-    """
-    return secrets.token_hex(16)
-
-
-def couldBeHandle(text):
-    """
-    Whether C{text} has the shape of a handle L{newHandle} mints (this
-    daemon's, another daemon's, or one from before a restart).
-    """
-    return len(text) == 32 and all(c in "0123456789abcdef" for c in text)
-
-
-class McpSession:
-    """
-    One client's session.
-
-    @ivar handle: the opaque id the client sends back.
-    @ivar gem: the L{IGemSession} every call of this client runs on.
+    @ivar work: the L{gsmcpd.sessions.interfaces.IWorkSession} its calls
+        run in; its handle is the session's C{MCP-Session-Id}.
     @ivar protocolVersion: the revision negotiated at C{initialize}.
-    @ivar expectsStream: whether its client keeps an event stream open (a
-        2025 session); a 2026-era session never has one, so going without
-        is not a sign that its client has gone.
     @ivar clientInfo: what the client said it is.
     @ivar clientCapabilities: what it said it can do (sampling, elicitation,
         roots), for a tool that would ask it something.
-    @ivar ledger: what this client has read in its present view, for the
-        blind-write guardrail; it lives here, in the daemon, not the stone.
-    @ivar journal: what it changed since its transaction began, to confirm
-        a commit by and to announce once committed.
+    @ivar logs: its L{LogGate}.
     @ivar outbox: server-to-client messages waiting for the stream.
     @ivar stream: the open event stream, or L{None}.
     @ivar streamGeneration: how many streams this session has opened; the
         newest wins.
-    @ivar liveness: the lifetime policy's state (L{Liveness}).
-    @ivar view: view hygiene's state (L{ViewState}).
-    @ivar calls: the calls in flight (L{CallState}).
-    @ivar principal: who uses it (the authenticated
-        L{gsmcpd.auth.tokens.Principal} of its latest request, with the
-        GemStone user it logged in as), or L{None} without authentication;
-        its C{toolsets} are those the session may use.
-    @ivar throwaway: whether it is lent to one call at a time (a 2026-era
-        call without a handle): nothing its calls change is kept.
+    @ivar subscriptions: the resource URIs it subscribed to.
     """
 
-    principal: Principal | None = None
-    throwaway = False
-
-    def __init__(self, handle, gem, protocolVersion, clientInfo, now=0.0,
-                 seconds=time.monotonic, clientCapabilities=None,
-                 expectsStream=True):
-        self.handle = handle
-        self.gem = gem
+    def __init__(self, work, protocolVersion, clientInfo,
+                 clientCapabilities=None, seconds=time.monotonic):
+        self.work = work
         self.protocolVersion = protocolVersion
         self.clientInfo = clientInfo
         self.clientCapabilities = clientCapabilities or {}
-        self.expectsStream = expectsStream
-        self.ledger = ReadLedger()
-        self.journal = ChangeJournal()
+        self.logs = LogGate(seconds)
         self.outbox = Outbox(self.label)
         self.stream = None
         self.streamGeneration = 0
-        self.liveness = Liveness(now, now, now)
-        self.view = ViewState()
-        self.calls = CallState()
-        self.logLevel = "info"
         self.sequences = {}
         self._calls = 0
         self.subscriptions = set()
-        self._logBudget = LogBudget(seconds)
 
-    def wantsLog(self, level):
-        """
-        Whether to send a log message of C{level}: at or above the level
-        the client set (none: no messages), and within the rate limit.
-        """
-        if self.logLevel is None or \
-                LOG_LEVELS.index(level) < LOG_LEVELS.index(self.logLevel):
-            return False
-        return self._logBudget.spend()
+    @property
+    def handle(self):
+        """The C{MCP-Session-Id}: its work session's handle."""
+        return self.work.handle
 
     @property
     def label(self):
-        """
-        How logs name this session: a prefix of its handle, which is not
-        enough to use it.
-        """
-        return self.handle[:8]
+        """How logs name it: its work session's label."""
+        return self.work.label
 
-    @property
-    def busy(self):
+    def wantsLog(self, level):
         """
-        Whether a call of this session is queued or running.
+        Whether to send a log message of C{level} (L{LogGate.wants}).
         """
-        return self.gem.busy
+        return self.logs.wants(level)
+
+    def setLogLevel(self, level):
+        self.logs.level = level
+
+    def subscribe(self, uri):
+        self.subscriptions.add(uri)
+
+    def unsubscribe(self, uri):
+        self.subscriptions.discard(uri)
 
     def post(self, message):
         """

@@ -72,3 +72,39 @@ class IClientRequests(Interface):
         """
         Drop a closed session's outstanding requests, silently.
         """
+
+
+class IWorkSession(Interface):
+    """
+    One GemStone session the daemon holds, and what it keeps of it, whoever
+    uses it: a 2025 client's MCP session, a 2026 handle, or a throwaway
+    session lent to one call at a time.  Only the sessions layer changes
+    its state; the layers above read it, and take its notices.
+    """
+
+    handle = Attribute(
+        "The opaque key the registry holds it by: a 2025 client's "
+        "MCP-Session-Id, a 2026 handle, or never told (a throwaway one).")
+    label = Attribute(
+        "How logs name it: a prefix of its handle, not enough to use it.")
+    gem = Attribute("The IGemSession every call on it runs on.")
+    principal = Attribute(
+        "Who it was opened for (a Principal, with the GemStone user it "
+        "logged in as), or None without authentication.")
+    throwaway = Attribute(
+        "Whether it is lent to one call at a time and keeps nothing: its "
+        "commits are locked and its work aborted after each call.")
+    ledger = Attribute("What was read in its present view (a ReadLedger).")
+    journal = Attribute(
+        "What its transaction changed (a ChangeJournal).")
+    view = Attribute("View hygiene's state (a ViewState).")
+    calls = Attribute("Its calls in flight (a CallState).")
+    liveness = Attribute("The lifetime policy's state (a Liveness).")
+    busy = Attribute("Whether a call of it is queued or running on its gem.")
+
+    def takeNotices() -> list[str]:
+        """
+        The lines waiting for its client's next tool result (a view the
+        server refreshed, say), each told once.
+        """
+

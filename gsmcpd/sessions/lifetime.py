@@ -151,14 +151,17 @@ class Reaper:
         for session in self._registry:
             if session.busy:
                 continue
-            verdict = self._verdict(session, now)
+            verdict = self._verdict(session, self._registry.client(
+                session.handle), now)
             if verdict is not None:
                 code, reason = verdict
                 self._registry.close(session.handle, reason, code=code)
 
-    def _verdict(self, session, now):
+    def _verdict(self, session, client, now):
         """
-        C{(code, reason)} to close C{session} for, or L{None}.
+        C{(code, reason)} to close C{session} (a work session, worked in by
+        the 2025 C{client} or, for L{None}, behind a handle) for, or
+        L{None}.
         """
         policy = self._policy
         idle = now - session.liveness.lastActivity
@@ -166,13 +169,13 @@ class Reaper:
                 now - session.liveness.createdAt >= policy.maxLifetime:
             return "lifetime", (f"it reached the {policy.maxLifetime:g}s "
                                 "lifetime cap")
-        if session.stream is None and session.expectsStream:
+        if client is not None and client.stream is None:
             if idle >= policy.streamlessIdleTimeout:
                 return "idle_streamless", (
                     f"idle {idle:.0f}s with no event stream (limit "
                     f"{policy.streamlessIdleTimeout:g}s)")
             return None
-        if not session.expectsStream and policy.handleIdleTimeout is not None:
+        if client is None and policy.handleIdleTimeout is not None:
             if idle >= policy.handleIdleTimeout:
                 return "idle_handle", (
                     f"idle {idle:.0f}s behind its handle (limit "
@@ -184,12 +187,13 @@ class Reaper:
         quiet = now - max(liveness.lastActivity, liveness.answeredProbeAt)
         if policy.probeAfter is not None and quiet >= policy.probeAfter and \
                 liveness.probeGeneration is None and \
-                session.stream is not None:
-            self._probe(session)
+                client is not None and client.stream is not None:
+            self._probe(client)
         return None
 
-    def _probe(self, session):
-        generation = session.stream.generation
+    def _probe(self, client):
+        session = client.work
+        generation = client.stream.generation
         session.liveness.probeGeneration = generation
 
         def answered(result):
@@ -199,7 +203,7 @@ class Reaper:
         def unanswered(failure):
             failure.trap(ClientDidNotAnswer)
             session.liveness.probeGeneration = None
-            stream = session.stream
+            stream = client.stream
             if self._registry.get(session.handle) is not session:
                 return
             if stream is not None and stream.generation == generation:
@@ -211,6 +215,6 @@ class Reaper:
                               "handover was discarded; the next pass sends "
                               "another", handle=session.label)
 
-        d = self._pending.send(session, "ping")
+        d = self._pending.send(client, "ping")
         d.addErrback(lambda f: f.trap(ClientAnsweredError))
         d.addCallbacks(answered, unanswered)

@@ -1,8 +1,10 @@
 """
-The session registry: the live MCP sessions, keyed by an opaque handle.
+The session registry: the live work sessions, keyed by an opaque handle,
+and the 2025 clients' sessions working in them.
 
-The 2025 transport hands the handle out as C{MCP-Session-Id}; nothing below
-the transport knows that header.
+The 2025 transport hands a client session's handle out as
+C{MCP-Session-Id}, the 2026 era as the C{session} argument of its tools;
+nothing below the transport knows either.
 """
 
 from twisted.internet.defer import Deferred, DeferredList, maybeDeferred, succeed
@@ -16,8 +18,9 @@ from gsmcpd.observe.clipping import clipped
 from gsmcpd.sessions.breaks import breakUntilOut
 from gsmcpd.observe.logformat import describeClient
 from gsmcpd.observe.metrics import UNOBSERVED
-from gsmcpd.sessions.client import McpSession, newHandle, userOf
-from gsmcpd.sessions.warm import WarmSessions
+from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.warm import WarmSessions, lockCommits
+from gsmcpd.sessions.work import WorkSession, newHandle, userOf
 from gsmcpd.tools.templates.outcomes import ToolError
 
 
@@ -34,11 +37,12 @@ class LoginNotAnswered(Exception):
 
 class SessionRegistry:
     """
-    The live MCP sessions, each holding a GemStone session from the pool.
+    The live work sessions, each holding a GemStone session from the pool,
+    and the 2025 client sessions, each working in one of them.
 
     @ivar streamLossGrace: seconds a session whose client hung up its stream
         keeps its GemStone session, in case the client reattaches.
-    @ivar prepare: called with each new L{McpSession} before it is
+    @ivar prepare: called with each new L{WorkSession} before it is
         registered (to name its gem, say); may answer a L{Deferred}.
     @ivar onClose: called with each session as it is closed.
     @ivar onCommit: called with the resource URIs each commit changed.
@@ -62,6 +66,7 @@ class SessionRegistry:
         self._clock = clock
         self.streamLossGrace = streamLossGrace
         self._sessions = {}
+        self._clients = {}
         self._graceTimers = {}
         self.onClose = list(onClose)
         self.onCommit = tuple(onCommit)
@@ -77,16 +82,16 @@ class SessionRegistry:
     def __iter__(self):
         return iter(list(self._sessions.values()))
 
-    def open(self, protocolVersion, clientInfo, clientCapabilities=None,
-             principal=None, expectsStream=True):
+    def open(self, principal=None, clientInfo=None, throwaway=False):
         """
-        Log a GemStone session in for a new client: as the GemStone user
-        C{principal} names, with authentication.
+        Log a GemStone session in: as the GemStone user C{principal} names,
+        with authentication.
 
-        @param expectsStream: whether its client keeps an event stream open
-            (L{McpSession.expectsStream}).
+        @param clientInfo: what its client said it is, for the log.
+        @param throwaway: whether it is lent to one call at a time
+            (L{WorkSession.throwaway}).
 
-        @return: a L{Deferred} firing with the registered L{McpSession}.
+        @return: a L{Deferred} firing with the registered L{WorkSession}.
         @raise gsmcpd.gci.pool.SessionLimitReached: synchronously when the
             pool is full and no idle read session can give up its slot; no
             login is attempted.
@@ -109,12 +114,10 @@ class SessionRegistry:
             d.addBoth(logIn)
 
         def opened(gem):
-            session = McpSession(handle, gem, protocolVersion, clientInfo,
-                                 self._clock.seconds(), self._clock.seconds,
-                                 clientCapabilities, expectsStream)
-            session.principal = principal
-            session.journal.observers = self.onCommit
-            prepared = maybeDeferred(self.prepare, session)
+            session = WorkSession(handle, gem, principal,
+                                  self._clock.seconds(), throwaway,
+                                  self.onCommit)
+            prepared = self._prepared(session)
             # A session its preparation refused (no commit lock, say) is
             # never served: its GemStone session goes back.
             prepared.addErrback(lambda failure: self._pool.close(gem).addBoth(
@@ -126,11 +129,40 @@ class SessionRegistry:
             self._sessions[handle] = session
             self.log.info("session {handle} opened for {client}",
                           handle=session.label,
-                          client=clipped(describeClient(session.clientInfo)))
+                          client=clipped(describeClient(clientInfo)))
             return session
 
         return self._withinDeadline(
             d.addCallback(opened).addErrback(self._loginFailed))
+
+    def _prepared(self, session):
+        """
+        Prepare a new (or replacement) GemStone session before it serves:
+        the daemon's preparation, then, for a throwaway session, the
+        stone's commit lock (L{lockCommits}), so that nothing its calls do
+        is kept, not even a commit the user's own code sends.
+        """
+        prepared = maybeDeferred(self.prepare, session)
+        if session.throwaway:
+            prepared.addCallback(lambda _: lockCommits(session))
+        return prepared
+
+    def openClient(self, protocolVersion, clientInfo, clientCapabilities=None,
+                   principal=None):
+        """
+        Open a 2025 client's session: a work session (L{open}) and the
+        client's protocol state beside it.
+
+        @return: a L{Deferred} firing with the registered L{ClientSession}.
+        @raise gsmcpd.gci.pool.SessionLimitReached: as L{open}.
+        """
+        def registered(work):
+            client = ClientSession(work, protocolVersion, clientInfo,
+                                   clientCapabilities, self._clock.seconds)
+            self._clients[work.handle] = client
+            return client
+
+        return self.open(principal, clientInfo).addCallback(registered)
 
     def _withinDeadline(self, opening):
         """
@@ -158,7 +190,7 @@ class SessionRegistry:
             if not answer.called:
                 (answer.errback if isinstance(outcome, Failure)
                  else answer.callback)(outcome)
-            elif isinstance(outcome, McpSession):
+            elif isinstance(outcome, WorkSession):
                 return self.close(outcome.handle, "its login answered after "
                                   "its client stopped waiting",
                                   code="abandoned")
@@ -184,9 +216,21 @@ class SessionRegistry:
 
     def get(self, handle):
         """
-        The live session C{handle} names, or L{None}.
+        The live work session C{handle} names, or L{None}.
         """
         return self._sessions.get(handle)
+
+    def client(self, handle):
+        """
+        The live 2025 client session C{handle} names, or L{None}.
+        """
+        return self._clients.get(handle)
+
+    def clients(self):
+        """
+        The live 2025 client sessions.
+        """
+        return list(self._clients.values())
 
     def touch(self, session):
         """
@@ -201,40 +245,40 @@ class SessionRegistry:
         if timer is not None:
             timer.cancel()
 
-    def openStream(self, session, makeStream):
+    def openStream(self, client, makeStream):
         """
-        Give C{session} a new event stream.  A client reopens its stream on
+        Give C{client} a new event stream.  A client reopens its stream on
         its own, so this retracts a stream-loss verdict but is not activity.
 
         @param makeStream: called with the stream's generation and what to
             call when its client loses it; answers the stream.
         """
-        self._retract(session)
-        return session.attachStream(
+        self._retract(client)
+        return client.attachStream(
             lambda generation: makeStream(
-                generation, lambda stream: self._streamLost(session, stream)))
+                generation, lambda stream: self._streamLost(client, stream)))
 
-    def _streamLost(self, session, stream):
+    def _streamLost(self, client, stream):
         # A superseded stream, or one of a session already closed, is no
         # longer what keeps its session: losing it decides nothing.
-        if (self._sessions.get(session.handle) is not session
-                or session.stream is not stream):
+        if (self._clients.get(client.handle) is not client
+                or client.stream is not stream):
             return
-        session.stream = None
+        client.stream = None
         self.log.info("session {handle}: its client {how} the event stream",
-                      handle=session.label,
+                      handle=client.label,
                       how="stopped reading" if stream.endedBy == "slow"
                       else "closed")
         if self.streamLossGrace == 0:
-            self._graceOver(session)
+            self._graceOver(client)
         else:
-            self._graceTimers[session.handle] = self._clock.callLater(
-                self.streamLossGrace, self._graceOver, session)
+            self._graceTimers[client.handle] = self._clock.callLater(
+                self.streamLossGrace, self._graceOver, client)
 
-    def _graceOver(self, session):
-        self._graceTimers.pop(session.handle, None)
-        if session.stream is None and not session.busy:
-            self.close(session.handle, f"its client closed its event stream "
+    def _graceOver(self, client):
+        self._graceTimers.pop(client.handle, None)
+        if client.stream is None and not client.work.busy:
+            self.close(client.handle, f"its client closed its event stream "
                        f"and did not come back within "
                        f"{self.streamLossGrace:g}s", code="stream_lost")
 
@@ -253,11 +297,12 @@ class SessionRegistry:
         # Counted first: an unknown code raises before anything changed.
         self._metrics.sessionClosed(code)
         del self._sessions[handle]
+        client = self._clients.pop(handle, None)
         self._retract(session)
         self.log.info("session {handle} closed: {reason}",
                       handle=session.label, reason=reason, code=code)
-        if session.stream is not None:
-            session.stream.end()
+        if client is not None and client.stream is not None:
+            client.stream.end()
         for observer in self.onClose:
             observer(session)
         busy = session.busy
@@ -294,10 +339,9 @@ class SessionRegistry:
                                user=userOf(session.principal))
 
         def replaced(gem):
-            session.gem = gem
-            session.ledger.viewMoved()
-            prepared = maybeDeferred(self.prepare, session)
-            return prepared.addErrback(failed, "could not be prepared")
+            session.gemReplaced(gem)
+            return self._prepared(session).addErrback(
+                failed, "could not be prepared")
 
         def failed(failure, why):
             self.log.failure("session {handle}: its replacement GemStone "

@@ -1,6 +1,8 @@
 """
-Warm throwaway sessions: the short-lived sessions of calls made without a
-session handle, kept idle for the next such call of the same GemStone user.
+Throwaway sessions, and keeping them warm: the short-lived sessions of
+calls made without a session handle, their commits locked from their login
+(L{lockCommits}), kept idle for the next such call of the same GemStone
+user.
 
 A login spawns a gem on a real stone (tens to hundreds of milliseconds), so
 a call that logs in and out pays for both.  A call's session that ended
@@ -15,14 +17,34 @@ otherwise be refused (L{WarmSessions.evict}).
 from twisted.internet.defer import succeed
 from twisted.logger import Logger
 
-from gsmcpd.sessions.client import userOf
+from gsmcpd.sessions.work import userOf
 from gsmcpd.tools.base import ToolCall
 from gsmcpd.tools.templates.outcomes import FAILURES
+
+THROWAWAY_REASON = (
+    "this is a throwaway session (a call made without a session handle): "
+    "nothing it does is kept. Call open_session and pass its handle as "
+    "'session' to keep your work")
+"""Why a throwaway session's commits are locked: what a commit the user's
+own code sends is refused with (GemStone's TransactionError 2249)."""
 
 IDLE_LIMIT = 30.0
 """Seconds an idle read session is kept: long enough for an agent's burst
 of reads, short enough that the view it holds (a commit record the stone
 cannot dispose of) and its login are not held for long by nobody."""
+
+
+def lockCommits(session):
+    """
+    Lock C{session}'s commits for as long as it is logged in
+    (C{System disableCommitsWithReason:}, as C{--read-only} does): a
+    throwaway session's work is aborted when its call ends, and this makes
+    sure nothing commits before that either.
+
+    @return: a L{Deferred} firing once the lock is armed.
+    """
+    return ToolCall(session.gem).runTemplate(
+        "disable_commits", {"reason": THROWAWAY_REASON})
 
 
 class WarmSessions:

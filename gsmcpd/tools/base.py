@@ -261,16 +261,6 @@ class ToolCall:
         """
         self._context.log(level, data, logger)
 
-    def request(self, method, params):
-        """
-        Ask the client something (sampling, elicitation) on this call's
-        stream.
-
-        @return: a L{Deferred} firing with the client's result.
-        @raise ToolError: when the client cannot be asked (no stream).
-        """
-        return self._context.request(method, params)
-
     def canAsk(self, capability):
         """
         Whether the client can answer a question needing C{capability}.

@@ -1,9 +1,11 @@
 """
 What a running tool may ask of the request it serves: progress, log
-messages and requests to the client, and whether it is being ended.
+messages and questions for the client, and whether it is being ended.
 
-A request answered over MCP supplies a L{gsmcpd.sessions.breaks.RunningCall};
-work the daemon does for itself (view hygiene, worker logins) uses
+A request answered over MCP supplies a
+L{gsmcpd.protocol.context.CallContext}, whose ending part (an
+L{ICallControl}) is the call's L{gsmcpd.sessions.breaks.RunningCall}; work
+the daemon does for itself (view hygiene, worker logins) uses
 L{NULL_CONTEXT}, so a tool never checks which it has.
 """
 
@@ -12,16 +14,15 @@ from typing import Any
 from twisted.internet.defer import Deferred
 from zope.interface import Attribute, Interface, implementer
 
-from gsmcpd.tools.templates.outcomes import ToolError
+from gsmcpd.tools.questions import NULL_ASKER
 
 
-class ICallContext(Interface):
+class ICallControl(Interface):
     """
-    The request a tool call runs for.
+    How a running call is ended: what a template run reads to know whether
+    to start, and tells which GemStone call is the one to break.
     """
 
-    wantsProgress = Attribute(
-        "Whether the client asked to hear how far the call has got.")
     ending = Attribute(
         "Whether the call is being ended (deadline, cancellation), so no "
         "further GemStone call should start.")
@@ -35,17 +36,19 @@ class ICallContext(Interface):
         request must end; it stops being so when it fires.
         """
 
+
+class ICallContext(ICallControl):
+    """
+    The request a tool call runs for: how it is ended, and what it may
+    send or ask its client.
+    """
+
+    wantsProgress = Attribute(
+        "Whether the client asked to hear how far the call has got.")
+
     def log(level: str, data: Any, logger: str | None = None) -> None:
         """
         Send the client a log message, if it accepts one and wants C{level}.
-        """
-
-    def request(method: str,
-                params: dict[str, Any]) -> Deferred[dict[str, Any]]:
-        """
-        Ask the client something (sampling, elicitation); a Deferred firing
-        with its result.  Raises L{ToolError} when the client cannot be
-        asked.
         """
 
     def canAsk(capability: str) -> bool:
@@ -90,16 +93,11 @@ class NullCallContext:
     def log(self, level, data, logger=None):
         pass
 
-    def request(self, method, params):
-        raise ToolError("refused", f"{method} needs a client that accepts an "
-                        "event stream for this call")
-
     def canAsk(self, capability):
         return False
 
     def ask(self, questions):
-        raise ToolError("refused", "this call cannot ask the client "
-                        "anything")
+        return NULL_ASKER.ask(questions)
 
     def closeStream(self):
         pass

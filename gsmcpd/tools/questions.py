@@ -4,7 +4,8 @@ client's model (sampling) or the client itself (its roots).
 
 A tool builds its questions here and asks them through its call
 (C{call.ask({key: question})}); how they travel depends on the protocol
-era, which the tool never sees (L{gsmcpd.protocol.modern.asking}).
+era, which the tool never sees (L{gsmcpd.protocol.eras.legacy.asking},
+L{gsmcpd.protocol.eras.modern.asking}).
 """
 
 from typing import Any
@@ -63,8 +64,8 @@ def accepted(answer):
 class IAsker(Interface):
     """
     One way of asking the client during a call: on the call's own stream
-    (L{StreamAsker}), as an input-required round, or from inside a task
-    (L{gsmcpd.protocol.modern.asking}).
+    (L{gsmcpd.protocol.eras.legacy.asking}), as an input-required round,
+    or from inside a task (L{gsmcpd.protocol.eras.modern.asking}).
     """
 
     def canAsk(capability: str) -> bool:
@@ -80,26 +81,20 @@ class IAsker(Interface):
 
 
 @implementer(IAsker)
-class StreamAsker:
+class NullAsker:
     """
-    Asking the 2025 way: each question a request to the client on the
-    call's stream.
-
-    @param send: C{(method, params) -> Deferred} of the client's answer.
-    @param client: whose C{clientCapabilities} say what it declared (its
-        session).
+    The way of asking of a request that cannot ask its client anything.
     """
-
-    def __init__(self, send, client):
-        self._send = send
-        self._client = client
 
     def canAsk(self, capability: str) -> bool:
-        return isinstance(self._client.clientCapabilities.get(capability),
-                          dict)
+        return False
 
     def ask(self, questions: dict[str, Any]) -> Deferred[dict[str, Any]]:
-        return askEach(self._send, questions)
+        raise ToolError("refused", "this call cannot ask the client "
+                        "anything")
+
+
+NULL_ASKER = NullAsker()
 
 
 def askEach(send, questions):

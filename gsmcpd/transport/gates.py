@@ -12,8 +12,7 @@ import attr
 from gsmcpd.auth.tokens import admits
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST
 from gsmcpd.protocol.versions import (
-    HANDSHAKE_ERA_VERSIONS, LEGACY_VERSIONS, MODERN_VERSION,
-    TOLERATED_VERSION_HEADERS)
+    HANDSHAKE_ERA_VERSIONS, LEGACY_VERSIONS, TOLERATED_VERSION_HEADERS)
 
 SESSION_HEADER = b"mcp-session-id"
 VERSION_HEADER = b"mcp-protocol-version"
@@ -66,8 +65,8 @@ def checkHeaders(request, origins, hosts):
 
 def namedSession(request, sessions, principal=None):
     """
-    The live session the request's C{MCP-Session-Id} names, if the
-    request's identity opened it.
+    The live 2025 client session the request's C{MCP-Session-Id} names, if
+    the request's identity opened it.
 
     @param principal: the L{gsmcpd.auth.tokens.Principal} the bearer gate
         admitted the request as, or L{None} without authentication.
@@ -79,9 +78,9 @@ def namedSession(request, sessions, principal=None):
     if handle is None:
         raise Refusal(400, "Bad Request: MCP-Session-Id header is required")
     handle = handle.decode("latin-1")
-    session = sessions.get(handle)
-    live = session is not None and session.protocolVersion != MODERN_VERSION
-    if not admits(session.principal if live else None, principal,
+    session = sessions.client(handle)
+    live = session is not None
+    if not admits(session.work.principal if live else None, principal,
                   f"session {handle[:8]}", exists=live):
         raise Refusal(404, "Not Found: no such session (it ended or never "
                       "existed); initialize a new one")

@@ -8,27 +8,20 @@ maps a 2025-revision client onto a session handle.
 
 import secrets
 
-import attr
-
 from klein import Klein
 from twisted.internet.defer import inlineCallbacks
 from twisted.logger import Logger
 from twisted.web.server import Request
 from werkzeug.exceptions import HTTPException
 
-from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
-from gsmcpd.protocol.calls import (
-    LoginFailedError, loginFailed, sessionLimitMessage)
 from gsmcpd.protocol.catalogsurface import unwrapCall
-from gsmcpd.protocol.modern.envelope import isModern
-from gsmcpd.protocol.versions import (
-    PRIMED_STREAMS_SINCE, atLeast, negotiateVersion)
+from gsmcpd.protocol.eras.modern.envelope import isModern
+from gsmcpd.protocol.versions import PRIMED_STREAMS_SINCE, atLeast
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonRpcError, encode,
-    parseMessage, result, stoppingError)
+    INTERNAL_ERROR, INVALID_REQUEST, JsonRpcError, encode, parseMessage)
 from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.gates import (
     SESSION_HEADER, VERSION_HEADER, Refusal, checkHeaders, namedSession)
@@ -104,31 +97,28 @@ class McpApp:
     @ivar origins: the L{OriginPolicy}: which browser pages may call.
     @ivar hosts: the L{HostPolicy}: which names requests may address.
     @ivar pending: the server's outstanding requests to clients.
-    @ivar calls: the L{CallRunner} every request is handed to.
     """
 
     app = Klein()
     log = Logger()
 
-    def __init__(self, sessions, dispatcher, calls, modern, listeners,
-                 pending, clock, origins, hosts):
+    def __init__(self, sessions, legacy, modern, pending, clock, origins,
+                 hosts):
         """
         Built by its caller, who builds each collaborator once
         (L{gsmcpd.daemon.service.assemble}).
 
-        @param calls: the L{CallRunner}.
+        @param sessions: the L{SessionRegistry}.
+        @param legacy: the L{gsmcpd.protocol.eras.legacy.adapter.LegacyEra}
+            that answers 2025 requests.
         @param modern: the L{ModernPost} that answers 2026-07-28 requests.
-        @param listeners: the L{SessionListeners} of 2025 subscribers (the
-            registry's C{onClose} removes a session's).
         @param pending: the L{PendingRequests} answered by POSTed responses.
         @param origins: the L{OriginPolicy}.
         @param hosts: the L{HostPolicy}.
         """
         self.sessions = sessions
-        self.dispatcher = dispatcher
-        self.calls = calls
+        self.legacy = legacy
         self.modern = modern
-        self.listeners = listeners
         self.pending = pending
         self.clock = clock
         self.origins = origins
@@ -141,16 +131,8 @@ class McpApp:
         request.setHeader(b"content-type", b"application/json")
         return encode(document)
 
-    def _session(self, request):
-        principal = principalOf(request)
-        session = namedSession(request, self.sessions, principal)
-        if principal is not None:
-            # What a request may call is its own token's business, as in
-            # the 2026 era: a narrower token narrows the session at once.
-            # The GemStone user stays the one its gem logged in as.
-            session.principal = attr.evolve(principal,
-                                            user=session.principal.user)
-        return session
+    def _client(self, request):
+        return namedSession(request, self.sessions, principalOf(request))
 
     # Routes.
 
@@ -178,36 +160,49 @@ class McpApp:
             request.mcpMessageId = message.id
         if isModern(_headerText(request, VERSION_HEADER), message.params):
             return self.modern.post(request, message)
-        message = unwrapCall(self.dispatcher.tools, message)
+        message = unwrapCall(self.legacy.handlers.tools, message)
         if message.kind == "request" and message.method == "initialize":
-            return self._initialize(request, message)
-        session = self._session(request)
+            return self.legacy.initialize(
+                message, principalOf(request)).addCallback(
+                    self._initialized, request)
+        client = self._client(request)
         if message.kind == "response":
             # An answer proves the client is listening, not that it is
             # working: it does not count as activity.
-            self.pending.answer(session, message)
+            self.pending.answer(client, message)
             request.setResponseCode(202)
             return b""
-        self.sessions.touch(session)
-        if session.calls.replacing is not None:
+        self.sessions.touch(client.work)
+        if client.work.calls.replacing is not None:
             # Served by the new GemStone session once it is in place.
-            return shielded(session.calls.replacing).addCallback(
-                lambda _: self._call(request, self._session(request),
+            return shielded(client.work.calls.replacing).addCallback(
+                lambda _: self._call(request, self._client(request),
                                      message))
-        return self._call(request, session, message)
+        return self._call(request, client, message)
 
-    def _call(self, request, session, message):
-        tool = self.dispatcher.toolNamed(session.principal, message.params) \
-            if message.method == "tools/call" else None
-        if not (self.dispatcher.streams(message, tool) and
-                acceptsStream(request)):
+    def _initialized(self, opened, request):
+        client, response = opened
+        if client is not None:
+            request.setHeader(SESSION_HEADER, client.handle.encode("ascii"))
+        return self._json(request, response)
+
+    def _call(self, request, client, message):
+        streams = []
+
+        def openStream(client):
+            if not acceptsStream(request):
+                return None
+            streams.append(self._callStream(request, client, message))
+            return streams[0]
+
+        answered = self.legacy.answer(client, message, principalOf(request),
+                                      openStream)
+        if not streams:
             # A client that hangs up cancels this: its answer can no longer
             # reach anyone, so the call is ended as notifications/cancelled
             # ends one (see CallRunner._run).
-            return self.calls.handle(session, message, tool=tool).addCallback(
-                self._answer, request)
-        stream = self._callStream(request, session, message)
-        answered = self.calls.handle(session, message, stream, tool=tool)
+            return answered.addCallback(self._answer, request)
+        stream = streams[0]
         # Finished when the call is, whether or not this POST is still
         # there: a dropped stream is resumed with Last-Event-ID.  The
         # stream has begun, so its last event carries a bug's error.
@@ -222,45 +217,17 @@ class McpApp:
             return b""
         return self._json(request, response)
 
-    def _callStream(self, request, session, message):
+    def _callStream(self, request, client, message):
         """
         Answer C{message} as an event stream carrying what the call sends
         the client while it runs.
         """
-        stream = callStream(request, self.clock, session.nextCallKey(),
+        stream = callStream(request, self.clock, client.nextCallKey(),
                             message.params,
-                            prime=atLeast(session.protocolVersion,
-                                         PRIMED_STREAMS_SINCE))
-        session.keep(stream.sequence)
+                            prime=atLeast(client.protocolVersion,
+                                          PRIMED_STREAMS_SINCE))
+        client.keep(stream.sequence)
         return stream
-
-    @inlineCallbacks
-    def _initialize(self, request, message):
-        params = message.params
-        try:
-            opening = self.sessions.open(
-                negotiateVersion(params.get("protocolVersion")),
-                params.get("clientInfo"), params.get("capabilities"),
-                principalOf(request))
-        except SessionLimitReached as e:
-            return self._json(request, JsonRpcError(
-                SERVER_ERROR, sessionLimitMessage(
-                    e.limit, "End an MCP session of this server you no "
-                    "longer need, or try again in a minute."),
-                {"kind": "sessionLimit", "limit": e.limit}
-            ).asResponse(message.id))
-        except ServerStopping as e:
-            return self._json(request, stoppingError(e).asResponse(message.id))
-        try:
-            # A client that hangs up mid-login leaves a session it will never
-            # use; the reaper releases it, counted all along.
-            session = yield shielded(opening.addErrback(loginFailed))
-        except LoginFailedError as e:
-            return self._json(request, e.asResponse(message.id))
-        self.listeners.add(session)
-        request.setHeader(SESSION_HEADER, session.handle.encode("ascii"))
-        return self._json(request, result(
-            message.id, self.dispatcher.initializeResult(params)))
 
     @app.route("/mcp", methods=["GET"])
     def get(self, request):
@@ -269,27 +236,27 @@ class McpApp:
             request.setHeader(b"allow", b"GET, POST, DELETE")
             return b""
         checkHeaders(request, self.origins, self.hosts)
-        session = self._session(request)
+        client = self._client(request)
         resumed = parseEventId(
             (request.getHeader(b"last-event-id") or b"").decode("latin-1"))
-        sequence = resumed and session.sequences.get(resumed[0])
+        sequence = resumed and client.sequences.get(resumed[0])
         if sequence and isinstance(sequence.owner, CallStream):
-            self.sessions.touch(session)
+            self.sessions.touch(client.work)
             return sequence.owner.resume(request, resumed[1])
         replay = sequence.since(resumed[1]) if sequence else ()
         return self.sessions.openStream(
-            session, lambda generation, onLost: EventStream(
-                request, self.clock, session.outbox, generation, onLost,
+            client, lambda generation, onLost: EventStream(
+                request, self.clock, client.outbox, generation, onLost,
                 replay=replay)).done
 
     @app.route("/mcp", methods=["DELETE"])
     @inlineCallbacks
     def delete(self, request):
         checkHeaders(request, self.origins, self.hosts)
-        session = self._session(request)
+        client = self._client(request)
         # Answered once the session is gone: its running call broken and
         # its GemStone session logged out, whether or not we are heard.
-        yield self.sessions.close(session.handle, "the client deleted it",
+        yield self.sessions.close(client.handle, "the client deleted it",
                                   code="deleted")
         return self._json(request, {})
 

@@ -8,18 +8,18 @@ import attr
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.protocol.catalogsurface import unwrapCall
-from gsmcpd.protocol.modern.envelope import httpStatus, readEnvelope
-from gsmcpd.protocol.modern.handles import mintedHandle
+from gsmcpd.protocol.eras.modern.envelope import httpStatus, readEnvelope
+from gsmcpd.protocol.eras.modern.handles import mintedHandle
+from gsmcpd.protocol.eras.modern.listen import OFFERED, Listener, readFilter
 from gsmcpd.protocol.jsonrpc import (
     INVALID_REQUEST, JsonRpcError, encode, result)
-from gsmcpd.protocol.listen import Filter, Subscriber, readFilter
 from gsmcpd.sessions.outbox import Outbox
 from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.sse import EventStream, acceptsStream, callStream
 
-OFFERED = Filter(True, True, True, frozenset({"any"}))
-"""What a listener may hear of: list changes, and updates of any resource
-it names."""
+CALL_STREAM = "c1"
+"""A 2026 call's stream is its POST's only one: its events are numbered
+under this key."""
 
 
 def headerValues(request):
@@ -36,8 +36,13 @@ class ModernPost:
     One 2026-era C{POST}, from parsed message to HTTP response.
     """
 
-    def __init__(self, endpoint, notices, clock):
-        self.endpoint = endpoint
+    def __init__(self, era, notices, clock):
+        """
+        @param era: the L{gsmcpd.protocol.eras.modern.adapter.ModernEra}.
+        @param notices: the L{gsmcpd.protocol.notices.ChangeNotices}
+            listeners are added to.
+        """
+        self.era = era
         self.notices = notices
         self.clock = clock
 
@@ -59,10 +64,10 @@ class ModernPost:
         headers = headerValues(request)
         streams = []
 
-        def openStream(session):
+        def openStream():
             if not acceptsStream(request):
                 return None
-            stream = callStream(request, self.clock, session.nextCallKey(),
+            stream = callStream(request, self.clock, CALL_STREAM,
                                 message.params)
             streams.append(stream)
             return stream
@@ -71,12 +76,12 @@ class ModernPost:
             envelope = attr.evolve(
                 readEnvelope(message.method, message.params, headers),
                 principal=principalOf(request))
-            message = unwrapCall(self.endpoint.dispatcher.tools, message)
+            message = unwrapCall(self.era.handlers.tools, message)
             if message.method == "subscriptions/listen":
                 answer = yield self._listen(request, message, envelope)
                 return answer
-            value = yield self.endpoint.answer(message, envelope, headers,
-                                               openStream)
+            value = yield self.era.answer(message, envelope, headers,
+                                          openStream)
             minted = mintedHandle(message, value)
             if minted is not None:
                 request.setHeader(b"mcp-param-session", minted.encode("ascii"))
@@ -94,7 +99,7 @@ class ModernPost:
         Hold the response open as the listener's stream: acknowledged
         first, then every change its filter names, until the client goes.
         """
-        wants = self.endpoint.listenable(
+        wants = self.era.listenable(
             readFilter(message.params).granted(OFFERED), envelope)
         outbox = Outbox(f"listener {message.id!r}")
         stream = EventStream(request, self.clock, outbox)
@@ -103,7 +108,7 @@ class ModernPost:
             outbox.put({"jsonrpc": "2.0", "method": method, "params": params})
             stream.flush()
 
-        subscriber = Subscriber.forListen(wants, deliver, message.id)
+        subscriber = Listener(wants, deliver, message.id)
         self.notices.add(subscriber)
         subscriber.acknowledge()
         stream.done.addBoth(lambda _: self.notices.remove(subscriber))

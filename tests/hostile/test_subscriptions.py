@@ -5,7 +5,7 @@ capped in count and URI length and accept only URIs the server resolves.
 
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.protocol.dispatch import MAX_SUBSCRIPTIONS, MAX_URI_LENGTH
+from gsmcpd.protocol.handlers import MAX_SUBSCRIPTIONS, MAX_URI_LENGTH
 from tests.test_surface import SurfaceTestCase
 
 WATCHED = "test://watched-resource"
@@ -19,7 +19,7 @@ class SubscriptionCapTests(SurfaceTestCase):
         body = yield self.rpc(handle, "resources/subscribe",
                               uri="test://nothing-here")
         self.assertEqual(body["error"]["code"], -32002)
-        self.assertEqual(self.sessions.get(handle).subscriptions, set())
+        self.assertEqual(self.sessions.client(handle).subscriptions, set())
 
     @inlineCallbacks
     def test_longUriRefused(self):
@@ -31,7 +31,7 @@ class SubscriptionCapTests(SurfaceTestCase):
     @inlineCallbacks
     def test_countCapped(self):
         handle, _ = yield self.initialize()
-        session = self.sessions.get(handle)
+        session = self.sessions.client(handle)
         session.subscriptions.update(
             f"test://filler/{n}" for n in range(MAX_SUBSCRIPTIONS - 1))
         body = yield self.rpc(handle, "resources/subscribe", uri=WATCHED)

@@ -5,7 +5,7 @@ in 2025), one that needs a capability the client may not declare, and the
 tasks extension's jobs.
 
 They ask through C{call.ask} and C{call.canAsk} only, so they run
-unchanged in either era (see L{gsmcpd.protocol.modern.asking}); the
+unchanged in either era (see L{gsmcpd.protocol.eras.modern.asking}); the
 C{conformance} toolset serves them beside the 2025 fixtures.
 """
 

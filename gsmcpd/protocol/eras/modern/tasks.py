@@ -23,11 +23,12 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from gsmcpd.auth.tokens import admits
-from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
-from gsmcpd.protocol.modern.envelope import MISSING_CLIENT_CAPABILITY
-from gsmcpd.protocol.modern.inputrequired import inputResponses
-from gsmcpd.protocol.modern.results import COMPLETE
+from gsmcpd.protocol.eras.modern.envelope import MISSING_CLIENT_CAPABILITY
+from gsmcpd.protocol.eras.modern.inputrequired import inputResponses
+from gsmcpd.protocol.eras.modern.results import COMPLETE
+from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.sessions.interfaces import ICallSink
 
 EXTENSION = "io.modelcontextprotocol/tasks"
@@ -41,10 +42,7 @@ FAILED = "failed"
 CANCELLED = "cancelled"
 TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
 
-METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
-
-
-def requires(envelope: Envelope) -> JsonRpcError | None:
+def requires(envelope: Envelope | RequestFacts) -> JsonRpcError | None:
     """
     The C{-32021} error for a task-only tool called by a client that did not
     declare the extension, or L{None} when it did.
@@ -222,21 +220,22 @@ class TaskStore:
                                "retention ran out)")
         return task
 
-    def respond(self, method: str, params: JsonObject,
-                envelope: Envelope) -> JsonObject:
+    def respond(self, request: RequestFacts) -> JsonObject:
         """
-        Answer C{tasks/get}, C{tasks/update} or C{tasks/cancel}.
+        Answer C{tasks/get}, C{tasks/update} or C{tasks/cancel}: the task
+        methods' handler.
 
         @raise JsonRpcError: C{-32021} for a client that did not declare the
             extension, C{-32602} for an unknown task or malformed answers.
         """
-        refusal = requires(envelope)
+        refusal = requires(request)
         if refusal is not None:
             raise refusal
-        task = self.get(params.get("taskId"), envelope.principal)
-        if method == "tasks/get":
+        params = request.params
+        task = self.get(params.get("taskId"), request.principal)
+        if request.method == "tasks/get":
             return task.detailed()
-        if method == "tasks/update":
+        if request.method == "tasks/update":
             self.answer(task, inputResponses(params))
         else:
             self.cancel(task)

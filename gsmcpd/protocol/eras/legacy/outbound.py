@@ -14,10 +14,10 @@ from zope.interface import implementer
 
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.protocol.jsonrpc import Message
-from gsmcpd.sessions.client import McpSession
+from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import (
     ClientAnsweredError, ClientDidNotAnswer, IClientRequests, ICallSink,
-    JsonObject)
+    IWorkSession, JsonObject)
 
 REQUEST_TIMEOUT = 30.0
 
@@ -39,7 +39,7 @@ class PendingRequests:
     def __len__(self):
         return len(self._pending)
 
-    def send(self, session: McpSession, method: str,
+    def send(self, session: ClientSession, method: str,
              params: JsonObject | None = None,
              via: ICallSink | None = None) -> Deferred[JsonObject]:
         """
@@ -60,7 +60,7 @@ class PendingRequests:
         (via or session).post(message)
         return d
 
-    def answer(self, session: McpSession, message: Message) -> bool:
+    def answer(self, session: ClientSession, message: Message) -> bool:
         """
         Match a response the client POSTed to the request it answers.
 
@@ -81,9 +81,10 @@ class PendingRequests:
             d.callback(message.raw.get("result"))
         return True
 
-    def forget(self, session: McpSession) -> None:
+    def forget(self, session: IWorkSession) -> None:
         """
-        Drop a closed session's outstanding requests, silently.
+        Drop a closed session's outstanding requests, silently (the
+        registry hands over the work session it closes).
         """
         for requestId, (handle, d, timer) in list(self._pending.items()):
             if handle == session.handle:

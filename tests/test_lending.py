@@ -1,22 +1,27 @@
 """
-Which session a 2026-era call runs on: a handle's, a short-lived one for a
-read, or a detached one.
+Which work session a 2026-era call runs in: a handle's, or a throwaway one
+for a call without a handle.
 """
 
 from twisted.internet.defer import CancelledError, Deferred
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.modern.callsessions import CallSessions, toolError
-from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.eras.modern.handles import HANDLE_TOOLS
+from gsmcpd.protocol.eras.modern.lending import Lending, toolError
+from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.registry import SessionRegistry
-from gsmcpd.protocol.modern.envelope import NO_SUCH_SESSION
+from gsmcpd.sessions.warm import THROWAWAY_REASON
+from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION
 from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.tools.base import (
     ANY_SESSION, OWN_SESSION, Tool, annotations, closedSchema)
 from gsmcpd.tools.templates.outcomes import ToolError
 from tests.fakes import FakePool
+
+LOCK = ("disable_commits", {"reason": THROWAWAY_REASON})
+"""The commit lock every throwaway session is armed with at its login."""
 
 ENVELOPE = Envelope(MODERN_VERSION, {"elicitation": {}},
                     {"name": "t", "version": "1"}, "debug")
@@ -27,28 +32,24 @@ def tool(readOnly, runsOn=ANY_SESSION):
                 runsOn=runsOn)
 
 
-class CallSessionsTests(SynchronousTestCase):
+class LendingTests(SynchronousTestCase):
 
     def setUp(self):
         self.clock = Clock()
         self.pool = FakePool(2)
         self.registry = SessionRegistry(self.pool, self.clock)
-        self.sessions = CallSessions(self.registry, self.clock)
+        self.sessions = Lending(self.registry)
 
-    def test_detached(self):
+    def openHandle(self):
         """
-        No GemStone session and no registry entry; the request's client
-        facts and log level.
+        Run C{open_session}: the handle it answers.
         """
-        session = self.sessions.detached(ENVELOPE)
-        self.assertIsNone(session.gem)
-        self.assertEqual(session.clientCapabilities, {"elicitation": {}})
-        self.assertEqual(session.logLevel, "debug")
-        self.assertEqual(len(self.registry), 0)
+        opened = self.successResultOf(self.sessions.handleTool(
+            HANDLE_TOOLS[0], {}, ENVELOPE))
+        return opened["structuredContent"]["session"]
 
     def test_handle(self):
-        opened = self.successResultOf(self.registry.open(
-            MODERN_VERSION, None))
+        opened = self.successResultOf(self.registry.open())
         session, done = self.successResultOf(
             self.sessions.forTool(tool(False), opened.handle, ENVELOPE))
         self.assertIs(session, opened)
@@ -67,12 +68,29 @@ class CallSessionsTests(SynchronousTestCase):
         A 2025 session's id is never a 2026 handle: refused as one that
         names nothing.
         """
-        legacy = self.successResultOf(self.registry.open("2025-11-25", None))
+        legacy = self.successResultOf(self.registry.openClient(
+            "2025-11-25", None))
         failure = self.failureResultOf(
             self.sessions.forTool(tool(True), legacy.handle, ENVELOPE),
             JsonRpcError)
         self.assertEqual(failure.value.code, NO_SUCH_SESSION)
         self.assertIsNone(self.sessions.named(legacy.handle, ENVELOPE))
+
+    def test_throwawaySessionIsNoHandle(self):
+        """
+        A throwaway session's handle, kept warm or lent, never names a
+        session to a call: it is refused as one that names nothing.
+        """
+        self.registry.warm.perUser = 2
+        session, done = self.successResultOf(
+            self.sessions.forTool(tool(True), None, ENVELOPE))
+        self.assertIsNone(self.sessions.named(session.handle, ENVELOPE))
+        done()
+        failure = self.failureResultOf(
+            self.sessions.forTool(tool(True), session.handle, ENVELOPE),
+            JsonRpcError)
+        self.assertEqual(failure.value.code, NO_SUCH_SESSION)
+        self.assertEqual(len(self.registry.warm), 1)
 
     def test_lastingChangeNeedsHandle(self):
         failure = self.failureResultOf(self.sessions.forTool(
@@ -90,7 +108,7 @@ class CallSessionsTests(SynchronousTestCase):
             self.sessions.forTool(tool(False), None, ENVELOPE))
         self.assertTrue(session.throwaway)
         done()
-        self.assertEqual(session.gem.calls, [("abort", {})])
+        self.assertEqual(session.gem.calls, [LOCK, ("abort", {})])
         self.assertEqual(len(self.registry.warm), 1)
 
     def test_changeWithoutWarmReadsLoggedOut(self):
@@ -101,11 +119,11 @@ class CallSessionsTests(SynchronousTestCase):
         session, done = self.successResultOf(
             self.sessions.forTool(tool(False), None, ENVELOPE))
         done()
-        self.assertEqual(session.gem.calls, [])
+        self.assertEqual(session.gem.calls, [LOCK])
         self.assertTrue(session.gem.loggedOut)
 
     def test_handleSessionNotThrowaway(self):
-        handle = self.successResultOf(self.sessions._open(ENVELOPE))
+        handle = self.openHandle()
         self.assertFalse(self.registry.get(handle).throwaway)
 
     def test_readBorrowsAFreshSession(self):
@@ -128,12 +146,12 @@ class CallSessionsTests(SynchronousTestCase):
         first, done = self.successResultOf(
             self.sessions.forTool(tool(True), None, ENVELOPE))
         done()
-        self.assertEqual(first.gem.calls, [])
+        self.assertEqual(first.gem.calls, [LOCK])
         second, done = self.successResultOf(
             self.sessions.forTool(tool(True), None, ENVELOPE))
         self.assertIs(second, first)
         self.assertEqual(len(self.pool.opened), 1)
-        self.assertEqual(first.gem.calls, [("abort", {})])
+        self.assertEqual(first.gem.calls, [LOCK, ("abort", {})])
         done()
         self.assertFalse(first.gem.loggedOut)
 
@@ -159,7 +177,7 @@ class CallSessionsTests(SynchronousTestCase):
         session, done = self.successResultOf(
             self.sessions.borrowed(ENVELOPE, "x"))
         done()
-        handle = self.successResultOf(self.sessions._open(ENVELOPE))
+        handle = self.openHandle()
         self.assertNotEqual(handle, session.handle)
         self.assertEqual(len(self.pool.opened), 2)
 
@@ -185,13 +203,29 @@ class CallSessionsTests(SynchronousTestCase):
         says what an agent can do (never a server flag to change).
         """
         for _ in range(2):
-            self.successResultOf(self.registry.open(MODERN_VERSION, None))
+            self.successResultOf(self.registry.open())
         error = self.assertRaises(ToolError, self.sessions.borrowed,
                                   ENVELOPE, "x")
         self.assertEqual((error.kind, error.details), ("sessionLimit",
                                                       {"limit": 2}))
         self.assertIn("close_session", error.message)
         self.assertNotIn("--", error.message)
+
+    def test_closeSession(self):
+        """
+        C{close_session} logs the session its handle names out; a value
+        that names none is the tool's refusal, naming open_session.
+        """
+        handle = self.openHandle()
+        result = self.successResultOf(self.sessions.handleTool(
+            HANDLE_TOOLS[1], {"session": handle}, ENVELOPE))
+        self.assertEqual(result["structuredContent"], {"session": handle})
+        self.assertIsNone(self.registry.get(handle))
+        self.assertTrue(self.pool.opened[0].loggedOut)
+        refused = self.successResultOf(self.sessions.handleTool(
+            HANDLE_TOOLS[1], {"session": "nope"}, ENVELOPE))
+        self.assertTrue(refused["isError"])
+        self.assertIn("open_session", refused["content"][0]["text"])
 
     def test_toolError(self):
         refused = toolError(ToolError("refused", "no"))

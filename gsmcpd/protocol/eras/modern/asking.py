@@ -20,11 +20,11 @@ from twisted.internet.defer import (
     Deferred, inlineCallbacks, maybeDeferred, succeed)
 from zope.interface import implementer
 
-from gsmcpd.protocol.modern.envelope import Envelope, missingCapability
-from gsmcpd.protocol.modern.inputrequired import inputRequired, inputResponses
+from gsmcpd.protocol.eras.modern.envelope import Envelope, missingCapability
+from gsmcpd.protocol.eras.modern.inputrequired import inputRequired, inputResponses
 from gsmcpd.protocol.jsonrpc import JsonObject
-from gsmcpd.protocol.modern.requeststate import RequestStateSeal
-from gsmcpd.protocol.modern.results import complete
+from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
+from gsmcpd.protocol.eras.modern.results import complete
 from gsmcpd.tools.questions import CAPABILITY, IAsker, InputRequired
 
 
@@ -37,7 +37,7 @@ class ModernAsker:
     """
     Asking in the 2026 era: from the answers the request carries.
 
-    @param envelope: the request's L{gsmcpd.protocol.modern.envelope.Envelope}.
+    @param envelope: the request's L{gsmcpd.protocol.eras.modern.envelope.Envelope}.
     @param gathered: answers from earlier rounds (the opened
         C{requestState}) and this one (C{inputResponses}), by key.
     """
@@ -80,8 +80,8 @@ class TaskAsker:
     Asking from inside a task: the task waits, C{input_required}, until
     the client answers through C{tasks/update}.
 
-    @param store: the L{gsmcpd.protocol.modern.tasks.TaskStore}.
-    @param task: the running L{gsmcpd.protocol.modern.tasks.Task}.
+    @param store: the L{gsmcpd.protocol.eras.modern.tasks.TaskStore}.
+    @param task: the running L{gsmcpd.protocol.eras.modern.tasks.Task}.
     @param envelope: the envelope of the request that created the task.
     @param gathered: answers gathered before the task was created (a call
         that asked in input-required rounds, then became a task).
@@ -132,7 +132,7 @@ def modernRound(seal: RequestStateSeal, envelope: Envelope, method: str,
     """
     One round of a 2026-era request that may ask the client.
 
-    @param seal: the daemon's L{gsmcpd.protocol.modern.requeststate.RequestStateSeal}.
+    @param seal: the daemon's L{gsmcpd.protocol.eras.modern.requeststate.RequestStateSeal}.
     @param run: called with the round's L{ModernAsker}; returns a
         L{Deferred} of the finished result value.
     @param escalate: for a call that may become a task: called with the

@@ -11,9 +11,9 @@ request again with C{inputResponses} under the same keys and the state
 unchanged.  Only these methods may answer so.
 """
 
-from gsmcpd.protocol.modern.envelope import Envelope
+from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
-from gsmcpd.protocol.modern.results import INPUT_REQUIRED
+from gsmcpd.protocol.eras.modern.results import INPUT_REQUIRED
 from gsmcpd.tools.questions import CAPABILITY
 
 METHODS = frozenset({"tools/call", "prompts/get", "resources/read",

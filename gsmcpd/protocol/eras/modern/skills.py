@@ -11,7 +11,7 @@ resources (C{resources/list}, C{resources/read}).
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import attr
@@ -109,6 +109,13 @@ class Skills:
         The skill whose C{SKILL.md} is C{uri}, or L{None}.
         """
         return self._byUri.get(uri)
+
+    def methods(self) -> dict[str, Callable[[Any], JsonObject]]:
+        """
+        The skill methods' handlers, by name, for the method table.
+        """
+        return {"skills/list": lambda request: self.list(request.params),
+                "skills/get": lambda request: self.get(request.params)}
 
     def list(self, params: JsonObject) -> JsonObject:
         """

@@ -1,8 +1,9 @@
 """
-Tests for L{gsmcpd.protocol.dispatch}, with no HTTP: each MCP method
-answered from parsed messages on a session over a fake gem.  (The
-transport's tests, L{tests.test_web} and L{tests.test_surface}, drive the
-same methods through the Klein app.)
+Tests for L{gsmcpd.protocol.handlers}, with no HTTP: each MCP method
+answered from parsed messages on a 2025 client's session over a fake gem,
+through the 2025 era's adapter.  (The transport's tests, L{tests.test_web}
+and L{tests.test_surface}, drive the same methods through the Klein app,
+and L{tests.test_modern} in the 2026 era.)
 """
 
 import json
@@ -11,19 +12,20 @@ from twisted.internet.defer import fail, succeed
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.gci.errors import GciError
-from gsmcpd.protocol.dispatch import (
-    RESOURCE_NOT_FOUND, Dispatcher, ServerIdentity)
+from gsmcpd.protocol.facts import LEGACY
+from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND
+from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.versions import (
     LATEST_LEGACY_VERSION, LEGACY_VERSIONS, negotiateVersion)
 from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     parseMessage)
-from gsmcpd.sessions.client import McpSession
 from gsmcpd.tools.base import Tool, Toolset, annotations, closedSchema
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate
 from gsmcpd.tools.templates.outcomes import CallBroken, ToolError
+from tests.builders import clientSession, legacyEra
 from tests.fakes import FakeGem
 
 
@@ -76,19 +78,20 @@ class Offering(Toolset):
             description="Review a class")]
 
 
-class DispatcherTestCase(SynchronousTestCase):
+class HandlersTestCase(SynchronousTestCase):
 
     def setUp(self):
         self.offering = Offering()
-        self.dispatcher = Dispatcher(
-            ToolCatalog([*buildToolsets(["execution"]), self.offering]),
-            ServerIdentity())
+        self.legacy = legacyEra(
+            ToolCatalog([*buildToolsets(["execution"]), self.offering]))
+        self.handlers = self.legacy.handlers
         self.gem = FakeGem()
-        self.session = McpSession("h1", self.gem, LATEST_LEGACY_VERSION, {})
+        self.client = clientSession(self.gem, "h1", LATEST_LEGACY_VERSION)
+        self.session = self.client.work
 
     def handle(self, method, id=1, **params):
-        return self.successResultOf(self.dispatcher.handle(
-            self.session, message(method, id, **params)))
+        return self.successResultOf(self.legacy.answer(
+            self.client, message(method, id, **params)))
 
     def errorCode(self, method, **params):
         answer = self.handle(method, **params)
@@ -108,27 +111,7 @@ class NegotiationTests(SynchronousTestCase):
                              LATEST_LEGACY_VERSION)
 
 
-class InitializeTests(SynchronousTestCase):
-
-    def test_leavesOutWhatWasNotChosen(self):
-        result = Dispatcher(ToolCatalog.named(["execution"]),
-                            ServerIdentity()).initializeResult({})
-        self.assertEqual(set(result["serverInfo"]), {"name", "version"})
-        self.assertNotIn("instructions", result)
-        self.assertEqual(result["capabilities"],
-                         {"tools": {"listChanged": False}})
-
-    def test_titleAndInstructions(self):
-        result = Dispatcher(
-            ToolCatalog.named(["execution"]),
-            ServerIdentity(title="Prod", instructions="Be careful."),
-        ).initializeResult({"protocolVersion": "2025-06-18"})
-        self.assertEqual(result["serverInfo"]["title"], "Prod")
-        self.assertEqual(result["instructions"], "Be careful.")
-        self.assertEqual(result["protocolVersion"], "2025-06-18")
-
-
-class MethodTests(DispatcherTestCase):
+class MethodTests(HandlersTestCase):
 
     def test_notificationIsNotAnswered(self):
         self.assertIsNone(self.handle("notifications/initialized", id=None))
@@ -144,11 +127,11 @@ class MethodTests(DispatcherTestCase):
         """
         A server serving no resources has no resource methods at all.
         """
-        plain = Dispatcher(ToolCatalog.named(["execution"]), ServerIdentity())
+        plain = legacyEra(ToolCatalog.named(["execution"]))
         for method in ("resources/read", "prompts/get", "completion/complete",
                        "logging/setLevel"):
-            answer = self.successResultOf(plain.handle(
-                self.session, message(method)))
+            answer = self.successResultOf(plain.answer(
+                self.client, message(method)))
             self.assertEqual(answer["error"]["code"], METHOD_NOT_FOUND)
 
     def test_initializeTwice(self):
@@ -163,20 +146,20 @@ class MethodTests(DispatcherTestCase):
     def test_setLevel(self):
         self.assertEqual(self.handle("logging/setLevel", level="error")
                          ["result"], {})
-        self.assertEqual(self.session.logLevel, "error")
+        self.assertEqual(self.client.logs.level, "error")
         self.assertEqual(self.errorCode("logging/setLevel", level="loud"),
                          INVALID_PARAMS)
 
     def test_subscriptions(self):
         self.handle("resources/subscribe", uri="gemstone://status")
-        self.assertEqual(self.session.subscriptions, {"gemstone://status"})
+        self.assertEqual(self.client.subscriptions, {"gemstone://status"})
         self.handle("resources/unsubscribe", uri="gemstone://status")
-        self.assertEqual(self.session.subscriptions, set())
+        self.assertEqual(self.client.subscriptions, set())
         self.assertEqual(self.errorCode("resources/subscribe"),
                          INVALID_PARAMS)
 
 
-class ToolsCallTests(DispatcherTestCase):
+class ToolsCallTests(HandlersTestCase):
 
     def call(self, **params):
         return self.handle("tools/call", **params)["result"]
@@ -226,37 +209,8 @@ class ToolsCallTests(DispatcherTestCase):
         self.assertTrue(result["isError"])
         self.assertEqual(result["structuredContent"]["error"]["number"], 6003)
 
-    def test_streams(self):
-        def streams(**params):
-            return self.dispatcher.streams(
-                message("tools/call", **params),
-                self.dispatcher.toolNamed(None, params))
-        self.assertFalse(streams(name="execute_code"))
-        self.assertTrue(streams(name="execute_code",
-                                _meta={"progressToken": 1}))
-        self.assertTrue(streams(name="streamer"))
-        self.assertFalse(self.dispatcher.streams(message("ping"), None))
 
-    def test_toolNamedOnce(self):
-        """
-        The era looks the tool up (among those the principal may use) and
-        hands it down: the call runs it without looking it up again.
-        """
-        tool = self.dispatcher.toolNamed(None, {"name": "execute_code"})
-        self.assertIs(tool, self.dispatcher.tools.get("execute_code"))
-        self.assertIsNone(self.dispatcher.toolNamed(None, {"name": "nope"}))
-        self.assertIsNone(self.dispatcher.toolNamed(None, {"name": 3}))
-        looked = []
-        self.patch(self.dispatcher, "toolsOf",
-                   lambda session: looked.append(session))
-        answer = self.successResultOf(self.dispatcher.answer(
-            self.session, message("tools/call", name="execute_code",
-                                  arguments={"code": "3 + 4"}), tool=tool))
-        self.assertEqual(answer["content"][0]["text"], "7")
-        self.assertEqual(looked, [])
-
-
-class ResourcesReadTests(DispatcherTestCase):
+class ResourcesReadTests(HandlersTestCase):
 
     def test_fixedAndTemplated(self):
         self.assertEqual(
@@ -290,7 +244,7 @@ class ResourcesReadTests(DispatcherTestCase):
                          INVALID_PARAMS)
 
 
-class PromptAndCompletionTests(DispatcherTestCase):
+class PromptAndCompletionTests(HandlersTestCase):
 
     def test_prompt(self):
         result = self.handle("prompts/get", name="review",
@@ -328,7 +282,10 @@ class PromptAndCompletionTests(DispatcherTestCase):
         A completer is given no gem and no call context, so completion is
         not run as a GemStone call (nothing to end, nothing to stream).
         """
-        self.assertNotIn("completion/complete", Dispatcher.gemstoneMethods)
+        methods = MethodTable(self.handlers)
+        self.assertFalse(methods.find("completion/complete", LEGACY).call)
+        self.assertTrue(methods.find("tools/call", LEGACY).call)
+        self.assertTrue(methods.find("resources/read", LEGACY).call)
 
     def test_nothingToComplete(self):
         self.assertEqual(self.errorCode(

@@ -1,0 +1,188 @@
+"""
+The 2025 revisions' requests, independent of HTTP.
+
+A 2025 client negotiates once (C{initialize}) and then sends every request
+inside its MCP session (a L{ClientSession}, which the transport finds by
+its C{MCP-Session-Id}).  This adapter opens that session, and for each
+request reads it (the negotiated revision, the client's capabilities, the
+work session its calls run in), hands the method's handler the request's
+facts once, and frames the answer once as a JSON-RPC response.  A call
+asks its client on its own stream (L{gsmcpd.protocol.eras.legacy.asking}).
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+import attr
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
+
+from gsmcpd.auth.tokens import Principal
+from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
+from gsmcpd.gci.session import shielded
+from gsmcpd.protocol import kinds
+from gsmcpd.protocol.calls import (
+    CANCELLED, CallRunner, LoginFailedError, SessionGoneError, loginFailed,
+    sessionLimitMessage)
+from gsmcpd.protocol.context import CallContext
+from gsmcpd.protocol.discover import namedInBody
+from gsmcpd.protocol.eras.legacy.asking import StreamAsker
+from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
+from gsmcpd.protocol.facts import LEGACY, Dialect, RequestFacts
+from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND, Handlers
+from gsmcpd.protocol.jsonrpc import (
+    METHOD_NOT_FOUND, SERVER_ERROR, JsonObject, JsonRpcError, Message,
+    errorResponse, result, stoppingError)
+from gsmcpd.protocol.methods import MethodTable
+from gsmcpd.protocol.toolcall import answersAsStream
+from gsmcpd.protocol.versions import negotiateVersion
+from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
+from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.tools.base import Tool
+
+FROM_MEMORY = CallContext()
+"""The context of a request answered from memory: nothing to ask with."""
+
+Opened = tuple[ClientSession | None, JsonObject]
+"""What C{initialize} comes to: the client session it opened (L{None}
+when it opened none), and the response."""
+
+
+def _sessionGone(work: Any, number: int) -> JsonRpcError:
+    return SessionGoneError(number)
+
+
+class LegacyEra:
+    """
+    Answers 2025-era requests for one server.
+
+    @ivar dialect: what this era says differently (L{Dialect}).
+    """
+
+    def __init__(self, handlers: Handlers, methods: MethodTable,
+                 calls: CallRunner, sessions: SessionRegistry,
+                 pending: IClientRequests, listeners: SessionListeners):
+        """
+        @param pending: the server's requests to clients, which a call's
+            questions go out as.
+        @param listeners: the 2025 subscribers to change notices (the
+            registry's C{onClose} removes a session's).
+        """
+        self.handlers = handlers
+        self.methods = methods
+        self.calls = calls
+        self.sessions = sessions
+        self.pending = pending
+        self.listeners = listeners
+        self.dialect = Dialect(
+            LEGACY, handlers.identity.instructions, handlers.capabilities(),
+            Tool.descriptor, (), {}, RESOURCE_NOT_FOUND, namedInBody,
+            _sessionGone)
+
+    def initializeResult(self, params: JsonObject) -> JsonObject:
+        """
+        The C{initialize} result for a client that sent C{params}.
+        """
+        answer = {
+            "protocolVersion": negotiateVersion(params.get("protocolVersion")),
+            "capabilities": self.dialect.capabilities,
+            "serverInfo": self.handlers.serverInfo(),
+        }
+        if self.dialect.instructions:
+            answer["instructions"] = self.dialect.instructions
+        return answer
+
+    @inlineCallbacks
+    def initialize(self, message: Message, principal: Principal | None
+                   ) -> Any:
+        """
+        Open a client's session: a L{Deferred} of what it came to (an
+        L{Opened}).
+        """
+        params = message.params
+        try:
+            opening = self.sessions.openClient(
+                negotiateVersion(params.get("protocolVersion")),
+                params.get("clientInfo"), params.get("capabilities"),
+                principal)
+        except SessionLimitReached as e:
+            return None, JsonRpcError(
+                SERVER_ERROR, sessionLimitMessage(
+                    e.limit, "End an MCP session of this server you no "
+                    "longer need, or try again in a minute."),
+                {"kind": kinds.SESSION_LIMIT, "limit": e.limit}
+            ).asResponse(message.id)
+        except ServerStopping as e:
+            return None, stoppingError(e).asResponse(message.id)
+        try:
+            # A client that hangs up mid-login leaves a session it will never
+            # use; the reaper releases it, counted all along.
+            client = yield shielded(opening.addErrback(loginFailed))
+        except LoginFailedError as e:
+            return None, e.asResponse(message.id)
+        self.listeners.add(client)
+        return client, result(message.id, self.initializeResult(params))
+
+    def principalOf(self, client: ClientSession,
+                    principal: Principal | None) -> Principal | None:
+        """
+        Who a request on C{client}'s session sends it as: what a request may
+        call is its own token's business, as in the 2026 era (a narrower
+        token narrows the session at once), and the GemStone user stays
+        the one its gem logged in as.
+        """
+        if principal is None:
+            return client.work.principal
+        return attr.evolve(principal, user=client.work.principal.user)
+
+    def answer(self, client: ClientSession, message: Message,
+               principal: Principal | None = None,
+               openStream: Callable[[ClientSession], ICallSink | None] =
+               lambda client: None) -> Deferred[JsonObject | None]:
+        """
+        Answer one request or notification on C{client}'s session.
+
+        @param principal: who the bearer gate admitted the request as, or
+            L{None} without authentication.
+        @param openStream: called with C{client} to answer a call as an
+            event stream instead (progress, log messages, questions);
+            answers the call's sink, or L{None} when the client does not
+            accept one.
+        @return: a L{Deferred} firing with the response, or with L{None}
+            when there is none to send (a notification, or a request the
+            client cancelled).
+        """
+        if message.kind == "notification":
+            if message.method == "notifications/cancelled":
+                self.calls.cancel(client.work, message.params)
+            return succeed(None)
+        method = self.methods.find(message.method, LEGACY)
+        if method is None:
+            return succeed(JsonRpcError(
+                METHOD_NOT_FOUND, f"Method not found: {message.method}"
+            ).asResponse(message.id))
+        params = message.params
+        tool = sink = None
+        principal = self.principalOf(client, principal)
+        if message.method == "tools/call":
+            name = params.get("name")
+            tool = self.handlers.toolsFor(principal).get(name) \
+                if isinstance(name, str) else None
+            if answersAsStream(params, tool):
+                sink = openStream(client)
+        # Only a call asks its client, on its own stream: a method answered
+        # from memory (a prompt) cannot.
+        context = CallContext(StreamAsker(self.pending, client, sink), sink,
+                              client.wantsLog) if method.call else FROM_MEMORY
+        request = RequestFacts(
+            message.method, params, message.id, self.dialect,
+            client.protocolVersion, client.clientCapabilities,
+            client.clientInfo, principal, client.work, client, tool,
+            params.get("arguments"), context)
+        return self.calls.answer(request, method).addCallbacks(
+            _framed, errorResponse, callbackArgs=(message.id,),
+            errbackArgs=(message.id,))
+
+
+def _framed(value, messageId):
+    return None if value is CANCELLED else result(messageId, value)

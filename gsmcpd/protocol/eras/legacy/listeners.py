@@ -1,0 +1,37 @@
+"""
+2025 sessions as listeners to change notices
+(L{gsmcpd.protocol.notices}): each is told, on its own event stream, of
+updates to the resources it passed to C{resources/subscribe}.
+"""
+
+from gsmcpd.protocol.notices import ChangeNotices, Filter, Subscriber
+from gsmcpd.sessions.client import ClientSession
+
+
+class SessionListeners:
+    """
+    The 2025 client sessions listening to the daemon's L{ChangeNotices}.
+    """
+
+    def __init__(self, notices: ChangeNotices):
+        self._notices = notices
+        self._subscribers: dict[str, Subscriber] = {}
+
+    def add(self, session: ClientSession) -> None:
+        def deliver(method, params):
+            session.post({"jsonrpc": "2.0", "method": method,
+                          "params": params})
+
+        subscriber = Subscriber(lambda: Filter(resourceSubscriptions=frozenset(
+            session.subscriptions)), deliver)
+        self._subscribers[session.handle] = subscriber
+        self._notices.add(subscriber)
+
+    def remove(self, session) -> None:
+        """
+        C{session} (anything with its handle: the registry hands over the
+        work session it closes) listens no more.
+        """
+        subscriber = self._subscribers.pop(session.handle, None)
+        if subscriber is not None:
+            self._notices.remove(subscriber)

@@ -1,0 +1,204 @@
+"""
+GemStone sessions behind server-minted handles, for the 2026 era.
+
+A 2026-07-28 client has no MCP session, yet a GemStone transaction must
+span its calls.  So C{open_session} logs in and answers a handle (the same
+opaque registry key a 2025 session id maps to), every GemStone tool takes it
+as its C{session} argument, and C{close_session} logs out.  The argument is
+added to each tool's schema in that era only (2025 clients see the schemas
+they always saw), declared for header mirroring so a load balancer can route
+on C{Mcp-Param-Session}.
+"""
+
+from gsmcpd.protocol import kinds
+from gsmcpd.protocol.eras.modern.envelope import (
+    NO_SUCH_SESSION, PARAM_HEADER_KEYWORD)
+from gsmcpd.protocol.jsonrpc import (
+    INVALID_PARAMS, SERVER_ERROR, JsonObject, JsonRpcError, Message)
+from gsmcpd.sessions.interfaces import IWorkSession
+from gsmcpd.sessions.work import couldBeHandle
+from gsmcpd.tools.base import (
+    NO_SESSION, Tool, ToolError, ToolResult, annotations, resultSchema)
+
+SESSION_ARGUMENT = "session"
+SESSION_HEADER_TOKEN = "Session"
+SESSION_PROPERTY = {
+    "type": "string",
+    "description": "The handle open_session answered: the GemStone session "
+                   "(and transaction) this call runs in. Without it a call "
+                   "runs in a throwaway session with a fresh view of the "
+                   "newest commit, its changes discarded; tools that make "
+                   "lasting changes need it.",
+    PARAM_HEADER_KEYWORD: SESSION_HEADER_TOKEN,
+}
+
+
+def withSessionArgument(descriptor: JsonObject) -> JsonObject:
+    """
+    A tool's 2026-era descriptor: its input schema with the optional
+    C{session} argument.
+    """
+    schema = dict(descriptor["inputSchema"])
+    schema["properties"] = dict(schema.get("properties", {}),
+                                **{SESSION_ARGUMENT: SESSION_PROPERTY})
+    return dict(descriptor, inputSchema=schema)
+
+
+def mintedHandle(message: Message, value: JsonObject) -> str | None:
+    """
+    The handle a C{tools/call} of C{open_session} answered, or L{None}: the
+    transport names it in an C{Mcp-Param-Session} response header, which a
+    load balancer learns to route the session's later calls by.
+    """
+    if message.method != "tools/call" or \
+            message.params.get("name") != OPEN_SESSION or \
+            value.get("isError"):
+        return None
+    return (value.get("structuredContent") or {}).get(SESSION_ARGUMENT)
+
+
+def takeHandle(arguments: JsonObject) -> tuple[str | None, JsonObject]:
+    """
+    Split a 2026 call's arguments into its session handle (or L{None}) and
+    the arguments the tool itself takes.
+
+    @raise JsonRpcError: C{-32602} for a handle that is not a string, as
+        for C{arguments} that are not an object: no handle we minted is
+        anything else, and the registry is keyed by strings.
+    """
+    rest = dict(arguments)
+    handle = rest.pop(SESSION_ARGUMENT, None)
+    if handle is not None and not isinstance(handle, str):
+        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: the "
+                           f"{SESSION_ARGUMENT!r} argument must be a string, "
+                           "the handle open_session answered")
+    return handle, rest
+
+
+def needsHandle(tool: Tool) -> ToolError:
+    """
+    The refusal for a tool whose whole point is a lasting change, called
+    without a session: a throwaway session would discard its change.
+    """
+    return ToolError(
+        "refused", f"{tool.name} needs a session of your own: call "
+        f"open_session and pass the handle it answers as "
+        f"{SESSION_ARGUMENT!r}.")
+
+
+def noSuchHandle(handle: str) -> JsonRpcError | ToolError:
+    """
+    The error for a handle that names no live session.  One a daemon could
+    have minted is answered 404, as the 2025 era answers a session id this
+    daemon does not know (a load balancer sent the call to another daemon,
+    or this one restarted); any other value never named a session, and is
+    the tool's refusal of its argument.
+    """
+    gone = (f"There is no GemStone session {handle!r}: it was closed "
+            "(close_session, idle or lifetime limit, the gem died, a server "
+            "restart) or never existed. Its uncommitted changes, if any, "
+            "are gone. Call open_session for a new one.")
+    if couldBeHandle(handle):
+        return JsonRpcError(NO_SUCH_SESSION, gone,
+                            {"kind": kinds.NO_SUCH_SESSION, "session": handle})
+    return ToolError("refused", f"{handle!r} is not a session handle: pass "
+                     "the one open_session answered, or call open_session "
+                     "for a new one.", {"session": handle})
+
+
+HANDLE_OUTPUT = resultSchema(session={"type": "string"})
+
+OPEN_SESSION = "open_session"
+CLOSE_SESSION = "close_session"
+
+HANDLE_TOOLS = (
+    Tool(OPEN_SESSION, "Open a GemStone session",
+         "Log in a GemStone session of your own and answer its handle: a "
+         "transaction that spans calls. Pass the handle as the 'session' "
+         "argument of every GemStone tool that should run in it; tools "
+         "that change code need one.",
+         {"type": "object", "properties": {}, "additionalProperties": False},
+         annotations(readOnly=False), None, outputSchema=HANDLE_OUTPUT),
+    Tool(CLOSE_SESSION, "Close a GemStone session",
+         "Log the GemStone session out; uncommitted changes are discarded "
+         "(commit first to keep them).",
+         {"type": "object", "properties": {
+             SESSION_ARGUMENT: SESSION_PROPERTY},
+          "required": [SESSION_ARGUMENT], "additionalProperties": False},
+         annotations(readOnly=False, destructive=True, idempotent=True),
+         None, outputSchema=HANDLE_OUTPUT),
+)
+"""C{open_session} and C{close_session}: tools only in name, answered by
+L{gsmcpd.protocol.eras.modern.lending.Lending.handleTool}."""
+
+
+def opened(handle: str) -> ToolResult:
+    """
+    C{open_session}'s result.
+    """
+    return ToolResult(
+        f"Opened GemStone session {handle}. Pass it as the "
+        f"{SESSION_ARGUMENT!r} argument of each GemStone tool; changes stay "
+        "uncommitted until commit; close_session ends it.",
+        {"session": handle})
+
+
+def closed(handle: str) -> ToolResult:
+    """
+    C{close_session}'s result.
+    """
+    return ToolResult(f"Closed GemStone session {handle}; its uncommitted "
+                      "changes, if any, were discarded.", {"session": handle})
+
+
+def sessionGone(work: IWorkSession, number: int) -> JsonRpcError:
+    """
+    A dead gem, told as the 2026 era sees it: the handle it was behind is
+    gone, and open_session makes a new one; a throwaway session's client
+    never knew its handle, and may simply call again.
+    """
+    data = {"kind": kinds.SESSION_GONE, "number": number}
+    if work.throwaway:
+        return JsonRpcError(SERVER_ERROR, f"The throwaway GemStone session "
+                            f"this call ran in ended (GemStone error "
+                            f"{number}); nothing it changed was kept. Call "
+                            "again.", data)
+    return JsonRpcError(SERVER_ERROR, f"The GemStone session behind handle "
+                        f"{work.handle} ended (GemStone error {number}); its "
+                        "uncommitted changes are lost and the handle is "
+                        "closed. Call open_session for a new one.",
+                        dict(data, session=work.handle))
+
+
+class ToolSchemas:
+    """
+    Each tool as this era declares it: the C{session} argument in the
+    input schema of a tool that runs on a GemStone session, and the task
+    support of one that may run as a task; made once per tool, since the
+    catalog does not change while the daemon runs.
+    """
+
+    def __init__(self) -> None:
+        self._schemas: dict[str, JsonObject] = {}
+
+    def schemaOf(self, tool: Tool) -> JsonObject:
+        """
+        C{tool}'s input schema in this era.
+        """
+        schema = self._schemas.get(tool.name)
+        if schema is None:
+            if tool.runsOn == NO_SESSION or tool in HANDLE_TOOLS:
+                schema = tool.inputSchema
+            else:
+                schema = withSessionArgument(tool.descriptor())["inputSchema"]
+            self._schemas[tool.name] = schema
+        return schema
+
+    def describe(self, tool: Tool) -> JsonObject:
+        """
+        C{tool} as this era's C{tools/list} describes it.
+        """
+        described = dict(tool.descriptor(), inputSchema=self.schemaOf(tool))
+        if tool.taskSupport is not None:
+            described["execution"] = {"taskSupport": tool.taskSupport}
+        return described

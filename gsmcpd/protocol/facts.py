@@ -1,0 +1,111 @@
+"""
+What a handler is told of the request it answers, whichever era carried
+it: the request's facts, and the era's dialect.
+
+An era's adapter reads its envelope (a 2025 client's MCP session; a 2026
+request's C{_meta}, headers and C{session} argument), resolves the work
+session the request runs in, and hands the handler one frozen
+L{RequestFacts}.  What the two eras say differently (their instructions,
+capabilities, how a tool is described, what a missing resource is) is one
+L{Dialect} value each, so no handler asks which era it serves.
+"""
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attr
+
+from gsmcpd.auth.tokens import Principal
+from gsmcpd.protocol.context import CallContext
+from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError
+from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.interfaces import IWorkSession
+from gsmcpd.tools.base import Tool
+
+LEGACY = "legacy"
+"""The 2025 revisions: a handshake, and an MCP session named by a header."""
+MODERN = "modern"
+"""2026-07-28: no handshake; every request says who sends it."""
+BOTH = frozenset({LEGACY, MODERN})
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class Dialect:
+    """
+    What one era says differently, given to every handler of its requests.
+
+    @ivar era: L{LEGACY} or L{MODERN}.
+    @ivar instructions: the hint for the model, or L{None}.
+    @ivar capabilities: the server capabilities, as declared in that era.
+    @ivar describe: a tool as C{tools/list} describes it in that era.
+    @ivar handleTools: tools listed after the catalog's (the 2026 era's
+        C{open_session} and C{close_session}).
+    @ivar skills: the skill files served as resources, by URI.
+    @ivar resourceNotFound: the JSON-RPC code of a read of a resource that
+        does not exist.
+    @ivar discovered: C{server/discover}'s answer and the server's info,
+        placed as that era places them.
+    @ivar sessionGone: the error for a call whose gem died, given the work
+        session it ran in and the GemStone error number.
+    """
+
+    era: str
+    instructions: str | None
+    capabilities: JsonObject
+    describe: Callable[[Tool], JsonObject]
+    handleTools: tuple[Tool, ...]
+    skills: Mapping[str, Any]
+    resourceNotFound: int
+    discovered: Callable[[JsonObject, JsonObject], JsonObject]
+    sessionGone: Callable[[IWorkSession, int], JsonRpcError]
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class RequestFacts:
+    """
+    One request as its handler sees it.
+
+    @ivar method: the JSON-RPC method.
+    @ivar params: its params, as the client sent them.
+    @ivar id: its id.
+    @ivar dialect: the L{Dialect} of the era that carried it.
+    @ivar protocolVersion: the revision it speaks (negotiated once in the
+        2025 era, carried by each request in the 2026 one).
+    @ivar clientCapabilities: what its client declared it can do.
+    @ivar clientInfo: what its client said it is, if it did.
+    @ivar principal: who sends it (its token's, with the GemStone user of
+        the session it runs in), or L{None} without authentication.
+    @ivar work: the work session it runs in, or L{None} for a request that
+        has none (it never touches the stone).
+    @ivar client: the 2025 client session that sent it, or L{None}.
+    @ivar tool: for C{tools/call}, the tool it names, looked up once by its
+        era (L{None}: none by that name for this principal).
+    @ivar arguments: for C{tools/call}, the tool's arguments as its era
+        resolved them (the 2026 era takes the C{session} handle out).
+    @ivar context: what a tool may ask of the request it serves (its
+        stream, log messages, questions for the client, its ending).
+    """
+
+    method: str | None
+    params: JsonObject
+    id: object
+    dialect: Dialect
+    protocolVersion: str
+    clientCapabilities: JsonObject
+    clientInfo: JsonObject | None = None
+    principal: Principal | None = None
+    work: IWorkSession | None = None
+    client: ClientSession | None = None
+    tool: Tool | None = None
+    arguments: Any = None
+    context: CallContext = CallContext()
+
+    def running(self, context: CallContext) -> "RequestFacts":
+        """
+        These facts for the call they became, with its C{context}.
+        """
+        return RequestFacts(
+            self.method, self.params, self.id, self.dialect,
+            self.protocolVersion, self.clientCapabilities, self.clientInfo,
+            self.principal, self.work, self.client, self.tool,
+            self.arguments, context)

@@ -1,0 +1,277 @@
+"""
+The MCP methods, once for both eras: each a handler that takes a request's
+L{RequestFacts} and answers its result value, or raises L{JsonRpcError}.
+
+Nothing here reads a header or asks which era it serves: the era's adapter
+resolved the request's work session and client facts, and what the eras
+say differently comes in the facts' L{Dialect}.  Which methods each era
+serves is L{gsmcpd.protocol.methods}'s table.
+"""
+
+from typing import Any, cast
+
+import attr
+from twisted.internet.defer import inlineCallbacks
+
+from gsmcpd import __version__
+from gsmcpd.auth.tokens import Principal
+from gsmcpd.protocol.discover import discoverAnswer
+from gsmcpd.protocol.facts import RequestFacts
+from gsmcpd.protocol.jsonrpc import (
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, JsonObject,
+    JsonRpcError, refuseCursor)
+from gsmcpd.protocol.surface import Surface
+from gsmcpd.protocol.toolcall import callTool, unknownTool
+from gsmcpd.sessions.client import LOG_LEVELS, ClientSession
+from gsmcpd.tools.base import ToolCall, ToolError
+from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.templates.outcomes import CallBroken
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class ServerIdentity:
+    """
+    What C{initialize} says this server is.
+
+    @ivar title: which instance this is, for a human; no default, so a
+        title present means an operator chose it.
+    @ivar instructions: the hint for the model, or L{None} to send none.
+    @ivar modernInstructions: the same for the 2026-07-28 era (whose
+        GemStone sessions live behind handles); by default the same text.
+    """
+
+    name: str = "gsmcpd"
+    version: str = __version__
+    title: str | None = None
+    instructions: str | None = None
+    modernInstructions: str | None = attr.Factory(
+        lambda identity: identity.instructions, takes_self=True)
+
+
+RESOURCE_NOT_FOUND = -32002
+
+MAX_SUBSCRIPTIONS = 100
+"""Resources one session may subscribe to."""
+MAX_URI_LENGTH = 1024
+"""Characters in a resource URI a session may subscribe to."""
+
+
+def _required(params, name):
+    value = params.get(name)
+    if not isinstance(value, str) or not value:
+        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name} is "
+                           "required")
+    return value
+
+
+def _client(request: RequestFacts) -> ClientSession:
+    """
+    The client session of a request of a method only the 2025 era serves
+    (the method table holds it for no other).
+    """
+    return cast(ClientSession, request.client)
+
+
+class Handlers:
+    """
+    The MCP methods of one server's tool surface.
+
+    @ivar tools: the served L{ToolCatalog}.
+    @ivar identity: the L{ServerIdentity}.
+    @ivar surface: the resources and prompts of every served toolset.
+    """
+
+    def __init__(self, tools: ToolCatalog, identity: ServerIdentity):
+        self.tools = tools
+        self.identity = identity
+        self._surfaces: dict[ToolCatalog, Surface] = {}
+        self.surface = self.surfaceFor(None)
+
+    # What this server is and offers.
+
+    def serverInfo(self) -> JsonObject:
+        info = {"name": self.identity.name, "version": self.identity.version}
+        if self.identity.title is not None:
+            info["title"] = self.identity.title
+        return info
+
+    def capabilities(self) -> JsonObject:
+        """
+        The server capabilities both eras declare: tools, and what the
+        served toolsets offer besides.
+        """
+        return {"tools": {"listChanged": False}, **self.surface.capabilities()}
+
+    def toolsFor(self, principal: Principal | None) -> ToolCatalog:
+        """
+        The tools a request made as C{principal} may see and call: those its
+        token's scopes open; a tool outside them is not served to it.
+        """
+        return self.tools.narrowed(getattr(principal, "toolsets", None))
+
+    def surfaceFor(self, principal: Principal | None) -> Surface:
+        """
+        The resources and prompts of the toolsets a request made as
+        C{principal} may use, made once per catalog (a token's scopes
+        narrow the catalog, and with it what else is offered).
+        """
+        catalog = self.toolsFor(principal)
+        surface = self._surfaces.get(catalog)
+        if surface is None:
+            surface = self._surfaces[catalog] = Surface(catalog.toolsets)
+        return surface
+
+    # The handlers, in the method table's order.
+
+    def ping(self, request: RequestFacts) -> JsonObject:
+        return {}
+
+    def initialized(self, request: RequestFacts) -> JsonObject:
+        """
+        C{initialize} inside a session that already has it.
+        """
+        raise JsonRpcError(INVALID_REQUEST,
+                           "Invalid Request: this session is already "
+                           "initialized")
+
+    def discover(self, request: RequestFacts) -> JsonObject:
+        dialect = request.dialect
+        return dialect.discovered(discoverAnswer(
+            dialect.capabilities, dialect.instructions), self.serverInfo())
+
+    def toolsList(self, request: RequestFacts) -> JsonObject:
+        refuseCursor(request.params, "tools/list")
+        describe = request.dialect.describe
+        return {"tools": [describe(tool) for tool in self.toolsFor(
+            request.principal).advertised()] + [
+                tool.descriptor() for tool in request.dialect.handleTools]}
+
+    def toolsCall(self, request: RequestFacts) -> Any:
+        if request.tool is None:
+            raise unknownTool(request.params)
+        return callTool(request, request.tool)
+
+    def resourcesList(self, request: RequestFacts) -> JsonObject:
+        refuseCursor(request.params, "resources/list")
+        return {"resources": [
+            r.descriptor() for r in
+            self.surfaceFor(request.principal).resources.values()] + [
+                skill.descriptor()
+                for skill in request.dialect.skills.values()]}
+
+    def templatesList(self, request: RequestFacts) -> JsonObject:
+        refuseCursor(request.params, "resources/templates/list")
+        return {"resourceTemplates": [
+            t.descriptor()
+            for t in self.surfaceFor(request.principal).templates]}
+
+    @inlineCallbacks
+    def resourcesRead(self, request: RequestFacts) -> Any:
+        uri = request.params.get("uri")
+        skill = request.dialect.skills.get(uri) if isinstance(uri, str) \
+            else None
+        if skill is not None:
+            return {"contents": skill.contents()}
+        uri = _required(request.params, "uri")
+        found = self.surfaceFor(request.principal).resolve(uri)
+        if found is None:
+            raise JsonRpcError(request.dialect.resourceNotFound,
+                               f"Resource not found: {uri}", {"uri": uri})
+        offering, variables = found
+        work = request.work
+        call = ToolCall(None, None, request.context) if work is None \
+            else ToolCall(work.gem, work.ledger, request.context)
+        read: Any = offering.read
+        try:
+            contents = yield read(call, uri, **variables)
+        except ToolError as e:
+            code = request.dialect.resourceNotFound \
+                if e.kind == "notFound" else INTERNAL_ERROR
+            raise JsonRpcError(code, e.message, {"uri": uri})
+        except CallBroken as e:
+            raise JsonRpcError(INTERNAL_ERROR, str(e),
+                               {"uri": uri, "number": e.number})
+        return {"contents": contents}
+
+    def subscribe(self, request: RequestFacts) -> JsonObject:
+        uri = _required(request.params, "uri")
+        if len(uri) > MAX_URI_LENGTH:
+            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: a resource "
+                               f"URI is at most {MAX_URI_LENGTH} characters")
+        if self.surfaceFor(request.principal).resolve(uri) is None:
+            raise JsonRpcError(request.dialect.resourceNotFound,
+                               f"Resource not found: {uri}", {"uri": uri})
+        client = _client(request)
+        if uri not in client.subscriptions and \
+                len(client.subscriptions) >= MAX_SUBSCRIPTIONS:
+            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: a session "
+                               f"holds at most {MAX_SUBSCRIPTIONS} "
+                               f"subscriptions; unsubscribe from one first")
+        client.subscribe(uri)
+        return {}
+
+    def unsubscribe(self, request: RequestFacts) -> JsonObject:
+        _client(request).unsubscribe(_required(request.params, "uri"))
+        return {}
+
+    def promptsList(self, request: RequestFacts) -> JsonObject:
+        refuseCursor(request.params, "prompts/list")
+        return {"prompts": [p.descriptor() for p in self.surfaceFor(
+            request.principal).prompts.values()]}
+
+    @inlineCallbacks
+    def promptsGet(self, request: RequestFacts) -> Any:
+        params = request.params
+        name = _required(params, "name")
+        prompt = self.surfaceFor(request.principal).prompts.get(name)
+        if prompt is None:
+            raise JsonRpcError(INVALID_PARAMS,
+                               f"Invalid params: unknown prompt {name!r}")
+        arguments = params.get("arguments") or {}
+        missing = [a["name"] for a in prompt.arguments
+                   if a.get("required") and a["name"] not in arguments]
+        if missing:
+            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: prompt "
+                               f"{name!r} needs {', '.join(missing)}")
+        get: Any = prompt.get
+        messages = yield (get(arguments, request.context) if prompt.asks
+                          else get(arguments))
+        answer = {"messages": messages}
+        if prompt.description:
+            answer["description"] = prompt.description
+        return answer
+
+    @inlineCallbacks
+    def complete(self, request: RequestFacts) -> Any:
+        ref = request.params.get("ref") or {}
+        argument = request.params.get("argument") or {}
+        surface = self.surfaceFor(request.principal)
+        if ref.get("type") == "ref/prompt":
+            target = surface.prompts.get(ref.get("name"))
+        elif ref.get("type") == "ref/resource":
+            target = next((t for t in surface.templates
+                           if t.uriTemplate == ref.get("uri")), None)
+        else:
+            target = None
+        if target is None:
+            raise JsonRpcError(INVALID_PARAMS, "Invalid params: nothing to "
+                               f"complete for {ref!r}")
+        values = []
+        if target.complete is not None:
+            try:
+                values = yield target.complete(argument.get("name"),
+                                               argument.get("value", ""))
+            except ToolError as e:
+                raise JsonRpcError(INTERNAL_ERROR, e.message)
+        values = list(values or [])
+        return {"completion": {"values": values[:100], "total": len(values),
+                               "hasMore": len(values) > 100}}
+
+    def setLevel(self, request: RequestFacts) -> JsonObject:
+        level = request.params.get("level")
+        if level not in LOG_LEVELS:
+            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: level must "
+                               f"be one of {', '.join(LOG_LEVELS)}")
+        _client(request).setLogLevel(level)
+        return {}
+

@@ -1,0 +1,43 @@
+"""
+What a client reads in an error's C{data.kind}: a closed set, declared
+here once, so an agent can branch on a kind without parsing prose, and a
+new kind is a decision made in one place (and in docs/protocol.rst).
+
+A JSON-RPC error whose C{data} names a kind outside L{KINDS} cannot be
+made (L{gsmcpd.protocol.jsonrpc.JsonRpcError} refuses it), and a test reads
+every kind the runtime code spells against this module.  A tool's own
+failure is a result, not an error: its C{structuredContent.error.kind} is
+one of L{TOOL_ERROR_KINDS}, closed in the same way
+(L{gsmcpd.tools.templates.outcomes.ToolError}).
+"""
+
+from gsmcpd.tools.templates.outcomes import ERROR_KINDS
+
+SESSION_LIMIT = "sessionLimit"
+"""Every GemStone session slot is taken (2025 C{initialize})."""
+SERVER_STOPPING = "serverStopping"
+"""The daemon is draining: no new session opens on it."""
+LOGIN_FAILED = "loginFailed"
+"""The GemStone login failed; the server log says why."""
+STONE_NOT_ANSWERING = "stoneNotAnswering"
+"""The stone did not answer a login within C{--stone-deadline}."""
+SESSION_GONE = "sessionGone"
+"""The call's gem died; its session is closed."""
+NO_SUCH_SESSION = "noSuchSession"
+"""A 2026 C{session} handle names no live session of the caller's."""
+DEADLINE = "deadline"
+"""The call ran past C{--call-timeout} and was ended."""
+PINNED = "pinned"
+"""The call held the oldest commit record under real backlog too long."""
+
+KINDS = frozenset({SESSION_LIMIT, SERVER_STOPPING, LOGIN_FAILED,
+                   STONE_NOT_ANSWERING, SESSION_GONE, NO_SUCH_SESSION,
+                   DEADLINE, PINNED})
+"""Every C{error.data.kind} the daemon answers."""
+
+ENDED = frozenset({DEADLINE, PINNED})
+"""The kinds of a call the server ended (the policy that ended it; a call
+its client cancelled is not answered at all)."""
+
+TOOL_ERROR_KINDS = frozenset(ERROR_KINDS)
+"""Every C{structuredContent.error.kind} of a tool's failed result."""

@@ -1,0 +1,84 @@
+"""
+C{tools/call}, once for both eras: the tool its era looked up runs with
+the arguments its era resolved, in the work session its era chose, and its
+answer (or its failure as a tool) becomes the call's result, with the
+notes the server adds.
+"""
+
+from typing import Any
+
+from twisted.internet.defer import Deferred
+
+from gsmcpd.protocol.facts import RequestFacts
+from gsmcpd.protocol.jsonrpc import (
+    INVALID_PARAMS, JsonObject, JsonRpcError, progressTokenOf)
+from gsmcpd.protocol.notes import sessionNotes
+from gsmcpd.tools.base import Tool, ToolCall, ToolError, ToolResult
+from gsmcpd.tools.templates.outcomes import CallBroken
+
+
+def unknownTool(params: JsonObject) -> JsonRpcError:
+    """
+    The error for a C{tools/call} that names no tool its caller may use.
+    """
+    name = params.get("name")
+    if not isinstance(name, str):
+        return JsonRpcError(INVALID_PARAMS,
+                            "Invalid params: tools/call needs a tool name")
+    return JsonRpcError(INVALID_PARAMS,
+                        f"Invalid params: unknown tool {name!r}")
+
+
+def answersAsStream(params: JsonObject, tool: Tool | None) -> bool:
+    """
+    Whether a C{tools/call} of C{tool} with C{params} may be answered as a
+    stream, where the client accepts one: it asked for progress, or the
+    tool sends the client messages while it runs.
+    """
+    return progressTokenOf(params) is not None or \
+        getattr(tool, "streams", False)
+
+
+def callTool(request: RequestFacts, tool: Tool) -> Any:
+    """
+    Run C{tool}, the one C{request} names: a L{Deferred} of, or the result
+    of, the call.
+    """
+    work = request.work
+    call = ToolCall(None, None, request.context) if work is None else \
+        ToolCall(work.gem, work.ledger, request.context, work.journal)
+
+    def rendered(answer):
+        notices = [] if work is None else work.takeNotices()
+        return answer.asResult(
+            [f"[warning] {each}" for each in call.warnings]
+            + sessionNotes(tool, call.needsCommit, work) + notices)
+
+    def failed(failure):
+        failure.trap(ToolError, CallBroken)
+        return rendered(_toolFailure(failure.value))
+
+    # Callbacks rather than a generator: this runs for every tool call.
+    arguments = request.arguments
+    if arguments is None:
+        arguments = {}
+    try:
+        if not isinstance(arguments, dict):
+            raise ToolError("invalidParams", "arguments must be an object")
+        tool.validate(arguments)
+        run: Any = tool.run
+        answer = run(call, arguments)
+    except (ToolError, CallBroken) as e:
+        return rendered(_toolFailure(e))
+    if isinstance(answer, Deferred):
+        return answer.addCallbacks(rendered, failed)
+    return rendered(answer)
+
+
+def _toolFailure(error):
+    """
+    A tool's L{ToolError}, or a broken GemStone call, as its result.
+    """
+    if isinstance(error, CallBroken):
+        error = ToolError("other", str(error), {"number": error.number})
+    return ToolResult.fromError(error)

@@ -1,0 +1,110 @@
+"""
+A work session: one GemStone session the daemon holds, and what it keeps
+of it, whoever uses it.
+
+A 2025 client's MCP session works in one (L{gsmcpd.sessions.client}), a
+2026 handle names one, and the warm pool keeps throwaway ones for calls
+made without a handle (L{gsmcpd.sessions.warm}).  Its state belongs to the
+sessions layer's policies (lifetime, view hygiene, breaks); the layers
+above read it through L{IWorkSession}.
+"""
+
+import secrets
+
+from zope.interface import implementer
+
+from gsmcpd.sessions.breaks import CallState
+from gsmcpd.sessions.hygiene import ViewState
+from gsmcpd.sessions.interfaces import IWorkSession
+from gsmcpd.sessions.lifetime import Liveness
+from gsmcpd.tools.journal import ChangeJournal
+from gsmcpd.tools.ledger import ReadLedger
+
+
+def userOf(principal):
+    """
+    The GemStone user a session of C{principal} logs in as: L{None} (the
+    daemon's, or the worker user) without authentication.
+    """
+    return None if principal is None else principal.user
+
+
+def newHandle():
+    """
+    A session handle: 128 bits from the operating system's CSPRNG.
+    """
+    return secrets.token_hex(16)
+
+
+def couldBeHandle(text):
+    """
+    Whether C{text} has the shape of a handle L{newHandle} mints (this
+    daemon's, another daemon's, or one from before a restart).
+    """
+    return len(text) == 32 and all(c in "0123456789abcdef" for c in text)
+
+
+@implementer(IWorkSession)
+class WorkSession:
+    """
+    One GemStone session, held by handle.
+
+    @ivar handle: the opaque key the registry holds it by.
+    @ivar gem: the L{gsmcpd.gci.interfaces.IGemSession} its calls run on.
+    @ivar principal: who it was opened for, or L{None} without
+        authentication.
+    @ivar throwaway: whether it is lent to one call at a time (a 2026-era
+        call without a handle): its commits are locked and nothing its
+        calls change is kept.
+    @ivar ledger: what was read in its present view, for the blind-write
+        guardrail; it lives here, in the daemon, not the stone.
+    @ivar journal: what it changed since its transaction began, to confirm
+        a commit by and to announce once committed.
+    @ivar view: view hygiene's state (L{ViewState}).
+    @ivar calls: the calls in flight (L{CallState}).
+    @ivar liveness: the lifetime policy's state (L{Liveness}).
+    """
+
+    def __init__(self, handle, gem, principal=None, now=0.0,
+                 throwaway=False, onCommit=()):
+        """
+        @param now: when it opened, on the registry's clock.
+        @param onCommit: called with the resource URIs each commit changed.
+        """
+        self.handle = handle
+        self.gem = gem
+        self.principal = principal
+        self.throwaway = throwaway
+        self.ledger = ReadLedger()
+        self.journal = ChangeJournal()
+        self.journal.observers = tuple(onCommit)
+        self.view = ViewState()
+        self.calls = CallState()
+        self.liveness = Liveness(now, now, now)
+
+    @property
+    def label(self):
+        """
+        How logs name this session: a prefix of its handle, which is not
+        enough to use it.
+        """
+        return self.handle[:8]
+
+    @property
+    def busy(self):
+        """
+        Whether a call of this session is queued or running.
+        """
+        return self.gem.busy
+
+    def takeNotices(self):
+        notices, self.view.notices = self.view.notices, []
+        return notices
+
+    def gemReplaced(self, gem):
+        """
+        Its GemStone session was replaced (its call took no break): the
+        new one's view is the newest commit, and its work is gone.
+        """
+        self.gem = gem
+        self.ledger.viewMoved()

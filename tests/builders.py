@@ -1,0 +1,39 @@
+"""
+The 2025 era's adapter over in-memory doubles, for tests that answer
+parsed messages on a client's session with no HTTP (the transport's tests,
+L{tests.test_web}, drive the same adapter through the Klein app).
+"""
+
+from twisted.internet.task import Clock
+
+from gsmcpd.protocol.calls import CallRunner
+from gsmcpd.protocol.eras.legacy.adapter import LegacyEra
+from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
+from gsmcpd.protocol.methods import MethodTable
+from gsmcpd.protocol.notices import ChangeNotices
+from gsmcpd.protocol.versions import LATEST_LEGACY_VERSION
+from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.work import WorkSession
+
+
+def legacyEra(tools, identity=None, registry=None, clock=None):
+    """
+    A L{LegacyEra} serving C{tools}, its calls run by a L{CallRunner} on
+    C{clock} (by default a fresh L{Clock}, so no deadline ever passes).
+    """
+    handlers = Handlers(tools, identity or ServerIdentity())
+    clock = Clock() if clock is None else clock
+    return LegacyEra(handlers, MethodTable(handlers),
+                     CallRunner(registry, clock), registry,
+                     PendingRequests(clock), SessionListeners(ChangeNotices()))
+
+
+def clientSession(gem, handle="h1", version=LATEST_LEGACY_VERSION,
+                  capabilities=None, **kwargs):
+    """
+    A 2025 client's session, working in a work session over C{gem}.
+    """
+    return ClientSession(WorkSession(handle, gem), version, {}, capabilities,
+                         **kwargs)

@@ -1,0 +1,51 @@
+"""
+Tests for L{gsmcpd.protocol.facts}: what a handler is told of its request.
+"""
+
+import attr
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.protocol.context import CallContext
+from gsmcpd.protocol.facts import RequestFacts
+from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND
+from gsmcpd.tools.catalog import ToolCatalog
+from tests.builders import legacyEra
+
+
+class RequestFactsTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.dialect = legacyEra(ToolCatalog.named(["execution"])).dialect
+        self.facts = RequestFacts("ping", {}, 1, self.dialect, "2025-11-25",
+                                  {"roots": {}})
+
+    def test_frozen(self):
+        self.assertRaises(attr.exceptions.FrozenInstanceError, setattr,
+                          self.facts, "principal", None)
+        self.assertRaises(attr.exceptions.FrozenInstanceError, setattr,
+                          self.dialect, "instructions", "x")
+
+    def test_answeredFromMemoryByDefault(self):
+        """
+        A request carries no work session, no client session and a
+        context with nothing to end, unless its era gave it one.
+        """
+        self.assertEqual((self.facts.work, self.facts.client,
+                          self.facts.tool, self.facts.context.ending),
+                         (None, None, None, False))
+
+    def test_running(self):
+        """
+        The facts of the call a request became are the same, with its
+        context.
+        """
+        context = CallContext()
+        running = self.facts.running(context)
+        self.assertIs(running.context, context)
+        self.assertEqual(attr.evolve(running, context=self.facts.context),
+                         self.facts)
+
+    def test_dialect(self):
+        self.assertEqual((self.dialect.era, self.dialect.resourceNotFound,
+                          self.dialect.handleTools, dict(self.dialect.skills)),
+                         ("legacy", RESOURCE_NOT_FOUND, (), {}))

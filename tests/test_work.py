@@ -1,0 +1,84 @@
+"""
+Tests for L{gsmcpd.sessions.work}: one work session, whoever uses it, and
+the handles it is held by.
+"""
+
+from twisted.trial.unittest import SynchronousTestCase
+from zope.interface.verify import verifyObject
+
+from gsmcpd.auth.tokens import Principal
+from gsmcpd.sessions.interfaces import IWorkSession
+from gsmcpd.sessions.work import WorkSession, couldBeHandle, newHandle, userOf
+from tests.fakes import FakeGem
+
+
+class WorkSessionTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.committed = []
+        self.session = WorkSession("0123456789abcdef" * 2, FakeGem(),
+                                   now=100.0,
+                                   onCommit=[self.committed.append])
+
+    def test_provides(self):
+        self.assertTrue(verifyObject(IWorkSession, self.session))
+
+    def test_handlesAreUnguessable(self):
+        handles = {newHandle() for _ in range(100)}
+        self.assertEqual(len(handles), 100)
+        self.assertTrue(all(len(h) == 32 and int(h, 16) >= 0
+                            for h in handles))
+
+    def test_labelIsAPrefix(self):
+        self.assertEqual(self.session.label, "01234567")
+
+    def test_startsLive(self):
+        liveness = self.session.liveness
+        self.assertEqual((liveness.createdAt, liveness.lastActivity,
+                          liveness.answeredProbeAt), (100.0, 100.0, 100.0))
+        self.assertFalse(self.session.throwaway)
+        self.assertIsNone(self.session.principal)
+
+    def test_busyIsTheGems(self):
+        self.assertFalse(self.session.busy)
+        self.session.gem.held = True
+        self.session.gem.execute("\"gsmcp:status\"\n1", 10)
+        self.assertTrue(self.session.busy)
+
+    def test_noticesToldOnce(self):
+        self.session.view.notices.append("[view] refreshed")
+        self.assertEqual(self.session.takeNotices(), ["[view] refreshed"])
+        self.assertEqual(self.session.takeNotices(), [])
+
+    def test_commitsTellTheObservers(self):
+        self.session.journal.record("compiled", "A>>b", "A")
+        self.session.journal.committed()
+        self.assertEqual(self.committed, [[
+            "gemstone://class/A/definition", "gemstone://class/A/source"]])
+
+    def test_replacedGemMovesTheView(self):
+        """
+        A replaced GemStone session's view is the newest commit: what was
+        read in the old one is stale.
+        """
+        self.session.ledger.recordRead(("A", False, "b"), "text")
+        fresh = FakeGem()
+        self.session.gemReplaced(fresh)
+        self.assertIs(self.session.gem, fresh)
+        self.assertIsNone(self.session.ledger.lastRead(("A", False, "b")))
+
+    def test_userOf(self):
+        self.assertIsNone(userOf(None))
+        self.assertEqual(userOf(Principal("a", "Alice", frozenset(), 0.0)),
+                         "Alice")
+
+
+class HandleShapeTests(SynchronousTestCase):
+
+    def test_mintedHandlesHaveTheShape(self):
+        for _ in range(20):
+            self.assertTrue(couldBeHandle(newHandle()))
+
+    def test_othersDoNot(self):
+        for text in ("", "Hello", "g" * 32, "A" * 32, "0" * 33):
+            self.assertFalse(couldBeHandle(text))
