@@ -11,6 +11,7 @@ asks its client on its own stream (L{gsmcpd.protocol.eras.legacy.asking}).
 """
 
 from collections.abc import Callable
+from operator import methodcaller
 from typing import Any
 
 import attr
@@ -38,7 +39,6 @@ from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
 from gsmcpd.sessions.registry import SessionRegistry
-from gsmcpd.tools.base import Tool
 
 FROM_MEMORY = CallContext()
 """The context of a request answered from memory: nothing to ask with."""
@@ -76,7 +76,7 @@ class LegacyEra:
         self.listeners = listeners
         self.dialect = Dialect(
             LEGACY, handlers.identity.instructions, handlers.capabilities(),
-            Tool.descriptor, (), {}, RESOURCE_NOT_FOUND, namedInBody,
+            methodcaller("descriptor"), (), {}, RESOURCE_NOT_FOUND, namedInBody,
             _sessionGone)
 
     def initializeResult(self, params: JsonObject) -> JsonObject:
