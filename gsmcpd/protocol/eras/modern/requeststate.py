@@ -79,7 +79,8 @@ class RequestStateSeal:
         cannot be replayed days later.
     """
 
-    def __init__(self, clock, key=None, lifetime=900.0):
+    def __init__(self, clock: Any, key: bytes | None = None,
+                 lifetime: float = 900.0) -> None:
         self._clock = clock
         self._key = os.urandom(32) if key is None else key
         self.lifetime = lifetime
