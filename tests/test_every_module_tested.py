@@ -25,8 +25,6 @@ TESTED_ELSEWHERE = {
     # The 2026-07-28 endpoint, driven through its transport as a client
     # drives it.
     "protocol.eras.modern.adapter": "test_modern",
-    # What a configuration serves, through the Config that builds it.
-    "daemon.served": "test_options",
     # The renderer, with every template it renders.
     "tools.templates.render": "test_templates",
     # The syntax tree and its walk, through the parser that builds them.
