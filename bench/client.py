@@ -97,12 +97,19 @@ class Connection:
         if session is not None:
             headers["Mcp-Session-Id"] = session
             headers["MCP-Protocol-Version"] = PROTOCOL_VERSION
-        self._send("POST", headers, body)
-        code, headers = await self._head()
-        answer = await self._body(headers)
+        code, headers, answer = await self.exchange(headers, body)
         if not 200 <= code < 300:
             raise HTTPError(f"POST answered {code}: {answer[:200]!r}")
         return headers, answer
+
+    async def exchange(self, headers, body):
+        """
+        POST C{body} with C{headers}, whatever the answer: its status,
+        headers and body.
+        """
+        self._send("POST", headers, body)
+        code, headers = await self._head()
+        return code, headers, await self._body(headers)
 
     async def delete(self, session):
         """

@@ -161,10 +161,28 @@ def text(document):
         f"  ping p99 {_fmt(c['ping_holding']['p99_ms'], ' ms')} holding "
         f"them ({_fmt(c['ping_empty']['p99_ms'], ' ms')} with none)",
         ""]
+    lines += floodLines(document["flood"])
     lines += searchLines(document["search"])
     lines += ["", "Targets:"]
     lines += [describe(outcome) for outcome in document["targets"]]
     return "\n".join(lines)
+
+
+def floodLines(flood):
+    """
+    One client's task flood on one handle: what the attempts came to, the
+    daemon's memory, and another client served meanwhile.
+    """
+    outcomes = ", ".join(f"{count:,} {kind}" for kind, count
+                         in sorted(flood["outcomes"].items()))
+    return [
+        f"Flood ({flood['attempts']:,} task attempts on one handle in "
+        f"{flood['seconds']:.1f} s: {outcomes}):",
+        f"  daemon RSS {_fmt(flood['empty']['rss_mb'], ' MB')} empty, "
+        f"{_fmt(flood['flooded']['rss_mb'], ' MB')} after "
+        f"(+{_fmt(flood['rss_growth_mb'], ' MB')})",
+        f"  another client's 3 + 4: {flood['other']['answer']} in "
+        f"{_fmt(flood['other']['ms'], ' ms')}", ""]
 
 
 def searchLines(search):

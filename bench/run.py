@@ -14,7 +14,8 @@ import time
 
 import attr
 
-from bench import client, nullstone, processes, report, spy, stone, wrk
+from bench import (
+    client, flood, nullstone, processes, report, spy, stone, wrk)
 from bench.stats import medianRound, ratio, summarize
 
 PING = client.rpc("ping")
@@ -47,6 +48,7 @@ class Plan:
     sessionOpens: int = 20
     searchFractions: tuple = (0.1, 0.5)
     searchRepeats: int = 1
+    floodAttempts: int = 3000
 
 
 QUICK = Plan("quick", wrkSeconds=2, rounds=3, windows=2)
@@ -423,6 +425,7 @@ def figures(results):
         "capacity.rss_mb": c["with_streams"]["rss_mb"],
         "capacity.threads": c["with_streams"]["threads"],
         "capacity.ping_p99_ms": c["ping_holding"]["p99_ms"],
+        "flood.rss_mb": results["flood"]["flooded"]["rss_mb"],
         "stone.share_p50": ratio(s["direct_one_at_a_time"]["p50_ms"],
                                  s["http_one_at_a_time"]["p50_ms"]),
         **{f"search.{key.removesuffix('_s')}.slope": each["slope"]
@@ -487,6 +490,11 @@ async def measure(plan, directory, profileTo=None):
                    "--streamless-idle-timeout", "3600")))
         results["capacity"] = await capacity(plan, held, profileTo)
         held.stop()
+        flooded = start(processes.gsmcpd(directory, "gsmcpd-flood"))
+        progress(f"flood: {plan.floodAttempts} task attempts on one handle")
+        results["flood"] = await flood.flood(flooded, plan.floodAttempts,
+                                             BLOCKING_CODE)
+        flooded.stop()
         results["search"] = await searchCost(plan)
         return results
     except Exception:

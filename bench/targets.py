@@ -64,6 +64,8 @@ TARGETS = (
            "capacity.rss_mb", 150.0, atLeast=False, unit="MB"),
     Target("ping p99 while holding them",
            "capacity.ping_p99_ms", 10.0, atLeast=False, unit="ms"),
+    Target("daemon RSS after 3,000 task attempts on one handle",
+           "flood.rss_mb", 120.0, atLeast=False, unit="MB"),
     *(Target(f"simulated stone: {what} cost against repository size "
              "(log-log slope; 1 is linear)", f"search.{key}.slope", 1.25,
              atLeast=False, unit="")

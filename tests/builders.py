@@ -15,16 +15,22 @@ from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.protocol.versions import LATEST_LEGACY_VERSION
 from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.work import WorkSession
+from tests.fakes import FakePool
 
 
 def legacyEra(tools, identity=None, registry=None, clock=None):
     """
     A L{LegacyEra} serving C{tools}, its calls run by a L{CallRunner} on
-    C{clock} (by default a fresh L{Clock}, so no deadline ever passes).
+    C{clock} (by default a fresh L{Clock}, so no deadline ever passes),
+    over C{registry} (by default one of its own, over a L{FakePool}, with
+    no fair shares).
     """
     handlers = Handlers(tools, identity or ServerIdentity())
     clock = Clock() if clock is None else clock
+    registry = SessionRegistry(FakePool(), clock) if registry is None \
+        else registry
     return LegacyEra(handlers, MethodTable(handlers),
                      CallRunner(registry, clock), registry,
                      PendingRequests(clock), SessionListeners(ChangeNotices()))

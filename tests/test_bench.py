@@ -162,6 +162,13 @@ def sampleResults():
             "ping_empty": latency(5.0), "ping_holding": latency(6.0),
             "samples_ms": {"ping, no sessions": [1.0]},
         },
+        "flood": {
+            "attempts": 3000, "seconds": 2.5,
+            "outcomes": {"task": 4, "shareCap": 2996},
+            "empty": {"rss_mb": 60.0, "threads": 3},
+            "flooded": {"rss_mb": 63.5, "threads": 4},
+            "rss_growth_mb": 3.5, "other": {"answer": "7", "ms": 9.0},
+        },
         "search": {
             "sizes": [searchSize(0.1, 6000, 0.2), searchSize(1.0, 60000, 2.0)],
             "growth": {key: {"slope": 1.0, "growth": "linear"} for key in (
@@ -236,6 +243,20 @@ class ReportTests(SynchronousTestCase):
         self.assertIn("1.20x  daemon CPU per ping with --access-log / "
                       "without  (0.36 CPU ms vs 0.30 CPU ms)", text)
         self.assertNotIn("WARNING", text)
+
+    def test_flood(self):
+        """
+        The flood's outcomes, the daemon's memory before and after, and the
+        other client's answer; its target reads the RSS after.
+        """
+        document = self.document()
+        text = report.text(document)
+        self.assertIn("Flood (3,000 task attempts on one handle in 2.5 s: "
+                      "2,996 shareCap, 4 task):", text)
+        self.assertIn("daemon RSS 60.00 MB empty, 63.50 MB after "
+                      "(+3.50 MB)", text)
+        self.assertIn("another client's 3 + 4: 7 in 9.00 ms", text)
+        self.assertEqual(document["ratios"]["flood.rss_mb"], 63.5)
 
     def test_searchCost(self):
         """

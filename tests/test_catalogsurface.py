@@ -107,7 +107,8 @@ class CatalogTransportTests(ModernTestCase):
         super().setUp()
         toolsets = buildToolsets(ALL)
         self.serve(Handlers(CatalogSurface(toolsets), ServerIdentity(
-            instructions=catalogInstructions(toolsets))))
+            instructions=catalogInstructions(toolsets),
+            modernInstructions=catalogInstructions(toolsets, True))))
 
     def makeHandlers(self):
         return Handlers(ToolCatalog.named(), ServerIdentity())
@@ -126,6 +127,31 @@ class CatalogTransportTests(ModernTestCase):
             len(opened["result"]["instructions"].encode())
         self.assertLess(size, BUDGET)
         self.assertEqual(len(tools), 12)
+
+    @inlineCallbacks
+    def test_2026UnderBudget(self):
+        """
+        The same in the 2026 era, with open_session, close_session and the
+        session argument: tools/list as compact JSON plus the instructions
+        server/discover answered.  The argument is described once, in the
+        instructions, and the listing leaves titles and the default caps
+        to tool_get.
+        """
+        _, listed = yield self.send(modern("tools/list"))
+        _, discovered = yield self.send(modern("server/discover", 9))
+        tools = listed["result"]["tools"]
+        instructions = discovered["result"]["instructions"]
+        size = len(json.dumps(tools, ensure_ascii=False,
+                              separators=(",", ":")).encode()) + \
+            len(instructions.encode())
+        self.assertLess(size, BUDGET)
+        self.assertEqual(len(tools), 14)
+        self.assertIn("'session' argument", instructions)
+        compile = next(t for t in tools if t["name"] == "compile_method")
+        self.assertEqual(compile["inputSchema"]["properties"]["session"],
+                         {"type": "string", "x-mcp-header": "Session"})
+        self.assertNotIn("title", compile)
+        self.assertNotIn("maxLength", json.dumps(compile))
 
     @inlineCallbacks
     def test_2025GuardrailsThroughToolCall(self):

@@ -7,8 +7,9 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, buildToolsets
+from gsmcpd.tools.arguments import MAX_TEXT_LENGTH, capped
 from gsmcpd.tools.catalogtools import (
-    CATALOG_TOOLS, EVERYDAY, CatalogSurface, servedCatalog)
+    CATALOG_TOOLS, EVERYDAY, CatalogSurface, servedCatalog, uncapped)
 from tests.toolharness import ToolHarness
 
 ALL = tuple(CORE_TOOLSETS)
@@ -34,16 +35,36 @@ class SurfaceTests(SynchronousTestCase):
                              tool.descriptor())
         self.assertEqual(len(catalog), len(ToolCatalog.named()) + 3)
 
-    def test_listedWithoutOutputSchemas(self):
+    def test_listedCompactly(self):
         """
-        The listing leaves output schemas to tool_get; the catalog keeps
-        them, so results are checked against them as ever.
+        The listing leaves titles, output schemas and the default caps to
+        tool_get; the catalog keeps them, so results are checked against
+        the output schemas and arguments against the caps as ever.
         """
         catalog = surface()
         for tool in catalog.advertised():
-            self.assertIsNone(tool.descriptor().get("outputSchema"))
-            self.assertIsNotNone(catalog.get(tool.name).outputSchema)
-            self.assertTrue(tool.title and tool.annotations)
+            listed = tool.descriptor()
+            whole = catalog.get(tool.name)
+            self.assertEqual(set(listed), {"name", "description",
+                                           "inputSchema", "annotations"})
+            self.assertIsNotNone(whole.outputSchema)
+            self.assertTrue(whole.title and tool.annotations)
+            self.assertEqual(tool.inputSchema, whole.inputSchema)
+            self.assertEqual(capped(listed["inputSchema"]), whole.inputSchema)
+        code = catalog.get("execute_code").inputSchema["properties"]["code"]
+        self.assertEqual(code["maxLength"], MAX_TEXT_LENGTH)
+
+    def test_uncappedKeepsOwnCaps(self):
+        """
+        Only the caps every argument gets by default are left out: one a
+        tool sets itself is part of what its argument means.
+        """
+        schema = {"type": "object", "properties": {
+            "limit": {"type": "integer", "maximum": 500},
+            "names": {"type": "array", "items": {"type": "string"}}}}
+        self.assertEqual(uncapped(capped(schema)), schema)
+        self.assertEqual(capped(schema)["properties"]["limit"]["maximum"],
+                         500)
 
     def test_narrowedKeepsTheCatalogTools(self):
         """

@@ -7,9 +7,12 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.eras.modern import envelope
 from gsmcpd.protocol.eras.modern.handles import (
-    HANDLE_TOOLS, closed, needsHandle, noSuchHandle, opened, takeHandle,
+    HANDLE_TOOLS, LISTED_SESSION_PROPERTY, SESSION_PROPERTY, ToolSchemas,
+    closed, needsHandle, noSuchHandle, opened, takeHandle,
     withSessionArgument)
 from gsmcpd.tools.base import Tool, ToolError, annotations, closedSchema
+from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.catalogtools import CatalogSurface
 from tests.toolharness import checkStructured
 
 DESCRIPTOR = {"name": "compile_method", "inputSchema": closedSchema(
@@ -32,6 +35,29 @@ class SessionArgumentTests(SynchronousTestCase):
                          {"session": "Session"})
         self.assertEqual(sorted(DESCRIPTOR["inputSchema"]["properties"]),
                          ["className"])
+
+    def test_listedForm(self):
+        """
+        The compact surface lists the argument bare (the instructions say
+        what it is, once); the full surface, and the schema a call's
+        headers are checked against, keep its short description, whichever
+        form was asked for first.
+        """
+        full = ToolCatalog.named()
+        listed = {tool.name: tool for tool in CatalogSurface(
+            full.toolsets).advertised()}
+        schemas = ToolSchemas()
+        for name in ("compile_method", "status"):
+            for tool, session in ((listed[name], LISTED_SESSION_PROPERTY),
+                                  (full.get(name), SESSION_PROPERTY)):
+                described = schemas.describe(tool)
+                self.assertEqual(
+                    described["inputSchema"]["properties"]["session"],
+                    session)
+        self.assertEqual(
+            envelope.mirroredParameters(schemas.schemaOf(listed["status"])),
+            {"session": "Session"})
+        self.assertLess(len(SESSION_PROPERTY["description"]), 40)
 
     def test_mirroredHeaderChecked(self):
         schema = withSessionArgument(DESCRIPTOR)["inputSchema"]

@@ -14,6 +14,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd import __version__
 from gsmcpd.daemon.options import Config, ConfigError, Options
 from gsmcpd.daemon.settings import declaredSettings
+from gsmcpd.sessions.shares import FairShares
 
 
 class ConfigTests(SynchronousTestCase):
@@ -435,6 +436,9 @@ class ConfigTests(SynchronousTestCase):
              "GSMCP_ADMIN_PORT", "GSMCP_AGENT_PORT", "GSMCP_DRAIN_GRACE", "GSMCP_LOG_FORMAT",
              "GSMCP_PROBE_AFTER", "GSMCP_STREAMLESS_IDLE_TIMEOUT",
              "GSMCP_STREAM_LOSS_GRACE", "GSMCP_MAX_LIFETIME",
+             "GSMCP_CALLS_PER_SESSION", "GSMCP_CALLS_PER_IDENTITY",
+             "GSMCP_SESSIONS_PER_IDENTITY", "GSMCP_TASK_RETENTION",
+             "GSMCP_TASKS_KEPT",
              "GSMCP_REQUEST_TIMEOUT", "GSMCP_MAX_COMMITS_BEHIND",
              "GSMCP_STUCK_VIEW_GRACE", "GSMCP_PINNED_VIEW_GRACE",
              "GSMCP_WORKER_USER", "GSMCP_ACCESS_LOG",
@@ -477,3 +481,76 @@ class ConfigTests(SynchronousTestCase):
                                  self.passwordFile("hunter2\n")])
         self.assertEqual(config.hostPassword, "hunter2")
         self.assertNotIn("hunter2", repr(config))
+
+
+class FairShareTests(SynchronousTestCase):
+    """
+    The fair shares' settings (L{gsmcpd.sessions.shares}), and the
+    refusal of caps that contradict each other.
+    """
+
+    configure = ConfigTests.configure
+    refusal = ConfigTests.refusal
+
+    def test_defaults(self):
+        config = self.configure(["--simulated"])
+        self.assertEqual(config.shares, FairShares(4, 32, 5))
+        self.assertEqual((config.taskRetention, config.tasksKept),
+                         (600.0, 100))
+
+    def test_percentageOfMaxSessions(self):
+        """
+        A percentage is of --max-sessions, rounded down but at least 1;
+        with no session cap there is no share either.
+        """
+        for maxSessions, share, held in (("10", "30%", 3), ("3", "50%", 1),
+                                         ("1", "50%", 1), ("none", "50%",
+                                                           None)):
+            config = self.configure(["--simulated", "--max-sessions",
+                                     maxSessions, "--sessions-per-identity",
+                                     share])
+            self.assertEqual(config.shares.sessionsPerIdentity, held)
+
+    def test_given(self):
+        config = self.configure([], {
+            "GSMCP_SIMULATED": "1", "GSMCP_CALLS_PER_SESSION": "2",
+            "GSMCP_CALLS_PER_IDENTITY": "none",
+            "GSMCP_SESSIONS_PER_IDENTITY": "3",
+            "GSMCP_TASK_RETENTION": "30", "GSMCP_TASKS_KEPT": "none"})
+        self.assertEqual(config.shares, FairShares(2, None, 3))
+        self.assertEqual((config.taskRetention, config.tasksKept),
+                         (30.0, None))
+
+    def test_malformed(self):
+        for argv, expected in (
+                (["--calls-per-session", "0"], "positive count"),
+                (["--sessions-per-identity", "150%"], "1% to 100%"),
+                (["--sessions-per-identity", "half"], "percentage"),
+                (["--task-retention", "0"], "positive seconds"),
+                (["--task-retention", "none"], "expected seconds"),
+                (["--tasks-kept", "-1"], "positive count")):
+            message = self.refusal(["--simulated"] + argv)
+            self.assertIn(argv[0], message)
+            self.assertIn(expected, message)
+
+    def test_contradictory(self):
+        """
+        An identity's share of calls under one session's, or a share of
+        sessions that leaves no one else room, is refused naming both
+        settings.
+        """
+        message = self.refusal(["--simulated", "--calls-per-session", "8",
+                                "--calls-per-identity", "4"])
+        self.assertIn("--calls-per-identity 4 is less than "
+                      "--calls-per-session 8", message)
+        for share in ("10", "11"):
+            message = self.refusal(["--simulated", "--sessions-per-identity",
+                                    share])
+            self.assertIn(f"--sessions-per-identity {share} leaves no room "
+                          "under --max-sessions 10", message)
+        config = self.configure(["--simulated", "--max-sessions", "1",
+                                 "--sessions-per-identity", "1"])
+        self.assertEqual(config.shares.sessionsPerIdentity, 1)
+        config = self.configure(["--simulated", "--calls-per-session",
+                                 "none", "--calls-per-identity", "4"])
+        self.assertEqual(config.shares, FairShares(None, 4, 5))

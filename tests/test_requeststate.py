@@ -28,6 +28,7 @@ class RequestStateSealTests(SynchronousTestCase):
         error = self.assertRaises(JsonRpcError, (seal or self.seal).open,
                                   method, params)
         self.assertEqual(error.code, INVALID_PARAMS)
+        self.assertEqual(error.data, {"kind": "tamperedState"})
         return error.message
 
     def test_roundTrip(self):
@@ -87,6 +88,29 @@ class RequestStateSealTests(SynchronousTestCase):
         self.seal.open("tools/call", self.roundTwo(sealed))
         self.clock.advance(1)
         self.assertIn("expired", self.refusal(self.roundTwo(sealed)))
+
+    def test_oneRoundOnly(self):
+        """
+        A state opens once: the same string sent again (a replayed round)
+        is refused as tampered, and the nonce that says so is remembered
+        only until the state's deadline, after which it is refused as
+        expired.
+        """
+        sealed = self.seal.seal("tools/call", CALL, {"step": 1})
+        again = self.seal.seal("tools/call", CALL, {"step": 1})
+        self.assertNotEqual(sealed, again)
+        self.assertEqual(self.seal.open("tools/call", self.roundTwo(sealed)),
+                         {"step": 1})
+        error = self.assertRaises(JsonRpcError, self.seal.open, "tools/call",
+                                  self.roundTwo(sealed))
+        self.assertIn("already used", error.message)
+        self.assertEqual(error.data, {"kind": "tamperedState"})
+        self.assertEqual(self.seal.open("tools/call", self.roundTwo(again)),
+                         {"step": 1})
+        self.assertEqual(self.seal.remembered, 2)
+        self.clock.advance(61)
+        self.assertIn("expired", self.refusal(self.roundTwo(sealed)))
+        self.assertEqual(self.seal.remembered, 0)
 
     def test_binding(self):
         """

@@ -483,7 +483,8 @@ class AuthenticatedModernTests(_Authenticated, ModernTestCase):
                                               taskId=task.taskId))
         self.assertEqual(stranger["error"], {
             "code": -32602, "message": f"Invalid params: no task "
-            f"{task.taskId!r} (it never existed, or its retention ran out)"})
+            f"{task.taskId!r} (it never existed, its retention ran out, or "
+            "newer ended tasks of yours replaced it)"})
         self.assertEqual(cancelled["error"]["code"], -32602)
         self.assertEqual(task.status, "working")
 

@@ -13,7 +13,8 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 from twisted.web.client import HTTPConnectionPool
 
-from gsmcpd.daemon.options import SIMULATED_TITLE, Options
+from gsmcpd.daemon.options import Options
+from gsmcpd.daemon.served import SIMULATED_TITLE
 from gsmcpd.daemon.service import assemble
 from gsmcpd.daemon.stone import loadLibrary
 from gsmcpd.testing.simulator.control import SimulatorControl

@@ -154,16 +154,78 @@ class TaskStoreTests(SynchronousTestCase):
 
     def test_retention(self):
         """
-        A task stays readable for its whole ttl after creation, then is
-        gone; one still running then is cancelled.
+        An ended task, its result with it, stays readable for the retention
+        after it ended, its ttlMs (from creation) saying until when; then
+        it is gone.
         """
         task = self.started()
+        self.clock.advance(100)
+        self.working.callback(RESULT)
+        self.assertEqual(task.detailed()["ttlMs"], 700_000)
+        self.clock.advance(599)
+        self.assertEqual(self.store.get(task.taskId).result, RESULT)
+        self.clock.advance(1)
+        self.assertRaises(JsonRpcError, self.store.get, task.taskId)
+        self.assertEqual((len(self.store), self.cancelled), (0, []))
+
+    def test_workingKept(self):
+        """
+        A task still working when its retention runs out is kept while it
+        works (its call is in flight, under its caller's share), then for
+        the retention after it ends.
+        """
+        task = self.started()
+        self.clock.advance(600)
+        self.assertEqual(self.store.get(task.taskId).ttlMs, 1_200_000)
+        self.clock.advance(300)
+        self.working.callback(RESULT)
+        self.assertEqual(task.ttlMs, 1_500_000)
         self.clock.advance(599)
         self.store.get(task.taskId)
         self.clock.advance(1)
-        self.assertRaises(JsonRpcError, self.store.get, task.taskId)
-        self.assertEqual(self.cancelled, [True])
         self.assertEqual(len(self.store), 0)
+        self.assertEqual(self.cancelled, [])
+
+    def test_waitingCancelled(self):
+        """
+        A task still waiting for answers when its retention runs out is
+        cancelled (its client went quiet), readable as such for the
+        retention.
+        """
+        @inlineCallbacks
+        def run(task):
+            yield self.store.ask(task, {"a": {"method": "x"}})
+            return RESULT
+
+        task = adopted(self.store, run)
+        self.clock.advance(600)
+        self.assertEqual(self.store.get(task.taskId).status, "cancelled")
+        self.clock.advance(600)
+        self.assertEqual(len(self.store), 0)
+
+    def test_keptPerIdentity(self):
+        """
+        Of one identity's ended tasks only the newest are kept; its working
+        ones, and another identity's, are not crowded out.
+        """
+        store = TaskStore(self.clock, ttl=600, kept=2)
+        ada, bob = (Principal(name, name, frozenset(), 0.0)
+                    for name in ("ada", "bob"))
+        running = Deferred()
+        working = store.adopt(running, lambda: None, ada)
+        theirs = store.adopt(Deferred(), lambda: None, bob)
+        ended = []
+        for n in range(3):
+            d = Deferred()
+            ended.append(store.adopt(d, lambda: None, ada))
+            d.callback(RESULT)
+        self.assertRaises(JsonRpcError, store.get, ended[0].taskId, ada)
+        for task in ended[1:] + [working]:
+            store.get(task.taskId, ada)
+        store.get(theirs.taskId, bob)
+        running.callback(RESULT)
+        self.assertRaises(JsonRpcError, store.get, ended[1].taskId, ada)
+        self.assertEqual(len(store), 3)
 
     def test_input(self):
         """

@@ -30,6 +30,7 @@ assert set(TITLES) == set(GROUPS)
 ARGUMENTS = {
     "count": "N", "countOrNone": "N", "seconds": "SECONDS",
     "secondsOrNone": "SECONDS", "positiveSecondsOrNone": "SECONDS",
+    "positiveSeconds": "SECONDS", "countOrPercentage": "N|N%",
     "secretFile": "FILE", "endpoint": "ENDPOINT", "words": "NAMES",
     "httpsUrl": "URL", "resourceUrl": "URL",
 }

@@ -14,19 +14,18 @@ import attr
 
 from gsmcpd import __version__
 from gsmcpd.daemon.security import (
-    READ_ONLY_INSTRUCTIONS, checkSecurity, httpsUrl, jsonText, jwksFile,
-    resourceUrl, scopeToolsets, servedToolsetNames, userMap)
+    checkSecurity, fairShares, httpsUrl, jsonText, jwksFile, resourceUrl,
+    scopeToolsets, userMap)
+from gsmcpd.daemon.served import serverIdentity, servedToolsets
 from gsmcpd.daemon.settings import (
-    AUTH, CONNECTION, SESSIONS, ConfigError, count, countOrNone, endpoint,
-    flag, optionOf, optionsFor, positiveSecondsOrNone, repeatable, seconds,
-    secondsOrNone, secretFile, setting, words)
+    AUTH, CONNECTION, SESSIONS, ConfigError, count, countOrNone,
+    countOrPercentage, endpoint, flag, optionOf, optionsFor, positiveSeconds,
+    positiveSecondsOrNone, repeatable, seconds, secondsOrNone, secretFile,
+    setting, words)
 from gsmcpd.daemon.parsers import TOOLSET_OPTIONS_EXAMPLE, toolsetOptions
 from gsmcpd.observe.logformat import JSON_LOGGER, parseLogFormat
-from gsmcpd.protocol.catalogsurface import catalogInstructions
-from gsmcpd.protocol.handlers import ServerIdentity
-from gsmcpd.protocol.instructions import readInstructions, stockInstructions
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
-from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolsetError, buildToolsets
+from gsmcpd.tools.catalog import CORE_TOOLSETS
 from gsmcpd.tools.catalogtools import SURFACES
 from gsmcpd.transport.connections import ConnectionLimits
 
@@ -35,7 +34,6 @@ __all__ = ["Config", "ConfigError", "Options"]
 DEFAULT_PORT = "tcp:8000:interface=127.0.0.1"
 SIMULATED_STONE = "gs64stone"
 """The simulated stone's name, and --stone's default."""
-SIMULATED_TITLE = "gsmcpd on a simulated stone (a test double, not GemStone)"
 REAL_STONE_ONLY = ("gciLibrary", "password", "host", "netldi", "gemNrs",
                    "hostUser", "hostPassword")
 """Settings that mean nothing to the simulated stone."""
@@ -54,7 +52,8 @@ def oneOf(text, names):
 class Config:
     """
     A validated configuration: one attribute per setting, and what follows
-    from several together (L{lifetime}, L{toolsets}, L{identity}).
+    from several together (L{lifetime}, L{toolsets}, L{identity},
+    L{shares}).
 
     A new setting is one more declaration here (see
     L{gsmcpd.daemon.settings}); its option, variable and help follow.
@@ -144,6 +143,30 @@ class Config:
     maxLifetime = setting("max-lifetime", "absolute cap on a session's life "
                           "in seconds, or 'none'", parse=secondsOrNone,
                           default="none", group=SESSIONS)
+    # Fair shares (gsmcpd.sessions.shares).
+    callsPerSession = setting(
+        "calls-per-session", "calls in flight per session, or 'none'; "
+        "queued and running calls and tasks on one GemStone session count, "
+        "and one more is refused", parse=countOrNone, default="4",
+        group=SESSIONS)
+    callsPerIdentity = setting(
+        "calls-per-identity", "calls in flight per identity, or 'none'; with "
+        "authentication, on all of one identity's sessions",
+        parse=countOrNone, default="32", group=SESSIONS)
+    sessionsPerIdentity = setting(
+        "sessions-per-identity", "GemStone sessions per identity: with "
+        "authentication, how many one identity may hold (its sessions, "
+        "handles and throwaway sessions in use), as a count, a percentage of "
+        "--max-sessions (at least 1), or 'none'", parse=countOrPercentage,
+        default="50%", group=SESSIONS)
+    taskRetention = setting(
+        "task-retention", "seconds an ended task stays readable; its result "
+        "is dropped with it", parse=positiveSeconds, default="600",
+        group=SESSIONS)
+    tasksKept = setting(
+        "tasks-kept", "ended tasks kept per identity, or 'none'; the oldest "
+        "are dropped first", parse=countOrNone, default="100",
+        group=SESSIONS)
     callTimeout = setting(
         "call-timeout", "seconds a GemStone call may run before it is "
         "stopped (soft break, hard break, then a new GemStone session), or "
@@ -260,6 +283,7 @@ class Config:
     scopeToolsets = attr.ib(init=False, repr=False)
     identity = attr.ib(init=False, repr=False)
     connectionLimits = attr.ib(init=False, repr=False)
+    shares = attr.ib(init=False, repr=False)
 
     def __attrs_post_init__(self):
         self._checkStone()
@@ -270,11 +294,13 @@ class Config:
             maxConnections=self.maxConnections,
             maxConnectionsPerPeer=self.maxConnectionsPerPeer))
         # A frozen class sets what follows from its settings this way.
+        object.__setattr__(self, "shares", fairShares(
+            self, lambda name: optionOf(Config, name)))
         object.__setattr__(self, "lifetime", self._lifetime())
-        object.__setattr__(self, "toolsets", self._toolsets())
+        object.__setattr__(self, "toolsets", servedToolsets(self))
         object.__setattr__(self, "scopeToolsets",
                            scopeToolsets(self, self.toolsets))
-        object.__setattr__(self, "identity", self._identity())
+        object.__setattr__(self, "identity", serverIdentity(self))
 
     def _checkStone(self):
         if self.simulated:
@@ -321,40 +347,6 @@ class Config:
             return policy.validate(lambda name: optionOf(Config, name))
         except PolicyError as e:
             raise ConfigError(str(e))
-
-    def _toolsets(self):
-        names = servedToolsetNames(self.toolsetNames, tuple(CORE_TOOLSETS),
-                                   self.readOnly)
-        if not names:
-            raise ConfigError("--toolsets names no toolset")
-        try:
-            return tuple(buildToolsets(names, self.toolsetOptions))
-        except ToolsetError as e:
-            raise ConfigError(f"--toolsets: {e}")
-
-    def _identity(self):
-        """
-        What C{initialize} says this server is, and its instructions.
-        """
-        stock = {"catalog": catalogInstructions}.get(self.surface,
-                                                     stockInstructions)
-        eras = [stock(self.toolsets, modern) for modern in (False, True)]
-        if self.instructionsFile:
-            try:
-                eras = [readInstructions(self.instructionsFile)] * 2
-            except ValueError as e:
-                raise ConfigError(f"--instructions-file {e}")
-        if self.readOnly:
-            eras = ["\n\n".join(filter(None, [READ_ONLY_INSTRUCTIONS, text]))
-                    for text in eras]
-        instructions, modernInstructions = eras
-        title = self.serverTitle
-        if self.simulated:
-            title = f"{title} (simulated stone)" if title else SIMULATED_TITLE
-        return ServerIdentity(
-            name=self.serverName, version=self.serverVersion or __version__,
-            title=title, instructions=instructions,
-            modernInstructions=modernInstructions)
 
     @property
     def stoneNrs(self):

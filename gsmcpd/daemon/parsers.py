@@ -6,6 +6,8 @@ answers the value, or raises L{ValueError} saying what it expected.
 import json
 import os
 
+import attr
+
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
 LOOPBACK_ENDPOINT = "tcp:{}:interface=127.0.0.1"
@@ -81,6 +83,47 @@ def positiveSecondsOrNone(text):
     if value == 0:
         raise ValueError("expected positive seconds or 'none'")
     return value
+
+
+def positiveSeconds(text):
+    """
+    A duration over zero.
+    """
+    value = seconds(text)
+    if value == 0:
+        raise ValueError("expected positive seconds")
+    return value
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Percentage:
+    """
+    A share of a count known elsewhere, as C{50%} says it.
+    """
+
+    percent: int
+
+    def of(self, total):
+        """
+        This share of C{total}, rounded down but at least 1.
+        """
+        return max(1, total * self.percent // 100)
+
+
+def countOrPercentage(text):
+    """
+    A positive integer, a L{Percentage} (C{50%}, 1 to 100), or C{none}.
+    """
+    if text.strip().endswith("%"):
+        number = text.strip()[:-1]
+        if number.isdecimal() and 1 <= int(number) <= 100:
+            return Percentage(int(number))
+        raise ValueError("expected a percentage from 1% to 100%")
+    try:
+        return countOrNone(text)
+    except ValueError:
+        raise ValueError("expected a positive count, a percentage such as "
+                         "50%, or 'none'")
 
 
 def words(text):

@@ -1,6 +1,7 @@
 """
 The daemon's security settings taken together: who may reach it, TLS, the
-bearer gate, scopes choosing tools, read-only mode and the audit trail.
+bearer gate, scopes choosing tools, read-only mode, the audit trail and
+the fair shares no one client may exceed.
 
 The settings themselves are declared with the others (L{gsmcpd.daemon.
 options}); this module parses their values, checks them against each other
@@ -22,9 +23,11 @@ from gsmcpd.auth.scopes import ScopeMapError, ScopeToolsets
 from gsmcpd.auth.tokens import TokenValidator
 from gsmcpd.auth.users import UserMap, UserMapError
 from gsmcpd.daemon.hangup import Hangup
+from gsmcpd.daemon.parsers import Percentage
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.trace import MessageTrace, RotatingFile
+from gsmcpd.sessions.shares import FairShares
 from gsmcpd.tools.base import ToolCall
 from gsmcpd.tools.catalog import SCOPED_TOOLSETS
 from gsmcpd.transport.bearer import BearerGate
@@ -167,6 +170,33 @@ def scopeToolsets(config, toolsets):
 
 
 # What the settings describe, when the service tree is assembled.
+
+def fairShares(config, optionOf):
+    """
+    The caps of L{gsmcpd.sessions.shares} C{config} sets, a percentage of
+    C{--max-sessions} made a count (no cap when the sessions are not
+    capped).
+
+    @raise ConfigError: for caps that contradict each other.
+    """
+    perSession, perIdentity, sessions, most = (
+        config.callsPerSession, config.callsPerIdentity,
+        config.sessionsPerIdentity, config.maxSessions)
+    if None not in (perSession, perIdentity) and perIdentity < perSession:
+        raise ConfigError(
+            f"{optionOf('callsPerIdentity')} {perIdentity} is less than "
+            f"{optionOf('callsPerSession')} {perSession}: one session could "
+            "never have its share")
+    if isinstance(sessions, Percentage):
+        sessions = None if most is None else sessions.of(most)
+    elif None not in (sessions, most) and sessions >= most and (
+            sessions > most or most > 1):
+        raise ConfigError(
+            f"{optionOf('sessionsPerIdentity')} {sessions} leaves no room "
+            f"under --max-sessions {most} for anyone else: name fewer, a "
+            "percentage, or 'none'")
+    return FairShares(perSession, perIdentity, sessions)
+
 
 def listeningEndpoint(config, reactor):
     """

@@ -153,17 +153,19 @@ def _cannotListen(failure):
     raise StartupRefused(f"cannot listen: {failure.value}")
 
 
-def eras(handlers, calls, sessions, pending, listeners, clock):
+def eras(handlers, calls, sessions, pending, listeners, clock, tasks=None):
     """
     The two eras' adapters over C{handlers}, sharing one method table and
     one call runner (C{calls}).
 
+    @param tasks: the daemon's L{TaskStore} (default: one with the default
+        retention).
     @return: C{(legacy, modern)}.
     """
     catalog = handlers.tools
     skills = Skills.fromGuides(servedGuides(
         toolset.name for toolset in catalog.toolsets))
-    tasks = TaskStore(clock)
+    tasks = TaskStore(clock) if tasks is None else tasks
     methods = MethodTable(
         handlers, skills.methods() if skills else None,
         tasks.respond if any(tool.taskSupport is not None
@@ -217,7 +219,7 @@ def assemble(config, library, reactor):
             [audit.forget] if audit else []),
         onCommit=[notices.resourcesUpdated],
         metrics=metrics, warmReads=config.warmReads,
-        loginDeadline=config.stoneDeadline)
+        loginDeadline=config.stoneDeadline, shares=config.shares)
     operations = Operations(config, reactor, metrics, sessions, pool, control,
                             notices, signingKeys=gate and gate.validator.keys,
                             audit=audit)
@@ -229,7 +231,8 @@ def assemble(config, library, reactor):
         Handlers(servedCatalog(config.surface, config.toolsets),
                  config.identity),
         CallRunner(sessions, reactor, config.callTimeout, audit, metrics),
-        sessions, pending, listeners, reactor)
+        sessions, pending, listeners, reactor,
+        TaskStore(reactor, config.taskRetention, kept=config.tasksKept))
     app = McpApp(sessions, legacy, ModernPost(modern, notices, reactor),
                  pending, reactor,
                  OriginPolicy.fromOptions(config.allowedOrigins),

@@ -29,9 +29,11 @@ from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonObject, JsonRpcError,
     result)
 from gsmcpd.protocol.methods import Method
+from gsmcpd.protocol.shares import shareRefusal
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.registry import LoginNotAnswered
+from gsmcpd.sessions.shares import ShareExhausted
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
 ENDED = (GemGone, CallWithdrawn, CancelledError)
@@ -208,6 +210,11 @@ class CallRunner:
                 f"{clipped(repr(request.id))} is already in flight on this "
                 "session; JSON-RPC ids must be unique among requests in "
                 "flight"))
+        if work is not None:
+            try:
+                self._registry.shares.admitCall(work, request.principal)
+            except ShareExhausted as e:
+                return fail(shareRefusal(e))
         started = self._clock.seconds()
         tool = request.tool
         timer = self._metrics.callStarted(

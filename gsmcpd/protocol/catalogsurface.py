@@ -11,10 +11,10 @@ from gsmcpd.tools.catalogtools import TOOL_CALL
 from gsmcpd.tools.templates.outcomes import ToolError
 
 CATALOG_PARAGRAPH = (
-    "tools/list shows an everyday set. Every other served tool (browse, "
-    "list, search, define and remove classes, methods and dictionaries, "
-    "test failures) is found with tool_search, described by tool_get and "
-    "called by name, or through tool_call(name, arguments).")
+    "tools/list shows an everyday set. Find any other served tool (define "
+    "and remove classes, methods, dictionaries; listings; searches; test "
+    "failures) with tool_search; tool_get describes one; call it by name or "
+    "through tool_call.")
 
 
 def catalogInstructions(toolsets, modern=False):

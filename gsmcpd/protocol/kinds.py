@@ -29,10 +29,14 @@ DEADLINE = "deadline"
 """The call ran past C{--call-timeout} and was ended."""
 PINNED = "pinned"
 """The call held the oldest commit record under real backlog too long."""
+TAMPERED_STATE = "tamperedState"
+"""A 2026 C{requestState} altered, foreign, expired or already used."""
+SHARE_CAP = "shareCap"
+"""A caller over its fair share (calls in flight, sessions held)."""
 
 KINDS = frozenset({SESSION_LIMIT, SERVER_STOPPING, LOGIN_FAILED,
                    STONE_NOT_ANSWERING, SESSION_GONE, NO_SUCH_SESSION,
-                   DEADLINE, PINNED})
+                   DEADLINE, PINNED, TAMPERED_STATE, SHARE_CAP})
 """Every C{error.data.kind} the daemon answers."""
 
 ENDED = frozenset({DEADLINE, PINNED})

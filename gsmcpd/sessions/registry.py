@@ -19,6 +19,7 @@ from gsmcpd.sessions.breaks import breakUntilOut
 from gsmcpd.observe.logformat import describeClient
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.shares import FairShares, Shares
 from gsmcpd.sessions.warm import WarmSessions, lockCommits
 from gsmcpd.sessions.work import WorkSession, newHandle, userOf
 from gsmcpd.tools.templates.outcomes import ToolError
@@ -53,13 +54,15 @@ class SessionRegistry:
         (L{WarmSessions}), kept for the next read of their GemStone user.
     @ivar loginDeadline: seconds a client waits for its login before it is
         told the stone is not answering (L{LoginNotAnswered}), or L{None}.
+    @ivar shares: what each identity holds against its fair shares
+        (L{Shares}).
     """
 
     log = Logger()
 
     def __init__(self, pool, clock, streamLossGrace=10.0, prepare=None,
                  stopGem=None, onClose=(), metrics=UNOBSERVED, warmReads=0,
-                 onCommit=(), loginDeadline=None):
+                 onCommit=(), loginDeadline=None, shares=FairShares()):
         self._pool = pool
         self.loginDeadline = loginDeadline
         self._metrics = metrics
@@ -75,6 +78,7 @@ class SessionRegistry:
         self.stopGem = stopGem
         self.warm = WarmSessions(self, clock, warmReads)
         self.onClose.append(self.warm.forget)
+        self.shares = Shares(shares, self.warm.holds, metrics)
 
     def __len__(self):
         return len(self._sessions)
@@ -95,7 +99,10 @@ class SessionRegistry:
         @raise gsmcpd.gci.pool.SessionLimitReached: synchronously when the
             pool is full and no idle read session can give up its slot; no
             login is attempted.
+        @raise gsmcpd.sessions.shares.ShareExhausted: synchronously when
+            C{principal}'s identity holds its share of sessions.
         """
+        self.shares.admitSession(principal)
         handle = newHandle()
 
         def logIn(_=None):
@@ -112,6 +119,7 @@ class SessionRegistry:
                 self._metrics.logins.labels("refused").inc()
                 raise
             d.addBoth(logIn)
+        loginOver = self.shares.opening(principal)
 
         def opened(gem):
             session = WorkSession(handle, gem, principal,
@@ -127,13 +135,15 @@ class SessionRegistry:
         def register(session):
             self._metrics.logins.labels("ok").inc()
             self._sessions[handle] = session
+            self.shares.registered(session)
             self.log.info("session {handle} opened for {client}",
                           handle=session.label,
                           client=clipped(describeClient(clientInfo)))
             return session
 
-        return self._withinDeadline(
-            d.addCallback(opened).addErrback(self._loginFailed))
+        d.addCallback(opened).addErrback(self._loginFailed)
+        return self._withinDeadline(d.addBoth(lambda outcome: (
+            loginOver(), outcome)[1]))
 
     def _prepared(self, session):
         """
@@ -297,6 +307,7 @@ class SessionRegistry:
         # Counted first: an unknown code raises before anything changed.
         self._metrics.sessionClosed(code)
         del self._sessions[handle]
+        self.shares.closed(session)
         client = self._clients.pop(handle, None)
         self._retract(session)
         self.log.info("session {handle} closed: {reason}",

@@ -164,6 +164,12 @@ class WarmSessions:
             not session.calls.ended and session.calls.replacing is None and \
             not session.busy
 
+    def holds(self, session):
+        """
+        Whether C{session} is idle here: the server's, not its client's.
+        """
+        return session.handle in self._timers
+
     def forget(self, session):
         """
         C{session} is being closed: it is no longer idle.

@@ -11,11 +11,14 @@ validation, scopes, confirmations and session rules are the direct call's
 own.
 """
 
+import functools
 import json
 
 import attr
 
-from gsmcpd.tools.arguments import MAX_INTEGER, STRING, nonEmptyArgument
+from gsmcpd.tools.arguments import (
+    MAX_INTEGER, MAX_ITEMS, MAX_NAME_LENGTH, MAX_TEXT_LENGTH, STRING,
+    nonEmptyArgument)
 from gsmcpd.tools.base import (
     NO_SESSION, Tool, ToolError, ToolResult, Toolset, annotations,
     closedSchema, resultSchema)
@@ -31,6 +34,47 @@ EVERYDAY = ("status", "execute_code", "describe_class", "get_method_source",
 """What the catalog surface lists besides its own tools, where served."""
 
 TOOL_CALL = "tool_call"
+
+DEFAULT_CAPS = frozenset({
+    ("maxLength", MAX_NAME_LENGTH), ("maxLength", MAX_TEXT_LENGTH),
+    ("maximum", MAX_INTEGER), ("maxItems", MAX_ITEMS)})
+"""The caps L{gsmcpd.tools.arguments.capped} gives every argument that sets
+none: the daemon's guard, enforced whether or not a listing shows it."""
+
+
+def uncapped(schema):
+    """
+    C{schema} without the default caps (L{DEFAULT_CAPS}); a cap a tool
+    sets itself stays.
+    """
+    schema = {key: value for key, value in schema.items()
+              if not (isinstance(value, int) and (key, value) in DEFAULT_CAPS)}
+    if "items" in schema:
+        schema["items"] = uncapped(schema["items"])
+    if "properties" in schema:
+        schema["properties"] = {key: uncapped(value) for key, value
+                                in schema["properties"].items()}
+    return schema
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class ListedTool(Tool):
+    """
+    A tool as the catalog surface lists it: what an agent reads before any
+    work (name, description, input schema, annotations), read on every
+    session.  C{tool_get} gives it whole: its title, its output schema and
+    the default caps of its arguments, which the daemon enforces either
+    way; a result holds the same structured content either way.
+    """
+
+    @functools.cached_property
+    def _listed(self):
+        return {"name": self.name, "description": self.description,
+                "inputSchema": uncapped(self.inputSchema),
+                "annotations": self.annotations}
+
+    def descriptor(self):
+        return self._listed
 
 HIT = resultSchema(name=STRING, title=STRING, description=STRING,
                    listed={"type": "boolean"})
@@ -53,10 +97,8 @@ class CatalogToolset(Toolset):
     def tools(self):
         return [
             Tool("tool_search", "Search tools",
-                 "Find served tools by words (e.g. 'delete dictionary', "
-                 "'senders'), matched with synonyms in names, titles and "
-                 "descriptions; best first. Call a hit by name, or via "
-                 "tool_call.",
+                 "Find served tools by words (e.g. 'delete dictionary'), "
+                 "synonyms included; best first.",
                  closedSchema({"query": nonEmptyArgument(),
                                "limit": {"type": "integer", "minimum": 1,
                                          "maximum": MAX_INTEGER,
@@ -66,14 +108,12 @@ class CatalogToolset(Toolset):
                               total={"type": "integer"}),
                  runsOn=NO_SESSION),
             Tool("tool_get", "Describe tool",
-                 "One served tool's whole descriptor: schemas, "
-                 "annotations.",
+                 "One served tool whole: title, schemas, annotations.",
                  closedSchema({"name": nonEmptyArgument()}, ["name"]),
                  annotations(True), self.get,
                  resultSchema(tool={"type": "object"}), runsOn=NO_SESSION),
             Tool(TOOL_CALL, "Call tool",
-                 "Call any served tool by name with its arguments, exactly "
-                 "as a direct call; answers that tool's result.",
+                 "Call any served tool by name, exactly as a direct call.",
                  closedSchema({"name": nonEmptyArgument(),
                                "arguments": {"type": "object"}}, ["name"]),
                  annotations(False), self.refuseNested,
@@ -126,13 +166,12 @@ class CatalogSurface(ToolCatalog):
 
     def advertised(self):
         """
-        The everyday set and the catalog tools, listed without their output
-        schemas to keep C{tools/list} small: C{tool_get} gives a tool
-        whole, and a result holds the same structured content either way.
+        The everyday set and the catalog tools, each as a L{ListedTool}.
         """
         if self._advertised is None:
             self._advertised = [
-                attr.evolve(tool, outputSchema=None) for tool in self
+                ListedTool(**attr.asdict(tool, recurse=False))
+                for tool in self
                 if tool.name in EVERYDAY or tool.name in CATALOG_TOOLS]
         return self._advertised
 

@@ -12,7 +12,7 @@ clients without a user interface.
 
 from twisted.internet.defer import inlineCallbacks, succeed
 
-from gsmcpd.tools.questions import accepted, elicitation
+from gsmcpd.tools.questions import BoundQuestion, accepted, elicitation
 from gsmcpd.tools.base import ToolError, counted
 
 QUESTION_KEY = "confirm"
@@ -52,12 +52,13 @@ def confirmClassDeletion(toolset, call, className):
 
 def question(message):
     """
-    The elicitation that asks to go ahead with C{message}.
+    The elicitation that asks to go ahead with C{message}: answered only
+    where it was asked (L{BoundQuestion}).
     """
-    return elicitation(message, {"confirm": {
+    return BoundQuestion(elicitation(message, {"confirm": {
         "type": "boolean", "title": "Go ahead",
         "description": "Check to go ahead; leave unchecked to change "
-                       "nothing."}}, required=["confirm"])
+                       "nothing."}}, required=["confirm"]))
 
 
 @inlineCallbacks

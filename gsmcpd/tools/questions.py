@@ -33,6 +33,18 @@ def elicitation(message, properties, required=()):
                        "requestedSchema": schema}}
 
 
+class BoundQuestion(dict):
+    """
+    A question whose answer counts only from the exchange that asked it:
+    a confirmation of destructive work.  On the wire it is the question
+    itself; in the 2026 era its answer is taken only under the sealed
+    C{requestState} of the round that asked this very question, never from
+    a request without one (where another question's answer may come
+    unasked, as SEP-2322 allows), from an earlier round or from another
+    call.
+    """
+
+
 def sampling(text, maxTokens):
     """
     A question for the client's model: one user message.
@@ -129,8 +141,9 @@ class InputRequired(Exception):
     the client sends the answers.
 
     @ivar inputRequests: the questions still unanswered, by key.
-    @ivar gathered: every answer this request has so far, by key, for the
-        next round's C{requestState}.
+    @ivar gathered: every answer this request has so far, by key, each
+        with the question it answered, for the next round's
+        C{requestState}.
     """
 
     def __init__(self, inputRequests, gathered):

@@ -11,6 +11,7 @@ asks its client on its own stream (L{gsmcpd.protocol.eras.legacy.asking}).
 """
 
 from collections.abc import Callable
+from operator import methodcaller
 from typing import Any
 
 import attr
@@ -33,12 +34,13 @@ from gsmcpd.protocol.jsonrpc import (
     METHOD_NOT_FOUND, SERVER_ERROR, JsonObject, JsonRpcError, Message,
     errorResponse, result, stoppingError)
 from gsmcpd.protocol.methods import MethodTable
+from gsmcpd.protocol.shares import END_ONE, shareRefusal
 from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
 from gsmcpd.sessions.registry import SessionRegistry
-from gsmcpd.tools.base import Tool
+from gsmcpd.sessions.shares import ShareExhausted
 
 FROM_MEMORY = CallContext()
 """The context of a request answered from memory: nothing to ask with."""
@@ -76,7 +78,7 @@ class LegacyEra:
         self.listeners = listeners
         self.dialect = Dialect(
             LEGACY, handlers.identity.instructions, handlers.capabilities(),
-            Tool.descriptor, (), {}, RESOURCE_NOT_FOUND, namedInBody,
+            methodcaller("descriptor"), (), {}, RESOURCE_NOT_FOUND, namedInBody,
             _sessionGone)
 
     def initializeResult(self, params: JsonObject) -> JsonObject:
@@ -112,6 +114,8 @@ class LegacyEra:
                     "longer need, or try again in a minute."),
                 {"kind": kinds.SESSION_LIMIT, "limit": e.limit}
             ).asResponse(message.id)
+        except ShareExhausted as e:
+            return None, shareRefusal(e, END_ONE).asResponse(message.id)
         except ServerStopping as e:
             return None, stoppingError(e).asResponse(message.id)
         try:

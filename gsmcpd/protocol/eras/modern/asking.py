@@ -11,8 +11,18 @@ or model and sends the request again with the answers, and the tool runs
 again from the start, this time finding them.  Answers gathered in
 earlier rounds travel in the sealed C{requestState}, so a tool that asks in
 several steps sees all of them.
+
+Each answer is bound to the question it answers: the state names the
+digest of each question a round asked, and an answer given under its key
+in the next round (with that state, good for one round) is bound to that
+digest.  A tool asking a question again gets only an answer bound to that
+very question; an answer sent unasked (without state, as SEP-2322 allows a
+stateless exchange) is taken for an ordinary question but never for a
+L{gsmcpd.tools.questions.BoundQuestion}, a confirmation of destructive
+work, which is then asked.
 """
 
+import hashlib
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -23,13 +33,67 @@ from zope.interface import implementer
 from gsmcpd.protocol.eras.modern.envelope import Envelope, missingCapability
 from gsmcpd.protocol.eras.modern.inputrequired import inputRequired, inputResponses
 from gsmcpd.protocol.jsonrpc import JsonObject
-from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
+from gsmcpd.protocol.eras.modern.requeststate import (
+    RequestStateSeal, canonical)
 from gsmcpd.protocol.eras.modern.results import complete
-from gsmcpd.tools.questions import CAPABILITY, IAsker, InputRequired
+from gsmcpd.tools.questions import (
+    CAPABILITY, BoundQuestion, IAsker, InputRequired)
+
+Gathered = dict[str, JsonObject]
+"""A request's answers by key, each C{{"question": digest or None,
+"answer": ...}}: bound to the question it answered, or unasked."""
 
 
 def _needed(requests):
     return {CAPABILITY[request["method"]] for request in requests.values()}
+
+
+def questionDigest(question: JsonObject) -> str:
+    """
+    What names one question: the digest of its method and parameters.
+    """
+    return hashlib.sha256(canonical(question)).hexdigest()
+
+
+def bound(question: JsonObject, answer: JsonObject) -> JsonObject:
+    """
+    C{answer}, given to C{question}.
+    """
+    return {"question": questionDigest(question), "answer": answer}
+
+
+def gatheredFrom(state: Any, responses: JsonObject) -> Gathered:
+    """
+    The answers a round has: those its C{state} carries from earlier
+    rounds, and this round's C{responses}, each bound to the question the
+    state asked under its key, else unasked (an unasked one never replaces
+    an answer carried).
+    """
+    state = state or {}
+    asked = state.get("asked", {})
+    gathered = dict(state.get("answers", {}))
+    for key, answer in responses.items():
+        if key in asked or key not in gathered:
+            gathered[key] = {"question": asked.get(key), "answer": answer}
+    return gathered
+
+
+def _answered(requests: JsonObject, gathered: Gathered) -> JsonObject:
+    """
+    The answers C{gathered} holds to C{requests}, by key: each bound to
+    that very question, or unasked for a question that is no
+    L{BoundQuestion}.
+    """
+    answers = {}
+    for key, question in requests.items():
+        found = gathered.get(key)
+        if found is None:
+            continue
+        asked = found["question"]
+        if asked == questionDigest(question) or (
+                asked is None and not isinstance(question, BoundQuestion)):
+            answers[key] = found["answer"]
+    return answers
 
 
 @implementer(IAsker)
@@ -39,7 +103,8 @@ class ModernAsker:
 
     @param envelope: the request's L{gsmcpd.protocol.eras.modern.envelope.Envelope}.
     @param gathered: answers from earlier rounds (the opened
-        C{requestState}) and this one (C{inputResponses}), by key.
+        C{requestState}) and this one (C{inputResponses}), by key
+        (L{gatheredFrom}).
     """
 
     def __init__(self, envelope, gathered):
@@ -67,10 +132,10 @@ class ModernAsker:
         """
         if self._task is not None:
             return self._task.ask(requests)
-        missing = _unanswered(requests, self._gathered, self._envelope,
-                              "this call")
+        answers = _answered(requests, self._gathered)
+        missing = _unanswered(requests, answers, self._envelope, "this call")
         if not missing:
-            return succeed({key: self._gathered[key] for key in requests})
+            return succeed(answers)
         raise InputRequired(missing, self._gathered)
 
 
@@ -99,24 +164,26 @@ class TaskAsker:
     @inlineCallbacks
     def ask(self, requests: JsonObject
             ) -> Generator[Deferred[Any], Any, JsonObject]:
-        missing = _unanswered(requests, self._gathered, self._envelope,
-                              "this task")
+        answers = _answered(requests, self._gathered)
+        missing = _unanswered(requests, answers, self._envelope, "this task")
         if missing:
-            self._gathered.update((yield self._store.ask(self._task,
-                                                         missing)))
-        return {key: self._gathered[key] for key in requests}
+            given = yield self._store.ask(self._task, missing)
+            for key, answer in given.items():
+                self._gathered[key] = bound(missing[key], answer)
+                answers[key] = answer
+        return answers
 
 
-def _unanswered(requests, gathered, envelope, asking):
+def _unanswered(requests, answers, envelope, asking):
     """
-    The C{requests} not answered in C{gathered} yet, once the client is
-    known to be able to answer each kind.
+    The C{requests} not in C{answers}, once the client is known to be able
+    to answer each kind.
 
     @param asking: names who asks, for the error.
     @raise JsonRpcError: C{-32021} for a kind the client cannot answer.
     """
     missing = {key: request for key, request in requests.items()
-               if key not in gathered}
+               if key not in answers}
     for capability in sorted(_needed(missing)):
         if not envelope.supports(capability):
             raise missingCapability(capability, f"{asking} needs the client "
@@ -140,11 +207,12 @@ def modernRound(seal: RequestStateSeal, envelope: Envelope, method: str,
         ask) at once; answers the result to send instead.
     @return: a L{Deferred} of the dressed result: complete, or input
         required with the sealed answers gathered so far.
-    @raise JsonRpcError: C{-32602} for tampered state or malformed answers,
+    @raise JsonRpcError: C{-32602} for tampered state (C{tamperedState}:
+        altered, foreign, expired or already used) or malformed answers,
         C{-32021} for a question the client cannot answer.
     """
-    gathered = seal.open(method, params) or {}
-    gathered.update(inputResponses(params))
+    gathered = gatheredFrom(seal.open(method, params),
+                            inputResponses(params))
     asker = ModernAsker(envelope, gathered)
     working = maybeDeferred(run, asker)
     if escalate is not None and not working.called:
@@ -152,6 +220,8 @@ def modernRound(seal: RequestStateSeal, envelope: Envelope, method: str,
     try:
         value = yield working
     except InputRequired as pending:
-        return inputRequired(method, pending.inputRequests,
-                             seal.seal(method, params, pending.gathered))
+        asked = {key: questionDigest(question)
+                 for key, question in pending.inputRequests.items()}
+        return inputRequired(method, pending.inputRequests, seal.seal(
+            method, params, {"asked": asked, "answers": pending.gathered}))
     return complete(method, value)

@@ -19,28 +19,27 @@ from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.work import couldBeHandle
 from gsmcpd.tools.base import (
     NO_SESSION, Tool, ToolError, ToolResult, annotations, resultSchema)
+from gsmcpd.tools.catalogtools import ListedTool
 
 SESSION_ARGUMENT = "session"
 SESSION_HEADER_TOKEN = "Session"
-SESSION_PROPERTY = {
-    "type": "string",
-    "description": "The handle open_session answered: the GemStone session "
-                   "(and transaction) this call runs in. Without it a call "
-                   "runs in a throwaway session with a fresh view of the "
-                   "newest commit, its changes discarded; tools that make "
-                   "lasting changes need it.",
-    PARAM_HEADER_KEYWORD: SESSION_HEADER_TOKEN,
-}
+LISTED_SESSION_PROPERTY = {
+    "type": "string", PARAM_HEADER_KEYWORD: SESSION_HEADER_TOKEN}
+"""The C{session} argument as the compact catalog surface lists it: what it
+is and how to use it is said once, in the instructions, not on each tool."""
+SESSION_PROPERTY = dict(LISTED_SESSION_PROPERTY,
+                        description="open_session's handle")
 
 
-def withSessionArgument(descriptor: JsonObject) -> JsonObject:
+def withSessionArgument(descriptor: JsonObject,
+                        session: JsonObject = SESSION_PROPERTY) -> JsonObject:
     """
     A tool's 2026-era descriptor: its input schema with the optional
-    C{session} argument.
+    C{session} argument, described as C{session}.
     """
     schema = dict(descriptor["inputSchema"])
     schema["properties"] = dict(schema.get("properties", {}),
-                                **{SESSION_ARGUMENT: SESSION_PROPERTY})
+                                **{SESSION_ARGUMENT: session})
     return dict(descriptor, inputSchema=schema)
 
 
@@ -113,15 +112,12 @@ CLOSE_SESSION = "close_session"
 
 HANDLE_TOOLS = (
     Tool(OPEN_SESSION, "Open a GemStone session",
-         "Log in a GemStone session of your own and answer its handle: a "
-         "transaction that spans calls. Pass the handle as the 'session' "
-         "argument of every GemStone tool that should run in it; tools "
-         "that change code need one.",
+         "Log in a GemStone session of your own, a transaction that spans "
+         "calls, and answer its handle.",
          {"type": "object", "properties": {}, "additionalProperties": False},
          annotations(readOnly=False), None, outputSchema=HANDLE_OUTPUT),
     Tool(CLOSE_SESSION, "Close a GemStone session",
-         "Log the GemStone session out; uncommitted changes are discarded "
-         "(commit first to keep them).",
+         "Log the session out, discarding its uncommitted changes.",
          {"type": "object", "properties": {
              SESSION_ARGUMENT: SESSION_PROPERTY},
           "required": [SESSION_ARGUMENT], "additionalProperties": False},
@@ -174,24 +170,29 @@ class ToolSchemas:
     """
     Each tool as this era declares it: the C{session} argument in the
     input schema of a tool that runs on a GemStone session, and the task
-    support of one that may run as a task; made once per tool, since the
-    catalog does not change while the daemon runs.
+    support of one that may run as a task; made once per tool (and per
+    form: a L{ListedTool} is the compact surface's listing of one), since
+    the catalog does not change while the daemon runs.
     """
 
     def __init__(self) -> None:
-        self._schemas: dict[str, JsonObject] = {}
+        self._schemas: dict[tuple[str, bool], JsonObject] = {}
 
     def schemaOf(self, tool: Tool) -> JsonObject:
         """
         C{tool}'s input schema in this era.
         """
-        schema = self._schemas.get(tool.name)
+        listed = isinstance(tool, ListedTool)
+        schema = self._schemas.get((tool.name, listed))
         if schema is None:
+            descriptor = tool.descriptor()
             if tool.runsOn == NO_SESSION or tool in HANDLE_TOOLS:
-                schema = tool.inputSchema
+                schema = descriptor["inputSchema"]
             else:
-                schema = withSessionArgument(tool.descriptor())["inputSchema"]
-            self._schemas[tool.name] = schema
+                schema = withSessionArgument(descriptor, (
+                    LISTED_SESSION_PROPERTY if listed else SESSION_PROPERTY)
+                )["inputSchema"]
+            self._schemas[tool.name, listed] = schema
         return schema
 
     def describe(self, tool: Tool) -> JsonObject:

@@ -23,8 +23,10 @@ from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.eras.modern.handles import (
     OPEN_SESSION, SESSION_ARGUMENT, closed, needsHandle, noSuchHandle, opened)
 from gsmcpd.protocol.jsonrpc import JsonObject, stoppingError
+from gsmcpd.protocol.shares import CLOSE_ONE, shareRefusal
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.sessions.shares import ShareExhausted
 from gsmcpd.sessions.work import userOf
 from gsmcpd.tools.base import OWN_SESSION, Tool, ToolResult
 from gsmcpd.tools.templates.outcomes import ToolError
@@ -78,7 +80,9 @@ class Lending:
         The session a GemStone tool's call runs in, and what to call when
         the call is over (a L{Lent}).
 
-        @raise JsonRpcError: for a handle that names no session.
+        @raise JsonRpcError: for a handle that names no session, or for a
+            call without one over its identity's share of calls or
+            sessions (before any session is lent).
         @raise ToolError: for a tool that makes a lasting change called
             without a handle, or no session free.
         """
@@ -93,6 +97,10 @@ class Lending:
             return session, nothingToRelease
         if tool.runsOn == OWN_SESSION:
             raise needsHandle(tool)
+        try:
+            self.sessions.shares.admitCall(None, envelope.principal)
+        except ShareExhausted as e:
+            raise shareRefusal(e)
         borrowed = yield self.borrowed(
             envelope, "its one call (without a session handle) is done",
             changed=not tool.annotations.get("readOnlyHint"))
@@ -107,7 +115,14 @@ class Lending:
         ended cleanly, else closed for C{why}).  It is an idle one of the
         request's GemStone user, its view moved to the newest commit, or
         else a new login as that user.
+
+        @raise JsonRpcError: when the request's identity holds its share
+            of sessions, a lent one counting as long as its call runs.
         """
+        try:
+            self.sessions.shares.admitSession(envelope.principal)
+        except ShareExhausted as e:
+            raise shareRefusal(e, CLOSE_ONE)
         taking = self.sessions.warm.take(userOf(envelope.principal))
         if taking is None:
             opening = self._loggedIn(envelope, throwaway=True)
@@ -130,6 +145,8 @@ class Lending:
                 e.limit, "Close a session you no longer need (close_session) "
                 "or pass the handle of one you hold as 'session'; else try "
                 "again in a minute."), {"limit": e.limit})
+        except ShareExhausted as e:
+            raise shareRefusal(e, CLOSE_ONE)
         except ServerStopping as e:
             raise stoppingError(e)
         return opening.addErrback(loginFailed)

@@ -6,19 +6,27 @@ An input-required result hands the client an opaque string the client sends
 back, unchanged, with its answers.  Nothing is stored here: the string
 carries the state itself, sealed with an HMAC under a key only this daemon
 holds, bound to the request it belongs to (method, tool or prompt or
-resource, arguments) and to a deadline.  A string that was altered, that
-came from another daemon (or this one before a restart), that belongs to a
-different request, or that is too old is refused.  The state is signed, not
-encrypted: the client can read it, so it never holds a secret.
+resource, arguments) and to a deadline, and carrying a nonce that makes it
+good for one round: a string that was altered, that came from another
+daemon (or this one before a restart), that belongs to a different
+request, that is too old or that was already used is refused
+(C{tamperedState}).  So an answer carried in it (or given under a key it
+asked, L{gsmcpd.protocol.eras.modern.asking}) cannot be replayed in a later
+round nor moved to another call.  The state is signed, not encrypted: the
+client can read it, so it never holds a secret.  Only the nonces used, not
+the states, are remembered, each until its state's deadline.
 """
 
 import base64
 import hashlib
+import heapq
 import hmac
 import json
 import os
+import secrets
 from typing import Any
 
+from gsmcpd.protocol import kinds
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
 
 VERSION = "s1"
@@ -37,7 +45,11 @@ def _unb64(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def _canonical(value):
+def canonical(value: object) -> bytes:
+    """
+    C{value} as the bytes a digest of it is taken over: key order and
+    spacing aside, equal JSON values are equal bytes.
+    """
     return json.dumps(value, sort_keys=True, separators=(",", ":"),
                       ensure_ascii=False).encode("utf-8")
 
@@ -48,13 +60,14 @@ def requestBinding(method: str, params: JsonObject) -> str:
     parameters that name what it acts on.
     """
     bound = {key: params[key] for key in BOUND_PARAMS if key in params}
-    return hashlib.sha256(_canonical([method, bound])).hexdigest()
+    return hashlib.sha256(canonical([method, bound])).hexdigest()
 
 
 def refused(why: str) -> JsonRpcError:
     return JsonRpcError(INVALID_PARAMS,
                         f"Invalid params: requestState refused ({why}); "
-                        "start the request again without it")
+                        "start the request again without it",
+                        {"kind": kinds.TAMPERED_STATE})
 
 
 class RequestStateSeal:
@@ -66,10 +79,20 @@ class RequestStateSeal:
         cannot be replayed days later.
     """
 
-    def __init__(self, clock, key=None, lifetime=900.0):
+    def __init__(self, clock: Any, key: bytes | None = None,
+                 lifetime: float = 900.0) -> None:
         self._clock = clock
         self._key = os.urandom(32) if key is None else key
         self.lifetime = lifetime
+        self._spent: set[str] = set()
+        self._spentUntil: list[tuple[int, str]] = []
+
+    @property
+    def remembered(self) -> int:
+        """
+        How many used states are remembered (each until its deadline).
+        """
+        return len(self._spent)
 
     def _mac(self, body, binding):
         return _b64(hmac.new(self._key, f"{body}|{binding}".encode("utf-8"),
@@ -80,8 +103,8 @@ class RequestStateSeal:
         @param state: any JSON value the next round needs.
         @return: the string to send as C{requestState}.
         """
-        body = VERSION + "." + _b64(_canonical({
-            "state": state,
+        body = VERSION + "." + _b64(canonical({
+            "state": state, "nonce": secrets.token_urlsafe(16),
             "expires": int(self._clock.seconds() + self.lifetime)}))
         return body + "." + self._mac(body, requestBinding(method, params))
 
@@ -90,8 +113,9 @@ class RequestStateSeal:
         The state sealed into C{params["requestState"]}, or L{None} when the
         request carries none.
 
-        @raise JsonRpcError: C{-32602} for a string this daemon did not seal
-            for this very request, or one past its deadline.
+        @raise JsonRpcError: C{-32602} (C{tamperedState}) for a string this
+            daemon did not seal for this very request, one past its
+            deadline, or one already opened.
         """
         sealed = params.get("requestState")
         if sealed is None:
@@ -107,6 +131,21 @@ class RequestStateSeal:
         if not body.startswith(VERSION + "."):
             raise refused("an unknown format")
         payload = json.loads(_unb64(body[len(VERSION) + 1:]))
+        self._forgetExpired()
         if self._clock.seconds() > payload["expires"]:
             raise refused("it expired")
+        if payload["nonce"] in self._spent:
+            raise refused("it was already used: each one answers one round")
+        self._spent.add(payload["nonce"])
+        heapq.heappush(self._spentUntil, (payload["expires"],
+                                          payload["nonce"]))
         return payload["state"]
+
+    def _forgetExpired(self):
+        """
+        Forget the nonces of states past their deadlines: those are refused
+        as expired anyway.
+        """
+        now = self._clock.seconds()
+        while self._spentUntil and self._spentUntil[0][0] < now:
+            self._spent.discard(heapq.heappop(self._spentUntil)[1])

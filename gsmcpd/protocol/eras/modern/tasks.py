@@ -8,11 +8,18 @@ may take minutes); the client polls C{tasks/get} (the result is inlined once
 the task ends), answers questions with C{tasks/update}, and ends it with
 C{tasks/cancel}, which the caller maps onto its own escalation (soft break,
 hard break, stop).  A task belongs to the daemon, not to a connection: it
-runs on, and stays readable, after the client disconnects, until its
-retention (C{ttlMs} from creation) runs out.
+runs on, and stays readable, after the client disconnects.  It is kept for
+the retention (C{--task-retention}) after it ends, its C{ttlMs} (from
+creation) saying until when; one still working when its retention runs out
+is kept while it works (its call is in flight, under the caller's share of
+calls), one still waiting for answers then is cancelled.  Of one
+identity's ended tasks only the newest (C{--tasks-kept}) are kept: a
+client that makes task after task does not fill the daemon's memory with
+results nobody reads.
 """
 
 import secrets
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from typing import Any
 from datetime import datetime, timezone
@@ -30,6 +37,7 @@ from gsmcpd.protocol.eras.modern.inputrequired import inputResponses
 from gsmcpd.protocol.eras.modern.results import COMPLETE
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.sessions.interfaces import ICallSink
+from gsmcpd.sessions.shares import identityOf
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 TASK = "task"
@@ -90,6 +98,7 @@ class Task:
     _answers: dict = attr.Factory(dict)
     _waiting: Deferred | None = None
     _cancel: Callable[[], object] | None = None
+    _expiry: Any = None
     owner: object = None
 
     def _envelope(self, resultType):
@@ -125,18 +134,23 @@ class TaskStore:
     """
     The daemon's tasks, by id.
 
-    @ivar ttl: seconds a task stays readable after its creation.
+    @ivar ttl: seconds a task stays readable after it ended (and at least
+        after its creation).
+    @ivar kept: most ended tasks kept per identity (the oldest are dropped
+        first), or L{None}.
     @ivar onChange: called with each L{Task} whose status changed (to send
         C{notifications/tasks} to listeners), or L{None}.
     """
 
     log = Logger()
 
-    def __init__(self, clock, ttl=3600.0, pollInterval=1.0):
+    def __init__(self, clock, ttl=600.0, pollInterval=1.0, kept=None):
         self._clock = clock
         self.ttl = ttl
+        self.kept = kept
         self.pollInterval = pollInterval
         self._tasks = {}
+        self._ended = defaultdict(OrderedDict)
         self.onChange = None
 
     def __len__(self):
@@ -160,7 +174,7 @@ class TaskStore:
                     int(self.pollInterval * 1000), owner=owner)
         task._cancel = cancel
         self._tasks[task.taskId] = task
-        self._clock.callLater(self.ttl, self._expire, task)
+        task._expiry = self._clock.callLater(self.ttl, self._expire, task)
         working.addCallbacks(lambda result: self._settle(task, COMPLETED,
                                                          result=result),
                              lambda failure: self._failed(task, failure))
@@ -197,12 +211,47 @@ class TaskStore:
     def _changed(self, task, status):
         task.status = status
         task.lastUpdatedAt = self._clock.seconds()
+        if status in TERMINAL:
+            self._retain(task)
         if self.onChange is not None:
             self.onChange(task)
 
+    def _retain(self, task):
+        """
+        C{task} ended: keep it (and its result) for the retention from now,
+        unless its identity's newer ended tasks crowd it out.
+        """
+        if self._tasks.get(task.taskId) is not task:
+            return
+        task.ttlMs = int((task.lastUpdatedAt + self.ttl - task.createdAt)
+                         * 1000)
+        if task._expiry.active():
+            task._expiry.reset(self.ttl)
+        else:
+            task._expiry = self._clock.callLater(self.ttl, self._expire, task)
+        ended = self._ended[identityOf(task.owner)]
+        ended[task.taskId] = task
+        while self.kept is not None and len(ended) > self.kept:
+            self._drop(next(iter(ended.values())))
+
+    def _drop(self, task):
+        del self._tasks[task.taskId]
+        owner = identityOf(task.owner)
+        ended = self._ended[owner]
+        ended.pop(task.taskId, None)
+        if not ended:
+            del self._ended[owner]
+        if task._expiry.active():
+            task._expiry.cancel()
+
     def _expire(self, task):
-        self._tasks.pop(task.taskId, None)
-        if task.status not in TERMINAL:
+        if task.status == WORKING:
+            # Its call still runs, under its caller's share of calls.
+            task.ttlMs += int(self.ttl * 1000)
+            task._expiry = self._clock.callLater(self.ttl, self._expire, task)
+        elif task.status in TERMINAL:
+            self._drop(task)
+        else:
             self.cancel(task)
 
     def get(self, taskId: object, principal: Any = None) -> "Task":
@@ -216,8 +265,9 @@ class TaskStore:
                           f"task {str(taskId)[:8]}", exists=task is not None)
         if task is None or not admitted:
             raise JsonRpcError(INVALID_PARAMS, f"Invalid params: no task "
-                               f"{taskId!r} (it never existed, or its "
-                               "retention ran out)")
+                               f"{taskId!r} (it never existed, its "
+                               "retention ran out, or newer ended tasks of "
+                               "yours replaced it)")
         return task
 
     def respond(self, request: RequestFacts) -> JsonObject:

@@ -1,0 +1,58 @@
+"""
+What a configuration serves: its toolsets, and how the daemon introduces
+itself (C{initialize}'s server info and each era's instructions).
+"""
+
+from gsmcpd import __version__
+from gsmcpd.daemon.security import READ_ONLY_INSTRUCTIONS, servedToolsetNames
+from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.protocol.catalogsurface import catalogInstructions
+from gsmcpd.protocol.handlers import ServerIdentity
+from gsmcpd.protocol.instructions import readInstructions, stockInstructions
+from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolsetError, buildToolsets
+
+SIMULATED_TITLE = "gsmcpd on a simulated stone (a test double, not GemStone)"
+
+
+def servedToolsets(config):
+    """
+    The toolsets C{config} serves, built.
+
+    @raise ConfigError: naming the toolset that cannot be served.
+    """
+    names = servedToolsetNames(config.toolsetNames, tuple(CORE_TOOLSETS),
+                               config.readOnly)
+    if not names:
+        raise ConfigError("--toolsets names no toolset")
+    try:
+        return tuple(buildToolsets(names, config.toolsetOptions))
+    except ToolsetError as e:
+        raise ConfigError(f"--toolsets: {e}")
+
+
+def serverIdentity(config):
+    """
+    What C{initialize} says this server is, and its instructions in each
+    era, for C{config} (its toolsets already built).
+
+    @raise ConfigError: for an instructions file that cannot be read.
+    """
+    stock = {"catalog": catalogInstructions}.get(config.surface,
+                                                 stockInstructions)
+    eras = [stock(config.toolsets, modern) for modern in (False, True)]
+    if config.instructionsFile:
+        try:
+            eras = [readInstructions(config.instructionsFile)] * 2
+        except ValueError as e:
+            raise ConfigError(f"--instructions-file {e}")
+    if config.readOnly:
+        eras = ["\n\n".join(filter(None, [READ_ONLY_INSTRUCTIONS, text]))
+                for text in eras]
+    instructions, modernInstructions = eras
+    title = config.serverTitle
+    if config.simulated:
+        title = f"{title} (simulated stone)" if title else SIMULATED_TITLE
+    return ServerIdentity(
+        name=config.serverName, version=config.serverVersion or __version__,
+        title=title, instructions=instructions,
+        modernInstructions=modernInstructions)

@@ -1,0 +1,186 @@
+"""
+Fair shares: no one client can take the stone from the others.
+
+A call that becomes a task answers its POST at once, so connection caps
+never bound what one client queues; and one identity could open every
+GemStone session slot.  So the daemon caps the calls in flight (queued or
+running, tasks included) per work session and per identity, and the
+GemStone sessions an identity holds: its 2025 sessions, its 2026 handles,
+the throwaway sessions lent to its calls and the logins under way for it,
+but not the idle warm sessions, which are the server's.  A new call or
+session over a cap is refused before anything is queued or logged in
+(L{ShareExhausted}).
+
+An identity is the person a token names (its principal's C{identity}).
+Without authentication every client is the one unknown caller, the daemon
+serves one user, and a share of it would only be a smaller
+C{--max-sessions}: only the per-session cap applies.
+"""
+
+from collections import Counter, defaultdict
+
+import attr
+
+from gsmcpd.observe.metrics import UNOBSERVED
+
+CALLS_PER_SESSION = "calls-per-session"
+CALLS_PER_IDENTITY = "calls-per-identity"
+SESSIONS_PER_IDENTITY = "sessions-per-identity"
+"""Each cap by the option that sets it, as a refusal names it."""
+
+REFUSAL = "shareCap"
+"""How the metrics and the audit name a refusal for a share
+(L{gsmcpd.observe.metrics.REFUSALS})."""
+
+
+class ShareExhausted(Exception):
+    """
+    A new call or session would take its caller past a share.
+
+    @ivar cap: which (L{CALLS_PER_SESSION}, L{CALLS_PER_IDENTITY} or
+        L{SESSIONS_PER_IDENTITY}).
+    @ivar limit: the share.
+    """
+
+    def __init__(self, cap: str, limit: int) -> None:
+        super().__init__(f"{cap} {limit}")
+        self.cap = cap
+        self.limit = limit
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class FairShares:
+    """
+    The caps, each L{None} for none.
+
+    @ivar callsPerSession: calls in flight on one work session.
+    @ivar callsPerIdentity: calls in flight on all of one identity's work
+        sessions.
+    @ivar sessionsPerIdentity: GemStone sessions one identity holds.
+    """
+
+    callsPerSession: int | None = None
+    callsPerIdentity: int | None = None
+    sessionsPerIdentity: int | None = None
+
+
+def identityOf(principal):
+    """
+    Whom a share is counted for: the token's identity, or L{None} (no
+    identity share) without authentication.
+    """
+    return None if principal is None else principal.identity
+
+
+class Shares:
+    """
+    What each identity holds, against the caps.
+
+    The registry tells it of each session it registers and closes, and of
+    each login it starts; it asks before a new session or call.
+
+    @ivar caps: the L{FairShares}.
+    """
+
+    def __init__(self, caps=FairShares(), idle=lambda session: False,
+                 metrics=UNOBSERVED):
+        """
+        @param idle: whether a registered session is idle in the warm pool
+            (the server's, not its identity's).
+        """
+        self.caps = caps
+        self._idle = idle
+        self._metrics = metrics
+        self._sessions = defaultdict(set)
+        self._opening = Counter()
+
+    def registered(self, session):
+        """
+        C{session} was logged in for its principal.
+        """
+        identity = identityOf(session.principal)
+        if identity is not None:
+            self._sessions[identity].add(session)
+
+    def closed(self, session):
+        """
+        C{session} is being closed.
+        """
+        identity = identityOf(session.principal)
+        held = self._sessions.get(identity)
+        if held is not None:
+            held.discard(session)
+            if not held:
+                del self._sessions[identity]
+
+    def held(self, principal):
+        """
+        How many GemStone sessions C{principal}'s identity holds, logins
+        under way included.
+        """
+        identity = identityOf(principal)
+        return self._opening[identity] + sum(
+            1 for session in self._sessions.get(identity, ())
+            if not self._idle(session))
+
+    def inFlight(self, principal):
+        """
+        How many calls of C{principal}'s identity are in flight.
+        """
+        return sum(len(session.calls.running)
+                   for session in self._sessions.get(identityOf(principal),
+                                                     ()))
+
+    def admitSession(self, principal):
+        """
+        Refuse a new session past its identity's share.
+
+        @raise ShareExhausted: for L{SESSIONS_PER_IDENTITY}.
+        """
+        cap = self.caps.sessionsPerIdentity
+        if cap is not None and identityOf(principal) is not None and \
+                self.held(principal) >= cap:
+            self._refuse(SESSIONS_PER_IDENTITY, cap)
+
+    def opening(self, principal):
+        """
+        A login for C{principal} begins, once L{admitSession} let it: it
+        counts until the answer that it is over.
+
+        @return: what to call once the login is over (its session then
+            registered, or not), once.
+        """
+        identity = identityOf(principal)
+        if identity is None:
+            return lambda: None
+        self._opening[identity] += 1
+        over = []
+
+        def ended():
+            if not over:
+                over.append(True)
+                self._opening[identity] -= 1
+                if not self._opening[identity]:
+                    del self._opening[identity]
+        return ended
+
+    def admitCall(self, work, principal):
+        """
+        Refuse a new call past the share of its work session (L{None}: a
+        call yet to be lent one) or of its identity.
+
+        @raise ShareExhausted: for L{CALLS_PER_SESSION} or
+            L{CALLS_PER_IDENTITY}.
+        """
+        perSession = self.caps.callsPerSession
+        if perSession is not None and work is not None and \
+                len(work.calls.running) >= perSession:
+            self._refuse(CALLS_PER_SESSION, perSession)
+        perIdentity = self.caps.callsPerIdentity
+        if perIdentity is not None and identityOf(principal) is not None \
+                and self.inFlight(principal) >= perIdentity:
+            self._refuse(CALLS_PER_IDENTITY, perIdentity)
+
+    def _refuse(self, cap, limit):
+        self._metrics.refused(REFUSAL)
+        raise ShareExhausted(cap, limit)

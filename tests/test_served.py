@@ -1,0 +1,78 @@
+"""
+Tests for L{gsmcpd.daemon.served}: a configuration's toolsets, and how the
+daemon introduces itself in each era (the options that choose them are
+tested with the others in L{tests.test_options}).
+"""
+
+import attr
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd import __version__
+from gsmcpd.daemon.security import READ_ONLY_INSTRUCTIONS
+from gsmcpd.daemon.served import SIMULATED_TITLE, serverIdentity, servedToolsets
+from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.protocol.catalogsurface import CATALOG_PARAGRAPH
+
+
+@attr.s(auto_attribs=True)
+class Settings:
+    """
+    The settings L{servedToolsets} and L{serverIdentity} read.
+    """
+
+    toolsetNames: tuple | None = ("execution", "session")
+    toolsetOptions: dict = attr.Factory(dict)
+    readOnly: bool = False
+    surface: str = "full"
+    instructionsFile: str | None = None
+    serverName: str = "gsmcpd"
+    serverVersion: str | None = None
+    serverTitle: str | None = None
+    simulated: bool = False
+    toolsets: tuple = ()
+
+    def served(self):
+        self.toolsets = servedToolsets(self)
+        return self
+
+
+class ServedTests(SynchronousTestCase):
+
+    def test_toolsets(self):
+        names = [toolset.name for toolset in Settings().served().toolsets]
+        self.assertEqual(names, ["execution", "session"])
+
+    def test_noToolset(self):
+        error = self.assertRaises(ConfigError, servedToolsets,
+                                  Settings(toolsetNames=()))
+        self.assertIn("names no toolset", str(error))
+
+    def test_eachEraItsInstructions(self):
+        identity = serverIdentity(Settings().served())
+        self.assertEqual((identity.name, identity.version, identity.title),
+                         ("gsmcpd", __version__, None))
+        self.assertIn("open_session", identity.modernInstructions)
+        self.assertNotIn("open_session", identity.instructions)
+
+    def test_catalogSurface(self):
+        identity = serverIdentity(Settings(surface="catalog").served())
+        for text in (identity.instructions, identity.modernInstructions):
+            self.assertTrue(text.endswith(CATALOG_PARAGRAPH))
+
+    def test_readOnlyAndSimulated(self):
+        identity = serverIdentity(Settings(readOnly=True,
+                                           simulated=True).served())
+        self.assertTrue(identity.instructions.startswith(
+            READ_ONLY_INSTRUCTIONS))
+        self.assertEqual(identity.title, SIMULATED_TITLE)
+
+    def test_instructionsFile(self):
+        path = self.mktemp()
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("Mine.")
+        identity = serverIdentity(Settings(instructionsFile=path).served())
+        self.assertEqual((identity.instructions,
+                          identity.modernInstructions), ("Mine.", "Mine."))
+        error = self.assertRaises(ConfigError, serverIdentity, Settings(
+            instructionsFile=path + ".missing").served())
+        self.assertIn("--instructions-file", str(error))
