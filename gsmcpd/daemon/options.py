@@ -147,12 +147,12 @@ class Config:
     callsPerSession = setting(
         "calls-per-session", "calls in flight per session, or 'none'; "
         "queued and running calls and tasks on one GemStone session count, "
-        "and one more is refused", parse=countOrNone, default="4",
+        "and one more is refused", parse=countOrNone, default="16",
         group=SESSIONS)
     callsPerIdentity = setting(
         "calls-per-identity", "calls in flight per identity, or 'none'; with "
         "authentication, on all of one identity's sessions",
-        parse=countOrNone, default="32", group=SESSIONS)
+        parse=countOrNone, default="64", group=SESSIONS)
     sessionsPerIdentity = setting(
         "sessions-per-identity", "GemStone sessions per identity: with "
         "authentication, how many one identity may hold (its sessions, "
