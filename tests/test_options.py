@@ -494,7 +494,7 @@ class FairShareTests(SynchronousTestCase):
 
     def test_defaults(self):
         config = self.configure(["--simulated"])
-        self.assertEqual(config.shares, FairShares(4, 32, 5))
+        self.assertEqual(config.shares, FairShares(16, 64, 5))
         self.assertEqual((config.taskRetention, config.tasksKept),
                          (600.0, 100))
 
