@@ -69,6 +69,23 @@ class TransactionTests(TestCase):
         self.assertIn("server restart", dirty["content"][0]["text"])
 
     @inlineCallbacks
+    def test_statusTellsTheLastCommit(self):
+        """
+        C{status} tells how the session's last commit ended, or null
+        before one: what a client that lost a commit's answer asks.
+        """
+        first = yield self.first.call("status")
+        self.assertIsNone(first["structuredContent"]["lastCommit"])
+        self.assertIn("last commit: none", first["content"][0]["text"])
+        self.first.session.commitEnded("conflict", 0.0, ["compiled A>>b"])
+        status = yield self.first.call("status")
+        self.assertEqual(status["structuredContent"]["lastCommit"], {
+            "outcome": "conflict", "at": "1970-01-01T00:00:00+00:00",
+            "changes": ["compiled A>>b"]})
+        self.assertIn("last commit: conflict at 1970-01-01T00:00:00+00:00 "
+                      "(compiled A>>b)", status["content"][0]["text"])
+
+    @inlineCallbacks
     def test_everyMoveOfTheViewForgetsReads(self):
         """
         A read made before the view moved may be stale: it licenses no

@@ -231,10 +231,14 @@ class ToolCall:
         the last template this call ran, failed or not; L{None} before one.
     @ivar warnings: the descriptions of the Warnings its templates resumed,
         for the client to read beside the result.
+    @ivar lastCommit: how its session's last commit ended (a
+        L{gsmcpd.tools.journal.LastCommit}), or L{None}.
     """
 
-    def __init__(self, gem, ledger=None, context=NULL_CONTEXT, journal=None):
+    def __init__(self, gem, ledger=None, context=NULL_CONTEXT, journal=None,
+                 lastCommit=None):
         self.gem = gem
+        self.lastCommit = lastCommit
         self.ledger = ReadLedger() if ledger is None else ledger
         self.journal = ChangeJournal() if journal is None else journal
         self.needsCommit = None
