@@ -29,10 +29,12 @@ DEADLINE = "deadline"
 """The call ran past C{--call-timeout} and was ended."""
 PINNED = "pinned"
 """The call held the oldest commit record under real backlog too long."""
+AUDIT_UNAVAILABLE = "auditUnavailable"
+"""The audit trail cannot be written: no tool call runs until it can."""
 
 KINDS = frozenset({SESSION_LIMIT, SERVER_STOPPING, LOGIN_FAILED,
                    STONE_NOT_ANSWERING, SESSION_GONE, NO_SUCH_SESSION,
-                   DEADLINE, PINNED})
+                   DEADLINE, PINNED, AUDIT_UNAVAILABLE})
 """Every C{error.data.kind} the daemon answers."""
 
 ENDED = frozenset({DEADLINE, PINNED})

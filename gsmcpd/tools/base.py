@@ -177,6 +177,9 @@ class Tool:
     a task; L{None}: never a task."""
     runsOn: str = attr.ib(default=ANY_SESSION,  # one of SESSION_NEEDS
                           validator=attr.validators.in_(SESSION_NEEDS))
+    cancellable: bool = True
+    """Whether a client that cancels the call, or hangs up, breaks it (a
+    commit: no; only its deadline does)."""
 
     def descriptor(self):
         """

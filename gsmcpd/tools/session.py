@@ -51,7 +51,7 @@ class SessionToolset(Toolset):
                  closedSchema(), annotations(False), self.commit,
                  resultSchema(committed=BOOLEAN),
                  streams=confirming(self),
-                 runsOn=OWN_SESSION),
+                 runsOn=OWN_SESSION, cancellable=False),
             Tool("refresh", "Refresh view",
                  "Move your view to the newest commit, keeping uncommitted "
                  "changes.",

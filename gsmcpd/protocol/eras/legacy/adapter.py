@@ -21,7 +21,7 @@ from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import shielded
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import (
-    CANCELLED, CallRunner, LoginFailedError, SessionGoneError, loginFailed,
+    CallRunner, LoginFailedError, SessionGoneError, loginFailed,
     sessionLimitMessage)
 from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.discover import namedInBody
@@ -33,6 +33,7 @@ from gsmcpd.protocol.jsonrpc import (
     METHOD_NOT_FOUND, SERVER_ERROR, JsonObject, JsonRpcError, Message,
     errorResponse, result, stoppingError)
 from gsmcpd.protocol.methods import MethodTable
+from gsmcpd.protocol.recording import CANCELLED
 from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.sessions.client import ClientSession

@@ -17,14 +17,15 @@ from typing import Any
 import attr
 from twisted.internet.defer import Deferred, fail, inlineCallbacks, maybeDeferred
 
-from gsmcpd.protocol.calls import CANCELLED, CallRunner, answered
+from gsmcpd.observe.audit import CallRefused
+from gsmcpd.protocol.calls import CallRunner, answered
 from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import modernRound
 from gsmcpd.protocol.eras.modern.envelope import (
     SERVER_INFO_KEY, Envelope, Headers, checkParameterHeaders, methodRemoved)
 from gsmcpd.protocol.eras.modern.handles import (
-    HANDLE_TOOLS, ToolSchemas, sessionGone, takeHandle)
+    HANDLE_TOOLS, SESSION_ARGUMENT, ToolSchemas, sessionGone, takeHandle)
 from gsmcpd.protocol.eras.modern.lending import (
     Lending, nothingToRelease, toolError)
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
@@ -35,6 +36,7 @@ from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS, SERVER_ERROR, JsonObject, JsonRpcError, Message)
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.notices import Filter
+from gsmcpd.protocol.recording import CANCELLED
 from gsmcpd.protocol.toolcall import answersAsStream, unknownTool
 from gsmcpd.sessions.client import LogGate
 from gsmcpd.sessions.interfaces import ICallSink
@@ -161,8 +163,27 @@ class ModernEra:
 
     # Tools.
 
-    @inlineCallbacks
     def _toolsCall(self, message, envelope, headers, openStream, method):
+        """
+        A C{tools/call}; one refused before it runs (a L{CallRefused}: an
+        audit trail that cannot be written) is recorded as such.
+        """
+        return self._calling(message, envelope, headers, openStream,
+                             method).addErrback(self._refused, message,
+                                                envelope)
+
+    def _refused(self, failure, message, envelope):
+        failure.trap(CallRefused)
+        arguments = message.params.get("arguments")
+        if isinstance(arguments, dict):
+            arguments = {name: value for name, value in arguments.items()
+                         if name != SESSION_ARGUMENT}
+        return self.calls.refused(
+            self.facts(message, envelope, arguments=arguments),
+            failure.value).addCallback(_complete, "tools/call")
+
+    @inlineCallbacks
+    def _calling(self, message, envelope, headers, openStream, method):
         params = message.params
         name = params.get("name")
         tool = (self._handleTools.get(name) or self.handlers.toolsFor(
@@ -185,6 +206,8 @@ class ModernEra:
         refusal = tasks.requires(envelope)
         if taskSupport == "required" and refusal is not None:
             raise refusal
+        # Refused before a session is lent for it.
+        self.calls.records.admit()
         if tool.runsOn == NO_SESSION:
             handle, rest = None, arguments
             work, done = None, nothingToRelease
