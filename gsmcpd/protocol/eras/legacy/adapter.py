@@ -19,6 +19,7 @@ from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import shielded
+from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import (
     CallRunner, LoginFailedError, SessionGoneError, loginFailed,
@@ -163,12 +164,13 @@ class LegacyEra:
                 METHOD_NOT_FOUND, f"Method not found: {message.method}"
             ).asResponse(message.id))
         params = message.params
-        tool = sink = None
+        tool = sink = refusal = None
         principal = self.principalOf(client, principal)
         if message.method == "tools/call":
-            name = params.get("name")
-            tool = self.handlers.toolsFor(principal).get(name) \
-                if isinstance(name, str) else None
+            try:
+                tool = self.handlers.toolNamed(principal, params.get("name"))
+            except CallRefused as e:
+                refusal = e
             if answersAsStream(params, tool):
                 sink = openStream(client)
         # Only a call asks its client, on its own stream: a method answered
@@ -180,7 +182,9 @@ class LegacyEra:
             client.protocolVersion, client.clientCapabilities,
             client.clientInfo, principal, client.work, client, tool,
             params.get("arguments"), context)
-        return self.calls.answer(request, method).addCallbacks(
+        answering = self.calls.answer(request, method) if refusal is None \
+            else self.calls.refused(request, refusal)
+        return answering.addCallbacks(
             _framed, errorResponse, callbackArgs=(message.id,),
             errbackArgs=(message.id,))
 

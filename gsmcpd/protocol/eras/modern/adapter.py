@@ -18,6 +18,7 @@ import attr
 from twisted.internet.defer import Deferred, fail, inlineCallbacks, maybeDeferred
 
 from gsmcpd.observe.audit import CallRefused
+from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import CallRunner, answered
 from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
@@ -165,8 +166,10 @@ class ModernEra:
 
     def _toolsCall(self, message, envelope, headers, openStream, method):
         """
-        A C{tools/call}; one refused before it runs (a L{CallRefused}: an
-        audit trail that cannot be written) is recorded as such.
+        A C{tools/call}; one refused before it runs (a L{CallRefused}: a
+        tool out of its token's scopes, a handle not its caller's or none
+        where one is needed, a C{requestState} this daemon did not seal,
+        an audit trail that cannot be written) is recorded as such.
         """
         return self._calling(message, envelope, headers, openStream,
                              method).addErrback(self._refused, message,
@@ -186,8 +189,8 @@ class ModernEra:
     def _calling(self, message, envelope, headers, openStream, method):
         params = message.params
         name = params.get("name")
-        tool = (self._handleTools.get(name) or self.handlers.toolsFor(
-            envelope.principal).get(name)) if isinstance(name, str) else None
+        tool = (self._handleTools.get(name) or self.handlers.toolNamed(
+            envelope.principal, name)) if isinstance(name, str) else None
         if tool is None:
             raise unknownTool(params)
         arguments = params.get("arguments")
@@ -200,7 +203,10 @@ class ModernEra:
         if tool.name in self._handleTools:
             value = yield self.calls.recorded(
                 self.facts(message, envelope, tool=tool, arguments=arguments),
-                lambda: self.lending.handleTool(tool, arguments, envelope))
+                lambda: self.lending.handleTool(
+                    tool, arguments, envelope).addErrback(
+                        self._handleRefused, arguments.get(SESSION_ARGUMENT),
+                        envelope))
             return complete("tools/call", value)
         taskSupport = self._taskSupport.get(tool.name)
         refusal = tasks.requires(envelope)
@@ -208,14 +214,14 @@ class ModernEra:
             raise refusal
         # Refused before a session is lent for it.
         self.calls.records.admit()
+        self._unsealed(params)
         if tool.runsOn == NO_SESSION:
             handle, rest = None, arguments
             work, done = None, nothingToRelease
         else:
             handle, rest = takeHandle(arguments)
             try:
-                work, done = yield self.lending.forTool(tool, handle,
-                                                        envelope)
+                work, done = yield self._lent(tool, handle, envelope)
             except ToolError as e:
                 return complete("tools/call", toolError(e))
         if taskSupport is not None and refusal is None:
@@ -239,6 +245,65 @@ class ModernEra:
             if not becameTask:
                 done()
         return value
+
+    def _unsealed(self, params):
+        """
+        Refuse a call whose C{requestState} this daemon did not seal for
+        it (altered, another server's, another request's, expired).
+        """
+        if "requestState" in params:
+            try:
+                self.seal.open("tools/call", params)
+            except JsonRpcError as e:
+                raise CallRefused("tamperedState", e)
+
+    @inlineCallbacks
+    def _lent(self, tool, handle, envelope):
+        """
+        The work session a call of C{tool} runs in, as
+        L{Lending.forTool} lends it; a handle its caller may not use, or
+        none where one is needed, refused as a L{CallRefused}.
+        """
+        try:
+            lent = yield self.lending.forTool(tool, handle, envelope)
+        except (JsonRpcError, ToolError) as e:
+            kind = self._refusalOf(e, handle, envelope)
+            if kind is None:
+                raise
+            raise CallRefused(kind, e)
+        return lent
+
+    def _handleRefused(self, failure, handle, envelope):
+        """
+        C{close_session} of a handle its caller may not use, refused as a
+        L{CallRefused}.
+        """
+        failure.trap(JsonRpcError)
+        kind = self._refusalOf(failure.value, handle, envelope)
+        if kind is None:
+            return failure
+        raise CallRefused(kind, failure.value)
+
+    def _refusalOf(self, error, handle, envelope):
+        """
+        The kind of refusal C{error} is, from L{Lending.forTool} for
+        C{handle}: none, one not the caller's (told as one that does not
+        exist, so only the audit tells the two apart), or no handle where
+        one is needed; or L{None} for any other error.
+        """
+        if isinstance(error, ToolError):
+            if error.kind != "refused":
+                return None
+        elif not isinstance(error.data, dict) or \
+                error.data.get("kind") != kinds.NO_SUCH_SESSION:
+            return None
+        if handle is None:
+            return "handleRequired"
+        owner = getattr(self.lending.sessions.get(handle), "principal", None)
+        caller = envelope.principal
+        return "foreignHandle" if owner is not None and (
+            caller is None or owner.identity != caller.identity) \
+            else "unknownHandle"
 
     def _becomeTask(self, progress, done, envelope):
         """
