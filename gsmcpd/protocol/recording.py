@@ -137,12 +137,11 @@ class CallRecords:
                 raise CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
         tool, work = request.tool, request.work
         name = request.method if tool is None else tool.name
-        return CallRecord(
-            self, request, facts, callId,
-            self._metrics.callStarted(name, self.clock),
-            self.clock.seconds(),
-            tuple(work.journal.summary()) if name == COMMIT_TOOL and
-            work is not None else ())
+        changes = tuple(work.journal.summary()) \
+            if name == COMMIT_TOOL and work is not None else ()
+        return CallRecord(self, request, facts, callId,
+                          self._metrics.callStarted(name, self.clock),
+                          self.clock.seconds(), changes)
 
     def refused(self, request: RequestFacts, refusal: CallRefused,
                 callId: str | None = None) -> None:
