@@ -8,13 +8,11 @@ import json
 import os
 import re
 from pathlib import Path
-
-import attr
+from types import SimpleNamespace
 
 from twisted.logger import capturedLogs
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.auth.tokens import Principal
 from gsmcpd.observe.audit import (
     AuditLog, AuditUnavailable, CallFacts, changeOf, outcome)
 from gsmcpd.observe.auditchain import verify
@@ -29,12 +27,16 @@ AUTHENTICATION = Path(__file__).resolve().parent.parent / "docs" / \
     "authentication.rst"
 
 
-@attr.s
-class _Session:
-    handle = attr.ib(default=SESSION)
-    principal = attr.ib(default=Principal("f81d4fae", "Alice", frozenset(),
-                                          0.0))
-    label = SESSION[:8]
+def ran(audit, tool, arguments=None, response=None, anonymous=False,
+        seconds=0.0):
+    """
+    Record in C{audit} that a call of C{tool} ran to C{response} (C{ok()}
+    by default) with no line before it: as Alice, or as nobody.
+    """
+    who = dict(identity=None, user=None) if anonymous else {}
+    audit.callEnded(facts(tool=tool, arguments={} if arguments is None
+                          else arguments, **who), None,
+                    ok() if response is None else response, seconds)
 
 
 def linesOf(path):
@@ -64,9 +66,8 @@ class AuditLogTests(SynchronousTestCase):
                               {"compile_method", "execute_code"})
 
     def call(self, tool, arguments, response):
-        self.audit.toolCall(session=_Session(), tool=tool,
-                            arguments=arguments, response=response,
-                            seconds=0.25)
+        self.audit.callEnded(facts(tool=tool, arguments=arguments), None,
+                             response, 0.25)
         return self.events[-1]
 
     def test_toolCall(self):
@@ -160,7 +161,7 @@ class AuditLogTests(SynchronousTestCase):
 
     def test_forget(self):
         self.call("execute_code", {"code": "x := 1"}, ok())
-        self.audit.forget(_Session())
+        self.audit.forget(SimpleNamespace(handle=SESSION))
         self.assertEqual(self.call("commit", {}, ok({"committed": True}))
                          ["changes"], [])
 
@@ -187,8 +188,7 @@ class AuditLogTests(SynchronousTestCase):
         path = self.mktemp()
         audit = AuditLog.toFile(path, "DataCurator")
         self.addCleanup(audit.close)
-        audit.toolCall(session=_Session(principal=None), tool="status",
-                       arguments={}, response=ok(), seconds=0.0)
+        ran(audit, "status", anonymous=True)
         self.assertEqual(
             [(event["event"], event.get("tool"), event.get("outcome"),
               event.get("identity"), event.get("gemstoneUser"))
@@ -204,13 +204,10 @@ class AuditLogTests(SynchronousTestCase):
         path = self.mktemp()
         audit = AuditLog.toFile(path, "DataCurator")
         self.addCleanup(audit.close)
-        session = _Session(principal=None)
-        audit.toolCall(session=session, tool="status", arguments={},
-                       response=ok(), seconds=0.0)
+        ran(audit, "status", anonymous=True)
         os.rename(path, path + ".1")
         audit.reopen()
-        audit.toolCall(session=session, tool="abort", arguments={},
-                       response=ok(), seconds=0.0)
+        ran(audit, "abort", anonymous=True)
         for name, tool in ((path + ".1", "status"), (path, "abort")):
             self.assertEqual([event["tool"] for event in linesOf(name)
                               if event["event"] == "toolCall"], [tool])
@@ -223,8 +220,7 @@ class AuditLogTests(SynchronousTestCase):
         os.mkdir(path)
         with capturedLogs():
             audit.reopen()
-        audit.toolCall(session=_Session(principal=None), tool="status",
-                       arguments={}, response=ok(), seconds=0.0)
+        ran(audit, "status", anonymous=True)
         self.assertEqual(linesOf(path + ".1")[-1]["tool"], "status")
         self.assertIsNone(audit.failure)
 
@@ -349,13 +345,11 @@ class WriteAheadTests(SynchronousTestCase):
             self.assertEqual((self.events[-1]["result"],
                               self.events[-1]["callId"]), (result, "c1"))
 
-    def test_toolCallIsAnOutcomeWithoutId(self):
+    def test_outcomeWithoutId(self):
         """
-        The older C{toolCall} records an outcome with no line before it:
-        its C{callId} is null.
+        An outcome with no line before it has a null C{callId}.
         """
-        self.audit.toolCall(session=_Session(), tool="status", arguments={},
-                            response=ok(), seconds=0.0)
+        ran(self.audit, "status")
         [event] = self.events
         self.assertEqual((event["event"], event["callId"]),
                          ("toolCall", None))
@@ -416,7 +410,7 @@ class FailedAuditTests(SynchronousTestCase):
     def test_devFull(self):
         """
         C{--audit-log /dev/full} is failed before the first call, which
-        is refused; the older C{toolCall} does not raise.
+        is refused; the end of a call that ran does not raise.
         """
         if not os.path.exists("/dev/full"):
             self.skipTest("no /dev/full here")
@@ -425,8 +419,7 @@ class FailedAuditTests(SynchronousTestCase):
             self.addCleanup(audit.close)
             self.assertIn("/dev/full", audit.failure)
             self.assertRaises(AuditUnavailable, audit.callStarted, facts())
-            audit.toolCall(session=_Session(), tool="commit", arguments={},
-                           response=ok({"committed": True}), seconds=0.0)
+            ran(audit, "commit", response=ok({"committed": True}))
         # The refused call tried no write; the call that ran has two lines.
         self.assertEqual(audit.unwritten, 2)
 
@@ -463,7 +456,7 @@ class OutcomeSetTests(SynchronousTestCase):
         """
         text = AUTHENTICATION.read_text()
         section = text[text.index("The outcome of a ``toolCall``"):
-                       text.index("A client is told a foreign handle")]
+                       text.index("A refused call has only")]
         return OUTCOME_FORM.findall(section), REFUSAL_KIND.findall(section)
 
     def produced(self):

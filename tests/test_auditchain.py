@@ -11,7 +11,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.auditchain import (
     NOTHING, PREVIOUS_KEY, chainStart, lastLine, lineDigest, verify)
-from tests.test_audit import _Session, ok
+from tests.test_audit import ran
 
 
 class ChainTests(SynchronousTestCase):
@@ -22,8 +22,7 @@ class ChainTests(SynchronousTestCase):
     def write(self, *tools, path=None):
         audit = AuditLog.toFile(path or self.path, "DataCurator")
         for tool in tools:
-            audit.toolCall(session=_Session(principal=None), tool=tool,
-                           arguments={}, response=ok(), seconds=0.0)
+            ran(audit, tool, anonymous=True)
         return audit
 
     def lines(self, path=None):
@@ -63,8 +62,7 @@ class ChainTests(SynchronousTestCase):
         self.addCleanup(audit.close)
         os.rename(self.path, self.path + ".1")
         audit.reopen()
-        audit.toolCall(session=_Session(principal=None), tool="status",
-                       arguments={}, response=ok(), seconds=0.0)
+        ran(audit, "status", anonymous=True)
         opened, status = self.lines()
         self.assertEqual(json.loads(opened)[PREVIOUS_KEY],
                          lineDigest(self.lines(self.path + ".1")[-1]))

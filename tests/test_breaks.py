@@ -75,6 +75,34 @@ class EscalationTests(CallFixture):
         self.assertEqual(self.gem.interrupts, [False])
         self.assertEqual(self.registry.replaced, [])
 
+    def test_notCancellableByItsClient(self):
+        """
+        A call that is not cancellable, cancelled while its GemStone call
+        runs, is answered nothing at once but not broken; its deadline
+        still ends it.
+        """
+        self.running = RunningCall(self.session, 7, self.registry,
+                                   self.clock, cancellable=False)
+        self.running.setDeadline(30)
+        running = self.start()
+        self.running.end("cancelled")
+        self.assertTrue(self.running.cancelled.called)
+        self.assertEqual((self.gem.interrupts, self.running.why), ([], None))
+        self.clock.advance(30)
+        self.assertEqual((self.gem.interrupts, self.running.why),
+                         ([False], "deadline"))
+        self.broken(running)
+
+    def test_notCancellableEndsBeforeItRuns(self):
+        """
+        Before its GemStone call begins (waiting for a confirmation, say),
+        such a call is ended as any other: it never starts one.
+        """
+        self.running = RunningCall(self.session, 7, self.registry,
+                                   self.clock, cancellable=False)
+        self.running.end("cancelled")
+        self.assertEqual(self.running.why, "cancelled")
+
     def test_hardBreakNoSoonerThanTheDelay(self):
         """
         Two breaks closer than 300 ms have crashed GemStone's client

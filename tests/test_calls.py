@@ -250,7 +250,7 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
 
     def test_cancellingTheAnswerEndsTheCall(self):
         metrics = Metrics("1", processMetrics=False)
-        self.app.legacy.calls._metrics = metrics
+        self.watch(metrics=metrics)
         session = self.sessions.get(self.handle)
         self.failing.lateAnswer = Deferred()
         answer = self.app.legacy.answer(
@@ -274,10 +274,8 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
         flight.
         """
         self.metrics = metrics = Metrics("1", processMetrics=False)
-        self.app.legacy.calls._metrics = metrics
         self.audited, self.logged = [], []
-        self.app.legacy.calls.audit = AuditLog(self.audited.append,
-                                               "DataCurator")
+        self.watch(AuditLog(self.audited.append, "DataCurator"), metrics)
         self.app.legacy.calls.log = Logger(observer=self.logged.append)
         session = self.sessions.get(self.handle)
         self.failing.lateAnswer = Deferred()
@@ -291,17 +289,20 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
 
     def test_hangUpAfterTheDeadlineStillCounted(self):
         """
-        A client that hangs up on a call its deadline is already ending
-        leaves it counted and audited as ended by the deadline, not as
-        cancelled by the client.
+        A client that hangs up on a call its deadline is already ending is
+        told of the deadline at once; the call is counted and audited as
+        ended by the deadline, not as cancelled by the client, once it is
+        over.
         """
-        self.app.legacy.calls.requestTimeout = 30
+        self.requestTimeout = 30
         answer, run, inFlight = self.lateCall()
         self.clock.advance(31)
         self.assertEqual(run.why, "deadline")
         answer.cancel()
         response = self.successResultOf(answer)
         self.assertEqual(response["error"]["data"]["kind"], "deadline")
+        self.assertEqual(inFlight(), 1)
+        self.failing.lateAnswer.callback(ToolResult("late", {}))
         self.assertEqual(inFlight(), 0)
         [event] = [e for e in self.audited if e.get("event") == "toolCall"]
         self.assertEqual(event["outcome"], "protocolError:-32001")
@@ -326,7 +327,8 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
     def test_hangUpWhileADeadGemsSessionClosesStillCounted(self):
         """
         A client that hangs up while the session of the gem its call found
-        dead is being closed leaves the call counted and audited.
+        dead is being closed leaves the call counted and audited as what
+        ended it: its gem's death.
         """
         answer, run, inFlight = self.lateCall()
         self.gem.logout = Deferred
@@ -336,7 +338,7 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
         self.failureResultOf(answer, CancelledError)
         self.assertEqual(inFlight(), 0)
         [event] = [e for e in self.audited if e.get("event") == "toolCall"]
-        self.assertEqual(event["outcome"], "noAnswer")
+        self.assertEqual(event["outcome"], "protocolError:-32001")
 
 
 class DuplicateIdTests(GemStoneMethodsTestCase):

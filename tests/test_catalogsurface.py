@@ -180,11 +180,13 @@ class CatalogTransportTests(ModernTestCase):
     @inlineCallbacks
     def test_2025AuditedUnderTheCalledName(self):
         events = []
-        self.app.legacy.calls.audit = AuditLog(events.append, "DataCurator")
+        self.watch(AuditLog(events.append, "DataCurator"))
         handle, _ = yield self.initialize()
         yield self.call(handle, "tool_call", {"name": "list_dictionaries"})
-        self.assertEqual([(event["tool"], event["outcome"])
-                          for event in events], [("list_dictionaries", "ok")])
+        self.assertEqual([(event["event"], event["tool"],
+                           event.get("outcome")) for event in events],
+                         [("callStarted", "list_dictionaries", None),
+                          ("toolCall", "list_dictionaries", "ok")])
 
     @inlineCallbacks
     def test_2025DirectCallOfAnUnlistedTool(self):

@@ -15,7 +15,7 @@ from gsmcpd import __version__
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.launch import launch
-from tests.test_audit import _Session, ok
+from tests.test_audit import ran
 
 GSMCPD = ("-c", "from gsmcpd.daemon.cli import run; run()")
 
@@ -119,8 +119,7 @@ class CommandTests(TestCase):
         path = self.mktemp()
         audit = AuditLog.toFile(path, "DataCurator")
         for tool in ("status", "abort", "status"):
-            audit.toolCall(session=_Session(principal=None), tool=tool,
-                           arguments={}, response=ok(), seconds=0.0)
+            ran(audit, tool, anonymous=True)
         audit.close()
         status, out, err = gsmcpd("audit", "verify", path)
         self.assertEqual((status, out, err),

@@ -11,9 +11,12 @@ import json
 from twisted.internet.defer import fail, succeed
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.errors import GciError
+from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol.facts import LEGACY
-from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND
+from gsmcpd.protocol.handlers import (
+    RESOURCE_NOT_FOUND, Handlers, ServerIdentity)
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.versions import (
     LATEST_LEGACY_VERSION, LEGACY_VERSIONS, negotiateVersion)
@@ -291,3 +294,34 @@ class PromptAndCompletionTests(HandlersTestCase):
         self.assertEqual(self.errorCode(
             "completion/complete", ref={"type": "ref/prompt", "name": "x"}),
             INVALID_PARAMS)
+
+
+class ToolNamedTests(SynchronousTestCase):
+    """
+    The tool a request calls, as its token's scopes allow.
+    """
+
+    def setUp(self):
+        self.handlers = Handlers(ToolCatalog(buildToolsets(
+            ("execution", "session"))), ServerIdentity())
+
+    def test_inScope(self):
+        principal = Principal("a", "Alice", frozenset(), 0.0,
+                              toolsets=frozenset({"execution"}))
+        self.assertEqual(self.handlers.toolNamed(principal,
+                                                 "execute_code").name,
+                         "execute_code")
+
+    def test_notInScopeRefused(self):
+        """
+        A served tool the scopes do not open is refused as C{notInScope},
+        told as the tool that does not exist; none by the name is none.
+        """
+        principal = Principal("a", "Alice", frozenset(), 0.0,
+                              toolsets=frozenset({"session"}))
+        refusal = self.assertRaises(CallRefused, self.handlers.toolNamed,
+                                    principal, "execute_code")
+        self.assertEqual((refusal.kind, refusal.error.message), (
+            "notInScope", "Invalid params: unknown tool 'execute_code'"))
+        self.assertIsNone(self.handlers.toolNamed(principal, "nothing"))
+        self.assertIsNone(self.handlers.toolNamed(None, 7))

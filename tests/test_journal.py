@@ -4,7 +4,7 @@ A session's journal of uncommitted changes.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.tools.journal import Change, ChangeJournal
+from gsmcpd.tools.journal import Change, ChangeJournal, LastCommit
 
 
 class ChangeJournalTests(SynchronousTestCase):
@@ -41,3 +41,16 @@ class ChangeJournalTests(SynchronousTestCase):
                                             "Account"))
         self.assertEqual((len(changes), len(self.journal)), (4, 0))
         self.assertEqual(self.journal.changedResources(), [])
+
+
+class LastCommitTests(SynchronousTestCase):
+
+    def test_described(self):
+        """
+        As C{status} answers it: the time in ISO 8601, in UTC.
+        """
+        self.assertEqual(
+            LastCommit("committed", 1_800_000_000.5,
+                       ("compiled A>>b",)).described(),
+            {"outcome": "committed", "at": "2027-01-15T08:00:00+00:00",
+             "changes": ["compiled A>>b"]})

@@ -216,15 +216,18 @@ class HandleTests(ModernTestCase):
         the audit log and the call metrics.
         """
         events = []
-        self.app.legacy.calls.audit = AuditLog(events.append, "DataCurator", set())
-        self.app.legacy.calls._metrics = metrics = Metrics("1", False)
+        metrics = Metrics("1", False)
+        self.watch(AuditLog(events.append, "DataCurator", set()), metrics)
         handle = yield self.openSession()
         yield self.tool("close_session", {"session": handle},
                         mcp_param_session=handle)
         self.assertEqual(
-            [(e["tool"], e["outcome"], e["session"]) for e in events],
-            [("open_session", "ok", handle[:8]),
-             ("close_session", "ok", handle[:8])])
+            [(e["event"], e["tool"], e.get("outcome"), e["session"])
+             for e in events],
+            [("callStarted", "open_session", None, None),
+             ("toolCall", "open_session", "ok", handle[:8]),
+             ("callStarted", "close_session", None, None),
+             ("toolCall", "close_session", "ok", handle[:8])])
         self.assertEqual(
             [metrics.registry.get_sample_value(
                 "gsmcpd_tool_calls_total", {"tool": tool, "outcome": "ok"})

@@ -112,6 +112,21 @@ class RequestStateSealTests(SynchronousTestCase):
         self.assertIn("expired", self.refusal(self.roundTwo(sealed)))
         self.assertEqual(self.seal.remembered, 0)
 
+    def test_checkSpendsNothing(self):
+        """
+        A call refused before its round (checked first) spends no state:
+        the round still opens it; a spent or tampered one fails the check.
+        """
+        sealed = self.roundTwo(self.seal.seal("tools/call", CALL, {"n": 1}))
+        self.seal.check("tools/call", sealed)
+        self.assertEqual(self.seal.open("tools/call", sealed), {"n": 1})
+        error = self.assertRaises(JsonRpcError, self.seal.check, "tools/call",
+                                  sealed)
+        self.assertIn("already used", error.message)
+        self.assertRaises(JsonRpcError, self.seal.check, "tools/call",
+                          dict(sealed, requestState=sealed["requestState"]
+                               + "x"))
+
     def test_binding(self):
         """
         Only the name, URI and arguments make the binding, key order aside.

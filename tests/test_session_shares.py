@@ -13,7 +13,7 @@ from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import (
-    CALLS_PER_IDENTITY, CALLS_PER_SESSION, REFUSAL, SESSIONS_PER_IDENTITY,
+    CALLS_PER_IDENTITY, CALLS_PER_SESSION, SESSIONS_PER_IDENTITY,
     FairShares, ShareExhausted, identityOf)
 from tests.fakes import FakePool
 
@@ -110,14 +110,6 @@ class SharesTests(SynchronousTestCase):
         self.call(self.opened(BOB), 6)
         one.calls.release(first)
         self.call(two, 7)
-
-    def test_refusalsCounted(self):
-        self.opened(ADA)
-        self.opened(ADA)
-        self.refused(SESSIONS_PER_IDENTITY, self.registry.open, ADA)
-        self.assertIn(REFUSAL, REFUSALS)
-        self.assertEqual(self.metrics.registry.get_sample_value(
-            "gsmcpd_call_refusals_total", {"kind": REFUSALS[REFUSAL]}), 1)
 
     def test_withoutAuthentication(self):
         """

@@ -69,6 +69,42 @@ class TransactionTests(TestCase):
         self.assertIn("server restart", dirty["content"][0]["text"])
 
     @inlineCallbacks
+    def test_statusTellsTheLastCommit(self):
+        """
+        C{status} tells how the session's last commit ended, or null
+        before one: what a client that lost a commit's answer asks.
+        """
+        first = yield self.first.call("status")
+        self.assertIsNone(first["structuredContent"]["lastCommit"])
+        self.assertIn("last commit: none", first["content"][0]["text"])
+        self.first.session.commitEnded("conflict", 0.0, ["compiled A>>b"])
+        status = yield self.first.call("status")
+        self.assertEqual(status["structuredContent"]["lastCommit"], {
+            "outcome": "conflict", "at": "1970-01-01T00:00:00+00:00",
+            "changes": ["compiled A>>b"]})
+        self.assertIn("last commit: conflict at 1970-01-01T00:00:00+00:00 "
+                      "(compiled A>>b)", status["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_eachCommitIsTheLastCommit(self):
+        """
+        Each commit's answer is its session's last commit: committed, or
+        refused by another session's conflicting commit.
+        """
+        for client, value in ((self.first, 5), (self.second, 6)):
+            yield client.text("execute_code", code=f"{GLOBAL} put: {value}")
+        yield self.first.text("commit")
+        yield self.second.call("commit")
+        outcomes = []
+        for client in (self.first, self.second):
+            status = yield client.call("status")
+            last = status["structuredContent"]["lastCommit"]
+            outcomes.append((last["outcome"], last["changes"]))
+        self.assertEqual(outcomes, [("committed", []), ("conflict", [])])
+        self.assertRegex(status["content"][0]["text"],
+                         r"last commit: conflict at \d{4}-\d\d-\d\dT")
+
+    @inlineCallbacks
     def test_everyMoveOfTheViewForgetsReads(self):
         """
         A read made before the view moved may be stale: it licenses no

@@ -22,7 +22,7 @@ from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.gci.errors import GciError
-from gsmcpd.observe.metrics import Metrics
+from gsmcpd.observe.metrics import UNOBSERVED, Metrics
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
@@ -40,7 +40,8 @@ def request(method, id=1, **params):
 
 
 def mcpApp(sessions, handlers, clock, pending=None, notices=None,
-           listeners=None, requestTimeout=None, audit=None, origins=()):
+           listeners=None, requestTimeout=None, audit=None, origins=(),
+           metrics=UNOBSERVED):
     """
     An L{McpApp} over C{handlers}, each collaborator built once by
     constructor as L{gsmcpd.daemon.service.assemble} builds them (the
@@ -50,7 +51,7 @@ def mcpApp(sessions, handlers, clock, pending=None, notices=None,
     notices = ChangeNotices() if notices is None else notices
     listeners = SessionListeners(notices) if listeners is None else listeners
     legacy, modern = eras(
-        handlers, CallRunner(sessions, clock, requestTimeout, audit),
+        handlers, CallRunner(sessions, clock, requestTimeout, audit, metrics),
         sessions, pending, listeners, clock)
     return McpApp(sessions, legacy, ModernPost(modern, notices, clock),
                   pending, clock, OriginPolicy.fromOptions(origins),
@@ -98,10 +99,18 @@ class TransportTestCase(TestCase):
         """
         self.serve(Handlers(self.handlers.tools, identity))
 
-    def buildApp(self, handlers, audit=None):
+    def buildApp(self, handlers, audit=None, metrics=UNOBSERVED):
         return mcpApp(self.sessions, handlers, self.clock, self.pending,
                       self.notices, self.listeners, self.requestTimeout,
-                      audit, origins=["app.example"])
+                      audit, origins=["app.example"], metrics=metrics)
+
+    def watch(self, audit=None, metrics=UNOBSERVED):
+        """
+        Answer requests from now on with each call recorded in C{audit}
+        and counted in C{metrics}.
+        """
+        self.app = self.buildApp(self.handlers, audit, metrics)
+        self.treq = StubTreq(self.app.resource())
 
     @inlineCallbacks
     def post(self, body, session=None, headers=None):

@@ -56,6 +56,13 @@ class WorkSessionTests(SynchronousTestCase):
         self.assertEqual(self.committed, [[
             "gemstone://class/A/definition", "gemstone://class/A/source"]])
 
+    def test_commitEndedIsTheLastCommit(self):
+        self.assertIsNone(self.session.lastCommit)
+        self.session.commitEnded("conflict", 120.0, ["compiled A>>b"])
+        last = self.session.lastCommit
+        self.assertEqual((last.outcome, last.at, last.changes),
+                         ("conflict", 120.0, ("compiled A>>b",)))
+
     def test_replacedGemMovesTheView(self):
         """
         A replaced GemStone session's view is the newest commit: what was

@@ -15,7 +15,8 @@ A call is recorded before it runs (C{callStarted}) and when it ends
 only the second.  Its C{outcome} is one of a closed set: C{ok},
 C{error:<kind>}, C{protocolError:<code>}, C{noAnswer}, C{refused:<kind>}
 (L{REFUSALS}) and C{askedForInput}.  The audit takes plain values
-(L{CallFacts}), never a higher layer's objects.
+(L{CallFacts}), never a higher layer's objects; a refusal raised anywhere
+on the call path is a L{CallRefused}, which the call path records.
 """
 
 import hashlib
@@ -114,6 +115,28 @@ class AuditUnavailable(Exception):
     def __init__(self, reason):
         super().__init__(reason)
         self.reason = reason
+
+
+class CallRefused(Exception):
+    """
+    A tool call refused before it ran, whichever layer refused it: the
+    call path records it as C{refused:<kind>}, counts it, and answers the
+    client C{error}.
+
+    @ivar kind: why, one of L{REFUSALS} (the operator's to read).
+    @ivar error: what the client is told: a JSON-RPC error to raise, or a
+        tool's error (a C{ToolError}) to answer as the call's result.
+    """
+
+    def __init__(self, kind: str, error: Exception):
+        """
+        @raise ValueError: for a C{kind} not in L{REFUSALS}.
+        """
+        if kind not in REFUSALS:
+            raise ValueError(f"{kind!r} is not one of REFUSALS")
+        super().__init__(kind)
+        self.kind = kind
+        self.error = error
 
 
 @attr.s(frozen=True, kw_only=True)
@@ -270,11 +293,14 @@ class AuditLog:
             if result == "committed":
                 pending.clear()
 
-    def refusal(self, facts: CallFacts, kind: str) -> None:
+    def refusal(self, facts: CallFacts, kind: str,
+                callId: str | None = None) -> None:
         """
         Record a call refused before it ran, as C{refused:<kind>}.
 
         @param kind: one of L{REFUSALS}.
+        @param callId: what L{callStarted} answered, for a call refused
+            after its line was written; else L{None}.
         @raise ValueError: for any other word, so the outcomes stay a
             closed set.
         """
@@ -282,23 +308,9 @@ class AuditLog:
             raise ValueError(f"{kind!r} is not one of REFUSALS")
         self.log.info(
             "tool call {tool} by {identity} as {gemstoneUser} in session "
-            "{session}: {outcome}", event="toolCall", callId=None,
+            "{session}: {outcome}", event="toolCall", callId=callId,
             outcome=f"refused:{kind}", seconds=None,
             **self._described(facts))
-
-    def toolCall(self, *, session, tool, arguments, response, seconds):
-        """
-        Record one C{tools/call} that ran in C{session} (its C{handle},
-        C{label} and C{principal}), with no line before it ran: the older
-        form of L{callEnded}.
-        """
-        principal = session.principal
-        self.callEnded(CallFacts(
-            tool=tool, arguments=arguments, session=session.label,
-            handle=session.handle,
-            identity=None if principal is None else principal.identity,
-            user=None if principal is None else principal.user),
-            None, response, seconds)
 
     def forget(self, session):
         """

@@ -291,6 +291,16 @@ class CallTimer:
             if ended is not None:
                 metrics.commits.labels(ended).inc()
 
+    def refused(self):
+        """
+        The call was refused after all (a L{REFUSALS} kind raised inside
+        it): no longer in flight, and counted as a refusal only, not as a
+        call.
+        """
+        if not self._done:
+            self._done = True
+            self._metrics.callsRunning -= 1
+
 
 def commitOutcome(response, outcome):
     """

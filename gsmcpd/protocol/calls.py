@@ -4,16 +4,17 @@ The one path a GemStone-backed request takes, whatever carried it.
 A L{CallRunner} owns such a request (a call) from start to end: its
 deadline, its cancellation, the race between its answer, its cancellation
 and the abandonment of its GemStone session, the death of the gem, what
-the client is told when the server ended it, and its count and audit.  An
-era's adapter hands it the request's facts and the method, and frames what
-comes back; the transport only gates, parses and renders.  The errors both
-eras answer for a session's login are here too.
+the client is told when the server ended it, and its record (counted and
+audited from before it runs to its real end, whether or not its client
+still waits: L{gsmcpd.protocol.recording}).  An era's adapter hands it the
+request's facts and the method, and frames what comes back; the transport
+only gates, parses and renders.  The errors both eras answer for a
+session's login are here too.
 """
 
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-import attr
 from twisted.internet.defer import (
     CancelledError, Deferred, fail, inlineCallbacks, maybeDeferred, succeed)
 from twisted.logger import Logger
@@ -21,15 +22,17 @@ from twisted.python.failure import Failure
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
+from gsmcpd.observe.audit import CallRefused
 from gsmcpd.observe.clipping import clipped
-from gsmcpd.observe.metrics import UNOBSERVED
+from gsmcpd.observe.metrics import UNOBSERVED, classify
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, INVALID_REQUEST, SERVER_ERROR, JsonObject, JsonRpcError,
-    result)
+    INVALID_REQUEST, SERVER_ERROR, JsonObject, JsonRpcError)
 from gsmcpd.protocol.methods import Method
 from gsmcpd.protocol.shares import shareRefusal
+from gsmcpd.protocol.recording import (
+    CANCELLED, CallRecords, answerOf, unrefused)
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.registry import LoginNotAnswered
@@ -102,22 +105,6 @@ def loginFailed(failure: Failure) -> NoReturn:
     raise LoginFailedError(number)
 
 
-@attr.s(frozen=True, slots=True, auto_attribs=True)
-class AuditSubject:
-    """
-    What the audit trail names a call's session by: its principal, and the
-    handle of the work session it ran in (or that it opened or closed), or
-    L{None} for a call that had none.
-    """
-
-    principal: Any
-    handle: str | None
-
-    @property
-    def label(self) -> str:
-        return "-" if self.handle is None else self.handle[:8]
-
-
 def answered(handler: Callable[[RequestFacts], Any],
              request: RequestFacts) -> Deferred[Any]:
     """
@@ -134,22 +121,25 @@ def answered(handler: Callable[[RequestFacts], Any],
 class CallRunner:
     """
     Answers requests with their methods' handlers, running the
-    GemStone-backed ones as L{RunningCall}s.
+    GemStone-backed ones as L{RunningCall}s, each recorded from its start
+    to its real end (L{gsmcpd.protocol.recording}).
 
     @ivar requestTimeout: the per-request deadline in seconds, or L{None}.
-    @ivar audit: the L{gsmcpd.observe.audit.AuditLog} each tool call is
-        recorded in, or L{None}.
+    @ivar records: where each call is counted and audited.
     """
 
     log = Logger()
 
     def __init__(self, registry, clock, requestTimeout=None, audit=None,
                  metrics=UNOBSERVED):
-        self._metrics = metrics
+        """
+        @param audit: the L{gsmcpd.observe.audit.AuditLog} each tool call
+            is recorded in, or L{None}.
+        """
         self._registry = registry
         self._clock = clock
         self.requestTimeout = requestTimeout
-        self.audit = audit
+        self.records = CallRecords(clock, audit, metrics)
 
     def answer(self, request: RequestFacts, method: Method) -> Deferred[Any]:
         """
@@ -164,6 +154,19 @@ class CallRunner:
             # Answered from memory: nothing to end, nothing to stream.
             return answered(method.handler, request)
         return self._run(request, method.handler)
+
+    def refused(self, request: RequestFacts,
+                refusal: CallRefused) -> Deferred[Any]:
+        """
+        Record and count a call refused before it ran (by either era, for
+        a C{kind} of L{gsmcpd.observe.metrics.REFUSALS}), and answer it as
+        refused: its tool error as its result, or failing with its
+        L{JsonRpcError}.
+        """
+        self.records.refused(request, refusal)
+        answer = unrefused(Failure(refusal))
+        return fail(answer) if isinstance(answer, Failure) else \
+            succeed(answer)
 
     def cancel(self, work: IWorkSession, params: JsonObject) -> None:
         """
@@ -182,24 +185,10 @@ class CallRunner:
                       id=clipped(run.requestId), reason=clipped(reason))
         run.end("cancelled")
 
-    def _stoppedWaiting(self, run, first):
-        """
-        End C{run} for a client that stopped waiting for its answer (it
-        hung up, or cancelled the task it became), and settle C{first} even
-        when the call was already being ended (by its deadline, say), so
-        that it is still counted and audited as such.
-        """
-        if run.why is None:
-            self._cancelled(run, "the client stopped waiting for the answer")
-        if not first.called:
-            first.callback(None)
-
     def _run(self, request, handler):
         """
-        Run C{request} as a L{RunningCall}: whichever comes first of its
-        answer, its cancellation and the abandonment of its GemStone
-        session decides the response (callbacks rather than a
-        C{DeferredList} and a generator: this runs for every call).
+        Run C{request} as a L{RunningCall} (a L{Call}), once its record
+        has begun.
         """
         work = request.work
         if work is not None and request.id in work.calls.running:
@@ -210,109 +199,59 @@ class CallRunner:
                 f"{clipped(repr(request.id))} is already in flight on this "
                 "session; JSON-RPC ids must be unique among requests in "
                 "flight"))
-        if work is not None:
-            try:
-                self._registry.shares.admitCall(work, request.principal)
-            except ShareExhausted as e:
-                return fail(shareRefusal(e))
-        started = self._clock.seconds()
+        try:
+            self._admit(request)
+            record = self.records.started(request)
+        except CallRefused as refusal:
+            return self.refused(request, refusal)
         tool = request.tool
-        timer = self._metrics.callStarted(
-            request.method if tool is None else tool.name, self._clock)
-        run = RunningCall(work, request.id, self._registry, self._clock)
+        run = RunningCall(work, request.id, self._registry, self._clock,
+                          cancellable=tool is None or tool.cancellable)
         if work is not None:
             work.calls.admit(run)
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
-        answering = answered(handler, request.running(
-            request.context.endedBy(run)))
-        # Whoever stops waiting (a client that hangs up) cancels the call
-        # as notifications/cancelled does: ending it settles C{first}, so
-        # the call is still counted, audited and broken.
-        first = Deferred(lambda _: self._stoppedWaiting(run, first))
+        return Call(self, request, run, record).run(handler)
 
-        def settle(outcome):
-            if not first.called:
-                if isinstance(outcome, Failure):
-                    first.errback(outcome)
-                else:
-                    first.callback(outcome)
-            elif isinstance(outcome, Failure) and not outcome.check(*ENDED):
-                # Whatever came second is consumed here, but a bug that
-                # no client will hear of is still a bug.
-                self.log.failure(
-                    "session {handle}: request {id} failed after it was "
-                    "answered", outcome, handle=run.label,
-                    id=clipped(request.id))
-
-        def callOver(result):
-            run.finished()
-            return result
-
-        answering.addBoth(callOver).addBoth(settle)
-        run.abandoned.addBoth(settle)
-        run.cancelled.addBoth(settle)
-        first.addErrback(self._gemGone, request)
-        first.addCallback(self._decided, run)
-        self._recorded(first, request, started, timer, run)
-        return first.addBoth(self._over, run)
+    def _admit(self, request: RequestFacts) -> None:
+        """
+        Refuse a call past its share (L{gsmcpd.sessions.shares}) before
+        anything is queued, as a refusal its record names.
+        """
+        if request.work is not None:
+            try:
+                self._registry.shares.admitCall(request.work,
+                                                request.principal)
+            except ShareExhausted as e:
+                raise CallRefused(kinds.SHARE_CAP, shareRefusal(e))
 
     def recorded(self, request: RequestFacts,
                  answer: Callable[[], Deferred[Any]]) -> Deferred[Any]:
         """
-        Count and audit a C{tools/call} the server answers without a
-        GemStone call of its own (C{open_session}, C{close_session}), as
-        every other tool call is.
+        Record a C{tools/call} the server answers without a GemStone call
+        of its own (C{open_session}, C{close_session}) as every other tool
+        call is: admitted and its start written first, its end when
+        C{answer} is over.
 
         @param answer: called for a L{Deferred} of its result value (or
-            of a L{JsonRpcError}).
+            of a L{JsonRpcError}, or a L{CallRefused}).
         """
-        started = self._clock.seconds()
-        timer = self._metrics.callStarted(request.params.get("name"),
-                                          self._clock)
-        return self._recorded(maybeDeferred(answer), request, started, timer)
+        try:
+            record = self.records.started(request)
+        except CallRefused as refusal:
+            return self.refused(request, refusal)
 
-    def _recorded(self, answering, request, started, timer, run=None):
-        # Both ways: a wait cancelled past the first answer (the session
-        # of a dead gem being closed) still ends a call that ran.
-        answering.addBoth(self._counted, timer, run)
-        if self.audit is not None and request.method == "tools/call":
-            answering.addBoth(self._audited, request, started)
-        return answering
+        def over(outcome):
+            record.ended(outcome)
+            return unrefused(outcome)
 
-    def _gemGone(self, failure, request):
-        failure.trap(GemGone)
-        return self._sessionGone(request, failure.value)
-
-    def _decided(self, value, run):
-        if run.why == "cancelled":
-            return CANCELLED
-        ended = run.endedMessage()
-        if ended is not None:
-            raise JsonRpcError(
-                SERVER_ERROR, ended, {"kind": run.why, "step": run.step})
-        return value
-
-    def _counted(self, outcome, timer, run):
-        timer.finished(_answerOf(outcome), None if run is None else run.step)
-        return outcome
-
-    def _audited(self, outcome, request, started):
-        response = _answerOf(outcome)
-        self.audit.toolCall(
-            session=AuditSubject(request.principal, _handleOf(
-                request, response)),
-            tool=request.params.get("name"), arguments=request.arguments,
-            response=response, seconds=self._clock.seconds() - started)
-        return outcome
-
-    def _over(self, result, run):
-        if run.work is not None:
-            run.work.calls.release(run)
-        return result
+        return maybeDeferred(answer).addBoth(over)
 
     @inlineCallbacks
-    def _sessionGone(self, request, gone):
+    def sessionGone(self, request, gone):
+        """
+        The answer to a call whose gem died: its session is closed first.
+        """
         work = request.work
         self.log.error(
             "session {handle}: its gem died ({error}; reason: {reason})",
@@ -322,36 +261,132 @@ class CallRunner:
         raise request.dialect.sessionGone(work, gone.number)
 
 
-CANCELLED = object()
-"""What a request the client cancelled comes to: there is no answer to
-send."""
-
-
-def _handleOf(request, response):
+class Call:
     """
-    The handle a tool call's audit line names: its work session's, or the
-    one its result names (C{open_session}, C{close_session}), or L{None}.
-    """
-    if request.work is not None:
-        return request.work.handle
-    value = (response or {}).get("result")
-    named = ((value or {}).get("structuredContent") or {}).get("session") \
-        if isinstance(value, dict) else None
-    return named if isinstance(named, str) else None
+    One call as it runs: the answer its client waits for, and its record.
 
+    The two part when the client stops waiting: it is answered nothing at
+    once, while the call is recorded when it is really over, with what it
+    did: its answer came back, its GemStone session was given up, or it
+    was being ended with nothing running on its gem (a call being ended
+    starts no GemStone call, so nothing more can happen).
 
-def _answerOf(outcome):
+    @ivar answer: the L{Deferred} the client waits on; cancelling it is
+        how a client stops waiting (it hung up, or cancelled the task the
+        call became), which ends the call as C{notifications/cancelled}
+        does, except one that is not C{cancellable} (a commit) while its
+        GemStone call runs: that ends as the stone answers, or by its
+        deadline.
     """
-    The JSON-RPC response a call ended with, as it is counted and audited:
-    L{None} when nobody waits for one any more (cancelled), the internal
-    error the transport answers for any other failure (a bug).
-    """
-    if isinstance(outcome, Failure):
-        if outcome.check(JsonRpcError):
-            return outcome.value.asResponse(None)
-        if outcome.check(CancelledError):
+
+    def __init__(self, runner, request, run, record):
+        self._runner = runner
+        self._request = request
+        self._run = run
+        self._record = record
+        self._over = False
+        self.answer = Deferred(self._stoppedWaiting)
+
+    def run(self, handler):
+        """
+        Start the call with C{handler}: answer L{answer}.
+        """
+        run, request = self._run, self._request
+        answering = answered(handler, request.running(
+            request.context.endedBy(run)))
+        # Callbacks rather than a DeferredList and a generator: this runs
+        # for every call.
+        answering.addBoth(self._answered)
+        run.abandoned.addCallback(self._abandoned)
+        run.cancelled.addCallback(self._cancelled)
+        return self.answer
+
+    def _stoppedWaiting(self, answer):
+        run = self._run
+        if self._over:
+            # Its dead gem's session is being closed: nothing to end.
+            return
+        if run.why is None:
+            self._runner._cancelled(
+                run, "the client stopped waiting for the answer")
+        if not answer.called:
+            # Already being ended (by its deadline, say): told as such.
+            self._answer(self._forClient(None))
+
+    def _answered(self, outcome):
+        self._run.finished()
+        self._ended(outcome)
+
+    def _abandoned(self, _):
+        # Its GemStone session was given up: its answer will never come.
+        self._ended(None)
+
+    def _cancelled(self, _):
+        self._answer(CANCELLED)
+        if self._run.current is None:
+            self._ended(None)
+
+    def _ended(self, outcome):
+        """
+        The call is over with C{outcome}: record it, and answer the client
+        if it still waits.
+        """
+        if self._over:
+            if isinstance(outcome, Failure) and not outcome.check(*ENDED):
+                # A bug that no client will hear of is still a bug.
+                self._runner.log.failure(
+                    "session {handle}: request {id} failed after it was "
+                    "answered", outcome, handle=self._run.label,
+                    id=clipped(self._request.id))
+            return
+        self._over = True
+        run, request = self._run, self._request
+        if isinstance(outcome, Failure) and outcome.check(GemGone):
+            gone = outcome.value
+            self._record.ended(Failure(request.dialect.sessionGone(
+                request.work, gone.number)), run.step)
+            closing = self._runner.sessionGone(request, gone)
+            closing.addBoth(self._answer)
+        else:
+            self._record.ended(self._forRecord(outcome), run.step)
+            self._answer(unrefused(self._forClient(outcome)))
+        if run.work is not None:
+            run.work.calls.release(run)
+
+    def _forClient(self, outcome):
+        """
+        What the client is told of a call that came to C{outcome}: nothing
+        when it cancelled, the ending policy's message when the server
+        ended it, else the outcome itself.
+        """
+        run = self._run
+        if run.why == "cancelled":
+            return CANCELLED
+        ended = run.endedMessage()
+        if ended is not None:
+            return Failure(JsonRpcError(
+                SERVER_ERROR, ended, {"kind": run.why, "step": run.step}))
+        return outcome
+
+    def _forRecord(self, outcome):
+        """
+        What the record says a call that came to C{outcome} did: for one
+        its client cancelled, what it did if it finished despite that
+        (nothing was broken, or the break came too late), else that there
+        was no answer; otherwise what its client is told.
+        """
+        run = self._run
+        if run.why != "cancelled":
+            return self._forClient(outcome)
+        if outcome is None or isinstance(outcome, Failure) or (
+                run.step is not None and
+                classify(answerOf(outcome))[0] != "ok"):
             return None
-        return JsonRpcError(INTERNAL_ERROR, "Internal error").asResponse(None)
-    if outcome is CANCELLED:
-        return None
-    return result(None, outcome)
+        return outcome
+
+    def _answer(self, outcome):
+        if not self.answer.called:
+            if isinstance(outcome, Failure):
+                self.answer.errback(outcome)
+            else:
+                self.answer.callback(outcome)

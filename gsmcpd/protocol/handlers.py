@@ -15,6 +15,7 @@ from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd import __version__
 from gsmcpd.auth.tokens import Principal
+from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol.discover import discoverAnswer
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
@@ -23,7 +24,7 @@ from gsmcpd.protocol.jsonrpc import (
 from gsmcpd.protocol.surface import Surface
 from gsmcpd.protocol.toolcall import callTool, unknownTool
 from gsmcpd.sessions.client import LOG_LEVELS, ClientSession
-from gsmcpd.tools.base import ToolCall, ToolError
+from gsmcpd.tools.base import Tool, ToolCall, ToolError
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.templates.outcomes import CallBroken
 
@@ -108,6 +109,22 @@ class Handlers:
         token's scopes open; a tool outside them is not served to it.
         """
         return self.tools.narrowed(getattr(principal, "toolsets", None))
+
+    def toolNamed(self, principal: Principal | None,
+                  name: object) -> Tool | None:
+        """
+        The tool C{name} a request made as C{principal} calls, or L{None}
+        for none by that name.
+
+        @raise CallRefused: C{notInScope}, for a served tool its token's
+            scopes do not open, answered as a tool that does not exist.
+        """
+        if not isinstance(name, str):
+            return None
+        tool = self.toolsFor(principal).get(name)
+        if tool is None and self.tools.get(name) is not None:
+            raise CallRefused("notInScope", unknownTool({"name": name}))
+        return tool
 
     def surfaceFor(self, principal: Principal | None) -> Surface:
         """

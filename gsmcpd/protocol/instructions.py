@@ -31,9 +31,9 @@ LIMITS = (
 
 PREAMBLE = (
     "This server works inside a GemStone/S 64 Smalltalk repository. Your MCP "
-    "session has its own GemStone session, with its own transaction and "
-    "consistent view: your changes are there for your next calls, and for "
-    "other clients once committed. Names resolve through its symbol list. "
+    "session has its own GemStone session, transaction and consistent view: "
+    "your changes are there for your next calls, and for others once "
+    "committed. Names resolve through its symbol list. "
     + LIMITS)
 """The 2025 era's first paragraph."""
 

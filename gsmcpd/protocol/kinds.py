@@ -33,10 +33,13 @@ TAMPERED_STATE = "tamperedState"
 """A 2026 C{requestState} altered, foreign, expired or already used."""
 SHARE_CAP = "shareCap"
 """A caller over its fair share (calls in flight, sessions held)."""
+AUDIT_UNAVAILABLE = "auditUnavailable"
+"""The audit trail cannot be written: no tool call runs until it can."""
 
 KINDS = frozenset({SESSION_LIMIT, SERVER_STOPPING, LOGIN_FAILED,
                    STONE_NOT_ANSWERING, SESSION_GONE, NO_SUCH_SESSION,
-                   DEADLINE, PINNED, TAMPERED_STATE, SHARE_CAP})
+                   DEADLINE, PINNED, TAMPERED_STATE, SHARE_CAP,
+                   AUDIT_UNAVAILABLE})
 """Every C{error.data.kind} the daemon answers."""
 
 ENDED = frozenset({DEADLINE, PINNED})

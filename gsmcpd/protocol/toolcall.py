@@ -46,7 +46,8 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
     """
     work = request.work
     call = ToolCall(None, None, request.context) if work is None else \
-        ToolCall(work.gem, work.ledger, request.context, work.journal)
+        ToolCall(work.gem, work.ledger, request.context, work.journal,
+                 work.lastCommit)
 
     def rendered(answer):
         notices = [] if work is None else work.takeNotices()

@@ -83,16 +83,21 @@ class RunningCall:
         request's own result will then never come.
     @ivar cancelled: fires when the client cancels the request, which is
         answered at once (with no body) rather than when the break lands.
+    @ivar cancellable: whether the client's cancellation breaks the call;
+        one that is not (a commit: one short step that happens or not) is
+        left to end as the stone answers, or by its deadline, once its
+        GemStone call has begun.
     """
 
     _logger = Logger()
 
-    def __init__(self, work, requestId, registry, clock):
+    def __init__(self, work, requestId, registry, clock, cancellable=True):
         """
         @param registry: replaces the session's GemStone session when a
             call takes neither break.
         """
         self.work = work
+        self.cancellable = cancellable
         self.requestId = requestId
         self._registry = registry
         self._clock = clock
@@ -149,6 +154,16 @@ class RunningCall:
             client is not told (it cancelled).
         """
         if self.why is not None:
+            return
+        if why == "cancelled" and not self.cancellable and \
+                self.current is not None:
+            # Its client hears nothing; its deadline still ends it.
+            self._logger.info("session {handle}: request {id} ({why}): not "
+                              "broken; it ends as the stone answers",
+                              handle=self.label, id=clipped(self.requestId),
+                              why=why)
+            if not self.cancelled.called:
+                self.cancelled.callback(None)
             return
         self.why = why
         if self.work is not None:

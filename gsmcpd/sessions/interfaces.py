@@ -101,6 +101,17 @@ class IWorkSession(Interface):
     calls = Attribute("Its calls in flight (a CallState).")
     liveness = Attribute("The lifetime policy's state (a Liveness).")
     busy = Attribute("Whether a call of it is queued or running on its gem.")
+    lastCommit = Attribute(
+        "How its last commit ended (a LastCommit: outcome, time, changes), "
+        "or None before one.")
+
+    def commitEnded(outcome: str, at: float, changes: Any = ()) -> None:
+        """
+        A commit in it ended as the stone answered (C{committed},
+        C{conflict} or C{failed}) at C{at}, having tried to commit
+        C{changes}: its last commit from now on, whether or not its client
+        heard the answer.
+        """
 
     def takeNotices() -> list[str]:
         """

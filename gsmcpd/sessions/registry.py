@@ -78,7 +78,7 @@ class SessionRegistry:
         self.stopGem = stopGem
         self.warm = WarmSessions(self, clock, warmReads)
         self.onClose.append(self.warm.forget)
-        self.shares = Shares(shares, self.warm.holds, metrics)
+        self.shares = Shares(shares, self.warm.holds)
 
     def __len__(self):
         return len(self._sessions)

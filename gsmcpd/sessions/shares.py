@@ -21,16 +21,10 @@ from collections import Counter, defaultdict
 
 import attr
 
-from gsmcpd.observe.metrics import UNOBSERVED
-
 CALLS_PER_SESSION = "calls-per-session"
 CALLS_PER_IDENTITY = "calls-per-identity"
 SESSIONS_PER_IDENTITY = "sessions-per-identity"
 """Each cap by the option that sets it, as a refusal names it."""
-
-REFUSAL = "shareCap"
-"""How the metrics and the audit name a refusal for a share
-(L{gsmcpd.observe.metrics.REFUSALS})."""
 
 
 class ShareExhausted(Exception):
@@ -82,15 +76,13 @@ class Shares:
     @ivar caps: the L{FairShares}.
     """
 
-    def __init__(self, caps=FairShares(), idle=lambda session: False,
-                 metrics=UNOBSERVED):
+    def __init__(self, caps=FairShares(), idle=lambda session: False):
         """
         @param idle: whether a registered session is idle in the warm pool
             (the server's, not its identity's).
         """
         self.caps = caps
         self._idle = idle
-        self._metrics = metrics
         self._sessions = defaultdict(set)
         self._opening = Counter()
 
@@ -140,7 +132,7 @@ class Shares:
         cap = self.caps.sessionsPerIdentity
         if cap is not None and identityOf(principal) is not None and \
                 self.held(principal) >= cap:
-            self._refuse(SESSIONS_PER_IDENTITY, cap)
+            raise ShareExhausted(SESSIONS_PER_IDENTITY, cap)
 
     def opening(self, principal):
         """
@@ -175,12 +167,9 @@ class Shares:
         perSession = self.caps.callsPerSession
         if perSession is not None and work is not None and \
                 len(work.calls.running) >= perSession:
-            self._refuse(CALLS_PER_SESSION, perSession)
+            raise ShareExhausted(CALLS_PER_SESSION, perSession)
         perIdentity = self.caps.callsPerIdentity
         if perIdentity is not None and identityOf(principal) is not None \
                 and self.inFlight(principal) >= perIdentity:
-            self._refuse(CALLS_PER_IDENTITY, perIdentity)
+            raise ShareExhausted(CALLS_PER_IDENTITY, perIdentity)
 
-    def _refuse(self, cap, limit):
-        self._metrics.refused(REFUSAL)
-        raise ShareExhausted(cap, limit)

@@ -17,7 +17,7 @@ from gsmcpd.sessions.breaks import CallState
 from gsmcpd.sessions.hygiene import ViewState
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.lifetime import Liveness
-from gsmcpd.tools.journal import ChangeJournal
+from gsmcpd.tools.journal import ChangeJournal, LastCommit
 from gsmcpd.tools.ledger import ReadLedger
 
 
@@ -63,6 +63,8 @@ class WorkSession:
     @ivar view: view hygiene's state (L{ViewState}).
     @ivar calls: the calls in flight (L{CallState}).
     @ivar liveness: the lifetime policy's state (L{Liveness}).
+    @ivar lastCommit: how its last commit ended (a L{LastCommit}), or
+        L{None} before one.
     """
 
     def __init__(self, handle, gem, principal=None, now=0.0,
@@ -81,6 +83,7 @@ class WorkSession:
         self.view = ViewState()
         self.calls = CallState()
         self.liveness = Liveness(now, now, now)
+        self.lastCommit = None
 
     @property
     def label(self):
@@ -100,6 +103,14 @@ class WorkSession:
     def takeNotices(self):
         notices, self.view.notices = self.view.notices, []
         return notices
+
+    def commitEnded(self, outcome, at, changes=()):
+        """
+        A commit in it ended as the stone answered, C{committed},
+        C{conflict} or C{failed}, at C{at} (seconds since the epoch),
+        having tried to commit C{changes}; whether or not its client heard.
+        """
+        self.lastCommit = LastCommit(outcome, at, tuple(changes))
 
     def gemReplaced(self, gem):
         """

@@ -177,6 +177,9 @@ class Tool:
     a task; L{None}: never a task."""
     runsOn: str = attr.ib(default=ANY_SESSION,  # one of SESSION_NEEDS
                           validator=attr.validators.in_(SESSION_NEEDS))
+    cancellable: bool = True
+    """Whether a client that cancels the call, or hangs up, breaks it (a
+    commit: no; only its deadline does)."""
 
     def descriptor(self):
         """
@@ -231,10 +234,14 @@ class ToolCall:
         the last template this call ran, failed or not; L{None} before one.
     @ivar warnings: the descriptions of the Warnings its templates resumed,
         for the client to read beside the result.
+    @ivar lastCommit: how its session's last commit ended (a
+        L{gsmcpd.tools.journal.LastCommit}), or L{None}.
     """
 
-    def __init__(self, gem, ledger=None, context=NULL_CONTEXT, journal=None):
+    def __init__(self, gem, ledger=None, context=NULL_CONTEXT, journal=None,
+                 lastCommit=None):
         self.gem = gem
+        self.lastCommit = lastCommit
         self.ledger = ReadLedger() if ledger is None else ledger
         self.journal = ChangeJournal() if journal is None else journal
         self.needsCommit = None

@@ -6,8 +6,11 @@ The mutation tools record each change here; a commit reads it twice: to ask
 the user to confirm what is about to be committed (with
 C{--confirm-destructive}), and, once it succeeded, to tell the clients
 subscribed to the changed classes' resources.  An abort, like a commit,
-starts a new, empty journal.
+starts a new, empty journal.  How a session's last commit ended is kept
+as a L{LastCommit}, for C{status} to tell a client that lost the answer.
 """
+
+from datetime import datetime, timezone
 
 import attr
 
@@ -29,6 +32,30 @@ class Change:
     what: str
     subject: str
     className: str | None = None
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class LastCommit:
+    """
+    How a session's last commit ended, as the stone answered it.
+
+    @ivar outcome: C{committed}, C{conflict} or C{failed}.
+    @ivar at: when, in seconds since the epoch.
+    @ivar changes: what it committed (or tried to): the journal's summary
+        when it began.
+    """
+
+    outcome: str
+    at: float
+    changes: tuple[str, ...] = ()
+
+    def described(self):
+        """
+        As C{status} answers it: the time in ISO 8601, UTC.
+        """
+        return {"outcome": self.outcome, "at": datetime.fromtimestamp(
+            self.at, timezone.utc).isoformat(timespec="seconds"),
+            "changes": list(self.changes)}
 
 
 class ChangeJournal:

@@ -15,6 +15,11 @@ from gsmcpd.tools.base import (
 from gsmcpd.tools.confirm import (
     CONFIRM_OPTION, commitQuestion, confirmedIf, confirming)
 
+LAST_COMMIT = {"type": ["object", "null"], "properties": {
+    "outcome": STRING, "at": STRING,
+    "changes": {"type": "array", "items": STRING}}}
+"""How the session's last commit ended (committed, conflict or failed),
+when, and what it committed."""
 UNCOMMITTED_LOST = ("yes (lost when this session ends: closed, idle, or a "
                     "server restart; commit what you mean to keep)")
 
@@ -24,16 +29,16 @@ class SessionToolset(Toolset):
     title = "Session and transaction"
     instructions = (
         "Only commit commits; only commit, abort and refresh move your view. "
-        "While you hold uncommitted changes, results of tools that can "
-        "change something end with a [session] note.")
+        "While you hold uncommitted changes, a mutating tool's result ends "
+        "with a [session] note. If a commit's answer was lost, call status "
+        "before retrying.")
     declaredOptionNames = (CONFIRM_OPTION,)
 
     def tools(self):
         return [
             Tool("abort", "Abort",
-                 "Discard every uncommitted change (code, data, class "
-                 "redefinitions, symbol-list changes) and move your view to "
-                 "the newest commit.",
+                 "Discard every uncommitted change (code and data) and "
+                 "move your view to the newest commit.",
                  closedSchema(), annotations(False, destructive=True,
                                              idempotent=True),
                  self.abort,
@@ -41,29 +46,28 @@ class SessionToolset(Toolset):
                  runsOn=OWN_SESSION),
             Tool("commit", "Commit",
                  "Persist your uncommitted changes. It fails if another "
-                 "session committed a change to a class you changed (any "
-                 "method of it: GemStone's conflicts are per class) or to "
-                 "the same dictionary; abort to start again from the "
-                 "newest view.",
+                 "session committed a change to a class or dictionary you "
+                 "changed; abort to start again from the newest view.",
                  closedSchema(), annotations(False), self.commit,
                  resultSchema(committed=BOOLEAN),
                  streams=confirming(self),
-                 runsOn=OWN_SESSION),
+                 runsOn=OWN_SESSION, cancellable=False),
             Tool("refresh", "Refresh view",
                  "Move your view to the newest commit, keeping uncommitted "
-                 "changes; re-read what you are about to change.",
+                 "changes.",
                  closedSchema(), annotations(False, idempotent=True),
                  self.refresh,
                  resultSchema(refreshed=BOOLEAN, writesCanCommit=BOOLEAN),
                  runsOn=OWN_SESSION),
             Tool("status", "Session status",
-                 "Your GemStone session's user, number, stone, version and "
-                 "transaction state.",
+                 "Your GemStone session: user, number, stone, version, "
+                 "transaction state and last commit.",
                  closedSchema(), annotations(True),
                  self.status,
                  resultSchema(user=STRING, session=INTEGER, stone=STRING,
                               version=STRING, inTransaction=BOOLEAN,
-                              uncommittedChanges=BOOLEAN)),
+                              uncommittedChanges=BOOLEAN,
+                              lastCommit=LAST_COMMIT)),
         ]
 
     @inlineCallbacks
@@ -117,12 +121,25 @@ class SessionToolset(Toolset):
     @inlineCallbacks
     def status(self, call, arguments):
         value = yield call.runTemplate("status", {})
-        state = dict(value, uncommittedChanges=call.needsCommit)
+        last = call.lastCommit
+        state = dict(value, uncommittedChanges=call.needsCommit,
+                     lastCommit=None if last is None else last.described())
         text = (f"user: {state['user']}\nsession: {state['session']}\n"
                 f"stone: {state['stone']}\nversion: {state['version']}\n"
                 f"uncommitted changes: "
-                f"{UNCOMMITTED_LOST if call.needsCommit else 'no'}")
+                f"{UNCOMMITTED_LOST if call.needsCommit else 'no'}\n"
+                f"last commit: {_lastCommit(state['lastCommit'])}")
         return ToolResult(text, state)
+
+
+def _lastCommit(last):
+    """
+    A session's last commit as C{status} reads it.
+    """
+    if last is None:
+        return "none in this session"
+    changes = "; ".join(last["changes"]) or "no changes"
+    return f"{last['outcome']} at {last['at']} ({changes})"
 
 
 def _listed(conflict):

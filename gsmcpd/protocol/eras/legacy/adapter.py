@@ -20,9 +20,10 @@ from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import shielded
+from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import (
-    CANCELLED, CallRunner, LoginFailedError, SessionGoneError, loginFailed,
+    CallRunner, LoginFailedError, SessionGoneError, loginFailed,
     sessionLimitMessage)
 from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.discover import namedInBody
@@ -35,6 +36,7 @@ from gsmcpd.protocol.jsonrpc import (
     errorResponse, result, stoppingError)
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.shares import END_ONE, shareRefusal
+from gsmcpd.protocol.recording import CANCELLED
 from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.sessions.client import ClientSession
@@ -115,7 +117,10 @@ class LegacyEra:
                 {"kind": kinds.SESSION_LIMIT, "limit": e.limit}
             ).asResponse(message.id)
         except ShareExhausted as e:
-            return None, shareRefusal(e, END_ONE).asResponse(message.id)
+            refusal = shareRefusal(e, END_ONE)
+            self.calls.records.refused(None, CallRefused(kinds.SHARE_CAP,
+                                                         refusal))
+            return None, refusal.asResponse(message.id)
         except ServerStopping as e:
             return None, stoppingError(e).asResponse(message.id)
         try:
@@ -166,12 +171,13 @@ class LegacyEra:
                 METHOD_NOT_FOUND, f"Method not found: {message.method}"
             ).asResponse(message.id))
         params = message.params
-        tool = sink = None
+        tool = sink = refusal = None
         principal = self.principalOf(client, principal)
         if message.method == "tools/call":
-            name = params.get("name")
-            tool = self.handlers.toolsFor(principal).get(name) \
-                if isinstance(name, str) else None
+            try:
+                tool = self.handlers.toolNamed(principal, params.get("name"))
+            except CallRefused as e:
+                refusal = e
             if answersAsStream(params, tool):
                 sink = openStream(client)
         # Only a call asks its client, on its own stream: a method answered
@@ -183,7 +189,9 @@ class LegacyEra:
             client.protocolVersion, client.clientCapabilities,
             client.clientInfo, principal, client.work, client, tool,
             params.get("arguments"), context)
-        return self.calls.answer(request, method).addCallbacks(
+        answering = self.calls.answer(request, method) if refusal is None \
+            else self.calls.refused(request, refusal)
+        return answering.addCallbacks(
             _framed, errorResponse, callbackArgs=(message.id,),
             errbackArgs=(message.id,))
 

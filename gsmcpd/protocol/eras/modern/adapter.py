@@ -17,14 +17,16 @@ from typing import Any
 import attr
 from twisted.internet.defer import Deferred, fail, inlineCallbacks, maybeDeferred
 
-from gsmcpd.protocol.calls import CANCELLED, CallRunner, answered
+from gsmcpd.observe.audit import CallRefused
+from gsmcpd.protocol import kinds
+from gsmcpd.protocol.calls import CallRunner, answered
 from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import modernRound
 from gsmcpd.protocol.eras.modern.envelope import (
     SERVER_INFO_KEY, Envelope, Headers, checkParameterHeaders, methodRemoved)
 from gsmcpd.protocol.eras.modern.handles import (
-    HANDLE_TOOLS, ToolSchemas, sessionGone, takeHandle)
+    HANDLE_TOOLS, SESSION_ARGUMENT, ToolSchemas, sessionGone, takeHandle)
 from gsmcpd.protocol.eras.modern.lending import (
     Lending, nothingToRelease, toolError)
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
@@ -35,6 +37,7 @@ from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS, SERVER_ERROR, JsonObject, JsonRpcError, Message)
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.notices import Filter
+from gsmcpd.protocol.recording import CANCELLED
 from gsmcpd.protocol.toolcall import answersAsStream, unknownTool
 from gsmcpd.sessions.client import LogGate
 from gsmcpd.sessions.interfaces import ICallSink
@@ -161,12 +164,33 @@ class ModernEra:
 
     # Tools.
 
-    @inlineCallbacks
     def _toolsCall(self, message, envelope, headers, openStream, method):
+        """
+        A C{tools/call}; one refused before it runs (a L{CallRefused}: a
+        tool out of its token's scopes, a handle not its caller's or none
+        where one is needed, a C{requestState} this daemon did not seal,
+        an audit trail that cannot be written) is recorded as such.
+        """
+        return self._calling(message, envelope, headers, openStream,
+                             method).addErrback(self._refused, message,
+                                                envelope)
+
+    def _refused(self, failure, message, envelope):
+        failure.trap(CallRefused)
+        arguments = message.params.get("arguments")
+        if isinstance(arguments, dict):
+            arguments = {name: value for name, value in arguments.items()
+                         if name != SESSION_ARGUMENT}
+        return self.calls.refused(
+            self.facts(message, envelope, arguments=arguments),
+            failure.value).addCallback(_complete, "tools/call")
+
+    @inlineCallbacks
+    def _calling(self, message, envelope, headers, openStream, method):
         params = message.params
         name = params.get("name")
-        tool = (self._handleTools.get(name) or self.handlers.toolsFor(
-            envelope.principal).get(name)) if isinstance(name, str) else None
+        tool = (self._handleTools.get(name) or self.handlers.toolNamed(
+            envelope.principal, name)) if isinstance(name, str) else None
         if tool is None:
             raise unknownTool(params)
         arguments = params.get("arguments")
@@ -179,20 +203,25 @@ class ModernEra:
         if tool.name in self._handleTools:
             value = yield self.calls.recorded(
                 self.facts(message, envelope, tool=tool, arguments=arguments),
-                lambda: self.lending.handleTool(tool, arguments, envelope))
+                lambda: self.lending.handleTool(
+                    tool, arguments, envelope).addErrback(
+                        self._handleRefused, arguments.get(SESSION_ARGUMENT),
+                        envelope))
             return complete("tools/call", value)
         taskSupport = self._taskSupport.get(tool.name)
         refusal = tasks.requires(envelope)
         if taskSupport == "required" and refusal is not None:
             raise refusal
+        # Refused before a session is lent for it.
+        self.calls.records.admit()
+        self._unsealed(params)
         if tool.runsOn == NO_SESSION:
             handle, rest = None, arguments
             work, done = None, nothingToRelease
         else:
             handle, rest = takeHandle(arguments)
             try:
-                work, done = yield self.lending.forTool(tool, handle,
-                                                        envelope)
+                work, done = yield self._lent(tool, handle, envelope)
             except ToolError as e:
                 return complete("tools/call", toolError(e))
         if taskSupport is not None and refusal is None:
@@ -216,6 +245,70 @@ class ModernEra:
             if not becameTask:
                 done()
         return value
+
+    def _unsealed(self, params):
+        """
+        Refuse a call whose C{requestState} this daemon did not seal for
+        it (altered, another server's, another request's, expired, spent)
+        before a session is lent for it; its round opens it.
+        """
+        if "requestState" in params:
+            try:
+                self.seal.check("tools/call", params)
+            except JsonRpcError as e:
+                raise CallRefused("tamperedState", e)
+
+    @inlineCallbacks
+    def _lent(self, tool, handle, envelope):
+        """
+        The work session a call of C{tool} runs in, as
+        L{Lending.forTool} lends it; a handle its caller may not use, or
+        none where one is needed, refused as a L{CallRefused}.
+        """
+        try:
+            lent = yield self.lending.forTool(tool, handle, envelope)
+        except (JsonRpcError, ToolError) as e:
+            kind = self._refusalOf(e, handle, envelope)
+            if kind is None:
+                raise
+            raise CallRefused(kind, e)
+        return lent
+
+    def _handleRefused(self, failure, handle, envelope):
+        """
+        C{close_session} of a handle its caller may not use, refused as a
+        L{CallRefused}.
+        """
+        failure.trap(JsonRpcError)
+        kind = self._refusalOf(failure.value, handle, envelope)
+        if kind is None:
+            return failure
+        raise CallRefused(kind, failure.value)
+
+    def _refusalOf(self, error, handle, envelope):
+        """
+        The kind of refusal C{error} is, from L{Lending.forTool} for
+        C{handle}: none, one not the caller's (told as one that does not
+        exist, so only the audit tells the two apart), no handle where one
+        is needed, or a caller over its share; or L{None} for any other
+        error.
+        """
+        if isinstance(error, ToolError):
+            if error.kind != "refused":
+                return None
+        elif not isinstance(error.data, dict):
+            return None
+        elif error.data.get("kind") == kinds.SHARE_CAP:
+            return kinds.SHARE_CAP
+        elif error.data.get("kind") != kinds.NO_SUCH_SESSION:
+            return None
+        if handle is None:
+            return "handleRequired"
+        owner = getattr(self.lending.sessions.get(handle), "principal", None)
+        caller = envelope.principal
+        return "foreignHandle" if owner is not None and (
+            caller is None or owner.identity != caller.identity) \
+            else "unknownHandle"
 
     def _becomeTask(self, progress, done, envelope):
         """
@@ -248,14 +341,36 @@ class ModernEra:
         found = self.handlers.surfaceFor(envelope.principal).resolve(uri)
         work, done = None, nothingToRelease
         if found is not None and found[0].runsOn != NO_SESSION:
-            work, done = yield self.lending.borrowed(
-                envelope, "its one read (a resource) is done")
+            work, done = yield self._borrowedForRead(envelope)
         try:
             value = yield self.calls.answer(
                 self.facts(message, envelope, work), method)
         finally:
             done()
         return complete("resources/read", dressed(value))
+
+    @inlineCallbacks
+    def _borrowedForRead(self, envelope):
+        """
+        A throwaway session for one resource read.  A read is no tool call
+        and has no result to carry a tool's error: a full server is told
+        as the 2025 era tells it (C{sessionLimit}), and a caller over its
+        share is counted as every refusal is, though no audit line names
+        a read.
+        """
+        try:
+            lent = yield self.lending.borrowed(
+                envelope, "its one read (a resource) is done")
+        except ToolError as e:
+            raise JsonRpcError(SERVER_ERROR, e.message,
+                               dict(e.details or {}, kind=e.kind))
+        except JsonRpcError as e:
+            if isinstance(e.data, dict) and \
+                    e.data.get("kind") == kinds.SHARE_CAP:
+                self.calls.records.refused(None, CallRefused(
+                    kinds.SHARE_CAP, e))
+            raise
+        return lent
 
     def _promptsGet(self, message, envelope, headers, openStream, method):
         return modernRound(

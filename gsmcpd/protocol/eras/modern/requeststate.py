@@ -111,12 +111,31 @@ class RequestStateSeal:
     def open(self, method: str, params: JsonObject) -> Any:
         """
         The state sealed into C{params["requestState"]}, or L{None} when the
-        request carries none.
+        request carries none; once opened, it is spent.
 
         @raise JsonRpcError: C{-32602} (C{tamperedState}) for a string this
             daemon did not seal for this very request, one past its
             deadline, or one already opened.
         """
+        payload = self._verified(method, params)
+        if payload is None:
+            return None
+        self._spent.add(payload["nonce"])
+        heapq.heappush(self._spentUntil, (payload["expires"],
+                                          payload["nonce"]))
+        return payload["state"]
+
+    def check(self, method: str, params: JsonObject) -> None:
+        """
+        Refuse, as L{open} would, a C{requestState} this daemon did not seal
+        for this very request, without spending it: for a call refused
+        before its round opens it.
+
+        @raise JsonRpcError: as L{open}.
+        """
+        self._verified(method, params)
+
+    def _verified(self, method, params):
         sealed = params.get("requestState")
         if sealed is None:
             return None
@@ -136,10 +155,7 @@ class RequestStateSeal:
             raise refused("it expired")
         if payload["nonce"] in self._spent:
             raise refused("it was already used: each one answers one round")
-        self._spent.add(payload["nonce"])
-        heapq.heappush(self._spentUntil, (payload["expires"],
-                                          payload["nonce"]))
-        return payload["state"]
+        return payload
 
     def _forgetExpired(self):
         """

@@ -1,0 +1,214 @@
+"""
+A tool call's record: the audit trail and the metrics, as every call meets
+them in either era.
+
+A call is admitted, and its audit line written, before anything runs for
+it (or it does not run: L{CallRecords.started}); it is counted and audited
+once it is really over, with what it did, whoever was still waiting for
+its answer (L{CallRecord.ended}), so a commit the stone made is a
+committed commit in the audit, the metrics and its session's C{status}.
+A refusal raised anywhere on the call path is a
+L{gsmcpd.observe.audit.CallRefused}: recorded as C{refused:<kind>},
+counted, and answered with its error (L{CallRecords.refused}).
+"""
+
+from typing import Any
+
+import attr
+from twisted.internet.defer import CancelledError
+from twisted.python.failure import Failure
+
+from gsmcpd.observe.audit import AuditUnavailable, CallFacts, CallRefused
+from gsmcpd.observe.metrics import (
+    COMMIT_TOOL, INPUT_REQUIRED, UNOBSERVED, classify, commitOutcome)
+from gsmcpd.protocol import kinds
+from gsmcpd.protocol.facts import RequestFacts
+from gsmcpd.protocol.jsonrpc import (
+    INTERNAL_ERROR, SERVER_ERROR, JsonObject, JsonRpcError, result)
+from gsmcpd.tools.base import ToolResult
+from gsmcpd.tools.questions import InputRequired
+
+CANCELLED = object()
+"""What a request the client cancelled comes to: there is no answer to
+send."""
+
+
+def auditUnavailable() -> JsonRpcError:
+    """
+    What a client is told of a call refused because the audit trail cannot
+    be written: what it can do, not which file failed (the operator's log
+    says that).
+    """
+    return JsonRpcError(
+        SERVER_ERROR, "This server cannot write its audit trail, so it runs "
+        "no tool call until an operator mends it; nothing was run. Try "
+        "again later, or use another server.",
+        {"kind": kinds.AUDIT_UNAVAILABLE})
+
+
+def unrefused(outcome: Any) -> Any:
+    """
+    What a refused call's client is told (C{outcome} itself for any other
+    call): its tool error as the call's result, or its JSON-RPC error as a
+    L{Failure}.
+    """
+    if not (isinstance(outcome, Failure) and outcome.check(CallRefused)):
+        return outcome
+    error = outcome.value.error
+    if isinstance(error, JsonRpcError):
+        return Failure(error)
+    return ToolResult.fromError(error).asResult()
+
+
+def factsOf(request: RequestFacts, handle: str | None = None) -> CallFacts:
+    """
+    A tool call's facts as the audit records them: the name and arguments
+    it gave, who made it, and its work session's handle (or C{handle}, the
+    one its result names).
+    """
+    principal, work = request.principal, request.work
+    if work is not None:
+        handle = work.handle
+    return CallFacts(
+        tool=request.params.get("name"), arguments=request.arguments,
+        identity=None if principal is None else principal.identity,
+        user=None if principal is None else principal.user,
+        session=None if handle is None else handle[:8], handle=handle,
+        requestId=request.id)
+
+
+def answerOf(outcome: Any) -> JsonObject | None:
+    """
+    The JSON-RPC response a call came to, as it is counted and audited:
+    L{None} when nobody waits for one (cancelled); an input-required
+    round's question as such; the internal error the transport answers for
+    any other failure (a bug).
+    """
+    if isinstance(outcome, Failure):
+        if outcome.check(JsonRpcError):
+            return outcome.value.asResponse(None)
+        if outcome.check(InputRequired):
+            return result(None, {"resultType": INPUT_REQUIRED})
+        if outcome.check(CancelledError):
+            return None
+        return JsonRpcError(INTERNAL_ERROR, "Internal error").asResponse(None)
+    if outcome is CANCELLED or outcome is None:
+        return None
+    return result(None, outcome)
+
+
+class CallRecords:
+    """
+    Where tool calls are counted and audited.
+
+    @ivar audit: the L{gsmcpd.observe.audit.AuditLog}, or L{None} for
+        none (then nothing is ever refused for it).
+    """
+
+    def __init__(self, clock, audit=None, metrics=UNOBSERVED):
+        self.clock = clock
+        self._metrics = metrics
+        self.audit = audit
+
+    def admit(self) -> None:
+        """
+        Refuse a tool call at once while the audit trail cannot be
+        written, before anything is done for it (a session lent).
+
+        @raise CallRefused: C{auditUnavailable}.
+        """
+        if self.audit is not None and self.audit.failure is not None:
+            raise CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
+
+    def started(self, request: RequestFacts) -> "CallRecord":
+        """
+        A call about to run: counted in and, for a tool call, its audit
+        line written first.
+
+        @raise CallRefused: C{auditUnavailable}, when the line cannot be
+            written: the call must not run.
+        """
+        facts = callId = None
+        if self.audit is not None and request.method == "tools/call":
+            facts = factsOf(request)
+            try:
+                callId = self.audit.callStarted(facts)
+            except AuditUnavailable:
+                raise CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
+        tool, work = request.tool, request.work
+        name = request.method if tool is None else tool.name
+        changes = tuple(work.journal.summary()) \
+            if name == COMMIT_TOOL and work is not None else ()
+        return CallRecord(self, request, facts, callId,
+                          self._metrics.callStarted(name, self.clock),
+                          self.clock.seconds(), changes)
+
+    def refused(self, request: RequestFacts | None, refusal: CallRefused,
+                callId: str | None = None) -> None:
+        """
+        Record and count a call refused before it ran.
+
+        @param request: the call, or L{None} for a refusal of something no
+            audit line names (a 2025 C{initialize}, a resource read): it is
+            counted only.
+        @param callId: its C{callStarted} line's, when it was written.
+        """
+        self._metrics.refused(refusal.kind)
+        if self.audit is not None and request is not None and \
+                request.method == "tools/call":
+            self.audit.refusal(factsOf(request), refusal.kind, callId)
+
+
+@attr.s(slots=True, auto_attribs=True)
+class CallRecord:
+    """
+    One call's record, from its start to its end.
+
+    @ivar changes: for a C{commit}, what its session's journal held when it
+        started: what it commits.
+    """
+
+    records: CallRecords
+    request: RequestFacts
+    facts: CallFacts | None
+    callId: str | None
+    timer: Any
+    started: float
+    changes: tuple[str, ...]
+
+    def ended(self, outcome: Any, step: str | None = None) -> None:
+        """
+        The call is over: C{outcome} is what it came to (its value, a
+        L{Failure}, or L{None} for a call that ended with no answer), after
+        escalating as far as C{step}.  A L{CallRefused} is recorded as the
+        refusal it is; a commit's answer becomes its session's last commit.
+        """
+        records, request = self.records, self.request
+        if isinstance(outcome, Failure) and outcome.check(CallRefused):
+            self.timer.refused()
+            records.refused(request, outcome.value, self.callId)
+            return
+        response = answerOf(outcome)
+        self.timer.finished(response, step)
+        work, now = request.work, records.clock.seconds()
+        if self.facts is not None and records.audit is not None:
+            facts = self.facts if work is not None else factsOf(
+                request, _namedHandle(response))
+            records.audit.callEnded(facts, self.callId, response,
+                                    now - self.started)
+        if work is not None and request.tool is not None and \
+                request.tool.name == COMMIT_TOOL:
+            committed = commitOutcome(response, classify(response)[0])
+            if committed is not None:
+                work.commitEnded(committed, now, self.changes)
+
+
+def _namedHandle(response):
+    """
+    The handle a tool call's result names (C{open_session},
+    C{close_session}), or L{None}.
+    """
+    value = (response or {}).get("result")
+    named = ((value or {}).get("structuredContent") or {}).get("session") \
+        if isinstance(value, dict) else None
+    return named if isinstance(named, str) else None
