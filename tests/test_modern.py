@@ -701,3 +701,28 @@ class LegacyUntouchedTests(ModernTestCase):
         _, body = yield self.post(request("server/discover"), handle)
         self.assertEqual(body["result"]["serverInfo"]["name"], "gsmcpd")
         self.assertNotIn("resultType", body["result"])
+
+
+class FullServerTests(ModernTestCase):
+
+    maxSessions = 1
+
+    def makeHandlers(self):
+        return Handlers(ToolCatalog.named(("browsing", "session")),
+                        ServerIdentity())
+
+    @inlineCallbacks
+    def test_resourceReadOnAFullServer(self):
+        """
+        A resource read while every GemStone session is taken answers the
+        full server's C{sessionLimit}, as a tool call does, not an
+        internal error.
+        """
+        yield self.openSession()
+        response, body = yield self.send(modern(
+            "resources/read", 5, uri="gemstone://class/Object/definition"))
+        self.assertEqual((response.code, body["id"], body["error"]["code"],
+                          body["error"]["data"]),
+                         (200, 5, -32001, {"kind": "sessionLimit",
+                                           "limit": 1}))
+        self.assertIn("close_session", body["error"]["message"])
