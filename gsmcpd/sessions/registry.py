@@ -219,9 +219,13 @@ class SessionRegistry:
             self.log.error("GemStone login failed: {error} ({reason})",
                            error=failure.value, reason=failure.value.reason)
         elif failure.check(ToolError):
-            self.log.error("GemStone login failed: the daemon's session "
-                           "cannot mint the user's one-time password: "
-                           "{error}", error=failure.value.message)
+            # A step of the daemon's own: minting the user's one-time
+            # password, or preparing the session (its gem's name, the
+            # commit lock of a throwaway or --read-only session).
+            self.log.error("GemStone login failed: the daemon could not "
+                           "mint the user's one-time password or prepare "
+                           "the new session: {error}",
+                           error=failure.value.message)
         return failure
 
     def get(self, handle):
