@@ -105,6 +105,23 @@ class ModernRefusalTests(_Recorded, ModernTestCase):
         self.assertEqual(self.counted("notInScope"), 1)
 
     @inlineCallbacks
+    def test_callsThatCannotBeMade(self):
+        """
+        A call of no such tool, or with arguments that are not an object,
+        is recorded as the protocol error it is answered, as in the 2025
+        era.
+        """
+        for id, name, arguments in ((5, "no_such_tool", {}),
+                                    (6, "execute_code", [1])):
+            response, body = yield self.send(modern(
+                "tools/call", id, name=name, arguments=arguments))
+            self.assertEqual((response.code, body["error"]["code"]),
+                             (400, -32602))
+        self.assertEqual(self.ended(), [
+            ("no_such_tool", "protocolError:-32602", True),
+            ("execute_code", "protocolError:-32602", True)])
+
+    @inlineCallbacks
     def test_foreignHandleAsUnknown(self):
         """
         Another identity's handle and a made-up one get the same answer;

@@ -185,9 +185,14 @@ class ModernEra:
             self.facts(message, envelope, arguments=arguments),
             failure.value).addCallback(_complete, "tools/call")
 
-    @inlineCallbacks
-    def _calling(self, message, envelope, headers, openStream, method):
-        params = message.params
+    def _resolved(self, params, envelope, headers):
+        """
+        The tool a call names and its arguments.
+
+        @raise JsonRpcError: for no such tool (for its caller), arguments
+            that are not an object, or C{Mcp-Param-*} headers that do not
+            match them.
+        """
         name = params.get("name")
         tool = (self._handleTools.get(name) or self.handlers.toolNamed(
             envelope.principal, name)) if isinstance(name, str) else None
@@ -200,6 +205,18 @@ class ModernEra:
                                "Invalid params: arguments must be an object")
         checkParameterHeaders(self.schemas.schemaOf(tool), arguments,
                               headers)
+        return tool, arguments
+
+    @inlineCallbacks
+    def _calling(self, message, envelope, headers, openStream, method):
+        params = message.params
+        try:
+            tool, arguments = self._resolved(params, envelope, headers)
+        except JsonRpcError as e:
+            # Recorded as the 2025 era records a call it cannot make, and
+            # answered as the error it is (the record fails with it).
+            yield self.calls.recorded(self.facts(message, envelope),
+                                      lambda: fail(e))
         if tool.name in self._handleTools:
             value = yield self.calls.recorded(
                 self.facts(message, envelope, tool=tool, arguments=arguments),
