@@ -13,9 +13,10 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.observe.audit import AuditLog, CallRefused
 from gsmcpd.observe.auditfile import AuditFile
-from gsmcpd.observe.metrics import Metrics
+from gsmcpd.observe.metrics import UNSETTLED, Metrics
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, parseMessage
+from gsmcpd.protocol.kinds import KINDS
 from gsmcpd.protocol.recording import (
     CANCELLED, CallRecords, answerOf, unrefused)
 from gsmcpd.sessions.work import WorkSession
@@ -118,13 +119,33 @@ class CallRecordTests(SynchronousTestCase):
         self.assertEqual([event["event"] for event in self.events],
                          ["callStarted", "toolCall", "commit"])
 
-    def test_commitWithoutAnswerLeavesTheLastOne(self):
+    def test_commitEndedByTheServerIsUnknown(self):
         """
-        A commit the stone gave no answer to (a deadline's break) leaves
+        A commit the server ended before the stone answered (its
+        deadline, its held commit record, its gem gone) may have
+        committed: its session's last commit says C{unknown}, and so do
+        the audit and the metrics.
+        """
+        self.assertLessEqual(UNSETTLED, KINDS)
+        for count, kind in enumerate(sorted(UNSETTLED), 1):
+            record = self.records.started(facts(work=self.work))
+            self.clock.now += 1
+            record.ended(Failure(JsonRpcError(
+                -32001, "ended", {"kind": kind})))
+            self.assertEqual((self.work.lastCommit.outcome,
+                              self.work.lastCommit.at),
+                             ("unknown", self.clock.now))
+            self.assertEqual(self.events[-1]["result"], "unknown")
+            self.assertEqual(sample(self.metrics, "gsmcpd_commits_total",
+                                    outcome="unknown"), count)
+
+    def test_commitThatNeverRanLeavesTheLastOne(self):
+        """
+        A commit that never reached the stone (a protocol error) leaves
         the session's last commit as it was.
         """
         record = self.records.started(facts(work=self.work))
-        record.ended(Failure(JsonRpcError(-32001, "past its deadline")))
+        record.ended(Failure(JsonRpcError(-32602, "bad arguments")))
         self.assertIsNone(self.work.lastCommit)
 
     def test_askedForInputCountedApart(self):
@@ -237,7 +258,8 @@ class RealEndTests(TransportTestCase):
     def test_commitStillEndedByItsDeadline(self):
         """
         A commit its client stopped waiting for is still ended by its
-        deadline, and recorded so.
+        deadline, and recorded so: it may have committed, so its outcome
+        is C{unknown}, and C{status} says so.
         """
         self.requestTimeout = 30
         self.watch(AuditLog(self.events.append, "DataCurator"), self.metrics)
@@ -247,8 +269,8 @@ class RealEndTests(TransportTestCase):
         self.assertEqual(self.gem.interrupts, [False])
         self.assertEqual(self.ended(), [
             ("toolCall", "protocolError:-32001", None),
-            ("commit", None, "protocolError:-32001")])
-        self.assertIsNone(self.work.lastCommit)
+            ("commit", None, "unknown")])
+        self.assertEqual(self.work.lastCommit.outcome, "unknown")
 
     def test_cancelledCallBrokenIsNoAnswer(self):
         answer = self.start("execute_code", code="(Delay forSeconds: 9) wait")

@@ -84,6 +84,11 @@ class TransactionTests(TestCase):
             "changes": ["compiled A>>b"]})
         self.assertIn("last commit: conflict at 1970-01-01T00:00:00+00:00 "
                       "(compiled A>>b)", status["content"][0]["text"])
+        self.first.session.commitEnded("unknown", 0.0, ["compiled A>>b"])
+        status = yield self.first.call("status")
+        self.assertIn("(compiled A>>b): it was ended before the stone "
+                      "answered, so it may have committed",
+                      status["content"][0]["text"])
 
     @inlineCallbacks
     def test_eachCommitIsTheLastCommit(self):

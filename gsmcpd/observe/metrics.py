@@ -302,14 +302,23 @@ class CallTimer:
             self._metrics.callsRunning -= 1
 
 
+UNSETTLED = frozenset({"deadline", "pinned", "sessionGone"})
+"""The error kinds of a call the server ended before its GemStone call
+answered: for a C{commit}, whether it committed is not known."""
+
+
 def commitOutcome(response, outcome):
     """
     What the stone answered a C{commit} whose C{outcome} is C{ok} or
     C{toolError}: C{committed}, C{conflict} (a tool error naming the
-    conflicts) or C{failed} (any other answer); L{None} for a C{commit}
-    with no answer from it (cancelled, broken, a protocol error, a
-    question to the client).
+    conflicts) or C{failed} (any other answer); C{unknown} for a commit
+    the server ended before the stone answered (its deadline, its gem
+    gone: it may have committed); L{None} for a C{commit} that never
+    reached the stone (refused, a protocol error, a question to the
+    client).
     """
+    if outcome == "error" and classify(response)[1] in UNSETTLED:
+        return "unknown"
     if outcome not in ("ok", "toolError"):
         return None
     structured = (response.get("result") or {}).get("structuredContent") or {}

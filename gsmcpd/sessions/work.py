@@ -107,8 +107,9 @@ class WorkSession:
     def commitEnded(self, outcome, at, changes=()):
         """
         A commit in it ended as the stone answered, C{committed},
-        C{conflict} or C{failed}, at C{at} (seconds since the epoch),
-        having tried to commit C{changes}; whether or not its client heard.
+        C{conflict} or C{failed}, or C{unknown} (ended before the stone
+        answered), at C{at} (seconds since the epoch), having tried to
+        commit C{changes}; whether or not its client heard.
         """
         self.lastCommit = LastCommit(outcome, at, tuple(changes))
 

@@ -39,7 +39,9 @@ class LastCommit:
     """
     How a session's last commit ended, as the stone answered it.
 
-    @ivar outcome: C{committed}, C{conflict} or C{failed}.
+    @ivar outcome: C{committed}, C{conflict} or C{failed}; C{unknown}
+        when the server ended it (its deadline, its gem gone) before the
+        stone answered.
     @ivar at: when, in seconds since the epoch.
     @ivar changes: what it committed (or tried to): the journal's summary
         when it began.

@@ -18,8 +18,8 @@ from gsmcpd.tools.confirm import (
 LAST_COMMIT = {"type": ["object", "null"], "properties": {
     "outcome": STRING, "at": STRING,
     "changes": {"type": "array", "items": STRING}}}
-"""How the session's last commit ended (committed, conflict or failed),
-when, and what it committed."""
+"""How the session's last commit ended (committed, conflict, failed, or
+unknown: ended before the stone answered), when, and what it committed."""
 UNCOMMITTED_LOST = ("yes (lost when this session ends: closed, idle, or a "
                     "server restart; commit what you mean to keep)")
 
@@ -139,7 +139,12 @@ def _lastCommit(last):
     if last is None:
         return "none in this session"
     changes = "; ".join(last["changes"]) or "no changes"
-    return f"{last['outcome']} at {last['at']} ({changes})"
+    described = f"{last['outcome']} at {last['at']} ({changes})"
+    if last["outcome"] == "unknown":
+        described += (": it was ended before the stone answered, so it may "
+                      "have committed; refresh and re-read what it changed "
+                      "before committing again")
+    return described
 
 
 def _listed(conflict):
