@@ -68,8 +68,9 @@ class SimulatedStoneTests(TestCase):
         self.assertEqual(subjects, [
             "GEMSTONE", "libgcits", "login", "stopping gems",
             "session limit", "optional messages", "one-time passwords",
-            "certificate", "JWKS"])
+            "certificate", "JWKS", "fair shares"])
         self.assertTrue(all(f.line().startswith("OK  ") for f in lines))
+        self.assertIn("apply only with bearer-token auth", lines[-1].detail)
 
     @inlineCallbacks
     def test_wrongStoneNameFails(self):
@@ -104,7 +105,8 @@ class SimulatedStoneTests(TestCase):
             [("GEMSTONE", None), ("libgcits", None), ("NetLDI", "SKIP"),
              ("login", "SKIP"), ("stopping gems", "SKIP"),
              ("session limit", "SKIP"), ("one-time passwords", "SKIP"),
-             ("certificate", None), ("JWKS", None)])
+             ("certificate", None), ("JWKS", None),
+             ("fair shares", None)])
         self.assertEqual(lines[2].detail, "skipped: libgcits failed")
 
     @inlineCallbacks
@@ -175,6 +177,19 @@ class SimulatedStoneTests(TestCase):
         self.assertEqual(preflight.findings[-1].line(),
                          "OK    JWKS: 2 signing keys from the metadata of "
                          "https://idp.example")
+
+    def test_identitySharesWithAuthentication(self):
+        """
+        With bearer-token auth, the shares per identity apply, a
+        percentage of --max-sessions counted out.
+        """
+        preflight = Preflight(self.authConfig(
+            "--max-sessions", "10", "--calls-per-session", "none"),
+            reactor, lambda f: None, environ={})
+        preflight.checkShares()
+        self.assertEqual(preflight.findings[-1].line(), (
+            "OK    fair shares: no cap on calls in flight a session, 64 an "
+            "identity; 5 GemStone sessions an identity"))
 
     @inlineCallbacks
     def test_jwksUnreachable(self):

@@ -171,7 +171,7 @@ class CheckCommandTests(TestCase):
         lines = out.splitlines()
         self.assertEqual(status, 0, out + err)
         self.assertEqual(lines[0], "OK    --simulated: on (from --simulated)")
-        self.assertEqual(len(lines), 10, out)
+        self.assertEqual(len(lines), 11, out)
         self.assertTrue(all(line.startswith("OK  ") for line in lines), out)
 
     def test_settingsFromTheFile(self):

@@ -181,7 +181,27 @@ class Preflight:
             self.skipRest()
         self.checkCertificate()
         yield self.checkJwks()
+        self.checkShares()
         return self.findings
+
+    def checkShares(self):
+        """
+        Say which fair shares apply: the identity shares count a token's
+        identity, so without authentication only the per-session one does.
+        """
+        shares = self.config.shares
+        perSession = f"{_capped(shares.callsPerSession)} calls in flight a " \
+            "session"
+        if not authenticated(self.config):
+            self.found("fair shares", True, f"{perSession}; the shares per "
+                       "identity (--calls-per-identity, "
+                       "--sessions-per-identity) apply only with bearer-token "
+                       "auth: without it every client is one caller")
+            return
+        self.found("fair shares", True, f"{perSession}, "
+                   f"{_capped(shares.callsPerIdentity)} an identity; "
+                   f"{_capped(shares.sessionsPerIdentity)} GemStone sessions "
+                   "an identity")
 
     def checkGemstone(self):
         if self.config.simulated:
@@ -373,6 +393,10 @@ class Preflight:
 
 def _keys(keys):
     return f"{len(keys)} signing key{'s' if len(keys) != 1 else ''}"
+
+
+def _capped(cap):
+    return "no cap on" if cap is None else str(cap)
 
 
 def parseGemNrs(gemNrs):
