@@ -185,23 +185,8 @@ class Preflight:
         return self.findings
 
     def checkShares(self):
-        """
-        Say which fair shares apply: the identity shares count a token's
-        identity, so without authentication only the per-session one does.
-        """
-        shares = self.config.shares
-        perSession = f"{_capped(shares.callsPerSession)} calls in flight a " \
-            "session"
-        if not authenticated(self.config):
-            self.found("fair shares", True, f"{perSession}; the shares per "
-                       "identity (--calls-per-identity, "
-                       "--sessions-per-identity) apply only with bearer-token "
-                       "auth: without it every client is one caller")
-            return
-        self.found("fair shares", True, f"{perSession}, "
-                   f"{_capped(shares.callsPerIdentity)} an identity; "
-                   f"{_capped(shares.sessionsPerIdentity)} GemStone sessions "
-                   "an identity")
+        self.found("fair shares", True,
+                   self.config.shares.described(authenticated(self.config)))
 
     def checkGemstone(self):
         if self.config.simulated:
@@ -355,17 +340,12 @@ class Preflight:
                       f"{', '.join(extra)})" if extra else ""))
 
     def checkCertificate(self, now=None):
+        # The certificate is judged against the host clients reach, when
+        # --auth-audience names it.
+        audience = self.config.authAudience
         self.found("certificate", *judgeCertificate(
-            self.config.port, self.audienceHost(),
+            self.config.port, audience and urlsplit(audience).hostname,
             now or datetime.now(timezone.utc)))
-
-    def audienceHost(self):
-        """
-        The host clients reach, when --auth-audience names it.
-        """
-        if self.config.authAudience is None:
-            return None
-        return urlsplit(self.config.authAudience).hostname
 
     @inlineCallbacks
     def checkJwks(self):
@@ -393,10 +373,6 @@ class Preflight:
 
 def _keys(keys):
     return f"{len(keys)} signing key{'s' if len(keys) != 1 else ''}"
-
-
-def _capped(cap):
-    return "no cap on" if cap is None else str(cap)
 
 
 def parseGemNrs(gemNrs):

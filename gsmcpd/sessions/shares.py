@@ -57,6 +57,27 @@ class FairShares:
     callsPerIdentity: int | None = None
     sessionsPerIdentity: int | None = None
 
+    def described(self, authenticated: bool) -> str:
+        """
+        Which caps apply, as C{gsmcpd check} says: the shares per identity
+        count a token's identity, so without authentication only the
+        per-session one does.
+        """
+        perSession = f"{_capped(self.callsPerSession)} calls in flight a " \
+            "session"
+        if not authenticated:
+            return (f"{perSession}; the shares per identity "
+                    f"(--{CALLS_PER_IDENTITY}, --{SESSIONS_PER_IDENTITY}) "
+                    "apply only with bearer-token auth: without it every "
+                    "client is one caller")
+        return (f"{perSession}, {_capped(self.callsPerIdentity)} an "
+                f"identity; {_capped(self.sessionsPerIdentity)} GemStone "
+                "sessions an identity")
+
+
+def _capped(cap):
+    return "no cap on" if cap is None else str(cap)
+
 
 def identityOf(principal):
     """
