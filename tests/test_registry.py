@@ -10,6 +10,8 @@ from twisted.trial.unittest import TestCase
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.observe.metrics import Metrics
+from gsmcpd.sessions.breaks import (
+    HARD_BREAK_DELAY, REPLACE_DELAY, RunningCall)
 from gsmcpd.sessions.registry import LoginNotAnswered, SessionRegistry
 from gsmcpd.sessions.warm import THROWAWAY_REASON
 from gsmcpd.tools.templates.outcomes import ToolError
@@ -146,6 +148,56 @@ class RegistryTests(TestCase):
         self.successResultOf(waiting)
         self.assertIsNone(self.session.calls.replacing)
         self.assertIsNot(self.session.gem, old)
+
+    def busyWithACall(self, session):
+        """
+        A call on C{session}'s gem that takes no break, and its
+        L{RunningCall}: C{(call, running)}.
+        """
+        gem = session.gem
+        gem.held, gem.ignores = True, {"soft", "hard"}
+        call = gem.execute('"gsmcp:status"\n1', 100)
+        running = RunningCall(session, 7, self.registry, self.clock)
+        running.track(call)
+        session.calls.admit(running)
+        session.view.stoneSession = 12
+        return call, running
+
+    def test_closedSessionIsNotReplaced(self):
+        """
+        A session closed while its call was being ended gets no new
+        GemStone session (nobody would log it out): its gem is stopped, so
+        its logout can run.
+        """
+        stopped = []
+        self.registry.stopGem = stopped.append
+        self.busyWithACall(self.session)
+        self.registry.close(self.session.handle, "its client left")
+        opened = len(self.pool.opened)
+        self.successResultOf(self.registry.replaceGem(self.session, "runaway"))
+        self.assertEqual(len(self.pool.opened), opened)
+        self.assertIn(12, stopped)
+
+    def test_closeLeavesAnEndingCallItsOwnBreaks(self):
+        """
+        Closing a session whose call is already being ended sends no break
+        of its own (two at once have crashed GemStone's client library):
+        the call's escalation ends in its gem stopped, and no login is
+        left behind.
+        """
+        stopped = []
+        self.registry.stopGem = stopped.append
+        call, running = self.busyWithACall(self.session)
+        running.end("cancelled")
+        self.registry.close(self.session.handle, "its client left")
+        gem = self.session.gem
+        self.assertEqual(gem.interrupts, [False])
+        self.clock.advance(HARD_BREAK_DELAY)
+        self.assertEqual(gem.interrupts, [False, True])
+        opened = len(self.pool.opened)
+        self.clock.advance(REPLACE_DELAY)
+        self.assertEqual((len(self.pool.opened), stopped), (opened, [12]))
+        self.assertEqual(self.clock.getDelayedCalls(), [])
 
     def test_unpreparedReplacementClosesTheSession(self):
         """

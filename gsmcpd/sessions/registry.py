@@ -322,9 +322,13 @@ class SessionRegistry:
             observer(session)
         busy = session.busy
         closing = self._pool.close(session.gem)
-        if busy:
+        if busy and not any(run.ending
+                            for run in session.calls.running.values()):
             # Its logout queues behind what runs: break that, and stop its
-            # gem if it takes no break, so the login comes back.
+            # gem if it takes no break, so the login comes back.  A call
+            # already being ended is left to its own escalation, which
+            # stops the gem in the end (L{replaceGem}): a second break at
+            # once has crashed GemStone's client library.
             stopBreaking = breakUntilOut(
                 session.gem, self._clock,
                 lambda: self._stopAbandoned(session))
@@ -340,13 +344,22 @@ class SessionRegistry:
     def replaceGem(self, session, reason):
         """
         Give C{session} a fresh GemStone session in place of one that had to
-        be abandoned (a call that took no break).
+        be abandoned (a call that took no break); a session closed since
+        only has its gem stopped.
 
         @return: a L{Deferred} firing when the new one is logged in and
             prepared; if either fails the session is closed, since a gem
             its preparation refused (no commit lock, say) is never served.
         """
         old = session.gem
+        if self._sessions.get(session.handle) is not session:
+            # Closed while its call was being ended: nobody would log a
+            # replacement out.  Stopping the gem lets its logout run.
+            self.log.warn("session {handle} (closed): stopping its GemStone "
+                          "session: {reason}", handle=session.label,
+                          reason=reason)
+            self._stopAbandoned(session)
+            return succeed(None)
         self.log.warn("session {handle}: replacing its GemStone session: "
                       "{reason}", handle=session.label, reason=reason)
         self._stopAbandoned(session)
