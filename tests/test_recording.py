@@ -272,6 +272,28 @@ class RealEndTests(TransportTestCase):
             ("commit", None, "unknown")])
         self.assertEqual(self.work.lastCommit.outcome, "unknown")
 
+    def test_commitThatCommittedPastItsDeadline(self):
+        """
+        A commit whose deadline came while the stone was committing, and
+        which took neither break, answers and records what the stone did:
+        committed, not the deadline's message (which says uncommitted
+        changes survive).
+        """
+        self.requestTimeout = 30
+        self.watch(AuditLog(self.events.append, "DataCurator"), self.metrics)
+        self.work.journal.record("compiled", "Account>>withdraw:", "Account")
+        self.gem.ignores = {"soft", "hard"}
+        answer = self.start("commit")
+        self.clock.advance(31)
+        self.assertEqual(self.gem.interrupts, [False])
+        self.assertNoResult(answer)
+        self.gem.release()
+        response = self.successResultOf(answer)
+        self.assertTrue(response["result"]["structuredContent"]["committed"])
+        self.assertEqual(self.ended(), [("toolCall", "ok", None),
+                                        ("commit", None, "committed")])
+        self.assertEqual(self.work.lastCommit.outcome, "committed")
+
     def test_cancelledCallBrokenIsNoAnswer(self):
         answer = self.start("execute_code", code="(Delay forSeconds: 9) wait")
         answer.cancel()

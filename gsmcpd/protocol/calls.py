@@ -357,13 +357,15 @@ class Call:
         """
         What the client is told of a call that came to C{outcome}: nothing
         when it cancelled, the ending policy's message when the server
-        ended it, else the outcome itself.
+        ended it (unless it answered in full all the same: the break came
+        too late, and a commit that committed must say so), else the
+        outcome itself.
         """
         run = self._run
         if run.why == "cancelled":
             return CANCELLED
         ended = run.endedMessage()
-        if ended is not None:
+        if ended is not None and not _answeredInFull(outcome):
             return Failure(JsonRpcError(
                 SERVER_ERROR, ended, {"kind": run.why, "step": run.step}))
         return outcome
@@ -378,11 +380,9 @@ class Call:
         run = self._run
         if run.why != "cancelled":
             return self._forClient(outcome)
-        if outcome is None or isinstance(outcome, Failure) or (
-                run.step is not None and
-                classify(answerOf(outcome))[0] != "ok"):
-            return None
-        return outcome
+        if run.step is None and not isinstance(outcome, Failure):
+            return outcome
+        return outcome if _answeredInFull(outcome) else None
 
     def _answer(self, outcome):
         if not self.answer.called:
@@ -390,3 +390,12 @@ class Call:
                 self.answer.errback(outcome)
             else:
                 self.answer.callback(outcome)
+
+
+def _answeredInFull(outcome):
+    """
+    Whether a call came to a whole answer: not a failure, not a tool error
+    (which a break may have caused), nothing missing.
+    """
+    return outcome is not None and not isinstance(outcome, Failure) and \
+        classify(answerOf(outcome))[0] == "ok"
