@@ -267,6 +267,17 @@ class TaskStoreTests(SynchronousTestCase):
         self.assertNotIn("inputRequests", task.detailed())
         self.flushLoggedErrors(CancelledError)
 
+    def test_cancelUnparksTheQuestion(self):
+        """
+        Cancelling a task parked on a question fails the question with
+        L{CancelledError}, so the call ends (and is recorded) even when its
+        own ending cannot reach it: it is in no GemStone call.
+        """
+        task = self.store.adopt(Deferred(), lambda: None)
+        asked = self.store.ask(task, {"a": {"method": "x"}})
+        self.store.cancel(task)
+        self.failureResultOf(asked, CancelledError)
+
 
 class RequiresTests(SynchronousTestCase):
 

@@ -294,7 +294,9 @@ class TaskStore:
     def cancel(self, task: "Task") -> None:
         """
         End a task: a no-op for one that already ended.  It is cancelled at
-        once; its call goes on being ended (soft break, hard break, ...).
+        once; its call goes on being ended (soft break, hard break, ...),
+        and a question it is parked on fails, since no break reaches a
+        call that is in no GemStone call.
         """
         if task.status in TERMINAL:
             return
@@ -303,6 +305,9 @@ class TaskStore:
         self._changed(task, CANCELLED)
         if task._cancel is not None:
             task._cancel()
+        waiting, task._waiting = task._waiting, None
+        if waiting is not None:
+            waiting.cancel()
 
     def ask(self, task: "Task",
             inputRequests: JsonObject) -> Deferred[JsonObject]:
