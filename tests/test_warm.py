@@ -51,10 +51,24 @@ class WarmSessionsTests(SynchronousTestCase):
 
     def test_neverAnotherUsers(self):
         self.read(ALICE)
-        self.assertIsNone(self.warm.take("Bob"))
+        self.assertIsNone(self.warm.take(BOB))
         self.assertIsNone(self.warm.take(None))
         self.assertEqual(self.successResultOf(
-            self.warm.take("Alice")).principal, ALICE)
+            self.warm.take(ALICE)).principal, ALICE)
+
+    def test_countsInItsBorrowersShare(self):
+        """
+        Two identities may log in as one GemStone user: a kept session
+        taken by the other counts in the taker's share, not in the share
+        of the identity it was opened for.
+        """
+        other = Principal("a2", "Alice", frozenset(), 0.0)
+        session = self.read(ALICE)
+        shares = self.registry.shares
+        self.assertEqual((shares.held(ALICE), shares.held(other)), (0, 0))
+        self.assertIs(self.successResultOf(self.warm.take(other)), session)
+        self.assertIs(session.principal, other)
+        self.assertEqual((shares.held(ALICE), shares.held(other)), (0, 1))
 
     def test_endedCallClosedNotKept(self):
         """

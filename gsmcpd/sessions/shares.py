@@ -126,6 +126,16 @@ class Shares:
             if not held:
                 del self._sessions[identity]
 
+    def lent(self, session, principal):
+        """
+        An idle warm C{session} goes to a call of C{principal}: it counts
+        in that identity's share from now on, not its last borrower's
+        (both log in as the same GemStone user, yet are not one caller).
+        """
+        self.closed(session)
+        session.principal = principal
+        self.registered(session)
+
     def held(self, principal):
         """
         How many GemStone sessions C{principal}'s identity holds, logins

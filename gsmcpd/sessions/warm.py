@@ -67,20 +67,22 @@ class WarmSessions:
     def __len__(self):
         return len(self._timers)
 
-    def take(self, user):
+    def take(self, principal):
         """
-        An idle session of GemStone user C{user}, its view moved to the
-        newest commit.
+        An idle session of C{principal}'s GemStone user, its view moved to
+        the newest commit, lent to C{principal} (the caller whose share it
+        counts in).
 
         @return: L{None} when none is idle; else a L{Deferred} firing with
             the session, or with L{None} when its view could not be moved
             (it is then closed).
         """
-        idle = self._idle.get(user)
+        idle = self._idle.get(userOf(principal))
         if not idle:
             return None
         session = idle.pop()
         self._timers.pop(session.handle).cancel()
+        self._registry.shares.lent(session, principal)
 
         def moved(aborted):
             if not aborted:

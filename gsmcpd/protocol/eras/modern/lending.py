@@ -27,7 +27,6 @@ from gsmcpd.protocol.shares import CLOSE_ONE, shareRefusal
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import ShareExhausted
-from gsmcpd.sessions.work import userOf
 from gsmcpd.tools.base import OWN_SESSION, Tool, ToolResult
 from gsmcpd.tools.templates.outcomes import ToolError
 
@@ -123,7 +122,7 @@ class Lending:
             self.sessions.shares.admitSession(envelope.principal)
         except ShareExhausted as e:
             raise shareRefusal(e, CLOSE_ONE)
-        taking = self.sessions.warm.take(userOf(envelope.principal))
+        taking = self.sessions.warm.take(envelope.principal)
         if taking is None:
             opening = self._loggedIn(envelope, throwaway=True)
         else:
