@@ -64,6 +64,22 @@ class SharesTests(SynchronousTestCase):
         self.opened(ADA)
         self.assertEqual(self.shares.held(ADA), 2)
 
+    def test_closedSessionHeldUntilLoggedOut(self):
+        """
+        A session closed while its call is being broken still counts in
+        its identity's share until its login is given back: closing busy
+        sessions does not let an identity hold more than its share.
+        """
+        busy = self.opened(ADA)
+        self.opened(ADA)
+        loggedOut = Deferred()
+        self.pool.close = lambda gem: loggedOut
+        self.registry.close(busy.handle, "its client left")
+        self.refused(SESSIONS_PER_IDENTITY, self.registry.open, ADA)
+        loggedOut.callback(None)
+        self.assertEqual(self.shares.held(ADA), 1)
+        self.opened(ADA)
+
     def test_loginsUnderWayCount(self):
         """
         A login still under way holds its place in the share, and gives it

@@ -311,7 +311,6 @@ class SessionRegistry:
         # Counted first: an unknown code raises before anything changed.
         self._metrics.sessionClosed(code)
         del self._sessions[handle]
-        self.shares.closed(session)
         client = self._clients.pop(handle, None)
         self._retract(session)
         self.log.info("session {handle} closed: {reason}",
@@ -322,13 +321,15 @@ class SessionRegistry:
             observer(session)
         busy = session.busy
         closing = self._pool.close(session.gem)
+        # Its identity's share holds it until its login is given back.
+        closing.addBoth(
+            lambda result: (self.shares.closed(session), result)[1])
         if busy and not any(run.ending
                             for run in session.calls.running.values()):
             # Its logout queues behind what runs: break that, and stop its
             # gem if it takes no break, so the login comes back.  A call
-            # already being ended is left to its own escalation, which
-            # stops the gem in the end (L{replaceGem}): a second break at
-            # once has crashed GemStone's client library.
+            # already being ended is left to its own escalation (which ends
+            # in L{replaceGem}): two breaks at once crash libgcits.
             stopBreaking = breakUntilOut(
                 session.gem, self._clock,
                 lambda: self._stopAbandoned(session))
