@@ -349,6 +349,13 @@ class DuplicateIdTests(GemStoneMethodsTestCase):
 
     @inlineCallbacks
     def test_secondRequestWithARunningIdRefused(self):
+        """
+        A call whose id is already in flight on its session is refused
+        (its cancellation, answer and record would be mistaken for the
+        running one's), on a record of its own.
+        """
+        events = []
+        self.watch(AuditLog(events.append, "DataCurator"))
         self.failing.lateAnswer = Deferred()
         first = self.post(request("tools/call", 5, name="late",
                                   arguments={}), self.handle)
@@ -359,6 +366,10 @@ class DuplicateIdTests(GemStoneMethodsTestCase):
         self.assertEqual((body["id"], body["error"]["code"]), (5, -32600))
         self.assertIn("already in flight", body["error"]["message"])
         self.assertEqual(session.calls.running, {5: run})
+        self.assertEqual([(e["event"], e["tool"], e.get("outcome"))
+                          for e in events], [
+            ("callStarted", "late", None), ("callStarted", "status", None),
+            ("toolCall", "status", "protocolError:-32600")])
         self.failing.lateAnswer.callback(ToolResult("late", {}))
         self.treq.flush()
         _, answer = yield first

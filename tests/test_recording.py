@@ -11,6 +11,7 @@ from twisted.logger import capturedLogs
 from twisted.python.failure import Failure
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import AuditLog, CallRefused
 from gsmcpd.observe.auditfile import AuditFile
 from gsmcpd.observe.metrics import UNSETTLED, Metrics
@@ -394,3 +395,47 @@ class ModernAuditUnavailableTests(ModernTestCase):
             self.assertEqual((response.code, body["error"]["data"]),
                              (200, {"kind": "auditUnavailable"}))
         self.assertEqual(self.pool.opened, [])
+
+
+class ModernUnmadeCallTests(ModernTestCase):
+    """
+    A 2026 call that fails before it runs, and is no refusal, is recorded
+    as what its client is told, as the 2025 era records it.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.events = []
+        self.metrics = Metrics("1", processMetrics=False)
+        self.watch(AuditLog(self.events.append, "DataCurator"), self.metrics)
+
+    @inlineCallbacks
+    def call(self, arguments):
+        """
+        An C{execute_code} call: its answer, and the audit's events.
+        """
+        del self.events[:]
+        response, body = yield self.send(modern(
+            "tools/call", 3, name="execute_code", arguments=arguments))
+        return body, [(event["event"], event.get("outcome"))
+                      for event in self.events]
+
+    @inlineCallbacks
+    def test_loginFailed(self):
+        self.pool.loginError = GciError(4051, "login denied")
+        body, events = yield self.call({"code": "3 + 4"})
+        self.flushLoggedErrors()
+        self.assertEqual(body["error"]["data"]["kind"], "loginFailed")
+        self.assertEqual(events, [("callStarted", None),
+                                  ("toolCall", "protocolError:-32001")])
+
+    @inlineCallbacks
+    def test_noSlot(self):
+        self.pool.maxSessions = 0
+        body, events = yield self.call({"code": "3 + 4"})
+        self.assertEqual(body["result"]["structuredContent"]["error"]["kind"],
+                         "sessionLimit")
+        self.assertEqual(events, [("callStarted", None),
+                                  ("toolCall", "error:sessionLimit")])
+        self.assertEqual(sample(self.metrics, "gsmcpd_tool_calls_total",
+                                tool="execute_code", outcome="toolError"), 1)

@@ -111,11 +111,7 @@ def answered(handler: Callable[[RequestFacts], Any],
     What C{handler} answers C{request}, as a L{Deferred} of its result
     value, or failing with what it raised.
     """
-    try:
-        value = handler(request)
-    except Exception:
-        return fail()
-    return value if isinstance(value, Deferred) else succeed(value)
+    return maybeDeferred(handler, request)
 
 
 class CallRunner:
@@ -192,13 +188,13 @@ class CallRunner:
         """
         work = request.work
         if work is not None and request.id in work.calls.running:
-            # Its cancellation, its answer and its record would be
-            # mistaken for the running one's.
-            return fail(JsonRpcError(
+            # Its cancellation, answer and record would be mistaken for
+            # the running one's: refused, on a record of its own.
+            return self.recorded(request, lambda: fail(JsonRpcError(
                 INVALID_REQUEST, f"Invalid Request: request id "
                 f"{clipped(repr(request.id))} is already in flight on this "
                 "session; JSON-RPC ids must be unique among requests in "
-                "flight"))
+                "flight")))
         try:
             self._admit(request)
             record = self.records.started(request)
@@ -380,9 +376,9 @@ class Call:
         run = self._run
         if run.why != "cancelled":
             return self._forClient(outcome)
-        if run.step is None and not isinstance(outcome, Failure):
-            return outcome
-        return outcome if _answeredInFull(outcome) else None
+        whole = _answeredInFull(outcome) or (
+            run.step is None and not isinstance(outcome, Failure))
+        return outcome if whole else None
 
     def _answer(self, outcome):
         if not self.answer.called:
@@ -395,7 +391,7 @@ class Call:
 def _answeredInFull(outcome):
     """
     Whether a call came to a whole answer: not a failure, not a tool error
-    (which a break may have caused), nothing missing.
+    (which a break may have caused), not nothing.
     """
     return outcome is not None and not isinstance(outcome, Failure) and \
         classify(answerOf(outcome))[0] == "ok"

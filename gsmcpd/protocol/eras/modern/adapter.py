@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 import attr
-from twisted.internet.defer import Deferred, fail, inlineCallbacks, maybeDeferred
+from twisted.internet.defer import (
+    Deferred, fail, inlineCallbacks, maybeDeferred, succeed)
 
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
@@ -29,6 +30,7 @@ from gsmcpd.protocol.eras.modern.handles import (
     HANDLE_TOOLS, SESSION_ARGUMENT, ToolSchemas, sessionGone, takeHandle)
 from gsmcpd.protocol.eras.modern.lending import (
     Lending, nothingToRelease, toolError)
+from gsmcpd.protocol.eras.modern.refusals import asRefusal
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
 from gsmcpd.protocol.eras.modern.results import complete
 from gsmcpd.protocol.facts import MODERN, Dialect, RequestFacts
@@ -53,6 +55,17 @@ def dressed(value: Any) -> JsonObject:
     if value is CANCELLED:
         raise JsonRpcError(SERVER_ERROR, "The request was cancelled")
     return value
+
+
+def withoutHandle(arguments: Any) -> Any:
+    """
+    A call's arguments as its record names them: without the handle,
+    which is the call's session, not its input.
+    """
+    if not isinstance(arguments, dict):
+        return arguments
+    return {name: value for name, value in arguments.items()
+            if name != SESSION_ARGUMENT}
 
 
 def namedInMeta(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
@@ -177,12 +190,9 @@ class ModernEra:
 
     def _refused(self, failure, message, envelope):
         failure.trap(CallRefused)
-        arguments = message.params.get("arguments")
-        if isinstance(arguments, dict):
-            arguments = {name: value for name, value in arguments.items()
-                         if name != SESSION_ARGUMENT}
         return self.calls.refused(
-            self.facts(message, envelope, arguments=arguments),
+            self.facts(message, envelope, arguments=withoutHandle(
+                message.params.get("arguments"))),
             failure.value).addCallback(_complete, "tools/call")
 
     def _resolved(self, params, envelope, headers):
@@ -227,20 +237,21 @@ class ModernEra:
             return complete("tools/call", value)
         taskSupport = self._taskSupport.get(tool.name)
         refusal = tasks.requires(envelope)
-        if taskSupport == "required" and refusal is not None:
-            raise refusal
-        # Refused before a session is lent for it.
-        self.calls.records.admit()
-        self._unsealed(params)
-        if tool.runsOn == NO_SESSION:
-            handle, rest = None, arguments
-            work, done = None, nothingToRelease
-        else:
-            handle, rest = takeHandle(arguments)
-            try:
+        try:
+            if taskSupport == "required" and refusal is not None:
+                raise refusal
+            # Refused before a session is lent for it.
+            self.calls.records.admit()
+            self._unsealed(params)
+            if tool.runsOn == NO_SESSION:
+                handle, rest = None, arguments
+                work, done = None, nothingToRelease
+            else:
+                handle, rest = takeHandle(arguments)
                 work, done = yield self._lent(tool, handle, envelope)
-            except ToolError as e:
-                return complete("tools/call", toolError(e))
+        except (JsonRpcError, ToolError) as e:
+            value = yield self._unmade(message, envelope, tool, arguments, e)
+            return value
         if taskSupport is not None and refusal is None:
             sink = tasks.TaskProgress(self.tasks)
             escalate = self._becomeTask(sink, done, envelope)
@@ -285,10 +296,8 @@ class ModernEra:
         try:
             lent = yield self.lending.forTool(tool, handle, envelope)
         except (JsonRpcError, ToolError) as e:
-            kind = self._refusalOf(e, handle, envelope)
-            if kind is None:
-                raise
-            raise CallRefused(kind, e)
+            raise asRefusal(e, handle, envelope.principal,
+                            self.lending.sessions)
         return lent
 
     def _handleRefused(self, failure, handle, envelope):
@@ -297,35 +306,23 @@ class ModernEra:
         L{CallRefused}.
         """
         failure.trap(JsonRpcError)
-        kind = self._refusalOf(failure.value, handle, envelope)
-        if kind is None:
-            return failure
-        raise CallRefused(kind, failure.value)
+        raise asRefusal(failure.value, handle, envelope.principal,
+                        self.lending.sessions)
 
-    def _refusalOf(self, error, handle, envelope):
+    def _unmade(self, message, envelope, tool, arguments, error):
         """
-        The kind of refusal C{error} is, from L{Lending.forTool} for
-        C{handle}: none, one not the caller's (told as one that does not
-        exist, so only the audit tells the two apart), no handle where one
-        is needed, or a caller over its share; or L{None} for any other
-        error.
+        Record a call that failed before it ran, and is no refusal (its
+        login failed or timed out, no slot was free, the server is
+        stopping, a task-only tool without the tasks extension...), as
+        what its client is told: C{error}'s tool error, or C{error}.
         """
+        facts = self.facts(message, envelope, tool=tool,
+                           arguments=withoutHandle(arguments))
         if isinstance(error, ToolError):
-            if error.kind != "refused":
-                return None
-        elif not isinstance(error.data, dict):
-            return None
-        elif error.data.get("kind") == kinds.SHARE_CAP:
-            return kinds.SHARE_CAP
-        elif error.data.get("kind") != kinds.NO_SUCH_SESSION:
-            return None
-        if handle is None:
-            return "handleRequired"
-        owner = getattr(self.lending.sessions.get(handle), "principal", None)
-        caller = envelope.principal
-        return "foreignHandle" if owner is not None and (
-            caller is None or owner.identity != caller.identity) \
-            else "unknownHandle"
+            return self.calls.recorded(
+                facts, lambda: succeed(toolError(error))).addCallback(
+                    lambda value: complete("tools/call", value))
+        return self.calls.recorded(facts, lambda: fail(error))
 
     def _becomeTask(self, progress, done, envelope):
         """

@@ -1,0 +1,51 @@
+"""
+Which of a 2026-era call's failures before it ran are refusals (audited
+and counted as C{refused:<kind>}, L{gsmcpd.observe.metrics.REFUSALS}):
+a handle not its caller's, none where one is needed, a caller over its
+share.  Any other such failure is a call that could not be made, recorded
+as what its client is told.
+"""
+
+from typing import Any
+
+from gsmcpd.observe.audit import CallRefused
+from gsmcpd.protocol import kinds
+from gsmcpd.protocol.jsonrpc import JsonRpcError
+from gsmcpd.tools.templates.outcomes import ToolError
+
+
+def refusalOf(error: JsonRpcError | ToolError, handle: str | None,
+              principal: Any, sessions: Any) -> str | None:
+    """
+    The kind of refusal C{error} is, from lending a work session for
+    C{handle}: none, one not the caller's (told as one that does not
+    exist, so only the audit tells the two apart), no handle where one is
+    needed, or a caller over its share; or L{None} for any other error.
+
+    @param sessions: the registry the handle is looked up in.
+    """
+    if isinstance(error, ToolError):
+        if error.kind != "refused":
+            return None
+    elif not isinstance(error.data, dict):
+        return None
+    elif error.data.get("kind") == kinds.SHARE_CAP:
+        return kinds.SHARE_CAP
+    elif error.data.get("kind") != kinds.NO_SUCH_SESSION:
+        return None
+    if handle is None:
+        return "handleRequired"
+    owner = getattr(sessions.get(handle), "principal", None)
+    return "foreignHandle" if owner is not None and (
+        principal is None or owner.identity != principal.identity) \
+        else "unknownHandle"
+
+
+def asRefusal(error: JsonRpcError | ToolError, handle: str | None,
+              principal: Any, sessions: Any) -> Exception:
+    """
+    C{error} as the L{CallRefused} it is, or C{error} itself when it is no
+    refusal.
+    """
+    kind = refusalOf(error, handle, principal, sessions)
+    return error if kind is None else CallRefused(kind, error)
