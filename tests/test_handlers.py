@@ -295,6 +295,24 @@ class PromptAndCompletionTests(HandlersTestCase):
             "completion/complete", ref={"type": "ref/prompt", "name": "x"}),
             INVALID_PARAMS)
 
+    def test_shapesThatAreNotObjects(self):
+        """
+        A C{ref}, C{argument} or prompt C{arguments} that is not an object,
+        or a prompt named by no string, is invalid params, not an internal
+        error.
+        """
+        for method, params in (
+                ("completion/complete", {"ref": ["ref/prompt"]}),
+                ("completion/complete", {
+                    "ref": {"type": "ref/resource",
+                            "uri": "gemstone://class/{className}"},
+                    "argument": "className"}),
+                ("completion/complete", {
+                    "ref": {"type": "ref/prompt", "name": ["review"]}}),
+                ("prompts/get", {"name": "review", "arguments": ["x"]})):
+            self.assertEqual(self.errorCode(method, **params),
+                             INVALID_PARAMS, (method, params))
+
 
 class ToolNamedTests(SynchronousTestCase):
     """

@@ -65,6 +65,19 @@ def _required(params, name):
     return value
 
 
+def _object(params, name):
+    """
+    The object C{params} holds under C{name} (empty when it holds none).
+    """
+    value = params.get(name)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name} must be "
+                           "an object")
+    return value
+
+
 def _client(request: RequestFacts) -> ClientSession:
     """
     The client session of a request of a method only the 2025 era serves
@@ -244,7 +257,7 @@ class Handlers:
         if prompt is None:
             raise JsonRpcError(INVALID_PARAMS,
                                f"Invalid params: unknown prompt {name!r}")
-        arguments = params.get("arguments") or {}
+        arguments = _object(params, "arguments")
         missing = [a["name"] for a in prompt.arguments
                    if a.get("required") and a["name"] not in arguments]
         if missing:
@@ -260,10 +273,11 @@ class Handlers:
 
     @inlineCallbacks
     def complete(self, request: RequestFacts) -> Any:
-        ref = request.params.get("ref") or {}
-        argument = request.params.get("argument") or {}
+        ref = _object(request.params, "ref")
+        argument = _object(request.params, "argument")
         surface = self.surfaceFor(request.principal)
-        if ref.get("type") == "ref/prompt":
+        if ref.get("type") == "ref/prompt" and isinstance(ref.get("name"),
+                                                          str):
             target = surface.prompts.get(ref.get("name"))
         elif ref.get("type") == "ref/resource":
             target = next((t for t in surface.templates
