@@ -239,6 +239,15 @@ class ChangeOfTests(SynchronousTestCase):
         self.assertEqual(changeOf("add_dictionary", {
             "dictionaryName": "D"}), "add_dictionary D")
 
+    def test_codeNamedByItsDigest(self):
+        """
+        Code that ran (C{execute_code}, C{profile_code}) is named by its
+        source's digest, as its call's event names it.
+        """
+        for tool in ("execute_code", "profile_code"):
+            self.assertEqual(changeOf(tool, {"code": "3 + 4"}),
+                             f"{tool} 1a95866b1736")
+
 
 def facts(**kwargs):
     return CallFacts(**dict(dict(

@@ -80,8 +80,8 @@ def changeOf(tool, arguments):
     """
     What a successful mutating call changed, as a commit event names it.
     """
-    if tool == "execute_code":
-        return f"execute_code {sourceDigest(tool, arguments)[:12]}"
+    if SOURCE_ARGUMENTS.get(tool) == "code":
+        return f"{tool} {(sourceDigest(tool, arguments) or '')[:12]}"
     className = arguments.get("className")
     if "selector" in arguments or tool == "compile_method":
         side = " class" if arguments.get("meta") else ""
