@@ -284,7 +284,7 @@ class AuditLog:
         if tool == "abort" and ended == "ok":
             pending.clear()
         elif tool == "commit" and ended != "askedForInput":
-            result = commitOutcome(response, classify(response)[0]) or ended
+            result = commitOutcome(response) or ended
             self.log.info(
                 "commit by {identity} as {gemstoneUser} in session "
                 "{session}: {result}", event="commit", callId=callId,

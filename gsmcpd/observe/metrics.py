@@ -287,7 +287,7 @@ class CallTimer:
         if step == "replaced":
             metrics.replacements.inc()
         if self._tool == COMMIT_TOOL:
-            ended = commitOutcome(response, outcome)
+            ended = commitOutcome(response)
             if ended is not None:
                 metrics.commits.labels(ended).inc()
 
@@ -307,17 +307,18 @@ UNSETTLED = frozenset({"deadline", "pinned", "sessionGone"})
 answered: for a C{commit}, whether it committed is not known."""
 
 
-def commitOutcome(response, outcome):
+def commitOutcome(response):
     """
-    What the stone answered a C{commit} whose C{outcome} is C{ok} or
-    C{toolError}: C{committed}, C{conflict} (a tool error naming the
+    What the stone answered a C{commit} whose C{response} is a result or
+    a tool error: C{committed}, C{conflict} (a tool error naming the
     conflicts) or C{failed} (any other answer); C{unknown} for a commit
     the server ended before the stone answered (its deadline, its gem
     gone: it may have committed); L{None} for a C{commit} that never
     reached the stone (refused, a protocol error, a question to the
     client).
     """
-    if outcome == "error" and classify(response)[1] in UNSETTLED:
+    outcome, kind = classify(response)
+    if outcome == "error" and kind in UNSETTLED:
         return "unknown"
     if outcome not in ("ok", "toolError"):
         return None

@@ -20,7 +20,7 @@ from twisted.python.failure import Failure
 
 from gsmcpd.observe.audit import AuditUnavailable, CallFacts, CallRefused
 from gsmcpd.observe.metrics import (
-    COMMIT_TOOL, INPUT_REQUIRED, UNOBSERVED, classify, commitOutcome)
+    COMMIT_TOOL, INPUT_REQUIRED, UNOBSERVED, commitOutcome)
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
@@ -198,7 +198,7 @@ class CallRecord:
                                     now - self.started)
         if work is not None and request.tool is not None and \
                 request.tool.name == COMMIT_TOOL:
-            committed = commitOutcome(response, classify(response)[0])
+            committed = commitOutcome(response)
             if committed is not None:
                 work.commitEnded(committed, now, self.changes)
 
