@@ -105,15 +105,6 @@ def loginFailed(failure: Failure) -> NoReturn:
     raise LoginFailedError(number)
 
 
-def answered(handler: Callable[[RequestFacts], Any],
-             request: RequestFacts) -> Deferred[Any]:
-    """
-    What C{handler} answers C{request}, as a L{Deferred} of its result
-    value, or failing with what it raised.
-    """
-    return maybeDeferred(handler, request)
-
-
 class CallRunner:
     """
     Answers requests with their methods' handlers, running the
@@ -148,7 +139,7 @@ class CallRunner:
         """
         if not method.call:
             # Answered from memory: nothing to end, nothing to stream.
-            return answered(method.handler, request)
+            return maybeDeferred(method.handler, request)
         return self._run(request, method.handler)
 
     def refused(self, request: RequestFacts,
@@ -288,7 +279,7 @@ class Call:
         Start the call with C{handler}: answer L{answer}.
         """
         run, request = self._run, self._request
-        answering = answered(handler, request.running(
+        answering = maybeDeferred(handler, request.running(
             request.context.endedBy(run)))
         # Callbacks rather than a DeferredList and a generator: this runs
         # for every call.

@@ -20,7 +20,7 @@ from twisted.internet.defer import (
 
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
-from gsmcpd.protocol.calls import CallRunner, answered
+from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import modernRound
@@ -349,8 +349,7 @@ class ModernEra:
         uri = uri if isinstance(uri, str) else ""
         if uri in self.dialect.skills:
             # Answered from memory: a skill is no call.
-            value = yield answered(method.handler,
-                                   self.facts(message, envelope))
+            value = yield method.handler(self.facts(message, envelope))
             return complete("resources/read", value)
         found = self.handlers.surfaceFor(envelope.principal).resolve(uri)
         work, done = None, nothingToRelease
