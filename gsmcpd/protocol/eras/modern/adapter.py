@@ -225,8 +225,7 @@ class ModernEra:
         except JsonRpcError as e:
             # Recorded as the 2025 era records a call it cannot make, and
             # answered as the error it is (the record fails with it).
-            yield self.calls.recorded(self.facts(message, envelope),
-                                      lambda: fail(e))
+            yield self._unmade(message, envelope, None, None, e)
         if tool.name in self._handleTools:
             value = yield self.calls.recorded(
                 self.facts(message, envelope, tool=tool, arguments=arguments),
@@ -284,7 +283,7 @@ class ModernEra:
             try:
                 self.seal.check("tools/call", params)
             except JsonRpcError as e:
-                raise CallRefused("tamperedState", e)
+                raise CallRefused(kinds.TAMPERED_STATE, e)
 
     @inlineCallbacks
     def _lent(self, tool, handle, envelope):
@@ -311,10 +310,11 @@ class ModernEra:
 
     def _unmade(self, message, envelope, tool, arguments, error):
         """
-        Record a call that failed before it ran, and is no refusal (its
-        login failed or timed out, no slot was free, the server is
-        stopping, a task-only tool without the tasks extension...), as
-        what its client is told: C{error}'s tool error, or C{error}.
+        Record a call that failed before it ran, and is no refusal (no
+        such tool, its login failed or timed out, no slot was free, the
+        server is stopping, a task-only tool without the tasks
+        extension...), as what its client is told: C{error}'s tool error,
+        or C{error}.
         """
         facts = self.facts(message, envelope, tool=tool,
                            arguments=withoutHandle(arguments))
