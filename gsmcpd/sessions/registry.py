@@ -353,17 +353,15 @@ class SessionRegistry:
             its preparation refused (no commit lock, say) is never served.
         """
         old = session.gem
-        if self._sessions.get(session.handle) is not session:
-            # Closed while its call was being ended: nobody would log a
-            # replacement out.  Stopping the gem lets its logout run.
-            self.log.warn("session {handle} (closed): stopping its GemStone "
-                          "session: {reason}", handle=session.label,
-                          reason=reason)
-            self._stopAbandoned(session)
-            return succeed(None)
-        self.log.warn("session {handle}: replacing its GemStone session: "
-                      "{reason}", handle=session.label, reason=reason)
+        closed = self._sessions.get(session.handle) is not session
+        self.log.warn("session {handle}: {doing} its GemStone session: "
+                      "{reason}", handle=session.label, reason=reason,
+                      doing="closed, stopping" if closed else "replacing")
         self._stopAbandoned(session)
+        if closed:
+            # Closed while its call was being ended: nobody would log a
+            # replacement out, and the stopped gem's logout can run.
+            return succeed(None)
         d = self._pool.replace(old, name=session.handle[:8],
                                user=userOf(session.principal))
 

@@ -117,7 +117,8 @@ class Shares:
 
     def closed(self, session):
         """
-        C{session} is being closed.
+        C{session} no longer counts for its principal: its login was
+        given back, or it is lent to another (L{lent}).
         """
         identity = identityOf(session.principal)
         held = self._sessions.get(identity)
