@@ -543,3 +543,8 @@ class ReadOnlyModernTests(_ReadOnly, _Authenticated, ModernTestCase):
         for gem in self.pool.opened:
             self.assertIn(("disable_commits", {"reason": READ_ONLY_REASON}),
                           gem.calls)
+        # A throwaway session's own lock comes first: a commit its code
+        # sends is refused for the reason that holds, --read-only's.
+        locks = [arguments["reason"] for tag, arguments
+                 in self.pool.opened[-1].calls if tag == "disable_commits"]
+        self.assertEqual(locks[-1], READ_ONLY_REASON)

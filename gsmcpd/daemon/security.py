@@ -28,7 +28,7 @@ from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.trace import MessageTrace, RotatingFile
 from gsmcpd.sessions.shares import FairShares
-from gsmcpd.tools.base import ToolCall
+from gsmcpd.sessions.warm import lockCommits
 from gsmcpd.tools.catalog import SCOPED_TOOLSETS
 from gsmcpd.transport.bearer import BearerGate
 from gsmcpd.transport.exposure import ExposureError, Listening
@@ -346,5 +346,4 @@ class SessionPolicies:
     def __call__(self, session):
         yield self._prepare(session)
         if self._readOnly:
-            yield ToolCall(session.gem).runTemplate(
-                "disable_commits", {"reason": READ_ONLY_REASON})
+            yield lockCommits(session, READ_ONLY_REASON)

@@ -148,14 +148,15 @@ class SessionRegistry:
     def _prepared(self, session):
         """
         Prepare a new (or replacement) GemStone session before it serves:
-        the daemon's preparation, then, for a throwaway session, the
-        stone's commit lock (L{lockCommits}), so that nothing its calls do
-        is kept, not even a commit the user's own code sends.
+        for a throwaway session, the stone's commit lock (L{lockCommits}),
+        so that nothing its calls do is kept, not even a commit the user's
+        own code sends; then the daemon's preparation (whose own lock,
+        --read-only's, has the last word on the reason given).
         """
-        prepared = maybeDeferred(self.prepare, session)
-        if session.throwaway:
-            prepared.addCallback(lambda _: lockCommits(session))
-        return prepared
+        if not session.throwaway:
+            return maybeDeferred(self.prepare, session)
+        return lockCommits(session).addCallback(
+            lambda _: self.prepare(session))
 
     def openClient(self, protocolVersion, clientInfo, clientCapabilities=None,
                    principal=None):

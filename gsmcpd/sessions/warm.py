@@ -34,17 +34,18 @@ of reads, short enough that the view it holds (a commit record the stone
 cannot dispose of) and its login are not held for long by nobody."""
 
 
-def lockCommits(session):
+def lockCommits(session, reason=THROWAWAY_REASON):
     """
     Lock C{session}'s commits for as long as it is logged in
-    (C{System disableCommitsWithReason:}, as C{--read-only} does): a
-    throwaway session's work is aborted when its call ends, and this makes
-    sure nothing commits before that either.
+    (C{System disableCommitsWithReason:}), a commit then refused with
+    C{reason}: a throwaway session's work is aborted when its call ends,
+    and this makes sure nothing commits before that either (and
+    C{--read-only} locks every session so).
 
     @return: a L{Deferred} firing once the lock is armed.
     """
     return ToolCall(session.gem).runTemplate(
-        "disable_commits", {"reason": THROWAWAY_REASON})
+        "disable_commits", {"reason": reason})
 
 
 class WarmSessions:
