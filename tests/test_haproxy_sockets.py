@@ -310,6 +310,9 @@ class HaproxyTests(ProxiedDaemons):
         self.assertEqual(self.modernCall(6, "commit", {}, handle)[1][
             "content"][0]["text"], "Committed.")
         self.assertIsNone(draining.process.poll(), "the drain ended early")
+        # HAProxy's own account: NOLB (the 404) and DRAIN (the agent).
+        self.assertIn("gsmcpd1 is stopping", self.proxy.log())
+        self.assertIn("gsmcpd1 enters drain state", self.proxy.log())
 
         draining.process.wait(DRAIN_GRACE + 30)
         self.assertEqual(self.proxy.rpc("ping", legacy)[0], 404)
