@@ -8,6 +8,7 @@ drain grace ends.
 """
 
 import base64
+import contextlib
 import http.client
 import json
 import os
@@ -123,33 +124,43 @@ class ProxiedDaemons(SynchronousTestCase):
         with open(passwordFile, "w") as f:
             f.write("swordfish\n")
         os.chmod(passwordFile, 0o600)
-        shared = ("--gci-library", libraryPath(), "--stone", socketPath,
-                  "--password-file", passwordFile)
-        self.daemons = []
-        for name, cap in zip(("one", "two"), self.caps):
-            os.mkdir(os.path.join(directory, name))
-            agentPort = freePort()
-            daemon = Daemon(os.path.join(directory, name), "--max-sessions",
-                            str(cap), "--drain-grace", str(DRAIN_GRACE),
-                            "--agent-port", str(agentPort), stone=shared)
-            daemon.agentPort = agentPort
-            self.addCleanup(daemon.stop)
-            self.daemons.append(daemon)
+        self._directory = directory
+        self._stone = ("--gci-library", libraryPath(), "--stone", socketPath,
+                       "--password-file", passwordFile)
+        self.started = []
         self.addCleanup(self.stopTogether)
+        self.daemons = [self.startDaemon(name, cap)
+                        for name, cap in zip(("one", "two"), self.caps)]
         self.proxy = Proxy(directory, *self.daemons)
         self.addCleanup(self.proxy.stop)
+
+    def startDaemon(self, name, cap, port=None, agentPort=None):
+        """
+        A daemon on the shared stone, with at most C{cap} sessions and an
+        agent check (on C{port} and C{agentPort}, or free ones).
+        """
+        directory = os.path.join(self._directory, name)
+        os.mkdir(directory)
+        agentPort = agentPort or freePort()
+        daemon = Daemon(directory, "--max-sessions", str(cap),
+                        "--drain-grace", str(DRAIN_GRACE), "--agent-port",
+                        str(agentPort), port=port, stone=self._stone)
+        daemon.agentPort = agentPort
+        self.started.append(daemon)
+        return daemon
 
     def stopTogether(self):
         """
         Tell every daemon still running to stop at once, so their drains
-        overlap (each L{Daemon.stop} then finds its process ended).
+        overlap, then wait for each.
         """
-        running = [daemon for daemon in self.daemons
-                   if daemon.process.poll() is None]
-        for daemon in running:
-            daemon.process.terminate()
-        for daemon in running:
-            daemon.process.wait(DRAIN_GRACE + 30)
+        for daemon in self.started:
+            if daemon.process.poll() is None:
+                daemon.process.terminate()
+        for daemon in self.started:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                daemon.process.wait(DRAIN_GRACE + 30)
+            daemon.stop()
 
     def gemSession(self, session, id):
         """
@@ -269,7 +280,8 @@ class HaproxyTests(ProxiedDaemons):
         HAProxy still sends it the requests of the 2025 session and the
         2026-07-28 handle it holds, which run on their own GemStone
         sessions and commit.  Once the grace is over it is down: their
-        next request is answered 404 by the other daemon.
+        next request is answered 404 by the other daemon.  Started again,
+        it gets new sessions again.
         """
         draining, staying = self.daemons
         legacy = self.openOn(draining, self.proxy.initialize, self.holder)
@@ -324,6 +336,17 @@ class HaproxyTests(ProxiedDaemons):
             arguments={"code": "(UserGlobals at: #Drained2025) + "
                        "(UserGlobals at: #Drained2026)"})[2]["result"][
                 "content"][0]["text"], "4051")
+
+        # Restarted, it takes new sessions again: HAProxy counts it up,
+        # and its agent's "ready" ends the DRAIN the last one's set.
+        again = self.startDaemon("again", self.caps[0], draining.port,
+                                 draining.agentPort)
+        self.daemons[0] = again
+        deadline = time.monotonic() + 30
+        while "gsmcpd1 is UP" not in self.proxy.log():
+            self.assertLess(time.monotonic(), deadline, self.proxy.log())
+            time.sleep(0.2)
+        self.openOn(again, self.proxy.initialize, self.holder)
 
 
 class CapacityTests(ProxiedDaemons):
