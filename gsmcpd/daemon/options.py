@@ -203,8 +203,9 @@ class Config:
         "the room for new sessions (etc/haproxy/gsmcpd.cfg); a bare port "
         "number means 127.0.0.1", parse=endpoint)
     drainGrace = setting(
-        "drain-grace", "seconds a stopping daemon keeps serving with /healthz "
-        "answering 503, so a load balancer sends it no new session before "
+        "drain-grace", "seconds a stopping daemon keeps serving the sessions "
+        "it holds, opening no new one (/healthz answers 404, which HAProxy "
+        "reads as: new sessions elsewhere, held ones still here), before "
         "its port closes", parse=seconds, default="0")
     logFormat = setting("log-format", "text, or json: one JSON object per "
                         "event (gsmcpd serve applies it; under twistd pass "
