@@ -10,7 +10,7 @@ import sys
 from twisted.trial.unittest import SynchronousTestCase
 
 from tests.daemon import Daemon
-from tests.test_contract import REFERENCE_TOOLS
+from tests.test_contract import REFERENCE_TOOLS, servedBy
 
 CLIENTS = os.path.join(os.path.dirname(__file__), "clients")
 
@@ -33,15 +33,15 @@ class PythonSdkClientTests(SynchronousTestCase):
 
     def test_initializeListCallTerminate(self):
         """
-        The official Python SDK client initializes, lists the 31 tools
+        The official Python SDK client initializes, lists the 33 tools
         (each with an output schema and annotations), gets C{7} for
         C{3 + 4}, and terminates its session on exit.
         """
         seen = self.client("basic", "3 + 4")
         self.assertEqual(seen["protocolVersion"], "2025-11-25")
         self.assertIn("simulated", seen["serverInfo"]["title"])
-        allTools = sorted(set().union(*REFERENCE_TOOLS.values()))
-        self.assertEqual(len(allTools), 31)
+        allTools = sorted(set().union(*map(servedBy, REFERENCE_TOOLS)))
+        self.assertEqual(len(allTools), 33)
         self.assertEqual(seen["tools"], allTools)
         self.assertEqual(seen["withOutputSchema"], allTools)
         self.assertEqual(seen["withAnnotations"], allTools)

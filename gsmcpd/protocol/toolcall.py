@@ -51,6 +51,8 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
 
     def rendered(answer):
         notices = [] if work is None else work.takeNotices()
+        if work is not None:
+            work.journal.callEnded(tool, call.needsCommit)
         return answer.asResult(
             [f"[warning] {each}" for each in call.warnings]
             + sessionNotes(tool, call.needsCommit, work) + notices)

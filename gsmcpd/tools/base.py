@@ -178,6 +178,7 @@ class Tool:
     runsOn: str = attr.ib(default=ANY_SESSION,  # one of SESSION_NEEDS
                           validator=attr.validators.in_(SESSION_NEEDS))
     cancellable: bool = True
+    listsChanges: bool = False  # the journal lists all it changes
     """Whether a client that cancels the call, or hangs up, breaks it (a
     commit: no; only its deadline does)."""
 

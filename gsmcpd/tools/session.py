@@ -12,6 +12,7 @@ from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING
 from gsmcpd.tools.base import (
     OWN_SESSION, Tool, ToolError, ToolResult, Toolset, annotations,
     closedSchema, counted, resultSchema)
+from gsmcpd.tools.changes import itemised
 from gsmcpd.tools.confirm import (
     CONFIRM_OPTION, commitQuestion, confirmedIf, confirming)
 
@@ -35,7 +36,7 @@ class SessionToolset(Toolset):
     declaredOptionNames = (CONFIRM_OPTION,)
 
     def tools(self):
-        return [
+        return itemised([
             Tool("abort", "Abort",
                  "Discard every uncommitted change (code and data) and "
                  "move your view to the newest commit.",
@@ -67,8 +68,9 @@ class SessionToolset(Toolset):
                  resultSchema(user=STRING, session=INTEGER, stone=STRING,
                               version=STRING, inTransaction=BOOLEAN,
                               uncommittedChanges=BOOLEAN,
+                              listedChanges=INTEGER,
                               lastCommit=LAST_COMMIT)),
-        ]
+        ])
 
     @inlineCallbacks
     def abort(self, call, arguments):
@@ -123,11 +125,13 @@ class SessionToolset(Toolset):
         value = yield call.runTemplate("status", {})
         last = call.lastCommit
         state = dict(value, uncommittedChanges=call.needsCommit,
+                     listedChanges=len(call.journal),
                      lastCommit=None if last is None else last.described())
         text = (f"user: {state['user']}\nsession: {state['session']}\n"
                 f"stone: {state['stone']}\nversion: {state['version']}\n"
                 f"uncommitted changes: "
                 f"{UNCOMMITTED_LOST if call.needsCommit else 'no'}\n"
+                f"changes listed: {len(call.journal)} (list_changes)\n"
                 f"last commit: {_lastCommit(state['lastCommit'])}")
         return ToolResult(text, state)
 

@@ -1,0 +1,264 @@
+"""
+Tests for L{gsmcpd.tools.changes}: C{list_changes} and C{revert_method}
+on a simulated stone seeded with the C{Banking} code, through the
+dispatcher.
+"""
+
+from twisted.internet.defer import inlineCallbacks
+
+from gsmcpd.tools.ledger import methodKey
+from tests.test_tools_mutation import (
+    GUARDED_WITHDRAW, WITHDRAW, MutationTestCase)
+
+IS_EMPTY = "isEmpty\n\t^balance = 0"
+
+
+class ListChangesTests(MutationTestCase):
+
+    @inlineCallbacks
+    def changes(self):
+        result = yield self.succeed("list_changes")
+        return result["structuredContent"], result["content"][0]["text"]
+
+    @inlineCallbacks
+    def test_none(self):
+        structured, text = yield self.changes()
+        self.assertEqual(structured,
+                         {"changes": [], "complete": True, "notListed": []})
+        self.assertEqual(text, "0 changes since your last commit or abort.")
+
+    @inlineCallbacks
+    def test_eachChangeWithThePreviousSource(self):
+        """
+        Every change the mutation tools made, in order; a replaced or
+        deleted method with its source before the change, a new one with
+        none.
+        """
+        yield self.succeed("get_method_source", className="Account",
+                           selector="withdraw:")
+        yield self.succeed("compile_method", className="Account",
+                           source=GUARDED_WITHDRAW)
+        yield self.succeed("compile_method", className="Account",
+                           source=IS_EMPTY)
+        yield self.succeed("get_method_source", className="Account",
+                           selector="balance")
+        balance = self.code().method("Account", "balance").source
+        yield self.succeed("delete_method", className="Account",
+                           selector="balance")
+        yield self.succeed("set_class_comment", className="Account",
+                           comment="money")
+        yield self.succeed("add_dictionary", dictionaryName="Scratch")
+        structured, text = yield self.changes()
+        self.assertEqual(structured["changes"], [
+            {"what": "compiled", "subject": "Account>>withdraw:",
+             "previousSource": WITHDRAW},
+            {"what": "compiled", "subject": "Account>>isEmpty",
+             "previousSource": None},
+            {"what": "deleted", "subject": "Account>>balance",
+             "previousSource": balance},
+            {"what": "commented", "subject": "class Account",
+             "previousSource": None},
+            {"what": "added", "subject": "dictionary Scratch",
+             "previousSource": None}])
+        self.assertIs(structured["complete"], True)
+        self.assertEqual(text.splitlines()[:3], [
+            "5 changes since your last commit or abort:",
+            "compiled Account>>withdraw: (revert_method restores its "
+            "previous source)",
+            "compiled Account>>isEmpty (new: revert_method removes it)"])
+
+    @inlineCallbacks
+    def test_commitAndAbortEmptyIt(self):
+        for end in ("commit", "abort"):
+            yield self.succeed("compile_method", className="Account",
+                               source=f"{end}Probe\n\t^1")
+            yield self.succeed(end)
+            structured, _ = yield self.changes()
+            self.assertEqual(structured["changes"], [])
+
+    @inlineCallbacks
+    def test_codeIsNotItemised(self):
+        """
+        Code run through execute_code that leaves changes makes the list
+        incomplete, and the answer says so; an abort starts afresh.
+        """
+        yield self.succeed("execute_code",
+                           code="UserGlobals at: #Probe put: 1")
+        structured, text = yield self.changes()
+        self.assertIs(structured["complete"], False)
+        self.assertEqual(len(structured["notListed"]), 1)
+        self.assertIn("execute_code ran", structured["notListed"][0])
+        self.assertIn("not listed: execute_code ran", text)
+        yield self.succeed("abort")
+        structured, _ = yield self.changes()
+        self.assertIs(structured["complete"], True)
+
+    @inlineCallbacks
+    def test_codeAfterListedChanges(self):
+        """
+        Code run while listed changes are uncommitted may have changed more:
+        the list says so even if it changed nothing; a read-only tool does
+        not, nor does code that changes nothing with none uncommitted.
+        """
+        yield self.succeed("execute_code", code="3 + 4")
+        yield self.succeed("compile_method", className="Account",
+                           source=IS_EMPTY)
+        yield self.succeed("get_method_source", className="Account",
+                           selector="isEmpty")
+        structured, _ = yield self.changes()
+        self.assertIs(structured["complete"], True)
+        yield self.succeed("execute_code", code="3 + 4")
+        structured, _ = yield self.changes()
+        self.assertIs(structured["complete"], False)
+
+    @inlineCallbacks
+    def test_changesTheStoneNoLongerHolds(self):
+        """
+        Code that aborts leaves the list naming changes the stone no longer
+        holds: it says so rather than look complete.
+        """
+        yield self.succeed("compile_method", className="Account",
+                           source=IS_EMPTY)
+        yield self.succeed("execute_code", code="System abortTransaction")
+        structured, _ = yield self.changes()
+        self.assertIs(structured["complete"], False)
+        self.assertIn("holds no uncommitted change",
+                      structured["notListed"][0])
+
+    @inlineCallbacks
+    def test_statusNamesTheCount(self):
+        yield self.succeed("compile_method", className="Account",
+                           source=IS_EMPTY)
+        result = yield self.succeed("status")
+        self.assertEqual(result["structuredContent"]["listedChanges"], 1)
+        self.assertIn("changes listed: 1 (list_changes)",
+                      result["content"][0]["text"])
+
+
+class RevertMethodTests(MutationTestCase):
+
+    @inlineCallbacks
+    def replaceWithdraw(self, category=None):
+        yield self.succeed("get_method_source", className="Account",
+                           selector="withdraw:")
+        arguments = {} if category is None else {"category": category}
+        yield self.succeed("compile_method", className="Account",
+                           source=GUARDED_WITHDRAW, **arguments)
+
+    @inlineCallbacks
+    def test_replacedComesBack(self):
+        """
+        The source the view held comes back, in its category; the list
+        then says the method was reverted, with nothing left to revert.
+        """
+        yield self.replaceWithdraw()
+        result = yield self.succeed("revert_method", className="Account",
+                                    selector="withdraw:")
+        self.assertEqual(result["structuredContent"],
+                         {"removed": False, "source": WITHDRAW})
+        method = self.code().method("Account", "withdraw:")
+        self.assertEqual((method.source, method.category),
+                         (WITHDRAW, "operations"))
+        listed = yield self.succeed("list_changes")
+        self.assertEqual(listed["structuredContent"]["changes"], [
+            {"what": "reverted", "subject": "Account>>withdraw:",
+             "previousSource": None}])
+        yield self.refused("revert_method", className="Account",
+                           selector="withdraw:")
+
+    @inlineCallbacks
+    def test_theViewsSourceAfterSeveralEdits(self):
+        yield self.replaceWithdraw()
+        yield self.succeed("compile_method", className="Account",
+                           source=GUARDED_WITHDRAW + ".\n\t^self")
+        yield self.succeed("revert_method", className="Account",
+                           selector="withdraw:")
+        self.assertEqual(self.code().method("Account", "withdraw:").source,
+                         WITHDRAW)
+
+    @inlineCallbacks
+    def test_newIsRemoved(self):
+        yield self.succeed("compile_method", className="Account",
+                           source=IS_EMPTY)
+        result = yield self.succeed("revert_method", className="Account",
+                                    selector="isEmpty")
+        self.assertIs(result["structuredContent"]["removed"], True)
+        self.assertIn("removed (it was new)", result["content"][0]["text"])
+        self.assertIsNone(self.code().method("Account", "isEmpty"))
+        self.assertIsNone(self.harness.session.ledger.lastRead(
+            methodKey("Account", "isEmpty")))
+
+    @inlineCallbacks
+    def test_newThenDeletedStaysAbsent(self):
+        yield self.succeed("compile_method", className="Account",
+                           source=IS_EMPTY)
+        yield self.succeed("delete_method", className="Account",
+                           selector="isEmpty")
+        yield self.succeed("revert_method", className="Account",
+                           selector="isEmpty")
+        self.assertIsNone(self.code().method("Account", "isEmpty"))
+
+    @inlineCallbacks
+    def test_deletedComesBack(self):
+        yield self.succeed("get_method_source", className="Account",
+                           selector="balance", meta=False)
+        before = self.code().method("Account", "balance")
+        yield self.succeed("delete_method", className="Account",
+                           selector="balance")
+        yield self.succeed("revert_method", className="Account",
+                           selector="balance")
+        after = self.code().method("Account", "balance")
+        self.assertEqual((after.source, after.category),
+                         (before.source, before.category))
+
+    @inlineCallbacks
+    def test_classSide(self):
+        yield self.succeed("compile_method", className="Account", meta=True,
+                           source="example\n\t^self new")
+        yield self.succeed("revert_method", className="Account",
+                           selector="example", meta=True)
+        self.assertIsNone(self.code().method("Account", "example",
+                                             meta=True))
+
+    @inlineCallbacks
+    def test_unchangedRefused(self):
+        message = yield self.refused("revert_method", className="Account",
+                                     selector="withdraw:")
+        self.assertIn("has not changed Account>>withdraw:", message)
+        self.assertEqual(self.code().method("Account", "withdraw:").source,
+                         WITHDRAW)
+
+    @inlineCallbacks
+    def test_blindWriteGuard(self):
+        """
+        After the view moved, reverting needs a read of the method as it is
+        now, as compile_method does; then it reverts.
+        """
+        yield self.replaceWithdraw()
+        yield self.succeed("refresh")
+        message = yield self.refused("revert_method", className="Account",
+                                     selector="withdraw:")
+        self.assertIn("get_method_source", message)
+        self.assertEqual(self.code().method("Account", "withdraw:").source,
+                         GUARDED_WITHDRAW)
+        yield self.succeed("get_method_source", className="Account",
+                           selector="withdraw:")
+        yield self.succeed("revert_method", className="Account",
+                           selector="withdraw:")
+        self.assertEqual(self.code().method("Account", "withdraw:").source,
+                         WITHDRAW)
+
+    @inlineCallbacks
+    def test_staleRefused(self):
+        """
+        The stone refuses the revert when the method is no longer what this
+        session last read or wrote of it (changed another way, by code).
+        """
+        yield self.replaceWithdraw()
+        self.harness.session.ledger.recordRead(
+            methodKey("Account", "withdraw:"), IS_EMPTY)
+        message = yield self.refused("revert_method", className="Account",
+                                     selector="withdraw:")
+        self.assertIn("changed since this session read it", message)
+        self.assertEqual(self.code().method("Account", "withdraw:").source,
+                         GUARDED_WITHDRAW)
