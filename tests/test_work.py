@@ -56,6 +56,20 @@ class WorkSessionTests(SynchronousTestCase):
         self.assertEqual(self.committed, [[
             "gemstone://class/A/definition", "gemstone://class/A/source"]])
 
+    def test_transactionEnded(self):
+        """
+        However a transaction ended, one call forgets the reads and empties
+        the journal, code's unlisted changes included.
+        """
+        self.session.ledger.recordRead(("class", "A"), "A")
+        self.session.journal.record("compiled", "A>>b", "A")
+        self.session.journal.unlisted.append("execute_code")
+        self.session.transactionEnded()
+        self.assertIsNone(self.session.ledger.lastRead(("class", "A")))
+        self.assertEqual((len(self.session.journal),
+                          self.session.journal.unlisted), (0, []))
+        self.assertEqual(self.committed, [])
+
     def test_commitEndedIsTheLastCommit(self):
         self.assertIsNone(self.session.lastCommit)
         self.session.commitEnded("conflict", 120.0, ["compiled A>>b"])

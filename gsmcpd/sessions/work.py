@@ -104,6 +104,10 @@ class WorkSession:
         notices, self.view.notices = self.view.notices, []
         return notices
 
+    def transactionEnded(self):
+        self.ledger.viewMoved()
+        self.journal.ended()
+
     def commitEnded(self, outcome, at, changes=()):
         """
         A commit in it ended as the stone answered, C{committed},
