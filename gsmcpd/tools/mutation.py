@@ -46,7 +46,7 @@ class MutationToolset(Toolset):
     declaredOptionNames = ("kernelClasses", CONFIRM_OPTION)
     instructions = (
         "Changes stay uncommitted until you commit or abort: run the tests "
-        "first. "
+        "first; list_changes lists them. "
         "A write needs a read of what it replaces in your present view, and "
         "is refused if that changed since. Commits conflict per class: if "
         "another session commits any change to a class you changed, your "
