@@ -6,6 +6,7 @@ dispatcher.
 
 from twisted.internet.defer import inlineCallbacks
 
+from gsmcpd.tools.base import OWN_SESSION
 from gsmcpd.tools.ledger import methodKey
 from tests.test_tools_mutation import (
     GUARDED_WITHDRAW, WITHDRAW, MutationTestCase)
@@ -14,6 +15,15 @@ IS_EMPTY = "isEmpty\n\t^balance = 0"
 
 
 class ListChangesTests(MutationTestCase):
+
+    def test_needAHandle(self):
+        """
+        In the 2026 era both need a session of one's own (a handle): a
+        throwaway session has nothing to list or revert.
+        """
+        for name in ("list_changes", "revert_method"):
+            self.assertEqual(self.harness.tools.get(name).runsOn,
+                             OWN_SESSION)
 
     @inlineCallbacks
     def changes(self):

@@ -80,13 +80,15 @@ class WorkSessionTests(SynchronousTestCase):
     def test_replacedGemMovesTheView(self):
         """
         A replaced GemStone session's view is the newest commit: what was
-        read in the old one is stale.
+        read in the old one is stale, and what it changed is gone.
         """
         self.session.ledger.recordRead(("A", False, "b"), "text")
+        self.session.journal.record("compiled", "A>>b", "A")
         fresh = FakeGem()
         self.session.gemReplaced(fresh)
         self.assertIs(self.session.gem, fresh)
         self.assertIsNone(self.session.ledger.lastRead(("A", False, "b")))
+        self.assertEqual(len(self.session.journal), 0)
 
     def test_userOf(self):
         self.assertIsNone(userOf(None))

@@ -123,4 +123,4 @@ class WorkSession:
         new one's view is the newest commit, and its work is gone.
         """
         self.gem = gem
-        self.ledger.viewMoved()
+        self.transactionEnded()
