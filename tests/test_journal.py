@@ -117,6 +117,19 @@ class UnlistedTests(SynchronousTestCase):
         self.journal.callEnded(tool("execute_code"), None)
         self.assertEqual(self.journal.unlisted, [])
 
+    def test_broken(self):
+        """
+        A call broken off before it answered may have changed anything,
+        even through a tool whose changes are listed; unless it is
+        declared read-only.
+        """
+        self.journal.callEnded(tool("get_method_source", readOnly=True),
+                               None, broken=True)
+        self.assertEqual(self.journal.unlisted, [])
+        self.journal.callEnded(tool("compile_method", listsChanges=True),
+                               None, broken=True)
+        self.assertEqual(self.journal.unlisted, ["compile_method"])
+
     def test_ended(self):
         self.journal.callEnded(tool("execute_code"), True)
         self.journal.ended()

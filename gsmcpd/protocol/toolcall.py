@@ -49,17 +49,18 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
         ToolCall(work.gem, work.ledger, request.context, work.journal,
                  work.lastCommit)
 
-    def rendered(answer):
+    def rendered(answer, broken=False):
         notices = [] if work is None else work.takeNotices()
         if work is not None:
-            work.journal.callEnded(tool, call.needsCommit)
+            work.journal.callEnded(tool, call.needsCommit, broken)
         return answer.asResult(
             [f"[warning] {each}" for each in call.warnings]
             + sessionNotes(tool, call.needsCommit, work) + notices)
 
     def failed(failure):
         failure.trap(ToolError, CallBroken)
-        return rendered(_toolFailure(failure.value))
+        return rendered(_toolFailure(failure.value),
+                        failure.check(CallBroken) is not None)
 
     # Callbacks rather than a generator: this runs for every tool call.
     arguments = request.arguments
@@ -72,7 +73,7 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
         run: Any = tool.run
         answer = run(call, arguments)
     except (ToolError, CallBroken) as e:
-        return rendered(_toolFailure(e))
+        return rendered(_toolFailure(e), isinstance(e, CallBroken))
     if isinstance(answer, Deferred):
         return answer.addCallbacks(rendered, failed)
     return rendered(answer)

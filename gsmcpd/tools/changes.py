@@ -68,8 +68,7 @@ def listChanges(call, arguments):
     # Any template tells whether the stone holds uncommitted changes.
     yield call.runTemplate("status", {})
     changes = list(call.journal)
-    notListed = [f"{name} ran while changes were uncommitted: what it "
-                 f"changed, if anything, is not listed"
+    notListed = [f"what {name} changed, if anything"
                  for name in call.journal.unlisted]
     if call.needsCommit and not changes and not notListed:
         notListed.append("the session holds uncommitted changes that none "

@@ -116,21 +116,23 @@ class ChangeJournal:
                          if each.method != key]
         self.record("reverted", subject, className)
 
-    def callEnded(self, tool, needsCommit):
+    def callEnded(self, tool, needsCommit, broken=False):
         """
-        C{tool}'s call ended with the session needing a commit or not: a
-        tool whose changes this journal does not list (one that runs code)
-        is named in L{unlisted} if it may have changed something, that is
-        when the session needs a commit after it and did not before, or
-        when it is not even declared read-only.
+        C{tool}'s call ended with the session needing a commit or not
+        (L{None}: not known), or C{broken} by a GemStone break.  A tool is
+        named in L{unlisted} when it may have changed what this journal
+        does not list: a tool whose changes it does not list (one that runs
+        code) when the session needs a commit after it and did not before,
+        or when it is not even declared read-only; any tool not declared
+        read-only broken off before it answered.
         """
-        if needsCommit is None:
-            return
-        if needsCommit and not tool.listsChanges and tool.name not in \
-                self.unlisted and (not self._needsCommit or not
-                                   tool.annotations.get("readOnlyHint")):
-            self.unlisted.append(tool.name)
-        self._needsCommit = needsCommit
+        readOnly = tool.annotations.get("readOnlyHint")
+        if broken and not readOnly or needsCommit and not tool.listsChanges \
+                and (not self._needsCommit or not readOnly):
+            if tool.name not in self.unlisted:
+                self.unlisted.append(tool.name)
+        if needsCommit is not None:
+            self._needsCommit = needsCommit
 
     def summary(self, limit=20):
         """

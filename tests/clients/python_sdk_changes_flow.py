@@ -83,7 +83,7 @@ async def flow(url, mode):
         await call("code", "execute_code",
                    {"code": "UserGlobals at: #ChangesFlow put: 1"})
         listed = await call("incomplete", "list_changes", {},
-                            says="not listed: execute_code ran")
+                            says="not listed: what execute_code changed")
         check("incomplete", listed.get("complete") is False, listed)
         await call("abort", "abort", {})
         await call("empty", "list_changes", {},
