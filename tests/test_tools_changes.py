@@ -272,3 +272,56 @@ class RevertMethodTests(MutationTestCase):
         self.assertIn("changed since this session read it", message)
         self.assertEqual(self.code().method("Account", "withdraw:").source,
                          GUARDED_WITHDRAW)
+
+
+class DroppedMethodTests(MutationTestCase):
+
+    @inlineCallbacks
+    def test_droppedByARedefinition(self):
+        """
+        A method a new class version dropped is listed with its source, and
+        revert_method compiles it in the new version.
+        """
+        yield self.succeed("get_class_definition", className="Greeter")
+        yield self.succeed("get_method_source", className="Greeter",
+                           selector="greet")
+        before = self.code().method("Greeter", "greet").source
+        yield self.succeed("compile_class_definition", className="Greeter",
+                           instVarNames=["name"], recompileMethods=False)
+        listed = yield self.succeed("list_changes")
+        self.assertEqual(listed["structuredContent"]["changes"], [
+            {"what": "defined", "subject": "class Greeter",
+             "previousSource": None},
+            {"what": "dropped", "subject": "Greeter>>greet",
+             "previousSource": before}])
+        yield self.succeed("revert_method", className="Greeter",
+                           selector="greet")
+        self.assertEqual(self.code().method("Greeter", "greet").source,
+                         before)
+
+    @inlineCallbacks
+    def test_failedToRecompile(self):
+        """
+        A method that failed to recompile is listed as dropped; reverting it
+        answers the compiler's errors.
+        """
+        yield self.succeed("get_class_definition", className="AccountTest")
+        for selector in ("setUp", "testBroken", "testDeposit",
+                         "testWithdrawTooMuch"):
+            yield self.succeed("get_method_source", className="AccountTest",
+                               selector=selector)
+        setUp = self.code().method("AccountTest", "setUp").source
+        yield self.succeed(
+            "compile_class_definition", className="AccountTest",
+            superclassName="TestCase", instVarNames=["other"],
+            dictionary="Banking")
+        listed = yield self.succeed("list_changes")
+        dropped = {each["subject"]: each["previousSource"]
+                   for each in listed["structuredContent"]["changes"]
+                   if each["what"] == "dropped"}
+        self.assertEqual(dropped["AccountTest>>setUp"], setUp)
+        self.assertEqual(len(dropped), 4)
+        kind, message = yield self.harness.error(
+            "revert_method", className="AccountTest", selector="setUp")
+        self.assertEqual(kind, "compileError")
+        self.assertIn("no longer compiles", message)

@@ -110,7 +110,7 @@ def revertMethod(mutation, call, arguments):
             f"nothing to revert (list_changes lists what it changed; abort "
             f"discards every change).")
     absent = [each for each in call.journal
-              if each.method == key][-1].what == "deleted"
+              if each.method == key][-1].what in ("deleted", "dropped")
     if first.previous is None and not absent:
         yield mutation.guarded(
             call, "delete_method",

@@ -217,6 +217,15 @@ class MutationToolset(Toolset):
             raise unreadMethodsRefusal(className, value["unreadMethods"])
         call.ledger.recordRead(key, value["definition"])
         call.journal.record("defined", f"class {className}", className)
+        for lost in value["failures"] + value["dropped"]:
+            # Gone from the new version; revert_method compiles it again.
+            key = methodKey(className, lost["selector"], lost["meta"])
+            previous = lost.get("source") or call.ledger.lastRead(key)
+            if previous is not None:
+                call.journal.record(
+                    "dropped", methodName(className, lost["selector"],
+                                          lost["meta"]),
+                    className, method=key, previous=previous)
         failures = [{"selector": f["selector"], "meta": f["meta"],
                      "errors": locatedErrors(f["source"], f["errors"])}
                     for f in value["failures"]]
