@@ -445,7 +445,7 @@ class FailedAuditTests(SynchronousTestCase):
         self.audit.callStarted(facts())
         self.assertEqual([event["event"] for event in linesOf(self.path)],
                          ["auditOpened", "auditOpened", "callStarted"])
-        self.assertIsNone(verify([self.path]))
+        self.assertIsNone(verify([self.path])[0])
 
 
 OUTCOME_FORM = re.compile(r"^``([A-Za-z]+(?::<[a-z]+>)?)``$", re.M)

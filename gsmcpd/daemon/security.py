@@ -113,6 +113,9 @@ def checkSecurity(config, optionOf):
     elif config.authJwksUrl and config.authJwksFile:
         raise ConfigError("--auth-jwks-url and --auth-jwks-file are two "
                           "sources of the same keys: give one")
+    if config.auditKey and not config.auditLog:
+        raise ConfigError("--audit-key-file needs --audit-log: the key "
+                          "chains the lines of that file")
     try:
         TLSEndpoint.parse(config.port)
         Listening.parse(config.port).check(
@@ -307,7 +310,9 @@ def auditLog(config, defaultUser, toolsets):
                 and toolset.name != "session"]
     if config.auditLog:
         try:
-            return AuditLog.toFile(config.auditLog, defaultUser, mutating)
+            return AuditLog.toFile(
+                config.auditLog, defaultUser, mutating,
+                config.auditKey and config.auditKey.encode("utf-8"))
         except OSError as e:
             raise ConfigError(f"--audit-log {config.auditLog!r}: "
                               f"{e.strerror}")
