@@ -231,6 +231,24 @@ class CheckCommandTests(TestCase):
         self.assertEqual(len(lines), 11, out)
         self.assertTrue(all(line.startswith("OK  ") for line in lines), out)
 
+    def test_auditKeyChecked(self):
+        """
+        C{gsmcpd check} refuses an audit key file others may read, or one
+        without an audit file to chain.
+        """
+        key = tempfile.mktemp()
+        with open(key, "w") as f:
+            f.write("k3y\n")
+        self.addCleanup(os.remove, key)
+        for mode, more, refusal in (
+                (0o644, ("--audit-log", key + ".log"), "chmod 600"),
+                (0o600, (), "needs --audit-log")):
+            os.chmod(key, mode)
+            status, out, err = gsmcpd("check", "--simulated",
+                                      "--audit-key-file", key, *more)
+            self.assertEqual(status, 1)
+            self.assertIn(refusal, out)
+
     def test_settingsFromTheFile(self):
         """
         gsmcpd --config FILE check reads FILE, and says so.
