@@ -115,7 +115,6 @@ class RotatingFile:
             rest = rest[written:]
 
     def _rotate(self):
-        self._file.close()
         for index in range(self.keep - 1, 0, -1):
             older = f"{self.path}.{index}"
             if os.path.exists(older):
@@ -124,10 +123,13 @@ class RotatingFile:
             os.replace(self.path, f"{self.path}.1")
         else:
             os.remove(self.path)
-        self._open()
+        self.reopen()
 
     def reopen(self):
-        """Open the path again (after logrotate moved the file away)."""
+        """
+        Open the path again (after logrotate moved the file away); one
+        that cannot be opened keeps the file open.
+        """
         old = self._file
         self._open()
         old.close()
