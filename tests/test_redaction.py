@@ -15,7 +15,8 @@ from gsmcpd.observe.redaction import (
 
 SECRET = "Hunter2-s3cr3t"
 KEYS = ("password", "access_token", "otp", "client_secret", "apiKey",
-        "oneTimePassword", "Authorization", "passphrase", "refresh_token")
+        "oneTimePassword", "Authorization", "passphrase", "refresh_token",
+        "passwords", "pin")
 
 
 def damaged(rng, key, value):
@@ -54,6 +55,17 @@ class RedactedTests(SynchronousTestCase):
             "apiKey": REDACTED, "Authorization": REDACTED, "otp": REDACTED,
             "nested": [{"passwd": REDACTED, "name": "ok"}],
             "_meta": {"progressToken": 7}, "emptyPassword": ""})
+
+    def test_pluralsAndKin(self):
+        """
+        A list of secrets, and names a careful client might use.
+        """
+        fields = ("passwords", "tokens", "otps", "pwd", "pin", "privateKey",
+                  "session_cookie", "apiKeys")
+        self.assertEqual(redacted({name: ["s"] for name in fields}),
+                         {name: REDACTED for name in fields})
+        kept = {"progressToken": 1, "pinned": 2, "passed": 3, "name": 4}
+        self.assertEqual(redacted(kept), kept)
 
     def test_handlesCut(self):
         self.assertEqual(redacted({"arguments": {"session": "0123456789ab"}}),

@@ -16,9 +16,11 @@ import re
 
 REDACTED = "[redacted]"
 SECRET_KEY = re.compile(
-    r"pass(word|wd|phrase)?$|secret|(?<!progress)token$|^otp$|one.?time|"
-    r"authorization|api.?key|credential|bearer", re.IGNORECASE)
-"""Field names whose values are never traced."""
+    r"pass(word|wd|phrase)?s?$|^pwd$|^pin$|secret|(?<!progress)tokens?$|"
+    r"^otps?$|one.?time|authorization|api.?key|private.?key|credential|"
+    r"bearer|cookie", re.IGNORECASE)
+"""Field names whose values are never traced (plurals too: a list of
+them)."""
 HANDLE_KEYS = frozenset({"session"})
 """Fields holding a session handle, traced as its prefix."""
 HANDLE_PREFIX = 8
