@@ -220,6 +220,10 @@ class MessageTraceTests(SynchronousTestCase):
             self.trace.drain()
         self.assertNotIn(SECRET, self.traced())
 
+    def test_bytesNotUtf8InTheKey(self):
+        self.trace.received(None, b'{"pass\xffwo\xfe\xferd":"pw-Sw0rdf1sh",')
+        self.assertNotIn("pw-Sw0rdf1sh", self.traced())
+
     def test_jsonStringBodyRedacted(self):
         """
         A body that is JSON, but a string holding the object meant, is

@@ -26,9 +26,10 @@ HANDLE_KEYS = frozenset({"session"})
 HANDLE_PREFIX = 8
 """As L{gsmcpd.sessions.work.WorkSession.label}: not enough to use it."""
 
-_WORD = re.compile(r"(?:[\w.\-]|\\+u[0-9a-fA-F]{4})+")
+_WORD = re.compile(r"(?:[\w.\-\ufffd]|\\+u[0-9a-fA-F]{4})+")
 """A key's name in damaged text, quoted or not, its escapes (escaped
-again, as in a JSON text inside a string) included."""
+again, as in a JSON text inside a string) and bytes that were not UTF-8
+(read as U+FFFD, dropped from the name) included."""
 _ESCAPE = re.compile(r"\\+u([0-9a-fA-F]{4})")
 _BEFORE_VALUE = re.compile(r"""(?:\\+[nrt]|[\s"'\\:=])*""")
 """What may stand between a key and its value: quotes and space (escaped
@@ -72,7 +73,8 @@ def redactedText(text):
     for word in _WORD.finditer(text):
         if word.start() < position:
             continue
-        name = _ESCAPE.sub(lambda e: chr(int(e.group(1), 16)), word.group())
+        name = _ESCAPE.sub(lambda e: chr(int(e.group(1), 16)),
+                           word.group()).replace("\ufffd", "")
         handle = name in HANDLE_KEYS
         if not (handle or SECRET_KEY.search(name)):
             continue
