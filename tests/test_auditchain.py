@@ -95,8 +95,8 @@ class ChainTests(SynchronousTestCase):
         self.write("status").close()
         with open(self.path, "ab") as f:
             f.write(b"[1]\n")
-        self.assertEqual(verify([self.path])[0], f"{self.path}:3: not an audit "
-                         f"line carrying {PREVIOUS_KEY}")
+        self.assertEqual(verify([self.path])[0], f"{self.path}:3: not an "
+                         f"audit line carrying {PREVIOUS_KEY}")
 
 
 class _Trail:
