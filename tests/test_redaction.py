@@ -142,6 +142,22 @@ class HandleFormsTests(SynchronousTestCase):
                 self.assertNotIn(each.rstrip("="), text)
             self.assertIn("3f2a91c0…", text)
 
+    def test_bareBase64(self):
+        """
+        Base64 of the handle without the wrapping: what it decodes to is
+        struck too.
+        """
+        encoded = base64.urlsafe_b64encode(self.HANDLE.encode()).decode()
+        handle, forms = self.forms(encoded)
+        self.assertEqual(handle, encoded)
+        self.assertNotIn(self.HANDLE, struck(f"a {self.HANDLE} b", handle,
+                                             forms))
+        for form in set(self.forms(self.HANDLE)[1]) - {self.HANDLE}:
+            # A handle that is base64 of nothing readable adds nothing.
+            self.assertEqual(base64.b64decode(
+                form.translate(str.maketrans("-_", "+/"))
+                + "=" * (-len(form) % 4)), self.HANDLE.encode())
+
     def test_oddLengthPadded(self):
         handle = self.HANDLE + "xy"
         wrapped = base64.b64encode(handle.encode()).decode()

@@ -36,6 +36,7 @@ _BEFORE_VALUE = re.compile(r"""(?:\\+[nrt]|[\s"'\\:=])*""")
 too), a colon or an equals sign."""
 _QUOTES = "\"'"
 _BARE_END = re.compile(r"""["'\n]""")
+_URL_SAFE = str.maketrans("-_", "+/")
 _WRAPPED = re.compile(r"=\?base64\?(.*)\?=\Z", re.IGNORECASE | re.DOTALL)
 
 
@@ -141,8 +142,9 @@ def _bracketEnd(text, start):
 def handleForms(header):
     """
     The handle a session header names, and every form it may take in a
-    body or a header: as sent, unwrapped from C{=?base64?...?=}, and base64
-    (standard or URL-safe, padded or not) of each.
+    body or a header: as sent, unwrapped from C{=?base64?...?=} (or
+    decoded from bare base64 that reads as text), and base64 (standard or
+    URL-safe, padded or not) of each.
 
     @return: C{(handle, forms)}, the handle as logs cut it and the forms
         to strike, longest first; C{(None, ())} for no header.
@@ -155,6 +157,12 @@ def handleForms(header):
         decoded = _unbase64(wrapped.group(1))
         if decoded:
             handle = decoded
+            plain.add(decoded)
+    else:
+        # Base64 without the wrapping, perhaps: strike what it says too.
+        decoded = _unbase64(header)
+        if decoded and decoded.isprintable() and \
+                len(decoded) > HANDLE_PREFIX:
             plain.add(decoded)
     if len(handle) <= HANDLE_PREFIX:
         # Shown whole anyway: nothing to strike.
@@ -174,14 +182,12 @@ def _unbase64(payload):
     Base64 text (either alphabet, padded or not, spaced) decoded to
     text, or L{None}.
     """
-    payload = re.sub(r"\s", "", payload).rstrip("=")
-    payload += "=" * (-len(payload) % 4)
-    for decode in (base64.b64decode, base64.urlsafe_b64decode):
-        try:
-            return decode(payload).decode("utf-8")
-        except (binascii.Error, ValueError):
-            continue
-    return None
+    payload = re.sub(r"\s", "", payload).rstrip("=").translate(_URL_SAFE)
+    try:
+        return base64.b64decode(payload + "=" * (-len(payload) % 4),
+                                validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
 
 
 def struck(text, handle, forms):
