@@ -10,8 +10,8 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.auditchain import (
-    GENESIS, KEYED_PREVIOUS_KEY, PREVIOUS_KEY, chainStart, lastLine,
-    lineDigest, verify)
+    GENESIS, KEYED_PREVIOUS_KEY, PREVIOUS_KEY, OtherChain, chainStart,
+    lastLine, lineDigest, verify)
 from tests.test_audit import ran
 
 
@@ -198,6 +198,41 @@ class HeadTests(_Trail, SynchronousTestCase):
         with open(self.path, "rb") as f:
             self.assertEqual([json.loads(line)["file"] for line in f], [1, 1])
         self.assertIsNone(verify([self.path])[0])
+
+
+class OtherChainTests(_Trail, SynchronousTestCase):
+    """
+    A key given or dropped: never a trail whose lines are chained two
+    ways.
+    """
+
+    def test_keyGivenOnAnUnkeyedFile(self):
+        self.trail(files=1)
+        self.assertRaises(OtherChain, AuditLog.toFile, self.path, key=b"k")
+
+    def test_keyDroppedOnAKeyedFile(self):
+        self.trail(files=1, key=b"k")
+        self.assertRaises(OtherChain, AuditLog.toFile, self.path)
+
+    def test_rotatedFileOfTheOtherKindStartsANewTrail(self):
+        """
+        Started with a key on an empty file whose C{.1} has none, the
+        daemon starts a new trail, which verifies with the key alone.
+        """
+        self.trail(files=1)
+        os.rename(self.path, self.path + ".1")
+        AuditLog.toFile(self.path, key=b"k").close()
+        self.assertIsNone(verify([self.path], b"k")[0])
+        self.assertIsNone(verify([self.path + ".1"])[0])
+
+    def test_reopenOnAFileOfTheOtherKindKeepsTheFile(self):
+        audit = AuditLog.toFile(self.path, key=b"k")
+        self.addCleanup(audit.close)
+        os.rename(self.path, self.path + ".keyed")
+        self.trail(files=1)
+        audit.reopen()
+        ran(audit, "status", anonymous=True)
+        self.assertIsNone(verify([self.path + ".keyed"], b"k")[0])
 
 
 def rechained(path, digest, named):

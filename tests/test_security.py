@@ -147,6 +147,9 @@ class ConfigTests(SynchronousTestCase):
                                    self.keyFile()), "DataCurator", ())
         audit.close()
         self.assertIsNone(verify([path], b"k3y")[0])
+        refused = self.assertRaises(ConfigError, auditLog, configure(
+            "--audit-log", path), "DataCurator", ())
+        self.assertIn("chained with a key: give its key", str(refused))
         self.assertIn("--audit-log", self.refusal(
             "--audit-key-file", self.keyFile()))
         self.assertIn("chmod 600", self.refusal(

@@ -26,6 +26,7 @@ from gsmcpd.daemon.hangup import Hangup
 from gsmcpd.daemon.parsers import Percentage
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.audit import AuditLog
+from gsmcpd.observe.auditchain import OtherChain
 from gsmcpd.observe.trace import MessageTrace, RotatingFile
 from gsmcpd.sessions.shares import FairShares
 from gsmcpd.sessions.warm import lockCommits
@@ -313,9 +314,9 @@ def auditLog(config, defaultUser, toolsets):
             return AuditLog.toFile(
                 config.auditLog, defaultUser, mutating,
                 config.auditKey and config.auditKey.encode("utf-8"))
-        except OSError as e:
+        except (OSError, OtherChain) as e:
             raise ConfigError(f"--audit-log {config.auditLog!r}: "
-                              f"{e.strerror}")
+                              f"{getattr(e, 'strerror', None) or e}")
     if authenticated(config):
         return AuditLog(defaultUser=defaultUser, mutatingTools=mutating)
     return None

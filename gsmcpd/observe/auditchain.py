@@ -98,6 +98,13 @@ def fileNumber(record):
     return number if type(number) is int else None
 
 
+class OtherChain(ValueError):
+    """
+    A trail chained with a key, appended to without one, or the other way
+    round: its lines would not verify either way.
+    """
+
+
 def chainStart(path, key=None):
     """
     Where a line appended to C{path} starts.
@@ -107,6 +114,7 @@ def chainStart(path, key=None):
         write cut short by a full disk, which the line must not be
         appended to), and the number the file's head gives it (L{None}
         when its first line is not a head).
+    @raise OtherChain: the file's first line is chained the other way.
     """
     with open(path, "rb") as file:
         line = lastLine(file)
@@ -115,8 +123,14 @@ def chainStart(path, key=None):
         file.seek(-1, os.SEEK_END)
         torn = file.read(1) != b"\n"
         file.seek(0)
-        return (lineDigest(line, key), torn,
-                fileNumber(_record(file.readline())))
+        head = _record(file.readline())
+    if head is not None and previousKey(key) not in head and \
+            previousKey(None if key else b"") in head:
+        raise OtherChain(
+            f"{path} is a trail chained {'without' if key else 'with'} a "
+            f"key: {'rotate it away first' if key else 'give its key'} "
+            "(--audit-key-file)")
+    return lineDigest(line, key), torn, fileNumber(head)
 
 
 def auditRecord(event):

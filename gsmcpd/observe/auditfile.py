@@ -29,7 +29,7 @@ from twisted.logger import ILogObserver, Logger, LogLevel
 from zope.interface import implementer
 
 from gsmcpd.observe.auditchain import (
-    GENESIS, ChainedJsonObserver, chainStart)
+    GENESIS, ChainedJsonObserver, OtherChain, chainStart)
 
 AUDIT_NAMESPACE = "gsmcpd.audit"
 
@@ -45,10 +45,11 @@ def appending(path):
 
 def described(error):
     """
-    An L{OSError} as an operator reads it: its text and its C{errno} name.
+    An L{OSError} (or an L{OtherChain}) as an operator reads it: its text
+    and its C{errno} name.
     """
-    name = errno.errorcode.get(error.errno)
-    text = error.strerror or str(error)
+    name = errno.errorcode.get(getattr(error, "errno", None))
+    text = getattr(error, "strerror", None) or str(error)
     return f"{text} ({name})" if name else text
 
 
@@ -79,6 +80,8 @@ class AuditFile:
         @raise OSError: the file cannot be opened or read at all (a
             setting to mend before the daemon starts); one that opens but
             cannot take the line is failed instead.
+        @raise OtherChain: its lines are chained the other way (with a key
+            or without).
         """
         self.path = path
         self.failure = None
@@ -90,7 +93,7 @@ class AuditFile:
         try:
             self._chain = self._continuing(
                 self._file, lambda: _rotated(f"{path}.1", key))
-        except OSError:
+        except (OSError, OtherChain):
             self._file.close()
             raise
         try:
@@ -155,7 +158,7 @@ class AuditFile:
             chain = self._continuing(
                 file, lambda: (self._chain.previous, number))
             self._opened(chain, "reopen")
-        except OSError as e:
+        except (OSError, OtherChain) as e:
             self.number = number
             if file is not None:
                 _close(file)
@@ -179,11 +182,12 @@ class AuditFile:
 def _rotated(path, key):
     """
     What an empty file at start continues: logrotate's C{path} (its last
-    line's digest and its number), or, with none, the genesis.
+    line's digest and its number), or, with none or one chained the other
+    way (a key given or dropped since), the genesis of a new trail.
     """
     try:
         start = chainStart(path, key)
-    except FileNotFoundError:
+    except (FileNotFoundError, OtherChain):
         start = None
     return (GENESIS, 0) if start is None else (start[0], start[2] or 1)
 
