@@ -160,6 +160,20 @@ class MetricsTests(TestCase):
         self.assertEqual(samples["gsmcpd_audit_lines_unwritten_total"][()],
                          3.0)
 
+    def test_traceLostWatched(self):
+        """
+        The trace's lost lines read zero until watched, then what the
+        trace counts, when scraped.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        self.assertEqual(
+            scrape(metrics)["gsmcpd_trace_lines_lost_total"][()], 0.0)
+        lost = [0]
+        metrics.watch(traceLost=lambda: lost[0])
+        lost[0] = 7
+        self.assertEqual(
+            scrape(metrics)["gsmcpd_trace_lines_lost_total"][()], 7.0)
+
     def test_closedSessionsByShortReason(self):
         metrics = Metrics("1", processMetrics=False)
         metrics.sessionClosed("stream_lost")

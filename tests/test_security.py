@@ -6,6 +6,7 @@ the audit trail).
 """
 
 import json
+import os
 
 import attr
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
@@ -24,6 +25,7 @@ from gsmcpd.daemon.security import (
     SessionPolicies, auditLog, bearerGate, listeningEndpoint,
     securityServices)
 from gsmcpd.observe.audit import AuditLog
+from gsmcpd.observe.auditchain import verify
 from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.notices import Filter
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
@@ -126,6 +128,32 @@ class ConfigTests(SynchronousTestCase):
         self.addCleanup(audit.close)
         self.assertIn("compile_method", audit.mutatingTools)
         self.assertNotIn("commit", audit.mutatingTools)
+
+    def keyFile(self, mode=0o600):
+        path = self.mktemp()
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT, mode), "w") as f:
+            f.write("k3y\n")
+        os.chmod(path, mode)
+        return path
+
+    def test_auditKey(self):
+        """
+        C{--audit-key-file} makes the file's chain an HMAC under the
+        file's first line; it needs C{--audit-log}, and a file only its
+        owner reads.
+        """
+        path = self.mktemp()
+        audit = auditLog(configure("--audit-log", path, "--audit-key-file",
+                                   self.keyFile()), "DataCurator", ())
+        audit.close()
+        self.assertIsNone(verify([path], b"k3y")[0])
+        refused = self.assertRaises(ConfigError, auditLog, configure(
+            "--audit-log", path), "DataCurator", ())
+        self.assertIn("chained with a key: give its key", str(refused))
+        self.assertIn("--audit-log", self.refusal(
+            "--audit-key-file", self.keyFile()))
+        self.assertIn("chmod 600", self.refusal(
+            "--audit-log", path, "--audit-key-file", self.keyFile(0o640)))
 
     def test_gateFromSettings(self):
         path = IdentityProvider().writeJwks(self.mktemp())

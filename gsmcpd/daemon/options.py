@@ -261,6 +261,10 @@ class Config:
     auditLog = setting("audit-log", "file for the audit trail, a JSON object "
                        "a line (default: the daemon's log, with "
                        "authentication)", group=AUTH)
+    auditKey = setting("audit-key-file", "file holding the key that makes "
+                       "the --audit-log chain an HMAC, so an edited trail "
+                       "cannot be hashed again without it (default: "
+                       "SHA-256)", parse=secretFile, secret=True, group=AUTH)
     allowedHosts = repeatable("allowed-host", "a name requests may use in "
                               "their Host header besides loopback and the "
                               "address they reached (the variable takes a "

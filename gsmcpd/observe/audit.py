@@ -193,14 +193,15 @@ class AuditLog:
             self.observer, AuditFile) else None
 
     @classmethod
-    def toFile(cls, path, defaultUser=None, mutatingTools=()):
+    def toFile(cls, path, defaultUser=None, mutatingTools=(), key=None):
         """
         An audit log appending JSON lines to C{path}; L{close} it.
 
+        @param key: the chain's HMAC key (bytes), or L{None} for SHA-256.
         @raise OSError: C{path} cannot be opened (a file that opens but
             cannot be written makes a failed audit instead).
         """
-        return cls(AuditFile(path), defaultUser, mutatingTools)
+        return cls(AuditFile(path, key=key), defaultUser, mutatingTools)
 
     @property
     def failure(self):

@@ -95,6 +95,9 @@ DECLARED = (
      "audit events the --audit-log file did not get: the write failed, "
      "or the file had failed and was not tried (they go to the daemon's "
      "log instead)", ()),
+    ("traceLost", None, "trace_lines_lost",
+     "message trace lines lost: dropped for a full queue, or not taken by "
+     "the --trace-log file (the daemon's log says why, once)", ()),
     ("auditWritable", Gauge, "audit_writable",
      "1 while the audit trail can be written (or there is no file to "
      "write), 0 once a write to --audit-log failed: no tool call runs "
@@ -179,10 +182,10 @@ class Metrics:
     def watch(self, sessionsOpen=None, sessionsOpening=None,
               slotsUsed=None, slotsLimit=None, eventStreams=None,
               sessionsWarm=None, stoneReachable=None, auditWritable=None,
-              auditUnwritten=None):
+              auditUnwritten=None, traceLost=None):
         """
-        Read these gauges (and the audit's unwritten count) from the
-        objects that know, when scraped: each argument is a callable
+        Read these gauges (and the audit's and the trace's lost lines)
+        from the objects that know, when scraped: each argument is a callable
         answering a number (C{slotsLimit} may answer L{None} for no cap).
         """
         for gauge, read in ((self.sessionsOpen, sessionsOpen),
@@ -193,8 +196,10 @@ class Metrics:
                             (self.auditWritable, auditWritable)):
             if read is not None:
                 gauge.set_function(read)
-        if auditUnwritten is not None:
-            self.auditUnwritten.readFrom(auditUnwritten)
+        for counter, read in ((self.auditUnwritten, auditUnwritten),
+                              (self.traceLost, traceLost)):
+            if read is not None:
+                counter.readFrom(read)
         if slotsUsed is not None:
             self.poolSlots.labels("used").set_function(slotsUsed)
             if slotsLimit is not None:
