@@ -98,7 +98,7 @@ class SessionRegistry:
 
         @return: a L{Deferred} firing with the registered L{WorkSession}.
         @raise gsmcpd.gci.pool.SessionLimitReached: synchronously when the
-            pool is full and no idle read session can give up its slot; no
+            pool is full and no idle spare can give up its slot; no
             login is attempted.
         @raise gsmcpd.sessions.shares.ShareExhausted: synchronously when
             C{principal}'s identity holds its share of sessions.
@@ -107,7 +107,7 @@ class SessionRegistry:
         try:
             d = self.logIn(principal, clientInfo, throwaway)
         except SessionLimitReached:
-            # An idle read session's slot frees once it is logged out; the
+            # An idle spare's slot frees once it is logged out; the
             # login is then attempted at once, before anything else runs,
             # so no other opener can take that slot first.
             d = self.warm.evict()

@@ -60,7 +60,8 @@ class WarmSessions:
     The idle throwaway sessions of a L{SessionRegistry}, never used for a
     call, per GemStone user.
 
-    @ivar perUser: most idle sessions kept per GemStone user; 0 keeps none.
+    @ivar perUser: most spares per GemStone user, idle or logging in; 0
+        logs none in.
     """
 
     log = Logger()
