@@ -105,7 +105,7 @@ class SharesTests(SynchronousTestCase):
         """
         lent = self.opened(ADA, throwaway=True)
         self.assertEqual(self.shares.held(ADA), 1)
-        self.successResultOf(self.registry.warm.keep(lent, "done"))
+        self.successResultOf(self.registry.warm.giveBack(lent, "done"))
         self.assertEqual(len(self.registry.warm), 1)
         self.assertEqual(self.shares.held(ADA), 0)
         self.opened(ADA)

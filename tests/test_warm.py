@@ -41,7 +41,7 @@ class WarmSessionsTests(SynchronousTestCase):
         spare logged in for the next call in its place.
         """
         used = self.successResultOf(self.registry.open(principal))
-        self.successResultOf(self.warm.keep(used, "call done"))
+        self.successResultOf(self.warm.giveBack(used, "call done"))
         spare, = [session for session in idle(self.registry)
                   if session.principal is principal
                   and session.gem is self.pool.opened[-1]]
@@ -54,7 +54,7 @@ class WarmSessionsTests(SynchronousTestCase):
         spare never used for a call, commit-locked, idles in its place.
         """
         used = self.successResultOf(self.registry.open(ALICE))
-        self.successResultOf(self.warm.keep(used, "call done"))
+        self.successResultOf(self.warm.giveBack(used, "call done"))
         self.assertIsNone(self.registry.get(used.handle))
         self.assertTrue(used.gem.loggedOut)
         spare, = idle(self.registry)
@@ -71,7 +71,7 @@ class WarmSessionsTests(SynchronousTestCase):
         used = self.successResultOf(self.registry.open())
         logout = Deferred()
         used.gem.logout = lambda: logout
-        self.warm.keep(used, "call done")
+        self.warm.giveBack(used, "call done")
         self.assertEqual(len(self.pool.opened), 1)
         logout.callback(None)
         self.assertEqual(len(self.pool.opened), 2)
@@ -116,7 +116,7 @@ class WarmSessionsTests(SynchronousTestCase):
         """
         used = self.successResultOf(self.registry.open(ALICE))
         self.pool.loginDelay = Deferred()
-        self.warm.keep(used, "call done")
+        self.warm.giveBack(used, "call done")
         self.assertEqual(self.registry.shares.held(ALICE), 0)
         self.pool.loginDelay.callback(None)
         self.assertEqual(len(self.warm), 1)
@@ -129,7 +129,7 @@ class WarmSessionsTests(SynchronousTestCase):
         """
         session = self.successResultOf(self.registry.open())
         session.calls.ended = True
-        self.successResultOf(self.warm.keep(session, "call done"))
+        self.successResultOf(self.warm.giveBack(session, "call done"))
         self.assertIsNone(self.registry.get(session.handle))
         self.assertTrue(session.gem.loggedOut)
         self.assertEqual(len(self.pool.opened), 1)
@@ -138,10 +138,10 @@ class WarmSessionsTests(SynchronousTestCase):
     def test_busyOrGoneNoSpare(self):
         busy = self.successResultOf(self.registry.open())
         busy.gem.pending.append(None)
-        self.warm.keep(busy, "call done")
+        self.warm.giveBack(busy, "call done")
         gone = self.successResultOf(self.registry.open())
         self.registry.close(gone.handle, "its gem died")
-        self.successResultOf(self.warm.keep(gone, "call done"))
+        self.successResultOf(self.warm.giveBack(gone, "call done"))
         self.assertIsNone(self.registry.get(busy.handle))
         self.assertEqual(len(self.pool.opened), 2)
         self.assertEqual(len(self.warm), 0)
@@ -153,7 +153,7 @@ class WarmSessionsTests(SynchronousTestCase):
         """
         for principal in (ALICE, ALICE, ALICE, BOB):
             used = self.successResultOf(self.registry.open(principal))
-            self.successResultOf(self.warm.keep(used, "call done"))
+            self.successResultOf(self.warm.giveBack(used, "call done"))
         self.assertEqual(len(self.pool.opened), 4 + 3)
         self.assertEqual(sorted(s.principal.user for s in idle(
             self.registry)), ["Alice", "Alice", "Bob"])
@@ -167,8 +167,8 @@ class WarmSessionsTests(SynchronousTestCase):
         first, second = [self.successResultOf(self.registry.open())
                          for _ in range(2)]
         self.pool.loginDelay = Deferred()
-        self.warm.keep(first, "call done")
-        self.warm.keep(second, "call done")
+        self.warm.giveBack(first, "call done")
+        self.warm.giveBack(second, "call done")
         self.assertEqual(len(self.pool.opened), 3)
         self.pool.loginDelay.callback(None)
         self.assertEqual(len(self.warm), 1)
@@ -180,12 +180,22 @@ class WarmSessionsTests(SynchronousTestCase):
         """
         used = self.successResultOf(self.registry.open())
         self.pool.loginError = GciError(4051, "login denied", fatal=True)
-        self.successResultOf(self.warm.keep(used, "call done"))
+        self.successResultOf(self.warm.giveBack(used, "call done"))
         self.assertEqual(len(self.warm), 0)
         self.pool.loginError = None
         used = self.successResultOf(self.registry.open())
-        self.successResultOf(self.warm.keep(used, "call done"))
+        self.successResultOf(self.warm.giveBack(used, "call done"))
         self.assertEqual(len(self.warm), 1)
+
+    def test_unexpectedSpareLoginFailureLogged(self):
+        """
+        A bug logging a spare in is logged, though no call waits for it.
+        """
+        used = self.successResultOf(self.registry.open())
+        self.pool.loginError = RuntimeError("a bug")
+        self.successResultOf(self.warm.giveBack(used, "call done"))
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+        self.assertEqual(len(self.warm), 0)
 
     def test_noSlotOrStoppingNoSpare(self):
         """
@@ -196,13 +206,13 @@ class WarmSessionsTests(SynchronousTestCase):
         used = self.successResultOf(self.registry.open())
         logout = Deferred()
         used.gem.logout = lambda: logout
-        self.warm.keep(used, "call done")
+        self.warm.giveBack(used, "call done")
         self.pool.maxSessions = 0
         logout.callback(None)
         self.pool.maxSessions = 3
         used = self.successResultOf(self.registry.open())
         self.pool.refuseNew()
-        self.successResultOf(self.warm.keep(used, "call done"))
+        self.successResultOf(self.warm.giveBack(used, "call done"))
         self.assertTrue(used.gem.loggedOut)
         self.assertEqual((len(self.pool.opened), len(self.warm)), (2, 0))
 
@@ -254,7 +264,7 @@ class WarmSessionsTests(SynchronousTestCase):
         """
         self.warm.perUser = 0
         session = self.successResultOf(self.registry.open())
-        self.successResultOf(self.warm.keep(session, "call done"))
+        self.successResultOf(self.warm.giveBack(session, "call done"))
         self.assertIsNone(self.registry.get(session.handle))
         self.assertTrue(session.gem.loggedOut)
         self.assertEqual(len(self.pool.opened), 1)
@@ -283,7 +293,7 @@ class EvictionTests(SynchronousTestCase):
         A call's session given back: the spare that replaced it.
         """
         session = self.successResultOf(self.registry.open())
-        self.successResultOf(self.registry.warm.keep(session, "call done"))
+        self.successResultOf(self.registry.warm.giveBack(session, "call done"))
         spare, = [s for s in idle(self.registry)
                   if s.gem is self.pool.opened[-1]]
         return spare

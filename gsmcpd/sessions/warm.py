@@ -23,10 +23,11 @@ from collections import Counter
 
 from twisted.logger import Logger
 
+from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.sessions.work import userOf
 from gsmcpd.tools.base import ToolCall
-from gsmcpd.tools.templates.outcomes import FAILURES
+from gsmcpd.tools.templates.outcomes import FAILURES, ToolError
 
 THROWAWAY_REASON = (
     "this is a throwaway session (a call made without a session handle): "
@@ -107,8 +108,8 @@ class WarmSessions:
 
     def _aborted(self, session, why):
         """
-        Abort C{session}'s transaction: its changes discarded, its view the
-        newest commit.
+        Abort C{session}'s transaction (a spare's has no changes): its view
+        the newest commit.
 
         @return: a L{Deferred} firing with C{True}, or with C{False} once
             the session is closed for C{why} because the abort failed
@@ -134,7 +135,7 @@ class WarmSessions:
         return ToolCall(session.gem, session.ledger).runTemplate(
             "abort", {}).addCallbacks(aborted, failed)
 
-    def keep(self, session, why):
+    def giveBack(self, session, why):
         """
         A throwaway session's call is done: log it out for C{why}, since
         nothing the call left in it may reach another call; and if the
@@ -143,7 +144,7 @@ class WarmSessions:
 
         @return: a L{Deferred} firing once it is logged out.
         """
-        clean = self.perUser and self._reusable(session)
+        clean = self.perUser and self._endedCleanly(session)
         closing = self._registry.close(session.handle, why, code="read_done")
         if clean:
             closing.addCallback(lambda _: self._spare(session.principal))
@@ -170,8 +171,11 @@ class WarmSessions:
             self._idled(session)
 
         def failed(failure):
-            # The registry logged why; the next call logs in itself.
+            # The next call logs in itself; the registry logged a refused
+            # login, not a bug.
             self._coming[user] -= 1
+            if not failure.check(GciError, ToolError):
+                self.log.failure("logging a spare session in", failure)
         logging.addCallbacks(arrived, failed)
 
     def _idled(self, session):
@@ -180,7 +184,7 @@ class WarmSessions:
             self.idleLimit, self._registry.close, session.handle,
             f"idle for {self.idleLimit:g}s, unused", code="read_idle")
 
-    def _reusable(self, session):
+    def _endedCleanly(self, session):
         """
         Whether C{session}'s call ended cleanly: the session is still
         registered, no call of it was ended (a break, a cancellation, a

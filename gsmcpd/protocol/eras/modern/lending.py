@@ -127,7 +127,7 @@ class Lending:
                 lambda session: session or self._loggedIn(
                     envelope, throwaway=True))
         return self._lent(opening, lambda session:
-                          self.sessions.warm.keep(session, why))
+                          self.sessions.warm.giveBack(session, why))
 
     def _loggedIn(self, envelope, throwaway=False):
         """
