@@ -93,7 +93,7 @@ class SessionRegistry:
         with authentication.
 
         @param clientInfo: what its client said it is, for the log.
-        @param throwaway: whether it is lent to one call at a time
+        @param throwaway: whether it serves one call
             (L{WorkSession.throwaway}).
 
         @return: a L{Deferred} firing with the registered L{WorkSession}.
