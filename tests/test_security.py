@@ -37,6 +37,7 @@ from tests.idp import AUDIENCE, ISSUER, IdentityProvider
 from tests.test_modern import (
     META, SOURCE, TASKS, VERSION, ModernTestCase, modern)
 from tests.test_web import JSON, TransportTestCase, request
+from tests.toolharness import StonePool
 
 AUTH = ("--auth-issuer", ISSUER, "--auth-audience", AUDIENCE)
 READ = ["browsing", "listing", "search", "session"]
@@ -555,6 +556,32 @@ class AuthenticatedModernTests(_Authenticated, ModernTestCase):
             envelope = Envelope(VERSION, {}, principal=principal)
             self.assertEqual(endpoint.listenable(wants, envelope)
                              .resourceSubscriptions, heard)
+
+
+class SharedUserOverTheStoneTests(_Authenticated, ModernTestCase):
+    """
+    Two people whose tokens name one GemStone user, over the simulated
+    stone: a call without a handle leaves nothing in a session the other's
+    next call could read, though both log in as that user.
+    """
+
+    def makePool(self):
+        return StonePool()
+
+    @inlineCallbacks
+    def test_sessionTempsNeverShared(self):
+        self.gate.validator.userClaim = "gemstone_user"
+        self.sessions.warm.perUser = 2
+        self.token = self.provider.token(sub="Alice", scope="write",
+                                         gemstone_user="Alice")
+        result = yield self.tool("execute_code", {
+            "code": "SessionTemps current at: #Planted put: 'x'. 1"})
+        self.assertFalse(result["isError"], result)
+        self.token = self.provider.token(sub="Mallory", scope="write",
+                                         gemstone_user="Alice")
+        result = yield self.tool("execute_code", {
+            "code": "SessionTemps current at: #Planted ifAbsent: ['nothing']"})
+        self.assertEqual(result["content"][0]["text"], "'nothing'")
 
 
 class ReadOnlyModernTests(_ReadOnly, _Authenticated, ModernTestCase):

@@ -95,9 +95,11 @@ class Config:
                           "once, or 'none'", parse=countOrNone, default="10",
                           group=SESSIONS)
     warmReads = setting(
-        "warm-reads", "idle sessions kept per GemStone user for the next "
-        "read without a session handle (2026-07-28), for 30s each; they give "
-        "their slots up to new sessions; 0: log in per read",
+        "warm-reads", "spare sessions, never used for a call, logged in "
+        "ahead per GemStone user for the next call without a session handle "
+        "(2026-07-28; each such call's own session is logged out after it), "
+        "idle for 30s each; they give their slots up to new sessions; 0: "
+        "log in per call",
         parse=count, default="2", group=SESSIONS)
     toolsetNames = setting(
         "toolsets", "toolsets to serve, space-separated: core names "

@@ -29,7 +29,7 @@ SESSION_ENDINGS = frozenset({
     "deleted", "closed", "abandoned", "stopping", "gem_died", "idle",
     "idle_streamless", "idle_handle", "lifetime", "ping_unanswered",
     "stream_lost", "view_stuck", "replacement_failed", "read_done",
-    "read_idle", "read_surplus", "evicted", "other"})
+    "read_idle", "evicted", "other"})
 """Why a session ended, as C{sessions_closed_total}'s C{reason} label: a
 closed set of short words a dashboard can name."""
 REFUSALS = {

@@ -44,10 +44,11 @@ MODERN_PREAMBLE = (
     "consistent view, so your changes are there for your next calls, and "
     "for other clients once committed; close_session when you are done. A "
     "call without a handle runs in a throwaway session that sees the newest "
-    "commit and keeps nothing it changed; a tool whose whole point is a "
-    "lasting change refuses to run without one. This server "
-    "works inside a GemStone/S 64 Smalltalk repository; names resolve "
-    "through your session's symbol list. " + LIMITS)
+    "commit and is logged out after the call: nothing it changed or left "
+    "in the session (SessionTemps included) reaches another call; a tool "
+    "whose whole point is a lasting change refuses to run without one. "
+    "This server works inside a GemStone/S 64 Smalltalk repository; names "
+    "resolve through your session's symbol list. " + LIMITS)
 """The 2026-07-28 era's first paragraph, when a served tool runs on
 GemStone (only those take a handle)."""
 

@@ -1,7 +1,7 @@
 """
 The C{[session]} note: the line a tool's result ends with when what the
 tool did lives in the session (uncommitted) or died with it (a throwaway
-session's work, aborted).
+session's, logged out).
 """
 
 from gsmcpd.sessions.interfaces import IWorkSession
@@ -14,10 +14,11 @@ SESSION_NOTE = (
 annotated read-only) while the session holds uncommitted changes: what a
 read-only tool answers cannot have added to them."""
 THROWAWAY_NOTE = (
-    "[session] ran in a throwaway session: nothing it changed was kept; "
-    "open_session to keep your work")
+    "[session] ran in a throwaway session, logged out after this call: "
+    "nothing it changed or left in the session was kept; open_session to "
+    "keep your work")
 """Appended instead to the result of such a tool run in a throwaway
-session (a 2026-era call without a handle), whose work is aborted."""
+session (a 2026-era call without a handle), which no later call uses."""
 
 
 def sessionNotes(tool: Tool, needsCommit: bool | None,
