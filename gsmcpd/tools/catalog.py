@@ -123,6 +123,13 @@ class ToolCatalog:
         """
         return list(self)
 
+    def lists(self, name):
+        """
+        Whether C{tools/list} describes the tool C{name}, so its client has
+        seen its schema.
+        """
+        return name in self._tools
+
     def get(self, name):
         return self._tools.get(name)
 

@@ -108,7 +108,8 @@ class CatalogToolset(Toolset):
                               total={"type": "integer"}),
                  runsOn=NO_SESSION),
             Tool("tool_get", "Describe tool",
-                 "One served tool whole: title, schemas, annotations.",
+                 "One served tool whole, as this protocol era declares it: "
+                 "title, schemas, annotations.",
                  closedSchema({"name": nonEmptyArgument()}, ["name"]),
                  annotations(True), self.get,
                  resultSchema(tool={"type": "object"}), runsOn=NO_SESSION),
@@ -125,10 +126,9 @@ class CatalogToolset(Toolset):
                             if tool.name not in CATALOG_TOOLS],
                            arguments["query"])
         limit = arguments.get("limit", 10)
-        listed = {tool.name for tool in self.catalog.advertised()}
         found = [{"name": hit.tool.name, "title": hit.tool.title,
                   "description": hit.tool.description,
-                  "listed": hit.tool.name in listed}
+                  "listed": self.catalog.lists(hit.tool.name)}
                  for hit in hits[:limit]]
         text = "\n".join(f"{each['name']}: {each['description']}"
                          for each in found) or "No served tool matches."
@@ -141,7 +141,7 @@ class CatalogToolset(Toolset):
         if tool is None:
             raise ToolError("notFound", f"no served tool is named "
                             f"{arguments['name']!r}: try tool_search")
-        descriptor = tool.descriptor()
+        descriptor = call.describe(tool)
         return ToolResult(json.dumps(descriptor, ensure_ascii=False),
                           {"tool": descriptor})
 
@@ -163,6 +163,7 @@ class CatalogSurface(ToolCatalog):
                     if not isinstance(each, CatalogToolset)]
         super().__init__([*toolsets, CatalogToolset(self)])
         self._advertised = None
+        self._listed = frozenset()
 
     def advertised(self):
         """
@@ -173,7 +174,12 @@ class CatalogSurface(ToolCatalog):
                 ListedTool(**attr.asdict(tool, recurse=False))
                 for tool in self
                 if tool.name in EVERYDAY or tool.name in CATALOG_TOOLS]
+            self._listed = frozenset(tool.name for tool in self._advertised)
         return self._advertised
+
+    def lists(self, name):
+        self.advertised()
+        return name in self._listed
 
 
 CATALOG_TOOLS = ("tool_search", "tool_get", TOOL_CALL)

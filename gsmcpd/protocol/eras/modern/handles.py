@@ -19,7 +19,7 @@ from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.work import couldBeHandle
 from gsmcpd.tools.base import (
     NO_SESSION, Tool, ToolError, ToolResult, annotations, resultSchema)
-from gsmcpd.tools.catalogtools import ListedTool
+from gsmcpd.tools.catalogtools import TOOL_CALL, ListedTool
 
 SESSION_ARGUMENT = "session"
 SESSION_HEADER_TOKEN = "Session"
@@ -166,10 +166,20 @@ def sessionGone(work: IWorkSession, number: int) -> JsonRpcError:
                         dict(data, session=work.handle))
 
 
+def takesHandle(tool: Tool) -> bool:
+    """
+    Whether C{tool} takes the C{session} argument in this era: a tool that
+    runs on a GemStone session, and C{tool_call}, which passes it on to the
+    tool it calls (so a client mirrors it as for a direct call).
+    """
+    return tool.name == TOOL_CALL or (
+        tool.runsOn != NO_SESSION and tool not in HANDLE_TOOLS)
+
+
 class ToolSchemas:
     """
     Each tool as this era declares it: the C{session} argument in the
-    input schema of a tool that runs on a GemStone session, and the task
+    input schema of a tool that takes one (L{takesHandle}), and the task
     support of one that may run as a task; made once per tool (and per
     form: a L{ListedTool} is the compact surface's listing of one), since
     the catalog does not change while the daemon runs.
@@ -186,7 +196,7 @@ class ToolSchemas:
         schema = self._schemas.get((tool.name, listed))
         if schema is None:
             descriptor = tool.descriptor()
-            if tool.runsOn == NO_SESSION or tool in HANDLE_TOOLS:
+            if not takesHandle(tool):
                 schema = descriptor["inputSchema"]
             else:
                 schema = withSessionArgument(descriptor, (
