@@ -9,7 +9,7 @@ from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.protocol.catalogsurface import catalogInstructions
 from gsmcpd.protocol.handlers import ServerIdentity
 from gsmcpd.protocol.instructions import readInstructions, stockInstructions
-from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolsetError, buildToolsets
+from gsmcpd.tools.catalog import DEFAULT_TOOLSETS, ToolsetError, buildToolsets
 
 SIMULATED_TITLE = "gsmcpd on a simulated stone (a test double, not GemStone)"
 
@@ -20,7 +20,7 @@ def servedToolsets(config):
 
     @raise ConfigError: naming the toolset that cannot be served.
     """
-    names = servedToolsetNames(config.toolsetNames, tuple(CORE_TOOLSETS),
+    names = servedToolsetNames(config.toolsetNames, DEFAULT_TOOLSETS,
                                config.readOnly)
     if not names:
         raise ConfigError("--toolsets names no toolset")

@@ -17,12 +17,11 @@ import json
 import attr
 
 from gsmcpd.tools.arguments import (
-    MAX_INTEGER, MAX_ITEMS, MAX_NAME_LENGTH, MAX_TEXT_LENGTH, STRING,
-    nonEmptyArgument)
+    MAX_INTEGER, STRING, nonEmptyArgument, uncapped)
 from gsmcpd.tools.base import (
     NO_SESSION, Tool, ToolError, ToolResult, Toolset, annotations,
     closedSchema, resultSchema)
-from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.catalog import AdvertisedTool, ToolCatalog
 from gsmcpd.tools.toolsearch import searchTools
 
 SURFACES = ("full", "catalog")
@@ -35,30 +34,8 @@ EVERYDAY = ("status", "execute_code", "describe_class", "get_method_source",
 
 TOOL_CALL = "tool_call"
 
-DEFAULT_CAPS = frozenset({
-    ("maxLength", MAX_NAME_LENGTH), ("maxLength", MAX_TEXT_LENGTH),
-    ("maximum", MAX_INTEGER), ("maxItems", MAX_ITEMS)})
-"""The caps L{gsmcpd.tools.arguments.capped} gives every argument that sets
-none: the daemon's guard, enforced whether or not a listing shows it."""
-
-
-def uncapped(schema):
-    """
-    C{schema} without the default caps (L{DEFAULT_CAPS}); a cap a tool
-    sets itself stays.
-    """
-    schema = {key: value for key, value in schema.items()
-              if not (isinstance(value, int) and (key, value) in DEFAULT_CAPS)}
-    if "items" in schema:
-        schema["items"] = uncapped(schema["items"])
-    if "properties" in schema:
-        schema["properties"] = {key: uncapped(value) for key, value
-                                in schema["properties"].items()}
-    return schema
-
-
 @attr.s(frozen=True, auto_attribs=True)
-class ListedTool(Tool):
+class ListedTool(AdvertisedTool):
     """
     A tool as the catalog surface lists it: what an agent reads before any
     work (name, description, input schema, annotations), read on every
@@ -162,7 +139,6 @@ class CatalogSurface(ToolCatalog):
         toolsets = [each for each in toolsets
                     if not isinstance(each, CatalogToolset)]
         super().__init__([*toolsets, CatalogToolset(self)])
-        self._advertised = None
         self._listed = frozenset()
 
     def advertised(self):
