@@ -75,8 +75,8 @@ def capped(schema, name=None):
 DEFAULT_CAPS = frozenset({
     ("maxLength", MAX_NAME_LENGTH), ("maxLength", MAX_TEXT_LENGTH),
     ("maximum", MAX_INTEGER), ("maxItems", MAX_ITEMS)})
-"""The caps L{capped} gives every argument that sets
-none: the daemon's guard, enforced whether or not a listing shows it."""
+"""The caps L{capped} gives every argument that sets none: the daemon's
+guard, enforced whether or not a listing shows it."""
 
 
 def uncapped(schema):

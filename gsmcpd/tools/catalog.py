@@ -37,6 +37,10 @@ DEFAULT_TOOLSETS = (*CORE_TOOLSETS, "debugging")
 """What a deployment that names none serves: the core toolsets, and
 C{debugging}, what helps an agent most once a call has failed or is slow."""
 
+SCOPED_TOOLSETS = frozenset({"admin"})
+"""Toolsets that tell one user about the others: with authentication on,
+the daemon serves one only if C{--auth-scope-toolsets} maps a scope to it."""
+
 
 def unservedToolsets(served):
     """
@@ -45,10 +49,6 @@ def unservedToolsets(served):
     """
     return [name for name in (*CORE_TOOLSETS, *OTHER_TOOLSETS)
             if name not in served]
-
-SCOPED_TOOLSETS = frozenset({"admin"})
-"""Toolsets that tell one user about the others: with authentication on,
-the daemon serves one only if C{--auth-scope-toolsets} maps a scope to it."""
 
 
 class ToolsetError(ValueError):

@@ -71,6 +71,8 @@ async def main(url, surface, mode):
     try:
         seen = await flow(url, surface, mode)
     except Exception as e:
+        while isinstance(e, ExceptionGroup) and len(e.exceptions) == 1:
+            e = e.exceptions[0]
         seen = {"problems": [f"{type(e).__name__}: {e}"]}
     print(json.dumps(seen))
     sys.exit(1 if seen["problems"] else 0)
