@@ -85,8 +85,7 @@ class CatalogToolset(Toolset):
                               total={"type": "integer"}),
                  runsOn=NO_SESSION),
             Tool("tool_get", "Describe tool",
-                 "One served tool whole, as this protocol era declares it: "
-                 "title, schemas, annotations.",
+                 "One served tool whole: title, schemas, annotations.",
                  closedSchema({"name": nonEmptyArgument()}, ["name"]),
                  annotations(True), self.get,
                  resultSchema(tool={"type": "object"}), runsOn=NO_SESSION),

@@ -67,9 +67,9 @@ class DebuggingToolset(Toolset):
     name = "debugging"
     title = "Debugging"
     instructions = (
-        "When a call fails, inspect what it involved (an expression reaching "
-        "the failing frame's receiver, then ids and paths) before changing "
-        "code. For slow code, profile_code before optimising.")
+        "When a call fails, inspect what it involved (the failing frame's "
+        "receiver, then ids and paths) before changing code; for slow code, "
+        "profile_code before optimising.")
 
     def tools(self):
         return [Tool(
