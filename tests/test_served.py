@@ -75,6 +75,19 @@ class ServedTests(SynchronousTestCase):
             READ_ONLY_INSTRUCTIONS))
         self.assertEqual(identity.title, SIMULATED_TITLE)
 
+    def test_readOnlyNamesNoMutation(self):
+        """
+        Under --read-only the mutation toolset cannot be served at all, so
+        the line naming what an operator could add leaves it out.
+        """
+        for surface in ("full", "catalog"):
+            identity = serverIdentity(Settings(
+                toolsetNames=None, readOnly=True, surface=surface).served())
+            for text in (identity.instructions,
+                         identity.modernInstructions):
+                self.assertIn("Not served here: admin, conformance", text)
+                self.assertNotIn("mutation", text.split("Not served")[1])
+
     def test_instructionsFile(self):
         path = self.mktemp()
         with open(path, "w", encoding="utf-8") as f:

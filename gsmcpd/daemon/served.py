@@ -4,7 +4,8 @@ itself (C{initialize}'s server info and each era's instructions).
 """
 
 from gsmcpd import __version__
-from gsmcpd.daemon.security import READ_ONLY_INSTRUCTIONS, servedToolsetNames
+from gsmcpd.daemon.security import (
+    MUTATION, READ_ONLY_INSTRUCTIONS, servedToolsetNames)
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.protocol.catalogsurface import catalogInstructions
 from gsmcpd.protocol.handlers import ServerIdentity
@@ -39,7 +40,9 @@ def serverIdentity(config):
     """
     stock = {"catalog": catalogInstructions}.get(config.surface,
                                                  stockInstructions)
-    eras = [stock(config.toolsets, modern) for modern in (False, True)]
+    withheld = (MUTATION,) if config.readOnly else ()
+    eras = [stock(config.toolsets, modern, withheld)
+            for modern in (False, True)]
     if config.instructionsFile:
         try:
             eras = [readInstructions(config.instructionsFile)] * 2

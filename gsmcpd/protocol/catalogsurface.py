@@ -18,11 +18,11 @@ CATALOG_PARAGRAPH = (
     "through tool_call.")
 
 
-def catalogInstructions(toolsets, modern=False):
+def catalogInstructions(toolsets, modern=False, withheld=()):
     """
     The era's stock instructions, then how to find what is not listed.
     """
-    return "\n\n".join([stockInstructions(toolsets, modern),
+    return "\n\n".join([stockInstructions(toolsets, modern, withheld),
                         CATALOG_PARAGRAPH])
 
 

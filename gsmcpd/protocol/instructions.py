@@ -65,12 +65,16 @@ UNSERVED = "Not served here: {} (an operator adds one to --toolsets)."
 """The last line: what an agent could ask its operator for."""
 
 
-def stockInstructions(toolsets: Iterable[Toolset],
-                      modern: bool = False) -> str:
+def stockInstructions(toolsets: Iterable[Toolset], modern: bool = False,
+                      withheld: Iterable[str] = ()) -> str:
     """
-    The era's preamble, then each served toolset's paragraph, in order.
+    The era's preamble, then each served toolset's paragraph, in order,
+    then the shipped toolsets not served.
 
     @param modern: the 2026-07-28 era's text, else the 2025 era's.
+    @param withheld: the shipped toolsets this deployment cannot serve at
+        all (under C{--read-only}, C{mutation}), which no operator could
+        add: left out of the last line.
     """
     if not modern:
         preamble = PREAMBLE
@@ -81,7 +85,8 @@ def stockInstructions(toolsets: Iterable[Toolset],
         preamble = DETACHED_PREAMBLE
     paragraphs = [preamble] + [toolset.instructions for toolset in toolsets
                                if toolset.instructions]
-    unserved = unservedToolsets({toolset.name for toolset in toolsets})
+    unserved = unservedToolsets({*withheld,
+                                 *(toolset.name for toolset in toolsets)})
     if unserved:
         paragraphs.append(UNSERVED.format(", ".join(unserved)))
     return "\n\n".join(paragraphs)
