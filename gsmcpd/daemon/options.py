@@ -25,7 +25,8 @@ from gsmcpd.daemon.settings import (
 from gsmcpd.daemon.parsers import TOOLSET_OPTIONS_EXAMPLE, toolsetOptions
 from gsmcpd.observe.logformat import JSON_LOGGER, parseLogFormat
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
-from gsmcpd.tools.catalog import CORE_TOOLSETS
+from gsmcpd.tools.catalog import (
+    CORE_TOOLSETS, DEFAULT_TOOLSETS, OTHER_TOOLSETS)
 from gsmcpd.tools.catalogtools import SURFACES
 from gsmcpd.transport.connections import ConnectionLimits
 
@@ -102,9 +103,10 @@ class Config:
         "log in per call",
         parse=count, default="2", group=SESSIONS)
     toolsetNames = setting(
-        "toolsets", "toolsets to serve, space-separated: core names "
-        f"({' '.join(CORE_TOOLSETS)}) or package.module:Class (default: all "
-        "seven core toolsets)", parse=words, group=SESSIONS)
+        "toolsets", "toolsets to serve, space-separated: shipped names "
+        f"({' '.join([*CORE_TOOLSETS, *OTHER_TOOLSETS])}) or "
+        f"package.module:Class (default: {' '.join(DEFAULT_TOOLSETS)})",
+        parse=words, group=SESSIONS)
     toolsetOptions = setting(
         "toolset-options", "per-toolset options as JSON, for toolsets that "
         f"declare some (docs/toolsets.rst), e.g. {TOOLSET_OPTIONS_EXAMPLE}",

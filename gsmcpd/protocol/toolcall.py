@@ -45,9 +45,10 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
     of, the call.
     """
     work = request.work
-    call = ToolCall(None, None, request.context) if work is None else \
-        ToolCall(work.gem, work.ledger, request.context, work.journal,
-                 work.lastCommit)
+    describe = request.dialect.describe
+    call = ToolCall(None, None, request.context, describe=describe) \
+        if work is None else ToolCall(work.gem, work.ledger, request.context,
+                                      work.journal, work.lastCommit, describe)
 
     def rendered(answer):
         notices = [] if work is None else work.takeNotices()

@@ -236,12 +236,15 @@ class ToolCall:
         for the client to read beside the result.
     @ivar lastCommit: how its session's last commit ended (a
         L{gsmcpd.tools.journal.LastCommit}), or L{None}.
+    @ivar describe: a tool as the call's protocol era describes it, for a
+        tool that describes another (C{tool_get}).
     """
 
     def __init__(self, gem, ledger=None, context=NULL_CONTEXT, journal=None,
-                 lastCommit=None):
+                 lastCommit=None, describe=Tool.descriptor):
         self.gem = gem
         self.lastCommit = lastCommit
+        self.describe = describe
         self.ledger = ReadLedger() if ledger is None else ledger
         self.journal = ChangeJournal() if journal is None else journal
         self.needsCommit = None
