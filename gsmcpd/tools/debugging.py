@@ -69,8 +69,9 @@ class DebuggingToolset(Toolset):
     instructions = (
         "When a call fails, inspect the objects involved (the receiver of the "
         "failing frame: evaluate an expression reaching it, then follow ids "
-        "and path steps) before changing code; inspect ids last until "
-        "commit, abort or refresh. For slow code, profile_code before "
+        "and path steps) before changing code; inspect ids last until the "
+        "view moves (commit, abort or refresh, or code that sends them). "
+        "For slow code, profile_code before "
         "optimising: it ranks the methods the time went to.")
 
     def tools(self):
@@ -80,8 +81,8 @@ class DebuggingToolset(Toolset):
             "instance variables and a page of elements (dictionary entries "
             "by key), each with an id. Give an expression to evaluate, or "
             "the object id of an earlier answer; path walks instance "
-            "variable names, keys and indices from there. Reads only; "
-            "give an expression that only reads, too.",
+            "variable names, keys and indices from there. An expression "
+            "runs as execute_code's code does: it can change and commit.",
             closedSchema({
                 "expression": {"type": "string", "minLength": 1,
                                "maxLength": MAX_TEXT_LENGTH},
@@ -96,7 +97,7 @@ class DebuggingToolset(Toolset):
                 "offset": {"type": "integer", "minimum": 0, "default": 0},
                 "limit": {"type": "integer", "minimum": 1,
                           "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}}),
-            annotations(readOnly=True), self.inspect,
+            annotations(readOnly=False, destructive=True), self.inspect,
             resultSchema(
                 object=INTEGER, printString=STRING, truncated={"type": "boolean"},
                 kind={"type": "string", "enum": list(KINDS)},
@@ -118,8 +119,9 @@ class DebuggingToolset(Toolset):
             raise ToolError(
                 "refused", f"Object id {object} was not answered in this "
                 "session's present view: an id is valid only in the session "
-                "(handle) and view that answered it, until commit, abort or "
-                "refresh. Inspect an expression to get a fresh one.")
+                "(handle) and view that answered it, until the view moves "
+                "(commit, abort or refresh, or code that sends them). "
+                "Inspect an expression to get a fresh one.")
         offset = arguments.get("offset", 0)
         found = yield call.runTemplate("inspect", {
             "expression": expression, "object": object,
@@ -167,6 +169,6 @@ def _text(result):
             f"(showing {counted(shownCount, 'element')} from offset "
             f"{result['offset']} of {result['size']}; pass offset "
             f"{result['offset'] + shownCount} for more)")
-    lines.append("Ids are valid in this session until commit, abort or "
-                 "refresh.")
+    lines.append("Ids are valid in this session until the view moves "
+                 "(commit, abort, refresh).")
     return "\n".join(lines)
