@@ -291,6 +291,25 @@ class CodeThatMovesTheViewTests(TestCase):
         self.assertIsNone((yield self.status()))
 
     @inlineCallbacks
+    def test_abortDropsTheJournal(self):
+        """
+        Code that aborts what the session held drops the changes a commit
+        would have named; code that refreshes keeps them, as code that
+        commits publishes them.
+        """
+        journal = self.harness.session.journal
+        journal.record("compiled", "Account>>withdraw:", "Account")
+        yield self.harness.call("execute_code",
+                                code="UserGlobals at: #Kept put: 1")
+        yield self.harness.call("execute_code",
+                                code="System continueTransaction")
+        self.assertEqual(len(journal), 1)
+        result = yield self.harness.call(
+            "execute_code", code="System abortTransaction. 3")
+        self.assertEqual(notes(result), [MOVED_NOTE])
+        self.assertEqual(len(journal), 0)
+
+    @inlineCallbacks
     def test_refreshIsNoCommit(self):
         """
         Code that refreshes (C{continueTransaction}) after another session

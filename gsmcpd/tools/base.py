@@ -269,12 +269,9 @@ class ToolCall:
         return self._context.canAsk(capability)
 
     def ask(self, questions):
-        """
-        Ask the client C{questions} (L{gsmcpd.tools.questions}), in whichever
-        protocol era this call runs.
-
-        @return: a L{Deferred} firing with the answers by key.
-        """
+        """Ask the client C{questions} (L{gsmcpd.tools.questions}), in
+        whichever protocol era this call runs: a L{Deferred} firing with
+        the answers by key."""
         return self._context.ask(questions)
 
     def closeStream(self):
@@ -314,13 +311,16 @@ class ToolCall:
     def _viewMoved(self, move):
         """
         Whatever moved the view (code it ran, say), nothing read or shown
-        before counts, and a commit published the journal's changes.
+        before counts; a commit published the journal's changes, and an
+        abort (no change held after it) dropped them.
         """
         if move.moved:
             self.moved = self.moved.then(move)
             self.ledger.viewMoved()
             if move.committed:
                 self.journal.committed()
+            elif self.needsCommit is False:
+                self.journal.ended()
 
     def requireRead(self, key, readTool):
         """
