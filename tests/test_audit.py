@@ -17,7 +17,8 @@ from gsmcpd.observe.audit import (
     AuditLog, AuditUnavailable, CallFacts, changeOf, outcome)
 from gsmcpd.observe.auditchain import verify
 from gsmcpd.observe.auditfile import AuditFile
-from gsmcpd.observe.metrics import COMMITTED_META, REFUSALS, classify
+from gsmcpd.observe.metrics import (
+    COMMITTED_META, DISCARDED_META, REFUSALS, classify)
 from gsmcpd.tools.catalog import (
     CORE_TOOLSETS, OTHER_TOOLSETS, ToolCatalog, buildToolsets)
 from tests.test_auditfile import Disk
@@ -169,6 +170,20 @@ class AuditLogTests(SynchronousTestCase):
                          ("commit", "committed",
                           ["Account>>deposit:", f"execute_code {digest}"]))
         self.assertEqual(self.events[-2]["outcome"], "error:other")
+        self.assertEqual(self.call("commit", {}, ok({"committed": True}))
+                         ["changes"], [])
+
+    def test_codeThatAbortedDropsTheChanges(self):
+        """
+        A call whose result says its code aborted what the session held
+        drops the changes a later commit would have named.
+        """
+        self.call("compile_method", {"className": "Account",
+                                     "source": "deposit: n\n  ^n"}, ok())
+        aborted = ok()
+        aborted["result"]["_meta"] = {DISCARDED_META: True}
+        self.call("execute_code", {"code": "System abortTransaction"},
+                  aborted)
         self.assertEqual(self.call("commit", {}, ok({"committed": True}))
                          ["changes"], [])
 

@@ -11,7 +11,7 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.tools.execution import (
     MAX_VALUE_CHARACTERS, ExecutionToolset, capped)
-from gsmcpd.observe.metrics import COMMITTED_META
+from gsmcpd.observe.metrics import COMMITTED_META, DISCARDED_META
 from gsmcpd.protocol.notes import COMMITTED_NOTE, MOVED_NOTE
 from tests.toolharness import ToolHarness, checkStructured
 
@@ -287,7 +287,7 @@ class CodeThatMovesTheViewTests(TestCase):
         result = yield self.harness.call(
             "execute_code", code="System abortTransaction. 3")
         self.assertEqual(notes(result), [MOVED_NOTE])
-        self.assertNotIn("_meta", result)
+        self.assertEqual(result["_meta"], {DISCARDED_META: True})
         self.assertIsNone((yield self.status()))
 
     @inlineCallbacks
@@ -307,6 +307,7 @@ class CodeThatMovesTheViewTests(TestCase):
         result = yield self.harness.call(
             "execute_code", code="System abortTransaction. 3")
         self.assertEqual(notes(result), [MOVED_NOTE])
+        self.assertEqual(result["_meta"], {DISCARDED_META: True})
         self.assertEqual(len(journal), 0)
 
     @inlineCallbacks

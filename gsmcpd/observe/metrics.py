@@ -23,6 +23,9 @@ COMMIT_TOOL = "commit"
 COMMITTED_META = "gsmcpd/committed"
 """The key of a result's C{_meta} that says the stone committed while any
 other tool's call ran (code it ran sent the commit)."""
+DISCARDED_META = "gsmcpd/discarded"
+"""The key that says instead that code it ran moved the view and left
+nothing the session held (an abort)."""
 INPUT_REQUIRED = "input_required"
 """The C{resultType} of a 2026-era round that asks the client."""
 ESCALATION = {"soft": ("soft",), "hard": ("soft", "hard"),
@@ -318,11 +321,17 @@ def callCommit(tool, response):
     """
     if tool == COMMIT_TOOL:
         return commitOutcome(response)
+    return "committed" if resultMeta(response).get(COMMITTED_META) is True \
+        else None
+
+
+def resultMeta(response):
+    """
+    The C{_meta} of a call's result, or an empty one.
+    """
     value = (response or {}).get("result")
     meta = value.get("_meta") if isinstance(value, dict) else None
-    if isinstance(meta, dict) and meta.get(COMMITTED_META) is True:
-        return "committed"
-    return None
+    return meta if isinstance(meta, dict) else {}
 
 
 def commitOutcome(response):
