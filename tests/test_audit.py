@@ -17,7 +17,8 @@ from gsmcpd.observe.audit import (
     AuditLog, AuditUnavailable, CallFacts, changeOf, outcome)
 from gsmcpd.observe.auditchain import verify
 from gsmcpd.observe.auditfile import AuditFile
-from gsmcpd.observe.metrics import REFUSALS, classify
+from gsmcpd.observe.metrics import (
+    COMMITTED_META, DISCARDED_META, REFUSALS, classify)
 from gsmcpd.tools.catalog import (
     CORE_TOOLSETS, OTHER_TOOLSETS, ToolCatalog, buildToolsets)
 from tests.test_auditfile import Disk
@@ -149,6 +150,40 @@ class AuditLogTests(SynchronousTestCase):
                                             "conflicts": {}}))
         self.assertEqual((event["event"], event["result"], event["changes"]),
                          ("commit", "committed", ["Account>>deposit:"]))
+        self.assertEqual(self.call("commit", {}, ok({"committed": True}))
+                         ["changes"], [])
+
+    def test_codeThatCommittedIsACommit(self):
+        """
+        A call whose result says its code committed (even one that failed
+        after) is a commit event naming what it committed, the call itself
+        with its code's digest last; a commit after it names nothing.
+        """
+        self.call("compile_method", {"className": "Account",
+                                     "source": "deposit: n\n  ^n"}, ok())
+        committed = toolError("other")
+        committed["result"]["_meta"] = {COMMITTED_META: True}
+        code = "System commitTransaction. nil foo"
+        event = self.call("execute_code", {"code": code}, committed)
+        digest = hashlib.sha256(code.encode()).hexdigest()[:12]
+        self.assertEqual((event["event"], event["result"], event["changes"]),
+                         ("commit", "committed",
+                          ["Account>>deposit:", f"execute_code {digest}"]))
+        self.assertEqual(self.events[-2]["outcome"], "error:other")
+        self.assertEqual(self.call("commit", {}, ok({"committed": True}))
+                         ["changes"], [])
+
+    def test_codeThatAbortedDropsTheChanges(self):
+        """
+        A call whose result says its code aborted what the session held
+        drops the changes a later commit would have named.
+        """
+        self.call("compile_method", {"className": "Account",
+                                     "source": "deposit: n\n  ^n"}, ok())
+        aborted = ok()
+        aborted["result"]["_meta"] = {DISCARDED_META: True}
+        self.call("execute_code", {"code": "System abortTransaction"},
+                  aborted)
         self.assertEqual(self.call("commit", {}, ok({"committed": True}))
                          ["changes"], [])
 

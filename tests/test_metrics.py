@@ -6,7 +6,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.observe.metrics import SESSION_ENDINGS, Metrics
+from gsmcpd.observe.metrics import COMMITTED_META, SESSION_ENDINGS, Metrics
 from gsmcpd.sessions.registry import SessionRegistry
 from tests.fakes import FakePool
 
@@ -111,6 +111,22 @@ class MetricsTests(TestCase):
         self.assertEqual(scrape(metrics)["gsmcpd_commits_total"], {
             (("outcome", "committed"),): 2.0,
             (("outcome", "conflict"),): 1.0, (("outcome", "failed"),): 1.0})
+
+    def test_codeThatCommitted(self):
+        """
+        Any other tool's call whose result says its code committed counts
+        as a committed commit, failed or not; one that does not, as none.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        clock = Clock()
+        for isError in (False, True):
+            metrics.callStarted("execute_code", clock).finished({"result": {
+                "isError": isError, "structuredContent": {},
+                "_meta": {COMMITTED_META: True}}})
+        metrics.callStarted("execute_code", clock).finished({"result": {
+            "isError": False, "structuredContent": {}}})
+        self.assertEqual(scrape(metrics)["gsmcpd_commits_total"], {
+            (("outcome", "committed"),): 2.0})
 
     def test_askedForInputIsNotAnError(self):
         """

@@ -255,6 +255,34 @@ class HandleTests(ModernTestCase):
         self.assertEqual(self.sessions.get(handle).calls.running, {})
 
     @inlineCallbacks
+    def test_taskWhoseCodeCommitted(self):
+        """
+        A call that became a task and whose code committed is the handle's
+        last commit once it is over, and its result says it committed.
+        """
+        handle = yield self.openSession()
+        gem = self.pool.opened[0]
+        gem.held = True
+        gem.moves["execute_code"] = True
+        meta = dict(META, **{"io.modelcontextprotocol/clientCapabilities":
+                             TASKS})
+        created = yield self.tool(
+            "execute_code", {"code": "System commitTransaction",
+                             "session": handle}, meta=meta,
+            mcp_param_session=handle)
+        self.assertEqual(created["resultType"], "task")
+        self.assertIsNone(self.sessions.get(handle).lastCommit)
+        gem.release()
+        self.treq.flush()
+        _, body = yield self.send(modern("tasks/get", 6, meta,
+                                         taskId=created["taskId"]))
+        self.assertEqual(body["result"]["status"], "completed")
+        self.assertEqual(body["result"]["result"]["_meta"],
+                         {"gsmcpd/committed": True})
+        self.assertEqual(self.sessions.get(handle).lastCommit.outcome,
+                         "committed")
+
+    @inlineCallbacks
     def test_deadGemNamesTheHandle(self):
         """
         A gem that dies closes its handle, and the error says which and

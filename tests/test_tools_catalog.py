@@ -3,6 +3,7 @@ Tests for L{gsmcpd.tools.catalog}: nothing is served that the deployment
 did not name, and every mistake in naming refuses to start, saying why.
 """
 
+from jsonschema import Draft202012Validator
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.arguments import INTEGER, STRING, uncapped
@@ -10,8 +11,8 @@ from gsmcpd.tools.base import (
     METHOD_SCHEMA, Tool, Toolset, annotations, closedSchema, resultSchema)
 from gsmcpd.tools.catalog import (
     CORE_TOOLSETS, DEFAULT_TOOLSETS, OTHER_TOOLSETS, AdvertisedTool,
-    ToolCatalog, ToolsetError, advertisedOutput, buildToolsets, toolsetClass,
-    unservedToolsets)
+    ToolCatalog, ToolsetError, advertisedOutput, buildToolsets, sharedOnce,
+    toolsetClass, unservedToolsets)
 from gsmcpd.tools.paging import PAGE_SCHEMA
 from gsmcpd.tools.execution import ExecutionToolset
 from gsmcpd.tools.sunit import TestingToolset
@@ -158,6 +159,36 @@ class AdvertisedTests(SynchronousTestCase):
                       ["properties"]["selector"])
         self.assertEqual(listed.descriptor()["outputSchema"],
                          advertisedOutput(whole.outputSchema))
+
+    def test_sharedOnce(self):
+        """
+        A sub-schema held twice is said once in C{$defs} under the name of
+        the property it was first met under, and validates as before; a
+        small one or one held once stays where it is.
+        """
+        row = resultSchema(method=STRING, total=INTEGER,
+                           share={"type": "number"})
+        schema = resultSchema(
+            bySelf={"type": "array", "items": row},
+            byTotal={"type": "array", "items": row}, n=INTEGER, m=INTEGER)
+        shared = sharedOnce(schema)
+        self.assertEqual(shared["properties"]["bySelf"],
+                         {"$ref": "#/$defs/bySelf"})
+        self.assertEqual(shared["properties"]["byTotal"],
+                         {"$ref": "#/$defs/bySelf"})
+        self.assertEqual(shared["$defs"],
+                         {"bySelf": {"type": "array", "items": row}})
+        self.assertEqual(shared["properties"]["n"], INTEGER)
+        good = {"bySelf": [{"method": "a", "total": 1, "share": 0.5}],
+                "byTotal": [], "n": 1, "m": 2}
+        bad = dict(good, byTotal=[{"method": 3, "total": 1, "share": 1}])
+        for instance, valid in ((good, True), (bad, False)):
+            self.assertEqual(Draft202012Validator(shared).is_valid(instance),
+                             Draft202012Validator(schema).is_valid(instance))
+            self.assertIs(Draft202012Validator(shared).is_valid(instance),
+                          valid)
+        self.assertEqual(sharedOnce(resultSchema(n=INTEGER)),
+                         resultSchema(n=INTEGER))
 
     def test_advertisedOutput(self):
         """

@@ -20,6 +20,12 @@ run or a long execute_code)."""
 
 NAMESPACE = "gsmcpd"
 COMMIT_TOOL = "commit"
+COMMITTED_META = "gsmcpd/committed"
+"""The key of a result's C{_meta} that says the stone committed while any
+other tool's call ran (code it ran sent the commit)."""
+DISCARDED_META = "gsmcpd/discarded"
+"""The key that says instead that code it ran moved the view and left
+nothing the session held (an abort)."""
 INPUT_REQUIRED = "input_required"
 """The C{resultType} of a 2026-era round that asks the client."""
 ESCALATION = {"soft": ("soft",), "hard": ("soft", "hard"),
@@ -291,10 +297,9 @@ class CallTimer:
             metrics.breaks.labels(strength).inc()
         if step == "replaced":
             metrics.replacements.inc()
-        if self._tool == COMMIT_TOOL:
-            ended = commitOutcome(response)
-            if ended is not None:
-                metrics.commits.labels(ended).inc()
+        ended = callCommit(self._tool, response)
+        if ended is not None:
+            metrics.commits.labels(ended).inc()
 
     def refused(self):
         """
@@ -310,6 +315,28 @@ class CallTimer:
 UNSETTLED = frozenset({"deadline", "pinned", "sessionGone"})
 """The error kinds of a call the server ended before its GemStone call
 answered: for a C{commit}, whether it committed is not known."""
+
+
+def callCommit(tool, response):
+    """
+    How a commit a call of C{tool} made ended, from its C{response}: a
+    C{commit}'s as L{commitOutcome} says; for any other tool C{committed}
+    when its result says the stone committed while it ran (L{COMMITTED_META}),
+    else L{None}.
+    """
+    if tool == COMMIT_TOOL:
+        return commitOutcome(response)
+    return "committed" if resultMeta(response).get(COMMITTED_META) is True \
+        else None
+
+
+def resultMeta(response):
+    """
+    The C{_meta} of a call's result, or an empty one.
+    """
+    value = (response or {}).get("result")
+    meta = value.get("_meta") if isinstance(value, dict) else None
+    return meta if isinstance(meta, dict) else {}
 
 
 def commitOutcome(response):

@@ -7,6 +7,7 @@ their short names; a toolset of one's own by C{package.module:ClassName}.
 """
 
 import functools
+import json
 from importlib import import_module
 
 import attr
@@ -128,13 +129,74 @@ def advertisedOutput(schema, nested=False):
     return listed
 
 
+SHARED_BYTES = 60
+"""The least size, as JSON, of a sub-schema L{sharedOnce} says once."""
+
+
+def _subSchemas(schema, name, found):
+    """
+    Every sub-schema of C{schema} (a property's, an array's items, an
+    alternative) with the name of the property it was first met under.
+    """
+    for key, each in schema.items():
+        if key == "properties":
+            for property, value in each.items():
+                found.append((property, value))
+                _subSchemas(value, property, found)
+        elif key == "items" and isinstance(each, dict):
+            found.append((name, each))
+            _subSchemas(each, name, found)
+    return found
+
+
+def _replaced(schema, shared, reference):
+    """C{schema} with each sub-schema equal to C{shared} a C{reference}."""
+    if schema == shared:
+        return reference
+    if not isinstance(schema, dict):
+        return schema
+    return {key: ({name: _replaced(value, shared, reference)
+                   for name, value in each.items()} if key == "properties"
+                  else _replaced(each, shared, reference) if key == "items"
+                  else each)
+            for key, each in schema.items()}
+
+
+def sharedOnce(schema):
+    """
+    C{schema} with each sub-schema it holds more than once (of at least
+    L{SHARED_BYTES}) said once in C{$defs}, the largest first, and
+    referred to by C{$ref} wherever it stood: the same schema, as a
+    validator reads it, in fewer bytes.
+    """
+    definitions = {}
+    while True:
+        seen = {}
+        for name, each in _subSchemas(schema, "item", []):
+            text = json.dumps(each, sort_keys=True)
+            if len(text) >= SHARED_BYTES:
+                seen.setdefault(text, []).append(name)
+        repeated = [text for text, names in seen.items() if len(names) > 1]
+        if not repeated:
+            break
+        text = max(repeated, key=len)
+        name = seen[text][0]
+        while name in definitions:
+            name += "_"
+        definitions[name] = json.loads(text)
+        schema = _replaced(schema, definitions[name],
+                           {"$ref": f"#/$defs/{name}"})
+    return dict(schema, **{"$defs": definitions}) if definitions else schema
+
+
 @attr.s(frozen=True, auto_attribs=True)
 class AdvertisedTool(Tool):
     """
     A tool as C{tools/list} describes it, which every session reads before
     any work: without the default caps of its arguments
     (L{gsmcpd.tools.arguments.DEFAULT_CAPS}), which the daemon enforces
-    either way, and with its output schema as L{advertisedOutput} says it
+    either way, and with its output schema as L{advertisedOutput} says it,
+    each repeated part said once (L{sharedOnce})
     (its results meet the whole schema either way).
     """
 
@@ -143,7 +205,8 @@ class AdvertisedTool(Tool):
         described = dict(super().descriptor(),
                          inputSchema=uncapped(self.inputSchema))
         if self.outputSchema is not None:
-            described["outputSchema"] = advertisedOutput(self.outputSchema)
+            described["outputSchema"] = sharedOnce(
+                advertisedOutput(self.outputSchema))
         return described
 
     def descriptor(self):

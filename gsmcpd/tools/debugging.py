@@ -68,16 +68,18 @@ class DebuggingToolset(Toolset):
     title = "Debugging"
     instructions = (
         "When a call fails, inspect what it involved (the failing frame's "
-        "receiver, then ids and paths) before changing code; for slow code, "
-        "profile_code before optimising.")
+        "receiver, then ids and paths) before changing code; ids last until "
+        "the view moves (commit, abort, refresh, or code sending them). For "
+        "slow code, profile_code before optimising.")
 
     def tools(self):
         return [Tool(
             "inspect", "Inspect object",
             "An object's class, id, size, instance variables and a page of "
             "elements (entries by key), each with an id. Give an expression "
-            "that only reads, or an id inspect answered; path walks "
-            "variable names, keys and indices from there.",
+            "(it runs as execute_code's code: it can change and commit), or "
+            "an id inspect answered; path walks variable names, keys and "
+            "indices from there.",
             closedSchema({
                 "expression": {"type": "string", "minLength": 1,
                                "maxLength": MAX_TEXT_LENGTH},
@@ -90,7 +92,7 @@ class DebuggingToolset(Toolset):
                 "offset": {"type": "integer", "minimum": 0},
                 "limit": {"type": "integer", "minimum": 1,
                           "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}}),
-            annotations(readOnly=True), self.inspect,
+            annotations(readOnly=False, destructive=True), self.inspect,
             resultSchema(
                 object=INTEGER, printString=STRING, truncated={"type": "boolean"},
                 kind={"type": "string", "enum": list(KINDS)},
@@ -112,8 +114,9 @@ class DebuggingToolset(Toolset):
             raise ToolError(
                 "refused", f"Object id {object} was not answered in this "
                 "session's present view: an id is valid only in the session "
-                "(handle) and view that answered it, until commit, abort or "
-                "refresh. Inspect an expression to get a fresh one.")
+                "(handle) and view that answered it, until the view moves "
+                "(commit, abort or refresh, or code that sends them). "
+                "Inspect an expression to get a fresh one.")
         offset = arguments.get("offset", 0)
         found = yield call.runTemplate("inspect", {
             "expression": expression, "object": object,
@@ -161,6 +164,6 @@ def _text(result):
             f"(showing {counted(shownCount, 'element')} from offset "
             f"{result['offset']} of {result['size']}; pass offset "
             f"{result['offset'] + shownCount} for more)")
-    lines.append("Ids are valid in this session until commit, abort or "
-                 "refresh.")
+    lines.append("Ids are valid in this session until the view moves "
+                 "(commit, abort, refresh).")
     return "\n".join(lines)
