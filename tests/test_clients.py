@@ -33,15 +33,18 @@ class PythonSdkClientTests(SynchronousTestCase):
 
     def test_initializeListCallTerminate(self):
         """
-        The official Python SDK client initializes, lists the 33 tools
-        (each with an output schema and annotations), gets C{7} for
-        C{3 + 4}, and terminates its session on exit.
+        The official Python SDK client initializes, lists the default
+        surface's 35 tools (the reference design's 31, list_changes,
+        revert_method, inspect and profile_code; each with an output schema
+        and annotations), gets C{7} for C{3 + 4}, and terminates its session
+        on exit.
         """
         seen = self.client("basic", "3 + 4")
         self.assertEqual(seen["protocolVersion"], "2025-11-25")
         self.assertIn("simulated", seen["serverInfo"]["title"])
-        allTools = sorted(set().union(*map(servedBy, REFERENCE_TOOLS)))
-        self.assertEqual(len(allTools), 33)
+        allTools = sorted(set().union(*map(servedBy, REFERENCE_TOOLS),
+                                      {"inspect", "profile_code"}))
+        self.assertEqual(len(allTools), 35)
         self.assertEqual(seen["tools"], allTools)
         self.assertEqual(seen["withOutputSchema"], allTools)
         self.assertEqual(seen["withAnnotations"], allTools)

@@ -1,5 +1,5 @@
 """
-The simulated stone's object ids, instance-variable reads and SessionTemps
+The simulated stone's object ids and instance-variable reads
 (L{gsmcpd.testing.simulator.inspection}).
 """
 
@@ -73,14 +73,3 @@ class InspectionTests(SynchronousTestCase):
 
         self.assertRaises(NotImplementedError, inspection._instVarAt,
                           Evaluator(), String("abc"), 1)
-
-    def test_sessionTempsPerSession(self):
-        """
-        SessionTemps current is the session's own, untouched by abort.
-        """
-        self.evaluate("SessionTemps current at: #k put: 1. System abortTransaction")
-        self.assertEqual(self.evaluate("(SessionTemps current at: #k ifAbsent: [0]) printString"),
-                         "1")
-        other = self.stone.login("DataCurator", "swordfish")
-        self.assertEqual(self.evaluate("(SessionTemps current at: #k ifAbsent: [0]) printString",
-                                  other), "0")

@@ -12,7 +12,7 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.tools.templates.outcomes import (
-    CallBroken, GemGone, ResultOverLimit, ToolError)
+    STILL, CallBroken, GemGone, ResultOverLimit, ToolError, ViewMove)
 from gsmcpd.tools.templates.run import TemplateAnswer, runTemplate
 from tests.fakes import FakeGem, SmalltalkRaised
 
@@ -48,6 +48,25 @@ class OutcomeTests(TestCase):
                                            "notes": ["careful"]}).encode())
         answer = self.successResultOf(runTemplate(Noted(), "execute_code", {"code": "x"}))
         self.assertEqual(answer, TemplateAnswer(3, False, ("careful",)))
+
+    def test_viewMoved(self):
+        """
+        How the envelope says the view moved comes with the value, and with
+        a failure: a commit that an error followed is still a commit.
+        """
+        self.gem.moves["execute_code"] = True
+        answer = self.successResultOf(self.outcome(lambda a: 7))
+        self.assertEqual(answer.moved, ViewMove(True, True))
+        failure = self.failureResultOf(self.outcome(raising(
+            SmalltalkRaised(2010, "MessageNotUnderstood", "nil foo"))),
+            ToolError)
+        self.assertEqual(failure.value.moved, ViewMove(True, True))
+        self.gem.moves["execute_code"] = False
+        answer = self.successResultOf(self.outcome(lambda a: 7))
+        self.assertEqual(answer.moved, ViewMove(True, False))
+        del self.gem.moves["execute_code"]
+        self.assertIs(self.successResultOf(self.outcome(lambda a: 7)).moved,
+                      STILL)
 
     def test_smalltalkErrorHasItsKind(self):
         failure = self.failureResultOf(self.outcome(raising(

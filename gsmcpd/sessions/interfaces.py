@@ -92,8 +92,8 @@ class IWorkSession(Interface):
         "Who it was opened for (a Principal, with the GemStone user it "
         "logged in as), or None without authentication.")
     throwaway = Attribute(
-        "Whether it is lent to one call at a time and keeps nothing: its "
-        "commits are locked and its work aborted after each call.")
+        "Whether it serves one call and keeps nothing: its commits are "
+        "locked and it is logged out after the call.")
     ledger = Attribute("What was read in its present view (a ReadLedger).")
     journal = Attribute(
         "What its transaction changed (a ChangeJournal).")

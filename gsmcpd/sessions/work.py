@@ -53,9 +53,9 @@ class WorkSession:
     @ivar gem: the L{gsmcpd.gci.interfaces.IGemSession} its calls run on.
     @ivar principal: who it was opened for, or L{None} without
         authentication.
-    @ivar throwaway: whether it is lent to one call at a time (a 2026-era
-        call without a handle): its commits are locked and nothing its
-        calls change is kept.
+    @ivar throwaway: whether it serves one call (a 2026-era call without
+        a handle): its commits are locked and it is logged out after the
+        call, so nothing the call changed or left in it is kept.
     @ivar ledger: what was read in its present view, for the blind-write
         guardrail; it lives here, in the daemon, not the stone.
     @ivar journal: what it changed since its transaction began, to confirm

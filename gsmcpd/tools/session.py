@@ -3,7 +3,9 @@ The Session toolset: the client's transaction, moved only by the client.
 
 No other tool commits, aborts or refreshes: the view is the only record the
 stone keeps of what this client has seen, so moving it behind the client's
-back would turn a refused stale write into a silent overwrite.
+back would turn a refused stale write into a silent overwrite.  (Code a
+tool runs may: the envelope asks the stone whether the view moved, and the
+call says so and is recorded as a commit when a commit moved it.)
 """
 
 from twisted.internet.defer import inlineCallbacks
@@ -29,7 +31,8 @@ class SessionToolset(Toolset):
     name = "session"
     title = "Session and transaction"
     instructions = (
-        "Only commit commits; only commit, abort and refresh move your view. "
+        "Only commit, abort and refresh (or code sending them) move your "
+        "view. "
         "While you hold uncommitted changes, a mutating tool's result ends "
         "with a [session] note. If a commit's answer was lost, call status "
         "before retrying.")

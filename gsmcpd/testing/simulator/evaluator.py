@@ -21,7 +21,8 @@ import attr
 
 from gsmcpd.testing.simulator import (
     arithmetic, closures, compiler, dictionaries, errors, exceptions, frames, inspection,
-    profiling, reflection, sequences, sessiontable, sets, streams, sunit, system)
+    profiling, reflection, sequences, sessiontable, sessiontemps, sets, streams, sunit,
+    system)
 from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.objects import (
@@ -30,7 +31,7 @@ from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
 KERNEL_MODULES = (arithmetic, dictionaries, exceptions, frames, profiling, reflection,
-                  sequences, sessiontable, sets, streams, sunit, system)
+                  sequences, sessiontable, sessiontemps, sets, streams, sunit, system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}

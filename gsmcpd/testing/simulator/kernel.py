@@ -22,7 +22,8 @@ from gsmcpd import smalltalk
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.objects import (
     ActiveMethod, Array, BlockClosure, ByteArray, Character, CompiledMethod, Delay, Dictionary,
-    ExceptionSet, Instance, MethodDictionary, OrderedCollection, SortedCollection, String, Symbol,
+    ExceptionSet, Instance, MethodDictionary, OrderedCollection, SessionTempsDictionary,
+    SortedCollection, String, Symbol,
     SymbolDictionaryRef, SymbolList, SymbolSet, Unicode16, UserClass, UserProfile, Utf8, WriteStream, SMALLINT_MAX, SMALLINT_MIN,
     displayString, equal, isNumber, printString)
 
@@ -83,8 +84,10 @@ def _define(name, superclassName, instVarNames=()):
 
 # GemStone 3.7's hierarchy for the classes the model has (Unicode16 and Utf8
 # sit closer to the top than in the product, which puts them under
-# MultiByteString and ByteArray's abstract superclasses; GsMethodDictionary
-# and SymbolSet, whose contents the model does not hold, sit under Object).
+# MultiByteString and ByteArray's abstract superclasses; SymbolKeyValueDictionary
+# sits under AbstractDictionary, not KeyValueDictionary and
+# IdentityKeyValueDictionary; GsMethodDictionary and SymbolSet, whose
+# contents the model does not hold, sit under Object).
 for _name, _super, *_vars in [
         ("Object", None), ("Behavior", "Object"), ("Class", "Behavior"),
         ("Metaclass3", "Behavior"),
@@ -103,7 +106,8 @@ for _name, _super, *_vars in [
         ("ByteArray", "ArrayedCollection"), ("Utf8", "ByteArray"),
         ("AbstractDictionary", "Collection"),
         ("Dictionary", "AbstractDictionary"), ("SymbolDictionary", "AbstractDictionary"),
-        ("SessionTemps", "SymbolDictionary"),
+        ("SymbolKeyValueDictionary", "AbstractDictionary"),
+        ("SessionTemps", "SymbolKeyValueDictionary"),
         ("Stream", "Object"), ("PositionableStream", "Stream"),
         ("WriteStream", "PositionableStream"),
         ("ExecBlock", "Object"), ("Delay", "Object"), ("System", "Object"),
@@ -150,6 +154,7 @@ _PYTHON_CLASSES = {
     ActiveMethod: "GsNMethod",
     ExceptionSet: "ExceptionSet", MethodDictionary: "GsMethodDictionary", SymbolSet: "SymbolSet",
     Fraction: "Fraction", type(None): "UndefinedObject", bool: "Boolean",
+    SessionTempsDictionary: "SessionTemps",
 }
 
 
@@ -398,7 +403,7 @@ def _copy(ev, receiver):
     if isinstance(receiver, (Array, OrderedCollection)):
         return type(receiver)(list(receiver.items))
     if isinstance(receiver, Dictionary):
-        return Dictionary(dict(receiver.entries))
+        return type(receiver)(dict(receiver.entries))
     return receiver
 
 

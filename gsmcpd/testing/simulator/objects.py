@@ -156,6 +156,14 @@ class Dictionary:
 
 
 @attr.s(eq=False)
+class SessionTempsDictionary(Dictionary):
+    """
+    A session's SessionTemps (L{gsmcpd.testing.simulator.sessiontemps}):
+    a Dictionary's entries, of GemStone's class SessionTemps.
+    """
+
+
+@attr.s(eq=False)
 class Delay:
     seconds = attr.ib()
 
@@ -340,9 +348,10 @@ def printString(value):
                         for i, each in enumerate(value.items))
         return f"{article(name)}{name}({inner or ' '})"
     if isinstance(value, Dictionary):
+        name = className(value)
         inner = ", ".join(f"{printString(k)}->{printString(v)}"
                           for k, v in value.entries.values())
-        return f"aDictionary( {inner})" if inner else "aDictionary( )"
+        return f"{article(name)}{name}( {inner})"
     if isinstance(value, (StClass, UserClass)):
         return value.name
     if isinstance(value, SymbolDictionaryRef):

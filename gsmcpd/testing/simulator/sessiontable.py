@@ -55,6 +55,31 @@ def _descriptionOfSession(ev, receiver, number):
     return Array(fields)
 
 
+COMMIT_RECORD_PAGES = 65521
+"""A prime: the model's commit records' pages are their commit numbers
+scattered over this many pages, so no two records the stone holds share
+one and a reader cannot take a page for a count."""
+
+
+@classMethod("System", "commitRecordPageForSessionId:")
+def _commitRecordPage(ev, receiver, number):
+    """
+    The page of the commit record the session's view was taken at: it
+    changes when the view moves to a newer commit (its commit, or an abort
+    or continue after another session committed), and says nothing of
+    order.  Another session's needs SessionAccess (as its description
+    does); nil for a session not logged in.
+    """
+    stone = ev.session.stone
+    if number != ev.session.number:
+        stone.requirePrivilege(ev.session, "SessionAccess",
+                               "System commitRecordPageForSessionId:")
+    target = stone.sessions.get(number)
+    if target is None:
+        return None
+    return 1 + (target.transaction.view * 40503 + 7919) % COMMIT_RECORD_PAGES
+
+
 @classMethod("System", "cacheStatisticsDescriptionForMonitor")
 def _monitorStatisticNames(ev, receiver):
     return Array([String(name) for name in MONITOR_STATISTICS])

@@ -10,6 +10,41 @@ ERROR_KINDS = ("compileError", "refused", "notFound", "invalidParams",
                "sessionLimit", "other")
 
 
+@attr.s(frozen=True, auto_attribs=True)
+class ViewMove:
+    """
+    How a session's view moved while a template ran, as the stone told the
+    envelope, whatever sent it (the template, or code it ran).
+
+    @ivar moved: whether the view moved (a commit, an abort, a continue):
+        what the session read or was shown before no longer counts.
+    @ivar committed: whether a commit moved it.
+    """
+
+    moved: bool = False
+    committed: bool = False
+
+    @classmethod
+    def of(cls, document):
+        """
+        The move an envelope's document reports.
+        """
+        if not document.get("viewMoved"):
+            return STILL
+        return cls(True, document.get("committed") is True)
+
+    def then(self, later):
+        """
+        This move followed by C{later}: one call's moves, as one.
+        """
+        return ViewMove(self.moved or later.moved,
+                        self.committed or later.committed)
+
+
+STILL = ViewMove()
+"""The view did not move."""
+
+
 @attr.s(auto_exc=True, auto_attribs=True)
 class ToolError(Exception):
     """
@@ -20,12 +55,14 @@ class ToolError(Exception):
         parsing prose.
     @ivar needsCommit: whether the session held uncommitted changes when a
         template failed with it; L{None} when no template ran.
+    @ivar moved: how the view moved before the template failed with it.
     """
 
     kind: str = attr.ib(validator=attr.validators.in_(ERROR_KINDS))
     message: str
     details: dict | None = None
     needsCommit: bool | None = attr.ib(default=None, eq=False, repr=False)
+    moved: ViewMove = attr.ib(default=STILL, eq=False, repr=False)
 
 
 class ResultOverLimit(ToolError):
