@@ -98,7 +98,7 @@ class SurfaceTests(SynchronousTestCase):
         self.assertEqual(type(servedCatalog("full", toolsets)), ToolCatalog)
         self.assertIsInstance(servedCatalog("catalog", toolsets),
                               CatalogSurface)
-        self.assertEqual(len(ToolCatalog(toolsets).advertised()), 33)
+        self.assertEqual(len(ToolCatalog(toolsets).advertised()), 31)
 
 
 class CatalogToolTests(TestCase):

@@ -13,6 +13,9 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from tests.daemon import Daemon
 
+TOOLSETS = ("execution session listing browsing search mutation testing "
+            "debugging changes")
+"""The default toolsets and changes."""
 FLOW = os.path.join(os.path.dirname(__file__), "clients",
                     "python_sdk_changes_flow.py")
 STEPS = ["read", "fix", "new", "list", "status", "revert", "reread",
@@ -24,7 +27,7 @@ class ChangesFlowTests(SynchronousTestCase):
     def setUp(self):
         directory = self.mktemp()
         os.makedirs(directory)
-        self.daemon = Daemon(directory)
+        self.daemon = Daemon(directory, "--toolsets", TOOLSETS)
         self.addCleanup(self.daemon.stop)
 
     def flow(self, mode):

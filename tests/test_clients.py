@@ -10,7 +10,7 @@ import sys
 from twisted.trial.unittest import SynchronousTestCase
 
 from tests.daemon import Daemon
-from tests.test_contract import REFERENCE_TOOLS, servedBy
+from tests.test_contract import REFERENCE_TOOLS
 
 CLIENTS = os.path.join(os.path.dirname(__file__), "clients")
 
@@ -34,17 +34,16 @@ class PythonSdkClientTests(SynchronousTestCase):
     def test_initializeListCallTerminate(self):
         """
         The official Python SDK client initializes, lists the default
-        surface's 35 tools (the reference design's 31, list_changes,
-        revert_method, inspect and profile_code; each with an output schema
-        and annotations), gets C{7} for C{3 + 4}, and terminates its session
-        on exit.
+        surface's 33 tools (the reference design's 31, inspect and
+        profile_code; each with an output schema and annotations), gets
+        C{7} for C{3 + 4}, and terminates its session on exit.
         """
         seen = self.client("basic", "3 + 4")
         self.assertEqual(seen["protocolVersion"], "2025-11-25")
         self.assertIn("simulated", seen["serverInfo"]["title"])
-        allTools = sorted(set().union(*map(servedBy, REFERENCE_TOOLS),
+        allTools = sorted(set().union(*REFERENCE_TOOLS.values(),
                                       {"inspect", "profile_code"}))
-        self.assertEqual(len(allTools), 35)
+        self.assertEqual(len(allTools), 33)
         self.assertEqual(seen["tools"], allTools)
         self.assertEqual(seen["withOutputSchema"], allTools)
         self.assertEqual(seen["withAnnotations"], allTools)

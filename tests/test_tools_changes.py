@@ -9,12 +9,22 @@ from twisted.internet.defer import inlineCallbacks
 from gsmcpd.tools.base import OWN_SESSION
 from gsmcpd.tools.ledger import methodKey
 from tests.test_tools_mutation import (
-    GUARDED_WITHDRAW, WITHDRAW, MutationTestCase)
+    GUARDED_WITHDRAW, TOOLSETS, WITHDRAW, MutationTestCase)
+from tests.toolharness import ToolHarness
 
 IS_EMPTY = "isEmpty\n\t^balance = 0"
 
 
-class ListChangesTests(MutationTestCase):
+class ChangesTestCase(MutationTestCase):
+    """
+    A client of a freshly seeded stone, served the changes toolset too.
+    """
+
+    def setUp(self):
+        self.harness = ToolHarness((*TOOLSETS, "changes"))
+
+
+class ListChangesTests(ChangesTestCase):
 
     def test_needAHandle(self):
         """
@@ -34,7 +44,7 @@ class ListChangesTests(MutationTestCase):
     def test_none(self):
         structured, text = yield self.changes()
         self.assertEqual(structured,
-                         {"changes": [], "complete": True, "notListed": []})
+                         {"changes": [], "notListed": []})
         self.assertEqual(text, "0 changes since your last commit or abort.")
 
     @inlineCallbacks
@@ -61,16 +71,16 @@ class ListChangesTests(MutationTestCase):
         structured, text = yield self.changes()
         self.assertEqual(structured["changes"], [
             {"what": "compiled", "subject": "Account>>withdraw:",
-             "previousSource": WITHDRAW},
+             "previous": WITHDRAW},
             {"what": "compiled", "subject": "Account>>isEmpty",
-             "previousSource": None},
+             "previous": None},
             {"what": "deleted", "subject": "Account>>balance",
-             "previousSource": balance},
+             "previous": balance},
             {"what": "commented", "subject": "class Account",
-             "previousSource": None},
+             "previous": None},
             {"what": "added", "subject": "dictionary Scratch",
-             "previousSource": None}])
-        self.assertIs(structured["complete"], True)
+             "previous": None}])
+        self.assertEqual(structured["notListed"], [])
         self.assertEqual(text.splitlines()[:3], [
             "5 changes since your last commit or abort:",
             "compiled Account>>withdraw: (revert_method restores its "
@@ -95,13 +105,13 @@ class ListChangesTests(MutationTestCase):
         yield self.succeed("execute_code",
                            code="UserGlobals at: #Probe put: 1")
         structured, text = yield self.changes()
-        self.assertIs(structured["complete"], False)
+        self.assertNotEqual(structured["notListed"], [])
         self.assertEqual(structured["notListed"],
                          ["what execute_code changed, if anything"])
         self.assertIn("not listed: what execute_code changed", text)
         yield self.succeed("abort")
         structured, _ = yield self.changes()
-        self.assertIs(structured["complete"], True)
+        self.assertEqual(structured["notListed"], [])
 
     @inlineCallbacks
     def test_codeAfterListedChanges(self):
@@ -116,22 +126,34 @@ class ListChangesTests(MutationTestCase):
         yield self.succeed("get_method_source", className="Account",
                            selector="isEmpty")
         structured, _ = yield self.changes()
-        self.assertIs(structured["complete"], True)
+        self.assertEqual(structured["notListed"], [])
         yield self.succeed("execute_code", code="3 + 4")
         structured, _ = yield self.changes()
-        self.assertIs(structured["complete"], False)
+        self.assertNotEqual(structured["notListed"], [])
 
     @inlineCallbacks
-    def test_changesTheStoneNoLongerHolds(self):
+    def test_codeThatAborts(self):
         """
-        Code that aborts leaves the list naming changes the stone no longer
-        holds: it says so rather than look complete.
+        Code that aborts what the session held empties the list (the
+        envelope tells the daemon the view moved).
         """
         yield self.succeed("compile_method", className="Account",
                            source=IS_EMPTY)
         yield self.succeed("execute_code", code="System abortTransaction")
         structured, _ = yield self.changes()
-        self.assertIs(structured["complete"], False)
+        self.assertEqual(structured, {"changes": [], "notListed": []})
+
+    @inlineCallbacks
+    def test_changesTheStoneNoLongerHolds(self):
+        """
+        Changes listed while the stone holds none (a move of the view the
+        daemon did not hear of): the answer says so rather than look
+        complete.
+        """
+        self.harness.session.journal.record("compiled", "Account>>isEmpty",
+                                            "Account")
+        structured, _ = yield self.changes()
+        self.assertEqual(len(structured["changes"]), 1)
         self.assertIn("holds no uncommitted change",
                       structured["notListed"][0])
 
@@ -141,11 +163,11 @@ class ListChangesTests(MutationTestCase):
                            source=IS_EMPTY)
         result = yield self.succeed("status")
         self.assertEqual(result["structuredContent"]["listedChanges"], 1)
-        self.assertIn("changes listed: 1 (list_changes)",
+        self.assertIn("changes listed: 1",
                       result["content"][0]["text"])
 
 
-class RevertMethodTests(MutationTestCase):
+class RevertMethodTests(ChangesTestCase):
 
     @inlineCallbacks
     def replaceWithdraw(self, category=None):
@@ -164,15 +186,14 @@ class RevertMethodTests(MutationTestCase):
         yield self.replaceWithdraw()
         result = yield self.succeed("revert_method", className="Account",
                                     selector="withdraw:")
-        self.assertEqual(result["structuredContent"],
-                         {"removed": False, "source": WITHDRAW})
+        self.assertEqual(result["structuredContent"], {"removed": False})
         method = self.code().method("Account", "withdraw:")
         self.assertEqual((method.source, method.category),
                          (WITHDRAW, "operations"))
         listed = yield self.succeed("list_changes")
         self.assertEqual(listed["structuredContent"]["changes"], [
             {"what": "reverted", "subject": "Account>>withdraw:",
-             "previousSource": None}])
+             "previous": None}])
         yield self.refused("revert_method", className="Account",
                            selector="withdraw:")
 
@@ -274,7 +295,7 @@ class RevertMethodTests(MutationTestCase):
                          GUARDED_WITHDRAW)
 
 
-class DroppedMethodTests(MutationTestCase):
+class DroppedMethodTests(ChangesTestCase):
 
     @inlineCallbacks
     def test_droppedByARedefinition(self):
@@ -291,9 +312,9 @@ class DroppedMethodTests(MutationTestCase):
         listed = yield self.succeed("list_changes")
         self.assertEqual(listed["structuredContent"]["changes"], [
             {"what": "defined", "subject": "class Greeter",
-             "previousSource": None},
+             "previous": None},
             {"what": "dropped", "subject": "Greeter>>greet",
-             "previousSource": before}])
+             "previous": before}])
         yield self.succeed("revert_method", className="Greeter",
                            selector="greet")
         self.assertEqual(self.code().method("Greeter", "greet").source,
@@ -316,7 +337,7 @@ class DroppedMethodTests(MutationTestCase):
             superclassName="TestCase", instVarNames=["other"],
             dictionary="Banking")
         listed = yield self.succeed("list_changes")
-        dropped = {each["subject"]: each["previousSource"]
+        dropped = {each["subject"]: each["previous"]
                    for each in listed["structuredContent"]["changes"]
                    if each["what"] == "dropped"}
         self.assertEqual(dropped["AccountTest>>setUp"], setUp)

@@ -72,6 +72,14 @@ class LastCommit:
             "changes": list(self.changes)}
 
 
+def itemised(tools):
+    """
+    C{tools}, declared as tools whose every change the journal lists (or
+    that change nothing), so their calls never make the list incomplete.
+    """
+    return [attr.evolve(each, listsChanges=True) for each in tools]
+
+
 class ChangeJournal:
     """
     The changes of one session's present transaction, in order.

@@ -23,12 +23,12 @@ from gsmcpd.tools.arguments import (
 from gsmcpd.tools.base import (
     OWN_SESSION, Tool, ToolError, ToolResult, Toolset, annotations,
     closedSchema, counted, resultSchema)
-from gsmcpd.tools.changes import changeTools, itemised
 from gsmcpd.tools.compiling import (
     COMPILE_ERROR_SCHEMA, compileError, definedSelector, definitionReport,
     locatedErrors, methodName, unreadMethodsRefusal)
 from gsmcpd.tools.confirm import (
     CONFIRM_OPTION, confirmClassDeletion, confirmedIf, confirming)
+from gsmcpd.tools.journal import itemised
 from gsmcpd.tools.ledger import (
     classKey, describeKey, dictionaryKey, methodKey)
 
@@ -46,7 +46,7 @@ class MutationToolset(Toolset):
     declaredOptionNames = ("kernelClasses", CONFIRM_OPTION)
     instructions = (
         "Changes stay uncommitted until you commit or abort: run the tests "
-        "first; list_changes lists them. "
+        "first. "
         "A write needs a read of what it replaces in your present view, and "
         "is refused if that changed since. Commits conflict per class: if "
         "another session commits any change to a class you changed, your "
@@ -159,7 +159,7 @@ class MutationToolset(Toolset):
                  self.setClassComment,
                  resultSchema(className=STRING, comment=STRING),
                  runsOn=OWN_SESSION),
-            *changeTools(self)])
+        ])
 
     @inlineCallbacks
     def addDictionary(self, call, arguments):

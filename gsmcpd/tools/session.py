@@ -14,9 +14,9 @@ from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING
 from gsmcpd.tools.base import (
     OWN_SESSION, Tool, ToolError, ToolResult, Toolset, annotations,
     closedSchema, counted, resultSchema)
-from gsmcpd.tools.changes import itemised
 from gsmcpd.tools.confirm import (
     CONFIRM_OPTION, commitQuestion, confirmedIf, confirming)
+from gsmcpd.tools.journal import itemised
 
 LAST_COMMIT = {"type": ["object", "null"], "properties": {
     "outcome": STRING, "at": STRING,
@@ -134,7 +134,7 @@ class SessionToolset(Toolset):
                 f"stone: {state['stone']}\nversion: {state['version']}\n"
                 f"uncommitted changes: "
                 f"{UNCOMMITTED_LOST if call.needsCommit else 'no'}\n"
-                f"changes listed: {len(call.journal)} (list_changes)\n"
+                f"changes listed: {len(call.journal)}\n"
                 f"last commit: {_lastCommit(state['lastCommit'])}")
         return ToolResult(text, state)
 

@@ -12,7 +12,7 @@ Usage: python python_sdk_changes_flow.py URL auto|legacy
   changes a global -> list_changes says it may be incomplete -> abort ->
   nothing listed -> (2026) list_changes without the handle is refused
 
-The daemon serves the default toolsets.
+The daemon serves the default toolsets and changes.
 """
 
 import asyncio
@@ -62,14 +62,15 @@ async def flow(url, mode):
         await call("fix", "compile_method",
                    {"className": "Account", "source": FIXED_WITHDRAW})
         await call("new", "compile_method",
-                   {"className": "Account", "source": "isEmpty\n\t^balance = 0"})
+                   {"className": "Account",
+                    "source": "isEmpty\n\t^balance = 0"})
         listed = await call("list", "list_changes", {},
                             says="compiled Account>>withdraw:")
         changes = listed.get("changes", [])
         check("list", [each["subject"] for each in changes] ==
               ["Account>>withdraw:", "Account>>isEmpty"] and
-              "Overdrafts" in (changes[0]["previousSource"] or "") and
-              changes[1]["previousSource"] is None and listed["complete"],
+              "Overdrafts" in (changes[0]["previous"] or "") and
+              changes[1]["previous"] is None and not listed["notListed"],
               listed)
         await call("status", "status", {}, says="changes listed: 2")
         await call("revert", "revert_method", WITHDRAW,
@@ -84,7 +85,7 @@ async def flow(url, mode):
                    {"code": "UserGlobals at: #ChangesFlow put: 1"})
         listed = await call("incomplete", "list_changes", {},
                             says="not listed: what execute_code changed")
-        check("incomplete", listed.get("complete") is False, listed)
+        check("incomplete", bool(listed.get("notListed")), listed)
         await call("abort", "abort", {})
         await call("empty", "list_changes", {},
                    says="0 changes since your last commit or abort.")
