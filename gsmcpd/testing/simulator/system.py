@@ -180,7 +180,7 @@ def _transactionConflicts(ev, receiver):
     """
     transaction = ev.session.transaction
     conflicts = Dictionary()
-    result = Symbol("failure" if transaction.commitFailed else "success")
+    result = Symbol(transaction.commitResult)
     conflicts.entries[keyOf(Symbol("commitResult"))] = (Symbol("commitResult"), result)
     for kind, objects in transaction.conflicts.items():
         conflicts.entries[keyOf(Symbol(kind))] = (
