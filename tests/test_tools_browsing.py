@@ -137,6 +137,18 @@ class DescribeClassTests(BrowsingTestCase):
                       "Object\n  Ledger( entries)\n", text)
 
 
+    @inlineCallbacks
+    def test_kernelClass(self):
+        """
+        A kernel class of the simulated stone lists the selectors the model
+        has, and its comment says a real stone's class has more (issue 29).
+        """
+        text, structured = yield checkedCall(self.harness, "describe_class",
+                                             className="System")
+        self.assertIn("commitTransaction", structured["classSelectors"])
+        self.assertIn("GemStone's System has more", text)
+
+
 class ClassDefinitionTests(BrowsingTestCase):
 
     @inlineCallbacks
