@@ -96,6 +96,9 @@ EVERYDAY = [
     ("5 between: 1 and: 10", "true", ""),
     ("10 factorial", "3628800", ""),
     ("3 max: 9", "9", ""),
+    ("255 printString: 16", "'FF'",
+     "upper case, unpadded: GemTalk/Grail RawUnicodeEscapeTestCase.gs"),
+    ("0 isZero", "true", ""),
     # Strings and symbols.
     ("'hello world' includesString: 'WORLD'", "true",
      f"case-insensitive: {NOTES}"),
@@ -135,6 +138,8 @@ EVERYDAY = [
      "true", ""),
     ("DateAndTime now isKindOf: DateAndTime", "true", ""),
     ("Time millisecondClockValue isKindOf: Integer", "true", ""),
+    ("Time now isKindOf: Time", "true", ""),
+    ("Time now hour between: 0 and: 23", "true", ""),
     # Exceptions and blocks.
     ("[1/0] on: ZeroDivide do: [:e | -1]", "-1", ""),
     ("[nil foo] on: MessageNotUnderstood do: [:e | e return: 5]", "5", ""),
@@ -171,10 +176,13 @@ class EverydayTests(SynchronousTestCase):
 
     def test_datesPrintAsGemStone(self):
         """
-        A Date prints as dd/mm/yyyy, a DateAndTime in ISO 8601 (shape only).
+        A Date prints as dd/mm/yyyy, a Time as hh:mm:ss, a DateAndTime in
+        ISO 8601 (shape only).
         """
         date = printString(self.evaluator.evaluate("Date today printString"))
         self.assertRegex(date, r"^'\d\d/\d\d/\d{4}'$")
+        time = printString(self.evaluator.evaluate("Time now printString"))
+        self.assertRegex(time, r"^'\d\d:\d\d:\d\d'$")
         stamp = printString(self.evaluator.evaluate("DateAndTime now printString"))
         self.assertRegex(stamp, r"^'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
 

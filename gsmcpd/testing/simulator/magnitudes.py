@@ -1,6 +1,6 @@
 """
-Dates and times for the simulated stone's kernel (Date, DateAndTime and
-Time's millisecond clock), and Association.
+Dates and times for the simulated stone's kernel (Date, Time,
+DateAndTime), and Association.
 
 Today and now are read from the stone's clock (L{Stone.timeGmt}, which
 tests move), in UTC: the simulated stone has no time zone of its own.
@@ -19,8 +19,8 @@ from gsmcpd.testing.simulator.objects import (
 @attr.s(eq=False)
 class Moment(Instance):
     """
-    A Date or DateAndTime (its C{cls} says which), held as a Python
-    C{datetime.date} or C{datetime.datetime}.
+    A Date, Time or DateAndTime (its C{cls} says which), held as a Python
+    C{datetime.date}, C{datetime.time} or C{datetime.datetime}.
     """
 
     value = attr.ib(default=None)
@@ -28,11 +28,14 @@ class Moment(Instance):
 
 def _printMoment(moment):
     """
-    A Date as dd/mm/yyyy, a DateAndTime in ISO 8601 (the model's reading of
+    A Date as dd/mm/yyyy, a Time as hh:mm:ss, a DateAndTime in ISO 8601
+    (the model's reading of
     GemStone's prints: tests of the model check only their shape).
     """
     if moment.cls is CLASSES["Date"]:
         return moment.value.strftime("%d/%m/%Y")
+    if moment.cls is CLASSES["Time"]:
+        return moment.value.strftime("%H:%M:%S")
     return moment.value.isoformat()
 
 
@@ -61,6 +64,11 @@ def _newDay(ev, receiver, day, month, year):
         raise errors.outOfRange(f"no such date: {day}/{month}/{year}") from None
 
 
+@classMethod("Time", "now")
+def _timeNow(ev, receiver):
+    return _moment("Time", _now(ev).time().replace(microsecond=0, tzinfo=None))
+
+
 @classMethod("Time", "millisecondClockValue")
 def _millisecondClockValue(ev, receiver):
     """
@@ -85,9 +93,10 @@ for _className in ("Date", "DateAndTime"):
     _part(_className, "dayOfMonth", lambda value: value.day)
     _part(_className, "dayOfWeek", lambda value: value.isoweekday() % 7 + 1)
     _part(_className, "dayOfYear", lambda value: value.timetuple().tm_yday)
-_part("DateAndTime", "hour", lambda value: value.hour)
-_part("DateAndTime", "minute", lambda value: value.minute)
-_part("DateAndTime", "second", lambda value: value.second)
+for _className in ("Time", "DateAndTime"):
+    _part(_className, "hour", lambda value: value.hour)
+    _part(_className, "minute", lambda value: value.minute)
+    _part(_className, "second", lambda value: value.second)
 _part("DateAndTime", "asSeconds", lambda value: int(value.timestamp()))
 
 
