@@ -13,8 +13,9 @@ import attr
 
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.kernel import CLASSES, method
+from gsmcpd.testing.simulator.dictionaries import identityKeyOf
 from gsmcpd.testing.simulator.objects import (
-    EQUALITY, PRINTERS, Instance, equal, printElements, printString)
+    EQUALITY, PRINTERS, Instance, equal, keyOf, printElements, printString)
 
 
 @attr.s(eq=False)
@@ -25,6 +26,9 @@ class Unordered(Instance):
     """
 
     members = attr.ib(factory=list)
+    counts = attr.ib(factory=dict)
+    """How many members each hashable key (L{_key}) stands for, so that
+    membership is not a scan."""
 
     @property
     def identity(self):
@@ -57,6 +61,17 @@ def _matches(collection, one, other):
     if collection.identity:
         return CLASSES["Object"].methods["=="](None, one, other)
     return equal(one, other)
+
+
+def _key(collection, value):
+    """
+    A hashable key standing for C{value} in C{collection}, or None for a
+    value only C{=} can compare (a Set's Array, say).
+    """
+    if collection.identity:
+        return identityKeyOf(value)
+    key = keyOf(value)
+    return None if key[0] == "identity" else key
 
 
 def make(cls, items=()):
@@ -95,6 +110,9 @@ def _withAll(ev, receiver, collection):
 
 @_unordered("includes:")
 def _includes(ev, receiver, value):
+    key = _key(receiver, value)
+    if key is not None:
+        return key in receiver.counts
     return any(_matches(receiver, each, value) for each in receiver.members)
 
 
@@ -106,6 +124,9 @@ def _add(ev, receiver, value):
         raise errors.argumentTypeError("add:")
     if not (receiver.once and _includes(ev, receiver, value)):
         receiver.members.append(value)
+        key = _key(receiver, value)
+        if key is not None:
+            receiver.counts[key] = receiver.counts.get(key, 0) + 1
     return value
 
 
@@ -117,24 +138,39 @@ def _addAll(ev, receiver, collection):
     return collection
 
 
-@_unordered("remove:ifAbsent:")
-def _removeIfAbsent(ev, receiver, value, block):
+def _removed(receiver, value):
+    """
+    Remove one member matching C{value}: True, or False when none does.
+    """
     for i, each in enumerate(receiver.members):
         if _matches(receiver, each, value):
-            return receiver.members.pop(i)
-    return ev.value(block)
+            receiver.members.pop(i)
+            key = _key(receiver, each)
+            if key is not None:
+                receiver.counts[key] -= 1
+                if not receiver.counts[key]:
+                    del receiver.counts[key]
+            return True
+    return False
+
+
+@_unordered("remove:ifAbsent:")
+def _removeIfAbsent(ev, receiver, value, block):
+    return value if _removed(receiver, value) else ev.value(block)
 
 
 @_unordered("remove:")
 def _remove(ev, receiver, value):
-    for i, each in enumerate(receiver.members):
-        if _matches(receiver, each, value):
-            return receiver.members.pop(i)
-    raise errors.notFound(f"{printString(value)} not found")
+    if not _removed(receiver, value):
+        raise errors.notFound(f"{printString(value)} not found")
+    return value
 
 
 @_unordered("occurrencesOf:")
 def _occurrencesOf(ev, receiver, value):
+    key = _key(receiver, value)
+    if key is not None:
+        return receiver.counts.get(key, 0)
     return sum(1 for each in receiver.members if _matches(receiver, each, value))
 
 
