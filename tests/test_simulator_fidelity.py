@@ -74,6 +74,13 @@ class DeclarationTests(FidelityTestCase):
         self.evaluate(compileSource(" class", "probeName ^name"))
         self.assertEqual(self.evaluate("Probe probeName"), "#Probe")
 
+    def test_classInstVarNameRefused(self):
+        """
+        A class-instance variable C{name} would be Class's again: refused.
+        """
+        self.assertRaises(errors.SmalltalkError, self.evaluate,
+                          DEFINE.replace("classInstVars: #()", "classInstVars: #(name)"))
+
     def test_metaclassInstVarNames(self):
         """
         C{Object class allInstVarNames} is not empty: Class's C{name}.

@@ -316,6 +316,10 @@ class CodeModel:
         for each in (*instVarNames, *classVars, *classInstVars):
             if not _isIdentifier(each):
                 raise errors.refused(f"{each!r} is not a valid variable name")
+        for each in classInstVars:
+            if each in CLASS_INSTVARS:
+                raise errors.refused(f"class-instance variable {each} is already an instance "
+                                     "variable of Class")
         seen = self._instVarNames(superclassName) if superclassName else []
         for each in instVarNames:
             if each in seen:
