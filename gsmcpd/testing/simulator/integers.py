@@ -18,7 +18,7 @@ def _gcd(ev, receiver, other):
 
 @method("Integer", "lcm:")
 def _lcm(ev, receiver, other):
-    return abs(receiver * integer(other)) // math.gcd(receiver, other) if receiver and other else 0
+    return math.lcm(receiver, integer(other))
 
 
 @method("Integer", "even")
@@ -29,8 +29,9 @@ def _even(ev, receiver):
 @method("Number", "sqrt")
 def _sqrt(ev, receiver):
     if receiver < 0:
-        # GemStone answers NaN for a negative Float's root; the model
-        # refuses it (the stricter reading, docs/gemstone-fidelity.rst).
+        # Public sources do not settle what GemStone answers (NaN, an
+        # error?): the model refuses it, the stricter reading
+        # (docs/gemstone-fidelity.rst).
         raise errors.outOfRange(f"{printString(receiver)} sqrt: the receiver is negative")
     return math.sqrt(receiver)
 
