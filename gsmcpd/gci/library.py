@@ -184,9 +184,11 @@ class GciLibrary:
 
     def login(self, stoneNrs: str, gemNrs: str | None, hostUser: str | None,
               hostPassword: str | None, user: str, password: str,
-              flags: int = 0) -> Handle:
+              flags: int = 0) -> tuple[Handle, GciError | None]:
         """
-        Log in; the C{GciSession} handle on success.
+        Log in: the C{GciSession} handle, and the warning GemStone gave
+        with it or L{None} ("If result is non-NULL, login succeeded but
+        there may still be a warning in *err", gcits.hf).
 
         @raise GciError: when the login fails.
         """
@@ -198,7 +200,7 @@ class GciLibrary:
             ctypes.byref(executedInit), ctypes.byref(err))
         if not session:
             raise err.asError()
-        return session
+        return session, (err.asError() if err.number else None)
 
     def logout(self, session: Handle) -> None:
         """

@@ -220,6 +220,9 @@ class StoneServer:
     _gems = attr.ib(factory=dict)          # session number -> Gem
     _lock = attr.ib(factory=threading.Lock)
     _listener = attr.ib(default=None)
+    loginWarning = attr.ib(default=())
+    """C{(number, message)} of the warning every login answers with, as a
+    stone warns of a password about to expire (2347), or empty for none."""
 
     def __attrs_post_init__(self):
         self.stone.stopGem = self.stopGem
@@ -309,7 +312,7 @@ class StoneServer:
         gem = Gem(self, sock, session)
         with self._lock:
             self._gems[session.number] = gem
-        gem.send(wire.encodeFields(wire.OK, [session.number]))
+        gem.send(wire.encodeFields(wire.OK, [session.number, *self.loginWarning]))
         gem.serve()
 
     def _control(self, sock, fields):
@@ -370,6 +373,11 @@ class StoneServer:
         if op == "backlog":
             backlog, pinned = self.stone.backlogState()
             return {"backlog": backlog, "oldestPinnedBy": pinned}
+        if op == "loginWarning":
+            warning = request["warning"]
+            self.loginWarning = () if warning is None else (
+                int(warning["number"]), str(warning["message"]))
+            return {"loginWarning": warning}
         if op == "advanceClock":
             self.stone.advanceClock(request["seconds"])
             return {"advanced": request["seconds"]}
@@ -389,5 +397,7 @@ CONTROL_OPS = {
     "ignoreBreaks": "make session N's running (or next) call ignore breaks: which = "
                     "'soft' or 'both' (then only stopping its gem ends it)",
     "backlog": "the commit-record backlog and the sessions on the oldest view",
+    "loginWarning": "answer every login from now on with warning {number, message} "
+                    "(null: none)",
     "advanceClock": "move the stone's clock on by seconds (one-time passwords expire by it)",
 }
