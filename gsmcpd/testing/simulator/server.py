@@ -13,7 +13,7 @@ import traceback
 
 import attr
 
-from gsmcpd.testing.simulator import errors, wire
+from gsmcpd.testing.simulator import errors, events, wire
 from gsmcpd.testing.simulator.gem import answer
 from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.objects import Array, String
@@ -373,6 +373,15 @@ class StoneServer:
         if op == "backlog":
             backlog, pinned = self.stone.backlogState()
             return {"backlog": backlog, "oldestPinnedBy": pinned}
+        if op == "event":
+            name = request["event"]
+            if name not in events.EVENTS:
+                raise ValueError(f"event must be one of {', '.join(events.EVENTS)}")
+            session = self.stone.sessions.get(request["session"])
+            if session is None:
+                return {"delivered": None}
+            session.interrupt.deliver(name, str(request.get("detail", "")))
+            return {"delivered": name}
         if op == "loginWarning":
             warning = request["warning"]
             self.loginWarning = () if warning is None else (
@@ -397,6 +406,9 @@ CONTROL_OPS = {
     "ignoreBreaks": "make session N's running (or next) call ignore breaks: which = "
                     "'soft' or 'both' (then only stopping its gem ends it)",
     "backlog": "the commit-record backlog and the sessions on the oldest view",
+    "event": "deliver asynchronous event `event` (signalAbort, lostOtRoot, sessionSignal, "
+             "finishTransaction; `detail` for its text) to session N's running or next "
+             "call, as if it had enabled it or were outside a transaction",
     "loginWarning": "answer every login from now on with warning {number, message} "
                     "(null: none)",
     "advanceClock": "move the stone's clock on by seconds (one-time passwords expire by it)",
