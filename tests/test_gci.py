@@ -116,6 +116,15 @@ class ReactorThreadTests(SimulatedStoneMixin, TestCase):
         self.assertEqual(self.control.call({"op": "sessions"})["sessions"],
                          [])
 
+    def test_breakRefusedOnReactorThread(self):
+        """
+        Not even a break is sent on the reactor thread: GciTsBreak writes
+        to the gem's socket, and a wedged gem would hold the daemon.
+        """
+        self.startStone()
+        self.assertRaises(BlockingCallOnReactorThread,
+                          self.library.breakSession, 0x5E55, False)
+
 
 class GemSessionTests(SimulatedStoneMixin, TestCase):
 
