@@ -127,7 +127,8 @@ class Interrupt:
         """
         with self._lock:
             event, self._pendingEvent = self._pendingEvent, None
-            self._event.clear()
+            if not self._killed:
+                self._event.clear()
         return event
 
     def kill(self):
