@@ -117,9 +117,13 @@ STEPS = (
     Step("stone_status"),
     Step("execute_code", {"code": "3 + 4"}),
     Step("inspect", {"expression": "Array with: 3 with: 'four'", "path": [2]}),
+    # The paging paths: a page that is not the first.
+    Step("inspect", {"expression": "Array new: 30", "offset": 10,
+                     "limit": 5}),
     Step("profile_code", {"code": "3 + 4"}),
     Step("list_dictionaries"),
     Step("list_all_classes", {"limit": 20}),
+    Step("list_all_classes", {"limit": 20, "offset": 20}),
     Step("list_classes", {"dictionaryName": "Globals", "limit": 20}),
     Step("list_dictionary_entries", {"dictionaryName": "UserGlobals",
                                      "limit": 20}),
@@ -143,6 +147,7 @@ STEPS = (
     # Searches that find the probe on any stone, kernel-sized or not.
     Step("find_implementors", {"selector": "testProbe", "limit": 5}),
     Step("find_senders", {"selector": "assert:", "limit": 5}),
+    Step("find_senders", {"selector": "assert:", "limit": 1, "offset": 1}),
     Step("find_references_to", {"name": "TestCase", "limit": 5}),
     Step("search_method_source", {"pattern": "isKindOf: TestCase",
                                   "dictionaryName": SCRATCH_DICTIONARY}),
