@@ -348,6 +348,8 @@ class Evaluator:
             exceptions.signalBreak(self)
         elif kind == "hard":
             raise errors.breakError(True, interrupt.context)
+        elif kind == "event":
+            raise self.session.eventError()
 
     def sleep(self, seconds):
         """
