@@ -50,16 +50,17 @@ class InspectionTests(SynchronousTestCase):
 
     def test_classInstanceVariables(self):
         """
-        A class's instance variables, as the model has them, are its
-        class-instance variables.
+        A class's instance variables, as the model has them, are Class's
+        C{name} and then its class-instance variables.
         """
         self.evaluate("Object subclass: 'Counter' instVarNames: #() classVars: #() "
                  "classInstVars: #(count) poolDictionaries: #() "
                  "inDictionary: UserGlobals options: #()")
         self.evaluate("Counter class compileMethod: 'bump count := 7' "
                  "dictionaries: System myUserProfile symbolList category: 'x'")
-        self.assertEqual(self.evaluate("Counter bump. (Counter instVarAt: 1) printString"),
+        self.assertEqual(self.evaluate("Counter bump. (Counter instVarAt: 2) printString"),
                          "7")
+        self.assertEqual(self.evaluate("(Counter instVarAt: 1) printString"), "#Counter")
 
     def test_kernelVariablesTheModelLacksFailLoudly(self):
         """

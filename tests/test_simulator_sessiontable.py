@@ -65,8 +65,13 @@ class DescriptionTests(SynchronousTestCase):
             f"System descriptionOfSession: {self.session.number}")
         self.assertEqual(error.number, errors.NO_PRIVILEGE)
 
-    def test_loggedOutIsNil(self):
-        self.assertEqual(self.evaluate("System descriptionOfSession: 999"), "nil")
+    def test_loggedOutHasNoProfile(self):
+        """
+        A session not logged in is described by an Array whose UserProfile
+        (and every other field) is nil, as on 3.7 (issue 30), not by nil.
+        """
+        self.assertEqual(self.evaluate("(System descriptionOfSession: 999) class"), "Array")
+        self.assertEqual(self.evaluate("(System descriptionOfSession: 999) at: 1"), "nil")
 
 
 class CommitRecordPageTests(SynchronousTestCase):

@@ -105,6 +105,24 @@ class OutcomeTests(TestCase):
             ToolError)
         self.assertEqual(failure.value.details, {"number": 2106})
 
+    def test_asynchronousEventSaysSo(self):
+        """
+        An event the stone sent the session (a signalled abort, a lost
+        view) is told apart from the tool's own failure, with what it means
+        for the session, whether the call or the envelope reports it.
+        """
+        failure = self.failureResultOf(self.outcome(raising(GciError(
+            6009, "a TransactionBacklog occurred"))), ToolError)
+        self.assertEqual(failure.value.details, {"number": 6009})
+        self.assertIn("asynchronous GemStone event", failure.value.message)
+        self.assertIn("changes are intact", failure.value.message)
+        failure = self.failureResultOf(self.outcome(raising(SmalltalkRaised(
+            3031, "RepositoryViewLost", "view lost"))), ToolError)
+        self.assertIn("uncommitted changes are lost", failure.value.message)
+        failure = self.failureResultOf(self.outcome(raising(GciError(
+            2106, "no such object"))), ToolError)
+        self.assertNotIn("asynchronous", failure.value.message)
+
     def test_withdrawn(self):
         self.gem.execute = lambda source, maxBytes: fail(CallWithdrawn())
         failure = self.failureResultOf(

@@ -136,6 +136,25 @@ class ObjectTests(InspectTestCase):
             self.assertIsNone(each["index"])
 
 
+    @inlineCallbacks
+    def test_unorderedCollection(self):
+        """
+        An IdentitySet (or any unordered collection) answers its size and a
+        page of its members, without indexes (issue 30: the model could not
+        enumerate one, so this path never ran).
+        """
+        _, found = yield self.inspect(
+            expression="| s | s := IdentitySet new. 1 to: 30 do: [:i | s add: i]. s",
+            offset=5, limit=5)
+        self.assertEqual((found["kind"], found["size"], len(found["elements"])),
+                         ("collection", 30, 5))
+        members = {int(each["value"]["printString"]) for each in found["elements"]}
+        # Which five: GemStone's order is its hash's, so only that they are
+        # five distinct members.
+        self.assertEqual((len(members), members <= set(range(1, 31))), (5, True))
+        self.assertEqual({each["index"] for each in found["elements"]}, {None})
+
+
 class PathTests(InspectTestCase):
 
     @inlineCallbacks

@@ -376,15 +376,11 @@ class Toolset:
         return self._options.get(name, default)
 
     def tools(self):
-        """
-        The tools this toolset serves, as L{Tool}s.
-        """
+        """The tools this toolset serves, as L{Tool}s."""
         raise NotImplementedError()
 
     def resources(self):
-        """
-        The L{gsmcpd.tools.offerings.Resource}s this toolset serves.
-        """
+        """The L{gsmcpd.tools.offerings.Resource}s this toolset serves."""
         return []
 
     def resourceTemplates(self):
@@ -394,7 +390,5 @@ class Toolset:
         return []
 
     def prompts(self):
-        """
-        The L{gsmcpd.tools.offerings.Prompt}s this toolset serves.
-        """
+        """The L{gsmcpd.tools.offerings.Prompt}s this toolset serves."""
         return []

@@ -16,6 +16,7 @@ from fractions import Fraction
 import weakref
 
 from gsmcpd.testing.simulator.kernel import StClass, classOf, index, method
+from gsmcpd.testing.simulator.model import CLASS_INSTVARS
 from gsmcpd.testing.simulator.objects import (
     Character, Instance, Symbol, SymbolDictionaryRef, UserClass)
 from gsmcpd.testing.simulator.repository import ABSENT
@@ -60,6 +61,8 @@ def _asOop(ev, receiver):
 def _instVarAt(ev, receiver, position):
     names = ev.send(classOf(receiver), "allInstVarNames", []).items
     name = names[index(position, len(names))].text
+    if name in CLASS_INSTVARS and isinstance(receiver, (UserClass, StClass)):
+        return Symbol(receiver.name)
     if isinstance(receiver, UserClass) and not receiver.meta:
         # A class's instance variables, as the model has them, are its
         # class-instance variables, whose values live in the view.

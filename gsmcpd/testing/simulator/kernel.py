@@ -24,7 +24,7 @@ from gsmcpd.testing.simulator.objects import (
     ActiveMethod, Array, BlockClosure, ByteArray, Character, CompiledMethod, Delay, Dictionary,
     ExceptionSet, Instance, MethodDictionary, OrderedCollection, SessionTempsDictionary,
     SortedCollection, String, Symbol,
-    SymbolDictionaryRef, SymbolList, SymbolSet, Unicode16, UserClass, UserProfile, Utf8, WriteStream, SMALLINT_MAX, SMALLINT_MIN,
+    SymbolDictionaryRef, SymbolList, SymbolSet, Unicode16, UserClass, UserProfile, Utf8, SMALLINT_MAX, SMALLINT_MIN,
     displayString, equal, isNumber, printString)
 
 
@@ -110,11 +110,22 @@ for _name, _super, *_vars in [
         ("SessionTemps", "SymbolKeyValueDictionary"),
         ("Stream", "Object"), ("PositionableStream", "Stream"),
         ("WriteStream", "PositionableStream"),
+        ("Interval", "SequenceableCollection"),
+        ("UnorderedCollection", "Collection"), ("Bag", "UnorderedCollection"),
+        ("Set", "UnorderedCollection"), ("IdentityBag", "UnorderedCollection"),
+        ("IdentitySet", "IdentityBag"),
+        ("KeyValueDictionary", "AbstractDictionary"),
+        ("IdentityKeyValueDictionary", "KeyValueDictionary"),
+        ("IdentityDictionary", "IdentityKeyValueDictionary"),
+        ("Association", "Object"),
+        ("ReadStream", "PositionableStream"), ("ReadWriteStream", "WriteStream"),
+        ("Date", "Magnitude"), ("Time", "Magnitude"), ("DateAndTimeANSI", "Magnitude"),
+        ("DateAndTime", "DateAndTimeANSI"),
         ("ExecBlock", "Object"), ("Delay", "Object"), ("System", "Object"),
         ("GsSession", "Object"), ("GsCurrentSession", "GsSession"),
         ("UserProfile", "Object"), ("UserSet", "Object"), ("ClassOrganizer", "Object"),
         ("GsNMethod", "Object"), ("GsProcess", "Object"), ("ExceptionSet", "Object"),
-        ("IdentitySet", "Collection"), ("ProfMonitor", "Object"),
+        ("ProfMonitor", "Object"),
         ("ProfMonitorEntry", "Object", "cmethod", "rcvrClass"),
         ("GsMethodDictionary", "Object"), ("SymbolSet", "Object"),
         ("AbstractException", "Object"),
@@ -148,7 +159,7 @@ _PYTHON_CLASSES = {
     String: "String", Symbol: "Symbol", Unicode16: "Unicode16", Character: "Character",
     Array: "Array", OrderedCollection: "OrderedCollection",
     SortedCollection: "SortedCollection", Dictionary: "Dictionary",
-    ByteArray: "ByteArray", Utf8: "Utf8", WriteStream: "WriteStream",
+    ByteArray: "ByteArray", Utf8: "Utf8",
     BlockClosure: "ExecBlock", Delay: "Delay", SymbolDictionaryRef: "SymbolDictionary",
     SymbolList: "SymbolList", UserProfile: "UserProfile", CompiledMethod: "GsNMethod",
     ActiveMethod: "GsNMethod",
@@ -159,6 +170,14 @@ _PYTHON_CLASSES = {
 
 
 _BY_TYPE = {python: CLASSES[name] for python, name in _PYTHON_CLASSES.items()}
+
+
+def registerType(python, className):
+    """
+    Make C{python} values instances of the kernel class C{className} (for
+    a type a kernel module defines itself).
+    """
+    _BY_TYPE[python] = CLASSES[className]
 
 
 @attr.s(eq=False)

@@ -139,6 +139,11 @@ class Transaction:
     conflicts = attr.ib(factory=dict)
     commitFailed = attr.ib(default=False)
     commitResult = attr.ib(default="success")
+    """What C{System transactionConflicts at: #commitResult} names, as
+    GemTalk measured on 3.7 (GemTalk/mcp_server docs/GemStone_Notes.md):
+    C{success} after a commit, C{retryFailure} after one that conflicted,
+    C{readOnly} after a C{continueTransaction} that kept the writes,
+    C{failure} after one that could not."""
     staleWrites = attr.ib(factory=set)
     """Objects this session changes that a commit its view moved over
     changed too (see L{continueTransaction})."""
@@ -197,7 +202,7 @@ class Transaction:
         ok, detail = self.repository.commit(self._changes(), self.view, self.staleWrites)
         if not ok:
             self.commitFailed = True
-            self.commitResult = "failure"
+            self.commitResult = "retryFailure"
             self.conflicts = {"Write-Write": detail}
             return False
         self.abort()
@@ -230,7 +235,7 @@ class Transaction:
         self.remembered.clear()
         self._copies.clear()
         self.view = self.repository.commitNumber
-        self.commitResult = "readOnly"
+        self.commitResult = "failure" if stale else "readOnly"
         return not stale
 
     @property

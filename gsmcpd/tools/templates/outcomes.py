@@ -138,5 +138,35 @@ def errorKindOf(number: int) -> str:
     return "compileError" if 1000 <= number < 2000 else "other"
 
 
+ASYNC_EVENTS = {
+    6009: "the stone asked this session to abort (it was outside a "
+          "transaction, and its view holds an old commit record); its "
+          "changes are intact: abort once you do not need them, so the "
+          "stone can reclaim the record",
+    6010: "another GemStone session signalled this one; the session and "
+          "its changes are intact",
+    6012: "the stone asked this session to finish its transaction (commit, "
+          "abort or continue it); its changes are intact",
+    3031: "the stone revoked this session's view of the repository (asked "
+          "to abort outside a transaction, it did not in time): abort "
+          "before going on; its uncommitted changes are lost",
+}
+"""The events a stone sends a session that GemStone reports as the error
+of whatever call runs (gcierr.ht: RT_ERR_SIGNAL_ABORT,
+RT_ERR_SIGNAL_GEMSTONE_SESSION, RT_ERR_SIGNAL_FINISH_TRANSACTION,
+ABORT_ERR_LOST_OT_ROOT), and what they mean for the session."""
+
+
+def eventNote(number: int) -> str:
+    """
+    What to add to an error's message when its number is an asynchronous
+    event's, not the tool's own failure; empty otherwise.
+    """
+    event = ASYNC_EVENTS.get(number)
+    return "" if event is None else (
+        f"\nNot the tool's error: an asynchronous GemStone event "
+        f"interrupted the call: {event}.")
+
+
 FAILURES = (ToolError, CallBroken, GemGone)
 """Every way running a template can fail, for callers that only log it."""

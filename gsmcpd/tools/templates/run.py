@@ -19,7 +19,7 @@ from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
 from gsmcpd.tools.templates.outcomes import (
     STILL, CallBroken, GemGone, ResultOverLimit, ToolError, ViewMove,
-    errorKindOf, stackText)
+    errorKindOf, eventNote, stackText)
 from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE, Template
 
 MAX_RESULT_BYTES = 1 << 20
@@ -84,7 +84,8 @@ def _failed(failure):
             raise GemGone(e.number, e.reason)
         if e.isBreak:
             raise CallBroken(e.number)
-        raise ToolError("other", str(e), {"number": e.number})
+        raise ToolError("other", f"{e}{eventNote(e.number)}",
+                        {"number": e.number})
     if isinstance(e, CallWithdrawn):
         raise ToolError("other", WITHDRAWN)
     return failure
@@ -104,7 +105,7 @@ def _answered(answer):
         failure = ResultOverLimit if error.get("class") == "gsmcpd" \
             else ToolError
         message = (f"{error.get('class')} (GemStone error {number}): "
-                   f"{error.get('message')}")
+                   f"{error.get('message')}{eventNote(number)}")
         details = {"number": number}
         stack = error.get("stack")
         if stack is not None:
