@@ -7,6 +7,7 @@ dispatcher.
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.base import OWN_SESSION
+from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.ledger import methodKey
 from tests.test_tools_mutation import (
     GUARDED_WITHDRAW, TOOLSETS, WITHDRAW, MutationTestCase)
@@ -346,3 +347,32 @@ class DroppedMethodTests(ChangesTestCase):
             "revert_method", className="AccountTest", selector="setUp")
         self.assertEqual(kind, "compileError")
         self.assertIn("no longer compiles", message)
+
+
+class KernelClassTests(MutationTestCase):
+
+    def harnessWith(self, options):
+        names = (*TOOLSETS, "changes")
+        return ToolHarness(names, tools=ToolCatalog.named(names, options))
+
+    @inlineCallbacks
+    def test_ownOption(self):
+        """
+        Reverting a kernel class's method needs the changes toolset's own
+        kernelClasses option, as compiling it needs mutation's.
+        """
+        mutation = {"mutation": {"kernelClasses": True}}
+        for options, refused in ((mutation, True), (dict(
+                mutation, changes={"kernelClasses": True}), False)):
+            harness = self.harnessWith(options)
+            yield self.succeed("compile_method", harness=harness,
+                               className="Object", source="probe\n\t^1")
+            result = yield harness.call("revert_method", className="Object",
+                                        selector="probe")
+            self.assertIs(result["isError"], refused, result)
+            if refused:
+                self.assertIn("is a kernel class",
+                              result["content"][0]["text"])
+            self.assertEqual(
+                self.code(harness).method("Object", "probe") is None,
+                not refused)
