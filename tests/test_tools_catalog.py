@@ -133,10 +133,10 @@ class AdvertisedTests(SynchronousTestCase):
         """
         self.assertEqual(DEFAULT_TOOLSETS, (*CORE_TOOLSETS, "debugging"))
         self.assertEqual(unservedToolsets(DEFAULT_TOOLSETS),
-                         ["admin", "conformance"])
+                         ["admin", "changes", "conformance"])
         self.assertEqual(unservedToolsets(["browsing", "admin"]), [
             "execution", "listing", "mutation", "search", "session",
-            "testing", "conformance", "debugging"])
+            "testing", "changes", "conformance", "debugging"])
 
     def test_advertisedIsTheToolListed(self):
         """

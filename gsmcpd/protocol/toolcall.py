@@ -52,8 +52,10 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
         if work is None else ToolCall(work.gem, work.ledger, request.context,
                                       work.journal, work.lastCommit, describe)
 
-    def rendered(answer):
+    def rendered(answer, broken=False):
         notices = [] if work is None else work.takeNotices()
+        if work is not None:
+            work.journal.callEnded(tool, call.needsCommit, broken)
         result = answer.asResult(
             [f"[warning] {each}" for each in call.warnings]
             + sessionNotes(tool, call.needsCommit, work, call.moved)
@@ -67,7 +69,8 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
 
     def failed(failure):
         failure.trap(ToolError, CallBroken)
-        return rendered(_toolFailure(failure.value))
+        return rendered(_toolFailure(failure.value),
+                        failure.check(CallBroken) is not None)
 
     # Callbacks rather than a generator: this runs for every tool call.
     arguments = request.arguments
@@ -80,7 +83,7 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
         run: Any = tool.run
         answer = run(call, arguments)
     except (ToolError, CallBroken) as e:
-        return rendered(_toolFailure(e))
+        return rendered(_toolFailure(e), isinstance(e, CallBroken))
     if isinstance(answer, Deferred):
         return answer.addCallbacks(rendered, failed)
     return rendered(answer)

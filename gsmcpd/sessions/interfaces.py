@@ -113,6 +113,13 @@ class IWorkSession(Interface):
         heard the answer.
         """
 
+    def transactionEnded() -> None:
+        """
+        Its transaction ended (a commit or an abort, however made): nothing
+        read before counts for the guardrail, and its journal of changes
+        starts afresh.
+        """
+
     def takeNotices() -> list[str]:
         """
         The lines waiting for its client's next tool result (a view the

@@ -116,8 +116,7 @@ class WarmSessions:
             (whatever went wrong, the session cannot be lent again).
         """
         def aborted(_):
-            session.ledger.viewMoved()
-            session.journal.ended()
+            session.transactionEnded()
             return True
 
         def failed(failure):

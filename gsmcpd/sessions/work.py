@@ -104,6 +104,10 @@ class WorkSession:
         notices, self.view.notices = self.view.notices, []
         return notices
 
+    def transactionEnded(self):
+        self.ledger.viewMoved()
+        self.journal.ended()
+
     def commitEnded(self, outcome, at, changes=()):
         """
         A commit in it ended as the stone answered, C{committed},
@@ -119,4 +123,4 @@ class WorkSession:
         new one's view is the newest commit, and its work is gone.
         """
         self.gem = gem
-        self.ledger.viewMoved()
+        self.transactionEnded()

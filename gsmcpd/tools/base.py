@@ -22,9 +22,7 @@ from gsmcpd.tools.templates.run import runTemplate
 
 @attr.s(frozen=True, auto_attribs=True)
 class ToolResult:
-    """
-    What a tool answers: the text a model reads and the same as data.
-    """
+    """What a tool answers: the text a model reads and the same as data."""
 
     text: str
     structured: dict | None = None
@@ -93,10 +91,8 @@ def strictSchema(schema):
 
 
 def counted(number, one, many=None):
-    """
-    C{1 method}, C{3 methods}: the tools' text is read by a model and a
-    person, and a count in the wrong number reads as a mistake.
-    """
+    """C{1 method}, C{3 methods}: the tools' text is read by a model and a
+    person, and a count in the wrong number reads as a mistake."""
     return f"{number} {one if number == 1 else many or one + 's'}"
 
 
@@ -180,6 +176,7 @@ class Tool:
     cancellable: bool = True
     """Whether a client that cancels the call, or hangs up, breaks it (a
     commit: no; only its deadline does)."""
+    listsChanges: bool = False  # the journal lists every change it makes
 
     def descriptor(self):
         """This tool as C{tools/list} describes it."""

@@ -16,6 +16,7 @@ from gsmcpd.tools.base import (
     closedSchema, counted, resultSchema)
 from gsmcpd.tools.confirm import (
     CONFIRM_OPTION, commitQuestion, confirmedIf, confirming)
+from gsmcpd.tools.journal import itemised
 
 LAST_COMMIT = {"type": ["object", "null"], "properties": {
     "outcome": STRING, "at": STRING,
@@ -38,7 +39,7 @@ class SessionToolset(Toolset):
     declaredOptionNames = (CONFIRM_OPTION,)
 
     def tools(self):
-        return [
+        return itemised([
             Tool("abort", "Abort",
                  "Discard every uncommitted change (code and data) and "
                  "move your view to the newest commit.",
@@ -70,8 +71,9 @@ class SessionToolset(Toolset):
                  resultSchema(user=STRING, session=INTEGER, stone=STRING,
                               version=STRING, inTransaction=BOOLEAN,
                               uncommittedChanges=BOOLEAN,
+                              listedChanges=INTEGER,
                               lastCommit=LAST_COMMIT)),
-        ]
+        ])
 
     @inlineCallbacks
     def abort(self, call, arguments):
@@ -126,11 +128,13 @@ class SessionToolset(Toolset):
         value = yield call.runTemplate("status", {})
         last = call.lastCommit
         state = dict(value, uncommittedChanges=call.needsCommit,
+                     listedChanges=len(call.journal),
                      lastCommit=None if last is None else last.described())
         text = (f"user: {state['user']}\nsession: {state['session']}\n"
                 f"stone: {state['stone']}\nversion: {state['version']}\n"
                 f"uncommitted changes: "
                 f"{UNCOMMITTED_LOST if call.needsCommit else 'no'}\n"
+                f"changes listed: {len(call.journal)}\n"
                 f"last commit: {_lastCommit(state['lastCommit'])}")
         return ToolResult(text, state)
 
