@@ -4,7 +4,6 @@ rule that every daemon module has its own test module.
 """
 
 import pathlib
-import signal
 
 from twisted.application.service import MultiService
 from twisted.internet.testing import MemoryReactorClock
@@ -63,19 +62,19 @@ class PluginTests(SynchronousTestCase):
 
     def test_optionsHoldHangups(self):
         """
-        twistd asks for the options of the plugin it runs first: from then
-        on a C{SIGHUP} is held (L{gsmcpd.daemon.early}).
+        twistd asks for the options of the plugin it runs first: the
+        process begins there (L{gsmcpd.daemon.early}).
         """
         from twisted.plugins import gsmcp_plugin
         held = []
-        self.patch(gsmcp_plugin, "holdHangups", lambda: held.append(True))
+        self.patch(gsmcp_plugin, "begin", lambda: held.append(True))
         self.assertIs(gsmcp_plugin.gsmcp.options, Options)
         self.assertEqual(held, [True])
 
     def test_twistdFindsIt(self):
+        from twisted.plugins import gsmcp_plugin
         from twisted.plugins.gsmcp_plugin import gsmcp
-        self.addCleanup(signal.signal, signal.SIGHUP,
-                        signal.getsignal(signal.SIGHUP))
+        self.patch(gsmcp_plugin, "begin", lambda: None)
         self.assertEqual(gsmcp.tapname, "gsmcp")
         self.assertIs(gsmcp.options, Options)
         self.assertIs(gsmcp.makeService, tap.makeService)

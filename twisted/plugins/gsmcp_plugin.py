@@ -4,19 +4,19 @@ The C{twistd gsmcp} plugin.
 
 from twisted.application.service import ServiceMaker
 
-from gsmcpd.daemon.early import holdHangups
+from gsmcpd.daemon.early import begin
 
 
 class GsmcpMaker(ServiceMaker):
     """
-    twistd asks for the options of the plugin it runs, before importing the
-    daemon: from then on a C{SIGHUP} never ends the process
+    twistd asks for the options of the plugin it runs before importing the
+    daemon or starting a thread: the process's first instant
     (L{gsmcpd.daemon.early}).
     """
 
     @property
     def options(self):
-        holdHangups()
+        begin()
         return super().options
 
 
