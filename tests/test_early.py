@@ -1,8 +1,9 @@
 """
-Tests for L{gsmcpd.daemon.early}: from the console script's first instant,
-a C{SIGHUP} is counted, never fatal, and C{malloc}'s arenas are capped.  (L{tests.test_hangup} shows the
-service acting on what was counted; L{tests.test_hangup_sockets} a real
-daemon surviving one as it starts.)
+Tests for L{gsmcpd.daemon.early}: from the process's first instant, a
+C{SIGHUP} is counted, never fatal, and C{malloc}'s arenas are capped.
+(L{tests.test_hangup} shows the service acting on what was counted;
+L{tests.test_hangup_sockets} a real daemon surviving one as it starts;
+L{tests.test_heap_sockets} what the cap is for.)
 """
 
 import signal
