@@ -16,7 +16,7 @@ TWISTD = ("from twisted.scripts.twistd import run; run()",)
 TWISTD_GSMCP = (sys.executable, "-c", *TWISTD, "--nodaemon", "--pidfile=",
                 "gsmcp")
 GSMCPD_SERVE = (sys.executable, "-c",
-                "from gsmcpd.daemon.cli import run; run()", "serve")
+                "from gsmcpd.daemon.early import run; run()", "serve")
 """The two ways to run the daemon in the foreground."""
 
 
@@ -55,11 +55,14 @@ class Daemon:
     """
 
     def __init__(self, directory, *arguments, port=None, endpoint=None,
-                 stone=("--simulated",), command=TWISTD_GSMCP, environ=None):
+                 stone=("--simulated",), command=TWISTD_GSMCP, environ=None,
+                 spawned=lambda process: None):
         """
         @param port: the loopback port to listen on (default: a free one).
         @param endpoint: the C{--port} description, when it is not plain
             TCP on C{port}.
+        @param spawned: called with the process as soon as it is started,
+            before its port is waited for.
         """
         self.port = port or freePort()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
@@ -70,6 +73,7 @@ class Daemon:
              endpoint or f"tcp:{self.port}:interface=127.0.0.1", *arguments],
             stdout=self._log, stderr=subprocess.STDOUT, cwd=directory,
             env=dict(os.environ, **(environ or {})))
+        spawned(self.process)
         self._waitForPort(timeout=30)
 
     def _waitForPort(self, timeout):

@@ -15,11 +15,12 @@ from gsmcpd.observe.metrics import Metrics
 
 
 class Gone:
-    gone = "GemStone error 4100: the session is invalid"
+    unreachable = ("the stone cannot be reached: GemStone error 4100: the "
+                   "session is invalid")
 
 
 class Alive:
-    gone = None
+    unreachable = None
 
 
 class Failed:

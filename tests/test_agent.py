@@ -10,7 +10,7 @@ from gsmcpd.daemon.agent import AgentFactory, Capacity
 
 
 class Gone:
-    gone = "its login was refused"
+    unreachable = "the stone cannot be reached: its login was refused"
 
 
 class Failed:

@@ -4,7 +4,7 @@ yields.
 """
 
 from twisted.internet.task import Clock
-from twisted.logger import globalLogPublisher
+from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth import tokens
@@ -206,6 +206,11 @@ class AdmitsTests(SynchronousTestCase):
                           for e in self.events],
                          [("handle 0123abcd", "mallory", "alice"),
                           ("handle 0123abcd", None, "alice")])
+        self.assertEqual([formatEvent(e) for e in self.events], [
+            "handle 0123abcd: a request from mallory refused as if it did "
+            "not exist; it belongs to alice",
+            "handle 0123abcd: a request without authentication refused as "
+            "if it did not exist; it belongs to alice"])
 
     def test_missingTakesTheSameSteps(self):
         """
@@ -227,6 +232,20 @@ class AdmitsTests(SynchronousTestCase):
                          [("handle 0123abcd", "alice", None),
                           ("handle 0123abcd", None, None),
                           ("handle 0123abcd", "alice", "alice")])
+
+    def test_missingSaysSo(self):
+        """
+        The log line of a refusal for nothing found says there is none, and
+        who asked, never C{None}.
+        """
+        alice = Principal("alice", "Alice", frozenset(), 0.0)
+        admits(None, alice, "session 0123abcd", exists=False)
+        admits(None, None, "session 0123abcd", exists=False)
+        self.assertEqual([formatEvent(e) for e in self.events], [
+            "session 0123abcd: a request from alice refused: there is none "
+            "(it ended, or never existed)",
+            "session 0123abcd: a request without authentication refused: "
+            "there is none (it ended, or never existed)"])
 
     def test_identitiesComparedInConstantTime(self):
         """

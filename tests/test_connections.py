@@ -8,6 +8,7 @@ import json
 from twisted.internet.address import IPv4Address
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
+from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET
@@ -63,6 +64,10 @@ class GuardedSiteTests(SynchronousTestCase):
         self.clock = Clock()
         self.resource = Echo()
         self.site = GuardedSite(self.resource, LIMITS, reactor=self.clock)
+        self.logged = []
+        globalLogPublisher.addObserver(self.logged.append)
+        self.addCleanup(globalLogPublisher.removeObserver,
+                        self.logged.append)
 
     def connect(self, host="127.0.0.1", port=40000):
         peer = IPv4Address("TCP", host, port)
@@ -86,6 +91,11 @@ class GuardedSiteTests(SynchronousTestCase):
         self.assertEqual(body["error"]["code"], -32600)
         self.assertIsNone(body["id"])
         self.assertIn(words, body["error"]["message"])
+        [line] = [formatEvent(e) for e in self.logged
+                  if "refused" in formatEvent(e)]
+        self.assertIn(f"port=40000): refused with {status} and closing: ",
+                      line)
+        self.assertIn(words, line)
         self.assertIn(b"content-type: application/json",
                       transport.value().lower())
         self.assertFalse(transport.disconnecting)
@@ -130,7 +140,9 @@ class GuardedSiteTests(SynchronousTestCase):
     def test_idleKeepAliveClosed(self):
         """
         After a request is answered, the deadline starts again: a
-        keep-alive connection left idle is closed silently.
+        keep-alive connection left idle is closed, with nothing to answer;
+        the log says so (a request the client sends as the close reaches
+        it is reset).
         """
         channel, transport = self.connect()
         self.clock.advance(9)
@@ -142,6 +154,10 @@ class GuardedSiteTests(SynchronousTestCase):
         self.clock.advance(1)
         self.assertTrue(transport.disconnecting)
         self.assertEqual(transport.value(), b"")
+        self.assertEqual(
+            formatEvent(self.logged[-1]), "IPv4Address(type='TCP', "
+            "host='127.0.0.1', port=40000): closing a connection idle for "
+            "10.0 s")
 
     def test_pipelinedRequestsEachHaveTheirDeadline(self):
         """

@@ -117,6 +117,24 @@ class PoolTests(PoolFixture):
             pool.open(str(n))
         self.assertEqual(len(pool), 5)
 
+    def test_aLoginThatSucceededIsNews(self):
+        """
+        Each login that succeeds, and only those, tells C{answered} that
+        the stone answers.
+        """
+        news = []
+        pool = GemSessionPool(object(), LOGIN, self.clock, None,
+                              answered=lambda: news.append("answered"))
+        failed = pool.open("a")
+        self.assertEqual(news, [])
+        self.made[-1].loggingIn.errback(GciError(4051, "login failed"))
+        self.made[-1].loggingOut.callback(None)
+        self.failureResultOf(failed, GciError)
+        d = pool.open("b")
+        self.made[-1].loggingIn.callback(None)
+        self.successResultOf(d)
+        self.assertEqual(news, ["answered"])
+
     def test_failedLoginGivesTheSlotBackOnceLoggedOut(self):
         d = self.pool.open("a")
         gem = self.made[-1]

@@ -5,9 +5,10 @@ ends the daemon.
 
 import signal
 
-from twisted.logger import capturedLogs
+from twisted.logger import capturedLogs, formatEvent
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.daemon.early import Arrivals, holdHangups
 from gsmcpd.daemon.hangup import Hangup
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.auditfile import AuditFile
@@ -36,10 +37,11 @@ class Recording:
 
 class HangupTests(SynchronousTestCase):
 
-    def start(self, contexts, audit, trace=None):
+    def start(self, contexts, audit, trace=None, arrivals=None):
         handlers = {}
         service = Hangup(Reactor(), contexts, audit,
-                         install=handlers.__setitem__, trace=trace)
+                         install=handlers.__setitem__, trace=trace,
+                         arrivals=arrivals or Arrivals())
         service.startService()
         return handlers[signal.SIGHUP]
 
@@ -78,3 +80,27 @@ class HangupTests(SynchronousTestCase):
         default would end the process) and does nothing.
         """
         self.start(None, None)(signal.SIGHUP, None)
+
+    def test_whileStartingCountedThenActedOn(self):
+        """
+        A C{SIGHUP} before the service starts (the stone has not answered
+        yet) is counted, not fatal; the service acts on it once as it
+        starts, and says so.
+        """
+        handlers, arrivals = {}, Arrivals()
+        holdHangups(handlers.__setitem__, arrivals)
+        handlers[signal.SIGHUP](signal.SIGHUP, None)
+        handlers[signal.SIGHUP](signal.SIGHUP, None)
+        audit = Recording()
+        with capturedLogs() as events:
+            self.start(None, audit, arrivals=arrivals)
+        self.assertEqual(audit.done, ["reopen"])
+        self.assertEqual(formatEvent(events[0]), "SIGHUP: 2 arrived while "
+                         "the daemon was starting; acting on them now")
+        self.assertEqual(arrivals.count, 0)
+
+    def test_noneWhileStarting(self):
+        audit = Recording()
+        with capturedLogs() as events:
+            self.start(None, audit)
+        self.assertEqual((audit.done, events), ([], []))

@@ -10,10 +10,55 @@ import time
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from tests.daemon import Daemon, get
+from tests.daemon import GSMCPD_SERVE, TWISTD_GSMCP, Daemon, get
+
+
+def catchesHangups(pid):
+    """
+    Whether process C{pid} has a handler for C{SIGHUP} (its default ends
+    the process).
+    """
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("SigCgt:"):
+                return bool(int(line.split()[1], 16) & 1 << signal.SIGHUP - 1)
+    return False
 
 
 class HangupSocketTests(SynchronousTestCase):
+
+    def hangUpWhileStarting(self, command):
+        """
+        Start the daemon with C{command} and send C{SIGHUP} the moment it
+        has a handler, long before it listens: it starts all the same, and
+        says so.
+        """
+        sent = []
+
+        def hangUp(process):
+            spawned = time.monotonic()
+            while not catchesHangups(process.pid):
+                self.assertIsNone(process.poll())
+                time.sleep(0.001)
+            process.send_signal(signal.SIGHUP)
+            process.send_signal(signal.SIGHUP)
+            sent.append(time.monotonic() - spawned)
+
+        directory = os.path.abspath(self.mktemp())
+        os.mkdir(directory)
+        daemon = Daemon(directory, command=command, spawned=hangUp)
+        self.addCleanup(daemon.stop)
+        self.assertEqual(get(daemon.port, "/healthz")[0], 200)
+        log = daemon.log()
+        self.assertIn("arrived while the daemon was starting", log)
+        self.assertLess(log.index("SIGHUP"), log.index("serving MCP on"))
+        return sent[0]
+
+    def test_hangupWhileTwistdStarts(self):
+        self.hangUpWhileStarting(TWISTD_GSMCP)
+
+    def test_hangupWhileServeStarts(self):
+        self.hangUpWhileStarting(GSMCPD_SERVE)
 
     def test_hangupReopensAndNeverStops(self):
         directory = os.path.abspath(self.mktemp())

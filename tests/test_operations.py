@@ -196,8 +196,7 @@ class _Endpoint:
 
 
 class _Control:
-    gone = None
-    silent = False
+    unreachable = None
 
 
 class _Pool:
@@ -225,11 +224,7 @@ class ObserveTests(TestCase):
         operations = operationsOf(Settings(), _Sessions(), _Pool(), control)
         self.assertIn(b"gsmcpd_stone_reachable 1.0",
                       operations.metrics.render())
-        control.silent = True
-        self.assertIn(b"gsmcpd_stone_reachable 0.0",
-                      operations.metrics.render())
-        control.silent = False
-        control.gone = "the stone restarted"
+        control.unreachable = "the stone is not answering"
         self.assertIn(b"gsmcpd_stone_reachable 0.0",
                       operations.metrics.render())
 

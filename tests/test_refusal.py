@@ -11,6 +11,7 @@ from twisted.trial.unittest import TestCase
 from gsmcpd.daemon.refusal import (
     EXIT_REFUSED, exitNonZeroIfRefused, parseEndpoint, underTwistd)
 from gsmcpd.daemon.settings import ConfigError
+from gsmcpd.transport.connections import LISTEN_BACKLOG
 
 
 class Service:
@@ -44,6 +45,19 @@ class ParseEndpointTests(TestCase):
     def refusal(self, description):
         return str(self.assertRaises(ValueError, parseEndpoint, Clock(),
                                      description))
+
+    def test_backlogQueuesABurst(self):
+        """
+        An endpoint that queues connections queues L{LISTEN_BACKLOG} (not
+        Twisted's 50, which 200 clients connecting at once overflowed)
+        unless its description says how many.
+        """
+        self.assertEqual(parseEndpoint(Clock(), "tcp:8000")._backlog,
+                         LISTEN_BACKLOG)
+        self.assertEqual(parseEndpoint(Clock(), "unix:/run/g.sock")._backlog,
+                         LISTEN_BACKLOG)
+        self.assertEqual(parseEndpoint(
+            Clock(), "tcp:8000:backlog=7:interface=127.0.0.1")._backlog, 7)
 
     def test_unreadableCertificate(self):
         self.assertEqual(self.refusal("ssl:8443:privateKey=/nonexistent"),

@@ -214,6 +214,21 @@ class ServingTests(SynchronousTestCase):
         status, document = healthOnceListening(port)
         self.assertEqual((status, document["status"]), (200, "serving"))
 
+    def test_jsonLogsFromTheConfigFile(self):
+        """
+        C{log-format = "json"} in the C{--config} file gives JSON logs, as
+        the option and the variable do.
+        """
+        directory = tempfile.mkdtemp()
+        path = os.path.join(directory, "gsmcpd.toml")
+        with open(path, "w") as f:
+            f.write('log-format = "json"\n')
+        daemon = self.serve("--config", path)
+        daemon.stop()
+        records = [json.loads(line) for line in daemon.log().splitlines()]
+        self.assertTrue(any("serving MCP on" in r["message"]
+                            for r in records), records)
+
     def test_jsonLogsNameTheClient(self):
         daemon = self.serve("--log-format", "json")
         status, headers, _ = daemon.rpc(

@@ -197,6 +197,48 @@ class ControlSessionTests(SynchronousTestCase):
         self.clock.advance(15)
         self.assertEqual(len(gem.calls), 2)
 
+    def test_loginAfterTheLossIsHealthy(self):
+        """
+        Once the stone is lost, a client session's login is news that it
+        answers again: C{/healthz} is 200 at once, not at the next pass;
+        a pass of its own that fails makes it 503 again.
+        """
+        self.successResultOf(self.control.login())
+        health = Health(controlSession=self.control)
+        health.serving = True
+        self.control.stoneAnswered()
+        self.assertEqual(health.describe()[0], 200)
+        self.opened[0].gone = GciError(4100, "the stone restarted",
+                                       fatal=True)
+        self.assertEqual(health.describe()[0], 503)
+        self.control.stoneAnswered()
+        self.assertEqual(health.describe()[0], 200)
+        self.assertIsNone(self.control.unreachable)
+        self.loginError = GciError(4065, "the stone is not running")
+        self.successResultOf(self.control.maintain())
+        self.assertEqual(health.describe(), (503, {
+            "status": "unavailable", "reason": "the stone cannot be reached: "
+            "GemStone error 4100: the stone restarted"}))
+        self.loginError = None
+        self.successResultOf(self.control.maintain())
+        self.assertEqual(health.describe()[0], 200)
+
+    def test_loginWhileAPassWaitsIsHealthy(self):
+        """
+        A pass that waits past its deadline makes the stone silent only if
+        no login succeeded in that time either.
+        """
+        self.successResultOf(self.control.login())
+        self.opened[0].held = True
+        self.control.maintain()
+        self.clock.advance(9)
+        self.control.stoneAnswered()
+        self.clock.advance(9)
+        self.assertIsNone(self.control.unreachable)
+        self.clock.advance(1)
+        self.assertEqual(self.control.unreachable,
+                         "the stone is not answering")
+
     def test_noDeadline(self):
         """
         With C{--stone-deadline none}, a pass may wait for ever.
@@ -206,7 +248,7 @@ class ControlSessionTests(SynchronousTestCase):
         self.opened[0].held = True
         control.maintain()
         self.clock.advance(3600)
-        self.assertFalse(control.silent)
+        self.assertIsNone(control.unreachable)
 
 
 @attr.s

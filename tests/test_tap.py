@@ -60,8 +60,21 @@ class MakeServiceTests(SynchronousTestCase):
 
 class PluginTests(SynchronousTestCase):
 
+    def test_optionsHoldHangups(self):
+        """
+        twistd asks for the options of the plugin it runs first: the
+        process begins there (L{gsmcpd.daemon.early}).
+        """
+        from twisted.plugins import gsmcp_plugin
+        held = []
+        self.patch(gsmcp_plugin, "begin", lambda: held.append(True))
+        self.assertIs(gsmcp_plugin.gsmcp.options, Options)
+        self.assertEqual(held, [True])
+
     def test_twistdFindsIt(self):
+        from twisted.plugins import gsmcp_plugin
         from twisted.plugins.gsmcp_plugin import gsmcp
+        self.patch(gsmcp_plugin, "begin", lambda: None)
         self.assertEqual(gsmcp.tapname, "gsmcp")
         self.assertIs(gsmcp.options, Options)
         self.assertIs(gsmcp.makeService, tap.makeService)

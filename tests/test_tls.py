@@ -6,6 +6,7 @@ and reloading them.
 from cryptography.x509.oid import NameOID
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.transport.connections import LISTEN_BACKLOG
 from gsmcpd.transport.tls import (
     ReloadingContexts, TLSConfigError, TLSEndpoint, splitDescription)
 from tests.idp import TestCA, writeIdentity
@@ -38,7 +39,8 @@ class DescriptionTests(SynchronousTestCase):
         self.assertEqual(
             TLSEndpoint.parse("ssl:port=8443:privateKey=k.pem:certKey=c.pem:"
                               "extraCertChain=chain.pem:interface=127.0.0.1"),
-            TLSEndpoint(port=8443, interface="127.0.0.1", backlog=50,
+            TLSEndpoint(port=8443, interface="127.0.0.1",
+                        backlog=LISTEN_BACKLOG,
                         privateKey="k.pem", certKey="c.pem",
                         extraCertChain="chain.pem"))
 

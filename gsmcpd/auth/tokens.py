@@ -100,8 +100,12 @@ def admits(owner: "Principal | None", principal: "Principal | None",
         _identityKey(owner), _identityKey(principal)) and principal is not None
     if exists and (owner is None or mine):
         return True
-    _log.info("{what}: a request from {stranger} refused as if it did not "
-              "exist; it belongs to {owner}", what=what,
+    asker = ("a request without authentication" if principal is None
+             else "a request from {stranger}")
+    happened = ("refused as if it did not exist; it belongs to {owner}"
+                if exists else "refused: there is none (it ended, or never "
+                "existed)")
+    _log.info("{what}: " + asker + " " + happened, what=what,
               stranger=None if principal is None else principal.identity,
               owner=None if owner is None else owner.identity)
     return False

@@ -27,9 +27,9 @@ class Health:
 
     @ivar serving: listening, and the stone answered the daemon's login.
     @ivar stopping: told to stop (draining, then logging sessions out).
-    @ivar controlSession: the daemon's own GemStone session; once it is
-        gone, the stone cannot be reached, and while its pass waits past
-        its deadline (C{silent}), the stone is not answering.
+    @ivar controlSession: the daemon's own GemStone session
+        (L{gsmcpd.daemon.stone.ControlSession}): its C{unreachable} says
+        why the stone is out of reach.
     @ivar sessionCount: answers how many MCP sessions are open.
     @ivar signingKeys: with authentication, where tokens' keys come from
         (its C{keys}); while it holds none, every token is refused.
@@ -56,11 +56,9 @@ class Health:
                 "no new one"
         if not self.serving:
             return "starting", "the daemon has not reached its stone yet"
-        gone = getattr(self.controlSession, "gone", None)
-        if gone is not None:
-            return "unavailable", f"the stone cannot be reached: {gone}"
-        if getattr(self.controlSession, "silent", False):
-            return "unavailable", "the stone is not answering"
+        unreachable = getattr(self.controlSession, "unreachable", None)
+        if unreachable is not None:
+            return "unavailable", unreachable
         if self.signingKeys is not None and not self.signingKeys.keys:
             return "unavailable", "no signing keys are loaded"
         failure = None if self.audit is None else self.audit.failure

@@ -30,7 +30,6 @@ from gsmcpd.observe.logformat import JSON_LOGGER
 
 DECLARED = dict(declaredSettings(Config))
 """These commands read the settings the daemon reads, as declared."""
-LOG_FORMAT_VARIABLE = DECLARED["logFormat"].environ
 AUDIENCE_VARIABLE = DECLARED["authAudience"].environ
 PORT_VARIABLE = DECLARED["port"].environ
 ISSUER_VARIABLE = DECLARED["authIssuer"].environ
@@ -158,16 +157,18 @@ def serve(arguments, environ=None):
 
 def _logFormat(arguments, environ):
     """
-    The log format C{arguments} (else the environment) ask for; gsmcp's
-    own option parsing checks it.
+    The log format C{arguments}, else the environment, else their C{--config}
+    file ask for: twistd's logger is chosen before gsmcp reads its settings.
+    Settings that do not parse answer C{"text"}: gsmcp refuses them itself,
+    in one line.
     """
-    chosen = environ.get(LOG_FORMAT_VARIABLE) or "text"
-    for index, argument in enumerate(arguments):
-        if argument == "--log-format" and index + 1 < len(arguments):
-            chosen = arguments[index + 1]
-        elif argument.startswith("--log-format="):
-            chosen = argument.partition("=")[2]
-    return chosen
+    options = Options()
+    try:
+        options.parseOptions(arguments)
+        return DECLARED["logFormat"].read(options, environ,
+                                          options.settingsFile(environ))
+    except (usage.UsageError, ConfigError):
+        return "text"
 
 
 def _status(exit):

@@ -9,12 +9,19 @@ audit file and the message trace's when there are (after logrotate moved
 them away).  Reopening is also how a failed audit trail recovers, once the
 operator has freed space or mended the file
 (L{gsmcpd.observe.auditfile}).
+
+The service starts only once the stone has answered, seconds after the
+process did; until then L{gsmcpd.daemon.early.holdHangups}, called as the
+process starts, keeps each C{SIGHUP} for the service to act on when it
+starts.
 """
 
 import signal
 
 from twisted.application.service import Service
 from twisted.logger import Logger
+
+from gsmcpd.daemon.early import STARTING
 
 
 class Hangup(Service):
@@ -27,23 +34,31 @@ class Hangup(Service):
     @param install: installs a signal handler (L{signal.signal}).
     @param trace: the L{gsmcpd.observe.trace.MessageTrace} to reopen, or
         L{None}.
+    @param arrivals: the L{gsmcpd.daemon.early.Arrivals} the process
+        counted C{SIGHUP}s in while starting.
     """
 
     name = "hangup"
     log = Logger()
 
     def __init__(self, reactor, contexts, audit, install=signal.signal,
-                 trace=None):
+                 trace=None, arrivals=STARTING):
         self._reactor = reactor
         self._contexts = contexts
         self._audit = audit
         self._install = install
         self._trace = trace
+        self._arrivals = arrivals
 
     def startService(self):
         super().startService()
         self._install(signal.SIGHUP, lambda *_: self._reactor.callFromThread(
             self.reload))
+        early = self._arrivals.take()
+        if early:
+            self.log.info("SIGHUP: {count} arrived while the daemon was "
+                          "starting; acting on them now", count=early)
+            self.reload()
 
     def reload(self):
         """

@@ -120,9 +120,7 @@ class Operations:
             slotsUsed=lambda: len(pool), slotsLimit=lambda: pool.maxSessions,
             eventStreams=lambda: notices.listenStreams() + sum(
                 1 for each in sessions.clients() if each.stream is not None),
-            stoneReachable=lambda: int(
-                getattr(control, "gone", None) is None
-                and not getattr(control, "silent", False)))
+            stoneReachable=lambda: int(control.unreachable is None))
         self._config = config
         self._reactor = reactor
         self._notifier = SystemdNotifier(environ)

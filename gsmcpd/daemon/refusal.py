@@ -17,8 +17,13 @@ from twisted.internet.endpoints import serverFromString
 
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.logformat import JSON_LOGGER, jsonLogObserver
+from gsmcpd.transport.connections import LISTEN_BACKLOG
+from gsmcpd.transport.tls import splitDescription
 
 EXIT_REFUSED = 1
+QUEUED = frozenset({"tcp", "tcp6", "ssl", "unix"})
+"""The endpoint kinds that listen with a backlog (a C{systemd:} socket has
+its unit's C{Backlog=})."""
 
 
 def exitNonZeroIfRefused(service, exit=os._exit):
@@ -45,12 +50,16 @@ def exitNonZeroIfRefused(service, exit=os._exit):
 
 def parseEndpoint(reactor, description):
     """
-    The server endpoint C{description} names.
+    The server endpoint C{description} names; one that queues connections
+    queues L{LISTEN_BACKLOG} unless it says how many.
 
     @raise ValueError: saying why it names none, in one line (Twisted's
         parsers also raise L{OSError} for an unreadable certificate and
         L{IndexError} for a C{systemd:} index systemd passed no socket for).
     """
+    kind, _, keywords = splitDescription(description)
+    if kind in QUEUED and "backlog" not in keywords:
+        description += f":backlog={LISTEN_BACKLOG}"
     try:
         return serverFromString(reactor, description)
     except ValueError:

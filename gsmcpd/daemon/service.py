@@ -209,7 +209,7 @@ def assemble(config, library, reactor):
     listeners = SessionListeners(notices)
     metrics = Metrics(__version__)
     pool = GemSessionPool(library, login, reactor, config.maxSessions,
-                          credentials)
+                          credentials, control.stoneAnswered)
     sessions = SessionRegistry(
         pool, reactor, config.lifetime.streamLossGrace,
         prepare=SessionPolicies(GemPreparation(endpoint.portLabel),

@@ -95,7 +95,7 @@ class ControlSession:
     @param open: makes the (not yet logged in) L{IGemSession}.
     @param clock: the L{IReactorTime} a pass's deadline is measured on.
     @param deadline: seconds a pass may wait for the stone before the
-        stone counts as not answering (L{silent}), or L{None} for ever.
+        stone counts as not answering, or L{None} for ever.
     """
 
     name = "control"
@@ -108,6 +108,31 @@ class ControlSession:
         self._gem = None
         self._unreachable = False
         self._passSince = None
+        self._heard = self._vouchedFor = None
+
+    def stoneAnswered(self):
+        """
+        A client's session logged in: the stone answers (C{/healthz} says
+        so at once), even if this one is gone, until a pass of it fails.
+        """
+        self._heard = self._clock.seconds()
+        if self.gone is not None:
+            self._vouchedFor = self._gem
+
+    @property
+    def unreachable(self):
+        """
+        Why the stone counts as out of reach, or L{None}: this session is
+        gone and no login succeeded since, or its pass has waited past its
+        deadline with no login meanwhile (a stopped stone fails no call).
+        """
+        if self.gone is not None and self._vouchedFor is not self._gem:
+            return f"the stone cannot be reached: {self.gone}"
+        heard = max(self._passSince or 0, self._heard or 0)
+        if self._passSince is not None and self._deadline is not None and \
+                self._clock.seconds() - heard >= self._deadline:
+            return "the stone is not answering"
+        return None
 
     @property
     def busy(self):
@@ -116,16 +141,6 @@ class ControlSession:
     @property
     def gone(self):
         return None if self._gem is None else self._gem.gone
-
-    @property
-    def silent(self):
-        """
-        Whether the pass under way has waited past its deadline: a stone
-        that is stopped (or a network that dropped it) fails no call, it
-        just never answers.
-        """
-        return (self._passSince is not None and self._deadline is not None
-                and self._clock.seconds() - self._passSince >= self._deadline)
 
     def login(self):
         """
@@ -143,8 +158,8 @@ class ControlSession:
         stopped), log a fresh one in, so C{/healthz} and the daemon's own
         calls come back without restarting the daemon.
 
-        The pass's deadline runs while it waits (L{silent}); the next pass
-        is scheduled only once this one ends
+        The pass's deadline runs while it waits (L{unreachable}); the next
+        pass is scheduled only once this one ends
         (L{gsmcpd.daemon.maintenance.Maintenance}), so a hung stone holds
         one pass, not a pile of them.
         """
@@ -192,6 +207,7 @@ class ControlSession:
         Log the first failure of an outage, not one per pass.
         """
         failure.trap(GciError, *FAILURES)
+        self._vouchedFor = None
         if not self._unreachable:
             self._unreachable = True
             self.log.warn("the daemon's own GemStone session failed: "

@@ -59,6 +59,8 @@ class GemSessionPool:
     @param credentials: called before each login with the GemStone user
         to log in as (L{None}: the default) for its L{LoginParameters} (or a
         L{Deferred} of them); by default the daemon's own C{login}.
+    @param answered: called after each login that succeeded: news that the
+        stone answers.
 
     Its sessions share one L{ResultDeliveries}, so results that arrive
     together wake the reactor once.
@@ -70,12 +72,14 @@ class GemSessionPool:
 
     def __init__(self, library: GciLibrary, login: LoginParameters,
                  reactor: Any, maxSessions: int | None,
-                 credentials: Credentials | None = None) -> None:
+                 credentials: Credentials | None = None,
+                 answered: Callable[[], object] = lambda: None) -> None:
         self._library = library
         self._reactor = reactor
         self._deliveries = ResultDeliveries(reactor)
         self.maxSessions = maxSessions
         self._credentials = credentials or (lambda user: login)
+        self._answered = answered
         self._sessions: set[GemSession] = set()
         self._closing: set[GemSession] = set()
         self._opening = 0
@@ -125,7 +129,11 @@ class GemSessionPool:
                     return failure
                 return shielded(gem.logout().addBoth(released))
 
-            return gem.login().addCallbacks(lambda _: gem, failed)
+            def loggedIn(_):
+                self._answered()
+                return gem
+
+            return gem.login().addCallbacks(loggedIn, failed)
 
         # The slot is counted while the credentials are minted, then as the
         # session itself: never both at once.

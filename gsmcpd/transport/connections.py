@@ -23,6 +23,12 @@ REASONS = {**RESPONSES, 431: b"Request Header Fields Too Large"}
 MAX_BODY_BYTES = 4 << 20
 """The largest request body accepted; a larger one is answered 413."""
 
+LISTEN_BACKLOG = 1024
+"""Connections the kernel queues before the reactor accepts them (capped at
+C{net.core.somaxconn}).  Twisted's default of 50 overflowed when 200
+clients connected at once: the kernel answered with SYN cookies and reset
+some of those connections, which the daemon never saw, so never logged."""
+
 LINGER = 1.0
 """Seconds a refused connection keeps reading (and dropping) what the client
 still sends before it is closed: closing with unread data makes the kernel
@@ -143,12 +149,13 @@ class GuardedChannel(HTTPChannel):
             # It arrived whole: the application holds it now.
             return
         if not self._heard:
-            # An idle keep-alive connection: nothing to answer.
+            # Nothing to answer; a request the client sends as the close
+            # reaches it is reset by the kernel, so this says when.
+            self.log.debug("{peer}: closing a connection idle for {deadline}"
+                           " s", peer=str(self.transport.getPeer()),
+                           deadline=self.limits.requestDeadline)
             self.loseConnection()
             return
-        self.log.info("{peer}: closing a request that did not arrive within "
-                      "{deadline} s", peer=str(self.transport.getPeer()),
-                      deadline=self.limits.requestDeadline)
         self._refuse(408, f"Request Timeout: a request's headers and body "
                           f"must arrive within {self.limits.requestDeadline:g}"
                           f" seconds")
@@ -161,6 +168,11 @@ class GuardedChannel(HTTPChannel):
         if self._answered:
             return
         self._answered = True
+        # What the client still sends after the linger is reset by the
+        # kernel: this line is why.
+        self.log.info("{peer}: refused with {status} and closing: {why}",
+                      peer=str(self.transport.getPeer()), status=status,
+                      why=message)
         self._stopDeadline()
         self.setTimeout(None)
         self.clearLineBuffer()

@@ -20,6 +20,8 @@ from twisted.internet.ssl import (
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from gsmcpd.transport.connections import LISTEN_BACKLOG
+
 DESCRIPTION_KEYS = frozenset({"port", "interface", "backlog", "privateKey",
                               "certKey", "extraCertChain"})
 _PEM_CERTIFICATE = re.compile(
@@ -98,7 +100,7 @@ class TLSEndpoint:
                                  "required")
         try:
             port, backlog = int(keywords["port"]), int(keywords.get(
-                "backlog", 50))
+                "backlog", LISTEN_BACKLOG))
         except (KeyError, ValueError):
             raise TLSConfigError(f"{description!r}: needs a numeric port")
         return cls(port=port, interface=keywords.get("interface", ""),
