@@ -10,8 +10,9 @@ from twisted.internet import reactor
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.daemon.commitprobe import GONE, PROBE, STEPS, commitProbe
-from gsmcpd.daemon.templatecheck import NOT_PROBED, TemplateCheck
+from gsmcpd.daemon.commitprobe import (
+    GONE, NOT_PROBED, PROBE, STEPS, commitProbe, notProbed)
+from gsmcpd.daemon.templatecheck import TemplateCheck
 from gsmcpd.gci.library import GciLibrary
 from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.testing.simulator.build import libraryPath
@@ -67,7 +68,7 @@ class CommitProbeTests(TestCase):
         Without the probe, the report says commit's paths were not run and
         how to run them, on one line.
         """
-        report = yield self.check(configFor("--simulated"), probe=None)
+        report = yield self.check(configFor("--simulated"), probe=notProbed)
         self.assertEqual(report.notes, [NOT_PROBED])
         self.assertIn(f"NOTE  {NOT_PROBED}\n", report.table())
         self.assertIn("--commit-probe", NOT_PROBED)

@@ -187,15 +187,15 @@ def _status(exit):
     return 1
 
 
-def checkTemplates(config, asJson, commitProbe, out=None):
+def checkTemplates(config, asJson, probe, out=None):
     """
     C{gsmcpd check --templates}: run the check, write the report; 0 if
     every template passed.
     """
-    from gsmcpd.daemon.commitprobe import commitProbe as probe
+    from gsmcpd.daemon.commitprobe import commitProbe, notProbed
     from gsmcpd.daemon.templatecheck import TemplateCheck
     out = out or sys.stdout
-    if commitProbe and config.readOnly:
+    if probe and config.readOnly:
         out.write("FAIL  commit probe: refused under --read-only, which "
                   "promises that nothing is committed; --commit-probe "
                   "commits (then removes) a probe\n")
@@ -207,7 +207,7 @@ def checkTemplates(config, asJson, commitProbe, out=None):
                       if asJson else report.table())
             return 0 if report.ok else 1
         return TemplateCheck(
-            config, reactor, probe=probe if commitProbe else None
+            config, reactor, probe=commitProbe if probe else notProbed
         ).run().addCallback(written).addCallback(status.append)
 
     status = []

@@ -7,9 +7,11 @@ Two sessions of the probe's own (not the check's, which is commit-locked)
 each bind C{UserGlobals at: #GsmcpdCheckProbe}, a binding any user may add
 to and remove from their own C{UserGlobals}, from views where it is free.
 A commits first: the success path.  B commits second: its binding changed
-the dictionary A's commit changed since B's view, a write-write conflict
-(GemTalk/mcp_server C{docs/GemStone_Notes.md}, "Transactions and
-conflicts"): the conflict path, whose report the daemon reads.  B aborts; A
+the dictionary A's commit changed since B's view, a C{Write-Write}
+conflict (C{System transactionConflicts}: B's write set meets the objects
+commits since its view wrote; GsDevKit/glassdb
+C{GemStoneSystemTransactionConflictsDictionary.md}): the conflict path,
+whose report the daemon reads.  B aborts; A
 removes the binding and commits; a fresh session checks it is gone, so the
 stone is left as it was.  It refuses to bind a name already bound.
 """
@@ -31,6 +33,10 @@ UNBIND = f"UserGlobals removeKey: #{PROBE}"
 ABSENT = (f"(UserGlobals includesKey: #{PROBE}) ifTrue: [self error: "
           f"'{PROBE} is still bound in UserGlobals; remove it with "
           f"UserGlobals removeKey: #{PROBE}, then commit']. true")
+
+NOT_PROBED = ("commit's success and conflict paths were not run (they "
+              "commit, then remove, a probe): gsmcpd check --templates "
+              "--commit-probe runs them")
 
 CONFLICT = {"count": int, "names": [str]}
 """One kind of conflict as the commit tool reads it."""
@@ -63,6 +69,14 @@ STEPS = (
 
 GONE = Step("execute_code", {"code": ABSENT},
             path=f"a fresh session: UserGlobals holds no {PROBE}")
+
+
+def notProbed(check, library, login):
+    """
+    In place of L{commitProbe}: the report says commit's paths were not
+    run, and how to run them.
+    """
+    check.report.notes.append(NOT_PROBED)
 
 
 @inlineCallbacks

@@ -42,9 +42,6 @@ NO_SUCH_SESSION = 2_000_000
 COMMITS_DISABLED = 2249
 NO_PRIVILEGE = 2151
 REASON = "gsmcpd check --templates never commits in this session"
-NOT_PROBED = ("commit's success and conflict paths were not run (they "
-              "commit, then remove, a probe): gsmcpd check --templates "
-              "--commit-probe runs them")
 
 Arguments = dict | Callable[[dict], dict]
 
@@ -204,9 +201,8 @@ class TemplateCheck:
     The check for one configuration.
 
     @param steps: what to run, in order (by default L{STEPS}).
-    @param probe: what checks the commit template's own paths, called with
-        the check, the library and the login once the steps are done; or
-        L{None}, and the report says how to run them.
+    @param probe: what runs after the steps (L{commitprobe}), called with
+        the check, the library and the login.
     """
 
     def __init__(self, config: Any, reactor: Any, steps=STEPS,
@@ -258,9 +254,7 @@ class TemplateCheck:
                 yield gem.logout()
             if self._touched:
                 yield self._checkNothingLeft(library, login)
-            if self.probe is None:
-                self.report.notes.append(NOT_PROBED)
-            else:
+            if self.probe is not None:
                 yield self.probe(self, library, login)
         except Stop:
             pass
