@@ -70,7 +70,7 @@ class CheckOptions(Options):
                 ["commit-probe", None, "with --templates: run commit's "
                  "success and conflict paths too, in two sessions of its "
                  "own (commits, then removes, UserGlobals at: "
-                 "#GsmcpdCheckProbe)"],
+                 "#GsmcpdCommitProbe)"],
                 ["json", None, "with --templates: the report as JSON"]]
 
     def postOptions(self):

@@ -4,7 +4,7 @@ both its paths, which only a commit can reach, so it is the one part of the
 check that commits, and only when asked.
 
 Two sessions of the probe's own (not the check's, which is commit-locked)
-each bind C{UserGlobals at: #GsmcpdCheckProbe}, a binding any user may add
+each bind C{UserGlobals at: #GsmcpdCommitProbe}, a binding any user may add
 to and remove from their own C{UserGlobals}, from views where it is free.
 A commits first: the success path.  B commits second: its binding changed
 the dictionary A's commit changed since B's view, a C{Write-Write}
@@ -24,7 +24,7 @@ from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger
 from gsmcpd.tools.templates.run import runTemplate
 
-PROBE = "GsmcpdCheckProbe"
+PROBE = "GsmcpdCommitProbe"
 BIND = (f"(UserGlobals includesKey: #{PROBE}) ifTrue: [self error: "
         f"'{PROBE} is already bound in UserGlobals: gsmcpd check binds it "
         f"only when free']. UserGlobals at: #{PROBE} put: 'gsmcpd check "

@@ -80,7 +80,7 @@ COMMANDS = {
              "every template on the stone instead (it never commits) and "
              "report each (--json: as JSON); --commit-probe runs commit's "
              "success and conflict paths too, which commits (then removes) "
-             "UserGlobals at: #GsmcpdCheckProbe.",
+             "UserGlobals at: #GsmcpdCommitProbe.",
 }
 
 
