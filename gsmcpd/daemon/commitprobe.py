@@ -16,10 +16,13 @@ removes the binding and commits; a fresh session checks it is gone, so the
 stone is left as it was.  It refuses to bind a name already bound.
 """
 
+from typing import Any
+
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.daemon import shapes
-from gsmcpd.daemon.templatecheck import COMMITS_DISABLED, Recording, Step, Stop
+from gsmcpd.daemon.templatecheck import (
+    COMMITS_DISABLED, Recording, Step, Stop, TemplateCheck)
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger
 from gsmcpd.tools.templates.run import runTemplate
@@ -44,7 +47,7 @@ CANNOT_COMMIT = {COMMITS_DISABLED: "this user cannot commit (its UserProfile "
                  "disables commits), so commit's paths cannot be run as it"}
 
 
-def _commit(committed: bool, path: str, **kwargs) -> Step:
+def _commit(committed: bool, path: str, **kwargs: Any) -> Step:
     return Step(
         "commit", tool=False, shape={"committed": bool, "conflicts": shapes.Mapping(
             CONFLICT, least=0 if committed else 1)},
@@ -71,7 +74,7 @@ GONE = Step("execute_code", {"code": ABSENT},
             path=f"a fresh session: UserGlobals holds no {PROBE}")
 
 
-def notProbed(check, library, login):
+def notProbed(check: TemplateCheck, library: Any, login: Any) -> None:
     """
     In place of L{commitProbe}: the report says commit's paths were not
     run, and how to run them.
@@ -80,7 +83,7 @@ def notProbed(check, library, login):
 
 
 @inlineCallbacks
-def commitProbe(check, library, login):
+def commitProbe(check: TemplateCheck, library: Any, login: Any):
     """
     Run the probe's L{STEPS} for the L{TemplateCheck} C{check}, reporting
     in its report; then, if anything was bound, check from a fresh session
@@ -110,7 +113,7 @@ def commitProbe(check, library, login):
 
 
 @inlineCallbacks
-def _checkGone(check, library, login):
+def _checkGone(check: TemplateCheck, library: Any, login: Any):
     try:
         gem = yield check.loggedIn(library, login, "check-commit-after")
     except Stop:
