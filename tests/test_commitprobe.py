@@ -10,6 +10,7 @@ from twisted.internet import reactor
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
+from gsmcpd.daemon import commitprobe
 from gsmcpd.daemon.commitprobe import (
     GONE, NOT_PROBED, PROBE, STEPS, commitProbe, notProbed)
 from gsmcpd.daemon.templatecheck import TemplateCheck
@@ -124,6 +125,20 @@ class CommitProbeTests(TestCase):
         self.assertEqual([row.step for row in report.rows if not row.ok], [])
         self.assertEqual(report.rows[-1].detail, GONE.path + ": true")
         self.assertEqual((yield self.bound(socketPath)), "false")
+
+    @inlineCallbacks
+    def test_leftBoundSaysHowToRemove(self):
+        """
+        Should the binding be left committed (here the removal is left
+        out), the fresh session's row fails and says how to remove it.
+        """
+        self.patch(commitprobe, "STEPS", STEPS[:-2])
+        report = yield self.check(configFor("--simulated"))
+        last = report.rows[-1]
+        self.assertEqual((last.step, last.ok), ("execute_code", False))
+        self.assertIn(f"{PROBE} is still bound in UserGlobals; remove it "
+                      f"with UserGlobals removeKey: #{PROBE}, then commit",
+                      last.detail)
 
     @inlineCallbacks
     def test_nameTakenLeftAlone(self):
