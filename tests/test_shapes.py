@@ -5,7 +5,7 @@ reads from the templates it runs on its own.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.daemon.shapes import described, isKind, mismatch
+from gsmcpd.daemon.shapes import Mapping, described, isKind, mismatch
 
 
 class ShapeTests(SynchronousTestCase):
@@ -40,6 +40,25 @@ class ShapeTests(SynchronousTestCase):
                          "n (an integer), password (a string)")
         self.assertEqual(described([]), "an empty list")
         self.assertEqual(described({}), "an empty dictionary")
-        self.assertEqual(described({"a": [1], "b": None, "c": {}, "d": 1.5}),
-                         "a (a list of 1), b (nil), c (a dictionary), "
-                         "d (a number)")
+        self.assertEqual(described({"a": [1], "b": None, "c": {}, "d": 1.5,
+                                    "e": {"x": 1}}),
+                         "a (a list of 1), b (nil), c (an empty dictionary), "
+                         "d (a number), e (a dictionary of 1)")
+
+    def test_mapping(self):
+        """
+        A dictionary of keys not known in advance (a commit's conflict
+        kinds), each value of a shape; with C{least}, never empty.
+        """
+        conflicts = Mapping({"count": int, "names": [str]}, least=1)
+        self.assertTrue(isKind(conflicts, {"Write-Write": {
+            "count": 1, "names": []}}))
+        self.assertFalse(isKind(conflicts, {}))
+        self.assertTrue(isKind(Mapping(int), {}))
+        self.assertFalse(isKind(conflicts, {"Write-Write": {"count": "1",
+                                                            "names": []}}))
+        self.assertFalse(isKind(conflicts, [{"count": 1, "names": []}]))
+        self.assertEqual(
+            mismatch({"conflicts": conflicts}, {"conflicts": {}}),
+            "conflicts is not a dictionary of at least 1 dictionaries with "
+            "count, names: {}")

@@ -18,6 +18,7 @@ from twisted.internet.threads import deferToThread
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon.options import Options
+from gsmcpd.daemon.commitprobe import NOT_PROBED
 from gsmcpd.daemon.templatecheck import (
     PROBE_CLASS, SCRATCH_DICTIONARY, STEPS, TemplateCheck)
 from gsmcpd.gci.library import GciLibrary
@@ -265,6 +266,37 @@ class CommandTests(TestCase):
         self.assertNotIn("FAIL", out)
         for name in names:
             self.assertIn(f"PASS  {name} ", out + " ")
+        self.assertIn(f"\nNOTE  {NOT_PROBED}\n", out)
+        self.assertNotIn("\n\n", out)
+
+    def test_commitProbe(self):
+        """
+        With --commit-probe, commit runs down its success and conflict
+        paths too, and nothing is noted as not run.
+        """
+        status, out, err = command("check", "--templates", "--simulated",
+                                   "--commit-probe")
+        self.assertEqual(status, 0, out + err)
+        [conflict] = [line.split() for line in out.splitlines()
+                      if "the conflict path" in line]
+        self.assertEqual(" ".join(conflict), "PASS commit session B commits: "
+                         "the conflict path: answered committed (a boolean), "
+                         "conflicts (a dictionary of 1)")
+        self.assertNotIn("NOTE", out)
+        self.assertNotIn("\n\n", out)
+
+    def test_commitProbeRefusedReadOnly(self):
+        status, out, err = command("check", "--templates", "--simulated",
+                                   "--commit-probe", "--read-only")
+        self.assertEqual((status, err), (1, ""))
+        self.assertEqual(out, "FAIL  commit probe: refused under --read-only, "
+                         "which promises that nothing is committed; "
+                         "--commit-probe commits (then removes) a probe\n")
+
+    def test_commitProbeOnlyWithTemplates(self):
+        status, out, err = command("check", "--simulated", "--commit-probe")
+        self.assertNotEqual(status, 0)
+        self.assertIn("--commit-probe is part of --templates", out + err)
 
     def test_json(self):
         status, out, err = command("check", "--templates", "--simulated",

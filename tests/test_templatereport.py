@@ -28,6 +28,17 @@ class ReportTests(SynchronousTestCase):
         count = len(templateNames())
         self.assertEqual(table[-1], f"{count} of {count} templates pass")
 
+    def test_notes(self):
+        """
+        What was left out on purpose is a line of its own, before the
+        verdicts, and in the JSON; neither a pass nor a failure.
+        """
+        report = Report(everyTemplatePassing(), notes=["left out: run it"])
+        self.assertTrue(report.ok)
+        table = report.table().splitlines()
+        self.assertEqual(table[-2], "NOTE  left out: run it")
+        self.assertEqual(report.document()["notes"], ["left out: run it"])
+
     def test_failureIsPutDownToTheLastTemplateRun(self):
         rows = everyTemplatePassing() + [
             Row("delete_class", False, "refused", ("get_class_definition",

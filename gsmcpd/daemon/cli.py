@@ -10,6 +10,7 @@ know which stone and which URL they are about.  C{gsmcpd --config FILE
 COMMAND} is C{gsmcpd COMMAND --config FILE}.
 """
 
+import json
 import os
 import sys
 
@@ -65,7 +66,16 @@ class CheckOptions(Options):
     synopsis = "[options: those of gsmcpd serve]"
     optFlags = [["templates", None, "run every template on the stone "
                  "instead (never commits) and report each"],
+                ["commit-probe", None, "with --templates: run commit's "
+                 "success and conflict paths too, in two sessions of its "
+                 "own (commits, then removes, UserGlobals at: "
+                 "#GsmcpdCommitProbe)"],
                 ["json", None, "with --templates: the report as JSON"]]
+
+    def postOptions(self):
+        super().postOptions()
+        if self["commit-probe"] and not self["templates"]:
+            raise usage.UsageError("--commit-probe is part of --templates")
 
     def opt_help(self):
         """
@@ -178,6 +188,38 @@ def _status(exit):
     return 1
 
 
+def checkTemplates(config, asJson, probe, out=None):
+    """
+    C{gsmcpd check --templates}: run the check, write the report; 0 if
+    every template passed.
+    """
+    from gsmcpd.daemon.commitprobe import commitProbe, notProbed
+    from gsmcpd.daemon.templatecheck import TemplateCheck
+    out = out or sys.stdout
+    if probe and config.readOnly:
+        out.write("FAIL  commit probe: refused under --read-only, which "
+                  "promises that nothing is committed; --commit-probe "
+                  "commits (then removes) a probe\n")
+        return 1
+
+    def main(reactor):
+        def written(report):
+            out.write(json.dumps(report.document(), indent=2) + "\n"
+                      if asJson else report.table())
+            return 0 if report.ok else 1
+        return TemplateCheck(
+            config, reactor, probe=commitProbe if probe else notProbed
+        ).run().addCallback(written).addCallback(status.append)
+
+    status = []
+    try:
+        react(main)
+    except SystemExit as e:
+        if e.code:
+            return e.code if isinstance(e.code, int) else 1
+    return status[0] if status else 1
+
+
 def check(options):
     """
     Run the preflight, printing each line as it is known; answer 1 if any
@@ -190,8 +232,8 @@ def check(options):
         print(f"FAIL  settings: {e}")
         return 1
     if options["templates"]:
-        from gsmcpd.daemon.templatecheck import checkTemplates
-        return checkTemplates(config, options["json"])
+        return checkTemplates(config, options["json"],
+                              options["commit-probe"])
     for finding in settingsFindings(options):
         print(finding.line())
 

@@ -78,7 +78,9 @@ COMMANDS = {
     "check": "Check the GemStone setup these settings describe, one line "
              "per check; exit 1 if any check fails.  With --templates, run "
              "every template on the stone instead (it never commits) and "
-             "report each (--json: as JSON).",
+             "report each (--json: as JSON); --commit-probe runs commit's "
+             "success and conflict paths too, which commits (then removes) "
+             "UserGlobals at: #GsmcpdCommitProbe.",
 }
 
 

@@ -6,18 +6,39 @@ not only where the daemon reads it.
 
 A shape is a dict of key to kind (keys the daemon does not read may be
 there too), or a kind for the whole answer.  A kind is C{int}, C{bool},
-C{str}, L{None}, a one-element list (a list of that kind) or a tuple (any
-of its kinds).
+C{str}, L{None}, a one-element list (a list of that kind), a tuple (any
+of its kinds), a L{Mapping}, or a shape (a dictionary of that shape).
 """
 
 import json
 from typing import Any
 
+import attr
+
 _NAMES = {int: ("an integer", "integers"), bool: ("a boolean", "booleans"),
           str: ("a string", "strings"), None: ("nil", "nils")}
 
 
+@attr.s(frozen=True, auto_attribs=True)
+class Mapping:
+    """
+    A dictionary whose keys the daemon does not know in advance (the kinds
+    of a commit's conflicts): at least C{least} entries, each value of
+    C{kind}.
+    """
+
+    kind: Any
+    least: int = 0
+
+
 def _kindName(kind: Any, plural: bool = False) -> str:
+    if isinstance(kind, Mapping):
+        some = f"at least {kind.least} " if kind.least else ""
+        return f"a dictionary of {some}{_kindName(kind.kind, plural=True)}"
+    if isinstance(kind, dict):
+        keys = ", ".join(kind)
+        return f"dictionaries with {keys}" if plural else \
+            f"a dictionary with {keys}"
     if isinstance(kind, tuple):
         return " or ".join(_kindName(each, plural) for each in kind)
     if isinstance(kind, list):
@@ -31,6 +52,11 @@ def isKind(kind: Any, value: Any) -> bool:
     """
     if isinstance(kind, tuple):
         return any(isKind(each, value) for each in kind)
+    if isinstance(kind, Mapping):
+        return isinstance(value, dict) and len(value) >= kind.least and all(
+            isKind(kind.kind, each) for each in value.values())
+    if isinstance(kind, dict):
+        return mismatch(kind, value) is None
     if isinstance(kind, list):
         return isinstance(value, list) and all(
             isKind(kind[0], each) for each in value)
@@ -74,6 +100,7 @@ def _valueKind(value: Any) -> str:
     if isinstance(value, list):
         return f"a list of {len(value)}" if value else "an empty list"
     if isinstance(value, dict):
-        return "a dictionary"
+        return f"a dictionary of {len(value)}" if value else \
+            "an empty dictionary"
     return next((_NAMES[kind][0] for kind in (None, bool, int, str)
                  if isKind(kind, value)), "a number")

@@ -11,11 +11,10 @@ removes; it refuses to start if either name is taken, aborts at the end,
 and checks from a fresh session that neither is there.  Each tool's answer
 is checked against the strict form of its output schema, and each answer of
 a template the daemon runs on its own against the shape the daemon reads
-(L{Step.shape}).
+(L{Step.shape}).  Only with C{--commit-probe} does anything commit: the
+commit template's own paths, in sessions of their own (L{commitprobe}).
 """
 
-import json
-import sys
 from typing import Any, Callable
 
 import attr
@@ -42,7 +41,7 @@ PROBE_METHOD = "testProbe\n\tself assert: (self isKindOf: TestCase)"
 NO_SUCH_SESSION = 2_000_000
 COMMITS_DISABLED = 2249
 NO_PRIVILEGE = 2151
-REASON = "gsmcpd check --templates never commits"
+REASON = "gsmcpd check --templates never commits in this session"
 
 Arguments = dict | Callable[[dict], dict]
 
@@ -61,6 +60,11 @@ class Step:
         (L{shapes}).
     @ivar needsCommit: whether the session must hold uncommitted changes
         after a template step, when that is part of the path it checks.
+    @ivar holds: values a template step's answer must hold on the path it
+        checks (C{committed} for a commit).
+    @ivar refusals: GemStone error numbers that mean the step cannot be
+        checked here, and why: reported as such, and a failure.
+    @ivar path: which path the step checks, when its name does not say.
     @ivar gate: whether the check stops when this step fails (what comes
         after would not be safe, or would tell nothing).
     """
@@ -72,6 +76,9 @@ class Step:
     tolerated: tuple[int, ...] = ()
     shape: Any = attr.Factory(dict)
     needsCommit: bool | None = None
+    holds: dict = attr.Factory(dict)
+    refusals: dict[int, str] = attr.Factory(dict)
+    path: str = ""
     gate: bool = False
 
     def argumentsFor(self, facts: dict) -> dict:
@@ -167,7 +174,7 @@ STEPS = (
 )
 
 
-class _Recording:
+class Recording:
     """
     A session that notes which template each source is (its first line's
     C{"gsmcp:<name>"} tag) on its way to the real one: templates only
@@ -194,14 +201,18 @@ class TemplateCheck:
     The check for one configuration.
 
     @param steps: what to run, in order (by default L{STEPS}).
+    @param probe: what runs after the steps (L{commitprobe}), called with
+        the check, the library and the login.
     """
 
     def __init__(self, config: Any, reactor: Any, steps=STEPS,
-                 environ: dict | None = None) -> None:
+                 environ: dict | None = None,
+                 probe: Callable | None = None) -> None:
         self.config = config
         self.reactor = reactor
         self.steps = steps
         self.environ = environ
+        self.probe = probe
         # Every shipped toolset that runs templates, served by default or not.
         self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging", "admin"))
         self.report = Report()
@@ -234,15 +245,17 @@ class TemplateCheck:
                 login = simulator.login
             else:
                 login = realLogin(self.config)
-            gem = yield self._loggedIn(library, login, "check-templates")
+            gem = yield self.loggedIn(library, login, "check-templates")
             try:
-                yield self._runSteps(_Recording(gem))
+                yield self._runSteps(Recording(gem))
             except Stop:
                 pass
             finally:
                 yield gem.logout()
             if self._touched:
                 yield self._checkNothingLeft(library, login)
+            if self.probe is not None:
+                yield self.probe(self, library, login)
         except Stop:
             pass
         finally:
@@ -251,7 +264,7 @@ class TemplateCheck:
         return self.report
 
     @inlineCallbacks
-    def _loggedIn(self, library, login, name):
+    def loggedIn(self, library, login, name):
         gem = GemSession(library, login, self.reactor, name)
         try:
             yield gem.login()
@@ -267,17 +280,29 @@ class TemplateCheck:
     def _runSteps(self, gem):
         ledger, journal = ReadLedger(), ChangeJournal()
         for step in self.steps:
-            started = self.reactor.seconds()
-            del gem.ran[:]
-            try:
-                detail = yield self._runStep(step, gem, ledger, journal)
-                ok = True
-            except _Failed as e:
-                ok, detail = False, str(e)
-            self.row(step.name, ok, detail, gem.ran, started)
+            yield self.runStep(step, gem, ledger, journal)
             self._touched = self._touched or step.name == "add_dictionary"
-            if step.gate and not ok:
-                raise Stop()
+
+    @inlineCallbacks
+    def runStep(self, step, gem, ledger, journal):
+        """
+        Run one step on C{gem} (a L{Recording}) and report it; fires with
+        whether it passed.
+
+        @raise Stop: it failed, and it is a gate.
+        """
+        started = self.reactor.seconds()
+        del gem.ran[:]
+        try:
+            detail = yield self._runStep(step, gem, ledger, journal)
+            ok = True
+        except _Failed as e:
+            ok, detail = False, str(e)
+        self.row(step.name, ok, f"{step.path}: {detail}" if step.path
+                 else detail, gem.ran, started)
+        if step.gate and not ok:
+            raise Stop()
+        return ok
 
     @inlineCallbacks
     def _runStep(self, step, gem, ledger, journal):
@@ -292,6 +317,11 @@ class TemplateCheck:
                 mismatch = shapes.mismatch(step.shape, value)
                 if mismatch:
                     raise _Failed(mismatch)
+                wrong = [f"{key} is {value[key]!r} where this path answers "
+                         f"{held!r}" for key, held in step.holds.items()
+                         if value[key] != held]
+                if wrong:
+                    raise _Failed("; ".join(wrong))
                 if step.needsCommit not in (None, answer.needsCommit):
                     raise _Failed(f"needsCommit is {answer.needsCommit} "
                                   f"where this path must leave it "
@@ -305,6 +335,9 @@ class TemplateCheck:
                 return f"refused as it must be: {e.message}"
             if number in step.tolerated:
                 return f"refused for want of a privilege: {e.message}"
+            if number in step.refusals:
+                raise _Failed(f"refused: {step.refusals[number]} "
+                              f"({e.message})")
             raise _Failed(f"{e.kind}: {e.message}")
         except GciError as e:
             raise _Failed(str(e))
@@ -336,7 +369,7 @@ class TemplateCheck:
         From a fresh session: neither scratch name (both free when the
         check began) is there.
         """
-        gem = yield self._loggedIn(library, login, "check-templates-after")
+        gem = yield self.loggedIn(library, login, "check-templates-after")
         try:
             dictionaries = (yield runTemplate(gem, "list_dictionaries",
                                               {})).value
@@ -365,27 +398,3 @@ class _Failed(Exception):
     """
     A step's answer is not what the daemon needs; the message says how.
     """
-
-
-def checkTemplates(config: Any, asJson: bool, out=None) -> int:
-    """
-    The command: run the check, write the report; 0 if every template
-    passed.
-    """
-    from twisted.internet.task import react
-    out = out or sys.stdout
-    status = []
-
-    def main(reactor):
-        def written(report):
-            out.write(json.dumps(report.document(), indent=2) + "\n"
-                      if asJson else report.table())
-            status.append(0 if report.ok else 1)
-        return TemplateCheck(config, reactor).run().addCallback(written)
-
-    try:
-        react(main)
-    except SystemExit as e:
-        if e.code:
-            return e.code if isinstance(e.code, int) else 1
-    return status[0] if status else 1

@@ -35,11 +35,15 @@ class Report:
     """
     What the check found: its rows, what it ran against, and each
     template's verdict.
+
+    @ivar notes: what was left out on purpose, and how to run it; neither
+        a pass nor a failure.
     """
 
     rows: list[Row] = attr.Factory(list)
     stone: dict = attr.Factory(dict)
     library: str | None = None
+    notes: list[str] = attr.Factory(list)
 
     @property
     def templates(self) -> dict[str, str]:
@@ -68,7 +72,7 @@ class Report:
         """
         return {"gsmcpd": __version__, "library": self.library,
                 "stone": self.stone, "ok": self.ok,
-                "templates": self.templates,
+                "templates": self.templates, "notes": self.notes,
                 "steps": [attr.asdict(row) for row in self.rows]}
 
     def table(self) -> str:
@@ -85,6 +89,7 @@ class Report:
                 f" [templates: {', '.join(row.templates)}]"
             lines.append(f"{'PASS' if row.ok else 'FAIL'}  "
                          f"{row.step:<{width}}  {row.detail}{ran}")
+        lines += [f"NOTE  {note}" for note in self.notes]
         verdicts = self.templates
         failed = sorted(name for name, verdict in verdicts.items()
                         if verdict != "pass")
