@@ -5,6 +5,7 @@ view that answered them.
 """
 
 import json
+import time
 
 import jsonschema
 from twisted.internet.defer import inlineCallbacks
@@ -18,6 +19,10 @@ from tests.toolharness import ToolHarness
 FAILING_PRINT = ("SavingsAccount compileMethod: 'printString\n\t^1/0' dictionaries: "
                  "System myUserProfile symbolList category: 'printing'. ")
 """Makes every SavingsAccount's printString raise ZeroDivide."""
+
+LOOPING_PRINT = ("SavingsAccount compileMethod: 'printString\n\t[true] whileTrue.\n\t^''x''' "
+                 "dictionaries: System myUserProfile symbolList category: 'printing'. ")
+"""Makes every SavingsAccount's printString loop."""
 
 
 def wire(value):
@@ -138,6 +143,23 @@ class ObjectTests(InspectTestCase):
             [(each["value"]["printString"], each["value"]["printFailed"])
              for each in found["elements"]],
             [("(printString failed: ZeroDivide)", True), ("3", False)])
+
+    @inlineCallbacks
+    def test_printStringThatLoops(self):
+        """
+        A printString that runs past its second is cut there and shown as
+        that value's failure; after three such, no more are tried.  The
+        inspection answers all the same, in about three seconds.
+        """
+        started = time.monotonic()
+        _, found = yield self.inspect(
+            expression=LOOPING_PRINT + "(Array new: 5) collect: [:each | SavingsAccount new]")
+        self.assertEqual(
+            [(each["value"]["printString"], each["value"]["printFailed"])
+             for each in found["elements"]],
+            [("(printString took over 1000 ms)", True)] * 3
+            + [("(printString not tried: 3 took over 1000 ms)", True)] * 2)
+        self.assertLess(time.monotonic() - started, 30)
 
     @inlineCallbacks
     def test_controlCharacterKeysStayUnder50KB(self):

@@ -190,6 +190,21 @@ class StackTests(TestCase):
         self.assertGreater(len(wire(value)), 340)
 
     @inlineCallbacks
+    def test_printStringThatLoops(self):
+        """
+        A variable whose printString runs past its second is shown as that
+        value's failure, and the stack comes all the same.
+        """
+        yield self.harness.call("execute_code", code=(
+            "SavingsAccount compileMethod: 'printString\n\t[true] whileTrue.\n\t^''x''' "
+            "dictionaries: System myUserProfile symbolList category: 'printing'"))
+        result = yield self.harness.call(
+            "execute_code", code="| slow |\nslow := SavingsAccount new.\n1/0")
+        doit = result["structuredContent"]["error"]["stack"]["frames"][-1]
+        self.assertEqual(doit["variables"],
+                         [{"name": "slow", "value": "(printString took over 1000 ms)"}])
+
+    @inlineCallbacks
     def test_cappedInEscapedBytes(self):
         """
         One frame of 100 temporaries each holding 300 control characters

@@ -21,7 +21,7 @@ import attr
 
 from gsmcpd.testing.simulator import (
     arithmetic, closures, compiler, dictionaries, errors, exceptions, frames, inspection,
-    profiling, reflection, sequences, sessiontable, sets, streams, sunit, system)
+    processes, profiling, reflection, sequences, sessiontable, sets, streams, sunit, system)
 from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.objects import (
@@ -29,8 +29,8 @@ from gsmcpd.testing.simulator.objects import (
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
-KERNEL_MODULES = (arithmetic, dictionaries, exceptions, frames, profiling, reflection,
-                  sequences, sessiontable, sets, streams, sunit, system)
+KERNEL_MODULES = (arithmetic, dictionaries, exceptions, frames, processes, profiling,
+                  reflection, sequences, sessiontable, sets, streams, sunit, system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}
@@ -128,6 +128,10 @@ class Evaluator:
     (L{errors.SmalltalkError.stack}); L{frames} reads it."""
     compiledMethods = attr.ib(factory=dict)
     """The GsNMethod of each method run so far (L{frames.activeMethod})."""
+    scheduling = attr.ib(default=None)
+    """The call's forked processes, once it forks one (L{processes})."""
+    deadline = attr.ib(default=None)
+    """When the running forked process is preempted (L{processes})."""
 
     def evaluate(self, source):
         """
@@ -336,6 +340,9 @@ class Evaluator:
 
         @raise errors.GciError: a break ended the call.
         """
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            self.deadline = None
+            raise processes.Preempted()
         interrupt = self.session.interrupt
         kind = interrupt.poll()
         if kind == "soft":

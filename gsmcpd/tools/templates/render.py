@@ -27,7 +27,7 @@ TEMPLATE_PACKAGE = "gsmcpd.tools.templates"
 
 _IDENTIFIER = re.compile(r"\A[A-Za-z][A-Za-z0-9_]*\Z")
 _ENVELOPE_TEMPS = ("gsmcpMaxBytes", "gsmcpMaxFrames", "gsmcpBody", "gsmcpOutcome",
-                   "gsmcpNotes", "gsmcpFit", "gsmcpPrinting", "gsmcpStack", "gsmcpOut", "gsmcpJson", "gsmcpBytes")
+                   "gsmcpNotes", "gsmcpFit", "gsmcpSlow", "gsmcpPrinting", "gsmcpStack", "gsmcpOut", "gsmcpJson", "gsmcpBytes")
 
 
 def stringLiteral(text: str) -> str:
