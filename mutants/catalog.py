@@ -44,7 +44,7 @@ template: see L{EXTRA_TESTS}."""
 EXTRA_TESTS = {
     "_envelope": ("tests.test_template_mistakes", "tests.test_tools_session",
                   "tests.test_tools_execution", "tests.test_template_fixes",
-                  "tests.test_simulator_model"),
+                  "tests.test_simulator_model", "tests.test_tools_debugging"),
     # gsmcpd check runs it through the daemon's own preflight.
     "preflight": ("tests.test_check",),
     # Run through gsmcpd.tools.templates.capabilities.
@@ -107,7 +107,43 @@ MUTANTS = _mutants(
      "gsmcpChar codePoint < 9] ifNone: [nil]) isNil",
      "control characters past backspace written into the JSON raw"),
 
+    ("envelope-fit-controls-one-byte", "_envelope",
+     "ifFalse: [6]]", "ifFalse: [1]]",
+     "a control character counted as one byte where its escape takes six"),
+    ("envelope-fit-quote-one-byte", "_envelope",
+     "(gsmcpCode = 34 or: [gsmcpCode = 92])", "(gsmcpCode = 34 and: [gsmcpCode = 92])",
+     "a quote or a backslash counted as one byte where its escape takes two"),
+    ("envelope-fit-characters-not-bytes", "_envelope",
+     "gsmcpCode < 128", "gsmcpCode < 1114112",
+     "a non-ASCII character counted as one byte, not its UTF-8 length"),
+    ("envelope-stack-checked-after-the-value", "_envelope",
+     "(gsmcpLeft = 0 and: [gsmcpSpent + gsmcpCost + 100 <= 16000])",
+     "(gsmcpLeft = 0 and: [gsmcpSpent <= 16000])",
+     "the stack's cap checked before a value is counted, so the last one "
+     "takes it over"),
+    ("envelope-stack-frame-not-charged", "_envelope",
+     "gsmcpSpent + gsmcpCost > 16000", "false",
+     "a frame added whatever the stack has already spent"),
+    ("envelope-print-slow-not-counted", "_envelope",
+     "gsmcpSlow >= 3", "gsmcpSlow >= 30",
+     "every slow printString waited for, however many came before"),
+    ("envelope-print-left-running", "_envelope",
+     "gsmcpProcess terminate.", "nil.",
+     "a printString cut at its timeout left to run on in the gem"),
+
     # Inspecting.
+    ("inspect-printString-cut-in-characters", "inspect",
+     "shown := gsmcpFit value: text value: printLimit.",
+     "shown := Array with: (text copyFrom: 1 to: (text size min: printLimit)) "
+     "with: (text size min: printLimit).",
+     "a printString cut at printLimit characters, however many bytes they escape to"),
+    ("inspect-value-charged-once", "inspect",
+     "charge := 170 + (2 * ((shown at: 2) + (klass at: 2))).",
+     "charge := 170 + ((shown at: 2) + (klass at: 2)).",
+     "a value charged once where the answer shows it twice"),
+    ("inspect-dictionary-page-unbounded", "inspect",
+     "spent + cost > pageBytes", "false",
+     "a dictionary's page filled to its limit whatever its entries take"),
     ("inspect-collection-printString", "inspect",
      "ifTrue: [value class name , ' (size ' , value size printString , ')']",
      "ifTrue: [value printString]",

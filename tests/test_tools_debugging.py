@@ -126,6 +126,20 @@ class ObjectTests(InspectTestCase):
         self.assertIn("… (20 of 66 characters)", text)
 
     @inlineCallbacks
+    def test_printStringCutToTheByte(self):
+        """
+        A quote or a backslash takes 2 bytes, a non-ASCII character its
+        UTF-8 length: the cut keeps as many characters as fit, to within
+        the one that did not.
+        """
+        _, found = yield self.inspect(
+            expression="| s | s := '\"\\é€😀'. 4 timesRepeat: [s := s , s]. s")
+        shown = len(wire(found["printString"])) - 2
+        self.assertLessEqual(shown, PRINT_LIMIT)
+        self.assertGreater(shown, PRINT_LIMIT - 4)
+        self.assertEqual(found["printSize"], 82)
+
+    @inlineCallbacks
     def test_printStringThatRaises(self):
         """
         An object whose printString raises is answered all the same: the
