@@ -199,6 +199,30 @@ class ObjectTests(InspectTestCase):
         self.assertIn(f"pass offset {shown} for more", result["content"][0]["text"])
 
     @inlineCallbacks
+    def test_manyLongVariables(self):
+        """
+        An object whose named instance variables alone would take the page
+        past its bytes: those that fit are shown, the rest counted.
+        """
+        names = [f"v{i}" for i in range(1, 151)]
+        quotes = '"' * 300
+        result = yield self.harness.call("inspect", expression=(
+            f"Object subclass: 'Wide' instVarNames: #({' '.join(names)}) "
+            "classVars: #() classInstVars: #() poolDictionaries: #() "
+            "inDictionary: UserGlobals options: #(). "
+            "(UserGlobals at: #Wide) compileMethod: 'fill: s\n\t"
+            + "".join(f"{name} := s. " for name in names)
+            + "^self' dictionaries: System myUserProfile symbolList category: 'x'. "
+            f"(UserGlobals at: #Wide) new fill: '{quotes}'"))
+        self.assertLess(len(wire({"jsonrpc": "2.0", "id": 1, "result": result})), 50_000)
+        found = result["structuredContent"]
+        shown = len(found["variables"])
+        self.assertGreater(shown, 50)
+        self.assertEqual(shown + found["omittedVariables"], 150)
+        self.assertIn(f"(and {150 - shown} more instance variables: the page is full)",
+                      result["content"][0]["text"])
+
+    @inlineCallbacks
     def test_fullPageOfSmallValues(self):
         """
         A hundred small entries still make one page under PAGE_BYTES.
