@@ -116,11 +116,11 @@ MUTANTS = _mutants(
     ("envelope-fit-characters-not-bytes", "_envelope",
      "gsmcpCode < 128", "gsmcpCode < 1114112",
      "a non-ASCII character counted as one byte, not its UTF-8 length"),
-    ("envelope-stack-checked-after-the-value", "_envelope",
+    ("envelope-stack-checked-between-frames", "_envelope",
      "(gsmcpLeft = 0 and: [gsmcpSpent + gsmcpCost + 100 <= 16000])",
-     "(gsmcpLeft = 0 and: [gsmcpSpent <= 16000])",
-     "the stack's cap checked before a value is counted, so the last one "
-     "takes it over"),
+     "(gsmcpLeft = 0 and: [true])",
+     "the stack's cap checked between frames only, so one frame's variables "
+     "take it over"),
     ("envelope-stack-frame-not-charged", "_envelope",
      "gsmcpSpent + gsmcpCost > 16000", "false",
      "a frame added whatever the stack has already spent"),
