@@ -55,6 +55,8 @@ class FakeGem:
     @ivar results: tag to a function of the arguments answering the body's
         value, or raising L{GciError} (a GCI-level failure) or L{SmalltalkRaised}.
     @ivar needsCommit: what every answer reports.
+    @ivar moves: tag to whether the stone committed while its body ran
+        (the envelope then reports the view moved, and how).
     @ivar calls: C{(tag, arguments)} of every call, in order.
     @ivar held: when true, calls wait in L{pending} until released.
     @ivar ignores: which breaks (C{"soft"}, C{"hard"}) a held call ignores;
@@ -65,6 +67,7 @@ class FakeGem:
         self.name = name
         self.results = dict(DEFAULT_RESULTS)
         self.needsCommit = False
+        self.moves = {}
         self.calls = []
         self.held = False
         self.pending = []
@@ -102,6 +105,8 @@ class FakeGem:
             document = {"error": e.error, "needsCommit": self.needsCommit}
         else:
             document = {"result": value, "needsCommit": self.needsCommit}
+        if tag in self.moves:
+            document.update(viewMoved=True, committed=self.moves[tag])
         return succeed(json.dumps(document).encode("utf-8"))
 
     def interrupt(self, hard):

@@ -103,11 +103,17 @@ class AdminTests(TestCase):
         self.assertEqual((yield self.healthz())[0], 200)
 
     @inlineCallbacks
-    def test_stoppingIs503(self):
+    def test_stoppingIs404(self):
+        """
+        A draining daemon answers 404, which HAProxy's C{http-check
+        disable-on-404} reads as: no new session, the held ones still
+        (etc/haproxy/gsmcpd.cfg).
+        """
         self.health.serving = True
         self.health.stopping = True
         code, document = yield self.healthz()
-        self.assertEqual((code, document["status"]), (503, "stopping"))
+        self.assertEqual((code, document["status"]), (404, "stopping"))
+        self.assertIn("serves the sessions it holds", document["reason"])
 
     @inlineCallbacks
     def test_noOriginGate(self):

@@ -17,7 +17,8 @@ from gsmcpd.observe.audit import (
     AuditLog, AuditUnavailable, CallFacts, changeOf, outcome)
 from gsmcpd.observe.auditchain import verify
 from gsmcpd.observe.auditfile import AuditFile
-from gsmcpd.observe.metrics import REFUSALS, classify
+from gsmcpd.observe.metrics import (
+    COMMITTED_META, DISCARDED_META, REFUSALS, classify)
 from gsmcpd.tools.catalog import (
     CORE_TOOLSETS, OTHER_TOOLSETS, ToolCatalog, buildToolsets)
 from tests.test_auditfile import Disk
@@ -149,6 +150,40 @@ class AuditLogTests(SynchronousTestCase):
                                             "conflicts": {}}))
         self.assertEqual((event["event"], event["result"], event["changes"]),
                          ("commit", "committed", ["Account>>deposit:"]))
+        self.assertEqual(self.call("commit", {}, ok({"committed": True}))
+                         ["changes"], [])
+
+    def test_codeThatCommittedIsACommit(self):
+        """
+        A call whose result says its code committed (even one that failed
+        after) is a commit event naming what it committed, the call itself
+        with its code's digest last; a commit after it names nothing.
+        """
+        self.call("compile_method", {"className": "Account",
+                                     "source": "deposit: n\n  ^n"}, ok())
+        committed = toolError("other")
+        committed["result"]["_meta"] = {COMMITTED_META: True}
+        code = "System commitTransaction. nil foo"
+        event = self.call("execute_code", {"code": code}, committed)
+        digest = hashlib.sha256(code.encode()).hexdigest()[:12]
+        self.assertEqual((event["event"], event["result"], event["changes"]),
+                         ("commit", "committed",
+                          ["Account>>deposit:", f"execute_code {digest}"]))
+        self.assertEqual(self.events[-2]["outcome"], "error:other")
+        self.assertEqual(self.call("commit", {}, ok({"committed": True}))
+                         ["changes"], [])
+
+    def test_codeThatAbortedDropsTheChanges(self):
+        """
+        A call whose result says its code aborted what the session held
+        drops the changes a later commit would have named.
+        """
+        self.call("compile_method", {"className": "Account",
+                                     "source": "deposit: n\n  ^n"}, ok())
+        aborted = ok()
+        aborted["result"]["_meta"] = {DISCARDED_META: True}
+        self.call("execute_code", {"code": "System abortTransaction"},
+                  aborted)
         self.assertEqual(self.call("commit", {}, ok({"committed": True}))
                          ["changes"], [])
 
@@ -445,7 +480,7 @@ class FailedAuditTests(SynchronousTestCase):
         self.audit.callStarted(facts())
         self.assertEqual([event["event"] for event in linesOf(self.path)],
                          ["auditOpened", "auditOpened", "callStarted"])
-        self.assertIsNone(verify([self.path]))
+        self.assertIsNone(verify([self.path])[0])
 
 
 OUTCOME_FORM = re.compile(r"^``([A-Za-z]+(?::<[a-z]+>)?)``$", re.M)
@@ -513,3 +548,74 @@ class OutcomeSetTests(SynchronousTestCase):
                 {"error": {"code": 1}})},
             {"ok", "toolError", "askedForInput", "cancelled", "error"})
         self.assertEqual(len(self.produced()), 5 + len(REFUSALS))
+
+
+EVENT_ENTRY = re.compile(r"^``([A-Za-z]+)``\n((?:    .*\n)+)", re.M)
+FIELD = re.compile(r"``([A-Za-z0-9]+)``")
+EVERY_LINE = ("time", "event", "message")
+"""The fields the docs say every line holds, before the kind's own."""
+
+
+class DocumentedFieldsTests(SynchronousTestCase):
+    """
+    Each line of the file holds exactly the fields
+    C{docs/authentication.rst} documents for its kind, and nothing of
+    Twisted's.
+    """
+
+    def documented(self):
+        """
+        The fields every line holds, and each event kind's own.
+        """
+        text = AUTHENTICATION.read_text()
+        section = text[text.index("Each line's ``event`` is one of"):
+                       text.index("The outcome of a ``toolCall``")]
+        intro = section[:section.index("\n\n")]
+        kinds = {}
+        for kind, body in EVENT_ENTRY.findall(section):
+            fields = body.split("Fields:")[1]
+            kinds[kind] = set(FIELD.findall(fields))
+        return set(FIELD.findall(intro)), kinds
+
+    def written(self, key=None):
+        """
+        A file holding an event of each kind the audit writes.
+        """
+        path = self.mktemp()
+        audit = AuditLog.toFile(path, "DataCurator", {"execute_code"}, key)
+        callId = audit.callStarted(facts())
+        audit.callEnded(facts(), callId, ok(), 0.5)
+        audit.refusal(facts(), "notInScope")
+        audit.callEnded(facts(tool="commit", arguments={}), None,
+                        ok({"committed": True}), 0.1)
+        audit.close()
+        return linesOf(path)
+
+    def test_everyKindDocumented(self):
+        common, kinds = self.documented()
+        self.assertEqual(set(kinds),
+                         {"auditOpened", "callStarted", "toolCall", "commit"})
+        self.assertTrue(set(EVERY_LINE) <= common, common)
+        for key, digest in ((None, "previousSha256"),
+                            (b"k", "previousHmacSha256")):
+            lines = self.written(key)
+            self.assertEqual({line["event"] for line in lines}, set(kinds))
+            for line in lines:
+                self.assertIn(digest, common)
+                self.assertEqual(
+                    set(line), {*EVERY_LINE, digest, *kinds[line["event"]]},
+                    line["event"])
+
+    def test_lineShape(self):
+        """
+        The repro: no Twisted field (C{log_logger}, C{log_level},
+        C{log_flattened} repeating every field); the time as a reader
+        reads it, and the message rendered.
+        """
+        started = self.written()[1]
+        self.assertFalse([name for name in started if "log_" in name])
+        self.assertRegex(started["time"],
+                         r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$")
+        self.assertRegex(started["message"],
+                         r"^call [0-9a-f]{16}: execute_code by f81d4fae as "
+                         r"Alice in session 01234567 starts$")

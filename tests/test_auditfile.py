@@ -10,7 +10,7 @@ import os
 from twisted.logger import Logger, LogLevel, capturedLogs, formatEvent
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.observe.auditchain import NOTHING, PREVIOUS_KEY, verify
+from gsmcpd.observe.auditchain import GENESIS, PREVIOUS_KEY, verify
 from gsmcpd.observe.auditfile import AUDIT_NAMESPACE, AuditFile, described
 
 
@@ -90,9 +90,9 @@ class AuditFileTests(SynchronousTestCase):
         opened, event = self.lines()
         self.assertEqual(
             (opened["event"], opened["cause"], opened["unwritten"],
-             opened[PREVIOUS_KEY]), ("auditOpened", "start", 0, NOTHING))
+             opened[PREVIOUS_KEY]), ("auditOpened", "start", 0, GENESIS))
         self.assertEqual(event["n"], 1)
-        self.assertIsNone(verify([self.path]))
+        self.assertIsNone(verify([self.path])[0])
         self.assertIsNone(trail.failure)
 
     def test_failedWriteNeverRaises(self):
@@ -188,7 +188,7 @@ class AuditFileTests(SynchronousTestCase):
             [("auditOpened", "start", 0, None), ("toolCall", None, None, 1),
              ("auditOpened", "reopen", 2, None),
              ("toolCall", None, None, 4)])
-        self.assertIsNone(verify([self.path]))
+        self.assertIsNone(verify([self.path])[0])
         self.assertTrue(self.disk.opened[0].closed)
         self.assertEqual(trail.unwritten, 2)
 

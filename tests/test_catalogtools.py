@@ -25,6 +25,19 @@ class SurfaceTests(SynchronousTestCase):
         listed = [tool.name for tool in surface().advertised()]
         self.assertEqual(sorted(listed), sorted(EVERYDAY + CATALOG_TOOLS))
 
+    def test_lists(self):
+        """
+        The catalog surface lists what it advertises; a full catalog lists
+        every tool it serves.
+        """
+        catalog = surface()
+        self.assertEqual(
+            {tool.name for tool in catalog if catalog.lists(tool.name)},
+            set(EVERYDAY + CATALOG_TOOLS))
+        full = ToolCatalog.named()
+        self.assertTrue(all(full.lists(tool.name) for tool in full))
+        self.assertFalse(full.lists("zebra"))
+
     def test_everyToolCallable(self):
         """
         Every served tool is in the catalog by name, listed or not.

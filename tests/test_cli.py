@@ -13,6 +13,7 @@ from twisted.trial.unittest import TestCase
 
 from gsmcpd import __version__
 from gsmcpd.observe.audit import AuditLog
+from gsmcpd.observe.auditchain import GENESIS, lineDigest
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.launch import launch
 from tests.test_audit import ran
@@ -121,11 +122,12 @@ class CommandTests(TestCase):
         for tool in ("status", "abort", "status"):
             ran(audit, tool, anonymous=True)
         audit.close()
-        status, out, err = gsmcpd("audit", "verify", path)
-        self.assertEqual((status, out, err),
-                         (0, f"the chain holds through {path}\n", ""))
         with open(path, "rb") as f:
             lines = f.readlines()
+        status, out, err = gsmcpd("audit", "verify", path)
+        self.assertEqual((status, out, err), (0, (
+            f"the chain holds through {path}; its last line hashes to "
+            f"{lineDigest(lines[-1].rstrip())}\n"), ""))
         with open(path, "wb") as f:
             f.writelines(lines[:1] + lines[2:])
         status, out, err = gsmcpd("audit", "verify", path)
@@ -137,6 +139,61 @@ class CommandTests(TestCase):
         status, out, err = gsmcpd("audit", "verify")
         self.assertEqual(status, 2)
         self.assertIn("name the audit file", err)
+
+    def test_auditVerifyCutHead(self):
+        """
+        A trail cut at its head, by one line or five, fails; so does it
+        with its head given back by a file that does not start the trail,
+        unless C{--continues} names what it continues.
+        """
+        path = self.mktemp()
+        audit = AuditLog.toFile(path, "DataCurator")
+        for tool in ("status", "abort") * 4:
+            ran(audit, tool, anonymous=True)
+        audit.close()
+        with open(path, "rb") as f:
+            lines = f.readlines()
+        for cut in (1, 5):
+            with open(path, "wb") as f:
+                f.writelines(lines[cut:])
+            status, out, err = gsmcpd("audit", "verify", path)
+            self.assertEqual(status, 1)
+            self.assertIn(f"{path}:1: not the head of a trail file", out)
+        with open(path, "wb") as f:
+            f.writelines(lines)
+        status, out, err = gsmcpd("audit", "verify", "--continues",
+                                  "0" * 64, path)
+        self.assertEqual(status, 1)
+        self.assertIn("continues " + GENESIS, out)
+
+    def test_auditVerifyWithKey(self):
+        """
+        A keyed trail verifies with its key; without it, or with another,
+        it does not; a key file others may read is refused.
+        """
+        path, keyFile, other = self.mktemp(), self.mktemp(), self.mktemp()
+        for name, text in ((keyFile, "k3y\n"), (other, "other\n")):
+            with open(os.open(name, os.O_WRONLY | os.O_CREAT, 0o600),
+                      "w") as f:
+                f.write(text)
+        audit = AuditLog.toFile(path, "DataCurator", key=b"k3y")
+        ran(audit, "status", anonymous=True)
+        audit.close()
+        status, out, err = gsmcpd("audit", "verify", "--audit-key-file",
+                                  keyFile, path)
+        self.assertEqual(status, 0, out)
+        status, out, err = gsmcpd("audit", "verify", path)
+        self.assertEqual(status, 1)
+        self.assertIn("give the trail's key (--audit-key-file)", out)
+        status, out, err = gsmcpd("audit", "verify", "--audit-key-file",
+                                  other, path)
+        self.assertEqual(status, 1)
+        self.assertIn(f"{path}:2: breaks the chain", out)
+        os.chmod(keyFile, 0o644)
+        status, out, err = gsmcpd("audit", "verify", "--audit-key-file",
+                                  keyFile, path)
+        self.assertEqual(status, 2)
+        self.assertIn("chmod 600", err)
 
     def test_clientConfigFromThePortSetting(self):
         status, out, err = gsmcpd(
@@ -173,6 +230,24 @@ class CheckCommandTests(TestCase):
         self.assertEqual(lines[0], "OK    --simulated: on (from --simulated)")
         self.assertEqual(len(lines), 11, out)
         self.assertTrue(all(line.startswith("OK  ") for line in lines), out)
+
+    def test_auditKeyChecked(self):
+        """
+        C{gsmcpd check} refuses an audit key file others may read, or one
+        without an audit file to chain.
+        """
+        key = tempfile.mktemp()
+        with open(key, "w") as f:
+            f.write("k3y\n")
+        self.addCleanup(os.remove, key)
+        for mode, more, refusal in (
+                (0o644, ("--audit-log", key + ".log"), "chmod 600"),
+                (0o600, (), "needs --audit-log")):
+            os.chmod(key, mode)
+            status, out, err = gsmcpd("check", "--simulated",
+                                      "--audit-key-file", key, *more)
+            self.assertEqual(status, 1)
+            self.assertIn(refusal, out)
 
     def test_settingsFromTheFile(self):
         """

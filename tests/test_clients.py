@@ -33,15 +33,17 @@ class PythonSdkClientTests(SynchronousTestCase):
 
     def test_initializeListCallTerminate(self):
         """
-        The official Python SDK client initializes, lists the 31 tools
-        (each with an output schema and annotations), gets C{7} for
-        C{3 + 4}, and terminates its session on exit.
+        The official Python SDK client initializes, lists the default
+        surface's 33 tools (the reference design's 31, inspect and
+        profile_code; each with an output schema and annotations), gets
+        C{7} for C{3 + 4}, and terminates its session on exit.
         """
         seen = self.client("basic", "3 + 4")
         self.assertEqual(seen["protocolVersion"], "2025-11-25")
         self.assertIn("simulated", seen["serverInfo"]["title"])
-        allTools = sorted(set().union(*REFERENCE_TOOLS.values()))
-        self.assertEqual(len(allTools), 31)
+        allTools = sorted(set().union(*REFERENCE_TOOLS.values(),
+                                      {"inspect", "profile_code"}))
+        self.assertEqual(len(allTools), 33)
         self.assertEqual(seen["tools"], allTools)
         self.assertEqual(seen["withOutputSchema"], allTools)
         self.assertEqual(seen["withAnnotations"], allTools)

@@ -11,7 +11,8 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.tools.base import MCP_DEFAULT_HINTS, effectiveHints
 from gsmcpd.protocol.instructions import OUTPUT_RULE, stockInstructions
-from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, toolsetClass
+from gsmcpd.tools.catalog import (
+    CORE_TOOLSETS, OTHER_TOOLSETS, ToolCatalog, toolsetClass)
 from tests.builders import clientSession, legacyEra
 from tests.toolharness import strictForm
 
@@ -35,6 +36,22 @@ REFERENCE_TOOLS = {
 
 ANNOTATIONS = ("readOnlyHint", "destructiveHint", "idempotentHint",
                "openWorldHint")
+
+
+CODE_ARGUMENTS = frozenset({"code", "expression", "source"})
+"""The arguments that carry Smalltalk a tool evaluates or compiles."""
+
+
+def takes(schema):
+    """
+    The names of every property an input schema takes, at any depth.
+    """
+    names = set(schema.get("properties", {}))
+    for sub in schema.get("properties", {}).values():
+        names |= takes(sub)
+    if isinstance(schema.get("items"), dict):
+        names |= takes(schema["items"])
+    return names
 
 
 def promisesRepeated(schema, path="$"):
@@ -173,6 +190,21 @@ class SurfaceTests(SynchronousTestCase):
                      "compile_class_definition"):
             hints = effectiveHints(self.tools.get(name).annotations)
             self.assertIs(hints["destructiveHint"], True, name)
+
+    def test_codeIsNeverReadOnly(self):
+        """
+        No tool that evaluates code says it is read-only, in any toolset
+        shipped: whatever its arguments call code, an expression or a
+        source may commit, so a client that lets read-only tools run
+        unasked must ask for it.
+        """
+        every = ToolCatalog.named([*CORE_TOOLSETS, *OTHER_TOOLSETS])
+        evaluating = [tool.name for tool in every
+                      if CODE_ARGUMENTS & takes(tool.inputSchema)]
+        self.assertIn("inspect", evaluating)
+        for name in evaluating:
+            hints = effectiveHints(every.get(name).annotations)
+            self.assertIs(hints["readOnlyHint"], False, name)
 
     def test_readsAreReadOnly(self):
         for family in ("listing", "browsing", "search"):

@@ -139,7 +139,7 @@ class DrainTests(TestCase):
 
     def test_healthTellsTheBalancer(self):
         self.drain.begin()
-        self.assertEqual(self.health.describe()[0], 503)
+        self.assertEqual(self.health.describe()[0], 404)
 
     def test_noGraceNoWait(self):
         """

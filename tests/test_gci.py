@@ -10,6 +10,7 @@ import threading
 
 from twisted.internet import reactor, threads
 from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
+from twisted.logger import LogLevel, formatEvent, globalLogPublisher
 from twisted.python.threadable import isInIOThread
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
@@ -115,6 +116,15 @@ class ReactorThreadTests(SimulatedStoneMixin, TestCase):
         self.assertEqual(self.control.call({"op": "sessions"})["sessions"],
                          [])
 
+    def test_breakRefusedOnReactorThread(self):
+        """
+        Not even a break is sent on the reactor thread: GciTsBreak writes
+        to the gem's socket, and a wedged gem would hold the daemon.
+        """
+        self.startStone()
+        self.assertRaises(BlockingCallOnReactorThread,
+                          self.library.breakSession, 0x5E55, False)
+
 
 class GemSessionTests(SimulatedStoneMixin, TestCase):
 
@@ -167,6 +177,47 @@ class GemSessionTests(SimulatedStoneMixin, TestCase):
         again = yield self.assertFailure(
             gem.execute(executeCode("1"), 4096), SessionGone)
         self.assertTrue(again.fatal)
+
+    @inlineCallbacks
+    def test_deadGemIsLoggedOutAndFreed(self):
+        """
+        A session whose gem died is passed to GciTsLogout at once, which
+        frees it and its socket, whether or not anyone closes the session:
+        the error that says the gem is gone arrives with the handle freed.
+        """
+        gem = yield self.loggedIn()
+        handle = gem._handle
+        freed = ctypes.CDLL(self.library.path).FakeGciTsFreed
+        freed.argtypes = [ctypes.c_void_p]
+        self.assertEqual(freed(handle), 0)
+        [number] = [s["session"]
+                    for s in self.control.call({"op": "sessions"})["sessions"]]
+        self.control.call({"op": "kill", "session": number})
+        error = yield self.assertFailure(
+            gem.execute(executeCode("1"), 4096), GciError)
+        self.assertTrue(error.fatal)
+        self.assertEqual(freed(handle), 1)
+
+    @inlineCallbacks
+    def test_loginWarningIsLogged(self):
+        """
+        A login that succeeds with a warning in its error report (gcits.hf:
+        "login succeeded but there may still be a warning in *err") logs
+        it, and the session is logged in.
+        """
+        self.control.call({"op": "loginWarning", "warning": {
+            "number": 2347, "message": "your password is about to expire"}})
+        events = []
+        globalLogPublisher.addObserver(events.append)
+        self.addCleanup(globalLogPublisher.removeObserver, events.append)
+        gem = yield self.loggedIn()
+        [warning] = [e for e in events if e.get("log_level") == LogLevel.warn
+                     and "with a warning" in e.get("log_format", "")]
+        self.assertIn("test: logged in with a warning: GemStone error 2347: "
+                      "your password is about to expire",
+                      formatEvent(warning))
+        answer = yield gem.execute(executeCode("1 + 1"), 4096)
+        self.assertEqual(json.loads(answer)["result"]["text"], "2")
 
     @inlineCallbacks
     def test_breakInterruptsARunningCall(self):
@@ -471,7 +522,7 @@ class _BreakRaceLibrary:
         self.loggedOutUnderABreak = None
 
     def login(self, *args):
-        return 0x5E55
+        return 0x5E55, None
 
     def resolveSymbol(self, handle, name):
         return 0x7E000001

@@ -3,10 +3,12 @@ Two daemons behind HAProxy on loopback, sharing one simulated stone (a
 test double, not GemStone), with the shipped C{etc/haproxy/gsmcpd.cfg}:
 every MCP session keeps its GemStone session across calls, a full daemon
 gets no new session (its agent check says so), and a daemon being stopped
-gets none either while its calls in flight finish.
+gets none either while the sessions it holds keep reaching it until its
+drain grace ends.
 """
 
 import base64
+import contextlib
 import http.client
 import json
 import os
@@ -35,6 +37,37 @@ DRAIN_GRACE = 8
 CHECK_INTERVAL = 1.0
 """The configuration's inter: HAProxy marks a server down after one
 failed check."""
+
+
+def modernRequest(port, id, name, arguments, handle=None, wrapped=False):
+    """
+    One MCP 2026-07-28 tools/call to a loopback port: C{(status, headers,
+    parsed body)}.
+
+    @param wrapped: send the handle's header in the base64-wrapped form
+        the 2026-07-28 revision lets a client use (SEP-2243).
+    """
+    headers = {"content-type": "application/json",
+               "accept": "application/json, text/event-stream",
+               "mcp-protocol-version": MODERN, "mcp-method": "tools/call",
+               "mcp-name": name}
+    if handle is not None:
+        headers["mcp-param-session"] = handle if not wrapped else \
+            "=?base64?" + base64.b64encode(handle.encode()).decode() + "?="
+        arguments = dict(arguments, session=handle)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.request("POST", "/mcp", json.dumps({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments,
+                       "_meta": MODERN_META}}), headers)
+        response = connection.getresponse()
+        body = response.read()
+    finally:
+        connection.close()
+    return (response.status,
+            {k.lower(): v for k, v in response.getheaders()},
+            json.loads(body) if body else None)
 
 
 class Proxy:
@@ -91,20 +124,43 @@ class ProxiedDaemons(SynchronousTestCase):
         with open(passwordFile, "w") as f:
             f.write("swordfish\n")
         os.chmod(passwordFile, 0o600)
-        shared = ("--gci-library", libraryPath(), "--stone", socketPath,
-                  "--password-file", passwordFile)
-        self.daemons = []
-        for name, cap in zip(("one", "two"), self.caps):
-            os.mkdir(os.path.join(directory, name))
-            agentPort = freePort()
-            daemon = Daemon(os.path.join(directory, name), "--max-sessions",
-                            str(cap), "--drain-grace", str(DRAIN_GRACE),
-                            "--agent-port", str(agentPort), stone=shared)
-            daemon.agentPort = agentPort
-            self.addCleanup(daemon.stop)
-            self.daemons.append(daemon)
+        self._directory = directory
+        self._stone = ("--gci-library", libraryPath(), "--stone", socketPath,
+                       "--password-file", passwordFile)
+        self.started = []
+        self.addCleanup(self.stopTogether)
+        self.daemons = [self.startDaemon(name, cap)
+                        for name, cap in zip(("one", "two"), self.caps)]
         self.proxy = Proxy(directory, *self.daemons)
         self.addCleanup(self.proxy.stop)
+
+    def startDaemon(self, name, cap, port=None, agentPort=None):
+        """
+        A daemon on the shared stone, with at most C{cap} sessions and an
+        agent check (on C{port} and C{agentPort}, or free ones).
+        """
+        directory = os.path.join(self._directory, name)
+        os.mkdir(directory)
+        agentPort = agentPort or freePort()
+        daemon = Daemon(directory, "--max-sessions", str(cap),
+                        "--drain-grace", str(DRAIN_GRACE), "--agent-port",
+                        str(agentPort), port=port, stone=self._stone)
+        daemon.agentPort = agentPort
+        self.started.append(daemon)
+        return daemon
+
+    def stopTogether(self):
+        """
+        Tell every daemon still running to stop at once, so their drains
+        overlap, then wait for each.
+        """
+        for daemon in self.started:
+            if daemon.process.poll() is None:
+                daemon.process.terminate()
+        for daemon in self.started:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                daemon.process.wait(DRAIN_GRACE + 30)
+            daemon.stop()
 
     def gemSession(self, session, id):
         """
@@ -152,33 +208,16 @@ class HaproxyTests(ProxiedDaemons):
 
     def modernCall(self, id, name, arguments, handle=None, wrapped=False):
         """
-        One MCP 2026-07-28 tools/call through HAProxy: C{(headers, result)}.
+        One MCP 2026-07-28 tools/call through HAProxy, answered 200:
+        C{(headers, result)}.
 
         @param wrapped: send the handle's header in the base64-wrapped form
             the 2026-07-28 revision lets a client use (SEP-2243).
         """
-        headers = {"content-type": "application/json",
-                   "accept": "application/json, text/event-stream",
-                   "mcp-protocol-version": MODERN, "mcp-method": "tools/call",
-                   "mcp-name": name}
-        if handle is not None:
-            headers["mcp-param-session"] = handle if not wrapped else \
-                "=?base64?" + base64.b64encode(handle.encode()).decode() + "?="
-            arguments = dict(arguments, session=handle)
-        connection = http.client.HTTPConnection("127.0.0.1", self.proxy.port,
-                                                timeout=60)
-        try:
-            connection.request("POST", "/mcp", json.dumps({
-                "jsonrpc": "2.0", "id": id, "method": "tools/call",
-                "params": {"name": name, "arguments": arguments,
-                           "_meta": MODERN_META}}), headers)
-            response = connection.getresponse()
-            body = json.loads(response.read())
-        finally:
-            connection.close()
-        self.assertEqual(response.status, 200, body)
-        return {k.lower(): v for k, v in response.getheaders()}, \
-            body["result"]
+        status, headers, body = modernRequest(
+            self.proxy.port, id, name, arguments, handle, wrapped)
+        self.assertEqual(status, 200, body)
+        return headers, body["result"]
 
     def modernClient(self, number):
         headers, opened = self.modernCall(1, "open_session", {})
@@ -203,19 +242,56 @@ class HaproxyTests(ProxiedDaemons):
             self.assertEqual(len(seen), 1, f"{handle} ran on {seen}")
         self.assertEqual(len({seen.pop() for _, seen in results}), CLIENTS)
 
-    def test_drainedDaemonGetsNoNewSession(self):
+    def handleHolder(self, handle):
+        """
+        The daemon that holds the 2026-07-28 session C{handle}.
+        """
+        holders = [daemon for daemon in self.daemons
+                   if daemon.process.poll() is None
+                   and modernRequest(daemon.port, 1, "execute_code",
+                                     {"code": "1"}, handle)[0] == 200]
+        self.assertEqual(len(holders), 1)
+        return holders[0]
+
+    def openOn(self, daemon, open, holder):
+        """
+        Open sessions through HAProxy with C{open} until one lands on
+        C{daemon} (HAProxy then knows where it is): that one.
+        """
+        for _ in range(10):
+            opened = open()
+            if holder(opened) is daemon:
+                return opened
+        self.fail(f"HAProxy sent no session to {daemon.port}")
+
+    def openHandle(self):
+        headers, opened = self.modernCall(1, "open_session", {})
+        return opened["structuredContent"]["session"]
+
+    def modernText(self, id, code, handle):
+        return self.modernCall(id, "execute_code", {"code": code},
+                               handle)[1]["content"][0]["text"]
+
+    def test_drainKeepsItsSessions(self):
         """
         Once a daemon is told to stop, it opens no new session (asked
-        directly, it answers serverStopping), its call in flight finishes,
-        it answers its health check 503, and every new session goes to the
-        other, while it still serves.
+        directly, it answers serverStopping), and every new session goes
+        to the other; its call in flight finishes, and for the whole grace
+        HAProxy still sends it the requests of the 2025 session and the
+        2026-07-28 handle it holds, which run on their own GemStone
+        sessions and commit.  Once the grace is over it is down: their
+        next request is answered 404 by the other daemon.  Started again,
+        it gets new sessions again.
         """
         draining, staying = self.daemons
-        held = draining.initialize()
+        legacy = self.openOn(draining, self.proxy.initialize, self.holder)
+        handle = self.openOn(draining, self.openHandle, self.handleHolder)
+        legacyGem = self.gemSession(legacy, 2)
+        modernGem = self.modernText(2, "System session", handle)
         with ThreadPoolExecutor(1) as pool:
             inFlight = pool.submit(
-                draining.rpc, "tools/call", held, 2, name="execute_code",
-                arguments={"code": "(Delay forSeconds: 3) wait. 42"})
+                self.proxy.rpc, "tools/call", legacy, 3, name="execute_code",
+                arguments={"code": "(Delay forSeconds: 2) wait. 42"})
             time.sleep(0.5)
             draining.process.terminate()
             time.sleep(0.5)
@@ -226,12 +302,51 @@ class HaproxyTests(ProxiedDaemons):
         self.assertEqual(status, 200)
         self.assertEqual(body["result"]["content"][0]["text"], "42", body)
         time.sleep(2 * CHECK_INTERVAL)
+
         sessions = [self.proxy.initialize() for _ in range(5)]
-        self.assertIsNone(draining.process.poll(), "the drain ended early")
-        self.assertEqual(get(draining.port, "/healthz")[0], 503)
         self.assertEqual({self.holder(s) for s in sessions}, {staying})
-        for session in sessions:
-            self.assertTrue(self.gemSession(session, 2))
+        self.assertEqual(self.gemSession(legacy, 4), legacyGem)
+        self.proxy.rpc("tools/call", legacy, 5, name="execute_code",
+                       arguments={"code": "UserGlobals at: #Drained2025 "
+                                  "put: 2025"})
+        status, _, body = self.proxy.rpc("tools/call", legacy, 6,
+                                         name="commit", arguments={})
+        self.assertEqual((status, body["result"]["content"][0]["text"]),
+                         (200, "Committed."), body)
+        self.assertEqual(self.modernText(3, "System session", handle),
+                         modernGem)
+        # To the newest view, where the other's commit is (or the two
+        # writes to UserGlobals conflict).
+        self.modernCall(4, "abort", {}, handle)
+        self.modernText(5, "UserGlobals at: #Drained2026 put: 2026", handle)
+        self.assertEqual(self.modernCall(6, "commit", {}, handle)[1][
+            "content"][0]["text"], "Committed.")
+        self.assertIsNone(draining.process.poll(), "the drain ended early")
+        # HAProxy's own account: NOLB (the 404) and DRAIN (the agent).
+        self.assertIn("gsmcpd1 is stopping", self.proxy.log())
+        self.assertIn("gsmcpd1 enters drain state", self.proxy.log())
+
+        draining.process.wait(DRAIN_GRACE + 30)
+        self.assertEqual(self.proxy.rpc("ping", legacy)[0], 404)
+        status, _, body = modernRequest(self.proxy.port, 7, "execute_code",
+                                        {"code": "1"}, handle)
+        self.assertEqual((status, body["error"]["code"]), (404, -32004))
+        self.assertEqual(self.proxy.rpc(
+            "tools/call", self.proxy.initialize(), 2, name="execute_code",
+            arguments={"code": "(UserGlobals at: #Drained2025) + "
+                       "(UserGlobals at: #Drained2026)"})[2]["result"][
+                "content"][0]["text"], "4051")
+
+        # Restarted, it takes new sessions again: HAProxy counts it up,
+        # and its agent's "ready" ends the DRAIN the last one's set.
+        again = self.startDaemon("again", self.caps[0], draining.port,
+                                 draining.agentPort)
+        self.daemons[0] = again
+        deadline = time.monotonic() + 30
+        while "gsmcpd1 is UP" not in self.proxy.log():
+            self.assertLess(time.monotonic(), deadline, self.proxy.log())
+            time.sleep(0.2)
+        self.openOn(again, self.proxy.initialize, self.holder)
 
 
 class CapacityTests(ProxiedDaemons):

@@ -4,7 +4,14 @@ A session's journal of uncommitted changes.
 
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.tools.base import Tool, annotations
 from gsmcpd.tools.journal import Change, ChangeJournal, LastCommit
+from gsmcpd.tools.ledger import methodKey
+
+
+def tool(name, readOnly=False, listsChanges=False):
+    return Tool(name, name, "", {}, annotations(readOnly), None,
+                listsChanges=listsChanges)
 
 
 class ChangeJournalTests(SynchronousTestCase):
@@ -41,6 +48,92 @@ class ChangeJournalTests(SynchronousTestCase):
                                             "Account"))
         self.assertEqual((len(changes), len(self.journal)), (4, 0))
         self.assertEqual(self.journal.changedResources(), [])
+
+
+class RevertingTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.journal = ChangeJournal()
+        self.key = methodKey("Account", "withdraw:")
+
+    def test_firstChangeOf(self):
+        """
+        The first change of a method holds the source the view has.
+        """
+        self.journal.record("compiled", "Account>>withdraw:", "Account",
+                            method=self.key, previous="view")
+        self.journal.record("compiled", "Account>>withdraw:", "Account",
+                            method=self.key, previous="mine")
+        self.assertEqual(self.journal.firstChangeOf(self.key).previous,
+                         "view")
+        self.assertIsNone(self.journal.firstChangeOf(
+            methodKey("Account", "deposit:")))
+
+    def test_reverted(self):
+        self.journal.record("compiled", "Account>>withdraw:", "Account",
+                            method=self.key, previous="view")
+        self.journal.record("deleted", "class Foo", "Foo")
+        self.journal.reverted(self.key, "Account>>withdraw:", "Account")
+        self.assertEqual(list(self.journal), [
+            Change("deleted", "class Foo", "Foo"),
+            Change("reverted", "Account>>withdraw:", "Account")])
+        self.assertIsNone(self.journal.firstChangeOf(self.key))
+
+
+class UnlistedTests(SynchronousTestCase):
+    """
+    Which calls leave changes the journal cannot itemise.
+    """
+
+    def setUp(self):
+        self.journal = ChangeJournal()
+
+    def test_codeThatLeavesChanges(self):
+        self.journal.callEnded(tool("execute_code"), False)
+        self.assertEqual(self.journal.unlisted, [])
+        self.journal.callEnded(tool("execute_code"), True)
+        self.journal.callEnded(tool("execute_code"), True)
+        self.assertEqual(self.journal.unlisted, ["execute_code"])
+
+    def test_listingTools(self):
+        self.journal.callEnded(tool("compile_method", listsChanges=True),
+                               True)
+        self.assertEqual(self.journal.unlisted, [])
+
+    def test_readOnly(self):
+        """
+        A read-only tool counts only when the changes appeared with it: it
+        may still run code (inspect's expression).
+        """
+        self.journal.callEnded(tool("compile_method", listsChanges=True),
+                               True)
+        self.journal.callEnded(tool("inspect", readOnly=True), True)
+        self.assertEqual(self.journal.unlisted, [])
+        self.journal.ended()
+        self.journal.callEnded(tool("inspect", readOnly=True), True)
+        self.assertEqual(self.journal.unlisted, ["inspect"])
+
+    def test_unknown(self):
+        self.journal.callEnded(tool("execute_code"), None)
+        self.assertEqual(self.journal.unlisted, [])
+
+    def test_broken(self):
+        """
+        A call broken off before it answered may have changed anything,
+        even through a tool whose changes are listed; unless it is
+        declared read-only.
+        """
+        self.journal.callEnded(tool("get_method_source", readOnly=True),
+                               None, broken=True)
+        self.assertEqual(self.journal.unlisted, [])
+        self.journal.callEnded(tool("compile_method", listsChanges=True),
+                               None, broken=True)
+        self.assertEqual(self.journal.unlisted, ["compile_method"])
+
+    def test_ended(self):
+        self.journal.callEnded(tool("execute_code"), True)
+        self.journal.ended()
+        self.assertEqual(self.journal.unlisted, [])
 
 
 class LastCommitTests(SynchronousTestCase):

@@ -98,29 +98,36 @@ class LendingTests(SynchronousTestCase):
         self.assertIn("open_session", failure.value.message)
         self.assertEqual(self.pool.opened, [])
 
-    def test_changeWithoutHandleAborted(self):
+    def test_callWithoutHandleLoggedOut(self):
         """
-        A tool that may change something, called without a handle, runs on
-        a throwaway session whose work is aborted before it is kept warm.
+        A tool called without a handle runs on a throwaway session that is
+        logged out when the call ends, whatever the tool (a read-only one
+        too: what it left in the session may not reach another call); its
+        logout discards its work, so no abort is sent.
         """
         self.registry.warm.perUser = 2
-        session, done = self.successResultOf(
-            self.sessions.forTool(tool(False), None, ENVELOPE))
-        self.assertTrue(session.throwaway)
-        done()
-        self.assertEqual(session.gem.calls, [LOCK, ("abort", {})])
+        for readOnly in (False, True):
+            session, done = self.successResultOf(
+                self.sessions.forTool(tool(readOnly), None, ENVELOPE))
+            self.assertTrue(session.throwaway)
+            before = list(session.gem.calls)
+            done()
+            self.assertEqual(session.gem.calls, before)
+            self.assertTrue(session.gem.loggedOut)
+            self.assertIsNone(self.registry.get(session.handle))
         self.assertEqual(len(self.registry.warm), 1)
 
     def test_changeWithoutWarmReadsLoggedOut(self):
         """
-        With no session kept warm, the throwaway session logs out, which
-        discards its work: no abort is needed.
+        With no session kept warm, the throwaway session logs out and no
+        spare logs in.
         """
         session, done = self.successResultOf(
             self.sessions.forTool(tool(False), None, ENVELOPE))
         done()
         self.assertEqual(session.gem.calls, [LOCK])
         self.assertTrue(session.gem.loggedOut)
+        self.assertEqual(len(self.pool.opened), 1)
 
     def test_handleSessionNotThrowaway(self):
         handle = self.openHandle()
@@ -137,23 +144,25 @@ class LendingTests(SynchronousTestCase):
         self.assertIsNone(self.registry.get(session.handle))
         self.assertTrue(self.pool.opened[0].loggedOut)
 
-    def test_secondReadTakesTheFirstsSessionWarm(self):
+    def test_secondCallTakesASpare(self):
         """
-        With warm reads on, two reads without a handle log in once; the
-        second moves the view to the newest commit before it runs.
+        With warm reads on, the first call's session is logged out and a
+        spare logged in ahead: the second call takes it, never used, after
+        moving its view to the newest commit.
         """
         self.registry.warm.perUser = 2
         first, done = self.successResultOf(
             self.sessions.forTool(tool(True), None, ENVELOPE))
         done()
-        self.assertEqual(first.gem.calls, [LOCK])
+        self.assertTrue(first.gem.loggedOut)
+        spare = self.pool.opened[-1]
+        self.assertEqual(spare.calls, [LOCK])
         second, done = self.successResultOf(
             self.sessions.forTool(tool(True), None, ENVELOPE))
-        self.assertIs(second, first)
-        self.assertEqual(len(self.pool.opened), 1)
-        self.assertEqual(first.gem.calls, [LOCK, ("abort", {})])
+        self.assertIs(second.gem, spare)
+        self.assertEqual(spare.calls, [LOCK, ("abort", {})])
         done()
-        self.assertFalse(first.gem.loggedOut)
+        self.assertTrue(spare.loggedOut)
 
     def test_cancelledReadNotKept(self):
         """
@@ -177,9 +186,10 @@ class LendingTests(SynchronousTestCase):
         session, done = self.successResultOf(
             self.sessions.borrowed(ENVELOPE, "x"))
         done()
+        spare, = self.registry
         handle = self.openHandle()
-        self.assertNotEqual(handle, session.handle)
-        self.assertEqual(len(self.pool.opened), 2)
+        self.assertNotEqual(handle, spare.handle)
+        self.assertEqual(len(self.pool.opened), 3)
 
     def test_borrowerThatStopsWaitingKeepsTheLoginCounted(self):
         """

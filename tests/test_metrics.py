@@ -6,7 +6,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.observe.metrics import SESSION_ENDINGS, Metrics
+from gsmcpd.observe.metrics import COMMITTED_META, SESSION_ENDINGS, Metrics
 from gsmcpd.sessions.registry import SessionRegistry
 from tests.fakes import FakePool
 
@@ -112,6 +112,22 @@ class MetricsTests(TestCase):
             (("outcome", "committed"),): 2.0,
             (("outcome", "conflict"),): 1.0, (("outcome", "failed"),): 1.0})
 
+    def test_codeThatCommitted(self):
+        """
+        Any other tool's call whose result says its code committed counts
+        as a committed commit, failed or not; one that does not, as none.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        clock = Clock()
+        for isError in (False, True):
+            metrics.callStarted("execute_code", clock).finished({"result": {
+                "isError": isError, "structuredContent": {},
+                "_meta": {COMMITTED_META: True}}})
+        metrics.callStarted("execute_code", clock).finished({"result": {
+            "isError": False, "structuredContent": {}}})
+        self.assertEqual(scrape(metrics)["gsmcpd_commits_total"], {
+            (("outcome", "committed"),): 2.0})
+
     def test_askedForInputIsNotAnError(self):
         """
         A 2026-era round that asks the client is counted as
@@ -159,6 +175,20 @@ class MetricsTests(TestCase):
         self.assertEqual(samples["gsmcpd_audit_writable"][()], 0.0)
         self.assertEqual(samples["gsmcpd_audit_lines_unwritten_total"][()],
                          3.0)
+
+    def test_traceLostWatched(self):
+        """
+        The trace's lost lines read zero until watched, then what the
+        trace counts, when scraped.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        self.assertEqual(
+            scrape(metrics)["gsmcpd_trace_lines_lost_total"][()], 0.0)
+        lost = [0]
+        metrics.watch(traceLost=lambda: lost[0])
+        lost[0] = 7
+        self.assertEqual(
+            scrape(metrics)["gsmcpd_trace_lines_lost_total"][()], 7.0)
 
     def test_closedSessionsByShortReason(self):
         metrics = Metrics("1", processMetrics=False)

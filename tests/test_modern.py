@@ -255,6 +255,34 @@ class HandleTests(ModernTestCase):
         self.assertEqual(self.sessions.get(handle).calls.running, {})
 
     @inlineCallbacks
+    def test_taskWhoseCodeCommitted(self):
+        """
+        A call that became a task and whose code committed is the handle's
+        last commit once it is over, and its result says it committed.
+        """
+        handle = yield self.openSession()
+        gem = self.pool.opened[0]
+        gem.held = True
+        gem.moves["execute_code"] = True
+        meta = dict(META, **{"io.modelcontextprotocol/clientCapabilities":
+                             TASKS})
+        created = yield self.tool(
+            "execute_code", {"code": "System commitTransaction",
+                             "session": handle}, meta=meta,
+            mcp_param_session=handle)
+        self.assertEqual(created["resultType"], "task")
+        self.assertIsNone(self.sessions.get(handle).lastCommit)
+        gem.release()
+        self.treq.flush()
+        _, body = yield self.send(modern("tasks/get", 6, meta,
+                                         taskId=created["taskId"]))
+        self.assertEqual(body["result"]["status"], "completed")
+        self.assertEqual(body["result"]["result"]["_meta"],
+                         {"gsmcpd/committed": True})
+        self.assertEqual(self.sessions.get(handle).lastCommit.outcome,
+                         "committed")
+
+    @inlineCallbacks
     def test_deadGemNamesTheHandle(self):
         """
         A gem that dies closes its handle, and the error says which and
@@ -326,18 +354,21 @@ class HandleTests(ModernTestCase):
     def test_executeWithoutHandleRunsThrowaway(self):
         """
         execute_code without a handle answers on a throwaway session, says
-        so in one line; its commits are locked from its login and its work
-        is aborted when the call ends.
+        so in one line; its commits are locked from its login and it is
+        logged out when the call ends, a spare logged in in its place.
         """
         self.sessions.warm.perUser = 2
         result = yield self.tool("execute_code", {"code": "3 + 4"})
         self.assertFalse(result["isError"], result)
         self.assertEqual([block["text"] for block in result["content"]],
                          ["7", THROWAWAY_NOTE])
-        gem, = self.pool.opened
-        self.assertEqual([name for name, _ in gem.calls],
-                         ["disable_commits", "execute_code", "abort"])
-        self.assertFalse(gem.loggedOut)
+        used, spare = self.pool.opened
+        self.assertEqual([name for name, _ in used.calls],
+                         ["disable_commits", "execute_code"])
+        self.assertTrue(used.loggedOut)
+        self.assertEqual([name for name, _ in spare.calls],
+                         ["disable_commits"])
+        self.assertFalse(spare.loggedOut)
 
     @inlineCallbacks
     def test_failedLoginAnswersLoginFailed(self):
@@ -390,29 +421,36 @@ class HandleTests(ModernTestCase):
         self.assertEqual(len(self.sessions), 0)
 
     @inlineCallbacks
-    def test_readsWithoutHandleShareAWarmSession(self):
+    def test_readsWithoutHandleTakeSpares(self):
         """
-        With warm reads on, the second read takes the first's session,
-        after one abort; a read ended by its deadline is not kept.
+        With warm reads on, each read's session is logged out and a spare
+        logged in ahead for the next, which takes it after one abort; a
+        read ended by its deadline leaves no spare.
         """
         self.sessions.warm.perUser = 2
         for _ in range(2):
             result = yield self.tool("status")
             self.assertFalse(result["isError"], result)
-        gem, = self.pool.opened
-        self.assertEqual([tag for tag, _ in gem.calls],
-                         ["disable_commits", "status", "abort", "status"])
+        first, second, spare = self.pool.opened
+        self.assertEqual([[tag for tag, _ in gem.calls] for gem in
+                          self.pool.opened],
+                         [["disable_commits", "status"],
+                          ["disable_commits", "abort", "status"],
+                          ["disable_commits"]])
+        self.assertEqual([gem.loggedOut for gem in self.pool.opened],
+                         [True, True, False])
         self.assertEqual(len(self.sessions.warm), 1)
         self.app.legacy.calls.requestTimeout = 5
-        gem.held = True
+        spare.held = True
         answering = self.send(modern("tools/call", 8, META, name="status",
                                      arguments={}))
-        gem.release()
+        spare.release()
         self.clock.advance(5)
         self.treq.flush()
         _, body = yield answering
         self.assertIn("deadline", body["error"]["message"])
-        self.assertTrue(gem.loggedOut)
+        self.assertTrue(spare.loggedOut)
+        self.assertEqual(len(self.pool.opened), 3)
         self.assertEqual(len(self.sessions.warm), 0)
 
 
@@ -440,6 +478,22 @@ class ThrowawayOverTheStoneTests(ModernTestCase):
         self.assertEqual(seen["content"][0]["text"], "'nothing'")
 
     @inlineCallbacks
+    def test_sessionTempsNotCarriedOver(self):
+        """
+        What a call leaves in its session's SessionTemps (which an abort
+        keeps) is there for the rest of that call, and for no later call
+        without a handle: with a spare kept warm or without.
+        """
+        plant = "SessionTemps current at: #Planted put: 'x'. "
+        look = "SessionTemps current at: #Planted ifAbsent: ['nothing']"
+        for perUser in (2, 0):
+            self.sessions.warm.perUser = perUser
+            result = yield self.tool("execute_code", {"code": plant + look})
+            self.assertEqual(result["content"][0]["text"], "'x'")
+            result = yield self.tool("execute_code", {"code": look})
+            self.assertEqual(result["content"][0]["text"], "'nothing'")
+
+    @inlineCallbacks
     def test_warmSessionStaysLocked(self):
         """
         The lock lasts as long as the login: the next call that takes the
@@ -449,7 +503,8 @@ class ThrowawayOverTheStoneTests(ModernTestCase):
         yield self.tool("execute_code", {"code": "3 + 4"})
         result = yield self.tool("execute_code", {
             "code": "UserGlobals at: #Kept put: 42. System commitTransaction"})
-        self.assertEqual(len(self.pool.opened), 1)
+        spare = self.pool.opened[1]
+        self.assertIn("System commitTransaction", spare.sources[-1])
         self.assertEqual(result["structuredContent"]["error"]["number"],
                          COMMITS_DISABLED)
 

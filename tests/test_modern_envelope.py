@@ -268,6 +268,19 @@ class ParameterHeaderTests(SynchronousTestCase):
                                "mcp-param-verbose": ["true"]})
         checkParameterHeaders(SCHEMA, {"code": "3 + 4"}, {})
 
+    def test_notExpected(self):
+        """
+        Where the client was not shown the declaration, a header it did not
+        send is not missed, but one it sent must still agree.
+        """
+        checkParameterHeaders(SCHEMA, {"session": "abc"}, {}, expected=False)
+        for headers in ({"mcp-param-session": ["abd"]},
+                        {"mcp-param-verbose": ["true"]}):
+            error = self.assertRaises(
+                JsonRpcError, checkParameterHeaders, SCHEMA,
+                {"session": "abc"}, headers, expected=False)
+            self.assertEqual(error.code, HEADER_MISMATCH, headers)
+
     def test_disagreeing(self):
         """
         A missing header, a header without its argument, a different or

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -91,34 +92,50 @@ class AgentFlowTests(SynchronousTestCase):
         connection.close()
         return body
 
-    def test_readsWithoutHandleLogInOnce(self):
+    def metrics(self):
+        return samples(get(self.daemon.port, "/metrics")[2].decode())
+
+    def waitForSpare(self):
         """
-        Two reads without a session handle: the second runs on the first's
-        warm session, so the daemon logged in once.
+        Wait until a spare session, logged in ahead, idles in the pool.
+        """
+        deadline = time.monotonic() + 20
+        while self.metrics()[("gsmcpd_sessions_warm", ())] < 1:
+            self.assertLess(time.monotonic(), deadline, self.daemon.log())
+            time.sleep(0.02)
+
+    def test_readsWithoutHandleTakeSpares(self):
+        """
+        Two reads without a session handle: each read's session is logged
+        out and a spare logged in ahead, which the next read takes, so the
+        daemon logged in once for a read and once per spare.
         """
         for id in (1, 2):
             body = self.call(id, "status", {})
             self.assertFalse(body["result"]["isError"], body)
-        scraped = samples(get(self.daemon.port, "/metrics")[2].decode())
+            self.waitForSpare()
+        scraped = self.metrics()
         self.assertEqual(scraped[("gsmcpd_logins_total",
-                                  (("outcome", "ok"),))], 1.0)
-        self.assertEqual(scraped[("gsmcpd_sessions_warm", ())], 1.0)
+                                  (("outcome", "ok"),))], 3.0)
+        self.assertEqual(scraped[("gsmcpd_sessions_closed_total",
+                                  (("reason", "read_done"),))], 2.0)
 
-    def test_throwawayChangesNeverReachTheNextCall(self):
+    def test_throwawayStateNeverReachesTheNextCall(self):
         """
-        execute_code without a handle runs in a throwaway session: what it
-        changed is aborted when it ends, so the next such call, on the same
-        warm session, does not see it; nothing was committed.
+        execute_code without a handle runs in a throwaway session, logged
+        out when it ends: neither what it changed nor what it left in its
+        SessionTemps reaches the next such call, which runs on the spare
+        logged in ahead; nothing was committed.
         """
         body = self.call(1, "execute_code", {
-            "code": "UserGlobals at: #EraProbe put: 42. 3 + 4"})
+            "code": "UserGlobals at: #EraProbe put: 42. "
+                    "SessionTemps current at: #Planted put: 'x'. 3 + 4"})
         texts = [block["text"] for block in body["result"]["content"]]
         self.assertEqual(texts[0], "7", body)
         self.assertIn("throwaway session", texts[1])
+        self.waitForSpare()
         body = self.call(2, "execute_code", {
-            "code": "(UserGlobals includesKey: #EraProbe) printString"})
-        self.assertEqual(body["result"]["content"][0]["text"], "'false'",
-                         body)
-        scraped = samples(get(self.daemon.port, "/metrics")[2].decode())
-        self.assertEqual(scraped[("gsmcpd_logins_total",
-                                  (("outcome", "ok"),))], 1.0)
+            "code": "{UserGlobals includesKey: #EraProbe. SessionTemps "
+                    "current at: #Planted ifAbsent: [nil]} printString"})
+        self.assertEqual(body["result"]["content"][0]["text"],
+                         "'anArray( false, nil)'", body)

@@ -5,9 +5,12 @@ with.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.notes import SESSION_NOTE, THROWAWAY_NOTE, sessionNotes
+from gsmcpd.protocol.notes import (
+    COMMITTED_NOTE, MOVED_NOTE, SESSION_NOTE, THROWAWAY_NOTE, VIEW_TOOLS,
+    sessionNotes)
 from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.base import Tool, annotations, closedSchema
+from gsmcpd.tools.templates.outcomes import ViewMove
 
 
 def tool(readOnly):
@@ -44,3 +47,26 @@ class SessionNotesTests(SynchronousTestCase):
             self.assertEqual(
                 sessionNotes(tool(False), needsCommit, self.session),
                 [THROWAWAY_NOTE])
+
+    def test_codeMovedTheView(self):
+        """
+        Code that moved the view says so first, committed or not, before
+        the note on uncommitted changes.
+        """
+        self.assertEqual(
+            sessionNotes(tool(False), True, self.session, ViewMove(True, True)),
+            [COMMITTED_NOTE, SESSION_NOTE])
+        self.assertEqual(
+            sessionNotes(tool(False), False, self.session,
+                         ViewMove(True, False)), [MOVED_NOTE])
+
+    def test_viewToolsSayNothingOfIt(self):
+        """
+        commit, abort and refresh move the view by design: their answer
+        says what they did.
+        """
+        for name in VIEW_TOOLS:
+            moving = Tool(name, name, "d", closedSchema(), annotations(False),
+                          None)
+            self.assertEqual(sessionNotes(moving, False, self.session,
+                                          ViewMove(True, True)), [])

@@ -88,7 +88,7 @@ class OperationsTests(TestCase):
         stopped = self.service.stopService()
         self.assertTrue(self.health.stopping)
         self.assertEqual(self.refused, [True])
-        self.assertEqual(self.health.describe()[0], 503)
+        self.assertEqual(self.health.describe()[0], 404)
         self.assertIn(("STOPPING", "draining for 5s, then logging 2 "
                        "sessions out"), self.notifier.sent)
         self.assertNoResult(stopped)

@@ -346,8 +346,8 @@ class ConfigTests(SynchronousTestCase):
         narrow = self.configure(["--simulated", "--toolsets", "execution"])
         wide = self.configure(["--simulated", "--toolsets",
                                "execution session"])
-        self.assertNotIn("Only commit commits", narrow.identity.instructions)
-        self.assertIn("Only commit commits", wide.identity.instructions)
+        self.assertNotIn("Only commit, abort and refresh", narrow.identity.instructions)
+        self.assertIn("Only commit, abort and refresh", wide.identity.instructions)
 
     def test_eachEraItsOwnInstructions(self):
         """
@@ -360,7 +360,7 @@ class ConfigTests(SynchronousTestCase):
             "Call open_session first"))
         self.assertIn("Your MCP session has its own GemStone session",
                       identity.instructions)
-        self.assertIn("Only commit commits", identity.modernInstructions)
+        self.assertIn("Only commit, abort and refresh", identity.modernInstructions)
 
     def test_instructionsFile(self):
         path = self.passwordFile("Acme labels. Read-only.")
@@ -447,7 +447,7 @@ class ConfigTests(SynchronousTestCase):
              "GSMCP_AUTH_JWKS_FILE", "GSMCP_AUTH_REQUIRED_SCOPES",
              "GSMCP_AUTH_USER_CLAIM", "GSMCP_AUTH_USER_MAP",
              "GSMCP_AUTH_SCOPE_TOOLSETS", "GSMCP_READ_ONLY",
-             "GSMCP_ALLOW_UNAUTHENTICATED_REMOTE", "GSMCP_AUDIT_LOG",
+             "GSMCP_ALLOW_UNAUTHENTICATED_REMOTE", "GSMCP_AUDIT_LOG", "GSMCP_AUDIT_KEY_FILE",
              "GSMCP_ALLOWED_HOSTS",
              "GSMCP_REQUEST_DEADLINE", "GSMCP_HTTP_READ_TIMEOUT",
              "GSMCP_CALL_TIMEOUT", "GSMCP_STONE_DEADLINE", "GSMCP_MAX_CONNECTIONS",

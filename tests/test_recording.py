@@ -4,6 +4,7 @@ and begun before it runs, made when the call is really over (whether or
 not its client still waits), and a refusal recorded as one.
 """
 
+import hashlib
 import json
 
 from twisted.internet.defer import inlineCallbacks
@@ -255,6 +256,28 @@ class RealEndTests(TransportTestCase):
         self.assertEqual(self.work.lastCommit.changes,
                          ("compiled Account>>withdraw:",))
         self.assertEqual(self.work.calls.running, {})
+
+    def test_codeThatCommittedWhoseClientHangsUp(self):
+        """
+        Code whose envelope says a commit moved the view is a committed
+        commit in the audit, the metrics and the session's last commit,
+        named by its digest, though its client stopped waiting.
+        """
+        self.gem.moves["execute_code"] = True
+        self.gem.ignores = {"soft"}
+        self.work.journal.record("compiled", "Account>>withdraw:", "Account")
+        answer = self.start("execute_code", code="System commitTransaction")
+        answer.cancel()
+        self.gem.release()
+        self.assertIsNone(self.successResultOf(answer))
+        self.assertEqual(self.ended(), [("toolCall", "ok", None),
+                                        ("commit", None, "committed")])
+        self.assertEqual(sample(self.metrics, "gsmcpd_commits_total",
+                                outcome="committed"), 1)
+        digest = hashlib.sha256(b"System commitTransaction").hexdigest()
+        self.assertEqual(self.work.lastCommit.changes, (
+            "compiled Account>>withdraw:", f"execute_code {digest[:12]}"))
+        self.assertEqual(len(self.work.journal), 0)
 
     def test_commitStillEndedByItsDeadline(self):
         """

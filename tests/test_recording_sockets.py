@@ -2,10 +2,11 @@
 A record that never lies, against a real C{twistd gsmcp --simulated} (the
 simulated stone, a test double): with an audit trail that cannot be
 written no tool call runs, in either era; and commits whose clients hang
-up at once are committed commits in the audit, the metrics and each
-session's C{status}.
+up at once, and commits sent by code, are committed commits in the audit,
+the metrics and each session's C{status}.
 """
 
+import hashlib
 import http.client
 import json
 import os
@@ -26,18 +27,21 @@ SOURCE = "gemstone://class/Account/source"
 
 def modernCall(port, name, arguments):
     """
-    One 2026-era C{tools/call}: C{(status, parsed body)}.
+    One 2026-era C{tools/call} (its handle in its header too, when it
+    names one): C{(status, parsed body)}.
     """
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    headers = {"content-type": "application/json",
+               "accept": "application/json",
+               "mcp-protocol-version": "2026-07-28",
+               "mcp-method": "tools/call", "mcp-name": name}
+    if "session" in arguments:
+        headers["mcp-param-session"] = arguments["session"]
     try:
         connection.request("POST", "/mcp", json.dumps({
             "jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": name, "arguments": arguments,
-                       "_meta": MODERN}}), {
-            "content-type": "application/json",
-            "accept": "application/json",
-            "mcp-protocol-version": "2026-07-28",
-            "mcp-method": "tools/call", "mcp-name": name})
+                       "_meta": MODERN}}), headers)
         response = connection.getresponse()
         return response.status, json.loads(response.read())
     finally:
@@ -166,3 +170,79 @@ class HungUpCommitTests(SynchronousTestCase):
             last = status["result"]["structuredContent"]["lastCommit"]
             self.assertEqual((last["outcome"], last["changes"]),
                              ("committed", [f"compiled Account>>probe{n}"]))
+
+
+class CodeCommitTests(SynchronousTestCase):
+    """
+    Code that sends C{System commitTransaction} from C{execute_code},
+    C{inspect} and C{profile_code}, in a 2025 session and behind a 2026
+    handle: each commit is in the audit, the metrics and its session's
+    C{status}, and its result says it committed.
+    """
+
+    def setUp(self):
+        directory = os.path.abspath(self.mktemp())
+        os.makedirs(directory)
+        self.audit = os.path.join(directory, "audit.log")
+        self.daemon = Daemon(directory, "--audit-log", self.audit,
+                             "--toolsets", "execution session debugging")
+        self.addCleanup(self.daemon.stop)
+
+    def commitEvents(self):
+        with open(self.audit) as f:
+            return [(event["result"], event["changes"])
+                    for event in map(json.loads, f)
+                    if event["event"] == "commit"]
+
+    def assertCommitted(self, result, tool, code):
+        self.assertIn("[session] Committed:", json.dumps(result["content"]))
+        self.assertEqual(result["_meta"], {"gsmcpd/committed": True})
+        return [f"{tool} {hashlib.sha256(code.encode()).hexdigest()[:12]}"]
+
+    def test_legacySession(self):
+        session = self.daemon.initialize()
+        expected = []
+        for n, (tool, argument) in enumerate((
+                ("execute_code", "code"), ("inspect", "expression"),
+                ("profile_code", "code"))):
+            code = f"UserGlobals at: #ByCode{n} put: {n}. " \
+                "System commitTransaction. 3"
+            _, _, body = self.daemon.rpc("tools/call", session, n + 1,
+                                         name=tool,
+                                         arguments={argument: code})
+            changes = self.assertCommitted(body["result"], tool, code)
+            expected.append(("committed", changes))
+            _, _, status = self.daemon.rpc("tools/call", session, 9,
+                                           name="status", arguments={})
+            last = status["result"]["structuredContent"]["lastCommit"]
+            self.assertEqual((last["outcome"], last["changes"]),
+                             ("committed", changes))
+            self.assertIn("last commit: committed at", status["result"][
+                "content"][0]["text"])
+        self.assertEqual(self.commitEvents(), expected)
+        scraped = samples(get(self.daemon.port, "/metrics")[2].decode())
+        self.assertEqual(scraped[("gsmcpd_commits_total",
+                                  (("outcome", "committed"),))], 3)
+        # Another session reads what the code committed.
+        other = self.daemon.initialize()
+        _, _, read = self.daemon.rpc(
+            "tools/call", other, 1, name="execute_code",
+            arguments={"code": "ByCode0 + ByCode1 + ByCode2"})
+        self.assertEqual(read["result"]["content"][0]["text"], "3")
+
+    def test_modernHandle(self):
+        status, opened = modernCall(self.daemon.port, "open_session", {})
+        handle = opened["result"]["structuredContent"]["session"]
+        code = "UserGlobals at: #ByHandle put: 1. System commitTransaction"
+        status, body = modernCall(self.daemon.port, "execute_code",
+                                  {"code": code, "session": handle})
+        changes = self.assertCommitted(body["result"], "execute_code", code)
+        status, body = modernCall(self.daemon.port, "status",
+                                  {"session": handle})
+        last = body["result"]["structuredContent"]["lastCommit"]
+        self.assertEqual((last["outcome"], last["changes"]),
+                         ("committed", changes))
+        self.assertEqual(self.commitEvents(), [("committed", changes)])
+        scraped = samples(get(self.daemon.port, "/metrics")[2].decode())
+        self.assertEqual(scraped[("gsmcpd_commits_total",
+                                  (("outcome", "committed"),))], 1)

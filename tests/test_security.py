@@ -6,6 +6,7 @@ the audit trail).
 """
 
 import json
+import os
 
 import attr
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
@@ -24,6 +25,7 @@ from gsmcpd.daemon.security import (
     SessionPolicies, auditLog, bearerGate, listeningEndpoint,
     securityServices)
 from gsmcpd.observe.audit import AuditLog
+from gsmcpd.observe.auditchain import verify
 from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.notices import Filter
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
@@ -35,6 +37,7 @@ from tests.idp import AUDIENCE, ISSUER, IdentityProvider
 from tests.test_modern import (
     META, SOURCE, TASKS, VERSION, ModernTestCase, modern)
 from tests.test_web import JSON, TransportTestCase, request
+from tests.toolharness import StonePool
 
 AUTH = ("--auth-issuer", ISSUER, "--auth-audience", AUDIENCE)
 READ = ["browsing", "listing", "search", "session"]
@@ -126,6 +129,32 @@ class ConfigTests(SynchronousTestCase):
         self.addCleanup(audit.close)
         self.assertIn("compile_method", audit.mutatingTools)
         self.assertNotIn("commit", audit.mutatingTools)
+
+    def keyFile(self, mode=0o600):
+        path = self.mktemp()
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT, mode), "w") as f:
+            f.write("k3y\n")
+        os.chmod(path, mode)
+        return path
+
+    def test_auditKey(self):
+        """
+        C{--audit-key-file} makes the file's chain an HMAC under the
+        file's first line; it needs C{--audit-log}, and a file only its
+        owner reads.
+        """
+        path = self.mktemp()
+        audit = auditLog(configure("--audit-log", path, "--audit-key-file",
+                                   self.keyFile()), "DataCurator", ())
+        audit.close()
+        self.assertIsNone(verify([path], b"k3y")[0])
+        refused = self.assertRaises(ConfigError, auditLog, configure(
+            "--audit-log", path), "DataCurator", ())
+        self.assertIn("chained with a key: give its key", str(refused))
+        self.assertIn("--audit-log", self.refusal(
+            "--audit-key-file", self.keyFile()))
+        self.assertIn("chmod 600", self.refusal(
+            "--audit-log", path, "--audit-key-file", self.keyFile(0o640)))
 
     def test_gateFromSettings(self):
         path = IdentityProvider().writeJwks(self.mktemp())
@@ -527,6 +556,32 @@ class AuthenticatedModernTests(_Authenticated, ModernTestCase):
             envelope = Envelope(VERSION, {}, principal=principal)
             self.assertEqual(endpoint.listenable(wants, envelope)
                              .resourceSubscriptions, heard)
+
+
+class SharedUserOverTheStoneTests(_Authenticated, ModernTestCase):
+    """
+    Two people whose tokens name one GemStone user, over the simulated
+    stone: a call without a handle leaves nothing in a session the other's
+    next call could read, though both log in as that user.
+    """
+
+    def makePool(self):
+        return StonePool()
+
+    @inlineCallbacks
+    def test_sessionTempsNeverShared(self):
+        self.gate.validator.userClaim = "gemstone_user"
+        self.sessions.warm.perUser = 2
+        self.token = self.provider.token(sub="Alice", scope="write",
+                                         gemstone_user="Alice")
+        result = yield self.tool("execute_code", {
+            "code": "SessionTemps current at: #Planted put: 'x'. 1"})
+        self.assertFalse(result["isError"], result)
+        self.token = self.provider.token(sub="Mallory", scope="write",
+                                         gemstone_user="Alice")
+        result = yield self.tool("execute_code", {
+            "code": "SessionTemps current at: #Planted ifAbsent: ['nothing']"})
+        self.assertEqual(result["content"][0]["text"], "'nothing'")
 
 
 class ReadOnlyModernTests(_ReadOnly, _Authenticated, ModernTestCase):

@@ -100,12 +100,13 @@ class SharesTests(SynchronousTestCase):
     def test_throwawayCountsWhileLent(self):
         """
         A throwaway session counts for its identity while a call holds it,
-        and not once it idles in the warm pool (it is the server's then).
+        not once it is given back; nor does the spare logged in in its
+        place, idle in the warm pool (it is the server's).
         """
         lent = self.opened(ADA, throwaway=True)
         self.assertEqual(self.shares.held(ADA), 1)
-        self.successResultOf(self.registry.warm.keep(lent, "done"))
-        self.assertTrue(self.registry.warm.holds(lent))
+        self.successResultOf(self.registry.warm.giveBack(lent, "done"))
+        self.assertEqual(len(self.registry.warm), 1)
         self.assertEqual(self.shares.held(ADA), 0)
         self.opened(ADA)
         self.opened(ADA)

@@ -280,7 +280,8 @@ class TransactionTests(SimulatedStoneTests):
         self.assertEqual(self.printed(reader, absent), "'absent'")
         self.assertEqual(self.printed(writer, "IsolationX + 1"), "2")
         self.assertEqual(self.template(writer, "commit"),
-                         {"result": {"committed": True, "conflicts": {}}, "needsCommit": False})
+                         {"result": {"committed": True, "conflicts": {}}, "needsCommit": False,
+                          "viewMoved": True, "committed": True})
         self.assertEqual(self.printed(reader, absent), "'absent'")
         self.assertEqual(self.template(reader, "refresh")["result"],
                          {"refreshed": True, "writesCanCommit": True})
@@ -290,7 +291,8 @@ class TransactionTests(SimulatedStoneTests):
         session = self.login()
         self.evaluate(session, "UserGlobals at: #AbortX put: 1")
         self.assertEqual(self.template(session, "abort"),
-                         {"result": {"aborted": True}, "needsCommit": False})
+                         {"result": {"aborted": True}, "needsCommit": False,
+                          "viewMoved": True, "committed": False})
         self.assertEqual(
             self.printed(session, "UserGlobals at: #AbortX ifAbsent: [nil]"), "nil")
 

@@ -1,5 +1,5 @@
 """
-The simulated stone's object ids, instance-variable reads and SessionTemps
+The simulated stone's object ids and instance-variable reads
 (L{gsmcpd.testing.simulator.inspection}).
 """
 
@@ -50,16 +50,17 @@ class InspectionTests(SynchronousTestCase):
 
     def test_classInstanceVariables(self):
         """
-        A class's instance variables, as the model has them, are its
-        class-instance variables.
+        A class's instance variables, as the model has them, are Class's
+        C{name} and then its class-instance variables.
         """
         self.evaluate("Object subclass: 'Counter' instVarNames: #() classVars: #() "
                  "classInstVars: #(count) poolDictionaries: #() "
                  "inDictionary: UserGlobals options: #()")
         self.evaluate("Counter class compileMethod: 'bump count := 7' "
                  "dictionaries: System myUserProfile symbolList category: 'x'")
-        self.assertEqual(self.evaluate("Counter bump. (Counter instVarAt: 1) printString"),
+        self.assertEqual(self.evaluate("Counter bump. (Counter instVarAt: 2) printString"),
                          "7")
+        self.assertEqual(self.evaluate("(Counter instVarAt: 1) printString"), "#Counter")
 
     def test_kernelVariablesTheModelLacksFailLoudly(self):
         """
@@ -73,14 +74,3 @@ class InspectionTests(SynchronousTestCase):
 
         self.assertRaises(NotImplementedError, inspection._instVarAt,
                           Evaluator(), String("abc"), 1)
-
-    def test_sessionTempsPerSession(self):
-        """
-        SessionTemps current is the session's own, untouched by abort.
-        """
-        self.evaluate("SessionTemps current at: #k put: 1. System abortTransaction")
-        self.assertEqual(self.evaluate("(SessionTemps current at: #k ifAbsent: [0]) printString"),
-                         "1")
-        other = self.stone.login("DataCurator", "swordfish")
-        self.assertEqual(self.evaluate("(SessionTemps current at: #k ifAbsent: [0]) printString",
-                                  other), "0")

@@ -85,7 +85,8 @@ class ViewTests(InProcessTests):
         self.commitElsewhere(3)
         self.assertEqual(answer(session, "session_state")["result"]["commitsBehind"], 3)
         self.assertEqual(answer(session, "continue_transaction"),
-                         {"result": {"continued": True}, "needsCommit": True})
+                         {"result": {"continued": True}, "needsCommit": True,
+                          "viewMoved": True, "committed": False})
         self.assertEqual(answer(session, "session_state")["result"]["commitsBehind"], 0)
         # the uncommitted work survived the move, and the others' commits are seen
         self.assertEqual(printString(Evaluator(session).evaluate("Mine + Elsewhere2")), "3")

@@ -65,8 +65,75 @@ class DescriptionTests(SynchronousTestCase):
             f"System descriptionOfSession: {self.session.number}")
         self.assertEqual(error.number, errors.NO_PRIVILEGE)
 
-    def test_loggedOutIsNil(self):
-        self.assertEqual(self.evaluate("System descriptionOfSession: 999"), "nil")
+    def test_loggedOutHasNoProfile(self):
+        """
+        A session not logged in is described by an Array whose UserProfile
+        (and every other field) is nil, as on 3.7 (issue 30), not by nil.
+        """
+        self.assertEqual(self.evaluate("(System descriptionOfSession: 999) class"), "Array")
+        self.assertEqual(self.evaluate("(System descriptionOfSession: 999) at: 1"), "nil")
+
+
+class CommitRecordPageTests(SynchronousTestCase):
+    """
+    C{System commitRecordPageForSessionId:}: the page of the commit record
+    a session's view was taken at.
+    """
+
+    def setUp(self):
+        self.stone = Stone()
+        self.session = self.stone.login(DEFAULT_USER, DEFAULT_PASSWORD)
+        self.other = self.stone.login(DEFAULT_USER, DEFAULT_PASSWORD)
+
+    def page(self, session=None, of="System session"):
+        return Evaluator(session or self.session).evaluate(
+            f"System commitRecordPageForSessionId: {of}")
+
+    def test_movesWithTheView(self):
+        """
+        It changes with the session's own commit that wrote something, and
+        with an abort past another session's commit; not with a commit of
+        nothing, nor with another session's commit alone.
+        """
+        first = self.page()
+        run(self.session, "System commitTransaction")
+        self.assertEqual(self.page(), first)
+        run(self.session, "UserGlobals at: #P put: 1. System commitTransaction")
+        second = self.page()
+        self.assertNotEqual(second, first)
+        run(self.other, "System abortTransaction. UserGlobals at: #Q put: 1. "
+                        "System commitTransaction")
+        self.assertEqual(self.page(), second)
+        run(self.session, "System abortTransaction")
+        self.assertNotIn(self.page(), (first, second))
+        self.assertEqual(self.page(), self.page(self.other))
+
+    def test_othersNeedSessionAccess(self):
+        self.assertEqual(self.page(of=self.other.number),
+                         self.page(self.other))
+        self.stone.addUser("Viewer", "pw", RESTRICTED_PRIVILEGES)
+        viewer = self.stone.login("Viewer", "pw")
+        error = self.assertRaises(errors.SmalltalkError, self.page, viewer,
+                                  self.session.number)
+        self.assertEqual(error.number, errors.NO_PRIVILEGE)
+        self.assertIsNone(self.page(of=999))
+
+    def test_abortKeepsTheLastResult(self):
+        """
+        #commitResult: a commit's, #readOnly after a continue, and an abort
+        leaves it as it was (the stricter reading: GemStone does not say).
+        """
+        def result():
+            return printString(Evaluator(self.session).evaluate(
+                "System transactionConflicts at: #commitResult"))
+
+        self.assertEqual(result(), "#success")
+        run(self.session, "System continueTransaction")
+        self.assertEqual(result(), "#readOnly")
+        run(self.session, "System abortTransaction")
+        self.assertEqual(result(), "#readOnly")
+        run(self.session, "UserGlobals at: #R put: 1. System commitTransaction")
+        self.assertEqual(result(), "#success")
 
 
 class MonitorTests(SynchronousTestCase):

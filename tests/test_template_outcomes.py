@@ -6,8 +6,8 @@ running a template can come to.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.templates.outcomes import (
-    ERROR_KINDS, FAILURES, CallBroken, GemGone, ResultOverLimit, ToolError,
-    errorKindOf, stackText)
+    ERROR_KINDS, FAILURES, STILL, CallBroken, GemGone, ResultOverLimit,
+    ToolError, ViewMove, errorKindOf, stackText)
 
 
 class ToolErrorTests(SynchronousTestCase):
@@ -25,6 +25,29 @@ class ToolErrorTests(SynchronousTestCase):
         Callers that handle tool errors handle an over-limit result too.
         """
         self.assertIsInstance(ResultOverLimit("other", "big"), ToolError)
+
+
+class ViewMoveTests(SynchronousTestCase):
+
+    def test_ofADocument(self):
+        """
+        A document that says nothing of the view: it stayed; C{committed}
+        counts only as C{true}.
+        """
+        self.assertIs(ViewMove.of({"needsCommit": False}), STILL)
+        self.assertEqual(ViewMove.of({"viewMoved": True, "committed": True}),
+                         ViewMove(True, True))
+        self.assertEqual(ViewMove.of({"viewMoved": True, "committed": 1}),
+                         ViewMove(True, False))
+
+    def test_then(self):
+        """
+        One call's moves as one: a commit among them is kept.
+        """
+        committed, moved = ViewMove(True, True), ViewMove(True, False)
+        self.assertEqual(committed.then(moved), committed)
+        self.assertEqual(STILL.then(moved), moved)
+        self.assertEqual(STILL.then(STILL), STILL)
 
 
 class ErrorKindOfTests(SynchronousTestCase):

@@ -12,7 +12,7 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.tools.templates.outcomes import (
-    CallBroken, GemGone, ResultOverLimit, ToolError)
+    STILL, CallBroken, GemGone, ResultOverLimit, ToolError, ViewMove)
 from gsmcpd.tools.templates.run import TemplateAnswer, runTemplate
 from tests.fakes import FakeGem, SmalltalkRaised
 
@@ -48,6 +48,25 @@ class OutcomeTests(TestCase):
                                            "notes": ["careful"]}).encode())
         answer = self.successResultOf(runTemplate(Noted(), "execute_code", {"code": "x"}))
         self.assertEqual(answer, TemplateAnswer(3, False, ("careful",)))
+
+    def test_viewMoved(self):
+        """
+        How the envelope says the view moved comes with the value, and with
+        a failure: a commit that an error followed is still a commit.
+        """
+        self.gem.moves["execute_code"] = True
+        answer = self.successResultOf(self.outcome(lambda a: 7))
+        self.assertEqual(answer.moved, ViewMove(True, True))
+        failure = self.failureResultOf(self.outcome(raising(
+            SmalltalkRaised(2010, "MessageNotUnderstood", "nil foo"))),
+            ToolError)
+        self.assertEqual(failure.value.moved, ViewMove(True, True))
+        self.gem.moves["execute_code"] = False
+        answer = self.successResultOf(self.outcome(lambda a: 7))
+        self.assertEqual(answer.moved, ViewMove(True, False))
+        del self.gem.moves["execute_code"]
+        self.assertIs(self.successResultOf(self.outcome(lambda a: 7)).moved,
+                      STILL)
 
     def test_smalltalkErrorHasItsKind(self):
         failure = self.failureResultOf(self.outcome(raising(
@@ -85,6 +104,24 @@ class OutcomeTests(TestCase):
             self.outcome(raising(GciError(2106, "no such object"))),
             ToolError)
         self.assertEqual(failure.value.details, {"number": 2106})
+
+    def test_asynchronousEventSaysSo(self):
+        """
+        An event the stone sent the session (a signalled abort, a lost
+        view) is told apart from the tool's own failure, with what it means
+        for the session, whether the call or the envelope reports it.
+        """
+        failure = self.failureResultOf(self.outcome(raising(GciError(
+            6009, "a TransactionBacklog occurred"))), ToolError)
+        self.assertEqual(failure.value.details, {"number": 6009})
+        self.assertIn("asynchronous GemStone event", failure.value.message)
+        self.assertIn("changes are intact", failure.value.message)
+        failure = self.failureResultOf(self.outcome(raising(SmalltalkRaised(
+            3031, "RepositoryViewLost", "view lost"))), ToolError)
+        self.assertIn("uncommitted changes are lost", failure.value.message)
+        failure = self.failureResultOf(self.outcome(raising(GciError(
+            2106, "no such object"))), ToolError)
+        self.assertNotIn("asynchronous", failure.value.message)
 
     def test_withdrawn(self):
         self.gem.execute = lambda source, maxBytes: fail(CallWithdrawn())

@@ -74,6 +74,61 @@ class TemplateCheckTests(TestCase):
         self.assertEqual(report.stone["user"], "DataCurator")
 
     @inlineCallbacks
+    def test_everyTemplateAnswerDescribed(self):
+        """
+        A template step's row says what its answer holds, never an empty
+        "answered" (C{lacking_capabilities} answers an empty list), and
+        never a value (C{mint_onetime_password} answers a password).
+        """
+        report = yield self.check(configFor("--simulated"))
+        details = {row.step: row.detail for row in report.rows
+                   if row.detail.startswith("answered")}
+        self.assertEqual(details["lacking_capabilities"],
+                         "answered an empty list")
+        self.assertEqual(details["session_state"], "answered commitsBehind "
+                         "(an integer), session (an integer)")
+        self.assertEqual(details["mint_onetime_password"],
+                         "answered password (a string)")
+        self.assertEqual([step for step, detail in details.items()
+                          if detail.strip() == "answered"], [])
+
+    @inlineCallbacks
+    def test_answerOfTheWrongShapeFails(self):
+        """
+        A template answering what the daemon cannot read fails, though the
+        call succeeded: a String where session_state's dictionary belongs.
+        """
+        original = render.loadTemplateText
+
+        def answering(each, package=render.TEMPLATE_PACKAGE):
+            return "'a String'" if each == "session_state" else \
+                original(each, package)
+        self.patch(render, "loadTemplateText", answering)
+        Template.named.cache_clear()
+        self.addCleanup(Template.named.cache_clear)
+        report = yield self.check(configFor("--simulated"))
+        [row] = [row for row in report.rows if row.step == "session_state"]
+        self.assertFalse(row.ok)
+        self.assertEqual(row.detail,
+                         'the answer is not a dictionary: "a String"')
+
+    @inlineCallbacks
+    def test_continueTransactionDownBothPaths(self):
+        """
+        continue_transaction runs holding no change and holding some: a
+        path that does not leave needsCommit as it must fails.
+        """
+        steps = [step for step in STEPS if step.name == "continue_transaction"]
+        self.assertEqual([step.needsCommit for step in steps], [False, True])
+        report = yield self.check(configFor("--simulated"), (
+            STEPS[0], STEPS[1], steps[1]))
+        [row] = [row for row in report.rows
+                 if row.step == "continue_transaction"]
+        self.assertFalse(row.ok)
+        self.assertEqual(row.detail, "needsCommit is False where this path "
+                         "must leave it True")
+
+    @inlineCallbacks
     def test_brokenTemplateNamed(self):
         self.breaking(BROKEN)
         report = yield self.check(configFor("--simulated"))

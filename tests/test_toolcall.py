@@ -3,6 +3,7 @@ Tests for L{gsmcpd.protocol.toolcall}: C{tools/call} once for both eras,
 in whatever work session its era chose, or none.
 """
 
+from twisted.internet.defer import Deferred, fail
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.facts import RequestFacts
@@ -13,6 +14,7 @@ from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.base import (
     NO_SESSION, Tool, ToolError, ToolResult, annotations, closedSchema)
 from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.templates.outcomes import CallBroken
 from tests.builders import legacyEra
 from tests.fakes import FakeGem
 
@@ -50,6 +52,29 @@ class CallToolTests(SynchronousTestCase):
         self.assertEqual([block["text"] for block in result["content"]],
                          ["done", SESSION_NOTE, "[view] refreshed"])
         self.assertEqual(gem.calls[0][0], "execute_code")
+
+    def test_journalHearsHowItEnded(self):
+        """
+        The session's journal hears whether each call left the session
+        needing a commit, or was broken off, to say what it cannot list.
+        """
+        gem = FakeGem()
+        gem.needsCommit = True
+        work = WorkSession("h" * 32, gem)
+        self.successResultOf(callTool(self.request(CHANGING, work), CHANGING))
+        self.assertEqual(work.journal.unlisted, ["change"])
+
+        def broken(call, arguments):
+            raise CallBroken(6004)
+        for run in (broken, lambda call, arguments: fail(CallBroken(6004))):
+            tool = Tool("broken", "Broken", "d", closedSchema(),
+                        annotations(readOnly=False), run)
+            work.journal.ended()
+            result = callTool(self.request(tool, work), tool)
+            if isinstance(result, Deferred):
+                result = self.successResultOf(result)
+            self.assertTrue(result["isError"])
+            self.assertEqual(work.journal.unlisted, ["broken"])
 
     def test_inAThrowawaySession(self):
         work = WorkSession("h" * 32, FakeGem(), throwaway=True)

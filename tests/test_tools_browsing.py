@@ -120,7 +120,8 @@ class DescribeClassTests(BrowsingTestCase):
     def test_variables(self):
         """
         Class and class-instance variables are shown; a class with no
-        comment or category says so.
+        comment shows the one GemStone generates (the model's as a 3.x
+        stone's, "No class-specific documentation for ...").
         """
         self.model.defineClass("Ledger", "Object", ("entries",),
                                classVars=("Default",),
@@ -132,7 +133,20 @@ class DescribeClassTests(BrowsingTestCase):
         self.assertEqual(structured["instanceSelectors"], [])
         self.assertIn("class-instance variables: count\n", text)
         self.assertIn("instance selectors: (none)\n", text)
-        self.assertTrue(text.endswith("comment: (none)"))
+        self.assertIn("comment: No class-specific documentation for Ledger, hierarchy is: \n"
+                      "Object\n  Ledger( entries)\n", text)
+
+
+    @inlineCallbacks
+    def test_kernelClass(self):
+        """
+        A kernel class of the simulated stone lists the selectors the model
+        has, and its comment says a real stone's class has more (issue 29).
+        """
+        text, structured = yield checkedCall(self.harness, "describe_class",
+                                             className="System")
+        self.assertIn("commitTransaction", structured["classSelectors"])
+        self.assertIn("GemStone's System has more", text)
 
 
 class ClassDefinitionTests(BrowsingTestCase):

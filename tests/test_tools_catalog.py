@@ -3,12 +3,17 @@ Tests for L{gsmcpd.tools.catalog}: nothing is served that the deployment
 did not name, and every mistake in naming refuses to start, saying why.
 """
 
+from jsonschema import Draft202012Validator
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.tools.base import Tool, Toolset, annotations, closedSchema
+from gsmcpd.tools.arguments import INTEGER, STRING, uncapped
+from gsmcpd.tools.base import (
+    METHOD_SCHEMA, Tool, Toolset, annotations, closedSchema, resultSchema)
 from gsmcpd.tools.catalog import (
-    CORE_TOOLSETS, OTHER_TOOLSETS, ToolCatalog, ToolsetError, buildToolsets,
-    toolsetClass)
+    CORE_TOOLSETS, DEFAULT_TOOLSETS, OTHER_TOOLSETS, AdvertisedTool,
+    ToolCatalog, ToolsetError, advertisedOutput, buildToolsets, sharedOnce,
+    toolsetClass, unservedToolsets)
+from gsmcpd.tools.paging import PAGE_SCHEMA
 from gsmcpd.tools.execution import ExecutionToolset
 from gsmcpd.tools.sunit import TestingToolset
 
@@ -114,3 +119,94 @@ class ToolCatalogTests(SynchronousTestCase):
         self.assertIsNone(browsing.get("execute_code"))
         self.assertIsNotNone(browsing.get("get_method_source"))
         self.assertEqual(len(catalog.narrowed(frozenset())), 0)
+
+
+class AdvertisedTests(SynchronousTestCase):
+    """
+    Each tool as C{tools/list} describes it.
+    """
+
+    def test_defaultToolsets(self):
+        """
+        A deployment that names none serves the core toolsets and
+        debugging; the others shipped are left for an operator to name.
+        """
+        self.assertEqual(DEFAULT_TOOLSETS, (*CORE_TOOLSETS, "debugging"))
+        self.assertEqual(unservedToolsets(DEFAULT_TOOLSETS),
+                         ["admin", "changes", "conformance"])
+        self.assertEqual(unservedToolsets(["browsing", "admin"]), [
+            "execution", "listing", "mutation", "search", "session",
+            "testing", "changes", "conformance", "debugging"])
+
+    def test_advertisedIsTheToolListed(self):
+        """
+        The catalog advertises every tool, made once, each described
+        without its default caps and as L{advertisedOutput} says its
+        output; the tool itself keeps them, and validates with them.
+        """
+        catalog = ToolCatalog.named(["search"])
+        advertised = catalog.advertised()
+        self.assertIs(catalog.advertised(), advertised)
+        self.assertEqual([each.name for each in advertised],
+                         [each.name for each in catalog])
+        listed = next(each for each in advertised
+                      if each.name == "find_senders")
+        whole = catalog.get("find_senders")
+        self.assertIsInstance(listed, AdvertisedTool)
+        self.assertEqual(listed.descriptor()["inputSchema"],
+                         uncapped(whole.inputSchema))
+        self.assertIn("maxLength", whole.descriptor()["inputSchema"]
+                      ["properties"]["selector"])
+        self.assertEqual(listed.descriptor()["outputSchema"],
+                         advertisedOutput(whole.outputSchema))
+
+    def test_sharedOnce(self):
+        """
+        A sub-schema held twice is said once in C{$defs} under the name of
+        the property it was first met under, and validates as before; a
+        small one or one held once stays where it is.
+        """
+        row = resultSchema(method=STRING, total=INTEGER,
+                           share={"type": "number"})
+        schema = resultSchema(
+            bySelf={"type": "array", "items": row},
+            byTotal={"type": "array", "items": row}, n=INTEGER, m=INTEGER)
+        shared = sharedOnce(schema)
+        self.assertEqual(shared["properties"]["bySelf"],
+                         {"$ref": "#/$defs/bySelf"})
+        self.assertEqual(shared["properties"]["byTotal"],
+                         {"$ref": "#/$defs/bySelf"})
+        self.assertEqual(shared["$defs"],
+                         {"bySelf": {"type": "array", "items": row}})
+        self.assertEqual(shared["properties"]["n"], INTEGER)
+        good = {"bySelf": [{"method": "a", "total": 1, "share": 0.5}],
+                "byTotal": [], "n": 1, "m": 2}
+        bad = dict(good, byTotal=[{"method": 3, "total": 1, "share": 1}])
+        for instance, valid in ((good, True), (bad, False)):
+            self.assertEqual(Draft202012Validator(shared).is_valid(instance),
+                             Draft202012Validator(schema).is_valid(instance))
+            self.assertIs(Draft202012Validator(shared).is_valid(instance),
+                          valid)
+        self.assertEqual(sharedOnce(resultSchema(n=INTEGER)),
+                         resultSchema(n=INTEGER))
+
+    def test_advertisedOutput(self):
+        """
+        A page and a method are left to the instructions; below the root
+        an object's or an array's type is left to what implies it; any
+        other type stays.
+        """
+        schema = resultSchema(
+            page=PAGE_SCHEMA, methods={"type": "array", "items": METHOD_SCHEMA},
+            rows={"type": "array", "items": resultSchema(n=INTEGER)},
+            stack={"type": ["object", "null"]}, path={"type": "array"},
+            last={"type": ["object", "null"], "properties": {"at": STRING}})
+        self.assertEqual(advertisedOutput(schema), {
+            "type": "object", "properties": {
+                "page": {}, "methods": {"items": {}},
+                "rows": {"items": {"properties": {"n": INTEGER}}},
+                "stack": {"type": ["object", "null"]},
+                "path": {"type": "array"},
+                "last": {"type": ["object", "null"],
+                         "properties": {"at": STRING}}}})
+        self.assertEqual(advertisedOutput(PAGE_SCHEMA)["type"], "object")

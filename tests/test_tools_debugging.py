@@ -4,6 +4,7 @@ of large collections, path walks, and ids valid only in the session and
 view that answered them.
 """
 
+import hashlib
 import json
 import time
 
@@ -11,6 +12,7 @@ import jsonschema
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
+from gsmcpd.protocol.notes import COMMITTED_NOTE, MOVED_NOTE
 from gsmcpd.tools.base import effectiveHints
 from gsmcpd.tools.debugging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_BYTES, PRINT_LIMIT
 from tests.test_tools_listing import checkedCall
@@ -49,11 +51,14 @@ class SchemaTests(InspectTestCase):
 
     def test_declared(self):
         """
-        inspect is read-only, titled, with a closed input schema and a valid
-        output schema; the toolset is served only when named.
+        inspect is titled, with a closed input schema and a valid output
+        schema; it is not read-only (its expression is code that can commit);
+        the toolset is served only when named.
         """
         tool = self.harness.tools.get("inspect")
-        self.assertTrue(effectiveHints(tool.annotations)["readOnlyHint"])
+        hints = effectiveHints(tool.annotations)
+        self.assertEqual((hints["readOnlyHint"], hints["destructiveHint"]),
+                         (False, True))
         self.assertEqual(tool.title, "Inspect object")
         self.assertFalse(tool.inputSchema["additionalProperties"])
         jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
@@ -86,7 +91,8 @@ class ObjectTests(InspectTestCase):
              for each in found["variables"]],
             [("balance", "SmallInteger", "0"), ("owner", "String", "'ann'")])
         self.assertIn("  owner: 'ann'  (String, id ", text)
-        self.assertIn("valid in this session until commit, abort or refresh", text)
+        self.assertIn("valid in this session until the view moves (commit, "
+                      "abort, refresh)", text)
 
     @inlineCallbacks
     def test_aClass(self):
@@ -270,6 +276,25 @@ class ObjectTests(InspectTestCase):
             self.assertIsNone(each["index"])
 
 
+    @inlineCallbacks
+    def test_unorderedCollection(self):
+        """
+        An IdentitySet (or any unordered collection) answers its size and a
+        page of its members, without indexes (issue 30: the model could not
+        enumerate one, so this path never ran).
+        """
+        _, found = yield self.inspect(
+            expression="| s | s := IdentitySet new. 1 to: 30 do: [:i | s add: i]. s",
+            offset=5, limit=5)
+        self.assertEqual((found["kind"], found["size"], len(found["elements"])),
+                         ("collection", 30, 5))
+        members = {int(each["value"]["printString"]) for each in found["elements"]}
+        # Which five: GemStone's order is its hash's, so only that they are
+        # five distinct members.
+        self.assertEqual((len(members), members <= set(range(1, 31))), (5, True))
+        self.assertEqual({each["index"] for each in found["elements"]}, {None})
+
+
 class PathTests(InspectTestCase):
 
     @inlineCallbacks
@@ -347,6 +372,57 @@ class IdTests(InspectTestCase):
         self.harness.session.ledger.recordObjects([found["object"]])
         kind, message = yield self.harness.error("inspect", object=found["object"])
         self.assertIn("No object with id", message)
+
+
+    @inlineCallbacks
+    def test_staleAfterCodeCommits(self):
+        """
+        An expression that commits moves the view as commit does: the ids
+        answered before are refused, the result says it committed, and it is
+        the session's last commit, named with its digest.
+        """
+        _, found = yield self.inspect(expression="Account owner: 'ann'")
+        expression = ("UserGlobals at: #Inspected put: 1. "
+                      "System commitTransaction. 3")
+        result = yield self.harness.call("inspect", expression=expression)
+        self.assertIn(COMMITTED_NOTE, [each["text"]
+                                       for each in result["content"][1:]])
+        kind, _ = yield self.harness.error("inspect", object=found["object"])
+        self.assertEqual(kind, "refused")
+        status = yield self.harness.call("status")
+        last = status["structuredContent"]["lastCommit"]
+        digest = hashlib.sha256(expression.encode()).hexdigest()[:12]
+        self.assertEqual((last["outcome"], last["changes"]),
+                         ("committed", [f"inspect {digest}"]))
+
+    @inlineCallbacks
+    def test_staleAfterCodeAborts(self):
+        """
+        Code that aborts uncommitted changes (here: in the same view, no
+        other session having committed) moves the view too: the ids
+        answered before are refused.
+        """
+        harness = ToolHarness(("debugging", "session", "execution"))
+        yield harness.call("execute_code", code="UserGlobals at: #Held put: 1")
+        _, found = yield self.inspect(harness, expression="Account owner: 'ann'")
+        result = yield harness.call(
+            "execute_code", code="System abortTransaction. 3")
+        self.assertIn(MOVED_NOTE, [each["text"]
+                                   for each in result["content"][1:]])
+        kind, _ = yield harness.error("inspect", object=found["object"])
+        self.assertEqual(kind, "refused")
+
+    @inlineCallbacks
+    def test_unmovedKeepsIds(self):
+        """
+        Code that sends an abort with nothing to discard and no newer
+        commit leaves the view where it was: the ids still hold.
+        """
+        harness = ToolHarness(("debugging", "session", "execution"))
+        _, found = yield self.inspect(harness, expression="Account owner: 'ann'")
+        yield harness.call("execute_code", code="System abortTransaction. 3")
+        _, again = yield self.inspect(harness, object=found["object"])
+        self.assertEqual(again["object"], found["object"])
 
 
 FIXED_WITHDRAW = ("withdraw: amount\n\tamount > balance ifTrue: [^self].\n"

@@ -3,6 +3,7 @@ Tests for L{gsmcpd.tools.execution}: a value's printString, capped with a
 marker that names the cut, and its structured twin.
 """
 
+import hashlib
 import json
 
 from twisted.internet.defer import inlineCallbacks
@@ -10,6 +11,8 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.tools.execution import (
     MAX_VALUE_CHARACTERS, ExecutionToolset, capped)
+from gsmcpd.observe.metrics import COMMITTED_META, DISCARDED_META
+from gsmcpd.protocol.notes import COMMITTED_NOTE, MOVED_NOTE
 from tests.toolharness import ToolHarness, checkStructured
 
 
@@ -258,3 +261,131 @@ class StackTests(TestCase):
         self.assertLess(len(stack["frames"]), 80)
         self.assertEqual(len(stack["frames"]) + stack["omitted"], 83)
         self.assertLessEqual(len(wire(stack)), 16_000)
+
+
+def notes(result):
+    """
+    The text blocks the server added after a result's own.
+    """
+    return [block["text"] for block in result["content"][1:]]
+
+
+class CodeThatMovesTheViewTests(TestCase):
+    """
+    Code that commits, aborts or refreshes moves the session's view; the
+    stone says so to the envelope, whatever the code's text, and the
+    daemon records a commit like C{commit}'s.
+    """
+
+    def setUp(self):
+        self.harness = ToolHarness(("execution", "session"))
+
+    @inlineCallbacks
+    def status(self):
+        result = yield self.harness.call("status")
+        return result["structuredContent"]["lastCommit"]
+
+    @inlineCallbacks
+    def test_commitIsTheLastCommit(self):
+        """
+        The commit is in the repository (another session reads it), the
+        result says so, and C{status} names it with the code's digest.
+        """
+        code = "UserGlobals at: #Planted put: 7. System commitTransaction"
+        result = yield self.harness.call("execute_code", code=code)
+        self.assertFalse(result["isError"])
+        self.assertEqual(notes(result), [COMMITTED_NOTE])
+        self.assertEqual(result["_meta"], {COMMITTED_META: True})
+        reader = self.harness.newClient()
+        self.assertEqual((yield reader.text(
+            "execute_code", code="UserGlobals at: #Planted")), "7")
+        last = yield self.status()
+        digest = hashlib.sha256(code.encode()).hexdigest()[:12]
+        self.assertEqual((last["outcome"], last["changes"]),
+                         ("committed", [f"execute_code {digest}"]))
+
+    @inlineCallbacks
+    def test_commitSentIndirectly(self):
+        """
+        Detected from the stone, not the text: a commit sent through
+        C{perform:} is recorded all the same.
+        """
+        result = yield self.harness.call(
+            "execute_code", code="UserGlobals at: #Planted put: 8. "
+            "System perform: ('commit' , 'Transaction') asSymbol")
+        self.assertEqual(notes(result), [COMMITTED_NOTE])
+        self.assertEqual((yield self.status())["outcome"], "committed")
+
+    @inlineCallbacks
+    def test_commitThenAnError(self):
+        """
+        Code that commits and then fails still committed: its error says
+        so, and it is the session's last commit.
+        """
+        result = yield self.harness.call(
+            "execute_code",
+            code="UserGlobals at: #Planted put: 9. System commitTransaction. "
+            "nil foo")
+        self.assertTrue(result["isError"])
+        self.assertIn(COMMITTED_NOTE, notes(result))
+        self.assertEqual((yield self.status())["outcome"], "committed")
+
+    @inlineCallbacks
+    def test_abortIsNoCommit(self):
+        """
+        An abort moves the view only when another session committed since:
+        the result says the view moved; no commit is recorded.  (After a
+        refresh: what an abort leaves as the last commit's result is not
+        public, so the model keeps the last one, #readOnly here; see
+        docs/gemstone-fidelity.rst.)
+        """
+        yield self.harness.call("refresh")
+        writer = self.harness.newClient()
+        yield writer.call("execute_code", code="UserGlobals at: #Other put: 1."
+                          " System commitTransaction")
+        result = yield self.harness.call(
+            "execute_code", code="System abortTransaction. 3")
+        self.assertEqual(notes(result), [MOVED_NOTE])
+        self.assertEqual(result["_meta"], {DISCARDED_META: True})
+        self.assertIsNone((yield self.status()))
+
+    @inlineCallbacks
+    def test_abortDropsTheJournal(self):
+        """
+        Code that aborts what the session held drops the changes a commit
+        would have named; code that refreshes keeps them, as code that
+        commits publishes them.
+        """
+        journal = self.harness.session.journal
+        journal.record("compiled", "Account>>withdraw:", "Account")
+        yield self.harness.call("execute_code",
+                                code="UserGlobals at: #Kept put: 1")
+        yield self.harness.call("execute_code",
+                                code="System continueTransaction")
+        self.assertEqual(len(journal), 1)
+        result = yield self.harness.call(
+            "execute_code", code="System abortTransaction. 3")
+        self.assertEqual(notes(result), [MOVED_NOTE])
+        self.assertEqual(result["_meta"], {DISCARDED_META: True})
+        self.assertEqual(len(journal), 0)
+
+    @inlineCallbacks
+    def test_refreshIsNoCommit(self):
+        """
+        Code that refreshes (C{continueTransaction}) after another session
+        committed moved the view and committed nothing.
+        """
+        writer = self.harness.newClient()
+        yield writer.call("execute_code", code="UserGlobals at: #Other put: 1."
+                          " System commitTransaction")
+        result = yield self.harness.call(
+            "execute_code", code="System continueTransaction. 3")
+        self.assertEqual(notes(result), [MOVED_NOTE])
+        self.assertIsNone((yield self.status()))
+
+    @inlineCallbacks
+    def test_unmovedViewSaysNothing(self):
+        result = yield self.harness.call(
+            "execute_code", code="System abortTransaction. 3")
+        self.assertEqual(notes(result), [])
+        self.assertIsNone((yield self.status()))

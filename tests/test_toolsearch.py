@@ -5,7 +5,7 @@ Tests for L{gsmcpd.tools.toolsearch}: an agent's words find the tool.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.base import Tool
-from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.catalog import DEFAULT_TOOLSETS, ToolCatalog
 from gsmcpd.tools.toolsearch import equivalents, searchTools, stem
 
 
@@ -62,6 +62,30 @@ class SearchTests(SynchronousTestCase):
         self.assertEqual(hits[0].matched, 2)
         self.assertTrue(all(a.matched >= b.matched
                             for a, b in zip(hits, hits[1:])))
+
+    def test_everyServedToolFound(self):
+        """
+        Every tool the default surface serves (and the admin one) is among
+        the first three a search by the words of its name finds.
+        """
+        tools = list(ToolCatalog.named([*DEFAULT_TOOLSETS, "admin"]))
+        for tool in tools:
+            found = [hit.tool.name for hit in searchTools(
+                tools, tool.name.replace("_", " "))]
+            self.assertIn(tool.name, found[:3])
+
+    def test_askedWordBeforeItsSynonyms(self):
+        """
+        The word asked counts more than its synonyms: "inspect" (a synonym
+        of "describe") finds inspect before the describe_ tools; the
+        debugging tools are found by an agent's words.
+        """
+        tools = list(ToolCatalog.named(DEFAULT_TOOLSETS))
+        for query, name in (("inspect", "inspect"),
+                            ("look at an object", "inspect"),
+                            ("profile slow code", "profile_code")):
+            self.assertEqual(searchTools(tools, query)[0].tool.name, name,
+                             query)
 
     def test_nothing(self):
         self.assertEqual(self.best("zebra"), [])

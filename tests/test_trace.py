@@ -3,35 +3,22 @@ Tests for L{gsmcpd.observe.trace}: what a traced line holds and never
 holds, rotation, reopening, and a queue that drops rather than waits.
 """
 
+import base64
 import json
 import os
+import random
 
 from twisted.internet.task import Clock
+from twisted.logger import LogLevel, globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.observe.redaction import REDACTED
 from gsmcpd.observe.trace import (
-    REDACTED, MessageTrace, RotatingFile, capped, messagesOf, redacted)
+    MessageTrace, RotatingFile, capped, messagesOf)
+from tests.test_redaction import KEYS, SECRET, damaged
 
 
-class RedactionTests(SynchronousTestCase):
-
-    def test_secretFields(self):
-        self.assertEqual(redacted({
-            "password": "swordfish", "oneTimePassword": "123456",
-            "access_token": "eyJ", "client_secret": "s", "apiKey": "k",
-            "Authorization": "Bearer x", "otp": "1",
-            "nested": [{"passwd": "p", "name": "ok"}],
-            "_meta": {"progressToken": 7}, "emptyPassword": ""}), {
-            "password": REDACTED, "oneTimePassword": REDACTED,
-            "access_token": REDACTED, "client_secret": REDACTED,
-            "apiKey": REDACTED, "Authorization": REDACTED, "otp": REDACTED,
-            "nested": [{"passwd": REDACTED, "name": "ok"}],
-            "_meta": {"progressToken": 7}, "emptyPassword": ""})
-
-    def test_handlesCut(self):
-        self.assertEqual(redacted({"arguments": {"session": "0123456789ab"}}),
-                         {"arguments": {"session": "01234567…"}})
-        self.assertEqual(redacted({"session": None}), {"session": None})
+class FunctionsTests(SynchronousTestCase):
 
     def test_capped(self):
         self.assertEqual(capped("abcdef", 4), "abcd...(+2 more)")
@@ -84,6 +71,19 @@ class RotatingFileTests(SynchronousTestCase):
         file.close()
         self.assertEqual(self.contents(), "a long line\n")
 
+    def test_tornLineEnded(self):
+        """
+        A line the file took only part of is ended before the next one.
+        """
+        file = RotatingFile(self.path, 1000, 1)
+        real = file._file
+        file._file = _Partial(real, 3)
+        self.assertRaises(OSError, file.write, "abcdef\n")
+        file._file = real
+        file.write("next\n")
+        file.close()
+        self.assertEqual(self.contents(), "abc\nnext\n")
+
     def test_reopen(self):
         """
         After logrotate moved the file away, lines go to a new one.
@@ -96,6 +96,20 @@ class RotatingFileTests(SynchronousTestCase):
         file.close()
         self.assertEqual(self.contents(".moved"), "before\n")
         self.assertEqual(self.contents(), "after\n")
+
+
+class _Partial:
+    """A file that takes C{limit} bytes, then fails as a full disk does."""
+
+    def __init__(self, file, limit):
+        self.file, self.limit = file, limit
+
+    def write(self, data):
+        if not self.limit:
+            raise OSError(28, "No space left on device")
+        taken = self.file.write(data[:self.limit])
+        self.limit -= taken
+        return taken
 
 
 class MessageTraceTests(SynchronousTestCase):
@@ -169,3 +183,107 @@ class MessageTraceTests(SynchronousTestCase):
         with open(self.path, encoding="utf-8") as f:
             self.assertEqual(json.loads(f.read())["method"], "ping")
         self.assertTrue(trace.file._file.closed)
+
+    def traced(self):
+        self.trace.drain()
+        with open(self.path, encoding="utf-8") as f:
+            return f.read()
+
+    def test_malformedBodyRedacted(self):
+        """
+        The repro: a body a trailing comma keeps from parsing holds a
+        password, an access token and a one-time password; the trace holds
+        none of them.
+        """
+        self.trace.maxBody = None
+        self.trace.received(None, b'{"jsonrpc":"2.0","id":1,"method":'
+                            b'"tools/call","params":{"name":"login",'
+                            b'"arguments":{"password":"pw-Sw0rdf1sh",'
+                            b'"access_token":"eyJ-tok","otp":"918273",}}}')
+        text = self.traced()
+        for secret in ("pw-Sw0rdf1sh", "eyJ-tok", "918273"):
+            self.assertNotIn(secret, text)
+        self.assertIn('\\"password\\":\\"[redacted]\\"', text)
+
+    def test_malformedVariantsRedacted(self):
+        """
+        Damaged bodies of many shapes, as a body and as an event: no
+        secret value reaches the file.
+        """
+        self.trace.maxBody = None
+        rng = random.Random(5)
+        for _ in range(300):
+            body = damaged(rng, rng.choice(KEYS), SECRET).encode()
+            self.trace.received(None, body)
+            self.trace.answered(None, b"data: " + body.replace(
+                b"\n", b" ") + b"\n\n", True)
+            self.trace.drain()
+        self.assertNotIn(SECRET, self.traced())
+
+    def test_bytesNotUtf8InTheKey(self):
+        self.trace.received(None, b'{"pass\xffwo\xfe\xferd":"pw-Sw0rdf1sh",')
+        self.assertNotIn("pw-Sw0rdf1sh", self.traced())
+
+    def test_jsonStringBodyRedacted(self):
+        """
+        A body that is JSON, but a string holding the object meant, is
+        redacted by its text too.
+        """
+        self.trace.received(None, json.dumps(json.dumps(
+            {"password": "pw-Sw0rdf1sh"})).encode())
+        self.assertNotIn("pw-Sw0rdf1sh", self.traced())
+
+    def test_handleInEveryHeaderForm(self):
+        """
+        Whichever form the session header took (plain, wrapped in base64,
+        padded), the handle is cut in the line's C{session} and struck
+        from the body, in any form the body holds it.
+        """
+        handle = "3f2a91c0d4e5b6a7c8d9e0f1a2b3c4d5e6"
+        encoded = base64.b64encode(handle.encode()).decode()
+        self.assertTrue(encoded.endswith("="))
+        for header in (handle, f"=?base64?{encoded}?=",
+                       f"=?base64?{encoded.rstrip('=')}?="):
+            self.trace.answered(header, json.dumps({
+                "jsonrpc": "2.0", "id": 1, "result": {"text": (
+                    f"handle {handle}, or {encoded} or ={header}")}}).encode(),
+                False)
+        text = self.traced()
+        self.assertNotIn(handle, text)
+        self.assertNotIn(encoded.rstrip("="), text)
+        self.assertEqual({json.loads(line)["session"]
+                          for line in text.splitlines()}, {"3f2a91c0…"})
+
+    def test_unwritableFileLogsOnce(self):
+        """
+        A file that takes nothing (C{/dev/full}): one critical line in the
+        daemon's log, not one a message; every line lost is counted; the
+        first line written after says the trace is written again.
+        """
+        logged = []
+        globalLogPublisher.addObserver(logged.append)
+        self.addCleanup(globalLogPublisher.removeObserver, logged.append)
+        trace = MessageTrace(RotatingFile("/dev/full", 10**6, 1), self.clock,
+                             threaded=False)
+        for id in range(200):
+            trace.received(None, b'{"jsonrpc":"2.0","id":%d}' % id)
+            trace.answered(None, b'data: {"id":%d}\n\ndata: {}\n\n' % id,
+                           True)
+            trace.drain()
+        self.assertEqual((trace.unwritten, trace.lost), (600, 600))
+        self.assertEqual(
+            [e["log_level"] for e in logged
+             if e.get("log_namespace", "").endswith("MessageTrace")],
+            [LogLevel.critical])
+        self.assertIsNotNone(trace.failure)
+        trace.file.close()
+        trace.file = RotatingFile(self.path, 10**6, 1)
+        trace.received(None, b'{"jsonrpc":"2.0","id":1}')
+        trace.drain()
+        self.assertIsNone(trace.failure)
+        self.assertEqual(len(logged), 2)
+
+    def test_lostCountsDrops(self):
+        for id in range(5):
+            self.trace.received(None, b'{"jsonrpc":"2.0","id":%d}' % id)
+        self.assertEqual(self.trace.lost, 2)

@@ -2,12 +2,18 @@
 The message trace of a real C{twistd gsmcp --simulated} over HTTPS with
 authentication, driven by the official Python SDK client in both eras with
 a bearer token from the test identity provider: every message is traced,
-and the token is nowhere in the file.
+and the token is nowhere in the file.  And one whose trace file cannot be
+written: the daemon serves on.
 """
 
 import json
 import os
+import re
 
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.observe.auditchain import verify
+from tests.daemon import Daemon, get
 from tests.test_auth_daemon_sockets import TlsDaemonTestCase
 
 
@@ -52,3 +58,40 @@ class TraceDaemonTests(TlsDaemonTestCase):
                             for line in lines))
         self.assertGreater(len([line for line in lines
                                 if line["direction"] == "out"]), 4)
+
+
+class UnwritableTraceTests(SynchronousTestCase):
+    """
+    A real daemon whose trace file takes nothing (C{/dev/full}) and whose
+    audit trail is keyed.
+    """
+
+    def test_traceLostAuditKept(self):
+        """
+        The trace costs its lines and one critical log line, not one a
+        message; C{/healthz} stays 200 and the metric counts the lines;
+        the keyed audit trail verifies with its key alone.
+        """
+        directory = os.path.abspath(self.mktemp())
+        os.mkdir(directory)
+        audit, key = (os.path.join(directory, name)
+                      for name in ("audit.log", "audit.key"))
+        with open(os.open(key, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+            f.write("k3y\n")
+        daemon = Daemon(directory, "--trace-log", "/dev/full", "--audit-log",
+                        audit, "--audit-key-file", key)
+        self.addCleanup(daemon.stop)
+        session = daemon.initialize()
+        for id in range(2, 22):
+            daemon.rpc("tools/call", session, id, name="status",
+                       arguments={})
+        self.assertEqual(get(daemon.port, "/healthz")[0], 200)
+        lost = re.search(rb"^gsmcpd_trace_lines_lost_total (\S+)$",
+                         get(daemon.port, "/metrics")[2], re.M)
+        self.assertGreaterEqual(float(lost.group(1)), 40)
+        daemon.stop()
+        log = daemon.log()
+        self.assertEqual(log.count("cannot be written"), 1, log)
+        self.assertNotIn("Traceback", log)
+        self.assertIsNone(verify([audit], b"k3y")[0])
+        self.assertIn("give the trail's key", verify([audit])[0])

@@ -4,6 +4,7 @@ token from the test identity provider, in both eras, holds every message
 and answer and no token.
 """
 
+import base64
 import json
 
 from treq.testing import StubTreq
@@ -96,6 +97,22 @@ class Traced2025Tests(_Traced, TransportTestCase):
         self.assertIn("[redacted]", self.traced()[2]["body"])
 
 
+    @inlineCallbacks
+    def test_malformedBodyRedacted(self):
+        """
+        A body a trailing comma keeps from parsing, refused as such, is
+        traced with its password struck.
+        """
+        response, _ = yield self.post(
+            b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":'
+            b'{"name":"status","arguments":{"password":"pw-Sw0rdf1sh",}}}')
+        self.assertEqual(response.code, 400)
+        lines = self.traced()
+        self.assertEqual([line["direction"] for line in lines],
+                         ["in", "out"])
+        self.assertNotIn("pw-Sw0rdf1sh", json.dumps(lines))
+
+
 class Traced2026Tests(_Traced, ModernTestCase):
 
     @inlineCallbacks
@@ -114,6 +131,23 @@ class Traced2026Tests(_Traced, ModernTestCase):
                           ("in", "tools/call"), ("out", None)])
         self.assertNotIn(handle, json.dumps(lines))
         self.assertEqual(lines[2]["session"], handle[:8] + "…")
+
+    @inlineCallbacks
+    def test_wrappedHandleHeader(self):
+        """
+        A handle sent in C{Mcp-Param-Session} wrapped in base64 (the form
+        a header value may take) is cut in the line and struck from the
+        bodies, in either form.
+        """
+        handle = yield self.openSession()
+        wrapped = base64.b64encode(handle.encode()).decode()
+        yield self.tool("status", {"session": handle},
+                        mcp_param_session=f"=?base64?{wrapped}?=")
+        lines = self.traced()
+        self.assertEqual(lines[2]["session"], handle[:8] + "…")
+        text = json.dumps(lines)
+        self.assertNotIn(handle, text)
+        self.assertNotIn(wrapped.rstrip("="), text)
 
     @inlineCallbacks
     def test_emptyArrayParamsTraced(self):

@@ -1,6 +1,7 @@
 """
-Tests for L{gsmcpd.sessions.warm}: idle read sessions kept per GemStone
-user, with a fake pool and a Clock.
+Tests for L{gsmcpd.sessions.warm}: a throwaway session logged out after its
+call, and spares never used for a call logged in ahead per GemStone user,
+with a fake pool and a Clock.
 """
 
 from twisted.internet.defer import Deferred, fail
@@ -11,11 +12,19 @@ from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.sessions.registry import SessionRegistry
-from gsmcpd.sessions.warm import IDLE_LIMIT
+from gsmcpd.sessions.warm import IDLE_LIMIT, THROWAWAY_REASON
 from tests.fakes import FakePool
 
 ALICE = Principal("a", "Alice", frozenset(), 0.0)
 BOB = Principal("b", "Bob", frozenset(), 0.0)
+LOCK = ("disable_commits", {"reason": THROWAWAY_REASON})
+
+
+def idle(registry):
+    """
+    The sessions idle in C{registry}'s warm pool.
+    """
+    return [session for session in registry if registry.warm.holds(session)]
 
 
 class WarmSessionsTests(SynchronousTestCase):
@@ -26,31 +35,62 @@ class WarmSessionsTests(SynchronousTestCase):
         self.registry = SessionRegistry(self.pool, self.clock, warmReads=2)
         self.warm = self.registry.warm
 
-    def read(self, principal=None):
+    def called(self, principal=None):
         """
-        A session opened for a read that ended cleanly, kept.
+        A session opened for a call that ended cleanly, given back; the
+        spare logged in for the next call in its place.
         """
-        session = self.successResultOf(
-            self.registry.open(principal))
-        self.successResultOf(self.warm.keep(session, "read done"))
-        return session
+        used = self.successResultOf(self.registry.open(principal))
+        self.successResultOf(self.warm.giveBack(used, "call done"))
+        spare, = [session for session in idle(self.registry)
+                  if session.principal is principal
+                  and session.gem is self.pool.opened[-1]]
+        return spare
 
-    def test_keptSessionTakenWithItsViewMoved(self):
+    def test_usedSessionLoggedOutSpareIdles(self):
         """
-        A kept session stays registered and logged in; taking it aborts
-        first (the newest commit, nothing to lose) and forgets its reads.
+        A session given back after its call is logged out, whatever the
+        call did (GemStone cannot reset a session's state from outside); a
+        spare never used for a call, commit-locked, idles in its place.
         """
-        session = self.read()
+        used = self.successResultOf(self.registry.open(ALICE))
+        self.successResultOf(self.warm.giveBack(used, "call done"))
+        self.assertIsNone(self.registry.get(used.handle))
+        self.assertTrue(used.gem.loggedOut)
+        spare, = idle(self.registry)
+        self.assertIsNot(spare, used)
+        self.assertEqual((spare.principal, spare.throwaway, spare.gem.user),
+                         (ALICE, True, "Alice"))
+        self.assertEqual(spare.gem.calls, [LOCK])
+
+    def test_spareWaitsForTheLogout(self):
+        """
+        The spare logs in once the used session's slot is free: the two
+        never hold two slots at once.
+        """
+        used = self.successResultOf(self.registry.open())
+        logout = Deferred()
+        used.gem.logout = lambda: logout
+        self.warm.giveBack(used, "call done")
+        self.assertEqual(len(self.pool.opened), 1)
+        logout.callback(None)
+        self.assertEqual(len(self.pool.opened), 2)
+        self.assertEqual(len(self.warm), 1)
+
+    def test_spareTakenWithItsViewMoved(self):
+        """
+        Taking a spare aborts first (the newest commit, nothing to lose)
+        and forgets its reads; taken, it idles no more.
+        """
+        session = self.called()
         session.ledger.viewMoved = lambda: setattr(self, "moved", True)
-        self.assertIs(self.registry.get(session.handle), session)
-        self.assertFalse(session.gem.loggedOut)
         self.assertIs(self.successResultOf(self.warm.take(None)), session)
-        self.assertEqual(session.gem.calls, [("abort", {})])
+        self.assertEqual(session.gem.calls, [LOCK, ("abort", {})])
         self.assertTrue(self.moved)
         self.assertIsNone(self.warm.take(None))
 
     def test_neverAnotherUsers(self):
-        self.read(ALICE)
+        self.called(ALICE)
         self.assertIsNone(self.warm.take(BOB))
         self.assertIsNone(self.warm.take(None))
         self.assertEqual(self.successResultOf(
@@ -58,46 +98,130 @@ class WarmSessionsTests(SynchronousTestCase):
 
     def test_countsInItsBorrowersShare(self):
         """
-        Two identities may log in as one GemStone user: a kept session
-        taken by the other counts in the taker's share, not in the share
-        of the identity it was opened for.
+        Two identities may log in as one GemStone user: a spare taken by
+        the other counts in the taker's share; idle, in nobody's.
         """
         other = Principal("a2", "Alice", frozenset(), 0.0)
-        session = self.read(ALICE)
+        session = self.called(ALICE)
         shares = self.registry.shares
         self.assertEqual((shares.held(ALICE), shares.held(other)), (0, 0))
         self.assertIs(self.successResultOf(self.warm.take(other)), session)
         self.assertIs(session.principal, other)
         self.assertEqual((shares.held(ALICE), shares.held(other)), (0, 1))
 
-    def test_endedCallClosedNotKept(self):
+    def test_spareLoginCountsInNoShare(self):
+        """
+        A spare's login under way is the server's: it counts in no
+        identity's share of sessions.
+        """
+        used = self.successResultOf(self.registry.open(ALICE))
+        self.pool.loginDelay = Deferred()
+        self.warm.giveBack(used, "call done")
+        self.assertEqual(self.registry.shares.held(ALICE), 0)
+        self.pool.loginDelay.callback(None)
+        self.assertEqual(len(self.warm), 1)
+
+    def test_endedCallNoSpare(self):
         """
         A session one of whose calls the server ended (a break, a
-        cancellation, a deadline) is closed, even if its gem is idle now.
+        cancellation, a deadline) is logged out with no spare: something
+        may be wrong with the stone.
         """
         session = self.successResultOf(self.registry.open())
         session.calls.ended = True
-        self.successResultOf(self.warm.keep(session, "read done"))
+        self.successResultOf(self.warm.giveBack(session, "call done"))
         self.assertIsNone(self.registry.get(session.handle))
         self.assertTrue(session.gem.loggedOut)
+        self.assertEqual(len(self.pool.opened), 1)
         self.assertIsNone(self.warm.take(None))
 
-    def test_busyOrGoneClosedNotKept(self):
+    def test_busyOrGoneNoSpare(self):
         busy = self.successResultOf(self.registry.open())
         busy.gem.pending.append(None)
-        self.warm.keep(busy, "read done")
+        self.warm.giveBack(busy, "call done")
         gone = self.successResultOf(self.registry.open())
         self.registry.close(gone.handle, "its gem died")
-        self.successResultOf(self.warm.keep(gone, "read done"))
+        self.successResultOf(self.warm.giveBack(gone, "call done"))
         self.assertIsNone(self.registry.get(busy.handle))
+        self.assertEqual(len(self.pool.opened), 2)
         self.assertEqual(len(self.warm), 0)
+
+    def test_sparesUpToPerUser(self):
+        """
+        At most C{perUser} spares per GemStone user: a third call given
+        back logs none in, and another user has spares of its own.
+        """
+        for principal in (ALICE, ALICE, ALICE, BOB):
+            used = self.successResultOf(self.registry.open(principal))
+            self.successResultOf(self.warm.giveBack(used, "call done"))
+        self.assertEqual(len(self.pool.opened), 4 + 3)
+        self.assertEqual(sorted(s.principal.user for s in idle(
+            self.registry)), ["Alice", "Alice", "Bob"])
+
+    def test_loginsUnderWayCount(self):
+        """
+        A spare still logging in counts against C{perUser}: a call given
+        back meanwhile logs no second one in.
+        """
+        self.warm.perUser = 1
+        first, second = [self.successResultOf(self.registry.open())
+                         for _ in range(2)]
+        self.pool.loginDelay = Deferred()
+        self.warm.giveBack(first, "call done")
+        self.warm.giveBack(second, "call done")
+        self.assertEqual(len(self.pool.opened), 3)
+        self.pool.loginDelay.callback(None)
+        self.assertEqual(len(self.warm), 1)
+
+    def test_failedSpareLogin(self):
+        """
+        A spare whose login fails is not waited for: the next call logs in
+        itself, and a later spare may be tried again.
+        """
+        used = self.successResultOf(self.registry.open())
+        self.pool.loginError = GciError(4051, "login denied", fatal=True)
+        self.successResultOf(self.warm.giveBack(used, "call done"))
+        self.assertEqual(len(self.warm), 0)
+        self.pool.loginError = None
+        used = self.successResultOf(self.registry.open())
+        self.successResultOf(self.warm.giveBack(used, "call done"))
+        self.assertEqual(len(self.warm), 1)
+
+    def test_unexpectedSpareLoginFailureLogged(self):
+        """
+        A bug logging a spare in is logged, though no call waits for it.
+        """
+        used = self.successResultOf(self.registry.open())
+        self.pool.loginError = RuntimeError("a bug")
+        self.successResultOf(self.warm.giveBack(used, "call done"))
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+        self.assertEqual(len(self.warm), 0)
+
+    def test_noSlotOrStoppingNoSpare(self):
+        """
+        No spare takes a slot another opener took first, nor logs in
+        while the daemon drains; the used session is logged out all the
+        same.
+        """
+        used = self.successResultOf(self.registry.open())
+        logout = Deferred()
+        used.gem.logout = lambda: logout
+        self.warm.giveBack(used, "call done")
+        self.pool.maxSessions = 0
+        logout.callback(None)
+        self.pool.maxSessions = 3
+        used = self.successResultOf(self.registry.open())
+        self.pool.refuseNew()
+        self.successResultOf(self.warm.giveBack(used, "call done"))
+        self.assertTrue(used.gem.loggedOut)
+        self.assertEqual((len(self.pool.opened), len(self.warm)), (2, 0))
 
     def test_failedAbortClosesIt(self):
         """
-        A session whose view cannot be moved is closed; the taker is told
+        A spare whose view cannot be moved is closed; the taker is told
         to log in instead.
         """
-        session = self.read()
+        session = self.called()
 
         def broken(arguments):
             raise GciError(4100, "the gem is gone", fatal=True)
@@ -111,45 +235,15 @@ class WarmSessionsTests(SynchronousTestCase):
         A bug moving the view is logged, and the session is closed all the
         same rather than left registered and unused.
         """
-        session = self.read()
+        session = self.called()
         session.gem.execute = lambda source, maxBytes: fail(
             RuntimeError("a bug"))
         self.assertIsNone(self.successResultOf(self.warm.take(None)))
         self.assertIsNone(self.registry.get(session.handle))
         self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
 
-    def test_changedWorkAbortedAtOnce(self):
-        """
-        The session of a call that could change something is aborted as the
-        call ends, before any later call takes it; and once more when one
-        does, to move its view.
-        """
-        session = self.successResultOf(self.registry.open())
-        session.journal.record("compiled", "Account>>x", "Account")
-        self.successResultOf(self.warm.keep(session, "call done", True))
-        self.assertEqual(session.gem.calls, [("abort", {})])
-        self.assertEqual(len(session.journal), 0)
-        self.assertEqual(len(self.warm), 1)
-        self.assertIs(self.successResultOf(self.warm.take(None)), session)
-        self.assertEqual(session.gem.calls, [("abort", {})] * 2)
-
-    def test_changedWorkNotAbortedIsClosed(self):
-        """
-        A session whose work cannot be aborted is logged out (which
-        discards it) rather than left idle for the next call.
-        """
-        session = self.successResultOf(self.registry.open())
-
-        def broken(arguments):
-            raise GciError(4100, "the gem is gone", fatal=True)
-        session.gem.results["abort"] = broken
-        self.warm.keep(session, "call done", True)
-        self.assertIsNone(self.registry.get(session.handle))
-        self.assertTrue(session.gem.loggedOut)
-        self.assertIsNone(self.warm.take(None))
-
     def test_idleExpiry(self):
-        session = self.read()
+        session = self.called()
         self.clock.advance(IDLE_LIMIT - 1)
         self.assertIs(self.registry.get(session.handle), session)
         self.clock.advance(1)
@@ -158,36 +252,25 @@ class WarmSessionsTests(SynchronousTestCase):
         self.assertIsNone(self.warm.take(None))
 
     def test_takenSessionDoesNotExpire(self):
-        session = self.read()
+        session = self.called()
         self.successResultOf(self.warm.take(None))
         self.clock.advance(IDLE_LIMIT * 2)
         self.assertIs(self.registry.get(session.handle), session)
 
-    def test_perUserCap(self):
-        """
-        At most C{perUser} idle per GemStone user: the longest idle goes.
-        """
-        first = self.read()
-        self.clock.advance(1)
-        second, third = self.read(), self.read()
-        self.assertIsNone(self.registry.get(first.handle))
-        self.assertEqual(len(self.warm), 2)
-        self.assertEqual({self.successResultOf(self.warm.take(None)),
-                          self.successResultOf(self.warm.take(None))},
-                         {second, third})
-
     def test_off(self):
         """
-        0 keeps none: the read's session is closed, as without the pool.
+        0 keeps none: the call's session is logged out and no spare logs
+        in, as without the pool.
         """
         self.warm.perUser = 0
         session = self.successResultOf(self.registry.open())
-        self.successResultOf(self.warm.keep(session, "read done"))
+        self.successResultOf(self.warm.giveBack(session, "call done"))
         self.assertIsNone(self.registry.get(session.handle))
         self.assertTrue(session.gem.loggedOut)
+        self.assertEqual(len(self.pool.opened), 1)
 
     def test_closeAllClosesIdle(self):
-        session = self.read()
+        session = self.called()
         self.successResultOf(self.registry.closeAll("stopping"))
         self.assertTrue(session.gem.loggedOut)
         self.assertEqual(len(self.warm), 0)
@@ -206,9 +289,14 @@ class EvictionTests(SynchronousTestCase):
         self.registry = SessionRegistry(self.pool, self.clock, warmReads=2)
 
     def kept(self):
+        """
+        A call's session given back: the spare that replaced it.
+        """
         session = self.successResultOf(self.registry.open())
-        self.successResultOf(self.registry.warm.keep(session, "read done"))
-        return session
+        self.successResultOf(self.registry.warm.giveBack(session, "call done"))
+        spare, = [s for s in idle(self.registry)
+                  if s.gem is self.pool.opened[-1]]
+        return spare
 
     def test_newSessionWaitsForTheIdleOnesLogout(self):
         """
@@ -217,15 +305,15 @@ class EvictionTests(SynchronousTestCase):
         cap, and not refused.
         """
         self.successResultOf(self.registry.open())
-        idle = self.kept()
+        spare = self.kept()
         logout = Deferred()
-        idle.gem.logout = lambda: logout
+        spare.gem.logout = lambda: logout
         opening = self.registry.open()
-        self.assertIsNone(self.registry.get(idle.handle))
+        self.assertIsNone(self.registry.get(spare.handle))
         self.assertNoResult(opening)
-        self.assertEqual(len(self.pool.opened), 2)
-        logout.callback(None)
         self.assertEqual(len(self.pool.opened), 3)
+        logout.callback(None)
+        self.assertEqual(len(self.pool.opened), 4)
         self.assertEqual(len(self.pool.open_), 2)
         self.successResultOf(opening)
 

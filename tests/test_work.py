@@ -56,6 +56,20 @@ class WorkSessionTests(SynchronousTestCase):
         self.assertEqual(self.committed, [[
             "gemstone://class/A/definition", "gemstone://class/A/source"]])
 
+    def test_transactionEnded(self):
+        """
+        However a transaction ended, one call forgets the reads and empties
+        the journal, code's unlisted changes included.
+        """
+        self.session.ledger.recordRead(("class", "A"), "A")
+        self.session.journal.record("compiled", "A>>b", "A")
+        self.session.journal.unlisted.append("execute_code")
+        self.session.transactionEnded()
+        self.assertIsNone(self.session.ledger.lastRead(("class", "A")))
+        self.assertEqual((len(self.session.journal),
+                          self.session.journal.unlisted), (0, []))
+        self.assertEqual(self.committed, [])
+
     def test_commitEndedIsTheLastCommit(self):
         self.assertIsNone(self.session.lastCommit)
         self.session.commitEnded("conflict", 120.0, ["compiled A>>b"])
@@ -66,13 +80,15 @@ class WorkSessionTests(SynchronousTestCase):
     def test_replacedGemMovesTheView(self):
         """
         A replaced GemStone session's view is the newest commit: what was
-        read in the old one is stale.
+        read in the old one is stale, and what it changed is gone.
         """
         self.session.ledger.recordRead(("A", False, "b"), "text")
+        self.session.journal.record("compiled", "A>>b", "A")
         fresh = FakeGem()
         self.session.gemReplaced(fresh)
         self.assertIs(self.session.gem, fresh)
         self.assertIsNone(self.session.ledger.lastRead(("A", False, "b")))
+        self.assertEqual(len(self.session.journal), 0)
 
     def test_userOf(self):
         self.assertIsNone(userOf(None))

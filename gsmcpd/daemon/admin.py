@@ -14,6 +14,12 @@ from twisted.web.resource import Resource
 
 ADMIN_PATHS = (b"healthz", b"metrics")
 
+DRAINING = 404
+"""C{/healthz} while the daemon drains: HAProxy's C{http-check
+disable-on-404} then sends it no new session but still the requests of the
+sessions it holds (through the stick table), where a 503 would mark it
+down and send those elsewhere, to be answered 404."""
+
 
 class Health:
     """
@@ -45,7 +51,9 @@ class Health:
         Why the daemon is not taking sessions, or L{None} while it is.
         """
         if self.stopping:
-            return "stopping", "the daemon is stopping"
+            return "stopping", "the daemon is stopping: it serves the " \
+                "sessions it holds until its drain grace ends, and opens " \
+                "no new one"
         if not self.serving:
             return "starting", "the daemon has not reached its stone yet"
         gone = getattr(self.controlSession, "gone", None)
@@ -70,7 +78,8 @@ class Health:
             return 200, {"status": "serving",
                          "sessions": self.sessionCount()}
         status, reason = problem
-        return 503, {"status": status, "reason": reason}
+        return DRAINING if status == "stopping" else 503, \
+            {"status": status, "reason": reason}
 
     def summary(self):
         """

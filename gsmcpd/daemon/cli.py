@@ -20,6 +20,7 @@ from gsmcpd.daemon.clientconfig import (
     CLIENTS, Target, UnknownClient, endpointUrl, snippet)
 from gsmcpd.daemon.manual import helpText
 from gsmcpd.daemon.options import Config, Options, printVersion
+from gsmcpd.daemon.parsers import secretFile
 from gsmcpd.daemon.settings import (
     ConfigError, declaredSettings, fileKeys)
 from gsmcpd.daemon.sources import (
@@ -76,17 +77,24 @@ class CheckOptions(Options):
 
 
 class VerifyOptions(usage.Options):
-    synopsis = "FILE..."
+    synopsis = "[--audit-key-file FILE] [--continues DIGEST] FILE..."
     longdesc = ("Check the hash chain of an --audit-log trail: each line "
-                "names the SHA-256 of the line before it.  Give rotated "
-                "files oldest first to check them as one trail.  Exits 0 "
-                "when it holds, 1 naming the first line that breaks it.")
+                "names the digest of the line before it, and each file "
+                "starts with its head, the first file's a genesis.  Give "
+                "rotated files oldest first to check them as one trail.  "
+                "Exits 0 when it holds, naming the last line's digest, 1 "
+                "naming the first line that breaks it.")
+    optParameters = [
+        ["audit-key-file", None, None, "file holding the key the daemon "
+         "chained the trail with (its --audit-key-file)", secretFile],
+        ["continues", None, None, "the last line's digest of the files "
+         "before the first one given (no longer kept): the first file's "
+         "head must name it"]]
 
     def parseArgs(self, *paths):
         if not paths:
             raise usage.UsageError("name the audit file(s) to verify")
         self["paths"] = paths
-
 
 class AuditOptions(usage.Options):
     subCommands = [["verify", None, VerifyOptions,
@@ -265,23 +273,27 @@ def main(argv=None):
     if options.subCommand == "check":
         return check(options.subOptions)
     if options.subCommand == "audit":
-        return auditVerify(options.subOptions.subOptions["paths"])
+        return auditVerify(options.subOptions.subOptions)
     return clientConfig(options.subOptions)
 
 
-def auditVerify(paths):
+def auditVerify(options):
     """
     C{gsmcpd audit verify FILE...}: 0 when the chain holds, else 1.
     """
+    key = options["audit-key-file"]
+    paths = options["paths"]
     try:
-        broken = verify(paths)
+        broken, last = verify(paths, key and key.encode("utf-8"),
+                              options["continues"])
     except OSError as e:
         print(f"gsmcpd: {e.filename}: {e.strerror}", file=sys.stderr)
         return 1
     if broken is not None:
         print(broken)
         return 1
-    print("the chain holds through " + ", ".join(paths))
+    print(f"the chain holds through {', '.join(paths)}; its last line "
+          f"hashes to {last}")
     return 0
 
 

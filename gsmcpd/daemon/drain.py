@@ -3,12 +3,15 @@ The drain before a stop.
 
 From the moment the daemon is told to stop, no new session opens on it
 (C{initialize} and C{open_session} are refused with the
-C{serverStopping} error), C{/healthz} answers 503 and the agent check
-C{drain}, so a load balancer sends new sessions elsewhere; the sessions it
-holds keep being served for the grace, so the calls in flight can finish,
-and each client with an event stream is sent a warning saying so.  Then
-the port closes and the sessions are logged out: their uncommitted work is
-lost, and their calls still running are answered "the server is stopping".
+C{serverStopping} error), C{/healthz} answers 404 and the agent check
+C{drain}, so a load balancer sends new sessions elsewhere but still sends
+it the requests of the sessions it holds (HAProxy: C{disable-on-404} and
+DRAIN keep the stick table's routes, where a server marked down would
+lose them); those sessions keep being served for the grace, so the calls
+in flight can finish and clients can commit, and each client with an
+event stream is sent a warning saying so.  Then the port closes and the
+sessions are logged out: their uncommitted work is lost, and their calls
+still running are answered "the server is stopping".
 """
 
 from twisted.internet.task import deferLater

@@ -145,7 +145,7 @@ class Operations:
 
     def _slotsTaken(self):
         """
-        The slots a new session cannot have: an idle read session (warm)
+        The slots a new session cannot have: an idle spare (warm)
         gives its slot up to one.
         """
         return len(self._pool) - len(self._sessions.warm)

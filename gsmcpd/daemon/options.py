@@ -25,7 +25,8 @@ from gsmcpd.daemon.settings import (
 from gsmcpd.daemon.parsers import TOOLSET_OPTIONS_EXAMPLE, toolsetOptions
 from gsmcpd.observe.logformat import JSON_LOGGER, parseLogFormat
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
-from gsmcpd.tools.catalog import CORE_TOOLSETS
+from gsmcpd.tools.catalog import (
+    CORE_TOOLSETS, DEFAULT_TOOLSETS, OTHER_TOOLSETS)
 from gsmcpd.tools.catalogtools import SURFACES
 from gsmcpd.transport.connections import ConnectionLimits
 
@@ -95,14 +96,17 @@ class Config:
                           "once, or 'none'", parse=countOrNone, default="10",
                           group=SESSIONS)
     warmReads = setting(
-        "warm-reads", "idle sessions kept per GemStone user for the next "
-        "read without a session handle (2026-07-28), for 30s each; they give "
-        "their slots up to new sessions; 0: log in per read",
+        "warm-reads", "spare sessions, never used for a call, logged in "
+        "ahead per GemStone user for the next call without a session handle "
+        "(2026-07-28; each such call's own session is logged out after it), "
+        "idle for 30s each; they give their slots up to new sessions; 0: "
+        "log in per call",
         parse=count, default="2", group=SESSIONS)
     toolsetNames = setting(
-        "toolsets", "toolsets to serve, space-separated: core names "
-        f"({' '.join(CORE_TOOLSETS)}) or package.module:Class (default: all "
-        "seven core toolsets)", parse=words, group=SESSIONS)
+        "toolsets", "toolsets to serve, space-separated: shipped names "
+        f"({' '.join([*CORE_TOOLSETS, *OTHER_TOOLSETS])}) or "
+        f"package.module:Class (default: {' '.join(DEFAULT_TOOLSETS)})",
+        parse=words, group=SESSIONS)
     toolsetOptions = setting(
         "toolset-options", "per-toolset options as JSON, for toolsets that "
         f"declare some (docs/toolsets.rst), e.g. {TOOLSET_OPTIONS_EXAMPLE}",
@@ -203,8 +207,9 @@ class Config:
         "the room for new sessions (etc/haproxy/gsmcpd.cfg); a bare port "
         "number means 127.0.0.1", parse=endpoint)
     drainGrace = setting(
-        "drain-grace", "seconds a stopping daemon keeps serving with /healthz "
-        "answering 503, so a load balancer sends it no new session before "
+        "drain-grace", "seconds a stopping daemon keeps serving the sessions "
+        "it holds, opening no new one (/healthz answers 404, which HAProxy "
+        "reads as: new sessions elsewhere, held ones still here), before "
         "its port closes", parse=seconds, default="0")
     logFormat = setting("log-format", "text, or json: one JSON object per "
                         "event (gsmcpd serve applies it; under twistd pass "
@@ -260,6 +265,10 @@ class Config:
     auditLog = setting("audit-log", "file for the audit trail, a JSON object "
                        "a line (default: the daemon's log, with "
                        "authentication)", group=AUTH)
+    auditKey = setting("audit-key-file", "file holding the key that makes "
+                       "the --audit-log chain an HMAC, so an edited trail "
+                       "cannot be hashed again without it (default: "
+                       "SHA-256)", parse=secretFile, secret=True, group=AUTH)
     allowedHosts = repeatable("allowed-host", "a name requests may use in "
                               "their Host header besides loopback and the "
                               "address they reached (the variable takes a "

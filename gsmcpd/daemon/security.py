@@ -26,6 +26,7 @@ from gsmcpd.daemon.hangup import Hangup
 from gsmcpd.daemon.parsers import Percentage
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.audit import AuditLog
+from gsmcpd.observe.auditchain import OtherChain
 from gsmcpd.observe.trace import MessageTrace, RotatingFile
 from gsmcpd.sessions.shares import FairShares
 from gsmcpd.sessions.warm import lockCommits
@@ -113,6 +114,9 @@ def checkSecurity(config, optionOf):
     elif config.authJwksUrl and config.authJwksFile:
         raise ConfigError("--auth-jwks-url and --auth-jwks-file are two "
                           "sources of the same keys: give one")
+    if config.auditKey and not config.auditLog:
+        raise ConfigError("--audit-key-file needs --audit-log: the key "
+                          "chains the lines of that file")
     try:
         TLSEndpoint.parse(config.port)
         Listening.parse(config.port).check(
@@ -307,10 +311,12 @@ def auditLog(config, defaultUser, toolsets):
                 and toolset.name != "session"]
     if config.auditLog:
         try:
-            return AuditLog.toFile(config.auditLog, defaultUser, mutating)
-        except OSError as e:
+            return AuditLog.toFile(
+                config.auditLog, defaultUser, mutating,
+                config.auditKey and config.auditKey.encode("utf-8"))
+        except (OSError, OtherChain) as e:
             raise ConfigError(f"--audit-log {config.auditLog!r}: "
-                              f"{e.strerror}")
+                              f"{getattr(e, 'strerror', None) or e}")
     if authenticated(config):
         return AuditLog(defaultUser=defaultUser, mutatingTools=mutating)
     return None

@@ -4,12 +4,13 @@ itself (C{initialize}'s server info and each era's instructions).
 """
 
 from gsmcpd import __version__
-from gsmcpd.daemon.security import READ_ONLY_INSTRUCTIONS, servedToolsetNames
+from gsmcpd.daemon.security import (
+    MUTATION, READ_ONLY_INSTRUCTIONS, servedToolsetNames)
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.protocol.catalogsurface import catalogInstructions
 from gsmcpd.protocol.handlers import ServerIdentity
 from gsmcpd.protocol.instructions import readInstructions, stockInstructions
-from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolsetError, buildToolsets
+from gsmcpd.tools.catalog import DEFAULT_TOOLSETS, ToolsetError, buildToolsets
 
 SIMULATED_TITLE = "gsmcpd on a simulated stone (a test double, not GemStone)"
 
@@ -20,7 +21,7 @@ def servedToolsets(config):
 
     @raise ConfigError: naming the toolset that cannot be served.
     """
-    names = servedToolsetNames(config.toolsetNames, tuple(CORE_TOOLSETS),
+    names = servedToolsetNames(config.toolsetNames, DEFAULT_TOOLSETS,
                                config.readOnly)
     if not names:
         raise ConfigError("--toolsets names no toolset")
@@ -39,7 +40,9 @@ def serverIdentity(config):
     """
     stock = {"catalog": catalogInstructions}.get(config.surface,
                                                  stockInstructions)
-    eras = [stock(config.toolsets, modern) for modern in (False, True)]
+    withheld = (MUTATION,) if config.readOnly else ()
+    eras = [stock(config.toolsets, modern, withheld)
+            for modern in (False, True)]
     if config.instructionsFile:
         try:
             eras = [readInstructions(config.instructionsFile)] * 2

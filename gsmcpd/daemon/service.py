@@ -243,6 +243,7 @@ def assemble(config, library, reactor):
     trace = messageTrace(config, reactor)
     if trace is not None:
         root = TracedResource(root, trace)
+        metrics.watch(traceLost=lambda: trace.lost)
     stone = StoneService(
         control, sessions, login.user,
         config.workerUser and WorkerCheck(credentials, openGem, login.user,

@@ -9,7 +9,9 @@ nothing it does can be committed; the C{commit} step meets that refusal.
 The mutating tools work on a scratch dictionary and class it creates and
 removes; it refuses to start if either name is taken, aborts at the end,
 and checks from a fresh session that neither is there.  Each tool's answer
-is checked against the strict form of its output schema.
+is checked against the strict form of its output schema, and each answer of
+a template the daemon runs on its own against the shape the daemon reads
+(L{Step.shape}).
 """
 
 import json
@@ -20,6 +22,7 @@ import attr
 import jsonschema
 from twisted.internet.defer import inlineCallbacks, maybeDeferred
 
+from gsmcpd.daemon import shapes
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
 from gsmcpd.daemon.templatereport import Report, Row
@@ -54,7 +57,10 @@ class Step:
         must meet instead of a result.
     @ivar tolerated: GemStone error numbers that depend on the user's
         privileges, not on the template: reported, but a pass.
-    @ivar keys: what the daemon reads from a template's answer.
+    @ivar shape: what the daemon reads from a template's answer
+        (L{shapes}).
+    @ivar needsCommit: whether the session must hold uncommitted changes
+        after a template step, when that is part of the path it checks.
     @ivar gate: whether the check stops when this step fails (what comes
         after would not be safe, or would tell nothing).
     """
@@ -64,7 +70,8 @@ class Step:
     tool: bool = True
     expect: str | int | None = None
     tolerated: tuple[int, ...] = ()
-    keys: tuple[str, ...] = ()
+    shape: Any = attr.Factory(dict)
+    needsCommit: bool | None = None
     gate: bool = False
 
     def argumentsFor(self, facts: dict) -> dict:
@@ -80,30 +87,43 @@ def _template(name: str, arguments: Arguments | None = None,
 PROBE = {"className": PROBE_CLASS}
 METHOD = dict(PROBE, selector="testProbe")
 
+CONTINUED = {"continued": bool}
+
 STEPS = (
-    _template("preflight", keys=("user", "stone", "version", "privileges",
-                                 "maxSessionId"), gate=True),
+    _template("preflight", shape={
+        "user": str, "stone": str, "version": str, "privileges": [str],
+        "maxSessionId": int}, gate=True),
     # Without the lock nothing may try to change the repository.
-    _template("disable_commits", {"reason": REASON}, keys=("armed",),
+    _template("disable_commits", {"reason": REASON}, shape={"armed": bool},
               gate=True),
-    _template("session_state", keys=("session", "commitsBehind")),
-    _template("backlog_state", keys=("backlog", "oldestPinnedBy")),
+    _template("session_state",
+              shape={"session": int, "commitsBehind": (int, None)}),
+    _template("backlog_state",
+              shape={"backlog": int, "oldestPinnedBy": [int]}),
     _template("lacking_capabilities",
-              {"selectors": [each.selector for each in OPTIONAL]}),
-    _template("open_session", {"name": "gsmcpd-check"},
-              keys=("name", "session", "signalAbortBacklog")),
+              {"selectors": [each.selector for each in OPTIONAL]},
+              shape=[str]),
+    _template("open_session", {"name": "gsmcpd-check"}, shape={
+        "name": str, "session": int, "signalAbortBacklog": (int, None)}),
     _template("mint_onetime_password",
               lambda facts: {"userId": facts["user"], "seconds": 60},
-              tolerated=(NO_PRIVILEGE,), keys=("password",)),
+              tolerated=(NO_PRIVILEGE,), shape={"password": str}),
     _template("stop_session", {"session": NO_SUCH_SESSION},
-              tolerated=(NO_PRIVILEGE,), keys=("stopped",)),
+              tolerated=(NO_PRIVILEGE,), shape={"stopped": bool}),
+    # Both of continueTransaction's paths: holding no change, and (below,
+    # after the scratch work) holding some.
+    _template("continue_transaction", shape=CONTINUED, needsCommit=False),
     Step("status"),
     Step("stone_status"),
     Step("execute_code", {"code": "3 + 4"}),
     Step("inspect", {"expression": "Array with: 3 with: 'four'", "path": [2]}),
+    # The paging paths: a page that is not the first.
+    Step("inspect", {"expression": "Array new: 30", "offset": 10,
+                     "limit": 5}),
     Step("profile_code", {"code": "3 + 4"}),
     Step("list_dictionaries"),
     Step("list_all_classes", {"limit": 20}),
+    Step("list_all_classes", {"limit": 20, "offset": 20}),
     Step("list_classes", {"dictionaryName": "Globals", "limit": 20}),
     Step("list_dictionary_entries", {"dictionaryName": "UserGlobals",
                                      "limit": 20}),
@@ -127,6 +147,7 @@ STEPS = (
     # Searches that find the probe on any stone, kernel-sized or not.
     Step("find_implementors", {"selector": "testProbe", "limit": 5}),
     Step("find_senders", {"selector": "assert:", "limit": 5}),
+    Step("find_senders", {"selector": "assert:", "limit": 1, "offset": 1}),
     Step("find_references_to", {"name": "TestCase", "limit": 5}),
     Step("search_method_source", {"pattern": "isKindOf: TestCase",
                                   "dictionaryName": SCRATCH_DICTIONARY}),
@@ -140,7 +161,7 @@ STEPS = (
     Step("list_classes", {"dictionaryName": SCRATCH_DICTIONARY}),
     Step("remove_dictionary", {"dictionaryName": SCRATCH_DICTIONARY}),
     Step("commit", expect=COMMITS_DISABLED),
-    _template("continue_transaction", keys=("continued",)),
+    _template("continue_transaction", shape=CONTINUED, needsCommit=True),
     Step("refresh"),
     Step("abort"),
 )
@@ -266,12 +287,15 @@ class TemplateCheck:
                 value = yield self._callTool(step.name, arguments, gem,
                                              ledger, journal)
             else:
-                value = (yield runTemplate(gem, step.name, arguments)).value
-                missing = [key for key in step.keys
-                           if not isinstance(value, dict) or key not in value]
-                if missing:
-                    raise _Failed(f"the answer lacks {', '.join(missing)}: "
-                                  f"{json.dumps(value)[:300]}")
+                answer = yield runTemplate(gem, step.name, arguments)
+                value = answer.value
+                mismatch = shapes.mismatch(step.shape, value)
+                if mismatch:
+                    raise _Failed(mismatch)
+                if step.needsCommit not in (None, answer.needsCommit):
+                    raise _Failed(f"needsCommit is {answer.needsCommit} "
+                                  f"where this path must leave it "
+                                  f"{step.needsCommit}")
                 if step.name == "preflight":
                     self.report.stone = {key: value[key] for key in
                                          ("user", "stone", "version")}
@@ -286,7 +310,7 @@ class TemplateCheck:
             raise _Failed(str(e))
         if step.expect is not None:
             raise _Failed(f"answered where it must meet {step.expect!r}")
-        return value if step.tool else f"answered {', '.join(sorted(value))}"
+        return value if step.tool else f"answered {shapes.described(value)}"
 
     @inlineCallbacks
     def _callTool(self, name, arguments, gem, ledger, journal):

@@ -4,9 +4,11 @@ A ctypes binding to libgcits: only the functions gsmcpd calls.
 Prototypes and the C{GciErrSType} layout are those of the GemStone/S 64 3.7
 C{gcits.hf}/C{gci.ht} headers.  The library is bound with C{ctypes.CDLL}, so
 a call releases the GIL while it blocks in C (C{PyDLL} would freeze the
-reactor for the whole call).  Every function but L{GciLibrary.breakSession}
-blocks on the stone and must only be called on a session's own thread: L{GciLibrary} refuses a blocking call from the
-reactor thread.  A C{GciSession} handle is freed by L{GciLibrary.logout}:
+reactor for the whole call).  Every function blocks on the stone (even
+GciTsBreak, on a wedged gem) and is refused on the reactor thread; all but
+L{GciLibrary.breakSession} must be called on a session's own thread, a
+break on its breaker's.  A C{GciSession} handle is freed by
+L{GciLibrary.logout}:
 whoever holds one must make sure no break is in flight on it by then
 (L{gsmcpd.gci.session.GemSession} does).
 """
@@ -184,9 +186,11 @@ class GciLibrary:
 
     def login(self, stoneNrs: str, gemNrs: str | None, hostUser: str | None,
               hostPassword: str | None, user: str, password: str,
-              flags: int = 0) -> Handle:
+              flags: int = 0) -> tuple[Handle, GciError | None]:
         """
-        Log in; the C{GciSession} handle on success.
+        Log in: the C{GciSession} handle, and the warning GemStone gave
+        with it or L{None} ("If result is non-NULL, login succeeded but
+        there may still be a warning in *err", gcits.hf).
 
         @raise GciError: when the login fails.
         """
@@ -198,7 +202,7 @@ class GciLibrary:
             ctypes.byref(executedInit), ctypes.byref(err))
         if not session:
             raise err.asError()
-        return session
+        return session, (err.asError() if err.number else None)
 
     def logout(self, session: Handle) -> None:
         """
@@ -264,13 +268,15 @@ class GciLibrary:
 
     def breakSession(self, session: Handle, hard: bool) -> None:
         """
-        Interrupt the call in progress on C{session}, from any thread.
+        Interrupt the call in progress on C{session}, from any thread but
+        the reactor's.
 
         GemStone documents GciTsBreak as callable while another thread is
         inside a call on the same session; with none running it does
-        nothing.  It is not safe once a logout of C{session} has begun.
+        nothing.  It writes to the gem's socket, so a wedged gem or network
+        can block it.  It is not safe once a logout of C{session} has begun.
         """
-        err = GciErrSType()
+        err = self._blocking()
         if not self._lib.GciTsBreak(session, int(bool(hard)),
                                     ctypes.byref(err)):
             raise err.asError()

@@ -19,6 +19,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer  # type: ignore[import-untyped]
 
+from gsmcpd.gci.breaker import Breaker
 from gsmcpd.gci.deliveries import ResultDeliveries
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
@@ -101,10 +102,10 @@ class GemSession:
     L{Deferred} on the reactor side, so one can be found to break or
     withdraw.
 
-    GciTsLogout frees the handle while a break may come from the reactor
-    thread at any moment, so the handle changes, and every break is sent,
-    under C{_handleLock}: a logout begins only once no break is in flight,
-    and no break starts once a logout has begun.
+    A L{Breaker} sends its breaks.  GciTsLogout frees the handle, so the
+    handle changes, and every break is sent, under C{_handleLock} (taken
+    on the session's and the breaker's threads only): a logout begins once
+    no break is in flight, and no break starts once one has begun.
 
     @ivar name: how logs and the thread name this session.
     @param deliveries: shared with other sessions (the pool's); by default
@@ -123,6 +124,7 @@ class GemSession:
         self.name = name
         self._handle: Handle | None = None
         self._handleLock = threading.Lock()
+        self._breaker = Breaker(self._sendBreak, name)
         self._sourceClass = 0
         self._gone: GciError | None = None
         self._abandoned = False
@@ -196,11 +198,16 @@ class GemSession:
         Break the call running now; a no-op when none is, or once the
         session's logout has begun.
 
-        Safe from the reactor thread: GciTsBreak is the one GemStone call
-        documented as callable while another thread is inside a call, and
-        it returns at once.  The session's thread holds C{_handleLock} only
-        to change the handle, never across a call.
+        Returns at once: the break is sent by the session's L{Breaker}
+        (GciTsBreak is the one GemStone call documented as callable while
+        another thread is inside a call, but it can block on a wedged
+        gem).
         """
+        self._breaker.request(hard)
+
+    def _sendBreak(self, hard: bool) -> None:
+        # On the breaker's thread.  The session's thread holds the lock
+        # only to change the handle, never across a call.
         with self._handleLock:
             if self._handle is None or self._gone is not None:
                 return
@@ -335,7 +342,11 @@ class GemSession:
 
     def _afterError(self, error: GciError) -> None:
         if error.fatal:
+            # The gem is gone, but its GciSession (and its socket) lives
+            # until GciTsLogout frees it: now, whenever the session is
+            # closed, if it ever is.
             self._gone = error
+            self._release()
             return
         process = error.suspendedProcess
         if process is not None and self._handle is not None:
@@ -348,10 +359,13 @@ class GemSession:
                               "{error}", session=self.name, error=e)
 
     def _doLogin(self) -> None:
-        handle = self._library.login(
+        handle, warning = self._library.login(
             self._login.stoneNrs, self._login.gemNrs, self._login.hostUser,
             self._login.hostPassword, self._login.user, self._login.password,
             self._login.flags)
+        if warning is not None:
+            self.log.warn("{session}: logged in with a warning: {error}",
+                          session=self.name, error=warning)
         try:
             self._sourceClass = self._library.resolveSymbol(
                 handle, SOURCE_CLASS)
@@ -363,17 +377,22 @@ class GemSession:
             self._handle = handle
 
     def _doLogout(self) -> None:
-        # Once the lock is ours no break is in flight, and none starts
-        # after: the handle is freed below.
+        self._release()
+        self._breaker.stop()
+
+    def _release(self) -> None:
+        """
+        On the session's thread: log the handle out, if it still is in.
+        """
         with self._handleLock:
             handle, self._handle = self._handle, None
-        if handle is None or (self._gone is not None and not self._abandoned):
-            return
-        self._logoutHandle(handle)
+        if handle is not None:
+            self._logoutHandle(handle)
 
     def _logoutHandle(self, handle: Handle) -> None:
         try:
             self._library.logout(handle)
         except GciError as e:
-            self.log.warn("{session}: logout: {error}", session=self.name,
-                          error=e)
+            # Expected once the gem is gone (4100): the handle is freed.
+            (self.log.warn if self._gone is None else self.log.info)(
+                "{session}: logout: {error}", session=self.name, error=e)

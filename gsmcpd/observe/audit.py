@@ -29,7 +29,9 @@ from twisted.logger import Logger
 
 from gsmcpd.observe.auditfile import AUDIT_NAMESPACE, AuditFile
 from gsmcpd.observe.clipping import clipped
-from gsmcpd.observe.metrics import REFUSALS, classify, commitOutcome
+from gsmcpd.observe.metrics import (
+    COMMIT_TOOL, DISCARDED_META, REFUSALS, callCommit, classify,
+    commitOutcome, resultMeta)
 SOURCE_ARGUMENTS = {"execute_code": "code", "profile_code": "code",
                     "inspect": "expression", "compile_method": "source"}
 """Tools whose argument is Smalltalk source, digested in the event."""
@@ -80,7 +82,7 @@ def changeOf(tool, arguments):
     """
     What a successful mutating call changed, as a commit event names it.
     """
-    if SOURCE_ARGUMENTS.get(tool) == "code":
+    if SOURCE_ARGUMENTS.get(tool) in ("code", "expression"):
         return f"{tool} {(sourceDigest(tool, arguments) or '')[:12]}"
     className = arguments.get("className")
     if "selector" in arguments or tool == "compile_method":
@@ -193,14 +195,15 @@ class AuditLog:
             self.observer, AuditFile) else None
 
     @classmethod
-    def toFile(cls, path, defaultUser=None, mutatingTools=()):
+    def toFile(cls, path, defaultUser=None, mutatingTools=(), key=None):
         """
         An audit log appending JSON lines to C{path}; L{close} it.
 
+        @param key: the chain's HMAC key (bytes), or L{None} for SHA-256.
         @raise OSError: C{path} cannot be opened (a file that opens but
             cannot be written makes a failed audit instead).
         """
-        return cls(AuditFile(path), defaultUser, mutatingTools)
+        return cls(AuditFile(path, key=key), defaultUser, mutatingTools)
 
     @property
     def failure(self):
@@ -273,18 +276,26 @@ class AuditLog:
             callId=callId, outcome=ended, seconds=round(seconds, 6),
             **self._described(facts))
         handle, (tool, arguments) = facts.handle, _plain(facts)
+        # Code that committed (its result says the stone did) commits like
+        # a commit, itself among the changes it names.
+        byCode = tool != COMMIT_TOOL and callCommit(tool, response) is not None
+        # Code that aborted left nothing of what its session held.
+        aborted = resultMeta(response).get(DISCARDED_META) is True or (
+            tool == "abort" and ended == "ok")
         # Only a change makes an entry: a handle no change was made in (a
         # read's, a stand-in's) would otherwise be kept until its session,
         # which may never have existed, is forgotten.
-        if ended == "ok" and (tool in self.mutatingTools):
+        if (ended == "ok" or byCode) and (tool in self.mutatingTools) and \
+                not aborted:
             self._changes.setdefault(handle, []).append(
                 changeOf(tool, arguments))
-            return
+            if not byCode:
+                return
         pending = self._changes.get(handle, [])
-        if tool == "abort" and ended == "ok":
+        if aborted:
             pending.clear()
-        elif tool == "commit" and ended != "askedForInput":
-            result = commitOutcome(response) or ended
+        elif byCode or (tool == COMMIT_TOOL and ended != "askedForInput"):
+            result = "committed" if byCode else commitOutcome(response) or ended
             self.log.info(
                 "commit by {identity} as {gemstoneUser} in session "
                 "{session}: {result}", event="commit", callId=callId,

@@ -14,7 +14,11 @@ while it is failed nothing runs unaudited.
 Each time the file is opened, at start and on each C{SIGHUP}, an
 C{auditOpened} line is written and flushed before any other, in the hash
 chain like every line: a file that cannot take it (C{/dev/full}) is failed
-before the first call.  A reopen whose line is written clears the failed
+before the first call.  In an empty file it is the file's head
+(L{gsmcpd.observe.auditchain}): it names the file's number, one more than
+the file before it (the one this daemon wrote to last or, at start, the
+logrotated C{PATH.1}), and that file's last line; with none, it starts a
+trail (file 1, the genesis).  A reopen whose line is written clears the failed
 state, and its line counts the events the file missed; a reopen that fails
 keeps the file and the state as they were.
 """
@@ -24,7 +28,8 @@ import errno
 from twisted.logger import ILogObserver, Logger, LogLevel
 from zope.interface import implementer
 
-from gsmcpd.observe.auditchain import ChainedJsonObserver, chainStart
+from gsmcpd.observe.auditchain import (
+    GENESIS, ChainedJsonObserver, OtherChain, chainStart)
 
 AUDIT_NAMESPACE = "gsmcpd.audit"
 
@@ -40,10 +45,11 @@ def appending(path):
 
 def described(error):
     """
-    An L{OSError} as an operator reads it: its text and its C{errno} name.
+    An L{OSError} (or an L{OtherChain}) as an operator reads it: its text
+    and its C{errno} name.
     """
-    name = errno.errorcode.get(error.errno)
-    text = error.strerror or str(error)
+    name = errno.errorcode.get(getattr(error, "errno", None))
+    text = getattr(error, "strerror", None) or str(error)
     return f"{text} ({name})" if name else text
 
 
@@ -60,34 +66,54 @@ class AuditFile:
         started.
     @ivar log: the daemon's log, where the failure and the events the file
         did not get go.
+    @ivar number: the file's number in its trail.
     """
 
     log = Logger()
 
-    def __init__(self, path, opener=appending):
+    def __init__(self, path, opener=appending, key=None):
         """
         Open C{path} and write its C{auditOpened} line.
 
         @param opener: opens a path for appending bytes (L{appending}).
+        @param key: the chain's HMAC key (bytes), or L{None} for SHA-256.
         @raise OSError: the file cannot be opened or read at all (a
             setting to mend before the daemon starts); one that opens but
             cannot take the line is failed instead.
+        @raise OtherChain: its lines are chained the other way (with a key
+            or without).
         """
         self.path = path
         self.failure = None
         self.unwritten = 0
         self._missed = 0
         self._opener = opener
+        self._key = key
         self._file = opener(path)
         try:
-            self._chain = ChainedJsonObserver(self._file, *chainStart(path))
-        except OSError:
+            self._chain = self._continuing(
+                self._file, lambda: _rotated(f"{path}.1", key))
+        except (OSError, OtherChain):
             self._file.close()
             raise
         try:
             self._opened(self._chain, "start")
         except OSError as e:
             self._failed(e)
+
+    def _continuing(self, file, before):
+        """
+        The chain of C{file}, just opened: it continues the file's last
+        line, or in an empty file, the file C{before} answers (its last
+        line's digest and its number).
+        """
+        start = chainStart(self.path, self._key)
+        if start is None:
+            previous, number = before()
+            start, self.number = (previous, False), number + 1
+        else:
+            self.number = start[2] or 1
+        return ChainedJsonObserver(file, *start[:2], key=self._key)
 
     def __call__(self, event):
         if self.failure is None:
@@ -110,7 +136,7 @@ class AuditFile:
         Logger(namespace=AUDIT_NAMESPACE, observer=chain).info(
             "audit trail opened ({cause}); {unwritten} events were not "
             "written to it before", event="auditOpened", cause=cause,
-            unwritten=self._missed)
+            unwritten=self._missed, file=self.number)
 
     def _failed(self, error):
         self.failure = f"{self.path}: {described(error)}"
@@ -126,13 +152,14 @@ class AuditFile:
         events go to the new file from then on, and a failed trail is
         written again.  Otherwise the old file and the state are kept.
         """
-        file = None
+        file, number = None, self.number
         try:
             file = self._opener(self.path)
-            chain = ChainedJsonObserver(
-                file, *chainStart(self.path, self._chain.previous))
+            chain = self._continuing(
+                file, lambda: (self._chain.previous, number))
             self._opened(chain, "reopen")
-        except OSError as e:
+        except (OSError, OtherChain) as e:
+            self.number = number
             if file is not None:
                 _close(file)
             self.log.error(
@@ -150,6 +177,19 @@ class AuditFile:
 
     def close(self):
         _close(self._file)
+
+
+def _rotated(path, key):
+    """
+    What an empty file at start continues: logrotate's C{path} (its last
+    line's digest and its number), or, with none or one chained the other
+    way (a key given or dropped since), the genesis of a new trail.
+    """
+    try:
+        start = chainStart(path, key)
+    except (FileNotFoundError, OtherChain):
+        start = None
+    return (GENESIS, 0) if start is None else (start[0], start[2] or 1)
 
 
 def _close(file):

@@ -20,6 +20,12 @@ run or a long execute_code)."""
 
 NAMESPACE = "gsmcpd"
 COMMIT_TOOL = "commit"
+COMMITTED_META = "gsmcpd/committed"
+"""The key of a result's C{_meta} that says the stone committed while any
+other tool's call ran (code it ran sent the commit)."""
+DISCARDED_META = "gsmcpd/discarded"
+"""The key that says instead that code it ran moved the view and left
+nothing the session held (an abort)."""
 INPUT_REQUIRED = "input_required"
 """The C{resultType} of a 2026-era round that asks the client."""
 ESCALATION = {"soft": ("soft",), "hard": ("soft", "hard"),
@@ -29,7 +35,7 @@ SESSION_ENDINGS = frozenset({
     "deleted", "closed", "abandoned", "stopping", "gem_died", "idle",
     "idle_streamless", "idle_handle", "lifetime", "ping_unanswered",
     "stream_lost", "view_stuck", "replacement_failed", "read_done",
-    "read_idle", "read_surplus", "evicted", "other"})
+    "read_idle", "evicted", "other"})
 """Why a session ended, as C{sessions_closed_total}'s C{reason} label: a
 closed set of short words a dashboard can name."""
 REFUSALS = {
@@ -95,6 +101,9 @@ DECLARED = (
      "audit events the --audit-log file did not get: the write failed, "
      "or the file had failed and was not tried (they go to the daemon's "
      "log instead)", ()),
+    ("traceLost", None, "trace_lines_lost",
+     "message trace lines lost: dropped for a full queue, or not taken by "
+     "the --trace-log file (the daemon's log says why, once)", ()),
     ("auditWritable", Gauge, "audit_writable",
      "1 while the audit trail can be written (or there is no file to "
      "write), 0 once a write to --audit-log failed: no tool call runs "
@@ -179,10 +188,10 @@ class Metrics:
     def watch(self, sessionsOpen=None, sessionsOpening=None,
               slotsUsed=None, slotsLimit=None, eventStreams=None,
               sessionsWarm=None, stoneReachable=None, auditWritable=None,
-              auditUnwritten=None):
+              auditUnwritten=None, traceLost=None):
         """
-        Read these gauges (and the audit's unwritten count) from the
-        objects that know, when scraped: each argument is a callable
+        Read these gauges (and the audit's and the trace's lost lines)
+        from the objects that know, when scraped: each argument is a callable
         answering a number (C{slotsLimit} may answer L{None} for no cap).
         """
         for gauge, read in ((self.sessionsOpen, sessionsOpen),
@@ -193,8 +202,10 @@ class Metrics:
                             (self.auditWritable, auditWritable)):
             if read is not None:
                 gauge.set_function(read)
-        if auditUnwritten is not None:
-            self.auditUnwritten.readFrom(auditUnwritten)
+        for counter, read in ((self.auditUnwritten, auditUnwritten),
+                              (self.traceLost, traceLost)):
+            if read is not None:
+                counter.readFrom(read)
         if slotsUsed is not None:
             self.poolSlots.labels("used").set_function(slotsUsed)
             if slotsLimit is not None:
@@ -286,10 +297,9 @@ class CallTimer:
             metrics.breaks.labels(strength).inc()
         if step == "replaced":
             metrics.replacements.inc()
-        if self._tool == COMMIT_TOOL:
-            ended = commitOutcome(response)
-            if ended is not None:
-                metrics.commits.labels(ended).inc()
+        ended = callCommit(self._tool, response)
+        if ended is not None:
+            metrics.commits.labels(ended).inc()
 
     def refused(self):
         """
@@ -305,6 +315,28 @@ class CallTimer:
 UNSETTLED = frozenset({"deadline", "pinned", "sessionGone"})
 """The error kinds of a call the server ended before its GemStone call
 answered: for a C{commit}, whether it committed is not known."""
+
+
+def callCommit(tool, response):
+    """
+    How a commit a call of C{tool} made ended, from its C{response}: a
+    C{commit}'s as L{commitOutcome} says; for any other tool C{committed}
+    when its result says the stone committed while it ran (L{COMMITTED_META}),
+    else L{None}.
+    """
+    if tool == COMMIT_TOOL:
+        return commitOutcome(response)
+    return "committed" if resultMeta(response).get(COMMITTED_META) is True \
+        else None
+
+
+def resultMeta(response):
+    """
+    The C{_meta} of a call's result, or an empty one.
+    """
+    value = (response or {}).get("result")
+    meta = value.get("_meta") if isinstance(value, dict) else None
+    return meta if isinstance(meta, dict) else {}
 
 
 def commitOutcome(response):

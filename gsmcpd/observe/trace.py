@@ -4,61 +4,38 @@ answer, one JSON object a line, for a support case where a client's UI
 shows only the tool it called.
 
 No header is ever traced (the C{Authorization} bearer token is one); in
-the bodies, the values of password-, token- and secret-like fields are
-redacted, a request's own bearer token is struck wherever it appears, and
-its session's handle (a field named C{session} too) is cut to the prefix
-logs name it by.  The reactor thread
-only queues the bytes it has; parsing, redaction, capping and writing
-happen on the trace's own thread, and a full queue drops lines (counted in
-the next line written) rather than wait.  The file is rotated by size,
+the bodies, parsed or not, the values of password-, token- and
+secret-like fields are redacted (L{gsmcpd.observe.redaction}), a
+request's own bearer token is struck wherever it appears, and its
+session's handle, in any form a header may carry it, is cut to the prefix
+logs name it by.  The reactor thread only queues the bytes it has;
+parsing, redaction, capping and writing happen on the trace's own thread,
+and a full queue drops lines (counted in the next line written) rather
+than wait.  A file that cannot be written loses lines, counted in
+L{MessageTrace.lost}, and says so once in the daemon's log: the trace is
+not the audit, nothing waits for it.  The file is rotated by size,
 keeping a few, and reopened on C{SIGHUP}.
 """
 
 import datetime
+import errno
 import json
 import os
 import queue
-import re
 import threading
 
 from twisted.application.service import Service
 from twisted.logger import Logger
 
-REDACTED = "[redacted]"
-SECRET_KEY = re.compile(
-    r"pass(word|wd|phrase)?$|secret|(?<!progress)token$|^otp$|one.?time|"
-    r"authorization|api.?key|credential|bearer", re.IGNORECASE)
-"""Field names whose values are never traced."""
-HANDLE_KEYS = frozenset({"session"})
-"""Fields holding a session handle, traced as its prefix."""
-HANDLE_PREFIX = 8
-"""As L{gsmcpd.sessions.work.WorkSession.label}: not enough to use it."""
+from gsmcpd.observe.redaction import (
+    REDACTED, handleForms, prefixed, redacted, redactedText, struck)
+
 QUEUE_LINES = 10_000
 """Messages waiting for the trace's thread before new ones are dropped."""
 STOP_SECONDS = 5
 """How long a stopping daemon waits for the queued lines to be written."""
 
 _REOPEN, _STOP = object(), object()
-
-
-def redacted(value):
-    """
-    C{value} with every password-like field's value replaced and every
-    session handle cut to its prefix, at any depth.
-    """
-    if isinstance(value, dict):
-        return {key: REDACTED if SECRET_KEY.search(key) and value[key]
-                else _prefix(value[key]) if key in HANDLE_KEYS
-                else redacted(value[key]) for key in value}
-    if isinstance(value, list):
-        return [redacted(each) for each in value]
-    return value
-
-
-def _prefix(handle):
-    if isinstance(handle, str) and len(handle) > HANDLE_PREFIX:
-        return handle[:HANDLE_PREFIX] + "…"
-    return redacted(handle)
 
 
 def capped(text, limit):
@@ -92,11 +69,12 @@ def messagesOf(data, eventStream):
 
 def _private(path):
     """
-    C{path} opened to append, created readable by the daemon's user alone:
-    it holds every argument every client sent.
+    C{path} opened to append bytes, unbuffered (a line that fails is not
+    kept to be written later), created readable by the daemon's user
+    alone: it holds every argument every client sent.
     """
     return open(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600),
-                "a", encoding="utf-8")
+                "ab", buffering=0)
 
 
 class RotatingFile:
@@ -110,17 +88,33 @@ class RotatingFile:
         self.path = path
         self.maxBytes = maxBytes
         self.keep = keep
-        self._file = _private(path)
+        self._open()
+
+    def _open(self):
+        self._file = _private(self.path)
+        self._size = os.fstat(self._file.fileno()).st_size
+        self._torn = False
 
     def write(self, line):
-        size = self._file.tell()
-        if size and size + len(line.encode("utf-8")) > self.maxBytes:
+        """
+        Append C{line}; a line a full disk took only part of is ended
+        before the next one.
+
+        @raise OSError: the file did not take all of it.
+        """
+        data = line.encode("utf-8")
+        if self._size and self._size + len(data) > self.maxBytes:
             self._rotate()
-        self._file.write(line)
-        self._file.flush()
+        rest = memoryview(b"\n" * self._torn + data)
+        while rest:
+            written = self._file.write(rest)
+            if not written:
+                raise OSError(errno.EIO, "the file took no bytes")
+            self._size += written
+            self._torn = rest[written - 1] != ord("\n")
+            rest = rest[written:]
 
     def _rotate(self):
-        self._file.close()
         for index in range(self.keep - 1, 0, -1):
             older = f"{self.path}.{index}"
             if os.path.exists(older):
@@ -129,13 +123,16 @@ class RotatingFile:
             os.replace(self.path, f"{self.path}.1")
         else:
             os.remove(self.path)
-        self._file = _private(self.path)
+        self.reopen()
 
     def reopen(self):
-        """Open the path again (after logrotate moved the file away)."""
-        opened = _private(self.path)
-        self._file.close()
-        self._file = opened
+        """
+        Open the path again (after logrotate moved the file away); one
+        that cannot be opened keeps the file open.
+        """
+        old = self._file
+        self._open()
+        old.close()
 
     def close(self):
         self._file.close()
@@ -166,6 +163,10 @@ class MessageTrace(Service):
         """Lines dropped for a full queue (counted on the reactor thread;
         the trace's thread keeps how many it has reported)."""
         self._reported = 0
+        self.unwritten = 0
+        """Lines the file did not take (counted on the trace's thread)."""
+        self.failure = None
+        """Why the file could not be written, until a write succeeds."""
         self._queue = queue.Queue(capacity)
         self._thread = None
 
@@ -237,6 +238,14 @@ class MessageTrace(Service):
         while self._handle(self._queue.get()):
             pass
 
+    @property
+    def lost(self):
+        """
+        Lines lost since the daemon started: dropped for a full queue, or
+        not taken by the file.
+        """
+        return self.dropped + self.unwritten
+
     def _handle(self, item):
         try:
             if item is _STOP:
@@ -244,12 +253,41 @@ class MessageTrace(Service):
                 return False
             if item is _REOPEN:
                 self.file.reopen()
+                self._writable()
             else:
                 for line in self.lines(*item):
-                    self.file.write(line)
+                    self._write(line)
+        except OSError as e:
+            self.log.error("message trace: {path} cannot be reopened: "
+                           "{why}", path=self.file.path, why=e.strerror)
         except Exception:
-            self.log.failure("message trace: a line could not be written")
+            self.log.failure("message trace: a message could not be traced")
         return True
+
+    def _write(self, line):
+        """
+        Write one line, or count it lost: the first of a run of failures
+        is logged, the rest only counted.
+        """
+        try:
+            self.file.write(line)
+        except OSError as e:
+            self.unwritten += 1
+            if self.failure is None:
+                self.failure = e.strerror or str(e)
+                self.log.critical(
+                    "message trace: {path} cannot be written ({why}); its "
+                    "lines are lost and counted (gsmcpd_trace_lines_lost_"
+                    "total) until a write succeeds: free space, then send "
+                    "SIGHUP", path=self.file.path, why=self.failure)
+            return
+        self._writable()
+
+    def _writable(self):
+        if self.failure is not None:
+            self.failure = None
+            self.log.info("message trace: {path} is written again",
+                          path=self.file.path)
 
     def lines(self, direction, when, session, data, eventStream, secret):
         """The lines one queued write makes."""
@@ -257,20 +295,23 @@ class MessageTrace(Service):
         dropped, self._reported = total - self._reported, total
         stamp = datetime.datetime.fromtimestamp(
             when, datetime.timezone.utc).isoformat(timespec="milliseconds")
+        handle, forms = handleForms(session)
         for message in messagesOf(data, eventStream):
-            fields = {"time": stamp, "session": _prefix(session),
+            fields = {"time": stamp, "session": prefixed(handle),
                       "direction": direction}
             if isinstance(message, dict):
                 fields["method"] = message.get("method")
                 fields["id"] = message.get("id")
-                message = redacted(message)
-            body = message if isinstance(message, str) else json.dumps(
-                message, ensure_ascii=False, separators=(",", ":"))
+            if isinstance(message, str):
+                # Not JSON, or a JSON string: redacted by its text.
+                body = redactedText(message)
+            else:
+                body = json.dumps(redacted(message), ensure_ascii=False,
+                                  separators=(",", ":"))
             # Before the cap, which could leave a prefix of either.
             if secret:
                 body = body.replace(secret, REDACTED)
-            if session:
-                body = body.replace(session, _prefix(session))
+            body = struck(body, handle, forms)
             fields["bytes"] = len(data)
             fields["body"] = capped(body, self.maxBody)
             if dropped:

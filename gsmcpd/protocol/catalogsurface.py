@@ -7,6 +7,7 @@ it names, and the instructions say how to reach what is not listed.
 import attr
 
 from gsmcpd.protocol.instructions import stockInstructions
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.tools.catalogtools import TOOL_CALL
 from gsmcpd.tools.templates.outcomes import ToolError
 
@@ -17,15 +18,15 @@ CATALOG_PARAGRAPH = (
     "through tool_call.")
 
 
-def catalogInstructions(toolsets, modern=False):
+def catalogInstructions(toolsets, modern=False, withheld=()):
     """
     The era's stock instructions, then how to find what is not listed.
     """
-    return "\n\n".join([stockInstructions(toolsets, modern),
+    return "\n\n".join([stockInstructions(toolsets, modern, withheld),
                         CATALOG_PARAGRAPH])
 
 
-def unwrapCall(catalog, message):
+def unwrapCall(catalog, message, lifted=()):
     """
     C{message} as the direct C{tools/call} it names, when it is a valid
     call of C{tool_call}; otherwise C{message} itself, answered as any call
@@ -34,6 +35,13 @@ def unwrapCall(catalog, message):
     Made before either era looks at the call, so everything a direct call
     meets (validation, scopes, confirmations, session handles, deadlines,
     the audit) it meets by construction.
+
+    @param lifted: the arguments this era adds to C{tool_call}'s schema
+        for the tool it calls (the 2026 era's C{session}): each given at
+        C{tool_call}'s top level is passed on among the called tool's
+        arguments.
+    @raise JsonRpcError: C{-32602} for a lifted argument given both there
+        and among the called tool's arguments, with different values.
     """
     if message.method != "tools/call" or \
             message.params.get("name") != TOOL_CALL:
@@ -42,12 +50,41 @@ def unwrapCall(catalog, message):
     arguments = message.params.get("arguments")
     if tool is None or not isinstance(arguments, dict):
         return message
+    own = {key: value for key, value in arguments.items()
+           if key not in lifted}
     try:
-        tool.validate(arguments)
+        tool.validate(own)
     except ToolError:
         return message
-    if arguments["name"] == TOOL_CALL:
+    if own["name"] == TOOL_CALL:
         return message
+    called = dict(own.get("arguments", {}))
+    for key in lifted:
+        if key in arguments:
+            if called.get(key, arguments[key]) != arguments[key]:
+                raise JsonRpcError(
+                    INVALID_PARAMS, f"Invalid params: tool_call's {key!r} "
+                    f"and the {key!r} among its arguments differ")
+            called[key] = arguments[key]
     return attr.evolve(message, params=dict(
-        message.params, name=arguments["name"],
-        arguments=arguments.get("arguments", {})))
+        message.params, name=own["name"], arguments=called))
+
+
+def mirroringShown(catalog, message, lifted):
+    """
+    Whether the client of C{message}, a C{tools/call}, was shown the schema
+    that declares its C{Mcp-Param-*} headers, and so must have sent them:
+    the tool is listed (C{tools/list}), or, for a call made through
+    C{tool_call}, an argument of L{unwrapCall}'s C{lifted} was given as
+    C{tool_call}'s own, which its listing declares.  A tool the catalog
+    surface does not list is called knowing only what C{tool_get} said, a
+    tool result no client mirrors by: its headers are checked when sent,
+    not required.
+    """
+    sent = message.raw.get("params")
+    if isinstance(sent, dict) and sent.get("name") == TOOL_CALL and \
+            message.params.get("name") != TOOL_CALL:
+        # A message keeps what its client sent as raw.
+        through = sent.get("arguments")
+        return any(key in through for key in lifted)
+    return catalog.lists(message.params.get("name"))

@@ -3,7 +3,9 @@ The server's instructions: the hint C{initialize} (2025) or
 C{server/discover} (2026-07-28) gives the model.
 
 The stock text is assembled from the toolsets actually served, so it never
-names a tool the client cannot call, and is written for each era: where
+names a tool the client cannot call (its last line names the shipped
+toolsets that are not served, and the option that serves one), and is
+written for each era: where
 the 2025 era ties a GemStone session to the MCP session, the 2026 era's
 lives behind a handle, so its text starts with C{open_session}.  An
 operator's file replaces both; an empty file sends none.
@@ -11,9 +13,8 @@ operator's file replaces both; an empty file sends none.
 
 from collections.abc import Iterable
 
-from gsmcpd.tools.base import Toolset
-
-from gsmcpd.tools.base import NO_SESSION
+from gsmcpd.tools.base import NO_SESSION, Toolset
+from gsmcpd.tools.catalog import unservedToolsets
 
 MAX_INSTRUCTIONS = 32_768
 """Characters; a longer text is refused at startup, where it can be fixed."""
@@ -26,8 +27,13 @@ every output schema: every session reads them all before any work."""
 
 LIMITS = (
     OUTPUT_RULE
-    + " A value or source over 50,000 characters is truncated, with a marker;"
-    " a list's limit 0 answers only its count.")
+    + " A value or source over 50,000 characters is truncated, with a marker."
+    " A list's limit 0 answers only its count; its page holds offset, limit,"
+    " total (null if unknown, then atLeast) and nextOffset (null at the "
+    "end). A method in a result holds className, meta (class side), "
+    "selector and category.")
+"""A page's and a method's properties are said here, not in every listed
+output schema that holds one (L{gsmcpd.tools.catalog.SAID_ONCE})."""
 
 PREAMBLE = (
     "This server works inside a GemStone/S 64 Smalltalk repository. Your MCP "
@@ -38,16 +44,15 @@ PREAMBLE = (
 """The 2025 era's first paragraph."""
 
 MODERN_PREAMBLE = (
-    "Call open_session first: it logs in a GemStone session of your own and "
-    "answers its handle. Pass that handle as the 'session' argument of "
-    "every GemStone tool: the session has its own transaction and "
-    "consistent view, so your changes are there for your next calls, and "
-    "for other clients once committed; close_session when you are done. A "
-    "call without a handle runs in a throwaway session that sees the newest "
-    "commit and keeps nothing it changed; a tool whose whole point is a "
-    "lasting change refuses to run without one. This server "
-    "works inside a GemStone/S 64 Smalltalk repository; names resolve "
-    "through your session's symbol list. " + LIMITS)
+    "Call open_session first, and pass the handle it answers as the "
+    "'session' argument of every GemStone tool: that session has its own "
+    "transaction and view, so your changes are there for your next calls, "
+    "and for others once committed; close_session when done. A call "
+    "without a handle runs in a throwaway session that sees the newest "
+    "commit and is logged out after it: nothing it changed or left "
+    "(SessionTemps included) reaches another call (a tool whose point is a "
+    "lasting change refuses). Names resolve through your session's symbol "
+    "list, in a GemStone/S 64 Smalltalk repository. " + LIMITS)
 """The 2026-07-28 era's first paragraph, when a served tool runs on
 GemStone (only those take a handle)."""
 
@@ -57,12 +62,20 @@ DETACHED_PREAMBLE = (
 GemStone: no C{open_session} is offered."""
 
 
-def stockInstructions(toolsets: Iterable[Toolset],
-                      modern: bool = False) -> str:
+UNSERVED = "Not served here: {} (an operator adds one to --toolsets)."
+"""The last line: what an agent could ask its operator for."""
+
+
+def stockInstructions(toolsets: Iterable[Toolset], modern: bool = False,
+                      withheld: Iterable[str] = ()) -> str:
     """
-    The era's preamble, then each served toolset's paragraph, in order.
+    The era's preamble, then each served toolset's paragraph, in order,
+    then the shipped toolsets not served.
 
     @param modern: the 2026-07-28 era's text, else the 2025 era's.
+    @param withheld: the shipped toolsets this deployment cannot serve at
+        all (under C{--read-only}, C{mutation}), which no operator could
+        add: left out of the last line.
     """
     if not modern:
         preamble = PREAMBLE
@@ -73,6 +86,10 @@ def stockInstructions(toolsets: Iterable[Toolset],
         preamble = DETACHED_PREAMBLE
     paragraphs = [preamble] + [toolset.instructions for toolset in toolsets
                                if toolset.instructions]
+    unserved = unservedToolsets({*withheld,
+                                 *(toolset.name for toolset in toolsets)})
+    if unserved:
+        paragraphs.append(UNSERVED.format(", ".join(unserved)))
     return "\n\n".join(paragraphs)
 
 

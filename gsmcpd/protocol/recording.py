@@ -18,9 +18,10 @@ import attr
 from twisted.internet.defer import CancelledError
 from twisted.python.failure import Failure
 
-from gsmcpd.observe.audit import AuditUnavailable, CallFacts, CallRefused
+from gsmcpd.observe.audit import (
+    AuditUnavailable, CallFacts, CallRefused, changeOf)
 from gsmcpd.observe.metrics import (
-    COMMIT_TOOL, INPUT_REQUIRED, UNOBSERVED, commitOutcome)
+    COMMIT_TOOL, INPUT_REQUIRED, UNOBSERVED, callCommit)
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
@@ -137,8 +138,9 @@ class CallRecords:
                 raise CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
         tool, work = request.tool, request.work
         name = request.method if tool is None else tool.name
+        # What a commit, the tool's or its code's, would commit.
         changes = tuple(work.journal.summary()) \
-            if name == COMMIT_TOOL and work is not None else ()
+            if tool is not None and work is not None else ()
         return CallRecord(self, request, facts, callId,
                           self._metrics.callStarted(name, self.clock),
                           self.clock.seconds(), changes)
@@ -164,8 +166,8 @@ class CallRecord:
     """
     One call's record, from its start to its end.
 
-    @ivar changes: for a C{commit}, what its session's journal held when it
-        started: what it commits.
+    @ivar changes: what its session's journal held when it started: what
+        a commit, the tool's or its code's, commits.
     """
 
     records: CallRecords
@@ -181,7 +183,8 @@ class CallRecord:
         The call is over: C{outcome} is what it came to (its value, a
         L{Failure}, or L{None} for a call that ended with no answer), after
         escalating as far as C{step}.  A L{CallRefused} is recorded as the
-        refusal it is; a commit's answer becomes its session's last commit.
+        refusal it is; a commit's answer, or a result saying its code
+        committed, becomes its session's last commit.
         """
         records, request = self.records, self.request
         if isinstance(outcome, Failure) and outcome.check(CallRefused):
@@ -196,11 +199,12 @@ class CallRecord:
                 request, _namedHandle(response))
             records.audit.callEnded(facts, self.callId, response,
                                     now - self.started)
-        if work is not None and request.tool is not None and \
-                request.tool.name == COMMIT_TOOL:
-            committed = commitOutcome(response)
-            if committed is not None:
-                work.commitEnded(committed, now, self.changes)
+        name = None if request.tool is None else request.tool.name
+        committed = callCommit(name, response)
+        if work is not None and committed is not None:
+            changes = self.changes if name == COMMIT_TOOL else (
+                *self.changes, changeOf(name, request.arguments))
+            work.commitEnded(committed, now, changes)
 
 
 def _namedHandle(response):

@@ -2,7 +2,8 @@
 C{tools/call}, once for both eras: the tool its era looked up runs with
 the arguments its era resolved, in the work session its era chose, and its
 answer (or its failure as a tool) becomes the call's result, with the
-notes the server adds.
+notes the server adds; a result whose code committed, or aborted what its
+session held, says so in its C{_meta} too, which the call's record reads.
 """
 
 from typing import Any
@@ -12,7 +13,8 @@ from twisted.internet.defer import Deferred
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS, JsonObject, JsonRpcError, progressTokenOf)
-from gsmcpd.protocol.notes import sessionNotes
+from gsmcpd.observe.metrics import COMMITTED_META, DISCARDED_META
+from gsmcpd.protocol.notes import VIEW_TOOLS, sessionNotes
 from gsmcpd.tools.base import Tool, ToolCall, ToolError, ToolResult
 from gsmcpd.tools.templates.outcomes import CallBroken
 
@@ -45,19 +47,30 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
     of, the call.
     """
     work = request.work
-    call = ToolCall(None, None, request.context) if work is None else \
-        ToolCall(work.gem, work.ledger, request.context, work.journal,
-                 work.lastCommit)
+    describe = request.dialect.describe
+    call = ToolCall(None, None, request.context, describe=describe) \
+        if work is None else ToolCall(work.gem, work.ledger, request.context,
+                                      work.journal, work.lastCommit, describe)
 
-    def rendered(answer):
+    def rendered(answer, broken=False):
         notices = [] if work is None else work.takeNotices()
-        return answer.asResult(
+        if work is not None:
+            work.journal.callEnded(tool, call.needsCommit, broken)
+        result = answer.asResult(
             [f"[warning] {each}" for each in call.warnings]
-            + sessionNotes(tool, call.needsCommit, work) + notices)
+            + sessionNotes(tool, call.needsCommit, work, call.moved)
+            + notices)
+        if call.moved.moved and tool.name not in VIEW_TOOLS:
+            if call.moved.committed:
+                result["_meta"] = {COMMITTED_META: True}
+            elif call.needsCommit is False:
+                result["_meta"] = {DISCARDED_META: True}
+        return result
 
     def failed(failure):
         failure.trap(ToolError, CallBroken)
-        return rendered(_toolFailure(failure.value))
+        return rendered(_toolFailure(failure.value),
+                        failure.check(CallBroken) is not None)
 
     # Callbacks rather than a generator: this runs for every tool call.
     arguments = request.arguments
@@ -70,7 +83,7 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
         run: Any = tool.run
         answer = run(call, arguments)
     except (ToolError, CallBroken) as e:
-        return rendered(_toolFailure(e))
+        return rendered(_toolFailure(e), isinstance(e, CallBroken))
     if isinstance(answer, Deferred):
         return answer.addCallbacks(rendered, failed)
     return rendered(answer)

@@ -92,8 +92,8 @@ class IWorkSession(Interface):
         "Who it was opened for (a Principal, with the GemStone user it "
         "logged in as), or None without authentication.")
     throwaway = Attribute(
-        "Whether it is lent to one call at a time and keeps nothing: its "
-        "commits are locked and its work aborted after each call.")
+        "Whether it serves one call and keeps nothing: its commits are "
+        "locked and it is logged out after the call.")
     ledger = Attribute("What was read in its present view (a ReadLedger).")
     journal = Attribute(
         "What its transaction changed (a ChangeJournal).")
@@ -111,6 +111,13 @@ class IWorkSession(Interface):
         C{conflict} or C{failed}) at C{at}, having tried to commit
         C{changes}: its last commit from now on, whether or not its client
         heard the answer.
+        """
+
+    def transactionEnded() -> None:
+        """
+        Its transaction ended (a commit or an abort, however made): nothing
+        read before counts for the guardrail, and its journal of changes
+        starts afresh.
         """
 
     def takeNotices() -> list[str]:

@@ -50,8 +50,9 @@ class SessionRegistry:
     @ivar stopGem: called with the stone session number of a gem that had
         to be abandoned (its call took neither break), to stop it from
         another session; it would otherwise hold a login until it ends.
-    @ivar warm: the idle sessions of reads made without a handle
-        (L{WarmSessions}), kept for the next read of their GemStone user.
+    @ivar warm: the idle throwaway sessions, never used, logged in ahead
+        for the next call without a handle of their GemStone user
+        (L{WarmSessions}).
     @ivar loginDeadline: seconds a client waits for its login before it is
         told the stone is not answering (L{LoginNotAnswered}), or L{None}.
     @ivar shares: what each identity holds against its fair shares
@@ -92,34 +93,39 @@ class SessionRegistry:
         with authentication.
 
         @param clientInfo: what its client said it is, for the log.
-        @param throwaway: whether it is lent to one call at a time
+        @param throwaway: whether it serves one call
             (L{WorkSession.throwaway}).
 
         @return: a L{Deferred} firing with the registered L{WorkSession}.
         @raise gsmcpd.gci.pool.SessionLimitReached: synchronously when the
-            pool is full and no idle read session can give up its slot; no
+            pool is full and no idle spare can give up its slot; no
             login is attempted.
         @raise gsmcpd.sessions.shares.ShareExhausted: synchronously when
             C{principal}'s identity holds its share of sessions.
         """
         self.shares.admitSession(principal)
-        handle = newHandle()
-
-        def logIn(_=None):
-            return self._pool.open(name=handle[:8], user=userOf(principal))
-
         try:
-            d = logIn()
+            d = self.logIn(principal, clientInfo, throwaway)
         except SessionLimitReached:
-            # An idle read session's slot frees once it is logged out; the
+            # An idle spare's slot frees once it is logged out; the
             # login is then attempted at once, before anything else runs,
             # so no other opener can take that slot first.
             d = self.warm.evict()
             if d is None:
                 self._metrics.logins.labels("refused").inc()
                 raise
-            d.addBoth(logIn)
+            d.addBoth(lambda _: self.logIn(principal, clientInfo, throwaway))
         loginOver = self.shares.opening(principal)
+        return self._withinDeadline(d.addBoth(lambda outcome: (
+            loginOver(), outcome)[1]))
+
+    def logIn(self, principal=None, clientInfo=None, throwaway=False):
+        """
+        L{open} without shares, eviction or deadline, for the warm pool's
+        spares: the server's, awaited by nobody (L{WarmSessions}).
+        """
+        handle = newHandle()
+        d = self._pool.open(name=handle[:8], user=userOf(principal))
 
         def opened(gem):
             session = WorkSession(handle, gem, principal,
@@ -141,9 +147,7 @@ class SessionRegistry:
                           client=clipped(describeClient(clientInfo)))
             return session
 
-        d.addCallback(opened).addErrback(self._loginFailed)
-        return self._withinDeadline(d.addBoth(lambda outcome: (
-            loginOver(), outcome)[1]))
+        return d.addCallback(opened).addErrback(self._loginFailed)
 
     def _prepared(self, session):
         """
@@ -230,21 +234,15 @@ class SessionRegistry:
         return failure
 
     def get(self, handle):
-        """
-        The live work session C{handle} names, or L{None}.
-        """
+        """The live work session C{handle} names, or L{None}."""
         return self._sessions.get(handle)
 
     def client(self, handle):
-        """
-        The live 2025 client session C{handle} names, or L{None}.
-        """
+        """The live 2025 client session C{handle} names, or L{None}."""
         return self._clients.get(handle)
 
     def clients(self):
-        """
-        The live 2025 client sessions.
-        """
+        """The live 2025 client sessions."""
         return list(self._clients.values())
 
     def touch(self, session):

@@ -7,9 +7,9 @@ GemStone session slot.  So the daemon caps the calls in flight (queued or
 running, tasks included) per work session and per identity, and the
 GemStone sessions an identity holds: its 2025 sessions, its 2026 handles,
 the throwaway sessions lent to its calls and the logins under way for it,
-but not the idle warm sessions, which are the server's.  A new call or
-session over a cap is refused before anything is queued or logged in
-(L{ShareExhausted}).
+but not the idle warm spares (nor their logins), which are the server's.
+A new call or session over a cap is refused before anything is queued or
+logged in (L{ShareExhausted}).
 
 An identity is the person a token names (its principal's C{identity}).
 Without authentication every client is the one unknown caller, the daemon

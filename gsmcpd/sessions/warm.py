@@ -1,25 +1,33 @@
 """
 Throwaway sessions, and keeping them warm: the short-lived sessions of
 calls made without a session handle, their commits locked from their login
-(L{lockCommits}), kept idle for the next such call of the same GemStone
-user.
+(L{lockCommits}), each serving one call and logged out after it.
+
+Nothing one call leaves in its session may reach the next, whoever makes
+it: not its uncommitted changes, nor what an abort keeps (C{SessionTemps},
+the symbol list, the transaction mode, a process it forked).  GemStone
+cannot reset all of a session's state from outside, so a used session is
+never used again: its logout discards everything.
 
 A login spawns a gem on a real stone (tens to hundreds of milliseconds), so
-a call that logs in and out pays for both.  A call's session that ended
-cleanly waits here instead, for at most L{IDLE_LIMIT} seconds; the work of
-a call that could change something is aborted first, so nothing it changed
-outlives it.  The next call of its GemStone user takes it after one more
+the pool logs spares in ahead, each on its own thread: once a call's
+session ended cleanly and is logged out, a spare for its GemStone user
+replaces it, idle for at most L{IDLE_LIMIT} seconds.  Only sessions never
+used for a call wait here.  The next call of that user takes one after an
 C{abort} (it must see the newest commit).  An idle session keeps its slot
 under C{--max-sessions}, but gives it up to any new session that would
 otherwise be refused (L{WarmSessions.evict}).
 """
 
-from twisted.internet.defer import succeed
+from collections import Counter
+
 from twisted.logger import Logger
 
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.sessions.work import userOf
 from gsmcpd.tools.base import ToolCall
-from gsmcpd.tools.templates.outcomes import FAILURES
+from gsmcpd.tools.templates.outcomes import FAILURES, ToolError
 
 THROWAWAY_REASON = (
     "this is a throwaway session (a call made without a session handle): "
@@ -29,8 +37,8 @@ THROWAWAY_REASON = (
 own code sends is refused with (GemStone's TransactionError 2249)."""
 
 IDLE_LIMIT = 30.0
-"""Seconds an idle read session is kept: long enough for an agent's burst
-of reads, short enough that the view it holds (a commit record the stone
+"""Seconds an idle session is kept: long enough for an agent's burst
+of calls, short enough that the view it holds (a commit record the stone
 cannot dispose of) and its login are not held for long by nobody."""
 
 
@@ -38,8 +46,8 @@ def lockCommits(session, reason=THROWAWAY_REASON):
     """
     Lock C{session}'s commits for as long as it is logged in
     (C{System disableCommitsWithReason:}), a commit then refused with
-    C{reason}: a throwaway session's work is aborted when its call ends,
-    and this makes sure nothing commits before that either (and
+    C{reason}: a throwaway session is logged out when its call ends, its
+    work with it, and this makes sure nothing commits before that (and
     C{--read-only} locks every session so).
 
     @return: a L{Deferred} firing once the lock is armed.
@@ -50,9 +58,11 @@ def lockCommits(session, reason=THROWAWAY_REASON):
 
 class WarmSessions:
     """
-    The idle read sessions of a L{SessionRegistry}, per GemStone user.
+    The idle throwaway sessions of a L{SessionRegistry}, never used for a
+    call, per GemStone user.
 
-    @ivar perUser: most idle sessions kept per GemStone user; 0 keeps none.
+    @ivar perUser: most spares per GemStone user, idle or logging in; 0
+        logs none in.
     """
 
     log = Logger()
@@ -64,6 +74,7 @@ class WarmSessions:
         self.idleLimit = idleLimit
         self._idle = {}
         self._timers = {}
+        self._coming = Counter()
 
     def __len__(self):
         return len(self._timers)
@@ -93,20 +104,19 @@ class WarmSessions:
             return session
 
         return self._aborted(session, "its view could not be moved for a "
-                             "read").addCallback(moved)
+                             "call").addCallback(moved)
 
     def _aborted(self, session, why):
         """
-        Abort C{session}'s transaction: its changes discarded, its view the
-        newest commit.
+        Abort C{session}'s transaction (a spare's has no changes): its view
+        the newest commit.
 
         @return: a L{Deferred} firing with C{True}, or with C{False} once
             the session is closed for C{why} because the abort failed
             (whatever went wrong, the session cannot be lent again).
         """
         def aborted(_):
-            session.ledger.viewMoved()
-            session.journal.ended()
+            session.transactionEnded()
             return True
 
         def failed(failure):
@@ -124,40 +134,56 @@ class WarmSessions:
         return ToolCall(session.gem, session.ledger).runTemplate(
             "abort", {}).addCallbacks(aborted, failed)
 
-    def keep(self, session, why, changed=False):
+    def giveBack(self, session, why):
         """
-        A throwaway session's call is done: keep it idle if the call ended
-        cleanly and there is room, else close it for C{why} (a logout
-        discards its work).
+        A throwaway session's call is done: log it out for C{why}, since
+        nothing the call left in it may reach another call; and if the
+        call ended cleanly, log a spare in for the next call of its
+        GemStone user (L{_spare}) once its slot is free.
 
-        @param changed: whether the call may have changed something (a tool
-            not annotated read-only): its work is then aborted before the
-            session is idle, so no change outlives the call.
+        @return: a L{Deferred} firing once it is logged out.
         """
-        if not (self.perUser and self._reusable(session)):
-            return self._registry.close(session.handle, why,
-                                        code="read_done")
-        kept = self._idled(session)
-        if changed:
-            # Queued on its gem at once, ahead of the abort of whichever
-            # call takes it next (which may arrive before this one is done).
-            self._aborted(session, why)
-        return kept
+        clean = self.perUser and self._endedCleanly(session)
+        closing = self._registry.close(session.handle, why, code="read_done")
+        if clean:
+            closing.addCallback(lambda _: self._spare(session.principal))
+        return closing
+
+    def _spare(self, principal):
+        """
+        Log in a session never used for a call, as C{principal}'s GemStone
+        user, to idle here; unless that user has C{perUser} idle or coming
+        already, or no slot is free (a call logs in then, as without the
+        pool).
+        """
+        user = userOf(principal)
+        if len(self._idle.get(user, ())) + self._coming[user] >= self.perUser:
+            return
+        try:
+            logging = self._registry.logIn(principal, throwaway=True)
+        except (SessionLimitReached, ServerStopping):
+            return
+        self._coming[user] += 1
+
+        def arrived(session):
+            self._coming[user] -= 1
+            self._idled(session)
+
+        def failed(failure):
+            # The next call logs in itself; the registry logged a refused
+            # login, not a bug.
+            self._coming[user] -= 1
+            if not failure.check(GciError, ToolError):
+                self.log.failure("logging a spare session in", failure)
+        logging.addCallbacks(arrived, failed)
 
     def _idled(self, session):
-        user = userOf(session.principal)
-        idle = self._idle.setdefault(user, [])
-        idle.append(session)
+        self._idle.setdefault(userOf(session.principal), []).append(session)
         self._timers[session.handle] = self._clock.callLater(
             self.idleLimit, self._registry.close, session.handle,
-            f"idle for {self.idleLimit:g}s after its read", code="read_idle")
-        if len(idle) > self.perUser:
-            return self._registry.close(
-                idle[0].handle, f"more than {self.perUser} idle read "
-                "sessions of its GemStone user", code="read_surplus")
-        return succeed(None)
+            f"idle for {self.idleLimit:g}s, unused", code="read_idle")
 
-    def _reusable(self, session):
+    def _endedCleanly(self, session):
         """
         Whether C{session}'s call ended cleanly: the session is still
         registered, no call of it was ended (a break, a cancellation, a

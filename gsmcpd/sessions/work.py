@@ -53,9 +53,9 @@ class WorkSession:
     @ivar gem: the L{gsmcpd.gci.interfaces.IGemSession} its calls run on.
     @ivar principal: who it was opened for, or L{None} without
         authentication.
-    @ivar throwaway: whether it is lent to one call at a time (a 2026-era
-        call without a handle): its commits are locked and nothing its
-        calls change is kept.
+    @ivar throwaway: whether it serves one call (a 2026-era call without
+        a handle): its commits are locked and it is logged out after the
+        call, so nothing the call changed or left in it is kept.
     @ivar ledger: what was read in its present view, for the blind-write
         guardrail; it lives here, in the daemon, not the stone.
     @ivar journal: what it changed since its transaction began, to confirm
@@ -104,6 +104,10 @@ class WorkSession:
         notices, self.view.notices = self.view.notices, []
         return notices
 
+    def transactionEnded(self):
+        self.ledger.viewMoved()
+        self.journal.ended()
+
     def commitEnded(self, outcome, at, changes=()):
         """
         A commit in it ended as the stone answered, C{committed},
@@ -119,4 +123,4 @@ class WorkSession:
         new one's view is the newest commit, and its work is gone.
         """
         self.gem = gem
-        self.ledger.viewMoved()
+        self.transactionEnded()

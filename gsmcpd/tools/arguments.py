@@ -72,6 +72,29 @@ def capped(schema, name=None):
     return schema
 
 
+DEFAULT_CAPS = frozenset({
+    ("maxLength", MAX_NAME_LENGTH), ("maxLength", MAX_TEXT_LENGTH),
+    ("maximum", MAX_INTEGER), ("maxItems", MAX_ITEMS)})
+"""The caps L{capped} gives every argument that sets none: the daemon's
+guard, enforced whether or not a listing shows it."""
+
+
+def uncapped(schema):
+    """
+    C{schema} without the default caps (L{DEFAULT_CAPS}); a cap a tool
+    sets itself stays.
+    """
+    schema = {key: value for key, value in schema.items()
+              if not (isinstance(value, int) and (key, value) in DEFAULT_CAPS)}
+    if "items" in schema:
+        schema["items"] = uncapped(schema["items"])
+    if "properties" in schema:
+        schema["properties"] = {key: uncapped(value) for key, value
+                                in schema["properties"].items()}
+    if "anyOf" in schema:
+        schema["anyOf"] = [uncapped(each) for each in schema["anyOf"]]
+    return schema
+
 
 _PLAIN_TYPES = {"string": str, "integer": int, "boolean": bool}
 _PLAIN_KEYWORDS = frozenset({"type", "description", "default", "minLength",

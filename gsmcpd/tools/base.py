@@ -16,15 +16,13 @@ from gsmcpd.tools.arguments import (
 from gsmcpd.tools.context import NULL_CONTEXT
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger, describeKey
-from gsmcpd.tools.templates.outcomes import ToolError
+from gsmcpd.tools.templates.outcomes import STILL, ToolError
 from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE
 from gsmcpd.tools.templates.run import runTemplate
 
 @attr.s(frozen=True, auto_attribs=True)
 class ToolResult:
-    """
-    What a tool answers: the text a model reads and the same as data.
-    """
+    """What a tool answers: the text a model reads and the same as data."""
 
     text: str
     structured: dict | None = None
@@ -93,10 +91,8 @@ def strictSchema(schema):
 
 
 def counted(number, one, many=None):
-    """
-    C{1 method}, C{3 methods}: the tools' text is read by a model and a
-    person, and a count in the wrong number reads as a mistake.
-    """
+    """C{1 method}, C{3 methods}: the tools' text is read by a model and a
+    person, and a count in the wrong number reads as a mistake."""
     return f"{number} {one if number == 1 else many or one + 's'}"
 
 
@@ -180,11 +176,10 @@ class Tool:
     cancellable: bool = True
     """Whether a client that cancels the call, or hangs up, breaks it (a
     commit: no; only its deadline does)."""
+    listsChanges: bool = False  # the journal lists every change it makes
 
     def descriptor(self):
-        """
-        This tool as C{tools/list} describes it.
-        """
+        """This tool as C{tools/list} describes it."""
         described = {"name": self.name, "title": self.title,
                      "description": self.description,
                      "inputSchema": self.inputSchema,
@@ -236,15 +231,20 @@ class ToolCall:
         for the client to read beside the result.
     @ivar lastCommit: how its session's last commit ended (a
         L{gsmcpd.tools.journal.LastCommit}), or L{None}.
+    @ivar describe: a tool as the call's protocol era describes it, for a
+        tool that describes another (C{tool_get}).
+    @ivar moved: how its templates moved the session's view (a L{ViewMove}).
     """
 
     def __init__(self, gem, ledger=None, context=NULL_CONTEXT, journal=None,
-                 lastCommit=None):
+                 lastCommit=None, describe=Tool.descriptor):
         self.gem = gem
         self.lastCommit = lastCommit
+        self.describe = describe
         self.ledger = ReadLedger() if ledger is None else ledger
         self.journal = ChangeJournal() if journal is None else journal
         self.needsCommit = None
+        self.moved = STILL
         self.warnings = []
         self._context = context
 
@@ -255,46 +255,33 @@ class ToolCall:
 
     @property
     def wantsProgress(self):
-        """
-        Whether the client asked to hear how far this call has got, so a
-        tool may do its work in steps it can report.
-        """
+        """Whether the client asked to hear how far this call has got, so
+        a tool may do its work in steps it can report."""
         return self._context.wantsProgress
 
     def log(self, level, data, logger=None):
-        """
-        Send the client a log message on this call's stream, if it accepts
-        one and wants messages of C{level}.
-        """
+        """Send the client a log message on this call's stream, if it
+        accepts one and wants messages of C{level}."""
         self._context.log(level, data, logger)
 
     def canAsk(self, capability):
-        """
-        Whether the client can answer a question needing C{capability}.
-        """
+        """Whether the client can answer a question needing C{capability}."""
         return self._context.canAsk(capability)
 
     def ask(self, questions):
-        """
-        Ask the client C{questions} (L{gsmcpd.tools.questions}), in whichever
-        protocol era this call runs.
-
-        @return: a L{Deferred} firing with the answers by key.
-        """
+        """Ask the client C{questions} (L{gsmcpd.tools.questions}), in
+        whichever protocol era this call runs: a L{Deferred} firing with
+        the answers by key."""
         return self._context.ask(questions)
 
     def closeStream(self):
-        """
-        End this call's stream before the result, as the 2025-11-25
-        revision allows: the client resumes it with C{Last-Event-ID}.
-        """
+        """End this call's stream before the result, as the 2025-11-25
+        revision allows: the client resumes it with C{Last-Event-ID}."""
         self._context.closeStream()
 
     def reportProgress(self, progress, total=None, message=None):
-        """
-        Tell a client that asked for progress how far this call has got
-        (e.g. tests run of tests to run).
-        """
+        """Tell a client that asked for progress how far this call has got
+        (e.g. tests run of tests to run)."""
         self._context.reportProgress(progress, total, message)
 
     def runTemplate(self, name, arguments, package=TEMPLATE_PACKAGE, frames=0):
@@ -308,16 +295,32 @@ class ToolCall:
         def answered(answer):
             self.needsCommit = answer.needsCommit
             self.warnings.extend(answer.warnings)
+            self._viewMoved(answer.moved)
             return answer.value
 
         def failed(failure):
             needsCommit = getattr(failure.value, "needsCommit", None)
             if needsCommit is not None:
                 self.needsCommit = needsCommit
+            self._viewMoved(getattr(failure.value, "moved", STILL))
             return failure
 
         return runTemplate(self.gem, name, arguments, self._context,
                            package, frames).addCallbacks(answered, failed)
+
+    def _viewMoved(self, move):
+        """
+        Whatever moved the view (code it ran, say), nothing read or shown
+        before counts; a commit published the journal's changes, and an
+        abort (no change held after it) dropped them.
+        """
+        if move.moved:
+            self.moved = self.moved.then(move)
+            self.ledger.viewMoved()
+            if move.committed:
+                self.journal.committed()
+            elif self.needsCommit is False:
+                self.journal.ended()
 
     def requireRead(self, key, readTool):
         """
@@ -373,15 +376,11 @@ class Toolset:
         return self._options.get(name, default)
 
     def tools(self):
-        """
-        The tools this toolset serves, as L{Tool}s.
-        """
+        """The tools this toolset serves, as L{Tool}s."""
         raise NotImplementedError()
 
     def resources(self):
-        """
-        The L{gsmcpd.tools.offerings.Resource}s this toolset serves.
-        """
+        """The L{gsmcpd.tools.offerings.Resource}s this toolset serves."""
         return []
 
     def resourceTemplates(self):
@@ -391,7 +390,5 @@ class Toolset:
         return []
 
     def prompts(self):
-        """
-        The L{gsmcpd.tools.offerings.Prompt}s this toolset serves.
-        """
+        """The L{gsmcpd.tools.offerings.Prompt}s this toolset serves."""
         return []

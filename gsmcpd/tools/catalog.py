@@ -6,7 +6,15 @@ importable is not a toolset being exposed.  Core toolsets are named by
 their short names; a toolset of one's own by C{package.module:ClassName}.
 """
 
+import functools
+import json
 from importlib import import_module
+
+import attr
+
+from gsmcpd.tools.arguments import uncapped
+from gsmcpd.tools.base import METHOD_SCHEMA, Tool
+from gsmcpd.tools.paging import PAGE_SCHEMA
 
 CORE_TOOLSETS = {
     "browsing": "gsmcpd.tools.browsing:BrowsingToolset",
@@ -17,18 +25,32 @@ CORE_TOOLSETS = {
     "session": "gsmcpd.tools.session:SessionToolset",
     "testing": "gsmcpd.tools.sunit:TestingToolset",
 }
-"""The seven core toolsets, served when a deployment names none."""
+"""The seven core toolsets: the reference design's 31 tools."""
 
 OTHER_TOOLSETS = {
     "admin": "gsmcpd.tools.admin:AdminToolset",
+    "changes": "gsmcpd.tools.changes:ChangesToolset",
     "conformance": "gsmcpd.testing.conformance.toolset:ConformanceToolset",
     "debugging": "gsmcpd.tools.debugging:DebuggingToolset",
 }
-"""Toolsets shipped but served only when named."""
+"""Toolsets shipped besides the core ones."""
+
+DEFAULT_TOOLSETS = (*CORE_TOOLSETS, "debugging")
+"""What a deployment that names none serves: the core toolsets, and
+C{debugging}, what helps an agent most once a call has failed or is slow."""
 
 SCOPED_TOOLSETS = frozenset({"admin"})
 """Toolsets that tell one user about the others: with authentication on,
 the daemon serves one only if C{--auth-scope-toolsets} maps a scope to it."""
+
+
+def unservedToolsets(served):
+    """
+    The names of the shipped toolsets (core, then the others) that none of
+    C{served}, the toolset names a deployment serves, is.
+    """
+    return [name for name in (*CORE_TOOLSETS, *OTHER_TOOLSETS)
+            if name not in served]
 
 
 class ToolsetError(ValueError):
@@ -81,6 +103,117 @@ def buildToolsets(names, options=None):
     return toolsets
 
 
+SAID_ONCE = (PAGE_SCHEMA, METHOD_SCHEMA)
+"""Shapes many results share (a list's page, a method), which the
+instructions describe once (L{gsmcpd.protocol.instructions.LIMITS}), not
+every listed output schema that holds one."""
+
+
+def advertisedOutput(schema, nested=False):
+    """
+    An output schema as C{tools/list} describes it: a shape of L{SAID_ONCE}
+    is left to the instructions; and below the root (whose type MCP
+    requires) an object's or an array's type is left to the C{properties}
+    or C{items} that say it.
+    """
+    if nested and schema in SAID_ONCE:
+        return {}
+    implied = "object" if "properties" in schema else \
+        "array" if isinstance(schema.get("items"), dict) else None
+    listed = {key: value for key, value in schema.items()
+              if not (nested and key == "type" and value == implied)}
+    if "properties" in schema:
+        listed["properties"] = {name: advertisedOutput(each, True) for
+                                name, each in schema["properties"].items()}
+    if implied == "array":
+        listed["items"] = advertisedOutput(schema["items"], True)
+    return listed
+
+
+SHARED_BYTES = 60
+"""The least size, as JSON, of a sub-schema L{sharedOnce} says once."""
+
+
+def _subSchemas(schema, name, found):
+    """
+    Every sub-schema of C{schema} (a property's, an array's items, an
+    alternative) with the name of the property it was first met under.
+    """
+    for key, each in schema.items():
+        if key == "properties":
+            for property, value in each.items():
+                found.append((property, value))
+                _subSchemas(value, property, found)
+        elif key == "items" and isinstance(each, dict):
+            found.append((name, each))
+            _subSchemas(each, name, found)
+    return found
+
+
+def _replaced(schema, shared, reference):
+    """C{schema} with each sub-schema equal to C{shared} a C{reference}."""
+    if schema == shared:
+        return reference
+    if not isinstance(schema, dict):
+        return schema
+    return {key: ({name: _replaced(value, shared, reference)
+                   for name, value in each.items()} if key == "properties"
+                  else _replaced(each, shared, reference) if key == "items"
+                  else each)
+            for key, each in schema.items()}
+
+
+def sharedOnce(schema):
+    """
+    C{schema} with each sub-schema it holds more than once (of at least
+    L{SHARED_BYTES}) said once in C{$defs}, the largest first, and
+    referred to by C{$ref} wherever it stood: the same schema, as a
+    validator reads it, in fewer bytes.
+    """
+    definitions = {}
+    while True:
+        seen = {}
+        for name, each in _subSchemas(schema, "item", []):
+            text = json.dumps(each, sort_keys=True)
+            if len(text) >= SHARED_BYTES:
+                seen.setdefault(text, []).append(name)
+        repeated = [text for text, names in seen.items() if len(names) > 1]
+        if not repeated:
+            break
+        text = max(repeated, key=len)
+        name = seen[text][0]
+        while name in definitions:
+            name += "_"
+        definitions[name] = json.loads(text)
+        schema = _replaced(schema, definitions[name],
+                           {"$ref": f"#/$defs/{name}"})
+    return dict(schema, **{"$defs": definitions}) if definitions else schema
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class AdvertisedTool(Tool):
+    """
+    A tool as C{tools/list} describes it, which every session reads before
+    any work: without the default caps of its arguments
+    (L{gsmcpd.tools.arguments.DEFAULT_CAPS}), which the daemon enforces
+    either way, and with its output schema as L{advertisedOutput} says it,
+    each repeated part said once (L{sharedOnce})
+    (its results meet the whole schema either way).
+    """
+
+    @functools.cached_property
+    def _advertised(self):
+        described = dict(super().descriptor(),
+                         inputSchema=uncapped(self.inputSchema))
+        if self.outputSchema is not None:
+            described["outputSchema"] = sharedOnce(
+                advertisedOutput(self.outputSchema))
+        return described
+
+    def descriptor(self):
+        return self._advertised
+
+
 class ToolCatalog:
     """
     Tool name to L{Tool}, from a list of toolsets.
@@ -89,6 +222,7 @@ class ToolCatalog:
     def __init__(self, toolsets):
         self.toolsets = tuple(toolsets)
         self._narrowed = {}
+        self._advertised = None
         self._tools = {}
         for toolset in self.toolsets:
             for tool in toolset.tools():
@@ -118,10 +252,21 @@ class ToolCatalog:
 
     def advertised(self):
         """
-        The tools C{tools/list} describes: all of them (a compact surface
-        lists fewer, every one still callable by name).
+        The tools C{tools/list} describes, each as an L{AdvertisedTool}: all
+        of them (a compact surface lists fewer, every one still callable by
+        name).
         """
-        return list(self)
+        if self._advertised is None:
+            self._advertised = [AdvertisedTool(**attr.asdict(
+                tool, recurse=False)) for tool in self]
+        return self._advertised
+
+    def lists(self, name):
+        """
+        Whether C{tools/list} describes the tool C{name}, so its client has
+        seen its schema.
+        """
+        return name in self._tools
 
     def get(self, name):
         return self._tools.get(name)

@@ -17,12 +17,11 @@ import json
 import attr
 
 from gsmcpd.tools.arguments import (
-    MAX_INTEGER, MAX_ITEMS, MAX_NAME_LENGTH, MAX_TEXT_LENGTH, STRING,
-    nonEmptyArgument)
+    MAX_INTEGER, STRING, nonEmptyArgument, uncapped)
 from gsmcpd.tools.base import (
     NO_SESSION, Tool, ToolError, ToolResult, Toolset, annotations,
     closedSchema, resultSchema)
-from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.catalog import AdvertisedTool, ToolCatalog
 from gsmcpd.tools.toolsearch import searchTools
 
 SURFACES = ("full", "catalog")
@@ -35,30 +34,8 @@ EVERYDAY = ("status", "execute_code", "describe_class", "get_method_source",
 
 TOOL_CALL = "tool_call"
 
-DEFAULT_CAPS = frozenset({
-    ("maxLength", MAX_NAME_LENGTH), ("maxLength", MAX_TEXT_LENGTH),
-    ("maximum", MAX_INTEGER), ("maxItems", MAX_ITEMS)})
-"""The caps L{gsmcpd.tools.arguments.capped} gives every argument that sets
-none: the daemon's guard, enforced whether or not a listing shows it."""
-
-
-def uncapped(schema):
-    """
-    C{schema} without the default caps (L{DEFAULT_CAPS}); a cap a tool
-    sets itself stays.
-    """
-    schema = {key: value for key, value in schema.items()
-              if not (isinstance(value, int) and (key, value) in DEFAULT_CAPS)}
-    if "items" in schema:
-        schema["items"] = uncapped(schema["items"])
-    if "properties" in schema:
-        schema["properties"] = {key: uncapped(value) for key, value
-                                in schema["properties"].items()}
-    return schema
-
-
 @attr.s(frozen=True, auto_attribs=True)
-class ListedTool(Tool):
+class ListedTool(AdvertisedTool):
     """
     A tool as the catalog surface lists it: what an agent reads before any
     work (name, description, input schema, annotations), read on every
@@ -125,10 +102,9 @@ class CatalogToolset(Toolset):
                             if tool.name not in CATALOG_TOOLS],
                            arguments["query"])
         limit = arguments.get("limit", 10)
-        listed = {tool.name for tool in self.catalog.advertised()}
         found = [{"name": hit.tool.name, "title": hit.tool.title,
                   "description": hit.tool.description,
-                  "listed": hit.tool.name in listed}
+                  "listed": self.catalog.lists(hit.tool.name)}
                  for hit in hits[:limit]]
         text = "\n".join(f"{each['name']}: {each['description']}"
                          for each in found) or "No served tool matches."
@@ -141,7 +117,7 @@ class CatalogToolset(Toolset):
         if tool is None:
             raise ToolError("notFound", f"no served tool is named "
                             f"{arguments['name']!r}: try tool_search")
-        descriptor = tool.descriptor()
+        descriptor = call.describe(tool)
         return ToolResult(json.dumps(descriptor, ensure_ascii=False),
                           {"tool": descriptor})
 
@@ -162,7 +138,7 @@ class CatalogSurface(ToolCatalog):
         toolsets = [each for each in toolsets
                     if not isinstance(each, CatalogToolset)]
         super().__init__([*toolsets, CatalogToolset(self)])
-        self._advertised = None
+        self._listed = frozenset()
 
     def advertised(self):
         """
@@ -173,7 +149,12 @@ class CatalogSurface(ToolCatalog):
                 ListedTool(**attr.asdict(tool, recurse=False))
                 for tool in self
                 if tool.name in EVERYDAY or tool.name in CATALOG_TOOLS]
+            self._listed = frozenset(tool.name for tool in self._advertised)
         return self._advertised
+
+    def lists(self, name):
+        self.advertised()
+        return name in self._listed
 
 
 CATALOG_TOOLS = ("tool_search", "tool_get", TOOL_CALL)

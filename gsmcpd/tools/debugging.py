@@ -79,36 +79,32 @@ class DebuggingToolset(Toolset):
     name = "debugging"
     title = "Debugging"
     instructions = (
-        "When a call fails, inspect the objects involved (the receiver of the "
-        "failing frame: evaluate an expression reaching it, then follow ids "
-        "and path steps) before changing code; inspect ids last until "
-        "commit, abort or refresh. For slow code, profile_code before "
-        "optimising: it ranks the methods the time went to.")
+        "When a call fails, inspect what it involved (the failing frame's "
+        "receiver, then ids and paths) before changing code; ids last until "
+        "the view moves (commit, abort, refresh, or code sending them). For "
+        "slow code, profile_code before optimising.")
 
     def tools(self):
         return [Tool(
             "inspect", "Inspect object",
-            "An object as an inspector shows it: class, id, size, named "
-            "instance variables and a page of elements (dictionary entries "
-            "by key), each with an id. Give an expression to evaluate, or "
-            "the object id of an earlier answer; path walks instance "
-            "variable names, keys and indices from there. Reads only; "
-            "give an expression that only reads, too.",
+            "An object's class, id, size, instance variables and a page of "
+            "elements (entries by key), each with an id. Give an expression "
+            "(it runs as execute_code's code: it can change and commit), or "
+            "an id inspect answered; path walks variable names, keys and "
+            "indices from there.",
             closedSchema({
                 "expression": {"type": "string", "minLength": 1,
                                "maxLength": MAX_TEXT_LENGTH},
-                "object": {"type": "integer", "minimum": 1,
-                           "description": "an id from an earlier inspect "
-                                          "in this session and view"},
+                "object": {"type": "integer", "minimum": 1},
                 "path": {"type": "array", "maxItems": MAX_PATH,
                          "items": {"anyOf": [
                              {"type": "string", "maxLength": MAX_NAME_LENGTH},
                              {"type": "integer", "maximum": MAX_INTEGER}]},
                          "description": "e.g. [\"accounts\", 3, \"owner\"]"},
-                "offset": {"type": "integer", "minimum": 0, "default": 0},
+                "offset": {"type": "integer", "minimum": 0},
                 "limit": {"type": "integer", "minimum": 1,
                           "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}}),
-            annotations(readOnly=True), self.inspect,
+            annotations(readOnly=False, destructive=True), self.inspect,
             resultSchema(
                 object=INTEGER, printString=STRING, truncated={"type": "boolean"},
                 printSize=INTEGER, printFailed={"type": "boolean"},
@@ -131,8 +127,9 @@ class DebuggingToolset(Toolset):
             raise ToolError(
                 "refused", f"Object id {object} was not answered in this "
                 "session's present view: an id is valid only in the session "
-                "(handle) and view that answered it, until commit, abort or "
-                "refresh. Inspect an expression to get a fresh one.")
+                "(handle) and view that answered it, until the view moves "
+                "(commit, abort or refresh, or code that sends them). "
+                "Inspect an expression to get a fresh one.")
         offset = arguments.get("offset", 0)
         found = yield call.runTemplate("inspect", {
             "expression": expression, "object": object,
@@ -184,6 +181,6 @@ def _text(result):
             f"(showing {counted(shownCount, 'element')} from offset "
             f"{result['offset']} of {result['size']}; pass offset "
             f"{result['offset'] + shownCount} for more)")
-    lines.append("Ids are valid in this session until commit, abort or "
-                 "refresh.")
+    lines.append("Ids are valid in this session until the view moves "
+                 "(commit, abort, refresh).")
     return "\n".join(lines)

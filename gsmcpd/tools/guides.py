@@ -39,7 +39,9 @@ its own consistent view of the repository, as of one commit.
 - A change you make is visible to you at once, and to nobody else until you
   `commit`.
 - Other sessions' commits are not visible to you until your view moves:
-  `commit`, `abort` and `refresh` move it; no other tool does.
+  `commit`, `abort` and `refresh` move it; no other tool does, except
+  code you run that commits, aborts or continues (its result then ends
+  with a `[session]` note saying so, and a commit is recorded as one).
 - `refresh` moves the view to the newest commit and keeps your changes;
   re-read anything you are about to change afterwards.
 - `status` tells whether you hold uncommitted changes; while you do, the
@@ -62,8 +64,8 @@ refused (the blind-write guardrail). So, every time:
    method or `delete_method`; `get_class_definition` before
    `compile_class_definition` over an existing class or `delete_class`.
 3. Write it: the write succeeds only if the text is still what you read.
-4. After `commit`, `abort` or `refresh` your reads no longer count: read
-   again before the next write.
+4. After `commit`, `abort` or `refresh` (or code that sends them) your
+   reads no longer count: read again before the next write.
 
 A write over something another session changed since you read it is
 refused too: re-read, redo the change.
@@ -128,8 +130,9 @@ Nothing commits on your behalf.
    names, keys, indices) to the value that is wrong.
 3. Read the method before changing it: `get_method_source`, then
    `compile_method`.
-4. Run the test again; ids you were shown stop working after `commit`,
-   `abort` or `refresh`: inspect afresh.
+4. Run the test again; ids you were shown stop working once the view
+   moves (`commit`, `abort`, `refresh`, or code that sends them): inspect
+   afresh.
 """, ("debugging", "testing", "browsing", "mutation", "session")),
     Guide(
         "gemstone-find-where-the-time-goes",

@@ -8,6 +8,11 @@ C{--confirm-destructive}), and, once it succeeded, to tell the clients
 subscribed to the changed classes' resources.  An abort, like a commit,
 starts a new, empty journal.  How a session's last commit ended is kept
 as a L{LastCommit}, for C{status} to tell a client that lost the answer.
+
+C{list_changes} reads it too, so it keeps what C{revert_method} needs (a
+method's source before each change) and the tools whose calls left changes
+it cannot itemise (code run by C{execute_code}, a test, an expression):
+the list never claims to be complete when it may not be.
 """
 
 from datetime import datetime, timezone
@@ -27,11 +32,18 @@ class Change:
     @ivar subject: what it was done to, as a person reads it
         (C{Account>>withdraw:}, C{class Account}).
     @ivar className: the class it changed, or L{None} (a dictionary).
+    @ivar method: the ledger's key of the method it changed, or L{None}.
+    @ivar previous: that method's source before the change, L{None} when
+        it was new.
+    @ivar category: that method's category before the change, when known.
     """
 
     what: str
     subject: str
     className: str | None = None
+    method: tuple | None = None
+    previous: str | None = None
+    category: str | None = None
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -60,6 +72,14 @@ class LastCommit:
             "changes": list(self.changes)}
 
 
+def itemised(tools):
+    """
+    C{tools}, declared as tools whose every change the journal lists (or
+    that change nothing), so their calls never make the list incomplete.
+    """
+    return [attr.evolve(each, listsChanges=True) for each in tools]
+
+
 class ChangeJournal:
     """
     The changes of one session's present transaction, in order.
@@ -70,12 +90,57 @@ class ChangeJournal:
     def __init__(self):
         self._changes = []
         self.observers = ()
+        self.unlisted = []
+        self._needsCommit = False
 
     def __len__(self):
         return len(self._changes)
 
-    def record(self, what, subject, className=None):
-        self._changes.append(Change(what, subject, className))
+    def __iter__(self):
+        return iter(self._changes)
+
+    def record(self, what, subject, className=None, **ofMethod):
+        """
+        Record a change; a method's takes C{method}, C{previous} and
+        C{category} (L{Change}).
+        """
+        self._changes.append(Change(what, subject, className, **ofMethod))
+
+    def firstChangeOf(self, key):
+        """
+        This transaction's first change of the method C{key}: its
+        C{previous} is the source the view holds, or L{None}.
+        """
+        return next((each for each in self._changes if each.method == key),
+                    None)
+
+    def reverted(self, key, subject, className):
+        """
+        The method C{key} is back as the view holds it: its changes are no
+        longer to revert, but the class was still written (a commit writes
+        it, and may conflict over it).
+        """
+        self._changes = [each for each in self._changes
+                         if each.method != key]
+        self.record("reverted", subject, className)
+
+    def callEnded(self, tool, needsCommit, broken=False):
+        """
+        C{tool}'s call ended with the session needing a commit or not
+        (L{None}: not known), or C{broken} by a GemStone break.  A tool is
+        named in L{unlisted} when it may have changed what this journal
+        does not list: a tool whose changes it does not list (one that runs
+        code) when the session needs a commit after it and did not before,
+        or when it is not even declared read-only; any tool not declared
+        read-only broken off before it answered.
+        """
+        readOnly = tool.annotations.get("readOnlyHint")
+        if broken and not readOnly or needsCommit and not tool.listsChanges \
+                and (not self._needsCommit or not readOnly):
+            if tool.name not in self.unlisted:
+                self.unlisted.append(tool.name)
+        if needsCommit is not None:
+            self._needsCommit = needsCommit
 
     def summary(self, limit=20):
         """
@@ -107,6 +172,7 @@ class ChangeJournal:
         @return: the changes it held.
         """
         changes, self._changes = self._changes, []
+        self.unlisted, self._needsCommit = [], False
         return changes
 
     def committed(self):

@@ -28,6 +28,7 @@ from gsmcpd.tools.compiling import (
     locatedErrors, methodName, unreadMethodsRefusal)
 from gsmcpd.tools.confirm import (
     CONFIRM_OPTION, confirmClassDeletion, confirmedIf, confirming)
+from gsmcpd.tools.journal import itemised
 from gsmcpd.tools.ledger import (
     classKey, describeKey, dictionaryKey, methodKey)
 
@@ -53,7 +54,7 @@ class MutationToolset(Toolset):
 
     def tools(self):
         confirms = confirming(self)  # asked on the call's stream in 2025
-        return [
+        return itemised([
             Tool("add_dictionary", "Add dictionary",
                  "Add a SymbolDictionary at the end of your symbol list; "
                  "refused if the list has the name.",
@@ -158,7 +159,7 @@ class MutationToolset(Toolset):
                  self.setClassComment,
                  resultSchema(className=STRING, comment=STRING),
                  runsOn=OWN_SESSION),
-        ]
+        ])
 
     @inlineCallbacks
     def addDictionary(self, call, arguments):
@@ -182,7 +183,7 @@ class MutationToolset(Toolset):
         # The guardrail covers the classes it holds, as list_classes shows.
         key = dictionaryKey(name)
         listing = call.ledger.lastRead(key)
-        value = yield self._guarded(
+        value = yield self.guarded(
             call, "remove_dictionary", {
                 "dictionaryName": name, "expectedCount": None
                 if listing is None else str(len(listing.split()))},
@@ -197,7 +198,7 @@ class MutationToolset(Toolset):
     def compileClassDefinition(self, call, arguments):
         className = arguments["className"]
         key = classKey(className)
-        value = yield self._guarded(
+        value = yield self.guarded(
             call, "compile_class_definition", {
                 "className": className,
                 "superclassName": arguments.get("superclassName", "Object"),
@@ -216,6 +217,15 @@ class MutationToolset(Toolset):
             raise unreadMethodsRefusal(className, value["unreadMethods"])
         call.ledger.recordRead(key, value["definition"])
         call.journal.record("defined", f"class {className}", className)
+        for lost in value["failures"] + value["dropped"]:
+            # Gone from the new version; revert_method compiles it again.
+            key = methodKey(className, lost["selector"], lost["meta"])
+            previous = lost.get("source") or call.ledger.lastRead(key)
+            if previous is not None:
+                call.journal.record(
+                    "dropped", methodName(className, lost["selector"],
+                                          lost["meta"]),
+                    className, method=key, previous=previous)
         failures = [{"selector": f["selector"], "meta": f["meta"],
                      "errors": locatedErrors(f["source"], f["errors"])}
                     for f in value["failures"]]
@@ -228,7 +238,8 @@ class MutationToolset(Toolset):
         className, source = arguments["className"], arguments["source"]
         meta = arguments.get("meta", False)
         selector = definedSelector(className, meta, source)
-        value = yield self._guarded(
+        previous = call.ledger.lastRead(methodKey(className, selector, meta))
+        value = yield self.guarded(
             call, "compile_method", {
                 "className": className, "meta": meta, "selector": selector,
                 "source": source, "category": arguments.get("category")},
@@ -249,8 +260,12 @@ class MutationToolset(Toolset):
                 f"committed: abort undoes it.")
         call.ledger.recordRead(methodKey(className, compiled, meta),
                                value["source"])
-        call.journal.record("compiled", methodName(className, compiled, meta),
-                            className)
+        created = value["created"]
+        call.journal.record(
+            "compiled", named, className, method=methodKey(
+                className, compiled, meta),
+            previous=None if created else previous, category=None if created
+            or "category" in arguments else value["category"])
         structured = {"className": className, "meta": meta,
                       "selector": compiled, "category": value["category"],
                       "created": value["created"], "warnings": value["warnings"]}
@@ -268,12 +283,14 @@ class MutationToolset(Toolset):
         named = methodName(className, selector, meta)
         yield confirmedIf(self, call, f"Delete the method {named}?",
                           f"delete {named}")
-        value = yield self._guarded(
+        value = yield self.guarded(
             call, "delete_method",
             {"className": className, "meta": meta, "selector": selector},
             key, "get_method_source")
+        previous = call.ledger.lastRead(key)
         call.ledger.forget(key)
-        call.journal.record("deleted", named, className)
+        call.journal.record("deleted", named, className, method=key,
+                            previous=previous, category=value["category"])
         return ToolResult(
             f"Deleted {named} (it was in "
             f"'{value['category']}').",
@@ -285,7 +302,7 @@ class MutationToolset(Toolset):
         className = arguments["className"]
         key = classKey(className)
         yield confirmClassDeletion(self, call, className)
-        value = yield self._guarded(
+        value = yield self.guarded(
             call, "delete_class", {"className": className}, key,
             "get_class_definition", "delete or redefine them first")
         call.ledger.forget(key)
@@ -313,7 +330,7 @@ class MutationToolset(Toolset):
         return self.optionNamed("kernelClasses", False) is True
 
     @inlineCallbacks
-    def _guarded(self, call, template, arguments, key, readTool,
+    def guarded(self, call, template, arguments, key, readTool,
                  withSubclasses=None):
         """
         Run a template that overwrites or deletes what C{key} names, passing

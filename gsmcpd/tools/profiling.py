@@ -45,12 +45,9 @@ def profileCodeTool():
     """
     return Tool(
         "profile_code", "Profile Smalltalk",
-        "Run Smalltalk statements under GemStone's sampling profiler and "
-        "answer the last value's printString, the CPU time, the samples "
-        "taken and the methods that took them, ranked by self samples "
-        "(running the method itself) and by total samples (the method "
-        "or what it called). Profile code that runs for at least a few "
-        "intervals.",
+        "Run Smalltalk statements under GemStone's sampling profiler: the "
+        "last value's printString, CPU time, samples, and the methods "
+        "ranked by self samples and by total (with what they called).",
         closedSchema({
             "code": {"type": "string"},
             "intervalNs": {"type": "integer", "minimum": MIN_INTERVAL_NS,

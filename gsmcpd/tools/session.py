@@ -3,7 +3,9 @@ The Session toolset: the client's transaction, moved only by the client.
 
 No other tool commits, aborts or refreshes: the view is the only record the
 stone keeps of what this client has seen, so moving it behind the client's
-back would turn a refused stale write into a silent overwrite.
+back would turn a refused stale write into a silent overwrite.  (Code a
+tool runs may: the envelope asks the stone whether the view moved, and the
+call says so and is recorded as a commit when a commit moved it.)
 """
 
 from twisted.internet.defer import inlineCallbacks
@@ -14,6 +16,7 @@ from gsmcpd.tools.base import (
     closedSchema, counted, resultSchema)
 from gsmcpd.tools.confirm import (
     CONFIRM_OPTION, commitQuestion, confirmedIf, confirming)
+from gsmcpd.tools.journal import itemised
 
 LAST_COMMIT = {"type": ["object", "null"], "properties": {
     "outcome": STRING, "at": STRING,
@@ -28,14 +31,15 @@ class SessionToolset(Toolset):
     name = "session"
     title = "Session and transaction"
     instructions = (
-        "Only commit commits; only commit, abort and refresh move your view. "
+        "Only commit, abort and refresh (or code sending them) move your "
+        "view. "
         "While you hold uncommitted changes, a mutating tool's result ends "
         "with a [session] note. If a commit's answer was lost, call status "
         "before retrying.")
     declaredOptionNames = (CONFIRM_OPTION,)
 
     def tools(self):
-        return [
+        return itemised([
             Tool("abort", "Abort",
                  "Discard every uncommitted change (code and data) and "
                  "move your view to the newest commit.",
@@ -67,8 +71,9 @@ class SessionToolset(Toolset):
                  resultSchema(user=STRING, session=INTEGER, stone=STRING,
                               version=STRING, inTransaction=BOOLEAN,
                               uncommittedChanges=BOOLEAN,
+                              listedChanges=INTEGER,
                               lastCommit=LAST_COMMIT)),
-        ]
+        ])
 
     @inlineCallbacks
     def abort(self, call, arguments):
@@ -123,11 +128,13 @@ class SessionToolset(Toolset):
         value = yield call.runTemplate("status", {})
         last = call.lastCommit
         state = dict(value, uncommittedChanges=call.needsCommit,
+                     listedChanges=len(call.journal),
                      lastCommit=None if last is None else last.described())
         text = (f"user: {state['user']}\nsession: {state['session']}\n"
                 f"stone: {state['stone']}\nversion: {state['version']}\n"
                 f"uncommitted changes: "
                 f"{UNCOMMITTED_LOST if call.needsCommit else 'no'}\n"
+                f"changes listed: {len(call.journal)}\n"
                 f"last commit: {_lastCommit(state['lastCommit'])}")
         return ToolResult(text, state)
 

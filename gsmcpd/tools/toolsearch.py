@@ -34,8 +34,8 @@ SYNONYMS = (
     ("method", "methods", "selector", "message"),
     ("comment", "documentation", "doc", "docs"),
     ("export", "fileout", "dump"),
-    ("profile", "profiler", "slow", "performance", "timing", "speed",
-     "hotspot", "samples"),
+    ("profile", "profiler", "slow", "performance", "timing", "time",
+     "speed", "hotspot", "samples"),
     ("stack", "frames", "backtrace", "traceback", "debug", "debugger"),
     ("stone", "server", "repository", "database", "cache", "backlog"),
 )
@@ -49,7 +49,9 @@ STOPWORDS = frozenset(
 _WORD = re.compile(r"[a-z0-9]+")
 
 NAME, TITLE, DESCRIPTION = 3, 2, 1
-"""How much a word counts where it is found."""
+"""How much a word counts where it is found; twice as much when it is the
+word asked, not one of its synonyms (so "inspect" finds C{inspect} before
+the C{describe_} tools)."""
 
 
 def stem(word):
@@ -97,7 +99,8 @@ def searchTools(tools, query):
     more of its words, then those matching in their names and titles
     rather than their descriptions, then by name.
     """
-    asked = [equivalents(word) for word in _WORD.findall(query.lower())
+    asked = [(stem(word), equivalents(word))
+             for word in _WORD.findall(query.lower())
              if word not in STOPWORDS]
     hits = []
     for tool in tools:
@@ -105,8 +108,9 @@ def searchTools(tools, query):
                   (wordsOf(tool.title), TITLE),
                   (wordsOf(tool.description), DESCRIPTION))
         score = matched = 0
-        for meanings in asked:
-            weight = max((w for words, w in places if words & meanings),
+        for word, meanings in asked:
+            weight = max((w * (2 if word in words else 1)
+                          for words, w in places if words & meanings),
                          default=0)
             score += weight
             matched += bool(weight)

@@ -9,7 +9,8 @@ from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.eras.modern.envelope import httpStatus, readEnvelope
-from gsmcpd.protocol.eras.modern.handles import mintedHandle
+from gsmcpd.protocol.eras.modern.handles import (
+    SESSION_ARGUMENT, mintedHandle)
 from gsmcpd.protocol.eras.modern.listen import OFFERED, Listener, readFilter
 from gsmcpd.protocol.jsonrpc import (
     INVALID_REQUEST, JsonRpcError, encode, result)
@@ -76,7 +77,8 @@ class ModernPost:
             envelope = attr.evolve(
                 readEnvelope(message.method, message.params, headers),
                 principal=principalOf(request))
-            message = unwrapCall(self.era.handlers.tools, message)
+            message = unwrapCall(self.era.handlers.tools, message,
+                                 lifted=(SESSION_ARGUMENT,))
             if message.method == "subscriptions/listen":
                 answer = yield self._listen(request, message, envelope)
                 return answer

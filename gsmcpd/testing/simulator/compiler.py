@@ -45,6 +45,20 @@ def checkDeclared(session, nodes, scope, source):
               freeVariables(nodes, scope), scope, source)
 
 
+def checkRedeclared(tree, variables, source):
+    """
+    Refuse the method C{tree} with GemStone's CompileError 1030 when an
+    argument or temporary has the name of a variable of its class (an
+    instance variable, or on the class side one of Class's own): GemStone
+    measured a class-side temporary C{name} refused so (GemTalk/mcp_server
+    docs/GemStone_Notes.md).
+    """
+    for name in (*tree.params, *tree.temps):
+        if name in variables:
+            raise errors.compileError(f"{name} variable has already been declared", source,
+                                      source.find(name, tree.offset), errors.ALREADY_DECLARED)
+
+
 def freeVariables(nodes, declared):
     """
     C{(name, offset)} of each variable in C{nodes} that neither C{declared}

@@ -4,13 +4,58 @@ Dictionary (a Python object) and a SymbolDictionary (whose entries live in
 the session's transaction), the symbol list, UserProfile and AllUsers.
 """
 
+from fractions import Fraction
+
+import attr
+
 from gsmcpd.testing.simulator import errors, system
 from gsmcpd.testing.simulator.kernel import (
-    CLASSES, classMethod, classOf, method, text)
+    CLASSES, classMethod, classOf, method, registerType, text)
 from gsmcpd.testing.simulator.objects import (
-    Array, Dictionary, Instance, String, Symbol, SymbolDictionaryRef, SymbolList,
-    UserProfile, keyOf, printString)
+    Array, Character, Dictionary, Instance, String, Symbol, SymbolDictionaryRef, SymbolList,
+    UserClass, UserProfile, keyOf, printString)
 from gsmcpd.testing.simulator.repository import ABSENT
+
+
+@attr.s(eq=False)
+class KeyValueDictionary(Dictionary):
+    """
+    A KeyValueDictionary made by C{new}: a Dictionary of another class.
+    """
+
+
+@attr.s(eq=False)
+class IdentityDictionary(KeyValueDictionary):
+    """
+    An IdentityDictionary: keys are found by identity (L{identityKeyOf}).
+    """
+
+
+@attr.s(eq=False)
+class FreeSymbolDictionary(Dictionary):
+    """
+    A SymbolDictionary made by C{SymbolDictionary new}: not in the
+    repository until something binds it, so its entries are its own.
+    """
+
+
+def identityKeyOf(value):
+    """
+    A hashable stand-in for C{value} as an identity key: the values GemStone
+    holds as one object (numbers, Characters, Symbols) by value, anything
+    else by identity.
+    """
+    if isinstance(value, (bool, int, float, Fraction, Character, Symbol, UserClass)) \
+            or value is None:
+        return ("value", type(value).__name__, value)
+    return ("identity", id(value))
+
+
+for _type, _name in [(KeyValueDictionary, "KeyValueDictionary"),
+                     (IdentityDictionary, "IdentityDictionary"),
+                     (FreeSymbolDictionary, "SymbolDictionary")]:
+    registerType(_type, _name)
+
 
 ALL_USERS = Instance(CLASSES["UserSet"])
 system.KERNEL_GLOBALS["AllUsers"] = ALL_USERS
@@ -23,16 +68,17 @@ class _Plain:
 
     def __init__(self, ev, dictionary):
         self.entries = dictionary.entries
+        self.keyOf = identityKeyOf if isinstance(dictionary, IdentityDictionary) else keyOf
 
     def get(self, key):
-        entry = self.entries.get(keyOf(key))
+        entry = self.entries.get(self.keyOf(key))
         return ABSENT if entry is None else entry[1]
 
     def put(self, key, value):
-        self.entries[keyOf(key)] = (key, value)
+        self.entries[self.keyOf(key)] = (key, value)
 
     def remove(self, key):
-        self.entries.pop(keyOf(key), None)
+        self.entries.pop(self.keyOf(key), None)
 
     def items(self):
         return list(self.entries.values())
@@ -79,7 +125,10 @@ def entries(ev, dictionary):
         return _Plain(ev, dictionary)
     if isinstance(dictionary, SymbolDictionaryRef):
         return _Symbols(ev, dictionary)
-    raise errors.messageNotUnderstood(classOf(dictionary).name, "_entries")
+    # A kind of dictionary the model cannot hold (an instance of a user's
+    # subclass): a limit of the simulator, which must fail as one.
+    raise TypeError(f"simulated stone: the model holds no entries for a "
+                    f"{classOf(dictionary).name}")
 
 
 def _abstract(*selectors):
@@ -179,13 +228,36 @@ def _keyAtValueIfAbsent(ev, receiver, value, block):
     return ev.value(block)
 
 
-@classMethod("Dictionary", "new", "new:")
-def _dictionaryNew(ev, receiver, size=0):
-    return Dictionary()
+def emptyLike(dictionary):
+    """
+    A new empty dictionary of C{dictionary}'s kind (a free-standing
+    SymbolDictionary for one of the repository's).
+    """
+    return FreeSymbolDictionary() if isinstance(dictionary, SymbolDictionaryRef) \
+        else type(dictionary)()
+
+
+def _new(kind):
+    def new(ev, receiver, size=0):
+        return kind()
+    return new
+
+
+for _kind, _name in [(Dictionary, "Dictionary"), (KeyValueDictionary, "KeyValueDictionary"),
+                     (IdentityDictionary, "IdentityDictionary"),
+                     (FreeSymbolDictionary, "SymbolDictionary")]:
+    classMethod(_name, "new", "new:")(_new(_kind))
 
 
 @method("SymbolDictionary", "name")
 def _name(ev, receiver):
+    """
+    The key under which it holds itself (GemTalk/mcp_server
+    docs/GemStone_Notes.md: C{^self keyAtValue: self ifAbsent: [nil]}).
+    """
+    if isinstance(receiver, FreeSymbolDictionary):
+        return next((key for key, value in entries(ev, receiver).items() if value is receiver),
+                    None)
     return Symbol(receiver.name)
 
 

@@ -36,6 +36,7 @@ NO_PRIVILEGE = 2151          # MCP: stopSession:, one-time passwords, GsFile... 
                              # the privilege or grant (the wording here is inferred)
 OUT_OF_RANGE = 2061          # MCP: System cacheName: with 0 or 32+ characters
 
+ALREADY_DECLARED = 1030      # MCP GemStone_Notes.md: "[1030] variable has already been declared"
 UNDEFINED_SYMBOL = 1031      # Rowan RowanV2.gs (errorDetails at: 1 = 1031, name at: 5)
 APPLICATION_WARNING = 2318   # inferred: a Warning nothing handled, as an application error
 
@@ -229,3 +230,24 @@ def breakError(hard, context):
     kind = "hard" if hard else "soft"
     return GciError(number, describe("Break", number, f"A {kind} break was received."),
                     reason="break", context=context)
+
+
+def shouldNotImplement(className, selector):
+    """
+    A message a class inherits but refuses (Interval's C{at:put:}): an
+    Error, as GemStone's C{shouldNotImplement:} signals one; the number is
+    that of application errors (inferred).
+    """
+    return SmalltalkError(APPLICATION_ERROR, "Error", describe(
+        "Error", APPLICATION_ERROR, f"{className} should not implement #{selector}"))
+
+
+def invariant(className):
+    """
+    Changing a literal of compiled code, which GemStone makes invariant
+    (the stricter reading where public sources are silent; class and
+    number inferred, docs/gemstone-fidelity.rst).
+    """
+    return SmalltalkError(APPLICATION_ERROR, "Error", describe(
+        "Error", APPLICATION_ERROR,
+        f"the {className} is invariant (a literal of compiled code); send it copy first"))

@@ -20,8 +20,9 @@ import time
 import attr
 
 from gsmcpd.testing.simulator import (
-    arithmetic, closures, compiler, dictionaries, errors, exceptions, frames, inspection,
-    processes, profiling, reflection, sequences, sessiontable, sets, streams, sunit, system)
+    arithmetic, closures, compiler, dictionaries, enumerating, errors, exceptions, frames,
+    inspection, integers, intervals, magnitudes, processes, profiling, reflection, sequences,
+    sessiontable, sessiontemps, sets, streams, strings, sunit, system)
 from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.objects import (
@@ -29,8 +30,9 @@ from gsmcpd.testing.simulator.objects import (
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
-KERNEL_MODULES = (arithmetic, dictionaries, exceptions, frames, processes, profiling,
-                  reflection, sequences, sessiontable, sets, streams, sunit, system)
+KERNEL_MODULES = (arithmetic, dictionaries, enumerating, exceptions, frames, integers, intervals,
+                  magnitudes, processes, profiling, reflection, sequences, sessiontable,
+                  sessiontemps, sets, streams, strings, sunit, system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}
@@ -86,17 +88,21 @@ class NonLocalReturn(Exception):
 
 def fromLiteral(node):
     """
-    The Smalltalk value of a parsed literal.
+    The Smalltalk value of a parsed literal: a String or Array one is
+    invariant, as the literals of GemStone's compiled code are (the
+    stricter reading, docs/gemstone-fidelity.rst).
     """
     kind, value = node.kind, node.value
     if kind == "string":
-        return string(value)
+        literal = string(value)
+        literal.invariant = True
+        return literal
     if kind == "symbol":
         return Symbol(value)
     if kind == "character":
         return Character(value)
     if kind == "array":
-        return Array([fromLiteral(each) for each in value])
+        return Array([fromLiteral(each) for each in value], invariant=True)
     if kind == "bytearray":
         return Array(list(value))
     if kind == "scaled":
@@ -349,6 +355,8 @@ class Evaluator:
             exceptions.signalBreak(self)
         elif kind == "hard":
             raise errors.breakError(True, interrupt.context)
+        elif kind == "event":
+            raise self.session.eventError()
 
     def sleep(self, seconds):
         """
@@ -373,6 +381,8 @@ class Evaluator:
         binding = home.variables.get(name)
         if binding == ("slot",):
             return home.receiver.slots.get(name)
+        if binding == ("classSlot",):
+            return Symbol(home.receiver.name)
         if binding is not None:
             value = self.session.transaction.read(_variableKey(home, name, binding))
             return None if value is ABSENT else value
@@ -387,6 +397,9 @@ class Evaluator:
         binding = home.variables.get(name)
         if binding == ("slot",):
             home.receiver.slots[name] = value
+        elif binding == ("classSlot",):
+            raise errors.refused(f"the simulated stone does not let a method assign "
+                                 f"Class's instance variable {name}")
         elif binding is not None:
             self.session.transaction.write(_variableKey(home, name, binding), value)
         else:

@@ -17,7 +17,14 @@
  * and a GciTsBreak still in flight when the logout starts, would use freed
  * memory.  Here a logged-out session is kept (never freed, never reused) so
  * such a call is refused, and each is counted for the tests
- * (FakeGciTsMisuses, not a GemStone function).
+ * (FakeGciTsMisuses, not a GemStone function; FakeGciTsFreed tells whether a
+ * session was logged out and its socket closed).
+ *
+ * A break on a real stone writes to the gem's socket, through the NetLDI when
+ * the gem is remote, and a wedged gem or network holds it: with
+ * FAKEGCITS_BREAK_DELAY set in its environment (seconds) every GciTsBreak
+ * blocks that long before it is sent, so tests can show a stuck break stalls
+ * nothing else.
  */
 
 #include <errno.h>
@@ -30,6 +37,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef uint64_t OopType;
@@ -347,6 +355,33 @@ static FakeSession *checkSession(GciSession sess, GciErrSType *err)
     return s;
 }
 
+/* Whether sess was logged out and its socket closed (tests only). */
+int FakeGciTsFreed(GciSession sess)
+{
+    FakeSession *s = (FakeSession *)sess;
+    int freed;
+    if (s == NULL || !isLive(s))
+        return -1;
+    pthread_mutex_lock(&s->writeLock);
+    freed = __atomic_load_n(&s->loggedOut, __ATOMIC_SEQ_CST) && s->fd < 0;
+    pthread_mutex_unlock(&s->writeLock);
+    return freed;
+}
+
+/* Block as a break to a wedged gem would, if FAKEGCITS_BREAK_DELAY says so. */
+static void breakDelay(void)
+{
+    const char *text = getenv("FAKEGCITS_BREAK_DELAY");
+    double seconds = text != NULL ? strtod(text, NULL) : 0.0;
+    struct timespec delay;
+    if (seconds <= 0.0)
+        return;
+    delay.tv_sec = (time_t)seconds;
+    delay.tv_nsec = (long)((seconds - (double)delay.tv_sec) * 1e9);
+    while (nanosleep(&delay, &delay) != 0 && errno == EINTR)
+        ;
+}
+
 /* How many calls used a logged-out or foreign session (tests only). */
 int FakeGciTsMisuses(void)
 {
@@ -487,9 +522,9 @@ GciSession GciTsLogin(const char *StoneNameNrs, const char *HostUserId, const ch
         close(fd);
         return NULL;
     }
-    freeReply(&reply);
     s = calloc(1, sizeof(*s));
     if (s == NULL) {
+        freeReply(&reply);
         close(fd);
         setError(err, ERR_SESSION_GONE, 1, "Login failed: out of memory", "noMemory");
         return NULL;
@@ -498,7 +533,15 @@ GciSession GciTsLogin(const char *StoneNameNrs, const char *HostUserId, const ch
     pthread_mutex_init(&s->callLock, NULL);
     pthread_mutex_init(&s->writeLock, NULL);
     registerSession(s);
-    clearError(err);
+    /* ok(sessionNumber [warningNumber message]): "If result is non-NULL, login
+       succeeded but there may still be a warning in *err" (gcits.hf) */
+    if (reply.count >= 3) {
+        char message[GCI_ERR_STR_SIZE + 1];
+        copyText(message, reply.data[2], reply.size[2]);
+        setError(err, (int)parseNumber(reply.data[1], reply.size[1]), 0, message, "warning");
+    } else
+        clearError(err);
+    freeReply(&reply);
     return s;
 }
 
@@ -630,6 +673,7 @@ BoolType GciTsBreak(GciSession sess, BoolType hard, GciErrSType *err)
         answer = 0;
     } else if (__atomic_load_n(&s->inProgress, __ATOMIC_SEQ_CST)) {
         fields[0] = hard ? "1" : "0";
+        breakDelay();
         pthread_mutex_lock(&s->writeLock);
         sent = s->fd >= 0 ? sendRequest(s->fd, OP_BREAK, 1, fields, sizes) : -1;
         pthread_mutex_unlock(&s->writeLock);

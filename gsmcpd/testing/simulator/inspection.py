@@ -1,6 +1,7 @@
 """
-The simulated stone's object identity and session-local storage, as an
-inspector reads them: C{asOop}, C{instVarAt:} and C{SessionTemps current}.
+The simulated stone's object identity, as an inspector reads it: C{asOop}
+and C{instVarAt:} (what it was shown is held in C{SessionTemps current},
+L{gsmcpd.testing.simulator.sessiontemps}).
 
 An oop here is a number a session's gem minted for an object it was asked
 about, held by the session with the object so it never names another one;
@@ -14,9 +15,10 @@ names nothing here), which C{docs/gemstone-fidelity.rst} lists.
 from fractions import Fraction
 import weakref
 
-from gsmcpd.testing.simulator.kernel import StClass, classMethod, classOf, index, method
+from gsmcpd.testing.simulator.kernel import StClass, classOf, index, method
+from gsmcpd.testing.simulator.model import CLASS_INSTVARS
 from gsmcpd.testing.simulator.objects import (
-    Character, Dictionary, Instance, Symbol, SymbolDictionaryRef, UserClass)
+    Character, Instance, Symbol, SymbolDictionaryRef, UserClass)
 from gsmcpd.testing.simulator.repository import ABSENT
 
 FIRST_OOP = 158_001
@@ -27,7 +29,6 @@ _ONE_OBJECT = (bool, int, float, Fraction, Character, Symbol, UserClass, StClass
                SymbolDictionaryRef)
 
 _oopTables = weakref.WeakKeyDictionary()
-_sessionTemps = weakref.WeakKeyDictionary()
 
 
 class _OopTable:
@@ -60,6 +61,8 @@ def _asOop(ev, receiver):
 def _instVarAt(ev, receiver, position):
     names = ev.send(classOf(receiver), "allInstVarNames", []).items
     name = names[index(position, len(names))].text
+    if name in CLASS_INSTVARS and isinstance(receiver, (UserClass, StClass)):
+        return Symbol(receiver.name)
     if isinstance(receiver, UserClass) and not receiver.meta:
         # A class's instance variables, as the model has them, are its
         # class-instance variables, whose values live in the view.
@@ -71,15 +74,3 @@ def _instVarAt(ev, receiver, position):
         raise NotImplementedError(
             f"the model holds no {name} of a {classOf(receiver).name}")
     return receiver.slots.get(name)
-
-
-@classMethod("SessionTemps", "current")
-def _current(ev, receiver):
-    """
-    This session's SessionTemps: not in any view, so neither commit nor
-    abort touches it; gone when the session logs out.
-    """
-    temps = _sessionTemps.get(ev.session)
-    if temps is None:
-        temps = _sessionTemps[ev.session] = Dictionary()
-    return temps

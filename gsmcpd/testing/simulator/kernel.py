@@ -22,8 +22,9 @@ from gsmcpd import smalltalk
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.objects import (
     ActiveMethod, Array, BlockClosure, ByteArray, Character, CompiledMethod, Delay, Dictionary,
-    ExceptionSet, Instance, MethodDictionary, OrderedCollection, SortedCollection, String, Symbol,
-    SymbolDictionaryRef, SymbolList, SymbolSet, Unicode16, UserClass, UserProfile, Utf8, WriteStream, SMALLINT_MAX, SMALLINT_MIN,
+    ExceptionSet, Instance, MethodDictionary, OrderedCollection, SessionTempsDictionary,
+    SortedCollection, String, Symbol,
+    SymbolDictionaryRef, SymbolList, SymbolSet, Unicode16, UserClass, UserProfile, Utf8, SMALLINT_MAX, SMALLINT_MIN,
     displayString, equal, isNumber, printString)
 
 
@@ -83,8 +84,10 @@ def _define(name, superclassName, instVarNames=()):
 
 # GemStone 3.7's hierarchy for the classes the model has (Unicode16 and Utf8
 # sit closer to the top than in the product, which puts them under
-# MultiByteString and ByteArray's abstract superclasses; GsMethodDictionary
-# and SymbolSet, whose contents the model does not hold, sit under Object).
+# MultiByteString and ByteArray's abstract superclasses; SymbolKeyValueDictionary
+# sits under AbstractDictionary, not KeyValueDictionary and
+# IdentityKeyValueDictionary; GsMethodDictionary and SymbolSet, whose
+# contents the model does not hold, sit under Object).
 for _name, _super, *_vars in [
         ("Object", None), ("Behavior", "Object"), ("Class", "Behavior"),
         ("Metaclass3", "Behavior"),
@@ -103,15 +106,27 @@ for _name, _super, *_vars in [
         ("ByteArray", "ArrayedCollection"), ("Utf8", "ByteArray"),
         ("AbstractDictionary", "Collection"),
         ("Dictionary", "AbstractDictionary"), ("SymbolDictionary", "AbstractDictionary"),
-        ("SessionTemps", "SymbolDictionary"),
+        ("SymbolKeyValueDictionary", "AbstractDictionary"),
+        ("SessionTemps", "SymbolKeyValueDictionary"),
         ("Stream", "Object"), ("PositionableStream", "Stream"),
         ("WriteStream", "PositionableStream"),
+        ("Interval", "SequenceableCollection"),
+        ("UnorderedCollection", "Collection"), ("Bag", "UnorderedCollection"),
+        ("Set", "UnorderedCollection"), ("IdentityBag", "UnorderedCollection"),
+        ("IdentitySet", "IdentityBag"),
+        ("KeyValueDictionary", "AbstractDictionary"),
+        ("IdentityKeyValueDictionary", "KeyValueDictionary"),
+        ("IdentityDictionary", "IdentityKeyValueDictionary"),
+        ("Association", "Object"),
+        ("ReadStream", "PositionableStream"), ("ReadWriteStream", "WriteStream"),
+        ("Date", "Magnitude"), ("Time", "Magnitude"), ("DateAndTimeANSI", "Magnitude"),
+        ("DateAndTime", "DateAndTimeANSI"),
         ("ExecBlock", "Object"), ("Delay", "Object"), ("System", "Object"),
         ("GsSession", "Object"), ("GsCurrentSession", "GsSession"),
         ("UserProfile", "Object"), ("UserSet", "Object"), ("ClassOrganizer", "Object"),
         ("GsNMethod", "Object"), ("GsProcess", "Object"), ("ExceptionSet", "Object"),
         ("Semaphore", "Object"), ("ProcessorScheduler", "Object"),
-        ("IdentitySet", "Collection"), ("ProfMonitor", "Object"),
+        ("ProfMonitor", "Object"),
         ("ProfMonitorEntry", "Object", "cmethod", "rcvrClass"),
         ("GsMethodDictionary", "Object"), ("SymbolSet", "Object"),
         ("AbstractException", "Object"),
@@ -145,16 +160,25 @@ _PYTHON_CLASSES = {
     String: "String", Symbol: "Symbol", Unicode16: "Unicode16", Character: "Character",
     Array: "Array", OrderedCollection: "OrderedCollection",
     SortedCollection: "SortedCollection", Dictionary: "Dictionary",
-    ByteArray: "ByteArray", Utf8: "Utf8", WriteStream: "WriteStream",
+    ByteArray: "ByteArray", Utf8: "Utf8",
     BlockClosure: "ExecBlock", Delay: "Delay", SymbolDictionaryRef: "SymbolDictionary",
     SymbolList: "SymbolList", UserProfile: "UserProfile", CompiledMethod: "GsNMethod",
     ActiveMethod: "GsNMethod",
     ExceptionSet: "ExceptionSet", MethodDictionary: "GsMethodDictionary", SymbolSet: "SymbolSet",
     Fraction: "Fraction", type(None): "UndefinedObject", bool: "Boolean",
+    SessionTempsDictionary: "SessionTemps",
 }
 
 
 _BY_TYPE = {python: CLASSES[name] for python, name in _PYTHON_CLASSES.items()}
+
+
+def registerType(python, className):
+    """
+    Make C{python} values instances of the kernel class C{className} (for
+    a type a kernel module defines itself).
+    """
+    _BY_TYPE[python] = CLASSES[className]
 
 
 @attr.s(eq=False)
@@ -399,7 +423,7 @@ def _copy(ev, receiver):
     if isinstance(receiver, (Array, OrderedCollection)):
         return type(receiver)(list(receiver.items))
     if isinstance(receiver, Dictionary):
-        return Dictionary(dict(receiver.entries))
+        return type(receiver)(dict(receiver.entries))
     return receiver
 
 

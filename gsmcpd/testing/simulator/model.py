@@ -91,13 +91,19 @@ def _bindsClass(value, name):
 
 KERNEL_CLASS_INSTVARS = {"TestResource": ("current",)}
 
+CLASS_INSTVARS = ("name",)
+"""The instance variables of Class the model has, in scope in every class
+method (GemTalk measured C{name} on 3.7, GemTalk/mcp_server
+docs/GemStone_Notes.md; a real stone's Class has more)."""
+
 
 def _kernelInfo(cls):
     superclass = cls.superclass.name if cls.superclass else None
     return ClassInfo(cls.name, superclass, KERNEL_INSTVARS[cls.name], (),
                      KERNEL_CLASS_INSTVARS.get(cls.name, ()), (), KERNEL_CATEGORY,
-                     "A kernel class of the simulated stone; its methods are "
-                     "the simulator's own.", system.GLOBALS.name, (), 1)
+                     f"A kernel class of the simulated stone: its selectors are the "
+                     f"methods the simulator models; GemStone's {cls.name} has more.",
+                     system.GLOBALS.name, (), 1)
 
 
 KERNEL_CLASSES = {name: _kernelInfo(cls) for name, cls in CLASSES.items()}
@@ -301,7 +307,7 @@ class CodeModel:
         if superclassName is not None and self.classNamed(superclassName) is None:
             raise errors.notFound(f"no class named {superclassName} for the superclass")
         if superclassName is not None and name in (
-                superclassName, *self._superclassNames(superclassName)):
+                superclassName, *self.superclassNames(superclassName)):
             raise errors.refused(f"{name} cannot be its own superclass")
         old = self._current(name)
         dictionary = dictionary or (old.dictionary if old else self.symbolList()[0])
@@ -310,6 +316,10 @@ class CodeModel:
         for each in (*instVarNames, *classVars, *classInstVars):
             if not _isIdentifier(each):
                 raise errors.refused(f"{each!r} is not a valid variable name")
+        for each in classInstVars:
+            if each in CLASS_INSTVARS:
+                raise errors.refused(f"class-instance variable {each} is already an instance "
+                                     "variable of Class")
         seen = self._instVarNames(superclassName) if superclassName else []
         for each in instVarNames:
             if each in seen:
@@ -324,6 +334,11 @@ class CodeModel:
             old.version if old else 1)
         history = self._history(name)
         home = system.globalKey(SymbolDictionaryRef(dictionary), name)
+        if info == old and _bindsClass(self._read(home), name) \
+                and self._read(home).version == old.version:
+            # The same definition again changes nothing (GemTalk measured
+            # needsCommit false after it on 3.7).
+            return old, False
         shapeChanged = old is not None and self._shape(old) != self._shape(info)
         if shapeChanged:
             self._transaction.write(_versionKey(name, old.version), {
@@ -368,6 +383,23 @@ class CodeModel:
         info = attr.evolve(self._userClass(name), comment=comment)
         self._transaction.write(system.classKey(name), self._history(name)[:-1] + (info,))
 
+    def comment(self, name):
+        """
+        The class's comment, or GemStone's generated one when it has none:
+        "No class-specific documentation for ..." and its hierarchy, each
+        class indented under its superclass with its own instance
+        variables, as 3.x stones file it out (e.g. GemTalk/Rowan
+        Cypress-Environmental-Tools, GemTalk/Grail src/smalltalk/Python).
+        """
+        info = self.classInfo(name)
+        if info.comment:
+            return info.comment
+        lines = [f"No class-specific documentation for {name}, hierarchy is: "]
+        for depth, each in enumerate(reversed(list(self._chain(name)))):
+            own = "".join(f" {variable}" for variable in each.instVarNames)
+            lines.append("  " * depth + each.name + (f"({own})" if own else ""))
+        return "\n".join(lines) + "\n"
+
     def definition(self, name):
         """
         The class-definition expression GemStone's C{Class>>definition}
@@ -381,8 +413,8 @@ class CodeModel:
         definition, C{removeallmethods}/C{removeallclassmethods}, then each
         method as C{category:} + C{method:}/C{classmethod:} ... C{%}.
         """
-        return fileout.fileOut(self._described(name), self.methods(name, meta=True).values(),
-                               self.methods(name).values())
+        return fileout.fileOut(attr.evolve(self._described(name), comment=self.comment(name)),
+                               self.methods(name, meta=True).values(), self.methods(name).values())
 
     def classInfo(self, name):
         """
@@ -446,7 +478,10 @@ class CodeModel:
             yield info
             name = info.superclassName
 
-    def _superclassNames(self, name):
+    def superclassNames(self, name):
+        """
+        The names of C{name}'s superclasses, nearest first.
+        """
         return [info.name for info in self._chain(name)][1:]
 
     def _instVarNames(self, name):
@@ -465,7 +500,7 @@ class CodeModel:
         C{("slot",)} for an instance variable, C{("classVar", owner)} or
         C{("classInstVar",)}.  Nearer classes win.
         """
-        variables = {}
+        variables = dict.fromkeys(CLASS_INSTVARS, ("classSlot",)) if meta else {}
         for info in self._chain(className):
             for name in info.classVars:
                 variables.setdefault(name, ("classVar", info.name))
@@ -517,8 +552,10 @@ class CodeModel:
         if self.classNamed(className) is None:
             raise errors.notFound(f"no class named {className}")
         tree = compiler.parseMethod(source)
+        variables = self.variablesOf(className, meta)
+        compiler.checkRedeclared(tree, variables, source)
         scope = (compiler.PSEUDO_VARIABLES | set(tree.params) | set(tree.temps)
-                 | set(self.variablesOf(className, meta)))
+                 | set(variables))
         compiler.checkDeclared(self.session, tree.statements, scope, source)
         info = MethodInfo(className, meta, tree.selector, category, source)
         self._transaction.write(_methodKey(className, meta, tree.selector), info)

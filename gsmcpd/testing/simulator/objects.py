@@ -23,9 +23,11 @@ _PLAIN_SYMBOL = re.compile(r"\A(?:[A-Za-z_][A-Za-z0-9_]*:?)+\Z|\A[-+*/\\<>=~@%|&
 class String:
     """
     A String: mutable, so C{at:put:} works; C{text} is replaced, not shared.
+    A literal of compiled code is C{invariant}.
     """
 
     text = attr.ib()
+    invariant = attr.ib(default=False, kw_only=True)
 
 
 @attr.s(eq=False)
@@ -61,7 +63,12 @@ class Character:
 
 @attr.s(eq=False)
 class Array:
+    """
+    An Array; a literal of compiled code is C{invariant}.
+    """
+
     items = attr.ib(factory=list)
+    invariant = attr.ib(default=False, kw_only=True)
 
 
 @attr.s(eq=False)
@@ -88,15 +95,6 @@ class Utf8(ByteArray):
     """
     UTF-8 bytes, as C{encodeAsUTF8} answers them.
     """
-
-
-@attr.s(eq=False)
-class WriteStream:
-    """
-    A WriteStream on a new String: what was written, in pieces.
-    """
-
-    parts = attr.ib(factory=list)
 
 
 @attr.s(eq=False)
@@ -153,6 +151,14 @@ class Dictionary:
     """
 
     entries = attr.ib(factory=dict)     # keyOf(key) -> (key, value)
+
+
+@attr.s(eq=False)
+class SessionTempsDictionary(Dictionary):
+    """
+    A session's SessionTemps (L{gsmcpd.testing.simulator.sessiontemps}):
+    a Dictionary's entries, of GemStone's class SessionTemps.
+    """
 
 
 @attr.s(eq=False)
@@ -275,6 +281,9 @@ def equal(a, b):
         return a == b
     if isinstance(a, (Character, UserClass, SymbolDictionaryRef, CompiledMethod)):
         return a == b
+    for kind, compare in EQUALITY.items():
+        if isinstance(a, kind):
+            return compare(a, b)
     if type(a) is type(b) and isinstance(a, (Array, OrderedCollection)):
         return (len(a.items) == len(b.items)
                 and all(equal(x, y) for x, y in zip(a.items, b.items)))
@@ -335,14 +344,15 @@ def printString(value):
         return f"{article(className(value))}{className(value)}(" + "".join(
             f" {b}" for b in value.data) + " )"
     if isinstance(value, (Array, OrderedCollection)):
-        name = className(value)
-        inner = "".join(" " + printString(each) + ("," if i < len(value.items) - 1 else "")
-                        for i, each in enumerate(value.items))
-        return f"{article(name)}{name}({inner or ' '})"
+        return printElements(value, value.items)
     if isinstance(value, Dictionary):
+        name = className(value)
         inner = ", ".join(f"{printString(k)}->{printString(v)}"
                           for k, v in value.entries.values())
-        return f"aDictionary( {inner})" if inner else "aDictionary( )"
+        return f"{article(name)}{name}( {inner})"
+    for kind, printer in PRINTERS.items():
+        if isinstance(value, kind):
+            return printer(value)
     if isinstance(value, (StClass, UserClass)):
         return value.name
     if isinstance(value, SymbolDictionaryRef):
@@ -351,6 +361,25 @@ def printString(value):
         return f"{value.behavior.name}>>{value.selector}"
     name = className(value)
     return f"{article(name)}{name}"
+
+
+def printElements(value, items):
+    """
+    GemStone's print of a collection: its class with its article, then its
+    elements between parentheses, separated by commas.
+    """
+    name = className(value)
+    inner = "".join(" " + printString(each) + ("," if i < len(items) - 1 else "")
+                    for i, each in enumerate(items))
+    return f"{article(name)}{name}({inner or ' '})"
+
+
+PRINTERS = {}
+"""C{{python type: function}}: how the values of the kernel modules'
+own types print (L{printString} falls back on them)."""
+
+EQUALITY = {}
+"""C{{python type: function(a, b)}}: C{=} for the kernel modules' own types."""
 
 
 def displayString(value):

@@ -10,8 +10,8 @@ what they hold lives in the session's L{gsmcpd.testing.simulator.model.CodeModel
 
 from gsmcpd.testing.simulator import compiler, errors, exceptions, searches
 from gsmcpd.testing.simulator.kernel import (
-    CLASSES, KERNEL_INSTVARS, StClass, classOf, method, text)
-from gsmcpd.testing.simulator.model import DEFAULT_CATEGORY
+    CLASSES, KERNEL_INSTVARS, SmalltalkMethod, StClass, classOf, method, text)
+from gsmcpd.testing.simulator.model import DEFAULT_CATEGORY, MethodInfo
 from gsmcpd.testing.simulator.objects import (
     ActiveMethod, Array, CompiledMethod, Instance, String, Symbol, SymbolDictionaryRef, UserClass, string)
 
@@ -26,7 +26,8 @@ def parts(behavior):
         if behavior.metaclass is None:
             return behavior.name.removesuffix(" class"), True, None
         return behavior.name, False, None
-    raise errors.messageNotUnderstood(classOf(behavior).name, "_behaviorParts")
+    # Every caller passes a class: anything else is the model's own bug.
+    raise TypeError(f"simulated stone: {classOf(behavior).name} is not a class")
 
 
 def methodsOf(ev, behavior):
@@ -47,8 +48,31 @@ def methodOf(ev, behavior, selector):
     name, meta, version = parts(behavior)
     history = ev.code.classHistory(name)
     if version is None or not history or history[-1].version == version:
-        return ev.code.method(name, selector, meta)
+        return ev.code.method(name, selector, meta) or kernelMethod(ev, behavior, selector)
     return ev.code.methodsOf(name, meta, version).get(selector)
+
+
+KERNEL_CATEGORY = "simulated stone"
+
+
+def kernelMethod(ev, behavior, selector):
+    """
+    The MethodInfo of a method the model implements in the kernel class
+    (or metaclass) C{behavior}, or None: a Smalltalk one with its source,
+    a Python one with a source that says so (a real stone shows GemStone's).
+    """
+    if selector not in kernelSelectors(ev, behavior):
+        return None
+    found = behavior.methods[selector]
+    name, meta, _ = parts(behavior)
+    if isinstance(found, SmalltalkMethod):
+        return MethodInfo(name, meta, selector, found.category, found.source)
+    keywords = selector.split(":")[:-1]
+    pattern = (" ".join(f"{keyword}: arg{i + 1}" for i, keyword in enumerate(keywords))
+               if keywords else selector if selector[0].isalpha() else f"{selector} arg1")
+    return MethodInfo(name, meta, selector, KERNEL_CATEGORY, (
+        f"{pattern}\n\t\"A primitive of the simulated stone's model, in Python; "
+        f"GemStone's own source is not shown.\"\n\t<primitive: 0>"))
 
 
 def _found(ev, behavior, selector):
@@ -119,9 +143,21 @@ def _canUnderstand(ev, receiver, selector):
     return ev.lookup(receiver, text(selector)) is not None
 
 
+def kernelSelectors(ev, behavior):
+    """
+    The selectors the model implements in the kernel class (or metaclass)
+    C{behavior} itself, less those the stone lacks; none for a user class.
+    """
+    if not isinstance(behavior, StClass):
+        return set()
+    return {selector for selector in behavior.methods
+            if f"{behavior.name}>>{selector}" not in ev.lacking}
+
+
 @method("Behavior", "selectors")
 def _selectors(ev, receiver):
-    return Array([Symbol(each) for each in sorted(methodsOf(ev, receiver))])
+    return Array([Symbol(each) for each in sorted(set(methodsOf(ev, receiver))
+                                                  | kernelSelectors(ev, receiver))])
 
 
 @method("Behavior", "includesSelector:")
@@ -162,7 +198,10 @@ def _instVarNames(ev, receiver):
 def _allInstVarNames(ev, receiver):
     name, meta, _ = parts(receiver)
     if meta:
-        return _instVarNames(ev, receiver)
+        # A metaclass's instances are classes: Class's variables come first.
+        variables = ev.code.variablesOf(name, True)
+        return Array([Symbol(each) for each, binding in variables.items()
+                      if binding[0] in ("classSlot", "classInstVar")])
     return Array([Symbol(each) for each in ev.code.instVarNamesOf(name)])
 
 
@@ -222,7 +261,7 @@ def _classNamed(ev, receiver, selector):
 
 @method("Class", "comment")
 def _comment(ev, receiver):
-    return String(ev.code.classInfo(_classNamed(ev, receiver, "comment")).comment)
+    return String(ev.code.comment(_classNamed(ev, receiver, "comment")))
 
 
 @method("Class", "comment:")
@@ -328,6 +367,8 @@ def _referencesToObject(ev, receiver, value):
 
 @method("ClassOrganizer", "allSubclassesOf:")
 def _allSubclassesOf(ev, receiver, behavior):
+    if not isinstance(behavior, (StClass, UserClass)):
+        raise errors.argumentTypeError("allSubclassesOf:")
     name, _, _ = parts(behavior)
     return Array(_subclassesOf(ev, name, every=True))
 

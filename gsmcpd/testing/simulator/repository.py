@@ -122,7 +122,11 @@ class Transaction:
     the view is a private copy, kept for the life of the view so identity
     holds; changing it in place counts as a write, as it does in GemStone.
     A failed commit leaves the session stuck (GemStone refuses
-    C{continueTransaction}) until it aborts.  A commit-locked user's
+    C{continueTransaction}) until it aborts.  C{commitResult} is what
+    C{System transactionConflicts} answers under C{#commitResult}: set by a
+    commit, C{readOnly} after a continue (measured by GemTalk), and left as
+    it was by an abort (no public source says; see
+    C{docs/gemstone-fidelity.rst}).  A commit-locked user's
     session, or one commit-locked by C{System disableCommitsWithReason:}
     (C{commitsDisabledFor} says why), may change objects but never commit
     them.
@@ -134,6 +138,12 @@ class Transaction:
     writes = attr.ib(factory=dict)
     conflicts = attr.ib(factory=dict)
     commitFailed = attr.ib(default=False)
+    commitResult = attr.ib(default="success")
+    """What C{System transactionConflicts at: #commitResult} names, as
+    GemTalk measured on 3.7 (GemTalk/mcp_server docs/GemStone_Notes.md):
+    C{success} after a commit, C{retryFailure} after one that conflicted,
+    C{readOnly} after a C{continueTransaction} that kept the writes,
+    C{failure} after one that could not."""
     staleWrites = attr.ib(factory=set)
     """Objects this session changes that a commit its view moved over
     changed too (see L{continueTransaction})."""
@@ -192,9 +202,11 @@ class Transaction:
         ok, detail = self.repository.commit(self._changes(), self.view, self.staleWrites)
         if not ok:
             self.commitFailed = True
+            self.commitResult = "retryFailure"
             self.conflicts = {"Write-Write": detail}
             return False
         self.abort()
+        self.commitResult = "success"
         return True
 
     def abort(self):
@@ -223,6 +235,7 @@ class Transaction:
         self.remembered.clear()
         self._copies.clear()
         self.view = self.repository.commitNumber
+        self.commitResult = "failure" if stale else "readOnly"
         return not stale
 
     @property

@@ -1,6 +1,7 @@
 """
-Collections for the simulated stone's kernel: Array, OrderedCollection,
-String, Symbol and Dictionary.
+Collections for the simulated stone's kernel: the protocol Collection and
+SequenceableCollection share (Strings, Intervals, sets and dictionaries
+answer it too), Array, OrderedCollection and SortedCollection.
 
 Sequenceable collections share one protocol written against L{elements}
 and L{like}, so a String answers C{select:} with a String and an Array with
@@ -9,11 +10,14 @@ an Array, as GemStone's C{species} arranges.
 
 import functools
 
-from gsmcpd.testing.simulator import errors, system
-from gsmcpd.testing.simulator.kernel import classOf, classMethod, index, integer, method, text, truth
+from gsmcpd.testing.simulator import errors, sets, system
+from gsmcpd.testing.simulator.intervals import Interval
+from gsmcpd.testing.simulator.kernel import (
+    CLASSES, classOf, classMethod, index, integer, method, text, truth)
+from gsmcpd.testing.simulator.sets import Unordered
 from gsmcpd.testing.simulator.objects import (
     Array, ByteArray, Character, Dictionary, OrderedCollection, SortedCollection, String, Symbol,
-    SymbolList, Utf8, equal, printString, string)
+    SymbolList, equal, printString, string)
 
 
 def elements(collection):
@@ -29,6 +33,8 @@ def elements(collection):
         return system.symbolList(collection.session)
     if isinstance(collection, Dictionary):
         return [value for _, value in collection.entries.values()]
+    if isinstance(collection, Unordered):
+        return list(collection.members)
     items = getattr(collection, "items", None)
     if not isinstance(items, list):
         # Not a collection: refused as GemStone's enumeration refuses it.
@@ -45,8 +51,12 @@ def like(collection, items):
         if all(isinstance(each, Character) for each in items):
             return string("".join(each.char for each in items))
         return Array(list(items))
-    if isinstance(collection, (SymbolList, ByteArray)):
+    if isinstance(collection, (SymbolList, ByteArray, Interval)):
         return Array(list(items))
+    if isinstance(collection, Unordered):
+        return sets.make(collection.cls, items)
+    if isinstance(collection, Dictionary):
+        return sets.make(CLASSES["Bag"], items)
     if isinstance(collection, SortedCollection):
         return OrderedCollection(list(items))
     return type(collection)(list(items))
@@ -56,17 +66,28 @@ def _sequence(*selectors):
     return method("SequenceableCollection", *selectors)
 
 
-@_sequence("size")
+def _collection(*selectors):
+    """
+    Register a method of Collection that SequenceableCollection has too
+    (GemStone reimplements it there; the model's one reads L{elements}).
+    """
+    def register(function):
+        method("Collection", *selectors)(function)
+        return _sequence(*selectors)(function)
+    return register
+
+
+@_collection("size")
 def _size(ev, receiver):
     return len(elements(receiver))
 
 
-@_sequence("isEmpty")
+@_collection("isEmpty")
 def _isEmpty(ev, receiver):
     return not elements(receiver)
 
 
-@_sequence("notEmpty")
+@_collection("notEmpty")
 def _notEmpty(ev, receiver):
     return bool(elements(receiver))
 
@@ -91,6 +112,10 @@ def _last(ev, receiver):
 def _atPut(ev, receiver, position, value):
     if isinstance(receiver, Symbol):
         raise errors.messageNotUnderstood("Symbol", "at:put:")
+    if isinstance(receiver, Interval):
+        raise errors.shouldNotImplement("Interval", "at:put:")
+    if getattr(receiver, "invariant", False):
+        raise errors.invariant(classOf(receiver).name)
     if isinstance(receiver, String):
         if not isinstance(value, Character):
             raise errors.messageNotUnderstood(classOf(value).name, "asCharacter")
@@ -101,7 +126,7 @@ def _atPut(ev, receiver, position, value):
     return value
 
 
-@_sequence("includes:")
+@_collection("includes:")
 def _includes(ev, receiver, value):
     return any(equal(each, value) for each in elements(receiver))
 
@@ -111,7 +136,7 @@ def _indexOf(ev, receiver, value):
     return next((i + 1 for i, each in enumerate(elements(receiver)) if equal(each, value)), 0)
 
 
-@_sequence("occurrencesOf:")
+@_collection("occurrencesOf:")
 def _occurrencesOf(ev, receiver, value):
     return sum(1 for each in elements(receiver) if equal(each, value))
 
@@ -143,7 +168,7 @@ def _copyWith(ev, receiver, value):
     return like(receiver, elements(receiver) + [value])
 
 
-@_sequence("do:")
+@_collection("do:")
 def _do(ev, receiver, block):
     for each in list(elements(receiver)):
         ev.value(block, each)
@@ -171,24 +196,24 @@ def _keysAndValuesDo(ev, receiver, block):
     return receiver
 
 
-@_sequence("collect:")
+@_collection("collect:")
 def _collect(ev, receiver, block):
     return like(receiver, [ev.value(block, each) for each in list(elements(receiver))])
 
 
-@_sequence("select:")
+@_collection("select:")
 def _select(ev, receiver, block):
     return like(receiver, [each for each in list(elements(receiver))
                            if truth(ev.value(block, each), "ifTrue:")])
 
 
-@_sequence("reject:")
+@_collection("reject:")
 def _reject(ev, receiver, block):
     return like(receiver, [each for each in list(elements(receiver))
                            if not truth(ev.value(block, each), "ifFalse:")])
 
 
-@_sequence("detect:ifNone:")
+@_collection("detect:ifNone:")
 def _detectIfNone(ev, receiver, block, noneBlock):
     for each in list(elements(receiver)):
         if truth(ev.value(block, each), "ifTrue:"):
@@ -196,7 +221,7 @@ def _detectIfNone(ev, receiver, block, noneBlock):
     return ev.value(noneBlock)
 
 
-@_sequence("detect:")
+@_collection("detect:")
 def _detect(ev, receiver, block):
     for each in list(elements(receiver)):
         if truth(ev.value(block, each), "ifTrue:"):
@@ -204,7 +229,7 @@ def _detect(ev, receiver, block):
     raise errors.notFound("no element satisfies the block")
 
 
-@_sequence("inject:into:")
+@_collection("inject:into:")
 def _injectInto(ev, receiver, initial, block):
     accumulator = initial
     for each in list(elements(receiver)):
@@ -212,22 +237,22 @@ def _injectInto(ev, receiver, initial, block):
     return accumulator
 
 
-@_sequence("anySatisfy:")
+@_collection("anySatisfy:")
 def _anySatisfy(ev, receiver, block):
     return any(truth(ev.value(block, each), "ifTrue:") for each in list(elements(receiver)))
 
 
-@_sequence("allSatisfy:")
+@_collection("allSatisfy:")
 def _allSatisfy(ev, receiver, block):
     return all(truth(ev.value(block, each), "ifFalse:") for each in list(elements(receiver)))
 
 
-@_sequence("asArray")
+@_collection("asArray")
 def _asArray(ev, receiver):
     return Array(list(elements(receiver)))
 
 
-@_sequence("asOrderedCollection")
+@_collection("asOrderedCollection")
 def _asOrderedCollection(ev, receiver):
     return OrderedCollection(list(elements(receiver)))
 
@@ -301,112 +326,6 @@ def _remove(ev, receiver, value):
         if equal(each, value):
             return receiver.items.pop(i)
     raise errors.notFound(f"{printString(value)} not found")
-
-
-# ----------------------------------------------------------- String, Symbol
-
-@classMethod("String", "new", "new:")
-def _stringNew(ev, receiver, size=0):
-    return String(" " * integer(size))
-
-
-@classMethod("String", "with:")
-def _stringWith(ev, receiver, character):
-    if not isinstance(character, Character):
-        raise errors.messageNotUnderstood(classOf(character).name, "asCharacter")
-    return String(character.char)
-
-
-@method("CharacterCollection", "asUppercase")
-def _asUppercase(ev, receiver):
-    return type(receiver)(receiver.text.upper())
-
-
-@method("CharacterCollection", "asLowercase")
-def _asLowercase(ev, receiver):
-    return type(receiver)(receiver.text.lower())
-
-
-@method("CharacterCollection", "asSymbol")
-def _asSymbol(ev, receiver):
-    return Symbol(receiver.text)
-
-
-@method("CharacterCollection", "asString")
-def _asString(ev, receiver):
-    """
-    A String; a Unicode string narrows to one when its characters allow
-    (measured on 3.7.x: GemTalk/mcp_server docs/GemStone_Notes.md).
-    """
-    return string(receiver.text)
-
-
-@method("CharacterCollection", "asNumber", "asInteger")
-def _asNumber(ev, receiver):
-    try:
-        return int(receiver.text.strip())
-    except ValueError:
-        try:
-            return float(receiver.text.strip())
-        except ValueError:
-            return None
-
-
-@method("CharacterCollection", "trimSeparators")
-def _trimSeparators(ev, receiver):
-    return String(receiver.text.strip())
-
-
-@method("CharacterCollection", "subStrings")
-def _subStrings(ev, receiver):
-    return Array([String(part) for part in receiver.text.split()])
-
-
-@method("CharacterCollection", "copyReplaceAll:with:")
-def _copyReplaceAll(ev, receiver, old, new):
-    return string(receiver.text.replace(text(old), text(new)))
-
-
-@method("CharacterCollection", "evaluate")
-def _evaluate(ev, receiver):
-    return ev.evaluate(receiver.text)
-
-
-def _compareText(selector, operation):
-    """
-    C{<} and its kin collate as an image may: ignoring case, while C{=}
-    stays exact, so two names that differ only in case are neither before
-    nor after each other (the stricter reading: a template must not sort
-    by them alone).
-    """
-    @method("CharacterCollection", selector)
-    def compare(ev, receiver, other):
-        return operation(receiver.text.lower(), text(other).lower())
-    return compare
-
-
-_compareText("<", lambda a, b: a < b)
-_compareText(">", lambda a, b: a > b)
-_compareText("<=", lambda a, b: a <= b)
-_compareText(">=", lambda a, b: a >= b)
-
-
-@method("CharacterCollection", "findString:startingAt:")
-def _findStringStartingAt(ev, receiver, other, start):
-    return receiver.text.find(text(other), index(start, len(receiver.text) + 1)) + 1
-
-
-@method("CharacterCollection", "encodeAsUTF8")
-def _encodeAsUTF8(ev, receiver):
-    return Utf8(receiver.text.encode("utf-8"))
-
-
-@method("ByteArray", "decodeFromUTF8")
-def _decodeFromUTF8(ev, receiver):
-    try:
-        return string(receiver.data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise errors.argumentTypeError("decodeFromUTF8") from None
 
 
 # ------------------------------------------------------- SortedCollection

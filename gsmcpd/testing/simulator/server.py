@@ -13,7 +13,7 @@ import traceback
 
 import attr
 
-from gsmcpd.testing.simulator import errors, wire
+from gsmcpd.testing.simulator import errors, events, wire
 from gsmcpd.testing.simulator.gem import answer
 from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.objects import Array, String
@@ -220,6 +220,9 @@ class StoneServer:
     _gems = attr.ib(factory=dict)          # session number -> Gem
     _lock = attr.ib(factory=threading.Lock)
     _listener = attr.ib(default=None)
+    loginWarning = attr.ib(default=())
+    """C{(number, message)} of the warning every login answers with, as a
+    stone warns of a password about to expire (2347), or empty for none."""
 
     def __attrs_post_init__(self):
         self.stone.stopGem = self.stopGem
@@ -309,7 +312,7 @@ class StoneServer:
         gem = Gem(self, sock, session)
         with self._lock:
             self._gems[session.number] = gem
-        gem.send(wire.encodeFields(wire.OK, [session.number]))
+        gem.send(wire.encodeFields(wire.OK, [session.number, *self.loginWarning]))
         gem.serve()
 
     def _control(self, sock, fields):
@@ -370,6 +373,20 @@ class StoneServer:
         if op == "backlog":
             backlog, pinned = self.stone.backlogState()
             return {"backlog": backlog, "oldestPinnedBy": pinned}
+        if op == "event":
+            name = request["event"]
+            if name not in events.EVENTS:
+                raise ValueError(f"event must be one of {', '.join(events.EVENTS)}")
+            session = self.stone.sessions.get(request["session"])
+            if session is None:
+                return {"delivered": None}
+            session.interrupt.deliver(name, str(request.get("detail", "")))
+            return {"delivered": name}
+        if op == "loginWarning":
+            warning = request["warning"]
+            self.loginWarning = () if warning is None else (
+                int(warning["number"]), str(warning["message"]))
+            return {"loginWarning": warning}
         if op == "advanceClock":
             self.stone.advanceClock(request["seconds"])
             return {"advanced": request["seconds"]}
@@ -389,5 +406,10 @@ CONTROL_OPS = {
     "ignoreBreaks": "make session N's running (or next) call ignore breaks: which = "
                     "'soft' or 'both' (then only stopping its gem ends it)",
     "backlog": "the commit-record backlog and the sessions on the oldest view",
+    "event": "deliver asynchronous event `event` (signalAbort, lostOtRoot, sessionSignal, "
+             "finishTransaction; `detail` for its text) to session N's running or next "
+             "call, as if it had enabled it or were outside a transaction",
+    "loginWarning": "answer every login from now on with warning {number, message} "
+                    "(null: none)",
     "advanceClock": "move the stone's clock on by seconds (one-time passwords expire by it)",
 }

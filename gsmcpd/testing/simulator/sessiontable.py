@@ -36,15 +36,17 @@ def _descriptionOfSession(ev, receiver, number):
     The fields the simulator models (1 UserProfile, 3 host, 8 holds the
     oldest commit record, 10 session id, 14 its last request, 15 its
     login, 16 commits behind); the rest are nil.  Another session's needs
-    SessionAccess, nil for a session not logged in.
+    SessionAccess.  For a session not logged in GemStone answers an Array
+    whose UserProfile is nil, not nil (as the audit of issue 30 reports of
+    3.7); the model leaves every other field nil too (the stricter reading).
     """
     stone = ev.session.stone
     if number != ev.session.number:
         stone.requirePrivilege(ev.session, "SessionAccess", "System descriptionOfSession:")
     target = stone.sessions.get(number)
-    if target is None:
-        return None
     fields = [None] * 24
+    if target is None:
+        return Array(fields)
     fields[0] = UserProfile(target.user)
     fields[2] = String(stone.host)
     fields[7] = number in stone.backlogState()[1]
@@ -53,6 +55,31 @@ def _descriptionOfSession(ev, receiver, number):
     fields[14] = target.loggedInAt
     fields[15] = target.transaction.commitsBehind
     return Array(fields)
+
+
+COMMIT_RECORD_PAGES = 65521
+"""A prime: the model's commit records' pages are their commit numbers
+scattered over this many pages, so no two records the stone holds share
+one and a reader cannot take a page for a count."""
+
+
+@classMethod("System", "commitRecordPageForSessionId:")
+def _commitRecordPage(ev, receiver, number):
+    """
+    The page of the commit record the session's view was taken at: it
+    changes when the view moves to a newer commit (its commit, or an abort
+    or continue after another session committed), and says nothing of
+    order.  Another session's needs SessionAccess (as its description
+    does); nil for a session not logged in.
+    """
+    stone = ev.session.stone
+    if number != ev.session.number:
+        stone.requirePrivilege(ev.session, "SessionAccess",
+                               "System commitRecordPageForSessionId:")
+    target = stone.sessions.get(number)
+    if target is None:
+        return None
+    return 1 + (target.transaction.view * 40503 + 7919) % COMMIT_RECORD_PAGES
 
 
 @classMethod("System", "cacheStatisticsDescriptionForMonitor")

@@ -13,7 +13,7 @@ import time
 
 import attr
 
-from gsmcpd.testing.simulator import errors, seed
+from gsmcpd.testing.simulator import errors, events, seed
 from gsmcpd.testing.simulator.repository import Repository, Transaction
 
 DEFAULT_USER = "DataCurator"
@@ -77,12 +77,13 @@ class Interrupt:
     _hard = attr.ib(default=False)
     _killed = attr.ib(default=False)
     _ignore = attr.ib(default=None)
+    _pendingEvent = attr.ib(default=None)
     context = attr.ib(default=0x14)
 
     def begin(self):
         with self._lock:
             self._running, self._hard = True, False
-            if not self._killed:
+            if not self._killed and self._pendingEvent is None:
                 self._event.clear()
 
     def end(self):
@@ -110,6 +111,26 @@ class Interrupt:
             self._hard = self._hard or hard
             self._event.set()
 
+    def deliver(self, name, detail=""):
+        """
+        An asynchronous event (L{events}) for the running call, or for the
+        next one if none runs; no handler or break setting stops it.
+        """
+        with self._lock:
+            self._pendingEvent = (name, detail)
+            self._event.set()
+
+    def takeEvent(self):
+        """
+        The pending event's C{(name, detail)}; it ends the call, so a
+        break that arrived with it goes too.
+        """
+        with self._lock:
+            event, self._pendingEvent = self._pendingEvent, None
+            if not self._killed:
+                self._event.clear()
+        return event
+
     def kill(self):
         with self._lock:
             self._killed = True
@@ -121,8 +142,8 @@ class Interrupt:
 
     def poll(self):
         """
-        What interrupted the call since the last poll: C{None}, C{"soft"} or
-        C{"hard"}.
+        What interrupted the call since the last poll: C{None}, C{"soft"},
+        C{"hard"} or C{"event"} (L{takeEvent}).
 
         @raise GemKilled: the gem was stopped.
         """
@@ -131,6 +152,8 @@ class Interrupt:
         if self._killed:
             raise GemKilled()
         with self._lock:
+            if self._pendingEvent is not None:
+                return "event"
             hard, self._hard = self._hard, False
             self._event.clear()
         return "hard" if hard else "soft"
@@ -182,6 +205,17 @@ class Session:
     """Counts the sorts it ran: where a sort block leaves two elements
     unordered, GemStone's order of them is not specified, and the model's
     turns around at every other sort (L{sequences})."""
+
+    def eventError(self):
+        """
+        The GCI error the pending asynchronous event ends the running call
+        with; a lost object table aborts the session first (the stricter
+        reading: its uncommitted changes are gone with its view).
+        """
+        name, detail = self.interrupt.takeEvent()
+        if events.EVENTS[name].losesView:
+            self.transaction.abort()
+        return events.error(name, self.interrupt.context, detail)
 
 
 def seededRepository():

@@ -173,14 +173,15 @@ def _beginTransaction(ev, receiver):
 @classMethod("System", "transactionConflicts")
 def _transactionConflicts(ev, receiver):
     """
-    GemStone's report of the last commit: C{#commitResult} (a Symbol) and,
+    GemStone's report of the last commit: C{#commitResult} (a Symbol:
+    L{gsmcpd.testing.simulator.repository.Transaction.commitResult}) and,
     for each kind of conflict, the conflicting objects (L{grain}: method
     dictionaries and SymbolSets, classes, symbol dictionaries, the symbol
     list; never a method).
     """
     transaction = ev.session.transaction
     conflicts = Dictionary()
-    result = Symbol("failure" if transaction.commitFailed else "success")
+    result = Symbol(transaction.commitResult)
     conflicts.entries[keyOf(Symbol("commitResult"))] = (Symbol("commitResult"), result)
     for kind, objects in transaction.conflicts.items():
         conflicts.entries[keyOf(Symbol(kind))] = (

@@ -13,7 +13,8 @@ is the NRS passed to C{GciTsLogin}.  Every message is a I{frame}::
 Numbers travel as decimal ASCII fields.  Requests and their replies:
 
     LOGIN       hostUser hostPassword gemServiceNrs gsUser gsPassword loginFlags
-                -> ok(sessionNumber) | error(number fatal message reason)
+                -> ok(sessionNumber [warningNumber warningMessage])
+                 | error(number fatal message reason)
     LOGOUT      -> ok()
     EXECUTE     sourceBytes sourceOop
                 -> ok(resultBytes) | error(number fatal message reason contextOop)

@@ -10,6 +10,41 @@ ERROR_KINDS = ("compileError", "refused", "notFound", "invalidParams",
                "sessionLimit", "other")
 
 
+@attr.s(frozen=True, auto_attribs=True)
+class ViewMove:
+    """
+    How a session's view moved while a template ran, as the stone told the
+    envelope, whatever sent it (the template, or code it ran).
+
+    @ivar moved: whether the view moved (a commit, an abort, a continue):
+        what the session read or was shown before no longer counts.
+    @ivar committed: whether a commit moved it.
+    """
+
+    moved: bool = False
+    committed: bool = False
+
+    @classmethod
+    def of(cls, document):
+        """
+        The move an envelope's document reports.
+        """
+        if not document.get("viewMoved"):
+            return STILL
+        return cls(True, document.get("committed") is True)
+
+    def then(self, later):
+        """
+        This move followed by C{later}: one call's moves, as one.
+        """
+        return ViewMove(self.moved or later.moved,
+                        self.committed or later.committed)
+
+
+STILL = ViewMove()
+"""The view did not move."""
+
+
 @attr.s(auto_exc=True, auto_attribs=True)
 class ToolError(Exception):
     """
@@ -20,12 +55,14 @@ class ToolError(Exception):
         parsing prose.
     @ivar needsCommit: whether the session held uncommitted changes when a
         template failed with it; L{None} when no template ran.
+    @ivar moved: how the view moved before the template failed with it.
     """
 
     kind: str = attr.ib(validator=attr.validators.in_(ERROR_KINDS))
     message: str
     details: dict | None = None
     needsCommit: bool | None = attr.ib(default=None, eq=False, repr=False)
+    moved: ViewMove = attr.ib(default=STILL, eq=False, repr=False)
 
 
 class ResultOverLimit(ToolError):
@@ -102,6 +139,36 @@ def errorKindOf(number: int) -> str:
     The tool error kind of a Smalltalk error number.
     """
     return "compileError" if 1000 <= number < 2000 else "other"
+
+
+ASYNC_EVENTS = {
+    6009: "the stone asked this session to abort (it was outside a "
+          "transaction, and its view holds an old commit record); its "
+          "changes are intact: abort once you do not need them, so the "
+          "stone can reclaim the record",
+    6010: "another GemStone session signalled this one; the session and "
+          "its changes are intact",
+    6012: "the stone asked this session to finish its transaction (commit, "
+          "abort or continue it); its changes are intact",
+    3031: "the stone revoked this session's view of the repository (asked "
+          "to abort outside a transaction, it did not in time): abort "
+          "before going on; its uncommitted changes are lost",
+}
+"""The events a stone sends a session that GemStone reports as the error
+of whatever call runs (gcierr.ht: RT_ERR_SIGNAL_ABORT,
+RT_ERR_SIGNAL_GEMSTONE_SESSION, RT_ERR_SIGNAL_FINISH_TRANSACTION,
+ABORT_ERR_LOST_OT_ROOT), and what they mean for the session."""
+
+
+def eventNote(number: int) -> str:
+    """
+    What to add to an error's message when its number is an asynchronous
+    event's, not the tool's own failure; empty otherwise.
+    """
+    event = ASYNC_EVENTS.get(number)
+    return "" if event is None else (
+        f"\nNot the tool's error: an asynchronous GemStone event "
+        f"interrupted the call: {event}.")
 
 
 FAILURES = (ToolError, CallBroken, GemGone)

@@ -18,7 +18,8 @@ from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
 from gsmcpd.tools.templates.outcomes import (
-    CallBroken, GemGone, ResultOverLimit, ToolError, errorKindOf, stackText)
+    STILL, CallBroken, GemGone, ResultOverLimit, ToolError, ViewMove,
+    errorKindOf, eventNote, stackText)
 from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE, Template
 
 MAX_RESULT_BYTES = 1 << 20
@@ -36,11 +37,14 @@ class TemplateAnswer:
     A template's value, whether the session now holds uncommitted changes,
     and the Warnings the call resumed (their descriptions, as notes for the
     client: a Warning does not end a call).
+
+    @ivar moved: how the session's view moved while it ran (L{ViewMove}).
     """
 
     value: object
     needsCommit: bool
     warnings: tuple = ()
+    moved: ViewMove = STILL
 
 
 def runTemplate(gem: IGemSession, name: str, arguments: dict[str, object],
@@ -80,7 +84,8 @@ def _failed(failure):
             raise GemGone(e.number, e.reason)
         if e.isBreak:
             raise CallBroken(e.number)
-        raise ToolError("other", str(e), {"number": e.number})
+        raise ToolError("other", f"{e}{eventNote(e.number)}",
+                        {"number": e.number})
     if isinstance(e, CallWithdrawn):
         raise ToolError("other", WITHDRAWN)
     return failure
@@ -93,22 +98,26 @@ def _answered(answer):
     """
     document = json.loads(answer.decode("utf-8"))
     needsCommit = document["needsCommit"]
+    moved = ViewMove.of(document)
     error = document.get("error")
     if error is not None:
         number = error.get("number") or 0
         failure = ResultOverLimit if error.get("class") == "gsmcpd" \
             else ToolError
         message = (f"{error.get('class')} (GemStone error {number}): "
-                   f"{error.get('message')}")
+                   f"{error.get('message')}{eventNote(number)}")
         details = {"number": number}
         stack = error.get("stack")
         if stack is not None:
             details["stack"] = stack
             message = f"{message}\n{stackText(stack)}"
-        raise failure(errorKindOf(number), message, details, needsCommit)
+        raise failure(errorKindOf(number), message, details, needsCommit,
+                      moved)
     value = document["result"]
     if isinstance(value, dict):
         for marker, kind in _MARKERS.items():
             if marker in value:
-                raise ToolError(kind, value[marker], needsCommit=needsCommit)
-    return TemplateAnswer(value, needsCommit, tuple(document.get("notes", ())))
+                raise ToolError(kind, value[marker], needsCommit=needsCommit,
+                                moved=moved)
+    return TemplateAnswer(value, needsCommit, tuple(document.get("notes", ())),
+                          moved)

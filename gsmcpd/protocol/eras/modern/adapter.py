@@ -21,13 +21,15 @@ from twisted.internet.defer import (
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import CallRunner
+from gsmcpd.protocol.catalogsurface import mirroringShown
 from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import modernRound
 from gsmcpd.protocol.eras.modern.envelope import (
     SERVER_INFO_KEY, Envelope, Headers, checkParameterHeaders, methodRemoved)
 from gsmcpd.protocol.eras.modern.handles import (
-    HANDLE_TOOLS, SESSION_ARGUMENT, ToolSchemas, sessionGone, takeHandle)
+    HANDLE_TOOLS, SESSION_ARGUMENT, ToolSchemas, sessionGone, takeHandle,
+    takesHandle)
 from gsmcpd.protocol.eras.modern.lending import (
     Lending, nothingToRelease, toolError)
 from gsmcpd.protocol.eras.modern.refusals import asRefusal
@@ -195,7 +197,7 @@ class ModernEra:
                 message.params.get("arguments"))),
             failure.value).addCallback(_complete, "tools/call")
 
-    def _resolved(self, params, envelope, headers):
+    def _resolved(self, message, envelope, headers):
         """
         The tool a call names and its arguments.
 
@@ -203,6 +205,7 @@ class ModernEra:
             that are not an object, or C{Mcp-Param-*} headers that do not
             match them.
         """
+        params = message.params
         name = params.get("name")
         tool = (self._handleTools.get(name) or self.handlers.toolNamed(
             envelope.principal, name)) if isinstance(name, str) else None
@@ -213,15 +216,18 @@ class ModernEra:
         if not isinstance(arguments, dict):
             raise JsonRpcError(INVALID_PARAMS,
                                "Invalid params: arguments must be an object")
-        checkParameterHeaders(self.schemas.schemaOf(tool), arguments,
-                              headers)
+        checkParameterHeaders(
+            self.schemas.schemaOf(tool), arguments, headers,
+            name in self._handleTools or mirroringShown(
+                self.handlers.toolsFor(envelope.principal), message,
+                (SESSION_ARGUMENT,)))
         return tool, arguments
 
     @inlineCallbacks
     def _calling(self, message, envelope, headers, openStream, method):
         params = message.params
         try:
-            tool, arguments = self._resolved(params, envelope, headers)
+            tool, arguments = self._resolved(message, envelope, headers)
         except JsonRpcError as e:
             # Recorded as the 2025 era records a call it cannot make, and
             # answered as the error it is (the record fails with it).
@@ -242,12 +248,10 @@ class ModernEra:
             # Refused before a session is lent for it.
             self.calls.records.admit()
             self._unsealed(params)
-            if tool.runsOn == NO_SESSION:
-                handle, rest = None, arguments
-                work, done = None, nothingToRelease
-            else:
-                handle, rest = takeHandle(arguments)
-                work, done = yield self._lent(tool, handle, envelope)
+            handle, rest = takeHandle(arguments) if takesHandle(tool) \
+                else (None, arguments)
+            work, done = (yield self._lent(tool, handle, envelope)) \
+                if tool.runsOn != NO_SESSION else (None, nothingToRelease)
         except (JsonRpcError, ToolError) as e:
             value = yield self._unmade(message, envelope, tool, arguments, e)
             return value

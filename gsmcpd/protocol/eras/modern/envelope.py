@@ -275,11 +275,15 @@ def _rendered(value):
 
 
 def checkParameterHeaders(inputSchema: JsonObject, arguments: JsonObject,
-                          headers: Headers) -> None:
+                          headers: Headers, expected: bool = True) -> None:
     """
     Check a tool call's C{Mcp-Param-*} headers against its arguments: each
     mirrored argument and its header are present together and agree.
 
+    @param expected: whether the client was shown the schema that declares
+        the mirroring (the tool's C{tools/list} entry), so must have sent
+        the headers; else a header it sent must still agree, and one it
+        did not send is not missed.
     @raise JsonRpcError: C{-32020} on any disagreement.
     """
     for argument, token in mirroredParameters(inputSchema).items():
@@ -292,6 +296,8 @@ def checkParameterHeaders(inputSchema: JsonObject, arguments: JsonObject,
                                "argument is absent")
             continue
         if raw is None:
+            if not expected:
+                continue
             raise mismatch(f"{header} is missing; it must mirror the "
                            f"{argument!r} argument")
         if decodeHeaderValue(raw) != _rendered(value):

@@ -19,14 +19,15 @@ from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.work import couldBeHandle
 from gsmcpd.tools.base import (
     NO_SESSION, Tool, ToolError, ToolResult, annotations, resultSchema)
-from gsmcpd.tools.catalogtools import ListedTool
+from gsmcpd.tools.catalog import AdvertisedTool
+from gsmcpd.tools.catalogtools import TOOL_CALL
 
 SESSION_ARGUMENT = "session"
 SESSION_HEADER_TOKEN = "Session"
 LISTED_SESSION_PROPERTY = {
     "type": "string", PARAM_HEADER_KEYWORD: SESSION_HEADER_TOKEN}
-"""The C{session} argument as the compact catalog surface lists it: what it
-is and how to use it is said once, in the instructions, not on each tool."""
+"""The C{session} argument as C{tools/list} describes it: what it is and
+how to use it is said once, in the instructions, not on each tool."""
 SESSION_PROPERTY = dict(LISTED_SESSION_PROPERTY,
                         description="open_session's handle")
 
@@ -111,21 +112,24 @@ OPEN_SESSION = "open_session"
 CLOSE_SESSION = "close_session"
 
 HANDLE_TOOLS = (
-    Tool(OPEN_SESSION, "Open a GemStone session",
-         "Log in a GemStone session of your own, a transaction that spans "
-         "calls, and answer its handle.",
-         {"type": "object", "properties": {}, "additionalProperties": False},
-         annotations(readOnly=False), None, outputSchema=HANDLE_OUTPUT),
-    Tool(CLOSE_SESSION, "Close a GemStone session",
-         "Log the session out, discarding its uncommitted changes.",
-         {"type": "object", "properties": {
-             SESSION_ARGUMENT: SESSION_PROPERTY},
-          "required": [SESSION_ARGUMENT], "additionalProperties": False},
-         annotations(readOnly=False, destructive=True, idempotent=True),
-         None, outputSchema=HANDLE_OUTPUT),
+    AdvertisedTool(
+        OPEN_SESSION, "Open a GemStone session",
+        "Log in a GemStone session of your own (a transaction that spans "
+        "calls) and answer its handle.",
+        {"type": "object", "properties": {}, "additionalProperties": False},
+        annotations(readOnly=False), None, outputSchema=HANDLE_OUTPUT),
+    AdvertisedTool(
+        CLOSE_SESSION, "Close a GemStone session",
+        "Log the session out, discarding its uncommitted changes.",
+        {"type": "object", "properties": {
+            SESSION_ARGUMENT: LISTED_SESSION_PROPERTY},
+         "required": [SESSION_ARGUMENT], "additionalProperties": False},
+        annotations(readOnly=False, destructive=True, idempotent=True),
+        None, outputSchema=HANDLE_OUTPUT),
 )
 """C{open_session} and C{close_session}: tools only in name, answered by
-L{gsmcpd.protocol.eras.modern.lending.Lending.handleTool}."""
+L{gsmcpd.protocol.eras.modern.lending.Lending.handleTool}, listed after the
+catalog's tools (as L{AdvertisedTool}s: C{tools/list} describes them)."""
 
 
 def opened(handle: str) -> ToolResult:
@@ -166,13 +170,23 @@ def sessionGone(work: IWorkSession, number: int) -> JsonRpcError:
                         dict(data, session=work.handle))
 
 
+def takesHandle(tool: Tool) -> bool:
+    """
+    Whether C{tool} takes the C{session} argument in this era: a tool that
+    runs on a GemStone session, and C{tool_call}, which passes it on to the
+    tool it calls (so a client mirrors it as for a direct call).
+    """
+    return tool.name == TOOL_CALL or (
+        tool.runsOn != NO_SESSION and tool not in HANDLE_TOOLS)
+
+
 class ToolSchemas:
     """
     Each tool as this era declares it: the C{session} argument in the
-    input schema of a tool that runs on a GemStone session, and the task
+    input schema of a tool that takes one (L{takesHandle}), and the task
     support of one that may run as a task; made once per tool (and per
-    form: a L{ListedTool} is the compact surface's listing of one), since
-    the catalog does not change while the daemon runs.
+    form: an L{AdvertisedTool} is C{tools/list}'s description of one),
+    since the catalog does not change while the daemon runs.
     """
 
     def __init__(self) -> None:
@@ -182,11 +196,11 @@ class ToolSchemas:
         """
         C{tool}'s input schema in this era.
         """
-        listed = isinstance(tool, ListedTool)
+        listed = isinstance(tool, AdvertisedTool)
         schema = self._schemas.get((tool.name, listed))
         if schema is None:
             descriptor = tool.descriptor()
-            if tool.runsOn == NO_SESSION or tool in HANDLE_TOOLS:
+            if not takesHandle(tool):
                 schema = descriptor["inputSchema"]
             else:
                 schema = withSessionArgument(descriptor, (

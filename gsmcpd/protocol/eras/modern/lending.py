@@ -5,9 +5,9 @@ The 2025 era has one answer (its client's); the 2026 era has three: the
 session the C{session} argument's handle names (opened by C{open_session},
 kept under the same lifetime policy and C{--max-sessions} count as a 2025
 session), a throwaway session with a fresh view for a call made without a
-handle, its commits locked and its work aborted when the call ends (kept
-warm for the next, L{gsmcpd.sessions.warm}), or none at all for what never
-touches the stone.  A tool whose whole point is a lasting change
+handle, its commits locked, logged out when the call ends (a spare logged
+in ahead serves the next, L{gsmcpd.sessions.warm}), or none at all for
+what never touches the stone.  A tool whose whole point is a lasting change
 (L{OWN_SESSION}) has no throwaway session: without a handle it is refused.
 """
 
@@ -101,19 +101,16 @@ class Lending:
         except ShareExhausted as e:
             raise shareRefusal(e)
         borrowed = yield self.borrowed(
-            envelope, "its one call (without a session handle) is done",
-            changed=not tool.annotations.get("readOnlyHint"))
+            envelope, "its one call (without a session handle) is done")
         return borrowed
 
-    def borrowed(self, envelope: Envelope, why: str,
-                 changed: bool = False) -> Deferred[Lent]:
+    def borrowed(self, envelope: Envelope, why: str) -> Deferred[Lent]:
         """
         A throwaway GemStone session with a fresh view, for one call; and
-        what ends it (its work aborted if the call C{changed} anything, it
-        is kept warm for the next call of its GemStone user when the call
-        ended cleanly, else closed for C{why}).  It is an idle one of the
-        request's GemStone user, its view moved to the newest commit, or
-        else a new login as that user.
+        what ends it (a logout for C{why}, with a spare logged in ahead for
+        the next call of its GemStone user when the call ended cleanly).
+        It is an idle one of the request's GemStone user, never used, its
+        view moved to the newest commit, or else a new login as that user.
 
         @raise JsonRpcError: when the request's identity holds its share
             of sessions, a lent one counting as long as its call runs.
@@ -130,7 +127,7 @@ class Lending:
                 lambda session: session or self._loggedIn(
                     envelope, throwaway=True))
         return self._lent(opening, lambda session:
-                          self.sessions.warm.keep(session, why, changed))
+                          self.sessions.warm.giveBack(session, why))
 
     def _loggedIn(self, envelope, throwaway=False):
         """
