@@ -6,6 +6,7 @@ view that answered them.
 
 import hashlib
 import json
+import time
 
 import jsonschema
 from twisted.internet.defer import inlineCallbacks
@@ -13,9 +14,25 @@ from twisted.trial.unittest import TestCase
 
 from gsmcpd.protocol.notes import COMMITTED_NOTE, MOVED_NOTE
 from gsmcpd.tools.base import effectiveHints
-from gsmcpd.tools.debugging import DEFAULT_LIMIT, MAX_LIMIT, PRINT_LIMIT
+from gsmcpd.tools.debugging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_BYTES, PRINT_LIMIT
 from tests.test_tools_listing import checkedCall
 from tests.toolharness import ToolHarness
+
+FAILING_PRINT = ("SavingsAccount compileMethod: 'printString\n\t^1/0' dictionaries: "
+                 "System myUserProfile symbolList category: 'printing'. ")
+"""Makes every SavingsAccount's printString raise ZeroDivide."""
+
+LOOPING_PRINT = ("SavingsAccount compileMethod: 'printString\n\t[true] whileTrue.\n\t^''x''' "
+                 "dictionaries: System myUserProfile symbolList category: 'printing'. ")
+"""Makes every SavingsAccount's printString loop."""
+
+
+def wire(value):
+    """
+    C{value} as the daemon writes it in a response: compact UTF-8 JSON.
+    """
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
 
 ACCOUNTS = ("Dictionary new at: 'accounts' put: (Array with: (Account owner: 'ann') "
             "with: (Account owner: 'bob') with: (Account owner: 'cy')); yourself")
@@ -97,6 +114,129 @@ class ObjectTests(InspectTestCase):
         self.assertEqual((len(found["printString"]), found["truncated"], found["kind"]),
                          (PRINT_LIMIT, True, "string"))
         self.assertEqual(found["elements"], [])
+
+    @inlineCallbacks
+    def test_printStringCappedInEscapedBytes(self):
+        """
+        The cap counts bytes as the JSON holds them: a printString of
+        control characters (6 bytes each once escaped) shows as many as fit
+        in PRINT_LIMIT bytes, and says how many of how many.
+        """
+        text, found = yield self.inspect(
+            expression="| s | s := String with: (Character codePoint: 1). "
+                       "6 timesRepeat: [s := s , s]. s")
+        self.assertEqual((found["printSize"], found["truncated"], found["printFailed"]),
+                         (66, True, False))
+        self.assertLessEqual(len(wire(found["printString"])) - 2, PRINT_LIMIT)
+        self.assertEqual(found["printString"], "'" + "\x01" * 19)
+        self.assertIn("… (20 of 66 characters)", text)
+
+    @inlineCallbacks
+    def test_printStringCutToTheByte(self):
+        """
+        A quote or a backslash takes 2 bytes, a non-ASCII character its
+        UTF-8 length: the cut keeps as many characters as fit, to within
+        the one that did not.
+        """
+        _, found = yield self.inspect(
+            expression="| s | s := '\"\\é€😀'. 4 timesRepeat: [s := s , s]. s")
+        shown = len(wire(found["printString"])) - 2
+        self.assertLessEqual(shown, PRINT_LIMIT)
+        self.assertGreater(shown, PRINT_LIMIT - 4)
+        self.assertEqual(found["printSize"], 82)
+
+    @inlineCallbacks
+    def test_printStringThatRaises(self):
+        """
+        An object whose printString raises is answered all the same: the
+        error shown as that value's printString, marked failed, its
+        variables inspected as usual.
+        """
+        text, found = yield self.inspect(expression=FAILING_PRINT + "SavingsAccount new")
+        self.assertEqual((found["class"], found["printString"], found["printFailed"]),
+                         ("SavingsAccount", "(printString failed: ZeroDivide)", True))
+        self.assertEqual([each["name"] for each in found["variables"]],
+                         ["balance", "owner", "rate"])
+        _, found = yield self.inspect(
+            expression=FAILING_PRINT + "Array with: SavingsAccount new with: 3")
+        self.assertEqual(
+            [(each["value"]["printString"], each["value"]["printFailed"])
+             for each in found["elements"]],
+            [("(printString failed: ZeroDivide)", True), ("3", False)])
+
+    @inlineCallbacks
+    def test_printStringThatLoops(self):
+        """
+        A printString that runs past its second is cut there and shown as
+        that value's failure; after three such, no more are tried.  The
+        inspection answers all the same, in about three seconds.
+        """
+        started = time.monotonic()
+        _, found = yield self.inspect(
+            expression=LOOPING_PRINT + "(Array new: 5) collect: [:each | SavingsAccount new]")
+        self.assertEqual(
+            [(each["value"]["printString"], each["value"]["printFailed"])
+             for each in found["elements"]],
+            [("(printString took over 1000 ms)", True)] * 3
+            + [("(printString not tried: 3 took over 1000 ms)", True)] * 2)
+        self.assertLess(time.monotonic() - started, 30)
+
+    @inlineCallbacks
+    def test_controlCharacterKeysStayUnder50KB(self):
+        """
+        A dictionary whose keys and values are long runs of control
+        characters: the page ends before 50 KB on the wire, counted as each
+        entry is added, and says where the next page begins.
+        """
+        result = yield self.harness.call("inspect", limit=MAX_LIMIT, expression=(
+            "| d s | d := Dictionary new. s := String with: (Character codePoint: 2). "
+            "8 timesRepeat: [s := s , s]. "
+            "1 to: 100 do: [:i | d at: s , i printString put: s , s]. d"))
+        response = {"jsonrpc": "2.0", "id": 1, "result": result}
+        self.assertLess(len(wire(response)), 50_000)
+        found = result["structuredContent"]
+        shown = len(found["elements"])
+        self.assertGreater(shown, 10)
+        self.assertLess(shown, 100)
+        for each in found["elements"]:
+            for part in ("key", "value"):
+                self.assertTrue(each[part]["truncated"])
+                self.assertLessEqual(len(wire(each[part]["printString"])) - 2, PRINT_LIMIT)
+        self.assertIn(f"pass offset {shown} for more", result["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_manyLongVariables(self):
+        """
+        An object whose named instance variables alone would take the page
+        past its bytes: those that fit are shown, the rest counted.
+        """
+        names = [f"v{i}" for i in range(1, 151)]
+        quotes = '"' * 300
+        result = yield self.harness.call("inspect", expression=(
+            f"Object subclass: 'Wide' instVarNames: #({' '.join(names)}) "
+            "classVars: #() classInstVars: #() poolDictionaries: #() "
+            "inDictionary: UserGlobals options: #(). "
+            "(UserGlobals at: #Wide) compileMethod: 'fill: s\n\t"
+            + "".join(f"{name} := s. " for name in names)
+            + "^self' dictionaries: System myUserProfile symbolList category: 'x'. "
+            f"(UserGlobals at: #Wide) new fill: '{quotes}'"))
+        self.assertLess(len(wire({"jsonrpc": "2.0", "id": 1, "result": result})), 50_000)
+        found = result["structuredContent"]
+        shown = len(found["variables"])
+        self.assertGreater(shown, 50)
+        self.assertEqual(shown + found["omittedVariables"], 150)
+        self.assertIn(f"(and {150 - shown} more instance variables: the page is full)",
+                      result["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_fullPageOfSmallValues(self):
+        """
+        A hundred small entries still make one page under PAGE_BYTES.
+        """
+        result = yield self.harness.call("inspect", limit=MAX_LIMIT, expression=(
+            "| d | d := Dictionary new. 1 to: 150 do: [:i | d at: i put: i * i]. d"))
+        self.assertEqual(len(result["structuredContent"]["elements"]), MAX_LIMIT)
+        self.assertLess(len(wire(result)), PAGE_BYTES)
 
     @inlineCallbacks
     def test_largeCollectionFirstPage(self):

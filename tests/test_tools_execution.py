@@ -16,6 +16,13 @@ from gsmcpd.protocol.notes import COMMITTED_NOTE, MOVED_NOTE
 from tests.toolharness import ToolHarness, checkStructured
 
 
+def wire(value):
+    """
+    C{value} as the daemon writes it in a response: compact UTF-8 JSON.
+    """
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 class CappedTests(SynchronousTestCase):
 
     def test_withinTheLimit(self):
@@ -173,12 +180,64 @@ class StackTests(TestCase):
     @inlineCallbacks
     def test_capped(self):
         """
-        A variable's printString is capped; an unprintable one says so.
+        A variable's printString is cut to 400 bytes of JSON, saying how
+        much of it is shown.
         """
         result = yield self.harness.call(
             "execute_code", code="| long |\nlong := String new: 5000.\n1/0")
         doit = result["structuredContent"]["error"]["stack"]["frames"][-1]
-        self.assertEqual(len(doit["variables"][0]["value"]), 203)
+        value = doit["variables"][0]["value"]
+        shown, _, marker = value.partition("...[truncated: ")
+        self.assertEqual(marker, f"showing {len(shown)} of 5002 characters]")
+        self.assertLessEqual(len(wire(value)), 400)
+        self.assertGreater(len(wire(value)), 340)
+
+    @inlineCallbacks
+    def test_printStringThatLoops(self):
+        """
+        A variable whose printString runs past its second is shown as that
+        value's failure, and the stack comes all the same.
+        """
+        yield self.harness.call("execute_code", code=(
+            "SavingsAccount compileMethod: 'printString\n\t[true] whileTrue.\n\t^''x''' "
+            "dictionaries: System myUserProfile symbolList category: 'printing'"))
+        result = yield self.harness.call(
+            "execute_code", code="| slow |\nslow := SavingsAccount new.\n1/0")
+        doit = result["structuredContent"]["error"]["stack"]["frames"][-1]
+        self.assertEqual(doit["variables"],
+                         [{"name": "slow", "value": "(printString took over 1000 ms)"}])
+
+    @inlineCallbacks
+    def test_cappedInEscapedBytes(self):
+        """
+        One frame of 100 temporaries each holding 300 control characters
+        (6 bytes each in JSON): its stack is at most 16,000 bytes of JSON,
+        counted as the values are added, each value cut within 400 bytes
+        saying so, the frame saying how many variables it left out; the
+        whole answer stays under 64 KB.
+        """
+        names = [f"t{i}" for i in range(1, 101)]
+        code = (f"| s {' '.join(names)} |\n"
+                "s := String with: (Character codePoint: 1).\n"
+                "8 timesRepeat: [s := s , s].\n"
+                "s := s , (s copyFrom: 1 to: 44).\n"
+                + "".join(f"{name} := s.\n" for name in names)
+                + "1/0")
+        result = yield self.harness.call("execute_code", code=code, frames=50)
+        stack = result["structuredContent"]["error"]["stack"]
+        self.assertLessEqual(len(wire(stack)), 16_000)
+        self.assertLess(len(wire(result)), 64_000)
+        doit = stack["frames"][-1]
+        self.assertEqual(doit["method"], "Executed Code")
+        shown = doit["variables"]
+        self.assertEqual(len(shown) + doit["omittedVariables"], 101)
+        self.assertGreater(len(shown), 20)
+        for each in shown:
+            self.assertLessEqual(len(wire(each["value"])), 400)
+            self.assertIn("...[truncated: showing ", each["value"])
+            self.assertIn(" of 302 characters]", each["value"])
+        self.assertIn(f"...and {doit['omittedVariables']} more variables",
+                      result["content"][0]["text"])
 
     @inlineCallbacks
     def test_framesMustBeACount(self):
@@ -187,10 +246,10 @@ class StackTests(TestCase):
             self.assertEqual(kind, "invalidParams", frames)
 
     @inlineCallbacks
-    def test_cappedInCharacters(self):
+    def test_cappedInBytes(self):
         """
-        However many frames are asked for, the stack stops at about 16,000
-        characters, saying how many frames it left out.
+        However many frames are asked for, the stack stops at 16,000
+        bytes of JSON, saying how many frames it left out.
         """
         yield self.harness.call("execute_code", code=(
             "(UserGlobals at: #Calculator) compileMethod: 'deep: n\n\t| pad |\n"
@@ -201,7 +260,7 @@ class StackTests(TestCase):
         stack = result["structuredContent"]["error"]["stack"]
         self.assertLess(len(stack["frames"]), 80)
         self.assertEqual(len(stack["frames"]) + stack["omitted"], 83)
-        self.assertLess(len(json.dumps(stack)), 17_000)
+        self.assertLessEqual(len(wire(stack)), 16_000)
 
 
 def notes(result):

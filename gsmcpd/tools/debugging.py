@@ -22,21 +22,30 @@ from gsmcpd.tools.profiling import profileCodeTool
 from gsmcpd.tools.templates.outcomes import ToolError
 
 PRINT_LIMIT = 120
-"""Characters of each printString shown (a collection shows its class and
-size instead, so none is ever printed whole)."""
+"""Bytes of JSON each printString takes at most, as escaped (a control
+character 6, a quote 2, a non-ASCII character its UTF-8 length); a
+collection shows its class and size instead, so none is ever printed
+whole."""
+
+PAGE_BYTES = 49_000
+"""Bytes the stone lets one answer take on the wire, counted as each value
+is added: a page ends early rather than pass it (and says where the next
+begins), so an answer stays under 50 KB whatever its keys and values hold."""
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
-"""Elements in one page; at the cap a page of key/value entries stays under
-50 KB."""
+"""Elements in one page, at most: the page may end before, at PAGE_BYTES."""
 
 MAX_PATH = 32
 
 OPTIONAL_INTEGER = {"type": ["integer", "null"]}
 
 VALUE_SCHEMA = resultSchema(**{"class": STRING}, object=INTEGER,
-                            printString=STRING, truncated={"type": "boolean"})
-"""One value: its class, id and capped printString."""
+                            printString=STRING, truncated={"type": "boolean"},
+                            printSize=INTEGER, printFailed={"type": "boolean"})
+"""One value: its class, id and capped printString, how many characters
+the whole printString has, and whether making it failed (the printString
+then says how)."""
 
 VARIABLE_SCHEMA = resultSchema(name=STRING, value=VALUE_SCHEMA)
 ELEMENT_SCHEMA = resultSchema(index=OPTIONAL_INTEGER,
@@ -52,14 +61,17 @@ def value(described):
     """
     return {"class": described["class"], "object": described["object"],
             "printString": described["printString"],
-            "truncated": described["printSize"] > len(described["printString"])}
+            "truncated": described["printSize"] > len(described["printString"]),
+            "printSize": described["printSize"],
+            "printFailed": described["printFailed"]}
 
 
 def shown(found):
     """
     A value as a line of the text: its printString, class and id.
     """
-    cut = "…" if found["truncated"] else ""
+    cut = (f"… ({len(found['printString'])} of {found['printSize']} characters)"
+           if found["truncated"] else "")
     return f"{found['printString']}{cut}  ({found['class']}, id {found['object']})"
 
 
@@ -95,10 +107,11 @@ class DebuggingToolset(Toolset):
             annotations(readOnly=False, destructive=True), self.inspect,
             resultSchema(
                 object=INTEGER, printString=STRING, truncated={"type": "boolean"},
+                printSize=INTEGER, printFailed={"type": "boolean"},
                 kind={"type": "string", "enum": list(KINDS)},
                 size=OPTIONAL_INTEGER, path={"type": "array"},
                 variables={"type": "array", "items": VARIABLE_SCHEMA},
-                offset=INTEGER,
+                omittedVariables=INTEGER, offset=INTEGER,
                 elements={"type": "array", "items": ELEMENT_SCHEMA},
                 **{"class": STRING})),
             profileCodeTool()]
@@ -122,7 +135,7 @@ class DebuggingToolset(Toolset):
             "expression": expression, "object": object,
             "path": list(arguments.get("path", ())), "offset": offset,
             "limit": arguments.get("limit", DEFAULT_LIMIT),
-            "printLimit": PRINT_LIMIT,
+            "printLimit": PRINT_LIMIT, "pageBytes": PAGE_BYTES,
             "fresh": not call.ledger.objectsShown})
         return self._answer(call, found, offset)
 
@@ -141,6 +154,7 @@ class DebuggingToolset(Toolset):
             + [each["key"]["object"] for each in elements if each["key"]])
         structured = dict(described, kind=found["kind"], size=found["size"],
                           path=found["path"], variables=variables,
+                          omittedVariables=found["omittedVariables"],
                           offset=offset, elements=elements)
         return ToolResult(_text(structured), structured)
 
@@ -153,6 +167,9 @@ def _text(result):
         lines.append(f"size: {result['size']}")
     for each in result["variables"]:
         lines.append(f"  {each['name']}: {shown(each['value'])}")
+    if result["omittedVariables"]:
+        lines.append(f"  (and {counted(result['omittedVariables'], 'more instance variable')}"
+                     f": the page is full)")
     for each in result["elements"]:
         where = (shown(each["key"]) if each["key"] is not None
                  else f"[{each['index']}]" if each["index"] is not None else "-")

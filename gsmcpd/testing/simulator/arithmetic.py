@@ -256,3 +256,16 @@ def _named(codePoint):
 classMethod("Character", "lf")(_named(10))
 classMethod("Character", "cr")(_named(13))
 classMethod("Character", "tab")(_named(9))
+
+
+@classMethod("Character", "codePoint:")
+def _codePoint(ev, receiver, codePoint):
+    """
+    The character of a code point; 3.7 refuses a surrogate, as anything
+    outside Unicode.
+    """
+    if not isinstance(codePoint, int) or isinstance(codePoint, bool):
+        raise errors.messageNotUnderstood(classOf(codePoint).name, "asInteger")
+    if not 0 <= codePoint <= 0x10FFFF or 0xD800 <= codePoint <= 0xDFFF:
+        raise errors.outOfRange(f"{codePoint} is not a code point of a Character")
+    return Character(chr(codePoint))

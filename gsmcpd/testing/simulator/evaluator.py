@@ -21,8 +21,8 @@ import attr
 
 from gsmcpd.testing.simulator import (
     arithmetic, closures, compiler, dictionaries, enumerating, errors, exceptions, frames,
-    inspection, integers, intervals, magnitudes, profiling, reflection, sequences, sessiontable,
-    sessiontemps, sets, streams, strings, sunit, system)
+    inspection, integers, intervals, magnitudes, processes, profiling, reflection, sequences,
+    sessiontable, sessiontemps, sets, streams, strings, sunit, system)
 from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.objects import (
@@ -31,8 +31,8 @@ from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
 KERNEL_MODULES = (arithmetic, dictionaries, enumerating, exceptions, frames, integers, intervals,
-                  magnitudes, profiling, reflection, sequences, sessiontable, sessiontemps, sets,
-                  streams, strings, sunit, system)
+                  magnitudes, processes, profiling, reflection, sequences, sessiontable,
+                  sessiontemps, sets, streams, strings, sunit, system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}
@@ -134,6 +134,10 @@ class Evaluator:
     (L{errors.SmalltalkError.stack}); L{frames} reads it."""
     compiledMethods = attr.ib(factory=dict)
     """The GsNMethod of each method run so far (L{frames.activeMethod})."""
+    scheduling = attr.ib(default=None)
+    """The call's forked processes, once it forks one (L{processes})."""
+    deadline = attr.ib(default=None)
+    """When the running forked process is preempted (L{processes})."""
 
     def evaluate(self, source):
         """
@@ -342,6 +346,9 @@ class Evaluator:
 
         @raise errors.GciError: a break ended the call.
         """
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            self.deadline = None
+            raise processes.Preempted()
         interrupt = self.session.interrupt
         kind = interrupt.poll()
         if kind == "soft":

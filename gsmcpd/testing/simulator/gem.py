@@ -15,7 +15,7 @@ import functools
 import re
 
 from gsmcpd import smalltalk
-from gsmcpd.testing.simulator import compiler, errors, exceptions
+from gsmcpd.testing.simulator import compiler, errors, exceptions, processes
 from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.objects import ByteArray, String, Symbol, printString
 from gsmcpd.testing.simulator.repository import ABSENT
@@ -134,7 +134,9 @@ def run(session, source):
             # Nothing handles a warning while the doit compiles: it ends the call.
             exceptions.signalCompileWarning(evaluator, warning,
                                             offset + split)
-        return evaluator.run(source, ((prologue, 0), (rest, split)))
+        value = evaluator.run(source, ((prologue, 0), (rest, split)))
+        processes.left(evaluator)
+        return value
     except errors.SmalltalkError as e:
         raise errors.GciError(e.number, e.description, reason="error") from None
 

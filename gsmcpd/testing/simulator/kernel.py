@@ -125,6 +125,7 @@ for _name, _super, *_vars in [
         ("GsSession", "Object"), ("GsCurrentSession", "GsSession"),
         ("UserProfile", "Object"), ("UserSet", "Object"), ("ClassOrganizer", "Object"),
         ("GsNMethod", "Object"), ("GsProcess", "Object"), ("ExceptionSet", "Object"),
+        ("Semaphore", "Object"), ("ProcessorScheduler", "Object"),
         ("ProfMonitor", "Object"),
         ("ProfMonitorEntry", "Object", "cmethod", "rcvrClass"),
         ("GsMethodDictionary", "Object"), ("SymbolSet", "Object"),

@@ -374,5 +374,7 @@ def _duration(value):
 
 @method("Delay", "wait")
 def _wait(ev, receiver):
+    from gsmcpd.testing.simulator.processes import left
+    left(ev)
     ev.sleep(receiver.seconds)
     return receiver

@@ -110,7 +110,8 @@ def stackText(stack: dict) -> str:
     not the method's, with the line number and that line, then the frame's
     arguments and temporaries.
 
-    @param stack: the envelope's C{{"frames": [...], "omitted": n}}.
+    @param stack: the envelope's C{{"frames": [...], "omitted": n}}; a
+        frame the byte cap stopped short says C{"omittedVariables": n}.
     """
     lines = ["Stack (innermost first):"]
     for frame in stack["frames"]:
@@ -118,6 +119,8 @@ def stackText(stack: dict) -> str:
                      f"{frame['source']}")
         lines.extend(f"      {each['name']} = {each['value']}"
                      for each in frame["variables"])
+        if frame.get("omittedVariables"):
+            lines.append(f"      ...and {frame['omittedVariables']} more variables")
     if stack["omitted"]:
         lines.append(f"  ...and {stack['omitted']} more frames")
     return "\n".join(lines)

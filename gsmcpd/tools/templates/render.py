@@ -29,8 +29,8 @@ TEMPLATE_PACKAGE = "gsmcpd.tools.templates"
 
 _IDENTIFIER = re.compile(r"\A[A-Za-z][A-Za-z0-9_]*\Z")
 _ENVELOPE_TEMPS = ("gsmcpMaxBytes", "gsmcpMaxFrames", "gsmcpBody", "gsmcpOutcome",
-                   "gsmcpNotes", "gsmcpStack", "gsmcpOut", "gsmcpJson", "gsmcpBytes",
-                   "gsmcpView", "gsmcpDirty")
+                   "gsmcpNotes", "gsmcpFit", "gsmcpSlow", "gsmcpPrinting", "gsmcpStack",
+                   "gsmcpOut", "gsmcpJson", "gsmcpBytes", "gsmcpView", "gsmcpDirty")
 
 
 def stringLiteral(text: str) -> str:
