@@ -22,7 +22,7 @@ import time
 import attr
 
 from gsmcpd.testing.simulator import errors, system
-from gsmcpd.testing.simulator.kernel import CLASSES, classMethod, method
+from gsmcpd.testing.simulator.kernel import CLASSES, classMethod, classOf, method
 from gsmcpd.testing.simulator.objects import Instance
 
 MAIN_PRIORITY = 15
@@ -112,7 +112,7 @@ def _signal(ev, receiver):
 @method("Semaphore", "waitForMilliseconds:")
 def _waitFor(ev, receiver, milliseconds):
     if not isinstance(milliseconds, int) or isinstance(milliseconds, bool):
-        raise errors.messageNotUnderstood(type(milliseconds).__name__, "_generality")
+        raise errors.messageNotUnderstood(classOf(milliseconds).name, "_generality")
     found = scheduling(ev)
     if found.active is not found.main:
         raise NotModeled("a forked process waits on a Semaphore")
