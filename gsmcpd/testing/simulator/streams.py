@@ -65,6 +65,17 @@ def _readOn(ev, receiver, collection):
     return _stream("ReadStream", collection, "on:")
 
 
+@method("SequenceableCollection", "readStream")
+def _readStream(ev, receiver):
+    """
+    Over a String or an Array; the model streams over nothing else, and
+    says so as it says of a selector it lacks.
+    """
+    if not isinstance(receiver, (String, Symbol, Array)):
+        raise errors.messageNotUnderstood(classOf(receiver).name, "readStream")
+    return _stream("ReadStream", receiver, "readStream")
+
+
 @classMethod("WriteStream", "on:")
 @classMethod("ReadWriteStream", "on:")
 def _writeOn(ev, receiver, collection):
