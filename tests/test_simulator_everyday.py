@@ -81,6 +81,9 @@ EVERYDAY = [
     ("#(1 2 3) reversed", "anArray( 3, 2, 1)", ""),
     ("#(1 2 3) reject: [:each | each = 2]", "anArray( 1, 3)", ""),
     ("#(1 2) readStream upToEnd", "anArray( 1, 2)", ""),
+    ("#(3 1 2) copy sort: [:a :b | a > b]", "anArray( 3, 2, 1)",
+     "sorts in place: a literal is invariant, so copy it first"),
+    ("(OrderedCollection withAll: #(1 2)) removeFirst", "1", ""),
     # Dictionaries and associations.
     ("(Dictionary new at: #a put: 1; yourself) at: #a", "1", ""),
     ("(Dictionary new at: #a put: 1; yourself) at: #b ifAbsent: [0]", "0", ""),
@@ -94,6 +97,8 @@ EVERYDAY = [
     ("(Dictionary new at: #a put: 1; yourself) keyAtValue: 1", "#a", ""),
     ("| sum | sum := 0. (Dictionary new at: #a put: 1; at: #b put: 2; yourself) "
      "keysAndValuesDo: [:k :v | sum := sum + v]. sum", "3", ""),
+    ("| sum | sum := 0. (Dictionary new at: #a put: 1; at: #b put: 2; yourself) "
+     "valuesDo: [:v | sum := sum + v]. sum", "3", ""),
     ("(3 -> 4) key", "3", ""),
     ("(3 -> 4) value", "4", ""),
     ("(Association newWithKey: #k value: 1) printString", "'#k->1'", ""),
@@ -114,6 +119,8 @@ EVERYDAY = [
     ("255 printString: 16", "'FF'",
      "upper case, unpadded: GemTalk/Grail RawUnicodeEscapeTestCase.gs"),
     ("0 isZero", "true", ""),
+    ("(12 bitAnd: 10) + (12 bitOr: 3) + (12 bitXor: 10)", "29", ""),
+    ("(1 bitShift: 10) + (1024 bitShift: -3)", "1152", "a negative shift moves right"),
     # Strings and symbols.
     ("'hello world' includesString: 'WORLD'", "true",
      f"case-insensitive: {NOTES}"),
@@ -138,6 +145,13 @@ EVERYDAY = [
     ("'abc' asArray", "anArray( $a, $b, $c)", ""),
     ("'abc' readStream next", "$a", ""),
     ("'hello' asSymbol == #hello", "true", "a Symbol is unique"),
+    ("'report.txt' endsWith: '.txt'", "true", ""),
+    ("'report.txt' beginsWith: 'rep'", "true", "GemStone's spelling (not startsWith:)"),
+    ("', ' join: #('a' 'b' 'c')", "'a, b, c'", "the separator is the receiver"),
+    ("'Hello' first isUppercase", "true", ""),
+    ("('Hello' select: [:each | each isLowercase]) size", "4", ""),
+    ("Character withValue: 65", "$A", "not Character value: (absent on 3.7)"),
+    ("(Character codePoint: 97) isVowel", "true", ""),
     # Streams.
     ("(ReadStream on: #(1 2 3)) next; next", "2", ""),
     ("| s | s := ReadStream on: 'hello world'. (s upTo: $ ) , '/' , s upToEnd",
@@ -195,6 +209,7 @@ LEFT_OUT = [
     ("'abcb' allOccurrencesOf: $b", "allOccurrencesOf:"),
     ("3 isInteger", "isInteger"),
     ("#(1 2 3) sum", "sum"),
+    ("Character value: 65", "value:"),
 ]
 
 
@@ -229,6 +244,15 @@ class EverydayTests(SynchronousTestCase):
             e = self.assertRaises(errors.SmalltalkError, self.evaluator.evaluate, source)
             self.assertEqual((e.className, selector in e.description),
                              ("MessageNotUnderstood", True), source)
+
+    def test_sortLiteral(self):
+        """
+        C{sort:} sorts in place, so a literal Array (invariant, as compiled
+        code's literals are) refuses it.
+        """
+        e = self.assertRaises(errors.SmalltalkError, self.evaluator.evaluate,
+                              "#(3 1 2) sort: [:a :b | a < b]")
+        self.assertIn("invariant", e.description)
 
     def test_zeroStep(self):
         """

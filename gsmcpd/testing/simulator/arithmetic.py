@@ -10,7 +10,7 @@ from fractions import Fraction
 import math
 
 from gsmcpd.testing.simulator import errors
-from gsmcpd.testing.simulator.kernel import classMethod, classOf, method
+from gsmcpd.testing.simulator.kernel import classMethod, classOf, integer, method
 from gsmcpd.testing.simulator.objects import (
     Character, isNumber, normalize, printString)
 
@@ -230,6 +230,28 @@ def _isLetter(ev, receiver):
 @method("Character", "isDigit")
 def _isDigit(ev, receiver):
     return receiver.char.isdigit()
+
+
+@method("Character", "isUppercase")
+def _isUppercase(ev, receiver):
+    return receiver.char.isupper()
+
+
+@method("Character", "isLowercase")
+def _isLowercase(ev, receiver):
+    return receiver.char.islower()
+
+
+@classMethod("Character", "codePoint:", "withValue:")
+def _withValue(ev, receiver, codePoint):
+    """
+    (C{Character value:} is not among them: 3.7 lacks it, GemTalk/Grail's
+    CrossVersionSelectorTestCase.gs notes.)
+    """
+    value = integer(codePoint)
+    if not 0 <= value <= 0x10FFFF:
+        raise errors.outOfRange(f"{value} is not a code point")
+    return Character(chr(value))
 
 
 def _compareCharacters(selector, operation):

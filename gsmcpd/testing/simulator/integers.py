@@ -21,6 +21,16 @@ def _lcm(ev, receiver, other):
     return math.lcm(receiver, integer(other))
 
 
+def _bitwise(selector, operation):
+    method("Integer", selector)(lambda ev, receiver, other: operation(receiver, integer(other)))
+
+
+_bitwise("bitAnd:", lambda a, b: a & b)
+_bitwise("bitOr:", lambda a, b: a | b)
+_bitwise("bitXor:", lambda a, b: a ^ b)
+_bitwise("bitShift:", lambda a, b: a << b if b >= 0 else a >> -b)
+
+
 @method("Integer", "even")
 def _even(ev, receiver):
     return receiver % 2 == 0
