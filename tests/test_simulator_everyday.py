@@ -63,6 +63,8 @@ EVERYDAY = [
     ("#(1 2 1) copyWithout: 1", "anArray( 2)", ""),
     ("#(1 2 3) allButFirst", "anArray( 2, 3)", ""),
     ("#(1 2 3) allButLast", "anArray( 1, 2)", ""),
+    ("#(1 2 3 4) allButFirst: 2", "anArray( 3, 4)", ""),
+    ("'report.txt' allButLast: 4", "'report'", ""),
     ("#(3 9 4) max", "9", ""),
     ("#(1 2 3) anySatisfy: [:each | each > 2]", "true", ""),
     ("#(1 2 3) allSatisfy: [:each | each > 2]", "false", ""),
