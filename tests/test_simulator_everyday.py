@@ -108,6 +108,8 @@ EVERYDAY = [
     ("12 gcd: 18", "6", ""),
     ("4 lcm: 6", "12", ""),
     ("7 even", "false", ""),
+    ("(1 to: 6) select: [:each | each odd]", "anArray( 1, 3, 5)", ""),
+    ("-3 odd", "true", ""),
     ("16 sqrt", "4.0", ""),
     ("3 / 4", "3/4", "GemStone: Integer / answers a Fraction"),
     ("(1/3) + (2/3)", "1", ""),
