@@ -200,6 +200,18 @@ EVERYDAY = [
     ("[:a :b | a + b] valueWithArguments: #(1 2)", "3", ""),
     ("| n | n := 5. [n <= 0] whileFalse: [n := n - 1]. n", "0", ""),
     ("3 perform: #+ with: 4", "7", ""),
+    # From GemTalk/Jasper's tutorial notebook, whose snippets were run on a
+    # 3.7.5 stone (client/src/tutorialNotebook.ts).
+    ("(Transcript show: 'Hello world!'; cr; yourself) == Transcript", "true",
+     "the text goes to the gem's log"),
+    ("Transcript show: 'n='; nextPutAll: 3 printString; cr. 1", "1", ""),
+    ("true & false", "false", ""),
+    ("Character space codePoint", "32", ""),
+    ("(1/3) + (4/5)", "17/15", ""),
+    ("200 factorial class", "LargeInteger", ""),
+    ("-12345 negated printString reverse", "'54321'", ""),
+    ("8 - 5 / 2", "3/2", "binary messages run left to right"),
+    ("#(11 38 3 -2 10) select: [:each | each odd]", "anArray( 11, 3)", ""),
 ]
 
 LEFT_OUT = [

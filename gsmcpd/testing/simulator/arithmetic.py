@@ -278,3 +278,4 @@ def _named(codePoint):
 classMethod("Character", "lf")(_named(10))
 classMethod("Character", "cr")(_named(13))
 classMethod("Character", "tab")(_named(9))
+classMethod("Character", "space")(_named(32))

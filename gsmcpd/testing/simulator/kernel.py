@@ -122,6 +122,7 @@ for _name, _super, *_vars in [
         ("Date", "Magnitude"), ("Time", "Magnitude"), ("DateAndTimeANSI", "Magnitude"),
         ("DateAndTime", "DateAndTimeANSI"),
         ("ExecBlock", "Object"), ("Delay", "Object"), ("System", "Object"),
+        ("TranscriptStreamPortable", "Object"),
         ("GsSession", "Object"), ("GsCurrentSession", "GsSession"),
         ("UserProfile", "Object"), ("UserSet", "Object"), ("ClassOrganizer", "Object"),
         ("GsNMethod", "Object"), ("GsProcess", "Object"), ("ExceptionSet", "Object"),
@@ -448,6 +449,11 @@ def _not(ev, receiver):
 @method("Boolean", "|")
 def _or(ev, receiver, other):
     return receiver or other is True
+
+
+@method("Boolean", "&")
+def _and(ev, receiver, other):
+    return receiver and other is True
 
 
 @method("Boolean", "and:")
