@@ -222,18 +222,19 @@ _character("space", " ")
 
 # ------------------------------------------------------------- Transcript
 
-@classMethod("TranscriptStreamPortable", "show:", "nextPutAll:")
+@method("TranscriptStreamPortable", "show:", "nextPutAll:")
 def _show(ev, receiver, value):
     """
-    C{Transcript} (the class, in the model's reading) writes where GemStone
-    writes it over GCI, the gem's log, which the simulated stone does not
-    keep: the text is checked and dropped, and the answer is the receiver.
+    C{Transcript} (an instance, in the model's reading) writes where
+    GemStone writes it over GCI, the gem's log, which the simulated stone
+    does not keep: the text is checked and dropped, and the answer is the
+    receiver.
     """
     text(value)
     return receiver
 
 
-@classMethod("TranscriptStreamPortable", "cr")
+@method("TranscriptStreamPortable", "cr")
 def _cr(ev, receiver):
     return receiver
 

@@ -31,7 +31,7 @@ their instances' identity (a commit's conflicting objects)."""
 
 KERNEL_GLOBALS = {**{name: cls for name, cls in CLASSES.items() if name not in UNNAMED},
                   "UserGlobals": USER_GLOBALS, "Globals": GLOBALS,
-                  "Transcript": CLASSES["TranscriptStreamPortable"]}
+                  "Transcript": Instance(CLASSES["TranscriptStreamPortable"])}
 
 
 def globalKey(dictionary, name):
