@@ -34,6 +34,13 @@ EVERYDAY = [
     ("(1 to: 3) includes: 2", "true", ""),
     ("(1 to: 3) = (1 to: 3)", "true", ""),
     ("| sum | sum := 0. 1 to: 4 do: [:i | sum := sum + i]. sum", "10", ""),
+    ("(Interval from: 1 to: 10 by: 2) asArray", "anArray( 1, 3, 5, 7, 9)",
+     "GemStone's spelling of a step: Interval class>>from:to:by:"),
+    ("(Interval from: 10 to: 1 by: -3) asArray", "anArray( 10, 7, 4, 1)", ""),
+    ("(Interval from: 1 to: 10 by: 3) increment", "3", ""),
+    ("(Interval from: 1 to: 3) inject: 0 into: [:a :b | a + b]", "6", ""),
+    ("| out | out := OrderedCollection new. 10 to: 1 by: -4 do: [:i | out add: i]. out asArray",
+     "anArray( 10, 6, 2)", ""),
     # Unordered collections.
     ("(Set withAll: #(1 2 2 3)) size", "3", "issue 29"),
     ("(Set withAll: #(1 2 2 3)) includes: 2", "true", ""),
@@ -56,6 +63,8 @@ EVERYDAY = [
     ("#(1 2 1) copyWithout: 1", "anArray( 2)", ""),
     ("#(1 2 3) allButFirst", "anArray( 2, 3)", ""),
     ("#(1 2 3) allButLast", "anArray( 1, 2)", ""),
+    ("#(1 2 3 4) allButFirst: 2", "anArray( 3, 4)", ""),
+    ("'report.txt' allButLast: 4", "'report'", ""),
     ("#(3 9 4) max", "9", ""),
     ("#(1 2 3) anySatisfy: [:each | each > 2]", "true", ""),
     ("#(1 2 3) allSatisfy: [:each | each > 2]", "false", ""),
@@ -68,6 +77,15 @@ EVERYDAY = [
     ("(OrderedCollection new add: 1; add: 2; yourself) removeFirst", "1", ""),
     ("#(1 $a 'b' #c) printString", "'anArray( 1, $a, ''b'', #c)'", ""),
     ("nil isEmptyOrNil", "true", ""),
+    ("#(1 2 3) detect: [:each | each > 5] ifNone: [0]", "0", ""),
+    ("#(1 2 3) inject: 0 into: [:a :b | a + b]", "6", ""),
+    ("(#(3 1 2) asSortedCollection: [:a :b | a > b]) asArray", "anArray( 3, 2, 1)", ""),
+    ("#(1 2 3) reversed", "anArray( 3, 2, 1)", ""),
+    ("#(1 2 3) reject: [:each | each = 2]", "anArray( 1, 3)", ""),
+    ("#(1 2) readStream upToEnd", "anArray( 1, 2)", ""),
+    ("#(3 1 2) copy sort: [:a :b | a > b]", "anArray( 3, 2, 1)",
+     "sorts in place: a literal is invariant, so copy it first"),
+    ("(OrderedCollection withAll: #(1 2)) removeFirst", "1", ""),
     # Dictionaries and associations.
     ("(Dictionary new at: #a put: 1; yourself) at: #a", "1", ""),
     ("(Dictionary new at: #a put: 1; yourself) at: #b ifAbsent: [0]", "0", ""),
@@ -79,6 +97,10 @@ EVERYDAY = [
     ("((Dictionary new at: 1 put: 10; yourself) collect: [:v | v + 1]) class", "Bag",
      "GemStone's AbstractDictionary>>collect: answers a Bag"),
     ("(Dictionary new at: #a put: 1; yourself) keyAtValue: 1", "#a", ""),
+    ("| sum | sum := 0. (Dictionary new at: #a put: 1; at: #b put: 2; yourself) "
+     "keysAndValuesDo: [:k :v | sum := sum + v]. sum", "3", ""),
+    ("| sum | sum := 0. (Dictionary new at: #a put: 1; at: #b put: 2; yourself) "
+     "valuesDo: [:v | sum := sum + v]. sum", "3", ""),
     ("(3 -> 4) key", "3", ""),
     ("(3 -> 4) value", "4", ""),
     ("(Association newWithKey: #k value: 1) printString", "'#k->1'", ""),
@@ -86,6 +108,8 @@ EVERYDAY = [
     ("12 gcd: 18", "6", ""),
     ("4 lcm: 6", "12", ""),
     ("7 even", "false", ""),
+    ("(1 to: 6) select: [:each | each odd]", "anArray( 1, 3, 5)", ""),
+    ("-3 odd", "true", ""),
     ("16 sqrt", "4.0", ""),
     ("3 / 4", "3/4", "GemStone: Integer / answers a Fraction"),
     ("(1/3) + (2/3)", "1", ""),
@@ -99,6 +123,8 @@ EVERYDAY = [
     ("255 printString: 16", "'FF'",
      "upper case, unpadded: GemTalk/Grail RawUnicodeEscapeTestCase.gs"),
     ("0 isZero", "true", ""),
+    ("(12 bitAnd: 10) + (12 bitOr: 3) + (12 bitXor: 10)", "29", ""),
+    ("(1 bitShift: 10) + (1024 bitShift: -3)", "1152", "a negative shift moves right"),
     # Strings and symbols.
     ("'hello world' includesString: 'WORLD'", "true",
      f"case-insensitive: {NOTES}"),
@@ -117,6 +143,19 @@ EVERYDAY = [
     ("'  x  ' trimSeparators", "'x'", ""),
     ("'hello' asSymbol", "#hello", ""),
     ("'hello' size", "5", ""),
+    ("'Hello' asLowercase", "'hello'", ""),
+    ("'hello' reversed", "'olleh'", ""),
+    ("'hello world' copyReplaceAll: 'world' with: 'there'", "'hello there'", ""),
+    ("'abc' asArray", "anArray( $a, $b, $c)", ""),
+    ("'abc' readStream next", "$a", ""),
+    ("'hello' asSymbol == #hello", "true", "a Symbol is unique"),
+    ("'report.txt' endsWith: '.txt'", "true", ""),
+    ("'report.txt' beginsWith: 'rep'", "true", "GemStone's spelling (not startsWith:)"),
+    ("', ' join: #('a' 'b' 'c')", "'a, b, c'", "the separator is the receiver"),
+    ("'Hello' first isUppercase", "true", ""),
+    ("('Hello' select: [:each | each isLowercase]) size", "4", ""),
+    ("Character withValue: 65", "$A", "not Character value: (absent on 3.7)"),
+    ("(Character codePoint: 97) isVowel", "true", ""),
     # Streams.
     ("(ReadStream on: #(1 2 3)) next; next", "2", ""),
     ("| s | s := ReadStream on: 'hello world'. (s upTo: $ ) , '/' , s upToEnd",
@@ -149,6 +188,44 @@ EVERYDAY = [
     ("| n | n := 0. [n < 3] whileTrue: [n := n + 1]. n", "3", ""),
     ("| log | log := OrderedCollection new. [log add: 1] ensure: [log add: 2]. log size", "2", ""),
     ("3 timesRepeat: [nil]", "3", ""),
+    ("[1/0] on: ZeroDivide do: [:e | e return: 7]", "7", ""),
+    ("[1/0] on: Error do: [:e | e class]", "ZeroDivide", "a ZeroDivide is an Error"),
+    ("[Error new signal: 'x'] on: Error do: [:e | e messageText]", "'x'", ""),
+    ("| n | n := 0. [n := n + 1. n < 3 ifTrue: [Error signal: 'again']. n] "
+     "on: Error do: [:e | e retry]", "3", ""),
+    ("[[Error signal: 'inner'] on: Error do: [:e | e pass]] on: Error do: [:e | e messageText]",
+     "'inner'", ""),
+    ("| n | n := 0. [[Error signal: 'x'] ifCurtailed: [n := 1]] on: Error do: [:e | nil]. n",
+     "1", ""),
+    ("[:a :b | a + b] valueWithArguments: #(1 2)", "3", ""),
+    ("| n | n := 5. [n <= 0] whileFalse: [n := n - 1]. n", "0", ""),
+    ("3 perform: #+ with: 4", "7", ""),
+    # From GemTalk/Jasper's tutorial notebook, whose snippets were run on a
+    # 3.7.5 stone (client/src/tutorialNotebook.ts).
+    ("(Transcript show: 'Hello world!'; cr; yourself) == Transcript", "true",
+     "the text goes to the gem's log"),
+    ("Transcript show: 'n='; nextPutAll: 3 printString; cr. 1", "1", ""),
+    ("true & false", "false", ""),
+    ("Character space codePoint", "32", ""),
+    ("(1/3) + (4/5)", "17/15", ""),
+    ("200 factorial class", "LargeInteger", ""),
+    ("-12345 negated printString reverse", "'54321'", ""),
+    ("8 - 5 / 2", "3/2", "binary messages run left to right"),
+    ("#(11 38 3 -2 10) select: [:each | each odd]", "anArray( 11, 3)", ""),
+]
+
+LEFT_OUT = [
+    # Each fails on the simulated stone as doesNotUnderstand, the stricter
+    # reading (docs/simulated-stone.rst says why of each).
+    ("3 @ 4", "@"),
+    ("(3 @ 4) x", "@"),
+    ("7 isPrime", "isPrime"),
+    ("1 to: 10 by: 2", "to:by:"),
+    ("#(1 2) with: #(3 4) collect: [:a :b | a + b]", "with:collect:"),
+    ("'abcb' allOccurrencesOf: $b", "allOccurrencesOf:"),
+    ("3 isInteger", "isInteger"),
+    ("#(1 2 3) sum", "sum"),
+    ("Character value: 65", "value:"),
 ]
 
 
@@ -173,6 +250,53 @@ class EverydayTests(SynchronousTestCase):
             if answer != expected:
                 wrong.append((source, expected, answer))
         self.assertEqual(wrong, [])
+
+    def test_leftOut(self):
+        """
+        What GemStone 3.7 lacks, or no public source shows it has, is not
+        understood.
+        """
+        for source, selector in LEFT_OUT:
+            e = self.assertRaises(errors.SmalltalkError, self.evaluator.evaluate, source)
+            self.assertEqual((e.className, selector in e.description),
+                             ("MessageNotUnderstood", True), source)
+
+    def test_sortLiteral(self):
+        """
+        C{sort:} sorts in place, so a literal Array (invariant, as compiled
+        code's literals are) refuses it.
+        """
+        e = self.assertRaises(errors.SmalltalkError, self.evaluator.evaluate,
+                              "#(3 1 2) sort: [:a :b | a < b]")
+        self.assertIn("invariant", e.description)
+
+    def test_zeroStep(self):
+        """
+        An Interval with a step of zero is refused when it is made (the
+        stricter reading).
+        """
+        e = self.assertRaises(errors.SmalltalkError, self.evaluator.evaluate,
+                              "Interval from: 1 to: 2 by: 0")
+        self.assertEqual(e.className, "OutOfRange")
+
+    def test_performArity(self):
+        """
+        C{perform:} of a selector wanting other arguments is refused, never
+        sent short (the stricter reading).
+        """
+        for source in ("3 perform: #between:and:", "3 perform: #factorial with: 2",
+                       "3 perform: #+"):
+            e = self.assertRaises(errors.SmalltalkError, self.evaluator.evaluate, source)
+            self.assertEqual(e.className, "ArgumentTypeError", source)
+
+    def test_readStreamOfWhatTheModelCannotStream(self):
+        """
+        The model streams over a String or an Array only, and says so of
+        anything else as of a selector it lacks.
+        """
+        e = self.assertRaises(errors.SmalltalkError, self.evaluator.evaluate,
+                              "OrderedCollection new readStream")
+        self.assertIn("not in its kernel model", e.description)
 
     def test_datesPrintAsGemStone(self):
         """

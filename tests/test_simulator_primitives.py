@@ -30,7 +30,7 @@ SAMPLES = [
     "System myUserProfile symbolList", "ClassOrganizer new", "UserGlobals", "Error, ZeroDivide",
     "AllUsers", "Object", "Object class", "(Object compiledMethodAt: #yourself)",
     "TestCase new", "TestSuite new", "TestResult new", "GsCurrentSession currentSession",
-    "Semaphore new",
+    "Semaphore new", "Transcript",
 ]
 """Receivers, by the source that makes them: each primitive runs on the
 first one whose class has it."""

@@ -10,7 +10,7 @@ from fractions import Fraction
 import math
 
 from gsmcpd.testing.simulator import errors
-from gsmcpd.testing.simulator.kernel import classMethod, classOf, method
+from gsmcpd.testing.simulator.kernel import classMethod, classOf, integer, method
 from gsmcpd.testing.simulator.objects import (
     Character, isNumber, normalize, printString)
 
@@ -232,6 +232,29 @@ def _isDigit(ev, receiver):
     return receiver.char.isdigit()
 
 
+@method("Character", "isUppercase")
+def _isUppercase(ev, receiver):
+    return receiver.char.isupper()
+
+
+@method("Character", "isLowercase")
+def _isLowercase(ev, receiver):
+    return receiver.char.islower()
+
+
+@classMethod("Character", "codePoint:", "withValue:")
+def _withValue(ev, receiver, codePoint):
+    """
+    The character of a code point; 3.7 refuses a surrogate, as anything
+    outside Unicode.  (C{Character value:} is not among them: 3.7 lacks
+    it, GemTalk/Grail's CrossVersionSelectorTestCase.gs notes.)
+    """
+    value = integer(codePoint)
+    if not 0 <= value <= 0x10FFFF or 0xD800 <= value <= 0xDFFF:
+        raise errors.outOfRange(f"{value} is not a code point of a Character")
+    return Character(chr(value))
+
+
 def _compareCharacters(selector, operation):
     @method("Character", selector)
     def compare(ev, receiver, other):
@@ -256,16 +279,4 @@ def _named(codePoint):
 classMethod("Character", "lf")(_named(10))
 classMethod("Character", "cr")(_named(13))
 classMethod("Character", "tab")(_named(9))
-
-
-@classMethod("Character", "codePoint:")
-def _codePoint(ev, receiver, codePoint):
-    """
-    The character of a code point; 3.7 refuses a surrogate, as anything
-    outside Unicode.
-    """
-    if not isinstance(codePoint, int) or isinstance(codePoint, bool):
-        raise errors.messageNotUnderstood(classOf(codePoint).name, "asInteger")
-    if not 0 <= codePoint <= 0x10FFFF or 0xD800 <= codePoint <= 0xDFFF:
-        raise errors.outOfRange(f"{codePoint} is not a code point of a Character")
-    return Character(chr(codePoint))
+classMethod("Character", "space")(_named(32))

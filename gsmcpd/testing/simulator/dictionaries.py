@@ -213,7 +213,7 @@ def _keysAndValuesDo(ev, receiver, block):
     return receiver
 
 
-@_abstract("do:")
+@_abstract("do:", "valuesDo:")
 def _do(ev, receiver, block):
     for _, value in entries(ev, receiver).items():
         ev.value(block, value)

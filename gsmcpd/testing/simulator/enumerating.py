@@ -7,7 +7,7 @@ of its keys and associations, and its C{select:} and C{collect:}.
 
 from gsmcpd.testing.simulator import errors, sets
 from gsmcpd.testing.simulator.dictionaries import emptyLike, entries
-from gsmcpd.testing.simulator.kernel import CLASSES, method, truth
+from gsmcpd.testing.simulator.kernel import CLASSES, integer, method, truth
 from gsmcpd.testing.simulator.objects import equal
 from gsmcpd.testing.simulator.sequences import elements, like
 
@@ -78,6 +78,20 @@ def _allButFirst(ev, receiver):
 @method("SequenceableCollection", "allButLast")
 def _allButLast(ev, receiver):
     return like(receiver, elements(receiver)[:-1])
+
+
+@method("SequenceableCollection", "allButFirst:")
+def _allButFirstCount(ev, receiver, count):
+    """
+    A copy by C{copyFrom:to:}, as GemTalk's FileSystemGs defines it (and
+    C{allButLast:}), so a count past the size answers as that does.
+    """
+    return ev.send(receiver, "copyFrom:to:", [integer(count) + 1, len(elements(receiver))])
+
+
+@method("SequenceableCollection", "allButLast:")
+def _allButLastCount(ev, receiver, count):
+    return ev.send(receiver, "copyFrom:to:", [1, len(elements(receiver)) - integer(count)])
 
 
 @method("SequenceableCollection", "indexOf:ifAbsent:")

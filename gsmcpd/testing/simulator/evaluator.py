@@ -436,10 +436,10 @@ _KERNEL_LOOKUPS = {}
 _FRAMELESS = {CLASSES[className].methods[selector] for className, selectors in (
     ("ExecBlock", ("value", "value:", "value:value:", "value:value:value:",
                    "value:value:value:value:", "valueWithArguments:")),
-    ("Object", ("perform:",))) for selector in selectors}
+    ("Object", ("perform:", "perform:with:"))) for selector in selectors}
 """Kernel primitives that leave no frame of their own: evaluating a block
 (C{value:}...) activates the block in its sender's place, and C{perform:}
-sends in its sender's place."""
+(C{perform:with:}) sends in its sender's place."""
 
 
 def _variableKey(home, name, binding):

@@ -1,7 +1,7 @@
 """
 More of Number's and Integer's protocol for the simulated stone's kernel:
-divisibility (C{gcd:}, C{lcm:}, C{even}), square roots, C{isZero} and
-radix printing.
+divisibility (C{gcd:}, C{lcm:}, C{even}, C{odd}), bit operations, square
+roots, C{isZero} and radix printing.
 """
 
 import math
@@ -21,9 +21,24 @@ def _lcm(ev, receiver, other):
     return math.lcm(receiver, integer(other))
 
 
+def _bitwise(selector, operation):
+    method("Integer", selector)(lambda ev, receiver, other: operation(receiver, integer(other)))
+
+
+_bitwise("bitAnd:", lambda a, b: a & b)
+_bitwise("bitOr:", lambda a, b: a | b)
+_bitwise("bitXor:", lambda a, b: a ^ b)
+_bitwise("bitShift:", lambda a, b: a << b if b >= 0 else a >> -b)
+
+
 @method("Integer", "even")
 def _even(ev, receiver):
     return receiver % 2 == 0
+
+
+@method("Integer", "odd")
+def _odd(ev, receiver):
+    return receiver % 2 == 1
 
 
 @method("Number", "sqrt")

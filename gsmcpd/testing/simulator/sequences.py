@@ -277,9 +277,14 @@ for _cls, _name in [(Array, "Array"), (OrderedCollection, "OrderedCollection")]:
                 "with:with:with:with:", "with:with:with:with:with:")(_with(_cls))
 
 
-@classMethod("Array", "withAll:")
-def _arrayWithAll(ev, receiver, collection):
-    return Array(list(elements(collection)))
+def _withAll(cls):
+    def withAll(ev, receiver, collection):
+        return cls(list(elements(collection)))
+    return withAll
+
+
+classMethod("Array", "withAll:")(_withAll(Array))
+classMethod("OrderedCollection", "withAll:")(_withAll(OrderedCollection))
 
 
 @method("OrderedCollection", "add:", "addLast:")
@@ -359,6 +364,18 @@ def _asSortedCollection(ev, receiver):
 @method("Collection", "asSortedCollection:")
 def _asSortedCollectionBlock(ev, receiver, block):
     return SortedCollection(_sorted(ev, elements(receiver), block), block)
+
+
+@method("Array", "sort:")
+def _sortBlock(ev, receiver, block):
+    """
+    Sorts the receiver in place, as C{asSortedCollection:} orders, and
+    answers it; a literal is invariant.
+    """
+    if receiver.invariant:
+        raise errors.invariant("Array")
+    receiver.items[:] = _sorted(ev, receiver.items, block)
+    return receiver
 
 
 @method("SortedCollection", "add:")

@@ -65,6 +65,17 @@ def _readOn(ev, receiver, collection):
     return _stream("ReadStream", collection, "on:")
 
 
+@method("SequenceableCollection", "readStream")
+def _readStream(ev, receiver):
+    """
+    Over a String or an Array; the model streams over nothing else, and
+    says so as it says of a selector it lacks.
+    """
+    if not isinstance(receiver, (String, Symbol, Array)):
+        raise errors.messageNotUnderstood(classOf(receiver).name, "readStream")
+    return _stream("ReadStream", receiver, "readStream")
+
+
 @classMethod("WriteStream", "on:")
 @classMethod("ReadWriteStream", "on:")
 def _writeOn(ev, receiver, collection):
@@ -207,3 +218,23 @@ _character("cr", "\r")
 _character("lf", "\n")
 _character("tab", "\t")
 _character("space", " ")
+
+
+# ------------------------------------------------------------- Transcript
+
+@method("TranscriptStreamPortable", "show:", "nextPutAll:")
+def _show(ev, receiver, value):
+    """
+    C{Transcript} (an instance, in the model's reading) writes where
+    GemStone writes it over GCI, the gem's log, which the simulated stone
+    does not keep: the text is checked and dropped, and the answer is the
+    receiver.
+    """
+    text(value)
+    return receiver
+
+
+@method("TranscriptStreamPortable", "cr")
+def _cr(ev, receiver):
+    return receiver
+

@@ -10,6 +10,7 @@ from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.kernel import classOf, classMethod, index, integer, method, text
 from gsmcpd.testing.simulator.objects import (
     Array, Character, String, Symbol, Utf8, string)
+from gsmcpd.testing.simulator.sequences import elements
 
 
 @classMethod("String", "new", "new:")
@@ -108,6 +109,24 @@ def _includesString(ev, receiver, other):
     GemTalk/mcp_server docs/GemStone_Notes.md).
     """
     return text(other).lower() in receiver.text.lower()
+
+
+@method("CharacterCollection", "beginsWith:")
+def _beginsWith(ev, receiver, prefix):
+    return text(receiver).startswith(text(prefix))
+
+
+@method("CharacterCollection", "endsWith:")
+def _endsWith(ev, receiver, suffix):
+    return text(receiver).endswith(text(suffix))
+
+
+@method("CharacterCollection", "join:")
+def _join(ev, receiver, strings):
+    """
+    The strings of C{strings} with the receiver between each two.
+    """
+    return String(text(receiver).join(text(each) for each in elements(strings)))
 
 
 @method("CharacterCollection", "copyReplaceAll:with:")

@@ -30,7 +30,8 @@ names them (C{AllUsers} is the UserSet's way in), or the model holds only
 their instances' identity (a commit's conflicting objects)."""
 
 KERNEL_GLOBALS = {**{name: cls for name, cls in CLASSES.items() if name not in UNNAMED},
-                  "UserGlobals": USER_GLOBALS, "Globals": GLOBALS}
+                  "UserGlobals": USER_GLOBALS, "Globals": GLOBALS,
+                  "Transcript": Instance(CLASSES["TranscriptStreamPortable"])}
 
 
 def globalKey(dictionary, name):
