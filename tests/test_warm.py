@@ -379,6 +379,23 @@ class EvictionTests(SynchronousTestCase):
         session = self.successResultOf(opening)
         self.assertEqual(list(self.pool.open_), [session.gem])
 
+    def test_yielding(self):
+        """
+        The slots spares would give up count a spare logging in until a
+        new session claims it, and an idle one.
+        """
+        warm = self.registry.warm
+        login = self.comingSpare()
+        self.assertEqual(warm.yielding(), 1)
+        self.pool.maxSessions = 1
+        opening = self.registry.open()
+        self.assertEqual(warm.yielding(), 0)
+        login.callback(None)
+        session = self.successResultOf(opening)
+        self.assertEqual(warm.yielding(), 0)
+        self.successResultOf(warm.giveBack(session, "call done"))
+        self.assertEqual((len(warm), warm.yielding()), (1, 1))
+
     def test_oneNewSessionPerComingSpare(self):
         """
         Two new sessions and one spare logging in: one waits for its slot,

@@ -202,6 +202,13 @@ class WarmSessions:
             not session.calls.ended and session.calls.replacing is None and \
             not session.busy
 
+    def yielding(self):
+        """
+        The slots spares would give up to new sessions (L{evict}): one per
+        idle spare, and per spare logging in that no new session claimed.
+        """
+        return len(self) + sum(self._coming.values()) - len(self._claims)
+
     def holds(self, session):
         """
         Whether C{session} is idle here: the server's, not its client's.
