@@ -54,16 +54,21 @@ def measure(code, duration, sessions):
 
 
 def _run(library, nrs, source, duration, sessions):
+    """
+    Each of C{sessions} threads' latencies; raises what failed on any of
+    them (a bench that measured nothing must not pass for a fast one).
+    """
     results = [[] for _ in range(sessions)]
+    failures = []
     ready = threading.Barrier(sessions)
 
     def work(latencies):
-        handle = library.login(nrs, None, None, None, SIMULATED_USER,
-                               SIMULATED_PASSWORD)
-        utf8 = library.resolveSymbol(handle, "Utf8")
-        ready.wait()
-        deadline = time.perf_counter() + duration
+        handle, _warning = library.login(nrs, None, None, None,
+                                         SIMULATED_USER, SIMULATED_PASSWORD)
         try:
+            utf8 = library.resolveSymbol(handle, "Utf8")
+            ready.wait()
+            deadline = time.perf_counter() + duration
             while time.perf_counter() < deadline:
                 started = time.perf_counter()
                 library.executeFetchBytes(handle, source, utf8,
@@ -72,9 +77,19 @@ def _run(library, nrs, source, duration, sessions):
         finally:
             library.logout(handle)
 
-    threads = [threading.Thread(target=work, args=(r,)) for r in results]
+    def guarded(latencies):
+        try:
+            work(latencies)
+        except BaseException as e:
+            # The first failure, then the others it broke the barrier of.
+            failures.append(e)
+            ready.abort()
+
+    threads = [threading.Thread(target=guarded, args=(r,)) for r in results]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    if failures:
+        raise failures[0]
     return results

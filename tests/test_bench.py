@@ -1,12 +1,14 @@
 """
 Tests for the benchmark suite's own arithmetic: percentiles, wrk's
-summary, ratios, targets and the text report.  Nothing here starts a
-server or times anything.
+summary, ratios, targets and the text report; and brief runs of the
+measures that need only the simulated stone (no daemon).
 """
+
+import itertools
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from bench import processes, report, searchcost, spy
+from bench import processes, report, searchcost, spy, stone
 from bench.run import figures
 from bench.stats import fromWrk, medianRound, percentile, ratio, summarize
 from bench.targets import TARGETS, Target, describe, evaluate
@@ -408,3 +410,45 @@ class SearchCostTests(SynchronousTestCase):
         self.assertEqual(set(measured["growth"]), {
             "index_s", "find_senders_size_s", "find_senders_printString_s",
             "search_method_source_no_hit_s"})
+
+
+class StoneTests(SynchronousTestCase):
+    """
+    The simulated stone's own cost, measured briefly on a stone of its own.
+    """
+
+    def test_measures(self):
+        """
+        A short run measures calls on one session and on several at once:
+        never an empty result passing for a figure.
+        """
+        latencies, rate = stone.measure("3 + 4", 0.2, 2)
+        self.assertGreater(len(latencies), 0)
+        self.assertGreater(min(latencies), 0)
+        self.assertGreater(rate, 0)
+
+    def test_aFailedSessionFailsTheRun(self):
+        """
+        A session that fails before measuring fails the run with its error,
+        and every session logged in is logged out (a leaked login would
+        refuse the next run's): the others are not left waiting for it.
+        """
+        class Library:
+            def __init__(self):
+                self.handles = itertools.count(1)
+                self.loggedOut = []
+
+            def login(self, *args):
+                return next(self.handles), None
+
+            def resolveSymbol(self, handle, name):
+                if handle == 2:
+                    raise ValueError("no Utf8")
+                return 1
+
+            def logout(self, handle):
+                self.loggedOut.append(handle)
+
+        library = Library()
+        self.assertRaises(ValueError, stone._run, library, "nrs", b"3", 0.1, 2)
+        self.assertEqual(sorted(library.loggedOut), [1, 2])

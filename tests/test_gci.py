@@ -7,6 +7,7 @@ import ctypes
 import json
 import os
 import threading
+from collections import defaultdict
 
 from twisted.internet import reactor, threads
 from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
@@ -510,7 +511,14 @@ class _BreakRaceLibrary:
     """
     A library whose break stays in flight until the test lets it return,
     and whose logout notes whether one was: on libgcits that logout would
-    free the session under the break.
+    free the session under the break.  Its calls run until the test lets
+    each return (by its source), noting what a break reached.
+
+    @ivar started: source to an event set once its call started.
+    @ivar broken: source (L{None}: no call) to an event set once a break
+        was sent while it ran.
+    @ivar startedUnderABreak: the sources whose call started while a break
+        was in flight.
     """
 
     def __init__(self):
@@ -520,6 +528,11 @@ class _BreakRaceLibrary:
         self.inFlight = 0
         self.breaks = 0
         self.loggedOutUnderABreak = None
+        self.started = defaultdict(threading.Event)
+        self.letReturn = defaultdict(threading.Event)
+        self.broken = defaultdict(threading.Event)
+        self.startedUnderABreak = []
+        self.running = None
 
     def login(self, *args):
         return 0x5E55, None
@@ -527,9 +540,19 @@ class _BreakRaceLibrary:
     def resolveSymbol(self, handle, name):
         return 0x7E000001
 
+    def executeFetchBytes(self, handle, source, sourceClass, maxBytes):
+        if self.inFlight:
+            self.startedUnderABreak.append(source)
+        self.running = source
+        self.started[source].set()
+        self.letReturn[source].wait(10)
+        self.running = None
+        return source
+
     def breakSession(self, handle, hard):
         self.inFlight += 1
         self.breaks += 1
+        self.broken[self.running].set()
         self.breaking.set()
         self.letBreakReturn.wait(10)
         self.inFlight -= 1
@@ -552,10 +575,16 @@ class HandleLifetimeTests(TestCase):
         gem = GemSession(library, LoginParameters("s", None, "u", "p"),
                          reactor, "race")
         yield gem.login()
+        running = gem.execute("stuck", 4096)
+        self.assertTrue(
+            (yield threads.deferToThread(library.started[b"stuck"].wait, 10)))
         breaker = threading.Thread(target=gem.interrupt, args=(True,))
         breaker.start()
         self.addCleanup(breaker.join, 10)
         self.assertTrue(library.breaking.wait(10))
+        # The call it was for returns under it, its result not held back.
+        library.letReturn[b"stuck"].set()
+        self.assertEqual((yield running), b"stuck")
         loggingOut = gem.logout()
         # The logout is held while the break is in flight...
         self.assertFalse(library.loggedOut.wait(0.2))

@@ -25,8 +25,8 @@ class _Sender:
         self.sending = threading.Semaphore(0)
         self.letReturn = threading.Event()
 
-    def __call__(self, hard):
-        self.sent.append(hard)
+    def __call__(self, target, hard):
+        self.sent.append((target, hard))
         self.sending.release()
         if not self.letReturn.wait(10):
             raise AssertionError("the test never let the break return")
@@ -48,9 +48,9 @@ class BreakerTests(SynchronousTestCase):
         """
         Asking for a break returns while the break is still being sent.
         """
-        self.breaker.request(hard=False)
+        self.breaker.request("A", hard=False)
         self.sender.nextBreak()
-        self.assertEqual(self.sender.sent, [False])
+        self.assertEqual(self.sender.sent, [("A", False)])
         self.assertFalse(self.sender.letReturn.is_set())
 
     def test_breaksAskedMeanwhileAreMerged(self):
@@ -58,43 +58,56 @@ class BreakerTests(SynchronousTestCase):
         The breaks asked for while one is stuck go as one, hard if any
         was: no burst follows a stuck break, and a hard one is not lost.
         """
-        self.breaker.request(hard=False)
+        self.breaker.request("A", hard=False)
         self.sender.nextBreak()
         for hard in (False, True, False):
-            self.breaker.request(hard)
+            self.breaker.request("A", hard)
         self.sender.letReturn.set()
         self.sender.nextBreak()
         self.breaker.stop()
-        self.assertEqual(self.sender.sent, [False, True])
+        self.assertEqual(self.sender.sent, [("A", False), ("A", True)])
 
     def test_softBreaksMergeSoft(self):
-        self.breaker.request(hard=True)
+        self.breaker.request("A", hard=True)
         self.sender.nextBreak()
-        self.breaker.request(hard=False)
-        self.breaker.request(hard=False)
+        self.breaker.request("A", hard=False)
+        self.breaker.request("A", hard=False)
         self.sender.letReturn.set()
         self.sender.nextBreak()
-        self.assertEqual(self.sender.sent, [True, False])
+        self.assertEqual(self.sender.sent, [("A", True), ("A", False)])
+
+    def test_onlyBreaksOfOneTargetMerge(self):
+        """
+        A break asked for another target replaces a pending one (one call
+        runs at a time: the older one's is over), hard or not of its own.
+        """
+        self.breaker.request("A", hard=False)
+        self.sender.nextBreak()
+        self.breaker.request("A", hard=True)
+        self.breaker.request("B", hard=False)
+        self.sender.letReturn.set()
+        self.sender.nextBreak()
+        self.assertEqual(self.sender.sent, [("A", False), ("B", False)])
 
     def test_noBreakAfterStop(self):
         """
         Once stopped, no break is sent: a pending one is dropped, a new
         one ignored.
         """
-        self.breaker.request(hard=False)
+        self.breaker.request("A", hard=False)
         self.sender.nextBreak()
-        self.breaker.request(hard=True)
+        self.breaker.request("A", hard=True)
         self.breaker.stop()
         self.sender.letReturn.set()
-        self.breaker.request(hard=True)
+        self.breaker.request("A", hard=True)
         self.assertFalse(self.sender.sending.acquire(timeout=0.2))
-        self.assertEqual(self.sender.sent, [False])
+        self.assertEqual(self.sender.sent, [("A", False)])
 
     def test_aFailedBreakIsLoggedAndTheNextSent(self):
         sent = []
         done = threading.Semaphore(0)
 
-        def send(hard):
+        def send(target, hard):
             sent.append(hard)
             done.release()
             if len(sent) == 1:
@@ -102,9 +115,9 @@ class BreakerTests(SynchronousTestCase):
 
         breaker = Breaker(send, "failing")
         self.addCleanup(breaker.stop)
-        breaker.request(hard=False)
+        breaker.request("A", hard=False)
         self.assertTrue(done.acquire(timeout=10))
-        breaker.request(hard=True)
+        breaker.request("A", hard=True)
         self.assertTrue(done.acquire(timeout=10))
         self.assertEqual(sent, [False, True])
         [failure] = self.flushLoggedErrors(RuntimeError)
@@ -127,12 +140,47 @@ class SessionBreakTests(TestCase):
         gem = GemSession(library, LoginParameters("s", None, "u", "p"),
                          reactor, "wedged")
         yield gem.login()
+        running = gem.execute("stuck", 4096)
+        yield deferToThread(library.started[b"stuck"].wait, 10)
         gem.interrupt(hard=False)
         self.assertTrue((yield deferToThread(library.breaking.wait, 10)))
         self.assertEqual(library.inFlight, 1)
+        library.letReturn[b"stuck"].set()
+        yield running
         loggingOut = gem.logout()
         self.assertFalse(library.loggedOut.is_set())
         library.letBreakReturn.set()
         yield loggingOut
         self.assertIs(library.loggedOutUnderABreak, False)
         self.assertEqual(library.breaks, 1)
+
+    @inlineCallbacks
+    def test_aLateBreakNeverHitsTheNextCall(self):
+        """
+        A break stuck in flight holds the next call back until it returns,
+        the call it was for having ended meanwhile (its result not held
+        back); one asked for that call meanwhile is dropped, not sent to
+        the next call.
+        """
+        library = _BreakRaceLibrary()
+        gem = GemSession(library, LoginParameters("s", None, "u", "p"),
+                         reactor, "late")
+        yield gem.login()
+        first = gem.execute("A", 4096)
+        yield deferToThread(library.started[b"A"].wait, 10)
+        gem.interrupt(hard=False)
+        yield deferToThread(library.breaking.wait, 10)
+        second = gem.execute("B", 4096)
+        library.letReturn[b"A"].set()
+        self.assertEqual((yield first), b"A")
+        gem.interrupt(hard=True)
+        self.assertFalse(
+            (yield deferToThread(library.started[b"B"].wait, 0.3)))
+        library.letBreakReturn.set()
+        yield deferToThread(library.started[b"B"].wait, 10)
+        self.assertFalse((yield deferToThread(library.broken[b"B"].wait, 0.3)))
+        library.letReturn[b"B"].set()
+        self.assertEqual((yield second), b"B")
+        yield gem.logout()
+        self.assertEqual(library.startedUnderABreak, [])
+        self.assertIs(library.broken[b"B"].is_set(), False)

@@ -206,8 +206,16 @@ class _Pool:
         return 1
 
 
+class _Warm:
+    def __init__(self, yielding=0):
+        self.yielding = lambda: yielding
+
+    def __len__(self):
+        return 0
+
+
 class _Sessions(list):
-    warm = ()
+    warm = _Warm()
 
     def clients(self):
         return list(self)
@@ -230,11 +238,11 @@ class ObserveTests(TestCase):
 
     def test_agentCountsWarmSlotsAsRoom(self):
         """
-        The agent check's weight counts an idle read session's slot as
-        room: a new session would take it.
+        The agent check's weight counts a spare's slot as room: a new
+        session would take it.
         """
         sessions = _Sessions()
-        sessions.warm = [object()]
+        sessions.warm = _Warm(yielding=1)
         operations = operationsOf(
             Settings(agentPort="tcp:0:interface=127.0.0.1"), sessions,
             _Pool(), _Control())

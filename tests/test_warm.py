@@ -335,3 +335,76 @@ class EvictionTests(SynchronousTestCase):
         self.successResultOf(self.registry.open())
         self.assertIsNone(self.registry.get(older.handle))
         self.assertIs(self.registry.get(newer.handle), newer)
+
+    def comingSpare(self):
+        """
+        A call's session given back with the pool full: its spare's login
+        is under way, and fires the L{Deferred} returned.
+        """
+        session = self.successResultOf(self.registry.open())
+        self.pool.loginDelay = Deferred()
+        self.successResultOf(self.registry.warm.giveBack(session, "call done"))
+        delay, self.pool.loginDelay = self.pool.loginDelay, None
+        return delay
+
+    def test_newSessionWaitsForAComingSparesLogin(self):
+        """
+        A spare still logging in gives its slot up too: a new session waits
+        for its login to be over, has it logged out, then logs in; never
+        refused because of a spare, and never more logins than the cap.
+        """
+        self.pool.maxSessions = 1
+        login = self.comingSpare()
+        opening = self.registry.open()
+        self.assertNoResult(opening)
+        spareGem = self.pool.opened[-1]
+        login.callback(None)
+        self.assertTrue(spareGem.loggedOut)
+        session = self.successResultOf(opening)
+        self.assertIs(session.gem, self.pool.opened[-1])
+        self.assertEqual(list(self.pool.open_), [session.gem])
+        self.assertEqual(len(self.registry.warm), 0)
+
+    def test_comingSpareFailedLogin(self):
+        """
+        A new session waiting for a spare's slot logs in when the spare's
+        login fails instead.
+        """
+        self.pool.maxSessions = 1
+        login = self.comingSpare()
+        opening = self.registry.open()
+        spareGem = self.pool.opened[-1]
+        self.pool.open_.discard(spareGem)
+        login.errback(GciError(4051, "login denied", fatal=True))
+        session = self.successResultOf(opening)
+        self.assertEqual(list(self.pool.open_), [session.gem])
+
+    def test_yielding(self):
+        """
+        The slots spares would give up count a spare logging in until a
+        new session claims it, and an idle one.
+        """
+        warm = self.registry.warm
+        login = self.comingSpare()
+        self.assertEqual(warm.yielding(), 1)
+        self.pool.maxSessions = 1
+        opening = self.registry.open()
+        self.assertEqual(warm.yielding(), 0)
+        login.callback(None)
+        session = self.successResultOf(opening)
+        self.assertEqual(warm.yielding(), 0)
+        self.successResultOf(warm.giveBack(session, "call done"))
+        self.assertEqual((len(warm), warm.yielding()), (1, 1))
+
+    def test_oneNewSessionPerComingSpare(self):
+        """
+        Two new sessions and one spare logging in: one waits for its slot,
+        the other is refused at once, as without the pool.
+        """
+        self.pool.maxSessions = 1
+        login = self.comingSpare()
+        opening = self.registry.open()
+        self.assertRaises(SessionLimitReached, self.registry.open)
+        login.callback(None)
+        self.successResultOf(opening)
+        self.assertEqual(len(self.pool.open_), 1)

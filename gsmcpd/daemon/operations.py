@@ -143,10 +143,10 @@ class Operations:
 
     def _slotsTaken(self):
         """
-        The slots a new session cannot have: an idle spare (warm)
-        gives its slot up to one.
+        The slots a new session cannot have: a spare (warm), idle or
+        logging in, gives its slot up to one.
         """
-        return len(self._pool) - len(self._sessions.warm)
+        return len(self._pool) - self._sessions.warm.yielding()
 
     def whenListening(self, endpoint):
         """

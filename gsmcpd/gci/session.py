@@ -102,10 +102,12 @@ class GemSession:
     L{Deferred} on the reactor side, so one can be found to break or
     withdraw.
 
-    A L{Breaker} sends its breaks.  GciTsLogout frees the handle, so the
-    handle changes, and every break is sent, under C{_handleLock} (taken
-    on the session's and the breaker's threads only): a logout begins once
-    no break is in flight, and no break starts once one has begun.
+    A L{Breaker} sends its breaks, each only while the call it names runs.
+    GciTsLogout frees the handle, so the handle changes, a call ends, and
+    every break is sent, under C{_handleLock} (taken on the session's and
+    the breaker's threads only): a logout begins once no break is in
+    flight, no break starts once one has begun, and a break in flight
+    holds the next call back, never hits it.
 
     @ivar name: how logs and the thread name this session.
     @param deliveries: shared with other sessions (the pool's); by default
@@ -124,7 +126,7 @@ class GemSession:
         self.name = name
         self._handle: Handle | None = None
         self._handleLock = threading.Lock()
-        self._breaker = Breaker(self._sendBreak, name)
+        self._breaker: Breaker[_Call] = Breaker(self._sendBreak, name)
         self._sourceClass = 0
         self._gone: GciError | None = None
         self._abandoned = False
@@ -132,22 +134,19 @@ class GemSession:
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._calls: dict[Deferred, _Call] = {}
         self._stop: _Call | None = None
+        self._running: _Call | None = None
         self._thread = threading.Thread(
             target=self._serve, name=f"gem {name}", daemon=True)
         self._thread.start()
 
     @property
     def busy(self) -> bool:
-        """
-        Whether a call is queued or running on this session.
-        """
+        """Whether a call is queued or running on this session."""
         return bool(self._calls)
 
     @property
     def gone(self) -> GciError | None:
-        """
-        The fatal L{GciError} that ended this session, or L{None}.
-        """
+        """The fatal L{GciError} that ended this session, or L{None}."""
         return self._gone
 
     def login(self) -> Deferred:
@@ -168,9 +167,7 @@ class GemSession:
                 self._loggedIn(), encoded, self._sourceClass, maxBytes))
 
     def _loggedIn(self) -> Handle:
-        """
-        On the session's thread: the handle a call is made on.
-        """
+        """On the session's thread: the handle a call is made on."""
         if self._handle is None:
             raise SessionGone(number=0, message="not logged in", fatal=True)
         return self._handle
@@ -196,20 +193,22 @@ class GemSession:
     def interrupt(self, hard: bool) -> None:
         """
         Break the call running now; a no-op when none is, or once the
-        session's logout has begun.
+        session's logout has begun, and for any later call.
 
         Returns at once: the break is sent by the session's L{Breaker}
         (GciTsBreak is the one GemStone call documented as callable while
         another thread is inside a call, but it can block on a wedged
         gem).
         """
-        self._breaker.request(hard)
+        if (running := self._running) is not None:
+            self._breaker.request(running, hard)
 
-    def _sendBreak(self, hard: bool) -> None:
+    def _sendBreak(self, call: _Call, hard: bool) -> None:
         # On the breaker's thread.  The session's thread holds the lock
-        # only to change the handle, never across a call.
+        # only to change the handle or end a call, never across a call.
         with self._handleLock:
-            if self._handle is None or self._gone is not None:
+            if self._handle is None or self._gone is not None or \
+                    call.state is not _RUNNING:
                 return
             try:
                 self._library.breakSession(self._handle, hard)
@@ -240,7 +239,7 @@ class GemSession:
             d.errback(CallWithdrawn())
             return "withdrawn"
         if call.state is _RUNNING:
-            self.interrupt(hard)
+            self._breaker.request(call, hard)
             return "broken"
         return None
 
@@ -324,6 +323,7 @@ class GemSession:
                 if call.state is not _QUEUED:
                     continue
                 call.state = _RUNNING
+                self._running = call
             if call.work is None:
                 return
             try:
@@ -337,8 +337,9 @@ class GemSession:
                 outcome = Failure()
             except BaseException:
                 outcome = Failure()
-            call.state = None
             self._deliveries.put(self._over, call, outcome)
+            with self._handleLock:  # after any break in flight for it
+                call.state = self._running = None
 
     def _afterError(self, error: GciError) -> None:
         if error.fatal:

@@ -98,8 +98,8 @@ class SessionRegistry:
 
         @return: a L{Deferred} firing with the registered L{WorkSession}.
         @raise gsmcpd.gci.pool.SessionLimitReached: synchronously when the
-            pool is full and no idle spare can give up its slot; no
-            login is attempted.
+            pool is full and no spare, idle or logging in, can give up
+            its slot; no login is attempted.
         @raise gsmcpd.sessions.shares.ShareExhausted: synchronously when
             C{principal}'s identity holds its share of sessions.
         """
@@ -107,9 +107,10 @@ class SessionRegistry:
         try:
             d = self.logIn(principal, clientInfo, throwaway)
         except SessionLimitReached:
-            # An idle spare's slot frees once it is logged out; the
-            # login is then attempted at once, before anything else runs,
-            # so no other opener can take that slot first.
+            # A spare's slot frees once it is logged out (a spare still
+            # logging in, once its login is over); the login is then
+            # attempted at once, before anything else runs, so no other
+            # opener can take that slot first.
             d = self.warm.evict()
             if d is None:
                 self._metrics.logins.labels("refused").inc()

@@ -16,11 +16,13 @@ replaces it, idle for at most L{IDLE_LIMIT} seconds.  Only sessions never
 used for a call wait here.  The next call of that user takes one after an
 C{abort} (it must see the newest commit).  An idle session keeps its slot
 under C{--max-sessions}, but gives it up to any new session that would
-otherwise be refused (L{WarmSessions.evict}).
+otherwise be refused (L{WarmSessions.evict}); so does a spare still logging
+in, once its login is over.
 """
 
 from collections import Counter
 
+from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 
 from gsmcpd.gci.errors import GciError
@@ -75,6 +77,7 @@ class WarmSessions:
         self._idle = {}
         self._timers = {}
         self._coming = Counter()
+        self._claims = []
 
     def __len__(self):
         return len(self._timers)
@@ -167,14 +170,20 @@ class WarmSessions:
 
         def arrived(session):
             self._coming[user] -= 1
-            self._idled(session)
+            if self._claims:
+                self._evicted(session).chainDeferred(self._claims.pop(0))
+            else:
+                self._idled(session)
 
         def failed(failure):
             # The next call logs in itself; the registry logged a refused
-            # login, not a bug.
+            # login, not a bug.  Its slot is free: a new session waiting
+            # for it logs in.
             self._coming[user] -= 1
             if not failure.check(GciError, ToolError):
                 self.log.failure("logging a spare session in", failure)
+            if self._claims:
+                self._claims.pop(0).callback(None)
         logging.addCallbacks(arrived, failed)
 
     def _idled(self, session):
@@ -192,6 +201,13 @@ class WarmSessions:
         return self._registry.get(session.handle) is session and \
             not session.calls.ended and session.calls.replacing is None and \
             not session.busy
+
+    def yielding(self):
+        """
+        The slots spares would give up to new sessions (L{evict}): one per
+        idle spare, and per spare logging in that no new session claimed.
+        """
+        return len(self) + sum(self._coming.values()) - len(self._claims)
 
     def holds(self, session):
         """
@@ -212,15 +228,26 @@ class WarmSessions:
 
     def evict(self):
         """
-        Close the longest-idle session, to give its slot to a new one.
+        Close the longest-idle session, to give its slot to a new one; or,
+        none idle, claim a spare still logging in that no other new session
+        claimed, and close it once its login is over (a login cannot be
+        cut short), so that a spare never makes a new session be refused.
 
-        @return: a L{Deferred} firing once it is logged out (its slot is
-            then free), or L{None} when no session is idle.
+        @return: a L{Deferred} firing once the slot is free (the spare is
+            logged out, or its login failed), or L{None} when no session is
+            idle or coming unclaimed.
         """
         idle = [s for sessions in self._idle.values() for s in sessions]
-        if not idle:
+        if idle:
+            return self._evicted(
+                min(idle, key=lambda s: self._timers[s.handle].getTime()))
+        if len(self._claims) >= sum(self._coming.values()):
             return None
-        oldest = min(idle, key=lambda s: self._timers[s.handle].getTime())
-        return self._registry.close(oldest.handle,
+        claim = Deferred()
+        self._claims.append(claim)
+        return claim
+
+    def _evicted(self, session):
+        return self._registry.close(session.handle,
                                     "a new session needed its slot",
                                     code="evicted")
