@@ -8,15 +8,18 @@ C{rcvrClass}); C{System millisecondsToRun:} beside them.  The protocol is
 tODE's (C{TDProfileTool}, C{TDProfMonitor}, C{TDProfMonitorEntry}); the
 instance variables MagLev's C{ProfMonitorEntry_ruby.gs}.
 
-The model's CPU is its own sends: every send costs L{SEND_NS} of a session's
-CPU clock (L{Session.sends}), so a time and a sample count are exact and
-the same on every run.  While a monitor runs, each send that reaches the
-next multiple of its interval takes a sample: the stack of the sender, as
-GemStone's process reflection shows it (L{frames}), each activation as its
-GsNMethod and the class of its receiver.  An entry is one (method, receiver
-class) pair: its C{tally} the samples with it innermost (self), its
-C{total} those with it anywhere on the stack, its C{children} the entries
-seen directly above it.
+A stone's CPU clock (L{Stone.cpuClock}) is, as a gem's is, the CPU time
+of the thread running the session's call (L{threadCPU}), so a time is the
+run's own; a test that wants exact counts gives its stone L{sendClock}, at
+which every send costs L{SEND_NS}.  While a monitor runs, the first send
+after each interval has passed takes the samples then due: each the stack
+of the sender, as GemStone's process reflection shows it (L{frames}), each
+activation as its GsNMethod and the class of its receiver.  Samples so
+follow where the CPU went: a phase of a loop that takes longer is more
+often the one running when an interval ends.  An entry is one (method,
+receiver class) pair: its C{tally} the samples with it innermost (self),
+its C{total} those with it anywhere on the stack, its C{children} the
+entries seen directly above it.
 
 Where GemStone's behaviour is not shown in public, the model is stricter
 (C{docs/gemstone-fidelity.rst}): a monitor runs once, must be stopped
@@ -28,6 +31,7 @@ template only enumerates them.
 """
 
 from collections import Counter
+import time
 import weakref
 
 import attr
@@ -37,7 +41,7 @@ from gsmcpd.testing.simulator.kernel import CLASSES, classMethod, classOf, integ
 from gsmcpd.testing.simulator.objects import Array, Instance
 
 SEND_NS = 1_000
-"""The model's CPU time of one send, in nanoseconds."""
+"""The CPU time of one send by L{sendClock}, in nanoseconds."""
 
 DEFAULT_INTERVAL_NS = 1_000_000
 """A monitor's interval until C{intervalNs:} sets one (tODE's man page: "The
@@ -49,6 +53,23 @@ answers no less)."""
 
 
 _monitors = weakref.WeakKeyDictionary()
+
+
+def threadCPU(session):
+    """
+    A stone's CPU clock: the nanoseconds of CPU of the thread running
+    C{session}'s call (each call runs on one thread, as the profile
+    template's monitor and C{millisecondsToRun:} run inside one call).
+    """
+    return time.thread_time_ns()
+
+
+def sendClock(session):
+    """
+    A CPU clock for tests: every send of C{session} costs L{SEND_NS}, so
+    times and sample counts are exact and the same on every run.
+    """
+    return session.sends * SEND_NS
 
 
 def monitorsOf(session):
@@ -69,8 +90,8 @@ def _misuse(detail):
 class ProfMonitor(Instance):
     """
     One monitor: its interval, where it is in its life (C{new},
-    C{monitoring}, C{stopped}, C{gathered}), the samples it took, and
-    whether its sample file is still there.
+    C{monitoring}, C{stopped}, C{gathered}), the samples it took (how many
+    of each stack), and whether its sample file is still there.
     """
 
     session = attr.ib(default=None)
@@ -78,18 +99,19 @@ class ProfMonitor(Instance):
     state = attr.ib(default="new")
     due = attr.ib(default=0)
     """The CPU time, in nanoseconds, at which the next sample is due."""
-    samples = attr.ib(factory=list)
+    samples = attr.ib(factory=Counter)
     results = attr.ib(default=None)
     hasFile = attr.ib(default=True)
 
     def tick(self, ev):
         """
-        A send ran: take every sample now due.
+        A send is made: take every sample now due, of the sender's stack.
         """
-        now = self.session.sends * SEND_NS
-        while now >= self.due:
-            self.samples.append(_sample(ev))
-            self.due += self.intervalNs
+        now = self.session.stone.cpuClock(self.session)
+        if now >= self.due:
+            due = (now - self.due) // self.intervalNs + 1
+            self.samples[_sample(ev)] += due
+            self.due += due * self.intervalNs
 
     def require(self, state, doing):
         if self.state != state:
@@ -124,12 +146,13 @@ def _sample(ev):
 
 def gather(samples):
     """
-    The entries C{samples} make, in the order their methods were first seen.
+    The entries C{samples} (a count of each stack) make, in the order
+    their methods were first seen.
     """
     tally, total, children = Counter(), Counter(), {}
-    for sample in samples:
-        tally[sample[-1]] += 1
-        total.update(dict.fromkeys(sample, 1))
+    for sample, count in samples.items():
+        tally[sample[-1]] += count
+        total.update(dict.fromkeys(sample, count))
         for caller, callee in zip(sample, sample[1:]):
             children.setdefault(caller, {})[callee] = None
     entries = {key: ProfMonitorEntry(CLASSES["ProfMonitorEntry"],
@@ -166,7 +189,7 @@ def _startMonitoring(ev, receiver):
     if session.profiler is not None:
         raise _misuse("another ProfMonitor is monitoring this session")
     receiver.state = "monitoring"
-    receiver.due = session.sends * SEND_NS + receiver.intervalNs
+    receiver.due = session.stone.cpuClock(session) + receiver.intervalNs
     session.profiler = receiver
     return receiver
 
@@ -218,8 +241,9 @@ for _className, _name in (("ProfMonitor", "results"), ("ProfMonitorEntry", "tall
 @classMethod("System", "millisecondsToRun:")
 def _millisecondsToRun(ev, receiver, block):
     """
-    The model's CPU time of C{block}: its sends.
+    The CPU time of C{block}, by its stone's clock.
     """
-    before = ev.session.sends
+    session = ev.session
+    before = session.stone.cpuClock(session)
     ev.value(block)
-    return (ev.session.sends - before) * SEND_NS // 1_000_000
+    return (session.stone.cpuClock(session) - before) // 1_000_000
