@@ -181,6 +181,19 @@ MUTANTS = _mutants(
      "at: 'block' put: method ~~ owner.", "at: 'block' put: false.",
      "a block's samples named as its method's own"),
 
+    ("describe_class-near-same-length", "describe_class",
+     "(value isBehavior and: [(key size - className size) abs <= 3])",
+     "(value isBehavior and: [key size = className size])",
+     "a misspelt class names only classes of its length as near"),
+    ("get_method_source-near-other-side", "get_method_source",
+     "(Array with: selector with: (behavior selectors asArray",
+     "(Array with: selector with: (behavior theNonMetaClass class selectors asArray",
+     "a misspelt selector answered with the class side's selectors"),
+    ("list_classes-near-none", "list_classes",
+     "collect: [:each | each name asString]));",
+     "collect: [:each | each name asString]) select: [:each | false]);",
+     "a misspelt dictionary answered with no names"),
+
     # Transactions.
     ("abort-continues", "abort",
      "System abortTransaction.", "System continueTransaction.",
