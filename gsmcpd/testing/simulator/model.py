@@ -368,6 +368,13 @@ class CodeModel:
         info = attr.evolve(self._userClass(name), comment=comment)
         self._transaction.write(system.classKey(name), self._history(name)[:-1] + (info,))
 
+    def setCategory(self, name, category):
+        """
+        Replace the class category (uncommitted), as C{category:} does.
+        """
+        info = attr.evolve(self._userClass(name), category=category)
+        self._transaction.write(system.classKey(name), self._history(name)[:-1] + (info,))
+
     def definition(self, name):
         """
         The class-definition expression GemStone's C{Class>>definition}
