@@ -784,6 +784,36 @@ class ClassDefinitionTests(MutationTestCase):
                          ("name", "place"))
 
 
+class NearestTests(MutationTestCase):
+    """
+    A misspelt class, selector or dictionary given to a mutation names the
+    nearest ones, and changes nothing.
+    """
+
+    @inlineCallbacks
+    def test_nearest(self):
+        for name, arguments, nearest in (
+                ("compile_method", {"className": "Acount", "source": "x ^1"},
+                 "Account"),
+                ("delete_method", {"className": "Acount", "selector": "balance"},
+                 "Account"),
+                ("delete_method", {"className": "Account", "selector": "balanse"},
+                 "balance"),
+                ("delete_class", {"className": "Acount"}, "Account"),
+                ("set_class_comment", {"className": "Acount", "comment": "x"},
+                 "Account"),
+                ("compile_class_definition",
+                 {"className": "Checking", "superclassName": "Acount"}, "Account"),
+                ("compile_class_definition",
+                 {"className": "Checking", "dictionary": "Bankng"}, "Banking"),
+                ("compile_class_definition",
+                 {"className": "Checking", "poolDictionaries": ["Bankng"]}, "Banking"),
+                ("remove_dictionary", {"dictionaryName": "Bankng"}, "Banking")):
+            message = yield self.refused(name, "notFound", **arguments)
+            self.assertTrue(message.endswith(f" Nearest: {nearest}."), (name, message))
+        self.assertIsNone(self.code().classNamed("Checking"))
+
+
 class RoundTripTests(MutationTestCase):
 
     @inlineCallbacks
