@@ -5,11 +5,13 @@ of the keyboard away (those within a few characters of its length), and
 the message names the nearest of them, so an agent's next call is right.
 """
 
+from collections.abc import Iterable
+
 MAX_NAMED = 3
 """Names the message gives at most."""
 
 
-def distance(a, b):
+def distance(a: str, b: str) -> int:
     """
     The edit distance (insertions, deletions, substitutions) of C{a} and
     C{b}.
@@ -24,7 +26,7 @@ def distance(a, b):
     return previous[-1]
 
 
-def nearest(name, candidates):
+def nearest(name: str, candidates: Iterable[str]) -> list[str]:
     """
     The candidates nearest C{name}, nearest first (ignoring case, then
     exactly; then by name): those at most a third of its length away (1 for
@@ -37,7 +39,7 @@ def nearest(name, candidates):
     return [each for far, _, each in ranked if far <= reach][:MAX_NAMED]
 
 
-def withNearest(message, name, candidates):
+def withNearest(message: str, name: str, candidates: Iterable[str]) -> str:
     """
     C{message}, naming the nearest of C{candidates} to C{name} if any are
     near.
