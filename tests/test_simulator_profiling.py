@@ -7,6 +7,7 @@ of sends; and stricter than GemStone where GemStone's behaviour is not shown
 in public.
 """
 
+import threading
 import time
 
 from twisted.trial.unittest import SynchronousTestCase
@@ -158,6 +159,22 @@ class ThreadClockTests(ProfilingTestCase):
     def setUp(self):
         super().setUp()
         self.evaluate(ACCOUNT)
+
+    def test_acrossCalls(self):
+        """
+        A session's clock goes on across its calls' threads, as a gem's
+        CPU adds up: it never goes back, nor jumps to another thread's.
+        """
+        readings = [threadCPU(self.session)]
+        for _ in range(3):
+            thread = threading.Thread(
+                target=lambda: readings.append(threadCPU(self.session)))
+            thread.start()
+            thread.join()
+            sum(range(20_000))
+            readings.append(threadCPU(self.session))
+        self.assertEqual(readings, sorted(readings))
+        self.assertLess(readings[-1] - readings[0], 1_000_000_000)
 
     def test_proportion(self):
         """

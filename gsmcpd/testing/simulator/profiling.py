@@ -9,8 +9,8 @@ tODE's (C{TDProfileTool}, C{TDProfMonitor}, C{TDProfMonitorEntry}); the
 instance variables MagLev's C{ProfMonitorEntry_ruby.gs}.
 
 A stone's CPU clock (L{Stone.cpuClock}) is, as a gem's is, the CPU time
-of the thread running the session's call (L{threadCPU}), so a time is the
-run's own; a test that wants exact counts gives its stone L{sendClock}, at
+its session's calls took, each on its thread (L{threadCPU}), so a time is
+the run's own; a test that wants exact counts gives its stone L{sendClock}, at
 which every send costs L{SEND_NS}.  While a monitor runs, the first send
 after each interval has passed takes the samples then due: each the stack
 of the sender, as GemStone's process reflection shows it (L{frames}), each
@@ -31,6 +31,7 @@ template only enumerates them.
 """
 
 from collections import Counter
+import threading
 import time
 import weakref
 
@@ -55,13 +56,24 @@ answers no less)."""
 _monitors = weakref.WeakKeyDictionary()
 
 
+_clocks = weakref.WeakKeyDictionary()
+
+
 def threadCPU(session):
     """
-    A stone's CPU clock: the nanoseconds of CPU of the thread running
-    C{session}'s call (each call runs on one thread, as the profile
-    template's monitor and C{millisecondsToRun:} run inside one call).
+    A stone's CPU clock: the nanoseconds of CPU C{session}'s calls have
+    taken, as a gem's CPU adds up.  A call runs on one thread; on the next
+    call's thread the clock goes on from where the last reading left it.
     """
-    return time.thread_time_ns()
+    now = time.thread_time_ns()
+    thread = threading.current_thread()
+    held = _clocks.get(session)
+    if held is None or held[0] is not thread:
+        offset = now if held is None else now - held[2]
+        held = [thread, offset, 0]
+        _clocks[session] = held
+    held[2] = now - held[1]
+    return held[2]
 
 
 def sendClock(session):
