@@ -56,6 +56,18 @@ answers no less)."""
 _monitors = weakref.WeakKeyDictionary()
 
 
+@attr.s
+class _SessionClock:
+    """
+    Where a session's CPU clock stands: the thread it last read on, that
+    thread's CPU time at the clock's zero, and its last reading.
+    """
+
+    thread = attr.ib()
+    zero = attr.ib()
+    last = attr.ib(default=0)
+
+
 _clocks = weakref.WeakKeyDictionary()
 
 
@@ -67,13 +79,13 @@ def threadCPU(session):
     """
     now = time.thread_time_ns()
     thread = threading.current_thread()
-    held = _clocks.get(session)
-    if held is None or held[0] is not thread:
-        offset = now if held is None else now - held[2]
-        held = [thread, offset, 0]
-        _clocks[session] = held
-    held[2] = now - held[1]
-    return held[2]
+    clock = _clocks.get(session)
+    if clock is None:
+        clock = _clocks[session] = _SessionClock(thread, now)
+    elif clock.thread is not thread:
+        clock.thread, clock.zero = thread, now - clock.last
+    clock.last = now - clock.zero
+    return clock.last
 
 
 def sendClock(session):
