@@ -11,12 +11,16 @@ instance variables MagLev's C{ProfMonitorEntry_ruby.gs}.
 A stone's CPU clock (L{Stone.cpuClock}) is, as a gem's is, the CPU time
 its session's calls took, each on its thread (L{threadCPU}), so a time is
 the run's own; a test that wants exact counts gives its stone L{sendClock}, at
-which every send costs L{SEND_NS}.  While a monitor runs, the first send
-after each interval has passed takes the samples then due: each the stack
-of the sender, as GemStone's process reflection shows it (L{frames}), each
-activation as its GsNMethod and the class of its receiver.  Samples so
-follow where the CPU went: a phase of a loop that takes longer is more
-often the one running when an interval ends.  An entry is one (method,
+which every send costs L{SEND_NS} (and no jitter, below).  While a monitor
+runs, the first send after each interval has passed takes the samples then
+due: each the stack of the sender, as GemStone's process reflection shows
+it (L{frames}), each activation as its GsNMethod and the class of its
+receiver.  Each interval strays from the one asked for by up to the
+stone's jitter (L{Stone.sampleJitter}; seeded, so the same on every run):
+the model's loops are far more regular than a CPU's, and at an interval
+they divide, samples at exact intervals would keep to one phase of them.
+Samples so follow where the CPU went: a phase of a loop that takes longer
+is more often the one running when an interval ends.  An entry is one (method,
 receiver class) pair: its C{tally} the samples with it innermost (self),
 its C{total} those with it anywhere on the stack, its C{children} the
 entries seen directly above it.
@@ -31,6 +35,7 @@ template only enumerates them.
 """
 
 from collections import Counter
+import random
 import threading
 import time
 import weakref
@@ -47,6 +52,10 @@ SEND_NS = 1_000
 DEFAULT_INTERVAL_NS = 1_000_000
 """A monitor's interval until C{intervalNs:} sets one (tODE's man page: "The
 default interval is 1 ms")."""
+
+DEFAULT_JITTER = 0.5
+"""Each interval is drawn between half and one and a half of the one asked
+for: the mean is the same, the phase in a loop is not."""
 
 MIN_INTERVAL_NS = 1_000
 """The shortest interval the model takes (MagLev's C{Gprof.compute_interval}
@@ -126,6 +135,18 @@ class ProfMonitor(Instance):
     samples = attr.ib(factory=Counter)
     results = attr.ib(default=None)
     hasFile = attr.ib(default=True)
+    jitter = attr.ib(default=0)
+    """How far each interval may stray from C{intervalNs}, as a fraction of
+    it (L{Stone.sampleJitter})."""
+    spread = attr.ib(factory=lambda: random.Random(0))
+
+    def nextInterval(self):
+        """
+        The CPU time to the next sample: the interval, spread by the
+        jitter, so that samples never keep to one phase of a loop.
+        """
+        reach = self.jitter * self.intervalNs
+        return self.intervalNs + round(self.spread.uniform(-reach, reach))
 
     def tick(self, ev):
         """
@@ -133,9 +154,11 @@ class ProfMonitor(Instance):
         """
         now = self.session.stone.cpuClock(self.session)
         if now >= self.due:
-            due = (now - self.due) // self.intervalNs + 1
+            due = 0
+            while now >= self.due:
+                due += 1
+                self.due += self.nextInterval()
             self.samples[_sample(ev)] += due
-            self.due += due * self.intervalNs
 
     def require(self, state, doing):
         if self.state != state:
@@ -213,7 +236,8 @@ def _startMonitoring(ev, receiver):
     if session.profiler is not None:
         raise _misuse("another ProfMonitor is monitoring this session")
     receiver.state = "monitoring"
-    receiver.due = session.stone.cpuClock(session) + receiver.intervalNs
+    receiver.jitter = session.stone.sampleJitter
+    receiver.due = session.stone.cpuClock(session) + receiver.nextInterval()
     session.profiler = receiver
     return receiver
 

@@ -231,6 +231,9 @@ class Stone:
     cpuClock = attr.ib(default=profiling.threadCPU)
     """A session's CPU time in nanoseconds, which its profilers sample by
     and C{System millisecondsToRun:} reads (L{profiling})."""
+    sampleJitter = attr.ib(default=profiling.DEFAULT_JITTER)
+    """How far a profiler's intervals stray from the one asked for, as a
+    fraction of it (L{profiling})."""
     _onetime = attr.ib(init=False, factory=dict)      # password -> (userId, expiry)
     _clockOffset = attr.ib(init=False, default=0.0)
     _numbers = attr.ib(factory=lambda: itertools.count(1))
