@@ -81,6 +81,22 @@ class CommandTests(TestCase):
         self.assertEqual(json.loads(out)["mcpServers"]["gemstone"]["url"],
                          "http://127.0.0.1:40100/mcp")
 
+    def test_clientConfigOptionsAfterTheClient(self):
+        """
+        Options may follow the client's name, flags and parameters alike.
+        """
+        status, out, err = gsmcpd("client-config", "cursor", "--port", "8001",
+                                  "--bearer", "--name=gs")
+        self.assertEqual(status, 0, err)
+        server = json.loads(out)["mcpServers"]["gs"]
+        self.assertEqual(server["url"], "http://127.0.0.1:8001/mcp")
+        self.assertIn("Authorization", server["headers"])
+        status, out, err = gsmcpd("client-config", "cursor", "--nosuch")
+        self.assertEqual(status, 2)
+        self.assertIn("option --nosuch not recognized", err)
+        status, out, err = gsmcpd("client-config", "cursor", "vscode")
+        self.assertEqual(status, 2)
+
     def test_configBeforeTheCommand(self):
         """
         gsmcpd --config FILE COMMAND reads its settings from FILE.

@@ -9,7 +9,7 @@ import json
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon.clientconfig import (
-    CLIENTS, TOKEN_VARIABLE, Target, UnknownClient, endpointUrl, snippet)
+    CLIENTS, TOKEN_VARIABLE, TYPESCRIPT_FILE, Target, UnknownClient, endpointUrl, snippet)
 
 URL = "http://127.0.0.1:8000/mcp"
 JSON_CLIENTS = ("claude-desktop", "cursor", "vscode")
@@ -69,6 +69,18 @@ class SnippetTests(TestCase):
             ast.parse(text)
             self.assertIn('call_tool("open_session", {})', text)
             self.assertIn('"session": session', text)
+
+    def test_typescriptNamesItsFile(self):
+        """
+        The TypeScript snippet is for the SDK's v2 line and names the file
+        to save it as; tests/test_clientconfig_sockets.py runs it so.
+        """
+        for bearer in (False, True):
+            text = snippet("typescript", Target(URL, bearer=bearer))
+            self.assertTrue(text.startswith(f"// {TYPESCRIPT_FILE}: npm install "
+                                            "@modelcontextprotocol/client"), text)
+            self.assertIn('await import("@modelcontextprotocol/client")', text)
+            self.assertNotIn("\nimport ", text)
 
     def test_claudeCode(self):
         self.assertEqual(

@@ -12,7 +12,7 @@ import sys
 
 from twisted.trial.unittest import SkipTest, SynchronousTestCase
 
-from gsmcpd.daemon.clientconfig import Target, snippet
+from gsmcpd.daemon.clientconfig import TYPESCRIPT_FILE, Target, snippet
 from tests.daemon import Daemon
 
 NODE = os.path.join(os.path.dirname(__file__), "node")
@@ -49,18 +49,25 @@ class PrintedSnippetTests(SynchronousTestCase):
 
     def test_typescript(self):
         """
-        The TypeScript SDK's snippet prints the tools and 7, then ends its
-        session.
+        The TypeScript SDK's snippet (its v2 line), saved as the file it
+        names, in a package of either module type, prints the tools and 7,
+        then ends its session.
         """
         modules = os.path.join(NODE, "node_modules")
         if shutil.which("node") is None or not os.path.isdir(
-                os.path.join(modules, "@modelcontextprotocol", "sdk")):
-            missing = "the Node clients are not installed (bin/setup-node)"
+                os.path.join(modules, "@modelcontextprotocol", "client")):
+            missing = ("the TypeScript SDK's v2 line is not installed in "
+                       "tests/node (bin/setup-node)")
             if os.environ.get("CI"):
                 self.fail(missing)
             raise SkipTest(missing)
         os.symlink(modules, os.path.join(self.directory, "node_modules"))
-        printed = self.runAsPrinted("snippet.mjs", snippet(
-            "typescript", Target(self.daemon.url)), ["node"])
+        text = snippet("typescript", Target(self.daemon.url))
+        self.assertTrue(text.startswith(f"// {TYPESCRIPT_FILE}: "))
+        printed = self.runAsPrinted(TYPESCRIPT_FILE, text, ["node"])
+        self.assertIn("execute_code", printed[0].split())
         self.assertEqual(printed[-1], "7")
-        self.assertIn("closed: the client deleted it", self.daemon.log())
+        with open(os.path.join(self.directory, "package.json"), "w") as f:
+            f.write('{"type": "module"}\n')
+        self.assertEqual(self.runAsPrinted(TYPESCRIPT_FILE, text, ["node"])[-1], "7")
+        self.assertEqual(self.daemon.log().count("closed: the client deleted it"), 2)

@@ -189,6 +189,21 @@ class ClassTests(CodeTestCase):
                      "options: #()")
         self.assertEqual(self.code.classNamed("Shape").instVarNames, ("sides",))
 
+    def test_categorySetter(self):
+        """
+        category: sets a class's category, as GemStone's file-out does
+        after the definition: uncommitted until commit, gone on abort;
+        a kernel class's is not changed.
+        """
+        self.assertEqual(self.printed("Account category: 'Ledgers'. Account category"),
+                         "#Ledgers")
+        self.assertIn("Account category: 'Ledgers'\n%\n", self.code.fileOut("Account"))
+        self.assertEqual(self.other().classNamed("Account").category, "Banking-Core")
+        self.abort()
+        self.assertEqual(self.code.classNamed("Account").category, "Banking-Core")
+        self.assertRaises(errors.SmalltalkError, self.evaluator.evaluate,
+                          "Object category: 'Mine'")
+
 
 class BindingTests(CodeTestCase):
     """

@@ -201,7 +201,8 @@ class NameComparisonTests(TemplateTestCase):
         """
         found = self.result("compile_method", className="Account", meta=False,
                             selector="balance", source="balance ^'\u03a9'",
-                            category=None, expected="balance ^'\u03a9'", kernelClasses=False)
+                            category=None, replaces=None, expected="balance ^'\u03a9'",
+                            kernelClasses=False)
         self.assertEqual(found, {"stale": True})
 
 
@@ -230,7 +231,7 @@ class KernelClassTests(TemplateTestCase):
     def test_mutationsRefuseKernelClasses(self):
         cases = {
             "compile_method": dict(className="Object", meta=False, selector="probe",
-                                   source="probe ^1", category=None, expected=None,
+                                   source="probe ^1", category=None, replaces=None, expected=None,
                                    kernelClasses=False),
             "delete_method": dict(className="Object", meta=False, selector="==",
                                   expected=None, kernelClasses=False),
@@ -247,7 +248,8 @@ class KernelClassTests(TemplateTestCase):
         found = self.result(
             "compile_class_definition", className="Object", superclassName="Object",
             instVarNames=[], classVars=[], classInstVars=[], poolDictionaries=[],
-            dictionaryName=None, options=[], expected=None, recompileMethods=True,
+            dictionaryName=None, options=[], category=None, expected=None,
+            recompileMethods=True,
             readMethods=" ", kernelClasses=False)
         self.assertIn("gsmcpRefused", found)
 
@@ -257,7 +259,7 @@ class KernelClassTests(TemplateTestCase):
         leave the decision to the stone.
         """
         found = self.result("compile_method", className="Object", meta=False,
-                            selector="probe", source="probe ^1", category=None,
+                            selector="probe", source="probe ^1", category=None, replaces=None,
                             expected=None, kernelClasses=True)
         self.assertEqual(found["selector"], "probe")
 
@@ -267,13 +269,13 @@ class CompileTests(TemplateTestCase):
     def test_warningsReturned(self):
         found = self.result("compile_method", className="Account", meta=False,
                             selector="probe", source="probe\n\t| unused |\n\t^1",
-                            category=None, expected=None, kernelClasses=False)
+                            category=None, replaces=None, expected=None, kernelClasses=False)
         [warning] = found["warnings"]
         self.assertIn("unused temporary unused", warning)
 
     def test_selectorIsTheStones(self):
         found = self.result("compile_method", className="Account", meta=False,
-                            selector="misread", source="probe ^1", category=None,
+                            selector="misread", source="probe ^1", category=None, replaces=None,
                             expected=None, kernelClasses=False)
         self.assertEqual(found["selector"], "probe")
 

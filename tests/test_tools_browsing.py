@@ -72,6 +72,23 @@ class SchemaTests(BrowsingTestCase):
         self.assertEqual(recorded(self.harness), set())
 
     @inlineCallbacks
+    def test_nearestClass(self):
+        """
+        A misspelt class is answered with the nearest class names of the
+        session's symbol list, by every tool that takes a class.
+        """
+        for tool in CLASS_TOOLS + ("get_method_source",):
+            arguments = {"selector": "x"} if tool == "get_method_source" else {}
+            kind, message = yield self.harness.error(tool, className="Acount",
+                                                     **arguments)
+            self.assertEqual((kind, message), (
+                "notFound", CLASS_NOT_FOUND.format("Acount") + " Nearest: Account."),
+                tool)
+        kind, message = yield self.harness.error("describe_class",
+                                                 className="account")
+        self.assertTrue(message.endswith(" Nearest: Account."), message)
+
+    @inlineCallbacks
     def test_quotedClassName(self):
         """
         A class name holding quotes reaches the stone as text only.
@@ -323,6 +340,11 @@ class MethodSourceTests(BrowsingTestCase):
             meta=True)
         self.assertEqual(kind, "notFound")
         self.assertIn("Method not found: Account class>>deposit: ", message)
+        kind, message = yield self.harness.error(
+            "get_method_source", className="Account", selector="deposti:")
+        self.assertEqual((kind, message), (
+            "notFound", "Method not found: Account>>deposti: (list_methods "
+                        "lists the selectors of Account) Nearest: deposit:."))
         self.assertEqual(recorded(self.harness), set())
 
     @inlineCallbacks

@@ -249,6 +249,20 @@ class ListClassesTests(TestCase):
                      "the dictionaries of this session's symbol list)")
 
     @inlineCallbacks
+    def test_nearestDictionary(self):
+        """
+        A misspelt dictionary is answered with the nearest dictionary names
+        of the session's symbol list.
+        """
+        for tool in ("list_classes", "list_dictionary_entries"):
+            kind, message = yield ToolHarness(("listing",)).error(
+                tool, dictionaryName="UserGlobal")
+            self.assertEqual((kind, message), (
+                "notFound", "Dictionary not found: UserGlobal (list_dictionaries "
+                "lists the dictionaries of this session's symbol list) Nearest: "
+                "UserGlobals."), tool)
+
+    @inlineCallbacks
     def test_quotedName(self):
         """
         A name holding quotes reaches the stone as text, not as source.

@@ -217,6 +217,32 @@ class CompileMethodTests(MutationTestCase):
                       result["content"][0]["text"])
 
     @inlineCallbacks
+    def test_renameKeepsCategory(self):
+        """
+        A method compiled under a new selector in place of another (a
+        rename) keeps that one's category when replaces names it; a
+        category given still wins; replaces must name a method there.
+        """
+        result = yield self.succeed(
+            "compile_method", className="Account", replaces="withdraw:",
+            source="take: amount\n\tbalance := balance - amount")
+        self.assertEqual(result["structuredContent"]["category"], "operations")
+        self.assertEqual(self.code().method("Account", "take:").category, "operations")
+        self.assertIsNotNone(self.code().method("Account", "withdraw:"))
+        result = yield self.succeed(
+            "compile_method", className="Account", replaces="withdraw:",
+            category="moving", source="move: amount\n\tbalance := amount")
+        self.assertEqual(result["structuredContent"]["category"], "moving")
+        kind, message = yield self.harness.error(
+            "compile_method", className="Account", replaces="withdrew:",
+            source="give: amount\n\tbalance := balance + amount")
+        self.assertEqual(kind, "notFound")
+        self.assertTrue(message.startswith("Method not found: Account>>withdrew: "),
+                        message)
+        self.assertTrue(message.endswith(" Nearest: withdraw:."), message)
+        self.assertIsNone(self.code().method("Account", "give:"))
+
+    @inlineCallbacks
     def test_unreadOverwriteRefused(self):
         """
         Replacing a method this session has not read is refused, naming the
@@ -533,6 +559,29 @@ class ClassDefinitionTests(MutationTestCase):
             ("Account", ("limit",), ("Fees",), ("count",), "Banking"))
 
     @inlineCallbacks
+    def test_category(self):
+        """
+        The class category given is set, as GemStone's file-out sets it
+        (category: after the definition); a redefinition keeps it unless
+        one is given, and a new one alone is a change.
+        """
+        yield self.succeed("compile_class_definition", className="Widget",
+                           category="Gadgets")
+        self.assertEqual(self.code().classNamed("Widget").category, "Gadgets")
+        yield self.succeed("compile_class_definition", className="Widget",
+                           instVarNames=["size"])
+        self.assertEqual(self.code().classNamed("Widget").category, "Gadgets")
+        result = yield self.succeed("compile_class_definition", className="Widget",
+                                    instVarNames=["size"], category="Parts")
+        self.assertEqual((result["structuredContent"]["changed"],
+                          self.code().classNamed("Widget").category), (True, "Parts"))
+        result = yield self.succeed("compile_class_definition", className="Widget",
+                                    instVarNames=["size"], category="Parts")
+        self.assertIs(result["structuredContent"]["changed"], False)
+        described = yield self.succeed("describe_class", className="Widget")
+        self.assertEqual(described["structuredContent"]["category"], "Parts")
+
+    @inlineCallbacks
     def test_invalidIdentifiers(self):
         for arguments in ({"className": "Two words"},
                           {"className": "X", "instVarNames": ["a b"]},
@@ -735,6 +784,36 @@ class ClassDefinitionTests(MutationTestCase):
                          ("name", "place"))
 
 
+class NearestTests(MutationTestCase):
+    """
+    A misspelt class, selector or dictionary given to a mutation names the
+    nearest ones, and changes nothing.
+    """
+
+    @inlineCallbacks
+    def test_nearest(self):
+        for name, arguments, nearest in (
+                ("compile_method", {"className": "Acount", "source": "x ^1"},
+                 "Account"),
+                ("delete_method", {"className": "Acount", "selector": "balance"},
+                 "Account"),
+                ("delete_method", {"className": "Account", "selector": "balanse"},
+                 "balance"),
+                ("delete_class", {"className": "Acount"}, "Account"),
+                ("set_class_comment", {"className": "Acount", "comment": "x"},
+                 "Account"),
+                ("compile_class_definition",
+                 {"className": "Checking", "superclassName": "Acount"}, "Account"),
+                ("compile_class_definition",
+                 {"className": "Checking", "dictionary": "Bankng"}, "Banking"),
+                ("compile_class_definition",
+                 {"className": "Checking", "poolDictionaries": ["Bankng"]}, "Banking"),
+                ("remove_dictionary", {"dictionaryName": "Bankng"}, "Banking")):
+            message = yield self.refused(name, "notFound", **arguments)
+            self.assertTrue(message.endswith(f" Nearest: {nearest}."), (name, message))
+        self.assertIsNone(self.code().classNamed("Checking"))
+
+
 class RoundTripTests(MutationTestCase):
 
     @inlineCallbacks
@@ -772,7 +851,7 @@ def _templateArguments(fuzz):
         "set_class_comment": {"className": fuzz, "comment": fuzz},
         "compile_method": {"className": fuzz, "meta": False,
                            "selector": fuzz, "source": fuzz,
-                           "category": fuzz, "expected": fuzz},
+                           "category": fuzz, "replaces": fuzz, "expected": fuzz},
         "delete_method": {"className": fuzz, "meta": True,
                           "selector": fuzz, "expected": fuzz},
         "delete_class": {"className": fuzz, "expected": fuzz},
@@ -780,7 +859,8 @@ def _templateArguments(fuzz):
             "className": fuzz, "superclassName": fuzz,
             "instVarNames": [fuzz], "classVars": [], "classInstVars": [fuzz],
             "poolDictionaries": [fuzz, fuzz], "dictionaryName": fuzz,
-            "options": [fuzz], "recompileMethods": True, "expected": fuzz},
+            "options": [fuzz], "category": fuzz, "recompileMethods": True,
+            "expected": fuzz},
     }
 
 

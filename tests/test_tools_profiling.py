@@ -6,13 +6,16 @@ the envelope it runs in; the same guardrails as execute_code; and no
 monitor or sample file left behind, however the code ends.
 """
 
+import gc
 import json
+import time
 
 import jsonschema
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
-from gsmcpd.testing.simulator.profiling import monitorsOf
+from gsmcpd.testing.simulator.profiling import monitorsOf, sendClock
+from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.profiling import (
     DEFAULT_LIMIT, MAX_LIMIT, PRINT_LIMIT, profileCodeTool, row, share)
 from tests.test_tools_listing import checkedCall
@@ -28,6 +31,14 @@ BUSY = (
     "(UserGlobals at: #Busy) class compileMethod: 'busy: n\n\t^self new work: n'\n"
     "\tdictionaries: System myUserProfile symbolList category: 'work'")
 
+ACCOUNT = (
+    "Object subclass: 'Account' instVarNames: #(balance) classVars: #() classInstVars: #() "
+    "poolDictionaries: #() inDictionary: UserGlobals options: #().\n"
+    "#('init balance := 0' 'balance ^balance' 'deposit: n balance := balance + n'\n"
+    "'withdraw: n balance := balance - n')\n"
+    "\tdo: [:each | (UserGlobals at: #Account) compileMethod: each\n"
+    "\t\tdictionaries: System myUserProfile symbolList category: 'accessing']")
+
 EVERY_SEND = 1_000
 """The shortest interval: the model then samples every send."""
 
@@ -38,8 +49,12 @@ def ranking(found, key):
 
 class ProfileTestCase(TestCase):
 
+    stone = staticmethod(lambda: Stone(cpuClock=sendClock, sampleJitter=0))
+    """Exact counts: a stone whose CPU clock counts sends, sampling at exact
+    intervals."""
+
     def setUp(self):
-        self.harness = ToolHarness(("debugging", "execution"))
+        self.harness = ToolHarness(("debugging", "execution"), stone=self.stone())
         return self.harness.call("execute_code", code=BUSY)
 
     def profile(self, **arguments):
@@ -208,6 +223,41 @@ class RankingTests(ProfileTestCase):
         self.assertEqual((len(found["printString"]), found["totalCharacters"],
                           found["truncated"]), (PRINT_LIMIT, 5002, True))
         self.assertIn(f"[truncated: showing {PRINT_LIMIT} of 5002 characters]", text)
+
+
+class TruthTests(ProfileTestCase):
+    """
+    On a stone's own clock (the CPU of the thread running the call), what
+    an agent profiling its code sees.
+    """
+
+    stone = Stone
+
+    @inlineCallbacks
+    def test_equalWork(self):
+        """
+        A loop sending deposit: and withdraw: equally names both, within
+        20 % of each other, and its CPU time is the call's.  (Without
+        Python's collector, whose pauses land on one method.)
+        """
+        gc.disable()
+        self.addCleanup(gc.enable)
+        yield self.harness.call("execute_code", code=ACCOUNT)
+        before = time.thread_time_ns()
+        _, found = yield self.profile(code=(
+            "| a | a := Account new init. "
+            "1 to: 5000 do: [:i | a deposit: 3. a withdraw: 3]. a balance"),
+            intervalNs=20_000)
+        spent = (time.thread_time_ns() - before) // 1_000_000
+        bySelf = {each["method"]: each["self"] for each in found["bySelf"]}
+        deposit, withdraw = bySelf["Account>>deposit:"], bySelf["Account>>withdraw:"]
+        self.assertLess(abs(deposit - withdraw), 0.2 * max(deposit, withdraw), bySelf)
+        self.assertTrue(0.5 * spent <= found["milliseconds"] <= spent,
+                        (found["milliseconds"], spent))
+        # A sample every 20 µs of that time.
+        self.assertTrue(abs(found["samples"] * 0.02 - found["milliseconds"])
+                        <= 0.1 * found["milliseconds"] + 2,
+                        (found["samples"], found["milliseconds"]))
 
 
 class OnlyTheCodeTests(ProfileTestCase):

@@ -274,6 +274,18 @@ class FindReferencesTests(SearchTestCase):
             "name in this session's symbol list)"))
 
 
+    @inlineCallbacks
+    def test_nearestGlobal(self):
+        """
+        A misspelt global is answered with the nearest names of the
+        session's symbol list.
+        """
+        kind, message = yield failed(self.harness, "find_references_to",
+                                     name="Accuont")
+        self.assertEqual(kind, "notFound")
+        self.assertTrue(message.endswith(" Nearest: Account."), message)
+
+
 class SearchMethodSourceTests(SearchTestCase):
 
     @inlineCallbacks
@@ -371,6 +383,10 @@ class SearchMethodSourceTests(SearchTestCase):
             "notFound", "Dictionary not found: NoSuchDictionary "
             "(list_dictionaries lists the dictionaries of this session's "
             "symbol list)"))
+        result = yield failed(self.harness, "search_method_source",
+                              pattern="x", dictionaryName="Usergloabls")
+        self.assertEqual(result[1][-len(" Nearest: UserGlobals."):],
+                         " Nearest: UserGlobals.")
 
     @inlineCallbacks
     def test_quotedPattern(self):

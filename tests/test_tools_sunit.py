@@ -292,6 +292,19 @@ class RunTestMethodTests(TestingTestCase):
             "classes)"))
 
     @inlineCallbacks
+    def test_nearest(self):
+        """
+        A misspelt test class or test names the nearest ones.
+        """
+        kind, message = yield failed(self.harness, "run_test_class",
+                                     className="AcountTest")
+        self.assertEqual(kind, "notFound")
+        self.assertTrue(message.endswith(" Nearest: AccountTest."), message)
+        kind, message = yield failed(self.harness, "run_test_method",
+                                     className="AccountTest", selector="testDepsit")
+        self.assertTrue(message.endswith(" Nearest: AccountTest>>testDeposit."), message)
+
+    @inlineCallbacks
     def test_notATestCase(self):
         kind, _ = yield failed(self.harness, "run_test_method",
                                className="Account", selector="balance")

@@ -10,6 +10,7 @@ know which stone and which URL they are about.  C{gsmcpd --config FILE
 COMMAND} is C{gsmcpd COMMAND --config FILE}.
 """
 
+import getopt
 import json
 import os
 import sys
@@ -55,6 +56,27 @@ class ClientConfigOptions(usage.Options):
         [CONFIG_OPTION, None, None,
          f"the daemon's TOML settings file [{CONFIG_VARIABLE}]"],
     ]
+
+    def parseOptions(self, options=None):
+        """
+        Options may follow the client's name (C{client-config cursor --port
+        8001}): they are all taken before it, as getopt's GNU order does.
+        """
+        if options is None:
+            options = sys.argv[1:]
+        try:
+            found, names = getopt.gnu_getopt(options, self.shortOpt, self.longOpt)
+        except getopt.error as e:
+            raise usage.UsageError(str(e))
+        spelled = []
+        for option, value in found:
+            if option.startswith("--"):
+                spelled.append(option if option[2:] in self.longOpt
+                               else f"{option}={value}")
+            else:
+                spelled += [option, value] if f"{option[1]}:" in self.shortOpt \
+                    else [option]
+        super().parseOptions([*spelled, "--", *names])
 
     def parseArgs(self, client=None):
         if client is None:

@@ -142,26 +142,43 @@ def pythonSdk(target):
         "asyncio.run(main())\n")
 
 
+TYPESCRIPT_FILE = "gemstone.js"
+"""The file the TypeScript snippet says to save it as."""
+
+
 def typescriptSdk(target):
+    """
+    The TypeScript SDK's v2 line (C{@modelcontextprotocol/client}) in its
+    default mode (the 2025 handshake: the MCP session holds a GemStone
+    session).  The package is imported dynamically inside an async
+    function, so the file runs as C{.js} whatever its package's module
+    type, and as C{.mjs} or C{.cjs}.
+    """
     options = ""
     if target.bearer:
-        options = (", {\n  requestInit: { headers: { Authorization: "
-                   f"`Bearer ${{process.env.{TOKEN_VARIABLE}}}` }} }},\n}}")
+        options = (", {\n    requestInit: { headers: { Authorization: "
+                   f"`Bearer ${{process.env.{TOKEN_VARIABLE}}}` }} }},\n  }}")
     return (
-        "// npm install @modelcontextprotocol/sdk\n"
-        'import { Client } from "@modelcontextprotocol/sdk/client/index.js";\n'
-        "import { StreamableHTTPClientTransport } from "
-        '"@modelcontextprotocol/sdk/client/streamableHttp.js";\n\n'
-        f"const transport = new StreamableHTTPClientTransport(new URL("
-        f"{json.dumps(target.url)}){options});\n"
-        'const client = new Client({ name: "my-client", version: "1.0.0" });\n'
-        "await client.connect(transport);\n"
-        "console.log((await client.listTools()).tools.map((t) => t.name));\n"
-        "const result = await client.callTool({ name: \"execute_code\", "
-        "arguments: { code: \"3 + 4\" } });\n"
-        "console.log(result.content[0].text);\n"
-        "await transport.terminateSession();\n"
-        "await client.close();\n")
+        f"// {TYPESCRIPT_FILE}: npm install @modelcontextprotocol/client, "
+        f"then node {TYPESCRIPT_FILE}\n"
+        "async function main() {\n"
+        "  const { Client, StreamableHTTPClientTransport } = "
+        'await import("@modelcontextprotocol/client");\n'
+        "  const transport = new StreamableHTTPClientTransport(\n"
+        f"    new URL({json.dumps(target.url)}){options});\n"
+        '  const client = new Client({ name: "my-client", version: "1.0.0" });\n'
+        "  await client.connect(transport);\n"
+        "  console.log((await client.listTools()).tools.map((t) => t.name).join(\" \"));\n"
+        "  const result = await client.callTool(\n"
+        '    { name: "execute_code", arguments: { code: "3 + 4" } });\n'
+        "  console.log(result.content[0].text);\n"
+        "  await transport.terminateSession();\n"
+        "  await client.close();\n"
+        "}\n\n"
+        "main().catch((error) => {\n"
+        "  console.error(error);\n"
+        "  process.exitCode = 1;\n"
+        "});\n")
 
 
 CLIENTS = {

@@ -49,10 +49,10 @@ MODERN_PREAMBLE = (
     "transaction and view, so your changes are there for your next calls, "
     "and for others once committed; close_session when done. A call "
     "without a handle runs in a throwaway session that sees the newest "
-    "commit and is logged out after it: nothing it changed or left "
-    "(SessionTemps included) reaches another call (a tool whose point is a "
-    "lasting change refuses). Names resolve through your session's symbol "
-    "list, in a GemStone/S 64 Smalltalk repository. " + LIMITS)
+    "commit and is logged out after it: nothing it left (SessionTemps "
+    "included) reaches another call (a tool whose point is a lasting change "
+    "refuses). Names resolve through your session's symbol list "
+    "(GemStone/S 64 Smalltalk). " + LIMITS)
 """The 2026-07-28 era's first paragraph, when a served tool runs on
 GemStone (only those take a handle)."""
 

@@ -85,7 +85,8 @@ class ChangesToolset(MutationToolset):
         elif first.previous is not None:
             value = yield self.guarded(
                 call, "compile_method", dict(
-                    subject, source=first.previous, category=first.category),
+                    subject, source=first.previous, category=first.category,
+                    replaces=None),
                 key, "get_method_source")
             if "compileErrors" in value:
                 raise compileError(

@@ -78,8 +78,8 @@ class MutationToolset(Toolset):
             Tool("compile_class_definition", "Define class",
                  "Define or redefine a class from named parts (nothing is "
                  "evaluated). Redefining needs get_class_definition first "
-                 "(and reads of methods it may drop); refused if the class "
-                 "has subclasses. A shape change makes a new class version, "
+                 "(and reads of methods it may drop); refused if it has "
+                 "subclasses. A shape change makes a new version, "
                  "recompiling its methods and reporting failures.",
                  closedSchema({
                      "className": stringArgument(pattern=IDENTIFIER),
@@ -89,11 +89,11 @@ class MutationToolset(Toolset):
                      "classInstVars": namesArgument(),
                      "poolDictionaries": {"type": "array", "items": STRING},
                      "dictionary": stringArgument(
-                         "default: where it is now, else UserGlobals"),
+                         "default: its own, else UserGlobals"),
                      "options": namesArgument("e.g. subclassesDisallowed"),
+                     "category": stringArgument(),
                      "recompileMethods": flagArgument(
-                         "default true; false drops the methods on a shape "
-                         "change")},
+                         "default true; false drops them instead")},
                      required=["className"]),
                  annotations(False, destructive=True),
                  self.compileClassDefinition,
@@ -110,13 +110,14 @@ class MutationToolset(Toolset):
                          runsOn=OWN_SESSION),
             Tool("compile_method", "Compile method",
                  "Compile a method from its full source (selector line "
-                 "first), new or replacing the one with its selector, which "
-                 "needs get_method_source first. The category defaults to "
-                 "the replaced one's, else 'as yet unclassified'.",
+                 "first), new or replacing its selector's (needs "
+                 "get_method_source first). Category default: the replaced "
+                 "one's (replaces: a rename's old selector).",
                  closedSchema({
                      "className": _CLASS_NAME,
                      "source": stringArgument(),
                      "category": stringArgument(),
+                     "replaces": stringArgument(),
                      "meta": META},
                      required=["className", "source"]),
                  annotations(False, destructive=True), self.compileMethod,
@@ -208,6 +209,7 @@ class MutationToolset(Toolset):
                 "poolDictionaries": arguments.get("poolDictionaries", []),
                 "dictionaryName": arguments.get("dictionary"),
                 "options": arguments.get("options", []),
+                "category": arguments.get("category"),
                 "recompileMethods": arguments.get("recompileMethods", True),
                 "readMethods": call.ledger.methodsRead(className)},
             key, "get_class_definition",
@@ -242,7 +244,8 @@ class MutationToolset(Toolset):
         value = yield self.guarded(
             call, "compile_method", {
                 "className": className, "meta": meta, "selector": selector,
-                "source": source, "category": arguments.get("category")},
+                "source": source, "category": arguments.get("category"),
+                "replaces": arguments.get("replaces")},
             methodKey(className, selector, meta), "get_method_source")
         named = methodName(className, selector, meta)
         if "compileErrors" in value:

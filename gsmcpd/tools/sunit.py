@@ -16,6 +16,7 @@ from gsmcpd.tools.base import (
     Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
     resultSchema)
 from gsmcpd.tools.paging import LIST_LIMIT, PAGE_SCHEMA, page, pagingProperties
+from gsmcpd.tools.templates.nearest import nearest
 from gsmcpd.tools.templates.outcomes import stackText
 
 STATUSES = ("passed", "failed", "error")
@@ -186,9 +187,13 @@ class TestingToolset(Toolset):
                                        ("Method", value["unknownMethods"]))
                    if names]
         if missing:
+            near = dict.fromkeys(
+                each for name in value["unknownClasses"] + value["unknownMethods"]
+                for each in nearest(name, value["near"]))
             raise ToolError("notFound", "; ".join(missing) + (
                 " (not in this session's symbol list; list_test_classes "
-                "lists the test classes)"))
+                "lists the test classes)") + (
+                f" Nearest: {', '.join(near)}." if near else ""))
         if value["notTestCases"]:
             raise ToolError(
                 "refused", f"Not a TestCase subclass: "

@@ -400,6 +400,13 @@ class CodeModel:
             lines.append("  " * depth + each.name + (f"({own})" if own else ""))
         return "\n".join(lines) + "\n"
 
+    def setCategory(self, name, category):
+        """
+        Replace the class category (uncommitted), as C{category:} does.
+        """
+        info = attr.evolve(self._userClass(name), category=category)
+        self._transaction.write(system.classKey(name), self._history(name)[:-1] + (info,))
+
     def definition(self, name):
         """
         The class-definition expression GemStone's C{Class>>definition}

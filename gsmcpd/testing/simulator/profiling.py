@@ -8,15 +8,22 @@ C{rcvrClass}); C{System millisecondsToRun:} beside them.  The protocol is
 tODE's (C{TDProfileTool}, C{TDProfMonitor}, C{TDProfMonitorEntry}); the
 instance variables MagLev's C{ProfMonitorEntry_ruby.gs}.
 
-The model's CPU is its own sends: every send costs L{SEND_NS} of a session's
-CPU clock (L{Session.sends}), so a time and a sample count are exact and
-the same on every run.  While a monitor runs, each send that reaches the
-next multiple of its interval takes a sample: the stack of the sender, as
-GemStone's process reflection shows it (L{frames}), each activation as its
-GsNMethod and the class of its receiver.  An entry is one (method, receiver
-class) pair: its C{tally} the samples with it innermost (self), its
-C{total} those with it anywhere on the stack, its C{children} the entries
-seen directly above it.
+A stone's CPU clock (L{Stone.cpuClock}) is, as a gem's is, the CPU time
+its session's calls took, each on its thread (L{threadCPU}), so a time is
+the run's own; a test that wants exact counts gives its stone L{sendClock}, at
+which every send costs L{SEND_NS} (and no jitter, below).  While a monitor
+runs, the first send after each interval has passed takes the samples then
+due: each the stack of the sender, as GemStone's process reflection shows
+it (L{frames}), each activation as its GsNMethod and the class of its
+receiver.  Each interval strays from the one asked for by up to the
+stone's jitter (L{Stone.sampleJitter}; seeded, so the same on every run):
+the model's loops are far more regular than a CPU's, and at an interval
+they divide, samples at exact intervals would keep to one phase of them.
+Samples so follow where the CPU went: a phase of a loop that takes longer
+is more often the one running when an interval ends.  An entry is one (method,
+receiver class) pair: its C{tally} the samples with it innermost (self),
+its C{total} those with it anywhere on the stack, its C{children} the
+entries seen directly above it.
 
 Where GemStone's behaviour is not shown in public, the model is stricter
 (C{docs/gemstone-fidelity.rst}): a monitor runs once, must be stopped
@@ -28,6 +35,9 @@ template only enumerates them.
 """
 
 from collections import Counter
+import random
+import threading
+import time
 import weakref
 
 import attr
@@ -37,11 +47,15 @@ from gsmcpd.testing.simulator.kernel import CLASSES, classMethod, classOf, integ
 from gsmcpd.testing.simulator.objects import Array, Instance
 
 SEND_NS = 1_000
-"""The model's CPU time of one send, in nanoseconds."""
+"""The CPU time of one send by L{sendClock}, in nanoseconds."""
 
 DEFAULT_INTERVAL_NS = 1_000_000
 """A monitor's interval until C{intervalNs:} sets one (tODE's man page: "The
 default interval is 1 ms")."""
+
+DEFAULT_JITTER = 0.5
+"""Each interval is drawn between half and one and a half of the one asked
+for: the mean is the same, the phase in a loop is not."""
 
 MIN_INTERVAL_NS = 1_000
 """The shortest interval the model takes (MagLev's C{Gprof.compute_interval}
@@ -49,6 +63,46 @@ answers no less)."""
 
 
 _monitors = weakref.WeakKeyDictionary()
+
+
+@attr.s
+class _SessionClock:
+    """
+    Where a session's CPU clock stands: the thread it last read on, that
+    thread's CPU time at the clock's zero, and its last reading.
+    """
+
+    thread = attr.ib()
+    zero = attr.ib()
+    last = attr.ib(default=0)
+
+
+_clocks = weakref.WeakKeyDictionary()
+
+
+def threadCPU(session):
+    """
+    A stone's CPU clock: the nanoseconds of CPU C{session}'s calls have
+    taken, as a gem's CPU adds up.  A call runs on one thread; on the next
+    call's thread the clock goes on from where the last reading left it.
+    """
+    now = time.thread_time_ns()
+    thread = threading.current_thread()
+    clock = _clocks.get(session)
+    if clock is None:
+        clock = _clocks[session] = _SessionClock(thread, now)
+    elif clock.thread is not thread:
+        clock.thread, clock.zero = thread, now - clock.last
+    clock.last = now - clock.zero
+    return clock.last
+
+
+def sendClock(session):
+    """
+    A CPU clock for tests: every send of C{session} costs L{SEND_NS}, so
+    times and sample counts are exact and the same on every run.
+    """
+    return session.sends * SEND_NS
 
 
 def monitorsOf(session):
@@ -69,8 +123,8 @@ def _misuse(detail):
 class ProfMonitor(Instance):
     """
     One monitor: its interval, where it is in its life (C{new},
-    C{monitoring}, C{stopped}, C{gathered}), the samples it took, and
-    whether its sample file is still there.
+    C{monitoring}, C{stopped}, C{gathered}), the samples it took (how many
+    of each stack), and whether its sample file is still there.
     """
 
     session = attr.ib(default=None)
@@ -78,18 +132,33 @@ class ProfMonitor(Instance):
     state = attr.ib(default="new")
     due = attr.ib(default=0)
     """The CPU time, in nanoseconds, at which the next sample is due."""
-    samples = attr.ib(factory=list)
+    samples = attr.ib(factory=Counter)
     results = attr.ib(default=None)
     hasFile = attr.ib(default=True)
+    jitter = attr.ib(default=0)
+    """How far each interval may stray from C{intervalNs}, as a fraction of
+    it (L{Stone.sampleJitter})."""
+    spread = attr.ib(factory=lambda: random.Random(0))
+
+    def nextInterval(self):
+        """
+        The CPU time to the next sample: the interval, spread by the
+        jitter, so that samples never keep to one phase of a loop.
+        """
+        reach = self.jitter * self.intervalNs
+        return self.intervalNs + round(self.spread.uniform(-reach, reach))
 
     def tick(self, ev):
         """
-        A send ran: take every sample now due.
+        A send is made: take every sample now due, of the sender's stack.
         """
-        now = self.session.sends * SEND_NS
-        while now >= self.due:
-            self.samples.append(_sample(ev))
-            self.due += self.intervalNs
+        now = self.session.stone.cpuClock(self.session)
+        if now >= self.due:
+            due = 0
+            while now >= self.due:
+                due += 1
+                self.due += self.nextInterval()
+            self.samples[_sample(ev)] += due
 
     def require(self, state, doing):
         if self.state != state:
@@ -124,12 +193,13 @@ def _sample(ev):
 
 def gather(samples):
     """
-    The entries C{samples} make, in the order their methods were first seen.
+    The entries C{samples} (a count of each stack) make, in the order
+    their methods were first seen.
     """
     tally, total, children = Counter(), Counter(), {}
-    for sample in samples:
-        tally[sample[-1]] += 1
-        total.update(dict.fromkeys(sample, 1))
+    for sample, count in samples.items():
+        tally[sample[-1]] += count
+        total.update(dict.fromkeys(sample, count))
         for caller, callee in zip(sample, sample[1:]):
             children.setdefault(caller, {})[callee] = None
     entries = {key: ProfMonitorEntry(CLASSES["ProfMonitorEntry"],
@@ -166,7 +236,8 @@ def _startMonitoring(ev, receiver):
     if session.profiler is not None:
         raise _misuse("another ProfMonitor is monitoring this session")
     receiver.state = "monitoring"
-    receiver.due = session.sends * SEND_NS + receiver.intervalNs
+    receiver.jitter = session.stone.sampleJitter
+    receiver.due = session.stone.cpuClock(session) + receiver.nextInterval()
     session.profiler = receiver
     return receiver
 
@@ -218,8 +289,9 @@ for _className, _name in (("ProfMonitor", "results"), ("ProfMonitorEntry", "tall
 @classMethod("System", "millisecondsToRun:")
 def _millisecondsToRun(ev, receiver, block):
     """
-    The model's CPU time of C{block}: its sends.
+    The CPU time of C{block}, by its stone's clock.
     """
-    before = ev.session.sends
+    session = ev.session
+    before = session.stone.cpuClock(session)
     ev.value(block)
-    return (ev.session.sends - before) * SEND_NS // 1_000_000
+    return (session.stone.cpuClock(session) - before) // 1_000_000

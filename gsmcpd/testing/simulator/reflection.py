@@ -275,6 +275,15 @@ def _category(ev, receiver):
     return Symbol(ev.code.classInfo(_classNamed(ev, receiver, "category")).category)
 
 
+@method("Class", "category:")
+def _setCategory(ev, receiver, category):
+    """
+    GemStone's file-out sets a class's category so, after defining it.
+    """
+    ev.code.setCategory(_classNamed(ev, receiver, "category:"), text(category))
+    return receiver
+
+
 @method("Class", "classVarNames")
 def _classVarNames(ev, receiver):
     info = ev.code.classInfo(_classNamed(ev, receiver, "classVarNames"))

@@ -13,7 +13,7 @@ import time
 
 import attr
 
-from gsmcpd.testing.simulator import errors, events, seed
+from gsmcpd.testing.simulator import errors, events, profiling, seed
 from gsmcpd.testing.simulator.repository import Repository, Transaction
 
 DEFAULT_USER = "DataCurator"
@@ -262,6 +262,12 @@ class Stone:
     """Kernel methods this stone does not have, as C{"System
     class>>sessionsReferencingOldestCr"}: an older GemStone version may lack
     an optional one, and its senders must ask (C{respondsTo:}) first."""
+    cpuClock = attr.ib(default=profiling.threadCPU)
+    """A session's CPU time in nanoseconds, which its profilers sample by
+    and C{System millisecondsToRun:} reads (L{profiling})."""
+    sampleJitter = attr.ib(default=profiling.DEFAULT_JITTER)
+    """How far a profiler's intervals stray from the one asked for, as a
+    fraction of it (L{profiling})."""
     _onetime = attr.ib(init=False, factory=dict)      # password -> (userId, expiry)
     _clockOffset = attr.ib(init=False, default=0.0)
     _numbers = attr.ib(factory=lambda: itertools.count(1))

@@ -17,6 +17,7 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
+from gsmcpd.tools.templates.nearest import withNearest
 from gsmcpd.tools.templates.outcomes import (
     STILL, CallBroken, GemGone, ResultOverLimit, ToolError, ViewMove,
     errorKindOf, eventNote, stackText)
@@ -28,7 +29,9 @@ MAX_RESULT_BYTES = 1 << 20
 WITHDRAWN = "the call was ended before it started"
 
 _MARKERS = {"gsmcpRefused": "refused", "gsmcpNotFound": "notFound"}
-"""What a template answers when it refuses, or cannot find its subject."""
+"""What a template answers when it refuses, or cannot find its subject;
+beside a subject not found, C{gsmcpNear} may hold the name sought and the
+names of its kind that could be near it (L{withNearest})."""
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -117,7 +120,10 @@ def _answered(answer):
     if isinstance(value, dict):
         for marker, kind in _MARKERS.items():
             if marker in value:
-                raise ToolError(kind, value[marker], needsCommit=needsCommit,
+                message = value[marker]
+                if "gsmcpNear" in value:
+                    message = withNearest(message, *value["gsmcpNear"])
+                raise ToolError(kind, message, needsCommit=needsCommit,
                                 moved=moved)
     return TemplateAnswer(value, needsCommit, tuple(document.get("notes", ())),
                           moved)
