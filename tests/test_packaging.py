@@ -64,7 +64,7 @@ class WheelTests(TestCase):
         parser = configparser.ConfigParser()
         parser.read_string(self.entryPoints)
         self.assertEqual(parser["console_scripts"]["gsmcpd"],
-                         "gsmcpd.daemon.cli:run")
+                         "gsmcpd.daemon.early:run")
 
     def test_simulatedStoneSourceAndTemplates(self):
         self.assertIn("gsmcpd/testing/simulator/fakegcits.c", self.names)
