@@ -52,8 +52,10 @@ class TypeScriptSurfaceFlowTests(SynchronousTestCase):
         (2026-07-28): open_session, then tool_call of
         compile_class_definition with the handle as tool_call's own
         argument defines the class; direct calls of unlisted tools with the
-        handle read and delete it in that session; tool_get shows the
-        session argument.  In the SDK's default legacy mode (2025-11-25)
+        handle read and delete it in that session (the read given
+        tool_get's definition as C{toolDefinition}, so that the SDK mirrors
+        the handle in C{Mcp-Param-Session}, the delete without it); tool_get
+        shows the session argument.  In the SDK's default legacy mode (2025-11-25)
         the same calls work without a handle.
         """
         daemon = self.daemon("catalog")

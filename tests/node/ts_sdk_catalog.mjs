@@ -7,10 +7,12 @@
 //   versionNegotiation: { mode: "auto" } (it negotiates 2026-07-28).
 //   list the tools -> (2026: open_session) -> define class Gadget
 //   (catalog: through tool_call, the handle as tool_call's own argument;
-//   full: directly) -> read its definition and delete it by direct calls
-//   (unlisted on the catalog surface, with the handle among their
-//   arguments) -> (catalog: tool_get of compile_class_definition) ->
-//   (2026: close_session; 2025: DELETE)
+//   full: directly) -> (catalog: tool_get of compile_class_definition and
+//   of get_class_definition) -> read its definition and delete it by direct
+//   calls (unlisted on the catalog surface, with the handle among their
+//   arguments; catalog: the read given tool_get's definition, so that the
+//   SDK mirrors the handle in Mcp-Param-Session) -> (2026: close_session;
+//   2025: DELETE)
 // Prints one JSON line of what it saw; exits 1 if a step went wrong (the
 // line's "problems" says which).
 
@@ -55,11 +57,18 @@ try {
     ? await call("tool_call", { name: "compile_class_definition", arguments: GADGET, ...handle })
     : await call("compile_class_definition", { ...GADGET, ...handle });
   expect("define", defined, "Gadget");
-  expect("read", await call("get_class_definition", { className: "Gadget", ...handle }), "Gadget");
+  // Catalog: tool_get's definition given to callTool as toolDefinition, so
+  // the SDK mirrors the handle in Mcp-Param-Session as for a listed tool.
+  let reading;
   if (surface === "catalog") {
     const described = expect("describe", await call("tool_get", { name: "compile_class_definition" }));
     seen.describedArguments = Object.keys(described.tool?.inputSchema?.properties ?? {}).sort();
+    reading = { toolDefinition: expect("describe reader",
+      await call("tool_get", { name: "get_class_definition" })).tool };
   }
+  expect("read", await client.callTool(
+    { name: "get_class_definition", arguments: { className: "Gadget", ...handle } },
+    reading), "Gadget");
   expect("delete", await call("delete_class", { className: "Gadget", ...handle }));
   if (handle.session) {
     expect("close", await call("close_session", handle));
