@@ -4,12 +4,17 @@ summary, ratios, targets and the text report.  Nothing here starts a
 server or times anything.
 """
 
+import io
+import json
+import sys
+
 from twisted.trial.unittest import SynchronousTestCase
 
-from bench import processes, report, searchcost, spy
+from bench import kernelshape, processes, report, searchcost, spy
 from bench.run import figures
 from bench.stats import fromWrk, medianRound, percentile, ratio, summarize
 from bench.targets import TARGETS, Target, describe, evaluate
+from gsmcpd.testing.simulator import kernelrepo
 
 
 class PercentileTests(SynchronousTestCase):
@@ -408,3 +413,19 @@ class SearchCostTests(SynchronousTestCase):
         self.assertEqual(set(measured["growth"]), {
             "index_s", "find_senders_size_s", "find_senders_printString_s",
             "search_method_source_no_hit_s"})
+
+
+class KernelShapeTests(SynchronousTestCase):
+
+    def test_printed(self):
+        """
+        C{python -m bench.kernelshape} prints the repository's figures
+        beside the measured ones, as JSON.
+        """
+        out = io.StringIO()
+        self.patch(sys, "stdout", out)
+        self.assertEqual(kernelshape.main(["--fraction", "0.06"]), 0)
+        printed = json.loads(out.getvalue())
+        self.assertEqual(printed["real"], kernelrepo.REAL)
+        self.assertGreater(printed["repository"]["methods"], 300)
+        self.assertEqual(printed["repository"]["namedGenerated"], 0)
