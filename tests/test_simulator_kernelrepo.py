@@ -1,9 +1,9 @@
 """
 The kernel-sized repository (L{gsmcpd.testing.simulator.kernelrepo}): what
-it generates, and every list and search tool's first page on it with
-default arguments.  One in-process stone serves the whole module (building
-it takes a few seconds); one test starts the simulator process with
-C{--repository kernel}.
+it generates, its shape (L{bench.kernelshape}), and every list and search
+tool's first page on it with default arguments.  One in-process stone
+serves the whole module (building it takes about 15 s of CPU); one test
+starts the simulator process with C{--repository kernel}.
 """
 
 import json
