@@ -4,14 +4,18 @@ summary, ratios, targets and the text report; and brief runs of the
 measures that need only the simulated stone (no daemon).
 """
 
+import io
 import itertools
+import json
+import sys
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from bench import processes, report, searchcost, spy, stone
+from bench import kernelshape, processes, report, searchcost, spy, stone
 from bench.run import figures
 from bench.stats import fromWrk, medianRound, percentile, ratio, summarize
 from bench.targets import TARGETS, Target, describe, evaluate
+from gsmcpd.testing.simulator import kernelrepo
 
 
 class PercentileTests(SynchronousTestCase):
@@ -452,3 +456,19 @@ class StoneTests(SynchronousTestCase):
         library = Library()
         self.assertRaises(ValueError, stone._run, library, "nrs", b"3", 0.1, 2)
         self.assertEqual(sorted(library.loggedOut), [1, 2])
+
+
+class KernelShapeTests(SynchronousTestCase):
+
+    def test_printed(self):
+        """
+        C{python -m bench.kernelshape} prints the repository's figures
+        beside the measured ones, as JSON.
+        """
+        out = io.StringIO()
+        self.patch(sys, "stdout", out)
+        self.assertEqual(kernelshape.main(["--fraction", "0.06"]), 0)
+        printed = json.loads(out.getvalue())
+        self.assertEqual(printed["real"], kernelrepo.REAL)
+        self.assertGreater(printed["repository"]["methods"], 300)
+        self.assertEqual(printed["repository"]["namedGenerated"], 0)

@@ -1,9 +1,9 @@
 """
 The kernel-sized repository (L{gsmcpd.testing.simulator.kernelrepo}): what
-it generates, and every list and search tool's first page on it with
-default arguments.  One in-process stone serves the whole module (building
-it takes a few seconds); one test starts the simulator process with
-C{--repository kernel}.
+it generates, its shape (L{bench.kernelshape}), and every list and search
+tool's first page on it with default arguments.  One in-process stone
+serves the whole module (building it takes about 15 s of CPU); one test
+starts the simulator process with C{--repository kernel}.
 """
 
 import json
@@ -11,6 +11,8 @@ import random
 
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
+
+from bench import kernelshape
 
 from gsmcpd.testing.simulator import kernelrepo, searches
 from gsmcpd.testing.simulator.kernel import CLASSES
@@ -46,6 +48,7 @@ FIRST_PAGES = [
 largest class: the one with the most methods)."""
 
 _stone = []
+_shape = []
 
 
 def kernelStone():
@@ -88,12 +91,12 @@ class GeneratedTests(TestCase):
     def test_labelled(self):
         """
         Every class the kernel repository adds says it is generated, in its
-        comment and category.
+        comment, and is filed under its family's category.
         """
-        for name, _, _ in kernelrepo.classes(random.Random(kernelrepo.SEED)):
+        for name, parent, _ in kernelrepo.classes(random.Random(kernelrepo.SEED)):
             info = self.code.classInfo(name)
             self.assertIn("Generated", info.comment, name)
-            self.assertEqual(info.category, kernelrepo.CATEGORY, name)
+            self.assertEqual(info.category, kernelrepo.category(name, parent), name)
 
     def test_modelClassesNotRedefined(self):
         """
@@ -110,7 +113,7 @@ class GeneratedTests(TestCase):
             rng = random.Random(kernelrepo.SEED)
             names = kernelrepo.classes(rng)
             counts = kernelrepo.methodCounts([name for name, _, _ in names], rng)
-            return names, counts
+            return names, counts, kernelrepo.selectors(counts, rng)
         self.assertEqual(generated(), generated())
 
     def test_kernelModelMethodsOnly(self):
@@ -124,11 +127,66 @@ class GeneratedTests(TestCase):
 
     def test_outOfSUnit(self):
         """
-        No generated class is a TestCase or TestResource: running every
+        No composed class is a TestCase or TestResource: running every
         test meets none of them.
         """
-        self.assertEqual([name for name in self.code.testClasses()
-                          if name.startswith("Generated")], [])
+        added = {name for name, _, origin in kernelrepo.classes(random.Random(kernelrepo.SEED))
+                 if origin.startswith("composed")}
+        self.assertGreater(len(added), 1000)
+        self.assertEqual(added & set(self.code.testClasses()), set())
+
+
+class ShapeTests(TestCase):
+    """
+    The repository has a real kernel's shape (L{bench.kernelshape}): most
+    selectors have one implementor, a class side of hundreds, sources as
+    long as measured ones, many categories, real names.
+    """
+
+    def setUp(self):
+        if not _shape:
+            _shape.append(kernelshape.shape(
+                CodeModel(kernelStone().login("DataCurator", "swordfish"))))
+        self.shape = _shape[0]
+
+    def test_oneImplementor(self):
+        """
+        Most selectors have one implementor (as measured, within a few
+        points), and the median selector has one; a long tail has many.
+        """
+        self.assertGreaterEqual(self.shape["oneImplementor"], 0.7)
+        self.assertLess(abs(self.shape["oneImplementor"] - kernelrepo.REAL["oneImplementor"]),
+                        0.08)
+        self.assertEqual(self.shape["implementorsMedian"], 1)
+        self.assertGreater(self.shape["implementorsMax"], 300)
+
+    def test_classSide(self):
+        """
+        One class has hundreds of class-side methods, and the class side is
+        about the measured share of all methods.
+        """
+        self.assertGreaterEqual(self.shape["classSideMost"], 300)
+        share = self.shape["classSide"] / self.shape["methods"]
+        self.assertLess(abs(share - kernelrepo.REAL["classSideShare"]), 0.04)
+
+    def test_sourceLengths(self):
+        """
+        The mean and median source lengths are within a quarter of the
+        measured ones.
+        """
+        self.assertLess(abs(self.shape["sourceMean"] / kernelrepo.REAL["sourceMean"] - 1), 0.25)
+        median = self.shape["sourcePercentiles"]["0.5"]
+        self.assertLess(abs(median / kernelrepo.REAL["sourceMedian"] - 1), 0.25)
+
+    def test_categories(self):
+        self.assertGreaterEqual(self.shape["classCategories"], 20)
+        self.assertGreaterEqual(self.shape["methodCategories"], 20)
+
+    def test_names(self):
+        """
+        No class is named C{Generated...}.
+        """
+        self.assertEqual(self.shape["namedGenerated"], 0)
 
 
 class FirstPageTests(TestCase):
