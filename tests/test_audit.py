@@ -173,6 +173,26 @@ class AuditLogTests(SynchronousTestCase):
         self.assertEqual(self.call("commit", {}, ok({"committed": True}))
                          ["changes"], [])
 
+    def test_codeThatMayHaveCommitted(self):
+        """
+        A call whose result says its code may have committed is a commit
+        event of result C{unknown}, naming what it may have committed; as
+        after a commit ended by its deadline, a later commit names them
+        again.
+        """
+        self.call("compile_method", {"className": "Account",
+                                     "source": "deposit: n\n  ^n"}, ok())
+        unknown = ok()
+        unknown["result"]["_meta"] = {COMMITTED_META: None}
+        code = "System abortTransaction"
+        event = self.call("execute_code", {"code": code}, unknown)
+        digest = hashlib.sha256(code.encode()).hexdigest()[:12]
+        self.assertEqual((event["event"], event["result"], event["changes"]),
+                         ("commit", "unknown",
+                          ["Account>>deposit:", f"execute_code {digest}"]))
+        self.assertEqual(len(self.call("commit", {}, ok(
+            {"committed": True}))["changes"]), 2)
+
     def test_codeThatAbortedDropsTheChanges(self):
         """
         A call whose result says its code aborted what the session held

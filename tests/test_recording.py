@@ -15,7 +15,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import AuditLog, CallRefused
 from gsmcpd.observe.auditfile import AuditFile
-from gsmcpd.observe.metrics import UNSETTLED, Metrics
+from gsmcpd.observe.metrics import COMMITTED_META, UNSETTLED, Metrics
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, parseMessage
 from gsmcpd.protocol.kinds import KINDS
@@ -278,6 +278,26 @@ class RealEndTests(TransportTestCase):
         self.assertEqual(self.work.lastCommit.changes, (
             "compiled Account>>withdraw:", f"execute_code {digest[:12]}"))
         self.assertEqual(len(self.work.journal), 0)
+
+    def test_codeThatMayHaveCommitted(self):
+        """
+        Code whose envelope says the view moved but not whether by a
+        commit is recorded as a commit of unknown outcome in the audit,
+        the metrics and the session's last commit; nothing is counted as
+        committed.
+        """
+        self.gem.moves["execute_code"] = None
+        answer = self.start("execute_code", code="System abortTransaction")
+        self.gem.release()
+        result = self.successResultOf(answer)["result"]
+        self.assertEqual(result["_meta"], {COMMITTED_META: None})
+        self.assertEqual(self.ended(), [("toolCall", "ok", None),
+                                        ("commit", None, "unknown")])
+        self.assertEqual(sample(self.metrics, "gsmcpd_commits_total",
+                                outcome="unknown"), 1)
+        self.assertEqual(sample(self.metrics, "gsmcpd_commits_total",
+                                outcome="committed"), 0)
+        self.assertEqual(self.work.lastCommit.outcome, "unknown")
 
     def test_commitStillEndedByItsDeadline(self):
         """

@@ -86,8 +86,8 @@ class TransactionTests(TestCase):
                       "(compiled A>>b)", status["content"][0]["text"])
         self.first.session.commitEnded("unknown", 0.0, ["compiled A>>b"])
         status = yield self.first.call("status")
-        self.assertIn("(compiled A>>b): it was ended before the stone "
-                      "answered, so it may have committed",
+        self.assertIn("(compiled A>>b): the stone did not say whether it "
+                      "committed",
                       status["content"][0]["text"])
 
     @inlineCallbacks

@@ -276,9 +276,9 @@ class AuditLog:
             callId=callId, outcome=ended, seconds=round(seconds, 6),
             **self._described(facts))
         handle, (tool, arguments) = facts.handle, _plain(facts)
-        # Code that committed (its result says the stone did) commits like
-        # a commit, itself among the changes it names.
-        byCode = tool != COMMIT_TOOL and callCommit(tool, response) is not None
+        # Code that committed (its result says the stone did, or may have)
+        # commits like a commit, itself among the changes it names.
+        byCode = None if tool == COMMIT_TOOL else callCommit(tool, response)
         # Code that aborted left nothing of what its session held.
         aborted = resultMeta(response).get(DISCARDED_META) is True or (
             tool == "abort" and ended == "ok")
@@ -295,7 +295,7 @@ class AuditLog:
         if aborted:
             pending.clear()
         elif byCode or (tool == COMMIT_TOOL and ended != "askedForInput"):
-            result = "committed" if byCode else commitOutcome(response) or ended
+            result = byCode or commitOutcome(response) or ended
             self.log.info(
                 "commit by {identity} as {gemstoneUser} in session "
                 "{session}: {result}", event="commit", callId=callId,

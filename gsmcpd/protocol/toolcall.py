@@ -2,8 +2,9 @@
 C{tools/call}, once for both eras: the tool its era looked up runs with
 the arguments its era resolved, in the work session its era chose, and its
 answer (or its failure as a tool) becomes the call's result, with the
-notes the server adds; a result whose code committed, or aborted what its
-session held, says so in its C{_meta} too, which the call's record reads.
+notes the server adds; a result whose code committed (or may have), or
+aborted what its session held, says so in its C{_meta} too, which the
+call's record reads.
 """
 
 from typing import Any
@@ -61,8 +62,8 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
             + sessionNotes(tool, call.needsCommit, work, call.moved)
             + notices)
         if call.moved.moved and tool.name not in VIEW_TOOLS:
-            if call.moved.committed:
-                result["_meta"] = {COMMITTED_META: True}
+            if call.moved.committed is not False:
+                result["_meta"] = {COMMITTED_META: call.moved.committed}
             elif call.needsCommit is False:
                 result["_meta"] = {DISCARDED_META: True}
         return result

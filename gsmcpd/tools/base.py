@@ -312,12 +312,15 @@ class ToolCall:
         """
         Whatever moved the view (code it ran, say), nothing read or shown
         before counts; a commit published the journal's changes, and an
-        abort (no change held after it) dropped them.
+        abort (no change held after it) dropped them.  A move that may have
+        been either, leaving no change held, is told to the observers as a
+        commit: a needless re-read costs less than a stale one.
         """
         if move.moved:
             self.moved = self.moved.then(move)
             self.ledger.viewMoved()
-            if move.committed:
+            if move.committed or (move.committed is None
+                                  and self.needsCommit is False):
                 self.journal.committed()
             elif self.needsCommit is False:
                 self.journal.ended()

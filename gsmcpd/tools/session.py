@@ -148,9 +148,11 @@ def _lastCommit(last):
     changes = "; ".join(last["changes"]) or "no changes"
     described = f"{last['outcome']} at {last['at']} ({changes})"
     if last["outcome"] == "unknown":
-        described += (": it was ended before the stone answered, so it may "
-                      "have committed; refresh and re-read what it changed "
-                      "before committing again")
+        described += (": the stone did not say whether it committed (it "
+                      "was ended before the stone answered, or code moved "
+                      "the view by a commit or an abort), so it may have; "
+                      "refresh and re-read what it changed before "
+                      "committing again")
     return described
 
 

@@ -18,11 +18,14 @@ class ViewMove:
 
     @ivar moved: whether the view moved (a commit, an abort, a continue):
         what the session read or was shown before no longer counts.
-    @ivar committed: whether a commit moved it.
+    @ivar committed: whether a commit moved it; L{None} when the stone
+        cannot say (the last commit's result was C{#success} before and
+        after: it committed, or aborted), so it is recorded as a commit
+        whose outcome is unknown.
     """
 
     moved: bool = False
-    committed: bool = False
+    committed: bool | None = False
 
     @classmethod
     def of(cls, document):
@@ -31,14 +34,21 @@ class ViewMove:
         """
         if not document.get("viewMoved"):
             return STILL
-        return cls(True, document.get("committed") is True)
+        committed = document.get("committed")
+        return cls(True, None if committed is None else committed is True)
 
     def then(self, later):
         """
-        This move followed by C{later}: one call's moves, as one.
+        This move followed by C{later}: one call's moves, as one (a commit
+        if either committed, else unknown if either may have).
         """
-        return ViewMove(self.moved or later.moved,
-                        self.committed or later.committed)
+        if True in (self.committed, later.committed):
+            committed = True
+        elif None in (self.committed, later.committed):
+            committed = None
+        else:
+            committed = False
+        return ViewMove(self.moved or later.moved, committed)
 
 
 STILL = ViewMove()
