@@ -167,6 +167,20 @@ RT_ERR_SIGNAL_GEMSTONE_SESSION, RT_ERR_SIGNAL_FINISH_TRANSACTION,
 ABORT_ERR_LOST_OT_ROOT), and what they mean for the session."""
 
 
+VIEW_LOST = 3031
+"""The event that takes the session's view, and its uncommitted changes,
+away (ABORT_ERR_LOST_OT_ROOT)."""
+
+
+def eventMove(number: int) -> ViewMove:
+    """
+    How an asynchronous event moved the session's view: a lost view is a
+    move that committed nothing and left no change held; any other leaves
+    it where it was.
+    """
+    return ViewMove(True, False) if number == VIEW_LOST else STILL
+
+
 def eventNote(number: int) -> str:
     """
     What to add to an error's message when its number is an asynchronous
