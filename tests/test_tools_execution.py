@@ -11,7 +11,8 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.tools.execution import (
     MAX_VALUE_CHARACTERS, ExecutionToolset, capped)
-from gsmcpd.observe.metrics import COMMITTED_META, DISCARDED_META
+from gsmcpd.observe.metrics import (
+    CHANGED_META, COMMITTED_META, DISCARDED_META)
 from gsmcpd.protocol.notes import (
     COMMITTED_NOTE, MAYBE_COMMITTED_NOTE, MOVED_NOTE)
 from tests.toolharness import ToolHarness, checkStructured
@@ -393,6 +394,20 @@ class CodeThatMovesTheViewTests(TestCase):
             "execute_code", code="System continueTransaction. 3")
         self.assertEqual(notes(result), [MOVED_NOTE])
         self.assertIsNone((yield self.status()))
+
+    @inlineCallbacks
+    def test_firstChangeMarked(self):
+        """
+        Code that leaves a change where the session held none says so in
+        its result's C{_meta}, for the audit to name it; code that only
+        reads, or changes more of what is held, does not.
+        """
+        metas = []
+        for code in ("3 + 4", "UserGlobals at: #Kept put: 1",
+                     "UserGlobals at: #Kept put: 2"):
+            result = yield self.harness.call("execute_code", code=code)
+            metas.append(result.get("_meta"))
+        self.assertEqual(metas, [None, {CHANGED_META: True}, None])
 
     @inlineCallbacks
     def test_unmovedViewSaysNothing(self):

@@ -27,6 +27,9 @@ when the view moved and the stone cannot say whether by a commit."""
 DISCARDED_META = "gsmcpd/discarded"
 """The key that says instead that code it ran moved the view and left
 nothing the session held (an abort)."""
+CHANGED_META = "gsmcpd/changed"
+"""The key that says, of a call whose view stayed, that the session held
+no uncommitted change before it and does after: the change is the call's."""
 INPUT_REQUIRED = "input_required"
 """The C{resultType} of a 2026-era round that asks the client."""
 ESCALATION = {"soft": ("soft",), "hard": ("soft", "hard"),

@@ -3,8 +3,8 @@ C{tools/call}, once for both eras: the tool its era looked up runs with
 the arguments its era resolved, in the work session its era chose, and its
 answer (or its failure as a tool) becomes the call's result, with the
 notes the server adds; a result whose code committed (or may have), or
-aborted what its session held, says so in its C{_meta} too, which the
-call's record reads.
+aborted what its session held, or that left a change where none was held,
+says so in its C{_meta} too, which the call's record reads.
 """
 
 from typing import Any
@@ -14,7 +14,7 @@ from twisted.internet.defer import Deferred
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS, JsonObject, JsonRpcError, progressTokenOf)
-from gsmcpd.observe.metrics import COMMITTED_META, DISCARDED_META
+from gsmcpd.observe.metrics import CHANGED_META, COMMITTED_META, DISCARDED_META
 from gsmcpd.protocol.notes import VIEW_TOOLS, sessionNotes
 from gsmcpd.tools.base import Tool, ToolCall, ToolError, ToolResult
 from gsmcpd.tools.templates.outcomes import CallBroken
@@ -55,7 +55,9 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
 
     def rendered(answer, broken=False):
         notices = [] if work is None else work.takeNotices()
+        grew = False
         if work is not None:
+            grew = bool(call.needsCommit) and not work.journal.needsCommit
             work.journal.callEnded(tool, call.needsCommit, broken)
         result = answer.asResult(
             [f"[warning] {each}" for each in call.warnings]
@@ -66,6 +68,8 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
                 result["_meta"] = {COMMITTED_META: call.moved.committed}
             elif call.needsCommit is False:
                 result["_meta"] = {DISCARDED_META: True}
+        elif grew:
+            result["_meta"] = {CHANGED_META: True}
         return result
 
     def failed(failure):

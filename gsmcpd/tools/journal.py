@@ -93,6 +93,14 @@ class ChangeJournal:
         self.unlisted = []
         self._needsCommit = False
 
+    @property
+    def needsCommit(self):
+        """
+        Whether the session held uncommitted changes after the last call
+        that said.
+        """
+        return self._needsCommit
+
     def __len__(self):
         return len(self._changes)
 
