@@ -110,6 +110,24 @@ class TransactionTests(TestCase):
                          r"last commit: conflict at \d{4}-\d\d-\d\dT")
 
     @inlineCallbacks
+    def test_commitToldOnce(self):
+        """
+        A commit empties the journal and tells its observers what it
+        changed once, whichever saw the view move (the envelope, or the
+        tool, where the envelope saw none): never a second, empty time.
+        """
+        told = []
+        journal = self.first.session.journal
+        journal.observers = (told.append,)
+        journal.record("compiled", "Account>>withdraw:", "Account")
+        yield self.first.text("execute_code", code=f"{GLOBAL} put: 7")
+        yield self.first.text("commit")
+        journal.record("compiled", "Account>>withdraw:", "Account")
+        yield self.first.text("commit")
+        self.assertEqual([len(uris) > 0 for uris in told], [True, True])
+        self.assertEqual(len(journal), 0)
+
+    @inlineCallbacks
     def test_everyMoveOfTheViewForgetsReads(self):
         """
         A read made before the view moved may be stale: it licenses no

@@ -16,7 +16,7 @@ from gsmcpd.tools.arguments import (
 from gsmcpd.tools.context import NULL_CONTEXT
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger, describeKey
-from gsmcpd.tools.templates.outcomes import STILL, ToolError
+from gsmcpd.tools.templates.outcomes import STILL, ToolError, ViewMove
 from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE
 from gsmcpd.tools.templates.run import runTemplate
 
@@ -307,6 +307,16 @@ class ToolCall:
 
         return runTemplate(self.gem, name, arguments, self._context,
                            package, frames).addCallbacks(answered, failed)
+
+    def transactionEnded(self, committed):
+        """
+        The tool ended the session's transaction (a commit, an abort, a
+        continue): the view moved by design, even where the envelope saw
+        no move (nothing held, no newer commit).  One the envelope saw was
+        handled as it ran, and is not handled twice.
+        """
+        if not self.moved.moved:
+            self._viewMoved(ViewMove(True, committed))
 
     def _viewMoved(self, move):
         """
