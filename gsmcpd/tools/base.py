@@ -310,10 +310,8 @@ class ToolCall:
 
     def transactionEnded(self, committed):
         """
-        The tool ended the session's transaction (a commit, an abort, a
-        continue): the view moved by design, even where the envelope saw
-        no move (nothing held, no newer commit).  One the envelope saw was
-        handled as it ran, and is not handled twice.
+        The tool ended the transaction (commit, abort, continue): a move by
+        design, handled here only where the envelope saw none.
         """
         if not self.moved.moved:
             self._viewMoved(ViewMove(True, committed))
@@ -321,19 +319,12 @@ class ToolCall:
     def _viewMoved(self, move):
         """
         Whatever moved the view (code it ran, say), nothing read or shown
-        before counts; a commit published the journal's changes, and an
-        abort (no change held after it) dropped them.  A move that may have
-        been either, leaving no change held, is told to the observers as a
-        commit: a needless re-read costs less than a stale one.
+        before counts, and the journal's transaction may have ended.
         """
         if move.moved:
             self.moved = self.moved.then(move)
             self.ledger.viewMoved()
-            if move.committed or (move.committed is None
-                                  and self.needsCommit is False):
-                self.journal.committed()
-            elif self.needsCommit is False:
-                self.journal.ended()
+            self.journal.viewMoved(move.committed, self.needsCommit)
 
     def requireRead(self, key, readTool):
         """
