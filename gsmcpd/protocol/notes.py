@@ -18,8 +18,9 @@ COMMITTED_NOTE = (
     "and object ids from before it no longer count.")
 MOVED_NOTE = (
     "[session] The view moved: code this call ran aborted or refreshed the "
-    "session's transaction (an abort discards uncommitted changes). Reads "
-    "and object ids from before it no longer count.")
+    "session's transaction (an abort discards uncommitted changes), or the "
+    "stone revoked its view (see the error). Reads and object ids from "
+    "before it no longer count.")
 MAYBE_COMMITTED_NOTE = (
     "[session] The view moved and it may have committed: code this call "
     "ran committed or aborted the session's transaction, and the stone "
