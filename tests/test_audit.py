@@ -18,7 +18,7 @@ from gsmcpd.observe.audit import (
 from gsmcpd.observe.auditchain import verify
 from gsmcpd.observe.auditfile import AuditFile
 from gsmcpd.observe.metrics import (
-    COMMITTED_META, DISCARDED_META, REFUSALS, classify)
+    CHANGED_META, COMMITTED_META, DISCARDED_META, REFUSALS, classify)
 from gsmcpd.tools.catalog import (
     CORE_TOOLSETS, OTHER_TOOLSETS, ToolCatalog, buildToolsets)
 from tests.test_auditfile import Disk
@@ -52,6 +52,15 @@ def ok(structured=None):
     return {"jsonrpc": "2.0", "id": 1, "result": {
         "content": [], "isError": False,
         "structuredContent": structured or {}}}
+
+
+def changed():
+    """
+    A result whose call left a change where the session held none.
+    """
+    response = ok()
+    response["result"]["_meta"] = {CHANGED_META: True}
+    return response
 
 
 def toolError(kind):
@@ -173,6 +182,26 @@ class AuditLogTests(SynchronousTestCase):
         self.assertEqual(self.call("commit", {}, ok({"committed": True}))
                          ["changes"], [])
 
+    def test_codeThatMayHaveCommitted(self):
+        """
+        A call whose result says its code may have committed is a commit
+        event of result C{unknown}, naming what it may have committed; as
+        after a commit ended by its deadline, a later commit names them
+        again.
+        """
+        self.call("compile_method", {"className": "Account",
+                                     "source": "deposit: n\n  ^n"}, ok())
+        unknown = ok()
+        unknown["result"]["_meta"] = {COMMITTED_META: None}
+        code = "System abortTransaction"
+        event = self.call("execute_code", {"code": code}, unknown)
+        digest = hashlib.sha256(code.encode()).hexdigest()[:12]
+        self.assertEqual((event["event"], event["result"], event["changes"]),
+                         ("commit", "unknown",
+                          ["Account>>deposit:", f"execute_code {digest}"]))
+        self.assertEqual(len(self.call("commit", {}, ok(
+            {"committed": True}))["changes"]), 2)
+
     def test_codeThatAbortedDropsTheChanges(self):
         """
         A call whose result says its code aborted what the session held
@@ -187,15 +216,34 @@ class AuditLogTests(SynchronousTestCase):
         self.assertEqual(self.call("commit", {}, ok({"committed": True}))
                          ["changes"], [])
 
+    def test_codeNamedOnlyForAChange(self):
+        """
+        A tool that runs code is among the changes only when it ran code
+        and its result says it left a change: not an C{inspect} walking
+        ids, nor code that only read.
+        """
+        self.audit.mutatingTools |= {"inspect", "profile_code"}
+        self.call("inspect", {"object": 1234}, ok())
+        self.call("inspect", {"object": 1234}, changed())
+        self.call("execute_code", {"code": "3 + 4"}, ok())
+        self.call("profile_code", {"code": "3 + 4"}, ok())
+        self.call("inspect", {"expression": "Account new"}, ok())
+        self.assertEqual(self.audit._changes, {})
+        expression = "UserGlobals at: #A put: 1"
+        self.call("inspect", {"expression": expression}, changed())
+        digest = hashlib.sha256(expression.encode()).hexdigest()[:12]
+        self.assertEqual(self.call("commit", {}, ok({"committed": True}))
+                         ["changes"], [f"inspect {digest}"])
+
     def test_failedCommitKeepsTheChanges(self):
-        self.call("execute_code", {"code": "x := 1"}, ok())
+        self.call("execute_code", {"code": "x := 1"}, changed())
         failed = self.call("commit", {}, toolError("refused"))
         self.assertEqual(failed["result"], "failed")
         self.assertEqual(len(self.call("commit", {}, ok(
             {"committed": True}))["changes"]), 1)
 
     def test_forget(self):
-        self.call("execute_code", {"code": "x := 1"}, ok())
+        self.call("execute_code", {"code": "x := 1"}, changed())
         self.audit.forget(SimpleNamespace(handle=SESSION))
         self.assertEqual(self.call("commit", {}, ok({"committed": True}))
                          ["changes"], [])
@@ -214,7 +262,7 @@ class AuditLogTests(SynchronousTestCase):
         self.assertEqual(self.audit._changes, {})
 
     def test_abortClearsTheChanges(self):
-        self.call("execute_code", {"code": "x := 1"}, ok())
+        self.call("execute_code", {"code": "x := 1"}, changed())
         self.call("abort", {}, ok({"aborted": True}))
         self.assertEqual(self.call("commit", {}, ok({"committed": True}))
                          ["changes"], [])
@@ -359,7 +407,7 @@ class WriteAheadTests(SynchronousTestCase):
         A round that asks the client is C{askedForInput}; for C{commit}
         it makes no commit event, and the changes wait for the commit.
         """
-        self.audit.callEnded(facts(), None, ok(), 0.1)
+        self.audit.callEnded(facts(), None, changed(), 0.1)
         self.audit.callEnded(facts(tool="commit", arguments={}), None,
                              askedForInput(), 0.1)
         self.assertEqual([(e["event"], e["outcome"]) for e in self.events],

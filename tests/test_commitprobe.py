@@ -96,7 +96,8 @@ class CommitProbeTests(TestCase):
         failed = [row for row in report.rows if not row.ok]
         self.assertEqual([row.detail for row in failed], [
             "session B commits: the conflict path: conflicts is not a "
-            "dictionary of at least 1 dictionaries with count, names: {}"])
+            "dictionary of at least 1 dictionaries with count, names: it is "
+            "an empty dictionary"])
         self.assertEqual(report.templates["commit"], "fail")
 
     @inlineCallbacks

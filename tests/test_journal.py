@@ -31,6 +31,27 @@ class ChangeJournalTests(SynchronousTestCase):
             "compiled Account>>withdraw:", "deleted class Foo",
             "and 2 more"])
 
+    def test_viewMoved(self):
+        """
+        A move that committed, or may have and left nothing held, tells
+        the observers; an abort (nothing held) drops the changes silently;
+        a continue that kept them, or one that may have committed and left
+        some held, keeps them.
+        """
+        told = []
+        self.journal.observers = (told.append,)
+        for committed in (False, None):
+            self.journal.viewMoved(committed, needsCommit=True)
+        self.assertEqual((len(self.journal), told), (4, []))
+        self.journal.viewMoved(None, needsCommit=False)
+        self.assertEqual((len(self.journal), len(told)), (0, 1))
+        self.journal.record("added", "dictionary Scratch")
+        self.journal.viewMoved(False, needsCommit=False)
+        self.assertEqual((len(self.journal), len(told)), (0, 1))
+        self.journal.record("added", "dictionary Scratch")
+        self.journal.viewMoved(True, needsCommit=True)
+        self.assertEqual((len(self.journal), len(told)), (0, 2))
+
     def test_changedResources(self):
         """
         Each changed class once, with both resources that show it.

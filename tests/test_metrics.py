@@ -128,6 +128,18 @@ class MetricsTests(TestCase):
         self.assertEqual(scrape(metrics)["gsmcpd_commits_total"], {
             (("outcome", "committed"),): 2.0})
 
+    def test_codeThatMayHaveCommitted(self):
+        """
+        A result that says the stone may have committed (C{null}) counts
+        as a commit of unknown outcome, never as a committed one.
+        """
+        metrics = Metrics("1", processMetrics=False)
+        metrics.callStarted("execute_code", Clock()).finished({"result": {
+            "isError": False, "structuredContent": {},
+            "_meta": {COMMITTED_META: None}}})
+        self.assertEqual(scrape(metrics)["gsmcpd_commits_total"], {
+            (("outcome", "unknown"),): 1.0})
+
     def test_askedForInputIsNotAnError(self):
         """
         A 2026-era round that asks the client is counted as

@@ -15,10 +15,12 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import AuditLog, CallRefused
 from gsmcpd.observe.auditfile import AuditFile
-from gsmcpd.observe.metrics import UNSETTLED, Metrics
+from gsmcpd.observe.metrics import (
+    COMMITTED_META, DISCARDED_META, UNSETTLED, Metrics)
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, parseMessage
 from gsmcpd.protocol.kinds import KINDS
+from gsmcpd.protocol.notes import MOVED_NOTE
 from gsmcpd.protocol.recording import (
     CANCELLED, CallRecords, answerOf, unrefused)
 from gsmcpd.sessions.work import WorkSession
@@ -277,6 +279,45 @@ class RealEndTests(TransportTestCase):
         digest = hashlib.sha256(b"System commitTransaction").hexdigest()
         self.assertEqual(self.work.lastCommit.changes, (
             "compiled Account>>withdraw:", f"execute_code {digest[:12]}"))
+        self.assertEqual(len(self.work.journal), 0)
+
+    def test_codeThatMayHaveCommitted(self):
+        """
+        Code whose envelope says the view moved but not whether by a
+        commit is recorded as a commit of unknown outcome in the audit,
+        the metrics and the session's last commit; nothing is counted as
+        committed.
+        """
+        self.gem.moves["execute_code"] = None
+        answer = self.start("execute_code", code="System abortTransaction")
+        self.gem.release()
+        result = self.successResultOf(answer)["result"]
+        self.assertEqual(result["_meta"], {COMMITTED_META: None})
+        self.assertEqual(self.ended(), [("toolCall", "ok", None),
+                                        ("commit", None, "unknown")])
+        self.assertEqual(sample(self.metrics, "gsmcpd_commits_total",
+                                outcome="unknown"), 1)
+        self.assertEqual(sample(self.metrics, "gsmcpd_commits_total",
+                                outcome="committed"), 0)
+        self.assertEqual(self.work.lastCommit.outcome, "unknown")
+
+    def test_lostViewDropsTheChanges(self):
+        """
+        A call the stone ended by revoking the session's view (3031) lost
+        the changes it held: its result says the view moved and nothing is
+        held, and the changes a later commit would have named are gone
+        from the journal and the audit.
+        """
+        def lost(arguments):
+            raise GciError(3031, "the stone revoked this session's view")
+        self.gem.results["execute_code"] = lost
+        self.work.journal.record("compiled", "Account>>withdraw:", "Account")
+        answer = self.start("execute_code", code="3 + 4")
+        self.gem.release()
+        result = self.successResultOf(answer)["result"]
+        self.assertTrue(result["isError"])
+        self.assertEqual(result["_meta"], {DISCARDED_META: True})
+        self.assertIn(MOVED_NOTE, [each["text"] for each in result["content"]])
         self.assertEqual(len(self.work.journal), 0)
 
     def test_commitStillEndedByItsDeadline(self):

@@ -177,7 +177,9 @@ class CodeCommitTests(SynchronousTestCase):
     Code that sends C{System commitTransaction} from C{execute_code},
     C{inspect} and C{profile_code}, in a 2025 session and behind a 2026
     handle: each commit is in the audit, the metrics and its session's
-    C{status}, and its result says it committed.
+    C{status}, and its result says it committed.  Each commits after a
+    refresh: the stone can tell a commit from an abort only when the last
+    commit's result was not #success before it.
     """
 
     def setUp(self):
@@ -207,6 +209,8 @@ class CodeCommitTests(SynchronousTestCase):
                 ("profile_code", "code"))):
             code = f"UserGlobals at: #ByCode{n} put: {n}. " \
                 "System commitTransaction. 3"
+            self.daemon.rpc("tools/call", session, 8, name="refresh",
+                            arguments={})
             _, _, body = self.daemon.rpc("tools/call", session, n + 1,
                                          name=tool,
                                          arguments={argument: code})
@@ -234,6 +238,7 @@ class CodeCommitTests(SynchronousTestCase):
         status, opened = modernCall(self.daemon.port, "open_session", {})
         handle = opened["result"]["structuredContent"]["session"]
         code = "UserGlobals at: #ByHandle put: 1. System commitTransaction"
+        modernCall(self.daemon.port, "refresh", {"session": handle})
         status, body = modernCall(self.daemon.port, "execute_code",
                                   {"code": code, "session": handle})
         changes = self.assertCommitted(body["result"], "execute_code", code)
@@ -246,3 +251,40 @@ class CodeCommitTests(SynchronousTestCase):
         scraped = samples(get(self.daemon.port, "/metrics")[2].decode())
         self.assertEqual(scraped[("gsmcpd_commits_total",
                                   (("outcome", "committed"),))], 1)
+
+    def test_abortMayHaveCommitted(self):
+        """
+        A fresh session whose code aborts the change it held after another
+        session committed: the stone cannot tell that abort from a commit
+        (#success before and after), so the result says it may have
+        committed, and the audit, the metrics and C{status} record a commit
+        of unknown outcome, never a committed one.
+        """
+        session, other = self.daemon.initialize(), self.daemon.initialize()
+        self.daemon.rpc("tools/call", other, 1, name="refresh", arguments={})
+        self.daemon.rpc("tools/call", other, 2, name="execute_code",
+                        arguments={"code": "UserGlobals at: #Elsewhere put: 1."
+                                   " System commitTransaction"})
+        held = "UserGlobals at: #Held put: 1"
+        self.daemon.rpc("tools/call", session, 1, name="execute_code",
+                        arguments={"code": held})
+        code = "System abortTransaction. 3"
+        _, _, body = self.daemon.rpc("tools/call", session, 2,
+                                     name="execute_code",
+                                     arguments={"code": code})
+        self.assertIn("[session] The view moved and it may have committed",
+                      json.dumps(body["result"]["content"]))
+        self.assertEqual(body["result"]["_meta"], {"gsmcpd/committed": None})
+        _, _, status = self.daemon.rpc("tools/call", session, 3,
+                                       name="status", arguments={})
+        last = status["result"]["structuredContent"]["lastCommit"]
+        self.assertEqual(last["outcome"], "unknown")
+        digest = [hashlib.sha256(each.encode()).hexdigest()[:12]
+                  for each in (held, code)]
+        self.assertEqual(self.commitEvents()[-1], ("unknown", [
+            f"execute_code {each}" for each in digest]))
+        scraped = samples(get(self.daemon.port, "/metrics")[2].decode())
+        self.assertEqual((scraped[("gsmcpd_commits_total",
+                                   (("outcome", "committed"),))],
+                          scraped[("gsmcpd_commits_total",
+                                   (("outcome", "unknown"),))]), (1, 1))

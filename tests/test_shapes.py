@@ -26,14 +26,28 @@ class ShapeTests(SynchronousTestCase):
         self.assertIsNone(mismatch(shape, {"session": 1,
                                            "commitsBehind": None, "x": 1}))
         self.assertEqual(mismatch(shape, "a String"),
-                         'the answer is not a dictionary: "a String"')
+                         "the answer is not a dictionary: it is a string")
         self.assertEqual(
             mismatch(shape, {"session": "1"}),
-            'session is not an integer: "1"; commitsBehind is missing')
+            "session is not an integer: it is a string; commitsBehind is "
+            "missing")
         self.assertEqual(mismatch(shape, {"session": 1, "commitsBehind": []}),
-                         "commitsBehind is not an integer or nil: []")
+                         "commitsBehind is not an integer or nil: it is an "
+                         "empty list")
         self.assertEqual(mismatch([str], [1]),
-                         "the answer is not a list of strings: [1]")
+                         "the answer is not a list of strings: it is a list "
+                         "of 1")
+
+    def test_mismatchNeverShowsValues(self):
+        """
+        A wrong answer may hold a secret (a password not in its
+        dictionary): a mismatch names its kinds, never its values.
+        """
+        for shape, value in [({"password": str}, "s3cret"),
+                             ({"password": str}, {"password": ["s3cret"]}),
+                             ({"password": str}, {"password": {"s3cret": 1}}),
+                             ([int], ["s3cret"]), (str, {"s3cret": 1})]:
+            self.assertNotIn("s3cret", mismatch(shape, value))
 
     def test_describedNeverShowsValues(self):
         self.assertEqual(described({"password": "s3cret", "n": 2}),
@@ -61,4 +75,4 @@ class ShapeTests(SynchronousTestCase):
         self.assertEqual(
             mismatch({"conflicts": conflicts}, {"conflicts": {}}),
             "conflicts is not a dictionary of at least 1 dictionaries with "
-            "count, names: {}")
+            "count, names: it is an empty dictionary")

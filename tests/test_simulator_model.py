@@ -174,48 +174,56 @@ class TemplateAnswerTests(SynchronousTestCase):
 
     def test_resultOverLimitStillSaysItCommitted(self):
         """
-        A body that committed and then answered too much: the error the
-        envelope answers in its place still says the view moved, by a
-        commit.
+        Mutants C{envelope-over-limit-forgets-commit} and
+        C{envelope-over-limit-claims-commit}: a body that committed and
+        then answered too much: the error the envelope answers in its place
+        still says the view moved, by a commit (after a continue: #readOnly
+        became #success); a second one, finding #success as it was, may
+        have committed (null).
         """
-        outcome = json.loads(self.answer(
+        self.answer("execute_code", code="System continueTransaction",
+                    limit=200)
+        outcomes = [json.loads(self.answer(
             "execute_code", maxBytes=60, limit=200,
             code="UserGlobals at: #Big put: 1. System commitTransaction. "
-            "'x' , (String new: 100)"))
-        self.assertEqual(outcome["error"]["class"], "gsmcpd")
-        self.assertEqual((outcome["viewMoved"], outcome["committed"]),
-                         (True, True))
+            "'x' , (String new: 100)")) for _ in range(2)]
+        self.assertEqual([(each["error"]["class"], each["viewMoved"],
+                           each["committed"]) for each in outcomes],
+                         [("gsmcpd", True, True), ("gsmcpd", True, None)])
         unmoved = json.loads(self.answer("execute_code", maxBytes=60,
                                          code="'x' , (String new: 100)",
                                          limit=200))
-        self.assertEqual((unmoved["viewMoved"], unmoved["committed"]),
-                         (False, False))
+        self.assertFalse(unmoved["viewMoved"])
 
     def test_viewMoves(self):
         """
         The envelope reports what the stone says of the view, whatever the
         code's text: nothing when it stays; moved and committed after a
-        commit that wrote something; moved, not committed, after a
-        continue past another session's commit, or an abort of held
-        changes.
+        commit that wrote something, when the last commit's result became
+        #success (unsaid, C{None}, when it was #success already: a commit
+        or an abort); moved, not committed, after a continue past another
+        session's commit, or an abort of held changes.
         """
         def moved(code, session=None):
             outcome = json.loads(gem.answer(
                 session or self.session, Template.named("execute_code").render(
                     {"code": code, "limit": 100}, 1 << 20)))
             return (outcome.get("viewMoved", False),
-                    outcome.get("committed", False))
+                    outcome.get("committed"))
 
-        self.assertEqual(moved("3 + 4"), (False, False))
-        self.assertEqual(moved("System commitTransaction"), (False, False))
+        self.assertEqual(moved("3 + 4"), (False, None))
+        self.assertEqual(moved("System commitTransaction"), (False, None))
         self.assertEqual(moved("UserGlobals at: #A put: 1. System perform: "
-                               "#commitTransaction"), (True, True))
+                               "#commitTransaction"), (True, None))
+        self.assertEqual(moved("System continueTransaction"), (False, None))
+        self.assertEqual(moved("UserGlobals at: #A put: 2. System "
+                               "commitTransaction"), (True, True))
         other = self.session.stone.login("DataCurator", "swordfish")
         moved("UserGlobals at: #B put: 1. System commitTransaction", other)
         self.assertEqual(moved("System continueTransaction"), (True, False))
         moved("UserGlobals at: #C put: 1")
         self.assertEqual(moved("System abortTransaction"), (True, False))
-        self.assertEqual(moved("System abortTransaction"), (False, False))
+        self.assertEqual(moved("System abortTransaction"), (False, None))
 
     def test_status(self):
         outcome = json.loads(self.answer("status"))

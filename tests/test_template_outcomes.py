@@ -40,6 +40,16 @@ class ViewMoveTests(SynchronousTestCase):
         self.assertEqual(ViewMove.of({"viewMoved": True, "committed": 1}),
                          ViewMove(True, False))
 
+    def test_ofAnUnsaidCommit(self):
+        """
+        A move whose document leaves C{committed} out, or null, may have
+        committed: its commit is unknown, neither one nor none.
+        """
+        unknown = ViewMove(True, None)
+        self.assertEqual(ViewMove.of({"viewMoved": True}), unknown)
+        self.assertEqual(ViewMove.of({"viewMoved": True, "committed": None}),
+                         unknown)
+
     def test_then(self):
         """
         One call's moves as one: a commit among them is kept.
@@ -48,6 +58,17 @@ class ViewMoveTests(SynchronousTestCase):
         self.assertEqual(committed.then(moved), committed)
         self.assertEqual(STILL.then(moved), moved)
         self.assertEqual(STILL.then(STILL), STILL)
+
+    def test_thenUnknown(self):
+        """
+        A move that may have committed makes the call's unknown, unless
+        another certainly committed.
+        """
+        unknown, moved = ViewMove(True, None), ViewMove(True, False)
+        self.assertEqual(moved.then(unknown), unknown)
+        self.assertEqual(unknown.then(STILL), unknown)
+        self.assertEqual(unknown.then(ViewMove(True, True)),
+                         ViewMove(True, True))
 
 
 class ErrorKindOfTests(SynchronousTestCase):

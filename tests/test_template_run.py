@@ -123,6 +123,22 @@ class OutcomeTests(TestCase):
             2106, "no such object"))), ToolError)
         self.assertNotIn("asynchronous", failure.value.message)
 
+    def test_lostViewMovedIt(self):
+        """
+        A lost view (3031), whether the call or the envelope reports it,
+        moved the view, committed nothing and left no change held: what the
+        session read, and the changes it listed, no longer count.
+        """
+        for lost in (GciError(3031, "view lost"),
+                     SmalltalkRaised(3031, "RepositoryViewLost", "view lost")):
+            failure = self.failureResultOf(
+                self.outcome(raising(lost), needsCommit=True), ToolError)
+            self.assertEqual((failure.value.moved, failure.value.needsCommit),
+                             (ViewMove(True, False), False))
+        failure = self.failureResultOf(self.outcome(raising(GciError(
+            6009, "a TransactionBacklog occurred"))), ToolError)
+        self.assertEqual(failure.value.moved, STILL)
+
     def test_withdrawn(self):
         self.gem.execute = lambda source, maxBytes: fail(CallWithdrawn())
         failure = self.failureResultOf(

@@ -111,7 +111,38 @@ class TemplateCheckTests(TestCase):
         [row] = [row for row in report.rows if row.step == "session_state"]
         self.assertFalse(row.ok)
         self.assertEqual(row.detail,
-                         'the answer is not a dictionary: "a String"')
+                         "the answer is not a dictionary: it is a string")
+
+    @inlineCallbacks
+    def test_wrongShapeNeverPrintsTheAnswer(self):
+        """
+        An answer of the wrong shape is described by its kinds only: a
+        C{mint_onetime_password} answering its password bare, or in a
+        dictionary under another key, never puts it in the report.
+        """
+        original = render.loadTemplateText
+        answers = iter(["'s3cretPassw0rd'",
+                        "Dictionary new at: 'password' put: 42; at: 'pw' "
+                        "put: 's3cretPassw0rd'; yourself"])
+
+        def answering(each, package=render.TEMPLATE_PACKAGE):
+            return next(answers) if each == "mint_onetime_password" else \
+                original(each, package)
+        self.patch(render, "loadTemplateText", answering)
+        Template.named.cache_clear()
+        self.addCleanup(Template.named.cache_clear)
+        details = []
+        for _ in range(2):
+            report = yield self.check(configFor("--simulated"))
+            [row] = [row for row in report.rows
+                     if row.step == "mint_onetime_password"]
+            self.assertFalse(row.ok)
+            details.append(row.detail)
+            Template.named.cache_clear()
+        self.assertEqual(details, [
+            "the answer is not a dictionary: it is a string",
+            "password is not a string: it is an integer"])
+        self.assertNotIn("s3cret", " ".join(details))
 
     @inlineCallbacks
     def test_continueTransactionDownBothPaths(self):

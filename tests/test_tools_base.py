@@ -6,12 +6,13 @@ guardrail's refusal, and toolset options as an allow-list.
 
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.gci.errors import GciError
 from gsmcpd.tools.base import (
     Tool, ToolCall, ToolResult, Toolset, annotations, closedSchema,
     effectiveHints)
 from gsmcpd.tools.ledger import methodKey
 from gsmcpd.tools.questions import sampling
-from gsmcpd.tools.templates.outcomes import ToolError
+from gsmcpd.tools.templates.outcomes import ToolError, ViewMove
 from tests.fakes import FakeGem, SmalltalkRaised
 
 SCHEMA = closedSchema({"name": {"type": "string"},
@@ -131,6 +132,26 @@ class ToolCallTests(SynchronousTestCase):
         self.failureResultOf(
             self.call.runTemplate("execute_code", {"code": "x"}), ToolError)
         self.assertTrue(self.call.needsCommit)
+
+    def test_lostViewClearsWhatTheSessionHeld(self):
+        """
+        A call the stone ended by revoking the session's view (3031) says
+        its changes are lost: the reads the ledger held and the changes
+        the journal listed go with them.
+        """
+        def raising(arguments):
+            raise GciError(3031, "view lost")
+        key = methodKey("Account", "deposit:")
+        self.call.ledger.recordRead(key, "deposit: n")
+        self.call.journal.record("compiled", "Account>>deposit:", "Account")
+        self.gem.results["execute_code"] = raising
+        self.gem.needsCommit = True
+        self.failureResultOf(
+            self.call.runTemplate("execute_code", {"code": "x"}), ToolError)
+        self.assertEqual((self.call.moved, self.call.needsCommit),
+                         (ViewMove(True, False), False))
+        self.assertIsNone(self.call.ledger.lastRead(key))
+        self.assertEqual(len(self.call.journal), 0)
 
     def test_requireReadRefusesABlindWrite(self):
         key = methodKey("Account", "deposit:")

@@ -11,8 +11,10 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.tools.execution import (
     MAX_VALUE_CHARACTERS, ExecutionToolset, capped)
-from gsmcpd.observe.metrics import COMMITTED_META, DISCARDED_META
-from gsmcpd.protocol.notes import COMMITTED_NOTE, MOVED_NOTE
+from gsmcpd.observe.metrics import (
+    CHANGED_META, COMMITTED_META, DISCARDED_META)
+from gsmcpd.protocol.notes import (
+    COMMITTED_NOTE, MAYBE_COMMITTED_NOTE, MOVED_NOTE)
 from tests.toolharness import ToolHarness, checkStructured
 
 
@@ -274,11 +276,21 @@ class CodeThatMovesTheViewTests(TestCase):
     """
     Code that commits, aborts or refreshes moves the session's view; the
     stone says so to the envelope, whatever the code's text, and the
-    daemon records a commit like C{commit}'s.
+    daemon records a commit like C{commit}'s.  A move is certainly a
+    commit only when the last commit's result became #success: these tests
+    that commit refresh first (its result is #readOnly), since a session
+    that never committed starts at #success in the model.
     """
 
     def setUp(self):
         self.harness = ToolHarness(("execution", "session"))
+
+    @inlineCallbacks
+    def refreshed(self):
+        """
+        Leave the last commit's result something other than #success.
+        """
+        yield self.harness.call("refresh")
 
     @inlineCallbacks
     def status(self):
@@ -291,6 +303,7 @@ class CodeThatMovesTheViewTests(TestCase):
         The commit is in the repository (another session reads it), the
         result says so, and C{status} names it with the code's digest.
         """
+        yield self.refreshed()
         code = "UserGlobals at: #Planted put: 7. System commitTransaction"
         result = yield self.harness.call("execute_code", code=code)
         self.assertFalse(result["isError"])
@@ -310,6 +323,7 @@ class CodeThatMovesTheViewTests(TestCase):
         Detected from the stone, not the text: a commit sent through
         C{perform:} is recorded all the same.
         """
+        yield self.refreshed()
         result = yield self.harness.call(
             "execute_code", code="UserGlobals at: #Planted put: 8. "
             "System perform: ('commit' , 'Transaction') asSymbol")
@@ -322,6 +336,7 @@ class CodeThatMovesTheViewTests(TestCase):
         Code that commits and then fails still committed: its error says
         so, and it is the session's last commit.
         """
+        yield self.refreshed()
         result = yield self.harness.call(
             "execute_code",
             code="UserGlobals at: #Planted put: 9. System commitTransaction. "
@@ -347,6 +362,62 @@ class CodeThatMovesTheViewTests(TestCase):
             "execute_code", code="System abortTransaction. 3")
         self.assertEqual(notes(result), [MOVED_NOTE])
         self.assertEqual(result["_meta"], {DISCARDED_META: True})
+        self.assertIsNone((yield self.status()))
+
+    @inlineCallbacks
+    def test_abortAfterSuccessMayHaveCommitted(self):
+        """
+        The last commit's result was #success before the abort and is
+        after it (here: never committed, another session did since): the
+        stone cannot tell the abort from a commit, so neither is claimed.
+        The result says it may have committed, and it is recorded as a
+        commit of unknown outcome, not as one that kept the changes the
+        abort discarded.
+        """
+        yield self.harness.call("execute_code",
+                                code="UserGlobals at: #Held put: 1")
+        writer = self.harness.newClient()
+        yield writer.call("execute_code", code="UserGlobals at: #Other put: 1."
+                          " System commitTransaction")
+        result = yield self.harness.call(
+            "execute_code", code="System abortTransaction. 3")
+        self.assertEqual(notes(result), [MAYBE_COMMITTED_NOTE])
+        self.assertEqual(result["_meta"], {COMMITTED_META: None})
+        self.assertEqual((yield self.status())["outcome"], "unknown")
+        reader = self.harness.newClient()
+        self.assertEqual((yield reader.text(
+            "execute_code", code="UserGlobals at: #Held ifAbsent: [0]")), "0")
+
+    @inlineCallbacks
+    def test_commitAfterSuccessMayHaveCommitted(self):
+        """
+        A commit that finds #success as it was (a second one, here) is
+        recorded as unknown too: the stone's answer alone cannot tell it
+        from an abort.
+        """
+        yield self.refreshed()
+        for value in (1, 2):
+            result = yield self.harness.call(
+                "execute_code", code=f"UserGlobals at: #Planted put: {value}."
+                " System commitTransaction")
+        self.assertEqual(notes(result), [MAYBE_COMMITTED_NOTE])
+        self.assertEqual((yield self.status())["outcome"], "unknown")
+
+    @inlineCallbacks
+    def test_failedCommitIsNoCommit(self):
+        """
+        A move whose result is a failure (here #failure: a continue whose
+        writes can no longer commit) is never a commit, whatever the result
+        was before.
+        """
+        yield self.harness.call("execute_code",
+                                code="UserGlobals at: #Contested put: 1")
+        writer = self.harness.newClient()
+        yield writer.call("execute_code", code="UserGlobals at: #Contested "
+                          "put: 2. System commitTransaction")
+        result = yield self.harness.call(
+            "execute_code", code="System continueTransaction. 3")
+        self.assertEqual(notes(result)[0], MOVED_NOTE)
         self.assertIsNone((yield self.status()))
 
     @inlineCallbacks
@@ -382,6 +453,20 @@ class CodeThatMovesTheViewTests(TestCase):
             "execute_code", code="System continueTransaction. 3")
         self.assertEqual(notes(result), [MOVED_NOTE])
         self.assertIsNone((yield self.status()))
+
+    @inlineCallbacks
+    def test_firstChangeMarked(self):
+        """
+        Code that leaves a change where the session held none says so in
+        its result's C{_meta}, for the audit to name it; code that only
+        reads, or changes more of what is held, does not.
+        """
+        metas = []
+        for code in ("3 + 4", "UserGlobals at: #Kept put: 1",
+                     "UserGlobals at: #Kept put: 2"):
+            result = yield self.harness.call("execute_code", code=code)
+            metas.append(result.get("_meta"))
+        self.assertEqual(metas, [None, {CHANGED_META: True}, None])
 
     @inlineCallbacks
     def test_unmovedViewSaysNothing(self):

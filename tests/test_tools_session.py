@@ -86,8 +86,8 @@ class TransactionTests(TestCase):
                       "(compiled A>>b)", status["content"][0]["text"])
         self.first.session.commitEnded("unknown", 0.0, ["compiled A>>b"])
         status = yield self.first.call("status")
-        self.assertIn("(compiled A>>b): it was ended before the stone "
-                      "answered, so it may have committed",
+        self.assertIn("(compiled A>>b): the stone did not say whether it "
+                      "committed",
                       status["content"][0]["text"])
 
     @inlineCallbacks
@@ -108,6 +108,24 @@ class TransactionTests(TestCase):
         self.assertEqual(outcomes, [("committed", []), ("conflict", [])])
         self.assertRegex(status["content"][0]["text"],
                          r"last commit: conflict at \d{4}-\d\d-\d\dT")
+
+    @inlineCallbacks
+    def test_commitToldOnce(self):
+        """
+        A commit empties the journal and tells its observers what it
+        changed once, whichever saw the view move (the envelope, or the
+        tool, where the envelope saw none): never a second, empty time.
+        """
+        told = []
+        journal = self.first.session.journal
+        journal.observers = (told.append,)
+        journal.record("compiled", "Account>>withdraw:", "Account")
+        yield self.first.text("execute_code", code=f"{GLOBAL} put: 7")
+        yield self.first.text("commit")
+        journal.record("compiled", "Account>>withdraw:", "Account")
+        yield self.first.text("commit")
+        self.assertEqual([len(uris) > 0 for uris in told], [True, True])
+        self.assertEqual(len(journal), 0)
 
     @inlineCallbacks
     def test_everyMoveOfTheViewForgetsReads(self):

@@ -10,7 +10,6 @@ C{str}, L{None}, a one-element list (a list of that kind), a tuple (any
 of its kinds), a L{Mapping}, or a shape (a dictionary of that shape).
 """
 
-import json
 from typing import Any
 
 import attr
@@ -71,18 +70,22 @@ def isKind(kind: Any, value: Any) -> bool:
 def mismatch(shape: Any, value: Any) -> str | None:
     """
     How C{value} is not of C{shape}, in one line; L{None} when it is.
+    It names kinds only, never values: a wrong answer may still hold a
+    secret (a one-time password not in its dictionary).
     """
     if isinstance(shape, dict):
         if not isinstance(value, dict):
-            return f"the answer is not a dictionary: {json.dumps(value)[:200]}"
+            return (f"the answer is not a dictionary: it is "
+                    f"{_valueKind(value)}")
         wrong = [f"{key} is missing" if key not in value else
-                 f"{key} is not {_kindName(kind)}: "
-                 f"{json.dumps(value[key])[:80]}"
+                 f"{key} is not {_kindName(kind)}: it is "
+                 f"{_valueKind(value[key])}"
                  for key, kind in shape.items()
                  if key not in value or not isKind(kind, value[key])]
     else:
         wrong = [] if isKind(shape, value) else [
-            f"the answer is not {_kindName(shape)}: {json.dumps(value)[:200]}"]
+            f"the answer is not {_kindName(shape)}: it is "
+            f"{_valueKind(value)}"]
     return "; ".join(wrong) or None
 
 

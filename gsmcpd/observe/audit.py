@@ -30,11 +30,14 @@ from twisted.logger import Logger
 from gsmcpd.observe.auditfile import AUDIT_NAMESPACE, AuditFile
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import (
-    COMMIT_TOOL, DISCARDED_META, REFUSALS, callCommit, classify,
-    commitOutcome, resultMeta)
+    CHANGED_META, COMMIT_TOOL, DISCARDED_META, REFUSALS, callCommit,
+    classify, commitOutcome, resultMeta)
 SOURCE_ARGUMENTS = {"execute_code": "code", "profile_code": "code",
                     "inspect": "expression", "compile_method": "source"}
 """Tools whose argument is Smalltalk source, digested in the event."""
+CODE_ARGUMENTS = ("code", "expression")
+"""The arguments of the tools that run code, whose change a call's
+result must show (they run reads as often as writes)."""
 COMPILE_PREFIX = "compile_"
 
 
@@ -82,7 +85,7 @@ def changeOf(tool, arguments):
     """
     What a successful mutating call changed, as a commit event names it.
     """
-    if SOURCE_ARGUMENTS.get(tool) in ("code", "expression"):
+    if SOURCE_ARGUMENTS.get(tool) in CODE_ARGUMENTS:
         return f"{tool} {(sourceDigest(tool, arguments) or '')[:12]}"
     className = arguments.get("className")
     if "selector" in arguments or tool == "compile_method":
@@ -276,17 +279,23 @@ class AuditLog:
             callId=callId, outcome=ended, seconds=round(seconds, 6),
             **self._described(facts))
         handle, (tool, arguments) = facts.handle, _plain(facts)
-        # Code that committed (its result says the stone did) commits like
-        # a commit, itself among the changes it names.
-        byCode = tool != COMMIT_TOOL and callCommit(tool, response) is not None
+        # Code that committed (its result says the stone did, or may have)
+        # commits like a commit, itself among the changes it names.
+        byCode = None if tool == COMMIT_TOOL else callCommit(tool, response)
         # Code that aborted left nothing of what its session held.
         aborted = resultMeta(response).get(DISCARDED_META) is True or (
             tool == "abort" and ended == "ok")
         # Only a change makes an entry: a handle no change was made in (a
         # read's, a stand-in's) would otherwise be kept until its session,
-        # which may never have existed, is forgotten.
-        if (ended == "ok" or byCode) and (tool in self.mutatingTools) and \
-                not aborted:
+        # which may never have existed, is forgotten.  A tool that runs
+        # code changed something only when it ran some and its result says
+        # it left a change (or committed).
+        if SOURCE_ARGUMENTS.get(tool) in CODE_ARGUMENTS:
+            changed = sourceDigest(tool, arguments) is not None and (
+                byCode or resultMeta(response).get(CHANGED_META) is True)
+        else:
+            changed = ended == "ok" or byCode
+        if changed and (tool in self.mutatingTools) and not aborted:
             self._changes.setdefault(handle, []).append(
                 changeOf(tool, arguments))
             if not byCode:
@@ -295,7 +304,7 @@ class AuditLog:
         if aborted:
             pending.clear()
         elif byCode or (tool == COMMIT_TOOL and ended != "askedForInput"):
-            result = "committed" if byCode else commitOutcome(response) or ended
+            result = byCode or commitOutcome(response) or ended
             self.log.info(
                 "commit by {identity} as {gemstoneUser} in session "
                 "{session}: {result}", event="commit", callId=callId,

@@ -22,10 +22,14 @@ NAMESPACE = "gsmcpd"
 COMMIT_TOOL = "commit"
 COMMITTED_META = "gsmcpd/committed"
 """The key of a result's C{_meta} that says the stone committed while any
-other tool's call ran (code it ran sent the commit)."""
+other tool's call ran (code it ran sent the commit): C{true}, or C{null}
+when the view moved and the stone cannot say whether by a commit."""
 DISCARDED_META = "gsmcpd/discarded"
 """The key that says instead that code it ran moved the view and left
 nothing the session held (an abort)."""
+CHANGED_META = "gsmcpd/changed"
+"""The key that says, of a call whose view stayed, that the session held
+no uncommitted change before it and does after: the change is the call's."""
 INPUT_REQUIRED = "input_required"
 """The C{resultType} of a 2026-era round that asks the client."""
 ESCALATION = {"soft": ("soft",), "hard": ("soft", "hard"),
@@ -322,12 +326,14 @@ def callCommit(tool, response):
     How a commit a call of C{tool} made ended, from its C{response}: a
     C{commit}'s as L{commitOutcome} says; for any other tool C{committed}
     when its result says the stone committed while it ran (L{COMMITTED_META}),
-    else L{None}.
+    C{unknown} when it says the stone may have, else L{None}.
     """
     if tool == COMMIT_TOOL:
         return commitOutcome(response)
-    return "committed" if resultMeta(response).get(COMMITTED_META) is True \
-        else None
+    meta = resultMeta(response)
+    if COMMITTED_META not in meta:
+        return None
+    return "committed" if meta[COMMITTED_META] is True else "unknown"
 
 
 def resultMeta(response):

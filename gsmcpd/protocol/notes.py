@@ -18,8 +18,15 @@ COMMITTED_NOTE = (
     "and object ids from before it no longer count.")
 MOVED_NOTE = (
     "[session] The view moved: code this call ran aborted or refreshed the "
-    "session's transaction (an abort discards uncommitted changes). Reads "
-    "and object ids from before it no longer count.")
+    "session's transaction (an abort discards uncommitted changes), or the "
+    "stone revoked its view (see the error). Reads and object ids from "
+    "before it no longer count.")
+MAYBE_COMMITTED_NOTE = (
+    "[session] The view moved and it may have committed: code this call "
+    "ran committed or aborted the session's transaction, and the stone "
+    "cannot say which (recorded as a commit whose outcome is unknown; call "
+    "status, or read what it changed, to check). Reads and object ids from "
+    "before it no longer count.")
 
 SESSION_NOTE = (
     "[session] Uncommitted changes: commit keeps them, abort discards them; "
@@ -60,4 +67,5 @@ def viewNote(tool: Tool, moved: ViewMove) -> list[str]:
     """
     if not moved.moved or tool.name in VIEW_TOOLS:
         return []
-    return [COMMITTED_NOTE if moved.committed else MOVED_NOTE]
+    return [MAYBE_COMMITTED_NOTE if moved.committed is None
+            else COMMITTED_NOTE if moved.committed else MOVED_NOTE]

@@ -2,8 +2,9 @@
 C{tools/call}, once for both eras: the tool its era looked up runs with
 the arguments its era resolved, in the work session its era chose, and its
 answer (or its failure as a tool) becomes the call's result, with the
-notes the server adds; a result whose code committed, or aborted what its
-session held, says so in its C{_meta} too, which the call's record reads.
+notes the server adds; a result whose code committed (or may have), or
+aborted what its session held, or that left a change where none was held,
+says so in its C{_meta} too, which the call's record reads.
 """
 
 from typing import Any
@@ -13,7 +14,7 @@ from twisted.internet.defer import Deferred
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS, JsonObject, JsonRpcError, progressTokenOf)
-from gsmcpd.observe.metrics import COMMITTED_META, DISCARDED_META
+from gsmcpd.observe.metrics import CHANGED_META, COMMITTED_META, DISCARDED_META
 from gsmcpd.protocol.notes import VIEW_TOOLS, sessionNotes
 from gsmcpd.tools.base import Tool, ToolCall, ToolError, ToolResult
 from gsmcpd.tools.templates.outcomes import CallBroken
@@ -54,17 +55,21 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
 
     def rendered(answer, broken=False):
         notices = [] if work is None else work.takeNotices()
+        grew = False
         if work is not None:
+            grew = bool(call.needsCommit) and not work.journal.needsCommit
             work.journal.callEnded(tool, call.needsCommit, broken)
         result = answer.asResult(
             [f"[warning] {each}" for each in call.warnings]
             + sessionNotes(tool, call.needsCommit, work, call.moved)
             + notices)
         if call.moved.moved and tool.name not in VIEW_TOOLS:
-            if call.moved.committed:
-                result["_meta"] = {COMMITTED_META: True}
+            if call.moved.committed is not False:
+                result["_meta"] = {COMMITTED_META: call.moved.committed}
             elif call.needsCommit is False:
                 result["_meta"] = {DISCARDED_META: True}
+        elif grew:
+            result["_meta"] = {CHANGED_META: True}
         return result
 
     def failed(failure):

@@ -16,7 +16,7 @@ from gsmcpd.tools.arguments import (
 from gsmcpd.tools.context import NULL_CONTEXT
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger, describeKey
-from gsmcpd.tools.templates.outcomes import STILL, ToolError
+from gsmcpd.tools.templates.outcomes import STILL, ToolError, ViewMove
 from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE
 from gsmcpd.tools.templates.run import runTemplate
 
@@ -308,19 +308,23 @@ class ToolCall:
         return runTemplate(self.gem, name, arguments, self._context,
                            package, frames).addCallbacks(answered, failed)
 
+    def transactionEnded(self, committed):
+        """
+        The tool ended the transaction (commit, abort, continue): a move by
+        design, handled here only where the envelope saw none.
+        """
+        if not self.moved.moved:
+            self._viewMoved(ViewMove(True, committed))
+
     def _viewMoved(self, move):
         """
         Whatever moved the view (code it ran, say), nothing read or shown
-        before counts; a commit published the journal's changes, and an
-        abort (no change held after it) dropped them.
+        before counts, and the journal's transaction may have ended.
         """
         if move.moved:
             self.moved = self.moved.then(move)
             self.ledger.viewMoved()
-            if move.committed:
-                self.journal.committed()
-            elif self.needsCommit is False:
-                self.journal.ended()
+            self.journal.viewMoved(move.committed, self.needsCommit)
 
     def requireRead(self, key, readTool):
         """

@@ -93,6 +93,14 @@ class ChangeJournal:
         self.unlisted = []
         self._needsCommit = False
 
+    @property
+    def needsCommit(self):
+        """
+        Whether the session held uncommitted changes after the last call
+        that said.
+        """
+        return self._needsCommit
+
     def __len__(self):
         return len(self._changes)
 
@@ -174,6 +182,18 @@ class ChangeJournal:
         changes, self._changes = self._changes, []
         self.unlisted, self._needsCommit = [], False
         return changes
+
+    def viewMoved(self, committed, needsCommit):
+        """
+        The session's view moved: a commit published these changes, one
+        that may have been a commit or an abort and left no change held is
+        told as one (a needless re-read costs less than a stale one), and
+        an abort (no change held after it) dropped them.
+        """
+        if committed or committed is None and needsCommit is False:
+            self.committed()
+        elif needsCommit is False:
+            self.ended()
 
     def committed(self):
         """

@@ -78,8 +78,7 @@ class SessionToolset(Toolset):
     @inlineCallbacks
     def abort(self, call, arguments):
         value = yield call.runTemplate("abort", {})
-        call.ledger.viewMoved()
-        call.journal.ended()
+        call.transactionEnded(committed=False)
         return ToolResult(
             "Aborted: uncommitted changes discarded; the view is now the "
             "newest commit.", value)
@@ -105,15 +104,14 @@ class SessionToolset(Toolset):
                 "changes and moves to the newest view, where you can "
                 "re-read what they changed and redo yours.",
                 {"conflicts": conflicts})
-        call.ledger.viewMoved()
-        call.journal.committed()
+        call.transactionEnded(committed=True)
         # A commit that succeeded had no conflicts to report.
         return ToolResult("Committed.", {"committed": True})
 
     @inlineCallbacks
     def refresh(self, call, arguments):
         value = yield call.runTemplate("refresh", {})
-        call.ledger.viewMoved()
+        call.transactionEnded(committed=False)
         kept = ("uncommitted changes are kept" if value["writesCanCommit"]
                 else "uncommitted changes are kept but can no longer commit: "
                 "another session committed a change to a class (any of its "
@@ -148,9 +146,11 @@ def _lastCommit(last):
     changes = "; ".join(last["changes"]) or "no changes"
     described = f"{last['outcome']} at {last['at']} ({changes})"
     if last["outcome"] == "unknown":
-        described += (": it was ended before the stone answered, so it may "
-                      "have committed; refresh and re-read what it changed "
-                      "before committing again")
+        described += (": the stone did not say whether it committed (it "
+                      "was ended before the stone answered, or code moved "
+                      "the view by a commit or an abort), so it may have; "
+                      "refresh and re-read what it changed before "
+                      "committing again")
     return described
 
 

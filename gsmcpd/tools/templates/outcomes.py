@@ -18,11 +18,14 @@ class ViewMove:
 
     @ivar moved: whether the view moved (a commit, an abort, a continue):
         what the session read or was shown before no longer counts.
-    @ivar committed: whether a commit moved it.
+    @ivar committed: whether a commit moved it; L{None} when the stone
+        cannot say (the last commit's result was C{#success} before and
+        after: it committed, or aborted), so it is recorded as a commit
+        whose outcome is unknown.
     """
 
     moved: bool = False
-    committed: bool = False
+    committed: bool | None = False
 
     @classmethod
     def of(cls, document):
@@ -31,14 +34,21 @@ class ViewMove:
         """
         if not document.get("viewMoved"):
             return STILL
-        return cls(True, document.get("committed") is True)
+        committed = document.get("committed")
+        return cls(True, None if committed is None else committed is True)
 
     def then(self, later):
         """
-        This move followed by C{later}: one call's moves, as one.
+        This move followed by C{later}: one call's moves, as one (a commit
+        if either committed, else unknown if either may have).
         """
-        return ViewMove(self.moved or later.moved,
-                        self.committed or later.committed)
+        if True in (self.committed, later.committed):
+            committed = True
+        elif None in (self.committed, later.committed):
+            committed = None
+        else:
+            committed = False
+        return ViewMove(self.moved or later.moved, committed)
 
 
 STILL = ViewMove()
@@ -158,6 +168,20 @@ ASYNC_EVENTS = {
 of whatever call runs (gcierr.ht: RT_ERR_SIGNAL_ABORT,
 RT_ERR_SIGNAL_GEMSTONE_SESSION, RT_ERR_SIGNAL_FINISH_TRANSACTION,
 ABORT_ERR_LOST_OT_ROOT), and what they mean for the session."""
+
+
+VIEW_LOST = 3031
+"""The event that takes the session's view, and its uncommitted changes,
+away (ABORT_ERR_LOST_OT_ROOT)."""
+
+
+def eventMove(number: int) -> ViewMove:
+    """
+    How an asynchronous event moved the session's view: a lost view is a
+    move that committed nothing and left no change held; any other leaves
+    it where it was.
+    """
+    return ViewMove(True, False) if number == VIEW_LOST else STILL
 
 
 def eventNote(number: int) -> str:

@@ -14,7 +14,8 @@ one UTF-8 JSON document::
 so one GCI round trip brings back the result, the Smalltalk error if any, and
 the state the ``[session]`` note needs; ``"viewMoved": true`` and
 ``"committed"`` when the session's view moved while it ran (the body, or
-code it ran, committed, aborted or continued).  Arguments arrive as temporaries
+code it ran, committed, aborted or continued), ``committed`` left out (or
+``null``) when the stone cannot say whether the move was a commit.  Arguments arrive as temporaries
 assigned from literals at the top; user text reaches Smalltalk only through
 L{stringLiteral}.
 """
@@ -30,7 +31,8 @@ TEMPLATE_PACKAGE = "gsmcpd.tools.templates"
 _IDENTIFIER = re.compile(r"\A[A-Za-z][A-Za-z0-9_]*\Z")
 _ENVELOPE_TEMPS = ("gsmcpMaxBytes", "gsmcpMaxFrames", "gsmcpBody", "gsmcpOutcome",
                    "gsmcpNotes", "gsmcpFit", "gsmcpSlow", "gsmcpPrinting", "gsmcpStack",
-                   "gsmcpOut", "gsmcpJson", "gsmcpBytes", "gsmcpView", "gsmcpDirty")
+                   "gsmcpOut", "gsmcpJson", "gsmcpBytes", "gsmcpView", "gsmcpDirty",
+                   "gsmcpResult")
 
 
 def stringLiteral(text: str) -> str:

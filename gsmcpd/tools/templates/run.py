@@ -20,7 +20,7 @@ from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
 from gsmcpd.tools.templates.nearest import withNearest
 from gsmcpd.tools.templates.outcomes import (
     STILL, CallBroken, GemGone, ResultOverLimit, ToolError, ViewMove,
-    errorKindOf, eventNote, stackText)
+    errorKindOf, eventMove, eventNote, stackText)
 from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE, Template
 
 MAX_RESULT_BYTES = 1 << 20
@@ -87,8 +87,11 @@ def _failed(failure):
             raise GemGone(e.number, e.reason)
         if e.isBreak:
             raise CallBroken(e.number)
+        lost = eventMove(e.number)
+        # A lost view took the changes it held with it.
         raise ToolError("other", f"{e}{eventNote(e.number)}",
-                        {"number": e.number})
+                        {"number": e.number},
+                        False if lost.moved else None, lost)
     if isinstance(e, CallWithdrawn):
         raise ToolError("other", WITHDRAWN)
     return failure
@@ -105,6 +108,9 @@ def _answered(answer):
     error = document.get("error")
     if error is not None:
         number = error.get("number") or 0
+        lost = eventMove(number)
+        if lost.moved:
+            needsCommit, moved = False, moved.then(lost)
         failure = ResultOverLimit if error.get("class") == "gsmcpd" \
             else ToolError
         message = (f"{error.get('class')} (GemStone error {number}): "
