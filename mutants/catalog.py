@@ -513,6 +513,9 @@ MUTANTS = _mutants(
      "run := run + 1.", "run := 1.", "the run counts one test"),
 
     # Sessions.
+    ("open_session-not-continued", "open_session",
+     "System continueTransaction.\n", "",
+     "a new session's first code commit not told from an abort"),
     ("open_session-not-named", "open_session",
      "System cacheName: name.", "name.",
      "the gem never named in the shared cache"),

@@ -177,9 +177,10 @@ class CodeCommitTests(SynchronousTestCase):
     Code that sends C{System commitTransaction} from C{execute_code},
     C{inspect} and C{profile_code}, in a 2025 session and behind a 2026
     handle: each commit is in the audit, the metrics and its session's
-    C{status}, and its result says it committed.  Each commits after a
-    refresh: the stone can tell a commit from an abort only when the last
-    commit's result was not #success before it.
+    C{status}, and its result says it committed.  The first commits in a
+    session as it was prepared (its #commitResult #readOnly), each later
+    one after a refresh: the stone can tell a commit from an abort only
+    when the last commit's result was not #success before it.
     """
 
     def setUp(self):
@@ -209,8 +210,9 @@ class CodeCommitTests(SynchronousTestCase):
                 ("profile_code", "code"))):
             code = f"UserGlobals at: #ByCode{n} put: {n}. " \
                 "System commitTransaction. 3"
-            self.daemon.rpc("tools/call", session, 8, name="refresh",
-                            arguments={})
+            if n:
+                self.daemon.rpc("tools/call", session, 8, name="refresh",
+                                arguments={})
             _, _, body = self.daemon.rpc("tools/call", session, n + 1,
                                          name=tool,
                                          arguments={argument: code})
@@ -238,7 +240,6 @@ class CodeCommitTests(SynchronousTestCase):
         status, opened = modernCall(self.daemon.port, "open_session", {})
         handle = opened["result"]["structuredContent"]["session"]
         code = "UserGlobals at: #ByHandle put: 1. System commitTransaction"
-        modernCall(self.daemon.port, "refresh", {"session": handle})
         status, body = modernCall(self.daemon.port, "execute_code",
                                   {"code": code, "session": handle})
         changes = self.assertCommitted(body["result"], "execute_code", code)
@@ -254,13 +255,16 @@ class CodeCommitTests(SynchronousTestCase):
 
     def test_abortMayHaveCommitted(self):
         """
-        A fresh session whose code aborts the change it held after another
-        session committed: the stone cannot tell that abort from a commit
-        (#success before and after), so the result says it may have
+        A session that committed, whose code aborts the change it held
+        after another session committed: the stone cannot tell that abort
+        from a commit (#success before and after), so the result says it may have
         committed, and the audit, the metrics and C{status} record a commit
         of unknown outcome, never a committed one.
         """
         session, other = self.daemon.initialize(), self.daemon.initialize()
+        self.daemon.rpc("tools/call", session, 3, name="execute_code",
+                        arguments={"code": "UserGlobals at: #Mine put: 0"})
+        self.daemon.rpc("tools/call", session, 4, name="commit", arguments={})
         self.daemon.rpc("tools/call", other, 1, name="refresh", arguments={})
         self.daemon.rpc("tools/call", other, 2, name="execute_code",
                         arguments={"code": "UserGlobals at: #Elsewhere put: 1."
@@ -287,4 +291,4 @@ class CodeCommitTests(SynchronousTestCase):
         self.assertEqual((scraped[("gsmcpd_commits_total",
                                    (("outcome", "committed"),))],
                           scraped[("gsmcpd_commits_total",
-                                   (("outcome", "unknown"),))]), (1, 1))
+                                   (("outcome", "unknown"),))]), (2, 1))

@@ -334,6 +334,15 @@ class NameGemTests(TemplateTestCase):
     def test_readsTheNameBack(self):
         self.assertEqual(self.result("open_session", name="worker-1")["name"], "worker-1")
 
+    def test_commitResultNoLongerSuccess(self):
+        """
+        A prepared session's last commit result is #readOnly, not #success:
+        the first commit its code sends is then told from an abort.
+        """
+        self.result("open_session", name="worker-1")
+        self.assertEqual(self.doit("System transactionConflicts at: #commitResult"),
+                         "#readOnly")
+
 
 class TemplateErrorsTests(TemplateTestCase):
 
