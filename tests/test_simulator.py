@@ -274,6 +274,10 @@ class TransactionTests(SimulatedStoneTests):
 
     def test_isolation(self):
         writer, reader = self.login(), self.login()
+        # Prepared as the daemon prepares a session, so its commit is told
+        # from an abort (#commitResult #readOnly before it).
+        self.execute(writer, Template.named("open_session").render(
+            {"name": "writer"}, MAX_RESULT))
         outcome = self.evaluate(writer, "UserGlobals at: #IsolationX put: 1")
         self.assertEqual(outcome, {"result": {"total": 1, "text": "1"}, "needsCommit": True})
         absent = "UserGlobals at: #IsolationX ifAbsent: ['absent']"
