@@ -68,7 +68,8 @@ class FrameContentsTests(FramesTestCase):
         """
         Each method, block and kernel primitive running is a frame: a
         block's method is not its home method, and its receiver (slot 10)
-        is the block, not C{self}; a primitive's frame names the class that
+        is the block, not C{self}; a method's VM temporary has no value, a
+        block's holds one; a primitive's frame names the class that
         implements it.
         """
         self.compile("outer\n\t^#(1) collect: [:each | self inner: each]",
@@ -82,6 +83,8 @@ class FrameContentsTests(FramesTestCase):
         self.assertEqual(printString(inner.items[8]), "anArray( #x, #y, #'.t1')")
         self.assertEqual(inner.items[10:], [1, 2])
         self.assertEqual(printString(block.items[9]), "anExecBlock")
+        self.assertEqual((printString(block.items[8]), block.items[10:]),
+                         ("anArray( #each, #'.t1')", [1, None]))
         self.assertEqual(printString(block.items[7]), "aProbe")
         self.assertIsNot(block.items[0], outer.items[0])
         self.assertIs(block.items[0].home, outer.items[0])

@@ -294,6 +294,58 @@ class ObjectTests(InspectTestCase):
         self.assertEqual((len(members), members <= set(range(1, 31))), (5, True))
         self.assertEqual({each["index"] for each in found["elements"]}, {None})
 
+    @inlineCallbacks
+    def pages(self, expression, size, limit):
+        """
+        The elements of the object C{expression} answers, page by page of
+        C{limit} from its id (one object, so one order), each page checked
+        to be as long as it should be.
+        """
+        _, found = yield self.inspect(expression=expression, limit=limit)
+        pages = [found["elements"]]
+        for offset in range(limit, size, limit):
+            _, page = yield self.inspect(object=found["object"], offset=offset,
+                                         limit=limit)
+            self.assertEqual((page["size"], page["offset"]), (size, offset))
+            pages.append(page["elements"])
+        self.assertEqual([len(each) for each in pages],
+                         [min(limit, size - offset) for offset in range(0, size, limit)])
+        return [each for page in pages for each in page]
+
+    @inlineCallbacks
+    def test_sequencePages(self):
+        """
+        Pages of a sequence follow on from each other, each element at its
+        own index, to the last.
+        """
+        elements = yield self.pages(
+            "(1 to: 11) asArray collect: [:i | i * 10]", 11, 4)
+        self.assertEqual([(each["index"], each["value"]["printString"]) for each in elements],
+                         [(i, str(i * 10)) for i in range(1, 12)])
+
+    @inlineCallbacks
+    def test_dictionaryPages(self):
+        """
+        Pages of a dictionary follow on from each other: every entry once,
+        its key as key and its value as value.
+        """
+        elements = yield self.pages(
+            "| d | d := Dictionary new. 1 to: 23 do: [:i | d at: i put: i * i]. d", 23, 5)
+        entries = sorted((int(each["key"]["printString"]), each["value"]["printString"])
+                         for each in elements)
+        self.assertEqual(entries, [(i, str(i * i)) for i in range(1, 24)])
+
+    @inlineCallbacks
+    def test_unorderedPages(self):
+        """
+        Pages of an unordered collection follow on from each other in its
+        own order: every member once.
+        """
+        elements = yield self.pages(
+            "| s | s := IdentitySet new. 1 to: 23 do: [:i | s add: i]. s", 23, 5)
+        self.assertEqual(sorted(int(each["value"]["printString"]) for each in elements),
+                         list(range(1, 24)))
+
 
 class PathTests(InspectTestCase):
 
@@ -334,6 +386,43 @@ class PathTests(InspectTestCase):
             "inspect", expression=ACCOUNTS, path=["accounts", 1, "owner", "size"])
         self.assertEqual(message, "Path step 4 of 4: no instance variable or index "
                                   "'size' in this String")
+
+    @inlineCallbacks
+    def test_inheritedVariables(self):
+        """
+        An object's variables include those its class inherits, first, and
+        a path walks an inherited variable as well as the class's own.
+        """
+        subject = "(SavingsAccount owner: 'ann') rate: 3; yourself"
+        _, found = yield self.inspect(expression=subject)
+        self.assertEqual(
+            [(each["name"], each["value"]["printString"]) for each in found["variables"]],
+            [("balance", "0"), ("owner", "'ann'"), ("rate", "3")])
+        for step, shown in (("owner", "'ann'"), ("rate", "3"), ("balance", "0")):
+            _, found = yield self.inspect(expression=subject, path=[step])
+            self.assertEqual(found["printString"], shown, step)
+
+    @inlineCallbacks
+    def test_indexBounds(self):
+        """
+        A path index walks from 1 to the size: the first and last are
+        walked, 0, a negative index or one past the end refused as naming
+        nothing, never sent to the collection; a String's characters are
+        not walked at all.
+        """
+        for index, owner in ((1, "'ann'"), (3, "'cy'")):
+            _, found = yield self.inspect(expression=ACCOUNTS, path=["accounts", index, "owner"])
+            self.assertEqual(found["printString"], owner)
+        for index in (0, -1, 4):
+            kind, message = yield self.harness.error(
+                "inspect", expression=ACCOUNTS, path=["accounts", index])
+            self.assertEqual((kind, message), (
+                "notFound", f"Path step 2 of 2: no instance variable or index {index} "
+                "in this Array"))
+        kind, message = yield self.harness.error(
+            "inspect", expression=ACCOUNTS, path=["accounts", 1, "owner", 1])
+        self.assertEqual((kind, message), (
+            "notFound", "Path step 4 of 4: no instance variable or index 1 in this String"))
 
 
 class IdTests(InspectTestCase):

@@ -10,8 +10,9 @@ own, 8 C{self}, 9 the argument and temporary names, 10 the receiver (for a
 block frame, the block: the stricter reading), then the argument and
 temporary values.  Level 1 is the frame that sent C{_frameContentsAt:}.  A
 method's frame also names a VM temporary (C{.t1}) it holds no value for,
-as GemStone's may (Grail's and jgfoster/vscode-gemstone's readers skip
-such names, and read no value past the Array's end).
+as GemStone's may, and a block's frame one it holds nil in (Grail's and
+jgfoster/vscode-gemstone's readers skip such names, and read no value past
+the Array's end): a reader must do both.
 
 An ip is not a step point, nor a step point a source offset: a template
 must convert each (C{_previousStepPointForIp:}, C{_lineNumberForStep:}),
@@ -52,15 +53,20 @@ def frameContents(ev, level):
         root = root.parent
     receiver = entry.home.receiver
     names = list(entry.names)
-    if entry.block is None and entry.home.method is not None:
+    values = list(entry.names.values())
+    if entry.block is not None:
+        # The VM's own temporary, named and holding a value, as a reader
+        # must leave out by its name alone.
+        names.append(".t1")
+        values.append(None)
+    elif entry.home.method is not None:
         # The VM's own evaluation temporary, named but with no value: the
         # stricter reading of "the kernel names those '.t1', '.t2', ..."
         # and of values that may be fewer than the names.
         names.append(".t1")
     return _contents(activeMethod(ev, entry), FIRST_IP + 2 * (root.origin + entry.at),
                      len(stack) - level, receiver, names,
-                     receiver if entry.block is None else entry.block,
-                     list(entry.names.values()))
+                     receiver if entry.block is None else entry.block, values)
 
 
 def _contents(gsMethod, ip, offset, self, names, receiver, values):
