@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 
+from twisted.trial.unittest import SynchronousTestCase
+
 TWISTD = ("from twisted.scripts.twistd import run; run()",)
 TWISTD_GSMCP = (sys.executable, "-c", *TWISTD, "--nodaemon", "--pidfile=",
                 "gsmcp")
@@ -149,3 +151,31 @@ class Daemon:
                 self.process.wait()
         self._log.close()
         return self.process.returncode
+
+
+class AgentFlowTestCase(SynchronousTestCase):
+    """
+    A real daemon serving C{toolsets}, and an agent's flow against it: the
+    script C{flow} (in C{tests/clients/}) run with the daemon's URL and a
+    mode, whose last line is a JSON report of what it saw, with no
+    C{problems}.
+    """
+
+    flow: str
+    toolsets: str
+
+    def setUp(self):
+        directory = self.mktemp()
+        os.makedirs(directory)
+        self.daemon = Daemon(directory, "--toolsets", self.toolsets)
+        self.addCleanup(self.daemon.stop)
+
+    def runFlow(self, mode):
+        finished = subprocess.run(
+            [sys.executable, os.path.join(os.path.dirname(__file__), "clients",
+                                          self.flow), self.daemon.url, mode],
+            capture_output=True, text=True, timeout=120)
+        seen = json.loads(finished.stdout.splitlines()[-1])
+        self.assertEqual(seen["problems"], [], finished.stderr[-2000:])
+        return seen
+

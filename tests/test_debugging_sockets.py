@@ -7,33 +7,18 @@ client as an agent debugging a failing test and profiling code would use it
 import http.client
 import json
 import os
-import subprocess
-import sys
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from tests.daemon import Daemon
+from tests.daemon import AgentFlowTestCase, Daemon
 
-FLOW = os.path.join(os.path.dirname(__file__), "clients",
-                    "python_sdk_inspect_flow.py")
 TOOLSETS = "debugging testing browsing mutation session"
 
 
-class InspectFlowTests(SynchronousTestCase):
+class InspectFlowTests(AgentFlowTestCase):
 
-    def setUp(self):
-        directory = self.mktemp()
-        os.makedirs(directory)
-        self.daemon = Daemon(directory, "--toolsets", TOOLSETS)
-        self.addCleanup(self.daemon.stop)
-
-    def flow(self, mode):
-        finished = subprocess.run(
-            [sys.executable, FLOW, self.daemon.url, mode],
-            capture_output=True, text=True, timeout=120)
-        seen = json.loads(finished.stdout.splitlines()[-1])
-        self.assertEqual(seen["problems"], [], finished.stderr[-2000:])
-        return seen
+    flow = "python_sdk_inspect_flow.py"
+    toolsets = TOOLSETS
 
     def test_auto(self):
         """
@@ -45,7 +30,7 @@ class InspectFlowTests(SynchronousTestCase):
         without the handle answered is refused; a profile without it runs
         in a throwaway session.
         """
-        seen = self.flow("auto")
+        seen = self.runFlow("auto")
         self.assertEqual(seen["protocolVersion"], "2026-07-28")
         self.assertEqual(list(seen["steps"]), [
             "fails", "inspect", "balance", "read", "fix", "passes", "abort",
@@ -57,7 +42,7 @@ class InspectFlowTests(SynchronousTestCase):
         The same over 2025-11-25, where the MCP session is the GemStone
         session.
         """
-        seen = self.flow("legacy")
+        seen = self.runFlow("legacy")
         self.assertEqual(seen["protocolVersion"], "2025-11-25")
         self.assertEqual(list(seen["steps"]), [
             "fails", "inspect", "balance", "read", "fix", "passes", "abort",
