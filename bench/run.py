@@ -14,8 +14,7 @@ import time
 
 import attr
 
-from bench import (
-    client, flood, nullstone, processes, report, spy, stone, wrk)
+from bench import client, flood, nullstone, processes, report, spy, stone, wrk
 from bench.stats import medianRound, ratio, summarize
 
 PING = client.rpc("ping")

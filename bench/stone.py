@@ -12,13 +12,13 @@ import tempfile
 import threading
 import time
 
-from gsmcpd.gci.library import GciLibrary
 from gsmcpd.daemon.stone import SIMULATED_PASSWORD, SIMULATED_USER
+from gsmcpd.gci.library import GciLibrary
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.launch import launch
+from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS
 from gsmcpd.tools.templates.render import Template
 from gsmcpd.tools.templates.run import MAX_RESULT_BYTES
-from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS
 
 
 def executeCodeSource(code):

@@ -10,8 +10,17 @@ import signal
 
 from mutants.catalog import EXTRA_TESTS, MUTANTS, TEST_POOL
 from mutants.engine import (
-    ROOT, THRESHOLD, TrialRunner, Workspace, judge, modulesNaming,
-    outcomeLine, selected, staleMutants, summary)
+    ROOT,
+    THRESHOLD,
+    TrialRunner,
+    Workspace,
+    judge,
+    modulesNaming,
+    outcomeLine,
+    selected,
+    staleMutants,
+    summary,
+)
 
 
 def arguments():

@@ -12,7 +12,13 @@ C{tests/example_templates/greet.st}, and one option, C{greeting}.  A deployment 
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
+    Tool,
+    ToolResult,
+    Toolset,
+    annotations,
+    closedSchema,
+    resultSchema,
+)
 
 
 class GreetingToolset(Toolset):

@@ -17,8 +17,7 @@ from gsmcpd.gci.interfaces import IGemSession, ISessionPool
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.sessions.interfaces import ICallSink
-from gsmcpd.smalltalk import Assignment, Literal, leading_comment, \
-    parse_expression
+from gsmcpd.smalltalk import Assignment, Literal, leading_comment, parse_expression
 
 DEFAULT_RESULTS = {
     "execute_code": lambda args: {"total": 1, "text": "7"},

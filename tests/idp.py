@@ -209,7 +209,7 @@ class TestCA:
 
 
 def _build(subject, issuer, publicKey, signingKey, extensions):
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     builder = x509.CertificateBuilder().subject_name(subject).issuer_name(
         issuer).public_key(publicKey).serial_number(
         x509.random_serial_number()).not_valid_before(

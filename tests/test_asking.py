@@ -6,12 +6,17 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.protocol.eras.modern.asking import (
-    ModernAsker, TaskAsker, bound, gatheredFrom, modernRound)
+    ModernAsker,
+    TaskAsker,
+    bound,
+    gatheredFrom,
+    modernRound,
+)
+from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
 from gsmcpd.protocol.eras.modern.tasks import TaskStore
-from gsmcpd.protocol.eras.modern.envelope import Envelope
+from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.tools.confirm import question
 from gsmcpd.tools.questions import InputRequired, elicitation, sampling

@@ -14,13 +14,27 @@ from twisted.logger import capturedLogs
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.observe.audit import (
-    AuditLog, AuditUnavailable, CallFacts, changeOf, outcome)
+    AuditLog,
+    AuditUnavailable,
+    CallFacts,
+    changeOf,
+    outcome,
+)
 from gsmcpd.observe.auditchain import verify
 from gsmcpd.observe.auditfile import AuditFile
 from gsmcpd.observe.metrics import (
-    CHANGED_META, COMMITTED_META, DISCARDED_META, REFUSALS, classify)
+    CHANGED_META,
+    COMMITTED_META,
+    DISCARDED_META,
+    REFUSALS,
+    classify,
+)
 from gsmcpd.tools.catalog import (
-    CORE_TOOLSETS, OTHER_TOOLSETS, ToolCatalog, buildToolsets)
+    CORE_TOOLSETS,
+    OTHER_TOOLSETS,
+    ToolCatalog,
+    buildToolsets,
+)
 from tests.test_auditfile import Disk
 
 SESSION = "0123456789abcdef0123456789abcdef"

@@ -10,8 +10,15 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.auditchain import (
-    GENESIS, KEYED_PREVIOUS_KEY, PREVIOUS_KEY, OtherChain, chainStart,
-    lastLine, lineDigest, verify)
+    GENESIS,
+    KEYED_PREVIOUS_KEY,
+    PREVIOUS_KEY,
+    OtherChain,
+    chainStart,
+    lastLine,
+    lineDigest,
+    verify,
+)
 from tests.test_audit import ran
 
 

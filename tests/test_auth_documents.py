@@ -10,8 +10,13 @@ from twisted.trial.unittest import SynchronousTestCase
 from twisted.web.http_headers import Headers
 
 from gsmcpd.auth.documents import (
-    DEFAULT_FRESHNESS, MAX_FRESHNESS, MIN_FRESHNESS, DocumentError,
-    freshness, readJsonFile)
+    DEFAULT_FRESHNESS,
+    MAX_FRESHNESS,
+    MIN_FRESHNESS,
+    DocumentError,
+    freshness,
+    readJsonFile,
+)
 
 NOW = 1_800_000_000.0
 

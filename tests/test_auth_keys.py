@@ -13,11 +13,15 @@ from twisted.trial.unittest import SynchronousTestCase
 from twisted.web.resource import Resource
 
 from gsmcpd.auth.documents import MIN_FRESHNESS
-
 from gsmcpd.auth.keys import (
-    UNKNOWN_KEY_REFRESH_INTERVAL, KeyFile, KeySetError, KeysUnavailable,
+    UNKNOWN_KEY_REFRESH_INTERVAL,
+    KeyFile,
+    KeySetError,
+    KeysUnavailable,
     RemoteKeys,
-    discoveryUrls, usableKeys)
+    discoveryUrls,
+    usableKeys,
+)
 from gsmcpd.auth.tokens import TokenValidator
 from tests.idp import AUDIENCE, CACHE_SECONDS, ISSUER, IdentityProvider
 

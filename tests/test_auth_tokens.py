@@ -10,12 +10,24 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.auth import tokens
 from gsmcpd.auth.keys import KeyFile, usableKeys
 from gsmcpd.auth.tokens import (
-    LEEWAY, InsufficientScope, InvalidToken, NoToken, Principal,
-    TokenValidator, admits, bearerToken)
+    LEEWAY,
+    InsufficientScope,
+    InvalidToken,
+    NoToken,
+    Principal,
+    TokenValidator,
+    admits,
+    bearerToken,
+)
 from gsmcpd.auth.users import UserMap
 from tests.idp import (
-    AUDIENCE, ISSUER, IdentityProvider, SigningKey, hmacWithPublicKey,
-    unsignedToken)
+    AUDIENCE,
+    ISSUER,
+    IdentityProvider,
+    SigningKey,
+    hmacWithPublicKey,
+    unsignedToken,
+)
 
 NOW = 1_800_000_000.0
 

@@ -20,7 +20,11 @@ from gsmcpd.auth.scopes import ScopeToolsets
 from gsmcpd.auth.tokens import Principal, TokenValidator
 from gsmcpd.observe.clipping import CLIPPED_LENGTH
 from gsmcpd.transport.bearer import (
-    BearerGate, BearerResource, RefusalSummary, principalOf)
+    BearerGate,
+    BearerResource,
+    RefusalSummary,
+    principalOf,
+)
 from tests.idp import AUDIENCE, ISSUER, IdentityProvider
 
 NOW = 1_800_000_000.0

@@ -10,7 +10,11 @@ from zope.interface.verify import verifyObject
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.sessions.breaks import (
-    HARD_BREAK_DELAY, REPLACE_DELAY, CallState, RunningCall)
+    HARD_BREAK_DELAY,
+    REPLACE_DELAY,
+    CallState,
+    RunningCall,
+)
 from gsmcpd.tools.context import ICallControl
 from tests.fakes import FakeGem
 

@@ -6,7 +6,7 @@ in-memory transport, answers JSON whatever its GemStone call comes to.
 import json
 
 from twisted.internet.defer import CancelledError, Deferred, inlineCallbacks
-from twisted.logger import LogLevel, Logger, globalLogPublisher
+from twisted.logger import Logger, LogLevel, globalLogPublisher
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
@@ -14,8 +14,7 @@ from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.jsonrpc import parseMessage
-from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
+from gsmcpd.tools.base import Tool, ToolResult, Toolset, annotations, closedSchema
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.templates.outcomes import GemGone
 from tests.fakes import SmalltalkRaised

@@ -14,13 +14,17 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.protocol.catalogsurface import (
-    CATALOG_PARAGRAPH, catalogInstructions, mirroringShown, unwrapCall)
+    CATALOG_PARAGRAPH,
+    catalogInstructions,
+    mirroringShown,
+    unwrapCall,
+)
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.instructions import stockInstructions
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, Message
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, buildToolsets
 from gsmcpd.tools.catalogtools import CatalogSurface
-from tests.test_modern import META, ModernTestCase, modern
+from tests.test_modern import ModernTestCase, modern
 from tests.test_web import request
 from tests.toolharness import StonePool, ToolHarness
 

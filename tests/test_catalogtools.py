@@ -6,10 +6,15 @@ tools and what it lists.
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
-from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, buildToolsets
 from gsmcpd.tools.arguments import MAX_TEXT_LENGTH, capped
+from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, buildToolsets
 from gsmcpd.tools.catalogtools import (
-    CATALOG_TOOLS, EVERYDAY, CatalogSurface, servedCatalog, uncapped)
+    CATALOG_TOOLS,
+    EVERYDAY,
+    CatalogSurface,
+    servedCatalog,
+    uncapped,
+)
 from tests.toolharness import ToolHarness
 
 ALL = tuple(CORE_TOOLSETS)

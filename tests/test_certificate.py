@@ -3,13 +3,13 @@ Tests for L{gsmcpd.daemon.certificate}: what C{gsmcpd check} says of the
 daemon's TLS certificate.
 """
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.daemon.certificate import certificatePath, covers, judgeCertificate
 
-NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 def makeCertificate(path, names, notBefore, notAfter):

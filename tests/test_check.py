@@ -5,15 +5,15 @@ Tests for L{gsmcpd.daemon.check}: the preflight against the simulated stone
 
 import os
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from twisted.internet import reactor
 from twisted.internet.defer import inlineCallbacks, succeed
 from twisted.internet.threads import deferToThread
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.daemon.options import Options
 from gsmcpd.daemon.check import Preflight, parseGemNrs, settingsFindings
+from gsmcpd.daemon.options import Options
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.control import SimulatorControl
 from gsmcpd.testing.simulator.launch import launch
@@ -221,7 +221,7 @@ class CertificateTests(TestCase):
         """
         The certificate is judged against the host of --auth-audience.
         """
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         path = makeCertificate(self.mktemp(), ["other.example.com"],
                                now - timedelta(days=1),
                                now + timedelta(days=90))
@@ -290,8 +290,8 @@ class SettingsFindingsTests(TestCase):
         self.assertEqual([finding.line() for finding in
                           settingsFindings(options)], [
             "OK    --port: 40191 (from --port)",
-            "OK    --simulated: on (from {0} (simulated))".format(path),
-            "OK    --max-sessions: 5 (from {0} (max-sessions))".format(path),
+            f"OK    --simulated: on (from {path} (simulated))",
+            f"OK    --max-sessions: 5 (from {path} (max-sessions))",
             "OK    --call-timeout: 9 (from --request-timeout)",
             "OK    --allowed-origin: a.example b.example (from "
             "GSMCP_ALLOWED_ORIGINS)",

@@ -9,7 +9,14 @@ import json
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon.clientconfig import (
-    CLIENTS, TOKEN_VARIABLE, TYPESCRIPT_FILE, Target, UnknownClient, endpointUrl, snippet)
+    CLIENTS,
+    TOKEN_VARIABLE,
+    TYPESCRIPT_FILE,
+    Target,
+    UnknownClient,
+    endpointUrl,
+    snippet,
+)
 
 URL = "http://127.0.0.1:8000/mcp"
 JSON_CLIENTS = ("claude-desktop", "cursor", "vscode")

@@ -12,7 +12,13 @@ from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon import commitprobe
 from gsmcpd.daemon.commitprobe import (
-    GONE, NOT_PROBED, PROBE, STEPS, commitProbe, notProbed)
+    GONE,
+    NOT_PROBED,
+    PROBE,
+    STEPS,
+    commitProbe,
+    notProbed,
+)
 from gsmcpd.daemon.templatecheck import TemplateCheck
 from gsmcpd.gci.library import GciLibrary
 from gsmcpd.gci.session import GemSession, LoginParameters

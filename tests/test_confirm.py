@@ -7,7 +7,12 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.base import ToolError
 from gsmcpd.tools.confirm import (
-    commitQuestion, confirmClassDeletion, confirmed, confirmedIf, confirming)
+    commitQuestion,
+    confirmClassDeletion,
+    confirmed,
+    confirmedIf,
+    confirming,
+)
 
 
 class AskingCall:

@@ -6,11 +6,11 @@ drives them.
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.protocol.eras.modern.asking import modernRound
 from gsmcpd.protocol.eras.modern.envelope import Envelope
-from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
+from gsmcpd.protocol.jsonrpc import JsonRpcError
+from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.testing.conformance import fixtures2026
 
 ALL = {"elicitation": {}, "sampling": {}, "roots": {}}

@@ -12,9 +12,9 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface import implementer
 from zope.interface.verify import verifyObject
 
+from gsmcpd.testing.conformance.toolset import STEP, ConformanceToolset
 from gsmcpd.tools.base import NO_SESSION, ToolCall
 from gsmcpd.tools.catalog import toolsetClass
-from gsmcpd.testing.conformance.toolset import STEP, ConformanceToolset
 from gsmcpd.tools.context import ICallContext
 from gsmcpd.tools.questions import askEach
 from gsmcpd.tools.templates.outcomes import ToolError

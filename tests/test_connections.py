@@ -13,8 +13,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET
 
-from gsmcpd.transport.connections import (
-    LINGER, ConnectionLimits, GuardedSite)
+from gsmcpd.transport.connections import LINGER, ConnectionLimits, GuardedSite
 
 LIMITS = ConnectionLimits(
     requestDeadline=10.0, maxConnections=4, maxConnectionsPerPeer=2,

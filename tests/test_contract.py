@@ -8,11 +8,15 @@ import json
 import jsonschema
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.protocol.instructions import OUTPUT_RULE, stockInstructions
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.tools.base import MCP_DEFAULT_HINTS, effectiveHints
-from gsmcpd.protocol.instructions import OUTPUT_RULE, stockInstructions
 from gsmcpd.tools.catalog import (
-    CORE_TOOLSETS, OTHER_TOOLSETS, ToolCatalog, toolsetClass)
+    CORE_TOOLSETS,
+    OTHER_TOOLSETS,
+    ToolCatalog,
+    toolsetClass,
+)
 from tests.builders import clientSession, legacyEra
 from tests.toolharness import strictForm
 

@@ -6,10 +6,10 @@ attributed to our code is an error, one attributed to a library is not.
 import os
 import warnings
 
-import twisted
 from twisted.trial.unittest import SynchronousTestCase
 
 import gsmcpd
+import twisted
 from tests import OUR_CODE
 
 

@@ -12,8 +12,7 @@ import sys
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.daemon.early import (
-    ARENAS, M_ARENA_MAX, Arrivals, capArenas, holdHangups)
+from gsmcpd.daemon.early import ARENAS, M_ARENA_MAX, Arrivals, capArenas, holdHangups
 
 
 class HoldHangupsTests(SynchronousTestCase):

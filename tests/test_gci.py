@@ -17,11 +17,14 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.gci.errors import OOP_NIL, GciError
 from gsmcpd.gci.library import (
-    BlockingCallOnReactorThread, GciErrSType, GciLibrary, GciLibraryError,
-    ResultOverrun)
+    BlockingCallOnReactorThread,
+    GciErrSType,
+    GciLibrary,
+    GciLibraryError,
+    ResultOverrun,
+)
 from gsmcpd.gci.pool import GemSessionPool, SessionLimitReached
-from gsmcpd.gci.session import (
-    CallWithdrawn, GemSession, LoginParameters, SessionGone)
+from gsmcpd.gci.session import CallWithdrawn, GemSession, LoginParameters, SessionGone
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.control import SimulatorControl
 from gsmcpd.testing.simulator.launch import launch
@@ -470,7 +473,7 @@ class SourceClassTests(SimulatedStoneMixin, TestCase):
             self.library.resolveSymbol, self.gem._handle, "String")
         answer = yield threads.deferToThread(
             self.library.executeFetchBytes, self.gem._handle,
-            "'é' size".encode("utf-8"), string, 4096)
+            "'é' size".encode(), string, 4096)
         self.assertEqual(answer, b"2")
 
     @inlineCallbacks

@@ -5,8 +5,7 @@ what it keeps from the client.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.gci.errors import (
-    HARD_BREAK, OOP_ILLEGAL, OOP_NIL, SOFT_BREAK, GciError)
+from gsmcpd.gci.errors import HARD_BREAK, OOP_ILLEGAL, OOP_NIL, SOFT_BREAK, GciError
 
 
 class GciErrorTests(SynchronousTestCase):

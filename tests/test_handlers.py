@@ -15,15 +15,21 @@ from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol.facts import LEGACY
-from gsmcpd.protocol.handlers import (
-    RESOURCE_NOT_FOUND, Handlers, ServerIdentity)
-from gsmcpd.protocol.methods import MethodTable
-from gsmcpd.protocol.versions import (
-    LATEST_LEGACY_VERSION, LEGACY_VERSIONS, negotiateVersion)
-from gsmcpd.protocol.notes import SESSION_NOTE
+from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND, Handlers, ServerIdentity
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-    parseMessage)
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    parseMessage,
+)
+from gsmcpd.protocol.methods import MethodTable
+from gsmcpd.protocol.notes import SESSION_NOTE
+from gsmcpd.protocol.versions import (
+    LATEST_LEGACY_VERSION,
+    LEGACY_VERSIONS,
+    negotiateVersion,
+)
 from gsmcpd.tools.base import Tool, Toolset, annotations, closedSchema
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate

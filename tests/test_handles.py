@@ -4,12 +4,20 @@ GemStone sessions behind handles in the 2026 era.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.eras.modern import envelope
 from gsmcpd.protocol.eras.modern.handles import (
-    HANDLE_TOOLS, LISTED_SESSION_PROPERTY, SESSION_PROPERTY, ToolSchemas,
-    closed, needsHandle, noSuchHandle, opened, takeHandle,
-    withSessionArgument)
+    HANDLE_TOOLS,
+    LISTED_SESSION_PROPERTY,
+    SESSION_PROPERTY,
+    ToolSchemas,
+    closed,
+    needsHandle,
+    noSuchHandle,
+    opened,
+    takeHandle,
+    withSessionArgument,
+)
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.tools.base import Tool, ToolError, annotations, closedSchema
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.catalogtools import CatalogSurface

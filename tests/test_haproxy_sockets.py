@@ -23,7 +23,7 @@ from twisted.trial.unittest import SkipTest, SynchronousTestCase
 
 from gsmcpd.testing.simulator.build import libraryPath
 from gsmcpd.testing.simulator.launch import launch
-from tests.daemon import Daemon, freePort, get
+from tests.daemon import Daemon, freePort
 
 CONFIG = Path(__file__).resolve().parent.parent / "etc" / "haproxy" / \
     "gsmcpd.cfg"

@@ -6,10 +6,14 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
-from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.gci.errors import GciError
+from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.hygiene import (
-    CACHE_NAME_LIMIT, GemPreparation, ViewHygiene, gemName)
+    CACHE_NAME_LIMIT,
+    GemPreparation,
+    ViewHygiene,
+    gemName,
+)
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.ledger import methodKey
 from tests.fakes import FakeGem, FakePool, SmalltalkRaised

@@ -6,8 +6,8 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.eras.modern import inputrequired
 from gsmcpd.protocol.eras.modern.envelope import Envelope
-from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.tools import questions
 
 

@@ -8,10 +8,15 @@ import os
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.instructions import (
-    DETACHED_PREAMBLE, MAX_INSTRUCTIONS, MODERN_PREAMBLE, PREAMBLE, UNSERVED,
-    readInstructions, stockInstructions)
-from gsmcpd.tools.base import (
-    ANY_SESSION, NO_SESSION, Tool, annotations, closedSchema)
+    DETACHED_PREAMBLE,
+    MAX_INSTRUCTIONS,
+    MODERN_PREAMBLE,
+    PREAMBLE,
+    UNSERVED,
+    readInstructions,
+    stockInstructions,
+)
+from gsmcpd.tools.base import ANY_SESSION, NO_SESSION, Tool, annotations, closedSchema
 from gsmcpd.tools.catalog import CORE_TOOLSETS, OTHER_TOOLSETS
 
 NONE_SERVED = UNSERVED.format(", ".join([*CORE_TOOLSETS, *OTHER_TOOLSETS]))

@@ -27,8 +27,7 @@ from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.eras.modern.tasks import TaskProgress, TaskStore
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.breaks import RunningCall
-from gsmcpd.sessions.interfaces import (
-    ICallSink, IClientRequests, IWorkSession)
+from gsmcpd.sessions.interfaces import ICallSink, IClientRequests, IWorkSession
 from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext, ICallControl
 from gsmcpd.tools.questions import NULL_ASKER, IAsker

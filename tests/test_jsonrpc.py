@@ -5,7 +5,12 @@ Tests for L{gsmcpd.protocol.jsonrpc}.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, JsonRpcError, parseMessage)
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    JsonRpcError,
+    parseMessage,
+)
 
 
 class ParseTests(SynchronousTestCase):

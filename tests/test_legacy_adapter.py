@@ -10,8 +10,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.handlers import ServerIdentity
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS
-from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema)
+from gsmcpd.tools.base import Tool, ToolResult, Toolset, annotations, closedSchema
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from tests.builders import clientSession, legacyEra
 from tests.fakes import FakeGem, RecordingSink

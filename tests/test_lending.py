@@ -7,16 +7,14 @@ from twisted.internet.defer import CancelledError, Deferred
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION, Envelope
 from gsmcpd.protocol.eras.modern.handles import HANDLE_TOOLS
 from gsmcpd.protocol.eras.modern.lending import Lending, toolError
-from gsmcpd.protocol.eras.modern.envelope import Envelope
+from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.warm import THROWAWAY_REASON
-from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION
-from gsmcpd.protocol.jsonrpc import JsonRpcError
-from gsmcpd.tools.base import (
-    ANY_SESSION, OWN_SESSION, Tool, annotations, closedSchema)
+from gsmcpd.tools.base import ANY_SESSION, OWN_SESSION, Tool, annotations, closedSchema
 from gsmcpd.tools.templates.outcomes import ToolError
 from tests.fakes import FakePool
 

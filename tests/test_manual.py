@@ -10,7 +10,13 @@ import tomllib
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.daemon.manual import (
-    TITLES, argument, exampleFile, helpText, manPage, summary)
+    TITLES,
+    argument,
+    exampleFile,
+    helpText,
+    manPage,
+    summary,
+)
 from gsmcpd.daemon.options import Config, Options
 from gsmcpd.daemon.settings import FLAG, declaredSettings
 

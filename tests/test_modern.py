@@ -14,8 +14,8 @@ from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.notes import THROWAWAY_NOTE
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
-from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.testing.simulator.errors import COMMITS_DISABLED
+from gsmcpd.tools.catalog import ToolCatalog
 from tests.test_web import JSON, Collector, TransportTestCase, request
 from tests.toolharness import StonePool
 

@@ -6,13 +6,23 @@ import base64
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.eras.modern import envelope
 from gsmcpd.protocol.eras.modern.envelope import (
-    CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, HEADER_MISMATCH, LOG_LEVEL_KEY,
-    MISSING_CLIENT_CAPABILITY, PROTOCOL_VERSION_KEY,
-    UNSUPPORTED_PROTOCOL_VERSION, Envelope, checkParameterHeaders,
-    decodeHeaderValue, httpStatus, isModern, readEnvelope)
+    CLIENT_CAPABILITIES_KEY,
+    CLIENT_INFO_KEY,
+    HEADER_MISMATCH,
+    LOG_LEVEL_KEY,
+    MISSING_CLIENT_CAPABILITY,
+    PROTOCOL_VERSION_KEY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    Envelope,
+    checkParameterHeaders,
+    decodeHeaderValue,
+    httpStatus,
+    isModern,
+    readEnvelope,
+)
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.versions import MODERN_VERSION
 
 META = {PROTOCOL_VERSION_KEY: MODERN_VERSION,

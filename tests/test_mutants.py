@@ -12,9 +12,21 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.tools.templates.render import templateNames
 from mutants import catalog, cli, engine
 from mutants.engine import (
-    KILLED, NOT_APPLICABLE, SURVIVED, Mutant, NotApplicable, Outcome,
-    TrialRunner, Workspace, judge, modulesNaming, mutatedText, score,
-    selected, summary)
+    KILLED,
+    NOT_APPLICABLE,
+    SURVIVED,
+    Mutant,
+    NotApplicable,
+    Outcome,
+    TrialRunner,
+    Workspace,
+    judge,
+    modulesNaming,
+    mutatedText,
+    score,
+    selected,
+    summary,
+)
 
 TEMPLATE = "| a |\na := limit + 1.\n^a\n"
 PAGE = Mutant("page-two-long", "paged", "limit + 1", "limit + 2",

@@ -6,8 +6,13 @@ with.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.notes import (
-    COMMITTED_NOTE, MOVED_NOTE, SESSION_NOTE, THROWAWAY_NOTE, VIEW_TOOLS,
-    sessionNotes)
+    COMMITTED_NOTE,
+    MOVED_NOTE,
+    SESSION_NOTE,
+    THROWAWAY_NOTE,
+    VIEW_TOOLS,
+    sessionNotes,
+)
 from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.base import Tool, annotations, closedSchema
 from gsmcpd.tools.templates.outcomes import ViewMove

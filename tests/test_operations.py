@@ -10,8 +10,7 @@ from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon.admin import AdminBeside, Health
 from gsmcpd.daemon.drain import Drain
-from gsmcpd.daemon.operations import (
-    STATUS_INTERVAL, Operations, OperationsService)
+from gsmcpd.daemon.operations import STATUS_INTERVAL, Operations, OperationsService
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.audit import AuditLog, AuditUnavailable, CallFacts
 from gsmcpd.observe.auditfile import AuditFile

@@ -5,12 +5,12 @@ C{promtool check rules} (when promtool is installed: Debian's
 C{prometheus} package), and the HAProxy examples pass C{haproxy -c}.
 """
 
-import os
-
 import json
+import os
 import re
 import shutil
 import subprocess
+from datetime import UTC
 from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
@@ -173,7 +173,7 @@ def selfSigned():
     """
     A certificate and its key, PEM, as HAProxy's C{crt} takes them.
     """
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
@@ -182,7 +182,7 @@ def selfSigned():
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME,
                                          "mcp.example.com")])
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
     certificate = (x509.CertificateBuilder().subject_name(name)
                    .issuer_name(name).public_key(key.public_key())
                    .serial_number(1).not_valid_before(start)

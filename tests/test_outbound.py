@@ -11,10 +11,13 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
 from gsmcpd.observe.clipping import CLIPPED_LENGTH
-from gsmcpd.protocol.jsonrpc import parseMessage
 from gsmcpd.protocol.eras.legacy.outbound import REQUEST_TIMEOUT, PendingRequests
+from gsmcpd.protocol.jsonrpc import parseMessage
 from gsmcpd.sessions.interfaces import (
-    ClientAnsweredError, ClientDidNotAnswer, IClientRequests)
+    ClientAnsweredError,
+    ClientDidNotAnswer,
+    IClientRequests,
+)
 from tests.fakes import RecordingSink
 
 

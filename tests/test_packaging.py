@@ -19,7 +19,7 @@ from twisted.trial.unittest import SkipTest, TestCase
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def builtWheel():
     """
     C{(file names, entry_points.txt text)} of a wheel built once per run,

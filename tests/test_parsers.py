@@ -8,8 +8,16 @@ import os
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.daemon.parsers import (
-    count, countOrNone, endpoint, parseFlag, positiveSecondsOrNone, seconds,
-    secondsOrNone, secretFile, words)
+    count,
+    countOrNone,
+    endpoint,
+    parseFlag,
+    positiveSecondsOrNone,
+    seconds,
+    secondsOrNone,
+    secretFile,
+    words,
+)
 
 
 class ParserTests(SynchronousTestCase):

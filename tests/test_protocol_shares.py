@@ -12,8 +12,12 @@ from gsmcpd.protocol import kinds
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, SERVER_ERROR
 from gsmcpd.protocol.shares import CLOSE_ONE, WAIT_FOR_CALLS, shareRefusal
 from gsmcpd.sessions.shares import (
-    CALLS_PER_IDENTITY, CALLS_PER_SESSION, SESSIONS_PER_IDENTITY,
-    FairShares, ShareExhausted)
+    CALLS_PER_IDENTITY,
+    CALLS_PER_SESSION,
+    SESSIONS_PER_IDENTITY,
+    FairShares,
+    ShareExhausted,
+)
 from tests.test_modern import META, TASKS, ModernTestCase, modern
 from tests.test_security import _Authenticated
 from tests.test_web import request

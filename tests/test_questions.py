@@ -7,7 +7,14 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
 from gsmcpd.tools.questions import (
-    NULL_ASKER, IAsker, accepted, askEach, elicitation, roots, sampling)
+    NULL_ASKER,
+    IAsker,
+    accepted,
+    askEach,
+    elicitation,
+    roots,
+    sampling,
+)
 from gsmcpd.tools.templates.outcomes import ToolError
 
 CONFIRM = elicitation("Delete Foo?", {"confirm": {"type": "boolean"}})

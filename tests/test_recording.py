@@ -15,14 +15,12 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import AuditLog, CallRefused
 from gsmcpd.observe.auditfile import AuditFile
-from gsmcpd.observe.metrics import (
-    COMMITTED_META, DISCARDED_META, UNSETTLED, Metrics)
+from gsmcpd.observe.metrics import COMMITTED_META, DISCARDED_META, UNSETTLED, Metrics
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, parseMessage
 from gsmcpd.protocol.kinds import KINDS
 from gsmcpd.protocol.notes import MOVED_NOTE
-from gsmcpd.protocol.recording import (
-    CANCELLED, CallRecords, answerOf, unrefused)
+from gsmcpd.protocol.recording import CANCELLED, CallRecords, answerOf, unrefused
 from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.base import Tool, ToolError, annotations, closedSchema
 from gsmcpd.tools.questions import InputRequired

@@ -11,7 +11,12 @@ import random
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.observe.redaction import (
-    REDACTED, handleForms, redacted, redactedText, struck)
+    REDACTED,
+    handleForms,
+    redacted,
+    redactedText,
+    struck,
+)
 
 SECRET = "Hunter2-s3cr3t"
 KEYS = ("password", "access_token", "otp", "client_secret", "apiKey",

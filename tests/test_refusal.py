@@ -9,7 +9,11 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon.refusal import (
-    EXIT_REFUSED, exitNonZeroIfRefused, parseEndpoint, underTwistd)
+    EXIT_REFUSED,
+    exitNonZeroIfRefused,
+    parseEndpoint,
+    underTwistd,
+)
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.transport.connections import LISTEN_BACKLOG
 

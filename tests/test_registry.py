@@ -10,8 +10,7 @@ from twisted.trial.unittest import TestCase
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.observe.metrics import Metrics
-from gsmcpd.sessions.breaks import (
-    HARD_BREAK_DELAY, REPLACE_DELAY, RunningCall)
+from gsmcpd.sessions.breaks import HARD_BREAK_DELAY, REPLACE_DELAY, RunningCall
 from gsmcpd.sessions.registry import LoginNotAnswered, SessionRegistry
 from gsmcpd.sessions.warm import THROWAWAY_REASON
 from gsmcpd.tools.templates.outcomes import ToolError

@@ -5,8 +5,8 @@ Sealed C{requestState}: verified without being stored.
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal, requestBinding
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 
 CALL = {"name": "delete_class", "arguments": {"className": "Foo"},
         "_meta": {"progressToken": 1}}

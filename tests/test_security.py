@@ -9,8 +9,8 @@ import json
 import os
 
 import attr
-from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 from treq.testing import StubTreq
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -18,24 +18,30 @@ from gsmcpd.auth.keys import KeyFile, usableKeys
 from gsmcpd.auth.resource import ProtectedResource
 from gsmcpd.auth.scopes import ScopeToolsets
 from gsmcpd.auth.tokens import Principal, TokenValidator
-from gsmcpd.daemon.options import ConfigError, Options
 from gsmcpd.daemon.admin import Health
+from gsmcpd.daemon.options import ConfigError, Options
 from gsmcpd.daemon.security import (
-    KEYLESS_RETRY, READ_ONLY_INSTRUCTIONS, READ_ONLY_REASON, FetchKeysAtStart,
-    SessionPolicies, auditLog, bearerGate, listeningEndpoint,
-    securityServices)
+    KEYLESS_RETRY,
+    READ_ONLY_INSTRUCTIONS,
+    READ_ONLY_REASON,
+    FetchKeysAtStart,
+    SessionPolicies,
+    auditLog,
+    bearerGate,
+    listeningEndpoint,
+    securityServices,
+)
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.auditchain import verify
 from gsmcpd.protocol.eras.modern.envelope import Envelope
-from gsmcpd.protocol.notices import Filter
-from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.eras.modern.handles import noSuchHandle
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
+from gsmcpd.protocol.notices import Filter
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from gsmcpd.transport.bearer import BearerGate, BearerResource
 from tests.fakes import SmalltalkRaised
 from tests.idp import AUDIENCE, ISSUER, IdentityProvider
-from tests.test_modern import (
-    META, SOURCE, TASKS, VERSION, ModernTestCase, modern)
+from tests.test_modern import META, SOURCE, TASKS, VERSION, ModernTestCase, modern
 from tests.test_web import JSON, TransportTestCase, request
 from tests.toolharness import StonePool
 

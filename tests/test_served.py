@@ -10,7 +10,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd import __version__
 from gsmcpd.daemon.security import READ_ONLY_INSTRUCTIONS
-from gsmcpd.daemon.served import SIMULATED_TITLE, serverIdentity, servedToolsets
+from gsmcpd.daemon.served import SIMULATED_TITLE, servedToolsets, serverIdentity
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.protocol.catalogsurface import CATALOG_PARAGRAPH
 from gsmcpd.protocol.handlers import Handlers

@@ -19,15 +19,18 @@ from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
+from gsmcpd.daemon.admin import Health
 from gsmcpd.daemon.heap import FREEZE_INTERVAL
 from gsmcpd.daemon.maintenance import Maintenance
 from gsmcpd.daemon.options import Options
 from gsmcpd.daemon.service import GsmcpService, assemble
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import (
-    CONTROL_INTERVAL, StartupRefused, StoneService)
-from gsmcpd.daemon.admin import Health
-from gsmcpd.daemon.stone import ControlSession
+    CONTROL_INTERVAL,
+    ControlSession,
+    StartupRefused,
+    StoneService,
+)
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.calls import CallRunner
@@ -36,11 +39,11 @@ from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.eras.modern.adapter import ModernEra
 from gsmcpd.protocol.eras.modern.lending import Lending
+from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
+from gsmcpd.protocol.eras.modern.tasks import TaskStore
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.notices import ChangeNotices
-from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
-from gsmcpd.protocol.eras.modern.tasks import TaskStore
 from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, ViewHygiene
 from gsmcpd.sessions.lifetime import MAINTENANCE_INTERVAL, Reaper
 from gsmcpd.sessions.registry import SessionRegistry

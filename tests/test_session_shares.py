@@ -8,13 +8,18 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.observe.metrics import REFUSALS, Metrics
+from gsmcpd.observe.metrics import Metrics
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import (
-    CALLS_PER_IDENTITY, CALLS_PER_SESSION, SESSIONS_PER_IDENTITY,
-    FairShares, ShareExhausted, identityOf)
+    CALLS_PER_IDENTITY,
+    CALLS_PER_SESSION,
+    SESSIONS_PER_IDENTITY,
+    FairShares,
+    ShareExhausted,
+    identityOf,
+)
 from tests.fakes import FakePool
 
 ADA = Principal("ada", "Ada", frozenset(), 0.0)

@@ -9,8 +9,19 @@ import attr
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.daemon.settings import (
-    AUTH, OPERATIONS, ConfigError, countOrNone, declaredSettings, fileKeys,
-    flag, optionOf, optionsFor, repeatable, secretFile, setting)
+    AUTH,
+    OPERATIONS,
+    ConfigError,
+    countOrNone,
+    declaredSettings,
+    fileKeys,
+    flag,
+    optionOf,
+    optionsFor,
+    repeatable,
+    secretFile,
+    setting,
+)
 
 
 @attr.s(frozen=True, kw_only=True)

@@ -3,8 +3,8 @@ Tests for building the simulated stone's libgcits and for its wire format.
 """
 
 import os
-from pathlib import Path
 import socket
+from pathlib import Path
 
 from twisted.trial.unittest import SynchronousTestCase
 

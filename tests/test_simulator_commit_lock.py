@@ -7,8 +7,12 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.stone import (
-    DEFAULT_PASSWORD, DEFAULT_USER, GCI_ONETIME_PASSWORD, READ_ONLY_USER,
-    Stone)
+    DEFAULT_PASSWORD,
+    DEFAULT_USER,
+    GCI_ONETIME_PASSWORD,
+    READ_ONLY_USER,
+    Stone,
+)
 from tests.test_simulator_lifetime import answer
 
 REASON = "gsmcpd serves this repository read-only"

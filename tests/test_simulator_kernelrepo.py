@@ -13,7 +13,6 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
 from bench import kernelshape
-
 from gsmcpd.testing.simulator import kernelrepo, searches
 from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.launch import launch

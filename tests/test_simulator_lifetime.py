@@ -23,10 +23,14 @@ from gsmcpd.testing.simulator.launch import launch
 from gsmcpd.testing.simulator.objects import printString
 from gsmcpd.testing.simulator.repository import ABSENT
 from gsmcpd.testing.simulator.stone import (
-    DEFAULT_PASSWORD, DEFAULT_USER, GCI_ONETIME_PASSWORD, READ_ONLY_USER, Stone)
+    DEFAULT_PASSWORD,
+    DEFAULT_USER,
+    GCI_ONETIME_PASSWORD,
+    READ_ONLY_USER,
+    Stone,
+)
 from gsmcpd.testing.simulator.system import PUBLISHED, USER_GLOBALS, globalKey
 from gsmcpd.tools.templates.render import Template
-
 from tests.test_simulator import GciErrSType, GciFailed, SimulatedStoneTests
 
 MAX_RESULT = 1 << 20

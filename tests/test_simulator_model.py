@@ -6,7 +6,8 @@ socket or the C library.
 
 import json
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.testing.simulator import errors, gem

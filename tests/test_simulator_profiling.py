@@ -17,7 +17,12 @@ from gsmcpd.testing.simulator import errors, gem
 from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.objects import printString
 from gsmcpd.testing.simulator.profiling import (
-    DEFAULT_JITTER, SEND_NS, monitorsOf, sendClock, threadCPU)
+    DEFAULT_JITTER,
+    SEND_NS,
+    monitorsOf,
+    sendClock,
+    threadCPU,
+)
 from gsmcpd.testing.simulator.stone import Stone
 
 PROBE = (

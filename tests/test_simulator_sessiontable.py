@@ -11,9 +11,17 @@ from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.gem import run
 from gsmcpd.testing.simulator.objects import printString
 from gsmcpd.testing.simulator.sessiontable import (
-    CACHE_FRAMES, KERNEL_PAGES, PAGES_PER_SESSION, monitorStatistics)
+    CACHE_FRAMES,
+    KERNEL_PAGES,
+    PAGES_PER_SESSION,
+    monitorStatistics,
+)
 from gsmcpd.testing.simulator.stone import (
-    DEFAULT_PASSWORD, DEFAULT_USER, RESTRICTED_PRIVILEGES, Stone)
+    DEFAULT_PASSWORD,
+    DEFAULT_USER,
+    RESTRICTED_PRIVILEGES,
+    Stone,
+)
 
 
 class DescriptionTests(SynchronousTestCase):

@@ -8,8 +8,8 @@ import re
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.eras.modern.skills import Skill, Skills
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 
 SKILL = Skill("gemstone-commit-or-abort",
               "When to commit: and when not to.", "# Commit\n\nText.\n")

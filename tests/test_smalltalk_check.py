@@ -8,7 +8,11 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.smalltalk import parse_expression
 from gsmcpd.smalltalk.check import (
-    declaredNames, readEntries, referencedGlobals, unknownNames)
+    declaredNames,
+    readEntries,
+    referencedGlobals,
+    unknownNames,
+)
 
 
 class GlobalsTests(SynchronousTestCase):

@@ -6,8 +6,18 @@ the configuration file.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.daemon.sources import (
-    DEFAULT_SOURCE, ENVIRONMENT, FILE, FLAG, LIST, OPTION, VALUE,
-    SettingsFile, SettingsFileError, Source, shaped)
+    DEFAULT_SOURCE,
+    ENVIRONMENT,
+    FILE,
+    FLAG,
+    LIST,
+    OPTION,
+    VALUE,
+    SettingsFile,
+    SettingsFileError,
+    Source,
+    shaped,
+)
 
 IN_FILE = Source(FILE, "max-sessions", "/etc/gsmcpd/gsmcpd.toml")
 

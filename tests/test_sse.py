@@ -15,8 +15,16 @@ from zope.interface.verify import verifyObject
 from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.sessions.outbox import Outbox
 from gsmcpd.transport.sse import (
-    KEEPALIVE_INTERVAL, PROGRESS_INTERVAL, REPLAY_LIMIT, WRITE_BLOCKED_LIMIT,
-    CallStream, EventSequence, EventStream, eventBytes, parseEventId)
+    KEEPALIVE_INTERVAL,
+    PROGRESS_INTERVAL,
+    REPLAY_LIMIT,
+    WRITE_BLOCKED_LIMIT,
+    CallStream,
+    EventSequence,
+    EventStream,
+    eventBytes,
+    parseEventId,
+)
 
 
 class Transport:

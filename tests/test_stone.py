@@ -6,12 +6,12 @@ proof, and the stone service's order, over fake GemStone sessions.
 import os
 
 import attr
+from twisted.application.service import IService
 from twisted.internet.defer import Deferred, fail, succeed
 from twisted.internet.task import Clock
 from twisted.logger import Logger, LogLevel, formatEvent
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
-from twisted.application.service import IService
 
 from gsmcpd.daemon.admin import Health
 from gsmcpd.daemon.agent import Capacity
@@ -19,8 +19,13 @@ from gsmcpd.daemon.maintenance import Maintenance
 from gsmcpd.daemon.options import Options
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import (
-    ControlSession, StartupRefused, StoneService, WorkerCheck, loadLibrary,
-    realLogin)
+    ControlSession,
+    StartupRefused,
+    StoneService,
+    WorkerCheck,
+    loadLibrary,
+    realLogin,
+)
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.gci.session import LoginParameters

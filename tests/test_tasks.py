@@ -8,11 +8,12 @@ from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.eras.modern import tasks
 from gsmcpd.protocol.eras.modern.envelope import Envelope
-from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.protocol.eras.modern.tasks import TaskProgress, TaskStore
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.versions import MODERN_VERSION
+
 
 def adopted(store, run):
     """

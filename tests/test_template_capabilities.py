@@ -12,7 +12,10 @@ from gsmcpd.testing.simulator import errors, evaluator, gem
 from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.templates.capabilities import (
-    OPTIONAL, describeLacking, lackingCapabilities)
+    OPTIONAL,
+    describeLacking,
+    lackingCapabilities,
+)
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.templates.render import Template, loadTemplateText, templateNames
 from tests.fakes import FakeGem

@@ -9,12 +9,12 @@ import json
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
+from gsmcpd.smalltalk import parse_method, sent_selectors
 from gsmcpd.testing.simulator import errors, gem
 from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.stone import Stone
-from gsmcpd.smalltalk import parse_method, sent_selectors
-from gsmcpd.tools.templates.render import Template
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
+from gsmcpd.tools.templates.render import Template
 from tests.toolharness import ToolHarness
 
 MAX_RESULT = 1 << 20

@@ -6,8 +6,17 @@ running a template can come to.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.templates.outcomes import (
-    ERROR_KINDS, FAILURES, STILL, CallBroken, GemGone, ResultOverLimit,
-    ToolError, ViewMove, errorKindOf, stackText)
+    ERROR_KINDS,
+    FAILURES,
+    STILL,
+    CallBroken,
+    GemGone,
+    ResultOverLimit,
+    ToolError,
+    ViewMove,
+    errorKindOf,
+    stackText,
+)
 
 
 class ToolErrorTests(SynchronousTestCase):

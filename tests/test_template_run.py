@@ -12,7 +12,13 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.tools.templates.outcomes import (
-    STILL, CallBroken, GemGone, ResultOverLimit, ToolError, ViewMove)
+    STILL,
+    CallBroken,
+    GemGone,
+    ResultOverLimit,
+    ToolError,
+    ViewMove,
+)
 from gsmcpd.tools.templates.run import TemplateAnswer, runTemplate
 from tests.fakes import FakeGem, SmalltalkRaised
 

@@ -11,8 +11,7 @@ from pathlib import Path
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.smalltalk.check import loadKnownNames, readEntries, unknownNames
-from gsmcpd.tools.templates.render import (
-    Template, loadTemplateText, templateNames)
+from gsmcpd.tools.templates.render import Template, loadTemplateText, templateNames
 
 KNOWN_NAMES = sorted(Path(__file__).with_name("selectors").glob("*.tsv"))
 """One file per toolset family, so each family's list has one owner."""

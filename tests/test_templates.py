@@ -2,11 +2,11 @@
 Tests for L{gsmcpd.tools.templates.render}: rendering, and the one escaping function.
 """
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.smalltalk import Assignment, Literal, leading_comment, \
-    parse_expression
+from gsmcpd.smalltalk import Assignment, Literal, leading_comment, parse_expression
 from gsmcpd.tools.templates.render import Template, literal, stringLiteral
 
 

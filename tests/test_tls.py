@@ -8,7 +8,11 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.transport.connections import LISTEN_BACKLOG
 from gsmcpd.transport.tls import (
-    ReloadingContexts, TLSConfigError, TLSEndpoint, splitDescription)
+    ReloadingContexts,
+    TLSConfigError,
+    TLSEndpoint,
+    splitDescription,
+)
 from tests.idp import TestCA, writeIdentity
 
 

@@ -12,7 +12,13 @@ from gsmcpd.protocol.notes import SESSION_NOTE, THROWAWAY_NOTE
 from gsmcpd.protocol.toolcall import answersAsStream, callTool, unknownTool
 from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.base import (
-    NO_SESSION, Tool, ToolError, ToolResult, annotations, closedSchema)
+    NO_SESSION,
+    Tool,
+    ToolError,
+    ToolResult,
+    annotations,
+    closedSchema,
+)
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.templates.outcomes import CallBroken
 from tests.builders import legacyEra

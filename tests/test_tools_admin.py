@@ -10,7 +10,8 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.daemon.options import ConfigError
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
-from gsmcpd.testing.simulator import errors as simulated, evaluator
+from gsmcpd.testing.simulator import errors as simulated
+from gsmcpd.testing.simulator import evaluator
 from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.sessiontable import CACHE_FRAMES
 from gsmcpd.testing.simulator.stone import RESTRICTED_PRIVILEGES, Stone

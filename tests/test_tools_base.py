@@ -8,8 +8,14 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.tools.base import (
-    Tool, ToolCall, ToolResult, Toolset, annotations, closedSchema,
-    effectiveHints)
+    Tool,
+    ToolCall,
+    ToolResult,
+    Toolset,
+    annotations,
+    closedSchema,
+    effectiveHints,
+)
 from gsmcpd.tools.ledger import methodKey
 from gsmcpd.tools.questions import sampling
 from gsmcpd.tools.templates.outcomes import ToolError, ViewMove

@@ -10,10 +10,10 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.protocol.jsonrpc import Message
+from gsmcpd.tools.base import effectiveHints
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS
 from gsmcpd.tools.ledger import classKey, methodKey
 from gsmcpd.tools.paging import LIST_LIMIT
-from gsmcpd.tools.base import effectiveHints
 from tests.test_tools_listing import checkedCall, codeModel
 from tests.toolharness import ToolHarness
 

@@ -8,13 +8,28 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.arguments import INTEGER, STRING, uncapped
 from gsmcpd.tools.base import (
-    METHOD_SCHEMA, Tool, Toolset, annotations, closedSchema, resultSchema)
+    METHOD_SCHEMA,
+    Tool,
+    Toolset,
+    annotations,
+    closedSchema,
+    resultSchema,
+)
 from gsmcpd.tools.catalog import (
-    CORE_TOOLSETS, DEFAULT_TOOLSETS, OTHER_TOOLSETS, AdvertisedTool,
-    ToolCatalog, ToolsetError, advertisedOutput, buildToolsets, sharedOnce,
-    toolsetClass, unservedToolsets)
-from gsmcpd.tools.paging import PAGE_SCHEMA
+    CORE_TOOLSETS,
+    DEFAULT_TOOLSETS,
+    OTHER_TOOLSETS,
+    AdvertisedTool,
+    ToolCatalog,
+    ToolsetError,
+    advertisedOutput,
+    buildToolsets,
+    sharedOnce,
+    toolsetClass,
+    unservedToolsets,
+)
 from gsmcpd.tools.execution import ExecutionToolset
+from gsmcpd.tools.paging import PAGE_SCHEMA
 from gsmcpd.tools.sunit import TestingToolset
 
 

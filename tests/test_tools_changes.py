@@ -10,7 +10,11 @@ from gsmcpd.tools.base import OWN_SESSION
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.ledger import methodKey
 from tests.test_tools_mutation import (
-    GUARDED_WITHDRAW, TOOLSETS, WITHDRAW, MutationTestCase)
+    GUARDED_WITHDRAW,
+    TOOLSETS,
+    WITHDRAW,
+    MutationTestCase,
+)
 from tests.toolharness import ToolHarness
 
 IS_EMPTY = "isEmpty\n\t^balance = 0"

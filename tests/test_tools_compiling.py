@@ -7,8 +7,13 @@ import jsonschema
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.compiling import (
-    COMPILE_ERROR_SCHEMA, compileError, definitionReport, describeErrors,
-    locatedErrors, methodName)
+    COMPILE_ERROR_SCHEMA,
+    compileError,
+    definitionReport,
+    describeErrors,
+    locatedErrors,
+    methodName,
+)
 from tests.toolharness import strictForm
 
 SOURCE = "deposit: amount\n\tbalance := balance +\n\t^self"

@@ -5,8 +5,7 @@ what this session read in its present view.
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.tools.ledger import (
-    ReadLedger, classKey, describeKey, methodKey)
+from gsmcpd.tools.ledger import ReadLedger, classKey, describeKey, methodKey
 
 
 class KeyTests(SynchronousTestCase):

@@ -4,18 +4,19 @@ the dispatcher on a simulated stone seeded with the C{Banking} code.
 """
 
 import jsonschema
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
+from gsmcpd.smalltalk import Assignment, Literal, parse_expression
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.repository import ABSENT
-from gsmcpd.smalltalk import Assignment, Literal, parse_expression
-from gsmcpd.tools.templates.render import Template
-from gsmcpd.tools.ledger import classKey, methodKey
-from gsmcpd.tools.compiling import locatedErrors
-from gsmcpd.tools.mutation import MutationToolset
 from gsmcpd.tools.base import effectiveHints
+from gsmcpd.tools.compiling import locatedErrors
+from gsmcpd.tools.ledger import classKey, methodKey
+from gsmcpd.tools.mutation import MutationToolset
+from gsmcpd.tools.templates.render import Template
 from tests.toolharness import ToolHarness
 
 TOOLSETS = ("browsing", "listing", "mutation", "session", "execution",

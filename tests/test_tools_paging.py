@@ -6,8 +6,7 @@ a client exactly which offset fetches the rest.
 import jsonschema
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.tools.paging import (
-    PAGE_SCHEMA, page, pagingProperties, scanned, window)
+from gsmcpd.tools.paging import PAGE_SCHEMA, page, pagingProperties, scanned, window
 from tests.toolharness import strictForm
 
 ITEMS = list("abcde")

@@ -17,7 +17,13 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 from gsmcpd.testing.simulator.profiling import monitorsOf, sendClock
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.profiling import (
-    DEFAULT_LIMIT, MAX_LIMIT, PRINT_LIMIT, profileCodeTool, row, share)
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    PRINT_LIMIT,
+    profileCodeTool,
+    row,
+    share,
+)
 from tests.test_tools_listing import checkedCall
 from tests.toolharness import ToolHarness
 

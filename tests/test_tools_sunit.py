@@ -10,7 +10,6 @@ from twisted.trial.unittest import TestCase
 
 from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.tools.base import effectiveHints
-
 from tests.test_tools_listing import codeModel
 from tests.test_tools_search import checked, failed
 from tests.toolharness import ToolHarness

@@ -13,8 +13,7 @@ from twisted.logger import LogLevel, globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.observe.redaction import REDACTED
-from gsmcpd.observe.trace import (
-    MessageTrace, RotatingFile, capped, messagesOf)
+from gsmcpd.observe.trace import MessageTrace, RotatingFile, capped, messagesOf
 from tests.test_redaction import KEYS, SECRET, damaged
 
 

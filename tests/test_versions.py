@@ -6,9 +6,16 @@ way one revision is compared with another.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.versions import (
-    HANDSHAKE_ERA_VERSIONS, KNOWN, LATEST_LEGACY_VERSION, LEGACY_VERSIONS,
-    MODERN_VERSION, PRIMED_STREAMS_SINCE, SUPPORTED_VERSIONS, atLeast,
-    negotiateVersion)
+    HANDSHAKE_ERA_VERSIONS,
+    KNOWN,
+    LATEST_LEGACY_VERSION,
+    LEGACY_VERSIONS,
+    MODERN_VERSION,
+    PRIMED_STREAMS_SINCE,
+    SUPPORTED_VERSIONS,
+    atLeast,
+    negotiateVersion,
+)
 
 
 class VersionsTests(SynchronousTestCase):

@@ -15,14 +15,14 @@ from twisted.web.test.requesthelper import DummyRequest
 from zope.interface.verify import verifyObject
 
 from gsmcpd.daemon.service import eras
+from gsmcpd.gci.errors import GciError
+from gsmcpd.observe.metrics import UNOBSERVED, Metrics
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
-from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.protocol.notes import SESSION_NOTE
-from gsmcpd.gci.errors import GciError
-from gsmcpd.observe.metrics import UNOBSERVED, Metrics
+from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy

@@ -7,7 +7,11 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.gci.session import LoginParameters
 from gsmcpd.sessions.workers import (
-    GCI_ONETIME_PASSWORD, ONETIME_VALIDITY, WorkerLogins, grantNeeded)
+    GCI_ONETIME_PASSWORD,
+    ONETIME_VALIDITY,
+    WorkerLogins,
+    grantNeeded,
+)
 from gsmcpd.tools.templates.outcomes import ToolError
 from tests.fakes import FakeGem, SmalltalkRaised
 

@@ -14,7 +14,11 @@ from twisted.python.failure import Failure
 from zope.interface import Interface, implementer
 
 from gsmcpd.auth.documents import (
-    MIN_FRESHNESS, DocumentError, fetchDocument, readJsonFile)
+    MIN_FRESHNESS,
+    DocumentError,
+    fetchDocument,
+    readJsonFile,
+)
 from gsmcpd.auth.tokens import ACCEPTED_ALGORITHMS, InvalidToken
 
 UNKNOWN_KEY_REFRESH_INTERVAL = 60.0

@@ -5,7 +5,6 @@ refused client at it.
 """
 
 from typing import Any
-
 from urllib.parse import urlsplit
 
 import attr

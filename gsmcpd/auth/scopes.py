@@ -3,9 +3,8 @@ Which toolsets a token opens: C{--auth-scope-toolsets} maps each scope to
 toolset names, and a token gets the union over its scopes.
 """
 
-from collections.abc import Iterable
-
 import json
+from collections.abc import Iterable
 
 import attr
 

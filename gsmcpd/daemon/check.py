@@ -13,7 +13,7 @@ not at their defaults, each with where it came from.
 import os
 import re
 import socket
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 import attr
@@ -345,7 +345,7 @@ class Preflight:
         audience = self.config.authAudience
         self.found("certificate", *judgeCertificate(
             self.config.port, audience and urlsplit(audience).hostname,
-            now or datetime.now(timezone.utc)))
+            now or datetime.now(UTC)))
 
     @inlineCallbacks
     def checkJwks(self):

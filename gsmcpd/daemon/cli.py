@@ -19,14 +19,22 @@ from twisted.internet.task import react
 from twisted.python import usage
 
 from gsmcpd.daemon.clientconfig import (
-    CLIENTS, Target, UnknownClient, endpointUrl, snippet)
+    CLIENTS,
+    Target,
+    UnknownClient,
+    endpointUrl,
+    snippet,
+)
 from gsmcpd.daemon.manual import helpText
 from gsmcpd.daemon.options import Config, Options, printVersion
 from gsmcpd.daemon.parsers import secretFile
-from gsmcpd.daemon.settings import (
-    ConfigError, declaredSettings, fileKeys)
+from gsmcpd.daemon.settings import ConfigError, declaredSettings, fileKeys
 from gsmcpd.daemon.sources import (
-    CONFIG_OPTION, CONFIG_VARIABLE, SettingsFile, SettingsFileError)
+    CONFIG_OPTION,
+    CONFIG_VARIABLE,
+    SettingsFile,
+    SettingsFileError,
+)
 from gsmcpd.observe.auditchain import verify
 from gsmcpd.observe.logformat import JSON_LOGGER
 

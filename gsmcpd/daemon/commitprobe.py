@@ -22,7 +22,12 @@ from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.daemon import shapes
 from gsmcpd.daemon.templatecheck import (
-    COMMITS_DISABLED, Recording, Step, Stop, TemplateCheck)
+    COMMITS_DISABLED,
+    Recording,
+    Step,
+    Stop,
+    TemplateCheck,
+)
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger
 from gsmcpd.tools.templates.run import runTemplate
@@ -58,7 +63,7 @@ STEPS = (
     ("A", Step("execute_code", {"code": BIND}, gate=True,
                path=f"session A binds UserGlobals at: #{PROBE}")),
     ("B", Step("execute_code", {"code": BIND}, gate=True,
-               path=f"session B binds it too, its view older than A's "
+               path="session B binds it too, its view older than A's "
                "commit")),
     ("A", _commit(True, "session A commits: the success path", gate=True,
                   refusals=CANNOT_COMMIT)),

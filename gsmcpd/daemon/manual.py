@@ -16,8 +16,15 @@ import sys
 import textwrap
 
 from gsmcpd.daemon.settings import (
-    AUTH, CONNECTION, FLAG, GROUPS, LIST, OPERATIONS, SESSIONS,
-    declaredSettings)
+    AUTH,
+    CONNECTION,
+    FLAG,
+    GROUPS,
+    LIST,
+    OPERATIONS,
+    SESSIONS,
+    declaredSettings,
+)
 from gsmcpd.daemon.sources import CONFIG_OPTION, CONFIG_VARIABLE
 
 TITLES = {

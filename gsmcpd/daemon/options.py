@@ -13,20 +13,42 @@ import sys
 import attr
 
 from gsmcpd import __version__
-from gsmcpd.daemon.security import (
-    checkSecurity, fairShares, httpsUrl, jsonText, jwksFile, resourceUrl,
-    scopeToolsets, userMap)
-from gsmcpd.daemon.served import serverIdentity, servedToolsets
-from gsmcpd.daemon.settings import (
-    AUTH, CONNECTION, SESSIONS, ConfigError, count, countOrNone,
-    countOrPercentage, endpoint, flag, optionOf, optionsFor, positiveSeconds,
-    positiveSecondsOrNone, repeatable, seconds, secondsOrNone, secretFile,
-    setting, words)
 from gsmcpd.daemon.parsers import TOOLSET_OPTIONS_EXAMPLE, toolsetOptions
+from gsmcpd.daemon.security import (
+    checkSecurity,
+    fairShares,
+    httpsUrl,
+    jsonText,
+    jwksFile,
+    resourceUrl,
+    scopeToolsets,
+    userMap,
+)
+from gsmcpd.daemon.served import servedToolsets, serverIdentity
+from gsmcpd.daemon.settings import (
+    AUTH,
+    CONNECTION,
+    SESSIONS,
+    ConfigError,
+    count,
+    countOrNone,
+    countOrPercentage,
+    endpoint,
+    flag,
+    optionOf,
+    optionsFor,
+    positiveSeconds,
+    positiveSecondsOrNone,
+    repeatable,
+    seconds,
+    secondsOrNone,
+    secretFile,
+    setting,
+    words,
+)
 from gsmcpd.observe.logformat import JSON_LOGGER, parseLogFormat
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
-from gsmcpd.tools.catalog import (
-    CORE_TOOLSETS, DEFAULT_TOOLSETS, OTHER_TOOLSETS)
+from gsmcpd.tools.catalog import CORE_TOOLSETS, DEFAULT_TOOLSETS, OTHER_TOOLSETS
 from gsmcpd.tools.catalogtools import SURFACES
 from gsmcpd.transport.connections import ConnectionLimits
 

@@ -33,8 +33,7 @@ from gsmcpd.sessions.warm import lockCommits
 from gsmcpd.tools.catalog import SCOPED_TOOLSETS
 from gsmcpd.transport.bearer import BearerGate
 from gsmcpd.transport.exposure import ExposureError, Listening
-from gsmcpd.transport.tls import (
-    ReloadingContexts, TLSConfigError, TLSEndpoint)
+from gsmcpd.transport.tls import ReloadingContexts, TLSConfigError, TLSEndpoint
 
 MUTATION = "mutation"
 READ_ONLY_REASON = "gsmcpd serves this repository read-only (--read-only)"

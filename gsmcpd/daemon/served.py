@@ -4,8 +4,7 @@ itself (C{initialize}'s server info and each era's instructions).
 """
 
 from gsmcpd import __version__
-from gsmcpd.daemon.security import (
-    MUTATION, READ_ONLY_INSTRUCTIONS, servedToolsetNames)
+from gsmcpd.daemon.security import MUTATION, READ_ONLY_INSTRUCTIONS, servedToolsetNames
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.protocol.catalogsurface import catalogInstructions
 from gsmcpd.protocol.handlers import ServerIdentity

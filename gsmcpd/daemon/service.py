@@ -11,6 +11,7 @@ from twisted.application.service import MultiService, Service
 from twisted.internet.defer import inlineCallbacks
 from twisted.logger import Logger
 
+from gsmcpd import __version__
 from gsmcpd.daemon.check import DAEMON_OWN_SESSIONS
 from gsmcpd.daemon.heap import FREEZE_INTERVAL, FrozenHeap
 from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
@@ -19,13 +20,25 @@ from gsmcpd.daemon.operations import Operations
 from gsmcpd.daemon.outcome import Outcome
 from gsmcpd.daemon.refusal import parseEndpoint
 from gsmcpd.daemon.security import (
-    SessionPolicies, auditLog, authenticated, bearerGate, listeningEndpoint,
-    messageTrace, securityServices)
+    SessionPolicies,
+    auditLog,
+    authenticated,
+    bearerGate,
+    listeningEndpoint,
+    messageTrace,
+    securityServices,
+)
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import (
-    CONTROL_INTERVAL, SIMULATED_UNCAPPED, ControlSession, SimulatedStone,
-    StartupRefused, StoneService, WorkerCheck, realLogin)
-from gsmcpd import __version__
+    CONTROL_INTERVAL,
+    SIMULATED_UNCAPPED,
+    ControlSession,
+    SimulatedStone,
+    StartupRefused,
+    StoneService,
+    WorkerCheck,
+    realLogin,
+)
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import GemSession
 from gsmcpd.observe.metrics import Metrics
@@ -40,8 +53,7 @@ from gsmcpd.protocol.eras.modern.tasks import TaskStore
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.notices import ChangeNotices
-from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, GemPreparation, \
-    ViewHygiene
+from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, GemPreparation, ViewHygiene
 from gsmcpd.sessions.lifetime import Reaper
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.workers import WorkerLogins

@@ -28,13 +28,33 @@ import attr
 from twisted.python import usage
 
 from gsmcpd.daemon.parsers import (  # noqa: F401 (for declarations)
-    count, countOrNone, countOrPercentage, endpoint, parseFlag,
-    positiveSeconds, positiveSecondsOrNone, seconds, secondsOrNone,
-    secretFile, words)
+    count,
+    countOrNone,
+    countOrPercentage,
+    endpoint,
+    parseFlag,
+    positiveSeconds,
+    positiveSecondsOrNone,
+    seconds,
+    secondsOrNone,
+    secretFile,
+    words,
+)
 from gsmcpd.daemon.sources import (
-    CONFIG_OPTION, CONFIG_VARIABLE, DEFAULT_SOURCE, ENVIRONMENT, FILE, FLAG,
-    LIST, OPTION, VALUE, SettingsFile, SettingsFileError, Source, shaped)
-
+    CONFIG_OPTION,
+    CONFIG_VARIABLE,
+    DEFAULT_SOURCE,
+    ENVIRONMENT,
+    FILE,
+    FLAG,
+    LIST,
+    OPTION,
+    VALUE,
+    SettingsFile,
+    SettingsFileError,
+    Source,
+    shaped,
+)
 
 ENVIRON_PREFIX = "GSMCP_"
 CONNECTION, SESSIONS, AUTH, OPERATIONS = (

@@ -48,8 +48,7 @@ def loadLibrary(config, environ=None):
     environ = os.environ if environ is None else environ
     try:
         if config.simulated:
-            from gsmcpd.testing.simulator.build import (
-                SimulatorBuildError, libraryPath)
+            from gsmcpd.testing.simulator.build import SimulatorBuildError, libraryPath
             try:
                 return GciLibrary.load(libraryPath())
             except SimulatorBuildError as e:

@@ -15,7 +15,8 @@ a template the daemon runs on its own against the shape the daemon reads
 commit template's own paths, in sessions of their own (L{commitprobe}).
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import attr
 import jsonschema

@@ -11,10 +11,10 @@ for a break, and a L{Breaker} sends it.
 """
 
 import threading
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 from twisted.logger import Logger
-
 
 T = TypeVar("T")
 

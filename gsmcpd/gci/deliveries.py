@@ -3,7 +3,7 @@ Results on their way from the gem threads to the reactor thread.
 """
 
 import collections
-from typing import Callable
+from collections.abc import Callable
 
 from twisted.internet.interfaces import IReactorFromThreads
 from twisted.logger import Logger

@@ -2,8 +2,7 @@
 The seams between the MCP layer and GemStone sessions.
 """
 
-from zope.interface import (  # type: ignore[import-untyped]
-    Attribute, Interface)
+from zope.interface import Attribute, Interface  # type: ignore[import-untyped]
 
 # zope.interface declares methods without self, which mypy takes for a
 # mistake: the two that take no argument at all are excused below.

@@ -8,10 +8,10 @@ back once the session is logged out, whether it was closed or its login
 failed.
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from twisted.internet.defer import (
-    Deferred, DeferredList, maybeDeferred, succeed)
+from twisted.internet.defer import Deferred, DeferredList, maybeDeferred, succeed
 from twisted.internet.task import LoopingCall
 from zope.interface import implementer  # type: ignore[import-untyped]
 

@@ -10,7 +10,8 @@ client queue here; two clients never wait for each other.
 
 import queue
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import attr
 from twisted.internet.defer import Deferred, succeed

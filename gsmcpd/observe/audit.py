@@ -30,8 +30,16 @@ from twisted.logger import Logger
 from gsmcpd.observe.auditfile import AUDIT_NAMESPACE, AuditFile
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import (
-    CHANGED_META, COMMIT_TOOL, DISCARDED_META, REFUSALS, callCommit,
-    classify, commitOutcome, resultMeta)
+    CHANGED_META,
+    COMMIT_TOOL,
+    DISCARDED_META,
+    REFUSALS,
+    callCommit,
+    classify,
+    commitOutcome,
+    resultMeta,
+)
+
 SOURCE_ARGUMENTS = {"execute_code": "code", "profile_code": "code",
                     "inspect": "expression", "compile_method": "source"}
 """Tools whose argument is Smalltalk source, digested in the event."""

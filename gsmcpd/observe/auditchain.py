@@ -139,7 +139,7 @@ def auditRecord(event):
     then its own fields, none of Twisted's (C{log_*}).
     """
     record = {"time": datetime.datetime.fromtimestamp(
-        event["log_time"], datetime.timezone.utc).isoformat(
+        event["log_time"], datetime.UTC).isoformat(
             timespec="milliseconds"),
         "event": event.get("event"), "message": formatEvent(event)}
     record.update((name, value) for name, value in event.items()

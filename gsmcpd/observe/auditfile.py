@@ -29,7 +29,11 @@ from twisted.logger import ILogObserver, Logger, LogLevel
 from zope.interface import implementer
 
 from gsmcpd.observe.auditchain import (
-    GENESIS, ChainedJsonObserver, OtherChain, chainStart)
+    GENESIS,
+    ChainedJsonObserver,
+    OtherChain,
+    chainStart,
+)
 
 AUDIT_NAMESPACE = "gsmcpd.audit"
 

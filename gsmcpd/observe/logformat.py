@@ -10,7 +10,7 @@ message, the event's own structured fields, and a failure's traceback.
 
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from twisted.logger import FileLogObserver, formatEvent
 
@@ -44,7 +44,7 @@ def eventAsJson(event):
     """
     record = {
         "time": datetime.fromtimestamp(
-            event.get("log_time", 0), timezone.utc).isoformat(
+            event.get("log_time", 0), UTC).isoformat(
                 timespec="milliseconds"),
         "level": getattr(event.get("log_level"), "name", None),
         "namespace": event.get("log_namespace"),

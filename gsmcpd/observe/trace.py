@@ -28,7 +28,13 @@ from twisted.application.service import Service
 from twisted.logger import Logger
 
 from gsmcpd.observe.redaction import (
-    REDACTED, handleForms, prefixed, redacted, redactedText, struck)
+    REDACTED,
+    handleForms,
+    prefixed,
+    redacted,
+    redactedText,
+    struck,
+)
 
 QUEUE_LINES = 10_000
 """Messages waiting for the trace's thread before new ones are dropped."""
@@ -294,7 +300,7 @@ class MessageTrace(Service):
         total = self.dropped
         dropped, self._reported = total - self._reported, total
         stamp = datetime.datetime.fromtimestamp(
-            when, datetime.timezone.utc).isoformat(timespec="milliseconds")
+            when, datetime.UTC).isoformat(timespec="milliseconds")
         handle, forms = handleForms(session)
         for message in messagesOf(data, eventStream):
             fields = {"time": stamp, "session": prefixed(handle),

@@ -16,7 +16,13 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from twisted.internet.defer import (
-    CancelledError, Deferred, fail, inlineCallbacks, maybeDeferred, succeed)
+    CancelledError,
+    Deferred,
+    fail,
+    inlineCallbacks,
+    maybeDeferred,
+    succeed,
+)
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -28,11 +34,14 @@ from gsmcpd.observe.metrics import UNOBSERVED, classify
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_REQUEST, SERVER_ERROR, JsonObject, JsonRpcError)
+    INVALID_REQUEST,
+    SERVER_ERROR,
+    JsonObject,
+    JsonRpcError,
+)
 from gsmcpd.protocol.methods import Method
+from gsmcpd.protocol.recording import CANCELLED, CallRecords, answerOf, unrefused
 from gsmcpd.protocol.shares import shareRefusal
-from gsmcpd.protocol.recording import (
-    CANCELLED, CallRecords, answerOf, unrefused)
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.registry import LoginNotAnswered

@@ -18,7 +18,7 @@ from zope.interface import implementer
 
 from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext, ICallControl
-from gsmcpd.tools.questions import IAsker, NULL_ASKER
+from gsmcpd.tools.questions import NULL_ASKER, IAsker
 
 
 def noLogs(level: str) -> bool:

@@ -19,8 +19,13 @@ from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol.discover import discoverAnswer
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, JsonObject,
-    JsonRpcError, refuseCursor)
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    JsonObject,
+    JsonRpcError,
+    refuseCursor,
+)
 from gsmcpd.protocol.surface import Surface
 from gsmcpd.protocol.toolcall import callTool, unknownTool
 from gsmcpd.sessions.client import LOG_LEVELS, ClientSession

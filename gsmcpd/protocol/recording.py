@@ -18,14 +18,17 @@ import attr
 from twisted.internet.defer import CancelledError
 from twisted.python.failure import Failure
 
-from gsmcpd.observe.audit import (
-    AuditUnavailable, CallFacts, CallRefused, changeOf)
-from gsmcpd.observe.metrics import (
-    COMMIT_TOOL, INPUT_REQUIRED, UNOBSERVED, callCommit)
+from gsmcpd.observe.audit import AuditUnavailable, CallFacts, CallRefused, changeOf
+from gsmcpd.observe.metrics import COMMIT_TOOL, INPUT_REQUIRED, UNOBSERVED, callCommit
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, SERVER_ERROR, JsonObject, JsonRpcError, result)
+    INTERNAL_ERROR,
+    SERVER_ERROR,
+    JsonObject,
+    JsonRpcError,
+    result,
+)
 from gsmcpd.tools.base import ToolResult
 from gsmcpd.tools.questions import InputRequired
 

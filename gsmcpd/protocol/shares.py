@@ -13,8 +13,11 @@ identity's share with C{-32001}, as a full server's C{sessionLimit} is.
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, SERVER_ERROR, JsonRpcError
 from gsmcpd.sessions.shares import (
-    CALLS_PER_IDENTITY, CALLS_PER_SESSION, SESSIONS_PER_IDENTITY,
-    ShareExhausted)
+    CALLS_PER_IDENTITY,
+    CALLS_PER_SESSION,
+    SESSIONS_PER_IDENTITY,
+    ShareExhausted,
+)
 
 WAIT_FOR_CALLS = ("Wait for one to finish (tasks/get shows a task's state) "
                   "or cancel one (tasks/cancel, notifications/cancelled), "

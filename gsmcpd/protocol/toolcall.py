@@ -11,10 +11,14 @@ from typing import Any
 
 from twisted.internet.defer import Deferred
 
+from gsmcpd.observe.metrics import CHANGED_META, COMMITTED_META, DISCARDED_META
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_PARAMS, JsonObject, JsonRpcError, progressTokenOf)
-from gsmcpd.observe.metrics import CHANGED_META, COMMITTED_META, DISCARDED_META
+    INVALID_PARAMS,
+    JsonObject,
+    JsonRpcError,
+    progressTokenOf,
+)
 from gsmcpd.protocol.notes import VIEW_TOOLS, sessionNotes
 from gsmcpd.tools.base import Tool, ToolCall, ToolError, ToolResult
 from gsmcpd.tools.templates.outcomes import CallBroken

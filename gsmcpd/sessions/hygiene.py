@@ -22,8 +22,8 @@ from twisted.internet.defer import TimeoutError, inlineCallbacks
 from twisted.logger import Logger
 
 from gsmcpd.tools.base import ToolCall, ToolError
-from gsmcpd.tools.templates.outcomes import FAILURES
 from gsmcpd.tools.ledger import describeKey
+from gsmcpd.tools.templates.outcomes import FAILURES
 
 HYGIENE_INTERVAL = 60.0
 CHECK_TIME_LIMIT = 10.0

@@ -19,8 +19,7 @@ late (the host was suspended) forgives rather than reaping everyone at once.
 import attr
 from twisted.logger import Logger
 
-from gsmcpd.sessions.interfaces import (
-    ClientAnsweredError, ClientDidNotAnswer)
+from gsmcpd.sessions.interfaces import ClientAnsweredError, ClientDidNotAnswer
 
 MAINTENANCE_INTERVAL = 10.0
 """Seconds between passes; mechanism, not policy."""

@@ -15,9 +15,9 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
-from gsmcpd.sessions.breaks import breakUntilOut
 from gsmcpd.observe.logformat import describeClient
 from gsmcpd.observe.metrics import UNOBSERVED
+from gsmcpd.sessions.breaks import breakUntilOut
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.shares import FairShares, Shares
 from gsmcpd.sessions.warm import WarmSessions, lockCommits

@@ -19,9 +19,9 @@ from .ast import (
 from .parser import (
     SmalltalkSyntaxError,
     leading_comment,
-    parse_selector,
     parse_expression,
     parse_method,
+    parse_selector,
 )
 from .walk import iter_nodes, sent_selectors
 

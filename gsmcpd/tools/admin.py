@@ -12,8 +12,15 @@ from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import BOOLEAN, INTEGER, OPTIONAL_STRING, STRING
 from gsmcpd.tools.base import (
-    ANY_SESSION, Tool, ToolResult, Toolset, annotations, closedSchema, counted,
-    resultSchema)
+    ANY_SESSION,
+    Tool,
+    ToolResult,
+    Toolset,
+    annotations,
+    closedSchema,
+    counted,
+    resultSchema,
+)
 
 OPTIONAL_INTEGER = {"type": ["integer", "null"]}
 OPTIONAL_BOOLEAN = {"type": ["boolean", "null"]}

@@ -10,7 +10,6 @@ import re
 import attr
 import jsonschema
 
-
 TEXT_ARGUMENTS = frozenset({"code", "source", "comment"})
 """String arguments that carry Smalltalk source or prose, not a name."""
 MAX_TEXT_LENGTH = 1 << 20

@@ -12,13 +12,20 @@ import functools
 import attr
 
 from gsmcpd.tools.arguments import (
-    BOOLEAN, OPTIONAL_STRING, STRING, STRICT_VALIDATOR, PlainArguments, capped)
+    BOOLEAN,
+    OPTIONAL_STRING,
+    STRICT_VALIDATOR,
+    STRING,
+    PlainArguments,
+    capped,
+)
 from gsmcpd.tools.context import NULL_CONTEXT
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger, describeKey
 from gsmcpd.tools.templates.outcomes import STILL, ToolError, ViewMove
 from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE
 from gsmcpd.tools.templates.run import runTemplate
+
 
 @attr.s(frozen=True, auto_attribs=True)
 class ToolResult:

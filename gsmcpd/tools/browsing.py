@@ -13,14 +13,25 @@ from urllib.parse import unquote
 
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.tools.offerings import ResourceTemplate
 from gsmcpd.tools.arguments import (
-    BOOLEAN, META, OPTIONAL_STRING, STRING, nonEmptyArgument)
+    BOOLEAN,
+    META,
+    OPTIONAL_STRING,
+    STRING,
+    nonEmptyArgument,
+)
 from gsmcpd.tools.base import (
-    METHOD_SCHEMA, Tool, ToolResult, Toolset, annotations, closedSchema,
-    resultSchema)
+    METHOD_SCHEMA,
+    Tool,
+    ToolResult,
+    Toolset,
+    annotations,
+    closedSchema,
+    resultSchema,
+)
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS, capped
 from gsmcpd.tools.ledger import classKey, methodKey
+from gsmcpd.tools.offerings import ResourceTemplate
 from gsmcpd.tools.paging import LIST_LIMIT, PAGE_SCHEMA, page, pagingProperties
 
 NAMES = {"type": "array", "items": STRING}

@@ -16,11 +16,17 @@ import json
 
 import attr
 
-from gsmcpd.tools.arguments import (
-    MAX_INTEGER, STRING, nonEmptyArgument, uncapped)
+from gsmcpd.tools.arguments import MAX_INTEGER, STRING, nonEmptyArgument, uncapped
 from gsmcpd.tools.base import (
-    NO_SESSION, Tool, ToolError, ToolResult, Toolset, annotations,
-    closedSchema, resultSchema)
+    NO_SESSION,
+    Tool,
+    ToolError,
+    ToolResult,
+    Toolset,
+    annotations,
+    closedSchema,
+    resultSchema,
+)
 from gsmcpd.tools.catalog import AdvertisedTool, ToolCatalog
 from gsmcpd.tools.toolsearch import searchTools
 

@@ -13,10 +13,22 @@ when named: the default surface's 28 KB in the 2026 era has no room for it.
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import (
-    BOOLEAN, META, OPTIONAL_STRING, STRING, stringArgument)
+    BOOLEAN,
+    META,
+    OPTIONAL_STRING,
+    STRING,
+    stringArgument,
+)
 from gsmcpd.tools.base import (
-    OWN_SESSION, Tool, ToolError, ToolResult, annotations, closedSchema,
-    counted, resultSchema)
+    OWN_SESSION,
+    Tool,
+    ToolError,
+    ToolResult,
+    annotations,
+    closedSchema,
+    counted,
+    resultSchema,
+)
 from gsmcpd.tools.compiling import compileError, locatedErrors, methodName
 from gsmcpd.tools.journal import itemised
 from gsmcpd.tools.ledger import methodKey

@@ -3,8 +3,7 @@ What the compiler said, told to a client: compile errors located by line
 and column, and the report of a class definition.
 """
 
-from gsmcpd.smalltalk import (
-    SmalltalkSyntaxError, parse_method, parse_selector)
+from gsmcpd.smalltalk import SmalltalkSyntaxError, parse_method, parse_selector
 from gsmcpd.tools.base import ToolError, resultSchema
 from gsmcpd.tools.ledger import describeKey, methodKey
 

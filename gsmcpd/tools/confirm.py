@@ -12,8 +12,8 @@ clients without a user interface.
 
 from twisted.internet.defer import inlineCallbacks, succeed
 
-from gsmcpd.tools.questions import BoundQuestion, accepted, elicitation
 from gsmcpd.tools.base import ToolError, counted
+from gsmcpd.tools.questions import BoundQuestion, accepted, elicitation
 
 QUESTION_KEY = "confirm"
 CONFIRM_OPTION = "confirmDestructive"

@@ -15,9 +15,21 @@ object now has that number.
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import (
-    INTEGER, MAX_INTEGER, MAX_NAME_LENGTH, MAX_TEXT_LENGTH, STRING)
+    INTEGER,
+    MAX_INTEGER,
+    MAX_NAME_LENGTH,
+    MAX_TEXT_LENGTH,
+    STRING,
+)
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema, counted, resultSchema)
+    Tool,
+    ToolResult,
+    Toolset,
+    annotations,
+    closedSchema,
+    counted,
+    resultSchema,
+)
 from gsmcpd.tools.profiling import profileCodeTool
 from gsmcpd.tools.templates.outcomes import ToolError
 

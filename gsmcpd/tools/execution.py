@@ -4,7 +4,13 @@ The Execution toolset: run Smalltalk.
 
 from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema, resultSchema)
+    Tool,
+    ToolResult,
+    Toolset,
+    annotations,
+    closedSchema,
+    resultSchema,
+)
 
 MAX_VALUE_CHARACTERS = 50_000
 """A single-value result is capped here, with a marker naming the cut."""

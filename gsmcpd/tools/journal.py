@@ -15,7 +15,7 @@ it cannot itemise (code run by C{execute_code}, a test, an expression):
 the list never claims to be complete when it may not be.
 """
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import attr
 
@@ -68,7 +68,7 @@ class LastCommit:
         As C{status} answers it: the time in ISO 8601, UTC.
         """
         return {"outcome": self.outcome, "at": datetime.fromtimestamp(
-            self.at, timezone.utc).isoformat(timespec="seconds"),
+            self.at, UTC).isoformat(timespec="seconds"),
             "changes": list(self.changes)}
 
 

@@ -10,14 +10,18 @@ which offset fetches the rest.
 
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.tools.arguments import (
-    OPTIONAL_STRING, STRING, nonEmptyArgument)
+from gsmcpd.tools.arguments import OPTIONAL_STRING, STRING, nonEmptyArgument
 from gsmcpd.tools.base import (
-    Tool, ToolResult, Toolset, annotations, closedSchema, counted,
-    resultSchema)
+    Tool,
+    ToolResult,
+    Toolset,
+    annotations,
+    closedSchema,
+    counted,
+    resultSchema,
+)
 from gsmcpd.tools.ledger import dictionaryKey
-from gsmcpd.tools.paging import (
-    LIST_LIMIT, PAGE_SCHEMA, page, pagingProperties, window)
+from gsmcpd.tools.paging import LIST_LIMIT, PAGE_SCHEMA, page, pagingProperties, window
 
 UNNAMED = "(unnamed)"
 """How text shows a dictionary that has no name (it does not hold itself)."""

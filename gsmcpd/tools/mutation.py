@@ -18,19 +18,43 @@ change what is the stone's business (its users and security policies).
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import (
-    BOOLEAN, IDENTIFIER, INTEGER, META, STRING, flagArgument, namesArgument,
-    stringArgument)
+    BOOLEAN,
+    IDENTIFIER,
+    INTEGER,
+    META,
+    STRING,
+    flagArgument,
+    namesArgument,
+    stringArgument,
+)
 from gsmcpd.tools.base import (
-    OWN_SESSION, Tool, ToolError, ToolResult, Toolset, annotations,
-    closedSchema, counted, resultSchema)
+    OWN_SESSION,
+    Tool,
+    ToolError,
+    ToolResult,
+    Toolset,
+    annotations,
+    closedSchema,
+    counted,
+    resultSchema,
+)
 from gsmcpd.tools.compiling import (
-    COMPILE_ERROR_SCHEMA, compileError, definedSelector, definitionReport,
-    locatedErrors, methodName, unreadMethodsRefusal)
+    COMPILE_ERROR_SCHEMA,
+    compileError,
+    definedSelector,
+    definitionReport,
+    locatedErrors,
+    methodName,
+    unreadMethodsRefusal,
+)
 from gsmcpd.tools.confirm import (
-    CONFIRM_OPTION, confirmClassDeletion, confirmedIf, confirming)
+    CONFIRM_OPTION,
+    confirmClassDeletion,
+    confirmedIf,
+    confirming,
+)
 from gsmcpd.tools.journal import itemised
-from gsmcpd.tools.ledger import (
-    classKey, describeKey, dictionaryKey, methodKey)
+from gsmcpd.tools.ledger import classKey, describeKey, dictionaryKey, methodKey
 
 KERNEL_DICTIONARIES = ("Globals", "UserGlobals", "Published")
 """The kernel's own symbol dictionaries, which remove_dictionary refuses."""

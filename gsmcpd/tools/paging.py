@@ -14,7 +14,6 @@ import attr
 
 from gsmcpd.tools.base import resultSchema
 
-
 LIST_LIMIT = 300
 """The default page of the listings (names): about 30 KB on a kernel."""
 

@@ -12,7 +12,13 @@ their totals counting every sample.
 
 from gsmcpd.tools.arguments import BOOLEAN, INTEGER, OPTIONAL_STRING, STRING
 from gsmcpd.tools.base import (
-    Tool, ToolResult, annotations, closedSchema, counted, resultSchema)
+    Tool,
+    ToolResult,
+    annotations,
+    closedSchema,
+    counted,
+    resultSchema,
+)
 from gsmcpd.tools.execution import DEFAULT_FRAMES, capped
 
 DEFAULT_INTERVAL_NS = 1_000_000

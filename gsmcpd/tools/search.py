@@ -10,10 +10,16 @@ it stops one hit past the page and says the total is not known.
 
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.tools.base import (
-    METHOD_SCHEMA, Tool, ToolResult, Toolset, annotations, closedSchema,
-    resultSchema)
 from gsmcpd.tools.arguments import nonEmptyArgument
+from gsmcpd.tools.base import (
+    METHOD_SCHEMA,
+    Tool,
+    ToolResult,
+    Toolset,
+    annotations,
+    closedSchema,
+    resultSchema,
+)
 from gsmcpd.tools.paging import PAGE_SCHEMA, Page, pagingProperties, scanned
 
 SEARCH_LIMIT = 200

@@ -12,10 +12,17 @@ from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING
 from gsmcpd.tools.base import (
-    OWN_SESSION, Tool, ToolError, ToolResult, Toolset, annotations,
-    closedSchema, counted, resultSchema)
-from gsmcpd.tools.confirm import (
-    CONFIRM_OPTION, commitQuestion, confirmedIf, confirming)
+    OWN_SESSION,
+    Tool,
+    ToolError,
+    ToolResult,
+    Toolset,
+    annotations,
+    closedSchema,
+    counted,
+    resultSchema,
+)
+from gsmcpd.tools.confirm import CONFIRM_OPTION, commitQuestion, confirmedIf, confirming
 from gsmcpd.tools.journal import itemised
 
 LAST_COMMIT = {"type": ["object", "null"], "properties": {

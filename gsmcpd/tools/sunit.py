@@ -10,11 +10,16 @@ a view of those entries.
 
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.tools.arguments import (
-    OPTIONAL_STRING, STRING, nonEmptyArgument)
+from gsmcpd.tools.arguments import OPTIONAL_STRING, STRING, nonEmptyArgument
 from gsmcpd.tools.base import (
-    Tool, ToolError, ToolResult, Toolset, annotations, closedSchema,
-    resultSchema)
+    Tool,
+    ToolError,
+    ToolResult,
+    Toolset,
+    annotations,
+    closedSchema,
+    resultSchema,
+)
 from gsmcpd.tools.paging import LIST_LIMIT, PAGE_SCHEMA, page, pagingProperties
 from gsmcpd.tools.templates.nearest import nearest
 from gsmcpd.tools.templates.outcomes import stackText

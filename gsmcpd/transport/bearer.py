@@ -22,7 +22,12 @@ from gsmcpd.auth.resource import METADATA_PATH
 from gsmcpd.auth.tokens import AuthenticationError, NoToken, bearerToken
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, INVALID_REQUEST, JsonRpcError, encode, parseMessage)
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    JsonRpcError,
+    encode,
+    parseMessage,
+)
 from gsmcpd.transport.connections import MAX_BODY_BYTES
 
 PRINCIPAL = "gsmcpdPrincipal"

@@ -12,7 +12,10 @@ import attr
 from gsmcpd.auth.tokens import admits
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST
 from gsmcpd.protocol.versions import (
-    HANDSHAKE_ERA_VERSIONS, LEGACY_VERSIONS, TOLERATED_VERSION_HEADERS)
+    HANDSHAKE_ERA_VERSIONS,
+    LEGACY_VERSIONS,
+    TOLERATED_VERSION_HEADERS,
+)
 
 SESSION_HEADER = b"mcp-session-id"
 VERSION_HEADER = b"mcp-protocol-version"

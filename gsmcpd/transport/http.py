@@ -19,18 +19,31 @@ from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.eras.modern.envelope import isModern
-from gsmcpd.protocol.versions import PRIMED_STREAMS_SINCE, atLeast
 from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR, INVALID_REQUEST, JsonRpcError, encode, parseMessage)
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    JsonRpcError,
+    encode,
+    parseMessage,
+)
+from gsmcpd.protocol.versions import PRIMED_STREAMS_SINCE, atLeast
 from gsmcpd.transport.bearer import principalOf
+from gsmcpd.transport.connections import MAX_BODY_BYTES, ConnectionLimits, GuardedSite
 from gsmcpd.transport.gates import (
-    SESSION_HEADER, VERSION_HEADER, Refusal, checkHeaders, namedSession)
-from gsmcpd.transport.connections import (
-    MAX_BODY_BYTES, ConnectionLimits, GuardedSite)
+    SESSION_HEADER,
+    VERSION_HEADER,
+    Refusal,
+    checkHeaders,
+    namedSession,
+)
 from gsmcpd.transport.resource import McpResource
 from gsmcpd.transport.sse import (
-    CallStream, EventStream, acceptsStream, callStream, parseEventId)
-
+    CallStream,
+    EventStream,
+    acceptsStream,
+    callStream,
+    parseEventId,
+)
 
 
 class CappedRequest(Request):

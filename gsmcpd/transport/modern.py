@@ -9,11 +9,9 @@ from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.eras.modern.envelope import httpStatus, readEnvelope
-from gsmcpd.protocol.eras.modern.handles import (
-    SESSION_ARGUMENT, mintedHandle)
+from gsmcpd.protocol.eras.modern.handles import SESSION_ARGUMENT, mintedHandle
 from gsmcpd.protocol.eras.modern.listen import OFFERED, Listener, readFilter
-from gsmcpd.protocol.jsonrpc import (
-    INVALID_REQUEST, JsonRpcError, encode, result)
+from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError, encode, result
 from gsmcpd.sessions.outbox import Outbox
 from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.sse import EventStream, acceptsStream, callStream

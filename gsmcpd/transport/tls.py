@@ -12,11 +12,11 @@ import re
 
 import attr
 from OpenSSL import SSL
-from OpenSSL.crypto import FILETYPE_PEM, Error as CryptoError
+from OpenSSL.crypto import FILETYPE_PEM
+from OpenSSL.crypto import Error as CryptoError
 from twisted.internet.endpoints import SSL4ServerEndpoint
 from twisted.internet.interfaces import IOpenSSLServerConnectionCreator
-from twisted.internet.ssl import (
-    Certificate, CertificateOptions, KeyPair, TLSVersion)
+from twisted.internet.ssl import Certificate, CertificateOptions, KeyPair, TLSVersion
 from twisted.logger import Logger
 from zope.interface import implementer
 

@@ -25,10 +25,9 @@ import sys
 from typing import Any, ClassVar, Literal
 
 import mcp_types as types
-from pydantic import TypeAdapter
-
 from mcp import Client
 from mcp.client.extension import ClientExtension, ResultClaim
+from pydantic import TypeAdapter
 
 FIXED_WITHDRAW = (
     "withdraw: amount\n"

@@ -5,7 +5,11 @@ and 9): the pool against the simulated stone, which counts its logins.
 
 from twisted.internet import reactor
 from twisted.internet.defer import (
-    CancelledError, gatherResults, inlineCallbacks, succeed)
+    CancelledError,
+    gatherResults,
+    inlineCallbacks,
+    succeed,
+)
 from twisted.internet.task import deferLater
 from twisted.trial.unittest import TestCase
 

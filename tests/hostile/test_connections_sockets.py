@@ -7,6 +7,7 @@ outlive the request deadline.
 import json
 import time
 
+import treq
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.internet.endpoints import TCP4ClientEndpoint, TCP4ServerEndpoint
@@ -15,8 +16,6 @@ from twisted.internet.task import LoopingCall, deferLater
 from twisted.trial.unittest import TestCase
 from twisted.web.client import HTTPConnectionPool
 from twisted.web.resource import Resource
-
-import treq
 
 from gsmcpd.transport.connections import ConnectionLimits, GuardedSite
 

@@ -64,7 +64,7 @@ class EveryCaseTests(LiveDaemon, SynchronousTestCase):
             try:
                 while chunk := s.recv(65536):
                     received += chunk
-            except socket.timeout:
+            except TimeoutError:
                 pass
         return received
 

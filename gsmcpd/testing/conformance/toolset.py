@@ -16,7 +16,13 @@ from twisted.internet.task import deferLater
 from gsmcpd.testing.conformance import fixtures2026
 from gsmcpd.tools import questions
 from gsmcpd.tools.base import (
-    NO_SESSION, Tool, ToolResult, Toolset, annotations, closedSchema)
+    NO_SESSION,
+    Tool,
+    ToolResult,
+    Toolset,
+    annotations,
+    closedSchema,
+)
 from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate
 
 PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ"

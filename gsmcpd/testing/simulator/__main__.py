@@ -11,10 +11,14 @@ import signal
 import sys
 import threading
 
-from gsmcpd.testing.simulator.server import StoneServer
 from gsmcpd.testing.simulator import kernelrepo
+from gsmcpd.testing.simulator.server import StoneServer
 from gsmcpd.testing.simulator.stone import (
-    DEFAULT_PASSWORD, DEFAULT_USER, Stone, seededRepository)
+    DEFAULT_PASSWORD,
+    DEFAULT_USER,
+    Stone,
+    seededRepository,
+)
 
 REPOSITORIES = {"demo": seededRepository, "kernel": kernelrepo.repository}
 """What C{--repository} names: a function answering a new Repository."""

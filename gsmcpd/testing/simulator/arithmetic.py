@@ -6,14 +6,12 @@ when exact), dividing by zero signals ZeroDivide, and a non-number argument
 is refused by not understanding C{#_generality}.
 """
 
-from fractions import Fraction
 import math
+from fractions import Fraction
 
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.kernel import classMethod, classOf, integer, method
-from gsmcpd.testing.simulator.objects import (
-    Character, isNumber, normalize, printString)
-
+from gsmcpd.testing.simulator.objects import Character, isNumber, normalize, printString
 
 # ------------------------------------------------------------------ Number
 

@@ -10,10 +10,27 @@ import attr
 
 from gsmcpd.testing.simulator import errors, system
 from gsmcpd.testing.simulator.kernel import (
-    CLASSES, classMethod, classOf, method, registerType, text)
+    CLASSES,
+    classMethod,
+    classOf,
+    method,
+    registerType,
+    text,
+)
 from gsmcpd.testing.simulator.objects import (
-    Array, Character, Dictionary, Instance, String, Symbol, SymbolDictionaryRef, SymbolList,
-    UserClass, UserProfile, keyOf, printString)
+    Array,
+    Character,
+    Dictionary,
+    Instance,
+    String,
+    Symbol,
+    SymbolDictionaryRef,
+    SymbolList,
+    UserClass,
+    UserProfile,
+    keyOf,
+    printString,
+)
 from gsmcpd.testing.simulator.repository import ABSENT
 
 

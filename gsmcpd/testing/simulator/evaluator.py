@@ -14,19 +14,45 @@ methods (Python functions, or Smalltalk ones run like a user's), and last
 the methods a user compiled into kernel classes.
 """
 
-from fractions import Fraction
 import time
+from fractions import Fraction
 
 import attr
 
 from gsmcpd.testing.simulator import (
-    arithmetic, closures, compiler, dictionaries, enumerating, errors, exceptions, frames,
-    inspection, integers, intervals, magnitudes, processes, profiling, reflection, sequences,
-    sessiontable, sessiontemps, sets, streams, strings, sunit, system)
+    arithmetic,
+    closures,
+    compiler,
+    dictionaries,
+    enumerating,
+    errors,
+    exceptions,
+    frames,
+    integers,
+    intervals,
+    magnitudes,
+    processes,
+    profiling,
+    reflection,
+    sequences,
+    sessiontable,
+    sessiontemps,
+    sets,
+    streams,
+    strings,
+    sunit,
+    system,
+)
 from gsmcpd.testing.simulator.kernel import CLASSES, StClass, classOf
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.objects import (
-    Array, BlockClosure, Character, Symbol, UserClass, string)
+    Array,
+    BlockClosure,
+    Character,
+    Symbol,
+    UserClass,
+    string,
+)
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.

@@ -21,7 +21,15 @@ import attr
 
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.kernel import (
-    CLASSES, RESUMABLE, SignalledError, StClass, classMethod, classOf, method, text)
+    CLASSES,
+    RESUMABLE,
+    SignalledError,
+    StClass,
+    classMethod,
+    classOf,
+    method,
+    text,
+)
 from gsmcpd.testing.simulator.objects import ExceptionSet, String, UserClass
 
 

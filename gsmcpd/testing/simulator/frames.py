@@ -21,9 +21,14 @@ as on a real stone.
 
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.kernel import (
-    CLASSES, SmalltalkMethod, StClass, classMethod, classOf, method)
-from gsmcpd.testing.simulator.objects import (
-    ActiveMethod, Array, Symbol, UserClass)
+    CLASSES,
+    SmalltalkMethod,
+    StClass,
+    classMethod,
+    classOf,
+    method,
+)
+from gsmcpd.testing.simulator.objects import ActiveMethod, Array, Symbol, UserClass
 
 FIRST_IP = 24
 """The model's ip of a method's first step; each source character after

@@ -27,7 +27,12 @@ A test double, not GemStone.
 """
 
 from gsmcpd.testing.simulator.objects import (
-    MethodDictionary, SymbolDictionaryRef, SymbolList, SymbolSet, UserClass)
+    MethodDictionary,
+    SymbolDictionaryRef,
+    SymbolList,
+    SymbolSet,
+    UserClass,
+)
 
 
 def objectsWritten(key, existed, exists):

@@ -12,13 +12,18 @@ model's are per session, the stricter reading (an id from another session
 names nothing here), which C{docs/gemstone-fidelity.rst} lists.
 """
 
-from fractions import Fraction
 import weakref
+from fractions import Fraction
 
 from gsmcpd.testing.simulator.kernel import StClass, classOf, index, method
 from gsmcpd.testing.simulator.model import CLASS_INSTVARS
 from gsmcpd.testing.simulator.objects import (
-    Character, Instance, Symbol, SymbolDictionaryRef, UserClass)
+    Character,
+    Instance,
+    Symbol,
+    SymbolDictionaryRef,
+    UserClass,
+)
 from gsmcpd.testing.simulator.repository import ABSENT
 
 FIRST_OOP = 158_001

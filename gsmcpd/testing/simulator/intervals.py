@@ -10,15 +10,22 @@ C{collect:}, C{select:} and the like (its species), and refuses
 C{at:put:}.
 """
 
-from fractions import Fraction
 import math
+from fractions import Fraction
 
 import attr
 
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.kernel import CLASSES, classMethod, method
 from gsmcpd.testing.simulator.objects import (
-    EQUALITY, PRINTERS, Instance, equal, isNumber, normalize, printElements)
+    EQUALITY,
+    PRINTERS,
+    Instance,
+    equal,
+    isNumber,
+    normalize,
+    printElements,
+)
 
 
 @attr.s(eq=False)

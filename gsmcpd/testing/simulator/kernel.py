@@ -13,19 +13,44 @@ C{tests/selectors/*.tsv} (C{tests/test_simulator_kernel.py}): add a method
 only with the public GemStone source it was read in.
 """
 
-from fractions import Fraction
 import math
+from fractions import Fraction
 
 import attr
 
 from gsmcpd import smalltalk
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.objects import (
-    ActiveMethod, Array, BlockClosure, ByteArray, Character, CompiledMethod, Delay, Dictionary,
-    ExceptionSet, Instance, MethodDictionary, OrderedCollection, SessionTempsDictionary,
-    SortedCollection, String, Symbol,
-    SymbolDictionaryRef, SymbolList, SymbolSet, Unicode16, UserClass, UserProfile, Utf8, SMALLINT_MAX, SMALLINT_MIN,
-    displayString, equal, isNumber, printString)
+    SMALLINT_MAX,
+    SMALLINT_MIN,
+    ActiveMethod,
+    Array,
+    BlockClosure,
+    ByteArray,
+    Character,
+    CompiledMethod,
+    Delay,
+    Dictionary,
+    ExceptionSet,
+    Instance,
+    MethodDictionary,
+    OrderedCollection,
+    SessionTempsDictionary,
+    SortedCollection,
+    String,
+    Symbol,
+    SymbolDictionaryRef,
+    SymbolList,
+    SymbolSet,
+    Unicode16,
+    UserClass,
+    UserProfile,
+    Utf8,
+    displayString,
+    equal,
+    isNumber,
+    printString,
+)
 
 
 @attr.s(eq=False, repr=False)

@@ -37,10 +37,10 @@ import zlib
 # kernelMethods sees them all whoever imports this module first.
 from gsmcpd.testing.simulator import evaluator, seed  # noqa: F401 (evaluator)
 from gsmcpd.testing.simulator.kernel import CLASSES
-from gsmcpd.testing.simulator.system import UNNAMED
 from gsmcpd.testing.simulator.kernelnames import realClasses
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.repository import Repository, Transaction
+from gsmcpd.testing.simulator.system import UNNAMED
 
 CLASS_COUNT = 1500
 METHOD_COUNT = 60000
@@ -201,7 +201,7 @@ def statement(rng, first):
     return f"{rng.choice(('self', 'super'))} {unary}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def source(selector):
     """
     The generated source of every method with C{selector}, of a length
@@ -265,7 +265,7 @@ def classes(rng, fraction=1.0):
     return found[:max(0, round(CLASS_COUNT * fraction) - len(NAMED))]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def parents():
     """
     C{{name: superclassName}} of the model's named classes and the real ones.

@@ -13,7 +13,12 @@ import attr
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.kernel import CLASSES, classMethod, integer, method
 from gsmcpd.testing.simulator.objects import (
-    EQUALITY, PRINTERS, Instance, equal, printString)
+    EQUALITY,
+    PRINTERS,
+    Instance,
+    equal,
+    printString,
+)
 
 
 @attr.s(eq=False)
@@ -44,7 +49,7 @@ EQUALITY[Moment] = lambda a, b: isinstance(b, Moment) and a.cls is b.cls and a.v
 
 
 def _now(ev):
-    return datetime.datetime.fromtimestamp(ev.session.stone.timeGmt(), datetime.timezone.utc)
+    return datetime.datetime.fromtimestamp(ev.session.stone.timeGmt(), datetime.UTC)
 
 
 def _moment(name, value):

@@ -8,8 +8,8 @@ the small classes below.  They compare by identity, as Smalltalk's C{==}
 does; C{=} is L{equal}.
 """
 
-from fractions import Fraction
 import re
+from fractions import Fraction
 
 import attr
 

@@ -34,16 +34,22 @@ children are Arrays here; GemStone's classes for them are not shown, so a
 template only enumerates them.
 """
 
-from collections import Counter
 import random
 import threading
 import time
 import weakref
+from collections import Counter
 
 import attr
 
 from gsmcpd.testing.simulator import errors, frames
-from gsmcpd.testing.simulator.kernel import CLASSES, classMethod, classOf, integer, method
+from gsmcpd.testing.simulator.kernel import (
+    CLASSES,
+    classMethod,
+    classOf,
+    integer,
+    method,
+)
 from gsmcpd.testing.simulator.objects import Array, Instance
 
 SEND_NS = 1_000

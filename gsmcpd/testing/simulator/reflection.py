@@ -10,10 +10,26 @@ what they hold lives in the session's L{gsmcpd.testing.simulator.model.CodeModel
 
 from gsmcpd.testing.simulator import compiler, errors, exceptions, searches
 from gsmcpd.testing.simulator.kernel import (
-    CLASSES, KERNEL_INSTVARS, SmalltalkMethod, StClass, classOf, method, text)
+    CLASSES,
+    KERNEL_INSTVARS,
+    SmalltalkMethod,
+    StClass,
+    classOf,
+    method,
+    text,
+)
 from gsmcpd.testing.simulator.model import DEFAULT_CATEGORY, MethodInfo
 from gsmcpd.testing.simulator.objects import (
-    ActiveMethod, Array, CompiledMethod, Instance, String, Symbol, SymbolDictionaryRef, UserClass, string)
+    ActiveMethod,
+    Array,
+    CompiledMethod,
+    Instance,
+    String,
+    Symbol,
+    SymbolDictionaryRef,
+    UserClass,
+    string,
+)
 
 
 def parts(behavior):

@@ -13,11 +13,30 @@ import functools
 from gsmcpd.testing.simulator import errors, sets, system
 from gsmcpd.testing.simulator.intervals import Interval
 from gsmcpd.testing.simulator.kernel import (
-    CLASSES, classOf, classMethod, index, integer, method, text, truth)
-from gsmcpd.testing.simulator.sets import Unordered
+    CLASSES,
+    classMethod,
+    classOf,
+    index,
+    integer,
+    method,
+    text,
+    truth,
+)
 from gsmcpd.testing.simulator.objects import (
-    Array, ByteArray, Character, Dictionary, OrderedCollection, SortedCollection, String, Symbol,
-    SymbolList, equal, printString, string)
+    Array,
+    ByteArray,
+    Character,
+    Dictionary,
+    OrderedCollection,
+    SortedCollection,
+    String,
+    Symbol,
+    SymbolList,
+    equal,
+    printString,
+    string,
+)
+from gsmcpd.testing.simulator.sets import Unordered
 
 
 def elements(collection):

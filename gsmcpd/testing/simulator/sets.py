@@ -12,10 +12,17 @@ enumeration is the order of adding, which a real stone does not promise
 import attr
 
 from gsmcpd.testing.simulator import errors
-from gsmcpd.testing.simulator.kernel import CLASSES, method
 from gsmcpd.testing.simulator.dictionaries import identityKeyOf
+from gsmcpd.testing.simulator.kernel import CLASSES, method
 from gsmcpd.testing.simulator.objects import (
-    EQUALITY, PRINTERS, Instance, equal, keyOf, printElements, printString)
+    EQUALITY,
+    PRINTERS,
+    Instance,
+    equal,
+    keyOf,
+    printElements,
+    printString,
+)
 
 
 @attr.s(eq=False)

@@ -10,9 +10,24 @@ WriteStream made with C{on:} starts empty), reading moves the position.
 import attr
 
 from gsmcpd.testing.simulator import errors
-from gsmcpd.testing.simulator.kernel import CLASSES, classMethod, classOf, integer, method, text
+from gsmcpd.testing.simulator.kernel import (
+    CLASSES,
+    classMethod,
+    classOf,
+    integer,
+    method,
+    text,
+)
 from gsmcpd.testing.simulator.objects import (
-    Array, Character, Instance, String, Symbol, displayString, printString, string)
+    Array,
+    Character,
+    Instance,
+    String,
+    Symbol,
+    displayString,
+    printString,
+    string,
+)
 
 
 @attr.s(eq=False)

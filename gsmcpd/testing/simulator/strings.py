@@ -7,9 +7,22 @@ instance creation.
 import re
 
 from gsmcpd.testing.simulator import errors
-from gsmcpd.testing.simulator.kernel import classOf, classMethod, index, integer, method, text
+from gsmcpd.testing.simulator.kernel import (
+    classMethod,
+    classOf,
+    index,
+    integer,
+    method,
+    text,
+)
 from gsmcpd.testing.simulator.objects import (
-    Array, Character, String, Symbol, Utf8, string)
+    Array,
+    Character,
+    String,
+    Symbol,
+    Utf8,
+    string,
+)
 from gsmcpd.testing.simulator.sequences import elements
 
 

@@ -12,9 +12,23 @@ resources up before its tests and resets them after.
 
 from gsmcpd.testing.simulator import errors, exceptions
 from gsmcpd.testing.simulator.kernel import (
-    CLASSES, classMethod, method, smalltalkMethods, text, truth)
+    CLASSES,
+    classMethod,
+    method,
+    smalltalkMethods,
+    text,
+    truth,
+)
 from gsmcpd.testing.simulator.objects import (
-    Array, Instance, OrderedCollection, String, Symbol, UserClass, equal, printString)
+    Array,
+    Instance,
+    OrderedCollection,
+    String,
+    Symbol,
+    UserClass,
+    equal,
+    printString,
+)
 
 ASSERTION_FAILED = "Assertion failed"
 

@@ -13,8 +13,19 @@ classes are Globals that no commit can remove.
 from gsmcpd.testing.simulator import errors, grain
 from gsmcpd.testing.simulator.kernel import CLASSES, classMethod, classOf, method, text
 from gsmcpd.testing.simulator.objects import (
-    Array, Delay, Dictionary, Instance, MethodDictionary, String, Symbol,
-    SymbolDictionaryRef, UserClass, UserProfile, isNumber, keyOf)
+    Array,
+    Delay,
+    Dictionary,
+    Instance,
+    MethodDictionary,
+    String,
+    Symbol,
+    SymbolDictionaryRef,
+    UserClass,
+    UserProfile,
+    isNumber,
+    keyOf,
+)
 from gsmcpd.testing.simulator.repository import ABSENT
 
 USER_GLOBALS = SymbolDictionaryRef("UserGlobals")

@@ -66,7 +66,7 @@ def literal(value: object) -> str:
     raise TypeError(f"no Smalltalk literal for {type(value).__name__}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def loadTemplateText(name: str, package: str = TEMPLATE_PACKAGE) -> str:
     """
     Read one template file shipped in C{package}, once: templates are part
@@ -105,7 +105,7 @@ class Template:
     envelope: str
 
     @classmethod
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def named(cls, name: str, package: str = TEMPLATE_PACKAGE) -> "Template":
         """
         Load the template C{name} from C{package} (a toolset of one's own

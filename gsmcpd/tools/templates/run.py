@@ -19,8 +19,17 @@ from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
 from gsmcpd.tools.templates.nearest import withNearest
 from gsmcpd.tools.templates.outcomes import (
-    STILL, CallBroken, GemGone, ResultOverLimit, ToolError, ViewMove,
-    errorKindOf, eventMove, eventNote, stackText)
+    STILL,
+    CallBroken,
+    GemGone,
+    ResultOverLimit,
+    ToolError,
+    ViewMove,
+    errorKindOf,
+    eventMove,
+    eventNote,
+    stackText,
+)
 from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE, Template
 
 MAX_RESULT_BYTES = 1 << 20

@@ -23,8 +23,12 @@ from gsmcpd.gci.session import shielded
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import (
-    CallRunner, LoginFailedError, SessionGoneError, loginFailed,
-    sessionLimitMessage)
+    CallRunner,
+    LoginFailedError,
+    SessionGoneError,
+    loginFailed,
+    sessionLimitMessage,
+)
 from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.discover import namedInBody
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
@@ -32,11 +36,18 @@ from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
 from gsmcpd.protocol.facts import LEGACY, Dialect, RequestFacts
 from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND, Handlers
 from gsmcpd.protocol.jsonrpc import (
-    METHOD_NOT_FOUND, SERVER_ERROR, JsonObject, JsonRpcError, Message,
-    errorResponse, result, stoppingError)
+    METHOD_NOT_FOUND,
+    SERVER_ERROR,
+    JsonObject,
+    JsonRpcError,
+    Message,
+    errorResponse,
+    result,
+    stoppingError,
+)
 from gsmcpd.protocol.methods import MethodTable
-from gsmcpd.protocol.shares import END_ONE, shareRefusal
 from gsmcpd.protocol.recording import CANCELLED
+from gsmcpd.protocol.shares import END_ONE, shareRefusal
 from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.sessions.client import ClientSession

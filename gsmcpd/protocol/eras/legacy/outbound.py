@@ -16,8 +16,13 @@ from gsmcpd.observe.clipping import clipped
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import (
-    ClientAnsweredError, ClientDidNotAnswer, IClientRequests, ICallSink,
-    IWorkSession, JsonObject)
+    ClientAnsweredError,
+    ClientDidNotAnswer,
+    ICallSink,
+    IClientRequests,
+    IWorkSession,
+    JsonObject,
+)
 
 REQUEST_TIMEOUT = 30.0
 

@@ -16,7 +16,12 @@ from typing import Any
 
 import attr
 from twisted.internet.defer import (
-    Deferred, fail, inlineCallbacks, maybeDeferred, succeed)
+    Deferred,
+    fail,
+    inlineCallbacks,
+    maybeDeferred,
+    succeed,
+)
 
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
@@ -26,19 +31,33 @@ from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import modernRound
 from gsmcpd.protocol.eras.modern.envelope import (
-    SERVER_INFO_KEY, Envelope, Headers, checkParameterHeaders, methodRemoved)
+    SERVER_INFO_KEY,
+    Envelope,
+    Headers,
+    checkParameterHeaders,
+    methodRemoved,
+)
 from gsmcpd.protocol.eras.modern.handles import (
-    HANDLE_TOOLS, SESSION_ARGUMENT, ToolSchemas, sessionGone, takeHandle,
-    takesHandle)
-from gsmcpd.protocol.eras.modern.lending import (
-    Lending, nothingToRelease, toolError)
+    HANDLE_TOOLS,
+    SESSION_ARGUMENT,
+    ToolSchemas,
+    sessionGone,
+    takeHandle,
+    takesHandle,
+)
+from gsmcpd.protocol.eras.modern.lending import Lending, nothingToRelease, toolError
 from gsmcpd.protocol.eras.modern.refusals import asRefusal
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
 from gsmcpd.protocol.eras.modern.results import complete
 from gsmcpd.protocol.facts import MODERN, Dialect, RequestFacts
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_PARAMS, SERVER_ERROR, JsonObject, JsonRpcError, Message)
+    INVALID_PARAMS,
+    SERVER_ERROR,
+    JsonObject,
+    JsonRpcError,
+    Message,
+)
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.notices import Filter
 from gsmcpd.protocol.recording import CANCELLED

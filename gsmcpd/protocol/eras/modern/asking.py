@@ -26,18 +26,15 @@ import hashlib
 from collections.abc import Callable, Generator
 from typing import Any
 
-from twisted.internet.defer import (
-    Deferred, inlineCallbacks, maybeDeferred, succeed)
+from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred, succeed
 from zope.interface import implementer
 
 from gsmcpd.protocol.eras.modern.envelope import Envelope, missingCapability
 from gsmcpd.protocol.eras.modern.inputrequired import inputRequired, inputResponses
-from gsmcpd.protocol.jsonrpc import JsonObject
-from gsmcpd.protocol.eras.modern.requeststate import (
-    RequestStateSeal, canonical)
+from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal, canonical
 from gsmcpd.protocol.eras.modern.results import complete
-from gsmcpd.tools.questions import (
-    CAPABILITY, BoundQuestion, IAsker, InputRequired)
+from gsmcpd.protocol.jsonrpc import JsonObject
+from gsmcpd.tools.questions import CAPABILITY, BoundQuestion, IAsker, InputRequired
 
 Gathered = dict[str, JsonObject]
 """A request's answers by key, each C{{"question": digest or None,

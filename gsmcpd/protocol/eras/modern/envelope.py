@@ -20,9 +20,11 @@ import attr
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
 from gsmcpd.protocol.versions import (
-    HANDSHAKE_ERA_VERSIONS, MODERN_VERSION, SUPPORTED_VERSIONS)
+    HANDSHAKE_ERA_VERSIONS,
+    MODERN_VERSION,
+    SUPPORTED_VERSIONS,
+)
 from gsmcpd.sessions.client import LOG_LEVELS
-
 
 HEADER_MISMATCH = -32020
 MISSING_CLIENT_CAPABILITY = -32021

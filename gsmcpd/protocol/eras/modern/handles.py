@@ -11,14 +11,24 @@ on C{Mcp-Param-Session}.
 """
 
 from gsmcpd.protocol import kinds
-from gsmcpd.protocol.eras.modern.envelope import (
-    NO_SUCH_SESSION, PARAM_HEADER_KEYWORD)
+from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION, PARAM_HEADER_KEYWORD
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_PARAMS, SERVER_ERROR, JsonObject, JsonRpcError, Message)
+    INVALID_PARAMS,
+    SERVER_ERROR,
+    JsonObject,
+    JsonRpcError,
+    Message,
+)
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.work import couldBeHandle
 from gsmcpd.tools.base import (
-    NO_SESSION, Tool, ToolError, ToolResult, annotations, resultSchema)
+    NO_SESSION,
+    Tool,
+    ToolError,
+    ToolResult,
+    annotations,
+    resultSchema,
+)
 from gsmcpd.tools.catalog import AdvertisedTool
 from gsmcpd.tools.catalogtools import TOOL_CALL
 

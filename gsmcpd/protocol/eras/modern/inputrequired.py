@@ -12,8 +12,8 @@ unchanged.  Only these methods may answer so.
 """
 
 from gsmcpd.protocol.eras.modern.envelope import Envelope
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
 from gsmcpd.protocol.eras.modern.results import INPUT_REQUIRED
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
 from gsmcpd.tools.questions import CAPABILITY
 
 METHODS = frozenset({"tools/call", "prompts/get", "resources/read",

@@ -21,7 +21,13 @@ from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.protocol.calls import loginFailed, sessionLimitMessage
 from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.eras.modern.handles import (
-    OPEN_SESSION, SESSION_ARGUMENT, closed, needsHandle, noSuchHandle, opened)
+    OPEN_SESSION,
+    SESSION_ARGUMENT,
+    closed,
+    needsHandle,
+    noSuchHandle,
+    opened,
+)
 from gsmcpd.protocol.jsonrpc import JsonObject, stoppingError
 from gsmcpd.protocol.shares import CLOSE_ONE, shareRefusal
 from gsmcpd.sessions.interfaces import IWorkSession

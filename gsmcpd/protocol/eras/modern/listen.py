@@ -10,8 +10,7 @@ listen request's id.
 from gsmcpd.protocol.eras.modern.envelope import SUBSCRIPTION_ID_KEY
 from gsmcpd.protocol.handlers import MAX_SUBSCRIPTIONS, MAX_URI_LENGTH
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
-from gsmcpd.protocol.notices import (
-    LIST_CHANGES, Deliver, Filter, Subscriber)
+from gsmcpd.protocol.notices import LIST_CHANGES, Deliver, Filter, Subscriber
 
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 OFFERED = Filter(True, True, True, frozenset({"any"}))

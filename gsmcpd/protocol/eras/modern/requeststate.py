@@ -95,7 +95,7 @@ class RequestStateSeal:
         return len(self._spent)
 
     def _mac(self, body, binding):
-        return _b64(hmac.new(self._key, f"{body}|{binding}".encode("utf-8"),
+        return _b64(hmac.new(self._key, f"{body}|{binding}".encode(),
                              hashlib.sha256).digest())
 
     def seal(self, method: str, params: JsonObject, state: object) -> str:

@@ -8,9 +8,9 @@ server needs the client's answers first) and, for the lists and reads,
 how long (C{ttlMs}) and for whom (C{cacheScope}) the client may reuse it.
 """
 
-from gsmcpd.protocol.jsonrpc import JsonObject
-
 import attr
+
+from gsmcpd.protocol.jsonrpc import JsonObject
 
 COMPLETE = "complete"
 INPUT_REQUIRED = "input_required"

@@ -17,7 +17,11 @@ from typing import Any
 import attr
 
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_PARAMS, JsonObject, JsonRpcError, refuseCursor)
+    INVALID_PARAMS,
+    JsonObject,
+    JsonRpcError,
+    refuseCursor,
+)
 
 EXTENSION = "io.modelcontextprotocol/skills"
 MIME_TYPE = "text/markdown"
@@ -50,7 +54,7 @@ class Skill:
         # parses back to exactly the entry's frontmatter, colons and all.
         return (f"---\nname: {self.name}\n"
                 f"description: {json.dumps(self.description)}\n"
-                f"---\n\n{self.body.strip()}\n").encode("utf-8")
+                f"---\n\n{self.body.strip()}\n").encode()
 
     def entry(self) -> JsonObject:
         """

@@ -21,8 +21,8 @@ results nobody reads.
 import secrets
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
-from datetime import datetime, timezone
 
 import attr
 from twisted.internet.defer import Deferred
@@ -30,12 +30,11 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from gsmcpd.auth.tokens import admits
-from gsmcpd.protocol.eras.modern.envelope import Envelope
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
-from gsmcpd.protocol.eras.modern.envelope import MISSING_CLIENT_CAPABILITY
+from gsmcpd.protocol.eras.modern.envelope import MISSING_CLIENT_CAPABILITY, Envelope
 from gsmcpd.protocol.eras.modern.inputrequired import inputResponses
 from gsmcpd.protocol.eras.modern.results import COMPLETE
 from gsmcpd.protocol.facts import RequestFacts
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
 from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.sessions.shares import identityOf
 
@@ -66,7 +65,7 @@ def requires(envelope: Envelope | RequestFacts) -> JsonRpcError | None:
 
 
 def _iso(seconds):
-    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(
+    return datetime.fromtimestamp(seconds, UTC).isoformat(
         timespec="milliseconds").replace("+00:00", "Z")
 
 
