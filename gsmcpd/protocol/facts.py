@@ -104,8 +104,4 @@ class RequestFacts:
         """
         These facts for the call they became, with its C{context}.
         """
-        return RequestFacts(
-            self.method, self.params, self.id, self.dialect,
-            self.protocolVersion, self.clientCapabilities, self.clientInfo,
-            self.principal, self.work, self.client, self.tool,
-            self.arguments, context)
+        return attr.evolve(self, context=context)

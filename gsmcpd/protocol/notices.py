@@ -118,13 +118,6 @@ class ChangeNotices:
             if wanted(subscriber.filter):
                 subscriber.tell(method, params)
 
-    def listChanged(self, name: str) -> None:
-        """
-        @param name: a key of L{LIST_CHANGES} (C{"toolsListChanged"}, ...).
-        """
-        self._tell(lambda wants: getattr(wants, name), LIST_CHANGES[name],
-                   {})
-
     def resourcesUpdated(self, uris: Iterable[str]) -> None:
         """
         Each URI's subscribers hear of it once, whatever else changed.
