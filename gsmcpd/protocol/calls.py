@@ -29,8 +29,9 @@ from twisted.python.failure import Failure
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.audit import CallRefused
+from gsmcpd.observe.calloutcome import OK
 from gsmcpd.observe.clipping import clipped
-from gsmcpd.observe.metrics import UNOBSERVED, classify
+from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
@@ -40,7 +41,7 @@ from gsmcpd.protocol.jsonrpc import (
     JsonRpcError,
 )
 from gsmcpd.protocol.methods import Method
-from gsmcpd.protocol.recording import CANCELLED, CallRecords, answerOf, unrefused
+from gsmcpd.protocol.recording import CANCELLED, CallRecords, outcomeOf, unrefused
 from gsmcpd.protocol.shares import shareRefusal
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.interfaces import IWorkSession
@@ -394,4 +395,4 @@ def _answeredInFull(outcome):
     (which a break may have caused), not nothing.
     """
     return outcome is not None and not isinstance(outcome, Failure) and \
-        classify(answerOf(outcome))[0] == "ok"
+        outcomeOf(outcome).ended == OK

@@ -11,7 +11,7 @@ from typing import Any
 
 from twisted.internet.defer import Deferred
 
-from gsmcpd.observe.metrics import CHANGED_META, COMMITTED_META, DISCARDED_META
+from gsmcpd.observe.calloutcome import CHANGED_META, COMMITTED_META, DISCARDED_META
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS,
