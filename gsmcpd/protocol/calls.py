@@ -13,7 +13,7 @@ session's login are here too.
 """
 
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from twisted.internet.defer import (
     CancelledError,
@@ -40,8 +40,14 @@ from gsmcpd.protocol.jsonrpc import (
     JsonObject,
     JsonRpcError,
 )
-from gsmcpd.protocol.methods import Method
-from gsmcpd.protocol.recording import CANCELLED, CallRecords, outcomeOf, unrefused
+from gsmcpd.protocol.methods import Handler, Method
+from gsmcpd.protocol.recording import (
+    CANCELLED,
+    CallRecord,
+    CallRecords,
+    outcomeOf,
+    unrefused,
+)
 from gsmcpd.protocol.shares import shareRefusal
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.interfaces import IWorkSession
@@ -59,7 +65,7 @@ class SessionGoneError(JsonRpcError):
     The session's gem died; the session is closed as this is sent.
     """
 
-    def __init__(self, number):
+    def __init__(self, number: int | None) -> None:
         super().__init__(
             SERVER_ERROR,
             f"The GemStone session ended (GemStone error {number}); "
@@ -81,7 +87,7 @@ class LoginFailedError(JsonRpcError):
     The GemStone login for a session failed; the server log says why.
     """
 
-    def __init__(self, number):
+    def __init__(self, number: object) -> None:
         super().__init__(
             SERVER_ERROR, f"The GemStone login failed (GemStone error "
             f"{number}); the server log has the details.",
@@ -93,7 +99,7 @@ class StoneNotAnsweringError(LoginFailedError):
     The stone did not answer a session's login within its deadline.
     """
 
-    def __init__(self, deadline):
+    def __init__(self, deadline: float) -> None:
         JsonRpcError.__init__(
             self, SERVER_ERROR, f"The GemStone stone did not answer the "
             f"login within {deadline:g} seconds; try again later.",
@@ -106,12 +112,12 @@ def loginFailed(failure: Failure) -> NoReturn:
     its credentials) as L{LoginFailedError}, and one the stone did not
     answer in time as L{StoneNotAnsweringError}, in either era.
     """
-    if failure.check(LoginNotAnswered):
-        raise StoneNotAnsweringError(failure.value.deadline)
-    failure.trap(GciError, ToolError)
     error = failure.value
+    if isinstance(error, LoginNotAnswered):
+        raise StoneNotAnsweringError(error.deadline)
+    failure.trap(GciError, ToolError)
     number = error.number if isinstance(error, GciError) \
-        else (error.details or {}).get("number")
+        else (cast(ToolError, error).details or {}).get("number")
     raise LoginFailedError(number)
 
 
@@ -127,8 +133,9 @@ class CallRunner:
 
     log = Logger()
 
-    def __init__(self, registry, clock, requestTimeout=None, audit=None,
-                 metrics=UNOBSERVED):
+    def __init__(self, registry: Any, clock: Any,
+                 requestTimeout: float | None = None, audit: Any = None,
+                 metrics: Any = UNOBSERVED) -> None:
         """
         @param audit: the L{gsmcpd.observe.audit.AuditLog} each tool call
             is recorded in, or L{None}.
@@ -176,13 +183,13 @@ class CallRunner:
         if run is not None:
             self._cancelled(run, params.get("reason"))
 
-    def _cancelled(self, run, reason):
+    def _cancelled(self, run: RunningCall, reason: object) -> None:
         self.log.info("session {handle}: the client cancelled request {id}: "
                       "{reason}", handle=run.label,
                       id=clipped(run.requestId), reason=clipped(reason))
         run.end("cancelled")
 
-    def _run(self, request, handler):
+    def _run(self, request: RequestFacts, handler: Handler) -> Deferred[Any]:
         """
         Run C{request} as a L{RunningCall} (a L{Call}), once its record
         has begun.
@@ -238,18 +245,18 @@ class CallRunner:
         except CallRefused as refusal:
             return self.refused(request, refusal)
 
-        def over(outcome):
+        def over(outcome: Any) -> Any:
             record.ended(outcome)
             return unrefused(outcome)
 
         return maybeDeferred(answer).addBoth(over)
 
     @inlineCallbacks
-    def sessionGone(self, request, gone):
+    def sessionGone(self, request: RequestFacts, gone: GemGone) -> Any:
         """
         The answer to a call whose gem died: its session is closed first.
         """
-        work = request.work
+        work = cast(IWorkSession, request.work)
         self.log.error(
             "session {handle}: its gem died ({error}; reason: {reason})",
             handle=work.label, error=gone, reason=gone.reason)
@@ -276,15 +283,16 @@ class Call:
         deadline.
     """
 
-    def __init__(self, runner, request, run, record):
+    def __init__(self, runner: CallRunner, request: RequestFacts,
+                 run: RunningCall, record: CallRecord) -> None:
         self._runner = runner
         self._request = request
         self._run = run
         self._record = record
         self._over = False
-        self.answer = Deferred(self._stoppedWaiting)
+        self.answer: Deferred[Any] = Deferred(self._stoppedWaiting)
 
-    def run(self, handler):
+    def run(self, handler: Handler) -> Deferred[Any]:
         """
         Start the call with C{handler}: answer L{answer}.
         """
@@ -298,7 +306,7 @@ class Call:
         run.cancelled.addCallback(self._cancelled)
         return self.answer
 
-    def _stoppedWaiting(self, answer):
+    def _stoppedWaiting(self, answer: Deferred[Any]) -> None:
         run = self._run
         if self._over:
             # Its dead gem's session is being closed: nothing to end.
@@ -310,20 +318,20 @@ class Call:
             # Already being ended (by its deadline, say): told as such.
             self._answer(self._forClient(None))
 
-    def _answered(self, outcome):
+    def _answered(self, outcome: Any) -> None:
         self._run.finished()
         self._ended(outcome)
 
-    def _abandoned(self, _):
+    def _abandoned(self, _: object) -> None:
         # Its GemStone session was given up: its answer will never come.
         self._ended(None)
 
-    def _cancelled(self, _):
+    def _cancelled(self, _: object) -> None:
         self._answer(CANCELLED)
         if self._run.current is None:
             self._ended(None)
 
-    def _ended(self, outcome):
+    def _ended(self, outcome: Any) -> None:
         """
         The call is over with C{outcome}: record it, and answer the client
         if it still waits.
@@ -339,9 +347,9 @@ class Call:
         self._over = True
         run, request = self._run, self._request
         if isinstance(outcome, Failure) and outcome.check(GemGone):
-            gone = outcome.value
+            gone = cast(GemGone, outcome.value)
             self._record.ended(Failure(request.dialect.sessionGone(
-                request.work, gone.number)), run.step)
+                cast(IWorkSession, request.work), gone.number)), run.step)
             closing = self._runner.sessionGone(request, gone)
             closing.addBoth(self._answer)
         else:
@@ -350,7 +358,7 @@ class Call:
         if run.work is not None:
             run.work.calls.release(run)
 
-    def _forClient(self, outcome):
+    def _forClient(self, outcome: Any) -> Any:
         """
         What the client is told of a call that came to C{outcome}: nothing
         when it cancelled, the ending policy's message when the server
@@ -367,7 +375,7 @@ class Call:
                 SERVER_ERROR, ended, {"kind": run.why, "step": run.step}))
         return outcome
 
-    def _forRecord(self, outcome):
+    def _forRecord(self, outcome: Any) -> Any:
         """
         What the record says a call that came to C{outcome} did: for one
         its client cancelled, what it did if it finished despite that
@@ -381,7 +389,7 @@ class Call:
             run.step is None and not isinstance(outcome, Failure))
         return outcome if whole else None
 
-    def _answer(self, outcome):
+    def _answer(self, outcome: Any) -> None:
         if not self.answer.called:
             if isinstance(outcome, Failure):
                 self.answer.errback(outcome)
@@ -389,7 +397,7 @@ class Call:
                 self.answer.callback(outcome)
 
 
-def _answeredInFull(outcome):
+def _answeredInFull(outcome: Any) -> bool:
     """
     Whether a call came to a whole answer: not a failure, not a tool error
     (which a break may have caused), not nothing.

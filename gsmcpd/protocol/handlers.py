@@ -62,7 +62,7 @@ MAX_URI_LENGTH = 1024
 """Characters in a resource URI a session may subscribe to."""
 
 
-def _required(params, name):
+def _required(params: JsonObject, name: str) -> str:
     value = params.get(name)
     if not isinstance(value, str) or not value:
         raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name} is "
@@ -70,7 +70,7 @@ def _required(params, name):
     return value
 
 
-def _object(params, name):
+def _object(params: JsonObject, name: str) -> JsonObject:
     """
     The object C{params} holds under C{name} (empty when it holds none).
     """

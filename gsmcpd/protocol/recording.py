@@ -12,7 +12,7 @@ L{gsmcpd.observe.audit.CallRefused}: recorded as C{refused:<kind>},
 counted, and answered with its error (L{CallRecords.refused}).
 """
 
-from typing import Any
+from typing import Any, cast
 
 import attr
 from twisted.internet.defer import CancelledError
@@ -62,7 +62,7 @@ def unrefused(outcome: Any) -> Any:
     """
     if not (isinstance(outcome, Failure) and outcome.check(CallRefused)):
         return outcome
-    error = outcome.value.error
+    error = cast(CallRefused, outcome.value).error
     if isinstance(error, JsonRpcError):
         return Failure(error)
     return ToolResult.fromError(error).asResult()
@@ -124,7 +124,8 @@ class CallRecords:
         none (then nothing is ever refused for it).
     """
 
-    def __init__(self, clock, audit=None, metrics=UNOBSERVED):
+    def __init__(self, clock: Any, audit: Any = None,
+                 metrics: Any = UNOBSERVED) -> None:
         self.clock = clock
         self._metrics = metrics
         self.audit = audit
@@ -207,7 +208,8 @@ class CallRecord:
         records, request = self.records, self.request
         if isinstance(outcome, Failure) and outcome.check(CallRefused):
             self.timer.refused()
-            records.refused(request, outcome.value, self.callId)
+            records.refused(request, cast(CallRefused, outcome.value),
+                            self.callId)
             return
         ended = outcomeOf(outcome)
         self.timer.finished(ended, step)

@@ -207,5 +207,5 @@ class LegacyEra:
             errbackArgs=(message.id,))
 
 
-def _framed(value, messageId):
+def _framed(value: Any, messageId: object) -> JsonObject | None:
     return None if value is CANCELLED else result(messageId, value)

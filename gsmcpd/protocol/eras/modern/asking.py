@@ -41,7 +41,7 @@ Gathered = dict[str, JsonObject]
 "answer": ...}}: bound to the question it answered, or unasked."""
 
 
-def _needed(requests):
+def _needed(requests: JsonObject) -> set[str]:
     return {CAPABILITY[request["method"]] for request in requests.values()}
 
 
@@ -104,10 +104,10 @@ class ModernAsker:
         (L{gatheredFrom}).
     """
 
-    def __init__(self, envelope, gathered):
+    def __init__(self, envelope: Envelope, gathered: Gathered) -> None:
         self._envelope = envelope
         self._gathered = dict(gathered)
-        self._task = None
+        self._task: TaskAsker | None = None
 
     def canAsk(self, capability: str) -> bool:
         return self._envelope.supports(capability)
@@ -149,7 +149,8 @@ class TaskAsker:
         that asked in input-required rounds, then became a task).
     """
 
-    def __init__(self, store, task, envelope, gathered=None):
+    def __init__(self, store: Any, task: Any, envelope: Envelope,
+                 gathered: Gathered | None = None) -> None:
         self._store = store
         self._task = task
         self._envelope = envelope
@@ -171,7 +172,8 @@ class TaskAsker:
         return answers
 
 
-def _unanswered(requests, answers, envelope, asking):
+def _unanswered(requests: JsonObject, answers: JsonObject,
+                envelope: Envelope, asking: str) -> JsonObject:
     """
     The C{requests} not in C{answers}, once the client is known to be able
     to answer each kind.

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.python.failure import Failure
 
 from gsmcpd.auth.tokens import admits
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
@@ -135,7 +136,8 @@ class Lending:
         return self._lent(opening, lambda session:
                           self.sessions.warm.giveBack(session, why))
 
-    def _loggedIn(self, envelope, throwaway=False):
+    def _loggedIn(self, envelope: Envelope, throwaway: bool = False
+                  ) -> Deferred[IWorkSession]:
         """
         A new GemStone session as the request's GemStone user.
         """
@@ -153,7 +155,8 @@ class Lending:
             raise stoppingError(e)
         return opening.addErrback(loginFailed)
 
-    def _lent(self, opening, end):
+    def _lent(self, opening: Deferred[IWorkSession],
+              end: Callable[[IWorkSession], Any]) -> Deferred[Lent]:
         """
         The session C{opening} fires with, for the request, and what to
         call when its call is over (C{end}, with the session).
@@ -161,16 +164,16 @@ class Lending:
         # The login runs to its end whoever stops waiting for it (a client
         # that hangs up): its slot is held until then, and the session it
         # opens for nobody is closed.
-        borrowing = Deferred()
+        borrowing: Deferred[Lent] = Deferred()
 
-        def opened(session):
+        def opened(session: IWorkSession) -> Any:
             if borrowing.called:
                 return self.sessions.close(
                     session.handle, "its client stopped waiting for it",
                     code="abandoned")
             borrowing.callback((session, lambda: end(session)))
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             if not borrowing.called:
                 borrowing.errback(failure)
         opening.addCallbacks(opened, failed)
@@ -187,7 +190,7 @@ class Lending:
             tool.validate(arguments)
             if tool.name == OPEN_SESSION:
                 lent = yield self._lent(self._loggedIn(envelope),
-                                        nothingToRelease)
+                                        lambda session: None)
                 answer = opened(lent[0].handle)
             else:
                 handle = arguments[SESSION_ARGUMENT]

@@ -37,11 +37,11 @@ BOUND_PARAMS = ("name", "uri", "arguments")
 (C{_meta}, C{inputResponses}, C{requestState}) changes between rounds."""
 
 
-def _b64(raw):
+def _b64(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
-def _unb64(text):
+def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
@@ -94,7 +94,7 @@ class RequestStateSeal:
         """
         return len(self._spent)
 
-    def _mac(self, body, binding):
+    def _mac(self, body: str, binding: str) -> str:
         return _b64(hmac.new(self._key, f"{body}|{binding}".encode(),
                              hashlib.sha256).digest())
 
@@ -135,7 +135,7 @@ class RequestStateSeal:
         """
         self._verified(method, params)
 
-    def _verified(self, method, params):
+    def _verified(self, method: str, params: JsonObject) -> Any:
         sealed = params.get("requestState")
         if sealed is None:
             return None
@@ -157,7 +157,7 @@ class RequestStateSeal:
             raise refused("it was already used: each one answers one round")
         return payload
 
-    def _forgetExpired(self):
+    def _forgetExpired(self) -> None:
         """
         Forget the nonces of states past their deadlines: those are refused
         as expired anyway.
