@@ -61,7 +61,7 @@ from gsmcpd.protocol.jsonrpc import (
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.notices import Filter
 from gsmcpd.protocol.recording import CANCELLED
-from gsmcpd.protocol.toolcall import answersAsStream, unknownTool
+from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.sessions.client import LogGate
 from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.tools.base import NO_SESSION
@@ -225,11 +225,8 @@ class ModernEra:
             match them.
         """
         params = message.params
-        name = params.get("name")
-        tool = (self._handleTools.get(name) or self.handlers.toolNamed(
-            envelope.principal, name)) if isinstance(name, str) else None
-        if tool is None:
-            raise unknownTool(params)
+        tool = self.handlers.toolCalled(self.dialect, envelope.principal,
+                                        params)
         arguments = params.get("arguments")
         arguments = {} if arguments is None else arguments
         if not isinstance(arguments, dict):
@@ -237,7 +234,7 @@ class ModernEra:
                                "Invalid params: arguments must be an object")
         checkParameterHeaders(
             self.schemas.schemaOf(tool), arguments, headers,
-            name in self._handleTools or mirroringShown(
+            tool.name in self._handleTools or mirroringShown(
                 self.handlers.toolsFor(envelope.principal), message,
                 (SESSION_ARGUMENT,)))
         return tool, arguments
