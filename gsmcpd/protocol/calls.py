@@ -7,9 +7,8 @@ and the abandonment of its GemStone session, the death of the gem, what
 the client is told when the server ended it, and its record (counted and
 audited from before it runs to its real end, whether or not its client
 still waits: L{gsmcpd.protocol.recording}).  An era's adapter hands it the
-request's facts and the method, and frames what comes back; the transport
-only gates, parses and renders.  The errors both eras answer for a
-session's login are here too.
+request's facts and the method, and frames what comes back.  The errors
+both eras answer for a session's login are here too.
 """
 
 from collections.abc import Callable

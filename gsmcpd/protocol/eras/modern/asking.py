@@ -1,10 +1,10 @@
 """
-How a running call asks the client something, in either era.
+How a running 2026-07-28 call asks the client something.
 
 A tool asks through one method, C{ask({key: inputRequest, ...})}, and gets
-the answers by key; it never knows which era it runs in.  A 2025 call sends
-each question on its own stream and waits for the client's POSTed answer
-(L{gsmcpd.tools.questions.askEach}).  A 2026 call cannot wait: if the
+the answers by key; it never knows which era it runs in.  Where a 2025 call
+sends each question on its own stream and waits for the client's POSTed
+answer (L{gsmcpd.protocol.eras.legacy.asking}), a 2026 call cannot wait: if the
 answers are not in the request yet, the round ends with an input-required
 result (L{gsmcpd.tools.questions.InputRequired}); the client asks its user
 or model and sends the request again with the answers, and the tool runs
