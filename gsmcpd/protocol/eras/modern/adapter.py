@@ -263,7 +263,7 @@ class ModernEra:
                 raise refusal
             # Refused before a session is lent for it.
             self.calls.records.admit()
-            self._unsealed(params)
+            verified = self._unsealed(params)
             handle, rest = takeHandle(arguments) if takesHandle(tool) \
                 else (None, arguments)
             work, done = (yield self._lent(tool, handle, envelope)) \
@@ -286,24 +286,24 @@ class ModernEra:
                 lambda asker: self.calls.answer(self.facts(
                     message, envelope, work, tool, rest,
                     CallContext(asker, sink, wantsLog)), method
-                ).addCallback(dressed), escalate)
+                ).addCallback(dressed), escalate, verified)
             becameTask = value.get("resultType") == tasks.TASK
         finally:
             if not becameTask:
                 done()
         return value
 
-    def _unsealed(self, params):
+    def _unsealed(self, params: JsonObject) -> Any:
         """
-        Refuse a call whose C{requestState} this daemon did not seal for
-        it (altered, another server's, another request's, expired, spent)
-        before a session is lent for it; its round opens it.
+        The C{requestState} of a call, verified once: a call whose state
+        this daemon did not seal for it (altered, another server's,
+        another request's, expired, spent) is refused before a session is
+        lent for it; its round spends it.
         """
-        if "requestState" in params:
-            try:
-                self.seal.check("tools/call", params)
-            except JsonRpcError as e:
-                raise CallRefused(kinds.TAMPERED_STATE, e)
+        try:
+            return self.seal.verified("tools/call", params)
+        except JsonRpcError as e:
+            raise CallRefused(kinds.TAMPERED_STATE, e)
 
     @inlineCallbacks
     def _lent(self, tool, handle, envelope):

@@ -194,7 +194,8 @@ def _unanswered(requests: JsonObject, answers: JsonObject,
 def modernRound(seal: RequestStateSeal, envelope: Envelope, method: str,
                 params: JsonObject,
                 run: Callable[["ModernAsker"], Deferred[JsonObject]],
-                escalate: Callable[..., Any] | None = None) -> Any:
+                escalate: Callable[..., Any] | None = None,
+                verified: Any = None) -> Any:
     """
     One round of a 2026-era request that may ask the client.
 
@@ -204,14 +205,17 @@ def modernRound(seal: RequestStateSeal, envelope: Envelope, method: str,
     @param escalate: for a call that may become a task: called with the
         call's L{Deferred} and its asker when the call did not finish (or
         ask) at once; answers the result to send instead.
+    @param verified: the request's state as the seal verified it before
+        (L{RequestStateSeal.verified}), spent now; L{None} to verify it now.
     @return: a L{Deferred} of the dressed result: complete, or input
         required with the sealed answers gathered so far.
     @raise JsonRpcError: C{-32602} for tampered state (C{tamperedState}:
         altered, foreign, expired or already used) or malformed answers,
         C{-32021} for a question the client cannot answer.
     """
-    gathered = gatheredFrom(seal.open(method, params),
-                            inputResponses(params))
+    state = seal.open(method, params) if verified is None \
+        else seal.spend(verified)
+    gathered = gatheredFrom(state, inputResponses(params))
     asker = ModernAsker(envelope, gathered)
     working = maybeDeferred(run, asker)
     if escalate is not None and not working.called:
