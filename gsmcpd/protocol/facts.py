@@ -16,7 +16,7 @@ from typing import Any
 import attr
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.protocol.context import CallContext
+from gsmcpd.protocol.context import FROM_MEMORY, CallContext
 from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import IWorkSession
@@ -98,7 +98,7 @@ class RequestFacts:
     client: ClientSession | None = None
     tool: Tool | None = None
     arguments: Any = None
-    context: CallContext = CallContext()
+    context: CallContext = FROM_MEMORY
 
     def running(self, context: CallContext) -> "RequestFacts":
         """

@@ -12,6 +12,7 @@ only in their L{Subscriber}.
 """
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 import attr
@@ -126,5 +127,9 @@ class ChangeNotices:
         Each URI's subscribers hear of it once, whatever else changed.
         """
         for uri in sorted(set(uris)):
-            self._tell(lambda wants: uri in wants.resourceSubscriptions,
-                       RESOURCE_UPDATED, {"uri": uri})
+            self._tell(partial(_subscribed, uri), RESOURCE_UPDATED,
+                       {"uri": uri})
+
+
+def _subscribed(uri: str, wants: Filter) -> bool:
+    return uri in wants.resourceSubscriptions

@@ -12,7 +12,7 @@ C{resultType} and cache hints, an input-required round
 """
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn, cast
 
 import attr
 from twisted.internet.defer import (
@@ -22,14 +22,15 @@ from twisted.internet.defer import (
     maybeDeferred,
     succeed,
 )
+from twisted.python.failure import Failure
 
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.catalogsurface import mirroringShown
-from gsmcpd.protocol.context import CallContext, noLogs
+from gsmcpd.protocol.context import FROM_MEMORY, CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
-from gsmcpd.protocol.eras.modern.asking import modernRound
+from gsmcpd.protocol.eras.modern.asking import ModernAsker, modernRound
 from gsmcpd.protocol.eras.modern.envelope import (
     SERVER_INFO_KEY,
     Envelope,
@@ -58,14 +59,18 @@ from gsmcpd.protocol.jsonrpc import (
     JsonRpcError,
     Message,
 )
-from gsmcpd.protocol.methods import MethodTable
+from gsmcpd.protocol.methods import Method, MethodTable
 from gsmcpd.protocol.notices import Filter
 from gsmcpd.protocol.recording import CANCELLED
 from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.sessions.client import LogGate
 from gsmcpd.sessions.interfaces import ICallSink
-from gsmcpd.tools.base import NO_SESSION
+from gsmcpd.tools.base import NO_SESSION, Tool
 from gsmcpd.tools.templates.outcomes import ToolError
+
+OpenStream = Callable[[], ICallSink | None]
+"""Opens a call's own event stream, or answers L{None} when its client
+does not accept one."""
 
 
 def dressed(value: Any) -> JsonObject:
@@ -163,7 +168,7 @@ class ModernEra:
 
     def facts(self, message: Message, envelope: Envelope, work: Any = None,
               tool: Any = None, arguments: Any = None,
-              context: CallContext = CallContext()) -> RequestFacts:
+              context: CallContext = FROM_MEMORY) -> RequestFacts:
         """
         The facts a handler is told of C{message}.
         """
@@ -174,8 +179,7 @@ class ModernEra:
             arguments, context)
 
     def answer(self, message: Message, envelope: Envelope, headers: Headers,
-               openStream: Callable[[], ICallSink | None]
-               ) -> Deferred[JsonObject]:
+               openStream: OpenStream) -> Deferred[JsonObject]:
         """
         Answer one 2026-era request.
 
@@ -194,11 +198,13 @@ class ModernEra:
             return maybeDeferred(special, message, envelope, headers,
                                  openStream, method)
         return self.calls.answer(self.facts(message, envelope), method
-                                 ).addCallback(_complete, message.method)
+                                 ).addCallback(_complete, method=message.method)
 
     # Tools.
 
-    def _toolsCall(self, message, envelope, headers, openStream, method):
+    def _toolsCall(self, message: Message, envelope: Envelope,
+                   headers: Headers, openStream: OpenStream,
+                   method: Method) -> Deferred[JsonObject]:
         """
         A C{tools/call}; one refused before it runs (a L{CallRefused}: a
         tool out of its token's scopes, a handle not its caller's or none
@@ -209,14 +215,17 @@ class ModernEra:
                              method).addErrback(self._refused, message,
                                                 envelope)
 
-    def _refused(self, failure, message, envelope):
+    def _refused(self, failure: Failure, message: Message,
+                 envelope: Envelope) -> Deferred[JsonObject]:
         failure.trap(CallRefused)
         return self.calls.refused(
             self.facts(message, envelope, arguments=withoutHandle(
                 message.params.get("arguments"))),
-            failure.value).addCallback(_complete, "tools/call")
+            cast(CallRefused, failure.value)).addCallback(
+                _complete, "tools/call")
 
-    def _resolved(self, message, envelope, headers):
+    def _resolved(self, message: Message, envelope: Envelope,
+                  headers: Headers) -> tuple[Tool, JsonObject]:
         """
         The tool a call names and its arguments.
 
@@ -240,7 +249,9 @@ class ModernEra:
         return tool, arguments
 
     @inlineCallbacks
-    def _calling(self, message, envelope, headers, openStream, method):
+    def _calling(self, message: Message, envelope: Envelope,
+                 headers: Headers, openStream: OpenStream,
+                 method: Method) -> Any:
         params = message.params
         try:
             tool, arguments = self._resolved(message, envelope, headers)
@@ -272,8 +283,9 @@ class ModernEra:
             value = yield self._unmade(message, envelope, tool, arguments, e)
             return value
         if taskSupport is not None and refusal is None:
-            sink = tasks.TaskProgress(self.tasks)
-            escalate = self._becomeTask(sink, done, envelope)
+            progress = tasks.TaskProgress(self.tasks)
+            sink: ICallSink | None = progress
+            escalate = self._becomeTask(progress, done, envelope)
         else:
             sink = openStream() if answersAsStream(params, tool) else None
             escalate = None
@@ -306,7 +318,8 @@ class ModernEra:
             raise CallRefused(kinds.TAMPERED_STATE, e)
 
     @inlineCallbacks
-    def _lent(self, tool, handle, envelope):
+    def _lent(self, tool: Tool, handle: str | None,
+              envelope: Envelope) -> Any:
         """
         The work session a call of C{tool} runs in, as
         L{Lending.forTool} lends it; a handle its caller may not use, or
@@ -319,16 +332,20 @@ class ModernEra:
                             self.lending.sessions)
         return lent
 
-    def _handleRefused(self, failure, handle, envelope):
+    def _handleRefused(self, failure: Failure, handle: str | None,
+                       envelope: Envelope) -> NoReturn:
         """
         C{close_session} of a handle its caller may not use, refused as a
         L{CallRefused}.
         """
         failure.trap(JsonRpcError)
-        raise asRefusal(failure.value, handle, envelope.principal,
+        raise asRefusal(cast(JsonRpcError, failure.value), handle,
+                        envelope.principal,
                         self.lending.sessions)
 
-    def _unmade(self, message, envelope, tool, arguments, error):
+    def _unmade(self, message: Message, envelope: Envelope,
+                tool: Tool | None, arguments: Any,
+                error: JsonRpcError | ToolError) -> Deferred[Any]:
         """
         Record a call that failed before it ran, and is no refusal (no
         such tool, its login failed or timed out, no slot was free, the
@@ -344,13 +361,16 @@ class ModernEra:
                     lambda value: complete("tools/call", value))
         return self.calls.recorded(facts, lambda: fail(error))
 
-    def _becomeTask(self, progress, done, envelope):
+    def _becomeTask(self, progress: tasks.TaskProgress,
+                    done: Callable[[], Any], envelope: Envelope
+                    ) -> Callable[[Deferred[Any], ModernAsker], JsonObject]:
         """
         What makes a call still running after its first steps a task: it
         goes on, readable by C{tasks/get}, whatever the client does, and
         C{tasks/cancel} ends it as a client that stops waiting would.
         """
-        def escalate(working, asker):
+        def escalate(working: Deferred[Any], asker: ModernAsker
+                     ) -> JsonObject:
             working.addCallback(lambda value: complete("tools/call", value))
             working.addBoth(lambda outcome: (done(), outcome)[1])
             task = self.tasks.adopt(working, working.cancel,
@@ -363,8 +383,9 @@ class ModernEra:
     # Resources, prompts.
 
     @inlineCallbacks
-    def _resourcesRead(self, message, envelope, headers, openStream,
-                       method):
+    def _resourcesRead(self, message: Message, envelope: Envelope,
+                       headers: Headers, openStream: OpenStream,
+                       method: Method) -> Any:
         uri = message.params.get("uri")
         uri = uri if isinstance(uri, str) else ""
         if uri in self.dialect.skills:
@@ -383,7 +404,7 @@ class ModernEra:
         return complete("resources/read", dressed(value))
 
     @inlineCallbacks
-    def _borrowedForRead(self, envelope):
+    def _borrowedForRead(self, envelope: Envelope) -> Any:
         """
         A throwaway session for one resource read.  A read is no tool call
         and has no result to carry a tool's error: a full server is told
@@ -405,12 +426,14 @@ class ModernEra:
             raise
         return lent
 
-    def _promptsGet(self, message, envelope, headers, openStream, method):
+    def _promptsGet(self, message: Message, envelope: Envelope,
+                    headers: Headers, openStream: OpenStream,
+                    method: Method) -> Deferred[JsonObject]:
         return modernRound(
             self.seal, envelope, "prompts/get", message.params,
             lambda asker: self.calls.answer(self.facts(
                 message, envelope, context=CallContext(asker)), method))
 
 
-def _complete(value, method):
-    return complete(method, value)
+def _complete(value: JsonObject, method: str | None) -> JsonObject:
+    return complete(cast(str, method), value)
