@@ -68,6 +68,8 @@ from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.tools.base import NO_SESSION, Tool
 from gsmcpd.tools.templates.outcomes import ToolError
 
+Minted = Callable[[str], object]
+"""Told the handle C{open_session} opened."""
 OpenStream = Callable[[], ICallSink | None]
 """Opens a call's own event stream, or answers L{None} when its client
 does not accept one."""
@@ -99,6 +101,21 @@ def namedInMeta(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
     C{server/discover}'s C{answer} naming the server in C{_meta}.
     """
     return dict(answer, _meta={SERVER_INFO_KEY: serverInfo})
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class ModernAnswer:
+    """
+    A 2026-era request's answer, before the transport frames it.
+
+    @ivar value: its dressed result.
+    @ivar minted: the handle C{open_session} opened, which the transport
+        names in an C{Mcp-Param-Session} header (a load balancer learns to
+        route the session's later calls by it), or L{None}.
+    """
+
+    value: JsonObject
+    minted: str | None = None
 
 
 class ModernEra:
@@ -179,7 +196,7 @@ class ModernEra:
             arguments, context)
 
     def answer(self, message: Message, envelope: Envelope, headers: Headers,
-               openStream: OpenStream) -> Deferred[JsonObject]:
+               openStream: OpenStream) -> Deferred[ModernAnswer]:
         """
         Answer one 2026-era request.
 
@@ -187,24 +204,29 @@ class ModernEra:
         @param openStream: called to answer a call as an event stream
             instead (progress, log messages); answers the call's sink, or
             L{None} when the client does not accept one.
-        @return: a L{Deferred} firing with the dressed result.
+        @return: a L{Deferred} firing with its L{ModernAnswer}.
         @raise JsonRpcError: through the L{Deferred}.
         """
         method = self.methods.find(message.method, MODERN)
         if method is None:
             return fail(methodRemoved(message.method))
+        minted: list[str] = []
         special = self._special.get(message.method)
         if special is not None:
-            return maybeDeferred(special, message, envelope, headers,
-                                 openStream, method)
-        return self.calls.answer(self.facts(message, envelope), method
-                                 ).addCallback(_complete, method=message.method)
+            answering = maybeDeferred(special, message, envelope, headers,
+                                      openStream, method, minted.append)
+        else:
+            answering = self.calls.answer(
+                self.facts(message, envelope), method).addCallback(
+                    _complete, method=message.method)
+        return answering.addCallback(
+            lambda value: ModernAnswer(value, minted[0] if minted else None))
 
     # Tools.
 
     def _toolsCall(self, message: Message, envelope: Envelope,
-                   headers: Headers, openStream: OpenStream,
-                   method: Method) -> Deferred[JsonObject]:
+                   headers: Headers, openStream: OpenStream, method: Method,
+                   minted: Minted) -> Deferred[JsonObject]:
         """
         A C{tools/call}; one refused before it runs (a L{CallRefused}: a
         tool out of its token's scopes, a handle not its caller's or none
@@ -212,8 +234,8 @@ class ModernEra:
         an audit trail that cannot be written) is recorded as such.
         """
         return self._calling(message, envelope, headers, openStream,
-                             method).addErrback(self._refused, message,
-                                                envelope)
+                             method, minted).addErrback(self._refused,
+                                                        message, envelope)
 
     def _refused(self, failure: Failure, message: Message,
                  envelope: Envelope) -> Deferred[JsonObject]:
@@ -250,8 +272,8 @@ class ModernEra:
 
     @inlineCallbacks
     def _calling(self, message: Message, envelope: Envelope,
-                 headers: Headers, openStream: OpenStream,
-                 method: Method) -> Any:
+                 headers: Headers, openStream: OpenStream, method: Method,
+                 minted: Minted) -> Any:
         params = message.params
         try:
             tool, arguments = self._resolved(message, envelope, headers)
@@ -263,7 +285,7 @@ class ModernEra:
             value = yield self.calls.recorded(
                 self.facts(message, envelope, tool=tool, arguments=arguments),
                 lambda: self.lending.handleTool(
-                    tool, arguments, envelope).addErrback(
+                    tool, arguments, envelope, minted).addErrback(
                         self._handleRefused, arguments.get(SESSION_ARGUMENT),
                         envelope))
             return complete("tools/call", value)
@@ -385,7 +407,7 @@ class ModernEra:
     @inlineCallbacks
     def _resourcesRead(self, message: Message, envelope: Envelope,
                        headers: Headers, openStream: OpenStream,
-                       method: Method) -> Any:
+                       method: Method, minted: Minted) -> Any:
         uri = message.params.get("uri")
         uri = uri if isinstance(uri, str) else ""
         if uri in self.dialect.skills:
@@ -395,7 +417,8 @@ class ModernEra:
         found = self.handlers.surfaceFor(envelope.principal).resolve(uri)
         work, done = None, nothingToRelease
         if found is not None and found[0].runsOn != NO_SESSION:
-            work, done = yield self._borrowedForRead(envelope)
+            work, done = yield self.lending.forRead(
+                envelope, self.calls.records)
         try:
             value = yield self.calls.answer(
                 self.facts(message, envelope, work), method)
@@ -403,32 +426,9 @@ class ModernEra:
             done()
         return complete("resources/read", dressed(value))
 
-    @inlineCallbacks
-    def _borrowedForRead(self, envelope: Envelope) -> Any:
-        """
-        A throwaway session for one resource read.  A read is no tool call
-        and has no result to carry a tool's error: a full server is told
-        as the 2025 era tells it (C{sessionLimit}), and a caller over its
-        share is counted as every refusal is, though no audit line names
-        a read.
-        """
-        try:
-            lent = yield self.lending.borrowed(
-                envelope, "its one read (a resource) is done")
-        except ToolError as e:
-            raise JsonRpcError(SERVER_ERROR, e.message,
-                               dict(e.details or {}, kind=e.kind))
-        except JsonRpcError as e:
-            if isinstance(e.data, dict) and \
-                    e.data.get("kind") == kinds.SHARE_CAP:
-                self.calls.records.refused(None, CallRefused(
-                    kinds.SHARE_CAP, e))
-            raise
-        return lent
-
     def _promptsGet(self, message: Message, envelope: Envelope,
                     headers: Headers, openStream: OpenStream,
-                    method: Method) -> Deferred[JsonObject]:
+                    method: Method, minted: Minted) -> Deferred[JsonObject]:
         return modernRound(
             self.seal, envelope, "prompts/get", message.params,
             lambda asker: self.calls.answer(self.facts(
