@@ -352,8 +352,9 @@ class Call:
             closing = self._runner.sessionGone(request, gone)
             closing.addBoth(self._answer)
         else:
-            self._record.ended(self._forRecord(outcome), run.step)
-            self._answer(unrefused(self._forClient(outcome)))
+            told = self._forClient(outcome)
+            self._record.ended(self._forRecord(outcome, told), run.step)
+            self._answer(unrefused(told))
         if run.work is not None:
             run.work.calls.release(run)
 
@@ -374,16 +375,16 @@ class Call:
                 SERVER_ERROR, ended, {"kind": run.why, "step": run.step}))
         return outcome
 
-    def _forRecord(self, outcome: Any) -> Any:
+    def _forRecord(self, outcome: Any, told: Any) -> Any:
         """
         What the record says a call that came to C{outcome} did: for one
         its client cancelled, what it did if it finished despite that
         (nothing was broken, or the break came too late), else that there
-        was no answer; otherwise what its client is told.
+        was no answer; otherwise what its client is C{told}.
         """
         run = self._run
         if run.why != "cancelled":
-            return self._forClient(outcome)
+            return told
         whole = _answeredInFull(outcome) or (
             run.step is None and not isinstance(outcome, Failure))
         return outcome if whole else None
