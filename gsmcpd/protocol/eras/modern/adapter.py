@@ -75,6 +75,11 @@ OpenStream = Callable[[], ICallSink | None]
 does not accept one."""
 
 
+ROUNDS = frozenset({"prompts/get"})
+"""The methods besides C{tools/call} that may ask the client, each answered
+in input-required rounds (L{modernRound})."""
+
+
 def dressed(value: Any) -> JsonObject:
     """
     A call's result, or, for one whose client cancelled it (nobody waits
@@ -153,10 +158,6 @@ class ModernEra:
             self._capabilities(served), self.schemas.describe, handleTools,
             {skill.uri: skill for skill in served}, INVALID_PARAMS,
             namedInMeta, sessionGone)
-        self._special: dict[str | None, Callable[..., Any]] = {
-            "tools/call": self._toolsCall,
-            "resources/read": self._resourcesRead,
-            "prompts/get": self._promptsGet}
 
     def _capabilities(self, served: skills.Skills) -> JsonObject:
         declared = self.handlers.capabilities()
@@ -211,14 +212,12 @@ class ModernEra:
         if method is None:
             return fail(methodRemoved(message.method))
         minted: list[str] = []
-        special = self._special.get(message.method)
-        if special is not None:
-            answering = maybeDeferred(special, message, envelope, headers,
-                                      openStream, method, minted.append)
+        if message.method == "tools/call":
+            answering = self._toolsCall(message, envelope, headers,
+                                        openStream, method, minted.append)
         else:
-            answering = self.calls.answer(
-                self.facts(message, envelope), method).addCallback(
-                    _complete, method=message.method)
+            answering = self._answer(self.facts(message, envelope),
+                                     envelope, method)
         return answering.addCallback(
             lambda value: ModernAnswer(value, minted[0] if minted else None))
 
@@ -402,37 +401,53 @@ class ModernEra:
             return task.created()
         return escalate
 
-    # Resources, prompts.
+    # Every other method.
 
     @inlineCallbacks
-    def _resourcesRead(self, message: Message, envelope: Envelope,
-                       headers: Headers, openStream: OpenStream,
-                       method: Method, minted: Minted) -> Any:
-        uri = message.params.get("uri")
-        uri = uri if isinstance(uri, str) else ""
-        if uri in self.dialect.skills:
-            # Answered from memory: a skill is no call.
-            value = yield method.handler(self.facts(message, envelope))
-            return complete("resources/read", value)
-        found = self.handlers.surfaceFor(envelope.principal).resolve(uri)
-        work, done = None, nothingToRelease
-        if found is not None and found[0].runsOn != NO_SESSION:
-            work, done = yield self.lending.forRead(
-                envelope, self.calls.records)
+    def _answer(self, facts: RequestFacts, envelope: Envelope,
+                method: Method) -> Any:
+        """
+        A request other than C{tools/call}: in an input-required round when
+        its method may ask (C{prompts/get}); answered from memory (a skill
+        read is no call); or run as a call in the work session it reads in
+        (a GemStone resource's throwaway one, lent for it); its result
+        dressed.
+        """
+        if facts.method in ROUNDS:
+            value = yield modernRound(
+                self.seal, envelope, cast(str, facts.method), facts.params,
+                lambda asker: self.calls.answer(attr.evolve(
+                    facts, context=CallContext(asker)), method))
+            return value
+        if not method.call or self._fromMemory(facts):
+            value = yield maybeDeferred(method.handler, facts)
+            return complete(cast(str, facts.method), value)
+        work, done = yield self._readsIn(facts, envelope)
         try:
-            value = yield self.calls.answer(
-                self.facts(message, envelope, work), method)
+            value = yield self.calls.answer(attr.evolve(facts, work=work),
+                                            method)
         finally:
             done()
-        return complete("resources/read", dressed(value))
+        return complete(cast(str, facts.method), dressed(value))
 
-    def _promptsGet(self, message: Message, envelope: Envelope,
-                    headers: Headers, openStream: OpenStream,
-                    method: Method, minted: Minted) -> Deferred[JsonObject]:
-        return modernRound(
-            self.seal, envelope, "prompts/get", message.params,
-            lambda asker: self.calls.answer(self.facts(
-                message, envelope, context=CallContext(asker)), method))
+    def _fromMemory(self, facts: RequestFacts) -> bool:
+        """
+        Whether a request is a read of a skill file, which no call serves.
+        """
+        uri = facts.params.get("uri")
+        return isinstance(uri, str) and uri in self.dialect.skills
+
+    def _readsIn(self, facts: RequestFacts, envelope: Envelope) -> Any:
+        """
+        The work session a resource read runs in: a throwaway one for a
+        GemStone resource, none for any other (or none by its URI).
+        """
+        uri = facts.params.get("uri")
+        found = self.handlers.surfaceFor(envelope.principal).resolve(
+            uri if isinstance(uri, str) else "")
+        if found is not None and found[0].runsOn != NO_SESSION:
+            return self.lending.forRead(envelope, self.calls.records)
+        return succeed((None, nothingToRelease))
 
 
 def _complete(value: JsonObject, method: str | None) -> JsonObject:
