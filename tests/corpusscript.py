@@ -6,11 +6,14 @@ handle, a task, a request state) by a placeholder.
 
 import functools
 import json
+from collections.abc import Callable
+from typing import Any
 
 import attr
 from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorTime
 
-from tests.fakes import SmalltalkRaised, templateCall
+from tests.fakes import FakeGem, SmalltalkRaised, templateCall
 
 SESSION = "$SESSION"
 HANDLE = "$HANDLE"
@@ -34,20 +37,20 @@ STACK = {"frames": [
          {"name": "aNumber", "value": "0"}]}], "omitted": 0}
 
 
-class _Unanswered(dict):
+class _Unanswered(dict[str, Callable[[dict[str, Any]], Any]]):
     """
     A fake gem's results: a template it was not given raises
     MessageNotUnderstood, as a stone lacking the method would.
     """
 
-    def __missing__(self, tag):
-        def raised(arguments):
+    def __missing__(self, tag: str) -> Callable[[dict[str, Any]], Any]:
+        def raised(arguments: dict[str, Any]) -> Any:
             raise SmalltalkRaised(2010, "MessageNotUnderstood",
                                   f"a FakeGem does not understand #{tag}")
         return raised
 
 
-def _execute(arguments):
+def _execute(arguments: dict[str, Any]) -> dict[str, Any]:
     code = arguments.get("code")
     if code == "1/0":
         error = SmalltalkRaised(2026, "ZeroDivide",
@@ -60,7 +63,7 @@ def _execute(arguments):
     return {"total": 1, "text": "7"}
 
 
-def configureGem(gem, clock):
+def configureGem(gem: FakeGem, clock: IReactorTime) -> None:
     """
     Each fake gem answers the script's templates: code that raises, code
     that does not compile, code that takes C{SLOW} seconds on C{clock}, a
@@ -70,20 +73,21 @@ def configureGem(gem, clock):
     gem.results["execute_code"] = _execute
     gem.results["get_class_definition"] = lambda arguments: {
         "definition": "Object subclass: #Account", "className": "Account"}
-    def execute(source, maxBytes):
+
+    def execute(source: str, maxBytes: int) -> Deferred[bytes]:
         tag, arguments = _templateCall(source)
         gem.calls.append((tag, arguments))
         if arguments.get("code") != "slow":
             return gem._answer(tag, arguments)
-        d = Deferred()
+        d: Deferred[bytes] = Deferred()
         clock.callLater(SLOW, lambda: gem._answer(
             tag, arguments).chainDeferred(d))
         return d
-    gem.execute = execute
+    gem.execute = execute  # type: ignore[method-assign]  # a double's seam
 
 
 @functools.cache
-def _templateCall(source):
+def _templateCall(source: str) -> tuple[str, dict[str, Any]]:
     """
     L{templateCall}, parsed once per source: the parser is most of the
     script's time.
@@ -101,24 +105,25 @@ class Exchange:
 
     name: str
     method: str
-    headers: dict
-    body: object
+    headers: dict[str, str]
+    body: Any
     ticks: int = 0
     wait: int = 0
 
-    def _bytes(self):
+    def _bytes(self) -> bytes:
         if self.body is None:
             return b""
         if isinstance(self.body, bytes):
             return self.body
         return json.dumps(self.body).encode()
 
-    def recorded(self):
+    def recorded(self) -> dict[str, Any]:
         return {"method": self.method, "headers": self.headers,
                 "body": self._bytes().decode()}
 
-    def request(self, minted):
-        def fill(text):
+    def request(self, minted: dict[str, str]
+                ) -> tuple[str, dict[str, list[str]], bytes]:
+        def fill(text: str) -> str:
             for placeholder, value in minted.items():
                 text = text.replace(placeholder, value)
             return text
@@ -126,7 +131,8 @@ class Exchange:
                 {name: [fill(value)] for name, value in self.headers.items()},
                 fill(self._bytes().decode()).encode())
 
-    def learn(self, minted, headers, content):
+    def learn(self, minted: dict[str, str], headers: dict[str, list[str]],
+              content: bytes) -> None:
         """
         Remember what this answer minted, for later requests to name.
         """
@@ -142,7 +148,7 @@ class Exchange:
                 minted[placeholder] = result[key]
 
 
-def _result(content):
+def _result(content: bytes) -> dict[str, Any]:
     text = content.decode("utf-8", "replace")
     for line in text.splitlines():
         if line.startswith("data:"):
@@ -155,18 +161,20 @@ def _result(content):
     return result if isinstance(result, dict) else {}
 
 
-def rpc(method, id=1, **params):
-    message = {"jsonrpc": "2.0", "method": method, "params": params}
+def rpc(method: str, id: int | None = 1, **params: Any) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
     if id is not None:
         message["id"] = id
     return message
 
 
-def legacy(name, body, session=True, verb="POST", **headers):
+def legacy(name: str, body: Any, session: bool = True, verb: str = "POST",
+           **headers: str | None) -> Exchange:
     """
     A 2025 client's request, in its session unless told.
     """
-    sent = {"content-type": "application/json", "accept": ACCEPT}
+    sent: dict[str, str | None] = {"content-type": "application/json",
+                                   "accept": ACCEPT}
     if session:
         sent["mcp-session-id"] = SESSION
         sent["mcp-protocol-version"] = LEGACY
@@ -175,8 +183,9 @@ def legacy(name, body, session=True, verb="POST", **headers):
                                  if v is not None}, body)
 
 
-def modern(label, method, id=1, /, *, meta=META, ticks=0, wait=0,
-           **params):
+def modern(label: str, method: str, id: int = 1, /, *,
+           meta: dict[str, Any] | None = META, ticks: int = 0, wait: int = 0,
+           **params: Any) -> Exchange:
     """
     A 2026 client's request, with the headers it mirrors; a parameter
     named C{header_x} sets (or, as L{None}, drops) header x.
@@ -185,8 +194,9 @@ def modern(label, method, id=1, /, *, meta=META, ticks=0, wait=0,
                for k in list(params) if k.startswith("header_")}
     body = rpc(method, id, _meta=meta, **params) if meta is not None \
         else rpc(method, id, **params)
-    sent = {"content-type": "application/json", "accept": ACCEPT,
-            "mcp-protocol-version": MODERN, "mcp-method": method}
+    sent: dict[str, str | None] = {
+        "content-type": "application/json", "accept": ACCEPT,
+        "mcp-protocol-version": MODERN, "mcp-method": method}
     named = params.get(NAMED.get(method, ""))
     if isinstance(named, str):
         sent["mcp-name"] = named
@@ -195,9 +205,12 @@ def modern(label, method, id=1, /, *, meta=META, ticks=0, wait=0,
                                     if v is not None}, body, ticks, wait)
 
 
-def tool(name, arguments, id=2, **headers):
+def tool(name: str, arguments: dict[str, Any], id: int = 2) -> Exchange:
+    """
+    A 2025 client's call of the tool C{name} names first.
+    """
     return legacy(name, rpc("tools/call", id, name=name.split(" ")[0],
-                            arguments=arguments), **headers)
+                            arguments=arguments))
 
 
 INITIALIZE = rpc("initialize", 1, protocolVersion=LEGACY, capabilities={},

@@ -13,12 +13,15 @@ import difflib
 import json
 import os
 import secrets
+from collections.abc import Generator
+from typing import Any
 
 from treq.testing import StubTreq
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import Clock
 from twisted.python.filepath import FilePath
 from twisted.trial.unittest import TestCase
+from twisted.web.resource import IResource
 
 from gsmcpd.daemon.service import eras
 from gsmcpd.protocol.calls import CallRunner
@@ -41,7 +44,7 @@ UNRECORDED_HEADERS = {b"date", b"server"}
 """Headers Twisted writes from the wall clock and its own version."""
 
 
-def buildResource(clock):
+def buildResource(clock: Clock) -> IResource:
     """
     The daemon's web resource as L{gsmcpd.daemon.service.assemble} builds
     it, over a L{tests.fakes.FakePool} and C{clock}: the one place a
@@ -75,27 +78,28 @@ class Tokens:
     another order and still answer the same).
     """
 
-    def __init__(self):
-        self.issued = []
+    def __init__(self) -> None:
+        self.issued: list[str] = []
 
-    def _issue(self, text):
+    def _issue(self, text: str) -> str:
         self.issued.append(text)
         return text
 
-    def hex(self, nbytes=32):
+    def hex(self, nbytes: int = 32) -> str:
         return self._issue(
             f"feed{len(self.issued) + 1:0{nbytes * 2 - 4}x}")
 
-    def urlsafe(self, nbytes=32):
+    def urlsafe(self, nbytes: int = 32) -> str:
         length = -(-nbytes * 4 // 3)
         return self._issue(
             f"Tok_{len(self.issued) + 1}".ljust(length, "z"))
 
-    def urandom(self, n):
+    def urandom(self, n: int) -> bytes:
         return b"\x5a" * n
 
 
-def normalised(exchanges, issued):
+def normalised(exchanges: list[dict[str, Any]], issued: list[str]
+               ) -> list[str]:
     """
     C{exchanges} as lines of JSON, normalised: the only place the corpus
     is.  An C{Allow} header's methods are sorted (Klein lists them from a
@@ -120,7 +124,7 @@ def normalised(exchanges, issued):
 class AnswerCorpusTests(TestCase):
 
     @inlineCallbacks
-    def converse(self):
+    def converse(self) -> Generator[Any, Any, list[str]]:
         """
         Run the script; each exchange as one line of JSON.
         """
@@ -130,14 +134,15 @@ class AnswerCorpusTests(TestCase):
         self.patch(os, "urandom", tokens.urandom)
         clock = Clock()
         treq = StubTreq(buildResource(clock))
-        minted = {}
-        exchanges = []
+        minted: dict[str, str] = {}
+        exchanges: list[dict[str, Any]] = []
         for exchange in EXCHANGES:
             clock.pump([1] * exchange.wait)
             treq.flush()
             method, headers, body = exchange.request(minted)
-            d = treq.request(method, "http://127.0.0.1/mcp", data=body,
-                             headers=headers)
+            # StubTreq forwards HTTPClient's methods dynamically.
+            d = treq.request(  # type: ignore[attr-defined]
+                method, "http://127.0.0.1/mcp", data=body, headers=headers)
             for _ in range(exchange.ticks):
                 clock.advance(1)
                 treq.flush()
@@ -157,7 +162,7 @@ class AnswerCorpusTests(TestCase):
         return normalised(exchanges, tokens.issued)
 
     @inlineCallbacks
-    def test_answersUnchanged(self):
+    def test_answersUnchanged(self) -> Generator[Any, Any, None]:
         """
         Every answer of the script is the recorded one, byte for byte.
         """
@@ -168,7 +173,8 @@ class AnswerCorpusTests(TestCase):
                 corpus.write("".join(f"{line}\n" for line in lines).encode())
             return
         recorded = CORPUS.getContent().decode().splitlines()
-        for number, (live, kept) in enumerate(zip(lines, recorded, strict=False), 1):
+        for number, (live, kept) in enumerate(
+                zip(lines, recorded, strict=False), 1):
             if live != kept:
                 self.fail(f"exchange {number} "
                           f"({json.loads(kept)['exchange']}) answers "
@@ -177,7 +183,7 @@ class AnswerCorpusTests(TestCase):
                          "the script and the corpus differ in length")
 
     @inlineCallbacks
-    def test_deterministic(self):
+    def test_deterministic(self) -> Generator[Any, Any, None]:
         """
         Two runs of the script answer the same.
         """
@@ -186,8 +192,8 @@ class AnswerCorpusTests(TestCase):
         self.assertEqual(first, second)
 
 
-def _diff(kept, live):
-    def pretty(line):
+def _diff(kept: str, live: str) -> str:
+    def pretty(line: str) -> list[str]:
         document = json.loads(line)
         body = document.pop("body")
         try:
