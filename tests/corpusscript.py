@@ -1,7 +1,7 @@
 """
 The scripted conversation of L{tests.test_answercorpus}: requests of both
-eras, each naming what an earlier answer minted (a 2025 session id, a 2026
-handle, a task, a request state) by a placeholder.
+eras, good and bad (L{tests.corpusexchange}), and the fake gems' answers
+they meet.
 """
 
 import functools
@@ -10,27 +10,26 @@ from collections.abc import Callable
 from typing import Any
 
 import attr
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import IReactorTime
 
+from gsmcpd.gci.errors import GciError
+from tests.corpusexchange import (
+    HANDLE,
+    LEGACY,
+    META,
+    STATE,
+    TASK,
+    TASK_META,
+    legacy,
+    modern,
+    rpc,
+    tool,
+)
 from tests.fakes import FakeGem, SmalltalkRaised, templateCall
 
-SESSION = "$SESSION"
-HANDLE = "$HANDLE"
-TASK = "$TASK"
-STATE = "$STATE"
 SLOW = 30
 YES = {"action": "accept", "content": {"confirm": True}}
-LEGACY = "2025-11-25"
-MODERN = "2026-07-28"
-ACCEPT = "application/json, text/event-stream"
-META = {"io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
-TASK_META = dict(META, **{"io.modelcontextprotocol/clientCapabilities": {
-    "extensions": {"io.modelcontextprotocol/tasks": {}}}})
-NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
-         "tasks/get": "taskId", "tasks/update": "taskId",
-         "tasks/cancel": "taskId"}
 STACK = {"frames": [
     {"method": "SmallInteger (Number) >> /", "receiverClass": "SmallInteger",
      "line": 1, "source": "1/0", "variables": [
@@ -60,14 +59,27 @@ def _execute(arguments: dict[str, Any]) -> dict[str, Any]:
     if code == "1 +":
         raise SmalltalkRaised(1001, "CompileError",
                               "expected a primary expression")
+    if code == "die":
+        raise GciError(4100, "session terminated", fatal=True)
     return {"total": 1, "text": "7"}
+
+
+ANSWERS = {
+    "System commitTransaction": {
+        "result": {"total": 4, "text": "true"}, "needsCommit": False,
+        "viewMoved": True, "committed": True},
+    "UserGlobals at: #X put: 1": {
+        "result": {"total": 1, "text": "1"}, "needsCommit": True},
+}
+"""Envelopes for code whose answer says more than its value: a commit that
+moved the view, a change left to commit."""
 
 
 def configureGem(gem: FakeGem, clock: IReactorTime) -> None:
     """
     Each fake gem answers the script's templates: code that raises, code
-    that does not compile, code that takes C{SLOW} seconds on C{clock}, a
-    class's definition.
+    that does not compile, code whose gem dies, code that takes C{SLOW}
+    seconds on C{clock}, the L{ANSWERS}, a class's definition.
     """
     gem.results = _Unanswered(gem.results)
     gem.results["execute_code"] = _execute
@@ -77,6 +89,8 @@ def configureGem(gem: FakeGem, clock: IReactorTime) -> None:
     def execute(source: str, maxBytes: int) -> Deferred[bytes]:
         tag, arguments = _templateCall(source)
         gem.calls.append((tag, arguments))
+        if arguments.get("code") in ANSWERS:
+            return succeed(json.dumps(ANSWERS[arguments["code"]]).encode())
         if arguments.get("code") != "slow":
             return gem._answer(tag, arguments)
         d: Deferred[bytes] = Deferred()
@@ -93,124 +107,6 @@ def _templateCall(source: str) -> tuple[str, dict[str, Any]]:
     script's time.
     """
     return templateCall(source)
-
-
-@attr.s(frozen=True, auto_attribs=True)
-class Exchange:
-    """
-    One request of the script: its headers and body may name what an
-    earlier answer minted by a placeholder; C{wait} seconds pass on the
-    clock before it is sent, C{ticks} seconds before its answer is awaited.
-    """
-
-    name: str
-    method: str
-    headers: dict[str, str]
-    body: Any
-    ticks: int = 0
-    wait: int = 0
-
-    def _bytes(self) -> bytes:
-        if self.body is None:
-            return b""
-        if isinstance(self.body, bytes):
-            return self.body
-        return json.dumps(self.body).encode()
-
-    def recorded(self) -> dict[str, Any]:
-        return {"method": self.method, "headers": self.headers,
-                "body": self._bytes().decode()}
-
-    def request(self, minted: dict[str, str]
-                ) -> tuple[str, dict[str, list[str]], bytes]:
-        def fill(text: str) -> str:
-            for placeholder, value in minted.items():
-                text = text.replace(placeholder, value)
-            return text
-        return (self.method,
-                {name: [fill(value)] for name, value in self.headers.items()},
-                fill(self._bytes().decode()).encode())
-
-    def learn(self, minted: dict[str, str], headers: dict[str, list[str]],
-              content: bytes) -> None:
-        """
-        Remember what this answer minted, for later requests to name.
-        """
-        if "mcp-session-id" in headers:
-            minted[SESSION] = headers["mcp-session-id"][0]
-        result = _result(content)
-        structured = result.get("structuredContent")
-        if isinstance(structured, dict) and \
-                isinstance(structured.get("session"), str):
-            minted[HANDLE] = structured["session"]
-        for key, placeholder in (("taskId", TASK), ("requestState", STATE)):
-            if isinstance(result.get(key), str):
-                minted[placeholder] = result[key]
-
-
-def _result(content: bytes) -> dict[str, Any]:
-    text = content.decode("utf-8", "replace")
-    for line in text.splitlines():
-        if line.startswith("data:"):
-            text = line[5:]
-    try:
-        document = json.loads(text)
-    except ValueError:
-        return {}
-    result = document.get("result") if isinstance(document, dict) else None
-    return result if isinstance(result, dict) else {}
-
-
-def rpc(method: str, id: int | None = 1, **params: Any) -> dict[str, Any]:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
-    if id is not None:
-        message["id"] = id
-    return message
-
-
-def legacy(name: str, body: Any, session: bool = True, verb: str = "POST",
-           **headers: str | None) -> Exchange:
-    """
-    A 2025 client's request, in its session unless told.
-    """
-    sent: dict[str, str | None] = {"content-type": "application/json",
-                                   "accept": ACCEPT}
-    if session:
-        sent["mcp-session-id"] = SESSION
-        sent["mcp-protocol-version"] = LEGACY
-    sent.update({k.replace("_", "-"): v for k, v in headers.items()})
-    return Exchange(name, verb, {k: v for k, v in sent.items()
-                                 if v is not None}, body)
-
-
-def modern(label: str, method: str, id: int = 1, /, *,
-           meta: dict[str, Any] | None = META, ticks: int = 0, wait: int = 0,
-           **params: Any) -> Exchange:
-    """
-    A 2026 client's request, with the headers it mirrors; a parameter
-    named C{header_x} sets (or, as L{None}, drops) header x.
-    """
-    headers = {k[7:].replace("_", "-"): params.pop(k)
-               for k in list(params) if k.startswith("header_")}
-    body = rpc(method, id, _meta=meta, **params) if meta is not None \
-        else rpc(method, id, **params)
-    sent: dict[str, str | None] = {
-        "content-type": "application/json", "accept": ACCEPT,
-        "mcp-protocol-version": MODERN, "mcp-method": method}
-    named = params.get(NAMED.get(method, ""))
-    if isinstance(named, str):
-        sent["mcp-name"] = named
-    sent.update(headers)
-    return Exchange(label, "POST", {k: v for k, v in sent.items()
-                                    if v is not None}, body, ticks, wait)
-
-
-def tool(name: str, arguments: dict[str, Any], id: int = 2) -> Exchange:
-    """
-    A 2025 client's call of the tool C{name} names first.
-    """
-    return legacy(name, rpc("tools/call", id, name=name.split(" ")[0],
-                            arguments=arguments))
 
 
 INITIALIZE = rpc("initialize", 1, protocolVersion=LEGACY, capabilities={},
@@ -240,6 +136,23 @@ LEGACY_EXCHANGES = [
            accept="text/event-stream"),
     legacy("GET unknown session", None, verb="GET",
            accept="text/event-stream", mcp_session_id="no-such-session"),
+    tool("execute_code changing", {"code": "UserGlobals at: #X put: 1"},
+         id=44),
+    tool("execute_code committing", {"code": "System commitTransaction"},
+         id=45),
+    legacy("tools/call arguments not an object", rpc(
+        "tools/call", 46, name="execute_code", arguments=[1])),
+    legacy("string id", rpc("ping", "p-47")),
+    legacy("cancelled", rpc("notifications/cancelled", None, requestId=99)),
+    legacy("unknown notification", rpc("notifications/whatever", None)),
+    legacy("resources/subscribe", rpc(
+        "resources/subscribe", 48,
+        uri="gemstone://class/Account/definition")),
+    legacy("resources/unsubscribe", rpc(
+        "resources/unsubscribe", 49,
+        uri="gemstone://class/Account/definition")),
+    legacy("HEAD", None, verb="HEAD"),
+    legacy("OPTIONS", None, verb="OPTIONS"),
     legacy("resources/list", rpc("resources/list", 11)),
     legacy("resources/templates/list", rpc("resources/templates/list", 12)),
     legacy("resources/read", rpc("resources/read", 13,
@@ -276,6 +189,7 @@ LEGACY_EXCHANGES = [
            content_type="text/plain"),
     legacy("foreign origin", rpc("ping", 31), origin="http://evil.example"),
     legacy("allowed origin", rpc("ping", 32), origin="http://app.example"),
+    legacy("DELETE without session", None, session=False, verb="DELETE"),
     legacy("initialize twice", INITIALIZE),
     legacy("PUT", None, verb="PUT"),
     legacy("DELETE", None, verb="DELETE"),
@@ -287,6 +201,8 @@ LEGACY_EXCHANGES = [
         INITIALIZE["params"], protocolVersion="1.0")), session=False),
     legacy("initialize without params", rpc("initialize", 34),
            session=False),
+    tool("execute_code whose gem dies", {"code": "die"}, id=35),
+    legacy("after the gem died", rpc("ping", 36)),
 ]
 
 MODERN_EXCHANGES = [
@@ -372,6 +288,18 @@ MODERN_EXCHANGES = [
            name="execute_code", arguments={"code": "slow",
                                            "session": HANDLE},
            header_mcp_param_session=HANDLE),
+    modern("changing on the handle", "tools/call", 153, name="execute_code",
+           arguments={"code": "UserGlobals at: #X put: 1",
+                      "session": HANDLE}, header_mcp_param_session=HANDLE),
+    modern("committing on the handle", "tools/call", 154,
+           name="execute_code", arguments={
+               "code": "System commitTransaction", "session": HANDLE},
+           header_mcp_param_session=HANDLE),
+    modern("status after commit", "tools/call", 155, name="status",
+           arguments={"session": HANDLE}, header_mcp_param_session=HANDLE),
+    modern("state for a call that asked nothing", "tools/call", 156,
+           name="execute_code", arguments={"code": "1"},
+           requestState="bogus", inputResponses={}),
     modern("close_session", "tools/call", 124, name="close_session",
            arguments={"session": HANDLE}, header_mcp_param_session=HANDLE),
     modern("closed handle", "tools/call", 125, name="execute_code",
@@ -396,7 +324,22 @@ MODERN_EXCHANGES = [
            taskId="no-such-task"),
     modern("subscriptions/listen malformed", "subscriptions/listen", 135,
            filter=5),
-    modern("malformed JSON", "tools/list", 136),
+    modern("resources/read unknown", "resources/read", 136,
+           uri="gemstone://nothing"),
+    modern("resources/read a skill", "resources/read", 137,
+           uri="skill://gemstone-what-a-view-is/SKILL.md"),
+    modern("tools/list bad cursor", "tools/list", 138, cursor="bogus"),
+    modern("version header missing", "tools/list", 139,
+           header_mcp_protocol_version=None),
+    modern("notification", "notifications/cancelled", 160),
+    modern("open_session to lose", "tools/call", 161, name="open_session",
+           arguments={}),
+    modern("gem dies on the handle", "tools/call", 162, name="execute_code",
+           arguments={"code": "die", "session": HANDLE},
+           header_mcp_param_session=HANDLE),
+    modern("handle of a dead gem", "tools/call", 163, name="status",
+           arguments={"session": HANDLE}, header_mcp_param_session=HANDLE),
+    modern("malformed JSON", "tools/list", 164),
 ]
 MODERN_EXCHANGES[-1] = attr.evolve(MODERN_EXCHANGES[-1],
                                    body=b'{"jsonrpc": "2.0", "id": 1')

@@ -17,7 +17,7 @@ from collections.abc import Generator
 from typing import Any
 
 from treq.testing import StubTreq
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.internet.task import Clock
 from twisted.python.filepath import FilePath
 from twisted.trial.unittest import TestCase
@@ -146,8 +146,8 @@ class AnswerCorpusTests(TestCase):
             for _ in range(exchange.ticks):
                 clock.advance(1)
                 treq.flush()
-            response = yield d
-            content = yield response.content()
+            response = yield self.finished(d, exchange.name)
+            content = yield self.finished(response.content(), exchange.name)
             answered = {
                 name.decode().lower(): [v.decode() for v in values]
                 for name, values in response.headers.getAllRawHeaders()
@@ -160,6 +160,15 @@ class AnswerCorpusTests(TestCase):
                 "headers": answered,
                 "body": content.decode("utf-8")})
         return normalised(exchanges, tokens.issued)
+
+    def finished(self, d: Deferred[Any], name: str) -> Deferred[Any]:
+        """
+        C{d}, which must have fired: in memory, an answer that is not
+        complete once the clock has moved never will be.
+        """
+        if not d.called:
+            self.fail(f"exchange {name!r} is not answered (a stream?)")
+        return d
 
     @inlineCallbacks
     def test_answersUnchanged(self) -> Generator[Any, Any, None]:
