@@ -113,7 +113,7 @@ def legacy(name: str, body: Any, session: bool = True, verb: str = "POST",
                                  if v is not None}, body)
 
 
-def modern(label: str, method: str, id: int = 1, /, *,
+def modern(label: str, method: str, id: int | None = 1, /, *,
            meta: dict[str, Any] | None = META, ticks: int = 0, wait: int = 0,
            **params: Any) -> Exchange:
     """

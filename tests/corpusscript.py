@@ -201,6 +201,12 @@ LEGACY_EXCHANGES = [
         INITIALIZE["params"], protocolVersion="1.0")), session=False),
     legacy("initialize without params", rpc("initialize", 34),
            session=False),
+    legacy("initialize with elicitation", dict(INITIALIZE, params=dict(
+        INITIALIZE["params"], capabilities={"elicitation": {}})),
+        session=False),
+    attr.evolve(tool("commit unconfirmed", {}, id=37), ticks=31),
+    tool("open_session", {}, id=38),
+    legacy("foreign host", rpc("ping", 39), host="evil.example"),
     tool("execute_code whose gem dies", {"code": "die"}, id=35),
     legacy("after the gem died", rpc("ping", 36)),
 ]
@@ -339,6 +345,15 @@ MODERN_EXCHANGES = [
            header_mcp_param_session=HANDLE),
     modern("handle of a dead gem", "tools/call", 163, name="status",
            arguments={"session": HANDLE}, header_mcp_param_session=HANDLE),
+    modern("status without a handle", "tools/call", 165, name="status",
+           arguments={}),
+    modern("execute_code with progress", "tools/call", 166,
+           meta=dict(META, progressToken="p2"), name="execute_code",
+           arguments={"code": "3 + 4"}),
+    modern("resources/read name mismatch", "resources/read", 167,
+           uri="gemstone://class/Account/definition",
+           header_mcp_name="gemstone://class/Other/definition"),
+    modern("no id", "tools/list", None),
     modern("malformed JSON", "tools/list", 164),
 ]
 MODERN_EXCHANGES[-1] = attr.evolve(MODERN_EXCHANGES[-1],
