@@ -28,6 +28,7 @@ from gsmcpd.testing.simulator import (
     errors,
     exceptions,
     frames,
+    inspection,  # noqa: F401 (its kernel methods, registered on import)
     integers,
     intervals,
     magnitudes,
