@@ -14,12 +14,12 @@ from gsmcpd.tools.base import (
     Toolset,
     annotations,
     closedSchema,
-    effectiveHints,
 )
 from gsmcpd.tools.ledger import methodKey
 from gsmcpd.tools.questions import sampling
 from gsmcpd.tools.templates.outcomes import ToolError, ViewMove
 from tests.fakes import FakeGem, SmalltalkRaised
+from tests.toolharness import effectiveHints
 
 SCHEMA = closedSchema({"name": {"type": "string"},
                        "limit": {"type": "integer", "minimum": 0}},

@@ -131,18 +131,6 @@ def annotations(readOnly, destructive=False, idempotent=False):
             if value != MCP_DEFAULT_HINTS[hint]}
 
 
-def effectiveHints(annotations):
-    """
-    The hints a client reads from C{annotations}: MCP's default for one
-    left out, and for a read-only tool only C{readOnlyHint} and
-    C{openWorldHint}, the others being meaningless for it.
-    """
-    hints = {**MCP_DEFAULT_HINTS, **annotations}
-    if hints["readOnlyHint"]:
-        del hints["destructiveHint"], hints["idempotentHint"]
-    return hints
-
-
 ANY_SESSION = "anySession"
 """Runs on a GemStone session; without a handle (2026), a throwaway one."""
 OWN_SESSION = "ownSession"
