@@ -118,6 +118,15 @@ class ToolCallTests(SynchronousTestCase):
         self.gem = FakeGem()
         self.call = ToolCall(self.gem)
 
+    def test_noSessionRunsNoTemplate(self):
+        """
+        A call without a GemStone session (its tool runs on none) running
+        a template is a mistake of the tool's, said as one.
+        """
+        error = self.assertRaises(RuntimeError, ToolCall(None).runTemplate,
+                                  "status", {})
+        self.assertIn("status run without a GemStone session", str(error))
+
     def test_valueAndNeedsCommit(self):
         self.assertIsNone(self.call.needsCommit)
         self.gem.needsCommit = True

@@ -166,7 +166,8 @@ class Tool:
 
     @ivar run: called with a L{ToolCall} and the validated arguments;
         answers a L{ToolResult} or a L{Deferred} firing with one, or raises
-        L{ToolError}.
+        L{ToolError}; L{None} for a tool only in name (C{open_session}),
+        answered by the protocol layer.
     """
 
     name: str
@@ -174,7 +175,7 @@ class Tool:
     description: str
     inputSchema: Schema = attr.ib(converter=capped)
     annotations: dict[str, bool]
-    run: Callable[..., Any]
+    run: Callable[..., Any] | None
     outputSchema: Schema | None = None
     streams: bool = False
     """Whether the tool sends the client messages while it runs (log
@@ -238,6 +239,7 @@ class ToolCall:
     session's read ledger and journal of uncommitted changes, and the
     request it serves (an L{ICallContext}).
 
+    @ivar gem: its GemStone session; L{None} for a tool that runs on none.
     @ivar needsCommit: whether the session held uncommitted changes after
         the last template this call ran, failed or not; L{None} before one.
     @ivar warnings: the descriptions of the Warnings its templates resumed,
@@ -249,7 +251,7 @@ class ToolCall:
     @ivar moved: how its templates moved the session's view (a L{ViewMove}).
     """
 
-    def __init__(self, gem: IGemSession, ledger: ReadLedger | None = None,
+    def __init__(self, gem: IGemSession | None, ledger: ReadLedger | None = None,
                  context: ICallContext = NULL_CONTEXT,
                  journal: ChangeJournal | None = None,
                  lastCommit: LastCommit | None = None,
@@ -325,6 +327,9 @@ class ToolCall:
             self._viewMoved(getattr(failure.value, "moved", STILL))
             return failure
 
+        if self.gem is None:
+            raise RuntimeError(f"template {name} run without a GemStone "
+                               f"session (by a tool that runs on none)")
         return runTemplate(self.gem, name, arguments, self._context,
                            package, frames).addCallbacks(answered, failed)
 
