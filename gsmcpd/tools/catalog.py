@@ -32,7 +32,6 @@ CORE_TOOLSETS = {
 OTHER_TOOLSETS = {
     "admin": "gsmcpd.tools.admin:AdminToolset",
     "changes": "gsmcpd.tools.changes:ChangesToolset",
-    "conformance": "gsmcpd.testing.conformance.toolset:ConformanceToolset",
     "debugging": "gsmcpd.tools.debugging:DebuggingToolset",
 }
 """Toolsets shipped besides the core ones."""
