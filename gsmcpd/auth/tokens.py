@@ -157,6 +157,11 @@ def grantedScopes(claims: dict[str, Any]) -> frozenset[str]:
     return frozenset(granted)
 
 
+def _names(names: Iterable[str]) -> frozenset[str]:
+    # A typed converter: mypy's attrs plugin cannot tell frozenset's type.
+    return frozenset(names)
+
+
 @attr.s
 class TokenValidator:
     """
@@ -176,7 +181,7 @@ class TokenValidator:
     audience: str = attr.ib()
     clock: IReactorTime = attr.ib()
     requiredScopes: frozenset[str] = attr.ib(default=frozenset(),
-                                             converter=frozenset)
+                                             converter=_names)
     users: UserMap | None = attr.ib(default=None)
     userClaim: str = attr.ib(default="sub")
 

@@ -8,6 +8,9 @@ renders the text format Prometheus scrapes and adds the process metrics
 (CPU, memory, descriptors) for free.
 """
 
+from collections.abc import Callable, Iterator
+from typing import Any
+
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -20,6 +23,8 @@ from prometheus_client import (
     generate_latest,
 )
 from prometheus_client.core import CounterMetricFamily
+from twisted.internet.interfaces import IReactorTime
+from twisted.web.http import Request
 
 CALL_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
                         5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
@@ -40,7 +45,7 @@ CHANGED_META = "gsmcpd/changed"
 no uncommitted change before it and does after: the change is the call's."""
 INPUT_REQUIRED = "input_required"
 """The C{resultType} of a 2026-era round that asks the client."""
-ESCALATION = {"soft": ("soft",), "hard": ("soft", "hard"),
+ESCALATION: dict[str | None, tuple[str, ...]] = {"soft": ("soft",), "hard": ("soft", "hard"),
               "replaced": ("soft", "hard")}
 """The breaks sent to reach each escalation step of a call."""
 SESSION_ENDINGS = frozenset({
@@ -61,6 +66,11 @@ operator's to read), the metric folds a foreign handle into an unknown one,
 as the client is told, since C{/metrics} may be read by anyone who reaches
 the MCP port and the two apart would tell a prober that a handle it holds
 is live."""
+
+_Read = Callable[[], float]
+"""What a gauge or a count kept elsewhere is read from."""
+_Response = dict[str, Any]
+"""A JSON-RPC response, as a call answers it."""
 
 DECLARED = (
     ("sessionsOpen", Gauge, "sessions_open",
@@ -134,19 +144,21 @@ class CountedElsewhere:
     until told where the count is kept.
     """
 
-    def __init__(self, name, documentation, labels, namespace, registry):
+    def __init__(self, name: str, documentation: str,
+                 labels: tuple[str, ...], namespace: str,
+                 registry: CollectorRegistry) -> None:
         self.name = f"{namespace}_{name}"
         self.documentation = documentation
-        self._read = lambda: 0
+        self._read: Callable[[], float] = lambda: 0
         registry.register(self)
 
-    def readFrom(self, read):
+    def readFrom(self, read: Callable[[], float]) -> None:
         """
         Read the count from C{read}, a callable answering it, when scraped.
         """
         self._read = read
 
-    def collect(self):
+    def collect(self) -> Iterator[CounterMetricFamily]:
         yield CounterMetricFamily(self.name, self.documentation,
                                   value=self._read())
 
@@ -161,7 +173,29 @@ class Metrics:
 
     contentType = CONTENT_TYPE_LATEST
 
-    def __init__(self, version, processMetrics=True):
+    # Made from DECLARED:
+    sessionsOpen: Gauge
+    sessionsOpening: Gauge
+    sessionsWarm: Gauge
+    poolSlots: Gauge
+    eventStreams: Gauge
+    stoneReachable: Gauge
+    callsInFlight: Gauge
+    toolCalls: Counter
+    callRefusals: Counter
+    gemstoneErrors: Counter
+    breaks: Counter
+    replacements: Counter
+    sessionsClosed: Counter
+    commits: Counter
+    logins: Counter
+    httpResponses: Counter
+    authRefusals: Counter
+    auditUnwritten: CountedElsewhere
+    traceLost: CountedElsewhere
+    auditWritable: Gauge
+
+    def __init__(self, version: str, processMetrics: bool = True) -> None:
         self.registry = registry = CollectorRegistry(auto_describe=True)
         if processMetrics:
             ProcessCollector(registry=registry)
@@ -178,13 +212,14 @@ class Metrics:
             "call_duration_seconds", "time from a tool call's arrival to its "
             "answer, by tool", ["tool"], namespace=NAMESPACE,
             registry=registry, buckets=CALL_SECONDS_BUCKETS)
-        self._callSeries = {}
+        self._callSeries: dict[tuple[str, str], tuple[Histogram, Counter]] = {}
         # Counted as a plain number and read when scraped: a gauge's inc
         # and dec each take a lock, twice for every call.
         self.callsRunning = 0
         self.callsInFlight.set_function(lambda: self.callsRunning)
 
-    def callSeries(self, tool, outcome):
+    def callSeries(self, tool: str,
+                   outcome: str) -> tuple[Histogram, Counter]:
         """
         The duration histogram and the call counter a call of C{tool} with
         C{outcome} counts into, looked up once: C{labels} checks and locks
@@ -197,10 +232,16 @@ class Metrics:
                 self.toolCalls.labels(tool, outcome))
         return series
 
-    def watch(self, sessionsOpen=None, sessionsOpening=None,
-              slotsUsed=None, slotsLimit=None, eventStreams=None,
-              sessionsWarm=None, stoneReachable=None, auditWritable=None,
-              auditUnwritten=None, traceLost=None):
+    def watch(self, sessionsOpen: _Read | None = None,
+              sessionsOpening: _Read | None = None,
+              slotsUsed: _Read | None = None,
+              slotsLimit: Callable[[], float | None] | None = None,
+              eventStreams: _Read | None = None,
+              sessionsWarm: _Read | None = None,
+              stoneReachable: _Read | None = None,
+              auditWritable: _Read | None = None,
+              auditUnwritten: _Read | None = None,
+              traceLost: _Read | None = None) -> None:
         """
         Read these gauges (and the audit's and the trace's lost lines)
         from the objects that know, when scraped: each argument is a callable
@@ -224,7 +265,7 @@ class Metrics:
                 self.poolSlots.labels("free").set_function(
                     lambda: _free(slotsLimit(), slotsUsed()))
 
-    def sessionClosed(self, code):
+    def sessionClosed(self, code: str) -> None:
         """
         Count a session closed for C{code}, one of L{SESSION_ENDINGS}.
 
@@ -235,7 +276,7 @@ class Metrics:
             raise ValueError(f"{code!r} is not one of SESSION_ENDINGS")
         self.sessionsClosed.labels(code).inc()
 
-    def refused(self, kind):
+    def refused(self, kind: str) -> None:
         """
         Count a tool call refused before it ran, for C{kind}, one of
         L{REFUSALS} (the audit's C{refused:} outcomes).
@@ -246,7 +287,7 @@ class Metrics:
             raise ValueError(f"{kind!r} is not one of REFUSALS")
         self.callRefusals.labels(REFUSALS[kind]).inc()
 
-    def responded(self, request):
+    def responded(self, request: Request) -> None:
         """
         Count a finished HTTP response, and the gate's refusal it may be
         (L{gsmcpd.transport.bearer} marks one C{authRefused}).
@@ -256,20 +297,20 @@ class Metrics:
         if getattr(request, "authRefused", False):
             self.authRefusals.labels(str(code)).inc()
 
-    def callStarted(self, tool, clock):
+    def callStarted(self, tool: str, clock: IReactorTime) -> "CallTimer":
         """
         A tool call began; answer its L{CallTimer}.
         """
         return CallTimer(self, tool, clock)
 
-    def render(self):
+    def render(self) -> bytes:
         """
         The Prometheus text format, as bytes.
         """
         return generate_latest(self.registry)
 
 
-def _free(limit, used):
+def _free(limit: float | None, used: float) -> float:
     return float("inf") if limit is None else max(limit - used, 0)
 
 
@@ -278,7 +319,8 @@ class CallTimer:
     One tool call in flight: counted in while it runs, timed when it ends.
     """
 
-    def __init__(self, metrics, tool, clock):
+    def __init__(self, metrics: Metrics, tool: str,
+                 clock: IReactorTime) -> None:
         self._metrics = metrics
         self._tool = tool
         self._clock = clock
@@ -286,7 +328,8 @@ class CallTimer:
         self._done = False
         metrics.callsRunning += 1
 
-    def finished(self, response, step=None):
+    def finished(self, response: _Response | None,
+                 step: str | None = None) -> None:
         """
         The call was answered with C{response} (a JSON-RPC response, or
         L{None} when the client cancelled it), after escalating as far as
@@ -313,7 +356,7 @@ class CallTimer:
         if ended is not None:
             metrics.commits.labels(ended).inc()
 
-    def refused(self):
+    def refused(self) -> None:
         """
         The call was refused after all (a L{REFUSALS} kind raised inside
         it): no longer in flight, and counted as a refusal only, not as a
@@ -329,7 +372,7 @@ UNSETTLED = frozenset({"deadline", "pinned", "sessionGone"})
 answered: for a C{commit}, whether it committed is not known."""
 
 
-def callCommit(tool, response):
+def callCommit(tool: str | None, response: _Response | None) -> str | None:
     """
     How a commit a call of C{tool} made ended, from its C{response}: a
     C{commit}'s as L{commitOutcome} says; for any other tool C{committed}
@@ -344,7 +387,7 @@ def callCommit(tool, response):
     return "committed" if meta[COMMITTED_META] is True else "unknown"
 
 
-def resultMeta(response):
+def resultMeta(response: _Response | None) -> dict[str, Any]:
     """
     The C{_meta} of a call's result, or an empty one.
     """
@@ -353,7 +396,7 @@ def resultMeta(response):
     return meta if isinstance(meta, dict) else {}
 
 
-def commitOutcome(response):
+def commitOutcome(response: _Response | None) -> str | None:
     """
     What the stone answered a C{commit} whose C{response} is a result or
     a tool error: C{committed}, C{conflict} (a tool error naming the
@@ -366,7 +409,7 @@ def commitOutcome(response):
     outcome, kind = classify(response)
     if outcome == "error" and kind in UNSETTLED:
         return "unknown"
-    if outcome not in ("ok", "toolError"):
+    if outcome not in ("ok", "toolError") or response is None:
         return None
     structured = (response.get("result") or {}).get("structuredContent") or {}
     if outcome == "ok":
@@ -375,7 +418,7 @@ def commitOutcome(response):
         else "failed"
 
 
-def classify(response):
+def classify(response: _Response | None) -> tuple[str, str | None]:
     """
     C{(outcome, error kind or None)} of a call's JSON-RPC response: ok, a
     tool error (C{isError}), an error response, cancelled (L{None}), or
