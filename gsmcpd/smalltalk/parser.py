@@ -652,13 +652,3 @@ def parse_selector(source: str) -> str:
         keywords.append(token.text)
         argument()
 
-
-def leading_comment(source: str) -> str | None:
-    """
-    Return the text of the comment that C{source} starts with (after
-    whitespace), or L{None}; templates name themselves this way.
-    """
-    start = len(source) - len(source.lstrip())
-    if not source.startswith('"', start):
-        return None
-    return _Lexer(source, start).comment()
