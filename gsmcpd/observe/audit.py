@@ -23,7 +23,7 @@ import hashlib
 import json
 import secrets
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 import attr
 from twisted.logger import Logger
@@ -41,8 +41,9 @@ from gsmcpd.observe.metrics import (
     resultMeta,
 )
 
-SOURCE_ARGUMENTS = {"execute_code": "code", "profile_code": "code",
-                    "inspect": "expression", "compile_method": "source"}
+SOURCE_ARGUMENTS: dict[str | None, str] = {
+    "execute_code": "code", "profile_code": "code", "inspect": "expression",
+    "compile_method": "source"}
 """Tools whose argument is Smalltalk source, digested in the event."""
 CODE_ARGUMENTS = ("code", "expression")
 """The arguments of the tools that run code, whose change a call's
@@ -62,7 +63,7 @@ def sourceDigest(tool: str | None, arguments: dict[str, Any]) -> str | None:
     """
     The SHA-256 of the Smalltalk source a call carries, or L{None}.
     """
-    name = None if tool is None else SOURCE_ARGUMENTS.get(tool)
+    name = SOURCE_ARGUMENTS.get(tool)
     source: object
     if name is None and tool and tool.startswith(COMPILE_PREFIX):
         source = json.dumps(arguments, sort_keys=True, ensure_ascii=False)
@@ -92,7 +93,15 @@ def outcome(response: dict[str, Any] | None) -> str:
     return ended
 
 
-def changeOf(tool: str, arguments: dict[str, Any]) -> str:
+@overload
+def changeOf(tool: str, arguments: dict[str, Any]) -> str: ...
+
+
+@overload
+def changeOf(tool: None, arguments: dict[str, Any]) -> str | None: ...
+
+
+def changeOf(tool: str | None, arguments: dict[str, Any]) -> str | None:
     """
     What a successful mutating call changed, as a commit event names it.
     """
@@ -316,7 +325,7 @@ class AuditLog:
         # code changed something only when it ran some and its result says
         # it left a change (or committed).
         changed: str | bool | None
-        if tool is not None and SOURCE_ARGUMENTS.get(tool) in CODE_ARGUMENTS:
+        if SOURCE_ARGUMENTS.get(tool) in CODE_ARGUMENTS:
             changed = sourceDigest(tool, arguments) is not None and (
                 byCode or resultMeta(response).get(CHANGED_META) is True)
         else:
