@@ -8,7 +8,7 @@ class it adds says so in its comment.  The shape is modelled on measured
 GemStone Smalltalk: the methods of MagLev (MagLev/maglev at ae19832,
 C{src/packages/*.package} and C{src/smalltalk/**/*.gs}: 2,954 methods of
 GemStone 3.x Smalltalk), whose figures L{REAL} keeps and
-C{bench/kernelshape.py} prints beside this repository's:
+C{gsmcpd/testing/bench/kernelshape.py} prints beside this repository's:
 
   - class names: the public GemStone names of
     L{gsmcpd.testing.simulator.kernelnames}, then names composed of a real
