@@ -129,9 +129,11 @@ def askEach(send, questions):
 
     asked = gatherResults(
         [maybeDeferred(send, method, questions[key]["params"])
-         for key, method in zip(keys, methods)], consumeErrors=True)
+         for key, method in zip(keys, methods, strict=True)],
+        consumeErrors=True)
     asked.addErrback(failed)
-    return asked.addCallback(lambda answers: dict(zip(keys, answers)))
+    return asked.addCallback(
+        lambda answers: dict(zip(keys, answers, strict=True)))
 
 
 class InputRequired(Exception):

@@ -58,12 +58,13 @@ class CommitProbeTests(TestCase):
         report = yield self.check(configFor("--simulated"))
         rows = self.probeRows(report)
         self.assertEqual(len(rows), len(PATHS) + 1)
-        for row, path in zip(rows, PATHS + [GONE.path]):
+        for row, path in zip(rows, PATHS + [GONE.path], strict=True):
             self.assertTrue(row.ok and row.detail.startswith(path + ": "),
                             row)
         answered = "answered committed (a boolean), conflicts "
         self.assertEqual([row.detail[len(path) + 2:] for row, path in
-                          zip(rows, PATHS) if row.step == "commit"], [
+                          zip(rows, PATHS, strict=False)
+                          if row.step == "commit"], [
             answered + "(an empty dictionary)",
             answered + "(a dictionary of 1)",
             answered + "(an empty dictionary)"])

@@ -43,7 +43,7 @@ class UnitTests(TestCase):
 
     def test_securityExposure(self):
         done = self.analyze("security", "--offline=true",
-                            "--threshold=%d" % (MOST_EXPOSURE * 10),
+                            f"--threshold={int(MOST_EXPOSURE * 10)}",
                             "./gsmcpd.service")
         level = re.search(r"Overall exposure level for gsmcpd.service: "
                           r"([\d.]+)", done.stdout)

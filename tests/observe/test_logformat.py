@@ -44,7 +44,7 @@ class JsonLogTests(TestCase):
 
     def test_failureCarriesItsTraceback(self):
         try:
-            1 / 0
+            raise ZeroDivisionError("division by zero")
         except ZeroDivisionError:
             self.log.failure("it broke", Failure())
         record, = self.records()

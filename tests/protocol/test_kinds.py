@@ -30,7 +30,7 @@ def spelledKinds():
         for node in ast.walk(ast.parse(path.read_text())):
             if not isinstance(node, ast.Dict):
                 continue
-            for key, value in zip(node.keys, node.values):
+            for key, value in zip(node.keys, node.values, strict=True):
                 if isinstance(key, ast.Constant) and key.value == "kind":
                     where = f"{path.relative_to(ROOT)}:{node.lineno}"
                     yield where, value

@@ -216,7 +216,7 @@ class TaskStoreTests(SynchronousTestCase):
         working = store.adopt(running, lambda: None, ada)
         theirs = store.adopt(Deferred(), lambda: None, bob)
         ended = []
-        for n in range(3):
+        for _ in range(3):
             d = Deferred()
             ended.append(store.adopt(d, lambda: None, ada))
             d.callback(RESULT)

@@ -14,6 +14,7 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import GemSession
 from gsmcpd.testing.simulator import events
+from gsmcpd.testing.simulator.control import ControlError
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.templates.run import runTemplate
@@ -118,7 +119,7 @@ class DeliveredEventTests(SimulatedStoneMixin, TestCase):
         self.assertIn("from session 9: 42 'wake up'", error.message)
 
     def test_unknownEventRefused(self):
-        self.assertRaises(Exception, self.control.call, {
+        self.assertRaises(ControlError, self.control.call, {
             "op": "event", "session": 1, "event": "sigHup"})
         self.assertEqual(self.control.call({
             "op": "event", "session": 999, "event": "signalAbort"}),

@@ -78,7 +78,8 @@ class RenderTests(SynchronousTestCase):
         blank = template.render({k: "" for k in arguments}, 100)
         parsed, expected = parse_expression(source), parse_expression(blank)
         self.assertEqual(len(parsed.statements), len(expected.statements))
-        for got, want in zip(parsed.statements, expected.statements):
+        for got, want in zip(parsed.statements, expected.statements,
+                             strict=True):
             if isinstance(want, Assignment) and want.name in arguments:
                 self.assertEqual(got, Assignment(
                     want.name, Literal(arguments[want.name], "string")))

@@ -882,7 +882,8 @@ class TemplateInjectionTests(SynchronousTestCase):
             expected = parse_expression(template.render(blank[name], 1000))
             self.assertEqual(len(parsed.statements),
                              len(expected.statements))
-            for got, want in zip(parsed.statements, expected.statements):
+            for got, want in zip(parsed.statements, expected.statements,
+                                 strict=True):
                 if isinstance(want, Assignment) and want.name in fuzzed[name]:
                     self.assertEqual(got.name, want.name)
                     self.assertEqual(got.value,

@@ -2,6 +2,8 @@
 Tests for L{gsmcpd.tools.toolsearch}: an agent's words find the tool.
 """
 
+from itertools import pairwise
+
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.base import Tool
@@ -61,7 +63,7 @@ class SearchTests(SynchronousTestCase):
         self.assertEqual(hits[0].tool.name, "delete_class")
         self.assertEqual(hits[0].matched, 2)
         self.assertTrue(all(a.matched >= b.matched
-                            for a, b in zip(hits, hits[1:])))
+                            for a, b in pairwise(hits)))
 
     def test_everyServedToolFound(self):
         """

@@ -114,7 +114,7 @@ class BearerGateTests(SynchronousTestCase):
                     and e.get("log_namespace") == namespace]
 
         refuse(b"Bearer garbage")
-        for i in range(50):
+        for _ in range(50):
             clock.advance(1)
             refuse(b"Bearer garbage")
             refuse(b"Bearer " + self.provider.token(scope="other").encode())

@@ -177,7 +177,7 @@ class GuardedSiteTests(SynchronousTestCase):
         """
         channel, transport = self.connect()
         [timer] = self.clock.getDelayedCalls()
-        for n in range(3):
+        for _ in range(3):
             self.clock.advance(5)
             channel.dataReceived(post(b"a"))
             self.assertEqual(self.clock.getDelayedCalls(), [timer])

@@ -130,7 +130,8 @@ class ProxiedDaemons(SynchronousTestCase):
         self.started = []
         self.addCleanup(self.stopTogether)
         self.daemons = [self.startDaemon(name, cap)
-                        for name, cap in zip(("one", "two"), self.caps)]
+                        for name, cap in zip(("one", "two"), self.caps,
+                                             strict=True)]
         self.proxy = Proxy(directory, *self.daemons)
         self.addCleanup(self.proxy.stop)
 

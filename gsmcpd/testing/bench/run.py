@@ -111,7 +111,7 @@ async def throughput(plan, echo, sdk, daemon, logged, null, profileTo):
         "null_tools_call": (null, tool, nullSessions),
     }
     rounds = {name: [] for name in loads}
-    for name, (server, body, sessions) in loads.items():
+    for server, body, sessions in loads.values():
         await wrk.run(server.port, body, plan.warmupSeconds,
                       plan.connections, sessions)
     for n in range(plan.rounds):
@@ -180,7 +180,8 @@ async def responsiveness(plan, daemon):
     for n in range(plan.windows):
         progress(f"responsiveness window {n + 1}/{plan.windows}: idle")
         for into, got in zip(idle, await probes(plan, daemon.port,
-                                                pingSession, toolSession)):
+                                                pingSession, toolSession),
+                             strict=True):
             into.extend(got)
         progress(f"responsiveness window {n + 1}/{plan.windows}: "
                  f"{plan.blockedSessions} sessions blocked")
@@ -189,7 +190,8 @@ async def responsiveness(plan, daemon):
         # Let every call reach its gem before the probes start.
         await asyncio.sleep(0.5)
         for into, got in zip(blocked, await probes(plan, daemon.port,
-                                                   pingSession, toolSession)):
+                                                   pingSession, toolSession),
+                             strict=True):
             into.extend(got)
         unfinished = sum(not call.done() for call in calls)
         durations.extend(await asyncio.gather(*calls))
@@ -211,7 +213,7 @@ async def responsiveness(plan, daemon):
                        for state, pair in (("idle", idle),
                                            ("blocked", blocked))
                        for kind, samples in zip(("ping", "tools/call"),
-                                                pair)},
+                                                pair, strict=True)},
     }
 
 
@@ -249,7 +251,7 @@ async def addedLatency(plan, null):
     pings, calls = [], []
     try:
         with client.collectorOff():
-            for body, into in ((PING, pings), (tool, calls)):
+            for body in (PING, tool):
                 await client.sequential(connection, body, session, 0.2)
             end = time.perf_counter() + plan.stoneSeconds * 2
             while time.perf_counter() < end:

@@ -70,7 +70,8 @@ def measureSize(fraction, repeats):
              "classes": len(code.allClasses())}
     for name, (template, arguments) in SEARCHES.items():
         text = source(template, arguments)
-        found[f"{name}_s"] = timed(lambda: gem.answer(session, text), repeats)
+        found[f"{name}_s"] = timed(lambda text=text: gem.answer(session, text),
+                                   repeats)
         found[f"{name}_hits"] = (len(index.senders.get(arguments.get("selector"), ()))
                                  if template == "find_senders" else 0)
     return found

@@ -338,7 +338,8 @@ class Evaluator:
         self.checkInterrupt()
         tree = compiler.parseMethod(method.source)
         home = Activation(receiver, method, self.code.variablesOf(method.className, method.meta))
-        return self._activate(home, tree, dict(zip(tree.params, args)))
+        return self._activate(home, tree,
+                              dict(zip(tree.params, args, strict=True)))
 
     def value(self, block, *args):
         """
@@ -351,7 +352,7 @@ class Evaluator:
             return self.send(block, selector, args)
         self.checkInterrupt()
         node = block.node
-        names = dict(zip(node.params, args))
+        names = dict(zip(node.params, args, strict=True))
         names.update(dict.fromkeys(node.temps))
         frame = Frame(names, block.frame, block.frame.home, block)
         stack = self.stack
