@@ -7,6 +7,8 @@ anything else fails inside Smalltalk as GemStone's doesNotUnderstand.
 """
 
 import json
+import subprocess
+import sys
 
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -48,6 +50,27 @@ class KernelIsTheListTests(SynchronousTestCase):
         Every global row is a global of the model's Globals, and back.
         """
         self.assertEqual({name for _, name in listed("global")}, set(KERNEL_GLOBALS))
+
+    def test_registeredByTheSimulatorItself(self):
+        """
+        The simulator's own process has every kernel method, not only a
+        test process that imported the module registering it: a module
+        imported only to register its methods is named in
+        C{evaluator.KERNEL_MODULES} (ruff's unused-import fix removed
+        C{inspection} once, and the stone lost C{asOop}).
+        """
+        done = subprocess.run(
+            [sys.executable, "-c",
+             "import json\n"
+             "from gsmcpd.testing.simulator import __main__\n"
+             "from gsmcpd.testing.simulator.kernel import CLASSES\n"
+             "print(json.dumps(sorted(\n"
+             "    (behavior.name, selector) for cls in CLASSES.values()\n"
+             "    for behavior in (cls, cls.metaclass)\n"
+             "    for selector in behavior.methods)))"],
+            capture_output=True, text=True, check=True, timeout=60)
+        self.assertEqual(sorted(map(tuple, json.loads(done.stdout))),
+                         sorted(listed("selector")))
 
 
 class DoesNotUnderstandTests(SynchronousTestCase):

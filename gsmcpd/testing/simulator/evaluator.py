@@ -28,6 +28,7 @@ from gsmcpd.testing.simulator import (
     errors,
     exceptions,
     frames,
+    inspection,
     integers,
     intervals,
     magnitudes,
@@ -56,9 +57,10 @@ from gsmcpd.testing.simulator.objects import (
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
-KERNEL_MODULES = (arithmetic, dictionaries, enumerating, exceptions, frames, integers, intervals,
-                  magnitudes, processes, profiling, reflection, sequences, sessiontable,
-                  sessiontemps, sets, streams, strings, sunit, system)
+KERNEL_MODULES = (arithmetic, dictionaries, enumerating, exceptions, frames, inspection,
+                  integers, intervals, magnitudes, processes, profiling, reflection,
+                  sequences, sessiontable, sessiontemps, sets, streams, strings, sunit,
+                  system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}
