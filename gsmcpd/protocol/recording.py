@@ -33,7 +33,7 @@ from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import INTERNAL_ERROR, SERVER_ERROR, JsonRpcError
-from gsmcpd.tools.base import ToolResult
+from gsmcpd.tools.base import ToolError, ToolResult
 from gsmcpd.tools.questions import InputRequired
 
 CANCELLED = object()
@@ -65,7 +65,7 @@ def unrefused(outcome: Any) -> Any:
     error = cast(CallRefused, outcome.value).error
     if isinstance(error, JsonRpcError):
         return Failure(error)
-    return ToolResult.fromError(error).asResult()
+    return ToolResult.fromError(cast(ToolError, error)).asResult()
 
 
 def factsOf(request: RequestFacts, handle: str | None = None) -> CallFacts:
