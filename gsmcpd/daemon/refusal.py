@@ -22,6 +22,7 @@ from twisted.internet.interfaces import IStreamServerEndpoint
 from twisted.python.failure import Failure
 from twisted.python.usage import Options
 
+from gsmcpd.daemon import Reactor
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.logformat import JSON_LOGGER, jsonLogObserver
 from gsmcpd.transport.connections import LISTEN_BACKLOG
@@ -61,7 +62,7 @@ def exitNonZeroIfRefused(service: GsmcpService,
     return exitIfRefused
 
 
-def parseEndpoint(reactor: object, description: str) -> IStreamServerEndpoint:
+def parseEndpoint(reactor: Reactor, description: str) -> IStreamServerEndpoint:
     """
     The server endpoint C{description} names; one that queues connections
     queues L{LISTEN_BACKLOG} unless it says how many.

@@ -27,6 +27,7 @@ from gsmcpd.auth.resource import ProtectedResource
 from gsmcpd.auth.scopes import ScopeMapError, ScopeToolsets
 from gsmcpd.auth.tokens import TokenValidator
 from gsmcpd.auth.users import UserMap, UserMapError
+from gsmcpd.daemon import Reactor
 from gsmcpd.daemon.hangup import Hangup
 from gsmcpd.daemon.parsers import Percentage
 from gsmcpd.daemon.settings import ConfigError
@@ -224,7 +225,7 @@ def fairShares(config: Config, optionOf: Namer) -> FairShares:
 
 
 def listeningEndpoint(
-        config: Config, reactor: object
+        config: Config, reactor: Reactor
 ) -> tuple[IStreamServerEndpoint, ReloadingContexts] | tuple[None, None]:
     """
     The endpoint to listen on, and the TLS contexts to reload on C{SIGHUP}
@@ -282,7 +283,7 @@ class FetchKeysAtStart(TimerService):
             return self._keys.refresh()
 
 
-def securityServices(reactor: Any, contexts: ReloadingContexts | None,
+def securityServices(reactor: Reactor, contexts: ReloadingContexts | None,
                      audit: AuditLog | None, gate: BearerGate | None,
                      trace: MessageTrace | None = None) -> list[IService]:
     """
@@ -298,7 +299,7 @@ def securityServices(reactor: Any, contexts: ReloadingContexts | None,
     return services
 
 
-def remoteKeys(config: Config, reactor: Any) -> RemoteKeys:
+def remoteKeys(config: Config, reactor: Reactor) -> RemoteKeys:
     """
     The signing keys fetched over HTTPS from the JWKS URL, or from what
     the issuer's metadata names when no URL is given; the daemon and its
@@ -309,7 +310,7 @@ def remoteKeys(config: Config, reactor: Any) -> RemoteKeys:
         issuer=None if config.authJwksUrl else config.authIssuer)
 
 
-def bearerGate(config: Config, reactor: Any) -> BearerGate | None:
+def bearerGate(config: Config, reactor: Reactor) -> BearerGate | None:
     """
     The gate every request passes with authentication on, or L{None}.
     """
@@ -352,7 +353,7 @@ def auditLog(config: Config, defaultUser: str | None,
     return None
 
 
-def messageTrace(config: Config, reactor: Any) -> MessageTrace | None:
+def messageTrace(config: Config, reactor: Reactor) -> MessageTrace | None:
     """
     The message trace with C{--trace-log}; else L{None}.
     """
