@@ -16,9 +16,10 @@ removes the binding and commits; a fresh session checks it is gone, so the
 stone is left as it was.  It refuses to bind a name already bound.
 """
 
+from collections.abc import Generator
 from typing import Any
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 
 from gsmcpd.daemon import shapes
 from gsmcpd.daemon.templatecheck import (
@@ -28,6 +29,8 @@ from gsmcpd.daemon.templatecheck import (
     Stop,
     TemplateCheck,
 )
+from gsmcpd.gci.library import GciLibrary
+from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger
 from gsmcpd.tools.templates.run import runTemplate
@@ -79,22 +82,25 @@ GONE = Step("execute_code", {"code": ABSENT},
             path=f"a fresh session: UserGlobals holds no {PROBE}")
 
 
-def notProbed(check: TemplateCheck, library: Any, login: Any) -> None:
+def notProbed(check: TemplateCheck, library: GciLibrary,
+              login: LoginParameters) -> Deferred[None]:
     """
     In place of L{commitProbe}: the report says commit's paths were not
     run, and how to run them.
     """
     check.report.notes.append(NOT_PROBED)
+    return succeed(None)
 
 
 @inlineCallbacks
-def commitProbe(check: TemplateCheck, library: Any, login: Any):
+def commitProbe(check: TemplateCheck, library: GciLibrary,
+                login: LoginParameters) -> Generator[Deferred[Any], Any, None]:
     """
     Run the probe's L{STEPS} for the L{TemplateCheck} C{check}, reporting
     in its report; then, if anything was bound, check from a fresh session
     that it is gone.
     """
-    gems = {}
+    gems: dict[str, GemSession] = {}
     bound = False
     try:
         for name in ("A", "B"):
@@ -118,7 +124,8 @@ def commitProbe(check: TemplateCheck, library: Any, login: Any):
 
 
 @inlineCallbacks
-def _checkGone(check: TemplateCheck, library: Any, login: Any):
+def _checkGone(check: TemplateCheck, library: GciLibrary,
+               login: LoginParameters) -> Generator[Deferred[Any], Any, None]:
     try:
         gem = yield check.loggedIn(library, login, "check-commit-after")
     except Stop:
