@@ -16,12 +16,11 @@ removes the binding and commits; a fresh session checks it is gone, so the
 stone is left as it was.  It refuses to bind a name already bound.
 """
 
-from collections.abc import Generator
 from typing import Any
 
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 
-from gsmcpd.daemon import shapes
+from gsmcpd.daemon import Inline, shapes
 from gsmcpd.daemon.templatecheck import (
     COMMITS_DISABLED,
     Recording,
@@ -94,7 +93,7 @@ def notProbed(check: TemplateCheck, library: GciLibrary,
 
 @inlineCallbacks
 def commitProbe(check: TemplateCheck, library: GciLibrary,
-                login: LoginParameters) -> Generator[Deferred[Any], Any, None]:
+                login: LoginParameters) -> Inline[None]:
     """
     Run the probe's L{STEPS} for the L{TemplateCheck} C{check}, reporting
     in its report; then, if anything was bound, check from a fresh session
@@ -125,7 +124,7 @@ def commitProbe(check: TemplateCheck, library: GciLibrary,
 
 @inlineCallbacks
 def _checkGone(check: TemplateCheck, library: GciLibrary,
-               login: LoginParameters) -> Generator[Deferred[Any], Any, None]:
+               login: LoginParameters) -> Inline[None]:
     try:
         gem = yield check.loggedIn(library, login, "check-commit-after")
     except Stop:

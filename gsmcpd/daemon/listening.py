@@ -37,7 +37,8 @@ class ObservedEndpoint:
     # A failed listen answers None (no port to stop), which the interface
     # does not allow for.
     def listen(  # type: ignore[override]
-            self, factory: IProtocolFactory) -> Deferred[IListeningPort | None]:
+            self,
+            factory: IProtocolFactory) -> Deferred[IListeningPort | None]:
         d = maybeDeferred(self._endpoint.listen, factory)
         d.addBoth(self._outcome.settle)
         return d.addErrback(lambda failure: None)
@@ -54,7 +55,8 @@ class ObservedEndpoint:
         The listening port's number as text; C{"0"} until it listens.
         """
         port = self._outcome.result
-        if not self._outcome.known or isinstance(port, Failure) or port is None:
+        if not self._outcome.known or port is None or \
+                isinstance(port, Failure):
             return "0"
         # A TCP port's address has a port number, which IAddress does not say.
         return str(port.getHost().port)  # type: ignore[attr-defined]

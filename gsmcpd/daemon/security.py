@@ -12,7 +12,7 @@ service tree is assembled.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
@@ -27,7 +27,7 @@ from gsmcpd.auth.resource import ProtectedResource
 from gsmcpd.auth.scopes import ScopeMapError, ScopeToolsets
 from gsmcpd.auth.tokens import TokenValidator
 from gsmcpd.auth.users import UserMap, UserMapError
-from gsmcpd.daemon import Reactor
+from gsmcpd.daemon import Inline, Reactor
 from gsmcpd.daemon.hangup import Hangup
 from gsmcpd.daemon.parsers import Percentage
 from gsmcpd.daemon.settings import ConfigError
@@ -381,8 +381,7 @@ class SessionPolicies:
         self._readOnly = readOnly
 
     @inlineCallbacks
-    def __call__(self, session: IWorkSession
-                 ) -> Generator[Deferred[Any], Any, None]:
+    def __call__(self, session: IWorkSession) -> Inline[None]:
         yield self._prepare(session)
         if self._readOnly:
             yield lockCommits(session, READ_ONLY_REASON)

@@ -7,8 +7,8 @@ L{MultiService} whose children are the stone, a L{Maintenance} service per
 periodic pass (the reaper, view hygiene, the heap) and the listening port.
 """
 
-from collections.abc import Callable, Generator, Iterable
-from typing import Any, NoReturn
+from collections.abc import Callable, Iterable
+from typing import NoReturn
 
 from twisted.application.service import IService, MultiService, Service
 from twisted.internet.defer import Deferred, inlineCallbacks
@@ -17,7 +17,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from gsmcpd import __version__
-from gsmcpd.daemon import Reactor
+from gsmcpd.daemon import Inline, Reactor
 from gsmcpd.daemon.check import DAEMON_OWN_SESSIONS
 from gsmcpd.daemon.heap import FREEZE_INTERVAL, FrozenHeap
 from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
@@ -162,7 +162,7 @@ class GsmcpService(MultiService):
         return self._outcome.whenKnown()
 
     @inlineCallbacks
-    def stopService(self) -> Generator[Deferred[Any], Any, None]:
+    def stopService(self) -> Inline[None]:
         Service.stopService(self)
         for child in reversed(list(self)):
             if not child.running:
@@ -250,7 +250,8 @@ def assemble(config: Config, library: GciLibrary,
         metrics=metrics, warmReads=config.warmReads,
         loginDeadline=config.stoneDeadline, shares=config.shares)
     operations = Operations(config, reactor, metrics, sessions, pool, control,
-                            notices, signingKeys=gate.validator.keys if gate else None,
+                            notices,
+                            signingKeys=gate.validator.keys if gate else None,
                             audit=audit)
     reaper = Reaper(sessions, pending, config.lifetime, reactor)
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,

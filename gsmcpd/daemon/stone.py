@@ -13,7 +13,7 @@ import os
 import secrets
 import shutil
 import tempfile
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attr
@@ -25,6 +25,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
+from gsmcpd.daemon import Inline
 from gsmcpd.daemon.outcome import Outcome
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.gci.errors import GciError
@@ -81,8 +82,7 @@ def realLogin(config: Config) -> LoginParameters:
     """
     The daemon's own login parameters for a real stone.
     """
-    # Config refuses a real stone without a password.
-    assert config.password is not None
+    assert config.password is not None  # Config requires it for a real stone
     return LoginParameters(
         stoneNrs=config.stoneNrs, gemNrs=config.gemServiceNrs,
         user=config.user, password=config.password,
@@ -233,8 +233,7 @@ class ControlSession:
 
     @property
     def _live(self) -> GemSession:
-        # Calls come after login, which opened the session.
-        assert self._gem is not None
+        assert self._gem is not None, "a call before login"
         return self._gem
 
     def execute(self, source: str, maxBytes: int) -> Deferred[bytes]:
@@ -280,7 +279,7 @@ class WorkerCheck:
     workerUser: str = attr.ib()
 
     @inlineCallbacks
-    def __call__(self) -> Generator[Deferred[Any], Any, None]:
+    def __call__(self) -> Inline[None]:
         try:
             parameters = yield self.credentials()
         except ToolError as e:
@@ -333,7 +332,7 @@ class SimulatedStone:
                                  work, *args, **kwargs)
 
     @inlineCallbacks
-    def start(self) -> Generator[Deferred[Any], Any, None]:
+    def start(self) -> Inline[None]:
         from gsmcpd.testing.simulator.launch import launch
         os.mkdir(self._directory, 0o700)
         self._process = yield self._inThread(
@@ -345,7 +344,7 @@ class SimulatedStone:
                       socket=self.socketPath, repository=self._repository)
 
     @inlineCallbacks
-    def stop(self) -> Generator[Deferred[Any], Any, None]:
+    def stop(self) -> Inline[None]:
         if self._process is not None:
             yield self._inThread(self._process.stop)
             self.log.info("stopped the simulated stone")
@@ -389,7 +388,7 @@ class StoneService(Service):
         return self._ready.whenKnown()
 
     @inlineCallbacks
-    def _start(self) -> Generator[Deferred[Any], Any, None]:
+    def _start(self) -> Inline[None]:
         if self.simulator is not None:
             yield self.simulator.start()
         try:
@@ -403,7 +402,7 @@ class StoneService(Service):
             yield self._checkWorker()
 
     @inlineCallbacks
-    def _reportCapabilities(self) -> Generator[Deferred[Any], Any, None]:
+    def _reportCapabilities(self) -> Inline[None]:
         """
         Say once which optional messages this stone lacks: the templates
         ask before sending one, so without this line nothing would.
@@ -419,7 +418,7 @@ class StoneService(Service):
              lacking=[each.selector for each in lacking])
 
     @inlineCallbacks
-    def stopService(self) -> Generator[Deferred[Any], Any, None]:
+    def stopService(self) -> Inline[None]:
         super().stopService()
         yield self.sessions.closeAll("the server is stopping", code="stopping")
         yield self._control.logout()

@@ -17,14 +17,14 @@ commit template's own paths, in sessions of their own (L{commitprobe}).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attr
 import jsonschema
 from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred
 
-from gsmcpd.daemon import Reactor, shapes
+from gsmcpd.daemon import Inline, Reactor, shapes
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
 from gsmcpd.daemon.templatereport import Report, Row
@@ -241,7 +241,7 @@ class TemplateCheck:
         return row
 
     @inlineCallbacks
-    def run(self) -> Generator[Deferred[Any], Any, Report]:
+    def run(self) -> Inline[Report]:
         """
         Run every step that can run; fires with the L{Report}.
         """
@@ -279,7 +279,7 @@ class TemplateCheck:
 
     @inlineCallbacks
     def loggedIn(self, library: GciLibrary, login: LoginParameters,
-                 name: str) -> Generator[Deferred[Any], Any, GemSession]:
+                 name: str) -> Inline[GemSession]:
         gem = GemSession(library, login, self.reactor, name)
         try:
             yield gem.login()
@@ -292,8 +292,7 @@ class TemplateCheck:
         return gem
 
     @inlineCallbacks
-    def _runSteps(self,
-                  gem: Recording) -> Generator[Deferred[Any], Any, None]:
+    def _runSteps(self, gem: Recording) -> Inline[None]:
         ledger, journal = ReadLedger(), ChangeJournal()
         for step in self.steps:
             yield self.runStep(step, gem, ledger, journal)
@@ -301,8 +300,7 @@ class TemplateCheck:
 
     @inlineCallbacks
     def runStep(self, step: Step, gem: Recording, ledger: ReadLedger,
-                journal: ChangeJournal
-                ) -> Generator[Deferred[Any], Any, bool]:
+                journal: ChangeJournal) -> Inline[bool]:
         """
         Run one step on C{gem} (a L{Recording}) and report it; fires with
         whether it passed.
@@ -324,8 +322,7 @@ class TemplateCheck:
 
     @inlineCallbacks
     def _runStep(self, step: Step, gem: Recording, ledger: ReadLedger,
-                 journal: ChangeJournal
-                 ) -> Generator[Deferred[Any], Any, str]:
+                 journal: ChangeJournal) -> Inline[str]:
         arguments = step.argumentsFor(self.report.stone)
         try:
             if step.tool:
@@ -369,8 +366,7 @@ class TemplateCheck:
 
     @inlineCallbacks
     def _callTool(self, name: str, arguments: JsonObject, gem: Recording,
-                  ledger: ReadLedger, journal: ChangeJournal
-                  ) -> Generator[Deferred[Any], Any, str]:
+                  ledger: ReadLedger, journal: ChangeJournal) -> Inline[str]:
         tool = self.tools.get(name)
         tool.validate(arguments)
         result = yield maybeDeferred(
@@ -388,8 +384,8 @@ class TemplateCheck:
         return _firstLine(result.text)
 
     @inlineCallbacks
-    def _checkNothingLeft(self, library: GciLibrary, login: LoginParameters
-                          ) -> Generator[Deferred[Any], Any, None]:
+    def _checkNothingLeft(self, library: GciLibrary,
+                          login: LoginParameters) -> Inline[None]:
         """
         From a fresh session: neither scratch name (both free when the
         check began) is there.
