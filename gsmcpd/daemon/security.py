@@ -44,7 +44,7 @@ from gsmcpd.transport.tls import ReloadingContexts, TLSConfigError, TLSEndpoint
 
 if TYPE_CHECKING:
     from gsmcpd.daemon.options import Config
-    from gsmcpd.sessions.interfaces import IWorkSession
+    from gsmcpd.sessions.work import WorkSession
 
 Namer = Callable[[str], str]
 """How an operator names a L{Config} attribute: its option."""
@@ -375,13 +375,13 @@ class SessionPolicies:
     narrows the catalog by them, in either era.)
     """
 
-    def __init__(self, prepare: Callable[[IWorkSession], Deferred[Any]],
+    def __init__(self, prepare: Callable[[WorkSession], Deferred[Any]],
                  readOnly: bool = False) -> None:
         self._prepare = prepare
         self._readOnly = readOnly
 
     @inlineCallbacks
-    def __call__(self, session: IWorkSession) -> Inline[None]:
+    def __call__(self, session: WorkSession) -> Inline[None]:
         yield self._prepare(session)
         if self._readOnly:
             yield lockCommits(session, READ_ONLY_REASON)
