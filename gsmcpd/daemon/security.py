@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from twisted.application.internet import TimerService
 from twisted.application.service import IService, Service
 from twisted.internet.defer import Deferred, inlineCallbacks
-from twisted.internet.interfaces import IStreamServerEndpoint
+from twisted.internet.interfaces import IReactorTime, IStreamServerEndpoint
 
 from gsmcpd.auth.documents import verifiedClient
 from gsmcpd.auth.keys import KeyFile, KeySetError, RemoteKeys
@@ -273,14 +273,13 @@ class FetchKeysAtStart(TimerService):
 
     name = "signing-keys"
 
-    def __init__(self, keys: RemoteKeys, clock: object) -> None:
+    def __init__(self, keys: RemoteKeys, clock: IReactorTime) -> None:
         super().__init__(KEYLESS_RETRY, self._fetchWhileMissing)
         self.clock = clock
         self._keys = keys
 
-    def _fetchWhileMissing(self) -> Deferred[object] | None:
-        if not self._keys.keys:
-            return self._keys.refresh()
+    def _fetchWhileMissing(self) -> Deferred[None] | None:
+        return None if self._keys.keys else self._keys.refresh()
 
 
 def securityServices(reactor: Reactor, contexts: ReloadingContexts | None,
@@ -344,7 +343,7 @@ def auditLog(config: Config, defaultUser: str | None,
         try:
             return AuditLog.toFile(
                 config.auditLog, defaultUser, mutating,
-                config.auditKey and config.auditKey.encode("utf-8"))
+                config.auditKey.encode("utf-8") if config.auditKey else None)
         except (OSError, OtherChain) as e:
             raise ConfigError(f"--audit-log {config.auditLog!r}: "
                               f"{getattr(e, 'strerror', None) or e}")

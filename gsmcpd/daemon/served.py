@@ -48,8 +48,8 @@ def serverIdentity(config: Config) -> ServerIdentity:
     stock = {"catalog": catalogInstructions}.get(config.surface,
                                                  stockInstructions)
     withheld = (MUTATION,) if config.readOnly else ()
-    eras = [stock(config.toolsets, modern, withheld)
-            for modern in (False, True)]
+    eras: list[str | None] = [stock(config.toolsets, modern, withheld)
+                              for modern in (False, True)]
     if config.instructionsFile:
         try:
             eras = [readInstructions(config.instructionsFile)] * 2

@@ -15,6 +15,7 @@ from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.internet.interfaces import IListeningPort, IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
+from twisted.web.resource import IResource
 
 from gsmcpd import __version__
 from gsmcpd.daemon import Inline, Reactor
@@ -267,7 +268,7 @@ def assemble(config: Config, library: GciLibrary,
                  pending, reactor,
                  OriginPolicy.fromOptions(config.allowedOrigins),
                  HostPolicy.fromOptions(config.allowedHosts))
-    root = app.resource()
+    root: IResource = app.resource()
     if gate is not None:
         root = BearerResource(root, gate)
     trace = messageTrace(config, reactor)

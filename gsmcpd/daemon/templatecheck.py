@@ -232,8 +232,7 @@ class TemplateCheck:
         self._touched = False
 
     def row(self, step: str, ok: bool, detail: str,
-            templates: Iterable[str] = (),
-            started: float | None = None) -> Row:
+            templates: Iterable[str] = (), started: float | None = None) -> Row:
         elapsed = 0 if started is None else round(
             (self.reactor.seconds() - started) * 1000)
         row = Row(step, ok, detail, tuple(templates), elapsed)
@@ -368,6 +367,7 @@ class TemplateCheck:
     def _callTool(self, name: str, arguments: JsonObject, gem: Recording,
                   ledger: ReadLedger, journal: ChangeJournal) -> Inline[str]:
         tool = self.tools.get(name)
+        assert tool is not None, f"no tool {name}"
         tool.validate(arguments)
         result = yield maybeDeferred(
             tool.run, ToolCall(gem, ledger, journal=journal), arguments)
