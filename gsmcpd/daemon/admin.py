@@ -18,7 +18,7 @@ from twisted.web.iweb import IRequest
 from twisted.web.resource import IResource, Resource
 from twisted.web.server import Request
 
-from gsmcpd.auth.keys import KeyFile, RemoteKeys
+from gsmcpd.auth.keys import IKeySource
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.metrics import Metrics
 
@@ -52,7 +52,7 @@ class Health:
 
     def __init__(self, sessionCount: Callable[[], int] = lambda: 0,
                  controlSession: ControlSession | None = None,
-                 signingKeys: KeyFile | RemoteKeys | None = None,
+                 signingKeys: IKeySource | None = None,
                  audit: AuditLog | None = None) -> None:
         self.serving = False
         self.stopping = False

@@ -31,7 +31,7 @@ from gsmcpd.daemon.systemd import SystemdNotifier
 from gsmcpd.transport.http import McpSite
 
 if TYPE_CHECKING:
-    from gsmcpd.auth.keys import KeyFile, RemoteKeys
+    from gsmcpd.auth.keys import IKeySource
     from gsmcpd.daemon.options import Config
     from gsmcpd.daemon.stone import ControlSession
     from gsmcpd.gci.pool import GemSessionPool
@@ -123,7 +123,7 @@ class Operations:
                  sessions: SessionRegistry, pool: GemSessionPool,
                  control: ControlSession, notices: ChangeNotices,
                  environ: Mapping[str, str] | None = None,
-                 signingKeys: KeyFile | RemoteKeys | None = None,
+                 signingKeys: IKeySource | None = None,
                  audit: AuditLog | None = None) -> None:
         """
         @param sessions: the L{SessionRegistry}, @param pool: the
