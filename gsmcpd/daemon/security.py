@@ -321,9 +321,7 @@ def bearerGate(config: Config, reactor: Reactor) -> BearerGate | None:
     required = frozenset(config.authRequiredScopes)
     mapping = config.scopeToolsets
     validator = TokenValidator(
-        keys, issuer, audience, reactor,
-        # attrs' converter=frozenset leaves its type variable unsolved.
-        required,  # type: ignore[arg-type]
+        keys, issuer, audience, reactor, required,
         config.authUserMap, config.authUserClaim)
     resource = ProtectedResource(
         audience, issuer, required,

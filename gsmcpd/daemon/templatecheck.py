@@ -55,7 +55,6 @@ Arguments = JsonObject | Callable[[JsonObject], JsonObject]
 """A step's arguments, or what makes them from the stone's facts."""
 Probe = Callable[["TemplateCheck", GciLibrary, LoginParameters],
                  "Deferred[None]"]
-"""What runs after the steps (L{gsmcpd.daemon.commitprobe})."""
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -328,8 +327,7 @@ class TemplateCheck:
                 value = yield self._callTool(step.name, arguments, gem,
                                              ledger, journal)
             else:
-                # Templates only execute, all a Recording does.
-                answer = yield runTemplate(
+                answer = yield runTemplate(  # a Recording only executes
                     gem, step.name, arguments)  # type: ignore[arg-type]
                 value = answer.value
                 mismatch = shapes.mismatch(step.shape, value)
@@ -367,10 +365,11 @@ class TemplateCheck:
     def _callTool(self, name: str, arguments: JsonObject, gem: Recording,
                   ledger: ReadLedger, journal: ChangeJournal) -> Inline[str]:
         tool = self.tools.get(name)
-        assert tool is not None, f"no tool {name}"
+        assert tool is not None and tool.run is not None, f"no tool {name}"
         tool.validate(arguments)
-        result = yield maybeDeferred(
-            tool.run, ToolCall(gem, ledger, journal=journal), arguments)
+        # A Recording only executes, all a tool's templates ask of a gem.
+        call = ToolCall(gem, ledger, journal=journal)  # type: ignore[arg-type]
+        result = yield maybeDeferred(tool.run, call, arguments)
         if result.isError:
             raise _Failed(_firstLine(result.text))
         if tool.outputSchema is not None:
