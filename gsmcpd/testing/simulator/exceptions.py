@@ -171,6 +171,10 @@ def _unhandled(ev, exception):
     if any(isinstance(each, StClass) and each.name == "Notification"
            for each in ev.behaviors(classOf(exception))):
         return None
+    if ev.debugRun is not None and name == "Halt":
+        # A run that can stop stops at the halt; continued, it answers nil.
+        ev.debugRun.pause(ev, exception.error.number, exception.error.description)
+        return None
     exception.error.exception = exception
     raise exception.error
 
