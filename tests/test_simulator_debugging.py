@@ -10,6 +10,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.testing.simulator import debugging, errors
 from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.objects import printString
+from gsmcpd.testing.simulator.processes import NotModeled
 from gsmcpd.testing.simulator.stone import Stone
 
 CLASS = ("Object subclass: 'Probe' instVarNames: #() classVars: #() classInstVars: #() "
@@ -57,7 +58,7 @@ class DebuggingTestCase(SynchronousTestCase):
         gsMethod, ip, names = items[0], items[1], items[8].items
         step = self.evaluator.send(gsMethod, "_previousStepPointForIp:", (ip,))
         line = self.evaluator.send(gsMethod, "_lineNumberForStep:", (step,))
-        values = {name.text: value for name, value in zip(names, items[10:])
+        values = {name.text: value for name, value in zip(names, items[10:], strict=False)
                   if not name.text.startswith(".")}
         return gsMethod.selector, line, values
 
@@ -224,4 +225,4 @@ class SignalTests(DebuggingTestCase):
 
     def test_onlyMethodFramesRestart(self):
         stop = self.stopped("nil halt. 7")
-        self.assertRaises(Exception, self.perform, stop.context, "trimStackToLevel:", 2)
+        self.assertRaises(NotModeled, self.perform, stop.context, "trimStackToLevel:", 2)

@@ -252,7 +252,7 @@ class Evaluator:
         fresh = compiler.parseMethod(current.source)
         values = [arguments[name] for name in tree.params]
         home = Activation(home.receiver, current, home.variables)
-        arguments = dict(zip(fresh.params, values))
+        arguments = dict(zip(fresh.params, values, strict=False))
         # The frame being left is still the top one until it is popped.
         self.stack[-1] = Frame({**arguments, **dict.fromkeys(fresh.temps)}, home=home)
         self.debugRun.pause(self, debugging.BREAKPOINT, "the frame was restarted")
