@@ -98,6 +98,19 @@ class BreakpointTests(DebuggingTestCase):
         self.assertEqual(debugging.continueWith(self.session, stop.context), 14)
         self.assertEqual(self.session.debugRuns, {})
 
+    def test_writeATemporary(self):
+        """
+        C{_frameAt:tempAt:put:} writes the stopped frame's temporary: what
+        runs next reads the value written (a send stopped at has read its
+        operands already).
+        """
+        self.compile("six\n\t| x y |\n\tx := 3.\n\ty := 1.\n\t^ x + y")
+        self.evaluate("(Probe compiledMethodAt: #six) setBreakAtStepPoint: 2")
+        stop = self.stopped("Probe new six")
+        self.perform(stop.context, "_frameAt:tempAt:put:", 1, 1, 10)
+        self.assertEqual(self.top(stop.context), ("six", 4, {"x": 10, "y": None}))
+        self.assertEqual(debugging.continueWith(self.session, stop.context), 11)
+
     def test_clearedBreakpoint(self):
         self.compile(FIVE)
         self.evaluate("(Probe compiledMethodAt: #five) setBreakAtStepPoint: 3; "

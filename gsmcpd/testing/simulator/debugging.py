@@ -24,7 +24,7 @@ import attr
 
 from gsmcpd import smalltalk
 from gsmcpd.testing.simulator import compiler, errors
-from gsmcpd.testing.simulator.kernel import CLASSES, method
+from gsmcpd.testing.simulator.kernel import CLASSES, classMethod, method
 from gsmcpd.testing.simulator.objects import ActiveMethod, Array, CompiledMethod
 from gsmcpd.testing.simulator.processes import NotModeled, Process
 
@@ -133,6 +133,8 @@ class DebugRun:
     session = attr.ib()
     process = attr.ib()
     oop = attr.ib()
+    flags = attr.ib(default=ENABLE_DEBUG | INTERPRETED)
+    """The GCI flags of the call that started it."""
     ev = attr.ib(default=None)
     state = attr.ib(default="running")
     outcome = attr.ib(default=None)
@@ -218,6 +220,15 @@ class DebugRun:
             raise self.outcome
         return self.outcome
 
+    def end(self):
+        """
+        End the process whether or not it is stopped: its session is gone.
+        """
+        with self._lock:
+            if self.state == "stopped":
+                self._command = "end"
+                self._lock.notify_all()
+
     def finish(self, state, outcome):
         with self._lock:
             self.session.debugRuns.pop(self.oop, None)
@@ -231,16 +242,17 @@ def execute(session, source, flags=ENABLE_DEBUG | INTERPRETED):
     stop; its value, or a GciError (the process as context when stopped).
     """
     from gsmcpd.testing.simulator import gem
+    from gsmcpd.testing.simulator.stone import GemKilled
     if flags & (ENABLE_DEBUG | INTERPRETED) != ENABLE_DEBUG | INTERPRETED:
         return gem.run(session, source)
     process = Process(CLASSES["GsProcess"], state="running")
-    run = DebugRun(session, process, next(_OOPS))
+    run = DebugRun(session, process, next(_OOPS), flags)
     session.debugRuns[run.oop] = run
 
     def body():
         try:
             value = gem.run(session, source, debugRun=run)
-        except Ended:
+        except (Ended, GemKilled):
             run.finish("ended", None)
         except errors.GciError as e:
             run.finish("failed", e)
@@ -337,6 +349,23 @@ def _frameContentsAt(ev, receiver, level):
     return frames.frameContents(run.ev, _level(run, level), run.stack)
 
 
+@method("GsProcess", "_frameAt:tempAt:put:")
+def _frameAtTempAtPut(ev, receiver, level, offset, value):
+    """
+    Write the argument or temporary C{offset} (its index among the frame's
+    names, slot 9) of the stopped frame at C{level}.
+    """
+    run = _runOf(ev, receiver)
+    entry = run.stack[-_level(run, level)]
+    if not isinstance(offset, int) or isinstance(offset, bool):
+        raise errors.argumentTypeError("_frameAt:tempAt:put:")
+    if isinstance(entry, tuple) or not 1 <= offset <= len(entry.names):
+        raise NotModeled("the simulated stone writes only a named argument or temporary "
+                         "of a method's or block's frame")
+    entry.names[list(entry.names)[offset - 1]] = value
+    return value
+
+
 @method("GsProcess", "trimStackToLevel:")
 def _trimStackToLevel(ev, receiver, level):
     run = _runOf(ev, receiver)
@@ -390,3 +419,15 @@ def _sourceOffsets(ev, receiver):
         return Array([each + 1 for each in stepOffsets(methodOf(
             ev, receiver.behavior, receiver.selector).source)])
     return Array([each + 1 for each in _offsetsOf(receiver)])
+
+
+@classMethod("Object", "_objectForOop:")
+def _objectForOop(ev, receiver, oop):
+    """
+    The stopped process a GCI error named as its context: the only objects
+    the model numbers this way.
+    """
+    run = ev.session.debugRuns.get(oop)
+    if run is None:
+        raise NotModeled("the simulated stone resolves only a stopped process's OOP")
+    return run.process

@@ -125,7 +125,8 @@ def run(session, source, debugRun=None):
         rest, free, shadows = _parsedRest(source[split:], tuple(prologue.temps))
     except smalltalk.SmalltalkSyntaxError as e:
         raise _compileError(e, source, split) from None
-    evaluator = Evaluator(session, debugRun=debugRun)
+    evaluator = Evaluator(session, debugRun=debugRun,
+                          performFlags=debugRun.flags if debugRun else 0)
     if debugRun is not None:
         debugRun.ev = evaluator
     try:
@@ -147,10 +148,16 @@ def run(session, source, debugRun=None):
 def answer(session, source):
     """
     The bytes C{source} evaluates to in C{session}, as GciTsExecuteFetchBytes
-    answers them: a byte object's bytes, a String's UTF-8, else the
+    answers them.
+    """
+    return resultBytes(run(session, source))
+
+
+def resultBytes(value):
+    """
+    A result's bytes: a byte object's bytes, a String's UTF-8, else the
     printString's.
     """
-    value = run(session, source)
     if isinstance(value, ByteArray):
         return value.data
     if isinstance(value, (String, Symbol)):
