@@ -23,6 +23,7 @@ from gsmcpd.testing.simulator import (
     arithmetic,
     closures,
     compiler,
+    contexteval,
     debugging,
     dictionaries,
     enumerating,
@@ -40,6 +41,7 @@ from gsmcpd.testing.simulator import (
     sessiontable,
     sessiontemps,
     sets,
+    steppoints,
     streams,
     strings,
     sunit,
@@ -58,10 +60,10 @@ from gsmcpd.testing.simulator.objects import (
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
-KERNEL_MODULES = (arithmetic, debugging, dictionaries, enumerating, exceptions, frames, inspection,
+KERNEL_MODULES = (arithmetic, contexteval, debugging, dictionaries, enumerating, exceptions, frames, inspection,
                   integers, intervals,
                   magnitudes, processes, profiling, reflection, sequences, sessiontable,
-                  sessiontemps, sets, streams, strings, sunit, system)
+                  sessiontemps, sets, steppoints, streams, strings, sunit, system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}
@@ -171,6 +173,9 @@ class Evaluator:
     """The L{debugging.DebugRun} whose process this runs, if it can stop."""
     performFlags = attr.ib(default=0)
     """The GCI flags of the call this evaluator runs (L{debugging})."""
+    front = attr.ib(default=())
+    """Dictionaries searched before the session's symbol list while a doit
+    evaluates in a context (L{debugging})."""
 
     def evaluate(self, source):
         """
@@ -184,7 +189,14 @@ class Evaluator:
         tree = compiler.parseExpression(source)
         compiler.checkDeclared(self.session, tree.statements,
                                set(tree.temps) | compiler.PSEUDO_VARIABLES, source)
-        return self._activate(Activation(source=source), tree, {})
+        return self.evaluateAs(Activation(source=source), tree)
+
+    def evaluateAs(self, home, tree):
+        """
+        Run the doit C{tree} as C{home} (its C{self} and the variables it
+        can name); its value.
+        """
+        return self._activate(home, tree, {})
 
     def run(self, source, parts):
         """
@@ -448,6 +460,10 @@ class Evaluator:
         if binding is not None:
             value = self.session.transaction.read(_variableKey(home, name, binding))
             return None if value is ABSENT else value
+        if self.front:
+            dictionary = contexteval.frontBinding(self, name)
+            if dictionary is not None:
+                return self.send(dictionary, "at:", (Symbol(name),))
         value = self.globalNamed(name)
         return None if value is ABSENT else value
 
@@ -464,6 +480,8 @@ class Evaluator:
                                  f"Class's instance variable {name}")
         elif binding is not None:
             self.session.transaction.write(_variableKey(home, name, binding), value)
+        elif self.front and contexteval.frontBinding(self, name) is not None:
+            self.send(contexteval.frontBinding(self, name), "at:put:", (Symbol(name), value))
         else:
             dictionary = system.resolve(self.session, name) or system.USER_GLOBALS
             self.session.transaction.write(system.globalKey(dictionary, name), value)

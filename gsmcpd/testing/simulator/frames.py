@@ -19,7 +19,7 @@ must convert each (C{_previousStepPointForIp:}, C{_lineNumberForStep:}),
 as on a real stone.
 """
 
-from gsmcpd.testing.simulator import debugging, errors
+from gsmcpd.testing.simulator import errors, steppoints
 from gsmcpd.testing.simulator.kernel import (
     CLASSES,
     SmalltalkMethod,
@@ -169,7 +169,7 @@ def _previousStepPointForIp(ev, receiver, ip):
     if not isinstance(ip, int) or isinstance(ip, bool):
         raise errors.argumentTypeError("_previousStepPointForIp:")
     _source(receiver)
-    return debugging.stepForOffset(receiver, max(0, (ip - FIRST_IP) // 2))
+    return steppoints.stepForOffset(receiver, max(0, (ip - FIRST_IP) // 2))
 
 
 @method("GsNMethod", "_lineNumberForStep:")
@@ -177,6 +177,6 @@ def _lineNumberForStep(ev, receiver, step):
     if not isinstance(step, int) or isinstance(step, bool):
         raise errors.argumentTypeError("_lineNumberForStep:")
     source = _source(receiver)
-    offset = debugging.offsetOfStep(receiver, step)
+    offset = steppoints.offsetOfStep(receiver, step)
     return source.count("\n", 0, min(offset, len(source))) + 1
 
