@@ -5,6 +5,8 @@ a halt or an unhandled Error, and is stepped, continued, restarted and
 ended as a GemStone client drives a GsProcess (a test double, not GemStone).
 """
 
+import threading
+
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.testing.simulator import debugging, errors
@@ -147,6 +149,23 @@ class SignalTests(DebuggingTestCase):
     def test_haltContinued(self):
         stop = self.stopped("nil halt. 7")
         self.assertEqual(debugging.continueWith(self.session, stop.context), 7)
+
+    def test_aLongContinueIsBroken(self):
+        """
+        A continued process that runs long is broken like any call: the
+        break reaches the process's own thread and ends the run.
+        """
+        stop = self.stopped("nil halt. [true] whileTrue: [nil yourself]. 7")
+        outcome = []
+        self.session.interrupt.begin()
+        thread = threading.Thread(target=lambda: outcome.append(self.assertRaises(
+            errors.GciError, debugging.continueWith, self.session, stop.context)))
+        thread.start()
+        self.session.interrupt.breakCall(True)
+        thread.join(30)
+        self.session.interrupt.end()
+        self.assertEqual(outcome[0].number, errors.HARD_BREAK)
+        self.assertEqual(self.session.debugRuns, {})
 
     def test_onlyMethodFramesRestart(self):
         stop = self.stopped("nil halt. 7")
