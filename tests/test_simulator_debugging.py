@@ -167,6 +167,24 @@ class SignalTests(DebuggingTestCase):
         self.assertEqual(outcome[0].number, errors.HARD_BREAK)
         self.assertEqual(self.session.debugRuns, {})
 
+    def test_softBreakStops(self):
+        """
+        A soft break stops a run that can stop, as a breakpoint does: the
+        call answers 6003 with the process as its context.
+        """
+        stop = self.stopped("nil halt. [true] whileTrue: [nil yourself]. 7")
+        outcome = []
+        self.session.interrupt.begin()
+        thread = threading.Thread(target=lambda: outcome.append(self.assertRaises(
+            errors.GciError, debugging.continueWith, self.session, stop.context)))
+        thread.start()
+        self.session.interrupt.breakCall(False)
+        thread.join(30)
+        self.session.interrupt.end()
+        self.assertEqual((outcome[0].number, outcome[0].context),
+                         (errors.SOFT_BREAK, stop.context))
+        debugging.clearStack(self.session, stop.context)
+
     def test_onlyMethodFramesRestart(self):
         stop = self.stopped("nil halt. 7")
         self.assertRaises(NotModeled, self.perform, stop.context, "trimStackToLevel:", 2)
