@@ -13,6 +13,7 @@ from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.notices import ChangeNotices
+from gsmcpd.protocol.pipeline import CallPipeline
 from gsmcpd.protocol.versions import LATEST_LEGACY_VERSION
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.registry import SessionRegistry
@@ -32,7 +33,8 @@ def legacyEra(tools, identity=None, registry=None, clock=None):
     registry = SessionRegistry(FakePool(), clock) if registry is None \
         else registry
     return LegacyEra(handlers, MethodTable(handlers),
-                     CallRunner(registry, clock), registry,
+                     CallPipeline(handlers, CallRunner(registry, clock)),
+                     registry,
                      PendingRequests(clock), SessionListeners(ChangeNotices()))
 
 

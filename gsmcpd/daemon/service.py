@@ -62,6 +62,7 @@ from gsmcpd.protocol.eras.modern.tasks import TaskStore
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.notices import ChangeNotices
+from gsmcpd.protocol.pipeline import CallPipeline
 from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, GemPreparation, ViewHygiene
 from gsmcpd.sessions.lifetime import Reaper
 from gsmcpd.sessions.registry import SessionRegistry
@@ -199,8 +200,10 @@ def eras(handlers: Handlers, calls: CallRunner, sessions: SessionRegistry,
         handlers, skills.methods() if skills else None,
         tasks.respond if any(tool.taskSupport is not None
                              for tool in catalog) else None)
-    return (LegacyEra(handlers, methods, calls, sessions, pending, listeners),
-            ModernEra(handlers, methods, calls, Lending(sessions), clock,
+    pipeline = CallPipeline(handlers, calls)
+    return (LegacyEra(handlers, methods, pipeline, sessions, pending,
+                      listeners),
+            ModernEra(handlers, methods, pipeline, Lending(sessions), clock,
                       skills, tasks))
 
 

@@ -144,10 +144,13 @@ class CallRunner:
         self.requestTimeout = requestTimeout
         self.records = CallRecords(clock, audit, metrics)
 
-    def answer(self, request: RequestFacts, method: Method) -> Deferred[Any]:
+    def answer(self, request: RequestFacts, method: Method,
+               admitted: bool = False) -> Deferred[Any]:
         """
         The result of one request, unframed: whichever era carried it
         frames it.
+
+        @param admitted: whether the call was admitted already (L{admit}).
 
         @return: a L{Deferred} firing with the result value, or with
             L{CANCELLED} for a call the client cancelled (nobody waits for
@@ -156,7 +159,7 @@ class CallRunner:
         if not method.call:
             # Answered from memory: nothing to end, nothing to stream.
             return maybeDeferred(method.handler, request)
-        return self._run(request, method.handler)
+        return self._run(request, method.handler, admitted)
 
     def refused(self, request: RequestFacts,
                 refusal: CallRefused) -> Deferred[Any]:
@@ -188,7 +191,8 @@ class CallRunner:
                       id=clipped(run.requestId), reason=clipped(reason))
         run.end("cancelled")
 
-    def _run(self, request: RequestFacts, handler: Handler) -> Deferred[Any]:
+    def _run(self, request: RequestFacts, handler: Handler,
+             admitted: bool) -> Deferred[Any]:
         """
         Run C{request} as a L{RunningCall} (a L{Call}), once its record
         has begun.
@@ -203,7 +207,8 @@ class CallRunner:
                 "session; JSON-RPC ids must be unique among requests in "
                 "flight")))
         try:
-            self._admit(request)
+            if work is not None and not admitted:
+                self.admit(request, work)
             record = self.records.started(request)
         except CallRefused as refusal:
             return self.refused(request, refusal)
@@ -216,17 +221,17 @@ class CallRunner:
             run.setDeadline(self.requestTimeout)
         return Call(self, request, run, record).run(handler)
 
-    def _admit(self, request: RequestFacts) -> None:
+    def admit(self, request: RequestFacts, work: IWorkSession | None
+              ) -> None:
         """
-        Refuse a call past its share (L{gsmcpd.sessions.shares}) before
-        anything is queued, as a refusal its record names.
+        Refuse a call into C{work} (L{None}: one yet to be lent) past its
+        share (L{gsmcpd.sessions.shares}) before anything is queued or
+        lent, as a refusal its record names.
         """
-        if request.work is not None:
-            try:
-                self._registry.shares.admitCall(request.work,
-                                                request.principal)
-            except ShareExhausted as e:
-                raise CallRefused(kinds.SHARE_CAP, shareRefusal(e))
+        try:
+            self._registry.shares.admitCall(work, request.principal)
+        except ShareExhausted as e:
+            raise CallRefused(kinds.SHARE_CAP, shareRefusal(e))
 
     def recorded(self, request: RequestFacts,
                  answer: Callable[[], Deferred[Any]]) -> Deferred[Any]:

@@ -7,10 +7,12 @@ from twisted.internet.defer import CancelledError, Deferred
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION, Envelope
 from gsmcpd.protocol.eras.modern.handles import HANDLE_TOOLS
 from gsmcpd.protocol.eras.modern.lending import Lending, toolError
 from gsmcpd.protocol.jsonrpc import JsonRpcError
+from gsmcpd.protocol.kinds import SHARE_CAP
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.warm import THROWAWAY_REASON
@@ -23,6 +25,12 @@ LOCK = ("disable_commits", {"reason": THROWAWAY_REASON})
 
 ENVELOPE = Envelope(MODERN_VERSION, {"elicitation": {}},
                     {"name": "t", "version": "1"}, "debug")
+
+
+def admitAll(work):
+    """
+    Admits every call (the pipeline's admission, tested with it).
+    """
 
 
 def tool(readOnly, runsOn=ANY_SESSION):
@@ -51,7 +59,7 @@ class LendingTests(SynchronousTestCase):
     def test_handle(self):
         opened = self.successResultOf(self.registry.open())
         session, done = self.successResultOf(
-            self.sessions.forTool(tool(False), opened.handle, ENVELOPE))
+            self.sessions.forTool(tool(False), opened.handle, ENVELOPE, admitAll))
         self.assertIs(session, opened)
         done()
         self.assertIs(self.registry.get(opened.handle), opened)
@@ -59,7 +67,7 @@ class LendingTests(SynchronousTestCase):
     def test_noSuchHandle(self):
         gone = "f" * 32
         failure = self.failureResultOf(
-            self.sessions.forTool(tool(True), gone, ENVELOPE), JsonRpcError)
+            self.sessions.forTool(tool(True), gone, ENVELOPE, admitAll), JsonRpcError)
         self.assertEqual(failure.value.code, NO_SUCH_SESSION)
         self.assertIn(repr(gone), failure.value.message)
 
@@ -71,7 +79,7 @@ class LendingTests(SynchronousTestCase):
         legacy = self.successResultOf(self.registry.openClient(
             "2025-11-25", None))
         failure = self.failureResultOf(
-            self.sessions.forTool(tool(True), legacy.handle, ENVELOPE),
+            self.sessions.forTool(tool(True), legacy.handle, ENVELOPE, admitAll),
             JsonRpcError)
         self.assertEqual(failure.value.code, NO_SUCH_SESSION)
         self.assertIsNone(self.sessions.named(legacy.handle, ENVELOPE))
@@ -83,18 +91,37 @@ class LendingTests(SynchronousTestCase):
         """
         self.registry.warm.perUser = 2
         session, done = self.successResultOf(
-            self.sessions.forTool(tool(True), None, ENVELOPE))
+            self.sessions.forTool(tool(True), None, ENVELOPE, admitAll))
         self.assertIsNone(self.sessions.named(session.handle, ENVELOPE))
         done()
         failure = self.failureResultOf(
-            self.sessions.forTool(tool(True), session.handle, ENVELOPE),
+            self.sessions.forTool(tool(True), session.handle, ENVELOPE, admitAll),
             JsonRpcError)
         self.assertEqual(failure.value.code, NO_SUCH_SESSION)
         self.assertEqual(len(self.registry.warm), 1)
 
+    def test_admittedBeforeAThrowawayIsLent(self):
+        """
+        A call without a handle is admitted before a throwaway session is
+        lent for it, so a refused call costs no login; a call with a
+        handle is admitted by the pipeline, once, in its session.
+        """
+        admitted = []
+
+        def refuse(work):
+            admitted.append(work)
+            raise CallRefused(SHARE_CAP, JsonRpcError(-32000, "over"))
+        self.failureResultOf(self.sessions.forTool(
+            tool(True), None, ENVELOPE, refuse), CallRefused)
+        self.assertEqual((admitted, self.pool.opened), ([None], []))
+        handle = self.openHandle()
+        self.successResultOf(self.sessions.forTool(
+            tool(True), handle, ENVELOPE, refuse))
+        self.assertEqual(admitted, [None])
+
     def test_lastingChangeNeedsHandle(self):
         failure = self.failureResultOf(self.sessions.forTool(
-            tool(False, OWN_SESSION), None, ENVELOPE), ToolError)
+            tool(False, OWN_SESSION), None, ENVELOPE, admitAll), ToolError)
         self.assertIn("open_session", failure.value.message)
         self.assertEqual(self.pool.opened, [])
 
@@ -108,7 +135,7 @@ class LendingTests(SynchronousTestCase):
         self.registry.warm.perUser = 2
         for readOnly in (False, True):
             session, done = self.successResultOf(
-                self.sessions.forTool(tool(readOnly), None, ENVELOPE))
+                self.sessions.forTool(tool(readOnly), None, ENVELOPE, admitAll))
             self.assertTrue(session.throwaway)
             before = list(session.gem.calls)
             done()
@@ -123,7 +150,7 @@ class LendingTests(SynchronousTestCase):
         spare logs in.
         """
         session, done = self.successResultOf(
-            self.sessions.forTool(tool(False), None, ENVELOPE))
+            self.sessions.forTool(tool(False), None, ENVELOPE, admitAll))
         done()
         self.assertEqual(session.gem.calls, [LOCK])
         self.assertTrue(session.gem.loggedOut)
@@ -138,7 +165,7 @@ class LendingTests(SynchronousTestCase):
         A read without a handle logs in for the call and out after it.
         """
         session, done = self.successResultOf(
-            self.sessions.forTool(tool(True), None, ENVELOPE))
+            self.sessions.forTool(tool(True), None, ENVELOPE, admitAll))
         self.assertIs(self.registry.get(session.handle), session)
         done()
         self.assertIsNone(self.registry.get(session.handle))
@@ -152,13 +179,13 @@ class LendingTests(SynchronousTestCase):
         """
         self.registry.warm.perUser = 2
         first, done = self.successResultOf(
-            self.sessions.forTool(tool(True), None, ENVELOPE))
+            self.sessions.forTool(tool(True), None, ENVELOPE, admitAll))
         done()
         self.assertTrue(first.gem.loggedOut)
         spare = self.pool.opened[-1]
         self.assertEqual(spare.calls, [LOCK])
         second, done = self.successResultOf(
-            self.sessions.forTool(tool(True), None, ENVELOPE))
+            self.sessions.forTool(tool(True), None, ENVELOPE, admitAll))
         self.assertIs(second.gem, spare)
         self.assertEqual(spare.calls, [LOCK, ("abort", {})])
         done()
@@ -171,7 +198,7 @@ class LendingTests(SynchronousTestCase):
         """
         self.registry.warm.perUser = 2
         session, done = self.successResultOf(
-            self.sessions.forTool(tool(True), None, ENVELOPE))
+            self.sessions.forTool(tool(True), None, ENVELOPE, admitAll))
         session.calls.ended = True
         done()
         self.assertTrue(session.gem.loggedOut)

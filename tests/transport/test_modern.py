@@ -640,8 +640,8 @@ class ConformanceFixtureTests(ModernTestCase):
         seen = []
         runner = self.app.legacy.calls
         answer = runner.answer
-        self.patch(runner, "answer", lambda request, method: (
-            seen.append(request), answer(request, method))[1])
+        self.patch(runner, "answer", lambda request, method, **kw: (
+            seen.append(request), answer(request, method, **kw))[1])
         meta = dict(META, **{"io.modelcontextprotocol/logLevel": "error"})
         requesting = self.treq.request(
             "POST", "http://127.0.0.1/mcp", unbuffered=True,

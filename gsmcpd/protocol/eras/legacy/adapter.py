@@ -11,12 +11,12 @@ asks its client on its own stream (L{gsmcpd.protocol.eras.legacy.asking}).
 """
 
 from collections.abc import Callable
-from functools import partial
 from operator import methodcaller
-from typing import Any
+from typing import Any, cast
 
 import attr
-from twisted.internet.defer import Deferred, fail, inlineCallbacks, succeed
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
+from zope.interface import implementer
 
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
@@ -24,13 +24,12 @@ from gsmcpd.gci.session import shielded
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import (
-    CallRunner,
     LoginFailedError,
     SessionGoneError,
     loginFailed,
     sessionLimitMessage,
 )
-from gsmcpd.protocol.context import FROM_MEMORY, CallContext
+from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.discover import namedInBody
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
@@ -47,6 +46,7 @@ from gsmcpd.protocol.jsonrpc import (
     stoppingError,
 )
 from gsmcpd.protocol.methods import MethodTable
+from gsmcpd.protocol.pipeline import Admit, CallPipeline, IEra, Placed
 from gsmcpd.protocol.recording import CANCELLED
 from gsmcpd.protocol.shares import END_ONE, shareRefusal
 from gsmcpd.protocol.toolcall import answersAsStream
@@ -55,6 +55,7 @@ from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import ShareExhausted
+from gsmcpd.tools.base import Tool
 
 Opened = tuple[ClientSession | None, JsonObject]
 """What C{initialize} comes to: the client session it opened (L{None}
@@ -65,6 +66,21 @@ def _sessionGone(work: Any, number: int) -> JsonRpcError:
     return SessionGoneError(number)
 
 
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class ClientCall:
+    """
+    What a 2025-era request carries besides its message.
+
+    @ivar principal: who sends it (L{LegacyEra.principalOf}).
+    @ivar openStream: opens the call's own event stream (L{LegacyEra.answer}).
+    """
+
+    client: ClientSession
+    principal: Principal | None
+    openStream: Callable[[ClientSession], ICallSink | None]
+
+
+@implementer(IEra)
 class LegacyEra:
     """
     Answers 2025-era requests for one server.
@@ -73,7 +89,7 @@ class LegacyEra:
     """
 
     def __init__(self, handlers: Handlers, methods: MethodTable,
-                 calls: CallRunner, sessions: SessionRegistry,
+                 pipeline: CallPipeline, sessions: SessionRegistry,
                  pending: IClientRequests, listeners: SessionListeners):
         """
         @param pending: the server's requests to clients, which a call's
@@ -83,7 +99,8 @@ class LegacyEra:
         """
         self.handlers = handlers
         self.methods = methods
-        self.calls = calls
+        self.pipeline = pipeline
+        self.calls = pipeline.calls
         self.sessions = sessions
         self.pending = pending
         self.listeners = listeners
@@ -179,38 +196,86 @@ class LegacyEra:
             return succeed(JsonRpcError(
                 METHOD_NOT_FOUND, f"Method not found: {message.method}"
             ).asResponse(message.id))
-        params = message.params
-        tool = sink = refusal = unmade = None
-        principal = self.principalOf(client, principal)
+        carried = ClientCall(client, self.principalOf(client, principal),
+                             openStream)
         if message.method == "tools/call":
-            try:
-                tool = self.handlers.toolCalled(self.dialect, principal,
-                                                params)
-            except CallRefused as e:
-                refusal = e
-            except JsonRpcError as e:
-                unmade = e
-            if answersAsStream(params, tool):
-                sink = openStream(client)
-        # Only a call asks its client, on its own stream: a method answered
-        # from memory (a prompt) cannot.
-        context = CallContext(StreamAsker(self.pending, client, sink), sink,
-                              client.wantsLog) if method.call else FROM_MEMORY
-        request = RequestFacts(
-            message.method, params, message.id, self.dialect,
-            client.protocolVersion, client.clientCapabilities,
-            client.clientInfo, principal, client.work, client, tool,
-            params.get("arguments"), context)
-        if refusal is not None:
-            answering = self.calls.refused(request, refusal)
-        elif unmade is not None:
-            # A call of no tool is recorded as a call, answered with why.
-            answering = self.calls.recorded(request, partial(fail, unmade))
+            answering = self.pipeline.call(self, message, carried, method)
         else:
-            answering = self.calls.answer(request, method)
+            request = self.decode(message, carried)
+            # Only a call asks its client: a method answered from memory
+            # (a prompt) cannot.
+            answering = self.calls.answer(self._asking(request, None)
+                                          if method.call else request, method)
         return answering.addCallbacks(
             _framed, errorResponse, callbackArgs=(message.id,),
             errbackArgs=(message.id,))
+
+    # Its codec (L{IEra}): the steps of a tools/call it takes its own way.
+
+    def decode(self, message: Message, carrier: "ClientCall"
+               ) -> RequestFacts:
+        """
+        A request on its client's session: a call that asks for progress
+        is answered on its own stream, opened now.
+        """
+        client, params = carrier.client, message.params
+        request = RequestFacts(
+            message.method, params, message.id, self.dialect,
+            client.protocolVersion, client.clientCapabilities,
+            client.clientInfo, carrier.principal, client.work, client, None,
+            params.get("arguments"), carried=carrier)
+        if message.method != "tools/call":
+            return request
+        return self._asking(request, carrier.openStream(client) if
+                            answersAsStream(params, None) else None)
+
+    def _asking(self, request: RequestFacts,
+                sink: ICallSink | None) -> RequestFacts:
+        """
+        C{request} as a call that asks its client on C{sink}, its own
+        stream, or on none.
+        """
+        client = cast(ClientSession, request.client)
+        return attr.evolve(request, context=CallContext(
+            StreamAsker(self.pending, client, sink), sink, client.wantsLog))
+
+    def lookedUp(self, call: RequestFacts, tool: Tool | None) -> RequestFacts:
+        """
+        The call of C{tool}, on its own stream if the tool streams.
+        """
+        if tool is None:
+            return call
+        if answersAsStream(call.params, tool) and \
+                not answersAsStream(call.params, None):
+            call = self._asking(call, cast(ClientCall, call.carried)
+                                .openStream(cast(ClientSession, call.client)))
+        return attr.evolve(call, tool=tool)
+
+    def answersItself(self, call: RequestFacts) -> None:
+        return None
+
+    def workSession(self, call: RequestFacts, admit: Admit
+                    ) -> Deferred[Placed]:
+        """
+        Its client's session's.
+        """
+        return succeed(Placed(call, _nothing))
+
+    def unplaced(self, call: RequestFacts) -> RequestFacts:
+        return call
+
+    def run(self, placed: Placed,
+            answer: Callable[[RequestFacts], Deferred[Any]]) -> Deferred[Any]:
+        return answer(placed.call)
+
+    def finished(self, value: JsonObject) -> JsonObject:
+        return value
+
+
+def _nothing() -> None:
+    """
+    What a call on a client's session needs done when it is over.
+    """
 
 
 def _framed(value: Any, messageId: object) -> JsonObject | None:

@@ -12,6 +12,7 @@ C{resultType} and cache hints, an input-required round
 """
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NoReturn, cast
 
 import attr
@@ -23,10 +24,10 @@ from twisted.internet.defer import (
     succeed,
 )
 from twisted.python.failure import Failure
+from zope.interface import implementer
 
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
-from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.catalogsurface import mirroringShown
 from gsmcpd.protocol.context import FROM_MEMORY, CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
@@ -46,7 +47,7 @@ from gsmcpd.protocol.eras.modern.handles import (
     takeHandle,
     takesHandle,
 )
-from gsmcpd.protocol.eras.modern.lending import Lending, nothingToRelease, toolError
+from gsmcpd.protocol.eras.modern.lending import Lending, nothingToRelease
 from gsmcpd.protocol.eras.modern.refusals import asRefusal
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
 from gsmcpd.protocol.eras.modern.results import complete
@@ -61,6 +62,7 @@ from gsmcpd.protocol.jsonrpc import (
 )
 from gsmcpd.protocol.methods import Method, MethodTable
 from gsmcpd.protocol.notices import Filter
+from gsmcpd.protocol.pipeline import Admit, CallPipeline, IEra, Placed
 from gsmcpd.protocol.recording import CANCELLED
 from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.sessions.client import LogGate
@@ -109,6 +111,22 @@ def namedInMeta(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
+class Carried:
+    """
+    What a 2026-era C{tools/call} carries besides its facts, for its
+    era's steps.
+
+    @ivar minted: told the handle C{open_session} opened.
+    """
+
+    message: Message
+    envelope: Envelope
+    headers: Headers
+    openStream: OpenStream
+    minted: Minted
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
 class ModernAnswer:
     """
     A 2026-era request's answer, before the transport frames it.
@@ -123,6 +141,7 @@ class ModernAnswer:
     minted: str | None = None
 
 
+@implementer(IEra)
 class ModernEra:
     """
     Answers 2026-07-28 requests for one server.
@@ -133,7 +152,7 @@ class ModernEra:
     """
 
     def __init__(self, handlers: Handlers, methods: MethodTable,
-                 calls: CallRunner, lending: Lending, clock: Any,
+                 pipeline: CallPipeline, lending: Lending, clock: Any,
                  served: skills.Skills, taskStore: tasks.TaskStore,
                  seal: RequestStateSeal | None = None):
         """
@@ -141,7 +160,8 @@ class ModernEra:
         """
         self.handlers = handlers
         self.methods = methods
-        self.calls = calls
+        self.pipeline = pipeline
+        self.calls = pipeline.calls
         self.lending = lending
         self.clock = clock
         self.tasks = taskStore
@@ -213,118 +233,123 @@ class ModernEra:
             return fail(methodRemoved(message.method))
         minted: list[str] = []
         if message.method == "tools/call":
-            answering = self._toolsCall(message, envelope, headers,
-                                        openStream, method, minted.append)
+            answering = self.pipeline.call(self, message, Carried(
+                message, envelope, headers, openStream, minted.append),
+                method)
         else:
             answering = self._answer(self.facts(message, envelope),
                                      envelope, method)
         return answering.addCallback(
             lambda value: ModernAnswer(value, minted[0] if minted else None))
 
-    # Tools.
+    # Its codec (L{IEra}): the steps of a tools/call it takes its own way.
 
-    def _toolsCall(self, message: Message, envelope: Envelope,
-                   headers: Headers, openStream: OpenStream, method: Method,
-                   minted: Minted) -> Deferred[JsonObject]:
-        """
-        A C{tools/call}; one refused before it runs (a L{CallRefused}: a
-        tool out of its token's scopes, a handle not its caller's or none
-        where one is needed, a C{requestState} this daemon did not seal,
-        an audit trail that cannot be written) is recorded as such.
-        """
-        return self._calling(message, envelope, headers, openStream,
-                             method, minted).addErrback(self._refused,
-                                                        message, envelope)
+    def decode(self, message: Message, carrier: "Carried") -> RequestFacts:
+        return attr.evolve(self.facts(
+            message, carrier.envelope, arguments=withoutHandle(
+                message.params.get("arguments"))), carried=carrier)
 
-    def _refused(self, failure: Failure, message: Message,
-                 envelope: Envelope) -> Deferred[JsonObject]:
-        failure.trap(CallRefused)
-        return self.calls.refused(
-            self.facts(message, envelope, arguments=withoutHandle(
-                message.params.get("arguments"))),
-            cast(CallRefused, failure.value)).addCallback(
-                _complete, "tools/call")
-
-    def _resolved(self, message: Message, envelope: Envelope,
-                  headers: Headers) -> tuple[Tool, JsonObject]:
+    def lookedUp(self, call: RequestFacts, tool: Tool | None) -> RequestFacts:
         """
-        The tool a call names and its arguments.
-
-        @raise JsonRpcError: for no such tool (for its caller), arguments
-            that are not an object, or C{Mcp-Param-*} headers that do not
-            match them.
+        A call's arguments, which must be an object its C{Mcp-Param-*}
+        headers match; a call of no tool is recorded without them.
         """
-        params = message.params
-        tool = self.handlers.toolCalled(self.dialect, envelope.principal,
-                                        params)
-        arguments = params.get("arguments")
+        if tool is None:
+            return attr.evolve(call, arguments=None)
+        carried = cast(Carried, call.carried)
+        arguments = call.params.get("arguments")
         arguments = {} if arguments is None else arguments
         if not isinstance(arguments, dict):
             raise JsonRpcError(INVALID_PARAMS,
                                "Invalid params: arguments must be an object")
         checkParameterHeaders(
-            self.schemas.schemaOf(tool), arguments, headers,
+            self.schemas.schemaOf(tool), arguments, carried.headers,
             tool.name in self._handleTools or mirroringShown(
-                self.handlers.toolsFor(envelope.principal), message,
+                self.handlers.toolsFor(call.principal), carried.message,
                 (SESSION_ARGUMENT,)))
-        return tool, arguments
+        return attr.evolve(call, tool=tool, arguments=arguments)
+
+    def answersItself(self, call: RequestFacts
+                      ) -> Callable[[], Deferred[Any]] | None:
+        tool = cast(Tool, call.tool)
+        if tool.name not in self._handleTools:
+            return None
+        carried = cast(Carried, call.carried)
+        return lambda: self.lending.handleTool(
+            tool, call.arguments, carried.envelope, carried.minted
+        ).addErrback(self._handleRefused, call.arguments.get(
+            SESSION_ARGUMENT), carried.envelope)
 
     @inlineCallbacks
-    def _calling(self, message: Message, envelope: Envelope,
-                 headers: Headers, openStream: OpenStream, method: Method,
-                 minted: Minted) -> Any:
-        params = message.params
-        try:
-            tool, arguments = self._resolved(message, envelope, headers)
-        except JsonRpcError as e:
-            # Recorded as the 2025 era records a call it cannot make, and
-            # answered as the error it is (the record fails with it).
-            yield self._unmade(message, envelope, None, None, e)
-        if tool.name in self._handleTools:
-            value = yield self.calls.recorded(
-                self.facts(message, envelope, tool=tool, arguments=arguments),
-                lambda: self.lending.handleTool(
-                    tool, arguments, envelope, minted).addErrback(
-                        self._handleRefused, arguments.get(SESSION_ARGUMENT),
-                        envelope))
-            return complete("tools/call", value)
-        taskSupport = self._taskSupport.get(tool.name)
+    def workSession(self, call: RequestFacts, admit: Admit) -> Any:
+        """
+        A task-only tool refused without the tasks extension, the audit
+        trail and the request state checked before a session is lent (a
+        L{Lending.forTool}: the handle's, a throwaway one, or none).
+        """
+        tool = cast(Tool, call.tool)
+        envelope = cast(Carried, call.carried).envelope
         refusal = tasks.requires(envelope)
+        if self._taskSupport.get(tool.name) == "required" and \
+                refusal is not None:
+            raise refusal
+        self.calls.records.admit()
+        verified = self._unsealed(call.params)
+        handle, rest = takeHandle(call.arguments) if takesHandle(tool) \
+            else (None, call.arguments)
+        if tool.runsOn == NO_SESSION:
+            return Placed(attr.evolve(call, arguments=rest),
+                          nothingToRelease, verified)
         try:
-            if taskSupport == "required" and refusal is not None:
-                raise refusal
-            # Refused before a session is lent for it.
-            self.calls.records.admit()
-            verified = self._unsealed(params)
-            handle, rest = takeHandle(arguments) if takesHandle(tool) \
-                else (None, arguments)
-            work, done = (yield self._lent(tool, handle, envelope)) \
-                if tool.runsOn != NO_SESSION else (None, nothingToRelease)
+            work, done = yield self.lending.forTool(
+                tool, handle, envelope, partial(admit, call))
         except (JsonRpcError, ToolError) as e:
-            value = yield self._unmade(message, envelope, tool, arguments, e)
-            return value
-        if taskSupport is not None and refusal is None:
+            raise asRefusal(e, handle, envelope.principal,
+                            self.lending.sessions)
+        return Placed(attr.evolve(call, work=work, arguments=rest), done,
+                      verified)
+
+    def unplaced(self, call: RequestFacts) -> RequestFacts:
+        return attr.evolve(call, arguments=withoutHandle(call.arguments))
+
+    @inlineCallbacks
+    def run(self, placed: Placed,
+            answer: Callable[[RequestFacts], Deferred[Any]]) -> Any:
+        """
+        A call as a task where its tool may become one, else in
+        input-required rounds, on its own stream where its client takes
+        one.
+        """
+        call = placed.call
+        tool = cast(Tool, call.tool)
+        carried = cast(Carried, call.carried)
+        envelope = carried.envelope
+        if self._taskSupport.get(tool.name) is not None and \
+                tasks.requires(envelope) is None:
             progress = tasks.TaskProgress(self.tasks)
             sink: ICallSink | None = progress
-            escalate = self._becomeTask(progress, done, envelope)
+            escalate = self._becomeTask(progress, placed.done, envelope)
         else:
-            sink = openStream() if answersAsStream(params, tool) else None
+            sink = carried.openStream() \
+                if answersAsStream(call.params, tool) else None
             escalate = None
         wantsLog = noLogs if sink is None else LogGate(
             self.clock.seconds, envelope.logLevel).wants
         becameTask = False
         try:
             value = yield modernRound(
-                self.seal, envelope, "tools/call", params,
-                lambda asker: self.calls.answer(self.facts(
-                    message, envelope, work, tool, rest,
-                    CallContext(asker, sink, wantsLog)), method
-                ).addCallback(dressed), escalate, verified)
+                self.seal, envelope, "tools/call", call.params,
+                lambda asker: answer(call.running(CallContext(
+                    asker, sink, wantsLog))).addCallback(dressed),
+                escalate, placed.state)
             becameTask = value.get("resultType") == tasks.TASK
         finally:
             if not becameTask:
-                done()
+                placed.done()
         return value
+
+    def finished(self, value: JsonObject) -> JsonObject:
+        return complete("tools/call", value)
 
     def _unsealed(self, params: JsonObject) -> Any:
         """
@@ -338,21 +363,6 @@ class ModernEra:
         except JsonRpcError as e:
             raise CallRefused(kinds.TAMPERED_STATE, e)
 
-    @inlineCallbacks
-    def _lent(self, tool: Tool, handle: str | None,
-              envelope: Envelope) -> Any:
-        """
-        The work session a call of C{tool} runs in, as
-        L{Lending.forTool} lends it; a handle its caller may not use, or
-        none where one is needed, refused as a L{CallRefused}.
-        """
-        try:
-            lent = yield self.lending.forTool(tool, handle, envelope)
-        except (JsonRpcError, ToolError) as e:
-            raise asRefusal(e, handle, envelope.principal,
-                            self.lending.sessions)
-        return lent
-
     def _handleRefused(self, failure: Failure, handle: str | None,
                        envelope: Envelope) -> NoReturn:
         """
@@ -363,24 +373,6 @@ class ModernEra:
         raise asRefusal(cast(JsonRpcError, failure.value), handle,
                         envelope.principal,
                         self.lending.sessions)
-
-    def _unmade(self, message: Message, envelope: Envelope,
-                tool: Tool | None, arguments: Any,
-                error: JsonRpcError | ToolError) -> Deferred[Any]:
-        """
-        Record a call that failed before it ran, and is no refusal (no
-        such tool, its login failed or timed out, no slot was free, the
-        server is stopping, a task-only tool without the tasks
-        extension...), as what its client is told: C{error}'s tool error,
-        or C{error}.
-        """
-        facts = self.facts(message, envelope, tool=tool,
-                           arguments=withoutHandle(arguments))
-        if isinstance(error, ToolError):
-            return self.calls.recorded(
-                facts, lambda: succeed(toolError(error))).addCallback(
-                    lambda value: complete("tools/call", value))
-        return self.calls.recorded(facts, lambda: fail(error))
 
     def _becomeTask(self, progress: tasks.TaskProgress,
                     done: Callable[[], Any], envelope: Envelope
@@ -449,6 +441,3 @@ class ModernEra:
             return self.lending.forRead(envelope, self.calls.records)
         return succeed((None, nothingToRelease))
 
-
-def _complete(value: JsonObject, method: str | None) -> JsonObject:
-    return complete(cast(str, method), value)

@@ -88,11 +88,14 @@ class Lending:
         return session
 
     @inlineCallbacks
-    def forTool(self, tool: Tool, handle: str | None, envelope: Envelope
-                ) -> Any:
+    def forTool(self, tool: Tool, handle: str | None, envelope: Envelope,
+                admit: Callable[[IWorkSession | None], None]) -> Any:
         """
         The session a GemStone tool's call runs in, and what to call when
         the call is over (a L{Lent}).
+
+        @param admit: admits a call without a handle before a session is
+            lent for it (raising the L{CallRefused} that refuses it).
 
         @raise JsonRpcError: for a handle that names no session, or for a
             call without one over its identity's share of calls or
@@ -111,10 +114,7 @@ class Lending:
             return session, nothingToRelease
         if tool.runsOn == OWN_SESSION:
             raise needsHandle(tool)
-        try:
-            self.sessions.shares.admitCall(None, envelope.principal)
-        except ShareExhausted as e:
-            raise shareRefusal(e)
+        admit(None)
         borrowed = yield self.borrowed(
             envelope, "its one call (without a session handle) is done")
         return borrowed

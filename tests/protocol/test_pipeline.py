@@ -1,0 +1,77 @@
+"""
+Tests for L{gsmcpd.protocol.pipeline}: every C{tools/call} of either era
+takes one pipeline, its tool looked up once and the call admitted once.
+(The answers of both eras, byte for byte: L{tests.structure.test_answercorpus}.)
+"""
+
+from twisted.internet.task import Clock
+from twisted.trial.unittest import SynchronousTestCase
+from zope.interface.verify import verifyObject
+
+from gsmcpd.daemon.service import eras
+from gsmcpd.protocol.calls import CallRunner
+from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
+from gsmcpd.protocol.eras.modern.envelope import Envelope
+from gsmcpd.protocol.handlers import Handlers, ServerIdentity
+from gsmcpd.protocol.notices import ChangeNotices
+from gsmcpd.protocol.pipeline import IEra
+from gsmcpd.protocol.versions import MODERN_VERSION
+from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.tools.catalog import ToolCatalog
+from tests.builders import clientSession
+from tests.fakes import FakeGem, FakePool
+from tests.protocol.test_handlers import message
+
+ENVELOPE = Envelope(MODERN_VERSION, {}, {"name": "t", "version": "1"},
+                    "debug")
+
+
+class PipelineTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.clock = Clock()
+        self.registry = SessionRegistry(FakePool(2), self.clock)
+        handlers = Handlers(ToolCatalog.named(["execution"]),
+                            ServerIdentity())
+        self.legacy, self.modern = eras(
+            handlers, CallRunner(self.registry, self.clock), self.registry,
+            PendingRequests(self.clock), SessionListeners(ChangeNotices()),
+            self.clock)
+        self.admitted = []
+        admitCall = self.registry.shares.admitCall
+        self.patch(self.registry.shares, "admitCall", lambda work, who: (
+            self.admitted.append(work), admitCall(work, who))[1])
+        self.looked = []
+        toolCalled = handlers.toolCalled
+        self.patch(handlers, "toolCalled", lambda *args: (
+            self.looked.append(args), toolCalled(*args))[1])
+
+    def call(self, **params):
+        return message("tools/call", name="execute_code",
+                       arguments={"code": "3 + 4"}, **params)
+
+    def test_bothErasAreCodecs(self):
+        self.assertTrue(verifyObject(IEra, self.legacy))
+        self.assertTrue(verifyObject(IEra, self.modern))
+        self.assertIs(self.legacy.pipeline, self.modern.pipeline)
+
+    def test_legacyOnceEach(self):
+        """
+        A 2025 call is looked up once and admitted once, into its client's
+        work session.
+        """
+        client = clientSession(FakeGem())
+        self.successResultOf(self.legacy.answer(client, self.call()))
+        self.assertEqual(len(self.looked), 1)
+        self.assertEqual(self.admitted, [client.work])
+
+    def test_throwawayAdmittedOnceBeforeItIsLent(self):
+        """
+        A 2026 call without a handle is admitted once, before a throwaway
+        session is lent for it (not again once it is lent).
+        """
+        self.successResultOf(self.modern.answer(
+            self.call(), ENVELOPE, {}, lambda: None))
+        self.assertEqual(len(self.looked), 1)
+        self.assertEqual(self.admitted, [None])
