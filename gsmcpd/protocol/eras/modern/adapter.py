@@ -29,7 +29,7 @@ from zope.interface import implementer
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.catalogsurface import mirroringShown
-from gsmcpd.protocol.context import FROM_MEMORY, CallContext, noLogs
+from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import ModernAsker, modernRound
 from gsmcpd.protocol.eras.modern.envelope import (
@@ -204,17 +204,18 @@ class ModernEra:
             uri for uri in wants.resourceSubscriptions
             if mine.resolve(uri) or not served.resolve(uri)))
 
-    def facts(self, message: Message, envelope: Envelope, work: Any = None,
-              tool: Any = None, arguments: Any = None,
-              context: CallContext = FROM_MEMORY) -> RequestFacts:
+    def facts(self, message: Message, envelope: Envelope,
+              carried: "Carried | None" = None) -> RequestFacts:
         """
-        The facts a handler is told of C{message}.
+        The facts a handler is told of C{message}; for a C{tools/call}
+        (C{carried}), with its arguments as its record names them.
         """
         return RequestFacts(
             message.method, message.params, message.id, self.dialect,
             envelope.protocolVersion, envelope.clientCapabilities,
-            envelope.clientInfo, envelope.principal, work, None, tool,
-            arguments, context)
+            envelope.clientInfo, envelope.principal,
+            arguments=None if carried is None else withoutHandle(
+                message.params.get("arguments")), carried=carried)
 
     def answer(self, message: Message, envelope: Envelope, headers: Headers,
                openStream: OpenStream) -> Deferred[ModernAnswer]:
@@ -245,9 +246,7 @@ class ModernEra:
     # Its codec (L{IEra}): the steps of a tools/call it takes its own way.
 
     def decode(self, message: Message, carrier: "Carried") -> RequestFacts:
-        return attr.evolve(self.facts(
-            message, carrier.envelope, arguments=withoutHandle(
-                message.params.get("arguments"))), carried=carrier)
+        return self.facts(message, carrier.envelope, carrier)
 
     def lookedUp(self, call: RequestFacts, tool: Tool | None) -> RequestFacts:
         """
