@@ -7,10 +7,15 @@ GemStone-side code (docs/simulated-stone.rst).
 
 It prints and compares as its elements would, answers an Array for
 C{collect:}, C{select:} and the like (its species), and refuses
-C{at:put:}.
+C{at:put:}.  Its size, elements, C{includes:} and enumeration are computed
+from its bounds and step (L{Elements}), as GemStone's are, so C{(1 to:
+1000000000) size} costs nothing and a C{do:} over it is a long loop that a
+break ends; only what builds a collection of its elements builds them, up
+to L{MAX_ELEMENTS}.
 """
 
 import math
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 
 import attr
@@ -27,6 +32,74 @@ from gsmcpd.testing.simulator.objects import (
     printElements,
 )
 
+MAX_ELEMENTS = 1 << 22
+"""The most elements the model builds into one collection (32 MB of
+slots, within GemStone's default 50 MB of temporary object memory, where a
+gem asked for far more dies: docs/gemstone-fidelity.rst)."""
+
+
+def bounded(count: int, what: str) -> int:
+    """
+    C{count}, when the model may build that many elements.
+
+    @raise errors.GciError: it may not; the call ends (C{simulatorLimit}).
+    """
+    if count > MAX_ELEMENTS:
+        raise errors.simulatorLimit(
+            f"{what} would build {count} elements; the simulator builds at most "
+            f"{MAX_ELEMENTS} (a gem's temporary object memory would not hold them)")
+    return count
+
+
+@attr.s(frozen=True, eq=False)
+class Elements(Sequence):
+    """
+    An Interval's elements, each computed when it is asked for: element
+    C{i} (from 0) is C{start + i * by}.
+    """
+
+    start = attr.ib()
+    by = attr.ib()
+    size = attr.ib()
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            chosen = range(self.size)[i]
+            bounded(len(chosen), "copying the Interval")
+            return [self._at(each) for each in chosen]
+        return self._at(i)
+
+    def _at(self, i: int) -> object:
+        return normalize(self.start + i * self.by)
+
+    def __iter__(self) -> Iterator[object]:
+        return map(self._at, range(self.size))
+
+    def __reversed__(self) -> Iterator[object]:
+        return map(self._at, reversed(range(self.size)))
+
+    def includes(self, value: object) -> bool:
+        """
+        Whether an element is C{=} to C{value}, found by arithmetic: only the
+        elements next to where C{value} would be are compared.
+        """
+        if not isNumber(value) or not self.size \
+                or (isinstance(value, float) and not math.isfinite(value)):
+            return False
+        offset = (Fraction(value) - Fraction(self.start)) / Fraction(self.by)
+        slack = 1
+        if any(isinstance(each, float) for each in (value, self.start, self.by)):
+            # Float elements are rounded: allow for the rounding's spread.
+            largest = max(abs(float(value)), abs(float(self.start)),
+                          abs(float(self._at(self.size - 1))))
+            slack += math.ceil(4 * math.ulp(largest) / abs(float(self.by)))
+        near = range(max(math.floor(offset) - slack, 0),
+                     min(math.ceil(offset) + slack + 1, self.size))
+        return any(equal(self._at(i), value) for i in near)
+
 
 @attr.s(eq=False)
 class Interval(Instance):
@@ -39,14 +112,34 @@ class Interval(Instance):
     by = attr.ib(default=1)
 
     @property
-    def items(self):
+    def elements(self) -> Elements:
         count = math.floor((Fraction(self.stop) - Fraction(self.start)) / Fraction(self.by)) + 1
-        return [normalize(self.start + i * self.by) for i in range(max(count, 0))]
+        return Elements(self.start, self.by, max(count, 0))
+
+    @property
+    def items(self) -> list[object]:
+        """
+        The elements, built (L{bounded}): what a copy of them is made from.
+        """
+        elements = self.elements
+        bounded(len(elements), "the Interval's elements")
+        return list(elements)
+
+
+def _equal(a: Interval, b: object) -> bool:
+    """
+    Whether C{b} is an Interval with equal elements: exact ones (Integers,
+    Fractions) progress evenly, so their first two settle it.
+    """
+    if not isinstance(b, Interval) or len(a.elements) != len(b.elements):
+        return False
+    if any(isinstance(each, float) for each in (a.start, a.by, b.start, b.by)):
+        return all(equal(x, y) for x, y in zip(a.items, b.items, strict=True))
+    return all(equal(x, y) for x, y in zip(a.elements[:2], b.elements[:2], strict=True))
 
 
 PRINTERS[Interval] = lambda value: printElements(value, value.items)
-EQUALITY[Interval] = lambda a, b: isinstance(b, Interval) and len(a.items) == len(b.items) \
-    and all(equal(x, y) for x, y in zip(a.items, b.items, strict=True))
+EQUALITY[Interval] = _equal
 
 
 def _number(value, selector):
