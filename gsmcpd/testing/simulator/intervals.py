@@ -17,6 +17,7 @@ to L{MAX_ELEMENTS}.
 import math
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
+from typing import cast, overload
 
 import attr
 
@@ -31,6 +32,8 @@ from gsmcpd.testing.simulator.objects import (
     normalize,
     printElements,
 )
+
+Number = int | float | Fraction
 
 MAX_ELEMENTS = 1 << 22
 """The most elements the model builds into one collection (32 MB of
@@ -58,27 +61,33 @@ class Elements(Sequence):
     C{i} (from 0) is C{start + i * by}.
     """
 
-    start = attr.ib()
-    by = attr.ib()
-    size = attr.ib()
+    start: Number = attr.ib()
+    by: Number = attr.ib()
+    size: int = attr.ib()
 
     def __len__(self) -> int:
         return self.size
 
-    def __getitem__(self, i):
+    @overload
+    def __getitem__(self, i: int) -> Number: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Number]: ...
+
+    def __getitem__(self, i: int | slice) -> Number | list[Number]:
         if isinstance(i, slice):
             chosen = range(self.size)[i]
             bounded(len(chosen), "copying the Interval")
             return [self._at(each) for each in chosen]
         return self._at(i)
 
-    def _at(self, i: int) -> object:
-        return normalize(self.start + i * self.by)
+    def _at(self, i: int) -> Number:
+        return cast(Number, normalize(self.start + i * self.by))
 
-    def __iter__(self) -> Iterator[object]:
+    def __iter__(self) -> Iterator[Number]:
         return map(self._at, range(self.size))
 
-    def __reversed__(self) -> Iterator[object]:
+    def __reversed__(self) -> Iterator[Number]:
         return map(self._at, reversed(range(self.size)))
 
     def includes(self, value: object) -> bool:
@@ -89,11 +98,12 @@ class Elements(Sequence):
         if not isNumber(value) or not self.size \
                 or (isinstance(value, float) and not math.isfinite(value)):
             return False
-        offset = (Fraction(value) - Fraction(self.start)) / Fraction(self.by)
+        number = cast(Number, value)
+        offset = (Fraction(number) - Fraction(self.start)) / Fraction(self.by)
         slack = 1
-        if any(isinstance(each, float) for each in (value, self.start, self.by)):
+        if any(isinstance(each, float) for each in (number, self.start, self.by)):
             # Float elements are rounded: allow for the rounding's spread.
-            largest = max(abs(float(value)), abs(float(self.start)),
+            largest = max(abs(float(number)), abs(float(self.start)),
                           abs(float(self._at(self.size - 1))))
             slack += math.ceil(4 * math.ulp(largest) / abs(float(self.by)))
         near = range(max(math.floor(offset) - slack, 0),
@@ -107,9 +117,9 @@ class Interval(Instance):
     From C{start} to C{stop} by C{by}, which is never zero.
     """
 
-    start = attr.ib(default=1)
-    stop = attr.ib(default=0)
-    by = attr.ib(default=1)
+    start: Number = attr.ib(default=1)
+    stop: Number = attr.ib(default=0)
+    by: Number = attr.ib(default=1)
 
     @property
     def elements(self) -> Elements:
@@ -117,7 +127,7 @@ class Interval(Instance):
         return Elements(self.start, self.by, max(count, 0))
 
     @property
-    def items(self) -> list[object]:
+    def items(self) -> list[Number]:
         """
         The elements, built (L{bounded}): what a copy of them is made from.
         """
@@ -142,37 +152,38 @@ PRINTERS[Interval] = lambda value: printElements(value, value.items)
 EQUALITY[Interval] = _equal
 
 
-def _number(value, selector):
+def _number(value: object, selector: str) -> Number:
     if not isNumber(value):
         raise errors.argumentTypeError(selector)
-    return value
+    return cast(Number, value)
 
 
-def _interval(start, stop, by, selector):
+def _interval(start: object, stop: object, by: object, selector: str) -> Interval:
     if _number(by, selector) == 0:
         # A step of zero would never reach the stop: the model refuses it
         # when the Interval is made (the stricter reading,
         # docs/gemstone-fidelity.rst).
         raise errors.outOfRange(f"{selector} with a step of zero")
     return Interval(CLASSES["Interval"], start=_number(start, selector),
-                    stop=_number(stop, selector), by=by)
+                    stop=_number(stop, selector), by=_number(by, selector))
 
 
 @method("Number", "to:")
-def _to(ev, receiver, stop):
+def _to(ev: object, receiver: Number, stop: object) -> Interval:
     return _interval(receiver, stop, 1, "to:")
 
 
 @classMethod("Interval", "from:to:")
-def _fromTo(ev, receiver, start, stop):
+def _fromTo(ev: object, receiver: object, start: object, stop: object) -> Interval:
     return _interval(start, stop, 1, "from:to:")
 
 
 @classMethod("Interval", "from:to:by:")
-def _fromToBy(ev, receiver, start, stop, by):
+def _fromToBy(ev: object, receiver: object, start: object, stop: object,
+              by: object) -> Interval:
     return _interval(start, stop, by, "from:to:by:")
 
 
 @method("Interval", "increment")
-def _increment(ev, receiver):
+def _increment(ev: object, receiver: Interval) -> Number:
     return receiver.by
