@@ -15,7 +15,7 @@ to L{MAX_ELEMENTS}.
 """
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Sequence, Sized
 from fractions import Fraction
 from typing import cast, overload
 
@@ -68,6 +68,10 @@ class Elements(Sequence):
     def __len__(self) -> int:
         return self.size
 
+    def __bool__(self) -> bool:
+        # Not by len(): a size past the machine's word fits no len().
+        return self.size > 0
+
     @overload
     def __getitem__(self, i: int) -> Number: ...
 
@@ -77,7 +81,7 @@ class Elements(Sequence):
     def __getitem__(self, i: int | slice) -> Number | list[Number]:
         if isinstance(i, slice):
             chosen = range(self.size)[i]
-            bounded(len(chosen), "copying the Interval")
+            bounded(_count(chosen), "copying the Interval")
             return [self._at(each) for each in chosen]
         return self._at(i)
 
@@ -108,7 +112,25 @@ class Elements(Sequence):
             slack += math.ceil(4 * math.ulp(largest) / abs(float(self.by)))
         near = range(max(math.floor(offset) - slack, 0),
                      min(math.ceil(offset) + slack + 1, self.size))
+        bounded(_count(near), "comparing the Interval's elements")
         return any(equal(self._at(i), value) for i in near)
+
+
+def _count(indices: range) -> int:
+    """
+    How many C{indices} there are, however many (C{len} stops at the
+    machine's word).
+    """
+    toward = 1 if indices.step > 0 else -1
+    return max(0, (indices.stop - indices.start + indices.step - toward) // indices.step)
+
+
+def sizeOf(items: Sized) -> int:
+    """
+    How many C{items} there are, an Interval's L{Elements} past the
+    machine's word too (GemStone's size is then a LargeInteger).
+    """
+    return items.size if isinstance(items, Elements) else len(items)
 
 
 @attr.s(eq=False)
@@ -132,7 +154,7 @@ class Interval(Instance):
         The elements, built (L{bounded}): what a copy of them is made from.
         """
         elements = self.elements
-        bounded(len(elements), "the Interval's elements")
+        bounded(elements.size, "the Interval's elements")
         return list(elements)
 
 
@@ -141,7 +163,7 @@ def _equal(a: Interval, b: object) -> bool:
     Whether C{b} is an Interval with equal elements: exact ones (Integers,
     Fractions) progress evenly, so their first two settle it.
     """
-    if not isinstance(b, Interval) or len(a.elements) != len(b.elements):
+    if not isinstance(b, Interval) or a.elements.size != b.elements.size:
         return False
     if any(isinstance(each, float) for each in (a.start, a.by, b.start, b.by)):
         return all(equal(x, y) for x, y in zip(a.items, b.items, strict=True))

@@ -11,7 +11,7 @@ an Array, as GemStone's C{species} arranges.
 import functools
 
 from gsmcpd.testing.simulator import errors, sets, system
-from gsmcpd.testing.simulator.intervals import Elements, Interval
+from gsmcpd.testing.simulator.intervals import Elements, Interval, sizeOf
 from gsmcpd.testing.simulator.kernel import (
     CLASSES,
     classMethod,
@@ -119,7 +119,7 @@ def _collection(*selectors):
 
 @_collection("size")
 def _size(ev, receiver):
-    return len(sequence(receiver))
+    return sizeOf(sequence(receiver))
 
 
 @_collection("isEmpty")
@@ -135,7 +135,7 @@ def _notEmpty(ev, receiver):
 @_sequence("at:")
 def _at(ev, receiver, position):
     items = sequence(receiver)
-    return items[index(position, len(items))]
+    return items[index(position, sizeOf(items))]
 
 
 @_sequence("first")
@@ -145,7 +145,7 @@ def _first(ev, receiver):
 
 @_sequence("last")
 def _last(ev, receiver):
-    return _at(ev, receiver, len(sequence(receiver)))
+    return _at(ev, receiver, sizeOf(sequence(receiver)))
 
 
 @_sequence("at:put:")
@@ -201,8 +201,8 @@ def _copyFromTo(ev, receiver, start, stop):
     items = sequence(receiver)
     if integer(stop) < integer(start):
         return like(receiver, [])
-    index(start, len(items))
-    index(stop, len(items))
+    index(start, sizeOf(items))
+    index(stop, sizeOf(items))
     return like(receiver, items[start - 1:stop])
 
 
