@@ -75,6 +75,17 @@ def _definitionParts(definition: str) -> dict[str, tuple[str, ...]]:
     return parts
 
 
+def _ownComment(name: str, comment: str | None) -> str:
+    """
+    A class's comment, or none: for a class without one, GemStone's
+    C{comment} answers a text of its own making ("No class-specific
+    documentation for ...", then the hierarchy), which is not the class's
+    and would not survive a round trip.
+    """
+    generated = f"No class-specific documentation for {name}, hierarchy is: "
+    return "" if not comment or comment.startswith(generated) else comment
+
+
 def stoneClass(record: JsonObject) -> StoneClass:
     """One class of the C{export_tonel} template's answer."""
     parts = _definitionParts(record["definition"])
@@ -84,7 +95,7 @@ def stoneClass(record: JsonObject) -> StoneClass:
         tuple(record["classVarNames"]),
         parts.get("poolDictionaries:", ()),
         tuple(record["classInstVarNames"]), parts.get("options:", ()),
-        record["category"], record["comment"] or "")
+        record["category"], _ownComment(name, record["comment"]))
     methods = tuple(TonelMethod(name, each["meta"], each["selector"],
                                 each["category"], each["source"])
                     for each in record["methods"])
