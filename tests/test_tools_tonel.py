@@ -11,7 +11,8 @@ from gsmcpd.tools.ledger import methodKey
 from tests.test_tools_mutation import WITHDRAW, MutationTestCase
 from tests.toolharness import ToolHarness
 
-TOOLSETS = ("browsing", "mutation", "session", "testing", "tonel")
+TOOLSETS = ("browsing", "execution", "mutation", "session", "testing",
+            "tonel")
 
 ACCOUNT_PATH = "Banking-Core/Account.class.st"
 
@@ -24,6 +25,12 @@ LOAN = """Class {
 \t#superclass : 'Account',
 \t#instVars : [
 \t\t'rate'
+\t],
+\t#classVars : [
+\t\t'Rates'
+\t],
+\t#classInstVars : [
+\t\t'count'
 \t],
 \t#category : 'Banking-Core'
 }
@@ -124,6 +131,16 @@ class ExportTests(TonelTestCase):
             "Banking-Core/package.st",
             "Banking-Core/SavingsAccount.class.st"])
         self.assertIsNone(rest["nextOffset"])
+
+    @inlineCallbacks
+    def test_eachClassOnce(self):
+        """A class bound under another name too is exported once, under
+        its own."""
+        yield self.succeed("execute_code",
+                           code="(System myUserProfile symbolList objectNamed:"
+                           " #Banking) at: #Acct put: Account")
+        found = yield self.exported(dictionary="Banking")
+        self.assertEqual(found["total"], 3)
 
     @inlineCallbacks
     def test_category(self):
@@ -248,8 +265,9 @@ class LoadTests(TonelTestCase):
                          "2 changes:\nadded class Loan\nadded Loan>>rate")
         info = self.code().classNamed("Loan")
         self.assertEqual((info.superclassName, info.instVarNames,
-                          info.category), ("Account", ("rate",),
-                                           "Banking-Core"))
+                          info.classVars, info.classInstVars, info.category),
+                         ("Account", ("rate",), ("Rates",), ("count",),
+                          "Banking-Core"))
         again = yield self.exported(className="Loan")
         self.assertEqual(again["files"][1]["content"], LOAN)
 
