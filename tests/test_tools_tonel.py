@@ -378,3 +378,29 @@ class LoadTests(TonelTestCase):
         self.assertIsNone(self.source("Account", "owner"))
         self.assertIsNone(self.harness.session.ledger.lastRead(
             methodKey("Account", "owner", False)))
+
+
+class RoundTripTests(TonelTestCase):
+
+    @inlineCallbacks
+    def test_intoAStoneWithoutThePackage(self):
+        """
+        Export, load into a stone without the package, export again: the
+        same files, byte for byte.
+        """
+        exported = yield self.exported(dictionary="Banking")
+        for className in ("AccountTest", "SavingsAccount", "Account"):
+            yield self.succeed("get_class_definition", className=className)
+            yield self.succeed("delete_class", className=className)
+        yield self.succeed("commit")
+        self.assertIsNone(self.code().classNamed("Account"))
+        loaded = yield self.succeed("load_tonel", files=exported["files"])
+        self.assertEqual(
+            [c["className"] for c in loaded["structuredContent"]["changes"]
+             if c["selector"] is None],
+            ["Account", "SavingsAccount", "AccountTest"])
+        core = yield self.exported(category="Banking-Core")
+        tests = yield self.exported(category="Banking-Tests")
+        self.assertEqual(core["files"] + tests["files"], exported["files"])
+        self.assertEqual(self.code().classNamed("Account").dictionary,
+                         "UserGlobals")
