@@ -6,6 +6,7 @@ loaded back, through the dispatcher.
 
 from twisted.internet.defer import inlineCallbacks
 
+from gsmcpd.tools import tonel
 from gsmcpd.tools.base import ANY_SESSION, OWN_SESSION
 from gsmcpd.tools.ledger import methodKey
 from tests.test_tools_mutation import WITHDRAW, MutationTestCase
@@ -141,6 +142,24 @@ class ExportTests(TonelTestCase):
                            " #Banking) at: #Acct put: Account")
         found = yield self.exported(dictionary="Banking")
         self.assertEqual(found["total"], 3)
+
+    @inlineCallbacks
+    def test_pageEndsAtItsSize(self):
+        """
+        A page ends early once it holds enough source, and says where the
+        next starts; a diff reads every class its files name all the same.
+        """
+        self.patch(tonel, "PAGE_SOURCE", 10)
+        first = yield self.exported(dictionary="Banking")
+        self.assertEqual([each["path"] for each in first["files"]], [
+            "Banking-Core/package.st", ACCOUNT_PATH])
+        self.assertEqual((first["total"], first["nextOffset"]), (3, 1))
+        whole = yield self.exported(dictionary="Banking", offset=1)
+        self.assertEqual(whole["nextOffset"], 2)
+        found = yield self.changes({
+            each["path"]: each["content"] for each in first["files"]
+            + whole["files"]})
+        self.assertEqual(found, [])
 
     @inlineCallbacks
     def test_category(self):

@@ -59,6 +59,10 @@ from gsmcpd.tools.tonelplan import (
 EXPORT_LIMIT = 100
 """Classes (a file each) an export answers by default."""
 
+PAGE_SOURCE = 400_000
+"""Characters of method source after which a page ends early: a result
+is at most a megabyte, and JSON escapes some."""
+
 FILES = {"type": "array", "maxItems": 10000, "items": {
     "type": "object", "additionalProperties": False,
     "required": ["path", "content"],
@@ -144,11 +148,22 @@ class TonelToolset(MutationToolset):
                     dictionary: str | None = None, offset: int = 0,
                     limit: int | None = None,
                     ) -> Steps[tuple[list[StoneClass], int]]:
-        """The stone's classes as Tonel (a page of them), and how many."""
-        value = yield call.runTemplate("export_tonel", {
-            "classNames": classNames, "category": category,
-            "dictionaryName": dictionary, "offset": offset, "limit": limit})
-        return [stoneClass(each) for each in value["classes"]], value["total"]
+        """
+        The stone's classes as Tonel, and how many there are: a page of
+        them, or with no C{limit} all from C{offset} (the template ends a
+        page early at a size; the next one is read then).
+        """
+        classes: list[StoneClass] = []
+        while True:
+            value = yield call.runTemplate("export_tonel", {
+                "classNames": classNames, "category": category,
+                "dictionaryName": dictionary, "offset": offset,
+                "limit": limit, "sourceBudget": PAGE_SOURCE})
+            classes.extend(stoneClass(each) for each in value["classes"])
+            offset += len(value["classes"])
+            if limit is not None or offset >= value["total"] or \
+                    not value["classes"]:
+                return classes, value["total"]
 
     @inlineCallbacks
     def exportTonel(self, call: ToolCall,
