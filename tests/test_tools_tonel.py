@@ -162,6 +162,43 @@ class ExportTests(TonelTestCase):
         self.assertEqual(found, [])
 
     @inlineCallbacks
+    def test_extensions(self):
+        """
+        A category's methods in other classes (its extension category) are
+        its package's extension files, not their own classes' methods; an
+        unedited one diffs as no change, an edited one as its change.
+        """
+        yield self.succeed("compile_method", className="AccountTest",
+                           source="isBanking\n\t^true",
+                           category="*banking-core")
+        yield self.succeed("compile_method", className="AccountTest",
+                           source="isOther\n\t^true", category="*other")
+        core = yield self.exported(category="Banking-Core")
+        files = {each["path"]: each["content"] for each in core["files"]}
+        path = "Banking-Core/AccountTest.extension.st"
+        self.assertEqual(list(files)[-1], path)
+        self.assertEqual(files[path], (
+            "Extension {\n\t#name : 'AccountTest'\n}\n\n"
+            "{ #category : '*banking-core' }\n"
+            "AccountTest >> isBanking [\n\t^true\n]\n"))
+        later = yield self.exported(category="Banking-Core", offset=1)
+        self.assertEqual([each["path"] for each in later["files"]], [
+            "Banking-Core/package.st",
+            "Banking-Core/SavingsAccount.class.st"])
+        tests = yield self.exported(category="Banking-Tests")
+        self.assertNotIn("isBanking", tests["files"][1]["content"])
+        self.assertEqual((yield self.changes(files)), [])
+        files[path] = files[path].replace("^true", "^false")
+        found = yield self.changes(files)
+        self.assertEqual([(c["className"], c["selector"], c["change"])
+                          for c in found],
+                         [("AccountTest", "isBanking", "changed")])
+        template = self.harness.tools.toolsets[-1].resourceTemplates()[0]
+        uri = f"gemstone://tonel/{path}"
+        read = yield template.read(self.call(), uri, **template.match(uri))
+        self.assertEqual(read[0]["text"], core["files"][-1]["content"])
+
+    @inlineCallbacks
     def test_category(self):
         found = yield self.exported(category="Banking-Core")
         self.assertEqual([each["path"] for each in found["files"]], [

@@ -44,7 +44,7 @@ from gsmcpd.tools.mutation import MutationToolset
 from gsmcpd.tools.offerings import ResourceTemplate
 from gsmcpd.tools.paging import pagingProperties
 from gsmcpd.tools.tonelapply import Loader
-from gsmcpd.tools.tonelformat import TonelFile, packageFile
+from gsmcpd.tools.tonelformat import TonelFile, TonelMethod, packageFile
 from gsmcpd.tools.tonelplan import (
     Change,
     StoneClass,
@@ -54,6 +54,7 @@ from gsmcpd.tools.tonelplan import (
     parsedFiles,
     readBase,
     stoneClass,
+    stoneExtensions,
 )
 
 EXPORT_LIMIT = 100
@@ -139,31 +140,35 @@ class TonelToolset(MutationToolset):
             "gemstone://tonel/{package}/{file}", "tonel-file",
             self.readFile, title="Tonel file",
             description="One file of export_tonel's package layout "
-                        "(package.st or <Class>.class.st), as this session "
-                        "sees it", mimeType="text/plain")]
+                        "(package.st, <Class>.class.st or "
+                        "<Class>.extension.st), as this session sees it",
+            mimeType="text/plain")]
 
     @inlineCallbacks
     def readClasses(self, call: ToolCall, classNames: list[str] | None,
                     category: str | None = None,
                     dictionary: str | None = None, offset: int = 0,
                     limit: int | None = None,
-                    ) -> Steps[tuple[list[StoneClass], int]]:
+                    ) -> Steps[tuple[list[StoneClass], int, list[TonelMethod]]]:
         """
-        The stone's classes as Tonel, and how many there are: a page of
-        them, or with no C{limit} all from C{offset} (the template ends a
-        page early at a size; the next one is read then).
+        The stone's classes as Tonel, how many there are, and a category's
+        extension methods (with its first page): a page of them, or with
+        no C{limit} all from C{offset} (the template ends a page early at
+        a size; the next one is read then).
         """
         classes: list[StoneClass] = []
+        extensions: list[TonelMethod] = []
         while True:
             value = yield call.runTemplate("export_tonel", {
                 "classNames": classNames, "category": category,
                 "dictionaryName": dictionary, "offset": offset,
                 "limit": limit, "sourceBudget": PAGE_SOURCE})
             classes.extend(stoneClass(each) for each in value["classes"])
+            extensions.extend(stoneExtensions(value["extensions"]))
             offset += len(value["classes"])
             if limit is not None or offset >= value["total"] or \
                     not value["classes"]:
-                return classes, value["total"]
+                return classes, value["total"], extensions
 
     @inlineCallbacks
     def exportTonel(self, call: ToolCall,
@@ -175,23 +180,25 @@ class TonelToolset(MutationToolset):
                             "className, category or dictionary")
         className = arguments.get("className")
         offset = arguments.get("offset", 0)
-        classes, total = yield self.readClasses(
-            call, None if className is None else [className],
-            arguments.get("category"), arguments.get("dictionary"), offset,
+        category = arguments.get("category")
+        classes, total, extensions = yield self.readClasses(
+            call, None if className is None else [className], category,
+            arguments.get("dictionary"), offset,
             arguments.get("limit", EXPORT_LIMIT))
-        if not total:
+        if not total and not extensions:
             raise ToolError("notFound", f"No class is named {className}"
                             if className else "No class is in "
                             f"{arguments.get('category') or arguments.get('dictionary')}")
         end = offset + len(classes)
         nextOffset = end if end < total else None
-        files = exportedFiles(classes)
+        files = exportedFiles(classes, extensions, category)
         more = "" if nextOffset is None else \
             f"; pass offset: {nextOffset} for the next page"
         text = "\n".join([f"{counted(len(files), 'file')} of "
                           f"{counted(total, 'class', 'classes')}{more}:",
                           *(each["path"] for each in files)])
-        return ToolResult(text, {"files": files, "base": baseToken(classes),
+        return ToolResult(text, {"files": files,
+                                 "base": baseToken(classes, extensions),
                                  "total": total, "nextOffset": nextOffset})
 
     @inlineCallbacks
@@ -199,16 +206,20 @@ class TonelToolset(MutationToolset):
                  file: str) -> Steps[list[JsonObject]]:
         package, file = unquote(package), unquote(file)
         if file == "package.st":
-            text = packageFile(package)
+            return [{"uri": uri, "mimeType": "text/plain",
+                     "text": packageFile(package)}]
+        if file.endswith(".extension.st"):
+            classes, _, extensions = yield self.readClasses(
+                call, None, package, limit=0)
         else:
-            classes, _ = yield self.readClasses(
+            classes, _, extensions = yield self.readClasses(
                 call, [file.removesuffix(".class.st")])
-            found = [each for each in exportedFiles(classes)
-                     if each["path"] == f"{package}/{file}"]
-            if not found:
-                raise ToolError("notFound", f"No Tonel file {package}/{file} "
-                                "(export_tonel lists a package's files)")
-            text = found[0]["content"]
+        found = [each for each in exportedFiles(classes, extensions, package)
+                 if each["path"] == f"{package}/{file}"]
+        if not found:
+            raise ToolError("notFound", f"No Tonel file {package}/{file} "
+                            "(export_tonel lists a package's files)")
+        text = found[0]["content"]
         return [{"uri": uri, "mimeType": "text/plain", "text": text}]
 
     @inlineCallbacks
@@ -217,7 +228,7 @@ class TonelToolset(MutationToolset):
         """What C{parsed} changes in the stone, and the stone's classes."""
         names = sorted({each.name for each in parsed
                         if each.kind != "package"})
-        classes, _ = yield self.readClasses(call, names)
+        classes, _, _ = yield self.readClasses(call, names)
         stone = {each.definition.name: each for each in classes}
         return changes(parsed, stone), stone
 

@@ -25,6 +25,7 @@ from gsmcpd.tools.tonelformat import (
     TonelMethod,
     TonelSyntaxError,
     classFile,
+    extensionFile,
     methodOrder,
     packageFile,
     parseFile,
@@ -103,21 +104,40 @@ def stoneClass(record: JsonObject) -> StoneClass:
                       record["definition"])
 
 
-def exportedFiles(classes: Sequence[StoneClass]) -> list[JsonObject]:
+def stoneExtensions(records: Sequence[JsonObject]) -> list[TonelMethod]:
+    """The extension methods the C{export_tonel} template answered."""
+    return [TonelMethod(record["className"], each["meta"], each["selector"],
+                        each["category"], each["source"])
+            for record in records for each in record["methods"]]
+
+
+def exportedFiles(classes: Sequence[StoneClass],
+                  extensions: Sequence[TonelMethod] = (),
+                  extended: str | None = None) -> list[JsonObject]:
     """
     The files of C{classes} as Rowan lays a package out: each package's
-    C{package.st}, then its classes' files.
+    C{package.st}, then its classes' files; then the package C{extended}'s
+    C{extensions}, a file per class they extend.
     """
     files: list[JsonObject] = []
     packages: dict[str, list[StoneClass]] = {}
     for each in classes:
         packages.setdefault(each.package, []).append(each)
+    if extensions and extended is not None:
+        packages.setdefault(extended, [])
     for package, members in packages.items():
         files.append({"path": f"{package}/package.st",
                       "content": packageFile(package)})
         files.extend({"path": f"{package}/{each.definition.name}.class.st",
                       "content": classFile(each.definition, each.ownMethods)}
                      for each in members)
+        if package == extended:
+            byClass: dict[str, list[TonelMethod]] = {}
+            for method in extensions:
+                byClass.setdefault(method.className, []).append(method)
+            files.extend({"path": f"{package}/{name}.extension.st",
+                          "content": extensionFile(name, byClass[name])}
+                         for name in sorted(byClass))
     return files
 
 
@@ -127,14 +147,16 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def _versions(classes: Iterable[StoneClass]) -> dict[str, str]:
+def _versions(classes: Iterable[StoneClass],
+              extensions: Iterable[TonelMethod]) -> dict[str, str]:
     versions = {}
     for each in classes:
         versions[f"class {each.definition.name}"] = _digest(
             classFile(each.definition, ()))
-        for method in each.methods:
-            versions[_methodKey(method)] = _digest(
-                method.category + "\0" + method.source)
+    for method in [*(m for each in classes for m in each.methods),
+                   *extensions]:
+        versions[_methodKey(method)] = _digest(
+            method.category + "\0" + method.source)
     return versions
 
 
@@ -143,9 +165,10 @@ def _methodKey(method: TonelMethod) -> str:
                                   method.meta)
 
 
-def baseToken(classes: Iterable[StoneClass]) -> str:
+def baseToken(classes: Sequence[StoneClass],
+              extensions: Iterable[TonelMethod] = ()) -> str:
     """A token naming the version of each class and method exported."""
-    packed = zlib.compress(json.dumps(_versions(classes),
+    packed = zlib.compress(json.dumps(_versions(classes, extensions),
                                       sort_keys=True).encode())
     return "tonel1." + base64.urlsafe_b64encode(packed).decode()
 
