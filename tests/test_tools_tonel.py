@@ -312,14 +312,15 @@ class LoadTests(TonelTestCase):
 
     @inlineCallbacks
     def test_newClass(self):
-        """A new class in a file loads as a new class, after its
-        superclass's changes."""
+        """A new class in a file loads as a new class, in the dictionary of
+        its package's classes."""
         files = yield self.files()
         files["Banking-Core/Loan.class.st"] = LOAN
         result = yield self.load(files)
         self.assertEqual(result["content"][0]["text"],
                          "2 changes:\nadded class Loan\nadded Loan>>rate")
         info = self.code().classNamed("Loan")
+        self.assertEqual(info.dictionary, "Banking")
         self.assertEqual((info.superclassName, info.instVarNames,
                           info.classVars, info.classInstVars, info.category),
                          ("Account", ("rate",), ("Rates",), ("count",),

@@ -153,8 +153,8 @@ class Loader:
     def define(self, new: TonelClass, old: TonelClass | None) -> Steps[None]:
         if old is None or attr.evolve(old, comment="") != attr.evolve(
                 new, comment=""):
-            yield self._run(self.tools.compileClassDefinition,
-                            _definitionArguments(new))
+            yield self._run(self.tools.compileClassDefinition, dict(
+                _definitionArguments(new), **self.home(new, old)))
             self.undo.append(
                 (lambda: self._run(self.tools.deleteClass,
                                    {"className": new.name})) if old is None
@@ -167,6 +167,18 @@ class Loader:
                 self.undo.append(lambda: self._run(
                     self.tools.setClassComment,
                     {"className": new.name, "comment": old.comment}))
+
+    def home(self, new: TonelClass, old: TonelClass | None) -> JsonObject:
+        """
+        Where a new class goes: the dictionary of a class of its package
+        the stone has, else the default (a class keeps its own).
+        """
+        if old is not None or new.category is None:
+            return {}
+        for each in self.stone.values():
+            if each.definition.category == new.category:
+                return {"dictionary": each.dictionary}
+        return {}
 
     def compile(self, method: TonelMethod) -> Deferred[Any]:
         return self._run(self.tools.compileMethod, {
