@@ -55,6 +55,7 @@ from gsmcpd.tools.tonelplan import (
     readBase,
     stoneClass,
     stoneExtensions,
+    versions,
 )
 
 EXPORT_LIMIT = 100
@@ -275,9 +276,7 @@ def _checkBase(base: dict[str, str], found: list[Change],
     Refuse a load that would overwrite what changed in the stone since
     the export C{base} names.
     """
-    current = {}
-    for each in stone.values():
-        current.update(readBase(baseToken([each])))
+    current = versions(list(stone.values()), ())
     moved = [each.key.split(" ", 1)[1] for each in found
              if base.get(each.key) != current.get(each.key)
              and (each.key in base or each.key in current)]

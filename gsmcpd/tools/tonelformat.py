@@ -140,14 +140,16 @@ def methodOrder(methods: Iterable[TonelMethod]) -> list[TonelMethod]:
     return sorted(methods, key=lambda m: (not m.meta, m.selector))
 
 
+def methodText(method: TonelMethod) -> str:
+    """One method as a file holds it: its metadata, then its definition."""
+    pattern, body = splitSource(method.source)
+    side = " class" if method.meta else ""
+    return (f"{{ #category : {_quoted(method.category)} }}\n"
+            f"{method.className}{side} >> {pattern} [{body}\n]\n")
+
+
 def _methods(methods: Iterable[TonelMethod]) -> str:
-    parts = []
-    for method in methodOrder(methods):
-        pattern, body = splitSource(method.source)
-        side = " class" if method.meta else ""
-        parts.append(f"\n{{ #category : {_quoted(method.category)} }}\n"
-                     f"{method.className}{side} >> {pattern} [{body}\n]\n")
-    return "".join(parts)
+    return "".join("\n" + methodText(each) for each in methodOrder(methods))
 
 
 def classFile(definition: TonelClass,

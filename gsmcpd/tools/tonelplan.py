@@ -27,6 +27,7 @@ from gsmcpd.tools.tonelformat import (
     classFile,
     extensionFile,
     methodOrder,
+    methodText,
     packageFile,
     parseFile,
 )
@@ -147,17 +148,18 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def _versions(classes: Iterable[StoneClass],
+def versions(classes: Sequence[StoneClass],
               extensions: Iterable[TonelMethod]) -> dict[str, str]:
-    versions = {}
+    """The version of each class and method: a digest of its text."""
+    found = {}
     for each in classes:
-        versions[f"class {each.definition.name}"] = _digest(
+        found[f"class {each.definition.name}"] = _digest(
             classFile(each.definition, ()))
     for method in [*(m for each in classes for m in each.methods),
                    *extensions]:
-        versions[_methodKey(method)] = _digest(
+        found[_methodKey(method)] = _digest(
             method.category + "\0" + method.source)
-    return versions
+    return found
 
 
 def _methodKey(method: TonelMethod) -> str:
@@ -168,7 +170,7 @@ def _methodKey(method: TonelMethod) -> str:
 def baseToken(classes: Sequence[StoneClass],
               extensions: Iterable[TonelMethod] = ()) -> str:
     """A token naming the version of each class and method exported."""
-    packed = zlib.compress(json.dumps(_versions(classes, extensions),
+    packed = zlib.compress(json.dumps(versions(classes, extensions),
                                       sort_keys=True).encode())
     return "tonel1." + base64.urlsafe_b64encode(packed).decode()
 
@@ -180,7 +182,7 @@ def readBase(token: str) -> dict[str, str]:
 
     @raise ToolError: C{invalidParams} for anything else.
     """
-    versions: dict[str, str] = {}
+    named: dict[str, str] = {}
     for each in token.split():
         try:
             if not each.startswith("tonel1."):
@@ -192,8 +194,8 @@ def readBase(token: str) -> dict[str, str]:
         except (ValueError, zlib.error):
             raise ToolError("invalidParams", "base is not a token "
                             "export_tonel answered")
-        versions.update(found)
-    return versions
+        named.update(found)
+    return named
 
 
 # Files against the stone
@@ -228,8 +230,7 @@ class Change:
             return ""
         if isinstance(side, TonelClass):
             return classFile(side, ())
-        return classFile(TonelClass(side.className, None), [side]).split(
-            "}\n", 1)[1].lstrip("\n")
+        return methodText(side)
 
     def diff(self) -> str:
         return "".join(difflib.unified_diff(
