@@ -461,3 +461,54 @@ class RoundTripTests(TonelTestCase):
         self.assertEqual(core["files"] + tests["files"], exported["files"])
         self.assertEqual(self.code().classNamed("Account").dictionary,
                          "UserGlobals")
+
+
+class DefinitionLoadTests(TonelTestCase):
+
+    TEST_PATH = "Banking-Tests/AccountTest.class.st"
+
+    @inlineCallbacks
+    def edited(self):
+        """AccountTest's files, its header given a variable and a new
+        comment."""
+        found = yield self.exported(className="AccountTest")
+        files = {each["path"]: each["content"] for each in found["files"]}
+        files[self.TEST_PATH] = files[self.TEST_PATH].replace(
+            "\t\t'account'\n", "\t\t'account',\n\t\t'other'\n").replace(
+            "Tests of Account.", "Tests of Account, edited.")
+        return files
+
+    @inlineCallbacks
+    def test_definitionAndComment(self):
+        """A changed header redefines the class and sets its comment; the
+        export is the file."""
+        files = yield self.edited()
+        result = yield self.load(files)
+        self.assertEqual(result["content"][0]["text"],
+                         "1 change:\nchanged class AccountTest")
+        info = self.code().classNamed("AccountTest")
+        self.assertEqual(info.instVarNames, ("account", "other"))
+        self.assertTrue(info.comment.startswith("Tests of Account, edited."))
+        again = yield self.exported(className="AccountTest")
+        self.assertEqual(again["files"][1]["content"], files[self.TEST_PATH])
+
+    @inlineCallbacks
+    def test_undone(self):
+        """
+        A method the stone refuses takes back the class's redefinition
+        and comment, and a new class, too.
+        """
+        files = yield self.edited()
+        files[self.TEST_PATH] = files[self.TEST_PATH].replace(
+            "\taccount deposit: 5.\n", "\tnoSuchVariable deposit: 5.\n")
+        files["Banking-Core/Loan.class.st"] = LOAN
+        before = self.code().classNamed("AccountTest")
+        result = yield self.load(files)
+        self.assertEqual(result["structuredContent"]["error"]["kind"],
+                         "compileError")
+        after = self.code().classNamed("AccountTest")
+        self.assertEqual((after.instVarNames, after.comment),
+                         (before.instVarNames, before.comment))
+        self.assertIsNone(self.code().classNamed("Loan"))
+        found = yield self.changes(files)
+        self.assertEqual(len(found), 4)
