@@ -127,6 +127,9 @@ class ExportTests(TonelTestCase):
             "Banking-Core/package.st", ACCOUNT_PATH,
             "Banking-Tests/package.st", "Banking-Tests/AccountTest.class.st"])
         self.assertEqual((first["total"], first["nextOffset"]), (3, 2))
+        counted = yield self.exported(dictionary="Banking", limit=0)
+        self.assertEqual((counted["files"], counted["total"],
+                          counted["nextOffset"]), ([], 3, None))
         rest = yield self.exported(dictionary="Banking", offset=2)
         self.assertEqual([each["path"] for each in rest["files"]], [
             "Banking-Core/package.st",

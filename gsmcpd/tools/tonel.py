@@ -191,8 +191,10 @@ class TonelToolset(MutationToolset):
                             if className else "No class is in "
                             f"{arguments.get('category') or arguments.get('dictionary')}")
         end = offset + len(classes)
-        nextOffset = end if end < total else None
-        files = exportedFiles(classes, extensions, category)
+        counting = arguments.get("limit") == 0  # the count alone
+        nextOffset = end if end < total and not counting else None
+        files = [] if counting else exportedFiles(classes, extensions,
+                                                  category)
         more = "" if nextOffset is None else \
             f"; pass offset: {nextOffset} for the next page"
         text = "\n".join([f"{counted(len(files), 'file')} of "
