@@ -492,7 +492,7 @@ class TonelExportTests(SynchronousTestCase):
 
     def test_smallRepository(self):
         """
-        C{python -m bench.tonelexport} pages a kernel-shaped dictionary's
+        C{python -m gsmcpd.testing.bench.tonelexport} pages a kernel-shaped dictionary's
         export through the tonel toolset, and its first page diffs as no
         change.
         """

@@ -1,6 +1,6 @@
 """
 What exporting a kernel-sized dictionary as Tonel costs:
-C{python -m bench.tonelexport} builds the generated kernel-sized repository
+C{python -m gsmcpd.testing.bench.tonelexport} builds the generated kernel-sized repository
 (L{gsmcpd.testing.simulator.kernelrepo}) and pages C{export_tonel} of
 C{Globals} through the real dispatcher and the simulated stone in process
 (no HTTP, no C library), then diffs the first page's files unedited,
@@ -61,7 +61,7 @@ def measure(fraction=1.0, limit=EXPORT_LIMIT):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="python -m bench.tonelexport",
+        prog="python -m gsmcpd.testing.bench.tonelexport",
         description="the cost of exporting a kernel-sized dictionary as Tonel")
     parser.add_argument("--fraction", type=float, default=1.0,
                         help="the repository's size, as a fraction of the full one")
