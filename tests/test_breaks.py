@@ -30,6 +30,9 @@ class Session:
         self.label = "h1"
         self.calls = CallState()
 
+    def callEnding(self):
+        self.calls.ended = True
+
 
 class Registry:
 

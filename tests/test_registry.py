@@ -158,7 +158,7 @@ class RegistryTests(TestCase):
         call = gem.execute('"gsmcp:status"\n1', 100)
         running = RunningCall(session, 7, self.registry, self.clock)
         running.track(call)
-        session.calls.admit(running)
+        session.admit(running)
         session.view.stoneSession = 12
         return call, running
 

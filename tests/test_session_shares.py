@@ -50,7 +50,7 @@ class SharesTests(SynchronousTestCase):
     def call(self, session, requestId):
         run = RunningCall(session, requestId, self.registry, self.clock)
         self.shares.admitCall(session, session.principal)
-        session.calls.admit(run)
+        session.admit(run)
         return run
 
     def test_sessionShare(self):
@@ -130,7 +130,7 @@ class SharesTests(SynchronousTestCase):
         self.assertEqual(error.limit, 3)
         self.assertEqual(self.shares.inFlight(ADA), 3)
         self.call(self.opened(BOB), 6)
-        one.calls.release(first)
+        one.release(first)
         self.call(two, 7)
 
     def test_withoutAuthentication(self):

@@ -170,7 +170,7 @@ class CallRunner:
         still running.
         """
         requestId = params.get("requestId")
-        run = work.calls.running.get(requestId) \
+        run = work.callFor(requestId) \
             if isinstance(requestId, (str, int)) else None
         if run is not None:
             self._cancelled(run, params.get("reason"))
@@ -187,7 +187,7 @@ class CallRunner:
         has begun.
         """
         work = request.work
-        if work is not None and request.id in work.calls.running:
+        if work is not None and work.callFor(request.id) is not None:
             # Its cancellation, answer and record would be mistaken for
             # the running one's: refused, on a record of its own.
             return self.recorded(request, lambda: fail(JsonRpcError(
@@ -204,7 +204,7 @@ class CallRunner:
         run = RunningCall(work, request.id, self._registry, self._clock,
                           cancellable=tool is None or tool.cancellable)
         if work is not None:
-            work.calls.admit(run)
+            work.admit(run)
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
         return Call(self, request, run, record).run(handler)
@@ -347,7 +347,7 @@ class Call:
             self._record.ended(self._forRecord(outcome), run.step)
             self._answer(unrefused(self._forClient(outcome)))
         if run.work is not None:
-            run.work.calls.release(run)
+            run.work.release(run)
 
     def _forClient(self, outcome):
         """

@@ -51,19 +51,6 @@ class CallState:
     replacing: Deferred | None = None
     ended: bool = False
 
-    def admit(self, run):
-        """
-        C{run} is in flight, under its request id.
-        """
-        self.running[run.requestId] = run
-
-    def release(self, run):
-        """
-        C{run} is over: it no longer answers to its request id.
-        """
-        if self.running.get(run.requestId) is run:
-            del self.running[run.requestId]
-
 
 @implementer(ICallControl)
 class RunningCall:
@@ -167,7 +154,7 @@ class RunningCall:
             return
         self.why = why
         if self.work is not None:
-            self.work.calls.ended = True
+            self.work.callEnding()
         self._explanation = explanation
         self._cancelTimer()
         self._escalate("soft", hard=False, then=HARD_BREAK_DELAY)

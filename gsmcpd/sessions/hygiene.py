@@ -208,7 +208,7 @@ class ViewHygiene:
             if view.pinnedSince is None:
                 view.pinnedSince = now
             elif now - view.pinnedSince >= self.pinnedViewGrace:
-                for run in list(session.calls.running.values()):
+                for run in session.inFlight():
                     run.end("pinned", self._pinnedMessage(backlog))
 
     def _pinnedMessage(self, backlog):
@@ -244,7 +244,7 @@ class ViewHygiene:
             return
         session.view.stuckSince = None
         stale = session.ledger.viewMoved()
-        session.view.notices.append(
+        session.notify(
             refreshNotice(behind, stale, moved["continued"]))
         self.log.info("session {handle}: view refreshed ({behind} commits "
                       "behind)", handle=session.label, behind=behind)

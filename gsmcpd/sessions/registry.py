@@ -251,7 +251,7 @@ class SessionRegistry:
         The client did something: it is active, and any verdict pending on
         a lost stream is retracted.
         """
-        session.liveness.lastActivity = self._clock.seconds()
+        session.active(self._clock.seconds())
         self._retract(session)
 
     def _retract(self, session):
@@ -325,7 +325,7 @@ class SessionRegistry:
         closing.addBoth(
             lambda result: (self.shares.closed(session), result)[1])
         if busy and not any(run.ending
-                            for run in session.calls.running.values()):
+                            for run in session.inFlight()):
             # Its logout queues behind what runs: break that, and stop its
             # gem if it takes no break, so the login comes back.  A call
             # already being ended is left to its own escalation (which ends
@@ -378,12 +378,10 @@ class SessionRegistry:
                               f"session {why}", code="replacement_failed")
 
         def done(result):
-            session.calls.replacing = None
-            waiting.callback(None)
+            session.replacementOver()
             return result
 
-        waiting = Deferred()
-        session.calls.replacing = waiting
+        session.replacementBegan()
         d.addCallbacks(replaced, failed,
                        errbackArgs=("could not be logged in",)).addBoth(done)
         return d

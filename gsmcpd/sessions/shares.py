@@ -134,7 +134,7 @@ class Shares:
         (both log in as the same GemStone user, yet are not one caller).
         """
         self.closed(session)
-        session.principal = principal
+        session.lendTo(principal)
         self.registered(session)
 
     def held(self, principal):
@@ -151,7 +151,7 @@ class Shares:
         """
         How many calls of C{principal}'s identity are in flight.
         """
-        return sum(len(session.calls.running)
+        return sum(len(session.inFlight())
                    for session in self._sessions.get(identityOf(principal),
                                                      ()))
 
@@ -198,7 +198,7 @@ class Shares:
         """
         perSession = self.caps.callsPerSession
         if perSession is not None and work is not None and \
-                len(work.calls.running) >= perSession:
+                len(work.inFlight()) >= perSession:
             raise ShareExhausted(CALLS_PER_SESSION, perSession)
         perIdentity = self.caps.callsPerIdentity
         if perIdentity is not None and identityOf(principal) is not None \

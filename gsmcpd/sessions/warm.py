@@ -102,7 +102,7 @@ class WarmSessions:
         def moved(aborted):
             if not aborted:
                 return None
-            del session.view.notices[:]
+            session.takeNotices()
             self._registry.touch(session)
             return session
 
@@ -199,7 +199,7 @@ class WarmSessions:
         deadline, a replacement) and its gem is idle.
         """
         return self._registry.get(session.handle) is session and \
-            not session.calls.ended and session.calls.replacing is None and \
+            not session.calls.ended and not session.replacing and \
             not session.busy
 
     def yielding(self):

@@ -87,9 +87,9 @@ class ChangeJournal:
     @ivar observers: called with the resource URIs each commit changed.
     """
 
-    def __init__(self):
+    def __init__(self, observers=()):
         self._changes = []
-        self.observers = ()
+        self.observers = tuple(observers)
         self.unlisted = []
         self._needsCommit = False
 

@@ -186,9 +186,10 @@ class McpApp:
             request.setResponseCode(202)
             return b""
         self.sessions.touch(client.work)
-        if client.work.calls.replacing is not None:
+        replacement = client.work.awaitReplacement()
+        if replacement is not None:
             # Served by the new GemStone session once it is in place.
-            return shielded(client.work.calls.replacing).addCallback(
+            return replacement.addCallback(
                 lambda _: self._call(request, self._client(request),
                                      message))
         return self._call(request, client, message)

@@ -93,8 +93,10 @@ class Lending:
         """
         if handle is not None:
             session = self.named(handle, envelope)
-            if session is not None and session.calls.replacing is not None:
-                yield session.calls.replacing
+            replacement = None if session is None \
+                else session.awaitReplacement()
+            if replacement is not None:
+                yield replacement
                 session = self.named(handle, envelope)
             if session is None:
                 raise noSuchHandle(handle)
