@@ -27,6 +27,10 @@ TESTED_ELSEWHERE = {
     "protocol.eras.modern.adapter": "test_modern",
     # The renderer, with every template it renders.
     "tools.templates.render": "test_templates",
+    # The registry's parts, through the registry that assembles them.
+    "sessions.table": "test_registry",
+    "sessions.logins": "test_registry",
+    "sessions.replacement": "test_registry",
     # The syntax tree and its walk, through the parser that builds them.
     "smalltalk.ast": "test_smalltalk_parser",
     "smalltalk.walk": "test_smalltalk_parser",

@@ -160,6 +160,9 @@ class Metrics:
     """
 
     contentType = CONTENT_TYPE_LATEST
+    logins: Counter
+    """Declared in L{DECLARED}, like every counter; named here for the
+    type checker, as the sessions layer counts into it."""
 
     def __init__(self, version, processMetrics=True):
         self.registry = registry = CollectorRegistry(auto_describe=True)

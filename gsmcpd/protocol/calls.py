@@ -44,7 +44,7 @@ from gsmcpd.protocol.recording import CANCELLED, CallRecords, answerOf, unrefuse
 from gsmcpd.protocol.shares import shareRefusal
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.interfaces import IWorkSession
-from gsmcpd.sessions.registry import LoginNotAnswered
+from gsmcpd.sessions.logins import LoginNotAnswered
 from gsmcpd.sessions.shares import ShareExhausted
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
@@ -201,7 +201,8 @@ class CallRunner:
         except CallRefused as refusal:
             return self.refused(request, refusal)
         tool = request.tool
-        run = RunningCall(work, request.id, self._registry, self._clock,
+        run = RunningCall(work, request.id, self._registry.replacement,
+                          self._clock,
                           cancellable=tool is None or tool.cancellable)
         if work is not None:
             work.admit(run)

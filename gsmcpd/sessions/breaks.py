@@ -78,15 +78,16 @@ class RunningCall:
 
     _logger = Logger()
 
-    def __init__(self, work, requestId, registry, clock, cancellable=True):
+    def __init__(self, work, requestId, replacement, clock,
+                 cancellable=True):
         """
-        @param registry: replaces the session's GemStone session when a
-            call takes neither break.
+        @param replacement: replaces the session's GemStone session when a
+            call takes neither break (a L{GemReplacement}).
         """
         self.work = work
         self.cancellable = cancellable
         self.requestId = requestId
-        self._registry = registry
+        self._replacement = replacement
         self._clock = clock
         self._timer = None
         self.current = None
@@ -190,7 +191,7 @@ class RunningCall:
         self.step = "replaced"
         # The replacement is under way before the client hears: its next
         # request waits for it rather than finding the abandoned gem.
-        self._registry.replaceGem(
+        self._replacement.replace(
             self.work, f"request {self.requestId!r} ({self.why}) took "
             "neither a soft nor a hard break")
         self.abandoned.callback(None)

@@ -159,10 +159,10 @@ class ViewHygiene:
         if self.maxCommitsBehind is None:
             return
         busy = []
-        for session in self._registry:
+        for session in self._registry.work:
             if session.busy:
                 busy.append(session)
-            elif self._registry.get(session.handle) is session:
+            elif self._registry.work.get(session.handle) is session:
                 yield self._limited(self.check(session), session)
         if busy and self._control is not None:
             yield self.checkPinned(busy)

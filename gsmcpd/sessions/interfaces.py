@@ -151,3 +151,20 @@ class IWorkSession(Interface):
         The lines waiting for its client's next tool result (a view the
         server refreshed, say), each told once.
         """
+
+
+class ISessionCloser(Interface):
+    """
+    Closes a work session, which every part of the registry hears of:
+    what a part that ends sessions (the warm pool, a lost stream's grace,
+    a failed replacement) is given.
+    """
+
+    def close(handle: str, reason: str, code: str = "other"
+              ) -> Deferred[None]:
+        """
+        Unmap the work session C{handle} names and log its GemStone session
+        out, for C{reason} (a sentence for the log) and C{code} (the same
+        as a word, one of L{gsmcpd.observe.metrics.SESSION_ENDINGS}); a
+        Deferred firing once it is out.
+        """

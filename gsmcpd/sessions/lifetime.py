@@ -143,14 +143,14 @@ class Reaper:
             self.log.warn("maintenance ran {late:.0f}s late (host suspended?)"
                           "; forgiving every session that much idle time",
                           late=late)
-            for session in self._registry:
+            for session in self._registry.work:
                 liveness = session.liveness
                 liveness.lastActivity = min(now, liveness.lastActivity + late)
             return
-        for session in self._registry:
+        for session in self._registry.work:
             if session.busy:
                 continue
-            verdict = self._verdict(session, self._registry.client(
+            verdict = self._verdict(session, self._registry.clients.get(
                 session.handle), now)
             if verdict is not None:
                 code, reason = verdict
@@ -203,7 +203,7 @@ class Reaper:
             failure.trap(ClientDidNotAnswer)
             session.liveness.probeGeneration = None
             stream = client.stream
-            if self._registry.get(session.handle) is not session:
+            if self._registry.work.get(session.handle) is not session:
                 return
             if stream is not None and stream.generation == generation:
                 self._registry.close(

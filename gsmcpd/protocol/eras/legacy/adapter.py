@@ -116,7 +116,7 @@ class LegacyEra:
         """
         params = message.params
         try:
-            opening = self.sessions.openClient(
+            opening = self.sessions.clients.open(
                 negotiateVersion(params.get("protocolVersion")),
                 params.get("clientInfo"), params.get("capabilities"),
                 principal)

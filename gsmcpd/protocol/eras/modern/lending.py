@@ -69,9 +69,9 @@ class Lending:
         names nothing (a 2025 session id, or a throwaway session, is never
         a handle).
         """
-        session = self.sessions.get(handle)
+        session = self.sessions.work.get(handle)
         live = session is not None and not session.throwaway and \
-            self.sessions.client(handle) is None
+            self.sessions.clients.get(handle) is None
         if not admits(session.principal if live else None,
                       envelope.principal, f"handle {handle[:8]}",
                       exists=live):
@@ -100,7 +100,7 @@ class Lending:
                 session = self.named(handle, envelope)
             if session is None:
                 raise noSuchHandle(handle)
-            self.sessions.touch(session)
+            self.sessions.work.touch(session)
             return session, nothingToRelease
         if tool.runsOn == OWN_SESSION:
             raise needsHandle(tool)
@@ -142,7 +142,7 @@ class Lending:
         A new GemStone session as the request's GemStone user.
         """
         try:
-            opening = self.sessions.open(envelope.principal,
+            opening = self.sessions.opener.open(envelope.principal,
                                          envelope.clientInfo, throwaway)
         except SessionLimitReached as e:
             raise ToolError("sessionLimit", sessionLimitMessage(
