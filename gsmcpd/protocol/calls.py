@@ -255,7 +255,7 @@ class CallRunner:
             handle=work.label, error=gone, reason=gone.reason)
         yield self._registry.close(work.handle, "its gem died",
                                    code="gem_died")
-        raise request.dialect.sessionGone(work, gone.number)
+        raise request.dialect.sessionGoneError(work, gone.number)
 
 
 class Call:
@@ -340,7 +340,7 @@ class Call:
         run, request = self._run, self._request
         if isinstance(outcome, Failure) and outcome.check(GemGone):
             gone = outcome.value
-            self._record.ended(Failure(request.dialect.sessionGone(
+            self._record.ended(Failure(request.dialect.sessionGoneError(
                 request.work, gone.number)), run.step)
             closing = self._runner.sessionGone(request, gone)
             closing.addBoth(self._answer)

@@ -4,7 +4,7 @@ L{RequestFacts} and answers its result value, or raises L{JsonRpcError}.
 
 Nothing here reads a header or asks which era it serves: the era's adapter
 resolved the request's work session and client facts, and what the eras
-say differently comes in the facts' L{Dialect}.  Which methods each era
+say differently comes in the facts' L{IDialect}.  Which methods each era
 serves is L{gsmcpd.protocol.methods}'s table.
 """
 

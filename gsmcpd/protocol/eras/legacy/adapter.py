@@ -11,7 +11,6 @@ asks its client on its own stream (L{gsmcpd.protocol.eras.legacy.asking}).
 """
 
 from collections.abc import Callable
-from operator import methodcaller
 from typing import Any
 
 import attr
@@ -25,16 +24,15 @@ from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import (
     CallRunner,
     LoginFailedError,
-    SessionGoneError,
     loginFailed,
     sessionLimitMessage,
 )
 from gsmcpd.protocol.context import CallContext
-from gsmcpd.protocol.discover import namedInBody
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
+from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
 from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
-from gsmcpd.protocol.facts import LEGACY, Dialect, RequestFacts
-from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND, Handlers
+from gsmcpd.protocol.facts import LEGACY, RequestFacts
+from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import (
     METHOD_NOT_FOUND,
     SERVER_ERROR,
@@ -63,15 +61,11 @@ Opened = tuple[ClientSession | None, JsonObject]
 when it opened none), and the response."""
 
 
-def _sessionGone(work: Any, number: int) -> JsonRpcError:
-    return SessionGoneError(number)
-
-
 class LegacyEra:
     """
     Answers 2025-era requests for one server.
 
-    @ivar dialect: what this era says differently (L{Dialect}).
+    @ivar dialect: what this era says differently (an L{IDialect}).
     """
 
     def __init__(self, handlers: Handlers, methods: MethodTable,
@@ -89,10 +83,8 @@ class LegacyEra:
         self.sessions = sessions
         self.pending = pending
         self.listeners = listeners
-        self.dialect = Dialect(
-            LEGACY, handlers.identity.instructions, handlers.capabilities(),
-            methodcaller("descriptor"), (), {}, RESOURCE_NOT_FOUND, namedInBody,
-            _sessionGone)
+        self.dialect = LegacyDialect(handlers.identity.instructions,
+                                     handlers.capabilities())
 
     def initializeResult(self, params: JsonObject) -> JsonObject:
         """

@@ -30,8 +30,8 @@ from gsmcpd.protocol.catalogsurface import mirroringShown
 from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import modernRound
+from gsmcpd.protocol.eras.modern.dialect import ModernDialect
 from gsmcpd.protocol.eras.modern.envelope import (
-    SERVER_INFO_KEY,
     Envelope,
     Headers,
     checkParameterHeaders,
@@ -41,7 +41,6 @@ from gsmcpd.protocol.eras.modern.handles import (
     HANDLE_TOOLS,
     SESSION_ARGUMENT,
     ToolSchemas,
-    sessionGone,
     takeHandle,
     takesHandle,
 )
@@ -49,7 +48,7 @@ from gsmcpd.protocol.eras.modern.lending import Lending, nothingToRelease, toolE
 from gsmcpd.protocol.eras.modern.refusals import asRefusal
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
 from gsmcpd.protocol.eras.modern.results import complete
-from gsmcpd.protocol.facts import MODERN, Dialect, RequestFacts
+from gsmcpd.protocol.facts import MODERN, RequestFacts
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS,
@@ -89,20 +88,13 @@ def withoutHandle(arguments: Any) -> Any:
             if name != SESSION_ARGUMENT}
 
 
-def namedInMeta(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
-    """
-    C{server/discover}'s C{answer} naming the server in C{_meta}.
-    """
-    return dict(answer, _meta={SERVER_INFO_KEY: serverInfo})
-
-
 class ModernEra:
     """
     Answers 2026-07-28 requests for one server.
 
     @ivar seal: seals C{requestState} for this daemon.
     @ivar tasks: the daemon's L{tasks.TaskStore}.
-    @ivar dialect: what this era says differently (L{Dialect}).
+    @ivar dialect: what this era says differently (an L{IDialect}).
     """
 
     def __init__(self, handlers: Handlers, methods: MethodTable,
@@ -126,11 +118,10 @@ class ModernEra:
         handleTools = HANDLE_TOOLS if any(
             tool.runsOn != NO_SESSION for tool in catalog) else ()
         self._handleTools = {tool.name: tool for tool in handleTools}
-        self.dialect = Dialect(
-            MODERN, handlers.identity.modernInstructions,
-            self._capabilities(served), self.schemas.describe, handleTools,
-            {skill.uri: skill for skill in served}, INVALID_PARAMS,
-            namedInMeta, sessionGone)
+        self.dialect = ModernDialect(
+            handlers.identity.modernInstructions, self._capabilities(served),
+            self.schemas.describe, handleTools,
+            {skill.uri: skill for skill in served})
         self._special: dict[str | None, Callable[..., Any]] = {
             "tools/call": self._toolsCall,
             "resources/read": self._resourcesRead,
