@@ -245,7 +245,7 @@ class CallRunner:
         return maybeDeferred(answer).addBoth(over)
 
     @inlineCallbacks
-    def sessionGone(self, request, gone):
+    def gemDied(self, request, gone):
         """
         The answer to a call whose gem died: its session is closed first.
         """
@@ -342,7 +342,7 @@ class Call:
             gone = outcome.value
             self._record.ended(Failure(request.dialect.sessionGoneError(
                 request.work, gone.number)), run.step)
-            closing = self._runner.sessionGone(request, gone)
+            closing = self._runner.gemDied(request, gone)
             closing.addBoth(self._answer)
         else:
             self._record.ended(self._forRecord(outcome), run.step)
