@@ -52,7 +52,7 @@ class ClientSessions:
         """The live 2025 client session C{handle} names, or L{None}."""
         return self._clients.get(handle)
 
-    def open(self, protocolVersion: str, clientInfo: JsonObject,
+    def open(self, protocolVersion: str, clientInfo: JsonObject | None,
              clientCapabilities: JsonObject | None = None,
              principal: Principal | None = None
              ) -> Deferred[ClientSession]:

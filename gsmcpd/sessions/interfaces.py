@@ -124,6 +124,12 @@ class IWorkSession(Interface):
         Its calls in flight.
         """
 
+    def active(now: float) -> None:
+        """
+        Its client made a request at C{now} (seconds on the registry's
+        clock): the lifetime policy counts its idle time from then.
+        """
+
     def awaitReplacement() -> Deferred[None] | None:
         """
         While its GemStone session is being replaced, a Deferred firing once

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from twisted.internet.interfaces import IReactorTime
 
+from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.shares import Shares
 from gsmcpd.sessions.work import WorkSession
 
@@ -49,7 +50,7 @@ class WorkSessions:
         """
         del self._sessions[session.handle]
 
-    def touch(self, session: WorkSession) -> None:
+    def touch(self, session: IWorkSession) -> None:
         """
         C{session}'s client made a request: it is active.
         """

@@ -143,9 +143,13 @@ class LegacyEra:
         token narrows the session at once), and the GemStone user stays
         the one its gem logged in as.
         """
+        opened = client.work.principal
         if principal is None:
-            return client.work.principal
-        return attr.evolve(principal, user=client.work.principal.user)
+            return opened
+        if opened is None:
+            # With a token every session is opened by one.
+            raise ValueError("a token's request on a session opened without")
+        return attr.evolve(principal, user=opened.user)
 
     def answer(self, client: ClientSession, message: Message,
                principal: Principal | None = None,

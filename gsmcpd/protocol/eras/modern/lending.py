@@ -72,7 +72,7 @@ class Lending:
         session = self.sessions.work.get(handle)
         live = session is not None and not session.throwaway and \
             self.sessions.clients.get(handle) is None
-        if not admits(session.principal if live else None,
+        if not admits(session.principal if session and live else None,
                       envelope.principal, f"handle {handle[:8]}",
                       exists=live):
             return None
