@@ -12,9 +12,10 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface import implementer
 from zope.interface.verify import verifyObject
 
+from gsmcpd.testing.conformance import TOOLSET
 from gsmcpd.testing.conformance.toolset import STEP, ConformanceToolset
 from gsmcpd.tools.base import NO_SESSION, ToolCall
-from gsmcpd.tools.catalog import toolsetClass
+from gsmcpd.tools.catalog import ToolsetError, toolsetClass
 from gsmcpd.tools.context import ICallContext
 from gsmcpd.tools.questions import askEach
 from gsmcpd.tools.templates.outcomes import ToolError
@@ -82,11 +83,15 @@ class ConformanceToolsetTests(SynchronousTestCase):
                    *self.toolset.resourceTemplates()]
         self.assertEqual({each.runsOn for each in offered}, {NO_SESSION})
 
-    def test_servedByItsShortName(self):
-        self.assertIs(toolsetClass("conformance"), ConformanceToolset)
-        self.assertIs(toolsetClass(
-            "gsmcpd.testing.conformance.toolset:ConformanceToolset"),
-            ConformanceToolset)
+    def test_servedOnlyByItsPath(self):
+        """
+        A test fixture, not a toolset gsmcpd ships: it is named by its
+        import path, as a toolset of one's own is, and by that name it is
+        known (the scopes and options a deployment gives it).
+        """
+        self.assertIs(toolsetClass(TOOLSET), ConformanceToolset)
+        self.assertEqual(ConformanceToolset.name, TOOLSET)
+        self.assertRaises(ToolsetError, toolsetClass, "conformance")
 
     def test_schemasAreValid(self):
         for tool in self.tools.values():

@@ -10,7 +10,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.instructions import OUTPUT_RULE, stockInstructions
 from gsmcpd.protocol.jsonrpc import Message
-from gsmcpd.tools.base import MCP_DEFAULT_HINTS, effectiveHints
+from gsmcpd.tools.base import MCP_DEFAULT_HINTS
 from gsmcpd.tools.catalog import (
     CORE_TOOLSETS,
     OTHER_TOOLSETS,
@@ -18,7 +18,7 @@ from gsmcpd.tools.catalog import (
     toolsetClass,
 )
 from tests.builders import clientSession, legacyEra
-from tests.toolharness import strictForm
+from tests.toolharness import effectiveHints, strictForm
 
 REFERENCE_TOOLS = {
     "execution": {"execute_code"},

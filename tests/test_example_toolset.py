@@ -8,11 +8,11 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.protocol.jsonrpc import Message
-from gsmcpd.smalltalk.check import loadKnownNames, unknownNames
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from gsmcpd.tools.templates.render import Template
 from tests.builders import clientSession, legacyEra
 from tests.fakes import FakeGem
+from tests.knownnames import loadKnownNames, unknownNames
 from tests.test_template_selectors import KNOWN_NAMES
 
 NAME = "tests.example_toolset:GreetingToolset"

@@ -8,6 +8,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.protocol.facts import LEGACY, MODERN
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.methods import TASK_METHODS, MethodTable
+from gsmcpd.testing.conformance import TOOLSET
 from gsmcpd.tools.catalog import ToolCatalog
 
 
@@ -65,7 +66,7 @@ class MethodTableTests(SynchronousTestCase):
             self.assertIsNone(table.find(name, LEGACY))
 
     def test_whatEachServedToolsetOffers(self):
-        table = MethodTable(handlers("conformance"))
+        table = MethodTable(handlers(TOOLSET))
         self.assertTrue({"prompts/list", "prompts/get", "completion/complete",
                          "logging/setLevel"} <= served(table, LEGACY))
         self.assertIn("completion/complete", served(table, MODERN))
@@ -75,7 +76,7 @@ class MethodTableTests(SynchronousTestCase):
         """
         Only C{tools/call} and C{resources/read} run as calls.
         """
-        table = MethodTable(handlers("browsing", "conformance"))
+        table = MethodTable(handlers("browsing", TOOLSET))
         self.assertEqual({name for name in table
                           if table.find(name, LEGACY).call},
                          {"tools/call", "resources/read"})

@@ -14,6 +14,7 @@ from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.notes import THROWAWAY_NOTE
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
+from gsmcpd.testing.conformance import TOOLSET
 from gsmcpd.testing.simulator.errors import COMMITS_DISABLED
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.test_web import JSON, Collector, TransportTestCase, request
@@ -626,7 +627,7 @@ class HandleLifetimeTests(ModernTestCase):
 class ConformanceFixtureTests(ModernTestCase):
 
     def makeHandlers(self):
-        return Handlers(ToolCatalog.named(("conformance",)),
+        return Handlers(ToolCatalog.named((TOOLSET,)),
                           ServerIdentity())
 
     @inlineCallbacks

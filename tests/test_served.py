@@ -85,8 +85,7 @@ class ServedTests(SynchronousTestCase):
                 toolsetNames=None, readOnly=True, surface=surface).served())
             for text in (identity.instructions,
                          identity.modernInstructions):
-                self.assertIn("Not served here: admin, changes, conformance",
-                              text)
+                self.assertIn("Not served here: admin, changes (", text)
                 self.assertNotIn("mutation", text.split("Not served")[1])
 
     def test_instructionsFile(self):
@@ -127,8 +126,8 @@ class DefaultSurfaceTests(ModernTestCase):
         for instructions in (self.handlers.identity.instructions,
                              self.handlers.identity.modernInstructions):
             self.assertTrue(instructions.endswith(
-                "\n\nNot served here: admin, changes, conformance (an "
-                "operator adds one to --toolsets)."), instructions[-200:])
+                "\n\nNot served here: admin, changes (an operator adds one "
+                "to --toolsets)."), instructions[-200:])
 
     @inlineCallbacks
     def test_2025Budget(self):

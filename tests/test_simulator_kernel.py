@@ -10,12 +10,12 @@ import json
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.smalltalk.check import readEntries
 from gsmcpd.testing.simulator import errors, gem
 from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.testing.simulator.system import KERNEL_GLOBALS
 from gsmcpd.tools.templates.render import Template, loadTemplateText
+from tests.knownnames import readEntries
 from tests.test_template_selectors import KNOWN_NAMES
 
 

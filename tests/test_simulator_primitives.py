@@ -11,12 +11,12 @@ import re
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.smalltalk.check import readEntries
 from gsmcpd.testing.simulator import errors
 from gsmcpd.testing.simulator.evaluator import Evaluator
 from gsmcpd.testing.simulator.kernel import CLASSES, SmalltalkMethod, classOf
 from gsmcpd.testing.simulator.objects import Instance
 from gsmcpd.testing.simulator.stone import Stone
+from tests.knownnames import readEntries
 from tests.test_template_selectors import KNOWN_NAMES
 
 SAMPLES = [

@@ -21,7 +21,6 @@ from gsmcpd.smalltalk import (
     SmalltalkSyntaxError,
     Variable,
     iter_nodes,
-    leading_comment,
     parse_expression,
     parse_method,
     sent_selectors,
@@ -396,14 +395,6 @@ class CommentTests(SynchronousTestCase):
     def test_doubledQuote(self):
         self.assertEqual(expression('"say ""hi"" " a'), a)
 
-    def test_leadingComment(self):
-        self.assertEqual(
-            leading_comment('"gsmcp:execute_code"\n^ 3'), "gsmcp:execute_code"
-        )
-        self.assertEqual(leading_comment(' \n "say ""hi""" 1'), 'say "hi"')
-        self.assertIsNone(leading_comment('^ 3 "late"'))
-        self.assertIsNone(leading_comment(""))
-
     def test_unterminatedComment(self):
         error = self.assertRaises(SmalltalkSyntaxError, parse_expression, 'a.\n "oops')
         self.assertEqual(
@@ -565,7 +556,6 @@ class WalkTests(SynchronousTestCase):
                 "encodeAsUTF8",
             },
         )
-        self.assertEqual(leading_comment(EXAMPLE), "gsmcp:example")
 
     def test_sentSelectorsEverywhere(self):
         """
@@ -614,5 +604,8 @@ class StringLiteralPropertyTests(SynchronousTestCase):
 
     @given(st.text())
     def test_commentRoundTrip(self, text):
+        """
+        Doubling quotes makes a comment of any text, which the parser skips.
+        """
         source = ' "' + text.replace('"', '""') + '" 1'
-        self.assertEqual(leading_comment(source), text)
+        self.assertEqual(literal(source), integer(1))

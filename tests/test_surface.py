@@ -11,6 +11,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
+from gsmcpd.testing.conformance import TOOLSET
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from tests.test_lifetime import events
 from tests.test_web import Collector, TransportTestCase, request
@@ -22,7 +23,7 @@ class SurfaceTestCase(TransportTestCase):
 
     def makeHandlers(self):
         return Handlers(ToolCatalog(buildToolsets(
-            ["execution", "conformance"])), ServerIdentity())
+            ["execution", TOOLSET])), ServerIdentity())
 
     @inlineCallbacks
     def rpc(self, handle, method, id=1, **params):

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.smalltalk.check import loadKnownNames, readEntries, unknownNames
 from gsmcpd.tools.templates.render import Template, loadTemplateText, templateNames
+from tests.knownnames import loadKnownNames, readEntries, unknownNames
 
 KNOWN_NAMES = sorted(Path(__file__).with_name("selectors").glob("*.tsv"))
 """One file per toolset family, so each family's list has one owner."""
@@ -76,6 +76,13 @@ class TemplateSelectorTests(SynchronousTestCase):
         """
         self.assertEqual(unknownNames("code size", {"size"}, set()),
                          (set(), set()))
+
+    def test_assignedGlobalFails(self):
+        """
+        A global assigned to is named too; a symbol is data, not a send.
+        """
+        self.assertEqual(unknownNames("Foo := #frobnicate", set(), set()),
+                         (set(), {"Foo"}))
 
 
 def _makeTemplateTest(name):

@@ -6,8 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.smalltalk import Assignment, Literal, leading_comment, parse_expression
+from gsmcpd.smalltalk import Assignment, Literal, parse_expression
 from gsmcpd.tools.templates.render import Template, literal, stringLiteral
+from tests.fakes import templateTag
 
 
 class StringLiteralTests(SynchronousTestCase):
@@ -52,7 +53,7 @@ class RenderTests(SynchronousTestCase):
         """
         source = Template.named("execute_code").render(
             {"code": "3 + 4", "limit": 10}, 4096)
-        self.assertEqual(leading_comment(source), "gsmcp:execute_code")
+        self.assertEqual(templateTag(source), "execute_code")
         parsed = parse_expression(source)
         self.assertIn("code", parsed.temps)
         self.assertEqual(parsed.statements[0],
@@ -78,7 +79,8 @@ class RenderTests(SynchronousTestCase):
         blank = template.render({k: "" for k in arguments}, 100)
         parsed, expected = parse_expression(source), parse_expression(blank)
         self.assertEqual(len(parsed.statements), len(expected.statements))
-        for got, want in zip(parsed.statements, expected.statements):
+        for got, want in zip(parsed.statements, expected.statements,
+                             strict=True):
             if isinstance(want, Assignment) and want.name in arguments:
                 self.assertEqual(got, Assignment(
                     want.name, Literal(arguments[want.name], "string")))

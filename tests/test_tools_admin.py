@@ -16,11 +16,10 @@ from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.sessiontable import CACHE_FRAMES
 from gsmcpd.testing.simulator.stone import RESTRICTED_PRIVILEGES, Stone
 from gsmcpd.tools.admin import DESCRIBED, AdminToolset
-from gsmcpd.tools.base import effectiveHints
 from gsmcpd.tools.catalog import CORE_TOOLSETS, SCOPED_TOOLSETS, ToolCatalog
 from tests.test_modern import META, ModernTestCase
 from tests.test_security import AUTH, configure
-from tests.toolharness import ToolHarness
+from tests.toolharness import ToolHarness, effectiveHints
 
 
 def status(result):

@@ -8,7 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.tools.arguments import PlainArguments
+from gsmcpd.tools.arguments import (
+    MAX_INTEGER,
+    MAX_NAME_LENGTH,
+    PlainArguments,
+    capped,
+)
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.templates.outcomes import ToolError
 
@@ -64,3 +69,19 @@ class PlainArgumentsTests(SynchronousTestCase):
     def test_notPlain(self):
         self.assertIsNone(PlainArguments.of(
             CATALOG.get("compile_class_definition").inputSchema))
+
+
+class CappedTests(SynchronousTestCase):
+
+    def test_nullableArgumentCapped(self):
+        """
+        An argument that lists its types (a nullable one) is capped as
+        each of them is: before, such a schema failed to build at all.
+        """
+        schema = capped({"type": "object", "properties": {
+            "name": {"type": ["string", "null"]},
+            "limit": {"type": ["integer", "null"]}}})
+        self.assertEqual(schema["properties"], {
+            "name": {"maxLength": MAX_NAME_LENGTH,
+                     "type": ["string", "null"]},
+            "limit": {"maximum": MAX_INTEGER, "type": ["integer", "null"]}})

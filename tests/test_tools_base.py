@@ -14,12 +14,12 @@ from gsmcpd.tools.base import (
     Toolset,
     annotations,
     closedSchema,
-    effectiveHints,
 )
 from gsmcpd.tools.ledger import methodKey
 from gsmcpd.tools.questions import sampling
 from gsmcpd.tools.templates.outcomes import ToolError, ViewMove
 from tests.fakes import FakeGem, SmalltalkRaised
+from tests.toolharness import effectiveHints
 
 SCHEMA = closedSchema({"name": {"type": "string"},
                        "limit": {"type": "integer", "minimum": 0}},
@@ -117,6 +117,15 @@ class ToolCallTests(SynchronousTestCase):
     def setUp(self):
         self.gem = FakeGem()
         self.call = ToolCall(self.gem)
+
+    def test_noSessionRunsNoTemplate(self):
+        """
+        A call without a GemStone session (its tool runs on none) running
+        a template is a mistake of the tool's, said as one.
+        """
+        error = self.assertRaises(RuntimeError, ToolCall(None).runTemplate,
+                                  "status", {})
+        self.assertIn("status run without a GemStone session", str(error))
 
     def test_valueAndNeedsCommit(self):
         self.assertIsNone(self.call.needsCommit)

@@ -10,12 +10,11 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.protocol.jsonrpc import Message
-from gsmcpd.tools.base import effectiveHints
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS
 from gsmcpd.tools.ledger import classKey, methodKey
 from gsmcpd.tools.paging import LIST_LIMIT
 from tests.test_tools_listing import checkedCall, codeModel
-from tests.toolharness import ToolHarness
+from tests.toolharness import ToolHarness, effectiveHints
 
 CLASS_NOT_FOUND = (
     "Class not found: {} (no class of that name in this session's symbol "

@@ -102,8 +102,15 @@ class ToolCatalogTests(SynchronousTestCase):
         catalog = ToolCatalog.named()
         self.assertEqual({type(t).__name__ for t in catalog.toolsets},
                          {toolsetClass(n).__name__ for n in CORE_TOOLSETS})
-        self.assertNotIn("conformance",
-                         {t.name for t in catalog.toolsets})
+
+    def test_shipsNoTestFixture(self):
+        """
+        Every toolset the catalog names is gsmcpd's own: a test fixture
+        (the conformance suite's, in C{gsmcpd.testing}) is served only by
+        its import path, and no agent is told to ask for it.
+        """
+        for path in {**CORE_TOOLSETS, **OTHER_TOOLSETS}.values():
+            self.assertTrue(path.startswith("gsmcpd.tools."), path)
 
     def test_lookupAndSortedIteration(self):
         catalog = ToolCatalog([Named("a", "zeta", "alpha"),
@@ -148,10 +155,10 @@ class AdvertisedTests(SynchronousTestCase):
         """
         self.assertEqual(DEFAULT_TOOLSETS, (*CORE_TOOLSETS, "debugging"))
         self.assertEqual(unservedToolsets(DEFAULT_TOOLSETS),
-                         ["admin", "changes", "conformance"])
+                         ["admin", "changes"])
         self.assertEqual(unservedToolsets(["browsing", "admin"]), [
             "execution", "listing", "mutation", "search", "session",
-            "testing", "changes", "conformance", "debugging"])
+            "testing", "changes", "debugging"])
 
     def test_advertisedIsTheToolListed(self):
         """

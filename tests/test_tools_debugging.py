@@ -13,10 +13,9 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.protocol.notes import COMMITTED_NOTE, MOVED_NOTE
-from gsmcpd.tools.base import effectiveHints
 from gsmcpd.tools.debugging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_BYTES, PRINT_LIMIT
 from tests.test_tools_listing import checkedCall
-from tests.toolharness import ToolHarness
+from tests.toolharness import ToolHarness, effectiveHints
 
 FAILING_PRINT = ("SavingsAccount compileMethod: 'printString\n\t^1/0' dictionaries: "
                  "System myUserProfile symbolList category: 'printing'. ")

@@ -10,10 +10,9 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.testing.simulator.model import CodeModel
-from gsmcpd.tools.base import effectiveHints
 from gsmcpd.tools.listing import nameOrder
 from gsmcpd.tools.paging import LIST_LIMIT
-from tests.toolharness import ToolHarness
+from tests.toolharness import ToolHarness, effectiveHints
 
 
 @inlineCallbacks

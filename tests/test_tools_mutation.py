@@ -12,12 +12,11 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 from gsmcpd.smalltalk import Assignment, Literal, parse_expression
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.repository import ABSENT
-from gsmcpd.tools.base import effectiveHints
 from gsmcpd.tools.compiling import locatedErrors
 from gsmcpd.tools.ledger import classKey, methodKey
 from gsmcpd.tools.mutation import MutationToolset
 from gsmcpd.tools.templates.render import Template
-from tests.toolharness import ToolHarness
+from tests.toolharness import ToolHarness, effectiveHints
 
 TOOLSETS = ("browsing", "listing", "mutation", "session", "execution",
             "testing")
@@ -882,7 +881,8 @@ class TemplateInjectionTests(SynchronousTestCase):
             expected = parse_expression(template.render(blank[name], 1000))
             self.assertEqual(len(parsed.statements),
                              len(expected.statements))
-            for got, want in zip(parsed.statements, expected.statements):
+            for got, want in zip(parsed.statements, expected.statements,
+                                 strict=True):
                 if isinstance(want, Assignment) and want.name in fuzzed[name]:
                     self.assertEqual(got.name, want.name)
                     self.assertEqual(got.value,

@@ -11,10 +11,9 @@ from twisted.trial.unittest import TestCase
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.testing.simulator import reflection
 from gsmcpd.testing.simulator.kernel import CLASSES
-from gsmcpd.tools.base import effectiveHints
 from gsmcpd.tools.search import SEARCH_LIMIT
 from tests.test_tools_listing import codeModel
-from tests.toolharness import ToolHarness, checkStructured
+from tests.toolharness import ToolHarness, checkStructured, effectiveHints
 
 SEARCH_TOOLS = ("find_implementors", "find_references_to", "find_senders",
                 "search_method_source")

@@ -9,10 +9,9 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.testing.simulator.evaluator import Evaluator
-from gsmcpd.tools.base import effectiveHints
 from tests.test_tools_listing import codeModel
 from tests.test_tools_search import checked, failed
-from tests.toolharness import ToolHarness
+from tests.toolharness import ToolHarness, effectiveHints
 
 TESTING_TOOLS = ("describe_test_failure", "list_failing_tests",
                  "list_test_classes", "run_test_class", "run_test_method")

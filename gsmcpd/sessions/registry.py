@@ -10,6 +10,7 @@ nothing below the transport knows either.
 """
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from twisted.internet.defer import Deferred, DeferredList, succeed
 from twisted.internet.interfaces import IReactorTime
@@ -136,7 +137,7 @@ class SessionRegistry:
         """
         Close every session; fires when every GemStone session is out.
         """
-        closing = [self.close(session.handle, reason, code)
-                   for session in self.work]
+        closing: list[Deferred[Any]] = [
+            self.close(session.handle, reason, code) for session in self.work]
         return DeferredList(closing + [self._pool.closeAll()],
                             consumeErrors=True)

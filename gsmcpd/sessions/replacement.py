@@ -68,13 +68,13 @@ class GemReplacement:
             # Closed while its call was being ended: nobody would log a
             # replacement out, and the stopped gem's logout can run.
             return succeed(None)
-        d = self._pool.replace(old, name=session.handle[:8],
-                               user=userOf(session.principal))
+        logging = self._pool.replace(old, name=session.handle[:8],
+                                     user=userOf(session.principal))
 
-        def replaced(gem: IGemSession) -> Deferred[object]:
+        def replaced(gem: IGemSession) -> Deferred[None]:
             session.gemReplaced(gem)
-            return self._logins.prepared(session).addErrback(
-                failed, "could not be prepared")
+            return self._logins.prepared(session).addCallback(
+                lambda _: None).addErrback(failed, "could not be prepared")
 
         def failed(failure: Failure, why: str) -> Deferred[None]:
             self.log.failure("session {handle}: its replacement GemStone "
@@ -84,11 +84,11 @@ class GemReplacement:
                 session.handle, f"its replacement GemStone session {why}",
                 code="replacement_failed")
 
-        def done(result: object) -> object:
+        def done(result: None) -> None:
             session.replacementOver()
             return result
 
         session.replacementBegan()
-        d.addCallbacks(replaced, failed,
-                       errbackArgs=("could not be logged in",)).addBoth(done)
-        return d
+        over: Deferred[None] = logging.addCallbacks(
+            replaced, failed, errbackArgs=("could not be logged in",))
+        return over.addBoth(done)

@@ -28,6 +28,7 @@ from gsmcpd.testing.simulator import (
     errors,
     exceptions,
     frames,
+    inspection,
     integers,
     intervals,
     magnitudes,
@@ -56,7 +57,8 @@ from gsmcpd.testing.simulator.objects import (
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
-KERNEL_MODULES = (arithmetic, dictionaries, enumerating, exceptions, frames, integers, intervals,
+KERNEL_MODULES = (arithmetic, dictionaries, enumerating, exceptions, frames, inspection,
+                  integers, intervals,
                   magnitudes, processes, profiling, reflection, sequences, sessiontable,
                   sessiontemps, sets, streams, strings, sunit, system)
 

@@ -1,5 +1,6 @@
 """
-Checking Smalltalk source against the names a real stone is known to have.
+Checking Smalltalk source against the names a real stone is known to have:
+the tests' own tool (the daemon never checks a source this way).
 
 The daemon's templates run on GemStone 3.7, where a misspelt or Pharo-only
 selector is a C{doesNotUnderstand} at run time, and nothing before that
@@ -13,9 +14,17 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from .ast import Assignment, Block, Method, Node, Sequence, Variable
-from .parser import parse_expression
-from .walk import iter_nodes, sent_selectors
+from gsmcpd.smalltalk import (
+    Assignment,
+    Block,
+    Method,
+    Node,
+    Sequence,
+    Variable,
+    iter_nodes,
+    parse_expression,
+    sent_selectors,
+)
 
 KINDS = frozenset({"selector", "global"})
 
@@ -57,7 +66,8 @@ def loadKnownNames(*paths: str | Path) -> tuple[frozenset[str], frozenset[str]]:
     """
     The known selectors and the known globals listed in C{paths}.
     """
-    selectors, globals_ = set(), set()
+    selectors: set[str] = set()
+    globals_: set[str] = set()
     for entry in (e for path in paths for e in readEntries(path)):
         (selectors if entry.kind == "selector" else globals_).add(entry.name)
     return frozenset(selectors), frozenset(globals_)
@@ -72,7 +82,7 @@ def declaredNames(tree: Node) -> set[str]:
     as declared in another.  Templates never do that, and the price is only
     a missed report, never a false one.
     """
-    names = set()
+    names: set[str] = set()
     for node in iter_nodes(tree):
         if isinstance(node, (Sequence, Method)):
             names.update(node.temps)
@@ -89,7 +99,7 @@ def referencedGlobals(tree: Node) -> set[str]:
     the globals it needs the stone to have.
     """
     declared = declaredNames(tree)
-    used = set()
+    used: set[str] = set()
     for node in iter_nodes(tree):
         if isinstance(node, (Variable, Assignment)) and node.name[:1].isupper():
             used.add(node.name)
