@@ -286,8 +286,8 @@ class DayOfUseTests(LifetimeTestCase, ModernTestCase):
         is ever refused.
         """
         held = 0
-        for burst in range(8 * 6):
-            for click in range(6):
+        for _burst in range(8 * 6):
+            for _click in range(6):
                 yield self.inspectorCall()
                 self.elapse(2)
                 held = max(held, len(self.pool.open_))

@@ -335,7 +335,7 @@ def reachable(root):
 
 def _filled(cell):
     try:
-        cell.cell_contents
+        _ = cell.cell_contents
     except ValueError:
         return False
     return True

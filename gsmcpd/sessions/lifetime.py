@@ -8,7 +8,7 @@ problem is telling a client that has gone from one that is merely quiet:
 a session with an open stream is probed with a ping before it is reaped; a
 session that never opened a stream is released soon after its last request;
 a session whose client hangs up its stream gets a short grace to come back
-(L{gsmcpd.sessions.registry.SessionRegistry}); a 2026-07-28 session behind
+(L{gsmcpd.sessions.clients.ClientSessions}); a 2026-07-28 session behind
 a handle, which has no stream to tell, idles out sooner than a 2025 one
 with a stream, so a client that never closes its handles does not hold the
 stone's logins for half an hour each.  A session with a call in
