@@ -1,5 +1,5 @@
 """
-The scripted conversation of L{tests.test_answercorpus}: requests of both
+The scripted conversation of L{tests.structure.test_answercorpus}: requests of both
 eras, good and bad (L{tests.corpusexchange}), and the fake gems' answers
 they meet.
 """

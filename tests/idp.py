@@ -227,7 +227,7 @@ def writeIdentity(testCase, ca, names=("localhost",)):
     C{(certificate path, key path)}.
     """
     paths = testCase.mktemp(), testCase.mktemp()
-    for path, content in zip(paths, ca.issue(names)):
+    for path, content in zip(paths, ca.issue(names), strict=True):
         with open(path, "wb") as f:
             f.write(content)
     return paths

@@ -84,7 +84,7 @@ def _capped(cap: int | None) -> str:
 
 
 NO_CAPS = FairShares()
-"""No cap at all."""
+"""No cap at all: the shares of a registry given none."""
 
 
 def identityOf(principal: Principal | None) -> str | None:

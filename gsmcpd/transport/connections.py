@@ -62,6 +62,10 @@ class ConnectionLimits:
     maxBodyBytes: int = MAX_BODY_BYTES
 
 
+DEFAULT_LIMITS = ConnectionLimits()
+"""The limits a site guards with when it is given none."""
+
+
 def _reached(count, cap):
     return cap is not None and count >= cap
 
@@ -99,7 +103,7 @@ class GuardedChannel(HTTPChannel):
     """
 
     log = Logger()
-    limits = ConnectionLimits()
+    limits = DEFAULT_LIMITS
     refused = None
     _deadline = None
     _linger = None
@@ -241,7 +245,7 @@ class GuardedSite(Site):
 
     protocol = GuardedChannel
 
-    def __init__(self, resource, limits=ConnectionLimits(), reactor=None,
+    def __init__(self, resource, limits=DEFAULT_LIMITS, reactor=None,
                  **kwargs):
         if limits.requestDeadline is not None:
             # The deadline closes an idle connection long before

@@ -28,7 +28,7 @@ from gsmcpd.protocol.jsonrpc import (
 )
 from gsmcpd.protocol.versions import PRIMED_STREAMS_SINCE, atLeast
 from gsmcpd.transport.bearer import principalOf
-from gsmcpd.transport.connections import MAX_BODY_BYTES, ConnectionLimits, GuardedSite
+from gsmcpd.transport.connections import DEFAULT_LIMITS, MAX_BODY_BYTES, GuardedSite
 from gsmcpd.transport.gates import (
     SESSION_HEADER,
     VERSION_HEADER,
@@ -76,7 +76,7 @@ class McpSite(GuardedSite):
 
     requestFactory = CappedRequest
 
-    def __init__(self, resource, accessLog=False, limits=ConnectionLimits(),
+    def __init__(self, resource, accessLog=False, limits=DEFAULT_LIMITS,
                  reactor=None, metrics=UNOBSERVED):
         super().__init__(resource, limits, reactor,
                          parsePOSTFormSubmission=False)
