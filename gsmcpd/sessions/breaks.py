@@ -11,7 +11,7 @@ only; only the last costs its uncommitted work.
 """
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import attr
 from twisted.internet.defer import Deferred
@@ -21,11 +21,8 @@ from zope.interface import implementer
 
 from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.observe.clipping import clipped
+from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.tools.context import ICallControl
-
-if TYPE_CHECKING:
-    # A work session holds its calls (CallState, defined here).
-    from gsmcpd.sessions.work import WorkSession
 
 Explanation = Callable[[str], str]
 """What the client is told of a call the server ended, given how."""
@@ -37,7 +34,7 @@ class Replacing(Protocol):
     neither break (L{gsmcpd.sessions.replacement.GemReplacement}).
     """
 
-    def replace(self, session: "WorkSession", reason: str) -> Deferred[None]:
+    def replace(self, session: IWorkSession, reason: str) -> Deferred[None]:
         ...
 
 HARD_BREAK_DELAY = 2.0
@@ -100,7 +97,7 @@ class RunningCall:
 
     _logger = Logger()
 
-    def __init__(self, work: "WorkSession | None", requestId: Any,
+    def __init__(self, work: IWorkSession | None, requestId: Any,
                  replacement: Replacing, clock: IReactorTime,
                  cancellable: bool = True) -> None:
         """

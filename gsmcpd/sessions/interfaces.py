@@ -99,6 +99,9 @@ class IWorkSession(Interface):
     journal = Attribute(
         "What its transaction changed (a ChangeJournal).")
     busy = Attribute("Whether a call of it is queued or running on its gem.")
+    view = Attribute(
+        "View hygiene's state (a ViewState): its GemStone session number "
+        "among it.")
     lastCommit = Attribute(
         "How its last commit ended (a LastCommit: outcome, time, changes), "
         "or None before one.")
@@ -122,6 +125,12 @@ class IWorkSession(Interface):
     def inFlight() -> list[Any]:
         """
         Its calls in flight.
+        """
+
+    def callEnding() -> None:
+        """
+        The server began ending one of its calls (its gem may still be
+        taking the break): it is not lent for another read.
         """
 
     def active(now: float) -> None:

@@ -26,7 +26,7 @@ from gsmcpd.sessions.warm import WarmSessions, lockCommits
 from gsmcpd.sessions.work import WorkSession, newHandle, userOf
 from gsmcpd.tools.templates.outcomes import ToolError
 
-Preparation = Callable[[WorkSession], "Deferred[object] | None"]
+Preparation = Callable[[WorkSession], "Deferred[Any] | None"]
 """What the daemon does to each new (or replacement) session before it
 serves: name its gem, lock its commits under --read-only."""
 

@@ -11,7 +11,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from gsmcpd.gci.interfaces import IGemSession, ISessionPool
-from gsmcpd.sessions.interfaces import ISessionCloser
+from gsmcpd.sessions.interfaces import ISessionCloser, IWorkSession
 from gsmcpd.sessions.logins import Logins
 from gsmcpd.sessions.table import WorkSessions
 from gsmcpd.sessions.work import WorkSession, userOf
@@ -39,7 +39,7 @@ class GemReplacement:
         self._closer = closer
         self._stopGem = stopGem
 
-    def stopAbandoned(self, session: WorkSession) -> None:
+    def stopAbandoned(self, session: IWorkSession) -> None:
         """
         Stop C{session}'s gem, which took no break, from another session.
         """
@@ -48,7 +48,7 @@ class GemReplacement:
             maybeDeferred(self._stopGem, stoneSession).addErrback(
                 lambda f: self.log.failure("stopping an abandoned gem", f))
 
-    def replace(self, session: WorkSession, reason: str) -> Deferred[None]:
+    def replace(self, session: IWorkSession, reason: str) -> Deferred[None]:
         """
         Give C{session} a fresh GemStone session in place of one that had to
         be abandoned (a call that took no break); a session closed since
@@ -59,21 +59,23 @@ class GemReplacement:
             its preparation refused (no commit lock, say) is never served.
         """
         old = session.gem
-        closed = self._work.get(session.handle) is not session
+        work = self._work.get(session.handle)
+        closed = work is not session
         self.log.warn("session {handle}: {doing} its GemStone session: "
                       "{reason}", handle=session.label, reason=reason,
                       doing="closed, stopping" if closed else "replacing")
         self.stopAbandoned(session)
-        if closed:
+        if work is None or closed:
             # Closed while its call was being ended: nobody would log a
             # replacement out, and the stopped gem's logout can run.
             return succeed(None)
+        live: WorkSession = work  # the session itself, as registered
         logging = self._pool.replace(old, name=session.handle[:8],
                                      user=userOf(session.principal))
 
         def replaced(gem: IGemSession) -> Deferred[None]:
-            session.gemReplaced(gem)
-            return self._logins.prepared(session).addCallback(
+            live.gemReplaced(gem)
+            return self._logins.prepared(live).addCallback(
                 lambda _: None).addErrback(failed, "could not be prepared")
 
         def failed(failure: Failure, why: str) -> Deferred[None]:
@@ -85,10 +87,10 @@ class GemReplacement:
                 code="replacement_failed")
 
         def done(result: None) -> None:
-            session.replacementOver()
+            live.replacementOver()
             return result
 
-        session.replacementBegan()
+        live.replacementBegan()
         over: Deferred[None] = logging.addCallbacks(
             replaced, failed, errbackArgs=("could not be logged in",))
         return over.addBoth(done)

@@ -31,7 +31,7 @@ from twisted.python.failure import Failure
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
-from gsmcpd.sessions.interfaces import ISessionCloser
+from gsmcpd.sessions.interfaces import ISessionCloser, IWorkSession
 from gsmcpd.sessions.shares import Shares
 from gsmcpd.sessions.table import WorkSessions
 from gsmcpd.sessions.work import WorkSession, userOf
@@ -160,7 +160,7 @@ class WarmSessions:
         return ToolCall(session.gem, session.ledger).runTemplate(
             "abort", {}).addCallbacks(aborted, failed)
 
-    def giveBack(self, session: WorkSession, why: str) -> Deferred[None]:
+    def giveBack(self, session: IWorkSession, why: str) -> Deferred[None]:
         """
         A throwaway session's call is done: log it out for C{why}, since
         nothing the call left in it may reach another call; and if the
@@ -217,15 +217,15 @@ class WarmSessions:
             self.idleLimit, self._closer.close, session.handle,
             f"idle for {self.idleLimit:g}s, unused", code="read_idle")
 
-    def _endedCleanly(self, session: WorkSession) -> bool:
+    def _endedCleanly(self, session: IWorkSession) -> bool:
         """
         Whether C{session}'s call ended cleanly: the session is still
         registered, no call of it was ended (a break, a cancellation, a
         deadline, a replacement) and its gem is idle.
         """
-        return self._work.get(session.handle) is session and \
-            not session.calls.ended and not session.replacing and \
-            not session.busy
+        live = self._work.get(session.handle)
+        return live is session and live is not None and \
+            not live.calls.ended and not live.replacing and not live.busy
 
     def yielding(self) -> int:
         """

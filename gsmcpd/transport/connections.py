@@ -53,9 +53,9 @@ class ConnectionLimits:
     @ivar maxBodyBytes: the largest body a request may declare.
     """
 
-    requestDeadline: float = 10.0
-    maxConnections: int = 512
-    maxConnectionsPerPeer: int = 128
+    requestDeadline: float | None = 10.0
+    maxConnections: int | None = 512
+    maxConnectionsPerPeer: int | None = 128
     maxHeaderLine: int = 16 << 10
     maxHeaders: int = 100
     maxHeadBytes: int = 64 << 10
