@@ -1,0 +1,245 @@
+"""
+The Refactoring toolset: renames and parameter changes an agent can trust,
+previewed first, then applied all at once or not at all, and C{find_code},
+a search by the code's structure.
+
+The refactorings are computed here, with the project's own parser, from the
+sources the stone gives (L{gsmcpd.smalltalk.rewrite}), and written back
+through the mutation tools' guarded compile path, so the blind-write
+guardrail holds as it does for C{compile_method}.  Served when named: the
+default surface's byte budget has no room for it.
+"""
+
+import functools
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from twisted.internet.defer import Deferred, inlineCallbacks
+
+from gsmcpd.smalltalk import SmalltalkSyntaxError, Variable, parse_method
+from gsmcpd.smalltalk.rewrite import (
+    RewriteError,
+    applyEdits,
+    renameSelectorEdits,
+    sends,
+    symbolMentions,
+)
+from gsmcpd.tools.arguments import (
+    BOOLEAN,
+    INTEGER,
+    STRING,
+    JsonObject,
+    Schema,
+    stringArgument,
+)
+from gsmcpd.tools.base import (
+    OWN_SESSION,
+    Steps,
+    Tool,
+    ToolCall,
+    ToolError,
+    ToolResult,
+    annotations,
+    closedSchema,
+    counted,
+    resultSchema,
+)
+from gsmcpd.tools.journal import itemised
+from gsmcpd.tools.mutation import MutationToolset
+from gsmcpd.tools.previews import MAX_PREVIEWS, MethodChange, Preview, shelfOf
+from gsmcpd.tools.refactorapply import applied
+from gsmcpd.tools.structure import SCOPE, findCodeTool, scopeOf
+
+APPLY = stringArgument("a previewId: apply exactly that preview")
+
+Row = list[Any]
+"""A method as refactoring_sources answers it: className, meta, selector,
+category, source, inScope."""
+
+REFACTORING_SCHEMA = resultSchema(
+    previewId=STRING, applied=BOOLEAN,
+    changes={"type": "array", "items": resultSchema(
+        className=STRING, meta=BOOLEAN, selector=STRING, newSelector=STRING,
+        diff=STRING)},
+    counts=resultSchema(implementors=INTEGER, senders=INTEGER,
+                        methods=INTEGER, classes=INTEGER),
+    unchanged={"type": "array", "items": resultSchema(
+        className=STRING, meta=BOOLEAN, selector=STRING, reason=STRING)})
+
+
+def _unchanged(row: Row, reason: str) -> JsonObject:
+    return {"className": row[0], "meta": row[1], "selector": row[2],
+            "reason": reason}
+
+
+def _parsed(row: Row) -> Any:
+    try:
+        return parse_method(row[4])
+    except SmalltalkSyntaxError as e:
+        raise ToolError("refused", f"{row[0]}>>{row[2]} does not parse here "
+                        f"({e}), so it cannot be rewritten safely")
+
+
+def _unique(rows: Iterable[Row]) -> list[Row]:
+    seen: dict[tuple[str, bool, str], Row] = {}
+    for row in rows:
+        seen.setdefault((row[0], row[1], row[2]), row)
+    return list(seen.values())
+
+
+class RefactoringToolset(MutationToolset):
+    """
+    C{rename_selector}, C{rename_class}, C{add_parameter},
+    C{remove_parameter}, and C{find_code}.
+    """
+
+    name = "refactoring"
+    title = "Refactoring"
+    declaredOptionNames = ("kernelClasses",)
+    instructions = (
+        "rename_selector, rename_class, add_parameter and remove_parameter "
+        "answer a preview and change nothing: diffs, counts, and what they "
+        "leave unchanged and why. The same call with apply: <previewId> "
+        "applies exactly it, all or nothing (refused if a method changed "
+        f"since); a session keeps its last {MAX_PREVIEWS} previews. "
+        "find_code matches Refactoring Browser patterns.")
+
+    def tools(self) -> list[Tool]:
+        return [*itemised([
+            self._refactoring(
+                "rename_selector", "Rename selector",
+                "Rename a selector in its implementors and senders.",
+                {"selector": stringArgument(), "newSelector": stringArgument(),
+                 "scope": SCOPE}, self.planRenameSelector),
+        ]), findCodeTool()]
+
+    def _refactoring(self, name: str, title: str, description: str,
+                     properties: Schema,
+                     plan: Callable[[ToolCall, JsonObject], Deferred[Preview]],
+                     ) -> Tool:
+        required = [key for key in properties if key != "scope"]
+
+        @inlineCallbacks
+        def run(call: ToolCall, arguments: JsonObject) -> Steps[ToolResult]:
+            given = {k: v for k, v in arguments.items() if k != "apply"}
+            if "apply" in arguments:
+                result = yield self.applyPreview(call, name, given,
+                                                 arguments["apply"])
+                return result
+            preview = yield plan(call, given)
+            shelfOf(call.ledger).keep(preview)
+            for change in preview.changes:
+                call.ledger.recordRead(change.key, change.before)
+            return previewResult(preview, applied=False)
+
+        return Tool(name, title, description + " Without apply: a preview.",
+                    closedSchema(dict(properties, apply=APPLY),
+                                 required=required),
+                    annotations(False, destructive=True), run,
+                    REFACTORING_SCHEMA, runsOn=OWN_SESSION)
+
+    @inlineCallbacks
+    def applyPreview(self, call: ToolCall, tool: str, given: JsonObject,
+                     previewId: str) -> Steps[ToolResult]:
+        preview = shelfOf(call.ledger).take(previewId)
+        if preview is None or preview.tool != tool:
+            raise ToolError(
+                "refused", f"No preview {previewId} of {tool} is kept in "
+                f"this session (one is applied once; a session keeps its "
+                f"last {MAX_PREVIEWS}): call {tool} without apply first.")
+        if preview.arguments != given:
+            raise ToolError(
+                "refused", f"{previewId} was made with other arguments "
+                f"({preview.arguments}); nothing was changed.")
+        yield applied(self, call, preview)
+        return previewResult(preview, applied=True)
+
+    @inlineCallbacks
+    def planRenameSelector(self, call: ToolCall,
+                           arguments: JsonObject) -> Steps[Preview]:
+        old, new = arguments["selector"], arguments["newSelector"]
+        kind, scopeName = scopeOf(arguments)
+        value = yield call.runTemplate("refactoring_sources", {
+            "selector": old, "newSelector": new, "global": None,
+            "scopeKind": kind, "scopeName": scopeName, "mentions": True})
+        implementors = [row for row in value["implementors"] if row[5]]
+        if not implementors:
+            raise ToolError("notFound", f"No method implements {old} in "
+                            f"the scope {arguments.get('scope', 'all')}.")
+        classes = {(row[0], row[1]) for row in implementors}
+        taken = [row for row in value["taken"]
+                 if (row[0], row[1]) in classes]
+        if taken:
+            raise ToolError("refused", f"{taken[0][0]} already implements "
+                            f"{new}: renaming {old} would replace it.")
+        changes, unchanged = [], []
+        senders = 0
+        for row in _unique([*implementors, *value["senders"],
+                            *value["mentions"]]):
+            tree = _parsed(row)
+            implements = row[2] == old and bool(row[5])
+            renames = functools.partial(_renamesSend, kind == "all",
+                                        bool(row[5]))
+            try:
+                edits = renameSelectorEdits(tree, old, new, implements,
+                                            renames)
+            except RewriteError as e:
+                raise ToolError("invalidParams", str(e))
+            sent = [node for node, selector, _, _ in sends(tree)
+                    if selector == old]
+            if any(not renames(node) for node in sent):
+                unchanged.append(_unchanged(
+                    row, "a send whose receiver cannot be known: the "
+                    "scope is narrower than the symbol list"))
+            unchanged += [_unchanged(row, each.reason)
+                          for each in symbolMentions(tree, old)]
+            if edits:
+                senders += any(renames(node) for node in sent)
+                changes.append(MethodChange(
+                    row[0], row[1], row[2], new if implements else row[2],
+                    row[3], row[4], applyEdits(row[4], edits)))
+        return self._preview(call, "rename_selector", arguments,
+                             f"Rename {old} to {new}", changes, unchanged,
+                             len(implementors), senders)
+
+    def _preview(self, call: ToolCall, tool: str, arguments: JsonObject,
+                 summary: str, changes: list[MethodChange],
+                 unchanged: list[JsonObject], implementors: int,
+                 senders: int, renameClass: tuple[str, str] | None = None,
+                 ) -> Preview:
+        counts = {"implementors": implementors, "senders": senders,
+                  "methods": len(changes),
+                  "classes": len({c.className for c in changes})}
+        return Preview(shelfOf(call.ledger).newId(), tool, summary,
+                       tuple(changes), tuple(unchanged), counts, arguments,
+                       renameClass)
+
+
+def _renamesSend(everywhere: bool, inScope: bool, node: Any) -> bool:
+    """
+    Whether a rename changes a send: every one when its scope is the whole
+    symbol list, else only one to self or super from a class in scope,
+    whose class is known.
+    """
+    receiver = getattr(node, "receiver", None)
+    return everywhere or inScope and isinstance(receiver, Variable) and \
+        receiver.name in ("self", "super")
+
+
+def previewResult(preview: Preview, applied: bool) -> ToolResult:
+    """A preview, or what applying it changed, as the client reads it."""
+    counts = preview.counts
+    head = (f"{'Applied' if applied else 'Preview'} {preview.previewId}: "
+            f"{preview.summary}: {counted(counts['methods'], 'method')} in "
+            f"{counted(counts['classes'], 'class', 'classes')} "
+            f"({counted(counts['implementors'], 'implementor')}, "
+            f"{counted(counts['senders'], 'sender')})"
+            + (", uncommitted." if applied else
+               f"; apply: {preview.previewId} applies it."))
+    lines = [head, *(c.diff() for c in preview.changes)]
+    lines += [f"unchanged: {u['className']}{' class' if u['meta'] else ''}"
+              f">>{u['selector']}: {u['reason']}" for u in preview.unchanged]
+    return ToolResult("\n".join(lines), {
+        "previewId": preview.previewId, "applied": applied,
+        "changes": [c.described() for c in preview.changes],
+        "counts": dict(counts), "unchanged": list(preview.unchanged)})

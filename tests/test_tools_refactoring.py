@@ -1,0 +1,169 @@
+"""
+Tests for L{gsmcpd.tools.refactoring}: refactorings previewed, then applied
+whole or not at all, on a simulated stone seeded with the C{Banking} code,
+through the dispatcher.
+"""
+
+from twisted.internet.defer import inlineCallbacks
+
+from gsmcpd.tools.base import OWN_SESSION
+from gsmcpd.tools.previews import MAX_PREVIEWS
+from gsmcpd.tools.refactoring import RefactoringToolset
+from tests.test_tools_mutation import MutationTestCase
+from tests.toolharness import ToolHarness
+
+TOOLSETS = ("browsing", "mutation", "session", "execution", "refactoring")
+
+BUMP = "bump: n\n\t\"bump: adds n\"\n\tbalance := balance + n"
+TWICE = ("twice: n\n\tself bump: n.\n\tself perform: #bump: with: n.\n"
+         "\t^'bump: done'")
+TWICE_RENAMED = ("twice: n\n\tself add: n.\n\tself perform: #bump: with: n.\n"
+                 "\t^'bump: done'")
+
+
+class RefactoringTestCase(MutationTestCase):
+    """
+    A client served the refactoring toolset, whose C{Account} has
+    C{bump:} (category C{operations}) and its sender C{twice:}, which also
+    performs C{#bump:} and answers a string that mentions it.
+    """
+
+    def setUp(self):
+        self.harness = ToolHarness(TOOLSETS)
+        for source in (BUMP, TWICE):
+            result = self.harness.call("compile_method", className="Account",
+                                       source=source, category="operations")
+            self.assertFalse(self.successResultOf(result)["isError"])
+        self.assertTrue(self.harness.gem.session.transaction.commit())
+
+    @inlineCallbacks
+    def preview(self, name="rename_selector", **arguments):
+        result = yield self.succeed(name, **arguments)
+        return result["structuredContent"]
+
+
+class DescriptorTests(RefactoringTestCase):
+
+    def test_ownSessionAndClosed(self):
+        """
+        Every refactoring needs a session of one's own (its previews live
+        there; a handle in the 2026 era); each takes apply.
+        """
+        for tool in RefactoringToolset().tools():
+            self.assertIs(tool.inputSchema["additionalProperties"], False)
+            if tool.name != "find_code":
+                self.assertEqual(tool.runsOn, OWN_SESSION)
+                self.assertIn("apply", tool.inputSchema["properties"])
+
+
+class RenameSelectorTests(RefactoringTestCase):
+
+    @inlineCallbacks
+    def test_previewChangesNothing(self):
+        """
+        The preview lists the implementor and the sender with their diffs
+        and counts, and the perform: as unchanged; the stone is as it was.
+        """
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        self.assertFalse(preview["applied"])
+        self.assertEqual(
+            [(c["selector"], c["newSelector"]) for c in preview["changes"]],
+            [("bump:", "add:"), ("twice:", "twice:")])
+        self.assertIn("-bump: n\n+add: n", preview["changes"][0]["diff"])
+        self.assertIn("-\tself bump: n.\n+\tself add: n.",
+                      preview["changes"][1]["diff"])
+        self.assertEqual(preview["counts"], {
+            "implementors": 1, "senders": 1, "methods": 2, "classes": 1})
+        self.assertEqual(preview["unchanged"], [{
+            "className": "Account", "meta": False, "selector": "twice:",
+            "reason": "perform: of the literal symbol"}])
+        self.assertEqual(self.code().method("Account", "bump:").source, BUMP)
+        self.assertIsNone(self.code().method("Account", "add:"))
+
+    @inlineCallbacks
+    def test_apply(self):
+        """
+        Applied, exactly those change: the implementor is renamed in its
+        category, the sender sends the new selector, the string and the
+        perform: are left, and the code runs; uncommitted.
+        """
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        result = yield self.succeed("rename_selector", selector="bump:",
+                                    newSelector="add:",
+                                    apply=preview["previewId"])
+        self.assertTrue(result["structuredContent"]["applied"])
+        code = self.code()
+        self.assertIsNone(code.method("Account", "bump:"))
+        added = code.method("Account", "add:")
+        self.assertEqual(added.source, BUMP.replace("bump: n\n", "add: n\n"))
+        self.assertEqual(added.category, "operations")
+        self.assertEqual(code.method("Account", "twice:").source,
+                         TWICE_RENAMED)
+        ran = yield self.succeed(
+            "execute_code", code="(Account new initialize; yourself) add: 4; "
+            "balance")
+        self.assertIn("4", ran["content"][0]["text"])
+        changes = [(c.what, c.subject) for c in self.harness.session.journal]
+        self.assertIn(("deleted", "Account>>bump:"), changes)
+        self.assertIn("[session] Uncommitted", result["content"][1]["text"])
+
+    @inlineCallbacks
+    def test_appliedOnce(self):
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        arguments = dict(selector="bump:", newSelector="add:",
+                         apply=preview["previewId"])
+        yield self.succeed("rename_selector", **arguments)
+        message = yield self.refused("rename_selector", **arguments)
+        self.assertIn("is kept in this session", message)
+
+    @inlineCallbacks
+    def test_otherArgumentsRefused(self):
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        message = yield self.refused("rename_selector", selector="bump:",
+                                     newSelector="plus:",
+                                     apply=preview["previewId"])
+        self.assertIn("other arguments", message)
+        self.assertEqual(self.code().method("Account", "bump:").source, BUMP)
+
+    @inlineCallbacks
+    def test_boundedPreviews(self):
+        """
+        A session keeps its last MAX_PREVIEWS previews: the oldest goes.
+        """
+        first = yield self.preview(selector="bump:", newSelector="add:")
+        for _ in range(MAX_PREVIEWS):
+            yield self.preview(selector="bump:", newSelector="add:")
+        yield self.refused("rename_selector", selector="bump:",
+                           newSelector="add:", apply=first["previewId"])
+
+    @inlineCallbacks
+    def test_newSelectorTaken(self):
+        message = yield self.refused("rename_selector", selector="bump:",
+                                     newSelector="deposit:")
+        self.assertIn("already implements deposit:", message)
+
+    @inlineCallbacks
+    def test_narrowScope(self):
+        """
+        With a scope narrower than the symbol list, a send whose receiver
+        cannot be known is left, and said so; a send to self is renamed.
+        """
+        yield self.succeed("compile_method", className="AccountTest",
+                           source="testBump\n\taccount bump: 1")
+        preview = yield self.preview(selector="bump:", newSelector="add:",
+                                     scope="class:Account")
+        self.assertEqual([c["selector"] for c in preview["changes"]],
+                         ["bump:", "twice:"])
+        self.assertIn({"className": "AccountTest", "meta": False,
+                       "selector": "testBump",
+                       "reason": "a send whose receiver cannot be known: "
+                       "the scope is narrower than the symbol list"},
+                      preview["unchanged"])
+
+    @inlineCallbacks
+    def test_noImplementor(self):
+        yield self.refused("rename_selector", "notFound", selector="nope:",
+                           newSelector="add:")
+        yield self.refused("rename_selector", "invalidParams",
+                           selector="bump:", newSelector="add:",
+                           scope="package:Banking")
