@@ -167,3 +167,58 @@ class RenameSelectorTests(RefactoringTestCase):
         yield self.refused("rename_selector", "invalidParams",
                            selector="bump:", newSelector="add:",
                            scope="package:Banking")
+
+
+class ParameterToolTests(RefactoringTestCase):
+
+    @inlineCallbacks
+    def apply(self, name, **arguments):
+        preview = yield self.preview(name, **arguments)
+        yield self.succeed(name, apply=preview["previewId"], **arguments)
+        return preview
+
+    @inlineCallbacks
+    def test_addParameter(self):
+        """
+        The implementor takes the new parameter, every sender passes the
+        default, and the code runs.
+        """
+        yield self.apply("add_parameter", selector="bump:",
+                         newSelector="bump:times:", default="1")
+        code = self.code()
+        self.assertIsNone(code.method("Account", "bump:"))
+        self.assertEqual(code.method("Account", "bump:times:").source,
+                         BUMP.replace("bump: n\n", "bump: n times: times\n"))
+        self.assertIn("self bump: n times: 1.",
+                      code.method("Account", "twice:").source)
+        ran = yield self.succeed(
+            "execute_code", code="(Account new initialize; yourself) "
+            "bump: 3 times: 1; balance")
+        self.assertIn("3", ran["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_removeParameter(self):
+        yield self.succeed("compile_method", className="Account",
+                           source="credit: n by: unused\n\t^self bump: n")
+        yield self.succeed("compile_method", className="Account",
+                           source="thrice\n\t^self credit: 1 by: 2")
+        yield self.apply("remove_parameter", selector="credit:by:",
+                         newSelector="credit:", index=2)
+        self.assertEqual(self.code().method("Account", "credit:").source,
+                         "credit: n\n\t^self bump: n")
+        self.assertEqual(self.code().method("Account", "thrice").source,
+                         "thrice\n\t^self credit: 1")
+
+    @inlineCallbacks
+    def test_usedParameterRefused(self):
+        message = yield self.refused("remove_parameter", selector="bump:",
+                                     newSelector="bump", index=1)
+        self.assertIn("uses its parameter n", message)
+
+    @inlineCallbacks
+    def test_mismatchedSelector(self):
+        yield self.refused("add_parameter", "invalidParams",
+                           selector="bump:", newSelector="other:", default="1")
+        yield self.refused("add_parameter", "invalidParams",
+                           selector="bump:", newSelector="bump:x:",
+                           default="1 +")

@@ -48,6 +48,10 @@ class RewriteError(ValueError):
     """The rewrite cannot be done safely; the message says why."""
 
 
+class SelectorMismatch(RewriteError):
+    """The new selector does not fit the change asked for."""
+
+
 def keywords(selector: str) -> list[str]:
     """C{at:put:} as C{['at:', 'put:']}; a unary or binary one alone."""
     if not selector.endswith(":"):
@@ -97,7 +101,7 @@ def renameSelectorEdits(tree: Method, old: str, new: str,
     each send of it that C{renames} (given the send's node) accepts.
     """
     if arity(old) != arity(new) or old.endswith(":") != new.endswith(":"):
-        raise RewriteError(f"{new} does not take the arguments {old} takes: "
+        raise SelectorMismatch(f"{new} does not take the arguments {old} takes: "
                            f"add_parameter or remove_parameter changes those")
     edits = _renamed(tree.parts, old, new) \
         if pattern and tree.selector == old else []
@@ -153,7 +157,7 @@ def _argument(default: str) -> str:
     """C{default} as an argument: parenthesised unless one primary."""
     statements = parse_expression(default).statements
     if len(statements) != 1:
-        raise RewriteError("the default must be one expression")
+        raise SelectorMismatch("the default must be one expression")
     plain = isinstance(statements[0], (Literal, Variable))
     return default.strip() if plain else f"({default.strip()})"
 
@@ -173,7 +177,7 @@ def addParameterEdits(source: str, tree: Method, old: str, new: str,
     """
     if not new.endswith(":") or arity(new) != arity(old) + 1 or (
             arity(old) == 1 and not old.endswith(":")):
-        raise RewriteError(f"{new} must be {old} with one keyword more at "
+        raise SelectorMismatch(f"{new} must be {old} with one keyword more at "
                            f"its end")
     last = keywords(new)[-1]
     argument = _argument(default)
@@ -227,7 +231,7 @@ def removeParameterEdits(source: str, tree: Method, old: str, new: str,
     count = arity(old)
     if not old.endswith(":") or not 1 <= index <= count or \
             arity(new) != count - 1 or (count > 1) != new.endswith(":"):
-        raise RewriteError(f"{new} must be {old} without its keyword "
+        raise SelectorMismatch(f"{new} must be {old} without its keyword "
                            f"number {index}")
     kept = [k for i, k in enumerate(keywords(old)) if i != index - 1]
     edits: list[Edit] = []

@@ -16,10 +16,23 @@ from typing import Any
 
 from twisted.internet.defer import Deferred, inlineCallbacks
 
-from gsmcpd.smalltalk import SmalltalkSyntaxError, Variable, parse_method
+from gsmcpd.smalltalk import (
+    Method,
+    Node,
+    SmalltalkSyntaxError,
+    Variable,
+    iter_nodes,
+    parse_expression,
+    parse_method,
+)
 from gsmcpd.smalltalk.rewrite import (
+    Edit,
     RewriteError,
+    SelectorMismatch,
+    addParameterEdits,
     applyEdits,
+    keywords,
+    removeParameterEdits,
     renameSelectorEdits,
     sends,
     symbolMentions,
@@ -67,6 +80,21 @@ REFACTORING_SCHEMA = resultSchema(
         className=STRING, meta=BOOLEAN, selector=STRING, reason=STRING)})
 
 
+Rewrite = Callable[[Row, Method, bool, Callable[[Node], bool]], list[Edit]]
+"""The edits of one method: its row, its tree, whether it implements the
+selector in scope, and which of its sends to change."""
+
+
+def _freshName(tree: Method, name: str) -> str:
+    """C{name}, or it numbered, so it hides nothing in C{tree}."""
+    taken = {*tree.params, *tree.temps} | {
+        each.name for each in iter_nodes(tree) if isinstance(each, Variable)}
+    candidate, number = name, 1
+    while candidate in taken:
+        candidate, number = f"{name}{number}", number + 1
+    return candidate
+
+
 def _unchanged(row: Row, reason: str) -> JsonObject:
     return {"className": row[0], "meta": row[1], "selector": row[2],
             "reason": reason}
@@ -111,6 +139,21 @@ class RefactoringToolset(MutationToolset):
                 "Rename a selector in its implementors and senders.",
                 {"selector": stringArgument(), "newSelector": stringArgument(),
                  "scope": SCOPE}, self.planRenameSelector),
+            self._refactoring(
+                "add_parameter", "Add parameter",
+                "Add a keyword at the end of a selector; every sender "
+                "passes default.",
+                {"selector": stringArgument(), "newSelector": stringArgument(
+                    "the selector with one keyword more at its end"),
+                 "default": stringArgument("a Smalltalk expression")},
+                self.planAddParameter),
+            self._refactoring(
+                "remove_parameter", "Remove parameter",
+                "Remove a selector's index-th keyword and argument; refused "
+                "if an implementor uses it.",
+                {"selector": stringArgument(), "newSelector": stringArgument(),
+                 "index": {"type": "integer", "minimum": 1}},
+                self.planRemoveParameter),
         ]), findCodeTool()]
 
     def _refactoring(self, name: str, title: str, description: str,
@@ -154,10 +197,61 @@ class RefactoringToolset(MutationToolset):
         yield applied(self, call, preview)
         return previewResult(preview, applied=True)
 
-    @inlineCallbacks
     def planRenameSelector(self, call: ToolCall,
-                           arguments: JsonObject) -> Steps[Preview]:
+                           arguments: JsonObject) -> Deferred[Preview]:
         old, new = arguments["selector"], arguments["newSelector"]
+
+        def rewrite(row: Row, tree: Method, implements: bool,
+                    renames: Callable[[Node], bool]) -> list[Edit]:
+            return renameSelectorEdits(tree, old, new, implements, renames)
+
+        return self.planSelectorChange(call, "rename_selector", arguments,
+                                       f"Rename {old} to {new}", rewrite)
+
+    def planAddParameter(self, call: ToolCall,
+                         arguments: JsonObject) -> Deferred[Preview]:
+        old, new = arguments["selector"], arguments["newSelector"]
+        default = arguments["default"]
+        try:
+            parse_expression(default)
+        except SmalltalkSyntaxError as e:
+            raise ToolError("invalidParams", f"default does not parse: {e}")
+
+        def rewrite(row: Row, tree: Method, implements: bool,
+                    renames: Callable[[Node], bool]) -> list[Edit]:
+            return addParameterEdits(row[4], tree, old, new, default,
+                                     _freshName(tree, keywords(new)[-1][:-1]))
+
+        return self.planSelectorChange(
+            call, "add_parameter", arguments,
+            f"Add a parameter to {old} as {new}, senders passing {default}",
+            rewrite)
+
+    def planRemoveParameter(self, call: ToolCall,
+                            arguments: JsonObject) -> Deferred[Preview]:
+        old, new = arguments["selector"], arguments["newSelector"]
+        index = arguments["index"]
+
+        def rewrite(row: Row, tree: Method, implements: bool,
+                    renames: Callable[[Node], bool]) -> list[Edit]:
+            return removeParameterEdits(row[4], tree, old, new, index)
+
+        return self.planSelectorChange(
+            call, "remove_parameter", arguments,
+            f"Remove parameter {index} of {old} as {new}", rewrite)
+
+    @inlineCallbacks
+    def planSelectorChange(self, call: ToolCall, tool: str,
+                           arguments: JsonObject, summary: str,
+                           rewrite: Rewrite) -> Steps[Preview]:
+        """
+        A preview of C{rewrite} made to the implementors of C{selector}
+        (those in scope) and its senders; the symbols naming it, and sends
+        a narrower scope cannot vouch for, listed as unchanged.
+        """
+        old, new = arguments["selector"], arguments["newSelector"]
+        if old == new:
+            raise ToolError("invalidParams", f"newSelector is {old} itself")
         kind, scopeName = scopeOf(arguments)
         value = yield call.runTemplate("refactoring_sources", {
             "selector": old, "newSelector": new, "global": None,
@@ -171,7 +265,7 @@ class RefactoringToolset(MutationToolset):
                  if (row[0], row[1]) in classes]
         if taken:
             raise ToolError("refused", f"{taken[0][0]} already implements "
-                            f"{new}: renaming {old} would replace it.")
+                            f"{new}: changing {old} would replace it.")
         changes, unchanged = [], []
         senders = 0
         for row in _unique([*implementors, *value["senders"],
@@ -181,10 +275,12 @@ class RefactoringToolset(MutationToolset):
             renames = functools.partial(_renamesSend, kind == "all",
                                         bool(row[5]))
             try:
-                edits = renameSelectorEdits(tree, old, new, implements,
-                                            renames)
-            except RewriteError as e:
+                edits = rewrite(row, tree, implements, renames)
+            except SelectorMismatch as e:
                 raise ToolError("invalidParams", str(e))
+            except RewriteError as e:
+                raise ToolError("refused", f"{row[0]}>>{row[2]}: {e}; "
+                                f"nothing was previewed.")
             sent = [node for node, selector, _, _ in sends(tree)
                     if selector == old]
             if any(not renames(node) for node in sent):
@@ -198,9 +294,8 @@ class RefactoringToolset(MutationToolset):
                 changes.append(MethodChange(
                     row[0], row[1], row[2], new if implements else row[2],
                     row[3], row[4], applyEdits(row[4], edits)))
-        return self._preview(call, "rename_selector", arguments,
-                             f"Rename {old} to {new}", changes, unchanged,
-                             len(implementors), senders)
+        return self._preview(call, tool, arguments, summary, changes,
+                             unchanged, len(implementors), senders)
 
     def _preview(self, call: ToolCall, tool: str, arguments: JsonObject,
                  summary: str, changes: list[MethodChange],
