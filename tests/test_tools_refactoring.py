@@ -222,3 +222,94 @@ class ParameterToolTests(RefactoringTestCase):
         yield self.refused("add_parameter", "invalidParams",
                            selector="bump:", newSelector="bump:x:",
                            default="1 +")
+
+
+class RenameClassTests(RefactoringTestCase):
+
+    @inlineCallbacks
+    def setUp(self):
+        super().setUp()
+        yield self.succeed("compile_class_definition", className="Clerk",
+                           dictionary="Banking")
+        yield self.succeed("compile_method", className="Clerk",
+                           source="greet\n\t^'hi from ' , self class name",
+                           category="talk")
+        yield self.succeed("compile_method", className="Clerk", meta=True,
+                           source="make\n\t^Clerk new")
+        yield self.succeed("compile_method", className="Greeter",
+                           source="clerk\n\t\"a Clerk\"\n\t^Clerk make greet"
+                           " -> #Clerk -> 'Clerk'")
+
+    @inlineCallbacks
+    def test_renamed(self):
+        """
+        The class answers under its new name, its own methods (both
+        sides, categories kept) and the methods referring to it compile
+        and run; the comment, the symbol and the string keep the old name;
+        the class history holds both versions.
+        """
+        preview = yield self.preview("rename_class", className="Clerk",
+                                     newName="Teller")
+        self.assertEqual(
+            [(c["className"], c["selector"]) for c in preview["changes"]],
+            [("Clerk", "greet"), ("Clerk", "make"), ("Greeter", "clerk")])
+        self.assertEqual(preview["unchanged"], [{
+            "className": "Greeter", "meta": False, "selector": "clerk",
+            "reason": "a literal symbol"}])
+        self.assertIsNotNone(self.code().classNamed("Clerk"))
+        yield self.succeed("rename_class", className="Clerk",
+                           newName="Teller", apply=preview["previewId"])
+        code = self.code()
+        self.assertIsNone(code.classNamed("Clerk"))
+        self.assertEqual(code.classNamed("Teller").dictionary, "Banking")
+        self.assertEqual([each.name for each in code.classHistory("Teller")],
+                         ["Clerk", "Teller"])
+        self.assertEqual(code.method("Teller", "greet").category, "talk")
+        self.assertEqual(code.method("Teller", "make", meta=True).source,
+                         "make\n\t^Teller new")
+        self.assertEqual(code.method("Greeter", "clerk").source,
+                         "clerk\n\t\"a Clerk\"\n\t^Teller make greet"
+                         " -> #Clerk -> 'Clerk'")
+        ran = yield self.succeed("execute_code",
+                                 code="Greeter new clerk key key")
+        self.assertIn("hi from Teller", ran["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_aliasReported(self):
+        """
+        Another binding of the class is listed in the preview, and the
+        apply is refused with nothing changed.
+        """
+        yield self.succeed("execute_code",
+                           code="UserGlobals at: #Helper put: Clerk")
+        preview = yield self.preview("rename_class", className="Clerk",
+                                     newName="Teller")
+        self.assertIn("another binding of the class (UserGlobals at: "
+                      "#Helper)", preview["unchanged"][-1]["reason"])
+        message = yield self.refused("rename_class", className="Clerk",
+                                     newName="Teller",
+                                     apply=preview["previewId"])
+        self.assertIn("bound under other names", message)
+        self.assertIsNotNone(self.code().classNamed("Clerk"))
+        self.assertIsNone(self.code().classNamed("Teller"))
+        self.assertIn("Clerk make", self.code().method("Greeter",
+                                                       "clerk").source)
+
+    @inlineCallbacks
+    def test_subclassesRefused(self):
+        preview = yield self.preview("rename_class", className="Account",
+                                     newName="Ledger")
+        message = yield self.refused("rename_class", className="Account",
+                                     newName="Ledger",
+                                     apply=preview["previewId"])
+        self.assertIn("SavingsAccount", message)
+        self.assertIsNotNone(self.code().classNamed("Account"))
+
+    @inlineCallbacks
+    def test_takenNameRefused(self):
+        preview = yield self.preview("rename_class", className="Clerk",
+                                     newName="Greeter")
+        message = yield self.refused("rename_class", className="Clerk",
+                                     newName="Greeter",
+                                     apply=preview["previewId"])
+        self.assertIn("Greeter is already defined", message)

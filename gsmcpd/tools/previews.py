@@ -36,6 +36,8 @@ class MethodChange:
     category: str | None
     before: str
     after: str
+    newClassName: str | None = None
+    """The class it moves to: a renamed class's own method."""
 
     @property
     def key(self) -> Key:
@@ -48,10 +50,12 @@ class MethodChange:
 
     def diff(self) -> str:
         """The change as a unified diff, named by the method."""
-        renamed = f"{self.named[:-len(self.selector)]}{self.newSelector}"
+        side = " class" if self.meta else ""
+        renamed = f"{self.newClassName or self.className}{side}>>" \
+            f"{self.newSelector}"
         return "\n".join(difflib.unified_diff(
             self.before.splitlines(), self.after.splitlines(), self.named,
-            renamed, lineterm=""))
+            renamed, lineterm="")) or f"--- {self.named}\n+++ {renamed}"
 
     def described(self) -> JsonObject:
         return {"className": self.className, "meta": self.meta,
@@ -75,6 +79,9 @@ class Preview:
     arguments: JsonObject
     """What the preview was asked with: applying it must name the same."""
     renameClass: tuple[str, str] | None = None
+    moved: tuple[MethodChange, ...] = ()
+    """A renamed class's own methods, which the rename compiles into its
+    new version."""
 
 
 class PreviewShelf:

@@ -13,8 +13,10 @@ from twisted.internet.defer import inlineCallbacks
 from gsmcpd.tools.arguments import JsonObject
 from gsmcpd.tools.base import Steps, ToolCall, ToolError
 from gsmcpd.tools.compiling import compileError, locatedErrors
-from gsmcpd.tools.ledger import Key, methodKey
+from gsmcpd.tools.ledger import Key, classKey, methodKey
 from gsmcpd.tools.previews import MethodChange, Preview
+
+DEFAULT_CATEGORY = "as yet unclassified"
 
 if TYPE_CHECKING:
     from gsmcpd.tools.mutation import MutationToolset
@@ -83,6 +85,45 @@ def _undo(toolset: "MutationToolset", call: ToolCall,
 
 
 @inlineCallbacks
+def _renameClass(toolset: "MutationToolset", call: ToolCall, preview: Preview,
+                 back: bool = False) -> Steps[None]:
+    """
+    Rename the preview's class (or, C{back}, undo that), compiling its own
+    methods into the new version as the preview rewrote them.
+    """
+    assert preview.renameClass is not None
+    old, new = preview.renameClass[::-1] if back else preview.renameClass
+    value = yield call.runTemplate("rename_class", {
+        "className": old, "newName": new, "kernelClasses": toolset.kernelClasses,
+        "methods": [[c.meta, c.selector, c.category or DEFAULT_CATEGORY,
+                     c.after if back else c.before,
+                     c.before if back else c.after] for c in preview.moved]})
+    if value.get("stale"):
+        raise ToolError("refused", f"{old}'s methods changed since the "
+                        f"preview was made (one changed, or was added or "
+                        f"removed)")
+    for reason, what in (("subclasses", "has subclasses"),
+                         ("aliases", "is bound under other names too")):
+        if reason in value:
+            raise ToolError("refused", f"{old} {what} ({', '.join(value[reason])}"
+                            f"): rename them, or remove them, first",
+                            {reason: value[reason]})
+    if value["failures"]:
+        failed = value["failures"][0]
+        source = next(c.after for c in preview.moved
+                      if (c.meta, c.selector) == (failed["meta"],
+                                                  failed["selector"]))
+        raise compileError(f"{new}>>{failed['selector']} did not compile "
+                           f"as rewritten", {"className": new},
+                           locatedErrors(source, failed["errors"]))
+    for change in preview.moved:
+        call.ledger.forget(methodKey(old, change.selector, change.meta))
+        call.ledger.recordRead(methodKey(new, change.selector, change.meta),
+                               change.before if back else change.after)
+    call.ledger.forget(classKey(old))
+
+
+@inlineCallbacks
 def applied(toolset: "MutationToolset", call: ToolCall,
             preview: Preview) -> Steps[None]:
     """
@@ -91,7 +132,7 @@ def applied(toolset: "MutationToolset", call: ToolCall,
     @raise ToolError: C{refused} naming the methods that changed since the
         preview, or the first write that failed (nothing is then changed).
     """
-    stale = [change.named for change in preview.changes
+    stale = [change.named for change in (*preview.moved, *preview.changes)
              if call.ledger.lastRead(change.key) != change.before]
     if stale:
         raise ToolError(
@@ -99,6 +140,12 @@ def applied(toolset: "MutationToolset", call: ToolCall,
             f"was made (or this session's view moved), so applying it would "
             f"overwrite code it did not show; nothing was changed: preview "
             f"again.", {"stale": stale})
+    if preview.renameClass is not None:
+        try:
+            yield _renameClass(toolset, call, preview)
+        except ToolError as e:
+            raise ToolError(e.kind, f"{e.message} Nothing of "
+                            f"{preview.previewId} was applied.", e.details)
     done: Done = []
     current = None
     try:
@@ -108,6 +155,8 @@ def applied(toolset: "MutationToolset", call: ToolCall,
         assert current is not None
         try:
             yield _undo(toolset, call, done)
+            if preview.renameClass is not None:
+                yield _renameClass(toolset, call, preview, back=True)
         except ToolError as undoing:
             raise ToolError(
                 "refused", f"{current.named}: {e.message} Taking back the "
@@ -122,6 +171,9 @@ def applied(toolset: "MutationToolset", call: ToolCall,
 
 
 def _journal(call: ToolCall, preview: Preview) -> None:
+    if preview.renameClass is not None:
+        old, new = preview.renameClass
+        call.journal.record("renamed", f"class {old} to {new}", new)
     for change in preview.changes:
         if change.newSelector == change.selector:
             call.journal.record("compiled", change.named, change.className,

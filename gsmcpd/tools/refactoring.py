@@ -14,6 +14,7 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import attr
 from twisted.internet.defer import Deferred, inlineCallbacks
 
 from gsmcpd.smalltalk import (
@@ -36,9 +37,11 @@ from gsmcpd.smalltalk.rewrite import (
     renameSelectorEdits,
     sends,
     symbolMentions,
+    variableEdits,
 )
 from gsmcpd.tools.arguments import (
     BOOLEAN,
+    IDENTIFIER,
     INTEGER,
     STRING,
     JsonObject,
@@ -140,6 +143,13 @@ class RefactoringToolset(MutationToolset):
                 {"selector": stringArgument(), "newSelector": stringArgument(),
                  "scope": SCOPE}, self.planRenameSelector),
             self._refactoring(
+                "rename_class", "Rename class",
+                "Rename a class (a new version under the new name, its "
+                "methods both sides) and its references in methods; "
+                "refused if it has subclasses.",
+                {"className": stringArgument(), "newName": stringArgument(
+                    pattern=IDENTIFIER)}, self.planRenameClass),
+            self._refactoring(
                 "add_parameter", "Add parameter",
                 "Add a keyword at the end of a selector; every sender "
                 "passes default.",
@@ -171,7 +181,7 @@ class RefactoringToolset(MutationToolset):
                 return result
             preview = yield plan(call, given)
             shelfOf(call.ledger).keep(preview)
-            for change in preview.changes:
+            for change in (*preview.moved, *preview.changes):
                 call.ledger.recordRead(change.key, change.before)
             return previewResult(preview, applied=False)
 
@@ -297,6 +307,42 @@ class RefactoringToolset(MutationToolset):
         return self._preview(call, tool, arguments, summary, changes,
                              unchanged, len(implementors), senders)
 
+    @inlineCallbacks
+    def planRenameClass(self, call: ToolCall,
+                        arguments: JsonObject) -> Steps[Preview]:
+        old, new = arguments["className"], arguments["newName"]
+        value = yield call.runTemplate("refactoring_sources", {
+            "selector": None, "newSelector": None, "global": old,
+            "scopeKind": "all", "scopeName": None, "mentions": False})
+        moved, changes, unchanged = [], [], []
+        for row in _unique([*value["own"], *value["references"]]):
+            tree = _parsed(row)
+            try:
+                edits = variableEdits(tree, old, new)
+            except RewriteError as e:
+                raise ToolError("refused", f"{row[0]}>>{row[2]}: {e}, so "
+                                f"its references to {old} cannot be told "
+                                f"apart; nothing was previewed.")
+            unchanged += [_unchanged(row, each.reason)
+                          for each in symbolMentions(tree, old)]
+            after = applyEdits(row[4], edits)
+            if row[0] == old:
+                moved.append(MethodChange(row[0], row[1], row[2], row[2],
+                                          row[3], row[4], after, new))
+            elif edits:
+                changes.append(MethodChange(row[0], row[1], row[2], row[2],
+                                            row[3], row[4], after))
+        unchanged += [{"className": old, "meta": False, "selector": "",
+                       "reason": f"another binding of the class ({each}): "
+                       f"apply is refused until it is removed"}
+                      for each in value["aliases"]]
+        preview = self._preview(call, "rename_class", arguments,
+                                f"Rename class {old} to {new}", changes,
+                                unchanged, 0, len(changes), (old, new))
+        return attr.evolve(preview, moved=tuple(moved), counts=dict(
+            preview.counts, methods=len(moved) + len(changes),
+            classes=1 + len({c.className for c in changes})))
+
     def _preview(self, call: ToolCall, tool: str, arguments: JsonObject,
                  summary: str, changes: list[MethodChange],
                  unchanged: list[JsonObject], implementors: int,
@@ -331,10 +377,11 @@ def previewResult(preview: Preview, applied: bool) -> ToolResult:
             f"{counted(counts['senders'], 'sender')})"
             + (", uncommitted." if applied else
                f"; apply: {preview.previewId} applies it."))
-    lines = [head, *(c.diff() for c in preview.changes)]
+    everything = (*preview.moved, *preview.changes)
+    lines = [head, *(c.diff() for c in everything)]
     lines += [f"unchanged: {u['className']}{' class' if u['meta'] else ''}"
               f">>{u['selector']}: {u['reason']}" for u in preview.unchanged]
     return ToolResult("\n".join(lines), {
         "previewId": preview.previewId, "applied": applied,
-        "changes": [c.described() for c in preview.changes],
+        "changes": [c.described() for c in everything],
         "counts": dict(counts), "unchanged": list(preview.unchanged)})

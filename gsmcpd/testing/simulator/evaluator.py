@@ -35,6 +35,7 @@ from gsmcpd.testing.simulator import (
     processes,
     profiling,
     reflection,
+    renaming,
     sequences,
     sessiontable,
     sessiontemps,
@@ -60,7 +61,7 @@ from gsmcpd.testing.simulator.repository import ABSENT
 KERNEL_MODULES = (arithmetic, dictionaries, enumerating, exceptions, frames, inspection,
                   integers, intervals,
                   magnitudes, processes, profiling, reflection, sequences, sessiontable,
-                  sessiontemps, sets, streams, strings, sunit, system)
+                  renaming, sessiontemps, sets, streams, strings, sunit, system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}
