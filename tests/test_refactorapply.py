@@ -7,6 +7,10 @@ from twisted.internet.defer import inlineCallbacks
 
 from tests.test_tools_refactoring import BUMP, TWICE, RefactoringTestCase
 
+TEMPLATES = ("rename_class",)
+"""The templates these tests run (for bin/mutate-templates)."""
+
+
 
 class AllOrNothingTests(RefactoringTestCase):
 

@@ -1,7 +1,8 @@
 """
 Tests for L{gsmcpd.tools.refactoring}: refactorings previewed, then applied
 whole or not at all, on a simulated stone seeded with the C{Banking} code,
-through the dispatcher.
+through the dispatcher (templates "refactoring_sources" and
+"rename_class").
 """
 
 from twisted.internet.defer import inlineCallbacks
@@ -135,6 +136,37 @@ class RenameSelectorTests(RefactoringTestCase):
             yield self.preview(selector="bump:", newSelector="add:")
         yield self.refused("rename_selector", selector="bump:",
                            newSelector="add:", apply=first["previewId"])
+
+    @inlineCallbacks
+    def test_performOnly(self):
+        """
+        A method that only performs the symbol is found and listed, though
+        it sends no bump: at all.
+        """
+        yield self.succeed("compile_method", className="Greeter",
+                           source="later\n\t^self perform: #bump: with: 1")
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        self.assertIn({"className": "Greeter", "meta": False,
+                       "selector": "later",
+                       "reason": "perform: of the literal symbol"},
+                      preview["unchanged"])
+
+    @inlineCallbacks
+    def test_hierarchyScope(self):
+        """
+        A hierarchy's scope holds its subclasses: their sends to self are
+        renamed; a class's scope leaves them, said so.
+        """
+        yield self.succeed("compile_method", className="SavingsAccount",
+                           source="accrue\n\tself bump: self interest")
+        preview = yield self.preview(selector="bump:", newSelector="add:",
+                                     scope="hierarchy:Account")
+        self.assertIn("accrue", [c["selector"] for c in preview["changes"]])
+        preview = yield self.preview(selector="bump:", newSelector="add:",
+                                     scope="class:Account")
+        self.assertNotIn("accrue",
+                         [c["selector"] for c in preview["changes"]])
+        self.assertIn("accrue", [u["selector"] for u in preview["unchanged"]])
 
     @inlineCallbacks
     def test_newSelectorTaken(self):
@@ -294,6 +326,30 @@ class RenameClassTests(RefactoringTestCase):
         self.assertIsNone(self.code().classNamed("Teller"))
         self.assertIn("Clerk make", self.code().method("Greeter",
                                                        "clerk").source)
+
+    @inlineCallbacks
+    def test_staleInTheStone(self):
+        """
+        When another session committed a change to one of the class's
+        methods after the preview, the stone refuses the rename and nothing
+        of it is applied.
+        """
+        yield self.succeed("commit")
+        preview = yield self.preview("rename_class", className="Clerk",
+                                     newName="Teller")
+        other = self.harness.newClient()
+        yield self.succeed("get_method_source", harness=other,
+                           className="Clerk", selector="greet")
+        yield self.succeed("compile_method", harness=other,
+                           className="Clerk", source="greet\n\t^'hello'")
+        yield self.succeed("commit", harness=other)
+        self.moveViewBehindTheLedger()
+        message = yield self.refused("rename_class", className="Clerk",
+                                     newName="Teller",
+                                     apply=preview["previewId"])
+        self.assertIn("Clerk's methods changed since the preview", message)
+        self.assertIsNotNone(self.code().classNamed("Clerk"))
+        self.assertIsNone(self.code().classNamed("Teller"))
 
     @inlineCallbacks
     def test_subclassesRefused(self):

@@ -265,7 +265,8 @@ class RefactoringToolset(MutationToolset):
         kind, scopeName = scopeOf(arguments)
         value = yield call.runTemplate("refactoring_sources", {
             "selector": old, "newSelector": new, "global": None,
-            "scopeKind": kind, "scopeName": scopeName, "mentions": True})
+            "scopeKind": kind, "scopeName": scopeName, "mentions": True,
+            "sendersOffset": 0, "sendersLimit": None})
         implementors = [row for row in value["implementors"] if row[5]]
         if not implementors:
             raise ToolError("notFound", f"No method implements {old} in "
@@ -313,7 +314,8 @@ class RefactoringToolset(MutationToolset):
         old, new = arguments["className"], arguments["newName"]
         value = yield call.runTemplate("refactoring_sources", {
             "selector": None, "newSelector": None, "global": old,
-            "scopeKind": "all", "scopeName": None, "mentions": False})
+            "scopeKind": "all", "scopeName": None, "mentions": False,
+            "sendersOffset": 0, "sendersLimit": None})
         moved, changes, unchanged = [], [], []
         for row in _unique([*value["own"], *value["references"]]):
             tree = _parsed(row)

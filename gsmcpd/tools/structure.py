@@ -3,8 +3,10 @@ C{find_code}: methods whose parse trees match a Refactoring Browser pattern
 (L{gsmcpd.smalltalk.pattern}).
 
 The stone is asked only for the senders of one selector the pattern sends
-(every match sends it too), so a search costs what C{find_senders} costs
-plus parsing those methods here, not a read of every source.
+(every match sends it too), a window at a time, until the page is full: a
+search costs what C{find_senders} costs plus parsing the senders read
+here, not a read of every source.  When it stops early its total is not
+known, as for C{search_method_source}.
 """
 
 from typing import Any
@@ -31,10 +33,14 @@ from gsmcpd.tools.base import (
     closedSchema,
     resultSchema,
 )
-from gsmcpd.tools.paging import PAGE_SCHEMA, Page, pagingProperties, window
+from gsmcpd.tools.paging import PAGE_SCHEMA, pagingProperties, scanned, window
 
 FIND_LIMIT = 50
 """The default page: each match carries its text."""
+
+SENDERS_READ = 100
+"""The senders read at a time, with their sources: a common selector's
+would not fit one answer."""
 
 SCOPE = stringArgument("all (default), class:Name, hierarchy:Name (the "
                        "class and its subclasses) or dictionary:Name")
@@ -78,17 +84,25 @@ def findCode(call: ToolCall, arguments: JsonObject) -> Steps[ToolResult]:
                         "find_code looks among the senders of one it sends "
                         "(find_references_to finds a variable's users).")
     kind, name = scopeOf(arguments)
-    value = yield call.runTemplate("refactoring_sources", {
-        "selector": max(selectors, key=len), "newSelector": None,
-        "global": None, "scopeKind": kind, "scopeName": name,
-        "mentions": False})
-    found = []
-    for row in sorted((r for r in value["senders"] if r[5]),
-                      key=lambda r: (r[0], r[1], r[2])):
-        found += _matched(pattern, row)
     offset, limit = window(arguments, FIND_LIMIT)
-    end = len(found) if limit is None else offset + limit
-    page = Page(found[offset:end], offset, limit, len(found))
+    found: list[JsonObject] = []
+    read, total = 0, None
+    while total is None or read < total:
+        # A window of senders at a time: stop one match past the page.
+        value = yield call.runTemplate("refactoring_sources", {
+            "selector": max(selectors, key=len), "newSelector": None,
+            "global": None, "scopeKind": kind, "scopeName": name,
+            "mentions": False, "sendersOffset": read,
+            "sendersLimit": SENDERS_READ})
+        total = value["sendersTotal"]
+        read += SENDERS_READ
+        for row in value["senders"]:
+            if row[5]:
+                found += matchedIn(pattern, row)
+        if limit and len(found) > offset + limit:
+            break
+    shown = found[offset:] if limit is None else found[offset:offset + limit + 1]
+    page = scanned(shown, arguments, len(found), FIND_LIMIT)
     lines = [f"{m['className']}{' class' if m['meta'] else ''}>>"
              f"{m['selector']} line {m['line']}: {m['text']}"
              for m in page.items]
@@ -96,7 +110,9 @@ def findCode(call: ToolCall, arguments: JsonObject) -> Steps[ToolResult]:
                       {"matches": page.items, "page": page.structured()})
 
 
-def _matched(pattern: Any, row: list[Any]) -> list[JsonObject]:
+def matchedIn(pattern: Any, row: list[Any]) -> list[JsonObject]:
+    """The matches of C{pattern} in one method (a refactoring_sources row);
+    none in a method the parser cannot read."""
     source = row[4]
     try:
         tree = parse_method(source)
