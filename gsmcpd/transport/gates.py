@@ -81,7 +81,7 @@ def namedSession(request, sessions, principal=None):
     if handle is None:
         raise Refusal(400, "Bad Request: MCP-Session-Id header is required")
     handle = handle.decode("latin-1")
-    session = sessions.client(handle)
+    session = sessions.clients.get(handle)
     live = session is not None
     if not admits(session.work.principal if live else None, principal,
                   f"session {handle[:8]}", exists=live):

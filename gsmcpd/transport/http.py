@@ -185,10 +185,11 @@ class McpApp:
             self.pending.answer(client, message)
             request.setResponseCode(202)
             return b""
-        self.sessions.touch(client.work)
-        if client.work.calls.replacing is not None:
+        self.sessions.clients.touch(client)
+        replacement = client.work.awaitReplacement()
+        if replacement is not None:
             # Served by the new GemStone session once it is in place.
-            return shielded(client.work.calls.replacing).addCallback(
+            return replacement.addCallback(
                 lambda _: self._call(request, self._client(request),
                                      message))
         return self._call(request, client, message)
@@ -254,10 +255,10 @@ class McpApp:
             (request.getHeader(b"last-event-id") or b"").decode("latin-1"))
         sequence = resumed and client.sequences.get(resumed[0])
         if sequence and isinstance(sequence.owner, CallStream):
-            self.sessions.touch(client.work)
+            self.sessions.clients.touch(client)
             return sequence.owner.resume(request, resumed[1])
         replay = sequence.since(resumed[1]) if sequence else ()
-        return self.sessions.openStream(
+        return self.sessions.clients.openStream(
             client, lambda generation, onLost: EventStream(
                 request, self.clock, client.outbox, generation, onLost,
                 replay=replay)).done

@@ -161,10 +161,13 @@ def traced(testCase, call):
     return trace
 
 
-CROSSING_BUDGET = {"2025": 31, "2026": 37}
+CROSSING_BUDGET = {"2025": 33, "2026": 39}
 """The layer crossings of one C{tools/call} of each era, in memory, as
 measured: a change that adds one fails here until it is justified (the
-design's aim is one crossing down and one up per boundary)."""
+design's aim is one crossing down and one up per boundary).  Each era's
+call asks its work session two things it once read from its attributes
+(whether the request id is in flight, whether a replacement is under
+way) through IWorkSession's methods: two crossings in each era."""
 
 
 class CallPathTests(SynchronousTestCase):

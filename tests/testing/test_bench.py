@@ -11,7 +11,15 @@ import sys
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.testing.bench import kernelshape, processes, report, searchcost, spy, stone
+from gsmcpd.testing.bench import (
+    kernelshape,
+    processes,
+    report,
+    searchcost,
+    spy,
+    stone,
+    tonelexport,
+)
 from gsmcpd.testing.bench.run import figures
 from gsmcpd.testing.bench.stats import (
     fromWrk,
@@ -185,7 +193,8 @@ def sampleResults():
             "sizes": [searchSize(0.1, 6000, 0.2), searchSize(1.0, 60000, 2.0)],
             "growth": {key: {"slope": 1.0, "growth": "linear"} for key in (
                 "index_s", "find_senders_size_s", "find_senders_printString_s",
-                "search_method_source_no_hit_s")},
+                "search_method_source_no_hit_s", "find_code_perform_s",
+                "find_code_size_s")},
         },
     }
 
@@ -197,7 +206,9 @@ def searchSize(fraction, methods, seconds):
             "find_senders_printString_s": seconds,
             "find_senders_printString_hits": methods // 5,
             "search_method_source_no_hit_s": seconds * 5,
-            "search_method_source_no_hit_hits": 0}
+            "search_method_source_no_hit_hits": 0,
+            "find_code_perform_s": seconds, "find_code_perform_hits": 1,
+            "find_code_size_s": seconds, "find_code_size_hits": 51}
 
 
 class FigureTests(SynchronousTestCase):
@@ -419,7 +430,8 @@ class SearchCostTests(SynchronousTestCase):
         self.assertGreater(small["find_senders_size_hits"], 0)
         self.assertEqual(set(measured["growth"]), {
             "index_s", "find_senders_size_s", "find_senders_printString_s",
-            "search_method_source_no_hit_s"})
+            "search_method_source_no_hit_s", "find_code_perform_s",
+            "find_code_size_s"})
 
 
 class StoneTests(SynchronousTestCase):
@@ -478,3 +490,21 @@ class KernelShapeTests(SynchronousTestCase):
         self.assertEqual(printed["real"], kernelrepo.REAL)
         self.assertGreater(printed["repository"]["methods"], 300)
         self.assertEqual(printed["repository"]["namedGenerated"], 0)
+
+
+class TonelExportTests(SynchronousTestCase):
+
+    def test_smallRepository(self):
+        """
+        C{python -m gsmcpd.testing.bench.tonelexport} pages a kernel-shaped dictionary's
+        export through the tonel toolset, and its first page diffs as no
+        change.
+        """
+        out = io.StringIO()
+        self.patch(sys, "stdout", out)
+        self.assertEqual(tonelexport.main(["--fraction", "0.02",
+                                           "--limit", "20"]), 0)
+        printed = json.loads(out.getvalue())
+        self.assertGreater(printed["methods"], 100)
+        self.assertEqual(printed["pages"], -(-printed["classes"] // 20))
+        self.assertEqual(printed["diff_changes"], 0)

@@ -32,8 +32,8 @@ from gsmcpd.protocol.catalogsurface import mirroringShown
 from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import ModernAsker, modernRound
+from gsmcpd.protocol.eras.modern.dialect import ModernDialect
 from gsmcpd.protocol.eras.modern.envelope import (
-    SERVER_INFO_KEY,
     Envelope,
     Headers,
     checkParameterHeaders,
@@ -43,7 +43,6 @@ from gsmcpd.protocol.eras.modern.handles import (
     HANDLE_TOOLS,
     SESSION_ARGUMENT,
     ToolSchemas,
-    sessionGone,
     takeHandle,
     takesHandle,
 )
@@ -51,7 +50,7 @@ from gsmcpd.protocol.eras.modern.lending import Lending, nothingToRelease
 from gsmcpd.protocol.eras.modern.refusals import asRefusal
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
 from gsmcpd.protocol.eras.modern.results import complete
-from gsmcpd.protocol.facts import MODERN, Dialect, RequestFacts
+from gsmcpd.protocol.facts import MODERN, RequestFacts
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS,
@@ -103,13 +102,6 @@ def withoutHandle(arguments: Any) -> Any:
             if name != SESSION_ARGUMENT}
 
 
-def namedInMeta(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
-    """
-    C{server/discover}'s C{answer} naming the server in C{_meta}.
-    """
-    return dict(answer, _meta={SERVER_INFO_KEY: serverInfo})
-
-
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class Carried:
     """
@@ -148,7 +140,7 @@ class ModernEra:
 
     @ivar seal: seals C{requestState} for this daemon.
     @ivar tasks: the daemon's L{tasks.TaskStore}.
-    @ivar dialect: what this era says differently (L{Dialect}).
+    @ivar dialect: what this era says differently (an L{IDialect}).
     """
 
     def __init__(self, handlers: Handlers, methods: MethodTable,
@@ -173,11 +165,10 @@ class ModernEra:
         handleTools = HANDLE_TOOLS if any(
             tool.runsOn != NO_SESSION for tool in catalog) else ()
         self._handleTools = {tool.name: tool for tool in handleTools}
-        self.dialect = Dialect(
-            MODERN, handlers.identity.modernInstructions,
-            self._capabilities(served), self.schemas.describe, handleTools,
-            {skill.uri: skill for skill in served}, INVALID_PARAMS,
-            namedInMeta, sessionGone)
+        self.dialect = ModernDialect(
+            handlers.identity.modernInstructions, self._capabilities(served),
+            self.schemas.describe, handleTools,
+            {skill.uri: skill for skill in served})
 
     def _capabilities(self, served: skills.Skills) -> JsonObject:
         declared = self.handlers.capabilities()
