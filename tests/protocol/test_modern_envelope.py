@@ -291,6 +291,23 @@ class ParameterHeaderTests(SynchronousTestCase):
                 {"session": "abc"}, headers, expected=False)
             self.assertEqual(error.code, HEADER_MISMATCH, headers)
 
+    def test_expectedAskedOnlyForAMissingHeader(self):
+        """
+        Whether the client was shown the declaration is asked only when a
+        header is missing (finding out reads the catalog).
+        """
+        asked = []
+
+        def shown():
+            asked.append(True)
+            return False
+        checkParameterHeaders(SCHEMA, {"session": "abc"},
+                              {"mcp-param-session": [wrapped("abc")]},
+                              expected=shown)
+        self.assertEqual(asked, [])
+        checkParameterHeaders(SCHEMA, {"session": "abc"}, {}, expected=shown)
+        self.assertEqual(asked, [True])
+
     def test_disagreeing(self):
         """
         A missing header, a header without its argument, a different or

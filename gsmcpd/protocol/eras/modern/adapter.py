@@ -254,7 +254,7 @@ class ModernEra:
                                "Invalid params: arguments must be an object")
         checkParameterHeaders(
             self.schemas.schemaOf(tool), arguments, carried.headers,
-            tool.name in self._handleTools or mirroringShown(
+            lambda: tool.name in self._handleTools or mirroringShown(
                 self.handlers.toolsFor(call.principal), carried.message,
                 (SESSION_ARGUMENT,)))
         return attr.evolve(call, tool=tool, arguments=arguments)

@@ -14,6 +14,7 @@ reads no HTTP object: the transport hands it the header values.
 import base64
 import binascii
 import re
+from collections.abc import Callable
 
 import attr
 
@@ -277,7 +278,8 @@ def _rendered(value: object) -> str:
 
 
 def checkParameterHeaders(inputSchema: JsonObject, arguments: JsonObject,
-                          headers: Headers, expected: bool = True) -> None:
+                          headers: Headers,
+                          expected: bool | Callable[[], bool] = True) -> None:
     """
     Check a tool call's C{Mcp-Param-*} headers against its arguments: each
     mirrored argument and its header are present together and agree.
@@ -285,7 +287,8 @@ def checkParameterHeaders(inputSchema: JsonObject, arguments: JsonObject,
     @param expected: whether the client was shown the schema that declares
         the mirroring (the tool's C{tools/list} entry), so must have sent
         the headers; else a header it sent must still agree, and one it
-        did not send is not missed.
+        did not send is not missed.  A function answering it is asked only
+        for a header missing.
     @raise JsonRpcError: C{-32020} on any disagreement.
     """
     for argument, token in mirroredParameters(inputSchema).items():
@@ -298,7 +301,7 @@ def checkParameterHeaders(inputSchema: JsonObject, arguments: JsonObject,
                                "argument is absent")
             continue
         if raw is None:
-            if not expected:
+            if not (expected() if callable(expected) else expected):
                 continue
             raise mismatch(f"{header} is missing; it must mirror the "
                            f"{argument!r} argument")
