@@ -17,7 +17,11 @@ from twisted.trial.unittest import TestCase
 from twisted.web.client import HTTPConnectionPool
 from twisted.web.resource import Resource
 
-from gsmcpd.transport.connections import ConnectionLimits, GuardedSite
+from gsmcpd.transport.connections import (
+    ConnectionLimits,
+    GuardedFactory,
+    GuardedSite,
+)
 
 SLOW_CLIENTS = 100
 PINGS = 200
@@ -73,8 +77,8 @@ class SlowClientTests(TestCase):
 
     @inlineCallbacks
     def setUp(self):
-        self.site = GuardedSite(Ping(), ConnectionLimits(
-            requestDeadline=10.0, maxConnectionsPerPeer=SLOW_CLIENTS + 8))
+        self.site = GuardedFactory(GuardedSite(Ping(), ConnectionLimits(
+            requestDeadline=10.0, maxConnectionsPerPeer=SLOW_CLIENTS + 8)))
         self.port = yield TCP4ServerEndpoint(
             reactor, 0, interface="127.0.0.1").listen(self.site)
         self.addCleanup(self.port.stopListening)
@@ -103,7 +107,8 @@ class SlowClientTests(TestCase):
         slow = []
         for n in range(SLOW_CLIENTS):
             slow.append((yield endpoint.connect(
-                Factory.forProtocol(lambda: Trickler(halfSent=n % 2)))))
+                Factory.forProtocol(
+                    lambda half=n % 2: Trickler(halfSent=half)))))
         yield deferLater(reactor, 1, lambda: None)
         latencies = []
         for n in range(PINGS):
