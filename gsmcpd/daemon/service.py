@@ -250,7 +250,7 @@ def assemble(config, library, reactor):
                  pending, reactor,
                  OriginPolicy.fromOptions(config.allowedOrigins),
                  HostPolicy.fromOptions(config.allowedHosts))
-    root = app.resource()
+    root = app
     if gate is not None:
         root = BearerResource(root, gate)
     trace = messageTrace(config, reactor)

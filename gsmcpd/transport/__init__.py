@@ -1,5 +1,7 @@
 """
-The Streamable HTTP transport: the Klein app, its gates (Origin, protocol
-version, session id, body size) and Server-Sent Events framing.  It gates,
-parses, hands a message to the protocol layer and renders the answer.
+The Streamable HTTP transport: the C{/mcp} resource, its gates (Origin,
+protocol version, session id, body size), the connection defences and
+Server-Sent Events framing.  It gates, parses, hands a message to an era
+(the 2025 era's session found by that era's resolution) and renders the
+answer.
 """

@@ -1,42 +1,43 @@
 """
 The Streamable HTTP transport: C{POST}, C{GET} and C{DELETE /mcp}.
 
-This module owns everything HTTP: the gates (Origin, protocol version,
-session id, body size), status codes, and the C{MCP-Session-Id} header that
-maps a 2025-revision client onto a session handle.
+This module owns the routes, their status codes, the C{MCP-Session-Id}
+header given to an initialized 2025 client and the one error handler; the
+gates (L{gsmcpd.transport.gates}) read the rest of the request's head.
 """
 
 import secrets
 
-from klein import Klein
 from twisted.internet.defer import inlineCallbacks
 from twisted.logger import Logger
 from twisted.web.server import Request
-from werkzeug.exceptions import HTTPException
 
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol.catalogsurface import unwrapCall
+from gsmcpd.protocol.eras.legacy.resolution import replacement
 from gsmcpd.protocol.eras.modern.envelope import isModern
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
-    INVALID_REQUEST,
     JsonRpcError,
     encode,
     parseMessage,
 )
 from gsmcpd.protocol.versions import PRIMED_STREAMS_SINCE, atLeast
 from gsmcpd.transport.bearer import principalOf
-from gsmcpd.transport.connections import MAX_BODY_BYTES, ConnectionLimits, GuardedSite
+from gsmcpd.transport.connections import (
+    DEFAULT_LIMITS,
+    MAX_BODY_BYTES,
+    GuardedSite,
+)
 from gsmcpd.transport.gates import (
     SESSION_HEADER,
-    VERSION_HEADER,
     Refusal,
     checkHeaders,
     namedSession,
 )
-from gsmcpd.transport.resource import McpResource
+from gsmcpd.transport.resource import AnsweringResource
 from gsmcpd.transport.sse import (
     CallStream,
     EventStream,
@@ -76,7 +77,7 @@ class McpSite(GuardedSite):
 
     requestFactory = CappedRequest
 
-    def __init__(self, resource, accessLog=False, limits=ConnectionLimits(),
+    def __init__(self, resource, accessLog=False, limits=DEFAULT_LIMITS,
                  reactor=None, metrics=UNOBSERVED):
         super().__init__(resource, limits, reactor,
                          parsePOSTFormSubmission=False)
@@ -90,11 +91,6 @@ class McpSite(GuardedSite):
             super().log(request)
 
 
-def _headerText(request, name):
-    value = request.getHeader(name)
-    return None if value is None else value.decode("latin-1")
-
-
 def messageIdOf(request):
     """
     The id of the JSON-RPC request C{request} carries, or L{None} before
@@ -103,17 +99,20 @@ def messageIdOf(request):
     return getattr(request, "mcpMessageId", None)
 
 
-class McpApp:
+class McpApp(AnsweringResource):
     """
-    The C{/mcp} endpoint.
+    The C{/mcp} endpoint, the site's resource (behind the bearer gate and
+    the trace when they are on).
 
     @ivar origins: the L{OriginPolicy}: which browser pages may call.
     @ivar hosts: the L{HostPolicy}: which names requests may address.
     @ivar pending: the server's outstanding requests to clients.
     """
 
-    app = Klein()
     log = Logger()
+    path = b"/mcp"
+    allowed = b"DELETE, GET, HEAD, POST"
+    unrouted = "this server answers MCP on /mcp (POST, GET, DELETE)"
 
     def __init__(self, sessions, legacy, modern, pending, clock, origins,
                  hosts):
@@ -136,9 +135,7 @@ class McpApp:
         self.clock = clock
         self.origins = origins
         self.hosts = hosts
-
-    def resource(self):
-        return McpResource(self)
+        super().__init__()
 
     def _json(self, request, document):
         request.setHeader(b"content-type", b"application/json")
@@ -149,17 +146,16 @@ class McpApp:
 
     # Routes.
 
-    @app.route("/mcp", methods=["POST"])
-    def post(self, request):
+    def render_POST(self, request):
         """
-        Answer one JSON-RPC message (L{McpResource} calls this directly).
+        Answer one JSON-RPC message.
 
         Callbacks rather than a generator: this runs for every request.
 
         @return: the response body, or a L{Deferred} firing with it (or
             with L{None} when its event stream was already ended).
         """
-        checkHeaders(request, self.origins, self.hosts)
+        version = checkHeaders(request, self.origins, self.hosts)
         body = request.content.read(MAX_BODY_BYTES + 1)
         if len(body) > MAX_BODY_BYTES:
             raise Refusal(413, f"Payload Too Large: request bodies are capped "
@@ -171,7 +167,7 @@ class McpApp:
             raise Refusal(400, e.message, e.code)
         if message.kind == "request":
             request.mcpMessageId = message.id
-        if isModern(_headerText(request, VERSION_HEADER), message.params):
+        if isModern(version, message.params):
             return self.modern.post(request, message)
         message = unwrapCall(self.legacy.handlers.tools, message)
         if message.kind == "request" and message.method == "initialize":
@@ -186,9 +182,10 @@ class McpApp:
             request.setResponseCode(202)
             return b""
         self.sessions.touch(client.work)
-        if client.work.calls.replacing is not None:
+        replaced = replacement(client)
+        if replaced is not None:
             # Served by the new GemStone session once it is in place.
-            return shielded(client.work.calls.replacing).addCallback(
+            return replaced.addCallback(
                 lambda _: self._call(request, self._client(request),
                                      message))
         return self._call(request, client, message)
@@ -242,12 +239,13 @@ class McpApp:
         client.keep(stream.sequence)
         return stream
 
-    @app.route("/mcp", methods=["GET"])
-    def get(self, request):
-        if request.method == b"HEAD":
-            request.setResponseCode(405)
-            request.setHeader(b"allow", b"GET, POST, DELETE")
-            return b""
+    def render_HEAD(self, request):
+        request.setResponseCode(405)
+        request.setHeader(b"allow", b"GET, POST, DELETE")
+        request.setHeader(b"content-type", b"application/json")
+        return b""
+
+    def render_GET(self, request):
         checkHeaders(request, self.origins, self.hosts)
         client = self._client(request)
         resumed = parseEventId(
@@ -262,9 +260,8 @@ class McpApp:
                 request, self.clock, client.outbox, generation, onLost,
                 replay=replay)).done
 
-    @app.route("/mcp", methods=["DELETE"])
     @inlineCallbacks
-    def delete(self, request):
+    def render_DELETE(self, request):
         checkHeaders(request, self.origins, self.hosts)
         client = self._client(request)
         # Answered once the session is gone: its running call broken and
@@ -275,35 +272,20 @@ class McpApp:
 
     # Errors: every answer is JSON, whatever went wrong.
 
-    @app.handle_errors(Exception)
     def failed(self, request, failure):
         """
-        The answer to a request that failed, Klein's route or
-        L{McpResource}'s: a L{Refusal}'s status, an unknown path's or
-        method's, or a bug's.
+        The answer to a request that failed, the one error entry: a
+        L{Refusal}'s status (an unknown path's and method's too), or a
+        bug's.
         """
         if failure.check(Refusal):
             return self._refused(request, failure.value)
-        if failure.check(HTTPException):
-            return self._unrouted(request, failure.value)
         return self._unexpected(request, failure)
 
     def _refused(self, request, refusal):
         request.setResponseCode(refusal.status)
         return self._json(request, JsonRpcError(
             refusal.code, refusal.message).asResponse(messageIdOf(request)))
-
-    def _unrouted(self, request, error):
-        """
-        An unknown path or method: werkzeug's status, in JSON.
-        """
-        request.setResponseCode(error.code)
-        for name, value in error.get_headers():
-            if name.lower() == "allow":
-                request.setHeader(b"allow", value.encode("latin-1"))
-        return self._json(request, JsonRpcError(
-            INVALID_REQUEST, f"{error.name}: this server answers MCP on /mcp "
-            "(POST, GET, DELETE)").asResponse(None))
 
     def _unexpected(self, request, failure):
         """

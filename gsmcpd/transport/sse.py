@@ -42,8 +42,8 @@ class EventStream:
     One open C{text/event-stream} response.
 
     @ivar done: fires when the stream has ended, from either side; the
-        route returns it, so Klein finishes the response when it fires and
-        cancels it when the client goes away.
+        route returns it, so the resource finishes the response when it
+        fires and cancels it when the client goes away.
     @ivar generation: which of its session's streams this is; a newer GET
         supersedes it.
     @ivar endedBy: why it ended: C{"client"} (hung up), C{"slow"} (stopped
@@ -331,8 +331,9 @@ class CallStream:
         """
         Send the response, if any.
 
-        @return: what the C{POST} route answers: C{b""} for Klein to end its
-            response, or L{None} when that connection was already ended.
+        @return: what the C{POST} route answers: C{b""} for the resource to
+            end its response, or L{None} when that connection was already
+            ended.
         """
         self._stopTicker()
         closedEarly = self._request is None or self._resumed is not None
