@@ -5,6 +5,7 @@ entry.
 """
 
 import re
+from typing import cast
 
 from twisted.internet.defer import CancelledError, Deferred, maybeDeferred
 from twisted.logger import Logger
@@ -15,6 +16,9 @@ from twisted.web.server import NOT_DONE_YET, Request
 from gsmcpd.transport.gates import Refusal
 
 _MERGED_SLASHES = re.compile(b"/{2,}")
+
+Body = bytes | None
+"""A route's answer: its body, or L{None} when it ended the response."""
 
 
 class AnsweringResource(Resource):
@@ -36,14 +40,16 @@ class AnsweringResource(Resource):
 
     def render(self, request: Request) -> object:
         over: Deferred[None] = request.notifyFinish()
-        answering = maybeDeferred(self._route, request)
+        # maybeDeferred waits for a Deferred the route answers.
+        answering = cast("Deferred[Body]",
+                         maybeDeferred(self._route, request))
         over.addErrback(lambda _: answering.cancel())
         answering.addErrback(self._failed, request, over)
         answering.addCallback(self._write, request, over)
         answering.addErrback(self._unanswered, request, over)
         return NOT_DONE_YET
 
-    def _route(self, request: Request) -> object:
+    def _route(self, request: Request) -> "Body | Deferred[Body]":
         # Repeated slashes are one, as a base URL ending in one makes them.
         if request.path != self.path and \
                 _MERGED_SLASHES.sub(b"/", request.path) != self.path:
@@ -53,7 +59,8 @@ class AnsweringResource(Resource):
         if verb is None:
             request.setHeader(b"allow", self.allowed)
             raise Refusal(405, "Method Not Allowed: " + self.unrouted)
-        return verb(request)
+        answer: Body | Deferred[Body] = verb(request)
+        return answer
 
     unrouted = "this server answers nothing here"
     """What an unknown path's or method's refusal says after its name."""
@@ -65,7 +72,7 @@ class AnsweringResource(Resource):
         raise NotImplementedError()
 
     def _failed(self, failure: Failure, request: Request,
-                over: "Deferred[None]") -> bytes | None:
+                over: "Deferred[None]") -> Body:
         if over.called:
             # Nobody is left to hear it, but a bug is still a bug.
             if not failure.check(CancelledError):
@@ -74,7 +81,7 @@ class AnsweringResource(Resource):
             return None
         return self.failed(request, failure)
 
-    def _write(self, body: bytes | None, request: Request,
+    def _write(self, body: Body, request: Request,
                over: "Deferred[None]") -> None:
         """
         Send C{body} whole, with its length: unlike a chunked answer, it
