@@ -18,7 +18,10 @@ from gsmcpd.transport.gates import Refusal
 _MERGED_SLASHES = re.compile(b"/{2,}")
 
 Body = bytes | None
-"""A route's answer: its body, or L{None} when it ended the response."""
+"""A route's body, or L{None} when it ended the response itself."""
+
+Answer = Body | Deferred[Body]
+"""What a route answers: its body, at once or later."""
 
 
 class AnsweringResource(Resource):
@@ -49,7 +52,7 @@ class AnsweringResource(Resource):
         answering.addErrback(self._unanswered, request, over)
         return NOT_DONE_YET
 
-    def _route(self, request: Request) -> "Body | Deferred[Body]":
+    def _route(self, request: Request) -> Answer:
         # Repeated slashes are one, as a base URL ending in one makes them.
         if request.path != self.path and \
                 _MERGED_SLASHES.sub(b"/", request.path) != self.path:
@@ -59,7 +62,7 @@ class AnsweringResource(Resource):
         if verb is None:
             request.setHeader(b"allow", self.allowed)
             raise Refusal(405, "Method Not Allowed: " + self.unrouted)
-        answer: Body | Deferred[Body] = verb(request)
+        answer: Answer = verb(request)
         return answer
 
     unrouted = "this server answers nothing here"
