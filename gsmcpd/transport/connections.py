@@ -22,6 +22,7 @@ import attr
 from twisted.internet.interfaces import (
     IAddress,
     IDelayedCall,
+    IProtocolNegotiationFactory,
     IReactorTime,
     ITransport,
 )
@@ -32,6 +33,7 @@ from twisted.python.failure import Failure
 from twisted.web.http import RESPONSES, HTTPChannel
 from twisted.web.resource import IResource
 from twisted.web.server import Site
+from zope.interface import implementer
 
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError, encode
 
@@ -307,10 +309,13 @@ class GuardedSite(Site):
         self.limits = limits
 
 
+@implementer(IProtocolNegotiationFactory)
 class GuardedFactory(WrappingFactory[Guard]):
     """
     A L{GuardedSite} as served: its connections counted overall and per
-    peer, and one past either cap answered C{503} and closed.
+    peer, and one past either cap answered C{503} and closed.  Over TLS it
+    offers HTTP/1.1 by ALPN, as the site would (Twisted asks the factory
+    it wraps; one that offers nothing fails a client that asks).
 
     @ivar open: admitted connections open, per peer key.
     @ivar openTotal: admitted connections open, all peers together.
@@ -334,6 +339,10 @@ class GuardedFactory(WrappingFactory[Guard]):
         channel.maxBodyBytes = self.limits.maxBodyBytes
         peer = peerKey(addr)
         return Guard(self, channel, peer, self._overCap(peer))
+
+    def acceptableProtocols(self) -> list[bytes]:
+        # GuardedChannel speaks HTTP/1.1 alone.
+        return [b"http/1.1"]
 
     def _overCap(self, peer: str) -> tuple[int, str] | None:
         fromPeer = self.open.get(peer, 0)
