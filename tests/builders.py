@@ -1,7 +1,7 @@
 """
 The 2025 era's adapter over in-memory doubles, for tests that answer
 parsed messages on a client's session with no HTTP (the transport's tests,
-L{tests.test_web}, drive the same adapter through the Klein app).
+L{tests.transport.test_web}, drive the same adapter through the Klein app).
 """
 
 from twisted.internet.task import Clock

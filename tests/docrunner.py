@@ -119,7 +119,7 @@ def matches(expected, actual):
         return False
     return all(re.fullmatch(".*".join(map(re.escape, want.split("..."))),
                             got.rstrip()) for want, got in
-               zip(expected, actual))
+               zip(expected, actual, strict=True))
 
 
 class Runner:

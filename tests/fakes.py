@@ -8,6 +8,7 @@ run entirely in memory.
 """
 
 import json
+import re
 
 from twisted.internet.defer import Deferred, fail, succeed
 from zope.interface import implementer
@@ -17,7 +18,7 @@ from gsmcpd.gci.interfaces import IGemSession, ISessionPool
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.sessions.interfaces import ICallSink
-from gsmcpd.smalltalk import Assignment, Literal, leading_comment, parse_expression
+from gsmcpd.smalltalk import Assignment, Literal, parse_expression
 
 DEFAULT_RESULTS = {
     "execute_code": lambda args: {"total": 1, "text": "7"},
@@ -32,11 +33,22 @@ DEFAULT_RESULTS = {
 }
 
 
+_LEADING_COMMENT = re.compile(r'\s*"((?:[^"]|"")*)"')
+
+
+def templateTag(source):
+    """
+    The name the comment a rendered template starts with gives it.
+    """
+    comment = _LEADING_COMMENT.match(source).group(1).replace('""', '"')
+    return comment.removeprefix("gsmcp:")
+
+
 def templateCall(source):
     """
     The tag and the literal arguments of a rendered template.
     """
-    tag = leading_comment(source).removeprefix("gsmcp:")
+    tag = templateTag(source)
     arguments = {}
     for statement in parse_expression(source).statements:
         if isinstance(statement, Assignment) and \

@@ -18,7 +18,7 @@ from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.testing.simulator import errors as simulated
 from gsmcpd.testing.simulator.gem import answer
 from gsmcpd.testing.simulator.stone import Stone
-from gsmcpd.tools.base import strictSchema
+from gsmcpd.tools.base import MCP_DEFAULT_HINTS, strictSchema
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.builders import clientSession, legacyEra
 from tests.fakes import FakePool, RecordingSink
@@ -83,6 +83,18 @@ class StonePool(FakePool):
 
 
 strictForm = strictSchema
+
+
+def effectiveHints(annotations):
+    """
+    The hints a client reads from C{annotations}: MCP's default for one
+    left out, and for a read-only tool only C{readOnlyHint} and
+    C{openWorldHint}, the others being meaningless for it.
+    """
+    hints = {**MCP_DEFAULT_HINTS, **annotations}
+    if hints["readOnlyHint"]:
+        del hints["destructiveHint"], hints["idempotentHint"]
+    return hints
 
 
 def checkStructured(tool, structured):

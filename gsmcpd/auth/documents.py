@@ -111,7 +111,7 @@ def fetchDocument(client: HTTPClient, clock: IReactorTime,
         raise DocumentError(f"{url} is not an https URL")
     chunks = []
 
-    def collect(data):
+    def collect(data: bytes) -> None:
         chunks.append(data)
         if sum(map(len, chunks)) > MAX_DOCUMENT_BYTES:
             raise _TooLarge()

@@ -4,11 +4,14 @@ fetched over verified HTTPS (from a configured URL, or the one the issuer's
 metadata names) and kept fresh by the documents' caching headers.
 """
 
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
+from typing import Any
 
 import attr
 import jwt
+from treq.client import HTTPClient
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
+from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import Interface, implementer
@@ -105,10 +108,10 @@ class KeyFile:
     for air-gapped sites and tests.
     """
 
-    keys = attr.ib()
+    keys: tuple[jwt.PyJWK, ...] = attr.ib()
 
     @classmethod
-    def read(cls, path):
+    def read(cls, path: str) -> "KeyFile":
         """
         @raise KeySetError: the file cannot be read or holds no usable key.
         """
@@ -117,7 +120,8 @@ class KeyFile:
         except DocumentError as e:
             raise KeySetError(str(e))
 
-    def keyFor(self, keyId, algorithm):
+    def keyFor(self, keyId: str | None,
+               algorithm: str) -> Deferred[jwt.PyJWK | None]:
         return succeed(selectKey(self.keys, keyId, algorithm))
 
 
@@ -159,23 +163,24 @@ class RemoteKeys:
 
     log = Logger()
 
-    client = attr.ib()
-    clock = attr.ib()
-    jwksUrl = attr.ib(default=None)
-    issuer = attr.ib(default=None)
-    keys = attr.ib(init=False, default=())
-    _freshUntil = attr.ib(init=False, default=None)
-    _lastFetch = attr.ib(init=False, default=None)
-    _waiting = attr.ib(init=False, default=None)
-    _discovered = attr.ib(init=False, default=None)
+    client: HTTPClient = attr.ib()
+    clock: IReactorTime = attr.ib()
+    jwksUrl: str | None = attr.ib(default=None)
+    issuer: str | None = attr.ib(default=None)
+    keys: tuple[jwt.PyJWK, ...] = attr.ib(init=False, default=())
+    _freshUntil: float | None = attr.ib(init=False, default=None)
+    _lastFetch: float | None = attr.ib(init=False, default=None)
+    _waiting: list[Deferred[None]] | None = attr.ib(init=False, default=None)
+    _discovered: tuple[str, float] | None = attr.ib(init=False, default=None)
 
-    def __attrs_post_init__(self):
+    def __attrs_post_init__(self) -> None:
         if (self.jwksUrl is None) == (self.issuer is None):
             raise ValueError("RemoteKeys needs exactly one of jwksUrl "
                              "or issuer")
 
     @inlineCallbacks
-    def keyFor(self, keyId, algorithm):
+    def keyFor(self, keyId: str | None, algorithm: str
+               ) -> Generator[Deferred[None], None, jwt.PyJWK | None]:
         now = self.clock.seconds()
         if not self.keys:
             if self._mayRefreshFor(now):
@@ -192,18 +197,18 @@ class RemoteKeys:
             key = selectKey(self.keys, keyId, algorithm)
         return key
 
-    def _mayRefreshFor(self, now):
+    def _mayRefreshFor(self, now: float) -> bool:
         return self._waiting is not None or self._lastFetch is None or \
             now - self._lastFetch >= UNKNOWN_KEY_REFRESH_INTERVAL
 
-    def refresh(self):
+    def refresh(self) -> Deferred[None]:
         """
         Fetch the keys again; a refresh already under way is joined rather
         than repeated.
 
         @return: a L{Deferred} firing when it is over, successful or not.
         """
-        done = Deferred()
+        done: Deferred[None] = Deferred()
         if self._waiting is not None:
             self._waiting.append(done)
             return done
@@ -212,16 +217,16 @@ class RemoteKeys:
         self._fetch().addBoth(self._fetched)
         return done
 
-    def _fetched(self, outcome):
+    def _fetched(self, outcome: None | Failure) -> None:
         if isinstance(outcome, Failure):
             self.log.failure("refreshing the signing keys failed", outcome)
             self._retryLater()
-        waiting, self._waiting = self._waiting, None
+        waiting, self._waiting = self._waiting or [], None
         for each in waiting:
             each.callback(None)
 
     @inlineCallbacks
-    def _fetch(self):
+    def _fetch(self) -> Generator[Deferred[Any], Any, None]:
         try:
             url = yield self._keysUrl()
             document, freshFor = yield fetchDocument(self.client, self.clock,
@@ -238,25 +243,27 @@ class RemoteKeys:
                       "for {seconds:.0f}s", count=len(self.keys), url=url,
                       seconds=freshFor)
 
-    def _retryLater(self):
+    def _retryLater(self) -> None:
         self._freshUntil = self.clock.seconds() + MIN_FRESHNESS
 
     @inlineCallbacks
-    def _keysUrl(self):
+    def _keysUrl(self) -> Generator[Deferred[Any], Any, str]:
         if self.jwksUrl is not None:
             return self.jwksUrl
+        issuer = self.issuer
+        assert issuer is not None  # one of the two: __attrs_post_init__
         now = self.clock.seconds()
         if self._discovered is not None and now < self._discovered[1]:
             return self._discovered[0]
         failures = []
-        for url in discoveryUrls(self.issuer):
+        for url in discoveryUrls(issuer):
             try:
                 document, freshFor = yield fetchDocument(self.client,
                                                          self.clock, url)
             except DocumentError as e:
                 failures.append(str(e))
                 continue
-            if document.get("issuer") != self.issuer or not isinstance(
+            if document.get("issuer") != issuer or not isinstance(
                     document.get("jwks_uri"), str):
                 failures.append(f"{url} names another issuer or no jwks_uri")
                 continue
@@ -264,5 +271,5 @@ class RemoteKeys:
             return document["jwks_uri"]
         if self._discovered is not None:
             return self._discovered[0]
-        raise DocumentError("no metadata for issuer " + self.issuer + ": "
+        raise DocumentError("no metadata for issuer " + issuer + ": "
                             + "; ".join(failures))

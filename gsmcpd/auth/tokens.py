@@ -9,13 +9,22 @@ key mint one (the key confusion attack), so both are refused before any key
 is looked at.
 """
 
+from __future__ import annotations
+
 import hmac
-from typing import Any
+from collections.abc import Generator, Iterable
+from typing import TYPE_CHECKING, Any
 
 import attr
 import jwt
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
+
+if TYPE_CHECKING:
+    # Each imports this module.
+    from gsmcpd.auth.keys import IKeySource
+    from gsmcpd.auth.users import UserMap
 
 ACCEPTED_ALGORITHMS = ("RS256", "ES256", "EdDSA")
 LEEWAY = 30
@@ -49,7 +58,7 @@ class InsufficientScope(AuthenticationError):
     @ivar missing: the scopes it lacks.
     """
 
-    def __init__(self, missing):
+    def __init__(self, missing: Iterable[str]) -> None:
         super().__init__("the token lacks the scope "
                          + " ".join(sorted(missing)))
         self.missing = frozenset(missing)
@@ -71,15 +80,15 @@ class Principal:
 
     identity: str
     user: str
-    scopes: frozenset
+    scopes: frozenset[str]
     expires: float
-    toolsets: frozenset | None = None
+    toolsets: frozenset[str] | None = None
 
 
 _log = Logger()
 
 
-def admits(owner: "Principal | None", principal: "Principal | None",
+def admits(owner: Principal | None, principal: Principal | None,
            what: str, exists: bool = True) -> bool:
     """
     Whether a request made as C{principal} may use C{what}, which C{owner}
@@ -111,7 +120,7 @@ def admits(owner: "Principal | None", principal: "Principal | None",
     return False
 
 
-def _identityKey(principal):
+def _identityKey(principal: Principal | None) -> bytes:
     return b"" if principal is None else principal.identity.encode("utf-8")
 
 
@@ -148,6 +157,11 @@ def grantedScopes(claims: dict[str, Any]) -> frozenset[str]:
     return frozenset(granted)
 
 
+def _names(names: Iterable[str]) -> frozenset[str]:
+    # A typed converter: mypy's attrs plugin cannot tell frozenset's type.
+    return frozenset(names)
+
+
 @attr.s
 class TokenValidator:
     """
@@ -162,17 +176,18 @@ class TokenValidator:
     @ivar clock: an C{IReactorTime}, for C{exp} and C{nbf}.
     """
 
-    keys = attr.ib()
-    issuer = attr.ib()
-    audience = attr.ib()
-    clock = attr.ib()
+    keys: IKeySource = attr.ib()
+    issuer: str = attr.ib()
+    audience: str = attr.ib()
+    clock: IReactorTime = attr.ib()
     requiredScopes: frozenset[str] = attr.ib(default=frozenset(),
-                                             converter=frozenset)
-    users = attr.ib(default=None)
-    userClaim = attr.ib(default="sub")
+                                             converter=_names)
+    users: UserMap | None = attr.ib(default=None)
+    userClaim: str = attr.ib(default="sub")
 
     @inlineCallbacks
-    def validate(self, token):
+    def validate(self, token: str
+                 ) -> Generator[Deferred[jwt.PyJWK | None], Any, Principal]:
         """
         The principal C{token} speaks for.
 
@@ -195,7 +210,8 @@ class TokenValidator:
         claims = self._decode(token, key, algorithm)
         return self._principal(claims)
 
-    def _decode(self, token, key, algorithm):
+    def _decode(self, token: str, key: jwt.PyJWK,
+                algorithm: str) -> dict[str, Any]:
         # pyjwt compares exp/nbf against the wall clock; fixing "now" via
         # the leeway would be a trick, so dates are checked here instead.
         try:
@@ -219,7 +235,7 @@ class TokenValidator:
         self._checkDates(claims)
         return claims
 
-    def _checkDates(self, claims):
+    def _checkDates(self, claims: dict[str, Any]) -> None:
         now = self.clock.seconds()
         expires, notBefore = claims["exp"], claims.get("nbf")
         if not _isNumber(expires) or (notBefore is not None
@@ -230,7 +246,7 @@ class TokenValidator:
         if notBefore is not None and notBefore - LEEWAY > now:
             raise InvalidToken("the token is not valid yet")
 
-    def _principal(self, claims):
+    def _principal(self, claims: dict[str, Any]) -> Principal:
         scopes = grantedScopes(claims)
         missing = self.requiredScopes - scopes
         if missing:
@@ -247,5 +263,5 @@ class TokenValidator:
                          expires=float(claims["exp"]))
 
 
-def _isNumber(value):
+def _isNumber(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)

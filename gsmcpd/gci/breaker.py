@@ -81,11 +81,13 @@ class Breaker(Generic[T]):
     def _serve(self) -> None:
         while True:
             with self._wake:
-                while self._pending is None and not self._stopped:
+                # Stopping drops the pending break: stopped, none is.
+                while (pending := self._pending) is None:
+                    if self._stopped:
+                        return
                     self._wake.wait()
-                if self._stopped:
-                    return
-                (target, hard), self._pending = self._pending, None
+                self._pending = None
+            target, hard = pending
             try:
                 self._send(target, hard)
             except Exception:

@@ -2,10 +2,10 @@
 The seams between the MCP layer and GemStone sessions.
 """
 
-from zope.interface import Attribute, Interface  # type: ignore[import-untyped]
+from __future__ import annotations
 
-# zope.interface declares methods without self, which mypy takes for a
-# mistake: the two that take no argument at all are excused below.
+from twisted.internet.defer import Deferred
+from zope.interface import Attribute, Interface
 
 
 class IGemSession(Interface):
@@ -17,36 +17,36 @@ class IGemSession(Interface):
     busy = Attribute("Whether a call is queued or running.")
     gone = Attribute("The fatal GciError that ended the session, or None.")
 
-    def execute(source, maxBytes):
+    def execute(source: str, maxBytes: int) -> Deferred[bytes]:
         """
         Execute Smalltalk source (a str); a Deferred firing with the
         byte-format result, or failing with a GciError.
         """
 
-    def interrupt(hard):
+    def interrupt(hard: bool) -> None:
         """
         Break the call running now, if any; callable on the reactor thread.
         """
 
-    def callState(d):
+    def callState(d: Deferred[bytes]) -> str | None:
         """
         "running" or "queued" for the call whose result is C{d}, or None
         when it is over.
         """
 
-    def endCall(d, hard):
+    def endCall(d: Deferred[bytes], hard: bool) -> str | None:
         """
         End the call whose result is C{d}: break it if it runs, withdraw it
         if it is queued.  Answers "broken", "withdrawn" or None.
         """
 
-    def abandon(reason):
+    def abandon(reason: str) -> None:
         """
         Give up on the session: withdraw every queued call now; log out
         whenever the stuck call returns.
         """
 
-    def logout():  # type: ignore[misc]
+    def logout() -> Deferred[None]:
         """
         Log out after every queued call; a Deferred firing with None.
         """
@@ -57,7 +57,7 @@ class ISessionPool(Interface):
     Where GemStone sessions come from, and the cap on how many.
     """
 
-    def open(name, user=None):
+    def open(name: str, user: str | None = None) -> Deferred[IGemSession]:
         """
         A Deferred firing with a logged-in IGemSession (as GemStone user
         C{user}, or the pool's default user); raises SessionLimitReached
@@ -65,23 +65,24 @@ class ISessionPool(Interface):
         told to refuseNew.
         """
 
-    def refuseNew():
+    def refuseNew() -> None:
         """
         Open no new session from now on: the daemon is draining.
         """
 
-    def close(gem):
+    def close(gem: IGemSession) -> Deferred[None]:
         """
         Log C{gem} out and free its slot; a Deferred.
         """
 
-    def replace(gem, name, user=None):
+    def replace(gem: IGemSession, name: str,
+                user: str | None = None) -> Deferred[IGemSession]:
         """
         Abandon C{gem} and log a new session in (as C{user}), in its slot; a
         Deferred firing with the new IGemSession.
         """
 
-    def closeAll():  # type: ignore[misc]
+    def closeAll() -> Deferred[object]:
         """
         Log every session out; a Deferred.
         """

@@ -13,16 +13,21 @@ whoever holds one must make sure no break is in flight on it by then
 (L{gsmcpd.gci.session.GemSession} does).
 """
 
+from __future__ import annotations
+
 import ctypes
 import glob
 import mmap
 import os
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, cast
 
 from twisted.python.threadable import isInIOThread
 
 from gsmcpd.gci.errors import OOP_ILLEGAL, OOP_NIL, GciError
+
+if TYPE_CHECKING:
+    from ctypes import _CArgObject
 
 OopType = ctypes.c_uint64
 BoolType = ctypes.c_int
@@ -90,6 +95,43 @@ _PROTOTYPES = {
 }
 
 
+class Libgcits(Protocol):
+    """
+    The functions of L{_PROTOTYPES} as Python calls them once bound: a
+    C{char *} takes L{bytes} or L{None}, an C{int} or an OOP an L{int}, a
+    C{GciSession} a L{Handle} (and L{None} for a C{NULL} one), a pointer
+    what C{ctypes.byref} answers.  Names are the 3.7 C{gcits.hf}'s.
+    """
+
+    def GciTsVersion(self, buf: ctypes.Array[ctypes.c_char],
+                     bufSize: int, /) -> int: ...
+
+    def GciTsLogin(self, StoneNameNrs: bytes | None,
+                   HostUserId: bytes | None, HostPassword: bytes | None,
+                   hostPwIsEncrypted: int, GemServiceNrs: bytes | None,
+                   gemstoneUsername: bytes | None,
+                   gemstonePassword: bytes | None, loginFlags: int,
+                   haltOnErrNum: int, executedSessionInit: _CArgObject,
+                   err: _CArgObject, /) -> Handle | None: ...
+
+    def GciTsLogout(self, sess: Handle, err: _CArgObject, /) -> int: ...
+
+    def GciTsExecuteFetchBytes(
+            self, sess: Handle, sourceStr: bytes, sourceSize: int,
+            sourceOop: int, contextObject: int, symbolList: int,
+            result: ctypes.Array[ctypes.c_char], maxResultSize: int,
+            err: _CArgObject, /) -> int: ...
+
+    def GciTsBreak(self, sess: Handle, hard: int,
+                   err: _CArgObject, /) -> int: ...
+
+    def GciTsClearStack(self, sess: Handle, gsProcess: int,
+                        err: _CArgObject, /) -> int: ...
+
+    def GciTsResolveSymbol(self, sess: Handle, str: bytes | None,
+                           symbolList: int, err: _CArgObject, /) -> int: ...
+
+
 class GciLibraryError(Exception):
     """
     The library cannot be found, loaded, or is not a release we support.
@@ -136,8 +178,9 @@ class GciLibrary:
     @ivar version: the release string the library reports.
     """
 
-    def __init__(self, cdll: Any, path: str) -> None:
-        self._lib = cdll
+    def __init__(self, cdll: ctypes.CDLL, path: str) -> None:
+        # The prototypes set below make it so.
+        self._lib = cast(Libgcits, cdll)
         self.path = path
         for name, (restype, argtypes) in _PROTOTYPES.items():
             try:
@@ -149,7 +192,7 @@ class GciLibrary:
         self.version = self._readVersion()
 
     @classmethod
-    def load(cls, path: str, netldi: str | None = None) -> "GciLibrary":
+    def load(cls, path: str, netldi: str | None = None) -> GciLibrary:
         """
         Load libgcits from C{path}.
 

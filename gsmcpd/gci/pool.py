@@ -9,18 +9,21 @@ failed.
 """
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from twisted.internet.defer import Deferred, DeferredList, maybeDeferred, succeed
 from twisted.internet.task import LoopingCall
-from zope.interface import implementer  # type: ignore[import-untyped]
+from twisted.python.failure import Failure
+from zope.interface import implementer
 
 from gsmcpd.gci.deliveries import ResultDeliveries
-from gsmcpd.gci.interfaces import ISessionPool
+from gsmcpd.gci.interfaces import IGemSession, ISessionPool
 from gsmcpd.gci.library import GciLibrary
 from gsmcpd.gci.session import GemSession, LoginParameters, shielded
 
-Credentials = Callable[[str | None], "LoginParameters | Deferred"]
+Credentials = Callable[[str | None], "LoginParameters | Deferred[LoginParameters]"]
+
+_T = TypeVar("_T")
 
 
 class SessionLimitReached(Exception):
@@ -44,7 +47,7 @@ class ServerStopping(Exception):
 
     kind = "serverStopping"
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(
             "this server is stopping and opens no new session; start a new "
             "session again (behind a load balancer it reaches another server)")
@@ -80,12 +83,12 @@ class GemSessionPool:
         self.maxSessions = maxSessions
         self._credentials = credentials or (lambda user: login)
         self._answered = answered
-        self._sessions: set[GemSession] = set()
-        self._closing: set[GemSession] = set()
+        self._sessions: set[IGemSession] = set()
+        self._closing: set[IGemSession] = set()
         self._opening = 0
         self.stopping = False
 
-    def refuseNew(self):
+    def refuseNew(self) -> None:
         """
         Open no new session from now on (L{open} raises L{ServerStopping});
         a busy session's replacement still logs in, in its own slot.
@@ -115,21 +118,21 @@ class GemSessionPool:
         A new logged-in session, with fresh credentials (a worker user's
         one-time password, say).
         """
-        def login(parameters):
+        def login(parameters: LoginParameters) -> Deferred[GemSession]:
             gem = GemSession(self._library, parameters, self._reactor, name,
                              self._deliveries)
             self._sessions.add(gem)
 
-            def failed(failure):
+            def failed(failure: Failure) -> Deferred[GemSession]:
                 # A failed or cancelled login may still hold its login on
                 # the stone: the slot is free once the logout is done,
                 # whoever stops waiting for it.
-                def released(_):
+                def released(_: object) -> Failure:
                     self._sessions.discard(gem)
                     return failure
                 return shielded(gem.logout().addBoth(released))
 
-            def loggedIn(_):
+            def loggedIn(_: None) -> GemSession:
                 self._answered()
                 return gem
 
@@ -139,14 +142,17 @@ class GemSessionPool:
         # session itself: never both at once.
         self._opening += 1
 
-        def minted(result):
+        def minted(result: LoginParameters | Failure
+                   ) -> LoginParameters | Failure:
             self._opening -= 1
             return result
 
-        return maybeDeferred(self._credentials, user).addBoth(minted) \
-            .addCallback(login)
+        # maybeDeferred chains a Deferred the credentials answer.
+        minting = cast("Deferred[LoginParameters]",
+                       maybeDeferred(self._credentials, user))
+        return minting.addBoth(minted).addCallback(login)
 
-    def replace(self, gem: GemSession, name: str,
+    def replace(self, gem: IGemSession, name: str,
                 user: str | None = None) -> Deferred:
         """
         Abandon C{gem} (its call took no break) and log a new session in
@@ -159,7 +165,7 @@ class GemSessionPool:
         self._closing.discard(gem)
         return self._loggedIn(name, user)
 
-    def close(self, gem: GemSession) -> Deferred:
+    def close(self, gem: IGemSession) -> Deferred[None]:
         """
         Log C{gem} out; its slot comes back once the stone has it back.
         """
@@ -167,7 +173,7 @@ class GemSessionPool:
             return succeed(None)
         self._closing.add(gem)
 
-        def released(result):
+        def released(result: _T) -> _T:
             self._sessions.discard(gem)
             self._closing.discard(gem)
             return result

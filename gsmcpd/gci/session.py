@@ -18,7 +18,7 @@ from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import IReactorFromThreads
 from twisted.logger import Logger
 from twisted.python.failure import Failure
-from zope.interface import implementer  # type: ignore[import-untyped]
+from zope.interface import implementer
 
 from gsmcpd.gci.breaker import Breaker
 from gsmcpd.gci.deliveries import ResultDeliveries

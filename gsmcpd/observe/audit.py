@@ -22,7 +22,8 @@ on the call path is a L{CallRefused}, which the call path records.
 import hashlib
 import json
 import secrets
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol, overload
 
 import attr
 from twisted.logger import Logger
@@ -40,8 +41,9 @@ from gsmcpd.observe.metrics import (
     resultMeta,
 )
 
-SOURCE_ARGUMENTS = {"execute_code": "code", "profile_code": "code",
-                    "inspect": "expression", "compile_method": "source"}
+SOURCE_ARGUMENTS: dict[str | None, str] = {
+    "execute_code": "code", "profile_code": "code", "inspect": "expression",
+    "compile_method": "source"}
 """Tools whose argument is Smalltalk source, digested in the event."""
 CODE_ARGUMENTS = ("code", "expression")
 """The arguments of the tools that run code, whose change a call's
@@ -49,7 +51,7 @@ result must show (they run reads as often as writes)."""
 COMPILE_PREFIX = "compile_"
 
 
-def argumentSizes(arguments):
+def argumentSizes(arguments: dict[str, Any]) -> dict[str, int]:
     """
     Each argument's size as JSON text, in bytes.
     """
@@ -57,11 +59,12 @@ def argumentSizes(arguments):
             for name, value in sorted(arguments.items())}
 
 
-def sourceDigest(tool, arguments):
+def sourceDigest(tool: str | None, arguments: dict[str, Any]) -> str | None:
     """
     The SHA-256 of the Smalltalk source a call carries, or L{None}.
     """
     name = SOURCE_ARGUMENTS.get(tool)
+    source: object
     if name is None and tool and tool.startswith(COMPILE_PREFIX):
         source = json.dumps(arguments, sort_keys=True, ensure_ascii=False)
     else:
@@ -71,7 +74,7 @@ def sourceDigest(tool, arguments):
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
-def outcome(response):
+def outcome(response: dict[str, Any] | None) -> str:
     """
     How a C{tools/call} that ran ended, from its JSON-RPC response: C{ok},
     C{error:} and the tool error's kind, C{protocolError:} and the code,
@@ -83,13 +86,22 @@ def outcome(response):
     if ended == "cancelled":
         return "noAnswer"
     if ended == "error":
+        assert response is not None  # a response's error, so there is one
         return f"protocolError:{response['error'].get('code')}"
     if ended == "toolError":
         return f"error:{kind}"
     return ended
 
 
-def changeOf(tool, arguments):
+@overload
+def changeOf(tool: str, arguments: dict[str, Any]) -> str: ...
+
+
+@overload
+def changeOf(tool: None, arguments: dict[str, Any]) -> str | None: ...
+
+
+def changeOf(tool: str | None, arguments: dict[str, Any]) -> str | None:
     """
     What a successful mutating call changed, as a commit event names it.
     """
@@ -108,13 +120,25 @@ def changeOf(tool, arguments):
     return tool
 
 
-def _selectorOf(source):
+def _selectorOf(source: str) -> str:
     """
     The selector a method source's first line declares (for the log only).
     """
     words = source.strip().splitlines()[0].split() if source.strip() else []
     keywords = [word for word in words if word.endswith(":")]
     return "".join(keywords) if keywords else (words[0] if words else "?")
+
+
+def _names(names: Iterable[str]) -> frozenset[str]:
+    # A typed converter: mypy's attrs plugin cannot tell frozenset's type.
+    return frozenset(names)
+
+
+class _Handled(Protocol):
+    """A session, as the audit knows it: by its handle."""
+
+    @property
+    def handle(self) -> str | None: ...
 
 
 class AuditUnavailable(Exception):
@@ -125,7 +149,7 @@ class AuditUnavailable(Exception):
         client is better told only that the server cannot audit calls).
     """
 
-    def __init__(self, reason):
+    def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
 
@@ -141,7 +165,7 @@ class CallRefused(Exception):
         tool's error (a C{ToolError}) to answer as the call's result.
     """
 
-    def __init__(self, kind: str, error: Exception):
+    def __init__(self, kind: str, error: Exception) -> None:
         """
         @raise ValueError: for a C{kind} not in L{REFUSALS}.
         """
@@ -197,16 +221,18 @@ class AuditLog:
     observer: Any = attr.ib(default=None)
     defaultUser: str | None = attr.ib(default=None)
     mutatingTools: frozenset[str] = attr.ib(default=frozenset(),
-                                            converter=frozenset)
+                                            converter=_names)
     _changes: dict[Any, list[str]] = attr.ib(init=False, factory=dict)
 
-    def __attrs_post_init__(self):
+    def __attrs_post_init__(self) -> None:
         self.log = Logger(namespace=AUDIT_NAMESPACE, observer=self.observer)
         self.trail = self.observer if isinstance(
             self.observer, AuditFile) else None
 
     @classmethod
-    def toFile(cls, path, defaultUser=None, mutatingTools=(), key=None):
+    def toFile(cls, path: str, defaultUser: str | None = None,
+               mutatingTools: Iterable[str] = (),
+               key: bytes | None = None) -> "AuditLog":
         """
         An audit log appending JSON lines to C{path}; L{close} it.
 
@@ -217,24 +243,24 @@ class AuditLog:
         return cls(AuditFile(path, key=key), defaultUser, mutatingTools)
 
     @property
-    def failure(self):
+    def failure(self) -> str | None:
         """
         Why the trail cannot be written, or L{None} while it can.
         """
         return None if self.trail is None else self.trail.failure
 
     @property
-    def unwritten(self):
+    def unwritten(self) -> int:
         """
         The events the trail's file did not get (see L{AuditFile}).
         """
         return 0 if self.trail is None else self.trail.unwritten
 
-    def close(self):
+    def close(self) -> None:
         if self.trail is not None:
             self.trail.close()
 
-    def reopen(self):
+    def reopen(self) -> None:
         """
         Open the trail's file again by its path (see L{AuditFile.reopen}).
         """
@@ -298,6 +324,7 @@ class AuditLog:
         # which may never have existed, is forgotten.  A tool that runs
         # code changed something only when it ran some and its result says
         # it left a change (or committed).
+        changed: str | bool | None
         if SOURCE_ARGUMENTS.get(tool) in CODE_ARGUMENTS:
             changed = sourceDigest(tool, arguments) is not None and (
                 byCode or resultMeta(response).get(CHANGED_META) is True)
@@ -340,16 +367,16 @@ class AuditLog:
             outcome=f"refused:{kind}", seconds=None,
             **self._described(facts))
 
-    def forget(self, session):
+    def forget(self, session: _Handled) -> None:
         """
         The session ended: its uncommitted changes are gone with it.
         """
         self._changes.pop(session.handle, None)
 
-    def _user(self, facts):
+    def _user(self, facts: CallFacts) -> str | None:
         return self.defaultUser if facts.user is None else facts.user
 
-    def _described(self, facts):
+    def _described(self, facts: CallFacts) -> dict[str, Any]:
         """
         The fields every line about a call carries: who, where, which tool,
         the arguments' sizes and the source's digest, never their text.
@@ -366,7 +393,7 @@ class AuditLog:
                 requestId, int) else clipped(requestId))
 
 
-def _plain(facts):
+def _plain(facts: CallFacts) -> tuple[str | None, dict[str, Any]]:
     """
     The call's tool name and arguments, or L{None} and none where the
     client sent something else.

@@ -30,8 +30,10 @@ import hashlib
 import hmac
 import json
 import os
+from collections.abc import Iterable
+from typing import IO, Any
 
-from twisted.logger import ILogObserver, formatEvent
+from twisted.logger import ILogObserver, LogEvent, formatEvent
 from zope.interface import implementer
 
 PREVIOUS_KEY = "previousSha256"
@@ -41,8 +43,11 @@ GENESIS = hashlib.sha256(b"").hexdigest()
 HEAD_EVENT, FILE_KEY = "auditOpened", "file"
 _TAIL_CHUNK = 8192
 
+Record = dict[str, Any]
+"""A line's JSON object."""
 
-def lineDigest(line, key=None):
+
+def lineDigest(line: bytes, key: bytes | None = None) -> str:
     """
     The digest of one line's bytes, without its newline: SHA-256, or its
     HMAC under C{key} (bytes).
@@ -52,12 +57,12 @@ def lineDigest(line, key=None):
     return hmac.new(key, line, hashlib.sha256).hexdigest()
 
 
-def previousKey(key):
+def previousKey(key: bytes | None) -> str:
     """The field a line names the one before it by, with C{key} or not."""
     return PREVIOUS_KEY if key is None else KEYED_PREVIOUS_KEY
 
 
-def lastLine(file):
+def lastLine(file: IO[bytes]) -> bytes | None:
     """
     The last line of binary C{file} (without its newline), or L{None} for
     an empty file; read backwards from the end, not the whole file.
@@ -78,7 +83,7 @@ def lastLine(file):
     return tail[:-1] if tail.endswith(b"\n") else tail
 
 
-def _record(line):
+def _record(line: bytes) -> Record | None:
     """A line's JSON object, or L{None} for any other line."""
     try:
         record = json.loads(line)
@@ -87,7 +92,7 @@ def _record(line):
     return record if isinstance(record, dict) else None
 
 
-def fileNumber(record):
+def fileNumber(record: Record | None) -> int | None:
     """
     The number a head line (its JSON object) gives its file, or L{None}
     for any other line.
@@ -105,7 +110,8 @@ class OtherChain(ValueError):
     """
 
 
-def chainStart(path, key=None):
+def chainStart(path: str, key: bytes | None = None
+               ) -> tuple[str, bool, int | None] | None:
     """
     Where a line appended to C{path} starts.
 
@@ -133,7 +139,7 @@ def chainStart(path, key=None):
     return lineDigest(line, key), torn, fileNumber(head)
 
 
-def auditRecord(event):
+def auditRecord(event: LogEvent) -> Record:
     """
     The fields an audit event's line holds: its time, kind and message,
     then its own fields, none of Twisted's (C{log_*}).
@@ -165,13 +171,14 @@ class ChainedJsonObserver:
     @ivar key: the HMAC key (bytes), or L{None} for SHA-256.
     """
 
-    def __init__(self, file, previous=GENESIS, torn=False, key=None):
+    def __init__(self, file: IO[bytes], previous: str = GENESIS,
+                 torn: bool = False, key: bytes | None = None) -> None:
         self.file = file
         self.previous = previous
         self.torn = torn
         self.key = key
 
-    def __call__(self, event):
+    def __call__(self, event: LogEvent) -> None:
         record = auditRecord(event)
         record[previousKey(self.key)] = self.previous
         line = json.dumps(record, ensure_ascii=False,
@@ -188,7 +195,8 @@ class ChainedJsonObserver:
         self.previous, self.torn = lineDigest(line, self.key), False
 
 
-def verify(paths, key=None, continues=None):
+def verify(paths: Iterable[str], key: bytes | None = None,
+           continues: str | None = None) -> tuple[str | None, str | None]:
     """
     Check the chain through the lines of C{paths}, in order, as one trail:
     each file starts with its head, the first a genesis (or, given
@@ -201,7 +209,9 @@ def verify(paths, key=None, continues=None):
         sentence naming the first line that breaks it (its file and
         number, from 1) and L{None}.
     """
-    named, previous, number = previousKey(key), None, None
+    named = previousKey(key)
+    previous: str | None = None
+    number: int | None = None
     for path in paths:
         index = 0
         with open(path, "rb") as file:
@@ -209,7 +219,7 @@ def verify(paths, key=None, continues=None):
                 line = line.rstrip(b"\n")
                 record = _record(line)
                 broken = _unchained(record, named, previous)
-                if broken is None and index == 1:
+                if broken is None and index == 1 and record is not None:
                     broken, number = _unheaded(
                         record, named, number, continues)
                 if broken is not None:
@@ -220,7 +230,8 @@ def verify(paths, key=None, continues=None):
     return None, previous
 
 
-def _unchained(record, named, previous):
+def _unchained(record: Record | None, named: str,
+               previous: str | None) -> str | None:
     """
     Why a line (its JSON object) does not follow the line hashing to
     C{previous}, or L{None}.
@@ -238,7 +249,8 @@ def _unchained(record, named, previous):
     return None
 
 
-def _unheaded(record, named, before, continues):
+def _unheaded(record: Record, named: str, before: int | None,
+              continues: str | None) -> tuple[str | None, int | None]:
     """
     Why a file's first line (its JSON object) is not the head the file
     needs after a file whose head gave it number C{before} (L{None}: the

@@ -24,8 +24,10 @@ keeps the file and the state as they were.
 """
 
 import errno
+from collections.abc import Callable
+from typing import IO
 
-from twisted.logger import ILogObserver, Logger, LogLevel
+from twisted.logger import ILogObserver, LogEvent, Logger, LogLevel
 from zope.interface import implementer
 
 from gsmcpd.observe.auditchain import (
@@ -38,7 +40,7 @@ from gsmcpd.observe.auditchain import (
 AUDIT_NAMESPACE = "gsmcpd.audit"
 
 
-def appending(path):
+def appending(path: str) -> IO[bytes]:
     """
     C{path} opened for appending bytes, unbuffered: a line is on its way
     to the disk when C{write} returns, and a failed one leaves nothing
@@ -47,12 +49,13 @@ def appending(path):
     return open(path, "ab", buffering=0)
 
 
-def described(error):
+def described(error: Exception) -> str:
     """
     An L{OSError} (or an L{OtherChain}) as an operator reads it: its text
     and its C{errno} name.
     """
-    name = errno.errorcode.get(getattr(error, "errno", None))
+    number = getattr(error, "errno", None)
+    name = None if number is None else errno.errorcode.get(number)
     text = getattr(error, "strerror", None) or str(error)
     return f"{text} ({name})" if name else text
 
@@ -75,7 +78,9 @@ class AuditFile:
 
     log = Logger()
 
-    def __init__(self, path, opener=appending, key=None):
+    def __init__(self, path: str,
+                 opener: Callable[[str], IO[bytes]] = appending,
+                 key: bytes | None = None) -> None:
         """
         Open C{path} and write its C{auditOpened} line.
 
@@ -88,7 +93,7 @@ class AuditFile:
             or without).
         """
         self.path = path
-        self.failure = None
+        self.failure: str | None = None
         self.unwritten = 0
         self._missed = 0
         self._opener = opener
@@ -105,7 +110,9 @@ class AuditFile:
         except OSError as e:
             self._failed(e)
 
-    def _continuing(self, file, before):
+    def _continuing(self, file: IO[bytes],
+                    before: Callable[[], tuple[str, int]]
+                    ) -> ChainedJsonObserver:
         """
         The chain of C{file}, just opened: it continues the file's last
         line, or in an empty file, the file C{before} answers (its last
@@ -114,12 +121,13 @@ class AuditFile:
         start = chainStart(self.path, self._key)
         if start is None:
             previous, number = before()
-            start, self.number = (previous, False), number + 1
-        else:
-            self.number = start[2] or 1
-        return ChainedJsonObserver(file, *start[:2], key=self._key)
+            self.number = number + 1
+            return ChainedJsonObserver(file, previous, False, key=self._key)
+        previous, torn, head = start
+        self.number = head or 1
+        return ChainedJsonObserver(file, previous, torn, key=self._key)
 
-    def __call__(self, event):
+    def __call__(self, event: LogEvent) -> None:
         if self.failure is None:
             try:
                 self._chain(event)
@@ -131,7 +139,7 @@ class AuditFile:
         self.log.observer(dict(event, log_level=LogLevel.warn,
                                auditUnwritten=self.path))
 
-    def _opened(self, chain, cause):
+    def _opened(self, chain: ChainedJsonObserver, cause: str) -> None:
         """
         Write the line that opens the file, through C{chain}.
 
@@ -142,21 +150,22 @@ class AuditFile:
             "written to it before", event="auditOpened", cause=cause,
             unwritten=self._missed, file=self.number)
 
-    def _failed(self, error):
+    def _failed(self, error: Exception) -> None:
         self.failure = f"{self.path}: {described(error)}"
         self.log.critical(
             "the audit trail cannot be written ({reason}): no tool call "
             "runs until it can; free space or mend the file, then send "
             "SIGHUP (systemctl reload gsmcpd)", reason=self.failure)
 
-    def reopen(self):
+    def reopen(self) -> None:
         """
         Open the file again by its path (after logrotate moved it away, or
         after the operator freed space) and write its C{auditOpened} line:
         events go to the new file from then on, and a failed trail is
         written again.  Otherwise the old file and the state are kept.
         """
-        file, number = None, self.number
+        file: IO[bytes] | None = None
+        number = self.number
         try:
             file = self._opener(self.path)
             chain = self._continuing(
@@ -179,11 +188,11 @@ class AuditFile:
                           "({path})", path=self.path)
             self.failure = None
 
-    def close(self):
+    def close(self) -> None:
         _close(self._file)
 
 
-def _rotated(path, key):
+def _rotated(path: str, key: bytes | None) -> tuple[str, int]:
     """
     What an empty file at start continues: logrotate's C{path} (its last
     line's digest and its number), or, with none or one chained the other
@@ -196,7 +205,7 @@ def _rotated(path, key):
     return (GENESIS, 0) if start is None else (start[0], start[2] or 1)
 
 
-def _close(file):
+def _close(file: IO[bytes]) -> None:
     """
     Close a file whose failure was already told, or does not matter now.
     """

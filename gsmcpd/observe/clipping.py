@@ -10,7 +10,7 @@ CLIPPED_LENGTH = 200
 """Characters of a client-supplied value a log line keeps."""
 
 
-def clipped(value, limit=CLIPPED_LENGTH):
+def clipped(value: object, limit: int = CLIPPED_LENGTH) -> str:
     """
     C{repr(value)} (or a string as it is), cut to C{limit} characters with
     a note of how many were dropped.

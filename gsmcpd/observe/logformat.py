@@ -11,15 +11,16 @@ message, the event's own structured fields, and a failure's traceback.
 import json
 import sys
 from datetime import UTC, datetime
+from typing import IO, Any
 
-from twisted.logger import FileLogObserver, formatEvent
+from twisted.logger import FileLogObserver, LogEvent, formatEvent
 
 LOG_FORMATS = ("text", "json")
 JSON_LOGGER = "gsmcpd.observe.logformat.jsonLogObserver"
 """What twistd's C{--logger} takes for C{--log-format json}."""
 
 
-def parseLogFormat(text):
+def parseLogFormat(text: str) -> str:
     """
     A log format's name, as the C{--log-format} setting takes it.
     """
@@ -28,7 +29,7 @@ def parseLogFormat(text):
     return text
 
 
-def _jsonable(value):
+def _jsonable(value: object) -> object:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (list, tuple)):
@@ -38,11 +39,11 @@ def _jsonable(value):
     return str(value)
 
 
-def eventAsJson(event):
+def eventAsJson(event: LogEvent) -> str:
     """
     One log event as a line of JSON (with its newline).
     """
-    record = {
+    record: dict[str, Any] = {
         "time": datetime.fromtimestamp(
             event.get("log_time", 0), UTC).isoformat(
                 timespec="milliseconds"),
@@ -60,7 +61,7 @@ def eventAsJson(event):
     return json.dumps(record, ensure_ascii=False, default=str) + "\n"
 
 
-def jsonLogObserver(outFile=None):
+def jsonLogObserver(outFile: IO[Any] | None = None) -> FileLogObserver:
     """
     An observer writing L{eventAsJson} lines to C{outFile} (standard
     output by default, which is the journal under systemd).  Also usable as
@@ -70,7 +71,7 @@ def jsonLogObserver(outFile=None):
                            eventAsJson)
 
 
-def describeClient(clientInfo):
+def describeClient(clientInfo: object) -> str:
     """
     What a client said it is, for a log line: C{"claude-code 1.0.3"}.
     """

@@ -8,6 +8,10 @@ renders the text format Prometheus scrapes and adds the process metrics
 (CPU, memory, descriptors) for free.
 """
 
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any
+
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -20,6 +24,8 @@ from prometheus_client import (
     generate_latest,
 )
 from prometheus_client.core import CounterMetricFamily
+from twisted.internet.interfaces import IReactorTime
+from twisted.web.http import Request
 
 CALL_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
                         5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
@@ -40,8 +46,8 @@ CHANGED_META = "gsmcpd/changed"
 no uncommitted change before it and does after: the change is the call's."""
 INPUT_REQUIRED = "input_required"
 """The C{resultType} of a 2026-era round that asks the client."""
-ESCALATION = {"soft": ("soft",), "hard": ("soft", "hard"),
-              "replaced": ("soft", "hard")}
+ESCALATION: dict[str | None, tuple[str, ...]] = {
+    "soft": ("soft",), "hard": ("soft", "hard"), "replaced": ("soft", "hard")}
 """The breaks sent to reach each escalation step of a call."""
 SESSION_ENDINGS = frozenset({
     "deleted", "closed", "abandoned", "stopping", "gem_died", "idle",
@@ -62,68 +68,9 @@ as the client is told, since C{/metrics} may be read by anyone who reaches
 the MCP port and the two apart would tell a prober that a handle it holds
 is live."""
 
-DECLARED = (
-    ("sessionsOpen", Gauge, "sessions_open",
-     "MCP sessions with a logged-in GemStone session", ()),
-    ("sessionsOpening", Gauge, "sessions_opening",
-     "GemStone logins under way for new sessions", ()),
-    ("sessionsWarm", Gauge, "sessions_warm",
-     "open sessions idle between reads without a session handle, each "
-     "giving its slot up to a new session the cap would refuse", ()),
-    ("poolSlots", Gauge, "pool_slots",
-     "GemStone sessions the daemon may hold (--max-sessions), by state: "
-     "used or free", ("state",)),
-    ("eventStreams", Gauge, "event_streams",
-     "server-to-client event streams open", ()),
-    ("stoneReachable", Gauge, "stone_reachable",
-     "1 while the daemon's own GemStone session answers, 0 once the stone "
-     "cannot be reached or does not answer", ()),
-    ("callsInFlight", Gauge, "calls_in_flight",
-     "GemStone calls running or queued", ()),
-    ("toolCalls", Counter, "tool_calls",
-     "tool calls answered, by tool and outcome (ok, toolError, error, "
-     "cancelled, askedForInput: a question to the client, not an error)",
-     ("tool", "outcome")),
-    ("callRefusals", Counter, "call_refusals",
-     "tool calls refused before they ran, by kind: " + " ".join(
-         sorted(set(REFUSALS.values()))), ("kind",)),
-    ("gemstoneErrors", Counter, "gemstone_errors",
-     "GemStone errors, by the kind the client is told", ("kind",)),
-    ("breaks", Counter, "breaks",
-     "breaks sent to a GemStone session, soft or hard", ("strength",)),
-    ("replacements", Counter, "session_replacements",
-     "GemStone sessions logged out and replaced after a call would not end",
-     ()),
-    ("sessionsClosed", Counter, "sessions_closed",
-     "sessions closed, by reason: " + " ".join(sorted(SESSION_ENDINGS)),
-     ("reason",)),
-    ("commits", Counter, "commits",
-     "commits through the commit tool, by the stone's answer (committed, "
-     "conflict, failed)", ("outcome",)),
-    ("logins", Counter, "logins",
-     "GemStone logins for client sessions, by outcome (ok, failed, refused)",
-     ("outcome",)),
-    ("httpResponses", Counter, "http_responses",
-     "HTTP responses on the MCP port, by status class (2xx, 4xx, ...)",
-     ("class",)),
-    ("authRefusals", Counter, "auth_refusals",
-     "requests the bearer-token gate refused, by status (401: no or bad "
-     "token, 403: too few scopes)", ("status",)),
-    ("auditUnwritten", None, "audit_lines_unwritten",
-     "audit events the --audit-log file did not get: the write failed, "
-     "or the file had failed and was not tried (they go to the daemon's "
-     "log instead)", ()),
-    ("traceLost", None, "trace_lines_lost",
-     "message trace lines lost: dropped for a full queue, or not taken by "
-     "the --trace-log file (the daemon's log says why, once)", ()),
-    ("auditWritable", Gauge, "audit_writable",
-     "1 while the audit trail can be written (or there is no file to "
-     "write), 0 once a write to --audit-log failed: no tool call runs "
-     "until a SIGHUP reopens it", ()),
-)
-"""Each metric but the histogram: attribute, kind, name (after the
-C{gsmcpd_} prefix), help, label names; a kind of L{None} is a counter
-whose count lives elsewhere (L{CountedElsewhere})."""
+_Read = Callable[[], float] | None
+"""What a gauge or a count kept elsewhere is read from, if anything."""
+_Response = dict[str, Any] | None
 
 
 class CountedElsewhere:
@@ -134,19 +81,20 @@ class CountedElsewhere:
     until told where the count is kept.
     """
 
-    def __init__(self, name, documentation, labels, namespace, registry):
+    def __init__(self, name: str, documentation: str, labels: tuple[str, ...],
+                 namespace: str, registry: CollectorRegistry) -> None:
         self.name = f"{namespace}_{name}"
         self.documentation = documentation
-        self._read = lambda: 0
+        self._read: Callable[[], float] = lambda: 0
         registry.register(self)
 
-    def readFrom(self, read):
+    def readFrom(self, read: Callable[[], float]) -> None:
         """
         Read the count from C{read}, a callable answering it, when scraped.
         """
         self._read = read
 
-    def collect(self):
+    def collect(self) -> Iterator[CounterMetricFamily]:
         yield CounterMetricFamily(self.name, self.documentation,
                                   value=self._read())
 
@@ -161,30 +109,92 @@ class Metrics:
 
     contentType = CONTENT_TYPE_LATEST
 
-    def __init__(self, version, processMetrics=True):
+    def __init__(self, version: str, processMetrics: bool = True) -> None:
         self.registry = registry = CollectorRegistry(auto_describe=True)
         if processMetrics:
             ProcessCollector(registry=registry)
             PlatformCollector(registry=registry)
         Info("build", "this gsmcpd's version", namespace=NAMESPACE,
              registry=registry).info({"version": version})
-
-        for attribute, kind, name, help, labels in DECLARED:
-            setattr(self, attribute, (kind or CountedElsewhere)(
-                name, help, labels, namespace=NAMESPACE, registry=registry))
+        gauge = partial(Gauge, namespace=NAMESPACE, registry=registry)
+        counter = partial(Counter, namespace=NAMESPACE, registry=registry)
+        elsewhere = partial(CountedElsewhere, namespace=NAMESPACE,
+                            registry=registry)
+        self.sessionsOpen = gauge("sessions_open", "MCP sessions with a "
+                                  "logged-in GemStone session", ())
+        self.sessionsOpening = gauge("sessions_opening", "GemStone logins "
+                                     "under way for new sessions", ())
+        self.sessionsWarm = gauge("sessions_warm", "open sessions idle "
+                                  "between reads without a session handle, "
+                                  "each giving its slot up to a new session "
+                                  "the cap would refuse", ())
+        self.poolSlots = gauge(
+            "pool_slots", "GemStone sessions the daemon may hold "
+            "(--max-sessions), by state: used or free", ("state",))
+        self.eventStreams = gauge(
+            "event_streams", "server-to-client event streams open", ())
+        self.stoneReachable = gauge("stone_reachable", "1 while the daemon's "
+                                    "own GemStone session answers, 0 once "
+                                    "the stone cannot be reached or does "
+                                    "not answer", ())
+        self.callsInFlight = gauge(
+            "calls_in_flight", "GemStone calls running or queued", ())
+        self.toolCalls = counter(
+            "tool_calls", "tool calls answered, by tool and outcome (ok, "
+            "toolError, error, cancelled, askedForInput: a question to the "
+            "client, not an error)", ("tool", "outcome"))
+        self.callRefusals = counter(
+            "call_refusals", "tool calls refused before they ran, by kind: "
+            + " ".join(sorted(set(REFUSALS.values()))), ("kind",))
+        self.gemstoneErrors = counter("gemstone_errors", "GemStone errors, "
+                                      "by the kind the client is told",
+                                      ("kind",))
+        self.breaks = counter("breaks", "breaks sent to a GemStone session, "
+                              "soft or hard", ("strength",))
+        self.replacements = counter(
+            "session_replacements", "GemStone sessions logged out and "
+            "replaced after a call would not end", ())
+        self.sessionsClosed = counter(
+            "sessions_closed", "sessions closed, by reason: "
+            + " ".join(sorted(SESSION_ENDINGS)), ("reason",))
+        self.commits = counter(
+            "commits", "commits through the commit tool, by the stone's "
+            "answer (committed, conflict, failed)", ("outcome",))
+        self.logins = counter(
+            "logins", "GemStone logins for client sessions, by outcome (ok, "
+            "failed, refused)", ("outcome",))
+        self.httpResponses = counter(
+            "http_responses", "HTTP responses on the MCP port, by status "
+            "class (2xx, 4xx, ...)", ("class",))
+        self.authRefusals = counter(
+            "auth_refusals", "requests the bearer-token gate refused, by "
+            "status (401: no or bad token, 403: too few scopes)", ("status",))
+        self.auditUnwritten = elsewhere(
+            "audit_lines_unwritten", "audit events the --audit-log file did "
+            "not get: the write failed, or the file had failed and was not "
+            "tried (they go to the daemon's log instead)", ())
+        self.traceLost = elsewhere(
+            "trace_lines_lost", "message trace lines lost: dropped for a "
+            "full queue, or not taken by the --trace-log file (the daemon's "
+            "log says why, once)", ())
+        self.auditWritable = gauge(
+            "audit_writable", "1 while the audit trail can be written (or "
+            "there is no file to write), 0 once a write to --audit-log "
+            "failed: no tool call runs until a SIGHUP reopens it", ())
         # Until watch says where the audit trail is: none to fail.
         self.auditWritable.set(1)
         self.callSeconds = Histogram(
             "call_duration_seconds", "time from a tool call's arrival to its "
             "answer, by tool", ["tool"], namespace=NAMESPACE,
             registry=registry, buckets=CALL_SECONDS_BUCKETS)
-        self._callSeries = {}
+        self._callSeries: dict[tuple[str, str],
+                               tuple[Histogram, Counter]] = {}
         # Counted as a plain number and read when scraped: a gauge's inc
         # and dec each take a lock, twice for every call.
         self.callsRunning = 0
         self.callsInFlight.set_function(lambda: self.callsRunning)
 
-    def callSeries(self, tool, outcome):
+    def callSeries(self, tool: str, outcome: str) -> tuple[Histogram, Counter]:
         """
         The duration histogram and the call counter a call of C{tool} with
         C{outcome} counts into, looked up once: C{labels} checks and locks
@@ -197,10 +207,12 @@ class Metrics:
                 self.toolCalls.labels(tool, outcome))
         return series
 
-    def watch(self, sessionsOpen=None, sessionsOpening=None,
-              slotsUsed=None, slotsLimit=None, eventStreams=None,
-              sessionsWarm=None, stoneReachable=None, auditWritable=None,
-              auditUnwritten=None, traceLost=None):
+    def watch(self, sessionsOpen: _Read = None, sessionsOpening: _Read = None,
+              slotsUsed: _Read = None,
+              slotsLimit: Callable[[], float | None] | None = None,
+              eventStreams: _Read = None, sessionsWarm: _Read = None,
+              stoneReachable: _Read = None, auditWritable: _Read = None,
+              auditUnwritten: _Read = None, traceLost: _Read = None) -> None:
         """
         Read these gauges (and the audit's and the trace's lost lines)
         from the objects that know, when scraped: each argument is a callable
@@ -224,7 +236,7 @@ class Metrics:
                 self.poolSlots.labels("free").set_function(
                     lambda: _free(slotsLimit(), slotsUsed()))
 
-    def sessionClosed(self, code):
+    def sessionClosed(self, code: str) -> None:
         """
         Count a session closed for C{code}, one of L{SESSION_ENDINGS}.
 
@@ -235,7 +247,7 @@ class Metrics:
             raise ValueError(f"{code!r} is not one of SESSION_ENDINGS")
         self.sessionsClosed.labels(code).inc()
 
-    def refused(self, kind):
+    def refused(self, kind: str) -> None:
         """
         Count a tool call refused before it ran, for C{kind}, one of
         L{REFUSALS} (the audit's C{refused:} outcomes).
@@ -246,7 +258,7 @@ class Metrics:
             raise ValueError(f"{kind!r} is not one of REFUSALS")
         self.callRefusals.labels(REFUSALS[kind]).inc()
 
-    def responded(self, request):
+    def responded(self, request: Request) -> None:
         """
         Count a finished HTTP response, and the gate's refusal it may be
         (L{gsmcpd.transport.bearer} marks one C{authRefused}).
@@ -256,20 +268,20 @@ class Metrics:
         if getattr(request, "authRefused", False):
             self.authRefusals.labels(str(code)).inc()
 
-    def callStarted(self, tool, clock):
+    def callStarted(self, tool: str, clock: IReactorTime) -> "CallTimer":
         """
         A tool call began; answer its L{CallTimer}.
         """
         return CallTimer(self, tool, clock)
 
-    def render(self):
+    def render(self) -> bytes:
         """
         The Prometheus text format, as bytes.
         """
         return generate_latest(self.registry)
 
 
-def _free(limit, used):
+def _free(limit: float | None, used: float) -> float:
     return float("inf") if limit is None else max(limit - used, 0)
 
 
@@ -278,7 +290,8 @@ class CallTimer:
     One tool call in flight: counted in while it runs, timed when it ends.
     """
 
-    def __init__(self, metrics, tool, clock):
+    def __init__(self, metrics: Metrics, tool: str,
+                 clock: IReactorTime) -> None:
         self._metrics = metrics
         self._tool = tool
         self._clock = clock
@@ -286,7 +299,7 @@ class CallTimer:
         self._done = False
         metrics.callsRunning += 1
 
-    def finished(self, response, step=None):
+    def finished(self, response: _Response, step: str | None = None) -> None:
         """
         The call was answered with C{response} (a JSON-RPC response, or
         L{None} when the client cancelled it), after escalating as far as
@@ -313,7 +326,7 @@ class CallTimer:
         if ended is not None:
             metrics.commits.labels(ended).inc()
 
-    def refused(self):
+    def refused(self) -> None:
         """
         The call was refused after all (a L{REFUSALS} kind raised inside
         it): no longer in flight, and counted as a refusal only, not as a
@@ -329,7 +342,7 @@ UNSETTLED = frozenset({"deadline", "pinned", "sessionGone"})
 answered: for a C{commit}, whether it committed is not known."""
 
 
-def callCommit(tool, response):
+def callCommit(tool: str | None, response: _Response) -> str | None:
     """
     How a commit a call of C{tool} made ended, from its C{response}: a
     C{commit}'s as L{commitOutcome} says; for any other tool C{committed}
@@ -344,7 +357,7 @@ def callCommit(tool, response):
     return "committed" if meta[COMMITTED_META] is True else "unknown"
 
 
-def resultMeta(response):
+def resultMeta(response: _Response) -> dict[str, Any]:
     """
     The C{_meta} of a call's result, or an empty one.
     """
@@ -353,7 +366,7 @@ def resultMeta(response):
     return meta if isinstance(meta, dict) else {}
 
 
-def commitOutcome(response):
+def commitOutcome(response: _Response) -> str | None:
     """
     What the stone answered a C{commit} whose C{response} is a result or
     a tool error: C{committed}, C{conflict} (a tool error naming the
@@ -366,7 +379,7 @@ def commitOutcome(response):
     outcome, kind = classify(response)
     if outcome == "error" and kind in UNSETTLED:
         return "unknown"
-    if outcome not in ("ok", "toolError"):
+    if outcome not in ("ok", "toolError") or response is None:
         return None
     structured = (response.get("result") or {}).get("structuredContent") or {}
     if outcome == "ok":
@@ -375,7 +388,7 @@ def commitOutcome(response):
         else "failed"
 
 
-def classify(response):
+def classify(response: _Response) -> tuple[str, str | None]:
     """
     C{(outcome, error kind or None)} of a call's JSON-RPC response: ok, a
     tool error (C{isError}), an error response, cancelled (L{None}), or

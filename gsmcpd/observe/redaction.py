@@ -13,6 +13,8 @@ it, the next quote or line), so a doubt strikes more, never less.
 import base64
 import binascii
 import re
+from collections.abc import Iterable
+from typing import overload
 
 REDACTED = "[redacted]"
 SECRET_KEY = re.compile(
@@ -40,7 +42,15 @@ _URL_SAFE = str.maketrans("-_", "+/")
 _WRAPPED = re.compile(r"=\?base64\?(.*)\?=\Z", re.IGNORECASE | re.DOTALL)
 
 
-def prefixed(handle):
+@overload
+def prefixed(handle: str) -> str: ...
+
+
+@overload
+def prefixed(handle: object) -> object: ...
+
+
+def prefixed(handle: object) -> object:
     """
     A session handle as logs name it: its first characters, too few to
     use it.
@@ -50,7 +60,7 @@ def prefixed(handle):
     return redacted(handle)
 
 
-def redacted(value):
+def redacted(value: object) -> object:
     """
     C{value} with every password-like field's value replaced and every
     session handle cut to its prefix, at any depth.
@@ -64,13 +74,14 @@ def redacted(value):
     return value
 
 
-def redactedText(text):
+def redactedText(text: str) -> str:
     """
     C{text}, which need not be JSON, with the value after every secret-like
     word struck and the value after every C{session} word cut to its
     prefix.
     """
-    kept, position = [], 0
+    kept: list[str] = []
+    position = 0
     for word in _WORD.finditer(text):
         if word.start() < position:
             continue
@@ -79,7 +90,9 @@ def redactedText(text):
         handle = name in HANDLE_KEYS
         if not (handle or SECRET_KEY.search(name)):
             continue
-        start = _BEFORE_VALUE.match(text, word.end()).end()
+        gap = _BEFORE_VALUE.match(text, word.end())
+        assert gap is not None  # it matches nothing too
+        start = gap.end()
         end = _valueEnd(text, start)
         if end == start:
             continue
@@ -92,11 +105,11 @@ def redactedText(text):
     return "".join(kept)
 
 
-def _quoted(text, start):
+def _quoted(text: str, start: int) -> bool:
     return start > 0 and text[start - 1] in _QUOTES
 
 
-def _valueEnd(text, start):
+def _valueEnd(text: str, start: int) -> int:
     """
     Where the value starting at C{start} ends, at the latest: its closing
     quote, the bracket closing it, or the next quote or line.
@@ -111,7 +124,7 @@ def _valueEnd(text, start):
     return len(text) if bare is None else bare.start()
 
 
-def _stringEnd(text, start, quote):
+def _stringEnd(text: str, start: int, quote: str) -> int:
     index = start
     while index < len(text):
         if text[index] == "\\":
@@ -123,7 +136,7 @@ def _stringEnd(text, start, quote):
     return len(text)
 
 
-def _bracketEnd(text, start):
+def _bracketEnd(text: str, start: int) -> int:
     depth, index = 0, start
     while index < len(text):
         char = text[index]
@@ -139,7 +152,7 @@ def _bracketEnd(text, start):
     return len(text)
 
 
-def handleForms(header):
+def handleForms(header: str | None) -> tuple[str | None, tuple[str, ...]]:
     """
     The handle a session header names, and every form it may take in a
     body or a header: as sent, unwrapped from C{=?base64?...?=} (or
@@ -177,7 +190,7 @@ def handleForms(header):
     return handle, tuple(sorted(forms, key=len, reverse=True))
 
 
-def _unbase64(payload):
+def _unbase64(payload: str) -> str | None:
     """
     Base64 text (either alphabet, padded or not, spaced) decoded to
     text, or L{None}.
@@ -190,7 +203,7 @@ def _unbase64(payload):
         return None
 
 
-def struck(text, handle, forms):
+def struck(text: str, handle: str, forms: Iterable[str]) -> str:
     """
     C{text} with every form of a handle (L{handleForms}) replaced by the
     handle's prefix.

@@ -23,8 +23,12 @@ import json
 import os
 import queue
 import threading
+from collections.abc import Iterator
+from enum import Enum
+from typing import BinaryIO
 
 from twisted.application.service import Service
+from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 
 from gsmcpd.observe.redaction import (
@@ -41,10 +45,19 @@ QUEUE_LINES = 10_000
 STOP_SECONDS = 5
 """How long a stopping daemon waits for the queued lines to be written."""
 
-_REOPEN, _STOP = object(), object()
+
+class _Signal(Enum):
+    """What the trace's thread is told besides writes."""
+
+    REOPEN = "reopen"
+    STOP = "stop"
+
+_Write = tuple[str, float, str | None, bytes, bool, str | None]
+"""One queued write: direction, time, session, bytes, whether they are an
+event stream's, and the request's bearer token."""
 
 
-def capped(text, limit):
+def capped(text: str, limit: int | None) -> str:
     """
     C{text}, or its first C{limit} characters and how many more there were:
     a long message cannot be mistaken for a lost one.
@@ -54,7 +67,7 @@ def capped(text, limit):
     return f"{text[:limit]}...(+{len(text) - limit} more)"
 
 
-def messagesOf(data, eventStream):
+def messagesOf(data: bytes, eventStream: bool) -> list[object]:
     """
     The JSON-RPC messages in one write of a body: the body itself, or the
     C{data:} of each event an event stream's write carries.  A body that is
@@ -64,7 +77,7 @@ def messagesOf(data, eventStream):
     if eventStream:
         texts = [line[5:].strip() for line in texts[0].splitlines()
                  if line.startswith("data:") and line[5:].strip()]
-    messages = []
+    messages: list[object] = []
     for text in texts:
         try:
             messages.append(json.loads(text))
@@ -73,7 +86,7 @@ def messagesOf(data, eventStream):
     return messages
 
 
-def _private(path):
+def _private(path: str) -> BinaryIO:
     """
     C{path} opened to append bytes, unbuffered (a line that fails is not
     kept to be written later), created readable by the daemon's user
@@ -90,18 +103,18 @@ class RotatingFile:
     trace's thread.
     """
 
-    def __init__(self, path, maxBytes, keep):
+    def __init__(self, path: str, maxBytes: int, keep: int) -> None:
         self.path = path
         self.maxBytes = maxBytes
         self.keep = keep
         self._open()
 
-    def _open(self):
+    def _open(self) -> None:
         self._file = _private(self.path)
         self._size = os.fstat(self._file.fileno()).st_size
         self._torn = False
 
-    def write(self, line):
+    def write(self, line: str) -> None:
         """
         Append C{line}; a line a full disk took only part of is ended
         before the next one.
@@ -120,7 +133,7 @@ class RotatingFile:
             self._torn = rest[written - 1] != ord("\n")
             rest = rest[written:]
 
-    def _rotate(self):
+    def _rotate(self) -> None:
         for index in range(self.keep - 1, 0, -1):
             older = f"{self.path}.{index}"
             if os.path.exists(older):
@@ -131,7 +144,7 @@ class RotatingFile:
             os.remove(self.path)
         self.reopen()
 
-    def reopen(self):
+    def reopen(self) -> None:
         """
         Open the path again (after logrotate moved the file away); one
         that cannot be opened keeps the file open.
@@ -140,7 +153,7 @@ class RotatingFile:
         self._open()
         old.close()
 
-    def close(self):
+    def close(self) -> None:
         self._file.close()
 
 
@@ -159,8 +172,9 @@ class MessageTrace(Service):
     name = "trace"
     log = Logger()
 
-    def __init__(self, file, clock, maxBody=4096, threaded=True,
-                 capacity=QUEUE_LINES):
+    def __init__(self, file: RotatingFile, clock: IReactorTime,
+                 maxBody: int | None = 4096, threaded: bool = True,
+                 capacity: int = QUEUE_LINES) -> None:
         self.file = file
         self.clock = clock
         self.maxBody = maxBody
@@ -171,12 +185,12 @@ class MessageTrace(Service):
         self._reported = 0
         self.unwritten = 0
         """Lines the file did not take (counted on the trace's thread)."""
-        self.failure = None
+        self.failure: str | None = None
         """Why the file could not be written, until a write succeeds."""
-        self._queue = queue.Queue(capacity)
-        self._thread = None
+        self._queue: queue.Queue[_Write | _Signal] = queue.Queue(capacity)
+        self._thread: threading.Thread | None = None
 
-    def startService(self):
+    def startService(self) -> None:
         super().startService()
         self.log.info("message trace: ON, to {path}, bodies capped at "
                       "{cap} characters", path=self.file.path,
@@ -186,22 +200,23 @@ class MessageTrace(Service):
                 target=self._run, name="gsmcpd-trace", daemon=True)
             self._thread.start()
 
-    def stopService(self):
+    def stopService(self) -> None:
         super().stopService()
-        self._put(_STOP, force=True)
+        self._put(_Signal.STOP, force=True)
         if self._thread is None:
             self.drain()
         else:
             # Shutting down: what is queued is a second's work at most.
             self._thread.join(STOP_SECONDS)
 
-    def reopen(self):
+    def reopen(self) -> None:
         """What C{SIGHUP} does: the thread reopens the file."""
-        self._put(_REOPEN, force=True)
+        self._put(_Signal.REOPEN, force=True)
         if self._thread is None:
             self.drain()
 
-    def received(self, session, data, secret=None):
+    def received(self, session: str | None, data: bytes,
+                 secret: str | None = None) -> None:
         """
         A message a client sent: C{data}, its body's bytes.
 
@@ -210,12 +225,13 @@ class MessageTrace(Service):
         """
         self._put(("in", self.clock.seconds(), session, data, False, secret))
 
-    def answered(self, session, data, eventStream, secret=None):
+    def answered(self, session: str | None, data: bytes, eventStream: bool,
+                 secret: str | None = None) -> None:
         """One write of an answer's body (a whole body, or events)."""
         self._put(("out", self.clock.seconds(), session, data, eventStream,
                    secret))
 
-    def _put(self, item, force=False):
+    def _put(self, item: _Write | _Signal, force: bool = False) -> None:
         try:
             self._queue.put_nowait(item)
         except queue.Full:
@@ -227,7 +243,7 @@ class MessageTrace(Service):
             self.dropped += 1
             self._queue.put_nowait(item)
 
-    def drain(self):
+    def drain(self) -> bool:
         """
         Write everything queued, on the calling thread; C{False} once the
         trace is stopped.
@@ -240,24 +256,24 @@ class MessageTrace(Service):
             if not self._handle(item):
                 return False
 
-    def _run(self):
+    def _run(self) -> None:
         while self._handle(self._queue.get()):
             pass
 
     @property
-    def lost(self):
+    def lost(self) -> int:
         """
         Lines lost since the daemon started: dropped for a full queue, or
         not taken by the file.
         """
         return self.dropped + self.unwritten
 
-    def _handle(self, item):
+    def _handle(self, item: _Write | _Signal) -> bool:
         try:
-            if item is _STOP:
+            if item is _Signal.STOP:
                 self.file.close()
                 return False
-            if item is _REOPEN:
+            if item is _Signal.REOPEN:
                 self.file.reopen()
                 self._writable()
             else:
@@ -270,7 +286,7 @@ class MessageTrace(Service):
             self.log.failure("message trace: a message could not be traced")
         return True
 
-    def _write(self, line):
+    def _write(self, line: str) -> None:
         """
         Write one line, or count it lost: the first of a run of failures
         is logged, the rest only counted.
@@ -289,13 +305,15 @@ class MessageTrace(Service):
             return
         self._writable()
 
-    def _writable(self):
+    def _writable(self) -> None:
         if self.failure is not None:
             self.failure = None
             self.log.info("message trace: {path} is written again",
                           path=self.file.path)
 
-    def lines(self, direction, when, session, data, eventStream, secret):
+    def lines(self, direction: str, when: float, session: str | None,
+              data: bytes, eventStream: bool,
+              secret: str | None) -> Iterator[str]:
         """The lines one queued write makes."""
         total = self.dropped
         dropped, self._reported = total - self._reported, total
@@ -303,7 +321,7 @@ class MessageTrace(Service):
             when, datetime.UTC).isoformat(timespec="milliseconds")
         handle, forms = handleForms(session)
         for message in messagesOf(data, eventStream):
-            fields = {"time": stamp, "session": prefixed(handle),
+            fields: dict[str, object] = {"time": stamp, "session": prefixed(handle),
                       "direction": direction}
             if isinstance(message, dict):
                 fields["method"] = message.get("method")
@@ -317,7 +335,8 @@ class MessageTrace(Service):
             # Before the cap, which could leave a prefix of either.
             if secret:
                 body = body.replace(secret, REDACTED)
-            body = struck(body, handle, forms)
+            if handle is not None:
+                body = struck(body, handle, forms)
             fields["bytes"] = len(data)
             fields["body"] = capped(body, self.maxBody)
             if dropped:

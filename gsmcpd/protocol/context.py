@@ -93,3 +93,7 @@ class CallContext:
                        message: str | None = None) -> None:
         if self.sink is not None and self.sink.wantsProgress:
             self.sink.report(progress, total, message)
+
+
+FROM_MEMORY = CallContext()
+"""The context of a request answered from memory: nothing to ask with."""

@@ -130,5 +130,5 @@ class ChangeNotices:
         Each URI's subscribers hear of it once, whatever else changed.
         """
         for uri in sorted(set(uris)):
-            self._tell(lambda wants: uri in wants.resourceSubscriptions,
+            self._tell(lambda wants, uri=uri: uri in wants.resourceSubscriptions,
                        RESOURCE_UPDATED, {"uri": uri})

@@ -19,7 +19,7 @@ from gsmcpd.observe.logformat import describeClient
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.sessions.breaks import breakUntilOut
 from gsmcpd.sessions.client import ClientSession
-from gsmcpd.sessions.shares import FairShares, Shares
+from gsmcpd.sessions.shares import NO_CAPS, Shares
 from gsmcpd.sessions.warm import WarmSessions, lockCommits
 from gsmcpd.sessions.work import WorkSession, newHandle, userOf
 from gsmcpd.tools.templates.outcomes import ToolError
@@ -63,7 +63,7 @@ class SessionRegistry:
 
     def __init__(self, pool, clock, streamLossGrace=10.0, prepare=None,
                  stopGem=None, onClose=(), metrics=UNOBSERVED, warmReads=0,
-                 onCommit=(), loginDeadline=None, shares=FairShares()):
+                 onCommit=(), loginDeadline=None, shares=NO_CAPS):
         self._pool = pool
         self.loginDeadline = loginDeadline
         self._metrics = metrics

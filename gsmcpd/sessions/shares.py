@@ -75,6 +75,10 @@ class FairShares:
                 "sessions an identity")
 
 
+NO_CAPS = FairShares()
+"""No cap at all: the shares of a registry given none."""
+
+
 def _capped(cap):
     return "no cap on" if cap is None else str(cap)
 
@@ -97,7 +101,7 @@ class Shares:
     @ivar caps: the L{FairShares}.
     """
 
-    def __init__(self, caps=FairShares(), idle=lambda session: False):
+    def __init__(self, caps=NO_CAPS, idle=lambda session: False):
         """
         @param idle: whether a registered session is idle in the warm pool
             (the server's, not its identity's).

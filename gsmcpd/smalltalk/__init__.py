@@ -18,7 +18,6 @@ from .ast import (
 )
 from .parser import (
     SmalltalkSyntaxError,
-    leading_comment,
     parse_expression,
     parse_method,
     parse_selector,
@@ -39,7 +38,6 @@ __all__ = [
     "SmalltalkSyntaxError",
     "Variable",
     "iter_nodes",
-    "leading_comment",
     "parse_expression",
     "parse_method",
     "parse_selector",

@@ -70,14 +70,16 @@ def _error(source: str, message: str, offset: int) -> SmalltalkSyntaxError:
 @attrs.frozen
 class _Token:
     """
-    C{kind} is "identifier", "keyword", "binary", "literal" (C{value} is
-    then a L{Literal}), "eof", or the punctuation itself ("(", ":=", "#(").
+    C{kind} is "identifier", "keyword", "binary" (C{text} is then the
+    word), "literal" (C{literal} is then the L{Literal}), "eof", or the
+    punctuation itself ("(", ":=", "#(").
     """
 
     kind: str
-    value: object
+    text: str
     offset: int
     end: int
+    literal: Literal | None = None
 
 
 class _Lexer:
@@ -134,16 +136,17 @@ class _Lexer:
             pos += 1
         return pos
 
-    def _token(self, kind: str, value: object, start: int) -> _Token:
-        return _Token(kind, value, start, self._pos)
+    def _token(self, kind: str, text: str, start: int) -> _Token:
+        return _Token(kind, text, start, self._pos)
 
     def _literal(self, value: object, kind: str, start: int) -> _Token:
-        return self._token("literal", Literal(value, kind, offset=start), start)
+        return _Token("literal", "", start, self._pos,
+                      Literal(value, kind, offset=start))
 
     def _next(self) -> _Token:
         source, start = self._source, self._pos
         if start >= len(source):
-            return self._token("eof", None, start)
+            return self._token("eof", "", start)
         char = source[start]
         if char in _IDENTIFIER_START:
             return self._identifier()
@@ -160,7 +163,7 @@ class _Lexer:
             return self._hash()
         if char == ":":
             self._pos = start + (2 if source.startswith(":=", start) else 1)
-            return self._token(source[start : self._pos], None, start)
+            return self._token(source[start : self._pos], "", start)
         environment = _ENVIRONMENT.match(source, start)
         if environment:
             # GemStone's environment send ("x @env0:at: 1"): what follows
@@ -172,7 +175,7 @@ class _Lexer:
             return self._binary()
         if char in _PUNCTUATION:
             self._pos = start + 1
-            return self._token(char, None, start)
+            return self._token(char, "", start)
         raise _error(source, f"unexpected character {char!r}", start)
 
     def _identifier(self) -> _Token:
@@ -203,7 +206,7 @@ class _Lexer:
         follower = source[start + 1 : start + 2]
         if follower in ("(", "["):
             self._pos = start + 2
-            return self._token("#" + follower, None, start)
+            return self._token("#" + follower, "", start)
         if follower == "'":
             self._pos = start + 1
             return self._literal(self._quoted("'", "symbol"), "symbol", start)
@@ -221,6 +224,8 @@ class _Lexer:
     def _number(self) -> _Token:
         source, start = self._source, self._pos
         match = _NUMBER.match(source, start)
+        # A digit starts it, and the pattern matches any run of digits.
+        assert match is not None
         self._pos = match.end()
         if match["radix"]:
             radix = int(match["radix"])
@@ -283,13 +288,13 @@ class _Parser:
         Consume one '|', which may be the first of a run such as '||'.
         """
         token = self._token
-        if token.kind != "binary" or not token.value.startswith("|"):
+        if token.kind != "binary" or not token.text.startswith("|"):
             return False
-        if token.value == "|":
+        if token.text == "|":
             self._advance()
         else:
             self._tokens[self._pos] = attrs.evolve(
-                token, value=token.value[1:], offset=token.offset + 1
+                token, text=token.text[1:], offset=token.offset + 1
             )
         return True
 
@@ -304,7 +309,7 @@ class _Parser:
         pragmas: list[tuple[str, tuple[Literal, ...]]] = []
         temps = None
         while True:
-            if self._token.kind == "binary" and self._token.value == "<":
+            if self._token.kind == "binary" and self._token.text == "<":
                 pragmas.extend(self._pragma())
             elif temps is None and self._take_bar():
                 temps = self._temporary_names()
@@ -322,19 +327,19 @@ class _Parser:
     def _pattern(self) -> tuple[str, tuple[str, ...]]:
         token = self._advance()
         if token.kind == "identifier":
-            return token.value, ()
+            return token.text, ()
         if token.kind == "binary":
-            return token.value, (self._argument_name(),)
+            return token.text, (self._argument_name(),)
         if token.kind != "keyword":
             raise _error(self._source, "expected a method pattern", token.offset)
-        keywords, params = [token.value], [self._argument_name()]
+        keywords, params = [token.text], [self._argument_name()]
         while self._token.kind == "keyword":
-            keywords.append(self._advance().value)
+            keywords.append(self._advance().text)
             params.append(self._argument_name())
         return "".join(keywords), tuple(params)
 
     def _argument_name(self) -> str:
-        return self._expect("identifier", "expected an argument name").value
+        return self._expect("identifier", "expected an argument name").text
 
     def _pragma(self) -> list[tuple[str, tuple[Literal, ...]]]:
         """
@@ -344,11 +349,11 @@ class _Parser:
         self._advance()
         pragmas: list[tuple[str, tuple[Literal, ...]]] = []
         while self._token.kind == "identifier":
-            pragmas.append((self._advance().value, ()))
+            pragmas.append((self._advance().text, ()))
         if self._token.kind == "keyword":
             keywords, args = [], []
             while self._token.kind == "keyword":
-                keywords.append(self._advance().value)
+                keywords.append(self._advance().text)
                 arg = self._primary("expected a pragma argument")
                 if not isinstance(arg, Literal):
                     raise _error(
@@ -358,7 +363,7 @@ class _Parser:
             pragmas.append(("".join(keywords), tuple(args)))
         if not pragmas:
             raise self._error("expected a pragma")
-        if self._token.kind != "binary" or self._token.value != ">":
+        if self._token.kind != "binary" or self._token.text != ">":
             raise self._error("expected '>'")
         self._advance()
         return pragmas
@@ -369,7 +374,7 @@ class _Parser:
     def _temporary_names(self) -> tuple[str, ...]:
         names = []
         while self._token.kind == "identifier":
-            names.append(self._advance().value)
+            names.append(self._advance().text)
         if not self._take_bar():
             raise self._error("expected '|'")
         return tuple(names)
@@ -401,10 +406,10 @@ class _Parser:
     def _expression(self) -> Node:
         token = self._token
         if token.kind == "identifier" and self._peek().kind == ":=":
-            if token.value in _PSEUDO_VARIABLES:
-                raise self._error(f"cannot assign to {token.value}")
+            if token.text in _PSEUDO_VARIABLES:
+                raise self._error(f"cannot assign to {token.text}")
             self._pos += 2
-            return Assignment(token.value, self._expression(), offset=token.offset)
+            return Assignment(token.text, self._expression(), offset=token.offset)
         receiver = self._primary()
         expression = self._keyword_message(
             self._binary_messages(self._unary_messages(receiver))
@@ -413,6 +418,7 @@ class _Parser:
             return expression
         if expression is receiver:
             raise self._error("expected a message before ';'")
+        assert isinstance(expression, Message)  # one was parsed after it
         messages = [(expression.selector, expression.args)]
         while self._token.kind == ";":
             self._advance()
@@ -423,17 +429,17 @@ class _Parser:
         token = self._token
         if token.kind == "identifier":
             self._advance()
-            return token.value, ()
+            return token.text, ()
         if token.kind == "binary":
             self._advance()
-            return token.value, (self._binary_operand(f"after {token.value!r}"),)
+            return token.text, (self._binary_operand(f"after {token.text!r}"),)
         if token.kind == "keyword":
             return self._keyword_parts()
         raise self._error("expected a message after ';'")
 
     def _unary_messages(self, receiver: Node) -> Node:
         while self._token.kind == "identifier":
-            selector = self._advance().value
+            selector = self._advance().text
             receiver = Message(receiver, selector, (), offset=receiver.offset)
         return receiver
 
@@ -442,7 +448,7 @@ class _Parser:
 
     def _binary_messages(self, receiver: Node) -> Node:
         while self._token.kind == "binary":
-            selector = self._advance().value
+            selector = self._advance().text
             arg = self._binary_operand(f"after {selector!r}")
             receiver = Message(receiver, selector, (arg,), offset=receiver.offset)
         return receiver
@@ -456,7 +462,7 @@ class _Parser:
     def _keyword_parts(self) -> tuple[str, tuple[Node, ...]]:
         keywords, args = [], []
         while self._token.kind == "keyword":
-            keyword = self._advance().value
+            keyword = self._advance().text
             keywords.append(keyword)
             args.append(
                 self._binary_messages(self._binary_operand(f"after {keyword!r}"))
@@ -466,14 +472,13 @@ class _Parser:
     def _primary(self, message: str = "expected an expression") -> Node:
         token = self._token
         if token.kind == "identifier":
+            if token.text in _CONSTANTS:
+                return self._constant(token)
             self._advance()
-            if token.value in _CONSTANTS:
-                return Literal(
-                    _CONSTANTS[token.value], token.value, offset=token.offset
-                )
-            return Variable(token.value, offset=token.offset)
-        if token.kind == "literal":
-            return self._advance().value
+            return Variable(token.text, offset=token.offset)
+        if token.literal is not None:
+            self._advance()
+            return token.literal
         if token.kind == "(":
             self._advance()
             expression = self._expression()
@@ -495,19 +500,25 @@ class _Parser:
             raise self._error(message)
         return negative
 
+    def _constant(self, token: _Token) -> Literal:
+        """
+        Take C{token}, the identifier C{nil}, C{true} or C{false}.
+        """
+        self._advance()
+        return Literal(_CONSTANTS[token.text], token.text, offset=token.offset)
+
     def _negative_number(self) -> Literal | None:
         minus, number = self._token, self._peek()
+        literal = number.literal
         if (
             minus.kind == "binary"
-            and minus.value == "-"
-            and number.kind == "literal"
+            and minus.text == "-"
+            and literal is not None
             and number.offset == minus.end
-            and number.value.kind in _NUMBER_KINDS
+            and literal.kind in _NUMBER_KINDS
         ):
             self._pos += 2
-            return attrs.evolve(
-                number.value, value=-number.value.value, offset=minus.offset
-            )
+            return attrs.evolve(literal, value=-literal.value, offset=minus.offset)
         return None
 
     def _block(self) -> Block:
@@ -515,7 +526,7 @@ class _Parser:
         params = []
         while self._token.kind == ":":
             self._advance()
-            params.append(self._expect("identifier", "expected a parameter name").value)
+            params.append(self._expect("identifier", "expected a parameter name").text)
         if params and not self._take_bar() and self._token.kind != "]":
             raise self._error("expected '|'")
         temps = self._temporaries()
@@ -541,16 +552,17 @@ class _Parser:
             return self._literal_array()
         if token.kind == "#[":
             return self._byte_array()
-        if token.kind == "literal":
-            return self._advance().value
-        if token.kind == "identifier" and token.value in _CONSTANTS:
-            return self._primary()
+        if token.literal is not None:
+            self._advance()
+            return token.literal
+        if token.kind == "identifier" and token.text in _CONSTANTS:
+            return self._constant(token)
         negative = self._negative_number()
         if negative is not None:
             return negative
         if token.kind in ("identifier", "binary"):
             self._advance()
-            return Literal(token.value, "symbol", offset=token.offset)
+            return Literal(token.text, "symbol", offset=token.offset)
         if token.kind == "keyword":
             # Adjacent keywords, as in #(at:put:), make one symbol.
             end = token.end
@@ -569,9 +581,9 @@ class _Parser:
         while self._token.kind != "]":
             if self._token.kind == "eof":
                 raise self._error("expected ']'")
-            literal = self._token.value
+            literal = self._token.literal
             if (
-                self._token.kind != "literal"
+                literal is None
                 or literal.kind != "integer"
                 or not 0 <= literal.value <= 255
             ):
@@ -623,13 +635,13 @@ def parse_selector(source: str) -> str:
 
     token = advance()
     if token.kind == "identifier":
-        return token.value
+        return token.text
     if token.kind == "binary":
         argument()
-        return token.value
+        return token.text
     if token.kind != "keyword":
         raise _error(source, "expected a method pattern", token.offset)
-    keywords = [token.value]
+    keywords = [token.text]
     argument()
     while True:
         before = lexer._pos
@@ -637,16 +649,6 @@ def parse_selector(source: str) -> str:
         if token.kind != "keyword":
             lexer._pos = before
             return "".join(keywords)
-        keywords.append(token.value)
+        keywords.append(token.text)
         argument()
 
-
-def leading_comment(source: str) -> str | None:
-    """
-    Return the text of the comment that C{source} starts with (after
-    whitespace), or L{None}; templates name themselves this way.
-    """
-    start = len(source) - len(source.lstrip())
-    if not source.startswith('"', start):
-        return None
-    return _Lexer(source, start).comment()

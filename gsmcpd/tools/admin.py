@@ -8,12 +8,18 @@ may read; a read GemStone refuses (another session's description without
 SessionAccess) is listed as withheld, never turned into an error.
 """
 
+
+
+
+
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.tools.arguments import BOOLEAN, INTEGER, OPTIONAL_STRING, STRING
+from gsmcpd.tools.arguments import BOOLEAN, INTEGER, OPTIONAL_STRING, STRING, JsonObject
 from gsmcpd.tools.base import (
     ANY_SESSION,
+    Steps,
     Tool,
+    ToolCall,
     ToolResult,
     Toolset,
     annotations,
@@ -55,7 +61,7 @@ class AdminToolset(Toolset):
         "commit-record backlog and who pins its oldest record, the shared "
         "page cache. What your user may not read is listed as withheld.")
 
-    def tools(self):
+    def tools(self) -> list[Tool]:
         return [
             Tool("stone_status", "Stone status",
                  "The stone's name and version; the sessions logged in "
@@ -79,13 +85,14 @@ class AdminToolset(Toolset):
         ]
 
     @inlineCallbacks
-    def stoneStatus(self, call, arguments):
+    def stoneStatus(self, call: ToolCall,
+                    arguments: JsonObject) -> Steps[ToolResult]:
         answer = yield call.runTemplate("stone_status", {})
         status = statusFrom(answer)
         return ToolResult(describeStatus(status), status)
 
 
-def statusFrom(answer):
+def statusFrom(answer: JsonObject) -> JsonObject:
     """
     The structured result from the template's answer: idle seconds from
     each session's last request, the description's fields withheld
@@ -114,8 +121,8 @@ def statusFrom(answer):
     }
 
 
-def _session(row, now):
-    withheld = []
+def _session(row: JsonObject, now: int) -> JsonObject:
+    withheld: list[str] = []
     for field in row["withheld"]:
         withheld.extend(DESCRIBED if field == "description" else [field])
     lastRequest = row.get("lastRequest")
@@ -130,7 +137,7 @@ def _session(row, now):
     }
 
 
-def describeStatus(status):
+def describeStatus(status: JsonObject) -> str:
     """
     The status as a GemStone developer reads a session list.
     """
@@ -148,7 +155,7 @@ def describeStatus(status):
     return "\n".join(lines)
 
 
-def _sessionLine(session):
+def _sessionLine(session: JsonObject) -> str:
     parts = [f"{session['session']}{' (this session)' if session['current'] else ''}"]
     if session["user"] is not None:
         parts.append(f"{session['user']} on {session['host'] or 'an unknown host'}")
@@ -165,13 +172,13 @@ def _sessionLine(session):
     return ", ".join(parts)
 
 
-def _known(value, status, field):
+def _known(value: object, status: JsonObject, field: str) -> str:
     if value is not None:
         return str(value)
     return "withheld" if field in status["withheld"] else "unknown"
 
 
-def _cacheLine(status):
+def _cacheLine(status: JsonObject) -> str:
     cache = status["pageCache"]
     if cache is None:
         return _known(None, status, "pageCache")

@@ -6,6 +6,8 @@ first line of defence should be readable on its own.
 """
 
 import re
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import attr
 import jsonschema
@@ -24,12 +26,20 @@ MAX_INTEGER = (1 << 30) - 1
 """The largest integer argument (a limit, an offset): a SmallInteger on
 every GemStone."""
 
-def _tooLong(kind, measure):
+Schema = dict[str, Any]
+"""A JSON Schema, or one of its parts."""
+JsonObject = dict[str, Any]
+"""A JSON object: a call's arguments, a structured result."""
+
+
+def _tooLong(kind: str, measure: str) -> Callable[..., Iterator[
+        jsonschema.ValidationError]]:
     """
     A C{maxItems}/C{maxLength} check whose message does not quote the
     value: the stock one renders a million elements to say it is too long.
     """
-    def check(validator, limit, instance, schema):
+    def check(validator: Any, limit: int, instance: Any,
+              schema: Schema) -> Iterator[jsonschema.ValidationError]:
         if validator.is_type(instance, kind) and len(instance) > limit:
             yield jsonschema.ValidationError(
                 f"{len(instance)} {measure} is more than the {limit} "
@@ -49,7 +59,7 @@ STRICT_VALIDATOR = jsonschema.validators.extend(
 would render it as a Float) and a value too long is not quoted."""
 
 
-def capped(schema, name=None):
+def capped(schema: Schema, name: str | None = None) -> Schema:
     """
     C{schema} with a C{maxLength}, C{maxItems} or C{maximum} on every
     string, array and integer that does not set its own, so no single
@@ -58,11 +68,13 @@ def capped(schema, name=None):
     refused before each is checked.
     """
     kind = schema.get("type")
-    cap = {"string": ("maxLength", MAX_TEXT_LENGTH if name in TEXT_ARGUMENTS
-                      else MAX_NAME_LENGTH),
-           "integer": ("maximum", MAX_INTEGER),
-           "array": ("maxItems", MAX_ITEMS)}.get(kind)
-    schema = dict([cap] if cap else [], **schema)
+    caps = {"string": ("maxLength", MAX_TEXT_LENGTH if name in TEXT_ARGUMENTS
+                       else MAX_NAME_LENGTH),
+            "integer": ("maximum", MAX_INTEGER),
+            "array": ("maxItems", MAX_ITEMS)}
+    # A nullable argument lists its types: each is capped.
+    kinds = kind if isinstance(kind, list) else [kind]
+    schema = dict([caps[each] for each in kinds if each in caps], **schema)
     if "items" in schema:
         schema["items"] = capped(schema["items"], name)
     if "properties" in schema:
@@ -78,7 +90,7 @@ DEFAULT_CAPS = frozenset({
 guard, enforced whether or not a listing shows it."""
 
 
-def uncapped(schema):
+def uncapped(schema: Schema) -> Schema:
     """
     C{schema} without the default caps (L{DEFAULT_CAPS}); a cap a tool
     sets itself stays.
@@ -110,11 +122,11 @@ class PlainArguments:
     the verdict and the message.
     """
 
-    properties: dict
-    required: frozenset
+    properties: dict[str, tuple[Any, ...]]
+    required: frozenset[str]
 
     @classmethod
-    def of(cls, schema):
+    def of(cls, schema: Schema) -> "PlainArguments | None":
         """
         The check for C{schema}, or L{None} when it is not that plain.
         """
@@ -134,7 +146,7 @@ class PlainArguments:
                                 pattern and re.compile(pattern))
         return cls(properties, frozenset(schema.get("required", ())))
 
-    def accepts(self, arguments):
+    def accepts(self, arguments: JsonObject) -> bool:
         if not self.required <= arguments.keys():
             return False
         for name, value in arguments.items():
@@ -163,11 +175,12 @@ BOOLEAN = {"type": "boolean"}
 INTEGER = {"type": "integer"}
 
 
-def _described(description):
+def _described(description: str | None) -> Schema:
     return {} if description is None else {"description": description}
 
 
-def stringArgument(description=None, **constraints):
+def stringArgument(description: str | None = None,
+                   **constraints: Any) -> Schema:
     """
     A string argument's schema; a description only where the name and the
     tool's own description leave something unsaid.
@@ -175,7 +188,7 @@ def stringArgument(description=None, **constraints):
     return dict(STRING, **_described(description), **constraints)
 
 
-def nonEmptyArgument(description=None):
+def nonEmptyArgument(description: str | None = None) -> Schema:
     """
     A name, selector or pattern argument: an empty one names nothing, so
     the schema refuses it before a template runs.
@@ -183,12 +196,12 @@ def nonEmptyArgument(description=None):
     return stringArgument(description, minLength=1)
 
 
-def namesArgument(description=None):
+def namesArgument(description: str | None = None) -> Schema:
     return {"type": "array", **_described(description),
             "items": {"type": "string", "pattern": IDENTIFIER}}
 
 
-def flagArgument(description):
+def flagArgument(description: str) -> Schema:
     return dict(BOOLEAN, description=description)
 
 

@@ -8,23 +8,39 @@ kinds, the text and the structured result.
 """
 
 import functools
+from collections.abc import Callable, Generator, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attr
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorTime
+from twisted.python.failure import Failure
 
+from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.tools.arguments import (
     BOOLEAN,
     OPTIONAL_STRING,
     STRICT_VALIDATOR,
     STRING,
+    JsonObject,
     PlainArguments,
+    Schema,
     capped,
 )
-from gsmcpd.tools.context import NULL_CONTEXT
-from gsmcpd.tools.journal import ChangeJournal
-from gsmcpd.tools.ledger import ReadLedger, describeKey
+from gsmcpd.tools.context import NULL_CONTEXT, ICallContext
+from gsmcpd.tools.journal import ChangeJournal, LastCommit
+from gsmcpd.tools.ledger import Key, ReadLedger, describeKey
 from gsmcpd.tools.templates.outcomes import STILL, ToolError, ViewMove
 from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE
-from gsmcpd.tools.templates.run import runTemplate
+from gsmcpd.tools.templates.run import TemplateAnswer, runTemplate
+
+if TYPE_CHECKING:
+    from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate
+
+
+_T = TypeVar("_T")
+Steps = Generator[Deferred[Any], Any, _T]
+"""An L{inlineCallbacks} generator answering C{_T}: a tool's steps."""
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -32,43 +48,44 @@ class ToolResult:
     """What a tool answers: the text a model reads and the same as data."""
 
     text: str
-    structured: dict | None = None
+    structured: JsonObject | None = None
     isError: bool = False
-    content: list | None = None
+    content: list[JsonObject] | None = None
     """Content blocks instead of the one text block (images, audio...)."""
 
     @classmethod
-    def fromError(cls, error):
+    def fromError(cls, error: ToolError) -> "ToolResult":
         described = dict(error.details or {}, kind=error.kind,
                          message=error.message)
         return cls(error.message, {"error": described}, isError=True)
 
-    def asResult(self, notes=()):
+    def asResult(self, notes: Iterable[str] = ()) -> JsonObject:
         """
         This answer as a C{tools/call} result, C{notes} (lines the server
         adds, such as the C{[session]} note) as text blocks after it.
         """
         content = list(self.content or [{"type": "text", "text": self.text}])
         content.extend({"type": "text", "text": note} for note in notes)
-        result = {"content": content, "isError": self.isError}
+        result: JsonObject = {"content": content, "isError": self.isError}
         if self.structured is not None:
             result["structuredContent"] = self.structured
         return result
 
 
-def closedSchema(properties=None, required=()):
+def closedSchema(properties: Schema | None = None,
+                 required: Iterable[str] = ()) -> Schema:
     """
     An input schema that refuses unknown and missing arguments (with none
     required, it says nothing about C{required}).
     """
-    schema = {"type": "object", "properties": dict(properties or {}),
+    schema: Schema = {"type": "object", "properties": dict(properties or {}),
               "additionalProperties": False}
     if required:
         schema["required"] = list(required)
     return schema
 
 
-def resultSchema(**properties):
+def resultSchema(**properties: Schema) -> Schema:
     """
     An output schema listing C{properties}.  It says nothing of
     C{required} or C{additionalProperties}, here or in any object it
@@ -79,7 +96,7 @@ def resultSchema(**properties):
     return {"type": "object", "properties": properties}
 
 
-def strictSchema(schema):
+def strictSchema(schema: Schema) -> Schema:
     """
     An output schema as a result must meet it: every object that lists
     properties closed and requiring all of them, as the instructions
@@ -97,7 +114,7 @@ def strictSchema(schema):
     return strict
 
 
-def counted(number, one, many=None):
+def counted(number: int, one: str, many: str | None = None) -> str:
     """C{1 method}, C{3 methods}: the tools' text is read by a model and a
     person, and a count in the wrong number reads as a mistake."""
     return f"{number} {one if number == 1 else many or one + 's'}"
@@ -114,7 +131,8 @@ MCP_DEFAULT_HINTS = {"readOnlyHint": False, "destructiveHint": True,
 """What MCP says a client assumes for a hint a tool leaves out."""
 
 
-def annotations(readOnly, destructive=False, idempotent=False):
+def annotations(readOnly: bool, destructive: bool = False,
+                idempotent: bool = False) -> dict[str, bool]:
     """
     MCP tool annotations; nothing here reaches outside the stone.
 
@@ -129,18 +147,6 @@ def annotations(readOnly, destructive=False, idempotent=False):
              "idempotentHint": idempotent, "openWorldHint": False}
     return {hint: value for hint, value in hints.items()
             if value != MCP_DEFAULT_HINTS[hint]}
-
-
-def effectiveHints(annotations):
-    """
-    The hints a client reads from C{annotations}: MCP's default for one
-    left out, and for a read-only tool only C{readOnlyHint} and
-    C{openWorldHint}, the others being meaningless for it.
-    """
-    hints = {**MCP_DEFAULT_HINTS, **annotations}
-    if hints["readOnlyHint"]:
-        del hints["destructiveHint"], hints["idempotentHint"]
-    return hints
 
 
 ANY_SESSION = "anySession"
@@ -160,16 +166,17 @@ class Tool:
 
     @ivar run: called with a L{ToolCall} and the validated arguments;
         answers a L{ToolResult} or a L{Deferred} firing with one, or raises
-        L{ToolError}.
+        L{ToolError}; L{None} for a tool only in name (C{open_session}),
+        answered by the protocol layer.
     """
 
     name: str
     title: str
     description: str
-    inputSchema: dict = attr.ib(converter=capped)
-    annotations: dict
-    run: object
-    outputSchema: dict | None = None
+    inputSchema: Schema = attr.ib(converter=capped)
+    annotations: dict[str, bool]
+    run: Callable[..., Any] | None
+    outputSchema: Schema | None = None
     streams: bool = False
     """Whether the tool sends the client messages while it runs (log
     messages, sampling or elicitation requests), so a client that accepts
@@ -185,9 +192,9 @@ class Tool:
     commit: no; only its deadline does)."""
     listsChanges: bool = False  # the journal lists every change it makes
 
-    def descriptor(self):
+    def descriptor(self) -> JsonObject:
         """This tool as C{tools/list} describes it."""
-        described = {"name": self.name, "title": self.title,
+        described: JsonObject = {"name": self.name, "title": self.title,
                      "description": self.description,
                      "inputSchema": self.inputSchema,
                      "annotations": self.annotations}
@@ -196,15 +203,15 @@ class Tool:
         return described
 
     @functools.cached_property
-    def _validator(self):
+    def _validator(self) -> Any:
         # Built once per tool, not once per call.
         return STRICT_VALIDATOR(self.inputSchema)
 
     @functools.cached_property
-    def _plainArguments(self):
+    def _plainArguments(self) -> PlainArguments | None:
         return PlainArguments.of(self.inputSchema)
 
-    def validate(self, arguments):
+    def validate(self, arguments: JsonObject) -> None:
         """
         Check C{arguments} against the input schema, stopping at the first
         problem: a million bad elements must not cost a million messages.
@@ -232,6 +239,7 @@ class ToolCall:
     session's read ledger and journal of uncommitted changes, and the
     request it serves (an L{ICallContext}).
 
+    @ivar gem: its GemStone session; L{None} for a tool that runs on none.
     @ivar needsCommit: whether the session held uncommitted changes after
         the last template this call ran, failed or not; L{None} before one.
     @ivar warnings: the descriptions of the Warnings its templates resumed,
@@ -243,55 +251,62 @@ class ToolCall:
     @ivar moved: how its templates moved the session's view (a L{ViewMove}).
     """
 
-    def __init__(self, gem, ledger=None, context=NULL_CONTEXT, journal=None,
-                 lastCommit=None, describe=Tool.descriptor):
+    def __init__(self, gem: IGemSession | None, ledger: ReadLedger | None = None,
+                 context: ICallContext = NULL_CONTEXT,
+                 journal: ChangeJournal | None = None,
+                 lastCommit: LastCommit | None = None,
+                 describe: Callable[[Tool], JsonObject] = Tool.descriptor,
+                 ) -> None:
         self.gem = gem
         self.lastCommit = lastCommit
         self.describe = describe
         self.ledger = ReadLedger() if ledger is None else ledger
         self.journal = ChangeJournal() if journal is None else journal
-        self.needsCommit = None
+        self.needsCommit: bool | None = None
         self.moved = STILL
-        self.warnings = []
+        self.warnings: list[str] = []
         self._context = context
 
     @property
-    def clock(self):
+    def clock(self) -> IReactorTime | None:
         """The call's clock, for a tool that paces its work (or L{None})."""
         return self._context.clock
 
     @property
-    def wantsProgress(self):
+    def wantsProgress(self) -> bool:
         """Whether the client asked to hear how far this call has got, so
         a tool may do its work in steps it can report."""
         return self._context.wantsProgress
 
-    def log(self, level, data, logger=None):
+    def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """Send the client a log message on this call's stream, if it
         accepts one and wants messages of C{level}."""
         self._context.log(level, data, logger)
 
-    def canAsk(self, capability):
+    def canAsk(self, capability: str) -> bool:
         """Whether the client can answer a question needing C{capability}."""
         return self._context.canAsk(capability)
 
-    def ask(self, questions):
+    def ask(self, questions: dict[str, Any]) -> Deferred[dict[str, Any]]:
         """Ask the client C{questions} (L{gsmcpd.tools.questions}), in
         whichever protocol era this call runs: a L{Deferred} firing with
         the answers by key."""
         return self._context.ask(questions)
 
-    def closeStream(self):
+    def closeStream(self) -> None:
         """End this call's stream before the result, as the 2025-11-25
         revision allows: the client resumes it with C{Last-Event-ID}."""
         self._context.closeStream()
 
-    def reportProgress(self, progress, total=None, message=None):
+    def reportProgress(self, progress: float, total: float | None = None,
+                       message: str | None = None) -> None:
         """Tell a client that asked for progress how far this call has got
         (e.g. tests run of tests to run)."""
         self._context.reportProgress(progress, total, message)
 
-    def runTemplate(self, name, arguments, package=TEMPLATE_PACKAGE, frames=0):
+    def runTemplate(self, name: str, arguments: dict[str, object],
+                    package: str = TEMPLATE_PACKAGE,
+                    frames: int = 0) -> Deferred[Any]:
         """
         Run template C{name} (from C{package}) with C{arguments}, keeping
         track of whether the session needs a commit.
@@ -299,23 +314,26 @@ class ToolCall:
         @return: a L{Deferred} firing with the template body's value, or
             failing as L{gsmcpd.tools.templates.run.runTemplate} does.
         """
-        def answered(answer):
+        def answered(answer: TemplateAnswer) -> object:
             self.needsCommit = answer.needsCommit
             self.warnings.extend(answer.warnings)
             self._viewMoved(answer.moved)
             return answer.value
 
-        def failed(failure):
+        def failed(failure: Failure) -> Failure:
             needsCommit = getattr(failure.value, "needsCommit", None)
             if needsCommit is not None:
                 self.needsCommit = needsCommit
             self._viewMoved(getattr(failure.value, "moved", STILL))
             return failure
 
+        if self.gem is None:
+            raise RuntimeError(f"template {name} run without a GemStone "
+                               f"session (by a tool that runs on none)")
         return runTemplate(self.gem, name, arguments, self._context,
                            package, frames).addCallbacks(answered, failed)
 
-    def transactionEnded(self, committed):
+    def transactionEnded(self, committed: bool | None) -> None:
         """
         The tool ended the transaction (commit, abort, continue): a move by
         design, handled here only where the envelope saw none.
@@ -323,7 +341,7 @@ class ToolCall:
         if not self.moved.moved:
             self._viewMoved(ViewMove(True, committed))
 
-    def _viewMoved(self, move):
+    def _viewMoved(self, move: ViewMove) -> None:
         """
         Whatever moved the view (code it ran, say), nothing read or shown
         before counts, and the journal's transaction may have ended.
@@ -333,7 +351,7 @@ class ToolCall:
             self.ledger.viewMoved()
             self.journal.viewMoved(move.committed, self.needsCommit)
 
-    def requireRead(self, key, readTool):
+    def requireRead(self, key: Key, readTool: str) -> str:
         """
         The text this session last read of C{key} in its present view, for
         the write template to compare with the current one.
@@ -364,13 +382,13 @@ class Toolset:
         paragraph of the server's stock instructions.
     """
 
-    name = None
+    name: str
     title = ""
     instructions = ""
-    declaredOptionNames = ()
+    declaredOptionNames: tuple[str, ...] = ()
     usesLogging = False
 
-    def __init__(self, options=None):
+    def __init__(self, options: JsonObject | None = None) -> None:
         self._options = dict(options or {})
         undeclared = sorted(set(self._options) - set(self.declaredOptionNames))
         if undeclared:
@@ -379,27 +397,27 @@ class Toolset:
                 f"toolset {self.name!r} has no option "
                 f"{', '.join(map(repr, undeclared))} (it accepts: {accepted})")
 
-    def optionNamed(self, name, default):
+    def optionNamed(self, name: str, default: Any) -> Any:
         """
         An option's value, or C{default}: every option is optional, so the
         reader says what it does without one.
         """
         return self._options.get(name, default)
 
-    def tools(self):
+    def tools(self) -> list[Tool]:
         """The tools this toolset serves, as L{Tool}s."""
         raise NotImplementedError()
 
-    def resources(self):
+    def resources(self) -> list["Resource"]:
         """The L{gsmcpd.tools.offerings.Resource}s this toolset serves."""
         return []
 
-    def resourceTemplates(self):
+    def resourceTemplates(self) -> list["ResourceTemplate"]:
         """
         The L{gsmcpd.tools.offerings.ResourceTemplate}s this toolset serves.
         """
         return []
 
-    def prompts(self):
+    def prompts(self) -> list["Prompt"]:
         """The L{gsmcpd.tools.offerings.Prompt}s this toolset serves."""
         return []

@@ -8,21 +8,29 @@ as the stone answered it, keyed by the name the class resolved to, because
 the write tools compare that text with the stone's current one.
 """
 
+
+
+from collections.abc import Callable, Sequence
 from itertools import groupby
+from typing import Any
 from urllib.parse import unquote
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
 
 from gsmcpd.tools.arguments import (
     BOOLEAN,
     META,
     OPTIONAL_STRING,
     STRING,
+    JsonObject,
+    Schema,
     nonEmptyArgument,
 )
 from gsmcpd.tools.base import (
     METHOD_SCHEMA,
+    Steps,
     Tool,
+    ToolCall,
     ToolResult,
     Toolset,
     annotations,
@@ -37,7 +45,7 @@ from gsmcpd.tools.paging import LIST_LIMIT, PAGE_SCHEMA, page, pagingProperties
 NAMES = {"type": "array", "items": STRING}
 
 
-def singleValueResult(key, **more):
+def singleValueResult(key: str, **more: Schema) -> Schema:
     """
     The output schema of a L{singleValue} result.
     """
@@ -45,7 +53,8 @@ def singleValueResult(key, **more):
                   **{key: STRING}, **more)
 
 
-def singleValue(key, text, heading=None, **more):
+def singleValue(key: str, text: str, heading: str | None = None,
+                **more: Any) -> ToolResult:
     """
     A one-value result: the text capped at L{MAX_VALUE_CHARACTERS} with the
     marker (after a C{heading} line, if any), and the same capped value as
@@ -59,7 +68,7 @@ def singleValue(key, text, heading=None, **more):
         **{key: shown}))
 
 
-def joined(names):
+def joined(names: Sequence[str]) -> str:
     return " ".join(names) if names else "(none)"
 
 
@@ -68,7 +77,7 @@ class BrowsingToolset(Toolset):
     title = "Browsing"
     instructions = "To see a class, start with describe_class."
 
-    def tools(self):
+    def tools(self) -> list[Tool]:
         readOnly = annotations(readOnly=True)
         classOnly = closedSchema({"className": nonEmptyArgument()},
                                  required=["className"])
@@ -124,7 +133,8 @@ class BrowsingToolset(Toolset):
         ]
 
     @inlineCallbacks
-    def describeClass(self, call, arguments):
+    def describeClass(self, call: ToolCall,
+                      arguments: JsonObject) -> Steps[ToolResult]:
         found = yield call.runTemplate("describe_class", arguments)
         described = {key: found[key] for key in (
             "className", "superclass", "category", "comment",
@@ -144,7 +154,7 @@ class BrowsingToolset(Toolset):
             f"comment: {described['comment'] or '(none)'}"])
         return ToolResult(text, described)
 
-    def resourceTemplates(self):
+    def resourceTemplates(self) -> list[ResourceTemplate]:
         """
         A class's definition and its whole source as resources, for a
         client that attaches them to a conversation.
@@ -165,13 +175,15 @@ class BrowsingToolset(Toolset):
                 mimeType="text/plain"),
         ]
 
-    def _reader(self, template, key):
+    def _reader(self, template: str, key: str,
+                ) -> Callable[[ToolCall, str, str], Deferred[list[JsonObject]]]:
         """
         A resource reader answering C{key} of what C{template} answers for
         the class the URI names.
         """
         @inlineCallbacks
-        def read(call, uri, className):
+        def read(call: ToolCall, uri: str,
+                 className: str) -> Steps[list[JsonObject]]:
             found = yield call.runTemplate(template,
                                            {"className": unquote(className)})
             return [{"uri": uri, "mimeType": "text/plain",
@@ -179,16 +191,18 @@ class BrowsingToolset(Toolset):
         return read
 
     @inlineCallbacks
-    def exportClassSource(self, call, arguments):
+    def exportClassSource(self, call: ToolCall,
+                          arguments: JsonObject) -> Steps[ToolResult]:
         found = yield call.runTemplate("export_class_source", arguments)
         className = found["className"]
         exported = singleValue("fileOut", found["fileOut"],
                                className=className)
         call.ledger.recordRead(classKey(className), found["definition"])
-        shown = exported.structured["fileOut"]
+        fileOut = found["fileOut"]
+        shown = fileOut[:MAX_VALUE_CHARACTERS]  # as singleValue shows it
         for method in found["methods"]:
             # A truncated export showed only the methods before the cut.
-            if not exported.structured["truncated"] \
+            if len(fileOut) <= MAX_VALUE_CHARACTERS \
                     or method["source"].rstrip() in shown:
                 call.ledger.recordRead(
                     methodKey(className, method["selector"], method["meta"]),
@@ -196,7 +210,8 @@ class BrowsingToolset(Toolset):
         return exported
 
     @inlineCallbacks
-    def getClassDefinition(self, call, arguments):
+    def getClassDefinition(self, call: ToolCall,
+                           arguments: JsonObject) -> Steps[ToolResult]:
         found = yield call.runTemplate("get_class_definition", arguments)
         call.ledger.recordRead(classKey(found["className"]),
                                found["definition"])
@@ -204,7 +219,8 @@ class BrowsingToolset(Toolset):
                                 className=found["className"])
 
     @inlineCallbacks
-    def getClassHierarchy(self, call, arguments):
+    def getClassHierarchy(self, call: ToolCall,
+                          arguments: JsonObject) -> Steps[ToolResult]:
         found = yield call.runTemplate("get_class_hierarchy", arguments)
         superclasses = list(reversed(found["superclasses"]))
         subclasses = sorted(set(found["subclasses"]))
@@ -217,7 +233,8 @@ class BrowsingToolset(Toolset):
             "subclasses": subclasses})
 
     @inlineCallbacks
-    def getMethodSource(self, call, arguments):
+    def getMethodSource(self, call: ToolCall,
+                        arguments: JsonObject) -> Steps[ToolResult]:
         meta = arguments.get("meta", False)
         selector = arguments["selector"]
         found = yield call.runTemplate("get_method_source", {
@@ -235,7 +252,8 @@ class BrowsingToolset(Toolset):
             category=found["category"])
 
     @inlineCallbacks
-    def listMethods(self, call, arguments):
+    def listMethods(self, call: ToolCall,
+                    arguments: JsonObject) -> Steps[ToolResult]:
         found = yield call.runTemplate(
             "list_methods", {"className": arguments["className"]})
         className = found["className"]

@@ -8,12 +8,14 @@ their short names; a toolset of one's own by C{package.module:ClassName}.
 
 import functools
 import json
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from importlib import import_module
+from typing import Any
 
 import attr
 
-from gsmcpd.tools.arguments import uncapped
-from gsmcpd.tools.base import METHOD_SCHEMA, Tool
+from gsmcpd.tools.arguments import JsonObject, Schema, uncapped
+from gsmcpd.tools.base import METHOD_SCHEMA, Tool, Toolset
 from gsmcpd.tools.paging import PAGE_SCHEMA
 
 CORE_TOOLSETS = {
@@ -30,7 +32,6 @@ CORE_TOOLSETS = {
 OTHER_TOOLSETS = {
     "admin": "gsmcpd.tools.admin:AdminToolset",
     "changes": "gsmcpd.tools.changes:ChangesToolset",
-    "conformance": "gsmcpd.testing.conformance.toolset:ConformanceToolset",
     "debugging": "gsmcpd.tools.debugging:DebuggingToolset",
 }
 """Toolsets shipped besides the core ones."""
@@ -44,7 +45,7 @@ SCOPED_TOOLSETS = frozenset({"admin"})
 the daemon serves one only if C{--auth-scope-toolsets} maps a scope to it."""
 
 
-def unservedToolsets(served):
+def unservedToolsets(served: Collection[str]) -> list[str]:
     """
     The names of the shipped toolsets (core, then the others) that none of
     C{served}, the toolset names a deployment serves, is.
@@ -59,7 +60,7 @@ class ToolsetError(ValueError):
     """
 
 
-def toolsetClass(name):
+def toolsetClass(name: str) -> type[Toolset]:
     """
     The L{Toolset} class C{name} stands for.
 
@@ -74,12 +75,15 @@ def toolsetClass(name):
             "package.module:ClassName")
     moduleName, _, className = path.partition(":")
     try:
-        return getattr(import_module(moduleName), className)
+        found: type[Toolset] = getattr(import_module(moduleName), className)
+        return found
     except (ImportError, AttributeError) as e:
         raise ToolsetError(f"toolset {name!r} cannot be loaded: {e}")
 
 
-def buildToolsets(names, options=None):
+def buildToolsets(names: Sequence[str],
+                  options: dict[str, JsonObject] | None = None,
+                  ) -> list[Toolset]:
     """
     Instantiate the toolsets C{names}, each with its own options.
 
@@ -109,7 +113,7 @@ instructions describe once (L{gsmcpd.protocol.instructions.LIMITS}), not
 every listed output schema that holds one."""
 
 
-def advertisedOutput(schema, nested=False):
+def advertisedOutput(schema: Schema, nested: bool = False) -> Schema:
     """
     An output schema as C{tools/list} describes it: a shape of L{SAID_ONCE}
     is left to the instructions; and below the root (whose type MCP
@@ -134,7 +138,8 @@ SHARED_BYTES = 60
 """The least size, as JSON, of a sub-schema L{sharedOnce} says once."""
 
 
-def _subSchemas(schema, name, found):
+def _subSchemas(schema: Schema, name: str,
+                found: list[tuple[str, Schema]]) -> list[tuple[str, Schema]]:
     """
     Every sub-schema of C{schema} (a property's, an array's items, an
     alternative) with the name of the property it was first met under.
@@ -150,7 +155,7 @@ def _subSchemas(schema, name, found):
     return found
 
 
-def _replaced(schema, shared, reference):
+def _replaced(schema: Any, shared: Schema, reference: Schema) -> Any:
     """C{schema} with each sub-schema equal to C{shared} a C{reference}."""
     if schema == shared:
         return reference
@@ -163,16 +168,16 @@ def _replaced(schema, shared, reference):
             for key, each in schema.items()}
 
 
-def sharedOnce(schema):
+def sharedOnce(schema: Schema) -> Schema:
     """
     C{schema} with each sub-schema it holds more than once (of at least
     L{SHARED_BYTES}) said once in C{$defs}, the largest first, and
     referred to by C{$ref} wherever it stood: the same schema, as a
     validator reads it, in fewer bytes.
     """
-    definitions = {}
+    definitions: dict[str, Schema] = {}
     while True:
-        seen = {}
+        seen: dict[str, list[str]] = {}
         for name, each in _subSchemas(schema, "item", []):
             text = json.dumps(each, sort_keys=True)
             if len(text) >= SHARED_BYTES:
@@ -202,7 +207,7 @@ class AdvertisedTool(Tool):
     """
 
     @functools.cached_property
-    def _advertised(self):
+    def _advertised(self) -> JsonObject:
         described = dict(super().descriptor(),
                          inputSchema=uncapped(self.inputSchema))
         if self.outputSchema is not None:
@@ -210,7 +215,7 @@ class AdvertisedTool(Tool):
                 advertisedOutput(self.outputSchema))
         return described
 
-    def descriptor(self):
+    def descriptor(self) -> JsonObject:
         return self._advertised
 
 
@@ -219,11 +224,11 @@ class ToolCatalog:
     Tool name to L{Tool}, from a list of toolsets.
     """
 
-    def __init__(self, toolsets):
+    def __init__(self, toolsets: Iterable[Toolset]) -> None:
         self.toolsets = tuple(toolsets)
-        self._narrowed = {}
-        self._advertised = None
-        self._tools = {}
+        self._narrowed: dict[frozenset[str], ToolCatalog] = {}
+        self._advertised: list[AdvertisedTool] | None = None
+        self._tools: dict[str, Tool] = {}
         for toolset in self.toolsets:
             for tool in toolset.tools():
                 if tool.name in self._tools:
@@ -232,13 +237,14 @@ class ToolCatalog:
                 self._tools[tool.name] = tool
 
     @classmethod
-    def named(cls, names=tuple(CORE_TOOLSETS), options=None):
+    def named(cls, names: Sequence[str] = tuple(CORE_TOOLSETS),
+              options: dict[str, JsonObject] | None = None) -> "ToolCatalog":
         """
         The catalog of the toolsets C{names} (default: the core seven).
         """
         return cls(buildToolsets(names, options))
 
-    def narrowed(self, names):
+    def narrowed(self, names: frozenset[str] | None) -> "ToolCatalog":
         """
         The catalog of those of its toolsets C{names} lists, made once per
         set of names (a token's scopes choose them): C{self} for L{None}.
@@ -250,7 +256,7 @@ class ToolCatalog:
                 [each for each in self.toolsets if each.name in names])
         return self._narrowed[names]
 
-    def advertised(self):
+    def advertised(self) -> list["AdvertisedTool"]:
         """
         The tools C{tools/list} describes, each as an L{AdvertisedTool}: all
         of them (a compact surface lists fewer, every one still callable by
@@ -261,18 +267,18 @@ class ToolCatalog:
                 tool, recurse=False)) for tool in self]
         return self._advertised
 
-    def lists(self, name):
+    def lists(self, name: str) -> bool:
         """
         Whether C{tools/list} describes the tool C{name}, so its client has
         seen its schema.
         """
         return name in self._tools
 
-    def get(self, name):
+    def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tool]:
         return iter(sorted(self._tools.values(), key=lambda t: t.name))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._tools)

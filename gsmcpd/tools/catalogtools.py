@@ -11,15 +11,26 @@ validation, scopes, confirmations and session rules are the direct call's
 own.
 """
 
+
+
 import functools
 import json
+from collections.abc import Iterable
+from typing import NoReturn
 
 import attr
 
-from gsmcpd.tools.arguments import MAX_INTEGER, STRING, nonEmptyArgument, uncapped
+from gsmcpd.tools.arguments import (
+    MAX_INTEGER,
+    STRING,
+    JsonObject,
+    nonEmptyArgument,
+    uncapped,
+)
 from gsmcpd.tools.base import (
     NO_SESSION,
     Tool,
+    ToolCall,
     ToolError,
     ToolResult,
     Toolset,
@@ -51,12 +62,12 @@ class ListedTool(AdvertisedTool):
     """
 
     @functools.cached_property
-    def _listed(self):
+    def _listed(self) -> JsonObject:
         return {"name": self.name, "description": self.description,
                 "inputSchema": uncapped(self.inputSchema),
                 "annotations": self.annotations}
 
-    def descriptor(self):
+    def descriptor(self) -> JsonObject:
         return self._listed
 
 HIT = resultSchema(name=STRING, title=STRING, description=STRING,
@@ -73,11 +84,11 @@ class CatalogToolset(Toolset):
     name = "catalog"
     title = "Tool catalog"
 
-    def __init__(self, catalog):
+    def __init__(self, catalog: ToolCatalog) -> None:
         super().__init__()
         self.catalog = catalog
 
-    def tools(self):
+    def tools(self) -> list[Tool]:
         return [
             Tool("tool_search", "Search tools",
                  "Find served tools by words (e.g. 'delete dictionary'), "
@@ -103,7 +114,7 @@ class CatalogToolset(Toolset):
                  {"type": "object"}, runsOn=NO_SESSION),
         ]
 
-    def search(self, call, arguments):
+    def search(self, call: ToolCall, arguments: JsonObject) -> ToolResult:
         hits = searchTools([tool for tool in self.catalog
                             if tool.name not in CATALOG_TOOLS],
                            arguments["query"])
@@ -118,7 +129,7 @@ class CatalogToolset(Toolset):
             text += f"\n({len(hits) - limit} more: raise limit)"
         return ToolResult(text, {"tools": found, "total": len(hits)})
 
-    def get(self, call, arguments):
+    def get(self, call: ToolCall, arguments: JsonObject) -> ToolResult:
         tool = self.catalog.get(arguments["name"])
         if tool is None:
             raise ToolError("notFound", f"no served tool is named "
@@ -127,7 +138,7 @@ class CatalogToolset(Toolset):
         return ToolResult(json.dumps(descriptor, ensure_ascii=False),
                           {"tool": descriptor})
 
-    def refuseNested(self, call, arguments):
+    def refuseNested(self, call: ToolCall, arguments: JsonObject) -> NoReturn:
         # Reached only when the protocol layer did not take the call as
         # the one it names: that is, when it names tool_call itself.
         raise ToolError("invalidParams",
@@ -140,13 +151,13 @@ class CatalogSurface(ToolCatalog):
     and advertises only the everyday set and the catalog tools.
     """
 
-    def __init__(self, toolsets):
+    def __init__(self, toolsets: Iterable[Toolset]) -> None:
         toolsets = [each for each in toolsets
                     if not isinstance(each, CatalogToolset)]
         super().__init__([*toolsets, CatalogToolset(self)])
-        self._listed = frozenset()
+        self._listed: frozenset[str] = frozenset()
 
-    def advertised(self):
+    def advertised(self) -> list[AdvertisedTool]:
         """
         The everyday set and the catalog tools, each as a L{ListedTool}.
         """
@@ -158,7 +169,7 @@ class CatalogSurface(ToolCatalog):
             self._listed = frozenset(tool.name for tool in self._advertised)
         return self._advertised
 
-    def lists(self, name):
+    def lists(self, name: str) -> bool:
         self.advertised()
         return name in self._listed
 
@@ -166,7 +177,7 @@ class CatalogSurface(ToolCatalog):
 CATALOG_TOOLS = ("tool_search", "tool_get", TOOL_CALL)
 
 
-def servedCatalog(surface, toolsets):
+def servedCatalog(surface: str, toolsets: Iterable[Toolset]) -> ToolCatalog:
     """
     The catalog a deployment serves: every tool listed (C{full}), or the
     compact C{catalog} surface.

@@ -10,6 +10,10 @@ changed more, and the answer says so rather than look complete.  Served
 when named: the default surface's 28 KB in the 2026 era has no room for it.
 """
 
+
+
+
+
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import (
@@ -17,11 +21,14 @@ from gsmcpd.tools.arguments import (
     META,
     OPTIONAL_STRING,
     STRING,
+    JsonObject,
     stringArgument,
 )
 from gsmcpd.tools.base import (
     OWN_SESSION,
+    Steps,
     Tool,
+    ToolCall,
     ToolError,
     ToolResult,
     annotations,
@@ -30,7 +37,7 @@ from gsmcpd.tools.base import (
     resultSchema,
 )
 from gsmcpd.tools.compiling import compileError, locatedErrors, methodName
-from gsmcpd.tools.journal import itemised
+from gsmcpd.tools.journal import Change, itemised
 from gsmcpd.tools.ledger import methodKey
 from gsmcpd.tools.mutation import MutationToolset
 
@@ -53,7 +60,7 @@ class ChangesToolset(MutationToolset):
     instructions = ("list_changes shows your uncommitted changes before an "
                     "abort drops them; revert_method undoes one method's.")
 
-    def tools(self):
+    def tools(self) -> list[Tool]:
         return itemised([
             Tool("list_changes", "List changes",
                  "Your uncommitted changes by tool, a method's with its "
@@ -75,7 +82,8 @@ class ChangesToolset(MutationToolset):
         ])
 
     @inlineCallbacks
-    def revertMethod(self, call, arguments):
+    def revertMethod(self, call: ToolCall,
+                     arguments: JsonObject) -> Steps[ToolResult]:
         className, selector = arguments["className"], arguments["selector"]
         meta = arguments.get("meta", False)
         key = methodKey(className, selector, meta)
@@ -115,7 +123,7 @@ class ChangesToolset(MutationToolset):
 
 
 @inlineCallbacks
-def listChanges(call, arguments):
+def listChanges(call: ToolCall, arguments: JsonObject) -> Steps[ToolResult]:
     # Any template tells whether the stone holds uncommitted changes.
     yield call.runTemplate("status", {})
     changes = list(call.journal)
@@ -139,7 +147,7 @@ def listChanges(call, arguments):
         "notListed": notListed})
 
 
-def _previously(change):
+def _previously(change: Change) -> str:
     if change.method is None:
         return ""
     if change.previous is None:

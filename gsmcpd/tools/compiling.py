@@ -3,7 +3,12 @@ What the compiler said, told to a client: compile errors located by line
 and column, and the report of a class definition.
 """
 
+
+
+from collections.abc import Iterable, Sequence
+
 from gsmcpd.smalltalk import SmalltalkSyntaxError, parse_method, parse_selector
+from gsmcpd.tools.arguments import JsonObject
 from gsmcpd.tools.base import ToolError, resultSchema
 from gsmcpd.tools.ledger import describeKey, methodKey
 
@@ -14,14 +19,15 @@ COMPILE_ERROR_SCHEMA = resultSchema(
 """One error the compiler reported: where (1-based) and what it said."""
 
 
-def methodName(className, selector, meta):
+def methodName(className: str, selector: str, meta: bool) -> str:
     """
     How a method is named to the client: C{Account class>>new}.
     """
     return describeKey(methodKey(className, selector, meta))
 
 
-def locatedErrors(source, errors):
+def locatedErrors(source: str,
+                  errors: Iterable[JsonObject]) -> list[JsonObject]:
     """
     The compiler's errors with the line and column of each 1-based source
     offset, so a client can point at the place.
@@ -37,7 +43,7 @@ def locatedErrors(source, errors):
     return located
 
 
-def describeErrors(errors):
+def describeErrors(errors: Sequence[JsonObject]) -> str:
     """
     One line per located compile error.
     """
@@ -47,7 +53,8 @@ def describeErrors(errors):
                      for e in errors)
 
 
-def compileError(headline, subject, errors):
+def compileError(headline: str, subject: JsonObject,
+                 errors: Sequence[JsonObject]) -> ToolError:
     """
     The C{compileError} tool error: the headline, then one line per error.
     """
@@ -56,7 +63,7 @@ def compileError(headline, subject, errors):
                      dict(subject, errors=errors))
 
 
-def definitionReport(result):
+def definitionReport(result: JsonObject) -> str:
     """
     The text of a class definition's result: what happened, then each
     method that did not survive a new version.
@@ -83,7 +90,7 @@ def definitionReport(result):
     return "\n".join(lines)
 
 
-def unreadMethodsRefusal(className, unread):
+def unreadMethodsRefusal(className: str, unread: list[str]) -> ToolError:
     """
     The refusal of a class redefinition that may drop methods this session
     has not read.
@@ -101,7 +108,7 @@ PARSE_LIMIT = 64 << 10
 one only the pattern is read, for the selector the guardrail needs."""
 
 
-def definedSelector(className, meta, source):
+def definedSelector(className: str, meta: bool, source: str) -> str:
     """
     The selector C{source} defines, for the guardrail.  A long source is
     left to the stone's compiler but for its pattern: parsing a megabyte

@@ -10,9 +10,11 @@ is not asked: the operator's switch protects people, it does not lock out
 clients without a user interface.
 """
 
-from twisted.internet.defer import inlineCallbacks, succeed
+from collections.abc import Sequence
 
-from gsmcpd.tools.base import ToolError, counted
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
+
+from gsmcpd.tools.base import Steps, ToolCall, ToolError, Toolset, counted
 from gsmcpd.tools.questions import BoundQuestion, accepted, elicitation
 
 QUESTION_KEY = "confirm"
@@ -20,14 +22,15 @@ CONFIRM_OPTION = "confirmDestructive"
 """The toolset option (C{mutation}, C{session}) that turns asking on."""
 
 
-def confirming(toolset):
+def confirming(toolset: Toolset) -> bool:
     """
     Whether C{toolset} asks before destructive work.
     """
     return toolset.optionNamed(CONFIRM_OPTION, False) is True
 
 
-def confirmedIf(toolset, call, message, what):
+def confirmedIf(toolset: Toolset, call: ToolCall, message: str,
+                what: str) -> Deferred[None]:
     """
     L{confirmed}, when C{toolset} asks at all.
     """
@@ -37,7 +40,8 @@ def confirmedIf(toolset, call, message, what):
 
 
 @inlineCallbacks
-def confirmClassDeletion(toolset, call, className):
+def confirmClassDeletion(toolset: Toolset, call: ToolCall,
+                         className: str) -> Steps[None]:
     """
     Before C{delete_class}: the class, and how many methods go with it.
     """
@@ -50,7 +54,7 @@ def confirmClassDeletion(toolset, call, className):
                     f"delete class {className}")
 
 
-def question(message):
+def question(message: str) -> BoundQuestion:
     """
     The elicitation that asks to go ahead with C{message}: answered only
     where it was asked (L{BoundQuestion}).
@@ -62,7 +66,7 @@ def question(message):
 
 
 @inlineCallbacks
-def confirmed(call, message, what):
+def confirmed(call: ToolCall, message: str, what: str) -> Steps[None]:
     """
     Ask the user to confirm, when the client can ask.
 
@@ -82,7 +86,7 @@ def confirmed(call, message, what):
                         f"to {what} ({action}); nothing was changed.")
 
 
-def commitQuestion(summary):
+def commitQuestion(summary: Sequence[str]) -> str:
     """
     The question before a commit: each change it would publish.
     """

@@ -87,22 +87,23 @@ class NullCallContext:
     ending = False
     clock = None
 
-    def track(self, running):
+    def track(self, running: Deferred[Any]) -> None:
         pass
 
-    def log(self, level, data, logger=None):
+    def log(self, level: str, data: Any, logger: str | None = None) -> None:
         pass
 
-    def canAsk(self, capability):
+    def canAsk(self, capability: str) -> bool:
         return False
 
-    def ask(self, questions):
+    def ask(self, questions: dict[str, Any]) -> Deferred[dict[str, Any]]:
         return NULL_ASKER.ask(questions)
 
-    def closeStream(self):
+    def closeStream(self) -> None:
         pass
 
-    def reportProgress(self, progress, total=None, message=None):
+    def reportProgress(self, progress: float, total: float | None = None,
+                       message: str | None = None) -> None:
         pass
 
 

@@ -12,6 +12,10 @@ another session or an earlier view is refused, never taken for whatever
 object now has that number.
 """
 
+
+
+
+
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import (
@@ -20,9 +24,12 @@ from gsmcpd.tools.arguments import (
     MAX_NAME_LENGTH,
     MAX_TEXT_LENGTH,
     STRING,
+    JsonObject,
 )
 from gsmcpd.tools.base import (
+    Steps,
     Tool,
+    ToolCall,
     ToolResult,
     Toolset,
     annotations,
@@ -67,7 +74,7 @@ ELEMENT_SCHEMA = resultSchema(index=OPTIONAL_INTEGER,
 KINDS = ("object", "string", "sequence", "dictionary", "collection")
 
 
-def value(described):
+def value(described: JsonObject) -> JsonObject:
     """
     One value of the template's answer as the result holds it.
     """
@@ -78,7 +85,7 @@ def value(described):
             "printFailed": described["printFailed"]}
 
 
-def shown(found):
+def shown(found: JsonObject) -> str:
     """
     A value as a line of the text: its printString, class and id.
     """
@@ -96,7 +103,7 @@ class DebuggingToolset(Toolset):
         "the view moves (commit, abort, refresh, or code sending them). For "
         "slow code, profile_code before optimising.")
 
-    def tools(self):
+    def tools(self) -> list[Tool]:
         return [Tool(
             "inspect", "Inspect object",
             "An object's class, id, size, instance variables and a page of "
@@ -129,7 +136,8 @@ class DebuggingToolset(Toolset):
             profileCodeTool()]
 
     @inlineCallbacks
-    def inspect(self, call, arguments):
+    def inspect(self, call: ToolCall,
+                arguments: JsonObject) -> Steps[ToolResult]:
         expression = arguments.get("expression")
         object = arguments.get("object")
         if (expression is None) == (object is None):
@@ -151,7 +159,8 @@ class DebuggingToolset(Toolset):
             "fresh": not call.ledger.objectsShown})
         return self._answer(call, found, offset)
 
-    def _answer(self, call, found, offset):
+    def _answer(self, call: ToolCall, found: JsonObject,
+                offset: int) -> ToolResult:
         described = value(found["described"])
         variables = [{"name": each["name"], "value": value(each)}
                      for each in found["variables"]]
@@ -171,7 +180,7 @@ class DebuggingToolset(Toolset):
         return ToolResult(_text(structured), structured)
 
 
-def _text(result):
+def _text(result: JsonObject) -> str:
     lines = [shown(result)]
     if result["path"]:
         lines[0] += "  at path " + " ".join(map(repr, result["path"]))

@@ -2,9 +2,15 @@
 The Execution toolset: run Smalltalk.
 """
 
-from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING
+
+
+
+from twisted.internet.defer import Deferred
+
+from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING, JsonObject
 from gsmcpd.tools.base import (
     Tool,
+    ToolCall,
     ToolResult,
     Toolset,
     annotations,
@@ -19,7 +25,7 @@ DEFAULT_FRAMES = 30
 """How many frames of an error's stack a call brings unless told."""
 
 
-def capped(text, total, limit=MAX_VALUE_CHARACTERS):
+def capped(text: str, total: int, limit: int = MAX_VALUE_CHARACTERS) -> str:
     """
     C{text} with the truncation marker when C{total} exceeds what it holds.
     """
@@ -37,7 +43,7 @@ class ExecutionToolset(Toolset):
         "hours. An error's result holds its stack, innermost frame first: "
         "read it before guessing.")
 
-    def tools(self):
+    def tools(self) -> list[Tool]:
         return [Tool(
             name="execute_code",
             title="Execute Smalltalk",
@@ -54,7 +60,8 @@ class ExecutionToolset(Toolset):
             annotations=annotations(readOnly=False, destructive=True),
             run=self.executeCode, taskSupport="optional")]
 
-    def executeCode(self, call, arguments):
+    def executeCode(self, call: ToolCall,
+                    arguments: JsonObject) -> Deferred[ToolResult]:
         return call.runTemplate(
             "execute_code",
             {"code": arguments["code"], "limit": MAX_VALUE_CHARACTERS},
@@ -62,7 +69,7 @@ class ExecutionToolset(Toolset):
         ).addCallback(executed)
 
 
-def executed(value):
+def executed(value: JsonObject) -> ToolResult:
     """
     execute_code's result from its template's value.
     """

@@ -7,6 +7,8 @@ paragraph, with the order of work spelled out.  A guide is served only when
 every toolset it names a tool of is served.
 """
 
+from collections.abc import Iterable
+
 import attr
 
 
@@ -22,7 +24,7 @@ class Guide:
     name: str
     description: str
     body: str
-    toolsets: tuple
+    toolsets: tuple[str, ...]
 
 
 GUIDES = (
@@ -177,7 +179,7 @@ how full the shared page cache is.
 )
 
 
-def servedGuides(toolsetNames):
+def servedGuides(toolsetNames: Iterable[str]) -> list[Guide]:
     """
     The guides whose toolsets are all served.
     """

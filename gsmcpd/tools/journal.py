@@ -15,9 +15,16 @@ it cannot itemise (code run by C{execute_code}, a test, an expression):
 the list never claims to be complete when it may not be.
 """
 
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 import attr
+
+from gsmcpd.tools.ledger import Key
+
+if TYPE_CHECKING:
+    from gsmcpd.tools.base import Tool
 
 CLASS_RESOURCES = ("gemstone://class/{className}/definition",
                    "gemstone://class/{className}/source")
@@ -41,7 +48,7 @@ class Change:
     what: str
     subject: str
     className: str | None = None
-    method: tuple | None = None
+    method: Key | None = None
     previous: str | None = None
     category: str | None = None
 
@@ -63,7 +70,7 @@ class LastCommit:
     at: float
     changes: tuple[str, ...] = ()
 
-    def described(self):
+    def described(self) -> dict[str, Any]:
         """
         As C{status} answers it: the time in ISO 8601, UTC.
         """
@@ -72,7 +79,7 @@ class LastCommit:
             "changes": list(self.changes)}
 
 
-def itemised(tools):
+def itemised(tools: Iterable["Tool"]) -> list["Tool"]:
     """
     C{tools}, declared as tools whose every change the journal lists (or
     that change nothing), so their calls never make the list incomplete.
@@ -87,34 +94,35 @@ class ChangeJournal:
     @ivar observers: called with the resource URIs each commit changed.
     """
 
-    def __init__(self):
-        self._changes = []
-        self.observers = ()
-        self.unlisted = []
+    def __init__(self) -> None:
+        self._changes: list[Change] = []
+        self.observers: Sequence[Callable[[list[str]], object]] = ()
+        self.unlisted: list[str] = []
         self._needsCommit = False
 
     @property
-    def needsCommit(self):
+    def needsCommit(self) -> bool:
         """
         Whether the session held uncommitted changes after the last call
         that said.
         """
         return self._needsCommit
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._changes)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Change]:
         return iter(self._changes)
 
-    def record(self, what, subject, className=None, **ofMethod):
+    def record(self, what: str, subject: str, className: str | None = None,
+               **ofMethod: Any) -> None:
         """
         Record a change; a method's takes C{method}, C{previous} and
         C{category} (L{Change}).
         """
         self._changes.append(Change(what, subject, className, **ofMethod))
 
-    def firstChangeOf(self, key):
+    def firstChangeOf(self, key: Key) -> Change | None:
         """
         This transaction's first change of the method C{key}: its
         C{previous} is the source the view holds, or L{None}.
@@ -122,7 +130,7 @@ class ChangeJournal:
         return next((each for each in self._changes if each.method == key),
                     None)
 
-    def reverted(self, key, subject, className):
+    def reverted(self, key: Key, subject: str, className: str) -> None:
         """
         The method C{key} is back as the view holds it: its changes are no
         longer to revert, but the class was still written (a commit writes
@@ -132,7 +140,8 @@ class ChangeJournal:
                          if each.method != key]
         self.record("reverted", subject, className)
 
-    def callEnded(self, tool, needsCommit, broken=False):
+    def callEnded(self, tool: "Tool", needsCommit: bool | None,
+                  broken: bool = False) -> None:
         """
         C{tool}'s call ended with the session needing a commit or not
         (L{None}: not known), or C{broken} by a GemStone break.  A tool is
@@ -150,7 +159,7 @@ class ChangeJournal:
         if needsCommit is not None:
             self._needsCommit = needsCommit
 
-    def summary(self, limit=20):
+    def summary(self, limit: int = 20) -> list[str]:
         """
         One line per change, for a person to confirm a commit by; at most
         C{limit}, then how many more.
@@ -161,11 +170,11 @@ class ChangeJournal:
             lines.append(f"and {len(self._changes) - limit} more")
         return lines
 
-    def changedClasses(self):
+    def changedClasses(self) -> list[str]:
         return sorted({change.className for change in self._changes
                        if change.className is not None})
 
-    def changedResources(self):
+    def changedResources(self) -> list[str]:
         """
         The URIs whose content the journal's changes alter.
         """
@@ -173,7 +182,7 @@ class ChangeJournal:
                 for className in self.changedClasses()
                 for template in CLASS_RESOURCES]
 
-    def ended(self):
+    def ended(self) -> list[Change]:
         """
         The transaction ended (commit or abort): start afresh.
 
@@ -183,7 +192,8 @@ class ChangeJournal:
         self.unlisted, self._needsCommit = [], False
         return changes
 
-    def viewMoved(self, committed, needsCommit):
+    def viewMoved(self, committed: bool | None,
+                  needsCommit: bool | None) -> None:
         """
         The session's view moved: a commit published these changes, one
         that may have been a commit or an abort and left no change held is
@@ -195,7 +205,7 @@ class ChangeJournal:
         elif needsCommit is False:
             self.ended()
 
-    def committed(self):
+    def committed(self) -> None:
         """
         The transaction committed: tell the observers which resources its
         changes altered, and start afresh.

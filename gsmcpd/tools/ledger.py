@@ -18,23 +18,29 @@ dictionary, so a session can be refused a commit over a method it never
 touched, and two people editing one class must take turns.
 """
 
+from collections.abc import Iterable
 
-def methodKey(className, selector, meta=False):
+Key = tuple[str, ...] | tuple[str, str, bool, str]
+"""What one read is of: a method, a class or a dictionary (L{methodKey},
+L{classKey}, L{dictionaryKey})."""
+
+
+def methodKey(className: str, selector: str, meta: object = False) -> Key:
     return ("method", className, bool(meta), selector)
 
 
-def classKey(className):
+def classKey(className: str) -> Key:
     return ("class", className)
 
 
-def dictionaryKey(dictionaryName):
+def dictionaryKey(dictionaryName: str) -> Key:
     """
     The classes a symbol dictionary holds, as one thing read.
     """
     return ("dictionary", dictionaryName)
 
 
-def describeKey(key):
+def describeKey(key: Key) -> str:
     """
     How a message names what a key stands for: C{Account>>deposit:},
     C{Account class>>new}, C{the class Account}, C{the dictionary
@@ -53,20 +59,20 @@ class ReadLedger:
     Key to the text this session last read (or wrote) in its present view.
     """
 
-    def __init__(self):
-        self._texts = {}
-        self._objects = set()
+    def __init__(self) -> None:
+        self._texts: dict[Key, str] = {}
+        self._objects: set[int] = set()
 
-    def recordRead(self, key, text):
+    def recordRead(self, key: Key, text: str) -> None:
         self._texts[key] = text
 
-    def lastRead(self, key):
+    def lastRead(self, key: Key) -> str | None:
         """
         The text last read of C{key} in this view, or L{None}.
         """
         return self._texts.get(key)
 
-    def methodsRead(self, className):
+    def methodsRead(self, className: str) -> str:
         """
         The methods of C{className} read in this view, as the
         compile_class_definition template looks them up: space-separated,
@@ -76,27 +82,27 @@ class ReadLedger:
             ("class>>" if key[2] else "") + key[3] for key in self._texts
             if key[0] == "method" and key[1] == className) + " "
 
-    def forget(self, key):
+    def forget(self, key: Key) -> None:
         self._texts.pop(key, None)
 
-    def recordObjects(self, ids):
+    def recordObjects(self, ids: Iterable[int]) -> None:
         """
         The object ids the inspector answered in this view.
         """
         self._objects.update(ids)
 
-    def knowsObject(self, id):
+    def knowsObject(self, id: int) -> bool:
         return id in self._objects
 
     @property
-    def objectsShown(self):
+    def objectsShown(self) -> bool:
         """
         Whether the inspector answered any id in this view (if not, the
         stone may forget every object it held for it).
         """
         return bool(self._objects)
 
-    def viewMoved(self):
+    def viewMoved(self) -> list[Key]:
         """
         The view moved: nothing read before counts any more, nor any object
         id the inspector answered (not listed: an id is not a read).

@@ -8,11 +8,24 @@ names: a real stone's Globals holds 1,500 classes, and the header says
 which offset fetches the rest.
 """
 
+
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.tools.arguments import OPTIONAL_STRING, STRING, nonEmptyArgument
+from gsmcpd.tools.arguments import (
+    OPTIONAL_STRING,
+    STRING,
+    JsonObject,
+    Schema,
+    nonEmptyArgument,
+)
 from gsmcpd.tools.base import (
+    Steps,
     Tool,
+    ToolCall,
     ToolResult,
     Toolset,
     annotations,
@@ -29,7 +42,7 @@ UNNAMED = "(unnamed)"
 CLASS_ITEM = resultSchema(className=STRING, dictionary=OPTIONAL_STRING)
 
 
-def nameOrder(name):
+def nameOrder(name: str) -> tuple[str, str]:
     """
     The sort key of a name: case-insensitive, ties broken by case, so the
     order does not hide C{Foo} far from C{foo}.
@@ -37,7 +50,9 @@ def nameOrder(name):
     return name.lower(), name
 
 
-def pagedResult(items, arguments, listKey, line, extra=None):
+def pagedResult(items: Sequence[Any], arguments: JsonObject, listKey: str,
+                line: Callable[[Any], str],
+                extra: JsonObject | None = None) -> ToolResult:
     """
     The page of C{items} (already sorted) that C{arguments} ask for: the
     header line first, then one line per item.
@@ -53,7 +68,8 @@ def pagedResult(items, arguments, listKey, line, extra=None):
     return ToolResult("\n".join(lines), structured)
 
 
-def pagedSchema(listKey, itemSchema, extra=None):
+def pagedSchema(listKey: str, itemSchema: Schema,
+                extra: Schema | None = None) -> Schema:
     """
     The output schema of a result L{pagedResult} builds.
     """
@@ -68,7 +84,7 @@ class ListingToolset(Toolset):
     instructions = (
         "A list's header line says which offset fetches the next page.")
 
-    def tools(self):
+    def tools(self) -> list[Tool]:
         readOnly = annotations(readOnly=True)
         dictionaryArgument = {"dictionaryName": nonEmptyArgument()}
         return [
@@ -104,7 +120,8 @@ class ListingToolset(Toolset):
         ]
 
     @inlineCallbacks
-    def listAllClasses(self, call, arguments):
+    def listAllClasses(self, call: ToolCall,
+                       arguments: JsonObject) -> Steps[ToolResult]:
         found = yield call.runTemplate("list_all_classes", {})
         classes = sorted(
             {(name, dictionary["dictionary"])
@@ -118,7 +135,8 @@ class ListingToolset(Toolset):
                 f"{item['className']}  ({item['dictionary'] or UNNAMED})")
 
     @inlineCallbacks
-    def listClasses(self, call, arguments):
+    def listClasses(self, call: ToolCall,
+                    arguments: JsonObject) -> Steps[ToolResult]:
         dictionary = arguments["dictionaryName"]
         names = yield call.runTemplate("list_classes",
                                        {"dictionaryName": dictionary})
@@ -133,7 +151,8 @@ class ListingToolset(Toolset):
             arguments, "classes", lambda item: item["className"])
 
     @inlineCallbacks
-    def listDictionaries(self, call, arguments):
+    def listDictionaries(self, call: ToolCall,
+                         arguments: JsonObject) -> Steps[ToolResult]:
         found = yield call.runTemplate("list_dictionaries", {})
         dictionaries = [{"name": each["name"], "entries": each["size"]}
                         for each in found]
@@ -145,7 +164,8 @@ class ListingToolset(Toolset):
                                {"dictionaries": dictionaries})
 
     @inlineCallbacks
-    def listDictionaryEntries(self, call, arguments):
+    def listDictionaryEntries(self, call: ToolCall,
+                              arguments: JsonObject) -> Steps[ToolResult]:
         dictionary = arguments["dictionaryName"]
         found = yield call.runTemplate("list_dictionary_entries",
                                        {"dictionaryName": dictionary})

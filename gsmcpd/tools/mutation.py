@@ -15,6 +15,10 @@ unless the toolset's C{kernelClasses} option is true; beyond that, who may
 change what is the stone's business (its users and security policies).
 """
 
+
+
+
+
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools.arguments import (
@@ -23,13 +27,16 @@ from gsmcpd.tools.arguments import (
     INTEGER,
     META,
     STRING,
+    JsonObject,
     flagArgument,
     namesArgument,
     stringArgument,
 )
 from gsmcpd.tools.base import (
     OWN_SESSION,
+    Steps,
     Tool,
+    ToolCall,
     ToolError,
     ToolResult,
     Toolset,
@@ -54,7 +61,7 @@ from gsmcpd.tools.confirm import (
     confirming,
 )
 from gsmcpd.tools.journal import itemised
-from gsmcpd.tools.ledger import classKey, describeKey, dictionaryKey, methodKey
+from gsmcpd.tools.ledger import Key, classKey, describeKey, dictionaryKey, methodKey
 
 KERNEL_DICTIONARIES = ("Globals", "UserGlobals", "Published")
 """The kernel's own symbol dictionaries, which remove_dictionary refuses."""
@@ -67,7 +74,7 @@ _CLASS_NAME = stringArgument()
 class MutationToolset(Toolset):
     name = "mutation"
     title = "Mutation"
-    declaredOptionNames = ("kernelClasses", CONFIRM_OPTION)
+    declaredOptionNames: tuple[str, ...] = ("kernelClasses", CONFIRM_OPTION)
     instructions = (
         "Changes stay uncommitted until you commit or abort: run the tests "
         "first. "
@@ -76,7 +83,7 @@ class MutationToolset(Toolset):
         "another session commits any change to a class you changed, your "
         "commit fails, so people editing one class take turns.")
 
-    def tools(self):
+    def tools(self) -> list[Tool]:
         confirms = confirming(self)  # asked on the call's stream in 2025
         return itemised([
             Tool("add_dictionary", "Add dictionary",
@@ -187,7 +194,8 @@ class MutationToolset(Toolset):
         ])
 
     @inlineCallbacks
-    def addDictionary(self, call, arguments):
+    def addDictionary(self, call: ToolCall,
+                      arguments: JsonObject) -> Steps[ToolResult]:
         value = yield call.runTemplate("add_dictionary", arguments)
         call.journal.record("added", f"dictionary {value['dictionaryName']}")
         return ToolResult(
@@ -195,7 +203,8 @@ class MutationToolset(Toolset):
             f"{value['position']} of the symbol list.", value)
 
     @inlineCallbacks
-    def removeDictionary(self, call, arguments):
+    def removeDictionary(self, call: ToolCall,
+                         arguments: JsonObject) -> Steps[ToolResult]:
         name = arguments["dictionaryName"]
         if name in KERNEL_DICTIONARIES:
             raise ToolError(
@@ -220,7 +229,8 @@ class MutationToolset(Toolset):
             f"{counted(value['entries'], 'entry', 'entries')}).", value)
 
     @inlineCallbacks
-    def compileClassDefinition(self, call, arguments):
+    def compileClassDefinition(self, call: ToolCall,
+                               arguments: JsonObject) -> Steps[ToolResult]:
         className = arguments["className"]
         key = classKey(className)
         value = yield self.guarded(
@@ -260,7 +270,8 @@ class MutationToolset(Toolset):
         return ToolResult(definitionReport(structured), structured)
 
     @inlineCallbacks
-    def compileMethod(self, call, arguments):
+    def compileMethod(self, call: ToolCall,
+                      arguments: JsonObject) -> Steps[ToolResult]:
         className, source = arguments["className"], arguments["source"]
         meta = arguments.get("meta", False)
         selector = definedSelector(className, meta, source)
@@ -303,7 +314,8 @@ class MutationToolset(Toolset):
             f"category '{value['category']}')." + warned, structured)
 
     @inlineCallbacks
-    def deleteMethod(self, call, arguments):
+    def deleteMethod(self, call: ToolCall,
+                     arguments: JsonObject) -> Steps[ToolResult]:
         className, selector = arguments["className"], arguments["selector"]
         meta = arguments.get("meta", False)
         key = methodKey(className, selector, meta)
@@ -325,7 +337,8 @@ class MutationToolset(Toolset):
              "category": value["category"]})
 
     @inlineCallbacks
-    def deleteClass(self, call, arguments):
+    def deleteClass(self, call: ToolCall,
+                    arguments: JsonObject) -> Steps[ToolResult]:
         className = arguments["className"]
         key = classKey(className)
         yield confirmClassDeletion(self, call, className)
@@ -340,7 +353,8 @@ class MutationToolset(Toolset):
             dict(value, className=className))
 
     @inlineCallbacks
-    def setClassComment(self, call, arguments):
+    def setClassComment(self, call: ToolCall,
+                        arguments: JsonObject) -> Steps[ToolResult]:
         value = yield call.runTemplate(
             "set_class_comment", dict(arguments, kernelClasses=self.kernelClasses))
         call.journal.record("commented", f"class {value['className']}",
@@ -349,7 +363,7 @@ class MutationToolset(Toolset):
                                value)
 
     @property
-    def kernelClasses(self):
+    def kernelClasses(self) -> bool:
         """
         Whether the mutation tools may change kernel classes (the
         C{kernelClasses} option; by default they refuse).
@@ -357,8 +371,9 @@ class MutationToolset(Toolset):
         return self.optionNamed("kernelClasses", False) is True
 
     @inlineCallbacks
-    def guarded(self, call, template, arguments, key, readTool,
-                 withSubclasses=None):
+    def guarded(self, call: ToolCall, template: str, arguments: JsonObject,
+                key: Key, readTool: str,
+                withSubclasses: str | None = None) -> Steps[JsonObject]:
         """
         Run a template that overwrites or deletes what C{key} names, passing
         the text this session last read of it for the stone to compare.
@@ -388,5 +403,5 @@ class MutationToolset(Toolset):
         return value
 
 
-def _capitalised(text):
+def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]

@@ -4,9 +4,12 @@ prompts, as values the protocol layer describes and serves.
 """
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 import attr
 
+from gsmcpd.tools.arguments import JsonObject
 from gsmcpd.tools.base import ANY_SESSION, NO_SESSION
 
 READ_NEEDS = attr.validators.in_((ANY_SESSION, NO_SESSION))
@@ -25,14 +28,14 @@ class Resource:
 
     uri: str
     name: str
-    read: object
+    read: Callable[..., Any]
     title: str | None = None
     description: str | None = None
     mimeType: str | None = None
     runsOn: str = attr.ib(default=ANY_SESSION, validator=READ_NEEDS)
     """Whether reading it needs a GemStone session (as L{Tool.runsOn})."""
 
-    def descriptor(self):
+    def descriptor(self) -> JsonObject:
         return _described(self, uri=self.uri)
 
 
@@ -50,15 +53,15 @@ class ResourceTemplate:
 
     uriTemplate: str
     name: str
-    read: object
+    read: Callable[..., Any]
     title: str | None = None
     description: str | None = None
     mimeType: str | None = None
-    complete: object = None
+    complete: Callable[..., Any] | None = None
     runsOn: str = attr.ib(default=ANY_SESSION, validator=READ_NEEDS)
     """Whether reading one needs a GemStone session (as L{Tool.runsOn})."""
 
-    def match(self, uri):
+    def match(self, uri: str) -> dict[str, str] | None:
         """
         The template's variables for C{uri}, or L{None} if it does not fit.
         """
@@ -67,7 +70,7 @@ class ResourceTemplate:
         found = re.fullmatch(pattern, uri)
         return found.groupdict() if found else None
 
-    def descriptor(self):
+    def descriptor(self) -> JsonObject:
         return _described(self, uriTemplate=self.uriTemplate)
 
 
@@ -83,20 +86,21 @@ class Prompt:
     """
 
     name: str
-    get: object
-    arguments: tuple = ()
+    get: Callable[..., Any]
+    arguments: tuple[JsonObject, ...] = ()
     title: str | None = None
     description: str | None = None
-    complete: object = None
+    complete: Callable[..., Any] | None = None
     asks: bool = False
     """Whether it asks the client something before it answers: then
     C{get} is also given the request's context, to ask through."""
 
-    def descriptor(self):
+    def descriptor(self) -> JsonObject:
         return _described(self, arguments=[dict(a) for a in self.arguments])
 
 
-def _described(item, **fields):
+def _described(item: "Resource | ResourceTemplate | Prompt",
+               **fields: Any) -> JsonObject:
     described = {"name": item.name, **fields}
     for key in ("title", "description", "mimeType"):
         value = getattr(item, key, None)

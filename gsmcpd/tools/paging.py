@@ -10,15 +10,19 @@ classes, 60,000 methods): a client that wants more pages on, or passes a
 larger limit.
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 import attr
 
+from gsmcpd.tools.arguments import JsonObject, Schema
 from gsmcpd.tools.base import resultSchema
 
 LIST_LIMIT = 300
 """The default page of the listings (names): about 30 KB on a kernel."""
 
 
-def pagingProperties(defaultLimit=None):
+def pagingProperties(defaultLimit: int | None = None) -> Schema:
     """
     The C{limit} and C{offset} input-schema properties.  Every session
     reads them once per paged tool, so they say no more than their names
@@ -26,7 +30,7 @@ def pagingProperties(defaultLimit=None):
     in the instructions (L{gsmcpd.protocol.instructions.LIMITS}), and an
     offset starts at 0 as anyone expects.
     """
-    limit = {"type": "integer", "minimum": 0}
+    limit: Schema = {"type": "integer", "minimum": 0}
     if defaultLimit is None:
         limit["description"] = "default: all"
     else:
@@ -51,13 +55,13 @@ class Page:
         early and cannot know (then there is at least one past the window).
     """
 
-    items: list
+    items: list[Any]
     offset: int
     limit: int | None
     total: int | None
 
     @property
-    def nextOffset(self):
+    def nextOffset(self) -> int | None:
         end = self.offset + len(self.items)
         if self.total is None:
             return end
@@ -65,7 +69,7 @@ class Page:
             return None
         return end
 
-    def header(self):
+    def header(self) -> str:
         """
         The line that names the window, the total, and the next offset.
         """
@@ -83,21 +87,23 @@ class Page:
             f"; pass offset: {self.nextOffset} for the next page"
         return f"(showing {first}-{last} of {self.total}{more})"
 
-    def structured(self):
+    def structured(self) -> JsonObject:
         return {"offset": self.offset, "limit": self.limit,
                 "total": self.total, "nextOffset": self.nextOffset,
                 "atLeast": (self.offset + len(self.items) + 1
                             if self.total is None else None)}
 
 
-def window(arguments, defaultLimit=None):
+def window(arguments: JsonObject,
+           defaultLimit: int | None = None) -> tuple[int, int | None]:
     """
     C{(offset, limit)} from a tool's arguments.
     """
     return arguments.get("offset", 0), arguments.get("limit", defaultLimit)
 
 
-def page(items, arguments, defaultLimit=None):
+def page(items: Sequence[Any], arguments: JsonObject,
+         defaultLimit: int | None = None) -> Page:
     """
     The page of a fully known list that C{arguments} ask for.
     """
@@ -106,7 +112,8 @@ def page(items, arguments, defaultLimit=None):
     return Page(list(items[offset:end]), offset, limit, len(items))
 
 
-def scanned(items, arguments, seen, defaultLimit=None):
+def scanned(items: Sequence[Any], arguments: JsonObject, seen: int,
+            defaultLimit: int | None = None) -> Page:
     """
     The page of a scan that skips C{offset} hits and stops one past the
     window, so it cannot know the total.

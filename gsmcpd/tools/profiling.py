@@ -10,9 +10,15 @@ and all they called; the methods the profile ran inside are left out,
 their totals counting every sample.
 """
 
-from gsmcpd.tools.arguments import BOOLEAN, INTEGER, OPTIONAL_STRING, STRING
+
+
+
+from twisted.internet.defer import Deferred
+
+from gsmcpd.tools.arguments import BOOLEAN, INTEGER, OPTIONAL_STRING, STRING, JsonObject
 from gsmcpd.tools.base import (
     Tool,
+    ToolCall,
     ToolResult,
     annotations,
     closedSchema,
@@ -44,7 +50,7 @@ ROW_SCHEMA = resultSchema(
 its samples (self and total) counted and as a share of all."""
 
 
-def profileCodeTool():
+def profileCodeTool() -> Tool:
     """
     The C{profile_code} tool: it runs arbitrary code, as C{execute_code}
     does, so it is declared as that one is.
@@ -74,7 +80,7 @@ def profileCodeTool():
         taskSupport="optional")
 
 
-def profileCode(call, arguments):
+def profileCode(call: ToolCall, arguments: JsonObject) -> Deferred[ToolResult]:
     intervalNs = arguments.get("intervalNs", DEFAULT_INTERVAL_NS)
     return call.runTemplate("profile_code", {
         "code": arguments["code"], "intervalNs": intervalNs,
@@ -83,7 +89,7 @@ def profileCode(call, arguments):
     ).addCallback(profiled, intervalNs)
 
 
-def profiled(found, intervalNs):
+def profiled(found: JsonObject, intervalNs: int) -> ToolResult:
     """
     profile_code's result from its template's value.
     """
@@ -99,7 +105,7 @@ def profiled(found, intervalNs):
                                                PRINT_LIMIT)), structured)
 
 
-def row(entry, samples):
+def row(entry: JsonObject, samples: int) -> JsonObject:
     """
     One entry of the template's answer as a ranking holds it.
     """
@@ -120,11 +126,11 @@ def row(entry, samples):
             "totalPercent": share(entry["total"], samples)}
 
 
-def share(count, samples):
+def share(count: int, samples: int) -> float:
     return round(100 * count / samples, 1) if samples else 0.0
 
 
-def _text(result, printed):
+def _text(result: JsonObject, printed: str) -> str:
     lines = [printed,
              f"{result['milliseconds']} ms of CPU; "
              f"{counted(result['samples'], 'sample')} every "

@@ -8,9 +8,16 @@ era, which the tool never sees (L{gsmcpd.protocol.eras.legacy.asking},
 L{gsmcpd.protocol.eras.modern.asking}).
 """
 
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, cast
 
-from twisted.internet.defer import Deferred, gatherResults, maybeDeferred
+from twisted.internet.defer import (
+    Deferred,
+    FirstError,
+    gatherResults,
+    maybeDeferred,
+)
+from twisted.python.failure import Failure
 from zope.interface import Interface, implementer
 
 from gsmcpd.tools.templates.outcomes import ToolError
@@ -20,12 +27,16 @@ CAPABILITY = {"elicitation/create": "elicitation",
               "roots/list": "roots"}
 """The client capability each kind of question needs."""
 
+Question = dict[str, Any]
+"""A request to the client: its C{method} and C{params}."""
 
-def elicitation(message, properties, required=()):
+
+def elicitation(message: str, properties: dict[str, Any],
+                required: Iterable[str] = ()) -> Question:
     """
     A question for the user: a form of flat, primitive fields.
     """
-    schema = {"type": "object", "properties": properties}
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = list(required)
     return {"method": "elicitation/create",
@@ -33,7 +44,7 @@ def elicitation(message, properties, required=()):
                        "requestedSchema": schema}}
 
 
-class BoundQuestion(dict):
+class BoundQuestion(dict[str, Any]):
     """
     A question whose answer counts only from the exchange that asked it:
     a confirmation of destructive work.  On the wire it is the question
@@ -45,7 +56,7 @@ class BoundQuestion(dict):
     """
 
 
-def sampling(text, maxTokens):
+def sampling(text: str, maxTokens: int) -> Question:
     """
     A question for the client's model: one user message.
     """
@@ -55,14 +66,14 @@ def sampling(text, maxTokens):
                        "maxTokens": maxTokens}}
 
 
-def roots():
+def roots() -> Question:
     """
     A request for the client's roots.
     """
     return {"method": "roots/list", "params": {}}
 
 
-def accepted(answer):
+def accepted(answer: dict[str, Any] | None) -> dict[str, Any] | None:
     """
     The content of an accepted elicitation answer, or L{None} when the user
     declined, cancelled, or the answer is not an elicitation's.
@@ -109,7 +120,8 @@ class NullAsker:
 NULL_ASKER = NullAsker()
 
 
-def askEach(send, questions):
+def askEach(send: Callable[[str, dict[str, Any]], Deferred[Any]],
+            questions: dict[str, Question]) -> Deferred[dict[str, Any]]:
     """
     Ask each question with C{send} (a request to the client on the call's
     stream, the 2025 way) and gather the answers.
@@ -122,16 +134,18 @@ def askEach(send, questions):
     keys = list(questions)
     methods = [questions[key]["method"] for key in keys]
 
-    def failed(failure):
-        first = failure.value
+    def failed(failure: Failure) -> None:
+        first = cast(FirstError, failure.value)  # gatherResults's failure
         raise ToolError("other", f"{methods[first.index]} failed: "
                         f"{first.subFailure.getErrorMessage()}")
 
     asked = gatherResults(
         [maybeDeferred(send, method, questions[key]["params"])
-         for key, method in zip(keys, methods)], consumeErrors=True)
+         for key, method in zip(keys, methods, strict=True)],
+        consumeErrors=True)
     asked.addErrback(failed)
-    return asked.addCallback(lambda answers: dict(zip(keys, answers)))
+    return asked.addCallback(
+        lambda answers: dict(zip(keys, answers, strict=True)))
 
 
 class InputRequired(Exception):
@@ -146,7 +160,8 @@ class InputRequired(Exception):
         C{requestState}.
     """
 
-    def __init__(self, inputRequests, gathered):
+    def __init__(self, inputRequests: dict[str, Question],
+                 gathered: dict[str, Any]) -> None:
         super().__init__(sorted(inputRequests))
         self.inputRequests = inputRequests
         self.gathered = gathered

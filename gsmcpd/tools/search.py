@@ -8,12 +8,19 @@ The source search cannot know its total without reading every method, so
 it stops one hit past the page and says the total is not known.
 """
 
-from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.tools.arguments import nonEmptyArgument
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from twisted.internet.defer import Deferred, inlineCallbacks
+
+from gsmcpd.tools.arguments import JsonObject, Schema, nonEmptyArgument
 from gsmcpd.tools.base import (
     METHOD_SCHEMA,
+    Steps,
     Tool,
+    ToolCall,
     ToolResult,
     Toolset,
     annotations,
@@ -31,7 +38,7 @@ OUTPUT_SCHEMA = resultSchema(
     methods={"type": "array", "items": METHOD_SCHEMA}, page=PAGE_SCHEMA)
 
 
-def methodEntry(row):
+def methodEntry(row: Sequence[Any]) -> JsonObject:
     """
     A template's C{[className, meta, selector, category]} row as an object.
     """
@@ -40,7 +47,7 @@ def methodEntry(row):
             "category": category}
 
 
-def methodLine(entry):
+def methodLine(entry: JsonObject) -> str:
     """
     C{Account class>>new  [instance creation]}.
     """
@@ -49,7 +56,7 @@ def methodLine(entry):
     return f"{entry['className']}{side}>>{entry['selector']}{category}"
 
 
-def methodsResult(page):
+def methodsResult(page: Page) -> ToolResult:
     """
     The text (header, then one method a line) and structure of a page.
     """
@@ -65,7 +72,7 @@ class SearchToolset(Toolset):
         "The find_ tools use the class organizer and are fast; "
         "search_method_source reads source and is slow.")
 
-    def tools(self):
+    def tools(self) -> list[Tool]:
         return [
             self._finder(
                 "find_implementors", "Find implementors",
@@ -98,8 +105,10 @@ class SearchToolset(Toolset):
                 OUTPUT_SCHEMA),
         ]
 
-    def _finder(self, name, title, description, argument, argumentSchema,
-                defaultLimit, run):
+    def _finder(self, name: str, title: str, description: str, argument: str,
+                argumentSchema: Schema, defaultLimit: int,
+                run: Callable[[ToolCall, JsonObject], Deferred[ToolResult]],
+                ) -> Tool:
         """
         A cross-reference search: one required argument, paged.
         """
@@ -111,7 +120,8 @@ class SearchToolset(Toolset):
             annotations(True), run, OUTPUT_SCHEMA)
 
     @inlineCallbacks
-    def _find(self, call, template, arguments, argument):
+    def _find(self, call: ToolCall, template: str, arguments: JsonObject,
+              argument: str) -> Steps[ToolResult]:
         offset = arguments.get("offset", 0)
         limit = arguments.get("limit", SEARCH_LIMIT)
         value = yield call.runTemplate(template, {
@@ -120,17 +130,21 @@ class SearchToolset(Toolset):
             [methodEntry(row) for row in value["methods"]],
             offset, limit, value["total"]))
 
-    def findImplementors(self, call, arguments):
+    def findImplementors(self, call: ToolCall,
+                         arguments: JsonObject) -> Deferred[ToolResult]:
         return self._find(call, "find_implementors", arguments, "selector")
 
-    def findReferencesTo(self, call, arguments):
+    def findReferencesTo(self, call: ToolCall,
+                         arguments: JsonObject) -> Deferred[ToolResult]:
         return self._find(call, "find_references_to", arguments, "name")
 
-    def findSenders(self, call, arguments):
+    def findSenders(self, call: ToolCall,
+                    arguments: JsonObject) -> Deferred[ToolResult]:
         return self._find(call, "find_senders", arguments, "selector")
 
     @inlineCallbacks
-    def searchMethodSource(self, call, arguments):
+    def searchMethodSource(self, call: ToolCall,
+                           arguments: JsonObject) -> Steps[ToolResult]:
         offset = arguments.get("offset", 0)
         limit = arguments.get("limit", SEARCH_LIMIT)
         value = yield call.runTemplate("search_method_source", {

@@ -8,12 +8,18 @@ tool runs may: the envelope asks the stone whether the view moved, and the
 call says so and is recorded as a commit when a commit moved it.)
 """
 
+
+
+
+
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING
+from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING, JsonObject
 from gsmcpd.tools.base import (
     OWN_SESSION,
+    Steps,
     Tool,
+    ToolCall,
     ToolError,
     ToolResult,
     Toolset,
@@ -45,7 +51,7 @@ class SessionToolset(Toolset):
         "before retrying.")
     declaredOptionNames = (CONFIRM_OPTION,)
 
-    def tools(self):
+    def tools(self) -> list[Tool]:
         return itemised([
             Tool("abort", "Abort",
                  "Discard every uncommitted change (code and data) and "
@@ -83,7 +89,8 @@ class SessionToolset(Toolset):
         ])
 
     @inlineCallbacks
-    def abort(self, call, arguments):
+    def abort(self, call: ToolCall,
+              arguments: JsonObject) -> Steps[ToolResult]:
         value = yield call.runTemplate("abort", {})
         call.transactionEnded(committed=False)
         return ToolResult(
@@ -91,7 +98,8 @@ class SessionToolset(Toolset):
             "newest commit.", value)
 
     @inlineCallbacks
-    def commit(self, call, arguments):
+    def commit(self, call: ToolCall,
+               arguments: JsonObject) -> Steps[ToolResult]:
         yield confirmedIf(self, call, commitQuestion(call.journal.summary()),
                           "commit")
         value = yield call.runTemplate("commit", {})
@@ -116,7 +124,8 @@ class SessionToolset(Toolset):
         return ToolResult("Committed.", {"committed": True})
 
     @inlineCallbacks
-    def refresh(self, call, arguments):
+    def refresh(self, call: ToolCall,
+                arguments: JsonObject) -> Steps[ToolResult]:
         value = yield call.runTemplate("refresh", {})
         call.transactionEnded(committed=False)
         kept = ("uncommitted changes are kept" if value["writesCanCommit"]
@@ -129,7 +138,8 @@ class SessionToolset(Toolset):
             "anything you are about to change.", value)
 
     @inlineCallbacks
-    def status(self, call, arguments):
+    def status(self, call: ToolCall,
+               arguments: JsonObject) -> Steps[ToolResult]:
         value = yield call.runTemplate("status", {})
         last = call.lastCommit
         state = dict(value, uncommittedChanges=call.needsCommit,
@@ -144,7 +154,7 @@ class SessionToolset(Toolset):
         return ToolResult(text, state)
 
 
-def _lastCommit(last):
+def _lastCommit(last: JsonObject | None) -> str:
     """
     A session's last commit as C{status} reads it.
     """
@@ -161,7 +171,7 @@ def _lastCommit(last):
     return described
 
 
-def _listed(conflict):
+def _listed(conflict: JsonObject) -> str:
     """
     One kind of conflict as the commit template counts it: how many
     objects, and the classes (a class side as C{Foo class}) and methods

@@ -8,11 +8,23 @@ that did not pass, the exception's class and description), so each tool is
 a view of those entries.
 """
 
+
+
+from collections.abc import Sequence
+
 from twisted.internet.defer import inlineCallbacks
 
-from gsmcpd.tools.arguments import OPTIONAL_STRING, STRING, nonEmptyArgument
+from gsmcpd.tools.arguments import (
+    OPTIONAL_STRING,
+    STRING,
+    JsonObject,
+    Schema,
+    nonEmptyArgument,
+)
 from gsmcpd.tools.base import (
+    Steps,
     Tool,
+    ToolCall,
     ToolError,
     ToolResult,
     Toolset,
@@ -40,7 +52,7 @@ ONE_TEST_SCHEMA = resultSchema(**TEST_SCHEMA["properties"],
 ONE_TEST_FRAMES = 30
 """How many frames of a test's stack a run of one test brings."""
 
-SUMMARY_PROPERTIES = {
+SUMMARY_PROPERTIES: dict[str, Schema] = {
     "run": {"type": "integer"},
     "passed": {"type": "integer"},
     "failures": {"type": "integer"},
@@ -51,11 +63,11 @@ SUMMARY_PROPERTIES = {
 _LABELS = {"failed": "FAIL ", "error": "ERROR"}
 
 
-def testName(entry):
+def testName(entry: JsonObject) -> str:
     return f"{entry['className']}>>{entry['selector']}"
 
 
-def outcome(entry):
+def outcome(entry: JsonObject) -> str:
     """
     C{failed: TestFailure: Assertion failed}, or C{passed}.
     """
@@ -64,7 +76,7 @@ def outcome(entry):
     return f"{entry['status']}: {cause(entry)}"
 
 
-def cause(entry):
+def cause(entry: JsonObject) -> str:
     """
     What a test that did not pass met: the exception's class and
     description, or the description alone when it signalled none (an
@@ -75,7 +87,7 @@ def cause(entry):
     return f"{entry['exceptionClass']}: {entry['description']}"
 
 
-def summary(entries, run):
+def summary(entries: Sequence[JsonObject], run: int) -> JsonObject:
     """
     The counts of a run of C{run} tests whose non-passing ones are among
     C{entries}.
@@ -86,7 +98,7 @@ def summary(entries, run):
             "failures": failures, "errors": errors}
 
 
-def summaryText(counts, entries):
+def summaryText(counts: JsonObject, entries: Sequence[JsonObject]) -> str:
     """
     C{3 run, 1 passed, 1 failed, 1 errors}, then a line per test that did
     not pass.
@@ -98,7 +110,7 @@ def summaryText(counts, entries):
     return "\n".join(lines)
 
 
-def withStack(text, entry):
+def withStack(text: str, entry: JsonObject) -> str:
     """
     C{text}, then the stack of the test's exception when there is one.
     """
@@ -113,7 +125,7 @@ class TestingToolset(Toolset):
     instructions = (
         "Tests run in your session and see your uncommitted changes.")
 
-    def tools(self):
+    def tools(self) -> list[Tool]:
         oneTest = closedSchema({"className": nonEmptyArgument(),
                                 "selector": nonEmptyArgument()},
                                required=["className", "selector"])
@@ -154,7 +166,9 @@ class TestingToolset(Toolset):
         ]
 
     @inlineCallbacks
-    def _run(self, call, classNames, selector=None, failingOnly=False):
+    def _run(self, call: ToolCall, classNames: list[str] | None,
+             selector: str | None = None, failingOnly: bool = False,
+             ) -> Steps[tuple[list[JsonObject], int]]:
         """
         Run tests in the stone: C{(entries, how many ran)}.
 
@@ -167,7 +181,7 @@ class TestingToolset(Toolset):
         """
         if selector is None and call.wantsProgress:
             listed = yield self._cases(call, classNames, None, listOnly=True)
-            entries = []
+            entries: list[JsonObject] = []
             for done, case in enumerate(listed["tests"], 1):
                 ran = yield self._cases(call, [case["className"]],
                                         case["selector"])
@@ -181,8 +195,9 @@ class TestingToolset(Toolset):
         return (value["tests"], value["run"])
 
     @inlineCallbacks
-    def _cases(self, call, classNames, selector, failingOnly=False,
-               listOnly=False, frames=0):
+    def _cases(self, call: ToolCall, classNames: list[str] | None,
+               selector: str | None, failingOnly: bool = False,
+               listOnly: bool = False, frames: int = 0) -> Steps[JsonObject]:
         value = yield call.runTemplate("run_test_class", {
             "classNames": classNames, "selector": selector,
             "failingOnly": failingOnly, "listOnly": listOnly},
@@ -212,20 +227,23 @@ class TestingToolset(Toolset):
         return value
 
     @inlineCallbacks
-    def _runOne(self, call, arguments):
+    def _runOne(self, call: ToolCall,
+                arguments: JsonObject) -> Steps[JsonObject]:
         value = yield self._cases(call, [arguments["className"]],
                                   arguments["selector"],
                                   frames=ONE_TEST_FRAMES)
         return value["tests"][0]
 
     @inlineCallbacks
-    def runTestMethod(self, call, arguments):
+    def runTestMethod(self, call: ToolCall,
+                      arguments: JsonObject) -> Steps[ToolResult]:
         entry = yield self._runOne(call, arguments)
         return ToolResult(withStack(f"{testName(entry)}: {outcome(entry)}",
                                     entry), entry)
 
     @inlineCallbacks
-    def describeTestFailure(self, call, arguments):
+    def describeTestFailure(self, call: ToolCall,
+                            arguments: JsonObject) -> Steps[ToolResult]:
         entry = yield self._runOne(call, arguments)
         text = (f"{testName(entry)} passed (no failure)."
                 if entry["status"] == "passed" else
@@ -236,7 +254,8 @@ class TestingToolset(Toolset):
         return ToolResult(withStack(text, entry), entry)
 
     @inlineCallbacks
-    def runTestClass(self, call, arguments):
+    def runTestClass(self, call: ToolCall,
+                     arguments: JsonObject) -> Steps[ToolResult]:
         className = arguments["className"]
         entries, run = yield self._run(call, [className])
         entries.sort(key=lambda e: (e["className"], e["selector"]))
@@ -246,7 +265,8 @@ class TestingToolset(Toolset):
             dict(counts, className=className, tests=entries))
 
     @inlineCallbacks
-    def listFailingTests(self, call, arguments):
+    def listFailingTests(self, call: ToolCall,
+                         arguments: JsonObject) -> Steps[ToolResult]:
         entries, run = yield self._run(call, arguments.get("classNames"),
                                        failingOnly=True)
         entries.sort(key=lambda e: (e["className"], e["selector"]))
@@ -257,7 +277,8 @@ class TestingToolset(Toolset):
         return ToolResult(text, dict(counts, tests=entries))
 
     @inlineCallbacks
-    def listTestClasses(self, call, arguments):
+    def listTestClasses(self, call: ToolCall,
+                        arguments: JsonObject) -> Steps[ToolResult]:
         names = yield call.runTemplate("list_test_classes", {})
         window = page(sorted(names), arguments, LIST_LIMIT)
         return ToolResult(

@@ -8,8 +8,11 @@ without keywords of its own.
 """
 
 import re
+from collections.abc import Iterable
 
 import attr
+
+from gsmcpd.tools.base import Tool
 
 SYNONYMS = (
     ("remove", "delete", "drop", "erase", "destroy", "unload"),
@@ -54,7 +57,7 @@ word asked, not one of its synonyms (so "inspect" finds C{inspect} before
 the C{describe_} tools)."""
 
 
-def stem(word):
+def stem(word: str) -> str:
     """
     A word without its plural or verb ending, so "dictionaries" meets
     "dictionary" and "senders" meets "sender".
@@ -68,18 +71,18 @@ def stem(word):
     return word
 
 
-def wordsOf(text):
+def wordsOf(text: str) -> set[str]:
     return {stem(word) for word in _WORD.findall(text.lower())}
 
 
-_EQUIVALENTS = {}
+_EQUIVALENTS: dict[str, set[str]] = {}
 for _group in SYNONYMS:
     for _word in _group:
         _EQUIVALENTS.setdefault(stem(_word), set()).update(
             stem(each) for each in _group)
 
 
-def equivalents(word):
+def equivalents(word: str) -> set[str]:
     """C{word} (stemmed) and every word meaning the same."""
     word = stem(word.lower())
     return _EQUIVALENTS.get(word, set()) | {word}
@@ -87,13 +90,13 @@ def equivalents(word):
 
 @attr.s(frozen=True, auto_attribs=True)
 class Hit:
-    tool: object
+    tool: Tool
     score: int
     matched: int
     """How many of the query's words it matched."""
 
 
-def searchTools(tools, query):
+def searchTools(tools: Iterable[Tool], query: str) -> list[Hit]:
     """
     The tools matching any word of C{query}, best first: those matching
     more of its words, then those matching in their names and titles

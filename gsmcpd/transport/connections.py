@@ -86,6 +86,7 @@ class ConnectionLimits:
 
 
 DEFAULT_LIMITS = ConnectionLimits()
+"""The limits a site guards with when it is given none."""
 
 
 def _reached(count: int, cap: int | None) -> bool:

@@ -266,7 +266,6 @@ class McpApp(AnsweringResource):
     def render_HEAD(self, request: Request) -> bytes:
         request.setResponseCode(405)
         request.setHeader(b"allow", b"GET, POST, DELETE")
-        request.setHeader(b"content-type", b"application/json")
         return b""
 
     def render_GET(self, request: Request) -> "Deferred[None]":

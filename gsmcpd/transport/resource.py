@@ -92,7 +92,8 @@ class AnsweringResource(Resource):
         """
         if over.called:
             return
-        if not request.startedWriting:
+        # A HEAD answer carries no body, so no length of one.
+        if not request.startedWriting and request.method != b"HEAD":
             request.setHeader(b"content-length", b"%d" % len(body or b""))
         if body:
             request.write(body)

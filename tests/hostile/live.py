@@ -9,7 +9,7 @@ import os
 import threading
 import time
 
-from tests.daemon import Daemon
+from tests.realdaemon import Daemon
 
 JSON_HEADERS = {"content-type": "application/json",
                 "accept": "application/json, text/event-stream"}

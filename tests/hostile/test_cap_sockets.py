@@ -14,7 +14,7 @@ from twisted.internet.task import deferLater
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.gci.pool import GemSessionPool, SessionLimitReached
-from tests.test_gci import SimulatedStoneMixin, executeCode
+from tests.gci.test_gci import SimulatedStoneMixin, executeCode
 
 
 class ConcurrentCapTests(SimulatedStoneMixin, TestCase):

@@ -6,6 +6,7 @@ outlive the request deadline.
 
 import json
 import time
+from functools import partial
 
 import treq
 from twisted.internet import reactor
@@ -107,8 +108,7 @@ class SlowClientTests(TestCase):
         slow = []
         for n in range(SLOW_CLIENTS):
             slow.append((yield endpoint.connect(
-                Factory.forProtocol(
-                    lambda half=n % 2: Trickler(halfSent=half)))))
+                Factory.forProtocol(partial(Trickler, halfSent=n % 2)))))
         yield deferLater(reactor, 1, lambda: None)
         latencies = []
         for n in range(PINGS):

@@ -8,7 +8,7 @@ identifier may not end in a newline.
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.tools import compiling
-from tests import test_tools_mutation
+from tests.tools import test_tools_mutation
 
 
 class DictionaryGuardrailTests(test_tools_mutation.MutationTestCase):

@@ -6,7 +6,7 @@ The connection limits and Host names as options (issue 11, items 4 and
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.transport.connections import ConnectionLimits
-from tests import test_options
+from tests.daemon import test_options
 
 
 class LimitOptionTests(SynchronousTestCase):

@@ -6,7 +6,7 @@ Clock over fake GemStone sessions.
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.sessions.hygiene import CHECK_TIME_LIMIT
-from tests.test_hygiene import HygieneTestCase
+from tests.sessions.test_hygiene import HygieneTestCase
 
 
 class CheckTimeLimitTests(HygieneTestCase):

@@ -6,7 +6,7 @@ capped in count and URI length and accept only URIs the server resolves.
 from twisted.internet.defer import inlineCallbacks
 
 from gsmcpd.protocol.handlers import MAX_SUBSCRIPTIONS, MAX_URI_LENGTH
-from tests.test_surface import SurfaceTestCase
+from tests.protocol.test_surface import SurfaceTestCase
 
 WATCHED = "test://watched-resource"
 

@@ -6,7 +6,7 @@ tasks extension's jobs.
 
 They ask through C{call.ask} and C{call.canAsk} only, so they run
 unchanged in either era (see L{gsmcpd.protocol.eras.modern.asking}); the
-C{conformance} toolset serves them beside the 2025 fixtures.
+conformance toolset serves them beside the 2025 fixtures.
 """
 
 import json

@@ -2,7 +2,7 @@
 The conformance fixtures: the tools, resources and prompts the official MCP
 conformance suite calls by name.
 
-Served only when named (C{--toolsets "... conformance"}), never by default:
+Served only when named by its import path (L{TOOLSET}), never by default:
 they exercise the daemon's general mechanisms (content blocks, log messages
 and requests on a call's own stream, progress, resources, prompts,
 completion, resumption), not GemStone.
@@ -13,7 +13,7 @@ import json
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import deferLater
 
-from gsmcpd.testing.conformance import fixtures2026
+from gsmcpd.testing.conformance import TOOLSET, fixtures2026
 from gsmcpd.tools import questions
 from gsmcpd.tools.base import (
     NO_SESSION,
@@ -104,7 +104,7 @@ def fixed(*content, isError=False):
 
 
 class ConformanceToolset(Toolset):
-    name = "conformance"
+    name = TOOLSET
     title = "Conformance fixtures"
     instructions = ("The test_* tools, test:// resources and test_* prompts "
                     "are the MCP conformance suite's fixtures, not GemStone "

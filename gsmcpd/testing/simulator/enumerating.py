@@ -48,7 +48,7 @@ def _paired(receiver, other, selector):
     mine, theirs = elements(receiver), elements(other)
     if len(mine) != len(theirs):
         raise errors.argumentTypeError(selector)
-    return list(zip(mine, theirs))
+    return list(zip(mine, theirs, strict=True))
 
 
 @method("SequenceableCollection", "with:do:")
@@ -108,7 +108,8 @@ def _copyReplaceAll(ev, receiver, old, new):
     result, i = [], 0
     while i < len(items):
         if len(items) - i >= len(pattern) and all(
-                equal(a, b) for a, b in zip(items[i:i + len(pattern)], pattern)):
+                equal(a, b) for a, b in zip(items[i:i + len(pattern)], pattern,
+                                            strict=True)):
             result.extend(replacement)
             i += len(pattern)
         else:

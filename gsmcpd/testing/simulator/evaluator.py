@@ -28,6 +28,7 @@ from gsmcpd.testing.simulator import (
     errors,
     exceptions,
     frames,
+    inspection,
     integers,
     intervals,
     magnitudes,
@@ -56,9 +57,10 @@ from gsmcpd.testing.simulator.objects import (
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
-KERNEL_MODULES = (arithmetic, dictionaries, enumerating, exceptions, frames, integers, intervals,
-                  magnitudes, processes, profiling, reflection, sequences, sessiontable,
-                  sessiontemps, sets, streams, strings, sunit, system)
+KERNEL_MODULES = (arithmetic, dictionaries, enumerating, exceptions, frames, inspection,
+                  integers, intervals, magnitudes, processes, profiling, reflection,
+                  sequences, sessiontable, sessiontemps, sets, streams, strings, sunit,
+                  system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}
@@ -338,7 +340,8 @@ class Evaluator:
         self.checkInterrupt()
         tree = compiler.parseMethod(method.source)
         home = Activation(receiver, method, self.code.variablesOf(method.className, method.meta))
-        return self._activate(home, tree, dict(zip(tree.params, args)))
+        return self._activate(home, tree,
+                              dict(zip(tree.params, args, strict=True)))
 
     def value(self, block, *args):
         """
@@ -351,7 +354,7 @@ class Evaluator:
             return self.send(block, selector, args)
         self.checkInterrupt()
         node = block.node
-        names = dict(zip(node.params, args))
+        names = dict(zip(node.params, args, strict=True))
         names.update(dict.fromkeys(node.temps))
         frame = Frame(names, block.frame, block.frame.home, block)
         stack = self.stack

@@ -46,7 +46,7 @@ class Interval(Instance):
 
 PRINTERS[Interval] = lambda value: printElements(value, value.items)
 EQUALITY[Interval] = lambda a, b: isinstance(b, Interval) and len(a.items) == len(b.items) \
-    and all(equal(x, y) for x, y in zip(a.items, b.items))
+    and all(equal(x, y) for x, y in zip(a.items, b.items, strict=True))
 
 
 def _number(value, selector):

@@ -9,8 +9,8 @@ side); or Smalltalk source (L{smalltalkMethods}), which the evaluator runs
 like a user's method.  Lookup follows superclasses as Smalltalk's does.
 
 The methods registered are exactly the selector rows of
-C{tests/selectors/*.tsv} (C{tests/test_simulator_kernel.py}): add a method
-only with the public GemStone source it was read in.
+C{tests/selectors/*.tsv} (C{tests/simulator/test_simulator_kernel.py}): add a
+method only with the public GemStone source it was read in.
 """
 
 import math

@@ -8,7 +8,7 @@ class it adds says so in its comment.  The shape is modelled on measured
 GemStone Smalltalk: the methods of MagLev (MagLev/maglev at ae19832,
 C{src/packages/*.package} and C{src/smalltalk/**/*.gs}: 2,954 methods of
 GemStone 3.x Smalltalk), whose figures L{REAL} keeps and
-C{bench/kernelshape.py} prints beside this repository's:
+C{gsmcpd/testing/bench/kernelshape.py} prints beside this repository's:
 
   - class names: the public GemStone names of
     L{gsmcpd.testing.simulator.kernelnames}, then names composed of a real
@@ -150,7 +150,8 @@ def header(selector):
     if len(names) == 1 and ":" not in selector:
         return f"{selector} {names[0]}"
     keywords = selector.split(":")[:-1]
-    return " ".join(f"{keyword}: {name}" for keyword, name in zip(keywords, names))
+    return " ".join(f"{keyword}: {name}"
+                    for keyword, name in zip(keywords, names, strict=True))
 
 
 def sourceLength(draw):
@@ -305,7 +306,7 @@ def methodCounts(names, rng, fraction=1.0):
     weights = [rng.paretovariate(1.6) for _ in names]
     scale = max(0, budget) / (sum(weights) or 1)
     counts = {}
-    for name, weight in zip(names, weights):
+    for name, weight in zip(names, weights, strict=True):
         total = max(1, round(weight * scale))
         classSide = CLASS_SIDE.get(name)
         classSide = (round(classSide * fraction) if classSide else
@@ -322,7 +323,8 @@ def selectors(counts, rng):
     used = {sel for sel, _ in COMMON + CLASS_SIDE_COMMON}
     urn, found = [], {}
     for name, sizes in counts.items():
-        for meta, count, common in zip((False, True), sizes, (COMMON, CLASS_SIDE_COMMON)):
+        for meta, count, common in zip((False, True), sizes,
+                                       (COMMON, CLASS_SIDE_COMMON), strict=True):
             own = [sel for sel, share in common if rng.random() < share][:count]
             chosen = set(own)
             while len(own) < count:

@@ -286,7 +286,8 @@ def equal(a, b):
             return compare(a, b)
     if type(a) is type(b) and isinstance(a, (Array, OrderedCollection)):
         return (len(a.items) == len(b.items)
-                and all(equal(x, y) for x, y in zip(a.items, b.items)))
+                and all(equal(x, y)
+                        for x, y in zip(a.items, b.items, strict=True)))
     return a is b
 
 

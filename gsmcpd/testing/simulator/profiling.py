@@ -39,6 +39,7 @@ import threading
 import time
 import weakref
 from collections import Counter
+from itertools import pairwise
 
 import attr
 
@@ -206,7 +207,7 @@ def gather(samples):
     for sample, count in samples.items():
         tally[sample[-1]] += count
         total.update(dict.fromkeys(sample, count))
-        for caller, callee in zip(sample, sample[1:]):
+        for caller, callee in pairwise(sample):
             children.setdefault(caller, {})[callee] = None
     entries = {key: ProfMonitorEntry(CLASSES["ProfMonitorEntry"],
                                      {"cmethod": key[0], "rcvrClass": key[1]},

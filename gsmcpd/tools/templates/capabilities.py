@@ -5,10 +5,14 @@ one, and the daemon says once, at start-up and in C{gsmcpd check}, which
 this stone lacks and what is lost without it.
 """
 
-import attr
+from collections.abc import Sequence
 
+import attr
+from twisted.internet.defer import Deferred
+
+from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.tools.templates.outcomes import ToolError
-from gsmcpd.tools.templates.run import runTemplate
+from gsmcpd.tools.templates.run import TemplateAnswer, runTemplate
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -21,7 +25,7 @@ class Capability:
     selector: str
     withoutIt: str
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"System {self.selector} ({self.withoutIt})"
 
 
@@ -47,7 +51,7 @@ OPTIONAL = (
 )
 
 
-def lackingCapabilities(gem):
+def lackingCapabilities(gem: IGemSession) -> Deferred[list[Capability]]:
     """
     The L{Capability}s of L{OPTIONAL} this stone lacks, asked on C{gem}.
 
@@ -56,7 +60,7 @@ def lackingCapabilities(gem):
     """
     bySelector = {each.selector: each for each in OPTIONAL}
 
-    def named(answer):
+    def named(answer: TemplateAnswer) -> list[Capability]:
         if not isinstance(answer.value, list) or not set(
                 answer.value) <= set(bySelector):
             raise ToolError("other", "the stone answered "
@@ -67,7 +71,7 @@ def lackingCapabilities(gem):
         "selectors": list(bySelector)}).addCallback(named)
 
 
-def describeLacking(lacking):
+def describeLacking(lacking: Sequence[Capability]) -> str:
     """
     One sentence for the log and C{gsmcpd check}.
     """

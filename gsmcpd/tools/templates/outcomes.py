@@ -4,6 +4,8 @@ every caller handles the same few cases and none of them reads a
 L{gsmcpd.gci.errors.GciError}.
 """
 
+from typing import Any
+
 import attr
 
 ERROR_KINDS = ("compileError", "refused", "notFound", "invalidParams",
@@ -28,7 +30,7 @@ class ViewMove:
     committed: bool | None = False
 
     @classmethod
-    def of(cls, document):
+    def of(cls, document: dict[str, Any]) -> "ViewMove":
         """
         The move an envelope's document reports.
         """
@@ -37,7 +39,7 @@ class ViewMove:
         committed = document.get("committed")
         return cls(True, None if committed is None else committed is True)
 
-    def then(self, later):
+    def then(self, later: "ViewMove") -> "ViewMove":
         """
         This move followed by C{later}: one call's moves, as one (a commit
         if either committed, else unknown if either may have).
@@ -91,7 +93,7 @@ class CallBroken(Exception):
 
     number: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return (f"The call was interrupted by a GemStone break (error "
                 f"{self.number}); the session and its uncommitted changes "
                 f"are intact.")
@@ -109,7 +111,7 @@ class GemGone(Exception):
     number: int
     reason: str = ""
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"the gem died (GemStone error {self.number})"
 
 

@@ -141,7 +141,7 @@ class Template:
                 f"{self._tail}")
 
     @functools.cached_property
-    def _tail(self):
+    def _tail(self) -> str:
         """
         What follows the arguments, the same in every rendering.
         """

@@ -12,6 +12,7 @@ import json
 
 import attr
 from twisted.internet.defer import Deferred, fail
+from twisted.python.failure import Failure
 
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
@@ -55,7 +56,7 @@ class TemplateAnswer:
 
     value: object
     needsCommit: bool
-    warnings: tuple = ()
+    warnings: tuple[str, ...] = ()
     moved: ViewMove = STILL
 
 
@@ -86,7 +87,7 @@ def runTemplate(gem: IGemSession, name: str, arguments: dict[str, object],
     return running.addCallbacks(_answered, _failed)
 
 
-def _failed(failure):
+def _failed(failure: Failure) -> Failure:
     """
     A GemStone call that failed, as one of the outcomes.
     """
@@ -106,7 +107,7 @@ def _failed(failure):
     return failure
 
 
-def _answered(answer):
+def _answered(answer: bytes) -> TemplateAnswer:
     """
     The envelope's document as a L{TemplateAnswer}, or the outcome its
     error or marker names.

@@ -29,7 +29,7 @@ from gsmcpd.protocol.calls import (
     loginFailed,
     sessionLimitMessage,
 )
-from gsmcpd.protocol.context import CallContext
+from gsmcpd.protocol.context import FROM_MEMORY, CallContext
 from gsmcpd.protocol.discover import namedInBody
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
@@ -54,9 +54,6 @@ from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import ShareExhausted
-
-FROM_MEMORY = CallContext()
-"""The context of a request answered from memory: nothing to ask with."""
 
 Opened = tuple[ClientSession | None, JsonObject]
 """What C{initialize} comes to: the client session it opened (L{None}

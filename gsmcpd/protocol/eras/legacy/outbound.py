@@ -91,7 +91,7 @@ class PendingRequests:
         Drop a closed session's outstanding requests, silently (the
         registry hands over the work session it closes).
         """
-        for requestId, (handle, d, timer) in list(self._pending.items()):
+        for requestId, (handle, _, timer) in list(self._pending.items()):
             if handle == session.handle:
                 del self._pending[requestId]
                 timer.cancel()

@@ -27,7 +27,7 @@ from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.catalogsurface import mirroringShown
-from gsmcpd.protocol.context import CallContext, noLogs
+from gsmcpd.protocol.context import FROM_MEMORY, CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import modernRound
 from gsmcpd.protocol.eras.modern.envelope import (
@@ -163,7 +163,7 @@ class ModernEra:
 
     def facts(self, message: Message, envelope: Envelope, work: Any = None,
               tool: Any = None, arguments: Any = None,
-              context: CallContext = CallContext()) -> RequestFacts:
+              context: CallContext = FROM_MEMORY) -> RequestFacts:
         """
         The facts a handler is told of C{message}.
         """

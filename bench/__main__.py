@@ -1,5 +1,0 @@
-import sys
-
-from bench.run import main
-
-sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from gsmcpd.testing.bench.run import main
+
+sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from gsmcpd.testing.mutants.cli import main
+
+sys.exit(main())

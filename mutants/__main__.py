@@ -1,5 +1,0 @@
-import sys
-
-from mutants.cli import main
-
-sys.exit(main())

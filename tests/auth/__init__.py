@@ -1,0 +1,3 @@
+"""
+Tests of gsmcpd.auth: users, scopes, tokens and keys.
+"""

@@ -1,0 +1,4 @@
+"""
+Tests of gsmcpd.gci: the binding, its pool and breaker, against the
+simulated stone.
+"""

@@ -1,0 +1,3 @@
+"""
+Tests of gsmcpd.observe: audit, metrics, logs and traces.
+"""

@@ -1,0 +1,3 @@
+"""
+Tests of gsmcpd.protocol: the MCP methods, both eras, the call runner.
+"""

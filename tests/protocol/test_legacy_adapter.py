@@ -1,0 +1,126 @@
+"""
+Tests for L{gsmcpd.protocol.eras.legacy.adapter}: the 2025 era reads its
+client's session, looks a called tool up once, decides whether a call may
+stream, and frames each answer as a JSON-RPC response.  (Every method,
+through this adapter: L{tests.protocol.test_handlers}; over HTTP:
+L{tests.transport.test_web}.)
+"""
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from gsmcpd.protocol.handlers import ServerIdentity
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS
+from gsmcpd.tools.base import Tool, ToolResult, Toolset, annotations, closedSchema
+from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
+from tests.builders import clientSession, legacyEra
+from tests.fakes import FakeGem, RecordingSink
+from tests.protocol.test_handlers import message
+
+
+class Streaming(Toolset):
+    name = "streaming"
+
+    def tools(self):
+        return [Tool("streamer", "Streamer", "sends as it runs",
+                     closedSchema(), annotations(readOnly=True),
+                     run=lambda call, arguments: ToolResult("sent"),
+                     streams=True)]
+
+
+class InitializeTests(SynchronousTestCase):
+
+    def test_leavesOutWhatWasNotChosen(self):
+        result = legacyEra(ToolCatalog.named(["execution"])
+                           ).initializeResult({})
+        self.assertEqual(set(result["serverInfo"]), {"name", "version"})
+        self.assertNotIn("instructions", result)
+        self.assertEqual(result["capabilities"],
+                         {"tools": {"listChanged": False}})
+
+    def test_titleAndInstructions(self):
+        result = legacyEra(
+            ToolCatalog.named(["execution"]),
+            ServerIdentity(title="Prod", instructions="Be careful."),
+        ).initializeResult({"protocolVersion": "2025-06-18"})
+        self.assertEqual(result["serverInfo"]["title"], "Prod")
+        self.assertEqual(result["instructions"], "Be careful.")
+        self.assertEqual(result["protocolVersion"], "2025-06-18")
+
+
+class AnswerTests(SynchronousTestCase):
+
+    def setUp(self):
+        self.legacy = legacyEra(ToolCatalog(
+            [*buildToolsets(["execution"]), Streaming()]))
+        self.gem = FakeGem()
+        self.client = clientSession(self.gem)
+
+    def test_streams(self):
+        """
+        A call is answered as a stream (where the client accepts one) when
+        it asked for progress or its tool sends as it runs; nothing else
+        is.
+        """
+        def opened(method="tools/call", **params):
+            asked = []
+            self.successResultOf(self.legacy.answer(
+                self.client, message(method, **params),
+                openStream=lambda client: asked.append(client)))
+            return asked == [self.client]
+
+        self.assertFalse(opened(name="execute_code",
+                                arguments={"code": "1"}))
+        self.assertTrue(opened(name="execute_code", arguments={"code": "1"},
+                               _meta={"progressToken": 1}))
+        self.assertTrue(opened(name="streamer"))
+        self.assertFalse(opened("ping", _meta={"progressToken": 1}))
+
+    def test_streamCarriesTheCall(self):
+        sink = RecordingSink()
+        self.successResultOf(self.legacy.answer(
+            self.client, message("tools/call", name="execute_code",
+                                 arguments={"code": "1"},
+                                 _meta={"progressToken": 1}),
+            openStream=lambda client: sink))
+        self.assertEqual(self.gem.calls[0][0], "execute_code")
+
+    def test_toolLookedUpOnce(self):
+        """
+        The era looks the tool up (among those the principal may use) and
+        hands it down: the call runs it without looking it up again.
+        """
+        handlers = self.legacy.handlers
+        looked = []
+        toolsFor = handlers.toolsFor
+        self.patch(handlers, "toolsFor", lambda principal: (
+            looked.append(principal), toolsFor(principal))[1])
+        answer = self.successResultOf(self.legacy.answer(
+            self.client, message("tools/call", name="execute_code",
+                                 arguments={"code": "3 + 4"})))
+        self.assertEqual(answer["result"]["content"][0]["text"], "7")
+        self.assertEqual(looked, [None])
+
+    def test_unknownAndMissingTool(self):
+        for params, said in (({"name": "nope"}, "unknown tool 'nope'"),
+                             ({"name": 3}, "needs a tool name"),
+                             ({}, "needs a tool name")):
+            answer = self.successResultOf(self.legacy.answer(
+                self.client, message("tools/call", **params)))
+            self.assertEqual(answer["error"]["code"], INVALID_PARAMS)
+            self.assertIn(said, answer["error"]["message"])
+
+    def test_cancelledNotification(self):
+        """
+        C{notifications/cancelled} ends the call it names, and is not
+        answered.
+        """
+        self.gem.held = True
+        answering = self.legacy.answer(
+            self.client, message("tools/call", 5, name="execute_code",
+                                 arguments={"code": "1"}))
+        [run] = self.client.work.calls.running.values()
+        self.assertIsNone(self.successResultOf(self.legacy.answer(
+            self.client, message("notifications/cancelled", None,
+                                 requestId=5, reason="no longer needed"))))
+        self.assertEqual(run.why, "cancelled")
+        self.assertIsNone(self.successResultOf(answering))

@@ -1,0 +1,4 @@
+"""
+Tests of gsmcpd.sessions: the registry and the policies that own a
+session's state.
+"""

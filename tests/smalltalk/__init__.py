@@ -1,0 +1,3 @@
+"""
+Tests of gsmcpd.smalltalk: the parser and the selector check.
+"""

@@ -1,0 +1,3 @@
+"""
+Tests of gsmcpd.tools: the toolsets and their templates.
+"""
