@@ -2,8 +2,9 @@
 The Streamable HTTP transport: C{POST}, C{GET} and C{DELETE /mcp}.
 
 This module owns the routes, their status codes, the C{MCP-Session-Id}
-header given to an initialized 2025 client and the one error handler; the
-gates (L{gsmcpd.transport.gates}) read the rest of the request's head.
+header given to an initialized 2025 client, C{Last-Event-ID} and the one
+error handler; the gates (L{gsmcpd.transport.gates}) read the rest of the
+request's head, but for C{Accept} (L{gsmcpd.transport.sse}).
 """
 
 import secrets
