@@ -178,6 +178,31 @@ class GuardedSiteTests(SynchronousTestCase):
         self.clock.advance(9)
         self.assertFalse(transport.disconnecting)
 
+    def test_pipelinedHalfRequestTimesOut(self):
+        """
+        A request half sent behind an answered one, in the same segment or
+        while the first was served, is answered C{408} at the deadline,
+        which starts again once the first is answered.
+        """
+        for first, later in [(post(b"a") + b"POST /mcp HTTP/1.1\r\nX-", b""),
+                             (post(b"a") + b"POST /m", b""),
+                             (b"GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n",
+                              b"P")]:
+            self.logged.clear()
+            channel, transport = self.connect()
+            channel.dataReceived(first)
+            if later:
+                channel.dataReceived(later)
+                self.clock.advance(5)
+                self.resource.streams.pop().finish()
+            self.clock.advance(9)
+            self.assertNotIn(b"408", transport.value())
+            self.clock.advance(1)
+            self.assertIn(b"HTTP/1.1 408 ", transport.value(), first)
+            self.clock.advance(LINGER)
+            self.assertTrue(transport.disconnecting)
+            self.close(channel, transport)
+
     def test_oneTimerForEveryRequest(self):
         """
         A connection's one timer is its deadline, started again after each
