@@ -14,7 +14,7 @@ from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
-from zope.interface import Interface, implementer
+from zope.interface import Attribute, Interface, implementer
 
 from gsmcpd.auth.documents import (
     MIN_FRESHNESS,
@@ -46,6 +46,8 @@ class IKeySource(Interface):
     """
     Where the signing keys come from.
     """
+
+    keys = Attribute("The usable keys known now; empty while none is.")
 
     def keyFor(keyId: str | None,
                algorithm: str) -> Deferred[jwt.PyJWK | None]:

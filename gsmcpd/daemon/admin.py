@@ -7,10 +7,23 @@ never touch a GemStone session, so a scrape or a health check costs no
 stone work.  They are served beside C{/mcp}, or alone on C{--admin-port}.
 """
 
+from __future__ import annotations
+
 import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from klein import Klein
-from twisted.web.resource import Resource
+from twisted.web.iweb import IRequest
+from twisted.web.resource import IResource, Resource
+from twisted.web.server import Request
+
+from gsmcpd.auth.keys import IKeySource
+from gsmcpd.observe.audit import AuditLog
+from gsmcpd.observe.metrics import Metrics
+
+if TYPE_CHECKING:
+    from gsmcpd.daemon.stone import ControlSession
 
 ADMIN_PATHS = (b"healthz", b"metrics")
 
@@ -37,8 +50,10 @@ class Health:
         its C{failure} says why its file cannot be written, no call runs.
     """
 
-    def __init__(self, sessionCount=lambda: 0, controlSession=None,
-                 signingKeys=None, audit=None):
+    def __init__(self, sessionCount: Callable[[], int] = lambda: 0,
+                 controlSession: ControlSession | None = None,
+                 signingKeys: IKeySource | None = None,
+                 audit: AuditLog | None = None) -> None:
         self.serving = False
         self.stopping = False
         self.controlSession = controlSession
@@ -46,7 +61,7 @@ class Health:
         self.signingKeys = signingKeys
         self.audit = audit
 
-    def problem(self):
+    def problem(self) -> tuple[str, str] | None:
         """
         Why the daemon is not taking sessions, or L{None} while it is.
         """
@@ -67,7 +82,7 @@ class Health:
                 f"{failure}"
         return None
 
-    def describe(self):
+    def describe(self) -> tuple[int, dict[str, object]]:
         """
         C{(HTTP status, JSON document)} for C{/healthz}.
         """
@@ -79,7 +94,7 @@ class Health:
         return DRAINING if status == "stopping" else 503, \
             {"status": status, "reason": reason}
 
-    def summary(self):
+    def summary(self) -> str:
         """
         A line for systemd's C{STATUS=}.
         """
@@ -97,15 +112,15 @@ class AdminApp:
 
     app = Klein()
 
-    def __init__(self, health, metrics):
+    def __init__(self, health: Health, metrics: Metrics) -> None:
         self.health = health
         self.metrics = metrics
 
-    def resource(self):
+    def resource(self) -> IResource:
         return self.app.resource()
 
     @app.route("/healthz", methods=["GET", "HEAD"])
-    def healthz(self, request):
+    def healthz(self, request: IRequest) -> bytes:
         status, document = self.health.describe()
         request.setResponseCode(status)
         request.setHeader(b"content-type", b"application/json")
@@ -113,7 +128,7 @@ class AdminApp:
         return json.dumps(document).encode("utf-8")
 
     @app.route("/metrics", methods=["GET"])
-    def scrape(self, request):
+    def scrape(self, request: IRequest) -> bytes:
         request.setHeader(b"content-type",
                           self.metrics.contentType.encode("ascii"))
         return self.metrics.render()
@@ -126,12 +141,14 @@ class AdminBeside(Resource):
     one dictionary lookup (no second round of routing on the hot path).
     """
 
-    def __init__(self, mcp, admin):
+    def __init__(self, mcp: IResource, admin: IResource) -> None:
         super().__init__()
         self._mcp = mcp
         self._admin = admin
 
-    def getChildWithDefault(self, name, request):
-        # Give the segment back: both apps route on the whole path.
-        request.postpath.insert(0, request.prepath.pop())
+    def getChildWithDefault(self, name: bytes, request: Request) -> IResource:
+        # Give the segment back: both apps route on the whole path (during
+        # traversal both lists are set, though Request allows None).
+        request.postpath.insert(  # type: ignore[union-attr]
+            0, request.prepath.pop())  # type: ignore[union-attr]
         return self._admin if name in ADMIN_PATHS else self._mcp

@@ -18,7 +18,12 @@ new session) than kept, through the stick table, on a daemon that refuses
 everything they ask until an operator frees the disk.
 """
 
+from collections.abc import Callable
+
+from twisted.internet.interfaces import ITransport
 from twisted.internet.protocol import Factory, Protocol
+
+from gsmcpd.daemon.admin import Health
 
 
 class Capacity:
@@ -30,12 +35,13 @@ class Capacity:
     @param limit: answers the cap (C{--max-sessions}), or L{None} for none.
     """
 
-    def __init__(self, health, used, limit):
+    def __init__(self, health: Health, used: Callable[[], int],
+                 limit: Callable[[], int | None]) -> None:
         self._health = health
         self._used = used
         self._limit = limit
 
-    def line(self):
+    def line(self) -> bytes:
         """
         The agent protocol's answer, as one line of ASCII.
         """
@@ -59,14 +65,17 @@ class AgentAnswer(Protocol):
     One agent check: the line, then the connection closes.
     """
 
-    def connectionMade(self):
+    factory: "AgentFactory"
+    transport: ITransport
+
+    def connectionMade(self) -> None:
         self.transport.write(self.factory.capacity.line())
         self.transport.loseConnection()
 
 
-class AgentFactory(Factory):
+class AgentFactory(Factory[AgentAnswer]):
     protocol = AgentAnswer
     noisy = False
 
-    def __init__(self, capacity):
+    def __init__(self, capacity: Capacity) -> None:
         self.capacity = capacity

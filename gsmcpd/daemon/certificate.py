@@ -4,14 +4,20 @@ date, and issued for the host clients reach.
 """
 
 import ipaddress
-from datetime import timedelta
+from collections.abc import Iterable
+from datetime import datetime, timedelta
 
 from gsmcpd.transport.tls import splitDescription
 
 EXPIRY_WARNING = timedelta(days=14)
 
 
-def judgeCertificate(endpoint, host, now):
+Judgement = tuple[bool, str, str | None]
+"""C{(ok, detail, fix)}."""
+
+
+def judgeCertificate(endpoint: str, host: str | None,
+                     now: datetime) -> Judgement:
     """
     C{(ok, detail, fix)} for the certificate of C{endpoint} at C{now};
     C{host} is the one clients reach (from --auth-audience), or L{None}.
@@ -40,7 +46,7 @@ def judgeCertificate(endpoint, host, now):
             f"{notAfter:%Y-%m-%d}{soon}", None)
 
 
-def covers(names, host):
+def covers(names: Iterable[str], host: str | None) -> bool:
     """
     Whether a certificate for C{names} (its subjectAltNames) is valid for
     C{host}: the name itself, a wildcard for its leftmost label, or the
@@ -67,7 +73,7 @@ def covers(names, host):
     return False
 
 
-def certificatePath(endpoint):
+def certificatePath(endpoint: str) -> str | None:
     """
     The certificate file of an C{ssl:} endpoint string, or L{None}.
     """
@@ -77,7 +83,7 @@ def certificatePath(endpoint):
     return keywords.get("certKey") or keywords.get("privateKey")
 
 
-def readCertificate(path):
+def readCertificate(path: str) -> tuple[list[str], datetime, datetime]:
     """
     C{(names, notBefore, notAfter)} of the first certificate in a PEM file.
     """

@@ -10,27 +10,37 @@ non-zero, so it can gate a deployment.  First come the settings that are
 not at their defaults, each with where it came from.
 """
 
+from __future__ import annotations
+
 import os
 import re
 import socket
+from collections.abc import Callable, Collection, Generator, Mapping
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import attr
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.internet.threads import deferToThread
 
+from gsmcpd.daemon import Inline, Reactor
 from gsmcpd.daemon.certificate import judgeCertificate
 from gsmcpd.daemon.security import authenticated, remoteKeys
 from gsmcpd.daemon.settings import ConfigError, declaredSettings
 from gsmcpd.daemon.sources import DEFAULT
 from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
 from gsmcpd.gci.errors import GciError
-from gsmcpd.gci.session import GemSession
+from gsmcpd.gci.library import GciLibrary
+from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.sessions.workers import WorkerLogins, grantNeeded
 from gsmcpd.tools.templates.capabilities import describeLacking, lackingCapabilities
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.templates.run import runTemplate
+
+if TYPE_CHECKING:
+    from gsmcpd.auth.keys import RemoteKeys
+    from gsmcpd.daemon.options import Config, Options
 
 STOP_PRIVILEGE = "SystemControl"
 """What stopping another session's gem needs (System stopSession:)."""
@@ -62,7 +72,7 @@ class Finding:
     """C{WARN} or C{SKIP} for a finding that is not a failure, yet not
     quite OK."""
 
-    def line(self):
+    def line(self) -> str:
         mark = self.mark or ("OK" if self.ok else "FAIL")
         text = f"{mark:<4}  {self.subject}: {self.detail}"
         return text + (f" -- fix: {self.fix}" if self.fix else "")
@@ -74,13 +84,13 @@ class Stop(Exception):
     """
 
 
-def settingsFindings(options):
+def settingsFindings(options: Options) -> list[Finding]:
     """
     A line per setting C{options} read from somewhere other than its
     default (after its C{config()}), saying where; a warning per setting
     given under a name that is going away.
     """
-    findings = []
+    findings: list[Finding] = []
     for name, declared in declaredSettings(options.settingsClass):
         source = options.sources.get(name)
         if source is None or source.kind == DEFAULT:
@@ -107,27 +117,30 @@ class Preflight:
     @param report: called with each L{Finding} as soon as it is known.
     """
 
-    def __init__(self, config, reactor, report, environ=None):
+    def __init__(self, config: Config, reactor: Reactor,
+                 report: Callable[[Finding], object],
+                 environ: Mapping[str, str] | None = None) -> None:
         self.config = config
         self.reactor = reactor
         self.environ = os.environ if environ is None else environ
         self._report = report
-        self.findings = []
+        self.findings: list[Finding] = []
 
     @property
-    def failed(self):
+    def failed(self) -> bool:
         return any(not finding.ok for finding in self.findings)
 
-    def found(self, subject, ok, detail, fix=None, mark=None):
+    def found(self, subject: str, ok: bool, detail: str,
+              fix: str | None = None, mark: str | None = None) -> Finding:
         finding = Finding(subject, ok, detail, fix, mark)
         self.findings.append(finding)
         self._report(finding)
         return finding
 
-    def warned(self, subject, detail, fix):
+    def warned(self, subject: str, detail: str, fix: str) -> Finding:
         return self.found(subject, True, detail, fix, "WARN")
 
-    def stoneChecks(self):
+    def stoneChecks(self) -> tuple[str, ...]:
         """
         What the checks of the stone report on, in order.
         """
@@ -136,7 +149,7 @@ class Preflight:
                    "one-time passwords")
                 + (("worker login",) if self.config.workerUser else ()))
 
-    def skipRest(self):
+    def skipRest(self) -> None:
         """
         Show each check of the stone a failure left out as skipped, naming
         the failure.
@@ -150,7 +163,7 @@ class Preflight:
                            mark="SKIP")
 
     @inlineCallbacks
-    def run(self):
+    def run(self) -> Generator[Deferred[Any], Any, list[Finding]]:
         """
         Run every check that can run; fires with the list of findings.
         """
@@ -184,11 +197,11 @@ class Preflight:
         self.checkShares()
         return self.findings
 
-    def checkShares(self):
+    def checkShares(self) -> None:
         self.found("fair shares", True,
                    self.config.shares.described(authenticated(self.config)))
 
-    def checkGemstone(self):
+    def checkGemstone(self) -> None:
         if self.config.simulated:
             self.found("GEMSTONE", True, "not needed: the simulated stone "
                        "(a test double, not GemStone)")
@@ -206,7 +219,7 @@ class Preflight:
         else:
             self.found("GEMSTONE", True, product)
 
-    def checkLibrary(self):
+    def checkLibrary(self) -> GciLibrary:
         try:
             library = loadLibrary(self.config, self.environ)
         except ConfigError as e:
@@ -220,7 +233,7 @@ class Preflight:
         return library
 
     @inlineCallbacks
-    def checkNetldi(self, gemNrs):
+    def checkNetldi(self, gemNrs: str | None) -> Inline[None]:
         host, netldi = parseGemNrs(gemNrs)
         port = netldiPort(netldi)
         if port is None:
@@ -240,7 +253,8 @@ class Preflight:
                    "connections")
 
     @inlineCallbacks
-    def checkLogin(self, library, login):
+    def checkLogin(self, library: GciLibrary,
+                   login: LoginParameters) -> Inline[GemSession]:
         control = GemSession(library, login, self.reactor, "check")
         try:
             yield control.login()
@@ -254,7 +268,7 @@ class Preflight:
         return control
 
     @inlineCallbacks
-    def checkStone(self, control):
+    def checkStone(self, control: GemSession) -> Inline[None]:
         try:
             facts = (yield runTemplate(control, "preflight", {})).value
         except ToolError as e:
@@ -276,15 +290,16 @@ class Preflight:
         yield self.checkCapabilities(control)
 
     @inlineCallbacks
-    def checkCapabilities(self, control):
+    def checkCapabilities(self, control: GemSession) -> Inline[None]:
         try:
             lacking = yield lackingCapabilities(control)
         except ToolError as e:
-            return self.found("optional messages", False, e.message,
-                              "see the GemStone error")
+            self.found("optional messages", False, e.message,
+                       "see the GemStone error")
+            return
         self.found("optional messages", True, describeLacking(lacking))
 
-    def checkSessionLimit(self, stoneLimit):
+    def checkSessionLimit(self, stoneLimit: int) -> None:
         wanted = self.config.maxSessions
         room = max(stoneLimit - DAEMON_OWN_SESSIONS, 1)
         if wanted is None:
@@ -305,7 +320,8 @@ class Preflight:
                        "count against it too")
 
     @inlineCallbacks
-    def checkWorker(self, library, control, login):
+    def checkWorker(self, library: GciLibrary, control: GemSession,
+                    login: LoginParameters) -> Inline[None]:
         worker = self.config.workerUser
         if not worker:
             self.found("one-time passwords", True, "not used (no "
@@ -339,7 +355,7 @@ class Preflight:
                    + (f" (more than a restricted worker needs: "
                       f"{', '.join(extra)})" if extra else ""))
 
-    def checkCertificate(self, now=None):
+    def checkCertificate(self, now: datetime | None = None) -> None:
         # The certificate is judged against the host clients reach, when
         # --auth-audience names it.
         audience = self.config.authAudience
@@ -348,7 +364,7 @@ class Preflight:
             now or datetime.now(UTC)))
 
     @inlineCallbacks
-    def checkJwks(self):
+    def checkJwks(self) -> Inline[None]:
         config = self.config
         if not authenticated(config):
             self.found("JWKS", True, "not used: bearer-token auth is off")
@@ -367,15 +383,15 @@ class Preflight:
         else:
             self.found("JWKS", True, f"{_keys(keys.keys)} from {where}")
 
-    def _remoteKeys(self, config):
+    def _remoteKeys(self, config: Config) -> RemoteKeys:
         return remoteKeys(config, self.reactor)
 
 
-def _keys(keys):
+def _keys(keys: Collection[object]) -> str:
     return f"{len(keys)} signing key{'s' if len(keys) != 1 else ''}"
 
 
-def parseGemNrs(gemNrs):
+def parseGemNrs(gemNrs: str | None) -> tuple[str, str]:
     """
     The host and NetLDI a gem NRS names: GemStone's defaults (localhost,
     gs64ldi) where it names none.
@@ -391,7 +407,7 @@ def parseGemNrs(gemNrs):
     return host, netldi
 
 
-def netldiPort(netldi):
+def netldiPort(netldi: str) -> int | None:
     if netldi.isdigit():
         return int(netldi)
     try:

@@ -10,14 +10,20 @@ know which stone and which URL they are about.  C{gsmcpd --config FILE
 COMMAND} is C{gsmcpd COMMAND --config FILE}.
 """
 
+from __future__ import annotations
+
 import getopt
 import json
 import os
 import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
+from twisted.internet.defer import Deferred
 from twisted.internet.task import react
 from twisted.python import usage
 
+from gsmcpd.daemon import Reactor
 from gsmcpd.daemon.clientconfig import (
     CLIENTS,
     Target,
@@ -37,6 +43,11 @@ from gsmcpd.daemon.sources import (
 )
 from gsmcpd.observe.auditchain import verify
 from gsmcpd.observe.logformat import JSON_LOGGER
+
+if TYPE_CHECKING:
+    # Imported where they are used: only their commands need them.
+    from gsmcpd.daemon.check import Finding
+    from gsmcpd.daemon.templatereport import Report
 
 DECLARED = dict(declaredSettings(Config))
 """These commands read the settings the daemon reads, as declared."""
@@ -65,7 +76,7 @@ class ClientConfigOptions(usage.Options):
          f"the daemon's TOML settings file [{CONFIG_VARIABLE}]"],
     ]
 
-    def parseOptions(self, options=None):
+    def parseOptions(self, options: Sequence[str] | None = None) -> None:
         """
         Options may follow the client's name (C{client-config cursor --port
         8001}): they are all taken before it, as getopt's GNU order does.
@@ -86,7 +97,7 @@ class ClientConfigOptions(usage.Options):
                     else [option]
         super().parseOptions([*spelled, "--", *names])
 
-    def parseArgs(self, client=None):
+    def parseArgs(self, client: str | None = None) -> None:
         if client is None:
             raise usage.UsageError("name a client: " + ", ".join(CLIENTS))
         self["client"] = client
@@ -102,12 +113,12 @@ class CheckOptions(Options):
                  "#GsmcpdCommitProbe)"],
                 ["json", None, "with --templates: the report as JSON"]]
 
-    def postOptions(self):
+    def postOptions(self) -> None:
         super().postOptions()
         if self["commit-probe"] and not self["templates"]:
             raise usage.UsageError("--commit-probe is part of --templates")
 
-    def opt_help(self):
+    def opt_help(self) -> NoReturn:
         """
         Display this help and exit.
         """
@@ -130,7 +141,7 @@ class VerifyOptions(usage.Options):
          "before the first one given (no longer kept): the first file's "
          "head must name it"]]
 
-    def parseArgs(self, *paths):
+    def parseArgs(self, *paths: str) -> None:
         if not paths:
             raise usage.UsageError("name the audit file(s) to verify")
         self["paths"] = paths
@@ -139,7 +150,7 @@ class AuditOptions(usage.Options):
     subCommands = [["verify", None, VerifyOptions,
                     "check an audit trail's hash chain"]]
 
-    def postOptions(self):
+    def postOptions(self) -> None:
         if self.subCommand is None:
             raise usage.UsageError("name an audit command: verify")
 
@@ -161,19 +172,20 @@ class GsmcpdOptions(usage.Options):
 
     opt_version = printVersion
 
-    def getSynopsis(self):
+    def getSynopsis(self) -> str:
         # A command's usage begins with this.
         if getattr(self, "subCommand", None):
             return "Usage: gsmcpd"
         return "Usage: gsmcpd [--config FILE] COMMAND [options]"
 
-    def postOptions(self):
+    def postOptions(self) -> None:
         if self.subCommand is None:
             raise usage.UsageError("name a command: serve, check, "
                                    "client-config or audit")
 
 
-def serve(arguments, environ=None):
+def serve(arguments: Sequence[str],
+          environ: Mapping[str, str] | None = None) -> int:
     """
     Run C{twistd -n gsmcp ARGUMENTS} here; answer the exit status.
     """
@@ -195,7 +207,7 @@ def serve(arguments, environ=None):
     return 0
 
 
-def _logFormat(arguments, environ):
+def _logFormat(arguments: Sequence[str], environ: Mapping[str, str]) -> str:
     """
     The log format C{arguments}, else the environment, else their C{--config}
     file ask for: twistd's logger is chosen before gsmcp reads its settings.
@@ -211,14 +223,15 @@ def _logFormat(arguments, environ):
         return "text"
 
 
-def _status(exit):
+def _status(exit: SystemExit) -> int:
     if exit.code is None or isinstance(exit.code, int):
         return exit.code or 0
     print(exit.code, file=sys.stderr)
     return 1
 
 
-def checkTemplates(config, asJson, probe, out=None):
+def checkTemplates(config: Config, asJson: bool, probe: bool,
+                   out: TextIO | None = None) -> int:
     """
     C{gsmcpd check --templates}: run the check, write the report; 0 if
     every template passed.
@@ -232,8 +245,8 @@ def checkTemplates(config, asJson, probe, out=None):
                   "commits (then removes) a probe\n")
         return 1
 
-    def main(reactor):
-        def written(report):
+    def main(reactor: Reactor) -> Deferred[None]:
+        def written(report: Report) -> int:
             out.write(json.dumps(report.document(), indent=2) + "\n"
                       if asJson else report.table())
             return 0 if report.ok else 1
@@ -241,7 +254,7 @@ def checkTemplates(config, asJson, probe, out=None):
             config, reactor, probe=commitProbe if probe else notProbed
         ).run().addCallback(written).addCallback(status.append)
 
-    status = []
+    status: list[int] = []
     try:
         react(main)
     except SystemExit as e:
@@ -250,7 +263,7 @@ def checkTemplates(config, asJson, probe, out=None):
     return status[0] if status else 1
 
 
-def check(options):
+def check(options: CheckOptions) -> int:
     """
     Run the preflight, printing each line as it is known; answer 1 if any
     check failed.
@@ -267,24 +280,25 @@ def check(options):
     for finding in settingsFindings(options):
         print(finding.line())
 
-    def printLine(finding):
+    def printLine(finding: Finding) -> None:
         print(finding.line(), flush=True)
 
-    def main(reactor):
+    def main(reactor: Reactor) -> Deferred[int]:
         preflight = Preflight(config, reactor, printLine)
         return preflight.run().addCallback(
             lambda _: 1 if preflight.failed else 0)
 
-    status = []
+    status: list[int] = []
     try:
         react(lambda reactor: main(reactor).addCallback(status.append))
     except SystemExit as e:
         if e.code:
-            return e.code
+            return _status(e)
     return status[0] if status else 1
 
 
-def clientConfig(options, environ=None):
+def clientConfig(options: ClientConfigOptions,
+                 environ: Mapping[str, str] | None = None) -> int:
     environ = os.environ if environ is None else environ
     try:
         url, bearer = _clientTarget(options, environ)
@@ -305,7 +319,8 @@ def clientConfig(options, environ=None):
     return 0
 
 
-def _clientTarget(options, environ):
+def _clientTarget(options: ClientConfigOptions,
+                  environ: Mapping[str, str]) -> tuple[str | None, bool]:
     """
     The URL and whether a token is needed, from the options, else the
     daemon's own settings: with authentication on, the audience is the URL
@@ -319,7 +334,7 @@ def _clientTarget(options, environ):
         raise ConfigError(str(e))
     given = {"port": options["port"]}
 
-    def read(name):
+    def read(name: str) -> Any:
         return DECLARED[name].read(given, environ, settingsFile)
 
     url = options["url"] or read("authAudience") or endpointUrl(read("port"))
@@ -327,7 +342,7 @@ def _clientTarget(options, environ):
     return url, bearer
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     """
     The console script.
     """
@@ -339,7 +354,7 @@ def main(argv=None):
         options.parseOptions(argv)
     except usage.UsageError as e:
         # The usage of the command at fault, else gsmcpd's.
-        shown = getattr(options, "subOptions", options)
+        shown = cast(usage.Options, getattr(options, "subOptions", options))
         print(f"{shown.getSynopsis()}\n{shown.getUsage()}\ngsmcpd: {e}",
               file=sys.stderr)
         return 2
@@ -350,7 +365,7 @@ def main(argv=None):
     return clientConfig(options.subOptions)
 
 
-def auditVerify(options):
+def auditVerify(options: VerifyOptions) -> int:
     """
     C{gsmcpd audit verify FILE...}: 0 when the chain holds, else 1.
     """
@@ -370,7 +385,7 @@ def auditVerify(options):
     return 0
 
 
-def _configAfterCommand(argv):
+def _configAfterCommand(argv: list[str]) -> list[str]:
     """
     C{argv} with a C{--config FILE} given before the command moved after
     it, where every command's options take it.
@@ -383,5 +398,5 @@ def _configAfterCommand(argv):
     return argv
 
 
-def run():
+def run() -> NoReturn:
     sys.exit(main())

@@ -8,6 +8,8 @@ writing a secret into a file that gets shared.
 """
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import attr
 
@@ -32,7 +34,7 @@ class Target:
     bearer: bool = False
 
 
-def endpointUrl(endpoint, host=None):
+def endpointUrl(endpoint: str, host: str | None = None) -> str | None:
     """
     The C{/mcp} URL a local client reaches a Twisted server endpoint string
     at (C{tcp:8000:interface=127.0.0.1}, C{ssl:8443:...}); L{None} when
@@ -55,24 +57,24 @@ def endpointUrl(endpoint, host=None):
     return f"{scheme}://{host}:{port}/mcp"
 
 
-def _json(document):
+def _json(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
-def claudeCode(target):
+def claudeCode(target: Target) -> str:
     command = (f"claude mcp add --transport http {target.name} {target.url}")
     if target.bearer:
         command += (f' --header "Authorization: Bearer ${TOKEN_VARIABLE}"')
     return command + "\n"
 
 
-def claudeDesktop(target):
+def claudeDesktop(target: Target) -> str:
     """
     Claude Desktop speaks stdio to local servers, so the C{mcp-remote}
     bridge (run by npx) carries it to the daemon's HTTP endpoint.
     """
     args = ["-y", "mcp-remote", target.url]
-    server = {"command": "npx", "args": args}
+    server: dict[str, Any] = {"command": "npx", "args": args}
     if target.bearer:
         # mcp-remote's own advice: no space inside an argument, so the
         # value comes from the environment.
@@ -81,21 +83,21 @@ def claudeDesktop(target):
     return _json({"mcpServers": {target.name: server}})
 
 
-def cursor(target):
-    server = {"url": target.url}
+def cursor(target: Target) -> str:
+    server: dict[str, Any] = {"url": target.url}
     if target.bearer:
         server["headers"] = {
             "Authorization": f"Bearer ${{env:{TOKEN_VARIABLE}}}"}
     return _json({"mcpServers": {target.name: server}})
 
 
-def vscode(target):
+def vscode(target: Target) -> str:
     """
     VS Code's C{.vscode/mcp.json}; the token is prompted for once and kept
     in VS Code's secret storage.
     """
-    server = {"type": "http", "url": target.url}
-    document = {"servers": {target.name: server}}
+    server: dict[str, Any] = {"type": "http", "url": target.url}
+    document: dict[str, Any] = {"servers": {target.name: server}}
     if target.bearer:
         server["headers"] = {
             "Authorization": f"Bearer ${{input:{target.name}-token}}"}
@@ -106,7 +108,7 @@ def vscode(target):
     return _json(document)
 
 
-def pythonSdk(target):
+def pythonSdk(target: Target) -> str:
     """
     The official Python SDK in its default mode, which settles on MCP
     2026-07-28: a GemStone session of one's own lives behind the handle
@@ -146,7 +148,7 @@ TYPESCRIPT_FILE = "gemstone.js"
 """The file the TypeScript snippet says to save it as."""
 
 
-def typescriptSdk(target):
+def typescriptSdk(target: Target) -> str:
     """
     The TypeScript SDK's v2 line (C{@modelcontextprotocol/client}) in its
     default mode (the 2025 handshake: the MCP session holds a GemStone
@@ -181,7 +183,7 @@ def typescriptSdk(target):
         "});\n")
 
 
-CLIENTS = {
+CLIENTS: dict[str, Callable[[Target], str]] = {
     "claude-code": claudeCode,
     "claude-desktop": claudeDesktop,
     "cursor": cursor,
@@ -193,12 +195,12 @@ CLIENTS = {
 
 
 class UnknownClient(ValueError):
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         super().__init__(f"no snippet for {name!r}; choose one of: "
                          + ", ".join(CLIENTS))
 
 
-def snippet(client, target):
+def snippet(client: str, target: Target) -> str:
     """
     The snippet for C{client} (a key of L{CLIENTS}) reaching C{target}.
 

@@ -18,9 +18,9 @@ stone is left as it was.  It refuses to bind a name already bound.
 
 from typing import Any
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 
-from gsmcpd.daemon import shapes
+from gsmcpd.daemon import Inline, shapes
 from gsmcpd.daemon.templatecheck import (
     COMMITS_DISABLED,
     Recording,
@@ -28,6 +28,8 @@ from gsmcpd.daemon.templatecheck import (
     Stop,
     TemplateCheck,
 )
+from gsmcpd.gci.library import GciLibrary
+from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger
 from gsmcpd.tools.templates.run import runTemplate
@@ -79,22 +81,25 @@ GONE = Step("execute_code", {"code": ABSENT},
             path=f"a fresh session: UserGlobals holds no {PROBE}")
 
 
-def notProbed(check: TemplateCheck, library: Any, login: Any) -> None:
+def notProbed(check: TemplateCheck, library: GciLibrary,
+              login: LoginParameters) -> Deferred[None]:
     """
     In place of L{commitProbe}: the report says commit's paths were not
     run, and how to run them.
     """
     check.report.notes.append(NOT_PROBED)
+    return succeed(None)
 
 
 @inlineCallbacks
-def commitProbe(check: TemplateCheck, library: Any, login: Any):
+def commitProbe(check: TemplateCheck, library: GciLibrary,
+                login: LoginParameters) -> Inline[None]:
     """
     Run the probe's L{STEPS} for the L{TemplateCheck} C{check}, reporting
     in its report; then, if anything was bound, check from a fresh session
     that it is gone.
     """
-    gems = {}
+    gems: dict[str, GemSession] = {}
     bound = False
     try:
         for name in ("A", "B"):
@@ -118,7 +123,8 @@ def commitProbe(check: TemplateCheck, library: Any, login: Any):
 
 
 @inlineCallbacks
-def _checkGone(check: TemplateCheck, library: Any, login: Any):
+def _checkGone(check: TemplateCheck, library: GciLibrary,
+               login: LoginParameters) -> Inline[None]:
     try:
         gem = yield check.loggedIn(library, login, "check-commit-after")
     except Stop:

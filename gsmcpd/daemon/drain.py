@@ -14,8 +14,19 @@ sessions are logged out: their uncommitted work is lost, and their calls
 still running are answered "the server is stopping".
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import deferLater
 from twisted.logger import Logger
+
+if TYPE_CHECKING:
+    from gsmcpd.daemon.admin import Health
+    from gsmcpd.sessions.client import ClientSession
 
 
 class Drain:
@@ -30,14 +41,17 @@ class Drain:
 
     log = Logger()
 
-    def __init__(self, health, refuseNew, grace, clock, sessions=tuple):
+    def __init__(self, health: Health, refuseNew: Callable[[], object],
+                 grace: float, clock: IReactorTime,
+                 sessions: Callable[[], Iterable[ClientSession]] = tuple
+                 ) -> None:
         self._health = health
         self._refuseNew = refuseNew
         self.grace = grace
         self._clock = clock
         self._sessions = sessions
 
-    def begin(self):
+    def begin(self) -> Deferred[None] | None:
         """
         Stop taking sessions; answer a L{Deferred} firing once the grace is
         over, or L{None} when there is none to wait (no grace, or the
@@ -54,7 +68,7 @@ class Drain:
             return deferLater(self._clock, self.grace, lambda: None)
         return None
 
-    def _warn(self):
+    def _warn(self) -> None:
         """
         Tell each client listening on a stream that its session ends soon.
         """

@@ -13,6 +13,8 @@ anything heavy is imported, and before any thread is started.
 import ctypes
 import os
 import signal
+from collections.abc import Callable, Mapping
+from typing import Any
 
 M_ARENA_MAX = -8
 """glibc's C{mallopt} parameter for the most arenas C{malloc} keeps."""
@@ -31,15 +33,15 @@ class Arrivals:
     these, L{STARTING}, serves the process.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.count = 0
 
-    def arrived(self, *_):
+    def arrived(self, *_: object) -> None:
         # A signal handler: the main thread between two bytecodes; logging
         # here could interleave with a line being written.
         self.count += 1
 
-    def take(self):
+    def take(self) -> int:
         """
         How many arrived since the last call.
         """
@@ -50,7 +52,8 @@ class Arrivals:
 STARTING = Arrivals()
 
 
-def holdHangups(install=signal.signal, arrivals=STARTING):
+def holdHangups(install: Callable[[int, Any], object] = signal.signal,
+                arrivals: Arrivals = STARTING) -> None:
     """
     From now until L{gsmcpd.daemon.hangup.Hangup} starts, a C{SIGHUP} is
     counted in C{arrivals} rather than ending the process.
@@ -58,7 +61,8 @@ def holdHangups(install=signal.signal, arrivals=STARTING):
     install(signal.SIGHUP, arrivals.arrived)
 
 
-def capArenas(environ=os.environ, libc=None):
+def capArenas(environ: Mapping[str, str] = os.environ,
+              libc: ctypes.CDLL | None = None) -> bool:
     """
     Cap C{malloc}'s arenas at L{ARENAS}, unless C{MALLOC_ARENA_MAX} says
     how many (glibc reads it itself); nothing where C{malloc} is not
@@ -76,7 +80,7 @@ def capArenas(environ=os.environ, libc=None):
     return bool(mallopt(M_ARENA_MAX, ARENAS))
 
 
-def begin():
+def begin() -> None:
     """
     What the process does first: L{holdHangups} and L{capArenas}.
     """
@@ -84,7 +88,7 @@ def begin():
     capArenas()
 
 
-def run():
+def run() -> None:
     """
     The C{gsmcpd} console script: L{begin}, then the command.
     """

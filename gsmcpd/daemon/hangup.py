@@ -17,11 +17,17 @@ starts.
 """
 
 import signal
+from collections.abc import Callable
+from typing import Any
 
 from twisted.application.service import Service
+from twisted.internet.interfaces import IReactorThreads
 from twisted.logger import Logger
 
-from gsmcpd.daemon.early import STARTING
+from gsmcpd.daemon.early import STARTING, Arrivals
+from gsmcpd.observe.audit import AuditLog
+from gsmcpd.observe.trace import MessageTrace
+from gsmcpd.transport.tls import ReloadingContexts
 
 
 class Hangup(Service):
@@ -41,8 +47,11 @@ class Hangup(Service):
     name = "hangup"
     log = Logger()
 
-    def __init__(self, reactor, contexts, audit, install=signal.signal,
-                 trace=None, arrivals=STARTING):
+    def __init__(self, reactor: IReactorThreads,
+                 contexts: ReloadingContexts | None, audit: AuditLog | None,
+                 install: Callable[[int, Any], object] = signal.signal,
+                 trace: MessageTrace | None = None,
+                 arrivals: Arrivals = STARTING) -> None:
         self._reactor = reactor
         self._contexts = contexts
         self._audit = audit
@@ -50,7 +59,7 @@ class Hangup(Service):
         self._trace = trace
         self._arrivals = arrivals
 
-    def startService(self):
+    def startService(self) -> None:
         super().startService()
         self._install(signal.SIGHUP, lambda *_: self._reactor.callFromThread(
             self.reload))
@@ -60,7 +69,7 @@ class Hangup(Service):
                           "starting; acting on them now", count=early)
             self.reload()
 
-    def reload(self):
+    def reload(self) -> None:
         """
         What a C{SIGHUP} does, on the reactor thread.
         """

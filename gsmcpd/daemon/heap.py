@@ -17,6 +17,7 @@ L{THAW_EVERY}th pass regardless.
 """
 
 import gc
+from types import ModuleType
 
 FREEZE_INTERVAL = 10.0
 THAW_EVERY = 60
@@ -34,12 +35,12 @@ class FrozenHeap:
     last full collection, thaws, collects and freezes again.
     """
 
-    def __init__(self, collector=gc):
+    def __init__(self, collector: ModuleType = gc) -> None:
         self._collector = collector
         self._freezes = 0
-        self._collected = None
+        self._collected: int | None = None
 
-    def freeze(self):
+    def freeze(self) -> None:
         self._freezes += 1
         self._collector.freeze()
         frozen = self._collector.get_freeze_count()

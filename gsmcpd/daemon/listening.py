@@ -8,8 +8,13 @@ when it got none.
 """
 
 from twisted.application.internet import StreamServerEndpointService
-from twisted.internet.defer import maybeDeferred
-from twisted.internet.interfaces import IStreamServerEndpoint
+from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.internet.interfaces import (
+    IListeningPort,
+    IProtocolFactory,
+    IStreamServerEndpoint,
+)
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from gsmcpd.daemon.outcome import Outcome
@@ -25,32 +30,40 @@ class ObservedEndpoint:
     daemon's refusal, not again as an unhandled error.
     """
 
-    def __init__(self, endpoint):
+    def __init__(self, endpoint: IStreamServerEndpoint) -> None:
         self._endpoint = endpoint
-        self._outcome = Outcome()
+        self._outcome: Outcome[IListeningPort] = Outcome()
 
-    def listen(self, factory):
+    # A failed listen answers None (no port to stop), which the interface
+    # does not allow for.
+    def listen(  # type: ignore[override]
+            self,
+            factory: IProtocolFactory) -> Deferred[IListeningPort | None]:
         d = maybeDeferred(self._endpoint.listen, factory)
         d.addBoth(self._outcome.settle)
         return d.addErrback(lambda failure: None)
 
-    def whenListening(self):
+    def whenListening(self) -> Deferred[IListeningPort]:
         """
         A L{Deferred} firing with the listening port, or failing with why
         there is none.
         """
         return self._outcome.whenKnown()
 
-    def portLabel(self):
+    def portLabel(self) -> str:
         """
         The listening port's number as text; C{"0"} until it listens.
         """
-        if not self._outcome.known or self._outcome.failed:
+        port = self._outcome.result
+        if not self._outcome.known or port is None or \
+                isinstance(port, Failure):
             return "0"
-        return str(self._outcome.result.getHost().port)
+        # A TCP port's address has a port number, which IAddress does not say.
+        return str(port.getHost().port)  # type: ignore[attr-defined]
 
 
-def listeningService(endpoint, factory):
+def listeningService(endpoint: IStreamServerEndpoint,
+                     factory: IProtocolFactory) -> StreamServerEndpointService:
     """
     The service listening on C{endpoint} with C{factory}: what
     C{strports.service} makes, around an L{ObservedEndpoint}.

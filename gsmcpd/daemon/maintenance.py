@@ -6,8 +6,11 @@ runs: a reaper that stopped for good on one odd session would leave every
 later session to hold its login forever.
 """
 
+from collections.abc import Callable
+
 from twisted.application.internet import TimerService
-from twisted.internet.defer import maybeDeferred
+from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 
 
@@ -20,13 +23,14 @@ class Maintenance(TimerService):
 
     log = Logger()
 
-    def __init__(self, name, interval, work, clock):
+    def __init__(self, name: str, interval: float, work: Callable[[], object],
+                 clock: IReactorTime) -> None:
         super().__init__(interval, self._onePass)
         self.name = name
         self.clock = clock
         self._work = work
 
-    def _onePass(self):
+    def _onePass(self) -> Deferred[object]:
         d = maybeDeferred(self._work)
         d.addErrback(lambda failure: self.log.failure(
             "{name}: a maintenance pass failed; the next runs in "

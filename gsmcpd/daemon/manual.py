@@ -14,6 +14,9 @@ import json
 import re
 import sys
 import textwrap
+from collections.abc import Iterator
+
+from attr import AttrsInstance
 
 from gsmcpd.daemon.settings import (
     AUTH,
@@ -23,6 +26,7 @@ from gsmcpd.daemon.settings import (
     LIST,
     OPERATIONS,
     SESSIONS,
+    Setting,
     declaredSettings,
 )
 from gsmcpd.daemon.sources import CONFIG_OPTION, CONFIG_VARIABLE
@@ -53,7 +57,7 @@ WIDTH = 79
 COLUMN = 32
 
 
-def argument(declared):
+def argument(declared: Setting) -> str:
     """
     How C{--help} writes the option's argument: C{N}, C{FILE}, C{SECONDS}.
     """
@@ -65,7 +69,7 @@ def argument(declared):
     return "FILE" if declared.option.endswith(("-file", "-log")) else "TEXT"
 
 
-def summary(declared):
+def summary(declared: Setting) -> str:
     """
     The help's first clause: up to its first C{;}, colon, parenthesis or
     example.
@@ -74,7 +78,8 @@ def summary(declared):
                     maxsplit=1)[0]
 
 
-def _grouped(cls):
+def _grouped(cls: type[AttrsInstance]
+             ) -> Iterator[tuple[str, list[Setting]]]:
     declared = [each for _, each in declaredSettings(cls)]
     for group in GROUPS:
         yield group, [each for each in declared if each.group == group]
@@ -91,7 +96,7 @@ COMMANDS = {
 }
 
 
-def helpText(cls, command="serve"):
+def helpText(cls: type[AttrsInstance], command: str = "serve") -> str:
     """
     C{gsmcpd serve --help} (or C{check}'s, which takes the same settings).
     """
@@ -114,7 +119,7 @@ def helpText(cls, command="serve"):
     return "\n".join(lines) + "\n"
 
 
-def _columns(left, text):
+def _columns(left: str, text: str) -> list[str]:
     if len(left) >= COLUMN - 1:
         first, indent = [left], " " * COLUMN
         return first + textwrap.wrap(text, WIDTH, initial_indent=indent,
@@ -123,7 +128,7 @@ def _columns(left, text):
                          subsequent_indent=" " * COLUMN)
 
 
-def _roff(text):
+def _roff(text: str) -> str:
     """
     C{text} safe in a roff line: backslashes and hyphens escaped, no line
     starting with a control character.
@@ -132,7 +137,7 @@ def _roff(text):
     return "\\&" + text if text[:1] in (".", "'") else text
 
 
-def manPage(cls):
+def manPage(cls: type[AttrsInstance]) -> str:
     """
     The roff source of C{gsmcpd(8)}.
     """
@@ -205,7 +210,7 @@ def manPage(cls):
     return "\n".join(out) + "\n"
 
 
-def exampleFile(cls):
+def exampleFile(cls: type[AttrsInstance]) -> str:
     """
     C{etc/gsmcpd.toml.example}: every setting, commented out at its default
     (or a placeholder), under its help.
@@ -225,7 +230,7 @@ def exampleFile(cls):
     return "\n".join(out) + "\n"
 
 
-def _tomlValue(declared):
+def _tomlValue(declared: Setting) -> str:
     if declared.kind == FLAG:
         return "false"
     if declared.kind == LIST:

@@ -8,10 +8,19 @@ before it: on stop it tells systemd C{STOPPING=1} and drains
 before the port closes.
 """
 
-from twisted.application.service import Service
-from twisted.internet.defer import DeferredList
-from twisted.internet.task import LoopingCall
+from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from twisted.application.service import IService, Service
+from twisted.internet.defer import Deferred, DeferredList
+from twisted.internet.interfaces import IListeningPort, IReactorTime
+from twisted.internet.task import LoopingCall
+from twisted.python.failure import Failure
+from twisted.web.resource import IResource
+
+from gsmcpd.daemon import Reactor
 from gsmcpd.daemon.admin import AdminApp, AdminBeside, Health
 from gsmcpd.daemon.agent import AgentFactory, Capacity
 from gsmcpd.daemon.drain import Drain
@@ -22,11 +31,25 @@ from gsmcpd.daemon.systemd import SystemdNotifier
 from gsmcpd.transport.connections import GuardedFactory
 from gsmcpd.transport.http import McpSite
 
+if TYPE_CHECKING:
+    from gsmcpd.auth.keys import IKeySource
+    from gsmcpd.daemon.options import Config
+    from gsmcpd.daemon.stone import ControlSession
+    from gsmcpd.gci.pool import GemSessionPool
+    from gsmcpd.observe.audit import AuditLog
+    from gsmcpd.observe.metrics import Metrics
+    from gsmcpd.protocol.notices import ChangeNotices
+    from gsmcpd.sessions.registry import SessionRegistry
+
+WhenListening = Callable[[], Deferred[IListeningPort]]
+"""Answers a L{Deferred} of the MCP port, once it and the others listen."""
+
 STATUS_INTERVAL = 10.0
 """Seconds between C{STATUS=} updates (the session count)."""
 
 
-def _observed(reactor, option, description):
+def _observed(reactor: Reactor, option: str,
+              description: str | None) -> ObservedEndpoint | None:
     """
     The endpoint C{option} names, watched for whether it opened; L{None}
     when the option is not set.
@@ -51,7 +74,9 @@ class OperationsService(Service):
 
     name = "operations"
 
-    def __init__(self, health, notifier, whenServing, drain, clock):
+    def __init__(self, health: Health, notifier: SystemdNotifier,
+                 whenServing: Callable[[], Deferred[Any]], drain: Drain,
+                 clock: IReactorTime) -> None:
         self.health = health
         self.notifier = notifier
         self._whenServing = whenServing
@@ -60,11 +85,11 @@ class OperationsService(Service):
         self._status = LoopingCall(self._reportStatus)
         self._status.clock = clock
 
-    def startService(self):
+    def startService(self) -> None:
         super().startService()
         self._whenServing().addCallbacks(self._serving, lambda _: None)
 
-    def _serving(self, port):
+    def _serving(self, port: object) -> None:
         if not self.running:
             return
         self.health.serving = True
@@ -72,10 +97,10 @@ class OperationsService(Service):
         self.notifier.startWatchdog(self._clock)
         self._status.start(STATUS_INTERVAL, now=False)
 
-    def _reportStatus(self):
+    def _reportStatus(self) -> None:
         self.notifier.status(self.health.summary())
 
-    def stopService(self):
+    def stopService(self) -> Deferred[None] | None:
         super().stopService()
         if self._status.running:
             self._status.stop()
@@ -95,8 +120,12 @@ class Operations:
     @ivar metrics: the L{Metrics} every instrumented object counts into.
     """
 
-    def __init__(self, config, reactor, metrics, sessions, pool, control,
-                 notices, environ=None, signingKeys=None, audit=None):
+    def __init__(self, config: Config, reactor: Reactor, metrics: Metrics,
+                 sessions: SessionRegistry, pool: GemSessionPool,
+                 control: ControlSession, notices: ChangeNotices,
+                 environ: Mapping[str, str] | None = None,
+                 signingKeys: IKeySource | None = None,
+                 audit: AuditLog | None = None) -> None:
         """
         @param sessions: the L{SessionRegistry}, @param pool: the
             L{GemSessionPool}, @param control: the daemon's own
@@ -133,7 +162,7 @@ class Operations:
         self._adminEndpoint = _observed(reactor, "--admin-port",
                                         config.adminPort)
 
-    def root(self, mcp):
+    def root(self, mcp: IResource) -> IResource:
         """
         The MCP site's root resource: C{mcp}, with the admin routes beside
         it unless they have a port of their own.
@@ -142,14 +171,14 @@ class Operations:
             return mcp
         return AdminBeside(mcp, self._admin)
 
-    def _slotsTaken(self):
+    def _slotsTaken(self) -> int:
         """
         The slots a new session cannot have: a spare (warm), idle or
         logging in, gives its slot up to one.
         """
         return len(self._pool) - self._sessions.warm.yielding()
 
-    def whenListening(self, endpoint):
+    def whenListening(self, endpoint: ObservedEndpoint) -> WhenListening:
         """
         What the service tree waits on before it serves: C{endpoint}
         listening, and the admin port and the agent check's too when there
@@ -161,7 +190,7 @@ class Operations:
         if not others:
             return endpoint.whenListening
 
-        def allListening():
+        def allListening() -> Deferred[IListeningPort]:
             return DeferredList(
                 [endpoint.whenListening()] + [
                     other.whenListening().addErrback(_refused, option)
@@ -171,13 +200,14 @@ class Operations:
                     lambda failure: failure.value.subFailure)
         return allListening
 
-    def services(self, whenServing):
+    def services(self,
+                 whenServing: Callable[[], Deferred[Any]]) -> list[IService]:
         """
         The services to start after the MCP port (and so to stop before
         it): the admin port and the agent check, if any, then the drain
         (which the agent check reports while it lasts).
         """
-        services = []
+        services: list[IService] = []
         if self._adminEndpoint is not None:
             admin = listeningService(self._adminEndpoint,
                                      GuardedFactory(McpSite(self._admin)))
@@ -197,5 +227,5 @@ class Operations:
         return services
 
 
-def _refused(failure, option):
+def _refused(failure: Failure, option: str) -> NoReturn:
     raise ValueError(f"{option}: {failure.value}")

@@ -9,10 +9,12 @@ incomplete configuration is refused with one line naming the setting.
 """
 
 import sys
+from typing import TYPE_CHECKING, NoReturn
 
 import attr
 
 from gsmcpd import __version__
+from gsmcpd.auth.scopes import ScopeToolsets
 from gsmcpd.daemon.parsers import TOOLSET_OPTIONS_EXAMPLE, toolsetOptions
 from gsmcpd.daemon.security import (
     checkSecurity,
@@ -30,6 +32,7 @@ from gsmcpd.daemon.settings import (
     CONNECTION,
     SESSIONS,
     ConfigError,
+    SettingsOptions,
     count,
     countOrNone,
     countOrPercentage,
@@ -47,7 +50,10 @@ from gsmcpd.daemon.settings import (
     words,
 )
 from gsmcpd.observe.logformat import JSON_LOGGER, parseLogFormat
+from gsmcpd.protocol.handlers import ServerIdentity
 from gsmcpd.sessions.lifetime import LifetimePolicy, PolicyError
+from gsmcpd.sessions.shares import FairShares
+from gsmcpd.tools.base import Toolset
 from gsmcpd.tools.catalog import CORE_TOOLSETS, DEFAULT_TOOLSETS, OTHER_TOOLSETS
 from gsmcpd.tools.catalogtools import SURFACES
 from gsmcpd.transport.connections import ConnectionLimits
@@ -65,7 +71,7 @@ SIMULATED_REPOSITORIES = ("demo", "kernel")
 """What C{--simulated-repository} takes (L{gsmcpd.testing.simulator.launch})."""
 
 
-def oneOf(text, names):
+def oneOf(text: str, names: tuple[str, ...]) -> str:
     if text not in names:
         raise ValueError(f"expected one of {', '.join(names)}")
     return text
@@ -309,14 +315,14 @@ class Config:
         "one address, or 'none'", parse=countOrNone, default="128",
         group=CONNECTION)
 
-    lifetime = attr.ib(init=False, repr=False)
-    toolsets = attr.ib(init=False, repr=False)
-    scopeToolsets = attr.ib(init=False, repr=False)
-    identity = attr.ib(init=False, repr=False)
-    connectionLimits = attr.ib(init=False, repr=False)
-    shares = attr.ib(init=False, repr=False)
+    lifetime: LifetimePolicy = attr.ib(init=False, repr=False)
+    toolsets: tuple[Toolset, ...] = attr.ib(init=False, repr=False)
+    scopeToolsets: ScopeToolsets | None = attr.ib(init=False, repr=False)
+    identity: ServerIdentity = attr.ib(init=False, repr=False)
+    connectionLimits: ConnectionLimits = attr.ib(init=False, repr=False)
+    shares: FairShares = attr.ib(init=False, repr=False)
 
-    def __attrs_post_init__(self):
+    def __attrs_post_init__(self) -> None:
         self._checkStone()
         checkSecurity(self, lambda name: optionOf(Config, name))
         self._checkConnections()
@@ -333,7 +339,7 @@ class Config:
                            scopeToolsets(self, self.toolsets))
         object.__setattr__(self, "identity", serverIdentity(self))
 
-    def _checkStone(self):
+    def _checkStone(self) -> None:
         if self.simulated:
             if self.stone != SIMULATED_STONE:
                 raise ConfigError(
@@ -357,19 +363,17 @@ class Config:
         if self.hostPassword and not self.hostUser:
             raise ConfigError("--host-password-file needs --host-user")
 
-    def _checkConnections(self):
+    def _checkConnections(self) -> None:
         # Each session's client holds an event stream and a call at once.
         for name in ("maxConnections", "maxConnectionsPerPeer"):
-            cap = getattr(self, name)
-            if None not in (cap, self.maxSessions) and \
-                    cap < 2 * self.maxSessions:
+            cap, most = getattr(self, name), self.maxSessions
+            if cap is not None and most is not None and cap < 2 * most:
                 raise ConfigError(
                     f"{optionOf(Config, name)} {cap} leaves no room for "
-                    f"--max-sessions {self.maxSessions} clients, each with "
-                    f"an event stream and a call open (at least "
-                    f"{2 * self.maxSessions})")
+                    f"--max-sessions {most} clients, each with an event "
+                    f"stream and a call open (at least {2 * most})")
 
-    def _lifetime(self):
+    def _lifetime(self) -> LifetimePolicy:
         # The lifetime settings are named as the policy's fields.
         policy = LifetimePolicy(**{
             field.name: getattr(self, field.name)
@@ -380,7 +384,7 @@ class Config:
             raise ConfigError(str(e))
 
     @property
-    def stoneNrs(self):
+    def stoneNrs(self) -> str:
         """
         The stone NRS: given whole, or built from the stone name and host.
         """
@@ -389,7 +393,7 @@ class Config:
         return f"!tcp@{self.host}#server!{self.stone}"
 
     @property
-    def gemServiceNrs(self):
+    def gemServiceNrs(self) -> str | None:
         """
         The gem service NRS, or L{None} for GemStone's default (a gem
         started by the local NetLDI).
@@ -404,7 +408,7 @@ class Config:
 
 # Every command's --version, in place of usage.Options' own, which prints
 # Twisted's; its docstring is its --help line.
-def printVersion(options):
+def printVersion(options: object) -> NoReturn:
     """
     Print gsmcpd's version and exit.
     """
@@ -412,5 +416,12 @@ def printVersion(options):
     sys.exit(0)
 
 
-class Options(optionsFor(Config, "C{twistd gsmcp} options.")):
+if TYPE_CHECKING:
+    # What optionsFor makes, as mypy cannot follow a class built by type().
+    _Declared = SettingsOptions[Config]
+else:
+    _Declared = optionsFor(Config, "C{twistd gsmcp} options.")
+
+
+class Options(_Declared):
     opt_version = printVersion

@@ -8,6 +8,8 @@ import os
 
 import attr
 
+from gsmcpd.protocol.jsonrpc import JsonObject
+
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
 LOOPBACK_ENDPOINT = "tcp:{}:interface=127.0.0.1"
@@ -16,7 +18,7 @@ TOOLSET_OPTIONS_EXAMPLE = '{"mutation": {"confirmDestructive": true}}'
 """An example that works with the default toolsets."""
 
 
-def parseFlag(text):
+def parseFlag(text: str) -> bool:
     """
     On or off, as an environment variable says it.
     """
@@ -26,7 +28,7 @@ def parseFlag(text):
     raise ValueError("expected one of 1/0, true/false, yes/no, on/off")
 
 
-def count(text):
+def count(text: str) -> int:
     """
     An integer of zero or more.
     """
@@ -35,7 +37,7 @@ def count(text):
     return int(text)
 
 
-def countOrNone(text):
+def countOrNone(text: str) -> int | None:
     """
     A positive integer, or C{none}.
     """
@@ -50,7 +52,7 @@ def countOrNone(text):
     return count
 
 
-def seconds(text):
+def seconds(text: str) -> float:
     """
     A duration of zero seconds or more.
     """
@@ -63,7 +65,7 @@ def seconds(text):
     return value
 
 
-def secondsOrNone(text):
+def secondsOrNone(text: str) -> float | None:
     """
     A duration, or C{none} where that turns it off.
     """
@@ -75,7 +77,7 @@ def secondsOrNone(text):
         raise ValueError("expected seconds or 'none'")
 
 
-def positiveSecondsOrNone(text):
+def positiveSecondsOrNone(text: str) -> float | None:
     """
     A duration over zero, or C{none}.
     """
@@ -85,7 +87,7 @@ def positiveSecondsOrNone(text):
     return value
 
 
-def positiveSeconds(text):
+def positiveSeconds(text: str) -> float:
     """
     A duration over zero.
     """
@@ -103,14 +105,14 @@ class Percentage:
 
     percent: int
 
-    def of(self, total):
+    def of(self, total: int) -> int:
         """
         This share of C{total}, rounded down but at least 1.
         """
         return max(1, total * self.percent // 100)
 
 
-def countOrPercentage(text):
+def countOrPercentage(text: str) -> int | Percentage | None:
     """
     A positive integer, a L{Percentage} (C{50%}, 1 to 100), or C{none}.
     """
@@ -126,14 +128,14 @@ def countOrPercentage(text):
                          "50%, or 'none'")
 
 
-def words(text):
+def words(text: str) -> tuple[str, ...]:
     """
     Names separated by spaces or commas.
     """
     return tuple(text.replace(",", " ").split())
 
 
-def secretFile(path):
+def secretFile(path: str) -> str:
     """
     The first line of a file, so a password never appears on a command
     line or in the process table; a file others may read is refused.
@@ -151,7 +153,7 @@ def secretFile(path):
     return secret
 
 
-def endpoint(text):
+def endpoint(text: str) -> str:
     """
     A Twisted server endpoint description; a bare port number means that
     port on 127.0.0.1, the one place an endpoint is safe without more
@@ -162,7 +164,7 @@ def endpoint(text):
     return text
 
 
-def toolsetOptions(text):
+def toolsetOptions(text: str) -> dict[str, JsonObject]:
     """
     Per-toolset options: a JSON object of objects.
     """

@@ -9,24 +9,38 @@ the reactor, and twistd then returns as after any stop.  So the status is
 set on the way out of the process.
 """
 
+from __future__ import annotations
+
 import atexit
 import os
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from twisted.internet.endpoints import serverFromString
+from twisted.internet.interfaces import IStreamServerEndpoint
+from twisted.python.failure import Failure
+from twisted.python.usage import Options
 
+from gsmcpd.daemon import Reactor
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.observe.logformat import JSON_LOGGER, jsonLogObserver
 from gsmcpd.transport.connections import LISTEN_BACKLOG
 from gsmcpd.transport.tls import splitDescription
 
 EXIT_REFUSED = 1
+if TYPE_CHECKING:
+    from gsmcpd.daemon.options import Config
+    from gsmcpd.daemon.service import GsmcpService
+
 QUEUED = frozenset({"tcp", "tcp6", "ssl", "unix"})
 """The endpoint kinds that listen with a backlog (a C{systemd:} socket has
 its unit's C{Backlog=})."""
 
 
-def exitNonZeroIfRefused(service, exit=os._exit):
+def exitNonZeroIfRefused(service: GsmcpService,
+                         exit: Callable[[int], object] = os._exit
+                         ) -> Callable[[], None]:
     """
     Make the process exit with L{EXIT_REFUSED} if C{service} (whose
     C{whenServing()} fails when it refuses to start) refuses.
@@ -35,10 +49,10 @@ def exitNonZeroIfRefused(service, exit=os._exit):
     serve): the status is set after every other exit handler registered
     since, by C{os._exit}, once the streams are flushed.
     """
-    refused = []
+    refused: list[Failure] = []
     service.whenServing().addErrback(refused.append)
 
-    def exitIfRefused():
+    def exitIfRefused() -> None:
         if refused:
             for stream in (sys.stdout, sys.stderr):
                 stream.flush()
@@ -48,7 +62,7 @@ def exitNonZeroIfRefused(service, exit=os._exit):
     return exitIfRefused
 
 
-def parseEndpoint(reactor, description):
+def parseEndpoint(reactor: Reactor, description: str) -> IStreamServerEndpoint:
     """
     The server endpoint C{description} names; one that queues connections
     queues L{LISTEN_BACKLOG} unless it says how many.
@@ -77,7 +91,8 @@ def parseEndpoint(reactor, description):
         raise ValueError(f"{type(e).__name__}: {e}")
 
 
-def underTwistd(service, config, options):
+def underTwistd(service: GsmcpService, config: Config,
+                options: Options) -> GsmcpService:
     """
     What running under twistd (or C{gsmcpd serve}) adds to C{service}: a
     non-zero exit after a refusal, and JSON logs only through twistd's

@@ -9,12 +9,17 @@ when the configuration is built, and makes what they describe when the
 service tree is assembled.
 """
 
+from __future__ import annotations
+
 import json
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from twisted.application.internet import TimerService
-from twisted.application.service import Service
-from twisted.internet.defer import inlineCallbacks
+from twisted.application.service import IService, Service
+from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.interfaces import IReactorTime, IStreamServerEndpoint
 
 from gsmcpd.auth.documents import verifiedClient
 from gsmcpd.auth.keys import KeyFile, KeySetError, RemoteKeys
@@ -22,6 +27,7 @@ from gsmcpd.auth.resource import ProtectedResource
 from gsmcpd.auth.scopes import ScopeMapError, ScopeToolsets
 from gsmcpd.auth.tokens import TokenValidator
 from gsmcpd.auth.users import UserMap, UserMapError
+from gsmcpd.daemon import Inline, Reactor
 from gsmcpd.daemon.hangup import Hangup
 from gsmcpd.daemon.parsers import Percentage
 from gsmcpd.daemon.settings import ConfigError
@@ -30,10 +36,18 @@ from gsmcpd.observe.auditchain import OtherChain
 from gsmcpd.observe.trace import MessageTrace, RotatingFile
 from gsmcpd.sessions.shares import FairShares
 from gsmcpd.sessions.warm import lockCommits
+from gsmcpd.tools.base import Toolset
 from gsmcpd.tools.catalog import SCOPED_TOOLSETS
 from gsmcpd.transport.bearer import BearerGate
 from gsmcpd.transport.exposure import ExposureError, Listening
 from gsmcpd.transport.tls import ReloadingContexts, TLSConfigError, TLSEndpoint
+
+if TYPE_CHECKING:
+    from gsmcpd.daemon.options import Config
+    from gsmcpd.sessions.work import WorkSession
+
+Namer = Callable[[str], str]
+"""How an operator names a L{Config} attribute: its option."""
 
 MUTATION = "mutation"
 READ_ONLY_REASON = "gsmcpd serves this repository read-only (--read-only)"
@@ -45,13 +59,13 @@ READ_ONLY_INSTRUCTIONS = (
 
 # Parsers of the settings' text (see gsmcpd.daemon.settings).
 
-def httpsUrl(text):
+def httpsUrl(text: str) -> str:
     if urlsplit(text).scheme != "https" or not urlsplit(text).hostname:
         raise ValueError("expected an https URL")
     return text
 
 
-def resourceUrl(text):
+def resourceUrl(text: str) -> str:
     """
     A resource identifier: the absolute URL clients use for C{/mcp}.
     """
@@ -63,21 +77,21 @@ def resourceUrl(text):
     return text
 
 
-def jwksFile(path):
+def jwksFile(path: str) -> KeyFile:
     try:
         return KeyFile.read(path)
     except KeySetError as e:
         raise ValueError(str(e))
 
 
-def userMap(path):
+def userMap(path: str) -> UserMap:
     try:
         return UserMap.read(path)
     except UserMapError as e:
         raise ValueError(str(e))
 
 
-def jsonText(text):
+def jsonText(text: str) -> str:
     try:
         json.loads(text)
     except ValueError as e:
@@ -91,7 +105,7 @@ AUTH_DETAILS = ("authJwksUrl", "authJwksFile", "authRequiredScopes",
                 "authUserMap", "authScopeToolsets")
 
 
-def checkSecurity(config, optionOf):
+def checkSecurity(config: Config, optionOf: Namer) -> None:
     """
     Refuse a configuration that is unsafe or contradictory.
 
@@ -124,11 +138,13 @@ def checkSecurity(config, optionOf):
         raise ConfigError(str(e))
 
 
-def authenticated(config):
+def authenticated(config: Config) -> bool:
     return config.authIssuer is not None
 
 
-def servedToolsetNames(given, default, readOnly):
+def servedToolsetNames(given: tuple[str, ...] | None,
+                       default: tuple[str, ...],
+                       readOnly: bool) -> tuple[str, ...]:
     """
     The toolsets to build: those C{given} (else the C{default} ones),
     without the mutation toolset in read-only mode.
@@ -144,7 +160,8 @@ def servedToolsetNames(given, default, readOnly):
     return names
 
 
-def scopeToolsets(config, toolsets):
+def scopeToolsets(config: Config,
+                  toolsets: Iterable[Toolset]) -> ScopeToolsets | None:
     """
     The parsed C{--auth-scope-toolsets}, or L{None}.  In read-only mode a
     mapping may name the mutation toolset; it is simply not served.
@@ -152,18 +169,18 @@ def scopeToolsets(config, toolsets):
     @raise ConfigError: the mapping is malformed, or with authentication
         on it opens a toolset of L{SCOPED_TOOLSETS} to no scope.
     """
+    names = _names(toolsets)
     mapping = None
     if config.authScopeToolsets is not None:
-        names = [toolset.name for toolset in toolsets]
         try:
             mapping = ScopeToolsets.parse(config.authScopeToolsets, names + (
                 [MUTATION] if config.readOnly else []))
         except ScopeMapError as e:
             raise ConfigError(f"--auth-scope-toolsets {e}")
     if authenticated(config):
-        opened = mapping.toolsetsFor(mapping.scopes) if mapping else ()
-        unopened = [each.name for each in toolsets
-                    if each.name in SCOPED_TOOLSETS and each.name not in opened]
+        opened = (mapping.toolsetsFor(mapping.scopes) or ()) if mapping else ()
+        unopened = [name for name in names
+                    if name in SCOPED_TOOLSETS and name not in opened]
         if unopened:
             raise ConfigError(
                 f"--toolsets names {', '.join(unopened)}, which with "
@@ -172,9 +189,14 @@ def scopeToolsets(config, toolsets):
     return mapping
 
 
+def _names(toolsets: Iterable[Toolset]) -> list[str]:
+    # A served toolset is named: Toolset's own None is a placeholder.
+    return cast("list[str]", [toolset.name for toolset in toolsets])
+
+
 # What the settings describe, when the service tree is assembled.
 
-def fairShares(config, optionOf):
+def fairShares(config: Config, optionOf: Namer) -> FairShares:
     """
     The caps of L{gsmcpd.sessions.shares} C{config} sets, a percentage of
     C{--max-sessions} made a count (no cap when the sessions are not
@@ -185,15 +207,16 @@ def fairShares(config, optionOf):
     perSession, perIdentity, sessions, most = (
         config.callsPerSession, config.callsPerIdentity,
         config.sessionsPerIdentity, config.maxSessions)
-    if None not in (perSession, perIdentity) and perIdentity < perSession:
+    if perSession is not None and perIdentity is not None and \
+            perIdentity < perSession:
         raise ConfigError(
             f"{optionOf('callsPerIdentity')} {perIdentity} is less than "
             f"{optionOf('callsPerSession')} {perSession}: one session could "
             "never have its share")
     if isinstance(sessions, Percentage):
         sessions = None if most is None else sessions.of(most)
-    elif None not in (sessions, most) and sessions >= most and (
-            sessions > most or most > 1):
+    elif sessions is not None and most is not None and sessions >= most \
+            and (sessions > most or most > 1):
         raise ConfigError(
             f"{optionOf('sessionsPerIdentity')} {sessions} leaves no room "
             f"under --max-sessions {most} for anyone else: name fewer, a "
@@ -201,7 +224,9 @@ def fairShares(config, optionOf):
     return FairShares(perSession, perIdentity, sessions)
 
 
-def listeningEndpoint(config, reactor):
+def listeningEndpoint(
+        config: Config, reactor: Reactor
+) -> tuple[IStreamServerEndpoint, ReloadingContexts] | tuple[None, None]:
     """
     The endpoint to listen on, and the TLS contexts to reload on C{SIGHUP}
     (L{None} without TLS).
@@ -225,10 +250,10 @@ class Closing(Service):
 
     name = "audit"
 
-    def __init__(self, audit):
+    def __init__(self, audit: AuditLog) -> None:
         self._audit = audit
 
-    def stopService(self):
+    def stopService(self) -> None:
         super().stopService()
         self._audit.close()
 
@@ -248,21 +273,22 @@ class FetchKeysAtStart(TimerService):
 
     name = "signing-keys"
 
-    def __init__(self, keys, clock):
+    def __init__(self, keys: RemoteKeys, clock: IReactorTime) -> None:
         super().__init__(KEYLESS_RETRY, self._fetchWhileMissing)
         self.clock = clock
         self._keys = keys
 
-    def _fetchWhileMissing(self):
-        if not self._keys.keys:
-            return self._keys.refresh()
+    def _fetchWhileMissing(self) -> Deferred[None] | None:
+        return None if self._keys.keys else self._keys.refresh()
 
 
-def securityServices(reactor, contexts, audit, gate, trace=None):
+def securityServices(reactor: Reactor, contexts: ReloadingContexts | None,
+                     audit: AuditLog | None, gate: BearerGate | None,
+                     trace: MessageTrace | None = None) -> list[IService]:
     """
     The services the security settings add to the daemon's tree.
     """
-    services = [Hangup(reactor, contexts, audit, trace=trace)]
+    services: list[IService] = [Hangup(reactor, contexts, audit, trace=trace)]
     if audit is not None:
         services.append(Closing(audit))
     if trace is not None:
@@ -272,7 +298,7 @@ def securityServices(reactor, contexts, audit, gate, trace=None):
     return services
 
 
-def remoteKeys(config, reactor):
+def remoteKeys(config: Config, reactor: Reactor) -> RemoteKeys:
     """
     The signing keys fetched over HTTPS from the JWKS URL, or from what
     the issuer's metadata names when no URL is given; the daemon and its
@@ -283,25 +309,28 @@ def remoteKeys(config, reactor):
         issuer=None if config.authJwksUrl else config.authIssuer)
 
 
-def bearerGate(config, reactor):
+def bearerGate(config: Config, reactor: Reactor) -> BearerGate | None:
     """
     The gate every request passes with authentication on, or L{None}.
     """
-    if not authenticated(config):
+    issuer, audience = config.authIssuer, config.authAudience
+    if issuer is None or audience is None:
+        # Without authentication (the two go together: checkSecurity).
         return None
     keys = config.authJwksFile or remoteKeys(config, reactor)
     required = frozenset(config.authRequiredScopes)
     mapping = config.scopeToolsets
     validator = TokenValidator(
-        keys, config.authIssuer, config.authAudience, reactor, required,
+        keys, issuer, audience, reactor, required,
         config.authUserMap, config.authUserClaim)
     resource = ProtectedResource(
-        config.authAudience, config.authIssuer, required,
+        audience, issuer, required,
         mapping.scopes if mapping else frozenset(), config.serverTitle)
     return BearerGate(validator, resource, mapping)
 
 
-def auditLog(config, defaultUser, toolsets):
+def auditLog(config: Config, defaultUser: str | None,
+             toolsets: Iterable[Toolset]) -> AuditLog | None:
     """
     The audit trail: with authentication or C{--audit-log}; else L{None}.
     """
@@ -312,7 +341,7 @@ def auditLog(config, defaultUser, toolsets):
         try:
             return AuditLog.toFile(
                 config.auditLog, defaultUser, mutating,
-                config.auditKey and config.auditKey.encode("utf-8"))
+                config.auditKey.encode("utf-8") if config.auditKey else None)
         except (OSError, OtherChain) as e:
             raise ConfigError(f"--audit-log {config.auditLog!r}: "
                               f"{getattr(e, 'strerror', None) or e}")
@@ -321,7 +350,7 @@ def auditLog(config, defaultUser, toolsets):
     return None
 
 
-def messageTrace(config, reactor):
+def messageTrace(config: Config, reactor: Reactor) -> MessageTrace | None:
     """
     The message trace with C{--trace-log}; else L{None}.
     """
@@ -343,12 +372,13 @@ class SessionPolicies:
     narrows the catalog by them, in either era.)
     """
 
-    def __init__(self, prepare, readOnly=False):
+    def __init__(self, prepare: Callable[[WorkSession], Deferred[Any]],
+                 readOnly: bool = False) -> None:
         self._prepare = prepare
         self._readOnly = readOnly
 
     @inlineCallbacks
-    def __call__(self, session):
+    def __call__(self, session: WorkSession) -> Inline[None]:
         yield self._prepare(session)
         if self._readOnly:
             yield lockCommits(session, READ_ONLY_REASON)

@@ -3,18 +3,26 @@ What a configuration serves: its toolsets, and how the daemon introduces
 itself (C{initialize}'s server info and each era's instructions).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from gsmcpd import __version__
 from gsmcpd.daemon.security import MUTATION, READ_ONLY_INSTRUCTIONS, servedToolsetNames
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.protocol.catalogsurface import catalogInstructions
 from gsmcpd.protocol.handlers import ServerIdentity
 from gsmcpd.protocol.instructions import readInstructions, stockInstructions
+from gsmcpd.tools.base import Toolset
 from gsmcpd.tools.catalog import DEFAULT_TOOLSETS, ToolsetError, buildToolsets
+
+if TYPE_CHECKING:
+    from gsmcpd.daemon.options import Config
 
 SIMULATED_TITLE = "gsmcpd on a simulated stone (a test double, not GemStone)"
 
 
-def servedToolsets(config):
+def servedToolsets(config: Config) -> tuple[Toolset, ...]:
     """
     The toolsets C{config} serves, built.
 
@@ -30,7 +38,7 @@ def servedToolsets(config):
         raise ConfigError(f"--toolsets: {e}")
 
 
-def serverIdentity(config):
+def serverIdentity(config: Config) -> ServerIdentity:
     """
     What C{initialize} says this server is, and its instructions in each
     era, for C{config} (its toolsets already built).
@@ -40,8 +48,8 @@ def serverIdentity(config):
     stock = {"catalog": catalogInstructions}.get(config.surface,
                                                  stockInstructions)
     withheld = (MUTATION,) if config.readOnly else ()
-    eras = [stock(config.toolsets, modern, withheld)
-            for modern in (False, True)]
+    eras: list[str | None] = [stock(config.toolsets, modern, withheld)
+                              for modern in (False, True)]
     if config.instructionsFile:
         try:
             eras = [readInstructions(config.instructionsFile)] * 2

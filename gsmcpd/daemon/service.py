@@ -7,16 +7,24 @@ L{MultiService} whose children are the stone, a L{Maintenance} service per
 periodic pass (the reaper, view hygiene, the heap) and the listening port.
 """
 
-from twisted.application.service import MultiService, Service
-from twisted.internet.defer import inlineCallbacks
+from collections.abc import Callable, Iterable
+from typing import NoReturn
+
+from twisted.application.service import IService, MultiService, Service
+from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.interfaces import IListeningPort, IReactorTime
 from twisted.logger import Logger
+from twisted.python.failure import Failure
+from twisted.web.resource import IResource
 
 from gsmcpd import __version__
+from gsmcpd.daemon import Inline, Reactor
 from gsmcpd.daemon.check import DAEMON_OWN_SESSIONS
 from gsmcpd.daemon.heap import FREEZE_INTERVAL, FrozenHeap
 from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
 from gsmcpd.daemon.maintenance import Maintenance
-from gsmcpd.daemon.operations import Operations
+from gsmcpd.daemon.operations import Operations, WhenListening
+from gsmcpd.daemon.options import Config
 from gsmcpd.daemon.outcome import Outcome
 from gsmcpd.daemon.refusal import parseEndpoint
 from gsmcpd.daemon.security import (
@@ -39,8 +47,9 @@ from gsmcpd.daemon.stone import (
     WorkerCheck,
     realLogin,
 )
+from gsmcpd.gci.library import GciLibrary
 from gsmcpd.gci.pool import GemSessionPool
-from gsmcpd.gci.session import GemSession
+from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.eras.legacy.adapter import LegacyEra
@@ -82,8 +91,11 @@ class GsmcpService(MultiService):
 
     log = Logger()
 
-    def __init__(self, stone, serving, whenListening, reactor, banner,
-                 clientUrl=str, outcome=None):
+    def __init__(self, stone: StoneService, serving: Iterable[IService],
+                 whenListening: WhenListening, reactor: Reactor, banner: str,
+                 clientUrl: Callable[[int], str] = str,
+                 outcome: Outcome[IListeningPort | None] | None = None
+                 ) -> None:
         """
         @param stone: the L{StoneService}.
         @param serving: the services started once the stone answered, the
@@ -102,36 +114,38 @@ class GsmcpService(MultiService):
         self._reactor = reactor
         self._banner = banner
         self._clientUrl = clientUrl
-        self._outcome = Outcome() if outcome is None else outcome
+        self._outcome: Outcome[IListeningPort | None] = \
+            Outcome() if outcome is None else outcome
         for child in (stone, *serving):
             child.setServiceParent(self)
 
-    def privilegedStartService(self):
+    def privilegedStartService(self) -> None:
         # Nothing binds before the stone has answered.
         Service.privilegedStartService(self)
 
-    def startService(self):
+    def startService(self) -> None:
         Service.startService(self)
         self._stone.startService()
         d = self._stone.whenReady().addCallback(lambda _: self._serve())
         d.addCallbacks(self._listened, self._refuse)
 
-    def _serve(self):
+    def _serve(self) -> Deferred[IListeningPort] | None:
         if not self.running:
             return None
         for child in self._serving:
             child.startService()
         return self._whenListening().addErrback(_cannotListen)
 
-    def _listened(self, port):
+    def _listened(self, port: IListeningPort | None) -> None:
         if port is not None:
-            number = port.getHost().port
+            # A TCP port's address has a number, which IAddress does not say.
+            number = port.getHost().port  # type: ignore[attr-defined]
             self.log.info("gsmcpd serving MCP on {banner}, port {port}; "
                           "clients use {url}", banner=self._banner,
                           port=number, url=self._clientUrl(number))
         self._outcome.settle(port)
 
-    def _refuse(self, failure):
+    def _refuse(self, failure: Failure) -> None:
         self._outcome.settle(failure)
         if not self.running:
             return
@@ -142,7 +156,7 @@ class GsmcpService(MultiService):
             self.log.failure("gsmcpd: refusing to start", failure)
         self._reactor.stop()
 
-    def whenServing(self):
+    def whenServing(self) -> Deferred[IListeningPort | None]:
         """
         A L{Deferred} firing with the listening port once the stone has
         answered and the port is open, or failing with why not.
@@ -150,7 +164,7 @@ class GsmcpService(MultiService):
         return self._outcome.whenKnown()
 
     @inlineCallbacks
-    def stopService(self):
+    def stopService(self) -> Inline[None]:
         Service.stopService(self)
         for child in reversed(list(self)):
             if not child.running:
@@ -162,11 +176,14 @@ class GsmcpService(MultiService):
                 self.log.failure("stopping {name}", name=child.name)
 
 
-def _cannotListen(failure):
+def _cannotListen(failure: Failure) -> NoReturn:
     raise StartupRefused(f"cannot listen: {failure.value}")
 
 
-def eras(handlers, calls, sessions, pending, listeners, clock, tasks=None):
+def eras(handlers: Handlers, calls: CallRunner, sessions: SessionRegistry,
+         pending: PendingRequests, listeners: SessionListeners,
+         clock: IReactorTime, tasks: TaskStore | None = None
+         ) -> tuple[LegacyEra, ModernEra]:
     """
     The two eras' adapters over C{handlers}, sharing one method table and
     one call runner (C{calls}).
@@ -188,7 +205,8 @@ def eras(handlers, calls, sessions, pending, listeners, clock, tasks=None):
                       skills, tasks))
 
 
-def assemble(config, library, reactor):
+def assemble(config: Config, library: GciLibrary,
+             reactor: Reactor) -> GsmcpService:
     """
     The daemon's service tree for C{config}.
 
@@ -206,14 +224,14 @@ def assemble(config, library, reactor):
     # Room above: every session the daemon may open, and its own.
     login = simulator.login if simulator else realLogin(config)
 
-    def openGem(parameters, name):
+    def openGem(parameters: LoginParameters, name: str) -> GemSession:
         return GemSession(library, parameters, reactor, name)
 
     control = ControlSession(lambda: openGem(login, "control"), reactor,
                              config.stoneDeadline)
     # A token's user, or the worker user, logs in with a one-time password.
-    credentials = (config.workerUser or authenticated(config)) and \
-        WorkerLogins(control, login, config.workerUser)
+    credentials = WorkerLogins(control, login, config.workerUser) if (
+        config.workerUser or authenticated(config)) else None
     gate = bearerGate(config, reactor)
     # Without a token, a session runs as the worker user when there is one.
     audit = auditLog(config, config.workerUser or login.user, config.toolsets)
@@ -234,7 +252,8 @@ def assemble(config, library, reactor):
         metrics=metrics, warmReads=config.warmReads,
         loginDeadline=config.stoneDeadline, shares=config.shares)
     operations = Operations(config, reactor, metrics, sessions, pool, control,
-                            notices, signingKeys=gate and gate.validator.keys,
+                            notices,
+                            signingKeys=gate.validator.keys if gate else None,
                             audit=audit)
     reaper = Reaper(sessions, pending, config.lifetime, reactor)
     hygiene = ViewHygiene(sessions, reactor, config.maxCommitsBehind,
@@ -250,7 +269,7 @@ def assemble(config, library, reactor):
                  pending, reactor,
                  OriginPolicy.fromOptions(config.allowedOrigins),
                  HostPolicy.fromOptions(config.allowedHosts))
-    root = app
+    root: IResource = app
     if gate is not None:
         root = BearerResource(root, gate)
     trace = messageTrace(config, reactor)
@@ -259,10 +278,11 @@ def assemble(config, library, reactor):
         metrics.watch(traceLost=lambda: trace.lost)
     stone = StoneService(
         control, sessions, login.user,
-        config.workerUser and WorkerCheck(credentials, openGem, login.user,
-                                          config.workerUser),
+        # An empty --worker-user names none, as everywhere else.
+        WorkerCheck(credentials, openGem, login.user, config.workerUser)
+        if credentials and config.workerUser else None,
         simulator)
-    outcome = Outcome()
+    outcome: Outcome[IListeningPort | None] = Outcome()
     serving = [
         Maintenance("reaper", reaper.interval, reaper.maintain, reactor),
         Maintenance("hygiene", HYGIENE_INTERVAL, hygiene.maintain, reactor),

@@ -23,8 +23,11 @@ as an operator would write it.
 """
 
 import os
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Generic, TypeVar, overload
 
 import attr
+from attr import AttrsInstance
 from twisted.python import usage
 
 from gsmcpd.daemon.parsers import (  # noqa: F401 (for declarations)
@@ -63,6 +66,10 @@ GROUPS = (CONNECTION, SESSIONS, AUTH, OPERATIONS)
 """The parts of C{--help}, in order."""
 NO_FILE = SettingsFile()
 _METADATA_KEY = "gsmcpd.setting"
+T = TypeVar("T")
+C = TypeVar("C", bound=AttrsInstance)
+Given = Mapping[str, Any]
+"""The command line's values by option, as L{usage.Options} holds them."""
 
 
 class ConfigError(Exception):
@@ -85,7 +92,7 @@ class Setting:
 
     option: str
     help: str
-    parse: object
+    parse: Callable[[str], Any]
     default: str | None
     environ: str
     kind: str = VALUE
@@ -93,14 +100,14 @@ class Setting:
     formerly: str | None = None
 
     @property
-    def usage(self):
+    def usage(self) -> str:
         """
         The C{--help} line.
         """
         line = f"{self.help} [{self.environ}]"
         return line + (f" (default: {self.default})" if self.default else "")
 
-    def value(self, text, source):
+    def value(self, text: str, source: Source) -> Any:
         """
         C{text} parsed; C{source} (a L{Source}) names where it came from.
 
@@ -111,7 +118,7 @@ class Setting:
         except ValueError as e:
             raise ConfigError(f"{source.prefix()}{text!r}: {e}")
 
-    def _places(self):
+    def _places(self) -> Iterator[tuple[str, str]]:
         """
         Each name this setting is found under: C{(option, variable)}, the
         current one first.
@@ -120,7 +127,8 @@ class Setting:
         if self.formerly:
             yield self.formerly, _environName(self.formerly)
 
-    def locate(self, given, environ, settingsFile=NO_FILE):
+    def locate(self, given: Given, environ: Mapping[str, str],
+               settingsFile: SettingsFile = NO_FILE) -> tuple[Any, Source]:
         """
         The raw value and L{Source} of the first place that sets this: the
         command line (C{given}, as L{usage.Options} holds it), else the
@@ -142,7 +150,8 @@ class Setting:
                 return found, source
         return self.default, DEFAULT_SOURCE
 
-    def lookup(self, given, environ, settingsFile=NO_FILE):
+    def lookup(self, given: Given, environ: Mapping[str, str],
+               settingsFile: SettingsFile = NO_FILE) -> tuple[Any, Source]:
         """
         This setting's value and the L{Source} it came from (see
         L{locate}).
@@ -155,7 +164,7 @@ class Setting:
         except SettingsFileError as e:
             raise ConfigError(str(e))
 
-    def _parsed(self, raw, source):
+    def _parsed(self, raw: Any, source: Source) -> Any:
         raw = shaped(self.kind, raw, source)
         if self.kind == LIST:
             return tuple(self.value(each, source) for each in raw)
@@ -163,13 +172,14 @@ class Setting:
             return raw
         return self.value(raw, source)
 
-    def read(self, given, environ, settingsFile=NO_FILE):
+    def read(self, given: Given, environ: Mapping[str, str],
+             settingsFile: SettingsFile = NO_FILE) -> Any:
         """
         This setting's value (see L{lookup}).
         """
         return self.lookup(given, environ, settingsFile)[0]
 
-    def renamed(self, source):
+    def renamed(self, source: Source) -> str | None:
         """
         The warning for a value found under this setting's former name, or
         L{None}.
@@ -183,13 +193,41 @@ class Setting:
                 f"use {current}")
 
 
-def _declare(declared, default, secret):
+def _declare(declared: Setting, default: object, secret: bool) -> Any:
     return attr.ib(default=default, repr=not secret,
                    metadata={_METADATA_KEY: declared})
 
 
-def setting(option, help, parse=str, default=None, environ=None,
-            secret=False, group=OPERATIONS, formerly=None):
+@overload
+def setting(option: str, help: str, *, parse: Callable[[str], T],
+            default: str, environ: str | None = None, secret: bool = False,
+            group: str = OPERATIONS, formerly: str | None = None) -> T: ...
+
+
+@overload
+def setting(option: str, help: str, *, parse: Callable[[str], T],
+            default: None = None, environ: str | None = None,
+            secret: bool = False, group: str = OPERATIONS,
+            formerly: str | None = None) -> T | None: ...
+
+
+@overload
+def setting(option: str, help: str, *, default: str,
+            environ: str | None = None, secret: bool = False,
+            group: str = OPERATIONS, formerly: str | None = None) -> str: ...
+
+
+@overload
+def setting(option: str, help: str, *, default: None = None,
+            environ: str | None = None, secret: bool = False,
+            group: str = OPERATIONS,
+            formerly: str | None = None) -> str | None: ...
+
+
+def setting(option: str, help: str, parse: Callable[[str], Any] = str,
+            default: str | None = None, environ: str | None = None,
+            secret: bool = False, group: str = OPERATIONS,
+            formerly: str | None = None) -> Any:
     """
     Declare a setting taking one value.
 
@@ -208,7 +246,8 @@ def setting(option, help, parse=str, default=None, environ=None,
                     secret)
 
 
-def flag(option, help, environ=None, group=OPERATIONS):
+def flag(option: str, help: str, environ: str | None = None,
+         group: str = OPERATIONS) -> bool:
     """
     Declare an on/off setting: on when the option is given, or the variable
     says one of 1, true, yes, on (a configuration file: true or false).
@@ -218,7 +257,19 @@ def flag(option, help, environ=None, group=OPERATIONS):
     return _declare(declared, False, False)
 
 
-def repeatable(option, help, parse=str, environ=None, group=OPERATIONS):
+@overload
+def repeatable(option: str, help: str, *, parse: Callable[[str], T],
+               environ: str | None = None,
+               group: str = OPERATIONS) -> tuple[T, ...]: ...
+
+
+@overload
+def repeatable(option: str, help: str, *, environ: str | None = None,
+               group: str = OPERATIONS) -> tuple[str, ...]: ...
+
+
+def repeatable(option: str, help: str, parse: Callable[[str], Any] = str,
+               environ: str | None = None, group: str = OPERATIONS) -> Any:
     """
     Declare a setting given any number of times; its variable takes a
     space-separated list (a configuration file: a list).  The value is a
@@ -229,11 +280,11 @@ def repeatable(option, help, parse=str, environ=None, group=OPERATIONS):
     return _declare(declared, (), False)
 
 
-def _environName(option):
+def _environName(option: str) -> str:
     return ENVIRON_PREFIX + option.upper().replace("-", "_")
 
 
-def declaredSettings(cls):
+def declaredSettings(cls: type[AttrsInstance]) -> list[tuple[str, Setting]]:
     """
     The attribute name and L{Setting} of each setting C{cls} declares, in
     declaration order.
@@ -242,14 +293,14 @@ def declaredSettings(cls):
             for field in attr.fields(cls) if _METADATA_KEY in field.metadata]
 
 
-def optionOf(cls, name):
+def optionOf(cls: type[AttrsInstance], name: str) -> str:
     """
     How an operator names attribute C{name} of C{cls}: C{--option}.
     """
     return "--" + dict(declaredSettings(cls))[name].option
 
 
-def fileKeys(cls):
+def fileKeys(cls: type[AttrsInstance]) -> list[str]:
     """
     Every key a configuration file may hold for C{cls}: each setting's
     option, and a renamed one's former option.
@@ -258,7 +309,7 @@ def fileKeys(cls):
             for name in (declared.option, declared.formerly) if name]
 
 
-class SettingsOptions(usage.Options):
+class SettingsOptions(usage.Options, Generic[C]):
     """
     Options made from a class's declared settings by L{optionsFor}.
 
@@ -267,17 +318,17 @@ class SettingsOptions(usage.Options):
         name that is going away.
     """
 
-    settingsClass = None
+    settingsClass: type[C]
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
-        self.sources = {}
-        self.warnings = []
+        self.sources: dict[str, Source] = {}
+        self.warnings: list[str] = []
         for _, declared in declaredSettings(self.settingsClass):
             if declared.kind == LIST:
                 self[declared.option] = []
 
-    def settingsFile(self, environ):
+    def settingsFile(self, environ: Mapping[str, str]) -> SettingsFile:
         """
         The configuration file C{--config} (else C{GSMCP_CONFIG}) names,
         read; an empty one when neither does.
@@ -290,7 +341,7 @@ class SettingsOptions(usage.Options):
         except SettingsFileError as e:
             raise ConfigError(str(e))
 
-    def config(self, environ=None):
+    def config(self, environ: Mapping[str, str] | None = None) -> C:
         """
         The settings class, built from the command line, else C{environ}
         (default: the process environment), else the configuration file,
@@ -300,7 +351,8 @@ class SettingsOptions(usage.Options):
         """
         environ = os.environ if environ is None else environ
         settingsFile = self.settingsFile(environ)
-        values, self.sources, self.warnings = {}, {}, []
+        values: dict[str, Any] = {}
+        self.sources, self.warnings = {}, []
         for name, declared in declaredSettings(self.settingsClass):
             values[name], source = declared.lookup(self, environ,
                                                    settingsFile)
@@ -311,7 +363,7 @@ class SettingsOptions(usage.Options):
         return self.settingsClass(**values)
 
 
-def optionsFor(cls, doc):
+def optionsFor(cls: type[C], doc: str) -> type[SettingsOptions[C]]:
     """
     A L{usage.Options} class offering every setting C{cls} declares, and
     C{--config}.
@@ -338,8 +390,8 @@ def optionsFor(cls, doc):
     return type("Options", (SettingsOptions,), namespace)
 
 
-def _appender(declared):
-    def append(self, value):
+def _appender(declared: Setting) -> Callable[[usage.Options, str], None]:
+    def append(self: usage.Options, value: str) -> None:
         self[declared.option].append(value)
     append.__doc__ = f"{declared.usage} (repeatable)"
     return append

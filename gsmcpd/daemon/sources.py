@@ -16,6 +16,8 @@ setting is refused, so a misspelt one is never silently ignored.
 import difflib
 import json
 import tomllib
+from collections.abc import Collection
+from typing import Any
 
 import attr
 
@@ -50,7 +52,7 @@ class Source:
     path: str | None = None
     given: object = attr.ib(default=None, eq=False)
 
-    def prefix(self):
+    def prefix(self) -> str:
         """
         How a refusal of this source's text starts.
         """
@@ -62,7 +64,7 @@ class Source:
             return f"{self.path}: {self.name} = "
         return "the default "
 
-    def describe(self):
+    def describe(self) -> str:
         """
         Where the value came from, for C{gsmcpd check}.
         """
@@ -83,10 +85,10 @@ class SettingsFile:
     """
 
     path: str | None = None
-    values: dict = attr.ib(factory=dict)
+    values: dict[str, Any] = attr.ib(factory=dict)
 
     @classmethod
-    def load(cls, path, known):
+    def load(cls, path: str | None, known: Collection[str]) -> "SettingsFile":
         """
         Read C{path}; C{known} is every name a key may take.
 
@@ -111,7 +113,7 @@ class SettingsFile:
                        " (gsmcpd serve --help lists them)"))
         return cls(path, values)
 
-    def find(self, key):
+    def find(self, key: str) -> tuple[Any, Source | None]:
         """
         The value under C{key} and its L{Source}, or C{(None, None)}.
         """
@@ -121,7 +123,7 @@ class SettingsFile:
         return value, Source(FILE, key, self.path, value)
 
 
-def shaped(kind, raw, source):
+def shaped(kind: str, raw: Any, source: Source) -> Any:
     """
     A setting's raw value from C{source} in the shape a setting of C{kind}
     parses: for L{LIST}, a list of texts; for L{FLAG}, C{True}/C{False}, or
@@ -140,7 +142,7 @@ def shaped(kind, raw, source):
     return fileText(raw, source) if source.kind == FILE else raw
 
 
-def fileText(value, source):
+def fileText(value: object, source: Source) -> str:
     """
     A TOML value as the text its setting parses: a number as written, a
     list of words space-separated, a table as JSON.
@@ -163,14 +165,14 @@ def fileText(value, source):
                             "number, a list of text or a table")
 
 
-def fileFlag(value, source):
+def fileFlag(value: object, source: Source) -> bool:
     if not isinstance(value, bool):
         raise SettingsFileError(f"{source.prefix()}{value!r}: expected true "
                                 "or false")
     return value
 
 
-def fileList(value, source):
+def fileList(value: object, source: Source) -> list[str]:
     if isinstance(value, str):
         return value.split()
     if isinstance(value, list) and all(isinstance(each, str)

@@ -7,28 +7,40 @@ first login, the daemon's own login (and a worker's, proved) before anyone
 is served; every client's logout, then ours, before the stone stops.
 """
 
+from __future__ import annotations
+
 import os
 import secrets
 import shutil
 import tempfile
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import attr
 from twisted.application.service import Service
-from twisted.internet.defer import inlineCallbacks, succeed
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
+from twisted.internet.interfaces import IReactorThreads, IReactorTime
 from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
+from gsmcpd.daemon import Inline
 from gsmcpd.daemon.outcome import Outcome
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.gci.library import GciLibrary, GciLibraryError, findLibrary
-from gsmcpd.gci.session import LoginParameters
+from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.sessions.workers import grantNeeded
 from gsmcpd.tools.templates.capabilities import describeLacking, lackingCapabilities
 from gsmcpd.tools.templates.outcomes import FAILURES, ToolError
 from gsmcpd.tools.templates.run import runTemplate
+
+if TYPE_CHECKING:
+    from gsmcpd.daemon.options import Config
+    from gsmcpd.sessions.registry import SessionRegistry
+    from gsmcpd.testing.simulator.launch import SimulatorProcess
 
 SIMULATED_USER = "DataCurator"
 SIMULATED_PASSWORD = "swordfish"
@@ -38,7 +50,8 @@ CONTROL_INTERVAL = 15.0
 """Seconds between passes of L{ControlSession.maintain}."""
 
 
-def loadLibrary(config, environ=None):
+def loadLibrary(config: Config,
+                environ: Mapping[str, str] | None = None) -> GciLibrary:
     """
     Load libgcits as C{config} names it: the simulated stone's, an explicit
     path, or the one under C{$GEMSTONE/lib} (with libnetldi first).
@@ -65,10 +78,11 @@ def loadLibrary(config, environ=None):
         raise ConfigError(f"--gci-library: {e}")
 
 
-def realLogin(config):
+def realLogin(config: Config) -> LoginParameters:
     """
     The daemon's own login parameters for a real stone.
     """
+    assert config.password is not None  # Config requires it for a real stone
     return LoginParameters(
         stoneNrs=config.stoneNrs, gemNrs=config.gemServiceNrs,
         user=config.user, password=config.password,
@@ -100,16 +114,18 @@ class ControlSession:
     name = "control"
     log = Logger()
 
-    def __init__(self, open, clock, deadline):
+    def __init__(self, open: Callable[[], GemSession], clock: IReactorTime,
+                 deadline: float | None) -> None:
         self._open = open
         self._clock = clock
         self._deadline = deadline
-        self._gem = None
+        self._gem: GemSession | None = None
         self._unreachable = False
-        self._passSince = None
-        self._heard = self._vouchedFor = None
+        self._passSince: float | None = None
+        self._heard: float | None = None
+        self._vouchedFor: GemSession | None = None
 
-    def stoneAnswered(self):
+    def stoneAnswered(self) -> None:
         """
         A client's session logged in: the stone answers (C{/healthz} says
         so at once), even if this one is gone, until a pass of it fails.
@@ -119,7 +135,7 @@ class ControlSession:
             self._vouchedFor = self._gem
 
     @property
-    def unreachable(self):
+    def unreachable(self) -> str | None:
         """
         Why the stone counts as out of reach, or L{None}: this session is
         gone and no login succeeded since, or its pass has waited past its
@@ -134,21 +150,21 @@ class ControlSession:
         return None
 
     @property
-    def busy(self):
+    def busy(self) -> bool:
         return self._gem is not None and self._gem.busy
 
     @property
-    def gone(self):
+    def gone(self) -> GciError | None:
         return None if self._gem is None else self._gem.gone
 
-    def login(self):
+    def login(self) -> Deferred[None]:
         """
         Open the session and log it in; fires with L{None}.
         """
         self._gem = self._open()
         return self._gem.login()
 
-    def maintain(self):
+    def maintain(self) -> Deferred[object]:
         """
         One pass of keeping this session useful: while it lives, move its
         view to the newest commit (an idle session would otherwise pin the
@@ -168,7 +184,7 @@ class ControlSession:
             "daemon's own session for {deadline:g}s; /healthz says it is "
             "not answering until it does", deadline=self._deadline)
 
-        def ended(result):
+        def ended(result: object) -> object:
             self._passSince = None
             if warning is not None and warning.active():
                 warning.cancel()
@@ -179,7 +195,7 @@ class ControlSession:
 
         return self._pass().addBoth(ended)
 
-    def _pass(self):
+    def _pass(self) -> Deferred[object]:
         if self._gem is None:
             return succeed(None)
         if self._gem.gone is None:
@@ -187,8 +203,8 @@ class ControlSession:
                 self._answered, self._failed)
         fresh = self._open()
 
-        def loggedIn(_):
-            gone, self._gem = self._gem, fresh
+        def loggedIn(_: object) -> Deferred[None]:
+            gone, self._gem = self._live, fresh
             self._unreachable = False
             self.log.info("the daemon's own GemStone session is back")
             return gone.logout()
@@ -196,12 +212,13 @@ class ControlSession:
         return fresh.login().addCallbacks(
             loggedIn, lambda failure: self._failed(failure, fresh.logout()))
 
-    def _answered(self, _):
+    def _answered(self, _: object) -> None:
         if self._unreachable:
             self._unreachable = False
             self.log.info("the daemon's own GemStone session answers again")
 
-    def _failed(self, failure, then=None):
+    def _failed(self, failure: Failure,
+                then: Deferred[None] | None = None) -> Deferred[None] | None:
         """
         Log the first failure of an outage, not one per pass.
         """
@@ -214,25 +231,30 @@ class ControlSession:
                           error=failure.value, interval=CONTROL_INTERVAL)
         return then
 
-    def execute(self, source, maxBytes):
-        return self._gem.execute(source, maxBytes)
+    @property
+    def _live(self) -> GemSession:
+        assert self._gem is not None, "a call before login"
+        return self._gem
 
-    def interrupt(self, hard):
-        self._gem.interrupt(hard)
+    def execute(self, source: str, maxBytes: int) -> Deferred[bytes]:
+        return self._live.execute(source, maxBytes)
 
-    def callState(self, d):
-        return self._gem.callState(d)
+    def interrupt(self, hard: bool) -> None:
+        self._live.interrupt(hard)
 
-    def endCall(self, d, hard):
-        return self._gem.endCall(d, hard)
+    def callState(self, d: Deferred[Any]) -> str | None:
+        return self._live.callState(d)
 
-    def abandon(self, reason):
-        self._gem.abandon(reason)
+    def endCall(self, d: Deferred[Any], hard: bool) -> str | None:
+        return self._live.endCall(d, hard)
 
-    def logout(self):
+    def abandon(self, reason: str) -> None:
+        self._live.abandon(reason)
+
+    def logout(self) -> Deferred[None]:
         return succeed(None) if self._gem is None else self._gem.logout()
 
-    def stopGem(self, stoneSession):
+    def stopGem(self, stoneSession: int) -> Deferred[Any]:
         """
         Stop another session's gem, one that took neither break.
         """
@@ -251,13 +273,13 @@ class WorkerCheck:
     @ivar workerUser: the user every session logs in as.
     """
 
-    credentials = attr.ib()
-    openGem = attr.ib()
-    user = attr.ib()
-    workerUser = attr.ib()
+    credentials: Callable[[], Deferred[LoginParameters]] = attr.ib()
+    openGem: Callable[[LoginParameters, str], GemSession] = attr.ib()
+    user: str = attr.ib()
+    workerUser: str = attr.ib()
 
     @inlineCallbacks
-    def __call__(self):
+    def __call__(self) -> Inline[None]:
         try:
             parameters = yield self.credentials()
         except ToolError as e:
@@ -290,7 +312,9 @@ class SimulatedStone:
 
     log = Logger()
 
-    def __init__(self, reactor, maxLogins, directory=None, repository="demo"):
+    def __init__(self, reactor: IReactorThreads, maxLogins: int,
+                 directory: str | None = None,
+                 repository: str = "demo") -> None:
         self._reactor = reactor
         self._maxLogins = maxLogins
         self._repository = repository
@@ -300,14 +324,15 @@ class SimulatedStone:
         self.login = LoginParameters(
             stoneNrs=self.socketPath, gemNrs=None, user=SIMULATED_USER,
             password=SIMULATED_PASSWORD)
-        self._process = None
+        self._process: SimulatorProcess | None = None
 
-    def _inThread(self, work, *args, **kwargs):
+    def _inThread(self, work: Callable[..., Any], *args: Any,
+                  **kwargs: Any) -> Deferred[Any]:
         return deferToThreadPool(self._reactor, self._reactor.getThreadPool(),
                                  work, *args, **kwargs)
 
     @inlineCallbacks
-    def start(self):
+    def start(self) -> Inline[None]:
         from gsmcpd.testing.simulator.launch import launch
         os.mkdir(self._directory, 0o700)
         self._process = yield self._inThread(
@@ -319,7 +344,7 @@ class SimulatedStone:
                       socket=self.socketPath, repository=self._repository)
 
     @inlineCallbacks
-    def stop(self):
+    def stop(self) -> Inline[None]:
         if self._process is not None:
             yield self._inThread(self._process.stop)
             self.log.info("stopped the simulated stone")
@@ -337,22 +362,24 @@ class StoneService(Service):
     name = "stone"
     log = Logger()
 
-    def __init__(self, control, sessions, user, checkWorker=None,
-                 simulator=None):
+    def __init__(self, control: ControlSession, sessions: SessionRegistry,
+                 user: str,
+                 checkWorker: Callable[[], Deferred[None]] | None = None,
+                 simulator: SimulatedStone | None = None) -> None:
         self._control = control
         self.sessions = sessions
         self._user = user
         self._checkWorker = checkWorker
         self.simulator = simulator
-        self._ready = Outcome()
+        self._ready: Outcome[None] = Outcome()
 
-    def startService(self):
+    def startService(self) -> None:
         super().startService()
         # A refusal is handed to whoever waits (L{whenReady}), not left
         # unhandled here.
         self._start().addBoth(self._ready.settle).addErrback(lambda _: None)
 
-    def whenReady(self):
+    def whenReady(self) -> Deferred[None]:
         """
         A L{Deferred} firing once the daemon's own session (and a worker's,
         with C{--worker-user}) has logged in, or failing with
@@ -361,7 +388,7 @@ class StoneService(Service):
         return self._ready.whenKnown()
 
     @inlineCallbacks
-    def _start(self):
+    def _start(self) -> Inline[None]:
         if self.simulator is not None:
             yield self.simulator.start()
         try:
@@ -375,7 +402,7 @@ class StoneService(Service):
             yield self._checkWorker()
 
     @inlineCallbacks
-    def _reportCapabilities(self):
+    def _reportCapabilities(self) -> Inline[None]:
         """
         Say once which optional messages this stone lacks: the templates
         ask before sending one, so without this line nothing would.
@@ -391,7 +418,7 @@ class StoneService(Service):
              lacking=[each.selector for each in lacking])
 
     @inlineCallbacks
-    def stopService(self):
+    def stopService(self) -> Inline[None]:
         super().stopService()
         yield self.sessions.closeAll("the server is stopping", code="stopping")
         yield self._control.logout()

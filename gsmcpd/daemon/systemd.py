@@ -10,7 +10,9 @@ C{$NOTIFY_SOCKET} (not under systemd) every call does nothing.
 
 import os
 import socket
+from collections.abc import Mapping
 
+from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
@@ -24,13 +26,13 @@ class SystemdNotifier:
 
     log = Logger()
 
-    def __init__(self, environ=None):
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
         environ = os.environ if environ is None else environ
         self.address = _address(environ.get("NOTIFY_SOCKET"))
         self._watchdogSeconds = _watchdogSeconds(environ)
-        self._watchdog = None
+        self._watchdog: LoopingCall | None = None
 
-    def notify(self, **fields):
+    def notify(self, **fields: object) -> bool:
         """
         Send one datagram of C{KEY=value} lines, e.g. C{notify(READY=1)}.
 
@@ -47,19 +49,19 @@ class SystemdNotifier:
             return False
         return True
 
-    def ready(self, status):
+    def ready(self, status: str) -> bool:
         """
         Serving: systemd starts units ordered after this one.
         """
         return self.notify(READY=1, STATUS=status)
 
-    def stopping(self, status):
+    def stopping(self, status: str) -> bool:
         return self.notify(STOPPING=1, STATUS=status)
 
-    def status(self, status):
+    def status(self, status: str) -> bool:
         return self.notify(STATUS=status)
 
-    def startWatchdog(self, clock):
+    def startWatchdog(self, clock: IReactorTime) -> None:
         """
         Ping systemd's watchdog at half of C{WatchdogSec=} from the reactor,
         so a reactor that stops turning gets the daemon restarted.
@@ -70,12 +72,12 @@ class SystemdNotifier:
         self._watchdog.clock = clock
         self._watchdog.start(self._watchdogSeconds / 2, now=True)
 
-    def stopWatchdog(self):
+    def stopWatchdog(self) -> None:
         if self._watchdog is not None and self._watchdog.running:
             self._watchdog.stop()
 
 
-def _address(name):
+def _address(name: str | None) -> str | None:
     if not name:
         return None
     if name.startswith("@"):
@@ -83,7 +85,7 @@ def _address(name):
     return name
 
 
-def _watchdogSeconds(environ):
+def _watchdogSeconds(environ: Mapping[str, str]) -> float | None:
     """
     C{WatchdogSec=} in seconds, when it applies to this process.
     """

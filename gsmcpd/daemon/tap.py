@@ -2,11 +2,14 @@
 C{twistd gsmcp}: options in, the daemon's service tree out.
 """
 
+from collections.abc import Mapping
+
+from twisted.internet.interfaces import IReactorCore
 from twisted.logger import Logger
 
 from gsmcpd.daemon.options import Options
 from gsmcpd.daemon.refusal import underTwistd
-from gsmcpd.daemon.service import assemble
+from gsmcpd.daemon.service import GsmcpService, assemble
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import loadLibrary
 
@@ -15,7 +18,8 @@ __all__ = ["Options", "makeService"]
 log = Logger()
 
 
-def makeService(options, environ=None, reactor=None):
+def makeService(options: Options, environ: Mapping[str, str] | None = None,
+                reactor: IReactorCore | None = None) -> GsmcpService:
     """
     Validate the configuration and build the service tree.
 

@@ -15,19 +15,23 @@ a template the daemon runs on its own against the shape the daemon reads
 commit template's own paths, in sessions of their own (L{commitprobe}).
 """
 
-from collections.abc import Callable
-from typing import Any
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import attr
 import jsonschema
-from twisted.internet.defer import inlineCallbacks, maybeDeferred
+from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred
 
-from gsmcpd.daemon import shapes
+from gsmcpd.daemon import Inline, Reactor, shapes
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
 from gsmcpd.daemon.templatereport import Report, Row
 from gsmcpd.gci.errors import GciError
-from gsmcpd.gci.session import GemSession
+from gsmcpd.gci.library import GciLibrary
+from gsmcpd.gci.session import GemSession, LoginParameters
+from gsmcpd.protocol.jsonrpc import JsonObject
 from gsmcpd.tools.base import ToolCall, strictSchema
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog
 from gsmcpd.tools.journal import ChangeJournal
@@ -35,6 +39,9 @@ from gsmcpd.tools.ledger import ReadLedger
 from gsmcpd.tools.templates.capabilities import OPTIONAL
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.templates.run import runTemplate
+
+if TYPE_CHECKING:
+    from gsmcpd.daemon.options import Config
 
 SCRATCH_DICTIONARY = "GsmcpdCheckScratch"
 PROBE_CLASS = "GsmcpdCheckProbe"
@@ -44,7 +51,10 @@ COMMITS_DISABLED = 2249
 NO_PRIVILEGE = 2151
 REASON = "gsmcpd check --templates never commits in this session"
 
-Arguments = dict | Callable[[dict], dict]
+Arguments = JsonObject | Callable[[JsonObject], JsonObject]
+"""A step's arguments, or what makes them from the stone's facts."""
+Probe = Callable[["TemplateCheck", GciLibrary, LoginParameters],
+                 "Deferred[None]"]
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -77,12 +87,12 @@ class Step:
     tolerated: tuple[int, ...] = ()
     shape: Any = attr.Factory(dict)
     needsCommit: bool | None = None
-    holds: dict = attr.Factory(dict)
+    holds: dict[str, object] = attr.Factory(dict)
     refusals: dict[int, str] = attr.Factory(dict)
     path: str = ""
     gate: bool = False
 
-    def argumentsFor(self, facts: dict) -> dict:
+    def argumentsFor(self, facts: JsonObject) -> JsonObject:
         return self.arguments(facts) if callable(self.arguments) \
             else self.arguments
 
@@ -92,7 +102,7 @@ def _template(name: str, arguments: Arguments | None = None,
     return Step(name, arguments or {}, tool=False, **kwargs)
 
 
-PROBE = {"className": PROBE_CLASS}
+PROBE: JsonObject = {"className": PROBE_CLASS}
 METHOD = dict(PROBE, selector="testProbe")
 
 CONTINUED = {"continued": bool}
@@ -182,11 +192,11 @@ class Recording:
     execute.
     """
 
-    def __init__(self, gem: Any) -> None:
+    def __init__(self, gem: GemSession) -> None:
         self._gem = gem
         self.ran: list[str] = []
 
-    def execute(self, source: str, maxBytes: int) -> Any:
+    def execute(self, source: str, maxBytes: int) -> Deferred[bytes]:
         self.ran.append(source.split("\n", 1)[0][len('"gsmcp:'):-1])
         return self._gem.execute(source, maxBytes)
 
@@ -206,9 +216,10 @@ class TemplateCheck:
         the check, the library and the login.
     """
 
-    def __init__(self, config: Any, reactor: Any, steps=STEPS,
-                 environ: dict | None = None,
-                 probe: Callable | None = None) -> None:
+    def __init__(self, config: Config, reactor: Reactor,
+                 steps: Iterable[Step] = STEPS,
+                 environ: Mapping[str, str] | None = None,
+                 probe: Probe | None = None) -> None:
         self.config = config
         self.reactor = reactor
         self.steps = steps
@@ -219,8 +230,8 @@ class TemplateCheck:
         self.report = Report()
         self._touched = False
 
-    def row(self, step: str, ok: bool, detail: str, templates=(),
-            started: float | None = None) -> Row:
+    def row(self, step: str, ok: bool, detail: str,
+            templates: Iterable[str] = (), started: float | None = None) -> Row:
         elapsed = 0 if started is None else round(
             (self.reactor.seconds() - started) * 1000)
         row = Row(step, ok, detail, tuple(templates), elapsed)
@@ -228,7 +239,7 @@ class TemplateCheck:
         return row
 
     @inlineCallbacks
-    def run(self):
+    def run(self) -> Inline[Report]:
         """
         Run every step that can run; fires with the L{Report}.
         """
@@ -265,7 +276,8 @@ class TemplateCheck:
         return self.report
 
     @inlineCallbacks
-    def loggedIn(self, library, login, name):
+    def loggedIn(self, library: GciLibrary, login: LoginParameters,
+                 name: str) -> Inline[GemSession]:
         gem = GemSession(library, login, self.reactor, name)
         try:
             yield gem.login()
@@ -278,14 +290,15 @@ class TemplateCheck:
         return gem
 
     @inlineCallbacks
-    def _runSteps(self, gem):
+    def _runSteps(self, gem: Recording) -> Inline[None]:
         ledger, journal = ReadLedger(), ChangeJournal()
         for step in self.steps:
             yield self.runStep(step, gem, ledger, journal)
             self._touched = self._touched or step.name == "add_dictionary"
 
     @inlineCallbacks
-    def runStep(self, step, gem, ledger, journal):
+    def runStep(self, step: Step, gem: Recording, ledger: ReadLedger,
+                journal: ChangeJournal) -> Inline[bool]:
         """
         Run one step on C{gem} (a L{Recording}) and report it; fires with
         whether it passed.
@@ -306,14 +319,16 @@ class TemplateCheck:
         return ok
 
     @inlineCallbacks
-    def _runStep(self, step, gem, ledger, journal):
+    def _runStep(self, step: Step, gem: Recording, ledger: ReadLedger,
+                 journal: ChangeJournal) -> Inline[str]:
         arguments = step.argumentsFor(self.report.stone)
         try:
             if step.tool:
                 value = yield self._callTool(step.name, arguments, gem,
                                              ledger, journal)
             else:
-                answer = yield runTemplate(gem, step.name, arguments)
+                answer = yield runTemplate(  # a Recording only executes
+                    gem, step.name, arguments)  # type: ignore[arg-type]
                 value = answer.value
                 mismatch = shapes.mismatch(step.shape, value)
                 if mismatch:
@@ -347,11 +362,14 @@ class TemplateCheck:
         return value if step.tool else f"answered {shapes.described(value)}"
 
     @inlineCallbacks
-    def _callTool(self, name, arguments, gem, ledger, journal):
+    def _callTool(self, name: str, arguments: JsonObject, gem: Recording,
+                  ledger: ReadLedger, journal: ChangeJournal) -> Inline[str]:
         tool = self.tools.get(name)
+        assert tool is not None and tool.run is not None, f"no tool {name}"
         tool.validate(arguments)
-        result = yield maybeDeferred(
-            tool.run, ToolCall(gem, ledger, journal=journal), arguments)
+        # A Recording only executes, all a tool's templates ask of a gem.
+        call = ToolCall(gem, ledger, journal=journal)  # type: ignore[arg-type]
+        result = yield maybeDeferred(tool.run, call, arguments)
         if result.isError:
             raise _Failed(_firstLine(result.text))
         if tool.outputSchema is not None:
@@ -365,7 +383,8 @@ class TemplateCheck:
         return _firstLine(result.text)
 
     @inlineCallbacks
-    def _checkNothingLeft(self, library, login):
+    def _checkNothingLeft(self, library: GciLibrary,
+                          login: LoginParameters) -> Inline[None]:
         """
         From a fresh session: neither scratch name (both free when the
         check began) is there.

@@ -253,6 +253,19 @@ class AssemblyTests(SynchronousTestCase):
         self.assertEqual([audit.defaultUser for audit in audits],
                          ["DataCurator", "McpReadOnly"])
 
+    def test_emptyWorkerUserNamesNone(self):
+        """
+        An empty C{--worker-user} (C{--worker-user=}, or C{worker-user = ""}
+        in the configuration file) names no worker user, as everywhere else:
+        the stone starts with no worker to prove, where it once tried to
+        call the empty text as its check.
+        """
+        stone = self.assembled("--worker-user=").getServiceNamed("stone")
+        self.assertIsNone(stone._checkWorker)
+        self.assertIsNotNone(self.assembled(
+            "--worker-user", "McpReadOnly").getServiceNamed(
+                "stone")._checkWorker)
+
     def test_traceWhenAsked(self):
         """
         C{--trace-log} adds the trace, reopened on C{SIGHUP}, with its

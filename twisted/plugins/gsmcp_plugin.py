@@ -3,6 +3,7 @@ The C{twistd gsmcp} plugin.
 """
 
 from twisted.application.service import ServiceMaker
+from twisted.python.usage import Options
 
 from gsmcpd.daemon.early import begin
 
@@ -15,7 +16,7 @@ class GsmcpMaker(ServiceMaker):
     """
 
     @property
-    def options(self):
+    def options(self) -> type[Options]:
         begin()
         return super().options
 
