@@ -92,6 +92,10 @@ _PROTOTYPES = {
                                    ctypes.POINTER(GciErrSType)]),
     "GciTsResolveSymbol": (OopType, [GciSession, ctypes.c_char_p, OopType,
                                      ctypes.POINTER(GciErrSType)]),
+    "GciTsExecute_": (OopType, [GciSession, ctypes.c_char_p, ctypes.c_ssize_t, OopType, OopType,
+                                OopType, ctypes.c_int, ctypes.c_ushort, ctypes.POINTER(GciErrSType)]),
+    "GciTsContinueWith": (OopType, [GciSession, OopType, OopType, ctypes.POINTER(GciErrSType),
+                                    ctypes.c_int, ctypes.POINTER(GciErrSType)]),
 }
 
 
@@ -130,6 +134,13 @@ class Libgcits(Protocol):
 
     def GciTsResolveSymbol(self, sess: Handle, str: bytes | None,
                            symbolList: int, err: _CArgObject, /) -> int: ...
+
+    def GciTsExecute_(self, sess: Handle, sourceStr: bytes, sourceSize: int, sourceOop: int,
+                      contextObject: int, symbolList: int, flags: int,
+                      environmentId: int, err: _CArgObject, /) -> int: ...
+
+    def GciTsContinueWith(self, sess: Handle, gsProcess: int, replaceTopOfStack: int,
+                          continueWithError: None, flags: int, err: _CArgObject, /) -> int: ...
 
 
 class GciLibraryError(Exception):
@@ -265,11 +276,8 @@ class GciLibrary:
         @raise GciError: it is bound to nothing there.
         """
         err = self._blocking()
-        oop = self._lib.GciTsResolveSymbol(session, _bytes(name), OOP_NIL,
-                                           ctypes.byref(err))
-        if oop == OOP_ILLEGAL:
-            raise err.asError()
-        return int(oop)
+        return self._oop(self._lib.GciTsResolveSymbol(
+            session, _bytes(name), OOP_NIL, ctypes.byref(err)), err)
 
     def executeFetchBytes(self, session: Handle, source: bytes,
                           sourceClass: int, maxBytes: int) -> bytes:
@@ -300,6 +308,25 @@ class GciLibrary:
                 number=0, message=f"the result is over the {maxBytes} "
                 "bytes asked for", reason="resultOverrun")
         return buffer.take(size)
+
+    def executeDebug(self, session: Handle, source: bytes, sourceClass: int,
+                     flags: int) -> int:
+        """GciTsExecute_: the result's OOP; stopped, a GciError naming the GsProcess."""
+        err = self._blocking()
+        return self._oop(self._lib.GciTsExecute_(
+            session, source, len(source), sourceClass, OOP_ILLEGAL, OOP_NIL,
+            flags, 0, ctypes.byref(err)), err)
+
+    def continueWith(self, session: Handle, process: int, flags: int) -> int:
+        """Resume C{process} as it is: a trimmed frame's stack holds nothing to replace."""
+        err = self._blocking()
+        return self._oop(self._lib.GciTsContinueWith(
+            session, process, OOP_ILLEGAL, None, flags, ctypes.byref(err)), err)
+
+    def _oop(self, oop: int, err: GciErrSType) -> int:
+        if oop == OOP_ILLEGAL:
+            raise err.asError()
+        return int(oop)
 
     def clearStack(self, session: Handle, process: int) -> None:
         """

@@ -29,17 +29,17 @@ import attr
 from twisted.logger import Logger
 
 from gsmcpd.observe.auditfile import AUDIT_NAMESPACE, AuditFile
-from gsmcpd.observe.clipping import clipped
-from gsmcpd.observe.metrics import (
+from gsmcpd.observe.calloutcome import (
+    CANCELLED,
     CHANGED_META,
     COMMIT_TOOL,
     DISCARDED_META,
-    REFUSALS,
-    callCommit,
-    classify,
-    commitOutcome,
-    resultMeta,
+    ERROR,
+    TOOL_ERROR,
+    CallOutcome,
 )
+from gsmcpd.observe.clipping import clipped
+from gsmcpd.observe.metrics import REFUSALS
 
 SOURCE_ARGUMENTS: dict[str | None, str] = {
     "execute_code": "code", "profile_code": "code", "inspect": "expression",
@@ -74,23 +74,21 @@ def sourceDigest(tool: str | None, arguments: dict[str, Any]) -> str | None:
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
-def outcome(response: dict[str, Any] | None) -> str:
+def outcome(ended: CallOutcome) -> str:
     """
-    How a C{tools/call} that ran ended, from its JSON-RPC response: C{ok},
-    C{error:} and the tool error's kind, C{protocolError:} and the code,
-    C{askedForInput}, or C{noAnswer}.  The metrics classify it, so the two
+    How a C{tools/call} that ran ended: C{ok}, C{error:} and the tool
+    error's kind, C{protocolError:} and the code, C{askedForInput}, or
+    C{noAnswer}.  The metrics count the same L{CallOutcome}, so the two
     never disagree on what a call did; a protocol error is named by its
     code, which an operator looks up.
     """
-    ended, kind = classify(response)
-    if ended == "cancelled":
+    if ended.ended == CANCELLED:
         return "noAnswer"
-    if ended == "error":
-        assert response is not None  # a response's error, so there is one
-        return f"protocolError:{response['error'].get('code')}"
-    if ended == "toolError":
-        return f"error:{kind}"
-    return ended
+    if ended.ended == ERROR:
+        return f"protocolError:{ended.code}"
+    if ended.ended == TOOL_ERROR:
+        return f"error:{ended.kind}"
+    return ended.ended
 
 
 @overload
@@ -294,7 +292,7 @@ class AuditLog:
         return callId
 
     def callEnded(self, facts: CallFacts, callId: str | None,
-                  response: dict[str, Any] | None, seconds: float) -> None:
+                  answer: CallOutcome, seconds: float) -> None:
         """
         Record how a call that ran ended and, for C{commit}, the stone's
         answer.  It never raises: a call that ran is answered as it ended,
@@ -302,11 +300,10 @@ class AuditLog:
 
         @param callId: what L{callStarted} answered, or L{None} for a call
             that was not recorded before it ran.
-        @param response: the JSON-RPC response, or L{None} (nobody waits
-            for one).
+        @param answer: what the call came to.
         @param seconds: how long it took.
         """
-        ended = outcome(response)
+        ended = outcome(answer)
         self.log.info(
             "tool call {tool} by {identity} as {gemstoneUser} in session "
             "{session}: {outcome} in {seconds:.3f}s", event="toolCall",
@@ -315,9 +312,9 @@ class AuditLog:
         handle, (tool, arguments) = facts.handle, _plain(facts)
         # Code that committed (its result says the stone did, or may have)
         # commits like a commit, itself among the changes it names.
-        byCode = None if tool == COMMIT_TOOL else callCommit(tool, response)
+        byCode = None if tool == COMMIT_TOOL else answer.commit(tool)
         # Code that aborted left nothing of what its session held.
-        aborted = resultMeta(response).get(DISCARDED_META) is True or (
+        aborted = answer.meta.get(DISCARDED_META) is True or (
             tool == "abort" and ended == "ok")
         # Only a change makes an entry: a handle no change was made in (a
         # read's, a stand-in's) would otherwise be kept until its session,
@@ -327,7 +324,7 @@ class AuditLog:
         changed: str | bool | None
         if SOURCE_ARGUMENTS.get(tool) in CODE_ARGUMENTS:
             changed = sourceDigest(tool, arguments) is not None and (
-                byCode or resultMeta(response).get(CHANGED_META) is True)
+                byCode or answer.meta.get(CHANGED_META) is True)
         else:
             changed = ended == "ok" or byCode
         if changed and (tool in self.mutatingTools) and not aborted:
@@ -339,7 +336,7 @@ class AuditLog:
         if aborted:
             pending.clear()
         elif byCode or (tool == COMMIT_TOOL and ended != "askedForInput"):
-            result = byCode or commitOutcome(response) or ended
+            result = byCode or answer.commitOutcome() or ended
             self.log.info(
                 "commit by {identity} as {gemstoneUser} in session "
                 "{session}: {result}", event="commit", callId=callId,

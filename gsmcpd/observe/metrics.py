@@ -10,7 +10,6 @@ renders the text format Prometheus scrapes and adds the process metrics
 
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -27,25 +26,14 @@ from prometheus_client.core import CounterMetricFamily
 from twisted.internet.interfaces import IReactorTime
 from twisted.web.http import Request
 
+from gsmcpd.observe.calloutcome import ERROR, TOOL_ERROR, CallOutcome
+
 CALL_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
                         5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 """GemStone calls range from a millisecond (a lookup) to minutes (a test
 run or a long execute_code)."""
 
 NAMESPACE = "gsmcpd"
-COMMIT_TOOL = "commit"
-COMMITTED_META = "gsmcpd/committed"
-"""The key of a result's C{_meta} that says the stone committed while any
-other tool's call ran (code it ran sent the commit): C{true}, or C{null}
-when the view moved and the stone cannot say whether by a commit."""
-DISCARDED_META = "gsmcpd/discarded"
-"""The key that says instead that code it ran moved the view and left
-nothing the session held (an abort)."""
-CHANGED_META = "gsmcpd/changed"
-"""The key that says, of a call whose view stayed, that the session held
-no uncommitted change before it and does after: the change is the call's."""
-INPUT_REQUIRED = "input_required"
-"""The C{resultType} of a 2026-era round that asks the client."""
 ESCALATION: dict[str | None, tuple[str, ...]] = {
     "soft": ("soft",), "hard": ("soft", "hard"), "replaced": ("soft", "hard")}
 """The breaks sent to reach each escalation step of a call."""
@@ -70,7 +58,6 @@ is live."""
 
 _Read = Callable[[], float] | None
 """What a gauge or a count kept elsewhere is read from, if anything."""
-_Response = dict[str, Any] | None
 
 
 class CountedElsewhere:
@@ -299,10 +286,10 @@ class CallTimer:
         self._done = False
         metrics.callsRunning += 1
 
-    def finished(self, response: _Response, step: str | None = None) -> None:
+    def finished(self, outcome: CallOutcome, step: str | None = None
+                 ) -> None:
         """
-        The call was answered with C{response} (a JSON-RPC response, or
-        L{None} when the client cancelled it), after escalating as far as
+        The call came to C{outcome}, after escalating as far as
         C{step} (C{soft}, C{hard} or C{replaced}: see
         L{gsmcpd.sessions.breaks}); a second call does nothing, so every
         path out may call it.
@@ -311,9 +298,10 @@ class CallTimer:
             return
         self._done = True
         metrics = self._metrics
-        outcome, kind = classify(response)
+        kind = outcome.kind if outcome.ended in (ERROR, TOOL_ERROR) \
+            else None
         metrics.callsRunning -= 1
-        seconds, calls = metrics.callSeries(self._tool, outcome)
+        seconds, calls = metrics.callSeries(self._tool, outcome.ended)
         seconds.observe(self._clock.seconds() - self._started)
         calls.inc()
         if kind is not None:
@@ -322,7 +310,7 @@ class CallTimer:
             metrics.breaks.labels(strength).inc()
         if step == "replaced":
             metrics.replacements.inc()
-        ended = callCommit(self._tool, response)
+        ended = outcome.commit(self._tool)
         if ended is not None:
             metrics.commits.labels(ended).inc()
 
@@ -335,81 +323,6 @@ class CallTimer:
         if not self._done:
             self._done = True
             self._metrics.callsRunning -= 1
-
-
-UNSETTLED = frozenset({"deadline", "pinned", "sessionGone"})
-"""The error kinds of a call the server ended before its GemStone call
-answered: for a C{commit}, whether it committed is not known."""
-
-
-def callCommit(tool: str | None, response: _Response) -> str | None:
-    """
-    How a commit a call of C{tool} made ended, from its C{response}: a
-    C{commit}'s as L{commitOutcome} says; for any other tool C{committed}
-    when its result says the stone committed while it ran (L{COMMITTED_META}),
-    C{unknown} when it says the stone may have, else L{None}.
-    """
-    if tool == COMMIT_TOOL:
-        return commitOutcome(response)
-    meta = resultMeta(response)
-    if COMMITTED_META not in meta:
-        return None
-    return "committed" if meta[COMMITTED_META] is True else "unknown"
-
-
-def resultMeta(response: _Response) -> dict[str, Any]:
-    """
-    The C{_meta} of a call's result, or an empty one.
-    """
-    value = (response or {}).get("result")
-    meta = value.get("_meta") if isinstance(value, dict) else None
-    return meta if isinstance(meta, dict) else {}
-
-
-def commitOutcome(response: _Response) -> str | None:
-    """
-    What the stone answered a C{commit} whose C{response} is a result or
-    a tool error: C{committed}, C{conflict} (a tool error naming the
-    conflicts) or C{failed} (any other answer); C{unknown} for a commit
-    the server ended before the stone answered (its deadline, its gem
-    gone: it may have committed); L{None} for a C{commit} that never
-    reached the stone (refused, a protocol error, a question to the
-    client).
-    """
-    outcome, kind = classify(response)
-    if outcome == "error" and kind in UNSETTLED:
-        return "unknown"
-    if outcome not in ("ok", "toolError") or response is None:
-        return None
-    structured = (response.get("result") or {}).get("structuredContent") or {}
-    if outcome == "ok":
-        return "committed" if structured.get("committed") else "failed"
-    return "conflict" if "conflicts" in (structured.get("error") or {}) \
-        else "failed"
-
-
-def classify(response: _Response) -> tuple[str, str | None]:
-    """
-    C{(outcome, error kind or None)} of a call's JSON-RPC response: ok, a
-    tool error (C{isError}), an error response, cancelled (L{None}), or
-    askedForInput (a 2026-era C{input_required} round: a question to the
-    client, not an error).
-    """
-    if response is None:
-        return "cancelled", None
-    error = response.get("error")
-    if error is not None:
-        data = error.get("data")
-        return "error", (data.get("kind") if isinstance(data, dict)
-                         else None) or "jsonrpc"
-    result = response.get("result") or {}
-    if result.get("resultType") == INPUT_REQUIRED:
-        return "askedForInput", None
-    if result.get("isError"):
-        failure = (result.get("structuredContent") or {}).get("error")
-        return "toolError", (failure.get("kind") if isinstance(
-            failure, dict) else None) or "other"
-    return "ok", None
 
 
 UNOBSERVED = Metrics("unobserved", processMetrics=False)

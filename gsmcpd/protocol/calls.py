@@ -7,13 +7,12 @@ and the abandonment of its GemStone session, the death of the gem, what
 the client is told when the server ended it, and its record (counted and
 audited from before it runs to its real end, whether or not its client
 still waits: L{gsmcpd.protocol.recording}).  An era's adapter hands it the
-request's facts and the method, and frames what comes back; the transport
-only gates, parses and renders.  The errors both eras answer for a
-session's login are here too.
+request's facts and the method, and frames what comes back.  The errors
+both eras answer for a session's login are here too.
 """
 
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from twisted.internet.defer import (
     CancelledError,
@@ -29,8 +28,9 @@ from twisted.python.failure import Failure
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.audit import CallRefused
+from gsmcpd.observe.calloutcome import OK
 from gsmcpd.observe.clipping import clipped
-from gsmcpd.observe.metrics import UNOBSERVED, classify
+from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
@@ -39,8 +39,14 @@ from gsmcpd.protocol.jsonrpc import (
     JsonObject,
     JsonRpcError,
 )
-from gsmcpd.protocol.methods import Method
-from gsmcpd.protocol.recording import CANCELLED, CallRecords, answerOf, unrefused
+from gsmcpd.protocol.methods import Handler, Method
+from gsmcpd.protocol.recording import (
+    CANCELLED,
+    CallRecord,
+    CallRecords,
+    outcomeOf,
+    unrefused,
+)
 from gsmcpd.protocol.shares import shareRefusal
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.interfaces import IWorkSession
@@ -58,7 +64,7 @@ class SessionGoneError(JsonRpcError):
     The session's gem died; the session is closed as this is sent.
     """
 
-    def __init__(self, number):
+    def __init__(self, number: int | None) -> None:
         super().__init__(
             SERVER_ERROR,
             f"The GemStone session ended (GemStone error {number}); "
@@ -80,7 +86,7 @@ class LoginFailedError(JsonRpcError):
     The GemStone login for a session failed; the server log says why.
     """
 
-    def __init__(self, number):
+    def __init__(self, number: object) -> None:
         super().__init__(
             SERVER_ERROR, f"The GemStone login failed (GemStone error "
             f"{number}); the server log has the details.",
@@ -92,7 +98,7 @@ class StoneNotAnsweringError(LoginFailedError):
     The stone did not answer a session's login within its deadline.
     """
 
-    def __init__(self, deadline):
+    def __init__(self, deadline: float) -> None:
         JsonRpcError.__init__(
             self, SERVER_ERROR, f"The GemStone stone did not answer the "
             f"login within {deadline:g} seconds; try again later.",
@@ -105,12 +111,12 @@ def loginFailed(failure: Failure) -> NoReturn:
     its credentials) as L{LoginFailedError}, and one the stone did not
     answer in time as L{StoneNotAnsweringError}, in either era.
     """
-    if failure.check(LoginNotAnswered):
-        raise StoneNotAnsweringError(failure.value.deadline)
-    failure.trap(GciError, ToolError)
     error = failure.value
+    if isinstance(error, LoginNotAnswered):
+        raise StoneNotAnsweringError(error.deadline)
+    failure.trap(GciError, ToolError)
     number = error.number if isinstance(error, GciError) \
-        else (error.details or {}).get("number")
+        else (cast(ToolError, error).details or {}).get("number")
     raise LoginFailedError(number)
 
 
@@ -126,8 +132,9 @@ class CallRunner:
 
     log = Logger()
 
-    def __init__(self, registry, clock, requestTimeout=None, audit=None,
-                 metrics=UNOBSERVED):
+    def __init__(self, registry: Any, clock: Any,
+                 requestTimeout: float | None = None, audit: Any = None,
+                 metrics: Any = UNOBSERVED) -> None:
         """
         @param audit: the L{gsmcpd.observe.audit.AuditLog} each tool call
             is recorded in, or L{None}.
@@ -175,13 +182,13 @@ class CallRunner:
         if run is not None:
             self._cancelled(run, params.get("reason"))
 
-    def _cancelled(self, run, reason):
+    def _cancelled(self, run: RunningCall, reason: object) -> None:
         self.log.info("session {handle}: the client cancelled request {id}: "
                       "{reason}", handle=run.label,
                       id=clipped(run.requestId), reason=clipped(reason))
         run.end("cancelled")
 
-    def _run(self, request, handler):
+    def _run(self, request: RequestFacts, handler: Handler) -> Deferred[Any]:
         """
         Run C{request} as a L{RunningCall} (a L{Call}), once its record
         has begun.
@@ -237,18 +244,18 @@ class CallRunner:
         except CallRefused as refusal:
             return self.refused(request, refusal)
 
-        def over(outcome):
+        def over(outcome: Any) -> Any:
             record.ended(outcome)
             return unrefused(outcome)
 
         return maybeDeferred(answer).addBoth(over)
 
     @inlineCallbacks
-    def sessionGone(self, request, gone):
+    def sessionGone(self, request: RequestFacts, gone: GemGone) -> Any:
         """
         The answer to a call whose gem died: its session is closed first.
         """
-        work = request.work
+        work = cast(IWorkSession, request.work)
         self.log.error(
             "session {handle}: its gem died ({error}; reason: {reason})",
             handle=work.label, error=gone, reason=gone.reason)
@@ -275,15 +282,16 @@ class Call:
         deadline.
     """
 
-    def __init__(self, runner, request, run, record):
+    def __init__(self, runner: CallRunner, request: RequestFacts,
+                 run: RunningCall, record: CallRecord) -> None:
         self._runner = runner
         self._request = request
         self._run = run
         self._record = record
         self._over = False
-        self.answer = Deferred(self._stoppedWaiting)
+        self.answer: Deferred[Any] = Deferred(self._stoppedWaiting)
 
-    def run(self, handler):
+    def run(self, handler: Handler) -> Deferred[Any]:
         """
         Start the call with C{handler}: answer L{answer}.
         """
@@ -297,7 +305,7 @@ class Call:
         run.cancelled.addCallback(self._cancelled)
         return self.answer
 
-    def _stoppedWaiting(self, answer):
+    def _stoppedWaiting(self, answer: Deferred[Any]) -> None:
         run = self._run
         if self._over:
             # Its dead gem's session is being closed: nothing to end.
@@ -309,20 +317,20 @@ class Call:
             # Already being ended (by its deadline, say): told as such.
             self._answer(self._forClient(None))
 
-    def _answered(self, outcome):
+    def _answered(self, outcome: Any) -> None:
         self._run.finished()
         self._ended(outcome)
 
-    def _abandoned(self, _):
+    def _abandoned(self, _: object) -> None:
         # Its GemStone session was given up: its answer will never come.
         self._ended(None)
 
-    def _cancelled(self, _):
+    def _cancelled(self, _: object) -> None:
         self._answer(CANCELLED)
         if self._run.current is None:
             self._ended(None)
 
-    def _ended(self, outcome):
+    def _ended(self, outcome: Any) -> None:
         """
         The call is over with C{outcome}: record it, and answer the client
         if it still waits.
@@ -338,18 +346,19 @@ class Call:
         self._over = True
         run, request = self._run, self._request
         if isinstance(outcome, Failure) and outcome.check(GemGone):
-            gone = outcome.value
+            gone = cast(GemGone, outcome.value)
             self._record.ended(Failure(request.dialect.sessionGone(
-                request.work, gone.number)), run.step)
+                cast(IWorkSession, request.work), gone.number)), run.step)
             closing = self._runner.sessionGone(request, gone)
             closing.addBoth(self._answer)
         else:
-            self._record.ended(self._forRecord(outcome), run.step)
-            self._answer(unrefused(self._forClient(outcome)))
+            told = self._forClient(outcome)
+            self._record.ended(self._forRecord(outcome, told), run.step)
+            self._answer(unrefused(told))
         if run.work is not None:
             run.work.calls.release(run)
 
-    def _forClient(self, outcome):
+    def _forClient(self, outcome: Any) -> Any:
         """
         What the client is told of a call that came to C{outcome}: nothing
         when it cancelled, the ending policy's message when the server
@@ -366,21 +375,21 @@ class Call:
                 SERVER_ERROR, ended, {"kind": run.why, "step": run.step}))
         return outcome
 
-    def _forRecord(self, outcome):
+    def _forRecord(self, outcome: Any, told: Any) -> Any:
         """
         What the record says a call that came to C{outcome} did: for one
         its client cancelled, what it did if it finished despite that
         (nothing was broken, or the break came too late), else that there
-        was no answer; otherwise what its client is told.
+        was no answer; otherwise what its client is C{told}.
         """
         run = self._run
         if run.why != "cancelled":
-            return self._forClient(outcome)
+            return told
         whole = _answeredInFull(outcome) or (
             run.step is None and not isinstance(outcome, Failure))
         return outcome if whole else None
 
-    def _answer(self, outcome):
+    def _answer(self, outcome: Any) -> None:
         if not self.answer.called:
             if isinstance(outcome, Failure):
                 self.answer.errback(outcome)
@@ -388,10 +397,10 @@ class Call:
                 self.answer.callback(outcome)
 
 
-def _answeredInFull(outcome):
+def _answeredInFull(outcome: Any) -> bool:
     """
     Whether a call came to a whole answer: not a failure, not a tool error
     (which a break may have caused), not nothing.
     """
     return outcome is not None and not isinstance(outcome, Failure) and \
-        classify(answerOf(outcome))[0] == "ok"
+        outcomeOf(outcome).ended == OK

@@ -4,10 +4,13 @@ The protocol's part of the compact catalog surface
 it names, and the instructions say how to reach what is not listed.
 """
 
+from collections.abc import Iterable
+from typing import Any
+
 import attr
 
 from gsmcpd.protocol.instructions import stockInstructions
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, Message
 from gsmcpd.tools.catalogtools import TOOL_CALL
 from gsmcpd.tools.templates.outcomes import ToolError
 
@@ -18,7 +21,8 @@ CATALOG_PARAGRAPH = (
     "through tool_call.")
 
 
-def catalogInstructions(toolsets, modern=False, withheld=()):
+def catalogInstructions(toolsets: Any, modern: bool = False,
+                        withheld: Iterable[str] = ()) -> str:
     """
     The era's stock instructions, then how to find what is not listed.
     """
@@ -26,7 +30,8 @@ def catalogInstructions(toolsets, modern=False, withheld=()):
                         CATALOG_PARAGRAPH])
 
 
-def unwrapCall(catalog, message, lifted=()):
+def unwrapCall(catalog: Any, message: Message,
+               lifted: tuple[str, ...] = ()) -> Message:
     """
     C{message} as the direct C{tools/call} it names, when it is a valid
     call of C{tool_call}; otherwise C{message} itself, answered as any call
@@ -70,7 +75,8 @@ def unwrapCall(catalog, message, lifted=()):
         message.params, name=own["name"], arguments=called))
 
 
-def mirroringShown(catalog, message, lifted):
+def mirroringShown(catalog: Any, message: Message,
+                   lifted: tuple[str, ...]) -> bool:
     """
     Whether the client of C{message}, a C{tools/call}, was shown the schema
     that declares its C{Mcp-Param-*} headers, and so must have sent them:
@@ -86,5 +92,6 @@ def mirroringShown(catalog, message, lifted):
             message.params.get("name") != TOOL_CALL:
         # A message keeps what its client sent as raw.
         through = sent.get("arguments")
-        return any(key in through for key in lifted)
+        return isinstance(through, dict) and any(
+            key in through for key in lifted)
     return catalog.lists(message.params.get("name"))

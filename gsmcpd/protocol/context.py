@@ -96,4 +96,5 @@ class CallContext:
 
 
 FROM_MEMORY = CallContext()
-"""The context of a request answered from memory: nothing to ask with."""
+"""The context of a request answered from memory: nothing to ask with,
+no stream, nothing to end."""

@@ -16,7 +16,7 @@ from typing import Any
 import attr
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.protocol.context import CallContext
+from gsmcpd.protocol.context import FROM_MEMORY, CallContext
 from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import IWorkSession
@@ -98,14 +98,10 @@ class RequestFacts:
     client: ClientSession | None = None
     tool: Tool | None = None
     arguments: Any = None
-    context: CallContext = CallContext()
+    context: CallContext = FROM_MEMORY
 
     def running(self, context: CallContext) -> "RequestFacts":
         """
         These facts for the call they became, with its C{context}.
         """
-        return RequestFacts(
-            self.method, self.params, self.id, self.dialect,
-            self.protocolVersion, self.clientCapabilities, self.clientInfo,
-            self.principal, self.work, self.client, self.tool,
-            self.arguments, context)
+        return attr.evolve(self, context=context)

@@ -17,7 +17,7 @@ from gsmcpd import __version__
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol.discover import discoverAnswer
-from gsmcpd.protocol.facts import RequestFacts
+from gsmcpd.protocol.facts import Dialect, RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -62,7 +62,7 @@ MAX_URI_LENGTH = 1024
 """Characters in a resource URI a session may subscribe to."""
 
 
-def _required(params, name):
+def _required(params: JsonObject, name: str) -> str:
     value = params.get(name)
     if not isinstance(value, str) or not value:
         raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name} is "
@@ -70,7 +70,7 @@ def _required(params, name):
     return value
 
 
-def _object(params, name):
+def _object(params: JsonObject, name: str) -> JsonObject:
     """
     The object C{params} holds under C{name} (empty when it holds none).
     """
@@ -144,6 +144,24 @@ class Handlers:
             raise CallRefused("notInScope", unknownTool({"name": name}))
         return tool
 
+    def toolCalled(self, dialect: Dialect, principal: Principal | None,
+                   params: JsonObject) -> Tool:
+        """
+        The tool a C{tools/call} with C{params} names, looked up once for
+        either era: its era's own (the 2026 era's C{open_session} and
+        C{close_session}), else the catalog's for C{principal}.
+
+        @raise CallRefused: C{notInScope} (L{toolNamed}).
+        @raise JsonRpcError: for no tool by that name, or no name.
+        """
+        name = params.get("name")
+        tool = next((each for each in dialect.handleTools
+                     if each.name == name), None) or \
+            self.toolNamed(principal, name)
+        if tool is None:
+            raise unknownTool(params)
+        return tool
+
     def surfaceFor(self, principal: Principal | None) -> Surface:
         """
         The resources and prompts of the toolsets a request made as
@@ -182,9 +200,9 @@ class Handlers:
                 tool.descriptor() for tool in request.dialect.handleTools]}
 
     def toolsCall(self, request: RequestFacts) -> Any:
-        if request.tool is None:
-            raise unknownTool(request.params)
-        return callTool(request, request.tool)
+        # Its era looked the tool up (toolCalled): a call of no tool is
+        # answered before it runs.
+        return callTool(request, cast(Tool, request.tool))
 
     def resourcesList(self, request: RequestFacts) -> JsonObject:
         refuseCursor(request.params, "resources/list")

@@ -8,7 +8,7 @@ batches are refused (MCP dropped them in 2025-06-18).
 
 import json
 import re
-from typing import Any
+from typing import Any, NoReturn, cast
 
 import attr
 from twisted.python.failure import Failure
@@ -28,7 +28,7 @@ JsonObject = dict[str, Any]
 """A JSON object as parsed: a message, its params, a result."""
 
 
-def _closedKind(error, attribute, data):
+def _closedKind(error: object, attribute: object, data: object) -> None:
     """
     Refuse C{data} naming a kind outside L{gsmcpd.protocol.kinds.KINDS}.
     """
@@ -60,7 +60,7 @@ class JsonRpcError(Exception):
         return {"jsonrpc": "2.0", "id": id, "error": error}
 
 
-def stoppingError(stopping):
+def stoppingError(stopping: Any) -> "JsonRpcError":
     """
     The error a new session's request gets from a draining daemon
     (L{gsmcpd.gci.pool.ServerStopping}), in either era.
@@ -88,7 +88,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 """Only a body that escapes a surrogate can decode to a lone one."""
 
 
-def _refuseLoneSurrogates(value):
+def _refuseLoneSurrogates(value: Any) -> None:
     # json.loads turns a lone \ud800 escape into a str no UTF-8 can carry.
     if isinstance(value, str):
         try:
@@ -111,11 +111,11 @@ MAX_DEPTH = 64
 than any MCP message needs, far less than would exhaust a stack."""
 
 
-def _refuseConstant(name):
+def _refuseConstant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
-def _deeperThan(document, limit):
+def _deeperThan(document: Any, limit: int) -> bool:
     """
     Whether C{document} nests arrays and objects more than C{limit} deep
     (iteratively: the check must not itself recurse).
@@ -215,7 +215,7 @@ def errorResponse(failure: Failure, messageId: object) -> JsonObject:
     A request's L{JsonRpcError} as its response; anything else fails on.
     """
     failure.trap(JsonRpcError)
-    return failure.value.asResponse(messageId)
+    return cast(JsonRpcError, failure.value).asResponse(messageId)
 
 
 def progressTokenOf(params: JsonObject) -> object:

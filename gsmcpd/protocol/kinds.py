@@ -7,11 +7,9 @@ A JSON-RPC error whose C{data} names a kind outside L{KINDS} cannot be
 made (L{gsmcpd.protocol.jsonrpc.JsonRpcError} refuses it), and a test reads
 every kind the runtime code spells against this module.  A tool's own
 failure is a result, not an error: its C{structuredContent.error.kind} is
-one of L{TOOL_ERROR_KINDS}, closed in the same way
-(L{gsmcpd.tools.templates.outcomes.ToolError}).
+one of L{gsmcpd.tools.templates.outcomes.ERROR_KINDS}, closed in the same
+way (L{gsmcpd.tools.templates.outcomes.ToolError}).
 """
-
-from gsmcpd.tools.templates.outcomes import ERROR_KINDS
 
 SESSION_LIMIT = "sessionLimit"
 """Every GemStone session slot is taken (2025 C{initialize})."""
@@ -45,6 +43,3 @@ KINDS = frozenset({SESSION_LIMIT, SERVER_STOPPING, LOGIN_FAILED,
 ENDED = frozenset({DEADLINE, PINNED})
 """The kinds of a call the server ended (the policy that ended it; a call
 its client cancelled is not answered at all)."""
-
-TOOL_ERROR_KINDS = frozenset(ERROR_KINDS)
-"""Every C{structuredContent.error.kind} of a tool's failed result."""

@@ -9,7 +9,7 @@ task).  Each era's adapter finds its requests' methods here; a method the
 table holds for the other era only is, for it, a method it does not have.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attr
@@ -95,7 +95,7 @@ class MethodTable:
                            for name in TASK_METHODS)
         self._methods = methods
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._methods)
 
     def find(self, name: str | None, era: str) -> Method | None:

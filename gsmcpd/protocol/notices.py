@@ -12,6 +12,8 @@ only in their L{Subscriber}.
 """
 
 from collections.abc import Callable, Iterable
+from functools import partial
+from typing import Any
 
 import attr
 
@@ -70,7 +72,8 @@ class Subscriber:
         listener's notices are tagged, or L{None} (2025: none).
     """
 
-    def __init__(self, wants, deliver, subscriptionId=None):
+    def __init__(self, wants: Any, deliver: "Deliver",
+                 subscriptionId: object = None) -> None:
         self._wants = wants
         self.deliver = deliver
         self.subscriptionId = subscriptionId
@@ -92,10 +95,10 @@ class ChangeNotices:
     The daemon's listeners, and the changes announced to them.
     """
 
-    def __init__(self):
-        self._subscribers = []
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._subscribers)
 
     def listenStreams(self) -> int:
@@ -113,22 +116,20 @@ class ChangeNotices:
         if subscriber in self._subscribers:
             self._subscribers.remove(subscriber)
 
-    def _tell(self, wanted, method, params):
+    def _tell(self, wanted: Callable[[Filter], Any], method: str,
+              params: JsonObject) -> None:
         for subscriber in list(self._subscribers):
             if wanted(subscriber.filter):
                 subscriber.tell(method, params)
-
-    def listChanged(self, name: str) -> None:
-        """
-        @param name: a key of L{LIST_CHANGES} (C{"toolsListChanged"}, ...).
-        """
-        self._tell(lambda wants: getattr(wants, name), LIST_CHANGES[name],
-                   {})
 
     def resourcesUpdated(self, uris: Iterable[str]) -> None:
         """
         Each URI's subscribers hear of it once, whatever else changed.
         """
         for uri in sorted(set(uris)):
-            self._tell(lambda wants, uri=uri: uri in wants.resourceSubscriptions,
-                       RESOURCE_UPDATED, {"uri": uri})
+            self._tell(partial(_subscribed, uri), RESOURCE_UPDATED,
+                       {"uri": uri})
+
+
+def _subscribed(uri: str, wants: Filter) -> bool:
+    return uri in wants.resourceSubscriptions

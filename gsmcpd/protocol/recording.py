@@ -12,24 +12,28 @@ L{gsmcpd.observe.audit.CallRefused}: recorded as C{refused:<kind>},
 counted, and answered with its error (L{CallRecords.refused}).
 """
 
-from typing import Any
+from typing import Any, cast
 
 import attr
 from twisted.internet.defer import CancelledError
 from twisted.python.failure import Failure
 
 from gsmcpd.observe.audit import AuditUnavailable, CallFacts, CallRefused, changeOf
-from gsmcpd.observe.metrics import COMMIT_TOOL, INPUT_REQUIRED, UNOBSERVED, callCommit
+from gsmcpd.observe.calloutcome import (
+    ASKED,
+    COMMIT_TOOL,
+    ERROR,
+    INPUT_REQUIRED,
+    NO_ANSWER,
+    OK,
+    TOOL_ERROR,
+    CallOutcome,
+)
+from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
-from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR,
-    SERVER_ERROR,
-    JsonObject,
-    JsonRpcError,
-    result,
-)
-from gsmcpd.tools.base import ToolResult
+from gsmcpd.protocol.jsonrpc import INTERNAL_ERROR, SERVER_ERROR, JsonRpcError
+from gsmcpd.tools.base import ToolError, ToolResult
 from gsmcpd.tools.questions import InputRequired
 
 CANCELLED = object()
@@ -58,10 +62,10 @@ def unrefused(outcome: Any) -> Any:
     """
     if not (isinstance(outcome, Failure) and outcome.check(CallRefused)):
         return outcome
-    error = outcome.value.error
+    error = cast(CallRefused, outcome.value).error
     if isinstance(error, JsonRpcError):
         return Failure(error)
-    return ToolResult.fromError(error).asResult()
+    return ToolResult.fromError(cast(ToolError, error)).asResult()
 
 
 def factsOf(request: RequestFacts, handle: str | None = None) -> CallFacts:
@@ -81,24 +85,35 @@ def factsOf(request: RequestFacts, handle: str | None = None) -> CallFacts:
         requestId=request.id)
 
 
-def answerOf(outcome: Any) -> JsonObject | None:
+def outcomeOf(outcome: Any) -> CallOutcome:
     """
-    The JSON-RPC response a call came to, as it is counted and audited:
-    L{None} when nobody waits for one (cancelled); an input-required
+    What a call came to, typed, from its value or its L{Failure}: no
+    answer when nobody waits for one (cancelled); an input-required
     round's question as such; the internal error the transport answers for
     any other failure (a bug).
     """
     if isinstance(outcome, Failure):
-        if outcome.check(JsonRpcError):
-            return outcome.value.asResponse(None)
-        if outcome.check(InputRequired):
-            return result(None, {"resultType": INPUT_REQUIRED})
-        if outcome.check(CancelledError):
-            return None
-        return JsonRpcError(INTERNAL_ERROR, "Internal error").asResponse(None)
+        error = outcome.value
+        if isinstance(error, JsonRpcError):
+            data = error.data
+            kind = data.get("kind") if isinstance(data, dict) else None
+            return CallOutcome(ERROR, kind or "jsonrpc", error.code)
+        if isinstance(error, InputRequired):
+            return ASKED
+        if isinstance(error, CancelledError):
+            return NO_ANSWER
+        return CallOutcome(ERROR, "jsonrpc", INTERNAL_ERROR)
     if outcome is CANCELLED or outcome is None:
-        return None
-    return result(None, outcome)
+        return NO_ANSWER
+    if outcome.get("resultType") == INPUT_REQUIRED:
+        return ASKED
+    handle = _namedHandle(outcome)
+    if outcome.get("isError"):
+        failure = (outcome.get("structuredContent") or {}).get("error")
+        kind = failure.get("kind") if isinstance(failure, dict) else None
+        return CallOutcome(TOOL_ERROR, kind or "other", result=outcome,
+                           handle=handle)
+    return CallOutcome(OK, result=outcome, handle=handle)
 
 
 class CallRecords:
@@ -109,7 +124,8 @@ class CallRecords:
         none (then nothing is ever refused for it).
     """
 
-    def __init__(self, clock, audit=None, metrics=UNOBSERVED):
+    def __init__(self, clock: Any, audit: Any = None,
+                 metrics: Any = UNOBSERVED) -> None:
         self.clock = clock
         self._metrics = metrics
         self.audit = audit
@@ -192,30 +208,30 @@ class CallRecord:
         records, request = self.records, self.request
         if isinstance(outcome, Failure) and outcome.check(CallRefused):
             self.timer.refused()
-            records.refused(request, outcome.value, self.callId)
+            records.refused(request, cast(CallRefused, outcome.value),
+                            self.callId)
             return
-        response = answerOf(outcome)
-        self.timer.finished(response, step)
+        ended = outcomeOf(outcome)
+        self.timer.finished(ended, step)
         work, now = request.work, records.clock.seconds()
         if self.facts is not None and records.audit is not None:
             facts = self.facts if work is not None else factsOf(
-                request, _namedHandle(response))
-            records.audit.callEnded(facts, self.callId, response,
+                request, ended.handle)
+            records.audit.callEnded(facts, self.callId, ended,
                                     now - self.started)
         name = None if request.tool is None else request.tool.name
-        committed = callCommit(name, response)
+        committed = ended.commit(name)
         if work is not None and committed is not None:
             changes = self.changes if name == COMMIT_TOOL else (
                 *self.changes, changeOf(name, request.arguments))
             work.commitEnded(committed, now, changes)
 
 
-def _namedHandle(response):
+def _namedHandle(value: Any) -> str | None:
     """
     The handle a tool call's result names (C{open_session},
     C{close_session}), or L{None}.
     """
-    value = (response or {}).get("result")
-    named = ((value or {}).get("structuredContent") or {}).get("session") \
+    named = (value.get("structuredContent") or {}).get("session") \
         if isinstance(value, dict) else None
     return named if isinstance(named, str) else None

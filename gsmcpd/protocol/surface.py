@@ -16,7 +16,7 @@ class Surface:
     Everything the served toolsets offer besides tools.
     """
 
-    def __init__(self, toolsets):
+    def __init__(self, toolsets: Any) -> None:
         self.resources = {r.uri: r for t in toolsets for r in t.resources()}
         self.templates = [r for t in toolsets for r in t.resourceTemplates()]
         self.prompts = {p.name: p for t in toolsets for p in t.prompts()}

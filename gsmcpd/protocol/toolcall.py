@@ -7,11 +7,12 @@ aborted what its session held, or that left a change where none was held,
 says so in its C{_meta} too, which the call's record reads.
 """
 
-from typing import Any
+from typing import Any, cast
 
 from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
-from gsmcpd.observe.metrics import CHANGED_META, COMMITTED_META, DISCARDED_META
+from gsmcpd.observe.calloutcome import CHANGED_META, COMMITTED_META, DISCARDED_META
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS,
@@ -57,7 +58,7 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
         if work is None else ToolCall(work.gem, work.ledger, request.context,
                                       work.journal, work.lastCommit, describe)
 
-    def rendered(answer, broken=False):
+    def rendered(answer: ToolResult, broken: bool = False) -> JsonObject:
         notices = [] if work is None else work.takeNotices()
         grew = False
         if work is not None:
@@ -76,9 +77,9 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
             result["_meta"] = {CHANGED_META: True}
         return result
 
-    def failed(failure):
+    def failed(failure: Failure) -> JsonObject:
         failure.trap(ToolError, CallBroken)
-        return rendered(_toolFailure(failure.value),
+        return rendered(_toolFailure(cast(ToolError, failure.value)),
                         failure.check(CallBroken) is not None)
 
     # Callbacks rather than a generator: this runs for every tool call.
@@ -98,7 +99,7 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
     return rendered(answer)
 
 
-def _toolFailure(error):
+def _toolFailure(error: ToolError | CallBroken) -> ToolResult:
     """
     A tool's L{ToolError}, or a broken GemStone call, as its result.
     """

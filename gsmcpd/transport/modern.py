@@ -21,7 +21,7 @@ from gsmcpd.protocol.eras.modern.envelope import (
     httpStatus,
     readEnvelope,
 )
-from gsmcpd.protocol.eras.modern.handles import SESSION_ARGUMENT, mintedHandle
+from gsmcpd.protocol.eras.modern.handles import SESSION_ARGUMENT
 from gsmcpd.protocol.eras.modern.listen import OFFERED, Listener, readFilter
 from gsmcpd.protocol.jsonrpc import (
     INVALID_REQUEST,
@@ -102,12 +102,12 @@ class ModernPost:
             if message.method == "subscriptions/listen":
                 answer = yield self._listen(request, message, envelope)
                 return answer
-            value = yield self.era.answer(message, envelope, headers,
-                                          openStream)
-            minted = mintedHandle(message, value)
-            if minted is not None:
-                request.setHeader(b"mcp-param-session", minted.encode("ascii"))
-            response = result(message.id, value)
+            answer = yield self.era.answer(message, envelope, headers,
+                                           openStream)
+            if answer.minted is not None:
+                request.setHeader(b"mcp-param-session",
+                                  answer.minted.encode("ascii"))
+            response = result(message.id, answer.value)
         except JsonRpcError as e:
             response = e.asResponse(message.id)
             if not streams:

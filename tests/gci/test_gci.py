@@ -99,7 +99,8 @@ class _FakeCDLL:
 
         for name in ("GciTsVersion", "GciTsLogin", "GciTsLogout",
                      "GciTsExecuteFetchBytes", "GciTsBreak",
-                     "GciTsClearStack", "GciTsResolveSymbol"):
+                     "GciTsClearStack", "GciTsResolveSymbol",
+                     "GciTsExecute_", "GciTsContinueWith"):
             if name != missing:
                 setattr(self, name, _FakeFunction())
         self.GciTsVersion.call = writeVersion

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 from twisted.logger import capturedLogs
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.observe import calloutcome
 from gsmcpd.observe.audit import (
     AuditLog,
     AuditUnavailable,
@@ -22,13 +23,8 @@ from gsmcpd.observe.audit import (
 )
 from gsmcpd.observe.auditchain import verify
 from gsmcpd.observe.auditfile import AuditFile
-from gsmcpd.observe.metrics import (
-    CHANGED_META,
-    COMMITTED_META,
-    DISCARDED_META,
-    REFUSALS,
-    classify,
-)
+from gsmcpd.observe.calloutcome import CHANGED_META, COMMITTED_META, DISCARDED_META
+from gsmcpd.observe.metrics import REFUSALS
 from gsmcpd.tools.catalog import (
     CORE_TOOLSETS,
     OTHER_TOOLSETS,
@@ -36,6 +32,7 @@ from gsmcpd.tools.catalog import (
     buildToolsets,
 )
 from tests.observe.test_auditfile import Disk
+from tests.observe.test_metrics import ended
 
 SESSION = "0123456789abcdef0123456789abcdef"
 AUTHENTICATION = Path(__file__).resolve().parents[2] / "docs" / \
@@ -51,7 +48,7 @@ def ran(audit, tool, arguments=None, response=None, anonymous=False,
     who = dict(identity=None, user=None) if anonymous else {}
     audit.callEnded(facts(tool=tool, arguments={} if arguments is None
                           else arguments, **who), None,
-                    ok() if response is None else response, seconds)
+                    ended(ok() if response is None else response), seconds)
 
 
 def linesOf(path):
@@ -91,7 +88,7 @@ class AuditLogTests(SynchronousTestCase):
 
     def call(self, tool, arguments, response):
         self.audit.callEnded(facts(tool=tool, arguments=arguments), None,
-                             response, 0.25)
+                             ended(response), 0.25)
         return self.events[-1]
 
     def test_toolCall(self):
@@ -157,12 +154,12 @@ class AuditLogTests(SynchronousTestCase):
         self.assertLess(len(event["tool"]), 300)
 
     def test_outcomes(self):
-        self.assertEqual(outcome(toolError("compileError")),
+        self.assertEqual(outcome(ended(toolError("compileError"))),
                          "error:compileError")
-        self.assertEqual(outcome({"jsonrpc": "2.0", "id": 1, "error": {
-            "code": -32602, "message": "unknown tool"}}),
+        self.assertEqual(outcome(ended({"jsonrpc": "2.0", "id": 1, "error": {
+            "code": -32602, "message": "unknown tool"}})),
             "protocolError:-32602")
-        self.assertEqual(outcome(None), "noAnswer")
+        self.assertEqual(outcome(ended(None)), "noAnswer")
 
     def test_commitNamesTheChanges(self):
         self.call("compile_method", {"className": "Account",
@@ -371,8 +368,8 @@ class WriteAheadTests(SynchronousTestCase):
 
     def test_startedThenEnded(self):
         callId = self.audit.callStarted(facts())
-        self.audit.callEnded(facts(), callId, ok(), 0.5)
-        started, ended = self.events
+        self.audit.callEnded(facts(), callId, ended(ok()), 0.5)
+        started, finished = self.events
         self.assertEqual(
             {name: started[name] for name in (
                 "event", "callId", "identity", "gemstoneUser", "session",
@@ -382,8 +379,8 @@ class WriteAheadTests(SynchronousTestCase):
              "session": "01234567", "tool": "execute_code",
              "argumentBytes": {"code": 7}, "requestId": 5})
         self.assertEqual(
-            (ended["event"], ended["callId"], ended["outcome"],
-             ended["requestId"]), ("toolCall", callId, "ok", 5))
+            (finished["event"], finished["callId"], finished["outcome"],
+             finished["requestId"]), ("toolCall", callId, "ok", 5))
         self.assertRegex(callId, r"\A[0-9a-f]{16}\Z")
         self.assertNotEqual(self.audit.callStarted(facts()), callId)
 
@@ -421,13 +418,13 @@ class WriteAheadTests(SynchronousTestCase):
         A round that asks the client is C{askedForInput}; for C{commit}
         it makes no commit event, and the changes wait for the commit.
         """
-        self.audit.callEnded(facts(), None, changed(), 0.1)
+        self.audit.callEnded(facts(), None, ended(changed()), 0.1)
         self.audit.callEnded(facts(tool="commit", arguments={}), None,
-                             askedForInput(), 0.1)
+                             ended(askedForInput()), 0.1)
         self.assertEqual([(e["event"], e["outcome"]) for e in self.events],
                          [("toolCall", "ok"), ("toolCall", "askedForInput")])
         self.audit.callEnded(facts(tool="commit", arguments={}), None,
-                             ok({"committed": True}), 0.1)
+                             ended(ok({"committed": True})), 0.1)
         digest = hashlib.sha256(b"3 + 4").hexdigest()[:12]
         self.assertEqual(
             (self.events[-1]["event"], self.events[-1]["result"],
@@ -447,7 +444,7 @@ class WriteAheadTests(SynchronousTestCase):
                 (toolError("refused"), "failed"),
                 (None, "noAnswer")):
             self.audit.callEnded(facts(tool="commit", arguments={}), "c1",
-                                 response, 0.1)
+                                 ended(response), 0.1)
             self.assertEqual((self.events[-1]["result"],
                               self.events[-1]["callId"]), (result, "c1"))
 
@@ -505,7 +502,7 @@ class FailedAuditTests(SynchronousTestCase):
         self.disk.full = True
         with capturedLogs() as logged:
             self.audit.callEnded(facts(tool="commit", arguments={}), callId,
-                                 ok({"committed": True}), 0.2)
+                                 ended(ok({"committed": True})), 0.2)
         self.assertEqual(
             [(e.get("event"), e.get("auditUnwritten")) for e in logged
              if e["log_namespace"] == "gsmcpd.audit"],
@@ -567,15 +564,15 @@ class OutcomeSetTests(SynchronousTestCase):
 
     def produced(self):
         """
-        Every outcome the audit writes: one for each way L{classify}
-        ends, and a refusal of every kind.
+        Every outcome the audit writes: one for each way a
+        L{calloutcome.CallOutcome} ends, and a refusal of every kind.
         """
         events = []
         audit = AuditLog(events.append)
         for response in (ok(), toolError("compileError"), askedForInput(),
                          {"error": {"code": -32602, "message": "bad"}},
                          None):
-            audit.callEnded(facts(), None, response, 0.0)
+            audit.callEnded(facts(), None, ended(response), 0.0)
         for kind in REFUSALS:
             audit.refusal(facts(), kind)
         return {event["outcome"] for event in events}
@@ -593,22 +590,24 @@ class OutcomeSetTests(SynchronousTestCase):
                 pattern = pattern.replace(re.escape(placeholder), matching)
             patterns.append(re.compile(pattern + r"\Z"))
         produced = self.produced()
-        for ended in produced:
+        for each in produced:
             self.assertEqual(
-                len([p for p in patterns if p.match(ended)]), 1, ended)
+                len([p for p in patterns if p.match(each)]), 1, each)
         for kind in REFUSALS:
             self.assertIn(f"refused:{kind}", produced)
 
-    def test_classifyEndsAreAllProduced(self):
+    def test_everyEndProduced(self):
         """
-        The responses L{produced} sends cover every outcome L{classify}
-        answers, so a new one cannot slip past the test above.
+        The answers L{produced} sends cover every way a call ends, so a
+        new one cannot slip past the test above.
         """
         self.assertEqual(
-            {classify(response)[0] for response in (
+            {ended(response).ended for response in (
                 ok(), toolError("x"), askedForInput(), None,
                 {"error": {"code": 1}})},
-            {"ok", "toolError", "askedForInput", "cancelled", "error"})
+            {calloutcome.OK, calloutcome.TOOL_ERROR,
+             calloutcome.ASKED_FOR_INPUT, calloutcome.CANCELLED,
+             calloutcome.ERROR})
         self.assertEqual(len(self.produced()), 5 + len(REFUSALS))
 
 
@@ -646,10 +645,10 @@ class DocumentedFieldsTests(SynchronousTestCase):
         path = self.mktemp()
         audit = AuditLog.toFile(path, "DataCurator", {"execute_code"}, key)
         callId = audit.callStarted(facts())
-        audit.callEnded(facts(), callId, ok(), 0.5)
+        audit.callEnded(facts(), callId, ended(ok()), 0.5)
         audit.refusal(facts(), "notInScope")
         audit.callEnded(facts(tool="commit", arguments={}), None,
-                        ok({"committed": True}), 0.1)
+                        ended(ok({"committed": True})), 0.1)
         audit.close()
         return linesOf(path)
 

@@ -4,11 +4,29 @@ Tests for L{gsmcpd.observe.metrics}: what a Prometheus scrape reads.
 
 from prometheus_client.parser import text_string_to_metric_families
 from twisted.internet.task import Clock
+from twisted.python.failure import Failure
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.observe.metrics import COMMITTED_META, SESSION_ENDINGS, Metrics
+from gsmcpd.observe.calloutcome import COMMITTED_META
+from gsmcpd.observe.metrics import SESSION_ENDINGS, Metrics
+from gsmcpd.protocol.jsonrpc import JsonRpcError
+from gsmcpd.protocol.recording import outcomeOf
 from gsmcpd.sessions.registry import SessionRegistry
 from tests.fakes import FakePool
+
+
+def ended(response):
+    """
+    What a call answered with the JSON-RPC C{response} (or nothing, for
+    L{None}) came to: the tests below write the answers a client reads.
+    """
+    if response is None:
+        return outcomeOf(None)
+    if "error" in response:
+        error = response["error"]
+        return outcomeOf(Failure(JsonRpcError(
+            error.get("code"), error.get("message", ""), error.get("data"))))
+    return outcomeOf(response["result"])
 
 
 def scrape(metrics):
@@ -47,8 +65,8 @@ class MetricsTests(TestCase):
         call = metrics.callStarted("execute_code", clock)
         self.assertEqual(scrape(metrics)["gsmcpd_calls_in_flight"][()], 1.0)
         clock.advance(0.3)
-        call.finished({"jsonrpc": "2.0", "id": 1, "result": {}})
-        call.finished({"jsonrpc": "2.0", "id": 1, "error": {}})
+        call.finished(ended({"jsonrpc": "2.0", "id": 1, "result": {}}))
+        call.finished(ended({"jsonrpc": "2.0", "id": 1, "error": {}}))
         samples = scrape(metrics)
         self.assertEqual(samples["gsmcpd_calls_in_flight"][()], 0.0)
         tool = (("tool", "execute_code"),)
@@ -67,11 +85,11 @@ class MetricsTests(TestCase):
         metrics = Metrics("1", processMetrics=False)
         clock = Clock()
         metrics.callStarted("compile_method", clock).finished(
-            {"result": {"isError": True, "structuredContent": {
-                "error": {"kind": "compileError"}}}})
+            ended({"result": {"isError": True, "structuredContent": {
+                "error": {"kind": "compileError"}}}}))
         metrics.callStarted("execute_code", clock).finished(
-            {"error": {"code": -32001, "data": {"kind": "deadline"}}})
-        metrics.callStarted("execute_code", clock).finished(None)
+            ended({"error": {"code": -32001, "data": {"kind": "deadline"}}}))
+        metrics.callStarted("execute_code", clock).finished(ended(None))
         samples = scrape(metrics)
         errors = samples["gsmcpd_gemstone_errors_total"]
         self.assertEqual(errors[(("kind", "compileError"),)], 1.0)
@@ -89,7 +107,7 @@ class MetricsTests(TestCase):
         clock = Clock()
         for step in ("soft", "replaced", None):
             metrics.callStarted("execute_code", clock).finished(
-                {"error": {"data": {"kind": "deadline"}}}, step)
+                ended({"error": {"data": {"kind": "deadline"}}}), step)
         samples = scrape(metrics)
         self.assertEqual(samples["gsmcpd_breaks_total"], {
             (("strength", "soft"),): 2.0, (("strength", "hard"),): 1.0})
@@ -105,9 +123,9 @@ class MetricsTests(TestCase):
         readOnly = {"error": {"kind": "refused", "message": "error 2249"}}
         for structured in ({"committed": True}, {"committed": True},
                            conflict, readOnly):
-            metrics.callStarted("commit", clock).finished({"result": {
+            metrics.callStarted("commit", clock).finished(ended({"result": {
                 "isError": "error" in structured,
-                "structuredContent": structured}})
+                "structuredContent": structured}}))
         self.assertEqual(scrape(metrics)["gsmcpd_commits_total"], {
             (("outcome", "committed"),): 2.0,
             (("outcome", "conflict"),): 1.0, (("outcome", "failed"),): 1.0})
@@ -120,11 +138,11 @@ class MetricsTests(TestCase):
         metrics = Metrics("1", processMetrics=False)
         clock = Clock()
         for isError in (False, True):
-            metrics.callStarted("execute_code", clock).finished({"result": {
+            metrics.callStarted("execute_code", clock).finished(ended({"result": {
                 "isError": isError, "structuredContent": {},
-                "_meta": {COMMITTED_META: True}}})
-        metrics.callStarted("execute_code", clock).finished({"result": {
-            "isError": False, "structuredContent": {}}})
+                "_meta": {COMMITTED_META: True}}}))
+        metrics.callStarted("execute_code", clock).finished(ended({"result": {
+            "isError": False, "structuredContent": {}}}))
         self.assertEqual(scrape(metrics)["gsmcpd_commits_total"], {
             (("outcome", "committed"),): 2.0})
 
@@ -134,9 +152,9 @@ class MetricsTests(TestCase):
         as a commit of unknown outcome, never as a committed one.
         """
         metrics = Metrics("1", processMetrics=False)
-        metrics.callStarted("execute_code", Clock()).finished({"result": {
+        metrics.callStarted("execute_code", Clock()).finished(ended({"result": {
             "isError": False, "structuredContent": {},
-            "_meta": {COMMITTED_META: None}}})
+            "_meta": {COMMITTED_META: None}}}))
         self.assertEqual(scrape(metrics)["gsmcpd_commits_total"], {
             (("outcome", "unknown"),): 1.0})
 
@@ -146,8 +164,8 @@ class MetricsTests(TestCase):
         C{askedForInput}: not an error, and not a commit.
         """
         metrics = Metrics("1", processMetrics=False)
-        metrics.callStarted("commit", Clock()).finished({"result": {
-            "resultType": "input_required", "inputRequests": {}}})
+        metrics.callStarted("commit", Clock()).finished(ended({"result": {
+            "resultType": "input_required", "inputRequests": {}}}))
         samples = scrape(metrics)
         self.assertEqual(samples["gsmcpd_tool_calls_total"], {
             (("outcome", "askedForInput"), ("tool", "commit")): 1.0})

@@ -360,15 +360,15 @@ class DuplicateIdTests(GemStoneMethodsTestCase):
                                   arguments={}), self.handle)
         session = self.sessions.get(self.handle)
         [run] = session.calls.running.values()
-        _, body = yield self.post(request("tools/call", 5, name="status",
+        _, body = yield self.post(request("tools/call", 5, name="late",
                                           arguments={}), self.handle)
         self.assertEqual((body["id"], body["error"]["code"]), (5, -32600))
         self.assertIn("already in flight", body["error"]["message"])
         self.assertEqual(session.calls.running, {5: run})
         self.assertEqual([(e["event"], e["tool"], e.get("outcome"))
                           for e in events], [
-            ("callStarted", "late", None), ("callStarted", "status", None),
-            ("toolCall", "status", "protocolError:-32600")])
+            ("callStarted", "late", None), ("callStarted", "late", None),
+            ("toolCall", "late", "protocolError:-32600")])
         self.failing.lateAnswer.callback(ToolResult("late", {}))
         self.treq.flush()
         _, answer = yield first

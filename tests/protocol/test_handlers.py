@@ -9,12 +9,14 @@ era.)
 
 import json
 
+import attr
 from twisted.internet.defer import fail, succeed
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import CallRefused
+from gsmcpd.protocol.eras.modern.handles import HANDLE_TOOLS
 from gsmcpd.protocol.facts import LEGACY
 from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND, Handlers, ServerIdentity
 from gsmcpd.protocol.jsonrpc import (
@@ -22,6 +24,7 @@ from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
+    JsonRpcError,
     parseMessage,
 )
 from gsmcpd.protocol.methods import MethodTable
@@ -350,3 +353,22 @@ class ToolNamedTests(SynchronousTestCase):
             "notInScope", "Invalid params: unknown tool 'execute_code'"))
         self.assertIsNone(self.handlers.toolNamed(principal, "nothing"))
         self.assertIsNone(self.handlers.toolNamed(None, 7))
+
+    def test_toolCalled(self):
+        """
+        A call's tool is looked up once for either era: its era's own
+        first (the 2026 era's handle tools), then the catalog's; none by
+        the name, or no name, is answered as such before the call runs.
+        """
+        own = HANDLE_TOOLS[0]
+        legacy = attr.evolve(legacyEra(self.handlers.tools).dialect,
+                             handleTools=(own,))
+        self.assertIs(self.handlers.toolCalled(
+            legacy, None, {"name": own.name}), own)
+        self.assertEqual(self.handlers.toolCalled(
+            legacy, None, {"name": "execute_code"}).name, "execute_code")
+        for params, said in (({"name": "nope"}, "unknown tool 'nope'"),
+                             ({}, "needs a tool name")):
+            error = self.assertRaises(JsonRpcError, self.handlers.toolCalled,
+                                      legacy, None, params)
+            self.assertIn(said, error.message)

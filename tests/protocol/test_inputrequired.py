@@ -5,9 +5,7 @@ Input-required results: the questions, which may be asked, the answers.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.eras.modern import inputrequired
-from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.tools import questions
 
 
@@ -40,17 +38,6 @@ class InputRequiredTests(SynchronousTestCase):
             inputrequired.inputRequired(method, {})
         self.assertRaises(ValueError, inputrequired.inputRequired,
                           "tools/list", {})
-
-    def test_askable(self):
-        """
-        Only questions the request's client declared it can answer.
-        """
-        asked = {"user": questions.elicitation("Name?", {}),
-                 "model": questions.sampling("Summarize", 100),
-                 "roots": questions.roots()}
-        envelope = Envelope(MODERN_VERSION, {"sampling": {}})
-        self.assertEqual(list(inputrequired.askable(envelope, asked)),
-                         ["model"])
 
     def test_inputResponses(self):
         self.assertEqual(inputrequired.inputResponses({}), {})

@@ -78,9 +78,6 @@ class ClosedSetTests(SynchronousTestCase):
         self.assertEqual(ended - {"cancelled"}, kinds.ENDED)
         self.assertTrue(kinds.ENDED <= kinds.KINDS)
 
-    def test_toolErrorKinds(self):
-        self.assertEqual(kinds.TOOL_ERROR_KINDS, frozenset(ERROR_KINDS))
-
 
 class DocumentedTests(SynchronousTestCase):
 

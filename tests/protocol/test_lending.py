@@ -42,9 +42,11 @@ class LendingTests(SynchronousTestCase):
         """
         Run C{open_session}: the handle it answers.
         """
+        minted = []
         opened = self.successResultOf(self.sessions.handleTool(
-            HANDLE_TOOLS[0], {}, ENVELOPE))
-        return opened["structuredContent"]["session"]
+            HANDLE_TOOLS[0], {}, ENVELOPE, minted.append))
+        self.assertEqual(minted, [opened["structuredContent"]["session"]])
+        return minted[0]
 
     def test_handle(self):
         opened = self.successResultOf(self.registry.open())
@@ -226,12 +228,12 @@ class LendingTests(SynchronousTestCase):
         """
         handle = self.openHandle()
         result = self.successResultOf(self.sessions.handleTool(
-            HANDLE_TOOLS[1], {"session": handle}, ENVELOPE))
+            HANDLE_TOOLS[1], {"session": handle}, ENVELOPE, self.fail))
         self.assertEqual(result["structuredContent"], {"session": handle})
         self.assertIsNone(self.registry.get(handle))
         self.assertTrue(self.pool.opened[0].loggedOut)
         refused = self.successResultOf(self.sessions.handleTool(
-            HANDLE_TOOLS[1], {"session": "nope"}, ENVELOPE))
+            HANDLE_TOOLS[1], {"session": "nope"}, ENVELOPE, self.fail))
         self.assertTrue(refused["isError"])
         self.assertIn("open_session", refused["content"][0]["text"])
 

@@ -49,25 +49,27 @@ class ChangeNoticesTests(SynchronousTestCase):
         A 2026 listener's first notice says what it will hear of; every
         notice carries its listen request's id.
         """
-        listener = self.listener("modern", Filter(toolsListChanged=True), 7)
+        listener = self.listener("modern", Filter(
+            resourceSubscriptions=frozenset({SOURCE})), 7)
         listener.acknowledge()
-        self.notices.listChanged("toolsListChanged")
+        self.notices.resourcesUpdated([SOURCE])
         meta = {"_meta": {"io.modelcontextprotocol/subscriptionId": 7}}
         self.assertEqual(self.heard["modern"], [
             ("notifications/subscriptions/acknowledged",
-             dict(meta, notifications={"toolsListChanged": True})),
-            ("notifications/tools/list_changed", meta)])
+             dict(meta, notifications={"resourceSubscriptions": [SOURCE]})),
+            ("notifications/resources/updated", dict(meta, uri=SOURCE))])
 
     def test_filtered(self):
         """
         Nobody hears of a change they did not ask for.
         """
         self.listener("prompts", Filter(promptsListChanged=True), 1)
-        self.listener("tools", Filter(toolsListChanged=True), 2)
-        self.notices.listChanged("toolsListChanged")
+        self.listener("source", Filter(
+            resourceSubscriptions=frozenset({SOURCE})), 2)
+        self.notices.resourcesUpdated([SOURCE])
         self.assertEqual(self.heard["prompts"], [])
-        self.assertEqual([m for m, _ in self.heard["tools"]],
-                         ["notifications/tools/list_changed"])
+        self.assertEqual([m for m, _ in self.heard["source"]],
+                         ["notifications/resources/updated"])
 
     def test_resourceUpdates(self):
         """
@@ -97,8 +99,9 @@ class ChangeNoticesTests(SynchronousTestCase):
                          (2, 1))
 
     def test_remove(self):
-        listener = self.listener("gone", Filter(toolsListChanged=True), 1)
+        listener = self.listener("gone", Filter(
+            resourceSubscriptions=frozenset({SOURCE})), 1)
         self.notices.remove(listener)
         self.notices.remove(listener)
-        self.notices.listChanged("toolsListChanged")
+        self.notices.resourcesUpdated([SOURCE])
         self.assertEqual((self.heard["gone"], len(self.notices)), ([], 0))

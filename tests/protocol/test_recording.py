@@ -15,12 +15,19 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import AuditLog, CallRefused
 from gsmcpd.observe.auditfile import AuditFile
-from gsmcpd.observe.metrics import COMMITTED_META, DISCARDED_META, UNSETTLED, Metrics
+from gsmcpd.observe.calloutcome import (
+    ASKED,
+    COMMITTED_META,
+    DISCARDED_META,
+    NO_ANSWER,
+    UNSETTLED,
+)
+from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, parseMessage
 from gsmcpd.protocol.kinds import KINDS
 from gsmcpd.protocol.notes import MOVED_NOTE
-from gsmcpd.protocol.recording import CANCELLED, CallRecords, answerOf, unrefused
+from gsmcpd.protocol.recording import CANCELLED, CallRecords, outcomeOf, unrefused
 from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.base import Tool, ToolError, annotations, closedSchema
 from gsmcpd.tools.questions import InputRequired
@@ -55,7 +62,7 @@ def sample(metrics, name, **labels):
     return metrics.registry.get_sample_value(name, labels) or 0
 
 
-class AnswerOfTests(SynchronousTestCase):
+class OutcomeOfTests(SynchronousTestCase):
     """
     A call's outcome as it is counted and audited.
     """
@@ -65,16 +72,24 @@ class AnswerOfTests(SynchronousTestCase):
         An input-required round is recorded as the question it is, never
         as an internal error.
         """
-        response = answerOf(Failure(InputRequired({"confirm": {}}, {})))
-        self.assertEqual(response["result"]["resultType"], "input_required")
+        self.assertIs(outcomeOf(Failure(InputRequired({"confirm": {}}, {}))),
+                      ASKED)
 
     def test_noAnswer(self):
-        self.assertIsNone(answerOf(CANCELLED))
-        self.assertIsNone(answerOf(None))
+        self.assertIs(outcomeOf(CANCELLED), NO_ANSWER)
+        self.assertIs(outcomeOf(None), NO_ANSWER)
 
     def test_bugIsAnInternalError(self):
-        response = answerOf(Failure(RuntimeError("a bug")))
-        self.assertEqual(response["error"]["code"], -32603)
+        self.assertEqual(outcomeOf(Failure(RuntimeError("a bug"))).code,
+                         -32603)
+
+    def test_namedHandle(self):
+        """
+        The handle a result names (C{open_session}'s) is part of the
+        outcome.
+        """
+        ended = outcomeOf({"structuredContent": {"session": "h1"}})
+        self.assertEqual((ended.ended, ended.handle), ("ok", "h1"))
 
     def test_unrefused(self):
         """

@@ -89,6 +89,26 @@ class RequestStateSealTests(SynchronousTestCase):
         self.clock.advance(1)
         self.assertIn("expired", self.refusal(self.roundTwo(sealed)))
 
+    def test_verifiedThenSpent(self):
+        """
+        A state is verified once (a call is refused for it before a
+        session is lent) and spent by its round, which refuses it if it
+        expired, or another round spent it, in between.
+        """
+        sealed = self.roundTwo(self.seal.seal("tools/call", CALL, {"n": 1}))
+        verified = self.seal.verified("tools/call", sealed)
+        self.assertEqual(self.seal.remembered, 0)
+        self.assertEqual(self.seal.spend(verified), {"n": 1})
+        error = self.assertRaises(JsonRpcError, self.seal.spend, verified)
+        self.assertIn("already used", error.message)
+        self.assertIsNone(self.seal.verified("tools/call", CALL))
+        self.assertIsNone(self.seal.spend(None))
+        late = self.roundTwo(self.seal.seal("tools/call", CALL, {}))
+        verified = self.seal.verified("tools/call", late)
+        self.clock.advance(self.seal.lifetime + 1)
+        error = self.assertRaises(JsonRpcError, self.seal.spend, verified)
+        self.assertIn("expired", error.message)
+
     def test_oneRoundOnly(self):
         """
         A state opens once: the same string sent again (a replayed round)
@@ -112,18 +132,18 @@ class RequestStateSealTests(SynchronousTestCase):
         self.assertIn("expired", self.refusal(self.roundTwo(sealed)))
         self.assertEqual(self.seal.remembered, 0)
 
-    def test_checkSpendsNothing(self):
+    def test_verifyingSpendsNothing(self):
         """
-        A call refused before its round (checked first) spends no state:
-        the round still opens it; a spent or tampered one fails the check.
+        A call refused before its round (verified first) spends no state:
+        the round still opens it; a spent or tampered one fails.
         """
         sealed = self.roundTwo(self.seal.seal("tools/call", CALL, {"n": 1}))
-        self.seal.check("tools/call", sealed)
+        self.seal.verified("tools/call", sealed)
         self.assertEqual(self.seal.open("tools/call", sealed), {"n": 1})
-        error = self.assertRaises(JsonRpcError, self.seal.check, "tools/call",
-                                  sealed)
+        error = self.assertRaises(JsonRpcError, self.seal.verified,
+                                  "tools/call", sealed)
         self.assertIn("already used", error.message)
-        self.assertRaises(JsonRpcError, self.seal.check, "tools/call",
+        self.assertRaises(JsonRpcError, self.seal.verified, "tools/call",
                           dict(sealed, requestState=sealed["requestState"]
                                + "x"))
 

@@ -4,11 +4,14 @@ module of every package, and the modules it says read HTTP headers are the
 ones that do.
 """
 
+import pathlib
 import re
+import sys
 
+import attr
 from twisted.trial.unittest import SynchronousTestCase
 
-from tests.structure.test_layering import ROOT
+from tests.structure.test_layering import LAYERS, ROOT
 
 DOCUMENT = ROOT.parent / "docs" / "architecture.rst"
 
@@ -83,3 +86,130 @@ class ModulesSectionTests(SynchronousTestCase):
         named = {name for name in re.findall(r"``(\w+)``", sentence)
                  if name in transport} | {"http"}
         self.assertEqual({reader.split(".")[1] for reader in readers}, named)
+
+
+LAYER_NAMES = {name: index for index, names in enumerate(LAYERS)
+               for name in names}
+
+
+def layerOf(filename):
+    """
+    The layer (a package of L{LAYERS}) of the runtime module C{filename},
+    or L{None} for any other file (Twisted, the tests, the test doubles).
+    """
+    try:
+        parts = pathlib.Path(filename).relative_to(ROOT).parts
+    except ValueError:
+        return None
+    return parts[0] if len(parts) > 1 and parts[0] in LAYER_NAMES else None
+
+
+@attr.s(auto_attribs=True)
+class Trace:
+    """
+    The runtime modules one request passed through: each Python call from
+    one runtime module into another (Twisted's frames in between skipped),
+    as C{(caller, callee)} file pairs.
+    """
+
+    hops: list[tuple[str, str]] = attr.Factory(list)
+
+    def profile(self, frame, event, arg):
+        if event != "call" or layerOf(frame.f_code.co_filename) is None:
+            return
+        callee = frame.f_code.co_filename
+        caller = frame.f_back
+        while caller is not None and \
+                layerOf(caller.f_code.co_filename) is None:
+            caller = caller.f_back
+        if caller is not None and caller.f_code.co_filename != callee:
+            self.hops.append((caller.f_code.co_filename, callee))
+
+    def files(self):
+        return {file for hop in self.hops for file in hop}
+
+    def crossings(self, besides=None):
+        """
+        C{(caller layer, callee layer)} of each call that crosses from one
+        layer into another: down into a lower one, or up (a callback).
+
+        @param besides: a folder of the runtime package (an era's codec):
+            leave out the crossings of calls made from or into it.
+        """
+        mine = (lambda file: False) if besides is None else (
+            lambda file: str(ROOT / besides) in file)
+        return [(layerOf(caller), layerOf(callee))
+                for caller, callee in self.hops
+                if layerOf(caller) != layerOf(callee)
+                and not (mine(caller) or mine(callee))]
+
+    def summary(self):
+        return {"files": len(self.files()), "hops": len(self.hops),
+                "crossings": len(self.crossings())}
+
+
+def traced(testCase, call):
+    """
+    Run C{call} (a L{Deferred} of a response) under a L{Trace}.
+    """
+    trace = Trace()
+    sys.setprofile(trace.profile)
+    try:
+        testCase.successResultOf(call())
+    finally:
+        sys.setprofile(None)
+    return trace
+
+
+CROSSING_BUDGET = {"2025": 31, "2026": 37}
+"""The layer crossings of one C{tools/call} of each era, in memory, as
+measured: a change that adds one fails here until it is justified (the
+design's aim is one crossing down and one up per boundary)."""
+
+
+class CallPathTests(SynchronousTestCase):
+    """
+    One C{tools/call} of each era traced with C{sys.setprofile}: the files
+    it passes through, the hops between them, and the layers it crosses.
+    """
+
+    def setUp(self):
+        from tests.transport.test_modern import ModernTestCase
+        self.case = ModernTestCase("send")
+        self.case.setUp()
+        self.addCleanup(self.case.tearDown)
+
+    def legacyCall(self):
+        case = self.case
+        handle, _ = case.successResultOf(case.initialize())
+        return traced(case, lambda: case.call(handle, "execute_code",
+                                              {"code": "3 + 4"}))
+
+    def modernCall(self):
+        case = self.case
+        handle = case.successResultOf(case.openSession())
+        return traced(case, lambda: case.tool(
+            "execute_code", {"code": "3 + 4", "session": handle},
+            mcp_param_session=handle))
+
+    def test_withinBudget(self):
+        """
+        Neither era's call crosses more layers than measured.
+        """
+        for era, trace in (("2025", self.legacyCall()),
+                           ("2026", self.modernCall())):
+            self.assertLessEqual(len(trace.crossings()),
+                                 CROSSING_BUDGET[era], trace.summary())
+
+    def test_modernAddsOnlyItsCodec(self):
+        """
+        The 2026 call enters no layer the 2025 one does not, and crosses
+        no more layers than the 2025 one but for the crossings its codec
+        (C{protocol/eras/modern}) makes.
+        """
+        legacy, modern = self.legacyCall(), self.modernCall()
+        self.assertLessEqual({layerOf(file) for file in modern.files()},
+                             {layerOf(file) for file in legacy.files()})
+        self.assertLessEqual(
+            len(modern.crossings(besides="protocol/eras/modern")),
+            len(legacy.crossings(besides="protocol/eras/legacy")))

@@ -110,6 +110,9 @@ def _assignment(node):
 
     def assign(ev, frame):
         assigned = value(ev, frame)
+        if ev.debugRun is not None:
+            frame.at = node.offset
+            ev.debugRun.reached(ev, frame, node)
         each = frame
         while each is not None:
             if name in each.names:
@@ -132,6 +135,8 @@ def _message(node):
         def superSend(ev, frame):
             target, values = receiver(ev, frame), [each(ev, frame) for each in args]
             frame.at = at
+            if ev.debugRun is not None:
+                ev.debugRun.reached(ev, frame, node)
             return ev.send(target, selector, values, ev.superclassFor(frame.home))
         return superSend
     inlined = INLINED.get(selector)
@@ -145,6 +150,8 @@ def _message(node):
         def nullary(ev, frame):
             target = receiver(ev, frame)
             frame.at = at
+            if ev.debugRun is not None:
+                ev.debugRun.reached(ev, frame, node)
             return ev.send(target, selector, ())
         return nullary
     if len(args) == 1:
@@ -154,6 +161,8 @@ def _message(node):
             target = receiver(ev, frame)
             value = argument(ev, frame)
             frame.at = at
+            if ev.debugRun is not None:
+                ev.debugRun.reached(ev, frame, node)
             return ev.send(target, selector, (value,))
         return unary
 
@@ -161,6 +170,8 @@ def _message(node):
         target = receiver(ev, frame)
         values = [each(ev, frame) for each in args]
         frame.at = at
+        if ev.debugRun is not None:
+            ev.debugRun.reached(ev, frame, node)
         return ev.send(target, selector, values)
     return send
 

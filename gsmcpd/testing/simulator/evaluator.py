@@ -23,6 +23,8 @@ from gsmcpd.testing.simulator import (
     arithmetic,
     closures,
     compiler,
+    contexteval,
+    debugging,
     dictionaries,
     enumerating,
     errors,
@@ -39,6 +41,7 @@ from gsmcpd.testing.simulator import (
     sessiontable,
     sessiontemps,
     sets,
+    steppoints,
     streams,
     strings,
     sunit,
@@ -57,10 +60,10 @@ from gsmcpd.testing.simulator.objects import (
 from gsmcpd.testing.simulator.repository import ABSENT
 
 # Importing these registers the kernel's methods.
-KERNEL_MODULES = (arithmetic, dictionaries, enumerating, exceptions, frames, inspection,
-                  integers, intervals, magnitudes, processes, profiling, reflection,
-                  sequences, sessiontable, sessiontemps, sets, streams, strings, sunit,
-                  system)
+KERNEL_MODULES = (arithmetic, contexteval, debugging, dictionaries, enumerating, exceptions,
+                  frames, inspection, integers, intervals, magnitudes, processes, profiling,
+                  reflection, sequences, sessiontable, sessiontemps, sets, steppoints, streams,
+                  strings, sunit, system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}
@@ -166,6 +169,13 @@ class Evaluator:
     """The call's forked processes, once it forks one (L{processes})."""
     deadline = attr.ib(default=None)
     """When the running forked process is preempted (L{processes})."""
+    debugRun = attr.ib(default=None)
+    """The L{debugging.DebugRun} whose process this runs, if it can stop."""
+    performFlags = attr.ib(default=0)
+    """The GCI flags of the call this evaluator runs (L{debugging})."""
+    front = attr.ib(default=())
+    """Dictionaries searched before the session's symbol list while a doit
+    evaluates in a context (L{debugging})."""
 
     def evaluate(self, source):
         """
@@ -179,7 +189,14 @@ class Evaluator:
         tree = compiler.parseExpression(source)
         compiler.checkDeclared(self.session, tree.statements,
                                set(tree.temps) | compiler.PSEUDO_VARIABLES, source)
-        return self._activate(Activation(source=source), tree, {})
+        return self.evaluateAs(Activation(source=source), tree)
+
+    def evaluateAs(self, home, tree):
+        """
+        Run the doit C{tree} as C{home} (its C{self} and the variables it
+        can name); its value.
+        """
+        return self._activate(home, tree, {})
 
     def run(self, source, parts):
         """
@@ -211,23 +228,47 @@ class Evaluator:
     def _activate(self, home, tree, arguments):
         """
         Run a doit's or method's statements: what C{^} returned, else the
-        last statement's value (a method answers C{self} instead).
+        last statement's value (a method answers C{self} instead).  A
+        debugger's restart of this activation runs the method's current
+        source again from its start (L{debugging}).
         """
-        names = {**arguments, **dict.fromkeys(tree.temps)}
         stack = self.stack
-        stack.append(Frame(names, home=home))
-        try:
-            last = closures.body(tree)(self, stack[-1])
-        except NonLocalReturn as returned:
-            if returned.home is not home:
+        while True:
+            names = {**arguments, **dict.fromkeys(tree.temps)}
+            stack.append(Frame(names, home=home))
+            try:
+                last = closures.body(tree)(self, stack[-1])
+            except NonLocalReturn as returned:
+                if returned.home is not home:
+                    raise
+                return returned.value
+            except errors.SmalltalkError as e:
+                self.signalled(e)
                 raise
-            return returned.value
-        except errors.SmalltalkError as e:
-            self.signalled(e)
-            raise
-        finally:
-            stack.pop()
-        return last if home.method is None else home.receiver
+            except debugging.Restart as restart:
+                if restart.home is not home:
+                    raise
+                home, tree, arguments = self._restarted(home, tree, arguments)
+                continue
+            finally:
+                stack.pop()
+            return last if home.method is None else home.receiver
+
+    def _restarted(self, home, tree, arguments):
+        """
+        The activation, tree and arguments a restarted method runs with:
+        its method's current source, stopped before its first step point.
+        """
+        info = home.method
+        current = self.code.method(info.className, info.selector, info.meta) or info
+        fresh = compiler.parseMethod(current.source)
+        values = [arguments[name] for name in tree.params]
+        home = Activation(home.receiver, current, home.variables)
+        arguments = dict(zip(fresh.params, values, strict=False))
+        # The frame being left is still the top one until it is popped.
+        self.stack[-1] = Frame({**arguments, **dict.fromkeys(fresh.temps)}, home=home)
+        self.debugRun.pause(self, debugging.BREAKPOINT, "the frame was restarted")
+        return home, fresh, arguments
 
     def signalled(self, error):
         """
@@ -254,7 +295,10 @@ class Evaluator:
             session.profiler.tick(self)
         found = self.lookup(startAt or classOf(receiver), selector)
         if found is None:
-            raise errors.messageNotUnderstood(classOf(receiver).name, selector)
+            error = errors.messageNotUnderstood(classOf(receiver).name, selector)
+            if self.debugRun is not None:
+                self.debugRun.signalled(self, error)
+            raise error
         if not callable(found):
             return self.invoke(found, receiver, args)
         # A primitive's own Python error is a bug of the model, and passes
@@ -267,6 +311,8 @@ class Evaluator:
         try:
             return found(self, receiver, *args)
         except errors.SmalltalkError as e:
+            if self.debugRun is not None and e.stack is None:
+                self.debugRun.signalled(self, e)
             self.signalled(e)
             raise
         finally:
@@ -415,6 +461,10 @@ class Evaluator:
         if binding is not None:
             value = self.session.transaction.read(_variableKey(home, name, binding))
             return None if value is ABSENT else value
+        if self.front:
+            dictionary = contexteval.frontBinding(self, name)
+            if dictionary is not None:
+                return self.send(dictionary, "at:", (Symbol(name),))
         value = self.globalNamed(name)
         return None if value is ABSENT else value
 
@@ -431,6 +481,8 @@ class Evaluator:
                                  f"Class's instance variable {name}")
         elif binding is not None:
             self.session.transaction.write(_variableKey(home, name, binding), value)
+        elif self.front and contexteval.frontBinding(self, name) is not None:
+            self.send(contexteval.frontBinding(self, name), "at:put:", (Symbol(name), value))
         else:
             dictionary = system.resolve(self.session, name) or system.USER_GLOBALS
             self.session.transaction.write(system.globalKey(dictionary, name), value)

@@ -167,9 +167,17 @@ def _dispatch(ev, exception, below):
 def _unhandled(ev, exception):
     name = classOf(exception).name
     if name == "Break":
+        if ev.debugRun is not None:
+            # A run that can stop stops at a soft break; continued, it goes on.
+            ev.debugRun.pause(ev, errors.SOFT_BREAK, exception.error.description)
+            return None
         raise errors.breakError(False, ev.session.interrupt.context)
     if any(isinstance(each, StClass) and each.name == "Notification"
            for each in ev.behaviors(classOf(exception))):
+        return None
+    if ev.debugRun is not None and name == "Halt":
+        # A run that can stop stops at the halt; continued, it answers nil.
+        ev.debugRun.pause(ev, exception.error.number, exception.error.description)
         return None
     exception.error.exception = exception
     raise exception.error

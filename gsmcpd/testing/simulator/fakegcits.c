@@ -83,7 +83,7 @@ _Static_assert(offsetof(GciErrSType, reason) == 1138, "reason offset");
 
 /* Opcodes and statuses (wire.py). */
 enum { OP_LOGIN = 1, OP_LOGOUT = 2, OP_EXECUTE = 3, OP_BREAK = 4, OP_CLEARSTACK = 5,
-       OP_RESOLVE = 7 };
+       OP_RESOLVE = 7, OP_CONTINUE = 8 };
 enum { ST_OK = 0, ST_ERROR = 1 };
 
 #define MAX_FIELDS 8
@@ -646,6 +646,87 @@ ssize_t GciTsExecuteFetchBytes(GciSession sess, const char *sourceStr, ssize_t s
         freeReply(&reply);
     endCall(s);
     return copied;
+}
+
+/* One call whose reply, on success, is the result's bytes and then its OOP. */
+static OopType oopCall(FakeSession *s, int opcode, size_t count, const void *const *fields,
+                       const size_t *sizes, GciErrSType *err)
+{
+    Reply reply;
+    OopType oop = OOP_ILLEGAL;
+    if (beginCall(s, err) < 0)
+        return OOP_ILLEGAL;
+    if (roundTrip(s, opcode, count, fields, sizes, &reply, err) == 0) {
+        oop = reply.count > 1 ? (OopType)parseNumber(reply.data[1], reply.size[1]) : OOP_NIL;
+        clearError(err);
+    }
+    if (reply.payload != NULL)
+        freeReply(&reply);
+    endCall(s);
+    return oop;
+}
+
+/*
+ * Execute sourceStr with flags (GCI_PERFORM_FLAG_ENABLE_DEBUG and
+ * GCI_PERFORM_FLAG_INTERPRETED: a run that can stop) and answer its result's
+ * OOP; OOP_ILLEGAL with err filled on error, err->context the stopped
+ * GsProcess when the run stopped.  Same limits as GciTsExecuteFetchBytes.
+ */
+OopType GciTsExecute_(GciSession sess, const char *sourceStr, ssize_t sourceSize,
+                      OopType sourceOop, OopType contextObject, OopType symbolList,
+                      int flags, unsigned short environmentId, GciErrSType *err)
+{
+    FakeSession *s = checkSession(sess, err);
+    const void *fields[3];
+    size_t sizes[3];
+    char oop[24], flagText[24];
+    if (s == NULL)
+        return OOP_ILLEGAL;
+    if (sourceStr == NULL || contextObject != OOP_ILLEGAL || symbolList != OOP_NIL
+            || environmentId != 0) {
+        setSimulatorLimit(err, "the simulated stone runs only sourceStr as an anonymous "
+                               "doit (contextObject OOP_ILLEGAL) in the user's symbol list "
+                               "(symbolList OOP_NIL), environment 0");
+        return OOP_ILLEGAL;
+    }
+    snprintf(oop, sizeof(oop), "%llu", (unsigned long long)sourceOop);
+    snprintf(flagText, sizeof(flagText), "%d", flags);
+    fields[0] = sourceStr;
+    sizes[0] = sourceSize < 0 ? strlen(sourceStr) : (size_t)sourceSize;
+    fields[1] = oop;
+    sizes[1] = strlen(oop);
+    fields[2] = flagText;
+    sizes[2] = strlen(flagText);
+    return oopCall(s, OP_EXECUTE, 3, fields, sizes, err);
+}
+
+/*
+ * Resume the GsProcess a run stopped in, with flags, and answer its result's
+ * OOP when it finishes; OOP_ILLEGAL with err filled (context the process)
+ * when it stops again.  Only replaceTopOfStack OOP_ILLEGAL (resume as it is)
+ * and no continueWithError are modelled.
+ */
+OopType GciTsContinueWith(GciSession sess, OopType gsProcess, OopType replaceTopOfStack,
+                          GciErrSType *continueWithError, int flags, GciErrSType *err)
+{
+    FakeSession *s = checkSession(sess, err);
+    const void *fields[2];
+    size_t sizes[2];
+    char oop[24], flagText[24];
+    if (s == NULL)
+        return OOP_ILLEGAL;
+    if (replaceTopOfStack != OOP_ILLEGAL || continueWithError != NULL) {
+        setSimulatorLimit(err, "the simulated stone resumes a process only as it is "
+                               "(replaceTopOfStack OOP_ILLEGAL, no continueWithError)");
+        return OOP_ILLEGAL;
+    }
+    snprintf(oop, sizeof(oop), "%llu", (unsigned long long)gsProcess);
+    snprintf(flagText, sizeof(flagText), "%d", flags);
+    fields[0] = oop;
+    sizes[0] = strlen(oop);
+    fields[1] = flagText;
+    sizes[1] = strlen(flagText);
+    return oopCall(s, OP_CONTINUE, 2, fields, sizes, err);
 }
 
 /*

@@ -19,7 +19,7 @@ must convert each (C{_previousStepPointForIp:}, C{_lineNumberForStep:}),
 as on a real stone.
 """
 
-from gsmcpd.testing.simulator import errors
+from gsmcpd.testing.simulator import errors, steppoints
 from gsmcpd.testing.simulator.kernel import (
     CLASSES,
     SmalltalkMethod,
@@ -37,17 +37,19 @@ it is two more."""
 _KERNEL_METHODS = {}
 
 
-def frameContents(ev, level):
+def frameContents(ev, level, stack=None):
     """
     GemStone's Array for the frame C{level} below the sender of
-    C{_frameContentsAt:}, or nil beyond the stack.
+    C{_frameContentsAt:} (or, of a stopped process's C{stack}, its frame
+    C{level} from the top), or nil beyond the stack.
     """
-    stack = ev.stack
+    skip = 1 if stack is None else 0
+    stack = ev.stack if stack is None else stack
     if not isinstance(level, int) or isinstance(level, bool):
         raise errors.argumentTypeError("_frameContentsAt:")
-    if level < 1 or level >= len(stack):
+    if level < 1 or level + skip > len(stack):
         return None
-    entry = stack[-1 - level]
+    entry = stack[-skip - level]
     if isinstance(entry, tuple):
         function, receiver, args, selector = entry
         names = [f"arg{index}" for index in range(1, len(args) + 1)]
@@ -166,7 +168,8 @@ def _homeMethod(ev, receiver):
 def _previousStepPointForIp(ev, receiver, ip):
     if not isinstance(ip, int) or isinstance(ip, bool):
         raise errors.argumentTypeError("_previousStepPointForIp:")
-    return max(1, (ip - FIRST_IP) // 2 + 1)
+    _source(receiver)
+    return steppoints.stepForOffset(receiver, max(0, (ip - FIRST_IP) // 2))
 
 
 @method("GsNMethod", "_lineNumberForStep:")
@@ -174,5 +177,6 @@ def _lineNumberForStep(ev, receiver, step):
     if not isinstance(step, int) or isinstance(step, bool):
         raise errors.argumentTypeError("_lineNumberForStep:")
     source = _source(receiver)
-    return source.count("\n", 0, max(0, min(step - 1, len(source)))) + 1
+    offset = steppoints.offsetOfStep(receiver, step)
+    return source.count("\n", 0, min(offset, len(source))) + 1
 

@@ -107,9 +107,10 @@ def _compileError(error, source, offset):
                            reason="compileError")
 
 
-def run(session, source):
+def run(session, source, debugRun=None):
     """
-    Compile and run C{source} in C{session}; its value.
+    Compile and run C{source} in C{session}; its value.  With C{debugRun},
+    its process can stop (L{gsmcpd.testing.simulator.debugging}).
 
     @raise errors.GciError: it did not compile, signalled an Error nothing
         handled, or a break ended it.
@@ -124,7 +125,10 @@ def run(session, source):
         rest, free, shadows = _parsedRest(source[split:], tuple(prologue.temps))
     except smalltalk.SmalltalkSyntaxError as e:
         raise _compileError(e, source, split) from None
-    evaluator = Evaluator(session)
+    evaluator = Evaluator(session, debugRun=debugRun,
+                          performFlags=debugRun.flags if debugRun else 0)
+    if debugRun is not None:
+        debugRun.ev = evaluator
     try:
         scope = set(prologue.temps) | compiler.PSEUDO_VARIABLES
         compiler.checkDeclared(session, prologue.statements, scope, source)
@@ -144,10 +148,16 @@ def run(session, source):
 def answer(session, source):
     """
     The bytes C{source} evaluates to in C{session}, as GciTsExecuteFetchBytes
-    answers them: a byte object's bytes, a String's UTF-8, else the
+    answers them.
+    """
+    return resultBytes(run(session, source))
+
+
+def resultBytes(value):
+    """
+    A result's bytes: a byte object's bytes, a String's UTF-8, else the
     printString's.
     """
-    value = run(session, source)
     if isinstance(value, ByteArray):
         return value.data
     if isinstance(value, (String, Symbol)):

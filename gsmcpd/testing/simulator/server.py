@@ -13,8 +13,8 @@ import traceback
 
 import attr
 
-from gsmcpd.testing.simulator import errors, events, wire
-from gsmcpd.testing.simulator.gem import answer
+from gsmcpd.testing.simulator import debugging, errors, events, wire
+from gsmcpd.testing.simulator.gem import resultBytes
 from gsmcpd.testing.simulator.kernel import CLASSES
 from gsmcpd.testing.simulator.objects import Array, String
 from gsmcpd.testing.simulator.repository import ABSENT
@@ -120,7 +120,9 @@ class Gem:
             while True:
                 opcode, fields = wire.readFrame(self.sock)
                 if opcode == wire.EXECUTE:
-                    self._startExecute(*fields[:2])
+                    self._startExecute(*fields[:3])
+                elif opcode == wire.CONTINUE:
+                    self._startCall(True, debugging.continueWith, self.session, int(fields[0]))
                 elif opcode == wire.BREAK:
                     self.session.interrupt.breakCall(fields[:1] == [b"1"])
                 elif opcode == wire.CLEARSTACK:
@@ -140,16 +142,30 @@ class Gem:
         finally:
             self.close()
 
-    def _startExecute(self, source, sourceOop=None):
+    def _startExecute(self, source, sourceOop=None, flags=b"0"):
         try:
             text = self.server.objects.sourceText(source, sourceOop)
         except errors.GciError as e:
             self.send(_errorReply(e))
             return
+        self._startCall(flags != b"0", debugging.execute, self.session, text, int(flags))
+
+    def _startCall(self, withOop, function, *args):
+        """
+        Run a call on its own thread; its reply carries the result's OOP
+        when the call was GciTsExecute's or GciTsContinueWith's.
+        """
         self.session.interrupt.begin()
-        threading.Thread(target=self._execute, args=(text,), daemon=True).start()
+        threading.Thread(target=self._execute, args=(withOop, function, *args),
+                         daemon=True).start()
 
     def _clearStack(self, process):
+        if process in self.session.debugRuns:
+            try:
+                debugging.clearStack(self.session, process)
+            except errors.GciError as e:
+                return _errorReply(e)
+            return wire.encodeFields(wire.OK, [])
         if process not in self._suspended:
             return _errorReply(_argumentError(
                 f"GciTsClearStack: {process} is not a GsProcess this session has suspended "
@@ -163,11 +179,13 @@ class Gem:
         except errors.GciError as e:
             return _errorReply(e)
 
-    def _execute(self, source):
+    def _execute(self, withOop, function, *args):
         try:
-            reply = wire.encodeFields(wire.OK, [answer(self.session, source)])
+            value = function(*args)
+            reply = wire.encodeFields(wire.OK, [resultBytes(value)] + (
+                [self.server.objects.oopOf(value)] if withOop else []))
         except errors.GciError as e:
-            if e.context != OOP_NIL:
+            if e.context != OOP_NIL and e.context not in self.session.debugRuns:
                 self._suspended.add(e.context)
             reply = _errorReply(e)
         except GemKilled:
@@ -186,9 +204,12 @@ class Gem:
 
     def close(self):
         """
-        End the gem: its session is logged out and its call, if any, stops.
+        End the gem: its session is logged out, its call, if any, stops,
+        and so do its stopped processes.
         """
         self.session.interrupt.kill()
+        for run in list(self.session.debugRuns.values()):
+            run.end()
         self.server.forget(self)
         try:
             self.sock.shutdown(socket.SHUT_RDWR)

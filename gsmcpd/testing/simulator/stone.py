@@ -201,6 +201,11 @@ class Session:
     """The sends its gem has run: the model's CPU clock (L{profiling})."""
     profiler = attr.ib(init=False, default=None)
     """The C{ProfMonitor} sampling its gem, if one is."""
+    debugRuns = attr.ib(init=False, factory=dict)
+    """Its processes that can stop, by OOP (L{debugging})."""
+    breakpoints = attr.ib(init=False, factory=dict)
+    """Its breakpoints: for each compiled method's id, the method and its
+    step points (L{debugging})."""
     sorts = attr.ib(init=False, factory=itertools.count)
     """Counts the sorts it ran: where a sort block leaves two elements
     unordered, GemStone's order of them is not specified, and the model's

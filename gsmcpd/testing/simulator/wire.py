@@ -16,15 +16,20 @@ Numbers travel as decimal ASCII fields.  Requests and their replies:
                 -> ok(sessionNumber [warningNumber warningMessage])
                  | error(number fatal message reason)
     LOGOUT      -> ok()
-    EXECUTE     sourceBytes sourceOop
-                -> ok(resultBytes) | error(number fatal message reason contextOop)
+    EXECUTE     sourceBytes sourceOop [flags]
+                -> ok(resultBytes resultOop) | error(number fatal message reason contextOop)
+    CONTINUE    processOop flags
+                -> ok(resultBytes resultOop) | error(number fatal message reason contextOop)
     BREAK       hard("0"|"1")                       (no reply)
     CLEARSTACK  processOop -> ok() | error(number fatal message reason contextOop)
     RESOLVE     name -> ok(oop) | error(number fatal message reason contextOop)
     CONTROL     jsonDocument -> ok(jsonDocument) | error(number fatal message reason)
 
 C{sourceOop} is the class the source bytes are an instance of, an OOP that
-RESOLVE answered (String: 8-bit characters; Utf8: UTF-8).  OOPs are the
+RESOLVE answered (String: 8-bit characters; Utf8: UTF-8).  C{flags} are
+GciTsExecute's: with the debug and interpreted ones the run can stop, and
+its error's context is the stopped GsProcess, which CONTINUE resumes and
+CLEARSTACK ends (L{gsmcpd.testing.simulator.debugging}).  OOPs are the
 simulated stone's own, never GemStone's, so a client that hard-codes one
 fails here.
 
@@ -44,6 +49,7 @@ BREAK = 4
 CLEARSTACK = 5
 CONTROL = 6
 RESOLVE = 7
+CONTINUE = 8
 
 OK = 0
 ERROR = 1

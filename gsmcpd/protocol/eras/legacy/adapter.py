@@ -11,11 +11,12 @@ asks its client on its own stream (L{gsmcpd.protocol.eras.legacy.asking}).
 """
 
 from collections.abc import Callable
+from functools import partial
 from operator import methodcaller
 from typing import Any
 
 import attr
-from twisted.internet.defer import Deferred, inlineCallbacks, succeed
+from twisted.internet.defer import Deferred, fail, inlineCallbacks, succeed
 
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
@@ -179,13 +180,16 @@ class LegacyEra:
                 METHOD_NOT_FOUND, f"Method not found: {message.method}"
             ).asResponse(message.id))
         params = message.params
-        tool = sink = refusal = None
+        tool = sink = refusal = unmade = None
         principal = self.principalOf(client, principal)
         if message.method == "tools/call":
             try:
-                tool = self.handlers.toolNamed(principal, params.get("name"))
+                tool = self.handlers.toolCalled(self.dialect, principal,
+                                                params)
             except CallRefused as e:
                 refusal = e
+            except JsonRpcError as e:
+                unmade = e
             if answersAsStream(params, tool):
                 sink = openStream(client)
         # Only a call asks its client, on its own stream: a method answered
@@ -197,12 +201,17 @@ class LegacyEra:
             client.protocolVersion, client.clientCapabilities,
             client.clientInfo, principal, client.work, client, tool,
             params.get("arguments"), context)
-        answering = self.calls.answer(request, method) if refusal is None \
-            else self.calls.refused(request, refusal)
+        if refusal is not None:
+            answering = self.calls.refused(request, refusal)
+        elif unmade is not None:
+            # A call of no tool is recorded as a call, answered with why.
+            answering = self.calls.recorded(request, partial(fail, unmade))
+        else:
+            answering = self.calls.answer(request, method)
         return answering.addCallbacks(
             _framed, errorResponse, callbackArgs=(message.id,),
             errbackArgs=(message.id,))
 
 
-def _framed(value, messageId):
+def _framed(value: Any, messageId: object) -> JsonObject | None:
     return None if value is CANCELLED else result(messageId, value)

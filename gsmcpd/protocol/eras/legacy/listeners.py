@@ -4,6 +4,9 @@
 updates to the resources it passed to C{resources/subscribe}.
 """
 
+from typing import Any
+
+from gsmcpd.protocol.jsonrpc import JsonObject
 from gsmcpd.protocol.notices import ChangeNotices, Filter, Subscriber
 from gsmcpd.sessions.client import ClientSession
 
@@ -18,7 +21,7 @@ class SessionListeners:
         self._subscribers: dict[str, Subscriber] = {}
 
     def add(self, session: ClientSession) -> None:
-        def deliver(method, params):
+        def deliver(method: str, params: JsonObject) -> None:
             session.post({"jsonrpc": "2.0", "method": method,
                           "params": params})
 
@@ -27,7 +30,7 @@ class SessionListeners:
         self._subscribers[session.handle] = subscriber
         self._notices.add(subscriber)
 
-    def remove(self, session) -> None:
+    def remove(self, session: Any) -> None:
         """
         C{session} (anything with its handle: the registry hands over the
         work session it closes) listens no more.

@@ -7,6 +7,7 @@ must decide something, never hang a session.
 """
 
 import itertools
+from typing import Any
 
 from twisted.internet.defer import Deferred
 from twisted.logger import Logger
@@ -35,13 +36,13 @@ class PendingRequests:
 
     log = Logger()
 
-    def __init__(self, clock, timeout=REQUEST_TIMEOUT):
+    def __init__(self, clock: Any, timeout: float = REQUEST_TIMEOUT) -> None:
         self._clock = clock
         self._timeout = timeout
         self._ids = itertools.count(1)
-        self._pending = {}
+        self._pending: dict[object, tuple[str, Deferred[Any], Any]] = {}
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._pending)
 
     def send(self, session: ClientSession, method: str,
@@ -96,6 +97,6 @@ class PendingRequests:
                 del self._pending[requestId]
                 timer.cancel()
 
-    def _expire(self, requestId):
+    def _expire(self, requestId: object) -> None:
         _, d, _ = self._pending.pop(requestId)
         d.errback(ClientDidNotAnswer(requestId))

@@ -12,7 +12,7 @@ C{resultType} and cache hints, an input-required round
 """
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn, cast
 
 import attr
 from twisted.internet.defer import (
@@ -22,6 +22,7 @@ from twisted.internet.defer import (
     maybeDeferred,
     succeed,
 )
+from twisted.python.failure import Failure
 
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
@@ -29,7 +30,7 @@ from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.catalogsurface import mirroringShown
 from gsmcpd.protocol.context import FROM_MEMORY, CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
-from gsmcpd.protocol.eras.modern.asking import modernRound
+from gsmcpd.protocol.eras.modern.asking import ModernAsker, modernRound
 from gsmcpd.protocol.eras.modern.envelope import (
     SERVER_INFO_KEY,
     Envelope,
@@ -58,14 +59,25 @@ from gsmcpd.protocol.jsonrpc import (
     JsonRpcError,
     Message,
 )
-from gsmcpd.protocol.methods import MethodTable
+from gsmcpd.protocol.methods import Method, MethodTable
 from gsmcpd.protocol.notices import Filter
 from gsmcpd.protocol.recording import CANCELLED
-from gsmcpd.protocol.toolcall import answersAsStream, unknownTool
+from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.sessions.client import LogGate
 from gsmcpd.sessions.interfaces import ICallSink
-from gsmcpd.tools.base import NO_SESSION
+from gsmcpd.tools.base import NO_SESSION, Tool
 from gsmcpd.tools.templates.outcomes import ToolError
+
+Minted = Callable[[str], object]
+"""Told the handle C{open_session} opened."""
+OpenStream = Callable[[], ICallSink | None]
+"""Opens a call's own event stream, or answers L{None} when its client
+does not accept one."""
+
+
+ROUNDS = frozenset({"prompts/get"})
+"""The methods besides C{tools/call} that may ask the client, each answered
+in input-required rounds (L{modernRound})."""
 
 
 def dressed(value: Any) -> JsonObject:
@@ -94,6 +106,21 @@ def namedInMeta(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
     C{server/discover}'s C{answer} naming the server in C{_meta}.
     """
     return dict(answer, _meta={SERVER_INFO_KEY: serverInfo})
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class ModernAnswer:
+    """
+    A 2026-era request's answer, before the transport frames it.
+
+    @ivar value: its dressed result.
+    @ivar minted: the handle C{open_session} opened, which the transport
+        names in an C{Mcp-Param-Session} header (a load balancer learns to
+        route the session's later calls by it), or L{None}.
+    """
+
+    value: JsonObject
+    minted: str | None = None
 
 
 class ModernEra:
@@ -131,10 +158,6 @@ class ModernEra:
             self._capabilities(served), self.schemas.describe, handleTools,
             {skill.uri: skill for skill in served}, INVALID_PARAMS,
             namedInMeta, sessionGone)
-        self._special: dict[str | None, Callable[..., Any]] = {
-            "tools/call": self._toolsCall,
-            "resources/read": self._resourcesRead,
-            "prompts/get": self._promptsGet}
 
     def _capabilities(self, served: skills.Skills) -> JsonObject:
         declared = self.handlers.capabilities()
@@ -174,8 +197,7 @@ class ModernEra:
             arguments, context)
 
     def answer(self, message: Message, envelope: Envelope, headers: Headers,
-               openStream: Callable[[], ICallSink | None]
-               ) -> Deferred[JsonObject]:
+               openStream: OpenStream) -> Deferred[ModernAnswer]:
         """
         Answer one 2026-era request.
 
@@ -183,22 +205,27 @@ class ModernEra:
         @param openStream: called to answer a call as an event stream
             instead (progress, log messages); answers the call's sink, or
             L{None} when the client does not accept one.
-        @return: a L{Deferred} firing with the dressed result.
+        @return: a L{Deferred} firing with its L{ModernAnswer}.
         @raise JsonRpcError: through the L{Deferred}.
         """
         method = self.methods.find(message.method, MODERN)
         if method is None:
             return fail(methodRemoved(message.method))
-        special = self._special.get(message.method)
-        if special is not None:
-            return maybeDeferred(special, message, envelope, headers,
-                                 openStream, method)
-        return self.calls.answer(self.facts(message, envelope), method
-                                 ).addCallback(_complete, message.method)
+        minted: list[str] = []
+        if message.method == "tools/call":
+            answering = self._toolsCall(message, envelope, headers,
+                                        openStream, method, minted.append)
+        else:
+            answering = self._answer(self.facts(message, envelope),
+                                     envelope, method)
+        return answering.addCallback(
+            lambda value: ModernAnswer(value, minted[0] if minted else None))
 
     # Tools.
 
-    def _toolsCall(self, message, envelope, headers, openStream, method):
+    def _toolsCall(self, message: Message, envelope: Envelope,
+                   headers: Headers, openStream: OpenStream, method: Method,
+                   minted: Minted) -> Deferred[JsonObject]:
         """
         A C{tools/call}; one refused before it runs (a L{CallRefused}: a
         tool out of its token's scopes, a handle not its caller's or none
@@ -206,17 +233,20 @@ class ModernEra:
         an audit trail that cannot be written) is recorded as such.
         """
         return self._calling(message, envelope, headers, openStream,
-                             method).addErrback(self._refused, message,
-                                                envelope)
+                             method, minted).addErrback(self._refused,
+                                                        message, envelope)
 
-    def _refused(self, failure, message, envelope):
+    def _refused(self, failure: Failure, message: Message,
+                 envelope: Envelope) -> Deferred[JsonObject]:
         failure.trap(CallRefused)
         return self.calls.refused(
             self.facts(message, envelope, arguments=withoutHandle(
                 message.params.get("arguments"))),
-            failure.value).addCallback(_complete, "tools/call")
+            cast(CallRefused, failure.value)).addCallback(
+                _complete, "tools/call")
 
-    def _resolved(self, message, envelope, headers):
+    def _resolved(self, message: Message, envelope: Envelope,
+                  headers: Headers) -> tuple[Tool, JsonObject]:
         """
         The tool a call names and its arguments.
 
@@ -225,11 +255,8 @@ class ModernEra:
             match them.
         """
         params = message.params
-        name = params.get("name")
-        tool = (self._handleTools.get(name) or self.handlers.toolNamed(
-            envelope.principal, name)) if isinstance(name, str) else None
-        if tool is None:
-            raise unknownTool(params)
+        tool = self.handlers.toolCalled(self.dialect, envelope.principal,
+                                        params)
         arguments = params.get("arguments")
         arguments = {} if arguments is None else arguments
         if not isinstance(arguments, dict):
@@ -237,13 +264,15 @@ class ModernEra:
                                "Invalid params: arguments must be an object")
         checkParameterHeaders(
             self.schemas.schemaOf(tool), arguments, headers,
-            name in self._handleTools or mirroringShown(
+            tool.name in self._handleTools or mirroringShown(
                 self.handlers.toolsFor(envelope.principal), message,
                 (SESSION_ARGUMENT,)))
         return tool, arguments
 
     @inlineCallbacks
-    def _calling(self, message, envelope, headers, openStream, method):
+    def _calling(self, message: Message, envelope: Envelope,
+                 headers: Headers, openStream: OpenStream, method: Method,
+                 minted: Minted) -> Any:
         params = message.params
         try:
             tool, arguments = self._resolved(message, envelope, headers)
@@ -255,7 +284,7 @@ class ModernEra:
             value = yield self.calls.recorded(
                 self.facts(message, envelope, tool=tool, arguments=arguments),
                 lambda: self.lending.handleTool(
-                    tool, arguments, envelope).addErrback(
+                    tool, arguments, envelope, minted).addErrback(
                         self._handleRefused, arguments.get(SESSION_ARGUMENT),
                         envelope))
             return complete("tools/call", value)
@@ -266,7 +295,7 @@ class ModernEra:
                 raise refusal
             # Refused before a session is lent for it.
             self.calls.records.admit()
-            self._unsealed(params)
+            verified = self._unsealed(params)
             handle, rest = takeHandle(arguments) if takesHandle(tool) \
                 else (None, arguments)
             work, done = (yield self._lent(tool, handle, envelope)) \
@@ -275,8 +304,9 @@ class ModernEra:
             value = yield self._unmade(message, envelope, tool, arguments, e)
             return value
         if taskSupport is not None and refusal is None:
-            sink = tasks.TaskProgress(self.tasks)
-            escalate = self._becomeTask(sink, done, envelope)
+            progress = tasks.TaskProgress(self.tasks)
+            sink: ICallSink | None = progress
+            escalate = self._becomeTask(progress, done, envelope)
         else:
             sink = openStream() if answersAsStream(params, tool) else None
             escalate = None
@@ -289,27 +319,28 @@ class ModernEra:
                 lambda asker: self.calls.answer(self.facts(
                     message, envelope, work, tool, rest,
                     CallContext(asker, sink, wantsLog)), method
-                ).addCallback(dressed), escalate)
+                ).addCallback(dressed), escalate, verified)
             becameTask = value.get("resultType") == tasks.TASK
         finally:
             if not becameTask:
                 done()
         return value
 
-    def _unsealed(self, params):
+    def _unsealed(self, params: JsonObject) -> Any:
         """
-        Refuse a call whose C{requestState} this daemon did not seal for
-        it (altered, another server's, another request's, expired, spent)
-        before a session is lent for it; its round opens it.
+        The C{requestState} of a call, verified once: a call whose state
+        this daemon did not seal for it (altered, another server's,
+        another request's, expired, spent) is refused before a session is
+        lent for it; its round spends it.
         """
-        if "requestState" in params:
-            try:
-                self.seal.check("tools/call", params)
-            except JsonRpcError as e:
-                raise CallRefused(kinds.TAMPERED_STATE, e)
+        try:
+            return self.seal.verified("tools/call", params)
+        except JsonRpcError as e:
+            raise CallRefused(kinds.TAMPERED_STATE, e)
 
     @inlineCallbacks
-    def _lent(self, tool, handle, envelope):
+    def _lent(self, tool: Tool, handle: str | None,
+              envelope: Envelope) -> Any:
         """
         The work session a call of C{tool} runs in, as
         L{Lending.forTool} lends it; a handle its caller may not use, or
@@ -322,16 +353,20 @@ class ModernEra:
                             self.lending.sessions)
         return lent
 
-    def _handleRefused(self, failure, handle, envelope):
+    def _handleRefused(self, failure: Failure, handle: str | None,
+                       envelope: Envelope) -> NoReturn:
         """
         C{close_session} of a handle its caller may not use, refused as a
         L{CallRefused}.
         """
         failure.trap(JsonRpcError)
-        raise asRefusal(failure.value, handle, envelope.principal,
+        raise asRefusal(cast(JsonRpcError, failure.value), handle,
+                        envelope.principal,
                         self.lending.sessions)
 
-    def _unmade(self, message, envelope, tool, arguments, error):
+    def _unmade(self, message: Message, envelope: Envelope,
+                tool: Tool | None, arguments: Any,
+                error: JsonRpcError | ToolError) -> Deferred[Any]:
         """
         Record a call that failed before it ran, and is no refusal (no
         such tool, its login failed or timed out, no slot was free, the
@@ -347,13 +382,16 @@ class ModernEra:
                     lambda value: complete("tools/call", value))
         return self.calls.recorded(facts, lambda: fail(error))
 
-    def _becomeTask(self, progress, done, envelope):
+    def _becomeTask(self, progress: tasks.TaskProgress,
+                    done: Callable[[], Any], envelope: Envelope
+                    ) -> Callable[[Deferred[Any], ModernAsker], JsonObject]:
         """
         What makes a call still running after its first steps a task: it
         goes on, readable by C{tasks/get}, whatever the client does, and
         C{tasks/cancel} ends it as a client that stops waiting would.
         """
-        def escalate(working, asker):
+        def escalate(working: Deferred[Any], asker: ModernAsker
+                     ) -> JsonObject:
             working.addCallback(lambda value: complete("tools/call", value))
             working.addBoth(lambda outcome: (done(), outcome)[1])
             task = self.tasks.adopt(working, working.cancel,
@@ -363,57 +401,54 @@ class ModernEra:
             return task.created()
         return escalate
 
-    # Resources, prompts.
+    # Every other method.
 
     @inlineCallbacks
-    def _resourcesRead(self, message, envelope, headers, openStream,
-                       method):
-        uri = message.params.get("uri")
-        uri = uri if isinstance(uri, str) else ""
-        if uri in self.dialect.skills:
-            # Answered from memory: a skill is no call.
-            value = yield method.handler(self.facts(message, envelope))
-            return complete("resources/read", value)
-        found = self.handlers.surfaceFor(envelope.principal).resolve(uri)
-        work, done = None, nothingToRelease
-        if found is not None and found[0].runsOn != NO_SESSION:
-            work, done = yield self._borrowedForRead(envelope)
+    def _answer(self, facts: RequestFacts, envelope: Envelope,
+                method: Method) -> Any:
+        """
+        A request other than C{tools/call}: in an input-required round when
+        its method may ask (C{prompts/get}); answered from memory (a skill
+        read is no call); or run as a call in the work session it reads in
+        (a GemStone resource's throwaway one, lent for it); its result
+        dressed.
+        """
+        if facts.method in ROUNDS:
+            value = yield modernRound(
+                self.seal, envelope, cast(str, facts.method), facts.params,
+                lambda asker: self.calls.answer(attr.evolve(
+                    facts, context=CallContext(asker)), method))
+            return value
+        if not method.call or self._fromMemory(facts):
+            value = yield maybeDeferred(method.handler, facts)
+            return complete(cast(str, facts.method), value)
+        work, done = yield self._readsIn(facts, envelope)
         try:
-            value = yield self.calls.answer(
-                self.facts(message, envelope, work), method)
+            value = yield self.calls.answer(attr.evolve(facts, work=work),
+                                            method)
         finally:
             done()
-        return complete("resources/read", dressed(value))
+        return complete(cast(str, facts.method), dressed(value))
 
-    @inlineCallbacks
-    def _borrowedForRead(self, envelope):
+    def _fromMemory(self, facts: RequestFacts) -> bool:
         """
-        A throwaway session for one resource read.  A read is no tool call
-        and has no result to carry a tool's error: a full server is told
-        as the 2025 era tells it (C{sessionLimit}), and a caller over its
-        share is counted as every refusal is, though no audit line names
-        a read.
+        Whether a request is a read of a skill file, which no call serves.
         """
-        try:
-            lent = yield self.lending.borrowed(
-                envelope, "its one read (a resource) is done")
-        except ToolError as e:
-            raise JsonRpcError(SERVER_ERROR, e.message,
-                               dict(e.details or {}, kind=e.kind))
-        except JsonRpcError as e:
-            if isinstance(e.data, dict) and \
-                    e.data.get("kind") == kinds.SHARE_CAP:
-                self.calls.records.refused(None, CallRefused(
-                    kinds.SHARE_CAP, e))
-            raise
-        return lent
+        uri = facts.params.get("uri")
+        return isinstance(uri, str) and uri in self.dialect.skills
 
-    def _promptsGet(self, message, envelope, headers, openStream, method):
-        return modernRound(
-            self.seal, envelope, "prompts/get", message.params,
-            lambda asker: self.calls.answer(self.facts(
-                message, envelope, context=CallContext(asker)), method))
+    def _readsIn(self, facts: RequestFacts, envelope: Envelope) -> Any:
+        """
+        The work session a resource read runs in: a throwaway one for a
+        GemStone resource, none for any other (or none by its URI).
+        """
+        uri = facts.params.get("uri")
+        found = self.handlers.surfaceFor(envelope.principal).resolve(
+            uri if isinstance(uri, str) else "")
+        if found is not None and found[0].runsOn != NO_SESSION:
+            return self.lending.forRead(envelope, self.calls.records)
+        return succeed((None, nothingToRelease))
 
 
-def _complete(value, method):
-    return complete(method, value)
+def _complete(value: JsonObject, method: str | None) -> JsonObject:
+    return complete(cast(str, method), value)

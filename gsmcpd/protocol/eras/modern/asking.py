@@ -1,10 +1,10 @@
 """
-How a running call asks the client something, in either era.
+How a running 2026-07-28 call asks the client something.
 
 A tool asks through one method, C{ask({key: inputRequest, ...})}, and gets
-the answers by key; it never knows which era it runs in.  A 2025 call sends
-each question on its own stream and waits for the client's POSTed answer
-(L{gsmcpd.tools.questions.askEach}).  A 2026 call cannot wait: if the
+the answers by key; it never knows which era it runs in.  Where a 2025 call
+sends each question on its own stream and waits for the client's POSTed
+answer (L{gsmcpd.protocol.eras.legacy.asking}), a 2026 call cannot wait: if the
 answers are not in the request yet, the round ends with an input-required
 result (L{gsmcpd.tools.questions.InputRequired}); the client asks its user
 or model and sends the request again with the answers, and the tool runs
@@ -41,7 +41,7 @@ Gathered = dict[str, JsonObject]
 "answer": ...}}: bound to the question it answered, or unasked."""
 
 
-def _needed(requests):
+def _needed(requests: JsonObject) -> set[str]:
     return {CAPABILITY[request["method"]] for request in requests.values()}
 
 
@@ -104,10 +104,10 @@ class ModernAsker:
         (L{gatheredFrom}).
     """
 
-    def __init__(self, envelope, gathered):
+    def __init__(self, envelope: Envelope, gathered: Gathered) -> None:
         self._envelope = envelope
         self._gathered = dict(gathered)
-        self._task = None
+        self._task: TaskAsker | None = None
 
     def canAsk(self, capability: str) -> bool:
         return self._envelope.supports(capability)
@@ -149,7 +149,8 @@ class TaskAsker:
         that asked in input-required rounds, then became a task).
     """
 
-    def __init__(self, store, task, envelope, gathered=None):
+    def __init__(self, store: Any, task: Any, envelope: Envelope,
+                 gathered: Gathered | None = None) -> None:
         self._store = store
         self._task = task
         self._envelope = envelope
@@ -171,7 +172,8 @@ class TaskAsker:
         return answers
 
 
-def _unanswered(requests, answers, envelope, asking):
+def _unanswered(requests: JsonObject, answers: JsonObject,
+                envelope: Envelope, asking: str) -> JsonObject:
     """
     The C{requests} not in C{answers}, once the client is known to be able
     to answer each kind.
@@ -192,7 +194,8 @@ def _unanswered(requests, answers, envelope, asking):
 def modernRound(seal: RequestStateSeal, envelope: Envelope, method: str,
                 params: JsonObject,
                 run: Callable[["ModernAsker"], Deferred[JsonObject]],
-                escalate: Callable[..., Any] | None = None) -> Any:
+                escalate: Callable[..., Any] | None = None,
+                verified: Any = None) -> Any:
     """
     One round of a 2026-era request that may ask the client.
 
@@ -202,14 +205,17 @@ def modernRound(seal: RequestStateSeal, envelope: Envelope, method: str,
     @param escalate: for a call that may become a task: called with the
         call's L{Deferred} and its asker when the call did not finish (or
         ask) at once; answers the result to send instead.
+    @param verified: the request's state as the seal verified it before
+        (L{RequestStateSeal.verified}), spent now; L{None} to verify it now.
     @return: a L{Deferred} of the dressed result: complete, or input
         required with the sealed answers gathered so far.
     @raise JsonRpcError: C{-32602} for tampered state (C{tamperedState}:
         altered, foreign, expired or already used) or malformed answers,
         C{-32021} for a question the client cannot answer.
     """
-    gathered = gatheredFrom(seal.open(method, params),
-                            inputResponses(params))
+    state = seal.open(method, params) if verified is None \
+        else seal.spend(verified)
+    gathered = gatheredFrom(state, inputResponses(params))
     asker = ModernAsker(envelope, gathered)
     working = maybeDeferred(run, asker)
     if escalate is not None and not working.called:

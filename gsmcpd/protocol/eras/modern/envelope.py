@@ -160,7 +160,7 @@ class Envelope:
             raise missingCapability(capability, why)
 
 
-def _single(headers, name):
+def _single(headers: Headers, name: str) -> str | None:
     """
     The one value of header C{name} (stripped), L{None} when absent.
 
@@ -270,7 +270,7 @@ def mirroredParameters(inputSchema: JsonObject) -> dict[str, str]:
             if isinstance(spec, dict) and PARAM_HEADER_KEYWORD in spec}
 
 
-def _rendered(value):
+def _rendered(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

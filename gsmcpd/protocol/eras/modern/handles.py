@@ -17,7 +17,6 @@ from gsmcpd.protocol.jsonrpc import (
     SERVER_ERROR,
     JsonObject,
     JsonRpcError,
-    Message,
 )
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.work import couldBeHandle
@@ -52,19 +51,6 @@ def withSessionArgument(descriptor: JsonObject,
     schema["properties"] = dict(schema.get("properties", {}),
                                 **{SESSION_ARGUMENT: session})
     return dict(descriptor, inputSchema=schema)
-
-
-def mintedHandle(message: Message, value: JsonObject) -> str | None:
-    """
-    The handle a C{tools/call} of C{open_session} answered, or L{None}: the
-    transport names it in an C{Mcp-Param-Session} response header, which a
-    load balancer learns to route the session's later calls by.
-    """
-    if message.method != "tools/call" or \
-            message.params.get("name") != OPEN_SESSION or \
-            value.get("isError"):
-        return None
-    return (value.get("structuredContent") or {}).get(SESSION_ARGUMENT)
 
 
 def takeHandle(arguments: JsonObject) -> tuple[str | None, JsonObject]:

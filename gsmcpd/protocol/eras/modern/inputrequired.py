@@ -11,10 +11,8 @@ request again with C{inputResponses} under the same keys and the state
 unchanged.  Only these methods may answer so.
 """
 
-from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.eras.modern.results import INPUT_REQUIRED
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
-from gsmcpd.tools.questions import CAPABILITY
 
 METHODS = frozenset({"tools/call", "prompts/get", "resources/read",
                      "tasks/result"})
@@ -36,15 +34,6 @@ def inputRequired(method: str, inputRequests: JsonObject,
     if requestState is not None:
         result["requestState"] = requestState
     return result
-
-
-def askable(envelope: Envelope, inputRequests: JsonObject) -> JsonObject:
-    """
-    The questions this request's client declared it can answer: a server
-    never asks for what the client did not offer.
-    """
-    return {key: request for key, request in inputRequests.items()
-            if envelope.supports(CAPABILITY[request["method"]])}
 
 
 def inputResponses(params: JsonObject) -> JsonObject:

@@ -15,9 +15,12 @@ from collections.abc import Callable
 from typing import Any
 
 from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.python.failure import Failure
 
 from gsmcpd.auth.tokens import admits
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
+from gsmcpd.observe.audit import CallRefused
+from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import loginFailed, sessionLimitMessage
 from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.eras.modern.handles import (
@@ -28,7 +31,13 @@ from gsmcpd.protocol.eras.modern.handles import (
     noSuchHandle,
     opened,
 )
-from gsmcpd.protocol.jsonrpc import JsonObject, stoppingError
+from gsmcpd.protocol.jsonrpc import (
+    SERVER_ERROR,
+    JsonObject,
+    JsonRpcError,
+    stoppingError,
+)
+from gsmcpd.protocol.recording import CallRecords
 from gsmcpd.protocol.shares import CLOSE_ONE, shareRefusal
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.registry import SessionRegistry
@@ -110,6 +119,28 @@ class Lending:
             envelope, "its one call (without a session handle) is done")
         return borrowed
 
+    @inlineCallbacks
+    def forRead(self, envelope: Envelope, records: CallRecords) -> Any:
+        """
+        A throwaway session for one resource read (a L{Lent}).  A read is
+        no tool call and has no result to carry a tool's error: a full
+        server is told as the 2025 era tells it (C{sessionLimit}), and a
+        caller over its share is counted in C{records} as every refusal
+        is, though no audit line names a read.
+        """
+        try:
+            lent = yield self.borrowed(
+                envelope, "its one read (a resource) is done")
+        except ToolError as e:
+            raise JsonRpcError(SERVER_ERROR, e.message,
+                               dict(e.details or {}, kind=e.kind))
+        except JsonRpcError as e:
+            if isinstance(e.data, dict) and \
+                    e.data.get("kind") == kinds.SHARE_CAP:
+                records.refused(None, CallRefused(kinds.SHARE_CAP, e))
+            raise
+        return lent
+
     def borrowed(self, envelope: Envelope, why: str) -> Deferred[Lent]:
         """
         A throwaway GemStone session with a fresh view, for one call; and
@@ -135,7 +166,8 @@ class Lending:
         return self._lent(opening, lambda session:
                           self.sessions.warm.giveBack(session, why))
 
-    def _loggedIn(self, envelope, throwaway=False):
+    def _loggedIn(self, envelope: Envelope, throwaway: bool = False
+                  ) -> Deferred[IWorkSession]:
         """
         A new GemStone session as the request's GemStone user.
         """
@@ -153,7 +185,8 @@ class Lending:
             raise stoppingError(e)
         return opening.addErrback(loginFailed)
 
-    def _lent(self, opening, end):
+    def _lent(self, opening: Deferred[IWorkSession],
+              end: Callable[[IWorkSession], Any]) -> Deferred[Lent]:
         """
         The session C{opening} fires with, for the request, and what to
         call when its call is over (C{end}, with the session).
@@ -161,16 +194,16 @@ class Lending:
         # The login runs to its end whoever stops waiting for it (a client
         # that hangs up): its slot is held until then, and the session it
         # opens for nobody is closed.
-        borrowing = Deferred()
+        borrowing: Deferred[Lent] = Deferred()
 
-        def opened(session):
+        def opened(session: IWorkSession) -> Any:
             if borrowing.called:
                 return self.sessions.close(
                     session.handle, "its client stopped waiting for it",
                     code="abandoned")
             borrowing.callback((session, lambda: end(session)))
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             if not borrowing.called:
                 borrowing.errback(failure)
         opening.addCallbacks(opened, failed)
@@ -178,16 +211,20 @@ class Lending:
 
     @inlineCallbacks
     def handleTool(self, tool: Tool, arguments: JsonObject,
-                   envelope: Envelope) -> Any:
+                   envelope: Envelope, minted: Callable[[str], object]
+                   ) -> Any:
         """
         Run C{open_session} or C{close_session}: a L{Deferred} of its
         result.
+
+        @param minted: told the handle C{open_session} opened.
         """
         try:
             tool.validate(arguments)
             if tool.name == OPEN_SESSION:
                 lent = yield self._lent(self._loggedIn(envelope),
-                                        nothingToRelease)
+                                        lambda session: None)
+                minted(lent[0].handle)
                 answer = opened(lent[0].handle)
             else:
                 handle = arguments[SESSION_ARGUMENT]

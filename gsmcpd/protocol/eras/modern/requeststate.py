@@ -37,11 +37,11 @@ BOUND_PARAMS = ("name", "uri", "arguments")
 (C{_meta}, C{inputResponses}, C{requestState}) changes between rounds."""
 
 
-def _b64(raw):
+def _b64(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
-def _unb64(text):
+def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
@@ -94,7 +94,7 @@ class RequestStateSeal:
         """
         return len(self._spent)
 
-    def _mac(self, body, binding):
+    def _mac(self, body: str, binding: str) -> str:
         return _b64(hmac.new(self._key, f"{body}|{binding}".encode(),
                              hashlib.sha256).digest())
 
@@ -117,25 +117,32 @@ class RequestStateSeal:
             daemon did not seal for this very request, one past its
             deadline, or one already opened.
         """
-        payload = self._verified(method, params)
+        return self.spend(self.verified(method, params))
+
+    def spend(self, payload: Any) -> Any:
+        """
+        The state of a C{payload} L{verified} earlier (L{None}: the request
+        carried none), spent now: its round opens it.
+
+        @raise JsonRpcError: C{-32602} (C{tamperedState}) for one past its
+            deadline, or spent since it was verified.
+        """
         if payload is None:
             return None
+        self._unspent(payload)
         self._spent.add(payload["nonce"])
         heapq.heappush(self._spentUntil, (payload["expires"],
                                           payload["nonce"]))
         return payload["state"]
 
-    def check(self, method: str, params: JsonObject) -> None:
+    def verified(self, method: str, params: JsonObject) -> Any:
         """
-        Refuse, as L{open} would, a C{requestState} this daemon did not seal
-        for this very request, without spending it: for a call refused
-        before its round opens it.
+        The payload sealed into C{params["requestState"]}, verified once
+        and not spent (L{None} when the request carries none): a call is
+        refused for it before a session is lent, and its round spends it.
 
         @raise JsonRpcError: as L{open}.
         """
-        self._verified(method, params)
-
-    def _verified(self, method, params):
         sealed = params.get("requestState")
         if sealed is None:
             return None
@@ -150,14 +157,20 @@ class RequestStateSeal:
         if not body.startswith(VERSION + "."):
             raise refused("an unknown format")
         payload = json.loads(_unb64(body[len(VERSION) + 1:]))
+        self._unspent(payload)
+        return payload
+
+    def _unspent(self, payload: Any) -> None:
+        """
+        Refuse a verified C{payload} past its deadline or already spent.
+        """
         self._forgetExpired()
         if self._clock.seconds() > payload["expires"]:
             raise refused("it expired")
         if payload["nonce"] in self._spent:
             raise refused("it was already used: each one answers one round")
-        return payload
 
-    def _forgetExpired(self):
+    def _forgetExpired(self) -> None:
         """
         Forget the nonces of states past their deadlines: those are refused
         as expired anyway.

@@ -31,7 +31,7 @@ class CacheHint:
     ttlMs: int
     cacheScope: str
 
-    def __attrs_post_init__(self):
+    def __attrs_post_init__(self) -> None:
         if self.ttlMs < 0 or self.cacheScope not in ("public", "private"):
             raise ValueError(f"not a cache hint: {self!r}")
 

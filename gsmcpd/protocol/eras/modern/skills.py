@@ -11,7 +11,7 @@ resources (C{resources/list}, C{resources/read}).
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import attr
@@ -90,7 +90,7 @@ class Skills:
     The skills this server serves, by URI.
     """
 
-    def __init__(self, skills):
+    def __init__(self, skills: Iterable["Skill"]) -> None:
         self._byUri = {skill.uri: skill for skill in skills}
 
     @classmethod
@@ -102,17 +102,17 @@ class Skills:
         return cls(Skill(guide.name, guide.description, guide.body)
                    for guide in guides)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self._byUri)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator["Skill"]:
         return iter(self._byUri.values())
 
     def find(self, uri: object) -> "Skill | None":
         """
         The skill whose C{SKILL.md} is C{uri}, or L{None}.
         """
-        return self._byUri.get(uri)
+        return self._byUri.get(uri) if isinstance(uri, str) else None
 
     def methods(self) -> dict[str, Callable[[Any], JsonObject]]:
         """

@@ -22,14 +22,15 @@ import secrets
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import attr
 from twisted.internet.defer import Deferred
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
-from gsmcpd.auth.tokens import admits
+from gsmcpd.auth.tokens import Principal, admits
 from gsmcpd.protocol.eras.modern.envelope import MISSING_CLIENT_CAPABILITY, Envelope
 from gsmcpd.protocol.eras.modern.inputrequired import inputResponses
 from gsmcpd.protocol.eras.modern.results import COMPLETE
@@ -64,7 +65,7 @@ def requires(envelope: Envelope | RequestFacts) -> JsonRpcError | None:
         {"requiredCapabilities": {"extensions": {EXTENSION: {}}}})
 
 
-def _iso(seconds):
+def _iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(
         timespec="milliseconds").replace("+00:00", "Z")
 
@@ -98,9 +99,9 @@ class Task:
     _waiting: Deferred | None = None
     _cancel: Callable[[], object] | None = None
     _expiry: Any = None
-    owner: object = None
+    owner: Principal | None = None
 
-    def _envelope(self, resultType):
+    def _envelope(self, resultType: str) -> JsonObject:
         shape = {"resultType": resultType, "taskId": self.taskId,
                  "status": self.status, "createdAt": _iso(self.createdAt),
                  "lastUpdatedAt": _iso(self.lastUpdatedAt),
@@ -143,16 +144,18 @@ class TaskStore:
 
     log = Logger()
 
-    def __init__(self, clock, ttl=600.0, pollInterval=1.0, kept=None):
+    def __init__(self, clock: Any, ttl: float = 600.0,
+                 pollInterval: float = 1.0, kept: int | None = None) -> None:
         self._clock = clock
         self.ttl = ttl
         self.kept = kept
         self.pollInterval = pollInterval
-        self._tasks = {}
-        self._ended = defaultdict(OrderedDict)
-        self.onChange = None
+        self._tasks: dict[str, Task] = {}
+        self._ended: defaultdict[object, OrderedDict[str, Task]] = \
+            defaultdict(OrderedDict)
+        self.onChange: Callable[[Task], object] | None = None
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._tasks)
 
     def adopt(self, working: Deferred[JsonObject], cancel: Callable[[], None],
@@ -187,11 +190,12 @@ class TaskStore:
             task.statusMessage = message
             task.lastUpdatedAt = self._clock.seconds()
 
-    def _failed(self, task, failure):
+    def _failed(self, task: Task, failure: Failure) -> None:
         if task.status == CANCELLED:
             return None
         if failure.check(JsonRpcError):
-            error = failure.value.asResponse(None)["error"]
+            error = cast(JsonRpcError, failure.value).asResponse(
+                None)["error"]
         else:
             self.log.failure("task {taskId} failed", failure,
                              taskId=task.taskId)
@@ -199,7 +203,7 @@ class TaskStore:
                      "message": f"Internal error: {failure.getErrorMessage()}"}
         self._settle(task, FAILED, error=error)
 
-    def _settle(self, task, status, **outcome):
+    def _settle(self, task: Task, status: str, **outcome: Any) -> None:
         if task.status in TERMINAL:
             return
         for name, value in outcome.items():
@@ -207,7 +211,7 @@ class TaskStore:
         task.inputRequests = {}
         self._changed(task, status)
 
-    def _changed(self, task, status):
+    def _changed(self, task: Task, status: str) -> None:
         task.status = status
         task.lastUpdatedAt = self._clock.seconds()
         if status in TERMINAL:
@@ -215,7 +219,7 @@ class TaskStore:
         if self.onChange is not None:
             self.onChange(task)
 
-    def _retain(self, task):
+    def _retain(self, task: Task) -> None:
         """
         C{task} ended: keep it (and its result) for the retention from now,
         unless its identity's newer ended tasks crowd it out.
@@ -233,7 +237,7 @@ class TaskStore:
         while self.kept is not None and len(ended) > self.kept:
             self._drop(next(iter(ended.values())))
 
-    def _drop(self, task):
+    def _drop(self, task: Task) -> None:
         del self._tasks[task.taskId]
         owner = identityOf(task.owner)
         ended = self._ended[owner]
@@ -243,7 +247,7 @@ class TaskStore:
         if task._expiry.active():
             task._expiry.cancel()
 
-    def _expire(self, task):
+    def _expire(self, task: Task) -> None:
         if task.status == WORKING:
             # Its call still runs, under its caller's share of calls.
             task.ttlMs += int(self.ttl * 1000)
@@ -352,9 +356,9 @@ class TaskProgress:
 
     wantsProgress = True
 
-    def __init__(self, store):
+    def __init__(self, store: TaskStore) -> None:
         self._store = store
-        self.task = None
+        self.task: Task | None = None
 
     def post(self, message: JsonObject) -> None:
         pass
