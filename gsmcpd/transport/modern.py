@@ -29,7 +29,6 @@ from gsmcpd.protocol.jsonrpc import (
     JsonRpcError,
     Message,
     encode,
-    result,
 )
 from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.sessions.outbox import Outbox
@@ -107,7 +106,7 @@ class ModernPost:
             if answer.minted is not None:
                 request.setHeader(b"mcp-param-session",
                                   answer.minted.encode("ascii"))
-            response = result(message.id, answer.value)
+            response = answer.response(message.id)
         except JsonRpcError as e:
             response = e.asResponse(message.id)
             if not streams:
