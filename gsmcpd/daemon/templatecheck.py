@@ -151,6 +151,7 @@ STEPS = (
     Step("get_class_hierarchy", {"className": "OrderedCollection"}),
     Step("list_methods", {"className": "OrderedCollection"}),
     Step("export_class_source", {"className": "OrderedCollection"}),
+    Step("export_tonel", {"className": "OrderedCollection"}),
     # The scratch names must be free: nothing of anyone's is touched.
     Step("describe_class", PROBE, expect="notFound", gate=True),
     Step("add_dictionary", {"dictionaryName": SCRATCH_DICTIONARY}, gate=True),
@@ -226,7 +227,8 @@ class TemplateCheck:
         self.environ = environ
         self.probe = probe
         # Every shipped toolset that runs templates, served by default or not.
-        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging", "admin"))
+        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging", "admin",
+                                        "tonel"))
         self.report = Report()
         self._touched = False
 

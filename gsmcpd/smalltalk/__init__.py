@@ -18,6 +18,7 @@ from .ast import (
 )
 from .parser import (
     SmalltalkSyntaxError,
+    closing_bracket,
     parse_expression,
     parse_method,
     parse_selector,
@@ -37,6 +38,7 @@ __all__ = [
     "Sequence",
     "SmalltalkSyntaxError",
     "Variable",
+    "closing_bracket",
     "iter_nodes",
     "parse_expression",
     "parse_method",

@@ -613,6 +613,29 @@ def parse_method(source: str) -> Method:
     return _Parser(source).method()
 
 
+def closing_bracket(source: str, start: int) -> int:
+    """
+    The offset of the C{]} that closes a C{[} opened just before C{start}:
+    brackets inside strings, comments, character and literal arrays do
+    not count (Tonel's method bodies end so).
+
+    @raise SmalltalkSyntaxError: if none closes it.
+    """
+    lexer = _Lexer(source, start)
+    depth = 1
+    while True:
+        lexer.skip_blanks()
+        token = lexer._next()
+        if token.kind in ("[", "#["):
+            depth += 1
+        elif token.kind == "]":
+            depth -= 1
+            if depth == 0:
+                return token.offset
+        elif token.kind == "eof":
+            raise _error(source, "expected ']' to end the method", start)
+
+
 def parse_selector(source: str) -> str:
     """
     The selector of a method definition, read from its pattern alone: all

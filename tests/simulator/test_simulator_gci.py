@@ -36,6 +36,17 @@ class StrictLibraryTests(SimulatedStoneTests):
             self.assertEqual((e.number, e.fatal), (errors.ARGUMENT_TYPE_ERROR, 0))
         self.assertEqual(self.printed(session, "3 + 4"), "7")
 
+    def test_simulatorLimitEndsTheCall(self):
+        """
+        Building a billion elements ends the call with the simulator's own
+        error, over the socket too; the session goes on.
+        """
+        session = self.login()
+        e = self.assertRaises(GciFailed, self.execute, session, "(1 to: 1000000000) asArray")
+        self.assertEqual((e.number, e.fatal, e.context), (0, 0, OOP_NIL))
+        self.assertIn("the simulator builds at most", e.message)
+        self.assertEqual(self.printed(session, "(1 to: 1000000000) size"), "1000000000")
+
     def test_resolveSymbol(self):
         session = self.login()
         utf8 = self.resolve(session, "Utf8")

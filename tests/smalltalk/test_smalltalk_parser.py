@@ -20,6 +20,7 @@ from gsmcpd.smalltalk import (
     Sequence,
     SmalltalkSyntaxError,
     Variable,
+    closing_bracket,
     iter_nodes,
     parse_expression,
     parse_method,
@@ -609,3 +610,22 @@ class StringLiteralPropertyTests(SynchronousTestCase):
         """
         source = ' "' + text.replace('"', '""') + '" 1'
         self.assertEqual(literal(source), integer(1))
+
+
+class ClosingBracketTests(SynchronousTestCase):
+    """
+    L{closing_bracket}: where a C{[} opened before a position closes, as
+    Tonel's method bodies end.
+    """
+
+    def test_pastLiterals(self):
+        """Brackets in strings, comments, characters, symbols and byte
+        arrays do not count; blocks nest."""
+        body = "[ ^'a]' \"b]\" , $] printString , #']' , #[1 2] [:x | [x]] ]"
+        self.assertEqual(closing_bracket(body, 1), len(body) - 1)
+
+    def test_unclosed(self):
+        error = self.assertRaises(SmalltalkSyntaxError, closing_bracket,
+                                  "[ ^[1", 1)
+        self.assertEqual((error.message, error.offset),
+                         ("expected ']' to end the method", 1))

@@ -11,7 +11,15 @@ import sys
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.testing.bench import kernelshape, processes, report, searchcost, spy, stone
+from gsmcpd.testing.bench import (
+    kernelshape,
+    processes,
+    report,
+    searchcost,
+    spy,
+    stone,
+    tonelexport,
+)
 from gsmcpd.testing.bench.run import figures
 from gsmcpd.testing.bench.stats import (
     fromWrk,
@@ -478,3 +486,21 @@ class KernelShapeTests(SynchronousTestCase):
         self.assertEqual(printed["real"], kernelrepo.REAL)
         self.assertGreater(printed["repository"]["methods"], 300)
         self.assertEqual(printed["repository"]["namedGenerated"], 0)
+
+
+class TonelExportTests(SynchronousTestCase):
+
+    def test_smallRepository(self):
+        """
+        C{python -m gsmcpd.testing.bench.tonelexport} pages a kernel-shaped dictionary's
+        export through the tonel toolset, and its first page diffs as no
+        change.
+        """
+        out = io.StringIO()
+        self.patch(sys, "stdout", out)
+        self.assertEqual(tonelexport.main(["--fraction", "0.02",
+                                           "--limit", "20"]), 0)
+        printed = json.loads(out.getvalue())
+        self.assertGreater(printed["methods"], 100)
+        self.assertEqual(printed["pages"], -(-printed["classes"] // 20))
+        self.assertEqual(printed["diff_changes"], 0)

@@ -232,6 +232,15 @@ def breakError(hard, context):
                     reason="break", context=context)
 
 
+def simulatorLimit(detail):
+    """
+    What the simulated stone will not do, though GemStone might try: the
+    call ends with the simulator's own error (GCI error 0, reason
+    C{simulatorLimit}), which no handler takes, never a GemStone error.
+    """
+    return GciError(0, f"simulated stone: {detail}", reason="simulatorLimit")
+
+
 def shouldNotImplement(className, selector):
     """
     A message a class inherits but refuses (Interval's C{at:put:}): an

@@ -11,7 +11,7 @@ an Array, as GemStone's C{species} arranges.
 import functools
 
 from gsmcpd.testing.simulator import errors, sets, system
-from gsmcpd.testing.simulator.intervals import Interval
+from gsmcpd.testing.simulator.intervals import Elements, Interval, sizeOf
 from gsmcpd.testing.simulator.kernel import (
     CLASSES,
     classMethod,
@@ -61,6 +61,27 @@ def elements(collection):
     return items
 
 
+def sequence(collection):
+    """
+    The elements to count, index and search: an Interval's computed as they
+    are asked for (L{Elements}), any other collection's L{elements}.
+    """
+    if isinstance(collection, Interval):
+        return collection.elements
+    return elements(collection)
+
+
+def enumerated(collection):
+    """
+    What an enumeration visits: a copy of the elements (the block may change
+    the collection), or an Interval's computed one at a time, so a loop over
+    a huge Interval is a long loop that a break ends, never an allocation.
+    """
+    if isinstance(collection, Interval):
+        return collection.elements
+    return list(elements(collection))
+
+
 def like(collection, items):
     """
     A new collection of C{collection}'s species holding C{items}; a String
@@ -98,23 +119,23 @@ def _collection(*selectors):
 
 @_collection("size")
 def _size(ev, receiver):
-    return len(elements(receiver))
+    return sizeOf(sequence(receiver))
 
 
 @_collection("isEmpty")
 def _isEmpty(ev, receiver):
-    return not elements(receiver)
+    return not sequence(receiver)
 
 
 @_collection("notEmpty")
 def _notEmpty(ev, receiver):
-    return bool(elements(receiver))
+    return bool(sequence(receiver))
 
 
 @_sequence("at:")
 def _at(ev, receiver, position):
-    items = elements(receiver)
-    return items[index(position, len(items))]
+    items = sequence(receiver)
+    return items[index(position, sizeOf(items))]
 
 
 @_sequence("first")
@@ -124,7 +145,7 @@ def _first(ev, receiver):
 
 @_sequence("last")
 def _last(ev, receiver):
-    return _at(ev, receiver, len(elements(receiver)))
+    return _at(ev, receiver, sizeOf(sequence(receiver)))
 
 
 @_sequence("at:put:")
@@ -147,7 +168,10 @@ def _atPut(ev, receiver, position, value):
 
 @_collection("includes:")
 def _includes(ev, receiver, value):
-    return any(equal(each, value) for each in elements(receiver))
+    items = sequence(receiver)
+    if isinstance(items, Elements):
+        return items.includes(value)
+    return any(equal(each, value) for each in items)
 
 
 @_sequence("indexOf:")
@@ -174,11 +198,11 @@ def _reversed(ev, receiver):
 
 @_sequence("copyFrom:to:")
 def _copyFromTo(ev, receiver, start, stop):
-    items = elements(receiver)
+    items = sequence(receiver)
     if integer(stop) < integer(start):
         return like(receiver, [])
-    index(start, len(items))
-    index(stop, len(items))
+    index(start, sizeOf(items))
+    index(stop, sizeOf(items))
     return like(receiver, items[start - 1:stop])
 
 
@@ -189,52 +213,52 @@ def _copyWith(ev, receiver, value):
 
 @_collection("do:")
 def _do(ev, receiver, block):
-    for each in list(elements(receiver)):
+    for each in enumerated(receiver):
         ev.value(block, each)
     return receiver
 
 
 @_sequence("reverseDo:")
 def _reverseDo(ev, receiver, block):
-    for each in list(elements(receiver))[::-1]:
+    for each in reversed(enumerated(receiver)):
         ev.value(block, each)
     return receiver
 
 
 @_sequence("doWithIndex:")
 def _doWithIndex(ev, receiver, block):
-    for i, each in enumerate(list(elements(receiver))):
+    for i, each in enumerate(enumerated(receiver)):
         ev.value(block, each, i + 1)
     return receiver
 
 
 @_sequence("keysAndValuesDo:")
 def _keysAndValuesDo(ev, receiver, block):
-    for i, each in enumerate(list(elements(receiver))):
+    for i, each in enumerate(enumerated(receiver)):
         ev.value(block, i + 1, each)
     return receiver
 
 
 @_collection("collect:")
 def _collect(ev, receiver, block):
-    return like(receiver, [ev.value(block, each) for each in list(elements(receiver))])
+    return like(receiver, [ev.value(block, each) for each in enumerated(receiver)])
 
 
 @_collection("select:")
 def _select(ev, receiver, block):
-    return like(receiver, [each for each in list(elements(receiver))
+    return like(receiver, [each for each in enumerated(receiver)
                            if truth(ev.value(block, each), "ifTrue:")])
 
 
 @_collection("reject:")
 def _reject(ev, receiver, block):
-    return like(receiver, [each for each in list(elements(receiver))
+    return like(receiver, [each for each in enumerated(receiver)
                            if not truth(ev.value(block, each), "ifFalse:")])
 
 
 @_collection("detect:ifNone:")
 def _detectIfNone(ev, receiver, block, noneBlock):
-    for each in list(elements(receiver)):
+    for each in enumerated(receiver):
         if truth(ev.value(block, each), "ifTrue:"):
             return each
     return ev.value(noneBlock)
@@ -242,7 +266,7 @@ def _detectIfNone(ev, receiver, block, noneBlock):
 
 @_collection("detect:")
 def _detect(ev, receiver, block):
-    for each in list(elements(receiver)):
+    for each in enumerated(receiver):
         if truth(ev.value(block, each), "ifTrue:"):
             return each
     raise errors.notFound("no element satisfies the block")
@@ -251,19 +275,19 @@ def _detect(ev, receiver, block):
 @_collection("inject:into:")
 def _injectInto(ev, receiver, initial, block):
     accumulator = initial
-    for each in list(elements(receiver)):
+    for each in enumerated(receiver):
         accumulator = ev.value(block, accumulator, each)
     return accumulator
 
 
 @_collection("anySatisfy:")
 def _anySatisfy(ev, receiver, block):
-    return any(truth(ev.value(block, each), "ifTrue:") for each in list(elements(receiver)))
+    return any(truth(ev.value(block, each), "ifTrue:") for each in enumerated(receiver))
 
 
 @_collection("allSatisfy:")
 def _allSatisfy(ev, receiver, block):
-    return all(truth(ev.value(block, each), "ifFalse:") for each in list(elements(receiver)))
+    return all(truth(ev.value(block, each), "ifFalse:") for each in enumerated(receiver))
 
 
 @_collection("asArray")

@@ -191,9 +191,8 @@ class Gem:
         except GemKilled:
             return
         except RecursionError:
-            reply = _errorReply(errors.GciError(
-                0, "simulated stone: the evaluation recursed deeper than the simulator "
-                   "allows", reason="simulatorLimit"))
+            reply = _errorReply(errors.simulatorLimit(
+                "the evaluation recursed deeper than the simulator allows"))
         except Exception as e:
             traceback.print_exc(file=sys.stderr)
             reply = _errorReply(errors.GciError(

@@ -1,0 +1,192 @@
+"""
+Compiling Tonel changes into the stone, all or nothing.
+
+Each step is a mutation tool's own (a class definition, a comment, a
+method, a removal), guarded as it is.  Nothing is sent before every
+changed method parses here; a step the stone refuses (a compile error,
+an unknown superclass) lets the others run, so every error is told at
+once, and then every step done is taken back, last first.
+"""
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import attr
+from twisted.internet.defer import Deferred, inlineCallbacks
+
+from gsmcpd.smalltalk import SmalltalkSyntaxError, parse_method
+from gsmcpd.tools.arguments import JsonObject
+from gsmcpd.tools.base import Steps, ToolCall, ToolError
+from gsmcpd.tools.tonelformat import TonelClass, TonelMethod
+from gsmcpd.tools.tonelplan import Change, StoneClass, filesError
+
+if TYPE_CHECKING:
+    from gsmcpd.tools.mutation import MutationToolset
+
+
+def _where(method: TonelMethod, offset: int, message: str) -> JsonObject:
+    """
+    A method's error at its place in its file: C{offset} (0-based) in
+    its source, whose pattern starts on the line after the metadata.
+    """
+    source = method.source
+    line = source.count("\n", 0, offset)
+    column = offset - (source.rfind("\n", 0, offset) + 1) + 1
+    if line == 0:
+        prefix = f"{method.className}{' class' if method.meta else ''} >> "
+        column += len(prefix)
+    return {"path": method.path, "line": method.line + 1 + line,
+            "column": column, "message": message}
+
+
+def syntaxErrors(found: list[Change]) -> list[JsonObject]:
+    """Each added or changed method that does not parse, located."""
+    errors = []
+    for change in found:
+        method = change.new
+        if isinstance(method, TonelMethod):
+            try:
+                parse_method(method.source)
+            except SmalltalkSyntaxError as e:
+                errors.append(_where(method, e.offset, e.message))
+            except RecursionError:
+                errors.append(_where(method, 0, "nests too deeply to parse"))
+    return errors
+
+
+def superclassesFirst(found: list[Change]) -> list[Change]:
+    """The class definitions among C{found}, a superclass before its
+    subclasses; then the methods, in the files' order."""
+    definitions = {each.className: each for each in found
+                   if each.method is None and each.new is not None}
+    ordered: list[Change] = []
+
+    def visit(change: Change) -> None:
+        if change in ordered:
+            return
+        assert isinstance(change.new, TonelClass)
+        superclass = definitions.get(change.new.superclass or "")
+        if superclass is not None and superclass is not change:
+            visit(superclass)
+        ordered.append(change)
+
+    for each in definitions.values():
+        visit(each)
+    return ordered + [each for each in found if each.method is not None]
+
+
+def _definitionArguments(definition: TonelClass) -> JsonObject:
+    return {"className": definition.name,
+            "superclassName": definition.superclass or "nil",
+            "instVarNames": list(definition.instVars),
+            "classVars": list(definition.classVars),
+            "classInstVars": list(definition.classInstVars),
+            "poolDictionaries": list(definition.pools),
+            "options": list(definition.options),
+            **({} if definition.category is None
+               else {"category": definition.category})}
+
+
+Undo = Callable[[], Deferred[Any]]
+
+
+@attr.s(auto_attribs=True)
+class Loader:
+    """One load: its steps, and how to take back each step done."""
+
+    tools: "MutationToolset"
+    call: ToolCall
+    stone: dict[str, StoneClass]
+    undo: list[Undo] = attr.Factory(list)
+
+    @inlineCallbacks
+    def load(self, found: list[Change]) -> Steps[None]:
+        """
+        Compile C{found}, or nothing.
+
+        @raise ToolError: C{compileError} with each error's file, line and
+            column, after taking back every step done.
+        """
+        errors = syntaxErrors(found)
+        if errors:
+            raise filesError("Some methods do not parse", errors)
+        for change in superclassesFirst(found):
+            try:
+                yield self.step(change)
+            except ToolError as e:
+                errors.extend(self.located(change, e))
+        if errors:
+            for undo in reversed(self.undo):
+                yield undo()
+            raise filesError("The stone refused some of the changes", errors)
+
+    def located(self, change: Change, error: ToolError) -> list[JsonObject]:
+        method = change.method
+        if method is None:
+            return [{"path": change.path, "line": 1, "column": 1,
+                     "message": error.message}]
+        details = (error.details or {}).get("errors") or [
+            {"offset": 1, "message": error.message}]
+        return [_where(method, each["offset"] - 1, each["message"])
+                for each in details]
+
+    def _run(self, method: Callable[[ToolCall, JsonObject], Any],
+             arguments: JsonObject) -> Deferred[Any]:
+        return method(self.call, arguments)
+
+    @inlineCallbacks
+    def step(self, change: Change) -> Steps[None]:
+        old, new = change.old, change.new
+        if isinstance(new, TonelClass):
+            yield self.define(new, old if isinstance(old, TonelClass)
+                              else None)
+        elif isinstance(new, TonelMethod):
+            yield self.compile(new)
+            self.undo.append(
+                (lambda: self.compile(old)) if isinstance(
+                    old, TonelMethod) else (lambda: self.remove(new)))
+        elif isinstance(old, TonelMethod):
+            yield self.remove(old)
+            self.undo.append(lambda: self.compile(old))
+
+    @inlineCallbacks
+    def define(self, new: TonelClass, old: TonelClass | None) -> Steps[None]:
+        if old is None or attr.evolve(old, comment="") != attr.evolve(
+                new, comment=""):
+            yield self._run(self.tools.compileClassDefinition, dict(
+                _definitionArguments(new), **self.home(new, old)))
+            self.undo.append(
+                (lambda: self._run(self.tools.deleteClass,
+                                   {"className": new.name})) if old is None
+                else (lambda: self._run(self.tools.compileClassDefinition,
+                                        _definitionArguments(old))))
+        if new.comment != (old.comment if old else ""):
+            yield self._run(self.tools.setClassComment,
+                            {"className": new.name, "comment": new.comment})
+            if old is not None:
+                self.undo.append(lambda: self._run(
+                    self.tools.setClassComment,
+                    {"className": new.name, "comment": old.comment}))
+
+    def home(self, new: TonelClass, old: TonelClass | None) -> JsonObject:
+        """
+        Where a new class goes: the dictionary of a class of its package
+        the stone has, else the default (a class keeps its own).
+        """
+        if old is not None or new.category is None:
+            return {}
+        for each in self.stone.values():
+            if each.definition.category == new.category:
+                return {"dictionary": each.dictionary}
+        return {}
+
+    def compile(self, method: TonelMethod) -> Deferred[Any]:
+        return self._run(self.tools.compileMethod, {
+            "className": method.className, "meta": method.meta,
+            "source": method.source, "category": method.category})
+
+    def remove(self, method: TonelMethod) -> Deferred[Any]:
+        return self._run(self.tools.deleteMethod, {
+            "className": method.className, "selector": method.selector,
+            "meta": method.meta})
+
