@@ -227,8 +227,7 @@ class TemplateCheck:
         self.environ = environ
         self.probe = probe
         # Every shipped toolset that runs templates, served by default or not.
-        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging", "admin",
-                                        "tonel"))
+        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging", "admin", "tonel"))
         self.report = Report()
         self._touched = False
 
