@@ -138,18 +138,19 @@ class Operations:
             a trail that cannot be written makes the daemon unhealthy.
         """
         self.metrics = metrics
-        self.health = Health(lambda: len(sessions), control, signingKeys,
+        self.health = Health(lambda: len(sessions.work), control, signingKeys,
                              audit)
         if audit is not None:
             metrics.watch(auditWritable=lambda: int(audit.failure is None),
                           auditUnwritten=lambda: audit.unwritten)
         metrics.watch(
-            sessionsOpen=lambda: len(sessions),
-            sessionsOpening=lambda: len(pool) - len(sessions),
+            sessionsOpen=lambda: len(sessions.work),
+            sessionsOpening=lambda: len(pool) - len(sessions.work),
             sessionsWarm=lambda: len(sessions.warm),
             slotsUsed=lambda: len(pool), slotsLimit=lambda: pool.maxSessions,
             eventStreams=lambda: notices.listenStreams() + sum(
-                1 for each in sessions.clients() if each.stream is not None),
+                1 for each in sessions.clients.live()
+                if each.stream is not None),
             stoneReachable=lambda: int(control.unreachable is None))
         self._config = config
         self._reactor = reactor
@@ -221,7 +222,7 @@ class Operations:
             services.append(agent)
         drain = Drain(self.health, lambda: self._pool.refuseNew(),
                       self._config.drainGrace, self._reactor,
-                      self._sessions.clients)
+                      self._sessions.clients.live)
         services.append(OperationsService(
             self.health, self._notifier, whenServing, drain, self._reactor))
         return services

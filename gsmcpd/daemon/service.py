@@ -2,7 +2,9 @@
 The daemon's service tree, and its assembly from a configuration.
 
 Every collaborator is built once, here, and handed what it needs in its
-constructor; nothing is wired afterwards.  The tree is Twisted's own: a
+constructor; nothing is wired afterwards (the metrics are only told, by
+L{Metrics.watch}, where to read the gauges of what is built after them).
+The tree is Twisted's own: a
 L{MultiService} whose children are the stone, a L{Maintenance} service per
 periodic pass (the reaper, view hygiene, the heap) and the listening port.
 """

@@ -50,7 +50,7 @@ from gsmcpd.protocol.recording import (
 from gsmcpd.protocol.shares import shareRefusal
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.interfaces import IWorkSession
-from gsmcpd.sessions.registry import LoginNotAnswered
+from gsmcpd.sessions.logins import LoginNotAnswered
 from gsmcpd.sessions.shares import ShareExhausted
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
@@ -177,7 +177,7 @@ class CallRunner:
         still running.
         """
         requestId = params.get("requestId")
-        run = work.calls.running.get(requestId) \
+        run = work.callFor(requestId) \
             if isinstance(requestId, (str, int)) else None
         if run is not None:
             self._cancelled(run, params.get("reason"))
@@ -194,7 +194,7 @@ class CallRunner:
         has begun.
         """
         work = request.work
-        if work is not None and request.id in work.calls.running:
+        if work is not None and work.callFor(request.id) is not None:
             # Its cancellation, answer and record would be mistaken for
             # the running one's: refused, on a record of its own.
             return self.recorded(request, lambda: fail(JsonRpcError(
@@ -208,10 +208,11 @@ class CallRunner:
         except CallRefused as refusal:
             return self.refused(request, refusal)
         tool = request.tool
-        run = RunningCall(work, request.id, self._registry, self._clock,
+        run = RunningCall(work, request.id, self._registry.replacement,
+                          self._clock,
                           cancellable=tool is None or tool.cancellable)
         if work is not None:
-            work.calls.admit(run)
+            work.admit(run)
         if self.requestTimeout is not None:
             run.setDeadline(self.requestTimeout)
         return Call(self, request, run, record).run(handler)
@@ -251,7 +252,7 @@ class CallRunner:
         return maybeDeferred(answer).addBoth(over)
 
     @inlineCallbacks
-    def sessionGone(self, request: RequestFacts, gone: GemGone) -> Any:
+    def gemDied(self, request: RequestFacts, gone: GemGone) -> Any:
         """
         The answer to a call whose gem died: its session is closed first.
         """
@@ -261,7 +262,7 @@ class CallRunner:
             handle=work.label, error=gone, reason=gone.reason)
         yield self._registry.close(work.handle, "its gem died",
                                    code="gem_died")
-        raise request.dialect.sessionGone(work, gone.number)
+        raise request.dialect.sessionGoneError(work, gone.number)
 
 
 class Call:
@@ -347,16 +348,16 @@ class Call:
         run, request = self._run, self._request
         if isinstance(outcome, Failure) and outcome.check(GemGone):
             gone = cast(GemGone, outcome.value)
-            self._record.ended(Failure(request.dialect.sessionGone(
+            self._record.ended(Failure(request.dialect.sessionGoneError(
                 cast(IWorkSession, request.work), gone.number)), run.step)
-            closing = self._runner.sessionGone(request, gone)
+            closing = self._runner.gemDied(request, gone)
             closing.addBoth(self._answer)
         else:
             told = self._forClient(outcome)
             self._record.ended(self._forRecord(outcome, told), run.step)
             self._answer(unrefused(told))
         if run.work is not None:
-            run.work.calls.release(run)
+            run.work.release(run)
 
     def _forClient(self, outcome: Any) -> Any:
         """

@@ -7,13 +7,13 @@ request's C{_meta}, headers and C{session} argument), resolves the work
 session the request runs in, and hands the handler one frozen
 L{RequestFacts}.  What the two eras say differently (their instructions,
 capabilities, how a tool is described, what a missing resource is) is one
-L{Dialect} value each, so no handler asks which era it serves.
+L{IDialect} provider each, so no handler asks which era it serves.
 """
 
-from collections.abc import Callable, Mapping
 from typing import Any
 
 import attr
+from zope.interface import Attribute, Interface
 
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.protocol.context import FROM_MEMORY, CallContext
@@ -29,35 +29,38 @@ MODERN = "modern"
 BOTH = frozenset({LEGACY, MODERN})
 
 
-@attr.s(frozen=True, slots=True, auto_attribs=True)
-class Dialect:
+class IDialect(Interface):
     """
     What one era says differently, given to every handler of its requests.
-
-    @ivar era: L{LEGACY} or L{MODERN}.
-    @ivar instructions: the hint for the model, or L{None}.
-    @ivar capabilities: the server capabilities, as declared in that era.
-    @ivar describe: a tool as C{tools/list} describes it in that era.
-    @ivar handleTools: tools listed after the catalog's (the 2026 era's
-        C{open_session} and C{close_session}).
-    @ivar skills: the skill files served as resources, by URI.
-    @ivar resourceNotFound: the JSON-RPC code of a read of a resource that
-        does not exist.
-    @ivar discovered: C{server/discover}'s answer and the server's info,
-        placed as that era places them.
-    @ivar sessionGone: the error for a call whose gem died, given the work
-        session it ran in and the GemStone error number.
     """
 
-    era: str
-    instructions: str | None
-    capabilities: JsonObject
-    describe: Callable[[Tool], JsonObject]
-    handleTools: tuple[Tool, ...]
-    skills: Mapping[str, Any]
-    resourceNotFound: int
-    discovered: Callable[[JsonObject, JsonObject], JsonObject]
-    sessionGone: Callable[[IWorkSession, int], JsonRpcError]
+    era = Attribute("LEGACY or MODERN.")
+    instructions = Attribute("The hint for the model, or None.")
+    capabilities = Attribute(
+        "The server capabilities, as declared in that era.")
+    handleTools = Attribute(
+        "Tools listed after the catalog's (the 2026 era's open_session "
+        "and close_session), a tuple.")
+    skills = Attribute("The skill files served as resources, by URI.")
+    resourceNotFound = Attribute(
+        "The JSON-RPC code of a read of a resource that does not exist.")
+
+    def describe(tool: Tool) -> JsonObject:
+        """
+        C{tool} as C{tools/list} describes it in that era.
+        """
+
+    def discovered(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
+        """
+        C{server/discover}'s C{answer} and the server's info, placed as
+        that era places them.
+        """
+
+    def sessionGoneError(work: IWorkSession, number: int) -> JsonRpcError:
+        """
+        The error a call whose gem died (GemStone error C{number}) is
+        answered with, given the work session it ran in.
+        """
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -68,7 +71,7 @@ class RequestFacts:
     @ivar method: the JSON-RPC method.
     @ivar params: its params, as the client sent them.
     @ivar id: its id.
-    @ivar dialect: the L{Dialect} of the era that carried it.
+    @ivar dialect: the L{IDialect} of the era that carried it.
     @ivar protocolVersion: the revision it speaks (negotiated once in the
         2025 era, carried by each request in the 2026 one).
     @ivar clientCapabilities: what its client declared it can do.
@@ -89,7 +92,7 @@ class RequestFacts:
     method: str | None
     params: JsonObject
     id: object
-    dialect: Dialect
+    dialect: IDialect
     protocolVersion: str
     clientCapabilities: JsonObject
     clientInfo: JsonObject | None = None

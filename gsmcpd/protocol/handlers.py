@@ -4,7 +4,7 @@ L{RequestFacts} and answers its result value, or raises L{JsonRpcError}.
 
 Nothing here reads a header or asks which era it serves: the era's adapter
 resolved the request's work session and client facts, and what the eras
-say differently comes in the facts' L{Dialect}.  Which methods each era
+say differently comes in the facts' L{IDialect}.  Which methods each era
 serves is L{gsmcpd.protocol.methods}'s table.
 """
 
@@ -17,7 +17,7 @@ from gsmcpd import __version__
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol.discover import discoverAnswer
-from gsmcpd.protocol.facts import Dialect, RequestFacts
+from gsmcpd.protocol.facts import IDialect, RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -144,7 +144,7 @@ class Handlers:
             raise CallRefused("notInScope", unknownTool({"name": name}))
         return tool
 
-    def toolCalled(self, dialect: Dialect, principal: Principal | None,
+    def toolCalled(self, dialect: IDialect, principal: Principal | None,
                    params: JsonObject) -> Tool:
         """
         The tool a C{tools/call} with C{params} names, looked up once for

@@ -10,20 +10,39 @@ session is abandoned and replaced.  Each step costs the client that request
 only; only the last costs its uncommitted work.
 """
 
+from collections.abc import Callable
+from typing import Any, Protocol
+
 import attr
 from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.observe.clipping import clipped
+from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.tools.context import ICallControl
+
+Explanation = Callable[[str], str]
+"""What the client is told of a call the server ended, given how."""
+
+
+class Replacing(Protocol):
+    """
+    What replaces a work session's GemStone session when a call takes
+    neither break (L{gsmcpd.sessions.replacement.GemReplacement}).
+    """
+
+    def replace(self, session: IWorkSession, reason: str) -> Deferred[None]:
+        ...
 
 HARD_BREAK_DELAY = 2.0
 """Seconds from the soft break to the hard one; never under 0.3."""
 REPLACE_DELAY = 3.0
 """Seconds from the hard break to giving the session up."""
 
-STEPS = {
+STEPS: dict[str | None, str] = {
     "soft": "a soft break (the GemStone session and its uncommitted changes "
             "survive)",
     "hard": "a hard break (the GemStone session and its uncommitted changes "
@@ -47,22 +66,9 @@ class CallState:
         lent for another read.
     """
 
-    running: dict = attr.Factory(dict)
-    replacing: Deferred | None = None
+    running: dict[Any, "RunningCall"] = attr.Factory(dict)
+    replacing: Deferred[None] | None = None
     ended: bool = False
-
-    def admit(self, run):
-        """
-        C{run} is in flight, under its request id.
-        """
-        self.running[run.requestId] = run
-
-    def release(self, run):
-        """
-        C{run} is over: it no longer answers to its request id.
-        """
-        if self.running.get(run.requestId) is run:
-            del self.running[run.requestId]
 
 
 @implementer(ICallControl)
@@ -91,43 +97,45 @@ class RunningCall:
 
     _logger = Logger()
 
-    def __init__(self, work, requestId, registry, clock, cancellable=True):
+    def __init__(self, work: IWorkSession | None, requestId: Any,
+                 replacement: Replacing, clock: IReactorTime,
+                 cancellable: bool = True) -> None:
         """
-        @param registry: replaces the session's GemStone session when a
-            call takes neither break.
+        @param replacement: replaces the session's GemStone session when a
+            call takes neither break (a L{GemReplacement}).
         """
         self.work = work
         self.cancellable = cancellable
         self.requestId = requestId
-        self._registry = registry
+        self._replacement = replacement
         self._clock = clock
-        self._timer = None
-        self.current = None
-        self.why = None
-        self._explanation = None
-        self.step = None
-        self.abandoned = Deferred()
-        self.cancelled = Deferred()
+        self._timer: IDelayedCall | None = None
+        self.current: Deferred[Any] | None = None
+        self.why: str | None = None
+        self._explanation: Explanation | None = None
+        self.step: str | None = None
+        self.abandoned: Deferred[None] = Deferred()
+        self.cancelled: Deferred[None] = Deferred()
 
     @property
-    def label(self):
+    def label(self) -> str:
         """How logs name the session it runs in (none: C{-})."""
         return "-" if self.work is None else self.work.label
 
     # ICallControl
 
     @property
-    def ending(self):
+    def ending(self) -> bool:
         return self.why is not None
 
     @property
-    def clock(self):
+    def clock(self) -> IReactorTime:
         return self._clock
 
-    def track(self, running):
+    def track(self, running: Deferred[Any]) -> None:
         self.current = running
 
-        def over(result):
+        def over(result: object) -> object:
             if self.current is running:
                 self.current = None
             return result
@@ -136,7 +144,7 @@ class RunningCall:
 
     # Ending the call.
 
-    def setDeadline(self, seconds):
+    def setDeadline(self, seconds: float) -> None:
         """
         End the call if it has not finished within C{seconds}.
         """
@@ -145,7 +153,7 @@ class RunningCall:
             lambda how: f"The request ran past its {seconds:g}s deadline "
                         f"and was ended by {how}.")
 
-    def end(self, why, explanation=None):
+    def end(self, why: str, explanation: Explanation | None = None) -> None:
         """
         Begin ending the call, for C{why}.
 
@@ -167,14 +175,14 @@ class RunningCall:
             return
         self.why = why
         if self.work is not None:
-            self.work.calls.ended = True
+            self.work.callEnding()
         self._explanation = explanation
         self._cancelTimer()
         self._escalate("soft", hard=False, then=HARD_BREAK_DELAY)
         if why == "cancelled" and not self.cancelled.called:
             self.cancelled.callback(None)
 
-    def _escalate(self, step, hard, then):
+    def _escalate(self, step: str, hard: bool, then: float) -> None:
         if self.current is None or self.work is None:
             return
         gem = self.work.gem
@@ -196,19 +204,19 @@ class RunningCall:
         else:
             self._timer = self._clock.callLater(then, self._replace)
 
-    def _replace(self):
+    def _replace(self) -> None:
         self._timer = None
-        if self.current is None:
+        if self.current is None or self.work is None:
             return
         self.step = "replaced"
         # The replacement is under way before the client hears: its next
         # request waits for it rather than finding the abandoned gem.
-        self._registry.replaceGem(
+        self._replacement.replace(
             self.work, f"request {self.requestId!r} ({self.why}) took "
             "neither a soft nor a hard break")
         self.abandoned.callback(None)
 
-    def finished(self):
+    def finished(self) -> None:
         """
         The call is over (its result came back): stop every timer.  A
         cancelled request is answered before that, but its call goes on
@@ -217,12 +225,12 @@ class RunningCall:
         self.current = None
         self._cancelTimer()
 
-    def _cancelTimer(self):
+    def _cancelTimer(self) -> None:
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
         self._timer = None
 
-    def endedMessage(self):
+    def endedMessage(self) -> str | None:
         """
         What the client is told when the server ended its request, or
         L{None} when it is told nothing.
@@ -233,7 +241,8 @@ class RunningCall:
             STEPS.get(self.step, "withdrawing it before it started"))
 
 
-def breakUntilOut(gem, clock, stopGem):
+def breakUntilOut(gem: IGemSession, clock: IReactorTime,
+                  stopGem: Callable[[], object]) -> Callable[[], None]:
     """
     Clear a closing session's way out: what runs on C{gem} takes a soft
     break, then a hard one, then (if it took neither) the gem is stopped by
@@ -243,20 +252,24 @@ def breakUntilOut(gem, clock, stopGem):
     @return: a callable that stops the escalation (once the logout is
         done).
     """
-    timers = []
+    timers: list[IDelayedCall] = []
 
-    def step(hard, then, nextStep):
+    def step(hard: bool, then: float, nextStep: Callable[[], object]
+             ) -> None:
         gem.interrupt(hard)
         timers[:] = [clock.callLater(then, nextStep)]
 
-    def stop():
+    def stop() -> None:
         if gem.busy:
             stopGem()
 
-    step(False, HARD_BREAK_DELAY,
-         lambda: gem.busy and step(True, REPLACE_DELAY, stop))
+    def hard() -> None:
+        if gem.busy:
+            step(True, REPLACE_DELAY, stop)
 
-    def cancel():
+    step(False, HARD_BREAK_DELAY, hard)
+
+    def cancel() -> None:
         for timer in timers:
             if timer.active():
                 timer.cancel()

@@ -5,8 +5,12 @@ its subscriptions and log level), beside the work session it works in.
 """
 
 import time
+from collections.abc import Callable
+from typing import Any
 
+from gsmcpd.sessions.interfaces import JsonObject
 from gsmcpd.sessions.outbox import Outbox
+from gsmcpd.sessions.work import WorkSession
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical",
               "alert", "emergency")
@@ -25,7 +29,9 @@ class LogGate:
     @ivar level: the least severe level the client wants, or L{None}.
     """
 
-    def __init__(self, seconds, level="info", rate=20.0, burst=50.0):
+    def __init__(self, seconds: Callable[[], float],
+                 level: str | None = "info", rate: float = 20.0,
+                 burst: float = 50.0) -> None:
         self.level = level
         self._rate = rate
         self._burst = burst
@@ -33,7 +39,7 @@ class LogGate:
         self._tokens = burst
         self._last = seconds()
 
-    def wants(self, level):
+    def wants(self, level: str) -> bool:
         """
         Whether to send a log message of C{level}; one that is sent is
         spent from the budget.
@@ -43,7 +49,10 @@ class LogGate:
             return False
         return self.spend()
 
-    def spend(self):
+    def spend(self) -> bool:
+        """
+        Spend one message from the budget, if there is one left.
+        """
         now = self._seconds()
         self._tokens = min(self._burst,
                            self._tokens + (now - self._last) * self._rate)
@@ -72,46 +81,49 @@ class ClientSession:
     @ivar subscriptions: the resource URIs it subscribed to.
     """
 
-    def __init__(self, work, protocolVersion, clientInfo,
-                 clientCapabilities=None, seconds=time.monotonic):
+    def __init__(self, work: WorkSession, protocolVersion: str,
+                 clientInfo: JsonObject | None,
+                 clientCapabilities: JsonObject | None = None,
+                 seconds: Callable[[], float] = time.monotonic) -> None:
         self.work = work
         self.protocolVersion = protocolVersion
         self.clientInfo = clientInfo
         self.clientCapabilities = clientCapabilities or {}
         self.logs = LogGate(seconds)
         self.outbox = Outbox(self.label)
-        self.stream = None
+        # The transport's event stream (gsmcpd.transport.sse), or None.
+        self.stream: Any = None
         self.streamGeneration = 0
-        self.sequences = {}
+        self.sequences: dict[str, Any] = {}
         self._calls = 0
-        self.subscriptions = set()
+        self.subscriptions: set[str] = set()
 
     @property
-    def handle(self):
+    def handle(self) -> str:
         """The C{MCP-Session-Id}: its work session's handle."""
         return self.work.handle
 
     @property
-    def label(self):
+    def label(self) -> str:
         """How logs name it: its work session's label."""
         return self.work.label
 
-    def wantsLog(self, level):
+    def wantsLog(self, level: str) -> bool:
         """
         Whether to send a log message of C{level} (L{LogGate.wants}).
         """
         return self.logs.wants(level)
 
-    def setLogLevel(self, level):
+    def setLogLevel(self, level: str | None) -> None:
         self.logs.level = level
 
-    def subscribe(self, uri):
+    def subscribe(self, uri: str) -> None:
         self.subscriptions.add(uri)
 
-    def unsubscribe(self, uri):
+    def unsubscribe(self, uri: str) -> None:
         self.subscriptions.discard(uri)
 
-    def post(self, message):
+    def post(self, message: JsonObject) -> None:
         """
         Queue a server-to-client message, and send it if a stream is open.
         """
@@ -119,7 +131,7 @@ class ClientSession:
         if self.stream is not None:
             self.stream.flush()
 
-    def attachStream(self, makeStream):
+    def attachStream(self, makeStream: Callable[[int], Any]) -> Any:
         """
         Make this session's event stream; the newest wins, so the previous
         one ends.
@@ -135,14 +147,14 @@ class ClientSession:
             previous.end("superseded")
         return self.stream
 
-    def nextCallKey(self):
+    def nextCallKey(self) -> str:
         """
         The key of the next call answered as a stream.
         """
         self._calls += 1
         return f"c{self._calls}"
 
-    def keep(self, sequence):
+    def keep(self, sequence: Any) -> None:
         """
         Keep C{sequence}'s events for a client that resumes it; only the
         newest L{KEPT_SEQUENCES} are kept.

@@ -17,13 +17,27 @@ commit record while the backlog is real is ended after
 C{pinnedViewGrace}.  Neither is a time limit on a quiet stone.
 """
 
-import attr
-from twisted.internet.defer import TimeoutError, inlineCallbacks
-from twisted.logger import Logger
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
 
+import attr
+from twisted.internet.defer import Deferred, TimeoutError, inlineCallbacks
+from twisted.internet.interfaces import IReactorTime
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from gsmcpd.gci.interfaces import IGemSession
 from gsmcpd.tools.base import ToolCall, ToolError
 from gsmcpd.tools.ledger import describeKey
 from gsmcpd.tools.templates.outcomes import FAILURES
+
+if TYPE_CHECKING:
+    # A work session holds its view's state (ViewState, defined here).
+    from gsmcpd.sessions.registry import SessionRegistry
+    from gsmcpd.sessions.work import WorkSession
+
+Steps = Generator[Deferred[Any], Any, None]
+"""An inlineCallbacks pass: it yields GemStone calls, answers nothing."""
 
 HYGIENE_INTERVAL = 60.0
 CHECK_TIME_LIMIT = 10.0
@@ -51,10 +65,10 @@ class ViewState:
     signalAbortBacklog: int | None = None
     stuckSince: float | None = None
     pinnedSince: float | None = None
-    notices: list = attr.Factory(list)
+    notices: list[str] = attr.Factory(list)
 
 
-def gemName(port, handle, prefix="gsmcp"):
+def gemName(port: str, handle: str, prefix: str = "gsmcp") -> str:
     """
     C{gsmcp:<port>:<first 8 of the session id>}, cut to the cache's limit
     by shortening the prefix, never the identifying fields.
@@ -64,7 +78,8 @@ def gemName(port, handle, prefix="gsmcp"):
     return (prefix[:max(room, 0)] + fields)[-CACHE_NAME_LIMIT:]
 
 
-def refreshNotice(behind, stale, writesCanCommit=True):
+def refreshNotice(behind: int, stale: list[Any],
+                  writesCanCommit: bool = True) -> str:
     """
     What the client is told on its next result after a refresh; when a
     commit since the old view changed what the session changed
@@ -98,11 +113,11 @@ class GemPreparation:
 
     log = Logger()
 
-    def __init__(self, port=lambda: "0"):
+    def __init__(self, port: Callable[[], str] = lambda: "0") -> None:
         self._port = port
 
     @inlineCallbacks
-    def __call__(self, session):
+    def __call__(self, session: "WorkSession") -> Steps:
         call = ToolCall(session.gem)
         name = gemName(self._port(), session.handle)
         try:
@@ -130,8 +145,11 @@ class ViewHygiene:
 
     log = Logger()
 
-    def __init__(self, registry, clock, maxCommitsBehind=20,
-                 stuckViewGrace=600.0, pinnedViewGrace=600.0, control=None):
+    def __init__(self, registry: "SessionRegistry", clock: IReactorTime,
+                 maxCommitsBehind: int | None = 20,
+                 stuckViewGrace: float = 600.0,
+                 pinnedViewGrace: float = 600.0,
+                 control: IGemSession | None = None) -> None:
         self._registry = registry
         self._control = control
         self._clock = clock
@@ -139,7 +157,7 @@ class ViewHygiene:
         self.stuckViewGrace = stuckViewGrace
         self.pinnedViewGrace = pinnedViewGrace
 
-    def limitFor(self, session):
+    def limitFor(self, session: "WorkSession") -> int | None:
         """
         The effective limit: the lower of ours and the stone's.
         """
@@ -150,7 +168,7 @@ class ViewHygiene:
                    if limit is not None)
 
     @inlineCallbacks
-    def maintain(self):
+    def maintain(self) -> Steps:
         """
         One pass: check every session with no call in flight, one at a time
         so a thousand sessions cost the stone a trickle rather than a burst,
@@ -158,21 +176,22 @@ class ViewHygiene:
         """
         if self.maxCommitsBehind is None:
             return
-        busy = []
-        for session in self._registry:
+        busy: list[WorkSession] = []
+        for session in self._registry.work:
             if session.busy:
                 busy.append(session)
-            elif self._registry.get(session.handle) is session:
+            elif self._registry.work.get(session.handle) is session:
                 yield self._limited(self.check(session), session)
         if busy and self._control is not None:
             yield self.checkPinned(busy)
 
-    def _limited(self, check, session):
+    def _limited(self, check: Deferred[None], session: "WorkSession"
+                 ) -> Deferred[None]:
         """
         C{check}, given up after L{CHECK_TIME_LIMIT}: one session whose gem
         stopped answering must not stop maintenance for the others.
         """
-        def gaveUp(failure):
+        def gaveUp(failure: Failure) -> None:
             failure.trap(TimeoutError)
             self.log.warn("session {handle}: its view check did not finish "
                           "within {limit:g}s; going on without it",
@@ -182,7 +201,7 @@ class ViewHygiene:
             gaveUp)
 
     @inlineCallbacks
-    def checkPinned(self, busy):
+    def checkPinned(self, busy: list["WorkSession"]) -> Steps:
         """
         Ask, from the daemon's own session (a busy one cannot be asked),
         who holds the oldest commit record; end a call that has held it
@@ -208,10 +227,10 @@ class ViewHygiene:
             if view.pinnedSince is None:
                 view.pinnedSince = now
             elif now - view.pinnedSince >= self.pinnedViewGrace:
-                for run in list(session.calls.running.values()):
+                for run in session.inFlight():
                     run.end("pinned", self._pinnedMessage(backlog))
 
-    def _pinnedMessage(self, backlog):
+    def _pinnedMessage(self, backlog: int) -> Callable[[str], str]:
         grace = self.pinnedViewGrace
         return lambda how: (
             f"The request held the repository's oldest commit record for "
@@ -219,7 +238,7 @@ class ViewHygiene:
             f"and was ended by {how}.")
 
     @inlineCallbacks
-    def check(self, session):
+    def check(self, session: "WorkSession") -> Steps:
         """
         Refresh C{session}'s view if it is too far behind.
         """
@@ -244,12 +263,13 @@ class ViewHygiene:
             return
         session.view.stuckSince = None
         stale = session.ledger.viewMoved()
-        session.view.notices.append(
+        session.notify(
             refreshNotice(behind, stale, moved["continued"]))
         self.log.info("session {handle}: view refreshed ({behind} commits "
                       "behind)", handle=session.label, behind=behind)
 
-    def _stuck(self, session, behind, error):
+    def _stuck(self, session: "WorkSession", behind: int, error: ToolError
+               ) -> None:
         now = self._clock.seconds()
         if session.view.stuckSince is None:
             session.view.stuckSince = now

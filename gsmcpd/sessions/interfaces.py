@@ -78,8 +78,9 @@ class IWorkSession(Interface):
     """
     One GemStone session the daemon holds, and what it keeps of it, whoever
     uses it: a 2025 client's MCP session, a 2026 handle, or a throwaway
-    session lent to one call at a time.  Only the sessions layer changes
-    its state; the layers above read it, and take its notices.
+    session lent to one call at a time.  Only the sessions layer assigns
+    its state; the layers above read it and call its methods (a call's
+    tools write its ledger and journal through the call).
     """
 
     handle = Attribute(
@@ -89,21 +90,61 @@ class IWorkSession(Interface):
         "How logs name it: a prefix of its handle, not enough to use it.")
     gem = Attribute("The IGemSession every call on it runs on.")
     principal = Attribute(
-        "Who it was opened for (a Principal, with the GemStone user it "
-        "logged in as), or None without authentication.")
+        "Who it was opened for, or lent to (a Principal, with the GemStone "
+        "user it logged in as), or None without authentication.")
     throwaway = Attribute(
         "Whether it serves one call and keeps nothing: its commits are "
         "locked and it is logged out after the call.")
     ledger = Attribute("What was read in its present view (a ReadLedger).")
     journal = Attribute(
         "What its transaction changed (a ChangeJournal).")
-    view = Attribute("View hygiene's state (a ViewState).")
-    calls = Attribute("Its calls in flight (a CallState).")
-    liveness = Attribute("The lifetime policy's state (a Liveness).")
     busy = Attribute("Whether a call of it is queued or running on its gem.")
+    view = Attribute(
+        "View hygiene's state (a ViewState): its GemStone session number "
+        "among it.")
     lastCommit = Attribute(
         "How its last commit ended (a LastCommit: outcome, time, changes), "
         "or None before one.")
+
+    def admit(run: Any) -> None:
+        """
+        A call (an L{ICallControl} with its C{requestId}) is in flight in
+        it, under its request id.
+        """
+
+    def release(run: Any) -> None:
+        """
+        The call C{run} is over: it no longer answers to its request id.
+        """
+
+    def callFor(requestId: Any) -> Any:
+        """
+        The call in flight under C{requestId}, or None.
+        """
+
+    def inFlight() -> list[Any]:
+        """
+        Its calls in flight.
+        """
+
+    def callEnding() -> None:
+        """
+        The server began ending one of its calls (its gem may still be
+        taking the break): it is not lent for another read.
+        """
+
+    def active(now: float) -> None:
+        """
+        Its client made a request at C{now} (seconds on the registry's
+        clock): the lifetime policy counts its idle time from then.
+        """
+
+    def awaitReplacement() -> Deferred[None] | None:
+        """
+        While its GemStone session is being replaced, a Deferred firing once
+        the new one serves (or the session closed), which its holder may
+        cancel; None when no replacement is under way.
+        """
 
     def commitEnded(outcome: str, at: float, changes: Any = ()) -> None:
         """
@@ -126,3 +167,19 @@ class IWorkSession(Interface):
         server refreshed, say), each told once.
         """
 
+
+class ISessionCloser(Interface):
+    """
+    Closes a work session, which every part of the registry hears of:
+    what a part that ends sessions (the warm pool, a lost stream's grace,
+    a failed replacement) is given.
+    """
+
+    def close(handle: str, reason: str, code: str = "other"
+              ) -> Deferred[None]:
+        """
+        Unmap the work session C{handle} names and log its GemStone session
+        out, for C{reason} (a sentence for the log) and C{code} (the same
+        as a word, one of L{gsmcpd.observe.metrics.SESSION_ENDINGS}); a
+        Deferred firing once it is out.
+        """

@@ -8,7 +8,7 @@ problem is telling a client that has gone from one that is merely quiet:
 a session with an open stream is probed with a ping before it is reaped; a
 session that never opened a stream is released soon after its last request;
 a session whose client hangs up its stream gets a short grace to come back
-(L{gsmcpd.sessions.registry.SessionRegistry}); a 2026-07-28 session behind
+(L{gsmcpd.sessions.clients.ClientSessions}); a 2026-07-28 session behind
 a handle, which has no stream to tell, idles out sooner than a 2025 one
 with a stream, so a client that never closes its handles does not hold the
 stone's logins for half an hour each.  A session with a call in
@@ -16,10 +16,25 @@ flight is never reaped as idle, and a maintenance pass that runs wildly
 late (the host was suspended) forgives rather than reaping everyone at once.
 """
 
-import attr
-from twisted.logger import Logger
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from gsmcpd.sessions.interfaces import ClientAnsweredError, ClientDidNotAnswer
+import attr
+from twisted.internet.interfaces import IReactorTime
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from gsmcpd.sessions.interfaces import (
+    ClientAnsweredError,
+    ClientDidNotAnswer,
+    IClientRequests,
+)
+
+if TYPE_CHECKING:
+    # The registry's parts hold each session's Liveness, defined here.
+    from gsmcpd.sessions.client import ClientSession
+    from gsmcpd.sessions.registry import SessionRegistry
+    from gsmcpd.sessions.work import WorkSession
 
 MAINTENANCE_INTERVAL = 10.0
 """Seconds between passes; mechanism, not policy."""
@@ -58,7 +73,8 @@ class LifetimePolicy:
     maxLifetime: float | None = None
     handleIdleTimeout: float | None = 300.0
 
-    def validate(self, nameOf=lambda field: field):
+    def validate(self, nameOf: Callable[[str], str] = lambda field: field
+                 ) -> "LifetimePolicy":
         """
         @param nameOf: how the user knows a field of this policy (an
             option, say); the message names the fields that way.
@@ -122,16 +138,17 @@ class Reaper:
 
     log = Logger()
 
-    def __init__(self, registry, pending, policy, clock,
-                 interval=MAINTENANCE_INTERVAL):
+    def __init__(self, registry: "SessionRegistry", pending: IClientRequests,
+                 policy: LifetimePolicy, clock: IReactorTime,
+                 interval: float = MAINTENANCE_INTERVAL) -> None:
         self._registry = registry
         self._pending = pending
         self._policy = policy
         self._clock = clock
         self.interval = interval
-        self._lastPass = None
+        self._lastPass: float | None = None
 
-    def maintain(self):
+    def maintain(self) -> None:
         """
         One pass over every session; the daemon runs one each L{interval}.
         """
@@ -143,20 +160,21 @@ class Reaper:
             self.log.warn("maintenance ran {late:.0f}s late (host suspended?)"
                           "; forgiving every session that much idle time",
                           late=late)
-            for session in self._registry:
+            for session in self._registry.work:
                 liveness = session.liveness
                 liveness.lastActivity = min(now, liveness.lastActivity + late)
             return
-        for session in self._registry:
+        for session in self._registry.work:
             if session.busy:
                 continue
-            verdict = self._verdict(session, self._registry.client(
+            verdict = self._verdict(session, self._registry.clients.get(
                 session.handle), now)
             if verdict is not None:
                 code, reason = verdict
                 self._registry.close(session.handle, reason, code=code)
 
-    def _verdict(self, session, client, now):
+    def _verdict(self, session: "WorkSession", client: "ClientSession | None",
+                 now: float) -> tuple[str, str] | None:
         """
         C{(code, reason)} to close C{session} (a work session, worked in by
         the 2025 C{client} or, for L{None}, behind a handle) for, or
@@ -190,20 +208,20 @@ class Reaper:
             self._probe(client)
         return None
 
-    def _probe(self, client):
+    def _probe(self, client: "ClientSession") -> None:
         session = client.work
         generation = client.stream.generation
         session.liveness.probeGeneration = generation
 
-        def answered(result):
+        def answered(result: Any) -> None:
             session.liveness.probeGeneration = None
             session.liveness.answeredProbeAt = self._clock.seconds()
 
-        def unanswered(failure):
+        def unanswered(failure: Failure) -> None:
             failure.trap(ClientDidNotAnswer)
             session.liveness.probeGeneration = None
             stream = client.stream
-            if self._registry.get(session.handle) is not session:
+            if self._registry.work.get(session.handle) is not session:
                 return
             if stream is not None and stream.generation == generation:
                 self._registry.close(

@@ -4,6 +4,7 @@ dropping the oldest with a log line that admits the gap.
 """
 
 import collections
+from typing import Any
 
 from twisted.logger import Logger
 
@@ -21,20 +22,20 @@ class Outbox:
 
     log = Logger()
 
-    def __init__(self, owner, limit=OUTBOX_LIMIT):
+    def __init__(self, owner: str, limit: int = OUTBOX_LIMIT) -> None:
         """
         @param owner: how its log line names whose it is: never a full
             session handle, which is a bearer capability.
         """
         self._owner = owner
-        self._messages = collections.deque()
+        self._messages: collections.deque[Any] = collections.deque()
         self._limit = limit
         self.dropped = 0
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._messages)
 
-    def put(self, message):
+    def put(self, message: Any) -> None:
         if len(self._messages) >= self._limit:
             self._messages.popleft()
             self.dropped += 1
@@ -45,5 +46,5 @@ class Outbox:
                 session=clipped(self._owner), limit=self._limit, dropped=self.dropped)
         self._messages.append(message)
 
-    def take(self):
+    def take(self) -> Any:
         return self._messages.popleft()

@@ -18,8 +18,12 @@ C{--max-sessions}: only the per-session cap applies.
 """
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 
 import attr
+
+from gsmcpd.auth.tokens import Principal
+from gsmcpd.sessions.work import WorkSession
 
 CALLS_PER_SESSION = "calls-per-session"
 CALLS_PER_IDENTITY = "calls-per-identity"
@@ -75,15 +79,15 @@ class FairShares:
                 "sessions an identity")
 
 
+def _capped(cap: int | None) -> str:
+    return "no cap on" if cap is None else str(cap)
+
+
 NO_CAPS = FairShares()
 """No cap at all: the shares of a registry given none."""
 
 
-def _capped(cap):
-    return "no cap on" if cap is None else str(cap)
-
-
-def identityOf(principal):
+def identityOf(principal: Principal | None) -> str | None:
     """
     Whom a share is counted for: the token's identity, or L{None} (no
     identity share) without authentication.
@@ -96,22 +100,20 @@ class Shares:
     What each identity holds, against the caps.
 
     The registry tells it of each session it registers and closes, and of
-    each login it starts; it asks before a new session or call.
+    each login it starts; the warm pool of each session that idles there
+    (the server's, in no identity's share) and each it lends; the call
+    path asks before a new session or call.
 
     @ivar caps: the L{FairShares}.
     """
 
-    def __init__(self, caps=NO_CAPS, idle=lambda session: False):
-        """
-        @param idle: whether a registered session is idle in the warm pool
-            (the server's, not its identity's).
-        """
+    def __init__(self, caps: FairShares = NO_CAPS) -> None:
         self.caps = caps
-        self._idle = idle
-        self._sessions = defaultdict(set)
-        self._opening = Counter()
+        self._sessions: defaultdict[str | None, set[WorkSession]] = \
+            defaultdict(set)
+        self._opening: Counter[str | None] = Counter()
 
-    def registered(self, session):
+    def registered(self, session: WorkSession) -> None:
         """
         C{session} was logged in for its principal.
         """
@@ -119,10 +121,11 @@ class Shares:
         if identity is not None:
             self._sessions[identity].add(session)
 
-    def closed(self, session):
+    def closed(self, session: WorkSession) -> None:
         """
         C{session} no longer counts for its principal: its login was
-        given back, or it is lent to another (L{lent}).
+        given back, it idles in the warm pool, or it is lent to another
+        (L{lent}).
         """
         identity = identityOf(session.principal)
         held = self._sessions.get(identity)
@@ -131,35 +134,35 @@ class Shares:
             if not held:
                 del self._sessions[identity]
 
-    def lent(self, session, principal):
+    def lent(self, session: WorkSession, principal: Principal | None
+             ) -> None:
         """
         An idle warm C{session} goes to a call of C{principal}: it counts
         in that identity's share from now on, not its last borrower's
         (both log in as the same GemStone user, yet are not one caller).
         """
         self.closed(session)
-        session.principal = principal
+        session.lendTo(principal)
         self.registered(session)
 
-    def held(self, principal):
+    def held(self, principal: Principal | None) -> int:
         """
         How many GemStone sessions C{principal}'s identity holds, logins
         under way included.
         """
         identity = identityOf(principal)
-        return self._opening[identity] + sum(
-            1 for session in self._sessions.get(identity, ())
-            if not self._idle(session))
+        return self._opening[identity] + len(
+            self._sessions.get(identity, ()))
 
-    def inFlight(self, principal):
+    def inFlight(self, principal: Principal | None) -> int:
         """
         How many calls of C{principal}'s identity are in flight.
         """
-        return sum(len(session.calls.running)
+        return sum(len(session.inFlight())
                    for session in self._sessions.get(identityOf(principal),
                                                      ()))
 
-    def admitSession(self, principal):
+    def admitSession(self, principal: Principal | None) -> None:
         """
         Refuse a new session past its identity's share.
 
@@ -170,7 +173,7 @@ class Shares:
                 self.held(principal) >= cap:
             raise ShareExhausted(SESSIONS_PER_IDENTITY, cap)
 
-    def opening(self, principal):
+    def opening(self, principal: Principal | None) -> Callable[[], None]:
         """
         A login for C{principal} begins, once L{admitSession} let it: it
         counts until the answer that it is over.
@@ -182,9 +185,9 @@ class Shares:
         if identity is None:
             return lambda: None
         self._opening[identity] += 1
-        over = []
+        over: list[bool] = []
 
-        def ended():
+        def ended() -> None:
             if not over:
                 over.append(True)
                 self._opening[identity] -= 1
@@ -192,7 +195,8 @@ class Shares:
                     del self._opening[identity]
         return ended
 
-    def admitCall(self, work, principal):
+    def admitCall(self, work: WorkSession | None,
+                  principal: Principal | None) -> None:
         """
         Refuse a new call past the share of its work session (L{None}: a
         call yet to be lent one) or of its identity.
@@ -202,7 +206,7 @@ class Shares:
         """
         perSession = self.caps.callsPerSession
         if perSession is not None and work is not None and \
-                len(work.calls.running) >= perSession:
+                len(work.inFlight()) >= perSession:
             raise ShareExhausted(CALLS_PER_SESSION, perSession)
         perIdentity = self.caps.callsPerIdentity
         if perIdentity is not None and identityOf(principal) is not None \

@@ -21,15 +21,26 @@ in, once its login is over.
 """
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
+from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
-from gsmcpd.sessions.work import userOf
+from gsmcpd.sessions.interfaces import ISessionCloser, IWorkSession
+from gsmcpd.sessions.shares import Shares
+from gsmcpd.sessions.table import WorkSessions
+from gsmcpd.sessions.work import WorkSession, userOf
 from gsmcpd.tools.base import ToolCall
 from gsmcpd.tools.templates.outcomes import FAILURES, ToolError
+
+if TYPE_CHECKING:
+    # The logins lock a throwaway session's commits with lockCommits.
+    from gsmcpd.sessions.logins import Logins
 
 THROWAWAY_REASON = (
     "this is a throwaway session (a call made without a session handle): "
@@ -44,7 +55,8 @@ of calls, short enough that the view it holds (a commit record the stone
 cannot dispose of) and its login are not held for long by nobody."""
 
 
-def lockCommits(session, reason=THROWAWAY_REASON):
+def lockCommits(session: WorkSession, reason: str = THROWAWAY_REASON
+                ) -> Deferred[object]:
     """
     Lock C{session}'s commits for as long as it is logged in
     (C{System disableCommitsWithReason:}), a commit then refused with
@@ -60,8 +72,9 @@ def lockCommits(session, reason=THROWAWAY_REASON):
 
 class WarmSessions:
     """
-    The idle throwaway sessions of a L{SessionRegistry}, never used for a
-    call, per GemStone user.
+    The idle throwaway sessions, never used for a call, per GemStone
+    user.  An idle one is the server's: it counts in no identity's share
+    until it is lent.
 
     @ivar perUser: most spares per GemStone user, idle or logging in; 0
         logs none in.
@@ -69,20 +82,30 @@ class WarmSessions:
 
     log = Logger()
 
-    def __init__(self, registry, clock, perUser, idleLimit=IDLE_LIMIT):
-        self._registry = registry
+    def __init__(self, work: WorkSessions, logins: "Logins", shares: Shares,
+                 closer: ISessionCloser, clock: IReactorTime, perUser: int,
+                 idleLimit: float = IDLE_LIMIT) -> None:
+        """
+        @param logins: logs the spares in.
+        @param closer: logs sessions out (used, unused too long, evicted).
+        """
+        self._work = work
+        self._logins = logins
+        self._shares = shares
+        self._closer = closer
         self._clock = clock
         self.perUser = perUser
         self.idleLimit = idleLimit
-        self._idle = {}
-        self._timers = {}
-        self._coming = Counter()
-        self._claims = []
+        self._idle: dict[str | None, list[WorkSession]] = {}
+        self._timers: dict[str, IDelayedCall] = {}
+        self._coming: Counter[str | None] = Counter()
+        self._claims: list[Deferred[None]] = []
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._timers)
 
-    def take(self, principal):
+    def take(self, principal: Principal | None
+             ) -> "Deferred[WorkSession | None] | None":
         """
         An idle session of C{principal}'s GemStone user, its view moved to
         the newest commit, lent to C{principal} (the caller whose share it
@@ -97,19 +120,19 @@ class WarmSessions:
             return None
         session = idle.pop()
         self._timers.pop(session.handle).cancel()
-        self._registry.shares.lent(session, principal)
+        self._shares.lent(session, principal)
 
-        def moved(aborted):
+        def moved(aborted: bool) -> WorkSession | None:
             if not aborted:
                 return None
-            del session.view.notices[:]
-            self._registry.touch(session)
+            session.takeNotices()
+            self._work.touch(session)
             return session
 
         return self._aborted(session, "its view could not be moved for a "
                              "call").addCallback(moved)
 
-    def _aborted(self, session, why):
+    def _aborted(self, session: WorkSession, why: str) -> Deferred[bool]:
         """
         Abort C{session}'s transaction (a spare's has no changes): its view
         the newest commit.
@@ -118,11 +141,11 @@ class WarmSessions:
             the session is closed for C{why} because the abort failed
             (whatever went wrong, the session cannot be lent again).
         """
-        def aborted(_):
+        def aborted(_: object) -> bool:
             session.transactionEnded()
             return True
 
-        def failed(failure):
+        def failed(failure: Failure) -> Deferred[bool]:
             if failure.check(*FAILURES):
                 self.log.warn("session {handle}: aborting a throwaway "
                               "session: {error}",
@@ -130,14 +153,14 @@ class WarmSessions:
             else:
                 self.log.failure("session {handle}: aborting a throwaway "
                                  "session", failure, handle=session.label)
-            return self._registry.close(
+            return self._closer.close(
                 session.handle, why, code="view_stuck").addCallback(
                     lambda _: False)
 
         return ToolCall(session.gem, session.ledger).runTemplate(
             "abort", {}).addCallbacks(aborted, failed)
 
-    def giveBack(self, session, why):
+    def giveBack(self, session: IWorkSession, why: str) -> Deferred[None]:
         """
         A throwaway session's call is done: log it out for C{why}, since
         nothing the call left in it may reach another call; and if the
@@ -147,12 +170,12 @@ class WarmSessions:
         @return: a L{Deferred} firing once it is logged out.
         """
         clean = self.perUser and self._endedCleanly(session)
-        closing = self._registry.close(session.handle, why, code="read_done")
+        closing = self._closer.close(session.handle, why, code="read_done")
         if clean:
             closing.addCallback(lambda _: self._spare(session.principal))
         return closing
 
-    def _spare(self, principal):
+    def _spare(self, principal: Principal | None) -> None:
         """
         Log in a session never used for a call, as C{principal}'s GemStone
         user, to idle here; unless that user has C{perUser} idle or coming
@@ -163,19 +186,19 @@ class WarmSessions:
         if len(self._idle.get(user, ())) + self._coming[user] >= self.perUser:
             return
         try:
-            logging = self._registry.logIn(principal, throwaway=True)
+            logging = self._logins.logIn(principal, throwaway=True)
         except (SessionLimitReached, ServerStopping):
             return
         self._coming[user] += 1
 
-        def arrived(session):
+        def arrived(session: WorkSession) -> None:
             self._coming[user] -= 1
             if self._claims:
                 self._evicted(session).chainDeferred(self._claims.pop(0))
             else:
                 self._idled(session)
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             # The next call logs in itself; the registry logged a refused
             # login, not a bug.  Its slot is free: a new session waiting
             # for it logs in.
@@ -186,36 +209,32 @@ class WarmSessions:
                 self._claims.pop(0).callback(None)
         logging.addCallbacks(arrived, failed)
 
-    def _idled(self, session):
+    def _idled(self, session: WorkSession) -> None:
+        # The server's from now on: in no identity's share until lent.
+        self._shares.closed(session)
         self._idle.setdefault(userOf(session.principal), []).append(session)
         self._timers[session.handle] = self._clock.callLater(
-            self.idleLimit, self._registry.close, session.handle,
+            self.idleLimit, self._closer.close, session.handle,
             f"idle for {self.idleLimit:g}s, unused", code="read_idle")
 
-    def _endedCleanly(self, session):
+    def _endedCleanly(self, session: IWorkSession) -> bool:
         """
         Whether C{session}'s call ended cleanly: the session is still
         registered, no call of it was ended (a break, a cancellation, a
         deadline, a replacement) and its gem is idle.
         """
-        return self._registry.get(session.handle) is session and \
-            not session.calls.ended and session.calls.replacing is None and \
-            not session.busy
+        live = self._work.get(session.handle)
+        return live is session and live is not None and \
+            not live.calls.ended and not live.replacing and not live.busy
 
-    def yielding(self):
+    def yielding(self) -> int:
         """
         The slots spares would give up to new sessions (L{evict}): one per
         idle spare, and per spare logging in that no new session claimed.
         """
         return len(self) + sum(self._coming.values()) - len(self._claims)
 
-    def holds(self, session):
-        """
-        Whether C{session} is idle here: the server's, not its client's.
-        """
-        return session.handle in self._timers
-
-    def forget(self, session):
+    def forget(self, session: WorkSession) -> None:
         """
         C{session} is being closed: it is no longer idle.
         """
@@ -226,7 +245,7 @@ class WarmSessions:
             timer.cancel()
         self._idle[userOf(session.principal)].remove(session)
 
-    def evict(self):
+    def evict(self) -> Deferred[None] | None:
         """
         Close the longest-idle session, to give its slot to a new one; or,
         none idle, claim a spare still logging in that no other new session
@@ -243,11 +262,11 @@ class WarmSessions:
                 min(idle, key=lambda s: self._timers[s.handle].getTime()))
         if len(self._claims) >= sum(self._coming.values()):
             return None
-        claim = Deferred()
+        claim: Deferred[None] = Deferred()
         self._claims.append(claim)
         return claim
 
-    def _evicted(self, session):
-        return self._registry.close(session.handle,
-                                    "a new session needed its slot",
-                                    code="evicted")
+    def _evicted(self, session: WorkSession) -> Deferred[None]:
+        return self._closer.close(session.handle,
+                                  "a new session needed its slot",
+                                  code="evicted")

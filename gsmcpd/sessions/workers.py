@@ -9,9 +9,14 @@ C{GCI_ONETIME_PASSWORD} flag.  Minting for another user needs that user on
 the minting user's allow-list, granted once.
 """
 
-import attr
-from twisted.internet.defer import inlineCallbacks
+from collections.abc import Generator
+from typing import Any
 
+import attr
+from twisted.internet.defer import Deferred, inlineCallbacks
+
+from gsmcpd.gci.interfaces import IGemSession
+from gsmcpd.gci.session import LoginParameters
 from gsmcpd.tools.base import ToolCall
 
 GCI_ONETIME_PASSWORD = 0x400
@@ -19,7 +24,7 @@ ONETIME_VALIDITY = 60
 """Seconds a minted password is good for; the login follows at once."""
 
 
-def grantNeeded(minter, worker):
+def grantNeeded(minter: str, worker: str) -> str:
     """
     The one-time grant that lets C{minter} mint for C{worker}.
     """
@@ -39,13 +44,16 @@ class WorkerLogins:
         login names one (the user its bearer token names).
     """
 
-    control = attr.ib()
-    base = attr.ib()
-    workerUser = attr.ib()
+    control: IGemSession = attr.ib()
+    base: LoginParameters = attr.ib()
+    workerUser: str | None = attr.ib()
 
     @inlineCallbacks
-    def __call__(self, user=None):
+    def __call__(self, user: str | None = None
+                 ) -> Generator[Deferred[Any], Any, LoginParameters]:
         user = user or self.workerUser
+        if user is None:
+            raise ValueError("a worker login names no GemStone user")
         minted = yield ToolCall(self.control).runTemplate(
             "mint_onetime_password",
             {"userId": user, "seconds": ONETIME_VALIDITY})

@@ -94,9 +94,11 @@ class ChangeJournal:
     @ivar observers: called with the resource URIs each commit changed.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, observers: Iterable[Callable[[list[str]], object]] = ()
+                 ) -> None:
         self._changes: list[Change] = []
-        self.observers: Sequence[Callable[[list[str]], object]] = ()
+        self.observers: Sequence[Callable[[list[str]], object]] = \
+            tuple(observers)
         self.unlisted: list[str] = []
         self._needsCommit = False
 

@@ -24,7 +24,6 @@ from gsmcpd.observe.metrics import UNOBSERVED, Metrics
 from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.eras.legacy.adapter import LegacyEra, Opened
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
-from gsmcpd.protocol.eras.legacy.resolution import replacement
 from gsmcpd.protocol.eras.modern.envelope import isModern
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
@@ -204,11 +203,11 @@ class McpApp(AnsweringResource):
             self.pending.answer(client, message)
             request.setResponseCode(202)
             return b""
-        self.sessions.touch(client.work)
-        replaced = replacement(client)
-        if replaced is not None:
+        self.sessions.clients.touch(client)
+        replacement = client.work.awaitReplacement()
+        if replacement is not None:
             # Served by the new GemStone session once it is in place.
-            return replaced.addCallback(
+            return replacement.addCallback(
                 lambda _: self._call(request, self._client(request),
                                      message))
         return self._call(request, client, message)
@@ -280,11 +279,11 @@ class McpApp(AnsweringResource):
             sequence = client.sequences.get(key)
             if sequence is not None and isinstance(sequence.owner,
                                                    CallStream):
-                self.sessions.touch(client.work)
+                self.sessions.clients.touch(client)
                 return sequence.owner.resume(request, after)
             if sequence is not None:
                 replay = sequence.since(after)
-        done: Deferred[None] = self.sessions.openStream(
+        done: Deferred[None] = self.sessions.clients.openStream(
             client, lambda generation, onLost: EventStream(
                 request, self.clock, client.outbox, generation, onLost,
                 replay=replay)).done
@@ -292,7 +291,7 @@ class McpApp(AnsweringResource):
 
     @inlineCallbacks
     def render_DELETE(self, request: Request) -> Generator[
-            "Deferred[object]", object, bytes]:
+            "Deferred[None]", None, bytes]:
         checkHeaders(request, self.origins, self.hosts)
         client = self._client(request)
         # Answered once the session is gone: its running call broken and

@@ -35,10 +35,10 @@ class DrainTests(TestCase):
         self.clock = Clock()
         self.pool = FakePool(10)
         self.sessions = SessionRegistry(self.pool, self.clock)
-        self.health = Health(lambda: len(self.sessions))
+        self.health = Health(lambda: len(self.sessions.work))
         self.health.serving = True
         self.drain = Drain(self.health, self.pool.refuseNew, GRACE,
-                           self.clock, self.sessions.clients)
+                           self.clock, self.sessions.clients.live)
         app = mcpApp(self.sessions, Handlers(
             ToolCatalog.named(("execution", "session")), ServerIdentity()),
             self.clock)

@@ -134,7 +134,7 @@ class OperationsAssemblyTests(TestCase):
                                 control, notices, environ={})
         self.assertIs(operations.health.controlSession, control)
         self.assertEqual(operations.health.sessionCount(), 0)
-        sessions.openClient("2025-11-25", None)
+        sessions.clients.open("2025-11-25", None)
         self.assertEqual(operations.health.sessionCount(), 1)
         self.assertEqual(metrics.registry.get_sample_value(
             "gsmcpd_sessions_open"), 1)
@@ -213,11 +213,21 @@ class _Warm:
         return 0
 
 
-class _Sessions(list):
-    warm = _Warm()
+class _Clients(list):
 
-    def clients(self):
+    def live(self):
         return list(self)
+
+
+class _Sessions:
+    """
+    A registry's parts the operations read: no session at all.
+    """
+
+    def __init__(self):
+        self.work = []
+        self.clients = _Clients()
+        self.warm = _Warm()
 
 
 class ObserveTests(TestCase):

@@ -188,6 +188,9 @@ class _Authenticated:
 
     readOnly = False
 
+    def makePreparation(self):
+        return SessionPolicies(lambda session: None, self.readOnly)
+
     def setUp(self):
         super().setUp()
         self.clock.advance(1_800_000_000)
@@ -201,8 +204,6 @@ class _Authenticated:
                            "read": frozenset({"browsing", "session"}),
                            "write": frozenset({"browsing", "session",
                                                "execution"})}))
-        self.sessions.prepare = SessionPolicies(
-            lambda session: None, self.readOnly)
         self.events = []
         self.app = self.makeApp(Handlers(ToolCatalog(toolsets),
                                            ServerIdentity()))
@@ -236,11 +237,11 @@ class AuthenticatedTransportTests(_Authenticated, TransportTestCase):
     @inlineCallbacks
     def test_replacementLogsInAsTheSameUser(self):
         handle, _ = yield self.initialize()
-        session = self.sessions.get(handle)
+        session = self.sessions.work.get(handle)
         session.gem.abandon = lambda reason: None  # no call is running
-        yield self.sessions.replaceGem(session, "test")
+        yield self.sessions.replacement.replace(session, "test")
         self.assertEqual(self.pool.opened[-1].user, "Alice")
-        self.assertEqual(self.sessions.get(handle).principal.toolsets,
+        self.assertEqual(self.sessions.work.get(handle).principal.toolsets,
                          frozenset({"browsing", "session", "execution"}))
 
     @inlineCallbacks
@@ -270,7 +271,8 @@ class AuthenticatedTransportTests(_Authenticated, TransportTestCase):
         self.assertIn("unknown tool", body["error"]["message"])
         self.token = self.provider.token(sub="Alice", scope="write")
         self.assertIn("execute_code", (yield self.toolNames(handle)))
-        self.assertEqual(self.sessions.get(handle).principal.user, "Alice")
+        self.assertEqual(self.sessions.work.get(handle).principal.user,
+                         "Alice")
 
     @inlineCallbacks
     def test_anotherIdentityGetsNotFound(self):
@@ -291,7 +293,7 @@ class AuthenticatedTransportTests(_Authenticated, TransportTestCase):
                 "authorization": [f"Bearer {self.token}"],
                 "mcp-session-id": [handle]})
         self.assertEqual(response.code, 404)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
 
     @inlineCallbacks
     def test_noTokenChallenged(self):
@@ -393,7 +395,7 @@ class ReadOnlyTransportTests(_ReadOnly, AuthenticatedTransportTests):
             clientInfo={"name": "test", "version": "0"}))
         self.assertEqual(body["error"]["data"]["kind"], "loginFailed")
         self.assertEqual(self.pool.open_, set())
-        self.assertEqual(len(self.sessions), 0)
+        self.assertEqual(len(self.sessions.work), 0)
 
 
 class UnreachableKeys:
@@ -466,7 +468,7 @@ class AuthenticatedModernTests(_Authenticated, ModernTestCase):
     def test_openSessionLogsInAsTheTokensUser(self):
         handle = yield self.openSession()
         self.assertEqual(self.pool.opened[-1].user, "Alice")
-        self.assertEqual(self.sessions.get(handle).principal.identity,
+        self.assertEqual(self.sessions.work.get(handle).principal.identity,
                          "Alice")
 
     @inlineCallbacks
@@ -493,7 +495,7 @@ class AuthenticatedModernTests(_Authenticated, ModernTestCase):
                 mcp_param_session=handle)
             self.assertEqual((response.code, body),
                              (404, noSuchHandle(handle).asResponse(7)))
-        self.assertIs(self.sessions.get(handle).gem, gem)
+        self.assertIs(self.sessions.work.get(handle).gem, gem)
         self.assertEqual(gem.calls, [])
 
     @inlineCallbacks
@@ -512,7 +514,8 @@ class AuthenticatedModernTests(_Authenticated, ModernTestCase):
         """
         handle = yield self.openSession()
         task = self.app.modern.era.tasks.adopt(
-            Deferred(), lambda: None, self.sessions.get(handle).principal)
+            Deferred(), lambda: None,
+            self.sessions.work.get(handle).principal)
         meta = dict(META, **{"io.modelcontextprotocol/clientCapabilities":
                              TASKS})
         _, mine = yield self.send(modern("tasks/get", 5, meta,

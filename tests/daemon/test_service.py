@@ -44,9 +44,14 @@ from gsmcpd.protocol.eras.modern.tasks import TaskStore
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.notices import ChangeNotices
+from gsmcpd.sessions.clients import ClientSessions
 from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, ViewHygiene
 from gsmcpd.sessions.lifetime import MAINTENANCE_INTERVAL, Reaper
+from gsmcpd.sessions.logins import Logins, SessionOpener
 from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.sessions.replacement import GemReplacement
+from gsmcpd.sessions.shares import Shares
+from gsmcpd.sessions.table import WorkSessions
 from gsmcpd.sessions.warm import WarmSessions
 from gsmcpd.transport.http import McpApp
 from gsmcpd.transport.modern import ModernPost
@@ -383,7 +388,9 @@ class ServiceTreeTests(SynchronousTestCase):
     def test_everyCollaboratorOnceInTheTree(self):
         objects = reachable(self.build())
         counts = collections.Counter(type(each) for each in objects)
-        for kind in (SessionRegistry, WarmSessions, CallRunner, Handlers,
+        for kind in (SessionRegistry, WorkSessions, Logins, SessionOpener,
+                     ClientSessions, GemReplacement, Shares,
+                     WarmSessions, CallRunner, Handlers,
                      MethodTable, LegacyEra, ModernEra, Lending, ModernPost,
                      McpApp, ChangeNotices,
                      SessionListeners, PendingRequests, GemSessionPool,

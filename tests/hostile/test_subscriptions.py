@@ -19,7 +19,8 @@ class SubscriptionCapTests(SurfaceTestCase):
         body = yield self.rpc(handle, "resources/subscribe",
                               uri="test://nothing-here")
         self.assertEqual(body["error"]["code"], -32002)
-        self.assertEqual(self.sessions.client(handle).subscriptions, set())
+        self.assertEqual(self.sessions.clients.get(handle).subscriptions,
+                         set())
 
     @inlineCallbacks
     def test_longUriRefused(self):
@@ -31,7 +32,7 @@ class SubscriptionCapTests(SurfaceTestCase):
     @inlineCallbacks
     def test_countCapped(self):
         handle, _ = yield self.initialize()
-        session = self.sessions.client(handle)
+        session = self.sessions.clients.get(handle)
         session.subscriptions.update(
             f"test://filler/{n}" for n in range(MAX_SUBSCRIPTIONS - 1))
         body = yield self.rpc(handle, "resources/subscribe", uri=WATCHED)

@@ -291,10 +291,10 @@ class SessionEndingTests(TestCase):
         """
         metrics = Metrics("1", processMetrics=False)
         registry = SessionRegistry(FakePool(), Clock(), metrics=metrics)
-        session = self.successResultOf(registry.open(clientInfo={}))
+        session = self.successResultOf(registry.opener.open(clientInfo={}))
         self.assertRaises(ValueError, registry.close, session.handle,
                           "a reason", code="no such code")
-        self.assertIs(registry.get(session.handle), session)
+        self.assertIs(registry.work.get(session.handle), session)
         self.successResultOf(registry.close(session.handle, "the client "
                                             "deleted it", code="deleted"))
         self.assertEqual(scrape(metrics)["gsmcpd_sessions_closed_total"],

@@ -94,7 +94,7 @@ class GemStoneMethodsTestCase(TransportTestCase):
                 response.headers.getRawHeaders("content-type"),
                 ["application/json"], method)
             answers[method] = (response.code, body)
-            if self.sessions.get(self.handle) is None:
+            if self.sessions.work.get(self.handle) is None:
                 self.handle, _ = yield self.initialize()
                 self.gem = self.pool.opened[-1]
                 self.failWith(self.lastFailure)
@@ -115,7 +115,7 @@ class BrokenCallTests(GemStoneMethodsTestCase):
         self.assertEqual((status, body["id"]), (200, 3))
         self.assertEqual(body["error"]["code"], -32603)
         self.assertIn("GemStone break", body["error"]["message"])
-        self.assertIsNotNone(self.sessions.get(self.handle))
+        self.assertIsNotNone(self.sessions.work.get(self.handle))
 
     @inlineCallbacks
     def test_smalltalkErrorOnResourceRead(self):
@@ -250,10 +250,10 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
     def test_cancellingTheAnswerEndsTheCall(self):
         metrics = Metrics("1", processMetrics=False)
         self.watch(metrics=metrics)
-        session = self.sessions.get(self.handle)
+        session = self.sessions.work.get(self.handle)
         self.failing.lateAnswer = Deferred()
         answer = self.app.legacy.answer(
-            self.sessions.client(self.handle), parseMessage(json.dumps(
+            self.sessions.clients.get(self.handle), parseMessage(json.dumps(
                 request("tools/call", 5, name="late",
                         arguments={})).encode()))
         [run] = session.calls.running.values()
@@ -276,10 +276,10 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
         self.audited, self.logged = [], []
         self.watch(AuditLog(self.audited.append, "DataCurator"), metrics)
         self.app.legacy.calls.log = Logger(observer=self.logged.append)
-        session = self.sessions.get(self.handle)
+        session = self.sessions.work.get(self.handle)
         self.failing.lateAnswer = Deferred()
         answer = self.app.legacy.answer(
-            self.sessions.client(self.handle), parseMessage(json.dumps(
+            self.sessions.clients.get(self.handle), parseMessage(json.dumps(
                 request("tools/call", 5, name="late",
                         arguments={})).encode()))
         [run] = session.calls.running.values()
@@ -358,7 +358,7 @@ class DuplicateIdTests(GemStoneMethodsTestCase):
         self.failing.lateAnswer = Deferred()
         first = self.post(request("tools/call", 5, name="late",
                                   arguments={}), self.handle)
-        session = self.sessions.get(self.handle)
+        session = self.sessions.work.get(self.handle)
         [run] = session.calls.running.values()
         _, body = yield self.post(request("tools/call", 5, name="late",
                                           arguments={}), self.handle)

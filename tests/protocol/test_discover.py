@@ -5,7 +5,7 @@ server/discover in both eras' shapes.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.discover import discoverAnswer, namedInBody
-from gsmcpd.protocol.eras.modern.adapter import namedInMeta
+from gsmcpd.protocol.eras.modern.dialect import namedInMeta
 from gsmcpd.protocol.eras.modern.results import complete
 
 SERVER = {"name": "gsmcpd", "version": "1.0"}

@@ -49,12 +49,12 @@ class LendingTests(SynchronousTestCase):
         return minted[0]
 
     def test_handle(self):
-        opened = self.successResultOf(self.registry.open())
+        opened = self.successResultOf(self.registry.opener.open())
         session, done = self.successResultOf(
             self.sessions.forTool(tool(False), opened.handle, ENVELOPE))
         self.assertIs(session, opened)
         done()
-        self.assertIs(self.registry.get(opened.handle), opened)
+        self.assertIs(self.registry.work.get(opened.handle), opened)
 
     def test_noSuchHandle(self):
         gone = "f" * 32
@@ -68,7 +68,7 @@ class LendingTests(SynchronousTestCase):
         A 2025 session's id is never a 2026 handle: refused as one that
         names nothing.
         """
-        legacy = self.successResultOf(self.registry.openClient(
+        legacy = self.successResultOf(self.registry.clients.open(
             "2025-11-25", None))
         failure = self.failureResultOf(
             self.sessions.forTool(tool(True), legacy.handle, ENVELOPE),
@@ -114,7 +114,7 @@ class LendingTests(SynchronousTestCase):
             done()
             self.assertEqual(session.gem.calls, before)
             self.assertTrue(session.gem.loggedOut)
-            self.assertIsNone(self.registry.get(session.handle))
+            self.assertIsNone(self.registry.work.get(session.handle))
         self.assertEqual(len(self.registry.warm), 1)
 
     def test_changeWithoutWarmReadsLoggedOut(self):
@@ -131,7 +131,7 @@ class LendingTests(SynchronousTestCase):
 
     def test_handleSessionNotThrowaway(self):
         handle = self.openHandle()
-        self.assertFalse(self.registry.get(handle).throwaway)
+        self.assertFalse(self.registry.work.get(handle).throwaway)
 
     def test_readBorrowsAFreshSession(self):
         """
@@ -139,9 +139,9 @@ class LendingTests(SynchronousTestCase):
         """
         session, done = self.successResultOf(
             self.sessions.forTool(tool(True), None, ENVELOPE))
-        self.assertIs(self.registry.get(session.handle), session)
+        self.assertIs(self.registry.work.get(session.handle), session)
         done()
-        self.assertIsNone(self.registry.get(session.handle))
+        self.assertIsNone(self.registry.work.get(session.handle))
         self.assertTrue(self.pool.opened[0].loggedOut)
 
     def test_secondCallTakesASpare(self):
@@ -175,7 +175,7 @@ class LendingTests(SynchronousTestCase):
         session.calls.ended = True
         done()
         self.assertTrue(session.gem.loggedOut)
-        self.assertEqual(len(self.registry), 0)
+        self.assertEqual(len(self.registry.work), 0)
 
     def test_openSessionNeverTakesAWarmOne(self):
         """
@@ -186,7 +186,7 @@ class LendingTests(SynchronousTestCase):
         session, done = self.successResultOf(
             self.sessions.borrowed(ENVELOPE, "x"))
         done()
-        spare, = self.registry
+        spare, = self.registry.work
         handle = self.openHandle()
         self.assertNotEqual(handle, spare.handle)
         self.assertEqual(len(self.pool.opened), 3)
@@ -203,7 +203,7 @@ class LendingTests(SynchronousTestCase):
         self.failureResultOf(borrowing, CancelledError)
         self.assertEqual(len(self.pool.open_), 1)
         self.pool.loginDelay.callback(None)
-        self.assertEqual(len(self.registry), 0)
+        self.assertEqual(len(self.registry.work), 0)
         self.assertTrue(self.pool.opened[0].loggedOut)
         self.assertEqual(len(self.pool.open_), 0)
 
@@ -213,7 +213,7 @@ class LendingTests(SynchronousTestCase):
         says what an agent can do (never a server flag to change).
         """
         for _ in range(2):
-            self.successResultOf(self.registry.open())
+            self.successResultOf(self.registry.opener.open())
         error = self.assertRaises(ToolError, self.sessions.borrowed,
                                   ENVELOPE, "x")
         self.assertEqual((error.kind, error.details), ("sessionLimit",
@@ -230,7 +230,7 @@ class LendingTests(SynchronousTestCase):
         result = self.successResultOf(self.sessions.handleTool(
             HANDLE_TOOLS[1], {"session": handle}, ENVELOPE, self.fail))
         self.assertEqual(result["structuredContent"], {"session": handle})
-        self.assertIsNone(self.registry.get(handle))
+        self.assertIsNone(self.registry.work.get(handle))
         self.assertTrue(self.pool.opened[0].loggedOut)
         refused = self.successResultOf(self.sessions.handleTool(
             HANDLE_TOOLS[1], {"session": "nope"}, ENVELOPE, self.fail))

@@ -231,7 +231,7 @@ class RealEndTests(TransportTestCase):
         self.metrics = Metrics("1", processMetrics=False)
         self.watch(AuditLog(self.events.append, "DataCurator"), self.metrics)
         self.handle, _ = yield self.initialize()
-        self.work = self.sessions.get(self.handle)
+        self.work = self.sessions.work.get(self.handle)
         self.gem = self.pool.opened[0]
 
     def start(self, name, id=5, **arguments):
@@ -241,7 +241,7 @@ class RealEndTests(TransportTestCase):
         """
         self.gem.held = True
         return self.app.legacy.answer(
-            self.sessions.client(self.handle), parseMessage(json.dumps(
+            self.sessions.clients.get(self.handle), parseMessage(json.dumps(
                 request("tools/call", id, name=name,
                         arguments=arguments)).encode()))
 

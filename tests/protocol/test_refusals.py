@@ -186,7 +186,7 @@ class ModernRefusalTests(_Recorded, ModernTestCase):
         self.assertEqual(status, 404)
         self.assertEqual(self.ended()[-1],
                          ("close_session", "refused:foreignHandle", True))
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
 
     @inlineCallbacks
     def test_notAHandle(self):

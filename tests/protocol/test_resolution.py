@@ -1,12 +1,11 @@
 """
 Tests for L{gsmcpd.protocol.eras.legacy.resolution}: which client session
-a 2025 request's session id names, and the replacement a call waits for.
+a 2025 request's session id names.
 (How the transport answers each failure is in L{tests.transport.test_gates}.)
 """
 
 from types import SimpleNamespace
 
-from twisted.internet.defer import Deferred
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
@@ -14,7 +13,6 @@ from gsmcpd.protocol.eras.legacy.resolution import (
     NoSessionId,
     NoSuchSession,
     clientSession,
-    replacement,
 )
 
 
@@ -35,8 +33,9 @@ class _Registry:
     def __getitem__(self, sessionId):
         return self._clients[sessionId]
 
-    def client(self, sessionId):
-        return self._clients.get(sessionId)
+    @property
+    def clients(self):
+        return self._clients
 
 
 class ClientSessionTests(SynchronousTestCase):
@@ -66,31 +65,3 @@ class ClientSessionTests(SynchronousTestCase):
                                ("alices", principal("mallory"))]:
             self.assertRaises(NoSuchSession, clientSession, self.sessions,
                               sessionId, who)
-
-
-def _client(replacing):
-    return SimpleNamespace(work=SimpleNamespace(
-        calls=SimpleNamespace(replacing=replacing)))
-
-
-class ReplacementTests(SynchronousTestCase):
-
-    def test_none(self):
-        """
-        Without a replacement under way, there is nothing to wait for.
-        """
-        self.assertIsNone(replacement(_client(None)))
-
-    def test_waitedForShielded(self):
-        """
-        A call waits for the replacement; one that stops waiting does not
-        stop the replacement.
-        """
-        replacing = Deferred()
-        waiting = replacement(_client(replacing))
-        waiting.cancel()
-        self.failureResultOf(waiting)
-        self.assertFalse(replacing.called)
-        replacing.callback(None)
-        again = replacement(_client(replacing))
-        self.assertIsNone(self.successResultOf(again))

@@ -98,11 +98,12 @@ class ResourceTests(SurfaceTestCase):
         body = yield self.rpc(handle, "resources/subscribe",
                               uri="test://watched-resource")
         self.assertEqual(body["result"], {})
-        self.assertEqual(self.sessions.client(handle).subscriptions,
+        self.assertEqual(self.sessions.clients.get(handle).subscriptions,
                          {"test://watched-resource"})
         yield self.rpc(handle, "resources/unsubscribe",
                        uri="test://watched-resource")
-        self.assertEqual(self.sessions.client(handle).subscriptions, set())
+        self.assertEqual(self.sessions.clients.get(handle).subscriptions,
+                         set())
 
 
 class PromptTests(SurfaceTestCase):

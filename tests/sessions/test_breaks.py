@@ -30,13 +30,16 @@ class Session:
         self.label = "h1"
         self.calls = CallState()
 
+    def callEnding(self):
+        self.calls.ended = True
 
-class Registry:
+
+class Replacement:
 
     def __init__(self):
         self.replaced = []
 
-    def replaceGem(self, session, why):
+    def replace(self, session, why):
         self.replaced.append((session, why))
 
 
@@ -47,7 +50,7 @@ class CallFixture(SynchronousTestCase):
         self.gem = FakeGem()
         self.gem.held = True
         self.session = Session(self.gem)
-        self.registry = Registry()
+        self.registry = Replacement()
         self.running = RunningCall(self.session, 7, self.registry, self.clock)
 
     def start(self):

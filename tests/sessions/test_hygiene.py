@@ -61,7 +61,7 @@ class HygieneTestCase(TestCase):
         gem.results["continue_transaction"] = lambda args: {"continued": True}
 
     def open(self):
-        return self.registry.open(clientInfo={"name": "test"})
+        return self.registry.opener.open(clientInfo={"name": "test"})
 
     def tags(self):
         return [tag for tag, _ in self.gem.calls]
@@ -145,10 +145,10 @@ class StuckViewTests(HygieneTestCase):
         self.hygiene.maintain()
         self.clock.advance(200)
         self.hygiene.maintain()
-        self.assertIsNotNone(self.registry.get(self.session.handle))
+        self.assertIsNotNone(self.registry.work.get(self.session.handle))
         self.clock.advance(100)
         self.hygiene.maintain()
-        self.assertIsNone(self.registry.get(self.session.handle))
+        self.assertIsNone(self.registry.work.get(self.session.handle))
 
     def test_quietStoneNeverReaps(self):
         self.state["commitsBehind"] = 30
@@ -158,7 +158,7 @@ class StuckViewTests(HygieneTestCase):
         self.hygiene.maintain()
         self.state["commitsBehind"] = 30
         self.hygiene.maintain()
-        self.assertIsNotNone(self.registry.get(self.session.handle))
+        self.assertIsNotNone(self.registry.work.get(self.session.handle))
 
 
 class PinnedViewTests(HygieneTestCase):

@@ -31,7 +31,7 @@ class LifetimeTestCase(TransportTestCase):
 
     def setUp(self):
         super().setUp()
-        self.sessions.streamLossGrace = self.policy.streamLossGrace
+        self.sessions.clients.streamLossGrace = self.policy.streamLossGrace
         self.reaper = Reaper(self.sessions, self.app.pending, self.policy,
                              self.clock)
         passes = TimerService(self.reaper.interval, self.reaper.maintain)
@@ -80,9 +80,9 @@ class StreamlessTests(LifetimeTestCase):
     def test_streamlessSessionReleasedAfterAMinute(self):
         handle, _ = yield self.initialize()
         self.elapse(50)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
         self.elapse(20)
-        self.assertIsNone(self.sessions.get(handle))
+        self.assertIsNone(self.sessions.work.get(handle))
         self.assertTrue(self.pool.opened[0].loggedOut)
         alive = yield self.alive(handle)
         self.assertFalse(alive)
@@ -102,7 +102,7 @@ class StreamlessTests(LifetimeTestCase):
         gem.held = True
         calling = self.call(handle, "execute_code", {"code": "x"})
         self.elapse(600)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
         gem.release()
         self.treq.flush()
         yield calling
@@ -115,9 +115,9 @@ class StreamlessTests(LifetimeTestCase):
         """
         handle, _ = yield self.initialize()
         self.clock.advance(7200)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
         self.elapse(30)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
 
 
 class ProbeTests(LifetimeTestCase):
@@ -134,21 +134,21 @@ class ProbeTests(LifetimeTestCase):
         response, body = yield self.post(
             {"jsonrpc": "2.0", "id": "srv-1", "result": {}}, handle)
         self.assertEqual((response.code, body), (202, None))
-        session = self.sessions.get(handle)
+        session = self.sessions.work.get(handle)
         self.assertIsNone(session.liveness.probeGeneration)
         # The answer proved it live but did not reset its activity clock.
         self.assertLess(session.liveness.lastActivity, 100)
         self.elapse(300, step=10)
-        self.assertIsNone(self.sessions.get(handle))
+        self.assertIsNone(self.sessions.work.get(handle))
 
     @inlineCallbacks
     def test_unansweredPingReleasesEarly(self):
         handle, _ = yield self.initialize()
         yield self.openStream(handle)
         self.elapse(1510, step=10)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
         self.elapse(30, step=10)
-        self.assertIsNone(self.sessions.get(handle))
+        self.assertIsNone(self.sessions.work.get(handle))
 
     @inlineCallbacks
     def test_pingLostToHandoverIsResent(self):
@@ -157,7 +157,7 @@ class ProbeTests(LifetimeTestCase):
         self.elapse(1510, step=10)
         second = yield self.openStream(handle)
         self.elapse(30, step=10)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
         self.elapse(10, step=10)
         self.assertEqual([e["id"] for e in events(second)], ["srv-2"])
 
@@ -169,7 +169,7 @@ class ProbeTests(LifetimeTestCase):
         yield self.post({"jsonrpc": "2.0", "id": "srv-1",
                          "error": {"code": -1, "message": "no"}}, handle)
         self.elapse(60, step=10)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
 
 
 class StreamLossTests(LifetimeTestCase):
@@ -177,16 +177,16 @@ class StreamLossTests(LifetimeTestCase):
     @inlineCallbacks
     def hangUp(self, handle):
         yield self.openStream(handle)
-        self.sessions.client(handle).stream.stopProducing()
+        self.sessions.clients.get(handle).stream.stopProducing()
 
     @inlineCallbacks
     def test_releasedAfterGrace(self):
         handle, _ = yield self.initialize()
         yield self.hangUp(handle)
         self.clock.advance(9.9)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
         self.clock.advance(0.2)
-        self.assertIsNone(self.sessions.get(handle))
+        self.assertIsNone(self.sessions.work.get(handle))
 
     @inlineCallbacks
     def test_anyRequestRetractsTheVerdict(self):
@@ -195,7 +195,7 @@ class StreamLossTests(LifetimeTestCase):
         self.clock.advance(5)
         yield self.alive(handle)
         self.clock.advance(10)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
 
     @inlineCallbacks
     def test_reattachKeepsIt(self):
@@ -204,14 +204,14 @@ class StreamLossTests(LifetimeTestCase):
         self.clock.advance(5)
         yield self.openStream(handle)
         self.clock.advance(10)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
 
     @inlineCallbacks
     def test_zeroGraceReleasesAtOnce(self):
-        self.sessions.streamLossGrace = 0
+        self.sessions.clients.streamLossGrace = 0
         handle, _ = yield self.initialize()
         yield self.hangUp(handle)
-        self.assertIsNone(self.sessions.get(handle))
+        self.assertIsNone(self.sessions.work.get(handle))
 
     @inlineCallbacks
     def test_supersededStreamIsNotALoss(self):
@@ -219,7 +219,7 @@ class StreamLossTests(LifetimeTestCase):
         yield self.openStream(handle)
         yield self.openStream(handle)
         self.clock.advance(20)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
 
 
 class CapTests(LifetimeTestCase):
@@ -233,9 +233,9 @@ class CapTests(LifetimeTestCase):
         for _ in range(11):
             self.elapse(50, step=10)
             yield self.alive(handle)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
         self.elapse(60, step=10)
-        self.assertIsNone(self.sessions.get(handle))
+        self.assertIsNone(self.sessions.work.get(handle))
 
 
 class HandleIdleTests(LifetimeTestCase, ModernTestCase):
@@ -252,10 +252,10 @@ class HandleIdleTests(LifetimeTestCase, ModernTestCase):
         legacy, _ = yield self.initialize()
         yield self.openStream(legacy)
         self.elapse(self.policy.handleIdleTimeout - 10, step=10)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
         self.elapse(20, step=10)
-        self.assertIsNone(self.sessions.get(handle))
-        self.assertIsNotNone(self.sessions.get(legacy))
+        self.assertIsNone(self.sessions.work.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(legacy))
 
 
 class DayOfUseTests(LifetimeTestCase, ModernTestCase):
@@ -275,7 +275,7 @@ class DayOfUseTests(LifetimeTestCase, ModernTestCase):
         handle, _ = yield self.initialize()
         yield self.openStream(handle)
         self.assertTrue((yield self.alive(handle)))
-        self.sessions.client(handle).stream.stopProducing()
+        self.sessions.clients.get(handle).stream.stopProducing()
 
     @inlineCallbacks
     def test_aDayOfInspectorUse(self):
@@ -304,7 +304,7 @@ class BackpressureTests(LifetimeTestCase):
     def test_pausedStreamQueuesThenFlushes(self):
         handle, _ = yield self.initialize()
         received = yield self.openStream(handle)
-        session = self.sessions.client(handle)
+        session = self.sessions.clients.get(handle)
         session.stream.pauseProducing()
         session.post({"jsonrpc": "2.0", "method": "notifications/x"})
         self.treq.flush()
@@ -318,7 +318,7 @@ class BackpressureTests(LifetimeTestCase):
     def test_blockedPastFiveSecondsDropped(self):
         handle, _ = yield self.initialize()
         yield self.openStream(handle)
-        session = self.sessions.client(handle)
+        session = self.sessions.clients.get(handle)
         stream = session.stream
         stream.pauseProducing()
         self.clock.advance(4.9)
@@ -327,7 +327,7 @@ class BackpressureTests(LifetimeTestCase):
         self.assertEqual(stream.endedBy, "slow")
         self.assertIsNone(session.stream)
         self.clock.advance(10)
-        self.assertIsNone(self.sessions.get(handle))
+        self.assertIsNone(self.sessions.work.get(handle))
 
 
 class OutboxTests(SynchronousTestCase):
@@ -413,7 +413,7 @@ class DeadlineTests(LifetimeTestCase):
         self.assertEqual(body["error"]["data"],
                          {"kind": "deadline", "step": "soft"})
         self.assertEqual(self.gem.interrupts, [False])
-        self.assertIsNotNone(self.sessions.get(self.handle))
+        self.assertIsNotNone(self.sessions.work.get(self.handle))
 
     @inlineCallbacks
     def test_hardBreakNoSoonerThan300ms(self):
@@ -442,7 +442,7 @@ class DeadlineTests(LifetimeTestCase):
                       body["error"]["message"])
         self.assertEqual(body["error"]["data"]["step"], "replaced")
         self.assertIsNotNone(self.gem.abandoned)
-        session = self.sessions.get(self.handle)
+        session = self.sessions.work.get(self.handle)
         self.assertIsNot(session.gem, self.gem)
         result = yield self.call(self.handle, "execute_code", {"code": "1"})
         self.assertFalse(result["result"]["isError"])

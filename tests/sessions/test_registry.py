@@ -11,7 +11,8 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.sessions.breaks import HARD_BREAK_DELAY, REPLACE_DELAY, RunningCall
-from gsmcpd.sessions.registry import LoginNotAnswered, SessionRegistry
+from gsmcpd.sessions.logins import LoginNotAnswered
+from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.warm import THROWAWAY_REASON
 from gsmcpd.tools.templates.outcomes import ToolError
 from tests.fakes import FakePool, SmalltalkRaised
@@ -38,10 +39,14 @@ class RegistryTests(TestCase):
     def setUp(self):
         self.clock = Clock()
         self.pool = FakePool()
+        self.stopped = []
+        self.refusePreparation = False
         self.registry = SessionRegistry(self.pool, self.clock,
-                                        streamLossGrace=10)
+                                        streamLossGrace=10,
+                                        prepare=self.prepareSession,
+                                        stopGem=self.stopped.append)
         self.clock.advance(100)
-        self.client = self.successResultOf(self.registry.openClient(
+        self.client = self.successResultOf(self.registry.clients.open(
             "2025-11-25", {"name": "test"}))
         self.session = self.client.work
 
@@ -53,12 +58,12 @@ class RegistryTests(TestCase):
         pool = FakePool(1)
         registry = SessionRegistry(pool, self.clock, metrics=metrics)
         logged = []
-        registry.log = Logger(observer=logged.append)
+        registry.logins.log = Logger(observer=logged.append)
         pool.loginError = GciError(4051, "login denied", reason="on host9")
-        self.failureResultOf(registry.open(), GciError)
+        self.failureResultOf(registry.opener.open(), GciError)
         pool.loginError = None
-        self.successResultOf(registry.open())
-        self.assertRaises(SessionLimitReached, registry.open)
+        self.successResultOf(registry.opener.open())
+        self.assertRaises(SessionLimitReached, registry.opener.open)
         self.assertEqual(
             {outcome: metrics.registry.get_sample_value(
                 "gsmcpd_logins_total", {"outcome": outcome})
@@ -78,9 +83,9 @@ class RegistryTests(TestCase):
         pool = FakePool(1)
         registry = SessionRegistry(pool, self.clock, loginDeadline=10)
         logged = []
-        registry.log = Logger(observer=logged.append)
+        registry.opener.log = Logger(observer=logged.append)
         pool.loginDelay = Deferred()
-        opening = registry.open()
+        opening = registry.opener.open()
         self.clock.advance(9.9)
         self.assertNoResult(opening)
         self.clock.advance(0.1)
@@ -88,13 +93,13 @@ class RegistryTests(TestCase):
         self.assertEqual(failure.value.deadline, 10)
         self.assertIn("has not answered a login for 10s",
                       logged[-1]["log_format"].format(**logged[-1]))
-        self.assertRaises(SessionLimitReached, registry.open)
+        self.assertRaises(SessionLimitReached, registry.opener.open)
         pool.loginDelay.callback(None)
-        self.assertEqual(len(registry), 0)
+        self.assertEqual(len(registry.work), 0)
         self.assertEqual(pool.open_, set())
         self.assertTrue(pool.opened[0].loggedOut)
         pool.loginDelay = None
-        self.successResultOf(registry.open())
+        self.successResultOf(registry.opener.open())
 
     def test_loginWithinItsDeadline(self):
         """
@@ -103,14 +108,15 @@ class RegistryTests(TestCase):
         """
         pool = FakePool(2)
         registry = SessionRegistry(pool, self.clock, loginDeadline=10)
-        session = self.successResultOf(registry.open())
-        self.assertIs(registry.get(session.handle), session)
+        session = self.successResultOf(registry.opener.open())
+        self.assertIs(registry.work.get(session.handle), session)
         pool.loginError = GciError(4051, "login denied")
-        self.failureResultOf(registry.open(), GciError)
+        self.failureResultOf(registry.opener.open(), GciError)
         self.assertEqual(self.clock.getDelayedCalls(), [])
 
     def test_openedSessionStartsLive(self):
-        self.assertIs(self.registry.get(self.session.handle), self.session)
+        self.assertIs(self.registry.work.get(self.session.handle),
+                      self.session)
         self.assertEqual(len(self.session.handle), 32)
         liveness = self.session.liveness
         self.assertEqual((liveness.createdAt, liveness.lastActivity),
@@ -118,35 +124,42 @@ class RegistryTests(TestCase):
 
     def test_touchIsActivity(self):
         self.clock.advance(5)
-        self.registry.touch(self.session)
+        self.registry.work.touch(self.session)
         self.assertEqual(self.session.liveness.lastActivity, 105)
 
     def test_newestStreamWins(self):
-        first = self.registry.openStream(self.client, FakeStream)
-        second = self.registry.openStream(self.client, FakeStream)
+        first = self.registry.clients.openStream(self.client, FakeStream)
+        second = self.registry.clients.openStream(self.client, FakeStream)
         self.assertEqual((first.ended, second.generation), ("superseded", 2))
         self.assertEqual(set(self.client.sequences), {"g1", "g2"})
 
     def test_lostStreamClosesAfterGrace(self):
-        stream = self.registry.openStream(self.client, FakeStream)
+        stream = self.registry.clients.openStream(self.client, FakeStream)
         stream.onLost(stream)
         self.clock.advance(9)
-        self.assertIsNotNone(self.registry.get(self.session.handle))
+        self.assertIsNotNone(self.registry.work.get(self.session.handle))
         self.clock.advance(1)
-        self.assertIsNone(self.registry.get(self.session.handle))
+        self.assertIsNone(self.registry.work.get(self.session.handle))
         self.assertTrue(self.pool.opened[0].loggedOut)
 
     def test_replacementMakesTheNextRequestWait(self):
         self.pool.replacementDelay = Deferred()
         old = self.session.gem
         old.pending.append((Deferred(), "execute_code", {}))
-        self.registry.replaceGem(self.session, "a runaway call")
+        self.registry.replacement.replace(self.session, "a runaway call")
         waiting = self.session.calls.replacing
         self.assertNoResult(waiting)
         self.pool.replacementDelay.callback(None)
         self.successResultOf(waiting)
         self.assertIsNone(self.session.calls.replacing)
         self.assertIsNot(self.session.gem, old)
+
+    def prepareSession(self, session):
+        """
+        The daemon's preparation of a new session: none, or refused.
+        """
+        if self.refusePreparation:
+            raise RuntimeError("no commit lock")
 
     def busyWithACall(self, session):
         """
@@ -156,9 +169,10 @@ class RegistryTests(TestCase):
         gem = session.gem
         gem.held, gem.ignores = True, {"soft", "hard"}
         call = gem.execute('"gsmcp:status"\n1', 100)
-        running = RunningCall(session, 7, self.registry, self.clock)
+        running = RunningCall(session, 7, self.registry.replacement,
+                              self.clock)
         running.track(call)
-        session.calls.admit(running)
+        session.admit(running)
         session.view.stoneSession = 12
         return call, running
 
@@ -168,12 +182,12 @@ class RegistryTests(TestCase):
         GemStone session (nobody would log it out): its gem is stopped, so
         its logout can run.
         """
-        stopped = []
-        self.registry.stopGem = stopped.append
+        stopped = self.stopped
         self.busyWithACall(self.session)
         self.registry.close(self.session.handle, "its client left")
         opened = len(self.pool.opened)
-        self.successResultOf(self.registry.replaceGem(self.session, "runaway"))
+        self.successResultOf(self.registry.replacement.replace(
+            self.session, "runaway"))
         self.assertEqual(len(self.pool.opened), opened)
         self.assertIn(12, stopped)
 
@@ -184,8 +198,7 @@ class RegistryTests(TestCase):
         the call's escalation ends in its gem stopped, and no login is
         left behind.
         """
-        stopped = []
-        self.registry.stopGem = stopped.append
+        stopped = self.stopped
         call, running = self.busyWithACall(self.session)
         running.end("cancelled")
         self.registry.close(self.session.handle, "its client left")
@@ -204,13 +217,12 @@ class RegistryTests(TestCase):
         --read-only, say) is never served: the session closes, and the
         failure is logged once.
         """
-        def refuse(session):
-            raise RuntimeError("no commit lock")
-        self.registry.prepare = refuse
+        self.refusePreparation = True
         self.session.gem.pending.append((Deferred(), "execute_code", {}))
-        replacing = self.registry.replaceGem(self.session, "a runaway call")
+        replacing = self.registry.replacement.replace(self.session,
+                                                      "a runaway call")
         self.successResultOf(replacing)
-        self.assertIsNone(self.registry.get(self.session.handle))
+        self.assertIsNone(self.registry.work.get(self.session.handle))
         self.assertIsNone(self.session.calls.replacing)
         replacement = self.pool.opened[-1]
         self.assertIs(self.session.gem, replacement)
@@ -221,10 +233,11 @@ class RegistryTests(TestCase):
     def test_failedReplacementLoginClosesTheSession(self):
         self.pool.replacementDelay = Deferred()
         self.session.gem.pending.append((Deferred(), "execute_code", {}))
-        replacing = self.registry.replaceGem(self.session, "a runaway call")
+        replacing = self.registry.replacement.replace(self.session,
+                                                      "a runaway call")
         self.pool.replacementDelay.errback(ConnectionRefusedError())
         self.successResultOf(replacing)
-        self.assertIsNone(self.registry.get(self.session.handle))
+        self.assertIsNone(self.registry.work.get(self.session.handle))
         self.assertEqual(len(self.flushLoggedErrors(ConnectionRefusedError)),
                          1)
 
@@ -235,11 +248,13 @@ class RegistryTests(TestCase):
         """
         lock = ("disable_commits", {"reason": THROWAWAY_REASON})
         self.assertEqual(self.session.gem.calls, [])
-        session = self.successResultOf(self.registry.open(throwaway=True))
+        session = self.successResultOf(
+            self.registry.opener.open(throwaway=True))
         self.assertEqual(session.gem.calls, [lock])
         old = session.gem
         old.pending.append((Deferred(), "execute_code", {}))
-        self.successResultOf(self.registry.replaceGem(session, "runaway"))
+        self.successResultOf(
+            self.registry.replacement.replace(session, "runaway"))
         self.assertIsNot(session.gem, old)
         self.assertEqual(session.gem.calls, [lock])
 
@@ -253,10 +268,11 @@ class RegistryTests(TestCase):
 
         self.pool.configure = lambda gem: gem.results.update(
             disable_commits=refuse)
-        self.failureResultOf(self.registry.open(throwaway=True), ToolError)
+        self.failureResultOf(self.registry.opener.open(throwaway=True),
+                             ToolError)
         self.assertTrue(self.pool.opened[-1].loggedOut)
-        self.assertEqual(len(self.registry), 1)
+        self.assertEqual(len(self.registry.work), 1)
 
     def test_closeAll(self):
         self.successResultOf(self.registry.closeAll("stopping"))
-        self.assertEqual(len(self.registry), 0)
+        self.assertEqual(len(self.registry.work), 0)

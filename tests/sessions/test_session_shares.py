@@ -39,7 +39,7 @@ class SharesTests(SynchronousTestCase):
         self.shares = self.registry.shares
 
     def opened(self, principal, throwaway=False):
-        return self.successResultOf(self.registry.open(principal,
+        return self.successResultOf(self.registry.opener.open(principal,
                                                        throwaway=throwaway))
 
     def refused(self, cap, f, *args):
@@ -50,7 +50,7 @@ class SharesTests(SynchronousTestCase):
     def call(self, session, requestId):
         run = RunningCall(session, requestId, self.registry, self.clock)
         self.shares.admitCall(session, session.principal)
-        session.calls.admit(run)
+        session.admit(run)
         return run
 
     def test_sessionShare(self):
@@ -61,7 +61,8 @@ class SharesTests(SynchronousTestCase):
         """
         first = self.opened(ADA)
         self.opened(ADA)
-        error = self.refused(SESSIONS_PER_IDENTITY, self.registry.open, ADA)
+        error = self.refused(SESSIONS_PER_IDENTITY, self.registry.opener.open,
+                             ADA)
         self.assertEqual(error.limit, 2)
         self.assertEqual(len(self.pool.opened), 2)
         self.opened(BOB)
@@ -80,7 +81,7 @@ class SharesTests(SynchronousTestCase):
         loggedOut = Deferred()
         self.pool.close = lambda gem: loggedOut
         self.registry.close(busy.handle, "its client left")
-        self.refused(SESSIONS_PER_IDENTITY, self.registry.open, ADA)
+        self.refused(SESSIONS_PER_IDENTITY, self.registry.opener.open, ADA)
         loggedOut.callback(None)
         self.assertEqual(self.shares.held(ADA), 1)
         self.opened(ADA)
@@ -91,15 +92,15 @@ class SharesTests(SynchronousTestCase):
         back whether it succeeds or fails.
         """
         self.pool.loginDelay = Deferred()
-        self.registry.open(ADA)
-        self.registry.open(ADA)
-        self.refused(SESSIONS_PER_IDENTITY, self.registry.open, ADA)
+        self.registry.opener.open(ADA)
+        self.registry.opener.open(ADA)
+        self.refused(SESSIONS_PER_IDENTITY, self.registry.opener.open, ADA)
         self.pool.loginDelay.callback(None)
         self.assertEqual(self.shares.held(ADA), 2)
         self.pool.loginDelay = None
         self.pool.loginError = RuntimeError("no")
         self.assertEqual(self.shares.held(BOB), 0)
-        self.failureResultOf(self.registry.open(BOB), RuntimeError)
+        self.failureResultOf(self.registry.opener.open(BOB), RuntimeError)
         self.assertEqual(self.shares.held(BOB), 0)
 
     def test_throwawayCountsWhileLent(self):
@@ -130,7 +131,7 @@ class SharesTests(SynchronousTestCase):
         self.assertEqual(error.limit, 3)
         self.assertEqual(self.shares.inFlight(ADA), 3)
         self.call(self.opened(BOB), 6)
-        one.calls.release(first)
+        one.release(first)
         self.call(two, 7)
 
     def test_withoutAuthentication(self):
@@ -158,11 +159,11 @@ class SharesTests(SynchronousTestCase):
         reaper = Reaper(self.registry, None, policy, self.clock)
         for _ in range(100):
             self.clock.advance(1)
-            self.registry.touch(session)
+            self.registry.work.touch(session)
         self.clock.advance(299)
         reaper.maintain()
-        self.assertIs(self.registry.get(session.handle), session)
+        self.assertIs(self.registry.work.get(session.handle), session)
         self.clock.advance(1)
         reaper.maintain()
-        self.assertIsNone(self.registry.get(session.handle))
+        self.assertIsNone(self.registry.work.get(session.handle))
         self.opened(ADA)

@@ -24,7 +24,8 @@ def idle(registry):
     """
     The sessions idle in C{registry}'s warm pool.
     """
-    return [session for session in registry if registry.warm.holds(session)]
+    return [session for session in registry.work
+            if registry.warm._timers.get(session.handle)]
 
 
 class WarmSessionsTests(SynchronousTestCase):
@@ -40,7 +41,7 @@ class WarmSessionsTests(SynchronousTestCase):
         A session opened for a call that ended cleanly, given back; the
         spare logged in for the next call in its place.
         """
-        used = self.successResultOf(self.registry.open(principal))
+        used = self.successResultOf(self.registry.opener.open(principal))
         self.successResultOf(self.warm.giveBack(used, "call done"))
         spare, = [session for session in idle(self.registry)
                   if session.principal is principal
@@ -53,9 +54,9 @@ class WarmSessionsTests(SynchronousTestCase):
         call did (GemStone cannot reset a session's state from outside); a
         spare never used for a call, commit-locked, idles in its place.
         """
-        used = self.successResultOf(self.registry.open(ALICE))
+        used = self.successResultOf(self.registry.opener.open(ALICE))
         self.successResultOf(self.warm.giveBack(used, "call done"))
-        self.assertIsNone(self.registry.get(used.handle))
+        self.assertIsNone(self.registry.work.get(used.handle))
         self.assertTrue(used.gem.loggedOut)
         spare, = idle(self.registry)
         self.assertIsNot(spare, used)
@@ -68,7 +69,7 @@ class WarmSessionsTests(SynchronousTestCase):
         The spare logs in once the used session's slot is free: the two
         never hold two slots at once.
         """
-        used = self.successResultOf(self.registry.open())
+        used = self.successResultOf(self.registry.opener.open())
         logout = Deferred()
         used.gem.logout = lambda: logout
         self.warm.giveBack(used, "call done")
@@ -114,7 +115,7 @@ class WarmSessionsTests(SynchronousTestCase):
         A spare's login under way is the server's: it counts in no
         identity's share of sessions.
         """
-        used = self.successResultOf(self.registry.open(ALICE))
+        used = self.successResultOf(self.registry.opener.open(ALICE))
         self.pool.loginDelay = Deferred()
         self.warm.giveBack(used, "call done")
         self.assertEqual(self.registry.shares.held(ALICE), 0)
@@ -127,22 +128,22 @@ class WarmSessionsTests(SynchronousTestCase):
         cancellation, a deadline) is logged out with no spare: something
         may be wrong with the stone.
         """
-        session = self.successResultOf(self.registry.open())
+        session = self.successResultOf(self.registry.opener.open())
         session.calls.ended = True
         self.successResultOf(self.warm.giveBack(session, "call done"))
-        self.assertIsNone(self.registry.get(session.handle))
+        self.assertIsNone(self.registry.work.get(session.handle))
         self.assertTrue(session.gem.loggedOut)
         self.assertEqual(len(self.pool.opened), 1)
         self.assertIsNone(self.warm.take(None))
 
     def test_busyOrGoneNoSpare(self):
-        busy = self.successResultOf(self.registry.open())
+        busy = self.successResultOf(self.registry.opener.open())
         busy.gem.pending.append(None)
         self.warm.giveBack(busy, "call done")
-        gone = self.successResultOf(self.registry.open())
+        gone = self.successResultOf(self.registry.opener.open())
         self.registry.close(gone.handle, "its gem died")
         self.successResultOf(self.warm.giveBack(gone, "call done"))
-        self.assertIsNone(self.registry.get(busy.handle))
+        self.assertIsNone(self.registry.work.get(busy.handle))
         self.assertEqual(len(self.pool.opened), 2)
         self.assertEqual(len(self.warm), 0)
 
@@ -152,7 +153,7 @@ class WarmSessionsTests(SynchronousTestCase):
         back logs none in, and another user has spares of its own.
         """
         for principal in (ALICE, ALICE, ALICE, BOB):
-            used = self.successResultOf(self.registry.open(principal))
+            used = self.successResultOf(self.registry.opener.open(principal))
             self.successResultOf(self.warm.giveBack(used, "call done"))
         self.assertEqual(len(self.pool.opened), 4 + 3)
         self.assertEqual(sorted(s.principal.user for s in idle(
@@ -164,7 +165,7 @@ class WarmSessionsTests(SynchronousTestCase):
         back meanwhile logs no second one in.
         """
         self.warm.perUser = 1
-        first, second = [self.successResultOf(self.registry.open())
+        first, second = [self.successResultOf(self.registry.opener.open())
                          for _ in range(2)]
         self.pool.loginDelay = Deferred()
         self.warm.giveBack(first, "call done")
@@ -178,12 +179,12 @@ class WarmSessionsTests(SynchronousTestCase):
         A spare whose login fails is not waited for: the next call logs in
         itself, and a later spare may be tried again.
         """
-        used = self.successResultOf(self.registry.open())
+        used = self.successResultOf(self.registry.opener.open())
         self.pool.loginError = GciError(4051, "login denied", fatal=True)
         self.successResultOf(self.warm.giveBack(used, "call done"))
         self.assertEqual(len(self.warm), 0)
         self.pool.loginError = None
-        used = self.successResultOf(self.registry.open())
+        used = self.successResultOf(self.registry.opener.open())
         self.successResultOf(self.warm.giveBack(used, "call done"))
         self.assertEqual(len(self.warm), 1)
 
@@ -191,7 +192,7 @@ class WarmSessionsTests(SynchronousTestCase):
         """
         A bug logging a spare in is logged, though no call waits for it.
         """
-        used = self.successResultOf(self.registry.open())
+        used = self.successResultOf(self.registry.opener.open())
         self.pool.loginError = RuntimeError("a bug")
         self.successResultOf(self.warm.giveBack(used, "call done"))
         self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
@@ -203,14 +204,14 @@ class WarmSessionsTests(SynchronousTestCase):
         while the daemon drains; the used session is logged out all the
         same.
         """
-        used = self.successResultOf(self.registry.open())
+        used = self.successResultOf(self.registry.opener.open())
         logout = Deferred()
         used.gem.logout = lambda: logout
         self.warm.giveBack(used, "call done")
         self.pool.maxSessions = 0
         logout.callback(None)
         self.pool.maxSessions = 3
-        used = self.successResultOf(self.registry.open())
+        used = self.successResultOf(self.registry.opener.open())
         self.pool.refuseNew()
         self.successResultOf(self.warm.giveBack(used, "call done"))
         self.assertTrue(used.gem.loggedOut)
@@ -227,7 +228,7 @@ class WarmSessionsTests(SynchronousTestCase):
             raise GciError(4100, "the gem is gone", fatal=True)
         session.gem.results["abort"] = broken
         self.assertIsNone(self.successResultOf(self.warm.take(None)))
-        self.assertIsNone(self.registry.get(session.handle))
+        self.assertIsNone(self.registry.work.get(session.handle))
         self.assertTrue(session.gem.loggedOut)
 
     def test_unexpectedAbortFailureClosesIt(self):
@@ -239,15 +240,15 @@ class WarmSessionsTests(SynchronousTestCase):
         session.gem.execute = lambda source, maxBytes: fail(
             RuntimeError("a bug"))
         self.assertIsNone(self.successResultOf(self.warm.take(None)))
-        self.assertIsNone(self.registry.get(session.handle))
+        self.assertIsNone(self.registry.work.get(session.handle))
         self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
 
     def test_idleExpiry(self):
         session = self.called()
         self.clock.advance(IDLE_LIMIT - 1)
-        self.assertIs(self.registry.get(session.handle), session)
+        self.assertIs(self.registry.work.get(session.handle), session)
         self.clock.advance(1)
-        self.assertIsNone(self.registry.get(session.handle))
+        self.assertIsNone(self.registry.work.get(session.handle))
         self.assertTrue(session.gem.loggedOut)
         self.assertIsNone(self.warm.take(None))
 
@@ -255,7 +256,7 @@ class WarmSessionsTests(SynchronousTestCase):
         session = self.called()
         self.successResultOf(self.warm.take(None))
         self.clock.advance(IDLE_LIMIT * 2)
-        self.assertIs(self.registry.get(session.handle), session)
+        self.assertIs(self.registry.work.get(session.handle), session)
 
     def test_off(self):
         """
@@ -263,9 +264,9 @@ class WarmSessionsTests(SynchronousTestCase):
         in, as without the pool.
         """
         self.warm.perUser = 0
-        session = self.successResultOf(self.registry.open())
+        session = self.successResultOf(self.registry.opener.open())
         self.successResultOf(self.warm.giveBack(session, "call done"))
-        self.assertIsNone(self.registry.get(session.handle))
+        self.assertIsNone(self.registry.work.get(session.handle))
         self.assertTrue(session.gem.loggedOut)
         self.assertEqual(len(self.pool.opened), 1)
 
@@ -292,7 +293,7 @@ class EvictionTests(SynchronousTestCase):
         """
         A call's session given back: the spare that replaced it.
         """
-        session = self.successResultOf(self.registry.open())
+        session = self.successResultOf(self.registry.opener.open())
         self.successResultOf(self.registry.warm.giveBack(session, "call done"))
         spare, = [s for s in idle(self.registry)
                   if s.gem is self.pool.opened[-1]]
@@ -304,12 +305,12 @@ class EvictionTests(SynchronousTestCase):
         and logs in once its logout is done: never more logins than the
         cap, and not refused.
         """
-        self.successResultOf(self.registry.open())
+        self.successResultOf(self.registry.opener.open())
         spare = self.kept()
         logout = Deferred()
         spare.gem.logout = lambda: logout
-        opening = self.registry.open()
-        self.assertIsNone(self.registry.get(spare.handle))
+        opening = self.registry.opener.open()
+        self.assertIsNone(self.registry.work.get(spare.handle))
         self.assertNoResult(opening)
         self.assertEqual(len(self.pool.opened), 3)
         logout.callback(None)
@@ -322,26 +323,26 @@ class EvictionTests(SynchronousTestCase):
         Two new sessions and one idle session: one is admitted, the other
         refused at once, as without the pool.
         """
-        self.successResultOf(self.registry.open())
+        self.successResultOf(self.registry.opener.open())
         self.kept()
-        self.successResultOf(self.registry.open())
-        self.assertRaises(SessionLimitReached, self.registry.open)
+        self.successResultOf(self.registry.opener.open())
+        self.assertRaises(SessionLimitReached, self.registry.opener.open)
         self.assertEqual(len(self.pool.open_), 2)
 
     def test_longestIdleEvictedFirst(self):
         older = self.kept()
         self.clock.advance(1)
         newer = self.kept()
-        self.successResultOf(self.registry.open())
-        self.assertIsNone(self.registry.get(older.handle))
-        self.assertIs(self.registry.get(newer.handle), newer)
+        self.successResultOf(self.registry.opener.open())
+        self.assertIsNone(self.registry.work.get(older.handle))
+        self.assertIs(self.registry.work.get(newer.handle), newer)
 
     def comingSpare(self):
         """
         A call's session given back with the pool full: its spare's login
         is under way, and fires the L{Deferred} returned.
         """
-        session = self.successResultOf(self.registry.open())
+        session = self.successResultOf(self.registry.opener.open())
         self.pool.loginDelay = Deferred()
         self.successResultOf(self.registry.warm.giveBack(session, "call done"))
         delay, self.pool.loginDelay = self.pool.loginDelay, None
@@ -355,7 +356,7 @@ class EvictionTests(SynchronousTestCase):
         """
         self.pool.maxSessions = 1
         login = self.comingSpare()
-        opening = self.registry.open()
+        opening = self.registry.opener.open()
         self.assertNoResult(opening)
         spareGem = self.pool.opened[-1]
         login.callback(None)
@@ -372,7 +373,7 @@ class EvictionTests(SynchronousTestCase):
         """
         self.pool.maxSessions = 1
         login = self.comingSpare()
-        opening = self.registry.open()
+        opening = self.registry.opener.open()
         spareGem = self.pool.opened[-1]
         self.pool.open_.discard(spareGem)
         login.errback(GciError(4051, "login denied", fatal=True))
@@ -388,7 +389,7 @@ class EvictionTests(SynchronousTestCase):
         login = self.comingSpare()
         self.assertEqual(warm.yielding(), 1)
         self.pool.maxSessions = 1
-        opening = self.registry.open()
+        opening = self.registry.opener.open()
         self.assertEqual(warm.yielding(), 0)
         login.callback(None)
         session = self.successResultOf(opening)
@@ -403,8 +404,8 @@ class EvictionTests(SynchronousTestCase):
         """
         self.pool.maxSessions = 1
         login = self.comingSpare()
-        opening = self.registry.open()
-        self.assertRaises(SessionLimitReached, self.registry.open)
+        opening = self.registry.opener.open()
+        self.assertRaises(SessionLimitReached, self.registry.opener.open)
         login.callback(None)
         self.successResultOf(opening)
         self.assertEqual(len(self.pool.open_), 1)

@@ -12,6 +12,15 @@ from gsmcpd.sessions.work import WorkSession, couldBeHandle, newHandle, userOf
 from tests.fakes import FakeGem
 
 
+class Run:
+    """
+    A call in flight, as a work session keeps it: by its request id.
+    """
+
+    def __init__(self, requestId):
+        self.requestId = requestId
+
+
 class WorkSessionTests(SynchronousTestCase):
 
     def setUp(self):
@@ -49,6 +58,48 @@ class WorkSessionTests(SynchronousTestCase):
         self.session.view.notices.append("[view] refreshed")
         self.assertEqual(self.session.takeNotices(), ["[view] refreshed"])
         self.assertEqual(self.session.takeNotices(), [])
+
+    def test_callsInFlightByRequestId(self):
+        """
+        A call admitted answers to its request id until it is released; a
+        call released under an id another took since leaves that one.
+        """
+        first, second = Run(5), Run(5)
+        self.session.admit(first)
+        self.assertIs(self.session.callFor(5), first)
+        self.session.admit(second)
+        self.session.release(first)
+        self.assertEqual(self.session.inFlight(), [second])
+        self.session.release(second)
+        self.assertIsNone(self.session.callFor(5))
+
+    def test_awaitReplacement(self):
+        """
+        While its gem is replaced, each waiter gets a Deferred of its own
+        (cancelling one stops no other) firing once the replacement is
+        over.
+        """
+        self.assertIsNone(self.session.awaitReplacement())
+        self.session.replacementBegan()
+        first = self.session.awaitReplacement()
+        second = self.session.awaitReplacement()
+        first.cancel()
+        self.failureResultOf(first)
+        self.assertNoResult(second)
+        self.assertTrue(self.session.replacing)
+        self.session.replacementOver()
+        self.assertIsNone(self.successResultOf(second))
+        self.assertFalse(self.session.replacing)
+        self.assertIsNone(self.session.awaitReplacement())
+
+    def test_lentAndActive(self):
+        principal = Principal("ada", "Ada", frozenset(), 0.0)
+        self.session.lendTo(principal)
+        self.session.active(130.0)
+        self.session.notify("[session] moved")
+        self.assertIs(self.session.principal, principal)
+        self.assertEqual(self.session.liveness.lastActivity, 130.0)
+        self.assertEqual(self.session.takeNotices(), ["[session] moved"])
 
     def test_commitsTellTheObservers(self):
         self.session.journal.record("compiled", "A>>b", "A")

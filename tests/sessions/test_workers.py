@@ -53,6 +53,15 @@ class WorkerLoginsTests(SynchronousTestCase):
         self.control.results["mint_onetime_password"] = refuse
         self.failureResultOf(self.logins(), ToolError)
 
+    def test_noUserNoMinting(self):
+        """
+        A login that names no user, for logins without a worker user, is
+        refused before anything is minted.
+        """
+        logins = WorkerLogins(self.control, self.base, None)
+        self.failureResultOf(logins(), ValueError)
+        self.assertEqual(self.control.calls, [])
+
 
 class GrantNeededTests(SynchronousTestCase):
 

@@ -29,6 +29,11 @@ TESTED_ELSEWHERE = {
     "protocol.eras.modern.adapter": "transport.test_modern",
     # The renderer, with every template it renders.
     "tools.templates.render": "tools.test_templates",
+    # The registry's parts, through the registry that assembles them.
+    "sessions.table": "sessions.test_registry",
+    "sessions.logins": "sessions.test_registry",
+    "sessions.replacement": "sessions.test_registry",
+    "sessions.clients": "sessions.test_registry",
     # The syntax tree and its walk, through the parser that builds them.
     "smalltalk.ast": "smalltalk.test_smalltalk_parser",
     "smalltalk.walk": "smalltalk.test_smalltalk_parser",

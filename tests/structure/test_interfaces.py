@@ -25,14 +25,24 @@ from gsmcpd.observe.auditchain import ChainedJsonObserver
 from gsmcpd.observe.auditfile import AuditFile
 from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
+from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.eras.modern.asking import ModernAsker, TaskAsker
+from gsmcpd.protocol.eras.modern.dialect import ModernDialect
 from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.eras.modern.tasks import TaskProgress, TaskStore
+from gsmcpd.protocol.facts import IDialect
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.breaks import RunningCall
-from gsmcpd.sessions.interfaces import ICallSink, IClientRequests, IWorkSession
+from gsmcpd.sessions.interfaces import (
+    ICallSink,
+    IClientRequests,
+    ISessionCloser,
+    IWorkSession,
+)
+from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.work import WorkSession
+from gsmcpd.tools.base import Tool
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext, ICallControl
 from gsmcpd.tools.questions import NULL_ASKER, IAsker
 from gsmcpd.transport.connections import GuardedFactory, GuardedSite
@@ -112,6 +122,15 @@ class CallProviderTests(TestCase):
     def test_pendingRequests(self):
         self.assertTrue(verifyObject(IClientRequests,
                                      PendingRequests(Clock())))
+
+    def test_sessionRegistry(self):
+        self.assertTrue(verifyObject(ISessionCloser,
+                                     SessionRegistry(FakePool(), Clock())))
+
+    def test_dialects(self):
+        for dialect in (LegacyDialect(None, {}),
+                        ModernDialect(None, {}, Tool.descriptor, (), {})):
+            self.assertTrue(verifyObject(IDialect, dialect))
 
 
 class OtherProviderTests(TestCase):

@@ -93,5 +93,5 @@ class HandshakeOrderTests(ModernTestCase):
         response = yield self.treq.delete(
             "http://127.0.0.1/mcp", headers={"mcp-session-id": [handle]})
         self.assertEqual(response.code, 200)
-        self.assertEqual(len(self.sessions), 0)
+        self.assertEqual(len(self.sessions.work), 0)
         self.assertTrue(self.pool.opened[0].loggedOut)

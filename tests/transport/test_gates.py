@@ -113,8 +113,9 @@ class _Registry:
     def __getitem__(self, handle):
         return self._clients[handle]
 
-    def client(self, handle):
-        return self._clients.get(handle)
+    @property
+    def clients(self):
+        return self._clients
 
     def get(self, handle):
         return self._handles.get(handle) or getattr(

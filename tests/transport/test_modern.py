@@ -108,7 +108,7 @@ class DiscoverTests(ModernTestCase):
         """
         response, _ = yield self.send(modern("tools/list"))
         self.assertIsNone(response.headers.getRawHeaders("mcp-session-id"))
-        self.assertEqual(len(self.sessions), 0)
+        self.assertEqual(len(self.sessions.work), 0)
 
 
 class EnvelopeErrorTests(ModernTestCase):
@@ -190,7 +190,7 @@ class HandleTests(ModernTestCase):
         until close_session.
         """
         handle = yield self.openSession()
-        self.assertIs(self.sessions.get(handle).gem, self.pool.opened[0])
+        self.assertIs(self.sessions.work.get(handle).gem, self.pool.opened[0])
         result = yield self.tool("execute_code",
                                  {"code": "3 + 4", "session": handle},
                                  mcp_param_session=handle)
@@ -199,7 +199,7 @@ class HandleTests(ModernTestCase):
         closed = yield self.tool("close_session", {"session": handle},
                                  mcp_param_session=handle)
         self.assertFalse(closed["isError"])
-        self.assertIsNone(self.sessions.get(handle))
+        self.assertIsNone(self.sessions.work.get(handle))
         response, gone = yield self.send(modern(
             "tools/call", 8, name="execute_code",
             arguments={"code": "1", "session": handle}),
@@ -253,7 +253,7 @@ class HandleTests(ModernTestCase):
         self.treq.flush()
         _, answered = yield first
         self.assertEqual(answered["result"]["content"][0]["text"], "7")
-        self.assertEqual(self.sessions.get(handle).calls.running, {})
+        self.assertEqual(self.sessions.work.get(handle).calls.running, {})
 
     @inlineCallbacks
     def test_taskWhoseCodeCommitted(self):
@@ -272,7 +272,7 @@ class HandleTests(ModernTestCase):
                              "session": handle}, meta=meta,
             mcp_param_session=handle)
         self.assertEqual(created["resultType"], "task")
-        self.assertIsNone(self.sessions.get(handle).lastCommit)
+        self.assertIsNone(self.sessions.work.get(handle).lastCommit)
         gem.release()
         self.treq.flush()
         _, body = yield self.send(modern("tasks/get", 6, meta,
@@ -280,7 +280,7 @@ class HandleTests(ModernTestCase):
         self.assertEqual(body["result"]["status"], "completed")
         self.assertEqual(body["result"]["result"]["_meta"],
                          {"gsmcpd/committed": True})
-        self.assertEqual(self.sessions.get(handle).lastCommit.outcome,
+        self.assertEqual(self.sessions.work.get(handle).lastCommit.outcome,
                          "committed")
 
     @inlineCallbacks
@@ -302,7 +302,7 @@ class HandleTests(ModernTestCase):
         self.assertEqual((body["id"], body["error"]["code"]), (41, -32001))
         self.assertIn(handle, body["error"]["message"])
         self.assertIn("open_session", body["error"]["message"])
-        self.assertIsNone(self.sessions.get(handle))
+        self.assertIsNone(self.sessions.work.get(handle))
 
     @inlineCallbacks
     def test_deadThrowawayGemNamesNoHandle(self):
@@ -321,7 +321,7 @@ class HandleTests(ModernTestCase):
                          {"kind": "sessionGone", "number": 4100})
         self.assertIn("throwaway", body["error"]["message"])
         self.assertNotIn(self.pool.opened[0].name, body["error"]["message"])
-        self.assertEqual(len(self.sessions), 0)
+        self.assertEqual(len(self.sessions.work), 0)
 
     @inlineCallbacks
     def test_handleNotAString(self):
@@ -396,7 +396,7 @@ class HandleTests(ModernTestCase):
         deadline is answered C{stoneNotAnswering}; the login that answers
         later is logged out.
         """
-        self.sessions.loginDeadline = 10
+        self.sessions.opener.loginDeadline = 10
         self.pool.loginDelay = Deferred()
         answering = self.send(modern("tools/call", 42, name="open_session",
                                      arguments={}))
@@ -408,7 +408,7 @@ class HandleTests(ModernTestCase):
                          {"kind": "stoneNotAnswering", "deadline": 10})
         self.pool.loginDelay.callback(None)
         self.assertTrue(self.pool.opened[-1].loggedOut)
-        self.assertEqual(len(self.sessions), 0)
+        self.assertEqual(len(self.sessions.work), 0)
 
     @inlineCallbacks
     def test_readWithoutHandleRunsOnAFreshSession(self):
@@ -419,7 +419,7 @@ class HandleTests(ModernTestCase):
         self.assertFalse(result["isError"], result)
         self.assertEqual(len(self.pool.opened), 1)
         self.assertTrue(self.pool.opened[0].loggedOut)
-        self.assertEqual(len(self.sessions), 0)
+        self.assertEqual(len(self.sessions.work), 0)
 
     @inlineCallbacks
     def test_readsWithoutHandleTakeSpares(self):
@@ -561,7 +561,7 @@ class ListenTests(ModernTestCase):
         legacyHeard = yield self.stream("GET", None, {
             "mcp-session-id": [legacy], "accept": ["text/event-stream"]})
         handle = yield self.openSession()
-        self.sessions.get(handle).journal.record(
+        self.sessions.work.get(handle).journal.record(
             "compiled", "Account>>withdraw:", "Account")
         yield self.tool("commit", {"session": handle},
                         mcp_param_session=handle)
@@ -618,9 +618,9 @@ class HandleLifetimeTests(ModernTestCase):
                              self.clock)
         handle = yield self.openSession()
         self.elapse(policy.handleIdleTimeout - 10)
-        self.assertIsNotNone(self.sessions.get(handle))
+        self.assertIsNotNone(self.sessions.work.get(handle))
         self.elapse(20)
-        self.assertIsNone(self.sessions.get(handle))
+        self.assertIsNone(self.sessions.work.get(handle))
         self.assertTrue(self.pool.opened[0].loggedOut)
 
 
@@ -667,7 +667,7 @@ class ConformanceFixtureTests(ModernTestCase):
         self.assertEqual(request.clientCapabilities, {"elicitation": {}})
         self.assertEqual((request.context.wantsLog("info"),
                           request.context.wantsLog("error")), (False, True))
-        self.assertEqual((len(self.sessions), self.pool.opened), (0, []))
+        self.assertEqual((len(self.sessions.work), self.pool.opened), (0, []))
 
     @inlineCallbacks
     def test_inputRequiredRounds(self):
@@ -739,7 +739,7 @@ class LegacyUntouchedTests(ModernTestCase):
         self.assertTrue(self.pool.opened[0].loggedOut)
         yield self.treq.delete("http://127.0.0.1/mcp",
                                headers={"mcp-session-id": [handle]})
-        self.assertEqual((len(self.sessions), len(self.sessions.warm)),
+        self.assertEqual((len(self.sessions.work), len(self.sessions.warm)),
                          (0, 0))
 
     @inlineCallbacks

@@ -23,6 +23,7 @@ from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.protocol.notices import ChangeNotices
+from gsmcpd.sessions.logins import unprepared
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
@@ -75,8 +76,15 @@ class TransportTestCase(TestCase):
         self.sessions = SessionRegistry(
             self.pool, self.clock,
             onClose=[self.pending.forget, self.listeners.remove],
-            onCommit=[self.notices.resourcesUpdated])
+            onCommit=[self.notices.resourcesUpdated],
+            prepare=self.makePreparation())
         self.serve(self.makeHandlers())
+
+    def makePreparation(self):
+        """
+        What each new session is prepared with: nothing.
+        """
+        return unprepared
 
     def makePool(self):
         return FakePool(self.maxSessions)
@@ -230,7 +238,7 @@ class InitializeTests(TransportTestCase):
         deadline is answered C{stoneNotAnswering}; the login that answers
         later is logged out.
         """
-        self.sessions.loginDeadline = 10
+        self.sessions.opener.loginDeadline = 10
         self.pool.loginDelay = Deferred()
         answering = self.post(request("initialize"))
         self.clock.advance(10)
@@ -242,7 +250,7 @@ class InitializeTests(TransportTestCase):
         self.assertIsNone(response.headers.getRawHeaders("mcp-session-id"))
         self.pool.loginDelay.callback(None)
         self.assertTrue(self.pool.opened[0].loggedOut)
-        self.assertEqual(len(self.sessions), 0)
+        self.assertEqual(len(self.sessions.work), 0)
 
 class GateTests(TransportTestCase):
 
@@ -525,7 +533,7 @@ class ToolCallTests(TransportTestCase):
         body = yield self.call(self.handle, "execute_code", {"code": "x"})
         self.assertEqual(body["result"]["structuredContent"]["error"]["kind"],
                          "other")
-        self.assertIsNotNone(self.sessions.get(self.handle))
+        self.assertIsNotNone(self.sessions.work.get(self.handle))
 
     @inlineCallbacks
     def test_deadGemSessionGone(self):
@@ -570,7 +578,7 @@ class StreamTests(TransportTestCase):
         self.clock.advance(15)
         self.treq.flush()
         self.assertIn(b": keepalive\n\n", b"".join(received))
-        stream = self.sessions.client(handle).stream
+        stream = self.sessions.clients.get(handle).stream
         self.assertTrue(stream.open)
         self.assertTrue(verifyObject(IPushProducer, stream))
         yield self.treq.delete("http://127.0.0.1/mcp",
@@ -584,11 +592,11 @@ class StreamTests(TransportTestCase):
         headers = {"mcp-session-id": [handle]}
         yield self.treq.get("http://127.0.0.1/mcp", headers=headers,
                             unbuffered=True)
-        first = self.sessions.client(handle).stream
+        first = self.sessions.clients.get(handle).stream
         yield self.treq.get("http://127.0.0.1/mcp", headers=headers,
                             unbuffered=True)
         self.assertFalse(first.open)
-        self.assertTrue(self.sessions.client(handle).stream.open)
+        self.assertTrue(self.sessions.clients.get(handle).stream.open)
 
 
 class Collector:

@@ -12,7 +12,6 @@ asks its client on its own stream (L{gsmcpd.protocol.eras.legacy.asking}).
 
 from collections.abc import Callable
 from functools import partial
-from operator import methodcaller
 from typing import Any
 
 import attr
@@ -26,16 +25,15 @@ from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import (
     CallRunner,
     LoginFailedError,
-    SessionGoneError,
     loginFailed,
     sessionLimitMessage,
 )
 from gsmcpd.protocol.context import FROM_MEMORY, CallContext
-from gsmcpd.protocol.discover import namedInBody
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
+from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
 from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
-from gsmcpd.protocol.facts import LEGACY, Dialect, RequestFacts
-from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND, Handlers
+from gsmcpd.protocol.facts import LEGACY, RequestFacts
+from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import (
     METHOD_NOT_FOUND,
     SERVER_ERROR,
@@ -61,15 +59,11 @@ Opened = tuple[ClientSession | None, JsonObject]
 when it opened none), and the response."""
 
 
-def _sessionGone(work: Any, number: int) -> JsonRpcError:
-    return SessionGoneError(number)
-
-
 class LegacyEra:
     """
     Answers 2025-era requests for one server.
 
-    @ivar dialect: what this era says differently (L{Dialect}).
+    @ivar dialect: what this era says differently (an L{IDialect}).
     """
 
     def __init__(self, handlers: Handlers, methods: MethodTable,
@@ -87,10 +81,8 @@ class LegacyEra:
         self.sessions = sessions
         self.pending = pending
         self.listeners = listeners
-        self.dialect = Dialect(
-            LEGACY, handlers.identity.instructions, handlers.capabilities(),
-            methodcaller("descriptor"), (), {}, RESOURCE_NOT_FOUND, namedInBody,
-            _sessionGone)
+        self.dialect = LegacyDialect(handlers.identity.instructions,
+                                     handlers.capabilities())
 
     def initializeResult(self, params: JsonObject) -> JsonObject:
         """
@@ -114,7 +106,7 @@ class LegacyEra:
         """
         params = message.params
         try:
-            opening = self.sessions.openClient(
+            opening = self.sessions.clients.open(
                 negotiateVersion(params.get("protocolVersion")),
                 params.get("clientInfo"), params.get("capabilities"),
                 principal)
@@ -149,9 +141,13 @@ class LegacyEra:
         token narrows the session at once), and the GemStone user stays
         the one its gem logged in as.
         """
+        opened = client.work.principal
         if principal is None:
-            return client.work.principal
-        return attr.evolve(principal, user=client.work.principal.user)
+            return opened
+        if opened is None:
+            # With a token every session is opened by one.
+            raise ValueError("a token's request on a session opened without")
+        return attr.evolve(principal, user=opened.user)
 
     def answer(self, client: ClientSession, message: Message,
                principal: Principal | None = None,

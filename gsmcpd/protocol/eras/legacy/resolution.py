@@ -1,16 +1,13 @@
 """
 Which session a 2025 request works in: the client session its session id
-names, if the request's identity opened it, and the GemStone session that
-client works in once it can serve a call.
+names, if the request's identity opened it (its work session then says
+whether a call must wait for a replacement: C{awaitReplacement}).
 
 The id comes from the transport (C{MCP-Session-Id}, read there); what a
 failure is called on the wire (400, 404) is the transport's too.
 """
 
-from twisted.internet.defer import Deferred
-
 from gsmcpd.auth.tokens import Principal, admits
-from gsmcpd.gci.session import shielded
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.registry import SessionRegistry
 
@@ -44,7 +41,7 @@ def clientSession(sessions: SessionRegistry, sessionId: str | None,
     """
     if sessionId is None:
         raise NoSessionId()
-    session: ClientSession | None = sessions.client(sessionId)
+    session: ClientSession | None = sessions.clients.get(sessionId)
     # One check for a live session and for none, by the same steps: a
     # guesser cannot tell a foreign session from a made-up id.
     admitted = admits(None if session is None else session.work.principal,
@@ -53,13 +50,3 @@ def clientSession(sessions: SessionRegistry, sessionId: str | None,
     if session is None or not admitted:
         raise NoSuchSession()
     return session
-
-
-def replacement(client: ClientSession) -> "Deferred[object] | None":
-    """
-    The replacement of C{client}'s GemStone session under way, or L{None}:
-    a call waits for it, and is served by the new session.  Shielded: a
-    caller that stops waiting does not stop the replacement.
-    """
-    replacing = client.work.calls.replacing
-    return None if replacing is None else shielded(replacing)

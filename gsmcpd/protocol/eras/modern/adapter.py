@@ -31,8 +31,8 @@ from gsmcpd.protocol.catalogsurface import mirroringShown
 from gsmcpd.protocol.context import FROM_MEMORY, CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import ModernAsker, modernRound
+from gsmcpd.protocol.eras.modern.dialect import ModernDialect
 from gsmcpd.protocol.eras.modern.envelope import (
-    SERVER_INFO_KEY,
     Envelope,
     Headers,
     checkParameterHeaders,
@@ -42,7 +42,6 @@ from gsmcpd.protocol.eras.modern.handles import (
     HANDLE_TOOLS,
     SESSION_ARGUMENT,
     ToolSchemas,
-    sessionGone,
     takeHandle,
     takesHandle,
 )
@@ -50,7 +49,7 @@ from gsmcpd.protocol.eras.modern.lending import Lending, nothingToRelease, toolE
 from gsmcpd.protocol.eras.modern.refusals import asRefusal
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
 from gsmcpd.protocol.eras.modern.results import ModernAnswer, complete
-from gsmcpd.protocol.facts import MODERN, Dialect, RequestFacts
+from gsmcpd.protocol.facts import MODERN, RequestFacts
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS,
@@ -101,11 +100,6 @@ def withoutHandle(arguments: Any) -> Any:
             if name != SESSION_ARGUMENT}
 
 
-def namedInMeta(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
-    """
-    C{server/discover}'s C{answer} naming the server in C{_meta}.
-    """
-    return dict(answer, _meta={SERVER_INFO_KEY: serverInfo})
 
 
 class ModernEra:
@@ -114,7 +108,7 @@ class ModernEra:
 
     @ivar seal: seals C{requestState} for this daemon.
     @ivar tasks: the daemon's L{tasks.TaskStore}.
-    @ivar dialect: what this era says differently (L{Dialect}).
+    @ivar dialect: what this era says differently (an L{IDialect}).
     """
 
     def __init__(self, handlers: Handlers, methods: MethodTable,
@@ -138,11 +132,10 @@ class ModernEra:
         handleTools = HANDLE_TOOLS if any(
             tool.runsOn != NO_SESSION for tool in catalog) else ()
         self._handleTools = {tool.name: tool for tool in handleTools}
-        self.dialect = Dialect(
-            MODERN, handlers.identity.modernInstructions,
-            self._capabilities(served), self.schemas.describe, handleTools,
-            {skill.uri: skill for skill in served}, INVALID_PARAMS,
-            namedInMeta, sessionGone)
+        self.dialect = ModernDialect(
+            handlers.identity.modernInstructions, self._capabilities(served),
+            self.schemas.describe, handleTools,
+            {skill.uri: skill for skill in served})
 
     def _capabilities(self, served: skills.Skills) -> JsonObject:
         declared = self.handlers.capabilities()

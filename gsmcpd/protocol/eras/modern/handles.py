@@ -147,7 +147,7 @@ def closed(handle: str) -> ToolResult:
                       "changes, if any, were discarded.", {"session": handle})
 
 
-def sessionGone(work: IWorkSession, number: int) -> JsonRpcError:
+def sessionGoneError(work: IWorkSession, number: int) -> JsonRpcError:
     """
     A dead gem, told as the 2026 era sees it: the handle it was behind is
     gone, and open_session makes a new one; a throwaway session's client

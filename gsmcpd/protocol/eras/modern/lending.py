@@ -78,10 +78,10 @@ class Lending:
         names nothing (a 2025 session id, or a throwaway session, is never
         a handle).
         """
-        session = self.sessions.get(handle)
+        session = self.sessions.work.get(handle)
         live = session is not None and not session.throwaway and \
-            self.sessions.client(handle) is None
-        if not admits(session.principal if live else None,
+            self.sessions.clients.get(handle) is None
+        if not admits(session.principal if session and live else None,
                       envelope.principal, f"handle {handle[:8]}",
                       exists=live):
             return None
@@ -102,12 +102,14 @@ class Lending:
         """
         if handle is not None:
             session = self.named(handle, envelope)
-            if session is not None and session.calls.replacing is not None:
-                yield session.calls.replacing
+            replacement = None if session is None \
+                else session.awaitReplacement()
+            if replacement is not None:
+                yield replacement
                 session = self.named(handle, envelope)
             if session is None:
                 raise noSuchHandle(handle)
-            self.sessions.touch(session)
+            self.sessions.work.touch(session)
             return session, nothingToRelease
         if tool.runsOn == OWN_SESSION:
             raise needsHandle(tool)
@@ -172,7 +174,7 @@ class Lending:
         A new GemStone session as the request's GemStone user.
         """
         try:
-            opening = self.sessions.open(envelope.principal,
+            opening = self.sessions.opener.open(envelope.principal,
                                          envelope.clientInfo, throwaway)
         except SessionLimitReached as e:
             raise ToolError("sessionLimit", sessionLimitMessage(

@@ -35,7 +35,7 @@ def refusalOf(error: JsonRpcError | ToolError, handle: str | None,
         return None
     if handle is None:
         return "handleRequired"
-    owner = getattr(sessions.get(handle), "principal", None)
+    owner = getattr(sessions.work.get(handle), "principal", None)
     return "foreignHandle" if owner is not None and (
         principal is None or owner.identity != principal.identity) \
         else "unknownHandle"

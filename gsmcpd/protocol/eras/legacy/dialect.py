@@ -1,0 +1,43 @@
+"""
+What the 2025 revisions say differently (an L{IDialect}).
+"""
+
+import attr
+from zope.interface import implementer
+
+from gsmcpd.protocol.calls import SessionGoneError
+from gsmcpd.protocol.discover import namedInBody
+from gsmcpd.protocol.facts import LEGACY, IDialect
+from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND
+from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError
+from gsmcpd.sessions.interfaces import IWorkSession
+from gsmcpd.tools.base import Tool
+
+
+@implementer(IDialect)
+@attr.s(frozen=True, auto_attribs=True)
+class LegacyDialect:
+    """
+    The 2025 era's: tools as the catalog describes them, no handle tools
+    and no skills, a missing resource told as C{-32002}, the server named
+    in C{server/discover}'s body, and a dead gem as the end of the
+    client's MCP session.
+    """
+
+    instructions: str | None
+    capabilities: JsonObject
+    era: str = LEGACY
+    handleTools: tuple[Tool, ...] = ()
+    skills: dict[str, object] = attr.Factory(dict)
+    resourceNotFound: int = RESOURCE_NOT_FOUND
+
+    def describe(self, tool: Tool) -> JsonObject:
+        return tool.descriptor()
+
+    def discovered(self, answer: JsonObject, serverInfo: JsonObject
+                   ) -> JsonObject:
+        return namedInBody(answer, serverInfo)
+
+    def sessionGoneError(self, work: IWorkSession, number: int
+                         ) -> JsonRpcError:
+        return SessionGoneError(number)

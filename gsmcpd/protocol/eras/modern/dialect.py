@@ -1,0 +1,55 @@
+"""
+What the 2026-07-28 era says differently (an L{IDialect}).
+"""
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attr
+from zope.interface import implementer
+
+from gsmcpd.protocol.eras.modern.envelope import SERVER_INFO_KEY
+from gsmcpd.protocol.eras.modern.handles import sessionGoneError
+from gsmcpd.protocol.facts import MODERN, IDialect
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
+from gsmcpd.sessions.interfaces import IWorkSession
+from gsmcpd.tools.base import Tool
+
+
+def namedInMeta(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
+    """
+    C{server/discover}'s C{answer} naming the server in C{_meta}.
+    """
+    return dict(answer, _meta={SERVER_INFO_KEY: serverInfo})
+
+
+@implementer(IDialect)
+@attr.s(frozen=True, auto_attribs=True)
+class ModernDialect:
+    """
+    The 2026-07-28 era's: tools described with their C{session} argument,
+    the handle tools listed after the catalog's, skills, a missing
+    resource told as C{-32602}, the server named in C{_meta}, and a dead
+    gem as the end of the handle it was behind.
+
+    @ivar describeTool: how this era describes a tool (its schemas').
+    """
+
+    instructions: str | None
+    capabilities: JsonObject
+    describeTool: Callable[[Tool], JsonObject]
+    handleTools: tuple[Tool, ...]
+    skills: Mapping[str, Any]
+    era: str = MODERN
+    resourceNotFound: int = INVALID_PARAMS
+
+    def describe(self, tool: Tool) -> JsonObject:
+        return self.describeTool(tool)
+
+    def discovered(self, answer: JsonObject, serverInfo: JsonObject
+                   ) -> JsonObject:
+        return namedInMeta(answer, serverInfo)
+
+    def sessionGoneError(self, work: IWorkSession, number: int
+                         ) -> JsonRpcError:
+        return sessionGoneError(work, number)
