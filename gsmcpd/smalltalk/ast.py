@@ -2,9 +2,12 @@
 Syntax tree nodes for GemStone Smalltalk.
 
 Nodes are immutable values.  Each has an C{offset}, the 0-based character
-offset of its start in the source, for reporting; it takes no part in
-equality, so trees that mean the same thing compare equal wherever their
-text came from.
+offset of its start in the source, and an C{end}, just past its last token
+(a parenthesised expression's spans the inside), for reporting and for
+rewriting by position; they take no part in equality, so trees that mean
+the same thing compare equal wherever their text came from.  A send's and a
+method pattern's C{parts} are the offsets of its selector's keywords (or its
+one word), where a rename edits the text.
 """
 
 from __future__ import annotations
@@ -37,6 +40,15 @@ class Node:
     """
 
     offset: int = attrs.field(default=0, eq=False, kw_only=True)
+    end: int = attrs.field(default=0, eq=False, kw_only=True)
+
+
+Offsets = tuple[int, ...]
+"""Where each keyword of a selector starts in the source."""
+
+
+def _positions() -> Any:
+    return attrs.field(default=(), eq=False, kw_only=True)
 
 
 @attrs.frozen
@@ -76,6 +88,7 @@ class Message(Node):
     receiver: Node
     selector: str
     args: tuple[Node, ...]
+    parts: Offsets = _positions()
 
 
 @attrs.frozen
@@ -87,6 +100,7 @@ class Cascade(Node):
 
     receiver: Node
     messages: tuple[tuple[str, tuple[Node, ...]], ...]
+    parts: tuple[Offsets, ...] = _positions()
 
 
 @attrs.frozen
@@ -132,3 +146,5 @@ class Method(Node):
     pragmas: tuple[tuple[str, tuple[Literal, ...]], ...]
     temps: tuple[str, ...]
     statements: tuple[Node, ...]
+    parts: Offsets = _positions()
+    paramOffsets: Offsets = _positions()

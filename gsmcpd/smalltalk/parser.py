@@ -21,6 +21,7 @@ from .ast import (
     Message,
     Method,
     Node,
+    Offsets,
     Return,
     Sequence,
     Variable,
@@ -141,7 +142,7 @@ class _Lexer:
 
     def _literal(self, value: object, kind: str, start: int) -> _Token:
         return _Token("literal", "", start, self._pos,
-                      Literal(value, kind, offset=start))
+                      Literal(value, kind, offset=start, end=self._pos))
 
     def _next(self) -> _Token:
         source, start = self._source, self._pos
@@ -271,6 +272,11 @@ class _Parser:
     def _error(self, message: str) -> SmalltalkSyntaxError:
         return _error(self._source, message, self._token.offset)
 
+    @property
+    def _end(self) -> int:
+        """Where the last token taken ends: the end of the node it closes."""
+        return self._tokens[self._pos - 1].end if self._pos else 0
+
     def _unexpected(self, closer: str) -> SmalltalkSyntaxError:
         token = self._token
         if token.kind == "eof":
@@ -301,11 +307,12 @@ class _Parser:
     def sequence(self) -> Sequence:
         offset = self._token.offset
         temps = self._temporaries()
-        return Sequence(temps, self._statements("eof"), offset=offset)
+        return Sequence(temps, self._statements("eof"), offset=offset,
+                        end=self._end)
 
     def method(self) -> Method:
         offset = self._token.offset
-        selector, params = self._pattern()
+        selector, params, parts, paramOffsets = self._pattern()
         pragmas: list[tuple[str, tuple[Literal, ...]]] = []
         temps = None
         while True:
@@ -322,24 +329,31 @@ class _Parser:
             temps or (),
             self._statements("eof"),
             offset=offset,
+            end=self._end,
+            parts=parts,
+            paramOffsets=paramOffsets,
         )
 
-    def _pattern(self) -> tuple[str, tuple[str, ...]]:
+    def _pattern(self) -> tuple[str, tuple[str, ...], Offsets, Offsets]:
+        """
+        The selector, the parameters, and where each keyword and each
+        parameter starts.
+        """
         token = self._advance()
         if token.kind == "identifier":
-            return token.text, ()
-        if token.kind == "binary":
-            return token.text, (self._argument_name(),)
-        if token.kind != "keyword":
+            return token.text, (), (token.offset,), ()
+        if token.kind not in ("binary", "keyword"):
             raise _error(self._source, "expected a method pattern", token.offset)
-        keywords, params = [token.text], [self._argument_name()]
-        while self._token.kind == "keyword":
-            keywords.append(self._advance().text)
-            params.append(self._argument_name())
-        return "".join(keywords), tuple(params)
+        keywords, parts, params = [token.text], [token.offset], [self._argument()]
+        while token.kind == "keyword" and self._token.kind == "keyword":
+            keywords.append(self._token.text)
+            parts.append(self._advance().offset)
+            params.append(self._argument())
+        return ("".join(keywords), tuple(name.text for name in params),
+                tuple(parts), tuple(name.offset for name in params))
 
-    def _argument_name(self) -> str:
-        return self._expect("identifier", "expected an argument name").text
+    def _argument(self) -> _Token:
+        return self._expect("identifier", "expected an argument name")
 
     def _pragma(self) -> list[tuple[str, tuple[Literal, ...]]]:
         """
@@ -400,7 +414,8 @@ class _Parser:
     def _statement(self) -> Node:
         if self._token.kind == "^":
             caret = self._advance()
-            return Return(self._expression(), offset=caret.offset)
+            value = self._expression()
+            return Return(value, offset=caret.offset, end=value.end)
         return self._expression()
 
     def _expression(self) -> Node:
@@ -409,7 +424,8 @@ class _Parser:
             if token.text in _PSEUDO_VARIABLES:
                 raise self._error(f"cannot assign to {token.text}")
             self._pos += 2
-            return Assignment(token.text, self._expression(), offset=token.offset)
+            value = self._expression()
+            return Assignment(token.text, value, offset=token.offset, end=value.end)
         receiver = self._primary()
         expression = self._keyword_message(
             self._binary_messages(self._unary_messages(receiver))
@@ -420,27 +436,35 @@ class _Parser:
             raise self._error("expected a message before ';'")
         assert isinstance(expression, Message)  # one was parsed after it
         messages = [(expression.selector, expression.args)]
+        parts = [expression.parts]
         while self._token.kind == ";":
             self._advance()
-            messages.append(self._cascade_message())
-        return Cascade(expression.receiver, tuple(messages), offset=expression.offset)
+            parts.append((self._token.offset,))
+            selector, args, keywords = self._cascade_message()
+            messages.append((selector, args))
+            parts[-1] = keywords or parts[-1]
+        return Cascade(expression.receiver, tuple(messages),
+                       offset=expression.offset, end=self._end,
+                       parts=tuple(parts))
 
-    def _cascade_message(self) -> tuple[str, tuple[Node, ...]]:
+    def _cascade_message(self) -> tuple[str, tuple[Node, ...], Offsets]:
         token = self._token
         if token.kind == "identifier":
             self._advance()
-            return token.text, ()
+            return token.text, (), ()
         if token.kind == "binary":
             self._advance()
-            return token.text, (self._binary_operand(f"after {token.text!r}"),)
+            return (token.text,
+                    (self._binary_operand(f"after {token.text!r}"),), ())
         if token.kind == "keyword":
             return self._keyword_parts()
         raise self._error("expected a message after ';'")
 
     def _unary_messages(self, receiver: Node) -> Node:
         while self._token.kind == "identifier":
-            selector = self._advance().text
-            receiver = Message(receiver, selector, (), offset=receiver.offset)
+            token = self._advance()
+            receiver = Message(receiver, token.text, (), offset=receiver.offset,
+                               end=token.end, parts=(token.offset,))
         return receiver
 
     def _binary_operand(self, where: str) -> Node:
@@ -448,26 +472,29 @@ class _Parser:
 
     def _binary_messages(self, receiver: Node) -> Node:
         while self._token.kind == "binary":
-            selector = self._advance().text
-            arg = self._binary_operand(f"after {selector!r}")
-            receiver = Message(receiver, selector, (arg,), offset=receiver.offset)
+            token = self._advance()
+            arg = self._binary_operand(f"after {token.text!r}")
+            receiver = Message(receiver, token.text, (arg,), offset=receiver.offset,
+                               end=self._end, parts=(token.offset,))
         return receiver
 
     def _keyword_message(self, receiver: Node) -> Node:
         if self._token.kind != "keyword":
             return receiver
-        selector, args = self._keyword_parts()
-        return Message(receiver, selector, args, offset=receiver.offset)
+        selector, args, parts = self._keyword_parts()
+        return Message(receiver, selector, args, offset=receiver.offset,
+                       end=self._end, parts=parts)
 
-    def _keyword_parts(self) -> tuple[str, tuple[Node, ...]]:
-        keywords, args = [], []
+    def _keyword_parts(self) -> tuple[str, tuple[Node, ...], Offsets]:
+        keywords, args, parts = [], [], []
         while self._token.kind == "keyword":
-            keyword = self._advance().text
-            keywords.append(keyword)
+            token = self._advance()
+            keywords.append(token.text)
+            parts.append(token.offset)
             args.append(
-                self._binary_messages(self._binary_operand(f"after {keyword!r}"))
+                self._binary_messages(self._binary_operand(f"after {token.text!r}"))
             )
-        return "".join(keywords), tuple(args)
+        return "".join(keywords), tuple(args), tuple(parts)
 
     def _primary(self, message: str = "expected an expression") -> Node:
         token = self._token
@@ -475,7 +502,7 @@ class _Parser:
             if token.text in _CONSTANTS:
                 return self._constant(token)
             self._advance()
-            return Variable(token.text, offset=token.offset)
+            return Variable(token.text, offset=token.offset, end=token.end)
         if token.literal is not None:
             self._advance()
             return token.literal
@@ -490,7 +517,7 @@ class _Parser:
             self._advance()
             elements = self._statements("}", self._expression)
             self._advance()
-            return BraceArray(elements, offset=token.offset)
+            return BraceArray(elements, offset=token.offset, end=self._end)
         if token.kind == "#(":
             return self._literal_array()
         if token.kind == "#[":
@@ -505,7 +532,8 @@ class _Parser:
         Take C{token}, the identifier C{nil}, C{true} or C{false}.
         """
         self._advance()
-        return Literal(_CONSTANTS[token.text], token.text, offset=token.offset)
+        return Literal(_CONSTANTS[token.text], token.text, offset=token.offset,
+                       end=token.end)
 
     def _negative_number(self) -> Literal | None:
         minus, number = self._token, self._peek()
@@ -532,7 +560,7 @@ class _Parser:
         temps = self._temporaries()
         statements = self._statements("]")
         self._advance()
-        return Block(tuple(params), temps, statements, offset=offset)
+        return Block(tuple(params), temps, statements, offset=offset, end=self._end)
 
     def _literal_array(self) -> Literal:
         offset = self._advance().offset
@@ -540,7 +568,7 @@ class _Parser:
         while self._token.kind != ")":
             elements.append(self._array_element())
         self._advance()
-        return Literal(tuple(elements), "array", offset=offset)
+        return Literal(tuple(elements), "array", offset=offset, end=self._end)
 
     def _array_element(self) -> Literal:
         """
@@ -562,7 +590,7 @@ class _Parser:
             return negative
         if token.kind in ("identifier", "binary"):
             self._advance()
-            return Literal(token.text, "symbol", offset=token.offset)
+            return Literal(token.text, "symbol", offset=token.offset, end=token.end)
         if token.kind == "keyword":
             # Adjacent keywords, as in #(at:put:), make one symbol.
             end = token.end
@@ -571,7 +599,8 @@ class _Parser:
                 end = self._token.end
             self._advance()
             return Literal(
-                self._source[token.offset : end], "symbol", offset=token.offset
+                self._source[token.offset : end], "symbol", offset=token.offset,
+                end=end,
             )
         raise self._unexpected(")")
 
@@ -591,7 +620,7 @@ class _Parser:
             values.append(literal.value)
             self._advance()
         self._advance()
-        return Literal(bytes(values), "bytearray", offset=offset)
+        return Literal(bytes(values), "bytearray", offset=offset, end=self._end)
 
 
 def parse_expression(source: str) -> Sequence:

@@ -33,6 +33,7 @@ OTHER_TOOLSETS = {
     "admin": "gsmcpd.tools.admin:AdminToolset",
     "changes": "gsmcpd.tools.changes:ChangesToolset",
     "debugging": "gsmcpd.tools.debugging:DebuggingToolset",
+    "refactoring": "gsmcpd.tools.refactoring:RefactoringToolset",
     "tonel": "gsmcpd.tools.tonel:TonelToolset",
 }
 """Toolsets shipped besides the core ones."""

@@ -85,7 +85,7 @@ class ServedTests(SynchronousTestCase):
                 toolsetNames=None, readOnly=True, surface=surface).served())
             for text in (identity.instructions,
                          identity.modernInstructions):
-                self.assertIn("Not served here: admin, changes, tonel (",
+                self.assertIn("Not served here: admin, changes, refactoring, tonel (",
                               text)
                 self.assertNotIn("mutation", text.split("Not served")[1])
 
@@ -127,7 +127,7 @@ class DefaultSurfaceTests(ModernTestCase):
         for instructions in (self.handlers.identity.instructions,
                              self.handlers.identity.modernInstructions):
             self.assertTrue(instructions.endswith(
-                "\n\nNot served here: admin, changes, tonel (an operator "
+                "\n\nNot served here: admin, changes, refactoring, tonel (an operator "
                 "adds one to --toolsets)."), instructions[-200:])
 
     @inlineCallbacks

@@ -193,7 +193,8 @@ def sampleResults():
             "sizes": [searchSize(0.1, 6000, 0.2), searchSize(1.0, 60000, 2.0)],
             "growth": {key: {"slope": 1.0, "growth": "linear"} for key in (
                 "index_s", "find_senders_size_s", "find_senders_printString_s",
-                "search_method_source_no_hit_s")},
+                "search_method_source_no_hit_s", "find_code_perform_s",
+                "find_code_size_s")},
         },
     }
 
@@ -205,7 +206,9 @@ def searchSize(fraction, methods, seconds):
             "find_senders_printString_s": seconds,
             "find_senders_printString_hits": methods // 5,
             "search_method_source_no_hit_s": seconds * 5,
-            "search_method_source_no_hit_hits": 0}
+            "search_method_source_no_hit_hits": 0,
+            "find_code_perform_s": seconds, "find_code_perform_hits": 1,
+            "find_code_size_s": seconds, "find_code_size_hits": 51}
 
 
 class FigureTests(SynchronousTestCase):
@@ -427,7 +430,8 @@ class SearchCostTests(SynchronousTestCase):
         self.assertGreater(small["find_senders_size_hits"], 0)
         self.assertEqual(set(measured["growth"]), {
             "index_s", "find_senders_size_s", "find_senders_printString_s",
-            "search_method_source_no_hit_s"})
+            "search_method_source_no_hit_s", "find_code_perform_s",
+            "find_code_size_s"})
 
 
 class StoneTests(SynchronousTestCase):

@@ -155,10 +155,10 @@ class AdvertisedTests(SynchronousTestCase):
         """
         self.assertEqual(DEFAULT_TOOLSETS, (*CORE_TOOLSETS, "debugging"))
         self.assertEqual(unservedToolsets(DEFAULT_TOOLSETS),
-                         ["admin", "changes", "tonel"])
+                         ["admin", "changes", "refactoring", "tonel"])
         self.assertEqual(unservedToolsets(["browsing", "admin"]), [
             "execution", "listing", "mutation", "search", "session",
-            "testing", "changes", "debugging", "tonel"])
+            "testing", "changes", "debugging", "refactoring", "tonel"])
 
     def test_advertisedIsTheToolListed(self):
         """

@@ -8,21 +8,25 @@ in process (no HTTP, no MCP, no C library), printing JSON.
 Per size it reports the build, a search that meets a cold index (the first
 after a commit: one scan of every method), warm C{find_senders} of common
 selectors, and a C{search_method_source} that matches nothing, so it reads
-every method's source.  Growth is judged by the log-log slope of each cost
+every method's source, and C{find_code}'s first page (its template and
+the daemon's parsing and matching).  Growth is judged by the log-log slope of each cost
 against the number of methods between the smallest and the largest size:
 1 is linear.
 """
 
 import argparse
+import functools
 import json
 import math
 import sys
 import time
 
+from gsmcpd.smalltalk.pattern import compilePattern, selectorsOf
 from gsmcpd.testing.simulator import gem, kernelrepo, searches
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.search import SEARCH_LIMIT
+from gsmcpd.tools.structure import FIND_LIMIT, SENDERS_READ, matchedIn
 from gsmcpd.tools.templates.render import Template
 from gsmcpd.tools.templates.run import MAX_RESULT_BYTES
 
@@ -37,6 +41,34 @@ SEARCHES = {
     "search_method_source_no_hit": (
         "search_method_source", {"pattern": "noSuchTextAnywhere", "dictionaryName": None}),
 }
+
+
+FIND_CODE = {
+    "find_code_perform": "`@r perform: `#s with: `@a",
+    "find_code_size": "`@r size",
+}
+"""find_code's first page: a rare selector and a common one (its template
+reads the senders' sources, the daemon parses and matches them)."""
+
+
+def findCode(session, pattern):
+    """
+    What find_code does for C{pattern}'s first page: the template's window
+    of senders at a time, and the parsing and matching here, until the
+    page is full.
+    """
+    tree = compilePattern(pattern)
+    found, read, total = 0, 0, None
+    while (total is None or read < total) and found <= FIND_LIMIT:
+        text = Template.named("refactoring_sources").render({
+            "selector": max(selectorsOf(tree), key=len), "newSelector": None,
+            "global": None, "scopeKind": "all", "scopeName": None,
+            "mentions": False, "sendersOffset": read,
+            "sendersLimit": SENDERS_READ}, MAX_RESULT_BYTES)
+        value = json.loads(gem.answer(session, text))["result"]
+        total, read = value["sendersTotal"], read + SENDERS_READ
+        found += sum(len(matchedIn(tree, row)) for row in value["senders"])
+    return found
 
 
 def source(template, arguments):
@@ -70,10 +102,12 @@ def measureSize(fraction, repeats):
              "classes": len(code.allClasses())}
     for name, (template, arguments) in SEARCHES.items():
         text = source(template, arguments)
-        found[f"{name}_s"] = timed(lambda text=text: gem.answer(session, text),
-                                   repeats)
+        found[f"{name}_s"] = timed(functools.partial(gem.answer, session, text), repeats)
         found[f"{name}_hits"] = (len(index.senders.get(arguments.get("selector"), ()))
                                  if template == "find_senders" else 0)
+    for name, pattern in FIND_CODE.items():
+        found[f"{name}_s"] = timed(functools.partial(findCode, session, pattern), repeats)
+        found[f"{name}_hits"] = findCode(session, pattern)
     return found
 
 
@@ -93,7 +127,7 @@ def measure(fractions=FRACTIONS, repeats=3):
     """
     sizes = [measureSize(fraction, repeats) for fraction in fractions]
     growth = {}
-    for key in ["index_s", *(f"{name}_s" for name in SEARCHES)]:
+    for key in ["index_s", *(f"{name}_s" for name in (*SEARCHES, *FIND_CODE))]:
         figure = slope(sizes[0], sizes[-1], key)
         growth[key] = {"slope": figure, "growth": (
             "sublinear" if figure < LINEAR[0] else

@@ -72,7 +72,11 @@ TARGETS = (
       for what, key in (("cross-reference index", "index"),
                         ("find_senders size", "find_senders_size"),
                         ("search_method_source reading every source",
-                         "search_method_source_no_hit"))),
+                         "search_method_source_no_hit"),
+                        ("find_code's first page, perform:with:",
+                         "find_code_perform"),
+                        ("find_code's first page, size",
+                         "find_code_size"))),
 )
 
 

@@ -37,6 +37,7 @@ from gsmcpd.testing.simulator import (
     processes,
     profiling,
     reflection,
+    renaming,
     sequences,
     sessiontable,
     sessiontemps,
@@ -62,8 +63,8 @@ from gsmcpd.testing.simulator.repository import ABSENT
 # Importing these registers the kernel's methods.
 KERNEL_MODULES = (arithmetic, contexteval, debugging, dictionaries, enumerating, exceptions,
                   frames, inspection, integers, intervals, magnitudes, processes, profiling,
-                  reflection, sequences, sessiontable, sessiontemps, sets, steppoints, streams,
-                  strings, sunit, system)
+                  reflection, renaming, sequences, sessiontable, sessiontemps, sets, steppoints,
+                  streams, strings, sunit, system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",
                     3: "value:value:value:", 4: "value:value:value:value:"}

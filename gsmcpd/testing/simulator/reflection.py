@@ -361,13 +361,14 @@ def _environmentId(ev, receiver):
 
 # ----------------------------------------------------------- ClassOrganizer
 
-def _compiled(methods):
-    return Array([CompiledMethod(UserClass(m.className, m.meta), m.selector) for m in methods])
+def _compiled(ev, methods):  # each in its class's current version, == the global
+    return Array([CompiledMethod(UserClass(m.className, m.meta, ev.code.classNamed(
+        m.className).version), m.selector) for m in methods])
 
 
 @method("ClassOrganizer", "implementorsOf:")
 def _implementorsOf(ev, receiver, selector):
-    return _compiled(searches.indexOf(ev.code).implementors.get(text(selector), ()))
+    return _compiled(ev, searches.indexOf(ev.code).implementors.get(text(selector), ()))
 
 
 @method("ClassOrganizer", "sendersOf:")
@@ -376,7 +377,7 @@ def _sendersOf(ev, receiver, selector):
     GemStone's answer: an Array of the methods and an Array of where in
     each the selector is sent (the model does not track where: 0 each).
     """
-    methods = _compiled(searches.indexOf(ev.code).senders.get(text(selector), ()))
+    methods = _compiled(ev, searches.indexOf(ev.code).senders.get(text(selector), ()))
     return Array([methods, Array([0] * len(methods.items))])
 
 
@@ -387,7 +388,7 @@ def _referencesToObject(ev, receiver, value):
     for name in ev.code.namesOf(value):
         for each in references.get(name, ()):
             found[(each.className, each.meta, each.selector)] = each
-    return _compiled(found.values())
+    return _compiled(ev, found.values())
 
 
 @method("ClassOrganizer", "allSubclassesOf:")

@@ -1,0 +1,35 @@
+"""
+A selector renamed over a real socket by the official Python SDK client, as
+an agent would (tests/clients/python_sdk_refactoring_flow.py): in two calls,
+a preview and its apply, in both protocol eras.
+"""
+
+from tests.realdaemon import AgentFlowTestCase
+
+TOOLSETS = ("execution session listing browsing search mutation testing "
+            "debugging refactoring")
+"""The default toolsets and refactoring."""
+STEPS = ["bump", "twice", "preview", "apply", "run", "category", "sender"]
+
+
+class RefactoringFlowTests(AgentFlowTestCase):
+
+    flow = "python_sdk_refactoring_flow.py"
+    toolsets = TOOLSETS
+
+    def test_auto(self):
+        """
+        The SDK's default mode (2026-07-28), with a handle: the preview
+        lists the implementor, the sender and the perform: left alone; its
+        apply renames both, the code runs, the category is kept; without
+        the handle the rename is refused.
+        """
+        seen = self.runFlow("auto")
+        self.assertEqual(seen["protocolVersion"], "2026-07-28")
+        self.assertEqual(list(seen["steps"]), [*STEPS, "noHandle", "close"])
+
+    def test_legacy(self):
+        """The same over 2025-11-25."""
+        seen = self.runFlow("legacy")
+        self.assertEqual(seen["protocolVersion"], "2025-11-25")
+        self.assertEqual(list(seen["steps"]), STEPS)

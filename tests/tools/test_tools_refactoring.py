@@ -1,0 +1,371 @@
+"""
+Tests for L{gsmcpd.tools.refactoring}: refactorings previewed, then applied
+whole or not at all, on a simulated stone seeded with the C{Banking} code,
+through the dispatcher (templates "refactoring_sources" and
+"rename_class").
+"""
+
+from twisted.internet.defer import inlineCallbacks
+
+from gsmcpd.tools.base import OWN_SESSION
+from gsmcpd.tools.previews import MAX_PREVIEWS
+from gsmcpd.tools.refactoring import RefactoringToolset
+from tests.toolharness import ToolHarness
+from tests.tools.test_tools_mutation import MutationTestCase
+
+TOOLSETS = ("browsing", "mutation", "session", "execution", "refactoring")
+
+BUMP = "bump: n\n\t\"bump: adds n\"\n\tbalance := balance + n"
+TWICE = ("twice: n\n\tself bump: n.\n\tself perform: #bump: with: n.\n"
+         "\t^'bump: done'")
+TWICE_RENAMED = ("twice: n\n\tself add: n.\n\tself perform: #bump: with: n.\n"
+                 "\t^'bump: done'")
+
+
+class RefactoringTestCase(MutationTestCase):
+    """
+    A client served the refactoring toolset, whose C{Account} has
+    C{bump:} (category C{operations}) and its sender C{twice:}, which also
+    performs C{#bump:} and answers a string that mentions it.
+    """
+
+    def setUp(self):
+        self.harness = ToolHarness(TOOLSETS)
+        for source in (BUMP, TWICE):
+            result = self.harness.call("compile_method", className="Account",
+                                       source=source, category="operations")
+            self.assertFalse(self.successResultOf(result)["isError"])
+        self.assertTrue(self.harness.gem.session.transaction.commit())
+
+    @inlineCallbacks
+    def preview(self, name="rename_selector", **arguments):
+        result = yield self.succeed(name, **arguments)
+        return result["structuredContent"]
+
+
+class DescriptorTests(RefactoringTestCase):
+
+    def test_ownSessionAndClosed(self):
+        """
+        Every refactoring needs a session of one's own (its previews live
+        there; a handle in the 2026 era); each takes apply.
+        """
+        for tool in RefactoringToolset().tools():
+            self.assertIs(tool.inputSchema["additionalProperties"], False)
+            if tool.name != "find_code":
+                self.assertEqual(tool.runsOn, OWN_SESSION)
+                self.assertIn("apply", tool.inputSchema["properties"])
+
+
+class RenameSelectorTests(RefactoringTestCase):
+
+    @inlineCallbacks
+    def test_previewChangesNothing(self):
+        """
+        The preview lists the implementor and the sender with their diffs
+        and counts, and the perform: as unchanged; the stone is as it was.
+        """
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        self.assertFalse(preview["applied"])
+        self.assertEqual(
+            [(c["selector"], c["newSelector"]) for c in preview["changes"]],
+            [("bump:", "add:"), ("twice:", "twice:")])
+        self.assertIn("-bump: n\n+add: n", preview["changes"][0]["diff"])
+        self.assertIn("-\tself bump: n.\n+\tself add: n.",
+                      preview["changes"][1]["diff"])
+        self.assertEqual(preview["counts"], {
+            "implementors": 1, "senders": 1, "methods": 2, "classes": 1})
+        self.assertEqual(preview["unchanged"], [{
+            "className": "Account", "meta": False, "selector": "twice:",
+            "reason": "perform: of the literal symbol"}])
+        self.assertEqual(self.code().method("Account", "bump:").source, BUMP)
+        self.assertIsNone(self.code().method("Account", "add:"))
+
+    @inlineCallbacks
+    def test_apply(self):
+        """
+        Applied, exactly those change: the implementor is renamed in its
+        category, the sender sends the new selector, the string and the
+        perform: are left, and the code runs; uncommitted.
+        """
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        result = yield self.succeed("rename_selector", selector="bump:",
+                                    newSelector="add:",
+                                    apply=preview["previewId"])
+        self.assertTrue(result["structuredContent"]["applied"])
+        code = self.code()
+        self.assertIsNone(code.method("Account", "bump:"))
+        added = code.method("Account", "add:")
+        self.assertEqual(added.source, BUMP.replace("bump: n\n", "add: n\n"))
+        self.assertEqual(added.category, "operations")
+        self.assertEqual(code.method("Account", "twice:").source,
+                         TWICE_RENAMED)
+        ran = yield self.succeed(
+            "execute_code", code="(Account new initialize; yourself) add: 4; "
+            "balance")
+        self.assertIn("4", ran["content"][0]["text"])
+        changes = [(c.what, c.subject) for c in self.harness.session.journal]
+        self.assertIn(("deleted", "Account>>bump:"), changes)
+        self.assertIn("[session] Uncommitted", result["content"][1]["text"])
+
+    @inlineCallbacks
+    def test_appliedOnce(self):
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        arguments = dict(selector="bump:", newSelector="add:",
+                         apply=preview["previewId"])
+        yield self.succeed("rename_selector", **arguments)
+        message = yield self.refused("rename_selector", **arguments)
+        self.assertIn("is kept in this session", message)
+
+    @inlineCallbacks
+    def test_otherArgumentsRefused(self):
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        message = yield self.refused("rename_selector", selector="bump:",
+                                     newSelector="plus:",
+                                     apply=preview["previewId"])
+        self.assertIn("other arguments", message)
+        self.assertEqual(self.code().method("Account", "bump:").source, BUMP)
+
+    @inlineCallbacks
+    def test_boundedPreviews(self):
+        """
+        A session keeps its last MAX_PREVIEWS previews: the oldest goes.
+        """
+        first = yield self.preview(selector="bump:", newSelector="add:")
+        for _ in range(MAX_PREVIEWS):
+            yield self.preview(selector="bump:", newSelector="add:")
+        yield self.refused("rename_selector", selector="bump:",
+                           newSelector="add:", apply=first["previewId"])
+
+    @inlineCallbacks
+    def test_performOnly(self):
+        """
+        A method that only performs the symbol is found and listed, though
+        it sends no bump: at all.
+        """
+        yield self.succeed("compile_method", className="Greeter",
+                           source="later\n\t^self perform: #bump: with: 1")
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        self.assertIn({"className": "Greeter", "meta": False,
+                       "selector": "later",
+                       "reason": "perform: of the literal symbol"},
+                      preview["unchanged"])
+
+    @inlineCallbacks
+    def test_hierarchyScope(self):
+        """
+        A hierarchy's scope holds its subclasses: their sends to self are
+        renamed; a class's scope leaves them, said so.
+        """
+        yield self.succeed("compile_method", className="SavingsAccount",
+                           source="accrue\n\tself bump: self interest")
+        preview = yield self.preview(selector="bump:", newSelector="add:",
+                                     scope="hierarchy:Account")
+        self.assertIn("accrue", [c["selector"] for c in preview["changes"]])
+        preview = yield self.preview(selector="bump:", newSelector="add:",
+                                     scope="class:Account")
+        self.assertNotIn("accrue",
+                         [c["selector"] for c in preview["changes"]])
+        self.assertIn("accrue", [u["selector"] for u in preview["unchanged"]])
+
+    @inlineCallbacks
+    def test_newSelectorTaken(self):
+        message = yield self.refused("rename_selector", selector="bump:",
+                                     newSelector="deposit:")
+        self.assertIn("already implements deposit:", message)
+
+    @inlineCallbacks
+    def test_narrowScope(self):
+        """
+        With a scope narrower than the symbol list, a send whose receiver
+        cannot be known is left, and said so; a send to self is renamed.
+        """
+        yield self.succeed("compile_method", className="AccountTest",
+                           source="testBump\n\taccount bump: 1")
+        preview = yield self.preview(selector="bump:", newSelector="add:",
+                                     scope="class:Account")
+        self.assertEqual([c["selector"] for c in preview["changes"]],
+                         ["bump:", "twice:"])
+        self.assertIn({"className": "AccountTest", "meta": False,
+                       "selector": "testBump",
+                       "reason": "a send whose receiver cannot be known: "
+                       "the scope is narrower than the symbol list"},
+                      preview["unchanged"])
+
+    @inlineCallbacks
+    def test_noImplementor(self):
+        yield self.refused("rename_selector", "notFound", selector="nope:",
+                           newSelector="add:")
+        yield self.refused("rename_selector", "invalidParams",
+                           selector="bump:", newSelector="add:",
+                           scope="package:Banking")
+
+
+class ParameterToolTests(RefactoringTestCase):
+
+    @inlineCallbacks
+    def apply(self, name, **arguments):
+        preview = yield self.preview(name, **arguments)
+        yield self.succeed(name, apply=preview["previewId"], **arguments)
+        return preview
+
+    @inlineCallbacks
+    def test_addParameter(self):
+        """
+        The implementor takes the new parameter, every sender passes the
+        default, and the code runs.
+        """
+        yield self.apply("add_parameter", selector="bump:",
+                         newSelector="bump:times:", default="1")
+        code = self.code()
+        self.assertIsNone(code.method("Account", "bump:"))
+        self.assertEqual(code.method("Account", "bump:times:").source,
+                         BUMP.replace("bump: n\n", "bump: n times: times\n"))
+        self.assertIn("self bump: n times: 1.",
+                      code.method("Account", "twice:").source)
+        ran = yield self.succeed(
+            "execute_code", code="(Account new initialize; yourself) "
+            "bump: 3 times: 1; balance")
+        self.assertIn("3", ran["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_removeParameter(self):
+        yield self.succeed("compile_method", className="Account",
+                           source="credit: n by: unused\n\t^self bump: n")
+        yield self.succeed("compile_method", className="Account",
+                           source="thrice\n\t^self credit: 1 by: 2")
+        yield self.apply("remove_parameter", selector="credit:by:",
+                         newSelector="credit:", index=2)
+        self.assertEqual(self.code().method("Account", "credit:").source,
+                         "credit: n\n\t^self bump: n")
+        self.assertEqual(self.code().method("Account", "thrice").source,
+                         "thrice\n\t^self credit: 1")
+
+    @inlineCallbacks
+    def test_usedParameterRefused(self):
+        message = yield self.refused("remove_parameter", selector="bump:",
+                                     newSelector="bump", index=1)
+        self.assertIn("uses its parameter n", message)
+
+    @inlineCallbacks
+    def test_mismatchedSelector(self):
+        yield self.refused("add_parameter", "invalidParams",
+                           selector="bump:", newSelector="other:", default="1")
+        yield self.refused("add_parameter", "invalidParams",
+                           selector="bump:", newSelector="bump:x:",
+                           default="1 +")
+
+
+class RenameClassTests(RefactoringTestCase):
+
+    @inlineCallbacks
+    def setUp(self):
+        super().setUp()
+        yield self.succeed("compile_class_definition", className="Clerk",
+                           dictionary="Banking")
+        yield self.succeed("compile_method", className="Clerk",
+                           source="greet\n\t^'hi from ' , self class name",
+                           category="talk")
+        yield self.succeed("compile_method", className="Clerk", meta=True,
+                           source="make\n\t^Clerk new")
+        yield self.succeed("compile_method", className="Greeter",
+                           source="clerk\n\t\"a Clerk\"\n\t^Clerk make greet"
+                           " -> #Clerk -> 'Clerk'")
+
+    @inlineCallbacks
+    def test_renamed(self):
+        """
+        The class answers under its new name, its own methods (both
+        sides, categories kept) and the methods referring to it compile
+        and run; the comment, the symbol and the string keep the old name;
+        the class history holds both versions.
+        """
+        preview = yield self.preview("rename_class", className="Clerk",
+                                     newName="Teller")
+        self.assertEqual(
+            [(c["className"], c["selector"]) for c in preview["changes"]],
+            [("Clerk", "greet"), ("Clerk", "make"), ("Greeter", "clerk")])
+        self.assertEqual(preview["unchanged"], [{
+            "className": "Greeter", "meta": False, "selector": "clerk",
+            "reason": "a literal symbol"}])
+        self.assertIsNotNone(self.code().classNamed("Clerk"))
+        yield self.succeed("rename_class", className="Clerk",
+                           newName="Teller", apply=preview["previewId"])
+        code = self.code()
+        self.assertIsNone(code.classNamed("Clerk"))
+        self.assertEqual(code.classNamed("Teller").dictionary, "Banking")
+        self.assertEqual([each.name for each in code.classHistory("Teller")],
+                         ["Clerk", "Teller"])
+        self.assertEqual(code.method("Teller", "greet").category, "talk")
+        self.assertEqual(code.method("Teller", "make", meta=True).source,
+                         "make\n\t^Teller new")
+        self.assertEqual(code.method("Greeter", "clerk").source,
+                         "clerk\n\t\"a Clerk\"\n\t^Teller make greet"
+                         " -> #Clerk -> 'Clerk'")
+        ran = yield self.succeed("execute_code",
+                                 code="Greeter new clerk key key")
+        self.assertIn("hi from Teller", ran["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_aliasReported(self):
+        """
+        Another binding of the class is listed in the preview, and the
+        apply is refused with nothing changed.
+        """
+        yield self.succeed("execute_code",
+                           code="UserGlobals at: #Helper put: Clerk")
+        preview = yield self.preview("rename_class", className="Clerk",
+                                     newName="Teller")
+        self.assertIn("another binding of the class (UserGlobals at: "
+                      "#Helper)", preview["unchanged"][-1]["reason"])
+        message = yield self.refused("rename_class", className="Clerk",
+                                     newName="Teller",
+                                     apply=preview["previewId"])
+        self.assertIn("bound under other names", message)
+        self.assertIsNotNone(self.code().classNamed("Clerk"))
+        self.assertIsNone(self.code().classNamed("Teller"))
+        self.assertIn("Clerk make", self.code().method("Greeter",
+                                                       "clerk").source)
+
+    @inlineCallbacks
+    def test_staleInTheStone(self):
+        """
+        When another session committed a change to one of the class's
+        methods after the preview, the stone refuses the rename and nothing
+        of it is applied.
+        """
+        yield self.succeed("commit")
+        preview = yield self.preview("rename_class", className="Clerk",
+                                     newName="Teller")
+        other = self.harness.newClient()
+        yield self.succeed("get_method_source", harness=other,
+                           className="Clerk", selector="greet")
+        yield self.succeed("compile_method", harness=other,
+                           className="Clerk", source="greet\n\t^'hello'")
+        yield self.succeed("commit", harness=other)
+        self.moveViewBehindTheLedger()
+        message = yield self.refused("rename_class", className="Clerk",
+                                     newName="Teller",
+                                     apply=preview["previewId"])
+        self.assertIn("Clerk's methods changed since the preview", message)
+        self.assertIsNotNone(self.code().classNamed("Clerk"))
+        self.assertIsNone(self.code().classNamed("Teller"))
+
+    @inlineCallbacks
+    def test_subclassesRefused(self):
+        preview = yield self.preview("rename_class", className="Account",
+                                     newName="Ledger")
+        message = yield self.refused("rename_class", className="Account",
+                                     newName="Ledger",
+                                     apply=preview["previewId"])
+        self.assertIn("SavingsAccount", message)
+        self.assertIsNotNone(self.code().classNamed("Account"))
+
+    @inlineCallbacks
+    def test_takenNameRefused(self):
+        preview = yield self.preview("rename_class", className="Clerk",
+                                     newName="Greeter")
+        message = yield self.refused("rename_class", className="Clerk",
+                                     newName="Greeter",
+                                     apply=preview["previewId"])
+        self.assertIn("Greeter is already defined", message)
