@@ -233,10 +233,13 @@ def writeIdentity(testCase, ca, names=("localhost",)):
     return paths
 
 
-def serveOverTLS(testCase, reactor, resource, ca, names=("localhost",)):
+def serveOverTLS(testCase, reactor, resource, ca, names=("localhost",),
+                 serve=Site):
     """
     Serve C{resource} on a loopback port over TLS with a certificate from
     C{ca}, through the daemon's own TLS endpoint; stopped at cleanup.
+
+    @param serve: makes the factory served from C{resource}.
 
     @return: a L{Deferred} firing with C{(port number, ReloadingContexts)}.
     """
@@ -244,7 +247,7 @@ def serveOverTLS(testCase, reactor, resource, ca, names=("localhost",)):
     endpoint = TLSEndpoint(port=0, interface="127.0.0.1", backlog=50,
                            certKey=certificate, privateKey=key)
     contexts = ReloadingContexts(endpoint)
-    listening = endpoint.endpoint(reactor, contexts).listen(Site(resource))
+    listening = endpoint.endpoint(reactor, contexts).listen(serve(resource))
 
     def listened(port):
         testCase.addCleanup(port.stopListening)

@@ -28,6 +28,7 @@ from gsmcpd.daemon.listening import ObservedEndpoint, listeningService
 from gsmcpd.daemon.refusal import parseEndpoint
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.systemd import SystemdNotifier
+from gsmcpd.transport.connections import GuardedFactory
 from gsmcpd.transport.http import McpSite
 
 if TYPE_CHECKING:
@@ -209,7 +210,8 @@ class Operations:
         """
         services: list[IService] = []
         if self._adminEndpoint is not None:
-            admin = listeningService(self._adminEndpoint, McpSite(self._admin))
+            admin = listeningService(self._adminEndpoint,
+                                     GuardedFactory(McpSite(self._admin)))
             admin.setName("admin")
             services.append(admin)
         if self._agentEndpoint is not None:

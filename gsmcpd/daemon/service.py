@@ -72,6 +72,7 @@ from gsmcpd.sessions.workers import WorkerLogins
 from gsmcpd.tools.catalogtools import servedCatalog
 from gsmcpd.tools.guides import servedGuides
 from gsmcpd.transport.bearer import BearerResource
+from gsmcpd.transport.connections import GuardedFactory
 from gsmcpd.transport.exposure import Listening
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 from gsmcpd.transport.http import McpApp, McpSite
@@ -273,7 +274,7 @@ def assemble(config: Config, library: GciLibrary,
                  pending, reactor,
                  OriginPolicy.fromOptions(config.allowedOrigins),
                  HostPolicy.fromOptions(config.allowedHosts))
-    root: IResource = app.resource()
+    root: IResource = app
     if gate is not None:
         root = BearerResource(root, gate)
     trace = messageTrace(config, reactor)
@@ -292,9 +293,9 @@ def assemble(config: Config, library: GciLibrary,
         Maintenance("hygiene", HYGIENE_INTERVAL, hygiene.maintain, reactor),
         Maintenance("control", CONTROL_INTERVAL, control.maintain, reactor),
         Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
-        listeningService(endpoint, McpSite(
+        listeningService(endpoint, GuardedFactory(McpSite(
             operations.root(root), config.accessLog, config.connectionLimits,
-            reactor, metrics)),
+            reactor, metrics))),
         *operations.services(outcome.whenKnown),
     ]
     serving[:0] = securityServices(reactor, contexts, audit, gate, trace)

@@ -11,15 +11,26 @@ beside it.
 """
 
 import json
+from collections.abc import Generator
 
 import attr
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
-from twisted.web.resource import Resource
-from twisted.web.server import NOT_DONE_YET
+from twisted.python.failure import Failure
+from twisted.web.iweb import IRequest
+from twisted.web.resource import IResource, Resource
+from twisted.web.server import NOT_DONE_YET, Request
 
-from gsmcpd.auth.resource import METADATA_PATH
-from gsmcpd.auth.tokens import AuthenticationError, NoToken, bearerToken
+from gsmcpd.auth.resource import METADATA_PATH, Challenge, ProtectedResource
+from gsmcpd.auth.scopes import ScopeToolsets
+from gsmcpd.auth.tokens import (
+    AuthenticationError,
+    NoToken,
+    Principal,
+    TokenValidator,
+    bearerToken,
+)
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
@@ -32,6 +43,10 @@ from gsmcpd.transport.connections import MAX_BODY_BYTES
 
 PRINCIPAL = "gsmcpdPrincipal"
 """Where an admitted request carries its L{Principal}."""
+
+AUTH_REFUSED = "authRefused"
+"""Marks a request refused for its token, which the metrics count
+(L{gsmcpd.observe.metrics})."""
 
 
 @attr.s
@@ -47,14 +62,15 @@ class BearerGate:
 
     log = Logger()
 
-    validator = attr.ib()
-    resource = attr.ib()
-    scopeToolsets = attr.ib(default=None)
-    refusals = attr.ib(default=attr.Factory(
+    validator: TokenValidator = attr.ib()
+    resource: ProtectedResource = attr.ib()
+    scopeToolsets: ScopeToolsets | None = attr.ib(default=None)
+    refusals: "RefusalSummary" = attr.ib(default=attr.Factory(
         lambda self: RefusalSummary(self.validator.clock), takes_self=True))
 
     @inlineCallbacks
-    def admit(self, request):
+    def admit(self, request: Request) -> Generator[
+            "Deferred[Principal]", Principal, Challenge | None]:
         """
         Check the request's token.
 
@@ -81,7 +97,7 @@ class BearerGate:
             principal, toolsets=self.toolsetsFor(principal)))
         return None
 
-    def metadata(self, request):
+    def metadata(self, request: Request) -> bytes:
         """
         The RFC 9728 document, as a response body.
         """
@@ -89,7 +105,8 @@ class BearerGate:
         request.setHeader(b"cache-control", b"max-age=3600")
         return json.dumps(self.resource.metadata()).encode("utf-8")
 
-    def toolsetsFor(self, principal):
+    def toolsetsFor(self,
+                    principal: Principal | None) -> frozenset[str] | None:
         """
         The toolset names C{principal}'s scopes open, or L{None} for all.
         """
@@ -113,11 +130,11 @@ class RefusalSummary:
     log = Logger()
     PERIOD = 60.0
 
-    clock = attr.ib()
-    _counts = attr.ib(factory=dict, init=False)
-    _nextSummary = attr.ib(default=None, init=False)
+    clock: IReactorTime = attr.ib()
+    _counts: dict[str, int] = attr.ib(factory=dict, init=False)
+    _nextSummary: float | None = attr.ib(default=None, init=False)
 
-    def refused(self, reason):
+    def refused(self, reason: str) -> None:
         """
         Count a token refused for C{reason} (an error's class name).
         """
@@ -134,7 +151,7 @@ class RefusalSummary:
         self._nextSummary = now + self.PERIOD
 
 
-def principalOf(request):
+def principalOf(request: IRequest) -> Principal | None:
     """
     The L{Principal} the bearer gate admitted C{request} as, or L{None}.
     """
@@ -154,14 +171,14 @@ class BearerResource(Resource):
     isLeaf = True
     log = Logger()
 
-    def __init__(self, app, gate):
+    def __init__(self, app: IResource, gate: BearerGate) -> None:
         super().__init__()
         self.app = app
         self.gate = gate
         self.metadataPaths = {METADATA_PATH.encode(),
                               (METADATA_PATH + "/mcp").encode()}
 
-    def render(self, request):
+    def render(self, request: Request) -> bytes | int:
         if request.path in self.metadataPaths:
             if request.method not in (b"GET", b"HEAD"):
                 request.setHeader(b"allow", b"GET")
@@ -172,18 +189,19 @@ class BearerResource(Resource):
                 b"authorization", ())) > 1:
             return _refusal(request, 400, "Bad Request: more than one "
                             "Authorization header")
-        gone = []
+        gone: list[Failure] = []
         request.notifyFinish().addErrback(gone.append)
         self.gate.admit(request).addCallback(
             self._admitted, request, gone).addErrback(
             self._failed, request, gone)
         return NOT_DONE_YET
 
-    def _admitted(self, challenge, request, gone):
+    def _admitted(self, challenge: Challenge | None, request: Request,
+                  gone: list[Failure]) -> None:
         if gone:
             return
         if challenge is not None:
-            request.authRefused = True
+            setattr(request, AUTH_REFUSED, True)
             request.setHeader(b"www-authenticate",
                               challenge.authenticate.encode("utf-8"))
             body = _refusal(request, challenge.status, challenge.message)
@@ -193,7 +211,8 @@ class BearerResource(Resource):
             request.write(body)
             request.finish()
 
-    def _failed(self, failure, request, gone):
+    def _failed(self, failure: Failure, request: Request,
+                gone: list[Failure]) -> None:
         self.log.failure("checking a bearer token failed", failure)
         if gone:
             return
@@ -202,13 +221,14 @@ class BearerResource(Resource):
         request.finish()
 
 
-def _refusal(request, status, message, code=INVALID_REQUEST):
+def _refusal(request: Request, status: int, message: str,
+             code: int = INVALID_REQUEST) -> bytes:
     request.setResponseCode(status)
     request.setHeader(b"content-type", b"application/json")
     return encode(JsonRpcError(code, message).asResponse(_requestId(request)))
 
 
-def _requestId(request):
+def _requestId(request: Request) -> object:
     """
     The id of the JSON-RPC request in C{request}'s body, where it parses
     far enough to have one, so that even a refused client can match the

@@ -9,12 +9,31 @@ be too large; open connections are capped overall and per peer address.
 Every refusal is a JSON-RPC error body, never an empty close.  Once a
 request has arrived, its connection is the application's: a held-open event
 stream or a long call is not a slow request.
+
+Each defence uses Twisted's public knob: the deadline is the channel's
+timeout (C{HTTPFactory(timeout=)}), the head's caps are L{HTTPChannel}'s
+C{MAX_LENGTH}, C{maxHeaders} and C{totalHeadersSize}, and the connections
+are counted by a L{WrappingFactory}.
 """
 
+from typing import Any
+
 import attr
+from twisted.internet.interfaces import (
+    IAddress,
+    IDelayedCall,
+    IProtocolNegotiationFactory,
+    IReactorTime,
+    ITransport,
+)
+from twisted.internet.protocol import connectionDone
 from twisted.logger import Logger
+from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
+from twisted.python.failure import Failure
 from twisted.web.http import RESPONSES, HTTPChannel
+from twisted.web.resource import IResource
 from twisted.web.server import Site
+from zope.interface import implementer
 
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError, encode
 
@@ -33,6 +52,10 @@ LINGER = 1.0
 """Seconds a refused connection keeps reading (and dropping) what the client
 still sends before it is closed: closing with unread data makes the kernel
 reset the connection, and the client may lose the answer."""
+
+TWISTED_BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\n\r\n"
+"""All L{HTTPChannel} writes when a request is malformed (Twisted 24.7 to
+26.x; C{tests/test_connections.py} pins it)."""
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -66,19 +89,20 @@ DEFAULT_LIMITS = ConnectionLimits()
 """The limits a site guards with when it is given none."""
 
 
-def _reached(count, cap):
+def _reached(count: int, cap: int | None) -> bool:
     return cap is not None and count >= cap
 
 
-def peerKey(address):
+def peerKey(address: IAddress | None) -> str:
     """
     The peer a connection counts against: its IP address, or (for a Unix
     socket or anything without one) its address type.
     """
-    return getattr(address, "host", None) or type(address).__name__
+    host: str | None = getattr(address, "host", None)
+    return host or type(address).__name__
 
 
-def refusal(status, message):
+def refusal(status: int, message: str) -> bytes:
     """
     The bytes of a complete C{HTTP/1.1} answer closing the connection, whose
     body is a JSON-RPC error (the request is not read, so its id is
@@ -94,34 +118,30 @@ def refusal(status, message):
 
 class GuardedChannel(HTTPChannel):
     """
-    An L{HTTPChannel} that enforces L{ConnectionLimits} while a request is
-    arriving and answers every refusal as JSON before it closes.
+    An L{HTTPChannel} whose limits are answered as JSON by its L{Guard}.
 
-    @ivar limits: the L{ConnectionLimits} (set by L{GuardedSite}).
-    @ivar refused: L{None}, or C{(status, message)} to answer as soon as the
-        connection opens (the site is full).
+    Twisted (24.7 to 26.x) lacks a public way to answer its own limits:
+    over C{maxHeaders} or C{totalHeadersSize} it writes a bare C{400}
+    (L{TWISTED_BAD_REQUEST}, also its answer to a malformed request) and
+    keeps its counts private; it has no hook for a C{Content-Length} over
+    a cap; and its timeout is an idle one, moved on by every byte.  So this
+    channel counts the head itself against the same public attributes and
+    refuses first (C{431}), reads the public C{length} once a header has set
+    it (C{413}), keeps its timeout from moving (C{resetTimeout}) so that it
+    is a deadline (C{408}), and its guard replaces the bare C{400}.
+    C{tests/test_connections.py} pins each of these on the Twisted range.
+
+    @ivar maxBodyBytes: the largest body a request may declare.
     """
 
     log = Logger()
-    limits = DEFAULT_LIMITS
-    refused = None
-    _deadline = None
-    _linger = None
-    _answered = False
+    maxBodyBytes = MAX_BODY_BYTES
     _heard = False
-    _host = None
+    _headBytes = 0
+    _headers = 0
+    _host: IAddress | None = None
 
-    def connectionMade(self):
-        self.MAX_LENGTH = self.limits.maxHeaderLine
-        self.maxHeaders = self.limits.maxHeaders
-        self.totalHeadersSize = self.limits.maxHeadBytes
-        super().connectionMade()
-        if self.refused is not None:
-            self._refuse(*self.refused)
-        else:
-            self._awaitRequest(heard=False)
-
-    def getHost(self):
+    def getHost(self) -> IAddress:
         # Every request asks (twisted.web's Request does, on creation), and
         # each answer was a system call; a connection's own address never
         # changes.
@@ -129,159 +149,224 @@ class GuardedChannel(HTTPChannel):
             self._host = super().getHost()
         return self._host
 
-    def _awaitRequest(self, heard):
-        self._heard = heard
-        deadline = self.limits.requestDeadline
-        if deadline is None:
-            return
-        # The previous request's timer, moved on rather than replaced: a
-        # timer cancelled and another scheduled for every request is a
-        # measurable part of a request's cost.
-        if self._deadline is not None and self._deadline.active():
-            self._deadline.reset(deadline)
-        else:
-            self._deadline = self.callLater(deadline, self._deadlinePassed)
+    def resetTimeout(self) -> None:
+        """
+        Nothing: a trickled byte does not move the request's deadline on.
+        """
 
-    def _stopDeadline(self):
-        if self._deadline is not None and self._deadline.active():
-            self._deadline.cancel()
-        self._deadline = None
-
-    def _deadlinePassed(self):
-        self._deadline = None
-        if self._handlingRequest:
-            # It arrived whole: the application holds it now.
+    def timeoutConnection(self) -> None:
+        """
+        The deadline passed before a whole request arrived (a request that
+        has arrived stops it until it is answered): answer C{408} if the
+        client had begun one, else close.
+        """
+        if self._heard or self.requests or self.clearLineBuffer():
+            self._refuse(408, f"Request Timeout: a request's headers and "
+                              f"body must arrive within {self.timeOut:g} "
+                              f"seconds")
             return
-        if not self._heard:
-            # Nothing to answer; a request the client sends as the close
-            # reaches it is reset by the kernel, so this says when.
-            self.log.debug("{peer}: closing a connection idle for {deadline}"
-                           " s", peer=str(self.transport.getPeer()),
-                           deadline=self.limits.requestDeadline)
-            self.loseConnection()
-            return
-        self._refuse(408, f"Request Timeout: a request's headers and body "
-                          f"must arrive within {self.limits.requestDeadline:g}"
-                          f" seconds")
+        # A request the client sends as the close reaches it is reset by the
+        # kernel: this line says when.
+        self.log.debug("{peer}: closing a connection idle for {deadline} s",
+                       peer=str(self.getPeer()), deadline=self.timeOut)
+        self.loseConnection()
 
-    def _refuse(self, status, message):
+    def dataReceived(self, data: bytes) -> None:
+        self._heard = True
+        super().dataReceived(data)
+
+    def lineLengthExceeded(self, line: bytes) -> None:
+        self._refuse(431, f"Request Header Fields Too Large: a request or "
+                          f"header line is over {self.MAX_LENGTH} bytes")
+
+    def lineReceived(self, line: bytes) -> None:
+        self._headBytes += len(line)
+        if self._headBytes > self.totalHeadersSize:
+            self._refuse(431, f"Request Header Fields Too Large: the request "
+                              f"line and headers are over "
+                              f"{self.totalHeadersSize} bytes")
+            return
+        super().lineReceived(line)
+
+    def headerReceived(self, line: bytes) -> bool:
+        if self._headers >= self.maxHeaders:
+            self._refuse(431, f"Request Header Fields Too Large: more than "
+                              f"{self.maxHeaders} headers")
+            return False
+        if not super().headerReceived(line):
+            return False
+        self._headers += 1
+        if self.length is not None and self.length > self.maxBodyBytes:
+            self._refuse(413, f"Payload Too Large: request bodies are capped "
+                              f"at {self.maxBodyBytes} bytes")
+            return False
+        return True
+
+    def allContentReceived(self) -> None:
+        # What arrives from here on belongs to the next request.
+        self._heard = False
+        self._headBytes = self._headers = 0
+        super().allContentReceived()
+
+    def _refuse(self, status: int, message: str) -> None:
+        guard = self.transport
+        assert isinstance(guard, Guard), "built by a GuardedFactory"
+        guard.refuse(status, message)
+
+
+class Guard(ProtocolWrapper):
+    """
+    A connection's guard, between its transport and its L{GuardedChannel}:
+    it answers a refusal as JSON, drops whatever else arrives, and closes
+    once the client has had time to read the answer.
+
+    @ivar admitted: whether the connection counts against the caps (one
+        refused for being over them does not).
+    @ivar peer: the L{peerKey} it counts against.
+    """
+
+    log = Logger()
+    factory: "GuardedFactory"
+    wrappedProtocol: GuardedChannel
+
+    def __init__(self, factory: "GuardedFactory", channel: GuardedChannel,
+                 peer: str, refused: tuple[int, str] | None) -> None:
+        super().__init__(factory, channel)
+        self.peer = peer
+        self.admitted = refused is None
+        self._refusedAtOnce = refused
+        self._refused = False
+        self._closeAsked = False
+        self._linger: IDelayedCall | None = None
+
+    def makeConnection(self, transport: ITransport) -> None:
+        super().makeConnection(transport)
+        if self._refusedAtOnce is not None:
+            self.refuse(*self._refusedAtOnce)
+
+    def refuse(self, status: int, message: str) -> None:
         """
         Answer C{status} with a JSON error, drop whatever else arrives, and
         close once the client has had time to read the answer.
         """
-        if self._answered:
+        if self._refused:
             return
-        self._answered = True
+        self._refused = True
         # What the client still sends after the linger is reset by the
         # kernel: this line is why.
         self.log.info("{peer}: refused with {status} and closing: {why}",
-                      peer=str(self.transport.getPeer()), status=status,
-                      why=message)
-        self._stopDeadline()
-        self.setTimeout(None)
-        self.clearLineBuffer()
-        self.transport.write(refusal(status, message))
-        self._linger = self.callLater(LINGER, self.loseConnection)
+                      peer=str(self.getPeer()), status=status, why=message)
+        self.wrappedProtocol.setTimeout(None)
+        self.wrappedProtocol.clearLineBuffer()
+        super().write(refusal(status, message))
+        self._linger = self.factory.clock.callLater(LINGER, self._close)
 
-    def dataReceived(self, data):
-        if self._answered:
+    def _close(self) -> None:
+        if self._closeAsked:
+            super().loseConnection()
+        else:
+            # Through the channel, which lets go of the transport first.
+            self.wrappedProtocol.loseConnection()
+
+    def dataReceived(self, data: bytes) -> None:
+        if not self._refused:
+            self.wrappedProtocol.dataReceived(data)
+
+    def write(self, data: bytes) -> None:
+        if data == TWISTED_BAD_REQUEST and not self._refused:
+            self.refuse(400, "Bad Request: the HTTP request is malformed")
             return
-        if not self._handlingRequest:
-            self._heard = True
-        super().dataReceived(data)
+        super().write(data)
 
-    def lineLengthExceeded(self, line):
-        self._refuse(431, f"Request Header Fields Too Large: a request or "
-                          f"header line is over {self.limits.maxHeaderLine} "
-                          f"bytes")
-
-    def lineReceived(self, line):
-        if self._receivedHeaderSize + len(line) > self.limits.maxHeadBytes:
-            self._refuse(431, f"Request Header Fields Too Large: the request "
-                              f"line and headers are over "
-                              f"{self.limits.maxHeadBytes} bytes")
+    def loseConnection(self) -> None:
+        if self._linger is not None and self._linger.active():
+            # The refusal's linger closes it.
+            self._closeAsked = True
             return
-        super().lineReceived(line)
+        super().loseConnection()
 
-    def headerReceived(self, line):
-        if self._receivedHeaderCount >= self.limits.maxHeaders:
-            self._refuse(431, f"Request Header Fields Too Large: more than "
-                              f"{self.limits.maxHeaders} headers")
-            return False
-        if not super().headerReceived(line):
-            return False
-        if self.length is not None and self.length > self.limits.maxBodyBytes:
-            self._refuse(413, f"Payload Too Large: request bodies are capped "
-                              f"at {self.limits.maxBodyBytes} bytes")
-            return False
-        return True
-
-    def requestDone(self, request):
-        # Armed before the channel parses what the client pipelined, which
-        # may be a whole next request.
-        self._awaitRequest(heard=any(self._dataBuffer))
-        super().requestDone(request)
-
-    def _respondToBadRequestAndDisconnect(self):
-        self._refuse(400, "Bad Request: the HTTP request is malformed")
-
-    def connectionLost(self, reason):
-        self._stopDeadline()
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         if self._linger is not None and self._linger.active():
             self._linger.cancel()
         super().connectionLost(reason)
-        if self.refused is None:
-            self.site.connectionClosed(self)
 
 
 class GuardedSite(Site):
     """
-    A L{Site} whose connections are L{GuardedChannel}s, counted overall and
-    per peer; a connection past either cap is answered C{503} and closed.
+    A L{Site} of L{GuardedChannel}s whose timeout is the request deadline:
+    serve it as L{GuardedFactory}C{(site)}, which sets the other limits.
+    """
+
+    # HTTP/1.1 only: the channel itself, not Twisted's wrapper that would
+    # negotiate HTTP/2 (typed as the factory's protocol).
+    protocol = GuardedChannel  # type: ignore[assignment]
+
+    def __init__(self, resource: IResource,
+                 limits: ConnectionLimits = DEFAULT_LIMITS,
+                 reactor: IReactorTime | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(resource, reactor=reactor,
+                         timeout=limits.requestDeadline, **kwargs)
+        self.limits = limits
+
+
+@implementer(IProtocolNegotiationFactory)
+class GuardedFactory(WrappingFactory[Guard]):
+    """
+    A L{GuardedSite} as served: its connections counted overall and per
+    peer, and one past either cap answered C{503} and closed.  Over TLS it
+    offers HTTP/1.1 by ALPN, as the site would (Twisted asks the factory
+    it wraps; one that offers nothing fails a client that asks).
 
     @ivar open: admitted connections open, per peer key.
     @ivar openTotal: admitted connections open, all peers together.
     """
 
-    protocol = GuardedChannel
+    wrappedFactory: GuardedSite
 
-    def __init__(self, resource, limits=DEFAULT_LIMITS, reactor=None,
-                 **kwargs):
-        if limits.requestDeadline is not None:
-            # The deadline closes an idle connection long before
-            # twisted.web's idle timeout would, which would otherwise cost
-            # a timer cancelled and another scheduled for every request.
-            kwargs.setdefault("timeout", None)
-        super().__init__(resource, reactor=reactor, **kwargs)
-        self.limits = limits
-        self.open = {}
+    def __init__(self, site: GuardedSite) -> None:
+        super().__init__(site)
+        self.limits = site.limits
+        self.clock = site.reactor
+        self.open: dict[str, int] = {}
         self.openTotal = 0
 
-    def buildProtocol(self, addr):
-        channel = super().buildProtocol(addr)
-        channel.limits = self.limits
-        channel.peer = peerKey(addr)
-        fromPeer = self.open.get(channel.peer, 0)
-        if _reached(self.openTotal, self.limits.maxConnections):
-            channel.refused = (503, f"Service Unavailable: the server has "
-                                    f"{self.openTotal} connections open, its "
-                                    f"limit")
-        elif _reached(fromPeer, self.limits.maxConnectionsPerPeer):
-            channel.refused = (503, f"Service Unavailable: {fromPeer} "
-                                    f"connections are open from your "
-                                    f"address, the limit per address")
-        else:
-            self.open[channel.peer] = fromPeer + 1
-            self.openTotal += 1
-        return channel
+    def buildProtocol(self, addr: IAddress | None) -> Guard:
+        channel = self.wrappedFactory.buildProtocol(addr)
+        assert isinstance(channel, GuardedChannel)
+        channel.MAX_LENGTH = self.limits.maxHeaderLine
+        channel.maxHeaders = self.limits.maxHeaders
+        channel.totalHeadersSize = self.limits.maxHeadBytes
+        channel.maxBodyBytes = self.limits.maxBodyBytes
+        peer = peerKey(addr)
+        return Guard(self, channel, peer, self._overCap(peer))
 
-    def connectionClosed(self, channel):
-        """
-        Forget an admitted connection once it has closed.
-        """
-        self.openTotal -= 1
-        left = self.open[channel.peer] - 1
-        if left:
-            self.open[channel.peer] = left
-        else:
-            del self.open[channel.peer]
+    def acceptableProtocols(self) -> list[bytes]:
+        # GuardedChannel speaks HTTP/1.1 alone.
+        return [b"http/1.1"]
+
+    def _overCap(self, peer: str) -> tuple[int, str] | None:
+        fromPeer = self.open.get(peer, 0)
+        if _reached(self.openTotal, self.limits.maxConnections):
+            return (503, f"Service Unavailable: the server has "
+                         f"{self.openTotal} connections open, its limit")
+        if _reached(fromPeer, self.limits.maxConnectionsPerPeer):
+            return (503, f"Service Unavailable: {fromPeer} connections are "
+                         f"open from your address, the limit per address")
+        return None
+
+    def registerProtocol(self, p: Guard) -> None:
+        super().registerProtocol(p)
+        if p.admitted:
+            self.open[p.peer] = self.open.get(p.peer, 0) + 1
+            self.openTotal += 1
+
+    def unregisterProtocol(self, p: Guard) -> None:
+        super().unregisterProtocol(p)
+        if p.admitted:
+            self.openTotal -= 1
+            left = self.open[p.peer] - 1
+            if left:
+                self.open[p.peer] = left
+            else:
+                del self.open[p.peer]

@@ -27,7 +27,7 @@ class ExposureError(ValueError):
     """
 
 
-def isLoopback(interface):
+def isLoopback(interface: str) -> bool:
     if interface == "localhost":
         return True
     try:
@@ -55,7 +55,7 @@ class Listening:
     tls: bool
 
     @classmethod
-    def parse(cls, description):
+    def parse(cls, description: str) -> "Listening":
         """
         @return: what C{description} exposes. Twisted matches endpoint
             kinds without regard to case, so this does too; a unix socket
@@ -73,7 +73,8 @@ class Listening:
                    local=interface is not None and isLoopback(interface),
                    tls=kind == "ssl")
 
-    def check(self, authenticated, allowUnauthenticatedRemote):
+    def check(self, authenticated: bool,
+              allowUnauthenticatedRemote: bool) -> None:
         """
         @raise ExposureError: naming the fix, when the daemon would listen
             beyond this machine without authentication (unless the operator
@@ -97,7 +98,7 @@ class Listening:
                 "(docs/authentication.rst), listen on 127.0.0.1, or pass "
                 "--allow-unauthenticated-remote if that is what you mean")
 
-    def clientUrl(self, port, resource=None):
+    def clientUrl(self, port: object, resource: str | None = None) -> str:
         """
         The URL clients connect to: the resource identifier when there is
         one, else built from the endpoint and the port it got.

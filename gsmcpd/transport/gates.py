@@ -1,21 +1,30 @@
 """
 The checks a request passes before anything answers it, and the refusal
 each raises: the Host, Origin and protocol-version headers, the session
-id.
+id.  The protocol version header is read here alone, and handed on.
 
 A refusal is raised as a L{Refusal}; the app's one error handler renders
 it as a JSON-RPC error with its HTTP status.
 """
 
 import attr
+from twisted.web.iweb import IRequest
 
-from gsmcpd.auth.tokens import admits
+from gsmcpd.auth.tokens import Principal
+from gsmcpd.protocol.eras.legacy.resolution import (
+    NoSessionId,
+    NoSuchSession,
+    clientSession,
+)
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST
 from gsmcpd.protocol.versions import (
     HANDSHAKE_ERA_VERSIONS,
     LEGACY_VERSIONS,
     TOLERATED_VERSION_HEADERS,
 )
+from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 
 SESSION_HEADER = b"mcp-session-id"
 VERSION_HEADER = b"mcp-protocol-version"
@@ -35,12 +44,13 @@ class Refusal(Exception):
     code: int = INVALID_REQUEST
 
 
-def checkHeaders(request, origins, hosts):
+def checkHeaders(request: IRequest, origins: OriginPolicy,
+                 hosts: HostPolicy) -> str | None:
     """
     The gates common to every verb: Host, Origin, then protocol version.
 
-    @param origins: the L{OriginPolicy}.
-    @param hosts: the L{HostPolicy}.
+    @return: the C{MCP-Protocol-Version} header as sent, or L{None} without
+        one: the one reading of it, which decides the request's era.
     @raise Refusal: 421, 403 or 400.
     """
     host = request.getHeader(b"host")
@@ -54,8 +64,9 @@ def checkHeaders(request, origins, hosts):
         raise Refusal(403, f"Forbidden: Origin "
                       f"{origin.decode('latin-1')[:200]!r} is not allowed "
                       "(see --allowed-origin)")
-    version = (request.getHeader(VERSION_HEADER) or b"").decode(
-        "latin-1").strip()
+    header = request.getHeader(VERSION_HEADER)
+    sent = None if header is None else header.decode("latin-1")
+    version = (sent or "").strip()
     # A version outside the handshake era is the 2026 era's to answer
     # (eras.isModern): with -32022 when it is none of ours.
     if version in HANDSHAKE_ERA_VERSIONS and version not in \
@@ -64,12 +75,15 @@ def checkHeaders(request, origins, hosts):
             400, f"Bad Request: unsupported MCP-Protocol-Version "
             f"{version!r}; this server speaks "
             f"{', '.join(LEGACY_VERSIONS)}")
+    return sent
 
 
-def namedSession(request, sessions, principal=None):
+def namedSession(request: IRequest, sessions: SessionRegistry,
+                 principal: Principal | None = None) -> ClientSession:
     """
     The live 2025 client session the request's C{MCP-Session-Id} names, if
-    the request's identity opened it.
+    the request's identity opened it
+    (L{gsmcpd.protocol.eras.legacy.resolution.clientSession}).
 
     @param principal: the L{gsmcpd.auth.tokens.Principal} the bearer gate
         admitted the request as, or L{None} without authentication.
@@ -77,14 +91,13 @@ def namedSession(request, sessions, principal=None):
         the same 404, by the same steps, for another identity's session or
         a 2026 handle (never a 2025 session id).
     """
-    handle = request.getHeader(SESSION_HEADER)
-    if handle is None:
+    header = request.getHeader(SESSION_HEADER)
+    try:
+        return clientSession(
+            sessions, None if header is None else header.decode("latin-1"),
+            principal)
+    except NoSessionId:
         raise Refusal(400, "Bad Request: MCP-Session-Id header is required")
-    handle = handle.decode("latin-1")
-    session = sessions.clients.get(handle)
-    live = session is not None
-    if not admits(session.work.principal if live else None, principal,
-                  f"session {handle[:8]}", exists=live):
+    except NoSuchSession:
         raise Refusal(404, "Not Found: no such session (it ended or never "
                       "existed); initialize a new one")
-    return session

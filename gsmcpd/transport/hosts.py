@@ -9,6 +9,7 @@ through.
 """
 
 import re
+from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 import attr
@@ -18,7 +19,11 @@ LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-def _origin(value):
+Origin = tuple[str, str, int | None]
+"""An origin as compared: C{(scheme, host, port)}."""
+
+
+def _origin(value: str) -> Origin | None:
     """
     C{(scheme, host, port)} of an origin or URL, lowercased, with the
     scheme's default port filled in; or L{None} if it is not one.
@@ -43,26 +48,28 @@ class OriginPolicy:
     @ivar origins: C{(scheme, host, port)} allowed exactly.
     """
 
-    hosts: frozenset
-    origins: frozenset
+    hosts: frozenset[str]
+    origins: frozenset[Origin]
 
     @classmethod
-    def fromOptions(cls, allowed):
+    def fromOptions(cls, allowed: Iterable[str]) -> "OriginPolicy":
         """
         From C{--allowed-origin} values: a bare host allows it on any port;
         a full origin (C{http://localhost:3000}) allows exactly that one.
         Loopback is allowed on any port unless an allowed origin pins a
         loopback host to a port.
         """
-        origins = {_origin(value) for value in allowed if "://" in value}
-        origins.discard(None)
+        allowed = list(allowed)
+        origins = {origin for origin in map(_origin, (
+            value for value in allowed if "://" in value))
+            if origin is not None}
         hosts = {value.strip().strip("[]").lower() for value in allowed
                  if "://" not in value}
         if not any(host in LOOPBACK_HOSTS for _, host, _ in origins):
             hosts |= LOOPBACK_HOSTS
         return cls(frozenset(hosts), frozenset(origins))
 
-    def allows(self, origin):
+    def allows(self, origin: str) -> bool:
         """
         Whether a request with this C{Origin} header value may be served.
         """
@@ -76,7 +83,7 @@ HOST_HEADER = re.compile(
     r"(?P<name>[A-Za-z0-9._-]+|\[(?P<ipv6>[0-9A-Fa-f:.]+)\])(:[0-9]{1,5})?")
 
 
-def hostName(header):
+def hostName(header: str) -> str | None:
     """
     The lowercased name in a C{Host} header value, without its port or an
     IPv6 address's brackets; L{None} if it is not one.
@@ -94,14 +101,15 @@ class HostPolicy:
     its connection reached, and C{--allowed-host} values.
     """
 
-    names: frozenset
+    names: frozenset[str]
 
     @classmethod
-    def fromOptions(cls, allowed):
+    def fromOptions(cls, allowed: Iterable[str]) -> "HostPolicy":
         return cls(LOOPBACK_HOSTS | {value.strip().strip("[]").lower()
                                      for value in allowed})
 
-    def allows(self, header, localAddress):
+    def allows(self, header: str | None,
+               localAddress: str | None) -> bool:
         """
         Whether a request with this C{Host} header value (L{None} when
         absent, as from an HTTP/1.0 client) reaching C{localAddress} may be

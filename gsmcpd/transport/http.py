@@ -1,42 +1,57 @@
 """
 The Streamable HTTP transport: C{POST}, C{GET} and C{DELETE /mcp}.
 
-This module owns everything HTTP: the gates (Origin, protocol version,
-session id, body size), status codes, and the C{MCP-Session-Id} header that
-maps a 2025-revision client onto a session handle.
+This module owns the routes, their status codes, the C{MCP-Session-Id}
+header given to an initialized 2025 client, C{Last-Event-ID} and the one
+error handler; the gates (L{gsmcpd.transport.gates}) read the rest of the
+request's head, but for C{Accept} (L{gsmcpd.transport.sse}).
 """
 
 import secrets
+from collections.abc import Generator
 
-from klein import Klein
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
+from twisted.python.failure import Failure
+from twisted.web import http
+from twisted.web.resource import IResource
 from twisted.web.server import Request
-from werkzeug.exceptions import HTTPException
 
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
-from gsmcpd.observe.metrics import UNOBSERVED
+from gsmcpd.observe.metrics import UNOBSERVED, Metrics
 from gsmcpd.protocol.catalogsurface import unwrapCall
+from gsmcpd.protocol.eras.legacy.adapter import LegacyEra, Opened
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.eras.modern.envelope import isModern
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
-    INVALID_REQUEST,
+    JsonObject,
     JsonRpcError,
+    Message,
     encode,
     parseMessage,
 )
 from gsmcpd.protocol.versions import PRIMED_STREAMS_SINCE, atLeast
+from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.transport.bearer import principalOf
-from gsmcpd.transport.connections import DEFAULT_LIMITS, MAX_BODY_BYTES, GuardedSite
+from gsmcpd.transport.connections import (
+    DEFAULT_LIMITS,
+    MAX_BODY_BYTES,
+    ConnectionLimits,
+    GuardedSite,
+)
 from gsmcpd.transport.gates import (
     SESSION_HEADER,
-    VERSION_HEADER,
     Refusal,
     checkHeaders,
     namedSession,
 )
-from gsmcpd.transport.resource import McpResource
+from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
+from gsmcpd.transport.modern import ModernPost
+from gsmcpd.transport.resource import Answer, AnsweringResource, Body
 from gsmcpd.transport.sse import (
     CallStream,
     EventStream,
@@ -52,13 +67,10 @@ class CappedRequest(Request):
     so an oversized body costs no memory before it is answered 413.
     """
 
-    mcpMessageId = None
-    """The id of the JSON-RPC request it carries, once parsed, so an error
-    handler answers with it."""
-
     defaultContentType = b"application/json"
 
-    def handleContentChunk(self, data):
+    def handleContentChunk(self, data: bytes) -> None:
+        assert self.content is not None, "made by gotLength"
         room = MAX_BODY_BYTES + 1 - self.content.tell()
         if room > 0:
             self.content.write(data[:room])
@@ -76,47 +88,54 @@ class McpSite(GuardedSite):
 
     requestFactory = CappedRequest
 
-    def __init__(self, resource, accessLog=False, limits=DEFAULT_LIMITS,
-                 reactor=None, metrics=UNOBSERVED):
+    def __init__(self, resource: IResource, accessLog: bool = False,
+                 limits: ConnectionLimits = DEFAULT_LIMITS,
+                 reactor: IReactorTime | None = None,
+                 metrics: Metrics = UNOBSERVED) -> None:
         super().__init__(resource, limits, reactor,
                          parsePOSTFormSubmission=False)
         self._accessLog = accessLog
         self._metrics = metrics
 
-    def log(self, request):
+    def log(self, request: http.Request) -> None:
         # Called once each response is finished.
         self._metrics.responded(request)
         if self._accessLog:
             super().log(request)
 
 
-def _headerText(request, name):
-    value = request.getHeader(name)
-    return None if value is None else value.decode("latin-1")
+MESSAGE_ID = "mcpMessageId"
+"""Where a request keeps the id of the JSON-RPC request it carries, once
+parsed, so the error handler answers with it."""
 
 
-def messageIdOf(request):
+def messageIdOf(request: Request) -> object:
     """
     The id of the JSON-RPC request C{request} carries, or L{None} before
     its body is parsed (or for a notification).
     """
-    return getattr(request, "mcpMessageId", None)
+    return getattr(request, MESSAGE_ID, None)
 
 
-class McpApp:
+class McpApp(AnsweringResource):
     """
-    The C{/mcp} endpoint.
+    The C{/mcp} endpoint, the site's resource (behind the bearer gate and
+    the trace when they are on).
 
     @ivar origins: the L{OriginPolicy}: which browser pages may call.
     @ivar hosts: the L{HostPolicy}: which names requests may address.
     @ivar pending: the server's outstanding requests to clients.
     """
 
-    app = Klein()
     log = Logger()
+    path = b"/mcp"
+    allowed = b"DELETE, GET, HEAD, POST"
+    unrouted = "this server answers MCP on /mcp (POST, GET, DELETE)"
 
-    def __init__(self, sessions, legacy, modern, pending, clock, origins,
-                 hosts):
+    def __init__(self, sessions: SessionRegistry, legacy: LegacyEra,
+                 modern: ModernPost, pending: PendingRequests,
+                 clock: IReactorTime, origins: OriginPolicy,
+                 hosts: HostPolicy) -> None:
         """
         Built by its caller, who builds each collaborator once
         (L{gsmcpd.daemon.service.assemble}).
@@ -136,30 +155,28 @@ class McpApp:
         self.clock = clock
         self.origins = origins
         self.hosts = hosts
+        super().__init__()
 
-    def resource(self):
-        return McpResource(self)
-
-    def _json(self, request, document):
+    def _json(self, request: Request, document: object) -> bytes:
         request.setHeader(b"content-type", b"application/json")
         return encode(document)
 
-    def _client(self, request):
+    def _client(self, request: Request) -> ClientSession:
         return namedSession(request, self.sessions, principalOf(request))
 
     # Routes.
 
-    @app.route("/mcp", methods=["POST"])
-    def post(self, request):
+    def render_POST(self, request: Request) -> Answer:
         """
-        Answer one JSON-RPC message (L{McpResource} calls this directly).
+        Answer one JSON-RPC message.
 
         Callbacks rather than a generator: this runs for every request.
 
         @return: the response body, or a L{Deferred} firing with it (or
             with L{None} when its event stream was already ended).
         """
-        checkHeaders(request, self.origins, self.hosts)
+        version = checkHeaders(request, self.origins, self.hosts)
+        assert request.content is not None, "made by gotLength"
         body = request.content.read(MAX_BODY_BYTES + 1)
         if len(body) > MAX_BODY_BYTES:
             raise Refusal(413, f"Payload Too Large: request bodies are capped "
@@ -167,12 +184,13 @@ class McpApp:
         try:
             message = parseMessage(body)
         except JsonRpcError as e:
-            request.mcpMessageId = e.requestId
+            setattr(request, MESSAGE_ID, e.requestId)
             raise Refusal(400, e.message, e.code)
         if message.kind == "request":
-            request.mcpMessageId = message.id
-        if isModern(_headerText(request, VERSION_HEADER), message.params):
-            return self.modern.post(request, message)
+            setattr(request, MESSAGE_ID, message.id)
+        if isModern(version, message.params):
+            modern: Deferred[Body] = self.modern.post(request, message)
+            return modern
         message = unwrapCall(self.legacy.handlers.tools, message)
         if message.kind == "request" and message.method == "initialize":
             return self.legacy.initialize(
@@ -194,16 +212,17 @@ class McpApp:
                                      message))
         return self._call(request, client, message)
 
-    def _initialized(self, opened, request):
+    def _initialized(self, opened: Opened, request: Request) -> bytes:
         client, response = opened
         if client is not None:
             request.setHeader(SESSION_HEADER, client.handle.encode("ascii"))
         return self._json(request, response)
 
-    def _call(self, request, client, message):
-        streams = []
+    def _call(self, request: Request, client: ClientSession,
+              message: Message) -> "Deferred[Body]":
+        streams: list[CallStream] = []
 
-        def openStream(client):
+        def openStream(client: ClientSession) -> CallStream | None:
             if not acceptsStream(request):
                 return None
             streams.append(self._callStream(request, client, message))
@@ -220,18 +239,19 @@ class McpApp:
         # Finished when the call is, whether or not this POST is still
         # there: a dropped stream is resumed with Last-Event-ID.  The
         # stream has begun, so its last event carries a bug's error.
-        answered.addErrback(
-            lambda failure: self._internalError(request, failure))
-        answered.addCallback(stream.finish)
-        return shielded(answered)
+        finished = answered.addErrback(
+            lambda failure: self._internalError(request, failure)
+        ).addCallback(stream.finish)
+        return shielded(finished)
 
-    def _answer(self, response, request):
+    def _answer(self, response: JsonObject | None, request: Request) -> bytes:
         if response is None:
             request.setResponseCode(202)
             return b""
         return self._json(request, response)
 
-    def _callStream(self, request, client, message):
+    def _callStream(self, request: Request, client: ClientSession,
+                    message: Message) -> CallStream:
         """
         Answer C{message} as an event stream carrying what the call sends
         the client while it runs.
@@ -243,29 +263,35 @@ class McpApp:
         client.keep(stream.sequence)
         return stream
 
-    @app.route("/mcp", methods=["GET"])
-    def get(self, request):
-        if request.method == b"HEAD":
-            request.setResponseCode(405)
-            request.setHeader(b"allow", b"GET, POST, DELETE")
-            return b""
+    def render_HEAD(self, request: Request) -> bytes:
+        request.setResponseCode(405)
+        request.setHeader(b"allow", b"GET, POST, DELETE")
+        return b""
+
+    def render_GET(self, request: Request) -> "Deferred[None]":
         checkHeaders(request, self.origins, self.hosts)
         client = self._client(request)
         resumed = parseEventId(
             (request.getHeader(b"last-event-id") or b"").decode("latin-1"))
-        sequence = resumed and client.sequences.get(resumed[0])
-        if sequence and isinstance(sequence.owner, CallStream):
-            self.sessions.clients.touch(client)
-            return sequence.owner.resume(request, resumed[1])
-        replay = sequence.since(resumed[1]) if sequence else ()
-        return self.sessions.clients.openStream(
+        replay: list[bytes] = []
+        if resumed is not None:
+            key, after = resumed
+            sequence = client.sequences.get(key)
+            if sequence is not None and isinstance(sequence.owner,
+                                                   CallStream):
+                self.sessions.clients.touch(client)
+                return sequence.owner.resume(request, after)
+            if sequence is not None:
+                replay = sequence.since(after)
+        done: Deferred[None] = self.sessions.clients.openStream(
             client, lambda generation, onLost: EventStream(
                 request, self.clock, client.outbox, generation, onLost,
                 replay=replay)).done
+        return done
 
-    @app.route("/mcp", methods=["DELETE"])
     @inlineCallbacks
-    def delete(self, request):
+    def render_DELETE(self, request: Request) -> Generator[
+            "Deferred[None]", None, bytes]:
         checkHeaders(request, self.origins, self.hosts)
         client = self._client(request)
         # Answered once the session is gone: its running call broken and
@@ -276,37 +302,24 @@ class McpApp:
 
     # Errors: every answer is JSON, whatever went wrong.
 
-    @app.handle_errors(Exception)
-    def failed(self, request, failure):
+    def failed(self, request: Request, failure: Failure) -> bytes:
         """
-        The answer to a request that failed, Klein's route or
-        L{McpResource}'s: a L{Refusal}'s status, an unknown path's or
-        method's, or a bug's.
+        The answer to a request that failed, the one error entry: a
+        L{Refusal}'s status (an unknown path's and method's too), or a
+        bug's.
         """
         if failure.check(Refusal):
-            return self._refused(request, failure.value)
-        if failure.check(HTTPException):
-            return self._unrouted(request, failure.value)
+            refusal = failure.value
+            assert isinstance(refusal, Refusal)
+            return self._refused(request, refusal)
         return self._unexpected(request, failure)
 
-    def _refused(self, request, refusal):
+    def _refused(self, request: Request, refusal: Refusal) -> bytes:
         request.setResponseCode(refusal.status)
         return self._json(request, JsonRpcError(
             refusal.code, refusal.message).asResponse(messageIdOf(request)))
 
-    def _unrouted(self, request, error):
-        """
-        An unknown path or method: werkzeug's status, in JSON.
-        """
-        request.setResponseCode(error.code)
-        for name, value in error.get_headers():
-            if name.lower() == "allow":
-                request.setHeader(b"allow", value.encode("latin-1"))
-        return self._json(request, JsonRpcError(
-            INVALID_REQUEST, f"{error.name}: this server answers MCP on /mcp "
-            "(POST, GET, DELETE)").asResponse(None))
-
-    def _unexpected(self, request, failure):
+    def _unexpected(self, request: Request, failure: Failure) -> bytes:
         """
         A bug: answered as a JSON-RPC internal error.  A request with an id
         is answered 200, so its client matches the error to the request.
@@ -315,7 +328,8 @@ class McpApp:
         request.setResponseCode(500 if response["id"] is None else 200)
         return self._json(request, response)
 
-    def _internalError(self, request, failure):
+    def _internalError(self, request: Request,
+                       failure: Failure) -> JsonObject:
         """
         The response to a request that met a bug: a JSON-RPC internal error
         carrying the request's id and a correlation id; the log gets one

@@ -4,24 +4,43 @@ layer, its HTTP statuses, and its two kinds of event stream (a call that
 reports progress, and C{subscriptions/listen}).
 """
 
+from collections.abc import Generator
+from typing import Any
+
 import attr
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.interfaces import IReactorTime
+from twisted.web.iweb import IRequest
+from twisted.web.server import Request
 
 from gsmcpd.protocol.catalogsurface import unwrapCall
-from gsmcpd.protocol.eras.modern.envelope import httpStatus, readEnvelope
+from gsmcpd.protocol.eras.modern.adapter import ModernEra
+from gsmcpd.protocol.eras.modern.envelope import (
+    Envelope,
+    Headers,
+    httpStatus,
+    readEnvelope,
+)
 from gsmcpd.protocol.eras.modern.handles import SESSION_ARGUMENT
 from gsmcpd.protocol.eras.modern.listen import OFFERED, Listener, readFilter
-from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError, encode, result
+from gsmcpd.protocol.jsonrpc import (
+    INVALID_REQUEST,
+    JsonObject,
+    JsonRpcError,
+    Message,
+    encode,
+)
+from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.sessions.outbox import Outbox
 from gsmcpd.transport.bearer import principalOf
-from gsmcpd.transport.sse import EventStream, acceptsStream, callStream
+from gsmcpd.transport.sse import CallStream, EventStream, acceptsStream, callStream
 
 CALL_STREAM = "c1"
 """A 2026 call's stream is its POST's only one: its events are numbered
 under this key."""
 
 
-def headerValues(request):
+def headerValues(request: IRequest) -> Headers:
     """
     The request's headers by lowercased name, each a list of its values.
     """
@@ -35,7 +54,8 @@ class ModernPost:
     One 2026-era C{POST}, from parsed message to HTTP response.
     """
 
-    def __init__(self, era, notices, clock):
+    def __init__(self, era: ModernEra, notices: ChangeNotices,
+                 clock: IReactorTime) -> None:
         """
         @param era: the L{gsmcpd.protocol.eras.modern.adapter.ModernEra}.
         @param notices: the L{gsmcpd.protocol.notices.ChangeNotices}
@@ -45,12 +65,13 @@ class ModernPost:
         self.notices = notices
         self.clock = clock
 
-    def _json(self, request, document):
+    def _json(self, request: Request, document: object) -> bytes:
         request.setHeader(b"content-type", b"application/json")
         return encode(document)
 
     @inlineCallbacks
-    def post(self, request, message):
+    def post(self, request: Request, message: Message) -> Generator[
+            "Deferred[Any]", Any, bytes | None]:
         if message.kind != "request":
             # Nothing a 2026 client sends without an id needs an answer;
             # and no server-to-client request exists for it to answer.
@@ -61,9 +82,9 @@ class ModernPost:
                                       "2026-07-28 has no server-to-client "
                                       "requests to answer").asResponse(None))
         headers = headerValues(request)
-        streams = []
+        streams: list[CallStream] = []
 
-        def openStream():
+        def openStream() -> CallStream | None:
             if not acceptsStream(request):
                 return None
             stream = callStream(request, self.clock, CALL_STREAM,
@@ -85,7 +106,7 @@ class ModernPost:
             if answer.minted is not None:
                 request.setHeader(b"mcp-param-session",
                                   answer.minted.encode("ascii"))
-            response = result(message.id, answer.value)
+            response = answer.response(message.id)
         except JsonRpcError as e:
             response = e.asResponse(message.id)
             if not streams:
@@ -94,7 +115,8 @@ class ModernPost:
             return streams[0].finish(response)
         return self._json(request, response)
 
-    def _listen(self, request, message, envelope):
+    def _listen(self, request: Request, message: Message,
+                envelope: Envelope) -> "Deferred[None]":
         """
         Hold the response open as the listener's stream: acknowledged
         first, then every change its filter names, until the client goes.
@@ -104,7 +126,7 @@ class ModernPost:
         outbox = Outbox(f"listener {message.id!r}")
         stream = EventStream(request, self.clock, outbox)
 
-        def deliver(method, params):
+        def deliver(method: str, params: JsonObject) -> None:
             outbox.put({"jsonrpc": "2.0", "method": method, "params": params})
             stream.flush()
 

@@ -1,73 +1,106 @@
 """
-The site's way into the C{/mcp} app: the one hot request straight to its
-route, every other through Klein.
+A plain Twisted resource for one path: each verb its C{render_X}, every
+answer written whole with its length, and every failure through one error
+entry.
 """
 
-from twisted.internet.defer import CancelledError, maybeDeferred
+import re
+from typing import cast
+
+from twisted.internet.defer import CancelledError, Deferred, maybeDeferred
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from twisted.web.resource import Resource
-from twisted.web.server import NOT_DONE_YET
+from twisted.web.server import NOT_DONE_YET, Request
+
+from gsmcpd.transport.gates import Refusal
+
+_MERGED_SLASHES = re.compile(b"/{2,}")
+
+Body = bytes | None
+"""A route's body, or L{None} when it ended the response itself."""
+
+Answer = Body | Deferred[Body]
+"""What a route answers: its body, at once or later."""
 
 
-class McpResource(Resource):
+class AnsweringResource(Resource):
     """
-    The app as the site sees it: C{POST /mcp}, nearly every request the
-    daemon serves, handed straight to the app's route, and every other
-    request routed by Klein.
+    The leaf that answers C{path}: a request's C{render_}I{VERB} answers
+    the body, or a L{Deferred} firing with it (with L{None} when the verb
+    ended the response itself, an event stream); an unknown path or verb
+    is a L{Refusal}; any failure is answered by C{failed}, the one error
+    entry.  A client that hangs up cancels what is pending.
 
-    Klein binds a werkzeug map, parses the URL back into parts and wraps
-    the route in several L{Deferred}s for every request, about a tenth of
-    the daemon's cost of a tool call.  The answer is the same either way:
-    the same route, the same error handler.
+    @cvar path: the one path answered.
+    @cvar allowed: the C{Allow} header of a C{405}.
     """
 
     isLeaf = True
     log = Logger()
+    path = b"/"
+    allowed = b""
 
-    def __init__(self, app):
-        """
-        @param app: a L{gsmcpd.transport.http.McpApp}: its C{post} route,
-            its C{failed} error handler and its Klein C{app}.
-        """
-        super().__init__()
-        self._app = app
-        self._routed = app.app.resource()
-
-    def render(self, request):
-        if request.method != b"POST" or request.path != b"/mcp":
-            return self._routed.render(request)
-        over = request.notifyFinish()
-        answering = maybeDeferred(self._app.post, request)
-        # As Klein does: a client that hangs up cancels what is pending.
+    def render(self, request: Request) -> object:
+        over: Deferred[None] = request.notifyFinish()
+        # maybeDeferred waits for a Deferred the route answers.
+        answering = cast("Deferred[Body]",
+                         maybeDeferred(self._route, request))
         over.addErrback(lambda _: answering.cancel())
         answering.addErrback(self._failed, request, over)
         answering.addCallback(self._write, request, over)
         answering.addErrback(self._unanswered, request, over)
         return NOT_DONE_YET
 
-    def _failed(self, failure, request, over):
+    def _route(self, request: Request) -> Answer:
+        # Repeated slashes are one, as a base URL ending in one makes them.
+        if request.path != self.path and \
+                _MERGED_SLASHES.sub(b"/", request.path) != self.path:
+            raise Refusal(404, "Not Found: " + self.unrouted)
+        verb = getattr(self, "render_" + request.method.decode("latin-1"),
+                       None)
+        if verb is None:
+            request.setHeader(b"allow", self.allowed)
+            raise Refusal(405, "Method Not Allowed: " + self.unrouted)
+        answer: Answer = verb(request)
+        return answer
+
+    unrouted = "this server answers nothing here"
+    """What an unknown path's or method's refusal says after its name."""
+
+    def failed(self, request: Request, failure: Failure) -> bytes:
+        """
+        The answer to a request that failed.
+        """
+        raise NotImplementedError()
+
+    def _failed(self, failure: Failure, request: Request,
+                over: "Deferred[None]") -> Body:
         if over.called:
             # Nobody is left to hear it, but a bug is still a bug.
             if not failure.check(CancelledError):
                 self.log.failure("answering a request whose client has "
                                  "gone", failure)
             return None
-        return self._app.failed(request, failure)
+        return self.failed(request, failure)
 
-    def _write(self, body, request, over):
+    def _write(self, body: Body, request: Request,
+               over: "Deferred[None]") -> None:
         """
         Send C{body} whole, with its length: unlike a chunked answer, it
         needs no framing and no closing chunk.
         """
         if over.called:
             return
-        if not request.startedWriting:
+        # A HEAD answer carries no body, so no length of one.
+        if not request.startedWriting and request.method != b"HEAD":
             request.setHeader(b"content-length", b"%d" % len(body or b""))
         if body:
             request.write(body)
         request.finish()
 
-    def _unanswered(self, failure, request, over):
+    def _unanswered(self, failure: Failure, request: Request,
+                    over: "Deferred[None]") -> None:
         self.log.failure("answering a request", failure)
         if not over.called:
             request.processingFailed(failure)

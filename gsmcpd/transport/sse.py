@@ -11,15 +11,19 @@ writes stay paused past L{WRITE_BLOCKED_LIMIT} is dropped.
 
 import collections
 import re
+from collections.abc import Callable, Iterable
 
 from twisted.internet.defer import Deferred, succeed
-from twisted.internet.interfaces import IPushProducer
+from twisted.internet.interfaces import IDelayedCall, IPushProducer, IReactorTime
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
+from twisted.web.iweb import IRequest
+from twisted.web.server import Request
 from zope.interface import implementer
 
-from gsmcpd.protocol.jsonrpc import encode, progressTokenOf
+from gsmcpd.protocol.jsonrpc import JsonObject, encode, progressTokenOf
 from gsmcpd.sessions.interfaces import ICallSink
+from gsmcpd.sessions.outbox import Outbox
 
 KEEPALIVE_INTERVAL = 15.0
 """Seconds between keepalive comments: sized to proxy and NAT idle timeouts."""
@@ -27,7 +31,7 @@ WRITE_BLOCKED_LIMIT = 5.0
 """Seconds a stream's writes may stay blocked before it is dropped."""
 
 
-def eventBytes(message):
+def eventBytes(message: JsonObject) -> bytes:
     """
     One JSON-RPC message as an SSE event.
     """
@@ -42,8 +46,8 @@ class EventStream:
     One open C{text/event-stream} response.
 
     @ivar done: fires when the stream has ended, from either side; the
-        route returns it, so Klein finishes the response when it fires and
-        cancels it when the client goes away.
+        route returns it, so the resource finishes the response when it
+        fires and cancels it when the client goes away.
     @ivar generation: which of its session's streams this is; a newer GET
         supersedes it.
     @ivar endedBy: why it ended: C{"client"} (hung up), C{"slow"} (stopped
@@ -53,18 +57,21 @@ class EventStream:
 
     log = Logger()
 
-    def __init__(self, request, clock, outbox, generation=0,
-                 onLost=lambda stream: None, sequence=None, replay=()):
+    def __init__(self, request: Request, clock: IReactorTime, outbox: Outbox,
+                 generation: int = 0,
+                 onLost: Callable[["EventStream"], None] = lambda stream: None,
+                 sequence: "EventSequence | None" = None,
+                 replay: Iterable[bytes] = ()) -> None:
         self._request = request
         self._clock = clock
         self._outbox = outbox
         self.sequence = sequence or EventSequence(f"g{generation}", self)
         self._onLost = onLost
         self._paused = False
-        self._blocked = None
+        self._blocked: IDelayedCall | None = None
         self.generation = generation
-        self.endedBy = None
-        self.done = Deferred(lambda _: self._closed("client"))
+        self.endedBy: str | None = None
+        self.done: Deferred[None] = Deferred(lambda _: self._closed("client"))
         request.notifyFinish().addBoth(lambda _: self._closed("client"))
         request.setHeader(b"content-type", b"text/event-stream")
         request.setHeader(b"cache-control", b"no-cache")
@@ -78,17 +85,17 @@ class EventStream:
         self.flush()
 
     @property
-    def open(self):
+    def open(self) -> bool:
         return self.endedBy is None
 
-    def flush(self):
+    def flush(self) -> None:
         """
         Write what waits in the outbox, as far as the client is reading.
         """
         while self.open and not self._paused and len(self._outbox):
             self._request.write(self.sequence.frame(self._outbox.take()))
 
-    def end(self, reason="server"):
+    def end(self, reason: str = "server") -> None:
         """
         End the stream from the server side.
         """
@@ -96,35 +103,37 @@ class EventStream:
 
     # IPushProducer: the transport's backpressure.
 
-    def pauseProducing(self):
+    def pauseProducing(self) -> None:
         self._paused = True
         if self._blocked is None:
             self._blocked = self._clock.callLater(WRITE_BLOCKED_LIMIT,
                                                   self._tooSlow)
 
-    def resumeProducing(self):
+    def resumeProducing(self) -> None:
         self._paused = False
         if self._blocked is not None:
             self._blocked.cancel()
             self._blocked = None
         self.flush()
 
-    def stopProducing(self):
+    def stopProducing(self) -> None:
         self._closed("client")
 
-    def _tooSlow(self):
+    def _tooSlow(self) -> None:
         self._blocked = None
         self.log.warn("dropping an event stream whose client has not read "
                       "for {limit} seconds", limit=WRITE_BLOCKED_LIMIT)
         transport = self._request.transport
         self._closed("slow")
+        # A transport gone already ended the stream: this one is reading.
+        assert transport is not None
         getattr(transport, "abortConnection", transport.loseConnection)()
 
-    def _writeIfReading(self, data):
+    def _writeIfReading(self, data: bytes) -> None:
         if self.open and not self._paused:
             self._request.write(data)
 
-    def _closed(self, reason):
+    def _closed(self, reason: str) -> None:
         if not self.open:
             return
         self.endedBy = reason
@@ -160,13 +169,15 @@ class EventSequence:
     @ivar owner: the stream object, so a resumption can find it.
     """
 
-    def __init__(self, key, owner):
+    def __init__(self, key: str,
+                 owner: "EventStream | CallStream | None") -> None:
         self.key = key
         self.owner = owner
         self._next = 1
-        self._kept = collections.deque(maxlen=REPLAY_LIMIT)
+        self._kept: collections.deque[tuple[int, bytes]] = \
+            collections.deque(maxlen=REPLAY_LIMIT)
 
-    def frame(self, message):
+    def frame(self, message: JsonObject) -> bytes:
         """
         C{message} as an event with this stream's next id, kept for replay.
         """
@@ -176,13 +187,13 @@ class EventSequence:
         self._next += 1
         return data
 
-    def since(self, number):
+    def since(self, number: int) -> list[bytes]:
         """
         The kept events after event C{number}.
         """
         return [data for n, data in self._kept if n > number]
 
-    def priming(self):
+    def priming(self) -> bytes:
         """
         The event that opens a stream: an id and no data, and how long to
         wait before resuming, so a client can resume even a stream that has
@@ -197,7 +208,7 @@ EVENT_NUMBER = re.compile("[0-9]{1,18}")
 what a client could have been sent."""
 
 
-def parseEventId(text):
+def parseEventId(text: str | None) -> tuple[str, int] | None:
     """
     C{(key, number)} from a C{Last-Event-ID}, or L{None}.
     """
@@ -206,14 +217,15 @@ def parseEventId(text):
         else None
 
 
-def acceptsStream(request):
+def acceptsStream(request: IRequest) -> bool:
     """
     Whether the client accepts an event stream as its answer.
     """
     return b"text/event-stream" in (request.getHeader(b"accept") or b"")
 
 
-def callStream(request, clock, key, params, prime=False):
+def callStream(request: Request, clock: IReactorTime, key: str,
+               params: JsonObject, prime: bool = False) -> "CallStream":
     """
     A L{CallStream} answering the call C{params} belong to: its events
     numbered under C{key}, progress reported to the token C{params} carry.
@@ -233,15 +245,17 @@ class CallStream:
     until the call is over.
     """
 
-    def __init__(self, request, clock, sequence, token=None, prime=False):
-        self._request = request
+    def __init__(self, request: Request, clock: IReactorTime,
+                 sequence: EventSequence, token: object = None,
+                 prime: bool = False) -> None:
+        self._request: Request | None = request
         self._clock = clock
         self._token = token
         self._started = clock.seconds()
         self.sequence = sequence
         sequence.owner = self
         self.finished = False
-        self._resumed = None
+        self._resumed: Deferred[None] | None = None
         request.setHeader(b"content-type", b"text/event-stream")
         request.setHeader(b"cache-control", b"no-cache")
         if prime:
@@ -252,7 +266,7 @@ class CallStream:
         self._toolReports = False
         self._listen(request)
 
-    def _listen(self, request):
+    def _listen(self, request: Request) -> None:
         """
         Send on C{request} until its client goes; the elapsed-time reports
         run only while someone listens.
@@ -263,7 +277,7 @@ class CallStream:
                 not self._ticker.running:
             self._ticker.start(PROGRESS_INTERVAL, now=False)
 
-    def post(self, message):
+    def post(self, message: JsonObject) -> None:
         """
         Send the client C{message} on this stream.
         """
@@ -271,7 +285,8 @@ class CallStream:
         if self._request is not None:
             self._request.write(data)
 
-    def report(self, progress, total=None, message=None):
+    def report(self, progress: float, total: float | None = None,
+               message: str | None = None) -> None:
         """
         The tool's own progress; it replaces the elapsed-time reports, so
         the numbers a client sees only ever increase.
@@ -280,13 +295,14 @@ class CallStream:
         self._stopTicker()
         self._progress(progress, total, message)
 
-    def _elapsed(self):
+    def _elapsed(self) -> None:
         elapsed = self._clock.seconds() - self._started
         self._progress(round(elapsed), None,
                        f"still running after {elapsed:.0f}s")
 
-    def _progress(self, progress, total, message):
-        params = {"progressToken": self._token, "progress": progress}
+    def _progress(self, progress: float, total: float | None,
+                  message: str | None) -> None:
+        params: JsonObject = {"progressToken": self._token, "progress": progress}
         if total is not None:
             params["total"] = total
         if message is not None:
@@ -294,7 +310,7 @@ class CallStream:
         self.post({"jsonrpc": "2.0", "method": "notifications/progress",
                    "params": params})
 
-    def closeEarly(self):
+    def closeEarly(self) -> None:
         """
         End the connection now; the client resumes the stream with
         C{Last-Event-ID}.
@@ -303,7 +319,7 @@ class CallStream:
             request, self._request = self._request, None
             request.finish()
 
-    def resume(self, request, after):
+    def resume(self, request: Request, after: int) -> "Deferred[None]":
         """
         Continue this stream on C{request} (a C{GET} carrying
         C{Last-Event-ID}) from event C{after}.
@@ -322,17 +338,18 @@ class CallStream:
         self._listen(request)
         return self._resumed
 
-    def _detach(self, request):
+    def _detach(self, request: Request) -> None:
         if self._request is request:
             self._request = None
             self._stopTicker()
 
-    def finish(self, response):
+    def finish(self, response: JsonObject | None) -> bytes | None:
         """
         Send the response, if any.
 
-        @return: what the C{POST} route answers: C{b""} for Klein to end its
-            response, or L{None} when that connection was already ended.
+        @return: what the C{POST} route answers: C{b""} for the resource to
+            end its response, or L{None} when that connection was already
+            ended.
         """
         self._stopTicker()
         closedEarly = self._request is None or self._resumed is not None
@@ -344,6 +361,6 @@ class CallStream:
             self._resumed.callback(None)
         return None if closedEarly else b""
 
-    def _stopTicker(self):
+    def _stopTicker(self) -> None:
         if self._ticker.running:
             self._ticker.stop()

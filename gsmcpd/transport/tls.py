@@ -15,7 +15,7 @@ from OpenSSL import SSL
 from OpenSSL.crypto import FILETYPE_PEM
 from OpenSSL.crypto import Error as CryptoError
 from twisted.internet.endpoints import SSL4ServerEndpoint
-from twisted.internet.interfaces import IOpenSSLServerConnectionCreator
+from twisted.internet.interfaces import IOpenSSLServerConnectionCreator, IReactorSSL
 from twisted.internet.ssl import Certificate, CertificateOptions, KeyPair, TLSVersion
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -34,14 +34,17 @@ class TLSConfigError(ValueError):
     """
 
 
-def splitDescription(description):
+def splitDescription(
+        description: str) -> tuple[str, list[str], dict[str, str]]:
     """
     An endpoint description's fields, as Twisted reads them: separated by
     colons, a backslash escaping the next character.
 
     @return: C{(kind, positional fields, keyword fields)}.
     """
-    fields, current, escaped = [], [], False
+    fields: list[str] = []
+    current: list[str] = []
+    escaped = False
     for character in description:
         if escaped:
             current.append(character)
@@ -54,7 +57,9 @@ def splitDescription(description):
         else:
             current.append(character)
     fields.append("".join(current))
-    kind, positional, keywords = fields[0], [], {}
+    kind = fields[0]
+    positional: list[str] = []
+    keywords: dict[str, str] = {}
     for field in fields[1:]:
         name, equals, value = field.partition("=")
         if equals:
@@ -78,7 +83,7 @@ class TLSEndpoint:
     extraCertChain: str | None = None
 
     @classmethod
-    def parse(cls, description):
+    def parse(cls, description: str) -> "TLSEndpoint | None":
         """
         @return: the endpoint, or L{None} when C{description} is not C{ssl:}.
         @raise TLSConfigError: an C{ssl:} description that cannot be served.
@@ -108,7 +113,7 @@ class TLSEndpoint:
                    certKey=keywords.get("certKey", keywords["privateKey"]),
                    extraCertChain=keywords.get("extraCertChain"))
 
-    def options(self):
+    def options(self) -> CertificateOptions:
         """
         Fresh L{CertificateOptions} from the files as they are now.
 
@@ -138,12 +143,13 @@ class TLSEndpoint:
                                  f"used: {e}")
         return options
 
-    def endpoint(self, reactor, contexts):
+    def endpoint(self, reactor: IReactorSSL,
+                 contexts: "ReloadingContexts") -> SSL4ServerEndpoint:
         return SSL4ServerEndpoint(reactor, self.port, contexts, self.backlog,
                                   self.interface)
 
 
-def _read(path):
+def _read(path: str) -> bytes:
     try:
         with open(path, "rb") as f:
             return f.read()
@@ -160,17 +166,17 @@ class ReloadingContexts:
 
     log = Logger()
 
-    def __init__(self, endpoint):
+    def __init__(self, endpoint: TLSEndpoint) -> None:
         """
         @raise TLSConfigError: the files cannot be served at startup.
         """
         self.endpoint = endpoint
         self._options = endpoint.options()
 
-    def serverConnectionForTLS(self, tlsProtocol):
+    def serverConnectionForTLS(self, tlsProtocol: object) -> SSL.Connection:
         return SSL.Connection(self._options.getContext(), None)
 
-    def reload(self):
+    def reload(self) -> bool:
         """
         Read the certificate and key again; keep the running ones if they
         cannot be used.

@@ -42,7 +42,7 @@ class DrainTests(TestCase):
         app = mcpApp(self.sessions, Handlers(
             ToolCatalog.named(("execution", "session")), ServerIdentity()),
             self.clock)
-        self.treq = StubTreq(app.resource())
+        self.treq = StubTreq(app)
 
     @inlineCallbacks
     def post(self, message, **headers):

@@ -207,7 +207,7 @@ class _Authenticated:
         self.events = []
         self.app = self.makeApp(Handlers(ToolCatalog(toolsets),
                                            ServerIdentity()))
-        self.treq = StubTreq(BearerResource(self.app.resource(), self.gate))
+        self.treq = StubTreq(BearerResource(self.app, self.gate))
         self.token = self.provider.token(sub="Alice", scope="write")
 
     def makeApp(self, dispatcher):

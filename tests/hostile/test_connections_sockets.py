@@ -18,7 +18,11 @@ from twisted.trial.unittest import TestCase
 from twisted.web.client import HTTPConnectionPool
 from twisted.web.resource import Resource
 
-from gsmcpd.transport.connections import ConnectionLimits, GuardedSite
+from gsmcpd.transport.connections import (
+    ConnectionLimits,
+    GuardedFactory,
+    GuardedSite,
+)
 
 SLOW_CLIENTS = 100
 PINGS = 200
@@ -74,8 +78,8 @@ class SlowClientTests(TestCase):
 
     @inlineCallbacks
     def setUp(self):
-        self.site = GuardedSite(Ping(), ConnectionLimits(
-            requestDeadline=10.0, maxConnectionsPerPeer=SLOW_CLIENTS + 8))
+        self.site = GuardedFactory(GuardedSite(Ping(), ConnectionLimits(
+            requestDeadline=10.0, maxConnectionsPerPeer=SLOW_CLIENTS + 8)))
         self.port = yield TCP4ServerEndpoint(
             reactor, 0, interface="127.0.0.1").listen(self.site)
         self.addCleanup(self.port.stopListening)

@@ -70,7 +70,7 @@ def buildResource(clock: Clock) -> IResource:
     app = McpApp(sessions, legacy, ModernPost(modern, notices, clock),
                  pending, clock, OriginPolicy.fromOptions(["app.example"]),
                  HostPolicy.fromOptions(()))
-    return app.resource()
+    return app
 
 
 class Tokens:

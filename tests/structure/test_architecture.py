@@ -161,15 +161,18 @@ def traced(testCase, call):
     return trace
 
 
-CROSSING_BUDGET = {"2025": 33, "2026": 37}
+CROSSING_BUDGET = {"2025": 34, "2026": 37}
 """The layer crossings of one C{tools/call} of each era, in memory, as
 measured: a change that adds one fails here until it is justified (the
 design's aim is one crossing down and one up per boundary).  Each era's
 call asks its work session two things it once read from its attributes
 (whether the request id is in flight, whether a replacement is under
-way) through IWorkSession's methods: two crossings in each era.  The
-2026 era asks whether its client was shown a tool's C{Mcp-Param-*}
-declaration only when a header is missing: two crossings fewer."""
+way) through IWorkSession's methods: two crossings in each era.  And the
+2025 era's one more: the transport calls that era's session resolution
+(C{eras.legacy.resolution}) until the era finds its work session itself,
+from the session id.  The 2026 era asks whether its client was shown a
+tool's C{Mcp-Param-*} declaration only when a header is missing: two
+crossings fewer."""
 
 
 class CallPathTests(SynchronousTestCase):

@@ -6,10 +6,14 @@ is checked where a real GET opens one, in L{tests.transport.test_web}.)
 """
 
 from twisted.internet import reactor
-from twisted.internet.interfaces import IOpenSSLServerConnectionCreator
+from twisted.internet.interfaces import (
+    IOpenSSLServerConnectionCreator,
+    IProtocolNegotiationFactory,
+)
 from twisted.internet.task import Clock
 from twisted.logger import ILogObserver
 from twisted.trial.unittest import TestCase
+from twisted.web.resource import Resource
 from twisted.web.test.requesthelper import DummyRequest
 from zope.interface.verify import verifyObject
 
@@ -41,6 +45,7 @@ from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.base import Tool
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext, ICallControl
 from gsmcpd.tools.questions import NULL_ASKER, IAsker
+from gsmcpd.transport.connections import GuardedFactory, GuardedSite
 from gsmcpd.transport.sse import CallStream, EventSequence
 from gsmcpd.transport.tls import ReloadingContexts, TLSEndpoint
 from tests.builders import clientSession
@@ -179,3 +184,11 @@ class OtherProviderTests(TestCase):
         with open(path, "ab") as file:
             self.assertTrue(verifyObject(ILogObserver,
                                          ChainedJsonObserver(file)))
+
+    def test_guardedFactory(self):
+        """
+        The served factory tells TLS which protocols it speaks (ALPN).
+        """
+        factory = GuardedFactory(GuardedSite(Resource(), reactor=Clock()))
+        self.assertTrue(verifyObject(IProtocolNegotiationFactory, factory))
+        self.assertEqual(factory.acceptableProtocols(), [b"http/1.1"])

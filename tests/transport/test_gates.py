@@ -27,7 +27,20 @@ class HeaderGateTests(TestCase):
     hosts = HostPolicy.fromOptions(["mcp.example"])
 
     def check(self, request):
-        checkHeaders(request, self.origins, self.hosts)
+        return checkHeaders(request, self.origins, self.hosts)
+
+    def test_versionReadOnceAndHandedOn(self):
+        """
+        The gates answer the C{MCP-Protocol-Version} header as sent (the
+        one reading of it, which the eras are told), or L{None} without
+        one: an empty header is not an absent one.
+        """
+        for sent, read in [(None, None), ("", ""),
+                           (" 2025-11-25 ", " 2025-11-25 "),
+                           ("2026-07-28", "2026-07-28")]:
+            request = requestWith() if sent is None else requestWith(
+                mcp_protocol_version=sent)
+            self.assertEqual(self.check(request), read, sent)
 
     def test_loopbackAndConfiguredOrigins(self):
         for origin in ("http://localhost:3000", "https://app.example"):

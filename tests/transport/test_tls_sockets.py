@@ -13,6 +13,8 @@ from twisted.internet.threads import deferToThread
 from twisted.trial.unittest import TestCase
 from twisted.web.resource import Resource
 
+from gsmcpd.transport.connections import GuardedFactory
+from gsmcpd.transport.http import McpSite
 from tests.idp import TestCA, serveOverTLS, writeIdentity
 
 
@@ -30,17 +32,19 @@ class TLSSocketTests(TestCase):
         self.port, self.contexts = yield serveOverTLS(
             self, reactor, _Hello(), self.ca)
 
-    def connect(self, maximum=None):
+    def connect(self, maximum=None, port=None, alpn=()):
         """
         A keep-alive HTTPS connection trusting the test CA, optionally
-        capped at TLS version C{maximum}.
+        capped at TLS version C{maximum}, asking for the protocols C{alpn}.
         """
         context = ssl.create_default_context(cadata=self.ca.pem().decode())
+        if alpn:
+            context.set_alpn_protocols(alpn)
         if maximum is not None:
             context.minimum_version = ssl.TLSVersion.MINIMUM_SUPPORTED
             context.maximum_version = maximum
         connection = http.client.HTTPSConnection(
-            "localhost", self.port, context=context, timeout=10)
+            "localhost", port or self.port, context=context, timeout=10)
         self.addCleanup(connection.close)
         return connection
 
@@ -61,6 +65,21 @@ class TLSSocketTests(TestCase):
         connection = self.connect(ssl.TLSVersion.TLSv1_2)
         yield deferToThread(self.get, connection)
         self.assertEqual(connection.sock.version(), "TLSv1.2")
+
+    @inlineCallbacks
+    def test_alpnAsTheDaemonServes(self):
+        """
+        The daemon's own factory over TLS answers a client that asks for
+        HTTP/1.1 (or HTTP/2) by ALPN, as httpx and curl do, in HTTP/1.1.
+        """
+        port, _ = yield serveOverTLS(
+            self, reactor, _Hello(), self.ca,
+            serve=lambda resource: GuardedFactory(McpSite(resource)))
+        connection = self.connect(port=port, alpn=["h2", "http/1.1"])
+        self.assertEqual((yield deferToThread(self.get, connection)),
+                         b"hello")
+        self.assertEqual(connection.sock.selected_alpn_protocol(),
+                         "http/1.1")
 
     @inlineCallbacks
     def test_tls11Refused(self):

@@ -43,7 +43,7 @@ class _Traced(_Authenticated):
         self.trace = MessageTrace(RotatingFile(self.path, 10**6, 1),
                                   self.clock, threaded=False)
         self.treq = StubTreq(TracedResource(
-            BearerResource(self.app.resource(), self.gate), self.trace))
+            BearerResource(self.app, self.gate), self.trace))
 
     def traced(self):
         self.trace.drain()

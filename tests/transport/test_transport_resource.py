@@ -1,128 +1,37 @@
 """
-L{McpResource}: C{POST /mcp} handed straight to the app's route, answered
-as Klein's routing answers it, whole and with its length.
+L{AnsweringResource}: each verb its C{render_X}, every answer whole with
+its length, every failure through the one error entry; and the C{/mcp}
+app built on it.
 """
 
 import json
 
-from treq.testing import StubTreq
 from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.internet.error import ConnectionDone
 from twisted.python.failure import Failure
 from twisted.trial.unittest import SynchronousTestCase
 from twisted.web.test.requesthelper import DummyRequest
 
-from gsmcpd.protocol.handlers import Handlers, ServerIdentity
-from gsmcpd.transport.http import MAX_BODY_BYTES
-from gsmcpd.transport.resource import McpResource
+from gsmcpd.transport.gates import Refusal
+from gsmcpd.transport.resource import AnsweringResource
 from tests.transport.test_web import JSON, TransportTestCase, request
 
 
-class SameAnswersTests(TransportTestCase):
+class _Answering(AnsweringResource):
     """
-    Every kind of answer to a C{POST} is the one Klein's route gives.
+    C{POST /mcp} answers with C{self.answer}; failures are collected.
     """
 
-    @inlineCallbacks
-    def answers(self, resource, body, headers):
-        response = yield StubTreq(resource).post(
-            "http://127.0.0.1/mcp", data=body, headers={**JSON, **headers})
-        content = yield response.content()
-        document = json.loads(content) if content else None
-        error = (document or {}).get("error") or {}
-        # A bug's answer names a correlation id of its own each time.
-        if "correlationId" in (error.get("data") or {}):
-            error["data"]["correlationId"] = error["message"] = "..."
-        # An empty answer needs no type (Klein's gets the default one).
-        contentType = response.headers.getRawHeaders("content-type") \
-            if content else None
-        return response.code, contentType, document
-
-    @inlineCallbacks
-    def assertSameAnswers(self, body, headers=None):
-        headers = headers or {}
-        direct = yield self.answers(self.app.resource(), body, headers)
-        routed = yield self.answers(self.app.app.resource(), body, headers)
-        self.assertEqual(direct, routed)
-        return direct
-
-    @inlineCallbacks
-    def test_refusals(self):
-        handle, _ = yield self.initialize()
-        for body, headers in [
-                (b"{nope", {}), (b"[]", {}), (b" " * (MAX_BODY_BYTES + 1), {}),
-                (json.dumps(request("ping")).encode(), {}),
-                (json.dumps(request("ping")).encode(),
-                 {"mcp-session-id": ["0" * 32]}),
-                (json.dumps(request("ping")).encode(),
-                 {"mcp-session-id": [handle],
-                  "mcp-protocol-version": ["1999-01-01"]}),
-                (json.dumps(request("initialize")).encode(),
-                 {"origin": ["http://evil.example"]})]:
-            status, _, document = yield self.assertSameAnswers(
-                body, headers)
-            self.assertGreaterEqual(status, 400, body[:20])
-            self.assertIn("error", document)
-
-    @inlineCallbacks
-    def test_answersOnASession(self):
-        handle, _ = yield self.initialize()
-        session = {"mcp-session-id": [handle]}
-        for message in [
-                request("ping", 9), request("nonsense"),
-                request("tools/call", 3, name="execute_code",
-                        arguments={"code": "3 + 4"}),
-                {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                {"jsonrpc": "2.0", "id": "srv-1", "result": {}}]:
-            yield self.assertSameAnswers(json.dumps(message).encode(),
-                                         session)
-
-    @inlineCallbacks
-    def test_bug(self):
-        class Buggy(Handlers):
-            def ping(self, request):
-                return 1 / 0
-
-        self.serve(Buggy(self.handlers.tools, ServerIdentity()))
-        handle, _ = yield self.initialize()
-        status, _, document = yield self.assertSameAnswers(
-            json.dumps(request("ping", 4)).encode(),
-            {"mcp-session-id": [handle]})
-        self.assertEqual((status, document["id"]), (200, 4))
-        self.assertEqual(document["error"]["code"], -32603)
-
-    @inlineCallbacks
-    def test_wholeWithItsLength(self):
-        """
-        An answer goes out in one piece with its C{Content-Length}, not
-        chunked: an empty C{202} too.
-        """
-        handle, _ = yield self.initialize()
-        for message in [request("ping", 9),
-                        {"jsonrpc": "2.0", "method": "notifications/x"}]:
-            response = yield self.treq.post(
-                "http://127.0.0.1/mcp", data=json.dumps(message).encode(),
-                headers={**JSON, "mcp-session-id": [handle]})
-            content = yield response.content()
-            # Twisted's client reads the framing headers into its length.
-            self.assertEqual(response.length, len(content))
-
-
-class _App:
-    """
-    The parts of an L{gsmcpd.transport.http.McpApp} L{McpResource} uses:
-    its route answers with C{self.answer}.
-    """
+    path = b"/mcp"
+    allowed = b"POST"
+    unrouted = "only POST /mcp"
 
     def __init__(self, answer):
+        super().__init__()
         self.answer = answer
         self.failures = []
-        self.app = self
 
-    def resource(self):
-        return "Klein's resource"
-
-    def post(self, request):
+    def render_POST(self, request):
         return self.answer
 
     def failed(self, request, failure):
@@ -130,37 +39,48 @@ class _App:
         return b"failed"
 
 
-def posted():
+def posted(method=b"POST", path=b"/mcp"):
     request = DummyRequest([b"mcp"])
-    request.method, request.path = b"POST", b"/mcp"
+    request.method, request.path = method, path
     request.startedWriting = False
     return request
 
 
-class DirectTests(SynchronousTestCase):
+class AnsweringTests(SynchronousTestCase):
     """
-    What Klein does around a route, L{McpResource} does too.
+    What a route's answer becomes.
     """
 
-    def test_onlyPostToMcp(self):
-        app = _App(b"")
-        routed = []
-        resource = McpResource(app)
-        resource._routed = type("Routed", (), {
-            "render": lambda self, request: routed.append(request)})()
-        for method, path in [(b"GET", b"/mcp"), (b"POST", b"/mcp/"),
-                             (b"DELETE", b"/mcp"), (b"POST", b"/healthz")]:
-            request = posted()
-            request.method, request.path = method, path
+    def test_unknownPathAndVerbToTheErrorEntry(self):
+        """
+        An unknown path is a C{404} L{Refusal}, an unknown verb a C{405}
+        with C{Allow}; both answered by the one error entry.  Repeated
+        slashes are one.
+        """
+        resource = _Answering(b"posted")
+        for method, path, status in [(b"POST", b"/mcp/", 404),
+                                     (b"POST", b"/healthz", 404),
+                                     (b"GET", b"/mcp", 405),
+                                     (b"DELETE", b"//mcp", 405)]:
+            request = posted(method, path)
             resource.render(request)
-        self.assertEqual(len(routed), 4)
+            refusal = resource.failures.pop().value
+            self.assertIsInstance(refusal, Refusal)
+            self.assertEqual(refusal.status, status, (method, path))
+            self.assertEqual(request.written, [b"failed"])
+        request = posted(b"POST", b"//mcp")
+        resource.render(request)
+        self.assertEqual((request.written, resource.failures), ([b"posted"],
+                                                                []))
+        self.assertEqual(request.responseHeaders.getRawHeaders(
+            b"content-length"), [b"6"])
 
-    def test_failureAnsweredByTheAppsHandler(self):
-        app = _App(Deferred())
+    def test_failureAnsweredByTheErrorEntry(self):
+        resource = _Answering(Deferred())
         request = posted()
-        McpResource(app).render(request)
-        app.answer.errback(ZeroDivisionError())
-        self.assertEqual(len(app.failures), 1)
+        resource.render(request)
+        resource.answer.errback(ZeroDivisionError())
+        self.assertEqual(len(resource.failures), 1)
         self.assertEqual((request.written, request.finished), ([b"failed"], 1))
 
     def test_hangingUpCancels(self):
@@ -168,30 +88,87 @@ class DirectTests(SynchronousTestCase):
         A client that hangs up cancels the pending answer; nothing is
         written or logged.
         """
-        app = _App(Deferred())
+        resource = _Answering(Deferred())
         request = posted()
-        McpResource(app).render(request)
+        resource.render(request)
         request.processingFailed(Failure(ConnectionDone()))
-        self.assertTrue(app.answer.called)
-        self.assertEqual((request.written, request.finished, app.failures),
-                         ([], 0, []))
+        self.assertTrue(resource.answer.called)
+        self.assertEqual(
+            (request.written, request.finished, resource.failures),
+            ([], 0, []))
 
     def test_bugAfterHangingUpLogged(self):
-        app = _App(Deferred(lambda d: d.errback(ZeroDivisionError())))
+        resource = _Answering(
+            Deferred(lambda d: d.errback(ZeroDivisionError())))
         request = posted()
-        McpResource(app).render(request)
+        resource.render(request)
         request.processingFailed(Failure(ConnectionDone()))
         self.assertEqual(len(self.flushLoggedErrors(ZeroDivisionError)), 1)
-        self.assertEqual((request.written, app.failures), ([], []))
+        self.assertEqual((request.written, resource.failures), ([], []))
 
     def test_routeThatFinishedItsResponse(self):
         """
         A route that ended the response itself (an event stream) is not
         answered again.
         """
+        resource = _Answering(Deferred())
         request = posted()
-        app = _App(Deferred())
-        McpResource(app).render(request)
+        resource.render(request)
         request.finish()
-        app.answer.callback(None)
+        resource.answer.callback(None)
         self.assertEqual((request.written, request.finished), ([], 1))
+
+
+class WholeAnswersTests(TransportTestCase):
+    """
+    The C{/mcp} app's answers go out in one piece with their
+    C{Content-Length}, not chunked.
+    """
+
+    @inlineCallbacks
+    def assertWhole(self, method, body=None, headers=None, path="/mcp"):
+        response = yield self.treq.request(
+            method, "http://127.0.0.1" + path, data=body,
+            headers={**JSON, **(headers or {})})
+        content = yield response.content()
+        # Twisted's client reads the framing headers into its length.
+        self.assertEqual(response.length, len(content), method)
+        return response, content
+
+    @inlineCallbacks
+    def test_wholeWithItsLength(self):
+        """
+        An answer to a C{POST}, an empty C{202} too, a C{DELETE}'s, and a
+        refusal.
+        """
+        handle, _ = yield self.initialize()
+        session = {"mcp-session-id": [handle]}
+        for message in [request("ping", 9),
+                        {"jsonrpc": "2.0", "method": "notifications/x"}]:
+            yield self.assertWhole("POST", json.dumps(message).encode(),
+                                   session)
+        yield self.assertWhole("PUT")
+        yield self.assertWhole("GET", path="/elsewhere")
+        response, content = yield self.assertWhole("DELETE",
+                                                   headers=session)
+        self.assertEqual((response.code, content), (200, b"{}"))
+
+    @inlineCallbacks
+    def test_unrouted(self):
+        """
+        An unknown path or verb is answered by the app's one error handler,
+        as JSON.
+        """
+        response, content = yield self.assertWhole("PUT")
+        self.assertEqual(response.code, 405)
+        self.assertEqual(response.headers.getRawHeaders("allow"),
+                         ["DELETE, GET, HEAD, POST"])
+        self.assertEqual(json.loads(content), {
+            "jsonrpc": "2.0", "id": None, "error": {
+                "code": -32600, "message": "Method Not Allowed: this server "
+                "answers MCP on /mcp (POST, GET, DELETE)"}})
+        response, content = yield self.assertWhole("POST", path="/mcp/x")
+        self.assertEqual(response.code, 404)
+        self.assertEqual(json.loads(content)["error"]["message"],
+                         "Not Found: this server answers MCP on /mcp (POST, "
+                         "GET, DELETE)")

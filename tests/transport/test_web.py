@@ -99,7 +99,7 @@ class TransportTestCase(TestCase):
         """
         self.handlers = handlers
         self.app = self.buildApp(handlers)
-        self.treq = StubTreq(self.app.resource())
+        self.treq = StubTreq(self.app)
 
     def serveAs(self, identity):
         """
@@ -118,7 +118,7 @@ class TransportTestCase(TestCase):
         and counted in C{metrics}.
         """
         self.app = self.buildApp(self.handlers, audit, metrics)
-        self.treq = StubTreq(self.app.resource())
+        self.treq = StubTreq(self.app)
 
     @inlineCallbacks
     def post(self, body, session=None, headers=None):

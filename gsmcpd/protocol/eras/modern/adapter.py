@@ -49,7 +49,7 @@ from gsmcpd.protocol.eras.modern.handles import (
 from gsmcpd.protocol.eras.modern.lending import Lending, nothingToRelease
 from gsmcpd.protocol.eras.modern.refusals import asRefusal
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
-from gsmcpd.protocol.eras.modern.results import complete
+from gsmcpd.protocol.eras.modern.results import ModernAnswer, complete
 from gsmcpd.protocol.facts import MODERN, RequestFacts
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import (
@@ -116,21 +116,6 @@ class Carried:
     headers: Headers
     openStream: OpenStream
     minted: Minted
-
-
-@attr.s(frozen=True, slots=True, auto_attribs=True)
-class ModernAnswer:
-    """
-    A 2026-era request's answer, before the transport frames it.
-
-    @ivar value: its dressed result.
-    @ivar minted: the handle C{open_session} opened, which the transport
-        names in an C{Mcp-Param-Session} header (a load balancer learns to
-        route the session's later calls by it), or L{None}.
-    """
-
-    value: JsonObject
-    minted: str | None = None
 
 
 @implementer(IEra)

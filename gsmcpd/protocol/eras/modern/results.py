@@ -1,6 +1,7 @@
 """
 How a 2026-era result is dressed: C{resultType} on every one, and cache
-hints on the results a client may keep.
+hints on the results a client may keep; and framed as its response
+(L{ModernAnswer}).
 
 A 2025 result is the bare value; the same value answered in the 2026 era
 says what kind of result it is (C{complete}, or C{input_required} when the
@@ -10,7 +11,7 @@ how long (C{ttlMs}) and for whom (C{cacheScope}) the client may reuse it.
 
 import attr
 
-from gsmcpd.protocol.jsonrpc import JsonObject
+from gsmcpd.protocol.jsonrpc import JsonObject, result
 
 COMPLETE = "complete"
 INPUT_REQUIRED = "input_required"
@@ -65,3 +66,24 @@ def complete(method: str, value: JsonObject) -> JsonObject:
     if hint is not None:
         dressed.update(ttlMs=hint.ttlMs, cacheScope=hint.cacheScope)
     return dressed
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class ModernAnswer:
+    """
+    A 2026-era request's answer, framed by its era (L{response}).
+
+    @ivar value: its dressed result.
+    @ivar minted: the handle C{open_session} opened, which the transport
+        names in an C{Mcp-Param-Session} header (a load balancer learns to
+        route the session's later calls by it), or L{None}.
+    """
+
+    value: JsonObject
+    minted: str | None = None
+
+    def response(self, messageId: object) -> JsonObject:
+        """
+        The JSON-RPC response to request C{messageId} that carries it.
+        """
+        return result(messageId, self.value)
