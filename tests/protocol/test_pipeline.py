@@ -75,3 +75,21 @@ class PipelineTests(SynchronousTestCase):
             self.call(), ENVELOPE, {}, lambda: None))
         self.assertEqual(len(self.looked), 1)
         self.assertEqual(self.admitted, [None])
+
+    def test_unknownToolRecordedAsItsEraRecordsIt(self):
+        """
+        Where the eras differ, the difference is a step of the era: a call
+        of no tool is recorded with the arguments it gave in the 2025 era,
+        and without them in the 2026 one (its arguments were never read).
+        """
+        recorded = []
+        calls = self.legacy.calls
+        original = calls.recorded
+        self.patch(calls, "recorded", lambda call, answer: (
+            recorded.append(call.arguments), original(call, answer))[1])
+        unknown = message("tools/call", name="nope", arguments={"a": 1})
+        self.successResultOf(self.legacy.answer(clientSession(FakeGem()),
+                                                unknown))
+        self.failureResultOf(self.modern.answer(unknown, ENVELOPE, {},
+                                                lambda: None))
+        self.assertEqual(recorded, [{"a": 1}, None])
