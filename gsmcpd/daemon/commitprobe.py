@@ -21,13 +21,8 @@ from typing import Any
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 
 from gsmcpd.daemon import Inline, shapes
-from gsmcpd.daemon.templatecheck import (
-    COMMITS_DISABLED,
-    Recording,
-    Step,
-    Stop,
-    TemplateCheck,
-)
+from gsmcpd.daemon.checksteps import COMMITS_DISABLED, Step
+from gsmcpd.daemon.templatecheck import Recording, Stop, TemplateCheck
 from gsmcpd.gci.library import GciLibrary
 from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.tools.journal import ChangeJournal

@@ -18,13 +18,19 @@ commit template's own paths, in sessions of their own (L{commitprobe}).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import attr
 import jsonschema
 from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred
 
 from gsmcpd.daemon import Inline, Reactor, shapes
+from gsmcpd.daemon.checksteps import (
+    PROBE,
+    PROBE_CLASS,
+    SCRATCH_DICTIONARY,
+    STEPS,
+    Step,
+)
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
 from gsmcpd.daemon.templatereport import Report, Row
@@ -36,154 +42,14 @@ from gsmcpd.tools.base import ToolCall, strictSchema
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog
 from gsmcpd.tools.journal import ChangeJournal
 from gsmcpd.tools.ledger import ReadLedger
-from gsmcpd.tools.templates.capabilities import OPTIONAL
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.templates.run import runTemplate
 
 if TYPE_CHECKING:
     from gsmcpd.daemon.options import Config
 
-SCRATCH_DICTIONARY = "GsmcpdCheckScratch"
-PROBE_CLASS = "GsmcpdCheckProbe"
-PROBE_METHOD = "testProbe\n\tself assert: (self isKindOf: TestCase)"
-NO_SUCH_SESSION = 2_000_000
-COMMITS_DISABLED = 2249
-NO_PRIVILEGE = 2151
-REASON = "gsmcpd check --templates never commits in this session"
-
-Arguments = JsonObject | Callable[[JsonObject], JsonObject]
-"""A step's arguments, or what makes them from the stone's facts."""
 Probe = Callable[["TemplateCheck", GciLibrary, LoginParameters],
                  "Deferred[None]"]
-
-
-@attr.s(frozen=True, auto_attribs=True)
-class Step:
-    """
-    One call of the check: a tool (its Python and its templates), or a
-    template the daemon runs on its own (C{tool} false).
-
-    @ivar expect: the tool error kind, or GemStone error number, the step
-        must meet instead of a result.
-    @ivar tolerated: GemStone error numbers that depend on the user's
-        privileges, not on the template: reported, but a pass.
-    @ivar shape: what the daemon reads from a template's answer
-        (L{shapes}).
-    @ivar needsCommit: whether the session must hold uncommitted changes
-        after a template step, when that is part of the path it checks.
-    @ivar holds: values a template step's answer must hold on the path it
-        checks (C{committed} for a commit).
-    @ivar refusals: GemStone error numbers that mean the step cannot be
-        checked here, and why: reported as such, and a failure.
-    @ivar path: which path the step checks, when its name does not say.
-    @ivar gate: whether the check stops when this step fails (what comes
-        after would not be safe, or would tell nothing).
-    """
-
-    name: str
-    arguments: Arguments = attr.Factory(dict)
-    tool: bool = True
-    expect: str | int | None = None
-    tolerated: tuple[int, ...] = ()
-    shape: Any = attr.Factory(dict)
-    needsCommit: bool | None = None
-    holds: dict[str, object] = attr.Factory(dict)
-    refusals: dict[int, str] = attr.Factory(dict)
-    path: str = ""
-    gate: bool = False
-
-    def argumentsFor(self, facts: JsonObject) -> JsonObject:
-        return self.arguments(facts) if callable(self.arguments) \
-            else self.arguments
-
-
-def _template(name: str, arguments: Arguments | None = None,
-              **kwargs: Any) -> Step:
-    return Step(name, arguments or {}, tool=False, **kwargs)
-
-
-PROBE: JsonObject = {"className": PROBE_CLASS}
-METHOD = dict(PROBE, selector="testProbe")
-
-CONTINUED = {"continued": bool}
-
-STEPS = (
-    _template("preflight", shape={
-        "user": str, "stone": str, "version": str, "privileges": [str],
-        "maxSessionId": int}, gate=True),
-    # Without the lock nothing may try to change the repository.
-    _template("disable_commits", {"reason": REASON}, shape={"armed": bool},
-              gate=True),
-    _template("session_state",
-              shape={"session": int, "commitsBehind": (int, None)}),
-    _template("backlog_state",
-              shape={"backlog": int, "oldestPinnedBy": [int]}),
-    _template("lacking_capabilities",
-              {"selectors": [each.selector for each in OPTIONAL]},
-              shape=[str]),
-    _template("open_session", {"name": "gsmcpd-check"}, shape={
-        "name": str, "session": int, "signalAbortBacklog": (int, None)}),
-    _template("mint_onetime_password",
-              lambda facts: {"userId": facts["user"], "seconds": 60},
-              tolerated=(NO_PRIVILEGE,), shape={"password": str}),
-    _template("stop_session", {"session": NO_SUCH_SESSION},
-              tolerated=(NO_PRIVILEGE,), shape={"stopped": bool}),
-    # Both of continueTransaction's paths: holding no change, and (below,
-    # after the scratch work) holding some.
-    _template("continue_transaction", shape=CONTINUED, needsCommit=False),
-    Step("status"),
-    Step("stone_status"),
-    Step("execute_code", {"code": "3 + 4"}),
-    Step("inspect", {"expression": "Array with: 3 with: 'four'", "path": [2]}),
-    # The paging paths: a page that is not the first.
-    Step("inspect", {"expression": "Array new: 30", "offset": 10,
-                     "limit": 5}),
-    Step("profile_code", {"code": "3 + 4"}),
-    Step("list_dictionaries"),
-    Step("list_all_classes", {"limit": 20}),
-    Step("list_all_classes", {"limit": 20, "offset": 20}),
-    Step("list_classes", {"dictionaryName": "Globals", "limit": 20}),
-    Step("list_dictionary_entries", {"dictionaryName": "UserGlobals",
-                                     "limit": 20}),
-    Step("list_test_classes", {"limit": 20}),
-    Step("describe_class", {"className": "OrderedCollection"}),
-    Step("get_class_definition", {"className": "OrderedCollection"}),
-    Step("get_class_hierarchy", {"className": "OrderedCollection"}),
-    Step("list_methods", {"className": "OrderedCollection"}),
-    Step("export_class_source", {"className": "OrderedCollection"}),
-    Step("export_tonel", {"className": "OrderedCollection"}),
-    # The scratch names must be free: nothing of anyone's is touched.
-    Step("describe_class", PROBE, expect="notFound", gate=True),
-    Step("add_dictionary", {"dictionaryName": SCRATCH_DICTIONARY}, gate=True),
-    Step("compile_class_definition", dict(
-        PROBE, superclassName="TestCase", dictionary=SCRATCH_DICTIONARY),
-        gate=True),
-    Step("set_class_comment", dict(PROBE, comment="gsmcpd's check")),
-    Step("compile_method", dict(PROBE, source=PROBE_METHOD)),
-    Step("get_method_source", METHOD),
-    Step("compile_method", dict(PROBE, source=PROBE_METHOD,
-                                category="checking")),
-    # Searches that find the probe on any stone, kernel-sized or not.
-    Step("find_implementors", {"selector": "testProbe", "limit": 5}),
-    Step("find_senders", {"selector": "assert:", "limit": 5}),
-    Step("find_senders", {"selector": "assert:", "limit": 1, "offset": 1}),
-    Step("find_references_to", {"name": "TestCase", "limit": 5}),
-    Step("search_method_source", {"pattern": "isKindOf: TestCase",
-                                  "dictionaryName": SCRATCH_DICTIONARY}),
-    Step("run_test_class", PROBE),
-    Step("run_test_method", METHOD),
-    Step("describe_test_failure", METHOD),
-    Step("list_failing_tests", {"classNames": [PROBE_CLASS]}),
-    Step("delete_method", METHOD),
-    Step("get_class_definition", PROBE),
-    Step("delete_class", PROBE),
-    Step("list_classes", {"dictionaryName": SCRATCH_DICTIONARY}),
-    Step("remove_dictionary", {"dictionaryName": SCRATCH_DICTIONARY}),
-    Step("commit", expect=COMMITS_DISABLED),
-    _template("continue_transaction", shape=CONTINUED, needsCommit=True),
-    Step("refresh"),
-    Step("abort"),
-)
 
 
 class Recording:
@@ -227,7 +93,8 @@ class TemplateCheck:
         self.environ = environ
         self.probe = probe
         # Every shipped toolset that runs templates, served by default or not.
-        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging", "admin", "tonel"))
+        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging", "admin", "tonel",
+                                        "refactoring"))
         self.report = Report()
         self._touched = False
 

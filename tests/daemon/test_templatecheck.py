@@ -18,14 +18,10 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.internet.threads import deferToThread
 from twisted.trial.unittest import TestCase
 
+from gsmcpd.daemon.checksteps import PROBE_CLASS, SCRATCH_DICTIONARY, STEPS
 from gsmcpd.daemon.commitprobe import NOT_PROBED
 from gsmcpd.daemon.options import Options
-from gsmcpd.daemon.templatecheck import (
-    PROBE_CLASS,
-    SCRATCH_DICTIONARY,
-    STEPS,
-    TemplateCheck,
-)
+from gsmcpd.daemon.templatecheck import TemplateCheck
 from gsmcpd.gci.library import GciLibrary
 from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.testing.simulator.build import libraryPath

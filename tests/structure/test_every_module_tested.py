@@ -18,6 +18,8 @@ from tests.structure.test_layering import ROOT, runtimeModules
 TESTS = pathlib.Path(__file__).parents[1]
 
 TESTED_ELSEWHERE = {
+    # The check's steps, run by the check against the simulated stone.
+    "daemon.checksteps": "daemon.test_templatecheck",
     # The ctypes binding and the session thread need the real C library:
     # tested together against the simulated stone.
     "gci.library": "gci.test_gci",
