@@ -120,6 +120,22 @@ class FakeGem:
             document.update(viewMoved=True, committed=self.moves[tag])
         return succeed(json.dumps(document).encode("utf-8"))
 
+    paused = frozenset()
+    """A fake gem's runs never stop: the debugger's tests run on the
+    simulated stone (tests/toolharness.py)."""
+
+    def executeDebug(self, source, process=None):
+        self.calls.append(("debug", source))
+        return succeed(None)
+
+    def continueDebug(self, process):
+        self.calls.append(("continue", process))
+        return succeed(None)
+
+    def clearDebug(self, process):
+        self.calls.append(("clear", process))
+        return succeed(None)
+
     def interrupt(self, hard):
         self.interrupts.append(hard)
 

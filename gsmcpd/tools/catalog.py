@@ -32,6 +32,7 @@ CORE_TOOLSETS = {
 OTHER_TOOLSETS = {
     "admin": "gsmcpd.tools.admin:AdminToolset",
     "changes": "gsmcpd.tools.changes:ChangesToolset",
+    "debugger": "gsmcpd.tools.debugger:DebuggerToolset",
     "debugging": "gsmcpd.tools.debugging:DebuggingToolset",
 }
 """Toolsets shipped besides the core ones."""

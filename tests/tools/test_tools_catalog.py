@@ -155,10 +155,10 @@ class AdvertisedTests(SynchronousTestCase):
         """
         self.assertEqual(DEFAULT_TOOLSETS, (*CORE_TOOLSETS, "debugging"))
         self.assertEqual(unservedToolsets(DEFAULT_TOOLSETS),
-                         ["admin", "changes"])
+                         ["admin", "changes", "debugger"])
         self.assertEqual(unservedToolsets(["browsing", "admin"]), [
             "execution", "listing", "mutation", "search", "session",
-            "testing", "changes", "debugging"])
+            "testing", "changes", "debugger", "debugging"])
 
     def test_advertisedIsTheToolListed(self):
         """
