@@ -85,7 +85,7 @@ class ServedTests(SynchronousTestCase):
                 toolsetNames=None, readOnly=True, surface=surface).served())
             for text in (identity.instructions,
                          identity.modernInstructions):
-                self.assertIn("Not served here: admin, changes (", text)
+                self.assertIn("Not served here: admin, changes, debugger (", text)
                 self.assertNotIn("mutation", text.split("Not served")[1])
 
     def test_instructionsFile(self):
@@ -126,7 +126,7 @@ class DefaultSurfaceTests(ModernTestCase):
         for instructions in (self.handlers.identity.instructions,
                              self.handlers.identity.modernInstructions):
             self.assertTrue(instructions.endswith(
-                "\n\nNot served here: admin, changes (an operator adds one "
+                "\n\nNot served here: admin, changes, debugger (an operator adds one "
                 "to --toolsets)."), instructions[-200:])
 
     @inlineCallbacks

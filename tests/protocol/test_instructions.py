@@ -63,7 +63,8 @@ class StockInstructionsTests(SynchronousTestCase):
                                   Toolset("Debug.", name="debugging")])
         self.assertTrue(text.endswith(
             "\n\nNot served here: execution, listing, mutation, search, "
-            "session, testing, admin, changes (an operator adds one to "
+            "session, testing, admin, changes, debugger (an operator adds "
+            "one to "
             "--toolsets)."), text)
         everything = [Toolset("", name=name)
                       for name in [*CORE_TOOLSETS, *OTHER_TOOLSETS]]

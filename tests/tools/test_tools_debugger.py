@@ -5,12 +5,15 @@ lists them.
 """
 
 from twisted.internet.defer import inlineCallbacks
+from twisted.trial.unittest import TestCase
 
+from gsmcpd.daemon.options import Options
 from gsmcpd.daemon.security import READ_ONLY_REASON
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.testing.simulator.errors import COMMITS_DISABLED
 from gsmcpd.tools.base import OWN_SESSION
 from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.debugger import DebuggerToolset
 from gsmcpd.tools.templates.run import runTemplate
 from tests.toolharness import StonePool, ToolHarness
 from tests.tools.test_tools_mutation import TOOLSETS, MutationTestCase
@@ -256,3 +259,18 @@ class ModernTests(ModernTestCase):
             "debug": run["structuredContent"]["debug"], "session": handle},
             mcp_param_session=handle)
         self.assertEqual(done["structuredContent"]["result"], "1")
+
+
+class OptionTests(TestCase):
+
+    def test_debugProcesses(self):
+        """
+        --debug-processes sets how many paused runs a session may hold.
+        """
+        options = Options()
+        options.parseOptions(["--simulated", "--debug-processes", "1",
+                              "--toolsets", "execution debugger"])
+        config = options.config({})
+        (debugger,) = [each for each in config.toolsets
+                       if isinstance(each, DebuggerToolset)]
+        self.assertEqual(debugger._limit, 1)
