@@ -25,6 +25,7 @@ import jsonschema
 from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred
 
 from gsmcpd.daemon import Inline, Reactor, shapes
+from gsmcpd.daemon.recording import Recording
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
 from gsmcpd.daemon.templatereport import Report, Row
@@ -173,6 +174,19 @@ STEPS = (
     Step("run_test_method", METHOD),
     Step("describe_test_failure", METHOD),
     Step("list_failing_tests", {"classNames": [PROBE_CLASS]}),
+    # The debugger: a breakpoint in the probe's test, run, read, restarted,
+    # stepped and continued; a halt stopped (the stricter readings of
+    # docs/gemstone-fidelity.rst's debugger, which a real stone settles).
+    Step("breakpoint_set", dict(METHOD, line=2)),
+    Step("debug_run", METHOD),
+    Step("debug_eval", {"debug": 1, "code": "self class name"}),
+    Step("debug_restart", {"debug": 1}),
+    Step("debug_step", {"debug": 1, "kind": "over"}),
+    Step("breakpoint_clear", {}),
+    Step("debug_continue", {"debug": 1}),
+    Step("debug_run", {"code": "nil halt. 7"}),
+    Step("debug_list"),
+    Step("debug_stop", {"debug": 2}),
     Step("delete_method", METHOD),
     Step("get_class_definition", PROBE),
     Step("delete_class", PROBE),
@@ -183,22 +197,6 @@ STEPS = (
     Step("refresh"),
     Step("abort"),
 )
-
-
-class Recording:
-    """
-    A session that notes which template each source is (its first line's
-    C{"gsmcp:<name>"} tag) on its way to the real one: templates only
-    execute.
-    """
-
-    def __init__(self, gem: GemSession) -> None:
-        self._gem = gem
-        self.ran: list[str] = []
-
-    def execute(self, source: str, maxBytes: int) -> Deferred[bytes]:
-        self.ran.append(source.split("\n", 1)[0][len('"gsmcp:'):-1])
-        return self._gem.execute(source, maxBytes)
 
 
 class Stop(Exception):
@@ -226,7 +224,8 @@ class TemplateCheck:
         self.environ = environ
         self.probe = probe
         # Every shipped toolset that runs templates, served by default or not.
-        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging", "admin"))
+        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging", "admin",
+                                        "debugger"))
         self.report = Report()
         self._touched = False
 

@@ -23,6 +23,8 @@ TESTED_ELSEWHERE = {
     "gci.library": "gci.test_gci",
     "gci.session": "gci.test_gci",
     "gci.login": "gci.test_gci",
+    # The check's session, through the check.
+    "daemon.recording": "daemon.test_templatecheck",
     # A debugged run's calls, through a GemSession on the simulated stone.
     "gci.debugcalls": "gci.test_gci_debugging",
     # A session's debugger state, through the tools that keep it.
