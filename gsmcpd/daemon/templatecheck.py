@@ -181,7 +181,7 @@ STEPS = (
     Step("debug_run", METHOD),
     Step("debug_eval", {"debug": 1, "code": "self class name"}),
     Step("debug_restart", {"debug": 1}),
-    Step("debug_step", {"debug": 1, "kind": "over"}),
+    Step("debug_step", dict(debug=1, kind="over")),  # not an error's kind
     Step("breakpoint_clear", {}),
     Step("debug_continue", {"debug": 1}),
     Step("debug_run", {"code": "nil halt. 7"}),

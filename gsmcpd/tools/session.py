@@ -151,6 +151,9 @@ class SessionToolset(Toolset):
                 f"{UNCOMMITTED_LOST if call.needsCommit else 'no'}\n"
                 f"changes listed: {len(call.journal)}\n"
                 f"last commit: {_lastCommit(state['lastCommit'])}")
+        if call.gem is not None and call.gem.paused:
+            # The debugger's runs hold the session's gem (debug_list).
+            text += f"\npaused debugged runs: {len(call.gem.paused)}"
         return ToolResult(text, state)
 
 

@@ -138,6 +138,8 @@ class HaltTests(DebuggerTestCase):
         listed = yield self.structured("debug_list")
         self.assertEqual([each["debug"] for each in listed["paused"]],
                          [run["debug"]])
+        status = yield self.succeed("status")
+        self.assertIn("\npaused debugged runs: 1", status["content"][0]["text"])
         stopped = yield self.structured("debug_stop", debug=run["debug"])
         self.assertEqual(stopped, {"stopped": run["debug"]})
         self.assertEqual(self.harness.gem.paused, frozenset())
