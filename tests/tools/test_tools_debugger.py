@@ -14,6 +14,7 @@ from gsmcpd.testing.simulator.errors import COMMITS_DISABLED
 from gsmcpd.tools.base import OWN_SESSION
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.debugger import DebuggerToolset
+from gsmcpd.tools.templates.render import Template, stringLiteral
 from gsmcpd.tools.templates.run import runTemplate
 from tests.toolharness import StonePool, ToolHarness
 from tests.tools.test_tools_mutation import TOOLSETS, MutationTestCase
@@ -276,3 +277,20 @@ class OptionTests(TestCase):
         (debugger,) = [each for each in config.toolsets
                        if isinstance(each, DebuggerToolset)]
         self.assertEqual(debugger._limit, 1)
+
+
+class RenderTests(TestCase):
+
+    def test_debuggedRunHoldsTheTextOnlyAsALiteral(self):
+        """
+        A debugged run's source is its arguments and its body, without the
+        envelope; the code reaches it only as a literal.
+        """
+        code = "x' , (System commitTransaction) printString , '"
+        source = Template.named("debug_run").renderDebugged(
+            {"code": code, "className": None, "selector": None, "key": 3})
+        self.assertTrue(source.startswith('"gsmcp:debug_run"\n'))
+        self.assertIn(f"code := {stringLiteral(code)}.\n", source)
+        self.assertEqual(source.count("commitTransaction"), 1)
+        self.assertNotIn("gsmcpOutcome", source)
+        self.assertTrue(source.endswith("] value\n"))
