@@ -14,7 +14,7 @@ from twisted.internet.defer import Deferred, fail, succeed
 from zope.interface import implementer
 
 from gsmcpd.gci.errors import GciError
-from gsmcpd.gci.interfaces import IGemSession, ISessionPool
+from gsmcpd.gci.interfaces import IDebugSession, ISessionPool
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.sessions.interfaces import ICallSink
@@ -58,7 +58,7 @@ def templateCall(source):
     return tag, arguments
 
 
-@implementer(IGemSession)
+@implementer(IDebugSession)
 class FakeGem:
     """
     A GemStone session answering from L{results}.

@@ -14,7 +14,7 @@ from zope.interface import implementer
 
 from gsmcpd.gci.debugcalls import Stopped
 from gsmcpd.gci.errors import GciError
-from gsmcpd.gci.interfaces import IGemSession
+from gsmcpd.gci.interfaces import IDebugSession
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.testing.simulator import debugging
 from gsmcpd.testing.simulator import errors as simulated
@@ -26,7 +26,7 @@ from tests.builders import clientSession, legacyEra
 from tests.fakes import FakePool, RecordingSink
 
 
-@implementer(IGemSession)
+@implementer(IDebugSession)
 class InProcessGem:
     """
     A GemStone session of an in-process simulated stone.

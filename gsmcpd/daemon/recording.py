@@ -5,21 +5,24 @@ noting which templates ran for the report.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import Deferred
+from zope.interface import implementer
 
+from gsmcpd.gci.errors import GciError
+from gsmcpd.gci.interfaces import IDebugSession
 from gsmcpd.gci.session import GemSession
 
 if TYPE_CHECKING:
     from gsmcpd.gci.debugcalls import Stopped
 
 
+@implementer(IDebugSession)
 class Recording:
     """
     A session that notes which template each source is (its first line's
-    C{"gsmcp:<name>"} tag) on its way to the real one: templates only
-    execute, or run a debugged run's steps.
+    C{"gsmcp:<name>"} tag) on its way to the real one.
     """
 
     def __init__(self, gem: GemSession) -> None:
@@ -47,3 +50,30 @@ class Recording:
     @property
     def paused(self) -> frozenset[int]:
         return self._gem.paused
+
+    @property
+    def name(self) -> str:
+        return self._gem.name
+
+    @property
+    def busy(self) -> bool:
+        return self._gem.busy
+
+    @property
+    def gone(self) -> GciError | None:
+        return self._gem.gone
+
+    def interrupt(self, hard: bool) -> None:
+        self._gem.interrupt(hard)
+
+    def callState(self, d: Deferred[Any]) -> str | None:
+        return self._gem.callState(d)
+
+    def endCall(self, d: Deferred[Any], hard: bool) -> str | None:
+        return self._gem.endCall(d, hard)
+
+    def abandon(self, reason: str) -> None:
+        self._gem.abandon(reason)
+
+    def logout(self) -> Deferred[None]:
+        return self._gem.logout()

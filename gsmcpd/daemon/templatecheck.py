@@ -326,8 +326,7 @@ class TemplateCheck:
                 value = yield self._callTool(step.name, arguments, gem,
                                              ledger, journal)
             else:
-                answer = yield runTemplate(  # a Recording only executes
-                    gem, step.name, arguments)  # type: ignore[arg-type]
+                answer = yield runTemplate(gem, step.name, arguments)
                 value = answer.value
                 mismatch = shapes.mismatch(step.shape, value)
                 if mismatch:
@@ -366,8 +365,7 @@ class TemplateCheck:
         tool = self.tools.get(name)
         assert tool is not None and tool.run is not None, f"no tool {name}"
         tool.validate(arguments)
-        # A Recording only executes, all a tool's templates ask of a gem.
-        call = ToolCall(gem, ledger, journal=journal)  # type: ignore[arg-type]
+        call = ToolCall(gem, ledger, journal=journal)
         result = yield maybeDeferred(tool.run, call, arguments)
         if result.isError:
             raise _Failed(_firstLine(result.text))

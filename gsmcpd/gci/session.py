@@ -24,7 +24,7 @@ from gsmcpd.gci.breaker import Breaker
 from gsmcpd.gci.debugcalls import DEBUG_FLAGS, Stopped, stopOrFinish
 from gsmcpd.gci.deliveries import ResultDeliveries
 from gsmcpd.gci.errors import GciError
-from gsmcpd.gci.interfaces import IGemSession
+from gsmcpd.gci.interfaces import IDebugSession
 from gsmcpd.gci.library import GciLibrary, Handle
 from gsmcpd.gci.login import SOURCE_CLASS as SOURCE_CLASS
 from gsmcpd.gci.login import LoginParameters as LoginParameters
@@ -72,7 +72,7 @@ class _Call:
     state: str | None = _QUEUED
 
 
-@implementer(IGemSession)
+@implementer(IDebugSession)
 class GemSession:
     """
     A GciTs session driven from its own thread.

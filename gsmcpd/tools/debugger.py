@@ -19,7 +19,7 @@ from weakref import WeakKeyDictionary
 from twisted.internet.defer import Deferred, inlineCallbacks
 
 from gsmcpd.gci.debugcalls import Stopped
-from gsmcpd.gci.interfaces import IGemSession
+from gsmcpd.gci.interfaces import IDebugSession
 from gsmcpd.tools.arguments import (
     BOOLEAN,
     INTEGER,
@@ -97,7 +97,7 @@ class DebuggerToolset(Toolset):
     def __init__(self, options: JsonObject | None = None) -> None:
         super().__init__(options)
         self._limit = int(self.optionNamed("processes", DEFAULT_PROCESSES))
-        self._sessions: WeakKeyDictionary[IGemSession, SessionDebugger] = \
+        self._sessions: WeakKeyDictionary[IDebugSession, SessionDebugger] = \
             WeakKeyDictionary()
 
     def tools(self) -> list[Tool]:
@@ -169,8 +169,7 @@ class DebuggerToolset(Toolset):
                   readOnly=True)]
 
     def _state(self, call: ToolCall) -> SessionDebugger:
-        gem = call.gem
-        assert gem is not None, "the debugger's tools run on a session"
+        gem = debuggable(call)
         state = self._sessions.get(gem)
         if state is None:
             state = self._sessions[gem] = SessionDebugger(self._limit)
@@ -247,8 +246,7 @@ class DebuggerToolset(Toolset):
         source = Template.named("debug_run").renderDebugged({
             "code": code, "className": className,
             "selector": arguments.get("selector"), "key": key})
-        gem = call.gem
-        assert gem is not None
+        gem = debuggable(call)
         return self._settled(call, state, key, lambda: gem.executeDebug(source),
                              arguments)
 
@@ -264,8 +262,7 @@ class DebuggerToolset(Toolset):
         source = Template.named("debug_step").renderDebugged({
             "oop": paused.process, "kind": arguments["kind"],
             "level": paused.level(arguments.get("frame", 1))})
-        gem = call.gem
-        assert gem is not None
+        gem = debuggable(call)
         start = (paused.method, paused.line, paused.shown)
         for _ in range(MAX_LINE_STEPS):
             result = yield self._settled(
@@ -283,8 +280,7 @@ class DebuggerToolset(Toolset):
                       arguments: JsonObject) -> Deferred[ToolResult]:
         state = self._state(call)
         paused = state.named(arguments["debug"])
-        gem = call.gem
-        assert gem is not None
+        gem = debuggable(call)
         return self._settled(call, state, paused.id,
                              lambda: gem.continueDebug(paused.process),
                              arguments)
@@ -316,8 +312,7 @@ class DebuggerToolset(Toolset):
                   arguments: JsonObject) -> Steps[ToolResult]:
         state = self._state(call)
         paused = state.named(arguments["debug"])
-        gem = call.gem
-        assert gem is not None
+        gem = debuggable(call)
         yield call.runDebugged(lambda: gem.clearDebug(paused.process))
         del state.paused[paused.id]
         return ToolResult(f"Stopped debug {paused.id}: its process is "
@@ -353,8 +348,7 @@ class DebuggerToolset(Toolset):
                                         arguments, stepped)
             if result is not None:
                 return result
-            assert call.gem is not None
-            start = partial(call.gem.continueDebug, paused.process)
+            start = partial(debuggable(call).continueDebug, paused.process)
 
     @inlineCallbacks
     def _paused(self, call: ToolCall, state: SessionDebugger, paused: Paused,
@@ -402,6 +396,11 @@ class DebuggerToolset(Toolset):
             if value["text"] == "true":
                 return True
         return False
+
+
+def debuggable(call: ToolCall) -> IDebugSession:
+    """The call's session, as one that runs debugged code."""
+    return IDebugSession(call.gem)
 
 
 def _finished(value: JsonObject) -> JsonObject:
