@@ -14,7 +14,7 @@ from twisted.internet.defer import Deferred, fail, succeed
 from zope.interface import implementer
 
 from gsmcpd.gci.errors import GciError
-from gsmcpd.gci.interfaces import IGemSession, ISessionPool
+from gsmcpd.gci.interfaces import IDebugSession, ISessionPool
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.sessions.interfaces import ICallSink
@@ -58,7 +58,7 @@ def templateCall(source):
     return tag, arguments
 
 
-@implementer(IGemSession)
+@implementer(IDebugSession)
 class FakeGem:
     """
     A GemStone session answering from L{results}.
@@ -119,6 +119,22 @@ class FakeGem:
         if tag in self.moves:
             document.update(viewMoved=True, committed=self.moves[tag])
         return succeed(json.dumps(document).encode("utf-8"))
+
+    paused = frozenset()
+    """A fake gem's runs never stop: the debugger's tests run on the
+    simulated stone (tests/toolharness.py)."""
+
+    def executeDebug(self, source, process=None):
+        self.calls.append(("debug", source))
+        return succeed(None)
+
+    def continueDebug(self, process):
+        self.calls.append(("continue", process))
+        return succeed(None)
+
+    def clearDebug(self, process):
+        self.calls.append(("clear", process))
+        return succeed(None)
 
     def interrupt(self, hard):
         self.interrupts.append(hard)

@@ -12,9 +12,11 @@ import jsonschema
 from twisted.internet.defer import fail, inlineCallbacks, succeed
 from zope.interface import implementer
 
+from gsmcpd.gci.debugcalls import Stopped
 from gsmcpd.gci.errors import GciError
-from gsmcpd.gci.interfaces import IGemSession
+from gsmcpd.gci.interfaces import IDebugSession
 from gsmcpd.protocol.jsonrpc import Message
+from gsmcpd.testing.simulator import debugging
 from gsmcpd.testing.simulator import errors as simulated
 from gsmcpd.testing.simulator.gem import answer
 from gsmcpd.testing.simulator.stone import Stone
@@ -24,7 +26,7 @@ from tests.builders import clientSession, legacyEra
 from tests.fakes import FakePool, RecordingSink
 
 
-@implementer(IGemSession)
+@implementer(IDebugSession)
 class InProcessGem:
     """
     A GemStone session of an in-process simulated stone.
@@ -38,6 +40,7 @@ class InProcessGem:
         self.stone = stone
         self.session = stone.login("DataCurator", "swordfish")
         self.sources = []
+        self._paused = set()
 
     def execute(self, source, maxBytes):
         self.sources.append(source)
@@ -45,6 +48,41 @@ class InProcessGem:
             return succeed(answer(self.session, source)[:maxBytes])
         except simulated.GciError as e:
             return fail(GciError(e.number, e.message, e.fatal))
+
+    def executeDebug(self, source, process=None):
+        if process is not None:
+            self._paused.discard(process)
+        return self._debug(debugging.execute, source)
+
+    def continueDebug(self, process):
+        self._paused.discard(process)
+        return self._debug(debugging.continueWith, process)
+
+    def clearDebug(self, process):
+        self._paused.discard(process)
+        try:
+            debugging.clearStack(self.session, process)
+        except simulated.GciError as e:
+            return fail(GciError(e.number, e.message, e.fatal))
+        return succeed(None)
+
+    @property
+    def paused(self):
+        return frozenset(self._paused)
+
+    def _debug(self, call, argument):
+        """
+        A debugged run's call as the session's thread makes it: the run's
+        own thread parks where it stops, and this one waits until it does.
+        """
+        try:
+            call(self.session, argument)
+        except simulated.GciError as e:
+            if e.context in (None, 0, 1, 0x14) or e.fatal:
+                return fail(GciError(e.number, e.message, e.fatal))
+            self._paused.add(e.context)
+            return succeed(Stopped(e.context, e.number, e.message))
+        return succeed(None)
 
     def interrupt(self, hard):
         pass

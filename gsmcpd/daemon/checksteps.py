@@ -143,6 +143,19 @@ STEPS = (
     Step("run_test_method", METHOD),
     Step("describe_test_failure", METHOD),
     Step("list_failing_tests", {"classNames": [PROBE_CLASS]}),
+    # The debugger: a breakpoint in the probe's test, run, read, restarted,
+    # stepped and continued; a halt stopped (the stricter readings of
+    # docs/gemstone-fidelity.rst's debugger, which a real stone settles).
+    Step("breakpoint_set", dict(METHOD, line=2)),
+    Step("debug_run", METHOD),
+    Step("debug_eval", {"debug": 1, "code": "self class name"}),
+    Step("debug_restart", {"debug": 1}),
+    Step("debug_step", dict(debug=1, kind="over")),  # not an error's kind
+    Step("breakpoint_clear", {}),
+    Step("debug_continue", {"debug": 1}),
+    Step("debug_run", {"code": "nil halt. 7"}),
+    Step("debug_list"),
+    Step("debug_stop", {"debug": 2}),
     # The refactorings: a preview reads and changes nothing; the probe's
     # class is renamed and renamed back, as rename_class applies it.
     Step("rename_selector", {"selector": "testProbe",

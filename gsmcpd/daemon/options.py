@@ -139,6 +139,10 @@ class Config:
         "toolset-options", "per-toolset options as JSON, for toolsets that "
         f"declare some (docs/toolsets.rst), e.g. {TOOLSET_OPTIONS_EXAMPLE}",
         parse=toolsetOptions, default="{}", group=SESSIONS)
+    debugProcesses = setting(
+        "debug-processes", "paused debugged runs one session may hold at "
+        "once (the debugger toolset): another debug_run is refused until one "
+        "ends", parse=count, default="3", group=SESSIONS)
     surface = setting(
         "surface", "full, or catalog: tools/list lists an everyday set and "
         "tool_search, tool_get, tool_call (every tool stays callable)",

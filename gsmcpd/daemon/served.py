@@ -5,6 +5,7 @@ itself (C{initialize}'s server info and each era's instructions).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gsmcpd import __version__
@@ -13,6 +14,7 @@ from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.protocol.catalogsurface import catalogInstructions
 from gsmcpd.protocol.handlers import ServerIdentity
 from gsmcpd.protocol.instructions import readInstructions, stockInstructions
+from gsmcpd.tools.arguments import JsonObject
 from gsmcpd.tools.base import Toolset
 from gsmcpd.tools.catalog import DEFAULT_TOOLSETS, ToolsetError, buildToolsets
 
@@ -33,9 +35,19 @@ def servedToolsets(config: Config) -> tuple[Toolset, ...]:
     if not names:
         raise ConfigError("--toolsets names no toolset")
     try:
-        return tuple(buildToolsets(names, config.toolsetOptions))
+        return tuple(buildToolsets(names, _withDebugger(config, names)))
     except ToolsetError as e:
         raise ConfigError(f"--toolsets: {e}")
+
+
+def _withDebugger(config: Config,
+                  names: Sequence[str]) -> dict[str, JsonObject]:
+    """The toolsets' options, with --debug-processes for the debugger's."""
+    options = dict(config.toolsetOptions)
+    if "debugger" in names:
+        options["debugger"] = {"processes": config.debugProcesses,
+                               **options.get("debugger", {})}
+    return options
 
 
 def serverIdentity(config: Config) -> ServerIdentity:

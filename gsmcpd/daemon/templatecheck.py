@@ -31,6 +31,7 @@ from gsmcpd.daemon.checksteps import (
     STEPS,
     Step,
 )
+from gsmcpd.daemon.recording import Recording
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.daemon.stone import SimulatedStone, loadLibrary, realLogin
 from gsmcpd.daemon.templatereport import Report, Row
@@ -52,20 +53,6 @@ Probe = Callable[["TemplateCheck", GciLibrary, LoginParameters],
                  "Deferred[None]"]
 
 
-class Recording:
-    """
-    A session that notes which template each source is (its first line's
-    C{"gsmcp:<name>"} tag) on its way to the real one: templates only
-    execute.
-    """
-
-    def __init__(self, gem: GemSession) -> None:
-        self._gem = gem
-        self.ran: list[str] = []
-
-    def execute(self, source: str, maxBytes: int) -> Deferred[bytes]:
-        self.ran.append(source.split("\n", 1)[0][len('"gsmcp:'):-1])
-        return self._gem.execute(source, maxBytes)
 
 
 class Stop(Exception):
@@ -93,8 +80,8 @@ class TemplateCheck:
         self.environ = environ
         self.probe = probe
         # Every shipped toolset that runs templates, served by default or not.
-        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging", "admin", "tonel",
-                                        "refactoring"))
+        self.tools = ToolCatalog.named((*CORE_TOOLSETS, "debugging", "admin", "debugger",
+                                        "refactoring", "tonel"))
         self.report = Report()
         self._touched = False
 
@@ -195,8 +182,7 @@ class TemplateCheck:
                 value = yield self._callTool(step.name, arguments, gem,
                                              ledger, journal)
             else:
-                answer = yield runTemplate(  # a Recording only executes
-                    gem, step.name, arguments)  # type: ignore[arg-type]
+                answer = yield runTemplate(gem, step.name, arguments)
                 value = answer.value
                 mismatch = shapes.mismatch(step.shape, value)
                 if mismatch:
@@ -235,8 +221,7 @@ class TemplateCheck:
         tool = self.tools.get(name)
         assert tool is not None and tool.run is not None, f"no tool {name}"
         tool.validate(arguments)
-        # A Recording only executes, all a tool's templates ask of a gem.
-        call = ToolCall(gem, ledger, journal=journal)  # type: ignore[arg-type]
+        call = ToolCall(gem, ledger, journal=journal)
         result = yield maybeDeferred(tool.run, call, arguments)
         if result.isError:
             raise _Failed(_firstLine(result.text))

@@ -4,8 +4,13 @@ The seams between the MCP layer and GemStone sessions.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from twisted.internet.defer import Deferred
 from zope.interface import Attribute, Interface
+
+if TYPE_CHECKING:
+    from gsmcpd.gci.debugcalls import Stopped
 
 
 class IGemSession(Interface):
@@ -49,6 +54,35 @@ class IGemSession(Interface):
     def logout() -> Deferred[None]:
         """
         Log out after every queued call; a Deferred firing with None.
+        """
+
+
+class IDebugSession(IGemSession):
+    """
+    A GemStone session that can run code so that it stops (a breakpoint, a
+    halt, an Error nothing handles) and keep the stopped GsProcess for its
+    client to step, continue or clear.
+    """
+
+    paused = Attribute("A frozenset of the OOPs of the GsProcesses its "
+                       "debugged runs left stopped.")
+
+    def executeDebug(source: str,
+                     process: int | None = None) -> Deferred[Stopped | None]:
+        """
+        Execute Smalltalk source with debugging enabled: a Deferred firing
+        with a Stopped when the run (or the stopped C{process} the source
+        steps) stops and is kept, None when it finished.
+        """
+
+    def continueDebug(process: int) -> Deferred[Stopped | None]:
+        """
+        Resume the stopped C{process}: as L{executeDebug}.
+        """
+
+    def clearDebug(process: int) -> Deferred[None]:
+        """
+        End the stopped C{process}.
         """
 
 

@@ -21,33 +21,13 @@ from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from gsmcpd.gci.breaker import Breaker
+from gsmcpd.gci.debugcalls import DEBUG_FLAGS, Stopped, stopOrFinish
 from gsmcpd.gci.deliveries import ResultDeliveries
 from gsmcpd.gci.errors import GciError
-from gsmcpd.gci.interfaces import IGemSession
+from gsmcpd.gci.interfaces import IDebugSession
 from gsmcpd.gci.library import GciLibrary, Handle
-
-SOURCE_CLASS = "Utf8"
-"""The class whose OOP tells GemStone the source bytes are UTF-8: resolved
-in each session's symbol list at login, as public GemStone clients do."""
-
-
-@attr.s(frozen=True, auto_attribs=True, repr=False)
-class LoginParameters:
-    """
-    What GciTsLogin needs.  C{repr} leaves the passwords out.
-    """
-
-    stoneNrs: str
-    gemNrs: str | None
-    user: str
-    password: str
-    hostUser: str | None = None
-    hostPassword: str | None = None
-    flags: int = 0
-
-    def __repr__(self) -> str:
-        return (f"LoginParameters(stoneNrs={self.stoneNrs!r}, "
-                f"gemNrs={self.gemNrs!r}, user={self.user!r})")
+from gsmcpd.gci.login import SOURCE_CLASS as SOURCE_CLASS
+from gsmcpd.gci.login import LoginParameters as LoginParameters
 
 
 class SessionGone(GciError):
@@ -92,7 +72,7 @@ class _Call:
     state: str | None = _QUEUED
 
 
-@implementer(IGemSession)
+@implementer(IDebugSession)
 class GemSession:
     """
     A GciTs session driven from its own thread.
@@ -136,6 +116,7 @@ class GemSession:
         self._calls: dict[Deferred, _Call] = {}
         self._stop: _Call | None = None
         self._running: _Call | None = None
+        self._paused: set[int] = set()
         self._thread = threading.Thread(
             target=self._serve, name=f"gem {name}", daemon=True)
         self._thread.start()
@@ -166,6 +147,43 @@ class GemSession:
         return self._submit(
             lambda: self._library.executeFetchBytes(
                 self._loggedIn(), encoded, self._sourceClass, maxBytes))
+
+    @property
+    def paused(self) -> frozenset[int]:
+        """The OOPs of the GsProcesses this session's debugged runs left
+        stopped (the gem ends them at logout)."""
+        return frozenset(self._paused)
+
+    def executeDebug(self, source: str,
+                     process: int | None = None) -> Deferred[Stopped | None]:
+        """
+        Execute C{source} so that it can stop: a L{Stopped} when it (or
+        the stopped C{process} it steps) stops, L{None} when it finished.
+        """
+        encoded = source.encode("utf-8")
+        return self._debugCall(process, lambda: self._library.executeDebug(
+            self._loggedIn(), encoded, self._sourceClass, DEBUG_FLAGS))
+
+    def continueDebug(self, process: int) -> Deferred[Stopped | None]:
+        """Resume the stopped C{process} as it is (GciTsContinueWith)."""
+        return self._debugCall(process, lambda: self._library.continueWith(
+            self._loggedIn(), process, DEBUG_FLAGS))
+
+    def clearDebug(self, process: int) -> Deferred[None]:
+        """End the stopped C{process} (GciTsClearStack)."""
+        self._paused.discard(process)
+        return self._submit(
+            lambda: self._library.clearStack(self._loggedIn(), process))
+
+    def _debugCall(self, process: int | None,
+                   work: Callable[[], object]) -> Deferred[Stopped | None]:
+        if process is not None:
+            self._paused.discard(process)  # it runs, until it stops again
+        return self._submit(lambda: stopOrFinish(work)).addCallback(self._kept)
+
+    def _kept(self, outcome: Stopped | None) -> Stopped | None:
+        self._paused.update([outcome.process] if outcome else [])
+        return outcome
 
     def _loggedIn(self) -> Handle:
         """On the session's thread: the handle a call is made on."""

@@ -3,8 +3,7 @@ Tools and toolsets: Python outside, Smalltalk inside.
 
 A tool is declared here (name, closed input schema, output schema,
 annotations, template) and runs as one template on its session's GemStone
-session.  Python owns everything the client sees: validation, error
-kinds, the text and the structured result.
+session.  Python owns what the client sees: validation, error kinds, text.
 """
 
 import functools
@@ -32,7 +31,7 @@ from gsmcpd.tools.journal import ChangeJournal, LastCommit
 from gsmcpd.tools.ledger import Key, ReadLedger, describeKey
 from gsmcpd.tools.templates.outcomes import STILL, ToolError, ViewMove
 from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE
-from gsmcpd.tools.templates.run import TemplateAnswer, runTemplate
+from gsmcpd.tools.templates.run import TemplateAnswer, runDebugged, runTemplate
 
 if TYPE_CHECKING:
     from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate
@@ -100,8 +99,7 @@ def strictSchema(schema: Schema) -> Schema:
     """
     An output schema as a result must meet it: every object that lists
     properties closed and requiring all of them, as the instructions
-    promise (the wire form leaves that unsaid, to keep C{tools/list}
-    short).
+    promise (unsaid on the wire, to keep C{tools/list} short).
     """
     strict = dict(schema)
     if "properties" in schema:
@@ -134,12 +132,11 @@ MCP_DEFAULT_HINTS = {"readOnlyHint": False, "destructiveHint": True,
 def annotations(readOnly: bool, destructive: bool = False,
                 idempotent: bool = False) -> dict[str, bool]:
     """
-    MCP tool annotations; nothing here reaches outside the stone.
-
-    A hint whose value is MCP's default is left out: every session reads
-    C{tools/list}, and a client assumes the default anyway.  A read-only
-    tool sends no C{destructiveHint} or C{idempotentHint} at all: MCP gives
-    them meaning only when C{readOnlyHint} is false.
+    MCP tool annotations; nothing here reaches outside the stone.  A hint
+    at MCP's default is left out (every session reads C{tools/list}, and a
+    client assumes the default anyway); a read-only tool sends no
+    C{destructiveHint} or C{idempotentHint} (MCP gives them meaning only
+    when C{readOnlyHint} is false).
     """
     if readOnly:
         return {"readOnlyHint": True, "openWorldHint": False}
@@ -332,6 +329,10 @@ class ToolCall:
                                f"session (by a tool that runs on none)")
         return runTemplate(self.gem, name, arguments, self._context,
                            package, frames).addCallbacks(answered, failed)
+
+    def runDebugged(self, start: Callable[[], Deferred[_T]]) -> Deferred[_T]:
+        """A debugged run's GCI call, as this call may end it (L{runDebugged})."""
+        return runDebugged(start, self._context)
 
     def transactionEnded(self, committed: bool | None) -> None:
         """

@@ -32,6 +32,7 @@ CORE_TOOLSETS = {
 OTHER_TOOLSETS = {
     "admin": "gsmcpd.tools.admin:AdminToolset",
     "changes": "gsmcpd.tools.changes:ChangesToolset",
+    "debugger": "gsmcpd.tools.debugger:DebuggerToolset",
     "debugging": "gsmcpd.tools.debugging:DebuggingToolset",
     "refactoring": "gsmcpd.tools.refactoring:RefactoringToolset",
     "tonel": "gsmcpd.tools.tonel:TonelToolset",

@@ -137,6 +137,23 @@ Nothing commits on your behalf.
    afresh.
 """, ("debugging", "testing", "browsing", "mutation", "session")),
     Guide(
+        "gemstone-debug-a-run",
+        "How to stop GemStone code halfway, look at its temporaries, step, "
+        "fix a method and rerun its frame.",
+        """
+# Debug a run
+
+1. `breakpoint_set` in the method (a line; a condition if it runs often).
+2. `debug_run` the code or the test: it pauses there, at a halt or at an
+   error, with its frames (1 the innermost) and a debug id.
+3. `debug_eval` in a frame reads a temporary (x) or sets one (x := 3);
+   `debug_step` over, into or out.
+4. Fix the method (`get_method_source`, `compile_method`), `debug_restart`
+   its frame, then `debug_continue` to the end.
+5. A paused run holds a slot of your session: `debug_stop` what you no
+   longer need; `breakpoint_clear` when done.
+""", ("debugger", "browsing", "mutation", "session")),
+    Guide(
         "gemstone-find-where-the-time-goes",
         "How to find out why GemStone code is slow: profile it before you "
         "optimise.",

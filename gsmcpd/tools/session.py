@@ -14,6 +14,7 @@ call says so and is recorded as a commit when a commit moved it.)
 
 from twisted.internet.defer import inlineCallbacks
 
+from gsmcpd.gci.interfaces import IDebugSession
 from gsmcpd.tools.arguments import BOOLEAN, INTEGER, STRING, JsonObject
 from gsmcpd.tools.base import (
     OWN_SESSION,
@@ -151,6 +152,10 @@ class SessionToolset(Toolset):
                 f"{UNCOMMITTED_LOST if call.needsCommit else 'no'}\n"
                 f"changes listed: {len(call.journal)}\n"
                 f"last commit: {_lastCommit(state['lastCommit'])}")
+        debuggable = IDebugSession(call.gem, None)
+        if debuggable is not None and debuggable.paused:
+            # The debugger's runs hold the session's gem (debug_list).
+            text += f"\npaused debugged runs: {len(debuggable.paused)}"
         return ToolResult(text, state)
 
 

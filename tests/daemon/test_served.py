@@ -85,8 +85,8 @@ class ServedTests(SynchronousTestCase):
                 toolsetNames=None, readOnly=True, surface=surface).served())
             for text in (identity.instructions,
                          identity.modernInstructions):
-                self.assertIn("Not served here: admin, changes, refactoring, tonel (",
-                              text)
+                self.assertIn("Not served here: admin, changes, debugger, refactoring, "
+                              "tonel (", text)
                 self.assertNotIn("mutation", text.split("Not served")[1])
 
     def test_instructionsFile(self):
@@ -127,8 +127,8 @@ class DefaultSurfaceTests(ModernTestCase):
         for instructions in (self.handlers.identity.instructions,
                              self.handlers.identity.modernInstructions):
             self.assertTrue(instructions.endswith(
-                "\n\nNot served here: admin, changes, refactoring, tonel (an operator "
-                "adds one to --toolsets)."), instructions[-200:])
+                "\n\nNot served here: admin, changes, debugger, refactoring, tonel (an "
+                "operator adds one to --toolsets)."), instructions[-200:])
 
     @inlineCallbacks
     def test_2025Budget(self):

@@ -6,11 +6,13 @@ read, stepped, continued and cleared over the GCI, as a GemStone client
 drives it (a test double, not GemStone).
 """
 
-from twisted.internet import threads
+from twisted.internet import reactor, threads
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
+from gsmcpd.gci.debugcalls import Stopped
 from gsmcpd.gci.errors import OOP_ILLEGAL, GciError
+from gsmcpd.gci.session import GemSession
 from tests.gci.test_gci import SimulatedStoneMixin
 
 DEBUG = 0x1 | 0x20
@@ -87,3 +89,60 @@ class DebuggerCallTests(SimulatedStoneMixin, TestCase):
     @inlineCallbacks
     def test_haltThenClearStack(self):
         yield threads.deferToThread(self.haltCleared)
+
+
+class GemSessionDebugTests(SimulatedStoneMixin, TestCase):
+    """
+    L{GemSession}'s debug calls (L{gsmcpd.gci.debugcalls}): a stop is an
+    answer and its process is kept, where a failed call's is cleared.
+    """
+
+    def setUp(self):
+        self.startStone()
+
+    @inlineCallbacks
+    def loggedIn(self):
+        gem = GemSession(self.library, self.login, reactor, "debug")
+        yield gem.login()
+        self.addCleanup(gem.logout)
+        return gem
+
+    @inlineCallbacks
+    def test_stopKeptThenContinued(self):
+        gem = yield self.loggedIn()
+        stopped = yield gem.executeDebug("nil halt. 7")
+        self.assertIsInstance(stopped, Stopped)
+        self.assertEqual(stopped.number, 6001)
+        self.assertEqual(gem.paused, frozenset({stopped.process}))
+        finished = yield gem.continueDebug(stopped.process)
+        self.assertIsNone(finished)
+        self.assertEqual(gem.paused, frozenset())
+
+    @inlineCallbacks
+    def test_stepStopsTheSameProcess(self):
+        gem = yield self.loggedIn()
+        stopped = yield gem.executeDebug("| x | nil halt. x := 3. x := x + 4. x")
+        step = f"(Object _objectForOop: {stopped.process}) gciStepOverFromLevel: 1"
+        again = yield gem.executeDebug(step, stopped.process)
+        self.assertEqual((again.process, again.number), (stopped.process, 6005))
+        self.assertEqual(gem.paused, frozenset({stopped.process}))
+
+    @inlineCallbacks
+    def test_clearEnds(self):
+        gem = yield self.loggedIn()
+        stopped = yield gem.executeDebug("nil halt. 7")
+        yield gem.clearDebug(stopped.process)
+        self.assertEqual(gem.paused, frozenset())
+        gone = yield self.assertFailure(gem.continueDebug(stopped.process), GciError)
+        self.assertEqual(gone.number, 2094)
+
+    @inlineCallbacks
+    def test_finishedAndFailed(self):
+        """
+        A run that finishes answers None; one that cannot stop (it does not
+        compile) fails as any call does, and keeps nothing.
+        """
+        gem = yield self.loggedIn()
+        self.assertIsNone((yield gem.executeDebug("3 + 4")))
+        yield self.assertFailure(gem.executeDebug("3 +"), GciError)
+        self.assertEqual(gem.paused, frozenset())

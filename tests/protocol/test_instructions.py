@@ -63,8 +63,8 @@ class StockInstructionsTests(SynchronousTestCase):
                                   Toolset("Debug.", name="debugging")])
         self.assertTrue(text.endswith(
             "\n\nNot served here: execution, listing, mutation, search, "
-            "session, testing, admin, changes, refactoring, tonel (an operator adds "
-            "one to --toolsets)."), text)
+            "session, testing, admin, changes, debugger, refactoring, tonel (an "
+            "operator adds one to --toolsets)."), text)
         everything = [Toolset("", name=name)
                       for name in [*CORE_TOOLSETS, *OTHER_TOOLSETS]]
         self.assertEqual(stockInstructions(everything), PREAMBLE)

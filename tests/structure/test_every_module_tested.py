@@ -24,6 +24,13 @@ TESTED_ELSEWHERE = {
     # tested together against the simulated stone.
     "gci.library": "gci.test_gci",
     "gci.session": "gci.test_gci",
+    "gci.login": "gci.test_gci",
+    # The check's session, through the check.
+    "daemon.recording": "daemon.test_templatecheck",
+    # A debugged run's calls, through a GemSession on the simulated stone.
+    "gci.debugcalls": "gci.test_gci_debugging",
+    # A session's debugger state, through the tools that keep it.
+    "tools.debugruns": "tools.test_tools_debugger",
     # The Klein app, in memory with StubTreq (named before the restructure).
     "transport.http": "transport.test_web",
     # The 2026-07-28 endpoint, driven through its transport as a client

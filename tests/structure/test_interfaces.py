@@ -18,7 +18,8 @@ from twisted.web.test.requesthelper import DummyRequest
 from zope.interface.verify import verifyObject
 
 from gsmcpd.auth.keys import IKeySource, KeyFile, RemoteKeys, usableKeys
-from gsmcpd.gci.interfaces import IGemSession, ISessionPool
+from gsmcpd.daemon.recording import Recording
+from gsmcpd.gci.interfaces import IDebugSession, ISessionPool
 from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.observe.auditchain import ChainedJsonObserver
@@ -64,15 +65,20 @@ class GciProviderTests(TestCase):
     def test_gemSession(self):
         gem = GemSession(object(), login(), reactor, "verified")
         self.addCleanup(gem.logout)
-        self.assertTrue(verifyObject(IGemSession, gem))
+        self.assertTrue(verifyObject(IDebugSession, gem))
 
     def test_fakeGem(self):
-        self.assertTrue(verifyObject(IGemSession, FakeGem()))
+        self.assertTrue(verifyObject(IDebugSession, FakeGem()))
 
     def test_inProcessGem(self):
         harness = ToolHarness(["execution"])
-        self.assertTrue(verifyObject(IGemSession,
+        self.assertTrue(verifyObject(IDebugSession,
                                      InProcessGem(harness.stone)))
+
+    def test_templateCheckRecording(self):
+        gem = GemSession(object(), login(), reactor, "recorded")
+        self.addCleanup(gem.logout)
+        self.assertTrue(verifyObject(IDebugSession, Recording(gem)))
 
     def test_gemSessionPool(self):
         pool = GemSessionPool(object(), login(), reactor, 1)

@@ -42,7 +42,7 @@ class GuideTests(SynchronousTestCase):
                          ["gemstone-what-a-view-is",
                           "gemstone-commit-or-abort"])
         self.assertEqual(len(servedGuides(
-            ["admin", "browsing", "debugging", "mutation", "search",
+            ["admin", "browsing", "debugger", "debugging", "mutation", "search",
              "session", "testing"])),
             len(GUIDES))
         skills = Skills.fromGuides(servedGuides(["testing"]))

@@ -155,10 +155,10 @@ class AdvertisedTests(SynchronousTestCase):
         """
         self.assertEqual(DEFAULT_TOOLSETS, (*CORE_TOOLSETS, "debugging"))
         self.assertEqual(unservedToolsets(DEFAULT_TOOLSETS),
-                         ["admin", "changes", "refactoring", "tonel"])
+                         ["admin", "changes", "debugger", "refactoring", "tonel"])
         self.assertEqual(unservedToolsets(["browsing", "admin"]), [
             "execution", "listing", "mutation", "search", "session",
-            "testing", "changes", "debugging", "refactoring", "tonel"])
+            "testing", "changes", "debugger", "debugging", "refactoring", "tonel"])
 
     def test_advertisedIsTheToolListed(self):
         """

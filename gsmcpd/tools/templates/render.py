@@ -30,7 +30,7 @@ TEMPLATE_PACKAGE = "gsmcpd.tools.templates"
 
 _IDENTIFIER = re.compile(r"\A[A-Za-z][A-Za-z0-9_]*\Z")
 _ENVELOPE_TEMPS = ("gsmcpMaxBytes", "gsmcpMaxFrames", "gsmcpBody", "gsmcpOutcome",
-                   "gsmcpNotes", "gsmcpFit", "gsmcpSlow", "gsmcpPrinting", "gsmcpStack",
+                   "gsmcpNotes", "gsmcpFit", "gsmcpSlow", "gsmcpPrinting", "gsmcpFrameList", "gsmcpStack",
                    "gsmcpOut", "gsmcpJson", "gsmcpBytes", "gsmcpView", "gsmcpDirty",
                    "gsmcpResult")
 
@@ -127,18 +127,30 @@ class Template:
         @param frames: how many frames of the stack an error's document
             holds (none: 0); a template reads it with C{gsmcpStack value:}.
         """
-        for name in arguments:
-            if not _IDENTIFIER.match(name) or name.startswith("gsmcp"):
-                raise ValueError(f"{name!r} cannot name a template argument")
-        temps = " ".join((*arguments, *_ENVELOPE_TEMPS))
-        assignments = "".join(f"{name} := {literal(value)}.\n"
-                              for name, value in arguments.items())
-        return (f'"gsmcp:{self.name}"\n'
-                f"| {temps} |\n"
-                f"{assignments}"
+        return (f"{self._prologue(arguments, _ENVELOPE_TEMPS)}"
                 f"gsmcpMaxBytes := {int(maxBytes)}.\n"
                 f"gsmcpMaxFrames := {int(frames)}.\n"
                 f"{self._tail}")
+
+    def renderDebugged(self, arguments: dict[str, object]) -> str:
+        """
+        The source of a run that may stop (C{debug_run}): no envelope, so
+        an Error reaches the debugger rather than a handler, and a stopped
+        stack holds nothing of gsmcpd's but this doit and its block.
+        """
+        return (f"{self._prologue(arguments)}"
+                f"[\n{self.body.rstrip()}] value\n")
+
+    def _prologue(self, arguments: dict[str, object],
+                  more: tuple[str, ...] = ()) -> str:
+        """The tag, the temporaries and the arguments' assignments."""
+        for name in arguments:
+            if not _IDENTIFIER.match(name) or name.startswith("gsmcp"):
+                raise ValueError(f"{name!r} cannot name a template argument")
+        temps = " ".join((*arguments, *more))
+        assignments = "".join(f"{name} := {literal(value)}.\n"
+                              for name, value in arguments.items())
+        return f'"gsmcp:{self.name}"\n| {temps} |\n{assignments}'
 
     @functools.cached_property
     def _tail(self) -> str:

@@ -9,6 +9,8 @@ left the session usable), L{ResultOverLimit}, L{CallBroken} or L{GemGone}.
 """
 
 import json
+from collections.abc import Callable
+from typing import TypeVar
 
 import attr
 from twisted.internet.defer import Deferred, fail
@@ -35,6 +37,8 @@ from gsmcpd.tools.templates.render import TEMPLATE_PACKAGE, Template
 
 MAX_RESULT_BYTES = 1 << 20
 """The largest UTF-8 result a template may answer."""
+
+_T = TypeVar("_T")
 
 WITHDRAWN = "the call was ended before it started"
 
@@ -85,6 +89,20 @@ def runTemplate(gem: IGemSession, name: str, arguments: dict[str, object],
     running = gem.execute(source, MAX_RESULT_BYTES)
     context.track(running)
     return running.addCallbacks(_answered, _failed)
+
+
+def runDebugged(start: Callable[[], Deferred[_T]],
+                context: ICallContext = NULL_CONTEXT) -> Deferred[_T]:
+    """
+    Make a debugged run's GCI call (C{start}: an L{IGemSession}'s
+    C{executeDebug}, C{continueDebug} or C{clearDebug}) as the GemStone
+    call C{context} may end, its failure one of the outcomes.
+    """
+    if context.ending:
+        return fail(ToolError("other", WITHDRAWN))
+    running = start()
+    context.track(running)
+    return running.addErrback(_failed)
 
 
 def _failed(failure: Failure) -> Failure:

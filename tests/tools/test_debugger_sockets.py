@@ -1,0 +1,35 @@
+"""
+The debugger toolset over a real socket, driven by the official Python SDK
+client as an agent fixing a failing test in a debugger would use it
+(tests/clients/python_sdk_debugger_flow.py), in both protocol eras.
+"""
+
+from tests.realdaemon import AgentFlowTestCase
+
+STEPS = ["breakpoint", "run", "into", "amount", "balance", "set", "setRead",
+         "read", "fix", "restart", "continue", "clear", "again", "none"]
+
+
+class DebuggerFlowTests(AgentFlowTestCase):
+
+    flow = "python_sdk_debugger_flow.py"
+    toolsets = "debugger browsing mutation session"
+
+    def test_auto(self):
+        """
+        Over 2026-07-28 with a session handle: paused at a breakpoint in the
+        test, stepped into the faulty method, a temporary read and set,
+        the method fixed and its frame restarted, the run continued to the
+        test's end; cleared, the test runs without pausing.
+        """
+        seen = self.runFlow("auto")
+        self.assertEqual(seen["protocolVersion"], "2026-07-28")
+        self.assertEqual(list(seen["steps"]), [*STEPS, "close"])
+
+    def test_legacy(self):
+        """
+        The same over 2025-11-25.
+        """
+        seen = self.runFlow("legacy")
+        self.assertEqual(seen["protocolVersion"], "2025-11-25")
+        self.assertEqual(list(seen["steps"]), STEPS)
