@@ -291,6 +291,10 @@ class Guard(ProtocolWrapper):
         super().connectionLost(reason)
 
 
+IDLE_TIMEOUT = 60 * 60 * 12
+"""Twisted's HTTPFactory idle timeout, kept when no request deadline is set."""
+
+
 class GuardedSite(Site):
     """
     A L{Site} of L{GuardedChannel}s whose timeout is the request deadline:
@@ -305,8 +309,12 @@ class GuardedSite(Site):
                  limits: ConnectionLimits = DEFAULT_LIMITS,
                  reactor: IReactorTime | None = None,
                  **kwargs: Any) -> None:
+        # With no deadline, Twisted's own idle timeout (twelve hours), as
+        # HTTPFactory has it by default.
+        deadline = limits.requestDeadline
         super().__init__(resource, reactor=reactor,
-                         timeout=limits.requestDeadline, **kwargs)
+                         timeout=IDLE_TIMEOUT if deadline is None else deadline,
+                         **kwargs)
         self.limits = limits
 
 

@@ -6,6 +6,7 @@ entry.
 
 import re
 from typing import cast
+from urllib.parse import unquote_to_bytes
 
 from twisted.internet.defer import CancelledError, Deferred, maybeDeferred
 from twisted.logger import Logger
@@ -53,9 +54,10 @@ class AnsweringResource(Resource):
         return NOT_DONE_YET
 
     def _route(self, request: Request) -> Answer:
-        # Repeated slashes are one, as a base URL ending in one makes them.
-        if request.path != self.path and \
-                _MERGED_SLASHES.sub(b"/", request.path) != self.path:
+        # Percent-escapes decoded, as Twisted decodes the path's segments;
+        # repeated slashes are one, as a base URL ending in one makes them.
+        path = unquote_to_bytes(request.path)
+        if path != self.path and _MERGED_SLASHES.sub(b"/", path) != self.path:
             raise Refusal(404, "Not Found: " + self.unrouted)
         verb = getattr(self, "render_" + request.method.decode("latin-1"),
                        None)

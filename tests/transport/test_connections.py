@@ -6,6 +6,7 @@ L{StringTransport}s.
 
 import json
 
+import attr
 from twisted.internet.address import IPv4Address
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
@@ -16,6 +17,7 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET
 
 from gsmcpd.transport.connections import (
+    IDLE_TIMEOUT,
     LINGER,
     TWISTED_BAD_REQUEST,
     ConnectionLimits,
@@ -241,6 +243,16 @@ class GuardedSiteTests(SynchronousTestCase):
         self.clock.advance(3600 * 24)
         self.assertFalse(transport.disconnecting)
         self.assertNotIn(b"408", transport.value())
+
+    def test_noDeadlineKeepsTwistedsIdleTimeout(self):
+        """
+        With no request deadline the site keeps Twisted's own idle timeout
+        (twelve hours), not none at all.
+        """
+        site = GuardedSite(self.resource, attr.evolve(
+            LIMITS, requestDeadline=None), reactor=self.clock)
+        self.assertEqual(site.timeOut, IDLE_TIMEOUT)
+        self.assertEqual(IDLE_TIMEOUT, 60 * 60 * 12)
 
     def test_headerLineTooLong(self):
         """

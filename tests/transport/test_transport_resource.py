@@ -55,7 +55,8 @@ class AnsweringTests(SynchronousTestCase):
         """
         An unknown path is a C{404} L{Refusal}, an unknown verb a C{405}
         with C{Allow}; both answered by the one error entry.  Repeated
-        slashes are one.
+        slashes are one, and percent-escapes are decoded, as Twisted decodes
+        a path's segments.
         """
         resource = _Answering(b"posted")
         for method, path, status in [(b"POST", b"/mcp/", 404),
@@ -68,10 +69,11 @@ class AnsweringTests(SynchronousTestCase):
             self.assertIsInstance(refusal, Refusal)
             self.assertEqual(refusal.status, status, (method, path))
             self.assertEqual(request.written, [b"failed"])
-        request = posted(b"POST", b"//mcp")
-        resource.render(request)
-        self.assertEqual((request.written, resource.failures), ([b"posted"],
-                                                                []))
+        for path in (b"//mcp", b"/%6Dcp"):
+            request = posted(b"POST", path)
+            resource.render(request)
+            self.assertEqual((request.written, resource.failures),
+                             ([b"posted"], []), path)
         self.assertEqual(request.responseHeaders.getRawHeaders(
             b"content-length"), [b"6"])
 
