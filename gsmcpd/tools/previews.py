@@ -82,6 +82,8 @@ class Preview:
     moved: tuple[MethodChange, ...] = ()
     """A renamed class's own methods, which the rename compiles into its
     new version."""
+    redefine: tuple[str, str, str] | None = None
+    """An instance variable's rename: the class, the old and new name."""
 
 
 class PreviewShelf:

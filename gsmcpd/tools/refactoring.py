@@ -64,6 +64,7 @@ from gsmcpd.tools.journal import itemised
 from gsmcpd.tools.mutation import MutationToolset
 from gsmcpd.tools.previews import MAX_PREVIEWS, MethodChange, Preview, shelfOf
 from gsmcpd.tools.refactorapply import applied
+from gsmcpd.tools.renameivar import planRenameInstanceVariable
 from gsmcpd.tools.structure import SCOPE, findCodeTool, scopeOf
 
 APPLY = stringArgument("a previewId: apply exactly that preview")
@@ -120,7 +121,8 @@ def _unique(rows: Iterable[Row]) -> list[Row]:
 
 class RefactoringToolset(MutationToolset):
     """
-    C{rename_selector}, C{rename_class}, C{add_parameter},
+    C{rename_selector}, C{rename_class}, C{rename_instance_variable},
+    C{add_parameter},
     C{remove_parameter}, and C{find_code}.
     """
 
@@ -128,7 +130,8 @@ class RefactoringToolset(MutationToolset):
     title = "Refactoring"
     declaredOptionNames = ("kernelClasses",)
     instructions = (
-        "rename_selector, rename_class, add_parameter and remove_parameter "
+        "rename_selector, rename_class, rename_instance_variable, "
+        "add_parameter and remove_parameter "
         "answer a preview and change nothing: diffs, counts, and what they "
         "leave unchanged and why. The same call with apply: <previewId> "
         "applies exactly it, all or nothing (refused if a method changed "
@@ -149,6 +152,13 @@ class RefactoringToolset(MutationToolset):
                 "refused if it has subclasses.",
                 {"className": stringArgument(), "newName": stringArgument(
                     pattern=IDENTIFIER)}, self.planRenameClass),
+            self._refactoring(
+                "rename_instance_variable", "Rename instance variable",
+                "Rename an instance variable: the class redefined (a new "
+                "version; refused if it has subclasses) and its methods.",
+                {"className": stringArgument(), "name": stringArgument(),
+                 "newName": stringArgument(pattern=IDENTIFIER)},
+                planRenameInstanceVariable),
             self._refactoring(
                 "add_parameter", "Add parameter",
                 "Add a keyword at the end of a selector; every sender "

@@ -1,0 +1,135 @@
+"""
+Tests for L{gsmcpd.tools.renameivar}: C{rename_instance_variable}
+previewed, then applied whole or not at all (templates
+"refactoring_sources" and "rename_instance_variable").
+"""
+
+from twisted.internet.defer import inlineCallbacks
+
+from tests.tools.test_tools_refactoring import RefactoringTestCase
+
+TOOL = "rename_instance_variable"
+SHADOWED = ("shadowed\n\t\"rate is kept\"\n\t^([:rate | rate + 1] value: "
+            "rate) -> #rate -> 'rate'")
+
+
+class RenameInstanceVariableTests(RefactoringTestCase):
+    """
+    C{SavingsAccount}'s C{rate}, read and written by its methods.
+    """
+
+    def setUp(self):
+        super().setUp()
+        result = self.harness.call("compile_method",
+                                   className="SavingsAccount",
+                                   source=SHADOWED, category="odd")
+        self.assertFalse(self.successResultOf(result)["isError"])
+
+    @inlineCallbacks
+    def ask(self, **arguments):
+        """The structured result of a successful call."""
+        arguments.setdefault("className", "SavingsAccount")
+        arguments.setdefault("name", "rate")
+        result = yield self.harness.call(TOOL, **arguments)
+        self.assertFalse(result.get("isError"), result["content"])
+        return result["structuredContent"]
+
+    @inlineCallbacks
+    def refusedWith(self, **arguments):
+        """The message of a refused call."""
+        arguments.setdefault("className", "SavingsAccount")
+        arguments.setdefault("name", "rate")
+        kind, message = yield self.harness.error(TOOL, **arguments)
+        self.assertEqual(kind, "refused", message)
+        return message
+
+    def rename(self, **arguments):
+        return self.ask(**arguments)
+
+    @inlineCallbacks
+    def test_previewed(self):
+        """
+        The preview shows each method naming the variable with its diff;
+        a block argument of the same name, the comment, the symbol and the
+        string keep it, the symbol listed as unchanged; nothing changes.
+        """
+        preview = yield self.rename(newName="percent")
+        diffs = {c["selector"]: c["diff"] for c in preview["changes"]}
+        self.assertIn("-\trate := aNumber\n+\tpercent := aNumber",
+                      diffs["rate:"])
+        self.assertIn("+\t^([:rate | rate + 1] value: percent) -> #rate -> "
+                      "'rate'", diffs["shadowed"])
+        self.assertEqual(preview["counts"]["classes"], 1)
+        self.assertEqual(preview["counts"]["methods"], 3)
+        self.assertEqual(preview["unchanged"], [{
+            "className": "SavingsAccount", "meta": False,
+            "selector": "shadowed", "reason": "a literal symbol"}])
+        self.assertEqual(self.code().classInfo("SavingsAccount").instVarNames,
+                         ("rate",))
+
+    @inlineCallbacks
+    def test_applied(self):
+        """
+        Applied, the class is a new version with the variable renamed, its
+        methods (categories kept) compile into it and run.
+        """
+        preview = yield self.rename(newName="percent")
+        yield self.ask(newName="percent", apply=preview["previewId"])
+        code = self.code()
+        info = code.classInfo("SavingsAccount")
+        self.assertEqual(info.instVarNames, ("percent",))
+        self.assertEqual(info.category, "Banking-Core")
+        self.assertEqual(len(code.classHistory("SavingsAccount")), 2)
+        self.assertEqual(code.method("SavingsAccount", "shadowed").category,
+                         "odd")
+        self.assertEqual(code.method("SavingsAccount", "rate:").source,
+                         "rate: aNumber\n\tpercent := aNumber")
+        ran = yield self.succeed(
+            "execute_code", code="(SavingsAccount new rate: 4; shadowed) "
+            "key printString")
+        self.assertIn("5", ran["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_newNameTaken(self):
+        """
+        A name the class already has, or a temporary of a method, or a
+        global the methods would hide, is refused; so is a class with
+        subclasses on apply.
+        """
+        message = yield self.refusedWith(newName="aNumber")
+        self.assertIn("rate: declares a parameter or temporary named "
+                      "aNumber", message)
+        for taken in ("balance", "Account"):
+            preview = yield self.rename(newName=taken)
+            message = yield self.refusedWith(newName=taken,
+                                             apply=preview["previewId"])
+            self.assertIn(f"{taken} is already an instance variable, class "
+                          f"variable or global", message)
+        self.assertEqual(self.code().classInfo("SavingsAccount").instVarNames,
+                         ("rate",))
+
+    @inlineCallbacks
+    def test_subclassesRefused(self):
+        preview = yield self.ask(className="Account", name="owner",
+                                 newName="holder")
+        message = yield self.refusedWith(className="Account", name="owner",
+                                         newName="holder",
+                                         apply=preview["previewId"])
+        self.assertIn("SavingsAccount", message)
+        self.assertEqual(self.code().classInfo("Account").instVarNames,
+                         ("balance", "owner"))
+
+    @inlineCallbacks
+    def test_stale(self):
+        """
+        A method changed after the preview: applying it is refused and
+        nothing of it is applied.
+        """
+        preview = yield self.rename(newName="percent")
+        yield self.succeed("compile_method", className="SavingsAccount",
+                           source="rate: n\n\trate := n")
+        message = yield self.refusedWith(newName="percent",
+                                         apply=preview["previewId"])
+        self.assertIn("changed since", message)
+        self.assertEqual(self.code().classInfo("SavingsAccount").instVarNames,
+                         ("rate",))
