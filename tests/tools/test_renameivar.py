@@ -133,3 +133,27 @@ class RenameInstanceVariableTests(RefactoringTestCase):
         self.assertIn("changed since", message)
         self.assertEqual(self.code().classInfo("SavingsAccount").instVarNames,
                          ("rate",))
+
+    @inlineCallbacks
+    def test_staleInTheStone(self):
+        """
+        Another session's committed change to one of the class's methods,
+        which this session's ledger did not see: the stone refuses the
+        redefinition and nothing is applied.
+        """
+        yield self.succeed("commit")
+        preview = yield self.rename(newName="percent")
+        other = self.harness.newClient()
+        yield self.succeed("get_method_source", harness=other,
+                           className="SavingsAccount", selector="interest")
+        yield self.succeed("compile_method", harness=other,
+                           className="SavingsAccount",
+                           source="interest\n\t^rate")
+        yield self.succeed("commit", harness=other)
+        self.moveViewBehindTheLedger()
+        message = yield self.refusedWith(newName="percent",
+                                         apply=preview["previewId"])
+        self.assertIn("SavingsAccount's methods changed since the preview",
+                      message)
+        self.assertEqual(self.code().classInfo("SavingsAccount").instVarNames,
+                         ("rate",))

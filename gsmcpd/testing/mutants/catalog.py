@@ -38,6 +38,7 @@ TEST_POOL = (
     "tests.tools.test_tools_tonel",
     "tests.tools.test_tools_refactoring",
     "tests.tools.test_refactorapply",
+    "tests.tools.test_renameivar",
     "tests.tools.test_structure",
 )
 """The test modules that run templates on the simulated stone in process
@@ -901,4 +902,17 @@ MUTANTS = _mutants(
     ("rename_class-aliases-allowed", "rename_class",
      "aliases notEmpty ifTrue: [", "false ifTrue: [",
      "another binding of the class silently left on the old version"),
+    ("rename_instance_variable-stale-allowed", "rename_instance_variable",
+     "stale ifTrue: [answer", "false ifTrue: [answer",
+     "a method changed since the preview overwritten"),
+    ("rename_instance_variable-subclasses-allowed", "rename_instance_variable",
+     "(answer isNil and: [cls subclasses notEmpty])", "(answer isNil and: [false])",
+     "a class with subclasses redefined, leaving them on the old version"),
+    ("rename_instance_variable-globals-shadowed", "rename_instance_variable",
+     "or: [(symbolList objectNamed: newName asSymbol) notNil]]]",
+     "or: [false]]]",
+     "an instance variable named as a global the methods would then miss"),
+    ("rename_instance_variable-category-dropped", "rename_instance_variable",
+     "category: (each at: 3)", "category: 'as yet unclassified'",
+     "the redefined class's methods lose their categories"),
 )
