@@ -158,7 +158,7 @@ class RefactoringToolset(MutationToolset):
                 "version; refused if it has subclasses) and its methods.",
                 {"className": stringArgument(), "name": stringArgument(),
                  "newName": stringArgument(pattern=IDENTIFIER)},
-                planRenameInstanceVariable),
+                functools.partial(planRenameInstanceVariable, self)),
             self._refactoring(
                 "add_parameter", "Add parameter",
                 "Add a keyword at the end of a selector; every sender "

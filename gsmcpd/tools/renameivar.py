@@ -58,26 +58,22 @@ def instVarEdits(tree: Method, name: str, new: str) -> list[Edit]:
     The edits renaming the instance variable C{name} to C{new} in C{tree}:
     its uses not hidden by a parameter or temporary of that name.
 
-    @raise ToolError: C{refused} when C{new} is declared in the method, or
-        used there free (a class variable or global it would hide).
+    @raise ToolError: C{refused} when C{new} is declared in the method
+        (the stone refuses a name the class already sees).
     """
     edits = []
     for node, hidden in _scoped(tree, frozenset()):
         if new in hidden:
             raise ToolError("refused", f"{tree.selector} declares a parameter"
                             f" or temporary named {new}")
-        if not isinstance(node, (Variable, Assignment)):
-            continue
-        if node.name == new:
-            raise ToolError("refused", f"{tree.selector} refers to {new} (a "
-                            f"class variable or global) that it would hide")
-        if node.name == name and name not in hidden:
+        if isinstance(node, (Variable, Assignment)) and node.name == name \
+                and name not in hidden:
             edits.append(Edit(node.offset, node.offset + len(name), new))
     return edits
 
 
 @inlineCallbacks
-def planRenameInstanceVariable(call: ToolCall,
+def planRenameInstanceVariable(toolset: "MutationToolset", call: ToolCall,
                                arguments: JsonObject) -> Steps[Preview]:
     """
     A preview: the class's methods (both sides: all are compiled into its
@@ -87,6 +83,7 @@ def planRenameInstanceVariable(call: ToolCall,
     new = arguments["newName"]
     if name == new:
         raise ToolError("invalidParams", f"newName is {name} itself")
+    yield _checked(call, toolset.kernelClasses, className, name, new, None)
     value = yield call.runTemplate("refactoring_sources", {
         "selector": None, "newSelector": None, "global": className,
         "scopeKind": "all", "scopeName": None, "mentions": False,
@@ -125,11 +122,28 @@ def redefined(toolset: "MutationToolset", call: ToolCall,
     """
     assert preview.redefine is not None
     className, name, new = preview.redefine
+    yield _checked(call, toolset.kernelClasses, className, name, new, [
+        [c.meta, c.selector, c.category or DEFAULT_CATEGORY, c.before,
+         c.after] for c in preview.moved], preview)
+    for change in preview.moved:
+        call.ledger.recordRead(change.key, change.after)
+    call.ledger.forget(classKey(className))
+    call.journal.record("redefined", f"class {className}: instance variable "
+                        f"{name} renamed {new}", className)
+
+
+@inlineCallbacks
+def _checked(call: ToolCall, kernelClasses: bool, className: str, name: str,
+             new: str, methods: list[list[Any]] | None,
+             preview: Preview | None = None) -> Steps[None]:
+    """
+    Run C{rename_instance_variable}: without C{methods}, only its checks.
+
+    @raise ToolError: C{refused} with the stone's reason.
+    """
     value = yield call.runTemplate("rename_instance_variable", {
         "className": className, "name": name, "newName": new,
-        "kernelClasses": toolset.kernelClasses,
-        "methods": [[c.meta, c.selector, c.category or DEFAULT_CATEGORY,
-                     c.before, c.after] for c in preview.moved]})
+        "kernelClasses": kernelClasses, "methods": methods})
     if value.get("stale"):
         raise ToolError("refused", f"{className}'s methods changed since the "
                         f"preview was made (one changed, or was added or "
@@ -140,6 +154,7 @@ def redefined(toolset: "MutationToolset", call: ToolCall,
                         f"version would leave on the old one",
                         {"subclasses": value["subclasses"]})
     if value["failures"]:
+        assert preview is not None
         failed = value["failures"][0]
         source = next(c.after for c in preview.moved
                       if (c.meta, c.selector) == (failed["meta"],
@@ -147,8 +162,3 @@ def redefined(toolset: "MutationToolset", call: ToolCall,
         raise compileError(f"{className}>>{failed['selector']} did not "
                            f"compile as rewritten", {"className": className},
                            locatedErrors(source, failed["errors"]))
-    for change in preview.moved:
-        call.ledger.recordRead(change.key, change.after)
-    call.ledger.forget(classKey(className))
-    call.journal.record("redefined", f"class {className}: instance variable "
-                        f"{name} renamed {new}", className)

@@ -92,30 +92,40 @@ class RenameInstanceVariableTests(RefactoringTestCase):
     @inlineCallbacks
     def test_newNameTaken(self):
         """
-        A name the class already has, or a temporary of a method, or a
-        global the methods would hide, is refused; so is a class with
-        subclasses on apply.
+        A name the class already sees (an instance variable, a global), a
+        parameter or temporary of one of its methods, is refused by the preview; nothing changes.
         """
+        for taken in ("balance", "Account"):
+            message = yield self.refusedWith(newName=taken)
+            self.assertIn(f"{taken} is already an instance variable, class "
+                          f"variable, pool variable or global", message)
         message = yield self.refusedWith(newName="aNumber")
         self.assertIn("rate: declares a parameter or temporary named "
                       "aNumber", message)
-        for taken in ("balance", "Account"):
-            preview = yield self.rename(newName=taken)
-            message = yield self.refusedWith(newName=taken,
-                                             apply=preview["previewId"])
-            self.assertIn(f"{taken} is already an instance variable, class "
-                          f"variable or global", message)
         self.assertEqual(self.code().classInfo("SavingsAccount").instVarNames,
                          ("rate",))
 
     @inlineCallbacks
+    def test_notItsOwn(self):
+        """
+        Only a variable the class defines is renamed there: an inherited
+        one is renamed where it is defined.
+        """
+        message = yield self.refusedWith(name="balance", newName="funds")
+        self.assertIn("balance is not an instance variable SavingsAccount "
+                      "defines; rename it in the superclass", message)
+        message = yield self.refusedWith(name="nothing", newName="funds")
+        self.assertIn("nothing is not an instance variable", message)
+
+    @inlineCallbacks
     def test_subclassesRefused(self):
-        preview = yield self.ask(className="Account", name="owner",
-                                 newName="holder")
+        """
+        A class with subclasses is refused: a new version of it would
+        leave them under the old one.
+        """
         message = yield self.refusedWith(className="Account", name="owner",
-                                         newName="holder",
-                                         apply=preview["previewId"])
-        self.assertIn("SavingsAccount", message)
+                                         newName="holder")
+        self.assertIn("Account has subclasses (SavingsAccount)", message)
         self.assertEqual(self.code().classInfo("Account").instVarNames,
                          ("balance", "owner"))
 
