@@ -6,6 +6,7 @@ previewed, then applied whole or not at all (templates
 
 from twisted.internet.defer import inlineCallbacks
 
+from gsmcpd.tools.templates.run import runTemplate
 from tests.tools.test_tools_refactoring import RefactoringTestCase
 
 TOOL = "rename_instance_variable"
@@ -167,3 +168,36 @@ class RenameInstanceVariableTests(RefactoringTestCase):
                       message)
         self.assertEqual(self.code().classInfo("SavingsAccount").instVarNames,
                          ("rate",))
+
+    @inlineCallbacks
+    def test_compileFailureChangesNothing(self):
+        """
+        When a method fails to compile into the new version, the class's
+        name is bound to the old version again: the class, its variable
+        and its methods are as they were.
+        """
+        answer = yield runTemplate(self.harness.gem,
+                                   "rename_instance_variable", {
+            "className": "SavingsAccount", "name": "rate",
+            "newName": "percent", "kernelClasses": False,
+            "methods": self.methodsOf("SavingsAccount", broken="rate:")})
+        self.assertEqual([each["selector"] for each in
+                          answer.value["failures"]], ["rate:"])
+        code = self.code()
+        self.assertEqual(code.classInfo("SavingsAccount").instVarNames,
+                         ("rate",))
+        self.assertEqual(code.method("SavingsAccount", "rate:").source,
+                         "rate: aNumber\n\trate := aNumber")
+        ran = yield self.succeed(
+            "execute_code", code="(SavingsAccount new rate: 4; shadowed) "
+            "key printString")
+        self.assertIn("5", ran["content"][0]["text"])
+
+    def methodsOf(self, className, broken):
+        """The template's methods argument: each as it reads, one broken."""
+        code = self.code()
+        return [[False, selector, code.method(className, selector).category,
+                 code.method(className, selector).source,
+                 code.method(className, selector).source.replace(
+                     "rate", "percent") + (" +" if selector == broken else "")]
+                for selector in ("interest", "rate:", "shadowed")]

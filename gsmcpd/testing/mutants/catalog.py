@@ -915,4 +915,10 @@ MUTANTS = _mutants(
     ("rename_instance_variable-category-dropped", "rename_instance_variable",
      "category: (each at: 3)", "category: 'as yet unclassified'",
      "the redefined class's methods lose their categories"),
+    ("rename_instance_variable-failure-kept", "rename_instance_variable",
+     "redefine value: newClass value: names value: 4]", "nil]",
+     "a rename a method failed to compile into left half applied"),
+    ("rename_instance_variable-failure-rewritten", "rename_instance_variable",
+     "value: names value: 4]", "value: names value: 5]",
+     "taking a failed rename back compiles the rewritten sources"),
 )
