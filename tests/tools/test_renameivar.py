@@ -71,8 +71,9 @@ class RenameInstanceVariableTests(RefactoringTestCase):
     @inlineCallbacks
     def test_applied(self):
         """
-        Applied, the class is a new version with the variable renamed, its
-        methods (categories kept) compile into it and run.
+        Applied, the class is a new version with the variable renamed (its
+        category and comment kept), its methods (categories kept) compile
+        into it and run.
         """
         preview = yield self.rename(newName="percent")
         yield self.ask(newName="percent", apply=preview["previewId"])
@@ -80,6 +81,8 @@ class RenameInstanceVariableTests(RefactoringTestCase):
         info = code.classInfo("SavingsAccount")
         self.assertEqual(info.instVarNames, ("percent",))
         self.assertEqual(info.category, "Banking-Core")
+        self.assertEqual(code.comment("SavingsAccount"), "An Account that "
+                         "earns interest at a rate in percent.")
         self.assertEqual(len(code.classHistory("SavingsAccount")), 2)
         self.assertEqual(code.method("SavingsAccount", "shadowed").category,
                          "odd")
