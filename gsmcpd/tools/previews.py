@@ -84,6 +84,9 @@ class Preview:
     new version."""
     redefine: tuple[str, str, str] | None = None
     """An instance variable's rename: the class, the old and new name."""
+    shown: tuple[JsonObject, ...] = ()
+    """Changes shown before the methods' that are not methods': a class
+    definition's."""
 
 
 class PreviewShelf:

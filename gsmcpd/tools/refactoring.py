@@ -389,11 +389,14 @@ def previewResult(preview: Preview, applied: bool) -> ToolResult:
             f"{counted(counts['senders'], 'sender')})"
             + (", uncommitted." if applied else
                f"; apply: {preview.previewId} applies it."))
-    everything = (*preview.moved, *preview.changes)
-    lines = [head, *(c.diff() for c in everything)]
+    everything = [c for c in (*preview.moved, *preview.changes)
+                  if c.before != c.after or c.selector != c.newSelector
+                  or c.newClassName]
+    lines = [head, *(c["diff"] for c in preview.shown),
+             *(c.diff() for c in everything)]
     lines += [f"unchanged: {u['className']}{' class' if u['meta'] else ''}"
               f">>{u['selector']}: {u['reason']}" for u in preview.unchanged]
     return ToolResult("\n".join(lines), {
         "previewId": preview.previewId, "applied": applied,
-        "changes": [c.described() for c in everything],
+        "changes": [*preview.shown, *(c.described() for c in everything)],
         "counts": dict(counts), "unchanged": list(preview.unchanged)})

@@ -5,6 +5,8 @@ redefined with the new name (a new version, as GemStone changes a class's
 shape) and its methods compiled into it as rewritten.
 """
 
+import difflib
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -83,7 +85,8 @@ def planRenameInstanceVariable(toolset: "MutationToolset", call: ToolCall,
     new = arguments["newName"]
     if name == new:
         raise ToolError("invalidParams", f"newName is {name} itself")
-    yield _checked(call, toolset.kernelClasses, className, name, new, None)
+    checked = yield _checked(call, toolset.kernelClasses, className, name,
+                             new, None)
     value = yield call.runTemplate("refactoring_sources", {
         "selector": None, "newSelector": None, "global": className,
         "scopeKind": "all", "scopeName": None, "mentions": False,
@@ -110,7 +113,22 @@ def planRenameInstanceVariable(toolset: "MutationToolset", call: ToolCall,
         f"Rename {className}'s instance variable {name} to {new}", (),
         tuple(unchanged), {"implementors": 0, "senders": 0,
                            "methods": changed, "classes": 1},
-        arguments, moved=tuple(moved), redefine=(className, name, new))
+        arguments, moved=tuple(moved), redefine=(className, name, new),
+        shown=(_definitionChange(className, checked["definition"], name,
+                                 new),))
+
+
+def _definitionChange(className: str, definition: str, name: str,
+                      new: str) -> JsonObject:
+    """The class definition's change, as a change of the preview shows."""
+    after = re.sub(r"instVarNames: #\([^)]*\)", lambda found: re.sub(
+        rf"(?<![\w:]){re.escape(name)}(?!\w)", new, found.group(0)),
+        definition, count=1)
+    diff = "\n".join(difflib.unified_diff(
+        definition.splitlines(), after.splitlines(), f"{className} definition",
+        f"{className} definition", lineterm=""))
+    return {"className": className, "meta": False, "selector": "",
+            "newSelector": "", "diff": diff}
 
 
 @inlineCallbacks
@@ -135,9 +153,10 @@ def redefined(toolset: "MutationToolset", call: ToolCall,
 @inlineCallbacks
 def _checked(call: ToolCall, kernelClasses: bool, className: str, name: str,
              new: str, methods: list[list[Any]] | None,
-             preview: Preview | None = None) -> Steps[None]:
+             preview: Preview | None = None) -> Steps[JsonObject]:
     """
-    Run C{rename_instance_variable}: without C{methods}, only its checks.
+    Run C{rename_instance_variable}: without C{methods}, only its checks
+    (answering the class's definition).
 
     @raise ToolError: C{refused} with the stone's reason.
     """
@@ -162,3 +181,4 @@ def _checked(call: ToolCall, kernelClasses: bool, className: str, name: str,
         raise compileError(f"{className}>>{failed['selector']} did not "
                            f"compile as rewritten", {"className": className},
                            locatedErrors(source, failed["errors"]))
+    return value

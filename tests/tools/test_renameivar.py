@@ -50,12 +50,16 @@ class RenameInstanceVariableTests(RefactoringTestCase):
     @inlineCallbacks
     def test_previewed(self):
         """
-        The preview shows each method naming the variable with its diff;
+        The preview shows the class definition's change and each method
+        naming the variable with its diff (no other);
         a block argument of the same name, the comment, the symbol and the
         string keep it, the symbol listed as unchanged; nothing changes.
         """
         preview = yield self.rename(newName="percent")
         diffs = {c["selector"]: c["diff"] for c in preview["changes"]}
+        self.assertEqual(sorted(diffs), ["", "interest", "rate:", "shadowed"])
+        self.assertIn("-  instVarNames: #( rate)\n+  instVarNames: #( percent)",
+                      diffs[""])
         self.assertIn("-\trate := aNumber\n+\tpercent := aNumber",
                       diffs["rate:"])
         self.assertIn("+\t^([:rate | rate + 1] value: percent) -> #rate -> "
