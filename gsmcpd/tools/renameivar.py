@@ -55,22 +55,23 @@ def _children(value: Any, hidden: frozenset[str]) -> Iterator[tuple[
             yield from _children(item, hidden)
 
 
-def instVarEdits(tree: Method, name: str, new: str) -> list[Edit]:
+def instVarEdits(tree: Method, name: str, new: str) -> list[Edit | None]:
     """
     The edits renaming the instance variable C{name} to C{new} in C{tree}:
-    its uses not hidden by a parameter or temporary of that name.
+    its uses, each L{None} where a parameter or temporary of that name
+    hides it.
 
     @raise ToolError: C{refused} when C{new} is declared in the method
         (the stone refuses a name the class already sees).
     """
-    edits = []
+    edits: list[Edit | None] = []
     for node, hidden in _scoped(tree, frozenset()):
         if new in hidden:
             raise ToolError("refused", f"{tree.selector} declares a parameter"
                             f" or temporary named {new}")
-        if isinstance(node, (Variable, Assignment)) and node.name == name \
-                and name not in hidden:
-            edits.append(Edit(node.offset, node.offset + len(name), new))
+        if isinstance(node, (Variable, Assignment)) and node.name == name:
+            edits.append(None if name in hidden else
+                         Edit(node.offset, node.offset + len(name), new))
     return edits
 
 
@@ -100,12 +101,17 @@ def planRenameInstanceVariable(toolset: "MutationToolset", call: ToolCall,
             except SmalltalkSyntaxError as e:
                 raise ToolError("refused", f"{row[0]}>>{row[2]} does not "
                                 f"parse here ({e}); nothing was previewed.")
-            edits = instVarEdits(tree, name, new)
+            found = instVarEdits(tree, name, new)
+            edits = [each for each in found if each is not None]
             changed += bool(edits)
             after = applyEdits(row[4], edits)
+            reasons = [each.reason for each in symbolMentions(tree, name)]
+            if None in found:
+                reasons.append(f"a parameter or temporary named {name} "
+                               f"hides the variable there")
             unchanged += [{"className": row[0], "meta": False,
-                           "selector": row[2], "reason": each.reason}
-                          for each in symbolMentions(tree, name)]
+                           "selector": row[2], "reason": reason}
+                          for reason in reasons]
         moved.append(MethodChange(row[0], row[1], row[2], row[2], row[3],
                                   row[4], after))
     return Preview(

@@ -53,7 +53,8 @@ class RenameInstanceVariableTests(RefactoringTestCase):
         The preview shows the class definition's change and each method
         naming the variable with its diff (no other);
         a block argument of the same name, the comment, the symbol and the
-        string keep it, the symbol listed as unchanged; nothing changes.
+        string keep it, the symbol and the block argument listed as
+        unchanged; nothing changes.
         """
         preview = yield self.rename(newName="percent")
         diffs = {c["selector"]: c["diff"] for c in preview["changes"]}
@@ -66,9 +67,11 @@ class RenameInstanceVariableTests(RefactoringTestCase):
                       "'rate'", diffs["shadowed"])
         self.assertEqual(preview["counts"]["classes"], 1)
         self.assertEqual(preview["counts"]["methods"], 3)
-        self.assertEqual(preview["unchanged"], [{
-            "className": "SavingsAccount", "meta": False,
-            "selector": "shadowed", "reason": "a literal symbol"}])
+        self.assertEqual([u["reason"] for u in preview["unchanged"]], [
+            "a literal symbol", "a parameter or temporary named rate hides "
+            "the variable there"])
+        self.assertEqual({u["selector"] for u in preview["unchanged"]},
+                         {"shadowed"})
         self.assertEqual(self.code().classInfo("SavingsAccount").instVarNames,
                          ("rate",))
 
