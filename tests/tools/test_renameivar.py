@@ -211,3 +211,19 @@ class RenameInstanceVariableTests(RefactoringTestCase):
                  code.method(className, selector).source.replace(
                      "rate", "percent") + (" +" if selector == broken else "")]
                 for selector in ("interest", "rate:", "shadowed")]
+
+    @inlineCallbacks
+    def test_classVariablesRefused(self):
+        """
+        A class with class variables is refused: the model does not say
+        whether a new version carries their values.
+        """
+        yield self.succeed("execute_code", code=(
+            "Object subclass: 'Tally' instVarNames: #(count) classVars: "
+            "#(Total) classInstVars: #() poolDictionaries: #() inDictionary: "
+            "UserGlobals options: #()"))
+        message = yield self.refusedWith(className="Tally", name="count",
+                                         newName="n")
+        self.assertIn("Tally has class variables", message)
+        self.assertEqual(self.code().classInfo("Tally").instVarNames,
+                         ("count",))
