@@ -173,6 +173,11 @@ STEPS = (
                      PROBE_METHOD]]},
         shape={"className": str, "dictionary": str, "failures": [{}]})
       for old, new in ((PROBE_CLASS, RENAMED), (RENAMED, PROBE_CLASS))),
+    # Its checks only (no methods): the probe has no such variable.
+    _template("rename_instance_variable", {
+        "className": PROBE_CLASS, "name": "gsmcpdNoSuchVariable",
+        "newName": "gsmcpdRenamed", "kernelClasses": False, "methods": None},
+        expect="refused"),
     Step("delete_method", METHOD),
     Step("get_class_definition", PROBE),
     Step("delete_class", PROBE),

@@ -82,6 +82,11 @@ class Preview:
     moved: tuple[MethodChange, ...] = ()
     """A renamed class's own methods, which the rename compiles into its
     new version."""
+    redefine: tuple[str, str, str] | None = None
+    """An instance variable's rename: the class, the old and new name."""
+    shown: tuple[JsonObject, ...] = ()
+    """Changes shown before the methods' that are not methods': a class
+    definition's."""
 
 
 class PreviewShelf:

@@ -15,8 +15,7 @@ from gsmcpd.tools.base import Steps, ToolCall, ToolError
 from gsmcpd.tools.compiling import compileError, locatedErrors
 from gsmcpd.tools.ledger import Key, classKey, methodKey
 from gsmcpd.tools.previews import MethodChange, Preview
-
-DEFAULT_CATEGORY = "as yet unclassified"
+from gsmcpd.tools.renameivar import DEFAULT_CATEGORY, redefined
 
 if TYPE_CHECKING:
     from gsmcpd.tools.mutation import MutationToolset
@@ -140,6 +139,12 @@ def applied(toolset: "MutationToolset", call: ToolCall,
             f"was made (or this session's view moved), so applying it would "
             f"overwrite code it did not show; nothing was changed: preview "
             f"again.", {"stale": stale})
+    if preview.redefine is not None:
+        try:
+            yield redefined(toolset, call, preview)
+        except ToolError as e:
+            raise ToolError(e.kind, f"{e.message} Nothing of "
+                            f"{preview.previewId} was applied.", e.details)
     if preview.renameClass is not None:
         try:
             yield _renameClass(toolset, call, preview)

@@ -64,6 +64,7 @@ from gsmcpd.tools.journal import itemised
 from gsmcpd.tools.mutation import MutationToolset
 from gsmcpd.tools.previews import MAX_PREVIEWS, MethodChange, Preview, shelfOf
 from gsmcpd.tools.refactorapply import applied
+from gsmcpd.tools.renameivar import planRenameInstanceVariable
 from gsmcpd.tools.structure import SCOPE, findCodeTool, scopeOf
 
 APPLY = stringArgument("a previewId: apply exactly that preview")
@@ -120,7 +121,8 @@ def _unique(rows: Iterable[Row]) -> list[Row]:
 
 class RefactoringToolset(MutationToolset):
     """
-    C{rename_selector}, C{rename_class}, C{add_parameter},
+    C{rename_selector}, C{rename_class}, C{rename_instance_variable},
+    C{add_parameter},
     C{remove_parameter}, and C{find_code}.
     """
 
@@ -128,7 +130,8 @@ class RefactoringToolset(MutationToolset):
     title = "Refactoring"
     declaredOptionNames = ("kernelClasses",)
     instructions = (
-        "rename_selector, rename_class, add_parameter and remove_parameter "
+        "rename_selector, rename_class, rename_instance_variable, "
+        "add_parameter and remove_parameter "
         "answer a preview and change nothing: diffs, counts, and what they "
         "leave unchanged and why. The same call with apply: <previewId> "
         "applies exactly it, all or nothing (refused if a method changed "
@@ -149,6 +152,13 @@ class RefactoringToolset(MutationToolset):
                 "refused if it has subclasses.",
                 {"className": stringArgument(), "newName": stringArgument(
                     pattern=IDENTIFIER)}, self.planRenameClass),
+            self._refactoring(
+                "rename_instance_variable", "Rename instance variable",
+                "Rename an instance variable: the class redefined (a new "
+                "version; refused if it has subclasses) and its methods.",
+                {"className": stringArgument(), "name": stringArgument(),
+                 "newName": stringArgument(pattern=IDENTIFIER)},
+                functools.partial(planRenameInstanceVariable, self)),
             self._refactoring(
                 "add_parameter", "Add parameter",
                 "Add a keyword at the end of a selector; every sender "
@@ -379,11 +389,14 @@ def previewResult(preview: Preview, applied: bool) -> ToolResult:
             f"{counted(counts['senders'], 'sender')})"
             + (", uncommitted." if applied else
                f"; apply: {preview.previewId} applies it."))
-    everything = (*preview.moved, *preview.changes)
-    lines = [head, *(c.diff() for c in everything)]
+    everything = [c for c in (*preview.moved, *preview.changes)
+                  if c.before != c.after or c.selector != c.newSelector
+                  or c.newClassName]
+    lines = [head, *(c["diff"] for c in preview.shown),
+             *(c.diff() for c in everything)]
     lines += [f"unchanged: {u['className']}{' class' if u['meta'] else ''}"
               f">>{u['selector']}: {u['reason']}" for u in preview.unchanged]
     return ToolResult("\n".join(lines), {
         "previewId": preview.previewId, "applied": applied,
-        "changes": [c.described() for c in everything],
+        "changes": [*preview.shown, *(c.described() for c in everything)],
         "counts": dict(counts), "unchanged": list(preview.unchanged)})

@@ -11,8 +11,10 @@ Usage: python python_sdk_refactoring_flow.py URL auto|legacy
   and its sender twice:, which also performs #bump: and answers a string
   naming it -> rename_selector bump: add: (the preview) -> the same with
   apply -> the code runs -> add: kept its category -> twice: sends add:
-  and keeps the perform: and the string -> (2026) without the handle the
-  rename is refused
+  and keeps the perform: and the string -> rename_instance_variable
+  SavingsAccount rate percent, previewed and applied -> the class has
+  percent and its methods run -> (2026) without the handle the rename is
+  refused
 
 The daemon serves the default toolsets and refactoring.
 """
@@ -27,6 +29,7 @@ BUMP = "bump: n\n\tbalance := balance + n"
 TWICE = ("twice: n\n\tself bump: n.\n\tself perform: #bump: with: n.\n"
          "\t^'bump: done'")
 RENAME = {"selector": "bump:", "newSelector": "add:"}
+IVAR = {"className": "SavingsAccount", "name": "rate", "newName": "percent"}
 
 
 def text(result):
@@ -83,6 +86,13 @@ async def flow(url, mode):
                    {"className": "Account", "selector": "twice:"},
                    says="self add: n.\n\tself perform: #bump: with: n.\n"
                    "\t^'bump: done'")
+        ivar = await call("ivarPreview", "rename_instance_variable",
+                          IVAR, says="Preview")
+        await call("ivarApply", "rename_instance_variable", {
+            **IVAR, "apply": ivar.get("previewId", "")}, says="Applied")
+        await call("ivarRun", "execute_code", {
+            "code": "SavingsAccount instVarNames , (Array with: "
+            "(SavingsAccount new rate: 4; interest))"}, says="percent")
         if session:
             expect("noHandle", await client.call_tool(
                 "rename_selector", {"selector": "add:",

@@ -9,7 +9,8 @@ from tests.realdaemon import AgentFlowTestCase
 TOOLSETS = ("execution session listing browsing search mutation testing "
             "debugging refactoring")
 """The default toolsets and refactoring."""
-STEPS = ["bump", "twice", "preview", "apply", "run", "category", "sender"]
+STEPS = ["bump", "twice", "preview", "apply", "run", "category", "sender",
+         "ivarPreview", "ivarApply", "ivarRun"]
 
 
 class RefactoringFlowTests(AgentFlowTestCase):
@@ -22,7 +23,8 @@ class RefactoringFlowTests(AgentFlowTestCase):
         The SDK's default mode (2026-07-28), with a handle: the preview
         lists the implementor, the sender and the perform: left alone; its
         apply renames both, the code runs, the category is kept; without
-        the handle the rename is refused.
+        the handle the rename is refused. An instance variable renamed the
+        same way, in two calls.
         """
         seen = self.runFlow("auto")
         self.assertEqual(seen["protocolVersion"], "2026-07-28")
