@@ -4,15 +4,19 @@ summary, ratios, targets and the text report; and brief runs of the
 measures that need only the simulated stone (no daemon).
 """
 
+import ctypes
 import io
 import itertools
 import json
+import os
 import sys
 
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.gci.library import GciLibrary
 from gsmcpd.testing.bench import (
     kernelshape,
+    nullstone,
     processes,
     report,
     searchcost,
@@ -406,6 +410,16 @@ class DaemonCostTests(SynchronousTestCase):
             "--gci-library", "lib.so"))._argv
         self.assertNotIn("--simulated", argv)
         self.assertEqual(argv[argv.index("--gci-library") + 1], "lib.so")
+
+    def test_nullStoneExportsWhatTheDaemonBinds(self):
+        """
+        The null stone exports every function the daemon's binding sets a
+        prototype for, so a daemon serving it starts.
+        """
+        directory = self.mktemp()
+        os.makedirs(directory)
+        path = nullstone.build(directory)
+        GciLibrary(ctypes.CDLL(path), path)
 
 
 class SearchCostTests(SynchronousTestCase):

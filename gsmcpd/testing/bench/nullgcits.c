@@ -103,6 +103,36 @@ ssize_t GciTsExecuteFetchBytes(GciSession sess, const char *sourceStr, ssize_t s
     return (ssize_t)size;
 }
 
+/* The debugger's calls: the null stone never stops a run, so each
+   answers nil at once. */
+OopType GciTsExecute_(GciSession sess, const char *sourceStr, ssize_t sourceSize,
+                      OopType sourceOop, OopType contextObject, OopType symbolList,
+                      int flags, unsigned short environmentId, GciErrSType *err)
+{
+    (void)sess;
+    (void)sourceStr;
+    (void)sourceSize;
+    (void)sourceOop;
+    (void)contextObject;
+    (void)symbolList;
+    (void)flags;
+    (void)environmentId;
+    clearError(err);
+    return (OopType)0x14;
+}
+
+OopType GciTsContinueWith(GciSession sess, OopType gsProcess, OopType replaceTopOfStack,
+                          GciErrSType *continueWithError, int flags, GciErrSType *err)
+{
+    (void)sess;
+    (void)gsProcess;
+    (void)replaceTopOfStack;
+    (void)continueWithError;
+    (void)flags;
+    clearError(err);
+    return (OopType)0x14;
+}
+
 BoolType GciTsBreak(GciSession sess, BoolType hard, GciErrSType *err)
 {
     (void)sess;
