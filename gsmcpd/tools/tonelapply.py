@@ -17,6 +17,7 @@ from twisted.internet.defer import Deferred, inlineCallbacks
 from gsmcpd.smalltalk import SmalltalkSyntaxError, parse_method
 from gsmcpd.tools.arguments import JsonObject
 from gsmcpd.tools.base import Steps, ToolCall, ToolError
+from gsmcpd.tools.compiling import describeErrors, methodName
 from gsmcpd.tools.tonelformat import TonelClass, TonelMethod
 from gsmcpd.tools.tonelplan import Change, StoneClass, filesError
 
@@ -87,6 +88,15 @@ def _definitionArguments(definition: TonelClass) -> JsonObject:
                else {"category": definition.category})}
 
 
+def _lostMessage(className: str, selector: str, meta: bool,
+                 errors: list[JsonObject] | None) -> str:
+    named = methodName(className, selector, meta)
+    why = "was dropped by the new definition" if errors is None else (
+        "did not compile in the new definition ("
+        + describeErrors(errors).replace("\n", "; ") + ")")
+    return f"{named} {why}: change it in the files too"
+
+
 Undo = Callable[[], Deferred[Any]]
 
 
@@ -98,6 +108,7 @@ class Loader:
     call: ToolCall
     stone: dict[str, StoneClass]
     undo: list[Undo] = attr.Factory(list)
+    compiled: set[tuple[str, bool, str]] = attr.Factory(set)
 
     @inlineCallbacks
     def load(self, found: list[Change]) -> Steps[None]:
@@ -108,6 +119,9 @@ class Loader:
             column, after taking back every step done.
         """
         errors = syntaxErrors(found)
+        self.compiled = {(each.className, each.meta, each.selector)
+                         for each in (change.new for change in found)
+                         if isinstance(each, TonelMethod)}
         if errors:
             raise filesError("Some methods do not parse", errors)
         for change in superclassesFirst(found):
@@ -116,9 +130,25 @@ class Loader:
             except ToolError as e:
                 errors.extend(self.located(change, e))
         if errors:
-            for undo in reversed(self.undo):
+            failed = yield self.rollBack()
+            raise filesError("The stone refused some of the changes",
+                             errors, failed)
+
+    @inlineCallbacks
+    def rollBack(self) -> Steps[list[str]]:
+        """
+        Take back every step done, last first, each whatever the others
+        did: one that fails must not leave the rest applied.
+
+        @return: why each step that could not be taken back failed.
+        """
+        failed = []
+        for undo in reversed(self.undo):
+            try:
                 yield undo()
-            raise filesError("The stone refused some of the changes", errors)
+            except ToolError as e:
+                failed.append(e.message)
+        return failed
 
     def located(self, change: Change, error: ToolError) -> list[JsonObject]:
         method = change.method
@@ -153,13 +183,23 @@ class Loader:
     def define(self, new: TonelClass, old: TonelClass | None) -> Steps[None]:
         if old is None or attr.evolve(old, comment="") != attr.evolve(
                 new, comment=""):
-            yield self._run(self.tools.compileClassDefinition, dict(
-                _definitionArguments(new), **self.home(new, old)))
-            self.undo.append(
-                (lambda: self._run(self.tools.deleteClass,
-                                   {"className": new.name})) if old is None
-                else (lambda: self._run(self.tools.compileClassDefinition,
-                                        _definitionArguments(old))))
+            result = yield self._run(
+                self.tools.compileClassDefinition,
+                dict(_definitionArguments(new), **self.home(new, old)))
+            lost = [(each["selector"], each["meta"], each.get("errors"))
+                    for each in result.structured["failures"]
+                    + result.structured["dropped"]]
+            if old is None:
+                self.undo.append(lambda: self._run(
+                    self.tools.deleteClass, {"className": new.name}))
+            else:
+                self.undo.append(lambda: self.redefine(old, lost))
+            # One the files change is compiled by its own step next.
+            lost = [each for each in lost
+                    if (new.name, each[1], each[0]) not in self.compiled]
+            if lost:
+                raise ToolError("compileError", "; ".join(
+                    _lostMessage(new.name, *each) for each in lost))
         if new.comment != (old.comment if old else ""):
             yield self._run(self.tools.setClassComment,
                             {"className": new.name, "comment": new.comment})
@@ -167,6 +207,18 @@ class Loader:
                 self.undo.append(lambda: self._run(
                     self.tools.setClassComment,
                     {"className": new.name, "comment": old.comment}))
+
+    @inlineCallbacks
+    def redefine(self, old: TonelClass,
+                 lost: list[tuple[str, bool, Any]]) -> Steps[None]:
+        """Take back a redefinition: the old definition, then each method
+        the new version lost, as the stone had it."""
+        yield self._run(self.tools.compileClassDefinition,
+                        _definitionArguments(old))
+        had = {(each.selector, each.meta): each
+               for each in self.stone[old.name].methods}
+        for selector, meta, _ in lost:
+            yield self.compile(had[selector, meta])
 
     def home(self, new: TonelClass, old: TonelClass | None) -> JsonObject:
         """

@@ -293,13 +293,23 @@ def parsedFiles(files: Sequence[JsonObject]) -> list[TonelFile]:
     return parsed
 
 
-def filesError(headline: str, errors: list[JsonObject]) -> ToolError:
-    """The C{compileError} of files: each error at its file, line and
-    column."""
+def filesError(headline: str, errors: list[JsonObject],
+               notUndone: Sequence[str] = ()) -> ToolError:
+    """
+    The C{compileError} of files: each error at its file, line and
+    column; and, where taking back a load's steps failed, what stays.
+    """
     lines = "\n".join(f"{e['path']}:{e['line']}:{e['column']}: "
                       f"{e['message']}" for e in errors)
-    return ToolError("compileError", f"{headline}; nothing was changed:\n"
-                     f"{lines}", {"errors": errors})
+    if not notUndone:
+        return ToolError("compileError", f"{headline}; nothing was "
+                         f"changed:\n{lines}", {"errors": errors})
+    stays = "\n".join(f"- {each}" for each in notUndone)
+    return ToolError(
+        "compileError", f"{headline}:\n{lines}\nTaking back what was done "
+        f"failed, so some of the changes stay (uncommitted; abort "
+        f"discards every uncommitted change):\n{stays}",
+        {"errors": errors, "notUndone": list(notUndone)})
 
 
 def changes(parsed: Sequence[TonelFile],

@@ -515,3 +515,28 @@ class DefinitionLoadTests(TonelTestCase):
         self.assertIsNone(self.code().classNamed("Loan"))
         found = yield self.changes(files)
         self.assertEqual(len(found), 4)
+
+    @inlineCallbacks
+    def test_droppedMethodUndoes(self):
+        """
+        A header that takes away a variable unchanged methods use: they
+        would not survive the new version, so the load fails naming them
+        and changes nothing.
+        """
+        found = yield self.exported(className="AccountTest")
+        files = {each["path"]: each["content"] for each in found["files"]}
+        files[self.TEST_PATH] = files[self.TEST_PATH].replace(
+            "\t#instVars : [\n\t\t'account'\n\t],\n", "")
+        before = self.source("AccountTest", "setUp")
+        result = yield self.load(files)
+        error = result["structuredContent"]["error"]
+        self.assertEqual(error["kind"], "compileError")
+        self.assertIn("AccountTest>>setUp did not compile in the new "
+                      "definition", error["message"])
+        self.assertEqual({e["path"] for e in error["errors"]},
+                         {self.TEST_PATH})
+        self.assertEqual(self.code().classNamed("AccountTest").instVarNames,
+                         ("account",))
+        self.assertEqual(self.source("AccountTest", "setUp"), before)
+        changed = yield self.changes(files)
+        self.assertEqual([c["change"] for c in changed], ["changed"])
