@@ -11,7 +11,8 @@ compiler refuses takes back everything the load had done.  Served when
 named.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from urllib.parse import unquote
 
 from twisted.internet.defer import inlineCallbacks
@@ -39,7 +40,7 @@ from gsmcpd.tools.base import (
     resultSchema,
 )
 from gsmcpd.tools.journal import itemised
-from gsmcpd.tools.ledger import classKey, methodKey
+from gsmcpd.tools.ledger import ReadLedger, classKey, methodKey
 from gsmcpd.tools.mutation import MutationToolset
 from gsmcpd.tools.offerings import ResourceTemplate
 from gsmcpd.tools.paging import pagingProperties
@@ -255,21 +256,43 @@ class TonelToolset(MutationToolset):
                  if each.change != "removed" or removeMissing]
         if "base" in arguments:
             _checkBase(readBase(arguments["base"]), found, stone)
-        # What the load overwrites was read, here, in this view.
-        for each in stone.values():
-            call.ledger.recordRead(classKey(each.definition.name),
-                                   each.expression)
-            for method in each.methods:
-                call.ledger.recordRead(methodKey(
-                    method.className, method.selector, method.meta),
-                    method.source)
-        yield Loader(self, call, stone).load(found)
+        with _readForTheLoad(call.ledger, stone):
+            yield Loader(self, call, stone).load(found)
         return ToolResult(
             _report(found, "No change: the files are what the stone holds.")
             + "".join(f"\nkept (not in the files; removeMissing removes "
                       f"it): {each}" for each in kept),
             {"changes": [each.structured() for each in found],
              "kept": kept})
+
+
+@contextmanager
+def _readForTheLoad(ledger: ReadLedger,
+                    stone: dict[str, StoneClass]) -> Iterator[None]:
+    """
+    The stone's classes as read here, for the load's guarded steps, and
+    only for them: the agent saw the files, not these texts, so a later
+    compile_method or delete_method must still ask it to read first.
+    What the load wrote (the files' own text) stays read; every other
+    key is as before the load.
+    """
+    loaded = {classKey(each.definition.name): each.expression
+              for each in stone.values()}
+    loaded.update({methodKey(m.className, m.selector, m.meta): m.source
+                   for each in stone.values() for m in each.methods})
+    before = {key: ledger.lastRead(key) for key in loaded}
+    for key, text in loaded.items():
+        ledger.recordRead(key, text)
+    try:
+        yield
+    finally:
+        for key, text in loaded.items():
+            if ledger.lastRead(key) == text:  # not written, or taken back
+                previous = before[key]
+                if previous is None:
+                    ledger.forget(key)
+                else:
+                    ledger.recordRead(key, previous)
 
 
 def _checkBase(base: dict[str, str], found: list[Change],

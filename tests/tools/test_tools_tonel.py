@@ -314,6 +314,26 @@ class LoadTests(TonelTestCase):
         self.assertEqual(nothing, [])
 
     @inlineCallbacks
+    def test_loadReadsNothingForTheAgent(self):
+        """
+        A load does not count as the agent reading the stone: a method it
+        left alone still needs get_method_source before delete_method;
+        the method it compiled from the files is read.
+        """
+        files = yield self.files()
+        files[ACCOUNT_PATH] = files[ACCOUNT_PATH].replace(
+            DEPOSIT, CHECKED_DEPOSIT)
+        yield self.load(files)
+        ledger = self.harness.session.ledger
+        self.assertIsNone(ledger.lastRead(methodKey("Account", "owner")))
+        self.assertEqual(ledger.lastRead(methodKey("Account", "deposit:")),
+                         self.source("Account", "deposit:"))
+        message = yield self.refused("delete_method", className="Account",
+                                     selector="owner")
+        self.assertIn("get_method_source", message)
+        self.assertIsNotNone(self.source("Account", "owner"))
+
+    @inlineCallbacks
     def test_newClass(self):
         """A new class in a file loads as a new class, in the dictionary of
         its package's classes."""
