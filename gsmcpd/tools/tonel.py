@@ -39,6 +39,7 @@ from gsmcpd.tools.base import (
     counted,
     resultSchema,
 )
+from gsmcpd.tools.confirm import CONFIRM_OPTION, confirmedIf, confirming
 from gsmcpd.tools.journal import itemised
 from gsmcpd.tools.ledger import ReadLedger, classKey, methodKey
 from gsmcpd.tools.mutation import MutationToolset
@@ -90,7 +91,7 @@ class TonelToolset(MutationToolset):
 
     name = "tonel"
     title = "Tonel"
-    declaredOptionNames = ("kernelClasses",)
+    declaredOptionNames = ("kernelClasses", CONFIRM_OPTION)
     instructions = (
         "export_tonel writes a package as Tonel files for your git "
         "checkout; diff_tonel shows what edited files would change; "
@@ -124,7 +125,8 @@ class TonelToolset(MutationToolset):
             Tool("load_tonel", "Load Tonel",
                  "Compile what diff_tonel reports, superclasses first, all "
                  "or nothing, uncommitted; with base, refused if the stone "
-                 "changed since that export. Methods missing from the "
+                 "changed since that export (without base, nothing "
+                 "guards code you did not see). Methods missing from the "
                  "files are removed only with removeMissing.",
                  closedSchema({"files": FILES, "base": stringArgument(),
                                "removeMissing": flagArgument(
@@ -134,6 +136,7 @@ class TonelToolset(MutationToolset):
                  resultSchema(changes={"type": "array",
                                        "items": CHANGE_SCHEMA},
                               kept={"type": "array", "items": STRING}),
+                 streams=confirming(self),  # asked on the call's stream
                  runsOn=OWN_SESSION),
         ])
 
@@ -256,6 +259,13 @@ class TonelToolset(MutationToolset):
                  if each.change != "removed" or removeMissing]
         if "base" in arguments:
             _checkBase(readBase(arguments["base"]), found, stone)
+        removed = [each.key.split(" ", 1)[1] for each in found
+                   if each.change == "removed"]
+        if removed:
+            yield confirmedIf(
+                self, call, "Load these files, removing the methods they "
+                "lack?\n" + "\n".join(f"- {each}" for each in removed),
+                f"remove {counted(len(removed), 'method')}")
         with _readForTheLoad(call.ledger, stone):
             yield Loader(self, call, stone).load(found)
         return ToolResult(

@@ -4,10 +4,11 @@ with the C{Banking} code, the difference edited files make, and the files
 loaded back, through the dispatcher.
 """
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import fail, inlineCallbacks
 
-from gsmcpd.tools import tonel
-from gsmcpd.tools.base import ANY_SESSION, OWN_SESSION
+from gsmcpd.tools import confirm, tonel
+from gsmcpd.tools.base import ANY_SESSION, OWN_SESSION, ToolError
+from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.ledger import methodKey
 from tests.toolharness import ToolHarness
 from tests.tools.test_tools_mutation import WITHDRAW, MutationTestCase
@@ -458,6 +459,45 @@ class LoadTests(TonelTestCase):
         self.assertIsNone(self.source("Account", "owner"))
         self.assertIsNone(self.harness.session.ledger.lastRead(
             methodKey("Account", "owner", False)))
+
+
+class ConfirmTests(TonelTestCase):
+    """With C{confirmDestructive}, a load that removes methods asks."""
+
+    def setUp(self):
+        self.harness = ToolHarness(TOOLSETS, tools=ToolCatalog.named(
+            TOOLSETS, {"tonel": {"confirmDestructive": True}}))
+        self.asked = []
+
+        def confirmed(call, message, what):
+            self.asked.append(message)
+            return fail(ToolError("refused", f"Not confirmed: {what}"))
+        self.patch(confirm, "confirmed", confirmed)
+
+    @inlineCallbacks
+    def test_removalAsks(self):
+        """
+        Removing a method the files lack asks first, naming it; refused,
+        nothing changes.  A load that removes nothing does not ask.
+        """
+        files = yield self.files()
+        self.assertTrue(self.harness.tools.get("load_tonel").streams)
+        files[ACCOUNT_PATH] = files[ACCOUNT_PATH].replace(
+            "\n{ #category : 'accessing' }\nAccount >> owner [\n\t^owner\n]\n",
+            "").replace(DEPOSIT, CHECKED_DEPOSIT)
+        kept = yield self.load(files)
+        self.assertEqual(kept["structuredContent"]["kept"], ["Account>>owner"])
+        self.assertEqual(self.asked, [])
+        files[ACCOUNT_PATH] = files[ACCOUNT_PATH].replace(
+            CHECKED_DEPOSIT, DEPOSIT)
+        result = yield self.load(files, removeMissing=True)
+        self.assertEqual(result["structuredContent"]["error"]["kind"],
+                         "refused")
+        self.assertEqual(self.asked, [
+            "Load these files, removing the methods they lack?\n"
+            "- Account>>owner"])
+        self.assertIsNotNone(self.source("Account", "owner"))
+        self.assertIn("ifTrue:", self.source("Account", "deposit:"))
 
 
 class RoundTripTests(TonelTestCase):
