@@ -267,7 +267,9 @@ class TonelToolset(MutationToolset):
                 "lack?\n" + "\n".join(f"- {each}" for each in removed),
                 f"remove {counted(len(removed), 'method')}")
         with _readForTheLoad(call.ledger, stone):
-            yield Loader(self, call, stone).load(found)
+            yield Loader(self, call, stone, {
+                (m.className, m.meta, m.selector): m
+                for each in parsed for m in each.methods}).load(found)
         return ToolResult(
             _report(found, "No change: the files are what the stone holds.")
             + "".join(f"\nkept (not in the files; removeMissing removes "

@@ -16,7 +16,7 @@ from twisted.internet.defer import Deferred, inlineCallbacks
 
 from gsmcpd.smalltalk import SmalltalkSyntaxError, parse_method
 from gsmcpd.tools.arguments import JsonObject
-from gsmcpd.tools.base import Steps, ToolCall, ToolError
+from gsmcpd.tools.base import Steps, ToolCall, ToolError, counted
 from gsmcpd.tools.compiling import describeErrors, methodName
 from gsmcpd.tools.tonelformat import TonelClass, TonelMethod
 from gsmcpd.tools.tonelplan import Change, StoneClass, filesError
@@ -107,6 +107,8 @@ class Loader:
     tools: "MutationToolset"
     call: ToolCall
     stone: dict[str, StoneClass]
+    files: dict[tuple[str, bool, str], TonelMethod] = attr.Factory(dict)
+    """The files' methods, by class, side and selector."""
     undo: list[Undo] = attr.Factory(list)
     compiled: set[tuple[str, bool, str]] = attr.Factory(set)
 
@@ -154,7 +156,8 @@ class Loader:
         method = change.method
         if method is None:
             return [{"path": change.path, "line": 1, "column": 1,
-                     "message": error.message}]
+                     "message": error.message},
+                    *(error.details or {}).get("located", [])]
         details = (error.details or {}).get("errors") or [
             {"offset": 1, "message": error.message}]
         return [_where(method, each["offset"] - 1, each["message"])
@@ -198,8 +201,17 @@ class Loader:
             lost = [each for each in lost
                     if (new.name, each[1], each[0]) not in self.compiled]
             if lost:
-                raise ToolError("compileError", "; ".join(
-                    _lostMessage(new.name, *each) for each in lost))
+                located = {each[:2]: self.lostAt(new.name, *each)
+                           for each in lost}
+                untold = [_lostMessage(new.name, *each) for each in lost
+                          if not located[each[:2]]]
+                raise ToolError("compileError", (
+                    f"the new definition of {new.name} loses "
+                    f"{counted(len(lost), 'method')} the files do not "
+                    f"change") + (": " + "; ".join(untold) if untold else
+                                  " (each told at its place)"),
+                    {"located": [where for each in located.values()
+                                 for where in each]})
         if new.comment != (old.comment if old else ""):
             yield self._run(self.tools.setClassComment,
                             {"className": new.name, "comment": new.comment})
@@ -207,6 +219,22 @@ class Loader:
                 self.undo.append(lambda: self._run(
                     self.tools.setClassComment,
                     {"className": new.name, "comment": old.comment}))
+
+    def lostAt(self, className: str, selector: str, meta: bool,
+               errors: list[JsonObject] | None) -> list[JsonObject]:
+        """
+        Where the files hold a method a redefinition lost: each compile
+        error in it, or its pattern; nothing where they do not hold it.
+        """
+        method = self.files.get((className, meta, selector))
+        if method is None:
+            return []
+        named = methodName(className, selector, meta)
+        return [_where(method, each["offset"] - 1, f"{named} would not "
+                       f"compile in the new definition: {each['message']}")
+                for each in errors or []] or [_where(
+                    method, 0, f"{named} would be dropped by the new "
+                    f"definition")]
 
     @inlineCallbacks
     def redefine(self, old: TonelClass,

@@ -591,10 +591,16 @@ class DefinitionLoadTests(TonelTestCase):
         result = yield self.load(files)
         error = result["structuredContent"]["error"]
         self.assertEqual(error["kind"], "compileError")
-        self.assertIn("AccountTest>>setUp did not compile in the new "
-                      "definition", error["message"])
-        self.assertEqual({e["path"] for e in error["errors"]},
-                         {self.TEST_PATH})
+        lines = files[self.TEST_PATH].splitlines()
+        self.assertEqual(error["errors"][:2], [
+            {"path": self.TEST_PATH, "line": 1, "column": 1,
+             "message": "the new definition of AccountTest loses 4 methods "
+                        "the files do not change (each told at its place)"},
+            {"path": self.TEST_PATH,
+             "line": lines.index("\taccount := Account owner: 'ann'") + 1,
+             "column": 2, "message": "AccountTest>>setUp would not compile "
+             "in the new definition: undefined symbol  account"}])
+        self.assertEqual(len(error["errors"]), 5)
         self.assertEqual(self.code().classNamed("AccountTest").instVarNames,
                          ("account",))
         self.assertEqual(self.source("AccountTest", "setUp"), before)
