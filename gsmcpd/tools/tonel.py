@@ -11,7 +11,8 @@ compiler refuses takes back everything the load had done.  Served when
 named.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from urllib.parse import unquote
 
 from twisted.internet.defer import inlineCallbacks
@@ -38,8 +39,9 @@ from gsmcpd.tools.base import (
     counted,
     resultSchema,
 )
+from gsmcpd.tools.confirm import CONFIRM_OPTION, confirmedIf, confirming
 from gsmcpd.tools.journal import itemised
-from gsmcpd.tools.ledger import classKey, methodKey
+from gsmcpd.tools.ledger import ReadLedger, classKey, methodKey
 from gsmcpd.tools.mutation import MutationToolset
 from gsmcpd.tools.offerings import ResourceTemplate
 from gsmcpd.tools.paging import pagingProperties
@@ -89,7 +91,7 @@ class TonelToolset(MutationToolset):
 
     name = "tonel"
     title = "Tonel"
-    declaredOptionNames = ("kernelClasses",)
+    declaredOptionNames = ("kernelClasses", CONFIRM_OPTION)
     instructions = (
         "export_tonel writes a package as Tonel files for your git "
         "checkout; diff_tonel shows what edited files would change; "
@@ -123,7 +125,8 @@ class TonelToolset(MutationToolset):
             Tool("load_tonel", "Load Tonel",
                  "Compile what diff_tonel reports, superclasses first, all "
                  "or nothing, uncommitted; with base, refused if the stone "
-                 "changed since that export. Methods missing from the "
+                 "changed since that export (without base, nothing "
+                 "guards code you did not see). Methods missing from the "
                  "files are removed only with removeMissing.",
                  closedSchema({"files": FILES, "base": stringArgument(),
                                "removeMissing": flagArgument(
@@ -133,6 +136,7 @@ class TonelToolset(MutationToolset):
                  resultSchema(changes={"type": "array",
                                        "items": CHANGE_SCHEMA},
                               kept={"type": "array", "items": STRING}),
+                 streams=confirming(self),  # asked on the call's stream
                  runsOn=OWN_SESSION),
         ])
 
@@ -255,21 +259,52 @@ class TonelToolset(MutationToolset):
                  if each.change != "removed" or removeMissing]
         if "base" in arguments:
             _checkBase(readBase(arguments["base"]), found, stone)
-        # What the load overwrites was read, here, in this view.
-        for each in stone.values():
-            call.ledger.recordRead(classKey(each.definition.name),
-                                   each.expression)
-            for method in each.methods:
-                call.ledger.recordRead(methodKey(
-                    method.className, method.selector, method.meta),
-                    method.source)
-        yield Loader(self, call, stone).load(found)
+        removed = [each.key.split(" ", 1)[1] for each in found
+                   if each.change == "removed"]
+        if removed:
+            yield confirmedIf(
+                self, call, "Load these files, removing the methods they "
+                "lack?\n" + "\n".join(f"- {each}" for each in removed),
+                f"remove {counted(len(removed), 'method')}")
+        with _readForTheLoad(call.ledger, stone):
+            yield Loader(self, call, stone, {
+                (m.className, m.meta, m.selector): m
+                for each in parsed for m in each.methods}).load(found)
         return ToolResult(
             _report(found, "No change: the files are what the stone holds.")
             + "".join(f"\nkept (not in the files; removeMissing removes "
                       f"it): {each}" for each in kept),
             {"changes": [each.structured() for each in found],
              "kept": kept})
+
+
+@contextmanager
+def _readForTheLoad(ledger: ReadLedger,
+                    stone: dict[str, StoneClass]) -> Iterator[None]:
+    """
+    The stone's classes as read here, for the load's guarded steps, and
+    only for them: the agent saw the files, not these texts, so a later
+    compile_method or delete_method must still ask it to read first.
+    What the load wrote (the files' own text) stays read; every other
+    key is as before the load.
+    """
+    loaded = {classKey(each.definition.name): each.expression
+              for each in stone.values()}
+    loaded.update({methodKey(m.className, m.selector, m.meta): m.source
+                   for each in stone.values() for m in each.methods})
+    before = {key: ledger.lastRead(key) for key in loaded}
+    for key, text in loaded.items():
+        ledger.recordRead(key, text)
+    try:
+        yield
+    finally:
+        for key, text in loaded.items():
+            if ledger.lastRead(key) == text:  # not written, or taken back
+                previous = before[key]
+                if previous is None:
+                    ledger.forget(key)
+                else:
+                    ledger.recordRead(key, previous)
 
 
 def _checkBase(base: dict[str, str], found: list[Change],

@@ -16,7 +16,8 @@ from twisted.internet.defer import Deferred, inlineCallbacks
 
 from gsmcpd.smalltalk import SmalltalkSyntaxError, parse_method
 from gsmcpd.tools.arguments import JsonObject
-from gsmcpd.tools.base import Steps, ToolCall, ToolError
+from gsmcpd.tools.base import Steps, ToolCall, ToolError, counted
+from gsmcpd.tools.compiling import describeErrors, methodName
 from gsmcpd.tools.tonelformat import TonelClass, TonelMethod
 from gsmcpd.tools.tonelplan import Change, StoneClass, filesError
 
@@ -87,6 +88,15 @@ def _definitionArguments(definition: TonelClass) -> JsonObject:
                else {"category": definition.category})}
 
 
+def _lostMessage(className: str, selector: str, meta: bool,
+                 errors: list[JsonObject] | None) -> str:
+    named = methodName(className, selector, meta)
+    why = "was dropped by the new definition" if errors is None else (
+        "did not compile in the new definition ("
+        + describeErrors(errors).replace("\n", "; ") + ")")
+    return f"{named} {why}: change it in the files too"
+
+
 Undo = Callable[[], Deferred[Any]]
 
 
@@ -97,7 +107,10 @@ class Loader:
     tools: "MutationToolset"
     call: ToolCall
     stone: dict[str, StoneClass]
+    files: dict[tuple[str, bool, str], TonelMethod] = attr.Factory(dict)
+    """The files' methods, by class, side and selector."""
     undo: list[Undo] = attr.Factory(list)
+    compiled: set[tuple[str, bool, str]] = attr.Factory(set)
 
     @inlineCallbacks
     def load(self, found: list[Change]) -> Steps[None]:
@@ -108,6 +121,9 @@ class Loader:
             column, after taking back every step done.
         """
         errors = syntaxErrors(found)
+        self.compiled = {(each.className, each.meta, each.selector)
+                         for each in (change.new for change in found)
+                         if isinstance(each, TonelMethod)}
         if errors:
             raise filesError("Some methods do not parse", errors)
         for change in superclassesFirst(found):
@@ -116,15 +132,32 @@ class Loader:
             except ToolError as e:
                 errors.extend(self.located(change, e))
         if errors:
-            for undo in reversed(self.undo):
+            failed = yield self.rollBack()
+            raise filesError("The stone refused some of the changes",
+                             errors, failed)
+
+    @inlineCallbacks
+    def rollBack(self) -> Steps[list[str]]:
+        """
+        Take back every step done, last first, each whatever the others
+        did: one that fails must not leave the rest applied.
+
+        @return: why each step that could not be taken back failed.
+        """
+        failed = []
+        for undo in reversed(self.undo):
+            try:
                 yield undo()
-            raise filesError("The stone refused some of the changes", errors)
+            except ToolError as e:
+                failed.append(e.message)
+        return failed
 
     def located(self, change: Change, error: ToolError) -> list[JsonObject]:
         method = change.method
         if method is None:
             return [{"path": change.path, "line": 1, "column": 1,
-                     "message": error.message}]
+                     "message": error.message},
+                    *(error.details or {}).get("located", [])]
         details = (error.details or {}).get("errors") or [
             {"offset": 1, "message": error.message}]
         return [_where(method, each["offset"] - 1, each["message"])
@@ -153,13 +186,32 @@ class Loader:
     def define(self, new: TonelClass, old: TonelClass | None) -> Steps[None]:
         if old is None or attr.evolve(old, comment="") != attr.evolve(
                 new, comment=""):
-            yield self._run(self.tools.compileClassDefinition, dict(
-                _definitionArguments(new), **self.home(new, old)))
-            self.undo.append(
-                (lambda: self._run(self.tools.deleteClass,
-                                   {"className": new.name})) if old is None
-                else (lambda: self._run(self.tools.compileClassDefinition,
-                                        _definitionArguments(old))))
+            result = yield self._run(
+                self.tools.compileClassDefinition,
+                dict(_definitionArguments(new), **self.home(new, old)))
+            lost = [(each["selector"], each["meta"], each.get("errors"))
+                    for each in result.structured["failures"]
+                    + result.structured["dropped"]]
+            if old is None:
+                self.undo.append(lambda: self._run(
+                    self.tools.deleteClass, {"className": new.name}))
+            else:
+                self.undo.append(lambda: self.redefine(old, lost))
+            # One the files change is compiled by its own step next.
+            lost = [each for each in lost
+                    if (new.name, each[1], each[0]) not in self.compiled]
+            if lost:
+                located = {each[:2]: self.lostAt(new.name, *each)
+                           for each in lost}
+                untold = [_lostMessage(new.name, *each) for each in lost
+                          if not located[each[:2]]]
+                raise ToolError("compileError", (
+                    f"the new definition of {new.name} loses "
+                    f"{counted(len(lost), 'method')} the files do not "
+                    f"change") + (": " + "; ".join(untold) if untold else
+                                  " (each told at its place)"),
+                    {"located": [where for each in located.values()
+                                 for where in each]})
         if new.comment != (old.comment if old else ""):
             yield self._run(self.tools.setClassComment,
                             {"className": new.name, "comment": new.comment})
@@ -167,6 +219,34 @@ class Loader:
                 self.undo.append(lambda: self._run(
                     self.tools.setClassComment,
                     {"className": new.name, "comment": old.comment}))
+
+    def lostAt(self, className: str, selector: str, meta: bool,
+               errors: list[JsonObject] | None) -> list[JsonObject]:
+        """
+        Where the files hold a method a redefinition lost: each compile
+        error in it, or its pattern; nothing where they do not hold it.
+        """
+        method = self.files.get((className, meta, selector))
+        if method is None:
+            return []
+        named = methodName(className, selector, meta)
+        return [_where(method, each["offset"] - 1, f"{named} would not "
+                       f"compile in the new definition: {each['message']}")
+                for each in errors or []] or [_where(
+                    method, 0, f"{named} would be dropped by the new "
+                    f"definition")]
+
+    @inlineCallbacks
+    def redefine(self, old: TonelClass,
+                 lost: list[tuple[str, bool, Any]]) -> Steps[None]:
+        """Take back a redefinition: the old definition, then each method
+        the new version lost, as the stone had it."""
+        yield self._run(self.tools.compileClassDefinition,
+                        _definitionArguments(old))
+        had = {(each.selector, each.meta): each
+               for each in self.stone[old.name].methods}
+        for selector, meta, _ in lost:
+            yield self.compile(had[selector, meta])
 
     def home(self, new: TonelClass, old: TonelClass | None) -> JsonObject:
         """

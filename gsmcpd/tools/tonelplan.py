@@ -175,6 +175,15 @@ def baseToken(classes: Sequence[StoneClass],
     return "tonel1." + base64.urlsafe_b64encode(packed).decode()
 
 
+BASE_LIMIT = 64 << 20
+"""Bytes the tokens of one C{base} may inflate to, together.  An export's
+base holds a key and a 16-digit digest per class and method, about 60
+bytes each, which deflate shrinks about four times: a synthetic base of
+100,000 methods in 2,500 classes (more than a kernel export) is 6.1 MB,
+1.5 MB deflated.  A crafted token must not inflate to gigabytes on the
+reactor thread."""
+
+
 def readBase(token: str) -> dict[str, str]:
     """
     The versions C{token} names (several tokens, of an export's pages,
@@ -183,12 +192,18 @@ def readBase(token: str) -> dict[str, str]:
     @raise ToolError: C{invalidParams} for anything else.
     """
     named: dict[str, str] = {}
+    budget = BASE_LIMIT
     for each in token.split():
         try:
             if not each.startswith("tonel1."):
                 raise ValueError(each)
-            found = json.loads(zlib.decompress(
-                base64.urlsafe_b64decode(each[len("tonel1."):])))
+            inflating = zlib.decompressobj()
+            text = inflating.decompress(base64.urlsafe_b64decode(
+                each[len("tonel1."):]), budget)
+            if inflating.unconsumed_tail or not inflating.eof:
+                raise ValueError(each)  # larger than any export's base
+            budget -= len(text)
+            found = json.loads(text)
             if not isinstance(found, dict):
                 raise ValueError(each)
         except (ValueError, zlib.error):
@@ -278,13 +293,23 @@ def parsedFiles(files: Sequence[JsonObject]) -> list[TonelFile]:
     return parsed
 
 
-def filesError(headline: str, errors: list[JsonObject]) -> ToolError:
-    """The C{compileError} of files: each error at its file, line and
-    column."""
+def filesError(headline: str, errors: list[JsonObject],
+               notUndone: Sequence[str] = ()) -> ToolError:
+    """
+    The C{compileError} of files: each error at its file, line and
+    column; and, where taking back a load's steps failed, what stays.
+    """
     lines = "\n".join(f"{e['path']}:{e['line']}:{e['column']}: "
                       f"{e['message']}" for e in errors)
-    return ToolError("compileError", f"{headline}; nothing was changed:\n"
-                     f"{lines}", {"errors": errors})
+    if not notUndone:
+        return ToolError("compileError", f"{headline}; nothing was "
+                         f"changed:\n{lines}", {"errors": errors})
+    stays = "\n".join(f"- {each}" for each in notUndone)
+    return ToolError(
+        "compileError", f"{headline}:\n{lines}\nTaking back what was done "
+        f"failed, so some of the changes stay (uncommitted; abort "
+        f"discards every uncommitted change):\n{stays}",
+        {"errors": errors, "notUndone": list(notUndone)})
 
 
 def changes(parsed: Sequence[TonelFile],

@@ -4,10 +4,11 @@ with the C{Banking} code, the difference edited files make, and the files
 loaded back, through the dispatcher.
 """
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import fail, inlineCallbacks
 
-from gsmcpd.tools import tonel
-from gsmcpd.tools.base import ANY_SESSION, OWN_SESSION
+from gsmcpd.tools import confirm, tonel
+from gsmcpd.tools.base import ANY_SESSION, OWN_SESSION, ToolError
+from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.ledger import methodKey
 from tests.toolharness import ToolHarness
 from tests.tools.test_tools_mutation import WITHDRAW, MutationTestCase
@@ -314,6 +315,26 @@ class LoadTests(TonelTestCase):
         self.assertEqual(nothing, [])
 
     @inlineCallbacks
+    def test_loadReadsNothingForTheAgent(self):
+        """
+        A load does not count as the agent reading the stone: a method it
+        left alone still needs get_method_source before delete_method;
+        the method it compiled from the files is read.
+        """
+        files = yield self.files()
+        files[ACCOUNT_PATH] = files[ACCOUNT_PATH].replace(
+            DEPOSIT, CHECKED_DEPOSIT)
+        yield self.load(files)
+        ledger = self.harness.session.ledger
+        self.assertIsNone(ledger.lastRead(methodKey("Account", "owner")))
+        self.assertEqual(ledger.lastRead(methodKey("Account", "deposit:")),
+                         self.source("Account", "deposit:"))
+        message = yield self.refused("delete_method", className="Account",
+                                     selector="owner")
+        self.assertIn("get_method_source", message)
+        self.assertIsNotNone(self.source("Account", "owner"))
+
+    @inlineCallbacks
     def test_newClass(self):
         """A new class in a file loads as a new class, in the dictionary of
         its package's classes."""
@@ -440,6 +461,45 @@ class LoadTests(TonelTestCase):
             methodKey("Account", "owner", False)))
 
 
+class ConfirmTests(TonelTestCase):
+    """With C{confirmDestructive}, a load that removes methods asks."""
+
+    def setUp(self):
+        self.harness = ToolHarness(TOOLSETS, tools=ToolCatalog.named(
+            TOOLSETS, {"tonel": {"confirmDestructive": True}}))
+        self.asked = []
+
+        def confirmed(call, message, what):
+            self.asked.append(message)
+            return fail(ToolError("refused", f"Not confirmed: {what}"))
+        self.patch(confirm, "confirmed", confirmed)
+
+    @inlineCallbacks
+    def test_removalAsks(self):
+        """
+        Removing a method the files lack asks first, naming it; refused,
+        nothing changes.  A load that removes nothing does not ask.
+        """
+        files = yield self.files()
+        self.assertTrue(self.harness.tools.get("load_tonel").streams)
+        files[ACCOUNT_PATH] = files[ACCOUNT_PATH].replace(
+            "\n{ #category : 'accessing' }\nAccount >> owner [\n\t^owner\n]\n",
+            "").replace(DEPOSIT, CHECKED_DEPOSIT)
+        kept = yield self.load(files)
+        self.assertEqual(kept["structuredContent"]["kept"], ["Account>>owner"])
+        self.assertEqual(self.asked, [])
+        files[ACCOUNT_PATH] = files[ACCOUNT_PATH].replace(
+            CHECKED_DEPOSIT, DEPOSIT)
+        result = yield self.load(files, removeMissing=True)
+        self.assertEqual(result["structuredContent"]["error"]["kind"],
+                         "refused")
+        self.assertEqual(self.asked, [
+            "Load these files, removing the methods they lack?\n"
+            "- Account>>owner"])
+        self.assertIsNotNone(self.source("Account", "owner"))
+        self.assertIn("ifTrue:", self.source("Account", "deposit:"))
+
+
 class RoundTripTests(TonelTestCase):
 
     @inlineCallbacks
@@ -515,3 +575,34 @@ class DefinitionLoadTests(TonelTestCase):
         self.assertIsNone(self.code().classNamed("Loan"))
         found = yield self.changes(files)
         self.assertEqual(len(found), 4)
+
+    @inlineCallbacks
+    def test_droppedMethodUndoes(self):
+        """
+        A header that takes away a variable unchanged methods use: they
+        would not survive the new version, so the load fails naming them
+        and changes nothing.
+        """
+        found = yield self.exported(className="AccountTest")
+        files = {each["path"]: each["content"] for each in found["files"]}
+        files[self.TEST_PATH] = files[self.TEST_PATH].replace(
+            "\t#instVars : [\n\t\t'account'\n\t],\n", "")
+        before = self.source("AccountTest", "setUp")
+        result = yield self.load(files)
+        error = result["structuredContent"]["error"]
+        self.assertEqual(error["kind"], "compileError")
+        lines = files[self.TEST_PATH].splitlines()
+        self.assertEqual(error["errors"][:2], [
+            {"path": self.TEST_PATH, "line": 1, "column": 1,
+             "message": "the new definition of AccountTest loses 4 methods "
+                        "the files do not change (each told at its place)"},
+            {"path": self.TEST_PATH,
+             "line": lines.index("\taccount := Account owner: 'ann'") + 1,
+             "column": 2, "message": "AccountTest>>setUp would not compile "
+             "in the new definition: undefined symbol  account"}])
+        self.assertEqual(len(error["errors"]), 5)
+        self.assertEqual(self.code().classNamed("AccountTest").instVarNames,
+                         ("account",))
+        self.assertEqual(self.source("AccountTest", "setUp"), before)
+        changed = yield self.changes(files)
+        self.assertEqual([c["change"] for c in changed], ["changed"])

@@ -4,9 +4,11 @@ and its errors located in the files (the load itself runs on the
 simulated stone in C{tests.tools.test_tools_tonel}).
 """
 
+from twisted.internet.defer import fail, succeed
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.tools.tonelapply import superclassesFirst, syntaxErrors
+from gsmcpd.tools.base import ToolError
+from gsmcpd.tools.tonelapply import Loader, superclassesFirst, syntaxErrors
 from gsmcpd.tools.tonelformat import TonelClass, TonelMethod
 from gsmcpd.tools.tonelplan import Change
 
@@ -48,3 +50,40 @@ class SyntaxErrorTests(SynchronousTestCase):
             Change("A", "changed", "P/A.class.st", None, first)])
         self.assertEqual([(e["line"], e["column"]) for e in found],
                          [(12, 4), (21, 9)])
+
+
+class RollBackTests(SynchronousTestCase):
+
+    def test_everyUndoRuns(self):
+        """
+        A step taken back that fails does not stop the others: each runs,
+        last first, and the load's errors are told with what stays.
+        """
+        ran = []
+
+        def undo(name, fails=False):
+            def run():
+                ran.append(name)
+                return fail(ToolError("refused", f"{name} stays")) \
+                    if fails else succeed(None)
+            return run
+
+        class Refusing(Loader):
+            def step(self, change):
+                if change.className == "B":
+                    return fail(ToolError("compileError", "no B"))
+                self.undo.append(undo(change.className,
+                                      change.className == "A"))
+                return succeed(None)
+
+        loader = Refusing(None, None, {})
+        error = self.failureResultOf(loader.load([
+            _definition("A", "Object"), _definition("C", "Object"),
+            _definition("B", "Object")]), ToolError).value
+        self.assertEqual(ran, ["C", "A"])
+        self.assertEqual(error.details, {
+            "errors": [{"path": "P/B.class.st", "line": 1, "column": 1,
+                        "message": "no B"}],
+            "notUndone": ["A stays"]})
+        self.assertIn("some of the changes stay", error.message)
+        self.assertNotIn("nothing was changed", error.message)

@@ -3,11 +3,15 @@ Tests for L{gsmcpd.tools.tonelplan}: the stone's classes as Tonel, the
 changes files make to them, and the C{base} token.
 """
 
+import base64
+import zlib
+
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.tonelformat import TonelClass, TonelMethod, parseFile
 from gsmcpd.tools.tonelplan import (
+    BASE_LIMIT,
     baseToken,
     changes,
     exportedFiles,
@@ -76,6 +80,22 @@ class BaseTests(SynchronousTestCase):
             with self.subTest(token=token):
                 error = self.assertRaises(ToolError, readBase, token)
                 self.assertEqual(error.kind, "invalidParams")
+
+    def test_bombRefused(self):
+        """
+        A token that inflates past L{BASE_LIMIT}, alone or with others,
+        is refused without inflating it whole; a truncated one too.
+        """
+        bomb = "tonel1." + base64.urlsafe_b64encode(zlib.compress(
+            b" " * (BASE_LIMIT + 1))).decode()
+        half = "tonel1." + base64.urlsafe_b64encode(zlib.compress(
+            b"{}" + b" " * (BASE_LIMIT // 2))).decode()
+        cut = baseToken([stoneClass(RECORD)])[:-8]
+        for token in (bomb, f"{half} {half}", cut):
+            with self.subTest(token=token[:20]):
+                error = self.assertRaises(ToolError, readBase, token)
+                self.assertEqual(error.kind, "invalidParams")
+        self.assertEqual(readBase(half), {})
 
 
 class ChangesTests(SynchronousTestCase):
