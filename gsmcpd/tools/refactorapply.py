@@ -129,17 +129,40 @@ def applied(toolset: "MutationToolset", call: ToolCall,
     """
     Write C{preview}'s changes, all of them or none.
 
+    A preview is not a read (its client saw diffs): a method must read as
+    the preview found it wherever this session read it since, and the
+    stone compares each with the preview's text as it is written.
+
     @raise ToolError: C{refused} naming the methods that changed since the
         preview, or the first write that failed (nothing is then changed).
     """
     stale = [change.named for change in (*preview.moved, *preview.changes)
-             if call.ledger.lastRead(change.key) != change.before]
+             if call.ledger.lastRead(change.key) not in (None, change.before)]
     if stale:
         raise ToolError(
             "refused", f"{', '.join(stale)} changed since {preview.previewId} "
             f"was made (or this session's view moved), so applying it would "
             f"overwrite code it did not show; nothing was changed: preview "
             f"again.", {"stale": stale})
+    read = {change.key: call.ledger.lastRead(change.key)
+            for change in preview.changes}
+    for change in preview.changes:
+        call.ledger.recordRead(change.key, change.before)
+    try:
+        yield _written(toolset, call, preview)
+    except ToolError:
+        for key, text in read.items():
+            if text is None:
+                call.ledger.forget(key)
+            else:
+                call.ledger.recordRead(key, text)
+        raise
+    _journal(call, preview)
+
+
+@inlineCallbacks
+def _written(toolset: "MutationToolset", call: ToolCall,
+             preview: Preview) -> Steps[None]:
     if preview.renameClass is not None:
         try:
             yield _renameClass(toolset, call, preview)
@@ -167,7 +190,6 @@ def applied(toolset: "MutationToolset", call: ToolCall,
             e.kind, f"{current.named}: {e.message} Nothing of "
             f"{preview.previewId} was applied.",
             dict(e.details or {}, failed=current.named))
-    _journal(call, preview)
 
 
 def _journal(call: ToolCall, preview: Preview) -> None:

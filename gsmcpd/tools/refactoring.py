@@ -107,8 +107,11 @@ def _parsed(row: Row) -> Any:
     try:
         return parse_method(row[4])
     except SmalltalkSyntaxError as e:
-        raise ToolError("refused", f"{row[0]}>>{row[2]} does not parse here "
-                        f"({e}), so it cannot be rewritten safely")
+        reason = str(e)
+    except RecursionError:
+        reason = "blocks or expressions nest too deeply to parse"
+    raise ToolError("refused", f"{row[0]}>>{row[2]} does not parse here "
+                    f"({reason}), so it cannot be rewritten safely")
 
 
 def _unique(rows: Iterable[Row]) -> list[Row]:
@@ -180,9 +183,9 @@ class RefactoringToolset(MutationToolset):
                                                  arguments["apply"])
                 return result
             preview = yield plan(call, given)
+            # Not a read for the blind-write guard: the client saw a diff,
+            # and apply checks each method against the preview's own text.
             shelfOf(call.ledger).keep(preview)
-            for change in (*preview.moved, *preview.changes):
-                call.ledger.recordRead(change.key, change.before)
             return previewResult(preview, applied=False)
 
         return Tool(name, title, description + " Without apply: a preview.",

@@ -7,11 +7,12 @@ through the dispatcher (templates "refactoring_sources" and
 
 from twisted.internet.defer import inlineCallbacks
 
+from gsmcpd.tools import refactoring
 from gsmcpd.tools.base import OWN_SESSION
 from gsmcpd.tools.previews import MAX_PREVIEWS
 from gsmcpd.tools.refactoring import RefactoringToolset
 from tests.toolharness import ToolHarness
-from tests.tools.test_tools_mutation import MutationTestCase
+from tests.tools.test_tools_mutation import GUARDED_WITHDRAW, MutationTestCase
 
 TOOLSETS = ("browsing", "mutation", "session", "execution", "refactoring")
 
@@ -125,6 +126,30 @@ class RenameSelectorTests(RefactoringTestCase):
                                      apply=preview["previewId"])
         self.assertIn("other arguments", message)
         self.assertEqual(self.code().method("Account", "bump:").source, BUMP)
+
+    @inlineCallbacks
+    def test_previewIsNoRead(self):
+        """
+        A preview shows diffs, not the methods: compile_method over one of
+        them is still refused as an unread overwrite.
+        """
+        yield self.preview(selector="withdraw:", newSelector="take:")
+        message = yield self.refused("compile_method", className="Account",
+                                     source=GUARDED_WITHDRAW)
+        self.assertIn("get_method_source", message)
+
+    @inlineCallbacks
+    def test_nestedTooDeeply(self):
+        """
+        A method too deeply nested for the parser refuses the preview, as
+        one that does not parse does, rather than failing internally.
+        """
+        def deep(source):
+            raise RecursionError()
+        self.patch(refactoring, "parse_method", deep)
+        message = yield self.refused("rename_selector", selector="bump:",
+                                     newSelector="add:")
+        self.assertIn("nest too deeply", message)
 
     @inlineCallbacks
     def test_boundedPreviews(self):
