@@ -102,6 +102,11 @@ def _renameClass(toolset: "MutationToolset", call: ToolCall, preview: Preview,
         raise ToolError("refused", f"{old}'s methods changed since the "
                         f"preview was made (one changed, or was added or "
                         f"removed)")
+    if "shape" in value:
+        raise ToolError("refused", f"{old} is not a plain subclass: without "
+                        f"class-instance variables or options, which a "
+                        f"rename would lose: it is not renamed",
+                        {"definition": value["shape"]})
     for reason, what in (("subclasses", "has subclasses"),
                          ("aliases", "is bound under other names too")):
         if reason in value:

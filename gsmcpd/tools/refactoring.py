@@ -114,6 +114,18 @@ def _parsed(row: Row) -> Any:
                     f"({reason}), so it cannot be rewritten safely")
 
 
+def plainClass(definition: str) -> bool:
+    """
+    Whether a class, by its definition, is one rename_class renames: a
+    plain C{subclass:} (the new version is one) with no class-instance
+    variables (their values stay with the old class) and no options; the
+    rename_class template checks the same.
+    """
+    lowered = definition.lower()
+    return all(part in lowered for part in (
+        " subclass: ", "classinstvars: #()", "options: #()"))
+
+
 def _unique(rows: Iterable[Row]) -> list[Row]:
     seen: dict[tuple[str, bool, str], Row] = {}
     for row in rows:
@@ -341,6 +353,13 @@ class RefactoringToolset(MutationToolset):
                        "reason": f"another binding of the class ({each}): "
                        f"apply is refused until it is removed"}
                       for each in value["aliases"]]
+        if not plainClass(value["definition"]):
+            unchanged.append({
+                "className": old, "meta": False, "selector": "",
+                "reason": "not a plain subclass: without class-instance "
+                "variables or options (its definition follows): apply is "
+                "refused, the renamed version would lose them\n"
+                + value["definition"]})
         preview = self._preview(call, "rename_class", arguments,
                                 f"Rename class {old} to {new}", changes,
                                 unchanged, 0, len(changes), (old, new))

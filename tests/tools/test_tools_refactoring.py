@@ -7,6 +7,7 @@ through the dispatcher (templates "refactoring_sources" and
 
 from twisted.internet.defer import inlineCallbacks
 
+from gsmcpd.testing.simulator import fileout
 from gsmcpd.tools import refactoring
 from gsmcpd.tools.base import OWN_SESSION
 from gsmcpd.tools.previews import MAX_PREVIEWS
@@ -351,6 +352,64 @@ class RenameClassTests(RefactoringTestCase):
         self.assertIsNone(self.code().classNamed("Teller"))
         self.assertIn("Clerk make", self.code().method("Greeter",
                                                        "clerk").source)
+
+    @inlineCallbacks
+    def test_commentOfItsOwnOnly(self):
+        """
+        A class without a comment of its own gets none (not GemStone's
+        generated one, which names the old class); one with a comment
+        keeps it.
+        """
+        preview = yield self.preview("rename_class", className="Clerk",
+                                     newName="Teller")
+        yield self.succeed("rename_class", className="Clerk",
+                           newName="Teller", apply=preview["previewId"])
+        self.assertTrue(self.code().comment("Teller").startswith(
+            "No class-specific documentation for Teller,"))
+        yield self.succeed("execute_code", code="Teller comment: 'Serves'")
+        preview = yield self.preview("rename_class", className="Teller",
+                                     newName="Clerk")
+        yield self.succeed("rename_class", className="Teller",
+                           newName="Clerk", apply=preview["previewId"])
+        self.assertEqual(self.code().comment("Clerk"), "Serves")
+
+    @inlineCallbacks
+    def test_shapeRefused(self):
+        """
+        A class with options or class-instance variables is listed in the
+        preview and refused at apply: the new version would lose them.
+        """
+        for name, part in (("Vault", {"options": ["dbTransient"]}),
+                           ("Safe", {"classInstVars": ["count"]})):
+            yield self.succeed("compile_class_definition", className=name,
+                               dictionary="Banking", **part)
+            preview = yield self.preview("rename_class", className=name,
+                                         newName=name + "2")
+            self.assertIn("apply is refused",
+                          preview["unchanged"][-1]["reason"])
+            message = yield self.refused("rename_class", className=name,
+                                         newName=name + "2",
+                                         apply=preview["previewId"])
+            self.assertIn("not a plain subclass:", message)
+            self.assertIsNotNone(self.code().classNamed(name))
+            self.assertIsNone(self.code().classNamed(name + "2"))
+
+    @inlineCallbacks
+    def test_byteClassRefused(self):
+        """
+        A byte class (the simulated stone has none: its definition is made
+        to read as GemStone's for one) is refused at apply.
+        """
+        preview = yield self.preview("rename_class", className="Clerk",
+                                     newName="Teller")
+        plain = fileout.definition
+        self.patch(fileout, "definition", lambda info: plain(info).replace(
+            " subclass: ", " byteSubclass: "))
+        message = yield self.refused("rename_class", className="Clerk",
+                                     newName="Teller",
+                                     apply=preview["previewId"])
+        self.assertIn("not a plain subclass:", message)
+        self.assertIsNone(self.code().classNamed("Teller"))
 
     @inlineCallbacks
     def test_staleInTheStone(self):
