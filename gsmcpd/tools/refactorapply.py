@@ -8,11 +8,12 @@ whole or not at all.
 
 from typing import TYPE_CHECKING
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 
 from gsmcpd.tools.arguments import JsonObject
 from gsmcpd.tools.base import Steps, ToolCall, ToolError
 from gsmcpd.tools.compiling import compileError, locatedErrors
+from gsmcpd.tools.confirm import confirmedIf
 from gsmcpd.tools.ledger import Key, classKey, methodKey
 from gsmcpd.tools.previews import MethodChange, Preview
 
@@ -126,6 +127,32 @@ def _renameClass(toolset: "MutationToolset", call: ToolCall, preview: Preview,
         call.ledger.recordRead(methodKey(new, change.selector, change.meta),
                                change.before if back else change.after)
     call.ledger.forget(classKey(old))
+
+
+def confirmRemovals(toolset: "MutationToolset", call: ToolCall,
+                    preview: Preview) -> Deferred[None]:
+    """
+    With C{--confirm-destructive}, ask before applying C{preview} if it
+    removes anything (a renamed method's old selector, a renamed class's
+    old binding), listing it.
+    """
+    removed = _removals(preview)
+    if not removed:
+        return succeed(None)
+    return confirmedIf(toolset, call, "\n- ".join(
+        [f"Apply {preview.previewId}, removing:", *removed]),
+        f"apply {preview.previewId}")
+
+
+def _removals(preview: Preview) -> list[str]:
+    removed = [f"the method {change.named} (renamed {change.newSelector})"
+               for change in preview.changes
+               if change.newSelector != change.selector]
+    if preview.renameClass is not None:
+        old, new = preview.renameClass
+        removed.insert(0, f"the class binding {old} (a new version named "
+                       f"{new} takes its {len(preview.moved)} methods)")
+    return removed
 
 
 @inlineCallbacks

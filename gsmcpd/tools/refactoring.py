@@ -60,10 +60,11 @@ from gsmcpd.tools.base import (
     counted,
     resultSchema,
 )
+from gsmcpd.tools.confirm import CONFIRM_OPTION, confirming
 from gsmcpd.tools.journal import itemised
 from gsmcpd.tools.mutation import MutationToolset
 from gsmcpd.tools.previews import MAX_PREVIEWS, MethodChange, Preview, shelfOf
-from gsmcpd.tools.refactorapply import applied
+from gsmcpd.tools.refactorapply import applied, confirmRemovals
 from gsmcpd.tools.structure import SCOPE, findCodeTool, scopeOf
 
 APPLY = stringArgument("a previewId: apply exactly that preview")
@@ -141,7 +142,7 @@ class RefactoringToolset(MutationToolset):
 
     name = "refactoring"
     title = "Refactoring"
-    declaredOptionNames = ("kernelClasses",)
+    declaredOptionNames = ("kernelClasses", CONFIRM_OPTION)
     instructions = (
         "rename_selector, rename_class, add_parameter and remove_parameter "
         "answer a preview and change nothing: diffs, counts, and what they "
@@ -204,7 +205,8 @@ class RefactoringToolset(MutationToolset):
                     closedSchema(dict(properties, apply=APPLY),
                                  required=required),
                     annotations(False, destructive=True), run,
-                    REFACTORING_SCHEMA, runsOn=OWN_SESSION)
+                    REFACTORING_SCHEMA, streams=confirming(self),
+                    runsOn=OWN_SESSION)
 
     @inlineCallbacks
     def applyPreview(self, call: ToolCall, tool: str, given: JsonObject,
@@ -219,6 +221,12 @@ class RefactoringToolset(MutationToolset):
             raise ToolError(
                 "refused", f"{previewId} was made with other arguments "
                 f"({preview.arguments}); nothing was changed.")
+        try:
+            yield confirmRemovals(self, call, preview)
+        except BaseException:
+            # Asked (a 2026-era call comes back answered) or declined: kept.
+            shelfOf(call.ledger).keep(preview)
+            raise
         yield applied(self, call, preview)
         return previewResult(preview, applied=True)
 

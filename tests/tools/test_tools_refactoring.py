@@ -5,11 +5,12 @@ through the dispatcher (templates "refactoring_sources" and
 "rename_class").
 """
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import fail, inlineCallbacks, succeed
 
 from gsmcpd.testing.simulator import fileout
-from gsmcpd.tools import refactoring
-from gsmcpd.tools.base import OWN_SESSION
+from gsmcpd.tools import confirm, refactoring
+from gsmcpd.tools.base import OWN_SESSION, ToolError
+from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.previews import MAX_PREVIEWS
 from gsmcpd.tools.refactoring import RefactoringToolset
 from tests.toolharness import ToolHarness
@@ -151,6 +152,34 @@ class RenameSelectorTests(RefactoringTestCase):
         message = yield self.refused("rename_selector", selector="bump:",
                                      newSelector="add:")
         self.assertIn("nest too deeply", message)
+
+    @inlineCallbacks
+    def test_confirmDestructive(self):
+        """
+        With --confirm-destructive, apply asks first, listing what it
+        removes; declined, nothing changes and the preview is kept (a
+        2026-era call asks, then comes back answered).
+        """
+        asked = []
+
+        def declined(call, message, what):
+            asked.append(message)
+            return fail(ToolError("refused", f"{what}: nothing was changed"))
+        self.patch(confirm, "confirmed", declined)
+        self.harness = ToolHarness(TOOLSETS, self.harness.stone, ToolCatalog
+                                   .named(TOOLSETS, {"refactoring": {
+                                       "confirmDestructive": True}}))
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        yield self.refused("rename_selector", selector="bump:",
+                           newSelector="add:", apply=preview["previewId"])
+        self.assertEqual(asked, [
+            f"Apply {preview['previewId']}, removing:\n- the method "
+            "Account>>bump: (renamed add:)"])
+        self.assertEqual(self.code().method("Account", "bump:").source, BUMP)
+        self.patch(confirm, "confirmed", lambda *args: succeed(None))
+        yield self.succeed("rename_selector", selector="bump:",
+                           newSelector="add:", apply=preview["previewId"])
+        self.assertIsNone(self.code().method("Account", "bump:"))
 
     @inlineCallbacks
     def test_boundedPreviews(self):
