@@ -300,6 +300,11 @@ class RefactoringToolset(MutationToolset):
         if taken:
             raise ToolError("refused", f"{taken[0][0]} already implements "
                             f"{new}: changing {old} would replace it.")
+        if value["overrides"]:
+            raise ToolError("refused", f"{', '.join(value['overrides'])} "
+                            f"implements {new} above or below an implementor "
+                            f"of {old}: the change would make or break an "
+                            f"override.", {"overrides": value["overrides"]})
         changes, unchanged = [], []
         senders = 0
         for row in _unique([*implementors, *value["senders"],

@@ -230,6 +230,28 @@ class RenameSelectorTests(RefactoringTestCase):
         self.assertIn("already implements deposit:", message)
 
     @inlineCallbacks
+    def test_overrideRefused(self):
+        """
+        newSelector implemented in a subclass, or a superclass, of an
+        implementor: the rename would make or break an override, refused;
+        on the other side it is no override.
+        """
+        yield self.succeed("compile_method", className="SavingsAccount",
+                           source="add: n\n\t^n")
+        message = yield self.refused("rename_selector", selector="bump:",
+                                     newSelector="add:")
+        self.assertIn("SavingsAccount implements add: above or below",
+                      message)
+        yield self.succeed("compile_method", className="SavingsAccount",
+                           source="credit: n\n\t^n")
+        message = yield self.refused("rename_selector", selector="credit:",
+                                     newSelector="bump:")
+        self.assertIn("Account implements bump:", message)
+        yield self.succeed("compile_method", className="SavingsAccount",
+                           meta=True, source="nudge: n\n\t^n")
+        yield self.preview(selector="bump:", newSelector="nudge:")
+
+    @inlineCallbacks
     def test_narrowScope(self):
         """
         With a scope narrower than the symbol list, a send whose receiver
