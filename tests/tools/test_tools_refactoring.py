@@ -319,6 +319,21 @@ class ParameterToolTests(RefactoringTestCase):
                          "thrice\n\t^self credit: 1")
 
     @inlineCallbacks
+    def test_argumentWithEffectRefused(self):
+        """
+        A sender whose removed argument is a send refuses the preview: the
+        send would no longer happen.
+        """
+        yield self.succeed("compile_method", className="Account",
+                           source="credit: n by: unused\n\t^self bump: n")
+        yield self.succeed("compile_method", className="Account",
+                           source="thrice\n\t^self credit: 1 by: self twice")
+        message = yield self.refused("remove_parameter", selector="credit:by:",
+                                     newSelector="credit:", index=2)
+        self.assertIn("Account>>thrice: a send of credit:by: passes self "
+                      "twice", message)
+
+    @inlineCallbacks
     def test_usedParameterRefused(self):
         message = yield self.refused("remove_parameter", selector="bump:",
                                      newSelector="bump", index=1)
