@@ -39,6 +39,7 @@ from gsmcpd.smalltalk.rewrite import (
     symbolMentions,
     variableEdits,
 )
+from gsmcpd.tools import structure
 from gsmcpd.tools.arguments import (
     BOOLEAN,
     IDENTIFIER,
@@ -289,7 +290,19 @@ class RefactoringToolset(MutationToolset):
         value = yield call.runTemplate("refactoring_sources", {
             "selector": old, "newSelector": new, "global": None,
             "scopeKind": kind, "scopeName": scopeName, "mentions": True,
-            "sendersOffset": 0, "sendersLimit": None})
+            "sendersOffset": 0, "sendersLimit": structure.SENDERS_READ})
+        sending = list(value["senders"])
+        while len(sending) < value["sendersTotal"]:
+            # A window at a time, as find_code reads them: one answer could
+            # not hold every sender of a common selector with its source.
+            more = yield call.runTemplate("refactoring_sources", {
+                "selector": old, "newSelector": None, "global": None,
+                "scopeKind": kind, "scopeName": scopeName, "mentions": False,
+                "sendersOffset": len(sending),
+                "sendersLimit": structure.SENDERS_READ})
+            if not more["senders"]:
+                break
+            sending += more["senders"]
         implementors = [row for row in value["implementors"] if row[5]]
         if not implementors:
             raise ToolError("notFound", f"No method implements {old} in "
@@ -307,7 +320,7 @@ class RefactoringToolset(MutationToolset):
                             f"override.", {"overrides": value["overrides"]})
         changes, unchanged = [], []
         senders = 0
-        for row in _unique([*implementors, *value["senders"],
+        for row in _unique([*implementors, *sending,
                             *value["mentions"]]):
             tree = _parsed(row)
             implements = row[2] == old and bool(row[5])

@@ -8,8 +8,8 @@ through the dispatcher (templates "refactoring_sources" and
 from twisted.internet.defer import fail, inlineCallbacks, succeed
 
 from gsmcpd.testing.simulator import fileout
-from gsmcpd.tools import confirm, refactoring
-from gsmcpd.tools.base import OWN_SESSION, ToolError
+from gsmcpd.tools import confirm, refactoring, structure
+from gsmcpd.tools.base import OWN_SESSION, ToolCall, ToolError
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.previews import MAX_PREVIEWS
 from gsmcpd.tools.refactoring import RefactoringToolset
@@ -180,6 +180,31 @@ class RenameSelectorTests(RefactoringTestCase):
         yield self.succeed("rename_selector", selector="bump:",
                            newSelector="add:", apply=preview["previewId"])
         self.assertIsNone(self.code().method("Account", "bump:"))
+
+    @inlineCallbacks
+    def test_sendersInWindows(self):
+        """
+        A preview reads the senders a window at a time (here one method),
+        as find_code does: every one is rewritten, none read whole.
+        """
+        self.patch(structure, "SENDERS_READ", 1)
+        limits = []
+        runTemplate = ToolCall.runTemplate
+
+        def spied(call, name, arguments, *rest, **options):
+            limits.append(arguments.get("sendersLimit", 1))
+            return runTemplate(call, name, arguments, *rest, **options)
+        self.patch(ToolCall, "runTemplate", spied)
+        for name in ("a", "b"):
+            yield self.succeed("compile_method", className="Greeter",
+                               source=f"{name}\n\tAccount new bump: 1")
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        self.assertEqual(
+            [(c["className"], c["selector"]) for c in preview["changes"]],
+            [("Account", "bump:"), ("Account", "twice:"), ("Greeter", "a"),
+             ("Greeter", "b")])
+        self.assertNotIn(None, limits)
+        self.assertGreaterEqual(limits.count(1), 4)
 
     @inlineCallbacks
     def test_boundedPreviews(self):
