@@ -245,6 +245,13 @@ def removeParameterEdits(source: str, tree: Method, old: str, new: str,
         edits += _dropped(source, tree.parts, ends, index, kept, new)
     for node, selector, args, parts in sends(tree):
         if selector == old:
+            removed = args[index - 1]
+            if not isinstance(removed, (Literal, Variable, Block)):
+                # Only what evaluating has no effect of may go unevaluated.
+                raise RewriteError(
+                    f"a send of {old} passes "
+                    f"{source[removed.offset:removed.end]} as the argument "
+                    f"removed, and dropping it could drop a side effect")
             edits += _dropped(source, parts, [a.end for a in args], index,
                               kept, new)
             if count == 1 and isinstance(node, Message):

@@ -2,10 +2,11 @@
 Confirming destructive work with the user before doing it.
 
 With C{--confirm-destructive}, C{delete_class}, C{remove_dictionary},
-C{delete_method} and C{commit} first ask the user (elicitation, in either
+C{delete_method}, C{commit} and applying a refactoring that removes
+methods or a class binding first ask the user (elicitation, in either
 era) whether to go ahead, naming exactly what would go: the class and how
 many methods, the dictionary and how many entries, the changes being
-committed.  A client that cannot ask its user (no elicitation capability)
+committed, what the refactoring removes.  A client that cannot ask its user (no elicitation capability)
 is not asked: the operator's switch protects people, it does not lock out
 clients without a user interface.
 """
@@ -19,7 +20,8 @@ from gsmcpd.tools.questions import BoundQuestion, accepted, elicitation
 
 QUESTION_KEY = "confirm"
 CONFIRM_OPTION = "confirmDestructive"
-"""The toolset option (C{mutation}, C{session}) that turns asking on."""
+"""The toolset option (C{mutation}, C{session}, C{refactoring}) that turns
+asking on."""
 
 
 def confirming(toolset: Toolset) -> bool:

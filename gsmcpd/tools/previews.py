@@ -20,6 +20,10 @@ from gsmcpd.tools.ledger import Key, ReadLedger, methodKey
 MAX_PREVIEWS = 16
 """Previews a session keeps; a seventeenth drops the oldest."""
 
+MAX_PREVIEW_BYTES = 8 * 1024 * 1024
+"""The sources a session's previews may hold together (characters, before
+and after); past it the oldest go, though the newest is always kept."""
+
 
 @attr.s(frozen=True, auto_attribs=True)
 class MethodChange:
@@ -88,6 +92,12 @@ class Preview:
     """Changes shown before the methods' that are not methods': a class
     definition's."""
 
+    @property
+    def size(self) -> int:
+        """The characters of source it holds."""
+        return sum(len(each.before) + len(each.after)
+                   for each in (*self.changes, *self.moved))
+
 
 class PreviewShelf:
     """
@@ -102,7 +112,10 @@ class PreviewShelf:
 
     def keep(self, preview: Preview) -> None:
         self._previews[preview.previewId] = preview
-        while len(self._previews) > MAX_PREVIEWS:
+        while len(self._previews) > MAX_PREVIEWS or (
+                len(self._previews) > 1 and sum(
+                    each.size for each in self._previews.values())
+                > MAX_PREVIEW_BYTES):
             self._previews.popitem(last=False)
 
     def take(self, previewId: str) -> Preview | None:

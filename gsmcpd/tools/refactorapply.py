@@ -8,11 +8,12 @@ whole or not at all.
 
 from typing import TYPE_CHECKING
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 
 from gsmcpd.tools.arguments import JsonObject
 from gsmcpd.tools.base import Steps, ToolCall, ToolError
 from gsmcpd.tools.compiling import compileError, locatedErrors
+from gsmcpd.tools.confirm import confirmedIf
 from gsmcpd.tools.ledger import Key, classKey, methodKey
 from gsmcpd.tools.previews import MethodChange, Preview
 from gsmcpd.tools.renameivar import DEFAULT_CATEGORY, redefined
@@ -101,6 +102,11 @@ def _renameClass(toolset: "MutationToolset", call: ToolCall, preview: Preview,
         raise ToolError("refused", f"{old}'s methods changed since the "
                         f"preview was made (one changed, or was added or "
                         f"removed)")
+    if "shape" in value:
+        raise ToolError("refused", f"{old} is not a plain subclass: without "
+                        f"class-instance variables or options, which a "
+                        f"rename would lose: it is not renamed",
+                        {"definition": value["shape"]})
     for reason, what in (("subclasses", "has subclasses"),
                          ("aliases", "is bound under other names too")):
         if reason in value:
@@ -122,23 +128,72 @@ def _renameClass(toolset: "MutationToolset", call: ToolCall, preview: Preview,
     call.ledger.forget(classKey(old))
 
 
+def confirmRemovals(toolset: "MutationToolset", call: ToolCall,
+                    preview: Preview) -> Deferred[None]:
+    """
+    With C{--confirm-destructive}, ask before applying C{preview} if it
+    removes anything (a renamed method's old selector, a renamed class's
+    old binding), listing it.
+    """
+    removed = _removals(preview)
+    if not removed:
+        return succeed(None)
+    return confirmedIf(toolset, call, "\n- ".join(
+        [f"Apply {preview.previewId}, removing:", *removed]),
+        f"apply {preview.previewId}")
+
+
+def _removals(preview: Preview) -> list[str]:
+    removed = [f"the method {change.named} (renamed {change.newSelector})"
+               for change in preview.changes
+               if change.newSelector != change.selector]
+    if preview.renameClass is not None:
+        old, new = preview.renameClass
+        removed.insert(0, f"the class binding {old} (a new version named "
+                       f"{new} takes its {len(preview.moved)} methods)")
+    return removed
+
+
 @inlineCallbacks
 def applied(toolset: "MutationToolset", call: ToolCall,
             preview: Preview) -> Steps[None]:
     """
     Write C{preview}'s changes, all of them or none.
 
+    A preview is not a read (its client saw diffs): a method must read as
+    the preview found it wherever this session read it since, and the
+    stone compares each with the preview's text as it is written.
+
     @raise ToolError: C{refused} naming the methods that changed since the
         preview, or the first write that failed (nothing is then changed).
     """
     stale = [change.named for change in (*preview.moved, *preview.changes)
-             if call.ledger.lastRead(change.key) != change.before]
+             if call.ledger.lastRead(change.key) not in (None, change.before)]
     if stale:
         raise ToolError(
             "refused", f"{', '.join(stale)} changed since {preview.previewId} "
             f"was made (or this session's view moved), so applying it would "
             f"overwrite code it did not show; nothing was changed: preview "
             f"again.", {"stale": stale})
+    read = {change.key: call.ledger.lastRead(change.key)
+            for change in preview.changes}
+    for change in preview.changes:
+        call.ledger.recordRead(change.key, change.before)
+    try:
+        yield _written(toolset, call, preview)
+    except ToolError:
+        for key, text in read.items():
+            if text is None:
+                call.ledger.forget(key)
+            else:
+                call.ledger.recordRead(key, text)
+        raise
+    _journal(call, preview)
+
+
+@inlineCallbacks
+def _written(toolset: "MutationToolset", call: ToolCall,
+             preview: Preview) -> Steps[None]:
     if preview.redefine is not None:
         try:
             yield redefined(toolset, call, preview)
@@ -172,7 +227,6 @@ def applied(toolset: "MutationToolset", call: ToolCall,
             e.kind, f"{current.named}: {e.message} Nothing of "
             f"{preview.previewId} was applied.",
             dict(e.details or {}, failed=current.named))
-    _journal(call, preview)
 
 
 def _journal(call: ToolCall, preview: Preview) -> None:

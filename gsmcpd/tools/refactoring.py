@@ -39,6 +39,7 @@ from gsmcpd.smalltalk.rewrite import (
     symbolMentions,
     variableEdits,
 )
+from gsmcpd.tools import structure
 from gsmcpd.tools.arguments import (
     BOOLEAN,
     IDENTIFIER,
@@ -60,10 +61,11 @@ from gsmcpd.tools.base import (
     counted,
     resultSchema,
 )
+from gsmcpd.tools.confirm import CONFIRM_OPTION, confirming
 from gsmcpd.tools.journal import itemised
 from gsmcpd.tools.mutation import MutationToolset
 from gsmcpd.tools.previews import MAX_PREVIEWS, MethodChange, Preview, shelfOf
-from gsmcpd.tools.refactorapply import applied
+from gsmcpd.tools.refactorapply import applied, confirmRemovals
 from gsmcpd.tools.renameivar import planRenameInstanceVariable
 from gsmcpd.tools.structure import SCOPE, findCodeTool, scopeOf
 
@@ -108,8 +110,23 @@ def _parsed(row: Row) -> Any:
     try:
         return parse_method(row[4])
     except SmalltalkSyntaxError as e:
-        raise ToolError("refused", f"{row[0]}>>{row[2]} does not parse here "
-                        f"({e}), so it cannot be rewritten safely")
+        reason = str(e)
+    except RecursionError:
+        reason = "blocks or expressions nest too deeply to parse"
+    raise ToolError("refused", f"{row[0]}>>{row[2]} does not parse here "
+                    f"({reason}), so it cannot be rewritten safely")
+
+
+def plainClass(definition: str) -> bool:
+    """
+    Whether a class, by its definition, is one rename_class renames: a
+    plain C{subclass:} (the new version is one) with no class-instance
+    variables (their values stay with the old class) and no options; the
+    rename_class template checks the same.
+    """
+    lowered = definition.lower()
+    return all(part in lowered for part in (
+        " subclass: ", "classinstvars: #()", "options: #()"))
 
 
 def _unique(rows: Iterable[Row]) -> list[Row]:
@@ -128,7 +145,7 @@ class RefactoringToolset(MutationToolset):
 
     name = "refactoring"
     title = "Refactoring"
-    declaredOptionNames = ("kernelClasses",)
+    declaredOptionNames = ("kernelClasses", CONFIRM_OPTION)
     instructions = (
         "rename_selector, rename_class, rename_instance_variable, "
         "add_parameter and remove_parameter "
@@ -190,16 +207,17 @@ class RefactoringToolset(MutationToolset):
                                                  arguments["apply"])
                 return result
             preview = yield plan(call, given)
+            # Not a read for the blind-write guard: the client saw a diff,
+            # and apply checks each method against the preview's own text.
             shelfOf(call.ledger).keep(preview)
-            for change in (*preview.moved, *preview.changes):
-                call.ledger.recordRead(change.key, change.before)
             return previewResult(preview, applied=False)
 
         return Tool(name, title, description + " Without apply: a preview.",
                     closedSchema(dict(properties, apply=APPLY),
                                  required=required),
                     annotations(False, destructive=True), run,
-                    REFACTORING_SCHEMA, runsOn=OWN_SESSION)
+                    REFACTORING_SCHEMA, streams=confirming(self),
+                    runsOn=OWN_SESSION)
 
     @inlineCallbacks
     def applyPreview(self, call: ToolCall, tool: str, given: JsonObject,
@@ -214,6 +232,12 @@ class RefactoringToolset(MutationToolset):
             raise ToolError(
                 "refused", f"{previewId} was made with other arguments "
                 f"({preview.arguments}); nothing was changed.")
+        try:
+            yield confirmRemovals(self, call, preview)
+        except BaseException:
+            # Asked (a 2026-era call comes back answered) or declined: kept.
+            shelfOf(call.ledger).keep(preview)
+            raise
         yield applied(self, call, preview)
         return previewResult(preview, applied=True)
 
@@ -276,7 +300,19 @@ class RefactoringToolset(MutationToolset):
         value = yield call.runTemplate("refactoring_sources", {
             "selector": old, "newSelector": new, "global": None,
             "scopeKind": kind, "scopeName": scopeName, "mentions": True,
-            "sendersOffset": 0, "sendersLimit": None})
+            "sendersOffset": 0, "sendersLimit": structure.SENDERS_READ})
+        sending = list(value["senders"])
+        while len(sending) < value["sendersTotal"]:
+            # A window at a time, as find_code reads them: one answer could
+            # not hold every sender of a common selector with its source.
+            more = yield call.runTemplate("refactoring_sources", {
+                "selector": old, "newSelector": None, "global": None,
+                "scopeKind": kind, "scopeName": scopeName, "mentions": False,
+                "sendersOffset": len(sending),
+                "sendersLimit": structure.SENDERS_READ})
+            if not more["senders"]:
+                break
+            sending += more["senders"]
         implementors = [row for row in value["implementors"] if row[5]]
         if not implementors:
             raise ToolError("notFound", f"No method implements {old} in "
@@ -287,9 +323,14 @@ class RefactoringToolset(MutationToolset):
         if taken:
             raise ToolError("refused", f"{taken[0][0]} already implements "
                             f"{new}: changing {old} would replace it.")
+        if value["overrides"]:
+            raise ToolError("refused", f"{', '.join(value['overrides'])} "
+                            f"implements {new} above or below an implementor "
+                            f"of {old}: the change would make or break an "
+                            f"override.", {"overrides": value["overrides"]})
         changes, unchanged = [], []
         senders = 0
-        for row in _unique([*implementors, *value["senders"],
+        for row in _unique([*implementors, *sending,
                             *value["mentions"]]):
             tree = _parsed(row)
             implements = row[2] == old and bool(row[5])
@@ -348,6 +389,13 @@ class RefactoringToolset(MutationToolset):
                        "reason": f"another binding of the class ({each}): "
                        f"apply is refused until it is removed"}
                       for each in value["aliases"]]
+        if not plainClass(value["definition"]):
+            unchanged.append({
+                "className": old, "meta": False, "selector": "",
+                "reason": "not a plain subclass: without class-instance "
+                "variables or options (its definition follows): apply is "
+                "refused, the renamed version would lose them\n"
+                + value["definition"]})
         preview = self._preview(call, "rename_class", arguments,
                                 f"Rename class {old} to {new}", changes,
                                 unchanged, 0, len(changes), (old, new))

@@ -78,6 +78,9 @@ def findCode(call: ToolCall, arguments: JsonObject) -> Steps[ToolResult]:
         pattern = compilePattern(arguments["pattern"])
     except SmalltalkSyntaxError as e:
         raise ToolError("invalidParams", f"The pattern does not parse: {e}")
+    except RecursionError:
+        raise ToolError("invalidParams", "The pattern nests too deeply "
+                        "to parse")
     selectors = selectorsOf(pattern)
     if not selectors:
         raise ToolError("invalidParams", "The pattern sends no message: "
@@ -115,9 +118,9 @@ def matchedIn(pattern: Any, row: list[Any]) -> list[JsonObject]:
     none in a method the parser cannot read."""
     source = row[4]
     try:
-        tree = parse_method(source)
-    except SmalltalkSyntaxError:
+        found = list(matches(pattern, parse_method(source)))
+    except (SmalltalkSyntaxError, RecursionError):
         return []
     return [{"className": row[0], "meta": row[1], "selector": row[2],
              "line": source.count("\n", 0, m.offset) + 1,
-             "text": source[m.offset:m.end]} for m in matches(pattern, tree)]
+             "text": source[m.offset:m.end]} for m in found]

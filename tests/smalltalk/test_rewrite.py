@@ -128,6 +128,24 @@ class ParameterTests(SynchronousTestCase):
         self.assertEqual(applyEdits(source, edits),
                          "x: x y: z\n\t^self x: 1 y: 3")
 
+    def test_removedArgumentWithoutEffects(self):
+        """
+        A sender's removed argument may be a literal, a variable or a
+        block; an assignment or a send could have an effect, refused.
+        """
+        for argument in ("#(1 $a)", "n", "[:x | x foo]", "self", "'s'"):
+            source = f"b: n\n\t^self a: {argument}"
+            self.assertEqual(applyEdits(source, removeParameterEdits(
+                source, parse_method(source), "a:", "a", 1)),
+                "b: n\n\t^self a")
+        for argument in ("(n := self next)", "self next", "{self next}",
+                         "(n foo; bar)"):
+            source = f"b: n\n\t^self a: {argument}"
+            error = self.assertRaises(
+                RewriteError, removeParameterEdits, source,
+                parse_method(source), "a:", "a", 1)
+            self.assertIn("could drop a side effect", str(error))
+
     def test_removeTheOnlyParameter(self):
         source = "bump: n\n\t^1 + 2 bump: 3"
         self.assertEqual(

@@ -5,12 +5,14 @@ shelf a session keeps them on.
 
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.tools import previews
 from gsmcpd.tools.ledger import ReadLedger
 from gsmcpd.tools.previews import MAX_PREVIEWS, MethodChange, Preview, shelfOf
 
 
-def preview(previewId):
-    return Preview(previewId, "rename_selector", "s", (), (), {}, {})
+def preview(previewId, source=""):
+    changes = (MethodChange("A", False, "a", "b", None, source, source),)
+    return Preview(previewId, "rename_selector", "s", changes, (), {}, {})
 
 
 class PreviewTests(SynchronousTestCase):
@@ -39,3 +41,18 @@ class PreviewTests(SynchronousTestCase):
         self.assertIsNone(shelf.take(ids[0]))
         self.assertEqual(shelf.take(ids[1]).previewId, ids[1])
         self.assertIsNone(shelf.take(ids[1]))
+
+    def test_shelfBoundedInSize(self):
+        """
+        Past MAX_PREVIEW_BYTES of sources the oldest previews go; the
+        newest stays even alone past it.
+        """
+        self.patch(previews, "MAX_PREVIEW_BYTES", 100)
+        shelf = shelfOf(ReadLedger())
+        for each in ("a", "b", "c"):
+            shelf.keep(preview(each, "x" * 20))
+        self.assertEqual(preview("a", "x" * 20).size, 40)
+        self.assertIsNone(shelf.take("a"))
+        shelf.keep(preview("d", "x" * 200))
+        self.assertIsNone(shelf.take("c"))
+        self.assertEqual(shelf.take("d").previewId, "d")

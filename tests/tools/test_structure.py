@@ -41,6 +41,27 @@ class FindCodeTests(RefactoringTestCase):
         yield self.refused("find_code", "invalidParams", pattern="a foo:")
 
     @inlineCallbacks
+    def test_nestedTooDeeply(self):
+        """
+        A pattern, or a method, too deeply nested for the parser is an
+        invalid pattern, or a method without matches, not an internal error.
+        """
+        def deep(source):
+            raise RecursionError()
+        self.patch(structure, "compilePattern", deep)
+        yield self.refused("find_code", "invalidParams", pattern="a foo")
+
+    def test_methodNestedTooDeeply(self):
+        """
+        A method the parser cannot follow has no matches.
+        """
+        def deep(source):
+            raise RecursionError()
+        self.patch(structure, "parse_method", deep)
+        self.assertEqual(structure.matchedIn(None, ["A", False, "a", "", "a"]),
+                         [])
+
+    @inlineCallbacks
     def test_hierarchy(self):
         yield self.succeed("compile_method", className="SavingsAccount",
                            source="accrue\n\tself bump: self interest")

@@ -5,13 +5,16 @@ through the dispatcher (templates "refactoring_sources" and
 "rename_class").
 """
 
-from twisted.internet.defer import inlineCallbacks
+from twisted.internet.defer import fail, inlineCallbacks, succeed
 
-from gsmcpd.tools.base import OWN_SESSION
+from gsmcpd.testing.simulator import fileout
+from gsmcpd.tools import confirm, refactoring, structure
+from gsmcpd.tools.base import OWN_SESSION, ToolCall, ToolError
+from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.previews import MAX_PREVIEWS
 from gsmcpd.tools.refactoring import RefactoringToolset
 from tests.toolharness import ToolHarness
-from tests.tools.test_tools_mutation import MutationTestCase
+from tests.tools.test_tools_mutation import GUARDED_WITHDRAW, MutationTestCase
 
 TOOLSETS = ("browsing", "mutation", "session", "execution", "refactoring")
 
@@ -127,6 +130,83 @@ class RenameSelectorTests(RefactoringTestCase):
         self.assertEqual(self.code().method("Account", "bump:").source, BUMP)
 
     @inlineCallbacks
+    def test_previewIsNoRead(self):
+        """
+        A preview shows diffs, not the methods: compile_method over one of
+        them is still refused as an unread overwrite.
+        """
+        yield self.preview(selector="withdraw:", newSelector="take:")
+        message = yield self.refused("compile_method", className="Account",
+                                     source=GUARDED_WITHDRAW)
+        self.assertIn("get_method_source", message)
+
+    @inlineCallbacks
+    def test_nestedTooDeeply(self):
+        """
+        A method too deeply nested for the parser refuses the preview, as
+        one that does not parse does, rather than failing internally.
+        """
+        def deep(source):
+            raise RecursionError()
+        self.patch(refactoring, "parse_method", deep)
+        message = yield self.refused("rename_selector", selector="bump:",
+                                     newSelector="add:")
+        self.assertIn("nest too deeply", message)
+
+    @inlineCallbacks
+    def test_confirmDestructive(self):
+        """
+        With --confirm-destructive, apply asks first, listing what it
+        removes; declined, nothing changes and the preview is kept (a
+        2026-era call asks, then comes back answered).
+        """
+        asked = []
+
+        def declined(call, message, what):
+            asked.append(message)
+            return fail(ToolError("refused", f"{what}: nothing was changed"))
+        self.patch(confirm, "confirmed", declined)
+        self.harness = ToolHarness(TOOLSETS, self.harness.stone, ToolCatalog
+                                   .named(TOOLSETS, {"refactoring": {
+                                       "confirmDestructive": True}}))
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        yield self.refused("rename_selector", selector="bump:",
+                           newSelector="add:", apply=preview["previewId"])
+        self.assertEqual(asked, [
+            f"Apply {preview['previewId']}, removing:\n- the method "
+            "Account>>bump: (renamed add:)"])
+        self.assertEqual(self.code().method("Account", "bump:").source, BUMP)
+        self.patch(confirm, "confirmed", lambda *args: succeed(None))
+        yield self.succeed("rename_selector", selector="bump:",
+                           newSelector="add:", apply=preview["previewId"])
+        self.assertIsNone(self.code().method("Account", "bump:"))
+
+    @inlineCallbacks
+    def test_sendersInWindows(self):
+        """
+        A preview reads the senders a window at a time (here one method),
+        as find_code does: every one is rewritten, none read whole.
+        """
+        self.patch(structure, "SENDERS_READ", 1)
+        limits = []
+        runTemplate = ToolCall.runTemplate
+
+        def spied(call, name, arguments, *rest, **options):
+            limits.append(arguments.get("sendersLimit", 1))
+            return runTemplate(call, name, arguments, *rest, **options)
+        self.patch(ToolCall, "runTemplate", spied)
+        for name in ("a", "b"):
+            yield self.succeed("compile_method", className="Greeter",
+                               source=f"{name}\n\tAccount new bump: 1")
+        preview = yield self.preview(selector="bump:", newSelector="add:")
+        self.assertEqual(
+            [(c["className"], c["selector"]) for c in preview["changes"]],
+            [("Account", "bump:"), ("Account", "twice:"), ("Greeter", "a"),
+             ("Greeter", "b")])
+        self.assertNotIn(None, limits)
+        self.assertGreaterEqual(limits.count(1), 4)
+
+    @inlineCallbacks
     def test_boundedPreviews(self):
         """
         A session keeps its last MAX_PREVIEWS previews: the oldest goes.
@@ -173,6 +253,28 @@ class RenameSelectorTests(RefactoringTestCase):
         message = yield self.refused("rename_selector", selector="bump:",
                                      newSelector="deposit:")
         self.assertIn("already implements deposit:", message)
+
+    @inlineCallbacks
+    def test_overrideRefused(self):
+        """
+        newSelector implemented in a subclass, or a superclass, of an
+        implementor: the rename would make or break an override, refused;
+        on the other side it is no override.
+        """
+        yield self.succeed("compile_method", className="SavingsAccount",
+                           source="add: n\n\t^n")
+        message = yield self.refused("rename_selector", selector="bump:",
+                                     newSelector="add:")
+        self.assertIn("SavingsAccount implements add: above or below",
+                      message)
+        yield self.succeed("compile_method", className="SavingsAccount",
+                           source="credit: n\n\t^n")
+        message = yield self.refused("rename_selector", selector="credit:",
+                                     newSelector="bump:")
+        self.assertIn("Account implements bump:", message)
+        yield self.succeed("compile_method", className="SavingsAccount",
+                           meta=True, source="nudge: n\n\t^n")
+        yield self.preview(selector="bump:", newSelector="nudge:")
 
     @inlineCallbacks
     def test_narrowScope(self):
@@ -240,6 +342,21 @@ class ParameterToolTests(RefactoringTestCase):
                          "credit: n\n\t^self bump: n")
         self.assertEqual(self.code().method("Account", "thrice").source,
                          "thrice\n\t^self credit: 1")
+
+    @inlineCallbacks
+    def test_argumentWithEffectRefused(self):
+        """
+        A sender whose removed argument is a send refuses the preview: the
+        send would no longer happen.
+        """
+        yield self.succeed("compile_method", className="Account",
+                           source="credit: n by: unused\n\t^self bump: n")
+        yield self.succeed("compile_method", className="Account",
+                           source="thrice\n\t^self credit: 1 by: self twice")
+        message = yield self.refused("remove_parameter", selector="credit:by:",
+                                     newSelector="credit:", index=2)
+        self.assertIn("Account>>thrice: a send of credit:by: passes self "
+                      "twice", message)
 
     @inlineCallbacks
     def test_usedParameterRefused(self):
@@ -326,6 +443,64 @@ class RenameClassTests(RefactoringTestCase):
         self.assertIsNone(self.code().classNamed("Teller"))
         self.assertIn("Clerk make", self.code().method("Greeter",
                                                        "clerk").source)
+
+    @inlineCallbacks
+    def test_commentOfItsOwnOnly(self):
+        """
+        A class without a comment of its own gets none (not GemStone's
+        generated one, which names the old class); one with a comment
+        keeps it.
+        """
+        preview = yield self.preview("rename_class", className="Clerk",
+                                     newName="Teller")
+        yield self.succeed("rename_class", className="Clerk",
+                           newName="Teller", apply=preview["previewId"])
+        self.assertTrue(self.code().comment("Teller").startswith(
+            "No class-specific documentation for Teller,"))
+        yield self.succeed("execute_code", code="Teller comment: 'Serves'")
+        preview = yield self.preview("rename_class", className="Teller",
+                                     newName="Clerk")
+        yield self.succeed("rename_class", className="Teller",
+                           newName="Clerk", apply=preview["previewId"])
+        self.assertEqual(self.code().comment("Clerk"), "Serves")
+
+    @inlineCallbacks
+    def test_shapeRefused(self):
+        """
+        A class with options or class-instance variables is listed in the
+        preview and refused at apply: the new version would lose them.
+        """
+        for name, part in (("Vault", {"options": ["dbTransient"]}),
+                           ("Safe", {"classInstVars": ["count"]})):
+            yield self.succeed("compile_class_definition", className=name,
+                               dictionary="Banking", **part)
+            preview = yield self.preview("rename_class", className=name,
+                                         newName=name + "2")
+            self.assertIn("apply is refused",
+                          preview["unchanged"][-1]["reason"])
+            message = yield self.refused("rename_class", className=name,
+                                         newName=name + "2",
+                                         apply=preview["previewId"])
+            self.assertIn("not a plain subclass:", message)
+            self.assertIsNotNone(self.code().classNamed(name))
+            self.assertIsNone(self.code().classNamed(name + "2"))
+
+    @inlineCallbacks
+    def test_byteClassRefused(self):
+        """
+        A byte class (the simulated stone has none: its definition is made
+        to read as GemStone's for one) is refused at apply.
+        """
+        preview = yield self.preview("rename_class", className="Clerk",
+                                     newName="Teller")
+        plain = fileout.definition
+        self.patch(fileout, "definition", lambda info: plain(info).replace(
+            " subclass: ", " byteSubclass: "))
+        message = yield self.refused("rename_class", className="Clerk",
+                                     newName="Teller",
+                                     apply=preview["previewId"])
+        self.assertIn("not a plain subclass:", message)
+        self.assertIsNone(self.code().classNamed("Teller"))
 
     @inlineCallbacks
     def test_staleInTheStone(self):

@@ -42,8 +42,9 @@ def _subclassNewVersionOf(ev, receiver, name, instVarNames, classVars, classInst
     if not isinstance(old, UserClass) or old.meta:
         raise errors.refused("newVersionOf: names a class of the simulated stone's kernel, "
                              "which is not renamed")
+    # nil: no comment of its own (GemTalk/Jasper's rename tests send description: nil).
     return renamed(ev.code, old.className, name, superclassName, names, pools,
-                   dictionary.name, text(description))
+                   dictionary.name, "" if description is None else text(description))
 
 
 def renamed(code, oldName, newName, superclassName, names, pools, dictionary, comment):
