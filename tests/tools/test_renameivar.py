@@ -147,6 +147,9 @@ class RenameInstanceVariableTests(RefactoringTestCase):
         nothing of it is applied.
         """
         preview = yield self.rename(newName="percent")
+        # A preview is not a read: the agent reads the method first.
+        yield self.succeed("get_method_source", className="SavingsAccount",
+                           selector="rate:")
         yield self.succeed("compile_method", className="SavingsAccount",
                            source="rate: n\n\trate := n")
         message = yield self.refusedWith(newName="percent",
