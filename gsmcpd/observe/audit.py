@@ -43,7 +43,7 @@ from gsmcpd.observe.metrics import REFUSALS
 
 SOURCE_ARGUMENTS: dict[str | None, str] = {
     "execute_code": "code", "profile_code": "code", "inspect": "expression",
-    "compile_method": "source"}
+    "compile_method": "source", "debug_run": "code", "debug_eval": "code"}
 """Tools whose argument is Smalltalk source, digested in the event."""
 CODE_ARGUMENTS = ("code", "expression")
 """The arguments of the tools that run code, whose change a call's

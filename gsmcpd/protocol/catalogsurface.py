@@ -18,7 +18,7 @@ CATALOG_PARAGRAPH = (
     "tools/list shows an everyday set. Find any other served tool (define "
     "and remove classes, methods, dictionaries; listings; searches; test "
     "failures) with tool_search; tool_get describes one; call it by name or "
-    "through tool_call.")
+    "via tool_call.")
 
 
 def catalogInstructions(toolsets: Any, modern: bool = False,

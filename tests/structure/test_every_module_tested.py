@@ -18,15 +18,11 @@ from tests.structure.test_layering import ROOT, runtimeModules
 TESTS = pathlib.Path(__file__).parents[1]
 
 TESTED_ELSEWHERE = {
-    # The check's steps, run by the check against the simulated stone.
-    "daemon.checksteps": "daemon.test_templatecheck",
     # The ctypes binding and the session thread need the real C library:
     # tested together against the simulated stone.
     "gci.library": "gci.test_gci",
     "gci.session": "gci.test_gci",
     "gci.login": "gci.test_gci",
-    # The check's session, through the check.
-    "daemon.recording": "daemon.test_templatecheck",
     # A debugged run's calls, through a GemSession on the simulated stone.
     "gci.debugcalls": "gci.test_gci_debugging",
     # A session's debugger state, through the tools that keep it.
