@@ -1,6 +1,7 @@
 """
 The frozen heap over real sockets (L{gsmcpd.daemon.heap}): bursts of
-sessions that all end leave the daemon's memory where the first left it.
+sessions that all end leave the daemon's memory flat once it has reached
+its working size.
 """
 
 import concurrent.futures
@@ -74,10 +75,14 @@ class BurstTests(SynchronousTestCase):
 
     def test_burstsLeaveNoGrowth(self):
         """
-        Five bursts of 200 sessions, all closed: the daemon's RSS after the
-        fifth is within 10 MB of what it was after the first.  (Frozen while
-        alive, a session's cyclic garbage stayed until the next thaw, ten
-        minutes away: 4 to 6 MB a burst.)
+        Nine bursts of 200 sessions, all closed: once the daemon's RSS has
+        reached its working size (the first bursts raise malloc's and the
+        frozen heap's high-water marks: some 10 to 14 MB over five bursts
+        here, then flat), the last three bursts add less than 4 MB
+        together.  (Frozen while alive, a session's cyclic garbage once
+        stayed until the next thaw, ten minutes away: 4 to 6 MB a burst,
+        12 to 18 MB over three.)  And all nine stay within 25 MB of the
+        first.
         """
         directory = os.path.abspath(self.mktemp())
         os.mkdir(directory)
@@ -86,11 +91,12 @@ class BurstTests(SynchronousTestCase):
         self.addCleanup(daemon.stop)
         after = []
         with concurrent.futures.ThreadPoolExecutor(BURST) as clients:
-            for _ in range(5):
+            for _ in range(9):
                 together = threading.Barrier(BURST, timeout=120)
                 sessions = [clients.submit(oneSession, daemon.port, together)
                             for _ in range(BURST)]
                 for each in sessions:
                     each.result()
                 after.append(rssMegabytes(daemon.process.pid))
-        self.assertLess(after[-1] - after[0], 10, after)
+        self.assertLess(after[-1] - after[-4], 4, after)
+        self.assertLess(after[-1] - after[0], 25, after)
