@@ -111,10 +111,6 @@ def renameSelectorEdits(tree: Method, old: str, new: str,
     return edits
 
 
-def sendCount(tree: Node, selector: str) -> int:
-    return sum(1 for each in sends(tree) if each[1] == selector)
-
-
 def symbolMentions(tree: Node, selector: str) -> list[Mention]:
     """
     The symbols C{#selector} in C{tree}: a C{perform:} of it, or one in a

@@ -360,12 +360,3 @@ def parseFile(path: str, text: str) -> TonelFile:
     while not reader.atEnd():
         methods.append(_method(reader, name))
     return TonelFile(path, kind.lower(), name, definition, tuple(methods))
-
-
-def writeFile(parsed: TonelFile) -> str:
-    """The text of a parsed file, as this module writes it."""
-    if parsed.kind == "package":
-        return packageFile(parsed.name)
-    if parsed.definition is not None:
-        return classFile(parsed.definition, parsed.methods)
-    return extensionFile(parsed.name, parsed.methods)

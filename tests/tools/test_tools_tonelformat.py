@@ -16,8 +16,17 @@ from gsmcpd.tools.tonelformat import (
     packageFile,
     parseFile,
     splitSource,
-    writeFile,
 )
+
+
+def writeFile(parsed):
+    """The text of a parsed file, as the module writes it."""
+    if parsed.kind == "package":
+        return packageFile(parsed.name)
+    if parsed.definition is not None:
+        return classFile(parsed.definition, parsed.methods)
+    return extensionFile(parsed.name, parsed.methods)
+
 
 ACCOUNT = TonelClass("Account", "Object", ("balance", "owner"),
                      category="Banking-Core",
