@@ -16,6 +16,7 @@ STATE = "$STATE"
 LEGACY = "2025-11-25"
 MODERN = "2026-07-28"
 ACCEPT = "application/json, text/event-stream"
+PATH = "/mcp"
 META = {"io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
 TASK_META = dict(META, **{"io.modelcontextprotocol/clientCapabilities": {
@@ -30,7 +31,8 @@ class Exchange:
     """
     One request of the script: its headers and body may name what an
     earlier answer minted by a placeholder; C{wait} seconds pass on the
-    clock before it is sent, C{ticks} seconds before its answer is awaited.
+    clock before it is sent, C{ticks} seconds before its answer is awaited;
+    it is sent to C{path}, percent-escapes and all.
     """
 
     name: str
@@ -39,6 +41,7 @@ class Exchange:
     body: Any
     ticks: int = 0
     wait: int = 0
+    path: str = PATH
 
     def _bytes(self) -> bytes:
         if self.body is None:
@@ -48,8 +51,11 @@ class Exchange:
         return json.dumps(self.body).encode()
 
     def recorded(self) -> dict[str, Any]:
-        return {"method": self.method, "headers": self.headers,
-                "body": self._bytes().decode()}
+        shown = {"method": self.method, "headers": self.headers,
+                 "body": self._bytes().decode()}
+        if self.path != PATH:
+            shown["path"] = self.path
+        return shown
 
     def request(self, minted: dict[str, str]
                 ) -> tuple[str, dict[str, list[str]], bytes]:
@@ -99,9 +105,9 @@ def rpc(method: str, id: int | str | None = 1, **params: Any) -> dict[str, Any]:
 
 
 def legacy(name: str, body: Any, session: bool = True, verb: str = "POST",
-           **headers: str | None) -> Exchange:
+           path: str = PATH, **headers: str | None) -> Exchange:
     """
-    A 2025 client's request, in its session unless told.
+    A 2025 client's request, in its session unless told, to C{path}.
     """
     sent: dict[str, str | None] = {"content-type": "application/json",
                                    "accept": ACCEPT}
@@ -110,7 +116,7 @@ def legacy(name: str, body: Any, session: bool = True, verb: str = "POST",
         sent["mcp-protocol-version"] = LEGACY
     sent.update({k.replace("_", "-"): v for k, v in headers.items()})
     return Exchange(name, verb, {k: v for k, v in sent.items()
-                                 if v is not None}, body)
+                                 if v is not None}, body, path=path)
 
 
 def modern(label: str, method: str, id: int | None = 1, /, *,

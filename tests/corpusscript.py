@@ -359,4 +359,33 @@ MODERN_EXCHANGES = [
 MODERN_EXCHANGES[-1] = attr.evolve(MODERN_EXCHANGES[-1],
                                    body=b'{"jsonrpc": "2.0", "id": 1')
 
-EXCHANGES = LEGACY_EXCHANGES + MODERN_EXCHANGES
+PATH_EXCHANGES = [
+    legacy("initialize at a percent-escaped path", INITIALIZE, session=False,
+           path="/%6Dcp"),
+    legacy("ping at a percent-escaped path", rpc("ping", 70),
+           path="/%6d%63%70"),
+    legacy("ping at merged slashes", rpc("ping", 71), path="//mcp"),
+    legacy("ping at an unknown path", rpc("ping", 72), path="/other"),
+    legacy("ping at a trailing slash", rpc("ping", 73), path="/mcp/"),
+    legacy("ping at an escaped slash", rpc("ping", 74), path="/mcp%2F"),
+    legacy("ping at a non-UTF-8 path", rpc("ping", 75), path="/%FF"),
+    legacy("GET at a non-UTF-8 path", None, verb="GET", path="/mcp%FF",
+           accept="text/event-stream"),
+    legacy("ping at a UTF-8 path", rpc("ping", 76), path="/m%C3%A9"),
+    legacy("GET at the root", None, verb="GET", path="/",
+           accept="text/event-stream"),
+    legacy("HEAD at a percent-escaped path", None, verb="HEAD",
+           path="/%6Dcp"),
+    legacy("PUT at a percent-escaped path", None, verb="PUT", path="/%6Dcp"),
+    legacy("PUT at an unknown path", None, verb="PUT", path="/other"),
+    legacy("GET unknown session at a percent-escaped path", None,
+           verb="GET", path="/%6Dcp", accept="text/event-stream",
+           mcp_session_id="no-such-session"),
+    legacy("DELETE at a percent-escaped path", None, verb="DELETE",
+           path="/%6Dcp"),
+    legacy("after DELETE at a percent-escaped path", rpc("ping", 77)),
+]
+"""Requests at other paths than C{/mcp}: escaped, merged, unknown, not
+UTF-8."""
+
+EXCHANGES = LEGACY_EXCHANGES + MODERN_EXCHANGES + PATH_EXCHANGES

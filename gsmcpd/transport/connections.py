@@ -54,8 +54,9 @@ still sends before it is closed: closing with unread data makes the kernel
 reset the connection, and the client may lose the answer."""
 
 TWISTED_BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\n\r\n"
-"""All L{HTTPChannel} writes when a request is malformed (Twisted 24.7 to
-26.x; C{tests/test_connections.py} pins it)."""
+"""All L{HTTPChannel} writes when a request is malformed, on the Twisted
+range C{docs/contributing.rst} states (C{tests/transport/test_connections}
+pins it)."""
 
 
 @attr.s(frozen=True, auto_attribs=True, kw_only=True)
@@ -120,22 +121,30 @@ class GuardedChannel(HTTPChannel):
     """
     An L{HTTPChannel} whose limits are answered as JSON by its L{Guard}.
 
-    Twisted (24.7 to 26.x) lacks a public way to answer its own limits:
-    over C{maxHeaders} or C{totalHeadersSize} it writes a bare C{400}
-    (L{TWISTED_BAD_REQUEST}, also its answer to a malformed request) and
-    keeps its counts private; it has no hook for a C{Content-Length} over
-    a cap; and its timeout is an idle one, moved on by every byte.  So this
+    Twisted (on the range C{docs/contributing.rst} states) lacks a public
+    way to answer its own limits: over C{maxHeaders} or C{totalHeadersSize}
+    it writes a bare C{400} (L{TWISTED_BAD_REQUEST}, also its answer to a
+    malformed request) and keeps its counts private; it has no hook for a
+    C{Content-Length} over a cap; and its timeout is an idle one, moved on
+    by every byte.  So this
     channel counts the head itself against the same public attributes and
     refuses first (C{431}), reads the public C{length} once a header has set
     it (C{413}), keeps its timeout from moving (C{resetTimeout}) so that it
     is a deadline (C{408}), and its guard replaces the bare C{400}.
-    C{tests/test_connections.py} pins each of these on the Twisted range.
+    C{tests/transport/test_connections} pins each of these on that range.
+
+    With no deadline (C{--http-read-timeout none}) the timeout is
+    Twisted's own idle one, as the site had it before: moved on by every
+    byte, and closing quietly.
 
     @ivar maxBodyBytes: the largest body a request may declare.
+    @ivar idleTimeout: whether the timeout is Twisted's idle one rather
+        than the request deadline.
     """
 
     log = Logger()
     maxBodyBytes = MAX_BODY_BYTES
+    idleTimeout = False
     _heard = False
     _headBytes = 0
     _headers = 0
@@ -151,8 +160,11 @@ class GuardedChannel(HTTPChannel):
 
     def resetTimeout(self) -> None:
         """
-        Nothing: a trickled byte does not move the request's deadline on.
+        Nothing when the timeout is a deadline: a trickled byte does not
+        move the request's deadline on.
         """
+        if self.idleTimeout:
+            super().resetTimeout()
 
     def timeoutConnection(self) -> None:
         """
@@ -160,6 +172,9 @@ class GuardedChannel(HTTPChannel):
         has arrived stops it until it is answered): answer C{408} if the
         client had begun one, else close.
         """
+        if self.idleTimeout:
+            super().timeoutConnection()
+            return
         if self._heard or self.requests or self.clearLineBuffer():
             self._refuse(408, f"Request Timeout: a request's headers and "
                               f"body must arrive within {self.timeOut:g} "
@@ -346,6 +361,7 @@ class GuardedFactory(WrappingFactory[Guard]):
         channel.maxHeaders = self.limits.maxHeaders
         channel.totalHeadersSize = self.limits.maxHeadBytes
         channel.maxBodyBytes = self.limits.maxBodyBytes
+        channel.idleTimeout = self.limits.requestDeadline is None
         peer = peerKey(addr)
         return Guard(self, channel, peer, self._overCap(peer))
 

@@ -17,6 +17,8 @@ from twisted.web.server import NOT_DONE_YET, Request
 from gsmcpd.transport.gates import Refusal
 
 _MERGED_SLASHES = re.compile(b"/{2,}")
+NOT_UTF8 = b"Non-UTF-8 encoding in URL."
+"""The answer to a path whose percent-decoded bytes are not UTF-8."""
 
 Body = bytes | None
 """A route's body, or L{None} when it ended the response itself."""
@@ -57,6 +59,12 @@ class AnsweringResource(Resource):
         # Percent-escapes decoded, as Twisted decodes the path's segments;
         # repeated slashes are one, as a base URL ending in one makes them.
         path = unquote_to_bytes(request.path)
+        try:
+            path.decode("utf-8")
+        except UnicodeDecodeError:
+            # Answered as Klein answered it, before any route: not in JSON.
+            request.setResponseCode(400)
+            return NOT_UTF8
         if path != self.path and _MERGED_SLASHES.sub(b"/", path) != self.path:
             raise Refusal(404, "Not Found: " + self.unrouted)
         verb = getattr(self, "render_" + request.method.decode("latin-1"),

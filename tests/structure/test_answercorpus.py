@@ -159,7 +159,8 @@ class AnswerCorpusTests(TestCase):
             method, headers, body = exchange.request(minted)
             # StubTreq forwards HTTPClient's methods dynamically.
             d = treq.request(  # type: ignore[attr-defined]
-                method, "http://127.0.0.1/mcp", data=body, headers=headers)
+                method, "http://127.0.0.1" + exchange.path, data=body,
+                headers=headers)
             for _ in range(exchange.ticks):
                 clock.advance(1)
                 treq.flush()

@@ -5,16 +5,19 @@ L{StringTransport}s.
 """
 
 import json
+from configparser import ConfigParser
 
 import attr
 from twisted.internet.address import IPv4Address
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 from twisted.logger import formatEvent, globalLogPublisher
+from twisted.python.filepath import FilePath
 from twisted.trial.unittest import SynchronousTestCase
+from twisted.web import http
 from twisted.web.http import HTTPChannel
 from twisted.web.resource import Resource
-from twisted.web.server import NOT_DONE_YET
+from twisted.web.server import NOT_DONE_YET, Site
 
 from gsmcpd.transport.connections import (
     IDLE_TIMEOUT,
@@ -254,6 +257,24 @@ class GuardedSiteTests(SynchronousTestCase):
         self.assertEqual(site.timeOut, IDLE_TIMEOUT)
         self.assertEqual(IDLE_TIMEOUT, 60 * 60 * 12)
 
+    def test_noDeadlineIdleTimeoutMovedOnByData(self):
+        """
+        Without a deadline, the timeout is Twisted's idle one, as it was
+        before the transport's rewrite: every byte moves it on, and a
+        connection idle for it is closed without a C{408}.
+        """
+        self.site = GuardedFactory(GuardedSite(self.resource, attr.evolve(
+            LIMITS, requestDeadline=None), reactor=self.clock))
+        channel, transport = self.connect()
+        channel.dataReceived(b"POST /mcp HTTP/1.1\r\n")
+        self.clock.advance(IDLE_TIMEOUT - 1)
+        channel.dataReceived(b"Host: localhost\r\n")
+        self.clock.advance(IDLE_TIMEOUT - 1)
+        self.assertFalse(transport.disconnecting)
+        self.clock.advance(1)
+        self.assertTrue(transport.disconnecting)
+        self.assertEqual(transport.value(), b"")
+
     def test_headerLineTooLong(self):
         """
         A header line over the cap is answered C{431} before the connection
@@ -332,6 +353,23 @@ class GuardedSiteTests(SynchronousTestCase):
         self.assertRefused(transport, 400, "malformed")
         self.assertEqual(self.resource.bodies, [])
 
+    def test_alpnOffersHttp11Alone(self):
+        """
+        Over TLS the site is offered by ALPN as HTTP/1.1 alone, even where
+        Twisted could negotiate HTTP/2 (C{h2} importable).  b5ef22a's site
+        offered C{h2} then, as any L{Site} does, but its channel never spoke
+        it: a client that chose it got HTTP/1.1 bytes in answer to its
+        connection preface.
+        """
+        self.patch(http, "H2_ENABLED", True)
+        self.assertEqual(Site(self.resource).acceptableProtocols(),
+                         [b"h2", b"http/1.1"])
+        self.assertEqual(self.site.acceptableProtocols(), [b"http/1.1"])
+        channel, transport = self.connect()
+        channel.dataReceived(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        self.assertTrue(transport.value().startswith(b"HTTP/1.1 "),
+                        transport.value())
+
     def test_capPerPeer(self):
         """
         A peer past its connection cap is answered C{503}; another peer is
@@ -382,14 +420,21 @@ class TwistedRelianceTests(SynchronousTestCase):
 
     def test_twistedVersionRange(self):
         """
-        The installed Twisted is one the reliances were checked against
-        (setup.cfg's pin up to 26.x); widen the range only after checking
-        the tests below still hold on the new version.
+        The installed Twisted is in the range the reliances were checked
+        against (docs/contributing.rst; setup.cfg's C{>=24.7,<27}); widen
+        it only after checking the tests below still hold on the new
+        version.
         """
         import twisted
         version = tuple(int(part) for part in
                         twisted.__version__.split(".")[:2])
         self.assertTrue((24, 7) <= version < (27, 0), twisted.__version__)
+        setup = FilePath(__file__).parent().parent().parent().child(
+            "setup.cfg")
+        required = ConfigParser()
+        required.read(setup.path)
+        self.assertIn("twisted[tls]>=24.7,<27", required.get(
+            "options", "install_requires").split())
 
     def test_malformedRequestAnsweredBare(self):
         """

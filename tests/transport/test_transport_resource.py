@@ -77,6 +77,21 @@ class AnsweringTests(SynchronousTestCase):
         self.assertEqual(request.responseHeaders.getRawHeaders(
             b"content-length"), [b"6"])
 
+    def test_nonUtf8Path(self):
+        """
+        A path whose percent-decoded bytes are not UTF-8 is answered C{400}
+        with Klein's text, before any route or verb is looked at, and
+        without the error entry.
+        """
+        resource = _Answering(b"posted")
+        for method, path in [(b"POST", b"/%FF"), (b"PUT", b"/mcp%C3"),
+                             (b"GET", b"/m\xffcp")]:
+            request = posted(method, path)
+            resource.render(request)
+            self.assertEqual(
+                (request.responseCode, request.written, resource.failures),
+                (400, [b"Non-UTF-8 encoding in URL."], []), path)
+
     def test_failureAnsweredByTheErrorEntry(self):
         resource = _Answering(Deferred())
         request = posted()
