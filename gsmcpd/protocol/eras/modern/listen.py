@@ -1,10 +1,8 @@
 """
 C{subscriptions/listen}: a 2026-07-28 client's way of hearing of changes.
-
-The listen request names what it wants (a L{Filter}), is acknowledged with
-what it will hear of, and its response stays open as the stream its
-notices arrive on (L{gsmcpd.transport.modern}), each tagged with the
-listen request's id.
+The request names a L{Filter}, is acknowledged with what it will hear of,
+and its response stays open as the stream of its notices, each tagged with
+its id (L{gsmcpd.transport.modern}).
 """
 
 from gsmcpd.protocol.eras.modern.envelope import SUBSCRIPTION_ID_KEY
@@ -14,18 +12,15 @@ from gsmcpd.protocol.notices import LIST_CHANGES, Deliver, Filter, Subscriber
 
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 OFFERED = Filter(True, True, True, frozenset({"any"}))
-"""What a listener may hear of: list changes, and updates of any resource
-it names."""
+"""List changes, and updates of any resource a listener names."""
 
 
 def readFilter(params: JsonObject) -> Filter:
     """
-    The L{Filter} of a C{subscriptions/listen} request.
-
-    @raise JsonRpcError: C{-32602} when C{notifications} is missing or not
-        the object the revision defines, or names more resources, or longer
-        URIs, than a 2025 session may subscribe to (the count is checked
-        before any URI is looked at, so a huge list costs nothing).
+    @raise JsonRpcError: C{-32602} when C{notifications} is malformed, or
+        names more resources, or longer URIs, than a 2025 session may
+        subscribe to (counted before any URI is read: a huge list costs
+        nothing).
     """
     notifications = params.get("notifications")
     if not isinstance(notifications, dict):
@@ -54,10 +49,7 @@ def readFilter(params: JsonObject) -> Filter:
 
 
 class Listener(Subscriber):
-    """
-    One C{subscriptions/listen} request's stream: what it asked for, and
-    its notices tagged with the request's id.
-    """
+    """One C{subscriptions/listen} stream, its notices tagged with its id."""
 
     def __init__(self, filter: Filter, deliver: Deliver,
                  subscriptionId: object):
@@ -68,7 +60,5 @@ class Listener(Subscriber):
             SUBSCRIPTION_ID_KEY: self.subscriptionId}))
 
     def acknowledge(self) -> None:
-        """
-        The first notice on the stream: what it will hear of.
-        """
+        """The first notice on the stream: what it will hear of."""
         self.tell(ACKNOWLEDGED, {"notifications": self.filter.wire()})

@@ -1,12 +1,8 @@
 """
-How a 2026-era result is dressed: C{resultType} on every one, and cache
-hints on the results a client may keep; and framed as its response
-(L{ModernAnswer}).
-
-A 2025 result is the bare value; the same value answered in the 2026 era
-says what kind of result it is (C{complete}, or C{input_required} when the
-server needs the client's answers first) and, for the lists and reads,
-how long (C{ttlMs}) and for whom (C{cacheScope}) the client may reuse it.
+How a 2026-era result is dressed: C{resultType} on every one (C{complete},
+or C{input_required} when the server needs answers first), and on lists and
+reads how long (C{ttlMs}) and for whom (C{cacheScope}) a client may reuse
+it; and framed as its response (L{ModernAnswer}).
 """
 
 import attr
@@ -24,9 +20,8 @@ class CacheHint:
     """
     How long, and how widely, a client may reuse a result.
 
-    @ivar cacheScope: C{"public"} when the result holds nothing particular
-        to the caller (a shared gateway may serve it to anyone);
-        C{"private"} when only the caller may reuse it.
+    @ivar cacheScope: C{"public"} when a shared gateway may serve it to
+        anyone, C{"private"} when only the caller may reuse it.
     """
 
     ttlMs: int
@@ -53,14 +48,10 @@ CACHE_HINTS = {
     # subscriptions/listen says when it changed.
     "resources/read": CacheHint(0, "private"),
 }
-"""The hint each cacheable method's results carry in the 2026 era."""
 
 
 def complete(method: str, value: JsonObject) -> JsonObject:
-    """
-    A finished result as the 2026 era answers it: C{resultType} and, for a
-    cacheable method, its cache hint.
-    """
+    """A finished result: C{resultType} and any cache hint."""
     dressed = dict(value, resultType=COMPLETE)
     hint = CACHE_HINTS.get(method)
     if hint is not None:
@@ -71,19 +62,15 @@ def complete(method: str, value: JsonObject) -> JsonObject:
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class ModernAnswer:
     """
-    A 2026-era request's answer, framed by its era (L{response}).
+    A 2026-era request's answer.
 
-    @ivar value: its dressed result.
-    @ivar minted: the handle C{open_session} opened, which the transport
-        names in an C{Mcp-Param-Session} header (a load balancer learns to
-        route the session's later calls by it), or L{None}.
+    @ivar minted: the handle C{open_session} opened, named in an
+        C{Mcp-Param-Session} header so a load balancer learns to route the
+        session's later calls, or L{None}.
     """
 
     value: JsonObject
     minted: str | None = None
 
     def response(self, messageId: object) -> JsonObject:
-        """
-        The JSON-RPC response to request C{messageId} that carries it.
-        """
         return result(messageId, self.value)
