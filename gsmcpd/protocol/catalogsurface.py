@@ -32,13 +32,11 @@ def unwrapCall(catalog: Any, message: Message,
                lifted: tuple[str, ...] = ()) -> Message:
     """
     C{message} as the direct C{tools/call} it names when it is a valid call
-    of C{tool_call}, else itself.  Made before either era looks at the
-    call, so it meets everything a direct call meets by construction.
+    of C{tool_call}, else itself: made before either era looks, so it meets
+    everything a direct call meets by construction.
 
     @param lifted: the arguments this era adds to C{tool_call}'s schema
         (the 2026 era's C{session}), passed on among the called tool's.
-    @raise JsonRpcError: C{-32602} for a lifted argument given there too,
-        with a different value.
     """
     if message.method != "tools/call" or \
             message.params.get("name") != TOOL_CALL:

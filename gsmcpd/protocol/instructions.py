@@ -62,9 +62,6 @@ UNSERVED = "Not served here: {} (an operator adds one to --toolsets)."
 def stockInstructions(toolsets: Iterable[Toolset], modern: bool = False,
                       withheld: Iterable[str] = ()) -> str:
     """
-    The era's preamble, each served toolset's paragraph, then the shipped
-    toolsets not served.
-
     @param withheld: toolsets no operator could add here (under
         C{--read-only}, C{mutation}): left out of the last line.
     """
@@ -85,11 +82,7 @@ def stockInstructions(toolsets: Iterable[Toolset], modern: bool = False,
 
 
 def readInstructions(path: str) -> str | None:
-    """
-    An operator's instructions file: its text, or L{None} when empty.
-
-    @raise ValueError: when it cannot be read or is too long.
-    """
+    """An operator's file: its text, L{None} if empty, or L{ValueError}."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()

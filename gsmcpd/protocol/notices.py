@@ -42,10 +42,7 @@ class Filter:
         return shape
 
     def granted(self, offered: "Filter") -> "Filter":
-        """
-        This filter less what C{offered} lacks (there, any non-empty
-        C{resourceSubscriptions} means all).
-        """
+        """Less what C{offered} lacks (any URIs there mean all)."""
         return attr.evolve(
             self, resourceSubscriptions=self.resourceSubscriptions
             if offered.resourceSubscriptions else frozenset(),
@@ -55,8 +52,6 @@ class Filter:
 
 class Subscriber:
     """
-    One listener: what it wants, and how a notice reaches it.
-
     @ivar subscriptionId: the 2026 listen request's id, which tags its
         notices, or L{None} (2025).
     """

@@ -16,10 +16,7 @@ from gsmcpd.tools.templates.outcomes import ToolError
 
 @implementer(IAsker)
 class StreamAsker:
-    """
-    Asking the 2025 way, on the call's stream (C{sink}; L{None} when the
-    call is not answered as one, and then nothing can be asked).
-    """
+    """Asking on the call's stream, C{sink}: without one, nothing is asked."""
 
     def __init__(self, pending: IClientRequests, client: ClientSession,
                  sink: ICallSink | None):
@@ -36,9 +33,6 @@ class StreamAsker:
 
     def send(self, method: str,
              params: dict[str, Any]) -> Deferred[dict[str, Any]]:
-        """
-        @raise ToolError: C{refused}, for a call with no stream.
-        """
         if self._sink is None:
             raise ToolError("refused", f"{method} needs a client that "
                             "accepts an event stream for this call")

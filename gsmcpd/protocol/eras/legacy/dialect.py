@@ -16,9 +16,8 @@ from gsmcpd.tools.base import Tool
 @attr.s(frozen=True, auto_attribs=True)
 class LegacyDialect:
     """
-    The 2025 era's: no handle tools nor skills, a missing resource as
-    C{-32002}, the server named in the body, a dead gem as the end of the
-    MCP session.
+    The 2025 era's: C{-32002} for a missing resource, a dead gem as the end
+    of the MCP session.
     """
 
     instructions: str | None

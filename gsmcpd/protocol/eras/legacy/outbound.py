@@ -44,11 +44,7 @@ class PendingRequests:
     def send(self, session: ClientSession, method: str,
              params: JsonObject | None = None,
              via: ICallSink | None = None) -> Deferred[JsonObject]:
-        """
-        Post a request on C{session}'s stream, or on C{via} (a call's own):
-        the client's result, or L{ClientDidNotAnswer} or
-        L{ClientAnsweredError}.
-        """
+        """Post a request on C{session}'s stream, or C{via} a call's own."""
         requestId = f"srv-{next(self._ids)}"
         d: Deferred[JsonObject] = Deferred()
         timer = self._clock.callLater(self._timeout, self._expire, requestId)

@@ -1,15 +1,12 @@
 """
-How a running 2026-07-28 call asks the client something, through
-C{ask({key: inputRequest, ...})} as in any era.  A 2026 call cannot wait: a
-round without the answers ends input-required
-(L{gsmcpd.tools.questions.InputRequired}), the client sends the request
-again with them, and the tool runs again from the start.  Earlier rounds'
-answers travel in the sealed C{requestState}, each bound to the digest of
-the question its round asked: a tool gets only an answer to that very
-question.  An answer sent unasked (without state, as SEP-2322 allows) is
-taken for an ordinary question, never for a
-L{gsmcpd.tools.questions.BoundQuestion} (a confirmation of destructive
-work), which is then asked.
+How a 2026-07-28 call asks the client something.  It cannot wait: a round
+without the answers ends input-required, the client sends the request again
+with them, and the tool runs again from the start.  Earlier rounds' answers
+travel in the sealed C{requestState}, each bound to the digest of the
+question asked, so a tool gets only answers to that very question.  An
+answer sent unasked (as SEP-2322 allows) may answer an ordinary question,
+never a L{gsmcpd.tools.questions.BoundQuestion} (a confirmation of
+destructive work).
 """
 
 import hashlib
@@ -30,10 +27,6 @@ Gathered = dict[str, JsonObject]
 """Answers by key, each C{{"question": digest or None, "answer": ...}}."""
 
 
-def _needed(requests: JsonObject) -> set[str]:
-    return {CAPABILITY[request["method"]] for request in requests.values()}
-
-
 def questionDigest(question: JsonObject) -> str:
     """What names one question: the digest of its method and parameters."""
     return hashlib.sha256(canonical(question)).hexdigest()
@@ -44,11 +37,7 @@ def bound(question: JsonObject, answer: JsonObject) -> JsonObject:
 
 
 def gatheredFrom(state: Any, responses: JsonObject) -> Gathered:
-    """
-    The answers carried from earlier rounds, and this round's, each bound
-    to the question asked under its key, else unasked (never replacing one
-    carried).
-    """
+    """Earlier rounds' answers and this one's (unasked never replaces one)."""
     state = state or {}
     asked = state.get("asked", {})
     gathered = dict(state.get("answers", {}))
@@ -89,15 +78,11 @@ class ModernAsker:
         self._task = TaskAsker(store, task, self._envelope, self._gathered)
 
     def ask(self, requests: JsonObject) -> Deferred[JsonObject]:
-        """
-        @raise InputRequired: to end the round asking for the answers the
-            request does not carry.
-        @raise JsonRpcError: C{-32021} when the client cannot answer one.
-        """
+        """Raises L{InputRequired} for answers the request does not carry."""
         if self._task is not None:
             return self._task.ask(requests)
-        answers = _answered(requests, self._gathered)
-        missing = _unanswered(requests, answers, self._envelope, "this call")
+        answers, missing = _pending(requests, self._gathered, self._envelope,
+                                    "this call")
         if not missing:
             return succeed(answers)
         raise InputRequired(missing, self._gathered)
@@ -105,10 +90,7 @@ class ModernAsker:
 
 @implementer(IAsker)
 class TaskAsker:
-    """
-    Asking from inside a task: it waits, C{input_required}, for
-    C{tasks/update}; answers from rounds before it became a task count.
-    """
+    """Asking from inside a task: it waits, C{input_required}, for answers."""
 
     def __init__(self, store: Any, task: Any, envelope: Envelope,
                  gathered: Gathered | None = None) -> None:
@@ -123,8 +105,8 @@ class TaskAsker:
     @inlineCallbacks
     def ask(self, requests: JsonObject
             ) -> Generator[Deferred[Any], Any, JsonObject]:
-        answers = _answered(requests, self._gathered)
-        missing = _unanswered(requests, answers, self._envelope, "this task")
+        answers, missing = _pending(requests, self._gathered, self._envelope,
+                                    "this task")
         if missing:
             given = yield self._store.ask(self._task, missing)
             for key, answer in given.items():
@@ -133,20 +115,18 @@ class TaskAsker:
         return answers
 
 
-def _unanswered(requests: JsonObject, answers: JsonObject,
-                envelope: Envelope, asking: str) -> JsonObject:
-    """
-    The C{requests} not in C{answers}.
-
-    @raise JsonRpcError: C{-32021} for a kind the client cannot answer.
-    """
+def _pending(requests: JsonObject, gathered: Gathered, envelope: Envelope,
+             asking: str) -> tuple[JsonObject, JsonObject]:
+    """The answers, and the questions open (C{-32021} if one cannot be)."""
+    answers = _answered(requests, gathered)
     missing = {key: request for key, request in requests.items()
                if key not in answers}
-    for capability in sorted(_needed(missing)):
+    for capability in sorted({CAPABILITY[request["method"]]
+                              for request in missing.values()}):
         if not envelope.supports(capability):
             raise missingCapability(capability, f"{asking} needs the client "
                                     "to answer a question")
-    return missing
+    return answers, missing
 
 
 @inlineCallbacks
@@ -156,16 +136,13 @@ def modernRound(seal: RequestStateSeal, envelope: Envelope, method: str,
                 escalate: Callable[..., Any] | None = None,
                 verified: Any = None) -> Any:
     """
-    One round of a 2026-era request that may ask the client: its dressed
-    result, complete or input-required with the answers so far sealed.
+    One round of a 2026-era request that may ask the client: its result,
+    complete or input-required with the answers so far sealed.
 
-    @param escalate: for a call that may become a task: called with the
-        call's L{Deferred} and asker when it did not finish (or ask) at
-        once; answers the result to send instead.
-    @param verified: the state L{RequestStateSeal.verified} before, spent
-        now; L{None} to verify it now.
-    @raise JsonRpcError: C{-32602} for tampered state or malformed answers,
-        C{-32021} for a question the client cannot answer.
+    @param escalate: for a call that may become a task, called with its
+        L{Deferred} and asker if it did not end (or ask) at once.
+    @param verified: the state L{RequestStateSeal.verified} before, or
+        L{None} to verify it now.
     """
     state = seal.open(method, params) if verified is None \
         else seal.spend(verified)

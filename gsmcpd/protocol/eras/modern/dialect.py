@@ -23,9 +23,8 @@ def namedInMeta(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
 @attr.s(frozen=True, auto_attribs=True)
 class ModernDialect:
     """
-    The 2026-07-28 era's: tools with their C{session} argument, handle
-    tools, skills, a missing resource as C{-32602}, the server named in
-    C{_meta}, a dead gem as the end of its handle.
+    The 2026-07-28 era's: C{session} arguments, handle tools, skills,
+    C{-32602} for a missing resource, the end of a dead gem's handle.
     """
 
     instructions: str | None

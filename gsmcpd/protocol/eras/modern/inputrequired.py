@@ -1,9 +1,7 @@
 """
-Input-required results: where a 2025 server sends C{elicitation/create} or
-C{sampling/createMessage} on the call's stream and waits, a 2026 server
-answers at once with C{resultType: "input_required"}, keyed
+Input-required results: a 2026 server asks by answering at once with keyed
 C{inputRequests} and a sealed C{requestState}; the client sends the same
-request again with C{inputResponses} under those keys and the state.
+request again with C{inputResponses} under those keys, and the state.
 """
 
 from gsmcpd.protocol.eras.modern.results import INPUT_REQUIRED
@@ -16,9 +14,7 @@ METHODS = frozenset({"tools/call", "prompts/get", "resources/read",
 
 def inputRequired(method: str, inputRequests: JsonObject,
                   requestState: str | None = None) -> JsonObject:
-    """
-    @raise ValueError: for a method that may not answer so (our bug).
-    """
+    """Raises L{ValueError} for a method that may not answer so (our bug)."""
     if method not in METHODS:
         raise ValueError(f"{method} may not answer input_required")
     result = {"resultType": INPUT_REQUIRED, "inputRequests": inputRequests}
@@ -28,12 +24,7 @@ def inputRequired(method: str, inputRequests: JsonObject,
 
 
 def inputResponses(params: JsonObject) -> JsonObject:
-    """
-    The answers a request carries, by key; keys not asked are the caller's
-    to ignore.
-
-    @raise JsonRpcError: C{-32602} for answers that are no objects.
-    """
+    """The answers a request carries, by key (the caller ignores others)."""
     if "inputResponses" not in params:
         return {}
     answers = params["inputResponses"]

@@ -17,10 +17,9 @@ OFFERED = Filter(True, True, True, frozenset({"any"}))
 
 def readFilter(params: JsonObject) -> Filter:
     """
-    @raise JsonRpcError: C{-32602} when C{notifications} is malformed, or
-        names more resources, or longer URIs, than a 2025 session may
-        subscribe to (counted before any URI is read: a huge list costs
-        nothing).
+    Refused with C{-32602} when malformed, or naming more resources, or
+    longer URIs, than a 2025 session may subscribe to (counted before any
+    URI is read: a huge list costs nothing).
     """
     notifications = params.get("notifications")
     if not isinstance(notifications, dict):

@@ -15,10 +15,8 @@ from gsmcpd.tools.templates.outcomes import ToolError
 def refusalOf(error: JsonRpcError | ToolError, handle: str | None,
               principal: Any, sessions: Any) -> str | None:
     """
-    The kind of refusal C{error}, from lending a session for C{handle}, is:
-    a handle unknown or not the caller's (told alike, so only the audit
-    tells them apart), none where one is needed, a caller over its share;
-    or L{None}.
+    The refusal C{error} is, or L{None}: a handle unknown or another's
+    (told alike, only the audit tells them apart), none, or over a share.
     """
     if isinstance(error, ToolError):
         if error.kind != "refused":

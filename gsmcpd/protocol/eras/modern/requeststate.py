@@ -1,11 +1,9 @@
 """
 C{requestState}: what a 2026-era server remembers between the rounds of one
-request, kept by the client instead.  Nothing is stored here: the string
-carries the state, sealed with an HMAC under a key only this daemon holds,
-bound to its request (method, tool or prompt or resource, arguments) and a
-deadline, with a nonce good for one round; so an answer in it cannot be
-replayed nor moved to another call.  It is signed, not encrypted: it never
-holds a secret.  Only used nonces are remembered, until their deadlines.
+request, kept by the client, sealed with an HMAC under this daemon's key,
+bound to its request and a deadline, with a nonce good for one round: an
+answer in it cannot be replayed nor moved to another call.  Signed, not
+encrypted: it never holds a secret.  Only used nonces are remembered.
 """
 
 import base64
@@ -56,8 +54,6 @@ def refused(why: str) -> JsonRpcError:
 
 class RequestStateSeal:
     """
-    Seals and opens C{requestState} strings for one daemon.
-
     @ivar lifetime: seconds a state stays valid: long enough for a person
         to answer a confirmation, too short to replay an answer days later.
     """
@@ -88,7 +84,7 @@ class RequestStateSeal:
 
     def open(self, method: str, params: JsonObject) -> Any:
         """
-        The state in C{params["requestState"]} (L{None}: none), spent.
+        The state in C{params["requestState"]}, or L{None}; spent.
 
         @raise JsonRpcError: C{-32602} (C{tamperedState}) for a string not
             sealed here for this very request, expired, or already opened.
@@ -96,11 +92,7 @@ class RequestStateSeal:
         return self.spend(self.verified(method, params))
 
     def spend(self, payload: Any) -> Any:
-        """
-        The state of a C{payload} L{verified} earlier, spent now.
-
-        @raise JsonRpcError: as L{open}, if it expired or was spent since.
-        """
+        """The state of a C{payload} L{verified} earlier, spent now."""
         if payload is None:
             return None
         self._unspent(payload)
@@ -113,8 +105,6 @@ class RequestStateSeal:
         """
         The payload, verified but not spent: a call is refused for it before
         a session is lent, and its round spends it.
-
-        @raise JsonRpcError: as L{open}.
         """
         sealed = params.get("requestState")
         if sealed is None:
@@ -135,14 +125,11 @@ class RequestStateSeal:
 
     def _unspent(self, payload: Any) -> None:
         """Refuse a verified C{payload} past its deadline or already spent."""
-        self._forgetExpired()
-        if self._clock.seconds() > payload["expires"]:
+        now = self._clock.seconds()
+        # Nonces past their deadlines need no remembering: refused as expired.
+        while self._spentUntil and self._spentUntil[0][0] < now:
+            self._spent.discard(heapq.heappop(self._spentUntil)[1])
+        if now > payload["expires"]:
             raise refused("it expired")
         if payload["nonce"] in self._spent:
             raise refused("it was already used: each one answers one round")
-
-    def _forgetExpired(self) -> None:
-        """Forget nonces past their deadlines: those are refused as expired."""
-        now = self._clock.seconds()
-        while self._spentUntil and self._spentUntil[0][0] < now:
-            self._spent.discard(heapq.heappop(self._spentUntil)[1])

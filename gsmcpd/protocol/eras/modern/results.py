@@ -1,8 +1,7 @@
 """
-How a 2026-era result is dressed: C{resultType} on every one (C{complete},
-or C{input_required} when the server needs answers first), and on lists and
-reads how long (C{ttlMs}) and for whom (C{cacheScope}) a client may reuse
-it; and framed as its response (L{ModernAnswer}).
+How a 2026-era result is dressed: C{resultType} on every one, and on lists
+and reads how long (C{ttlMs}) and for whom (C{cacheScope}) a client may
+reuse it.
 """
 
 import attr
@@ -18,8 +17,6 @@ HOUR_MS = 3_600_000
 @attr.s(frozen=True, auto_attribs=True)
 class CacheHint:
     """
-    How long, and how widely, a client may reuse a result.
-
     @ivar cacheScope: C{"public"} when a shared gateway may serve it to
         anyone, C{"private"} when only the caller may reuse it.
     """
@@ -35,13 +32,10 @@ class CacheHint:
 CACHE_HINTS = {
     # The served toolsets, prompts, fixed resources and templates are
     # chosen at startup and never change while the daemon runs.
-    "server/discover": CacheHint(HOUR_MS, "public"),
-    "tools/list": CacheHint(HOUR_MS, "public"),
-    "prompts/list": CacheHint(HOUR_MS, "public"),
-    "resources/list": CacheHint(HOUR_MS, "public"),
-    "resources/templates/list": CacheHint(HOUR_MS, "public"),
-    "skills/list": CacheHint(HOUR_MS, "public"),
-    "skills/get": CacheHint(HOUR_MS, "public"),
+    **dict.fromkeys(("server/discover", "tools/list", "prompts/list",
+                     "resources/list", "resources/templates/list",
+                     "skills/list", "skills/get"),
+                    CacheHint(HOUR_MS, "public")),
     # What a read shows depends on the reader's view of the repository: a
     # class's source is only current until that view moves (a commit, an
     # abort, another session's commit seen), so it is not reused at all;
@@ -62,8 +56,6 @@ def complete(method: str, value: JsonObject) -> JsonObject:
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class ModernAnswer:
     """
-    A 2026-era request's answer.
-
     @ivar minted: the handle C{open_session} opened, named in an
         C{Mcp-Param-Session} header so a load balancer learns to route the
         session's later calls, or L{None}.

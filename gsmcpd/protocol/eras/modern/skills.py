@@ -27,8 +27,6 @@ MIME_TYPE = "text/markdown"
 @attr.s(frozen=True, auto_attribs=True)
 class Skill:
     """
-    One guide.
-
     @ivar name: lowercase words joined by hyphens.
     @ivar description: one sentence: what it is for and when to load it.
     """
@@ -100,9 +98,7 @@ class Skills:
         return {"skills": [skill.entry() for skill in self]}
 
     def get(self, params: JsonObject) -> JsonObject:
-        """
-        @raise JsonRpcError: C{-32602} for a URI that is not a skill here.
-        """
+        """One entry; C{-32602} for a URI that is no skill here."""
         skill = self.find(params.get("uri"))
         if skill is None:
             raise JsonRpcError(INVALID_PARAMS, f"Invalid params: no skill "

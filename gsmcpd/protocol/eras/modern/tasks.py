@@ -1,13 +1,10 @@
 """
 Tasks (the C{io.modelcontextprotocol/tasks} extension): a long call answered
-at once with a task the client polls (C{tasks/get}), answers
-(C{tasks/update}) and ends (C{tasks/cancel}, mapped onto the caller's
-escalation).  A task belongs to the daemon, not a connection.  It is kept
-C{--task-retention} after it ends (its C{ttlMs}, from creation, says until
-when); one still working then is kept while its call runs (under its
-caller's share), one waiting for answers is cancelled; and only an
-identity's newest C{--tasks-kept} ended tasks are kept, so results nobody
-reads do not fill memory.
+at once with a task the client polls, answers and cancels.  A task belongs
+to the daemon, not a connection, and is kept C{--task-retention} after it
+ends (one still working then is kept while its call runs, under its
+caller's share; one waiting for answers is cancelled); only an identity's
+newest C{--tasks-kept} are kept, so results nobody reads fill no memory.
 """
 
 import secrets
@@ -66,8 +63,7 @@ class Task:
 
     @ivar result: once C{completed} (a tool's error completes too, C{isError}).
     @ivar error: the JSON-RPC error once C{failed}: no result at all.
-    @ivar owner: whose call it is (L{None} without authentication); nobody
-        else may read or end it.
+    @ivar owner: whose call it is, or L{None}; nobody else may read or end it.
     """
 
     taskId: str
@@ -117,8 +113,7 @@ class TaskStore:
 
     @ivar ttl: seconds a task stays readable after it ended.
     @ivar kept: most ended tasks kept per identity, or L{None}.
-    @ivar onChange: called with each L{Task} whose status changed (for
-        C{notifications/tasks}), or L{None}.
+    @ivar onChange: called with each L{Task} whose status changed, or L{None}.
     """
 
     log = Logger()
@@ -139,12 +134,7 @@ class TaskStore:
 
     def adopt(self, working: Deferred[JsonObject], cancel: Callable[[], None],
               owner: Any = None) -> "Task":
-        """
-        Make a call already under way a task, readable at once.
-
-        @param cancel: the caller's escalation; called once, by
-            C{tasks/cancel} or when the retention runs out first.
-        """
+        """Make a call under way a task; C{cancel} (its escalation) ends it."""
         now = self._clock.seconds()
         task = Task(secrets.token_urlsafe(24), now, now, int(self.ttl * 1000),
                     int(self.pollInterval * 1000), owner=owner)
@@ -227,10 +217,7 @@ class TaskStore:
             self.cancel(task)
 
     def get(self, taskId: object, principal: Any = None) -> "Task":
-        """
-        @raise JsonRpcError: C{-32602} for an id that is no task here, and
-            the same for another identity's task.
-        """
+        """C{-32602} for an id that is no task here, or another identity's."""
         task = self._tasks.get(taskId) if isinstance(taskId, str) else None
         admitted = admits(None if task is None else task.owner, principal,
                           f"task {str(taskId)[:8]}", exists=task is not None)
@@ -242,12 +229,7 @@ class TaskStore:
         return task
 
     def respond(self, request: RequestFacts) -> JsonObject:
-        """
-        The handler of C{tasks/get}, C{tasks/update} and C{tasks/cancel}.
-
-        @raise JsonRpcError: C{-32021} without the extension, C{-32602} for
-            an unknown task or malformed answers.
-        """
+        """The handler of C{tasks/get}, C{tasks/update} and C{tasks/cancel}."""
         refusal = requires(request)
         if refusal is not None:
             raise refusal
@@ -287,7 +269,7 @@ class TaskStore:
         return task._waiting
 
     def answer(self, task: "Task", inputResponses: JsonObject) -> None:
-        """C{tasks/update}: keys not asked are ignored; resumes once all are in."""
+        """C{tasks/update}: unasked keys ignored, resumes once all are in."""
         if task.status != INPUT_REQUIRED:
             return
         for key, answer in inputResponses.items():
@@ -304,9 +286,8 @@ class TaskStore:
 @implementer(ICallSink)
 class TaskProgress:
     """
-    The stream of a call that may become a task: nobody reads it, so its
-    progress becomes the task's C{statusMessage} and its log messages go
-    nowhere.
+    The stream of a call that may become a task: nobody reads it, so progress
+    becomes the task's C{statusMessage} and log messages go nowhere.
     """
 
     wantsProgress = True
