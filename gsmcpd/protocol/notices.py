@@ -6,7 +6,6 @@ L{gsmcpd.protocol.eras.modern.listen}).
 """
 
 from collections.abc import Callable, Iterable
-from functools import partial
 from typing import Any
 
 import attr
@@ -92,18 +91,9 @@ class ChangeNotices:
         if subscriber in self._subscribers:
             self._subscribers.remove(subscriber)
 
-    def _tell(self, wanted: Callable[[Filter], Any], method: str,
-              params: JsonObject) -> None:
-        for subscriber in list(self._subscribers):
-            if wanted(subscriber.filter):
-                subscriber.tell(method, params)
-
     def resourcesUpdated(self, uris: Iterable[str]) -> None:
         """Each URI's subscribers hear of it once, whatever else changed."""
         for uri in sorted(set(uris)):
-            self._tell(partial(_subscribed, uri), RESOURCE_UPDATED,
-                       {"uri": uri})
-
-
-def _subscribed(uri: str, wants: Filter) -> bool:
-    return uri in wants.resourceSubscriptions
+            for subscriber in list(self._subscribers):
+                if uri in subscriber.filter.resourceSubscriptions:
+                    subscriber.tell(RESOURCE_UPDATED, {"uri": uri})

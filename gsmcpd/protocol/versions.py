@@ -6,7 +6,6 @@ L{KNOWN}.
 
 KNOWN = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25",
          "2026-07-28")
-"""Every revision this server recognises, oldest first."""
 
 MODERN_VERSION = KNOWN[4]
 """The stateless revision: no handshake, every request self-describing."""

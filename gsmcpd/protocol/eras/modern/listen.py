@@ -15,6 +15,10 @@ OFFERED = Filter(True, True, True, frozenset({"any"}))
 """List changes, and updates of any resource a listener names."""
 
 
+def _invalid(why: str) -> JsonRpcError:
+    return JsonRpcError(INVALID_PARAMS, f"Invalid params: {why}")
+
+
 def readFilter(params: JsonObject) -> Filter:
     """
     Refused with C{-32602} when malformed, or naming more resources, or
@@ -23,27 +27,24 @@ def readFilter(params: JsonObject) -> Filter:
     """
     notifications = params.get("notifications")
     if not isinstance(notifications, dict):
-        raise JsonRpcError(INVALID_PARAMS, "Invalid params: subscriptions/"
-                           "listen needs notifications, an object naming "
-                           "what to listen for")
+        raise _invalid("subscriptions/listen needs notifications, an object "
+                       "naming what to listen for")
     flags = {}
     for name in LIST_CHANGES:
         value = notifications.get(name, False)
         if not isinstance(value, bool):
-            raise JsonRpcError(INVALID_PARAMS,
-                               f"Invalid params: {name} must be a boolean")
+            raise _invalid(f"{name} must be a boolean")
         flags[name] = value
     uris = notifications.get("resourceSubscriptions", [])
     if isinstance(uris, list) and len(uris) > MAX_SUBSCRIPTIONS:
-        raise JsonRpcError(INVALID_PARAMS, "Invalid params: a listener "
-                           f"follows at most {MAX_SUBSCRIPTIONS} resources")
+        raise _invalid(f"a listener follows at most {MAX_SUBSCRIPTIONS} "
+                       "resources")
     if not isinstance(uris, list) or not all(isinstance(uri, str)
                                              for uri in uris):
-        raise JsonRpcError(INVALID_PARAMS, "Invalid params: "
-                           "resourceSubscriptions must be a list of URIs")
+        raise _invalid("resourceSubscriptions must be a list of URIs")
     if any(len(uri) > MAX_URI_LENGTH for uri in uris):
-        raise JsonRpcError(INVALID_PARAMS, "Invalid params: a resource "
-                           f"URI is at most {MAX_URI_LENGTH} characters")
+        raise _invalid(f"a resource URI is at most {MAX_URI_LENGTH} "
+                       "characters")
     return Filter(**flags, resourceSubscriptions=frozenset(uris))
 
 

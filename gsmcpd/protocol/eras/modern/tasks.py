@@ -154,7 +154,7 @@ class TaskStore:
 
     def _failed(self, task: Task, failure: Failure) -> None:
         if task.status == CANCELLED:
-            return None
+            return
         if failure.check(JsonRpcError):
             error = cast(JsonRpcError, failure.value).asResponse(
                 None)["error"]
