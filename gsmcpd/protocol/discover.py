@@ -1,8 +1,7 @@
 """
-C{server/discover}: what this server is and speaks.  A 2026-07-28 client
-asks first (it has no handshake) and may cache the answer; a 2025 client
-may ask too.  Both get the same facts; each era names the server in its own
-place (2026: C{_meta}; 2025: the body, as C{initialize} does).
+C{server/discover}: what this server is and speaks, the same facts in both
+eras; the 2026 one names the server in C{_meta}, the 2025 one in the body,
+as C{initialize} does.
 """
 
 from gsmcpd.protocol.jsonrpc import JsonObject

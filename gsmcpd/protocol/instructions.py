@@ -1,10 +1,8 @@
 """
-The server's instructions, given the model by C{initialize} (2025) or
-C{server/discover} (2026-07-28).  The stock text is assembled from the
-toolsets served, so it never names a tool the client cannot call, and
-written for each era (the 2026 one's session lives behind a handle, so it
-starts with C{open_session}).  An operator's file replaces both; an empty
-file sends none.
+The server's instructions for the model, assembled from the toolsets served
+(so they never name a tool the client cannot call) for each era: the 2026
+one's starts with C{open_session}.  An operator's file replaces both; an
+empty one sends none.
 """
 
 from collections.abc import Iterable
@@ -18,8 +16,7 @@ MAX_INSTRUCTIONS = 32_768
 OUTPUT_RULE = (
     "A structured result holds exactly the properties its output schema "
     "lists (null where one does not apply).")
-"""Said once here rather than in every output schema, which every session
-reads before any work."""
+"""Said once here, not in every output schema every session reads first."""
 
 LIMITS = (
     OUTPUT_RULE
@@ -48,8 +45,7 @@ MODERN_PREAMBLE = (
     "included) reaches another call (a tool whose point is a lasting change "
     "refuses). Names resolve through your session's symbol list "
     "(GemStone/S 64 Smalltalk). " + LIMITS)
-"""The 2026-07-28 era's, when a served tool runs on GemStone (and so
-takes a handle)."""
+"""The 2026-07-28 era's, when a served tool runs on GemStone."""
 
 DETACHED_PREAMBLE = (
     "This server's tools answer without a GemStone session. " + LIMITS)

@@ -1,10 +1,9 @@
 """
-What a client reads in an error's C{data.kind}: a closed set declared here
-once (and in docs/protocol.rst), so an agent branches without parsing prose.
-L{gsmcpd.protocol.jsonrpc.JsonRpcError} refuses any other kind, and a test
-reads every kind the code spells against this module.  A tool's own failure
-is a result, whose kinds L{gsmcpd.tools.templates.outcomes.ERROR_KINDS}
-closes.
+What a client reads in an error's C{data.kind}: a closed set, declared here
+and in docs/protocol.rst, so an agent branches without parsing prose
+(L{gsmcpd.protocol.jsonrpc.JsonRpcError} refuses any other, and a test any
+kind the code spells that is not here).  A tool's own failure is a result:
+L{gsmcpd.tools.templates.outcomes.ERROR_KINDS}.
 """
 
 SESSION_LIMIT = "sessionLimit"

@@ -1,8 +1,8 @@
 """
-A caller over its fair share (L{gsmcpd.sessions.shares}), told in either era
-as a JSON-RPC error whose C{data} says C{kind: shareCap} (the refusal kind
-metrics count), the C{cap} option and its C{limit}: a call with C{-32602},
-before anything is queued; a session with C{-32001}, as C{sessionLimit} is.
+A caller over its share (L{gsmcpd.sessions.shares}) is told, in either era,
+the C{shareCap} kind, the C{cap} option and its C{limit}: a call with
+C{-32602} before anything is queued, a session with C{-32001} as a full
+server's C{sessionLimit} is.
 """
 
 from gsmcpd.protocol import kinds

@@ -1,8 +1,6 @@
 """
-C{subscriptions/listen}: a 2026-07-28 client's way of hearing of changes.
-The request names a L{Filter}, is acknowledged with what it will hear of,
-and its response stays open as the stream of its notices, each tagged with
-its id (L{gsmcpd.transport.modern}).
+C{subscriptions/listen}: a 2026-07-28 client's way of hearing of changes, on
+its response's stream (L{gsmcpd.transport.modern}), tagged with its id.
 """
 
 from gsmcpd.protocol.eras.modern.envelope import SUBSCRIPTION_ID_KEY

@@ -1,9 +1,7 @@
 """
-Skills (the C{io.modelcontextprotocol/skills} extension): short guides an
-agent loads before it starts, each one C{SKILL.md} (YAML frontmatter, then
-Markdown) at C{skill://<name>/SKILL.md}, listed by C{skills/list} with its
-SHA-256 digest and size so a client can verify what it reads, and also
-served as an ordinary resource.
+Skills (the C{io.modelcontextprotocol/skills} extension): guides an agent
+loads first, each a C{SKILL.md} at C{skill://<name>/SKILL.md}, listed with
+its SHA-256 digest and size so a client can verify what it reads.
 """
 
 import hashlib
