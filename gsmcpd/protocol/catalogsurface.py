@@ -23,9 +23,7 @@ CATALOG_PARAGRAPH = (
 
 def catalogInstructions(toolsets: Any, modern: bool = False,
                         withheld: Iterable[str] = ()) -> str:
-    """
-    The era's stock instructions, then how to find what is not listed.
-    """
+    """The era's stock instructions, then how to find what is not listed."""
     return "\n\n".join([stockInstructions(toolsets, modern, withheld),
                         CATALOG_PARAGRAPH])
 
@@ -33,20 +31,12 @@ def catalogInstructions(toolsets: Any, modern: bool = False,
 def unwrapCall(catalog: Any, message: Message,
                lifted: tuple[str, ...] = ()) -> Message:
     """
-    C{message} as the direct C{tools/call} it names, when it is a valid
-    call of C{tool_call}; otherwise C{message} itself, answered as any call
-    is (an invalid call of C{tool_call} by its own schema, like any tool's).
-
-    Made before either era looks at the call, so everything a direct call
-    meets (validation, scopes, confirmations, session handles, deadlines,
-    the audit) it meets by construction.
+    C{message} as the direct C{tools/call} it names when it is a valid call
+    of C{tool_call}, else itself: made before either era looks, so it meets
+    everything a direct call meets by construction.
 
     @param lifted: the arguments this era adds to C{tool_call}'s schema
-        for the tool it calls (the 2026 era's C{session}): each given at
-        C{tool_call}'s top level is passed on among the called tool's
-        arguments.
-    @raise JsonRpcError: C{-32602} for a lifted argument given both there
-        and among the called tool's arguments, with different values.
+        (the 2026 era's C{session}), passed on among the called tool's.
     """
     if message.method != "tools/call" or \
             message.params.get("name") != TOOL_CALL:
@@ -78,14 +68,11 @@ def unwrapCall(catalog: Any, message: Message,
 def mirroringShown(catalog: Any, message: Message,
                    lifted: tuple[str, ...]) -> bool:
     """
-    Whether the client of C{message}, a C{tools/call}, was shown the schema
-    that declares its C{Mcp-Param-*} headers, and so must have sent them:
-    the tool is listed (C{tools/list}), or, for a call made through
-    C{tool_call}, an argument of L{unwrapCall}'s C{lifted} was given as
-    C{tool_call}'s own, which its listing declares.  A tool the catalog
-    surface does not list is called knowing only what C{tool_get} said, a
-    tool result no client mirrors by: its headers are checked when sent,
-    not required.
+    Whether the client of a C{tools/call} was shown the schema declaring
+    its C{Mcp-Param-*} headers, so must have sent them: the tool is listed,
+    or a C{lifted} argument was given as C{tool_call}'s own.  A tool known
+    only from C{tool_get} (a result no client mirrors by) has its headers
+    checked when sent, not required.
     """
     sent = message.raw.get("params")
     if isinstance(sent, dict) and sent.get("name") == TOOL_CALL and \

@@ -1,14 +1,8 @@
 """
-The server's instructions: the hint C{initialize} (2025) or
-C{server/discover} (2026-07-28) gives the model.
-
-The stock text is assembled from the toolsets actually served, so it never
-names a tool the client cannot call (its last line names the shipped
-toolsets that are not served, and the option that serves one), and is
-written for each era: where
-the 2025 era ties a GemStone session to the MCP session, the 2026 era's
-lives behind a handle, so its text starts with C{open_session}.  An
-operator's file replaces both; an empty file sends none.
+The server's instructions for the model, assembled from the toolsets served
+(so they never name a tool the client cannot call) for each era: the 2026
+one's starts with C{open_session}.  An operator's file replaces both; an
+empty one sends none.
 """
 
 from collections.abc import Iterable
@@ -22,8 +16,7 @@ MAX_INSTRUCTIONS = 32_768
 OUTPUT_RULE = (
     "A structured result holds exactly the properties its output schema "
     "lists (null where one does not apply).")
-"""Said once here rather than as C{required} and C{additionalProperties} in
-every output schema: every session reads them all before any work."""
+"""Said once here, not in every output schema every session reads first."""
 
 LIMITS = (
     OUTPUT_RULE
@@ -32,8 +25,7 @@ LIMITS = (
     " total (null if unknown, then atLeast) and nextOffset (null at the "
     "end). A method in a result holds className, meta (class side), "
     "selector and category.")
-"""A page's and a method's properties are said here, not in every listed
-output schema that holds one (L{gsmcpd.tools.catalog.SAID_ONCE})."""
+"""Said here, not in each output schema (L{gsmcpd.tools.catalog.SAID_ONCE})."""
 
 PREAMBLE = (
     "This server works inside a GemStone/S 64 Smalltalk repository. Your MCP "
@@ -53,14 +45,11 @@ MODERN_PREAMBLE = (
     "included) reaches another call (a tool whose point is a lasting change "
     "refuses). Names resolve through your session's symbol list "
     "(GemStone/S 64 Smalltalk). " + LIMITS)
-"""The 2026-07-28 era's first paragraph, when a served tool runs on
-GemStone (only those take a handle)."""
+"""The 2026-07-28 era's, when a served tool runs on GemStone."""
 
 DETACHED_PREAMBLE = (
     "This server's tools answer without a GemStone session. " + LIMITS)
-"""The 2026-07-28 era's first paragraph when no served tool runs on
-GemStone: no C{open_session} is offered."""
-
+"""The 2026-07-28 era's, when no C{open_session} is offered."""
 
 UNSERVED = "Not served here: {} (an operator adds one to --toolsets)."
 """The last line: what an agent could ask its operator for."""
@@ -69,13 +58,8 @@ UNSERVED = "Not served here: {} (an operator adds one to --toolsets)."
 def stockInstructions(toolsets: Iterable[Toolset], modern: bool = False,
                       withheld: Iterable[str] = ()) -> str:
     """
-    The era's preamble, then each served toolset's paragraph, in order,
-    then the shipped toolsets not served.
-
-    @param modern: the 2026-07-28 era's text, else the 2025 era's.
-    @param withheld: the shipped toolsets this deployment cannot serve at
-        all (under C{--read-only}, C{mutation}), which no operator could
-        add: left out of the last line.
+    @param withheld: toolsets no operator could add here (under
+        C{--read-only}, C{mutation}): left out of the last line.
     """
     if not modern:
         preamble = PREAMBLE
@@ -94,11 +78,7 @@ def stockInstructions(toolsets: Iterable[Toolset], modern: bool = False,
 
 
 def readInstructions(path: str) -> str | None:
-    """
-    An operator's instructions file: its text, or L{None} when it is empty.
-
-    @raise ValueError: when it cannot be read or is too long.
-    """
+    """An operator's file: its text, L{None} if empty, or L{ValueError}."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()

@@ -1,14 +1,9 @@
 """
-What a client reads in an error's C{data.kind}: a closed set, declared
-here once, so an agent can branch on a kind without parsing prose, and a
-new kind is a decision made in one place (and in docs/protocol.rst).
-
-A JSON-RPC error whose C{data} names a kind outside L{KINDS} cannot be
-made (L{gsmcpd.protocol.jsonrpc.JsonRpcError} refuses it), and a test reads
-every kind the runtime code spells against this module.  A tool's own
-failure is a result, not an error: its C{structuredContent.error.kind} is
-one of L{gsmcpd.tools.templates.outcomes.ERROR_KINDS}, closed in the same
-way (L{gsmcpd.tools.templates.outcomes.ToolError}).
+What a client reads in an error's C{data.kind}: a closed set, declared here
+and in docs/protocol.rst, so an agent branches without parsing prose
+(L{gsmcpd.protocol.jsonrpc.JsonRpcError} refuses any other, and a test any
+kind the code spells that is not here).  A tool's own failure is a result:
+L{gsmcpd.tools.templates.outcomes.ERROR_KINDS}.
 """
 
 SESSION_LIMIT = "sessionLimit"
@@ -41,5 +36,4 @@ KINDS = frozenset({SESSION_LIMIT, SERVER_STOPPING, LOGIN_FAILED,
 """Every C{error.data.kind} the daemon answers."""
 
 ENDED = frozenset({DEADLINE, PINNED})
-"""The kinds of a call the server ended (the policy that ended it; a call
-its client cancelled is not answered at all)."""
+"""A call the server ended (its client's cancelled call gets no answer)."""

@@ -1,7 +1,7 @@
 """
-The C{[session]} note: the line a tool's result ends with when what the
-tool did lives in the session (uncommitted) or died with it (a throwaway
-session's, logged out), and when code it ran moved the session's view.
+The C{[session]} notes a tool's result ends with: what it did lives in the
+session (uncommitted) or died with it (a throwaway session), or code it
+ran moved the session's view.
 """
 
 from gsmcpd.sessions.interfaces import IWorkSession
@@ -9,8 +9,7 @@ from gsmcpd.tools.base import Tool
 from gsmcpd.tools.templates.outcomes import STILL, ViewMove
 
 VIEW_TOOLS = frozenset({"abort", "commit", "refresh"})
-"""The tools whose whole point is to move the view: what they did is their
-answer, and C{commit} records its own commit."""
+"""Tools whose point is to move the view: what they did is their answer."""
 COMMITTED_NOTE = (
     "[session] Committed: code this call ran committed the session's "
     "transaction, so its changes and those made before it are in the "
@@ -31,27 +30,19 @@ MAYBE_COMMITTED_NOTE = (
 SESSION_NOTE = (
     "[session] Uncommitted changes: commit keeps them, abort discards them; "
     "ending the session (DELETE, idle timeout, server restart) loses them.")
-"""Appended to the result of a tool that can change something (one not
-annotated read-only) while the session holds uncommitted changes: what a
-read-only tool answers cannot have added to them."""
+"""For a tool not annotated read-only (only those can have added to the
+changes) while the session holds uncommitted changes."""
 THROWAWAY_NOTE = (
     "[session] ran in a throwaway session, logged out after this call: "
     "nothing it changed or left in the session was kept; open_session to "
     "keep your work")
-"""Appended instead to the result of such a tool run in a throwaway
-session (a 2026-era call without a handle), which no later call uses."""
+"""Instead, for such a tool run in a throwaway session (no handle)."""
 
 
 def sessionNotes(tool: Tool, needsCommit: bool | None,
                  session: IWorkSession | None,
                  moved: ViewMove = STILL) -> list[str]:
-    """
-    The C{[session]} notes a tool's result ends with, if any: whether code
-    it ran moved the view (as the stone said, L{viewNote}); then only a
-    tool that can change something has one to make.
-
-    @param session: the work session it ran in, or L{None}.
-    """
+    """The view's note, then the session's for a tool that can change it."""
     notes = viewNote(tool, moved)
     if tool.annotations.get("readOnlyHint"):
         return notes
@@ -61,10 +52,7 @@ def sessionNotes(tool: Tool, needsCommit: bool | None,
 
 
 def viewNote(tool: Tool, moved: ViewMove) -> list[str]:
-    """
-    The note saying the view moved while C{tool} ran, committed or not;
-    none for a tool that moves it by design (L{VIEW_TOOLS}).
-    """
+    """The note saying the view moved, unless C{tool} moves it by design."""
     if not moved.moved or tool.name in VIEW_TOOLS:
         return []
     return [MAYBE_COMMITTED_NOTE if moved.committed is None

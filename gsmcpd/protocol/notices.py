@@ -1,18 +1,11 @@
 """
-Change notices, to whoever listens, in either era.
-
-Something changes (the tool or prompt list, a class another session
-committed) and every client that asked to hear of it is told: a 2025
-client on its session's event stream
-(L{gsmcpd.protocol.eras.legacy.listeners}), a 2026-07-28 client on the
-stream of its C{subscriptions/listen} request
-(L{gsmcpd.protocol.eras.modern.listen}).
-L{ChangeNotices} is the one place changes are announced; the eras differ
-only in their L{Subscriber}.
+Change notices, to whoever listens, in either era: L{ChangeNotices} is the
+one place changes are announced; the eras differ only in their
+L{Subscriber} (L{gsmcpd.protocol.eras.legacy.listeners},
+L{gsmcpd.protocol.eras.modern.listen}).
 """
 
 from collections.abc import Callable, Iterable
-from functools import partial
 from typing import Any
 
 import attr
@@ -33,9 +26,7 @@ RESOURCE_UPDATED = "notifications/resources/updated"
 
 @attr.s(frozen=True, auto_attribs=True)
 class Filter:
-    """
-    What one listener wants to hear of.
-    """
+    """What one listener wants to hear of."""
 
     toolsListChanged: bool = False
     promptsListChanged: bool = False
@@ -50,12 +41,7 @@ class Filter:
         return shape
 
     def granted(self, offered: "Filter") -> "Filter":
-        """
-        This filter less what the server does not offer.
-
-        @param offered: a L{Filter} of what the server can announce (a
-            true C{resourceSubscriptions} is any non-empty set).
-        """
+        """Less what C{offered} lacks (any URIs there mean all)."""
         return attr.evolve(
             self, resourceSubscriptions=self.resourceSubscriptions
             if offered.resourceSubscriptions else frozenset(),
@@ -65,11 +51,8 @@ class Filter:
 
 class Subscriber:
     """
-    One listener: what it wants, and how a notice reaches it.
-
-    @ivar deliver: called with C{(method, params)} for each notice.
-    @ivar subscriptionId: the listen request's id, with which a 2026-era
-        listener's notices are tagged, or L{None} (2025: none).
+    @ivar subscriptionId: the 2026 listen request's id, which tags its
+        notices, or L{None} (2025).
     """
 
     def __init__(self, wants: Any, deliver: "Deliver",
@@ -80,10 +63,7 @@ class Subscriber:
 
     @property
     def filter(self) -> Filter:
-        """
-        Asked at each change: a 2025 session's subscriptions change while it
-        listens.
-        """
+        """Asked at each change: a 2025 session's change while it listens."""
         return self._wants()
 
     def tell(self, method: str, params: JsonObject) -> None:
@@ -91,9 +71,7 @@ class Subscriber:
 
 
 class ChangeNotices:
-    """
-    The daemon's listeners, and the changes announced to them.
-    """
+    """The daemon's listeners, and the changes announced to them."""
 
     def __init__(self) -> None:
         self._subscribers: list[Subscriber] = []
@@ -102,10 +80,7 @@ class ChangeNotices:
         return len(self._subscribers)
 
     def listenStreams(self) -> int:
-        """
-        How many 2026 C{subscriptions/listen} streams are open (each tags
-        its notices with its request's id; a 2025 session's does not).
-        """
+        """How many 2026 C{subscriptions/listen} streams are open."""
         return sum(1 for subscriber in self._subscribers
                    if subscriber.subscriptionId is not None)
 
@@ -116,20 +91,9 @@ class ChangeNotices:
         if subscriber in self._subscribers:
             self._subscribers.remove(subscriber)
 
-    def _tell(self, wanted: Callable[[Filter], Any], method: str,
-              params: JsonObject) -> None:
-        for subscriber in list(self._subscribers):
-            if wanted(subscriber.filter):
-                subscriber.tell(method, params)
-
     def resourcesUpdated(self, uris: Iterable[str]) -> None:
-        """
-        Each URI's subscribers hear of it once, whatever else changed.
-        """
+        """Each URI's subscribers hear of it once, whatever else changed."""
         for uri in sorted(set(uris)):
-            self._tell(partial(_subscribed, uri), RESOURCE_UPDATED,
-                       {"uri": uri})
-
-
-def _subscribed(uri: str, wants: Filter) -> bool:
-    return uri in wants.resourceSubscriptions
+            for subscriber in list(self._subscribers):
+                if uri in subscriber.filter.resourceSubscriptions:
+                    subscriber.tell(RESOURCE_UPDATED, {"uri": uri})

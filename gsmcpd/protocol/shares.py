@@ -1,13 +1,8 @@
 """
-A caller over its fair share (L{gsmcpd.sessions.shares}), told so in
-either era: a JSON-RPC error an agent can act on, naming the cap.
-
-A refusal for a share is a L{JsonRpcError} whose C{data.kind} is
-C{shareCap}, the refusal kind the metrics count it under
-(L{gsmcpd.observe.metrics.REFUSALS}); C{data.cap} names the option that
-sets the cap and C{data.limit} its value.  A call over its share is
-refused with C{-32602}, before anything is queued; a session over its
-identity's share with C{-32001}, as a full server's C{sessionLimit} is.
+A caller over its share (L{gsmcpd.sessions.shares}) is told, in either era,
+the C{shareCap} kind, the C{cap} option and its C{limit}: a call with
+C{-32602} before anything is queued, a session with C{-32001} as a full
+server's C{sessionLimit} is.
 """
 
 from gsmcpd.protocol import kinds
@@ -27,8 +22,7 @@ CLOSE_ONE = ("Close a session you no longer need (close_session), or pass "
              "the handle of one you hold as 'session', then try again.")
 END_ONE = ("End an MCP session of yours you no longer need (its client's "
            "DELETE), then try again.")
-"""What an agent can do about holding its share of sessions: in the
-2026-07-28 era, and in the 2025 revisions."""
+"""What an agent can do about its share of sessions: 2026, and 2025."""
 
 WHAT_IS_HELD = {
     CALLS_PER_SESSION: "This GemStone session already has {limit} calls in "
@@ -45,13 +39,7 @@ WHAT_IS_HELD = {
 
 def shareRefusal(exhausted: ShareExhausted,
                  whatToDo: str = WAIT_FOR_CALLS) -> JsonRpcError:
-    """
-    The error for a call or session over its share.
-
-    @param whatToDo: for a session, what the agent can do about it in its
-        era (close a session, end an MCP session); a call's is
-        L{WAIT_FOR_CALLS}.
-    """
+    """The error for a call or session over its share, saying C{whatToDo}."""
     held = WHAT_IS_HELD[exhausted.cap].format(limit=exhausted.limit)
     code = SERVER_ERROR if exhausted.cap == SESSIONS_PER_IDENTITY \
         else INVALID_PARAMS

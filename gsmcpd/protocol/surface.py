@@ -1,9 +1,7 @@
 """
-What a server offers besides tools: resources, resource templates, prompts,
-argument completion and log messages.
-
-Toolsets provide them (L{gsmcpd.tools.base.Toolset.resources} and friends);
-a capability is declared only when something served provides it.
+What a server offers besides tools (resources, resource templates, prompts,
+completion, log messages), from the toolsets; a capability is declared only
+when something served provides it.
 """
 
 from typing import Any
@@ -12,9 +10,7 @@ from gsmcpd.tools.offerings import Resource, ResourceTemplate
 
 
 class Surface:
-    """
-    Everything the served toolsets offer besides tools.
-    """
+    """Everything the served toolsets offer besides tools."""
 
     def __init__(self, toolsets: Any) -> None:
         self.resources = {r.uri: r for t in toolsets for r in t.resources()}
@@ -23,9 +19,7 @@ class Surface:
         self.logging = any(t.usesLogging for t in toolsets)
 
     def capabilities(self) -> dict[str, Any]:
-        """
-        The server capabilities beyond C{tools}: only what is served.
-        """
+        """The server capabilities beyond C{tools}: only what is served."""
         declared = {}
         if self.resources or self.templates:
             declared["resources"] = {"subscribe": True, "listChanged": False}
@@ -40,11 +34,7 @@ class Surface:
 
     def resolve(self, uri: str) -> tuple[Resource | ResourceTemplate,
                                           dict[str, str]] | None:
-        """
-        C{(offering, variables)} for C{uri}: the L{Resource} or
-        L{ResourceTemplate} it names and the template's variables; or
-        L{None}.
-        """
+        """The offering C{uri} names and its variables, or L{None}."""
         if uri in self.resources:
             return self.resources[uri], {}
         for template in self.templates:

@@ -1,13 +1,11 @@
 """
-Every MCP protocol revision this server knows, in their order, and what
-each era's revisions are.  Nothing else names a revision, and nothing
-compares two revision strings: a later revision is one later in
+Every MCP revision this server knows, in order, and each era's.  Nothing
+else names a revision, nor compares two strings: later means later in
 L{KNOWN}.
 """
 
 KNOWN = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25",
          "2026-07-28")
-"""Every revision this server recognises, oldest first."""
 
 MODERN_VERSION = KNOWN[4]
 """The stateless revision: no handshake, every request self-describing."""
@@ -18,30 +16,22 @@ LATEST_LEGACY_VERSION = LEGACY_VERSIONS[-1]
 SUPPORTED_VERSIONS = LEGACY_VERSIONS + (MODERN_VERSION,)
 """What C{server/discover} and every C{-32022} error list."""
 HANDSHAKE_ERA_VERSIONS = KNOWN[:4]
-"""A version header naming one of these keeps a request on the 2025 path,
-which applies its own version gate (some are tolerated, none negotiated)."""
+"""A version header naming one keeps a request on the 2025 path (own gate)."""
 TOLERATED_VERSION_HEADERS = (KNOWN[1],)
-"""Revisions never negotiated here but accepted in the header of a request
-inside a session: the conformance suite's raw requests and older SDK
-transports send them, and the body's meaning does not change."""
+"""Never negotiated, but accepted in a session's request header: the
+conformance suite and older SDKs send them, and the body means the same."""
 PRIMED_STREAMS_SINCE = KNOWN[3]
-"""The first revision whose event streams open with a priming event (an
-id and no data), so a client can resume one that ends before its first
-message."""
+"""Event streams open with a priming event (an id, no data) from it on, so a
+client can resume one that ends before its first message."""
 
 
 def atLeast(version: str | None, revision: str) -> bool:
-    """
-    Whether C{version} is C{revision} or a later one; an unknown C{version}
-    is neither.
-    """
+    """Whether C{version} is C{revision} or later (an unknown one is not)."""
     return version in KNOWN and KNOWN.index(version) >= KNOWN.index(revision)
 
 
 def negotiateVersion(requested: object) -> str:
-    """
-    Echo the client's protocol version if we speak it, else our latest.
-    """
+    """Echo the client's protocol version if we speak it, else our latest."""
     if requested in LEGACY_VERSIONS:
         return requested
     return LATEST_LEGACY_VERSION

@@ -1,7 +1,6 @@
 """
-How a 2025-era call asks its client something: each question a request to
-the client on the call's own stream, its answer POSTed back
-(L{gsmcpd.protocol.eras.legacy.outbound}).
+How a 2025-era call asks its client: each question a request on the call's
+own stream, its answer POSTed back (L{gsmcpd.protocol.eras.legacy.outbound}).
 """
 
 from typing import Any
@@ -17,15 +16,7 @@ from gsmcpd.tools.templates.outcomes import ToolError
 
 @implementer(IAsker)
 class StreamAsker:
-    """
-    Asking the 2025 way, on the call's stream.
-
-    @param pending: the server's requests to clients.
-    @param client: the session whose client is asked: its declared
-        capabilities say what it can answer.
-    @param sink: the call's stream, or L{None} when the call is not
-        answered as one (then nothing can be asked).
-    """
+    """Asking on the call's stream, C{sink}: without one, nothing is asked."""
 
     def __init__(self, pending: IClientRequests, client: ClientSession,
                  sink: ICallSink | None):
@@ -42,12 +33,6 @@ class StreamAsker:
 
     def send(self, method: str,
              params: dict[str, Any]) -> Deferred[dict[str, Any]]:
-        """
-        Send the client one request on the call's stream: a L{Deferred} of
-        its answer.
-
-        @raise ToolError: C{refused}, for a call with no stream.
-        """
         if self._sink is None:
             raise ToolError("refused", f"{method} needs a client that "
                             "accepts an event stream for this call")

@@ -1,6 +1,4 @@
-"""
-What the 2025 revisions say differently (an L{IDialect}).
-"""
+"""What the 2025 revisions say differently (an L{IDialect})."""
 
 import attr
 from zope.interface import implementer
@@ -18,10 +16,8 @@ from gsmcpd.tools.base import Tool
 @attr.s(frozen=True, auto_attribs=True)
 class LegacyDialect:
     """
-    The 2025 era's: tools as the catalog describes them, no handle tools
-    and no skills, a missing resource told as C{-32002}, the server named
-    in C{server/discover}'s body, and a dead gem as the end of the
-    client's MCP session.
+    The 2025 era's: C{-32002} for a missing resource, a dead gem as the end
+    of the MCP session.
     """
 
     instructions: str | None

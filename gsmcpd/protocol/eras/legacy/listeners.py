@@ -1,7 +1,6 @@
 """
-2025 sessions as listeners to change notices
-(L{gsmcpd.protocol.notices}): each is told, on its own event stream, of
-updates to the resources it passed to C{resources/subscribe}.
+2025 sessions as listeners to change notices (L{gsmcpd.protocol.notices}),
+each told on its event stream of the resources it subscribed to.
 """
 
 from typing import Any
@@ -12,9 +11,7 @@ from gsmcpd.sessions.client import ClientSession
 
 
 class SessionListeners:
-    """
-    The 2025 client sessions listening to the daemon's L{ChangeNotices}.
-    """
+    """The 2025 client sessions listening to the daemon's L{ChangeNotices}."""
 
     def __init__(self, notices: ChangeNotices):
         self._notices = notices
@@ -31,10 +28,7 @@ class SessionListeners:
         self._notices.add(subscriber)
 
     def remove(self, session: Any) -> None:
-        """
-        C{session} (anything with its handle: the registry hands over the
-        work session it closes) listens no more.
-        """
+        """C{session} (anything with its handle) listens no more."""
         subscriber = self._subscribers.pop(session.handle, None)
         if subscriber is not None:
             self._notices.remove(subscriber)

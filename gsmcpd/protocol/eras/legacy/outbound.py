@@ -1,9 +1,7 @@
 """
-Requests the server sends the client, and the answers it POSTs back.
-
-A server-sent request gets an id in its own namespace (C{srv-N}, so it can
-never collide with a client's ids) and a timeout: an unanswered request
-must decide something, never hang a session.
+Requests the server sends the client, and the answers it POSTs back: ids of
+their own (C{srv-N}, never a client's) and a timeout, so an unanswered
+request never hangs a session.
 """
 
 import itertools
@@ -30,9 +28,7 @@ REQUEST_TIMEOUT = 30.0
 
 @implementer(IClientRequests)
 class PendingRequests:
-    """
-    The server's outstanding requests to clients, by id.
-    """
+    """The server's outstanding requests to clients, by id."""
 
     log = Logger()
 
@@ -48,13 +44,7 @@ class PendingRequests:
     def send(self, session: ClientSession, method: str,
              params: JsonObject | None = None,
              via: ICallSink | None = None) -> Deferred[JsonObject]:
-        """
-        Post a request on C{session}'s stream, or on C{via} (a call's own
-        stream).
-
-        @return: a L{Deferred} firing with the client's result, or failing
-            with L{ClientDidNotAnswer} or L{ClientAnsweredError}.
-        """
+        """Post a request on C{session}'s stream, or C{via} a call's own."""
         requestId = f"srv-{next(self._ids)}"
         d: Deferred[JsonObject] = Deferred()
         timer = self._clock.callLater(self._timeout, self._expire, requestId)
@@ -67,11 +57,7 @@ class PendingRequests:
         return d
 
     def answer(self, session: ClientSession, message: Message) -> bool:
-        """
-        Match a response the client POSTed to the request it answers.
-
-        @return: whether it answered one of ours.
-        """
+        """Whether a response the client POSTed answers one of ours."""
         entry = self._pending.get(message.id)
         if entry is None or entry[0] != session.handle:
             self.log.info("session {session}: a response to unknown request "
@@ -88,10 +74,7 @@ class PendingRequests:
         return True
 
     def forget(self, session: IWorkSession) -> None:
-        """
-        Drop a closed session's outstanding requests, silently (the
-        registry hands over the work session it closes).
-        """
+        """Drop a closed session's outstanding requests, silently."""
         for requestId, (handle, _, timer) in list(self._pending.items()):
             if handle == session.handle:
                 del self._pending[requestId]

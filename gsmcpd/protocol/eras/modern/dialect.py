@@ -1,6 +1,4 @@
-"""
-What the 2026-07-28 era says differently (an L{IDialect}).
-"""
+"""What the 2026-07-28 era says differently (an L{IDialect})."""
 
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -17,9 +15,7 @@ from gsmcpd.tools.base import Tool
 
 
 def namedInMeta(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
-    """
-    C{server/discover}'s C{answer} naming the server in C{_meta}.
-    """
+    """C{server/discover}'s C{answer} naming the server in C{_meta}."""
     return dict(answer, _meta={SERVER_INFO_KEY: serverInfo})
 
 
@@ -27,12 +23,8 @@ def namedInMeta(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
 @attr.s(frozen=True, auto_attribs=True)
 class ModernDialect:
     """
-    The 2026-07-28 era's: tools described with their C{session} argument,
-    the handle tools listed after the catalog's, skills, a missing
-    resource told as C{-32602}, the server named in C{_meta}, and a dead
-    gem as the end of the handle it was behind.
-
-    @ivar describeTool: how this era describes a tool (its schemas').
+    The 2026-07-28 era's: C{session} arguments, handle tools, skills,
+    C{-32602} for a missing resource, the end of a dead gem's handle.
     """
 
     instructions: str | None

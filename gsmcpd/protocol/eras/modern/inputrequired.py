@@ -1,14 +1,7 @@
 """
-Input-required results: how a 2026-era server asks the client something in
-the middle of a request.
-
-Where a 2025 server sends C{elicitation/create} or C{sampling/createMessage}
-to the client on the call's own stream and waits, a 2026 server answers the
-call at once with C{resultType: "input_required"}, the questions
-(C{inputRequests}, each keyed by a name the server chooses) and sealed
-C{requestState}; the client asks its user or model and sends the same
-request again with C{inputResponses} under the same keys and the state
-unchanged.  Only these methods may answer so.
+Input-required results: a 2026 server asks by answering at once with keyed
+C{inputRequests} and a sealed C{requestState}; the client sends the same
+request again with C{inputResponses} under those keys, and the state.
 """
 
 from gsmcpd.protocol.eras.modern.results import INPUT_REQUIRED
@@ -21,13 +14,7 @@ METHODS = frozenset({"tools/call", "prompts/get", "resources/read",
 
 def inputRequired(method: str, inputRequests: JsonObject,
                   requestState: str | None = None) -> JsonObject:
-    """
-    The result that asks: C{inputRequests} by key, and the state to send
-    back with the answers.
-
-    @raise ValueError: for a method that may not answer so (a bug here,
-        not the client's).
-    """
+    """Raises L{ValueError} for a method that may not answer so (our bug)."""
     if method not in METHODS:
         raise ValueError(f"{method} may not answer input_required")
     result = {"resultType": INPUT_REQUIRED, "inputRequests": inputRequests}
@@ -37,14 +24,7 @@ def inputRequired(method: str, inputRequests: JsonObject,
 
 
 def inputResponses(params: JsonObject) -> JsonObject:
-    """
-    The answers a request carries, by key (empty on a first round).
-
-    Keys the server did not ask are the caller's to ignore; an answer that
-    is not an object, or C{inputResponses} that is not one, is malformed.
-
-    @raise JsonRpcError: C{-32602} for malformed answers.
-    """
+    """The answers a request carries, by key (the caller ignores others)."""
     if "inputResponses" not in params:
         return {}
     answers = params["inputResponses"]

@@ -1,10 +1,6 @@
 """
-C{subscriptions/listen}: a 2026-07-28 client's way of hearing of changes.
-
-The listen request names what it wants (a L{Filter}), is acknowledged with
-what it will hear of, and its response stays open as the stream its
-notices arrive on (L{gsmcpd.transport.modern}), each tagged with the
-listen request's id.
+C{subscriptions/listen}: a 2026-07-28 client's way of hearing of changes, on
+its response's stream (L{gsmcpd.transport.modern}), tagged with its id.
 """
 
 from gsmcpd.protocol.eras.modern.envelope import SUBSCRIPTION_ID_KEY
@@ -14,50 +10,44 @@ from gsmcpd.protocol.notices import LIST_CHANGES, Deliver, Filter, Subscriber
 
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 OFFERED = Filter(True, True, True, frozenset({"any"}))
-"""What a listener may hear of: list changes, and updates of any resource
-it names."""
+"""List changes, and updates of any resource a listener names."""
+
+
+def _invalid(why: str) -> JsonRpcError:
+    return JsonRpcError(INVALID_PARAMS, f"Invalid params: {why}")
 
 
 def readFilter(params: JsonObject) -> Filter:
     """
-    The L{Filter} of a C{subscriptions/listen} request.
-
-    @raise JsonRpcError: C{-32602} when C{notifications} is missing or not
-        the object the revision defines, or names more resources, or longer
-        URIs, than a 2025 session may subscribe to (the count is checked
-        before any URI is looked at, so a huge list costs nothing).
+    Refused with C{-32602} when malformed, or naming more resources, or
+    longer URIs, than a 2025 session may subscribe to (counted before any
+    URI is read: a huge list costs nothing).
     """
     notifications = params.get("notifications")
     if not isinstance(notifications, dict):
-        raise JsonRpcError(INVALID_PARAMS, "Invalid params: subscriptions/"
-                           "listen needs notifications, an object naming "
-                           "what to listen for")
+        raise _invalid("subscriptions/listen needs notifications, an object "
+                       "naming what to listen for")
     flags = {}
     for name in LIST_CHANGES:
         value = notifications.get(name, False)
         if not isinstance(value, bool):
-            raise JsonRpcError(INVALID_PARAMS,
-                               f"Invalid params: {name} must be a boolean")
+            raise _invalid(f"{name} must be a boolean")
         flags[name] = value
     uris = notifications.get("resourceSubscriptions", [])
     if isinstance(uris, list) and len(uris) > MAX_SUBSCRIPTIONS:
-        raise JsonRpcError(INVALID_PARAMS, "Invalid params: a listener "
-                           f"follows at most {MAX_SUBSCRIPTIONS} resources")
+        raise _invalid(f"a listener follows at most {MAX_SUBSCRIPTIONS} "
+                       "resources")
     if not isinstance(uris, list) or not all(isinstance(uri, str)
                                              for uri in uris):
-        raise JsonRpcError(INVALID_PARAMS, "Invalid params: "
-                           "resourceSubscriptions must be a list of URIs")
+        raise _invalid("resourceSubscriptions must be a list of URIs")
     if any(len(uri) > MAX_URI_LENGTH for uri in uris):
-        raise JsonRpcError(INVALID_PARAMS, "Invalid params: a resource "
-                           f"URI is at most {MAX_URI_LENGTH} characters")
+        raise _invalid(f"a resource URI is at most {MAX_URI_LENGTH} "
+                       "characters")
     return Filter(**flags, resourceSubscriptions=frozenset(uris))
 
 
 class Listener(Subscriber):
-    """
-    One C{subscriptions/listen} request's stream: what it asked for, and
-    its notices tagged with the request's id.
-    """
+    """One C{subscriptions/listen} stream, its notices tagged with its id."""
 
     def __init__(self, filter: Filter, deliver: Deliver,
                  subscriptionId: object):
@@ -68,7 +58,5 @@ class Listener(Subscriber):
             SUBSCRIPTION_ID_KEY: self.subscriptionId}))
 
     def acknowledge(self) -> None:
-        """
-        The first notice on the stream: what it will hear of.
-        """
+        """The first notice on the stream: what it will hear of."""
         self.tell(ACKNOWLEDGED, {"notifications": self.filter.wire()})

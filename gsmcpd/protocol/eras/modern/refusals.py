@@ -1,9 +1,7 @@
 """
-Which of a 2026-era call's failures before it ran are refusals (audited
-and counted as C{refused:<kind>}, L{gsmcpd.observe.metrics.REFUSALS}):
-a handle not its caller's, none where one is needed, a caller over its
-share.  Any other such failure is a call that could not be made, recorded
-as what its client is told.
+Which of a 2026-era call's failures before it ran are refusals, audited and
+counted as C{refused:<kind>} (L{gsmcpd.observe.metrics.REFUSALS}); any other
+is recorded as what its client is told.
 """
 
 from typing import Any
@@ -17,12 +15,8 @@ from gsmcpd.tools.templates.outcomes import ToolError
 def refusalOf(error: JsonRpcError | ToolError, handle: str | None,
               principal: Any, sessions: Any) -> str | None:
     """
-    The kind of refusal C{error} is, from lending a work session for
-    C{handle}: none, one not the caller's (told as one that does not
-    exist, so only the audit tells the two apart), no handle where one is
-    needed, or a caller over its share; or L{None} for any other error.
-
-    @param sessions: the registry the handle is looked up in.
+    The refusal C{error} is, or L{None}: a handle unknown or another's
+    (told alike, only the audit tells them apart), none, or over a share.
     """
     if isinstance(error, ToolError):
         if error.kind != "refused":
@@ -43,9 +37,6 @@ def refusalOf(error: JsonRpcError | ToolError, handle: str | None,
 
 def asRefusal(error: JsonRpcError | ToolError, handle: str | None,
               principal: Any, sessions: Any) -> Exception:
-    """
-    C{error} as the L{CallRefused} it is, or C{error} itself when it is no
-    refusal.
-    """
+    """C{error} as the L{CallRefused} it is, or itself when it is none."""
     kind = refusalOf(error, handle, principal, sessions)
     return error if kind is None else CallRefused(kind, error)

@@ -1,20 +1,9 @@
 """
 C{requestState}: what a 2026-era server remembers between the rounds of one
-request, kept by the client instead of the server.
-
-An input-required result hands the client an opaque string the client sends
-back, unchanged, with its answers.  Nothing is stored here: the string
-carries the state itself, sealed with an HMAC under a key only this daemon
-holds, bound to the request it belongs to (method, tool or prompt or
-resource, arguments) and to a deadline, and carrying a nonce that makes it
-good for one round: a string that was altered, that came from another
-daemon (or this one before a restart), that belongs to a different
-request, that is too old or that was already used is refused
-(C{tamperedState}).  So an answer carried in it (or given under a key it
-asked, L{gsmcpd.protocol.eras.modern.asking}) cannot be replayed in a later
-round nor moved to another call.  The state is signed, not encrypted: the
-client can read it, so it never holds a secret.  Only the nonces used, not
-the states, are remembered, each until its state's deadline.
+request, kept by the client, sealed with an HMAC under this daemon's key,
+bound to its request and a deadline, with a nonce good for one round: an
+answer in it cannot be replayed nor moved to another call.  Signed, not
+encrypted: it never holds a secret.  Only used nonces are remembered.
 """
 
 import base64
@@ -33,8 +22,7 @@ VERSION = "s1"
 """The seal's format, first in every sealed string."""
 
 BOUND_PARAMS = ("name", "uri", "arguments")
-"""The parameters that make two rounds the same request; everything else
-(C{_meta}, C{inputResponses}, C{requestState}) changes between rounds."""
+"""What makes two rounds the same request; the rest changes between rounds."""
 
 
 def _b64(raw: bytes) -> str:
@@ -46,19 +34,13 @@ def _unb64(text: str) -> bytes:
 
 
 def canonical(value: object) -> bytes:
-    """
-    C{value} as the bytes a digest of it is taken over: key order and
-    spacing aside, equal JSON values are equal bytes.
-    """
+    """The bytes a digest is taken over: equal JSON values, equal bytes."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"),
                       ensure_ascii=False).encode("utf-8")
 
 
 def requestBinding(method: str, params: JsonObject) -> str:
-    """
-    The digest that ties sealed state to one request: its method and the
-    parameters that name what it acts on.
-    """
+    """The digest that ties sealed state to one request."""
     bound = {key: params[key] for key in BOUND_PARAMS if key in params}
     return hashlib.sha256(canonical([method, bound])).hexdigest()
 
@@ -72,11 +54,8 @@ def refused(why: str) -> JsonRpcError:
 
 class RequestStateSeal:
     """
-    Seals and opens C{requestState} strings for one daemon.
-
-    @ivar lifetime: seconds a sealed state stays valid: long enough for a
-        person to answer a confirmation, short enough that an old answer
-        cannot be replayed days later.
+    @ivar lifetime: seconds a state stays valid: long enough for a person
+        to answer a confirmation, too short to replay an answer days later.
     """
 
     def __init__(self, clock: Any, key: bytes | None = None,
@@ -89,9 +68,7 @@ class RequestStateSeal:
 
     @property
     def remembered(self) -> int:
-        """
-        How many used states are remembered (each until its deadline).
-        """
+        """How many used states are remembered (each until its deadline)."""
         return len(self._spent)
 
     def _mac(self, body: str, binding: str) -> str:
@@ -99,10 +76,7 @@ class RequestStateSeal:
                              hashlib.sha256).digest())
 
     def seal(self, method: str, params: JsonObject, state: object) -> str:
-        """
-        @param state: any JSON value the next round needs.
-        @return: the string to send as C{requestState}.
-        """
+        """The C{requestState} carrying C{state}, a JSON value."""
         body = VERSION + "." + _b64(canonical({
             "state": state, "nonce": secrets.token_urlsafe(16),
             "expires": int(self._clock.seconds() + self.lifetime)}))
@@ -110,23 +84,15 @@ class RequestStateSeal:
 
     def open(self, method: str, params: JsonObject) -> Any:
         """
-        The state sealed into C{params["requestState"]}, or L{None} when the
-        request carries none; once opened, it is spent.
+        The state in C{params["requestState"]}, or L{None}; spent.
 
-        @raise JsonRpcError: C{-32602} (C{tamperedState}) for a string this
-            daemon did not seal for this very request, one past its
-            deadline, or one already opened.
+        @raise JsonRpcError: C{-32602} (C{tamperedState}) for a string not
+            sealed here for this very request, expired, or already opened.
         """
         return self.spend(self.verified(method, params))
 
     def spend(self, payload: Any) -> Any:
-        """
-        The state of a C{payload} L{verified} earlier (L{None}: the request
-        carried none), spent now: its round opens it.
-
-        @raise JsonRpcError: C{-32602} (C{tamperedState}) for one past its
-            deadline, or spent since it was verified.
-        """
+        """The state of a C{payload} L{verified} earlier, spent now."""
         if payload is None:
             return None
         self._unspent(payload)
@@ -137,11 +103,8 @@ class RequestStateSeal:
 
     def verified(self, method: str, params: JsonObject) -> Any:
         """
-        The payload sealed into C{params["requestState"]}, verified once
-        and not spent (L{None} when the request carries none): a call is
-        refused for it before a session is lent, and its round spends it.
-
-        @raise JsonRpcError: as L{open}.
+        The payload, verified but not spent: a call is refused for it before
+        a session is lent, and its round spends it.
         """
         sealed = params.get("requestState")
         if sealed is None:
@@ -161,20 +124,12 @@ class RequestStateSeal:
         return payload
 
     def _unspent(self, payload: Any) -> None:
-        """
-        Refuse a verified C{payload} past its deadline or already spent.
-        """
-        self._forgetExpired()
-        if self._clock.seconds() > payload["expires"]:
+        """Refuse a verified C{payload} past its deadline or already spent."""
+        now = self._clock.seconds()
+        # Nonces past their deadlines need no remembering: refused as expired.
+        while self._spentUntil and self._spentUntil[0][0] < now:
+            self._spent.discard(heapq.heappop(self._spentUntil)[1])
+        if now > payload["expires"]:
             raise refused("it expired")
         if payload["nonce"] in self._spent:
             raise refused("it was already used: each one answers one round")
-
-    def _forgetExpired(self) -> None:
-        """
-        Forget the nonces of states past their deadlines: those are refused
-        as expired anyway.
-        """
-        now = self._clock.seconds()
-        while self._spentUntil and self._spentUntil[0][0] < now:
-            self._spent.discard(heapq.heappop(self._spentUntil)[1])

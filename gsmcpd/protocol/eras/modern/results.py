@@ -1,12 +1,7 @@
 """
-How a 2026-era result is dressed: C{resultType} on every one, and cache
-hints on the results a client may keep; and framed as its response
-(L{ModernAnswer}).
-
-A 2025 result is the bare value; the same value answered in the 2026 era
-says what kind of result it is (C{complete}, or C{input_required} when the
-server needs the client's answers first) and, for the lists and reads,
-how long (C{ttlMs}) and for whom (C{cacheScope}) the client may reuse it.
+How a 2026-era result is dressed: C{resultType} on every one, and on lists
+and reads how long (C{ttlMs}) and for whom (C{cacheScope}) a client may
+reuse it.
 """
 
 import attr
@@ -22,11 +17,8 @@ HOUR_MS = 3_600_000
 @attr.s(frozen=True, auto_attribs=True)
 class CacheHint:
     """
-    How long, and how widely, a client may reuse a result.
-
-    @ivar cacheScope: C{"public"} when the result holds nothing particular
-        to the caller (a shared gateway may serve it to anyone);
-        C{"private"} when only the caller may reuse it.
+    @ivar cacheScope: C{"public"} when a shared gateway may serve it to
+        anyone, C{"private"} when only the caller may reuse it.
     """
 
     ttlMs: int
@@ -40,27 +32,20 @@ class CacheHint:
 CACHE_HINTS = {
     # The served toolsets, prompts, fixed resources and templates are
     # chosen at startup and never change while the daemon runs.
-    "server/discover": CacheHint(HOUR_MS, "public"),
-    "tools/list": CacheHint(HOUR_MS, "public"),
-    "prompts/list": CacheHint(HOUR_MS, "public"),
-    "resources/list": CacheHint(HOUR_MS, "public"),
-    "resources/templates/list": CacheHint(HOUR_MS, "public"),
-    "skills/list": CacheHint(HOUR_MS, "public"),
-    "skills/get": CacheHint(HOUR_MS, "public"),
+    **dict.fromkeys(("server/discover", "tools/list", "prompts/list",
+                     "resources/list", "resources/templates/list",
+                     "skills/list", "skills/get"),
+                    CacheHint(HOUR_MS, "public")),
     # What a read shows depends on the reader's view of the repository: a
     # class's source is only current until that view moves (a commit, an
     # abort, another session's commit seen), so it is not reused at all;
     # subscriptions/listen says when it changed.
     "resources/read": CacheHint(0, "private"),
 }
-"""The hint each cacheable method's results carry in the 2026 era."""
 
 
 def complete(method: str, value: JsonObject) -> JsonObject:
-    """
-    A finished result as the 2026 era answers it: C{resultType} and, for a
-    cacheable method, its cache hint.
-    """
+    """A finished result: C{resultType} and any cache hint."""
     dressed = dict(value, resultType=COMPLETE)
     hint = CACHE_HINTS.get(method)
     if hint is not None:
@@ -71,19 +56,13 @@ def complete(method: str, value: JsonObject) -> JsonObject:
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class ModernAnswer:
     """
-    A 2026-era request's answer, framed by its era (L{response}).
-
-    @ivar value: its dressed result.
-    @ivar minted: the handle C{open_session} opened, which the transport
-        names in an C{Mcp-Param-Session} header (a load balancer learns to
-        route the session's later calls by it), or L{None}.
+    @ivar minted: the handle C{open_session} opened, named in an
+        C{Mcp-Param-Session} header so a load balancer learns to route the
+        session's later calls, or L{None}.
     """
 
     value: JsonObject
     minted: str | None = None
 
     def response(self, messageId: object) -> JsonObject:
-        """
-        The JSON-RPC response to request C{messageId} that carries it.
-        """
         return result(messageId, self.value)

@@ -1,12 +1,7 @@
 """
-Skills (the C{io.modelcontextprotocol/skills} extension): short working
-guides an agent loads before it starts, served as C{skill://} resources.
-
-Each skill is one C{SKILL.md} (YAML frontmatter naming and describing it,
-then Markdown) at C{skill://<name>/SKILL.md}.  C{skills/list} enumerates them
-with each file's SHA-256 digest and size, so a client can verify what it
-reads; C{skills/get} answers one entry; the files are also ordinary
-resources (C{resources/list}, C{resources/read}).
+Skills (the C{io.modelcontextprotocol/skills} extension): guides an agent
+loads first, each a C{SKILL.md} at C{skill://<name>/SKILL.md}, listed with
+its SHA-256 digest and size so a client can verify what it reads.
 """
 
 import hashlib
@@ -30,12 +25,8 @@ MIME_TYPE = "text/markdown"
 @attr.s(frozen=True, auto_attribs=True)
 class Skill:
     """
-    One guide.
-
-    @ivar name: lowercase words joined by hyphens; the last segment of its
-        URI's path.
+    @ivar name: lowercase words joined by hyphens.
     @ivar description: one sentence: what it is for and when to load it.
-    @ivar body: the Markdown after the frontmatter.
     """
 
     name: str
@@ -47,9 +38,6 @@ class Skill:
         return f"skill://{self.name}/SKILL.md"
 
     def manifest(self) -> bytes:
-        """
-        The C{SKILL.md} bytes.
-        """
         # A JSON string is a YAML double-quoted scalar: the description
         # parses back to exactly the entry's frontmatter, colons and all.
         return (f"---\nname: {self.name}\n"
@@ -57,10 +45,7 @@ class Skill:
                 f"---\n\n{self.body.strip()}\n").encode()
 
     def entry(self) -> JsonObject:
-        """
-        Its C{skills/list} entry: the frontmatter as an object, and every
-        file of the skill (here, C{SKILL.md} alone) with digest and size.
-        """
+        """Its C{skills/list} entry: each file (one) with digest and size."""
         manifest = self.manifest()
         return {"uri": self.uri,
                 "frontmatter": {"name": self.name,
@@ -71,34 +56,23 @@ class Skill:
                     "size": len(manifest)}]}
 
     def descriptor(self) -> JsonObject:
-        """
-        Its C{resources/list} entry.
-        """
         return {"uri": self.uri, "name": self.name,
                 "description": self.description, "mimeType": MIME_TYPE}
 
     def contents(self) -> list[JsonObject]:
-        """
-        Its C{resources/read} contents.
-        """
         return [{"uri": self.uri, "mimeType": MIME_TYPE,
                  "text": self.manifest().decode("utf-8")}]
 
 
 class Skills:
-    """
-    The skills this server serves, by URI.
-    """
+    """The skills this server serves, by URI."""
 
     def __init__(self, skills: Iterable["Skill"]) -> None:
         self._byUri = {skill.uri: skill for skill in skills}
 
     @classmethod
     def fromGuides(cls, guides: Iterable[Any]) -> "Skills":
-        """
-        @param guides: anything with a C{name}, C{description} and C{body}
-            (L{gsmcpd.tools.guides.Guide}).
-        """
+        """From L{gsmcpd.tools.guides.Guide}s (or anything shaped so)."""
         return cls(Skill(guide.name, guide.description, guide.body)
                    for guide in guides)
 
@@ -109,31 +83,20 @@ class Skills:
         return iter(self._byUri.values())
 
     def find(self, uri: object) -> "Skill | None":
-        """
-        The skill whose C{SKILL.md} is C{uri}, or L{None}.
-        """
         return self._byUri.get(uri) if isinstance(uri, str) else None
 
     def methods(self) -> dict[str, Callable[[Any], JsonObject]]:
-        """
-        The skill methods' handlers, by name, for the method table.
-        """
+        """The skill methods' handlers, for the method table."""
         return {"skills/list": lambda request: self.list(request.params),
                 "skills/get": lambda request: self.get(request.params)}
 
     def list(self, params: JsonObject) -> JsonObject:
-        """
-        The C{skills/list} result: every entry in one page.
-        """
+        """Every entry, in one page."""
         refuseCursor(params, "skills/list")
         return {"skills": [skill.entry() for skill in self]}
 
     def get(self, params: JsonObject) -> JsonObject:
-        """
-        The C{skills/get} result: one entry, shaped as in the list.
-
-        @raise JsonRpcError: C{-32602} for a URI that is not a skill here.
-        """
+        """One entry; C{-32602} for a URI that is no skill here."""
         skill = self.find(params.get("uri"))
         if skill is None:
             raise JsonRpcError(INVALID_PARAMS, f"Invalid params: no skill "

@@ -1,21 +1,10 @@
 """
-Tasks (the C{io.modelcontextprotocol/tasks} extension): a long GemStone call
-answered at once with a task the client polls, instead of a result it waits
-for.
-
-The server decides which calls become tasks (a test run, an evaluation that
-may take minutes); the client polls C{tasks/get} (the result is inlined once
-the task ends), answers questions with C{tasks/update}, and ends it with
-C{tasks/cancel}, which the caller maps onto its own escalation (soft break,
-hard break, stop).  A task belongs to the daemon, not to a connection: it
-runs on, and stays readable, after the client disconnects.  It is kept for
-the retention (C{--task-retention}) after it ends, its C{ttlMs} (from
-creation) saying until when; one still working when its retention runs out
-is kept while it works (its call is in flight, under the caller's share of
-calls), one still waiting for answers then is cancelled.  Of one
-identity's ended tasks only the newest (C{--tasks-kept}) are kept: a
-client that makes task after task does not fill the daemon's memory with
-results nobody reads.
+Tasks (the C{io.modelcontextprotocol/tasks} extension): a long call answered
+at once with a task the client polls, answers and cancels.  A task belongs
+to the daemon, not a connection, and is kept C{--task-retention} after it
+ends (one still working then is kept while its call runs, under its
+caller's share; one waiting for answers is cancelled); only an identity's
+newest C{--tasks-kept} are kept, so results nobody reads fill no memory.
 """
 
 import secrets
@@ -51,10 +40,7 @@ CANCELLED = "cancelled"
 TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
 
 def requires(envelope: Envelope | RequestFacts) -> JsonRpcError | None:
-    """
-    The C{-32021} error for a task-only tool called by a client that did not
-    declare the extension, or L{None} when it did.
-    """
+    """The C{-32021} error when the client did not declare the extension."""
     extensions = envelope.clientCapabilities.get("extensions")
     if isinstance(extensions, dict) and isinstance(extensions.get(EXTENSION),
                                                    dict):
@@ -73,16 +59,11 @@ def _iso(seconds: float) -> str:
 @attr.s(auto_attribs=True, eq=False)
 class Task:
     """
-    One task: its state as C{tasks/get} reports it.
+    One task, as C{tasks/get} reports it.
 
-    @ivar result: the call's result once C{completed} (a tool that reported
-        an error completes too, its result C{isError}).
-    @ivar error: the JSON-RPC error object once C{failed} (the server could
-        not produce a result at all).
-    @ivar inputRequests: the questions still unanswered while
-        C{input_required}, by key.
-    @ivar owner: the L{gsmcpd.auth.tokens.Principal} whose call it is, or
-        L{None} without authentication: nobody else may read or end it.
+    @ivar result: once C{completed} (a tool's error completes too, C{isError}).
+    @ivar error: the JSON-RPC error once C{failed}: no result at all.
+    @ivar owner: whose call it is, or L{None}; nobody else may read or end it.
     """
 
     taskId: str
@@ -111,15 +92,11 @@ class Task:
         return shape
 
     def created(self) -> JsonObject:
-        """
-        The C{tools/call} result that hands the task to the client.
-        """
+        """The C{tools/call} result that hands the task to the client."""
         return self._envelope(TASK)
 
     def detailed(self) -> JsonObject:
-        """
-        The C{tasks/get} result: the state, and what the state carries.
-        """
+        """The C{tasks/get} result: the state, and what the state carries."""
         shape = self._envelope(COMPLETE)
         if self.status == COMPLETED:
             shape["result"] = self.result
@@ -134,12 +111,9 @@ class TaskStore:
     """
     The daemon's tasks, by id.
 
-    @ivar ttl: seconds a task stays readable after it ended (and at least
-        after its creation).
-    @ivar kept: most ended tasks kept per identity (the oldest are dropped
-        first), or L{None}.
-    @ivar onChange: called with each L{Task} whose status changed (to send
-        C{notifications/tasks} to listeners), or L{None}.
+    @ivar ttl: seconds a task stays readable after it ended.
+    @ivar kept: most ended tasks kept per identity, or L{None}.
+    @ivar onChange: called with each L{Task} whose status changed, or L{None}.
     """
 
     log = Logger()
@@ -160,17 +134,7 @@ class TaskStore:
 
     def adopt(self, working: Deferred[JsonObject], cancel: Callable[[], None],
               owner: Any = None) -> "Task":
-        """
-        Make a call already under way a task.
-
-        @param working: the L{Deferred} of the call's result, which may
-            fail with a L{JsonRpcError}.
-        @param cancel: ends the call (the caller's escalation); called once
-            by C{tasks/cancel} or when the retention runs out first.
-        @param owner: who made the call (a L{gsmcpd.auth.tokens.Principal}),
-            or L{None} without authentication.
-        @return: the L{Task}, already readable by C{tasks/get}.
-        """
+        """Make a call under way a task; C{cancel} (its escalation) ends it."""
         now = self._clock.seconds()
         task = Task(secrets.token_urlsafe(24), now, now, int(self.ttl * 1000),
                     int(self.pollInterval * 1000), owner=owner)
@@ -183,16 +147,14 @@ class TaskStore:
         return task
 
     def progressed(self, task: "Task", message: str) -> None:
-        """
-        What a working task reports of itself, in C{statusMessage}.
-        """
+        """What a working task reports of itself, in C{statusMessage}."""
         if task.status not in TERMINAL:
             task.statusMessage = message
             task.lastUpdatedAt = self._clock.seconds()
 
     def _failed(self, task: Task, failure: Failure) -> None:
         if task.status == CANCELLED:
-            return None
+            return
         if failure.check(JsonRpcError):
             error = cast(JsonRpcError, failure.value).asResponse(
                 None)["error"]
@@ -220,10 +182,7 @@ class TaskStore:
             self.onChange(task)
 
     def _retain(self, task: Task) -> None:
-        """
-        C{task} ended: keep it (and its result) for the retention from now,
-        unless its identity's newer ended tasks crowd it out.
-        """
+        """Keep an ended task for the retention, unless newer ones crowd it."""
         if self._tasks.get(task.taskId) is not task:
             return
         task.ttlMs = int((task.lastUpdatedAt + self.ttl - task.createdAt)
@@ -258,11 +217,7 @@ class TaskStore:
             self.cancel(task)
 
     def get(self, taskId: object, principal: Any = None) -> "Task":
-        """
-        @param principal: who asks, or L{None} without authentication.
-        @raise JsonRpcError: C{-32602} for an id that is not (or no longer)
-            a task here, and the same for another identity's task.
-        """
+        """C{-32602} for an id that is no task here, or another identity's."""
         task = self._tasks.get(taskId) if isinstance(taskId, str) else None
         admitted = admits(None if task is None else task.owner, principal,
                           f"task {str(taskId)[:8]}", exists=task is not None)
@@ -274,13 +229,7 @@ class TaskStore:
         return task
 
     def respond(self, request: RequestFacts) -> JsonObject:
-        """
-        Answer C{tasks/get}, C{tasks/update} or C{tasks/cancel}: the task
-        methods' handler.
-
-        @raise JsonRpcError: C{-32021} for a client that did not declare the
-            extension, C{-32602} for an unknown task or malformed answers.
-        """
+        """The handler of C{tasks/get}, C{tasks/update} and C{tasks/cancel}."""
         refusal = requires(request)
         if refusal is not None:
             raise refusal
@@ -296,10 +245,8 @@ class TaskStore:
 
     def cancel(self, task: "Task") -> None:
         """
-        End a task: a no-op for one that already ended.  It is cancelled at
-        once; its call goes on being ended (soft break, hard break, ...),
-        and a question it is parked on fails, since no break reaches a
-        call that is in no GemStone call.
+        Cancelled at once while its call goes on being ended; a question it
+        is parked on fails, since no break reaches a call in no GemStone call.
         """
         if task.status in TERMINAL:
             return
@@ -314,12 +261,7 @@ class TaskStore:
 
     def ask(self, task: "Task",
             inputRequests: JsonObject) -> Deferred[JsonObject]:
-        """
-        Park a task on questions for the client.
-
-        @return: a L{Deferred} firing with the answers by key once every
-            question is answered through L{answer}.
-        """
+        """Park a task on questions: the answers by key, once all are in."""
         task.inputRequests = dict(inputRequests)
         task._answers = {}
         task._waiting = Deferred()
@@ -327,10 +269,7 @@ class TaskStore:
         return task._waiting
 
     def answer(self, task: "Task", inputResponses: JsonObject) -> None:
-        """
-        Deliver some or all answers (C{tasks/update}); keys not asked are
-        ignored, and the task resumes once none is pending.
-        """
+        """C{tasks/update}: unasked keys ignored, resumes once all are in."""
         if task.status != INPUT_REQUIRED:
             return
         for key, answer in inputResponses.items():
@@ -347,11 +286,8 @@ class TaskStore:
 @implementer(ICallSink)
 class TaskProgress:
     """
-    The stream of a call that may become a task: nobody reads it, so its
-    progress becomes the task's C{statusMessage} (once there is a task) and
-    its log messages go nowhere.
-
-    @ivar task: the L{Task}, once the call became one.
+    The stream of a call that may become a task: nobody reads it, so progress
+    becomes the task's C{statusMessage} and log messages go nowhere.
     """
 
     wantsProgress = True
