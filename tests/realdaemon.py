@@ -165,7 +165,7 @@ class DaemonTestCase(SynchronousTestCase):
         """
         A L{Daemon} started with C{arguments} and C{options}.
         """
-        directory = self.mktemp()
+        directory = os.path.abspath(self.mktemp())
         os.makedirs(directory)
         daemon = Daemon(directory, *arguments, **options)
         self.addCleanup(daemon.stop)
