@@ -394,19 +394,30 @@ class _Spy:
         return [args for each, args in self.calls if each == name]
 
 
-class StackTests(SimulatedStoneMixin, TestCase):
+class SpiedGemTestCase(SimulatedStoneMixin, TestCase):
+    """
+    A logged-in L{GemSession} named C{gemName}, whose library calls
+    C{self.spy} records.
+    """
+
+    gemName: str
+
+    def setUp(self):
+        self.startStone()
+        self.spy = _Spy(self.library)
+        self.gem = GemSession(self.spy, self.login, reactor, self.gemName)
+        self.addCleanup(self.gem.logout)
+        return self.gem.login()
+
+
+class StackTests(SpiedGemTestCase):
     """
     A failed call's GsProcess is cleared only when the failure left one:
     C{GciErrSType.context} is OOP_NIL otherwise (3.7 C{gci.ht}), and the
     simulated stone refuses GciTsClearStack(OOP_NIL).
     """
 
-    def setUp(self):
-        self.startStone()
-        self.spy = _Spy(self.library)
-        self.gem = GemSession(self.spy, self.login, reactor, "stack")
-        self.addCleanup(self.gem.logout)
-        return self.gem.login()
+    gemName = "stack"
 
     @inlineCallbacks
     def test_noContextNoClearStack(self):
@@ -434,19 +445,14 @@ class StackTests(SimulatedStoneMixin, TestCase):
     wait = GemSessionTests.wait
 
 
-class SourceClassTests(SimulatedStoneMixin, TestCase):
+class SourceClassTests(SpiedGemTestCase):
     """
     The source's class is resolved at login (GciTsResolveSymbol), as public
     GemStone clients do: the simulated stone's OOPs are not GemStone's, so
     a hard-coded OOP_CLASS_Utf8 (154113) is refused.
     """
 
-    def setUp(self):
-        self.startStone()
-        self.spy = _Spy(self.library)
-        self.gem = GemSession(self.spy, self.login, reactor, "utf8")
-        self.addCleanup(self.gem.logout)
-        return self.gem.login()
+    gemName = "utf8"
 
     @inlineCallbacks
     def test_resolvedAtLogin(self):
