@@ -144,6 +144,20 @@ class GemSessionTests(SimulatedStoneMixin, TestCase):
         return gem
 
     @inlineCallbacks
+    def killed(self, gem):
+        """
+        The stone kills C{gem}'s (only) session: the next call's error,
+        which must be fatal.
+        """
+        [number] = [s["session"]
+                    for s in self.control.call({"op": "sessions"})["sessions"]]
+        self.control.call({"op": "kill", "session": number})
+        error = yield self.assertFailure(
+            gem.execute(executeCode("1"), 4096), GciError)
+        self.assertTrue(error.fatal)
+        return error
+
+    @inlineCallbacks
     def test_executeOnItsOwnThread(self):
         gem = yield self.loggedIn()
         answer = yield gem.execute(executeCode("3 + 4"), 1 << 20)
@@ -172,12 +186,7 @@ class GemSessionTests(SimulatedStoneMixin, TestCase):
     @inlineCallbacks
     def test_fatalErrorEndsTheSession(self):
         gem = yield self.loggedIn()
-        [number] = [s["session"]
-                    for s in self.control.call({"op": "sessions"})["sessions"]]
-        self.control.call({"op": "kill", "session": number})
-        error = yield self.assertFailure(
-            gem.execute(executeCode("1"), 4096), GciError)
-        self.assertTrue(error.fatal)
+        error = yield self.killed(gem)
         self.assertIs(gem.gone, error)
         again = yield self.assertFailure(
             gem.execute(executeCode("1"), 4096), SessionGone)
@@ -195,12 +204,7 @@ class GemSessionTests(SimulatedStoneMixin, TestCase):
         freed = ctypes.CDLL(self.library.path).FakeGciTsFreed
         freed.argtypes = [ctypes.c_void_p]
         self.assertEqual(freed(handle), 0)
-        [number] = [s["session"]
-                    for s in self.control.call({"op": "sessions"})["sessions"]]
-        self.control.call({"op": "kill", "session": number})
-        error = yield self.assertFailure(
-            gem.execute(executeCode("1"), 4096), GciError)
-        self.assertTrue(error.fatal)
+        yield self.killed(gem)
         self.assertEqual(freed(handle), 1)
 
     @inlineCallbacks
