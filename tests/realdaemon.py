@@ -155,7 +155,35 @@ class Daemon:
         return self.process.returncode
 
 
-class AgentFlowTestCase(SynchronousTestCase):
+class DaemonTestCase(SynchronousTestCase):
+    """
+    Tests that start real daemons, each in a directory of its own and
+    stopped at the end, and run clients whose last line is a JSON report.
+    """
+
+    def startDaemon(self, *arguments, **options):
+        """
+        A L{Daemon} started with C{arguments} and C{options}.
+        """
+        directory = os.path.abspath(self.mktemp())
+        os.makedirs(directory)
+        daemon = Daemon(directory, *arguments, **options)
+        self.addCleanup(daemon.stop)
+        return daemon
+
+    def runClient(self, *command):
+        """
+        Run a client C{command}: its report, which must name no
+        C{problems}.
+        """
+        finished = subprocess.run(command, capture_output=True, text=True,
+                                  timeout=120)
+        seen = json.loads(finished.stdout.splitlines()[-1])
+        self.assertEqual(seen["problems"], [], finished.stderr[-2000:])
+        return seen
+
+
+class AgentFlowTestCase(DaemonTestCase):
     """
     A real daemon serving C{toolsets}, and an agent's flow against it: the
     script C{flow} (in C{tests/clients/}) run with the daemon's URL and a
@@ -167,17 +195,8 @@ class AgentFlowTestCase(SynchronousTestCase):
     toolsets: str
 
     def setUp(self):
-        directory = self.mktemp()
-        os.makedirs(directory)
-        self.daemon = Daemon(directory, "--toolsets", self.toolsets)
-        self.addCleanup(self.daemon.stop)
+        self.daemon = self.startDaemon("--toolsets", self.toolsets)
 
     def runFlow(self, mode):
-        finished = subprocess.run(
-            [sys.executable, os.path.join(CLIENTS,
-                                          self.flow), self.daemon.url, mode],
-            capture_output=True, text=True, timeout=120)
-        seen = json.loads(finished.stdout.splitlines()[-1])
-        self.assertEqual(seen["problems"], [], finished.stderr[-2000:])
-        return seen
-
+        return self.runClient(sys.executable, os.path.join(CLIENTS, self.flow),
+                              self.daemon.url, mode)

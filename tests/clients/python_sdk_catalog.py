@@ -4,7 +4,7 @@ list, as an agent would.  Prints one JSON line of what it saw and exits 1
 if a step went wrong (the line's "problems" says which).
 
 Usage: python python_sdk_catalog.py URL full|catalog auto|legacy
-         list the tools -> (2026: open_session) -> define class Gadget
+         (2026: open_session) -> list the tools -> define class Gadget
          (catalog: through tool_call, the handle as tool_call's own
          argument; full: directly) -> read its definition and delete it by
          direct calls (unlisted on the catalog surface, with the handle
@@ -13,58 +13,40 @@ Usage: python python_sdk_catalog.py URL full|catalog auto|legacy
 """
 
 import asyncio
-import json
 import sys
 
-from mcp import Client
+from sdk_agent import agent, report
 
 GADGET = {"className": "Gadget", "instVarNames": ["size"]}
 
 
-def text(result):
-    return " ".join(block.text for block in result.content
-                    if block.type == "text")
-
-
 async def flow(url, surface, mode):
-    seen = {"steps": {}, "problems": []}
+    async with agent(url, mode, seen={"steps": {}, "problems": []}) as me:
+        await steps(me, surface)
+    return me.seen
 
-    def expect(step, result, says=None):
-        said = text(result)
-        seen["steps"][step] = said[:160]
-        if result.is_error or (says and says not in said):
-            seen["problems"].append(f"{step}: {said[:300]}")
-        return result.structured_content or {}
 
-    async with Client(url, mode=mode) as client:
-        seen["protocolVersion"] = client.protocol_version
-        seen["listed"] = sorted(tool.name
-                                for tool in (await client.list_tools()).tools)
-        handle = {}
-        if mode == "auto":
-            opened = await client.call_tool("open_session", {})
-            handle = {"session": expect("open", opened)["session"]}
-        if surface == "catalog":
-            defined = await client.call_tool("tool_call", {
-                "name": "compile_class_definition", "arguments": GADGET,
-                **handle})
-        else:
-            defined = await client.call_tool(
-                "compile_class_definition", dict(GADGET, **handle))
-        expect("define", defined, says="Gadget")
-        read = await client.call_tool(
-            "get_class_definition", {"className": "Gadget", **handle})
-        expect("read", read, says="Gadget")
-        if surface == "catalog":
-            described = expect("describe", await client.call_tool(
-                "tool_get", {"name": "compile_class_definition"}))
-            seen["describedArguments"] = sorted(
-                described["tool"]["inputSchema"]["properties"])
-        expect("delete", await client.call_tool(
-            "delete_class", {"className": "Gadget", **handle}))
-        if handle:
-            expect("close", await client.call_tool("close_session", handle))
-    return seen
+async def steps(me, surface):
+    client, seen = me.client, me.seen
+    seen["listed"] = sorted(tool.name
+                            for tool in (await client.list_tools()).tools)
+    if me.session:
+        me.expect("open", me.opened)
+    if surface == "catalog":
+        me.expect("define", await client.call_tool("tool_call", {
+            "name": "compile_class_definition", "arguments": GADGET,
+            **me.session}), says="Gadget")
+    else:
+        await me.call("define", "compile_class_definition", GADGET,
+                      says="Gadget")
+    await me.call("read", "get_class_definition", {"className": "Gadget"},
+                  says="Gadget")
+    if surface == "catalog":
+        described = me.expect("describe", await client.call_tool(
+            "tool_get", {"name": "compile_class_definition"}))
+        seen["describedArguments"] = sorted(
+            described["tool"]["inputSchema"]["properties"])
+    await me.call("delete", "delete_class", {"className": "Gadget"})
 
 
 async def main(url, surface, mode):
@@ -74,8 +56,7 @@ async def main(url, surface, mode):
         while isinstance(e, ExceptionGroup) and len(e.exceptions) == 1:
             e = e.exceptions[0]
         seen = {"problems": [f"{type(e).__name__}: {e}"]}
-    print(json.dumps(seen))
-    sys.exit(1 if seen["problems"] else 0)
+    report(seen)
 
 
 if __name__ == "__main__":

@@ -15,92 +15,49 @@ Usage: python python_sdk_changes_flow.py URL auto|legacy
 The daemon serves the default toolsets and changes.
 """
 
-import asyncio
-import json
-import sys
+from sdk_agent import FIXED_WITHDRAW, main
 
-from mcp import Client
-
-FIXED_WITHDRAW = ("withdraw: amount\n\tamount > balance ifTrue: [^self].\n"
-                  "\tbalance := balance - amount")
 WITHDRAW = {"className": "Account", "selector": "withdraw:"}
 IS_EMPTY = {"className": "Account", "selector": "isEmpty"}
 
 
-def text(result):
-    return " ".join(block.text for block in result.content
-                    if block.type == "text")
-
-
-async def flow(url, mode):
-    seen = {"mode": mode, "steps": {}, "problems": []}
-
-    def expect(step, result, refused=False, says=None):
-        said = text(result)
-        seen["steps"][step] = said[:160]
-        if result.is_error != refused or (says and says not in said):
-            seen["problems"].append(f"{step}: {said[:300]}")
-        return result.structured_content or {}
-
-    def check(step, condition, found):
-        if not condition:
-            seen["problems"].append(f"{step}: {found}")
-
-    async with Client(url, mode=mode) as client:
-        seen["protocolVersion"] = client.protocol_version
-        session = {}
-        if mode == "auto":
-            opened = await client.call_tool("open_session", {})
-            session = {"session": opened.structured_content["session"]}
-
-        async def call(step, tool, arguments, **expected):
-            return expect(step, await client.call_tool(
-                tool, {**arguments, **session}), **expected)
-
-        await call("read", "get_method_source", WITHDRAW,
-                   says="Overdrafts are not checked")
-        await call("fix", "compile_method",
-                   {"className": "Account", "source": FIXED_WITHDRAW})
-        await call("new", "compile_method",
-                   {"className": "Account",
-                    "source": "isEmpty\n\t^balance = 0"})
-        listed = await call("list", "list_changes", {},
-                            says="compiled Account>>withdraw:")
-        changes = listed.get("changes", [])
-        check("list", [each["subject"] for each in changes] ==
-              ["Account>>withdraw:", "Account>>isEmpty"] and
-              "Overdrafts" in (changes[0]["previous"] or "") and
-              changes[1]["previous"] is None and not listed["notListed"],
-              listed)
-        await call("status", "status", {}, says="changes listed: 2")
-        await call("revert", "revert_method", WITHDRAW,
-                   says="previous source is back")
-        await call("reread", "get_method_source", WITHDRAW,
-                   says="Overdrafts are not checked")
-        removed = await call("revertNew", "revert_method", IS_EMPTY,
-                             says="removed")
-        check("revertNew", removed.get("removed") is True, removed)
-        await call("gone", "get_method_source", IS_EMPTY, refused=True)
-        await call("code", "execute_code",
-                   {"code": "UserGlobals at: #ChangesFlow put: 1"})
-        listed = await call("incomplete", "list_changes", {},
-                            says="not listed: what execute_code changed")
-        check("incomplete", bool(listed.get("notListed")), listed)
-        await call("abort", "abort", {})
-        await call("empty", "list_changes", {},
-                   says="0 changes since your last commit or abort.")
-        if session:
-            expect("noHandle", await client.call_tool("list_changes", {}),
-                   refused=True)
-            expect("close", await client.call_tool("close_session", session))
-    return seen
-
-
-async def main(url, mode):
-    seen = await flow(url, mode)
-    print(json.dumps(seen))
-    sys.exit(1 if seen["problems"] else 0)
+async def steps(me):
+    call, check = me.call, me.check
+    await call("read", "get_method_source", WITHDRAW,
+               says="Overdrafts are not checked")
+    await call("fix", "compile_method",
+               {"className": "Account", "source": FIXED_WITHDRAW})
+    await call("new", "compile_method",
+               {"className": "Account", "source": "isEmpty\n\t^balance = 0"})
+    listed = await call("list", "list_changes", {},
+                        says="compiled Account>>withdraw:")
+    changes = listed.get("changes", [])
+    check("list", [each["subject"] for each in changes] ==
+          ["Account>>withdraw:", "Account>>isEmpty"] and
+          "Overdrafts" in (changes[0]["previous"] or "") and
+          changes[1]["previous"] is None and not listed["notListed"],
+          listed)
+    await call("status", "status", {}, says="changes listed: 2")
+    await call("revert", "revert_method", WITHDRAW,
+               says="previous source is back")
+    await call("reread", "get_method_source", WITHDRAW,
+               says="Overdrafts are not checked")
+    removed = await call("revertNew", "revert_method", IS_EMPTY,
+                         says="removed")
+    check("revertNew", removed.get("removed") is True, removed)
+    await call("gone", "get_method_source", IS_EMPTY, refused=True)
+    await call("code", "execute_code",
+               {"code": "UserGlobals at: #ChangesFlow put: 1"})
+    listed = await call("incomplete", "list_changes", {},
+                        says="not listed: what execute_code changed")
+    check("incomplete", bool(listed.get("notListed")), listed)
+    await call("abort", "abort", {})
+    await call("empty", "list_changes", {},
+               says="0 changes since your last commit or abort.")
+    if me.session:
+        me.expect("noHandle", await me.client.call_tool("list_changes", {}),
+                  refused=True)
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:]))
+    main(steps)

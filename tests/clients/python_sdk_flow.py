@@ -20,7 +20,6 @@ for the mutation and session toolsets (--toolset-options).
 """
 
 import asyncio
-import json
 import sys
 from typing import Any, ClassVar, Literal
 
@@ -28,11 +27,8 @@ import mcp_types as types
 from mcp import Client
 from mcp.client.extension import ClientExtension, ResultClaim
 from pydantic import TypeAdapter
+from sdk_agent import FIXED_WITHDRAW, agent, report, text
 
-FIXED_WITHDRAW = (
-    "withdraw: amount\n"
-    "\tamount > balance ifTrue: [^self].\n"
-    "\tbalance := balance - amount")
 SOURCE = "gemstone://class/Account/source"
 TASKS = "io.modelcontextprotocol/tasks"
 
@@ -94,84 +90,58 @@ async def confirm(context, params):
     return types.ElicitResult(action="accept", content={"confirm": True})
 
 
-def text(result):
-    return " ".join(block.text for block in result.content
-                    if block.type == "text")
-
-
 async def flow(url, mode):
     confirm.asked = []
     tasks = Tasks()
-    seen = {"mode": mode, "steps": {}, "problems": []}
+    async with agent(url, mode, elicitation_callback=confirm,
+                     extensions=[tasks]) as me:
+        if me.session:
+            me.expect("open", me.opened)
+        await steps(me, tasks)
+    return me.seen
 
-    def expect(step, result, refused=False, says=None):
-        said = text(result)
-        seen["steps"][step] = said[:160]
-        if result.is_error != refused or (says and says not in said):
-            seen["problems"].append(f"{step}: {said[:200]}")
 
-    async with Client(url, mode=mode, elicitation_callback=confirm,
-                      extensions=[tasks]) as client:
-        seen["protocolVersion"] = client.protocol_version
-        session = {}
-        if mode == "auto":
-            opened = await client.call_tool("open_session", {})
-            session = {"session": opened.structured_content["session"]}
-            expect("open", opened)
-        expect("browse", await client.call_tool(
-            "describe_class", {"className": "Account", **session}))
-        failing = await client.call_tool(
-            "describe_test_failure", {"className": "AccountTest",
-                                      "selector": "testWithdrawTooMuch",
-                                      **session})
-        expect("failingTest", failing,
-               says="AccountTest>>testWithdrawTooMuch (line 5)")
-        stack = (failing.structured_content or {}).get("stack") or {}
-        if "AccountTest>>testWithdrawTooMuch" not in [
-                frame["method"] for frame in stack.get("frames", ())]:
-            seen["problems"].append(f"failingTest: no stack in {stack}")
-        expect("blindCompile", await client.call_tool(
-            "compile_method", {"className": "Account",
-                               "source": FIXED_WITHDRAW, **session}),
+async def steps(me, tasks):
+    call, seen = me.call, me.seen
+    await call("browse", "describe_class", {"className": "Account"})
+    failing = await call("failingTest", "describe_test_failure",
+                         {"className": "AccountTest",
+                          "selector": "testWithdrawTooMuch"},
+                         says="AccountTest>>testWithdrawTooMuch (line 5)")
+    stack = failing.get("stack") or {}
+    if "AccountTest>>testWithdrawTooMuch" not in [
+            frame["method"] for frame in stack.get("frames", ())]:
+        me.problem("failingTest", f"no stack in {stack}")
+    await call("blindCompile", "compile_method",
+               {"className": "Account", "source": FIXED_WITHDRAW},
                refused=True, says="blind write")
-        read = await client.call_tool(
-            "get_method_source", {"className": "Account",
-                                  "selector": "withdraw:", **session})
-        expect("read", read)
-        expect("compile", await client.call_tool(
-            "compile_method", {"className": "Account",
-                               "source": FIXED_WITHDRAW, **session}))
-        heard = []
+    read = await call("read", "get_method_source",
+                      {"className": "Account", "selector": "withdraw:"})
+    await call("compile", "compile_method",
+               {"className": "Account", "source": FIXED_WITHDRAW})
+    heard = []
 
-        async def progress(done, total, message):
-            heard.append(f"{done:g} of {total:g}: {message}")
+    async def progress(done, total, message):
+        heard.append(f"{done:g} of {total:g}: {message}")
 
-        expect("runTests", await client.call_tool(
-            "run_test_class", {"className": "AccountTest", **session},
-            progress_callback=progress), says="passed")
-        seen["progress"] = tasks.progress if mode == "auto" else heard
-        if not seen["progress"]:
-            seen["problems"].append("runTests: no progress seen")
-        expect("commit", await client.call_tool("commit", session),
-               says="Committed")
-        seen["confirmations"] = confirm.asked
-        if not any("withdraw:" in asked for asked in confirm.asked):
-            seen["problems"].append("commit: no confirmation naming the "
-                                    "change was asked")
-        # Leave the stone as it was found, for the next flow on it (the
-        # commit moved the view: read the method again first).
-        expect("reread", await client.call_tool(
-            "get_method_source", {"className": "Account",
-                                  "selector": "withdraw:", **session}))
-        expect("restore", await client.call_tool(
-            "compile_method", {"className": "Account", "category": "operations",
-                               "source": read.structured_content["source"],
-                               **session}))
-        expect("commitRestored", await client.call_tool("commit", session),
-               says="Committed")
-        if session:
-            expect("close", await client.call_tool("close_session", session))
-    return seen
+    me.expect("runTests", await me.client.call_tool(
+        "run_test_class", {"className": "AccountTest", **me.session},
+        progress_callback=progress), says="passed")
+    seen["progress"] = tasks.progress if me.session else heard
+    if not seen["progress"]:
+        me.problem("runTests", "no progress seen")
+    await call("commit", "commit", {}, says="Committed")
+    seen["confirmations"] = confirm.asked
+    if not any("withdraw:" in asked for asked in confirm.asked):
+        me.problem("commit", "no confirmation naming the change was asked")
+    # Leave the stone as it was found, for the next flow on it (the
+    # commit moved the view: read the method again first).
+    await call("reread", "get_method_source",
+               {"className": "Account", "selector": "withdraw:"})
+    await call("restore", "compile_method",
+               {"className": "Account", "category": "operations",
+                "source": read.get("source", "")})
+    await call("commitRestored", "commit", {}, says="Committed")
 
 
 async def watch(url):
@@ -231,10 +201,8 @@ async def watch(url):
 
 
 async def main(url, what, mode=None):
-    seen = await (flow(url, mode) if what == "flow" else watch(url))
-    print(json.dumps(seen))
-    sys.exit(1 if seen["problems"] else 0)
+    return await (flow(url, mode) if what == "flow" else watch(url))
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:]))
+    report(asyncio.run(main(*sys.argv[1:])))

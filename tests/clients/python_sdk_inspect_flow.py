@@ -18,14 +18,8 @@ The daemon must serve the debugging, testing, browsing, mutation and session
 toolsets.
 """
 
-import asyncio
-import json
-import sys
+from sdk_agent import FIXED_WITHDRAW, main
 
-from mcp import Client
-
-FIXED_WITHDRAW = ("withdraw: amount\n\tamount > balance ifTrue: [^self].\n"
-                  "\tbalance := balance - amount")
 OVERDRAWN = ("| account | account := Account owner: 'ann'. account deposit: 10. "
              "account withdraw: 25. account")
 TEST = {"className": "AccountTest", "selector": "testWithdrawTooMuch"}
@@ -34,79 +28,48 @@ PROFILE = {"code": "| account | account := Account owner: 'ann'. "
            "intervalNs": 10_000, "limit": 5}
 
 
-def text(result):
-    return " ".join(block.text for block in result.content
-                    if block.type == "text")
-
-
-async def flow(url, mode):
-    seen = {"mode": mode, "steps": {}, "problems": []}
-
-    def expect(step, result, refused=False, says=None):
-        said = text(result)
-        seen["steps"][step] = said[:160]
-        if result.is_error != refused or (says and says not in said):
-            seen["problems"].append(f"{step}: {said[:300]}")
-        return result.structured_content
-
+async def steps(me):
     def sampled(step, found):
-        methods = [each["method"] for each in (found or {}).get("byTotal", ())]
-        if not found or found["printString"] != "3000" or \
+        methods = [each["method"] for each in found.get("byTotal", ())]
+        if found.get("printString") != "3000" or \
                 "Account>>deposit:" not in methods:
-            seen["problems"].append(f"{step}: {found}")
+            me.problem(step, found)
 
-    async with Client(url, mode=mode) as client:
-        seen["protocolVersion"] = client.protocol_version
-        session = {}
-        if mode == "auto":
-            opened = await client.call_tool("open_session", {})
-            session = {"session": opened.structured_content["session"]}
-
-        async def call(step, tool, arguments, **expected):
-            return expect(step, await client.call_tool(
-                tool, {**arguments, **session}), **expected)
-
-        failed = await call("fails", "run_test_method", TEST)
-        if failed and failed["status"] != "failed":
-            seen["problems"].append(f"fails: {failed['status']}")
-        account = await call("inspect", "inspect", {"expression": OVERDRAWN},
-                             says="balance: -15")
-        await call("balance", "inspect", {"object": account["object"],
-                                          "path": ["balance"]}, says="-15")
-        await call("read", "get_method_source",
-                   {"className": "Account", "selector": "withdraw:"})
-        await call("fix", "compile_method",
-                   {"className": "Account", "source": FIXED_WITHDRAW})
-        passed = await call("passes", "run_test_method", TEST)
-        if passed and passed["status"] != "passed":
-            seen["problems"].append(f"passes: {passed['status']}")
-        await call("abort", "abort", {})
-        await call("stale", "inspect", {"object": account["object"]},
-                   refused=True, says="not answered in this session's present view")
-        sampled("profile", await call("profile", "profile_code", PROFILE,
-                                      says="By self samples"))
-        failed = await call("profileFails", "profile_code",
-                            {"code": "Account new withdraw: nil"},
-                            refused=True, says="Account>>withdraw:")
-        if failed and "stack" not in failed.get("error", {}):
-            seen["problems"].append(f"profileFails: no stack in {failed}")
-        sampled("profileAgain", await call("profileAgain", "profile_code", PROFILE))
-        if session:
-            borrowed = expect("noHandle", await client.call_tool(
-                "inspect", {"expression": OVERDRAWN}))
-            await call("foreign", "inspect", {"object": borrowed["object"]},
-                       refused=True, says="valid only in the session (handle)")
-            sampled("profileNoHandle", expect("profileNoHandle", await client.call_tool(
-                "profile_code", PROFILE)))
-            expect("close", await client.call_tool("close_session", session))
-    return seen
-
-
-async def main(url, mode):
-    seen = await flow(url, mode)
-    print(json.dumps(seen))
-    sys.exit(1 if seen["problems"] else 0)
+    call, client = me.call, me.client
+    failed = await call("fails", "run_test_method", TEST)
+    if failed and failed["status"] != "failed":
+        me.problem("fails", failed["status"])
+    account = await call("inspect", "inspect", {"expression": OVERDRAWN},
+                         says="balance: -15")
+    await call("balance", "inspect", {"object": account.get("object"),
+                                      "path": ["balance"]}, says="-15")
+    await call("read", "get_method_source",
+               {"className": "Account", "selector": "withdraw:"})
+    await call("fix", "compile_method",
+               {"className": "Account", "source": FIXED_WITHDRAW})
+    passed = await call("passes", "run_test_method", TEST)
+    if passed and passed["status"] != "passed":
+        me.problem("passes", passed["status"])
+    await call("abort", "abort", {})
+    await call("stale", "inspect", {"object": account.get("object")},
+               refused=True, says="not answered in this session's present view")
+    sampled("profile", await call("profile", "profile_code", PROFILE,
+                                  says="By self samples"))
+    failed = await call("profileFails", "profile_code",
+                        {"code": "Account new withdraw: nil"},
+                        refused=True, says="Account>>withdraw:")
+    if failed and "stack" not in failed.get("error", {}):
+        me.problem("profileFails", f"no stack in {failed}")
+    sampled("profileAgain", await call("profileAgain", "profile_code", PROFILE))
+    if me.session:
+        borrowed = me.expect("noHandle", await client.call_tool(
+            "inspect", {"expression": OVERDRAWN}))
+        await call("foreign", "inspect", {"object": borrowed.get("object")},
+                   refused=True, says="valid only in the session (handle)")
+        sampled("profileNoHandle", me.expect("profileNoHandle",
+                                             await client.call_tool(
+                                                 "profile_code", PROFILE)))
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:]))
+    main(steps)

@@ -19,11 +19,7 @@ Usage: python python_sdk_refactoring_flow.py URL auto|legacy
 The daemon serves the default toolsets and refactoring.
 """
 
-import asyncio
-import json
-import sys
-
-from mcp import Client
+from sdk_agent import main
 
 BUMP = "bump: n\n\tbalance := balance + n"
 TWICE = ("twice: n\n\tself bump: n.\n\tself perform: #bump: with: n.\n"
@@ -32,80 +28,44 @@ RENAME = {"selector": "bump:", "newSelector": "add:"}
 IVAR = {"className": "SavingsAccount", "name": "rate", "newName": "percent"}
 
 
-def text(result):
-    return " ".join(block.text for block in result.content
-                    if block.type == "text")
-
-
-async def flow(url, mode):
-    seen = {"mode": mode, "steps": {}, "problems": []}
-
-    def expect(step, result, refused=False, says=None):
-        said = text(result)
-        seen["steps"][step] = said[:160]
-        if result.is_error != refused or (says and says not in said):
-            seen["problems"].append(f"{step}: {said[:300]}")
-        return result.structured_content or {}
-
-    def check(step, condition, found):
-        if not condition:
-            seen["problems"].append(f"{step}: {found}")
-
-    async with Client(url, mode=mode) as client:
-        seen["protocolVersion"] = client.protocol_version
-        session = {}
-        if mode == "auto":
-            opened = await client.call_tool("open_session", {})
-            session = {"session": opened.structured_content["session"]}
-
-        async def call(step, tool, arguments, **expected):
-            return expect(step, await client.call_tool(
-                tool, {**arguments, **session}), **expected)
-
-        for step, source in (("bump", BUMP), ("twice", TWICE)):
-            await call(step, "compile_method", {
-                "className": "Account", "source": source,
-                "category": "operations"})
-        preview = await call("preview", "rename_selector", RENAME,
-                             says="Preview")
-        check("preview", [(c["selector"], c["newSelector"])
-                          for c in preview.get("changes", [])] ==
-              [("bump:", "add:"), ("twice:", "twice:")] and
-              [u["reason"] for u in preview["unchanged"]] ==
-              ["perform: of the literal symbol"], preview)
-        applied = await call("apply", "rename_selector", {
-            **RENAME, "apply": preview.get("previewId", "")}, says="Applied")
-        check("apply", applied.get("counts", {}).get("methods") == 2, applied)
-        await call("run", "execute_code", {
-            "code": "(Account new initialize; yourself) add: 4; balance"},
-            says="4")
-        await call("category", "get_method_source",
-                   {"className": "Account", "selector": "add:"},
-                   says="operations")
-        await call("sender", "get_method_source",
-                   {"className": "Account", "selector": "twice:"},
-                   says="self add: n.\n\tself perform: #bump: with: n.\n"
-                   "\t^'bump: done'")
-        ivar = await call("ivarPreview", "rename_instance_variable",
-                          IVAR, says="Preview")
-        await call("ivarApply", "rename_instance_variable", {
-            **IVAR, "apply": ivar.get("previewId", "")}, says="Applied")
-        await call("ivarRun", "execute_code", {
-            "code": "SavingsAccount instVarNames , (Array with: "
-            "(SavingsAccount new rate: 4; interest))"}, says="percent")
-        if session:
-            expect("noHandle", await client.call_tool(
-                "rename_selector", {"selector": "add:",
-                                    "newSelector": "plus:"}), refused=True)
-            expect("close", await client.call_tool("close_session", session))
-    return seen
-
-
-async def main(url, mode):
-    seen = await flow(url, mode)
-    print(json.dumps(seen))
-    sys.exit(1 if seen["problems"] else 0)
+async def steps(me):
+    call, check = me.call, me.check
+    for step, source in (("bump", BUMP), ("twice", TWICE)):
+        await call(step, "compile_method", {
+            "className": "Account", "source": source,
+            "category": "operations"})
+    preview = await call("preview", "rename_selector", RENAME,
+                         says="Preview")
+    check("preview", [(c["selector"], c["newSelector"])
+                      for c in preview.get("changes", [])] ==
+          [("bump:", "add:"), ("twice:", "twice:")] and
+          [u["reason"] for u in preview["unchanged"]] ==
+          ["perform: of the literal symbol"], preview)
+    applied = await call("apply", "rename_selector", {
+        **RENAME, "apply": preview.get("previewId", "")}, says="Applied")
+    check("apply", applied.get("counts", {}).get("methods") == 2, applied)
+    await call("run", "execute_code", {
+        "code": "(Account new initialize; yourself) add: 4; balance"},
+        says="4")
+    await call("category", "get_method_source",
+               {"className": "Account", "selector": "add:"},
+               says="operations")
+    await call("sender", "get_method_source",
+               {"className": "Account", "selector": "twice:"},
+               says="self add: n.\n\tself perform: #bump: with: n.\n"
+               "\t^'bump: done'")
+    ivar = await call("ivarPreview", "rename_instance_variable",
+                      IVAR, says="Preview")
+    await call("ivarApply", "rename_instance_variable", {
+        **IVAR, "apply": ivar.get("previewId", "")}, says="Applied")
+    await call("ivarRun", "execute_code", {
+        "code": "SavingsAccount instVarNames , (Array with: "
+        "(SavingsAccount new rate: 4; interest))"}, says="percent")
+    if me.session:
+        me.expect("noHandle", await me.client.call_tool(
+            "rename_selector", {"selector": "add:", "newSelector": "plus:"}),
+            refused=True)
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:]))
+    main(steps)

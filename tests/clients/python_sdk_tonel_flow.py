@@ -14,79 +14,45 @@ Usage: python python_sdk_tonel_flow.py URL auto|legacy
 The daemon serves the default toolsets and tonel.
 """
 
-import asyncio
-import json
-import sys
-
-from mcp import Client
+from sdk_agent import main
 
 ACCOUNT = "Banking-Core/Account.class.st"
 DEPOSIT = "\tbalance := balance + amount\n"
 CHECKED = "\tamount <= 0 ifTrue: [^self error: ']'].\n" + DEPOSIT
 
 
-async def flow(url, mode):
-    seen = {"mode": mode, "steps": [], "problems": []}
-
-    def check(step, condition, found):
-        seen["steps"].append(step)
-        if not condition:
-            seen["problems"].append(f"{step}: {str(found)[:300]}")
-
-    async with Client(url, mode=mode) as client:
-        seen["protocolVersion"] = client.protocol_version
-        session = {}
-        if mode == "auto":
-            opened = await client.call_tool("open_session", {})
-            session = {"session": opened.structured_content["session"]}
-
-        async def call(tool, arguments):
-            result = await client.call_tool(tool, {**arguments, **session})
-            return result, result.structured_content or {}
-
-        result, exported = await call("export_tonel", {"className": "Account"})
-        files = {each["path"]: each["content"] for each in
-                 exported.get("files", [])}
-        check("export", not result.is_error and list(files) == [
-            "Banking-Core/package.st", ACCOUNT], files)
-        original = files.get(ACCOUNT, "")
-
-        def listed(paths):
-            return [{"path": path, "content": content}
-                    for path, content in paths.items()]
-
-        result, diffed = await call("diff_tonel", {"files": listed(files)})
-        check("unedited", diffed.get("changes") == [], diffed)
-        files[ACCOUNT] = original.replace(DEPOSIT, CHECKED)
-        result, diffed = await call("diff_tonel", {"files": listed(files)})
-        check("edited", [(c["selector"], c["change"]) for c in
-                         diffed.get("changes", [])] ==
-              [("deposit:", "changed")], diffed)
-        result, loaded = await call("load_tonel", {
-            "files": listed(files), "base": exported.get("base", "")})
-        check("load", not result.is_error and len(loaded["changes"]) == 1,
-              result.content)
-        result, again = await call("export_tonel", {"className": "Account"})
-        check("again", {each["path"]: each["content"] for each in
-                        again.get("files", [])} == files, again)
-        if session:
-            refused = await client.call_tool("load_tonel",
-                                             {"files": listed(files)})
-            check("noHandle", refused.is_error, refused.content)
-        await call("abort", {})
-        read = await client.read_resource(f"gemstone://tonel/{ACCOUNT}")
-        check("resource", read.contents[0].text == original,
-              read.contents[0])
-        if session:
-            await client.call_tool("close_session", session)
-    return seen
+def listed(files):
+    return [{"path": path, "content": content}
+            for path, content in files.items()]
 
 
-async def main(url, mode):
-    seen = await flow(url, mode)
-    print(json.dumps(seen))
-    sys.exit(1 if seen["problems"] else 0)
+async def steps(me):
+    call, check = me.call, me.check
+    exported = await call("export", "export_tonel", {"className": "Account"})
+    files = {each["path"]: each["content"] for each in
+             exported.get("files", [])}
+    check("export", list(files) == ["Banking-Core/package.st", ACCOUNT], files)
+    original = files.get(ACCOUNT, "")
+    diffed = await call("unedited", "diff_tonel", {"files": listed(files)})
+    check("unedited", diffed.get("changes") == [], diffed)
+    files[ACCOUNT] = original.replace(DEPOSIT, CHECKED)
+    diffed = await call("edited", "diff_tonel", {"files": listed(files)})
+    check("edited", [(c["selector"], c["change"]) for c in
+                     diffed.get("changes", [])] ==
+          [("deposit:", "changed")], diffed)
+    loaded = await call("load", "load_tonel", {
+        "files": listed(files), "base": exported.get("base", "")})
+    check("load", len(loaded.get("changes", [])) == 1, loaded)
+    again = await call("again", "export_tonel", {"className": "Account"})
+    check("again", {each["path"]: each["content"] for each in
+                    again.get("files", [])} == files, again)
+    if me.session:
+        me.expect("noHandle", await me.client.call_tool(
+            "load_tonel", {"files": listed(files)}), refused=True)
+    await me.client.call_tool("abort", me.session)
+    read = await me.client.read_resource(f"gemstone://tonel/{ACCOUNT}")
+    check("resource", read.contents[0].text == original, read.contents[0])
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:]))
+    main(steps)

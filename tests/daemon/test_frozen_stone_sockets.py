@@ -11,10 +11,8 @@ import os
 import signal
 import time
 
-from twisted.trial.unittest import SynchronousTestCase
-
 from gsmcpd.daemon.stone import CONTROL_INTERVAL
-from tests.realdaemon import Daemon, get
+from tests.realdaemon import DaemonTestCase, get
 
 STONE_DEADLINE = 2
 """The daemon's --stone-deadline here, in seconds."""
@@ -52,13 +50,10 @@ def waitUntil(predicate, seconds):
     return None
 
 
-class FrozenStoneTests(SynchronousTestCase):
+class FrozenStoneTests(DaemonTestCase):
 
     def test_frozenStoneIsNotHealthy(self):
-        directory = os.path.abspath(self.mktemp())
-        os.mkdir(directory)
-        daemon = Daemon(directory, "--stone-deadline", str(STONE_DEADLINE))
-        self.addCleanup(daemon.stop)
+        daemon = self.startDaemon("--stone-deadline", str(STONE_DEADLINE))
         self.assertEqual(get(daemon.port, "/healthz")[0], 200)
         stone, = childrenOf(daemon.process.pid)
         os.kill(stone, signal.SIGSTOP)

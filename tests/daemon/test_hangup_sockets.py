@@ -8,9 +8,7 @@ import os
 import signal
 import time
 
-from twisted.trial.unittest import SynchronousTestCase
-
-from tests.realdaemon import GSMCPD_SERVE, TWISTD_GSMCP, Daemon, get
+from tests.realdaemon import GSMCPD_SERVE, TWISTD_GSMCP, DaemonTestCase, get
 
 
 def catchesHangups(pid):
@@ -25,7 +23,7 @@ def catchesHangups(pid):
     return False
 
 
-class HangupSocketTests(SynchronousTestCase):
+class HangupSocketTests(DaemonTestCase):
 
     def hangUpWhileStarting(self, command):
         """
@@ -44,10 +42,7 @@ class HangupSocketTests(SynchronousTestCase):
             process.send_signal(signal.SIGHUP)
             sent.append(time.monotonic() - spawned)
 
-        directory = os.path.abspath(self.mktemp())
-        os.mkdir(directory)
-        daemon = Daemon(directory, command=command, spawned=hangUp)
-        self.addCleanup(daemon.stop)
+        daemon = self.startDaemon(command=command, spawned=hangUp)
         self.assertEqual(get(daemon.port, "/healthz")[0], 200)
         log = daemon.log()
         self.assertIn("arrived while the daemon was starting", log)
@@ -61,11 +56,8 @@ class HangupSocketTests(SynchronousTestCase):
         self.hangUpWhileStarting(GSMCPD_SERVE)
 
     def test_hangupReopensAndNeverStops(self):
-        directory = os.path.abspath(self.mktemp())
-        os.mkdir(directory)
-        audit = os.path.join(directory, "audit.log")
-        daemon = Daemon(directory, "--audit-log", audit)
-        self.addCleanup(daemon.stop)
+        audit = os.path.abspath(self.mktemp())
+        daemon = self.startDaemon("--audit-log", audit)
         session = daemon.initialize()
         daemon.rpc("tools/call", session, 2, name="status", arguments={})
         os.rename(audit, audit + ".1")

@@ -7,12 +7,9 @@ its working size.
 import concurrent.futures
 import http.client
 import json
-import os
 import threading
 
-from twisted.trial.unittest import SynchronousTestCase
-
-from tests.realdaemon import Daemon
+from tests.realdaemon import DaemonTestCase
 
 BURST = 200
 CALLS = ((2, "list_all_classes", {}), (3, "status", {}),
@@ -71,7 +68,7 @@ def oneSession(port, together):
         stream.close()
 
 
-class BurstTests(SynchronousTestCase):
+class BurstTests(DaemonTestCase):
 
     def test_burstsLeaveNoGrowth(self):
         """
@@ -84,11 +81,9 @@ class BurstTests(SynchronousTestCase):
         12 to 18 MB over three.)  And all nine stay within 25 MB of the
         first.
         """
-        directory = os.path.abspath(self.mktemp())
-        os.mkdir(directory)
-        daemon = Daemon(directory, "--max-sessions", str(BURST),
-                        "--max-connections-per-peer", str(2 * BURST + 10))
-        self.addCleanup(daemon.stop)
+        daemon = self.startDaemon(
+            "--max-sessions", str(BURST),
+            "--max-connections-per-peer", str(2 * BURST + 10))
         after = []
         with concurrent.futures.ThreadPoolExecutor(BURST) as clients:
             for _ in range(9):

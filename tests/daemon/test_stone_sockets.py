@@ -5,16 +5,13 @@ succeeds, not the daemon's own session's next pass.
 """
 
 import json
-import os
 import time
 
-from twisted.trial.unittest import SynchronousTestCase
-
 from gsmcpd.testing.simulator.control import SimulatorControl
-from tests.realdaemon import Daemon, get
+from tests.realdaemon import DaemonTestCase, get
 
 
-class StoneBackTests(SynchronousTestCase):
+class StoneBackTests(DaemonTestCase):
 
     def test_healthyAtTheFirstLogin(self):
         """
@@ -23,10 +20,7 @@ class StoneBackTests(SynchronousTestCase):
         makes it 200 at once, though that session is only logged in again
         at its next pass.
         """
-        directory = os.path.abspath(self.mktemp())
-        os.mkdir(directory)
-        daemon = Daemon(directory)
-        self.addCleanup(daemon.stop)
+        daemon = self.startDaemon()
         stone = SimulatorControl(daemon.stoneSocket())
         [own] = stone.call({"op": "sessions"})["sessions"]
         stone.call({"op": "kill", "session": own["session"]})

@@ -4,20 +4,16 @@ serving the admin toolset, two MCP sessions, the GCI binding and the
 simulated stone's process.
 """
 
-from pathlib import Path
-
-from twisted.trial.unittest import SynchronousTestCase
-
-from tests.realdaemon import Daemon
 
 
-class StoneStatusTests(SynchronousTestCase):
+from tests.realdaemon import DaemonTestCase
+
+
+class StoneStatusTests(DaemonTestCase):
 
     def setUp(self):
-        directory = Path(self.mktemp()).absolute()
-        directory.mkdir()
-        self.daemon = Daemon(str(directory), "--toolsets", "admin execution session")
-        self.addCleanup(self.daemon.stop)
+        self.daemon = self.startDaemon("--toolsets",
+                                       "admin execution session")
 
     def call(self, session, name, **arguments):
         status, _, body = self.daemon.rpc("tools/call", session, 7, name=name,

@@ -7,13 +7,10 @@ another session are asked again and again.
 
 import http.client
 import json
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from twisted.trial.unittest import SynchronousTestCase
-
-from tests.realdaemon import Daemon, get
+from tests.realdaemon import DaemonTestCase, get
 
 BREAK_DELAY = 10
 """Seconds each break blocks in the fake libgcits."""
@@ -47,14 +44,11 @@ def timed(call, *args, **kwargs):
     return time.monotonic() - started, result
 
 
-class StuckBreakSocketTests(SynchronousTestCase):
+class StuckBreakSocketTests(DaemonTestCase):
 
     def test_aStuckBreakStallsNothingElse(self):
-        directory = os.path.abspath(self.mktemp())
-        os.mkdir(directory)
-        daemon = Daemon(directory,
-                        environ={"FAKEGCITS_BREAK_DELAY": str(BREAK_DELAY)})
-        self.addCleanup(daemon.stop)
+        daemon = self.startDaemon(
+            environ={"FAKEGCITS_BREAK_DELAY": str(BREAK_DELAY)})
         stuck, other = daemon.initialize(), daemon.initialize()
 
         def execute(session, id, code):

@@ -144,6 +144,20 @@ class GemSessionTests(SimulatedStoneMixin, TestCase):
         return gem
 
     @inlineCallbacks
+    def killed(self, gem):
+        """
+        The stone kills C{gem}'s (only) session: the next call's error,
+        which must be fatal.
+        """
+        [number] = [s["session"]
+                    for s in self.control.call({"op": "sessions"})["sessions"]]
+        self.control.call({"op": "kill", "session": number})
+        error = yield self.assertFailure(
+            gem.execute(executeCode("1"), 4096), GciError)
+        self.assertTrue(error.fatal)
+        return error
+
+    @inlineCallbacks
     def test_executeOnItsOwnThread(self):
         gem = yield self.loggedIn()
         answer = yield gem.execute(executeCode("3 + 4"), 1 << 20)
@@ -172,12 +186,7 @@ class GemSessionTests(SimulatedStoneMixin, TestCase):
     @inlineCallbacks
     def test_fatalErrorEndsTheSession(self):
         gem = yield self.loggedIn()
-        [number] = [s["session"]
-                    for s in self.control.call({"op": "sessions"})["sessions"]]
-        self.control.call({"op": "kill", "session": number})
-        error = yield self.assertFailure(
-            gem.execute(executeCode("1"), 4096), GciError)
-        self.assertTrue(error.fatal)
+        error = yield self.killed(gem)
         self.assertIs(gem.gone, error)
         again = yield self.assertFailure(
             gem.execute(executeCode("1"), 4096), SessionGone)
@@ -195,12 +204,7 @@ class GemSessionTests(SimulatedStoneMixin, TestCase):
         freed = ctypes.CDLL(self.library.path).FakeGciTsFreed
         freed.argtypes = [ctypes.c_void_p]
         self.assertEqual(freed(handle), 0)
-        [number] = [s["session"]
-                    for s in self.control.call({"op": "sessions"})["sessions"]]
-        self.control.call({"op": "kill", "session": number})
-        error = yield self.assertFailure(
-            gem.execute(executeCode("1"), 4096), GciError)
-        self.assertTrue(error.fatal)
+        yield self.killed(gem)
         self.assertEqual(freed(handle), 1)
 
     @inlineCallbacks
@@ -394,19 +398,30 @@ class _Spy:
         return [args for each, args in self.calls if each == name]
 
 
-class StackTests(SimulatedStoneMixin, TestCase):
+class SpiedGemTestCase(SimulatedStoneMixin, TestCase):
+    """
+    A logged-in L{GemSession} named C{gemName}, whose library calls
+    C{self.spy} records.
+    """
+
+    gemName: str
+
+    def setUp(self):
+        self.startStone()
+        self.spy = _Spy(self.library)
+        self.gem = GemSession(self.spy, self.login, reactor, self.gemName)
+        self.addCleanup(self.gem.logout)
+        return self.gem.login()
+
+
+class StackTests(SpiedGemTestCase):
     """
     A failed call's GsProcess is cleared only when the failure left one:
     C{GciErrSType.context} is OOP_NIL otherwise (3.7 C{gci.ht}), and the
     simulated stone refuses GciTsClearStack(OOP_NIL).
     """
 
-    def setUp(self):
-        self.startStone()
-        self.spy = _Spy(self.library)
-        self.gem = GemSession(self.spy, self.login, reactor, "stack")
-        self.addCleanup(self.gem.logout)
-        return self.gem.login()
+    gemName = "stack"
 
     @inlineCallbacks
     def test_noContextNoClearStack(self):
@@ -434,19 +449,14 @@ class StackTests(SimulatedStoneMixin, TestCase):
     wait = GemSessionTests.wait
 
 
-class SourceClassTests(SimulatedStoneMixin, TestCase):
+class SourceClassTests(SpiedGemTestCase):
     """
     The source's class is resolved at login (GciTsResolveSymbol), as public
     GemStone clients do: the simulated stone's OOPs are not GemStone's, so
     a hard-coded OOP_CLASS_Utf8 (154113) is refused.
     """
 
-    def setUp(self):
-        self.startStone()
-        self.spy = _Spy(self.library)
-        self.gem = GemSession(self.spy, self.login, reactor, "utf8")
-        self.addCleanup(self.gem.logout)
-        return self.gem.login()
+    gemName = "utf8"
 
     @inlineCallbacks
     def test_resolvedAtLogin(self):

@@ -248,23 +248,13 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
     """
 
     def test_cancellingTheAnswerEndsTheCall(self):
-        metrics = Metrics("1", processMetrics=False)
-        self.watch(metrics=metrics)
-        session = self.sessions.work.get(self.handle)
-        self.failing.lateAnswer = Deferred()
-        answer = self.app.legacy.answer(
-            self.sessions.clients.get(self.handle), parseMessage(json.dumps(
-                request("tools/call", 5, name="late",
-                        arguments={})).encode()))
-        [run] = session.calls.running.values()
-        inFlight = metrics.registry.get_sample_value
-        self.assertEqual(inFlight("gsmcpd_calls_in_flight"), 1)
+        answer, run, inFlight = self.lateCall()
+        self.assertEqual(inFlight(), 1)
         answer.cancel()
         self.assertIsNone(self.successResultOf(answer))
         self.assertEqual(run.why, "cancelled")
-        self.assertEqual(session.calls.running, {})
-        self.assertEqual(inFlight("gsmcpd_calls_in_flight"), 0)
-
+        self.assertEqual(self.sessions.work.get(self.handle).calls.running, {})
+        self.assertEqual(inFlight(), 0)
 
     def lateCall(self):
         """

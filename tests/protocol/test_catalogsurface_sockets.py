@@ -5,35 +5,21 @@ handshake, on both surfaces (tests/clients/python_sdk_catalog.py): a tool
 a surface does not list is reached with the session's handle.
 """
 
-import json
 import os
-import subprocess
 import sys
 
-from twisted.trial.unittest import SynchronousTestCase
+from tests.realdaemon import CLIENTS, DaemonTestCase
 
-from tests.realdaemon import CLIENTS, Daemon
-
-FLOW = os.path.join(CLIENTS,
-                    "python_sdk_catalog.py")
+FLOW = os.path.join(CLIENTS, "python_sdk_catalog.py")
 
 
-class SurfaceFlowTests(SynchronousTestCase):
+class SurfaceFlowTests(DaemonTestCase):
 
     def daemon(self, surface):
-        directory = self.mktemp()
-        os.makedirs(directory)
-        daemon = Daemon(directory, "--surface", surface)
-        self.addCleanup(daemon.stop)
-        return daemon
+        return self.startDaemon("--surface", surface)
 
     def flow(self, daemon, surface, mode):
-        finished = subprocess.run(
-            [sys.executable, FLOW, daemon.url, surface, mode],
-            capture_output=True, text=True, timeout=120)
-        seen = json.loads(finished.stdout.splitlines()[-1])
-        self.assertEqual(seen["problems"], [], finished.stderr[-2000:])
-        return seen
+        return self.runClient(sys.executable, FLOW, daemon.url, surface, mode)
 
     def test_catalog(self):
         """

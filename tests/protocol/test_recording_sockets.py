@@ -14,11 +14,9 @@ import random
 import socket
 import time
 
-from twisted.trial.unittest import SynchronousTestCase
-
 from gsmcpd.testing.simulator.control import SimulatorControl
 from tests.daemon.test_serve_sockets import samples
-from tests.realdaemon import Daemon, get
+from tests.realdaemon import DaemonTestCase, get
 
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
           "io.modelcontextprotocol/clientCapabilities": {}}
@@ -48,7 +46,7 @@ def modernCall(port, name, arguments):
         connection.close()
 
 
-class UnwritableAuditTests(SynchronousTestCase):
+class UnwritableAuditTests(DaemonTestCase):
     """
     C{--audit-log /dev/full}: the trail is failed before the first call,
     which is refused before it runs; C{/healthz} answers 503.
@@ -57,10 +55,7 @@ class UnwritableAuditTests(SynchronousTestCase):
     def setUp(self):
         if not os.path.exists("/dev/full"):
             self.skipTest("no /dev/full here")
-        directory = self.mktemp()
-        os.makedirs(directory)
-        self.daemon = Daemon(directory, "--audit-log", "/dev/full")
-        self.addCleanup(self.daemon.stop)
+        self.daemon = self.startDaemon("--audit-log", "/dev/full")
         self.control = SimulatorControl(self.daemon.stoneSocket())
 
     def assertRefused(self, body):
@@ -105,18 +100,15 @@ class UnwritableAuditTests(SynchronousTestCase):
             len(self.control.call({"op": "sessions"})["sessions"]), loggedIn)
 
 
-class HungUpCommitTests(SynchronousTestCase):
+class HungUpCommitTests(DaemonTestCase):
     """
     Fifteen commits whose clients hang up 0-5 ms after sending them.
     """
 
     def setUp(self):
-        directory = os.path.abspath(self.mktemp())
-        os.makedirs(directory)
-        self.audit = os.path.join(directory, "audit.log")
-        self.daemon = Daemon(directory, "--audit-log", self.audit,
-                             "--max-sessions", "16")
-        self.addCleanup(self.daemon.stop)
+        self.audit = os.path.abspath(self.mktemp())
+        self.daemon = self.startDaemon("--audit-log", self.audit,
+                                       "--max-sessions", "16")
 
     def commitEvents(self):
         with open(self.audit) as f:
@@ -172,7 +164,7 @@ class HungUpCommitTests(SynchronousTestCase):
                              ("committed", [f"compiled Account>>probe{n}"]))
 
 
-class CodeCommitTests(SynchronousTestCase):
+class CodeCommitTests(DaemonTestCase):
     """
     Code that sends C{System commitTransaction} from C{execute_code},
     C{inspect} and C{profile_code}, in a 2025 session and behind a 2026
@@ -184,12 +176,10 @@ class CodeCommitTests(SynchronousTestCase):
     """
 
     def setUp(self):
-        directory = os.path.abspath(self.mktemp())
-        os.makedirs(directory)
-        self.audit = os.path.join(directory, "audit.log")
-        self.daemon = Daemon(directory, "--audit-log", self.audit,
-                             "--toolsets", "execution session debugging")
-        self.addCleanup(self.daemon.stop)
+        self.audit = os.path.abspath(self.mktemp())
+        self.daemon = self.startDaemon("--audit-log", self.audit,
+                                       "--toolsets",
+                                       "execution session debugging")
 
     def commitEvents(self):
         with open(self.audit) as f:

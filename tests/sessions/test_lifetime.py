@@ -60,9 +60,24 @@ class LifetimeTestCase(TransportTestCase):
         return received
 
     @inlineCallbacks
+    def streaming(self):
+        """
+        A new session and what its stream receives.
+        """
+        handle, _ = yield self.initialize()
+        received = yield self.openStream(handle)
+        return handle, received
+
+    @inlineCallbacks
     def alive(self, handle):
         response, _ = yield self.post(request("ping"), handle)
         return response.code == 200
+
+    def assertHeld(self, handle):
+        self.assertIsNotNone(self.sessions.work.get(handle))
+
+    def assertReleased(self, handle):
+        self.assertIsNone(self.sessions.work.get(handle))
 
 
 def events(received):
@@ -80,9 +95,9 @@ class StreamlessTests(LifetimeTestCase):
     def test_streamlessSessionReleasedAfterAMinute(self):
         handle, _ = yield self.initialize()
         self.elapse(50)
-        self.assertIsNotNone(self.sessions.work.get(handle))
+        self.assertHeld(handle)
         self.elapse(20)
-        self.assertIsNone(self.sessions.work.get(handle))
+        self.assertReleased(handle)
         self.assertTrue(self.pool.opened[0].loggedOut)
         alive = yield self.alive(handle)
         self.assertFalse(alive)
@@ -102,7 +117,7 @@ class StreamlessTests(LifetimeTestCase):
         gem.held = True
         calling = self.call(handle, "execute_code", {"code": "x"})
         self.elapse(600)
-        self.assertIsNotNone(self.sessions.work.get(handle))
+        self.assertHeld(handle)
         gem.release()
         self.treq.flush()
         yield calling
@@ -115,17 +130,25 @@ class StreamlessTests(LifetimeTestCase):
         """
         handle, _ = yield self.initialize()
         self.clock.advance(7200)
-        self.assertIsNotNone(self.sessions.work.get(handle))
+        self.assertHeld(handle)
         self.elapse(30)
-        self.assertIsNotNone(self.sessions.work.get(handle))
+        self.assertHeld(handle)
 
 
 class ProbeTests(LifetimeTestCase):
 
     @inlineCallbacks
+    def pinged(self):
+        """
+        A new session with a stream, idle until pinged (not yet answered).
+        """
+        handle, _ = yield self.streaming()
+        self.elapse(1510, step=10)
+        return handle
+
+    @inlineCallbacks
     def test_idleStreamSessionPingedThenReaped(self):
-        handle, _ = yield self.initialize()
-        received = yield self.openStream(handle)
+        handle, received = yield self.streaming()
         self.elapse(1490, step=10)
         self.assertEqual(events(received), [])
         self.elapse(20, step=10)
@@ -139,87 +162,78 @@ class ProbeTests(LifetimeTestCase):
         # The answer proved it live but did not reset its activity clock.
         self.assertLess(session.liveness.lastActivity, 100)
         self.elapse(300, step=10)
-        self.assertIsNone(self.sessions.work.get(handle))
+        self.assertReleased(handle)
 
     @inlineCallbacks
     def test_unansweredPingReleasesEarly(self):
-        handle, _ = yield self.initialize()
-        yield self.openStream(handle)
-        self.elapse(1510, step=10)
-        self.assertIsNotNone(self.sessions.work.get(handle))
+        handle = yield self.pinged()
+        self.assertHeld(handle)
         self.elapse(30, step=10)
-        self.assertIsNone(self.sessions.work.get(handle))
+        self.assertReleased(handle)
 
     @inlineCallbacks
     def test_pingLostToHandoverIsResent(self):
-        handle, _ = yield self.initialize()
-        yield self.openStream(handle)
-        self.elapse(1510, step=10)
+        handle = yield self.pinged()
         second = yield self.openStream(handle)
         self.elapse(30, step=10)
-        self.assertIsNotNone(self.sessions.work.get(handle))
+        self.assertHeld(handle)
         self.elapse(10, step=10)
         self.assertEqual([e["id"] for e in events(second)], ["srv-2"])
 
     @inlineCallbacks
     def test_answeredErrorStillProvesLive(self):
-        handle, _ = yield self.initialize()
-        yield self.openStream(handle)
-        self.elapse(1510, step=10)
+        handle = yield self.pinged()
         yield self.post({"jsonrpc": "2.0", "id": "srv-1",
                          "error": {"code": -1, "message": "no"}}, handle)
         self.elapse(60, step=10)
-        self.assertIsNotNone(self.sessions.work.get(handle))
+        self.assertHeld(handle)
 
 
 class StreamLossTests(LifetimeTestCase):
 
     @inlineCallbacks
-    def hangUp(self, handle):
-        yield self.openStream(handle)
+    def hungUp(self):
+        """
+        A new session whose stream was lost.
+        """
+        handle, _ = yield self.streaming()
         self.sessions.clients.get(handle).stream.stopProducing()
+        return handle
 
     @inlineCallbacks
     def test_releasedAfterGrace(self):
-        handle, _ = yield self.initialize()
-        yield self.hangUp(handle)
+        handle = yield self.hungUp()
         self.clock.advance(9.9)
-        self.assertIsNotNone(self.sessions.work.get(handle))
+        self.assertHeld(handle)
         self.clock.advance(0.2)
-        self.assertIsNone(self.sessions.work.get(handle))
+        self.assertReleased(handle)
 
     @inlineCallbacks
+    def keptBy(self, keeping):
+        handle = yield self.hungUp()
+        self.clock.advance(5)
+        yield keeping(handle)
+        self.clock.advance(10)
+        self.assertHeld(handle)
+
     def test_anyRequestRetractsTheVerdict(self):
-        handle, _ = yield self.initialize()
-        yield self.hangUp(handle)
-        self.clock.advance(5)
-        yield self.alive(handle)
-        self.clock.advance(10)
-        self.assertIsNotNone(self.sessions.work.get(handle))
+        return self.keptBy(self.alive)
 
-    @inlineCallbacks
     def test_reattachKeepsIt(self):
-        handle, _ = yield self.initialize()
-        yield self.hangUp(handle)
-        self.clock.advance(5)
-        yield self.openStream(handle)
-        self.clock.advance(10)
-        self.assertIsNotNone(self.sessions.work.get(handle))
+        return self.keptBy(self.openStream)
 
     @inlineCallbacks
     def test_zeroGraceReleasesAtOnce(self):
         self.sessions.clients.streamLossGrace = 0
-        handle, _ = yield self.initialize()
-        yield self.hangUp(handle)
-        self.assertIsNone(self.sessions.work.get(handle))
+        handle = yield self.hungUp()
+        self.assertReleased(handle)
 
     @inlineCallbacks
     def test_supersededStreamIsNotALoss(self):
-        handle, _ = yield self.initialize()
-        yield self.openStream(handle)
+        handle, _ = yield self.streaming()
         yield self.openStream(handle)
         self.clock.advance(20)
-        self.assertIsNotNone(self.sessions.work.get(handle))
+        self.assertHeld(handle)
 
 
 class CapTests(LifetimeTestCase):
@@ -228,14 +242,13 @@ class CapTests(LifetimeTestCase):
 
     @inlineCallbacks
     def test_absoluteCap(self):
-        handle, _ = yield self.initialize()
-        yield self.openStream(handle)
+        handle, _ = yield self.streaming()
         for _ in range(11):
             self.elapse(50, step=10)
             yield self.alive(handle)
-        self.assertIsNotNone(self.sessions.work.get(handle))
+        self.assertHeld(handle)
         self.elapse(60, step=10)
-        self.assertIsNone(self.sessions.work.get(handle))
+        self.assertReleased(handle)
 
 
 class HandleIdleTests(LifetimeTestCase, ModernTestCase):
@@ -252,9 +265,9 @@ class HandleIdleTests(LifetimeTestCase, ModernTestCase):
         legacy, _ = yield self.initialize()
         yield self.openStream(legacy)
         self.elapse(self.policy.handleIdleTimeout - 10, step=10)
-        self.assertIsNotNone(self.sessions.work.get(handle))
+        self.assertHeld(handle)
         self.elapse(20, step=10)
-        self.assertIsNone(self.sessions.work.get(handle))
+        self.assertReleased(handle)
         self.assertIsNotNone(self.sessions.work.get(legacy))
 
 
@@ -272,8 +285,7 @@ class DayOfUseTests(LifetimeTestCase, ModernTestCase):
         What the MCP Inspector does for a quick request: a new session, its
         stream, one request, the stream dropped, and no DELETE.
         """
-        handle, _ = yield self.initialize()
-        yield self.openStream(handle)
+        handle, _ = yield self.streaming()
         self.assertTrue((yield self.alive(handle)))
         self.sessions.clients.get(handle).stream.stopProducing()
 
@@ -302,8 +314,7 @@ class BackpressureTests(LifetimeTestCase):
 
     @inlineCallbacks
     def test_pausedStreamQueuesThenFlushes(self):
-        handle, _ = yield self.initialize()
-        received = yield self.openStream(handle)
+        handle, received = yield self.streaming()
         session = self.sessions.clients.get(handle)
         session.stream.pauseProducing()
         session.post({"jsonrpc": "2.0", "method": "notifications/x"})
@@ -316,8 +327,7 @@ class BackpressureTests(LifetimeTestCase):
 
     @inlineCallbacks
     def test_blockedPastFiveSecondsDropped(self):
-        handle, _ = yield self.initialize()
-        yield self.openStream(handle)
+        handle, _ = yield self.streaming()
         session = self.sessions.clients.get(handle)
         stream = session.stream
         stream.pauseProducing()
@@ -327,7 +337,7 @@ class BackpressureTests(LifetimeTestCase):
         self.assertEqual(stream.endedBy, "slow")
         self.assertIsNone(session.stream)
         self.clock.advance(10)
-        self.assertIsNone(self.sessions.work.get(handle))
+        self.assertReleased(handle)
 
 
 class OutboxTests(SynchronousTestCase):
@@ -375,9 +385,10 @@ class PolicyTests(SynchronousTestCase):
         LifetimePolicy(idleTimeout=None, probeAfter=600).validate()
 
 
-class DeadlineTests(LifetimeTestCase):
-
-    requestTimeout = 30
+class HeldTestCase(LifetimeTestCase):
+    """
+    One session, whose gem holds every call until released.
+    """
 
     @inlineCallbacks
     def setUp(self):
@@ -386,10 +397,17 @@ class DeadlineTests(LifetimeTestCase):
         self.gem = self.pool.opened[0]
         self.gem.held = True
 
-    def callWithId(self, id):
+    def execute(self, id, code):
         return self.post(request("tools/call", id, name="execute_code",
-                                 arguments={"code": "[true] whileTrue"}),
-                         self.handle)
+                                 arguments={"code": code}), self.handle)
+
+
+class DeadlineTests(HeldTestCase):
+
+    requestTimeout = 30
+
+    def callWithId(self, id):
+        return self.execute(id, "[true] whileTrue")
 
     @inlineCallbacks
     def test_beatsTheDeadline(self):
@@ -465,14 +483,7 @@ class DeadlineTests(LifetimeTestCase):
         self.assertFalse(result["result"]["isError"])
 
 
-class CancellationTests(LifetimeTestCase):
-
-    @inlineCallbacks
-    def setUp(self):
-        super().setUp()
-        self.handle, _ = yield self.initialize()
-        self.gem = self.pool.opened[0]
-        self.gem.held = True
+class CancellationTests(HeldTestCase):
 
     @inlineCallbacks
     def cancel(self, id):
@@ -484,8 +495,7 @@ class CancellationTests(LifetimeTestCase):
 
     @inlineCallbacks
     def test_cancelledRequestAnswered202(self):
-        calling = self.post(request("tools/call", 5, name="execute_code",
-                                    arguments={"code": "x"}), self.handle)
+        calling = self.execute(5, "x")
         response, body = yield self.cancel(5)
         self.assertEqual((response.code, body), (202, None))
         response, body = yield calling
@@ -494,10 +504,8 @@ class CancellationTests(LifetimeTestCase):
 
     @inlineCallbacks
     def test_secondRequestWaitsItsTurn(self):
-        first = self.post(request("tools/call", 1, name="execute_code",
-                                  arguments={"code": "1"}), self.handle)
-        second = self.post(request("tools/call", 2, name="execute_code",
-                                   arguments={"code": "2"}), self.handle)
+        first = self.execute(1, "1")
+        second = self.execute(2, "2")
         self.assertEqual([tag for tag, _ in self.gem.calls],
                          ["execute_code", "execute_code"])
         self.gem.release()
@@ -510,10 +518,8 @@ class CancellationTests(LifetimeTestCase):
 
     @inlineCallbacks
     def test_cancelQueuedCallBreaksNothing(self):
-        first = self.post(request("tools/call", 1, name="execute_code",
-                                  arguments={"code": "1"}), self.handle)
-        second = self.post(request("tools/call", 2, name="execute_code",
-                                   arguments={"code": "2"}), self.handle)
+        first = self.execute(1, "1")
+        second = self.execute(2, "2")
         yield self.cancel(2)
         response, body = yield second
         self.assertEqual(response.code, 202)

@@ -4,24 +4,18 @@ Session lifetime over real sockets, against a real C{twistd gsmcp
 """
 
 import http.client
-import os
 import time
 
-from twisted.trial.unittest import SynchronousTestCase
-
 from gsmcpd.testing.simulator.control import SimulatorControl
-from tests.realdaemon import Daemon
+from tests.realdaemon import DaemonTestCase
 
 
-class LiveDaemonTestCase(SynchronousTestCase):
+class LiveDaemonTestCase(DaemonTestCase):
 
     arguments = ()
 
     def setUp(self):
-        directory = self.mktemp()
-        os.makedirs(directory)
-        self.daemon = Daemon(directory, *self.arguments)
-        self.addCleanup(self.daemon.stop)
+        self.daemon = self.startDaemon(*self.arguments)
         self.control = SimulatorControl(self.daemon.stoneSocket())
 
     def loggedIn(self):
@@ -135,16 +129,10 @@ class RunawayTests(LiveDaemonTestCase):
         self.assertEqual(body["result"]["content"][0]["text"], "42")
 
 
-class WorkerUserTests(SynchronousTestCase):
-
-    def start(self, *arguments):
-        directory = self.mktemp()
-        os.makedirs(directory)
-        return Daemon(directory, *arguments)
+class WorkerUserTests(DaemonTestCase):
 
     def test_sessionsRunAsTheWorkerUser(self):
-        daemon = self.start("--worker-user", "McpReadOnly")
-        self.addCleanup(daemon.stop)
+        daemon = self.startDaemon("--worker-user", "McpReadOnly")
         session = daemon.initialize()
         _, _, body = daemon.rpc("tools/call", session, 2, name="status")
         self.assertEqual(body["result"]["structuredContent"]["user"],
@@ -156,7 +144,7 @@ class WorkerUserTests(SynchronousTestCase):
         self.assertIn("2249", body["result"]["content"][0]["text"])
 
     def test_unmintableWorkerRefusesToStart(self):
-        error = self.assertRaises(RuntimeError, self.start,
+        error = self.assertRaises(RuntimeError, self.startDaemon,
                                   "--worker-user", "Nobody")
         self.assertIn("refusing to start", str(error))
         self.assertIn("addOnetimePasswordUserId: 'Nobody'", str(error))

@@ -150,10 +150,10 @@ class SignalTests(DebuggingTestCase):
         stop = self.stopped("nil halt. 7")
         self.assertEqual(debugging.continueWith(self.session, stop.context), 7)
 
-    def test_aLongContinueIsBroken(self):
+    def continuedAndBroken(self, hard):
         """
-        A continued process that runs long is broken like any call: the
-        break reaches the process's own thread and ends the run.
+        A process stopped before a loop, continued on a thread of its own
+        and broken (C{hard} or soft): the stop, and the continue's error.
         """
         stop = self.stopped("nil halt. [true] whileTrue: [nil yourself]. 7")
         outcome = []
@@ -161,10 +161,18 @@ class SignalTests(DebuggingTestCase):
         thread = threading.Thread(target=lambda: outcome.append(self.assertRaises(
             errors.GciError, debugging.continueWith, self.session, stop.context)))
         thread.start()
-        self.session.interrupt.breakCall(True)
+        self.session.interrupt.breakCall(hard)
         thread.join(30)
         self.session.interrupt.end()
-        self.assertEqual(outcome[0].number, errors.HARD_BREAK)
+        return stop, outcome[0]
+
+    def test_aLongContinueIsBroken(self):
+        """
+        A continued process that runs long is broken like any call: the
+        break reaches the process's own thread and ends the run.
+        """
+        _, error = self.continuedAndBroken(hard=True)
+        self.assertEqual(error.number, errors.HARD_BREAK)
         self.assertEqual(self.session.debugRuns, {})
 
     def test_softBreakStops(self):
@@ -172,16 +180,8 @@ class SignalTests(DebuggingTestCase):
         A soft break stops a run that can stop, as a breakpoint does: the
         call answers 6003 with the process as its context.
         """
-        stop = self.stopped("nil halt. [true] whileTrue: [nil yourself]. 7")
-        outcome = []
-        self.session.interrupt.begin()
-        thread = threading.Thread(target=lambda: outcome.append(self.assertRaises(
-            errors.GciError, debugging.continueWith, self.session, stop.context)))
-        thread.start()
-        self.session.interrupt.breakCall(False)
-        thread.join(30)
-        self.session.interrupt.end()
-        self.assertEqual((outcome[0].number, outcome[0].context),
+        stop, error = self.continuedAndBroken(hard=False)
+        self.assertEqual((error.number, error.context),
                          (errors.SOFT_BREAK, stop.context))
         debugging.clearStack(self.session, stop.context)
 

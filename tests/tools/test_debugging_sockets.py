@@ -6,11 +6,8 @@ client as an agent debugging a failing test and profiling code would use it
 
 import http.client
 import json
-import os
 
-from twisted.trial.unittest import SynchronousTestCase
-
-from tests.realdaemon import AgentFlowTestCase, Daemon
+from tests.realdaemon import AgentFlowTestCase, DaemonTestCase
 
 TOOLSETS = "debugging testing browsing mutation session"
 
@@ -49,16 +46,13 @@ class InspectFlowTests(AgentFlowTestCase):
             "stale", "profile", "profileFails", "profileAgain"])
 
 
-class WireSizeTests(SynchronousTestCase):
+class WireSizeTests(DaemonTestCase):
     """
     What the caps promise, measured as the HTTP body a client reads.
     """
 
     def setUp(self):
-        directory = self.mktemp()
-        os.makedirs(directory)
-        self.daemon = Daemon(directory, "--toolsets", "debugging execution")
-        self.addCleanup(self.daemon.stop)
+        self.daemon = self.startDaemon("--toolsets", "debugging execution")
         self.session = self.daemon.initialize()
 
     def body(self, tool, **arguments):

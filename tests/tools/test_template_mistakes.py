@@ -153,6 +153,24 @@ class DeleteClassCountTests(MutationTestCase):
 class RemoveDictionaryStaleTests(MutationTestCase):
 
     @inlineCallbacks
+    def listedThenChanged(self, *changes):
+        """
+        Banking listed; then another client removes SavingsAccount from it,
+        makes C{changes} (tool and arguments) and commits, and this
+        session's view moves without its ledger knowing.
+        """
+        yield self.succeed("list_classes", dictionaryName="Banking")
+        other = self.harness.newClient()
+        yield self.succeed("get_class_definition", harness=other,
+                           className="SavingsAccount")
+        yield self.succeed("delete_class", harness=other,
+                           className="SavingsAccount")
+        for tool, arguments in changes:
+            yield self.succeed(tool, harness=other, **arguments)
+        yield self.succeed("commit", harness=other)
+        self.moveViewBehindTheLedger()
+
+    @inlineCallbacks
     def test_unlistedIsUnreadNotStale(self):
         """
         Mutant C{remove_dictionary-unread-allowed}: classes never listed
@@ -169,16 +187,8 @@ class RemoveDictionaryStaleTests(MutationTestCase):
         Mutant C{remove_dictionary-listing-ignored}: as many classes as
         listed, but one of them new, makes the listing stale.
         """
-        yield self.succeed("list_classes", dictionaryName="Banking")
-        other = self.harness.newClient()
-        yield self.succeed("get_class_definition", harness=other,
-                           className="SavingsAccount")
-        yield self.succeed("delete_class", harness=other,
-                           className="SavingsAccount")
-        yield self.succeed("compile_class_definition", harness=other,
-                           className="Ledger", dictionary="Banking")
-        yield self.succeed("commit", harness=other)
-        self.moveViewBehindTheLedger()
+        yield self.listedThenChanged(("compile_class_definition", {
+            "className": "Ledger", "dictionary": "Banking"}))
         message = yield self.refused("remove_dictionary",
                                      dictionaryName="Banking")
         self.assertIn("changed since", message)
@@ -190,14 +200,7 @@ class RemoveDictionaryStaleTests(MutationTestCase):
         since the listing (every class left is still in it) makes the
         listing stale.
         """
-        yield self.succeed("list_classes", dictionaryName="Banking")
-        other = self.harness.newClient()
-        yield self.succeed("get_class_definition", harness=other,
-                           className="SavingsAccount")
-        yield self.succeed("delete_class", harness=other,
-                           className="SavingsAccount")
-        yield self.succeed("commit", harness=other)
-        self.moveViewBehindTheLedger()
+        yield self.listedThenChanged()
         message = yield self.refused("remove_dictionary",
                                      dictionaryName="Banking")
         self.assertIn("changed since", message)

@@ -20,15 +20,16 @@ class TonelFlowTests(AgentFlowTestCase):
         The SDK's default mode (2026-07-28), with a handle: the export
         diffs as no change, an edited method as exactly one, loads and
         exports as edited; without the handle the load is refused; after
-        an abort the resource is the first export's file.
+        an abort the resource is the first export's file; closed.
         """
         seen = self.runFlow("auto")
         self.assertEqual(seen["protocolVersion"], "2026-07-28")
-        self.assertEqual(seen["steps"], [*STEPS, "noHandle", "resource"])
+        self.assertEqual(list(seen["steps"]),
+                         [*STEPS, "noHandle", "resource", "close"])
 
     def test_legacy(self):
         """The same over 2025-11-25, where the MCP session is the GemStone
         session."""
         seen = self.runFlow("legacy")
         self.assertEqual(seen["protocolVersion"], "2025-11-25")
-        self.assertEqual(seen["steps"], [*STEPS, "resource"])
+        self.assertEqual(list(seen["steps"]), [*STEPS, "resource"])

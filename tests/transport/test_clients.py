@@ -7,19 +7,14 @@ import os
 import subprocess
 import sys
 
-from twisted.trial.unittest import SynchronousTestCase
-
-from tests.realdaemon import CLIENTS, Daemon
+from tests.realdaemon import CLIENTS, DaemonTestCase
 from tests.structure.test_contract import REFERENCE_TOOLS
 
 
-class PythonSdkClientTests(SynchronousTestCase):
+class PythonSdkClientTests(DaemonTestCase):
 
     def setUp(self):
-        directory = self.mktemp()
-        os.makedirs(directory)
-        self.daemon = Daemon(directory)
-        self.addCleanup(self.daemon.stop)
+        self.daemon = self.startDaemon()
 
     def client(self, *arguments):
         finished = subprocess.run(
@@ -86,17 +81,14 @@ class PythonSdkClientTests(SynchronousTestCase):
             "positive count or 'none'"])
 
 
-class ProgressClientTests(SynchronousTestCase):
+class ProgressClientTests(DaemonTestCase):
 
     def test_runTestClassReportsProgress(self):
         """
         A Python SDK client that sends a progress token to run_test_class
         hears notifications/progress before the result.
         """
-        directory = self.mktemp()
-        os.makedirs(directory)
-        daemon = Daemon(directory)
-        self.addCleanup(daemon.stop)
+        daemon = self.startDaemon()
         finished = subprocess.run(
             [sys.executable, os.path.join(CLIENTS, "python_sdk_client.py"),
              daemon.url, "progress"],

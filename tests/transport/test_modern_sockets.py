@@ -6,35 +6,25 @@ client as an agent would use it (tests/clients/python_sdk_flow.py).
 import http.client
 import json
 import os
-import subprocess
 import sys
 import time
 
-from twisted.trial.unittest import SynchronousTestCase
-
 from tests.daemon.test_serve_sockets import samples
-from tests.realdaemon import CLIENTS, Daemon, get
+from tests.realdaemon import CLIENTS, DaemonTestCase, get
 
 FLOW = os.path.join(CLIENTS, "python_sdk_flow.py")
 CONFIRMING = json.dumps({"mutation": {"confirmDestructive": True},
                          "session": {"confirmDestructive": True}})
 
 
-class AgentFlowTests(SynchronousTestCase):
+class AgentFlowTests(DaemonTestCase):
 
     def setUp(self):
-        directory = self.mktemp()
-        os.makedirs(directory)
-        self.daemon = Daemon(directory, "--toolset-options", CONFIRMING)
-        self.addCleanup(self.daemon.stop)
+        self.daemon = self.startDaemon("--toolset-options", CONFIRMING)
 
     def flow(self, *arguments):
-        finished = subprocess.run(
-            [sys.executable, FLOW, self.daemon.url, *arguments],
-            capture_output=True, text=True, timeout=120)
-        seen = json.loads(finished.stdout.splitlines()[-1])
-        self.assertEqual(seen["problems"], [], finished.stderr[-2000:])
-        return seen
+        return self.runClient(sys.executable, FLOW, self.daemon.url,
+                              *arguments)
 
     def test_auto(self):
         """

@@ -7,20 +7,18 @@ twin of test_catalogsurface_sockets for the other official SDK.  Skipped
 without the Node clients (bin/setup-node), except under CI.
 """
 
-import json
 import os
 import shutil
-import subprocess
 
-from twisted.trial.unittest import SkipTest, SynchronousTestCase
+from twisted.trial.unittest import SkipTest
 
-from tests.realdaemon import Daemon
+from tests.realdaemon import DaemonTestCase
 
 NODE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "node")
 FLOW = os.path.join(NODE, "ts_sdk_catalog.mjs")
 
 
-class TypeScriptSurfaceFlowTests(SynchronousTestCase):
+class TypeScriptSurfaceFlowTests(DaemonTestCase):
 
     def setUp(self):
         if shutil.which("node") is None or not os.path.isdir(os.path.join(
@@ -32,19 +30,10 @@ class TypeScriptSurfaceFlowTests(SynchronousTestCase):
             raise SkipTest(missing)
 
     def daemon(self, surface):
-        directory = self.mktemp()
-        os.makedirs(directory)
-        daemon = Daemon(directory, "--surface", surface)
-        self.addCleanup(daemon.stop)
-        return daemon
+        return self.startDaemon("--surface", surface)
 
     def flow(self, daemon, surface, mode):
-        finished = subprocess.run(
-            ["node", FLOW, daemon.url, surface, mode],
-            capture_output=True, text=True, timeout=120)
-        seen = json.loads(finished.stdout.splitlines()[-1])
-        self.assertEqual(seen["problems"], [], finished.stderr[-2000:])
-        return seen
+        return self.runClient("node", FLOW, daemon.url, surface, mode)
 
     def test_catalog(self):
         """
