@@ -87,9 +87,6 @@ class RequestFacts:
         resolved them (the 2026 era takes the C{session} handle out).
     @ivar context: what a tool may ask of the request it serves (its
         stream, log messages, questions for the client, its ending).
-    @ivar carried: what its era's steps of a C{tools/call} read besides
-        (L{gsmcpd.protocol.pipeline.IEra}: the 2026 era's envelope and
-        headers, the 2025 era's stream opener), or L{None}.
     """
 
     method: str | None
@@ -105,7 +102,6 @@ class RequestFacts:
     tool: Tool | None = None
     arguments: Any = None
     context: CallContext = FROM_MEMORY
-    carried: Any = None
 
     def running(self, context: CallContext) -> "RequestFacts":
         """

@@ -47,6 +47,20 @@ def answersAsStream(params: JsonObject, tool: Tool | None) -> bool:
         getattr(tool, "streams", False)
 
 
+def objectArguments(arguments: Any) -> JsonObject:
+    """
+    A call's arguments, which must be an object (none: an empty one).
+
+    @raise ToolError: C{invalidParams} for any other value (the 2026 era
+        answers it as a protocol error before the call is placed).
+    """
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        raise ToolError("invalidParams", "arguments must be an object")
+    return arguments
+
+
 def callTool(request: RequestFacts, tool: Tool) -> Any:
     """
     Run C{tool}, the one C{request} names: a L{Deferred} of, or the result
@@ -83,12 +97,8 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
                         failure.check(CallBroken) is not None)
 
     # Callbacks rather than a generator: this runs for every tool call.
-    arguments = request.arguments
-    if arguments is None:
-        arguments = {}
     try:
-        if not isinstance(arguments, dict):
-            raise ToolError("invalidParams", "arguments must be an object")
+        arguments = objectArguments(request.arguments)
         tool.validate(arguments)
         run: Any = tool.run
         answer = run(call, arguments)

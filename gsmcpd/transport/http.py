@@ -9,6 +9,7 @@ request's head, but for C{Accept} (L{gsmcpd.transport.sse}).
 
 import secrets
 from collections.abc import Generator
+from functools import partial
 
 from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.internet.interfaces import IReactorTime
@@ -48,6 +49,7 @@ from gsmcpd.transport.gates import (
     Refusal,
     checkHeaders,
     namedSession,
+    sessionRefused,
 )
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 from gsmcpd.transport.modern import ModernPost
@@ -162,7 +164,8 @@ class McpApp(AnsweringResource):
         return encode(document)
 
     def _client(self, request: Request) -> ClientSession:
-        return namedSession(request, self.sessions, principalOf(request))
+        return namedSession(request, partial(self.legacy.clientFor,
+                                             principalOf(request)))
 
     # Routes.
 
@@ -188,29 +191,30 @@ class McpApp(AnsweringResource):
             raise Refusal(400, e.message, e.code)
         if message.kind == "request":
             setattr(request, MESSAGE_ID, message.id)
-        if isModern(version, message.params):
-            modern: Deferred[Body] = self.modern.post(request, message)
+        if isModern(version[-1] if version else None, message.params):
+            modern: Deferred[Body] = self.modern.post(request, message,
+                                                      version)
             return modern
         message = unwrapCall(self.legacy.handlers.tools, message)
         if message.kind == "request" and message.method == "initialize":
             return self.legacy.initialize(
                 message, principalOf(request)).addCallback(
                     self._initialized, request)
-        client = self._client(request)
         if message.kind == "response":
+            client = self._client(request)
             # An answer proves the client is listening, not that it is
             # working: it does not count as activity.
             self.pending.answer(client, message)
             request.setResponseCode(202)
             return b""
-        self.sessions.clients.touch(client)
-        replacement = client.work.awaitReplacement()
-        if replacement is not None:
+        working = namedSession(request, partial(self.legacy.working,
+                                                principalOf(request)))
+        if isinstance(working, Deferred):
             # Served by the new GemStone session once it is in place.
-            return replacement.addCallback(
-                lambda _: self._call(request, self._client(request),
-                                     message))
-        return self._call(request, client, message)
+            return working.addCallbacks(
+                lambda client: self._call(request, client, message),
+                sessionRefused)
+        return self._call(request, working, message)
 
     def _initialized(self, opened: Opened, request: Request) -> bytes:
         client, response = opened

@@ -4,7 +4,7 @@ layer, its HTTP statuses, and its two kinds of event stream (a call that
 reports progress, and C{subscriptions/listen}).
 """
 
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from typing import Any
 
 import attr
@@ -33,6 +33,7 @@ from gsmcpd.protocol.jsonrpc import (
 from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.sessions.outbox import Outbox
 from gsmcpd.transport.bearer import principalOf
+from gsmcpd.transport.gates import VERSION_HEADER
 from gsmcpd.transport.sse import CallStream, EventStream, acceptsStream, callStream
 
 CALL_STREAM = "c1"
@@ -42,11 +43,14 @@ under this key."""
 
 def headerValues(request: IRequest) -> Headers:
     """
-    The request's headers by lowercased name, each a list of its values.
+    The request's headers by lowercased name, each a list of its values,
+    but for C{MCP-Protocol-Version}, which the gates read.
     """
-    return {name.decode("latin-1").lower(): [v.decode("latin-1")
-                                             for v in values]
-            for name, values in request.requestHeaders.getAllRawHeaders()}
+    headers = {name.decode("latin-1").lower(): [v.decode("latin-1")
+                                                for v in values]
+               for name, values in request.requestHeaders.getAllRawHeaders()}
+    headers.pop(VERSION_HEADER.decode("ascii"), None)
+    return headers
 
 
 class ModernPost:
@@ -70,7 +74,8 @@ class ModernPost:
         return encode(document)
 
     @inlineCallbacks
-    def post(self, request: Request, message: Message) -> Generator[
+    def post(self, request: Request, message: Message,
+             version: Sequence[str]) -> Generator[
             "Deferred[Any]", Any, bytes | None]:
         if message.kind != "request":
             # Nothing a 2026 client sends without an id needs an answer;
@@ -94,7 +99,8 @@ class ModernPost:
 
         try:
             envelope = attr.evolve(
-                readEnvelope(message.method, message.params, headers),
+                readEnvelope(message.method, message.params, headers,
+                             version),
                 principal=principalOf(request))
             message = unwrapCall(self.era.handlers.tools, message,
                                  lifted=(SESSION_ARGUMENT,))

@@ -15,12 +15,15 @@ from gsmcpd.protocol.eras.modern.envelope import (
     MISSING_CLIENT_CAPABILITY,
     PROTOCOL_VERSION_KEY,
     UNSUPPORTED_PROTOCOL_VERSION,
+    VERSION_HEADER,
     Envelope,
     checkParameterHeaders,
     decodeHeaderValue,
     httpStatus,
     isModern,
-    readEnvelope,
+)
+from gsmcpd.protocol.eras.modern.envelope import (
+    readEnvelope as envelopeOf,
 )
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.versions import MODERN_VERSION
@@ -28,6 +31,16 @@ from gsmcpd.protocol.versions import MODERN_VERSION
 META = {PROTOCOL_VERSION_KEY: MODERN_VERSION,
         CLIENT_CAPABILITIES_KEY: {"elicitation": {}},
         CLIENT_INFO_KEY: {"name": "test", "version": "1"}}
+
+
+def readEnvelope(method, params, headers):
+    """
+    L{envelopeOf} for C{headers} as a request carries them, its
+    C{MCP-Protocol-Version} values handed over apart, as the gates do.
+    """
+    rest = {name: values for name, values in headers.items()
+            if name != VERSION_HEADER}
+    return envelopeOf(method, params, rest, headers.get(VERSION_HEADER, []))
 
 
 def headersFor(method, name=None, version=MODERN_VERSION, **extra):

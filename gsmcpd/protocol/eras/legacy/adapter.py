@@ -31,6 +31,7 @@ from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
 from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
+from gsmcpd.protocol.eras.legacy.resolution import clientSession
 from gsmcpd.protocol.facts import LEGACY, RequestFacts
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import (
@@ -44,7 +45,14 @@ from gsmcpd.protocol.jsonrpc import (
     stoppingError,
 )
 from gsmcpd.protocol.methods import MethodTable
-from gsmcpd.protocol.pipeline import Admit, CallPipeline, IEra, Placed
+from gsmcpd.protocol.pipeline import (
+    Admit,
+    CallPipeline,
+    IEra,
+    Lookup,
+    Placed,
+    Unmade,
+)
 from gsmcpd.protocol.recording import CANCELLED
 from gsmcpd.protocol.shares import END_ONE, shareRefusal
 from gsmcpd.protocol.toolcall import answersAsStream
@@ -53,7 +61,6 @@ from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import ShareExhausted
-from gsmcpd.tools.base import Tool
 
 Opened = tuple[ClientSession | None, JsonObject]
 """What C{initialize} comes to: the client session it opened (L{None}
@@ -150,6 +157,32 @@ class LegacyEra:
         self.listeners.add(client)
         return client, result(message.id, self.initializeResult(params))
 
+    def clientFor(self, principal: Principal | None,
+                  sessionId: str | None) -> ClientSession:
+        """
+        The client session C{sessionId} names, if C{principal} opened it
+        (L{clientSession}).
+        """
+        return clientSession(self.sessions, sessionId, principal)
+
+    def working(self, principal: Principal | None, sessionId: str | None
+                ) -> ClientSession | Deferred[ClientSession]:
+        """
+        The client session a request (no response) works in, its activity
+        counted: at once, or once its work session's replacement is in
+        place (found again then).
+
+        @raise NoSessionId: or L{NoSuchSession}, at once or through the
+            L{Deferred}.
+        """
+        client = self.clientFor(principal, sessionId)
+        self.sessions.clients.touch(client)
+        replacement = client.work.awaitReplacement()
+        if replacement is None:
+            return client
+        return replacement.addCallback(
+            lambda _: self.clientFor(principal, sessionId))
+
     def principalOf(self, client: ClientSession,
                     principal: Principal | None) -> Principal | None:
         """
@@ -206,24 +239,34 @@ class LegacyEra:
             _framed, errorResponse, callbackArgs=(message.id,),
             errbackArgs=(message.id,))
 
-    # Its codec (L{IEra}): the steps of a tools/call it takes its own way.
+    # Its codec (L{IEra}): the three verbs of a tools/call.
 
-    def decode(self, message: Message, carrier: "ClientCall"
-               ) -> RequestFacts:
+    def decode(self, message: Message, carrier: ClientCall,
+               lookup: Lookup | None = None) -> RequestFacts:
         """
-        A request on its client's session: a call that asks for progress
-        is answered on its own stream, opened now.
+        A request on its client's session: a call on its own stream when
+        it asks for progress or its tool streams.
         """
         client, params = carrier.client, message.params
         request = RequestFacts(
             message.method, params, message.id, self.dialect,
             client.protocolVersion, client.clientCapabilities,
             client.clientInfo, carrier.principal, client.work, client, None,
-            params.get("arguments"), carried=carrier)
-        if message.method != "tools/call":
+            params.get("arguments"))
+        if lookup is None:
             return request
-        return self._asking(request, carrier.openStream(client) if
-                            answersAsStream(params, None) else None)
+        # Opened before the tool is looked up when the client asked for
+        # progress: even its refusal is answered on it.
+        asked = answersAsStream(params, None)
+        request = self._asking(request, carrier.openStream(client)
+                               if asked else None)
+        try:
+            tool = lookup(request)
+        except (CallRefused, JsonRpcError) as e:
+            raise Unmade(request, e)
+        if answersAsStream(params, tool) and not asked:
+            request = self._asking(request, carrier.openStream(client))
+        return attr.evolve(request, tool=tool)
 
     def _asking(self, request: RequestFacts,
                 sink: ICallSink | None) -> RequestFacts:
@@ -235,43 +278,15 @@ class LegacyEra:
         return attr.evolve(request, context=CallContext(
             StreamAsker(self.pending, client, sink), sink, client.wantsLog))
 
-    def lookedUp(self, call: RequestFacts, tool: Tool | None) -> RequestFacts:
+    def place(self, call: RequestFacts, carrier: ClientCall,
+              admit: Admit) -> Deferred[Placed]:
         """
-        The call of C{tool}, on its own stream if the tool streams.
+        In its client's work session.
         """
-        if tool is None:
-            return call
-        if answersAsStream(call.params, tool) and \
-                not answersAsStream(call.params, None):
-            call = self._asking(call, cast(ClientCall, call.carried)
-                                .openStream(cast(ClientSession, call.client)))
-        return attr.evolve(call, tool=tool)
+        return succeed(Placed(call))
 
-    def answersItself(self, call: RequestFacts) -> None:
-        return None
-
-    def workSession(self, call: RequestFacts, admit: Admit
-                    ) -> Deferred[Placed]:
-        """
-        Its client's session's.
-        """
-        return succeed(Placed(call, _nothing))
-
-    def unplaced(self, call: RequestFacts) -> RequestFacts:
-        return call
-
-    def run(self, placed: Placed,
-            answer: Callable[[RequestFacts], Deferred[Any]]) -> Deferred[Any]:
-        return answer(placed.call)
-
-    def finished(self, value: JsonObject) -> JsonObject:
+    def frame(self, value: JsonObject) -> JsonObject:
         return value
-
-
-def _nothing() -> None:
-    """
-    What a call on a client's session needs done when it is over.
-    """
 
 
 def _framed(value: Any, messageId: object) -> JsonObject | None:

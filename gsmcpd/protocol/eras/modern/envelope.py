@@ -14,7 +14,7 @@ reads no HTTP object: the transport hands it the header values.
 import base64
 import binascii
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import attr
 
@@ -162,20 +162,23 @@ class Envelope:
 
 
 def _single(headers: Headers, name: str) -> str | None:
+    return _one(name, headers.get(name) or ())
+
+
+def _one(name: str, values: Sequence[str]) -> str | None:
     """
     The one value of header C{name} (stripped), L{None} when absent.
 
     A header sent twice is refused: a router reading the first copy and a
     server reading the last would disagree about the request.
     """
-    values = headers.get(name) or []
     if len(values) > 1:
         raise mismatch(f"{name} appears more than once")
     return values[0].strip() if values else None
 
 
 def readEnvelope(method: str | None, params: JsonObject,
-                 headers: Headers) -> Envelope:
+                 headers: Headers, version: Sequence[str]) -> Envelope:
     """
     Check a 2026-era request and return its L{Envelope}.
 
@@ -186,9 +189,11 @@ def readEnvelope(method: str | None, params: JsonObject,
 
     @param headers: header values by lowercased name, each a list (as the
         request carried them).
+    @param version: the C{MCP-Protocol-Version} values, as the gates read
+        them.
     @raise JsonRpcError: as above.
     """
-    versionHeader = _single(headers, VERSION_HEADER)
+    versionHeader = _one(VERSION_HEADER, version)
     meta = params.get("_meta")
     if not isinstance(meta, dict):
         meta = None
