@@ -11,18 +11,21 @@ only; only the last costs its uncommitted work.
 """
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import attr
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, fail
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
 from gsmcpd.gci.interfaces import IGemSession
+from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.tools.context import ICallControl
+
+_T = TypeVar("_T")
 
 Explanation = Callable[[str], str]
 """What the client is told of a call the server ended, given how."""
@@ -131,6 +134,13 @@ class RunningCall:
     @property
     def clock(self) -> IReactorTime:
         return self._clock
+
+    def start(self, call: Callable[[], Deferred[_T]]) -> Deferred[_T]:
+        if self.ending:
+            return fail(CallWithdrawn())
+        running = call()
+        self.track(running)
+        return running
 
     def track(self, running: Deferred[Any]) -> None:
         self.current = running
