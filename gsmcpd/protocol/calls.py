@@ -12,6 +12,7 @@ both eras answer for a session's login are here too.
 """
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NoReturn, cast
 
 from twisted.internet.defer import (
@@ -198,20 +199,14 @@ class CallRunner:
         has begun.
         """
         work = request.work
-        if work is not None and work.callFor(request.id) is not None:
-            # Its cancellation, answer and record would be mistaken for
-            # the running one's: refused, on a record of its own.
-            return self.recorded(request, lambda: fail(JsonRpcError(
-                INVALID_REQUEST, f"Invalid Request: request id "
-                f"{clipped(repr(request.id))} is already in flight on this "
-                "session; JSON-RPC ids must be unique among requests in "
-                "flight")))
         try:
             if work is not None and not admitted:
                 self.admit(request, work)
             record = self.records.started(request)
         except CallRefused as refusal:
             return self.refused(request, refusal)
+        except JsonRpcError as e:
+            return self.recorded(request, partial(fail, e))
         tool = request.tool
         run = RunningCall(work, request.id, self._registry.replacement,
                           self._clock,
@@ -225,10 +220,21 @@ class CallRunner:
     def admit(self, request: RequestFacts, work: IWorkSession | None
               ) -> None:
         """
-        Refuse a call into C{work} (L{None}: one yet to be lent) past its
-        share (L{gsmcpd.sessions.shares}) before anything is queued or
-        lent, as a refusal its record names.
+        Refuse a call into C{work} (L{None}: one yet to be lent) whose
+        request id is in flight there, then one past its share
+        (L{gsmcpd.sessions.shares}), before anything is queued or lent.
+
+        @raise JsonRpcError: for the id in flight (its cancellation,
+            answer and record would be mistaken for the running one's),
+            recorded as what its client is told.
+        @raise CallRefused: for the share, as a refusal its record names.
         """
+        if work is not None and work.callFor(request.id) is not None:
+            raise JsonRpcError(
+                INVALID_REQUEST, f"Invalid Request: request id "
+                f"{clipped(repr(request.id))} is already in flight on this "
+                "session; JSON-RPC ids must be unique among requests in "
+                "flight")
         try:
             self._registry.shares.admitCall(work, request.principal)
         except ShareExhausted as e:

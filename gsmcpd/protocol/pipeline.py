@@ -29,7 +29,7 @@ from gsmcpd.tools.templates.outcomes import ToolError
 
 Admit = Callable[[RequestFacts, IWorkSession | None], None]
 """Admits a call into a work session (L{None}: one yet to be lent), or
-raises the L{CallRefused} that refuses it."""
+raises the L{CallRefused} that refuses it (L{CallRunner.admit})."""
 
 
 Lookup = Callable[[RequestFacts], Tool]
@@ -152,7 +152,7 @@ class CallPipeline:
         if work is not None and not work.throwaway:
             try:
                 self.calls.admit(placed.call, work)
-            except CallRefused as e:
+            except (CallRefused, JsonRpcError) as e:
                 placed.done()
                 return self._unmade(era, Unmade(placed.call, e))
         return placed.runs(placed.call, partial(

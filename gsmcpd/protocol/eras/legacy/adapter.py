@@ -11,10 +11,11 @@ asks its client on its own stream (L{gsmcpd.protocol.eras.legacy.asking}).
 """
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, cast
 
 import attr
-from twisted.internet.defer import Deferred, inlineCallbacks, succeed
+from twisted.internet.defer import Deferred, fail, inlineCallbacks, succeed
 from zope.interface import implementer
 
 from gsmcpd.auth.tokens import Principal
@@ -47,6 +48,7 @@ from gsmcpd.protocol.jsonrpc import (
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.pipeline import (
     Admit,
+    Answer,
     CallPipeline,
     IEra,
     Lookup,
@@ -55,7 +57,7 @@ from gsmcpd.protocol.pipeline import (
 )
 from gsmcpd.protocol.recording import CANCELLED
 from gsmcpd.protocol.shares import END_ONE, shareRefusal
-from gsmcpd.protocol.toolcall import answersAsStream
+from gsmcpd.protocol.toolcall import answersAsStream, unknownTool
 from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
@@ -262,8 +264,11 @@ class LegacyEra:
                                if asked else None)
         try:
             tool = lookup(request)
-        except (CallRefused, JsonRpcError) as e:
+        except CallRefused as e:
             raise Unmade(request, e)
+        except JsonRpcError:
+            # Answered once admitted, as any call of its client is.
+            return request
         if answersAsStream(params, tool) and not asked:
             request = self._asking(request, carrier.openStream(client))
         return attr.evolve(request, tool=tool)
@@ -281,9 +286,16 @@ class LegacyEra:
     def place(self, call: RequestFacts, carrier: ClientCall,
               admit: Admit) -> Deferred[Placed]:
         """
-        In its client's work session.
+        In its client's work session; a call of no tool is answered there
+        as such.
         """
+        if call.tool is None:
+            return succeed(Placed(call, runs=self._noTool))
         return succeed(Placed(call))
+
+    def _noTool(self, call: RequestFacts, answer: Answer) -> Deferred[Any]:
+        return self.calls.recorded(call, partial(fail, unknownTool(
+            call.params)))
 
     def frame(self, value: JsonObject) -> JsonObject:
         return value
