@@ -52,7 +52,7 @@ from gsmcpd.protocol.shares import shareRefusal
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.logins import LoginNotAnswered
-from gsmcpd.sessions.shares import ShareExhausted
+from gsmcpd.sessions.shares import RequestInFlight, ShareExhausted
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
 ENDED = (GemGone, CallWithdrawn, CancelledError)
@@ -208,13 +208,9 @@ class CallRunner:
         except JsonRpcError as e:
             return self.recorded(request, partial(fail, e))
         tool = request.tool
-        run = RunningCall(work, request.id, self._registry.replacement,
-                          self._clock,
-                          cancellable=tool is None or tool.cancellable)
-        if work is not None:
-            work.admit(run)
-        if self.requestTimeout is not None:
-            run.setDeadline(self.requestTimeout)
+        run = RunningCall.begin(work, request.id, self._registry.replacement,
+                                self._clock, tool is None or tool.cancellable,
+                                self.requestTimeout)
         return Call(self, request, run, record).run(handler)
 
     def admit(self, request: RequestFacts, work: IWorkSession | None
@@ -224,19 +220,19 @@ class CallRunner:
         request id is in flight there, then one past its share
         (L{gsmcpd.sessions.shares}), before anything is queued or lent.
 
-        @raise JsonRpcError: for the id in flight (its cancellation,
-            answer and record would be mistaken for the running one's),
-            recorded as what its client is told.
+        @raise JsonRpcError: for the id in flight, recorded as what its
+            client is told.
         @raise CallRefused: for the share, as a refusal its record names.
         """
-        if work is not None and work.callFor(request.id) is not None:
+        try:
+            self._registry.shares.admitCall(work, request.principal,
+                                            request.id)
+        except RequestInFlight:
             raise JsonRpcError(
                 INVALID_REQUEST, f"Invalid Request: request id "
                 f"{clipped(repr(request.id))} is already in flight on this "
                 "session; JSON-RPC ids must be unique among requests in "
                 "flight")
-        try:
-            self._registry.shares.admitCall(work, request.principal)
         except ShareExhausted as e:
             raise CallRefused(kinds.SHARE_CAP, shareRefusal(e))
 

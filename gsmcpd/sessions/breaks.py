@@ -120,6 +120,21 @@ class RunningCall:
         self.abandoned: Deferred[None] = Deferred()
         self.cancelled: Deferred[None] = Deferred()
 
+    @classmethod
+    def begin(cls, work: IWorkSession | None, requestId: Any,
+              replacement: Replacing, clock: IReactorTime,
+              cancellable: bool, deadline: float | None) -> "RunningCall":
+        """
+        A call admitted into C{work} (L{None}: it runs in none), ended
+        past C{deadline} seconds unless that is L{None}.
+        """
+        run = cls(work, requestId, replacement, clock, cancellable)
+        if work is not None:
+            work.admit(run)
+        if deadline is not None:
+            run.setDeadline(deadline)
+        return run
+
     @property
     def label(self) -> str:
         """How logs name the session it runs in (none: C{-})."""

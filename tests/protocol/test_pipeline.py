@@ -21,7 +21,7 @@ from gsmcpd.protocol.pipeline import IEra
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.registry import SessionRegistry
-from gsmcpd.sessions.shares import CALLS_PER_SESSION, ShareExhausted
+from gsmcpd.sessions.shares import FairShares
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.builders import clientSession
 from tests.fakes import FakeGem, FakePool
@@ -44,8 +44,8 @@ class PipelineTests(SynchronousTestCase):
             self.clock)
         self.admitted = []
         admitCall = self.registry.shares.admitCall
-        self.patch(self.registry.shares, "admitCall", lambda work, who: (
-            self.admitted.append(work), admitCall(work, who))[1])
+        self.patch(self.registry.shares, "admitCall", lambda work, *rest: (
+            self.admitted.append(work), admitCall(work, *rest))[1])
         self.looked = []
         toolCalled = handlers.toolCalled
         self.patch(handlers, "toolCalled", lambda *args: (
@@ -108,9 +108,10 @@ class PipelineTests(SynchronousTestCase):
         return client
 
     def overShare(self):
-        def refuse(work, who):
-            raise ShareExhausted(CALLS_PER_SESSION, 1)
-        self.patch(self.registry.shares, "admitCall", refuse)
+        """
+        One call in flight is every work session's share.
+        """
+        self.registry.shares.caps = FairShares(callsPerSession=1)
 
     def test_idInFlightBeforeShare(self):
         """
@@ -134,6 +135,6 @@ class PipelineTests(SynchronousTestCase):
         self.assertIn("already in flight", response["error"]["message"])
         self.overShare()
         response = self.successResultOf(self.legacy.answer(
-            clientSession(FakeGem()), unknown))
+            self.inFlight(2), unknown))
         self.assertEqual(response["error"]["data"]["kind"], kinds.SHARE_CAP)
         self.assertEqual(len(self.looked), 2)

@@ -33,6 +33,9 @@ class Session:
     def callEnding(self):
         self.calls.ended = True
 
+    def admit(self, run):
+        self.calls.running[run.requestId] = run
+
 
 class Replacement:
 
@@ -191,6 +194,19 @@ class EscalationTests(CallFixture):
 
 
 class DeadlineTests(CallFixture):
+
+    def test_begin(self):
+        """
+        A call begun is admitted into its work session, and ended by its
+        deadline.
+        """
+        run = RunningCall.begin(self.session, 8, self.registry, self.clock,
+                                True, 5)
+        self.assertIs(self.session.calls.running[8], run)
+        self.clock.advance(5)
+        self.assertEqual(run.why, "deadline")
+        self.assertIsNone(RunningCall.begin(None, 9, self.registry,
+                                            self.clock, True, None)._timer)
 
     def test_deadlineEndsTheCall(self):
         running = self.start()
