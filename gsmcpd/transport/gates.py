@@ -14,13 +14,13 @@ import attr
 from twisted.python.failure import Failure
 from twisted.web.iweb import IRequest
 
-from gsmcpd.protocol.eras.legacy.resolution import NoSessionId, NoSuchSession
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST
 from gsmcpd.protocol.versions import (
     HANDSHAKE_ERA_VERSIONS,
     LEGACY_VERSIONS,
     TOLERATED_VERSION_HEADERS,
 )
+from gsmcpd.sessions.clients import NoSessionId, NoSuchSession
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 
 T = TypeVar("T")

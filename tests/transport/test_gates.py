@@ -4,12 +4,13 @@ built in memory.
 """
 
 import attr
+from twisted.internet.task import Clock
 from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import TestCase
 from twisted.web.test.requesthelper import DummyRequest
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.protocol.eras.legacy.resolution import clientSession
+from gsmcpd.sessions.clients import ClientSessions
 from gsmcpd.transport.gates import Refusal, checkHeaders
 from gsmcpd.transport.gates import namedSession as gatedSession
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
@@ -134,8 +135,10 @@ def namedSession(request, sessions, who=None):
     The gate's answer for the 2025 era's resolution of C{request}'s
     session id among C{sessions}, for C{who}.
     """
-    return gatedSession(request, lambda sessionId: clientSession(
-        sessions, sessionId, who))
+    clients = ClientSessions(None, None, None, Clock())
+    clients._clients.update(sessions.clients)
+    return gatedSession(request, lambda sessionId: clients.named(sessionId,
+                                                                 who))
 
 
 class SessionGateTests(TestCase):

@@ -32,7 +32,6 @@ from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
 from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
-from gsmcpd.protocol.eras.legacy.resolution import clientSession
 from gsmcpd.protocol.facts import LEGACY, RequestFacts
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import (
@@ -162,28 +161,22 @@ class LegacyEra:
     def clientFor(self, principal: Principal | None,
                   sessionId: str | None) -> ClientSession:
         """
-        The client session C{sessionId} names, if C{principal} opened it
-        (L{clientSession}).
+        The client session C{sessionId} names, if C{principal} opened it.
+
+        @raise NoSessionId: or L{NoSuchSession}.
         """
-        return clientSession(self.sessions, sessionId, principal)
+        return self.sessions.clients.named(sessionId, principal)
 
     def working(self, principal: Principal | None, sessionId: str | None
                 ) -> ClientSession | Deferred[ClientSession]:
         """
         The client session a request (no response) works in, its activity
-        counted: at once, or once its work session's replacement is in
-        place (found again then).
+        counted, once a replacement of its work session is in place.
 
         @raise NoSessionId: or L{NoSuchSession}, at once or through the
             L{Deferred}.
         """
-        client = self.clientFor(principal, sessionId)
-        self.sessions.clients.touch(client)
-        replacement = client.work.awaitReplacement()
-        if replacement is None:
-            return client
-        return replacement.addCallback(
-            lambda _: self.clientFor(principal, sessionId))
+        return self.sessions.clients.working(sessionId, principal)
 
     def principalOf(self, client: ClientSession,
                     principal: Principal | None) -> Principal | None:
