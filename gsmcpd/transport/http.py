@@ -22,17 +22,15 @@ from twisted.web.server import Request
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED, Metrics
-from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.eras.legacy.adapter import LegacyEra, Opened
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
-from gsmcpd.protocol.eras.modern.envelope import isModern
+from gsmcpd.protocol.eras.modern.envelope import readMessage
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
     JsonObject,
     JsonRpcError,
     Message,
     encode,
-    parseMessage,
 )
 from gsmcpd.protocol.versions import PRIMED_STREAMS_SINCE, atLeast
 from gsmcpd.sessions.client import ClientSession
@@ -185,17 +183,16 @@ class McpApp(AnsweringResource):
             raise Refusal(413, f"Payload Too Large: request bodies are capped "
                           f"at {MAX_BODY_BYTES} bytes")
         try:
-            message = parseMessage(body)
+            message, modern = readMessage(body, version)
         except JsonRpcError as e:
             setattr(request, MESSAGE_ID, e.requestId)
             raise Refusal(400, e.message, e.code)
         if message.kind == "request":
             setattr(request, MESSAGE_ID, message.id)
-        if isModern(version[-1] if version else None, message.params):
-            modern: Deferred[Body] = self.modern.post(request, message,
+        if modern:
+            answer: Deferred[Body] = self.modern.post(request, message,
                                                       version)
-            return modern
-        message = unwrapCall(self.legacy.handlers.tools, message)
+            return answer
         if message.kind == "request" and message.method == "initialize":
             return self.legacy.initialize(
                 message, principalOf(request)).addCallback(

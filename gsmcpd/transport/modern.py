@@ -13,7 +13,6 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.web.iweb import IRequest
 from twisted.web.server import Request
 
-from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.eras.modern.adapter import ModernEra
 from gsmcpd.protocol.eras.modern.envelope import (
     Envelope,
@@ -21,7 +20,6 @@ from gsmcpd.protocol.eras.modern.envelope import (
     httpStatus,
     readEnvelope,
 )
-from gsmcpd.protocol.eras.modern.handles import SESSION_ARGUMENT
 from gsmcpd.protocol.eras.modern.listen import OFFERED, Listener, readFilter
 from gsmcpd.protocol.jsonrpc import (
     INVALID_REQUEST,
@@ -102,8 +100,6 @@ class ModernPost:
                 readEnvelope(message.method, message.params, headers,
                              version),
                 principal=principalOf(request))
-            message = unwrapCall(self.era.handlers.tools, message,
-                                 lifted=(SESSION_ARGUMENT,))
             if message.method == "subscriptions/listen":
                 answer = yield self._listen(request, message, envelope)
                 return answer

@@ -28,6 +28,7 @@ from gsmcpd.protocol.calls import (
     loginFailed,
     sessionLimitMessage,
 )
+from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
@@ -215,6 +216,7 @@ class LegacyEra:
             if message.method == "notifications/cancelled":
                 self.calls.cancel(client.work, message.params)
             return succeed(None)
+        message = unwrapCall(self.handlers.tools, message)
         method = self.methods.find(message.method, LEGACY)
         if method is None:
             return succeed(JsonRpcError(

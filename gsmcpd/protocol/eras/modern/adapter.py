@@ -28,7 +28,7 @@ from zope.interface import implementer
 
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
-from gsmcpd.protocol.catalogsurface import mirroringShown
+from gsmcpd.protocol.catalogsurface import mirroringShown, unwrapCall
 from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import ModernAsker, modernRound
@@ -212,6 +212,11 @@ class ModernEra:
         @return: a L{Deferred} firing with its L{ModernAnswer}.
         @raise JsonRpcError: through the L{Deferred}.
         """
+        try:
+            message = unwrapCall(self.handlers.tools, message,
+                                 lifted=(SESSION_ARGUMENT,))
+        except JsonRpcError as e:
+            return fail(e)
         method = self.methods.find(message.method, MODERN)
         if method is None:
             return fail(methodRemoved(message.method))

@@ -19,7 +19,13 @@ from collections.abc import Callable, Sequence
 import attr
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
+from gsmcpd.protocol.jsonrpc import (
+    INVALID_PARAMS,
+    JsonObject,
+    JsonRpcError,
+    Message,
+    parseMessage,
+)
 from gsmcpd.protocol.versions import (
     HANDSHAKE_ERA_VERSIONS,
     MODERN_VERSION,
@@ -89,6 +95,19 @@ def isModern(versionHeader: str | None, params: JsonObject) -> bool:
         return versionHeader.strip() not in HANDSHAKE_ERA_VERSIONS
     meta = params.get("_meta")
     return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
+
+
+def readMessage(body: bytes, version: Sequence[str]) -> tuple[Message, bool]:
+    """
+    The message a request C{body} carries, and whether it takes the
+    2026-07-28 path (L{isModern}, by the last C{MCP-Protocol-Version}
+    value as the gates read them).
+
+    @raise JsonRpcError: as L{parseMessage} does.
+    """
+    message = parseMessage(body)
+    return message, isModern(version[-1] if version else None,
+                             message.params)
 
 
 def unsupportedVersion(requested: object) -> JsonRpcError:
