@@ -17,7 +17,6 @@ from typing import Any
 from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.python.failure import Failure
 
-from gsmcpd.auth.tokens import admits
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
@@ -74,18 +73,9 @@ class Lending:
     def named(self, handle: str, envelope: Envelope) -> IWorkSession | None:
         """
         The live session C{handle} names, if the request's identity opened
-        it as a handle; else L{None}, by the same steps as for a handle that
-        names nothing (a 2025 session id, or a throwaway session, is never
-        a handle).
+        it as a handle (L{SessionRegistry.handled}).
         """
-        session = self.sessions.work.get(handle)
-        live = session is not None and not session.throwaway and \
-            self.sessions.clients.get(handle) is None
-        if not admits(session.principal if session and live else None,
-                      envelope.principal, f"handle {handle[:8]}",
-                      exists=live):
-            return None
-        return session
+        return self.sessions.handled(handle, envelope.principal)
 
     @inlineCallbacks
     def forTool(self, tool: Tool, handle: str | None, envelope: Envelope,
@@ -104,15 +94,9 @@ class Lending:
             without a handle, or no session free.
         """
         if handle is not None:
-            session = self.named(handle, envelope)
-            replacement = None if session is None \
-                else session.awaitReplacement()
-            if replacement is not None:
-                yield replacement
-                session = self.named(handle, envelope)
+            session = yield self.sessions.working(handle, envelope.principal)
             if session is None:
                 raise noSuchHandle(handle)
-            self.sessions.work.touch(session)
             return session, nothingToRelease
         if tool.runsOn == OWN_SESSION:
             raise needsHandle(tool)
