@@ -70,13 +70,6 @@ class Lending:
     def __init__(self, sessions: SessionRegistry):
         self.sessions = sessions
 
-    def named(self, handle: str, envelope: Envelope) -> IWorkSession | None:
-        """
-        The live session C{handle} names, if the request's identity opened
-        it as a handle (L{SessionRegistry.handled}).
-        """
-        return self.sessions.handled(handle, envelope.principal)
-
     @inlineCallbacks
     def forTool(self, tool: Tool, handle: str | None, envelope: Envelope,
                 admit: Callable[[IWorkSession | None], None]) -> Any:
@@ -214,7 +207,7 @@ class Lending:
                 answer = opened(lent[0].handle)
             else:
                 handle = arguments[SESSION_ARGUMENT]
-                if self.named(handle, envelope) is None:
+                if self.sessions.handled(handle, envelope.principal) is None:
                     raise noSuchHandle(handle)
                 yield self.sessions.close(
                     handle, "the client closed it (close_session)",
