@@ -73,11 +73,11 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
                                       work.journal, work.lastCommit, describe)
 
     def rendered(answer: ToolResult, broken: bool = False) -> JsonObject:
-        notices = [] if work is None else work.takeNotices()
+        notices: list[str] = []
         grew = False
         if work is not None:
             grew = bool(call.needsCommit) and not work.journal.needsCommit
-            work.journal.callEnded(tool, call.needsCommit, broken)
+            notices = work.toolEnded(tool, call.needsCommit, broken)
         result = answer.asResult(
             [f"[warning] {each}" for each in call.warnings]
             + sessionNotes(tool, call.needsCommit, work, call.moved)
