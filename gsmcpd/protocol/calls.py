@@ -323,25 +323,25 @@ class Call:
                 run, "the client stopped waiting for the answer")
         if not answer.called:
             # Already being ended (by its deadline, say): told as such.
-            self._answer(self._forClient(None))
+            self._answer(self._forClient(None, run.endedMessage()))
 
     def _answered(self, outcome: Any) -> None:
-        self._run.finished()
-        self._ended(outcome)
+        self._ended(outcome, self._run.finished())
 
     def _abandoned(self, _: object) -> None:
         # Its GemStone session was given up: its answer will never come.
-        self._ended(None)
+        self._ended(None, self._run.endedMessage())
 
     def _cancelled(self, _: object) -> None:
         self._answer(CANCELLED)
         if self._run.current is None:
-            self._ended(None)
+            self._ended(None, self._run.endedMessage())
 
-    def _ended(self, outcome: Any) -> None:
+    def _ended(self, outcome: Any, ended: str | None) -> None:
         """
-        The call is over with C{outcome}: record it, and answer the client
-        if it still waits.
+        The call is over with C{outcome} (C{ended}: what its client is told
+        of how the server ended it, if it did): record it, and answer the
+        client if it still waits.
         """
         if self._over:
             if isinstance(outcome, Failure) and not outcome.check(*ENDED):
@@ -360,13 +360,13 @@ class Call:
             closing = self._runner.gemDied(request, gone)
             closing.addBoth(self._answer)
         else:
-            told = self._forClient(outcome)
+            told = self._forClient(outcome, ended)
             self._record.ended(self._forRecord(outcome, told), run.step)
             self._answer(unrefused(told))
         if run.work is not None:
             run.work.release(run)
 
-    def _forClient(self, outcome: Any) -> Any:
+    def _forClient(self, outcome: Any, ended: str | None) -> Any:
         """
         What the client is told of a call that came to C{outcome}: nothing
         when it cancelled, the ending policy's message when the server
@@ -377,7 +377,6 @@ class Call:
         run = self._run
         if run.why == "cancelled":
             return CANCELLED
-        ended = run.endedMessage()
         if ended is not None and not _answeredInFull(outcome):
             return Failure(JsonRpcError(
                 SERVER_ERROR, ended, {"kind": run.why, "step": run.step}))

@@ -241,14 +241,17 @@ class RunningCall:
             "neither a soft nor a hard break")
         self.abandoned.callback(None)
 
-    def finished(self) -> None:
+    def finished(self) -> str | None:
         """
         The call is over (its result came back): stop every timer.  A
         cancelled request is answered before that, but its call goes on
         being ended until it is.
+
+        @return: its L{endedMessage}.
         """
         self.current = None
         self._cancelTimer()
+        return self.endedMessage()
 
     def _cancelTimer(self) -> None:
         if self._timer is not None and self._timer.active():

@@ -146,8 +146,21 @@ class EscalationTests(CallFixture):
         self.start()
         self.running.end("deadline")
         self.gem.release()
-        self.running.finished()
+        self.assertIsNone(self.running.finished())
         self.assertEqual(self.clock.getDelayedCalls(), [])
+
+    def test_finishedTellsHowItWasEnded(self):
+        """
+        A call finished after its deadline ended it answers what its client
+        is told.
+        """
+        running = self.start()
+        self.running.setDeadline(5)
+        self.clock.advance(5)
+        self.broken(running)
+        self.assertEqual(self.running.finished(),
+                         self.running.endedMessage())
+        self.assertIn("5s deadline", self.running.finished())
         self.assertEqual(self.registry.replaced, [])
 
     def test_queuedCallIsWithdrawn(self):
