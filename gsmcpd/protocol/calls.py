@@ -1,14 +1,9 @@
 """
-The one path a GemStone-backed request takes, whatever carried it.
-
-A L{CallRunner} owns such a request (a call) from start to end: its
-deadline, its cancellation, the race between its answer, its cancellation
-and the abandonment of its GemStone session, the death of the gem, what
-the client is told when the server ended it, and its record (counted and
-audited from before it runs to its real end, whether or not its client
-still waits: L{gsmcpd.protocol.recording}).  An era's adapter hands it the
-request's facts and the method, and frames what comes back.  The errors
-both eras answer for a session's login are here too.
+The one path a GemStone-backed request (a call) takes, whatever carried
+it: a L{CallRunner} races its answer against its cancellation, its
+deadline and the loss of its GemStone session, and records it to its
+real end, whether or not its client still waits.  The errors both eras
+answer for a session's login are here too.
 """
 
 from collections.abc import Callable

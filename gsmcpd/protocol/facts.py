@@ -1,13 +1,7 @@
 """
 What a handler is told of the request it answers, whichever era carried
-it: the request's facts, and the era's dialect.
-
-An era's adapter reads its envelope (a 2025 client's MCP session; a 2026
-request's C{_meta}, headers and C{session} argument), resolves the work
-session the request runs in, and hands the handler one frozen
-L{RequestFacts}.  What the two eras say differently (their instructions,
-capabilities, how a tool is described, what a missing resource is) is one
-L{IDialect} provider each, so no handler asks which era it serves.
+it: one frozen L{RequestFacts}, and its era's L{IDialect} (what the eras
+say differently), so no handler asks which era it serves.
 """
 
 from typing import Any

@@ -1,10 +1,8 @@
 """
-C{tools/call}, once for both eras: the tool its era looked up runs with
-the arguments its era resolved, in the work session its era chose, and its
-answer (or its failure as a tool) becomes the call's result, with the
-notes the server adds; a result whose code committed (or may have), or
-aborted what its session held, or that left a change where none was held,
-says so in its C{_meta} too, which the call's record reads.
+C{tools/call}, once for both eras: the tool runs where its era placed it,
+and its answer (or its failure as a tool) becomes the call's result, with
+the server's notes and, in C{_meta}, whether its code committed, aborted
+or left a change, which the call's record reads.
 """
 
 from typing import Any, cast

@@ -1,13 +1,8 @@
 """
-The 2025 revisions' requests, independent of HTTP.
-
-A 2025 client negotiates once (C{initialize}) and then sends every request
-inside its MCP session (a L{ClientSession}, which the transport finds by
-its C{MCP-Session-Id}).  This adapter opens that session, and for each
-request reads it (the negotiated revision, the client's capabilities, the
-work session its calls run in), hands the method's handler the request's
-facts once, and frames the answer once as a JSON-RPC response.  A call
-asks its client on its own stream (L{gsmcpd.protocol.eras.legacy.asking}).
+The 2025 revisions' requests, independent of HTTP: a client negotiates
+once (C{initialize}), then each request names its L{ClientSession} (by
+the session id the transport hands over) and is answered as a JSON-RPC
+response.
 """
 
 from collections.abc import Callable

@@ -1,14 +1,9 @@
 """
-The 2026-07-28 era's requests, independent of HTTP.
-
-No handshake and no MCP session: each request carries its client's facts
-(an L{gsmcpd.protocol.eras.modern.envelope.Envelope}) and is answered on
-its own.  This adapter reads that envelope, chooses the work session a
-call runs in (L{gsmcpd.protocol.eras.modern.lending}: the one the
-C{session} argument's handle names, a throwaway one, or none), hands the
-method's handler the request's facts once, and dresses the answer once:
-C{resultType} and cache hints, an input-required round
-(L{gsmcpd.protocol.eras.modern.asking}), or a task.
+The 2026-07-28 era's requests, independent of HTTP: no handshake, each
+request carries its client's facts (an
+L{gsmcpd.protocol.eras.modern.envelope.Envelope}); a call runs where
+L{gsmcpd.protocol.eras.modern.lending} places it, and its answer is
+dressed once (C{resultType}, an input-required round, or a task).
 """
 
 from collections.abc import Callable

@@ -1,14 +1,8 @@
 """
-Which work session a 2026-era call runs in.
-
-The 2025 era has one answer (its client's); the 2026 era has three: the
-session the C{session} argument's handle names (opened by C{open_session},
-kept under the same lifetime policy and C{--max-sessions} count as a 2025
-session), a throwaway session with a fresh view for a call made without a
-handle, its commits locked, logged out when the call ends (a spare logged
-in ahead serves the next, L{gsmcpd.sessions.warm}), or none at all for
-what never touches the stone.  A tool whose whole point is a lasting change
-(L{OWN_SESSION}) has no throwaway session: without a handle it is refused.
+Which work session a 2026-era call runs in: its handle's, a throwaway one
+(commits locked, logged out when the call ends), or none for what never
+touches the stone.  A tool whose point is a lasting change
+(L{OWN_SESSION}) is refused without a handle.
 """
 
 from collections.abc import Callable
