@@ -1,17 +1,13 @@
 """
-The one path a GemStone-backed request takes, whatever carried it.
-
-A L{CallRunner} owns such a request (a call) from start to end: its
-deadline, its cancellation, the race between its answer, its cancellation
-and the abandonment of its GemStone session, the death of the gem, what
-the client is told when the server ended it, and its record (counted and
-audited from before it runs to its real end, whether or not its client
-still waits: L{gsmcpd.protocol.recording}).  An era's adapter hands it the
-request's facts and the method, and frames what comes back.  The errors
-both eras answer for a session's login are here too.
+The one path a GemStone-backed request (a call) takes, whatever carried
+it: a L{CallRunner} races its answer against its cancellation, its
+deadline and the loss of its GemStone session, and records it to its
+real end, whether or not its client still waits.  The errors both eras
+answer for a session's login are here too.
 """
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NoReturn, cast
 
 from twisted.internet.defer import (
@@ -51,7 +47,7 @@ from gsmcpd.protocol.shares import shareRefusal
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.logins import LoginNotAnswered
-from gsmcpd.sessions.shares import ShareExhausted
+from gsmcpd.sessions.shares import RequestInFlight, ShareExhausted
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
 ENDED = (GemGone, CallWithdrawn, CancelledError)
@@ -198,39 +194,40 @@ class CallRunner:
         has begun.
         """
         work = request.work
-        if work is not None and work.callFor(request.id) is not None:
-            # Its cancellation, answer and record would be mistaken for
-            # the running one's: refused, on a record of its own.
-            return self.recorded(request, lambda: fail(JsonRpcError(
-                INVALID_REQUEST, f"Invalid Request: request id "
-                f"{clipped(repr(request.id))} is already in flight on this "
-                "session; JSON-RPC ids must be unique among requests in "
-                "flight")))
         try:
             if work is not None and not admitted:
                 self.admit(request, work)
             record = self.records.started(request)
         except CallRefused as refusal:
             return self.refused(request, refusal)
+        except JsonRpcError as e:
+            return self.recorded(request, partial(fail, e))
         tool = request.tool
-        run = RunningCall(work, request.id, self._registry.replacement,
-                          self._clock,
-                          cancellable=tool is None or tool.cancellable)
-        if work is not None:
-            work.admit(run)
-        if self.requestTimeout is not None:
-            run.setDeadline(self.requestTimeout)
+        run = RunningCall.begin(work, request.id, self._registry.replacement,
+                                self._clock, tool is None or tool.cancellable,
+                                self.requestTimeout)
         return Call(self, request, run, record).run(handler)
 
     def admit(self, request: RequestFacts, work: IWorkSession | None
               ) -> None:
         """
-        Refuse a call into C{work} (L{None}: one yet to be lent) past its
-        share (L{gsmcpd.sessions.shares}) before anything is queued or
-        lent, as a refusal its record names.
+        Refuse a call into C{work} (L{None}: one yet to be lent) whose
+        request id is in flight there, then one past its share
+        (L{gsmcpd.sessions.shares}), before anything is queued or lent.
+
+        @raise JsonRpcError: for the id in flight, recorded as what its
+            client is told.
+        @raise CallRefused: for the share, as a refusal its record names.
         """
         try:
-            self._registry.shares.admitCall(work, request.principal)
+            self._registry.shares.admitCall(work, request.principal,
+                                            request.id)
+        except RequestInFlight:
+            raise JsonRpcError(
+                INVALID_REQUEST, f"Invalid Request: request id "
+                f"{clipped(repr(request.id))} is already in flight on this "
+                "session; JSON-RPC ids must be unique among requests in "
+                "flight")
         except ShareExhausted as e:
             raise CallRefused(kinds.SHARE_CAP, shareRefusal(e))
 
@@ -321,25 +318,25 @@ class Call:
                 run, "the client stopped waiting for the answer")
         if not answer.called:
             # Already being ended (by its deadline, say): told as such.
-            self._answer(self._forClient(None))
+            self._answer(self._forClient(None, run.endedMessage()))
 
     def _answered(self, outcome: Any) -> None:
-        self._run.finished()
-        self._ended(outcome)
+        self._ended(outcome, self._run.finished())
 
     def _abandoned(self, _: object) -> None:
         # Its GemStone session was given up: its answer will never come.
-        self._ended(None)
+        self._ended(None, self._run.endedMessage())
 
     def _cancelled(self, _: object) -> None:
         self._answer(CANCELLED)
         if self._run.current is None:
-            self._ended(None)
+            self._ended(None, self._run.endedMessage())
 
-    def _ended(self, outcome: Any) -> None:
+    def _ended(self, outcome: Any, ended: str | None) -> None:
         """
-        The call is over with C{outcome}: record it, and answer the client
-        if it still waits.
+        The call is over with C{outcome} (C{ended}: what its client is told
+        of how the server ended it, if it did): record it, and answer the
+        client if it still waits.
         """
         if self._over:
             if isinstance(outcome, Failure) and not outcome.check(*ENDED):
@@ -358,13 +355,13 @@ class Call:
             closing = self._runner.gemDied(request, gone)
             closing.addBoth(self._answer)
         else:
-            told = self._forClient(outcome)
+            told = self._forClient(outcome, ended)
             self._record.ended(self._forRecord(outcome, told), run.step)
             self._answer(unrefused(told))
         if run.work is not None:
             run.work.release(run)
 
-    def _forClient(self, outcome: Any) -> Any:
+    def _forClient(self, outcome: Any, ended: str | None) -> Any:
         """
         What the client is told of a call that came to C{outcome}: nothing
         when it cancelled, the ending policy's message when the server
@@ -375,7 +372,6 @@ class Call:
         run = self._run
         if run.why == "cancelled":
             return CANCELLED
-        ended = run.endedMessage()
         if ended is not None and not _answeredInFull(outcome):
             return Failure(JsonRpcError(
                 SERVER_ERROR, ended, {"kind": run.why, "step": run.step}))

@@ -10,7 +10,7 @@ log level, the way of asking); the call runner adds the ending.
 """
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import attr
 from twisted.internet.defer import Deferred
@@ -19,6 +19,8 @@ from zope.interface import implementer
 from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext, ICallControl
 from gsmcpd.tools.questions import NULL_ASKER, IAsker
+
+_T = TypeVar("_T")
 
 
 def noLogs(level: str) -> bool:
@@ -60,15 +62,11 @@ class CallContext:
         return self.sink is not None and self.sink.wantsProgress
 
     @property
-    def ending(self) -> bool:
-        return self.control.ending
-
-    @property
     def clock(self) -> Any:
         return self.control.clock
 
-    def track(self, running: Deferred[Any]) -> None:
-        self.control.track(running)
+    def start(self, call: Callable[[], Deferred[_T]]) -> Deferred[_T]:
+        return self.control.start(call)
 
     def log(self, level: str, data: Any, logger: str | None = None) -> None:
         if self.sink is None or not self.wantsLog(level):

@@ -1,13 +1,7 @@
 """
 What a handler is told of the request it answers, whichever era carried
-it: the request's facts, and the era's dialect.
-
-An era's adapter reads its envelope (a 2025 client's MCP session; a 2026
-request's C{_meta}, headers and C{session} argument), resolves the work
-session the request runs in, and hands the handler one frozen
-L{RequestFacts}.  What the two eras say differently (their instructions,
-capabilities, how a tool is described, what a missing resource is) is one
-L{IDialect} provider each, so no handler asks which era it serves.
+it: one frozen L{RequestFacts}, and its era's L{IDialect} (what the eras
+say differently), so no handler asks which era it serves.
 """
 
 from typing import Any
@@ -87,9 +81,6 @@ class RequestFacts:
         resolved them (the 2026 era takes the C{session} handle out).
     @ivar context: what a tool may ask of the request it serves (its
         stream, log messages, questions for the client, its ending).
-    @ivar carried: what its era's steps of a C{tools/call} read besides
-        (L{gsmcpd.protocol.pipeline.IEra}: the 2026 era's envelope and
-        headers, the 2025 era's stream opener), or L{None}.
     """
 
     method: str | None
@@ -105,7 +96,6 @@ class RequestFacts:
     tool: Tool | None = None
     arguments: Any = None
     context: CallContext = FROM_MEMORY
-    carried: Any = None
 
     def running(self, context: CallContext) -> "RequestFacts":
         """

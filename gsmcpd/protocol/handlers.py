@@ -1,11 +1,7 @@
 """
-The MCP methods, once for both eras: each a handler that takes a request's
-L{RequestFacts} and answers its result value, or raises L{JsonRpcError}.
-
-Nothing here reads a header or asks which era it serves: the era's adapter
-resolved the request's work session and client facts, and what the eras
-say differently comes in the facts' L{IDialect}.  Which methods each era
-serves is L{gsmcpd.protocol.methods}'s table.
+The MCP methods, once for both eras: each handler takes a request's
+L{RequestFacts} and answers its result, or raises L{JsonRpcError}; what
+the eras say differently comes in the facts' L{IDialect}.
 """
 
 from typing import Any, cast

@@ -1,12 +1,11 @@
 """
 The one pipeline every C{tools/call} of either era takes.
 
-decode (the era) -> look the tool up, once -> find the work session (the
-era) -> admit, once -> run (the L{CallRunner}) -> frame (the era).  An era
-is an L{IEra}: how its requests read, where its calls run and how their
-answers are dressed.  What only the 2026-07-28 era has (tasks,
-input-required rounds, request state, its own session tools) are hooks of
-its era, inside these steps; none of them is a path of its own.
+decode (the era; the tool looked up once, by the pipeline) -> place (the
+era: the work session it runs in) -> admit, once -> run (the
+L{CallRunner}) -> frame (the era).  An era is an L{IEra} of those three
+verbs; what only the 2026-07-28 era has (tasks, input-required rounds,
+request state, its own session tools) are hooks inside them.
 """
 
 from collections.abc import Callable
@@ -30,7 +29,36 @@ from gsmcpd.tools.templates.outcomes import ToolError
 
 Admit = Callable[[RequestFacts, IWorkSession | None], None]
 """Admits a call into a work session (L{None}: one yet to be lent), or
-raises the L{CallRefused} that refuses it."""
+raises the L{CallRefused} that refuses it (L{CallRunner.admit})."""
+
+
+Lookup = Callable[[RequestFacts], Tool]
+"""Looks a call's tool up (L{Handlers.toolCalled}).
+
+@raise CallRefused: or L{JsonRpcError}, for no tool its caller may use."""
+Answer = Callable[[RequestFacts], Deferred[Any]]
+"""Runs a placed call, admitted, with its context: the L{CallRunner}'s."""
+
+
+def _nothing() -> None:
+    """
+    What a call in a session its era did not lend needs done when over.
+    """
+
+
+def _direct(call: RequestFacts, answer: Answer) -> Deferred[Any]:
+    return answer(call)
+
+
+@attr.s(auto_exc=True, auto_attribs=True)
+class Unmade(Exception):
+    """
+    A call that cannot be made (no such tool, arguments its era will not
+    run, a refusal, no session for it), and the facts its record names.
+    """
+
+    call: RequestFacts
+    error: CallRefused | JsonRpcError | ToolError
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -42,67 +70,44 @@ class Placed:
         with.
     @ivar done: called when the call is over (a throwaway session is
         given back).
-    @ivar state: what the era keeps for its run (the 2026 era: the request
-        state it verified before the session was lent).
+    @ivar runs: how its era runs it (the 2026 era: rounds and tasks),
+        given the facts and the L{Answer}.
+    @ivar own: the answer of a tool its era serves without a work session
+        (the 2026 era's C{open_session}, C{close_session}), or L{None}.
     """
 
     call: RequestFacts
-    done: Callable[[], object]
-    state: Any = None
+    done: Callable[[], object] = _nothing
+    runs: Callable[[RequestFacts, Answer], Deferred[Any]] = _direct
+    own: Callable[[], Deferred[Any]] | None = None
 
 
 class IEra(Interface):
     """
-    An era's codec: the steps of a call that its era does its own way.
+    An era's codec: the three verbs of a call its era does its own way.
     """
 
-    def decode(message: Message, carrier: Any) -> RequestFacts:
+    def decode(message: Message, carrier: Any, lookup: Lookup
+               ) -> RequestFacts:
         """
         A call's frozen facts, as its era's envelope (C{carrier}) gives
-        them, before its tool is looked up.
+        them, with the tool C{lookup} finds (called once) and the
+        arguments it runs with.
+
+        @raise Unmade: for a call that cannot be made.
         """
 
-    def lookedUp(call: RequestFacts, tool: Tool | None) -> RequestFacts:
+    def place(call: RequestFacts, carrier: Any, admit: Admit
+              ) -> Deferred[Placed]:
         """
-        The facts once C{tool} was looked up: its arguments as the era
-        reads them, and its stream where the era opens it now; for
-        L{None} (no such tool), the facts its record names.
+        Where the call runs, and how.  A session lent for this call alone
+        (a throwaway one) is admitted with C{admit} before it is lent; any
+        other after, by the pipeline.
 
-        @raise JsonRpcError: for arguments the era will not run.
-        """
-
-    def answersItself(call: RequestFacts
-                      ) -> Callable[[], Deferred[Any]] | None:
-        """
-        The answer of a tool the era serves without a work session (the
-        2026 era's C{open_session}, C{close_session}), or L{None}.
+        @raise Unmade: through the L{Deferred}.
         """
 
-    def workSession(call: RequestFacts, admit: Admit) -> Deferred[Placed]:
-        """
-        Where the call runs: a L{Deferred} of it L{Placed}.  A session lent
-        for this call alone (a throwaway one) is admitted with C{admit}
-        before it is lent; any other after, by the pipeline.
-
-        @raise CallRefused: through the L{Deferred}, for a refusal.
-        @raise JsonRpcError: or L{ToolError}, for a call that cannot be
-            made, recorded as what its client is told.
-        """
-
-    def unplaced(call: RequestFacts) -> RequestFacts:
-        """
-        The facts a call that could not be placed is recorded with.
-        """
-
-    def run(placed: Placed,
-            answer: Callable[[RequestFacts], Deferred[Any]]
-            ) -> Deferred[JsonObject]:
-        """
-        Run the placed call: C{answer} is the L{CallRunner}'s, called with
-        the call's facts and its context (the era's asker and stream).
-        """
-
-    def finished(value: JsonObject) -> JsonObject:
+    def frame(value: JsonObject) -> JsonObject:
         """
         A call's result as its era frames a finished one.
         """
@@ -119,6 +124,10 @@ class CallPipeline:
         self.handlers = handlers
         self.calls = calls
 
+    def _lookup(self, call: RequestFacts) -> Tool:
+        return self.handlers.toolCalled(call.dialect, call.principal,
+                                        call.params)
+
     def call(self, era: IEra, message: Message, carrier: Any,
              method: Method) -> Deferred[Any]:
         """
@@ -126,58 +135,43 @@ class CallPipeline:
         its result as its era frames it, or failing with its
         L{JsonRpcError}.
         """
-        call = era.decode(message, carrier)
         try:
-            tool = self.handlers.toolCalled(call.dialect, call.principal,
-                                            call.params)
-        except CallRefused as e:
-            return self.calls.refused(call, e).addCallback(era.finished)
-        except JsonRpcError as e:
-            return self._unmade(era, era.lookedUp(call, None), e)
-        try:
-            found = era.lookedUp(call, tool)
-        except JsonRpcError as e:
-            return self._unmade(era, era.lookedUp(call, None), e)
-        own = era.answersItself(found)
-        if own is not None:
-            return self.calls.recorded(found, own).addCallback(era.finished)
-        placing = era.workSession(found, self.calls.admit)
+            call = era.decode(message, carrier, self._lookup)
+        except Unmade as e:
+            return self._unmade(era, e)
+        placing = era.place(call, carrier, self.calls.admit)
         return placing.addCallbacks(
-            self._placed, self._unplaced, (era, method),
-            errbackArgs=(era, call, found))
+            self._placed, self._unplaced, (era, method), errbackArgs=(era,))
 
     def _placed(self, placed: Placed, era: IEra,
                 method: Method) -> Deferred[Any]:
+        if placed.own is not None:
+            return self.calls.recorded(placed.call, placed.own).addCallback(
+                era.frame)
         work = placed.call.work
         if work is not None and not work.throwaway:
             try:
                 self.calls.admit(placed.call, work)
-            except CallRefused as e:
+            except (CallRefused, JsonRpcError) as e:
                 placed.done()
-                return self.calls.refused(placed.call, e).addCallback(
-                    era.finished)
-        return era.run(placed, partial(self.calls.answer, method=method,
-                                       admitted=True))
+                return self._unmade(era, Unmade(placed.call, e))
+        return placed.runs(placed.call, partial(
+            self.calls.answer, method=method, admitted=True))
 
-    def _unplaced(self, failure: Failure, era: IEra, call: RequestFacts,
-                  found: RequestFacts) -> Deferred[Any]:
-        if failure.check(CallRefused):
-            return self.calls.refused(call, cast(
-                CallRefused, failure.value)).addCallback(era.finished)
-        failure.trap(JsonRpcError, ToolError)
-        return self._unmade(era, era.unplaced(found), cast(
-            JsonRpcError | ToolError, failure.value))
+    def _unplaced(self, failure: Failure, era: IEra) -> Deferred[Any]:
+        failure.trap(Unmade)
+        return self._unmade(era, cast(Unmade, failure.value))
 
-    def _unmade(self, era: IEra, call: RequestFacts,
-                error: JsonRpcError | ToolError) -> Deferred[Any]:
+    def _unmade(self, era: IEra, unmade: Unmade) -> Deferred[Any]:
         """
-        Record a call that failed before it ran, and is no refusal (no
-        such tool, its login failed, no slot was free, the server is
-        stopping...), as what its client is told: C{error}'s tool error as
-        its result, or C{error}.
+        Record a call that was not made as what its client is told: a
+        refusal's answer, C{error}'s tool error as its result, or C{error}.
         """
+        call, error = unmade.call, unmade.error
+        if isinstance(error, CallRefused):
+            return self.calls.refused(call, error).addCallback(era.frame)
         if isinstance(error, ToolError):
             return self.calls.recorded(call, partial(
                 succeed, ToolResult.fromError(error).asResult())
-            ).addCallback(era.finished)
+            ).addCallback(era.frame)
         return self.calls.recorded(call, partial(fail, error))

@@ -1,15 +1,10 @@
 """
-A tool call's record: the audit trail and the metrics, as every call meets
-them in either era.
-
-A call is admitted, and its audit line written, before anything runs for
-it (or it does not run: L{CallRecords.started}); it is counted and audited
-once it is really over, with what it did, whoever was still waiting for
-its answer (L{CallRecord.ended}), so a commit the stone made is a
-committed commit in the audit, the metrics and its session's C{status}.
-A refusal raised anywhere on the call path is a
-L{gsmcpd.observe.audit.CallRefused}: recorded as C{refused:<kind>},
-counted, and answered with its error (L{CallRecords.refused}).
+A tool call's record, the audit trail and the metrics, in either era: its
+audit line is written before it runs (or it does not run), and it is
+counted and audited once really over, whoever still waited, so a commit
+the stone made is a committed commit everywhere.  A refusal anywhere on
+the call path (a L{gsmcpd.observe.audit.CallRefused}) is recorded as
+C{refused:<kind>}.
 """
 
 from typing import Any, cast

@@ -1,10 +1,8 @@
 """
-C{tools/call}, once for both eras: the tool its era looked up runs with
-the arguments its era resolved, in the work session its era chose, and its
-answer (or its failure as a tool) becomes the call's result, with the
-notes the server adds; a result whose code committed (or may have), or
-aborted what its session held, or that left a change where none was held,
-says so in its C{_meta} too, which the call's record reads.
+C{tools/call}, once for both eras: the tool runs where its era placed it,
+and its answer (or its failure as a tool) becomes the call's result, with
+the server's notes and, in C{_meta}, whether its code committed, aborted
+or left a change, which the call's record reads.
 """
 
 from typing import Any, cast
@@ -47,6 +45,20 @@ def answersAsStream(params: JsonObject, tool: Tool | None) -> bool:
         getattr(tool, "streams", False)
 
 
+def objectArguments(arguments: Any) -> JsonObject:
+    """
+    A call's arguments, which must be an object (none: an empty one).
+
+    @raise ToolError: C{invalidParams} for any other value (the 2026 era
+        answers it as a protocol error before the call is placed).
+    """
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        raise ToolError("invalidParams", "arguments must be an object")
+    return arguments
+
+
 def callTool(request: RequestFacts, tool: Tool) -> Any:
     """
     Run C{tool}, the one C{request} names: a L{Deferred} of, or the result
@@ -59,11 +71,11 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
                                       work.journal, work.lastCommit, describe)
 
     def rendered(answer: ToolResult, broken: bool = False) -> JsonObject:
-        notices = [] if work is None else work.takeNotices()
+        notices: list[str] = []
         grew = False
         if work is not None:
             grew = bool(call.needsCommit) and not work.journal.needsCommit
-            work.journal.callEnded(tool, call.needsCommit, broken)
+            notices = work.toolEnded(tool, call.needsCommit, broken)
         result = answer.asResult(
             [f"[warning] {each}" for each in call.warnings]
             + sessionNotes(tool, call.needsCommit, work, call.moved)
@@ -83,12 +95,8 @@ def callTool(request: RequestFacts, tool: Tool) -> Any:
                         failure.check(CallBroken) is not None)
 
     # Callbacks rather than a generator: this runs for every tool call.
-    arguments = request.arguments
-    if arguments is None:
-        arguments = {}
     try:
-        if not isinstance(arguments, dict):
-            raise ToolError("invalidParams", "arguments must be an object")
+        arguments = objectArguments(request.arguments)
         tool.validate(arguments)
         run: Any = tool.run
         answer = run(call, arguments)

@@ -11,18 +11,21 @@ only; only the last costs its uncommitted work.
 """
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import attr
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, fail
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
 from gsmcpd.gci.interfaces import IGemSession
+from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.tools.context import ICallControl
+
+_T = TypeVar("_T")
 
 Explanation = Callable[[str], str]
 """What the client is told of a call the server ended, given how."""
@@ -117,6 +120,21 @@ class RunningCall:
         self.abandoned: Deferred[None] = Deferred()
         self.cancelled: Deferred[None] = Deferred()
 
+    @classmethod
+    def begin(cls, work: IWorkSession | None, requestId: Any,
+              replacement: Replacing, clock: IReactorTime,
+              cancellable: bool, deadline: float | None) -> "RunningCall":
+        """
+        A call admitted into C{work} (L{None}: it runs in none), ended
+        past C{deadline} seconds unless that is L{None}.
+        """
+        run = cls(work, requestId, replacement, clock, cancellable)
+        if work is not None:
+            work.admit(run)
+        if deadline is not None:
+            run.setDeadline(deadline)
+        return run
+
     @property
     def label(self) -> str:
         """How logs name the session it runs in (none: C{-})."""
@@ -131,6 +149,13 @@ class RunningCall:
     @property
     def clock(self) -> IReactorTime:
         return self._clock
+
+    def start(self, call: Callable[[], Deferred[_T]]) -> Deferred[_T]:
+        if self.ending:
+            return fail(CallWithdrawn())
+        running = call()
+        self.track(running)
+        return running
 
     def track(self, running: Deferred[Any]) -> None:
         self.current = running
@@ -216,14 +241,17 @@ class RunningCall:
             "neither a soft nor a hard break")
         self.abandoned.callback(None)
 
-    def finished(self) -> None:
+    def finished(self) -> str | None:
         """
         The call is over (its result came back): stop every timer.  A
         cancelled request is answered before that, but its call goes on
         being ended until it is.
+
+        @return: its L{endedMessage}.
         """
         self.current = None
         self._cancelTimer()
+        return self.endedMessage()
 
     def _cancelTimer(self) -> None:
         if self._timer is not None and self._timer.active():

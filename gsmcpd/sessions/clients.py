@@ -11,7 +11,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 
-from gsmcpd.auth.tokens import Principal
+from gsmcpd.auth.tokens import Principal, admits
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import ISessionCloser, JsonObject
 from gsmcpd.sessions.logins import SessionOpener
@@ -21,6 +21,20 @@ from gsmcpd.sessions.work import WorkSession
 StreamMaker = Callable[[int, Callable[[Any], None]], Any]
 """Makes a client's event stream, given its generation and what to call
 when its client loses it; answers the stream."""
+
+
+class NoSessionId(Exception):
+    """
+    The request names no session, and only C{initialize} may.
+    """
+
+
+class NoSuchSession(Exception):
+    """
+    The request names no live session of its identity: one that ended or
+    never existed, another identity's, or a 2026 handle (never a 2025
+    session id), all alike.
+    """
 
 
 class ClientSessions:
@@ -51,6 +65,43 @@ class ClientSessions:
     def get(self, handle: str) -> ClientSession | None:
         """The live 2025 client session C{handle} names, or L{None}."""
         return self._clients.get(handle)
+
+    def named(self, sessionId: str | None,
+              principal: Principal | None) -> ClientSession:
+        """
+        The live client session C{sessionId} names, if C{principal} (L{None}
+        without authentication) opened it.
+
+        @raise NoSessionId: without a session id.
+        @raise NoSuchSession: for no such session, and by the same steps for
+            another identity's.
+        """
+        if sessionId is None:
+            raise NoSessionId()
+        session = self._clients.get(sessionId)
+        # One check for a live session and for none, by the same steps: a
+        # guesser cannot tell a foreign session from a made-up id.
+        admitted = admits(None if session is None else session.work.principal,
+                          principal, f"session {sessionId[:8]}",
+                          exists=session is not None)
+        if session is None or not admitted:
+            raise NoSuchSession()
+        return session
+
+    def working(self, sessionId: str | None, principal: Principal | None
+                ) -> ClientSession | Deferred[ClientSession]:
+        """
+        The client session a request (no response) works in (L{named}),
+        its activity counted: at once, or once its work session's
+        replacement is in place (found again then).
+        """
+        client = self.named(sessionId, principal)
+        self.touch(client)
+        replacement = client.work.awaitReplacement()
+        if replacement is None:
+            return client
+        return replacement.addCallback(
+            lambda _: self.named(sessionId, principal))
 
     def open(self, protocolVersion: str, clientInfo: JsonObject | None,
              clientCapabilities: JsonObject | None = None,

@@ -19,6 +19,7 @@ C{--max-sessions}: only the per-session cap applies.
 
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from typing import Any
 
 import attr
 
@@ -44,6 +45,13 @@ class ShareExhausted(Exception):
         super().__init__(f"{cap} {limit}")
         self.cap = cap
         self.limit = limit
+
+
+class RequestInFlight(Exception):
+    """
+    A new call's request id is its work session's running call's: its
+    cancellation, answer and record would be mistaken for that one's.
+    """
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -196,14 +204,19 @@ class Shares:
         return ended
 
     def admitCall(self, work: WorkSession | None,
-                  principal: Principal | None) -> None:
+                  principal: Principal | None, requestId: Any = None
+                  ) -> None:
         """
-        Refuse a new call past the share of its work session (L{None}: a
-        call yet to be lent one) or of its identity.
+        Refuse a new call, request C{requestId}, whose id is in flight in
+        its work session (L{None}: a call yet to be lent one), then one
+        past the share of that session or of its identity.
 
+        @raise RequestInFlight: for the id.
         @raise ShareExhausted: for L{CALLS_PER_SESSION} or
             L{CALLS_PER_IDENTITY}.
         """
+        if work is not None and work.callFor(requestId) is not None:
+            raise RequestInFlight(requestId)
         perSession = self.caps.callsPerSession
         if perSession is not None and work is not None and \
                 len(work.inFlight()) >= perSession:

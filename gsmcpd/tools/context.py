@@ -9,12 +9,15 @@ the daemon does for itself (view hygiene, worker logins) uses
 L{NULL_CONTEXT}, so a tool never checks which it has.
 """
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from twisted.internet.defer import Deferred
 from zope.interface import Attribute, Interface, implementer
 
 from gsmcpd.tools.questions import NULL_ASKER
+
+_T = TypeVar("_T")
 
 
 class ICallControl(Interface):
@@ -23,17 +26,15 @@ class ICallControl(Interface):
     to start, and tells which GemStone call is the one to break.
     """
 
-    ending = Attribute(
-        "Whether the call is being ended (deadline, cancellation), so no "
-        "further GemStone call should start.")
     clock = Attribute(
         "The IReactorTime the call's time runs on (its deadline), for a tool "
         "that paces its work; None for work no client waits on.")
 
-    def track(running: Deferred[Any]) -> None:
+    def start(call: Callable[[], Deferred[_T]]) -> Deferred[_T]:
         """
-        The GemStone call C{running} (a Deferred) is the one to end if the
-        request must end; it stops being so when it fires.
+        Start the GemStone call C{call} makes, the one to end if the
+        request must end (until it fires); none once the call is being
+        ended (deadline, cancellation): then fail with C{CallWithdrawn}.
         """
 
 
@@ -84,11 +85,10 @@ class NullCallContext:
     """
 
     wantsProgress = False
-    ending = False
     clock = None
 
-    def track(self, running: Deferred[Any]) -> None:
-        pass
+    def start(self, call: Callable[[], Deferred[_T]]) -> Deferred[_T]:
+        return call()
 
     def log(self, level: str, data: Any, logger: str | None = None) -> None:
         pass

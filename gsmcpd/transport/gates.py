@@ -7,24 +7,23 @@ A refusal is raised as a L{Refusal}; the app's one error handler renders
 it as a JSON-RPC error with its HTTP status.
 """
 
+from collections.abc import Callable
+from typing import NoReturn, TypeVar
+
 import attr
+from twisted.python.failure import Failure
 from twisted.web.iweb import IRequest
 
-from gsmcpd.auth.tokens import Principal
-from gsmcpd.protocol.eras.legacy.resolution import (
-    NoSessionId,
-    NoSuchSession,
-    clientSession,
-)
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST
 from gsmcpd.protocol.versions import (
     HANDSHAKE_ERA_VERSIONS,
     LEGACY_VERSIONS,
     TOLERATED_VERSION_HEADERS,
 )
-from gsmcpd.sessions.client import ClientSession
-from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.sessions.clients import NoSessionId, NoSuchSession
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
+
+T = TypeVar("T")
 
 SESSION_HEADER = b"mcp-session-id"
 VERSION_HEADER = b"mcp-protocol-version"
@@ -45,12 +44,13 @@ class Refusal(Exception):
 
 
 def checkHeaders(request: IRequest, origins: OriginPolicy,
-                 hosts: HostPolicy) -> str | None:
+                 hosts: HostPolicy) -> tuple[str, ...]:
     """
     The gates common to every verb: Host, Origin, then protocol version.
 
-    @return: the C{MCP-Protocol-Version} header as sent, or L{None} without
-        one: the one reading of it, which decides the request's era.
+    @return: each C{MCP-Protocol-Version} value as sent (none without the
+        header): the one reading of it, handed down to decide the
+        request's era and, in the 2026 era, to check its envelope.
     @raise Refusal: 421, 403 or 400.
     """
     host = request.getHeader(b"host")
@@ -64,9 +64,9 @@ def checkHeaders(request: IRequest, origins: OriginPolicy,
         raise Refusal(403, f"Forbidden: Origin "
                       f"{origin.decode('latin-1')[:200]!r} is not allowed "
                       "(see --allowed-origin)")
-    header = request.getHeader(VERSION_HEADER)
-    sent = None if header is None else header.decode("latin-1")
-    version = (sent or "").strip()
+    sent = tuple(value.decode("latin-1") for value in
+                 request.requestHeaders.getRawHeaders(VERSION_HEADER, []))
+    version = sent[-1].strip() if sent else ""
     # A version outside the handshake era is the 2026 era's to answer
     # (eras.isModern): with -32022 when it is none of ours.
     if version in HANDSHAKE_ERA_VERSIONS and version not in \
@@ -78,26 +78,35 @@ def checkHeaders(request: IRequest, origins: OriginPolicy,
     return sent
 
 
-def namedSession(request: IRequest, sessions: SessionRegistry,
-                 principal: Principal | None = None) -> ClientSession:
+def sessionIdOf(request: IRequest) -> str | None:
     """
-    The live 2025 client session the request's C{MCP-Session-Id} names, if
-    the request's identity opened it
-    (L{gsmcpd.protocol.eras.legacy.resolution.clientSession}).
+    The request's C{MCP-Session-Id}, or L{None} without one.
+    """
+    header = request.getHeader(SESSION_HEADER)
+    return None if header is None else header.decode("latin-1")
 
-    @param principal: the L{gsmcpd.auth.tokens.Principal} the bearer gate
-        admitted the request as, or L{None} without authentication.
+
+def namedSession(request: IRequest, resolve: Callable[[str | None], T]) -> T:
+    """
+    What C{resolve} (the 2025 era's) makes of the request's
+    C{MCP-Session-Id}: its client session.
+
     @raise Refusal: 400 without the header, 404 for no such session, and
         the same 404, by the same steps, for another identity's session or
         a 2026 handle (never a 2025 session id).
     """
-    header = request.getHeader(SESSION_HEADER)
     try:
-        return clientSession(
-            sessions, None if header is None else header.decode("latin-1"),
-            principal)
-    except NoSessionId:
+        return resolve(sessionIdOf(request))
+    except (NoSessionId, NoSuchSession) as e:
+        sessionRefused(Failure(e))
+
+
+def sessionRefused(failure: Failure) -> NoReturn:
+    """
+    A failure to find the request's 2025 session, as its L{Refusal}.
+    """
+    if failure.check(NoSessionId):
         raise Refusal(400, "Bad Request: MCP-Session-Id header is required")
-    except NoSuchSession:
-        raise Refusal(404, "Not Found: no such session (it ended or never "
-                      "existed); initialize a new one")
+    failure.trap(NoSuchSession)
+    raise Refusal(404, "Not Found: no such session (it ended or never "
+                  "existed); initialize a new one")

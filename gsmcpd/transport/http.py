@@ -9,6 +9,7 @@ request's head, but for C{Accept} (L{gsmcpd.transport.sse}).
 
 import secrets
 from collections.abc import Generator
+from functools import partial
 
 from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.internet.interfaces import IReactorTime
@@ -21,17 +22,15 @@ from twisted.web.server import Request
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED, Metrics
-from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.eras.legacy.adapter import LegacyEra, Opened
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
-from gsmcpd.protocol.eras.modern.envelope import isModern
+from gsmcpd.protocol.eras.modern.envelope import readMessage
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
     JsonObject,
     JsonRpcError,
     Message,
     encode,
-    parseMessage,
 )
 from gsmcpd.protocol.versions import PRIMED_STREAMS_SINCE, atLeast
 from gsmcpd.sessions.client import ClientSession
@@ -48,6 +47,7 @@ from gsmcpd.transport.gates import (
     Refusal,
     checkHeaders,
     namedSession,
+    sessionRefused,
 )
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 from gsmcpd.transport.modern import ModernPost
@@ -162,7 +162,8 @@ class McpApp(AnsweringResource):
         return encode(document)
 
     def _client(self, request: Request) -> ClientSession:
-        return namedSession(request, self.sessions, principalOf(request))
+        return namedSession(request, partial(self.legacy.clientFor,
+                                             principalOf(request)))
 
     # Routes.
 
@@ -182,35 +183,35 @@ class McpApp(AnsweringResource):
             raise Refusal(413, f"Payload Too Large: request bodies are capped "
                           f"at {MAX_BODY_BYTES} bytes")
         try:
-            message = parseMessage(body)
+            message, modern = readMessage(body, version)
         except JsonRpcError as e:
             setattr(request, MESSAGE_ID, e.requestId)
             raise Refusal(400, e.message, e.code)
         if message.kind == "request":
             setattr(request, MESSAGE_ID, message.id)
-        if isModern(version, message.params):
-            modern: Deferred[Body] = self.modern.post(request, message)
-            return modern
-        message = unwrapCall(self.legacy.handlers.tools, message)
+        if modern:
+            answer: Deferred[Body] = self.modern.post(request, message,
+                                                      version)
+            return answer
         if message.kind == "request" and message.method == "initialize":
             return self.legacy.initialize(
                 message, principalOf(request)).addCallback(
                     self._initialized, request)
-        client = self._client(request)
         if message.kind == "response":
+            client = self._client(request)
             # An answer proves the client is listening, not that it is
             # working: it does not count as activity.
             self.pending.answer(client, message)
             request.setResponseCode(202)
             return b""
-        self.sessions.clients.touch(client)
-        replacement = client.work.awaitReplacement()
-        if replacement is not None:
+        working = namedSession(request, partial(self.legacy.working,
+                                                principalOf(request)))
+        if isinstance(working, Deferred):
             # Served by the new GemStone session once it is in place.
-            return replacement.addCallback(
-                lambda _: self._call(request, self._client(request),
-                                     message))
-        return self._call(request, client, message)
+            return working.addCallbacks(
+                lambda client: self._call(request, client, message),
+                sessionRefused)
+        return self._call(request, working, message)
 
     def _initialized(self, opened: Opened, request: Request) -> bytes:
         client, response = opened

@@ -4,7 +4,7 @@ layer, its HTTP statuses, and its two kinds of event stream (a call that
 reports progress, and C{subscriptions/listen}).
 """
 
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from typing import Any
 
 import attr
@@ -13,7 +13,6 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.web.iweb import IRequest
 from twisted.web.server import Request
 
-from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.eras.modern.adapter import ModernEra
 from gsmcpd.protocol.eras.modern.envelope import (
     Envelope,
@@ -21,7 +20,6 @@ from gsmcpd.protocol.eras.modern.envelope import (
     httpStatus,
     readEnvelope,
 )
-from gsmcpd.protocol.eras.modern.handles import SESSION_ARGUMENT
 from gsmcpd.protocol.eras.modern.listen import OFFERED, Listener, readFilter
 from gsmcpd.protocol.jsonrpc import (
     INVALID_REQUEST,
@@ -33,6 +31,7 @@ from gsmcpd.protocol.jsonrpc import (
 from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.sessions.outbox import Outbox
 from gsmcpd.transport.bearer import principalOf
+from gsmcpd.transport.gates import VERSION_HEADER
 from gsmcpd.transport.sse import CallStream, EventStream, acceptsStream, callStream
 
 CALL_STREAM = "c1"
@@ -42,11 +41,14 @@ under this key."""
 
 def headerValues(request: IRequest) -> Headers:
     """
-    The request's headers by lowercased name, each a list of its values.
+    The request's headers by lowercased name, each a list of its values,
+    but for C{MCP-Protocol-Version}, which the gates read.
     """
-    return {name.decode("latin-1").lower(): [v.decode("latin-1")
-                                             for v in values]
-            for name, values in request.requestHeaders.getAllRawHeaders()}
+    headers = {name.decode("latin-1").lower(): [v.decode("latin-1")
+                                                for v in values]
+               for name, values in request.requestHeaders.getAllRawHeaders()}
+    headers.pop(VERSION_HEADER.decode("ascii"), None)
+    return headers
 
 
 class ModernPost:
@@ -70,7 +72,8 @@ class ModernPost:
         return encode(document)
 
     @inlineCallbacks
-    def post(self, request: Request, message: Message) -> Generator[
+    def post(self, request: Request, message: Message,
+             version: Sequence[str]) -> Generator[
             "Deferred[Any]", Any, bytes | None]:
         if message.kind != "request":
             # Nothing a 2026 client sends without an id needs an answer;
@@ -94,10 +97,9 @@ class ModernPost:
 
         try:
             envelope = attr.evolve(
-                readEnvelope(message.method, message.params, headers),
+                readEnvelope(message.method, message.params, headers,
+                             version),
                 principal=principalOf(request))
-            message = unwrapCall(self.era.handlers.tools, message,
-                                 lifted=(SESSION_ARGUMENT,))
             if message.method == "subscriptions/listen":
                 answer = yield self._listen(request, message, envelope)
                 return answer

@@ -8,6 +8,7 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
+from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
@@ -97,11 +98,10 @@ class ContextTests(SynchronousTestCase):
         context = CallContext().endedBy(run)
         self.assertIs(context.clock, clock)
         running = Deferred()
-        context.track(running)
+        self.assertIs(context.start(lambda: running), running)
         self.assertIs(run.current, running)
-        self.assertFalse(context.ending)
         run.end("deadline")
-        self.assertTrue(context.ending)
+        self.failureResultOf(context.start(Deferred), CallWithdrawn)
 
     def test_fromMemory(self):
         """
@@ -109,8 +109,10 @@ class ContextTests(SynchronousTestCase):
         log messages and no way of asking.
         """
         context = CallContext()
-        self.assertEqual((context.ending, context.clock, context.asker,
+        running = Deferred()
+        self.assertIs(context.start(lambda: running), running)
+        self.assertEqual((context.clock, context.asker,
                           context.wantsLog("emergency"), context.sink),
-                         (False, None, NULL_ASKER, False, None))
+                         (None, NULL_ASKER, False, None))
         self.assertIs(context.wantsLog, noLogs)
         self.assertRaises(ToolError, context.ask, {})

@@ -9,6 +9,7 @@ from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND
 from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.context import NULL_CONTEXT
 from tests.builders import legacyEra
 
 
@@ -31,8 +32,8 @@ class RequestFactsTests(SynchronousTestCase):
         context with nothing to end, unless its era gave it one.
         """
         self.assertEqual((self.facts.work, self.facts.client,
-                          self.facts.tool, self.facts.context.ending),
-                         (None, None, None, False))
+                          self.facts.tool, self.facts.context.control),
+                         (None, None, None, NULL_CONTEXT))
 
     def test_running(self):
         """

@@ -82,7 +82,7 @@ class LendingTests(SynchronousTestCase):
             self.sessions.forTool(tool(True), legacy.handle, ENVELOPE, admitAll),
             JsonRpcError)
         self.assertEqual(failure.value.code, NO_SUCH_SESSION)
-        self.assertIsNone(self.sessions.named(legacy.handle, ENVELOPE))
+        self.assertIsNone(self.registry.handled(legacy.handle, None))
 
     def test_throwawaySessionIsNoHandle(self):
         """
@@ -92,7 +92,7 @@ class LendingTests(SynchronousTestCase):
         self.registry.warm.perUser = 2
         session, done = self.successResultOf(
             self.sessions.forTool(tool(True), None, ENVELOPE, admitAll))
-        self.assertIsNone(self.sessions.named(session.handle, ENVELOPE))
+        self.assertIsNone(self.registry.handled(session.handle, None))
         done()
         failure = self.failureResultOf(
             self.sessions.forTool(tool(True), session.handle, ENVELOPE, admitAll),

@@ -15,12 +15,16 @@ from gsmcpd.protocol.eras.modern.envelope import (
     MISSING_CLIENT_CAPABILITY,
     PROTOCOL_VERSION_KEY,
     UNSUPPORTED_PROTOCOL_VERSION,
+    VERSION_HEADER,
     Envelope,
     checkParameterHeaders,
     decodeHeaderValue,
     httpStatus,
     isModern,
-    readEnvelope,
+    readMessage,
+)
+from gsmcpd.protocol.eras.modern.envelope import (
+    readEnvelope as envelopeOf,
 )
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.versions import MODERN_VERSION
@@ -28,6 +32,16 @@ from gsmcpd.protocol.versions import MODERN_VERSION
 META = {PROTOCOL_VERSION_KEY: MODERN_VERSION,
         CLIENT_CAPABILITIES_KEY: {"elicitation": {}},
         CLIENT_INFO_KEY: {"name": "test", "version": "1"}}
+
+
+def readEnvelope(method, params, headers):
+    """
+    L{envelopeOf} for C{headers} as a request carries them, its
+    C{MCP-Protocol-Version} values handed over apart, as the gates do.
+    """
+    rest = {name: values for name, values in headers.items()
+            if name != VERSION_HEADER}
+    return envelopeOf(method, params, rest, headers.get(VERSION_HEADER, []))
 
 
 def headersFor(method, name=None, version=MODERN_VERSION, **extra):
@@ -325,3 +339,22 @@ class ParameterHeaderTests(SynchronousTestCase):
             error = self.assertRaises(JsonRpcError, checkParameterHeaders,
                                       SCHEMA, arguments, headers)
             self.assertEqual(error.code, HEADER_MISMATCH, (arguments, headers))
+
+
+class ReadMessageTests(SynchronousTestCase):
+
+    def test_eraByTheLastVersionValue(self):
+        """
+        A body's message and its era, decided by the last version value the
+        gates read (none: by its C{_meta}).
+        """
+        body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}}'
+        message, modern = readMessage(body, ("2025-11-25", MODERN_VERSION))
+        self.assertEqual((message.method, message.id, modern),
+                         ("ping", 1, True))
+        self.assertFalse(readMessage(body, (MODERN_VERSION, "2025-11-25"))[1])
+        self.assertFalse(readMessage(body, ())[1])
+
+    def test_parseError(self):
+        error = self.assertRaises(JsonRpcError, readMessage, b"{", ())
+        self.assertEqual(error.code, -32700)

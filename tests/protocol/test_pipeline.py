@@ -9,15 +9,19 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
 from gsmcpd.daemon.service import eras
+from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
+from gsmcpd.protocol.jsonrpc import INVALID_REQUEST
 from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.protocol.pipeline import IEra
 from gsmcpd.protocol.versions import MODERN_VERSION
+from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.sessions.shares import FairShares
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.builders import clientSession
 from tests.fakes import FakeGem, FakePool
@@ -40,8 +44,8 @@ class PipelineTests(SynchronousTestCase):
             self.clock)
         self.admitted = []
         admitCall = self.registry.shares.admitCall
-        self.patch(self.registry.shares, "admitCall", lambda work, who: (
-            self.admitted.append(work), admitCall(work, who))[1])
+        self.patch(self.registry.shares, "admitCall", lambda work, *rest: (
+            self.admitted.append(work), admitCall(work, *rest))[1])
         self.looked = []
         toolCalled = handlers.toolCalled
         self.patch(handlers, "toolCalled", lambda *args: (
@@ -93,3 +97,44 @@ class PipelineTests(SynchronousTestCase):
         self.failureResultOf(self.modern.answer(unknown, ENVELOPE, {},
                                                 lambda: None))
         self.assertEqual(recorded, [{"a": 1}, None])
+
+    def inFlight(self, requestId=1):
+        """
+        A client session whose work session runs request C{requestId}.
+        """
+        client = clientSession(FakeGem())
+        client.work.admit(RunningCall(client.work, requestId, None,
+                                      self.clock))
+        return client
+
+    def overShare(self):
+        """
+        One call in flight is every work session's share.
+        """
+        self.registry.shares.caps = FairShares(callsPerSession=1)
+
+    def test_idInFlightBeforeShare(self):
+        """
+        A reused request id is answered as such before the caller's share
+        is asked: an invalid request, not C{shareCap}.
+        """
+        self.overShare()
+        response = self.successResultOf(self.legacy.answer(
+            self.inFlight(), self.call()))
+        self.assertEqual(response["error"]["code"], INVALID_REQUEST)
+        self.assertIn("already in flight", response["error"]["message"])
+
+    def test_legacyUnknownToolAdmittedFirst(self):
+        """
+        A 2025 call of no tool is admitted as any call of its client is:
+        a reused id, then the share, are answered before the missing tool.
+        """
+        unknown = message("tools/call", name="nope", arguments={})
+        response = self.successResultOf(self.legacy.answer(
+            self.inFlight(), unknown))
+        self.assertIn("already in flight", response["error"]["message"])
+        self.overShare()
+        response = self.successResultOf(self.legacy.answer(
+            self.inFlight(2), unknown))
+        self.assertEqual(response["error"]["data"]["kind"], kinds.SHARE_CAP)
+        self.assertEqual(len(self.looked), 2)

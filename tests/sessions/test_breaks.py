@@ -33,6 +33,9 @@ class Session:
     def callEnding(self):
         self.calls.ended = True
 
+    def admit(self, run):
+        self.calls.running[run.requestId] = run
+
 
 class Replacement:
 
@@ -143,8 +146,21 @@ class EscalationTests(CallFixture):
         self.start()
         self.running.end("deadline")
         self.gem.release()
-        self.running.finished()
+        self.assertIsNone(self.running.finished())
         self.assertEqual(self.clock.getDelayedCalls(), [])
+
+    def test_finishedTellsHowItWasEnded(self):
+        """
+        A call finished after its deadline ended it answers what its client
+        is told.
+        """
+        running = self.start()
+        self.running.setDeadline(5)
+        self.clock.advance(5)
+        self.broken(running)
+        self.assertEqual(self.running.finished(),
+                         self.running.endedMessage())
+        self.assertIn("5s deadline", self.running.finished())
         self.assertEqual(self.registry.replaced, [])
 
     def test_queuedCallIsWithdrawn(self):
@@ -191,6 +207,19 @@ class EscalationTests(CallFixture):
 
 
 class DeadlineTests(CallFixture):
+
+    def test_begin(self):
+        """
+        A call begun is admitted into its work session, and ended by its
+        deadline.
+        """
+        run = RunningCall.begin(self.session, 8, self.registry, self.clock,
+                                True, 5)
+        self.assertIs(self.session.calls.running[8], run)
+        self.clock.advance(5)
+        self.assertEqual(run.why, "deadline")
+        self.assertIsNone(RunningCall.begin(None, 9, self.registry,
+                                            self.clock, True, None)._timer)
 
     def test_deadlineEndsTheCall(self):
         running = self.start()

@@ -17,6 +17,7 @@ from gsmcpd.sessions.shares import (
     CALLS_PER_SESSION,
     SESSIONS_PER_IDENTITY,
     FairShares,
+    RequestInFlight,
     ShareExhausted,
     identityOf,
 )
@@ -52,6 +53,19 @@ class SharesTests(SynchronousTestCase):
         self.shares.admitCall(session, session.principal)
         session.admit(run)
         return run
+
+    def test_requestInFlightFirst(self):
+        """
+        A call whose request id runs in its work session is refused as
+        such before its share is asked; another id is not.
+        """
+        session = self.opened(ADA)
+        self.call(session, 1)
+        self.call(session, 2)
+        self.assertRaises(RequestInFlight, self.shares.admitCall, session,
+                          ADA, 1)
+        self.refused(CALLS_PER_SESSION, self.shares.admitCall, session, ADA,
+                     3)
 
     def test_sessionShare(self):
         """

@@ -4,6 +4,7 @@ module of every package, and the modules it says read HTTP headers are the
 ones that do.
 """
 
+import collections
 import pathlib
 import re
 import sys
@@ -128,20 +129,27 @@ class Trace:
     def files(self):
         return {file for hop in self.hops for file in hop}
 
-    def crossings(self, besides=None):
+    def crossings(self, within=None):
         """
         C{(caller layer, callee layer)} of each call that crosses from one
         layer into another: down into a lower one, or up (a callback).
 
-        @param besides: a folder of the runtime package (an era's codec):
-            leave out the crossings of calls made from or into it.
+        @param within: a folder of the runtime package (an era's codec):
+            only the crossings of calls made from or into it.
         """
-        mine = (lambda file: False) if besides is None else (
-            lambda file: str(ROOT / besides) in file)
+        mine = (lambda file: True) if within is None else (
+            lambda file: str(ROOT / within) in file)
         return [(layerOf(caller), layerOf(callee))
                 for caller, callee in self.hops
                 if layerOf(caller) != layerOf(callee)
-                and not (mine(caller) or mine(callee))]
+                and (mine(caller) or mine(callee))]
+
+    def beyondOnce(self):
+        """
+        Each ordered pair of layers crossed more than once, with how often.
+        """
+        return {pair: count for pair, count
+                in collections.Counter(self.crossings()).items() if count > 1}
 
     def summary(self):
         return {"files": len(self.files()), "hops": len(self.hops),
@@ -161,18 +169,29 @@ def traced(testCase, call):
     return trace
 
 
-CROSSING_BUDGET = {"2025": 34, "2026": 37}
-"""The layer crossings of one C{tools/call} of each era, in memory, as
-measured: a change that adds one fails here until it is justified (the
-design's aim is one crossing down and one up per boundary).  Each era's
-call asks its work session two things it once read from its attributes
-(whether the request id is in flight, whether a replacement is under
-way) through IWorkSession's methods: two crossings in each era.  And the
-2025 era's one more: the transport calls that era's session resolution
-(C{eras.legacy.resolution}) until the era finds its work session itself,
-from the session id.  The 2026 era asks whether its client was shown a
-tool's C{Mcp-Param-*} declaration only when a header is missing: two
-crossings fewer."""
+NOT_YET_ONCE = {
+    "2025": {("protocol", "sessions"): 7, ("protocol", "tools"): 7,
+             ("transport", "protocol"): 4, ("protocol", "observe"): 3,
+             ("sessions", "tools"): 2},
+    "2026": {("protocol", "sessions"): 7, ("protocol", "tools"): 8,
+             ("transport", "protocol"): 5, ("protocol", "observe"): 3,
+             ("sessions", "tools"): 2},
+}
+"""The boundaries one C{tools/call} of each era, in memory, still crosses
+more than once in one direction, with how often; every other is crossed at
+most once down and once up.  Exact, so a change that crosses one more time,
+or one fewer, says so here.  What is left: the protocol layer runs a call
+(C{protocol.calls}: its admission, its C{RunningCall} begun, finished (and
+why it ended) and released; C{protocol.toolcall}: the tool's end) where the
+sessions layer should, from one value saying where and what, so the
+sessions layer reaches the tools layer twice (a GemStone call started, a
+tool's end in the journal); it runs the tool and reads its journal
+(C{protocol.toolcall}, C{protocol.recording}) besides looking it up; the transport reads the message (and its era), asks
+the 2025 era for its client session, hands it the message and encodes the
+answer; a call's record starts and ends its metrics and makes its
+C{CallOutcome} (three calls into C{observe}).  The 2026 era's codec adds
+its envelope (read, and its C{Mcp-Param-*} headers checked against the
+tool's schema) and its answer's response."""
 
 
 class CallPathTests(SynchronousTestCase):
@@ -200,24 +219,28 @@ class CallPathTests(SynchronousTestCase):
             "execute_code", {"code": "3 + 4", "session": handle},
             mcp_param_session=handle))
 
-    def test_withinBudget(self):
+    def test_oncePerBoundary(self):
         """
-        Neither era's call crosses more layers than measured.
+        Each era's call crosses each boundary at most once down and once
+        up, but for the ones L{NOT_YET_ONCE} names, as often as it says.
         """
         for era, trace in (("2025", self.legacyCall()),
                            ("2026", self.modernCall())):
-            self.assertLessEqual(len(trace.crossings()),
-                                 CROSSING_BUDGET[era], trace.summary())
+            self.assertEqual(trace.beyondOnce(), NOT_YET_ONCE[era],
+                             (era, trace.summary()))
 
     def test_modernAddsOnlyItsCodec(self):
         """
         The 2026 call enters no layer the 2025 one does not, and crosses
-        no more layers than the 2025 one but for the crossings its codec
-        (C{protocol/eras/modern}) makes.
+        no more layers than the 2025 one plus the crossings its codec
+        (C{protocol/eras/modern}) makes, each counted; the 2025 one's
+        codec makes fewer.
         """
         legacy, modern = self.legacyCall(), self.modernCall()
         self.assertLessEqual({layerOf(file) for file in modern.files()},
                              {layerOf(file) for file in legacy.files()})
-        self.assertLessEqual(
-            len(modern.crossings(besides="protocol/eras/modern")),
-            len(legacy.crossings(besides="protocol/eras/legacy")))
+        codec = modern.crossings(within="protocol/eras/modern")
+        self.assertLessEqual(len(modern.crossings()),
+                             len(legacy.crossings()) + len(codec))
+        self.assertLess(
+            len(legacy.crossings(within="protocol/eras/legacy")), len(codec))

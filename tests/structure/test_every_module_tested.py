@@ -38,7 +38,6 @@ TESTED_ELSEWHERE = {
     "sessions.table": "sessions.test_registry",
     "sessions.logins": "sessions.test_registry",
     "sessions.replacement": "sessions.test_registry",
-    "sessions.clients": "sessions.test_registry",
     # The syntax tree and its walk, through the parser that builds them.
     "smalltalk.ast": "smalltalk.test_smalltalk_parser",
     "smalltalk.walk": "smalltalk.test_smalltalk_parser",

@@ -30,15 +30,14 @@ class RecordingContext:
     """
 
     wantsProgress = True
-    ending = False
 
     def __init__(self, answer=None, clock=None):
         self.answer = answer
         self.clock = clock
         self.sent = []
 
-    def track(self, running):
-        pass
+    def start(self, call):
+        return call()
 
     def log(self, level, data, logger=None):
         self.sent.append(("log", level, data))

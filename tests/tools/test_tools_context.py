@@ -18,12 +18,12 @@ class NullCallContextTests(SynchronousTestCase):
         self.assertTrue(verifyObject(ICallContext, NULL_CONTEXT))
 
     def test_neverEndingNorWantingProgress(self):
-        self.assertFalse(NULL_CONTEXT.ending)
+        running = Deferred()
+        self.assertIs(NULL_CONTEXT.start(lambda: running), running)
         self.assertFalse(NULL_CONTEXT.wantsProgress)
 
     def test_sendsNothing(self):
-        running = Deferred()
-        NULL_CONTEXT.track(running)
+        running = NULL_CONTEXT.start(Deferred)
         NULL_CONTEXT.log("info", "x")
         NULL_CONTEXT.reportProgress(1, 2)
         NULL_CONTEXT.closeStream()

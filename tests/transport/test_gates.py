@@ -4,12 +4,15 @@ built in memory.
 """
 
 import attr
+from twisted.internet.task import Clock
 from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import TestCase
 from twisted.web.test.requesthelper import DummyRequest
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.transport.gates import Refusal, checkHeaders, namedSession
+from gsmcpd.sessions.clients import ClientSessions
+from gsmcpd.transport.gates import Refusal, checkHeaders
+from gsmcpd.transport.gates import namedSession as gatedSession
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
 
 
@@ -31,16 +34,21 @@ class HeaderGateTests(TestCase):
 
     def test_versionReadOnceAndHandedOn(self):
         """
-        The gates answer the C{MCP-Protocol-Version} header as sent (the
-        one reading of it, which the eras are told), or L{None} without
-        one: an empty header is not an absent one.
+        The gates answer each C{MCP-Protocol-Version} value as sent (the
+        one reading of it, which the eras are told), or none without the
+        header: an empty header is not an absent one, and a repeated one
+        is the 2026 envelope's to refuse.
         """
-        for sent, read in [(None, None), ("", ""),
-                           (" 2025-11-25 ", " 2025-11-25 "),
-                           ("2026-07-28", "2026-07-28")]:
+        for sent, read in [(None, ()), ("", ("",)),
+                           (" 2025-11-25 ", (" 2025-11-25 ",)),
+                           ("2026-07-28", ("2026-07-28",))]:
             request = requestWith() if sent is None else requestWith(
                 mcp_protocol_version=sent)
             self.assertEqual(self.check(request), read, sent)
+        request = requestWith()
+        request.requestHeaders.setRawHeaders(
+            b"mcp-protocol-version", [b"2026-07-28", b"2025-11-25"])
+        self.assertEqual(self.check(request), ("2026-07-28", "2025-11-25"))
 
     def test_loopbackAndConfiguredOrigins(self):
         for origin in ("http://localhost:3000", "https://app.example"):
@@ -120,6 +128,17 @@ class _Registry:
     def get(self, handle):
         return self._handles.get(handle) or getattr(
             self._clients.get(handle), "work", None)
+
+
+def namedSession(request, sessions, who=None):
+    """
+    The gate's answer for the 2025 era's resolution of C{request}'s
+    session id among C{sessions}, for C{who}.
+    """
+    clients = ClientSessions(None, None, None, Clock())
+    clients._clients.update(sessions.clients)
+    return gatedSession(request, lambda sessionId: clients.named(sessionId,
+                                                                 who))
 
 
 class SessionGateTests(TestCase):

@@ -82,13 +82,10 @@ def runTemplate(gem: IGemSession, name: str, arguments: dict[str, object],
     try:
         source = Template.named(name, package).render(arguments,
                                                       MAX_RESULT_BYTES, frames)
-        if context.ending:
-            raise ToolError("other", WITHDRAWN)
     except Exception:
         return fail()
-    running = gem.execute(source, MAX_RESULT_BYTES)
-    context.track(running)
-    return running.addCallbacks(_answered, _failed)
+    return context.start(lambda: gem.execute(source, MAX_RESULT_BYTES)
+                         ).addCallbacks(_answered, _failed)
 
 
 def runDebugged(start: Callable[[], Deferred[_T]],
@@ -98,11 +95,7 @@ def runDebugged(start: Callable[[], Deferred[_T]],
     C{executeDebug}, C{continueDebug} or C{clearDebug}) as the GemStone
     call C{context} may end, its failure one of the outcomes.
     """
-    if context.ending:
-        return fail(ToolError("other", WITHDRAWN))
-    running = start()
-    context.track(running)
-    return running.addErrback(_failed)
+    return context.start(start).addErrback(_failed)
 
 
 def _failed(failure: Failure) -> Failure:

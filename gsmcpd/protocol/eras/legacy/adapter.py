@@ -1,20 +1,16 @@
 """
-The 2025 revisions' requests, independent of HTTP.
-
-A 2025 client negotiates once (C{initialize}) and then sends every request
-inside its MCP session (a L{ClientSession}, which the transport finds by
-its C{MCP-Session-Id}).  This adapter opens that session, and for each
-request reads it (the negotiated revision, the client's capabilities, the
-work session its calls run in), hands the method's handler the request's
-facts once, and frames the answer once as a JSON-RPC response.  A call
-asks its client on its own stream (L{gsmcpd.protocol.eras.legacy.asking}).
+The 2025 revisions' requests, independent of HTTP: a client negotiates
+once (C{initialize}), then each request names its L{ClientSession} (by
+the session id the transport hands over) and is answered as a JSON-RPC
+response.
 """
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, cast
 
 import attr
-from twisted.internet.defer import Deferred, inlineCallbacks, succeed
+from twisted.internet.defer import Deferred, fail, inlineCallbacks, succeed
 from zope.interface import implementer
 
 from gsmcpd.auth.tokens import Principal
@@ -27,6 +23,7 @@ from gsmcpd.protocol.calls import (
     loginFailed,
     sessionLimitMessage,
 )
+from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
@@ -44,16 +41,23 @@ from gsmcpd.protocol.jsonrpc import (
     stoppingError,
 )
 from gsmcpd.protocol.methods import MethodTable
-from gsmcpd.protocol.pipeline import Admit, CallPipeline, IEra, Placed
+from gsmcpd.protocol.pipeline import (
+    Admit,
+    Answer,
+    CallPipeline,
+    IEra,
+    Lookup,
+    Placed,
+    Unmade,
+)
 from gsmcpd.protocol.recording import CANCELLED
 from gsmcpd.protocol.shares import END_ONE, shareRefusal
-from gsmcpd.protocol.toolcall import answersAsStream
+from gsmcpd.protocol.toolcall import answersAsStream, unknownTool
 from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import ShareExhausted
-from gsmcpd.tools.base import Tool
 
 Opened = tuple[ClientSession | None, JsonObject]
 """What C{initialize} comes to: the client session it opened (L{None}
@@ -150,6 +154,26 @@ class LegacyEra:
         self.listeners.add(client)
         return client, result(message.id, self.initializeResult(params))
 
+    def clientFor(self, principal: Principal | None,
+                  sessionId: str | None) -> ClientSession:
+        """
+        The client session C{sessionId} names, if C{principal} opened it.
+
+        @raise NoSessionId: or L{NoSuchSession}.
+        """
+        return self.sessions.clients.named(sessionId, principal)
+
+    def working(self, principal: Principal | None, sessionId: str | None
+                ) -> ClientSession | Deferred[ClientSession]:
+        """
+        The client session a request (no response) works in, its activity
+        counted, once a replacement of its work session is in place.
+
+        @raise NoSessionId: or L{NoSuchSession}, at once or through the
+            L{Deferred}.
+        """
+        return self.sessions.clients.working(sessionId, principal)
+
     def principalOf(self, client: ClientSession,
                     principal: Principal | None) -> Principal | None:
         """
@@ -187,6 +211,7 @@ class LegacyEra:
             if message.method == "notifications/cancelled":
                 self.calls.cancel(client.work, message.params)
             return succeed(None)
+        message = unwrapCall(self.handlers.tools, message)
         method = self.methods.find(message.method, LEGACY)
         if method is None:
             return succeed(JsonRpcError(
@@ -206,24 +231,37 @@ class LegacyEra:
             _framed, errorResponse, callbackArgs=(message.id,),
             errbackArgs=(message.id,))
 
-    # Its codec (L{IEra}): the steps of a tools/call it takes its own way.
+    # Its codec (L{IEra}): the three verbs of a tools/call.
 
-    def decode(self, message: Message, carrier: "ClientCall"
-               ) -> RequestFacts:
+    def decode(self, message: Message, carrier: ClientCall,
+               lookup: Lookup | None = None) -> RequestFacts:
         """
-        A request on its client's session: a call that asks for progress
-        is answered on its own stream, opened now.
+        A request on its client's session: a call on its own stream when
+        it asks for progress or its tool streams.
         """
         client, params = carrier.client, message.params
         request = RequestFacts(
             message.method, params, message.id, self.dialect,
             client.protocolVersion, client.clientCapabilities,
             client.clientInfo, carrier.principal, client.work, client, None,
-            params.get("arguments"), carried=carrier)
-        if message.method != "tools/call":
+            params.get("arguments"))
+        if lookup is None:
             return request
-        return self._asking(request, carrier.openStream(client) if
-                            answersAsStream(params, None) else None)
+        # Opened before the tool is looked up when the client asked for
+        # progress: even its refusal is answered on it.
+        asked = answersAsStream(params, None)
+        request = self._asking(request, carrier.openStream(client)
+                               if asked else None)
+        try:
+            tool = lookup(request)
+        except CallRefused as e:
+            raise Unmade(request, e)
+        except JsonRpcError:
+            # Answered once admitted, as any call of its client is.
+            return request
+        if answersAsStream(params, tool) and not asked:
+            request = self._asking(request, carrier.openStream(client))
+        return attr.evolve(request, tool=tool)
 
     def _asking(self, request: RequestFacts,
                 sink: ICallSink | None) -> RequestFacts:
@@ -235,43 +273,22 @@ class LegacyEra:
         return attr.evolve(request, context=CallContext(
             StreamAsker(self.pending, client, sink), sink, client.wantsLog))
 
-    def lookedUp(self, call: RequestFacts, tool: Tool | None) -> RequestFacts:
+    def place(self, call: RequestFacts, carrier: ClientCall,
+              admit: Admit) -> Deferred[Placed]:
         """
-        The call of C{tool}, on its own stream if the tool streams.
+        In its client's work session; a call of no tool is answered there
+        as such.
         """
-        if tool is None:
-            return call
-        if answersAsStream(call.params, tool) and \
-                not answersAsStream(call.params, None):
-            call = self._asking(call, cast(ClientCall, call.carried)
-                                .openStream(cast(ClientSession, call.client)))
-        return attr.evolve(call, tool=tool)
+        if call.tool is None:
+            return succeed(Placed(call, runs=self._noTool))
+        return succeed(Placed(call))
 
-    def answersItself(self, call: RequestFacts) -> None:
-        return None
+    def _noTool(self, call: RequestFacts, answer: Answer) -> Deferred[Any]:
+        return self.calls.recorded(call, partial(fail, unknownTool(
+            call.params)))
 
-    def workSession(self, call: RequestFacts, admit: Admit
-                    ) -> Deferred[Placed]:
-        """
-        Its client's session's.
-        """
-        return succeed(Placed(call, _nothing))
-
-    def unplaced(self, call: RequestFacts) -> RequestFacts:
-        return call
-
-    def run(self, placed: Placed,
-            answer: Callable[[RequestFacts], Deferred[Any]]) -> Deferred[Any]:
-        return answer(placed.call)
-
-    def finished(self, value: JsonObject) -> JsonObject:
+    def frame(self, value: JsonObject) -> JsonObject:
         return value
-
-
-def _nothing() -> None:
-    """
-    What a call on a client's session needs done when it is over.
-    """
 
 
 def _framed(value: Any, messageId: object) -> JsonObject | None:

@@ -1,14 +1,9 @@
 """
-The 2026-07-28 era's requests, independent of HTTP.
-
-No handshake and no MCP session: each request carries its client's facts
-(an L{gsmcpd.protocol.eras.modern.envelope.Envelope}) and is answered on
-its own.  This adapter reads that envelope, chooses the work session a
-call runs in (L{gsmcpd.protocol.eras.modern.lending}: the one the
-C{session} argument's handle names, a throwaway one, or none), hands the
-method's handler the request's facts once, and dresses the answer once:
-C{resultType} and cache hints, an input-required round
-(L{gsmcpd.protocol.eras.modern.asking}), or a task.
+The 2026-07-28 era's requests, independent of HTTP: no handshake, each
+request carries its client's facts (an
+L{gsmcpd.protocol.eras.modern.envelope.Envelope}); a call runs where
+L{gsmcpd.protocol.eras.modern.lending} places it, and its answer is
+dressed once (C{resultType}, an input-required round, or a task).
 """
 
 from collections.abc import Callable
@@ -28,7 +23,7 @@ from zope.interface import implementer
 
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
-from gsmcpd.protocol.catalogsurface import mirroringShown
+from gsmcpd.protocol.catalogsurface import mirroringShown, unwrapCall
 from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import ModernAsker, modernRound
@@ -61,9 +56,17 @@ from gsmcpd.protocol.jsonrpc import (
 )
 from gsmcpd.protocol.methods import Method, MethodTable
 from gsmcpd.protocol.notices import Filter
-from gsmcpd.protocol.pipeline import Admit, CallPipeline, IEra, Placed
+from gsmcpd.protocol.pipeline import (
+    Admit,
+    Answer,
+    CallPipeline,
+    IEra,
+    Lookup,
+    Placed,
+    Unmade,
+)
 from gsmcpd.protocol.recording import CANCELLED
-from gsmcpd.protocol.toolcall import answersAsStream
+from gsmcpd.protocol.toolcall import answersAsStream, objectArguments
 from gsmcpd.sessions.client import LogGate
 from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.tools.base import NO_SESSION, Tool
@@ -111,7 +114,6 @@ class Carried:
     @ivar minted: told the handle C{open_session} opened.
     """
 
-    message: Message
     envelope: Envelope
     headers: Headers
     openStream: OpenStream
@@ -181,17 +183,17 @@ class ModernEra:
             if mine.resolve(uri) or not served.resolve(uri)))
 
     def facts(self, message: Message, envelope: Envelope,
-              carried: "Carried | None" = None) -> RequestFacts:
+              call: bool = False) -> RequestFacts:
         """
-        The facts a handler is told of C{message}; for a C{tools/call}
-        (C{carried}), with its arguments as its record names them.
+        The facts a handler is told of C{message}; for a C{tools/call},
+        with its arguments as its record names them.
         """
         return RequestFacts(
             message.method, message.params, message.id, self.dialect,
             envelope.protocolVersion, envelope.clientCapabilities,
             envelope.clientInfo, envelope.principal,
-            arguments=None if carried is None else withoutHandle(
-                message.params.get("arguments")), carried=carried)
+            arguments=withoutHandle(message.params.get("arguments"))
+            if call else None)
 
     def answer(self, message: Message, envelope: Envelope, headers: Headers,
                openStream: OpenStream) -> Deferred[ModernAnswer]:
@@ -205,13 +207,18 @@ class ModernEra:
         @return: a L{Deferred} firing with its L{ModernAnswer}.
         @raise JsonRpcError: through the L{Deferred}.
         """
+        try:
+            message = unwrapCall(self.handlers.tools, message,
+                                 lifted=(SESSION_ARGUMENT,))
+        except JsonRpcError as e:
+            return fail(e)
         method = self.methods.find(message.method, MODERN)
         if method is None:
             return fail(methodRemoved(message.method))
         minted: list[str] = []
         if message.method == "tools/call":
             answering = self.pipeline.call(self, message, Carried(
-                message, envelope, headers, openStream, minted.append),
+                envelope, headers, openStream, minted.append),
                 method)
         else:
             answering = self._answer(self.facts(message, envelope),
@@ -219,93 +226,97 @@ class ModernEra:
         return answering.addCallback(
             lambda value: ModernAnswer(value, minted[0] if minted else None))
 
-    # Its codec (L{IEra}): the steps of a tools/call it takes its own way.
+    # Its codec (L{IEra}): the three verbs of a tools/call.
 
-    def decode(self, message: Message, carrier: "Carried") -> RequestFacts:
-        return self.facts(message, carrier.envelope, carrier)
-
-    def lookedUp(self, call: RequestFacts, tool: Tool | None) -> RequestFacts:
+    def decode(self, message: Message, carrier: Carried,
+               lookup: Lookup) -> RequestFacts:
         """
         A call's arguments, which must be an object its C{Mcp-Param-*}
         headers match; a call of no tool is recorded without them.
         """
-        if tool is None:
-            return attr.evolve(call, arguments=None)
-        carried = cast(Carried, call.carried)
-        arguments = call.params.get("arguments")
-        arguments = {} if arguments is None else arguments
-        if not isinstance(arguments, dict):
-            raise JsonRpcError(INVALID_PARAMS,
-                               "Invalid params: arguments must be an object")
-        checkParameterHeaders(
-            self.schemas.schemaOf(tool), arguments, carried.headers,
-            lambda: tool.name in self._handleTools or mirroringShown(
-                self.handlers.toolsFor(call.principal), carried.message,
-                (SESSION_ARGUMENT,)))
+        call = self.facts(message, carrier.envelope, True)
+        try:
+            tool = lookup(call)
+        except CallRefused as e:
+            raise Unmade(call, e)
+        except JsonRpcError as e:
+            raise Unmade(attr.evolve(call, arguments=None), e)
+        try:
+            arguments = objectArguments(message.params.get("arguments"))
+            checkParameterHeaders(
+                self.schemas.schemaOf(tool), arguments, carrier.headers,
+                lambda: tool.name in self._handleTools or mirroringShown(
+                    self.handlers.toolsFor(call.principal), message,
+                    (SESSION_ARGUMENT,)))
+        except ToolError as e:
+            raise Unmade(attr.evolve(call, arguments=None), JsonRpcError(
+                INVALID_PARAMS, f"Invalid params: {e.message}"))
+        except JsonRpcError as e:
+            raise Unmade(attr.evolve(call, arguments=None), e)
         return attr.evolve(call, tool=tool, arguments=arguments)
 
-    def answersItself(self, call: RequestFacts
-                      ) -> Callable[[], Deferred[Any]] | None:
-        tool = cast(Tool, call.tool)
-        if tool.name not in self._handleTools:
-            return None
-        carried = cast(Carried, call.carried)
-        return lambda: self.lending.handleTool(
-            tool, call.arguments, carried.envelope, carried.minted
-        ).addErrback(self._handleRefused, call.arguments.get(
-            SESSION_ARGUMENT), carried.envelope)
-
     @inlineCallbacks
-    def workSession(self, call: RequestFacts, admit: Admit) -> Any:
+    def place(self, call: RequestFacts, carrier: Carried,
+              admit: Admit) -> Any:
         """
-        A task-only tool refused without the tasks extension, the audit
+        C{open_session} and C{close_session} answered by the era; else a
+        task-only tool refused without the tasks extension, the audit
         trail and the request state checked before a session is lent (a
-        L{Lending.forTool}: the handle's, a throwaway one, or none).
+        L{Lending.forTool}: the handle's, a throwaway one, or none), and
+        the call run as a task or in input-required rounds.
         """
         tool = cast(Tool, call.tool)
-        envelope = cast(Carried, call.carried).envelope
-        refusal = tasks.requires(envelope)
-        if self._taskSupport.get(tool.name) == "required" and \
-                refusal is not None:
-            raise refusal
-        self.calls.records.admit()
-        verified = self._unsealed(call.params)
-        handle, rest = takeHandle(call.arguments) if takesHandle(tool) \
-            else (None, call.arguments)
-        if tool.runsOn == NO_SESSION:
-            return Placed(attr.evolve(call, arguments=rest),
-                          nothingToRelease, verified)
+        envelope = carrier.envelope
+        if tool.name in self._handleTools:
+            return Placed(call, own=lambda: self.lending.handleTool(
+                tool, call.arguments, envelope, carrier.minted
+            ).addErrback(self._handleRefused, call.arguments.get(
+                SESSION_ARGUMENT), envelope))
+        decoded = attr.evolve(call, tool=None, arguments=withoutHandle(
+            call.params.get("arguments")))
+        unplaced = attr.evolve(call, arguments=withoutHandle(call.arguments))
         try:
-            work, done = yield self.lending.forTool(
-                tool, handle, envelope, partial(admit, call))
+            refusal = tasks.requires(envelope)
+            if self._taskSupport.get(tool.name) == "required" and \
+                    refusal is not None:
+                raise Unmade(unplaced, refusal)
+            self.calls.records.admit()
+            verified = self._unsealed(call.params)
+            handle, rest = takeHandle(call.arguments) if takesHandle(tool) \
+                else (None, call.arguments)
+            if tool.runsOn == NO_SESSION:
+                work, done = None, nothingToRelease
+            else:
+                try:
+                    work, done = yield self.lending.forTool(
+                        tool, handle, envelope, partial(admit, call))
+                except (JsonRpcError, ToolError) as e:
+                    raise asRefusal(e, handle, envelope.principal,
+                                    self.lending.sessions)
+        except CallRefused as e:
+            raise Unmade(decoded, e)
         except (JsonRpcError, ToolError) as e:
-            raise asRefusal(e, handle, envelope.principal,
-                            self.lending.sessions)
+            raise Unmade(unplaced, e)
         return Placed(attr.evolve(call, work=work, arguments=rest), done,
-                      verified)
-
-    def unplaced(self, call: RequestFacts) -> RequestFacts:
-        return attr.evolve(call, arguments=withoutHandle(call.arguments))
+                      partial(self._run, carrier, done, verified))
 
     @inlineCallbacks
-    def run(self, placed: Placed,
-            answer: Callable[[RequestFacts], Deferred[Any]]) -> Any:
+    def _run(self, carrier: Carried, done: Callable[[], object],
+             verified: Any, call: RequestFacts, answer: Answer) -> Any:
         """
         A call as a task where its tool may become one, else in
         input-required rounds, on its own stream where its client takes
         one.
         """
-        call = placed.call
         tool = cast(Tool, call.tool)
-        carried = cast(Carried, call.carried)
-        envelope = carried.envelope
+        envelope = carrier.envelope
         if self._taskSupport.get(tool.name) is not None and \
                 tasks.requires(envelope) is None:
             progress = tasks.TaskProgress(self.tasks)
             sink: ICallSink | None = progress
-            escalate = self._becomeTask(progress, placed.done, envelope)
+            escalate = self._becomeTask(progress, done, envelope)
         else:
-            sink = carried.openStream() \
+            sink = carrier.openStream() \
                 if answersAsStream(call.params, tool) else None
             escalate = None
         wantsLog = noLogs if sink is None else LogGate(
@@ -316,14 +327,14 @@ class ModernEra:
                 self.seal, envelope, "tools/call", call.params,
                 lambda asker: answer(call.running(CallContext(
                     asker, sink, wantsLog))).addCallback(dressed),
-                escalate, placed.state)
+                escalate, verified)
             becameTask = value.get("resultType") == tasks.TASK
         finally:
             if not becameTask:
-                placed.done()
+                done()
         return value
 
-    def finished(self, value: JsonObject) -> JsonObject:
+    def frame(self, value: JsonObject) -> JsonObject:
         return complete("tools/call", value)
 
     def _unsealed(self, params: JsonObject) -> Any:

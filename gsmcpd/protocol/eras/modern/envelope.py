@@ -14,12 +14,18 @@ reads no HTTP object: the transport hands it the header values.
 import base64
 import binascii
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import attr
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
+from gsmcpd.protocol.jsonrpc import (
+    INVALID_PARAMS,
+    JsonObject,
+    JsonRpcError,
+    Message,
+    parseMessage,
+)
 from gsmcpd.protocol.versions import (
     HANDSHAKE_ERA_VERSIONS,
     MODERN_VERSION,
@@ -89,6 +95,19 @@ def isModern(versionHeader: str | None, params: JsonObject) -> bool:
         return versionHeader.strip() not in HANDSHAKE_ERA_VERSIONS
     meta = params.get("_meta")
     return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
+
+
+def readMessage(body: bytes, version: Sequence[str]) -> tuple[Message, bool]:
+    """
+    The message a request C{body} carries, and whether it takes the
+    2026-07-28 path (L{isModern}, by the last C{MCP-Protocol-Version}
+    value as the gates read them).
+
+    @raise JsonRpcError: as L{parseMessage} does.
+    """
+    message = parseMessage(body)
+    return message, isModern(version[-1] if version else None,
+                             message.params)
 
 
 def unsupportedVersion(requested: object) -> JsonRpcError:
@@ -162,20 +181,23 @@ class Envelope:
 
 
 def _single(headers: Headers, name: str) -> str | None:
+    return _one(name, headers.get(name) or ())
+
+
+def _one(name: str, values: Sequence[str]) -> str | None:
     """
     The one value of header C{name} (stripped), L{None} when absent.
 
     A header sent twice is refused: a router reading the first copy and a
     server reading the last would disagree about the request.
     """
-    values = headers.get(name) or []
     if len(values) > 1:
         raise mismatch(f"{name} appears more than once")
     return values[0].strip() if values else None
 
 
 def readEnvelope(method: str | None, params: JsonObject,
-                 headers: Headers) -> Envelope:
+                 headers: Headers, version: Sequence[str]) -> Envelope:
     """
     Check a 2026-era request and return its L{Envelope}.
 
@@ -186,9 +208,11 @@ def readEnvelope(method: str | None, params: JsonObject,
 
     @param headers: header values by lowercased name, each a list (as the
         request carried them).
+    @param version: the C{MCP-Protocol-Version} values, as the gates read
+        them.
     @raise JsonRpcError: as above.
     """
-    versionHeader = _single(headers, VERSION_HEADER)
+    versionHeader = _one(VERSION_HEADER, version)
     meta = params.get("_meta")
     if not isinstance(meta, dict):
         meta = None

@@ -1,14 +1,8 @@
 """
-Which work session a 2026-era call runs in.
-
-The 2025 era has one answer (its client's); the 2026 era has three: the
-session the C{session} argument's handle names (opened by C{open_session},
-kept under the same lifetime policy and C{--max-sessions} count as a 2025
-session), a throwaway session with a fresh view for a call made without a
-handle, its commits locked, logged out when the call ends (a spare logged
-in ahead serves the next, L{gsmcpd.sessions.warm}), or none at all for
-what never touches the stone.  A tool whose whole point is a lasting change
-(L{OWN_SESSION}) has no throwaway session: without a handle it is refused.
+Which work session a 2026-era call runs in: its handle's, a throwaway one
+(commits locked, logged out when the call ends), or none for what never
+touches the stone.  A tool whose point is a lasting change
+(L{OWN_SESSION}) is refused without a handle.
 """
 
 from collections.abc import Callable
@@ -17,7 +11,6 @@ from typing import Any
 from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.python.failure import Failure
 
-from gsmcpd.auth.tokens import admits
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
@@ -71,22 +64,6 @@ class Lending:
     def __init__(self, sessions: SessionRegistry):
         self.sessions = sessions
 
-    def named(self, handle: str, envelope: Envelope) -> IWorkSession | None:
-        """
-        The live session C{handle} names, if the request's identity opened
-        it as a handle; else L{None}, by the same steps as for a handle that
-        names nothing (a 2025 session id, or a throwaway session, is never
-        a handle).
-        """
-        session = self.sessions.work.get(handle)
-        live = session is not None and not session.throwaway and \
-            self.sessions.clients.get(handle) is None
-        if not admits(session.principal if session and live else None,
-                      envelope.principal, f"handle {handle[:8]}",
-                      exists=live):
-            return None
-        return session
-
     @inlineCallbacks
     def forTool(self, tool: Tool, handle: str | None, envelope: Envelope,
                 admit: Callable[[IWorkSession | None], None]) -> Any:
@@ -104,15 +81,9 @@ class Lending:
             without a handle, or no session free.
         """
         if handle is not None:
-            session = self.named(handle, envelope)
-            replacement = None if session is None \
-                else session.awaitReplacement()
-            if replacement is not None:
-                yield replacement
-                session = self.named(handle, envelope)
+            session = yield self.sessions.working(handle, envelope.principal)
             if session is None:
                 raise noSuchHandle(handle)
-            self.sessions.work.touch(session)
             return session, nothingToRelease
         if tool.runsOn == OWN_SESSION:
             raise needsHandle(tool)
@@ -230,7 +201,7 @@ class Lending:
                 answer = opened(lent[0].handle)
             else:
                 handle = arguments[SESSION_ARGUMENT]
-                if self.named(handle, envelope) is None:
+                if self.sessions.handled(handle, envelope.principal) is None:
                     raise noSuchHandle(handle)
                 yield self.sessions.close(
                     handle, "the client closed it (close_session)",
