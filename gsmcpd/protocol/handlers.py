@@ -258,8 +258,7 @@ class Handlers:
         missing = [a["name"] for a in prompt.arguments
                    if a.get("required") and a["name"] not in arguments]
         if missing:
-            raise invalidParams(f"prompt {name!r} needs "
-                                f"{', '.join(missing)}")
+            raise invalidParams(f"prompt {name!r} needs {', '.join(missing)}")
         get: Any = prompt.get
         messages = yield (get(arguments, request.context) if prompt.asks
                           else get(arguments))
