@@ -10,7 +10,7 @@ from typing import Any
 import attr
 
 from gsmcpd.protocol.instructions import stockInstructions
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, Message
+from gsmcpd.protocol.jsonrpc import Message, invalidParams
 from gsmcpd.tools.catalogtools import TOOL_CALL
 from gsmcpd.tools.templates.outcomes import ToolError
 
@@ -57,9 +57,8 @@ def unwrapCall(catalog: Any, message: Message,
     for key in lifted:
         if key in arguments:
             if called.get(key, arguments[key]) != arguments[key]:
-                raise JsonRpcError(
-                    INVALID_PARAMS, f"Invalid params: tool_call's {key!r} "
-                    f"and the {key!r} among its arguments differ")
+                raise invalidParams(f"tool_call's {key!r} and the {key!r} "
+                                    "among its arguments differ")
             called[key] = arguments[key]
     return attr.evolve(message, params=dict(
         message.params, name=own["name"], arguments=called))

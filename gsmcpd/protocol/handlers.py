@@ -16,10 +16,10 @@ from gsmcpd.protocol.discover import discoverAnswer
 from gsmcpd.protocol.facts import IDialect, RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
-    INVALID_PARAMS,
     INVALID_REQUEST,
     JsonObject,
     JsonRpcError,
+    invalidParams,
     refuseCursor,
 )
 from gsmcpd.protocol.surface import Surface
@@ -27,6 +27,7 @@ from gsmcpd.protocol.toolcall import callTool, unknownTool
 from gsmcpd.sessions.client import LOG_LEVELS, ClientSession
 from gsmcpd.tools.base import Tool, ToolCall, ToolError
 from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.offerings import Resource, ResourceTemplate
 from gsmcpd.tools.templates.outcomes import CallBroken
 
 
@@ -37,9 +38,8 @@ class ServerIdentity:
 
     @ivar title: which instance this is, for a human; no default, so a
         title present means an operator chose it.
-    @ivar instructions: the hint for the model, or L{None} to send none.
-    @ivar modernInstructions: the same for the 2026-07-28 era (whose
-        GemStone sessions live behind handles); by default the same text.
+    @ivar modernInstructions: the hint for the 2026-07-28 era's model (whose
+        GemStone sessions live behind handles); by default C{instructions}.
     """
 
     name: str = "gsmcpd"
@@ -53,7 +53,6 @@ class ServerIdentity:
 RESOURCE_NOT_FOUND = -32002
 
 MAX_SUBSCRIPTIONS = 100
-"""Resources one session may subscribe to."""
 MAX_URI_LENGTH = 1024
 """Characters in a resource URI a session may subscribe to."""
 
@@ -61,29 +60,21 @@ MAX_URI_LENGTH = 1024
 def _required(params: JsonObject, name: str) -> str:
     value = params.get(name)
     if not isinstance(value, str) or not value:
-        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name} is "
-                           "required")
+        raise invalidParams(f"{name} is required")
     return value
 
 
 def _object(params: JsonObject, name: str) -> JsonObject:
-    """
-    The object C{params} holds under C{name} (empty when it holds none).
-    """
     value = params.get(name)
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name} must be "
-                           "an object")
+        raise invalidParams(f"{name} must be an object")
     return value
 
 
 def _client(request: RequestFacts) -> ClientSession:
-    """
-    The client session of a request of a method only the 2025 era serves
-    (the method table holds it for no other).
-    """
+    """A 2025-only method's client session (no other era has them)."""
     return cast(ClientSession, request.client)
 
 
@@ -91,8 +82,6 @@ class Handlers:
     """
     The MCP methods of one server's tool surface.
 
-    @ivar tools: the served L{ToolCatalog}.
-    @ivar identity: the L{ServerIdentity}.
     @ivar surface: the resources and prompts of every served toolset.
     """
 
@@ -111,25 +100,16 @@ class Handlers:
         return info
 
     def capabilities(self) -> JsonObject:
-        """
-        The server capabilities both eras declare: tools, and what the
-        served toolsets offer besides.
-        """
+        """Both eras': tools, and what the served toolsets offer besides."""
         return {"tools": {"listChanged": False}, **self.surface.capabilities()}
 
     def toolsFor(self, principal: Principal | None) -> ToolCatalog:
-        """
-        The tools a request made as C{principal} may see and call: those its
-        token's scopes open; a tool outside them is not served to it.
-        """
+        """A token's scopes narrow the tools its requests see and call."""
         return self.tools.narrowed(getattr(principal, "toolsets", None))
 
     def toolNamed(self, principal: Principal | None,
                   name: object) -> Tool | None:
         """
-        The tool C{name} a request made as C{principal} calls, or L{None}
-        for none by that name.
-
         @raise CallRefused: C{notInScope}, for a served tool its token's
             scopes do not open, answered as a tool that does not exist.
         """
@@ -143,9 +123,8 @@ class Handlers:
     def toolCalled(self, dialect: IDialect, principal: Principal | None,
                    params: JsonObject) -> Tool:
         """
-        The tool a C{tools/call} with C{params} names, looked up once for
-        either era: its era's own (the 2026 era's C{open_session} and
-        C{close_session}), else the catalog's for C{principal}.
+        The tool a C{tools/call} names: its era's own (the 2026 era's
+        C{open_session} and C{close_session}), else the catalog's.
 
         @raise CallRefused: C{notInScope} (L{toolNamed}).
         @raise JsonRpcError: for no tool by that name, or no name.
@@ -160,9 +139,8 @@ class Handlers:
 
     def surfaceFor(self, principal: Principal | None) -> Surface:
         """
-        The resources and prompts of the toolsets a request made as
-        C{principal} may use, made once per catalog (a token's scopes
-        narrow the catalog, and with it what else is offered).
+        Made once per catalog: a token's scopes narrow the catalog, and with
+        it the resources and prompts offered.
         """
         catalog = self.toolsFor(principal)
         surface = self._surfaces.get(catalog)
@@ -170,15 +148,21 @@ class Handlers:
             surface = self._surfaces[catalog] = Surface(catalog.toolsets)
         return surface
 
+    def _resolve(self, request: RequestFacts, uri: str) -> tuple[
+            Resource | ResourceTemplate, dict[str, str]]:
+        found = self.surfaceFor(request.principal).resolve(uri)
+        if found is None:
+            raise JsonRpcError(request.dialect.resourceNotFound,
+                               f"Resource not found: {uri}", {"uri": uri})
+        return found
+
     # The handlers, in the method table's order.
 
     def ping(self, request: RequestFacts) -> JsonObject:
         return {}
 
     def initialized(self, request: RequestFacts) -> JsonObject:
-        """
-        C{initialize} inside a session that already has it.
-        """
+        """C{initialize} inside a session that already has it."""
         raise JsonRpcError(INVALID_REQUEST,
                            "Invalid Request: this session is already "
                            "initialized")
@@ -222,11 +206,7 @@ class Handlers:
         if skill is not None:
             return {"contents": skill.contents()}
         uri = _required(request.params, "uri")
-        found = self.surfaceFor(request.principal).resolve(uri)
-        if found is None:
-            raise JsonRpcError(request.dialect.resourceNotFound,
-                               f"Resource not found: {uri}", {"uri": uri})
-        offering, variables = found
+        offering, variables = self._resolve(request, uri)
         work = request.work
         call = ToolCall(None, None, request.context) if work is None \
             else ToolCall(work.gem, work.ledger, request.context)
@@ -245,17 +225,14 @@ class Handlers:
     def subscribe(self, request: RequestFacts) -> JsonObject:
         uri = _required(request.params, "uri")
         if len(uri) > MAX_URI_LENGTH:
-            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: a resource "
-                               f"URI is at most {MAX_URI_LENGTH} characters")
-        if self.surfaceFor(request.principal).resolve(uri) is None:
-            raise JsonRpcError(request.dialect.resourceNotFound,
-                               f"Resource not found: {uri}", {"uri": uri})
+            raise invalidParams(f"a resource URI is at most {MAX_URI_LENGTH} "
+                                "characters")
+        self._resolve(request, uri)
         client = _client(request)
         if uri not in client.subscriptions and \
                 len(client.subscriptions) >= MAX_SUBSCRIPTIONS:
-            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: a session "
-                               f"holds at most {MAX_SUBSCRIPTIONS} "
-                               f"subscriptions; unsubscribe from one first")
+            raise invalidParams(f"a session holds at most {MAX_SUBSCRIPTIONS} "
+                                "subscriptions; unsubscribe from one first")
         client.subscribe(uri)
         return {}
 
@@ -274,14 +251,12 @@ class Handlers:
         name = _required(params, "name")
         prompt = self.surfaceFor(request.principal).prompts.get(name)
         if prompt is None:
-            raise JsonRpcError(INVALID_PARAMS,
-                               f"Invalid params: unknown prompt {name!r}")
+            raise invalidParams(f"unknown prompt {name!r}")
         arguments = _object(params, "arguments")
         missing = [a["name"] for a in prompt.arguments
                    if a.get("required") and a["name"] not in arguments]
         if missing:
-            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: prompt "
-                               f"{name!r} needs {', '.join(missing)}")
+            raise invalidParams(f"prompt {name!r} needs {', '.join(missing)}")
         get: Any = prompt.get
         messages = yield (get(arguments, request.context) if prompt.asks
                           else get(arguments))
@@ -304,8 +279,7 @@ class Handlers:
         else:
             target = None
         if target is None:
-            raise JsonRpcError(INVALID_PARAMS, "Invalid params: nothing to "
-                               f"complete for {ref!r}")
+            raise invalidParams(f"nothing to complete for {ref!r}")
         values = []
         if target.complete is not None:
             try:
@@ -320,8 +294,8 @@ class Handlers:
     def setLevel(self, request: RequestFacts) -> JsonObject:
         level = request.params.get("level")
         if level not in LOG_LEVELS:
-            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: level must "
-                               f"be one of {', '.join(LOG_LEVELS)}")
+            raise invalidParams(f"level must be one of "
+                                f"{', '.join(LOG_LEVELS)}")
         _client(request).setLogLevel(level)
         return {}
 

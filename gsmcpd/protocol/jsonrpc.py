@@ -29,9 +29,8 @@ JsonObject = dict[str, Any]
 
 
 def _closedKind(error: object, attribute: object, data: object) -> None:
-    """
-    Refuse C{data} naming a kind outside L{gsmcpd.protocol.kinds.KINDS}.
-    """
+    """A C{kind} is one of L{gsmcpd.protocol.kinds.KINDS}: clients branch
+    on it."""
     if isinstance(data, dict) and "kind" in data and \
             data["kind"] not in KINDS:
         raise ValueError(f"{data['kind']!r} is not one of the error kinds "
@@ -43,8 +42,7 @@ class JsonRpcError(Exception):
     """
     A JSON-RPC error to answer in place of a result.
 
-    @ivar data: what the client may read besides the message; its C{kind},
-        if any, is one of L{gsmcpd.protocol.kinds.KINDS}.
+    @ivar data: what the client may read besides the message.
     """
 
     code: int
@@ -60,11 +58,16 @@ class JsonRpcError(Exception):
         return {"jsonrpc": "2.0", "id": id, "error": error}
 
 
-def stoppingError(stopping: Any) -> "JsonRpcError":
-    """
-    The error a new session's request gets from a draining daemon
-    (L{gsmcpd.gci.pool.ServerStopping}), in either era.
-    """
+def invalidParams(detail: str, data: object = None, *,
+                  requestId: object = None) -> JsonRpcError:
+    """-32602, worded as every refusal of params is: C{Invalid params: why}."""
+    return JsonRpcError(INVALID_PARAMS, f"Invalid params: {detail}", data,
+                        requestId=requestId)
+
+
+def stoppingError(stopping: Any) -> JsonRpcError:
+    """A draining daemon's answer to a new session's request, either era
+    (L{gsmcpd.gci.pool.ServerStopping})."""
     return JsonRpcError(SERVER_ERROR, str(stopping), {"kind": stopping.kind})
 
 
@@ -109,6 +112,7 @@ def _refuseLoneSurrogates(value: Any) -> None:
 MAX_DEPTH = 64
 """The deepest nesting of arrays and objects a message may have: far more
 than any MCP message needs, far less than would exhaust a stack."""
+_TOO_DEEP = f"Parse error: nested deeper than {MAX_DEPTH} levels"
 
 
 def _refuseConstant(name: str) -> NoReturn:
@@ -116,10 +120,7 @@ def _refuseConstant(name: str) -> NoReturn:
 
 
 def _deeperThan(document: Any, limit: int) -> bool:
-    """
-    Whether C{document} nests arrays and objects more than C{limit} deep
-    (iteratively: the check must not itself recurse).
-    """
+    """Iterative: the check of depth must not itself recurse."""
     level = [document] if isinstance(document, (dict, list)) else []
     for _ in range(limit):
         level = [child for value in level
@@ -133,7 +134,6 @@ def parseMessage(body: bytes) -> Message:
     """
     Parse one JSON-RPC message from a request body.
 
-    @param body: the raw bytes.
     @raise JsonRpcError: -32700 for bad UTF-8 or JSON, -32600 for a batch or
         anything that is not a JSON-RPC 2.0 message.
     """
@@ -152,13 +152,11 @@ def parseMessage(body: bytes) -> Message:
     except ValueError as e:
         raise JsonRpcError(PARSE_ERROR, f"Parse error: {e}")
     except RecursionError:
-        raise JsonRpcError(PARSE_ERROR, f"Parse error: nested deeper than "
-                           f"{MAX_DEPTH} levels")
+        raise JsonRpcError(PARSE_ERROR, _TOO_DEEP)
     # Counting brackets is cheap; walking a million elements is not.
     if text.count("[") + text.count("{") > MAX_DEPTH and \
             _deeperThan(document, MAX_DEPTH):
-        raise JsonRpcError(PARSE_ERROR, f"Parse error: nested deeper than "
-                           f"{MAX_DEPTH} levels")
+        raise JsonRpcError(PARSE_ERROR, _TOO_DEEP)
     if _SURROGATE_ESCAPE.search(text):
         _refuseLoneSurrogates(document)
     if isinstance(document, list):
@@ -192,55 +190,38 @@ def parseMessage(body: bytes) -> Message:
         # Some clients send [] for a method that takes nothing: no params.
         params = {}
     if not isinstance(params, dict):
-        raise JsonRpcError(
-            INVALID_PARAMS, "Invalid params: params must be an object",
-            requestId=messageId)
+        raise invalidParams("params must be an object", requestId=messageId)
     if not isinstance(params.get("_meta", {}), dict):
-        raise JsonRpcError(
-            INVALID_PARAMS, "Invalid params: _meta must be an object",
-            requestId=messageId)
+        raise invalidParams("_meta must be an object", requestId=messageId)
     kind = "request" if "id" in document else "notification"
     return Message(kind, method, messageId, params, document)
 
 
 def result(id: object, value: object) -> JsonObject:
-    """
-    A success response.
-    """
+    """A success response."""
     return {"jsonrpc": "2.0", "id": id, "result": value}
 
 
 def errorResponse(failure: Failure, messageId: object) -> JsonObject:
-    """
-    A request's L{JsonRpcError} as its response; anything else fails on.
-    """
+    """A request's L{JsonRpcError} as its response; anything else fails on."""
     failure.trap(JsonRpcError)
     return cast(JsonRpcError, failure.value).asResponse(messageId)
 
 
 def progressTokenOf(params: JsonObject) -> object:
-    """
-    The progress token a request's C{_meta} carries, or L{None}.
-    """
+    """The progress token a request's C{_meta} carries, or L{None}."""
     return (params.get("_meta") or {}).get("progressToken")
 
 
 def refuseCursor(params: JsonObject, method: str) -> None:
-    """
-    Lists answer in one page, so a cursor cannot have come from us.
-
-    @raise JsonRpcError: C{INVALID_PARAMS}, when C{params} carries one.
-    """
+    """Lists answer in one page, so a cursor cannot have come from us."""
     if params.get("cursor") is not None:
-        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {method} "
-                           "answers in one page; this server issued no cursor")
+        raise invalidParams(f"{method} answers in one page; this server "
+                            "issued no cursor")
 
 
 def encode(document: object) -> bytes:
-    """
-    A JSON-RPC message as the UTF-8 bytes every transport sends: compact,
-    since nothing reads the whitespace and every client pays for it.
-    """
+    """Compact: nothing reads the whitespace, and every client pays for it."""
     return _ENCODER.encode(document).encode("utf-8")
 
 

@@ -9,6 +9,7 @@ from gsmcpd.protocol.jsonrpc import (
     INVALID_REQUEST,
     PARSE_ERROR,
     JsonRpcError,
+    invalidParams,
     parseMessage,
 )
 
@@ -101,3 +102,18 @@ class ErrorTests(SynchronousTestCase):
             {"jsonrpc": "2.0", "id": 7, "error": {
                 "code": -32001, "message": "full",
                 "data": {"kind": "sessionLimit"}}})
+
+    def test_invalidParams(self):
+        """
+        Every refusal of params is -32602, worded C{Invalid params: why},
+        with its data and, when it could be read, the request's id.
+        """
+        error = invalidParams("no skill 'x'", {"kind": "tamperedState"},
+                              requestId=3)
+        self.assertEqual((error.code, error.message, error.data,
+                          error.requestId),
+                         (INVALID_PARAMS, "Invalid params: no skill 'x'",
+                          {"kind": "tamperedState"}, 3))
+        self.assertEqual(invalidParams("why").asResponse(1)["error"],
+                         {"code": INVALID_PARAMS,
+                          "message": "Invalid params: why"})

@@ -13,10 +13,10 @@ on C{Mcp-Param-Session}.
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION, PARAM_HEADER_KEYWORD
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_PARAMS,
     SERVER_ERROR,
     JsonObject,
     JsonRpcError,
+    invalidParams,
 )
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.work import couldBeHandle
@@ -43,10 +43,7 @@ SESSION_PROPERTY = dict(LISTED_SESSION_PROPERTY,
 
 def withSessionArgument(descriptor: JsonObject,
                         session: JsonObject = SESSION_PROPERTY) -> JsonObject:
-    """
-    A tool's 2026-era descriptor: its input schema with the optional
-    C{session} argument, described as C{session}.
-    """
+    """A tool's 2026-era descriptor: the optional C{session} argument added."""
     schema = dict(descriptor["inputSchema"])
     schema["properties"] = dict(schema.get("properties", {}),
                                 **{SESSION_ARGUMENT: session})
@@ -55,27 +52,21 @@ def withSessionArgument(descriptor: JsonObject,
 
 def takeHandle(arguments: JsonObject) -> tuple[str | None, JsonObject]:
     """
-    Split a 2026 call's arguments into its session handle (or L{None}) and
-    the arguments the tool itself takes.
+    A 2026 call's session handle (or L{None}), and the tool's own arguments.
 
-    @raise JsonRpcError: C{-32602} for a handle that is not a string, as
-        for C{arguments} that are not an object: no handle we minted is
-        anything else, and the registry is keyed by strings.
+    @raise JsonRpcError: C{-32602} for a handle that is not a string: no
+        handle we minted is anything else, and the registry is keyed by them.
     """
     rest = dict(arguments)
     handle = rest.pop(SESSION_ARGUMENT, None)
     if handle is not None and not isinstance(handle, str):
-        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: the "
-                           f"{SESSION_ARGUMENT!r} argument must be a string, "
-                           "the handle open_session answered")
+        raise invalidParams(f"the {SESSION_ARGUMENT!r} argument must be a "
+                            "string, the handle open_session answered")
     return handle, rest
 
 
 def needsHandle(tool: Tool) -> ToolError:
-    """
-    The refusal for a tool whose whole point is a lasting change, called
-    without a session: a throwaway session would discard its change.
-    """
+    """Refused without a session: a throwaway one would discard its change."""
     return ToolError(
         "refused", f"{tool.name} needs a session of your own: call "
         f"open_session and pass the handle it answers as "
@@ -84,11 +75,10 @@ def needsHandle(tool: Tool) -> ToolError:
 
 def noSuchHandle(handle: str) -> JsonRpcError | ToolError:
     """
-    The error for a handle that names no live session.  One a daemon could
-    have minted is answered 404, as the 2025 era answers a session id this
-    daemon does not know (a load balancer sent the call to another daemon,
-    or this one restarted); any other value never named a session, and is
-    the tool's refusal of its argument.
+    A handle that names no live session.  One a daemon could have minted is
+    answered 404, as the 2025 era answers an unknown session id (a load
+    balancer sent it elsewhere, or this daemon restarted); any other value
+    never named a session, and is the tool's refusal of its argument.
     """
     gone = (f"There is no GemStone session {handle!r}: it was closed "
             "(close_session, idle or lifetime limit, the gem died, a server "
@@ -129,9 +119,6 @@ catalog's tools (as L{AdvertisedTool}s: C{tools/list} describes them)."""
 
 
 def opened(handle: str) -> ToolResult:
-    """
-    C{open_session}'s result.
-    """
     return ToolResult(
         f"Opened GemStone session {handle}. Pass it as the "
         f"{SESSION_ARGUMENT!r} argument of each GemStone tool; changes stay "
@@ -140,18 +127,14 @@ def opened(handle: str) -> ToolResult:
 
 
 def closed(handle: str) -> ToolResult:
-    """
-    C{close_session}'s result.
-    """
     return ToolResult(f"Closed GemStone session {handle}; its uncommitted "
                       "changes, if any, were discarded.", {"session": handle})
 
 
 def sessionGoneError(work: IWorkSession, number: int) -> JsonRpcError:
     """
-    A dead gem, told as the 2026 era sees it: the handle it was behind is
-    gone, and open_session makes a new one; a throwaway session's client
-    never knew its handle, and may simply call again.
+    A dead gem in the 2026 era: its handle is gone (open_session makes a new
+    one); a throwaway session's client never knew its handle, and calls again.
     """
     data = {"kind": kinds.SESSION_GONE, "number": number}
     if work.throwaway:
@@ -168,9 +151,8 @@ def sessionGoneError(work: IWorkSession, number: int) -> JsonRpcError:
 
 def takesHandle(tool: Tool) -> bool:
     """
-    Whether C{tool} takes the C{session} argument in this era: a tool that
-    runs on a GemStone session, and C{tool_call}, which passes it on to the
-    tool it calls (so a client mirrors it as for a direct call).
+    A tool that runs on a GemStone session takes C{session}, and so does
+    C{tool_call}, which passes it on (clients mirror it as for a direct call).
     """
     return tool.name == TOOL_CALL or (
         tool.runsOn != NO_SESSION and tool not in HANDLE_TOOLS)
@@ -178,20 +160,15 @@ def takesHandle(tool: Tool) -> bool:
 
 class ToolSchemas:
     """
-    Each tool as this era declares it: the C{session} argument in the
-    input schema of a tool that takes one (L{takesHandle}), and the task
-    support of one that may run as a task; made once per tool (and per
-    form: an L{AdvertisedTool} is C{tools/list}'s description of one),
-    since the catalog does not change while the daemon runs.
+    Each tool as this era declares it (with C{session}, L{takesHandle}, and
+    its task support), made once per tool and form (an L{AdvertisedTool} is
+    C{tools/list}'s): the catalog does not change while the daemon runs.
     """
 
     def __init__(self) -> None:
         self._schemas: dict[tuple[str, bool], JsonObject] = {}
 
     def schemaOf(self, tool: Tool) -> JsonObject:
-        """
-        C{tool}'s input schema in this era.
-        """
         listed = isinstance(tool, AdvertisedTool)
         schema = self._schemas.get((tool.name, listed))
         if schema is None:
@@ -206,9 +183,7 @@ class ToolSchemas:
         return schema
 
     def describe(self, tool: Tool) -> JsonObject:
-        """
-        C{tool} as this era's C{tools/list} describes it.
-        """
+        """C{tool} as this era's C{tools/list} describes it."""
         described = dict(tool.descriptor(), inputSchema=self.schemaOf(tool))
         if tool.taskSupport is not None:
             described["execution"] = {"taskSupport": tool.taskSupport}

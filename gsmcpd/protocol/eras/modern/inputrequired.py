@@ -5,7 +5,7 @@ request again with C{inputResponses} under those keys, and the state.
 """
 
 from gsmcpd.protocol.eras.modern.results import INPUT_REQUIRED
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
+from gsmcpd.protocol.jsonrpc import JsonObject, invalidParams
 
 METHODS = frozenset({"tools/call", "prompts/get", "resources/read",
                      "tasks/result"})
@@ -29,10 +29,9 @@ def inputResponses(params: JsonObject) -> JsonObject:
         return {}
     answers = params["inputResponses"]
     if not isinstance(answers, dict):
-        raise JsonRpcError(INVALID_PARAMS, "Invalid params: inputResponses "
-                           "must be an object of answers by key")
+        raise invalidParams("inputResponses must be an object of answers "
+                            "by key")
     for key, answer in answers.items():
         if not isinstance(answer, dict):
-            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: the answer "
-                               f"to {key!r} must be an object")
+            raise invalidParams(f"the answer to {key!r} must be an object")
     return answers

@@ -5,16 +5,12 @@ its response's stream (L{gsmcpd.transport.modern}), tagged with its id.
 
 from gsmcpd.protocol.eras.modern.envelope import SUBSCRIPTION_ID_KEY
 from gsmcpd.protocol.handlers import MAX_SUBSCRIPTIONS, MAX_URI_LENGTH
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
+from gsmcpd.protocol.jsonrpc import JsonObject, invalidParams
 from gsmcpd.protocol.notices import LIST_CHANGES, Deliver, Filter, Subscriber
 
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 OFFERED = Filter(True, True, True, frozenset({"any"}))
 """List changes, and updates of any resource a listener names."""
-
-
-def _invalid(why: str) -> JsonRpcError:
-    return JsonRpcError(INVALID_PARAMS, f"Invalid params: {why}")
 
 
 def readFilter(params: JsonObject) -> Filter:
@@ -25,24 +21,24 @@ def readFilter(params: JsonObject) -> Filter:
     """
     notifications = params.get("notifications")
     if not isinstance(notifications, dict):
-        raise _invalid("subscriptions/listen needs notifications, an object "
-                       "naming what to listen for")
+        raise invalidParams("subscriptions/listen needs notifications, an "
+                            "object naming what to listen for")
     flags = {}
     for name in LIST_CHANGES:
         value = notifications.get(name, False)
         if not isinstance(value, bool):
-            raise _invalid(f"{name} must be a boolean")
+            raise invalidParams(f"{name} must be a boolean")
         flags[name] = value
     uris = notifications.get("resourceSubscriptions", [])
     if isinstance(uris, list) and len(uris) > MAX_SUBSCRIPTIONS:
-        raise _invalid(f"a listener follows at most {MAX_SUBSCRIPTIONS} "
-                       "resources")
+        raise invalidParams(f"a listener follows at most "
+                            f"{MAX_SUBSCRIPTIONS} resources")
     if not isinstance(uris, list) or not all(isinstance(uri, str)
                                              for uri in uris):
-        raise _invalid("resourceSubscriptions must be a list of URIs")
+        raise invalidParams("resourceSubscriptions must be a list of URIs")
     if any(len(uri) > MAX_URI_LENGTH for uri in uris):
-        raise _invalid(f"a resource URI is at most {MAX_URI_LENGTH} "
-                       "characters")
+        raise invalidParams(f"a resource URI is at most {MAX_URI_LENGTH} "
+                            "characters")
     return Filter(**flags, resourceSubscriptions=frozenset(uris))
 
 

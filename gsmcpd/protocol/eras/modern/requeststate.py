@@ -16,7 +16,7 @@ import secrets
 from typing import Any
 
 from gsmcpd.protocol import kinds
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
+from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError, invalidParams
 
 VERSION = "s1"
 """The seal's format, first in every sealed string."""
@@ -46,10 +46,8 @@ def requestBinding(method: str, params: JsonObject) -> str:
 
 
 def refused(why: str) -> JsonRpcError:
-    return JsonRpcError(INVALID_PARAMS,
-                        f"Invalid params: requestState refused ({why}); "
-                        "start the request again without it",
-                        {"kind": kinds.TAMPERED_STATE})
+    return invalidParams(f"requestState refused ({why}); start the request "
+                         "again without it", {"kind": kinds.TAMPERED_STATE})
 
 
 class RequestStateSeal:

@@ -12,9 +12,8 @@ from typing import Any
 import attr
 
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_PARAMS,
     JsonObject,
-    JsonRpcError,
+    invalidParams,
     refuseCursor,
 )
 
@@ -99,6 +98,5 @@ class Skills:
         """One entry; C{-32602} for a URI that is no skill here."""
         skill = self.find(params.get("uri"))
         if skill is None:
-            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: no skill "
-                               f"{params.get('uri')!r}")
+            raise invalidParams(f"no skill {params.get('uri')!r}")
         return {"skill": skill.entry()}

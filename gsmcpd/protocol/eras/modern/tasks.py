@@ -24,7 +24,7 @@ from gsmcpd.protocol.eras.modern.envelope import MISSING_CLIENT_CAPABILITY, Enve
 from gsmcpd.protocol.eras.modern.inputrequired import inputResponses
 from gsmcpd.protocol.eras.modern.results import COMPLETE
 from gsmcpd.protocol.facts import RequestFacts
-from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonObject, JsonRpcError
+from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError, invalidParams
 from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.sessions.shares import identityOf
 
@@ -222,10 +222,9 @@ class TaskStore:
         admitted = admits(None if task is None else task.owner, principal,
                           f"task {str(taskId)[:8]}", exists=task is not None)
         if task is None or not admitted:
-            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: no task "
-                               f"{taskId!r} (it never existed, its "
-                               "retention ran out, or newer ended tasks of "
-                               "yours replaced it)")
+            raise invalidParams(f"no task {taskId!r} (it never existed, "
+                                "its retention ran out, or newer ended tasks "
+                                "of yours replaced it)")
         return task
 
     def respond(self, request: RequestFacts) -> JsonObject:
