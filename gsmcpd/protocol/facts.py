@@ -10,9 +10,9 @@ import attr
 from zope.interface import Attribute, Interface
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.protocol.context import FROM_MEMORY, CallContext
 from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError
 from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.context import FROM_MEMORY, CallContext
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.tools.base import Tool
 

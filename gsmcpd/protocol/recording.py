@@ -1,10 +1,8 @@
 """
-A tool call's record, the audit trail and the metrics, in either era: its
-audit line is written before it runs (or it does not run), and it is
-counted and audited once really over, whoever still waited, so a commit
-the stone made is a committed commit everywhere.  A refusal anywhere on
-the call path (a L{gsmcpd.observe.audit.CallRefused}) is recorded as
-C{refused:<kind>}.
+A tool call's record, in either era: its audit line written before it runs
+(or it does not run), counted and audited once really over, whoever still
+waited, so a commit the stone made is committed everywhere.  A
+L{gsmcpd.observe.audit.CallRefused} is recorded as C{refused:<kind>}.
 """
 
 from typing import Any, cast
@@ -18,29 +16,23 @@ from gsmcpd.observe.calloutcome import (
     ASKED,
     COMMIT_TOOL,
     ERROR,
-    INPUT_REQUIRED,
     NO_ANSWER,
-    OK,
-    TOOL_ERROR,
     CallOutcome,
+    resultOutcome,
 )
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import INTERNAL_ERROR, SERVER_ERROR, JsonRpcError
+from gsmcpd.sessions.running import CANCELLED
 from gsmcpd.tools.base import ToolError, ToolResult
 from gsmcpd.tools.questions import InputRequired
-
-CANCELLED = object()
-"""What a request the client cancelled comes to: there is no answer to
-send."""
 
 
 def auditUnavailable() -> JsonRpcError:
     """
-    What a client is told of a call refused because the audit trail cannot
-    be written: what it can do, not which file failed (the operator's log
-    says that).
+    What a client is told of a call refused for an audit trail that cannot
+    be written: what it can do, not which file failed (the log says).
     """
     return JsonRpcError(
         SERVER_ERROR, "This server cannot write its audit trail, so it runs "
@@ -51,9 +43,8 @@ def auditUnavailable() -> JsonRpcError:
 
 def unrefused(outcome: Any) -> Any:
     """
-    What a refused call's client is told (C{outcome} itself for any other
-    call): its tool error as the call's result, or its JSON-RPC error as a
-    L{Failure}.
+    What a refused call's client is told: its tool error as the result, or
+    its JSON-RPC error as a L{Failure} (any other C{outcome} as it is).
     """
     if not (isinstance(outcome, Failure) and outcome.check(CallRefused)):
         return outcome
@@ -65,9 +56,8 @@ def unrefused(outcome: Any) -> Any:
 
 def factsOf(request: RequestFacts, handle: str | None = None) -> CallFacts:
     """
-    A tool call's facts as the audit records them: the name and arguments
-    it gave, who made it, and its work session's handle (or C{handle}, the
-    one its result names).
+    A tool call's facts as audited: its name and arguments, who made it,
+    its work session's handle (or C{handle}, the one its result names).
     """
     principal, work = request.principal, request.work
     if work is not None:
@@ -100,15 +90,7 @@ def outcomeOf(outcome: Any) -> CallOutcome:
         return CallOutcome(ERROR, "jsonrpc", INTERNAL_ERROR)
     if outcome is CANCELLED or outcome is None:
         return NO_ANSWER
-    if outcome.get("resultType") == INPUT_REQUIRED:
-        return ASKED
-    handle = _namedHandle(outcome)
-    if outcome.get("isError"):
-        failure = (outcome.get("structuredContent") or {}).get("error")
-        kind = failure.get("kind") if isinstance(failure, dict) else None
-        return CallOutcome(TOOL_ERROR, kind or "other", result=outcome,
-                           handle=handle)
-    return CallOutcome(OK, result=outcome, handle=handle)
+    return resultOutcome(outcome)
 
 
 class CallRecords:
@@ -221,12 +203,3 @@ class CallRecord:
                 *self.changes, changeOf(name, request.arguments))
             work.commitEnded(committed, now, changes)
 
-
-def _namedHandle(value: Any) -> str | None:
-    """
-    The handle a tool call's result names (C{open_session},
-    C{close_session}), or L{None}.
-    """
-    named = (value.get("structuredContent") or {}).get("session") \
-        if isinstance(value, dict) else None
-    return named if isinstance(named, str) else None

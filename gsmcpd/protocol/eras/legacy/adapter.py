@@ -24,7 +24,6 @@ from gsmcpd.protocol.calls import (
     sessionLimitMessage,
 )
 from gsmcpd.protocol.catalogsurface import unwrapCall
-from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
 from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
@@ -50,13 +49,14 @@ from gsmcpd.protocol.pipeline import (
     Placed,
     Unmade,
 )
-from gsmcpd.protocol.recording import CANCELLED
 from gsmcpd.protocol.shares import END_ONE, shareRefusal
 from gsmcpd.protocol.toolcall import answersAsStream, unknownTool
 from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.context import CallContext
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
 from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.sessions.running import CANCELLED
 from gsmcpd.sessions.shares import ShareExhausted
 
 Opened = tuple[ClientSession | None, JsonObject]

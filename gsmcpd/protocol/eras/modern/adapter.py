@@ -24,7 +24,6 @@ from zope.interface import implementer
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.catalogsurface import mirroringShown, unwrapCall
-from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import ModernAsker, modernRound
 from gsmcpd.protocol.eras.modern.dialect import ModernDialect
@@ -65,10 +64,12 @@ from gsmcpd.protocol.pipeline import (
     Placed,
     Unmade,
 )
-from gsmcpd.protocol.recording import CANCELLED
-from gsmcpd.protocol.toolcall import answersAsStream, objectArguments
+from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.sessions.client import LogGate
+from gsmcpd.sessions.context import CallContext, noLogs
 from gsmcpd.sessions.interfaces import ICallSink
+from gsmcpd.sessions.running import CANCELLED
+from gsmcpd.sessions.toolrun import objectArguments
 from gsmcpd.tools.base import NO_SESSION, Tool
 from gsmcpd.tools.templates.outcomes import ToolError
 
