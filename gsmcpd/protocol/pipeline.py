@@ -59,13 +59,16 @@ class Placed:
     arguments it runs with); C{done} is called when it is over (a
     throwaway session is given back); C{runs} is how its era runs it
     (rounds, tasks); C{own}, the answer of a tool its era serves without
-    a work session (C{open_session}, C{close_session}).
+    a work session (C{open_session}, C{close_session}); C{refused}, what
+    a call refused at admission needs done (the 2026 era spends its
+    C{requestState}, as its round would have).
     """
 
     call: RequestFacts
     done: Callable[[], object] = _nothing
     runs: Callable[[RequestFacts, Answer], Deferred[Any]] = _direct
     own: Callable[[], Deferred[Any]] | None = None
+    refused: Callable[[], object] = _nothing
 
 
 class IEra(Interface):
@@ -127,6 +130,7 @@ class CallPipeline:
             try:
                 self.calls.admit(placed.call, work)
             except (CallRefused, JsonRpcError) as e:
+                placed.refused()
                 placed.done()
                 return self._unmade(era, Unmade(placed.call, e))
         return placed.runs(placed.call, partial(

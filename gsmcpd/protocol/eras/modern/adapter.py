@@ -67,7 +67,7 @@ from gsmcpd.protocol.pipeline import (
 from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.sessions.client import LogGate
 from gsmcpd.sessions.context import CallContext, noLogs
-from gsmcpd.sessions.interfaces import ICallSink
+from gsmcpd.sessions.interfaces import ICallSink, IWorkSession
 from gsmcpd.sessions.running import CANCELLED
 from gsmcpd.sessions.toolrun import objectArguments
 from gsmcpd.tools.base import NO_SESSION, Tool
@@ -104,6 +104,19 @@ def withoutHandle(arguments: Any) -> Any:
         return arguments
     return {name: value for name, value in arguments.items()
             if name != SESSION_ARGUMENT}
+
+
+def _admitted(admit: Admit, call: RequestFacts, spend: Callable[[], Any],
+              work: IWorkSession | None) -> None:
+    """
+    Admit C{call}; one refused spends its C{requestState}, as its round
+    would have.
+    """
+    try:
+        admit(call, work)
+    except (CallRefused, JsonRpcError):
+        spend()
+        raise
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -283,6 +296,7 @@ class ModernEra:
                 raise Unmade(unplaced, refusal)
             self.calls.records.admit()
             verified = self._unsealed(call.params)
+            spend = partial(self.seal.spend, verified)
             handle, rest = takeHandle(call.arguments) if takesHandle(tool) \
                 else (None, call.arguments)
             if tool.runsOn == NO_SESSION:
@@ -290,7 +304,8 @@ class ModernEra:
             else:
                 try:
                     work, done = yield self.lending.forTool(
-                        tool, handle, envelope, partial(admit, call))
+                        tool, handle, envelope,
+                        partial(_admitted, admit, call, spend))
                 except (JsonRpcError, ToolError) as e:
                     raise asRefusal(e, handle, envelope.principal,
                                     self.lending.sessions)
@@ -299,7 +314,8 @@ class ModernEra:
         except (JsonRpcError, ToolError) as e:
             raise Unmade(unplaced, e)
         return Placed(attr.evolve(call, work=work, arguments=rest), done,
-                      partial(self._run, carrier, done, verified))
+                      partial(self._run, carrier, done, verified),
+                      refused=spend)
 
     @inlineCallbacks
     def _run(self, carrier: Carried, done: Callable[[], object],
