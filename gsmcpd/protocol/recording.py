@@ -72,10 +72,9 @@ def factsOf(request: RequestFacts, handle: str | None = None) -> CallFacts:
 
 def outcomeOf(outcome: Any) -> CallOutcome:
     """
-    What a call came to, typed, from its value or its L{Failure}: no
-    answer when nobody waits for one (cancelled); an input-required
-    round's question as such; the internal error the transport answers for
-    any other failure (a bug).
+    What a call came to, typed, from its value or its L{Failure}; any
+    failure not a JSON-RPC error, a question or a cancellation is the
+    internal error the transport answers for a bug.
     """
     if isinstance(outcome, Failure):
         error = outcome.value
@@ -95,10 +94,8 @@ def outcomeOf(outcome: Any) -> CallOutcome:
 
 class CallRecords:
     """
-    Where tool calls are counted and audited.
-
-    @ivar audit: the L{gsmcpd.observe.audit.AuditLog}, or L{None} for
-        none (then nothing is ever refused for it).
+    Where tool calls are counted and audited (C{audit}: the
+    L{gsmcpd.observe.audit.AuditLog}, or L{None}: nothing refused for it).
     """
 
     def __init__(self, clock: Any, audit: Any = None,
@@ -109,21 +106,16 @@ class CallRecords:
 
     def admit(self) -> None:
         """
-        Refuse a tool call at once while the audit trail cannot be
-        written, before anything is done for it (a session lent).
-
-        @raise CallRefused: C{auditUnavailable}.
+        Raise L{CallRefused} (C{auditUnavailable}) while the audit trail
+        cannot be written, before anything is done for a call.
         """
         if self.audit is not None and self.audit.failure is not None:
             raise CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
 
     def started(self, request: RequestFacts) -> "CallRecord":
         """
-        A call about to run: counted in and, for a tool call, its audit
-        line written first.
-
-        @raise CallRefused: C{auditUnavailable}, when the line cannot be
-            written: the call must not run.
+        A call about to run, counted in, a tool call's audit line written
+        first: if it cannot be, L{CallRefused} (the call must not run).
         """
         facts = callId = None
         if self.audit is not None and request.method == "tools/call":
@@ -144,12 +136,10 @@ class CallRecords:
     def refused(self, request: RequestFacts | None, refusal: CallRefused,
                 callId: str | None = None) -> None:
         """
-        Record and count a call refused before it ran.
-
-        @param request: the call, or L{None} for a refusal of something no
-            audit line names (a 2025 C{initialize}, a resource read): it is
-            counted only.
-        @param callId: its C{callStarted} line's, when it was written.
+        Record and count a call refused before it ran (C{callId}: its
+        C{callStarted} line's, if written); one with no C{request} (a 2025
+        C{initialize}, a resource read: no audit line names it) is counted
+        only.
         """
         self._metrics.refused(refusal.kind)
         if self.audit is not None and request is not None and \
@@ -160,10 +150,8 @@ class CallRecords:
 @attr.s(slots=True, auto_attribs=True)
 class CallRecord:
     """
-    One call's record, from its start to its end.
-
-    @ivar changes: what its session's journal held when it started: what
-        a commit, the tool's or its code's, commits.
+    One call's record, from its start to its end; C{changes}, what its
+    journal held then: what a commit, the tool's or its code's, commits.
     """
 
     records: CallRecords
@@ -176,11 +164,10 @@ class CallRecord:
 
     def ended(self, outcome: Any, step: str | None = None) -> None:
         """
-        The call is over: C{outcome} is what it came to (its value, a
-        L{Failure}, or L{None} for a call that ended with no answer), after
-        escalating as far as C{step}.  A L{CallRefused} is recorded as the
-        refusal it is; a commit's answer, or a result saying its code
-        committed, becomes its session's last commit.
+        The call is over with C{outcome} (its value, a L{Failure}, or
+        L{None}: no answer), ending it escalated as far as C{step}.  A
+        L{CallRefused} is recorded as a refusal; a commit's answer, or a
+        result saying its code committed, becomes its session's last one.
         """
         records, request = self.records, self.request
         if isinstance(outcome, Failure) and outcome.check(CallRefused):

@@ -86,20 +86,14 @@ in input-required rounds (L{modernRound})."""
 
 
 def dressed(value: Any) -> JsonObject:
-    """
-    A call's result, or, for one whose client cancelled it (nobody waits
-    for it any more), the error that says so.
-    """
+    """A call's result; for one its client cancelled, the error saying so."""
     if value is CANCELLED:
         raise JsonRpcError(SERVER_ERROR, "The request was cancelled")
     return value
 
 
 def withoutHandle(arguments: Any) -> Any:
-    """
-    A call's arguments as its record names them: without the handle,
-    which is the call's session, not its input.
-    """
+    """A call's arguments as its record names them: without the handle."""
     if not isinstance(arguments, dict):
         return arguments
     return {name: value for name, value in arguments.items()
@@ -122,10 +116,8 @@ def _admitted(admit: Admit, call: RequestFacts, spend: Callable[[], Any],
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class Carried:
     """
-    What a 2026-era C{tools/call} carries besides its facts, for its
-    era's steps.
-
-    @ivar minted: told the handle C{open_session} opened.
+    What a 2026-era C{tools/call} carries besides its facts, for its era's
+    steps (C{minted}: told the handle C{open_session} opened).
     """
 
     envelope: Envelope
@@ -137,20 +129,14 @@ class Carried:
 @implementer(IEra)
 class ModernEra:
     """
-    Answers 2026-07-28 requests for one server.
-
-    @ivar seal: seals C{requestState} for this daemon.
-    @ivar tasks: the daemon's L{tasks.TaskStore}.
-    @ivar dialect: what this era says differently (an L{IDialect}).
+    Answers 2026-07-28 requests for one server, serving the skills
+    C{served}; C{seal} seals C{requestState} for this daemon.
     """
 
     def __init__(self, handlers: Handlers, methods: MethodTable,
                  pipeline: CallPipeline, lending: Lending, clock: Any,
                  served: skills.Skills, taskStore: tasks.TaskStore,
                  seal: RequestStateSeal | None = None):
-        """
-        @param served: the skills this server serves.
-        """
         self.handlers = handlers
         self.methods = methods
         self.pipeline = pipeline
@@ -212,14 +198,9 @@ class ModernEra:
     def answer(self, message: Message, envelope: Envelope, headers: Headers,
                openStream: OpenStream) -> Deferred[ModernAnswer]:
         """
-        Answer one 2026-era request.
-
-        @param headers: its header values by lowercased name.
-        @param openStream: called to answer a call as an event stream
-            instead (progress, log messages); answers the call's sink, or
-            L{None} when the client does not accept one.
-        @return: a L{Deferred} firing with its L{ModernAnswer}.
-        @raise JsonRpcError: through the L{Deferred}.
+        A L{Deferred} of one 2026-era request's L{ModernAnswer} (or failing
+        with its L{JsonRpcError}); C{openStream} answers a call's own event
+        stream, or L{None} when its client does not accept one.
         """
         try:
             message = unwrapCall(self.handlers.tools, message,
