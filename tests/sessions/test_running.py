@@ -111,6 +111,19 @@ class WorkCallsTests(SynchronousTestCase):
         late.errback(CancelledError())
         self.assertEqual(len(self.ends), 1)
 
+    def test_clientStopsWaiting(self):
+        """
+        A client that stops waiting ends the call as a cancellation does:
+        answered L{CANCELLED} (nobody reads it), ended with no answer
+        (nothing runs on its gem), released.
+        """
+        late = Deferred()
+        running = self.start(lambda context: late, requestId=6)
+        running.answer.cancel()
+        self.assertIs(self.successResultOf(running.answer), CANCELLED)
+        self.assertEqual([end.outcome for end in self.ends], [None])
+        self.assertEqual(self.session.released[0].why, "cancelled")
+
     def test_gemDied(self):
         """
         A call whose gem died ends with its L{GemGone}, its session is
