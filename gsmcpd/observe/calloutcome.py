@@ -105,3 +105,21 @@ NO_ANSWER = CallOutcome(CANCELLED)
 """A call nobody waits for an answer to."""
 ASKED = CallOutcome(ASKED_FOR_INPUT)
 """A 2026-era round that asks the client."""
+
+
+def resultOutcome(value: dict[str, Any]) -> CallOutcome:
+    """
+    What a call whose result is C{value} came to: a question to the client,
+    a tool's error, or a whole answer, with the handle it names (what
+    C{open_session} and C{close_session} answer), read here once.
+    """
+    if value.get("resultType") == INPUT_REQUIRED:
+        return ASKED
+    named = (value.get("structuredContent") or {}).get("session")
+    handle = named if isinstance(named, str) else None
+    if value.get("isError"):
+        failure = (value.get("structuredContent") or {}).get("error")
+        kind = failure.get("kind") if isinstance(failure, dict) else None
+        return CallOutcome(TOOL_ERROR, kind or "other", result=value,
+                           handle=handle)
+    return CallOutcome(OK, result=value, handle=handle)

@@ -10,9 +10,9 @@ import attr
 from zope.interface import Attribute, Interface
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.protocol.context import FROM_MEMORY, CallContext
 from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError
 from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.context import FROM_MEMORY, CallContext
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.tools.base import Tool
 
@@ -24,9 +24,7 @@ BOTH = frozenset({LEGACY, MODERN})
 
 
 class IDialect(Interface):
-    """
-    What one era says differently, given to every handler of its requests.
-    """
+    """What one era says differently, told to each handler of its requests."""
 
     era = Attribute("LEGACY or MODERN.")
     instructions = Attribute("The hint for the model, or None.")
@@ -40,21 +38,13 @@ class IDialect(Interface):
         "The JSON-RPC code of a read of a resource that does not exist.")
 
     def describe(tool: Tool) -> JsonObject:
-        """
-        C{tool} as C{tools/list} describes it in that era.
-        """
+        """C{tool} as C{tools/list} describes it in that era."""
 
     def discovered(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
-        """
-        C{server/discover}'s C{answer} and the server's info, placed as
-        that era places them.
-        """
+        """C{server/discover}'s C{answer} and server info, as placed there."""
 
     def sessionGoneError(work: IWorkSession, number: int) -> JsonRpcError:
-        """
-        The error a call whose gem died (GemStone error C{number}) is
-        answered with, given the work session it ran in.
-        """
+        """The error a call whose gem died in C{work} is answered with."""
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -98,7 +88,5 @@ class RequestFacts:
     context: CallContext = FROM_MEMORY
 
     def running(self, context: CallContext) -> "RequestFacts":
-        """
-        These facts for the call they became, with its C{context}.
-        """
+        """These facts for the call they became, with its C{context}."""
         return attr.evolve(self, context=context)

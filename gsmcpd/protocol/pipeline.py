@@ -1,11 +1,8 @@
 """
-The one pipeline every C{tools/call} of either era takes.
-
-decode (the era; the tool looked up once, by the pipeline) -> place (the
-era: the work session it runs in) -> admit, once -> run (the
-L{CallRunner}) -> frame (the era).  An era is an L{IEra} of those three
-verbs; what only the 2026-07-28 era has (tasks, input-required rounds,
-request state, its own session tools) are hooks inside them.
+The one pipeline every C{tools/call} of either era takes: decode (the tool
+looked up once) -> place -> admit once -> run -> frame.  An era is an
+L{IEra} of those three verbs; what only the 2026-07-28 era has (tasks,
+input-required rounds, request state, its session tools) hooks into them.
 """
 
 from collections.abc import Callable
@@ -28,22 +25,16 @@ from gsmcpd.tools.base import Tool, ToolResult
 from gsmcpd.tools.templates.outcomes import ToolError
 
 Admit = Callable[[RequestFacts, IWorkSession | None], None]
-"""Admits a call into a work session (L{None}: one yet to be lent), or
-raises the L{CallRefused} that refuses it (L{CallRunner.admit})."""
-
-
+"""L{CallRunner.admit}: raises the refusal of a call into a work session
+(L{None}: one yet to be lent)."""
 Lookup = Callable[[RequestFacts], Tool]
-"""Looks a call's tool up (L{Handlers.toolCalled}).
-
-@raise CallRefused: or L{JsonRpcError}, for no tool its caller may use."""
+"""L{Handlers.toolCalled}: raises for no tool its caller may use."""
 Answer = Callable[[RequestFacts], Deferred[Any]]
 """Runs a placed call, admitted, with its context: the L{CallRunner}'s."""
 
 
 def _nothing() -> None:
-    """
-    What a call in a session its era did not lend needs done when over.
-    """
+    """What a call in a session its era did not lend needs done when over."""
 
 
 def _direct(call: RequestFacts, answer: Answer) -> Deferred[Any]:
@@ -53,8 +44,8 @@ def _direct(call: RequestFacts, answer: Answer) -> Deferred[Any]:
 @attr.s(auto_exc=True, auto_attribs=True)
 class Unmade(Exception):
     """
-    A call that cannot be made (no such tool, arguments its era will not
-    run, a refusal, no session for it), and the facts its record names.
+    A call that cannot be made (no such tool, arguments its era refuses, a
+    refusal, no session), and the facts its record names.
     """
 
     call: RequestFacts
@@ -64,61 +55,48 @@ class Unmade(Exception):
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class Placed:
     """
-    A call placed in the work session it runs in.
-
-    @ivar call: its facts, with that session and the arguments it runs
-        with.
-    @ivar done: called when the call is over (a throwaway session is
-        given back).
-    @ivar runs: how its era runs it (the 2026 era: rounds and tasks),
-        given the facts and the L{Answer}.
-    @ivar own: the answer of a tool its era serves without a work session
-        (the 2026 era's C{open_session}, C{close_session}), or L{None}.
+    A call placed in the work session it runs in (in C{call}, with the
+    arguments it runs with); C{done} is called when it is over (a
+    throwaway session is given back); C{runs} is how its era runs it
+    (rounds, tasks); C{own}, the answer of a tool its era serves without
+    a work session (C{open_session}, C{close_session}); C{refused}, what
+    a call refused at admission needs done (the 2026 era spends its
+    C{requestState}, as its round would have).
     """
 
     call: RequestFacts
     done: Callable[[], object] = _nothing
     runs: Callable[[RequestFacts, Answer], Deferred[Any]] = _direct
     own: Callable[[], Deferred[Any]] | None = None
+    refused: Callable[[], object] = _nothing
 
 
 class IEra(Interface):
-    """
-    An era's codec: the three verbs of a call its era does its own way.
-    """
+    """An era's codec: the three verbs of a call its era does its own way."""
 
     def decode(message: Message, carrier: Any, lookup: Lookup
                ) -> RequestFacts:
         """
-        A call's frozen facts, as its era's envelope (C{carrier}) gives
-        them, with the tool C{lookup} finds (called once) and the
-        arguments it runs with.
-
-        @raise Unmade: for a call that cannot be made.
+        A call's frozen facts from its era's envelope (C{carrier}), with
+        the tool C{lookup} finds (called once); raises L{Unmade}.
         """
 
     def place(call: RequestFacts, carrier: Any, admit: Admit
               ) -> Deferred[Placed]:
         """
-        Where the call runs, and how.  A session lent for this call alone
-        (a throwaway one) is admitted with C{admit} before it is lent; any
-        other after, by the pipeline.
-
-        @raise Unmade: through the L{Deferred}.
+        Where the call runs, and how (fails with L{Unmade}).  A throwaway
+        session is admitted with C{admit} before it is lent; any other
+        after, by the pipeline.
         """
 
     def frame(value: JsonObject) -> JsonObject:
-        """
-        A call's result as its era frames a finished one.
-        """
+        """A call's result as its era frames a finished one."""
 
     dialect = Attribute("What the era says differently.")
 
 
 class CallPipeline:
-    """
-    Runs every C{tools/call}, of either era.
-    """
+    """Runs every C{tools/call}, of either era."""
 
     def __init__(self, handlers: Handlers, calls: CallRunner) -> None:
         self.handlers = handlers
@@ -131,9 +109,8 @@ class CallPipeline:
     def call(self, era: IEra, message: Message, carrier: Any,
              method: Method) -> Deferred[Any]:
         """
-        Answer a C{tools/call}, unframed by its transport: a L{Deferred} of
-        its result as its era frames it, or failing with its
-        L{JsonRpcError}.
+        A L{Deferred} of a C{tools/call}'s result as its era frames it, or
+        failing with its L{JsonRpcError}.
         """
         try:
             call = era.decode(message, carrier, self._lookup)
@@ -153,6 +130,7 @@ class CallPipeline:
             try:
                 self.calls.admit(placed.call, work)
             except (CallRefused, JsonRpcError) as e:
+                placed.refused()
                 placed.done()
                 return self._unmade(era, Unmade(placed.call, e))
         return placed.runs(placed.call, partial(
@@ -164,8 +142,8 @@ class CallPipeline:
 
     def _unmade(self, era: IEra, unmade: Unmade) -> Deferred[Any]:
         """
-        Record a call that was not made as what its client is told: a
-        refusal's answer, C{error}'s tool error as its result, or C{error}.
+        Record a call not made as what its client is told: a refusal's
+        answer, a tool error as its result, or C{error}.
         """
         call, error = unmade.call, unmade.error
         if isinstance(error, CallRefused):

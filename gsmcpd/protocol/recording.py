@@ -1,10 +1,8 @@
 """
-A tool call's record, the audit trail and the metrics, in either era: its
-audit line is written before it runs (or it does not run), and it is
-counted and audited once really over, whoever still waited, so a commit
-the stone made is a committed commit everywhere.  A refusal anywhere on
-the call path (a L{gsmcpd.observe.audit.CallRefused}) is recorded as
-C{refused:<kind>}.
+A tool call's record, in either era: its audit line written before it runs
+(or it does not run), counted and audited once really over, whoever still
+waited, so a commit the stone made is committed everywhere.  A
+L{gsmcpd.observe.audit.CallRefused} is recorded as C{refused:<kind>}.
 """
 
 from typing import Any, cast
@@ -18,29 +16,23 @@ from gsmcpd.observe.calloutcome import (
     ASKED,
     COMMIT_TOOL,
     ERROR,
-    INPUT_REQUIRED,
     NO_ANSWER,
-    OK,
-    TOOL_ERROR,
     CallOutcome,
+    resultOutcome,
 )
 from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import INTERNAL_ERROR, SERVER_ERROR, JsonRpcError
+from gsmcpd.sessions.running import CANCELLED
 from gsmcpd.tools.base import ToolError, ToolResult
 from gsmcpd.tools.questions import InputRequired
-
-CANCELLED = object()
-"""What a request the client cancelled comes to: there is no answer to
-send."""
 
 
 def auditUnavailable() -> JsonRpcError:
     """
-    What a client is told of a call refused because the audit trail cannot
-    be written: what it can do, not which file failed (the operator's log
-    says that).
+    What a client is told of a call refused for an audit trail that cannot
+    be written: what it can do, not which file failed (the log says).
     """
     return JsonRpcError(
         SERVER_ERROR, "This server cannot write its audit trail, so it runs "
@@ -51,9 +43,8 @@ def auditUnavailable() -> JsonRpcError:
 
 def unrefused(outcome: Any) -> Any:
     """
-    What a refused call's client is told (C{outcome} itself for any other
-    call): its tool error as the call's result, or its JSON-RPC error as a
-    L{Failure}.
+    What a refused call's client is told: its tool error as the result, or
+    its JSON-RPC error as a L{Failure} (any other C{outcome} as it is).
     """
     if not (isinstance(outcome, Failure) and outcome.check(CallRefused)):
         return outcome
@@ -65,9 +56,8 @@ def unrefused(outcome: Any) -> Any:
 
 def factsOf(request: RequestFacts, handle: str | None = None) -> CallFacts:
     """
-    A tool call's facts as the audit records them: the name and arguments
-    it gave, who made it, and its work session's handle (or C{handle}, the
-    one its result names).
+    A tool call's facts as audited: its name and arguments, who made it,
+    its work session's handle (or C{handle}, the one its result names).
     """
     principal, work = request.principal, request.work
     if work is not None:
@@ -82,10 +72,9 @@ def factsOf(request: RequestFacts, handle: str | None = None) -> CallFacts:
 
 def outcomeOf(outcome: Any) -> CallOutcome:
     """
-    What a call came to, typed, from its value or its L{Failure}: no
-    answer when nobody waits for one (cancelled); an input-required
-    round's question as such; the internal error the transport answers for
-    any other failure (a bug).
+    What a call came to, typed, from its value or its L{Failure}; any
+    failure not a JSON-RPC error, a question or a cancellation is the
+    internal error the transport answers for a bug.
     """
     if isinstance(outcome, Failure):
         error = outcome.value
@@ -100,23 +89,13 @@ def outcomeOf(outcome: Any) -> CallOutcome:
         return CallOutcome(ERROR, "jsonrpc", INTERNAL_ERROR)
     if outcome is CANCELLED or outcome is None:
         return NO_ANSWER
-    if outcome.get("resultType") == INPUT_REQUIRED:
-        return ASKED
-    handle = _namedHandle(outcome)
-    if outcome.get("isError"):
-        failure = (outcome.get("structuredContent") or {}).get("error")
-        kind = failure.get("kind") if isinstance(failure, dict) else None
-        return CallOutcome(TOOL_ERROR, kind or "other", result=outcome,
-                           handle=handle)
-    return CallOutcome(OK, result=outcome, handle=handle)
+    return resultOutcome(outcome)
 
 
 class CallRecords:
     """
-    Where tool calls are counted and audited.
-
-    @ivar audit: the L{gsmcpd.observe.audit.AuditLog}, or L{None} for
-        none (then nothing is ever refused for it).
+    Where tool calls are counted and audited (C{audit}: the
+    L{gsmcpd.observe.audit.AuditLog}, or L{None}: nothing refused for it).
     """
 
     def __init__(self, clock: Any, audit: Any = None,
@@ -127,21 +106,16 @@ class CallRecords:
 
     def admit(self) -> None:
         """
-        Refuse a tool call at once while the audit trail cannot be
-        written, before anything is done for it (a session lent).
-
-        @raise CallRefused: C{auditUnavailable}.
+        Raise L{CallRefused} (C{auditUnavailable}) while the audit trail
+        cannot be written, before anything is done for a call.
         """
         if self.audit is not None and self.audit.failure is not None:
             raise CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
 
     def started(self, request: RequestFacts) -> "CallRecord":
         """
-        A call about to run: counted in and, for a tool call, its audit
-        line written first.
-
-        @raise CallRefused: C{auditUnavailable}, when the line cannot be
-            written: the call must not run.
+        A call about to run, counted in, a tool call's audit line written
+        first: if it cannot be, L{CallRefused} (the call must not run).
         """
         facts = callId = None
         if self.audit is not None and request.method == "tools/call":
@@ -162,12 +136,10 @@ class CallRecords:
     def refused(self, request: RequestFacts | None, refusal: CallRefused,
                 callId: str | None = None) -> None:
         """
-        Record and count a call refused before it ran.
-
-        @param request: the call, or L{None} for a refusal of something no
-            audit line names (a 2025 C{initialize}, a resource read): it is
-            counted only.
-        @param callId: its C{callStarted} line's, when it was written.
+        Record and count a call refused before it ran (C{callId}: its
+        C{callStarted} line's, if written); one with no C{request} (a 2025
+        C{initialize}, a resource read: no audit line names it) is counted
+        only.
         """
         self._metrics.refused(refusal.kind)
         if self.audit is not None and request is not None and \
@@ -178,10 +150,8 @@ class CallRecords:
 @attr.s(slots=True, auto_attribs=True)
 class CallRecord:
     """
-    One call's record, from its start to its end.
-
-    @ivar changes: what its session's journal held when it started: what
-        a commit, the tool's or its code's, commits.
+    One call's record, from its start to its end; C{changes}, what its
+    journal held then: what a commit, the tool's or its code's, commits.
     """
 
     records: CallRecords
@@ -194,11 +164,10 @@ class CallRecord:
 
     def ended(self, outcome: Any, step: str | None = None) -> None:
         """
-        The call is over: C{outcome} is what it came to (its value, a
-        L{Failure}, or L{None} for a call that ended with no answer), after
-        escalating as far as C{step}.  A L{CallRefused} is recorded as the
-        refusal it is; a commit's answer, or a result saying its code
-        committed, becomes its session's last commit.
+        The call is over with C{outcome} (its value, a L{Failure}, or
+        L{None}: no answer), ending it escalated as far as C{step}.  A
+        L{CallRefused} is recorded as a refusal; a commit's answer, or a
+        result saying its code committed, becomes its session's last one.
         """
         records, request = self.records, self.request
         if isinstance(outcome, Failure) and outcome.check(CallRefused):
@@ -221,12 +190,3 @@ class CallRecord:
                 *self.changes, changeOf(name, request.arguments))
             work.commitEnded(committed, now, changes)
 
-
-def _namedHandle(value: Any) -> str | None:
-    """
-    The handle a tool call's result names (C{open_session},
-    C{close_session}), or L{None}.
-    """
-    named = (value.get("structuredContent") or {}).get("session") \
-        if isinstance(value, dict) else None
-    return named if isinstance(named, str) else None

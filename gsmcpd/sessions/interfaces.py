@@ -79,8 +79,9 @@ class IWorkSession(Interface):
     One GemStone session the daemon holds, and what it keeps of it, whoever
     uses it: a 2025 client's MCP session, a 2026 handle, or a throwaway
     session lent to one call at a time.  Only the sessions layer assigns
-    its state; the layers above read it and call its methods (a call's
-    tools write its ledger and journal through the call).
+    its state and runs its calls (L{gsmcpd.sessions.running}); the layers
+    above read it, and a call's record notes a commit (C{commitEnded});
+    a call's tools write its ledger and journal through the call.
     """
 
     handle = Attribute(

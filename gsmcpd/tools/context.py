@@ -3,7 +3,7 @@ What a running tool may ask of the request it serves: progress, log
 messages and questions for the client, and whether it is being ended.
 
 A request answered over MCP supplies a
-L{gsmcpd.protocol.context.CallContext}, whose ending part (an
+L{gsmcpd.sessions.context.CallContext}, whose ending part (an
 L{ICallControl}) is the call's L{gsmcpd.sessions.breaks.RunningCall}; work
 the daemon does for itself (view hygiene, worker logins) uses
 L{NULL_CONTEXT}, so a tool never checks which it has.

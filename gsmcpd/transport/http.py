@@ -234,7 +234,7 @@ class McpApp(AnsweringResource):
         if not streams:
             # A client that hangs up cancels this: its answer can no longer
             # reach anyone, so the call is ended as notifications/cancelled
-            # ends one (see CallRunner._run).
+            # ends one (see sessions.running.Running).
             return answered.addCallback(self._answer, request)
         stream = streams[0]
         # Finished when the call is, whether or not this POST is still

@@ -265,7 +265,7 @@ class AbandonedWaitTests(GemStoneMethodsTestCase):
         self.metrics = metrics = Metrics("1", processMetrics=False)
         self.audited, self.logged = [], []
         self.watch(AuditLog(self.audited.append, "DataCurator"), metrics)
-        self.app.legacy.calls.log = Logger(observer=self.logged.append)
+        self.app.legacy.calls.work.log = Logger(observer=self.logged.append)
         session = self.sessions.work.get(self.handle)
         self.failing.lateAnswer = Deferred()
         answer = self.app.legacy.answer(

@@ -5,9 +5,9 @@ Tests for L{gsmcpd.protocol.facts}: what a handler is told of its request.
 import attr
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND
+from gsmcpd.sessions.context import CallContext
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.context import NULL_CONTEXT
 from tests.builders import legacyEra

@@ -28,12 +28,12 @@ from gsmcpd.protocol.jsonrpc import (
     parseMessage,
 )
 from gsmcpd.protocol.methods import MethodTable
-from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.protocol.versions import (
     LATEST_LEGACY_VERSION,
     LEGACY_VERSIONS,
     negotiateVersion,
 )
+from gsmcpd.sessions.notes import SESSION_NOTE
 from gsmcpd.tools.base import Tool, Toolset, annotations, closedSchema
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate

@@ -54,7 +54,7 @@ class ClosedSetTests(SynchronousTestCase):
         named through L{kinds} (or, for what the lower layers carry, read
         from them: checked below).
         """
-        read = {"stopping.kind", "run.why"}
+        read = {"stopping.kind", "error.why"}  # a CallEnded: run.why
         for where, value in spelledKinds():
             if isinstance(value, ast.Attribute) and \
                     isinstance(value.value, ast.Name) and \

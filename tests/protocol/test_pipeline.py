@@ -21,7 +21,7 @@ from gsmcpd.protocol.pipeline import IEra
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.registry import SessionRegistry
-from gsmcpd.sessions.shares import FairShares
+from gsmcpd.sessions.shares import CALLS_PER_IDENTITY, FairShares, ShareExhausted
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.builders import clientSession
 from tests.fakes import FakeGem, FakePool
@@ -138,3 +138,34 @@ class PipelineTests(SynchronousTestCase):
             self.inFlight(2), unknown))
         self.assertEqual(response["error"]["data"]["kind"], kinds.SHARE_CAP)
         self.assertEqual(len(self.looked), 2)
+
+    def test_modernRefusedAtAdmissionSpendsItsState(self):
+        """
+        A 2026 call refused at admission spends its C{requestState}, as it
+        did when its round admitted it: the same state is not accepted
+        again, whether it was refused before a throwaway session was lent
+        or once its handle's session was found.
+        """
+        handle = self.successResultOf(self.modern.answer(
+            message("tools/call", name="open_session", arguments={}),
+            ENVELOPE, {}, lambda: None)).minted
+        admitCall = self.registry.shares.admitCall
+
+        def overShare(work, *rest):
+            raise ShareExhausted(CALLS_PER_IDENTITY, 1)
+        for arguments, headers in (
+                ({"code": "3 + 4"}, {}),
+                ({"code": "3 + 4", "session": handle},
+                 {"mcp-param-session": [handle]})):
+            params = {"name": "execute_code", "arguments": arguments}
+            call = message("tools/call", **params, requestState=(
+                self.modern.seal.seal("tools/call", params, {})))
+            self.registry.shares.admitCall = overShare
+            failure = self.failureResultOf(self.modern.answer(
+                call, ENVELOPE, headers, lambda: None))
+            self.assertEqual((failure.value.data or {}).get("kind"),
+                             kinds.SHARE_CAP, (arguments, failure.value))
+            self.registry.shares.admitCall = admitCall
+            failure = self.failureResultOf(self.modern.answer(
+                call, ENVELOPE, headers, lambda: None))
+            self.assertIn("already used", failure.value.message, arguments)

@@ -26,8 +26,8 @@ from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, parseMessage
 from gsmcpd.protocol.kinds import KINDS
-from gsmcpd.protocol.notes import MOVED_NOTE
 from gsmcpd.protocol.recording import CANCELLED, CallRecords, outcomeOf, unrefused
+from gsmcpd.sessions.notes import MOVED_NOTE
 from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.base import Tool, ToolError, annotations, closedSchema
 from gsmcpd.tools.questions import InputRequired

@@ -170,28 +170,30 @@ def traced(testCase, call):
 
 
 NOT_YET_ONCE = {
-    "2025": {("protocol", "sessions"): 7, ("protocol", "tools"): 7,
-             ("transport", "protocol"): 4, ("protocol", "observe"): 3,
-             ("sessions", "tools"): 2},
-    "2026": {("protocol", "sessions"): 7, ("protocol", "tools"): 8,
-             ("transport", "protocol"): 5, ("protocol", "observe"): 3,
-             ("sessions", "tools"): 2},
+    "2025": {("protocol", "sessions"): 4, ("protocol", "tools"): 3,
+             ("transport", "protocol"): 4, ("protocol", "observe"): 4,
+             ("sessions", "tools"): 6},
+    "2026": {("protocol", "sessions"): 5, ("protocol", "tools"): 4,
+             ("transport", "protocol"): 5, ("protocol", "observe"): 4,
+             ("sessions", "tools"): 6},
 }
 """The boundaries one C{tools/call} of each era, in memory, still crosses
 more than once in one direction, with how often; every other is crossed at
 most once down and once up.  Exact, so a change that crosses one more time,
-or one fewer, says so here.  What is left: the protocol layer runs a call
-(C{protocol.calls}: its admission, its C{RunningCall} begun, finished (and
-why it ended) and released; C{protocol.toolcall}: the tool's end) where the
-sessions layer should, from one value saying where and what, so the
-sessions layer reaches the tools layer twice (a GemStone call started, a
-tool's end in the journal); it runs the tool and reads its journal
-(C{protocol.toolcall}, C{protocol.recording}) besides looking it up; the transport reads the message (and its era), asks
-the 2025 era for its client session, hands it the message and encodes the
-answer; a call's record starts and ends its metrics and makes its
-C{CallOutcome} (three calls into C{observe}).  The 2026 era's codec adds
-its envelope (read, and its C{Mcp-Param-*} headers checked against the
-tool's schema) and its answer's response."""
+or one fewer, says so here.  What is left: the protocol layer finds the
+session (2025: C{ClientSessions.working}; 2026: C{SessionRegistry.working},
+and the arguments checked by C{sessions.toolrun.objectArguments}), admits
+the call (C{sessions.shares}), hands it to C{sessions.running} once, and
+is called back for the method's handler, which hands a tool to
+C{sessions.toolrun}; the sessions layer reaches the tools layer for each
+step of a tool's run (its C{ToolCall}, its arguments validated, the tool
+run, a GemStone call started, its end in the journal); the protocol layer
+looks the tool up (twice into the catalog) and reads the journal for the
+record (the 2026 era: a handle tool's descriptor too); the transport reads
+the message (and its era), asks the 2025 era for its client session, hands
+it the message and encodes the answer (the 2026 era: its response too);
+a call's record starts and ends its metrics, makes its C{CallOutcome} and
+reads the commit it names (four calls into C{observe})."""
 
 
 class CallPathTests(SynchronousTestCase):

@@ -24,7 +24,6 @@ from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.observe.auditchain import ChainedJsonObserver
 from gsmcpd.observe.auditfile import AuditFile
-from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
@@ -35,6 +34,7 @@ from gsmcpd.protocol.eras.modern.tasks import TaskProgress, TaskStore
 from gsmcpd.protocol.facts import IDialect
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.breaks import RunningCall
+from gsmcpd.sessions.context import CallContext
 from gsmcpd.sessions.interfaces import (
     ICallSink,
     IClientRequests,

@@ -12,7 +12,7 @@ import jsonschema
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.protocol.notes import COMMITTED_NOTE, MOVED_NOTE
+from gsmcpd.sessions.notes import COMMITTED_NOTE, MOVED_NOTE
 from gsmcpd.tools.debugging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_BYTES, PRINT_LIMIT
 from tests.toolharness import ToolHarness, effectiveHints
 from tests.tools.test_tools_listing import checkedCall

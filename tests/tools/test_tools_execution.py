@@ -10,7 +10,7 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from gsmcpd.observe.calloutcome import CHANGED_META, COMMITTED_META, DISCARDED_META
-from gsmcpd.protocol.notes import COMMITTED_NOTE, MAYBE_COMMITTED_NOTE, MOVED_NOTE
+from gsmcpd.sessions.notes import COMMITTED_NOTE, MAYBE_COMMITTED_NOTE, MOVED_NOTE
 from gsmcpd.tools.execution import MAX_VALUE_CHARACTERS, ExecutionToolset, capped
 from tests.toolharness import ToolHarness, checkStructured
 

@@ -12,8 +12,8 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import AuditLog
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
-from gsmcpd.protocol.notes import THROWAWAY_NOTE
 from gsmcpd.sessions.lifetime import LifetimePolicy, Reaper
+from gsmcpd.sessions.notes import THROWAWAY_NOTE
 from gsmcpd.testing.conformance import TOOLSET
 from gsmcpd.testing.simulator.errors import COMMITS_DISABLED
 from gsmcpd.tools.catalog import ToolCatalog
@@ -441,7 +441,7 @@ class HandleTests(ModernTestCase):
         self.assertEqual([gem.loggedOut for gem in self.pool.opened],
                          [True, True, False])
         self.assertEqual(len(self.sessions.warm), 1)
-        self.app.legacy.calls.requestTimeout = 5
+        self.app.legacy.calls.work.deadline = 5
         spare.held = True
         answering = self.send(modern("tools/call", 8, META, name="status",
                                      arguments={}))

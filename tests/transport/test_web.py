@@ -21,9 +21,9 @@ from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
-from gsmcpd.protocol.notes import SESSION_NOTE
 from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.sessions.logins import unprepared
+from gsmcpd.sessions.notes import SESSION_NOTE
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy

@@ -24,7 +24,6 @@ from gsmcpd.protocol.calls import (
     sessionLimitMessage,
 )
 from gsmcpd.protocol.catalogsurface import unwrapCall
-from gsmcpd.protocol.context import CallContext
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
 from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
@@ -50,13 +49,14 @@ from gsmcpd.protocol.pipeline import (
     Placed,
     Unmade,
 )
-from gsmcpd.protocol.recording import CANCELLED
 from gsmcpd.protocol.shares import END_ONE, shareRefusal
 from gsmcpd.protocol.toolcall import answersAsStream, unknownTool
 from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.context import CallContext
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
 from gsmcpd.sessions.registry import SessionRegistry
+from gsmcpd.sessions.running import CANCELLED
 from gsmcpd.sessions.shares import ShareExhausted
 
 Opened = tuple[ClientSession | None, JsonObject]
@@ -67,10 +67,8 @@ when it opened none), and the response."""
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class ClientCall:
     """
-    What a 2025-era request carries besides its message.
-
-    @ivar principal: who sends it (L{LegacyEra.principalOf}).
-    @ivar openStream: opens the call's own event stream (L{LegacyEra.answer}).
+    What a 2025-era request carries besides its message: who sends it
+    (L{LegacyEra.principalOf}), how its call's own stream is opened.
     """
 
     client: ClientSession
@@ -81,20 +79,14 @@ class ClientCall:
 @implementer(IEra)
 class LegacyEra:
     """
-    Answers 2025-era requests for one server.
-
-    @ivar dialect: what this era says differently (an L{IDialect}).
+    Answers 2025-era requests for one server: a call's questions go out as
+    C{pending} requests; C{listeners} are the subscribers to change notices
+    (the registry's C{onClose} removes a session's).
     """
 
     def __init__(self, handlers: Handlers, methods: MethodTable,
                  pipeline: CallPipeline, sessions: SessionRegistry,
                  pending: IClientRequests, listeners: SessionListeners):
-        """
-        @param pending: the server's requests to clients, which a call's
-            questions go out as.
-        @param listeners: the 2025 subscribers to change notices (the
-            registry's C{onClose} removes a session's).
-        """
         self.handlers = handlers
         self.methods = methods
         self.pipeline = pipeline
@@ -106,9 +98,7 @@ class LegacyEra:
                                      handlers.capabilities())
 
     def initializeResult(self, params: JsonObject) -> JsonObject:
-        """
-        The C{initialize} result for a client that sent C{params}.
-        """
+        """The C{initialize} result for a client that sent C{params}."""
         answer = {
             "protocolVersion": negotiateVersion(params.get("protocolVersion")),
             "capabilities": self.dialect.capabilities,
@@ -121,10 +111,7 @@ class LegacyEra:
     @inlineCallbacks
     def initialize(self, message: Message, principal: Principal | None
                    ) -> Any:
-        """
-        Open a client's session: a L{Deferred} of what it came to (an
-        L{Opened}).
-        """
+        """Open a client's session: a L{Deferred} of its L{Opened}."""
         params = message.params
         try:
             opening = self.sessions.clients.open(
@@ -195,17 +182,10 @@ class LegacyEra:
                openStream: Callable[[ClientSession], ICallSink | None] =
                lambda client: None) -> Deferred[JsonObject | None]:
         """
-        Answer one request or notification on C{client}'s session.
-
-        @param principal: who the bearer gate admitted the request as, or
-            L{None} without authentication.
-        @param openStream: called with C{client} to answer a call as an
-            event stream instead (progress, log messages, questions);
-            answers the call's sink, or L{None} when the client does not
-            accept one.
-        @return: a L{Deferred} firing with the response, or with L{None}
-            when there is none to send (a notification, or a request the
-            client cancelled).
+        A L{Deferred} of the response to one request on C{client}'s session
+        (L{None}: a notification, or a request its client cancelled), sent
+        as C{principal} (the bearer gate's); C{openStream} answers a call's
+        own event stream, or L{None} when its client does not accept one.
         """
         if message.kind == "notification":
             if message.method == "notifications/cancelled":
@@ -265,20 +245,14 @@ class LegacyEra:
 
     def _asking(self, request: RequestFacts,
                 sink: ICallSink | None) -> RequestFacts:
-        """
-        C{request} as a call that asks its client on C{sink}, its own
-        stream, or on none.
-        """
+        """C{request} as a call that asks its client on C{sink} (or none)."""
         client = cast(ClientSession, request.client)
         return attr.evolve(request, context=CallContext(
             StreamAsker(self.pending, client, sink), sink, client.wantsLog))
 
     def place(self, call: RequestFacts, carrier: ClientCall,
               admit: Admit) -> Deferred[Placed]:
-        """
-        In its client's work session; a call of no tool is answered there
-        as such.
-        """
+        """In its client's work session; a call of no tool answered there."""
         if call.tool is None:
             return succeed(Placed(call, runs=self._noTool))
         return succeed(Placed(call))

@@ -24,7 +24,6 @@ from zope.interface import implementer
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.catalogsurface import mirroringShown, unwrapCall
-from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import ModernAsker, modernRound
 from gsmcpd.protocol.eras.modern.dialect import ModernDialect
@@ -65,10 +64,12 @@ from gsmcpd.protocol.pipeline import (
     Placed,
     Unmade,
 )
-from gsmcpd.protocol.recording import CANCELLED
-from gsmcpd.protocol.toolcall import answersAsStream, objectArguments
+from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.sessions.client import LogGate
-from gsmcpd.sessions.interfaces import ICallSink
+from gsmcpd.sessions.context import CallContext, noLogs
+from gsmcpd.sessions.interfaces import ICallSink, IWorkSession
+from gsmcpd.sessions.running import CANCELLED
+from gsmcpd.sessions.toolrun import objectArguments
 from gsmcpd.tools.base import NO_SESSION, Tool
 from gsmcpd.tools.templates.outcomes import ToolError
 
@@ -85,33 +86,38 @@ in input-required rounds (L{modernRound})."""
 
 
 def dressed(value: Any) -> JsonObject:
-    """
-    A call's result, or, for one whose client cancelled it (nobody waits
-    for it any more), the error that says so.
-    """
+    """A call's result; for one its client cancelled, the error saying so."""
     if value is CANCELLED:
         raise JsonRpcError(SERVER_ERROR, "The request was cancelled")
     return value
 
 
 def withoutHandle(arguments: Any) -> Any:
-    """
-    A call's arguments as its record names them: without the handle,
-    which is the call's session, not its input.
-    """
+    """A call's arguments as its record names them: without the handle."""
     if not isinstance(arguments, dict):
         return arguments
     return {name: value for name, value in arguments.items()
             if name != SESSION_ARGUMENT}
 
 
+def _admitted(admit: Admit, call: RequestFacts, spend: Callable[[], Any],
+              work: IWorkSession | None) -> None:
+    """
+    Admit C{call}; one refused spends its C{requestState}, as its round
+    would have.
+    """
+    try:
+        admit(call, work)
+    except (CallRefused, JsonRpcError):
+        spend()
+        raise
+
+
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class Carried:
     """
-    What a 2026-era C{tools/call} carries besides its facts, for its
-    era's steps.
-
-    @ivar minted: told the handle C{open_session} opened.
+    What a 2026-era C{tools/call} carries besides its facts, for its era's
+    steps (C{minted}: told the handle C{open_session} opened).
     """
 
     envelope: Envelope
@@ -123,20 +129,14 @@ class Carried:
 @implementer(IEra)
 class ModernEra:
     """
-    Answers 2026-07-28 requests for one server.
-
-    @ivar seal: seals C{requestState} for this daemon.
-    @ivar tasks: the daemon's L{tasks.TaskStore}.
-    @ivar dialect: what this era says differently (an L{IDialect}).
+    Answers 2026-07-28 requests for one server, serving the skills
+    C{served}; C{seal} seals C{requestState} for this daemon.
     """
 
     def __init__(self, handlers: Handlers, methods: MethodTable,
                  pipeline: CallPipeline, lending: Lending, clock: Any,
                  served: skills.Skills, taskStore: tasks.TaskStore,
                  seal: RequestStateSeal | None = None):
-        """
-        @param served: the skills this server serves.
-        """
         self.handlers = handlers
         self.methods = methods
         self.pipeline = pipeline
@@ -198,14 +198,9 @@ class ModernEra:
     def answer(self, message: Message, envelope: Envelope, headers: Headers,
                openStream: OpenStream) -> Deferred[ModernAnswer]:
         """
-        Answer one 2026-era request.
-
-        @param headers: its header values by lowercased name.
-        @param openStream: called to answer a call as an event stream
-            instead (progress, log messages); answers the call's sink, or
-            L{None} when the client does not accept one.
-        @return: a L{Deferred} firing with its L{ModernAnswer}.
-        @raise JsonRpcError: through the L{Deferred}.
+        A L{Deferred} of one 2026-era request's L{ModernAnswer} (or failing
+        with its L{JsonRpcError}); C{openStream} answers a call's own event
+        stream, or L{None} when its client does not accept one.
         """
         try:
             message = unwrapCall(self.handlers.tools, message,
@@ -282,6 +277,7 @@ class ModernEra:
                 raise Unmade(unplaced, refusal)
             self.calls.records.admit()
             verified = self._unsealed(call.params)
+            spend = partial(self.seal.spend, verified)
             handle, rest = takeHandle(call.arguments) if takesHandle(tool) \
                 else (None, call.arguments)
             if tool.runsOn == NO_SESSION:
@@ -289,7 +285,8 @@ class ModernEra:
             else:
                 try:
                     work, done = yield self.lending.forTool(
-                        tool, handle, envelope, partial(admit, call))
+                        tool, handle, envelope,
+                        partial(_admitted, admit, call, spend))
                 except (JsonRpcError, ToolError) as e:
                     raise asRefusal(e, handle, envelope.principal,
                                     self.lending.sessions)
@@ -298,7 +295,8 @@ class ModernEra:
         except (JsonRpcError, ToolError) as e:
             raise Unmade(unplaced, e)
         return Placed(attr.evolve(call, work=work, arguments=rest), done,
-                      partial(self._run, carrier, done, verified))
+                      partial(self._run, carrier, done, verified),
+                      refused=spend)
 
     @inlineCallbacks
     def _run(self, carrier: Carried, done: Callable[[], object],

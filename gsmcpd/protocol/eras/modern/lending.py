@@ -43,23 +43,16 @@ Lent = tuple[IWorkSession, Callable[[], Any]]
 
 
 def toolError(error: ToolError) -> JsonObject:
-    """
-    A tool's refusal as a finished C{tools/call} result.
-    """
+    """A tool's refusal as a finished C{tools/call} result."""
     return ToolResult.fromError(error).asResult()
 
 
 def nothingToRelease() -> None:
-    """
-    What a call's session needs done when the call is over, for one that
-    outlives it (a handle's).
-    """
+    """What a call over needs done to a session that outlives it."""
 
 
 class Lending:
-    """
-    The work sessions 2026-era calls run in, from the session registry.
-    """
+    """The work sessions 2026-era calls run in, from the registry."""
 
     def __init__(self, sessions: SessionRegistry):
         self.sessions = sessions
@@ -68,17 +61,13 @@ class Lending:
     def forTool(self, tool: Tool, handle: str | None, envelope: Envelope,
                 admit: Callable[[IWorkSession | None], None]) -> Any:
         """
-        The session a GemStone tool's call runs in, and what to call when
-        the call is over (a L{Lent}).
+        The L{Lent} session a GemStone tool's call runs in.  A call without
+        a handle is admitted (C{admit}) before one is lent.
 
-        @param admit: admits a call without a handle before a session is
-            lent for it (raising the L{CallRefused} that refuses it).
-
-        @raise JsonRpcError: for a handle that names no session, or for a
-            call without one over its identity's share of calls or
-            sessions (before any session is lent).
-        @raise ToolError: for a tool that makes a lasting change called
-            without a handle, or no session free.
+        @raise JsonRpcError: for a handle that names no session, or a
+            caller over its share of calls or sessions.
+        @raise ToolError: for a lasting change without a handle, or no
+            session free.
         """
         if handle is not None:
             session = yield self.sessions.working(handle, envelope.principal)
@@ -95,11 +84,10 @@ class Lending:
     @inlineCallbacks
     def forRead(self, envelope: Envelope, records: CallRecords) -> Any:
         """
-        A throwaway session for one resource read (a L{Lent}).  A read is
-        no tool call and has no result to carry a tool's error: a full
-        server is told as the 2025 era tells it (C{sessionLimit}), and a
-        caller over its share is counted in C{records} as every refusal
-        is, though no audit line names a read.
+        A L{Lent} throwaway session for one resource read: a full server
+        told as the 2025 era tells it (C{sessionLimit}: a read has no
+        result to carry a tool's error), a caller over its share counted
+        in C{records} (though no audit line names a read).
         """
         try:
             lent = yield self.borrowed(
@@ -116,14 +104,11 @@ class Lending:
 
     def borrowed(self, envelope: Envelope, why: str) -> Deferred[Lent]:
         """
-        A throwaway GemStone session with a fresh view, for one call; and
-        what ends it (a logout for C{why}, with a spare logged in ahead for
-        the next call of its GemStone user when the call ended cleanly).
-        It is an idle one of the request's GemStone user, never used, its
-        view moved to the newest commit, or else a new login as that user.
-
-        @raise JsonRpcError: when the request's identity holds its share
-            of sessions, a lent one counting as long as its call runs.
+        A throwaway session with a fresh view for one call (a spare of the
+        request's GemStone user, never used, or a new login), and what
+        ends it (a logout for C{why}, a spare logged in ahead when the call
+        ended cleanly); raises L{JsonRpcError} for an identity at its share
+        of sessions (a lent one counts while its call runs).
         """
         try:
             self.sessions.shares.admitSession(envelope.principal)
@@ -141,9 +126,7 @@ class Lending:
 
     def _loggedIn(self, envelope: Envelope, throwaway: bool = False
                   ) -> Deferred[IWorkSession]:
-        """
-        A new GemStone session as the request's GemStone user.
-        """
+        """A new GemStone session as the request's GemStone user."""
         try:
             opening = self.sessions.opener.open(envelope.principal,
                                          envelope.clientInfo, throwaway)
@@ -161,8 +144,8 @@ class Lending:
     def _lent(self, opening: Deferred[IWorkSession],
               end: Callable[[IWorkSession], Any]) -> Deferred[Lent]:
         """
-        The session C{opening} fires with, for the request, and what to
-        call when its call is over (C{end}, with the session).
+        The session C{opening} fires with, and what ends it when its call
+        is over (C{end}, with the session).
         """
         # The login runs to its end whoever stops waiting for it (a client
         # that hangs up): its slot is held until then, and the session it
@@ -187,10 +170,8 @@ class Lending:
                    envelope: Envelope, minted: Callable[[str], object]
                    ) -> Any:
         """
-        Run C{open_session} or C{close_session}: a L{Deferred} of its
-        result.
-
-        @param minted: told the handle C{open_session} opened.
+        A L{Deferred} of C{open_session}'s result (C{minted} is told its
+        handle) or C{close_session}'s.
         """
         try:
             tool.validate(arguments)

@@ -1,5 +1,5 @@
 """
-Tests for L{gsmcpd.protocol.context}: a call's context, put together from
+Tests for L{gsmcpd.sessions.context}: a call's context, put together from
 its stream, its client's log gate, its way of asking and its ending.
 """
 
@@ -9,10 +9,10 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
 from gsmcpd.gci.session import CallWithdrawn
-from gsmcpd.protocol.context import CallContext, noLogs
 from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.sessions.breaks import RunningCall
+from gsmcpd.sessions.context import CallContext, noLogs
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext, ICallControl
 from gsmcpd.tools.questions import NULL_ASKER, elicitation
 from gsmcpd.tools.templates.outcomes import ToolError

@@ -1,11 +1,11 @@
 """
-Tests for L{gsmcpd.protocol.notes}: which C{[session]} note a result ends
+Tests for L{gsmcpd.sessions.notes}: which C{[session]} note a result ends
 with.
 """
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.notes import (
+from gsmcpd.sessions.notes import (
     COMMITTED_NOTE,
     MOVED_NOTE,
     SESSION_NOTE,
