@@ -58,7 +58,7 @@ def shielded(d: Deferred) -> Deferred:
 
 
 @attr.s(eq=False, auto_attribs=True, slots=True)
-class _Call:
+class _GciCall:
     """
     One call on its way through a session's thread; C{work} L{None} is the
     thread's cue to end.  C{state} moves from queued to running (on the
@@ -107,15 +107,15 @@ class GemSession:
         self.name = name
         self._handle: Handle | None = None
         self._handleLock = threading.Lock()
-        self._breaker: Breaker[_Call] = Breaker(self._sendBreak, name)
+        self._breaker: Breaker[_GciCall] = Breaker(self._sendBreak, name)
         self._sourceClass = 0
         self._gone: GciError | None = None
         self._abandoned = False
         self._guard = threading.Lock()
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._calls: dict[Deferred, _Call] = {}
-        self._stop: _Call | None = None
-        self._running: _Call | None = None
+        self._calls: dict[Deferred, _GciCall] = {}
+        self._stop: _GciCall | None = None
+        self._running: _GciCall | None = None
         self._paused: set[int] = set()
         self._thread = threading.Thread(
             target=self._serve, name=f"gem {name}", daemon=True)
@@ -206,7 +206,7 @@ class GemSession:
         return d
 
     def _endThread(self) -> None:
-        self._stop = _Call(None, None)
+        self._stop = _GciCall(None, None)
         self._queue.put(self._stop)
 
     def interrupt(self, hard: bool) -> None:
@@ -222,7 +222,7 @@ class GemSession:
         if (running := self._running) is not None:
             self._breaker.request(running, hard)
 
-    def _sendBreak(self, call: _Call, hard: bool) -> None:
+    def _sendBreak(self, call: _GciCall, hard: bool) -> None:
         # On the breaker's thread.  The session's thread holds the lock
         # only to change the handle or end a call, never across a call.
         with self._handleLock:
@@ -262,7 +262,7 @@ class GemSession:
             return "broken"
         return None
 
-    def _withdraw(self, call: _Call) -> bool:
+    def _withdraw(self, call: _GciCall) -> bool:
         """
         Withdraw C{call} if its thread has not taken it yet; a withdrawn
         call no longer keeps the session busy.  (The stop marker is in no
@@ -289,7 +289,7 @@ class GemSession:
                      if self._withdraw(call) and call.deferred is not None]
         if self._stop is not None:
             self._withdraw(self._stop)
-        self._queue.put(_Call(self._doLogout, None, True))
+        self._queue.put(_GciCall(self._doLogout, None, True))
         self._endThread()
         for d in withdrawn:
             d.errback(CallWithdrawn(reason))
@@ -307,7 +307,7 @@ class GemSession:
         if self._abandoned:
             d.errback(SessionGone(number=0, message="abandoned", fatal=True))
             return d
-        call = _Call(work, d, evenIfGone)
+        call = _GciCall(work, d, evenIfGone)
         self._calls[d] = call
         self._queue.put(call)
         return d
@@ -317,7 +317,7 @@ class GemSession:
         if call is not None:
             self._withdraw(call)
 
-    def _over(self, call: _Call, outcome: object) -> None:
+    def _over(self, call: _GciCall, outcome: object) -> None:
         """
         On the reactor thread: C{call} is over with C{outcome}, whether or
         not its caller still waits for it.
