@@ -24,10 +24,6 @@ from gsmcpd.protocol.notices import Filter
 from gsmcpd.sessions.clients import NoSessionId, NoSuchSession
 from gsmcpd.sessions.interfaces import ICallSink
 
-CALL_STREAM = "c1"
-"""A 2026 call's stream is its POST's only one: its events are numbered
-under this key."""
-
 JSON = ((b"content-type", b"application/json"),)
 
 Headers = dict[str, list[str]]

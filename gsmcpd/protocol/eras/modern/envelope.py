@@ -1,14 +1,9 @@
 """
-The two protocol eras on one endpoint, and what a 2026-07-28 request must
-carry in place of a handshake.
-
-A 2025 client negotiates once (C{initialize}) and names its session in a
-header; a 2026-07-28 client says who it is on every request: its protocol
-version and capabilities in C{params._meta}, its method (and the tool,
-prompt or resource it names) again in C{Mcp-Method} / C{Mcp-Name} headers
-so an intermediary can route without reading the body.  This module decides
-which era a request belongs to and checks a 2026 request's envelope; it
-reads no HTTP object: the transport hands it the header values.
+Which era a request is, and what a 2026-07-28 one carries instead of a
+handshake (a 2025 client negotiates once and names its session): on every
+request its version and capabilities in C{params._meta}, its method and
+name again in C{Mcp-Method}/C{Mcp-Name} so an intermediary routes without
+reading the body.  No HTTP object: the transport hands down the values.
 """
 
 import base64
