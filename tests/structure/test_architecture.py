@@ -170,10 +170,10 @@ def traced(testCase, call):
 
 
 NOT_YET_ONCE = {
-    "2025": {("protocol", "sessions"): 4, ("protocol", "tools"): 3,
+    "2025": {("protocol", "sessions"): 4, ("protocol", "tools"): 2,
              ("transport", "protocol"): 4, ("protocol", "observe"): 2,
              ("sessions", "tools"): 4},
-    "2026": {("protocol", "sessions"): 4, ("protocol", "tools"): 5,
+    "2026": {("protocol", "sessions"): 4, ("protocol", "tools"): 4,
              ("transport", "protocol"): 5, ("protocol", "observe"): 2,
              ("sessions", "tools"): 4},
 }
@@ -188,8 +188,8 @@ is called back for the method's handler, which hands a tool to
 C{sessions.toolrun}; the sessions layer runs the tool through one tools
 entry (C{tools.invocation.invoke}) and renders its answer (C{asResult}),
 starts its GemStone call (C{sessions.breaks}) and ends it in the journal;
-the protocol layer looks the tool up (twice into the catalog) and reads
-the journal for the record (the 2026 era: a handle tool's descriptor too,
+the protocol layer looks the tool up (once into the catalog,
+C{ToolCatalog.scoped}) and reads the journal for the record (the 2026 era: a handle tool's descriptor too,
 and the arguments checked, C{tools.invocation.objectArguments}); the transport reads
 the message (and its era), asks the 2025 era for its client session, hands
 it the message and encodes the answer (the 2026 era: its response too);
