@@ -2,9 +2,10 @@
 What one call came to, as a typed value: what its record counts and
 audits, and what its era frames for its client.
 
-The call path makes a L{CallOutcome} once, from the call's value or
-failure (L{gsmcpd.protocol.recording.outcomeOf}); the metrics, the audit trail and the era read its fields, so no
-layer builds a JSON-RPC response for another to take apart again.
+The call path makes a L{CallOutcome} once, from the call's failure
+(L{gsmcpd.protocol.recording.outcomeOf}) or its result (L{resultOutcome});
+the metrics, the audit trail and the era read its fields, so no layer
+builds a JSON-RPC response for another to take apart again.
 """
 
 from typing import Any

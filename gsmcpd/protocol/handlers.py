@@ -26,7 +26,7 @@ from gsmcpd.protocol.surface import Surface
 from gsmcpd.protocol.toolcall import callTool, unknownTool
 from gsmcpd.sessions.client import LOG_LEVELS, ClientSession
 from gsmcpd.tools.base import Tool, ToolCall, ToolError
-from gsmcpd.tools.catalog import ToolCatalog
+from gsmcpd.tools.catalog import OutOfScope, ToolCatalog
 from gsmcpd.tools.offerings import Resource, ResourceTemplate
 from gsmcpd.tools.templates.outcomes import CallBroken
 
@@ -115,10 +115,11 @@ class Handlers:
         """
         if not isinstance(name, str):
             return None
-        tool = self.toolsFor(principal).get(name)
-        if tool is None and self.tools.get(name) is not None:
+        try:
+            return self.tools.scoped(name, getattr(principal, "toolsets",
+                                                   None))
+        except OutOfScope:
             raise CallRefused("notInScope", unknownTool({"name": name}))
-        return tool
 
     def toolCalled(self, dialect: IDialect, principal: Principal | None,
                    params: JsonObject) -> Tool:

@@ -18,9 +18,9 @@ from gsmcpd.observe.calloutcome import (
     ERROR,
     NO_ANSWER,
     CallOutcome,
-    resultOutcome,
 )
 from gsmcpd.observe.metrics import UNOBSERVED
+from gsmcpd.observe.observed import CallObserver, ObservedCall
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import INTERNAL_ERROR, SERVER_ERROR, JsonRpcError
@@ -70,11 +70,12 @@ def factsOf(request: RequestFacts, handle: str | None = None) -> CallFacts:
         requestId=request.id)
 
 
-def outcomeOf(outcome: Any) -> CallOutcome:
+def outcomeOf(outcome: Any) -> CallOutcome | dict[str, Any]:
     """
     What a call came to, typed, from its value or its L{Failure}; any
     failure not a JSON-RPC error, a question or a cancellation is the
-    internal error the transport answers for a bug.
+    internal error the transport answers for a bug.  A result is answered
+    as it is: its record reads it (L{ObservedCall.ended}).
     """
     if isinstance(outcome, Failure):
         error = outcome.value
@@ -89,7 +90,7 @@ def outcomeOf(outcome: Any) -> CallOutcome:
         return CallOutcome(ERROR, "jsonrpc", INTERNAL_ERROR)
     if outcome is CANCELLED or outcome is None:
         return NO_ANSWER
-    return resultOutcome(outcome)
+    return cast(dict[str, Any], outcome)
 
 
 class CallRecords:
@@ -101,8 +102,8 @@ class CallRecords:
     def __init__(self, clock: Any, audit: Any = None,
                  metrics: Any = UNOBSERVED) -> None:
         self.clock = clock
-        self._metrics = metrics
         self.audit = audit
+        self._observer = CallObserver(clock, audit, metrics)
 
     def admit(self) -> None:
         """
@@ -112,39 +113,39 @@ class CallRecords:
         if self.audit is not None and self.audit.failure is not None:
             raise CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
 
+    def _facts(self, request: RequestFacts | None) -> CallFacts | None:
+        """A tool call's facts, when there is a trail to write them to."""
+        if self.audit is None or request is None or \
+                request.method != "tools/call":
+            return None
+        return factsOf(request)
+
     def started(self, request: RequestFacts) -> "CallRecord":
         """
         A call about to run, counted in, a tool call's audit line written
         first: if it cannot be, L{CallRefused} (the call must not run).
         """
-        facts = callId = None
-        if self.audit is not None and request.method == "tools/call":
-            facts = factsOf(request)
-            try:
-                callId = self.audit.callStarted(facts)
-            except AuditUnavailable:
-                raise CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
         tool, work = request.tool, request.work
-        name = request.method if tool is None else tool.name
+        # Only a method's call is recorded: it has a method.
+        name = cast(str, request.method) if tool is None else tool.name
+        try:
+            observed = self._observer.started(
+                name, self._facts(request), work is None)
+        except AuditUnavailable:
+            raise CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
         # What a commit, the tool's or its code's, would commit.
         changes = tuple(work.journal.summary()) \
             if tool is not None and work is not None else ()
-        return CallRecord(self, request, facts, callId,
-                          self._metrics.callStarted(name, self.clock),
-                          self.clock.seconds(), changes)
+        return CallRecord(self, request, observed, changes)
 
-    def refused(self, request: RequestFacts | None, refusal: CallRefused,
-                callId: str | None = None) -> None:
+    def refused(self, request: RequestFacts | None, refusal: CallRefused
+                ) -> None:
         """
-        Record and count a call refused before it ran (C{callId}: its
-        C{callStarted} line's, if written); one with no C{request} (a 2025
-        C{initialize}, a resource read: no audit line names it) is counted
-        only.
+        Record and count a call refused before it ran; one with no
+        C{request} (a 2025 C{initialize}, a resource read: no audit line
+        names it) is counted only.
         """
-        self._metrics.refused(refusal.kind)
-        if self.audit is not None and request is not None and \
-                request.method == "tools/call":
-            self.audit.refusal(factsOf(request), refusal.kind, callId)
+        self._observer.refused(refusal.kind, self._facts(request))
 
 
 @attr.s(slots=True, auto_attribs=True)
@@ -156,10 +157,7 @@ class CallRecord:
 
     records: CallRecords
     request: RequestFacts
-    facts: CallFacts | None
-    callId: str | None
-    timer: Any
-    started: float
+    observed: ObservedCall
     changes: tuple[str, ...]
 
     def ended(self, outcome: Any, step: str | None = None) -> None:
@@ -169,24 +167,15 @@ class CallRecord:
         L{CallRefused} is recorded as a refusal; a commit's answer, or a
         result saying its code committed, becomes its session's last one.
         """
-        records, request = self.records, self.request
+        request = self.request
         if isinstance(outcome, Failure) and outcome.check(CallRefused):
-            self.timer.refused()
-            records.refused(request, cast(CallRefused, outcome.value),
-                            self.callId)
+            self.observed.refused(cast(CallRefused, outcome.value).kind)
             return
-        ended = outcomeOf(outcome)
-        self.timer.finished(ended, step)
-        work, now = request.work, records.clock.seconds()
-        if self.facts is not None and records.audit is not None:
-            facts = self.facts if work is not None else factsOf(
-                request, ended.handle)
-            records.audit.callEnded(facts, self.callId, ended,
-                                    now - self.started)
         name = None if request.tool is None else request.tool.name
-        committed = ended.commit(name)
+        committed = self.observed.ended(outcomeOf(outcome), name, step)
+        work = request.work
         if work is not None and committed is not None:
             changes = self.changes if name == COMMIT_TOOL else (
                 *self.changes, changeOf(name, request.arguments))
-            work.commitEnded(committed, now, changes)
-
+            work.commitEnded(committed, self.records.clock.seconds(),
+                             changes)

@@ -222,6 +222,10 @@ class AdvertisedTool(Tool):
         return self._advertised
 
 
+class OutOfScope(LookupError):
+    """A served tool the toolsets a token's scopes open leave out."""
+
+
 class ToolCatalog:
     """
     Tool name to L{Tool}, from a list of toolsets.
@@ -279,6 +283,19 @@ class ToolCatalog:
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
+
+    def scoped(self, name: str, names: frozenset[str] | None
+               ) -> Tool | None:
+        """
+        The tool C{name} of those of its toolsets C{names} lists (all:
+        L{None}), looked up in one call: L{None} for one it does not serve.
+
+        @raise OutOfScope: for one it serves that C{names} leave out.
+        """
+        tool = self.narrowed(names).get(name)
+        if tool is None and name in self._tools:
+            raise OutOfScope(name)
+        return tool
 
     def __iter__(self) -> Iterator[Tool]:
         return iter(sorted(self._tools.values(), key=lambda t: t.name))

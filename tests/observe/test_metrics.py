@@ -7,7 +7,7 @@ from twisted.internet.task import Clock
 from twisted.python.failure import Failure
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.observe.calloutcome import COMMITTED_META
+from gsmcpd.observe.calloutcome import COMMITTED_META, resultOutcome
 from gsmcpd.observe.metrics import SESSION_ENDINGS, Metrics
 from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.protocol.recording import outcomeOf
@@ -26,7 +26,7 @@ def ended(response):
         error = response["error"]
         return outcomeOf(Failure(JsonRpcError(
             error.get("code"), error.get("message", ""), error.get("data"))))
-    return outcomeOf(response["result"])
+    return resultOutcome(response["result"])
 
 
 def scrape(metrics):

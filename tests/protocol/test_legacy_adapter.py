@@ -91,9 +91,9 @@ class AnswerTests(SynchronousTestCase):
         """
         handlers = self.legacy.handlers
         looked = []
-        toolsFor = handlers.toolsFor
-        self.patch(handlers, "toolsFor", lambda principal: (
-            looked.append(principal), toolsFor(principal))[1])
+        toolNamed = handlers.toolNamed
+        self.patch(handlers, "toolNamed", lambda principal, name: (
+            looked.append(principal), toolNamed(principal, name))[1])
         answer = self.successResultOf(self.legacy.answer(
             self.client, message("tools/call", name="execute_code",
                                  arguments={"code": "3 + 4"})))

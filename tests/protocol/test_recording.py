@@ -83,13 +83,13 @@ class OutcomeOfTests(SynchronousTestCase):
         self.assertEqual(outcomeOf(Failure(RuntimeError("a bug"))).code,
                          -32603)
 
-    def test_namedHandle(self):
+    def test_resultLeftToItsRecord(self):
         """
-        The handle a result names (C{open_session}'s) is part of the
-        outcome.
+        A result is answered as it is: its record reads it (in
+        L{gsmcpd.observe.observed}), with the handle it names.
         """
-        ended = outcomeOf({"structuredContent": {"session": "h1"}})
-        self.assertEqual((ended.ended, ended.handle), ("ok", "h1"))
+        result = {"structuredContent": {"session": "h1"}}
+        self.assertIs(outcomeOf(result), result)
 
     def test_unrefused(self):
         """

@@ -20,6 +20,7 @@ from gsmcpd.tools.catalog import (
     DEFAULT_TOOLSETS,
     OTHER_TOOLSETS,
     AdvertisedTool,
+    OutOfScope,
     ToolCatalog,
     ToolsetError,
     advertisedOutput,
@@ -141,6 +142,20 @@ class ToolCatalogTests(SynchronousTestCase):
         self.assertIsNone(browsing.get("execute_code"))
         self.assertIsNotNone(browsing.get("get_method_source"))
         self.assertEqual(len(catalog.narrowed(frozenset())), 0)
+
+    def test_scoped(self):
+        """
+        A tool looked up within a token's scopes: one they open, none for
+        one not served, L{OutOfScope} for one served that they leave out.
+        """
+        catalog = ToolCatalog.named(("browsing", "execution"))
+        scopes = frozenset({"browsing"})
+        self.assertEqual(catalog.scoped("get_method_source", scopes).name,
+                         "get_method_source")
+        self.assertEqual(catalog.scoped("execute_code", None).name,
+                         "execute_code")
+        self.assertIsNone(catalog.scoped("nothing", scopes))
+        self.assertRaises(OutOfScope, catalog.scoped, "execute_code", scopes)
 
 
 class AdvertisedTests(SynchronousTestCase):

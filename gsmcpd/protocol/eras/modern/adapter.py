@@ -69,8 +69,8 @@ from gsmcpd.sessions.client import LogGate
 from gsmcpd.sessions.context import CallContext, noLogs
 from gsmcpd.sessions.interfaces import ICallSink, IWorkSession
 from gsmcpd.sessions.running import CANCELLED
-from gsmcpd.sessions.toolrun import objectArguments
 from gsmcpd.tools.base import NO_SESSION, Tool
+from gsmcpd.tools.invocation import objectArguments
 from gsmcpd.tools.templates.outcomes import ToolError
 
 Minted = Callable[[str], object]
