@@ -11,28 +11,14 @@ from gsmcpd.protocol.toolcall import answersAsStream, callTool, unknownTool
 from gsmcpd.sessions.notes import SESSION_NOTE
 from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.base import (
-    NO_SESSION,
     Tool,
-    ToolResult,
     annotations,
     closedSchema,
 )
 from gsmcpd.tools.catalog import ToolCatalog
 from tests.builders import legacyEra
 from tests.fakes import FakeGem
-
-
-def changing(call, arguments):
-    return call.runTemplate("execute_code", {"code": "x"}).addCallback(
-        lambda _: ToolResult("done"))
-
-
-CHANGING = Tool("change", "Change", "d", closedSchema(),
-                annotations(readOnly=False), changing)
-ASIDE = Tool("aside", "Aside", "d", closedSchema(),
-             annotations(readOnly=False),
-             lambda call, arguments: ToolResult(f"gem {call.gem}"),
-             runsOn=NO_SESSION)
+from tests.tooldoubles import CHANGING
 
 
 class CallToolTests(SynchronousTestCase):

@@ -10,29 +10,15 @@ from gsmcpd.sessions.notes import SESSION_NOTE, THROWAWAY_NOTE
 from gsmcpd.sessions.toolrun import runTool
 from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.base import (
-    NO_SESSION,
     Tool,
     ToolError,
-    ToolResult,
     annotations,
     closedSchema,
 )
 from gsmcpd.tools.context import NULL_CONTEXT
 from gsmcpd.tools.templates.outcomes import CallBroken
 from tests.fakes import FakeGem
-
-
-def changing(call, arguments):
-    return call.runTemplate("execute_code", {"code": "x"}).addCallback(
-        lambda _: ToolResult("done"))
-
-
-CHANGING = Tool("change", "Change", "d", closedSchema(),
-                annotations(readOnly=False), changing)
-ASIDE = Tool("aside", "Aside", "d", closedSchema(),
-             annotations(readOnly=False),
-             lambda call, arguments: ToolResult(f"gem {call.gem}"),
-             runsOn=NO_SESSION)
+from tests.tooldoubles import ASIDE, CHANGING
 
 
 class RunToolTests(SynchronousTestCase):
