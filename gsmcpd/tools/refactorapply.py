@@ -16,7 +16,7 @@ from gsmcpd.tools.compiling import compileError, locatedErrors
 from gsmcpd.tools.confirm import confirmedIf
 from gsmcpd.tools.ledger import Key, classKey, methodKey
 from gsmcpd.tools.previews import MethodChange, Preview
-from gsmcpd.tools.renameivar import DEFAULT_CATEGORY, redefined
+from gsmcpd.tools.renameivar import DEFAULT_CATEGORY, redefined, refuseStale
 
 if TYPE_CHECKING:
     from gsmcpd.tools.mutation import MutationToolset
@@ -98,10 +98,7 @@ def _renameClass(toolset: "MutationToolset", call: ToolCall, preview: Preview,
         "methods": [[c.meta, c.selector, c.category or DEFAULT_CATEGORY,
                      c.after if back else c.before,
                      c.before if back else c.after] for c in preview.moved]})
-    if value.get("stale"):
-        raise ToolError("refused", f"{old}'s methods changed since the "
-                        f"preview was made (one changed, or was added or "
-                        f"removed)")
+    refuseStale(value, old)
     if "shape" in value:
         raise ToolError("refused", f"{old} is not a plain subclass: without "
                         f"class-instance variables or options, which a "

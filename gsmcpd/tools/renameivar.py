@@ -36,6 +36,17 @@ if TYPE_CHECKING:
 DEFAULT_CATEGORY = "as yet unclassified"
 
 
+def refuseStale(value: JsonObject, className: str) -> None:
+    """
+    Refuse a rename whose template found C{className}'s methods changed
+    since its preview (the blind-write rule): nothing of it was applied.
+    """
+    if value.get("stale"):
+        raise ToolError("refused", f"{className}'s methods changed since the "
+                        f"preview was made (one changed, or was added or "
+                        f"removed)")
+
+
 def _scoped(node: Node, hidden: frozenset[str]) -> Iterator[tuple[Node,
                                                                    frozenset[str]]]:
     """C{node} and those below it, each with the names declared around it."""
@@ -169,10 +180,7 @@ def _checked(call: ToolCall, kernelClasses: bool, className: str, name: str,
     value = yield call.runTemplate("rename_instance_variable", {
         "className": className, "name": name, "newName": new,
         "kernelClasses": kernelClasses, "methods": methods})
-    if value.get("stale"):
-        raise ToolError("refused", f"{className}'s methods changed since the "
-                        f"preview was made (one changed, or was added or "
-                        f"removed)")
+    refuseStale(value, className)
     if "subclasses" in value:
         raise ToolError("refused", f"{className} has subclasses ("
                         f"{', '.join(value['subclasses'])}), which a new "
