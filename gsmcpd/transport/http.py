@@ -19,19 +19,20 @@ from twisted.web import http
 from twisted.web.resource import IResource
 from twisted.web.server import Request
 
+from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED, Metrics
-from gsmcpd.protocol.endpoint import Endpoint, Exchange, Reply
-from gsmcpd.protocol.eras.legacy.adapter import LegacyEra
-from gsmcpd.protocol.eras.legacy.entry import LegacyEntry
+from gsmcpd.protocol.eras.legacy.adapter import LegacyEra, Opened
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
-from gsmcpd.protocol.eras.modern.entry import ModernEntry
+from gsmcpd.protocol.eras.modern.envelope import readMessage
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
     JsonObject,
     JsonRpcError,
+    Message,
     encode,
 )
+from gsmcpd.protocol.versions import PRIMED_STREAMS_SINCE, atLeast
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.transport.bearer import principalOf
@@ -42,14 +43,15 @@ from gsmcpd.transport.connections import (
     GuardedSite,
 )
 from gsmcpd.transport.gates import (
+    SESSION_HEADER,
     Refusal,
     checkHeaders,
     namedSession,
-    sessionIdOf,
+    sessionRefused,
 )
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
-from gsmcpd.transport.modern import ModernPost, headerValues
-from gsmcpd.transport.resource import AnsweringResource, Body
+from gsmcpd.transport.modern import ModernPost
+from gsmcpd.transport.resource import Answer, AnsweringResource, Body
 from gsmcpd.transport.sse import (
     CallStream,
     EventStream,
@@ -102,9 +104,9 @@ class McpSite(GuardedSite):
             super().log(request)
 
 
-EXCHANGE = "mcpExchange"
-"""Where a C{POST} keeps its L{Exchange}, whose request id (once parsed)
-the error handler answers with."""
+MESSAGE_ID = "mcpMessageId"
+"""Where a request keeps the id of the JSON-RPC request it carries, once
+parsed, so the error handler answers with it."""
 
 
 def messageIdOf(request: Request) -> object:
@@ -112,22 +114,7 @@ def messageIdOf(request: Request) -> object:
     The id of the JSON-RPC request C{request} carries, or L{None} before
     its body is parsed (or for a notification).
     """
-    exchange = getattr(request, EXCHANGE, None)
-    return None if exchange is None else exchange.requestId
-
-
-def _written(reply: Reply, request: Request) -> bytes | None:
-    """
-    Write C{reply}'s status and headers; answer its body, or finish its
-    stream with its response.
-    """
-    if reply.status is not None:
-        request.setResponseCode(reply.status)
-    for name, value in reply.headers:
-        request.setHeader(name, value)
-    if reply.stream is not None:
-        return reply.stream.finish(reply.response)
-    return reply.body
+    return getattr(request, MESSAGE_ID, None)
 
 
 class McpApp(AnsweringResource):
@@ -138,7 +125,6 @@ class McpApp(AnsweringResource):
     @ivar origins: the L{OriginPolicy}: which browser pages may call.
     @ivar hosts: the L{HostPolicy}: which names requests may address.
     @ivar pending: the server's outstanding requests to clients.
-    @ivar endpoint: the protocol layer's L{Endpoint}, called once a POST.
     """
 
     log = Logger()
@@ -166,8 +152,6 @@ class McpApp(AnsweringResource):
         self.legacy = legacy
         self.modern = modern
         self.pending = pending
-        self.endpoint = Endpoint((ModernEntry(modern.era),
-                                  LegacyEntry(legacy, pending)))
         self.clock = clock
         self.origins = origins
         self.hosts = hosts
@@ -183,13 +167,14 @@ class McpApp(AnsweringResource):
 
     # Routes.
 
-    def render_POST(self, request: Request) -> "Deferred[Body]":
+    def render_POST(self, request: Request) -> Answer:
         """
-        Answer one JSON-RPC message: gated, read, handed to the protocol
-        layer's L{Endpoint} once, and its L{Reply} written.
+        Answer one JSON-RPC message.
 
-        @return: a L{Deferred} firing with the response body (or with
-            L{None} when its event stream was already ended).
+        Callbacks rather than a generator: this runs for every request.
+
+        @return: the response body, or a L{Deferred} firing with it (or
+            with L{None} when its event stream was already ended).
         """
         version = checkHeaders(request, self.origins, self.hosts)
         assert request.content is not None, "made by gotLength"
@@ -197,14 +182,87 @@ class McpApp(AnsweringResource):
         if len(body) > MAX_BODY_BYTES:
             raise Refusal(413, f"Payload Too Large: request bodies are capped "
                           f"at {MAX_BODY_BYTES} bytes")
-        exchange = Exchange(
-            body, version, sessionIdOf(request), headerValues(request),
-            principalOf(request), acceptsStream(request),
-            partial(callStream, request, self.clock),
-            partial(self._internalError, request),
-            partial(self.modern.listen, request))
-        setattr(request, EXCHANGE, exchange)
-        return self.endpoint.post(exchange).addCallback(_written, request)
+        try:
+            message, modern = readMessage(body, version)
+        except JsonRpcError as e:
+            setattr(request, MESSAGE_ID, e.requestId)
+            raise Refusal(400, e.message, e.code)
+        if message.kind == "request":
+            setattr(request, MESSAGE_ID, message.id)
+        if modern:
+            answer: Deferred[Body] = self.modern.post(request, message,
+                                                      version)
+            return answer
+        if message.kind == "request" and message.method == "initialize":
+            return self.legacy.initialize(
+                message, principalOf(request)).addCallback(
+                    self._initialized, request)
+        if message.kind == "response":
+            client = self._client(request)
+            # An answer proves the client is listening, not that it is
+            # working: it does not count as activity.
+            self.pending.answer(client, message)
+            request.setResponseCode(202)
+            return b""
+        working = namedSession(request, partial(self.legacy.working,
+                                                principalOf(request)))
+        if isinstance(working, Deferred):
+            # Served by the new GemStone session once it is in place.
+            return working.addCallbacks(
+                lambda client: self._call(request, client, message),
+                sessionRefused)
+        return self._call(request, working, message)
+
+    def _initialized(self, opened: Opened, request: Request) -> bytes:
+        client, response = opened
+        if client is not None:
+            request.setHeader(SESSION_HEADER, client.handle.encode("ascii"))
+        return self._json(request, response)
+
+    def _call(self, request: Request, client: ClientSession,
+              message: Message) -> "Deferred[Body]":
+        streams: list[CallStream] = []
+
+        def openStream(client: ClientSession) -> CallStream | None:
+            if not acceptsStream(request):
+                return None
+            streams.append(self._callStream(request, client, message))
+            return streams[0]
+
+        answered = self.legacy.answer(client, message, principalOf(request),
+                                      openStream)
+        if not streams:
+            # A client that hangs up cancels this: its answer can no longer
+            # reach anyone, so the call is ended as notifications/cancelled
+            # ends one (see sessions.running.Running).
+            return answered.addCallback(self._answer, request)
+        stream = streams[0]
+        # Finished when the call is, whether or not this POST is still
+        # there: a dropped stream is resumed with Last-Event-ID.  The
+        # stream has begun, so its last event carries a bug's error.
+        finished = answered.addErrback(
+            lambda failure: self._internalError(request, failure)
+        ).addCallback(stream.finish)
+        return shielded(finished)
+
+    def _answer(self, response: JsonObject | None, request: Request) -> bytes:
+        if response is None:
+            request.setResponseCode(202)
+            return b""
+        return self._json(request, response)
+
+    def _callStream(self, request: Request, client: ClientSession,
+                    message: Message) -> CallStream:
+        """
+        Answer C{message} as an event stream carrying what the call sends
+        the client while it runs.
+        """
+        stream = callStream(request, self.clock, client.nextCallKey(),
+                            message.params,
+                            prime=atLeast(client.protocolVersion,
+                                          PRIMED_STREAMS_SINCE))
+        client.keep(stream.sequence)
+        return stream
 
     def render_HEAD(self, request: Request) -> bytes:
         request.setResponseCode(405)
