@@ -147,6 +147,7 @@ STEPS = (
     # stepped and continued; a halt stopped (the stricter readings of
     # docs/gemstone-fidelity.rst's debugger, which a real stone settles).
     Step("breakpoint_set", dict(METHOD, line=2)),
+    Step("breakpoint_list"),
     Step("debug_run", METHOD),
     Step("debug_eval", {"debug": 1, "code": "self class name"}),
     Step("debug_restart", {"debug": 1}),

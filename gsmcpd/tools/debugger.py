@@ -194,15 +194,28 @@ class DebuggerToolset(Toolset):
             "stepPoint": stepPoint})
         set = Breakpoint(arguments["className"], arguments.get("meta", False),
                          arguments["selector"], found["stepPoint"],
-                         found["line"], arguments.get("condition"))
+                         found["line"], arguments.get("condition"),
+                         found["method"])
         state.breakpoints = [each for each in state.breakpoints
                              if (each.method, each.stepPoint)
                              != (set.method, set.stepPoint)] + [set]
         return ToolResult(f"Breakpoint at {set}", {"breakpoint": set.described()})
 
+    @inlineCallbacks
     def breakpointList(self, call: ToolCall,
-                       arguments: JsonObject) -> ToolResult:
-        found = self._state(call).breakpoints
+                       arguments: JsonObject) -> Steps[ToolResult]:
+        """
+        The session's breakpoints, less those in a method compiled since
+        they were set: GemStone keeps a breakpoint in the compiled method,
+        and a new one has none.
+        """
+        state = self._state(call)
+        if state.breakpoints:
+            current = yield call.runTemplate("breakpoint_list", {"methods": [
+                [*each.method, each.oop] for each in state.breakpoints]})
+            state.breakpoints = [each for each, kept in zip(
+                state.breakpoints, current, strict=True) if kept]
+        found = state.breakpoints
         text = "\n".join(map(str, found)) or "No breakpoints are set."
         return ToolResult(text, {"breakpoints": [each.described()
                                                  for each in found]})

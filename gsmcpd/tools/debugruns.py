@@ -84,9 +84,11 @@ class Breakpoint:
     stepPoint: int
     line: int
     condition: str | None
+    oop: int
+    """The OOP of the compiled method it is in: one compiled since has none."""
 
     def described(self) -> JsonObject:
-        return attr.asdict(self)
+        return attr.asdict(self, filter=lambda field, _: field.name != "oop")
 
     @property
     def method(self) -> tuple[str, bool, str]:

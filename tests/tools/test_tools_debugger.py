@@ -205,6 +205,33 @@ class MoreTests(DebuggerTestCase):
         self.assertEqual(listed, {"breakpoints": []})
 
     @inlineCallbacks
+    def test_recompiledMethodHasNone(self):
+        """
+        A method compiled since a breakpoint was set has none (as in
+        GemStone): breakpoint_list no longer lists it, and a run does not
+        pause there; one in a method left as it was is still listed.
+        """
+        yield self.probe(FIVE, RATIO)
+        yield self.succeed("breakpoint_set", className="Probe",
+                           selector="five", line=4)
+        yield self.succeed("breakpoint_set", className="Probe",
+                           selector="ratio", line=2)
+        yield self.succeed("compile_method", className="Probe", meta=True,
+                           source="ratio\n\t^ 3 / 4", category="probe")
+        yield self.succeed("breakpoint_set", className="Probe", meta=True,
+                           selector="ratio", line=2)
+        yield self.succeed("get_method_source", className="Probe",
+                           selector="five")
+        yield self.succeed("compile_method", className="Probe", source=FIVE,
+                           category="probe")
+        listed = yield self.structured("breakpoint_list")
+        self.assertEqual([(each["meta"], each["selector"])
+                          for each in listed["breakpoints"]],
+                         [(False, "ratio"), (True, "ratio")])
+        done = yield self.structured("debug_run", code="Probe new five")
+        self.assertEqual((done["state"], done["result"]), ("finished", "14"))
+
+    @inlineCallbacks
     def test_condition(self):
         """
         A conditional breakpoint pauses only where its condition holds.
