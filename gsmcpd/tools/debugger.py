@@ -42,12 +42,14 @@ from gsmcpd.tools.base import (
     resultSchema,
 )
 from gsmcpd.tools.debugruns import (
+    BREAKPOINT,
     RUN_SCHEMA,
     Breakpoint,
     Paused,
     SessionDebugger,
     runText,
     shownFrames,
+    signalled,
     stopReason,
 )
 from gsmcpd.tools.execution import DEFAULT_FRAMES, MAX_VALUE_CHARACTERS, executed
@@ -316,7 +318,7 @@ class DebuggerToolset(Toolset):
             "oop": paused.process,
             "level": paused.level(arguments.get("frame", 1))})
         result = yield self._paused(call, state, paused,
-                                    Stopped(paused.process, 6005, ""),
+                                    Stopped(paused.process, BREAKPOINT, ""),
                                     arguments, True)
         return result
 
@@ -372,14 +374,15 @@ class DebuggerToolset(Toolset):
         whose conditions are all false (the caller continues it).
         """
         found = yield call.runTemplate(
-            "debug_frames", {"oop": paused.process},
+            "debug_frames", {"oop": paused.process,
+                             "signalled": signalled(stopped)},
             frames=arguments.get("frames", DEFAULT_FRAMES) or 1)
         paused.top = found["top"]
         frames = shownFrames(found["stack"])
         paused.shown = len(frames)
         if frames:
             paused.method, paused.line = frames[0]["method"], frames[0]["line"]
-        reason, error = stopReason(stopped, stepped)
+        reason, error = stopReason(stopped, stepped, found["class"])
         if reason == "breakpoint" and frames:
             conditions = [each.condition for each in state.breakpoints
                           if each.condition and each.line == paused.line

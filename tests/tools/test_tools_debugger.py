@@ -127,6 +127,66 @@ class ErrorTests(DebuggerTestCase):
         self.assertEqual((done["state"], done["result"]), ("finished", "4"))
 
 
+class ExceptionTests(DebuggerTestCase):
+    """
+    An Error's class and frames are read from the exception signalled:
+    the frames that signalled it are hidden, those of a method of an
+    exception class are not.
+    """
+
+    @inlineCallbacks
+    def setUp(self):
+        super().setUp()
+        yield self.succeed("execute_code", code=(
+            "Error subclass: 'ProbeError' instVarNames: #() classVars: #() "
+            "classInstVars: #() poolDictionaries: #() inDictionary: "
+            "UserGlobals options: #(). nil"))
+        for source in ("calc\n\t| a |\n\ta := 3.\n\t^ a + 4",
+                       "fail\n\t^ self signal: 'boom'"):
+            yield self.succeed("compile_method", className="ProbeError",
+                               source=source, category="probe")
+
+    @inlineCallbacks
+    def test_breakpointInAnExceptionsMethod(self):
+        """
+        A breakpoint in a method of an Error subclass pauses with that
+        method's frame shown, its temporaries in scope.
+        """
+        yield self.succeed("breakpoint_set", className="ProbeError",
+                           selector="calc", line=4)
+        run = yield self.structured("debug_run", code="ProbeError new calc")
+        self.assertEqual([frame["method"] for frame in run["frames"]],
+                         ["ProbeError>>calc", "Executed Code"])
+        a = yield self.structured("debug_eval", debug=run["debug"], code="a")
+        self.assertEqual(a["printString"], "3")
+
+    @inlineCallbacks
+    def test_userErrorWithItsText(self):
+        """
+        An Error with its own messageText names its class; the method of
+        the exception that signalled it is shown, its signalling is not.
+        """
+        run = yield self.structured("debug_run", code="ProbeError new fail")
+        self.assertEqual(run["error"], {"number": 2318, "class": "ProbeError",
+                                        "message": "boom"})
+        self.assertEqual([frame["method"] for frame in run["frames"]],
+                         ["ProbeError>>fail", "Executed Code"])
+
+    @inlineCallbacks
+    def test_testFailure(self):
+        """
+        A test method's failed assertion pauses as a TestFailure, at the
+        assertion.
+        """
+        run = yield self.structured("debug_run", className="AccountTest",
+                                    selector="testWithdrawTooMuch")
+        self.assertEqual((run["reason"], run["error"]["class"]),
+                         ("error", "TestFailure"))
+        self.assertEqual([frame["method"] for frame in run["frames"][:2]],
+                         ["TestCase>>assert:equals:",
+                          "AccountTest>>testWithdrawTooMuch"])
+
+
 class HaltTests(DebuggerTestCase):
 
     @inlineCallbacks

@@ -91,14 +91,19 @@ class DebugRun:
     def signalled(self, ev, error):
         """
         On the run's thread, where C{error} is signalled: stop there if no
-        active handler takes it.  Continued, the Error still ends the run
-        (the stricter reading: docs/gemstone-fidelity.rst).
+        active handler takes it, its signal the top frame (the exception its
+        receiver), as GemStone's stack shows it.  Continued, the Error
+        still ends the run (the stricter reading: docs/gemstone-fidelity.rst).
         """
         from gsmcpd.testing.simulator import exceptions
         error.exception = exceptions.caught(error)
         if not any(exceptions.catches(ev, each.exceptionClass, error.exception)
                    for each in ev.handlers):
-            self.pause(ev, error.number, error.description)
+            ev.stack.append(exceptions._signalFrame(error.exception))
+            try:
+                self.pause(ev, error.number, error.description)
+            finally:
+                ev.stack.pop()
 
     def pause(self, ev, number, message):
         """
