@@ -270,7 +270,9 @@ class DebuggerToolset(Toolset):
                   arguments: JsonObject) -> Steps[ToolResult]:
         """
         A step over goes on to the next line (a line holds a step point
-        per send and assignment), or out of the frame.
+        per send and assignment), or out of the frame; a step out of the
+        run's code (into gsmcpd's doit, whose frames are never shown) runs
+        it to its end.
         """
         state = self._state(call)
         paused = state.named(arguments["debug"])
@@ -285,6 +287,11 @@ class DebuggerToolset(Toolset):
                 partial(gem.executeDebug, source, paused.process), arguments,
                 stepped=True)
             assert result.structured is not None
+            if result.structured["reason"] == "step" and not paused.shown:
+                result = yield self._settled(
+                    call, state, paused.id,
+                    partial(gem.continueDebug, paused.process), arguments)
+                break
             if result.structured["reason"] != "step" or \
                     arguments["kind"] != "over" or \
                     (paused.method, paused.line, paused.shown) != start:

@@ -97,6 +97,38 @@ class BreakpointTests(DebuggerTestCase):
         self.assertEqual(listed, {"paused": []})
 
 
+class SteppingTests(DebuggerTestCase):
+
+    @inlineCallbacks
+    def test_outThenOverAFrameThenOffTheEnd(self):
+        """
+        A step out leaves the method for its sender; a step over of frame
+        2 runs frame 1 to its end; a step off the end of the code finishes
+        the run with its answer, as debug_continue would.
+        """
+        yield self.probe(FIVE, "outer\n\t| r |\n\tr := self five.\n"
+                               "\tr := r + 1.\n\t^ r")
+        yield self.succeed("breakpoint_set", className="Probe",
+                           selector="five", line=4)
+        run = yield self.structured("debug_run",
+                                    code="Probe new outer printString")
+        out = yield self.structured("debug_step", debug=run["debug"],
+                                    kind="out")
+        self.assertEqual([(each["method"], each["line"])
+                          for each in out["frames"]],
+                         [("Probe>>outer", 3), ("Executed Code", 1)])
+        over = yield self.structured("debug_step", debug=run["debug"],
+                                     kind="over", frame=2)
+        self.assertEqual([each["method"] for each in over["frames"]],
+                         ["Executed Code"])
+        done = yield self.structured("debug_step", debug=run["debug"],
+                                     kind="over")
+        self.assertEqual((done["state"], done["result"], done["frames"]),
+                         ("finished", "'15'", []))
+        listed = yield self.structured("debug_list")
+        self.assertEqual(listed, {"paused": []})
+
+
 class ErrorTests(DebuggerTestCase):
 
     @inlineCallbacks
