@@ -123,9 +123,11 @@ class DebuggerToolset(Toolset):
                                             "items": BREAKPOINT_SCHEMA}),
                   readOnly=True),
             _tool("breakpoint_clear", "Clear breakpoints",
-                  "Clear one breakpoint (with stepPoint), a method's "
-                  "(className and selector), or all (no arguments).",
-                  {**method, "stepPoint": {"type": "integer", "minimum": 1}},
+                  "Clear one breakpoint (with its stepPoint or line), a "
+                  "method's (className and selector), or all (no "
+                  "arguments).",
+                  {**method, "stepPoint": {"type": "integer", "minimum": 1},
+                   "line": {"type": "integer", "minimum": 1}},
                   [], self.breakpointClear, resultSchema(cleared=INTEGER)),
             _tool("debug_run", "Debug code",
                   "Run code, or a test method (className and selector of a "
@@ -228,16 +230,18 @@ class DebuggerToolset(Toolset):
         state = self._state(call)
         className, selector = arguments.get("className"), arguments.get("selector")
         if (className is None) != (selector is None) or (
-                className is None and "stepPoint" in arguments):
+                className is None and ("stepPoint" in arguments
+                                       or "line" in arguments)):
             raise ToolError("invalidParams", "breakpoint_clear takes "
-                            "className and selector (and a stepPoint), or "
-                            "nothing for every breakpoint")
+                            "className and selector (and a stepPoint or a "
+                            "line), or nothing for every breakpoint")
         chosen = [each for each in state.breakpoints
                   if className is None or (
                       each.method == (className, arguments.get("meta", False),
                                       selector)
                       and arguments.get("stepPoint", each.stepPoint)
-                      == each.stepPoint)]
+                      == each.stepPoint
+                      and arguments.get("line", each.line) == each.line)]
         for method in dict.fromkeys(each.method for each in chosen):
             yield call.runTemplate("breakpoint_clear", {
                 "className": method[0], "meta": method[1],

@@ -297,6 +297,34 @@ class MoreTests(DebuggerTestCase):
         self.assertEqual(listed, {"breakpoints": []})
 
     @inlineCallbacks
+    def test_clearOne(self):
+        """
+        breakpoint_clear with a step point, or a line, clears that one
+        breakpoint of the method and leaves its others.
+        """
+        yield self.probe(FIVE)
+        for where in ({"line": 4}, {"stepPoint": 3}, {"line": 5}):
+            yield self.succeed("breakpoint_set", className="Probe",
+                               selector="five", **where)
+        method = {"className": "Probe", "selector": "five"}
+        cleared = yield self.structured("breakpoint_clear", stepPoint=3,
+                                        **method)
+        self.assertEqual(cleared, {"cleared": 1})
+        cleared = yield self.structured("breakpoint_clear", line=5, **method)
+        self.assertEqual(cleared, {"cleared": 1})
+        listed = yield self.structured("breakpoint_list")
+        self.assertEqual([(each["line"], each["stepPoint"])
+                          for each in listed["breakpoints"]], [(4, 2)])
+        run = yield self.structured("debug_run", code="Probe new five")
+        self.assertEqual((run["reason"], run["frames"][0]["line"]),
+                         ("breakpoint", 4))
+        done = yield self.structured("debug_continue", debug=run["debug"])
+        self.assertEqual(done["result"], "14")
+        message = yield self.refused("breakpoint_clear", kind="invalidParams",
+                                     line=4)
+        self.assertIn("className and selector", message)
+
+    @inlineCallbacks
     def test_recompiledMethodHasNone(self):
         """
         A method compiled since a breakpoint was set has none (as in
