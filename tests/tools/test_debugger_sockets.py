@@ -6,21 +6,24 @@ client as an agent fixing a failing test in a debugger would use it
 
 from tests.realdaemon import AgentFlowTestCase
 
-STEPS = ["breakpoint", "run", "into", "amount", "balance", "set", "setRead",
-         "read", "fix", "restart", "continue", "clear", "again", "none"]
+STEPS = ["breakpoint", "run", "where", "amount", "balance", "read", "fix",
+         "gone", "restart", "restartedAt", "over", "overTo", "left", "set",
+         "setRead", "continue", "passes", "passed", "again", "clear",
+         "unpaused", "none"]
 
 
 class DebuggerFlowTests(AgentFlowTestCase):
 
     flow = "python_sdk_debugger_flow.py"
-    toolsets = "debugger browsing mutation session"
+    toolsets = "debugger browsing mutation testing session"
 
     def test_auto(self):
         """
-        Over 2026-07-28 with a session handle: paused at a breakpoint in the
-        test, stepped into the faulty method, a temporary read and set,
-        the method fixed and its frame restarted, the run continued to the
-        test's end; cleared, the test runs without pausing.
+        Over 2026-07-28 with a session handle: paused at a breakpoint in
+        the method the test calls, the method fixed and its frame
+        restarted, a temporary of the fix read and set, the run continued
+        to the test's end and the test passing; cleared, the test runs
+        without pausing.
         """
         seen = self.runFlow("auto")
         self.assertEqual(seen["protocolVersion"], "2026-07-28")
