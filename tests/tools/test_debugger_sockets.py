@@ -1,10 +1,14 @@
 """
 The debugger toolset over a real socket, driven by the official Python SDK
 client as an agent fixing a failing test in a debugger would use it
-(tests/clients/python_sdk_debugger_flow.py), in both protocol eras.
+(tests/clients/python_sdk_debugger_flow.py), in both protocol eras; and a
+daemon started with --read-only, where a debugged run cannot commit.
 """
 
-from tests.realdaemon import AgentFlowTestCase
+import os
+import sys
+
+from tests.realdaemon import CLIENTS, AgentFlowTestCase, DaemonTestCase
 
 STEPS = ["breakpoint", "run", "where", "amount", "balance", "read", "fix",
          "gone", "restart", "restartedAt", "over", "overTo", "left", "set",
@@ -36,3 +40,21 @@ class DebuggerFlowTests(AgentFlowTestCase):
         seen = self.runFlow("legacy")
         self.assertEqual(seen["protocolVersion"], "2025-11-25")
         self.assertEqual(list(seen["steps"]), STEPS)
+
+
+class ReadOnlyTests(DaemonTestCase):
+
+    def test_debuggedRunCannotCommit(self):
+        """
+        A daemon started with --read-only locks every session's commits
+        in the stone: a debugged run's commit pauses it at the lock's
+        error, and nothing it changed is kept.
+        """
+        daemon = self.startDaemon("--read-only", "--toolsets",
+                                  "debugger execution session")
+        seen = self.runClient(
+            sys.executable,
+            os.path.join(CLIENTS, "python_sdk_debugger_readonly_flow.py"),
+            daemon.url, "auto")
+        self.assertEqual(list(seen["steps"]),
+                         ["run", "locked", "stop", "kept", "close"])
