@@ -58,3 +58,21 @@ class ReadOnlyTests(DaemonTestCase):
             daemon.url, "auto")
         self.assertEqual(list(seen["steps"]),
                          ["run", "locked", "stop", "kept", "close"])
+
+
+class DeadlineTests(DaemonTestCase):
+
+    def test_longContinueBroken(self):
+        """
+        A debug_continue that runs past the call's deadline is broken
+        like any call: the client is told, the broken run is over, and the
+        session answers its next call.
+        """
+        daemon = self.startDaemon("--call-timeout", "2", "--toolsets",
+                                  "debugger execution session")
+        seen = self.runClient(
+            sys.executable,
+            os.path.join(CLIENTS, "python_sdk_debugger_deadline_flow.py"),
+            daemon.url, "auto")
+        self.assertEqual(list(seen["steps"]), ["run", "continue", "deadline",
+                                               "ended", "seven", "close"])
