@@ -18,6 +18,10 @@ SCRATCH_DICTIONARY = "GsmcpdCheckScratch"
 PROBE_CLASS = "GsmcpdCheckProbe"
 RENAMED = "GsmcpdCheckProbeRenamed"
 PROBE_METHOD = "testProbe\n\tself assert: (self isKindOf: TestCase)"
+DEBUGGED_CODE = (f"| a |\na := 3.\nnil halt.\na := a + 4.\n"
+                 f"{PROBE_CLASS} new testProbe.\n^ a printString")
+"""A run the debugger's steps pause at its halt and step through."""
+ZERO_DIVIDE = 2026
 NO_SUCH_SESSION = 2_000_000
 COMMITS_DISABLED = 2249
 NO_PRIVILEGE = 2151
@@ -147,6 +151,7 @@ STEPS = (
     # stepped and continued; a halt stopped (the stricter readings of
     # docs/gemstone-fidelity.rst's debugger, which a real stone settles).
     Step("breakpoint_set", dict(METHOD, line=2)),
+    Step("breakpoint_list"),
     Step("debug_run", METHOD),
     Step("debug_eval", {"debug": 1, "code": "self class name"}),
     Step("debug_restart", {"debug": 1}),
@@ -156,6 +161,20 @@ STEPS = (
     Step("debug_run", {"code": "nil halt. 7"}),
     Step("debug_list"),
     Step("debug_stop", {"debug": 2}),
+    # A halt's frames, a temporary written back through debug_eval, steps
+    # out of the halt, over a line, into the probe's test (through new)
+    # and out of it; an Error stopped, named and continued (which the
+    # model ends with it: a real stone may resume it).
+    Step("debug_run", {"code": DEBUGGED_CODE}),
+    Step("debug_eval", {"debug": 3, "frame": 2, "code": "a := 10"}),
+    Step("debug_step", dict(debug=3, kind="out")),
+    Step("debug_step", dict(debug=3, kind="over")),
+    Step("debug_step", dict(debug=3, kind="into")),  # at the send of new
+    Step("debug_step", dict(debug=3, kind="into")),
+    Step("debug_step", dict(debug=3, kind="out")),
+    Step("debug_continue", {"debug": 3}),
+    Step("debug_run", {"code": "| a |\na := 3.\n^ a / 0"}),
+    Step("debug_continue", {"debug": 4}, expect=ZERO_DIVIDE),
     # The refactorings: a preview reads and changes nothing; the probe's
     # class is renamed and renamed back, as rename_class applies it.
     Step("rename_selector", {"selector": "testProbe",

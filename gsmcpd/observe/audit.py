@@ -43,8 +43,10 @@ from gsmcpd.observe.metrics import REFUSALS
 
 SOURCE_ARGUMENTS: dict[str | None, str] = {
     "execute_code": "code", "profile_code": "code", "inspect": "expression",
-    "compile_method": "source", "debug_run": "code", "debug_eval": "code"}
-"""Tools whose argument is Smalltalk source, digested in the event."""
+    "compile_method": "source", "debug_run": "code", "debug_eval": "code",
+    "breakpoint_set": "condition"}
+"""Tools whose argument is Smalltalk source, digested in the event (a
+breakpoint's condition runs in the stone at each break)."""
 CODE_ARGUMENTS = ("code", "expression")
 """The arguments of the tools that run code, whose change a call's
 result must show (they run reads as often as writes)."""

@@ -42,12 +42,14 @@ from gsmcpd.tools.base import (
     resultSchema,
 )
 from gsmcpd.tools.debugruns import (
+    BREAKPOINT,
     RUN_SCHEMA,
     Breakpoint,
     Paused,
     SessionDebugger,
     runText,
     shownFrames,
+    signalled,
     stopReason,
 )
 from gsmcpd.tools.execution import DEFAULT_FRAMES, MAX_VALUE_CHARACTERS, executed
@@ -121,9 +123,11 @@ class DebuggerToolset(Toolset):
                                             "items": BREAKPOINT_SCHEMA}),
                   readOnly=True),
             _tool("breakpoint_clear", "Clear breakpoints",
-                  "Clear one breakpoint (with stepPoint), a method's "
-                  "(className and selector), or all (no arguments).",
-                  {**method, "stepPoint": {"type": "integer", "minimum": 1}},
+                  "Clear one breakpoint (with its stepPoint or line), a "
+                  "method's (className and selector), or all (no "
+                  "arguments).",
+                  {**method, "stepPoint": {"type": "integer", "minimum": 1},
+                   "line": {"type": "integer", "minimum": 1}},
                   [], self.breakpointClear, resultSchema(cleared=INTEGER)),
             _tool("debug_run", "Debug code",
                   "Run code, or a test method (className and selector of a "
@@ -194,15 +198,28 @@ class DebuggerToolset(Toolset):
             "stepPoint": stepPoint})
         set = Breakpoint(arguments["className"], arguments.get("meta", False),
                          arguments["selector"], found["stepPoint"],
-                         found["line"], arguments.get("condition"))
+                         found["line"], arguments.get("condition"),
+                         found["method"])
         state.breakpoints = [each for each in state.breakpoints
                              if (each.method, each.stepPoint)
                              != (set.method, set.stepPoint)] + [set]
         return ToolResult(f"Breakpoint at {set}", {"breakpoint": set.described()})
 
+    @inlineCallbacks
     def breakpointList(self, call: ToolCall,
-                       arguments: JsonObject) -> ToolResult:
-        found = self._state(call).breakpoints
+                       arguments: JsonObject) -> Steps[ToolResult]:
+        """
+        The session's breakpoints, less those in a method compiled since
+        they were set: GemStone keeps a breakpoint in the compiled method,
+        and a new one has none.
+        """
+        state = self._state(call)
+        if state.breakpoints:
+            current = yield call.runTemplate("breakpoint_list", {"methods": [
+                [*each.method, each.oop] for each in state.breakpoints]})
+            state.breakpoints = [each for each, kept in zip(
+                state.breakpoints, current, strict=True) if kept]
+        found = state.breakpoints
         text = "\n".join(map(str, found)) or "No breakpoints are set."
         return ToolResult(text, {"breakpoints": [each.described()
                                                  for each in found]})
@@ -213,16 +230,18 @@ class DebuggerToolset(Toolset):
         state = self._state(call)
         className, selector = arguments.get("className"), arguments.get("selector")
         if (className is None) != (selector is None) or (
-                className is None and "stepPoint" in arguments):
+                className is None and ("stepPoint" in arguments
+                                       or "line" in arguments)):
             raise ToolError("invalidParams", "breakpoint_clear takes "
-                            "className and selector (and a stepPoint), or "
-                            "nothing for every breakpoint")
+                            "className and selector (and a stepPoint or a "
+                            "line), or nothing for every breakpoint")
         chosen = [each for each in state.breakpoints
                   if className is None or (
                       each.method == (className, arguments.get("meta", False),
                                       selector)
                       and arguments.get("stepPoint", each.stepPoint)
-                      == each.stepPoint)]
+                      == each.stepPoint
+                      and arguments.get("line", each.line) == each.line)]
         for method in dict.fromkeys(each.method for each in chosen):
             yield call.runTemplate("breakpoint_clear", {
                 "className": method[0], "meta": method[1],
@@ -255,7 +274,9 @@ class DebuggerToolset(Toolset):
                   arguments: JsonObject) -> Steps[ToolResult]:
         """
         A step over goes on to the next line (a line holds a step point
-        per send and assignment), or out of the frame.
+        per send and assignment), or out of the frame; a step out of the
+        run's code (into gsmcpd's doit, whose frames are never shown) runs
+        it to its end.
         """
         state = self._state(call)
         paused = state.named(arguments["debug"])
@@ -270,6 +291,11 @@ class DebuggerToolset(Toolset):
                 partial(gem.executeDebug, source, paused.process), arguments,
                 stepped=True)
             assert result.structured is not None
+            if result.structured["reason"] == "step" and not paused.shown:
+                result = yield self._settled(
+                    call, state, paused.id,
+                    partial(gem.continueDebug, paused.process), arguments)
+                break
             if result.structured["reason"] != "step" or \
                     arguments["kind"] != "over" or \
                     (paused.method, paused.line, paused.shown) != start:
@@ -303,7 +329,7 @@ class DebuggerToolset(Toolset):
             "oop": paused.process,
             "level": paused.level(arguments.get("frame", 1))})
         result = yield self._paused(call, state, paused,
-                                    Stopped(paused.process, 6005, ""),
+                                    Stopped(paused.process, BREAKPOINT, ""),
                                     arguments, True)
         return result
 
@@ -359,14 +385,15 @@ class DebuggerToolset(Toolset):
         whose conditions are all false (the caller continues it).
         """
         found = yield call.runTemplate(
-            "debug_frames", {"oop": paused.process},
+            "debug_frames", {"oop": paused.process,
+                             "signalled": signalled(stopped)},
             frames=arguments.get("frames", DEFAULT_FRAMES) or 1)
         paused.top = found["top"]
         frames = shownFrames(found["stack"])
         paused.shown = len(frames)
         if frames:
             paused.method, paused.line = frames[0]["method"], frames[0]["line"]
-        reason, error = stopReason(stopped, stepped)
+        reason, error = stopReason(stopped, stepped, found["class"])
         if reason == "breakpoint" and frames:
             conditions = [each.condition for each in state.breakpoints
                           if each.condition and each.line == paused.line

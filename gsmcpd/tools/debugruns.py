@@ -21,7 +21,8 @@ from gsmcpd.tools.arguments import INTEGER, STRING, JsonObject
 from gsmcpd.tools.base import counted, resultSchema
 from gsmcpd.tools.templates.outcomes import ToolError
 
-REASONS = {6005: "breakpoint", 6001: "halt", 6003: "break"}
+BREAKPOINT, HALT, SOFT_BREAK = 6005, 6001, 6003
+REASONS = {BREAKPOINT: "breakpoint", HALT: "halt", SOFT_BREAK: "break"}
 """A stop's GCI error as its reason; any other number is an Error's."""
 
 _DESCRIPTION = re.compile(r"\Aan? (\w+) occurred \(error \d+\)")
@@ -84,9 +85,11 @@ class Breakpoint:
     stepPoint: int
     line: int
     condition: str | None
+    oop: int
+    """The OOP of the compiled method it is in: one compiled since has none."""
 
     def described(self) -> JsonObject:
-        return attr.asdict(self)
+        return attr.asdict(self, filter=lambda field, _: field.name != "oop")
 
     @property
     def method(self) -> tuple[str, bool, str]:
@@ -145,8 +148,20 @@ class SessionDebugger:
         return (each for each in self.breakpoints if each.method == method)
 
 
-def stopReason(stopped: Stopped, stepped: bool) -> tuple[str, JsonObject | None]:
-    """Why a run stopped, and the Error that stopped it, if one did."""
+def signalled(stopped: Stopped) -> bool:
+    """Whether an exception stopped the run (an Error or a halt), its
+    signalling the top frames: a breakpoint, a step or a soft break stops
+    in the run's own frame."""
+    return stopped.number not in (BREAKPOINT, SOFT_BREAK)
+
+
+def stopReason(stopped: Stopped, stepped: bool,
+               className: str | None = None) -> tuple[str, JsonObject | None]:
+    """
+    Why a run stopped, and the Error that stopped it, if one did: its
+    class the signalled exception's (C{className}), else as GemStone's
+    description of it names it.
+    """
     reason = REASONS.get(stopped.number)
     if reason == "breakpoint" and stepped:
         return "step", None
@@ -154,7 +169,7 @@ def stopReason(stopped: Stopped, stepped: bool) -> tuple[str, JsonObject | None]
         return reason, None
     named = _DESCRIPTION.match(stopped.message)
     return "error", {"number": stopped.number,
-                     "class": named.group(1) if named else None,
+                     "class": className or (named.group(1) if named else None),
                      "message": stopped.message}
 
 

@@ -6,7 +6,7 @@ L{tests.daemon.test_templatecheck}).
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.daemon.checksteps import PROBE_CLASS, RENAMED, STEPS
+from gsmcpd.daemon.checksteps import PROBE_CLASS, RENAMED, STEPS, ZERO_DIVIDE
 from gsmcpd.tools.catalog import CORE_TOOLSETS, OTHER_TOOLSETS, ToolCatalog
 from gsmcpd.tools.templates.render import templateNames
 
@@ -36,3 +36,18 @@ class StepsTests(SynchronousTestCase):
         self.assertEqual([(each["className"], each["newName"])
                           for each in renames],
                          [(PROBE_CLASS, RENAMED), (RENAMED, PROBE_CLASS)])
+
+    def test_debuggerReadingsRun(self):
+        """
+        The debugger's readings a real stone settles each have a step:
+        steps into and out, a temporary written by an assignment, an Error
+        stopped and continued.
+        """
+        debugging = [step for step in STEPS if step.name.startswith("debug_")]
+        kinds = {step.arguments["kind"] for step in debugging
+                 if step.name == "debug_step"}
+        self.assertEqual(kinds, {"over", "into", "out"})
+        self.assertTrue(any(":=" in step.arguments["code"]
+                            for step in debugging if step.name == "debug_eval"))
+        self.assertIn(ZERO_DIVIDE, [step.expect for step in debugging
+                                    if step.name == "debug_continue"])

@@ -137,6 +137,23 @@ class GemSessionDebugTests(SimulatedStoneMixin, TestCase):
         self.assertEqual(gone.number, 2094)
 
     @inlineCallbacks
+    def test_logoutEndsPausedRuns(self):
+        """
+        A session that ends holding a paused run ends its process: the
+        stone holds none for it once the logout is over.
+        """
+        gem = GemSession(self.library, self.login, reactor, "debug")
+        yield gem.login()
+        yield gem.executeDebug("nil halt. 7")
+        running = yield threads.deferToThread(self.control.call,
+                                              {"op": "debugRuns"})
+        self.assertEqual(running, {"debugRuns": 1})
+        yield gem.logout()
+        running = yield threads.deferToThread(self.control.call,
+                                              {"op": "debugRuns"})
+        self.assertEqual(running, {"debugRuns": 0})
+
+    @inlineCallbacks
     def test_finishedAndFailed(self):
         """
         A run that finishes answers None; one that cannot stop (it does not

@@ -124,6 +124,19 @@ class AuditLogTests(SynchronousTestCase):
                 self.assertEqual(event["sourceSha256"], hashlib.sha256(
                     b"3 + 4").hexdigest(), tool.name)
 
+    def test_breakpointConditionDigested(self):
+        """
+        A breakpoint's condition, Smalltalk the stone runs at each break,
+        is digested as a debugged run's code is.
+        """
+        condition = "n > 2"
+        event = self.call("breakpoint_set", {
+            "className": "Probe", "selector": "twice:", "line": 3,
+            "condition": condition}, ok())
+        self.assertEqual(event["sourceSha256"],
+                         hashlib.sha256(condition.encode()).hexdigest())
+        self.assertNotIn(condition, repr(event))
+
     def test_noSourceDigestForOtherTools(self):
         self.assertIsNone(self.call("list_classes", {"dictionaryName": "X"},
                                     ok())["sourceSha256"])

@@ -104,18 +104,22 @@ class SignalTests(DebuggingTestCase):
 
     def test_zeroDivideTwoSendsDeepThenFixAndRestart(self):
         """
-        An unhandled ZeroDivide stops the process where it is signalled;
-        once the method is fixed, trimming to its frame and continuing runs
-        its new source.
+        An unhandled ZeroDivide stops the process where it is signalled,
+        its signal the top frame (the exception its receiver); once the
+        method is fixed, trimming to its frame and continuing runs its new
+        source.
         """
         self.compile("outer\n\t^ self inner + 1")
         self.compile("inner\n\t^ 10 / 0")
         stop = self.stopped("Probe new outer")
         self.assertEqual(stop.number, 2026)
-        selectors = [self.top(stop.context, level)[0] for level in range(1, 5)]
-        self.assertEqual(selectors, ["/", "inner", "outer", None])
+        selectors = [self.top(stop.context, level)[0] for level in range(1, 6)]
+        self.assertEqual(selectors, ["signal", "/", "inner", "outer", None])
+        signal = self.perform(stop.context, "_frameContentsAt:", 1).items
+        self.assertEqual(self.evaluator.send(signal[9], "class", ()).name,
+                         "ZeroDivide")
         self.compile("inner\n\t^ 10 / 5")
-        self.assertIs(self.perform(stop.context, "trimStackToLevel:", 2).__class__.__name__,
+        self.assertIs(self.perform(stop.context, "trimStackToLevel:", 3).__class__.__name__,
                       "Process")
         self.assertEqual(self.perform(stop.context, "localStackDepth"), 3)
         self.assertEqual(self.top(stop.context)[:2], ("inner", 2))

@@ -97,6 +97,38 @@ class BreakpointTests(DebuggerTestCase):
         self.assertEqual(listed, {"paused": []})
 
 
+class SteppingTests(DebuggerTestCase):
+
+    @inlineCallbacks
+    def test_outThenOverAFrameThenOffTheEnd(self):
+        """
+        A step out leaves the method for its sender; a step over of frame
+        2 runs frame 1 to its end; a step off the end of the code finishes
+        the run with its answer, as debug_continue would.
+        """
+        yield self.probe(FIVE, "outer\n\t| r |\n\tr := self five.\n"
+                               "\tr := r + 1.\n\t^ r")
+        yield self.succeed("breakpoint_set", className="Probe",
+                           selector="five", line=4)
+        run = yield self.structured("debug_run",
+                                    code="Probe new outer printString")
+        out = yield self.structured("debug_step", debug=run["debug"],
+                                    kind="out")
+        self.assertEqual([(each["method"], each["line"])
+                          for each in out["frames"]],
+                         [("Probe>>outer", 3), ("Executed Code", 1)])
+        over = yield self.structured("debug_step", debug=run["debug"],
+                                     kind="over", frame=2)
+        self.assertEqual([each["method"] for each in over["frames"]],
+                         ["Executed Code"])
+        done = yield self.structured("debug_step", debug=run["debug"],
+                                     kind="over")
+        self.assertEqual((done["state"], done["result"], done["frames"]),
+                         ("finished", "'15'", []))
+        listed = yield self.structured("debug_list")
+        self.assertEqual(listed, {"paused": []})
+
+
 class ErrorTests(DebuggerTestCase):
 
     @inlineCallbacks
@@ -125,6 +157,66 @@ class ErrorTests(DebuggerTestCase):
         self.assertEqual(restarted["frames"][0]["method"], "Probe>>ratio")
         done = yield self.structured("debug_continue", debug=run["debug"])
         self.assertEqual((done["state"], done["result"]), ("finished", "4"))
+
+
+class ExceptionTests(DebuggerTestCase):
+    """
+    An Error's class and frames are read from the exception signalled:
+    the frames that signalled it are hidden, those of a method of an
+    exception class are not.
+    """
+
+    @inlineCallbacks
+    def setUp(self):
+        super().setUp()
+        yield self.succeed("execute_code", code=(
+            "Error subclass: 'ProbeError' instVarNames: #() classVars: #() "
+            "classInstVars: #() poolDictionaries: #() inDictionary: "
+            "UserGlobals options: #(). nil"))
+        for source in ("calc\n\t| a |\n\ta := 3.\n\t^ a + 4",
+                       "fail\n\t^ self signal: 'boom'"):
+            yield self.succeed("compile_method", className="ProbeError",
+                               source=source, category="probe")
+
+    @inlineCallbacks
+    def test_breakpointInAnExceptionsMethod(self):
+        """
+        A breakpoint in a method of an Error subclass pauses with that
+        method's frame shown, its temporaries in scope.
+        """
+        yield self.succeed("breakpoint_set", className="ProbeError",
+                           selector="calc", line=4)
+        run = yield self.structured("debug_run", code="ProbeError new calc")
+        self.assertEqual([frame["method"] for frame in run["frames"]],
+                         ["ProbeError>>calc", "Executed Code"])
+        a = yield self.structured("debug_eval", debug=run["debug"], code="a")
+        self.assertEqual(a["printString"], "3")
+
+    @inlineCallbacks
+    def test_userErrorWithItsText(self):
+        """
+        An Error with its own messageText names its class; the method of
+        the exception that signalled it is shown, its signalling is not.
+        """
+        run = yield self.structured("debug_run", code="ProbeError new fail")
+        self.assertEqual(run["error"], {"number": 2318, "class": "ProbeError",
+                                        "message": "boom"})
+        self.assertEqual([frame["method"] for frame in run["frames"]],
+                         ["ProbeError>>fail", "Executed Code"])
+
+    @inlineCallbacks
+    def test_testFailure(self):
+        """
+        A test method's failed assertion pauses as a TestFailure, at the
+        assertion.
+        """
+        run = yield self.structured("debug_run", className="AccountTest",
+                                    selector="testWithdrawTooMuch")
+        self.assertEqual((run["reason"], run["error"]["class"]),
+                         ("error", "TestFailure"))
+        self.assertEqual([frame["method"] for frame in run["frames"][:2]],
+                         ["TestCase>>assert:equals:",
+                          "AccountTest>>testWithdrawTooMuch"])
 
 
 class HaltTests(DebuggerTestCase):
@@ -203,6 +295,61 @@ class MoreTests(DebuggerTestCase):
         self.assertEqual((done["state"], done["result"]), ("finished", "14"))
         listed = yield self.structured("breakpoint_list")
         self.assertEqual(listed, {"breakpoints": []})
+
+    @inlineCallbacks
+    def test_clearOne(self):
+        """
+        breakpoint_clear with a step point, or a line, clears that one
+        breakpoint of the method and leaves its others.
+        """
+        yield self.probe(FIVE)
+        for where in ({"line": 4}, {"stepPoint": 3}, {"line": 5}):
+            yield self.succeed("breakpoint_set", className="Probe",
+                               selector="five", **where)
+        method = {"className": "Probe", "selector": "five"}
+        cleared = yield self.structured("breakpoint_clear", stepPoint=3,
+                                        **method)
+        self.assertEqual(cleared, {"cleared": 1})
+        cleared = yield self.structured("breakpoint_clear", line=5, **method)
+        self.assertEqual(cleared, {"cleared": 1})
+        listed = yield self.structured("breakpoint_list")
+        self.assertEqual([(each["line"], each["stepPoint"])
+                          for each in listed["breakpoints"]], [(4, 2)])
+        run = yield self.structured("debug_run", code="Probe new five")
+        self.assertEqual((run["reason"], run["frames"][0]["line"]),
+                         ("breakpoint", 4))
+        done = yield self.structured("debug_continue", debug=run["debug"])
+        self.assertEqual(done["result"], "14")
+        message = yield self.refused("breakpoint_clear", kind="invalidParams",
+                                     line=4)
+        self.assertIn("className and selector", message)
+
+    @inlineCallbacks
+    def test_recompiledMethodHasNone(self):
+        """
+        A method compiled since a breakpoint was set has none (as in
+        GemStone): breakpoint_list no longer lists it, and a run does not
+        pause there; one in a method left as it was is still listed.
+        """
+        yield self.probe(FIVE, RATIO)
+        yield self.succeed("breakpoint_set", className="Probe",
+                           selector="five", line=4)
+        yield self.succeed("breakpoint_set", className="Probe",
+                           selector="ratio", line=2)
+        yield self.succeed("compile_method", className="Probe", meta=True,
+                           source="ratio\n\t^ 3 / 4", category="probe")
+        yield self.succeed("breakpoint_set", className="Probe", meta=True,
+                           selector="ratio", line=2)
+        yield self.succeed("get_method_source", className="Probe",
+                           selector="five")
+        yield self.succeed("compile_method", className="Probe", source=FIVE,
+                           category="probe")
+        listed = yield self.structured("breakpoint_list")
+        self.assertEqual([(each["meta"], each["selector"])
+                          for each in listed["breakpoints"]],
+                         [(False, "ratio"), (True, "ratio")])
+        done = yield self.structured("debug_run", code="Probe new five")
+        self.assertEqual((done["state"], done["result"]), ("finished", "14"))
 
     @inlineCallbacks
     def test_condition(self):

@@ -15,6 +15,7 @@ when it stops (a breakpoint is error 6005), as GemStone's do.
 
 import itertools
 import threading
+import weakref
 
 import attr
 
@@ -29,7 +30,12 @@ ENABLE_DEBUG, INTERPRETED = 0x1, 0x20
 """GCI_PERFORM_FLAG_ENABLE_DEBUG and _INTERPRETED (gcicmn.ht): a run can
 stop only when started with both."""
 
+ENDING_SECONDS = 10
+"""How long ending a stopped process waits for its thread to unwind."""
+
 _OOPS = itertools.count(0x7F000001, 0x100)
+
+_RUNS = weakref.WeakSet()
 
 
 class Ended(BaseException):
@@ -91,14 +97,19 @@ class DebugRun:
     def signalled(self, ev, error):
         """
         On the run's thread, where C{error} is signalled: stop there if no
-        active handler takes it.  Continued, the Error still ends the run
-        (the stricter reading: docs/gemstone-fidelity.rst).
+        active handler takes it, its signal the top frame (the exception its
+        receiver), as GemStone's stack shows it.  Continued, the Error
+        still ends the run (the stricter reading: docs/gemstone-fidelity.rst).
         """
         from gsmcpd.testing.simulator import exceptions
         error.exception = exceptions.caught(error)
         if not any(exceptions.catches(ev, each.exceptionClass, error.exception)
                    for each in ev.handlers):
-            self.pause(ev, error.number, error.description)
+            ev.stack.append(exceptions._signalFrame(error.exception))
+            try:
+                self.pause(ev, error.number, error.description)
+            finally:
+                ev.stack.pop()
 
     def pause(self, ev, number, message):
         """
@@ -150,11 +161,15 @@ class DebugRun:
     def end(self):
         """
         End the process whether or not it is stopped: its session is gone.
+        A stopped one has ended when this returns, as a stone's processes
+        of a session have when its logout is over.
         """
         with self._lock:
             if self.state == "stopped":
                 self._command = "end"
                 self._lock.notify_all()
+                self._lock.wait_for(lambda: self.state != "stopped",
+                                    timeout=ENDING_SECONDS)
 
     def finish(self, state, outcome):
         with self._lock:
@@ -175,6 +190,7 @@ def execute(session, source, flags=ENABLE_DEBUG | INTERPRETED):
     process = Process(CLASSES["GsProcess"], state="running")
     run = DebugRun(session, process, next(_OOPS), flags)
     session.debugRuns[run.oop] = run
+    _RUNS.add(run)
 
     def body():
         try:
@@ -190,6 +206,14 @@ def execute(session, source, flags=ENABLE_DEBUG | INTERPRETED):
             run.finish("finished", value)
     threading.Thread(target=body, daemon=True).start()
     return run.wait()
+
+
+def living():
+    """
+    How many debuggable processes of any session have not ended: running,
+    or stopped on their threads.
+    """
+    return sum(run.state in ("running", "stopped") for run in list(_RUNS))
 
 
 def _run(session, oop):

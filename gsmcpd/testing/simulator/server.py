@@ -131,7 +131,8 @@ class Gem:
                     self.send(self._resolve(fields[0].decode("utf-8", "replace")))
                 elif opcode == wire.LOGOUT:
                     # Logged out before the answer, as a stone's logout is
-                    # over when GciTsLogout returns.
+                    # over when GciTsLogout returns: its processes too.
+                    self._endRuns()
                     self.server.forget(self)
                     self.send(wire.encodeFields(wire.OK, []))
                     return
@@ -201,14 +202,17 @@ class Gem:
             self.session.interrupt.end()
         self.send(reply)
 
+    def _endRuns(self):
+        for run in list(self.session.debugRuns.values()):
+            run.end()
+
     def close(self):
         """
         End the gem: its session is logged out, its call, if any, stops,
         and so do its stopped processes.
         """
         self.session.interrupt.kill()
-        for run in list(self.session.debugRuns.values()):
-            run.end()
+        self._endRuns()
         self.server.forget(self)
         try:
             self.sock.shutdown(socket.SHUT_RDWR)
@@ -359,6 +363,8 @@ class StoneServer:
         op = request["op"]
         if op == "sessions":
             return {"sessions": self.stone.describeSessions()}
+        if op == "debugRuns":
+            return {"debugRuns": debugging.living()}
         if op == "kill":
             return {"killed": self.stopGem(request["session"])}
         if op == "maxLogins":
@@ -415,6 +421,7 @@ class StoneServer:
 
 CONTROL_OPS = {
     "sessions": "the logged-in sessions: number, user, commits behind, view, cache name",
+    "debugRuns": "how many debuggable processes of any session have not ended",
     "kill": "stop session N's gem (its connection closes; calls fail fatally)",
     "maxLogins": "set the login cap",
     "commitFromOutside": "commit UserGlobals at: key put: value as another session",

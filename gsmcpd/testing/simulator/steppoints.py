@@ -122,3 +122,19 @@ def _sourceOffsets(ev, receiver):
         return Array([each + 1 for each in stepOffsets(methodOf(
             ev, receiver.behavior, receiver.selector).source)])
     return Array([each + 1 for each in _offsetsOf(receiver)])
+
+
+@method("GsNMethod", "asOop")
+def _asOop(ev, receiver):
+    """
+    A compiled method's one OOP, whichever C{compiledMethodAt:} answered
+    it: a method compiled since is another object, with another (and none
+    of the first one's breakpoints).
+    """
+    from gsmcpd.testing.simulator.inspection import _asOop
+    if isinstance(receiver, CompiledMethod):
+        from gsmcpd.testing.simulator.reflection import methodOf
+        info = methodOf(ev, receiver.behavior, receiver.selector)
+        if info is not None:
+            return _asOop(ev, info)
+    return _asOop(ev, receiver)
