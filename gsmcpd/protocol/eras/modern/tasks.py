@@ -20,8 +20,8 @@ from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from gsmcpd.auth.tokens import Principal, admits
+from gsmcpd.protocol.eras.modern.asking import inputResponses
 from gsmcpd.protocol.eras.modern.envelope import MISSING_CLIENT_CAPABILITY, Envelope
-from gsmcpd.protocol.eras.modern.inputrequired import inputResponses
 from gsmcpd.protocol.eras.modern.results import COMPLETE
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError, invalidParams
