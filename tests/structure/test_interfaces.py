@@ -24,9 +24,8 @@ from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.observe.auditchain import ChainedJsonObserver
 from gsmcpd.observe.auditfile import AuditFile
-from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
-from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests, StreamAsker
 from gsmcpd.protocol.eras.modern.asking import ModernAsker
 from gsmcpd.protocol.eras.modern.dialect import ModernDialect
 from gsmcpd.protocol.eras.modern.envelope import Envelope

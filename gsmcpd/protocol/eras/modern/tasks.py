@@ -113,7 +113,6 @@ class TaskStore:
 
     @ivar ttl: seconds a task stays readable after it ended.
     @ivar kept: most ended tasks kept per identity, or L{None}.
-    @ivar onChange: called with each L{Task} whose status changed, or L{None}.
     """
 
     log = Logger()
@@ -127,7 +126,6 @@ class TaskStore:
         self._tasks: dict[str, Task] = {}
         self._ended: defaultdict[object, OrderedDict[str, Task]] = \
             defaultdict(OrderedDict)
-        self.onChange: Callable[[Task], object] | None = None
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -178,8 +176,6 @@ class TaskStore:
         task.lastUpdatedAt = self._clock.seconds()
         if status in TERMINAL:
             self._retain(task)
-        if self.onChange is not None:
-            self.onChange(task)
 
     def _retain(self, task: Task) -> None:
         """Keep an ended task for the retention, unless newer ones crowd it."""
