@@ -211,12 +211,10 @@ class Handlers:
 
     @inlineCallbacks
     def resourcesRead(self, request: RequestFacts) -> Any:
-        uri = request.params.get("uri")
-        skill = request.dialect.skills.get(uri) if isinstance(uri, str) \
-            else None
+        uri = _required(request.params, "uri")
+        skill = request.dialect.skills.get(uri)
         if skill is not None:
             return {"contents": skill.contents()}
-        uri = _required(request.params, "uri")
         offering, variables = self._resolve(request, uri)
         work = request.work
         call = ToolCall(None, None, request.context) if work is None \
