@@ -24,14 +24,11 @@ class ModernDialect:
 
     instructions: str | None
     capabilities: JsonObject
-    describeTool: Callable[[Tool], JsonObject]
+    describe: Callable[[Tool], JsonObject]
     handleTools: tuple[Tool, ...]
     skills: Mapping[str, Any]
     era: str = MODERN
     resourceNotFound: int = INVALID_PARAMS
-
-    def describe(self, tool: Tool) -> JsonObject:
-        return self.describeTool(tool)
 
     def discovered(self, answer: JsonObject, serverInfo: JsonObject
                    ) -> JsonObject:
