@@ -13,7 +13,7 @@ from gsmcpd.daemon.security import MUTATION, READ_ONLY_INSTRUCTIONS, servedTools
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.protocol.catalogsurface import catalogInstructions
 from gsmcpd.protocol.handlers import ServerIdentity
-from gsmcpd.protocol.instructions import readInstructions, stockInstructions
+from gsmcpd.protocol.instructions import stockInstructions
 from gsmcpd.tools.arguments import JsonObject
 from gsmcpd.tools.base import Toolset
 from gsmcpd.tools.catalog import DEFAULT_TOOLSETS, ToolsetError, buildToolsets
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from gsmcpd.daemon.options import Config
 
 SIMULATED_TITLE = "gsmcpd on a simulated stone (a test double, not GemStone)"
+MAX_INSTRUCTIONS = 32_768
+"""Characters; a longer text is refused at startup, where it can be fixed."""
 
 
 def servedToolsets(config: Config) -> tuple[Toolset, ...]:
@@ -63,10 +65,7 @@ def serverIdentity(config: Config) -> ServerIdentity:
     eras: list[str | None] = [stock(config.toolsets, modern, withheld)
                               for modern in (False, True)]
     if config.instructionsFile:
-        try:
-            eras = [readInstructions(config.instructionsFile)] * 2
-        except ValueError as e:
-            raise ConfigError(f"--instructions-file {e}")
+        eras = [readInstructions(config.instructionsFile)] * 2
     if config.readOnly:
         eras = ["\n\n".join(filter(None, [READ_ONLY_INSTRUCTIONS, text]))
                 for text in eras]
@@ -78,3 +77,21 @@ def serverIdentity(config: Config) -> ServerIdentity:
         name=config.serverName, version=config.serverVersion or __version__,
         title=title, instructions=instructions,
         modernInstructions=modernInstructions)
+
+
+def readInstructions(path: str) -> str | None:
+    """
+    An operator's file, which replaces both eras' instructions: its text,
+    or L{None} if empty (none are sent).
+
+    @raise ConfigError: for a file that cannot be read, or is too long.
+    """
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"--instructions-file {path!r}: {e}")
+    if len(text) > MAX_INSTRUCTIONS:
+        raise ConfigError(f"--instructions-file {path!r} holds {len(text)} "
+                          f"characters; the limit is {MAX_INSTRUCTIONS}")
+    return text or None

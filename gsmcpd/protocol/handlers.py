@@ -12,7 +12,6 @@ from twisted.internet.defer import inlineCallbacks
 from gsmcpd import __version__
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.observe.audit import CallRefused
-from gsmcpd.protocol.discover import discoverAnswer
 from gsmcpd.protocol.facts import IDialect, RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
@@ -24,6 +23,7 @@ from gsmcpd.protocol.jsonrpc import (
 )
 from gsmcpd.protocol.surface import Surface
 from gsmcpd.protocol.toolcall import callTool, unknownTool
+from gsmcpd.protocol.versions import SUPPORTED_VERSIONS
 from gsmcpd.sessions.client import LOG_LEVELS, ClientSession
 from gsmcpd.tools.base import Tool, ToolCall, ToolError
 from gsmcpd.tools.catalog import OutOfScope, ToolCatalog
@@ -55,6 +55,12 @@ RESOURCE_NOT_FOUND = -32002
 MAX_SUBSCRIPTIONS = 100
 MAX_URI_LENGTH = 1024
 """Characters in a resource URI a session may subscribe to."""
+
+
+def refuseLongUris(uris: list[str]) -> None:
+    if any(len(uri) > MAX_URI_LENGTH for uri in uris):
+        raise invalidParams(f"a resource URI is at most {MAX_URI_LENGTH} "
+                            "characters")
 
 
 def _required(params: JsonObject, name: str) -> str:
@@ -169,9 +175,13 @@ class Handlers:
                            "initialized")
 
     def discover(self, request: RequestFacts) -> JsonObject:
+        """The same facts in both eras, each naming the server its way."""
         dialect = request.dialect
-        return dialect.discovered(discoverAnswer(
-            dialect.capabilities, dialect.instructions), self.serverInfo())
+        answer = {"supportedVersions": list(SUPPORTED_VERSIONS),
+                  "capabilities": dialect.capabilities}
+        if dialect.instructions:
+            answer["instructions"] = dialect.instructions
+        return dialect.discovered(answer, self.serverInfo())
 
     def toolsList(self, request: RequestFacts) -> JsonObject:
         refuseCursor(request.params, "tools/list")
@@ -201,12 +211,10 @@ class Handlers:
 
     @inlineCallbacks
     def resourcesRead(self, request: RequestFacts) -> Any:
-        uri = request.params.get("uri")
-        skill = request.dialect.skills.get(uri) if isinstance(uri, str) \
-            else None
+        uri = _required(request.params, "uri")
+        skill = request.dialect.skills.get(uri)
         if skill is not None:
             return {"contents": skill.contents()}
-        uri = _required(request.params, "uri")
         offering, variables = self._resolve(request, uri)
         work = request.work
         call = ToolCall(None, None, request.context) if work is None \
@@ -225,9 +233,7 @@ class Handlers:
 
     def subscribe(self, request: RequestFacts) -> JsonObject:
         uri = _required(request.params, "uri")
-        if len(uri) > MAX_URI_LENGTH:
-            raise invalidParams(f"a resource URI is at most {MAX_URI_LENGTH} "
-                                "characters")
+        refuseLongUris([uri])
         self._resolve(request, uri)
         client = _client(request)
         if uri not in client.subscriptions and \

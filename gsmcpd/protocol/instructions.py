@@ -1,17 +1,14 @@
 """
 The server's instructions for the model, assembled from the toolsets served
 (so they never name a tool the client cannot call) for each era: the 2026
-one's starts with C{open_session}.  An operator's file replaces both; an
-empty one sends none.
+one's starts with C{open_session}.  An operator's file replaces both
+(L{gsmcpd.daemon.served}).
 """
 
 from collections.abc import Iterable
 
 from gsmcpd.tools.base import NO_SESSION, Toolset
 from gsmcpd.tools.catalog import unservedToolsets
-
-MAX_INSTRUCTIONS = 32_768
-"""Characters; a longer text is refused at startup, where it can be fixed."""
 
 OUTPUT_RULE = (
     "A structured result holds exactly the properties its output schema "
@@ -76,15 +73,3 @@ def stockInstructions(toolsets: Iterable[Toolset], modern: bool = False,
         paragraphs.append(UNSERVED.format(", ".join(unserved)))
     return "\n\n".join(paragraphs)
 
-
-def readInstructions(path: str) -> str | None:
-    """An operator's file: its text, L{None} if empty, or L{ValueError}."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"{path!r}: {e}")
-    if len(text) > MAX_INSTRUCTIONS:
-        raise ValueError(f"{path!r} holds {len(text)} characters; the limit "
-                         f"is {MAX_INSTRUCTIONS}")
-    return text or None

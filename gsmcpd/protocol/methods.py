@@ -46,7 +46,6 @@ class MethodTable:
                  skills: Mapping[str, Handler] | None = None,
                  tasks: Handler | None = None):
         """
-        @param skills: the skill methods' handlers by name, if any.
         @param tasks: the one handler of L{TASK_METHODS}, if a tool may run
             as a task.
         """

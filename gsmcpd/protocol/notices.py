@@ -6,7 +6,6 @@ L{gsmcpd.protocol.eras.modern.listen}).
 """
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
 import attr
 
@@ -49,17 +48,16 @@ class Filter:
                for name in LIST_CHANGES})
 
 
+@attr.s(auto_attribs=True, eq=False)
 class Subscriber:
     """
     @ivar subscriptionId: the 2026 listen request's id, which tags its
         notices, or L{None} (2025).
     """
 
-    def __init__(self, wants: Any, deliver: "Deliver",
-                 subscriptionId: object = None) -> None:
-        self._wants = wants
-        self.deliver = deliver
-        self.subscriptionId = subscriptionId
+    _wants: Callable[[], Filter]
+    deliver: Deliver
+    subscriptionId: object = None
 
     @property
     def filter(self) -> Filter:

@@ -4,13 +4,21 @@ daemon introduces itself in each era (the options that choose them are
 tested with the others in L{tests.daemon.test_options}).
 """
 
+import os
+
 import attr
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd import __version__
 from gsmcpd.daemon.security import READ_ONLY_INSTRUCTIONS
-from gsmcpd.daemon.served import SIMULATED_TITLE, servedToolsets, serverIdentity
+from gsmcpd.daemon.served import (
+    MAX_INSTRUCTIONS,
+    SIMULATED_TITLE,
+    readInstructions,
+    servedToolsets,
+    serverIdentity,
+)
 from gsmcpd.daemon.settings import ConfigError
 from gsmcpd.protocol.catalogsurface import CATALOG_PARAGRAPH
 from gsmcpd.protocol.handlers import Handlers
@@ -99,6 +107,40 @@ class ServedTests(SynchronousTestCase):
         error = self.assertRaises(ConfigError, serverIdentity, Settings(
             instructionsFile=path + ".missing").served())
         self.assertIn("--instructions-file", str(error))
+
+
+class ReadInstructionsTests(SynchronousTestCase):
+
+    def write(self, content, mode="w"):
+        path = self.mktemp()
+        with open(path, mode) as f:
+            f.write(content)
+        return path
+
+    def test_text(self):
+        self.assertEqual(readInstructions(self.write("Use tests.\n")),
+                         "Use tests.\n")
+
+    def test_emptyFileSendsNone(self):
+        self.assertIsNone(readInstructions(self.write("")))
+
+    def test_atTheLimit(self):
+        text = "x" * MAX_INSTRUCTIONS
+        self.assertEqual(readInstructions(self.write(text)), text)
+
+    def test_overTheLimitIsRefused(self):
+        path = self.write("x" * (MAX_INSTRUCTIONS + 1))
+        error = self.assertRaises(ConfigError, readInstructions, path)
+        self.assertIn(str(MAX_INSTRUCTIONS), str(error))
+
+    def test_missingFileIsRefused(self):
+        path = os.path.join(self.mktemp(), "absent")
+        error = self.assertRaises(ConfigError, readInstructions, path)
+        self.assertIn("absent", str(error))
+
+    def test_notUtf8IsRefused(self):
+        path = self.write(b"\xff\xfe bad", "wb")
+        self.assertRaises(ConfigError, readInstructions, path)
 
 
 class DefaultSurfaceTests(ModernTestCase):

@@ -6,9 +6,9 @@ from twisted.internet.defer import inlineCallbacks
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.protocol.eras.modern import asking
 from gsmcpd.protocol.eras.modern.asking import (
     ModernAsker,
-    TaskAsker,
     bound,
     gatheredFrom,
     modernRound,
@@ -16,8 +16,9 @@ from gsmcpd.protocol.eras.modern.asking import (
 from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
 from gsmcpd.protocol.eras.modern.tasks import TaskStore
-from gsmcpd.protocol.jsonrpc import JsonRpcError
+from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.protocol.versions import MODERN_VERSION
+from gsmcpd.tools import questions
 from gsmcpd.tools.confirm import question
 from gsmcpd.tools.questions import InputRequired, elicitation, sampling
 from tests.protocol.test_tasks import adopted
@@ -257,7 +258,7 @@ class ConfirmationTests(SynchronousTestCase):
         self.assertEqual(list(state["asked"]), ["note"])
 
 
-class TaskAskerTests(SynchronousTestCase):
+class InATaskTests(SynchronousTestCase):
 
     def test_parksTheTask(self):
         """
@@ -270,8 +271,8 @@ class TaskAskerTests(SynchronousTestCase):
 
         @inlineCallbacks
         def run(task):
-            asker = TaskAsker(store, task, envelope,
-                              gatheredFrom(None, {"name": YES}))
+            asker = ModernAsker(envelope, gatheredFrom(None, {"name": YES}))
+            asker.becameTask(store, task)
             seen.append((yield asker.ask({"name": CONFIRM,
                                           "confirm": CONFIRM})))
             return {"content": []}
@@ -284,8 +285,54 @@ class TaskAskerTests(SynchronousTestCase):
 
     def test_undeclared(self):
         store = TaskStore(Clock())
-        task = adopted(store, lambda task: TaskAsker(
-            store, task, Envelope(MODERN_VERSION, {})).ask(
-                {"confirm": CONFIRM}))
+        asker = ModernAsker(Envelope(MODERN_VERSION, {}), {})
+        task = adopted(store, lambda task: (asker.becameTask(store, task),
+                                            asker.ask({"confirm": CONFIRM}))[1])
         self.assertEqual(task.status, "failed")
         self.assertEqual(task.error["code"], -32021)
+
+
+class InputRequiredTests(SynchronousTestCase):
+
+    def test_result(self):
+        confirm = questions.elicitation(
+            "Delete class Foo and its 14 methods?",
+            {"confirm": {"type": "boolean"}}, required=["confirm"])
+        self.assertEqual(
+            asking.inputRequired("tools/call", {"confirm": confirm},
+                                        "sealed"),
+            {"resultType": "input_required",
+             "inputRequests": {"confirm": {
+                 "method": "elicitation/create",
+                 "params": {"mode": "form",
+                            "message": "Delete class Foo and its 14 methods?",
+                            "requestedSchema": {
+                                "type": "object",
+                                "properties": {"confirm": {"type": "boolean"}},
+                                "required": ["confirm"]}}}},
+             "requestState": "sealed"})
+
+    def test_onlyOnSomeMethods(self):
+        """
+        Lists never answer input_required.
+        """
+        for method in ("tools/call", "prompts/get", "resources/read",
+                       "tasks/result"):
+            asking.inputRequired(method, {})
+        self.assertRaises(ValueError, asking.inputRequired,
+                          "tools/list", {})
+
+    def test_inputResponses(self):
+        self.assertEqual(asking.inputResponses({}), {})
+        answers = {"confirm": {"action": "accept", "content": {"ok": True}},
+                   "extra": {"action": "accept"}}
+        self.assertEqual(
+            asking.inputResponses({"inputResponses": answers}),
+            answers)
+
+    def test_malformedInputResponses(self):
+        for bad in (None, [], {"confirm": 12345}, {"confirm": "yes"}):
+            error = self.assertRaises(JsonRpcError,
+                                      asking.inputResponses,
+                                      {"inputResponses": bad})
+            self.assertEqual(error.code, INVALID_PARAMS)

@@ -16,8 +16,11 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.audit import CallRefused
+from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
+from gsmcpd.protocol.eras.modern.dialect import ModernDialect
 from gsmcpd.protocol.eras.modern.handles import HANDLE_TOOLS
-from gsmcpd.protocol.facts import LEGACY
+from gsmcpd.protocol.eras.modern.results import complete
+from gsmcpd.protocol.facts import LEGACY, RequestFacts
 from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND, Handlers, ServerIdentity
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
@@ -122,6 +125,46 @@ class NegotiationTests(SynchronousTestCase):
         for version in ("2024-11-05", "2099-01-01", None):
             self.assertEqual(negotiateVersion(version),
                              LATEST_LEGACY_VERSION)
+
+
+class DiscoverTests(SynchronousTestCase):
+    """
+    C{server/discover} in both eras' shapes.
+    """
+
+    SERVER = {"name": "gsmcpd", "version": "1.0"}
+    CAPABILITIES = {"tools": {"listChanged": False}, "prompts": {}}
+
+    def discover(self, dialect):
+        handlers = Handlers(ToolCatalog([]), ServerIdentity(version="1.0"))
+        return handlers.discover(RequestFacts(
+            "server/discover", {}, 1, dialect, "", {}))
+
+    def test_modern(self):
+        """
+        The 2026 shape: all three revisions, capabilities, instructions,
+        the server named in C{_meta}, and the dress of a cacheable result.
+        """
+        self.assertEqual(
+            complete("server/discover", self.discover(ModernDialect(
+                "Browse before you edit.", self.CAPABILITIES, None, (),
+                {}))),
+            {"supportedVersions": ["2025-06-18", "2025-11-25", "2026-07-28"],
+             "capabilities": self.CAPABILITIES,
+             "instructions": "Browse before you edit.",
+             "_meta": {"io.modelcontextprotocol/serverInfo": self.SERVER},
+             "resultType": "complete", "ttlMs": 3_600_000,
+             "cacheScope": "public"})
+
+    def test_legacy(self):
+        """
+        Inside a 2025 session: the same facts, the server named in the body
+        as C{initialize} names it.
+        """
+        self.assertEqual(
+            self.discover(LegacyDialect(None, self.CAPABILITIES)),
+            {"supportedVersions": ["2025-06-18", "2025-11-25", "2026-07-28"],
+             "capabilities": self.CAPABILITIES, "serverInfo": self.SERVER})
 
 
 class MethodTests(HandlersTestCase):

@@ -1,19 +1,16 @@
 """
 Tests for L{gsmcpd.protocol.instructions}: the stock text names only the
-toolsets served, and an operator's file is checked where it can be fixed.
+toolsets served.
 """
 
-import os
 
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol.instructions import (
     DETACHED_PREAMBLE,
-    MAX_INSTRUCTIONS,
     MODERN_PREAMBLE,
     PREAMBLE,
     UNSERVED,
-    readInstructions,
     stockInstructions,
 )
 from gsmcpd.tools.base import ANY_SESSION, NO_SESSION, Tool, annotations, closedSchema
@@ -90,37 +87,3 @@ class ModernInstructionsTests(SynchronousTestCase):
         """
         text = stockInstructions([Toolset("", NO_SESSION)], modern=True)
         self.assertEqual(text, f"{DETACHED_PREAMBLE}\n\n{NONE_SERVED}")
-
-
-class ReadInstructionsTests(SynchronousTestCase):
-
-    def write(self, content, mode="w"):
-        path = self.mktemp()
-        with open(path, mode) as f:
-            f.write(content)
-        return path
-
-    def test_text(self):
-        self.assertEqual(readInstructions(self.write("Use tests.\n")),
-                         "Use tests.\n")
-
-    def test_emptyFileSendsNone(self):
-        self.assertIsNone(readInstructions(self.write("")))
-
-    def test_atTheLimit(self):
-        text = "x" * MAX_INSTRUCTIONS
-        self.assertEqual(readInstructions(self.write(text)), text)
-
-    def test_overTheLimitIsRefused(self):
-        path = self.write("x" * (MAX_INSTRUCTIONS + 1))
-        error = self.assertRaises(ValueError, readInstructions, path)
-        self.assertIn(str(MAX_INSTRUCTIONS), str(error))
-
-    def test_missingFileIsRefused(self):
-        path = os.path.join(self.mktemp(), "absent")
-        error = self.assertRaises(ValueError, readInstructions, path)
-        self.assertIn("absent", str(error))
-
-    def test_notUtf8IsRefused(self):
-        path = self.write(b"\xff\xfe bad", "wb")
-        self.assertRaises(ValueError, readInstructions, path)

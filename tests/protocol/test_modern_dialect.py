@@ -6,7 +6,7 @@ says differently.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol import kinds
-from gsmcpd.protocol.eras.modern.dialect import ModernDialect, namedInMeta
+from gsmcpd.protocol.eras.modern.dialect import ModernDialect
 from gsmcpd.protocol.eras.modern.envelope import SERVER_INFO_KEY
 from gsmcpd.protocol.facts import MODERN
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS
@@ -36,7 +36,6 @@ class ModernDialectTests(SynchronousTestCase):
         self.assertEqual(
             self.dialect.discovered({"a": 1}, {"name": "s"}),
             {"a": 1, "_meta": {SERVER_INFO_KEY: {"name": "s"}}})
-        self.assertEqual(namedInMeta({}, {}), {"_meta": {SERVER_INFO_KEY: {}}})
 
     def test_deadGemEndsTheHandle(self):
         work = WorkSession("0" * 32, FakeGem())

@@ -1,24 +1,33 @@
 """
-Tests for L{gsmcpd.protocol.eras.legacy.outbound}: server-sent requests get ids of
-their own, reach the right stream, and always decide something.
+Tests for L{gsmcpd.protocol.eras.legacy.outbound}: server-sent requests get
+ids of their own, reach the right stream, and always decide something; a
+2025 call asks its client by them.
 """
 
 import json
 
+from twisted.internet.defer import succeed
 from twisted.internet.task import Clock
 from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
 from gsmcpd.observe.clipping import CLIPPED_LENGTH
-from gsmcpd.protocol.eras.legacy.outbound import REQUEST_TIMEOUT, PendingRequests
+from gsmcpd.protocol.eras.legacy.outbound import (
+    REQUEST_TIMEOUT,
+    PendingRequests,
+    StreamAsker,
+)
 from gsmcpd.protocol.jsonrpc import parseMessage
 from gsmcpd.sessions.interfaces import (
     ClientAnsweredError,
     ClientDidNotAnswer,
     IClientRequests,
 )
-from tests.fakes import RecordingSink
+from gsmcpd.tools.questions import elicitation, roots
+from gsmcpd.tools.templates.outcomes import ToolError
+from tests.builders import clientSession
+from tests.fakes import FakeGem, RecordingSink
 
 
 class Session(RecordingSink):
@@ -136,3 +145,57 @@ class PendingRequestsTests(SynchronousTestCase):
         self.clock.advance(REQUEST_TIMEOUT)
         self.assertNoResult(mine)
         self.failureResultOf(theirs, ClientDidNotAnswer)
+
+
+class Pending:
+    """
+    The server's requests to clients, answered at once by method.
+    """
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, session, method, params=None, via=None):
+        self.sent.append((session, method, via))
+        return succeed({"answered": method})
+
+
+class StreamAskerTests(SynchronousTestCase):
+    """
+    Asking on the call's stream: what the client's session declared says
+    what it can answer, and each question is one request.
+    """
+
+    def test_canAskByTheSessionsCapabilities(self):
+        client = clientSession(FakeGem(), capabilities={
+            "elicitation": {}, "sampling": True})
+        asker = StreamAsker(Pending(), client, RecordingSink())
+        self.assertTrue(asker.canAsk("elicitation"))
+        self.assertFalse(asker.canAsk("sampling"))
+        self.assertFalse(asker.canAsk("roots"))
+
+    def test_askSendsEach(self):
+        pending, sink = Pending(), RecordingSink()
+        client = clientSession(FakeGem())
+        answers = self.successResultOf(StreamAsker(pending, client, sink).ask(
+            {"who": elicitation("Who?", {"name": {"type": "string"}}),
+             "roots": roots()}))
+        self.assertEqual(sorted(method for _, method, _ in pending.sent),
+                         ["elicitation/create", "roots/list"])
+        self.assertEqual({(session, via) for session, _, via in pending.sent},
+                         {(client, sink)})
+        self.assertEqual(answers["roots"], {"answered": "roots/list"})
+
+    def test_noStreamNoQuestion(self):
+        """
+        A call not answered as a stream cannot ask: each request is
+        refused, and the question fails naming why.
+        """
+        pending = Pending()
+        asker = StreamAsker(pending, clientSession(FakeGem()), None)
+        error = self.assertRaises(ToolError, asker.send, "roots/list", {})
+        self.assertEqual(error.kind, "refused")
+        failure = self.failureResultOf(asker.ask({"roots": roots()}),
+                                       ToolError)
+        self.assertIn("accepts an event stream", failure.value.message)
+        self.assertEqual(pending.sent, [])

@@ -44,8 +44,6 @@ class TaskStoreTests(SynchronousTestCase):
         self.clock = Clock()
         self.clock.advance(1_764_547_200)  # 2025-12-01T00:00:00Z
         self.store = TaskStore(self.clock, ttl=600, pollInterval=0.5)
-        self.changes = []
-        self.store.onChange = lambda task: self.changes.append(task.status)
         self.cancelled = []
 
     def started(self):
@@ -107,7 +105,6 @@ class TaskStoreTests(SynchronousTestCase):
         self.assertEqual(detailed["result"], RESULT)
         self.assertEqual(detailed["lastUpdatedAt"], "2025-12-01T00:00:02.000Z")
         self.assertNotIn("error", detailed)
-        self.assertEqual(self.changes, ["completed"])
 
     def test_failed(self):
         """
@@ -139,10 +136,12 @@ class TaskStoreTests(SynchronousTestCase):
         self.store.cancel(task)
         self.assertEqual(self.cancelled, [True])
         self.assertEqual(task.status, "cancelled")
+        self.clock.advance(1)
         self.working.errback(CancelledError())
         self.store.cancel(task)
         self.assertEqual(self.cancelled, [True])
-        self.assertEqual(self.changes, ["cancelled"])
+        self.assertEqual((task.status, task.lastUpdatedAt),
+                         ("cancelled", task.createdAt))
         done = self.started()
         self.working.callback(RESULT)
         self.store.cancel(done)
@@ -253,8 +252,6 @@ class TaskStoreTests(SynchronousTestCase):
         self.assertEqual(answers, [{"a": {"action": "accept"},
                                     "b": {"action": "decline"}}])
         self.assertEqual(task.status, "completed")
-        self.assertEqual(self.changes, ["input_required", "working",
-                                        "completed"])
 
     def test_cancelWhileAsking(self):
         @inlineCallbacks

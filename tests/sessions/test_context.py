@@ -9,8 +9,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
 from gsmcpd.gci.session import CallWithdrawn
-from gsmcpd.protocol.eras.legacy.asking import StreamAsker
-from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests, StreamAsker
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.context import CallContext, noLogs
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext, ICallControl

@@ -24,10 +24,9 @@ from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.observe.auditchain import ChainedJsonObserver
 from gsmcpd.observe.auditfile import AuditFile
-from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
-from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
-from gsmcpd.protocol.eras.modern.asking import ModernAsker, TaskAsker
+from gsmcpd.protocol.eras.legacy.outbound import PendingRequests, StreamAsker
+from gsmcpd.protocol.eras.modern.asking import ModernAsker
 from gsmcpd.protocol.eras.modern.dialect import ModernDialect
 from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.eras.modern.tasks import TaskProgress, TaskStore
@@ -159,15 +158,13 @@ class OtherProviderTests(TestCase):
 
     def test_askers(self):
         """
-        One provider of L{IAsker} per way of asking: on the call's stream,
-        in input-required rounds, inside a task.
+        One provider of L{IAsker} per era (the 2026 one's in input-required
+        rounds or inside a task), and one for no client.
         """
         envelope = Envelope(MODERN_VERSION, {}, None, None)
-        store = TaskStore(Clock())
         for asker in (StreamAsker(PendingRequests(Clock()),
                                   clientSession(FakeGem()), None),
-                      ModernAsker(envelope, {}),
-                      TaskAsker(store, None, envelope), NULL_ASKER):
+                      ModernAsker(envelope, {}), NULL_ASKER):
             self.assertTrue(verifyObject(IAsker, asker))
 
     def test_reloadingContexts(self):

@@ -24,9 +24,9 @@ from gsmcpd.protocol.calls import (
     sessionLimitMessage,
 )
 from gsmcpd.protocol.catalogsurface import unwrapCall
-from gsmcpd.protocol.eras.legacy.asking import StreamAsker
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
 from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
+from gsmcpd.protocol.eras.legacy.outbound import StreamAsker
 from gsmcpd.protocol.facts import LEGACY, RequestFacts
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import (

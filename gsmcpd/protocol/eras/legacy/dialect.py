@@ -4,7 +4,6 @@ import attr
 from zope.interface import implementer
 
 from gsmcpd.protocol.calls import SessionGoneError
-from gsmcpd.protocol.discover import namedInBody
 from gsmcpd.protocol.facts import LEGACY, IDialect
 from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND
 from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError
@@ -32,7 +31,7 @@ class LegacyDialect:
 
     def discovered(self, answer: JsonObject, serverInfo: JsonObject
                    ) -> JsonObject:
-        return namedInBody(answer, serverInfo)
+        return dict(answer, serverInfo=serverInfo)
 
     def sessionGoneError(self, work: IWorkSession, number: int
                          ) -> JsonRpcError:

@@ -1,7 +1,8 @@
 """
 Requests the server sends the client, and the answers it POSTs back: ids of
 their own (C{srv-N}, never a client's) and a timeout, so an unanswered
-request never hangs a session.
+request never hangs a session.  A 2025-era call asks its client so, each
+question a request on the call's own stream.
 """
 
 import itertools
@@ -22,6 +23,8 @@ from gsmcpd.sessions.interfaces import (
     IWorkSession,
     JsonObject,
 )
+from gsmcpd.tools.questions import IAsker, askEach
+from gsmcpd.tools.templates.outcomes import ToolError
 
 REQUEST_TIMEOUT = 30.0
 
@@ -83,3 +86,29 @@ class PendingRequests:
     def _expire(self, requestId: object) -> None:
         _, d, _ = self._pending.pop(requestId)
         d.errback(ClientDidNotAnswer(requestId))
+
+
+@implementer(IAsker)
+class StreamAsker:
+    """Asking on the call's stream, C{sink}: without one, nothing is asked."""
+
+    def __init__(self, pending: IClientRequests, client: ClientSession,
+                 sink: ICallSink | None):
+        self._pending = pending
+        self._client = client
+        self._sink = sink
+
+    def canAsk(self, capability: str) -> bool:
+        return isinstance(self._client.clientCapabilities.get(capability),
+                          dict)
+
+    def ask(self, questions: dict[str, Any]) -> Deferred[dict[str, Any]]:
+        return askEach(self.send, questions)
+
+    def send(self, method: str,
+             params: dict[str, Any]) -> Deferred[dict[str, Any]]:
+        if self._sink is None:
+            raise ToolError("refused", f"{method} needs a client that "
+                            "accepts an event stream for this call")
+        return self._pending.send(self._client, method, params,
+                                  via=self._sink)

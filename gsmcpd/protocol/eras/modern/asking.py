@@ -1,7 +1,9 @@
 """
 How a 2026-07-28 call asks the client something.  It cannot wait: a round
-without the answers ends input-required, the client sends the request again
-with them, and the tool runs again from the start.  Earlier rounds' answers
+without the answers ends input-required (keyed C{inputRequests} and a sealed
+C{requestState}), the client sends the request again with them (its
+C{inputResponses} under those keys, and the state), and the tool runs again
+from the start.  Earlier rounds' answers
 travel in the sealed C{requestState}, each bound to the digest of the
 question asked, so a tool gets only answers to that very question.  An
 answer sent unasked (as SEP-2322 allows) may answer an ordinary question,
@@ -10,21 +12,49 @@ destructive work).
 """
 
 import hashlib
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import Any
 
 from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred, succeed
 from zope.interface import implementer
 
 from gsmcpd.protocol.eras.modern.envelope import Envelope, missingCapability
-from gsmcpd.protocol.eras.modern.inputrequired import inputRequired, inputResponses
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal, canonical
-from gsmcpd.protocol.eras.modern.results import complete
-from gsmcpd.protocol.jsonrpc import JsonObject
+from gsmcpd.protocol.eras.modern.results import INPUT_REQUIRED, complete
+from gsmcpd.protocol.jsonrpc import JsonObject, invalidParams
 from gsmcpd.tools.questions import CAPABILITY, BoundQuestion, IAsker, InputRequired
 
 Gathered = dict[str, JsonObject]
 """Answers by key, each C{{"question": digest or None, "answer": ...}}."""
+
+METHODS = frozenset({"tools/call", "prompts/get", "resources/read",
+                     "tasks/result"})
+"""The requests an input-required result may answer."""
+
+
+def inputRequired(method: str, inputRequests: JsonObject,
+                  requestState: str | None = None) -> JsonObject:
+    """Raises L{ValueError} for a method that may not answer so (our bug)."""
+    if method not in METHODS:
+        raise ValueError(f"{method} may not answer input_required")
+    result = {"resultType": INPUT_REQUIRED, "inputRequests": inputRequests}
+    if requestState is not None:
+        result["requestState"] = requestState
+    return result
+
+
+def inputResponses(params: JsonObject) -> JsonObject:
+    """The answers a request carries, by key (the caller ignores others)."""
+    if "inputResponses" not in params:
+        return {}
+    answers = params["inputResponses"]
+    if not isinstance(answers, dict):
+        raise invalidParams("inputResponses must be an object of answers "
+                            "by key")
+    for key, answer in answers.items():
+        if not isinstance(answer, dict):
+            raise invalidParams(f"the answer to {key!r} must be an object")
+    return answers
 
 
 def questionDigest(question: JsonObject) -> str:
@@ -63,70 +93,49 @@ def _answered(requests: JsonObject, gathered: Gathered) -> JsonObject:
 
 @implementer(IAsker)
 class ModernAsker:
-    """Asking in the 2026 era: from the answers the request carries."""
+    """
+    Asking in the 2026 era: from the answers the request carries, or, once
+    its call became a task, with the task waiting C{input_required}.
+    """
 
     def __init__(self, envelope: Envelope, gathered: Gathered) -> None:
         self._envelope = envelope
         self._gathered = dict(gathered)
-        self._task: TaskAsker | None = None
+        self._task: tuple[Any, Any] | None = None
 
     def canAsk(self, capability: str) -> bool:
         return self._envelope.supports(capability)
 
     def becameTask(self, store: Any, task: Any) -> None:
         """From now on a question parks C{task} rather than ending a round."""
-        self._task = TaskAsker(store, task, self._envelope, self._gathered)
+        self._task = (store, task)
 
     def ask(self, requests: JsonObject) -> Deferred[JsonObject]:
-        """Raises L{InputRequired} for answers the request does not carry."""
-        if self._task is not None:
-            return self._task.ask(requests)
-        answers, missing = _pending(requests, self._gathered, self._envelope,
-                                    "this call")
+        """
+        The answers the request carries; for the others, L{InputRequired},
+        or the task parked (C{-32021} for one the client cannot answer).
+        """
+        answers = _answered(requests, self._gathered)
+        missing = {key: request for key, request in requests.items()
+                   if key not in answers}
+        asking = "this call" if self._task is None else "this task"
+        for capability in sorted({CAPABILITY[request["method"]]
+                                  for request in missing.values()}):
+            if not self.canAsk(capability):
+                raise missingCapability(capability, f"{asking} needs the "
+                                        "client to answer a question")
         if not missing:
             return succeed(answers)
-        raise InputRequired(missing, self._gathered)
+        if self._task is None:
+            raise InputRequired(missing, self._gathered)
+        store, task = self._task
 
-
-@implementer(IAsker)
-class TaskAsker:
-    """Asking from inside a task: it waits, C{input_required}, for answers."""
-
-    def __init__(self, store: Any, task: Any, envelope: Envelope,
-                 gathered: Gathered | None = None) -> None:
-        self._store = store
-        self._task = task
-        self._envelope = envelope
-        self._gathered = dict(gathered or {})
-
-    def canAsk(self, capability: str) -> bool:
-        return self._envelope.supports(capability)
-
-    @inlineCallbacks
-    def ask(self, requests: JsonObject
-            ) -> Generator[Deferred[Any], Any, JsonObject]:
-        answers, missing = _pending(requests, self._gathered, self._envelope,
-                                    "this task")
-        if missing:
-            given = yield self._store.ask(self._task, missing)
-            for key, answer in given.items():
+        def given(answered: JsonObject) -> JsonObject:
+            for key, answer in answered.items():
                 self._gathered[key] = bound(missing[key], answer)
-                answers[key] = answer
-        return answers
+            return {**answers, **answered}
 
-
-def _pending(requests: JsonObject, gathered: Gathered, envelope: Envelope,
-             asking: str) -> tuple[JsonObject, JsonObject]:
-    """The answers, and the questions open (C{-32021} if one cannot be)."""
-    answers = _answered(requests, gathered)
-    missing = {key: request for key, request in requests.items()
-               if key not in answers}
-    for capability in sorted({CAPABILITY[request["method"]]
-                              for request in missing.values()}):
-        if not envelope.supports(capability):
-            raise missingCapability(capability, f"{asking} needs the client "
-                                    "to answer a question")
-    return answers, missing
+        return store.ask(task, missing).addCallback(given)
 
 
 @inlineCallbacks

@@ -14,11 +14,6 @@ from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.tools.base import Tool
 
 
-def namedInMeta(answer: JsonObject, serverInfo: JsonObject) -> JsonObject:
-    """C{server/discover}'s C{answer} naming the server in C{_meta}."""
-    return dict(answer, _meta={SERVER_INFO_KEY: serverInfo})
-
-
 @implementer(IDialect)
 @attr.s(frozen=True, auto_attribs=True)
 class ModernDialect:
@@ -29,18 +24,15 @@ class ModernDialect:
 
     instructions: str | None
     capabilities: JsonObject
-    describeTool: Callable[[Tool], JsonObject]
+    describe: Callable[[Tool], JsonObject]
     handleTools: tuple[Tool, ...]
     skills: Mapping[str, Any]
     era: str = MODERN
     resourceNotFound: int = INVALID_PARAMS
 
-    def describe(self, tool: Tool) -> JsonObject:
-        return self.describeTool(tool)
-
     def discovered(self, answer: JsonObject, serverInfo: JsonObject
                    ) -> JsonObject:
-        return namedInMeta(answer, serverInfo)
+        return dict(answer, _meta={SERVER_INFO_KEY: serverInfo})
 
     def sessionGoneError(self, work: IWorkSession, number: int
                          ) -> JsonRpcError:

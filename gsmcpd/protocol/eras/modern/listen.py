@@ -4,7 +4,7 @@ its response's stream (L{gsmcpd.transport.modern}), tagged with its id.
 """
 
 from gsmcpd.protocol.eras.modern.envelope import SUBSCRIPTION_ID_KEY
-from gsmcpd.protocol.handlers import MAX_SUBSCRIPTIONS, MAX_URI_LENGTH
+from gsmcpd.protocol.handlers import MAX_SUBSCRIPTIONS, refuseLongUris
 from gsmcpd.protocol.jsonrpc import JsonObject, invalidParams
 from gsmcpd.protocol.notices import LIST_CHANGES, Deliver, Filter, Subscriber
 
@@ -36,9 +36,7 @@ def readFilter(params: JsonObject) -> Filter:
     if not isinstance(uris, list) or not all(isinstance(uri, str)
                                              for uri in uris):
         raise invalidParams("resourceSubscriptions must be a list of URIs")
-    if any(len(uri) > MAX_URI_LENGTH for uri in uris):
-        raise invalidParams(f"a resource URI is at most {MAX_URI_LENGTH} "
-                            "characters")
+    refuseLongUris(uris)
     return Filter(**flags, resourceSubscriptions=frozenset(uris))
 
 

@@ -29,10 +29,6 @@ def _b64(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
 def canonical(value: object) -> bytes:
     """The bytes a digest is taken over: equal JSON values, equal bytes."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"),
@@ -117,7 +113,9 @@ class RequestStateSeal:
                           "another request, or by another server")
         if not body.startswith(VERSION + "."):
             raise refused("an unknown format")
-        payload = json.loads(_unb64(body[len(VERSION) + 1:]))
+        encoded = body[len(VERSION) + 1:]
+        payload = json.loads(base64.urlsafe_b64decode(
+            encoded + "=" * (-len(encoded) % 4)))
         self._unspent(payload)
         return payload
 

@@ -11,11 +11,7 @@ from typing import Any
 
 import attr
 
-from gsmcpd.protocol.jsonrpc import (
-    JsonObject,
-    invalidParams,
-    refuseCursor,
-)
+from gsmcpd.protocol.jsonrpc import JsonObject, invalidParams, refuseCursor
 
 EXTENSION = "io.modelcontextprotocol/skills"
 MIME_TYPE = "text/markdown"
@@ -81,9 +77,6 @@ class Skills:
     def __iter__(self) -> Iterator["Skill"]:
         return iter(self._byUri.values())
 
-    def find(self, uri: object) -> "Skill | None":
-        return self._byUri.get(uri) if isinstance(uri, str) else None
-
     def methods(self) -> dict[str, Callable[[Any], JsonObject]]:
         """The skill methods' handlers, for the method table."""
         return {"skills/list": lambda request: self.list(request.params),
@@ -96,7 +89,8 @@ class Skills:
 
     def get(self, params: JsonObject) -> JsonObject:
         """One entry; C{-32602} for a URI that is no skill here."""
-        skill = self.find(params.get("uri"))
+        uri = params.get("uri")
+        skill = self._byUri.get(uri) if isinstance(uri, str) else None
         if skill is None:
-            raise invalidParams(f"no skill {params.get('uri')!r}")
+            raise invalidParams(f"no skill {uri!r}")
         return {"skill": skill.entry()}

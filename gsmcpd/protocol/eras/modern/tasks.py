@@ -20,8 +20,8 @@ from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from gsmcpd.auth.tokens import Principal, admits
+from gsmcpd.protocol.eras.modern.asking import inputResponses
 from gsmcpd.protocol.eras.modern.envelope import MISSING_CLIENT_CAPABILITY, Envelope
-from gsmcpd.protocol.eras.modern.inputrequired import inputResponses
 from gsmcpd.protocol.eras.modern.results import COMPLETE
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError, invalidParams
@@ -113,7 +113,6 @@ class TaskStore:
 
     @ivar ttl: seconds a task stays readable after it ended.
     @ivar kept: most ended tasks kept per identity, or L{None}.
-    @ivar onChange: called with each L{Task} whose status changed, or L{None}.
     """
 
     log = Logger()
@@ -127,7 +126,6 @@ class TaskStore:
         self._tasks: dict[str, Task] = {}
         self._ended: defaultdict[object, OrderedDict[str, Task]] = \
             defaultdict(OrderedDict)
-        self.onChange: Callable[[Task], object] | None = None
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -178,8 +176,6 @@ class TaskStore:
         task.lastUpdatedAt = self._clock.seconds()
         if status in TERMINAL:
             self._retain(task)
-        if self.onChange is not None:
-            self.onChange(task)
 
     def _retain(self, task: Task) -> None:
         """Keep an ended task for the retention, unless newer ones crowd it."""
