@@ -172,7 +172,7 @@ def traced(testCase, call):
 NOT_YET_ONCE = {
     "2025": {("protocol", "sessions"): 4,
              ("transport", "protocol"): 4, ("protocol", "observe"): 2},
-    "2026": {("protocol", "sessions"): 4, ("protocol", "tools"): 3,
+    "2026": {("protocol", "sessions"): 4,
              ("transport", "protocol"): 5, ("protocol", "observe"): 2},
 }
 """The boundaries one C{tools/call} of each era, in memory, still crosses
@@ -188,10 +188,10 @@ through one tools entry (C{tools.invocation.invoke}, which keeps its end
 in the journal and answers it rendered), which starts its GemStone call
 once through its context (C{ICallControl.start}, given the gem's method:
 no tool code is called back); the protocol layer looks the tool up once
-(C{ToolCatalog.scoped}) and reads the journal's C{summary} for the record
-as data.  In the 2026 era it also asks a handle tool for its descriptor
-and has the arguments checked (C{tools.invocation.objectArguments}).  The
-transport reads
+(C{ToolCatalog.scoped}) and reads the rest as data (the journal's
+C{summary} for the record; in the 2026 era, a tool's C{inputSchema}, and
+the arguments checked as an object by the era itself).  The transport
+reads
 the message (and its era), asks the 2025 era for its client session, hands
 it the message and encodes the answer (the 2026 era: its response too);
 a call's record is observed once at its start and once at its end
