@@ -226,8 +226,7 @@ class ModernEra:
     def decode(self, message: Message, carrier: Carried,
                lookup: Lookup) -> RequestFacts:
         """
-        A call's arguments, which must be an object (a protocol rule,
-        checked here, before the tool is reached) its C{Mcp-Param-*}
+        A call's arguments, which must be an object its C{Mcp-Param-*}
         headers match; a call of no tool is recorded without them.
         """
         call = self.facts(message, carrier.envelope, True)

@@ -43,8 +43,7 @@ SESSION_PROPERTY = dict(LISTED_SESSION_PROPERTY,
 
 def withSessionArgument(inputSchema: JsonObject,
                         session: JsonObject = SESSION_PROPERTY) -> JsonObject:
-    """A tool's 2026-era input schema: the optional C{session} argument
-    added."""
+    """A 2026-era input schema: the optional C{session} argument added."""
     return dict(inputSchema, properties=dict(
         inputSchema.get("properties", {}), **{SESSION_ARGUMENT: session}))
 
@@ -168,12 +167,8 @@ class ToolSchemas:
         self._schemas: dict[tuple[str, bool], JsonObject] = {}
 
     def schemaOf(self, tool: Tool) -> JsonObject:
-        """
-        C{tool}'s input schema in this era: an L{AdvertisedTool}'s as its
-        descriptor lists it, any other's the one its arguments are checked
-        against (read as data: the tool a call names is not asked to
-        describe itself), C{session} added where it takes one.
-        """
+        """C{tool}'s schema in this era, C{session} added if it takes one: a
+        call's tool is read as data (its C{inputSchema}), not described."""
         listed = isinstance(tool, AdvertisedTool)
         schema = self._schemas.get((tool.name, listed))
         if schema is None:
