@@ -134,7 +134,7 @@ class CallRecords:
         except AuditUnavailable:
             raise CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
         # What a commit, the tool's or its code's, would commit.
-        changes = tuple(work.journal.summary()) \
+        changes = work.journal.summary \
             if tool is not None and work is not None else ()
         return CallRecord(self, request, observed, changes)
 

@@ -150,10 +150,11 @@ class RunningCall:
     def clock(self) -> IReactorTime:
         return self._clock
 
-    def start(self, call: Callable[[], Deferred[_T]]) -> Deferred[_T]:
+    def start(self, call: Callable[..., Deferred[_T]], *args: object
+              ) -> Deferred[_T]:
         if self.ending:
             return fail(CallWithdrawn())
-        running = call()
+        running = call(*args)
         self.track(running)
         return running
 

@@ -65,8 +65,9 @@ class CallContext:
     def clock(self) -> Any:
         return self.control.clock
 
-    def start(self, call: Callable[[], Deferred[_T]]) -> Deferred[_T]:
-        return self.control.start(call)
+    def start(self, call: Callable[..., Deferred[_T]], *args: object
+              ) -> Deferred[_T]:
+        return self.control.start(call, *args)
 
     def log(self, level: str, data: Any, logger: str | None = None) -> None:
         if self.sink is None or not self.wantsLog(level):

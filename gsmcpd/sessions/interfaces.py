@@ -168,14 +168,6 @@ class IWorkSession(Interface):
         server refreshed, say), each told once.
         """
 
-    def toolEnded(tool: Any, needsCommit: bool | None,
-                  broken: bool) -> list[str]:
-        """
-        A call of C{tool} in it ended (C{needsCommit}: what its code left;
-        C{broken}: a break ended it), as its journal keeps it: answer the
-        notices waiting for that call's result (L{takeNotices}).
-        """
-
 
 class ISessionCloser(Interface):
     """

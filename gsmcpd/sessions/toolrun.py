@@ -1,9 +1,10 @@
 """
 A tool run (by L{gsmcpd.tools.invocation}, the tools layer's one entry) on
-the work session its call was placed in: its answer (or its failure as a
-tool) becomes the call's result, with the session's notes
-and, in C{_meta}, whether its code committed, aborted or left a change,
-which the call's record reads; its end is kept in the session's journal.
+the work session its call was placed in: its result (its answer, or its
+failure as a tool, kept in the session's journal by the tools layer)
+with the session's notes added as text blocks and, in C{_meta}, whether
+its code committed, aborted or left a change, which the call's record
+reads.
 """
 
 from collections.abc import Callable
@@ -33,31 +34,28 @@ def runTool(work: IWorkSession | None, tool: Tool, arguments: Any,
         tool, arguments, work.gem, work.ledger, context, work.journal,
         work.lastCommit, describe)
     if isinstance(ran, Deferred):
-        return ran.addCallback(_rendered, work, tool)
-    return _rendered(ran, work, tool)
+        return ran.addCallback(_noted, work, tool)
+    return _noted(ran, work, tool)
 
 
-def _rendered(ran: ToolRan, work: IWorkSession | None, tool: Tool
-              ) -> JsonObject:
+def _noted(ran: ToolRan, work: IWorkSession | None, tool: Tool
+           ) -> JsonObject:
     """
-    A tool's run as the call's result: its notes after its answer, and in
-    C{_meta} whether its code committed, aborted or left a change.
+    A tool's run as the call's result: the session's notes after its
+    answer (data added to its content, the answer rendered once by the
+    tools layer), and in C{_meta} whether its code committed, aborted or
+    left a change.
     """
-    call = ran.call
-    notices: list[str] = []
-    grew = False
+    call, result = ran.call, ran.result
+    notes = sessionNotes(tool, call.needsCommit, work, call.moved)
     if work is not None:
-        grew = bool(call.needsCommit) and not work.journal.needsCommit
-        notices = work.toolEnded(tool, call.needsCommit, ran.broken)
-    result = ran.answer.asResult(
-        [f"[warning] {each}" for each in call.warnings]
-        + sessionNotes(tool, call.needsCommit, work, call.moved)
-        + notices)
+        notes += work.takeNotices()
+    result["content"].extend({"type": "text", "text": note} for note in notes)
     if call.moved.moved and tool.name not in VIEW_TOOLS:
         if call.moved.committed is not False:
             result["_meta"] = {COMMITTED_META: call.moved.committed}
         elif call.needsCommit is False:
             result["_meta"] = {DISCARDED_META: True}
-    elif grew:
+    elif ran.grew:
         result["_meta"] = {CHANGED_META: True}
     return result

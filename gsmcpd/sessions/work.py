@@ -23,7 +23,6 @@ from gsmcpd.sessions.breaks import CallState, RunningCall
 from gsmcpd.sessions.hygiene import ViewState
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.lifetime import Liveness
-from gsmcpd.tools.base import Tool
 from gsmcpd.tools.journal import ChangeJournal, LastCommit
 from gsmcpd.tools.ledger import ReadLedger
 
@@ -150,11 +149,6 @@ class WorkSession:
     def takeNotices(self) -> list[str]:
         notices, self.view.notices = self.view.notices, []
         return notices
-
-    def toolEnded(self, tool: Tool, needsCommit: bool | None,
-                  broken: bool) -> list[str]:
-        self.journal.callEnded(tool, needsCommit, broken)
-        return self.takeNotices()
 
     def transactionEnded(self) -> None:
         self.ledger.viewMoved()

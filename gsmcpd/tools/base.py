@@ -241,8 +241,7 @@ class ToolCall:
         the last template this call ran, failed or not; L{None} before one.
     @ivar warnings: the descriptions of the Warnings its templates resumed,
         for the client to read beside the result.
-    @ivar lastCommit: how its session's last commit ended (a
-        L{gsmcpd.tools.journal.LastCommit}), or L{None}.
+    @ivar lastCommit: how its session's last commit ended, or L{None}.
     @ivar describe: a tool as the call's protocol era describes it, for a
         tool that describes another (C{tool_get}).
     @ivar moved: how its templates moved the session's view (a L{ViewMove}).
@@ -330,9 +329,10 @@ class ToolCall:
         return runTemplate(self.gem, name, arguments, self._context,
                            package, frames).addCallbacks(answered, failed)
 
-    def runDebugged(self, start: Callable[[], Deferred[_T]]) -> Deferred[_T]:
-        """A debugged run's GCI call, as this call may end it (L{runDebugged})."""
-        return runDebugged(start, self._context)
+    def runDebugged(self, start: Callable[..., Deferred[_T]], *args: object
+                    ) -> Deferred[_T]:
+        """A debugged run's GCI call, C{start(*args)} (L{runDebugged})."""
+        return runDebugged(self._context, start, *args)
 
     def transactionEnded(self, committed: bool | None) -> None:
         """

@@ -30,11 +30,15 @@ class ICallControl(Interface):
         "The IReactorTime the call's time runs on (its deadline), for a tool "
         "that paces its work; None for work no client waits on.")
 
-    def start(call: Callable[[], Deferred[_T]]) -> Deferred[_T]:
+    def start(call: Callable[..., Deferred[_T]], *args: object
+              ) -> Deferred[_T]:
         """
-        Start the GemStone call C{call} makes, the one to end if the
-        request must end (until it fires); none once the call is being
-        ended (deadline, cancellation): then fail with C{CallWithdrawn}.
+        Start the GemStone call C{call(*args)} (an L{IGemSession} method:
+        C{execute}, C{executeDebug}...), the one to end if the request must
+        end (until it fires); none once the call is being ended (deadline,
+        cancellation): then fail with C{CallWithdrawn}.  The method itself,
+        not a closure over it: the sessions layer calls the gem, and never
+        back into the tool.
         """
 
 
@@ -87,8 +91,9 @@ class NullCallContext:
     wantsProgress = False
     clock = None
 
-    def start(self, call: Callable[[], Deferred[_T]]) -> Deferred[_T]:
-        return call()
+    def start(self, call: Callable[..., Deferred[_T]], *args: object
+              ) -> Deferred[_T]:
+        return call(*args)
 
     def log(self, level: str, data: Any, logger: str | None = None) -> None:
         pass

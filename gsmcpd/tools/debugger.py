@@ -266,8 +266,8 @@ class DebuggerToolset(Toolset):
             "code": code, "className": className,
             "selector": arguments.get("selector"), "key": key})
         gem = debuggable(call)
-        return self._settled(call, state, key, lambda: gem.executeDebug(source),
-                             arguments)
+        return self._settled(call, state, key,
+                             partial(gem.executeDebug, source), arguments)
 
     @inlineCallbacks
     def debugStep(self, call: ToolCall,
@@ -308,7 +308,7 @@ class DebuggerToolset(Toolset):
         paused = state.named(arguments["debug"])
         gem = debuggable(call)
         return self._settled(call, state, paused.id,
-                             lambda: gem.continueDebug(paused.process),
+                             partial(gem.continueDebug, paused.process),
                              arguments)
 
     def debugEval(self, call: ToolCall,
@@ -339,7 +339,7 @@ class DebuggerToolset(Toolset):
         state = self._state(call)
         paused = state.named(arguments["debug"])
         gem = debuggable(call)
-        yield call.runDebugged(lambda: gem.clearDebug(paused.process))
+        yield call.runDebugged(gem.clearDebug, paused.process)
         del state.paused[paused.id]
         return ToolResult(f"Stopped debug {paused.id}: its process is "
                           "terminated.", {"stopped": paused.id})

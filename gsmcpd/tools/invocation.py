@@ -1,7 +1,13 @@
 """
 The one way the sessions layer runs a tool: its L{ToolCall} made, its
-arguments checked, the tool run, and its end (a tool error or a broken
-GemStone call as its answer) handed back as one L{ToolRan}.
+arguments checked, the tool run, its end (a tool error or a broken
+GemStone call as its answer) kept in its session's journal, and handed
+back as one L{ToolRan}, its answer already a C{tools/call} result.
+
+The journal entry is made here, where the tool, its call and the journal
+all are, rather than by the work session after the run: the tools layer
+writes the journal and the sessions layer only adds its notes to the
+result, so a tool's run goes down from sessions into tools once.
 """
 
 from collections.abc import Callable
@@ -18,18 +24,21 @@ from gsmcpd.tools.journal import ChangeJournal, LastCommit
 from gsmcpd.tools.ledger import ReadLedger
 from gsmcpd.tools.templates.outcomes import CallBroken
 
+NOT_AN_OBJECT = "arguments must be an object"
+"""What a call whose arguments are not an object is told (the 2026 era
+says it as a protocol error, before the call is placed)."""
+
 
 def objectArguments(arguments: Any) -> JsonObject:
     """
     A call's arguments, which must be an object (none: an empty one).
 
-    @raise ToolError: C{invalidParams} for any other value (the 2026 era
-        answers it as a protocol error before the call is placed).
+    @raise ToolError: C{invalidParams} for any other value.
     """
     if arguments is None:
         return {}
     if not isinstance(arguments, dict):
-        raise ToolError("invalidParams", "arguments must be an object")
+        raise ToolError("invalidParams", NOT_AN_OBJECT)
     return arguments
 
 
@@ -37,13 +46,15 @@ def objectArguments(arguments: Any) -> JsonObject:
 class ToolRan:
     """
     A tool's run, over: its L{ToolCall} (what it left: C{needsCommit},
-    C{moved}, C{warnings}), its answer, and whether its GemStone call was
-    broken off.
+    C{moved}), its answer as a C{tools/call} result (the resumed Warnings'
+    notes after it), whether its GemStone call was broken off, and whether
+    it left its session needing a commit that did not before.
     """
 
     call: ToolCall
-    answer: ToolResult
+    result: JsonObject
     broken: bool = False
+    grew: bool = False
 
 
 def invoke(tool: Tool, arguments: Any, gem: IGemSession | None,
@@ -52,16 +63,20 @@ def invoke(tool: Tool, arguments: Any, gem: IGemSession | None,
            describe: Callable[[Tool], JsonObject]
            ) -> "ToolRan | Deferred[ToolRan]":
     """
-    Run C{tool} with C{arguments} on C{gem} (L{None}: on none): a
-    L{ToolRan}, or a L{Deferred} of one; a tool error or a broken call is
-    its answer, any other failure a bug that fails it.
+    Run C{tool} with C{arguments} on C{gem} (L{None}: on none), its end
+    kept in C{journal} (L{None}: no session's): a L{ToolRan}, or a
+    L{Deferred} of one; a tool error or a broken call is its answer, any
+    other failure a bug that fails it.
     """
     call = ToolCall(gem, ledger, context, journal, lastCommit, describe)
 
+    def answered(answer: ToolResult) -> ToolRan:
+        return _ran(tool, call, journal, answer)
+
     def failed(failure: Failure) -> ToolRan:
-        error = failure.trap(ToolError, CallBroken)
-        return _ended(call, cast(ToolError | CallBroken, failure.value),
-                      error is CallBroken)
+        failure.trap(ToolError, CallBroken)
+        return _ended(tool, call, journal,
+                      cast(ToolError | CallBroken, failure.value))
 
     # Callbacks rather than a generator: this runs for every tool call.
     try:
@@ -70,17 +85,32 @@ def invoke(tool: Tool, arguments: Any, gem: IGemSession | None,
         run: Any = tool.run
         answer = run(call, checked)
     except (ToolError, CallBroken) as e:
-        return _ended(call, e, isinstance(e, CallBroken))
+        return _ended(tool, call, journal, e)
     if isinstance(answer, Deferred):
-        return answer.addCallbacks(lambda value: ToolRan(call, value), failed)
-    return ToolRan(call, answer)
+        return answer.addCallbacks(answered, failed)
+    return _ran(tool, call, journal, answer)
 
 
-def _ended(call: ToolCall, error: ToolError | CallBroken, broken: bool
-           ) -> ToolRan:
+def _ended(tool: Tool, call: ToolCall, journal: ChangeJournal | None,
+           error: ToolError | CallBroken) -> ToolRan:
     """
     A tool's L{ToolError}, or a broken GemStone call, as its answer.
     """
     if isinstance(error, CallBroken):
-        error = ToolError("other", str(error), {"number": error.number})
-    return ToolRan(call, ToolResult.fromError(error), broken)
+        return _ran(tool, call, journal, ToolResult.fromError(ToolError(
+            "other", str(error), {"number": error.number})), True)
+    return _ran(tool, call, journal, ToolResult.fromError(error))
+
+
+def _ran(tool: Tool, call: ToolCall, journal: ChangeJournal | None,
+         answer: ToolResult, broken: bool = False) -> ToolRan:
+    """
+    The run's end, kept in C{journal} (whether the session grew a change
+    to commit is read before), its answer rendered once, here.
+    """
+    grew = False
+    if journal is not None:
+        grew = bool(call.needsCommit) and not journal.needsCommit
+        journal.callEnded(tool, call.needsCommit, broken)
+    return ToolRan(call, answer.asResult(
+        [f"[warning] {each}" for each in call.warnings]), broken, grew)

@@ -26,6 +26,9 @@ from gsmcpd.tools.ledger import Key
 if TYPE_CHECKING:
     from gsmcpd.tools.base import Tool
 
+SUMMARY_LINES = 20
+"""The most changes a journal's summary names, one a line; then how many
+more."""
 CLASS_RESOURCES = ("gemstone://class/{className}/definition",
                    "gemstone://class/{className}/source")
 """The browsing toolset's resources that show one class: a change to the
@@ -92,6 +95,10 @@ class ChangeJournal:
     The changes of one session's present transaction, in order.
 
     @ivar observers: called with the resource URIs each commit changed.
+    @ivar summary: one line per change, for a person to confirm a commit
+        by, at most L{SUMMARY_LINES}, then how many more.  Kept as the
+        changes are (they are few) rather than made when read: every
+        call's record reads it, from the layer above, as data.
     """
 
     def __init__(self, observers: Iterable[Callable[[list[str]], object]] = ()
@@ -100,6 +107,7 @@ class ChangeJournal:
         self.observers: Sequence[Callable[[list[str]], object]] = \
             tuple(observers)
         self.unlisted: list[str] = []
+        self.summary: tuple[str, ...] = ()
         self._needsCommit = False
 
     @property
@@ -123,6 +131,7 @@ class ChangeJournal:
         C{category} (L{Change}).
         """
         self._changes.append(Change(what, subject, className, **ofMethod))
+        self._summarise()
 
     def firstChangeOf(self, key: Key) -> Change | None:
         """
@@ -161,16 +170,15 @@ class ChangeJournal:
         if needsCommit is not None:
             self._needsCommit = needsCommit
 
-    def summary(self, limit: int = 20) -> list[str]:
+    def _summarise(self) -> None:
         """
-        One line per change, for a person to confirm a commit by; at most
-        C{limit}, then how many more.
+        Make L{summary} again, for the changes now held.
         """
         lines = [f"{change.what} {change.subject}"
-                 for change in self._changes[:limit]]
-        if len(self._changes) > limit:
-            lines.append(f"and {len(self._changes) - limit} more")
-        return lines
+                 for change in self._changes[:SUMMARY_LINES]]
+        if len(self._changes) > SUMMARY_LINES:
+            lines.append(f"and {len(self._changes) - SUMMARY_LINES} more")
+        self.summary = tuple(lines)
 
     def changedClasses(self) -> list[str]:
         return sorted({change.className for change in self._changes
@@ -192,6 +200,7 @@ class ChangeJournal:
         """
         changes, self._changes = self._changes, []
         self.unlisted, self._needsCommit = [], False
+        self._summarise()
         return changes
 
     def viewMoved(self, committed: bool | None,

@@ -101,7 +101,7 @@ class SessionToolset(Toolset):
     @inlineCallbacks
     def commit(self, call: ToolCall,
                arguments: JsonObject) -> Steps[ToolResult]:
-        yield confirmedIf(self, call, commitQuestion(call.journal.summary()),
+        yield confirmedIf(self, call, commitQuestion(call.journal.summary),
                           "commit")
         value = yield call.runTemplate("commit", {})
         if not value["committed"]:

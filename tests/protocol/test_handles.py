@@ -18,7 +18,13 @@ from gsmcpd.protocol.eras.modern.handles import (
     withSessionArgument,
 )
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.tools.base import Tool, ToolError, annotations, closedSchema
+from gsmcpd.tools.base import (
+    NO_SESSION,
+    Tool,
+    ToolError,
+    annotations,
+    closedSchema,
+)
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.catalogtools import CatalogSurface
 from tests.toolharness import checkStructured
@@ -34,8 +40,7 @@ class SessionArgumentTests(SynchronousTestCase):
         The 2026 schema gains an optional, header-mirrored C{session}; the
         2025 descriptor is untouched.
         """
-        modern = withSessionArgument(DESCRIPTOR)
-        schema = modern["inputSchema"]
+        schema = withSessionArgument(DESCRIPTOR["inputSchema"])
         self.assertEqual(sorted(schema["properties"]),
                          ["className", "session"])
         self.assertEqual(schema["required"], ["className"])
@@ -67,8 +72,24 @@ class SessionArgumentTests(SynchronousTestCase):
             {"session": "Session"})
         self.assertLess(len(SESSION_PROPERTY["description"]), 40)
 
+    def test_callSchema(self):
+        """
+        The schema a call's arguments and headers are checked against is
+        the tool's whole input schema (its caps kept), with C{session} for
+        a tool that takes one, made once per tool.
+        """
+        full = ToolCatalog.named()
+        schemas = ToolSchemas()
+        compile = full.get("compile_method")
+        schema = schemas.schemaOf(compile)
+        self.assertEqual(schema, withSessionArgument(compile.inputSchema))
+        self.assertIs(schemas.schemaOf(compile), schema)
+        offline = Tool("offline", "Offline", "d", closedSchema(),
+                       annotations(readOnly=True), None, runsOn=NO_SESSION)
+        self.assertEqual(schemas.schemaOf(offline), offline.inputSchema)
+
     def test_mirroredHeaderChecked(self):
-        schema = withSessionArgument(DESCRIPTOR)["inputSchema"]
+        schema = withSessionArgument(DESCRIPTOR["inputSchema"])
         envelope.checkParameterHeaders(schema, {"session": "h1"},
                                    {"mcp-param-session": ["h1"]})
         self.assertRaises(JsonRpcError, envelope.checkParameterHeaders, schema,

@@ -73,6 +73,19 @@ class EscalationTests(CallFixture):
     def test_provides(self):
         self.assertTrue(verifyObject(ICallControl, self.running))
 
+    def test_startsTheGemsCall(self):
+        """
+        C{start} makes the GemStone call it is given, a gem's method and
+        its arguments, and tracks it as the one to break.
+        """
+        running = self.running.start(self.gem.execute,
+                                     "\"gsmcp:status\"\n1", 100)
+        self.assertIs(self.running.current, running)
+        self.assertEqual(self.gem.callState(running), "running")
+        self.running.end("cancelled")
+        self.assertEqual(self.gem.interrupts, [False])
+        self.broken(running)
+
     def test_softBreakTakenEndsIt(self):
         running = self.start()
         self.running.end("cancelled")

@@ -3,7 +3,7 @@ Tests for L{gsmcpd.sessions.context}: a call's context, put together from
 its stream, its client's log gate, its way of asking and its ending.
 """
 
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, succeed
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
@@ -99,6 +99,7 @@ class ContextTests(SynchronousTestCase):
         running = Deferred()
         self.assertIs(context.start(lambda: running), running)
         self.assertIs(run.current, running)
+        self.assertEqual(self.successResultOf(context.start(succeed, 7)), 7)
         run.end("deadline")
         self.failureResultOf(context.start(Deferred), CallWithdrawn)
 

@@ -9,7 +9,6 @@ from zope.interface.verify import verifyObject
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.work import WorkSession, couldBeHandle, newHandle, userOf
-from gsmcpd.tools.catalog import ToolCatalog
 from tests.fakes import FakeGem
 
 
@@ -59,18 +58,6 @@ class WorkSessionTests(SynchronousTestCase):
         self.session.view.notices.append("[view] refreshed")
         self.assertEqual(self.session.takeNotices(), ["[view] refreshed"])
         self.assertEqual(self.session.takeNotices(), [])
-
-    def test_toolEndedInTheJournal(self):
-        """
-        A tool call's end is kept in the session's journal, and answers the
-        notices waiting for its result, told once.
-        """
-        self.session.view.notices.append("[view] refreshed")
-        tool = ToolCatalog.named(["execution"]).get("execute_code")
-        self.assertEqual(self.session.toolEnded(tool, True, False),
-                         ["[view] refreshed"])
-        self.assertTrue(self.session.journal.needsCommit)
-        self.assertEqual(self.session.toolEnded(tool, False, False), [])
 
     def test_callsInFlightByRequestId(self):
         """

@@ -36,8 +36,8 @@ class RecordingContext:
         self.clock = clock
         self.sent = []
 
-    def start(self, call):
-        return call()
+    def start(self, call, *args):
+        return call(*args)
 
     def log(self, level, data, logger=None):
         self.sent.append(("log", level, data))

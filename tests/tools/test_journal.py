@@ -5,7 +5,12 @@ A session's journal of uncommitted changes.
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.base import Tool, annotations
-from gsmcpd.tools.journal import Change, ChangeJournal, LastCommit
+from gsmcpd.tools.journal import (
+    SUMMARY_LINES,
+    Change,
+    ChangeJournal,
+    LastCommit,
+)
 from gsmcpd.tools.ledger import methodKey
 
 
@@ -24,12 +29,25 @@ class ChangeJournalTests(SynchronousTestCase):
         self.journal.record("added", "dictionary Scratch")
 
     def test_summary(self):
-        self.assertEqual(self.journal.summary(), [
+        """
+        The summary names each change, up to L{SUMMARY_LINES} of them,
+        then how many more; it follows the changes as they are recorded,
+        reverted and ended.
+        """
+        self.assertEqual(self.journal.summary, (
             "compiled Account>>withdraw:", "deleted class Foo",
-            "compiled Account>>deposit:", "added dictionary Scratch"])
-        self.assertEqual(self.journal.summary(limit=2), [
-            "compiled Account>>withdraw:", "deleted class Foo",
-            "and 2 more"])
+            "compiled Account>>deposit:", "added dictionary Scratch"))
+        for n in range(SUMMARY_LINES):
+            self.journal.record("compiled", f"Account>>m{n}", "Account")
+        self.assertEqual(len(self.journal.summary), SUMMARY_LINES + 1)
+        self.assertEqual(self.journal.summary[-2:], (
+            f"compiled Account>>m{SUMMARY_LINES - 5}", "and 4 more"))
+        self.journal.ended()
+        self.assertEqual(self.journal.summary, ())
+        key = ("method", "Account", False, "m")
+        self.journal.record("compiled", "Account>>m", "Account", method=key)
+        self.journal.reverted(key, "Account>>m", "Account")
+        self.assertEqual(self.journal.summary, ("reverted Account>>m",))
 
     def test_viewMoved(self):
         """

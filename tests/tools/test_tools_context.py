@@ -3,7 +3,7 @@ Tests for L{gsmcpd.tools.context}: the null context lets daemon-owned work
 run a tool without checking which context it has.
 """
 
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, succeed
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
@@ -20,6 +20,8 @@ class NullCallContextTests(SynchronousTestCase):
     def test_neverEndingNorWantingProgress(self):
         running = Deferred()
         self.assertIs(NULL_CONTEXT.start(lambda: running), running)
+        self.assertEqual(
+            self.successResultOf(NULL_CONTEXT.start(succeed, 7)), 7)
         self.assertFalse(NULL_CONTEXT.wantsProgress)
 
     def test_sendsNothing(self):

@@ -84,18 +84,18 @@ def runTemplate(gem: IGemSession, name: str, arguments: dict[str, object],
                                                       MAX_RESULT_BYTES, frames)
     except Exception:
         return fail()
-    return context.start(lambda: gem.execute(source, MAX_RESULT_BYTES)
+    return context.start(gem.execute, source, MAX_RESULT_BYTES
                          ).addCallbacks(_answered, _failed)
 
 
-def runDebugged(start: Callable[[], Deferred[_T]],
-                context: ICallContext = NULL_CONTEXT) -> Deferred[_T]:
+def runDebugged(context: ICallContext, call: Callable[..., Deferred[_T]],
+                *args: object) -> Deferred[_T]:
     """
-    Make a debugged run's GCI call (C{start}: an L{IGemSession}'s
-    C{executeDebug}, C{continueDebug} or C{clearDebug}) as the GemStone
+    Make a debugged run's GCI call, C{call(*args)} (an L{IGemSession}'s
+    C{executeDebug}, C{continueDebug} or C{clearDebug}), as the GemStone
     call C{context} may end, its failure one of the outcomes.
     """
-    return context.start(start).addErrback(_failed)
+    return context.start(call, *args).addErrback(_failed)
 
 
 def _failed(failure: Failure) -> Failure:

@@ -47,11 +47,11 @@ from gsmcpd.protocol.eras.modern.results import ModernAnswer, complete
 from gsmcpd.protocol.facts import MODERN, RequestFacts
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import (
-    INVALID_PARAMS,
     SERVER_ERROR,
     JsonObject,
     JsonRpcError,
     Message,
+    invalidParams,
 )
 from gsmcpd.protocol.methods import Method, MethodTable
 from gsmcpd.protocol.notices import Filter
@@ -70,7 +70,7 @@ from gsmcpd.sessions.context import CallContext, noLogs
 from gsmcpd.sessions.interfaces import ICallSink, IWorkSession
 from gsmcpd.sessions.running import CANCELLED
 from gsmcpd.tools.base import NO_SESSION, Tool
-from gsmcpd.tools.invocation import objectArguments
+from gsmcpd.tools.invocation import NOT_AN_OBJECT
 from gsmcpd.tools.templates.outcomes import ToolError
 
 Minted = Callable[[str], object]
@@ -236,16 +236,17 @@ class ModernEra:
             raise Unmade(call, e)
         except JsonRpcError as e:
             raise Unmade(attr.evolve(call, arguments=None), e)
+        arguments = message.params.get("arguments")
+        if arguments is None:
+            arguments = {}
         try:
-            arguments = objectArguments(message.params.get("arguments"))
+            if not isinstance(arguments, dict):
+                raise invalidParams(NOT_AN_OBJECT)
             checkParameterHeaders(
                 self.schemas.schemaOf(tool), arguments, carrier.headers,
                 lambda: tool.name in self._handleTools or mirroringShown(
                     self.handlers.toolsFor(call.principal), message,
                     (SESSION_ARGUMENT,)))
-        except ToolError as e:
-            raise Unmade(attr.evolve(call, arguments=None), JsonRpcError(
-                INVALID_PARAMS, f"Invalid params: {e.message}"))
         except JsonRpcError as e:
             raise Unmade(attr.evolve(call, arguments=None), e)
         return attr.evolve(call, tool=tool, arguments=arguments)

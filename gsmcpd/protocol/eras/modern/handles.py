@@ -41,13 +41,11 @@ SESSION_PROPERTY = dict(LISTED_SESSION_PROPERTY,
                         description="open_session's handle")
 
 
-def withSessionArgument(descriptor: JsonObject,
+def withSessionArgument(inputSchema: JsonObject,
                         session: JsonObject = SESSION_PROPERTY) -> JsonObject:
-    """A tool's 2026-era descriptor: the optional C{session} argument added."""
-    schema = dict(descriptor["inputSchema"])
-    schema["properties"] = dict(schema.get("properties", {}),
-                                **{SESSION_ARGUMENT: session})
-    return dict(descriptor, inputSchema=schema)
+    """A 2026-era input schema: the optional C{session} argument added."""
+    return dict(inputSchema, properties=dict(
+        inputSchema.get("properties", {}), **{SESSION_ARGUMENT: session}))
 
 
 def takeHandle(arguments: JsonObject) -> tuple[str | None, JsonObject]:
@@ -169,16 +167,16 @@ class ToolSchemas:
         self._schemas: dict[tuple[str, bool], JsonObject] = {}
 
     def schemaOf(self, tool: Tool) -> JsonObject:
+        """C{tool}'s schema in this era, C{session} added if it takes one: a
+        call's tool is read as data (its C{inputSchema}), not described."""
         listed = isinstance(tool, AdvertisedTool)
         schema = self._schemas.get((tool.name, listed))
         if schema is None:
-            descriptor = tool.descriptor()
-            if not takesHandle(tool):
-                schema = descriptor["inputSchema"]
-            else:
-                schema = withSessionArgument(descriptor, (
-                    LISTED_SESSION_PROPERTY if listed else SESSION_PROPERTY)
-                )["inputSchema"]
+            schema = tool.descriptor()["inputSchema"] if listed \
+                else tool.inputSchema
+            if takesHandle(tool):
+                schema = withSessionArgument(schema, (
+                    LISTED_SESSION_PROPERTY if listed else SESSION_PROPERTY))
             self._schemas[tool.name, listed] = schema
         return schema
 
