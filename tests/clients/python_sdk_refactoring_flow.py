@@ -12,9 +12,11 @@ Usage: python python_sdk_refactoring_flow.py URL auto|legacy
   same with apply -> run_test_class AccountTest: each test as before the
   rename (testDeposit passes, testWithdrawTooMuch fails on its assertion,
   not on a message not understood, testBroken divides by zero) -> credit:
-  kept its category -> rename_instance_variable SavingsAccount rate
-  percent, previewed and applied -> the class has percent and its methods
-  run -> (2026) without the handle the rename is refused
+  kept its category -> rename_instance_variable Account balance funds,
+  previewed and applied: new versions of Account and of its subclass
+  SavingsAccount -> Account has funds, SavingsAccount sits under the new
+  Account and their methods run -> (2026) without the handle the rename is
+  refused
 
 The daemon serves the default toolsets and refactoring.
 """
@@ -22,7 +24,7 @@ The daemon serves the default toolsets and refactoring.
 from sdk_agent import main
 
 RENAME = {"selector": "deposit:", "newSelector": "credit:"}
-IVAR = {"className": "SavingsAccount", "name": "rate", "newName": "percent"}
+IVAR = {"className": "Account", "name": "balance", "newName": "funds"}
 # The seeded AccountTest's outcomes, which the rename must leave as they were.
 OUTCOMES = {"testBroken": "error", "testDeposit": "passed",
             "testWithdrawTooMuch": "failed"}
@@ -50,12 +52,14 @@ async def steps(me):
                {"className": "Account", "selector": "credit:"},
                says="operations")
     ivar = await call("ivarPreview", "rename_instance_variable",
-                      IVAR, says="Preview")
+                      IVAR, says="Account, SavingsAccount")
+    check("ivarPreview", ivar.get("counts", {}).get("classes") == 2, ivar)
     await call("ivarApply", "rename_instance_variable", {
-        **IVAR, "apply": ivar.get("previewId", "")}, says="Applied")
+        **IVAR, "apply": ivar.get("previewId", "")}, says="not migrated")
     await call("ivarRun", "execute_code", {
-        "code": "SavingsAccount instVarNames , (Array with: "
-        "(SavingsAccount new rate: 4; interest))"}, says="percent")
+        "code": "SavingsAccount allInstVarNames , (Array with: "
+        "(SavingsAccount new rate: 4; credit: 50; interest))"},
+        says="funds")
     if me.session:
         me.expect("noHandle", await me.client.call_tool(
             "rename_selector", {"selector": "credit:", "newSelector": "plus:"}),

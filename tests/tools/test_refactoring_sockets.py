@@ -25,7 +25,8 @@ class RefactoringFlowTests(AgentFlowTestCase):
         lists Account's implementor and AccountTest's two senders; its
         apply renames the three, AccountTest's tests pass and fail as they
         did before, the category is kept; without the handle the rename is
-        refused. An instance variable renamed the same way, in two calls.
+        refused. An instance variable of a class with a subclass renamed the
+        same way, in two calls.
         """
         seen = self.runFlow("auto")
         self.assertEqual(seen["protocolVersion"], "2026-07-28")
