@@ -171,8 +171,9 @@ class RefactoringToolset(MutationToolset):
                     pattern=IDENTIFIER)}, self.planRenameClass),
             self._refactoring(
                 "rename_instance_variable", "Rename instance variable",
-                "Rename an instance variable: the class redefined (a new "
-                "version; refused if it has subclasses) and its methods.",
+                "Rename an instance variable: the class and each subclass "
+                "redefined (new versions; instances are not migrated) and "
+                "their methods.",
                 {"className": stringArgument(), "name": stringArgument(),
                  "newName": stringArgument(pattern=IDENTIFIER)},
                 functools.partial(planRenameInstanceVariable, self)),

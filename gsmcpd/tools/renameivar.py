@@ -1,8 +1,10 @@
 """
 C{rename_instance_variable}: an instance variable renamed in every method
-of its class that names it, by the parser's token positions, then the class
-redefined with the new name (a new version, as GemStone changes a class's
-shape) and its methods compiled into it as rewritten.
+of its class and its subclasses that names it, by the parser's token
+positions, then the class redefined with the new name (a new version, as
+GemStone changes a class's shape), each subclass redefined under its
+superclass's new version, and their methods compiled into them as
+rewritten.  Existing instances stay on the old versions.
 """
 
 import difflib
@@ -90,8 +92,9 @@ def instVarEdits(tree: Method, name: str, new: str) -> list[Edit | None]:
 def planRenameInstanceVariable(toolset: "MutationToolset", call: ToolCall,
                                arguments: JsonObject) -> Steps[Preview]:
     """
-    A preview: the class's methods (both sides: all are compiled into its
-    new version), the instance side's rewritten.
+    A preview: the methods of the class and its subclasses (both sides:
+    all are compiled into their new versions), the instance side's
+    rewritten.
     """
     className, name = arguments["className"], arguments["name"]
     new = arguments["newName"]
@@ -99,37 +102,36 @@ def planRenameInstanceVariable(toolset: "MutationToolset", call: ToolCall,
         raise ToolError("invalidParams", f"newName is {name} itself")
     checked = yield _checked(call, toolset.kernelClasses, className, name,
                              new, None)
-    value = yield call.runTemplate("refactoring_sources", {
-        "selector": None, "newSelector": None, "global": className,
-        "scopeKind": "all", "scopeName": None, "mentions": False,
-        "sendersOffset": 0, "sendersLimit": None})
     moved, unchanged, changed = [], [], 0
-    for row in value["own"]:
-        after = row[4]
-        if not row[1]:
+    for owner, meta, selector, category, source in checked["sources"]:
+        after = source
+        if not meta:
             try:
-                tree = parse_method(row[4])
+                tree = parse_method(source)
             except SmalltalkSyntaxError as e:
-                raise ToolError("refused", f"{row[0]}>>{row[2]} does not "
+                raise ToolError("refused", f"{owner}>>{selector} does not "
                                 f"parse here ({e}); nothing was previewed.")
             found = instVarEdits(tree, name, new)
             edits = [each for each in found if each is not None]
             changed += bool(edits)
-            after = applyEdits(row[4], edits)
+            after = applyEdits(source, edits)
             reasons = [each.reason for each in symbolMentions(tree, name)]
             if None in found:
                 reasons.append(f"a parameter or temporary named {name} "
                                f"hides the variable there")
-            unchanged += [{"className": row[0], "meta": False,
-                           "selector": row[2], "reason": reason}
+            unchanged += [{"className": owner, "meta": False,
+                           "selector": selector, "reason": reason}
                           for reason in reasons]
-        moved.append(MethodChange(row[0], row[1], row[2], row[2], row[3],
-                                  row[4], after))
+        moved.append(MethodChange(owner, meta, selector, selector, category,
+                                  source, after))
+    subclasses = checked["subclasses"]
     return Preview(
         shelfOf(call.ledger).newId(), "rename_instance_variable",
-        f"Rename {className}'s instance variable {name} to {new}", (),
+        f"Rename {className}'s instance variable {name} to {new} (a new "
+        f"version of {', '.join([className, *subclasses])}; instances stay "
+        f"on the old, not migrated)", (),
         tuple(unchanged), {"implementors": 0, "senders": 0,
-                           "methods": changed, "classes": 1},
+                           "methods": changed, "classes": 1 + len(subclasses)},
         arguments, moved=tuple(moved), redefine=(className, name, new),
         shown=(_definitionChange(className, checked["definition"], name,
                                  new),))
@@ -158,11 +160,13 @@ def redefined(toolset: "MutationToolset", call: ToolCall,
     assert preview.redefine is not None
     className, name, new = preview.redefine
     yield _checked(call, toolset.kernelClasses, className, name, new, [
-        [c.meta, c.selector, c.category or DEFAULT_CATEGORY, c.before,
-         c.after] for c in preview.moved], preview)
+        [c.className, c.meta, c.selector, c.category or DEFAULT_CATEGORY,
+         c.before, c.after] for c in preview.moved], preview)
     for change in preview.moved:
         call.ledger.recordRead(change.key, change.after)
-    call.ledger.forget(classKey(className))
+    for each in dict.fromkeys([className, *(c.className
+                                            for c in preview.moved)]):
+        call.ledger.forget(classKey(each))
     call.journal.record("redefined", f"class {className}: instance variable "
                         f"{name} renamed {new}", className)
 
@@ -181,18 +185,14 @@ def _checked(call: ToolCall, kernelClasses: bool, className: str, name: str,
         "className": className, "name": name, "newName": new,
         "kernelClasses": kernelClasses, "methods": methods})
     refuseStale(value, className)
-    if "subclasses" in value:
-        raise ToolError("refused", f"{className} has subclasses ("
-                        f"{', '.join(value['subclasses'])}), which a new "
-                        f"version would leave on the old one",
-                        {"subclasses": value["subclasses"]})
     if value["failures"]:
         assert preview is not None
         failed = value["failures"][0]
+        where = (failed["className"], failed["meta"], failed["selector"])
         source = next(c.after for c in preview.moved
-                      if (c.meta, c.selector) == (failed["meta"],
-                                                  failed["selector"]))
-        raise compileError(f"{className}>>{failed['selector']} did not "
-                           f"compile as rewritten", {"className": className},
+                      if (c.className, c.meta, c.selector) == where)
+        raise compileError(f"{failed['className']}>>{failed['selector']} did "
+                           f"not compile as rewritten",
+                           {"className": failed["className"]},
                            locatedErrors(source, failed["errors"]))
     return value

@@ -7,13 +7,15 @@ of what it saw and exits 1 if a step went wrong (the line's "problems" says
 which).
 
 Usage: python python_sdk_refactoring_flow.py URL auto|legacy
-  (2026: open_session first) compile Account>>bump: (category operations)
-  and its sender twice:, which also performs #bump: and answers a string
-  naming it -> rename_selector bump: add: (the preview) -> the same with
-  apply -> the code runs -> add: kept its category -> twice: sends add:
-  and keeps the perform: and the string -> rename_instance_variable
-  SavingsAccount rate percent, previewed and applied -> the class has
-  percent and its methods run -> (2026) without the handle the rename is
+  (2026: open_session first) rename_selector deposit: credit: (the
+  preview: Account's implementor and AccountTest's two senders) -> the
+  same with apply -> run_test_class AccountTest: each test as before the
+  rename (testDeposit passes, testWithdrawTooMuch fails on its assertion,
+  not on a message not understood, testBroken divides by zero) -> credit:
+  kept its category -> rename_instance_variable Account balance funds,
+  previewed and applied: new versions of Account and of its subclass
+  SavingsAccount -> Account has funds, SavingsAccount sits under the new
+  Account and their methods run -> (2026) without the handle the rename is
   refused
 
 The daemon serves the default toolsets and refactoring.
@@ -21,49 +23,46 @@ The daemon serves the default toolsets and refactoring.
 
 from sdk_agent import main
 
-BUMP = "bump: n\n\tbalance := balance + n"
-TWICE = ("twice: n\n\tself bump: n.\n\tself perform: #bump: with: n.\n"
-         "\t^'bump: done'")
-RENAME = {"selector": "bump:", "newSelector": "add:"}
-IVAR = {"className": "SavingsAccount", "name": "rate", "newName": "percent"}
+RENAME = {"selector": "deposit:", "newSelector": "credit:"}
+IVAR = {"className": "Account", "name": "balance", "newName": "funds"}
+# The seeded AccountTest's outcomes, which the rename must leave as they were.
+OUTCOMES = {"testBroken": "error", "testDeposit": "passed",
+            "testWithdrawTooMuch": "failed"}
 
 
 async def steps(me):
     call, check = me.call, me.check
-    for step, source in (("bump", BUMP), ("twice", TWICE)):
-        await call(step, "compile_method", {
-            "className": "Account", "source": source,
-            "category": "operations"})
     preview = await call("preview", "rename_selector", RENAME,
                          says="Preview")
-    check("preview", [(c["selector"], c["newSelector"])
-                      for c in preview.get("changes", [])] ==
-          [("bump:", "add:"), ("twice:", "twice:")] and
-          [u["reason"] for u in preview["unchanged"]] ==
-          ["perform: of the literal symbol"], preview)
+    check("preview", sorted((c["className"], c["selector"], c["newSelector"])
+                            for c in preview.get("changes", [])) ==
+          [("Account", "deposit:", "credit:"),
+           ("AccountTest", "testDeposit", "testDeposit"),
+           ("AccountTest", "testWithdrawTooMuch", "testWithdrawTooMuch")] and
+          preview["unchanged"] == [], preview)
     applied = await call("apply", "rename_selector", {
         **RENAME, "apply": preview.get("previewId", "")}, says="Applied")
-    check("apply", applied.get("counts", {}).get("methods") == 2, applied)
-    await call("run", "execute_code", {
-        "code": "(Account new initialize; yourself) add: 4; balance"},
-        says="4")
+    check("apply", applied.get("counts", {}).get("methods") == 3, applied)
+    tests = await call("tests", "run_test_class",
+                       {"className": "AccountTest"}, says="1 passed")
+    check("tests", {t["selector"]: t["status"]
+                    for t in tests.get("tests", [])} == OUTCOMES,
+          tests)
     await call("category", "get_method_source",
-               {"className": "Account", "selector": "add:"},
+               {"className": "Account", "selector": "credit:"},
                says="operations")
-    await call("sender", "get_method_source",
-               {"className": "Account", "selector": "twice:"},
-               says="self add: n.\n\tself perform: #bump: with: n.\n"
-               "\t^'bump: done'")
     ivar = await call("ivarPreview", "rename_instance_variable",
-                      IVAR, says="Preview")
+                      IVAR, says="Account, SavingsAccount")
+    check("ivarPreview", ivar.get("counts", {}).get("classes") == 2, ivar)
     await call("ivarApply", "rename_instance_variable", {
-        **IVAR, "apply": ivar.get("previewId", "")}, says="Applied")
+        **IVAR, "apply": ivar.get("previewId", "")}, says="not migrated")
     await call("ivarRun", "execute_code", {
-        "code": "SavingsAccount instVarNames , (Array with: "
-        "(SavingsAccount new rate: 4; interest))"}, says="percent")
+        "code": "SavingsAccount allInstVarNames , (Array with: "
+        "(SavingsAccount new rate: 4; credit: 50; interest))"},
+        says="funds")
     if me.session:
         me.expect("noHandle", await me.client.call_tool(
-            "rename_selector", {"selector": "add:", "newSelector": "plus:"}),
+            "rename_selector", {"selector": "credit:", "newSelector": "plus:"}),
             refused=True)
 
 

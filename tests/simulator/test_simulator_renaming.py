@@ -55,3 +55,51 @@ class RenameTests(MutationTestCase):
                 name="Ledger", old="Account").replace(
                 "instVarNames: Account instVarNames", "instVarNames: #()")),
             NotImplementedError)
+
+
+REDEFINE = ("{superclass} subclass: '{name}' instVarNames: {variables} "
+            "classVars: #() classInstVars: #() poolDictionaries: #() "
+            "inDictionary: (System myUserProfile symbolList detect: [:each | "
+            "each name == #Banking]) newVersionOf: {name} description: 'new' "
+            "options: #()")
+
+
+class NewVersionTests(MutationTestCase):
+    """
+    A class redefined under its own name with a new shape: its subclasses
+    stay under the old version until each is defined again under the new
+    one, by the object, not the name.
+    """
+
+    @inlineCallbacks
+    def test_subclassReparented(self):
+        """
+        A subclass defined again, same variables, under its superclass's
+        new version is a new version of it (its superclass changed), with
+        no methods, the old one in its class history.
+        """
+        yield self.succeed("execute_code", code=". ".join([
+            REDEFINE.format(superclass="Object", name="Account",
+                            variables="#(funds owner)"),
+            REDEFINE.format(superclass="Account", name="SavingsAccount",
+                            variables="#(rate)")]))
+        code = self.code()
+        savings = code.classInfo("SavingsAccount")
+        self.assertEqual((savings.version, savings.superclassVersion),
+                         (2, code.classInfo("Account").version))
+        self.assertEqual(code.methods("SavingsAccount"), {})
+        self.assertEqual(len(code.classHistory("SavingsAccount")), 2)
+
+    def test_underAnOldVersionNotModelled(self):
+        """
+        A class defined under an older version of its superclass (held
+        from before the new one was made) is the simulator's own failure,
+        never a GemStone answer.
+        """
+        return self.assertFailure(self.harness.call(
+            "execute_code", code="| old | old := Account. " + ". ".join([
+                REDEFINE.format(superclass="Object", name="Account",
+                                variables="#(funds owner)"),
+                REDEFINE.format(superclass="old", name="SavingsAccount",
+                                variables="#(rate)")])),
+            NotImplementedError)

@@ -199,6 +199,7 @@ def sampleResults():
                 "index_s", "find_senders_size_s", "find_senders_printString_s",
                 "search_method_source_no_hit_s", "find_code_perform_s",
                 "find_code_size_s")},
+            "firstPage": {"find_code_perform": 0.2, "find_code_size": 0.8},
         },
     }
 
@@ -216,6 +217,17 @@ def searchSize(fraction, methods, seconds):
 
 
 class FigureTests(SynchronousTestCase):
+
+    def test_findCodeFirstPage(self):
+        """
+        find_code's first page on the largest repository is a figure, a
+        ratio to the scan of every source there, checked by a target.
+        """
+        computed = figures(sampleResults())
+        self.assertEqual(computed["search.find_code_size.first_page"], 0.8)
+        checked = {each["name"]: each["met"] for each in evaluate(computed)
+                   if "first page" in each["name"] and "vs" in each["name"]}
+        self.assertEqual(list(checked.values()), [True, True])
 
     def test_ratiosPointTheRightWay(self):
         """
@@ -293,6 +305,8 @@ class ReportTests(SynchronousTestCase):
         self.assertIn("100%: 1,500 classes, 60,000 methods: built 4.00, index 2.00, "
                       "find_senders size (12,000 senders) 2.00", text)
         self.assertIn("index: slope 1.00 against the methods count, linear", text)
+        self.assertIn("find_code_size first page: 0.80x the scan of every "
+                      "source", text)
 
     def test_busyMachine(self):
         self.assertIn("WARNING: the machine was busy",
@@ -446,6 +460,9 @@ class SearchCostTests(SynchronousTestCase):
             "index_s", "find_senders_size_s", "find_senders_printString_s",
             "search_method_source_no_hit_s", "find_code_perform_s",
             "find_code_size_s"})
+        self.assertEqual(measured["firstPage"]["find_code_size"],
+                         larger["find_code_size_s"]
+                         / larger["search_method_source_no_hit_s"])
 
 
 class StoneTests(SynchronousTestCase):

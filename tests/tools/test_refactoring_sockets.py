@@ -1,7 +1,8 @@
 """
-A selector renamed over a real socket by the official Python SDK client, as
-an agent would (tests/clients/python_sdk_refactoring_flow.py): in two calls,
-a preview and its apply, in both protocol eras.
+The demo's deposit: renamed credit: over a real socket by the official
+Python SDK client, as an agent would (tests/clients/python_sdk_refactoring_flow.py):
+in two calls, a preview and its apply, and AccountTest's tests run as they
+did before, in both protocol eras.
 """
 
 from tests.realdaemon import AgentFlowTestCase
@@ -9,8 +10,8 @@ from tests.realdaemon import AgentFlowTestCase
 TOOLSETS = ("execution session listing browsing search mutation testing "
             "debugging refactoring")
 """The default toolsets and refactoring."""
-STEPS = ["bump", "twice", "preview", "apply", "run", "category", "sender",
-         "ivarPreview", "ivarApply", "ivarRun"]
+STEPS = ["preview", "apply", "tests", "category", "ivarPreview", "ivarApply",
+         "ivarRun"]
 
 
 class RefactoringFlowTests(AgentFlowTestCase):
@@ -21,9 +22,10 @@ class RefactoringFlowTests(AgentFlowTestCase):
     def test_auto(self):
         """
         The SDK's default mode (2026-07-28), with a handle: the preview
-        lists the implementor, the sender and the perform: left alone; its
-        apply renames both, the code runs, the category is kept; without
-        the handle the rename is refused. An instance variable renamed the
+        lists Account's implementor and AccountTest's two senders; its
+        apply renames the three, AccountTest's tests pass and fail as they
+        did before, the category is kept; without the handle the rename is
+        refused. An instance variable of a class with a subclass renamed the
         same way, in two calls.
         """
         seen = self.runFlow("auto")

@@ -1,7 +1,7 @@
 """
 Tests for L{gsmcpd.tools.renameivar}: C{rename_instance_variable}
-previewed, then applied whole or not at all (templates
-"refactoring_sources" and "rename_instance_variable").
+previewed, then applied whole or not at all (template
+"rename_instance_variable").
 """
 
 from twisted.internet.defer import inlineCallbacks
@@ -10,6 +10,7 @@ from gsmcpd.tools.templates.run import runTemplate
 from tests.tools.test_tools_refactoring import RefactoringTestCase
 
 TOOL = "rename_instance_variable"
+BONUS = "bonus\n\tbalance := balance + rate"
 SHADOWED = ("shadowed\n\t\"rate is kept\"\n\t^([:rate | rate + 1] value: "
             "rate) -> #rate -> 'rate'")
 
@@ -129,14 +130,116 @@ class RenameInstanceVariableTests(RefactoringTestCase):
         self.assertIn("nothing is not an instance variable", message)
 
     @inlineCallbacks
-    def test_subclassesRefused(self):
+    def test_subclassesRedefined(self):
         """
-        A class with subclasses is refused: a new version of it would
-        leave them under the old one.
+        A class with a subclass: the subclass's methods naming the variable
+        are renamed too, and applied, each class is a new version, the
+        subclass's under the superclass's new one (its own variables,
+        category, comment and methods kept), the old versions in the class
+        history; the answer says instances are not migrated, and the code
+        runs.
+        """
+        yield self.succeed("compile_method", className="SavingsAccount",
+                           source=BONUS, category="operations")
+        preview = yield self.rename(className="Account", name="balance",
+                                    newName="funds")
+        diffs = {(c["className"], c["selector"]): c["diff"]
+                 for c in preview["changes"]}
+        self.assertIn("-\tbalance := balance + rate\n"
+                      "+\tfunds := funds + rate",
+                      diffs["SavingsAccount", "bonus"])
+        self.assertIn(("Account", "deposit:"), diffs)
+        self.assertNotIn(("SavingsAccount", "interest"), diffs)
+        self.assertEqual(preview["counts"]["classes"], 2)
+        self.assertEqual(self.code().classInfo("Account").instVarNames,
+                         ("balance", "owner"))
+        result = yield self.harness.call(TOOL, className="Account",
+                                         name="balance", newName="funds",
+                                         apply=preview["previewId"])
+        self.assertIn("instances stay on the old, not migrated",
+                      result["content"][0]["text"])
+        code = self.code()
+        self.assertEqual(code.classInfo("Account").instVarNames,
+                         ("funds", "owner"))
+        savings = code.classInfo("SavingsAccount")
+        self.assertEqual((savings.instVarNames, savings.category,
+                          savings.superclassVersion),
+                         (("rate",), "Banking-Core",
+                          code.classInfo("Account").version))
+        self.assertEqual([len(code.classHistory(name)) for name in
+                          ("Account", "SavingsAccount")], [2, 2])
+        self.assertEqual(code.method("SavingsAccount", "bonus").category,
+                         "operations")
+        self.assertEqual(code.method("SavingsAccount", "shadowed").category,
+                         "odd")
+        ran = yield self.succeed(
+            "execute_code", code="(SavingsAccount new rate: 4; bonus; "
+            "deposit: 3; interest) printString")
+        self.assertIn("7/25", ran["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_subclassNameTaken(self):
+        """
+        A new name a subclass already uses (its own instance variable) is
+        refused: the subclass's new version could not declare it.
         """
         message = yield self.refusedWith(className="Account", name="owner",
-                                         newName="holder")
-        self.assertIn("Account has subclasses (SavingsAccount)", message)
+                                         newName="rate")
+        self.assertIn("rate is already an instance variable", message)
+        self.assertEqual(self.code().classInfo("Account").instVarNames,
+                         ("balance", "owner"))
+
+    @inlineCallbacks
+    def test_subclassFailureTakesAllBack(self):
+        """
+        A subclass's method failing to compile into its new version: the
+        class and the subclass are defined again as they were, their
+        methods as they read.
+        """
+        code = self.code()
+        methods = [[name, False, selector, each.category, each.source,
+                    each.source.replace("balance", "funds")
+                    + (" +" if selector == "interest" else "")]
+                   for name in ("Account", "SavingsAccount")
+                   for selector, each in code.methods(name).items()]
+        methods += [["Account", True, selector, each.category, each.source,
+                     each.source]
+                    for selector, each in code.methods("Account", True).items()]
+        answer = yield runTemplate(self.harness.gem,
+                                   "rename_instance_variable", {
+            "className": "Account", "name": "balance", "newName": "funds",
+            "kernelClasses": False, "methods": methods})
+        self.assertEqual([(each["className"], each["selector"]) for each in
+                          answer.value["failures"]],
+                         [("SavingsAccount", "interest")])
+        code = self.code()
+        self.assertEqual(code.classInfo("Account").instVarNames,
+                         ("balance", "owner"))
+        self.assertEqual(code.classInfo("SavingsAccount").superclassVersion,
+                         code.classInfo("Account").version)
+        self.assertEqual(code.method("SavingsAccount", "interest").source,
+                         "interest\n\t^self balance * (rate ifNil: [0]) / 100")
+        ran = yield self.succeed(
+            "execute_code", code="(SavingsAccount new rate: 4; deposit: 50; "
+            "interest) printString")
+        self.assertIn("2", ran["content"][0]["text"])
+
+    @inlineCallbacks
+    def test_subclassStale(self):
+        """
+        A subclass's method changed after the preview: applying it is
+        refused and nothing of it is applied.
+        """
+        preview = yield self.rename(className="Account", name="owner",
+                                    newName="holder")
+        yield self.succeed("get_method_source", className="SavingsAccount",
+                           selector="interest")
+        yield self.succeed("compile_method", className="SavingsAccount",
+                           source="interest\n\t^0")
+        message = yield self.refusedWith(className="Account", name="owner",
+                                         newName="holder",
+                                         apply=preview["previewId"])
+        self.assertIn("changed since", message)
         self.assertEqual(self.code().classInfo("Account").instVarNames,
                          ("balance", "owner"))
 
@@ -209,7 +312,8 @@ class RenameInstanceVariableTests(RefactoringTestCase):
     def methodsOf(self, className, broken):
         """The template's methods argument: each as it reads, one broken."""
         code = self.code()
-        return [[False, selector, code.method(className, selector).category,
+        return [[className, False, selector,
+                 code.method(className, selector).category,
                  code.method(className, selector).source,
                  code.method(className, selector).source.replace(
                      "rate", "percent") + (" +" if selector == broken else "")]

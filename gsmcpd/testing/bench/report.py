@@ -205,6 +205,8 @@ def searchLines(search):
     lines += [f"  {key.removesuffix('_s')}: slope {_fmt(each['slope'])} "
               f"against the methods count, {each['growth']}"
               for key, each in search["growth"].items()]
+    lines += [f"  {name} first page: {_fmt(each)}x the scan of every source"
+              for name, each in search["firstPage"].items()]
     return lines
 
 

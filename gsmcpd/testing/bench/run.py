@@ -444,6 +444,8 @@ def figures(results):
                                  s["http_one_at_a_time"]["p50_ms"]),
         **{f"search.{key.removesuffix('_s')}.slope": each["slope"]
            for key, each in results["search"]["growth"].items()},
+        **{f"search.{name}.first_page": each
+           for name, each in results["search"]["firstPage"].items()},
     }
 
 

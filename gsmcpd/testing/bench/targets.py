@@ -77,6 +77,11 @@ TARGETS = (
                          "find_code_perform"),
                         ("find_code's first page, size",
                          "find_code_size"))),
+    *(Target(f"simulated stone: find_code's first page, {what}, on the "
+             "largest repository vs a search reading every source there",
+             f"search.{key}.first_page", 1.5, atLeast=False)
+      for what, key in (("perform:with:", "find_code_perform"),
+                        ("size", "find_code_size"))),
 )
 
 

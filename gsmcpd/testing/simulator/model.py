@@ -55,6 +55,10 @@ class ClassInfo:
     @ivar dictionary: the symbol dictionary that holds it.
     @ivar version: 1 for the first definition; a shape-changing
         redefinition makes the next version (GemStone's class history).
+    @ivar superclassVersion: the version of a user superclass it was
+        defined under: a class holds its superclass by identity, so a new
+        version of the superclass leaves it under the old one until it is
+        redefined under the new (None: a kernel superclass).
     """
 
     name: str
@@ -68,6 +72,7 @@ class ClassInfo:
     dictionary: str
     options: tuple
     version: int
+    superclassVersion: int | None = None
 
 
 def _methodKey(className, meta, selector):
@@ -288,7 +293,8 @@ class CodeModel:
         C{subclass:instVarNames:classVars:classInstVars:poolDictionaries:inDictionary:options:}).
 
         A redefinition that changes the shape (instance variables, class
-        variables, class-instance variables or superclass) makes a new
+        variables, class-instance variables, or superclass, by name or by
+        version: the class it is defined under) makes a new
         version with no methods; otherwise the class is updated in place.
         The dictionary and category default to the old version's, else
         the first of the symbol list and C{""}.  The class is bound under
@@ -331,7 +337,7 @@ class CodeModel:
             tuple(classInstVars), tuple(poolDictionaries),
             category if category is not None else (old.category if old else ""),
             old.comment if old else "", dictionary, tuple(options),
-            old.version if old else 1)
+            old.version if old else 1, self._versionOf(superclassName))
         history = self._history(name)
         home = system.globalKey(SymbolDictionaryRef(dictionary), name)
         if info == old and _bindsClass(self._read(home), name) \
@@ -357,9 +363,15 @@ class CodeModel:
             self._transaction.write(home, UserClass(name, version=info.version))
         return info, shapeChanged
 
+    def _versionOf(self, name):
+        """The current version of the user class C{name} (None: not one)."""
+        info = self._current(name) if name is not None else None
+        return None if info is None else info.version
+
     @staticmethod
     def _shape(info):
-        return (info.superclassName, info.instVarNames, info.classVars, info.classInstVars)
+        return (info.superclassName, info.superclassVersion, info.instVarNames,
+                info.classVars, info.classInstVars)
 
     def removeClass(self, name):
         """

@@ -12,6 +12,14 @@ Stricter than GemStone where the model is simpler: a rename that would also
 change the shape, the superclass or the class variables is not modelled
 (an error the simulator owns, never a GemStone answer), and a name already
 bound in the symbol list is refused rather than rebound.
+
+The same message redefines a class under its own name (an instance
+variable renamed): a new version when the shape changes, the superclass's
+version included, so a subclass is re-parented only by being defined again
+under the object its superclass's new version is (GemTalk/Jasper
+gs-src/refactoring/engine/GsInstVarStructureRefactoring.class.st's comment:
+a new version does not re-parent the old one's subclasses).  A class defined
+under an older version of its superclass is not modelled.
 """
 
 import attr
@@ -28,7 +36,13 @@ def _subclassNewVersionOf(ev, receiver, name, instVarNames, classVars, classInst
                           poolDictionaries, dictionary, old, description, options):
     if not isinstance(dictionary, SymbolDictionaryRef):
         raise errors.argumentTypeError("subclass:")
-    superclassName, _, _ = parts(receiver)
+    superclassName, _, version = parts(receiver)
+    if version is not None and version != ev.code.classInfo(superclassName).version:
+        # The model holds a superclass by name and version: a class defined
+        # under an older version of it would need that version's shape.
+        raise NotImplementedError(
+            f"the simulated stone models no class defined under an old version of "
+            f"{superclassName}")
     name = text(name)
     names = [[text(each) for each in array.items]
              for array in (instVarNames, classVars, classInstVars, options)]
