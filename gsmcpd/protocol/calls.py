@@ -151,10 +151,12 @@ class CallRunner:
         except JsonRpcError as e:
             return self.recorded(request, partial(fail, e))
         tool = request.tool
+        # A tools/call's handler says what tool it runs; any other method's
+        # is called back with its context.
         running = self.work.run(WorkCall(
             work, request.id, tool is None or tool.cancellable,
-            request.context, lambda context: handler(
-                request.running(context))))
+            request.context, handler(request) if tool is not None
+            else lambda context: handler(request.running(context))))
         running.over.addCallback(lambda end: record.ended(
             _told(request, end.outcome), end.step))
         return running.answer.addBoth(

@@ -22,6 +22,8 @@ from gsmcpd.observe.clipping import clipped
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.context import CallContext
 from gsmcpd.sessions.interfaces import IWorkSession
+from gsmcpd.sessions.toolrun import runTool
+from gsmcpd.tools.base import JsonObject, Tool
 from gsmcpd.tools.templates.outcomes import GemGone
 
 CANCELLED = object()
@@ -45,6 +47,19 @@ class CallEnded(Exception):
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
+class ToolRun:
+    """
+    A tool a call runs here, with no call back up: its arguments as its
+    era checked them, and how its era lists tools (C{tool_call} names
+    some).
+    """
+
+    tool: Tool
+    arguments: Any
+    describe: Callable[[Tool], JsonObject]
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
 class WorkCall:
     """
     Where a call runs and what it runs: all the sessions layer is told.
@@ -55,15 +70,16 @@ class WorkCall:
         commit's, once its GemStone call has begun).
     @ivar context: what its tool may ask of its client; the call adds how
         it is ended.
-    @ivar run: starts the tool with its arguments, given that context: its
-        result, or a L{Deferred} of it.
+    @ivar run: the L{ToolRun} of a C{tools/call}; else its method's
+        handler, called back with that context: its result, or a
+        L{Deferred} of it.
     """
 
     work: IWorkSession | None
     requestId: object
     cancellable: bool
     context: CallContext
-    run: Callable[[CallContext], Any]
+    run: ToolRun | Callable[[CallContext], Any]
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -166,10 +182,15 @@ class Running:
 
     def start(self, call: WorkCall) -> "Running":
         run = self._run
+        context = call.context.endedBy(run)
+        what = call.run
         # Callbacks rather than a DeferredList and a generator: this runs
         # for every call.
-        maybeDeferred(call.run, call.context.endedBy(run)).addBoth(
-            self._answered)
+        running = maybeDeferred(
+            runTool, call.work, what.tool, what.arguments, context,
+            what.describe) if isinstance(what, ToolRun) \
+            else maybeDeferred(what, context)
+        running.addBoth(self._answered)
         run.abandoned.addCallback(self._abandoned)
         run.cancelled.addCallback(self._cancelled)
         return self

@@ -9,9 +9,18 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.sessions.breaks import CallState
 from gsmcpd.sessions.context import FROM_MEMORY
-from gsmcpd.sessions.running import CANCELLED, CallEnded, WorkCall, WorkCalls
+from gsmcpd.sessions.notes import SESSION_NOTE
+from gsmcpd.sessions.running import (
+    CANCELLED,
+    CallEnded,
+    ToolRun,
+    WorkCall,
+    WorkCalls,
+)
+from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.templates.outcomes import GemGone
 from tests.fakes import FakeGem
+from tests.tooldoubles import CHANGING
 
 
 class Session:
@@ -70,6 +79,24 @@ class WorkCallsTests(SynchronousTestCase):
                                           FROM_MEMORY, tool))
         running.over.addCallback(self.ends.append)
         return running
+
+    def test_toolRunHere(self):
+        """
+        A L{ToolRun} runs its tool in the call's work session with the
+        arguments its era checked, its notes after its answer: no call back
+        up for it.
+        """
+        gem = FakeGem()
+        gem.needsCommit = True
+        work = WorkSession("h" * 32, gem)
+        work.view.notices.append("[view] refreshed")
+        running = self.calls.run(WorkCall(
+            work, 1, True, FROM_MEMORY,
+            ToolRun(CHANGING, {}, lambda tool: {"name": tool.name})))
+        result = self.successResultOf(running.answer)
+        self.assertEqual([block["text"] for block in result["content"]],
+                         ["done", SESSION_NOTE, "[view] refreshed"])
+        self.assertEqual(gem.calls[0][0], "execute_code")
 
     def test_answeredThenReleased(self):
         """
