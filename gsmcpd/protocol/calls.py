@@ -18,9 +18,10 @@ from twisted.internet.defer import (
 from twisted.python.failure import Failure
 
 from gsmcpd.gci.errors import GciError
-from gsmcpd.observe.audit import CallRefused
+from gsmcpd.observe.audit import AuditUnavailable, CallRefused
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
+from gsmcpd.observe.observed import ObservedCall
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
@@ -31,7 +32,10 @@ from gsmcpd.protocol.jsonrpc import (
 )
 from gsmcpd.protocol.methods import Handler, Method
 from gsmcpd.protocol.recording import (
+    CallRecord,
     CallRecords,
+    auditRefusal,
+    changesOf,
     unrefused,
 )
 from gsmcpd.protocol.shares import shareRefusal
@@ -138,25 +142,29 @@ class CallRunner:
     def _run(self, request: RequestFacts, handler: Handler,
              admitted: bool) -> Deferred[Any]:
         """
-        Admit C{request}, begin its record, and have the sessions layer run
-        it; its end is recorded once, as its client is told.
+        Hand C{request} to the sessions layer, which admits it (unless
+        C{admitted}), starts its record's observation and runs it; its end
+        is recorded once, as its client is told.
         """
-        work = request.work
+        records, work, tool = self.records, request.work, request.tool
+        changes = changesOf(request)
         try:
-            if work is not None and not admitted:
-                self.admit(request, work)
-            record = self.records.started(request)
-        except CallRefused as refusal:
-            return self.refused(request, refusal)
-        except JsonRpcError as e:
-            return self.recorded(request, partial(fail, e))
-        tool = request.tool
-        # A tools/call's handler says what tool it runs; any other method's
-        # is called back with its context.
-        running = self.work.run(WorkCall(
-            work, request.id, tool is None or tool.cancellable,
-            request.context, handler(request) if tool is not None
-            else lambda context: handler(request.running(context))))
+            # A tools/call's handler says what tool it runs; any other
+            # method's is called back with its context.
+            running = self.work.run(WorkCall(
+                work, request.id, tool is None or tool.cancellable,
+                request.context, handler(request) if tool is not None
+                else lambda context: handler(request.running(context)),
+                not admitted, request.principal, records.starting(request)))
+        except (RequestInFlight, ShareExhausted) as e:
+            refusal = notAdmitted(request, e)
+            if isinstance(refusal, CallRefused):
+                return self.refused(request, refusal)
+            return self.recorded(request, partial(fail, refusal))
+        except AuditUnavailable:
+            return self.refused(request, auditRefusal())
+        record = CallRecord(records, request,
+                            cast(ObservedCall, running.observed), changes)
         running.over.addCallback(lambda end: record.ended(
             _told(request, end.outcome), end.step))
         return running.answer.addBoth(
@@ -172,14 +180,8 @@ class CallRunner:
         try:
             self._registry.shares.admitCall(work, request.principal,
                                             request.id)
-        except RequestInFlight:
-            raise JsonRpcError(
-                INVALID_REQUEST, f"Invalid Request: request id "
-                f"{clipped(repr(request.id))} is already in flight on this "
-                "session; JSON-RPC ids must be unique among requests in "
-                "flight")
-        except ShareExhausted as e:
-            raise CallRefused(kinds.SHARE_CAP, shareRefusal(e))
+        except (RequestInFlight, ShareExhausted) as e:
+            raise notAdmitted(request, e)
 
     def recorded(self, request: RequestFacts,
                  answer: Callable[[], Deferred[Any]]) -> Deferred[Any]:
@@ -198,6 +200,21 @@ class CallRunner:
             return unrefused(outcome)
 
         return maybeDeferred(answer).addBoth(over)
+
+
+def notAdmitted(request: RequestFacts,
+                error: RequestInFlight | ShareExhausted
+                ) -> JsonRpcError | CallRefused:
+    """
+    What a call the sessions layer did not admit is answered: a request id
+    in flight is an invalid request, a caller past its share a refusal.
+    """
+    if isinstance(error, ShareExhausted):
+        return CallRefused(kinds.SHARE_CAP, shareRefusal(error))
+    return JsonRpcError(
+        INVALID_REQUEST, f"Invalid Request: request id "
+        f"{clipped(repr(request.id))} is already in flight on this "
+        "session; JSON-RPC ids must be unique among requests in flight")
 
 
 def _told(request: RequestFacts, outcome: Any) -> Any:

@@ -1,6 +1,8 @@
 """
 Running one call in the work session its era placed it in (L{WorkCall}):
-begun with its deadline, raced against its client's cancellation, that
+admitted (a request id in flight there, a caller over its share: refused
+before anything is queued), its observation started, begun with its
+deadline, raced against its client's cancellation, that
 deadline and the loss of its gem, released, and answered twice: to its
 client at once when it stops waiting, to its record (L{CallEnd}) only
 when the call is really over, so a commit the stone made is recorded as
@@ -19,6 +21,7 @@ from twisted.python.failure import Failure
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.calloutcome import OK, resultOutcome
 from gsmcpd.observe.clipping import clipped
+from gsmcpd.observe.observed import CallStart, ObservedCall
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.context import CallContext
 from gsmcpd.sessions.interfaces import IWorkSession
@@ -73,6 +76,10 @@ class WorkCall:
     @ivar run: the L{ToolRun} of a C{tools/call}; else its method's
         handler, called back with that context: its result, or a
         L{Deferred} of it.
+    @ivar admit: whether it is admitted here (its era may have admitted
+        it before lending it a session), as C{principal}'s.
+    @ivar start: how it is observed from its start, once admitted (its
+        audit line, its metrics), or L{None}.
     """
 
     work: IWorkSession | None
@@ -80,6 +87,9 @@ class WorkCall:
     cancellable: bool
     context: CallContext
     run: ToolRun | Callable[[CallContext], Any]
+    admit: bool = False
+    principal: Any = None
+    start: CallStart | None = None
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -116,13 +126,23 @@ class WorkCalls:
 
     def run(self, call: WorkCall) -> "Running":
         """
-        Begin C{call}: its client's answer is the L{Running}'s C{answer},
-        its record's its C{over}.
+        Admit C{call}, start its observation and begin it: its client's
+        answer is the L{Running}'s C{answer}, its record's its C{over}.
+
+        @raise RequestInFlight: its request id is in flight in its work
+            session.
+        @raise ShareExhausted: its caller is over its share of calls.
+        @raise AuditUnavailable: its audit line cannot be written.
         """
-        run = RunningCall.begin(call.work, call.requestId,
+        work = call.work
+        if call.admit and work is not None:
+            self._registry.shares.admitCall(work, call.principal,
+                                            call.requestId)
+        observed = None if call.start is None else call.start.started()
+        run = RunningCall.begin(work, call.requestId,
                                 self._registry.replacement, self._clock,
                                 call.cancellable, self.deadline)
-        return Running(self, run).start(call)
+        return Running(self, run, observed).start(call)
 
     def cancel(self, work: IWorkSession, requestId: object,
                reason: object) -> None:
@@ -171,11 +191,15 @@ class Running:
         deadline.
     @ivar over: fires once, with the L{CallEnd}, before C{answer} does
         (when it still waits).
+    @ivar observed: the call as observed from its start, for its record
+        to end, or L{None}.
     """
 
-    def __init__(self, calls: WorkCalls, run: RunningCall) -> None:
+    def __init__(self, calls: WorkCalls, run: RunningCall,
+                 observed: ObservedCall | None = None) -> None:
         self._calls = calls
         self._run = run
+        self.observed = observed
         self._over = False
         self.answer: Deferred[Any] = Deferred(self._stoppedWaiting)
         self.over: Deferred[CallEnd] = Deferred()

@@ -294,9 +294,15 @@ class ModernEra:
             raise Unmade(decoded, e)
         except (JsonRpcError, ToolError) as e:
             raise Unmade(unplaced, e)
-        return Placed(attr.evolve(call, work=work, arguments=rest), done,
-                      partial(self._run, carrier, done, verified),
-                      refused=spend)
+        placed = attr.evolve(call, work=work, arguments=rest)
+        if work is not None and not work.throwaway:
+            try:
+                _admitted(admit, placed, spend, work)
+            except (CallRefused, JsonRpcError) as e:
+                done()
+                raise Unmade(placed, e)
+        return Placed(placed, done, partial(self._run, carrier, done,
+                                            verified), admitted=True)
 
     @inlineCallbacks
     def _run(self, carrier: Carried, done: Callable[[], object],
