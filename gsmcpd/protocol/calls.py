@@ -1,8 +1,10 @@
 """
 The one path a GemStone-backed request (a call) takes, whatever carried
-it: a L{CallRunner} admits it, writes its record's start, hands it to the
-sessions layer (L{WorkCalls}) to run to its real end, and records how it
-ended.  The errors both eras answer for a session's login are here too.
+it: a L{CallRunner} hands it to the sessions layer once (L{WorkCalls}: a
+L{WorkCall} saying where it runs, what it runs and how it is observed),
+which admits it, starts its observation and runs it to its real end; the
+runner words its refusals and records how it ended.  The errors both eras
+answer for a session's login are here too.
 """
 
 from collections.abc import Callable
@@ -101,8 +103,8 @@ def loginFailed(failure: Failure) -> NoReturn:
 class CallRunner:
     """
     Answers requests with their methods' handlers; a GemStone-backed one
-    is admitted, run by the sessions layer (C{work}) and recorded from its
-    start to its real end (C{records}).
+    is admitted and run by the sessions layer (C{work}), and recorded
+    from its start to its real end (C{records}).
     """
 
     def __init__(self, registry: Any, clock: Any,
