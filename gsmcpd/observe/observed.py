@@ -1,7 +1,8 @@
 """
 A call as observed: its audit line, its metrics and its outcome, started
-and ended by one object, so the call path reaches this layer once at a
-call's start and once at its end.
+(L{CallStart}, by the sessions layer once the call is admitted) and ended
+(by its record, L{ObservedCall}) by one object each, so the call path
+reaches this layer once from each.
 """
 
 from typing import Any
@@ -52,6 +53,29 @@ class CallObserver:
         self.metrics.refused(kind)
         if self.audit is not None and facts is not None:
             self.audit.refusal(facts, kind, callId)
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class CallStart:
+    """
+    How a call is observed from its start (L{CallObserver.started}'s
+    arguments): started where it runs, once admitted.
+    """
+
+    observer: CallObserver
+    name: str
+    facts: CallFacts | None
+    namedByResult: bool = False
+
+    def started(self) -> "ObservedCall":
+        """
+        The call about to run, its audit line written first.
+
+        @raise AuditUnavailable: the line cannot be written: the call
+            must not run.
+        """
+        return self.observer.started(self.name, self.facts,
+                                     self.namedByResult)
 
 
 @attr.s(slots=True, auto_attribs=True)

@@ -1,8 +1,10 @@
 """
 The one path a GemStone-backed request (a call) takes, whatever carried
-it: a L{CallRunner} admits it, writes its record's start, hands it to the
-sessions layer (L{WorkCalls}) to run to its real end, and records how it
-ended.  The errors both eras answer for a session's login are here too.
+it: a L{CallRunner} hands it to the sessions layer once (L{WorkCalls}: a
+L{WorkCall} saying where it runs, what it runs and how it is observed),
+which admits it, starts its observation and runs it to its real end; the
+runner words its refusals and records how it ended.  The errors both eras
+answer for a session's login are here too.
 """
 
 from collections.abc import Callable
@@ -18,9 +20,10 @@ from twisted.internet.defer import (
 from twisted.python.failure import Failure
 
 from gsmcpd.gci.errors import GciError
-from gsmcpd.observe.audit import CallRefused
+from gsmcpd.observe.audit import AuditUnavailable, CallRefused
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED
+from gsmcpd.observe.observed import ObservedCall
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
@@ -31,7 +34,10 @@ from gsmcpd.protocol.jsonrpc import (
 )
 from gsmcpd.protocol.methods import Handler, Method
 from gsmcpd.protocol.recording import (
+    CallRecord,
     CallRecords,
+    auditRefusal,
+    changesOf,
     unrefused,
 )
 from gsmcpd.protocol.shares import shareRefusal
@@ -97,8 +103,8 @@ def loginFailed(failure: Failure) -> NoReturn:
 class CallRunner:
     """
     Answers requests with their methods' handlers; a GemStone-backed one
-    is admitted, run by the sessions layer (C{work}) and recorded from its
-    start to its real end (C{records}).
+    is admitted and run by the sessions layer (C{work}), and recorded
+    from its start to its real end (C{records}).
     """
 
     def __init__(self, registry: Any, clock: Any,
@@ -138,23 +144,29 @@ class CallRunner:
     def _run(self, request: RequestFacts, handler: Handler,
              admitted: bool) -> Deferred[Any]:
         """
-        Admit C{request}, begin its record, and have the sessions layer run
-        it; its end is recorded once, as its client is told.
+        Hand C{request} to the sessions layer, which admits it (unless
+        C{admitted}), starts its record's observation and runs it; its end
+        is recorded once, as its client is told.
         """
-        work = request.work
+        records, work, tool = self.records, request.work, request.tool
+        changes = changesOf(request)
         try:
-            if work is not None and not admitted:
-                self.admit(request, work)
-            record = self.records.started(request)
-        except CallRefused as refusal:
-            return self.refused(request, refusal)
-        except JsonRpcError as e:
-            return self.recorded(request, partial(fail, e))
-        tool = request.tool
-        running = self.work.run(WorkCall(
-            work, request.id, tool is None or tool.cancellable,
-            request.context, lambda context: handler(
-                request.running(context))))
+            # A tools/call's handler says what tool it runs; any other
+            # method's is called back with its context.
+            running = self.work.run(WorkCall(
+                work, request.id, tool is None or tool.cancellable,
+                request.context, handler(request) if tool is not None
+                else lambda context: handler(request.running(context)),
+                not admitted, request.principal, records.starting(request)))
+        except (RequestInFlight, ShareExhausted) as e:
+            refusal = notAdmitted(request, e)
+            if isinstance(refusal, CallRefused):
+                return self.refused(request, refusal)
+            return self.recorded(request, partial(fail, refusal))
+        except AuditUnavailable:
+            return self.refused(request, auditRefusal())
+        record = CallRecord(records, request,
+                            cast(ObservedCall, running.observed), changes)
         running.over.addCallback(lambda end: record.ended(
             _told(request, end.outcome), end.step))
         return running.answer.addBoth(
@@ -170,14 +182,8 @@ class CallRunner:
         try:
             self._registry.shares.admitCall(work, request.principal,
                                             request.id)
-        except RequestInFlight:
-            raise JsonRpcError(
-                INVALID_REQUEST, f"Invalid Request: request id "
-                f"{clipped(repr(request.id))} is already in flight on this "
-                "session; JSON-RPC ids must be unique among requests in "
-                "flight")
-        except ShareExhausted as e:
-            raise CallRefused(kinds.SHARE_CAP, shareRefusal(e))
+        except (RequestInFlight, ShareExhausted) as e:
+            raise notAdmitted(request, e)
 
     def recorded(self, request: RequestFacts,
                  answer: Callable[[], Deferred[Any]]) -> Deferred[Any]:
@@ -196,6 +202,21 @@ class CallRunner:
             return unrefused(outcome)
 
         return maybeDeferred(answer).addBoth(over)
+
+
+def notAdmitted(request: RequestFacts,
+                error: RequestInFlight | ShareExhausted
+                ) -> JsonRpcError | CallRefused:
+    """
+    What a call the sessions layer did not admit is answered: a request id
+    in flight is an invalid request, a caller past its share a refusal.
+    """
+    if isinstance(error, ShareExhausted):
+        return CallRefused(kinds.SHARE_CAP, shareRefusal(error))
+    return JsonRpcError(
+        INVALID_REQUEST, f"Invalid Request: request id "
+        f"{clipped(repr(request.id))} is already in flight on this "
+        "session; JSON-RPC ids must be unique among requests in flight")
 
 
 def _told(request: RequestFacts, outcome: Any) -> Any:

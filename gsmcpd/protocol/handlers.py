@@ -22,9 +22,10 @@ from gsmcpd.protocol.jsonrpc import (
     refuseCursor,
 )
 from gsmcpd.protocol.surface import Surface
-from gsmcpd.protocol.toolcall import callTool, unknownTool
+from gsmcpd.protocol.toolcall import unknownTool
 from gsmcpd.protocol.versions import SUPPORTED_VERSIONS
 from gsmcpd.sessions.client import LOG_LEVELS, ClientSession
+from gsmcpd.sessions.running import ToolRun
 from gsmcpd.tools.base import Tool, ToolCall, ToolError
 from gsmcpd.tools.catalog import OutOfScope, ToolCatalog
 from gsmcpd.tools.offerings import Resource, ResourceTemplate
@@ -190,10 +191,14 @@ class Handlers:
             request.principal).advertised()] + [
                 tool.descriptor() for tool in request.dialect.handleTools]}
 
-    def toolsCall(self, request: RequestFacts) -> Any:
-        # Its era looked the tool up (toolCalled): a call of no tool is
-        # answered before it runs.
-        return callTool(request, cast(Tool, request.tool))
+    def toolsCall(self, request: RequestFacts) -> ToolRun:
+        """
+        What a C{tools/call} runs: the tool its era looked up
+        (C{toolCalled}; a call of no tool is answered before it runs), run
+        by the sessions layer with no call back up.
+        """
+        return ToolRun(cast(Tool, request.tool), request.arguments,
+                       request.dialect.describe)
 
     def resourcesList(self, request: RequestFacts) -> JsonObject:
         refuseCursor(request.params, "resources/list")

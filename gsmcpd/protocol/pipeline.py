@@ -1,6 +1,7 @@
 """
 The one pipeline every C{tools/call} of either era takes: decode (the tool
-looked up once) -> place -> admit once -> run -> frame.  An era is an
+looked up once) -> place -> run (admitted once, by its era or as it runs)
+-> frame.  An era is an
 L{IEra} of those three verbs; what only the 2026-07-28 era has (tasks,
 input-required rounds, request state, its session tools) hooks into them.
 """
@@ -59,16 +60,17 @@ class Placed:
     arguments it runs with); C{done} is called when it is over (a
     throwaway session is given back); C{runs} is how its era runs it
     (rounds, tasks); C{own}, the answer of a tool its era serves without
-    a work session (C{open_session}, C{close_session}); C{refused}, what
-    a call refused at admission needs done (the 2026 era spends its
-    C{requestState}, as its round would have).
+    a work session (C{open_session}, C{close_session}); C{admitted},
+    whether its era admitted it already (the 2026 era, before it lends a
+    session or runs a round), else the sessions layer admits it as it
+    runs it.
     """
 
     call: RequestFacts
     done: Callable[[], object] = _nothing
     runs: Callable[[RequestFacts, Answer], Deferred[Any]] = _direct
     own: Callable[[], Deferred[Any]] | None = None
-    refused: Callable[[], object] = _nothing
+    admitted: bool = False
 
 
 class IEra(Interface):
@@ -84,9 +86,8 @@ class IEra(Interface):
     def place(call: RequestFacts, carrier: Any, admit: Admit
               ) -> Deferred[Placed]:
         """
-        Where the call runs, and how (fails with L{Unmade}).  A throwaway
-        session is admitted with C{admit} before it is lent; any other
-        after, by the pipeline.
+        Where the call runs, and how (fails with L{Unmade}); it may admit
+        it with C{admit} (L{Placed.admitted}).
         """
 
     def frame(value: JsonObject) -> JsonObject:
@@ -125,16 +126,8 @@ class CallPipeline:
         if placed.own is not None:
             return self.calls.recorded(placed.call, placed.own).addCallback(
                 era.frame)
-        work = placed.call.work
-        if work is not None and not work.throwaway:
-            try:
-                self.calls.admit(placed.call, work)
-            except (CallRefused, JsonRpcError) as e:
-                placed.refused()
-                placed.done()
-                return self._unmade(era, Unmade(placed.call, e))
         return placed.runs(placed.call, partial(
-            self.calls.answer, method=method, admitted=True))
+            self.calls.answer, method=method, admitted=placed.admitted))
 
     def _unplaced(self, failure: Failure, era: IEra) -> Deferred[Any]:
         failure.trap(Unmade)

@@ -1,7 +1,8 @@
 """
 A tool call's record, in either era: its audit line written before it runs
-(or it does not run), counted and audited once really over, whoever still
-waited, so a commit the stone made is committed everywhere.  A
+(or it does not run: started by the sessions layer once the call is
+admitted, L{CallRecords.starting}), counted and audited once really over,
+whoever still waited, so a commit the stone made is committed everywhere.  A
 L{gsmcpd.observe.audit.CallRefused} is recorded as C{refused:<kind>}.
 """
 
@@ -20,7 +21,7 @@ from gsmcpd.observe.calloutcome import (
     CallOutcome,
 )
 from gsmcpd.observe.metrics import UNOBSERVED
-from gsmcpd.observe.observed import CallObserver, ObservedCall
+from gsmcpd.observe.observed import CallObserver, CallStart, ObservedCall
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import INTERNAL_ERROR, SERVER_ERROR, JsonRpcError
@@ -39,6 +40,21 @@ def auditUnavailable() -> JsonRpcError:
         "no tool call until an operator mends it; nothing was run. Try "
         "again later, or use another server.",
         {"kind": kinds.AUDIT_UNAVAILABLE})
+
+
+def auditRefusal() -> CallRefused:
+    """A call refused because its audit line cannot be written."""
+    return CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
+
+
+def changesOf(request: RequestFacts) -> tuple[str, ...]:
+    """
+    What a commit, a tool's or its code's, would commit as C{request}'s
+    call starts: its work session's journal then.
+    """
+    work = request.work
+    return work.journal.summary \
+        if request.tool is not None and work is not None else ()
 
 
 def unrefused(outcome: Any) -> Any:
@@ -111,7 +127,7 @@ class CallRecords:
         cannot be written, before anything is done for a call.
         """
         if self.audit is not None and self.audit.failure is not None:
-            raise CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
+            raise auditRefusal()
 
     def _facts(self, request: RequestFacts | None) -> CallFacts | None:
         """A tool call's facts, when there is a trail to write them to."""
@@ -120,23 +136,27 @@ class CallRecords:
             return None
         return factsOf(request)
 
-    def started(self, request: RequestFacts) -> "CallRecord":
+    def starting(self, request: RequestFacts) -> CallStart:
         """
-        A call about to run, counted in, a tool call's audit line written
-        first: if it cannot be, L{CallRefused} (the call must not run).
+        How C{request}'s call is observed from its start: counted in, a
+        tool call's audit line written first.
         """
-        tool, work = request.tool, request.work
+        tool = request.tool
         # Only a method's call is recorded: it has a method.
         name = cast(str, request.method) if tool is None else tool.name
+        return CallStart(self._observer, name, self._facts(request),
+                         request.work is None)
+
+    def started(self, request: RequestFacts) -> "CallRecord":
+        """
+        A call answered here about to be, started (L{starting}): if its
+        audit line cannot be written, L{CallRefused} (it must not be).
+        """
         try:
-            observed = self._observer.started(
-                name, self._facts(request), work is None)
+            observed = self.starting(request).started()
         except AuditUnavailable:
-            raise CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
-        # What a commit, the tool's or its code's, would commit.
-        changes = work.journal.summary \
-            if tool is not None and work is not None else ()
-        return CallRecord(self, request, observed, changes)
+            raise auditRefusal()
+        return CallRecord(self, request, observed, changesOf(request))
 
     def refused(self, request: RequestFacts | None, refusal: CallRefused
                 ) -> None:

@@ -1,19 +1,15 @@
 """
-C{tools/call}, once for both eras: what its request says of the tool it
-names, handed to the sessions layer to run where its era placed it
-(L{gsmcpd.sessions.toolrun}).
+What a C{tools/call}'s request says of the tool it names, once for both
+eras: no such tool, and whether it is answered as a stream (the sessions
+layer runs it: L{gsmcpd.sessions.running.ToolRun}).
 """
 
-from typing import Any
-
-from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS,
     JsonObject,
     JsonRpcError,
     progressTokenOf,
 )
-from gsmcpd.sessions.toolrun import runTool
 from gsmcpd.tools.base import Tool
 
 
@@ -37,11 +33,3 @@ def answersAsStream(params: JsonObject, tool: Tool | None) -> bool:
     """
     return progressTokenOf(params) is not None or \
         getattr(tool, "streams", False)
-
-
-def callTool(request: RequestFacts, tool: Tool) -> Any:
-    """
-    Run C{tool}, the one C{request} names, where its era placed it.
-    """
-    return runTool(request.work, tool, request.arguments, request.context,
-                   request.dialect.describe)

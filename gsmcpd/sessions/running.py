@@ -1,6 +1,8 @@
 """
 Running one call in the work session its era placed it in (L{WorkCall}):
-begun with its deadline, raced against its client's cancellation, that
+admitted (a request id in flight there, a caller over its share: refused
+before anything is queued), its observation started, begun with its
+deadline, raced against its client's cancellation, that
 deadline and the loss of its gem, released, and answered twice: to its
 client at once when it stops waiting, to its record (L{CallEnd}) only
 when the call is really over, so a commit the stone made is recorded as
@@ -19,9 +21,12 @@ from twisted.python.failure import Failure
 from gsmcpd.gci.session import CallWithdrawn
 from gsmcpd.observe.calloutcome import OK, resultOutcome
 from gsmcpd.observe.clipping import clipped
+from gsmcpd.observe.observed import CallStart, ObservedCall
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.context import CallContext
 from gsmcpd.sessions.interfaces import IWorkSession
+from gsmcpd.sessions.toolrun import runTool
+from gsmcpd.tools.base import JsonObject, Tool
 from gsmcpd.tools.templates.outcomes import GemGone
 
 CANCELLED = object()
@@ -45,6 +50,19 @@ class CallEnded(Exception):
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
+class ToolRun:
+    """
+    A tool a call runs here, with no call back up: its arguments as its
+    era checked them, and how its era lists tools (C{tool_call} names
+    some).
+    """
+
+    tool: Tool
+    arguments: Any
+    describe: Callable[[Tool], JsonObject]
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
 class WorkCall:
     """
     Where a call runs and what it runs: all the sessions layer is told.
@@ -55,15 +73,23 @@ class WorkCall:
         commit's, once its GemStone call has begun).
     @ivar context: what its tool may ask of its client; the call adds how
         it is ended.
-    @ivar run: starts the tool with its arguments, given that context: its
-        result, or a L{Deferred} of it.
+    @ivar run: the L{ToolRun} of a C{tools/call}; else its method's
+        handler, called back with that context: its result, or a
+        L{Deferred} of it.
+    @ivar admit: whether it is admitted here (its era may have admitted
+        it before lending it a session), as C{principal}'s.
+    @ivar start: how it is observed from its start, once admitted (its
+        audit line, its metrics), or L{None}.
     """
 
     work: IWorkSession | None
     requestId: object
     cancellable: bool
     context: CallContext
-    run: Callable[[CallContext], Any]
+    run: ToolRun | Callable[[CallContext], Any]
+    admit: bool = False
+    principal: Any = None
+    start: CallStart | None = None
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -100,13 +126,23 @@ class WorkCalls:
 
     def run(self, call: WorkCall) -> "Running":
         """
-        Begin C{call}: its client's answer is the L{Running}'s C{answer},
-        its record's its C{over}.
+        Admit C{call}, start its observation and begin it: its client's
+        answer is the L{Running}'s C{answer}, its record's its C{over}.
+
+        @raise RequestInFlight: its request id is in flight in its work
+            session.
+        @raise ShareExhausted: its caller is over its share of calls.
+        @raise AuditUnavailable: its audit line cannot be written.
         """
-        run = RunningCall.begin(call.work, call.requestId,
+        work = call.work
+        if call.admit and work is not None:
+            self._registry.shares.admitCall(work, call.principal,
+                                            call.requestId)
+        observed = None if call.start is None else call.start.started()
+        run = RunningCall.begin(work, call.requestId,
                                 self._registry.replacement, self._clock,
                                 call.cancellable, self.deadline)
-        return Running(self, run).start(call)
+        return Running(self, run, observed).start(call)
 
     def cancel(self, work: IWorkSession, requestId: object,
                reason: object) -> None:
@@ -155,21 +191,30 @@ class Running:
         deadline.
     @ivar over: fires once, with the L{CallEnd}, before C{answer} does
         (when it still waits).
+    @ivar observed: the call as observed from its start, for its record
+        to end, or L{None}.
     """
 
-    def __init__(self, calls: WorkCalls, run: RunningCall) -> None:
+    def __init__(self, calls: WorkCalls, run: RunningCall,
+                 observed: ObservedCall | None = None) -> None:
         self._calls = calls
         self._run = run
+        self.observed = observed
         self._over = False
         self.answer: Deferred[Any] = Deferred(self._stoppedWaiting)
         self.over: Deferred[CallEnd] = Deferred()
 
     def start(self, call: WorkCall) -> "Running":
         run = self._run
+        context = call.context.endedBy(run)
+        what = call.run
         # Callbacks rather than a DeferredList and a generator: this runs
         # for every call.
-        maybeDeferred(call.run, call.context.endedBy(run)).addBoth(
-            self._answered)
+        running = maybeDeferred(
+            runTool, call.work, what.tool, what.arguments, context,
+            what.describe) if isinstance(what, ToolRun) \
+            else maybeDeferred(what, context)
+        running.addBoth(self._answered)
         run.abandoned.addCallback(self._abandoned)
         run.cancelled.addCallback(self._cancelled)
         return self

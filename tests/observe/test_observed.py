@@ -9,7 +9,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.observe.audit import AuditLog, CallFacts
 from gsmcpd.observe.calloutcome import NO_ANSWER
 from gsmcpd.observe.metrics import Metrics
-from gsmcpd.observe.observed import CallObserver
+from gsmcpd.observe.observed import CallObserver, CallStart
 
 
 def facts(**overrides):
@@ -57,6 +57,20 @@ class CallObserverTests(SynchronousTestCase):
         """
         call = self.observer.started("open_session", facts(
             tool="open_session"), namedByResult=True)
+        call.ended({"structuredContent": {"session": "0123456789abcdef"}},
+                   "open_session")
+        self.assertEqual(self.events[-1]["session"], "01234567")
+
+    def test_callStart(self):
+        """
+        A L{CallStart} starts its call as L{CallObserver.started} would,
+        where the call runs.
+        """
+        call = CallStart(self.observer, "open_session", facts(
+            tool="open_session"), namedByResult=True).started()
+        self.assertEqual(self.metrics.callsRunning, 1)
+        self.assertEqual([event["event"] for event in self.events],
+                         ["callStarted"])
         call.ended({"structuredContent": {"session": "0123456789abcdef"}},
                    "open_session")
         self.assertEqual(self.events[-1]["session"], "01234567")

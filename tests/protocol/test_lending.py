@@ -1,18 +1,16 @@
 """
-Which work session a 2026-era call runs in: a handle's, or a throwaway one
-for a call without a handle.
+Tests for L{gsmcpd.protocol.eras.modern.lending}: which work session a
+2026-era call runs in, a handle's or a throwaway one for a call without a
+handle, its refusals as the era words them.
 """
 
-from twisted.internet.defer import CancelledError, Deferred
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION, Envelope
 from gsmcpd.protocol.eras.modern.handles import HANDLE_TOOLS
 from gsmcpd.protocol.eras.modern.lending import Lending, toolError
 from gsmcpd.protocol.jsonrpc import JsonRpcError
-from gsmcpd.protocol.kinds import SHARE_CAP
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.warm import THROWAWAY_REASON
@@ -25,12 +23,6 @@ LOCK = ("disable_commits", {"reason": THROWAWAY_REASON})
 
 ENVELOPE = Envelope(MODERN_VERSION, {"elicitation": {}},
                     {"name": "t", "version": "1"}, "debug")
-
-
-def admitAll(work):
-    """
-    Admits every call (the pipeline's admission, tested with it).
-    """
 
 
 def tool(readOnly, runsOn=ANY_SESSION):
@@ -59,7 +51,7 @@ class LendingTests(SynchronousTestCase):
     def test_handle(self):
         opened = self.successResultOf(self.registry.opener.open())
         session, done = self.successResultOf(
-            self.sessions.forTool(tool(False), opened.handle, ENVELOPE, admitAll))
+            self.sessions.forTool(tool(False), opened.handle, ENVELOPE, 1))
         self.assertIs(session, opened)
         done()
         self.assertIs(self.registry.work.get(opened.handle), opened)
@@ -67,7 +59,7 @@ class LendingTests(SynchronousTestCase):
     def test_noSuchHandle(self):
         gone = "f" * 32
         failure = self.failureResultOf(
-            self.sessions.forTool(tool(True), gone, ENVELOPE, admitAll), JsonRpcError)
+            self.sessions.forTool(tool(True), gone, ENVELOPE, 1), JsonRpcError)
         self.assertEqual(failure.value.code, NO_SUCH_SESSION)
         self.assertIn(repr(gone), failure.value.message)
 
@@ -79,7 +71,7 @@ class LendingTests(SynchronousTestCase):
         legacy = self.successResultOf(self.registry.clients.open(
             "2025-11-25", None))
         failure = self.failureResultOf(
-            self.sessions.forTool(tool(True), legacy.handle, ENVELOPE, admitAll),
+            self.sessions.forTool(tool(True), legacy.handle, ENVELOPE, 1),
             JsonRpcError)
         self.assertEqual(failure.value.code, NO_SUCH_SESSION)
         self.assertIsNone(self.registry.handled(legacy.handle, None))
@@ -91,37 +83,18 @@ class LendingTests(SynchronousTestCase):
         """
         self.registry.warm.perUser = 2
         session, done = self.successResultOf(
-            self.sessions.forTool(tool(True), None, ENVELOPE, admitAll))
+            self.sessions.forTool(tool(True), None, ENVELOPE, 1))
         self.assertIsNone(self.registry.handled(session.handle, None))
         done()
         failure = self.failureResultOf(
-            self.sessions.forTool(tool(True), session.handle, ENVELOPE, admitAll),
+            self.sessions.forTool(tool(True), session.handle, ENVELOPE, 1),
             JsonRpcError)
         self.assertEqual(failure.value.code, NO_SUCH_SESSION)
         self.assertEqual(len(self.registry.warm), 1)
 
-    def test_admittedBeforeAThrowawayIsLent(self):
-        """
-        A call without a handle is admitted before a throwaway session is
-        lent for it, so a refused call costs no login; a call with a
-        handle is admitted by the pipeline, once, in its session.
-        """
-        admitted = []
-
-        def refuse(work):
-            admitted.append(work)
-            raise CallRefused(SHARE_CAP, JsonRpcError(-32000, "over"))
-        self.failureResultOf(self.sessions.forTool(
-            tool(True), None, ENVELOPE, refuse), CallRefused)
-        self.assertEqual((admitted, self.pool.opened), ([None], []))
-        handle = self.openHandle()
-        self.successResultOf(self.sessions.forTool(
-            tool(True), handle, ENVELOPE, refuse))
-        self.assertEqual(admitted, [None])
-
     def test_lastingChangeNeedsHandle(self):
         failure = self.failureResultOf(self.sessions.forTool(
-            tool(False, OWN_SESSION), None, ENVELOPE, admitAll), ToolError)
+            tool(False, OWN_SESSION), None, ENVELOPE, 1), ToolError)
         self.assertIn("open_session", failure.value.message)
         self.assertEqual(self.pool.opened, [])
 
@@ -135,7 +108,7 @@ class LendingTests(SynchronousTestCase):
         self.registry.warm.perUser = 2
         for readOnly in (False, True):
             session, done = self.successResultOf(
-                self.sessions.forTool(tool(readOnly), None, ENVELOPE, admitAll))
+                self.sessions.forTool(tool(readOnly), None, ENVELOPE, 1))
             self.assertTrue(session.throwaway)
             before = list(session.gem.calls)
             done()
@@ -150,7 +123,7 @@ class LendingTests(SynchronousTestCase):
         spare logs in.
         """
         session, done = self.successResultOf(
-            self.sessions.forTool(tool(False), None, ENVELOPE, admitAll))
+            self.sessions.forTool(tool(False), None, ENVELOPE, 1))
         done()
         self.assertEqual(session.gem.calls, [LOCK])
         self.assertTrue(session.gem.loggedOut)
@@ -165,7 +138,7 @@ class LendingTests(SynchronousTestCase):
         A read without a handle logs in for the call and out after it.
         """
         session, done = self.successResultOf(
-            self.sessions.forTool(tool(True), None, ENVELOPE, admitAll))
+            self.sessions.forTool(tool(True), None, ENVELOPE, 1))
         self.assertIs(self.registry.work.get(session.handle), session)
         done()
         self.assertIsNone(self.registry.work.get(session.handle))
@@ -179,13 +152,13 @@ class LendingTests(SynchronousTestCase):
         """
         self.registry.warm.perUser = 2
         first, done = self.successResultOf(
-            self.sessions.forTool(tool(True), None, ENVELOPE, admitAll))
+            self.sessions.forTool(tool(True), None, ENVELOPE, 1))
         done()
         self.assertTrue(first.gem.loggedOut)
         spare = self.pool.opened[-1]
         self.assertEqual(spare.calls, [LOCK])
         second, done = self.successResultOf(
-            self.sessions.forTool(tool(True), None, ENVELOPE, admitAll))
+            self.sessions.forTool(tool(True), None, ENVELOPE, 1))
         self.assertIs(second.gem, spare)
         self.assertEqual(spare.calls, [LOCK, ("abort", {})])
         done()
@@ -198,7 +171,7 @@ class LendingTests(SynchronousTestCase):
         """
         self.registry.warm.perUser = 2
         session, done = self.successResultOf(
-            self.sessions.forTool(tool(True), None, ENVELOPE, admitAll))
+            self.sessions.forTool(tool(True), None, ENVELOPE, 1))
         session.calls.ended = True
         done()
         self.assertTrue(session.gem.loggedOut)
@@ -211,28 +184,12 @@ class LendingTests(SynchronousTestCase):
         """
         self.registry.warm.perUser = 2
         session, done = self.successResultOf(
-            self.sessions.borrowed(ENVELOPE, "x"))
+            self.sessions.lender.borrowed(None, None, "x"))
         done()
         spare, = self.registry.work
         handle = self.openHandle()
         self.assertNotEqual(handle, spare.handle)
         self.assertEqual(len(self.pool.opened), 3)
-
-    def test_borrowerThatStopsWaitingKeepsTheLoginCounted(self):
-        """
-        A client that hangs up during the login of its borrowed session
-        does not cut the login short: its slot stays counted until the
-        session it opened for nobody is closed.
-        """
-        self.pool.loginDelay = Deferred()
-        borrowing = self.sessions.borrowed(ENVELOPE, "x")
-        borrowing.cancel()
-        self.failureResultOf(borrowing, CancelledError)
-        self.assertEqual(len(self.pool.open_), 1)
-        self.pool.loginDelay.callback(None)
-        self.assertEqual(len(self.registry.work), 0)
-        self.assertTrue(self.pool.opened[0].loggedOut)
-        self.assertEqual(len(self.pool.open_), 0)
 
     def test_full(self):
         """
@@ -241,8 +198,8 @@ class LendingTests(SynchronousTestCase):
         """
         for _ in range(2):
             self.successResultOf(self.registry.opener.open())
-        error = self.assertRaises(ToolError, self.sessions.borrowed,
-                                  ENVELOPE, "x")
+        error = self.failureResultOf(self.sessions.forTool(
+            tool(True), None, ENVELOPE, 1), ToolError).value
         self.assertEqual((error.kind, error.details), ("sessionLimit",
                                                       {"limit": 2}))
         self.assertIn("close_session", error.message)

@@ -7,11 +7,29 @@ from twisted.internet.defer import CancelledError, Deferred, succeed
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.observe.audit import AuditLog, AuditUnavailable, CallFacts
+from gsmcpd.observe.observed import CallObserver, CallStart
 from gsmcpd.sessions.breaks import CallState
 from gsmcpd.sessions.context import FROM_MEMORY
-from gsmcpd.sessions.running import CANCELLED, CallEnded, WorkCall, WorkCalls
+from gsmcpd.sessions.notes import SESSION_NOTE
+from gsmcpd.sessions.running import (
+    CANCELLED,
+    CallEnded,
+    ToolRun,
+    WorkCall,
+    WorkCalls,
+)
+from gsmcpd.sessions.shares import (
+    CALLS_PER_SESSION,
+    FairShares,
+    RequestInFlight,
+    ShareExhausted,
+    Shares,
+)
+from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.templates.outcomes import GemGone
 from tests.fakes import FakeGem
+from tests.tooldoubles import CHANGING
 
 
 class Session:
@@ -35,17 +53,21 @@ class Session:
     def callFor(self, requestId):
         return self.calls.running.get(requestId)
 
+    def inFlight(self):
+        return list(self.calls.running.values())
+
     def callEnding(self):
         self.calls.ended = True
 
 
 class Registry:
     """
-    The replacement and the closing a L{WorkCalls} uses.
+    The replacement, the shares and the closing a L{WorkCalls} uses.
     """
 
     def __init__(self):
         self.replacement = self
+        self.shares = Shares(FairShares(callsPerSession=1))
         self.closed = []
 
     def replace(self, session, why):
@@ -70,6 +92,66 @@ class WorkCallsTests(SynchronousTestCase):
                                           FROM_MEMORY, tool))
         running.over.addCallback(self.ends.append)
         return running
+
+    def test_toolRunHere(self):
+        """
+        A L{ToolRun} runs its tool in the call's work session with the
+        arguments its era checked, its notes after its answer: no call back
+        up for it.
+        """
+        gem = FakeGem()
+        gem.needsCommit = True
+        work = WorkSession("h" * 32, gem)
+        work.view.notices.append("[view] refreshed")
+        running = self.calls.run(WorkCall(
+            work, 1, True, FROM_MEMORY,
+            ToolRun(CHANGING, {}, lambda tool: {"name": tool.name})))
+        result = self.successResultOf(running.answer)
+        self.assertEqual([block["text"] for block in result["content"]],
+                         ["done", SESSION_NOTE, "[view] refreshed"])
+        self.assertEqual(gem.calls[0][0], "execute_code")
+
+    def test_admittedThenObserved(self):
+        """
+        A call not yet admitted is admitted here, then its observation is
+        started (its audit line first), then it runs; its L{Running} holds
+        what was observed for its record to end.
+        """
+        events = []
+        start = CallStart(CallObserver(self.clock, AuditLog(
+            events.append, "DataCurator")), "execute_code", CallFacts(
+                tool="execute_code", arguments={}, identity=None, user=None,
+                session="h1", handle="h1", requestId=1))
+        running = self.calls.run(WorkCall(
+            self.session, 1, True, FROM_MEMORY,
+            lambda context: (events.append({"event": "ran"}), {})[1],
+            True, None, start))
+        self.assertEqual([event["event"] for event in events],
+                         ["callStarted", "ran"])
+        self.assertEqual(running.observed.callId, events[0]["callId"])
+
+    def test_refusedBeforeAnything(self):
+        """
+        A request id in flight in its work session, then a call past its
+        share, is refused with the sessions layer's own errors before it
+        is observed or run; a call admitted already is not asked again.
+        """
+        ran = []
+        self.start(lambda context: Deferred(), requestId=1)
+
+        def call(requestId, admit=True):
+            return self.calls.run(WorkCall(
+                self.session, requestId, True, FROM_MEMORY, ran.append,
+                admit, None, CallStart(self, "execute_code", None)))
+        self.assertRaises(RequestInFlight, call, 1)
+        exhausted = self.assertRaises(ShareExhausted, call, 2)
+        self.assertEqual(exhausted.cap, CALLS_PER_SESSION)
+        self.assertEqual(ran, [])
+        self.assertRaises(AuditUnavailable, call, 2, False)
+
+    def started(self, name, facts, namedByResult):
+        """An observer whose audit trail cannot be written."""
+        raise AuditUnavailable("the disk is full")
 
     def test_answeredThenReleased(self):
         """

@@ -170,32 +170,32 @@ def traced(testCase, call):
 
 
 NOT_YET_ONCE = {
-    "2025": {("protocol", "sessions"): 4,
-             ("transport", "protocol"): 4, ("protocol", "observe"): 2},
-    "2026": {("protocol", "sessions"): 4,
-             ("transport", "protocol"): 5, ("protocol", "observe"): 2},
+    "2025": {("protocol", "sessions"): 2, ("transport", "protocol"): 4},
+    "2026": {("protocol", "sessions"): 2, ("transport", "protocol"): 5},
 }
 """The boundaries one C{tools/call} of each era, in memory, still crosses
 more than once in one direction, with how often; every other is crossed at
 most once down and once up.  Exact, so a change that crosses one more time,
-or one fewer, says so here.  What is left: the protocol layer finds the
-session (2025: C{ClientSessions.working}; 2026: C{SessionRegistry.working}),
-admits
-the call (C{sessions.shares}), hands it to C{sessions.running} once, and
-is called back for the method's handler, which hands a tool to
-C{sessions.toolrun}.  Crossed once: the sessions layer runs the tool
-through one tools entry (C{tools.invocation.invoke}, which keeps its end
-in the journal and answers it rendered), which starts its GemStone call
-once through its context (C{ICallControl.start}, given the gem's method:
-no tool code is called back); the protocol layer looks the tool up once
+or one fewer, says so here.  What is left: the protocol layer has the
+session found before the call (2025: C{ClientSessions.working}, needed for
+the 404 and the stream; 2026: found and the call admitted there in one
+step, C{sessions.lending.Lender.forCall}, before its stream and rounds),
+then hands the call to C{sessions.running} once, which admits a 2025 one,
+starts its observation and runs the tool (a C{ToolRun}: no call back up).
+Crossed once: the sessions layer runs the tool through one tools entry
+(C{tools.invocation.invoke}, which keeps its end in the journal and
+answers it rendered), which starts its GemStone call once through its
+context (C{ICallControl.start}, given the gem's method: no tool code is
+called back); the protocol layer looks the tool up once
 (C{ToolCatalog.scoped}) and reads the rest as data (the journal's
 C{summary} for the record; in the 2026 era, a tool's C{inputSchema}, and
 the arguments checked as an object by the era itself).  The transport
 reads
 the message (and its era), asks the 2025 era for its client session, hands
 it the message and encodes the answer (the 2026 era: its response too);
-a call's record is observed once at its start and once at its end
-(C{observe.observed}: its audit lines, metrics and C{CallOutcome})."""
+a call's observation is started by the sessions layer and ended by its
+record in the protocol layer (C{observe.observed}: its audit lines,
+metrics and C{CallOutcome}), once each."""
 
 
 class CallPathTests(SynchronousTestCase):

@@ -252,9 +252,16 @@ class LegacyEra:
 
     def place(self, call: RequestFacts, carrier: ClientCall,
               admit: Admit) -> Deferred[Placed]:
-        """In its client's work session; a call of no tool answered there."""
+        """
+        In its client's work session, admitted as it runs; a call of no
+        tool admitted here, then answered.
+        """
         if call.tool is None:
-            return succeed(Placed(call, runs=self._noTool))
+            try:
+                admit(call, call.work)
+            except (CallRefused, JsonRpcError) as e:
+                return fail(Unmade(call, e))
+            return succeed(Placed(call, runs=self._noTool, admitted=True))
         return succeed(Placed(call))
 
     def _noTool(self, call: RequestFacts, answer: Answer) -> Deferred[Any]:

@@ -23,6 +23,7 @@ from zope.interface import implementer
 
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
+from gsmcpd.protocol.calls import notAdmitted
 from gsmcpd.protocol.catalogsurface import mirroringShown, unwrapCall
 from gsmcpd.protocol.eras.modern import skills, tasks
 from gsmcpd.protocol.eras.modern.asking import ModernAsker, modernRound
@@ -67,7 +68,8 @@ from gsmcpd.protocol.pipeline import (
 from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.sessions.client import LogGate
 from gsmcpd.sessions.context import CallContext, noLogs
-from gsmcpd.sessions.interfaces import ICallSink, IWorkSession
+from gsmcpd.sessions.interfaces import ICallSink
+from gsmcpd.sessions.lending import NotAdmitted
 from gsmcpd.sessions.running import CANCELLED
 from gsmcpd.tools.base import NO_SESSION, Tool
 from gsmcpd.tools.invocation import NOT_AN_OBJECT
@@ -98,19 +100,6 @@ def withoutHandle(arguments: Any) -> Any:
         return arguments
     return {name: value for name, value in arguments.items()
             if name != SESSION_ARGUMENT}
-
-
-def _admitted(admit: Admit, call: RequestFacts, spend: Callable[[], Any],
-              work: IWorkSession | None) -> None:
-    """
-    Admit C{call}; one refused spends its C{requestState}, as its round
-    would have.
-    """
-    try:
-        admit(call, work)
-    except (CallRefused, JsonRpcError):
-        spend()
-        raise
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -286,18 +275,24 @@ class ModernEra:
             else:
                 try:
                     work, done = yield self.lending.forTool(
-                        tool, handle, envelope,
-                        partial(_admitted, admit, call, spend))
+                        tool, handle, envelope, call.id)
                 except (JsonRpcError, ToolError) as e:
                     raise asRefusal(e, handle, envelope.principal,
                                     self.lending.sessions)
+        except NotAdmitted as e:
+            spend()
+            refused = notAdmitted(call, e.error)
+            if e.work is None:
+                raise Unmade(decoded, refused)
+            raise Unmade(attr.evolve(call, work=e.work, arguments=rest),
+                         refused)
         except CallRefused as e:
             raise Unmade(decoded, e)
         except (JsonRpcError, ToolError) as e:
             raise Unmade(unplaced, e)
-        return Placed(attr.evolve(call, work=work, arguments=rest), done,
-                      partial(self._run, carrier, done, verified),
-                      refused=spend)
+        placed = attr.evolve(call, work=work, arguments=rest)
+        return Placed(placed, done, partial(self._run, carrier, done,
+                                            verified), admitted=True)
 
     @inlineCallbacks
     def _run(self, carrier: Carried, done: Callable[[], object],

@@ -1,14 +1,15 @@
 """
-Which work session a 2026-era call runs in: its handle's, a throwaway one
-(commits locked, logged out when the call ends), or none for what never
-touches the stone.  A tool whose point is a lasting change
-(L{OWN_SESSION}) is refused without a handle.
+Which work session a 2026-era call runs in, as the era words it: its
+handle's or a throwaway one, found, admitted and lent by the sessions
+layer (L{gsmcpd.sessions.lending}), or none for what never touches the
+stone.  A tool whose point is a lasting change (L{OWN_SESSION}) is refused
+without a handle; C{open_session} and C{close_session} are answered here.
 """
 
 from collections.abc import Callable
 from typing import Any
 
-from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.defer import Deferred, fail, inlineCallbacks, maybeDeferred
 from twisted.python.failure import Failure
 
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
@@ -33,13 +34,16 @@ from gsmcpd.protocol.jsonrpc import (
 from gsmcpd.protocol.recording import CallRecords
 from gsmcpd.protocol.shares import CLOSE_ONE, shareRefusal
 from gsmcpd.sessions.interfaces import IWorkSession
+from gsmcpd.sessions.lending import (
+    Lender,
+    Lent,
+    NoSuchHandle,
+    NotAdmitted,
+)
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import ShareExhausted
 from gsmcpd.tools.base import OWN_SESSION, Tool, ToolResult
 from gsmcpd.tools.templates.outcomes import ToolError
-
-Lent = tuple[IWorkSession, Callable[[], Any]]
-"""A call's work session, and what to call when the call is over."""
 
 
 def toolError(error: ToolError) -> JsonObject:
@@ -51,35 +55,65 @@ def nothingToRelease() -> None:
     """What a call over needs done to a session that outlives it."""
 
 
+def released(lent: Lent) -> tuple[IWorkSession, Callable[[], Any]]:
+    """A lent session, and what its call needs done when over."""
+    session, end = lent
+    return session, nothingToRelease if end is None else end
+
+
+def unlent(failure: Failure) -> Failure:
+    """
+    A lending's failure as the 2026 era words it (a L{NotAdmitted} as it
+    is, for its call's era to record): a handle that names no session, an
+    identity at its share of sessions, a full or stopping server, a
+    failed login.
+    """
+    error = failure.value
+    if isinstance(error, NotAdmitted):
+        return failure
+    if isinstance(error, NoSuchHandle):
+        raise noSuchHandle(error.handle)
+    if isinstance(error, ShareExhausted):
+        raise shareRefusal(error, CLOSE_ONE)
+    if isinstance(error, SessionLimitReached):
+        raise ToolError("sessionLimit", sessionLimitMessage(
+            error.limit, "Close a session you no longer need (close_session) "
+            "or pass the handle of one you hold as 'session'; else try "
+            "again in a minute."), {"limit": error.limit})
+    if isinstance(error, ServerStopping):
+        raise stoppingError(error)
+    loginFailed(failure)
+
+
 class Lending:
-    """The work sessions 2026-era calls run in, from the registry."""
+    """
+    The work sessions 2026-era calls run in (L{Lender}, in the sessions
+    layer), their refusals worded.
+    """
 
     def __init__(self, sessions: SessionRegistry):
         self.sessions = sessions
+        self.lender = Lender(sessions)
 
-    @inlineCallbacks
     def forTool(self, tool: Tool, handle: str | None, envelope: Envelope,
-                admit: Callable[[IWorkSession | None], None]) -> Any:
+                requestId: object) -> Deferred[Any]:
         """
-        The L{Lent} session a GemStone tool's call runs in.  A call without
-        a handle is admitted (C{admit}) before one is lent.
+        The L{Lent} session a GemStone tool's call runs in, the call
+        admitted there (before a throwaway one is lent).
 
         @raise JsonRpcError: for a handle that names no session, or a
-            caller over its share of calls or sessions.
+            caller over its share of sessions.
         @raise ToolError: for a lasting change without a handle, or no
             session free.
+        @raise NotAdmitted: for a call refused admission.
         """
-        if handle is not None:
-            session = yield self.sessions.working(handle, envelope.principal)
-            if session is None:
-                raise noSuchHandle(handle)
-            return session, nothingToRelease
-        if tool.runsOn == OWN_SESSION:
-            raise needsHandle(tool)
-        admit(None)
-        borrowed = yield self.borrowed(
-            envelope, "its one call (without a session handle) is done")
-        return borrowed
+        if handle is None and tool.runsOn == OWN_SESSION:
+            return fail(needsHandle(tool))
+        return maybeDeferred(
+            self.lender.forCall, handle, envelope.principal,
+            envelope.clientInfo, requestId,
+            "its one call (without a session handle) is done"
+        ).addCallbacks(released, unlent)
 
     @inlineCallbacks
     def forRead(self, envelope: Envelope, records: CallRecords) -> Any:
@@ -90,8 +124,10 @@ class Lending:
         in C{records} (though no audit line names a read).
         """
         try:
-            lent = yield self.borrowed(
-                envelope, "its one read (a resource) is done")
+            lent = yield maybeDeferred(
+                self.lender.borrowed, envelope.principal,
+                envelope.clientInfo, "its one read (a resource) is done"
+            ).addCallbacks(released, unlent)
         except ToolError as e:
             raise JsonRpcError(SERVER_ERROR, e.message,
                                dict(e.details or {}, kind=e.kind))
@@ -101,69 +137,6 @@ class Lending:
                 records.refused(None, CallRefused(kinds.SHARE_CAP, e))
             raise
         return lent
-
-    def borrowed(self, envelope: Envelope, why: str) -> Deferred[Lent]:
-        """
-        A throwaway session with a fresh view for one call (a spare of the
-        request's GemStone user, never used, or a new login), and what
-        ends it (a logout for C{why}, a spare logged in ahead when the call
-        ended cleanly); raises L{JsonRpcError} for an identity at its share
-        of sessions (a lent one counts while its call runs).
-        """
-        try:
-            self.sessions.shares.admitSession(envelope.principal)
-        except ShareExhausted as e:
-            raise shareRefusal(e, CLOSE_ONE)
-        taking = self.sessions.warm.take(envelope.principal)
-        if taking is None:
-            opening = self._loggedIn(envelope, throwaway=True)
-        else:
-            opening = taking.addCallback(
-                lambda session: session or self._loggedIn(
-                    envelope, throwaway=True))
-        return self._lent(opening, lambda session:
-                          self.sessions.warm.giveBack(session, why))
-
-    def _loggedIn(self, envelope: Envelope, throwaway: bool = False
-                  ) -> Deferred[IWorkSession]:
-        """A new GemStone session as the request's GemStone user."""
-        try:
-            opening = self.sessions.opener.open(envelope.principal,
-                                         envelope.clientInfo, throwaway)
-        except SessionLimitReached as e:
-            raise ToolError("sessionLimit", sessionLimitMessage(
-                e.limit, "Close a session you no longer need (close_session) "
-                "or pass the handle of one you hold as 'session'; else try "
-                "again in a minute."), {"limit": e.limit})
-        except ShareExhausted as e:
-            raise shareRefusal(e, CLOSE_ONE)
-        except ServerStopping as e:
-            raise stoppingError(e)
-        return opening.addErrback(loginFailed)
-
-    def _lent(self, opening: Deferred[IWorkSession],
-              end: Callable[[IWorkSession], Any]) -> Deferred[Lent]:
-        """
-        The session C{opening} fires with, and what ends it when its call
-        is over (C{end}, with the session).
-        """
-        # The login runs to its end whoever stops waiting for it (a client
-        # that hangs up): its slot is held until then, and the session it
-        # opens for nobody is closed.
-        borrowing: Deferred[Lent] = Deferred()
-
-        def opened(session: IWorkSession) -> Any:
-            if borrowing.called:
-                return self.sessions.close(
-                    session.handle, "its client stopped waiting for it",
-                    code="abandoned")
-            borrowing.callback((session, lambda: end(session)))
-
-        def failed(failure: Failure) -> None:
-            if not borrowing.called:
-                borrowing.errback(failure)
-        opening.addCallbacks(opened, failed)
-        return borrowing
 
     @inlineCallbacks
     def handleTool(self, tool: Tool, arguments: JsonObject,
@@ -176,8 +149,10 @@ class Lending:
         try:
             tool.validate(arguments)
             if tool.name == OPEN_SESSION:
-                lent = yield self._lent(self._loggedIn(envelope),
-                                        lambda session: None)
+                lent = yield maybeDeferred(lambda: self.lender.lent(
+                    self.lender.loggedIn(envelope.principal,
+                                         envelope.clientInfo),
+                    lambda session: None)).addErrback(unlent)
                 minted(lent[0].handle)
                 answer = opened(lent[0].handle)
             else:
