@@ -1,14 +1,9 @@
 """
-The two protocol eras on one endpoint, and what a 2026-07-28 request must
-carry in place of a handshake.
-
-A 2025 client negotiates once (C{initialize}) and names its session in a
-header; a 2026-07-28 client says who it is on every request: its protocol
-version and capabilities in C{params._meta}, its method (and the tool,
-prompt or resource it names) again in C{Mcp-Method} / C{Mcp-Name} headers
-so an intermediary can route without reading the body.  This module decides
-which era a request belongs to and checks a 2026 request's envelope; it
-reads no HTTP object: the transport hands it the header values.
+Which era a request is, and what a 2026-07-28 one carries instead of a
+handshake (a 2025 client negotiates once and names its session): on every
+request its version and capabilities in C{params._meta}, its method and
+name again in C{Mcp-Method}/C{Mcp-Name} so an intermediary routes without
+reading the body.  No HTTP object: the transport hands down the values.
 """
 
 import base64
@@ -19,12 +14,11 @@ from collections.abc import Callable, Sequence
 import attr
 
 from gsmcpd.auth.tokens import Principal
+from gsmcpd.protocol.endpoint import Headers
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS,
     JsonObject,
     JsonRpcError,
-    Message,
-    parseMessage,
 )
 from gsmcpd.protocol.versions import (
     HANDSHAKE_ERA_VERSIONS,
@@ -57,10 +51,6 @@ VERSION_HEADER = "mcp-protocol-version"
 METHOD_HEADER = "mcp-method"
 NAME_HEADER = "mcp-name"
 PARAM_HEADER_PREFIX = "mcp-param-"
-Headers = dict[str, list[str]]
-"""A request's header values by lowercased name, as the transport hands
-them over."""
-
 PARAM_HEADER_KEYWORD = "x-mcp-header"
 """The input-schema keyword that declares a tool argument mirrored into an
 C{Mcp-Param-<token>} header (a load balancer can route on it)."""
@@ -95,19 +85,6 @@ def isModern(versionHeader: str | None, params: JsonObject) -> bool:
         return versionHeader.strip() not in HANDSHAKE_ERA_VERSIONS
     meta = params.get("_meta")
     return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
-
-
-def readMessage(body: bytes, version: Sequence[str]) -> tuple[Message, bool]:
-    """
-    The message a request C{body} carries, and whether it takes the
-    2026-07-28 path (L{isModern}, by the last C{MCP-Protocol-Version}
-    value as the gates read them).
-
-    @raise JsonRpcError: as L{parseMessage} does.
-    """
-    message = parseMessage(body)
-    return message, isModern(version[-1] if version else None,
-                             message.params)
 
 
 def unsupportedVersion(requested: object) -> JsonRpcError:
