@@ -4,10 +4,9 @@ in, one L{Reply} out, so the transport only gates, calls and writes.
 """
 
 from collections.abc import Callable
-from typing import NoReturn
 
 import attr
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, succeed
 from twisted.python.failure import Failure
 from zope.interface import Attribute, Interface
 
@@ -28,24 +27,6 @@ Headers = dict[str, list[str]]
 """A request's header values by lowercased name."""
 
 
-@attr.s(auto_exc=True, auto_attribs=True)
-class Refusal(Exception):
-    """A request not answered: its HTTP status and JSON-RPC error."""
-
-    status: int
-    message: str
-    code: int = INVALID_REQUEST
-
-
-def sessionRefused(failure: Failure) -> NoReturn:
-    """No 2025 session for the request: 400 without its id, else 404."""
-    if failure.check(NoSessionId):
-        raise Refusal(400, "Bad Request: MCP-Session-Id header is required")
-    failure.trap(NoSuchSession)
-    raise Refusal(404, "Not Found: no such session (it ended or never "
-                  "existed); initialize a new one")
-
-
 class IPostStream(ICallSink):
     """A C{POST} answered as an event stream (the transport's)."""
 
@@ -61,7 +42,7 @@ class Exchange:
     What the transport read of one C{POST}, and what it does for it: open
     a call's stream (key, params, primed; only if C{streams}), answer a bug
     (failure, message id), hold a C{subscriptions/listen} open.  The
-    C{requestId} is set before L{Endpoint.post} returns or raises.
+    C{requestId} is set before L{Endpoint.post} returns.
     """
 
     body: bytes
@@ -96,6 +77,23 @@ def json(document: object, status: int | None = None,
                  header + ((b"content-type", b"application/json"),))
 
 
+def refused(status: int, error: JsonRpcError, requestId: object) -> Reply:
+    """A request not answered: its status and error, without its data."""
+    return json(JsonRpcError(error.code, error.message).asResponse(requestId),
+                status)
+
+
+def sessionRefused(failure: Failure, requestId: object) -> Reply:
+    """No 2025 session for the request: 400 without its id, else 404."""
+    if failure.check(NoSessionId):
+        return refused(400, JsonRpcError(INVALID_REQUEST, "Bad Request: "
+                       "MCP-Session-Id header is required"), requestId)
+    failure.trap(NoSuchSession)
+    return refused(404, JsonRpcError(INVALID_REQUEST, "Not Found: no such "
+                   "session (it ended or never existed); initialize a new "
+                   "one"), requestId)
+
+
 class IPostEra(Interface):
     """An era's answer to the POSTs it claims."""
 
@@ -103,7 +101,7 @@ class IPostEra(Interface):
         """Whether C{message}, sent with C{version}'s values, is its."""
 
     def post(exchange: Exchange, message: Message) -> "Deferred[Reply]":
-        """The L{Reply} to C{message}, or a L{Refusal}."""
+        """The L{Reply} to C{message}."""
 
 
 @attr.s(auto_attribs=True)
@@ -113,12 +111,12 @@ class Endpoint:
     eras: tuple[IPostEra, ...]
 
     def post(self, exchange: Exchange) -> "Deferred[Reply]":
-        """The L{Reply} to one C{POST}, or a L{Refusal}."""
+        """The L{Reply} to one C{POST}."""
         try:
             message = parseMessage(exchange.body)
         except JsonRpcError as e:
             exchange.requestId = e.requestId
-            raise Refusal(400, e.message, e.code) from None
+            return succeed(refused(400, e, e.requestId))
         if message.kind == "request":
             exchange.requestId = message.id
         era = next(era for era in self.eras

@@ -3,18 +3,18 @@ The checks a request passes before anything answers it, and the refusal
 each raises: the Host, Origin and protocol-version headers, the session
 id.  The protocol version header is read here alone, and handed on.
 
-A refusal is raised as a L{Refusal} (the protocol layer's, which raises
-them too); the app's one error handler renders it as a JSON-RPC error with
-its HTTP status.
+A refusal is raised as a L{Refusal}; the app's one error handler renders
+it as a JSON-RPC error with its HTTP status.
 """
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
+import attr
 from twisted.python.failure import Failure
 from twisted.web.iweb import IRequest
 
-from gsmcpd.protocol.endpoint import Refusal, sessionRefused
+from gsmcpd.protocol.jsonrpc import INVALID_REQUEST
 from gsmcpd.protocol.versions import (
     HANDSHAKE_ERA_VERSIONS,
     LEGACY_VERSIONS,
@@ -27,6 +27,20 @@ T = TypeVar("T")
 
 SESSION_HEADER = b"mcp-session-id"
 VERSION_HEADER = b"mcp-protocol-version"
+
+
+@attr.s(auto_exc=True, auto_attribs=True)
+class Refusal(Exception):
+    """
+    A request this server will not answer, and how to say so.
+
+    @ivar status: the HTTP status.
+    @ivar code: the JSON-RPC error code.
+    """
+
+    status: int
+    message: str
+    code: int = INVALID_REQUEST
 
 
 def checkHeaders(request: IRequest, origins: OriginPolicy,
@@ -85,3 +99,14 @@ def namedSession(request: IRequest, resolve: Callable[[str | None], T]) -> T:
         return resolve(sessionIdOf(request))
     except (NoSessionId, NoSuchSession) as e:
         sessionRefused(Failure(e))
+
+
+def sessionRefused(failure: Failure) -> NoReturn:
+    """
+    A failure to find the request's 2025 session, as its L{Refusal}.
+    """
+    if failure.check(NoSessionId):
+        raise Refusal(400, "Bad Request: MCP-Session-Id header is required")
+    failure.trap(NoSuchSession)
+    raise Refusal(404, "Not Found: no such session (it ended or never "
+                  "existed); initialize a new one")

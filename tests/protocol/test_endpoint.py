@@ -2,8 +2,11 @@
 Tests for L{gsmcpd.protocol.endpoint}: the transport's one entry.
 """
 
+from json import loads
+
 import attr
 from twisted.internet.defer import succeed
+from twisted.python.failure import Failure
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface import implementer
 from zope.interface.verify import verifyObject
@@ -12,13 +15,14 @@ from gsmcpd.protocol.endpoint import (
     Endpoint,
     Exchange,
     IPostEra,
-    Refusal,
     Reply,
     json,
+    sessionRefused,
 )
 from gsmcpd.protocol.eras.modern.entry import ModernEntry
 from gsmcpd.protocol.jsonrpc import parseMessage
 from gsmcpd.protocol.versions import MODERN_VERSION
+from gsmcpd.sessions.clients import NoSessionId, NoSuchSession
 
 
 @implementer(IPostEra)
@@ -62,13 +66,27 @@ class EndpointTests(SynchronousTestCase):
 
     def test_notJsonRpc(self):
         """
-        A body that is no JSON-RPC message is refused 400 with the parse
-        error's code, before any era sees it.
+        A body that is no JSON-RPC message is answered 400 with the parse
+        error (its data left out), before any era sees it.
         """
-        refusal = self.assertRaises(Refusal, self.endpoint.post,
-                                    exchange(b"{"))
-        self.assertEqual((refusal.status, refusal.code), (400, -32700))
+        sent = exchange(b'{"jsonrpc": "2.0", "id": 3, "method": 4}')
+        reply = self.successResultOf(self.endpoint.post(sent))
+        self.assertEqual((reply.status, sent.requestId), (400, 3))
+        self.assertEqual(loads(reply.body)["error"], {
+            "code": -32600, "message": "Invalid Request: method must be a "
+            "string"})
         self.assertEqual(self.second.posted, [])
+
+    def test_sessionRefused(self):
+        """
+        No session id is refused 400, no such session 404; anything else
+        fails on.
+        """
+        for error, status in ((NoSessionId(), 400), (NoSuchSession(), 404)):
+            reply = sessionRefused(Failure(error), 5)
+            self.assertEqual((reply.status, loads(reply.body)["id"]),
+                             (status, 5))
+        self.assertRaises(KeyError, sessionRefused, Failure(KeyError()), 5)
 
     def test_json(self):
         """

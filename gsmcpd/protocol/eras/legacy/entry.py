@@ -51,12 +51,12 @@ class LegacyEntry:
                 return succeed(Reply(b"", 202))
             working = clients.working(exchange.sessionId, exchange.principal)
         except (NoSessionId, NoSuchSession) as e:
-            sessionRefused(Failure(e))
+            return succeed(sessionRefused(Failure(e), exchange.requestId))
         if isinstance(working, Deferred):
             # Served by the new GemStone session once it is in place.
             return working.addCallbacks(
                 lambda client: self._call(exchange, client, message),
-                sessionRefused)
+                sessionRefused, errbackArgs=(exchange.requestId,))
         return self._call(exchange, working, message)
 
     def _call(self, exchange: Exchange, client: ClientSession,
