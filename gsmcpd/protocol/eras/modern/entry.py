@@ -24,7 +24,12 @@ from gsmcpd.protocol.eras.modern.envelope import (
     readEnvelope,
 )
 from gsmcpd.protocol.eras.modern.listen import OFFERED, readFilter
-from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, JsonRpcError, Message
+from gsmcpd.protocol.jsonrpc import (
+    INVALID_REQUEST,
+    JsonRpcError,
+    Message,
+    result,
+)
 
 
 @implementer(IPostEra)
@@ -74,7 +79,7 @@ class ModernEntry:
             if answer.minted is not None:
                 minted = ((b"mcp-param-session",
                            answer.minted.encode("ascii")),)
-            response = answer.response(message.id)
+            response = result(message.id, answer.value)
         except JsonRpcError as e:
             response = e.asResponse(message.id)
             if not streams:

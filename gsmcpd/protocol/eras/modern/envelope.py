@@ -64,22 +64,14 @@ code (a tool's own failure, an internal error) is answered 200."""
 
 
 def httpStatus(code: int) -> int:
-    """
-    The HTTP status a 2026-era error with JSON-RPC C{code} is answered with.
-    """
     return HTTP_STATUS.get(code, 200)
 
 
 def isModern(versionHeader: str | None, params: JsonObject) -> bool:
     """
-    Whether a request takes the 2026-07-28 path.
-
-    @param versionHeader: the C{MCP-Protocol-Version} value, or L{None}.
-    @param params: the request's params (an object).
-    @return: C{True} when the header names anything but a handshake-era
-        revision (an unknown one included: the 2026 path answers it with
-        the supported list), or, with no header, when C{_meta} carries a
-        protocol version.
+    Whether a request takes the 2026-07-28 path: its version header names
+    no handshake-era revision (an unknown one is answered with the
+    supported list), or, without one, its C{_meta} names a version.
     """
     if versionHeader is not None:
         return versionHeader.strip() not in HANDSHAKE_ERA_VERSIONS
@@ -88,9 +80,6 @@ def isModern(versionHeader: str | None, params: JsonObject) -> bool:
 
 
 def unsupportedVersion(requested: object) -> JsonRpcError:
-    """
-    The C{-32022} error for a revision this server does not speak.
-    """
     return JsonRpcError(
         UNSUPPORTED_PROTOCOL_VERSION,
         f"Unsupported protocol version {requested!r}; this server speaks "
@@ -99,10 +88,6 @@ def unsupportedVersion(requested: object) -> JsonRpcError:
 
 
 def missingCapability(name: str, why: str) -> JsonRpcError:
-    """
-    The C{-32021} error for a request that needs a client capability the
-    request did not declare.
-    """
     return JsonRpcError(
         MISSING_CLIENT_CAPABILITY,
         f"Missing required client capability {name!r}: {why}",
@@ -176,18 +161,11 @@ def _one(name: str, values: Sequence[str]) -> str | None:
 def readEnvelope(method: str | None, params: JsonObject,
                  headers: Headers, version: Sequence[str]) -> Envelope:
     """
-    Check a 2026-era request and return its L{Envelope}.
-
-    The rungs, first failure wins: a version header naming a revision we do
-    not speak, on a body that names none (C{-32022}); C{_meta} and its two
-    required keys (C{-32602}); the version, method and name headers against
-    the body (C{-32020}); the version itself (C{-32022}).
-
-    @param headers: header values by lowercased name, each a list (as the
-        request carried them).
-    @param version: the C{MCP-Protocol-Version} values, as the gates read
-        them.
-    @raise JsonRpcError: as above.
+    A 2026-era request's L{Envelope}, checked in rungs, the first failure
+    raised: a version header naming a revision we do not speak, on a body
+    that names none (C{-32022}); C{_meta} and its two required keys
+    (C{-32602}); the version, method and name headers against the body
+    (C{-32020}); the version itself (C{-32022}).
     """
     versionHeader = _one(VERSION_HEADER, version)
     meta = params.get("_meta")
