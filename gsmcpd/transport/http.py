@@ -19,20 +19,19 @@ from twisted.web import http
 from twisted.web.resource import IResource
 from twisted.web.server import Request
 
-from gsmcpd.gci.session import shielded
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED, Metrics
-from gsmcpd.protocol.eras.legacy.adapter import LegacyEra, Opened
+from gsmcpd.protocol.endpoint import Endpoint, Exchange, Reply
+from gsmcpd.protocol.eras.legacy.adapter import LegacyEra
+from gsmcpd.protocol.eras.legacy.entry import LegacyEntry
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
-from gsmcpd.protocol.eras.modern.envelope import readMessage
+from gsmcpd.protocol.eras.modern.entry import ModernEntry
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
     JsonObject,
     JsonRpcError,
-    Message,
     encode,
 )
-from gsmcpd.protocol.versions import PRIMED_STREAMS_SINCE, atLeast
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.transport.bearer import principalOf
@@ -43,15 +42,14 @@ from gsmcpd.transport.connections import (
     GuardedSite,
 )
 from gsmcpd.transport.gates import (
-    SESSION_HEADER,
     Refusal,
     checkHeaders,
     namedSession,
-    sessionRefused,
+    sessionIdOf,
 )
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy
-from gsmcpd.transport.modern import ModernPost
-from gsmcpd.transport.resource import Answer, AnsweringResource, Body
+from gsmcpd.transport.modern import ModernPost, headerValues
+from gsmcpd.transport.resource import AnsweringResource, Body
 from gsmcpd.transport.sse import (
     CallStream,
     EventStream,
@@ -105,8 +103,9 @@ class McpSite(GuardedSite):
 
 
 MESSAGE_ID = "mcpMessageId"
-"""Where a request keeps the id of the JSON-RPC request it carries, once
-parsed, so the error handler answers with it."""
+"""Where a C{POST} keeps the id of the request it carries, for the error
+handler: the id alone, so the request holds neither body nor L{Exchange}
+(a cycle through it would outlive the POST in the frozen heap)."""
 
 
 def messageIdOf(request: Request) -> object:
@@ -117,6 +116,20 @@ def messageIdOf(request: Request) -> object:
     return getattr(request, MESSAGE_ID, None)
 
 
+def _written(reply: Reply, request: Request) -> bytes | None:
+    """
+    Write C{reply}'s status and headers; answer its body, or finish its
+    stream with its response.
+    """
+    if reply.status is not None:
+        request.setResponseCode(reply.status)
+    for name, value in reply.headers:
+        request.setHeader(name, value)
+    if reply.stream is not None:
+        return reply.stream.finish(reply.response)
+    return reply.body
+
+
 class McpApp(AnsweringResource):
     """
     The C{/mcp} endpoint, the site's resource (behind the bearer gate and
@@ -125,6 +138,7 @@ class McpApp(AnsweringResource):
     @ivar origins: the L{OriginPolicy}: which browser pages may call.
     @ivar hosts: the L{HostPolicy}: which names requests may address.
     @ivar pending: the server's outstanding requests to clients.
+    @ivar endpoint: the protocol layer's L{Endpoint}, called once a POST.
     """
 
     log = Logger()
@@ -152,6 +166,8 @@ class McpApp(AnsweringResource):
         self.legacy = legacy
         self.modern = modern
         self.pending = pending
+        self.endpoint = Endpoint((ModernEntry(modern.era),
+                                  LegacyEntry(legacy, pending)))
         self.clock = clock
         self.origins = origins
         self.hosts = hosts
@@ -162,19 +178,18 @@ class McpApp(AnsweringResource):
         return encode(document)
 
     def _client(self, request: Request) -> ClientSession:
-        return namedSession(request, partial(self.legacy.clientFor,
-                                             principalOf(request)))
+        return namedSession(request, partial(self.sessions.clients.named,
+                                             principal=principalOf(request)))
 
     # Routes.
 
-    def render_POST(self, request: Request) -> Answer:
+    def render_POST(self, request: Request) -> "Deferred[Body]":
         """
-        Answer one JSON-RPC message.
+        Answer one JSON-RPC message: gated, read, handed to the protocol
+        layer's L{Endpoint} once, and its L{Reply} written.
 
-        Callbacks rather than a generator: this runs for every request.
-
-        @return: the response body, or a L{Deferred} firing with it (or
-            with L{None} when its event stream was already ended).
+        @return: a L{Deferred} firing with the response body (or with
+            L{None} when its event stream was already ended).
         """
         version = checkHeaders(request, self.origins, self.hosts)
         assert request.content is not None, "made by gotLength"
@@ -182,87 +197,17 @@ class McpApp(AnsweringResource):
         if len(body) > MAX_BODY_BYTES:
             raise Refusal(413, f"Payload Too Large: request bodies are capped "
                           f"at {MAX_BODY_BYTES} bytes")
+        exchange = Exchange(
+            body, version, sessionIdOf(request), headerValues(request),
+            principalOf(request), acceptsStream(request),
+            partial(callStream, request, self.clock),
+            partial(self._internalError, request),
+            partial(self.modern.listen, request))
         try:
-            message, modern = readMessage(body, version)
-        except JsonRpcError as e:
-            setattr(request, MESSAGE_ID, e.requestId)
-            raise Refusal(400, e.message, e.code)
-        if message.kind == "request":
-            setattr(request, MESSAGE_ID, message.id)
-        if modern:
-            answer: Deferred[Body] = self.modern.post(request, message,
-                                                      version)
-            return answer
-        if message.kind == "request" and message.method == "initialize":
-            return self.legacy.initialize(
-                message, principalOf(request)).addCallback(
-                    self._initialized, request)
-        if message.kind == "response":
-            client = self._client(request)
-            # An answer proves the client is listening, not that it is
-            # working: it does not count as activity.
-            self.pending.answer(client, message)
-            request.setResponseCode(202)
-            return b""
-        working = namedSession(request, partial(self.legacy.working,
-                                                principalOf(request)))
-        if isinstance(working, Deferred):
-            # Served by the new GemStone session once it is in place.
-            return working.addCallbacks(
-                lambda client: self._call(request, client, message),
-                sessionRefused)
-        return self._call(request, working, message)
-
-    def _initialized(self, opened: Opened, request: Request) -> bytes:
-        client, response = opened
-        if client is not None:
-            request.setHeader(SESSION_HEADER, client.handle.encode("ascii"))
-        return self._json(request, response)
-
-    def _call(self, request: Request, client: ClientSession,
-              message: Message) -> "Deferred[Body]":
-        streams: list[CallStream] = []
-
-        def openStream(client: ClientSession) -> CallStream | None:
-            if not acceptsStream(request):
-                return None
-            streams.append(self._callStream(request, client, message))
-            return streams[0]
-
-        answered = self.legacy.answer(client, message, principalOf(request),
-                                      openStream)
-        if not streams:
-            # A client that hangs up cancels this: its answer can no longer
-            # reach anyone, so the call is ended as notifications/cancelled
-            # ends one (see sessions.running.Running).
-            return answered.addCallback(self._answer, request)
-        stream = streams[0]
-        # Finished when the call is, whether or not this POST is still
-        # there: a dropped stream is resumed with Last-Event-ID.  The
-        # stream has begun, so its last event carries a bug's error.
-        finished = answered.addErrback(
-            lambda failure: self._internalError(request, failure)
-        ).addCallback(stream.finish)
-        return shielded(finished)
-
-    def _answer(self, response: JsonObject | None, request: Request) -> bytes:
-        if response is None:
-            request.setResponseCode(202)
-            return b""
-        return self._json(request, response)
-
-    def _callStream(self, request: Request, client: ClientSession,
-                    message: Message) -> CallStream:
-        """
-        Answer C{message} as an event stream carrying what the call sends
-        the client while it runs.
-        """
-        stream = callStream(request, self.clock, client.nextCallKey(),
-                            message.params,
-                            prime=atLeast(client.protocolVersion,
-                                          PRIMED_STREAMS_SINCE))
-        client.keep(stream.sequence)
-        return stream
+            replied = self.endpoint.post(exchange)
+        finally:
+            setattr(request, MESSAGE_ID, exchange.requestId)
+        return replied.addCallback(_written, request)
 
     def render_HEAD(self, request: Request) -> bytes:
         request.setResponseCode(405)
@@ -325,12 +270,13 @@ class McpApp(AnsweringResource):
         A bug: answered as a JSON-RPC internal error.  A request with an id
         is answered 200, so its client matches the error to the request.
         """
-        response = self._internalError(request, failure)
+        response = self._internalError(request, failure,
+                                       messageIdOf(request))
         request.setResponseCode(500 if response["id"] is None else 200)
         return self._json(request, response)
 
-    def _internalError(self, request: Request,
-                       failure: Failure) -> JsonObject:
+    def _internalError(self, request: Request, failure: Failure,
+                       messageId: object) -> JsonObject:
         """
         The response to a request that met a bug: a JSON-RPC internal error
         carrying the request's id and a correlation id; the log gets one
@@ -348,4 +294,4 @@ class McpApp(AnsweringResource):
         return JsonRpcError(
             INTERNAL_ERROR, f"Internal error (correlation id {correlation}); "
             "the server log has the details.",
-            {"correlationId": correlation}).asResponse(messageIdOf(request))
+            {"correlationId": correlation}).asResponse(messageId)

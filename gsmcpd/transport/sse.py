@@ -21,8 +21,8 @@ from twisted.web.iweb import IRequest
 from twisted.web.server import Request
 from zope.interface import implementer
 
+from gsmcpd.protocol.endpoint import IPostStream
 from gsmcpd.protocol.jsonrpc import JsonObject, encode, progressTokenOf
-from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.sessions.outbox import Outbox
 
 KEEPALIVE_INTERVAL = 15.0
@@ -234,7 +234,7 @@ def callStream(request: Request, clock: IReactorTime, key: str,
                       progressTokenOf(params), prime)
 
 
-@implementer(ICallSink)
+@implementer(IPostStream)
 class CallStream:
     """
     A C{POST} answered as an event stream: what the call sends the client

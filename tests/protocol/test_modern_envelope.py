@@ -21,7 +21,6 @@ from gsmcpd.protocol.eras.modern.envelope import (
     decodeHeaderValue,
     httpStatus,
     isModern,
-    readMessage,
 )
 from gsmcpd.protocol.eras.modern.envelope import (
     readEnvelope as envelopeOf,
@@ -339,22 +338,3 @@ class ParameterHeaderTests(SynchronousTestCase):
             error = self.assertRaises(JsonRpcError, checkParameterHeaders,
                                       SCHEMA, arguments, headers)
             self.assertEqual(error.code, HEADER_MISMATCH, (arguments, headers))
-
-
-class ReadMessageTests(SynchronousTestCase):
-
-    def test_eraByTheLastVersionValue(self):
-        """
-        A body's message and its era, decided by the last version value the
-        gates read (none: by its C{_meta}).
-        """
-        body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}}'
-        message, modern = readMessage(body, ("2025-11-25", MODERN_VERSION))
-        self.assertEqual((message.method, message.id, modern),
-                         ("ping", 1, True))
-        self.assertFalse(readMessage(body, (MODERN_VERSION, "2025-11-25"))[1])
-        self.assertFalse(readMessage(body, ())[1])
-
-    def test_parseError(self):
-        error = self.assertRaises(JsonRpcError, readMessage, b"{", ())
-        self.assertEqual(error.code, -32700)

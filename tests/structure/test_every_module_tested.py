@@ -32,6 +32,9 @@ TESTED_ELSEWHERE = {
     # The 2026-07-28 endpoint, driven through its transport as a client
     # drives it.
     "protocol.eras.modern.adapter": "transport.test_modern",
+    # Each era's answer to a POST, through the transport that calls it.
+    "protocol.eras.modern.entry": "transport.test_modern",
+    "protocol.eras.legacy.entry": "transport.test_web",
     # The renderer, with every template it renders.
     "tools.templates.render": "tools.test_templates",
     # The registry's parts, through the registry that assembles them.

@@ -3,6 +3,7 @@ The Streamable HTTP transport, in memory: every status code and error kind
 of the reference's transport and conformance tables.
 """
 
+import gc
 import json
 
 from treq.testing import StubTreq
@@ -11,6 +12,7 @@ from twisted.internet.interfaces import IPushProducer
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 from twisted.web.resource import Resource
+from twisted.web.server import Request
 from twisted.web.test.requesthelper import DummyRequest
 from zope.interface.verify import verifyObject
 
@@ -18,6 +20,7 @@ from gsmcpd.daemon.service import eras
 from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.metrics import UNOBSERVED, Metrics
 from gsmcpd.protocol.calls import CallRunner
+from gsmcpd.protocol.endpoint import Exchange
 from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
 from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
@@ -637,3 +640,58 @@ class SiteMetricsTests(SynchronousTestCase):
             (("class", "2xx"),): 1.0, (("class", "4xx"),): 1.0})
         self.assertEqual(samples["gsmcpd_auth_refusals_total"],
                          {(("status", "401"),): 1.0})
+
+
+class HeapTests(TransportTestCase):
+    """
+    A POST leaves no reference cycle through its request, its L{Exchange}
+    or its body: the daemon freezes its heap (L{gsmcpd.daemon.heap}), and a
+    cycle frozen while its POST runs stays until the next thaw.
+    """
+
+    CODE = '"' + "a" * 200_000 + '" 3 + 4'
+
+    @inlineCallbacks
+    def assertNoCycleHolds(self, *posts):
+        """
+        Make each of C{posts} (C{post}'s arguments); no garbage the collector
+        then finds is a request, an exchange, or holds a large body.
+        """
+        gc.collect()
+        gc.disable()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            for args in posts:
+                yield self.post(*args)
+            gc.collect()
+            held = [o for o in gc.garbage if isinstance(o, (Request, Exchange))
+                    or any(isinstance(r, (bytes, str)) and len(r) > 100_000
+                           for r in gc.get_referents(o))]
+        finally:
+            gc.set_debug(0)
+            del gc.garbage[:]
+            gc.enable()
+        self.assertEqual(held, [])
+
+    @inlineCallbacks
+    def test_legacy(self):
+        handle, _ = yield self.initialize()
+        yield self.assertNoCycleHolds(
+            (request("tools/call", 5, name="execute_code",
+                     arguments={"code": self.CODE}), handle),
+            (request("ping", 6), handle), (b"{", handle),
+            (request("tools/call", 7, name="nosuch"), handle))
+
+    def test_modern(self):
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}
+        headers = {"mcp-protocol-version": ["2026-07-28"],
+                   "mcp-method": ["tools/call"],
+                   "mcp-name": ["execute_code"]}
+        return self.assertNoCycleHolds(
+            (request("tools/call", 5, name="execute_code", _meta=meta,
+                     arguments={"code": self.CODE}), None,
+             headers),
+            (request("server/discover", 6, _meta=meta), None,
+             dict(headers, **{"mcp-method": ["server/discover"],
+                              "mcp-name": []})))

@@ -141,26 +141,6 @@ class LegacyEra:
         self.listeners.add(client)
         return client, result(message.id, self.initializeResult(params))
 
-    def clientFor(self, principal: Principal | None,
-                  sessionId: str | None) -> ClientSession:
-        """
-        The client session C{sessionId} names, if C{principal} opened it.
-
-        @raise NoSessionId: or L{NoSuchSession}.
-        """
-        return self.sessions.clients.named(sessionId, principal)
-
-    def working(self, principal: Principal | None, sessionId: str | None
-                ) -> ClientSession | Deferred[ClientSession]:
-        """
-        The client session a request (no response) works in, its activity
-        counted, once a replacement of its work session is in place.
-
-        @raise NoSessionId: or L{NoSuchSession}, at once or through the
-            L{Deferred}.
-        """
-        return self.sessions.clients.working(sessionId, principal)
-
     def principalOf(self, client: ClientSession,
                     principal: Principal | None) -> Principal | None:
         """

@@ -1,14 +1,9 @@
 """
-The two protocol eras on one endpoint, and what a 2026-07-28 request must
-carry in place of a handshake.
-
-A 2025 client negotiates once (C{initialize}) and names its session in a
-header; a 2026-07-28 client says who it is on every request: its protocol
-version and capabilities in C{params._meta}, its method (and the tool,
-prompt or resource it names) again in C{Mcp-Method} / C{Mcp-Name} headers
-so an intermediary can route without reading the body.  This module decides
-which era a request belongs to and checks a 2026 request's envelope; it
-reads no HTTP object: the transport hands it the header values.
+Which era a request is, and what a 2026-07-28 one carries instead of a
+handshake (a 2025 client negotiates once and names its session): on every
+request its version and capabilities in C{params._meta}, its method and
+name again in C{Mcp-Method}/C{Mcp-Name} so an intermediary routes without
+reading the body.  No HTTP object: the transport hands down the values.
 """
 
 import base64
@@ -19,12 +14,11 @@ from collections.abc import Callable, Sequence
 import attr
 
 from gsmcpd.auth.tokens import Principal
+from gsmcpd.protocol.endpoint import Headers
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS,
     JsonObject,
     JsonRpcError,
-    Message,
-    parseMessage,
 )
 from gsmcpd.protocol.versions import (
     HANDSHAKE_ERA_VERSIONS,
@@ -57,10 +51,6 @@ VERSION_HEADER = "mcp-protocol-version"
 METHOD_HEADER = "mcp-method"
 NAME_HEADER = "mcp-name"
 PARAM_HEADER_PREFIX = "mcp-param-"
-Headers = dict[str, list[str]]
-"""A request's header values by lowercased name, as the transport hands
-them over."""
-
 PARAM_HEADER_KEYWORD = "x-mcp-header"
 """The input-schema keyword that declares a tool argument mirrored into an
 C{Mcp-Param-<token>} header (a load balancer can route on it)."""
@@ -74,22 +64,14 @@ code (a tool's own failure, an internal error) is answered 200."""
 
 
 def httpStatus(code: int) -> int:
-    """
-    The HTTP status a 2026-era error with JSON-RPC C{code} is answered with.
-    """
     return HTTP_STATUS.get(code, 200)
 
 
 def isModern(versionHeader: str | None, params: JsonObject) -> bool:
     """
-    Whether a request takes the 2026-07-28 path.
-
-    @param versionHeader: the C{MCP-Protocol-Version} value, or L{None}.
-    @param params: the request's params (an object).
-    @return: C{True} when the header names anything but a handshake-era
-        revision (an unknown one included: the 2026 path answers it with
-        the supported list), or, with no header, when C{_meta} carries a
-        protocol version.
+    Whether a request takes the 2026-07-28 path: its version header names
+    no handshake-era revision (an unknown one is answered with the
+    supported list), or, without one, its C{_meta} names a version.
     """
     if versionHeader is not None:
         return versionHeader.strip() not in HANDSHAKE_ERA_VERSIONS
@@ -97,23 +79,7 @@ def isModern(versionHeader: str | None, params: JsonObject) -> bool:
     return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
 
 
-def readMessage(body: bytes, version: Sequence[str]) -> tuple[Message, bool]:
-    """
-    The message a request C{body} carries, and whether it takes the
-    2026-07-28 path (L{isModern}, by the last C{MCP-Protocol-Version}
-    value as the gates read them).
-
-    @raise JsonRpcError: as L{parseMessage} does.
-    """
-    message = parseMessage(body)
-    return message, isModern(version[-1] if version else None,
-                             message.params)
-
-
 def unsupportedVersion(requested: object) -> JsonRpcError:
-    """
-    The C{-32022} error for a revision this server does not speak.
-    """
     return JsonRpcError(
         UNSUPPORTED_PROTOCOL_VERSION,
         f"Unsupported protocol version {requested!r}; this server speaks "
@@ -122,10 +88,6 @@ def unsupportedVersion(requested: object) -> JsonRpcError:
 
 
 def missingCapability(name: str, why: str) -> JsonRpcError:
-    """
-    The C{-32021} error for a request that needs a client capability the
-    request did not declare.
-    """
     return JsonRpcError(
         MISSING_CLIENT_CAPABILITY,
         f"Missing required client capability {name!r}: {why}",
@@ -199,18 +161,11 @@ def _one(name: str, values: Sequence[str]) -> str | None:
 def readEnvelope(method: str | None, params: JsonObject,
                  headers: Headers, version: Sequence[str]) -> Envelope:
     """
-    Check a 2026-era request and return its L{Envelope}.
-
-    The rungs, first failure wins: a version header naming a revision we do
-    not speak, on a body that names none (C{-32022}); C{_meta} and its two
-    required keys (C{-32602}); the version, method and name headers against
-    the body (C{-32020}); the version itself (C{-32022}).
-
-    @param headers: header values by lowercased name, each a list (as the
-        request carried them).
-    @param version: the C{MCP-Protocol-Version} values, as the gates read
-        them.
-    @raise JsonRpcError: as above.
+    A 2026-era request's L{Envelope}, checked in rungs, the first failure
+    raised: a version header naming a revision we do not speak, on a body
+    that names none (C{-32022}); C{_meta} and its two required keys
+    (C{-32602}); the version, method and name headers against the body
+    (C{-32020}); the version itself (C{-32022}).
     """
     versionHeader = _one(VERSION_HEADER, version)
     meta = params.get("_meta")

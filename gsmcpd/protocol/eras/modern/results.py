@@ -6,7 +6,7 @@ reuse it.
 
 import attr
 
-from gsmcpd.protocol.jsonrpc import JsonObject, result
+from gsmcpd.protocol.jsonrpc import JsonObject
 
 COMPLETE = "complete"
 INPUT_REQUIRED = "input_required"
@@ -63,6 +63,3 @@ class ModernAnswer:
 
     value: JsonObject
     minted: str | None = None
-
-    def response(self, messageId: object) -> JsonObject:
-        return result(messageId, self.value)
