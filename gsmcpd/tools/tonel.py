@@ -126,7 +126,9 @@ class TonelToolset(MutationToolset):
                  "or nothing, uncommitted; with base, refused if the stone "
                  "changed since that export (without base, nothing "
                  "guards code you did not see). Methods missing from the "
-                 "files are removed only with removeMissing.",
+                 "files, and classes missing from a package whose "
+                 "package.st they hold, are removed only with "
+                 "removeMissing.",
                  closedSchema({"files": FILES, "base": stringArgument(),
                                "removeMissing": flagArgument(
                                    "default false")},
