@@ -46,17 +46,16 @@ from gsmcpd.tools.mutation import MutationToolset
 from gsmcpd.tools.offerings import ResourceTemplate
 from gsmcpd.tools.paging import pagingProperties
 from gsmcpd.tools.tonelapply import Loader
-from gsmcpd.tools.tonelformat import TonelFile, TonelMethod, packageFile
+from gsmcpd.tools.tonelformat import TonelFile, packageFile
 from gsmcpd.tools.tonelplan import (
     Change,
     StoneClass,
+    StoneRead,
     baseToken,
     changes,
     exportedFiles,
     parsedFiles,
     readBase,
-    stoneClass,
-    stoneExtensions,
     versions,
 )
 
@@ -127,7 +126,9 @@ class TonelToolset(MutationToolset):
                  "or nothing, uncommitted; with base, refused if the stone "
                  "changed since that export (without base, nothing "
                  "guards code you did not see). Methods missing from the "
-                 "files are removed only with removeMissing.",
+                 "files, and classes missing from a package whose "
+                 "package.st they hold, are removed only with "
+                 "removeMissing.",
                  closedSchema({"files": FILES, "base": stringArgument(),
                                "removeMissing": flagArgument(
                                    "default false")},
@@ -153,27 +154,24 @@ class TonelToolset(MutationToolset):
     def readClasses(self, call: ToolCall, classNames: list[str] | None,
                     category: str | None = None,
                     dictionary: str | None = None, offset: int = 0,
-                    limit: int | None = None,
-                    ) -> Steps[tuple[list[StoneClass], int, list[TonelMethod]]]:
+                    limit: int | None = None) -> Steps[StoneRead]:
         """
-        The stone's classes as Tonel, how many there are, and a category's
-        extension methods (with its first page): a page of them, or with
-        no C{limit} all from C{offset} (the template ends a page early at
-        a size; the next one is read then).
+        The stone's classes as Tonel, with the extension methods of the
+        first page: a page of them, or with no C{limit} all from
+        C{offset} (the template ends a page early at a size; the next one
+        is read then).
         """
-        classes: list[StoneClass] = []
-        extensions: list[TonelMethod] = []
+        read = StoneRead()
         while True:
             value = yield call.runTemplate("export_tonel", {
                 "classNames": classNames, "category": category,
                 "dictionaryName": dictionary, "offset": offset,
                 "limit": limit, "sourceBudget": PAGE_SOURCE})
-            classes.extend(stoneClass(each) for each in value["classes"])
-            extensions.extend(stoneExtensions(value["extensions"]))
+            read.add(value)
             offset += len(value["classes"])
             if limit is not None or offset >= value["total"] or \
                     not value["classes"]:
-                return classes, value["total"], extensions
+                return read
 
     @inlineCallbacks
     def exportTonel(self, call: ToolCall,
@@ -185,27 +183,27 @@ class TonelToolset(MutationToolset):
                             "className, category or dictionary")
         className = arguments.get("className")
         offset = arguments.get("offset", 0)
-        category = arguments.get("category")
-        classes, total, extensions = yield self.readClasses(
-            call, None if className is None else [className], category,
-            arguments.get("dictionary"), offset,
+        read = yield self.readClasses(
+            call, None if className is None else [className],
+            arguments.get("category"), arguments.get("dictionary"), offset,
             arguments.get("limit", EXPORT_LIMIT))
-        if not total and not extensions:
+        total = read.total
+        if not total and not read.extensions:
             raise ToolError("notFound", f"No class is named {className}"
                             if className else "No class is in "
                             f"{arguments.get('category') or arguments.get('dictionary')}")
-        end = offset + len(classes)
+        end = offset + len(read.classes)
         counting = arguments.get("limit") == 0  # the count alone
         nextOffset = end if end < total and not counting else None
-        files = [] if counting else exportedFiles(classes, extensions,
-                                                  category)
+        files = [] if counting else exportedFiles(read)
         more = "" if nextOffset is None else \
             f"; pass offset: {nextOffset} for the next page"
         text = "\n".join([f"{counted(len(files), 'file')} of "
                           f"{counted(total, 'class', 'classes')}{more}:",
                           *(each["path"] for each in files)])
         return ToolResult(text, {"files": files,
-                                 "base": baseToken(classes, extensions),
+                                 "base": baseToken(read.classes,
+                                                   read.extensions),
                                  "total": total, "nextOffset": nextOffset})
 
     @inlineCallbacks
@@ -216,12 +214,11 @@ class TonelToolset(MutationToolset):
             return [{"uri": uri, "mimeType": "text/plain",
                      "text": packageFile(package)}]
         if file.endswith(".extension.st"):
-            classes, _, extensions = yield self.readClasses(
-                call, None, package, limit=0)
+            read = yield self.readClasses(call, None, package, limit=0)
         else:
-            classes, _, extensions = yield self.readClasses(
+            read = yield self.readClasses(
                 call, [file.removesuffix(".class.st")])
-        found = [each for each in exportedFiles(classes, extensions, package)
+        found = [each for each in exportedFiles(read)
                  if each["path"] == f"{package}/{file}"]
         if not found:
             raise ToolError("notFound", f"No Tonel file {package}/{file} "
@@ -232,12 +229,25 @@ class TonelToolset(MutationToolset):
     @inlineCallbacks
     def changesOf(self, call: ToolCall, parsed: Sequence[TonelFile],
                   ) -> Steps[tuple[list[Change], dict[str, StoneClass]]]:
-        """What C{parsed} changes in the stone, and the stone's classes."""
+        """
+        What C{parsed} changes in the stone, and the stone's classes: those
+        the files name, and every class of a package whose C{package.st}
+        they hold (one without its file is removed).
+        """
+        packages = sorted({each.name for each in parsed
+                           if each.kind == "package"})
+        stone: dict[str, StoneClass] = {}
+        for package in packages:
+            read = yield self.readClasses(call, [], package)
+            stone.update((each.definition.name, each)
+                         for each in read.classes)
         names = sorted({each.name for each in parsed
-                        if each.kind != "package"})
-        classes, _, _ = yield self.readClasses(call, names)
-        stone = {each.definition.name: each for each in classes}
-        return changes(parsed, stone), stone
+                        if each.kind != "package"} - set(stone))
+        if names or not packages:
+            read = yield self.readClasses(call, names)
+            stone.update((each.definition.name, each)
+                         for each in read.classes)
+        return changes(parsed, stone, packages), stone
 
     @inlineCallbacks
     def diffTonel(self, call: ToolCall,
@@ -259,13 +269,12 @@ class TonelToolset(MutationToolset):
                  if each.change != "removed" or removeMissing]
         if "base" in arguments:
             _checkBase(readBase(arguments["base"]), found, stone)
-        removed = [each.key.split(" ", 1)[1] for each in found
-                   if each.change == "removed"]
+        removed = [each for each in found if each.change == "removed"]
         if removed:
             yield confirmedIf(
-                self, call, "Load these files, removing the methods they "
-                "lack?\n" + "\n".join(f"- {each}" for each in removed),
-                f"remove {counted(len(removed), 'method')}")
+                self, call, _removalQuestion(removed),
+                "remove " + " and ".join(
+                    counted(*each) for each in _removedCounts(removed)))
         with _readForTheLoad(call.ledger, stone):
             yield Loader(self, call, stone, {
                 (m.className, m.meta, m.selector): m
@@ -324,6 +333,22 @@ def _checkBase(base: dict[str, str], found: list[Change],
             f"{', '.join(moved[:20])}{' and more' if len(moved) > 20 else ''}"
             f"; nothing was loaded. Export again, merge, then load.",
             {"changed": moved})
+
+
+def _removedCounts(removed: list[Change]) -> list[tuple[int, str, str]]:
+    """How many classes and methods C{removed} removes, those it does."""
+    classes = sum(each.method is None for each in removed)
+    return [each for each in ((classes, "class", "classes"),
+                              (len(removed) - classes, "method", "methods"))
+            if each[0]]
+
+
+def _removalQuestion(removed: list[Change]) -> str:
+    """Asking to go ahead with a load's removals, naming each."""
+    what = " and ".join(many for _, _, many in _removedCounts(removed))
+    return f"Load these files, removing the {what} they lack?\n" + \
+        "\n".join(f"- {each.describe().removeprefix('removed ')}"
+                  for each in removed)
 
 
 def _report(found: list[Change], none: str, diffs: bool = False) -> str:

@@ -57,7 +57,9 @@ def syntaxErrors(found: list[Change]) -> list[JsonObject]:
 
 def superclassesFirst(found: list[Change]) -> list[Change]:
     """The class definitions among C{found}, a superclass before its
-    subclasses; then the methods, in the files' order."""
+    subclasses; then the methods, in the files' order; then the classes
+    removed, a subclass before its superclass (the stone removes no
+    class that has subclasses)."""
     definitions = {each.className: each for each in found
                    if each.method is None and each.new is not None}
     ordered: list[Change] = []
@@ -73,7 +75,18 @@ def superclassesFirst(found: list[Change]) -> list[Change]:
 
     for each in definitions.values():
         visit(each)
-    return ordered + [each for each in found if each.method is not None]
+    removed = [each for each in found
+               if each.method is None and each.new is None]
+    while removed:
+        parents = {each.old.superclass for each in removed
+                   if isinstance(each.old, TonelClass)}
+        leaves = [each for each in removed
+                  if each.className not in parents] or removed
+        removed = [each for each in removed if each not in leaves]
+        ordered.extend(leaves)
+    return [*(each for each in ordered if each.new is not None),
+            *(each for each in found if each.method is not None),
+            *(each for each in ordered if each.new is None)]
 
 
 def _definitionArguments(definition: TonelClass) -> JsonObject:
@@ -181,6 +194,9 @@ class Loader:
         elif isinstance(old, TonelMethod):
             yield self.remove(old)
             self.undo.append(lambda: self.compile(old))
+        elif isinstance(old, TonelClass):
+            yield self._run(self.tools.deleteClass, {"className": old.name})
+            self.undo.append(lambda: self.restore(old))
 
     @inlineCallbacks
     def define(self, new: TonelClass, old: TonelClass | None) -> Steps[None]:
@@ -247,6 +263,19 @@ class Loader:
                for each in self.stone[old.name].methods}
         for selector, meta, _ in lost:
             yield self.compile(had[selector, meta])
+
+    @inlineCallbacks
+    def restore(self, old: TonelClass) -> Steps[None]:
+        """Take back a class's removal: its definition in its dictionary,
+        its comment, and every method as the stone had it."""
+        had = self.stone[old.name]
+        yield self._run(self.tools.compileClassDefinition, dict(
+            _definitionArguments(old), dictionary=had.dictionary))
+        if old.comment:
+            yield self._run(self.tools.setClassComment,
+                            {"className": old.name, "comment": old.comment})
+        for each in had.methods:
+            yield self.compile(each)
 
     def home(self, new: TonelClass, old: TonelClass | None) -> JsonObject:
         """

@@ -112,33 +112,75 @@ def stoneExtensions(records: Sequence[JsonObject]) -> list[TonelMethod]:
             for record in records for each in record["methods"]]
 
 
-def exportedFiles(classes: Sequence[StoneClass],
-                  extensions: Sequence[TonelMethod] = (),
-                  extended: str | None = None) -> list[JsonObject]:
+@attr.s(auto_attribs=True)
+class StoneRead:
     """
-    The files of C{classes} as Rowan lays a package out: each package's
-    C{package.st}, then its classes' files; then the package C{extended}'s
-    C{extensions}, a file per class they extend.
+    What one or more pages of the C{export_tonel} template read: classes,
+    how many the scope holds, extension methods, how many classes the
+    stone has in each category it named (L{exportedFiles}'s whole
+    packages), and how those the extensions name are spelt.
     """
-    files: list[JsonObject] = []
+
+    classes: list[StoneClass] = attr.Factory(list)
+    total: int = 0
+    extensions: list[TonelMethod] = attr.Factory(list)
+    sizes: dict[str, int] = attr.Factory(dict)
+    names: dict[str, str] = attr.Factory(dict)
+    """Packages as a class category spells them, by their names in lower
+    case."""
+
+    def add(self, value: JsonObject) -> None:
+        """One page's answer."""
+        self.classes.extend(stoneClass(each) for each in value["classes"])
+        self.extensions.extend(stoneExtensions(value["extensions"]))
+        self.sizes.update(value["packageSizes"])
+        self.names.update(value["packageNames"])
+        self.total = value["total"]
+
+
+def _extensionPackage(category: str, names: dict[str, str]) -> str:
+    """
+    The package an extension category (C{*name}, in any case) names: a
+    category the stone has, as it spells it, else the name as written.
+    """
+    name = category[1:]
+    return names.get(name.lower(), name)
+
+
+def exportedFiles(read: StoneRead) -> list[JsonObject]:
+    """
+    The files of what C{read} holds as Rowan lays packages out: for each
+    package, its C{package.st} where the files hold the whole package
+    (every class the stone has in that category: C{diff_tonel} reads a
+    C{package.st} as the directory being the package, so a class file
+    missing from it as the class removed), its classes' files, then its
+    extensions, a file per class they extend.
+    """
     packages: dict[str, list[StoneClass]] = {}
-    for each in classes:
+    for each in read.classes:
         packages.setdefault(each.package, []).append(each)
-    if extensions and extended is not None:
-        packages.setdefault(extended, [])
+    names = {name.lower(): name for name in [*read.sizes, *packages]}
+    names.update(read.names)
+    extended: dict[str, dict[str, list[TonelMethod]]] = {}
+    for method in read.extensions:
+        extended.setdefault(
+            _extensionPackage(method.category, names), {}).setdefault(
+            method.className, []).append(method)
+    for package in sorted(set(extended) - set(packages)):
+        packages[package] = []
+    files: list[JsonObject] = []
     for package, members in packages.items():
-        files.append({"path": f"{package}/package.st",
-                      "content": packageFile(package)})
+        if read.sizes.get(package) == sum(
+                each.definition.category == package for each in members):
+            files.append({"path": f"{package}/package.st",
+                          "content": packageFile(package)})
         files.extend({"path": f"{package}/{each.definition.name}.class.st",
                       "content": classFile(each.definition, each.ownMethods)}
                      for each in members)
-        if package == extended:
-            byClass: dict[str, list[TonelMethod]] = {}
-            for method in extensions:
-                byClass.setdefault(method.className, []).append(method)
-            files.extend({"path": f"{package}/{name}.extension.st",
-                          "content": extensionFile(name, byClass[name])}
-                         for name in sorted(byClass))
+        byClass = extended.get(package, {})
+        files.extend({"path": f"{package}/{name}.extension.st",
+                      "content": extensionFile(name, byClass[name])}
+                     for name in sorted(byClass))
     return files
 
 
@@ -312,14 +354,21 @@ def filesError(headline: str, errors: list[JsonObject],
         {"errors": errors, "notUndone": list(notUndone)})
 
 
-def changes(parsed: Sequence[TonelFile],
-            stone: dict[str, StoneClass]) -> list[Change]:
+def changes(parsed: Sequence[TonelFile], stone: dict[str, StoneClass],
+            packages: Iterable[str] = ()) -> list[Change]:
     """
     What the files change in the stone: each class definition and method
     added, changed or removed (a method is removed only from a class the
-    files define, not one they extend), definitions first.
+    files define, not one they extend; a class only from a package whose
+    C{package.st} they hold), definitions first.
     """
-    found: list[Change] = []
+    defined = {each.name for each in parsed if each.definition is not None}
+    found: list[Change] = [
+        Change(name, "removed", f"{package}/{name}.class.st",
+               stone[name].definition, None)
+        for package in packages for name in sorted(stone)
+        if stone[name].definition.category == package
+        and name not in defined]
     for each in parsed:
         if each.kind == "package":
             continue

@@ -80,3 +80,20 @@ class WheelTests(TestCase):
 
     def test_noTests(self):
         self.assertFalse([n for n in self.names if n.startswith("tests/")])
+
+
+class NoTestImportTests(TestCase):
+
+    def test_packageImportsNoTests(self):
+        """
+        No module of the package, C{gsmcpd/testing} included, imports the
+        tests: the wheel has none, so such a module fails outside a
+        checkout.
+        """
+        importing = [
+            str(path.relative_to(ROOT)) for path in sorted(
+                (ROOT / "gsmcpd").rglob("*.py"))
+            if any(line.split()[:2] in (["import", "tests"], ["from", "tests"])
+                   or line.startswith(("import tests.", "from tests."))
+                   for line in path.read_text(encoding="utf-8").splitlines())]
+        self.assertEqual(importing, [])

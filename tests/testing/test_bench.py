@@ -4,6 +4,7 @@ summary, ratios, targets and the text report; and brief runs of the
 measures that need only the simulated stone (no daemon).
 """
 
+import asyncio
 import ctypes
 import io
 import itertools
@@ -19,6 +20,7 @@ from gsmcpd.testing.bench import (
     nullstone,
     processes,
     report,
+    run,
     searchcost,
     spy,
     stone,
@@ -201,6 +203,14 @@ def sampleResults():
                 "find_code_size_s")},
             "firstPage": {"find_code_perform": 0.2, "find_code_size": 0.8},
         },
+        "tonel": {
+            "fraction": 0.5, "build_s": 9.0, "classes": 750,
+            "files": 760, "methods": 30000, "bytes": 9_700_000,
+            "pages": 8, "export_s": 60.0, "page_median_s": 7.0,
+            "page_max_s": 12.0, "diff_files": 101, "files_per_page": 95.0,
+            "diff_s": 8.0, "diff_changes": 0, "export_stone_s": 50.0,
+            "diff_stone_s": 5.0, "export_over_stone": 1.2,
+            "diff_over_stone": 1.6},
     }
 
 
@@ -307,6 +317,27 @@ class ReportTests(SynchronousTestCase):
         self.assertIn("index: slope 1.00 against the methods count, linear", text)
         self.assertIn("find_code_size first page: 0.80x the scan of every "
                       "source", text)
+
+    def test_tonelExport(self):
+        """
+        The Tonel export's size and CPU seconds, and the daemon's side as
+        a ratio to the simulated stone's share; its targets read those.
+        """
+        document = self.document()
+        text = report.text(document)
+        self.assertIn("Tonel export of a generated kernel's Globals (50%: "
+                      "750 classes, 30,000 methods, 9,700,000 bytes in 8 "
+                      "pages; CPU seconds, in process):", text)
+        self.assertIn("export 60.00 (page median 7.00, max 12.00), the "
+                      "stone's share 50.00: 1.20x", text)
+        self.assertIn("diff_tonel of the first page (101 files, 0 changes) "
+                      "8.00, the stone's share 5.00: 1.60x", text)
+        verdicts = {each["name"].split(":")[0]: each["met"]
+                    for each in document["targets"]}
+        self.assertEqual(
+            (verdicts["Tonel export of a kernel-sized dictionary"],
+             verdicts["diff_tonel of the export's first page"]),
+            (True, True))
 
     def test_busyMachine(self):
         self.assertIn("WARNING: the machine was busy",
@@ -539,3 +570,28 @@ class TonelExportTests(SynchronousTestCase):
         self.assertGreater(printed["methods"], 100)
         self.assertEqual(printed["pages"], -(-printed["classes"] // 20))
         self.assertEqual(printed["diff_changes"], 0)
+        self.assertGreater(printed["export_stone_s"], 0)
+        self.assertAlmostEqual(printed["export_over_stone"],
+                               printed["export_s"] / printed["export_stone_s"])
+
+    def test_benchRunsIt(self):
+        """
+        The bench's run measures the export in a process of its own, at
+        its plan's size, and its ratios are the report's figures.
+        """
+        ran = []
+
+        async def inProcess(module, *arguments):
+            ran.append((module, *arguments))
+            return {"export_over_stone": 1.2}
+
+        self.patch(run, "inProcess", inProcess)
+        self.patch(run, "progress", lambda message: None)
+        found = asyncio.run(run.tonelExport(run.QUICK))
+        self.assertEqual(ran, [("gsmcpd.testing.bench.tonelexport",
+                                "--fraction", "0.1")])
+        self.assertEqual(found, {"export_over_stone": 1.2})
+        self.assertEqual(run.FULL.tonelFraction, 0.5)
+        computed = figures(sampleResults())
+        self.assertEqual((computed["tonel.export_over_stone"],
+                          computed["tonel.diff_over_stone"]), (1.2, 1.6))

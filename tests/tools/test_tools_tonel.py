@@ -17,6 +17,7 @@ TOOLSETS = ("browsing", "execution", "mutation", "session", "testing",
             "tonel")
 
 ACCOUNT_PATH = "Banking-Core/Account.class.st"
+SAVINGS_PATH = "Banking-Core/SavingsAccount.class.st"
 
 DEPOSIT = "\tbalance := balance + amount\n"
 CHECKED_DEPOSIT = ("\tamount <= 0 ifTrue: [^self error: 'deposit ]['].\n"
@@ -74,6 +75,16 @@ class TonelTestCase(MutationTestCase):
             {"path": path, "content": content}
             for path, content in files.items()], **arguments)
 
+    @inlineCallbacks
+    def withoutSavings(self):
+        """Banking-Core's export, its package file included, without
+        SavingsAccount's file."""
+        found = yield self.exported(category="Banking-Core")
+        files = {each["path"]: each["content"] for each in found["files"]}
+        self.assertIn("Banking-Core/package.st", files)
+        del files[SAVINGS_PATH]
+        return files
+
     def source(self, className, selector, meta=False, harness=None):
         method = self.code(harness).method(className, selector, meta)
         return None if method is None else method.source
@@ -92,14 +103,12 @@ class ExportTests(TonelTestCase):
     @inlineCallbacks
     def test_account(self):
         """
-        Account as Rowan lays a package out: the package file and the
-        class file, its comment, header and methods, class side first.
+        Account as Rowan lays a package out: its class file, its comment,
+        header and methods, class side first; not its package's file,
+        which says the files hold the whole package.
         """
         files = yield self.files()
-        self.assertEqual(list(files), ["Banking-Core/package.st",
-                                       ACCOUNT_PATH])
-        self.assertEqual(files["Banking-Core/package.st"],
-                         "Package {\n\t#name : 'Banking-Core'\n}\n")
+        self.assertEqual(list(files), [ACCOUNT_PATH])
         account = files[ACCOUNT_PATH]
         self.assertTrue(account.startswith(
             "\"\nI hold the balance of one owner's money; deposits and "
@@ -121,11 +130,12 @@ class ExportTests(TonelTestCase):
     def test_dictionaryPaged(self):
         """
         A dictionary pages by class files, each page with the package
-        files of its classes, and says where the next one starts.
+        files of the packages it holds whole, and says where the next one
+        starts.
         """
         first = yield self.exported(dictionary="Banking", limit=2)
         self.assertEqual([each["path"] for each in first["files"]], [
-            "Banking-Core/package.st", ACCOUNT_PATH,
+            ACCOUNT_PATH,
             "Banking-Tests/package.st", "Banking-Tests/AccountTest.class.st"])
         self.assertEqual((first["total"], first["nextOffset"]), (3, 2))
         counted = yield self.exported(dictionary="Banking", limit=0)
@@ -133,7 +143,6 @@ class ExportTests(TonelTestCase):
                           counted["nextOffset"]), ([], 3, None))
         rest = yield self.exported(dictionary="Banking", offset=2)
         self.assertEqual([each["path"] for each in rest["files"]], [
-            "Banking-Core/package.st",
             "Banking-Core/SavingsAccount.class.st"])
         self.assertIsNone(rest["nextOffset"])
 
@@ -155,8 +164,8 @@ class ExportTests(TonelTestCase):
         """
         self.patch(tonel, "PAGE_SOURCE", 10)
         first = yield self.exported(dictionary="Banking")
-        self.assertEqual([each["path"] for each in first["files"]], [
-            "Banking-Core/package.st", ACCOUNT_PATH])
+        self.assertEqual([each["path"] for each in first["files"]],
+                         [ACCOUNT_PATH])
         self.assertEqual((first["total"], first["nextOffset"]), (3, 1))
         whole = yield self.exported(dictionary="Banking", offset=1)
         self.assertEqual(whole["nextOffset"], 2)
@@ -187,7 +196,6 @@ class ExportTests(TonelTestCase):
             "AccountTest >> isBanking [\n\t^true\n]\n"))
         later = yield self.exported(category="Banking-Core", offset=1)
         self.assertEqual([each["path"] for each in later["files"]], [
-            "Banking-Core/package.st",
             "Banking-Core/SavingsAccount.class.st"])
         tests = yield self.exported(category="Banking-Tests")
         self.assertNotIn("isBanking", tests["files"][1]["content"])
@@ -201,6 +209,58 @@ class ExportTests(TonelTestCase):
         uri = f"gemstone://tonel/{path}"
         read = yield template.read(self.call(), uri, **template.match(uri))
         self.assertEqual(read[0]["text"], core["files"][-1]["content"])
+
+    @inlineCallbacks
+    def extend(self):
+        """Two extension methods: a test class's in Banking-Core, and
+        Account's, class side, in Banking-Tests."""
+        yield self.succeed("compile_method", className="AccountTest",
+                           source="isBanking\n\t^true",
+                           category="*banking-core")
+        yield self.succeed("compile_method", className="Account", meta=True,
+                           source="sample\n\t^self owner: 'test'",
+                           category="*Banking-Tests")
+
+    @inlineCallbacks
+    def test_dictionaryAndClassExtensions(self):
+        """
+        A dictionary's export holds its packages' extension files, and a
+        class's export the extension files of its own methods, each in
+        its package; unedited, they diff as no change.
+        """
+        yield self.extend()
+        found = yield self.exported(dictionary="Banking")
+        files = {each["path"]: each["content"] for each in found["files"]}
+        self.assertEqual(list(files), [
+            "Banking-Core/package.st", ACCOUNT_PATH, SAVINGS_PATH,
+            "Banking-Core/AccountTest.extension.st",
+            "Banking-Tests/package.st", "Banking-Tests/AccountTest.class.st",
+            "Banking-Tests/Account.extension.st"])
+        self.assertEqual(files["Banking-Tests/Account.extension.st"], (
+            "Extension {\n\t#name : 'Account'\n}\n\n"
+            "{ #category : '*Banking-Tests' }\n"
+            "Account class >> sample [\n\t^self owner: 'test'\n]\n"))
+        self.assertNotIn("isBanking",
+                         files["Banking-Tests/AccountTest.class.st"])
+        self.assertEqual((yield self.changes(files)), [])
+        test = yield self.exported(className="AccountTest")
+        self.assertEqual([each["path"] for each in test["files"]], [
+            "Banking-Tests/package.st", "Banking-Tests/AccountTest.class.st",
+            "Banking-Core/AccountTest.extension.st"])
+        self.assertEqual(test["files"][2]["content"],
+                         files["Banking-Core/AccountTest.extension.st"])
+
+    @inlineCallbacks
+    def test_dictionaryExtendsOtherDictionaries(self):
+        """A dictionary's export holds its packages' methods in classes
+        of other dictionaries too."""
+        yield self.succeed("compile_class_definition", className="Widget")
+        yield self.succeed("compile_method", className="Widget",
+                           source="isBanking\n\t^true",
+                           category="*banking-core")
+        found = yield self.exported(dictionary="Banking")
+        self.assertEqual([each["path"] for each in found["files"]][3],
+                         "Banking-Core/Widget.extension.st")
 
     @inlineCallbacks
     def test_category(self):
@@ -273,6 +333,22 @@ class DiffTests(TonelTestCase):
         found = yield self.changes(files)
         self.assertEqual([(c["change"], c["selector"]) for c in found], [
             ("changed", None), ("added", "limit"), ("removed", "owner")])
+
+    @inlineCallbacks
+    def test_classFileDeleted(self):
+        """
+        A class whose file is gone from its package's files (their
+        package.st says they are the whole package) is removed; a class's
+        own export, without its package's file, removes no other class.
+        """
+        files = yield self.withoutSavings()
+        found = yield self.changes(files)
+        self.assertEqual([(c["className"], c["change"], c["selector"],
+                           c["path"]) for c in found],
+                         [("SavingsAccount", "removed", None, SAVINGS_PATH)])
+        self.assertIn("\n-\t#name : 'SavingsAccount',\n", found[0]["diff"])
+        account = yield self.files()
+        self.assertEqual((yield self.changes(account)), [])
 
     @inlineCallbacks
     def test_notTonel(self):
@@ -350,7 +426,8 @@ class LoadTests(TonelTestCase):
                          ("Account", ("rate",), ("Rates",), ("count",),
                           "Banking-Core"))
         again = yield self.exported(className="Loan")
-        self.assertEqual(again["files"][1]["content"], LOAN)
+        self.assertEqual(again["files"], [
+            {"path": "Banking-Core/Loan.class.st", "content": LOAN}])
 
     @inlineCallbacks
     def test_baseRefusesNewerCommit(self):
@@ -380,9 +457,12 @@ class LoadTests(TonelTestCase):
         self.assertEqual(self.source("Account", "deposit:"), newer)
 
     @inlineCallbacks
-    def test_baseAllowsUnrelatedCommit(self):
-        """Another session's commit of a method the files leave alone
-        does not refuse the load."""
+    def test_baseRefusesPuttingBackAnOlderMethod(self):
+        """
+        Another session's newer commit of a method the agent did not
+        edit still refuses the load: the files hold the exported
+        version, which the load would put back over the newer one.
+        """
         exported = yield self.exported()
         files = {each["path"]: each["content"] for each in exported["files"]}
         other = self.harness.newClient()
@@ -403,6 +483,31 @@ class LoadTests(TonelTestCase):
         self.assertEqual(kind, "refused")
         self.assertEqual(self.source("Account", "withdraw:"),
                          WITHDRAW + " abs")
+
+    @inlineCallbacks
+    def test_baseAllowsUnrelatedCommit(self):
+        """
+        Another session's commit of what the load would not overwrite (a
+        new method the files lack, which is kept) does not refuse it.
+        """
+        exported = yield self.exported()
+        files = {each["path"]: each["content"] for each in exported["files"]}
+        other = self.harness.newClient()
+        yield self.succeed("compile_method", other, className="Account",
+                           source="limit\n\t^0", category="accessing")
+        yield self.succeed("commit", other)
+        yield self.succeed("abort")
+        files[ACCOUNT_PATH] = files[ACCOUNT_PATH].replace(
+            DEPOSIT, CHECKED_DEPOSIT)
+        loaded = yield self.succeed(
+            "load_tonel", files=[{"path": p, "content": c}
+                                 for p, c in files.items()],
+            base=exported["base"])
+        self.assertEqual(loaded["structuredContent"], {
+            "changes": [loaded["structuredContent"]["changes"][0]],
+            "kept": ["Account>>limit"]})
+        self.assertIn("ifTrue:", self.source("Account", "deposit:"))
+        self.assertEqual(self.source("Account", "limit"), "limit\n\t^0")
 
     @inlineCallbacks
     def test_compileErrorChangesNothing(self):
@@ -461,6 +566,75 @@ class LoadTests(TonelTestCase):
             methodKey("Account", "owner", False)))
 
 
+class ClassRemovalTests(TonelTestCase):
+
+    @inlineCallbacks
+    def test_keptUnlessRemoveMissing(self):
+        """
+        A class the package's files lack is kept, and said to be, unless
+        removeMissing; then it is removed, uncommitted.
+        """
+        files = yield self.withoutSavings()
+        kept = yield self.load(files)
+        self.assertEqual(kept["structuredContent"],
+                         {"changes": [], "kept": ["class SavingsAccount"]})
+        self.assertIn("kept (not in the files; removeMissing removes it): "
+                      "class SavingsAccount", kept["content"][0]["text"])
+        self.assertIsNotNone(self.code().classNamed("SavingsAccount"))
+        removed = yield self.load(files, removeMissing=True)
+        self.assertEqual(removed["content"][0]["text"],
+                         "1 change:\nremoved class SavingsAccount")
+        self.assertIsNone(self.code().classNamed("SavingsAccount"))
+        other = self.harness.newClient()
+        self.assertIsNotNone(self.code(other).classNamed("SavingsAccount"))
+
+    def methods(self, className):
+        """A class's methods, both sides: their sources and categories."""
+        code = self.code()
+        return {(meta, selector): (each.source, each.category)
+                for meta in (False, True)
+                for selector, each in code.methods(className, meta).items()}
+
+    @inlineCallbacks
+    def test_removalTakenBack(self):
+        """
+        A load that fails after removing a class puts it back as it was:
+        its dictionary, comment and methods.
+        """
+        files = yield self.withoutSavings()
+        files[ACCOUNT_PATH] = files[ACCOUNT_PATH].replace(
+            "\tbalance := 0\n", "\tbalance := undeclared\n")
+        before = self.code().classNamed("SavingsAccount")
+        methods = self.methods("SavingsAccount")
+        result = yield self.load(files, removeMissing=True)
+        self.assertEqual(result["structuredContent"]["error"]["kind"],
+                         "compileError")
+        after = self.code().classNamed("SavingsAccount")
+        self.assertEqual((after.dictionary, after.superclassName,
+                          after.instVarNames, after.comment, after.category),
+                         (before.dictionary, before.superclassName,
+                          before.instVarNames, before.comment,
+                          before.category))
+        self.assertEqual(self.methods("SavingsAccount"), methods)
+
+    @inlineCallbacks
+    def test_superclassWithSubclassRefused(self):
+        """
+        The stone removes no class that has subclasses: a package's files
+        without a superclass whose subclass stays fail at that file and
+        change nothing.
+        """
+        found = yield self.exported(category="Banking-Core")
+        files = {each["path"]: each["content"] for each in found["files"]}
+        del files[ACCOUNT_PATH]
+        result = yield self.load(files, removeMissing=True)
+        error = result["structuredContent"]["error"]
+        self.assertEqual(error["kind"], "compileError")
+        self.assertEqual([(e["path"], e["line"]) for e in error["errors"]],
+                         [(ACCOUNT_PATH, 1)])
+        self.assertIsNotNone(self.code().classNamed("Account"))
+
+
 class ConfirmTests(TonelTestCase):
     """With C{confirmDestructive}, a load that removes methods asks."""
 
@@ -499,6 +673,19 @@ class ConfirmTests(TonelTestCase):
         self.assertIsNotNone(self.source("Account", "owner"))
         self.assertIn("ifTrue:", self.source("Account", "deposit:"))
 
+    @inlineCallbacks
+    def test_classRemovalAsks(self):
+        """Removing a class the package's files lack asks first, naming
+        it."""
+        files = yield self.withoutSavings()
+        result = yield self.load(files, removeMissing=True)
+        self.assertEqual(result["structuredContent"]["error"]["kind"],
+                         "refused")
+        self.assertEqual(self.asked, [
+            "Load these files, removing the classes they lack?\n"
+            "- class SavingsAccount"])
+        self.assertIsNotNone(self.code().classNamed("SavingsAccount"))
+
 
 class RoundTripTests(TonelTestCase):
 
@@ -524,6 +711,22 @@ class RoundTripTests(TonelTestCase):
         self.assertEqual(core["files"] + tests["files"], exported["files"])
         self.assertEqual(self.code().classNamed("Account").dictionary,
                          "UserGlobals")
+
+
+    @inlineCallbacks
+    def test_extensionsIntoAStoneWithoutThePackage(self):
+        """A dictionary's export with extension files round trips byte
+        for byte too."""
+        yield ExportTests.extend(self)
+        exported = yield self.exported(dictionary="Banking")
+        for className in ("AccountTest", "SavingsAccount", "Account"):
+            yield self.succeed("get_class_definition", className=className)
+            yield self.succeed("delete_class", className=className)
+        yield self.succeed("commit")
+        yield self.succeed("load_tonel", files=exported["files"])
+        core = yield self.exported(category="Banking-Core")
+        tests = yield self.exported(category="Banking-Tests")
+        self.assertEqual(core["files"] + tests["files"], exported["files"])
 
 
 class DefinitionLoadTests(TonelTestCase):

@@ -12,6 +12,7 @@ from gsmcpd.tools.templates.outcomes import ToolError
 from gsmcpd.tools.tonelformat import TonelClass, TonelMethod, parseFile
 from gsmcpd.tools.tonelplan import (
     BASE_LIMIT,
+    StoneRead,
     baseToken,
     changes,
     exportedFiles,
@@ -54,12 +55,42 @@ class StoneClassTests(SynchronousTestCase):
         self.assertEqual(len(cache.methods), 2)
 
     def test_files(self):
-        files = exportedFiles([stoneClass(RECORD)])
+        """
+        A package's file only where the files hold every class the stone
+        has in its category (a class without a category is in its
+        dictionary's package, which none is sure to hold whole).
+        """
+        record = dict(RECORD, category="Tools")
+        files = exportedFiles(StoneRead([stoneClass(record)], 1, [],
+                                        {"Tools": 1}))
         self.assertEqual([f["path"] for f in files],
                          ["Tools/package.st", "Tools/Cache.class.st"])
         self.assertIn("\t#gs_options : [\n\t\t'dbTransient'\n\t]",
                       files[1]["content"])
         self.assertNotIn("isCache", files[1]["content"])
+        partial = exportedFiles(StoneRead([stoneClass(record)], 1, [],
+                                          {"Tools": 2}))
+        self.assertEqual([f["path"] for f in partial],
+                         ["Tools/Cache.class.st"])
+        uncategorized = exportedFiles(StoneRead([stoneClass(RECORD)], 1))
+        self.assertEqual([f["path"] for f in uncategorized],
+                         ["Tools/Cache.class.st"])
+
+    def test_extensionFiles(self):
+        """
+        An extension method goes to its package's extension file, the
+        package spelt as the stone spells its category where one matches
+        its extension category in any case, else as written.
+        """
+        record = dict(RECORD, category="Tools")
+        extensions = [
+            TonelMethod("Object", False, "isTool", "*tools", "isTool\n\t^0"),
+            TonelMethod("Cache", False, "isCache", "*Other", "isCache\n\t^1")]
+        files = exportedFiles(StoneRead([stoneClass(record)], 1, extensions,
+                                        {"Tools": 1}))
+        self.assertEqual([f["path"] for f in files], [
+            "Tools/package.st", "Tools/Cache.class.st",
+            "Tools/Object.extension.st", "Other/Cache.extension.st"])
 
 
 class BaseTests(SynchronousTestCase):

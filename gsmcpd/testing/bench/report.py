@@ -163,6 +163,7 @@ def text(document):
         ""]
     lines += floodLines(document["flood"])
     lines += searchLines(document["search"])
+    lines += tonelLines(document["tonel"])
     lines += ["", "Targets:"]
     lines += [describe(outcome) for outcome in document["targets"]]
     return "\n".join(lines)
@@ -208,6 +209,26 @@ def searchLines(search):
     lines += [f"  {name} first page: {_fmt(each)}x the scan of every source"
               for name, each in search["firstPage"].items()]
     return lines
+
+
+def tonelLines(tonel):
+    """
+    Exporting a kernel-sized dictionary as Tonel, and diffing its first
+    page, against the simulated stone's share of each.
+    """
+    return [
+        "", f"Tonel export of a generated kernel's Globals "
+        f"({tonel['fraction']:.0%}: {tonel['classes']:,} classes, "
+        f"{tonel['methods']:,} methods, {tonel['bytes']:,} bytes in "
+        f"{tonel['pages']} pages; CPU seconds, in process):",
+        f"  export {_fmt(tonel['export_s'])} (page median "
+        f"{_fmt(tonel['page_median_s'])}, max {_fmt(tonel['page_max_s'])}),"
+        f" the stone's share {_fmt(tonel['export_stone_s'])}: "
+        f"{_fmt(tonel['export_over_stone'], 'x')}",
+        f"  diff_tonel of the first page ({tonel['diff_files']} files, "
+        f"{tonel['diff_changes']} changes) {_fmt(tonel['diff_s'])}, the "
+        f"stone's share {_fmt(tonel['diff_stone_s'])}: "
+        f"{_fmt(tonel['diff_over_stone'], 'x')}"]
 
 
 def _score(outcome):

@@ -60,12 +60,14 @@ class Plan:
     sessionOpens: int = 20
     searchFractions: tuple = (0.1, 0.5)
     searchRepeats: int = 1
+    tonelFraction: float = 0.1
     floodAttempts: int = 3000
 
 
 QUICK = Plan("quick", wrkSeconds=2, rounds=3, windows=2)
 FULL = Plan("full", wrkSeconds=10, rounds=5, windows=5, stoneSeconds=5.0,
-            sessionOpens=50, searchFractions=(0.1, 0.5, 1.0), searchRepeats=3)
+            sessionOpens=50, searchFractions=(0.1, 0.5, 1.0), searchRepeats=3,
+            tonelFraction=0.5)
 
 
 def progress(text):
@@ -446,27 +448,45 @@ def figures(results):
            for key, each in results["search"]["growth"].items()},
         **{f"search.{name}.first_page": each
            for name, each in results["search"]["firstPage"].items()},
+        "tonel.export_over_stone": results["tonel"]["export_over_stone"],
+        "tonel.diff_over_stone": results["tonel"]["diff_over_stone"],
     }
+
+
+async def inProcess(module, *arguments):
+    """
+    The JSON a bench module that measures in process prints, run in a
+    process of its own once the servers are stopped.
+    """
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", module, *arguments,
+        stdout=asyncio.subprocess.PIPE)
+    output, _ = await process.communicate()
+    if process.returncode:
+        raise RuntimeError(f"{module} exited with {process.returncode}")
+    return json.loads(output)
 
 
 async def searchCost(plan):
     """
     The simulated stone's cost per search against its repository's size
-    (L{gsmcpd.testing.bench.searchcost}), in a process of its own once the
-    servers are stopped.
+    (L{gsmcpd.testing.bench.searchcost}).
     """
     progress("the simulated stone's search cost against its repository's size")
-    command = [sys.executable, "-m", "gsmcpd.testing.bench.searchcost",
-               "--repeats", str(plan.searchRepeats)]
+    arguments = ["--repeats", str(plan.searchRepeats)]
     for fraction in plan.searchFractions:
-        command += ["--fraction", str(fraction)]
-    process = await asyncio.create_subprocess_exec(
-        *command, stdout=asyncio.subprocess.PIPE)
-    output, _ = await process.communicate()
-    if process.returncode:
-        raise RuntimeError(f"gsmcpd.testing.bench.searchcost exited with "
-                           f"{process.returncode}")
-    return json.loads(output)
+        arguments += ["--fraction", str(fraction)]
+    return await inProcess("gsmcpd.testing.bench.searchcost", *arguments)
+
+
+async def tonelExport(plan):
+    """
+    What exporting a kernel-sized dictionary as Tonel costs, against the
+    simulated stone's own share (L{gsmcpd.testing.bench.tonelexport}).
+    """
+    progress("exporting a kernel-sized dictionary as Tonel")
+    return await inProcess("gsmcpd.testing.bench.tonelexport",
+                           "--fraction", str(plan.tonelFraction))
 
 
 async def measure(plan, directory, profileTo=None):
@@ -513,6 +533,7 @@ async def measure(plan, directory, profileTo=None):
                                              BLOCKING_CODE)
         flooded.stop()
         results["search"] = await searchCost(plan)
+        results["tonel"] = await tonelExport(plan)
         return results
     except Exception:
         for server in started:

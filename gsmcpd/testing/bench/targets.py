@@ -82,6 +82,12 @@ TARGETS = (
              f"search.{key}.first_page", 1.5, atLeast=False)
       for what, key in (("perform:with:", "find_code_perform"),
                         ("size", "find_code_size"))),
+    Target("Tonel export of a kernel-sized dictionary: CPU over the "
+           "simulated stone's own for its templates", "tonel.export_over_stone",
+           1.5, atLeast=False),
+    Target("diff_tonel of the export's first page: CPU over the simulated "
+           "stone's own for its templates", "tonel.diff_over_stone", 3.0,
+           atLeast=False),
 )
 
 

@@ -2,9 +2,18 @@
 What exporting a kernel-sized dictionary as Tonel costs:
 C{python -m gsmcpd.testing.bench.tonelexport} builds the generated kernel-sized repository
 (L{gsmcpd.testing.simulator.kernelrepo}) and pages C{export_tonel} of
-C{Globals} through the real dispatcher and the simulated stone in process
-(no HTTP, no C library), then diffs the first page's files unedited,
-printing JSON: classes, methods, files, bytes and seconds per page.
+C{Globals} through the tonel toolset and the simulated stone in process
+(no dispatcher, no HTTP, no C library), each page's result encoded as
+JSON as a client would get it, then diffs the first page's files
+unedited, printing JSON: classes, methods, files, bytes and seconds
+(CPU seconds of this one process: all of it runs in one thread, and a
+busy machine does not inflate them).
+
+The reference, measured in the same run, is the simulated stone's own
+time answering the same templates (their Smalltalk replayed against the
+same session): C{export_over_stone} and C{diff_over_stone} are what the
+daemon's side (the envelope's JSON, writing and parsing Tonel, diffing)
+costs on top of the stone, as a ratio, whatever the machine's speed.
 """
 
 import argparse
@@ -12,41 +21,78 @@ import json
 import sys
 import time
 
-from gsmcpd.testing.simulator import kernelrepo
+from twisted.internet.defer import Deferred, succeed
+
+from gsmcpd.testing.simulator import gem, kernelrepo
 from gsmcpd.testing.simulator.stone import Stone
-from gsmcpd.tools.tonel import EXPORT_LIMIT
-from tests.toolharness import ToolHarness
+from gsmcpd.tools.base import ToolCall
+from gsmcpd.tools.tonel import EXPORT_LIMIT, TonelToolset
 
 
-def _called(harness, name, **arguments):
-    answers = []
-    harness.call(name, **arguments).addBoth(answers.append)
+class RecordingGem:
+    """
+    A session of an in-process simulated stone (the templates' Smalltalk
+    goes straight to the simulator's gem), keeping what it was sent so
+    the stone's share can be timed alone.
+    """
+
+    def __init__(self, stone: Stone) -> None:
+        self.session = stone.login("DataCurator", "swordfish")
+        self.sources: list[str] = []
+
+    def execute(self, source: str, maxBytes: int) -> Deferred:
+        self.sources.append(source)
+        return succeed(gem.answer(self.session, source)[:maxBytes])
+
+    def stoneSeconds(self, sources: list[str]) -> float:
+        """How long the stone takes to answer C{sources} again."""
+        started = time.process_time()
+        for source in sources:
+            gem.answer(self.session, source)
+        return time.process_time() - started
+
+
+def called(handler, stoneGem: RecordingGem, arguments: dict) -> dict:
+    """
+    A tool's structured result, encoded and decoded as JSON as a client
+    gets it (every handler answers at once: the gem answers at once).
+    """
+    answers: list = []
+    handler(ToolCall(stoneGem), arguments).addBoth(answers.append)
     result = answers[0]
-    if not isinstance(result, dict) or result.get("isError"):
-        raise RuntimeError(f"{name} failed: {result}")
-    return result["structuredContent"]
+    if not hasattr(result, "structured"):
+        raise RuntimeError(f"{handler.__name__} failed: {result}")
+    return json.loads(json.dumps(result.structured))
 
 
-def measure(fraction=1.0, limit=EXPORT_LIMIT):
-    """Export Globals page by page; the figures."""
-    started = time.perf_counter()
-    harness = ToolHarness(("tonel",), Stone(
-        repository=kernelrepo.repository(fraction)))
-    built = time.perf_counter() - started
-    pages, files, offset, first = [], [], 0, None
-    started = time.perf_counter()
+def measure(fraction: float = 1.0, limit: int = EXPORT_LIMIT) -> dict:
+    """Export Globals page by page, then diff the first page; the
+    figures."""
+    started = time.process_time()
+    stoneGem = RecordingGem(Stone(repository=kernelrepo.repository(fraction)))
+    built = time.process_time() - started
+    tonel = TonelToolset()
+    pages: list[float] = []
+    files: list[dict] = []
+    offset: int | None = 0
+    first: list[dict] | None = None
+    started = time.process_time()
     while offset is not None:
-        begun = time.perf_counter()
-        found = _called(harness, "export_tonel", dictionary="Globals",
-                        offset=offset, limit=limit)
-        pages.append(time.perf_counter() - begun)
+        begun = time.process_time()
+        found = called(tonel.exportTonel, stoneGem, {
+            "dictionary": "Globals", "offset": offset, "limit": limit})
+        pages.append(time.process_time() - begun)
         files.extend(found["files"])
         first = first or found["files"]
         offset = found["nextOffset"]
-    exported = time.perf_counter() - started
-    begun = time.perf_counter()
-    changes = _called(harness, "diff_tonel", files=first)["changes"]
-    diffed = time.perf_counter() - begun
+    exported = time.process_time() - started
+    exportSources = list(stoneGem.sources)
+    begun = time.process_time()
+    changes = called(tonel.diffTonel, stoneGem, {"files": first})["changes"]
+    diffed = time.process_time() - begun
+    diffSources = stoneGem.sources[len(exportSources):]
+    exportStone = stoneGem.stoneSeconds(exportSources)
+    diffStone = stoneGem.stoneSeconds(diffSources)
     return {
         "fraction": fraction, "build_s": built, "classes": found["total"],
         "files": len(files), "methods": sum(
@@ -54,12 +100,15 @@ def measure(fraction=1.0, limit=EXPORT_LIMIT):
         "bytes": sum(len(each["content"].encode()) for each in files),
         "pages": len(pages), "export_s": exported,
         "page_median_s": sorted(pages)[len(pages) // 2],
-        "page_max_s": max(pages), "diff_files": len(first),
+        "page_max_s": max(pages), "diff_files": len(first or []),
         "files_per_page": len(files) / len(pages),
-        "diff_s": diffed, "diff_changes": len(changes)}
+        "diff_s": diffed, "diff_changes": len(changes),
+        "export_stone_s": exportStone, "diff_stone_s": diffStone,
+        "export_over_stone": exported / exportStone,
+        "diff_over_stone": diffed / diffStone}
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m gsmcpd.testing.bench.tonelexport",
         description="the cost of exporting a kernel-sized dictionary as Tonel")
