@@ -246,12 +246,13 @@ def assemble(config: Config, library: GciLibrary,
     metrics = Metrics(__version__)
     pool = GemSessionPool(library, login, reactor, config.maxSessions,
                           credentials, control.stoneAnswered)
+    heap = FrozenHeap(sessions=lambda: len(sessions.work))
     sessions = SessionRegistry(
         pool, reactor, config.lifetime.streamLossGrace,
         prepare=SessionPolicies(GemPreparation(endpoint.portLabel),
                                 config.readOnly),
         stopGem=control.stopGem,
-        onClose=[pending.forget, listeners.remove] + (
+        onClose=[pending.forget, listeners.remove, heap.sessionEnded] + (
             [audit.forget] if audit else []),
         onCommit=[notices.resourcesUpdated],
         metrics=metrics, warmReads=config.warmReads,
@@ -292,7 +293,7 @@ def assemble(config: Config, library: GciLibrary,
         Maintenance("reaper", reaper.interval, reaper.maintain, reactor),
         Maintenance("hygiene", HYGIENE_INTERVAL, hygiene.maintain, reactor),
         Maintenance("control", CONTROL_INTERVAL, control.maintain, reactor),
-        Maintenance("heap", FREEZE_INTERVAL, FrozenHeap().freeze, reactor),
+        Maintenance("heap", FREEZE_INTERVAL, heap.freeze, reactor),
         listeningService(endpoint, GuardedFactory(McpSite(
             operations.root(root), config.accessLog, config.connectionLimits,
             reactor, metrics))),

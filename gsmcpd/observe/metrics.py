@@ -176,6 +176,7 @@ class Metrics:
             registry=registry, buckets=CALL_SECONDS_BUCKETS)
         self._callSeries: dict[tuple[str, str],
                                tuple[Histogram, Counter]] = {}
+        self._responses: dict[int, Counter] = {}
         # Counted as a plain number and read when scraped: a gauge's inc
         # and dec each take a lock, twice for every call.
         self.callsRunning = 0
@@ -251,7 +252,13 @@ class Metrics:
         (L{gsmcpd.transport.bearer} marks one C{authRefused}).
         """
         code = request.code
-        self.httpResponses.labels(f"{code // 100}xx").inc()
+        # Looked up once a status, as callSeries is: every response ends
+        # here.
+        counted = self._responses.get(code)
+        if counted is None:
+            counted = self._responses[code] = self.httpResponses.labels(
+                f"{code // 100}xx")
+        counted.inc()
         if getattr(request, "authRefused", False):
             self.authRefusals.labels(str(code)).inc()
 

@@ -5,7 +5,7 @@ sessions on a real daemon.)
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.daemon.heap import THAW_EVERY, THAW_GROWTH, FrozenHeap
+from gsmcpd.daemon.heap import ENDED_SHARE, THAW_EVERY, THAW_GROWTH, FrozenHeap
 
 
 class RecordingCollector:
@@ -19,6 +19,7 @@ class RecordingCollector:
         self.live = live
         self.garbage = 0
         self.frozen = 0
+        self.counts = 0
 
     def freeze(self):
         self.calls.append("freeze")
@@ -33,6 +34,7 @@ class RecordingCollector:
         self.garbage = 0
 
     def get_freeze_count(self):
+        self.counts += 1
         return self.frozen
 
 
@@ -58,6 +60,7 @@ class FrozenHeapTests(SynchronousTestCase):
         collector = RecordingCollector(live=1000)
         heap = FrozenHeap(collector)
         heap.freeze()
+        heap.sessionEnded()
         collector.garbage = int(1000 * (THAW_GROWTH - 1))
         heap.freeze()
         self.assertEqual(collector.calls, ["freeze", "freeze"])
@@ -75,12 +78,45 @@ class FrozenHeapTests(SynchronousTestCase):
         collector = RecordingCollector(live=1000)
         heap = FrozenHeap(collector)
         heap.freeze()
+        heap.sessionEnded()
         collector.live = 1300
         heap.freeze()
         self.assertEqual(collector.calls.count("collect"), 1)
+        heap.sessionEnded()
         collector.live = 1600
         heap.freeze()
         self.assertEqual(collector.calls.count("collect"), 1)
         collector.live = 1700
         heap.freeze()
         self.assertEqual(collector.calls.count("collect"), 2)
+
+    def test_growthWithoutEndedSessionsLeftFrozen(self):
+        """
+        A heap that grows while sessions open (or take event streams) and
+        none end has nothing to free: it is neither thawed nor even
+        counted.  Once L{ENDED_SHARE} of those open have ended, growth
+        thaws it.
+        """
+        collector = RecordingCollector(live=1000)
+        open = [0]
+        heap = FrozenHeap(collector, sessions=lambda: open[0])
+        heap.freeze()
+        counted = collector.counts
+        for sessions in (10, 100, 1000):
+            open[0] = sessions
+            collector.live = 1000 + 160 * sessions
+            heap.freeze()
+        self.assertNotIn("collect", collector.calls)
+        self.assertEqual(collector.counts, counted)
+        for _ in range(int(1000 * ENDED_SHARE) - 1):
+            heap.sessionEnded()
+        heap.freeze()
+        self.assertNotIn("collect", collector.calls)
+        heap.sessionEnded()
+        heap.freeze()
+        self.assertEqual(collector.calls[-3:],
+                         ["unfreeze", "collect", "freeze"])
+        heap.sessionEnded()
+        collector.live += 1
+        heap.freeze()
+        self.assertEqual(collector.calls.count("collect"), 1)

@@ -66,6 +66,23 @@ class RenderTests(SynchronousTestCase):
         self.assertRaises(ValueError, template.render, {"a b": 1}, 10)
         self.assertRaises(ValueError, template.render, {"gsmcpOut": 1}, 10)
 
+    def test_headKeptForEachSetOfNames(self):
+        """
+        The tag and temporaries made once for a set of argument names
+        serve only that set, in its order, and a refused name is refused
+        however often it is given.
+        """
+        template = Template.named("status")
+        for _ in range(2):
+            self.assertRaises(ValueError, template.render, {"a b": 1}, 10)
+            first = template.render({"a": 1, "b": 2}, 10)
+            second = template.render({"b": 3, "a": 4}, 10)
+            self.assertEqual(parse_expression(first).temps[:2], ("a", "b"))
+            self.assertEqual(parse_expression(second).temps[:2], ("b", "a"))
+            self.assertEqual(parse_expression(second).statements[:2], (
+                Assignment("b", Literal(3, "integer")),
+                Assignment("a", Literal(4, "integer"))))
+
     @given(st.dictionaries(
         st.sampled_from(["className", "selector", "source", "comment"]),
         st.text()))

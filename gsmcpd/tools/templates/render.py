@@ -144,13 +144,9 @@ class Template:
     def _prologue(self, arguments: dict[str, object],
                   more: tuple[str, ...] = ()) -> str:
         """The tag, the temporaries and the arguments' assignments."""
-        for name in arguments:
-            if not _IDENTIFIER.match(name) or name.startswith("gsmcp"):
-                raise ValueError(f"{name!r} cannot name a template argument")
-        temps = " ".join((*arguments, *more))
-        assignments = "".join(f"{name} := {literal(value)}.\n"
-                              for name, value in arguments.items())
-        return f'"gsmcp:{self.name}"\n| {temps} |\n{assignments}'
+        head = _head(self.name, tuple(arguments), more)
+        return head + "".join([f"{name} := {literal(value)}.\n"
+                               for name, value in arguments.items()])
 
     @functools.cached_property
     def _tail(self) -> str:
@@ -158,3 +154,17 @@ class Template:
         What follows the arguments, the same in every rendering.
         """
         return f"gsmcpBody := [\n{self.body.rstrip()}].\n{self.envelope}"
+
+
+@functools.lru_cache(maxsize=1024)
+def _head(template: str, names: tuple[str, ...],
+          more: tuple[str, ...]) -> str:
+    """
+    A rendering's tag and temporaries, its argument names checked: made
+    once for each template and set of names, since every call of a tool
+    passes the same few (a refused name raises, and is not kept).
+    """
+    for name in names:
+        if not _IDENTIFIER.match(name) or name.startswith("gsmcp"):
+            raise ValueError(f"{name!r} cannot name a template argument")
+    return f'"gsmcp:{template}"\n| {" ".join((*names, *more))} |\n'
