@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING
 from gsmcpd import __version__
 from gsmcpd.daemon.security import MUTATION, READ_ONLY_INSTRUCTIONS, servedToolsetNames
 from gsmcpd.daemon.settings import ConfigError
-from gsmcpd.protocol.catalogsurface import catalogInstructions
 from gsmcpd.protocol.handlers import ServerIdentity
-from gsmcpd.protocol.instructions import stockInstructions
 from gsmcpd.tools.arguments import JsonObject
 from gsmcpd.tools.base import Toolset
 from gsmcpd.tools.catalog import DEFAULT_TOOLSETS, ToolsetError, buildToolsets
+from gsmcpd.tools.instructions import catalogInstructions, stockInstructions
 
 if TYPE_CHECKING:
     from gsmcpd.daemon.options import Config

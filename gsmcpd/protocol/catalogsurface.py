@@ -1,31 +1,16 @@
 """
 The protocol's part of the compact catalog surface
 (L{gsmcpd.tools.catalogtools}): a call of C{tool_call} is the direct call
-it names, and the instructions say how to reach what is not listed.
+it names (its instructions: L{gsmcpd.tools.instructions}).
 """
 
-from collections.abc import Iterable
 from typing import Any
 
 import attr
 
-from gsmcpd.protocol.instructions import stockInstructions
 from gsmcpd.protocol.jsonrpc import Message, invalidParams
 from gsmcpd.tools.catalogtools import TOOL_CALL
 from gsmcpd.tools.templates.outcomes import ToolError
-
-CATALOG_PARAGRAPH = (
-    "tools/list shows an everyday set. Find any other served tool (define "
-    "and remove classes, methods, dictionaries; listings; searches; test "
-    "failures) with tool_search; tool_get describes one; call it by name or "
-    "via tool_call.")
-
-
-def catalogInstructions(toolsets: Any, modern: bool = False,
-                        withheld: Iterable[str] = ()) -> str:
-    """The era's stock instructions, then how to find what is not listed."""
-    return "\n\n".join([stockInstructions(toolsets, modern, withheld),
-                        CATALOG_PARAGRAPH])
 
 
 def unwrapCall(catalog: Any, message: Message,

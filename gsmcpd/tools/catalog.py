@@ -112,7 +112,7 @@ def buildToolsets(names: Sequence[str],
 
 SAID_ONCE = (PAGE_SCHEMA, METHOD_SCHEMA)
 """Shapes many results share (a list's page, a method), which the
-instructions describe once (L{gsmcpd.protocol.instructions.LIMITS}), not
+instructions describe once (L{gsmcpd.tools.instructions.LIMITS}), not
 every listed output schema that holds one."""
 
 

@@ -27,7 +27,7 @@ def pagingProperties(defaultLimit: int | None = None) -> Schema:
     The C{limit} and C{offset} input-schema properties.  Every session
     reads them once per paged tool, so they say no more than their names
     and JSON Schema's C{default} do not: what C{limit 0} means is said once,
-    in the instructions (L{gsmcpd.protocol.instructions.LIMITS}), and an
+    in the instructions (L{gsmcpd.tools.instructions.LIMITS}), and an
     offset starts at 0 as anyone expects.
     """
     limit: Schema = {"type": "integer", "minimum": 0}

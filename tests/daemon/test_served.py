@@ -20,10 +20,10 @@ from gsmcpd.daemon.served import (
     serverIdentity,
 )
 from gsmcpd.daemon.settings import ConfigError
-from gsmcpd.protocol.catalogsurface import CATALOG_PARAGRAPH
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import encode
 from gsmcpd.tools.catalogtools import servedCatalog
+from gsmcpd.tools.instructions import CATALOG_PARAGRAPH
 from tests.transport.test_modern import ModernTestCase, modern
 from tests.transport.test_web import request
 

@@ -13,17 +13,16 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.observe.audit import AuditLog
-from gsmcpd.protocol.catalogsurface import (
-    CATALOG_PARAGRAPH,
-    catalogInstructions,
-    mirroringShown,
-    unwrapCall,
-)
+from gsmcpd.protocol.catalogsurface import mirroringShown, unwrapCall
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
-from gsmcpd.protocol.instructions import stockInstructions
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError, Message
 from gsmcpd.tools.catalog import CORE_TOOLSETS, ToolCatalog, buildToolsets
 from gsmcpd.tools.catalogtools import CatalogSurface
+from gsmcpd.tools.instructions import (
+    CATALOG_PARAGRAPH,
+    catalogInstructions,
+    stockInstructions,
+)
 from tests.toolharness import StonePool, ToolHarness
 from tests.transport.test_modern import ModernTestCase, modern
 from tests.transport.test_web import request

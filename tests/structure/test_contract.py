@@ -8,7 +8,6 @@ import json
 import jsonschema
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.instructions import OUTPUT_RULE, stockInstructions
 from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.tools.base import MCP_DEFAULT_HINTS
 from gsmcpd.tools.catalog import (
@@ -17,6 +16,7 @@ from gsmcpd.tools.catalog import (
     ToolCatalog,
     toolsetClass,
 )
+from gsmcpd.tools.instructions import OUTPUT_RULE, stockInstructions
 from tests.builders import clientSession, legacyEra
 from tests.toolharness import effectiveHints, strictForm
 

@@ -1,20 +1,20 @@
 """
-Tests for L{gsmcpd.protocol.instructions}: the stock text names only the
+Tests for L{gsmcpd.tools.instructions}: the stock text names only the
 toolsets served.
 """
 
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.protocol.instructions import (
+from gsmcpd.tools.base import ANY_SESSION, NO_SESSION, Tool, annotations, closedSchema
+from gsmcpd.tools.catalog import CORE_TOOLSETS, OTHER_TOOLSETS
+from gsmcpd.tools.instructions import (
     DETACHED_PREAMBLE,
     MODERN_PREAMBLE,
     PREAMBLE,
     UNSERVED,
     stockInstructions,
 )
-from gsmcpd.tools.base import ANY_SESSION, NO_SESSION, Tool, annotations, closedSchema
-from gsmcpd.tools.catalog import CORE_TOOLSETS, OTHER_TOOLSETS
 
 NONE_SERVED = UNSERVED.format(", ".join([*CORE_TOOLSETS, *OTHER_TOOLSETS]))
 """The last line when none of the toolsets served is a shipped one."""

@@ -2,7 +2,8 @@
 The server's instructions for the model, assembled from the toolsets served
 (so they never name a tool the client cannot call) for each era: the 2026
 one's starts with C{open_session}.  An operator's file replaces both
-(L{gsmcpd.daemon.served}).
+(L{gsmcpd.daemon.served}).  The compact catalog surface
+(L{gsmcpd.tools.catalogtools}) adds how to reach what is not listed.
 """
 
 from collections.abc import Iterable
@@ -73,3 +74,16 @@ def stockInstructions(toolsets: Iterable[Toolset], modern: bool = False,
         paragraphs.append(UNSERVED.format(", ".join(unserved)))
     return "\n\n".join(paragraphs)
 
+
+CATALOG_PARAGRAPH = (
+    "tools/list shows an everyday set. Find any other served tool (define "
+    "and remove classes, methods, dictionaries; listings; searches; test "
+    "failures) with tool_search; tool_get describes one; call it by name or "
+    "via tool_call.")
+
+
+def catalogInstructions(toolsets: Iterable[Toolset], modern: bool = False,
+                        withheld: Iterable[str] = ()) -> str:
+    """The era's stock instructions, then how to find what is not listed."""
+    return "\n\n".join([stockInstructions(toolsets, modern, withheld),
+                        CATALOG_PARAGRAPH])
