@@ -29,10 +29,9 @@ from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INVALID_REQUEST,
     SERVER_ERROR,
-    JsonObject,
     JsonRpcError,
 )
-from gsmcpd.protocol.methods import Handler, Method
+from gsmcpd.protocol.methods import Method
 from gsmcpd.protocol.recording import (
     CallRecord,
     CallRecords,
@@ -45,6 +44,7 @@ from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.logins import LoginNotAnswered
 from gsmcpd.sessions.running import CallEnded, WorkCall, WorkCalls
 from gsmcpd.sessions.shares import RequestInFlight, ShareExhausted
+from gsmcpd.tools.base import ToolResult
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
 
@@ -119,58 +119,51 @@ class CallRunner:
         """
         A L{Deferred} of one request's result (its era frames it), of
         L{CANCELLED} for a call its client cancelled, or failing with a
-        L{JsonRpcError}; C{admitted}: already (L{admit}).
+        L{JsonRpcError}.  A call is handed to the sessions layer, which
+        admits it (unless C{admitted}: by L{admit}), starts its record's
+        observation and runs it; its end is recorded once, as its client
+        is told.
         """
+        handler, tool = method.handler, request.tool
         if not method.call:
             # Answered from memory: nothing to end, nothing to stream.
-            return maybeDeferred(method.handler, request)
-        return self._run(request, method.handler, admitted)
-
-    def refused(self, request: RequestFacts,
-                refusal: CallRefused) -> Deferred[Any]:
-        """
-        Record and count a call refused before it ran, and answer it: its
-        tool error as its result, or failing with its L{JsonRpcError}.
-        """
-        self.records.refused(request, refusal)
-        answer = unrefused(Failure(refusal))
-        return fail(answer) if isinstance(answer, Failure) else \
-            succeed(answer)
-
-    def cancel(self, work: IWorkSession, params: JsonObject) -> None:
-        """The client cancelled a request in C{work}: end it if it runs."""
-        self.work.cancel(work, params.get("requestId"), params.get("reason"))
-
-    def _run(self, request: RequestFacts, handler: Handler,
-             admitted: bool) -> Deferred[Any]:
-        """
-        Hand C{request} to the sessions layer, which admits it (unless
-        C{admitted}), starts its record's observation and runs it; its end
-        is recorded once, as its client is told.
-        """
-        records, work, tool = self.records, request.work, request.tool
+            return maybeDeferred(handler, request)
         changes = changesOf(request)
         try:
             # A tools/call's handler says what tool it runs; any other
             # method's is called back with its context.
             running = self.work.run(WorkCall(
-                work, request.id, tool is None or tool.cancellable,
+                request.work, request.id, tool is None or tool.cancellable,
                 request.context, handler(request) if tool is not None
                 else lambda context: handler(request.running(context)),
-                not admitted, request.principal, records.starting(request)))
+                not admitted, request.principal,
+                self.records.starting(request)))
         except (RequestInFlight, ShareExhausted) as e:
-            refusal = notAdmitted(request, e)
-            if isinstance(refusal, CallRefused):
-                return self.refused(request, refusal)
-            return self.recorded(request, partial(fail, refusal))
+            return self.unmade(request, notAdmitted(request, e))
         except AuditUnavailable:
-            return self.refused(request, auditRefusal())
-        record = CallRecord(records, request,
+            return self.unmade(request, auditRefusal())
+        record = CallRecord(self.records, request,
                             cast(ObservedCall, running.observed), changes)
         running.over.addCallback(lambda end: record.ended(
             _told(request, end.outcome), end.step))
         return running.answer.addBoth(
             lambda outcome: unrefused(_told(request, outcome)))
+
+    def unmade(self, request: RequestFacts,
+               error: CallRefused | JsonRpcError | ToolError
+               ) -> Deferred[Any]:
+        """
+        Record a call not made as what its client is told: a refusal's
+        answer (counted as refused), a tool error as its result, or
+        failing with its L{JsonRpcError}.
+        """
+        if isinstance(error, CallRefused):
+            self.records.refused(request, error)
+            return fail(error).addErrback(unrefused)
+        if isinstance(error, ToolError):
+            return self.recorded(request, partial(
+                succeed, ToolResult.fromError(error).asResult()))
+        return self.recorded(request, partial(fail, error))
 
     def admit(self, request: RequestFacts, work: IWorkSession | None
               ) -> None:
@@ -195,7 +188,7 @@ class CallRunner:
         try:
             record = self.records.started(request)
         except CallRefused as refusal:
-            return self.refused(request, refusal)
+            return self.unmade(request, refusal)
 
         def over(outcome: Any) -> Any:
             record.ended(outcome)

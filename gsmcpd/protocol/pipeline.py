@@ -11,7 +11,7 @@ from functools import partial
 from typing import Any, cast
 
 import attr
-from twisted.internet.defer import Deferred, fail, succeed
+from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 from zope.interface import Attribute, Interface
 
@@ -22,7 +22,7 @@ from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError, Message
 from gsmcpd.protocol.methods import Method
 from gsmcpd.sessions.interfaces import IWorkSession
-from gsmcpd.tools.base import Tool, ToolResult
+from gsmcpd.tools.base import Tool
 from gsmcpd.tools.templates.outcomes import ToolError
 
 Admit = Callable[[RequestFacts, IWorkSession | None], None]
@@ -116,10 +116,10 @@ class CallPipeline:
         try:
             call = era.decode(message, carrier, self._lookup)
         except Unmade as e:
-            return self._unmade(era, e)
+            return self._unmade(Failure(e), era)
         placing = era.place(call, carrier, self.calls.admit)
         return placing.addCallbacks(
-            self._placed, self._unplaced, (era, method), errbackArgs=(era,))
+            self._placed, self._unmade, (era, method), errbackArgs=(era,))
 
     def _placed(self, placed: Placed, era: IEra,
                 method: Method) -> Deferred[Any]:
@@ -129,20 +129,8 @@ class CallPipeline:
         return placed.runs(placed.call, partial(
             self.calls.answer, method=method, admitted=placed.admitted))
 
-    def _unplaced(self, failure: Failure, era: IEra) -> Deferred[Any]:
+    def _unmade(self, failure: Failure, era: IEra) -> Deferred[Any]:
         failure.trap(Unmade)
-        return self._unmade(era, cast(Unmade, failure.value))
-
-    def _unmade(self, era: IEra, unmade: Unmade) -> Deferred[Any]:
-        """
-        Record a call not made as what its client is told: a refusal's
-        answer, a tool error as its result, or C{error}.
-        """
-        call, error = unmade.call, unmade.error
-        if isinstance(error, CallRefused):
-            return self.calls.refused(call, error).addCallback(era.frame)
-        if isinstance(error, ToolError):
-            return self.calls.recorded(call, partial(
-                succeed, ToolResult.fromError(error).asResult())
-            ).addCallback(era.frame)
-        return self.calls.recorded(call, partial(fail, error))
+        unmade = cast(Unmade, failure.value)
+        return self.calls.unmade(unmade.call, unmade.error).addCallback(
+            era.frame)
