@@ -201,9 +201,8 @@ class LegacyEra:
         client, params = carrier.client, message.params
         request = RequestFacts(
             message.method, params, message.id, self.dialect,
-            client.protocolVersion, client.clientCapabilities,
-            client.clientInfo, carrier.principal, client.work, client, None,
-            params.get("arguments"))
+            client.clientCapabilities, carrier.principal, client.work,
+            client, None, params.get("arguments"))
         if lookup is None:
             return request
         # Opened before the tool is looked up when the client asked for

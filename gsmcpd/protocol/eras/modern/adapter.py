@@ -179,8 +179,7 @@ class ModernEra:
         """
         return RequestFacts(
             message.method, message.params, message.id, self.dialect,
-            envelope.protocolVersion, envelope.clientCapabilities,
-            envelope.clientInfo, envelope.principal,
+            envelope.clientCapabilities, envelope.principal,
             arguments=withoutHandle(message.params.get("arguments"))
             if call else None)
 
