@@ -66,38 +66,27 @@ def sessionLimitMessage(limit: int, whatToDo: str) -> str:
 
 
 class LoginFailedError(JsonRpcError):
-    """The GemStone login for a session failed; the server log says why."""
-
-    def __init__(self, number: object) -> None:
-        super().__init__(
-            SERVER_ERROR, f"The GemStone login failed (GemStone error "
-            f"{number}); the server log has the details.",
-            {"kind": kinds.LOGIN_FAILED, "number": number})
-
-
-class StoneNotAnsweringError(LoginFailedError):
-    """The stone did not answer a session's login within its deadline."""
-
-    def __init__(self, deadline: float) -> None:
-        JsonRpcError.__init__(
-            self, SERVER_ERROR, f"The GemStone stone did not answer the "
-            f"login within {deadline:g} seconds; try again later.",
-            {"kind": kinds.STONE_NOT_ANSWERING, "deadline": deadline})
+    """A session's GemStone login failed, or was not answered in time."""
 
 
 def loginFailed(failure: Failure) -> NoReturn:
     """
     A failed login (a L{GciError}, or minting its credentials' L{ToolError})
-    as L{LoginFailedError}; one not answered in time as
-    L{StoneNotAnsweringError}.
+    or one the stone did not answer by its deadline, as L{LoginFailedError}.
     """
     error = failure.value
     if isinstance(error, LoginNotAnswered):
-        raise StoneNotAnsweringError(error.deadline)
+        raise LoginFailedError(
+            SERVER_ERROR, f"The GemStone stone did not answer the login "
+            f"within {error.deadline:g} seconds; try again later.",
+            {"kind": kinds.STONE_NOT_ANSWERING, "deadline": error.deadline})
     failure.trap(GciError, ToolError)
     number = error.number if isinstance(error, GciError) \
         else (cast(ToolError, error).details or {}).get("number")
-    raise LoginFailedError(number)
+    raise LoginFailedError(
+        SERVER_ERROR, f"The GemStone login failed (GemStone error "
+        f"{number}); the server log has the details.",
+        {"kind": kinds.LOGIN_FAILED, "number": number})
 
 
 class CallRunner:
@@ -119,10 +108,8 @@ class CallRunner:
         """
         A L{Deferred} of one request's result (its era frames it), of
         L{CANCELLED} for a call its client cancelled, or failing with a
-        L{JsonRpcError}.  A call is handed to the sessions layer, which
-        admits it (unless C{admitted}: by L{admit}), starts its record's
-        observation and runs it; its end is recorded once, as its client
-        is told.
+        L{JsonRpcError}; C{admitted}: already, by L{admit}.  A call's end
+        is recorded once, as its client is told.
         """
         handler, tool = method.handler, request.tool
         if not method.call:

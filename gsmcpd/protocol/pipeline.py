@@ -1,9 +1,9 @@
 """
 The one pipeline every C{tools/call} of either era takes: decode (the tool
 looked up once) -> place -> run (admitted once, by its era or as it runs)
--> frame.  An era is an
-L{IEra} of those three verbs; what only the 2026-07-28 era has (tasks,
-input-required rounds, request state, its session tools) hooks into them.
+-> frame.  An era is an L{IEra} of those three verbs; what only the
+2026-07-28 era has (tasks, input-required rounds, request state, its
+session tools) hooks into them.
 """
 
 from collections.abc import Callable
@@ -34,10 +34,6 @@ Answer = Callable[[RequestFacts], Deferred[Any]]
 """Runs a placed call, admitted, with its context: the L{CallRunner}'s."""
 
 
-def _nothing() -> None:
-    """What a call in a session its era did not lend needs done when over."""
-
-
 def _direct(call: RequestFacts, answer: Answer) -> Deferred[Any]:
     return answer(call)
 
@@ -57,17 +53,14 @@ class Unmade(Exception):
 class Placed:
     """
     A call placed in the work session it runs in (in C{call}, with the
-    arguments it runs with); C{done} is called when it is over (a
-    throwaway session is given back); C{runs} is how its era runs it
-    (rounds, tasks); C{own}, the answer of a tool its era serves without
-    a work session (C{open_session}, C{close_session}); C{admitted},
-    whether its era admitted it already (the 2026 era, before it lends a
-    session or runs a round), else the sessions layer admits it as it
-    runs it.
+    arguments it runs with); C{runs} is how its era runs it (rounds,
+    tasks); C{own}, the answer of a tool its era serves without a work
+    session (C{open_session}, C{close_session}); C{admitted}, whether its
+    era admitted it already (the 2026 era, before it lends a session or
+    runs a round), else the sessions layer admits it as it runs it.
     """
 
     call: RequestFacts
-    done: Callable[[], object] = _nothing
     runs: Callable[[RequestFacts, Answer], Deferred[Any]] = _direct
     own: Callable[[], Deferred[Any]] | None = None
     admitted: bool = False

@@ -290,8 +290,8 @@ class ModernEra:
         except (JsonRpcError, ToolError) as e:
             raise Unmade(unplaced, e)
         placed = attr.evolve(call, work=work, arguments=rest)
-        return Placed(placed, done, partial(self._run, carrier, done,
-                                            verified), admitted=True)
+        return Placed(placed, partial(self._run, carrier, done, verified),
+                      admitted=True)
 
     @inlineCallbacks
     def _run(self, carrier: Carried, done: Callable[[], object],
