@@ -29,10 +29,9 @@ from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.jsonrpc import (
     INVALID_REQUEST,
     SERVER_ERROR,
-    JsonObject,
     JsonRpcError,
 )
-from gsmcpd.protocol.methods import Handler, Method
+from gsmcpd.protocol.methods import Method
 from gsmcpd.protocol.recording import (
     CallRecord,
     CallRecords,
@@ -45,6 +44,7 @@ from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.logins import LoginNotAnswered
 from gsmcpd.sessions.running import CallEnded, WorkCall, WorkCalls
 from gsmcpd.sessions.shares import RequestInFlight, ShareExhausted
+from gsmcpd.tools.base import ToolResult
 from gsmcpd.tools.templates.outcomes import GemGone, ToolError
 
 
@@ -66,38 +66,27 @@ def sessionLimitMessage(limit: int, whatToDo: str) -> str:
 
 
 class LoginFailedError(JsonRpcError):
-    """The GemStone login for a session failed; the server log says why."""
-
-    def __init__(self, number: object) -> None:
-        super().__init__(
-            SERVER_ERROR, f"The GemStone login failed (GemStone error "
-            f"{number}); the server log has the details.",
-            {"kind": kinds.LOGIN_FAILED, "number": number})
-
-
-class StoneNotAnsweringError(LoginFailedError):
-    """The stone did not answer a session's login within its deadline."""
-
-    def __init__(self, deadline: float) -> None:
-        JsonRpcError.__init__(
-            self, SERVER_ERROR, f"The GemStone stone did not answer the "
-            f"login within {deadline:g} seconds; try again later.",
-            {"kind": kinds.STONE_NOT_ANSWERING, "deadline": deadline})
+    """A session's GemStone login failed, or was not answered in time."""
 
 
 def loginFailed(failure: Failure) -> NoReturn:
     """
     A failed login (a L{GciError}, or minting its credentials' L{ToolError})
-    as L{LoginFailedError}; one not answered in time as
-    L{StoneNotAnsweringError}.
+    or one the stone did not answer by its deadline, as L{LoginFailedError}.
     """
     error = failure.value
     if isinstance(error, LoginNotAnswered):
-        raise StoneNotAnsweringError(error.deadline)
+        raise LoginFailedError(
+            SERVER_ERROR, f"The GemStone stone did not answer the login "
+            f"within {error.deadline:g} seconds; try again later.",
+            {"kind": kinds.STONE_NOT_ANSWERING, "deadline": error.deadline})
     failure.trap(GciError, ToolError)
     number = error.number if isinstance(error, GciError) \
         else (cast(ToolError, error).details or {}).get("number")
-    raise LoginFailedError(number)
+    raise LoginFailedError(
+        SERVER_ERROR, f"The GemStone login failed (GemStone error "
+        f"{number}); the server log has the details.",
+        {"kind": kinds.LOGIN_FAILED, "number": number})
 
 
 class CallRunner:
@@ -119,58 +108,49 @@ class CallRunner:
         """
         A L{Deferred} of one request's result (its era frames it), of
         L{CANCELLED} for a call its client cancelled, or failing with a
-        L{JsonRpcError}; C{admitted}: already (L{admit}).
-        """
-        if not method.call:
-            # Answered from memory: nothing to end, nothing to stream.
-            return maybeDeferred(method.handler, request)
-        return self._run(request, method.handler, admitted)
-
-    def refused(self, request: RequestFacts,
-                refusal: CallRefused) -> Deferred[Any]:
-        """
-        Record and count a call refused before it ran, and answer it: its
-        tool error as its result, or failing with its L{JsonRpcError}.
-        """
-        self.records.refused(request, refusal)
-        answer = unrefused(Failure(refusal))
-        return fail(answer) if isinstance(answer, Failure) else \
-            succeed(answer)
-
-    def cancel(self, work: IWorkSession, params: JsonObject) -> None:
-        """The client cancelled a request in C{work}: end it if it runs."""
-        self.work.cancel(work, params.get("requestId"), params.get("reason"))
-
-    def _run(self, request: RequestFacts, handler: Handler,
-             admitted: bool) -> Deferred[Any]:
-        """
-        Hand C{request} to the sessions layer, which admits it (unless
-        C{admitted}), starts its record's observation and runs it; its end
+        L{JsonRpcError}; C{admitted}: already, by L{admit}.  A call's end
         is recorded once, as its client is told.
         """
-        records, work, tool = self.records, request.work, request.tool
+        handler, tool = method.handler, request.tool
+        if not method.call:
+            # Answered from memory: nothing to end, nothing to stream.
+            return maybeDeferred(handler, request)
         changes = changesOf(request)
         try:
             # A tools/call's handler says what tool it runs; any other
             # method's is called back with its context.
             running = self.work.run(WorkCall(
-                work, request.id, tool is None or tool.cancellable,
+                request.work, request.id, tool is None or tool.cancellable,
                 request.context, handler(request) if tool is not None
                 else lambda context: handler(request.running(context)),
-                not admitted, request.principal, records.starting(request)))
+                not admitted, request.principal,
+                self.records.starting(request)))
         except (RequestInFlight, ShareExhausted) as e:
-            refusal = notAdmitted(request, e)
-            if isinstance(refusal, CallRefused):
-                return self.refused(request, refusal)
-            return self.recorded(request, partial(fail, refusal))
+            return self.unmade(request, notAdmitted(request, e))
         except AuditUnavailable:
-            return self.refused(request, auditRefusal())
-        record = CallRecord(records, request,
+            return self.unmade(request, auditRefusal())
+        record = CallRecord(self.records, request,
                             cast(ObservedCall, running.observed), changes)
         running.over.addCallback(lambda end: record.ended(
             _told(request, end.outcome), end.step))
         return running.answer.addBoth(
             lambda outcome: unrefused(_told(request, outcome)))
+
+    def unmade(self, request: RequestFacts,
+               error: CallRefused | JsonRpcError | ToolError
+               ) -> Deferred[Any]:
+        """
+        Record a call not made as what its client is told: a refusal's
+        answer (counted as refused), a tool error as its result, or
+        failing with its L{JsonRpcError}.
+        """
+        if isinstance(error, CallRefused):
+            self.records.refused(request, error)
+            return fail(error).addErrback(unrefused)
+        if isinstance(error, ToolError):
+            return self.recorded(request, partial(
+                succeed, ToolResult.fromError(error).asResult()))
+        return self.recorded(request, partial(fail, error))
 
     def admit(self, request: RequestFacts, work: IWorkSession | None
               ) -> None:
@@ -195,7 +175,7 @@ class CallRunner:
         try:
             record = self.records.started(request)
         except CallRefused as refusal:
-            return self.refused(request, refusal)
+            return self.unmade(request, refusal)
 
         def over(outcome: Any) -> Any:
             record.ended(outcome)

@@ -56,10 +56,7 @@ class RequestFacts:
     @ivar params: its params, as the client sent them.
     @ivar id: its id.
     @ivar dialect: the L{IDialect} of the era that carried it.
-    @ivar protocolVersion: the revision it speaks (negotiated once in the
-        2025 era, carried by each request in the 2026 one).
     @ivar clientCapabilities: what its client declared it can do.
-    @ivar clientInfo: what its client said it is, if it did.
     @ivar principal: who sends it (its token's, with the GemStone user of
         the session it runs in), or L{None} without authentication.
     @ivar work: the work session it runs in, or L{None} for a request that
@@ -77,9 +74,7 @@ class RequestFacts:
     params: JsonObject
     id: object
     dialect: IDialect
-    protocolVersion: str
     clientCapabilities: JsonObject
-    clientInfo: JsonObject | None = None
     principal: Principal | None = None
     work: IWorkSession | None = None
     client: ClientSession | None = None

@@ -1,9 +1,9 @@
 """
 The one pipeline every C{tools/call} of either era takes: decode (the tool
 looked up once) -> place -> run (admitted once, by its era or as it runs)
--> frame.  An era is an
-L{IEra} of those three verbs; what only the 2026-07-28 era has (tasks,
-input-required rounds, request state, its session tools) hooks into them.
+-> frame.  An era is an L{IEra} of those three verbs; what only the
+2026-07-28 era has (tasks, input-required rounds, request state, its
+session tools) hooks into them.
 """
 
 from collections.abc import Callable
@@ -11,7 +11,7 @@ from functools import partial
 from typing import Any, cast
 
 import attr
-from twisted.internet.defer import Deferred, fail, succeed
+from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 from zope.interface import Attribute, Interface
 
@@ -22,7 +22,7 @@ from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError, Message
 from gsmcpd.protocol.methods import Method
 from gsmcpd.sessions.interfaces import IWorkSession
-from gsmcpd.tools.base import Tool, ToolResult
+from gsmcpd.tools.base import Tool
 from gsmcpd.tools.templates.outcomes import ToolError
 
 Admit = Callable[[RequestFacts, IWorkSession | None], None]
@@ -32,10 +32,6 @@ Lookup = Callable[[RequestFacts], Tool]
 """L{Handlers.toolCalled}: raises for no tool its caller may use."""
 Answer = Callable[[RequestFacts], Deferred[Any]]
 """Runs a placed call, admitted, with its context: the L{CallRunner}'s."""
-
-
-def _nothing() -> None:
-    """What a call in a session its era did not lend needs done when over."""
 
 
 def _direct(call: RequestFacts, answer: Answer) -> Deferred[Any]:
@@ -57,17 +53,14 @@ class Unmade(Exception):
 class Placed:
     """
     A call placed in the work session it runs in (in C{call}, with the
-    arguments it runs with); C{done} is called when it is over (a
-    throwaway session is given back); C{runs} is how its era runs it
-    (rounds, tasks); C{own}, the answer of a tool its era serves without
-    a work session (C{open_session}, C{close_session}); C{admitted},
-    whether its era admitted it already (the 2026 era, before it lends a
-    session or runs a round), else the sessions layer admits it as it
-    runs it.
+    arguments it runs with); C{runs} is how its era runs it (rounds,
+    tasks); C{own}, the answer of a tool its era serves without a work
+    session (C{open_session}, C{close_session}); C{admitted}, whether its
+    era admitted it already (the 2026 era, before it lends a session or
+    runs a round), else the sessions layer admits it as it runs it.
     """
 
     call: RequestFacts
-    done: Callable[[], object] = _nothing
     runs: Callable[[RequestFacts, Answer], Deferred[Any]] = _direct
     own: Callable[[], Deferred[Any]] | None = None
     admitted: bool = False
@@ -116,10 +109,10 @@ class CallPipeline:
         try:
             call = era.decode(message, carrier, self._lookup)
         except Unmade as e:
-            return self._unmade(era, e)
+            return self._unmade(Failure(e), era)
         placing = era.place(call, carrier, self.calls.admit)
         return placing.addCallbacks(
-            self._placed, self._unplaced, (era, method), errbackArgs=(era,))
+            self._placed, self._unmade, (era, method), errbackArgs=(era,))
 
     def _placed(self, placed: Placed, era: IEra,
                 method: Method) -> Deferred[Any]:
@@ -129,20 +122,8 @@ class CallPipeline:
         return placed.runs(placed.call, partial(
             self.calls.answer, method=method, admitted=placed.admitted))
 
-    def _unplaced(self, failure: Failure, era: IEra) -> Deferred[Any]:
+    def _unmade(self, failure: Failure, era: IEra) -> Deferred[Any]:
         failure.trap(Unmade)
-        return self._unmade(era, cast(Unmade, failure.value))
-
-    def _unmade(self, era: IEra, unmade: Unmade) -> Deferred[Any]:
-        """
-        Record a call not made as what its client is told: a refusal's
-        answer, a tool error as its result, or C{error}.
-        """
-        call, error = unmade.call, unmade.error
-        if isinstance(error, CallRefused):
-            return self.calls.refused(call, error).addCallback(era.frame)
-        if isinstance(error, ToolError):
-            return self.calls.recorded(call, partial(
-                succeed, ToolResult.fromError(error).asResult())
-            ).addCallback(era.frame)
-        return self.calls.recorded(call, partial(fail, error))
+        unmade = cast(Unmade, failure.value)
+        return self.calls.unmade(unmade.call, unmade.error).addCallback(
+            era.frame)

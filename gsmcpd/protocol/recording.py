@@ -30,21 +30,16 @@ from gsmcpd.tools.base import ToolError, ToolResult
 from gsmcpd.tools.questions import InputRequired
 
 
-def auditUnavailable() -> JsonRpcError:
+def auditRefusal() -> CallRefused:
     """
-    What a client is told of a call refused for an audit trail that cannot
-    be written: what it can do, not which file failed (the log says).
+    A call refused because its audit line cannot be written: its client is
+    told what it can do, not which file failed (the log says).
     """
-    return JsonRpcError(
+    return CallRefused(kinds.AUDIT_UNAVAILABLE, JsonRpcError(
         SERVER_ERROR, "This server cannot write its audit trail, so it runs "
         "no tool call until an operator mends it; nothing was run. Try "
         "again later, or use another server.",
-        {"kind": kinds.AUDIT_UNAVAILABLE})
-
-
-def auditRefusal() -> CallRefused:
-    """A call refused because its audit line cannot be written."""
-    return CallRefused(kinds.AUDIT_UNAVAILABLE, auditUnavailable())
+        {"kind": kinds.AUDIT_UNAVAILABLE}))
 
 
 def changesOf(request: RequestFacts) -> tuple[str, ...]:
@@ -68,22 +63,6 @@ def unrefused(outcome: Any) -> Any:
     if isinstance(error, JsonRpcError):
         return Failure(error)
     return ToolResult.fromError(cast(ToolError, error)).asResult()
-
-
-def factsOf(request: RequestFacts, handle: str | None = None) -> CallFacts:
-    """
-    A tool call's facts as audited: its name and arguments, who made it,
-    its work session's handle (or C{handle}, the one its result names).
-    """
-    principal, work = request.principal, request.work
-    if work is not None:
-        handle = work.handle
-    return CallFacts(
-        tool=request.params.get("name"), arguments=request.arguments,
-        identity=None if principal is None else principal.identity,
-        user=None if principal is None else principal.user,
-        session=None if handle is None else handle[:8], handle=handle,
-        requestId=request.id)
 
 
 def outcomeOf(outcome: Any) -> CallOutcome | dict[str, Any]:
@@ -134,7 +113,14 @@ class CallRecords:
         if self.audit is None or request is None or \
                 request.method != "tools/call":
             return None
-        return factsOf(request)
+        principal, work = request.principal, request.work
+        handle = None if work is None else work.handle
+        return CallFacts(
+            tool=request.params.get("name"), arguments=request.arguments,
+            identity=None if principal is None else principal.identity,
+            user=None if principal is None else principal.user,
+            session=None if handle is None else handle[:8], handle=handle,
+            requestId=request.id)
 
     def starting(self, request: RequestFacts) -> CallStart:
         """

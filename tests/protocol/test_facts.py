@@ -17,7 +17,7 @@ class RequestFactsTests(SynchronousTestCase):
 
     def setUp(self):
         self.dialect = legacyEra(ToolCatalog.named(["execution"])).dialect
-        self.facts = RequestFacts("ping", {}, 1, self.dialect, "2025-11-25",
+        self.facts = RequestFacts("ping", {}, 1, self.dialect,
                                   {"roots": {}})
 
     def test_frozen(self):

@@ -138,7 +138,7 @@ class DiscoverTests(SynchronousTestCase):
     def discover(self, dialect):
         handlers = Handlers(ToolCatalog([]), ServerIdentity(version="1.0"))
         return handlers.discover(RequestFacts(
-            "server/discover", {}, 1, dialect, "", {}))
+            "server/discover", {}, 1, dialect, {}))
 
     def test_modern(self):
         """

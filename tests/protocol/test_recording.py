@@ -42,8 +42,8 @@ def facts(name="commit", work=None):
     A C{tools/call} of C{name}'s facts, in C{work}.
     """
     tool = Tool(name, name, "", closedSchema(), annotations(False), None)
-    return RequestFacts("tools/call", {"name": name}, 3, None, "2025-11-25",
-                        {}, work=work, tool=tool, arguments={})
+    return RequestFacts("tools/call", {"name": name}, 3, None, {},
+                        work=work, tool=tool, arguments={})
 
 
 class Clocked:

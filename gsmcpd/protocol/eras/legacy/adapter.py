@@ -6,7 +6,6 @@ response.
 """
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any, cast
 
 import attr
@@ -42,7 +41,6 @@ from gsmcpd.protocol.jsonrpc import (
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.pipeline import (
     Admit,
-    Answer,
     CallPipeline,
     IEra,
     Lookup,
@@ -169,7 +167,8 @@ class LegacyEra:
         """
         if message.kind == "notification":
             if message.method == "notifications/cancelled":
-                self.calls.cancel(client.work, message.params)
+                self.calls.work.cancel(client.work, message.params.get(
+                    "requestId"), message.params.get("reason"))
             return succeed(None)
         message = unwrapCall(self.handlers.tools, message)
         method = self.methods.find(message.method, LEGACY)
@@ -202,9 +201,8 @@ class LegacyEra:
         client, params = carrier.client, message.params
         request = RequestFacts(
             message.method, params, message.id, self.dialect,
-            client.protocolVersion, client.clientCapabilities,
-            client.clientInfo, carrier.principal, client.work, client, None,
-            params.get("arguments"))
+            client.clientCapabilities, carrier.principal, client.work,
+            client, None, params.get("arguments"))
         if lookup is None:
             return request
         # Opened before the tool is looked up when the client asked for
@@ -234,19 +232,15 @@ class LegacyEra:
               admit: Admit) -> Deferred[Placed]:
         """
         In its client's work session, admitted as it runs; a call of no
-        tool admitted here, then answered.
+        tool admitted here, then refused.
         """
         if call.tool is None:
             try:
                 admit(call, call.work)
             except (CallRefused, JsonRpcError) as e:
                 return fail(Unmade(call, e))
-            return succeed(Placed(call, runs=self._noTool, admitted=True))
+            return fail(Unmade(call, unknownTool(call.params)))
         return succeed(Placed(call))
-
-    def _noTool(self, call: RequestFacts, answer: Answer) -> Deferred[Any]:
-        return self.calls.recorded(call, partial(fail, unknownTool(
-            call.params)))
 
     def frame(self, value: JsonObject) -> JsonObject:
         return value

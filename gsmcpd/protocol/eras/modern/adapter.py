@@ -179,8 +179,7 @@ class ModernEra:
         """
         return RequestFacts(
             message.method, message.params, message.id, self.dialect,
-            envelope.protocolVersion, envelope.clientCapabilities,
-            envelope.clientInfo, envelope.principal,
+            envelope.clientCapabilities, envelope.principal,
             arguments=withoutHandle(message.params.get("arguments"))
             if call else None)
 
@@ -291,8 +290,8 @@ class ModernEra:
         except (JsonRpcError, ToolError) as e:
             raise Unmade(unplaced, e)
         placed = attr.evolve(call, work=work, arguments=rest)
-        return Placed(placed, done, partial(self._run, carrier, done,
-                                            verified), admitted=True)
+        return Placed(placed, partial(self._run, carrier, done, verified),
+                      admitted=True)
 
     @inlineCallbacks
     def _run(self, carrier: Carried, done: Callable[[], object],
