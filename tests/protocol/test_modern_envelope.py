@@ -21,6 +21,7 @@ from gsmcpd.protocol.eras.modern.envelope import (
     decodeHeaderValue,
     httpStatus,
     isModern,
+    missingCapability,
 )
 from gsmcpd.protocol.eras.modern.envelope import (
     readEnvelope as envelopeOf,
@@ -226,14 +227,14 @@ class EnvelopeTests(SynchronousTestCase):
                              headersFor("tools/list"))
         self.assertEqual(error.code, INVALID_PARAMS)
 
-    def test_require(self):
+    def test_missingCapability(self):
         """
         A capability the request did not declare is C{-32021}, its data a
         capabilities object naming it.
         """
-        envelope = Envelope(MODERN_VERSION, {"elicitation": {}})
-        envelope.require("elicitation", "to confirm")
-        error = self.assertRaises(JsonRpcError, envelope.require, "sampling",
+        self.assertTrue(Envelope(MODERN_VERSION, {"elicitation": {}})
+                        .supports("elicitation"))
+        error = missingCapability("sampling",
                                   "this tool asks the client's model")
         self.assertEqual(error.code, MISSING_CLIENT_CAPABILITY)
         self.assertEqual(error.data,

@@ -8,7 +8,7 @@ dressed once (C{resultType}, an input-required round, or a task).
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any, NoReturn, cast
+from typing import Any, cast
 
 import attr
 from twisted.internet.defer import (
@@ -16,9 +16,7 @@ from twisted.internet.defer import (
     fail,
     inlineCallbacks,
     maybeDeferred,
-    succeed,
 )
-from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from gsmcpd.observe.audit import CallRefused
@@ -75,8 +73,6 @@ from gsmcpd.tools.base import NO_SESSION, Tool
 from gsmcpd.tools.invocation import NOT_AN_OBJECT
 from gsmcpd.tools.templates.outcomes import ToolError
 
-Minted = Callable[[str], object]
-"""Told the handle C{open_session} opened."""
 OpenStream = Callable[[], ICallSink | None]
 """Opens a call's own event stream, or answers L{None} when its client
 does not accept one."""
@@ -112,7 +108,7 @@ class Carried:
     envelope: Envelope
     headers: Headers
     openStream: OpenStream
-    minted: Minted
+    minted: Callable[[str], object]
 
 
 @implementer(IEra)
@@ -254,9 +250,7 @@ class ModernEra:
         envelope = carrier.envelope
         if tool.name in self._handleTools:
             return Placed(call, own=lambda: self.lending.handleTool(
-                tool, call.arguments, envelope, carrier.minted
-            ).addErrback(self._handleRefused, call.arguments.get(
-                SESSION_ARGUMENT), envelope))
+                tool, call.arguments, envelope, carrier.minted))
         decoded = attr.evolve(call, tool=None, arguments=withoutHandle(
             call.params.get("arguments")))
         unplaced = attr.evolve(call, arguments=withoutHandle(call.arguments))
@@ -266,7 +260,13 @@ class ModernEra:
                     refusal is not None:
                 raise Unmade(unplaced, refusal)
             self.calls.records.admit()
-            verified = self._unsealed(call.params)
+            try:
+                # A state this daemon did not seal for this call (altered,
+                # another's, expired, spent) is refused before a session is
+                # lent; its round spends it.
+                verified = self.seal.verified("tools/call", call.params)
+            except JsonRpcError as e:
+                raise CallRefused(kinds.TAMPERED_STATE, e)
             spend = partial(self.seal.spend, verified)
             handle, rest = takeHandle(call.arguments) if takesHandle(tool) \
                 else (None, call.arguments)
@@ -331,29 +331,6 @@ class ModernEra:
     def frame(self, value: JsonObject) -> JsonObject:
         return complete("tools/call", value)
 
-    def _unsealed(self, params: JsonObject) -> Any:
-        """
-        The C{requestState} of a call, verified once: a call whose state
-        this daemon did not seal for it (altered, another server's,
-        another request's, expired, spent) is refused before a session is
-        lent for it; its round spends it.
-        """
-        try:
-            return self.seal.verified("tools/call", params)
-        except JsonRpcError as e:
-            raise CallRefused(kinds.TAMPERED_STATE, e)
-
-    def _handleRefused(self, failure: Failure, handle: str | None,
-                       envelope: Envelope) -> NoReturn:
-        """
-        C{close_session} of a handle its caller may not use, refused as a
-        L{CallRefused}.
-        """
-        failure.trap(JsonRpcError)
-        raise asRefusal(cast(JsonRpcError, failure.value), handle,
-                        envelope.principal,
-                        self.lending.sessions)
-
     def _becomeTask(self, progress: tasks.TaskProgress,
                     done: Callable[[], Any], envelope: Envelope
                     ) -> Callable[[Deferred[Any], ModernAsker], JsonObject]:
@@ -391,33 +368,20 @@ class ModernEra:
                 lambda asker: self.calls.answer(attr.evolve(
                     facts, context=CallContext(asker)), method))
             return value
-        if not method.call or self._fromMemory(facts):
+        uri = facts.params.get("uri")
+        uri = uri if isinstance(uri, str) else ""
+        if not method.call or uri in self.dialect.skills:
             value = yield maybeDeferred(method.handler, facts)
             return complete(cast(str, facts.method), value)
-        work, done = yield self._readsIn(facts, envelope)
+        found = self.handlers.surfaceFor(envelope.principal).resolve(uri)
+        if found is not None and found[0].runsOn != NO_SESSION:
+            work, done = yield self.lending.forRead(envelope,
+                                                    self.calls.records)
+        else:
+            work, done = None, nothingToRelease
         try:
             value = yield self.calls.answer(attr.evolve(facts, work=work),
                                             method)
         finally:
             done()
         return complete(cast(str, facts.method), dressed(value))
-
-    def _fromMemory(self, facts: RequestFacts) -> bool:
-        """
-        Whether a request is a read of a skill file, which no call serves.
-        """
-        uri = facts.params.get("uri")
-        return isinstance(uri, str) and uri in self.dialect.skills
-
-    def _readsIn(self, facts: RequestFacts, envelope: Envelope) -> Any:
-        """
-        The work session a resource read runs in: a throwaway one for a
-        GemStone resource, none for any other (or none by its URI).
-        """
-        uri = facts.params.get("uri")
-        found = self.handlers.surfaceFor(envelope.principal).resolve(
-            uri if isinstance(uri, str) else "")
-        if found is not None and found[0].runsOn != NO_SESSION:
-            return self.lending.forRead(envelope, self.calls.records)
-        return succeed((None, nothingToRelease))
-

@@ -133,14 +133,6 @@ class Envelope:
     def supports(self, capability: str) -> bool:
         return isinstance(self.clientCapabilities.get(capability), dict)
 
-    def require(self, capability: str, why: str) -> None:
-        """
-        @raise JsonRpcError: C{-32021} unless the request declared
-            C{capability}.
-        """
-        if not self.supports(capability):
-            raise missingCapability(capability, why)
-
 
 def _single(headers: Headers, name: str) -> str | None:
     return _one(name, headers.get(name) or ())

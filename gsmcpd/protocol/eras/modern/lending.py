@@ -25,6 +25,7 @@ from gsmcpd.protocol.eras.modern.handles import (
     noSuchHandle,
     opened,
 )
+from gsmcpd.protocol.eras.modern.refusals import asRefusal
 from gsmcpd.protocol.jsonrpc import (
     SERVER_ERROR,
     JsonObject,
@@ -44,11 +45,6 @@ from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import ShareExhausted
 from gsmcpd.tools.base import OWN_SESSION, Tool, ToolResult
 from gsmcpd.tools.templates.outcomes import ToolError
-
-
-def toolError(error: ToolError) -> JsonObject:
-    """A tool's refusal as a finished C{tools/call} result."""
-    return ToolResult.fromError(error).asResult()
 
 
 def nothingToRelease() -> None:
@@ -144,7 +140,8 @@ class Lending:
                    ) -> Any:
         """
         A L{Deferred} of C{open_session}'s result (C{minted} is told its
-        handle) or C{close_session}'s.
+        handle) or C{close_session}'s; a handle its caller may not use is
+        refused as a L{CallRefused}.
         """
         try:
             tool.validate(arguments)
@@ -164,5 +161,8 @@ class Lending:
                     code="closed")
                 answer = closed(handle)
         except ToolError as e:
-            return toolError(e)
+            return ToolResult.fromError(e).asResult()
+        except JsonRpcError as e:
+            raise asRefusal(e, arguments.get(SESSION_ARGUMENT),
+                            envelope.principal, self.sessions)
         return answer.asResult()
