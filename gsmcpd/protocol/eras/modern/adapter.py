@@ -78,11 +78,6 @@ OpenStream = Callable[[], ICallSink | None]
 does not accept one."""
 
 
-ROUNDS = frozenset({"prompts/get"})
-"""The methods besides C{tools/call} that may ask the client, each answered
-in input-required rounds (L{modernRound})."""
-
-
 def dressed(value: Any) -> JsonObject:
     """A call's result; for one its client cancelled, the error saying so."""
     if value is CANCELLED:
@@ -115,13 +110,12 @@ class Carried:
 class ModernEra:
     """
     Answers 2026-07-28 requests for one server, serving the skills
-    C{served}; C{seal} seals C{requestState} for this daemon.
+    C{served}.
     """
 
     def __init__(self, handlers: Handlers, methods: MethodTable,
                  pipeline: CallPipeline, lending: Lending, clock: Any,
-                 served: skills.Skills, taskStore: tasks.TaskStore,
-                 seal: RequestStateSeal | None = None):
+                 served: skills.Skills, taskStore: tasks.TaskStore):
         self.handlers = handlers
         self.methods = methods
         self.pipeline = pipeline
@@ -129,7 +123,7 @@ class ModernEra:
         self.lending = lending
         self.clock = clock
         self.tasks = taskStore
-        self.seal = RequestStateSeal(clock) if seal is None else seal
+        self.seal = RequestStateSeal(clock)
         catalog = handlers.tools
         self._taskSupport = {tool.name: tool.taskSupport for tool in catalog
                              if tool.taskSupport is not None}
@@ -167,18 +161,12 @@ class ModernEra:
             uri for uri in wants.resourceSubscriptions
             if mine.resolve(uri) or not served.resolve(uri)))
 
-    def facts(self, message: Message, envelope: Envelope,
-              call: bool = False) -> RequestFacts:
-        """
-        The facts a handler is told of C{message}; for a C{tools/call},
-        with its arguments as its record names them.
-        """
+    def facts(self, message: Message, envelope: Envelope) -> RequestFacts:
+        """The facts a handler is told of C{message}."""
         return RequestFacts(
             message.method, message.params, message.id, self.dialect,
             envelope.protocolVersion, envelope.clientCapabilities,
-            envelope.clientInfo, envelope.principal,
-            arguments=withoutHandle(message.params.get("arguments"))
-            if call else None)
+            envelope.clientInfo, envelope.principal)
 
     def answer(self, message: Message, envelope: Envelope, headers: Headers,
                openStream: OpenStream) -> Deferred[ModernAnswer]:
@@ -212,9 +200,12 @@ class ModernEra:
                lookup: Lookup) -> RequestFacts:
         """
         A call's arguments, which must be an object its C{Mcp-Param-*}
-        headers match; a call of no tool is recorded without them.
+        headers match; a call of no tool is recorded without them, any
+        other without its handle.
         """
-        call = self.facts(message, carrier.envelope, True)
+        call = attr.evolve(self.facts(message, carrier.envelope),
+                           arguments=withoutHandle(
+                               message.params.get("arguments")))
         try:
             tool = lookup(call)
         except CallRefused as e:
@@ -341,7 +332,7 @@ class ModernEra:
         """
         def escalate(working: Deferred[Any], asker: ModernAsker
                      ) -> JsonObject:
-            working.addCallback(lambda value: complete("tools/call", value))
+            working.addCallback(self.frame)
             working.addBoth(lambda outcome: (done(), outcome)[1])
             task = self.tasks.adopt(working, working.cancel,
                                     envelope.principal)
@@ -362,7 +353,7 @@ class ModernEra:
         (a GemStone resource's throwaway one, lent for it); its result
         dressed.
         """
-        if facts.method in ROUNDS:
+        if facts.method == "prompts/get":
             value = yield modernRound(
                 self.seal, envelope, cast(str, facts.method), facts.params,
                 lambda asker: self.calls.answer(attr.evolve(

@@ -32,9 +32,7 @@ from gsmcpd.tools.catalog import AdvertisedTool
 from gsmcpd.tools.catalogtools import TOOL_CALL
 
 SESSION_ARGUMENT = "session"
-SESSION_HEADER_TOKEN = "Session"
-LISTED_SESSION_PROPERTY = {
-    "type": "string", PARAM_HEADER_KEYWORD: SESSION_HEADER_TOKEN}
+LISTED_SESSION_PROPERTY = {"type": "string", PARAM_HEADER_KEYWORD: "Session"}
 """The C{session} argument as C{tools/list} describes it: what it is and
 how to use it is said once, in the instructions, not on each tool."""
 SESSION_PROPERTY = dict(LISTED_SESSION_PROPERTY,
