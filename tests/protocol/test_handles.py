@@ -91,9 +91,10 @@ class SessionArgumentTests(SynchronousTestCase):
     def test_mirroredHeaderChecked(self):
         schema = withSessionArgument(DESCRIPTOR["inputSchema"])
         envelope.checkParameterHeaders(schema, {"session": "h1"},
-                                   {"mcp-param-session": ["h1"]})
+                                       {"mcp-param-session": ["h1"]},
+                                       lambda: True)
         self.assertRaises(JsonRpcError, envelope.checkParameterHeaders, schema,
-                          {"session": "h1"}, {})
+                          {"session": "h1"}, {}, lambda: True)
 
     def test_takeHandle(self):
         self.assertEqual(takeHandle({"session": "h", "className": "A"}),

@@ -276,6 +276,14 @@ SCHEMA = {"type": "object", "properties": {
     "code": {"type": "string"}}}
 
 
+def shown():
+    return True
+
+
+def hidden():
+    return False
+
+
 class ParameterHeaderTests(SynchronousTestCase):
 
     def test_mirrored(self):
@@ -289,20 +297,20 @@ class ParameterHeaderTests(SynchronousTestCase):
         """
         checkParameterHeaders(SCHEMA, {"session": "abc", "verbose": True},
                               {"mcp-param-session": [wrapped("abc")],
-                               "mcp-param-verbose": ["true"]})
-        checkParameterHeaders(SCHEMA, {"code": "3 + 4"}, {})
+                               "mcp-param-verbose": ["true"]}, shown)
+        checkParameterHeaders(SCHEMA, {"code": "3 + 4"}, {}, shown)
 
     def test_notExpected(self):
         """
         Where the client was not shown the declaration, a header it did not
         send is not missed, but one it sent must still agree.
         """
-        checkParameterHeaders(SCHEMA, {"session": "abc"}, {}, expected=False)
+        checkParameterHeaders(SCHEMA, {"session": "abc"}, {}, expected=hidden)
         for headers in ({"mcp-param-session": ["abd"]},
                         {"mcp-param-verbose": ["true"]}):
             error = self.assertRaises(
                 JsonRpcError, checkParameterHeaders, SCHEMA,
-                {"session": "abc"}, headers, expected=False)
+                {"session": "abc"}, headers, expected=hidden)
             self.assertEqual(error.code, HEADER_MISMATCH, headers)
 
     def test_expectedAskedOnlyForAMissingHeader(self):
@@ -312,14 +320,14 @@ class ParameterHeaderTests(SynchronousTestCase):
         """
         asked = []
 
-        def shown():
+        def asking():
             asked.append(True)
             return False
         checkParameterHeaders(SCHEMA, {"session": "abc"},
                               {"mcp-param-session": [wrapped("abc")]},
-                              expected=shown)
+                              expected=asking)
         self.assertEqual(asked, [])
-        checkParameterHeaders(SCHEMA, {"session": "abc"}, {}, expected=shown)
+        checkParameterHeaders(SCHEMA, {"session": "abc"}, {}, expected=asking)
         self.assertEqual(asked, [True])
 
     def test_disagreeing(self):
@@ -337,5 +345,5 @@ class ParameterHeaderTests(SynchronousTestCase):
         ]
         for arguments, headers in cases:
             error = self.assertRaises(JsonRpcError, checkParameterHeaders,
-                                      SCHEMA, arguments, headers)
+                                      SCHEMA, arguments, headers, shown)
             self.assertEqual(error.code, HEADER_MISMATCH, (arguments, headers))

@@ -6,14 +6,13 @@ L{gsmcpd.protocol.eras.modern.lending} places it, and its answer is
 dressed once (C{resultType}, an input-required round, or a task).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from functools import partial
 from typing import Any, cast
 
 import attr
 from twisted.internet.defer import (
     Deferred,
-    fail,
     inlineCallbacks,
     maybeDeferred,
 )
@@ -168,31 +167,27 @@ class ModernEra:
             envelope.protocolVersion, envelope.clientCapabilities,
             envelope.clientInfo, envelope.principal)
 
+    @inlineCallbacks
     def answer(self, message: Message, envelope: Envelope, headers: Headers,
-               openStream: OpenStream) -> Deferred[ModernAnswer]:
+               openStream: OpenStream) -> Generator[
+                   Deferred[Any], Any, ModernAnswer]:
         """
-        A L{Deferred} of one 2026-era request's L{ModernAnswer} (or failing
-        with its L{JsonRpcError}); C{openStream} answers a call's own event
-        stream, or L{None} when its client does not accept one.
+        One 2026-era request's L{ModernAnswer} (or failing with its
+        L{JsonRpcError}).
         """
-        try:
-            message = unwrapCall(self.handlers.tools, message,
-                                 lifted=(SESSION_ARGUMENT,))
-        except JsonRpcError as e:
-            return fail(e)
+        message = unwrapCall(self.handlers.tools, message,
+                             lifted=(SESSION_ARGUMENT,))
         method = self.methods.find(message.method, MODERN)
         if method is None:
-            return fail(methodRemoved(message.method))
+            raise methodRemoved(message.method)
         minted: list[str] = []
         if message.method == "tools/call":
-            answering = self.pipeline.call(self, message, Carried(
-                envelope, headers, openStream, minted.append),
-                method)
+            value = yield self.pipeline.call(self, message, Carried(
+                envelope, headers, openStream, minted.append), method)
         else:
-            answering = self._answer(self.facts(message, envelope),
-                                     envelope, method)
-        return answering.addCallback(
-            lambda value: ModernAnswer(value, minted[0] if minted else None))
+            value = yield self._answer(self.facts(message, envelope),
+                                       envelope, method)
+        return ModernAnswer(value, minted[0] if minted else None)
 
     # Its codec (L{IEra}): the three verbs of a tools/call.
 

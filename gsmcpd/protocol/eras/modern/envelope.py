@@ -242,24 +242,17 @@ def mirroredParameters(inputSchema: JsonObject) -> dict[str, str]:
             if isinstance(spec, dict) and PARAM_HEADER_KEYWORD in spec}
 
 
-def _rendered(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 def checkParameterHeaders(inputSchema: JsonObject, arguments: JsonObject,
                           headers: Headers,
-                          expected: bool | Callable[[], bool] = True) -> None:
+                          expected: Callable[[], bool]) -> None:
     """
     Check a tool call's C{Mcp-Param-*} headers against its arguments: each
     mirrored argument and its header are present together and agree.
 
-    @param expected: whether the client was shown the schema that declares
-        the mirroring (the tool's C{tools/list} entry), so must have sent
-        the headers; else a header it sent must still agree, and one it
-        did not send is not missed.  A function answering it is asked only
-        for a header missing.
+    @param expected: answers (asked only for a header missing) whether the
+        client was shown the schema that declares the mirroring (the tool's
+        C{tools/list} entry), so must have sent the headers; else a header
+        it sent must still agree, and one it did not send is not missed.
     @raise JsonRpcError: C{-32020} on any disagreement.
     """
     for argument, token in mirroredParameters(inputSchema).items():
@@ -272,10 +265,11 @@ def checkParameterHeaders(inputSchema: JsonObject, arguments: JsonObject,
                                "argument is absent")
             continue
         if raw is None:
-            if not (expected() if callable(expected) else expected):
+            if not expected():
                 continue
             raise mismatch(f"{header} is missing; it must mirror the "
                            f"{argument!r} argument")
-        if decodeHeaderValue(raw) != _rendered(value):
+        rendered = str(value).lower() if isinstance(value, bool) else str(value)
+        if decodeHeaderValue(raw) != rendered:
             raise mismatch(f"{header} does not match the {argument!r} "
                            "argument")
