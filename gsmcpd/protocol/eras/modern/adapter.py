@@ -226,11 +226,8 @@ class ModernEra:
     def place(self, call: RequestFacts, carrier: Carried,
               admit: Admit) -> Any:
         """
-        C{open_session} and C{close_session} answered by the era; else a
-        task-only tool refused without the tasks extension, the audit
-        trail and the request state checked before a session is lent (a
-        L{Lending.forTool}: the handle's, a throwaway one, or none), and
-        the call run as a task or in input-required rounds.
+        C{open_session} and C{close_session} answered by the era; else all
+        that refuses a call checked before a session is lent for it.
         """
         tool = cast(Tool, call.tool)
         envelope = carrier.envelope
@@ -253,7 +250,6 @@ class ModernEra:
                 verified = self.seal.verified("tools/call", call.params)
             except JsonRpcError as e:
                 raise CallRefused(kinds.TAMPERED_STATE, e)
-            spend = partial(self.seal.spend, verified)
             handle, rest = takeHandle(call.arguments) if takesHandle(tool) \
                 else (None, call.arguments)
             if tool.runsOn == NO_SESSION:
@@ -266,7 +262,7 @@ class ModernEra:
                     raise asRefusal(e, handle, envelope.principal,
                                     self.lending.sessions)
         except NotAdmitted as e:
-            spend()
+            self.seal.spend(verified)
             refused = notAdmitted(call, e.error)
             if e.work is None:
                 raise Unmade(decoded, refused)
@@ -342,11 +338,8 @@ class ModernEra:
     def _answer(self, facts: RequestFacts, envelope: Envelope,
                 method: Method) -> Any:
         """
-        A request other than C{tools/call}: in an input-required round when
-        its method may ask (C{prompts/get}); answered from memory (a skill
-        read is no call); or run as a call in the work session it reads in
-        (a GemStone resource's throwaway one, lent for it); its result
-        dressed.
+        A request other than C{tools/call}; a skill read is no call, a
+        GemStone resource is read in a throwaway session lent for it.
         """
         if facts.method == "prompts/get":
             value = yield modernRound(

@@ -59,10 +59,8 @@ def released(lent: Lent) -> tuple[IWorkSession, Callable[[], Any]]:
 
 def unlent(failure: Failure) -> Failure:
     """
-    A lending's failure as the 2026 era words it (a L{NotAdmitted} as it
-    is, for its call's era to record): a handle that names no session, an
-    identity at its share of sessions, a full or stopping server, a
-    failed login.
+    A lending's failure as the 2026 era words it; a L{NotAdmitted} as it
+    is, for its call's era to record.
     """
     error = failure.value
     if isinstance(error, NotAdmitted):
