@@ -39,13 +39,6 @@ SESSION_PROPERTY = dict(LISTED_SESSION_PROPERTY,
                         description="open_session's handle")
 
 
-def withSessionArgument(inputSchema: JsonObject,
-                        session: JsonObject = SESSION_PROPERTY) -> JsonObject:
-    """A 2026-era input schema: the optional C{session} argument added."""
-    return dict(inputSchema, properties=dict(
-        inputSchema.get("properties", {}), **{SESSION_ARGUMENT: session}))
-
-
 def takeHandle(arguments: JsonObject) -> tuple[str | None, JsonObject]:
     """
     A 2026 call's session handle (or L{None}), and the tool's own arguments.
@@ -173,8 +166,10 @@ class ToolSchemas:
             schema = tool.descriptor()["inputSchema"] if listed \
                 else tool.inputSchema
             if takesHandle(tool):
-                schema = withSessionArgument(schema, (
-                    LISTED_SESSION_PROPERTY if listed else SESSION_PROPERTY))
+                schema = dict(schema, properties=dict(
+                    schema.get("properties", {}), **{SESSION_ARGUMENT: (
+                        LISTED_SESSION_PROPERTY if listed
+                        else SESSION_PROPERTY)}))
             self._schemas[tool.name, listed] = schema
         return schema
 
