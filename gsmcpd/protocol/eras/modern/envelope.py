@@ -19,6 +19,7 @@ from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS,
     JsonObject,
     JsonRpcError,
+    invalidParams,
 )
 from gsmcpd.protocol.versions import (
     HANDSHAKE_ERA_VERSIONS,
@@ -167,15 +168,13 @@ def readEnvelope(method: str | None, params: JsonObject,
             and (meta is None or PROTOCOL_VERSION_KEY not in meta)):
         raise unsupportedVersion(versionHeader)
     if meta is None:
-        raise JsonRpcError(
-            INVALID_PARAMS, f"Invalid params: MCP {MODERN_VERSION} requests "
-            f"carry params._meta with {PROTOCOL_VERSION_KEY} and "
-            f"{CLIENT_CAPABILITIES_KEY}")
+        raise invalidParams(f"MCP {MODERN_VERSION} requests carry "
+                            f"params._meta with {PROTOCOL_VERSION_KEY} and "
+                            f"{CLIENT_CAPABILITIES_KEY}")
     missing = [key for key in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY)
                if key not in meta]
     if missing:
-        raise JsonRpcError(INVALID_PARAMS, "Invalid params: params._meta "
-                           f"lacks {' and '.join(missing)}")
+        raise invalidParams(f"params._meta lacks {' and '.join(missing)}")
     version = meta[PROTOCOL_VERSION_KEY]
     if versionHeader != version:
         raise mismatch(f"MCP-Protocol-Version {versionHeader!r} but "
@@ -194,12 +193,11 @@ def readEnvelope(method: str | None, params: JsonObject,
         raise unsupportedVersion(version)
     capabilities = meta[CLIENT_CAPABILITIES_KEY]
     if not isinstance(capabilities, dict):
-        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: "
-                           f"{CLIENT_CAPABILITIES_KEY} must be an object")
+        raise invalidParams(f"{CLIENT_CAPABILITIES_KEY} must be an object")
     level = meta.get(LOG_LEVEL_KEY)
     if level is not None and level not in LOG_LEVELS:
-        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {LOG_LEVEL_KEY} "
-                           f"must be one of {', '.join(LOG_LEVELS)}")
+        raise invalidParams(f"{LOG_LEVEL_KEY} must be one of "
+                            f"{', '.join(LOG_LEVELS)}")
     info = meta.get(CLIENT_INFO_KEY)
     return Envelope(version, capabilities,
                     info if isinstance(info, dict) else None, level)
