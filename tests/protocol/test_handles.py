@@ -15,7 +15,6 @@ from gsmcpd.protocol.eras.modern.handles import (
     noSuchHandle,
     opened,
     takeHandle,
-    withSessionArgument,
 )
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
 from gsmcpd.tools.base import (
@@ -31,6 +30,8 @@ from tests.toolharness import checkStructured
 
 DESCRIPTOR = {"name": "compile_method", "inputSchema": closedSchema(
     {"className": {"type": "string"}}, ["className"])}
+COMPILE = Tool("compile_method", "t", "d", DESCRIPTOR["inputSchema"],
+               annotations(readOnly=False), None)
 
 
 class SessionArgumentTests(SynchronousTestCase):
@@ -40,7 +41,7 @@ class SessionArgumentTests(SynchronousTestCase):
         The 2026 schema gains an optional, header-mirrored C{session}; the
         2025 descriptor is untouched.
         """
-        schema = withSessionArgument(DESCRIPTOR["inputSchema"])
+        schema = ToolSchemas().schemaOf(COMPILE)
         self.assertEqual(sorted(schema["properties"]),
                          ["className", "session"])
         self.assertEqual(schema["required"], ["className"])
@@ -82,18 +83,20 @@ class SessionArgumentTests(SynchronousTestCase):
         schemas = ToolSchemas()
         compile = full.get("compile_method")
         schema = schemas.schemaOf(compile)
-        self.assertEqual(schema, withSessionArgument(compile.inputSchema))
+        self.assertEqual(schema, dict(compile.inputSchema, properties=dict(
+            compile.inputSchema["properties"], session=SESSION_PROPERTY)))
         self.assertIs(schemas.schemaOf(compile), schema)
         offline = Tool("offline", "Offline", "d", closedSchema(),
                        annotations(readOnly=True), None, runsOn=NO_SESSION)
         self.assertEqual(schemas.schemaOf(offline), offline.inputSchema)
 
     def test_mirroredHeaderChecked(self):
-        schema = withSessionArgument(DESCRIPTOR["inputSchema"])
+        schema = ToolSchemas().schemaOf(COMPILE)
         envelope.checkParameterHeaders(schema, {"session": "h1"},
-                                   {"mcp-param-session": ["h1"]})
+                                       {"mcp-param-session": ["h1"]},
+                                       lambda: True)
         self.assertRaises(JsonRpcError, envelope.checkParameterHeaders, schema,
-                          {"session": "h1"}, {})
+                          {"session": "h1"}, {}, lambda: True)
 
     def test_takeHandle(self):
         self.assertEqual(takeHandle({"session": "h", "className": "A"}),

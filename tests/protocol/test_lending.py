@@ -7,9 +7,10 @@ handle, its refusals as the era words them.
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION, Envelope
 from gsmcpd.protocol.eras.modern.handles import HANDLE_TOOLS
-from gsmcpd.protocol.eras.modern.lending import Lending, toolError
+from gsmcpd.protocol.eras.modern.lending import Lending
 from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.registry import SessionRegistry
@@ -221,8 +222,13 @@ class LendingTests(SynchronousTestCase):
         self.assertTrue(refused["isError"])
         self.assertIn("open_session", refused["content"][0]["text"])
 
-    def test_toolError(self):
-        refused = toolError(ToolError("refused", "no"))
-        self.assertTrue(refused["isError"])
-        self.assertEqual(refused["structuredContent"]["error"]["kind"],
-                         "refused")
+    def test_closeUnknownHandleRefused(self):
+        """
+        C{close_session} of a handle that names no session is refused as a
+        L{CallRefused} (audited), its error the one its client is told.
+        """
+        failure = self.failureResultOf(self.sessions.handleTool(
+            HANDLE_TOOLS[1], {"session": "f" * 32}, ENVELOPE, self.fail),
+            CallRefused)
+        self.assertEqual(failure.value.kind, "unknownHandle")
+        self.assertEqual(failure.value.error.code, NO_SUCH_SESSION)

@@ -21,6 +21,7 @@ from gsmcpd.protocol.eras.modern.envelope import (
     decodeHeaderValue,
     httpStatus,
     isModern,
+    missingCapability,
 )
 from gsmcpd.protocol.eras.modern.envelope import (
     readEnvelope as envelopeOf,
@@ -226,14 +227,14 @@ class EnvelopeTests(SynchronousTestCase):
                              headersFor("tools/list"))
         self.assertEqual(error.code, INVALID_PARAMS)
 
-    def test_require(self):
+    def test_missingCapability(self):
         """
         A capability the request did not declare is C{-32021}, its data a
         capabilities object naming it.
         """
-        envelope = Envelope(MODERN_VERSION, {"elicitation": {}})
-        envelope.require("elicitation", "to confirm")
-        error = self.assertRaises(JsonRpcError, envelope.require, "sampling",
+        self.assertTrue(Envelope(MODERN_VERSION, {"elicitation": {}})
+                        .supports("elicitation"))
+        error = missingCapability("sampling",
                                   "this tool asks the client's model")
         self.assertEqual(error.code, MISSING_CLIENT_CAPABILITY)
         self.assertEqual(error.data,
@@ -275,6 +276,14 @@ SCHEMA = {"type": "object", "properties": {
     "code": {"type": "string"}}}
 
 
+def shown():
+    return True
+
+
+def hidden():
+    return False
+
+
 class ParameterHeaderTests(SynchronousTestCase):
 
     def test_mirrored(self):
@@ -288,20 +297,20 @@ class ParameterHeaderTests(SynchronousTestCase):
         """
         checkParameterHeaders(SCHEMA, {"session": "abc", "verbose": True},
                               {"mcp-param-session": [wrapped("abc")],
-                               "mcp-param-verbose": ["true"]})
-        checkParameterHeaders(SCHEMA, {"code": "3 + 4"}, {})
+                               "mcp-param-verbose": ["true"]}, shown)
+        checkParameterHeaders(SCHEMA, {"code": "3 + 4"}, {}, shown)
 
     def test_notExpected(self):
         """
         Where the client was not shown the declaration, a header it did not
         send is not missed, but one it sent must still agree.
         """
-        checkParameterHeaders(SCHEMA, {"session": "abc"}, {}, expected=False)
+        checkParameterHeaders(SCHEMA, {"session": "abc"}, {}, expected=hidden)
         for headers in ({"mcp-param-session": ["abd"]},
                         {"mcp-param-verbose": ["true"]}):
             error = self.assertRaises(
                 JsonRpcError, checkParameterHeaders, SCHEMA,
-                {"session": "abc"}, headers, expected=False)
+                {"session": "abc"}, headers, expected=hidden)
             self.assertEqual(error.code, HEADER_MISMATCH, headers)
 
     def test_expectedAskedOnlyForAMissingHeader(self):
@@ -311,14 +320,14 @@ class ParameterHeaderTests(SynchronousTestCase):
         """
         asked = []
 
-        def shown():
+        def asking():
             asked.append(True)
             return False
         checkParameterHeaders(SCHEMA, {"session": "abc"},
                               {"mcp-param-session": [wrapped("abc")]},
-                              expected=shown)
+                              expected=asking)
         self.assertEqual(asked, [])
-        checkParameterHeaders(SCHEMA, {"session": "abc"}, {}, expected=shown)
+        checkParameterHeaders(SCHEMA, {"session": "abc"}, {}, expected=asking)
         self.assertEqual(asked, [True])
 
     def test_disagreeing(self):
@@ -336,5 +345,5 @@ class ParameterHeaderTests(SynchronousTestCase):
         ]
         for arguments, headers in cases:
             error = self.assertRaises(JsonRpcError, checkParameterHeaders,
-                                      SCHEMA, arguments, headers)
+                                      SCHEMA, arguments, headers, shown)
             self.assertEqual(error.code, HEADER_MISMATCH, (arguments, headers))

@@ -8,7 +8,7 @@ dressed once (C{resultType}, an input-required round, or a task).
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any, NoReturn, cast
+from typing import Any, cast
 
 import attr
 from twisted.internet.defer import (
@@ -16,9 +16,7 @@ from twisted.internet.defer import (
     fail,
     inlineCallbacks,
     maybeDeferred,
-    succeed,
 )
-from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from gsmcpd.observe.audit import CallRefused
@@ -75,16 +73,9 @@ from gsmcpd.tools.base import NO_SESSION, Tool
 from gsmcpd.tools.invocation import NOT_AN_OBJECT
 from gsmcpd.tools.templates.outcomes import ToolError
 
-Minted = Callable[[str], object]
-"""Told the handle C{open_session} opened."""
 OpenStream = Callable[[], ICallSink | None]
 """Opens a call's own event stream, or answers L{None} when its client
 does not accept one."""
-
-
-ROUNDS = frozenset({"prompts/get"})
-"""The methods besides C{tools/call} that may ask the client, each answered
-in input-required rounds (L{modernRound})."""
 
 
 def dressed(value: Any) -> JsonObject:
@@ -112,20 +103,19 @@ class Carried:
     envelope: Envelope
     headers: Headers
     openStream: OpenStream
-    minted: Minted
+    minted: Callable[[str], object]
 
 
 @implementer(IEra)
 class ModernEra:
     """
     Answers 2026-07-28 requests for one server, serving the skills
-    C{served}; C{seal} seals C{requestState} for this daemon.
+    C{served}.
     """
 
     def __init__(self, handlers: Handlers, methods: MethodTable,
                  pipeline: CallPipeline, lending: Lending, clock: Any,
-                 served: skills.Skills, taskStore: tasks.TaskStore,
-                 seal: RequestStateSeal | None = None):
+                 served: skills.Skills, taskStore: tasks.TaskStore):
         self.handlers = handlers
         self.methods = methods
         self.pipeline = pipeline
@@ -133,7 +123,7 @@ class ModernEra:
         self.lending = lending
         self.clock = clock
         self.tasks = taskStore
-        self.seal = RequestStateSeal(clock) if seal is None else seal
+        self.seal = RequestStateSeal(clock)
         catalog = handlers.tools
         self._taskSupport = {tool.name: tool.taskSupport for tool in catalog
                              if tool.taskSupport is not None}
@@ -171,24 +161,18 @@ class ModernEra:
             uri for uri in wants.resourceSubscriptions
             if mine.resolve(uri) or not served.resolve(uri)))
 
-    def facts(self, message: Message, envelope: Envelope,
-              call: bool = False) -> RequestFacts:
-        """
-        The facts a handler is told of C{message}; for a C{tools/call},
-        with its arguments as its record names them.
-        """
+    def facts(self, message: Message, envelope: Envelope) -> RequestFacts:
+        """The facts a handler is told of C{message}."""
         return RequestFacts(
             message.method, message.params, message.id, self.dialect,
-            envelope.clientCapabilities, envelope.principal,
-            arguments=withoutHandle(message.params.get("arguments"))
-            if call else None)
+            envelope.clientCapabilities, envelope.principal)
 
     def answer(self, message: Message, envelope: Envelope, headers: Headers,
                openStream: OpenStream) -> Deferred[ModernAnswer]:
         """
         A L{Deferred} of one 2026-era request's L{ModernAnswer} (or failing
-        with its L{JsonRpcError}); C{openStream} answers a call's own event
-        stream, or L{None} when its client does not accept one.
+        with its L{JsonRpcError}).  Callbacks rather than a generator: this
+        runs for every request.
         """
         try:
             message = unwrapCall(self.handlers.tools, message,
@@ -201,8 +185,7 @@ class ModernEra:
         minted: list[str] = []
         if message.method == "tools/call":
             answering = self.pipeline.call(self, message, Carried(
-                envelope, headers, openStream, minted.append),
-                method)
+                envelope, headers, openStream, minted.append), method)
         else:
             answering = self._answer(self.facts(message, envelope),
                                      envelope, method)
@@ -215,9 +198,12 @@ class ModernEra:
                lookup: Lookup) -> RequestFacts:
         """
         A call's arguments, which must be an object its C{Mcp-Param-*}
-        headers match; a call of no tool is recorded without them.
+        headers match; a call of no tool is recorded without them, any
+        other without its handle.
         """
-        call = self.facts(message, carrier.envelope, True)
+        call = attr.evolve(self.facts(message, carrier.envelope),
+                           arguments=withoutHandle(
+                               message.params.get("arguments")))
         try:
             tool = lookup(call)
         except CallRefused as e:
@@ -243,19 +229,14 @@ class ModernEra:
     def place(self, call: RequestFacts, carrier: Carried,
               admit: Admit) -> Any:
         """
-        C{open_session} and C{close_session} answered by the era; else a
-        task-only tool refused without the tasks extension, the audit
-        trail and the request state checked before a session is lent (a
-        L{Lending.forTool}: the handle's, a throwaway one, or none), and
-        the call run as a task or in input-required rounds.
+        C{open_session} and C{close_session} answered by the era; else all
+        that refuses a call checked before a session is lent for it.
         """
         tool = cast(Tool, call.tool)
         envelope = carrier.envelope
         if tool.name in self._handleTools:
             return Placed(call, own=lambda: self.lending.handleTool(
-                tool, call.arguments, envelope, carrier.minted
-            ).addErrback(self._handleRefused, call.arguments.get(
-                SESSION_ARGUMENT), envelope))
+                tool, call.arguments, envelope, carrier.minted))
         decoded = attr.evolve(call, tool=None, arguments=withoutHandle(
             call.params.get("arguments")))
         unplaced = attr.evolve(call, arguments=withoutHandle(call.arguments))
@@ -265,8 +246,13 @@ class ModernEra:
                     refusal is not None:
                 raise Unmade(unplaced, refusal)
             self.calls.records.admit()
-            verified = self._unsealed(call.params)
-            spend = partial(self.seal.spend, verified)
+            try:
+                # A state this daemon did not seal for this call (altered,
+                # another's, expired, spent) is refused before a session is
+                # lent; its round spends it.
+                verified = self.seal.verified("tools/call", call.params)
+            except JsonRpcError as e:
+                raise CallRefused(kinds.TAMPERED_STATE, e)
             handle, rest = takeHandle(call.arguments) if takesHandle(tool) \
                 else (None, call.arguments)
             if tool.runsOn == NO_SESSION:
@@ -279,7 +265,7 @@ class ModernEra:
                     raise asRefusal(e, handle, envelope.principal,
                                     self.lending.sessions)
         except NotAdmitted as e:
-            spend()
+            self.seal.spend(verified)
             refused = notAdmitted(call, e.error)
             if e.work is None:
                 raise Unmade(decoded, refused)
@@ -330,29 +316,6 @@ class ModernEra:
     def frame(self, value: JsonObject) -> JsonObject:
         return complete("tools/call", value)
 
-    def _unsealed(self, params: JsonObject) -> Any:
-        """
-        The C{requestState} of a call, verified once: a call whose state
-        this daemon did not seal for it (altered, another server's,
-        another request's, expired, spent) is refused before a session is
-        lent for it; its round spends it.
-        """
-        try:
-            return self.seal.verified("tools/call", params)
-        except JsonRpcError as e:
-            raise CallRefused(kinds.TAMPERED_STATE, e)
-
-    def _handleRefused(self, failure: Failure, handle: str | None,
-                       envelope: Envelope) -> NoReturn:
-        """
-        C{close_session} of a handle its caller may not use, refused as a
-        L{CallRefused}.
-        """
-        failure.trap(JsonRpcError)
-        raise asRefusal(cast(JsonRpcError, failure.value), handle,
-                        envelope.principal,
-                        self.lending.sessions)
-
     def _becomeTask(self, progress: tasks.TaskProgress,
                     done: Callable[[], Any], envelope: Envelope
                     ) -> Callable[[Deferred[Any], ModernAsker], JsonObject]:
@@ -363,7 +326,7 @@ class ModernEra:
         """
         def escalate(working: Deferred[Any], asker: ModernAsker
                      ) -> JsonObject:
-            working.addCallback(lambda value: complete("tools/call", value))
+            working.addCallback(self.frame)
             working.addBoth(lambda outcome: (done(), outcome)[1])
             task = self.tasks.adopt(working, working.cancel,
                                     envelope.principal)
@@ -378,45 +341,29 @@ class ModernEra:
     def _answer(self, facts: RequestFacts, envelope: Envelope,
                 method: Method) -> Any:
         """
-        A request other than C{tools/call}: in an input-required round when
-        its method may ask (C{prompts/get}); answered from memory (a skill
-        read is no call); or run as a call in the work session it reads in
-        (a GemStone resource's throwaway one, lent for it); its result
-        dressed.
+        A request other than C{tools/call}; a skill read is no call, a
+        GemStone resource is read in a throwaway session lent for it.
         """
-        if facts.method in ROUNDS:
+        if facts.method == "prompts/get":
             value = yield modernRound(
                 self.seal, envelope, cast(str, facts.method), facts.params,
                 lambda asker: self.calls.answer(attr.evolve(
                     facts, context=CallContext(asker)), method))
             return value
-        if not method.call or self._fromMemory(facts):
+        uri = facts.params.get("uri")
+        uri = uri if isinstance(uri, str) else ""
+        if not method.call or uri in self.dialect.skills:
             value = yield maybeDeferred(method.handler, facts)
             return complete(cast(str, facts.method), value)
-        work, done = yield self._readsIn(facts, envelope)
+        found = self.handlers.surfaceFor(envelope.principal).resolve(uri)
+        if found is not None and found[0].runsOn != NO_SESSION:
+            work, done = yield self.lending.forRead(envelope,
+                                                    self.calls.records)
+        else:
+            work, done = None, nothingToRelease
         try:
             value = yield self.calls.answer(attr.evolve(facts, work=work),
                                             method)
         finally:
             done()
         return complete(cast(str, facts.method), dressed(value))
-
-    def _fromMemory(self, facts: RequestFacts) -> bool:
-        """
-        Whether a request is a read of a skill file, which no call serves.
-        """
-        uri = facts.params.get("uri")
-        return isinstance(uri, str) and uri in self.dialect.skills
-
-    def _readsIn(self, facts: RequestFacts, envelope: Envelope) -> Any:
-        """
-        The work session a resource read runs in: a throwaway one for a
-        GemStone resource, none for any other (or none by its URI).
-        """
-        uri = facts.params.get("uri")
-        found = self.handlers.surfaceFor(envelope.principal).resolve(
-            uri if isinstance(uri, str) else "")
-        if found is not None and found[0].runsOn != NO_SESSION:
-            return self.lending.forRead(envelope, self.calls.records)
-        return succeed((None, nothingToRelease))
-

@@ -19,6 +19,7 @@ from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS,
     JsonObject,
     JsonRpcError,
+    invalidParams,
 )
 from gsmcpd.protocol.versions import (
     HANDSHAKE_ERA_VERSIONS,
@@ -133,14 +134,6 @@ class Envelope:
     def supports(self, capability: str) -> bool:
         return isinstance(self.clientCapabilities.get(capability), dict)
 
-    def require(self, capability: str, why: str) -> None:
-        """
-        @raise JsonRpcError: C{-32021} unless the request declared
-            C{capability}.
-        """
-        if not self.supports(capability):
-            raise missingCapability(capability, why)
-
 
 def _single(headers: Headers, name: str) -> str | None:
     return _one(name, headers.get(name) or ())
@@ -175,15 +168,13 @@ def readEnvelope(method: str | None, params: JsonObject,
             and (meta is None or PROTOCOL_VERSION_KEY not in meta)):
         raise unsupportedVersion(versionHeader)
     if meta is None:
-        raise JsonRpcError(
-            INVALID_PARAMS, f"Invalid params: MCP {MODERN_VERSION} requests "
-            f"carry params._meta with {PROTOCOL_VERSION_KEY} and "
-            f"{CLIENT_CAPABILITIES_KEY}")
+        raise invalidParams(f"MCP {MODERN_VERSION} requests carry "
+                            f"params._meta with {PROTOCOL_VERSION_KEY} and "
+                            f"{CLIENT_CAPABILITIES_KEY}")
     missing = [key for key in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY)
                if key not in meta]
     if missing:
-        raise JsonRpcError(INVALID_PARAMS, "Invalid params: params._meta "
-                           f"lacks {' and '.join(missing)}")
+        raise invalidParams(f"params._meta lacks {' and '.join(missing)}")
     version = meta[PROTOCOL_VERSION_KEY]
     if versionHeader != version:
         raise mismatch(f"MCP-Protocol-Version {versionHeader!r} but "
@@ -202,12 +193,11 @@ def readEnvelope(method: str | None, params: JsonObject,
         raise unsupportedVersion(version)
     capabilities = meta[CLIENT_CAPABILITIES_KEY]
     if not isinstance(capabilities, dict):
-        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: "
-                           f"{CLIENT_CAPABILITIES_KEY} must be an object")
+        raise invalidParams(f"{CLIENT_CAPABILITIES_KEY} must be an object")
     level = meta.get(LOG_LEVEL_KEY)
     if level is not None and level not in LOG_LEVELS:
-        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {LOG_LEVEL_KEY} "
-                           f"must be one of {', '.join(LOG_LEVELS)}")
+        raise invalidParams(f"{LOG_LEVEL_KEY} must be one of "
+                            f"{', '.join(LOG_LEVELS)}")
     info = meta.get(CLIENT_INFO_KEY)
     return Envelope(version, capabilities,
                     info if isinstance(info, dict) else None, level)
@@ -250,24 +240,17 @@ def mirroredParameters(inputSchema: JsonObject) -> dict[str, str]:
             if isinstance(spec, dict) and PARAM_HEADER_KEYWORD in spec}
 
 
-def _rendered(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 def checkParameterHeaders(inputSchema: JsonObject, arguments: JsonObject,
                           headers: Headers,
-                          expected: bool | Callable[[], bool] = True) -> None:
+                          expected: Callable[[], bool]) -> None:
     """
     Check a tool call's C{Mcp-Param-*} headers against its arguments: each
     mirrored argument and its header are present together and agree.
 
-    @param expected: whether the client was shown the schema that declares
-        the mirroring (the tool's C{tools/list} entry), so must have sent
-        the headers; else a header it sent must still agree, and one it
-        did not send is not missed.  A function answering it is asked only
-        for a header missing.
+    @param expected: answers (asked only for a header missing) whether the
+        client was shown the schema that declares the mirroring (the tool's
+        C{tools/list} entry), so must have sent the headers; else a header
+        it sent must still agree, and one it did not send is not missed.
     @raise JsonRpcError: C{-32020} on any disagreement.
     """
     for argument, token in mirroredParameters(inputSchema).items():
@@ -280,10 +263,11 @@ def checkParameterHeaders(inputSchema: JsonObject, arguments: JsonObject,
                                "argument is absent")
             continue
         if raw is None:
-            if not (expected() if callable(expected) else expected):
+            if not expected():
                 continue
             raise mismatch(f"{header} is missing; it must mirror the "
                            f"{argument!r} argument")
-        if decodeHeaderValue(raw) != _rendered(value):
+        rendered = str(value).lower() if isinstance(value, bool) else str(value)
+        if decodeHeaderValue(raw) != rendered:
             raise mismatch(f"{header} does not match the {argument!r} "
                            "argument")

@@ -32,20 +32,11 @@ from gsmcpd.tools.catalog import AdvertisedTool
 from gsmcpd.tools.catalogtools import TOOL_CALL
 
 SESSION_ARGUMENT = "session"
-SESSION_HEADER_TOKEN = "Session"
-LISTED_SESSION_PROPERTY = {
-    "type": "string", PARAM_HEADER_KEYWORD: SESSION_HEADER_TOKEN}
+LISTED_SESSION_PROPERTY = {"type": "string", PARAM_HEADER_KEYWORD: "Session"}
 """The C{session} argument as C{tools/list} describes it: what it is and
 how to use it is said once, in the instructions, not on each tool."""
 SESSION_PROPERTY = dict(LISTED_SESSION_PROPERTY,
                         description="open_session's handle")
-
-
-def withSessionArgument(inputSchema: JsonObject,
-                        session: JsonObject = SESSION_PROPERTY) -> JsonObject:
-    """A 2026-era input schema: the optional C{session} argument added."""
-    return dict(inputSchema, properties=dict(
-        inputSchema.get("properties", {}), **{SESSION_ARGUMENT: session}))
 
 
 def takeHandle(arguments: JsonObject) -> tuple[str | None, JsonObject]:
@@ -175,8 +166,10 @@ class ToolSchemas:
             schema = tool.descriptor()["inputSchema"] if listed \
                 else tool.inputSchema
             if takesHandle(tool):
-                schema = withSessionArgument(schema, (
-                    LISTED_SESSION_PROPERTY if listed else SESSION_PROPERTY))
+                schema = dict(schema, properties=dict(
+                    schema.get("properties", {}), **{SESSION_ARGUMENT: (
+                        LISTED_SESSION_PROPERTY if listed
+                        else SESSION_PROPERTY)}))
             self._schemas[tool.name, listed] = schema
         return schema
 

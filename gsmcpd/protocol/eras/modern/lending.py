@@ -25,6 +25,7 @@ from gsmcpd.protocol.eras.modern.handles import (
     noSuchHandle,
     opened,
 )
+from gsmcpd.protocol.eras.modern.refusals import asRefusal
 from gsmcpd.protocol.jsonrpc import (
     SERVER_ERROR,
     JsonObject,
@@ -46,11 +47,6 @@ from gsmcpd.tools.base import OWN_SESSION, Tool, ToolResult
 from gsmcpd.tools.templates.outcomes import ToolError
 
 
-def toolError(error: ToolError) -> JsonObject:
-    """A tool's refusal as a finished C{tools/call} result."""
-    return ToolResult.fromError(error).asResult()
-
-
 def nothingToRelease() -> None:
     """What a call over needs done to a session that outlives it."""
 
@@ -63,10 +59,8 @@ def released(lent: Lent) -> tuple[IWorkSession, Callable[[], Any]]:
 
 def unlent(failure: Failure) -> Failure:
     """
-    A lending's failure as the 2026 era words it (a L{NotAdmitted} as it
-    is, for its call's era to record): a handle that names no session, an
-    identity at its share of sessions, a full or stopping server, a
-    failed login.
+    A lending's failure as the 2026 era words it; a L{NotAdmitted} as it
+    is, for its call's era to record.
     """
     error = failure.value
     if isinstance(error, NotAdmitted):
@@ -144,7 +138,8 @@ class Lending:
                    ) -> Any:
         """
         A L{Deferred} of C{open_session}'s result (C{minted} is told its
-        handle) or C{close_session}'s.
+        handle) or C{close_session}'s; a handle its caller may not use is
+        refused as a L{CallRefused}.
         """
         try:
             tool.validate(arguments)
@@ -164,5 +159,8 @@ class Lending:
                     code="closed")
                 answer = closed(handle)
         except ToolError as e:
-            return toolError(e)
+            return ToolResult.fromError(e).asResult()
+        except JsonRpcError as e:
+            raise asRefusal(e, arguments.get(SESSION_ARGUMENT),
+                            envelope.principal, self.sessions)
         return answer.asResult()
