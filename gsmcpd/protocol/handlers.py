@@ -21,14 +21,13 @@ from gsmcpd.protocol.jsonrpc import (
     invalidParams,
     refuseCursor,
 )
-from gsmcpd.protocol.surface import Surface
 from gsmcpd.protocol.toolcall import unknownTool
 from gsmcpd.protocol.versions import SUPPORTED_VERSIONS
 from gsmcpd.sessions.client import LOG_LEVELS, ClientSession
 from gsmcpd.sessions.running import ToolRun
 from gsmcpd.tools.base import Tool, ToolCall, ToolError
 from gsmcpd.tools.catalog import OutOfScope, ToolCatalog
-from gsmcpd.tools.offerings import Resource, ResourceTemplate
+from gsmcpd.tools.offerings import Resource, ResourceTemplate, Surface
 from gsmcpd.tools.templates.outcomes import CallBroken
 
 
