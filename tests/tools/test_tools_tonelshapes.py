@@ -7,6 +7,9 @@ from twisted.internet.defer import inlineCallbacks
 
 from tests.tools.test_tools_tonel import TonelTestCase
 
+TEMPLATES = ("export_tonel", "compile_class_definition")
+"""The templates these tests run (the mutation catalog finds them here)."""
+
 HOME = "(System myUserProfile symbolList detect: [:each | each name == #Banking])"
 DEFINE = (
     ("(Object byteSubclass: 'Blob' classVars: #(Width) poolDictionaries: #() "
@@ -101,11 +104,25 @@ class ShapeTests(TonelTestCase):
 
     @inlineCallbacks
     def test_byteClassWithVariablesRefused(self):
-        """A byte class with instance variables is GemStone's refusal,
-        told at the class's file."""
+        """
+        A byte class with instance or class-instance variables is refused
+        (C{byteSubclass:} takes neither), told at the class's file.
+        """
         path = "Banking-Shapes/Blob.class.st"
-        text = BLOB.replace("\t#classVars", "\t#instVars : [\n\t\t'size'\n\t],\n\t#classVars")
-        result = yield self.load({path: text})
-        self.assertTrue(result["isError"])
-        self.assertIn("Blob is a byte class", result["content"][0]["text"])
-        self.assertIsNone(self.code().classNamed("Blob"))
+        for key in ("instVars", "classInstVars"):
+            text = BLOB.replace("\t#category",
+                                f"\t#{key} : [\n\t\t'size'\n\t],\n\t#category")
+            result = yield self.load({path: text})
+            self.assertTrue(result["isError"])
+            self.assertIn("Blob is a byte class", result["content"][0]["text"])
+            self.assertIsNone(self.code().classNamed("Blob"))
+
+    @inlineCallbacks
+    def test_otherTypeRefused(self):
+        """A #type Rowan writes for a shape GemStone has no class-creation
+        message for here is not Tonel this loads."""
+        path = "Banking-Shapes/Blob.class.st"
+        found, message = yield self.harness.error("load_tonel", files=[
+            {"path": path, "content": BLOB.replace("'byteSubclass'", "'immediate'")}])
+        self.assertEqual(found, "compileError", message)
+        self.assertIn("#type 'immediate' is not loaded", message)
