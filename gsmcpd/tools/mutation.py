@@ -244,6 +244,7 @@ class MutationToolset(Toolset):
                 "dictionaryName": arguments.get("dictionary"),
                 "options": arguments.get("options", []),
                 "category": arguments.get("category"),
+                "classType": arguments.get("classType"),
                 "recompileMethods": arguments.get("recompileMethods", True),
                 "readMethods": call.ledger.methodsRead(className)},
             key, "get_class_definition",

@@ -97,6 +97,7 @@ def _definitionArguments(definition: TonelClass) -> JsonObject:
             "classInstVars": list(definition.classInstVars),
             "poolDictionaries": list(definition.pools),
             "options": list(definition.options),
+            "classType": definition.classType,
             **({} if definition.category is None
                else {"category": definition.category})}
 

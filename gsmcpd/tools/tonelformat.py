@@ -8,7 +8,8 @@ it defines and one C{<Class>.extension.st} per class it only adds methods
 to.  A file is an optional comment, a STON-like header (C{Class {...}}),
 then its methods, each a metadata map and C{Account >> selector [body]}.
 Written as Rowan writes it for GemStone: string values quoted, the
-header's keys in Rowan's order, empty lists left out, class-side methods
+header's keys in Rowan's order (C{#type} after C{#superclass}, only for a
+byte or indexable class), empty lists left out, class-side methods
 before instance-side ones, each side by selector (code points), one blank
 line before each method.  A method's body is its source after the
 pattern, verbatim, so C{write(parse(text)) == text} for what this module
@@ -50,6 +51,9 @@ class TonelClass:
     options: tuple[str, ...] = ()
     category: str | None = None
     comment: str = ""
+    classType: str | None = None
+    """Rowan's C{#type}: C{byteSubclass} or C{variable} (indexable); None
+    for a pointer class, which Rowan writes without one."""
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -87,6 +91,11 @@ _LISTS = (("instVars", "instVars"), ("classVars", "classVars"),
 them (between C{#superclass} and C{#category})."""
 
 
+CLASS_TYPES = ("byteSubclass", "variable")
+"""The C{#type}s a class is loaded with, as Rowan writes them for GemStone's
+byte and indexable classes."""
+
+
 def _quoted(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -104,6 +113,8 @@ def packageFile(name: str) -> str:
 def _definition(definition: TonelClass) -> str:
     pairs = [("name", _quoted(definition.name)),
              ("superclass", _quoted(definition.superclass or "nil"))]
+    if definition.classType is not None:
+        pairs.append(("type", _quoted(definition.classType)))
     for key, attribute in _LISTS:
         names = getattr(definition, attribute)
         if names:
@@ -287,11 +298,16 @@ def _classDefinition(reader: _Reader, header: dict[str, object],
     superclass = _string(reader, header, "superclass", pos, "nil")
     lists = {attribute: _strings(reader, header, key, pos)
              for key, attribute in _LISTS}
+    classType = _string(reader, header, "type", pos, "normal")
+    if classType not in ("normal", *CLASS_TYPES):
+        raise reader.error(f"a class of #type {classType!r} is not loaded "
+                           f"(only {', '.join(CLASS_TYPES)} or none)", pos)
     return TonelClass(
         name, None if superclass == "nil" else superclass,
         lists["instVars"], lists["classVars"], lists["pools"],
         lists["classInstVars"], lists["options"],
-        _string(reader, header, "category", pos), comment)
+        _string(reader, header, "category", pos), comment,
+        None if classType == "normal" else classType)
 
 
 def _method(reader: _Reader, className: str) -> TonelMethod:

@@ -97,7 +97,8 @@ def stoneClass(record: JsonObject) -> StoneClass:
         tuple(record["classVarNames"]),
         parts.get("poolDictionaries:", ()),
         tuple(record["classInstVarNames"]), parts.get("options:", ()),
-        record["category"], _ownComment(name, record["comment"]))
+        record["category"], _ownComment(name, record["comment"]),
+        record["classType"])
     methods = tuple(TonelMethod(name, each["meta"], each["selector"],
                                 each["category"], each["source"])
                     for each in record["methods"])

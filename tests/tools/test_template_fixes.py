@@ -249,7 +249,7 @@ class KernelClassTests(TemplateTestCase):
             "compile_class_definition", className="Object", superclassName="Object",
             instVarNames=[], classVars=[], classInstVars=[], poolDictionaries=[],
             dictionaryName=None, options=[], category=None, expected=None,
-            recompileMethods=True,
+            recompileMethods=True, classType=None,
             readMethods=" ", kernelClasses=False)
         self.assertIn("gsmcpRefused", found)
 

@@ -860,7 +860,7 @@ def _templateArguments(fuzz):
             "instVarNames": [fuzz], "classVars": [], "classInstVars": [fuzz],
             "poolDictionaries": [fuzz, fuzz], "dictionaryName": fuzz,
             "options": [fuzz], "category": fuzz, "recompileMethods": True,
-            "expected": fuzz},
+            "expected": fuzz, "classType": fuzz},
     }
 
 

@@ -494,7 +494,7 @@ class RenameClassTests(RefactoringTestCase):
         preview = yield self.preview("rename_class", className="Clerk",
                                      newName="Teller")
         plain = fileout.definition
-        self.patch(fileout, "definition", lambda info: plain(info).replace(
+        self.patch(fileout, "definition", lambda *given: plain(*given).replace(
             " subclass: ", " byteSubclass: "))
         message = yield self.refused("rename_class", className="Clerk",
                                      newName="Teller",

@@ -98,6 +98,23 @@ class WriteTests(SynchronousTestCase):
                                 "#classVars", "#pools", "#classInstVars",
                                 "#gs_options", "#category"])
 
+    def test_classType(self):
+        """
+        A byte or indexable class's C{#type}, right after C{#superclass}
+        as Rowan writes it for GemStone; a pointer class has none.
+        """
+        for classType in ("byteSubclass", "variable"):
+            text = classFile(TonelClass("Blob", "Object", classVars=("B",),
+                                        category="Kernel",
+                                        classType=classType), ())
+            self.assertEqual(text, "Class {\n\t#name : 'Blob',\n"
+                             "\t#superclass : 'Object',\n"
+                             f"\t#type : '{classType}',\n"
+                             "\t#classVars : [\n\t\t'B'\n\t],\n"
+                             "\t#category : 'Kernel'\n}\n")
+            self.assertEqual(parseFile("p", text).definition.classType, classType)
+        self.assertNotIn("#type", ACCOUNT_FILE)
+
     def test_packageAndExtension(self):
         self.assertEqual(packageFile("Banking-Core"),
                          "Package {\n\t#name : 'Banking-Core'\n}\n")
@@ -151,6 +168,9 @@ class ParseTests(SynchronousTestCase):
              "\t^'1]\n", 4, 3, "unterminated string"),
             ("Class { #name : 'A' }\n{ #category : 'x' }\nB >> foo [\n]\n",
              3, 3, "a method of B in A's file"),
+            ("Class { #name : 'A', #type : 'words' }\n", 1, 1,
+             "a class of #type 'words' is not loaded (only byteSubclass, "
+             "variable or none)"),
         ]
         for text, line, column, message in cases:
             with self.subTest(text=text):
@@ -182,7 +202,8 @@ def _classes(draw: st.DrawFn) -> tuple[TonelClass, list[TonelMethod]]:
     definition = TonelClass(
         name, draw(st.none() | _names), draw(names), draw(names),
         draw(names), draw(names), draw(names), draw(st.none() | _text),
-        draw(_text.map(str.strip)))
+        draw(_text.map(str.strip)),
+        draw(st.sampled_from([None, "byteSubclass", "variable"])))
     methods = draw(st.lists(_methods(name), max_size=5,
                             unique_by=lambda m: (m.meta, m.selector)))
     return definition, methods

@@ -28,7 +28,7 @@ RECORD = {
                   "  poolDictionaries: #( Pool)\n  inDictionary: Tools\n"
                   "  options: #( dbTransient)",
     "instVarNames": ["a"], "classVarNames": [], "classInstVarNames": [],
-    "category": None, "dictionary": "Tools",
+    "category": None, "dictionary": "Tools", "classType": None,
     "comment": "No class-specific documentation for Cache, hierarchy is: \n"
                "Object\n  Cache( a)\n",
     "methods": [

@@ -42,6 +42,7 @@ from gsmcpd.testing.simulator import (
     sessiontable,
     sessiontemps,
     sets,
+    shapes,
     steppoints,
     streams,
     strings,
@@ -63,7 +64,8 @@ from gsmcpd.testing.simulator.repository import ABSENT
 # Importing these registers the kernel's methods.
 KERNEL_MODULES = (arithmetic, contexteval, debugging, dictionaries, enumerating, exceptions,
                   frames, inspection, integers, intervals, magnitudes, processes, profiling,
-                  reflection, renaming, sequences, sessiontable, sessiontemps, sets, steppoints,
+                  reflection, renaming, sequences, sessiontable, sessiontemps, sets, shapes,
+                  steppoints,
                   streams, strings, sunit, system)
 
 _VALUE_SELECTORS = {0: "value", 1: "value:", 2: "value:value:",

@@ -13,15 +13,18 @@ def _names(names):
     return "#(" + "".join(f" {name}" for name in names) + ")"
 
 
-def definition(info):
+def definition(info, keyword="subclass:"):
     """
-    The expression that defines the class described by the ClassInfo.
+    The expression that defines the class described by the ClassInfo,
+    sent as C{keyword} (C{byteSubclass:} takes no C{instVarNames:} and, as
+    Rowan files a byte class out, no C{classInstVars:}).
     """
+    pointer = keyword != "byteSubclass:"
     return "\n".join([
-        f"{info.superclassName or 'nil'} subclass: {stringLiteral(info.name)}",
-        f"  instVarNames: {_names(info.instVarNames)}",
+        f"{info.superclassName or 'nil'} {keyword} {stringLiteral(info.name)}",
+        *([f"  instVarNames: {_names(info.instVarNames)}"] if pointer else []),
         f"  classVars: {_names(info.classVars)}",
-        f"  classInstVars: {_names(info.classInstVars)}",
+        *([f"  classInstVars: {_names(info.classInstVars)}"] if pointer else []),
         f"  poolDictionaries: {_names(info.poolDictionaries)}",
         f"  inDictionary: {info.dictionary}",
         f"  options: {_names(info.options)}",
@@ -37,13 +40,13 @@ def _method(keyword, info):
             f"{info.source.rstrip()}\n%\n")
 
 
-def fileOut(info, classMethods, instanceMethods):
+def fileOut(info, classMethods, instanceMethods, keyword="subclass:"):
     """
     Topaz input that recreates the class: its definition, comment and
     category, then its methods after removing the ones it had.
     """
     name = info.name
-    parts = [f"{_RULE}Class definition for {name}\n", _doit(definition(info) + "\n")]
+    parts = [f"{_RULE}Class definition for {name}\n", _doit(definition(info, keyword) + "\n")]
     if info.comment:
         parts.append("\n" + _doit(f"{name} comment: \n{stringLiteral(info.comment)}"))
     if info.category:

@@ -25,7 +25,7 @@ dictionary, not a method): L{gsmcpd.testing.simulator.grain}.
 import attr
 
 from gsmcpd import smalltalk
-from gsmcpd.testing.simulator import compiler, errors, fileout, system
+from gsmcpd.testing.simulator import classkinds, compiler, errors, fileout, system
 from gsmcpd.testing.simulator.kernel import CLASSES, KERNEL_INSTVARS, StClass
 from gsmcpd.testing.simulator.objects import SymbolDictionaryRef, UserClass, printString
 from gsmcpd.testing.simulator.repository import ABSENT
@@ -73,6 +73,8 @@ class ClassInfo:
     options: tuple
     version: int
     superclassVersion: int | None = None
+    kind: str = classkinds.POINTER
+    """C{pointer}, C{indexable} or C{bytes} (L{classkinds})."""
 
 
 def _methodKey(className, meta, selector):
@@ -108,7 +110,7 @@ def _kernelInfo(cls):
                      KERNEL_CLASS_INSTVARS.get(cls.name, ()), (), KERNEL_CATEGORY,
                      f"A kernel class of the simulated stone: its selectors are the "
                      f"methods the simulator models; GemStone's {cls.name} has more.",
-                     system.GLOBALS.name, (), 1)
+                     system.GLOBALS.name, (), 1, kind=classkinds.kernelKind(cls.name))
 
 
 KERNEL_CLASSES = {name: _kernelInfo(cls) for name, cls in CLASSES.items()}
@@ -287,10 +289,11 @@ class CodeModel:
 
     def defineClass(self, name, superclassName, instVarNames=(), classVars=(),
                     classInstVars=(), poolDictionaries=(), dictionary=None,
-                    options=(), category=None):
+                    options=(), category=None, kind=None):
         """
         Define or redefine a class (GemStone 3.7's
-        C{subclass:instVarNames:classVars:classInstVars:poolDictionaries:inDictionary:options:}).
+        C{subclass:instVarNames:classVars:classInstVars:poolDictionaries:inDictionary:options:}),
+        of C{kind} (L{classkinds}; None: the superclass's, as C{subclass:}).
 
         A redefinition that changes the shape (instance variables, class
         variables, class-instance variables, or superclass, by name or by
@@ -332,12 +335,16 @@ class CodeModel:
                 raise errors.refused(f"instance variable {each} is already defined "
                                      f"in {name} or a superclass")
             seen.append(each)
+        superKind = self.classInfo(superclassName).kind if superclassName else classkinds.POINTER
+        kind = classkinds.checkedKind(
+            name, kind, superKind,
+            self._instVarNames(superclassName) if superclassName else [], instVarNames)
         info = ClassInfo(
             name, superclassName, tuple(instVarNames), tuple(classVars),
             tuple(classInstVars), tuple(poolDictionaries),
             category if category is not None else (old.category if old else ""),
             old.comment if old else "", dictionary, tuple(options),
-            old.version if old else 1, self._versionOf(superclassName))
+            old.version if old else 1, self._versionOf(superclassName), kind)
         history = self._history(name)
         home = system.globalKey(SymbolDictionaryRef(dictionary), name)
         if info == old and _bindsClass(self._read(home), name) \
@@ -371,7 +378,7 @@ class CodeModel:
     @staticmethod
     def _shape(info):
         return (info.superclassName, info.superclassVersion, info.instVarNames,
-                info.classVars, info.classInstVars)
+                info.classVars, info.classInstVars, info.kind)
 
     def removeClass(self, name):
         """
@@ -424,7 +431,15 @@ class CodeModel:
         The class-definition expression GemStone's C{Class>>definition}
         answers (3.7 form).
         """
-        return fileout.definition(self._described(name))
+        return fileout.definition(self._described(name), self._creation(name))
+
+    def _creation(self, name):
+        """The keyword a class's definition starts with: that of its kind
+        where its superclass is of another kind, else C{subclass:}."""
+        info = self._described(name)
+        superKind = (self.classInfo(info.superclassName).kind if info.superclassName
+                     else classkinds.POINTER)
+        return classkinds.creationKeyword(info.kind, superKind)
 
     def fileOut(self, name):
         """
@@ -433,7 +448,8 @@ class CodeModel:
         method as C{category:} + C{method:}/C{classmethod:} ... C{%}.
         """
         return fileout.fileOut(attr.evolve(self._described(name), comment=self.comment(name)),
-                               self.methods(name, meta=True).values(), self.methods(name).values())
+                               self.methods(name, meta=True).values(), self.methods(name).values(),
+                               self._creation(name))
 
     def classInfo(self, name):
         """
