@@ -316,6 +316,24 @@ def _fileOutClass(ev, receiver):
     return String(ev.code.fileOut(_classNamed(ev, receiver, "fileOutClass")))
 
 
+def definedClass(ev, receiver, keyword, kind, name, instVarNames, classVars,
+                 classInstVars, poolDictionaries, dictionary, options):
+    """
+    A class defined by one of GemStone 3.7's class-creation messages
+    (C{keyword}), of C{kind} (L{classkinds}; None: the superclass's).
+    """
+    if not isinstance(dictionary, SymbolDictionaryRef):
+        raise errors.argumentTypeError(keyword)
+    names = [[text(each) for each in array.items]
+             for array in (instVarNames, classVars, classInstVars, options)]
+    pools = [each.name if isinstance(each, SymbolDictionaryRef) else text(each)
+             for each in poolDictionaries.items]
+    superclassName, _, _ = parts(receiver)
+    info, _ = ev.code.defineClass(text(name), superclassName, *names[:3], pools,
+                                  dictionary=dictionary.name, options=names[3], kind=kind)
+    return UserClass(info.name, version=info.version)
+
+
 @method("Class",
         "subclass:instVarNames:classVars:classInstVars:poolDictionaries:inDictionary:options:")
 def _subclass(ev, receiver, name, instVarNames, classVars, classInstVars,
@@ -323,16 +341,9 @@ def _subclass(ev, receiver, name, instVarNames, classVars, classInstVars,
     """
     GemStone 3.7's class definition, as file-ins and tools send it.
     """
-    if not isinstance(dictionary, SymbolDictionaryRef):
-        raise errors.argumentTypeError("subclass:")
-    names = [[text(each) for each in array.items]
-             for array in (instVarNames, classVars, classInstVars, options)]
-    pools = [each.name if isinstance(each, SymbolDictionaryRef) else text(each)
-             for each in poolDictionaries.items]
-    superclassName, _, _ = parts(receiver)
-    info, _ = ev.code.defineClass(text(name), superclassName, *names[:3], pools,
-                                  dictionary=dictionary.name, options=names[3])
-    return UserClass(info.name, version=info.version)
+    return definedClass(ev, receiver, "subclass:", None, name, instVarNames,
+                        classVars, classInstVars, poolDictionaries,
+                        dictionary, options)
 
 
 # ---------------------------------------------------------------- GsNMethod

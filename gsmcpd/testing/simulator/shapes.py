@@ -4,24 +4,9 @@ C{indexableSubclass:...} definitions, and C{isBytes}/C{isIndexable}
 (the rules are L{classkinds}').
 """
 
-from gsmcpd.testing.simulator import classkinds, errors
-from gsmcpd.testing.simulator.kernel import method, text
-from gsmcpd.testing.simulator.objects import SymbolDictionaryRef, UserClass
-from gsmcpd.testing.simulator.reflection import parts
-
-
-def _define(ev, receiver, keyword, kind, name, instVarNames, classVars, classInstVars,
-            poolDictionaries, dictionary, options):
-    if not isinstance(dictionary, SymbolDictionaryRef):
-        raise errors.argumentTypeError(keyword)
-    names = [[text(each) for each in array.items]
-             for array in (instVarNames, classVars, classInstVars, options)]
-    pools = [each.name if isinstance(each, SymbolDictionaryRef) else text(each)
-             for each in poolDictionaries.items]
-    superclassName, _, _ = parts(receiver)
-    info, _ = ev.code.defineClass(text(name), superclassName, *names[:3], pools,
-                                  dictionary=dictionary.name, options=names[3], kind=kind)
-    return UserClass(info.name, version=info.version)
+from gsmcpd.testing.simulator import classkinds
+from gsmcpd.testing.simulator.kernel import method
+from gsmcpd.testing.simulator.reflection import definedClass, parts
 
 
 class _NoNames:
@@ -32,7 +17,7 @@ class _NoNames:
 def _byteSubclass(ev, receiver, name, classVars, poolDictionaries, dictionary, options):
     """A byte class: no C{instVarNames:} (GemStone has no such keyword), and
     in the form Rowan files byte classes out in, no C{classInstVars:}."""
-    return _define(ev, receiver, "byteSubclass:", classkinds.BYTES, name, _NoNames,
+    return definedClass(ev, receiver, "byteSubclass:", classkinds.BYTES, name, _NoNames,
                    classVars, _NoNames, poolDictionaries, dictionary, options)
 
 
@@ -40,7 +25,7 @@ def _byteSubclass(ev, receiver, name, classVars, poolDictionaries, dictionary, o
         "poolDictionaries:inDictionary:options:")
 def _indexableSubclass(ev, receiver, name, instVarNames, classVars, classInstVars,
                        poolDictionaries, dictionary, options):
-    return _define(ev, receiver, "indexableSubclass:", classkinds.INDEXABLE, name,
+    return definedClass(ev, receiver, "indexableSubclass:", classkinds.INDEXABLE, name,
                    instVarNames, classVars, classInstVars, poolDictionaries, dictionary,
                    options)
 
