@@ -98,6 +98,7 @@ class InProcessGem:
         self.logout()
 
     def logout(self):
+        self._paused.clear()  # the gem ends them at logout
         self.stone.logout(self.session)
         return succeed(None)
 

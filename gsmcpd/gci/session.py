@@ -151,8 +151,8 @@ class GemSession:
     @property
     def paused(self) -> frozenset[int]:
         """The OOPs of the GsProcesses this session's debugged runs left
-        stopped (the gem ends them at logout)."""
-        return frozenset(self._paused)
+        stopped; none once its logout began or its gem died, which end them."""
+        return frozenset(() if self._stop or self._gone else self._paused)
 
     def executeDebug(self, source: str,
                      process: int | None = None) -> Deferred[Stopped | None]:

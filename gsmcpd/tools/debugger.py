@@ -9,6 +9,10 @@ nothing handles); its GsProcess then stays suspended in the session's gem
 continues or stops it, or the session ends.  Every tool here is an ordinary
 call: a step that runs long is broken at its deadline like any call.
 Served when named (C{--toolsets ...,debugger}).
+
+Here: the toolset (its tools declared, each session's state kept) and the
+runs' tools; what the breakpoint tools do, and whether a run stopped at
+breakpoints pauses, is in L{gsmcpd.tools.breakpoints}.
 """
 
 from collections.abc import Callable
@@ -38,13 +42,12 @@ from gsmcpd.tools.base import (
     Toolset,
     annotations,
     closedSchema,
-    counted,
     resultSchema,
 )
+from gsmcpd.tools.breakpoints import BREAKPOINT_SCHEMA, Breakpoints, pausesHere
 from gsmcpd.tools.debugruns import (
     BREAKPOINT,
     RUN_SCHEMA,
-    Breakpoint,
     Paused,
     SessionDebugger,
     runText,
@@ -61,10 +64,6 @@ DEFAULT_PROCESSES = 3
 
 MAX_LINE_STEPS = 100
 """Step points a step over passes on one line at most before it answers."""
-
-BREAKPOINT_SCHEMA = resultSchema(
-    className=STRING, meta=BOOLEAN, selector=STRING, stepPoint=INTEGER,
-    line=INTEGER, condition={"type": ["string", "null"]})
 
 _DEBUG = {"type": "integer", "minimum": 1,
           "description": "the id debug_run answered"}
@@ -101,6 +100,7 @@ class DebuggerToolset(Toolset):
         self._limit = int(self.optionNamed("processes", DEFAULT_PROCESSES))
         self._sessions: WeakKeyDictionary[IDebugSession, SessionDebugger] = \
             WeakKeyDictionary()
+        self._breakpoints = Breakpoints(self._state)
 
     def tools(self) -> list[Tool]:
         method = {"className": nonEmptyArgument(),
@@ -114,11 +114,11 @@ class DebuggerToolset(Toolset):
                   {**method, "line": {"type": "integer", "minimum": 1},
                    "stepPoint": {"type": "integer", "minimum": 1},
                    "condition": nonEmptyArgument()},
-                  ["className", "selector"], self.breakpointSet,
+                  ["className", "selector"], self._breakpoints.breakpointSet,
                   resultSchema(breakpoint=BREAKPOINT_SCHEMA)),
             _tool("breakpoint_list", "List breakpoints",
                   "The breakpoints set in your session.", {}, [],
-                  self.breakpointList,
+                  self._breakpoints.breakpointList,
                   resultSchema(breakpoints={"type": "array",
                                             "items": BREAKPOINT_SCHEMA}),
                   readOnly=True),
@@ -128,7 +128,8 @@ class DebuggerToolset(Toolset):
                   "arguments).",
                   {**method, "stepPoint": {"type": "integer", "minimum": 1},
                    "line": {"type": "integer", "minimum": 1}},
-                  [], self.breakpointClear, resultSchema(cleared=INTEGER)),
+                  [], self._breakpoints.breakpointClear,
+                  resultSchema(cleared=INTEGER)),
             _tool("debug_run", "Debug code",
                   "Run code, or a test method (className and selector of a "
                   "TestCase), so that it can pause at a breakpoint, halt "
@@ -182,76 +183,6 @@ class DebuggerToolset(Toolset):
                       if each.process not in gem.paused]:
             del state.paused[debug]
         return state
-
-    @inlineCallbacks
-    def breakpointSet(self, call: ToolCall,
-                      arguments: JsonObject) -> Steps[ToolResult]:
-        line, stepPoint = arguments.get("line"), arguments.get("stepPoint")
-        if (line is None) == (stepPoint is None):
-            raise ToolError("invalidParams", "breakpoint_set takes a line "
-                            "or a stepPoint, not both and not neither")
-        state = self._state(call)
-        found = yield call.runTemplate("breakpoint_set", {
-            "className": arguments["className"],
-            "meta": arguments.get("meta", False),
-            "selector": arguments["selector"], "line": line,
-            "stepPoint": stepPoint})
-        set = Breakpoint(arguments["className"], arguments.get("meta", False),
-                         arguments["selector"], found["stepPoint"],
-                         found["line"], arguments.get("condition"),
-                         found["method"])
-        state.breakpoints = [each for each in state.breakpoints
-                             if (each.method, each.stepPoint)
-                             != (set.method, set.stepPoint)] + [set]
-        return ToolResult(f"Breakpoint at {set}", {"breakpoint": set.described()})
-
-    @inlineCallbacks
-    def breakpointList(self, call: ToolCall,
-                       arguments: JsonObject) -> Steps[ToolResult]:
-        """
-        The session's breakpoints, less those in a method compiled since
-        they were set: GemStone keeps a breakpoint in the compiled method,
-        and a new one has none.
-        """
-        state = self._state(call)
-        if state.breakpoints:
-            current = yield call.runTemplate("breakpoint_list", {"methods": [
-                [*each.method, each.oop] for each in state.breakpoints]})
-            state.breakpoints = [each for each, kept in zip(
-                state.breakpoints, current, strict=True) if kept]
-        found = state.breakpoints
-        text = "\n".join(map(str, found)) or "No breakpoints are set."
-        return ToolResult(text, {"breakpoints": [each.described()
-                                                 for each in found]})
-
-    @inlineCallbacks
-    def breakpointClear(self, call: ToolCall,
-                        arguments: JsonObject) -> Steps[ToolResult]:
-        state = self._state(call)
-        className, selector = arguments.get("className"), arguments.get("selector")
-        if (className is None) != (selector is None) or (
-                className is None and ("stepPoint" in arguments
-                                       or "line" in arguments)):
-            raise ToolError("invalidParams", "breakpoint_clear takes "
-                            "className and selector (and a stepPoint or a "
-                            "line), or nothing for every breakpoint")
-        chosen = [each for each in state.breakpoints
-                  if className is None or (
-                      each.method == (className, arguments.get("meta", False),
-                                      selector)
-                      and arguments.get("stepPoint", each.stepPoint)
-                      == each.stepPoint
-                      and arguments.get("line", each.line) == each.line)]
-        for method in dict.fromkeys(each.method for each in chosen):
-            yield call.runTemplate("breakpoint_clear", {
-                "className": method[0], "meta": method[1],
-                "selector": method[2],
-                "points": [each.stepPoint for each in chosen
-                           if each.method == method]})
-        state.breakpoints = [each for each in state.breakpoints
-                             if each not in chosen]
-        return ToolResult(f"Cleared {counted(len(chosen), 'breakpoint')}.",
-                          {"cleared": len(chosen)})
 
     def debugRun(self, call: ToolCall,
                  arguments: JsonObject) -> Deferred[ToolResult]:
@@ -394,35 +325,15 @@ class DebuggerToolset(Toolset):
         if frames:
             paused.method, paused.line = frames[0]["method"], frames[0]["line"]
         reason, error = stopReason(stopped, stepped, found["class"])
-        if reason == "breakpoint" and frames:
-            conditions = [each.condition for each in state.breakpoints
-                          if each.condition and each.line == paused.line
-                          and each.label == paused.method]
-            if conditions and not (yield self._anyTrue(call, paused,
-                                                       conditions)):
-                return None
+        if reason == "breakpoint" and frames and \
+                not (yield pausesHere(call, state, paused)):
+            return None
         structured = {"state": "paused", "result": None,
                       "totalCharacters": None, "debug": paused.id,
                       "reason": reason, "error": error,
                       "frames": frames[:arguments.get("frames", DEFAULT_FRAMES)],
                       "omittedFrames": found["stack"]["omitted"]}
         return ToolResult(runText(structured), structured)
-
-    @inlineCallbacks
-    def _anyTrue(self, call: ToolCall, paused: Paused,
-                 conditions: list[str]) -> Steps[bool]:
-        """Whether a condition holds; one that fails pauses the run, to
-        be read there."""
-        for condition in conditions:
-            try:
-                value = yield call.runTemplate("debug_eval", {
-                    "oop": paused.process, "level": paused.top,
-                    "code": condition, "limit": 10})
-            except ToolError:
-                return True
-            if value["text"] == "true":
-                return True
-        return False
 
 
 def debuggable(call: ToolCall) -> IDebugSession:

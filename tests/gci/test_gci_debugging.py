@@ -148,10 +148,39 @@ class GemSessionDebugTests(SimulatedStoneMixin, TestCase):
         running = yield threads.deferToThread(self.control.call,
                                               {"op": "debugRuns"})
         self.assertEqual(running, {"debugRuns": 1})
-        yield gem.logout()
+        over = gem.logout()
+        self.assertEqual(gem.paused, frozenset())
+        yield over
         running = yield threads.deferToThread(self.control.call,
                                               {"op": "debugRuns"})
         self.assertEqual(running, {"debugRuns": 0})
+        self.assertEqual(gem.paused, frozenset())
+
+    @inlineCallbacks
+    def test_deadGemHoldsNoPausedRun(self):
+        """
+        A session whose gem died holds no paused run once its next call
+        finds the gem gone: nothing is left to step or continue.
+        """
+        gem = yield self.loggedIn()
+        yield gem.executeDebug("nil halt. 7")
+        [number] = [each["session"] for each in (yield threads.deferToThread(
+            self.control.call, {"op": "sessions"}))["sessions"]]
+        yield threads.deferToThread(self.control.call,
+                                    {"op": "kill", "session": number})
+        yield self.assertFailure(gem.executeDebug("3 + 4"), GciError)
+        self.assertEqual(gem.paused, frozenset())
+
+    @inlineCallbacks
+    def test_abandonedHoldsNoPausedRun(self):
+        """
+        An abandoned session's paused runs end with it.
+        """
+        gem = GemSession(self.library, self.login, reactor, "debug")
+        yield gem.login()
+        yield gem.executeDebug("nil halt. 7")
+        gem.abandon("its call took no break")
+        self.assertEqual(gem.paused, frozenset())
 
     @inlineCallbacks
     def test_finishedAndFailed(self):

@@ -8,11 +8,14 @@ the metrics and each session's C{status}.
 
 import hashlib
 import http.client
+import io
 import json
 import os
 import random
 import socket
 import time
+
+from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.testing.simulator.control import SimulatorControl
 from tests.daemon.test_serve_sockets import samples
@@ -44,6 +47,55 @@ def modernCall(port, name, arguments):
         return response.status, json.loads(response.read())
     finally:
         connection.close()
+
+
+def auditEvents(file):
+    """
+    The events of the whole lines in C{file}, an audit trail (binary) the
+    daemon may be writing a line of as it is read: the file is read at
+    once, and its last piece, after the last newline, is left for the next
+    look.  (Read a line at a time, a line read in part at one end of the
+    file has its rest read as a line of its own once the daemon wrote it.)
+    """
+    return [json.loads(line) for line in file.read().split(b"\n")[:-1]]
+
+
+def commitEvents(path):
+    with open(path, "rb") as f:
+        return [event for event in auditEvents(f) if event["event"] == "commit"]
+
+
+class _Appended(io.RawIOBase):
+    """
+    A file being appended to: each read answers the next of C{chunks}, an
+    empty one where a read met the end of the file in a line.
+    """
+
+    def __init__(self, chunks):
+        self._chunks = list(chunks)
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        chunk = self._chunks.pop(0) if self._chunks else b""
+        buffer[:len(chunk)] = chunk
+        return len(chunk)
+
+
+class AuditReadingTests(SynchronousTestCase):
+
+    def test_lineBeingWritten(self):
+        """
+        A line the daemon is still writing is not read, nor is its rest
+        read as a line once written.
+        """
+        first = b'{"event": "commit", "result": "committed"}\n'
+        file = io.BufferedReader(_Appended(
+            [first + b'{"event": "commit", "result": ', b"",
+             b'"committed"}\n']))
+        self.assertEqual(auditEvents(file),
+                         [{"event": "commit", "result": "committed"}])
 
 
 class UnwritableAuditTests(DaemonTestCase):
@@ -110,13 +162,6 @@ class HungUpCommitTests(DaemonTestCase):
         self.daemon = self.startDaemon("--audit-log", self.audit,
                                        "--max-sessions", "16")
 
-    def commitEvents(self):
-        with open(self.audit) as f:
-            # A line the daemon is still writing is read at the next look.
-            return [event for event in map(json.loads, (
-                line for line in f if line.endswith("\n")))
-                    if event["event"] == "commit"]
-
     def hangUpOnCommit(self, session):
         body = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
                            "params": {"name": "commit",
@@ -132,7 +177,7 @@ class HungUpCommitTests(DaemonTestCase):
 
     def waitForCommits(self, count):
         deadline = time.monotonic() + 20
-        while len(self.commitEvents()) < count:
+        while len(commitEvents(self.audit)) < count:
             self.assertLess(time.monotonic(), deadline, self.daemon.log())
             time.sleep(0.02)
 
@@ -153,7 +198,7 @@ class HungUpCommitTests(DaemonTestCase):
             self.hangUpOnCommit(session)
             self.waitForCommits(n + 1)
             sessions.append(session)
-        self.assertEqual([event["result"] for event in self.commitEvents()],
+        self.assertEqual([event["result"] for event in commitEvents(self.audit)],
                          ["committed"] * 15)
         scraped = samples(get(self.daemon.port, "/metrics")[2].decode())
         self.assertEqual(scraped[("gsmcpd_commits_total",
@@ -184,10 +229,8 @@ class CodeCommitTests(DaemonTestCase):
                                        "execution session debugging")
 
     def commitEvents(self):
-        with open(self.audit) as f:
-            return [(event["result"], event["changes"])
-                    for event in map(json.loads, f)
-                    if event["event"] == "commit"]
+        return [(event["result"], event["changes"])
+                for event in commitEvents(self.audit)]
 
     def assertCommitted(self, result, tool, code):
         self.assertIn("[session] Committed:", json.dumps(result["content"]))

@@ -57,6 +57,44 @@ class RenameTests(MutationTestCase):
             NotImplementedError)
 
 
+BANKING = ("(System myUserProfile symbolList detect: [:each | each name == "
+           "#Banking])")
+
+
+class UnboundSuperclassTests(MutationTestCase):
+    """
+    A class holds its superclass by identity: removing the superclass's
+    last binding leaves it the superclass (GemStone keeps the class object;
+    a rename's new version does not re-parent the old one's subclasses:
+    GemTalk/Jasper resources/refactoring/engine.gs, GsRenameClassRefactoring).
+    The model keeps no unbound class, so it fails loudly there, never
+    answering the subclass under Object.
+    """
+
+    def test_renamedUnderASubclassNotModelled(self):
+        return self.assertFailure(self.harness.call(
+            "execute_code", code=DEFINE.format(name="Ledger", old="Account")
+            + f". {BANKING} removeKey: #Account. SavingsAccount superclass name"),
+            NotImplementedError)
+
+    def test_removedUnderASubclassNotModelled(self):
+        return self.assertFailure(self.harness.call(
+            "execute_code", code=f"{BANKING} removeKey: #Account. "
+            "SavingsAccount superclass name"), NotImplementedError)
+
+    @inlineCallbacks
+    def test_dictionaryRemovedWithItsSubclasses(self):
+        """
+        A dictionary removed with a class and its subclasses removes them
+        all: none is reachable by name any more.
+        """
+        yield self.succeed("execute_code", code=(
+            "System myUserProfile removeDictionaryAt: 2. nil"))
+        code = self.code()
+        self.assertNotIn("Banking", code.symbolList())
+        self.assertIsNone(code.classNamed("SavingsAccount"))
+
+
 REDEFINE = ("{superclass} subclass: '{name}' instVarNames: {variables} "
             "classVars: #() classInstVars: #() poolDictionaries: #() "
             "inDictionary: (System myUserProfile symbolList detect: [:each | "

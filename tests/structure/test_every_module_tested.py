@@ -27,6 +27,8 @@ TESTED_ELSEWHERE = {
     "gci.debugcalls": "gci.test_gci_debugging",
     # A session's debugger state, through the tools that keep it.
     "tools.debugruns": "tools.test_tools_debugger",
+    # The debugger's breakpoints, through the toolset that serves them.
+    "tools.breakpoints": "tools.test_tools_debugger",
     # The Klein app, in memory with StubTreq (named before the restructure).
     "transport.http": "transport.test_web",
     # The 2026-07-28 endpoint, driven through its transport as a client

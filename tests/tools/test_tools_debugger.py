@@ -4,11 +4,13 @@ simulated stone, through the dispatcher, as issue 32's "What it must show"
 lists them.
 """
 
+from twisted.internet import reactor, threads
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
 
 from gsmcpd.daemon.options import Options
 from gsmcpd.daemon.security import READ_ONLY_REASON
+from gsmcpd.gci.session import GemSession
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.testing.simulator.errors import COMMITS_DISABLED
 from gsmcpd.tools.base import OWN_SESSION
@@ -16,6 +18,8 @@ from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.tools.debugger import DebuggerToolset
 from gsmcpd.tools.templates.render import Template, stringLiteral
 from gsmcpd.tools.templates.run import runTemplate
+from tests.builders import clientSession
+from tests.gci.test_gci import SimulatedStoneMixin
 from tests.toolharness import StonePool, ToolHarness
 from tests.tools.test_tools_mutation import TOOLSETS, MutationTestCase
 from tests.transport.test_modern import ModernTestCase
@@ -382,6 +386,57 @@ class MoreTests(DebuggerTestCase):
         kept = yield self.structured(
             "execute_code", code="System abortTransaction. UserGlobals at: #Kept ifAbsent: [0]")
         self.assertEqual(kept["printString"], "0")
+
+
+class SessionEndTests(SimulatedStoneMixin, DebuggerTestCase):
+    """
+    A paused run ends with its GemStone session (a L{GemSession} on the
+    simulated stone's process): the toolset offers no stale run after it.
+    """
+
+    @inlineCallbacks
+    def setUp(self):
+        super().setUp()
+        self.startStone()
+        self.gem = GemSession(self.library, self.login, reactor, "debug")
+        yield self.gem.login()
+        self.over = None
+        self.addCleanup(lambda: self.over or self.gem.logout())
+        self.harness.client = clientSession(self.gem, "0" * 32, "2025-11-25")
+        run = yield self.structured("debug_run", code="nil halt. 7")
+        self.assertEqual(run["state"], "paused")
+
+    @inlineCallbacks
+    def assertNoneLeft(self):
+        listed = yield self.structured("debug_list")
+        self.assertEqual(listed, {"paused": []})
+        kind, text = yield self.harness.error("debug_continue", debug=1)
+        self.assertEqual(kind, "notFound")
+        self.assertIn("none is paused", text)
+
+    @inlineCallbacks
+    def test_loggedOut(self):
+        """
+        Once the session logged out, no run is paused (its thread is
+        over: a call on a stale process would never be answered).
+        """
+        self.over = self.gem.logout()
+        yield self.over
+        yield self.assertNoneLeft()
+
+    @inlineCallbacks
+    def test_gemDied(self):
+        """
+        The call that finds the gem dead answers sessionGone; after it no
+        run is paused, and none is continued on the dead gem.
+        """
+        [number] = [each["session"] for each in (yield threads.deferToThread(
+            self.control.call, {"op": "sessions"}))["sessions"]]
+        yield threads.deferToThread(self.control.call,
+                                    {"op": "kill", "session": number})
+        gone = yield self.harness.call("execute_code", code="3 + 4")
+        self.assertEqual(gone["data"]["kind"], "sessionGone", gone)
+        yield self.assertNoneLeft()
 
 
 class ModernTests(ModernTestCase):

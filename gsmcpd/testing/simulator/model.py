@@ -205,9 +205,19 @@ class CodeModel:
         A binding of C{name} to C{value} was removed: if it bound a user
         class under its own name and no dictionary of the symbol list
         binds that name any more, the class is removed too.
+
+        Not modelled: a class whose subclass is still bound, which GemStone
+        keeps as that subclass's superclass (held by identity; the model
+        keeps no unbound class, and would put the subclass under Object).
         """
         if (_bindsClass(value, name) and self._current(name) is not None
                 and system.resolve(self.session, name) is None):
+            held = [each for each in self.subclassesOf(name)
+                    if system.resolve(self.session, each) is not None]
+            if held:
+                raise NotImplementedError(
+                    f"the simulated stone keeps no unbound class: {name} is the "
+                    f"superclass of {', '.join(held)}")
             self.removeClass(name)
 
     # Classes

@@ -11,7 +11,10 @@ GsRenameClassRefactoring, describes the steps).
 Stricter than GemStone where the model is simpler: a rename that would also
 change the shape, the superclass or the class variables is not modelled
 (an error the simulator owns, never a GemStone answer), and a name already
-bound in the symbol list is refused rather than rebound.
+bound in the symbol list is refused rather than rebound.  Removing the old
+name of a class with subclasses is not modelled either: GemStone keeps the
+old version as their superclass (L{gsmcpd.testing.simulator.model}'s
+C{unbound}).
 
 The same message redefines a class under its own name (an instance
 variable renamed): a new version when the shape changes, the superclass's
