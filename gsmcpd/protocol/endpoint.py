@@ -19,9 +19,9 @@ from gsmcpd.protocol.jsonrpc import (
     encode,
     parseMessage,
 )
-from gsmcpd.protocol.notices import Filter
 from gsmcpd.sessions.clients import NoSessionId, NoSuchSession
 from gsmcpd.sessions.interfaces import ICallSink
+from gsmcpd.sessions.listeners import Filter
 
 Headers = dict[str, list[str]]
 """A request's header values by lowercased name."""

@@ -24,8 +24,6 @@ from gsmcpd.protocol.calls import (
 )
 from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
-from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
-from gsmcpd.protocol.eras.legacy.outbound import StreamAsker
 from gsmcpd.protocol.facts import LEGACY, RequestFacts
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import (
@@ -53,6 +51,8 @@ from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.context import CallContext
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
+from gsmcpd.sessions.listeners import SessionListeners
+from gsmcpd.sessions.outbound import StreamAsker
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.running import CANCELLED
 from gsmcpd.sessions.shares import ShareExhausted

@@ -53,7 +53,6 @@ from gsmcpd.protocol.jsonrpc import (
     invalidParams,
 )
 from gsmcpd.protocol.methods import Method, MethodTable
-from gsmcpd.protocol.notices import Filter
 from gsmcpd.protocol.pipeline import (
     Admit,
     Answer,
@@ -68,6 +67,7 @@ from gsmcpd.sessions.client import LogGate
 from gsmcpd.sessions.context import CallContext, noLogs
 from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.sessions.lending import NotAdmitted
+from gsmcpd.sessions.listeners import Filter
 from gsmcpd.sessions.running import CANCELLED
 from gsmcpd.tools.base import NO_SESSION, Tool
 from gsmcpd.tools.invocation import NOT_AN_OBJECT
