@@ -1,7 +1,8 @@
 """
 The MCP methods, once for both eras: each handler takes a request's
 L{RequestFacts} and answers its result, or raises L{JsonRpcError}; what
-the eras say differently comes in the facts' L{IDialect}.
+the eras say differently comes in the facts' L{IDialect}.  What a
+C{tools/call} says of its tool (none, a stream) is said here for both.
 """
 
 from typing import Any, cast
@@ -19,9 +20,9 @@ from gsmcpd.protocol.jsonrpc import (
     JsonObject,
     JsonRpcError,
     invalidParams,
+    progressTokenOf,
     refuseCursor,
 )
-from gsmcpd.protocol.toolcall import unknownTool
 from gsmcpd.protocol.versions import SUPPORTED_VERSIONS
 from gsmcpd.sessions.client import LOG_LEVELS, ClientSession
 from gsmcpd.sessions.running import ToolRun
@@ -55,6 +56,24 @@ RESOURCE_NOT_FOUND = -32002
 MAX_SUBSCRIPTIONS = 100
 MAX_URI_LENGTH = 1024
 """Characters in a resource URI a session may subscribe to."""
+
+
+def unknownTool(params: JsonObject) -> JsonRpcError:
+    """The error for a C{tools/call} that names no tool its caller may use."""
+    name = params.get("name")
+    return invalidParams("tools/call needs a tool name"
+                         if not isinstance(name, str)
+                         else f"unknown tool {name!r}")
+
+
+def answersAsStream(params: JsonObject, tool: Tool | None) -> bool:
+    """
+    Whether a C{tools/call} of C{tool} may be answered as a stream, where
+    the client accepts one: it asked for progress, or the tool sends the
+    client messages while it runs.
+    """
+    return progressTokenOf(params) is not None or \
+        getattr(tool, "streams", False)
 
 
 def refuseLongUris(uris: list[str]) -> None:
@@ -280,15 +299,7 @@ class Handlers:
     def complete(self, request: RequestFacts) -> Any:
         ref = _object(request.params, "ref")
         argument = _object(request.params, "argument")
-        surface = self.surfaceFor(request.principal)
-        if ref.get("type") == "ref/prompt" and isinstance(ref.get("name"),
-                                                          str):
-            target = surface.prompts.get(ref.get("name"))
-        elif ref.get("type") == "ref/resource":
-            target = next((t for t in surface.templates
-                           if t.uriTemplate == ref.get("uri")), None)
-        else:
-            target = None
+        target = self.surfaceFor(request.principal).completable(ref)
         if target is None:
             raise invalidParams(f"nothing to complete for {ref!r}")
         values = []

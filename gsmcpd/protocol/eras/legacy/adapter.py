@@ -25,7 +25,7 @@ from gsmcpd.protocol.calls import (
 from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
 from gsmcpd.protocol.facts import LEGACY, RequestFacts
-from gsmcpd.protocol.handlers import Handlers
+from gsmcpd.protocol.handlers import Handlers, answersAsStream, unknownTool
 from gsmcpd.protocol.jsonrpc import (
     METHOD_NOT_FOUND,
     SERVER_ERROR,
@@ -46,7 +46,6 @@ from gsmcpd.protocol.pipeline import (
     Unmade,
 )
 from gsmcpd.protocol.shares import END_ONE, shareRefusal
-from gsmcpd.protocol.toolcall import answersAsStream, unknownTool
 from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.context import CallContext

@@ -36,15 +36,15 @@ from gsmcpd.protocol.eras.modern.handles import (
     HANDLE_TOOLS,
     SESSION_ARGUMENT,
     ToolSchemas,
+    asRefusal,
     takeHandle,
     takesHandle,
 )
 from gsmcpd.protocol.eras.modern.lending import Lending, nothingToRelease
-from gsmcpd.protocol.eras.modern.refusals import asRefusal
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
 from gsmcpd.protocol.eras.modern.results import ModernAnswer, complete
 from gsmcpd.protocol.facts import MODERN, RequestFacts
-from gsmcpd.protocol.handlers import Handlers
+from gsmcpd.protocol.handlers import Handlers, answersAsStream
 from gsmcpd.protocol.jsonrpc import (
     SERVER_ERROR,
     JsonObject,
@@ -62,7 +62,6 @@ from gsmcpd.protocol.pipeline import (
     Placed,
     Unmade,
 )
-from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.sessions.client import LogGate
 from gsmcpd.sessions.context import CallContext, noLogs
 from gsmcpd.sessions.interfaces import ICallSink
