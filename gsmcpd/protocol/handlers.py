@@ -13,16 +13,9 @@ from twisted.internet.defer import inlineCallbacks
 from gsmcpd import __version__
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.observe.audit import CallRefused
+from gsmcpd.protocol import jsonrpc
 from gsmcpd.protocol.facts import IDialect, RequestFacts
-from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
-    JsonObject,
-    JsonRpcError,
-    invalidParams,
-    progressTokenOf,
-    refuseCursor,
-)
+from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError, invalidParams
 from gsmcpd.protocol.versions import SUPPORTED_VERSIONS
 from gsmcpd.sessions.client import LOG_LEVELS, ClientSession
 from gsmcpd.sessions.running import ToolRun
@@ -72,7 +65,7 @@ def answersAsStream(params: JsonObject, tool: Tool | None) -> bool:
     the client accepts one: it asked for progress, or the tool sends the
     client messages while it runs.
     """
-    return progressTokenOf(params) is not None or \
+    return jsonrpc.progressTokenOf(params) is not None or \
         getattr(tool, "streams", False)
 
 
@@ -189,7 +182,7 @@ class Handlers:
 
     def initialized(self, request: RequestFacts) -> JsonObject:
         """C{initialize} inside a session that already has it."""
-        raise JsonRpcError(INVALID_REQUEST,
+        raise JsonRpcError(jsonrpc.INVALID_REQUEST,
                            "Invalid Request: this session is already "
                            "initialized")
 
@@ -203,7 +196,7 @@ class Handlers:
         return dialect.discovered(answer, self.serverInfo())
 
     def toolsList(self, request: RequestFacts) -> JsonObject:
-        refuseCursor(request.params, "tools/list")
+        jsonrpc.refuseCursor(request.params, "tools/list")
         describe = request.dialect.describe
         return {"tools": [describe(tool) for tool in self.toolsFor(
             request.principal).advertised()] + [
@@ -219,7 +212,7 @@ class Handlers:
                        request.dialect.describe)
 
     def resourcesList(self, request: RequestFacts) -> JsonObject:
-        refuseCursor(request.params, "resources/list")
+        jsonrpc.refuseCursor(request.params, "resources/list")
         return {"resources": [
             r.descriptor() for r in
             self.surfaceFor(request.principal).resources.values()] + [
@@ -227,7 +220,7 @@ class Handlers:
                 for skill in request.dialect.skills.values()]}
 
     def templatesList(self, request: RequestFacts) -> JsonObject:
-        refuseCursor(request.params, "resources/templates/list")
+        jsonrpc.refuseCursor(request.params, "resources/templates/list")
         return {"resourceTemplates": [
             t.descriptor()
             for t in self.surfaceFor(request.principal).templates]}
@@ -247,10 +240,10 @@ class Handlers:
             contents = yield read(call, uri, **variables)
         except ToolError as e:
             code = request.dialect.resourceNotFound \
-                if e.kind == "notFound" else INTERNAL_ERROR
+                if e.kind == "notFound" else jsonrpc.INTERNAL_ERROR
             raise JsonRpcError(code, e.message, {"uri": uri})
         except CallBroken as e:
-            raise JsonRpcError(INTERNAL_ERROR, str(e),
+            raise JsonRpcError(jsonrpc.INTERNAL_ERROR, str(e),
                                {"uri": uri, "number": e.number})
         return {"contents": contents}
 
@@ -271,7 +264,7 @@ class Handlers:
         return {}
 
     def promptsList(self, request: RequestFacts) -> JsonObject:
-        refuseCursor(request.params, "prompts/list")
+        jsonrpc.refuseCursor(request.params, "prompts/list")
         return {"prompts": [p.descriptor() for p in self.surfaceFor(
             request.principal).prompts.values()]}
 
@@ -308,7 +301,7 @@ class Handlers:
                 values = yield target.complete(argument.get("name"),
                                                argument.get("value", ""))
             except ToolError as e:
-                raise JsonRpcError(INTERNAL_ERROR, e.message)
+                raise JsonRpcError(jsonrpc.INTERNAL_ERROR, e.message)
         values = list(values or [])
         return {"completion": {"values": values[:100], "total": len(values),
                                "hasMore": len(values) > 100}}

@@ -22,10 +22,8 @@ from gsmcpd.tools.base import Tool
 @implementer(IDialect)
 @attr.s(frozen=True, auto_attribs=True)
 class ModernDialect:
-    """
-    The 2026-07-28 era's: C{session} arguments, handle tools, skills,
-    C{-32602} for a missing resource, the end of a dead gem's handle.
-    """
+    """The 2026-07-28 era's: C{session} arguments, handle tools, skills,
+    C{-32602} for a missing resource, the end of a dead gem's handle."""
 
     instructions: str | None
     capabilities: JsonObject
@@ -41,10 +39,8 @@ class ModernDialect:
 
     def sessionGoneError(self, work: IWorkSession, number: int
                          ) -> JsonRpcError:
-        """
-        A dead gem's handle is gone (open_session makes a new one); a
-        throwaway session's client never knew its handle, and calls again.
-        """
+        """A dead gem's handle is gone (open_session makes a new one); a
+        throwaway session's client never knew its handle, and calls again."""
         data = {"kind": kinds.SESSION_GONE, "number": number}
         if work.throwaway:
             return JsonRpcError(SERVER_ERROR, "The throwaway GemStone session "

@@ -15,11 +15,7 @@ from typing import Any
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION, PARAM_HEADER_KEYWORD
-from gsmcpd.protocol.jsonrpc import (
-    JsonObject,
-    JsonRpcError,
-    invalidParams,
-)
+from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError, invalidParams
 from gsmcpd.sessions.work import couldBeHandle
 from gsmcpd.tools.base import (
     NO_SESSION,
