@@ -93,9 +93,8 @@ class PendingRequests:
 @implementer(IAsker)
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class StreamAsker:
-    """Asking on the call's stream, C{sink}: without one, nothing is asked
-    (a value, as its era makes it: L{gsmcpd.sessions.context.CallContext}'s
-    part)."""
+    """Asking on the call's stream, C{sink}: without one, nothing is asked.
+    A value, as the L{gsmcpd.sessions.context.CallContext} it is part of."""
 
     _pending: IClientRequests
     _client: ClientSession
