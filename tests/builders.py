@@ -8,14 +8,13 @@ from twisted.internet.task import Clock
 
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.eras.legacy.adapter import LegacyEra
-from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
-from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.methods import MethodTable
-from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.protocol.pipeline import CallPipeline
 from gsmcpd.protocol.versions import LATEST_LEGACY_VERSION
 from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.listeners import ChangeNotices, SessionListeners
+from gsmcpd.sessions.outbound import PendingRequests
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.work import WorkSession
 from tests.fakes import FakePool

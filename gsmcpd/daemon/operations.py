@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from gsmcpd.gci.pool import GemSessionPool
     from gsmcpd.observe.audit import AuditLog
     from gsmcpd.observe.metrics import Metrics
-    from gsmcpd.protocol.notices import ChangeNotices
+    from gsmcpd.sessions.listeners import ChangeNotices
     from gsmcpd.sessions.registry import SessionRegistry
 
 WhenListening = Callable[[], Deferred[IListeningPort]]

@@ -55,18 +55,17 @@ from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.eras.legacy.adapter import LegacyEra
-from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
-from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.eras.modern.adapter import ModernEra
 from gsmcpd.protocol.eras.modern.lending import Lending
 from gsmcpd.protocol.eras.modern.skills import Skills
 from gsmcpd.protocol.eras.modern.tasks import TaskStore
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.methods import MethodTable
-from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.protocol.pipeline import CallPipeline
 from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, GemPreparation, ViewHygiene
 from gsmcpd.sessions.lifetime import Reaper
+from gsmcpd.sessions.listeners import ChangeNotices, SessionListeners
+from gsmcpd.sessions.outbound import PendingRequests
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.workers import WorkerLogins
 from gsmcpd.tools.catalogtools import servedCatalog

@@ -11,17 +11,11 @@ from twisted.python.failure import Failure
 from zope.interface import Attribute, Interface
 
 from gsmcpd.auth.tokens import Principal
-from gsmcpd.protocol.jsonrpc import (
-    INVALID_REQUEST,
-    JsonObject,
-    JsonRpcError,
-    Message,
-    encode,
-    parseMessage,
-)
-from gsmcpd.protocol.notices import Filter
+from gsmcpd.protocol import jsonrpc
+from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError, Message
 from gsmcpd.sessions.clients import NoSessionId, NoSuchSession
 from gsmcpd.sessions.interfaces import ICallSink
+from gsmcpd.sessions.listeners import Filter
 
 Headers = dict[str, list[str]]
 """A request's header values by lowercased name."""
@@ -59,10 +53,8 @@ class Exchange:
 
 @attr.s(auto_attribs=True, frozen=True)
 class Reply:
-    """
-    A status and headers, then a body (L{None}: a stream ended the
-    response), or C{response} as C{stream}'s last event.
-    """
+    """A status and headers, then a body (L{None}: a stream ended the
+    response), or C{response} as C{stream}'s last event."""
 
     body: bytes | None
     status: int | None = None
@@ -73,7 +65,7 @@ class Reply:
 
 def json(document: object, status: int | None = None,
          header: tuple[tuple[bytes, bytes], ...] = ()) -> Reply:
-    return Reply(encode(document), status,
+    return Reply(jsonrpc.encode(document), status,
                  header + ((b"content-type", b"application/json"),))
 
 
@@ -85,13 +77,14 @@ def refused(status: int, error: JsonRpcError, requestId: object) -> Reply:
 
 def sessionRefused(failure: Failure, requestId: object) -> Reply:
     """No 2025 session for the request: 400 without its id, else 404."""
+    bad = jsonrpc.INVALID_REQUEST
     if failure.check(NoSessionId):
-        return refused(400, JsonRpcError(INVALID_REQUEST, "Bad Request: "
-                       "MCP-Session-Id header is required"), requestId)
+        return refused(400, JsonRpcError(bad, "Bad Request: MCP-Session-Id "
+                                         "header is required"), requestId)
     failure.trap(NoSuchSession)
-    return refused(404, JsonRpcError(INVALID_REQUEST, "Not Found: no such "
-                   "session (it ended or never existed); initialize a new "
-                   "one"), requestId)
+    return refused(404, JsonRpcError(bad, "Not Found: no such session (it "
+                                     "ended or never existed); initialize a "
+                                     "new one"), requestId)
 
 
 class IPostEra(Interface):
@@ -113,7 +106,7 @@ class Endpoint:
     def post(self, exchange: Exchange) -> "Deferred[Reply]":
         """The L{Reply} to one C{POST}."""
         try:
-            message = parseMessage(exchange.body)
+            message = jsonrpc.parseMessage(exchange.body)
         except JsonRpcError as e:
             exchange.requestId = e.requestId
             return succeed(refused(400, e, e.requestId))

@@ -1,7 +1,8 @@
 """
 The MCP methods, once for both eras: each handler takes a request's
 L{RequestFacts} and answers its result, or raises L{JsonRpcError}; what
-the eras say differently comes in the facts' L{IDialect}.
+the eras say differently comes in the facts' L{IDialect}.  What a
+C{tools/call} says of its tool (none, a stream) is said here for both.
 """
 
 from typing import Any, cast
@@ -12,16 +13,9 @@ from twisted.internet.defer import inlineCallbacks
 from gsmcpd import __version__
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.observe.audit import CallRefused
+from gsmcpd.protocol import jsonrpc
 from gsmcpd.protocol.facts import IDialect, RequestFacts
-from gsmcpd.protocol.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
-    JsonObject,
-    JsonRpcError,
-    invalidParams,
-    refuseCursor,
-)
-from gsmcpd.protocol.toolcall import unknownTool
+from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError, invalidParams
 from gsmcpd.protocol.versions import SUPPORTED_VERSIONS
 from gsmcpd.sessions.client import LOG_LEVELS, ClientSession
 from gsmcpd.sessions.running import ToolRun
@@ -55,6 +49,24 @@ RESOURCE_NOT_FOUND = -32002
 MAX_SUBSCRIPTIONS = 100
 MAX_URI_LENGTH = 1024
 """Characters in a resource URI a session may subscribe to."""
+
+
+def unknownTool(params: JsonObject) -> JsonRpcError:
+    """The error for a C{tools/call} that names no tool its caller may use."""
+    name = params.get("name")
+    return invalidParams("tools/call needs a tool name"
+                         if not isinstance(name, str)
+                         else f"unknown tool {name!r}")
+
+
+def answersAsStream(params: JsonObject, tool: Tool | None) -> bool:
+    """
+    Whether a C{tools/call} of C{tool} may be answered as a stream, where
+    the client accepts one: it asked for progress, or the tool sends the
+    client messages while it runs.
+    """
+    return jsonrpc.progressTokenOf(params) is not None or \
+        getattr(tool, "streams", False)
 
 
 def refuseLongUris(uris: list[str]) -> None:
@@ -170,7 +182,7 @@ class Handlers:
 
     def initialized(self, request: RequestFacts) -> JsonObject:
         """C{initialize} inside a session that already has it."""
-        raise JsonRpcError(INVALID_REQUEST,
+        raise JsonRpcError(jsonrpc.INVALID_REQUEST,
                            "Invalid Request: this session is already "
                            "initialized")
 
@@ -184,7 +196,7 @@ class Handlers:
         return dialect.discovered(answer, self.serverInfo())
 
     def toolsList(self, request: RequestFacts) -> JsonObject:
-        refuseCursor(request.params, "tools/list")
+        jsonrpc.refuseCursor(request.params, "tools/list")
         describe = request.dialect.describe
         return {"tools": [describe(tool) for tool in self.toolsFor(
             request.principal).advertised()] + [
@@ -200,7 +212,7 @@ class Handlers:
                        request.dialect.describe)
 
     def resourcesList(self, request: RequestFacts) -> JsonObject:
-        refuseCursor(request.params, "resources/list")
+        jsonrpc.refuseCursor(request.params, "resources/list")
         return {"resources": [
             r.descriptor() for r in
             self.surfaceFor(request.principal).resources.values()] + [
@@ -208,7 +220,7 @@ class Handlers:
                 for skill in request.dialect.skills.values()]}
 
     def templatesList(self, request: RequestFacts) -> JsonObject:
-        refuseCursor(request.params, "resources/templates/list")
+        jsonrpc.refuseCursor(request.params, "resources/templates/list")
         return {"resourceTemplates": [
             t.descriptor()
             for t in self.surfaceFor(request.principal).templates]}
@@ -228,10 +240,10 @@ class Handlers:
             contents = yield read(call, uri, **variables)
         except ToolError as e:
             code = request.dialect.resourceNotFound \
-                if e.kind == "notFound" else INTERNAL_ERROR
+                if e.kind == "notFound" else jsonrpc.INTERNAL_ERROR
             raise JsonRpcError(code, e.message, {"uri": uri})
         except CallBroken as e:
-            raise JsonRpcError(INTERNAL_ERROR, str(e),
+            raise JsonRpcError(jsonrpc.INTERNAL_ERROR, str(e),
                                {"uri": uri, "number": e.number})
         return {"contents": contents}
 
@@ -252,7 +264,7 @@ class Handlers:
         return {}
 
     def promptsList(self, request: RequestFacts) -> JsonObject:
-        refuseCursor(request.params, "prompts/list")
+        jsonrpc.refuseCursor(request.params, "prompts/list")
         return {"prompts": [p.descriptor() for p in self.surfaceFor(
             request.principal).prompts.values()]}
 
@@ -280,15 +292,7 @@ class Handlers:
     def complete(self, request: RequestFacts) -> Any:
         ref = _object(request.params, "ref")
         argument = _object(request.params, "argument")
-        surface = self.surfaceFor(request.principal)
-        if ref.get("type") == "ref/prompt" and isinstance(ref.get("name"),
-                                                          str):
-            target = surface.prompts.get(ref.get("name"))
-        elif ref.get("type") == "ref/resource":
-            target = next((t for t in surface.templates
-                           if t.uriTemplate == ref.get("uri")), None)
-        else:
-            target = None
+        target = self.surfaceFor(request.principal).completable(ref)
         if target is None:
             raise invalidParams(f"nothing to complete for {ref!r}")
         values = []
@@ -297,7 +301,7 @@ class Handlers:
                 values = yield target.complete(argument.get("name"),
                                                argument.get("value", ""))
             except ToolError as e:
-                raise JsonRpcError(INTERNAL_ERROR, e.message)
+                raise JsonRpcError(jsonrpc.INTERNAL_ERROR, e.message)
         values = list(values or [])
         return {"completion": {"values": values[:100], "total": len(values),
                                "hasMore": len(values) > 100}}

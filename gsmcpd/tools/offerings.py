@@ -137,6 +137,15 @@ class Surface:
             declared["logging"] = {}
         return declared
 
+    def completable(self, ref: JsonObject) -> "Prompt | ResourceTemplate | None":
+        """What a C{completion/complete} reference names: a prompt by name,
+        a resource template by its URI template, or L{None}."""
+        if ref.get("type") == "ref/prompt":
+            name = ref.get("name")
+            return self.prompts.get(name) if isinstance(name, str) else None
+        return next((t for t in self.templates if ref.get("type") ==
+                     "ref/resource" and t.uriTemplate == ref.get("uri")), None)
+
     def resolve(self, uri: str) -> tuple[Resource | ResourceTemplate,
                                           dict[str, str]] | None:
         """The offering C{uri} names and its variables, or L{None}."""

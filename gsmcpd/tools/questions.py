@@ -4,7 +4,7 @@ client's model (sampling) or the client itself (its roots).
 
 A tool builds its questions here and asks them through its call
 (C{call.ask({key: question})}); how they travel depends on the protocol
-era, which the tool never sees (L{gsmcpd.protocol.eras.legacy.outbound},
+era, which the tool never sees (L{gsmcpd.sessions.outbound},
 L{gsmcpd.protocol.eras.modern.asking}).
 """
 
@@ -87,7 +87,7 @@ def accepted(answer: dict[str, Any] | None) -> dict[str, Any] | None:
 class IAsker(Interface):
     """
     One way of asking the client during a call: on the call's own stream
-    (L{gsmcpd.protocol.eras.legacy.outbound}), as an input-required round,
+    (L{gsmcpd.sessions.outbound}), as an input-required round,
     or from inside a task (L{gsmcpd.protocol.eras.modern.asking}).
     """
 

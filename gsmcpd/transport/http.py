@@ -24,7 +24,6 @@ from gsmcpd.observe.metrics import UNOBSERVED, Metrics
 from gsmcpd.protocol.endpoint import Endpoint, Exchange, Reply
 from gsmcpd.protocol.eras.legacy.adapter import LegacyEra
 from gsmcpd.protocol.eras.legacy.entry import LegacyEntry
-from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.eras.modern.entry import ModernEntry
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
@@ -33,6 +32,7 @@ from gsmcpd.protocol.jsonrpc import (
     encode,
 )
 from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.outbound import PendingRequests
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.transport.bearer import principalOf
 from gsmcpd.transport.connections import (

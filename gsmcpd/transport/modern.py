@@ -12,7 +12,7 @@ from gsmcpd.protocol.endpoint import Headers
 from gsmcpd.protocol.eras.modern.adapter import ModernEra
 from gsmcpd.protocol.eras.modern.listen import Filter, Listener
 from gsmcpd.protocol.jsonrpc import JsonObject
-from gsmcpd.protocol.notices import ChangeNotices
+from gsmcpd.sessions.listeners import ChangeNotices
 from gsmcpd.sessions.outbox import Outbox
 from gsmcpd.transport.gates import VERSION_HEADER
 from gsmcpd.transport.sse import EventStream
@@ -40,7 +40,7 @@ class ModernPost:
                  clock: IReactorTime) -> None:
         """
         @param era: the L{gsmcpd.protocol.eras.modern.adapter.ModernEra}.
-        @param notices: the L{gsmcpd.protocol.notices.ChangeNotices}
+        @param notices: the L{gsmcpd.sessions.listeners.ChangeNotices}
             listeners are added to.
         """
         self.era = era

@@ -16,7 +16,7 @@ from gsmcpd.observe.audit import AuditLog, AuditUnavailable, CallFacts
 from gsmcpd.observe.auditfile import AuditFile
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.eras.modern.listen import Listener
-from gsmcpd.protocol.notices import ChangeNotices, Filter, Subscriber
+from gsmcpd.sessions.listeners import ChangeNotices, Filter, Subscriber
 from gsmcpd.sessions.registry import SessionRegistry
 from tests.fakes import FakePool
 from tests.observe.test_auditfile import Disk

@@ -36,7 +36,7 @@ from gsmcpd.observe.auditchain import verify
 from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.eras.modern.handles import noSuchHandle
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
-from gsmcpd.protocol.notices import Filter
+from gsmcpd.sessions.listeners import Filter
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from gsmcpd.transport.bearer import BearerGate, BearerResource
 from tests.fakes import SmalltalkRaised

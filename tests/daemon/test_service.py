@@ -35,19 +35,18 @@ from gsmcpd.gci.pool import GemSessionPool
 from gsmcpd.observe.metrics import Metrics
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.eras.legacy.adapter import LegacyEra
-from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
-from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.eras.modern.adapter import ModernEra
 from gsmcpd.protocol.eras.modern.lending import Lending
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
 from gsmcpd.protocol.eras.modern.tasks import TaskStore
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.methods import MethodTable
-from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.sessions.clients import ClientSessions
 from gsmcpd.sessions.hygiene import HYGIENE_INTERVAL, ViewHygiene
 from gsmcpd.sessions.lifetime import MAINTENANCE_INTERVAL, Reaper
+from gsmcpd.sessions.listeners import ChangeNotices, SessionListeners
 from gsmcpd.sessions.logins import Logins, SessionOpener
+from gsmcpd.sessions.outbound import PendingRequests
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.replacement import GemReplacement
 from gsmcpd.sessions.shares import Shares

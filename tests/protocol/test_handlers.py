@@ -21,7 +21,13 @@ from gsmcpd.protocol.eras.modern.dialect import ModernDialect
 from gsmcpd.protocol.eras.modern.handles import HANDLE_TOOLS
 from gsmcpd.protocol.eras.modern.results import complete
 from gsmcpd.protocol.facts import LEGACY, RequestFacts
-from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND, Handlers, ServerIdentity
+from gsmcpd.protocol.handlers import (
+    RESOURCE_NOT_FOUND,
+    Handlers,
+    ServerIdentity,
+    answersAsStream,
+    unknownTool,
+)
 from gsmcpd.protocol.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -43,6 +49,7 @@ from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate
 from gsmcpd.tools.templates.outcomes import CallBroken, ToolError
 from tests.builders import clientSession, legacyEra
 from tests.fakes import FakeGem
+from tests.tooldoubles import CHANGING
 
 
 def message(method, id=1, **params):
@@ -415,3 +422,22 @@ class ToolNamedTests(SynchronousTestCase):
             error = self.assertRaises(JsonRpcError, self.handlers.toolCalled,
                                       legacy, None, params)
             self.assertIn(said, error.message)
+
+
+class NamingTests(SynchronousTestCase):
+
+    def test_unknownTool(self):
+        self.assertEqual(unknownTool({"name": "nope"}).code, INVALID_PARAMS)
+        self.assertIn("unknown tool 'nope'",
+                      unknownTool({"name": "nope"}).message)
+        for params in ({}, {"name": 3}, {"name": None}):
+            self.assertIn("needs a tool name", unknownTool(params).message)
+
+    def test_answersAsStream(self):
+        self.assertFalse(answersAsStream({}, CHANGING))
+        self.assertFalse(answersAsStream({}, None))
+        self.assertTrue(answersAsStream({"_meta": {"progressToken": 1}},
+                                        None))
+        self.assertTrue(answersAsStream(
+            {}, Tool("s", "S", "d", closedSchema(),
+                     annotations(readOnly=True), None, streams=True)))

@@ -8,7 +8,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.protocol.eras.modern.listen import readFilter
 from gsmcpd.protocol.handlers import MAX_SUBSCRIPTIONS, MAX_URI_LENGTH
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS, JsonRpcError
-from gsmcpd.protocol.notices import Filter
+from gsmcpd.sessions.listeners import Filter
 
 SOURCE = "gemstone://class/Foo/source"
 

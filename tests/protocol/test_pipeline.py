@@ -11,15 +11,14 @@ from zope.interface.verify import verifyObject
 from gsmcpd.daemon.service import eras
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.calls import CallRunner
-from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
-from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
 from gsmcpd.protocol.jsonrpc import INVALID_REQUEST
-from gsmcpd.protocol.notices import ChangeNotices
 from gsmcpd.protocol.pipeline import IEra
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.breaks import RunningCall
+from gsmcpd.sessions.listeners import ChangeNotices, SessionListeners
+from gsmcpd.sessions.outbound import PendingRequests
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import CALLS_PER_IDENTITY, FairShares, ShareExhausted
 from gsmcpd.tools.catalog import ToolCatalog

@@ -9,9 +9,9 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
 from gsmcpd.gci.session import CallWithdrawn
-from gsmcpd.protocol.eras.legacy.outbound import PendingRequests, StreamAsker
 from gsmcpd.sessions.breaks import RunningCall
 from gsmcpd.sessions.context import CallContext, noLogs
+from gsmcpd.sessions.outbound import PendingRequests, StreamAsker
 from gsmcpd.tools.context import NULL_CONTEXT, ICallContext, ICallControl
 from gsmcpd.tools.questions import NULL_ASKER, elicitation
 from gsmcpd.tools.templates.outcomes import ToolError

@@ -27,11 +27,10 @@ from twisted.web.resource import IResource
 
 from gsmcpd.daemon.service import eras
 from gsmcpd.protocol.calls import CallRunner
-from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
-from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.eras.modern.tasks import TaskStore
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
-from gsmcpd.protocol.notices import ChangeNotices
+from gsmcpd.sessions.listeners import ChangeNotices, SessionListeners
+from gsmcpd.sessions.outbound import PendingRequests
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy

@@ -25,7 +25,6 @@ from gsmcpd.gci.session import GemSession, LoginParameters
 from gsmcpd.observe.auditchain import ChainedJsonObserver
 from gsmcpd.observe.auditfile import AuditFile
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
-from gsmcpd.protocol.eras.legacy.outbound import PendingRequests, StreamAsker
 from gsmcpd.protocol.eras.modern.asking import ModernAsker
 from gsmcpd.protocol.eras.modern.dialect import ModernDialect
 from gsmcpd.protocol.eras.modern.envelope import Envelope
@@ -40,6 +39,7 @@ from gsmcpd.sessions.interfaces import (
     ISessionCloser,
     IWorkSession,
 )
+from gsmcpd.sessions.outbound import PendingRequests, StreamAsker
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.base import Tool

@@ -34,6 +34,11 @@ LONG_MODULES_ALLOWED = ("smalltalk/parser.py",)
 """The parser is excepted from the size limit; the simulator is not part of
 the runtime (gsmcpd/testing)."""
 
+MAX_PROTOCOL_LINES = 4000
+"""The protocol layer is the thin part between the transport and the
+sessions (issue 31's bound): every line of it, imports included, as
+C{wc -l} counts them."""
+
 ROOT = pathlib.Path(gsmcpd.__file__).parent
 
 
@@ -182,6 +187,15 @@ class LayeringTests(TestCase):
                 if lines > MAX_LINES and not str(path.relative_to(ROOT))
                 .endswith(LONG_MODULES_ALLOWED)}
         self.assertEqual(long, {})
+
+    def test_protocolLayerIsThin(self):
+        """
+        The protocol layer stays within MAX_PROTOCOL_LINES: what is not the
+        protocol's business lives in the layer it belongs to.
+        """
+        lines = sum(len(path.read_text().splitlines())
+                    for path in (ROOT / "protocol").rglob("*.py"))
+        self.assertLessEqual(lines, MAX_PROTOCOL_LINES)
 
     def test_detectsAnUpwardImport(self):
         """

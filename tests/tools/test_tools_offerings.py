@@ -1,12 +1,13 @@
 """
 Tests for L{gsmcpd.tools.offerings}: how resources, resource templates and
-prompts describe themselves, and which URIs a template claims.
+prompts describe themselves, which URIs a template claims, and what a
+completion reference names.
 """
 
 from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.tools.base import ANY_SESSION, OWN_SESSION
-from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate
+from gsmcpd.tools.offerings import Prompt, Resource, ResourceTemplate, Surface
 
 DEFINITION = ResourceTemplate("gemstone://class/{className}/definition",
                               "class definition", read=None,
@@ -81,3 +82,41 @@ class DescriptorTests(SynchronousTestCase):
         self.assertEqual(prompt.descriptor(), {
             "name": "review", "title": "Review",
             "arguments": [{"name": "className", "required": True}]})
+
+
+class _Offers:
+    """A toolset offering one prompt and one resource template."""
+
+    usesLogging = False
+
+    def resources(self):
+        return []
+
+    def resourceTemplates(self):
+        return [DEFINITION]
+
+    def prompts(self):
+        return [REVIEW]
+
+
+REVIEW = Prompt("review", get=None)
+
+
+class CompletableTests(SynchronousTestCase):
+
+    def test_completable(self):
+        """
+        A completion reference names a prompt by name or a template by its
+        URI template; anything else names nothing.
+        """
+        surface = Surface([_Offers()])
+        for ref, target in (
+                ({"type": "ref/prompt", "name": "review"}, REVIEW),
+                ({"type": "ref/resource",
+                  "uri": DEFINITION.uriTemplate}, DEFINITION),
+                ({"type": "ref/prompt", "name": "other"}, None),
+                ({"type": "ref/prompt", "name": ["review"]}, None),
+                ({"type": "ref/prompt", "uri": DEFINITION.uriTemplate}, None),
+                ({"type": "ref/resource", "name": "review"}, None),
+                ({"type": "ref/other", "uri": DEFINITION.uriTemplate}, None)):
+            self.assertIs(surface.completable(ref), target, ref)

@@ -21,12 +21,11 @@ from gsmcpd.gci.errors import GciError
 from gsmcpd.observe.metrics import UNOBSERVED, Metrics
 from gsmcpd.protocol.calls import CallRunner
 from gsmcpd.protocol.endpoint import Exchange
-from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
-from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.handlers import Handlers, ServerIdentity
-from gsmcpd.protocol.notices import ChangeNotices
+from gsmcpd.sessions.listeners import ChangeNotices, SessionListeners
 from gsmcpd.sessions.logins import unprepared
 from gsmcpd.sessions.notes import SESSION_NOTE
+from gsmcpd.sessions.outbound import PendingRequests
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.tools.catalog import ToolCatalog
 from gsmcpd.transport.hosts import HostPolicy, OriginPolicy

@@ -24,10 +24,8 @@ from gsmcpd.protocol.calls import (
 )
 from gsmcpd.protocol.catalogsurface import unwrapCall
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
-from gsmcpd.protocol.eras.legacy.listeners import SessionListeners
-from gsmcpd.protocol.eras.legacy.outbound import StreamAsker
 from gsmcpd.protocol.facts import LEGACY, RequestFacts
-from gsmcpd.protocol.handlers import Handlers
+from gsmcpd.protocol.handlers import Handlers, answersAsStream, unknownTool
 from gsmcpd.protocol.jsonrpc import (
     METHOD_NOT_FOUND,
     SERVER_ERROR,
@@ -48,11 +46,12 @@ from gsmcpd.protocol.pipeline import (
     Unmade,
 )
 from gsmcpd.protocol.shares import END_ONE, shareRefusal
-from gsmcpd.protocol.toolcall import answersAsStream, unknownTool
 from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.context import CallContext
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
+from gsmcpd.sessions.listeners import SessionListeners
+from gsmcpd.sessions.outbound import StreamAsker
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.running import CANCELLED
 from gsmcpd.sessions.shares import ShareExhausted

@@ -14,10 +14,8 @@ from gsmcpd.tools.base import Tool
 @implementer(IDialect)
 @attr.s(frozen=True, auto_attribs=True)
 class LegacyDialect:
-    """
-    The 2025 era's: C{-32002} for a missing resource, a dead gem as the end
-    of the MCP session.
-    """
+    """The 2025 era's: C{-32002} for a missing resource, a dead gem as the end
+    of the MCP session."""
 
     instructions: str | None
     capabilities: JsonObject

@@ -19,11 +19,11 @@ from gsmcpd.protocol.endpoint import (
     sessionRefused,
 )
 from gsmcpd.protocol.eras.legacy.adapter import LegacyEra, Opened
-from gsmcpd.protocol.eras.legacy.outbound import PendingRequests
 from gsmcpd.protocol.jsonrpc import JsonObject, Message
 from gsmcpd.protocol.versions import PRIMED_STREAMS_SINCE, atLeast
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.clients import NoSessionId, NoSuchSession
+from gsmcpd.sessions.outbound import PendingRequests
 
 
 @implementer(IPostEra)

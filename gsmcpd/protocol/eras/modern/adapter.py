@@ -36,15 +36,15 @@ from gsmcpd.protocol.eras.modern.handles import (
     HANDLE_TOOLS,
     SESSION_ARGUMENT,
     ToolSchemas,
+    asRefusal,
     takeHandle,
     takesHandle,
 )
 from gsmcpd.protocol.eras.modern.lending import Lending, nothingToRelease
-from gsmcpd.protocol.eras.modern.refusals import asRefusal
 from gsmcpd.protocol.eras.modern.requeststate import RequestStateSeal
 from gsmcpd.protocol.eras.modern.results import ModernAnswer, complete
 from gsmcpd.protocol.facts import MODERN, RequestFacts
-from gsmcpd.protocol.handlers import Handlers
+from gsmcpd.protocol.handlers import Handlers, answersAsStream
 from gsmcpd.protocol.jsonrpc import (
     SERVER_ERROR,
     JsonObject,
@@ -53,7 +53,6 @@ from gsmcpd.protocol.jsonrpc import (
     invalidParams,
 )
 from gsmcpd.protocol.methods import Method, MethodTable
-from gsmcpd.protocol.notices import Filter
 from gsmcpd.protocol.pipeline import (
     Admit,
     Answer,
@@ -63,11 +62,11 @@ from gsmcpd.protocol.pipeline import (
     Placed,
     Unmade,
 )
-from gsmcpd.protocol.toolcall import answersAsStream
 from gsmcpd.sessions.client import LogGate
 from gsmcpd.sessions.context import CallContext, noLogs
 from gsmcpd.sessions.interfaces import ICallSink
 from gsmcpd.sessions.lending import NotAdmitted
+from gsmcpd.sessions.listeners import Filter
 from gsmcpd.sessions.running import CANCELLED
 from gsmcpd.tools.base import NO_SESSION, Tool
 from gsmcpd.tools.invocation import NOT_AN_OBJECT

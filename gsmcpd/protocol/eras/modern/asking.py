@@ -93,10 +93,8 @@ def _answered(requests: JsonObject, gathered: Gathered) -> JsonObject:
 
 @implementer(IAsker)
 class ModernAsker:
-    """
-    Asking in the 2026 era: from the answers the request carries, or, once
-    its call became a task, with the task waiting C{input_required}.
-    """
+    """Asking in the 2026 era: from the answers the request carries, or, once
+    its call became a task, with the task waiting C{input_required}."""
 
     def __init__(self, envelope: Envelope, gathered: Gathered) -> None:
         self._envelope = envelope

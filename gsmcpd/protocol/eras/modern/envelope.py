@@ -96,12 +96,10 @@ def missingCapability(name: str, why: str) -> JsonRpcError:
 
 
 def methodRemoved(method: str | None) -> JsonRpcError:
-    """
-    The error for a method the 2026 era dropped or never had: among them
-    C{initialize}, C{ping}, C{logging/setLevel} and C{resources/subscribe},
-    which the 2025 path serves, and the tasks extension's first
-    C{tasks/result} and C{tasks/list}.
-    """
+    """A method the 2026 era dropped (C{initialize}, C{ping},
+    C{logging/setLevel}, C{resources/subscribe}: the 2025 path serves them)
+    or never had (the tasks extension's first C{tasks/result} and
+    C{tasks/list})."""
     return JsonRpcError(-32601, f"Method not found: {method} (not part of "
                         f"MCP {MODERN_VERSION})")
 
@@ -140,12 +138,9 @@ def _single(headers: Headers, name: str) -> str | None:
 
 
 def _one(name: str, values: Sequence[str]) -> str | None:
-    """
-    The one value of header C{name} (stripped), L{None} when absent.
-
-    A header sent twice is refused: a router reading the first copy and a
-    server reading the last would disagree about the request.
-    """
+    """The one value of header C{name}, stripped, or L{None}; one sent twice
+    is refused (a router reading the first copy and a server the last would
+    disagree about the request)."""
     if len(values) > 1:
         raise mismatch(f"{name} appears more than once")
     return values[0].strip() if values else None
@@ -161,9 +156,7 @@ def readEnvelope(method: str | None, params: JsonObject,
     (C{-32020}); the version itself (C{-32022}).
     """
     versionHeader = _one(VERSION_HEADER, version)
-    meta = params.get("_meta")
-    if not isinstance(meta, dict):
-        meta = None
+    meta = params["_meta"] if isinstance(params.get("_meta"), dict) else None
     if (versionHeader is not None and versionHeader not in SUPPORTED_VERSIONS
             and (meta is None or PROTOCOL_VERSION_KEY not in meta)):
         raise unsupportedVersion(versionHeader)
@@ -215,9 +208,7 @@ def decodeHeaderValue(value: str | None) -> str | None:
     @raise JsonRpcError: C{-32020} for a wrapped value that is not canonical
         base64 of UTF-8.
     """
-    if value is None:
-        return None
-    wrapped = _BASE64_WRAPPED.match(value)
+    wrapped = None if value is None else _BASE64_WRAPPED.match(value)
     if wrapped is None:
         return value
     payload = wrapped.group(1)
@@ -231,10 +222,8 @@ def decodeHeaderValue(value: str | None) -> str | None:
 
 
 def mirroredParameters(inputSchema: JsonObject) -> dict[str, str]:
-    """
-    C{{argument: header token}} for the top-level arguments a tool declares
-    for header mirroring.
-    """
+    """C{{argument: header token}} of the top-level arguments a tool
+    declares for header mirroring."""
     return {name: spec[PARAM_HEADER_KEYWORD]
             for name, spec in inputSchema.get("properties", {}).items()
             if isinstance(spec, dict) and PARAM_HEADER_KEYWORD in spec}

@@ -10,15 +10,12 @@ they always saw), declared for header mirroring so a load balancer can route
 on C{Mcp-Param-Session}.
 """
 
+from typing import Any
+
+from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION, PARAM_HEADER_KEYWORD
-from gsmcpd.protocol.jsonrpc import (
-    SERVER_ERROR,
-    JsonObject,
-    JsonRpcError,
-    invalidParams,
-)
-from gsmcpd.sessions.interfaces import IWorkSession
+from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError, invalidParams
 from gsmcpd.sessions.work import couldBeHandle
 from gsmcpd.tools.base import (
     NO_SESSION,
@@ -81,6 +78,30 @@ def noSuchHandle(handle: str) -> JsonRpcError | ToolError:
                      "for a new one.", {"session": handle})
 
 
+def asRefusal(error: JsonRpcError | ToolError, handle: str | None,
+              principal: Any, sessions: Any) -> Exception:
+    """
+    C{error} as the L{CallRefused} it is, or itself when it is none: a
+    handle unknown or another's (told alike, only the audit tells them
+    apart), none, or over a share.
+    """
+    if isinstance(error, ToolError):
+        kind = kinds.NO_SUCH_SESSION if error.kind == "refused" else None
+    else:
+        kind = error.data.get("kind") if isinstance(error.data, dict) \
+            else None
+    if kind == kinds.SHARE_CAP:
+        return CallRefused(kind, error)
+    if kind != kinds.NO_SUCH_SESSION:
+        return error
+    if handle is None:
+        return CallRefused("handleRequired", error)
+    owner = getattr(sessions.work.get(handle), "principal", None)
+    return CallRefused("foreignHandle" if owner is not None and (
+        principal is None or owner.identity != principal.identity)
+        else "unknownHandle", error)
+
+
 HANDLE_OUTPUT = resultSchema(session={"type": "string"})
 
 OPEN_SESSION = "open_session"
@@ -118,24 +139,6 @@ def opened(handle: str) -> ToolResult:
 def closed(handle: str) -> ToolResult:
     return ToolResult(f"Closed GemStone session {handle}; its uncommitted "
                       "changes, if any, were discarded.", {"session": handle})
-
-
-def sessionGoneError(work: IWorkSession, number: int) -> JsonRpcError:
-    """
-    A dead gem in the 2026 era: its handle is gone (open_session makes a new
-    one); a throwaway session's client never knew its handle, and calls again.
-    """
-    data = {"kind": kinds.SESSION_GONE, "number": number}
-    if work.throwaway:
-        return JsonRpcError(SERVER_ERROR, f"The throwaway GemStone session "
-                            f"this call ran in ended (GemStone error "
-                            f"{number}); nothing it changed was kept. Call "
-                            "again.", data)
-    return JsonRpcError(SERVER_ERROR, f"The GemStone session behind handle "
-                        f"{work.handle} ended (GemStone error {number}); its "
-                        "uncommitted changes are lost and the handle is "
-                        "closed. Call open_session for a new one.",
-                        dict(data, session=work.handle))
 
 
 def takesHandle(tool: Tool) -> bool:

@@ -20,12 +20,12 @@ from gsmcpd.protocol.eras.modern.envelope import Envelope
 from gsmcpd.protocol.eras.modern.handles import (
     OPEN_SESSION,
     SESSION_ARGUMENT,
+    asRefusal,
     closed,
     needsHandle,
     noSuchHandle,
     opened,
 )
-from gsmcpd.protocol.eras.modern.refusals import asRefusal
 from gsmcpd.protocol.jsonrpc import (
     SERVER_ERROR,
     JsonObject,

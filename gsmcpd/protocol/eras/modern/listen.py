@@ -6,7 +6,7 @@ its response's stream (L{gsmcpd.transport.modern}), tagged with its id.
 from gsmcpd.protocol.eras.modern.envelope import SUBSCRIPTION_ID_KEY
 from gsmcpd.protocol.handlers import MAX_SUBSCRIPTIONS, refuseLongUris
 from gsmcpd.protocol.jsonrpc import JsonObject, invalidParams
-from gsmcpd.protocol.notices import LIST_CHANGES, Deliver, Filter, Subscriber
+from gsmcpd.sessions.listeners import LIST_CHANGES, Deliver, Filter, Subscriber
 
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 OFFERED = Filter(True, True, True, frozenset({"any"}))

@@ -96,10 +96,8 @@ class RequestStateSeal:
         return payload["state"]
 
     def verified(self, method: str, params: JsonObject) -> Any:
-        """
-        The payload, verified but not spent: a call is refused for it before
-        a session is lent, and its round spends it.
-        """
+        """The payload, verified but not spent: a call is refused for it before
+        a session is lent, and its round spends it."""
         sealed = params.get("requestState")
         if sealed is None:
             return None

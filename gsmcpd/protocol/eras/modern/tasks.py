@@ -245,9 +245,7 @@ class TaskStore:
         """
         if task.status in TERMINAL:
             return
-        task.statusMessage = "cancelled"
-        task.inputRequests = {}
-        self._changed(task, CANCELLED)
+        self._settle(task, CANCELLED, statusMessage="cancelled")
         if task._cancel is not None:
             task._cancel()
         waiting, task._waiting = task._waiting, None

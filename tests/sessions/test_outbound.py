@@ -1,5 +1,5 @@
 """
-Tests for L{gsmcpd.protocol.eras.legacy.outbound}: server-sent requests get
+Tests for L{gsmcpd.sessions.outbound}: server-sent requests get
 ids of their own, reach the right stream, and always decide something; a
 2025 call asks its client by them.
 """
@@ -13,16 +13,16 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
 from gsmcpd.observe.clipping import CLIPPED_LENGTH
-from gsmcpd.protocol.eras.legacy.outbound import (
-    REQUEST_TIMEOUT,
-    PendingRequests,
-    StreamAsker,
-)
 from gsmcpd.protocol.jsonrpc import parseMessage
 from gsmcpd.sessions.interfaces import (
     ClientAnsweredError,
     ClientDidNotAnswer,
     IClientRequests,
+)
+from gsmcpd.sessions.outbound import (
+    REQUEST_TIMEOUT,
+    PendingRequests,
+    StreamAsker,
 )
 from gsmcpd.tools.questions import elicitation, roots
 from gsmcpd.tools.templates.outcomes import ToolError

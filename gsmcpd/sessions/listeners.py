@@ -1,15 +1,17 @@
 """
-Change notices, to whoever listens, in either era: L{ChangeNotices} is the
-one place changes are announced; the eras differ only in their
-L{Subscriber} (L{gsmcpd.protocol.eras.legacy.listeners},
-L{gsmcpd.protocol.eras.modern.listen}).
+Who hears of changes, in either era: L{ChangeNotices} is the one place the
+commits of work sessions are announced; a 2025 client session listens
+through L{SessionListeners}, a 2026 C{subscriptions/listen} stream through
+its own L{Subscriber} (L{gsmcpd.protocol.eras.modern.listen}).
 """
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import attr
 
-from gsmcpd.protocol.jsonrpc import JsonObject
+from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.interfaces import JsonObject
 
 Deliver = Callable[[str, JsonObject], None]
 """How a subscriber is told: called with a notice's method and params."""
@@ -95,3 +97,27 @@ class ChangeNotices:
             for subscriber in list(self._subscribers):
                 if uri in subscriber.filter.resourceSubscriptions:
                     subscriber.tell(RESOURCE_UPDATED, {"uri": uri})
+
+
+class SessionListeners:
+    """The 2025 client sessions listening to the daemon's L{ChangeNotices}."""
+
+    def __init__(self, notices: ChangeNotices):
+        self._notices = notices
+        self._subscribers: dict[str, Subscriber] = {}
+
+    def add(self, session: ClientSession) -> None:
+        def deliver(method: str, params: JsonObject) -> None:
+            session.post({"jsonrpc": "2.0", "method": method,
+                          "params": params})
+
+        subscriber = Subscriber(lambda: Filter(resourceSubscriptions=frozenset(
+            session.subscriptions)), deliver)
+        self._subscribers[session.handle] = subscriber
+        self._notices.add(subscriber)
+
+    def remove(self, session: Any) -> None:
+        """C{session} (anything with its handle) listens no more."""
+        subscriber = self._subscribers.pop(session.handle, None)
+        if subscriber is not None:
+            self._notices.remove(subscriber)

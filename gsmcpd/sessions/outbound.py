@@ -1,19 +1,20 @@
 """
-Requests the server sends the client, and the answers it POSTs back: ids of
-their own (C{srv-N}, never a client's) and a timeout, so an unanswered
-request never hangs a session.  A 2025-era call asks its client so, each
-question a request on the call's own stream.
+Requests the server sends a 2025 client session, and the answers it POSTs
+back: ids of their own (C{srv-N}, never a client's) and a timeout, so an
+unanswered request never hangs a session; the registry forgets a closed
+session's.  A 2025-era call asks its client so, each question a request on
+the call's own stream.
 """
 
 import itertools
 from typing import Any
 
+import attr
 from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 from zope.interface import implementer
 
 from gsmcpd.observe.clipping import clipped
-from gsmcpd.protocol.jsonrpc import Message
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import (
     ClientAnsweredError,
@@ -59,8 +60,9 @@ class PendingRequests:
         (via or session).post(message)
         return d
 
-    def answer(self, session: ClientSession, message: Message) -> bool:
-        """Whether a response the client POSTed answers one of ours."""
+    def answer(self, session: ClientSession, message: Any) -> bool:
+        """Whether a response the client POSTed (a parsed message: its
+        C{id} and C{raw}) answers one of ours."""
         entry = self._pending.get(message.id)
         if entry is None or entry[0] != session.handle:
             self.log.info("session {session}: a response to unknown request "
@@ -89,14 +91,14 @@ class PendingRequests:
 
 
 @implementer(IAsker)
+@attr.s(frozen=True, slots=True, auto_attribs=True)
 class StreamAsker:
-    """Asking on the call's stream, C{sink}: without one, nothing is asked."""
+    """Asking on the call's stream, C{sink}: without one, nothing is asked.
+    A value, as the L{gsmcpd.sessions.context.CallContext} it is part of."""
 
-    def __init__(self, pending: IClientRequests, client: ClientSession,
-                 sink: ICallSink | None):
-        self._pending = pending
-        self._client = client
-        self._sink = sink
+    _pending: IClientRequests
+    _client: ClientSession
+    _sink: ICallSink | None
 
     def canAsk(self, capability: str) -> bool:
         return isinstance(self._client.clientCapabilities.get(capability),
