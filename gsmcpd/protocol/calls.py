@@ -114,6 +114,7 @@ class CallRunner:
         handler, tool = method.handler, request.tool
         if not method.call:
             # Answered from memory: nothing to end, nothing to stream.
+            self._active(request)
             return maybeDeferred(handler, request)
         changes = changesOf(request)
         try:
@@ -126,9 +127,9 @@ class CallRunner:
                 not admitted, request.principal,
                 self.records.starting(request)))
         except (RequestInFlight, ShareExhausted) as e:
-            return self.unmade(request, notAdmitted(request, e))
+            return self._refused(request, notAdmitted(request, e))
         except AuditUnavailable:
-            return self.unmade(request, auditRefusal())
+            return self._refused(request, auditRefusal())
         record = CallRecord(self.records, request,
                             cast(ObservedCall, running.observed), changes)
         running.over.addCallback(lambda end: record.ended(
@@ -142,8 +143,24 @@ class CallRunner:
         """
         Record a call not made as what its client is told: a refusal's
         answer (counted as refused), a tool error as its result, or
-        failing with its L{JsonRpcError}.
+        failing with its L{JsonRpcError}.  A call not made in its session
+        still counts as that session's activity.
         """
+        self._active(request)
+        return self._refused(request, error)
+
+    def _active(self, request: RequestFacts) -> None:
+        """
+        A request that does not run in its work session (it runs there:
+        L{WorkCalls.run}) counts as its activity all the same.
+        """
+        work = request.work
+        if work is not None and not work.throwaway:
+            self._registry.active(work)
+
+    def _refused(self, request: RequestFacts,
+                 error: CallRefused | JsonRpcError | ToolError
+                 ) -> Deferred[Any]:
         if isinstance(error, CallRefused):
             self.records.refused(request, error)
             return fail(error).addErrback(unrefused)
@@ -175,7 +192,7 @@ class CallRunner:
         try:
             record = self.records.started(request)
         except CallRefused as refusal:
-            return self.unmade(request, refusal)
+            return self._refused(request, refusal)
 
         def over(outcome: Any) -> Any:
             record.ended(outcome)

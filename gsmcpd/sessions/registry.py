@@ -23,7 +23,7 @@ from gsmcpd.gci.session import shielded
 from gsmcpd.observe.metrics import UNOBSERVED, Metrics
 from gsmcpd.sessions.breaks import breakUntilOut
 from gsmcpd.sessions.clients import ClientSessions
-from gsmcpd.sessions.interfaces import ISessionCloser
+from gsmcpd.sessions.interfaces import ISessionCloser, IWorkSession
 from gsmcpd.sessions.logins import (
     Logins,
     Preparation,
@@ -123,6 +123,23 @@ class SessionRegistry:
         if session is not None:
             self.work.touch(session)
         return session
+
+    def active(self, work: IWorkSession) -> None:
+        """
+        A request for C{work}: it is active, and a verdict pending on its
+        2025 client's lost stream is retracted.
+        """
+        self.work.touch(work)
+        self.clients.retract(work.handle)
+
+    def replaced(self, work: IWorkSession) -> Deferred[None]:
+        """
+        A request for C{work} while its GemStone session is being replaced
+        (rare): counted as activity, it waits until the replacement is
+        over; its era finds its session again then.
+        """
+        self.active(work)
+        return work.awaitReplacement() or succeed(None)
 
     def close(self, handle: str, reason: str, code: str = "other"
               ) -> Deferred[None]:

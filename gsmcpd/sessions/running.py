@@ -126,8 +126,9 @@ class WorkCalls:
 
     def run(self, call: WorkCall) -> "Running":
         """
-        Admit C{call}, start its observation and begin it: its client's
-        answer is the L{Running}'s C{answer}, its record's its C{over}.
+        Count C{call} as its session's activity, admit it, start its
+        observation and begin it: its client's answer is the L{Running}'s
+        C{answer}, its record's its C{over}.
 
         @raise RequestInFlight: its request id is in flight in its work
             session.
@@ -135,6 +136,10 @@ class WorkCalls:
         @raise AuditUnavailable: its audit line cannot be written.
         """
         work = call.work
+        if work is not None and not work.throwaway:
+            # Its request counts as its session's activity: a session that
+            # outlives its calls is kept for its client while it works.
+            self._registry.active(work)
         if call.admit and work is not None:
             self._registry.shares.admitCall(work, call.principal,
                                             call.requestId)

@@ -128,6 +128,33 @@ class RegistryTests(TestCase):
         self.registry.work.touch(self.session)
         self.assertEqual(self.session.liveness.lastActivity, 105)
 
+    def test_activeRetractsTheGrace(self):
+        """
+        A request for a 2025 client's work session is activity, and
+        retracts the verdict pending on its client's lost stream.
+        """
+        stream = self.registry.clients.openStream(self.client, FakeStream)
+        stream.onLost(stream)
+        self.clock.advance(5)
+        self.registry.active(self.session)
+        self.assertEqual(self.session.liveness.lastActivity, 105)
+        self.clock.advance(10)
+        self.assertIs(self.registry.work.get(self.session.handle),
+                      self.session)
+
+    def test_replacedWaits(self):
+        """
+        A request for a session whose gem is being replaced counts as
+        activity, and waits until the replacement is over.
+        """
+        self.session.replacementBegan()
+        self.clock.advance(5)
+        waiting = self.registry.replaced(self.session)
+        self.assertEqual(self.session.liveness.lastActivity, 105)
+        self.assertNoResult(waiting)
+        self.session.replacementOver()
+        self.successResultOf(waiting)
+
     def test_handleWorkingTouches(self):
         """
         A 2026 handle names its work session for its own identity only,

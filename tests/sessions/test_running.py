@@ -42,6 +42,7 @@ class Session:
         self.handle = self.label = "h1"
         self.calls = CallState()
         self.released = []
+        self.throwaway = False
 
     def admit(self, run):
         self.calls.running[run.requestId] = run
@@ -69,6 +70,10 @@ class Registry:
         self.replacement = self
         self.shares = Shares(FairShares(callsPerSession=1))
         self.closed = []
+        self.activity = []
+
+    def active(self, work):
+        self.activity.append(work)
 
     def replace(self, session, why):
         pass
@@ -92,6 +97,20 @@ class WorkCallsTests(SynchronousTestCase):
                                           FROM_MEMORY, tool))
         running.over.addCallback(self.ends.append)
         return running
+
+    def test_activityCounted(self):
+        """
+        A call counts as its session's activity before it is admitted (a
+        refused one too); one in a throwaway session does not.
+        """
+        call = WorkCall(self.session, 1, True, FROM_MEMORY,
+                        lambda context: Deferred(), True)
+        self.calls.run(call)
+        self.assertRaises(RequestInFlight, self.calls.run, call)
+        self.assertEqual(self.registry.activity, [self.session] * 2)
+        self.session.throwaway = True
+        self.assertRaises(RequestInFlight, self.calls.run, call)
+        self.assertEqual(len(self.registry.activity), 2)
 
     def test_toolRunHere(self):
         """
