@@ -40,6 +40,7 @@ from gsmcpd.protocol.recording import (
     unrefused,
 )
 from gsmcpd.protocol.shares import shareRefusal
+from gsmcpd.sessions.context import CallContext
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.logins import LoginNotAnswered
 from gsmcpd.sessions.running import CallEnded, WorkCall, WorkCalls
@@ -104,12 +105,15 @@ class CallRunner:
         self.records = CallRecords(clock, audit, metrics)
 
     def answer(self, request: RequestFacts, method: Method,
-               admitted: bool = False) -> Deferred[Any]:
+               admitted: bool = False,
+               opening: Callable[[], CallContext] | None = None
+               ) -> Deferred[Any]:
         """
         A L{Deferred} of one request's result (its era frames it), of
         L{CANCELLED} for a call its client cancelled, or failing with a
-        L{JsonRpcError}; C{admitted}: already, by L{admit}.  A call's end
-        is recorded once, as its client is told.
+        L{JsonRpcError}; C{admitted}: already, by its era; C{opening}
+        builds its context once it is admitted (else its facts carry it).
+        A call's end is recorded once, as its client is told.
         """
         handler, tool = method.handler, request.tool
         if not method.call:
@@ -122,7 +126,8 @@ class CallRunner:
             # method's is called back with its context.
             running = self.work.run(WorkCall(
                 request.work, request.id, tool is None or tool.cancellable,
-                request.context, handler(request) if tool is not None
+                request.context if opening is None else opening,
+                handler(request) if tool is not None
                 else lambda context: handler(request.running(context)),
                 not admitted, request.principal,
                 self.records.starting(request)))

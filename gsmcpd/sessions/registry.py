@@ -17,7 +17,6 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from gsmcpd.auth.tokens import Principal, admits
 from gsmcpd.gci.interfaces import ISessionPool
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.metrics import UNOBSERVED, Metrics
@@ -87,42 +86,6 @@ class SessionRegistry:
                                     self, clock, metrics, loginDeadline)
         self.clients = ClientSessions(self.opener, self.work, self, clock,
                                       streamLossGrace)
-
-    def handled(self, handle: str, principal: Principal | None
-                ) -> WorkSession | None:
-        """
-        The live work session a 2026 C{handle} names, if C{principal}
-        opened it as a handle; else L{None}, by the same steps as for a
-        handle that names nothing (a 2025 session id, or a throwaway
-        session, is never a handle).
-        """
-        session = self.work.get(handle)
-        live = session is not None and not session.throwaway and \
-            self.clients.get(handle) is None
-        if not admits(session.principal if session and live else None,
-                      principal, f"handle {handle[:8]}", exists=live):
-            return None
-        return session
-
-    def working(self, handle: str, principal: Principal | None
-                ) -> WorkSession | None | Deferred[WorkSession | None]:
-        """
-        The work session a call with C{handle} works in (L{handled}), its
-        activity counted: at once, or once its replacement is in place
-        (found again then).
-        """
-        session = self.handled(handle, principal)
-        replacement = None if session is None \
-            else session.awaitReplacement()
-        if replacement is not None:
-            return replacement.addCallback(
-                lambda _: self._touched(self.handled(handle, principal)))
-        return self._touched(session)
-
-    def _touched(self, session: WorkSession | None) -> WorkSession | None:
-        if session is not None:
-            self.work.touch(session)
-        return session
 
     def active(self, work: IWorkSession) -> None:
         """

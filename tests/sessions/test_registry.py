@@ -7,7 +7,6 @@ from twisted.internet.task import Clock
 from twisted.logger import Logger
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.observe.metrics import Metrics
@@ -154,25 +153,6 @@ class RegistryTests(TestCase):
         self.assertNoResult(waiting)
         self.session.replacementOver()
         self.successResultOf(waiting)
-
-    def test_handleWorkingTouches(self):
-        """
-        A 2026 handle names its work session for its own identity only,
-        touched as a call works in it; a 2025 session id or a throwaway
-        session is no handle.
-        """
-        alice = Principal("alice", "Alice", frozenset(), 0.0)
-        handled = self.successResultOf(self.registry.opener.open(alice))
-        throwaway = self.successResultOf(self.registry.opener.open(
-            None, throwaway=True))
-        self.clock.advance(5)
-        self.assertIs(self.registry.working(handled.handle, alice), handled)
-        self.assertEqual(handled.liveness.lastActivity, 105)
-        for handle, who in [(handled.handle, None),
-                            (self.session.handle, None),
-                            (throwaway.handle, None), ("0" * 32, alice)]:
-            self.assertIsNone(self.registry.handled(handle, who))
-            self.assertIsNone(self.registry.working(handle, who))
 
     def test_newestStreamWins(self):
         first = self.registry.clients.openStream(self.client, FakeStream)
