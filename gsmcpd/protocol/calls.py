@@ -118,7 +118,6 @@ class CallRunner:
         handler, tool = method.handler, request.tool
         if not method.call:
             # Answered from memory: nothing to end, nothing to stream.
-            self._active(request)
             return maybeDeferred(handler, request)
         changes = changesOf(request)
         try:
@@ -148,20 +147,12 @@ class CallRunner:
         """
         Record a call not made as what its client is told: a refusal's
         answer (counted as refused), a tool error as its result, or
-        failing with its L{JsonRpcError}.  A call not made in its session
-        still counts as that session's activity.
+        failing with its L{JsonRpcError}; counted as its session's
+        activity all the same.
         """
-        self._active(request)
+        if request.work is not None:
+            self._registry.active(request.work)
         return self._refused(request, error)
-
-    def _active(self, request: RequestFacts) -> None:
-        """
-        A request that does not run in its work session (it runs there:
-        L{WorkCalls.run}) counts as its activity all the same.
-        """
-        work = request.work
-        if work is not None and not work.throwaway:
-            self._registry.active(work)
 
     def _refused(self, request: RequestFacts,
                  error: CallRefused | JsonRpcError | ToolError

@@ -22,13 +22,9 @@ from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError, Message
 from gsmcpd.protocol.methods import Method
 from gsmcpd.sessions.context import CallContext
-from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.tools.base import Tool
 from gsmcpd.tools.templates.outcomes import ToolError
 
-Admit = Callable[[RequestFacts, IWorkSession | None], None]
-"""L{CallRunner.admit}: raises the refusal of a call into a work session
-(L{None}: one yet to be lent)."""
 Lookup = Callable[[RequestFacts], Tool]
 """L{Handlers.toolCalled}: raises for no tool its caller may use."""
 
@@ -87,11 +83,10 @@ class IEra(Interface):
         the tool C{lookup} finds (called once); raises L{Unmade}.
         """
 
-    def place(call: RequestFacts, carrier: Any, admit: Admit
-              ) -> Deferred[Placed]:
+    def place(call: RequestFacts, carrier: Any) -> Deferred[Placed]:
         """
         Where the call runs, and how (fails with L{Unmade}); it may admit
-        it with C{admit} (L{Placed.admitted}).
+        it (L{Placed.admitted}).
         """
 
     def frame(value: JsonObject) -> JsonObject:
@@ -121,7 +116,7 @@ class CallPipeline:
             call = era.decode(message, carrier, self._lookup)
         except Unmade as e:
             return self._unmade(Failure(e), era)
-        placing = era.place(call, carrier, self.calls.admit)
+        placing = era.place(call, carrier)
         return placing.addCallbacks(
             self._placed, self._unmade, (era, method), errbackArgs=(era,))
 

@@ -20,9 +20,8 @@ from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import RequestInFlight, ShareExhausted
 from gsmcpd.sessions.work import WorkSession
 
-Lent = tuple[IWorkSession, Callable[[], Any] | None]
-"""A call's work session, and what to call when the call is over (L{None}:
-nothing, it outlives the call)."""
+Lent = tuple[IWorkSession, Callable[[], Any]]
+"""A call's work session, and what to call when the call is over."""
 
 
 @attr.s(auto_exc=True, auto_attribs=True)

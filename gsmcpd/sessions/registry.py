@@ -90,8 +90,11 @@ class SessionRegistry:
     def active(self, work: IWorkSession) -> None:
         """
         A request for C{work}: it is active, and a verdict pending on its
-        2025 client's lost stream is retracted.
+        2025 client's lost stream is retracted (a throwaway session is kept
+        for nobody).
         """
+        if work.throwaway:
+            return
         self.work.touch(work)
         self.clients.retract(work.handle)
 

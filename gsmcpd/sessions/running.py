@@ -138,9 +138,7 @@ class WorkCalls:
         @raise AuditUnavailable: its audit line cannot be written.
         """
         work = call.work
-        if work is not None and not work.throwaway:
-            # Its request counts as its session's activity: a session that
-            # outlives its calls is kept for its client while it works.
+        if work is not None:
             self._registry.active(work)
         if call.admit and work is not None:
             self._registry.shares.admitCall(work, call.principal,

@@ -141,6 +141,14 @@ class RegistryTests(TestCase):
         self.assertIs(self.registry.work.get(self.session.handle),
                       self.session)
 
+    def test_throwawayNotActive(self):
+        """A throwaway session is kept for nobody: no request touches it."""
+        throwaway = self.successResultOf(self.registry.opener.open(
+            None, throwaway=True))
+        self.clock.advance(5)
+        self.registry.active(throwaway)
+        self.assertEqual(throwaway.liveness.lastActivity, 100)
+
     def test_replacedWaits(self):
         """
         A request for a session whose gem is being replaced counts as

@@ -42,7 +42,6 @@ class Session:
         self.handle = self.label = "h1"
         self.calls = CallState()
         self.released = []
-        self.throwaway = False
 
     def admit(self, run):
         self.calls.running[run.requestId] = run
@@ -101,16 +100,13 @@ class WorkCallsTests(SynchronousTestCase):
     def test_activityCounted(self):
         """
         A call counts as its session's activity before it is admitted (a
-        refused one too); one in a throwaway session does not.
+        refused one too).
         """
         call = WorkCall(self.session, 1, True, FROM_MEMORY,
                         lambda context: Deferred(), True)
         self.calls.run(call)
         self.assertRaises(RequestInFlight, self.calls.run, call)
         self.assertEqual(self.registry.activity, [self.session] * 2)
-        self.session.throwaway = True
-        self.assertRaises(RequestInFlight, self.calls.run, call)
-        self.assertEqual(len(self.registry.activity), 2)
 
     def test_toolRunHere(self):
         """

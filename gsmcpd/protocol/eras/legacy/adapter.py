@@ -40,7 +40,6 @@ from gsmcpd.protocol.jsonrpc import (
 )
 from gsmcpd.protocol.methods import MethodTable
 from gsmcpd.protocol.pipeline import (
-    Admit,
     CallPipeline,
     IEra,
     Lookup,
@@ -194,7 +193,7 @@ class LegacyEra:
         as C{principal} (the bearer gate's); C{openStream} answers a call's
         own event stream, or L{None} when its client does not accept one.
         Every request counts as its session's activity: a call's as it runs
-        or is refused (L{CallRunner}), any other here.
+        or is refused, any other here.
         """
         if message.kind == "notification":
             self.sessions.active(client.work)
@@ -204,8 +203,9 @@ class LegacyEra:
             return succeed(None)
         message = unwrapCall(self.handlers.tools, message)
         method = self.methods.find(message.method, LEGACY)
-        if method is None:
+        if method is None or not method.call:
             self.sessions.active(client.work)
+        if method is None:
             return succeed(JsonRpcError(
                 METHOD_NOT_FOUND, f"Method not found: {message.method}"
             ).asResponse(message.id))
@@ -261,15 +261,14 @@ class LegacyEra:
         return attr.evolve(request, context=CallContext(
             StreamAsker(self.pending, client, sink), sink, client.wantsLog))
 
-    def place(self, call: RequestFacts, carrier: ClientCall,
-              admit: Admit) -> Deferred[Placed]:
+    def place(self, call: RequestFacts, carrier: ClientCall) -> Deferred[Placed]:
         """
         In its client's work session, admitted as it runs; a call of no
         tool admitted here, then refused.
         """
         if call.tool is None:
             try:
-                admit(call, call.work)
+                self.calls.admit(call, call.work)
             except (CallRefused, JsonRpcError) as e:
                 return fail(Unmade(call, e))
             return fail(Unmade(call, unknownTool(call.params)))

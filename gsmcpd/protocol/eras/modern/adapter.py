@@ -57,7 +57,6 @@ from gsmcpd.protocol.jsonrpc import (
 from gsmcpd.protocol.methods import Method, MethodTable
 from gsmcpd.protocol.notices import Filter
 from gsmcpd.protocol.pipeline import (
-    Admit,
     Answer,
     CallPipeline,
     IEra,
@@ -80,11 +79,11 @@ OpenStream = Callable[[], ICallSink | None]
 does not accept one."""
 
 
-def noStream() -> None:
+def _noStream() -> None:
     """A call answered without a stream of its own."""
 
 
-def _same(sink: ICallSink) -> ICallSink:
+def _given(sink: ICallSink) -> ICallSink:
     return sink
 
 
@@ -246,8 +245,7 @@ class ModernEra:
             raise Unmade(attr.evolve(call, arguments=None), e)
         return attr.evolve(call, tool=tool, arguments=arguments)
 
-    def place(self, call: RequestFacts, carrier: Carried,
-              admit: Admit) -> Deferred[Placed]:
+    def place(self, call: RequestFacts, carrier: Carried) -> Deferred[Placed]:
         """
         C{open_session} and C{close_session} answered by the era; else all
         that refuses a call checked before a session is lent for it.
@@ -320,11 +318,11 @@ class ModernEra:
         tool = cast(Tool, call.tool)
         envelope = carrier.envelope
         escalate = None
-        opening: OpenStream = noStream
+        opening: OpenStream = _noStream
         if self._taskSupport.get(tool.name) is not None and \
                 tasks.requires(envelope) is None:
             progress = tasks.TaskProgress(self.tasks)
-            opening = partial(_same, progress)
+            opening = partial(_given, progress)
             escalate = self._becomeTask(progress, done, envelope)
         elif answersAsStream(call.params, tool):
             opening = carrier.openStream

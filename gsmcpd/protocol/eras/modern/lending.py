@@ -42,8 +42,7 @@ from gsmcpd.protocol.jsonrpc import (
 )
 from gsmcpd.protocol.recording import CallRecords
 from gsmcpd.protocol.shares import CLOSE_ONE, shareRefusal
-from gsmcpd.sessions.interfaces import IWorkSession
-from gsmcpd.sessions.lending import Lender, Lent, NotAdmitted
+from gsmcpd.sessions.lending import Lender, NotAdmitted
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import ShareExhausted
 from gsmcpd.sessions.work import WorkSession
@@ -69,13 +68,10 @@ def handleNamed(sessions: SessionRegistry, handle: str,
 
 
 def nothingToRelease() -> None:
-    """What a call over needs done to a session that outlives it."""
-
-
-def released(lent: Lent) -> tuple[IWorkSession, Callable[[], Any]]:
-    """A lent session, and what its call needs done when over."""
-    session, end = lent
-    return session, nothingToRelease if end is None else end
+    """
+    What a call over needs done to a session that outlives it (here: a
+    call into the sessions layer would be one step more).
+    """
 
 
 def unlent(failure: Failure) -> Failure:
@@ -129,7 +125,7 @@ class Lending:
         return maybeDeferred(
             self.lender.forCall, envelope.principal, envelope.clientInfo,
             requestId, "its one call (without a session handle) is done"
-        ).addCallbacks(released, unlent)
+        ).addErrback(unlent)
 
     def _handled(self, handle: str, principal: Principal | None
                  ) -> Deferred[Any]:
@@ -156,7 +152,7 @@ class Lending:
             lent = yield maybeDeferred(
                 self.lender.borrowed, envelope.principal,
                 envelope.clientInfo, "its one read (a resource) is done"
-            ).addCallbacks(released, unlent)
+            ).addErrback(unlent)
         except ToolError as e:
             raise JsonRpcError(SERVER_ERROR, e.message,
                                dict(e.details or {}, kind=e.kind))
