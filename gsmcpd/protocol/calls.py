@@ -131,9 +131,9 @@ class CallRunner:
                 not admitted, request.principal,
                 self.records.starting(request)))
         except (RequestInFlight, ShareExhausted) as e:
-            return self._refused(request, notAdmitted(request, e))
+            return self.unmade(request, notAdmitted(request, e))
         except AuditUnavailable:
-            return self._refused(request, auditRefusal())
+            return self.unmade(request, auditRefusal())
         record = CallRecord(self.records, request,
                             cast(ObservedCall, running.observed), changes)
         running.over.addCallback(lambda end: record.ended(
@@ -152,11 +152,6 @@ class CallRunner:
         """
         if request.work is not None:
             self._registry.active(request.work)
-        return self._refused(request, error)
-
-    def _refused(self, request: RequestFacts,
-                 error: CallRefused | JsonRpcError | ToolError
-                 ) -> Deferred[Any]:
         if isinstance(error, CallRefused):
             self.records.refused(request, error)
             return fail(error).addErrback(unrefused)
@@ -188,7 +183,7 @@ class CallRunner:
         try:
             record = self.records.started(request)
         except CallRefused as refusal:
-            return self._refused(request, refusal)
+            return self.unmade(request, refusal)
 
         def over(outcome: Any) -> Any:
             record.ended(outcome)

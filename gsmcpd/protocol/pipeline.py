@@ -30,10 +30,7 @@ Lookup = Callable[[RequestFacts], Tool]
 
 
 class Answer(Protocol):
-    """
-    Runs a placed call, the L{CallRunner}'s: admitted, with the context its
-    facts carry or C{opening} builds once it is admitted.
-    """
+    """L{CallRunner.answer}, for a placed call."""
 
     def __call__(self, call: RequestFacts,
                  opening: Callable[[], CallContext] | None = None

@@ -68,10 +68,7 @@ def handleNamed(sessions: SessionRegistry, handle: str,
 
 
 def nothingToRelease() -> None:
-    """
-    What a call over needs done to a session that outlives it (here: a
-    call into the sessions layer would be one step more).
-    """
+    """What a call over needs done to a session that outlives it."""
 
 
 def unlent(failure: Failure) -> Failure:
@@ -110,13 +107,8 @@ class Lending:
         The L{Lent} session a GemStone tool's call runs in: its handle's
         (admitted as it runs), else a throwaway one lent once the call is
         admitted (a second step into the sessions layer, on that path
-        only), and what its call needs done when over.
-
-        @raise JsonRpcError: for a handle that names no session, or a
-            caller over its share of sessions.
-        @raise ToolError: for a lasting change without a handle, or no
-            session free.
-        @raise NotAdmitted: for a call without a handle refused admission.
+        only); failing with the refusal of a handle that names no session,
+        of a lasting change without one, or of no session to lend.
         """
         if handle is not None:
             return self._handled(handle, envelope.principal)
