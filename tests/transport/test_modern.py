@@ -256,6 +256,20 @@ class HandleTests(ModernTestCase):
         self.assertEqual(self.sessions.work.get(handle).calls.running, {})
 
     @inlineCallbacks
+    def test_callIsItsHandlesActivity(self):
+        """
+        A call on a handle counts as its session's activity (as it runs:
+        finding the session reads it, nothing counted).
+        """
+        handle = yield self.openSession()
+        self.clock.advance(30)
+        yield self.tool("execute_code", {"code": "3 + 4", "session": handle},
+                        mcp_param_session=handle)
+        self.assertEqual(
+            self.sessions.work.get(handle).liveness.lastActivity,
+            self.clock.seconds())
+
+    @inlineCallbacks
     def test_refusedCallAnsweredAsJsonEvenWithProgress(self):
         """
         A call refused admission (its id in flight on its handle) is
