@@ -11,12 +11,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, NoReturn, cast
 
-from twisted.internet.defer import (
-    Deferred,
-    fail,
-    maybeDeferred,
-    succeed,
-)
+from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 from twisted.python.failure import Failure
 
 from gsmcpd.gci.errors import GciError
@@ -26,11 +21,7 @@ from gsmcpd.observe.metrics import UNOBSERVED
 from gsmcpd.observe.observed import ObservedCall
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.facts import RequestFacts
-from gsmcpd.protocol.jsonrpc import (
-    INVALID_REQUEST,
-    SERVER_ERROR,
-    JsonRpcError,
-)
+from gsmcpd.protocol.jsonrpc import INVALID_REQUEST, SERVER_ERROR, JsonRpcError
 from gsmcpd.protocol.methods import Method
 from gsmcpd.protocol.recording import (
     CallRecord,
@@ -40,6 +31,7 @@ from gsmcpd.protocol.recording import (
     unrefused,
 )
 from gsmcpd.protocol.shares import shareRefusal
+from gsmcpd.sessions.context import CallContext
 from gsmcpd.sessions.interfaces import IWorkSession
 from gsmcpd.sessions.logins import LoginNotAnswered
 from gsmcpd.sessions.running import CallEnded, WorkCall, WorkCalls
@@ -104,12 +96,15 @@ class CallRunner:
         self.records = CallRecords(clock, audit, metrics)
 
     def answer(self, request: RequestFacts, method: Method,
-               admitted: bool = False) -> Deferred[Any]:
+               admitted: bool = False,
+               opening: Callable[[], CallContext] | None = None
+               ) -> Deferred[Any]:
         """
         A L{Deferred} of one request's result (its era frames it), of
         L{CANCELLED} for a call its client cancelled, or failing with a
-        L{JsonRpcError}; C{admitted}: already, by L{admit}.  A call's end
-        is recorded once, as its client is told.
+        L{JsonRpcError}; C{admitted}: already, by its era; C{opening}
+        builds its context once it is admitted (else its facts carry it).
+        A call's end is recorded once, as its client is told.
         """
         handler, tool = method.handler, request.tool
         if not method.call:
@@ -121,7 +116,8 @@ class CallRunner:
             # method's is called back with its context.
             running = self.work.run(WorkCall(
                 request.work, request.id, tool is None or tool.cancellable,
-                request.context, handler(request) if tool is not None
+                request.context if opening is None else opening,
+                handler(request) if tool is not None
                 else lambda context: handler(request.running(context)),
                 not admitted, request.principal,
                 self.records.starting(request)))
@@ -142,8 +138,11 @@ class CallRunner:
         """
         Record a call not made as what its client is told: a refusal's
         answer (counted as refused), a tool error as its result, or
-        failing with its L{JsonRpcError}.
+        failing with its L{JsonRpcError}; counted as its session's
+        activity all the same.
         """
+        if request.work is not None:
+            self._registry.active(request.work)
         if isinstance(error, CallRefused):
             self.records.refused(request, error)
             return fail(error).addErrback(unrefused)

@@ -8,7 +8,7 @@ session tools) hooks into them.
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import attr
 from twisted.internet.defer import Deferred
@@ -21,17 +21,20 @@ from gsmcpd.protocol.facts import RequestFacts
 from gsmcpd.protocol.handlers import Handlers
 from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError, Message
 from gsmcpd.protocol.methods import Method
-from gsmcpd.sessions.interfaces import IWorkSession
+from gsmcpd.sessions.context import CallContext
 from gsmcpd.tools.base import Tool
 from gsmcpd.tools.templates.outcomes import ToolError
 
-Admit = Callable[[RequestFacts, IWorkSession | None], None]
-"""L{CallRunner.admit}: raises the refusal of a call into a work session
-(L{None}: one yet to be lent)."""
 Lookup = Callable[[RequestFacts], Tool]
 """L{Handlers.toolCalled}: raises for no tool its caller may use."""
-Answer = Callable[[RequestFacts], Deferred[Any]]
-"""Runs a placed call, admitted, with its context: the L{CallRunner}'s."""
+
+
+class Answer(Protocol):
+    """L{CallRunner.answer}, for a placed call."""
+
+    def __call__(self, call: RequestFacts,
+                 opening: Callable[[], CallContext] | None = None
+                 ) -> Deferred[Any]: ...
 
 
 def _direct(call: RequestFacts, answer: Answer) -> Deferred[Any]:
@@ -56,8 +59,9 @@ class Placed:
     arguments it runs with); C{runs} is how its era runs it (rounds,
     tasks); C{own}, the answer of a tool its era serves without a work
     session (C{open_session}, C{close_session}); C{admitted}, whether its
-    era admitted it already (the 2026 era, before it lends a session or
-    runs a round), else the sessions layer admits it as it runs it.
+    era admitted it already (a 2026 call without a handle, before a
+    throwaway session is lent for it), else the sessions layer admits it as
+    it runs it.
     """
 
     call: RequestFacts
@@ -76,11 +80,10 @@ class IEra(Interface):
         the tool C{lookup} finds (called once); raises L{Unmade}.
         """
 
-    def place(call: RequestFacts, carrier: Any, admit: Admit
-              ) -> Deferred[Placed]:
+    def place(call: RequestFacts, carrier: Any) -> Deferred[Placed]:
         """
         Where the call runs, and how (fails with L{Unmade}); it may admit
-        it with C{admit} (L{Placed.admitted}).
+        it (L{Placed.admitted}).
         """
 
     def frame(value: JsonObject) -> JsonObject:
@@ -110,7 +113,7 @@ class CallPipeline:
             call = era.decode(message, carrier, self._lookup)
         except Unmade as e:
             return self._unmade(Failure(e), era)
-        placing = era.place(call, carrier, self.calls.admit)
+        placing = era.place(call, carrier)
         return placing.addCallbacks(
             self._placed, self._unmade, (era, method), errbackArgs=(era,))
 

@@ -11,7 +11,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 
-from gsmcpd.auth.tokens import Principal, admits
+from gsmcpd.auth.tokens import Principal
 from gsmcpd.sessions.client import ClientSession
 from gsmcpd.sessions.interfaces import ISessionCloser, JsonObject
 from gsmcpd.sessions.logins import SessionOpener
@@ -41,6 +41,9 @@ class ClientSessions:
     """
     The live 2025 client sessions, by handle.
 
+    @ivar byHandle: the live 2025 client sessions by handle, read as they
+        are (a request's era finds its client session there,
+        L{gsmcpd.protocol.eras.legacy.adapter.LegacyEra.named}).
     @ivar streamLossGrace: seconds a session whose client hung up its stream
         keeps its GemStone session, in case the client reattaches.
     """
@@ -55,53 +58,16 @@ class ClientSessions:
         self._closer = closer
         self._clock = clock
         self.streamLossGrace = streamLossGrace
-        self._clients: dict[str, ClientSession] = {}
+        self.byHandle: dict[str, ClientSession] = {}
         self._graceTimers: dict[str, IDelayedCall] = {}
 
     def live(self) -> list[ClientSession]:
         """The live 2025 client sessions."""
-        return list(self._clients.values())
+        return list(self.byHandle.values())
 
     def get(self, handle: str) -> ClientSession | None:
         """The live 2025 client session C{handle} names, or L{None}."""
-        return self._clients.get(handle)
-
-    def named(self, sessionId: str | None,
-              principal: Principal | None) -> ClientSession:
-        """
-        The live client session C{sessionId} names, if C{principal} (L{None}
-        without authentication) opened it.
-
-        @raise NoSessionId: without a session id.
-        @raise NoSuchSession: for no such session, and by the same steps for
-            another identity's.
-        """
-        if sessionId is None:
-            raise NoSessionId()
-        session = self._clients.get(sessionId)
-        # One check for a live session and for none, by the same steps: a
-        # guesser cannot tell a foreign session from a made-up id.
-        admitted = admits(None if session is None else session.work.principal,
-                          principal, f"session {sessionId[:8]}",
-                          exists=session is not None)
-        if session is None or not admitted:
-            raise NoSuchSession()
-        return session
-
-    def working(self, sessionId: str | None, principal: Principal | None
-                ) -> ClientSession | Deferred[ClientSession]:
-        """
-        The client session a request (no response) works in (L{named}),
-        its activity counted: at once, or once its work session's
-        replacement is in place (found again then).
-        """
-        client = self.named(sessionId, principal)
-        self.touch(client)
-        replacement = client.work.awaitReplacement()
-        if replacement is None:
-            return client
-        return replacement.addCallback(
-            lambda _: self.named(sessionId, principal))
+        return self.byHandle.get(handle)
 
     def open(self, protocolVersion: str, clientInfo: JsonObject | None,
              clientCapabilities: JsonObject | None = None,
@@ -117,19 +83,11 @@ class ClientSessions:
         def registered(work: WorkSession) -> ClientSession:
             client = ClientSession(work, protocolVersion, clientInfo,
                                    clientCapabilities, self._clock.seconds)
-            self._clients[work.handle] = client
+            self.byHandle[work.handle] = client
             return client
 
         return self._opener.open(principal, clientInfo).addCallback(
             registered)
-
-    def touch(self, client: ClientSession) -> None:
-        """
-        The client did something: it is active, and any verdict pending on
-        a lost stream is retracted.
-        """
-        self._work.touch(client.work)
-        self._retract(client.handle)
 
     def openStream(self, client: ClientSession, makeStream: StreamMaker
                    ) -> Any:
@@ -140,7 +98,7 @@ class ClientSessions:
         @param makeStream: called with the stream's generation and what to
             call when its client loses it; answers the stream.
         """
-        self._retract(client.handle)
+        self.retract(client.handle)
         return client.attachStream(
             lambda generation: makeStream(
                 generation, lambda stream: self._streamLost(client, stream)))
@@ -151,12 +109,13 @@ class ClientSessions:
         stream ends.  The client is told nothing: its next request gets
         404.
         """
-        client = self._clients.pop(session.handle, None)
-        self._retract(session.handle)
+        client = self.byHandle.pop(session.handle, None)
+        self.retract(session.handle)
         if client is not None and client.stream is not None:
             client.stream.end()
 
-    def _retract(self, handle: str) -> None:
+    def retract(self, handle: str) -> None:
+        """A stream-loss verdict pending on C{handle}'s session: retracted."""
         timer = self._graceTimers.pop(handle, None)
         if timer is not None:
             timer.cancel()
@@ -168,7 +127,7 @@ class ClientSessions:
         """
         # A superseded stream, or one of a session already closed, is no
         # longer what keeps its session: losing it decides nothing.
-        if (self._clients.get(client.handle) is not client
+        if (self.byHandle.get(client.handle) is not client
                 or client.stream is not stream):
             return
         client.stream = None

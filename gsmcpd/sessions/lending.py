@@ -1,15 +1,17 @@
 """
-Which work session a 2026-era call runs in, found and admitted in one step
-(L{Lender.forCall}): its handle's, or a throwaway one (commits locked,
-logged out when the call ends) lent once the call is admitted.  Its
-refusals are this layer's own errors, which the protocol layer words.
+The work sessions a 2026-era call without a handle runs in: a throwaway
+one (commits locked, logged out when the call ends), lent once the call is
+admitted (L{Lender.forCall}); and the sessions C{open_session} opens.  Its
+refusals are this layer's own errors, which the protocol layer words.  (A
+handle's session is found by its era, by reading the live sessions, and
+the call admitted as it runs.)
 """
 
 from collections.abc import Callable
 from typing import Any
 
 import attr
-from twisted.internet.defer import Deferred, succeed
+from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 from gsmcpd.auth.tokens import Principal
@@ -18,26 +20,16 @@ from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import RequestInFlight, ShareExhausted
 from gsmcpd.sessions.work import WorkSession
 
-Lent = tuple[IWorkSession, Callable[[], Any] | None]
-"""A call's work session, and what to call when the call is over (L{None}:
-nothing, it outlives the call)."""
-
-
-@attr.s(auto_exc=True, auto_attribs=True)
-class NoSuchHandle(Exception):
-    """A handle that names no session its caller may use."""
-
-    handle: str
+Lent = tuple[IWorkSession, Callable[[], Any]]
+"""A call's work session, and what to call when the call is over."""
 
 
 @attr.s(auto_exc=True, auto_attribs=True)
 class NotAdmitted(Exception):
     """
-    A call refused before anything is queued or lent (C{error}), in the
-    session C{work} it would have run in (L{None}: one yet to be lent).
+    A call refused before a session is lent for it (C{error}).
     """
 
-    work: IWorkSession | None
     error: RequestInFlight | ShareExhausted
 
 
@@ -47,44 +39,21 @@ class Lender:
     def __init__(self, sessions: SessionRegistry):
         self.sessions = sessions
 
-    def forCall(self, handle: str | None, principal: Principal | None,
-                clientInfo: Any, requestId: object, why: str
-                ) -> Deferred[Lent]:
+    def forCall(self, principal: Principal | None, clientInfo: Any,
+                requestId: object, why: str) -> Deferred[Lent]:
         """
-        The L{Lent} session a call with C{handle} (or none: a throwaway
-        one, logged out for C{why}) runs in, the call admitted in it
-        (before a throwaway one is lent).
+        The L{Lent} throwaway session (logged out for C{why}) a call
+        without a handle runs in, the call admitted before it is lent.
 
-        @raise NoSuchHandle: for a handle its caller may not use.
-        @raise NotAdmitted: for a request id in flight there, or a caller
-            over its share of calls.
+        @raise NotAdmitted: for a caller over its share of calls.
         @raise ShareExhausted: for an identity at its share of sessions;
             or any failure of L{borrowed}.
         """
-        if handle is None:
-            self._admitted(None, principal, requestId)
-            return self.borrowed(principal, clientInfo, why)
-        # Callbacks rather than a generator: a call's one step into this
-        # layer.
-        found = self.sessions.working(handle, principal)
-        if isinstance(found, Deferred):
-            return found.addCallback(self._found, handle, principal,
-                                     requestId)
-        return succeed(self._found(found, handle, principal, requestId))
-
-    def _found(self, session: WorkSession | None, handle: str,
-               principal: Principal | None, requestId: object) -> Lent:
-        if session is None:
-            raise NoSuchHandle(handle)
-        self._admitted(session, principal, requestId)
-        return session, None
-
-    def _admitted(self, work: WorkSession | None,
-                  principal: Principal | None, requestId: object) -> None:
         try:
-            self.sessions.shares.admitCall(work, principal, requestId)
+            self.sessions.shares.admitCall(None, principal, requestId)
         except (RequestInFlight, ShareExhausted) as e:
-            raise NotAdmitted(work, e)
+            raise NotAdmitted(e)
+        return self.borrowed(principal, clientInfo, why)
 
     def borrowed(self, principal: Principal | None, clientInfo: Any,
                  why: str) -> Deferred[Lent]:

@@ -17,13 +17,12 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from gsmcpd.auth.tokens import Principal, admits
 from gsmcpd.gci.interfaces import ISessionPool
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.metrics import UNOBSERVED, Metrics
 from gsmcpd.sessions.breaks import breakUntilOut
 from gsmcpd.sessions.clients import ClientSessions
-from gsmcpd.sessions.interfaces import ISessionCloser
+from gsmcpd.sessions.interfaces import ISessionCloser, IWorkSession
 from gsmcpd.sessions.logins import (
     Logins,
     Preparation,
@@ -88,41 +87,25 @@ class SessionRegistry:
         self.clients = ClientSessions(self.opener, self.work, self, clock,
                                       streamLossGrace)
 
-    def handled(self, handle: str, principal: Principal | None
-                ) -> WorkSession | None:
+    def active(self, work: IWorkSession) -> None:
         """
-        The live work session a 2026 C{handle} names, if C{principal}
-        opened it as a handle; else L{None}, by the same steps as for a
-        handle that names nothing (a 2025 session id, or a throwaway
-        session, is never a handle).
+        A request for C{work}: it is active, and a verdict pending on its
+        2025 client's lost stream is retracted (a throwaway session is kept
+        for nobody).
         """
-        session = self.work.get(handle)
-        live = session is not None and not session.throwaway and \
-            self.clients.get(handle) is None
-        if not admits(session.principal if session and live else None,
-                      principal, f"handle {handle[:8]}", exists=live):
-            return None
-        return session
+        if work.throwaway:
+            return
+        self.work.touch(work)
+        self.clients.retract(work.handle)
 
-    def working(self, handle: str, principal: Principal | None
-                ) -> WorkSession | None | Deferred[WorkSession | None]:
+    def replaced(self, work: IWorkSession) -> Deferred[None]:
         """
-        The work session a call with C{handle} works in (L{handled}), its
-        activity counted: at once, or once its replacement is in place
-        (found again then).
+        A request for C{work} while its GemStone session is being replaced
+        (rare): counted as activity, it waits until the replacement is
+        over; its era finds its session again then.
         """
-        session = self.handled(handle, principal)
-        replacement = None if session is None \
-            else session.awaitReplacement()
-        if replacement is not None:
-            return replacement.addCallback(
-                lambda _: self._touched(self.handled(handle, principal)))
-        return self._touched(session)
-
-    def _touched(self, session: WorkSession | None) -> WorkSession | None:
-        if session is not None:
-            self.work.touch(session)
-        return session
+        self.active(work)
+        return work.awaitReplacement() or succeed(None)
 
     def close(self, handle: str, reason: str, code: str = "other"
               ) -> Deferred[None]:

@@ -71,8 +71,10 @@ class WorkCall:
         (L{None}: it runs in none, and ending it only decides its answer).
     @ivar cancellable: whether its client's cancellation breaks it (not a
         commit's, once its GemStone call has begun).
-    @ivar context: what its tool may ask of its client; the call adds how
-        it is ended.
+    @ivar context: what its tool may ask of its client (the call adds how
+        it is ended); or what builds it once the call is admitted, its
+        era's one call back up (the 2026 era opens the call's stream only
+        then: a refused call is answered as plain JSON).
     @ivar run: the L{ToolRun} of a C{tools/call}; else its method's
         handler, called back with that context: its result, or a
         L{Deferred} of it.
@@ -85,7 +87,7 @@ class WorkCall:
     work: IWorkSession | None
     requestId: object
     cancellable: bool
-    context: CallContext
+    context: CallContext | Callable[[], CallContext]
     run: ToolRun | Callable[[CallContext], Any]
     admit: bool = False
     principal: Any = None
@@ -126,7 +128,8 @@ class WorkCalls:
 
     def run(self, call: WorkCall) -> "Running":
         """
-        Admit C{call}, start its observation and begin it: its client's
+        Count C{call} as its session's activity, admit it, have its
+        context built, start its observation and begin it: its client's
         answer is the L{Running}'s C{answer}, its record's its C{over}.
 
         @raise RequestInFlight: its request id is in flight in its work
@@ -135,14 +138,19 @@ class WorkCalls:
         @raise AuditUnavailable: its audit line cannot be written.
         """
         work = call.work
+        if work is not None:
+            self._registry.active(work)
         if call.admit and work is not None:
             self._registry.shares.admitCall(work, call.principal,
                                             call.requestId)
+        context = call.context
+        if not isinstance(context, CallContext):
+            context = context()
         observed = None if call.start is None else call.start.started()
         run = RunningCall.begin(work, call.requestId,
                                 self._registry.replacement, self._clock,
                                 call.cancellable, self.deadline)
-        return Running(self, run, observed).start(call)
+        return Running(self, run, observed).start(call, context)
 
     def cancel(self, work: IWorkSession, requestId: object,
                reason: object) -> None:
@@ -204,9 +212,9 @@ class Running:
         self.answer: Deferred[Any] = Deferred(self._stoppedWaiting)
         self.over: Deferred[CallEnd] = Deferred()
 
-    def start(self, call: WorkCall) -> "Running":
+    def start(self, call: WorkCall, context: CallContext) -> "Running":
         run = self._run
-        context = call.context.endedBy(run)
+        context = context.endedBy(run)
         what = call.run
         # Callbacks rather than a DeferredList and a generator: this runs
         # for every call.

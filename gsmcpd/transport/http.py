@@ -22,7 +22,7 @@ from twisted.web.server import Request
 from gsmcpd.observe.clipping import clipped
 from gsmcpd.observe.metrics import UNOBSERVED, Metrics
 from gsmcpd.protocol.endpoint import Endpoint, Exchange, Reply
-from gsmcpd.protocol.eras.legacy.adapter import LegacyEra
+from gsmcpd.protocol.eras.legacy.adapter import LegacyEra, clientNamed
 from gsmcpd.protocol.eras.legacy.entry import LegacyEntry
 from gsmcpd.protocol.eras.modern.entry import ModernEntry
 from gsmcpd.protocol.jsonrpc import (
@@ -178,8 +178,9 @@ class McpApp(AnsweringResource):
         return encode(document)
 
     def _client(self, request: Request) -> ClientSession:
-        return namedSession(request, partial(self.sessions.clients.named,
-                                             principal=principalOf(request)))
+        return namedSession(request, partial(
+            clientNamed, self.sessions.clients,
+            principal=principalOf(request)))
 
     # Routes.
 
@@ -225,7 +226,7 @@ class McpApp(AnsweringResource):
             sequence = client.sequences.get(key)
             if sequence is not None and isinstance(sequence.owner,
                                                    CallStream):
-                self.sessions.clients.touch(client)
+                self.sessions.active(client.work)
                 return sequence.owner.resume(request, after)
             if sequence is not None:
                 replay = sequence.since(after)

@@ -6,10 +6,17 @@ through this adapter: L{tests.protocol.test_handlers}; over HTTP:
 L{tests.transport.test_web}.)
 """
 
+from types import SimpleNamespace
+
+from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.auth.tokens import Principal
+from gsmcpd.protocol.eras.legacy import adapter
+from gsmcpd.protocol.eras.legacy.adapter import clientNamed
 from gsmcpd.protocol.handlers import ServerIdentity
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS
+from gsmcpd.sessions.clients import ClientSessions, NoSessionId, NoSuchSession
 from gsmcpd.tools.base import Tool, ToolResult, Toolset, annotations, closedSchema
 from gsmcpd.tools.catalog import ToolCatalog, buildToolsets
 from tests.builders import clientSession, legacyEra
@@ -25,6 +32,50 @@ class Streaming(Toolset):
                      closedSchema(), annotations(readOnly=True),
                      run=lambda call, arguments: ToolResult("sent"),
                      streams=True)]
+
+
+def _principal(identity):
+    return Principal(identity, identity, frozenset(), 0.0)
+
+
+class ClientNamedTests(SynchronousTestCase):
+    """
+    L{clientNamed}: the client session a 2025 request's session id names,
+    read from the sessions layer's table.
+    """
+
+    def setUp(self):
+        self.clients = ClientSessions(None, None, None, Clock())
+        for sessionId, owner in {"abc": None,
+                                 "alices": _principal("alice")}.items():
+            self.clients.byHandle[sessionId] = SimpleNamespace(
+                handle=sessionId, work=SimpleNamespace(principal=owner))
+
+    def test_named(self):
+        self.assertIs(clientNamed(self.clients, "abc", None),
+                      self.clients.byHandle["abc"])
+
+    def test_owner(self):
+        self.assertIs(clientNamed(self.clients, "alices",
+                                  _principal("alice")),
+                      self.clients.byHandle["alices"])
+
+    def test_noSessionId(self):
+        self.assertRaises(NoSessionId, clientNamed, self.clients, None, None)
+
+    def test_unknownAndStrangerAlike(self):
+        """
+        An unknown id and another identity's session are each no such
+        session, found by the same steps: one check of the principal.
+        """
+        checked = []
+        self.patch(adapter, "admits", lambda *a, **kw: checked.append(
+            kw["exists"]) or False)
+        for sessionId, who in [("zzz", None), ("alices", None),
+                               ("alices", _principal("mallory"))]:
+            self.assertRaises(NoSuchSession, clientNamed, self.clients,
+                              sessionId, who)
+        self.assertEqual(checked, [False, True, True])
 
 
 class InitializeTests(SynchronousTestCase):

@@ -7,10 +7,11 @@ handle, its refusals as the era words them.
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
+from gsmcpd.auth.tokens import Principal
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol.eras.modern.envelope import NO_SUCH_SESSION, Envelope
 from gsmcpd.protocol.eras.modern.handles import HANDLE_TOOLS
-from gsmcpd.protocol.eras.modern.lending import Lending
+from gsmcpd.protocol.eras.modern.lending import Lending, handleNamed
 from gsmcpd.protocol.jsonrpc import JsonRpcError
 from gsmcpd.protocol.versions import MODERN_VERSION
 from gsmcpd.sessions.registry import SessionRegistry
@@ -57,6 +58,61 @@ class LendingTests(SynchronousTestCase):
         done()
         self.assertIs(self.registry.work.get(opened.handle), opened)
 
+    def test_handleFoundByReading(self):
+        """
+        A handle's session is found by reading the live sessions, nothing
+        counted and nothing admitted (the call is, as it runs): a request
+        id in flight there does not stop it being found.
+        """
+        opened = self.successResultOf(self.registry.opener.open())
+        opened.calls.running[1] = object()
+        self.clock.advance(5)
+        session, done = self.successResultOf(
+            self.sessions.forTool(tool(False), opened.handle, ENVELOPE, 1))
+        self.assertIs(session, opened)
+        self.assertEqual(opened.liveness.lastActivity, 0)
+
+    def test_handleNamedForItsOwnerOnly(self):
+        """
+        A handle names its session for the identity that opened it only,
+        by the same steps as one that names nothing.
+        """
+        alice = Principal("alice", "Alice", frozenset(), 0.0)
+        handled = self.successResultOf(self.registry.opener.open(alice))
+        self.assertIs(handleNamed(self.registry, handled.handle, alice),
+                      handled)
+        for who in (None, Principal("bob", "Bob", frozenset(), 0.0)):
+            self.assertIsNone(handleNamed(self.registry, handled.handle,
+                                          who))
+        self.assertIsNone(handleNamed(self.registry, "0" * 32, alice))
+
+    def test_handleWaitsForItsReplacement(self):
+        """
+        A handle's session whose gem is being replaced is found once the
+        replacement is over (found again then), its activity counted.
+        """
+        opened = self.successResultOf(self.registry.opener.open())
+        opened.replacementBegan()
+        self.clock.advance(5)
+        lending = self.sessions.forTool(tool(False), opened.handle,
+                                        ENVELOPE, 1)
+        self.assertNoResult(lending)
+        self.assertEqual(opened.liveness.lastActivity, 5)
+        opened.replacementOver()
+        session, done = self.successResultOf(lending)
+        self.assertIs(session, opened)
+
+    def test_handleClosedWhileReplaced(self):
+        """A session closed while its replacement was awaited is none."""
+        opened = self.successResultOf(self.registry.opener.open())
+        opened.replacementBegan()
+        lending = self.sessions.forTool(tool(False), opened.handle,
+                                        ENVELOPE, 1)
+        self.registry.work.remove(opened)
+        opened.replacementOver()
+        failure = self.failureResultOf(lending, JsonRpcError)
+        self.assertEqual(failure.value.code, NO_SUCH_SESSION)
+
     def test_noSuchHandle(self):
         gone = "f" * 32
         failure = self.failureResultOf(
@@ -75,7 +131,7 @@ class LendingTests(SynchronousTestCase):
             self.sessions.forTool(tool(True), legacy.handle, ENVELOPE, 1),
             JsonRpcError)
         self.assertEqual(failure.value.code, NO_SUCH_SESSION)
-        self.assertIsNone(self.registry.handled(legacy.handle, None))
+        self.assertIsNone(handleNamed(self.registry, legacy.handle, None))
 
     def test_throwawaySessionIsNoHandle(self):
         """
@@ -85,7 +141,7 @@ class LendingTests(SynchronousTestCase):
         self.registry.warm.perUser = 2
         session, done = self.successResultOf(
             self.sessions.forTool(tool(True), None, ENVELOPE, 1))
-        self.assertIsNone(self.registry.handled(session.handle, None))
+        self.assertIsNone(handleNamed(self.registry, session.handle, None))
         done()
         failure = self.failureResultOf(
             self.sessions.forTool(tool(True), session.handle, ENVELOPE, 1),

@@ -1,6 +1,7 @@
 """
-Tests for L{gsmcpd.sessions.lending}: the work session a 2026-era call runs
-in, found and admitted in one step, its refusals this layer's own.
+Tests for L{gsmcpd.sessions.lending}: the throwaway work session a 2026-era
+call without a handle runs in, lent once the call is admitted, its refusals
+this layer's own.
 """
 
 from twisted.internet.defer import CancelledError, Deferred
@@ -9,13 +10,9 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.pool import SessionLimitReached
-from gsmcpd.sessions.lending import Lender, NoSuchHandle, NotAdmitted
+from gsmcpd.sessions.lending import Lender, NotAdmitted
 from gsmcpd.sessions.registry import SessionRegistry
-from gsmcpd.sessions.shares import (
-    CALLS_PER_IDENTITY,
-    FairShares,
-    RequestInFlight,
-)
+from gsmcpd.sessions.shares import CALLS_PER_IDENTITY, FairShares
 from tests.fakes import FakePool
 
 ALICE = Principal("alice", "DataCurator", frozenset({"gemstone:read"}), 0)
@@ -29,25 +26,6 @@ class LenderTests(SynchronousTestCase):
         self.registry = SessionRegistry(self.pool, self.clock)
         self.lender = Lender(self.registry)
 
-    def test_handleFoundAndAdmitted(self):
-        """
-        A handle's session is found and the call admitted in it, in one
-        step: a request id in flight there is refused as L{NotAdmitted}
-        naming the session; a handle that names none, L{NoSuchHandle}.
-        """
-        session = self.successResultOf(self.registry.opener.open())
-        lent, done = self.successResultOf(self.lender.forCall(
-            session.handle, None, None, 1, "x"))
-        self.assertIs(lent, session)
-        session.calls.running[1] = object()
-        refused = self.assertRaises(NotAdmitted, self.lender.forCall,
-                                    session.handle, None, None, 1, "x")
-        self.assertIs(refused.work, session)
-        self.assertIsInstance(refused.error, RequestInFlight)
-        missing = self.assertRaises(NoSuchHandle, self.lender.forCall,
-                                    "nope", None, None, 2, "x")
-        self.assertEqual(missing.handle, "nope")
-
     def test_admittedBeforeAThrowawayIsLent(self):
         """
         A call without a handle is admitted before a throwaway session is
@@ -56,8 +34,7 @@ class LenderTests(SynchronousTestCase):
         registry = SessionRegistry(self.pool, self.clock,
                                    shares=FairShares(callsPerIdentity=0))
         refused = self.assertRaises(NotAdmitted, Lender(registry).forCall,
-                                    None, ALICE, None, 1, "x")
-        self.assertIsNone(refused.work)
+                                    ALICE, None, 1, "x")
         self.assertEqual(refused.error.cap, CALLS_PER_IDENTITY)
         self.assertEqual(self.pool.opened, [])
 
@@ -69,7 +46,7 @@ class LenderTests(SynchronousTestCase):
         for _ in range(2):
             self.successResultOf(self.registry.opener.open())
         self.assertRaises(SessionLimitReached, self.lender.forCall,
-                          None, None, None, 1, "x")
+                          None, None, 1, "x")
 
     def test_borrowerThatStopsWaitingKeepsTheLoginCounted(self):
         """

@@ -219,6 +219,22 @@ class StreamLossTests(LifetimeTestCase):
     def test_anyRequestRetractsTheVerdict(self):
         return self.keptBy(self.alive)
 
+    def test_aCallRetractsTheVerdict(self):
+        """
+        A call counts as activity as it runs; one not made (no such tool),
+        and a notification, count all the same.
+        """
+        return self.keptBy(lambda handle: self.call(
+            handle, "execute_code", {"code": "1"}))
+
+    def test_aCallNotMadeRetractsTheVerdict(self):
+        return self.keptBy(lambda handle: self.call(handle, "no_such_tool"))
+
+    def test_aNotificationRetractsTheVerdict(self):
+        return self.keptBy(lambda handle: self.post(
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            handle))
+
     def test_reattachKeepsIt(self):
         return self.keptBy(self.openStream)
 

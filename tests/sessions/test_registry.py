@@ -7,7 +7,6 @@ from twisted.internet.task import Clock
 from twisted.logger import Logger
 from twisted.trial.unittest import TestCase
 
-from gsmcpd.auth.tokens import Principal
 from gsmcpd.gci.errors import GciError
 from gsmcpd.gci.pool import SessionLimitReached
 from gsmcpd.observe.metrics import Metrics
@@ -128,24 +127,40 @@ class RegistryTests(TestCase):
         self.registry.work.touch(self.session)
         self.assertEqual(self.session.liveness.lastActivity, 105)
 
-    def test_handleWorkingTouches(self):
+    def test_activeRetractsTheGrace(self):
         """
-        A 2026 handle names its work session for its own identity only,
-        touched as a call works in it; a 2025 session id or a throwaway
-        session is no handle.
+        A request for a 2025 client's work session is activity, and
+        retracts the verdict pending on its client's lost stream.
         """
-        alice = Principal("alice", "Alice", frozenset(), 0.0)
-        handled = self.successResultOf(self.registry.opener.open(alice))
+        stream = self.registry.clients.openStream(self.client, FakeStream)
+        stream.onLost(stream)
+        self.clock.advance(5)
+        self.registry.active(self.session)
+        self.assertEqual(self.session.liveness.lastActivity, 105)
+        self.clock.advance(10)
+        self.assertIs(self.registry.work.get(self.session.handle),
+                      self.session)
+
+    def test_throwawayNotActive(self):
+        """A throwaway session is kept for nobody: no request touches it."""
         throwaway = self.successResultOf(self.registry.opener.open(
             None, throwaway=True))
         self.clock.advance(5)
-        self.assertIs(self.registry.working(handled.handle, alice), handled)
-        self.assertEqual(handled.liveness.lastActivity, 105)
-        for handle, who in [(handled.handle, None),
-                            (self.session.handle, None),
-                            (throwaway.handle, None), ("0" * 32, alice)]:
-            self.assertIsNone(self.registry.handled(handle, who))
-            self.assertIsNone(self.registry.working(handle, who))
+        self.registry.active(throwaway)
+        self.assertEqual(throwaway.liveness.lastActivity, 100)
+
+    def test_replacedWaits(self):
+        """
+        A request for a session whose gem is being replaced counts as
+        activity, and waits until the replacement is over.
+        """
+        self.session.replacementBegan()
+        self.clock.advance(5)
+        waiting = self.registry.replaced(self.session)
+        self.assertEqual(self.session.liveness.lastActivity, 105)
+        self.assertNoResult(waiting)
+        self.session.replacementOver()
+        self.successResultOf(waiting)
 
     def test_newestStreamWins(self):
         first = self.registry.clients.openStream(self.client, FakeStream)

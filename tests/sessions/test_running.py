@@ -69,6 +69,10 @@ class Registry:
         self.replacement = self
         self.shares = Shares(FairShares(callsPerSession=1))
         self.closed = []
+        self.activity = []
+
+    def active(self, work):
+        self.activity.append(work)
 
     def replace(self, session, why):
         pass
@@ -92,6 +96,17 @@ class WorkCallsTests(SynchronousTestCase):
                                           FROM_MEMORY, tool))
         running.over.addCallback(self.ends.append)
         return running
+
+    def test_activityCounted(self):
+        """
+        A call counts as its session's activity before it is admitted (a
+        refused one too).
+        """
+        call = WorkCall(self.session, 1, True, FROM_MEMORY,
+                        lambda context: Deferred(), True)
+        self.calls.run(call)
+        self.assertRaises(RequestInFlight, self.calls.run, call)
+        self.assertEqual(self.registry.activity, [self.session] * 2)
 
     def test_toolRunHere(self):
         """

@@ -1,119 +1,59 @@
 """
-Tests for L{gsmcpd.sessions.clients}: which client session a 2025
-request's session id names, and the one a request works in.
-(How the transport answers each failure is in L{tests.transport.test_gates};
-the rest of the 2025 client sessions, through the registry, in
-L{tests.sessions.test_registry}.)
+Tests for L{gsmcpd.sessions.clients}: the live 2025 client sessions a
+request's era reads by handle, and the grace a client that lost its stream
+has, which its next request retracts.
+(Which session a session id names:
+L{tests.protocol.test_legacy_adapter.ClientNamedTests}; how the transport
+answers each failure: L{tests.transport.test_gates}; the rest, through the
+registry: L{tests.sessions.test_registry}.)
 """
 
 from types import SimpleNamespace
 
-from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from gsmcpd.auth.tokens import Principal
-from gsmcpd.sessions.clients import ClientSessions, NoSessionId, NoSuchSession
+from gsmcpd.sessions.clients import ClientSessions
 
 
-def principal(identity):
-    return Principal(identity, identity, frozenset(), 0.0)
-
-
-class _Work:
-    """
-    A work session as resolution reads it, and as it is touched.
-    """
-
-    def __init__(self, owner):
-        self.principal = owner
-        self.replacing = None
-
-    def awaitReplacement(self):
-        return self.replacing
-
-
-class _Table:
+class _Closer:
 
     def __init__(self):
-        self.touched = []
+        self.closed = []
 
-    def touch(self, work):
-        self.touched.append(work)
-
-
-def clientSessions(owners):
-    """
-    L{ClientSessions} holding a client session by each id of C{owners},
-    its work session opened by that owner.
-    """
-    table = _Table()
-    clients = ClientSessions(None, table, None, Clock())
-    for sessionId, owner in owners.items():
-        clients._clients[sessionId] = SimpleNamespace(handle=sessionId,
-                                                      work=_Work(owner))
-    return clients, table
+    def close(self, handle, reason, code="other"):
+        self.closed.append((handle, code))
 
 
-class NamedTests(SynchronousTestCase):
+class GraceTests(SynchronousTestCase):
 
     def setUp(self):
-        self.clients, self.table = clientSessions(
-            {"abc": None, "alices": principal("alice")})
+        self.clock = Clock()
+        self.closer = _Closer()
+        self.clients = ClientSessions(None, None, self.closer, self.clock,
+                                      streamLossGrace=10)
+        self.client = SimpleNamespace(
+            handle="abc", label="abc", stream=None,
+            work=SimpleNamespace(busy=False))
+        self.clients.byHandle["abc"] = self.client
 
-    def test_named(self):
-        self.assertIs(self.clients.named("abc", None),
-                      self.clients.get("abc"))
+    def lose(self):
+        stream = SimpleNamespace(endedBy="closed")
+        self.client.stream = stream
+        self.clients._streamLost(self.client, stream)
 
-    def test_owner(self):
-        self.assertIs(self.clients.named("alices", principal("alice")),
-                      self.clients.get("alices"))
+    def test_closedOnceTheGraceIsOver(self):
+        self.lose()
+        self.clock.advance(10)
+        self.assertEqual(self.closer.closed, [("abc", "stream_lost")])
 
-    def test_noSessionId(self):
-        self.assertRaises(NoSessionId, self.clients.named, None, None)
-
-    def test_unknownStrangerAndHandleAlike(self):
+    def test_retracted(self):
         """
-        An unknown id and another identity's session are each no such
-        session.
+        A request of the client (its activity, counted by the registry)
+        retracts the verdict pending on its lost stream.
         """
-        for sessionId, who in [("zzz", None), ("alices", None),
-                               ("alices", principal("mallory"))]:
-            self.assertRaises(NoSuchSession, self.clients.named, sessionId,
-                              who)
-
-
-class WorkingTests(SynchronousTestCase):
-
-    def setUp(self):
-        self.clients, self.table = clientSessions({"abc": None})
-        self.client = self.clients.get("abc")
-
-    def test_working(self):
-        """
-        A request works in the session its id names, which it touches.
-        """
-        self.assertIs(self.clients.working("abc", None), self.client)
-        self.assertEqual(self.table.touched, [self.client.work])
-
-    def test_afterItsReplacement(self):
-        """
-        A request to a session whose gem is being replaced works in it
-        once the replacement is in place, found again then.
-        """
-        self.client.work.replacing = Deferred()
-        working = self.clients.working("abc", None)
-        self.assertNoResult(working)
-        self.client.work.replacing.callback(None)
-        self.assertIs(self.successResultOf(working), self.client)
-
-    def test_goneWhileReplaced(self):
-        """
-        A session closed while its replacement was awaited is no such
-        session.
-        """
-        self.client.work.replacing = Deferred()
-        working = self.clients.working("abc", None)
-        del self.clients._clients["abc"]
-        self.client.work.replacing.callback(None)
-        self.failureResultOf(working, NoSuchSession)
+        self.lose()
+        self.clients.retract("abc")
+        self.clock.advance(10)
+        self.assertEqual(self.closer.closed, [])
+        self.assertEqual(self.clock.getDelayedCalls(), [])

@@ -169,37 +169,31 @@ def traced(testCase, call):
     return trace
 
 
-NOT_YET_ONCE = {
-    "2025": {("protocol", "sessions"): 2},
-    "2026": {("protocol", "sessions"): 2},
-}
-"""The boundaries one C{tools/call} of each era, in memory, still crosses
-more than once in one direction, with how often; every other is crossed at
-most once down and once up.  Exact, so a change that crosses one more time,
-or one fewer, says so here.  What is left: the protocol layer has the
-session found before the call (2025: C{ClientSessions.working}, needed for
-the 404 and the stream; 2026: found and the call admitted there in one
-step, C{sessions.lending.Lender.forCall}, before its stream and rounds),
-then hands the call to C{sessions.running} once, which admits a 2025 one,
-starts its observation and runs the tool (a C{ToolRun}: no call back up).
-Crossed once: the transport calls the protocol layer once
-(C{protocol.endpoint.Endpoint.post}); the sessions layer runs the tool
-through one tools entry (C{tools.invocation.invoke}, which keeps its end
-in the journal and answers it rendered), which starts its GemStone call
-once through its context (C{ICallControl.start}, given the gem's method:
-no tool code is called back); the protocol layer looks the tool up once
-(C{ToolCatalog.scoped}) and reads the rest as data (the journal's
-C{summary} for the record; in the 2026 era, a tool's C{inputSchema}, and
-the arguments checked as an object by the era itself); a call's
-observation is started by the sessions layer and ended by its record in
-the protocol layer (C{observe.observed}: its audit lines, metrics and
-C{CallOutcome}), once each."""
-
-
 class CallPathTests(SynchronousTestCase):
     """
     One C{tools/call} of each era traced with C{sys.setprofile}: the files
     it passes through, the hops between them, and the layers it crosses.
+
+    Each boundary is crossed at most once down and once up.  The transport
+    calls the protocol layer once (C{protocol.endpoint.Endpoint.post}).
+    The era finds the call's work session by reading the sessions layer's
+    tables (2025: the client session its session id names,
+    C{eras.legacy.adapter.clientNamed}; 2026: its handle's,
+    C{eras.modern.lending.handleNamed}), the principal checked by the
+    auth layer once (C{auth.tokens.admits}); the protocol layer looks the
+    tool up once (C{ToolCatalog.scoped}) and reads the rest as data (the
+    journal's C{summary} for the record; in the 2026 era, a tool's
+    C{inputSchema}).  It then hands the call to the sessions layer once
+    (C{sessions.running.WorkCalls.run}), which counts it as its session's
+    activity, admits it, and (2026) calls its era back once for the call's
+    context, its stream opened only then (C{ModernEra._context}); it starts
+    the call's observation (C{observe.observed}, ended by its record in
+    the protocol layer) and runs the tool through one tools entry
+    (C{tools.invocation.invoke}: no call back up), which starts its
+    GemStone call once through its context (C{ICallControl.start}).  Off
+    this path, a session whose gem is being replaced, or a 2026 call
+    without a handle (a throwaway session admitted, then lent), takes a
+    second step down.
     """
 
     def setUp(self):
@@ -224,12 +218,11 @@ class CallPathTests(SynchronousTestCase):
     def test_oncePerBoundary(self):
         """
         Each era's call crosses each boundary at most once down and once
-        up, but for the ones L{NOT_YET_ONCE} names, as often as it says.
+        up.
         """
         for era, trace in (("2025", self.legacyCall()),
                            ("2026", self.modernCall())):
-            self.assertEqual(trace.beyondOnce(), NOT_YET_ONCE[era],
-                             (era, trace.summary()))
+            self.assertEqual(trace.beyondOnce(), {}, (era, trace.summary()))
 
     def test_modernAddsOnlyItsCodec(self):
         """

@@ -10,6 +10,7 @@ from twisted.trial.unittest import TestCase
 from twisted.web.test.requesthelper import DummyRequest
 
 from gsmcpd.auth.tokens import Principal
+from gsmcpd.protocol.eras.legacy.adapter import clientNamed
 from gsmcpd.sessions.clients import ClientSessions
 from gsmcpd.transport.gates import Refusal, checkHeaders
 from gsmcpd.transport.gates import namedSession as gatedSession
@@ -136,9 +137,9 @@ def namedSession(request, sessions, who=None):
     session id among C{sessions}, for C{who}.
     """
     clients = ClientSessions(None, None, None, Clock())
-    clients._clients.update(sessions.clients)
-    return gatedSession(request, lambda sessionId: clients.named(sessionId,
-                                                                 who))
+    clients.byHandle.update(sessions.clients)
+    return gatedSession(request, lambda sessionId: clientNamed(
+        clients, sessionId, who))
 
 
 class SessionGateTests(TestCase):

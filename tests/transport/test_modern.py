@@ -256,6 +256,65 @@ class HandleTests(ModernTestCase):
         self.assertEqual(self.sessions.work.get(handle).calls.running, {})
 
     @inlineCallbacks
+    def test_callIsItsHandlesActivity(self):
+        """
+        A call on a handle counts as its session's activity (as it runs:
+        finding the session reads it, nothing counted).
+        """
+        handle = yield self.openSession()
+        self.clock.advance(30)
+        yield self.tool("execute_code", {"code": "3 + 4", "session": handle},
+                        mcp_param_session=handle)
+        self.assertEqual(
+            self.sessions.work.get(handle).liveness.lastActivity,
+            self.clock.seconds())
+
+    @inlineCallbacks
+    def test_refusedCallAnsweredAsJsonEvenWithProgress(self):
+        """
+        A call refused admission (its id in flight on its handle) is
+        answered as plain JSON with its status though its client asked for
+        progress: its stream is opened only once a call is admitted.
+        """
+        handle = yield self.openSession()
+        gem = self.pool.opened[0]
+        gem.held = True
+        body = modern("tools/call", 8, name="execute_code",
+                      arguments={"code": "3 + 4", "session": handle})
+        first = self.send(body, mcp_param_session=handle)
+        body["params"]["_meta"] = dict(META, progressToken="p8")
+        response, refused = yield self.send(body, mcp_param_session=handle)
+        self.assertEqual((response.code, refused["error"]["code"]),
+                         (400, -32600))
+        self.assertEqual(response.headers.getRawHeaders("content-type"),
+                         ["application/json"])
+        gem.release()
+        self.treq.flush()
+        yield first
+
+    @inlineCallbacks
+    def test_roundRefusedBeforeItRanAnsweredOnItsStream(self):
+        """
+        A call whose round refuses it before it runs (answers that are no
+        object) is answered on the stream its client asked for, as one
+        refused as it runs.
+        """
+        handle = yield self.openSession()
+        body = modern("tools/call", 9, dict(META, progressToken="p9"),
+                      name="execute_code", inputResponses=[1],
+                      arguments={"code": "3 + 4", "session": handle})
+        response = yield self.treq.post(
+            "http://127.0.0.1/mcp", data=json.dumps(body).encode(),
+            headers=dict(JSON, **{"mcp-protocol-version": [VERSION],
+                                  "mcp-method": ["tools/call"],
+                                  "mcp-name": ["execute_code"],
+                                  "mcp-param-session": [handle]}))
+        content = yield response.content()
+        self.assertEqual(response.headers.getRawHeaders("content-type"),
+                         ["text/event-stream"])
+        self.assertIn(b"inputResponses must be an object", content)
+
+    @inlineCallbacks
     def test_taskWhoseCodeCommitted(self):
         """
         A call that became a task and whose code committed is the handle's
@@ -640,8 +699,15 @@ class ConformanceFixtureTests(ModernTestCase):
         seen = []
         runner = self.app.legacy.calls
         answer = runner.answer
-        self.patch(runner, "answer", lambda request, method, **kw: (
-            seen.append(request), answer(request, method, **kw))[1])
+
+        def answering(request, method, opening, **kw):
+            def opened():
+                # Built once the call is admitted, its stream opened then.
+                seen.append((request, opening()))
+                return seen[-1][1]
+            return answer(request, method, opening=opened, **kw)
+
+        self.patch(runner, "answer", answering)
         meta = dict(META, **{"io.modelcontextprotocol/logLevel": "error"})
         requesting = self.treq.request(
             "POST", "http://127.0.0.1/mcp", unbuffered=True,
@@ -662,11 +728,11 @@ class ConformanceFixtureTests(ModernTestCase):
         events = b"".join(received)
         self.assertIn(b"Logging test completed.", events)
         self.assertNotIn(b"notifications/message", events)
-        [request] = seen
+        [(request, context)] = seen
         self.assertIsNone(request.work)
         self.assertEqual(request.clientCapabilities, {"elicitation": {}})
-        self.assertEqual((request.context.wantsLog("info"),
-                          request.context.wantsLog("error")), (False, True))
+        self.assertEqual((context.wantsLog("info"), context.wantsLog("error")),
+                         (False, True))
         self.assertEqual((len(self.sessions.work), self.pool.opened), (0, []))
 
     @inlineCallbacks

@@ -12,7 +12,7 @@ import attr
 from twisted.internet.defer import Deferred, fail, inlineCallbacks, succeed
 from zope.interface import implementer
 
-from gsmcpd.auth.tokens import Principal
+from gsmcpd.auth.tokens import Principal, admits
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.gci.session import shielded
 from gsmcpd.observe.audit import CallRefused
@@ -37,17 +37,11 @@ from gsmcpd.protocol.jsonrpc import (
     stoppingError,
 )
 from gsmcpd.protocol.methods import MethodTable
-from gsmcpd.protocol.pipeline import (
-    Admit,
-    CallPipeline,
-    IEra,
-    Lookup,
-    Placed,
-    Unmade,
-)
+from gsmcpd.protocol.pipeline import CallPipeline, IEra, Lookup, Placed, Unmade
 from gsmcpd.protocol.shares import END_ONE, shareRefusal
 from gsmcpd.protocol.versions import negotiateVersion
 from gsmcpd.sessions.client import ClientSession
+from gsmcpd.sessions.clients import ClientSessions, NoSessionId, NoSuchSession
 from gsmcpd.sessions.context import CallContext
 from gsmcpd.sessions.interfaces import ICallSink, IClientRequests
 from gsmcpd.sessions.listeners import SessionListeners
@@ -59,6 +53,30 @@ from gsmcpd.sessions.shares import ShareExhausted
 Opened = tuple[ClientSession | None, JsonObject]
 """What C{initialize} comes to: the client session it opened (L{None}
 when it opened none), and the response."""
+
+
+def clientNamed(clients: ClientSessions, sessionId: str | None,
+                principal: Principal | None) -> ClientSession:
+    """
+    The live client session C{sessionId} names among C{clients}, if
+    C{principal} (L{None} without authentication) opened it: read, nothing
+    counted.
+
+    @raise NoSessionId: without a session id.
+    @raise NoSuchSession: for no such session, and by the same steps for
+        another identity's.
+    """
+    if sessionId is None:
+        raise NoSessionId()
+    session = clients.byHandle.get(sessionId)
+    # One check for a live session and for none, by the same steps: a
+    # guesser cannot tell a foreign session from a made-up id.
+    admitted = admits(None if session is None else session.work.principal,
+                      principal, f"session {sessionId[:8]}",
+                      exists=session is not None)
+    if session is None or not admitted:
+        raise NoSuchSession()
+    return session
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -163,14 +181,19 @@ class LegacyEra:
         (L{None}: a notification, or a request its client cancelled), sent
         as C{principal} (the bearer gate's); C{openStream} answers a call's
         own event stream, or L{None} when its client does not accept one.
+        Every request counts as its session's activity: a call's as it runs
+        or is refused, any other here.
         """
         if message.kind == "notification":
+            self.sessions.active(client.work)
             if message.method == "notifications/cancelled":
                 self.calls.work.cancel(client.work, message.params.get(
                     "requestId"), message.params.get("reason"))
             return succeed(None)
         message = unwrapCall(self.handlers.tools, message)
         method = self.methods.find(message.method, LEGACY)
+        if method is None or not method.call:
+            self.sessions.active(client.work)
         if method is None:
             return succeed(JsonRpcError(
                 METHOD_NOT_FOUND, f"Method not found: {message.method}"
@@ -227,15 +250,14 @@ class LegacyEra:
         return attr.evolve(request, context=CallContext(
             StreamAsker(self.pending, client, sink), sink, client.wantsLog))
 
-    def place(self, call: RequestFacts, carrier: ClientCall,
-              admit: Admit) -> Deferred[Placed]:
+    def place(self, call: RequestFacts, carrier: ClientCall) -> Deferred[Placed]:
         """
         In its client's work session, admitted as it runs; a call of no
         tool admitted here, then refused.
         """
         if call.tool is None:
             try:
-                admit(call, call.work)
+                self.calls.admit(call, call.work)
             except (CallRefused, JsonRpcError) as e:
                 return fail(Unmade(call, e))
             return fail(Unmade(call, unknownTool(call.params)))

@@ -4,6 +4,8 @@ the server's request, or a request on the session C{MCP-Session-Id} names.
 """
 
 
+from functools import partial
+
 import attr
 from twisted.internet.defer import Deferred, succeed
 from twisted.python.failure import Failure
@@ -18,7 +20,7 @@ from gsmcpd.protocol.endpoint import (
     json,
     sessionRefused,
 )
-from gsmcpd.protocol.eras.legacy.adapter import LegacyEra, Opened
+from gsmcpd.protocol.eras.legacy.adapter import LegacyEra, Opened, clientNamed
 from gsmcpd.protocol.jsonrpc import JsonObject, Message
 from gsmcpd.protocol.versions import PRIMED_STREAMS_SINCE, atLeast
 from gsmcpd.sessions.client import ClientSession
@@ -41,23 +43,26 @@ class LegacyEntry:
         if message.kind == "request" and message.method == "initialize":
             return self.era.initialize(
                 message, exchange.principal).addCallback(_initialized)
-        clients = self.era.sessions.clients
+        found = partial(clientNamed, self.era.sessions.clients,
+                        exchange.sessionId, exchange.principal)
         try:
-            if message.kind == "response":
-                # An answer proves the client is listening, not that it is
-                # working: it does not count as activity.
-                self.pending.answer(clients.named(
-                    exchange.sessionId, exchange.principal), message)
-                return succeed(Reply(b"", 202))
-            working = clients.working(exchange.sessionId, exchange.principal)
+            client = found()
         except (NoSessionId, NoSuchSession) as e:
             return succeed(sessionRefused(Failure(e), exchange.requestId))
-        if isinstance(working, Deferred):
-            # Served by the new GemStone session once it is in place.
-            return working.addCallbacks(
-                lambda client: self._call(exchange, client, message),
-                sessionRefused, errbackArgs=(exchange.requestId,))
-        return self._call(exchange, working, message)
+        if message.kind == "response":
+            # An answer proves the client is listening, not that it is
+            # working: it does not count as activity.
+            self.pending.answer(client, message)
+            return succeed(Reply(b"", 202))
+        if client.work.calls.replacing is not None:
+            # Served by the new GemStone session once it is in place, found
+            # again then (a second step into the sessions layer, on this
+            # rare path only).
+            return self.era.sessions.replaced(client.work).addCallback(
+                lambda _: found()).addCallbacks(
+                    lambda client: self._call(exchange, client, message),
+                    sessionRefused, errbackArgs=(exchange.requestId,))
+        return self._call(exchange, client, message)
 
     def _call(self, exchange: Exchange, client: ClientSession,
               message: Message) -> "Deferred[Reply]":

@@ -16,7 +16,9 @@ from twisted.internet.defer import (
     fail,
     inlineCallbacks,
     maybeDeferred,
+    succeed,
 )
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from gsmcpd.observe.audit import CallRefused
@@ -54,7 +56,6 @@ from gsmcpd.protocol.jsonrpc import (
 )
 from gsmcpd.protocol.methods import Method, MethodTable
 from gsmcpd.protocol.pipeline import (
-    Admit,
     Answer,
     CallPipeline,
     IEra,
@@ -75,6 +76,25 @@ from gsmcpd.tools.templates.outcomes import ToolError
 OpenStream = Callable[[], ICallSink | None]
 """Opens a call's own event stream, or answers L{None} when its client
 does not accept one."""
+
+
+def _noStream() -> None:
+    """A call answered without a stream of its own."""
+
+
+def _given(sink: ICallSink) -> ICallSink:
+    return sink
+
+
+def _decoded(call: RequestFacts) -> RequestFacts:
+    """A call refused before it was placed, as its record names it."""
+    return attr.evolve(call, tool=None, arguments=withoutHandle(
+        call.params.get("arguments")))
+
+
+def _unplaced(call: RequestFacts) -> RequestFacts:
+    """A call its tool refused before it was placed, without its handle."""
+    return attr.evolve(call, arguments=withoutHandle(call.arguments))
 
 
 def dressed(value: Any) -> JsonObject:
@@ -224,26 +244,22 @@ class ModernEra:
             raise Unmade(attr.evolve(call, arguments=None), e)
         return attr.evolve(call, tool=tool, arguments=arguments)
 
-    @inlineCallbacks
-    def place(self, call: RequestFacts, carrier: Carried,
-              admit: Admit) -> Any:
+    def place(self, call: RequestFacts, carrier: Carried) -> Deferred[Placed]:
         """
         C{open_session} and C{close_session} answered by the era; else all
         that refuses a call checked before a session is lent for it.
+        Callbacks rather than a generator: this runs for every call.
         """
         tool = cast(Tool, call.tool)
         envelope = carrier.envelope
         if tool.name in self._handleTools:
-            return Placed(call, own=lambda: self.lending.handleTool(
-                tool, call.arguments, envelope, carrier.minted))
-        decoded = attr.evolve(call, tool=None, arguments=withoutHandle(
-            call.params.get("arguments")))
-        unplaced = attr.evolve(call, arguments=withoutHandle(call.arguments))
+            return succeed(Placed(call, own=lambda: self.lending.handleTool(
+                tool, call.arguments, envelope, carrier.minted)))
         try:
             refusal = tasks.requires(envelope)
             if self._taskSupport.get(tool.name) == "required" and \
                     refusal is not None:
-                raise Unmade(unplaced, refusal)
+                raise refusal
             self.calls.records.admit()
             try:
                 # A state this daemon did not seal for this call (altered,
@@ -254,63 +270,89 @@ class ModernEra:
                 raise CallRefused(kinds.TAMPERED_STATE, e)
             handle, rest = takeHandle(call.arguments) if takesHandle(tool) \
                 else (None, call.arguments)
-            if tool.runsOn == NO_SESSION:
-                work, done = None, nothingToRelease
-            else:
-                try:
-                    work, done = yield self.lending.forTool(
-                        tool, handle, envelope, call.id)
-                except (JsonRpcError, ToolError) as e:
-                    raise asRefusal(e, handle, envelope.principal,
-                                    self.lending.sessions)
-        except NotAdmitted as e:
-            self.seal.spend(verified)
-            refused = notAdmitted(call, e.error)
-            if e.work is None:
-                raise Unmade(decoded, refused)
-            raise Unmade(attr.evolve(call, work=e.work, arguments=rest),
-                         refused)
         except CallRefused as e:
-            raise Unmade(decoded, e)
+            return fail(Unmade(_decoded(call), e))
         except (JsonRpcError, ToolError) as e:
-            raise Unmade(unplaced, e)
-        placed = attr.evolve(call, work=work, arguments=rest)
-        return Placed(placed, partial(self._run, carrier, done, verified),
-                      admitted=True)
+            return fail(Unmade(_unplaced(call), e))
+        placing = succeed((None, nothingToRelease)) \
+            if tool.runsOn == NO_SESSION else \
+            self.lending.forTool(tool, handle, envelope, call.id)
+        return placing.addCallbacks(
+            self._placed, self._unlent,
+            (call, carrier, verified, rest, handle is None),
+            errbackArgs=(call, verified, handle, envelope))
 
-    @inlineCallbacks
+    def _placed(self, lent: tuple[Any, Callable[[], object]],
+                call: RequestFacts, carrier: Carried, verified: Any,
+                rest: Any, admitted: bool) -> Placed:
+        work, done = lent
+        return Placed(attr.evolve(call, work=work, arguments=rest),
+                      partial(self._run, carrier, done, verified),
+                      admitted=admitted)
+
+    def _unlent(self, failure: Failure, call: RequestFacts, verified: Any,
+                handle: str | None, envelope: Envelope) -> Failure:
+        """A call refused before it was placed: as its record names it."""
+        error = failure.value
+        if isinstance(error, NotAdmitted):
+            self.seal.spend(verified)
+            raise Unmade(_decoded(call), notAdmitted(call, error.error))
+        if not isinstance(error, (JsonRpcError, ToolError)):
+            return failure
+        refused = asRefusal(error, handle, envelope.principal,
+                            self.lending.sessions)
+        raise Unmade(_decoded(call) if isinstance(refused, CallRefused)
+                     else _unplaced(call), cast(Any, refused))
+
     def _run(self, carrier: Carried, done: Callable[[], object],
-             verified: Any, call: RequestFacts, answer: Answer) -> Any:
+             verified: Any, call: RequestFacts, answer: Answer
+             ) -> Deferred[Any]:
         """
         A call as a task where its tool may become one, else in
         input-required rounds, on its own stream where its client takes
-        one.
+        one: opened once the call is admitted (L{_context}), or as a round
+        refused before its call ran is answered.  Callbacks rather than a
+        generator: this runs for every call.
         """
         tool = cast(Tool, call.tool)
         envelope = carrier.envelope
+        escalate = None
+        opening: OpenStream = _noStream
         if self._taskSupport.get(tool.name) is not None and \
                 tasks.requires(envelope) is None:
             progress = tasks.TaskProgress(self.tasks)
-            sink: ICallSink | None = progress
+            opening = partial(_given, progress)
             escalate = self._becomeTask(progress, done, envelope)
-        else:
-            sink = carrier.openStream() \
-                if answersAsStream(call.params, tool) else None
-            escalate = None
-        wantsLog = noLogs if sink is None else LogGate(
-            self.clock.seconds, envelope.logLevel).wants
-        becameTask = False
-        try:
-            value = yield modernRound(
-                self.seal, envelope, "tools/call", call.params,
-                lambda asker: answer(call.running(CallContext(
-                    asker, sink, wantsLog))).addCallback(dressed),
-                escalate, verified)
-            becameTask = value.get("resultType") == tasks.TASK
-        finally:
-            if not becameTask:
-                done()
-        return value
+        elif answersAsStream(call.params, tool):
+            opening = carrier.openStream
+        ran: list[ModernAsker] = []
+
+        def run(asker: ModernAsker) -> Deferred[Any]:
+            ran.append(asker)
+            return answer(call, opening=partial(
+                self._context, asker, opening, envelope)).addCallback(dressed)
+
+        def over(outcome: Any) -> Any:
+            if isinstance(outcome, Failure):
+                if not ran:
+                    opening()
+            elif outcome.get("resultType") == tasks.TASK:
+                return outcome
+            done()
+            return outcome
+
+        return modernRound(self.seal, envelope, "tools/call", call.params,
+                           run, escalate, verified).addBoth(over)
+
+    def _context(self, asker: ModernAsker, opening: OpenStream,
+                 envelope: Envelope) -> CallContext:
+        """
+        A call's context, built once the sessions layer admitted it: the
+        one call back up, where its stream is opened.
+        """
+        sink = opening()
+        return CallContext(asker, sink, noLogs if sink is None else LogGate(
+            self.clock.seconds, envelope.logLevel).wants)
 
     def frame(self, value: JsonObject) -> JsonObject:
         return complete("tools/call", value)

@@ -1,17 +1,25 @@
 """
 Which work session a 2026-era call runs in, as the era words it: its
-handle's or a throwaway one, found, admitted and lent by the sessions
-layer (L{gsmcpd.sessions.lending}), or none for what never touches the
-stone.  A tool whose point is a lasting change (L{OWN_SESSION}) is refused
-without a handle; C{open_session} and C{close_session} are answered here.
+handle's, found by reading the live sessions (L{handleNamed}; admitted as
+it runs), a throwaway one admitted and lent by the sessions layer
+(L{gsmcpd.sessions.lending}), or none for what never touches the stone.  A
+tool whose point is a lasting change (L{OWN_SESSION}) is refused without a
+handle; C{open_session} and C{close_session} are answered here.
 """
 
 from collections.abc import Callable
 from typing import Any
 
-from twisted.internet.defer import Deferred, fail, inlineCallbacks, maybeDeferred
+from twisted.internet.defer import (
+    Deferred,
+    fail,
+    inlineCallbacks,
+    maybeDeferred,
+    succeed,
+)
 from twisted.python.failure import Failure
 
+from gsmcpd.auth.tokens import Principal, admits
 from gsmcpd.gci.pool import ServerStopping, SessionLimitReached
 from gsmcpd.observe.audit import CallRefused
 from gsmcpd.protocol import kinds
@@ -34,27 +42,33 @@ from gsmcpd.protocol.jsonrpc import (
 )
 from gsmcpd.protocol.recording import CallRecords
 from gsmcpd.protocol.shares import CLOSE_ONE, shareRefusal
-from gsmcpd.sessions.interfaces import IWorkSession
-from gsmcpd.sessions.lending import (
-    Lender,
-    Lent,
-    NoSuchHandle,
-    NotAdmitted,
-)
+from gsmcpd.sessions.lending import Lender, NotAdmitted
 from gsmcpd.sessions.registry import SessionRegistry
 from gsmcpd.sessions.shares import ShareExhausted
+from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.base import OWN_SESSION, Tool, ToolResult
 from gsmcpd.tools.templates.outcomes import ToolError
 
 
+def handleNamed(sessions: SessionRegistry, handle: str,
+                principal: Principal | None) -> WorkSession | None:
+    """
+    The live work session a 2026 C{handle} names, if C{principal} opened it
+    as a handle, read, nothing counted; else L{None}, by the same steps as
+    for a handle that names nothing (a 2025 session id, or a throwaway
+    session, is never a handle).
+    """
+    session = sessions.work.byHandle.get(handle)
+    live = session is not None and not session.throwaway and \
+        handle not in sessions.clients.byHandle
+    if not admits(session.principal if session and live else None,
+                  principal, f"handle {handle[:8]}", exists=live):
+        return None
+    return session
+
+
 def nothingToRelease() -> None:
     """What a call over needs done to a session that outlives it."""
-
-
-def released(lent: Lent) -> tuple[IWorkSession, Callable[[], Any]]:
-    """A lent session, and what its call needs done when over."""
-    session, end = lent
-    return session, nothingToRelease if end is None else end
 
 
 def unlent(failure: Failure) -> Failure:
@@ -65,8 +79,6 @@ def unlent(failure: Failure) -> Failure:
     error = failure.value
     if isinstance(error, NotAdmitted):
         return failure
-    if isinstance(error, NoSuchHandle):
-        raise noSuchHandle(error.handle)
     if isinstance(error, ShareExhausted):
         raise shareRefusal(error, CLOSE_ONE)
     if isinstance(error, SessionLimitReached):
@@ -92,22 +104,33 @@ class Lending:
     def forTool(self, tool: Tool, handle: str | None, envelope: Envelope,
                 requestId: object) -> Deferred[Any]:
         """
-        The L{Lent} session a GemStone tool's call runs in, the call
-        admitted there (before a throwaway one is lent).
-
-        @raise JsonRpcError: for a handle that names no session, or a
-            caller over its share of sessions.
-        @raise ToolError: for a lasting change without a handle, or no
-            session free.
-        @raise NotAdmitted: for a call refused admission.
+        The L{Lent} session a GemStone tool's call runs in: its handle's
+        (admitted as it runs), else a throwaway one lent once the call is
+        admitted (a second step into the sessions layer, on that path
+        only); failing with the refusal of a handle that names no session,
+        of a lasting change without one, or of no session to lend.
         """
-        if handle is None and tool.runsOn == OWN_SESSION:
+        if handle is not None:
+            return self._handled(handle, envelope.principal)
+        if tool.runsOn == OWN_SESSION:
             return fail(needsHandle(tool))
         return maybeDeferred(
-            self.lender.forCall, handle, envelope.principal,
-            envelope.clientInfo, requestId,
-            "its one call (without a session handle) is done"
-        ).addCallbacks(released, unlent)
+            self.lender.forCall, envelope.principal, envelope.clientInfo,
+            requestId, "its one call (without a session handle) is done"
+        ).addErrback(unlent)
+
+    def _handled(self, handle: str, principal: Principal | None
+                 ) -> Deferred[Any]:
+        session = handleNamed(self.sessions, handle, principal)
+        if session is None:
+            return fail(noSuchHandle(handle))
+        if session.calls.replacing is None:
+            return succeed((session, nothingToRelease))
+        # Served by the new GemStone session once it is in place, found
+        # again then (a second step into the sessions layer, on this rare
+        # path only).
+        return self.sessions.replaced(session).addCallback(
+            lambda _: self._handled(handle, principal))
 
     @inlineCallbacks
     def forRead(self, envelope: Envelope, records: CallRecords) -> Any:
@@ -121,7 +144,7 @@ class Lending:
             lent = yield maybeDeferred(
                 self.lender.borrowed, envelope.principal,
                 envelope.clientInfo, "its one read (a resource) is done"
-            ).addCallbacks(released, unlent)
+            ).addErrback(unlent)
         except ToolError as e:
             raise JsonRpcError(SERVER_ERROR, e.message,
                                dict(e.details or {}, kind=e.kind))
@@ -152,7 +175,8 @@ class Lending:
                 answer = opened(lent[0].handle)
             else:
                 handle = arguments[SESSION_ARGUMENT]
-                if self.sessions.handled(handle, envelope.principal) is None:
+                if handleNamed(self.sessions, handle,
+                               envelope.principal) is None:
                     raise noSuchHandle(handle)
                 yield self.sessions.close(
                     handle, "the client closed it (close_session)",
