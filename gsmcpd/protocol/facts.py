@@ -21,6 +21,8 @@ LEGACY = "legacy"
 MODERN = "modern"
 """2026-07-28: no handshake; every request says who sends it."""
 BOTH = frozenset({LEGACY, MODERN})
+_SAME: Any = object()
+"""L{RequestFacts.replace}'s default: a fact left as it was."""
 
 
 class IDialect(Interface):
@@ -82,6 +84,21 @@ class RequestFacts:
     arguments: Any = None
     context: CallContext = FROM_MEMORY
 
+    def replace(self, *, work: IWorkSession | None = _SAME,
+                tool: Tool | None = _SAME, arguments: Any = _SAME,
+                context: CallContext = _SAME) -> "RequestFacts":
+        """
+        These facts with the ones an era learns as a call goes on changed:
+        C{attr.evolve} without its introspection, as a call makes several.
+        """
+        return RequestFacts(
+            self.method, self.params, self.id, self.dialect,
+            self.clientCapabilities, self.principal,
+            self.work if work is _SAME else work, self.client,
+            self.tool if tool is _SAME else tool,
+            self.arguments if arguments is _SAME else arguments,
+            self.context if context is _SAME else context)
+
     def running(self, context: CallContext) -> "RequestFacts":
         """These facts for the call they became, with its C{context}."""
-        return attr.evolve(self, context=context)
+        return self.replace(context=context)

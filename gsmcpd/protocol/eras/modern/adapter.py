@@ -161,11 +161,13 @@ class ModernEra:
             uri for uri in wants.resourceSubscriptions
             if mine.resolve(uri) or not served.resolve(uri)))
 
-    def facts(self, message: Message, envelope: Envelope) -> RequestFacts:
+    def facts(self, message: Message, envelope: Envelope,
+              arguments: Any = None) -> RequestFacts:
         """The facts a handler is told of C{message}."""
         return RequestFacts(
             message.method, message.params, message.id, self.dialect,
-            envelope.clientCapabilities, envelope.principal)
+            envelope.clientCapabilities, envelope.principal,
+            arguments=arguments)
 
     def answer(self, message: Message, envelope: Envelope, headers: Headers,
                openStream: OpenStream) -> Deferred[ModernAnswer]:
@@ -201,15 +203,14 @@ class ModernEra:
         headers match; a call of no tool is recorded without them, any
         other without its handle.
         """
-        call = attr.evolve(self.facts(message, carrier.envelope),
-                           arguments=withoutHandle(
-                               message.params.get("arguments")))
+        call = self.facts(message, carrier.envelope,
+                          withoutHandle(message.params.get("arguments")))
         try:
             tool = lookup(call)
         except CallRefused as e:
             raise Unmade(call, e)
         except JsonRpcError as e:
-            raise Unmade(attr.evolve(call, arguments=None), e)
+            raise Unmade(call.replace(arguments=None), e)
         arguments = message.params.get("arguments")
         if arguments is None:
             arguments = {}
@@ -222,8 +223,8 @@ class ModernEra:
                     self.handlers.toolsFor(call.principal), message,
                     (SESSION_ARGUMENT,)))
         except JsonRpcError as e:
-            raise Unmade(attr.evolve(call, arguments=None), e)
-        return attr.evolve(call, tool=tool, arguments=arguments)
+            raise Unmade(call.replace(arguments=None), e)
+        return call.replace(tool=tool, arguments=arguments)
 
     @inlineCallbacks
     def place(self, call: RequestFacts, carrier: Carried,
