@@ -80,16 +80,16 @@ class ModernEntry:
             return replied(error.asResponse(message.id),
                            None if streams else httpStatus(error.code))
 
+        headers = exchange.headers()
         try:
             envelope = attr.evolve(
-                readEnvelope(message.method, message.params,
-                             exchange.headers, exchange.version),
-                principal=exchange.principal)
+                readEnvelope(message.method, message.params, headers,
+                             exchange.version), principal=exchange.principal)
             if message.method == "subscriptions/listen":
                 return exchange.listen(self.era.listenable(
                     readFilter(message.params).granted(OFFERED), envelope),
                     message.id).addCallbacks(Reply, failed)
-            answering = self.era.answer(message, envelope, exchange.headers,
+            answering = self.era.answer(message, envelope, headers,
                                         openStream)
         except JsonRpcError:
             return succeed(failed(Failure()))
