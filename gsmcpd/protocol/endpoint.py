@@ -39,9 +39,8 @@ class IPostStream(ICallSink):
 @attr.s(auto_attribs=True)
 class Exchange:
     """
-    What the transport read of one C{POST} (its C{headers} read only when
-    asked: a 2025 request never is), and what it does for it: open a call's
-    stream (key, params, primed; only if C{streams}), answer a bug
+    What the transport read of one C{POST}, and what it does for it: open
+    a call's stream (key, params, primed; only if C{streams}), answer a bug
     (failure, message id), hold a C{subscriptions/listen} open.  The
     C{requestId} is set before L{Endpoint.post} returns.
     """

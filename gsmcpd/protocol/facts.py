@@ -21,8 +21,7 @@ LEGACY = "legacy"
 MODERN = "modern"
 """2026-07-28: no handshake; every request says who sends it."""
 BOTH = frozenset({LEGACY, MODERN})
-_SAME: Any = object()
-"""L{RequestFacts.replace}'s default: a fact left as it was."""
+_SAME: Any = object()  # RequestFacts.replace's default: a fact left as is.
 
 
 class IDialect(Interface):
@@ -30,8 +29,7 @@ class IDialect(Interface):
 
     era = Attribute("LEGACY or MODERN.")
     instructions = Attribute("The hint for the model, or None.")
-    capabilities = Attribute(
-        "The server capabilities, as declared in that era.")
+    capabilities = Attribute("The server's capabilities in that era.")
     handleTools = Attribute(
         "Tools listed after the catalog's (the 2026 era's open_session "
         "and close_session), a tuple.")
@@ -84,17 +82,12 @@ class RequestFacts:
     arguments: Any = None
     context: CallContext = FROM_MEMORY
 
-    def replace(self, *, work: IWorkSession | None = _SAME,
-                tool: Tool | None = _SAME, arguments: Any = _SAME,
+    def replace(self, *, tool: Tool | None = _SAME, arguments: Any = _SAME,
                 context: CallContext = _SAME) -> "RequestFacts":
-        """
-        These facts with the ones an era learns as a call goes on changed:
-        C{attr.evolve} without its introspection, as a call makes several.
-        """
+        """C{attr.evolve} without its introspection: a call makes several."""
         return RequestFacts(
             self.method, self.params, self.id, self.dialect,
-            self.clientCapabilities, self.principal,
-            self.work if work is _SAME else work, self.client,
+            self.clientCapabilities, self.principal, self.work, self.client,
             self.tool if tool is _SAME else tool,
             self.arguments if arguments is _SAME else arguments,
             self.context if context is _SAME else context)

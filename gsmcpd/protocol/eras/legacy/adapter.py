@@ -6,7 +6,7 @@ response.
 """
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import attr
 from twisted.internet.defer import Deferred, fail, inlineCallbacks, succeed
@@ -224,8 +224,7 @@ class LegacyEra:
     def _asking(self, request: RequestFacts,
                 sink: ICallSink | None) -> RequestFacts:
         """C{request} as a call that asks its client on C{sink} (or none)."""
-        client = request.client
-        assert client is not None, "a request on a client's session"
+        client = cast(ClientSession, request.client)
         return request.replace(context=CallContext(
             StreamAsker(self.pending, client, sink), sink, client.wantsLog))
 

@@ -203,18 +203,11 @@ class ModernEra:
         headers match; a call of no tool is recorded without them, any
         other without its handle.
         """
-        call = self.facts(message, carrier.envelope,
-                          withoutHandle(message.params.get("arguments")))
+        arguments = message.params.get("arguments")
+        call = self.facts(message, carrier.envelope, withoutHandle(arguments))
+        arguments = {} if arguments is None else arguments
         try:
             tool = lookup(call)
-        except CallRefused as e:
-            raise Unmade(call, e)
-        except JsonRpcError as e:
-            raise Unmade(call.replace(arguments=None), e)
-        arguments = message.params.get("arguments")
-        if arguments is None:
-            arguments = {}
-        try:
             if not isinstance(arguments, dict):
                 raise invalidParams(NOT_AN_OBJECT)
             checkParameterHeaders(
@@ -222,6 +215,8 @@ class ModernEra:
                 lambda: tool.name in self._handleTools or mirroringShown(
                     self.handlers.toolsFor(call.principal), message,
                     (SESSION_ARGUMENT,)))
+        except CallRefused as e:
+            raise Unmade(call, e)
         except JsonRpcError as e:
             raise Unmade(call.replace(arguments=None), e)
         return call.replace(tool=tool, arguments=arguments)

@@ -22,7 +22,6 @@ from gsmcpd.protocol.eras.modern.envelope import (
     readEnvelope,
 )
 from gsmcpd.protocol.eras.modern.listen import OFFERED, readFilter
-from gsmcpd.protocol.eras.modern.results import ModernAnswer
 from gsmcpd.protocol.jsonrpc import (
     INVALID_REQUEST,
     JsonObject,
@@ -62,16 +61,12 @@ class ModernEntry:
             return None
 
         def replied(response: JsonObject, status: int | None = None,
-                    minted: tuple[tuple[bytes, bytes], ...] = ()) -> Reply:
+                    minted: str | None = None) -> Reply:
+            named = () if minted is None else (
+                (b"mcp-param-session", minted.encode("ascii")),)
             if streams:
-                return Reply(None, None, minted, streams[0], response)
-            return json(response, status, minted)
-
-        def answered(answer: ModernAnswer) -> Reply:
-            minted = answer.minted
-            return replied(result(message.id, answer.value), None, () if
-                           minted is None else ((b"mcp-param-session",
-                                                 minted.encode("ascii")),))
+                return Reply(None, None, named, streams[0], response)
+            return json(response, status, named)
 
         def failed(failure: Failure) -> Reply:
             failure.trap(JsonRpcError)
@@ -82,9 +77,9 @@ class ModernEntry:
 
         headers = exchange.headers()
         try:
-            envelope = attr.evolve(
-                readEnvelope(message.method, message.params, headers,
-                             exchange.version), principal=exchange.principal)
+            envelope = attr.evolve(readEnvelope(
+                message.method, message.params, headers, exchange.version),
+                principal=exchange.principal)
             if message.method == "subscriptions/listen":
                 return exchange.listen(self.era.listenable(
                     readFilter(message.params).granted(OFFERED), envelope),
@@ -93,4 +88,5 @@ class ModernEntry:
                                         openStream)
         except JsonRpcError:
             return succeed(failed(Failure()))
-        return answering.addCallbacks(answered, failed)
+        return answering.addCallbacks(lambda answer: replied(
+            result(message.id, answer.value), None, answer.minted), failed)
