@@ -52,7 +52,7 @@ class ModernEntry:
                 "server-to-client requests to answer").asResponse(None), 400))
         streams: list[IPostStream] = []
 
-        def openStream() -> IPostStream | None:
+        def openStream() -> "IPostStream | None":
             if exchange.streams:
                 # Its POST's only stream: its events are numbered under c1.
                 streams.append(exchange.openStream("c1", message.params,
