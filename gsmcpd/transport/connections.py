@@ -241,10 +241,7 @@ class GuardedChannel(HTTPChannel):
         self._headBytes = self._headers = 0
         # Twisted stops the timeout first thing (setTimeout): it is held.
         self._holding = True
-        try:
-            super().allContentReceived()
-        finally:
-            self._holding = False
+        super().allContentReceived()
 
     def _refuse(self, status: int, message: str) -> None:
         guard = self.transport
