@@ -34,8 +34,7 @@ class IDialect(Interface):
         "Tools listed after the catalog's (the 2026 era's open_session "
         "and close_session), a tuple.")
     skills = Attribute("The skill files served as resources, by URI.")
-    resourceNotFound = Attribute(
-        "The JSON-RPC code of a read of a resource that does not exist.")
+    resourceNotFound = Attribute("The JSON-RPC code of a missing resource.")
 
     def describe(tool: Tool) -> JsonObject:
         """C{tool} as C{tools/list} describes it in that era."""
