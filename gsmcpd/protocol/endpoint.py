@@ -42,7 +42,7 @@ class Exchange:
     body: bytes
     version: tuple[str, ...]
     sessionId: str | None
-    headers: Headers
+    headers: Callable[[], Headers]
     principal: Principal | None
     streams: bool
     openStream: Callable[[str, JsonObject, bool], IPostStream]

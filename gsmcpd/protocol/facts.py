@@ -21,6 +21,7 @@ LEGACY = "legacy"
 MODERN = "modern"
 """2026-07-28: no handshake; every request says who sends it."""
 BOTH = frozenset({LEGACY, MODERN})
+_SAME: Any = object()  # RequestFacts.replace's default: a fact left as is.
 
 
 class IDialect(Interface):
@@ -28,14 +29,12 @@ class IDialect(Interface):
 
     era = Attribute("LEGACY or MODERN.")
     instructions = Attribute("The hint for the model, or None.")
-    capabilities = Attribute(
-        "The server capabilities, as declared in that era.")
+    capabilities = Attribute("The server's capabilities in that era.")
     handleTools = Attribute(
         "Tools listed after the catalog's (the 2026 era's open_session "
         "and close_session), a tuple.")
     skills = Attribute("The skill files served as resources, by URI.")
-    resourceNotFound = Attribute(
-        "The JSON-RPC code of a read of a resource that does not exist.")
+    resourceNotFound = Attribute("The JSON-RPC code of a missing resource.")
 
     def describe(tool: Tool) -> JsonObject:
         """C{tool} as C{tools/list} describes it in that era."""
@@ -82,6 +81,16 @@ class RequestFacts:
     arguments: Any = None
     context: CallContext = FROM_MEMORY
 
+    def replace(self, *, tool: Tool | None = _SAME, arguments: Any = _SAME,
+                context: CallContext = _SAME) -> "RequestFacts":
+        """C{attr.evolve} without its introspection: a call makes several."""
+        return RequestFacts(
+            self.method, self.params, self.id, self.dialect,
+            self.clientCapabilities, self.principal, self.work, self.client,
+            self.tool if tool is _SAME else tool,
+            self.arguments if arguments is _SAME else arguments,
+            self.context if context is _SAME else context)
+
     def running(self, context: CallContext) -> "RequestFacts":
         """These facts for the call they became, with its C{context}."""
-        return attr.evolve(self, context=context)
+        return self.replace(context=context)

@@ -145,6 +145,8 @@ class GuardedChannel(HTTPChannel):
     log = Logger()
     maxBodyBytes = MAX_BODY_BYTES
     idleTimeout = False
+    _holding = False
+    _held = False
     _heard = False
     _headBytes = 0
     _headers = 0
@@ -166,12 +168,28 @@ class GuardedChannel(HTTPChannel):
         if self.idleTimeout:
             super().resetTimeout()
 
+    def setTimeout(self, period: float | None) -> float | None:
+        """
+        Twisted stops the timeout as a request arrives, to start it again
+        once it is answered: held instead (its timer fires unheeded), the
+        connection's one timer is moved on rather than cancelled and made
+        anew for every request.
+        """
+        if period is None and self._holding:
+            self._holding, self._held = False, True
+            held, self.timeOut = self.timeOut, None
+            return held
+        self._held = False
+        return super().setTimeout(period)
+
     def timeoutConnection(self) -> None:
         """
         The deadline passed before a whole request arrived (a request that
-        has arrived stops it until it is answered): answer C{408} if the
+        has arrived holds it until it is answered): answer C{408} if the
         client had begun one, else close.
         """
+        if self._held:
+            return
         if self.idleTimeout:
             super().timeoutConnection()
             return
@@ -221,6 +239,8 @@ class GuardedChannel(HTTPChannel):
         # What arrives from here on belongs to the next request.
         self._heard = False
         self._headBytes = self._headers = 0
+        # Twisted stops the timeout first thing (setTimeout): it is held.
+        self._holding = True
         super().allContentReceived()
 
     def _refuse(self, status: int, message: str) -> None:

@@ -27,6 +27,9 @@ T = TypeVar("T")
 
 SESSION_HEADER = b"mcp-session-id"
 VERSION_HEADER = b"mcp-protocol-version"
+_REFUSED_VERSIONS = frozenset(HANDSHAKE_ERA_VERSIONS) - frozenset(
+    LEGACY_VERSIONS + TOLERATED_VERSION_HEADERS)
+"""The handshake-era versions a header may not name."""
 
 
 @attr.s(auto_exc=True, auto_attribs=True)
@@ -64,13 +67,12 @@ def checkHeaders(request: IRequest, origins: OriginPolicy,
         raise Refusal(403, f"Forbidden: Origin "
                       f"{origin.decode('latin-1')[:200]!r} is not allowed "
                       "(see --allowed-origin)")
-    sent = tuple(value.decode("latin-1") for value in
-                 request.requestHeaders.getRawHeaders(VERSION_HEADER, []))
+    sent = tuple([value.decode("latin-1") for value in
+                  request.requestHeaders.getRawHeaders(VERSION_HEADER, ())])
     version = sent[-1].strip() if sent else ""
     # A version outside the handshake era is the 2026 era's to answer
     # (eras.isModern): with -32022 when it is none of ours.
-    if version in HANDSHAKE_ERA_VERSIONS and version not in \
-            LEGACY_VERSIONS + TOLERATED_VERSION_HEADERS:
+    if version in _REFUSED_VERSIONS:
         raise Refusal(
             400, f"Bad Request: unsupported MCP-Protocol-Version "
             f"{version!r}; this server speaks "

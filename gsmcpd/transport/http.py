@@ -199,7 +199,7 @@ class McpApp(AnsweringResource):
             raise Refusal(413, f"Payload Too Large: request bodies are capped "
                           f"at {MAX_BODY_BYTES} bytes")
         exchange = Exchange(
-            body, version, sessionIdOf(request), headerValues(request),
+            body, version, sessionIdOf(request), partial(headerValues, request),
             principalOf(request), acceptsStream(request),
             partial(callStream, request, self.clock),
             partial(self._internalError, request),

@@ -50,8 +50,9 @@ class AnsweringResource(Resource):
         answering = cast("Deferred[Body]",
                          maybeDeferred(self._route, request))
         over.addErrback(lambda _: answering.cancel())
-        answering.addErrback(self._failed, request, over)
-        answering.addCallback(self._write, request, over)
+        answering.addCallbacks(self._write, self._failed,
+                               callbackArgs=(request, over),
+                               errbackArgs=(request, over))
         answering.addErrback(self._unanswered, request, over)
         return NOT_DONE_YET
 
@@ -85,14 +86,14 @@ class AnsweringResource(Resource):
         raise NotImplementedError()
 
     def _failed(self, failure: Failure, request: Request,
-                over: "Deferred[None]") -> Body:
+                over: "Deferred[None]") -> None:
         if over.called:
             # Nobody is left to hear it, but a bug is still a bug.
             if not failure.check(CancelledError):
                 self.log.failure("answering a request whose client has "
                                  "gone", failure)
-            return None
-        return self.failed(request, failure)
+            return
+        self._write(self.failed(request, failure), request, over)
 
     def _write(self, body: Body, request: Request,
                over: "Deferred[None]") -> None:

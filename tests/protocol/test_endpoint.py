@@ -41,7 +41,7 @@ class Era:
 
 
 def exchange(body):
-    return Exchange(body, ("2025-11-25",), None, {}, None, False,
+    return Exchange(body, ("2025-11-25",), None, dict, None, False,
                     None, None, None)
 
 

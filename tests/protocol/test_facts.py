@@ -46,6 +46,23 @@ class RequestFactsTests(SynchronousTestCase):
         self.assertEqual(attr.evolve(running, context=self.facts.context),
                          self.facts)
 
+    def test_replace(self):
+        """
+        L{RequestFacts.replace} is C{attr.evolve} of the facts an era
+        learns as a call goes on, each left as it was unless named (L{None}
+        included).
+        """
+        full = attr.evolve(self.facts, principal=object(), client=object(),
+                           work=object(), tool=object(), arguments={"a": 1},
+                           context=CallContext())
+        self.assertEqual(full.replace(), full)
+        changes = {"tool": None, "arguments": None, "context": CallContext()}
+        for name, value in changes.items():
+            self.assertEqual(full.replace(**{name: value}),
+                             attr.evolve(full, **{name: value}), name)
+        self.assertEqual(full.replace(**changes),
+                         attr.evolve(full, **changes))
+
     def test_dialect(self):
         self.assertEqual((self.dialect.era, self.dialect.resourceNotFound,
                           self.dialect.handleTools, dict(self.dialect.skills)),

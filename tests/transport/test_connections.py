@@ -220,6 +220,21 @@ class GuardedSiteTests(SynchronousTestCase):
             [timer] = self.clock.getDelayedCalls()
             self.assertEqual(timer.getTime(), self.clock.seconds() + 10)
 
+    def test_timerMovedOnNotMadeAnew(self):
+        """
+        The deadline's timer is held while a request is answered, then moved
+        on: not cancelled and made anew for every request.
+        """
+        channel, transport = self.connect()
+        [timer] = self.clock.getDelayedCalls()
+        for _ in range(3):
+            self.clock.advance(5)
+            channel.dataReceived(post(b"a"))
+            self.assertEqual(self.clock.getDelayedCalls(), [timer])
+            self.assertEqual(timer.getTime(), self.clock.seconds() + 10)
+        self.clock.advance(10)
+        self.assertTrue(transport.disconnecting)
+
     def test_deadlinePassingWhileServedIsIgnored(self):
         """
         A request that arrived whole is the application's however long it

@@ -241,13 +241,13 @@ class LegacyEra:
             return request
         if answersAsStream(params, tool) and not asked:
             request = self._asking(request, carrier.openStream(client))
-        return attr.evolve(request, tool=tool)
+        return request.replace(tool=tool)
 
     def _asking(self, request: RequestFacts,
                 sink: ICallSink | None) -> RequestFacts:
         """C{request} as a call that asks its client on C{sink} (or none)."""
         client = cast(ClientSession, request.client)
-        return attr.evolve(request, context=CallContext(
+        return request.replace(context=CallContext(
             StreamAsker(self.pending, client, sink), sink, client.wantsLog))
 
     def place(self, call: RequestFacts, carrier: ClientCall) -> Deferred[Placed]:

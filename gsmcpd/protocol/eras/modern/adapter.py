@@ -180,11 +180,13 @@ class ModernEra:
             uri for uri in wants.resourceSubscriptions
             if mine.resolve(uri) or not served.resolve(uri)))
 
-    def facts(self, message: Message, envelope: Envelope) -> RequestFacts:
+    def facts(self, message: Message, envelope: Envelope,
+              arguments: Any = None) -> RequestFacts:
         """The facts a handler is told of C{message}."""
         return RequestFacts(
             message.method, message.params, message.id, self.dialect,
-            envelope.clientCapabilities, envelope.principal)
+            envelope.clientCapabilities, envelope.principal,
+            arguments=arguments)
 
     def answer(self, message: Message, envelope: Envelope, headers: Headers,
                openStream: OpenStream) -> Deferred[ModernAnswer]:
@@ -220,19 +222,11 @@ class ModernEra:
         headers match; a call of no tool is recorded without them, any
         other without its handle.
         """
-        call = attr.evolve(self.facts(message, carrier.envelope),
-                           arguments=withoutHandle(
-                               message.params.get("arguments")))
+        arguments = message.params.get("arguments")
+        call = self.facts(message, carrier.envelope, withoutHandle(arguments))
+        arguments = {} if arguments is None else arguments
         try:
             tool = lookup(call)
-        except CallRefused as e:
-            raise Unmade(call, e)
-        except JsonRpcError as e:
-            raise Unmade(attr.evolve(call, arguments=None), e)
-        arguments = message.params.get("arguments")
-        if arguments is None:
-            arguments = {}
-        try:
             if not isinstance(arguments, dict):
                 raise invalidParams(NOT_AN_OBJECT)
             checkParameterHeaders(
@@ -240,9 +234,11 @@ class ModernEra:
                 lambda: tool.name in self._handleTools or mirroringShown(
                     self.handlers.toolsFor(call.principal), message,
                     (SESSION_ARGUMENT,)))
+        except CallRefused as e:
+            raise Unmade(call, e)
         except JsonRpcError as e:
-            raise Unmade(attr.evolve(call, arguments=None), e)
-        return attr.evolve(call, tool=tool, arguments=arguments)
+            raise Unmade(call.replace(arguments=None), e)
+        return call.replace(tool=tool, arguments=arguments)
 
     def place(self, call: RequestFacts, carrier: Carried) -> Deferred[Placed]:
         """
