@@ -118,7 +118,7 @@ class CallRunner:
                 request.work, request.id, tool is None or tool.cancellable,
                 request.context if opening is None else opening,
                 handler(request) if tool is not None
-                else lambda context: handler(request.running(context)),
+                else lambda context: handler(request.replace(context=context)),
                 not admitted, request.principal,
                 self.records.starting(request)))
         except (RequestInFlight, ShareExhausted) as e:

@@ -81,16 +81,14 @@ class RequestFacts:
     arguments: Any = None
     context: CallContext = FROM_MEMORY
 
-    def replace(self, *, tool: Tool | None = _SAME, arguments: Any = _SAME,
+    def replace(self, *, work: IWorkSession | None = _SAME,
+                tool: Tool | None = _SAME, arguments: Any = _SAME,
                 context: CallContext = _SAME) -> "RequestFacts":
         """C{attr.evolve} without its introspection: a call makes several."""
         return RequestFacts(
             self.method, self.params, self.id, self.dialect,
-            self.clientCapabilities, self.principal, self.work, self.client,
+            self.clientCapabilities, self.principal,
+            self.work if work is _SAME else work, self.client,
             self.tool if tool is _SAME else tool,
             self.arguments if arguments is _SAME else arguments,
             self.context if context is _SAME else context)
-
-    def running(self, context: CallContext) -> "RequestFacts":
-        """These facts for the call they became, with its C{context}."""
-        return self.replace(context=context)

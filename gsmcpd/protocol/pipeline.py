@@ -55,13 +55,11 @@ class Unmade(Exception):
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class Placed:
     """
-    A call placed in the work session it runs in (in C{call}, with the
-    arguments it runs with); C{runs} is how its era runs it (rounds,
-    tasks); C{own}, the answer of a tool its era serves without a work
-    session (C{open_session}, C{close_session}); C{admitted}, whether its
-    era admitted it already (a 2026 call without a handle, before a
-    throwaway session is lent for it), else the sessions layer admits it as
-    it runs it.
+    A call placed in its work session (C{call}, with the arguments it runs
+    with); C{runs}, how its era runs it (rounds, tasks); C{own}, the answer
+    of a tool its era serves without one (C{open_session},
+    C{close_session}); C{admitted}, whether its era admitted it already (a
+    2026 call lent a throwaway session), else the sessions layer does.
     """
 
     call: RequestFacts
@@ -80,10 +78,11 @@ class IEra(Interface):
         the tool C{lookup} finds (called once); raises L{Unmade}.
         """
 
-    def place(call: RequestFacts, carrier: Any) -> Deferred[Placed]:
+    def place(call: RequestFacts, carrier: Any
+              ) -> Placed | Deferred[Placed]:
         """
-        Where the call runs, and how (fails with L{Unmade}); it may admit
-        it (L{Placed.admitted}).
+        Where the call runs, and how, at once where it can (fails with
+        L{Unmade}); it may admit it (L{Placed.admitted}).
         """
 
     def frame(value: JsonObject) -> JsonObject:
@@ -114,6 +113,8 @@ class CallPipeline:
         except Unmade as e:
             return self._unmade(Failure(e), era)
         placing = era.place(call, carrier)
+        if isinstance(placing, Placed):
+            return self._placed(placing, era, method)
         return placing.addCallbacks(
             self._placed, self._unmade, (era, method), errbackArgs=(era,))
 

@@ -35,17 +35,6 @@ class RequestFactsTests(SynchronousTestCase):
                           self.facts.tool, self.facts.context.control),
                          (None, None, None, NULL_CONTEXT))
 
-    def test_running(self):
-        """
-        The facts of the call a request became are the same, with its
-        context.
-        """
-        context = CallContext()
-        running = self.facts.running(context)
-        self.assertIs(running.context, context)
-        self.assertEqual(attr.evolve(running, context=self.facts.context),
-                         self.facts)
-
     def test_replace(self):
         """
         L{RequestFacts.replace} is C{attr.evolve} of the facts an era
@@ -56,7 +45,8 @@ class RequestFactsTests(SynchronousTestCase):
                            work=object(), tool=object(), arguments={"a": 1},
                            context=CallContext())
         self.assertEqual(full.replace(), full)
-        changes = {"tool": None, "arguments": None, "context": CallContext()}
+        changes = {"work": None, "tool": None, "arguments": None,
+                   "context": CallContext()}
         for name, value in changes.items():
             self.assertEqual(full.replace(**{name: value}),
                              attr.evolve(full, **{name: value}), name)

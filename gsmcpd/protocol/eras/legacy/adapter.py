@@ -250,7 +250,8 @@ class LegacyEra:
         return request.replace(context=CallContext(
             StreamAsker(self.pending, client, sink), sink, client.wantsLog))
 
-    def place(self, call: RequestFacts, carrier: ClientCall) -> Deferred[Placed]:
+    def place(self, call: RequestFacts, carrier: ClientCall
+              ) -> Placed | Deferred[Placed]:
         """
         In its client's work session, admitted as it runs; a call of no
         tool admitted here, then refused.
@@ -261,7 +262,7 @@ class LegacyEra:
             except (CallRefused, JsonRpcError) as e:
                 return fail(Unmade(call, e))
             return fail(Unmade(call, unknownTool(call.params)))
-        return succeed(Placed(call))
+        return Placed(call)
 
     def frame(self, value: JsonObject) -> JsonObject:
         return value

@@ -68,7 +68,7 @@ class LegacyEntry:
               message: Message) -> "Deferred[Reply]":
         streams: list[IPostStream] = []
 
-        def openStream(client: ClientSession) -> IPostStream | None:
+        def openStream(client: ClientSession) -> "IPostStream | None":
             if exchange.streams:
                 streams.append(exchange.openStream(
                     client.nextCallKey(), message.params,

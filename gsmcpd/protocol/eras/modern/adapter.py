@@ -282,7 +282,7 @@ class ModernEra:
                 call: RequestFacts, carrier: Carried, verified: Any,
                 rest: Any, admitted: bool) -> Placed:
         work, done = lent
-        return Placed(attr.evolve(call, work=work, arguments=rest),
+        return Placed(call.replace(work=work, arguments=rest),
                       partial(self._run, carrier, done, verified),
                       admitted=admitted)
 

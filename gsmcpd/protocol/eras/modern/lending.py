@@ -54,9 +54,8 @@ def handleNamed(sessions: SessionRegistry, handle: str,
                 principal: Principal | None) -> WorkSession | None:
     """
     The live work session a 2026 C{handle} names, if C{principal} opened it
-    as a handle, read, nothing counted; else L{None}, by the same steps as
-    for a handle that names nothing (a 2025 session id, or a throwaway
-    session, is never a handle).
+    as a handle (read, nothing counted), else L{None} by the same steps as
+    for one that names nothing (a 2025 session id, a throwaway session).
     """
     session = sessions.work.byHandle.get(handle)
     live = session is not None and not session.throwaway and \
@@ -106,9 +105,8 @@ class Lending:
         """
         The L{Lent} session a GemStone tool's call runs in: its handle's
         (admitted as it runs), else a throwaway one lent once the call is
-        admitted (a second step into the sessions layer, on that path
-        only); failing with the refusal of a handle that names no session,
-        of a lasting change without one, or of no session to lend.
+        admitted (a second step down, on that path only); failing with its
+        refusal (no such handle, a lasting change without one, none free).
         """
         if handle is not None:
             return self._handled(handle, envelope.principal)
