@@ -27,7 +27,6 @@ _SAME: Any = object()  # RequestFacts.replace's default: a fact left as is.
 class IDialect(Interface):
     """What one era says differently, told to each handler of its requests."""
 
-    era = Attribute("LEGACY or MODERN.")
     instructions = Attribute("The hint for the model, or None.")
     capabilities = Attribute("The server's capabilities in that era.")
     handleTools = Attribute(

@@ -54,6 +54,6 @@ class RequestFactsTests(SynchronousTestCase):
                          attr.evolve(full, **changes))
 
     def test_dialect(self):
-        self.assertEqual((self.dialect.era, self.dialect.resourceNotFound,
+        self.assertEqual((self.dialect.resourceNotFound,
                           self.dialect.handleTools, dict(self.dialect.skills)),
-                         ("legacy", RESOURCE_NOT_FOUND, (), {}))
+                         (RESOURCE_NOT_FOUND, (), {}))

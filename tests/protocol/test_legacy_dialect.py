@@ -7,7 +7,6 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.eras.legacy.dialect import LegacyDialect
-from gsmcpd.protocol.facts import LEGACY
 from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND
 from gsmcpd.sessions.work import WorkSession
 from gsmcpd.tools.catalog import ToolCatalog
@@ -21,10 +20,10 @@ class LegacyDialectTests(SynchronousTestCase):
 
     def test_saysSo(self):
         self.assertEqual(
-            (self.dialect.era, self.dialect.instructions,
-             self.dialect.capabilities, self.dialect.handleTools,
-             self.dialect.skills, self.dialect.resourceNotFound),
-            (LEGACY, "be kind", {"tools": {}}, (), {}, RESOURCE_NOT_FOUND))
+            (self.dialect.instructions, self.dialect.capabilities,
+             self.dialect.handleTools, self.dialect.skills,
+             self.dialect.resourceNotFound),
+            ("be kind", {"tools": {}}, (), {}, RESOURCE_NOT_FOUND))
 
     def test_toolsAsTheCatalogDescribesThem(self):
         [tool] = [each for each in ToolCatalog.named(["execution"])

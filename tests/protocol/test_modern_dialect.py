@@ -8,7 +8,6 @@ from twisted.trial.unittest import SynchronousTestCase
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.eras.modern.dialect import ModernDialect
 from gsmcpd.protocol.eras.modern.envelope import SERVER_INFO_KEY
-from gsmcpd.protocol.facts import MODERN
 from gsmcpd.protocol.jsonrpc import INVALID_PARAMS
 from gsmcpd.sessions.work import WorkSession
 from tests.fakes import FakeGem
@@ -24,9 +23,8 @@ class ModernDialectTests(SynchronousTestCase):
 
     def test_saysSo(self):
         self.assertEqual(
-            (self.dialect.era, self.dialect.resourceNotFound,
-             self.dialect.skills),
-            (MODERN, INVALID_PARAMS, {"s://k": "k"}))
+            (self.dialect.resourceNotFound, self.dialect.skills),
+            (INVALID_PARAMS, {"s://k": "k"}))
 
     def test_toolsAsItsSchemasDescribeThem(self):
         self.assertEqual(self.dialect.describe("t"), {"name": "t"})

@@ -4,7 +4,7 @@ import attr
 from zope.interface import implementer
 
 from gsmcpd.protocol.calls import SessionGoneError
-from gsmcpd.protocol.facts import LEGACY, IDialect
+from gsmcpd.protocol.facts import IDialect
 from gsmcpd.protocol.handlers import RESOURCE_NOT_FOUND
 from gsmcpd.protocol.jsonrpc import JsonObject, JsonRpcError
 from gsmcpd.sessions.interfaces import IWorkSession
@@ -19,7 +19,6 @@ class LegacyDialect:
 
     instructions: str | None
     capabilities: JsonObject
-    era: str = LEGACY
     handleTools: tuple[Tool, ...] = ()
     skills: dict[str, object] = attr.Factory(dict)
     resourceNotFound: int = RESOURCE_NOT_FOUND

@@ -8,7 +8,7 @@ from zope.interface import implementer
 
 from gsmcpd.protocol import kinds
 from gsmcpd.protocol.eras.modern.envelope import SERVER_INFO_KEY
-from gsmcpd.protocol.facts import MODERN, IDialect
+from gsmcpd.protocol.facts import IDialect
 from gsmcpd.protocol.jsonrpc import (
     INVALID_PARAMS,
     SERVER_ERROR,
@@ -30,7 +30,6 @@ class ModernDialect:
     describe: Callable[[Tool], JsonObject]
     handleTools: tuple[Tool, ...]
     skills: Mapping[str, Any]
-    era: str = MODERN
     resourceNotFound: int = INVALID_PARAMS
 
     def discovered(self, answer: JsonObject, serverInfo: JsonObject
