@@ -48,6 +48,9 @@ largest class: the one with the most methods)."""
 
 _stone = []
 _shape = []
+_largest = []
+_pages = {}
+"""The first pages asked for (L{FirstPageTests.firstPage}), by tool and arguments."""
 
 
 def kernelStone():
@@ -192,7 +195,9 @@ class ShapeTests(TestCase):
 class FirstPageTests(TestCase):
     """
     Every list and search tool's first page with default arguments, on the
-    kernel-sized repository.
+    kernel-sized repository.  Each page is asked for once per module (a
+    search runs every template over 60,000 methods): both tests check the
+    same answers.
     """
 
     def setUp(self):
@@ -200,19 +205,32 @@ class FirstPageTests(TestCase):
                                    stone=kernelStone())
 
     def largestClass(self):
-        counts = {}
-        for methods in searches.indexOf(CodeModel(self.harness.gem.session)).implementors.values():
-            for each in methods:
-                counts[each.className] = counts.get(each.className, 0) + 1
-        return max(counts, key=counts.get)
+        if not _largest:
+            counts = {}
+            index = searches.indexOf(CodeModel(self.harness.gem.session))
+            for methods in index.implementors.values():
+                for each in methods:
+                    counts[each.className] = counts.get(each.className, 0) + 1
+            _largest.append(max(counts, key=counts.get))
+        return _largest[0]
+
+    @inlineCallbacks
+    def firstPage(self, tool, arguments):
+        """
+        The result of C{tool} called with C{arguments}, the largest class
+        for C{"(the largest)"}: asked once, then remembered.
+        """
+        if arguments.get("className") == "(the largest)":
+            arguments = {"className": self.largestClass()}
+        key = (tool, json.dumps(arguments, sort_keys=True))
+        if key not in _pages:
+            _pages[key] = yield called(self.harness, tool, arguments)
+        return _pages[key]
 
     @inlineCallbacks
     def test_underTheCap(self):
-        largest = self.largestClass()
         for tool, arguments in FIRST_PAGES:
-            if arguments.get("className") == "(the largest)":
-                arguments = {"className": largest}
-            result = yield called(self.harness, tool, arguments)
+            result = yield self.firstPage(tool, arguments)
             self.assertFalse(result["isError"], (tool, result["content"]))
             checkStructured(self.harness.tools.get(tool), result["structuredContent"])
             self.assertLess(len(json.dumps(result)), FIRST_PAGE_BYTES, (tool, arguments))
@@ -230,9 +248,8 @@ class FirstPageTests(TestCase):
                 ("list_all_classes", {}, "classes", LIST_LIMIT),
                 ("list_dictionary_entries", {"dictionaryName": "Globals"}, "entries",
                  LIST_LIMIT),
-                ("list_methods", {"className": self.largestClass()}, "methods",
-                 LIST_LIMIT)):
-            result = yield called(self.harness, tool, arguments)
+                ("list_methods", {"className": "(the largest)"}, "methods", LIST_LIMIT)):
+            result = yield self.firstPage(tool, arguments)
             structured = result["structuredContent"]
             self.assertEqual(len(structured[key]), limit, tool)
             self.assertEqual(structured["page"]["nextOffset"], limit, tool)
