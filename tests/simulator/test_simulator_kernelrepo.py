@@ -3,11 +3,15 @@ The kernel-sized repository (L{gsmcpd.testing.simulator.kernelrepo}): what
 it generates, its shape (L{gsmcpd.testing.bench.kernelshape}), and every list
 and search tool's first page on it with default arguments.  One in-process
 stone serves the whole module (building it takes about 15 s of CPU); one test
-starts the simulator process with C{--repository kernel}.
+starts the simulator process with C{--repository kernel}, as the module's
+stone is built, and waits for it.
 """
 
 import json
+import os
 import random
+import shutil
+import tempfile
 
 from twisted.internet.defer import inlineCallbacks
 from twisted.trial.unittest import TestCase
@@ -15,7 +19,7 @@ from twisted.trial.unittest import TestCase
 from gsmcpd.testing.bench import kernelshape
 from gsmcpd.testing.simulator import kernelrepo, searches
 from gsmcpd.testing.simulator.kernel import CLASSES
-from gsmcpd.testing.simulator.launch import launch
+from gsmcpd.testing.simulator.launch import start
 from gsmcpd.testing.simulator.model import CodeModel
 from gsmcpd.testing.simulator.stone import Stone
 from gsmcpd.tools.paging import LIST_LIMIT
@@ -47,6 +51,7 @@ FIRST_PAGES = [
 largest class: the one with the most methods)."""
 
 _stone = []
+_starting = []
 _shape = []
 _largest = []
 _pages = {}
@@ -55,11 +60,26 @@ _pages = {}
 
 def kernelStone():
     """
-    The module's one stone on the kernel-sized repository.
+    The module's one stone on the kernel-sized repository.  L{LaunchTests}'
+    simulator process is started first, so that it generates its copy on
+    the other core meanwhile.
     """
     if not _stone:
+        startKernelSimulator()
         _stone.append(Stone(repository=kernelrepo.repository()))
     return _stone[0]
+
+
+def startKernelSimulator():
+    """
+    The simulator process on the kernel-sized repository, started once for
+    L{LaunchTests} (its C{--exit-on-stdin-eof} ends it with this process
+    if no test waits for it).
+    """
+    if not _starting:
+        _starting.append(start(os.path.join(tempfile.mkdtemp(), "stone.sock"),
+                               repository="kernel"))
+    return _starting[0]
 
 
 class GeneratedTests(TestCase):
@@ -263,6 +283,7 @@ class LaunchTests(TestCase):
         C{--repository kernel} starts the simulator on the generated
         repository, and its ready line says so.
         """
-        stone = launch(self.mktemp() + ".sock", repository="kernel")
+        stone = startKernelSimulator().ready()
+        self.addCleanup(shutil.rmtree, os.path.dirname(stone.socketPath), True)
         self.addCleanup(stone.stop)
         self.assertIn("GENERATED kernel-sized repository", stone.banner)
