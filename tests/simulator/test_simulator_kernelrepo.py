@@ -283,7 +283,9 @@ class LaunchTests(TestCase):
         C{--repository kernel} starts the simulator on the generated
         repository, and its ready line says so.
         """
-        stone = startKernelSimulator().ready()
+        starting = startKernelSimulator()
+        _starting.clear()  # Waited for once: a test run again starts another.
+        stone = starting.ready()
         self.addCleanup(shutil.rmtree, os.path.dirname(stone.socketPath), True)
         self.addCleanup(stone.stop)
         self.assertIn("GENERATED kernel-sized repository", stone.banner)
