@@ -165,7 +165,7 @@ class Runner:
                 socket.create_connection(("127.0.0.1", port), 1).close()
                 return None
             except OSError:
-                time.sleep(0.2)
+                time.sleep(0.05)
         with open(logPath, encoding="utf-8", errors="replace") as f:
             return f"port {port} never answered; it printed:\n{f.read()}"
 
@@ -175,7 +175,7 @@ class Runner:
         deadline = time.monotonic() + STOP_TIMEOUT
         for group in self.groups:
             while _alive(group) and time.monotonic() < deadline:
-                time.sleep(0.1)
+                time.sleep(0.02)
             _signal(group, signal.SIGKILL)
 
 

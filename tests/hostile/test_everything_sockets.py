@@ -246,7 +246,7 @@ class EveryCaseTests(LiveDaemon, SynchronousTestCase):
                 and time.monotonic() < deadline:
             self.call({"jsonrpc": "2.0", "id": 1, "method": "ping"},
                       session=False)
-            time.sleep(0.5)
+            time.sleep(0.1)
         answers = []
         starters = [threading.Thread(target=lambda: answers.append(
             self.daemon.rpc("initialize", protocolVersion="2025-11-25")))

@@ -110,6 +110,9 @@ class ProxiedDaemons(SynchronousTestCase):
     """
 
     caps = (SESSIONS_PER_DAEMON, SESSIONS_PER_DAEMON)
+    drainGrace = 0
+    """The daemons' C{--drain-grace}: none but where draining is tested
+    (L{DrainTests}), as a stopping daemon waits it out at each test's end."""
 
     def setUp(self):
         if shutil.which("haproxy") is None:
@@ -144,7 +147,7 @@ class ProxiedDaemons(SynchronousTestCase):
         os.mkdir(directory)
         agentPort = agentPort or freePort()
         daemon = Daemon(directory, "--max-sessions", str(cap),
-                        "--drain-grace", str(DRAIN_GRACE), "--agent-port",
+                        "--drain-grace", str(self.drainGrace), "--agent-port",
                         str(agentPort), port=port, stone=self._stone)
         daemon.agentPort = agentPort
         self.started.append(daemon)
@@ -160,7 +163,7 @@ class ProxiedDaemons(SynchronousTestCase):
                 daemon.process.terminate()
         for daemon in self.started:
             with contextlib.suppress(subprocess.TimeoutExpired):
-                daemon.process.wait(DRAIN_GRACE + 30)
+                daemon.process.wait(self.drainGrace + 30)
             daemon.stop()
 
     def gemSession(self, session, id):
@@ -185,27 +188,15 @@ class ProxiedDaemons(SynchronousTestCase):
         return holders[0]
 
 
-class HaproxyTests(ProxiedDaemons):
+class ProxiedClients(ProxiedDaemons):
+    """
+    L{ProxiedDaemons} and the clients of both eras their tests run.
+    """
 
     def client(self, number):
         session = self.proxy.initialize()
         seen = {self.gemSession(session, id) for id in range(2, CALLS + 2)}
         return session, seen
-
-    def test_sessionsStick(self):
-        """
-        Ten clients at once, twenty calls each: every call of a client runs
-        on its one GemStone session, and both daemons take clients.
-        """
-        with ThreadPoolExecutor(CLIENTS) as pool:
-            results = list(pool.map(self.client, range(CLIENTS)))
-        gemSessions = set()
-        for session, seen in results:
-            self.assertEqual(len(seen), 1, f"{session} ran on {seen}")
-            gemSessions |= seen
-        self.assertEqual(len(gemSessions), CLIENTS)
-        holders = {self.holder(session) for session, _ in results}
-        self.assertEqual(len(holders), 2)
 
     def modernCall(self, id, name, arguments, handle=None, wrapped=False):
         """
@@ -229,19 +220,6 @@ class HaproxyTests(ProxiedDaemons):
                                 wrapped=bool(id % 2))[1]["content"][0]["text"]
                 for id in range(2, CALLS + 2)}
         return handle, seen
-
-    def test_handlesStick(self):
-        """
-        MCP 2026-07-28: HAProxy learns each handle from open_session's
-        Mcp-Param-Session response header and routes the calls carrying it
-        to the daemon holding its GemStone session, whether the header
-        carries the handle as it is or base64-wrapped (every other call).
-        """
-        with ThreadPoolExecutor(CLIENTS) as pool:
-            results = list(pool.map(self.modernClient, range(CLIENTS)))
-        for handle, seen in results:
-            self.assertEqual(len(seen), 1, f"{handle} ran on {seen}")
-        self.assertEqual(len({seen.pop() for _, seen in results}), CLIENTS)
 
     def handleHolder(self, handle):
         """
@@ -272,6 +250,41 @@ class HaproxyTests(ProxiedDaemons):
     def modernText(self, id, code, handle):
         return self.modernCall(id, "execute_code", {"code": code},
                                handle)[1]["content"][0]["text"]
+
+class HaproxyTests(ProxiedClients):
+
+    def test_sessionsStick(self):
+        """
+        Ten clients at once, twenty calls each: every call of a client runs
+        on its one GemStone session, and both daemons take clients.
+        """
+        with ThreadPoolExecutor(CLIENTS) as pool:
+            results = list(pool.map(self.client, range(CLIENTS)))
+        gemSessions = set()
+        for session, seen in results:
+            self.assertEqual(len(seen), 1, f"{session} ran on {seen}")
+            gemSessions |= seen
+        self.assertEqual(len(gemSessions), CLIENTS)
+        holders = {self.holder(session) for session, _ in results}
+        self.assertEqual(len(holders), 2)
+
+    def test_handlesStick(self):
+        """
+        MCP 2026-07-28: HAProxy learns each handle from open_session's
+        Mcp-Param-Session response header and routes the calls carrying it
+        to the daemon holding its GemStone session, whether the header
+        carries the handle as it is or base64-wrapped (every other call).
+        """
+        with ThreadPoolExecutor(CLIENTS) as pool:
+            results = list(pool.map(self.modernClient, range(CLIENTS)))
+        for handle, seen in results:
+            self.assertEqual(len(seen), 1, f"{handle} ran on {seen}")
+        self.assertEqual(len({seen.pop() for _, seen in results}), CLIENTS)
+
+
+class DrainTests(ProxiedClients):
+
+    drainGrace = DRAIN_GRACE
 
     def test_drainKeepsItsSessions(self):
         """

@@ -68,6 +68,49 @@ def launch(socketPath, maxLogins=10, user=None, passwordFile=None,
     @raise SimulatorStartError: it exited or stayed silent for C{timeout}
         seconds.
     """
+    return start(socketPath, maxLogins, user, passwordFile, timeout, workerUsers,
+                 repository).ready()
+
+
+@attr.s(eq=False)
+class Starting:
+    """
+    A simulated stone started but not yet waited for (L{start}): a caller
+    may do other work while it loads its repository.
+    """
+
+    process = attr.ib()
+    socketPath = attr.ib()
+    timeout = attr.ib()
+
+    def ready(self):
+        """
+        Wait for its ready line, as L{launch} does: the L{SimulatorProcess}.
+
+        @raise SimulatorStartError: it exited or stayed silent for its
+            timeout, counted from now.
+        """
+        process = self.process
+        banner = _readLine(process, self.timeout)
+        if "listening on" not in banner:
+            if process.poll() is None:
+                process.kill()
+            rest = process.stdout.read().decode("utf-8", "replace")
+            process.wait()
+            process.stdin.close()
+            process.stdout.close()
+            raise SimulatorStartError(
+                "the simulated stone did not start (its error output went to ours): "
+                f"{(banner + rest).strip() or 'no output'}")
+        return SimulatorProcess(process, self.socketPath, banner)
+
+
+def start(socketPath, maxLogins=10, user=None, passwordFile=None,
+          timeout=READY_TIMEOUT, workerUsers=(), repository="demo"):
+    """
+    Start the simulated stone as L{launch} does, without waiting for it: a
+    L{Starting}.
+    """
     command = [sys.executable, "-m", "gsmcpd.testing.simulator", "--socket", os.fspath(socketPath),
                "--max-logins", str(maxLogins), "--exit-on-stdin-eof"]
     if user is not None:
@@ -77,25 +120,13 @@ def launch(socketPath, maxLogins=10, user=None, passwordFile=None,
     for each in workerUsers:
         command += ["--worker-user", each]
     command += ["--repository", repository]
-    timeout += LOAD_TIMEOUT[repository]
     # Only the ready line comes on stdout; the stone's error output is ours,
     # so nothing it writes later can fill a pipe nobody reads.  Its own
     # session keeps a terminal's Ctrl-C for us (we stop it in order); the
     # stdin pipe stops it if we die first.
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stdin=subprocess.PIPE,
                                start_new_session=True)
-    banner = _readLine(process, timeout)
-    if "listening on" not in banner:
-        if process.poll() is None:
-            process.kill()
-        rest = process.stdout.read().decode("utf-8", "replace")
-        process.wait()
-        process.stdin.close()
-        process.stdout.close()
-        raise SimulatorStartError(
-            "the simulated stone did not start (its error output went to ours): "
-            f"{(banner + rest).strip() or 'no output'}")
-    return SimulatorProcess(process, os.fspath(socketPath), banner)
+    return Starting(process, os.fspath(socketPath), timeout + LOAD_TIMEOUT[repository])
 
 
 def _readLine(process, timeout):

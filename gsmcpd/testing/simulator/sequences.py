@@ -8,6 +8,7 @@ and L{like}, so a String answers C{select:} with a String and an Array with
 an Array, as GemStone's C{species} arranges.
 """
 
+import collections.abc
 import functools
 
 from gsmcpd.testing.simulator import errors, sets, system
@@ -61,13 +62,37 @@ def elements(collection):
     return items
 
 
+class Characters(collections.abc.Sequence):
+    """
+    A String's or Symbol's elements, each Character made when it is asked
+    for: C{size} and C{at:} in a loop over a long String stay linear.
+    """
+
+    def __init__(self, text):
+        self._text = text
+
+    def __len__(self):
+        return len(self._text)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [Character(c) for c in self._text[i]]
+        return Character(self._text[i])
+
+    def __iter__(self):
+        return map(Character, self._text)
+
+
 def sequence(collection):
     """
-    The elements to count, index and search: an Interval's computed as they
-    are asked for (L{Elements}), any other collection's L{elements}.
+    The elements to count, index and search: an Interval's or a String's
+    made as they are asked for (L{Elements}, L{Characters}), any other
+    collection's L{elements}.
     """
     if isinstance(collection, Interval):
         return collection.elements
+    if isinstance(collection, (String, Symbol)):
+        return Characters(collection.text)
     return elements(collection)
 
 
