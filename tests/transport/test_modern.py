@@ -235,17 +235,25 @@ class HandleTests(ModernTestCase):
              for tool in ("open_session", "close_session")], [1, 1])
 
     @inlineCallbacks
-    def test_idAlreadyRunningOnTheHandleRefused(self):
+    def heldCall(self):
         """
-        Two calls on one handle with one id would share one record (and
-        one cancellation): the second is refused, the first runs on.
+        A call of request id 8 on a new handle, held on its gem: the
+        handle, the gem, the call's body and its answer to come.
         """
         handle = yield self.openSession()
         gem = self.pool.opened[0]
         gem.held = True
         body = modern("tools/call", 8, name="execute_code",
                       arguments={"code": "3 + 4", "session": handle})
-        first = self.send(body, mcp_param_session=handle)
+        return handle, gem, body, self.send(body, mcp_param_session=handle)
+
+    @inlineCallbacks
+    def test_idAlreadyRunningOnTheHandleRefused(self):
+        """
+        Two calls on one handle with one id would share one record (and
+        one cancellation): the second is refused, the first runs on.
+        """
+        handle, gem, body, first = yield self.heldCall()
         response, refused = yield self.send(body, mcp_param_session=handle)
         self.assertEqual((response.code, refused["id"],
                           refused["error"]["code"]), (400, 8, -32600))
@@ -276,12 +284,7 @@ class HandleTests(ModernTestCase):
         answered as plain JSON with its status though its client asked for
         progress: its stream is opened only once a call is admitted.
         """
-        handle = yield self.openSession()
-        gem = self.pool.opened[0]
-        gem.held = True
-        body = modern("tools/call", 8, name="execute_code",
-                      arguments={"code": "3 + 4", "session": handle})
-        first = self.send(body, mcp_param_session=handle)
+        handle, gem, body, first = yield self.heldCall()
         body["params"]["_meta"] = dict(META, progressToken="p8")
         response, refused = yield self.send(body, mcp_param_session=handle)
         self.assertEqual((response.code, refused["error"]["code"]),
