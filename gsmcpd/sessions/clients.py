@@ -43,7 +43,7 @@ class ClientSessions:
 
     @ivar byHandle: the live 2025 client sessions by handle, read as they
         are (a request's era finds its client session there,
-        L{gsmcpd.protocol.eras.legacy.adapter.LegacyEra.named}).
+        L{gsmcpd.protocol.eras.legacy.adapter.clientNamed}).
     @ivar streamLossGrace: seconds a session whose client hung up its stream
         keeps its GemStone session, in case the client reattaches.
     """
